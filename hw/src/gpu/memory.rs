@@ -1,0 +1,65 @@
+//! GPU memory as the GPU model reaches it, and the faults that access can raise.
+
+use std::fmt;
+
+/// The kind of access that faulted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Access::Read => "read",
+            Access::Write => "write",
+        })
+    }
+}
+
+/// Why a command stopped. The firmware reports it and the queue is marked faulted; the ICD
+/// turns that into `VK_ERROR_DEVICE_LOST`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Fault {
+    #[error("GPU page fault: {access} of unmapped address {va:#x}")]
+    Unmapped { va: u64, access: Access },
+    #[error("GPU permission fault: {access} of {va:#x} not allowed by the mapping")]
+    Permission { va: u64, access: Access },
+    /// The command used hardware behaviour the model does not implement yet. This is a fault
+    /// rather than a silent no-op so a missing feature can never pass as a correct result.
+    #[error("not implemented by the simulated GPU: {0}")]
+    Unimplemented(&'static str),
+    /// The model itself failed: a bug in agx4, never a property of the submitted work.
+    #[error("simulated GPU internal error: {0}")]
+    Internal(&'static str),
+}
+
+/// GPU virtual memory of one VM, with the permissions its mappings grant.
+pub trait GpuMemory {
+    /// Fill `buf` from `va..va + buf.len()`; fails on the first byte that is not readable.
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), Fault>;
+    /// Store `data` at `va..va + data.len()`; fails on the first byte that is not writable.
+    /// Bytes before the faulting page may already have been written, as on hardware.
+    fn write(&mut self, va: u64, data: &[u8]) -> Result<(), Fault>;
+
+    fn read_u32(&self, va: u64) -> Result<u32, Fault> {
+        let mut b = [0; 4];
+        self.read(va, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    fn read_u64(&self, va: u64) -> Result<u64, Fault> {
+        let mut b = [0; 8];
+        self.read(va, &mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    fn write_u32(&mut self, va: u64, v: u32) -> Result<(), Fault> {
+        self.write(va, &v.to_le_bytes())
+    }
+
+    fn write_u64(&mut self, va: u64, v: u64) -> Result<(), Fault> {
+        self.write(va, &v.to_le_bytes())
+    }
+}

@@ -1,0 +1,13 @@
+//! The simulated GPU: what the hardware does with a command once the firmware starts it.
+//!
+//! The model sees only what real hardware sees: register values the firmware programs for the
+//! command ([`ComputeCommand`], [`RenderCommand`]) and GPU memory reached through the VM
+//! ([`GpuMemory`]). Nothing from the driver's Rust objects reaches it.
+
+mod command;
+mod exec;
+mod memory;
+
+pub use command::{BgEotProgram, ComputeCommand, HelperProgram, RenderCommand, ZlsBuffer};
+pub use exec::{execute_compute, execute_render};
+pub use memory::{Access, Fault, GpuMemory};

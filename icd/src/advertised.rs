@@ -1,0 +1,12 @@
+// What agx4 advertises: the Vulkan version and the extensions. This file is the one place
+// where that is decided. build.rs includes it too, so the generated entry-point tables and
+// stubs cover exactly these and nothing else.
+
+/// Minor version of the Vulkan API the device exposes (major is 1).
+pub const API_MINOR: u32 = 0;
+
+/// Instance extensions, in the order they are reported.
+pub const INSTANCE_EXTENSIONS: &[&str] = &["VK_KHR_get_physical_device_properties2"];
+
+/// Device extensions, in the order they are reported.
+pub const DEVICE_EXTENSIONS: &[&str] = &["VK_KHR_timeline_semaphore"];

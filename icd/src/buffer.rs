@@ -1,0 +1,77 @@
+//! VkBuffer: a size until bound, then a GPU address inside a memory object.
+
+use crate::device::Device;
+use crate::entry::guard;
+use crate::handle::{object, Object};
+use crate::memory::{self, ALL_MEMORY_TYPES};
+use ash::vk;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Buffers start on 16-byte boundaries: the strictest offset alignment the limits promise.
+const BUFFER_ALIGNMENT: u64 = 16;
+
+pub struct Buffer {
+    pub size: u64,
+    /// GPU address once bound, 0 before.
+    pub va: AtomicU64,
+}
+object!(Buffer, vk::Buffer);
+
+pub unsafe extern "system" fn create_buffer(
+    device: vk::Device,
+    p_create_info: *const vk::BufferCreateInfo<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_buffer: *mut vk::Buffer,
+) -> vk::Result {
+    guard("vkCreateBuffer", || {
+        Device::from_handle(device).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: valid usage: pCreateInfo points to a valid structure.
+        let info = unsafe { &*p_create_info };
+        // Sparse binding is not advertised, so its flags cannot be honoured.
+        if !info.flags.is_empty() {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+        let buffer = Buffer { size: info.size, va: AtomicU64::new(0) };
+        // SAFETY: valid usage: pBuffer is writable.
+        unsafe { *p_buffer = buffer.into_handle() };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn destroy_buffer(_device: vk::Device, buffer: vk::Buffer, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+    crate::entry::guard_or("vkDestroyBuffer", (), || drop(Buffer::take(buffer)))
+}
+
+pub unsafe extern "system" fn get_buffer_memory_requirements(
+    _device: vk::Device,
+    buffer: vk::Buffer,
+    p_requirements: *mut vk::MemoryRequirements,
+) {
+    crate::entry::guard_or("vkGetBufferMemoryRequirements", (), || {
+        let Some(buf) = Buffer::from_handle(buffer) else { return };
+        let size = buf.size.saturating_add(BUFFER_ALIGNMENT - 1) & !(BUFFER_ALIGNMENT - 1);
+        // SAFETY: valid usage: pMemoryRequirements is writable.
+        unsafe {
+            *p_requirements = vk::MemoryRequirements { size, alignment: BUFFER_ALIGNMENT, memory_type_bits: ALL_MEMORY_TYPES }
+        };
+    })
+}
+
+pub unsafe extern "system" fn bind_buffer_memory(
+    device: vk::Device,
+    buffer: vk::Buffer,
+    memory: vk::DeviceMemory,
+    offset: vk::DeviceSize,
+) -> vk::Result {
+    guard("vkBindBufferMemory", || {
+        Device::from_handle(device).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // Valid usage guarantees this; checking keeps a bad call from reaching the GPU.
+        if offset % BUFFER_ALIGNMENT != 0 || offset.checked_add(buf.size).is_none_or(|end| end > mem.size) {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        buf.va.store(mem.va + offset, Ordering::Release);
+        Ok(())
+    })
+}

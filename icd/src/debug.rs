@@ -1,0 +1,41 @@
+//! `AGX4_DEBUG`: comma-separated debug switches, read once.
+//!
+//! - `panic=<vkEntryPoint>`: the named entry point panics on entry. The panic must be caught
+//!   at the API boundary and become an error code; tests use this to prove it.
+//! - `stubs`: log every call to an entry point that is not implemented.
+
+use std::sync::OnceLock;
+
+#[derive(Default)]
+pub struct Debug {
+    pub panic_in: Option<String>,
+    pub log_stubs: bool,
+}
+
+pub fn get() -> &'static Debug {
+    static DEBUG: OnceLock<Debug> = OnceLock::new();
+    DEBUG.get_or_init(|| parse(&std::env::var("AGX4_DEBUG").unwrap_or_default()))
+}
+
+fn parse(s: &str) -> Debug {
+    let mut d = Debug::default();
+    for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        match item.split_once('=') {
+            Some(("panic", name)) => d.panic_in = Some(name.to_string()),
+            None if item == "stubs" => d.log_stubs = true,
+            _ => eprintln!("agx4: ignoring unknown AGX4_DEBUG item '{item}'"),
+        }
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn parses_items() {
+        let d = super::parse("stubs, panic=vkCreateFence,bogus");
+        assert!(d.log_stubs);
+        assert_eq!(d.panic_in.as_deref(), Some("vkCreateFence"));
+        assert!(super::parse("").panic_in.is_none());
+    }
+}

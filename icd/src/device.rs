@@ -1,0 +1,240 @@
+//! VkDevice: a GPU VM with the driver's address-space layout, the queues, and the heap
+//! accounting.
+
+use crate::advertised::{API_MINOR, DEVICE_EXTENSIONS};
+use crate::entry::{guard, guard_or};
+use crate::handle::{self, object, LoaderData, Object};
+use crate::memory::PAGE_SIZE;
+use crate::physical_device::{features_subset, supported_features, PhysicalDevice};
+use crate::queue::Queue;
+use crate::va::VaAllocator;
+use ash::vk;
+use kmd_iface::uapi::*;
+use kmd_iface::Kmd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Shader code is addressed by 32-bit offsets from the queue's `usc_exec_base`.
+const USC_WINDOW: u64 = 1 << 32;
+
+#[repr(C)]
+pub struct Device {
+    _loader: LoaderData,
+    pub kmd: Arc<dyn Kmd>,
+    pub vm_id: u32,
+    pub api_minor: u32,
+    extensions: Vec<&'static str>,
+    /// Start of the 4 GiB window that holds all shader code.
+    pub usc_base: u64,
+    va: Mutex<VaAllocator>,
+    heap_size: u64,
+    heap_used: AtomicU64,
+    /// Set when the GPU or kernel failed in a way the device cannot recover from.
+    pub lost: Arc<AtomicBool>,
+    queue: Option<vk::Queue>,
+}
+object!(Device, vk::Device);
+
+/// A heap reservation that is returned unless [`HeapCharge::keep`] is called.
+pub struct HeapCharge<'a> {
+    dev: &'a Device,
+    bytes: u64,
+}
+
+impl HeapCharge<'_> {
+    pub fn keep(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for HeapCharge<'_> {
+    fn drop(&mut self) {
+        self.dev.uncharge_heap(self.bytes);
+    }
+}
+
+/// How the device divides the VM's address range: the kernel's carve-out first, then the
+/// shader window on a 4 GiB boundary, then everything else for memory objects.
+struct Layout {
+    kernel: (u64, u64),
+    usc_base: u64,
+    heap: (u64, u64),
+}
+
+fn layout(params: &drm_asahi_params_global) -> Option<Layout> {
+    let align = |v: u64, a: u64| v.checked_add(a - 1).map(|v| v & !(a - 1));
+    let kernel_start = align(params.vm_start, PAGE_SIZE)?;
+    let kernel_end = align(kernel_start.checked_add(params.vm_kernel_min_size)?, PAGE_SIZE)?;
+    let usc_base = align(kernel_end, USC_WINDOW)?;
+    let heap_start = usc_base.checked_add(USC_WINDOW)?;
+    (heap_start < params.vm_end).then_some(Layout { kernel: (kernel_start, kernel_end), usc_base, heap: (heap_start, params.vm_end & !(PAGE_SIZE - 1)) })
+}
+
+impl Device {
+    fn new(pd: &PhysicalDevice, extensions: Vec<&'static str>) -> Result<Device, vk::Result> {
+        let kmd = pd.kmd.clone();
+        let layout = layout(&pd.params).ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+        let mut vm = drm_asahi_vm_create { kernel_start: layout.kernel.0, kernel_end: layout.kernel.1, vm_id: 0, pad: 0 };
+        kmd.vm_create(&mut vm).map_err(|e| {
+            eprintln!("agx4: VM_CREATE failed: errno {e}");
+            vk::Result::ERROR_INITIALIZATION_FAILED
+        })?;
+        let lost = Arc::new(AtomicBool::new(false));
+        let queue = match Queue::new(kmd.clone(), vm.vm_id, layout.usc_base, lost.clone()) {
+            Ok(q) => q,
+            Err(e) => {
+                let _ = kmd.vm_destroy(&drm_asahi_vm_destroy { vm_id: vm.vm_id, pad: 0 });
+                return Err(e);
+            }
+        };
+        Ok(Device {
+            _loader: LoaderData::new(),
+            kmd,
+            vm_id: vm.vm_id,
+            api_minor: API_MINOR,
+            extensions,
+            usc_base: layout.usc_base,
+            va: Mutex::new(VaAllocator::new(layout.heap.0, layout.heap.1)),
+            heap_size: pd.heap_size,
+            heap_used: AtomicU64::new(0),
+            lost,
+            queue: Some(queue.into_handle()),
+        })
+    }
+
+    pub fn extension_enabled(&self, name: &str) -> bool {
+        self.extensions.contains(&name)
+    }
+
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    pub fn va_alloc(&self, size: u64, align: u64) -> Option<u64> {
+        self.va.lock().unwrap_or_else(|e| e.into_inner()).alloc(size, align)
+    }
+
+    pub fn va_free(&self, addr: u64, size: u64) {
+        self.va.lock().unwrap_or_else(|e| e.into_inner()).free(addr, size)
+    }
+
+    /// Reserves `bytes` of the heap, or fails with `VK_ERROR_OUT_OF_DEVICE_MEMORY`.
+    pub fn charge_heap(&self, bytes: u64) -> Result<HeapCharge<'_>, vk::Result> {
+        self.heap_used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                used.checked_add(bytes).filter(|&total| total <= self.heap_size)
+            })
+            .map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        Ok(HeapCharge { dev: self, bytes })
+    }
+
+    pub fn uncharge_heap(&self, bytes: u64) {
+        self.heap_used.fetch_sub(bytes, Ordering::AcqRel);
+    }
+
+    pub fn queue(&self) -> Option<&Queue> {
+        self.queue.and_then(Queue::from_handle)
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        // The queue's worker must stop before the VM it submits to goes away.
+        if let Some(q) = self.queue.take() {
+            drop(Queue::take(q));
+        }
+        let _ = self.kmd.vm_destroy(&drm_asahi_vm_destroy { vm_id: self.vm_id, pad: 0 });
+    }
+}
+
+/// Checks the features requested at device creation against what agx4 supports.
+///
+/// # Safety
+/// `info` must be a valid VkDeviceCreateInfo with a valid pNext chain.
+unsafe fn check_features(info: &vk::DeviceCreateInfo<'_>) -> Result<(), vk::Result> {
+    let supported = supported_features();
+    // SAFETY: guaranteed by the caller.
+    if let Some(f) = unsafe { info.p_enabled_features.as_ref() } {
+        if !features_subset(f, &supported) {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+    }
+    // SAFETY: guaranteed by the caller.
+    if let Some(f2) = unsafe { handle::find_in_chain::<vk::PhysicalDeviceFeatures2>(info.p_next) } {
+        if !features_subset(&f2.features, &supported) {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+    }
+    // VkPhysicalDeviceTimelineSemaphoreFeatures: timelineSemaphore is supported, nothing to check.
+    Ok(())
+}
+
+pub unsafe extern "system" fn create_device(
+    physical_device: vk::PhysicalDevice,
+    p_create_info: *const vk::DeviceCreateInfo<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_device: *mut vk::Device,
+) -> vk::Result {
+    guard("vkCreateDevice", || {
+        let pd = PhysicalDevice::from_handle(physical_device).ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+        // SAFETY: valid usage: pCreateInfo points to a valid structure.
+        let info = unsafe { &*p_create_info };
+        // SAFETY: valid usage: the names array holds enabled_extension_count strings.
+        let extensions = unsafe {
+            crate::instance::check_extensions(info.pp_enabled_extension_names, info.enabled_extension_count, DEVICE_EXTENSIONS)?
+        };
+        // SAFETY: as above, the structure and its chain are valid.
+        unsafe { check_features(info)? };
+        // SAFETY: valid usage: pQueueCreateInfos holds queue_create_info_count structures.
+        let queues = unsafe { handle::slice(info.p_queue_create_infos, info.queue_create_info_count) };
+        for q in queues {
+            // One family with one queue, no protected memory.
+            if q.queue_family_index != 0 || q.queue_count != 1 || !q.flags.is_empty() {
+                return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            }
+        }
+        let device = Device::new(pd, extensions)?;
+        // SAFETY: valid usage: pDevice is writable.
+        unsafe { *p_device = device.into_handle() };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn destroy_device(device: vk::Device, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+    guard_or("vkDestroyDevice", (), || drop(Device::take(device)))
+}
+
+pub unsafe extern "system" fn get_device_queue(device: vk::Device, family: u32, index: u32, p_queue: *mut vk::Queue) {
+    guard_or("vkGetDeviceQueue", (), || {
+        let Some(dev) = Device::from_handle(device) else { return };
+        let queue = if family == 0 && index == 0 { dev.queue } else { None };
+        // SAFETY: valid usage: pQueue is writable.
+        unsafe { *p_queue = queue.unwrap_or_default() };
+    })
+}
+
+pub unsafe extern "system" fn device_wait_idle(device: vk::Device) -> vk::Result {
+    guard("vkDeviceWaitIdle", || {
+        let dev = Device::from_handle(device).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        match dev.queue() {
+            Some(q) => q.wait_idle(),
+            None => Ok(()),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_keeps_regions_apart() {
+        let params = drm_asahi_params_global { vm_start: 0x4000, vm_end: 1 << 39, vm_kernel_min_size: 1 << 26, ..Default::default() };
+        let l = layout(&params).unwrap();
+        assert!(l.kernel.0 >= params.vm_start && l.kernel.1 - l.kernel.0 >= params.vm_kernel_min_size);
+        assert!(l.usc_base >= l.kernel.1 && l.usc_base % USC_WINDOW == 0);
+        assert!(l.heap.0 >= l.usc_base + USC_WINDOW && l.heap.1 <= params.vm_end);
+        let tiny = drm_asahi_params_global { vm_start: 0, vm_end: 1 << 32, vm_kernel_min_size: 1 << 26, ..Default::default() };
+        assert!(layout(&tiny).is_none());
+    }
+}

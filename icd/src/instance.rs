@@ -1,0 +1,139 @@
+//! VkInstance: extension and layer checks, and the physical devices it finds.
+
+use crate::advertised::INSTANCE_EXTENSIONS;
+use crate::entry::{guard, EXTENSION_SPEC_VERSIONS};
+use crate::handle::{self, object, LoaderData, Object};
+use crate::physical_device::PhysicalDevice;
+use ash::vk;
+use std::ffi::{c_char, CStr};
+use std::sync::OnceLock;
+
+#[repr(C)]
+pub struct Instance {
+    _loader: LoaderData,
+    extensions: Vec<&'static str>,
+    /// Found on first enumeration; owned by the instance.
+    physical_devices: OnceLock<Vec<vk::PhysicalDevice>>,
+}
+object!(Instance, vk::Instance);
+
+impl Instance {
+    pub fn extension_enabled(&self, name: &str) -> bool {
+        self.extensions.contains(&name)
+    }
+
+    fn physical_devices(&self) -> &[vk::PhysicalDevice] {
+        self.physical_devices.get_or_init(|| match kmd_iface::open_default() {
+            Ok(kmd) => match PhysicalDevice::new(kmd) {
+                Ok(pd) => vec![pd.into_handle()],
+                Err(e) => {
+                    eprintln!("agx4: the GPU could not be initialised: {e}");
+                    Vec::new()
+                }
+            },
+            Err(e) => {
+                eprintln!("agx4: no device: {e}");
+                Vec::new()
+            }
+        })
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        for pd in self.physical_devices.take().unwrap_or_default() {
+            drop(PhysicalDevice::take(pd));
+        }
+    }
+}
+
+/// Checks that every requested extension name is one of `supported`; returns them interned.
+///
+/// # Safety
+/// `names` must be valid for `count` NUL-terminated strings.
+pub unsafe fn check_extensions(names: *const *const c_char, count: u32, supported: &[&'static str]) -> Result<Vec<&'static str>, vk::Result> {
+    // SAFETY: guaranteed by the caller.
+    let names = unsafe { handle::slice(names, count) };
+    names
+        .iter()
+        .map(|&n| {
+            // SAFETY: each entry is a NUL-terminated string, per the caller.
+            let n = unsafe { CStr::from_ptr(n) }.to_str().unwrap_or("");
+            supported.iter().copied().find(|s| *s == n).ok_or(vk::Result::ERROR_EXTENSION_NOT_PRESENT)
+        })
+        .collect()
+}
+
+pub fn extension_properties(names: &[&str]) -> Vec<vk::ExtensionProperties> {
+    names
+        .iter()
+        .map(|n| {
+            let mut p = vk::ExtensionProperties::default();
+            handle::write_name(&mut p.extension_name, n);
+            p.spec_version = EXTENSION_SPEC_VERSIONS.iter().find(|(e, _)| e == n).map_or(1, |(_, v)| *v);
+            p
+        })
+        .collect()
+}
+
+pub unsafe extern "system" fn create_instance(
+    p_create_info: *const vk::InstanceCreateInfo<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_instance: *mut vk::Instance,
+) -> vk::Result {
+    guard("vkCreateInstance", || {
+        // SAFETY: valid usage: pCreateInfo points to a valid structure.
+        let info = unsafe { &*p_create_info };
+        // Layers are the loader's business; an ICD that is asked for one does not have it.
+        if info.enabled_layer_count > 0 {
+            return Err(vk::Result::ERROR_LAYER_NOT_PRESENT);
+        }
+        // SAFETY: valid usage: the names array holds enabled_extension_count strings.
+        let extensions = unsafe {
+            check_extensions(info.pp_enabled_extension_names, info.enabled_extension_count, INSTANCE_EXTENSIONS)?
+        };
+        let instance = Instance { _loader: LoaderData::new(), extensions, physical_devices: OnceLock::new() };
+        // SAFETY: valid usage: pInstance is writable.
+        unsafe { *p_instance = instance.into_handle() };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn destroy_instance(instance: vk::Instance, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+    crate::entry::guard_or("vkDestroyInstance", (), || drop(Instance::take(instance)))
+}
+
+pub unsafe extern "system" fn enumerate_physical_devices(
+    instance: vk::Instance,
+    p_count: *mut u32,
+    p_devices: *mut vk::PhysicalDevice,
+) -> vk::Result {
+    crate::entry::guard_or("vkEnumeratePhysicalDevices", vk::Result::ERROR_INITIALIZATION_FAILED, || {
+        let Some(inst) = Instance::from_handle(instance) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: valid usage: pPhysicalDeviceCount is valid, pPhysicalDevices null or sized.
+        unsafe { handle::fill_array(inst.physical_devices(), p_count, p_devices) }
+    })
+}
+
+pub unsafe extern "system" fn enumerate_instance_extension_properties(
+    p_layer_name: *const c_char,
+    p_count: *mut u32,
+    p_properties: *mut vk::ExtensionProperties,
+) -> vk::Result {
+    crate::entry::guard_or("vkEnumerateInstanceExtensionProperties", vk::Result::ERROR_UNKNOWN, || {
+        if !p_layer_name.is_null() {
+            return vk::Result::ERROR_LAYER_NOT_PRESENT;
+        }
+        // SAFETY: valid usage: the count pointer is valid, the array null or sized.
+        unsafe { handle::fill_array(&extension_properties(INSTANCE_EXTENSIONS), p_count, p_properties) }
+    })
+}
+
+pub unsafe extern "system" fn enumerate_instance_layer_properties(p_count: *mut u32, p_properties: *mut vk::LayerProperties) -> vk::Result {
+    // SAFETY: valid usage: the count pointer is valid, the array null or sized.
+    crate::entry::guard_or("vkEnumerateInstanceLayerProperties", vk::Result::ERROR_UNKNOWN, || unsafe {
+        handle::fill_array::<vk::LayerProperties>(&[], p_count, p_properties)
+    })
+}

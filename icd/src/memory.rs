@@ -1,0 +1,198 @@
+//! VkDeviceMemory: one GEM object per allocation, bound into the device's VM at an address
+//! the driver picks, and CPU-mapped through GEM_MMAP_OFFSET.
+
+use crate::device::Device;
+use crate::entry::guard;
+use crate::handle::{object, Object};
+use ash::vk;
+use kmd_iface::uapi::*;
+use std::sync::Mutex;
+
+/// GPU pages are 16 KiB; binds and allocations are made of whole pages.
+pub const PAGE_SIZE: u64 = 16384;
+
+pub struct MemoryType {
+    pub flags: vk::MemoryPropertyFlags,
+    pub gem_flags: u32,
+}
+
+/// Unified memory, coherent both ways: one type mapped write-combined (best for CPU writes
+/// the GPU reads), one mapped cached (best for reading results back).
+pub const MEMORY_TYPES: [MemoryType; 2] = [
+    MemoryType {
+        flags: vk::MemoryPropertyFlags::from_raw(
+            vk::MemoryPropertyFlags::DEVICE_LOCAL.as_raw()
+                | vk::MemoryPropertyFlags::HOST_VISIBLE.as_raw()
+                | vk::MemoryPropertyFlags::HOST_COHERENT.as_raw(),
+        ),
+        gem_flags: 0,
+    },
+    MemoryType {
+        flags: vk::MemoryPropertyFlags::from_raw(
+            vk::MemoryPropertyFlags::DEVICE_LOCAL.as_raw()
+                | vk::MemoryPropertyFlags::HOST_VISIBLE.as_raw()
+                | vk::MemoryPropertyFlags::HOST_COHERENT.as_raw()
+                | vk::MemoryPropertyFlags::HOST_CACHED.as_raw(),
+        ),
+        gem_flags: DRM_ASAHI_GEM_WRITEBACK,
+    },
+];
+
+/// Every memory type, as a `memoryTypeBits` mask.
+pub const ALL_MEMORY_TYPES: u32 = (1 << MEMORY_TYPES.len()) - 1;
+
+pub struct Memory {
+    pub gem: u32,
+    /// GPU address of the first byte.
+    pub va: u64,
+    /// Bytes requested by the application.
+    pub size: u64,
+    /// Bytes allocated and bound (whole pages).
+    bound: u64,
+    /// CPU address of the whole object while mapped.
+    mapping: Mutex<Option<usize>>,
+}
+object!(Memory, vk::DeviceMemory);
+
+impl Memory {
+    fn allocate(dev: &Device, size: u64, type_index: u32) -> Result<Memory, vk::Result> {
+        let ty = MEMORY_TYPES.get(type_index as usize).ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        let bound = size.checked_add(PAGE_SIZE - 1).ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)? & !(PAGE_SIZE - 1);
+        let charge = dev.charge_heap(bound)?;
+        let mut create = drm_asahi_gem_create { size: bound, flags: ty.gem_flags | DRM_ASAHI_GEM_VM_PRIVATE, vm_id: dev.vm_id, handle: 0, pad: 0 };
+        dev.kmd.gem_create(&mut create).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        let gem = create.handle;
+        let close = || {
+            let _ = dev.kmd.gem_close(&drm_gem_close { handle: gem, pad: 0 });
+        };
+        let Some(va) = dev.va_alloc(bound, PAGE_SIZE) else {
+            close();
+            return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        };
+        let op = drm_asahi_gem_bind_op { flags: DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE, handle: gem, offset: 0, range: bound, addr: va };
+        if crate::kmd::vm_bind(dev.kmd.as_ref(), dev.vm_id, &[op]).is_err() {
+            dev.va_free(va, bound);
+            close();
+            return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        }
+        charge.keep();
+        Ok(Memory { gem, va, size, bound, mapping: Mutex::new(None) })
+    }
+
+    fn release(self, dev: &Device) {
+        if let Some(ptr) = self.mapping.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            // SAFETY: `ptr` is the mapping of `bound` bytes made in `map`; the application
+            // may no longer use it once the memory is freed.
+            let _ = unsafe { dev.kmd.munmap(ptr as *mut u8, self.bound as usize) };
+        }
+        let op = drm_asahi_gem_bind_op { flags: DRM_ASAHI_BIND_UNBIND, handle: 0, offset: 0, range: self.bound, addr: self.va };
+        let _ = crate::kmd::vm_bind(dev.kmd.as_ref(), dev.vm_id, &[op]);
+        dev.va_free(self.va, self.bound);
+        let _ = dev.kmd.gem_close(&drm_gem_close { handle: self.gem, pad: 0 });
+        dev.uncharge_heap(self.bound);
+    }
+
+    fn map(&self, dev: &Device) -> Result<*mut u8, vk::Result> {
+        let mut mapping = self.mapping.lock().unwrap_or_else(|e| e.into_inner());
+        if mapping.is_some() {
+            return Err(vk::Result::ERROR_MEMORY_MAP_FAILED);
+        }
+        let mut args = drm_asahi_gem_mmap_offset { handle: self.gem, flags: 0, offset: 0 };
+        dev.kmd.gem_mmap_offset(&mut args).map_err(|_| vk::Result::ERROR_MEMORY_MAP_FAILED)?;
+        let ptr = dev.kmd.mmap(args.offset, self.bound as usize).map_err(|_| vk::Result::ERROR_MEMORY_MAP_FAILED)?;
+        *mapping = Some(ptr as usize);
+        Ok(ptr)
+    }
+
+    fn unmap(&self, dev: &Device) {
+        let mut mapping = self.mapping.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(ptr) = mapping.take() {
+            // SAFETY: `ptr` is the mapping of `bound` bytes made in `map`; valid usage ends
+            // the application's use of it at vkUnmapMemory.
+            let _ = unsafe { dev.kmd.munmap(ptr as *mut u8, self.bound as usize) };
+        }
+    }
+}
+
+fn device<'a>(h: vk::Device) -> Result<&'a Device, vk::Result> {
+    Device::from_handle(h).ok_or(vk::Result::ERROR_UNKNOWN)
+}
+
+pub unsafe extern "system" fn allocate_memory(
+    device_h: vk::Device,
+    p_allocate_info: *const vk::MemoryAllocateInfo<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_memory: *mut vk::DeviceMemory,
+) -> vk::Result {
+    guard("vkAllocateMemory", || {
+        let dev = device(device_h)?;
+        // SAFETY: valid usage: pAllocateInfo points to a valid structure.
+        let info = unsafe { &*p_allocate_info };
+        let mem = Memory::allocate(dev, info.allocation_size, info.memory_type_index)?;
+        // SAFETY: valid usage: pMemory is writable.
+        unsafe { *p_memory = mem.into_handle() };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn free_memory(device_h: vk::Device, memory: vk::DeviceMemory, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+    crate::entry::guard_or("vkFreeMemory", (), || {
+        if let (Ok(dev), Some(mem)) = (device(device_h), Memory::take(memory)) {
+            mem.release(dev);
+        }
+    })
+}
+
+pub unsafe extern "system" fn map_memory(
+    device_h: vk::Device,
+    memory: vk::DeviceMemory,
+    offset: vk::DeviceSize,
+    _size: vk::DeviceSize,
+    _flags: vk::MemoryMapFlags,
+    pp_data: *mut *mut std::ffi::c_void,
+) -> vk::Result {
+    guard("vkMapMemory", || {
+        let dev = device(device_h)?;
+        let mem = Memory::from_handle(memory).ok_or(vk::Result::ERROR_MEMORY_MAP_FAILED)?;
+        if offset >= mem.size {
+            return Err(vk::Result::ERROR_MEMORY_MAP_FAILED);
+        }
+        let base = mem.map(dev)?;
+        // SAFETY: offset < size <= bound, so the result stays inside the mapping; ppData is
+        // writable per valid usage.
+        unsafe { *pp_data = base.add(offset as usize).cast() };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn unmap_memory(device_h: vk::Device, memory: vk::DeviceMemory) {
+    crate::entry::guard_or("vkUnmapMemory", (), || {
+        if let (Ok(dev), Some(mem)) = (device(device_h), Memory::from_handle(memory)) {
+            mem.unmap(dev);
+        }
+    })
+}
+
+// Every memory type is host-coherent: flushes and invalidations have nothing to do.
+pub unsafe extern "system" fn flush_mapped_memory_ranges(device_h: vk::Device, _count: u32, _p_ranges: *const vk::MappedMemoryRange<'_>) -> vk::Result {
+    guard("vkFlushMappedMemoryRanges", || device(device_h).map(|_| ()))
+}
+
+pub unsafe extern "system" fn invalidate_mapped_memory_ranges(device_h: vk::Device, _count: u32, _p_ranges: *const vk::MappedMemoryRange<'_>) -> vk::Result {
+    guard("vkInvalidateMappedMemoryRanges", || device(device_h).map(|_| ()))
+}
+
+pub unsafe extern "system" fn get_device_memory_commitment(device_h: vk::Device, memory: vk::DeviceMemory, p_committed: *mut vk::DeviceSize) {
+    crate::entry::guard_or("vkGetDeviceMemoryCommitment", (), || {
+        let _ = device(device_h);
+        if let Some(mem) = Memory::from_handle(memory) {
+            // SAFETY: valid usage: pCommittedMemoryInBytes is writable.
+            unsafe { *p_committed = mem.bound };
+        }
+    })
+}
+
+/// The memory object behind a handle, for binding.
+pub fn get<'a>(memory: vk::DeviceMemory) -> Option<&'a Memory> {
+    Memory::from_handle(memory)
+}

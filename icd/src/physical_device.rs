@@ -1,0 +1,441 @@
+//! VkPhysicalDevice: the GPU's identity, limits, features, queue families, memory types and
+//! format support, all derived from what GET_PARAMS reports.
+
+use crate::advertised::{API_MINOR, DEVICE_EXTENSIONS};
+use crate::entry::{guard_or, HEADER_VERSION};
+use crate::handle::{self, object, LoaderData, Object};
+use crate::memory::MEMORY_TYPES;
+use ash::vk;
+use kmd_iface::uapi::{drm_asahi_get_params, drm_asahi_params_global};
+use kmd_iface::{Backend, Kmd};
+use std::sync::Arc;
+
+/// Apple's PCI vendor ID.
+const VENDOR_APPLE: u32 = 0x106b;
+
+#[repr(C)]
+pub struct PhysicalDevice {
+    _loader: LoaderData,
+    pub kmd: Arc<dyn Kmd>,
+    pub params: drm_asahi_params_global,
+    pub identity: &'static hw::Identity,
+    pub properties: vk::PhysicalDeviceProperties,
+    pub heap_size: u64,
+}
+object!(PhysicalDevice, vk::PhysicalDevice);
+
+// SAFETY: the only non-Send/Sync parts are raw pointers inside `vk::PhysicalDeviceProperties`
+// (none: it is plain data) and the loader word, which `LoaderData` covers.
+unsafe impl Send for PhysicalDevice {}
+// SAFETY: as above; everything else is immutable after construction or behind `Arc<dyn Kmd>`.
+unsafe impl Sync for PhysicalDevice {}
+
+impl PhysicalDevice {
+    pub fn new(kmd: Arc<dyn Kmd>) -> Result<Self, String> {
+        let mut params = drm_asahi_params_global::default();
+        let mut args = drm_asahi_get_params {
+            param_group: 0,
+            pad: 0,
+            pointer: &mut params as *mut _ as u64,
+            size: std::mem::size_of_val(&params) as u64,
+        };
+        // SAFETY: `pointer` is the address of `params`, writable for `size` bytes.
+        unsafe { kmd.get_params(&mut args) }.map_err(|e| format!("GET_PARAMS failed: errno {e}"))?;
+        let identity = hw::Identity::by_chip_id(params.chip_id)
+            .ok_or_else(|| format!("unknown chip T{:04x}", params.chip_id))?;
+        let name = match kmd.backend() {
+            Backend::Sim => format!("{} ({}, simulated by agx4)", identity.name, identity.code()),
+            Backend::Drm => format!("{} ({})", identity.name, identity.code()),
+        };
+        let properties = properties(&params, &name);
+        Ok(PhysicalDevice { _loader: LoaderData::new(), kmd, params, identity, properties, heap_size: heap_size() })
+    }
+
+    pub fn memory_properties(&self) -> vk::PhysicalDeviceMemoryProperties {
+        let mut p = vk::PhysicalDeviceMemoryProperties { memory_heap_count: 1, memory_type_count: MEMORY_TYPES.len() as u32, ..Default::default() };
+        p.memory_heaps[0] = vk::MemoryHeap { size: self.heap_size, flags: vk::MemoryHeapFlags::DEVICE_LOCAL };
+        for (i, t) in MEMORY_TYPES.iter().enumerate() {
+            p.memory_types[i] = vk::MemoryType { property_flags: t.flags, heap_index: 0 };
+        }
+        p
+    }
+}
+
+/// The memory heap: unified memory, so a share of system RAM (half, rounded to MiB).
+fn heap_size() -> u64 {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let total_kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(4 << 20);
+    (total_kib * 1024 / 2) & !((1 << 20) - 1)
+}
+
+fn pipeline_cache_uuid(params: &drm_asahi_params_global) -> [u8; 16] {
+    // FNV-1a over what makes compiled code incompatible: driver version and GPU identity.
+    let key = format!("agx4 {} {:x} {} {}", env!("CARGO_PKG_VERSION"), params.chip_id, params.gpu_generation, params.gpu_variant);
+    let hash = |seed: u64| key.bytes().fold(seed, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let mut uuid = [0u8; 16];
+    uuid[..8].copy_from_slice(&hash(0xcbf2_9ce4_8422_2325).to_le_bytes());
+    uuid[8..].copy_from_slice(&hash(0x8422_2325_cbf2_9ce4).to_le_bytes());
+    uuid
+}
+
+fn properties(params: &drm_asahi_params_global, name: &str) -> vk::PhysicalDeviceProperties {
+    let version = |s: &str| s.parse::<u32>().unwrap_or(0);
+    let driver_version = vk::make_api_version(
+        0,
+        version(env!("CARGO_PKG_VERSION_MAJOR")),
+        version(env!("CARGO_PKG_VERSION_MINOR")),
+        version(env!("CARGO_PKG_VERSION_PATCH")),
+    );
+    let mut p = vk::PhysicalDeviceProperties {
+        api_version: vk::make_api_version(0, 1, API_MINOR, HEADER_VERSION),
+        driver_version,
+        vendor_id: VENDOR_APPLE,
+        device_id: params.chip_id,
+        device_type: vk::PhysicalDeviceType::INTEGRATED_GPU,
+        pipeline_cache_uuid: pipeline_cache_uuid(params),
+        limits: limits(),
+        sparse_properties: vk::PhysicalDeviceSparseProperties::default(),
+        ..Default::default()
+    };
+    handle::write_name(&mut p.device_name, name);
+    p
+}
+
+/// Limits. Capacities follow the AGX hardware where the later work will rely on them
+/// (image and framebuffer sizes, workgroup sizes, threadgroup memory); limits that belong to
+/// features agx4 does not advertise stay at the values the spec requires for that case.
+fn limits() -> vk::PhysicalDeviceLimits {
+    let counts = vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4;
+    vk::PhysicalDeviceLimits {
+        max_image_dimension1_d: 16384,
+        max_image_dimension2_d: 16384,
+        max_image_dimension3_d: 2048,
+        max_image_dimension_cube: 16384,
+        max_image_array_layers: 2048,
+        max_texel_buffer_elements: 65536,
+        max_uniform_buffer_range: 65536,
+        max_storage_buffer_range: 1 << 30,
+        max_push_constants_size: 128,
+        max_memory_allocation_count: 4096,
+        max_sampler_allocation_count: 4000,
+        buffer_image_granularity: 0x4000,
+        sparse_address_space_size: 0,
+        max_bound_descriptor_sets: 4,
+        max_per_stage_descriptor_samplers: 16,
+        max_per_stage_descriptor_uniform_buffers: 12,
+        max_per_stage_descriptor_storage_buffers: 8,
+        max_per_stage_descriptor_sampled_images: 16,
+        max_per_stage_descriptor_storage_images: 4,
+        max_per_stage_descriptor_input_attachments: 4,
+        max_per_stage_resources: 128,
+        max_descriptor_set_samplers: 96,
+        max_descriptor_set_uniform_buffers: 72,
+        max_descriptor_set_uniform_buffers_dynamic: 8,
+        max_descriptor_set_storage_buffers: 24,
+        max_descriptor_set_storage_buffers_dynamic: 4,
+        max_descriptor_set_sampled_images: 96,
+        max_descriptor_set_storage_images: 24,
+        max_descriptor_set_input_attachments: 4,
+        max_vertex_input_attributes: 16,
+        max_vertex_input_bindings: 16,
+        max_vertex_input_attribute_offset: 2047,
+        max_vertex_input_binding_stride: 2048,
+        max_vertex_output_components: 64,
+        max_fragment_input_components: 64,
+        max_fragment_output_attachments: 8,
+        max_fragment_dual_src_attachments: 0,
+        max_fragment_combined_output_resources: 16,
+        max_compute_shared_memory_size: 32768,
+        max_compute_work_group_count: [65535, 65535, 65535],
+        max_compute_work_group_invocations: 1024,
+        max_compute_work_group_size: [1024, 1024, 64],
+        sub_pixel_precision_bits: 8,
+        sub_texel_precision_bits: 8,
+        mipmap_precision_bits: 8,
+        max_draw_indexed_index_value: u32::MAX,
+        max_draw_indirect_count: 1,
+        max_sampler_lod_bias: 15.0,
+        max_sampler_anisotropy: 1.0,
+        max_viewports: 1,
+        max_viewport_dimensions: [16384, 16384],
+        viewport_bounds_range: [-32768.0, 32767.0],
+        viewport_sub_pixel_bits: 8,
+        min_memory_map_alignment: 16384,
+        min_texel_buffer_offset_alignment: 16,
+        min_uniform_buffer_offset_alignment: 16,
+        min_storage_buffer_offset_alignment: 16,
+        min_texel_offset: -8,
+        max_texel_offset: 7,
+        min_texel_gather_offset: -8,
+        max_texel_gather_offset: 7,
+        min_interpolation_offset: -0.5,
+        max_interpolation_offset: 0.4375,
+        sub_pixel_interpolation_offset_bits: 4,
+        max_framebuffer_width: 16384,
+        max_framebuffer_height: 16384,
+        max_framebuffer_layers: 2048,
+        framebuffer_color_sample_counts: counts,
+        framebuffer_depth_sample_counts: counts,
+        framebuffer_stencil_sample_counts: counts,
+        framebuffer_no_attachments_sample_counts: counts,
+        max_color_attachments: 8,
+        sampled_image_color_sample_counts: counts,
+        sampled_image_integer_sample_counts: counts,
+        sampled_image_depth_sample_counts: counts,
+        sampled_image_stencil_sample_counts: counts,
+        storage_image_sample_counts: vk::SampleCountFlags::TYPE_1,
+        max_sample_mask_words: 1,
+        timestamp_compute_and_graphics: vk::FALSE,
+        timestamp_period: 1.0,
+        max_clip_distances: 0,
+        max_cull_distances: 0,
+        max_combined_clip_and_cull_distances: 0,
+        discrete_queue_priorities: 2,
+        point_size_range: [1.0, 1.0],
+        line_width_range: [1.0, 1.0],
+        point_size_granularity: 0.0,
+        line_width_granularity: 0.0,
+        strict_lines: vk::FALSE,
+        standard_sample_locations: vk::TRUE,
+        optimal_buffer_copy_offset_alignment: 1,
+        optimal_buffer_copy_row_pitch_alignment: 1,
+        non_coherent_atom_size: 64,
+        ..Default::default()
+    }
+}
+
+/// The features agx4 supports. Everything not listed here is false.
+pub fn supported_features() -> vk::PhysicalDeviceFeatures {
+    // Vulkan 1.0 requires robustBufferAccess of every implementation.
+    vk::PhysicalDeviceFeatures { robust_buffer_access: vk::TRUE, ..Default::default() }
+}
+
+/// Whether every feature set in `requested` is in `supported` (both are arrays of VkBool32).
+pub fn features_subset(requested: &vk::PhysicalDeviceFeatures, supported: &vk::PhysicalDeviceFeatures) -> bool {
+    let as_words = |f: &vk::PhysicalDeviceFeatures| -> Vec<vk::Bool32> {
+        let n = std::mem::size_of::<vk::PhysicalDeviceFeatures>() / std::mem::size_of::<vk::Bool32>();
+        // SAFETY: VkPhysicalDeviceFeatures is a #[repr(C)] struct made only of VkBool32 fields.
+        unsafe { std::slice::from_raw_parts(f as *const _ as *const vk::Bool32, n) }.to_vec()
+    };
+    as_words(requested).iter().zip(as_words(supported)).all(|(r, s)| *r == vk::FALSE || s != vk::FALSE)
+}
+
+fn queue_family() -> vk::QueueFamilyProperties {
+    vk::QueueFamilyProperties {
+        queue_flags: vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER,
+        queue_count: 1,
+        // Timestamps are not implemented yet.
+        timestamp_valid_bits: 0,
+        min_image_transfer_granularity: vk::Extent3D { width: 1, height: 1, depth: 1 },
+    }
+}
+
+fn pd<'a>(h: vk::PhysicalDevice) -> &'a PhysicalDevice {
+    PhysicalDevice::from_handle(h).expect("VkPhysicalDevice must not be VK_NULL_HANDLE")
+}
+
+pub unsafe extern "system" fn get_features(physical_device: vk::PhysicalDevice, p_features: *mut vk::PhysicalDeviceFeatures) {
+    guard_or("vkGetPhysicalDeviceFeatures", (), || {
+        let _ = pd(physical_device);
+        // SAFETY: valid usage: pFeatures is writable.
+        unsafe { *p_features = supported_features() };
+    })
+}
+
+pub unsafe extern "system" fn get_features2(physical_device: vk::PhysicalDevice, p_features: *mut vk::PhysicalDeviceFeatures2<'_>) {
+    guard_or("vkGetPhysicalDeviceFeatures2", (), || {
+        let _ = pd(physical_device);
+        // SAFETY: valid usage: pFeatures is a writable structure with a valid pNext chain.
+        unsafe {
+            (*p_features).features = supported_features();
+            for s in handle::chain_mut((*p_features).p_next) {
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES {
+                    (*(s as *mut vk::PhysicalDeviceTimelineSemaphoreFeatures)).timeline_semaphore = vk::TRUE;
+                }
+            }
+        }
+    })
+}
+
+pub unsafe extern "system" fn get_properties(physical_device: vk::PhysicalDevice, p_properties: *mut vk::PhysicalDeviceProperties) {
+    guard_or("vkGetPhysicalDeviceProperties", (), || {
+        // SAFETY: valid usage: pProperties is writable.
+        unsafe { *p_properties = pd(physical_device).properties };
+    })
+}
+
+pub unsafe extern "system" fn get_properties2(physical_device: vk::PhysicalDevice, p_properties: *mut vk::PhysicalDeviceProperties2<'_>) {
+    guard_or("vkGetPhysicalDeviceProperties2", (), || {
+        let dev = pd(physical_device);
+        // SAFETY: valid usage: pProperties is a writable structure with a valid pNext chain.
+        unsafe {
+            (*p_properties).properties = dev.properties;
+            for s in handle::chain_mut((*p_properties).p_next) {
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES {
+                    // Timeline points are 64-bit syncobj points; any difference is representable.
+                    (*(s as *mut vk::PhysicalDeviceTimelineSemaphoreProperties)).max_timeline_semaphore_value_difference = u64::MAX;
+                }
+            }
+        }
+    })
+}
+
+pub unsafe extern "system" fn get_queue_family_properties(
+    physical_device: vk::PhysicalDevice,
+    p_count: *mut u32,
+    p_properties: *mut vk::QueueFamilyProperties,
+) {
+    guard_or("vkGetPhysicalDeviceQueueFamilyProperties", (), || {
+        let _ = pd(physical_device);
+        // SAFETY: valid usage: the count pointer is valid, the array null or sized.
+        let _ = unsafe { handle::fill_array(&[queue_family()], p_count, p_properties) };
+    })
+}
+
+pub unsafe extern "system" fn get_queue_family_properties2(
+    physical_device: vk::PhysicalDevice,
+    p_count: *mut u32,
+    p_properties: *mut vk::QueueFamilyProperties2<'_>,
+) {
+    guard_or("vkGetPhysicalDeviceQueueFamilyProperties2", (), || {
+        let _ = pd(physical_device);
+        // SAFETY: valid usage: the count pointer is valid, the array null or sized, and each
+        // element's sType/pNext are set by the caller, so only the payload is written.
+        unsafe {
+            if p_properties.is_null() {
+                *p_count = 1;
+            } else if *p_count > 0 {
+                (*p_properties).queue_family_properties = queue_family();
+                *p_count = 1;
+            }
+        }
+    })
+}
+
+pub unsafe extern "system" fn get_memory_properties(physical_device: vk::PhysicalDevice, p_properties: *mut vk::PhysicalDeviceMemoryProperties) {
+    guard_or("vkGetPhysicalDeviceMemoryProperties", (), || {
+        // SAFETY: valid usage: pMemoryProperties is writable.
+        unsafe { *p_properties = pd(physical_device).memory_properties() };
+    })
+}
+
+pub unsafe extern "system" fn get_memory_properties2(
+    physical_device: vk::PhysicalDevice,
+    p_properties: *mut vk::PhysicalDeviceMemoryProperties2<'_>,
+) {
+    guard_or("vkGetPhysicalDeviceMemoryProperties2", (), || {
+        // SAFETY: valid usage: pMemoryProperties is writable.
+        unsafe { (*p_properties).memory_properties = pd(physical_device).memory_properties() };
+    })
+}
+
+// No format has any feature yet: images, buffer views and vertex input come with the
+// rendering work, and a format is reported only once it really works.
+pub unsafe extern "system" fn get_format_properties(physical_device: vk::PhysicalDevice, _format: vk::Format, p_properties: *mut vk::FormatProperties) {
+    guard_or("vkGetPhysicalDeviceFormatProperties", (), || {
+        let _ = pd(physical_device);
+        // SAFETY: valid usage: pFormatProperties is writable.
+        unsafe { *p_properties = vk::FormatProperties::default() };
+    })
+}
+
+pub unsafe extern "system" fn get_format_properties2(
+    physical_device: vk::PhysicalDevice,
+    _format: vk::Format,
+    p_properties: *mut vk::FormatProperties2<'_>,
+) {
+    guard_or("vkGetPhysicalDeviceFormatProperties2", (), || {
+        let _ = pd(physical_device);
+        // SAFETY: valid usage: pFormatProperties is writable.
+        unsafe { (*p_properties).format_properties = vk::FormatProperties::default() };
+    })
+}
+
+pub unsafe extern "system" fn get_image_format_properties(
+    physical_device: vk::PhysicalDevice,
+    _format: vk::Format,
+    _ty: vk::ImageType,
+    _tiling: vk::ImageTiling,
+    _usage: vk::ImageUsageFlags,
+    _flags: vk::ImageCreateFlags,
+    _p_properties: *mut vk::ImageFormatProperties,
+) -> vk::Result {
+    guard_or("vkGetPhysicalDeviceImageFormatProperties", vk::Result::ERROR_UNKNOWN, || {
+        let _ = pd(physical_device);
+        vk::Result::ERROR_FORMAT_NOT_SUPPORTED
+    })
+}
+
+pub unsafe extern "system" fn get_image_format_properties2(
+    physical_device: vk::PhysicalDevice,
+    _p_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
+    _p_properties: *mut vk::ImageFormatProperties2<'_>,
+) -> vk::Result {
+    guard_or("vkGetPhysicalDeviceImageFormatProperties2", vk::Result::ERROR_UNKNOWN, || {
+        let _ = pd(physical_device);
+        vk::Result::ERROR_FORMAT_NOT_SUPPORTED
+    })
+}
+
+pub unsafe extern "system" fn get_sparse_image_format_properties(
+    physical_device: vk::PhysicalDevice,
+    _format: vk::Format,
+    _ty: vk::ImageType,
+    _samples: vk::SampleCountFlags,
+    _usage: vk::ImageUsageFlags,
+    _tiling: vk::ImageTiling,
+    p_count: *mut u32,
+    _p_properties: *mut vk::SparseImageFormatProperties,
+) {
+    guard_or("vkGetPhysicalDeviceSparseImageFormatProperties", (), || {
+        let _ = pd(physical_device);
+        // SAFETY: valid usage: pPropertyCount is writable. No sparse support: zero entries.
+        unsafe { *p_count = 0 };
+    })
+}
+
+pub unsafe extern "system" fn get_sparse_image_format_properties2(
+    physical_device: vk::PhysicalDevice,
+    _p_info: *const vk::PhysicalDeviceSparseImageFormatInfo2<'_>,
+    p_count: *mut u32,
+    _p_properties: *mut vk::SparseImageFormatProperties2<'_>,
+) {
+    guard_or("vkGetPhysicalDeviceSparseImageFormatProperties2", (), || {
+        let _ = pd(physical_device);
+        // SAFETY: valid usage: pPropertyCount is writable. No sparse support: zero entries.
+        unsafe { *p_count = 0 };
+    })
+}
+
+pub unsafe extern "system" fn enumerate_device_extension_properties(
+    physical_device: vk::PhysicalDevice,
+    p_layer_name: *const std::ffi::c_char,
+    p_count: *mut u32,
+    p_properties: *mut vk::ExtensionProperties,
+) -> vk::Result {
+    guard_or("vkEnumerateDeviceExtensionProperties", vk::Result::ERROR_UNKNOWN, || {
+        let _ = pd(physical_device);
+        if !p_layer_name.is_null() {
+            return vk::Result::ERROR_LAYER_NOT_PRESENT;
+        }
+        let props = crate::instance::extension_properties(DEVICE_EXTENSIONS);
+        // SAFETY: valid usage: the count pointer is valid, the array null or sized.
+        unsafe { handle::fill_array(&props, p_count, p_properties) }
+    })
+}
+
+pub unsafe extern "system" fn enumerate_device_layer_properties(
+    physical_device: vk::PhysicalDevice,
+    p_count: *mut u32,
+    p_properties: *mut vk::LayerProperties,
+) -> vk::Result {
+    guard_or("vkEnumerateDeviceLayerProperties", vk::Result::ERROR_UNKNOWN, || {
+        let _ = pd(physical_device);
+        // SAFETY: valid usage: the count pointer is valid, the array null or sized.
+        unsafe { handle::fill_array::<vk::LayerProperties>(&[], p_count, p_properties) }
+    })
+}

@@ -1,0 +1,270 @@
+//! VkQueue: submissions go to a worker thread that waits until every timeline point they
+//! wait on has been submitted (Vulkan allows waiting before signalling; the kernel does not),
+//! then hands them to the kernel.
+//!
+//! Each queue keeps a timeline syncobj whose latest point stands for "all work submitted so
+//! far". A submission without command buffers becomes syncobj transfers: its waits are chained
+//! into the queue timeline and its signals take the resulting point, so they signal only after
+//! everything before them, as Vulkan's submission order requires.
+
+use crate::entry::guard;
+use crate::handle::{self, object, LoaderData, Object};
+use crate::kmd;
+use crate::sync::{Fence, Semaphore};
+use ash::vk;
+use kmd_iface::uapi::*;
+use kmd_iface::{Errno, Kmd};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+/// How long the worker blocks in one wait before it checks whether it should stop.
+const WAIT_SLICE_NS: u64 = 50_000_000;
+
+/// A syncobj and, for timelines, the point.
+#[derive(Clone, Copy, Debug)]
+pub struct SyncPoint {
+    pub syncobj: u32,
+    /// 0 for a binary syncobj.
+    pub value: u64,
+}
+
+#[derive(Default)]
+struct Job {
+    waits: Vec<SyncPoint>,
+    signals: Vec<SyncPoint>,
+}
+
+#[derive(Default)]
+struct State {
+    jobs: VecDeque<Job>,
+    pushed: u64,
+    done: u64,
+    stop: bool,
+}
+
+struct Shared {
+    kmd: Arc<dyn Kmd>,
+    /// The queue timeline syncobj and its latest point (only the worker moves it).
+    timeline: u32,
+    point: Mutex<u64>,
+    state: Mutex<State>,
+    changed: Condvar,
+    lost: Arc<AtomicBool>,
+}
+
+#[repr(C)]
+pub struct Queue {
+    _loader: LoaderData,
+    shared: Arc<Shared>,
+    queue_id: u32,
+    worker: Option<JoinHandle<()>>,
+}
+object!(Queue, vk::Queue);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Queue {
+    pub fn new(kmd: Arc<dyn Kmd>, vm_id: u32, usc_base: u64, lost: Arc<AtomicBool>) -> Result<Queue, vk::Result> {
+        let mut create = drm_asahi_queue_create { flags: 0, vm_id, priority: DRM_ASAHI_PRIORITY_MEDIUM, queue_id: 0, usc_exec_base: usc_base };
+        kmd.queue_create(&mut create).map_err(|e| {
+            eprintln!("agx4: QUEUE_CREATE failed: errno {e}");
+            vk::Result::ERROR_INITIALIZATION_FAILED
+        })?;
+        let destroy_queue = |kmd: &dyn Kmd| {
+            let _ = kmd.queue_destroy(&drm_asahi_queue_destroy { queue_id: create.queue_id, pad: 0 });
+        };
+        // Point 1 exists from the start, so the first transfer out of the timeline has a fence.
+        let timeline = kmd::syncobj_create(kmd.as_ref(), false)
+            .and_then(|t| kmd::syncobj_timeline_signal(kmd.as_ref(), &[t], &[1]).map(|_| t))
+            .map_err(|_| {
+                destroy_queue(kmd.as_ref());
+                vk::Result::ERROR_INITIALIZATION_FAILED
+            })?;
+        let shared = Arc::new(Shared { kmd, timeline, point: Mutex::new(1), state: Mutex::default(), changed: Condvar::new(), lost });
+        let worker_shared = shared.clone();
+        let worker = std::thread::Builder::new()
+            .name("agx4-queue".into())
+            .spawn(move || worker_shared.run())
+            .map_err(|_| {
+                let _ = kmd::syncobj_destroy(shared.kmd.as_ref(), timeline);
+                destroy_queue(shared.kmd.as_ref());
+                vk::Result::ERROR_INITIALIZATION_FAILED
+            })?;
+        Ok(Queue { _loader: LoaderData::new(), shared, queue_id: create.queue_id, worker: Some(worker) })
+    }
+
+    fn push(&self, jobs: Vec<Job>) -> Result<(), vk::Result> {
+        if self.shared.lost.load(Ordering::Acquire) {
+            return Err(vk::Result::ERROR_DEVICE_LOST);
+        }
+        let mut state = lock(&self.shared.state);
+        state.pushed += jobs.len() as u64;
+        state.jobs.extend(jobs);
+        self.shared.changed.notify_all();
+        Ok(())
+    }
+
+    /// Waits until everything submitted so far has finished on the GPU.
+    pub fn wait_idle(&self) -> Result<(), vk::Result> {
+        let mut state = lock(&self.shared.state);
+        while state.done < state.pushed && !self.shared.lost.load(Ordering::Acquire) {
+            state = self.shared.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(state);
+        if self.shared.lost.load(Ordering::Acquire) {
+            return Err(vk::Result::ERROR_DEVICE_LOST);
+        }
+        let point = *lock(&self.shared.point);
+        kmd::syncobj_timeline_wait(self.shared.kmd.as_ref(), &[self.shared.timeline], &[point], i64::MAX, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT)
+            .map(|_| ())
+            .map_err(|_| self.shared.mark_lost("waiting for the queue to go idle"))
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        lock(&self.shared.state).stop = true;
+        self.shared.changed.notify_all();
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+        let kmd = self.shared.kmd.as_ref();
+        let _ = kmd::syncobj_destroy(kmd, self.shared.timeline);
+        let _ = kmd.queue_destroy(&drm_asahi_queue_destroy { queue_id: self.queue_id, pad: 0 });
+    }
+}
+
+impl Shared {
+    fn mark_lost(&self, what: &str) -> vk::Result {
+        if !self.lost.swap(true, Ordering::AcqRel) {
+            eprintln!("agx4: device lost while {what}");
+        }
+        self.changed.notify_all();
+        vk::Result::ERROR_DEVICE_LOST
+    }
+
+    fn run(&self) {
+        loop {
+            let job = {
+                let mut state = lock(&self.state);
+                loop {
+                    if state.stop {
+                        return;
+                    }
+                    if let Some(job) = state.jobs.pop_front() {
+                        break job;
+                    }
+                    state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            if !self.lost.load(Ordering::Acquire) {
+                if let Err(e) = self.execute(&job) {
+                    let _ = self.mark_lost(&format!("submitting (errno {e})"));
+                }
+            }
+            let mut state = lock(&self.state);
+            state.done += 1;
+            self.changed.notify_all();
+        }
+    }
+
+    /// Blocks until every wait of the job has a fence to wait on, or the queue stops.
+    fn wait_submitted(&self, waits: &[SyncPoint]) -> Result<bool, Errno> {
+        if waits.is_empty() {
+            return Ok(true);
+        }
+        let handles: Vec<u32> = waits.iter().map(|w| w.syncobj).collect();
+        let points: Vec<u64> = waits.iter().map(|w| w.value).collect();
+        let flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
+        loop {
+            match kmd::syncobj_timeline_wait(self.kmd.as_ref(), &handles, &points, kmd::deadline(WAIT_SLICE_NS), flags) {
+                Ok(_) => return Ok(true),
+                Err(libc::ETIME) => {
+                    if lock(&self.state).stop {
+                        return Ok(false);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn execute(&self, job: &Job) -> Result<(), Errno> {
+        if !self.wait_submitted(&job.waits)? {
+            return Ok(());
+        }
+        let kmd = self.kmd.as_ref();
+        let mut point = lock(&self.point);
+        for w in &job.waits {
+            kmd::syncobj_transfer(kmd, self.timeline, *point + 1, w.syncobj, w.value)?;
+            *point += 1;
+        }
+        for s in &job.signals {
+            kmd::syncobj_transfer(kmd, s.syncobj, s.value, self.timeline, *point)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads one VkSubmitInfo into a job.
+///
+/// # Safety
+/// `submit` must be a valid VkSubmitInfo with valid arrays and pNext chain.
+unsafe fn job_from_submit(submit: &vk::SubmitInfo<'_>) -> Result<Job, vk::Result> {
+    // SAFETY: guaranteed by the caller.
+    let (wait_sems, signal_sems, values) = unsafe {
+        (
+            handle::slice(submit.p_wait_semaphores, submit.wait_semaphore_count),
+            handle::slice(submit.p_signal_semaphores, submit.signal_semaphore_count),
+            handle::find_in_chain::<vk::TimelineSemaphoreSubmitInfo>(submit.p_next),
+        )
+    };
+    if submit.command_buffer_count > 0 {
+        // Command buffers cannot be created yet, so none can be valid here.
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    }
+    // SAFETY: the value arrays are as long as their semaphore arrays, per valid usage.
+    let (wait_values, signal_values) = match values {
+        Some(v) => unsafe {
+            (
+                handle::slice(v.p_wait_semaphore_values, v.wait_semaphore_value_count),
+                handle::slice(v.p_signal_semaphore_values, v.signal_semaphore_value_count),
+            )
+        },
+        None => (&[][..], &[][..]),
+    };
+    let point = |sem: vk::Semaphore, values: &[u64], i: usize| -> Result<SyncPoint, vk::Result> {
+        let s = Semaphore::from_handle(sem).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let value = if s.timeline { *values.get(i).ok_or(vk::Result::ERROR_UNKNOWN)? } else { 0 };
+        Ok(SyncPoint { syncobj: s.syncobj, value })
+    };
+    Ok(Job {
+        waits: wait_sems.iter().enumerate().map(|(i, &s)| point(s, wait_values, i)).collect::<Result<_, _>>()?,
+        signals: signal_sems.iter().enumerate().map(|(i, &s)| point(s, signal_values, i)).collect::<Result<_, _>>()?,
+    })
+}
+
+pub unsafe extern "system" fn queue_submit(queue: vk::Queue, submit_count: u32, p_submits: *const vk::SubmitInfo<'_>, fence: vk::Fence) -> vk::Result {
+    guard("vkQueueSubmit", || {
+        let q = Queue::from_handle(queue).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: valid usage: pSubmits holds submit_count valid structures.
+        let submits = unsafe { handle::slice(p_submits, submit_count) };
+        // SAFETY: each structure is valid, per valid usage.
+        let mut jobs = submits.iter().map(|s| unsafe { job_from_submit(s) }).collect::<Result<Vec<_>, _>>()?;
+        if let Some(f) = Fence::from_handle(fence) {
+            if jobs.is_empty() {
+                jobs.push(Job::default());
+            }
+            jobs.last_mut().unwrap().signals.push(SyncPoint { syncobj: f.syncobj, value: 0 });
+        }
+        q.push(jobs)
+    })
+}
+
+pub unsafe extern "system" fn queue_wait_idle(queue: vk::Queue) -> vk::Result {
+    guard("vkQueueWaitIdle", || Queue::from_handle(queue).ok_or(vk::Result::ERROR_UNKNOWN)?.wait_idle())
+}

@@ -1,0 +1,265 @@
+//! GPU virtual address spaces: the page tables VM_BIND edits and the GPU model reads through.
+//!
+//! A VM maps 16 KiB GPU pages to (object, page offset, permissions). The table stores runs of
+//! consecutive pages rather than single pages, which means the same thing but keeps a 4 GiB
+//! shader window or a large sparse binding at one entry instead of hundreds of thousands.
+
+use super::gem::GemObject;
+use super::params::{VM_END, VM_KERNEL_MIN_SIZE, VM_START};
+use super::table;
+use crate::uapi::*;
+use crate::KmdResult;
+use hw::gpu::{Access, Fault, GpuMemory};
+use hw::uat::{is_page_aligned, PAGE_SIZE};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::{Arc, RwLock};
+
+/// A run of pages `[key, end)` mapping object pages from `offset` on.
+#[derive(Clone, Debug)]
+struct Mapping {
+    end: u64,
+    obj: Arc<GemObject>,
+    offset: u64,
+    /// Every page of the run shows the same object page.
+    single_page: bool,
+    read: bool,
+    write: bool,
+}
+
+/// One mapping as [`SimKmd::vm_mappings`](super::SimKmd::vm_mappings) reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MappingInfo {
+    pub va: Range<u64>,
+    /// The GEM handle the object was created under.
+    pub handle: u32,
+    /// Object offset of the first page.
+    pub offset: u64,
+    pub read: bool,
+    pub write: bool,
+    pub single_page: bool,
+}
+
+#[derive(Clone, Default, Debug)]
+pub(crate) struct PageTable {
+    runs: BTreeMap<u64, Mapping>,
+}
+
+impl PageTable {
+    /// Remove `[start, end)`, trimming runs that straddle either edge.
+    fn unmap(&mut self, start: u64, end: u64) {
+        let hit: Vec<u64> = self
+            .runs
+            .range(..end)
+            .rev()
+            .take_while(|(_, m)| m.end > start)
+            .map(|(&k, _)| k)
+            .collect();
+        for k in hit {
+            let Some(m) = self.runs.remove(&k) else { continue };
+            if k < start {
+                self.runs.insert(k, Mapping { end: start, ..m.clone() });
+            }
+            if m.end > end {
+                let offset = if m.single_page { m.offset } else { m.offset + (end - k) };
+                self.runs.insert(end, Mapping { offset, ..m });
+            }
+        }
+    }
+
+    /// Map over whatever was there, as the kernel's GPU VA manager replaces old mappings.
+    fn map(&mut self, start: u64, m: Mapping) {
+        self.unmap(start, m.end);
+        self.runs.insert(start, m);
+    }
+
+    fn remove_object(&mut self, obj: &Arc<GemObject>) {
+        self.runs.retain(|_, m| !Arc::ptr_eq(&m.obj, obj));
+    }
+
+    /// The run containing `va` and the object offset `va` lands on.
+    fn translate(&self, va: u64) -> Option<(&Mapping, u64)> {
+        let (&start, m) = self.runs.range(..=va).next_back()?;
+        if va >= m.end {
+            return None;
+        }
+        let off = if m.single_page { m.offset + va % PAGE_SIZE } else { m.offset + (va - start) };
+        Some((m, off))
+    }
+
+    fn infos(&self) -> Vec<MappingInfo> {
+        self.runs
+            .iter()
+            .map(|(&k, m)| MappingInfo {
+                va: k..m.end,
+                handle: m.obj.handle,
+                offset: m.offset,
+                read: m.read,
+                write: m.write,
+                single_page: m.single_page,
+            })
+            .collect()
+    }
+}
+
+/// A GPU address space and the kernel range reserved in it.
+#[derive(Debug)]
+pub(crate) struct Vm {
+    pub(crate) id: u32,
+    kernel: Range<u64>,
+    pt: RwLock<PageTable>,
+}
+
+/// One validated bind operation, ready to apply.
+pub(crate) enum BindOp {
+    Map { va: Range<u64>, obj: Arc<GemObject>, offset: u64, single_page: bool, read: bool, write: bool },
+    Unmap { va: Range<u64> },
+}
+
+impl Vm {
+    /// VM_CREATE's checks on the kernel carve-out.
+    pub(crate) fn new(id: u32, args: &drm_asahi_vm_create) -> KmdResult<Vm> {
+        let (start, end) = (args.kernel_start, args.kernel_end);
+        if args.pad != 0
+            || start < VM_START
+            || end > VM_END
+            || end <= start
+            || end - start < VM_KERNEL_MIN_SIZE
+            || !is_page_aligned(start)
+            || !is_page_aligned(end)
+        {
+            return Err(libc::EINVAL);
+        }
+        Ok(Vm { id, kernel: start..end, pt: RwLock::new(PageTable::default()) })
+    }
+
+    /// Check one bind op as the kernel does, in the kernel's order, without changing anything.
+    pub(crate) fn validate(
+        &self,
+        op: &drm_asahi_gem_bind_op,
+        lookup: impl Fn(u32) -> KmdResult<Arc<GemObject>>,
+    ) -> KmdResult<BindOp> {
+        if op.flags & DRM_ASAHI_BIND_UNBIND != 0 {
+            if op.offset != 0 || op.flags != DRM_ASAHI_BIND_UNBIND || op.handle != 0 {
+                return Err(libc::EINVAL);
+            }
+            let va = self.user_range(op.addr, op.range)?;
+            return Ok(BindOp::Unmap { va });
+        }
+        if !is_page_aligned(op.addr | op.range | op.offset) {
+            return Err(libc::EINVAL);
+        }
+        let known = DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE | DRM_ASAHI_BIND_SINGLE_PAGE;
+        if op.flags & !known != 0 {
+            return Err(libc::EINVAL);
+        }
+        let single_page = op.flags & DRM_ASAHI_BIND_SINGLE_PAGE != 0;
+        let obj = lookup(op.handle)?;
+        let end = op.addr.checked_add(op.range).ok_or(libc::EINVAL)?;
+        let used = if single_page { PAGE_SIZE } else { op.range };
+        match op.offset.checked_add(used) {
+            Some(e) if e <= obj.size => {}
+            _ => return Err(libc::EINVAL),
+        }
+        if op.range == 0 || op.addr < VM_START || end > VM_END {
+            return Err(libc::EINVAL);
+        }
+        let (read, write) = (op.flags & DRM_ASAHI_BIND_READ != 0, op.flags & DRM_ASAHI_BIND_WRITE != 0);
+        if !read && !write {
+            return Err(libc::EINVAL);
+        }
+        if obj.vm_private.is_some_and(|vm| vm != self.id) || overlaps(&self.kernel, op.addr, end) {
+            return Err(libc::EINVAL);
+        }
+        Ok(BindOp::Map { va: op.addr..end, obj, offset: op.offset, single_page, read, write })
+    }
+
+    /// An UNBIND range: aligned, nonempty, user addresses only, clear of the kernel range.
+    fn user_range(&self, addr: u64, range: u64) -> KmdResult<Range<u64>> {
+        if !is_page_aligned(addr | range) || range == 0 {
+            return Err(libc::EINVAL);
+        }
+        let end = addr.checked_add(range).ok_or(libc::EINVAL)?;
+        if addr < VM_START || end > VM_END || overlaps(&self.kernel, addr, end) {
+            return Err(libc::EINVAL);
+        }
+        Ok(addr..end)
+    }
+
+    /// Apply ops that all passed [`Vm::validate`], in order, atomically for GPU readers.
+    pub(crate) fn apply(&self, ops: Vec<BindOp>) {
+        let mut pt = table::write(&self.pt);
+        for op in ops {
+            match op {
+                BindOp::Map { va, obj, offset, single_page, read, write } => {
+                    pt.map(va.start, Mapping { end: va.end, obj, offset, single_page, read, write })
+                }
+                BindOp::Unmap { va } => pt.unmap(va.start, va.end),
+            }
+        }
+    }
+
+    /// GEM_CLOSE drops the object's mappings from every VM, as the Asahi kernel does.
+    pub(crate) fn remove_object(&self, obj: &Arc<GemObject>) {
+        table::write(&self.pt).remove_object(obj);
+    }
+
+    /// VM_DESTROY unmaps the whole user range; queues still using the VM then fault.
+    pub(crate) fn clear(&self) {
+        *table::write(&self.pt) = PageTable::default();
+    }
+
+    pub(crate) fn mappings(&self) -> Vec<MappingInfo> {
+        table::read(&self.pt).infos()
+    }
+
+    /// What one GPU command sees: the mappings at its start. The snapshot holds the objects,
+    /// so memory cannot vanish under a running command.
+    pub(crate) fn view(&self) -> VmView {
+        VmView { pt: table::read(&self.pt).clone() }
+    }
+}
+
+fn overlaps(r: &Range<u64>, start: u64, end: u64) -> bool {
+    start < r.end && r.start < end
+}
+
+/// GPU memory of one VM as the GPU model reaches it.
+pub(crate) struct VmView {
+    pt: PageTable,
+}
+
+impl VmView {
+    fn access(&self, va: u64, len: usize, access: Access, mut f: impl FnMut(&GemObject, u64, Range<usize>) -> bool) -> Result<(), Fault> {
+        let mut done = 0usize;
+        while done < len {
+            let cur = va.checked_add(done as u64).ok_or(Fault::Unmapped { va: u64::MAX, access })?;
+            let (m, off) = self.pt.translate(cur).ok_or(Fault::Unmapped { va: cur, access })?;
+            let allowed = match access {
+                Access::Read => m.read,
+                Access::Write => m.write,
+            };
+            if !allowed {
+                return Err(Fault::Permission { va: cur, access });
+            }
+            let in_page = (PAGE_SIZE - cur % PAGE_SIZE) as usize;
+            let n = in_page.min(len - done);
+            if !f(&m.obj, off, done..done + n) {
+                return Err(Fault::Unmapped { va: cur, access });
+            }
+            done += n;
+        }
+        Ok(())
+    }
+}
+
+impl GpuMemory for VmView {
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), Fault> {
+        let len = buf.len();
+        self.access(va, len, Access::Read, |obj, off, r| obj.mem.read(off, &mut buf[r]))
+    }
+
+    fn write(&mut self, va: u64, data: &[u8]) -> Result<(), Fault> {
+        self.access(va, data.len(), Access::Write, |obj, off, r| obj.mem.write(off, &data[r]))
+    }
+}

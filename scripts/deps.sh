@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages agx4 builds and tests with. Idempotent: apt runs only when
+# something is missing.
+set -euo pipefail
+packages=(
+    libvulkan1 libvulkan-dev vulkan-tools vulkan-validationlayers  # loader, vk.xml, vulkaninfo, validation
+    libclang-dev                                                   # bindgen, for the UAPI header
+    mesa-vulkan-drivers                                            # lavapipe, the reference renderer
+)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq "${missing[@]}"
+fi
+command -v cargo >/dev/null || { echo "agx4 needs a Rust toolchain (cargo): see https://rustup.rs" >&2; exit 1; }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Every test: unit and integration tests (the integration tests load the driver through the
+# real loader with the validation layer), clippy, and the main job's output.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+
+echo "== clippy"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+echo "== tests"
+cargo test --workspace
+
+echo "== main job: vulkaninfo through the loader, agx4 only"
+cargo build --release --quiet
+out=$(VK_DRIVER_FILES="$PWD/agx4_icd.json" NODEVICE_SELECT=1 vulkaninfo --summary 2>&1)
+echo "$out" | sed -n '/^Devices:/,$p'
+echo "$out" | grep -q "deviceName *= Apple M1 (G13G, simulated by agx4)" || { echo "agx4's device is missing from vulkaninfo" >&2; exit 1; }
+echo "main job: 1 passed, 0 failed"

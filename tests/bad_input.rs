@@ -1,0 +1,80 @@
+//! Wrong or impossible requests get the error code the spec names, and the driver stays usable.
+//! No validation layer here: these calls are wrong on purpose.
+
+mod common;
+
+use ash::vk;
+use common::Ctx;
+
+#[test]
+fn unknown_instance_extension_is_not_present() {
+    common::use_agx4_only(&[]);
+    // SAFETY: loading the system's Vulkan loader.
+    let entry = unsafe { ash::Entry::load() }.unwrap();
+    let exts = [c"VK_AGX4_no_such_extension".as_ptr()];
+    let info = vk::InstanceCreateInfo::default().enabled_extension_names(&exts);
+    // SAFETY: valid create info.
+    let result = unsafe { entry.create_instance(&info, None) };
+    assert_eq!(result.err(), Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
+}
+
+fn create_device(ctx: &Ctx, exts: &[*const std::ffi::c_char], features: Option<&vk::PhysicalDeviceFeatures>) -> Result<ash::Device, vk::Result> {
+    let prio = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(0).queue_priorities(&prio)];
+    let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_extension_names(exts);
+    if let Some(f) = features {
+        info = info.enabled_features(f);
+    }
+    // SAFETY: valid physical device and create info.
+    unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }
+}
+
+#[test]
+fn unknown_device_extension_is_not_present() {
+    let ctx = Ctx::without_validation();
+    let r = create_device(&ctx, &[c"VK_KHR_swapchain".as_ptr()], None);
+    assert_eq!(r.err(), Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
+}
+
+#[test]
+fn unsupported_feature_is_not_present() {
+    let ctx = Ctx::without_validation();
+    let features = vk::PhysicalDeviceFeatures { geometry_shader: vk::TRUE, ..Default::default() };
+    assert_eq!(create_device(&ctx, &[], Some(&features)).err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
+    // The supported one is fine.
+    let features = vk::PhysicalDeviceFeatures { robust_buffer_access: vk::TRUE, ..Default::default() };
+    let dev = create_device(&ctx, &[], Some(&features)).unwrap();
+    // SAFETY: valid device with no children.
+    unsafe { dev.destroy_device(None) };
+}
+
+#[test]
+fn allocation_larger_than_the_heap_is_out_of_device_memory() {
+    let ctx = Ctx::without_validation();
+    let dev = create_device(&ctx, &[], None).unwrap();
+    // SAFETY: valid physical device and device; memory freed before the device.
+    unsafe {
+        let props = ctx.instance.get_physical_device_memory_properties(ctx.pdev);
+        let heap = props.memory_heaps[0].size;
+        let too_big = vk::MemoryAllocateInfo::default().allocation_size(heap + 1).memory_type_index(0);
+        assert_eq!(dev.allocate_memory(&too_big, None).err(), Some(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY));
+        let huge = vk::MemoryAllocateInfo::default().allocation_size(u64::MAX).memory_type_index(0);
+        assert_eq!(dev.allocate_memory(&huge, None).err(), Some(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY));
+        // Nothing was lost: a normal allocation still works.
+        let ok = dev.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(4096).memory_type_index(0), None).unwrap();
+        dev.free_memory(ok, None);
+        dev.destroy_device(None);
+    }
+}
+
+#[test]
+fn unimplemented_entry_points_return_an_error_not_a_crash() {
+    let ctx = Ctx::without_validation();
+    let dev = create_device(&ctx, &[], None).unwrap();
+    // SAFETY: valid device and create info; the call fails cleanly.
+    unsafe {
+        let info = vk::CommandPoolCreateInfo::default().queue_family_index(0);
+        assert_eq!(dev.create_command_pool(&info, None).err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
+        dev.destroy_device(None);
+    }
+}

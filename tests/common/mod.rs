@@ -1,0 +1,146 @@
+//! Loads agx4 through the real Khronos loader (`libvulkan.so.1`), with `VK_DRIVER_FILES`
+//! naming only a manifest for the library cargo just built, and the Khronos validation layer
+//! enabled. Every validation message is recorded; tests assert there are none.
+
+#![allow(dead_code)]
+
+use ash::vk;
+use std::ffi::{c_void, CStr};
+use std::path::PathBuf;
+use std::sync::{Mutex, Once};
+
+/// The library under test: `target/<profile>/libvulkan_agx4.so`, beside the test's `deps/`.
+fn library_path() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().unwrap().parent().unwrap();
+    let lib = profile_dir.join("libvulkan_agx4.so");
+    assert!(lib.exists(), "{} is missing: build the cdylib first", lib.display());
+    lib
+}
+
+/// Points the loader at agx4 alone. Runs once per test binary, before any Vulkan call.
+pub fn use_agx4_only(extra_env: &[(&str, &str)]) {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let dir = std::env::temp_dir().join(format!("agx4-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let manifest = dir.join("agx4_icd.json");
+        let json = format!(
+            r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.0.239"}}}}"#,
+            library_path().display()
+        );
+        std::fs::write(&manifest, json).unwrap();
+        // SAFETY: called once, before this process starts any thread that reads the environment
+        // through the loader (Once serialises the callers).
+        unsafe {
+            std::env::set_var("VK_DRIVER_FILES", &manifest);
+            std::env::set_var("NODEVICE_SELECT", "1");
+            std::env::set_var("AGX4_KMD", "sim");
+            for (k, v) in extra_env {
+                std::env::set_var(k, v);
+            }
+        }
+    });
+}
+
+pub static MESSAGES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+unsafe extern "system" fn on_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    _user: *mut c_void,
+) -> vk::Bool32 {
+    // SAFETY: the layer passes valid callback data for the duration of the call.
+    let msg = unsafe { (*data).message_as_c_str() }.map(|m| m.to_string_lossy().into_owned()).unwrap_or_default();
+    MESSAGES.lock().unwrap().push(format!("{severity:?}: {msg}"));
+    vk::FALSE
+}
+
+pub struct Ctx {
+    pub entry: ash::Entry,
+    pub instance: ash::Instance,
+    pub pdev: vk::PhysicalDevice,
+    messenger: vk::DebugUtilsMessengerEXT,
+    debug_utils: ash::ext::debug_utils::Instance,
+}
+
+impl Ctx {
+    /// An instance with the validation layer.
+    pub fn new() -> Ctx {
+        Self::with(true, &[])
+    }
+
+    /// An instance without validation, for tests that call the driver wrongly on purpose.
+    pub fn without_validation() -> Ctx {
+        Self::with(false, &[])
+    }
+
+    pub fn with(validation: bool, extra: &[&CStr]) -> Ctx {
+        use_agx4_only(&[]);
+        // SAFETY: loading the system's Vulkan loader, as any Vulkan application does.
+        let entry = unsafe { ash::Entry::load() }.expect("libvulkan.so.1 (install libvulkan1)");
+        let layers = if validation { vec![c"VK_LAYER_KHRONOS_validation".as_ptr()] } else { vec![] };
+        let mut exts = vec![ash::ext::debug_utils::NAME.as_ptr(), ash::khr::get_physical_device_properties2::NAME.as_ptr()];
+        exts.extend(extra.iter().map(|e| e.as_ptr()));
+        let mut messenger_create = messenger_info();
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_0);
+        let info = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_layer_names(&layers)
+            .enabled_extension_names(&exts)
+            .push_next(&mut messenger_create);
+        // SAFETY: valid create info.
+        let instance = unsafe { entry.create_instance(&info, None) }.expect("vkCreateInstance with validation");
+        let debug_utils = ash::ext::debug_utils::Instance::new(&entry, &instance);
+        // SAFETY: valid instance and create info.
+        let messenger = unsafe { debug_utils.create_debug_utils_messenger(&messenger_info(), None) }.unwrap();
+        // SAFETY: valid instance.
+        let pdevs = unsafe { instance.enumerate_physical_devices() }.unwrap();
+        assert_eq!(pdevs.len(), 1, "exactly agx4's simulated device");
+        Ctx { entry, instance, pdev: pdevs[0], messenger, debug_utils }
+    }
+
+    /// A device with one queue and the timeline semaphore feature.
+    pub fn device(&self) -> (ash::Device, vk::Queue) {
+        let prio = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(0).queue_priorities(&prio)];
+        let exts = [ash::khr::timeline_semaphore::NAME.as_ptr()];
+        let mut timeline = vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true);
+        let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_extension_names(&exts).push_next(&mut timeline);
+        // SAFETY: valid physical device and create info.
+        let device = unsafe { self.instance.create_device(self.pdev, &info, None) }.expect("vkCreateDevice");
+        // SAFETY: family 0, index 0 was created above.
+        let queue = unsafe { device.get_device_queue(0, 0) };
+        (device, queue)
+    }
+}
+
+fn messenger_info() -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
+    vk::DebugUtilsMessengerCreateInfoEXT::default()
+        .message_severity(
+            vk::DebugUtilsMessageSeverityFlagsEXT::WARNING | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+        )
+        .message_type(
+            vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+        )
+        .pfn_user_callback(Some(on_message))
+}
+
+impl Drop for Ctx {
+    fn drop(&mut self) {
+        // SAFETY: everything made from this instance has been destroyed by the test.
+        unsafe {
+            self.debug_utils.destroy_debug_utils_messenger(self.messenger, None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+/// Fails the test if the validation layer said anything.
+pub fn assert_no_validation_messages() {
+    let msgs = MESSAGES.lock().unwrap();
+    assert!(msgs.is_empty(), "validation messages:\n{}", msgs.join("\n"));
+}
