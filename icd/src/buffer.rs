@@ -68,7 +68,7 @@ pub unsafe extern "system" fn bind_buffer_memory(
         let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
         // Valid usage guarantees this; checking keeps a bad call from reaching the GPU.
-        if offset % BUFFER_ALIGNMENT != 0 || offset.checked_add(buf.size).is_none_or(|end| end > mem.size) {
+        if !offset.is_multiple_of(BUFFER_ALIGNMENT) || offset.checked_add(buf.size).is_none_or(|end| end > mem.size) {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
         buf.va.store(mem.va + offset, Ordering::Release);

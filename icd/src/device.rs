@@ -232,7 +232,7 @@ mod tests {
         let params = drm_asahi_params_global { vm_start: 0x4000, vm_end: 1 << 39, vm_kernel_min_size: 1 << 26, ..Default::default() };
         let l = layout(&params).unwrap();
         assert!(l.kernel.0 >= params.vm_start && l.kernel.1 - l.kernel.0 >= params.vm_kernel_min_size);
-        assert!(l.usc_base >= l.kernel.1 && l.usc_base % USC_WINDOW == 0);
+        assert!(l.usc_base >= l.kernel.1 && l.usc_base.is_multiple_of(USC_WINDOW));
         assert!(l.heap.0 >= l.usc_base + USC_WINDOW && l.heap.1 <= params.vm_end);
         let tiny = drm_asahi_params_global { vm_start: 0, vm_end: 1 << 32, vm_kernel_min_size: 1 << 26, ..Default::default() };
         assert!(layout(&tiny).is_none());

@@ -257,6 +257,19 @@ mod tests {
     }
 
     #[test]
+    fn every_advertised_command_resolves() {
+        let all = |_: &str| true;
+        let levels = [Level::Global, Level::Instance, Level::PhysicalDevice, Level::Device];
+        let scope = Scope { api_minor: crate::advertised::API_MINOR, extensions: &all, levels: &levels };
+        for c in generated::COMMANDS {
+            let name = std::ffi::CString::new(c.name).unwrap();
+            assert!(lookup(&name, &scope).is_some(), "{} has no function", c.name);
+        }
+        // Vulkan 1.0 has 137 commands (vk.xml 1.3.239); all of them are in the table.
+        assert_eq!(generated::COMMANDS.iter().filter(|c| c.origins.contains(&Origin::Core(0))).count(), 137);
+    }
+
+    #[test]
     fn guard_turns_panics_into_errors() {
         assert_eq!(guard("test", || panic!("boom")), vk::Result::ERROR_UNKNOWN);
         assert_eq!(guard("test", || Err(vk::Result::NOT_READY)), vk::Result::NOT_READY);

@@ -137,3 +137,20 @@ pub unsafe extern "system" fn enumerate_instance_layer_properties(p_count: *mut 
         handle::fill_array::<vk::LayerProperties>(&[], p_count, p_properties)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_extensions_are_refused() {
+        let known = [c"VK_KHR_get_physical_device_properties2".as_ptr()];
+        // SAFETY: the arrays hold valid NUL-terminated strings.
+        let ok = unsafe { check_extensions(known.as_ptr(), 1, INSTANCE_EXTENSIONS) };
+        assert_eq!(ok, Ok(vec!["VK_KHR_get_physical_device_properties2"]));
+        let unknown = [known[0], c"VK_KHR_surface".as_ptr()];
+        // SAFETY: as above.
+        let err = unsafe { check_extensions(unknown.as_ptr(), 2, INSTANCE_EXTENSIONS) };
+        assert_eq!(err, Err(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
+    }
+}
