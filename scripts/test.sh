@@ -9,6 +9,8 @@ echo "== clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 echo "== tests"
+# The integration tests load target/debug/libvulkan_agx4.so through the loader: build it first.
+cargo build --workspace --quiet
 cargo test --workspace
 
 echo "== main job: vulkaninfo through the loader, agx4 only"

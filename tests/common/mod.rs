@@ -14,7 +14,7 @@ fn library_path() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().unwrap().parent().unwrap();
     let lib = profile_dir.join("libvulkan_agx4.so");
-    assert!(lib.exists(), "{} is missing: build the cdylib first", lib.display());
+    assert!(lib.exists(), "{} is missing: run `cargo build` before `cargo test` (scripts/test.sh does)", lib.display());
     lib
 }
 
