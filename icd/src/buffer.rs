@@ -24,7 +24,7 @@ pub unsafe extern "system" fn create_buffer(
     p_buffer: *mut vk::Buffer,
 ) -> vk::Result {
     guard("vkCreateBuffer", || {
-        Device::from_handle(device).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         // Sparse binding is not advertised, so its flags cannot be honoured.
@@ -64,7 +64,7 @@ pub unsafe extern "system" fn bind_buffer_memory(
     offset: vk::DeviceSize,
 ) -> vk::Result {
     guard("vkBindBufferMemory", || {
-        Device::from_handle(device).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        Device::get(device)?;
         let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
         // Valid usage guarantees this; checking keeps a bad call from reaching the GPU.

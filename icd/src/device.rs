@@ -102,6 +102,11 @@ impl Device {
         })
     }
 
+    /// The device behind a handle an entry point was given.
+    pub fn get<'a>(handle: vk::Device) -> Result<&'a Device, vk::Result> {
+        Device::from_handle(handle).ok_or(vk::Result::ERROR_UNKNOWN)
+    }
+
     pub fn extension_enabled(&self, name: &str) -> bool {
         self.extensions.contains(&name)
     }
@@ -215,7 +220,7 @@ pub unsafe extern "system" fn get_device_queue(device: vk::Device, family: u32, 
 
 pub unsafe extern "system" fn device_wait_idle(device: vk::Device) -> vk::Result {
     guard("vkDeviceWaitIdle", || {
-        let dev = Device::from_handle(device).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let dev = Device::get(device)?;
         match dev.queue() {
             Some(q) => q.wait_idle(),
             None => Ok(()),

@@ -114,10 +114,6 @@ impl Memory {
     }
 }
 
-fn device<'a>(h: vk::Device) -> Result<&'a Device, vk::Result> {
-    Device::from_handle(h).ok_or(vk::Result::ERROR_UNKNOWN)
-}
-
 pub unsafe extern "system" fn allocate_memory(
     device_h: vk::Device,
     p_allocate_info: *const vk::MemoryAllocateInfo<'_>,
@@ -125,7 +121,7 @@ pub unsafe extern "system" fn allocate_memory(
     p_memory: *mut vk::DeviceMemory,
 ) -> vk::Result {
     guard("vkAllocateMemory", || {
-        let dev = device(device_h)?;
+        let dev = Device::get(device_h)?;
         // SAFETY: valid usage: pAllocateInfo points to a valid structure.
         let info = unsafe { &*p_allocate_info };
         let mem = Memory::allocate(dev, info.allocation_size, info.memory_type_index)?;
@@ -137,7 +133,7 @@ pub unsafe extern "system" fn allocate_memory(
 
 pub unsafe extern "system" fn free_memory(device_h: vk::Device, memory: vk::DeviceMemory, _p_allocator: *const vk::AllocationCallbacks<'_>) {
     crate::entry::guard_or("vkFreeMemory", (), || {
-        if let (Ok(dev), Some(mem)) = (device(device_h), Memory::take(memory)) {
+        if let (Ok(dev), Some(mem)) = (Device::get(device_h), Memory::take(memory)) {
             mem.release(dev);
         }
     })
@@ -152,7 +148,7 @@ pub unsafe extern "system" fn map_memory(
     pp_data: *mut *mut std::ffi::c_void,
 ) -> vk::Result {
     guard("vkMapMemory", || {
-        let dev = device(device_h)?;
+        let dev = Device::get(device_h)?;
         let mem = Memory::from_handle(memory).ok_or(vk::Result::ERROR_MEMORY_MAP_FAILED)?;
         if offset >= mem.size {
             return Err(vk::Result::ERROR_MEMORY_MAP_FAILED);
@@ -167,7 +163,7 @@ pub unsafe extern "system" fn map_memory(
 
 pub unsafe extern "system" fn unmap_memory(device_h: vk::Device, memory: vk::DeviceMemory) {
     crate::entry::guard_or("vkUnmapMemory", (), || {
-        if let (Ok(dev), Some(mem)) = (device(device_h), Memory::from_handle(memory)) {
+        if let (Ok(dev), Some(mem)) = (Device::get(device_h), Memory::from_handle(memory)) {
             mem.unmap(dev);
         }
     })
@@ -175,16 +171,16 @@ pub unsafe extern "system" fn unmap_memory(device_h: vk::Device, memory: vk::Dev
 
 // Every memory type is host-coherent: flushes and invalidations have nothing to do.
 pub unsafe extern "system" fn flush_mapped_memory_ranges(device_h: vk::Device, _count: u32, _p_ranges: *const vk::MappedMemoryRange<'_>) -> vk::Result {
-    guard("vkFlushMappedMemoryRanges", || device(device_h).map(|_| ()))
+    guard("vkFlushMappedMemoryRanges", || Device::get(device_h).map(|_| ()))
 }
 
 pub unsafe extern "system" fn invalidate_mapped_memory_ranges(device_h: vk::Device, _count: u32, _p_ranges: *const vk::MappedMemoryRange<'_>) -> vk::Result {
-    guard("vkInvalidateMappedMemoryRanges", || device(device_h).map(|_| ()))
+    guard("vkInvalidateMappedMemoryRanges", || Device::get(device_h).map(|_| ()))
 }
 
 pub unsafe extern "system" fn get_device_memory_commitment(device_h: vk::Device, memory: vk::DeviceMemory, p_committed: *mut vk::DeviceSize) {
     crate::entry::guard_or("vkGetDeviceMemoryCommitment", (), || {
-        let _ = device(device_h);
+        let _ = Device::get(device_h);
         if let Some(mem) = Memory::from_handle(memory) {
             // SAFETY: valid usage: pCommittedMemoryInBytes is writable.
             unsafe { *p_committed = mem.bound };

@@ -24,12 +24,6 @@ pub struct PhysicalDevice {
 }
 object!(PhysicalDevice, vk::PhysicalDevice);
 
-// SAFETY: the only non-Send/Sync parts are raw pointers inside `vk::PhysicalDeviceProperties`
-// (none: it is plain data) and the loader word, which `LoaderData` covers.
-unsafe impl Send for PhysicalDevice {}
-// SAFETY: as above; everything else is immutable after construction or behind `Arc<dyn Kmd>`.
-unsafe impl Sync for PhysicalDevice {}
-
 impl PhysicalDevice {
     pub fn new(kmd: Arc<dyn Kmd>) -> Result<Self, String> {
         let mut params = drm_asahi_params_global::default();

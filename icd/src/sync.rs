@@ -18,10 +18,6 @@ pub struct Semaphore {
 }
 object!(Semaphore, vk::Semaphore);
 
-fn device<'a>(h: vk::Device) -> Result<&'a Device, vk::Result> {
-    Device::from_handle(h).ok_or(vk::Result::ERROR_UNKNOWN)
-}
-
 /// Maps a failed wait: a timeout is `timeout_result`, anything else loses the device.
 fn wait_error(dev: &Device, errno: i32, timeout_result: vk::Result) -> vk::Result {
     if errno == libc::ETIME {
@@ -40,7 +36,7 @@ pub unsafe extern "system" fn create_fence(
     p_fence: *mut vk::Fence,
 ) -> vk::Result {
     guard("vkCreateFence", || {
-        let dev = device(device_h)?;
+        let dev = Device::get(device_h)?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         let signaled = info.flags.contains(vk::FenceCreateFlags::SIGNALED);
@@ -53,7 +49,7 @@ pub unsafe extern "system" fn create_fence(
 
 pub unsafe extern "system" fn destroy_fence(device_h: vk::Device, fence: vk::Fence, _p_allocator: *const vk::AllocationCallbacks<'_>) {
     crate::entry::guard_or("vkDestroyFence", (), || {
-        if let (Ok(dev), Some(f)) = (device(device_h), Fence::take(fence)) {
+        if let (Ok(dev), Some(f)) = (Device::get(device_h), Fence::take(fence)) {
             let _ = kmd::syncobj_destroy(dev.kmd.as_ref(), f.syncobj);
         }
     })
@@ -71,7 +67,7 @@ unsafe fn fence_syncobjs(count: u32, p_fences: *const vk::Fence) -> Result<Vec<u
 
 pub unsafe extern "system" fn reset_fences(device_h: vk::Device, count: u32, p_fences: *const vk::Fence) -> vk::Result {
     guard("vkResetFences", || {
-        let dev = device(device_h)?;
+        let dev = Device::get(device_h)?;
         // SAFETY: valid usage: pFences holds `count` fences.
         let handles = unsafe { fence_syncobjs(count, p_fences)? };
         kmd::syncobj_reset(dev.kmd.as_ref(), &handles).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
@@ -80,7 +76,7 @@ pub unsafe extern "system" fn reset_fences(device_h: vk::Device, count: u32, p_f
 
 pub unsafe extern "system" fn get_fence_status(device_h: vk::Device, fence: vk::Fence) -> vk::Result {
     guard("vkGetFenceStatus", || {
-        let dev = device(device_h)?;
+        let dev = Device::get(device_h)?;
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
@@ -99,7 +95,7 @@ pub unsafe extern "system" fn wait_for_fences(
     timeout: u64,
 ) -> vk::Result {
     guard("vkWaitForFences", || {
-        let dev = device(device_h)?;
+        let dev = Device::get(device_h)?;
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
@@ -122,7 +118,7 @@ pub unsafe extern "system" fn create_semaphore(
     p_semaphore: *mut vk::Semaphore,
 ) -> vk::Result {
     guard("vkCreateSemaphore", || {
-        let dev = device(device_h)?;
+        let dev = Device::get(device_h)?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure with a valid chain.
         let type_info = unsafe { handle::find_in_chain::<vk::SemaphoreTypeCreateInfo>((*p_create_info).p_next) };
         let (timeline, initial) = match type_info {
@@ -146,7 +142,7 @@ pub unsafe extern "system" fn create_semaphore(
 
 pub unsafe extern "system" fn destroy_semaphore(device_h: vk::Device, semaphore: vk::Semaphore, _p_allocator: *const vk::AllocationCallbacks<'_>) {
     crate::entry::guard_or("vkDestroySemaphore", (), || {
-        if let (Ok(dev), Some(s)) = (device(device_h), Semaphore::take(semaphore)) {
+        if let (Ok(dev), Some(s)) = (Device::get(device_h), Semaphore::take(semaphore)) {
             let _ = kmd::syncobj_destroy(dev.kmd.as_ref(), s.syncobj);
         }
     })
@@ -154,7 +150,7 @@ pub unsafe extern "system" fn destroy_semaphore(device_h: vk::Device, semaphore:
 
 pub unsafe extern "system" fn get_semaphore_counter_value(device_h: vk::Device, semaphore: vk::Semaphore, p_value: *mut u64) -> vk::Result {
     guard("vkGetSemaphoreCounterValue", || {
-        let dev = device(device_h)?;
+        let dev = Device::get(device_h)?;
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
@@ -168,7 +164,7 @@ pub unsafe extern "system" fn get_semaphore_counter_value(device_h: vk::Device, 
 
 pub unsafe extern "system" fn wait_semaphores(device_h: vk::Device, p_wait_info: *const vk::SemaphoreWaitInfo<'_>, timeout: u64) -> vk::Result {
     guard("vkWaitSemaphores", || {
-        let dev = device(device_h)?;
+        let dev = Device::get(device_h)?;
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
@@ -193,7 +189,7 @@ pub unsafe extern "system" fn wait_semaphores(device_h: vk::Device, p_wait_info:
 
 pub unsafe extern "system" fn signal_semaphore(device_h: vk::Device, p_signal_info: *const vk::SemaphoreSignalInfo<'_>) -> vk::Result {
     guard("vkSignalSemaphore", || {
-        let dev = device(device_h)?;
+        let dev = Device::get(device_h)?;
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
