@@ -18,4 +18,12 @@ cargo build --release --quiet
 out=$(VK_DRIVER_FILES="$PWD/agx4_icd.json" NODEVICE_SELECT=1 vulkaninfo --summary 2>&1)
 echo "$out" | sed -n '/^Devices:/,$p'
 echo "$out" | grep -q "deviceName *= Apple M1 (G13G, simulated by agx4)" || { echo "agx4's device is missing from vulkaninfo" >&2; exit 1; }
-echo "main job: 1 passed, 0 failed"
+# Every query vulkaninfo makes, under the validation layer: it must run and say nothing.
+VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation VK_DRIVER_FILES="$PWD/agx4_icd.json" NODEVICE_SELECT=1 \
+    vulkaninfo > /tmp/agx4-vulkaninfo.txt 2> /tmp/agx4-vulkaninfo.err
+if grep -q "VUID" /tmp/agx4-vulkaninfo.txt /tmp/agx4-vulkaninfo.err; then
+    grep "VUID" /tmp/agx4-vulkaninfo.txt /tmp/agx4-vulkaninfo.err >&2
+    echo "validation errors in full vulkaninfo" >&2
+    exit 1
+fi
+echo "main job: 2 passed, 0 failed"
