@@ -1,2 +1,19 @@
-//! SPIR-V to AGX machine code. Empty for now: the crate exists so the workspace builds while
-//! the compiler work has not started.
+//! SPIR-V to AGX machine code.
+//!
+//! The pipeline: [`frontend`] parses SPIR-V (rspirv) into [`ir`], the generation-neutral
+//! [`passes`] run over it (one pass per file), and a generation's back end ([`g13`]) selects
+//! `hw::isa` instructions, allocates registers and encodes them with `hw`'s encoder.
+//!
+//! `AGX4_COMPILER_DEBUG` (comma-separated) turns on diagnostics on stderr:
+//! `ir` prints the IR after every pass (and validates it), `stats` prints one line of
+//! statistics per compiled shader, `asm` prints the final disassembly.
+
+pub mod abi;
+mod api;
+pub mod debug;
+pub mod frontend;
+pub mod g13;
+pub mod ir;
+pub mod passes;
+
+pub use api::*;

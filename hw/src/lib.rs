@@ -9,6 +9,7 @@
 //! descriptions in [`gpu`] before the GPU model sees them.
 
 mod generation;
+pub mod isa;
 mod identity;
 pub mod gpu;
 pub mod uat;

@@ -1,0 +1,41 @@
+//! The software contract between compiled compute shaders and the ICD that launches them.
+//!
+//! The hardware preloads uniform registers from memory as the USC words of a launch say
+//! (`USC Uniform`). agx4 preloads one block, the *root table*, that the ICD writes for every
+//! dispatch. Its layout is fixed here and nowhere else; offsets are in bytes of the root table
+//! and in 16-bit halves of the uniform file (they are the same thing: uniform half `h` holds
+//! root bytes `2h..2h+2`).
+//!
+//! Descriptor sets are GPU memory that the root table points at. A buffer descriptor is 16
+//! bytes: the buffer's GPU address (u64) and the size of the bound range in bytes (u32), then
+//! 4 bytes of zero. Dynamic buffers are resolved by the ICD when it binds the set (it writes a
+//! copy of the set with the dynamic offsets applied), so shaders see only plain descriptors.
+
+/// Descriptor sets a pipeline layout may use.
+pub const MAX_SETS: u32 = 8;
+
+/// Root table offset of set `i`'s GPU address (u64).
+pub const fn set_address_offset(i: u32) -> u32 {
+    i * 8
+}
+
+/// Root table offset of the number of workgroups, three u32 (x, y, z).
+pub const NUM_WORKGROUPS_OFFSET: u32 = 64;
+
+/// Root table offset of the base workgroup of `vkCmdDispatchBase`, three u32.
+pub const BASE_WORKGROUP_OFFSET: u32 = 76;
+
+/// Root table offset of the push constants.
+pub const PUSH_CONSTANTS_OFFSET: u32 = 96;
+
+/// Bytes of push constants a pipeline layout may declare (Vulkan's minimum maximum).
+pub const MAX_PUSH_CONSTANTS_SIZE: u32 = 128;
+
+/// Bytes of the root table.
+pub const ROOT_TABLE_SIZE: u32 = PUSH_CONSTANTS_OFFSET + MAX_PUSH_CONSTANTS_SIZE;
+
+/// Bytes of one buffer descriptor in set memory.
+pub const BUFFER_DESCRIPTOR_SIZE: u32 = 16;
+
+/// Required alignment of a descriptor set's GPU address.
+pub const SET_ALIGNMENT: u32 = 16;

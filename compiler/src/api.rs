@@ -1,0 +1,133 @@
+//! What the ICD calls: compile a compute entry point against a pipeline layout.
+
+use thiserror::Error;
+
+/// Kind of descriptor a binding holds. Only what agx4 advertises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DescriptorKind {
+    StorageBuffer,
+    UniformBuffer,
+}
+
+/// One binding of a descriptor set layout, placed in set memory by the ICD.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BindingLayout {
+    pub binding: u32,
+    pub kind: DescriptorKind,
+    /// Array size (descriptorCount).
+    pub count: u32,
+    /// Byte offset of element 0 in the set's memory; elements are
+    /// `abi::BUFFER_DESCRIPTOR_SIZE` apart.
+    pub offset: u32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct SetLayout {
+    pub bindings: Vec<BindingLayout>,
+}
+
+/// The pipeline layout as the shader sees it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct ResourceLayout {
+    /// Indexed by set number; `None` for a hole.
+    pub sets: Vec<Option<SetLayout>>,
+    pub push_constant_size: u32,
+}
+
+/// One specialization constant value: the constant ID and its bytes (1, 2, 4 or 8).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Specialization {
+    pub id: u32,
+    pub bytes: Vec<u8>,
+}
+
+/// Which machine code to produce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Target {
+    G13,
+}
+
+impl Target {
+    /// The back end for a GPU generation, if agx4 has one.
+    pub fn for_generation(g: hw::Generation) -> Option<Target> {
+        match g {
+            hw::Generation::G13 | hw::Generation::G14 => Some(Target::G13),
+            hw::Generation::G16 => None,
+        }
+    }
+}
+
+/// Everything needed to compile one compute shader.
+#[derive(Debug, Clone, Copy)]
+pub struct ComputeRequest<'a> {
+    pub spirv: &'a [u32],
+    pub entry_point: &'a str,
+    pub specialization: &'a [Specialization],
+    pub layout: &'a ResourceLayout,
+    pub target: Target,
+}
+
+/// Statistics of one compiled shader (the shader-db line, and
+/// VK_KHR_pipeline_executable_properties).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Stats {
+    pub instructions: u32,
+    pub code_bytes: u32,
+    /// General-purpose registers used, in 16-bit halves.
+    pub gpr_halves: u32,
+    pub spills: u32,
+    pub fills: u32,
+}
+
+/// A compiled compute shader and what its launch must provide.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ComputeBinary {
+    /// Machine code; it ends in `stop` and needs no relocation.
+    pub code: Vec<u8>,
+    /// Registers the launch must allocate, in 16-bit halves (a multiple of 16... the USC
+    /// Registers word counts groups of 8 32-bit registers).
+    pub gpr_halves: u32,
+    /// Uniform halves the launch must preload from the root table (`abi`).
+    pub uniform_halves: u32,
+    /// Per-invocation scratch bytes (stack), including spills.
+    pub scratch_bytes: u32,
+    /// Workgroup memory bytes.
+    pub shared_bytes: u32,
+    /// Workgroup size after specialization.
+    pub local_size: [u32; 3],
+    pub stats: Stats,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CompileError {
+    /// The words are not a valid SPIR-V module, or break a rule the front end relies on.
+    #[error("invalid SPIR-V: {0}")]
+    InvalidSpirv(String),
+    /// Valid SPIR-V that uses something agx4 does not implement (a capability, an
+    /// instruction, a storage class).
+    #[error("unsupported SPIR-V: {0}")]
+    Unsupported(String),
+    #[error("no entry point named {0:?} for the compute stage")]
+    NoEntryPoint(String),
+    /// A limit the hardware or agx4 imposes (registers, shared memory, code size).
+    #[error("shader exceeds a limit: {0}")]
+    Limit(String),
+    /// A bug in the compiler, reported rather than panicking.
+    #[error("internal compiler error: {0}")]
+    Internal(String),
+}
+
+/// Checks that `words` is a SPIR-V module agx4 can read (header, instruction stream,
+/// capabilities). `vkCreateShaderModule` calls this so bad input fails early.
+pub fn check_module(words: &[u32]) -> Result<(), CompileError> {
+    crate::frontend::check_module(words)
+}
+
+/// Compiles one compute entry point.
+pub fn compile_compute(req: &ComputeRequest<'_>) -> Result<ComputeBinary, CompileError> {
+    let mut shader = crate::frontend::translate(req)?;
+    crate::passes::run_all(&mut shader, req.layout)?;
+    match req.target {
+        Target::G13 => crate::g13::compile(&shader),
+    }
+}

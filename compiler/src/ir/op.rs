@@ -1,0 +1,218 @@
+//! Operations. Each names its operands as [`Value`]s; the result type is the defining
+//! instruction's value type in [`super::Shader::value_types`].
+
+use super::{Type, Value, Var};
+
+/// A constant: the bits of each lane, zero-extended to 64 (floats as their IEEE bits).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Constant(pub Vec<u64>);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    INeg,
+    /// Bitwise not (logical not for Bool).
+    Not,
+    IAbs,
+    BitReverse,
+    BitCount,
+    /// Index of the most significant set bit, -1 if none (GLSL findMSB on unsigned).
+    UFindMsb,
+    SFindMsb,
+    FindLsb,
+    FNeg,
+    FAbs,
+    FFloor,
+    FCeil,
+    FTrunc,
+    FRoundEven,
+    FFract,
+    FSqrt,
+    FRsqrt,
+    FRcp,
+    FExp2,
+    FLog2,
+    FSin,
+    FCos,
+    FSign,
+    ISign,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    IAdd,
+    ISub,
+    IMul,
+    /// High half of the unsigned / signed product.
+    UMulHigh,
+    SMulHigh,
+    UDiv,
+    SDiv,
+    UMod,
+    /// Remainder with the sign of the dividend (OpSRem).
+    SRem,
+    /// Remainder with the sign of the divisor (OpSMod).
+    SMod,
+    And,
+    Or,
+    Xor,
+    Shl,
+    UShr,
+    SShr,
+    UMin,
+    SMin,
+    UMax,
+    SMax,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    FMod,
+    FMin,
+    FMax,
+    FPow,
+    FAtan2,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    IEq,
+    INe,
+    ULt,
+    ULe,
+    UGt,
+    UGe,
+    SLt,
+    SLe,
+    SGt,
+    SGe,
+    /// Ordered float comparisons: false if either side is NaN.
+    FOEq,
+    FOLt,
+    FOLe,
+    FOGt,
+    FOGe,
+    /// Unordered not-equal: true if either side is NaN (GLSL `!=`).
+    FUNe,
+}
+
+/// Conversions; the source and destination widths come from the value types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConvOp {
+    /// Integer to integer: zero-extend, sign-extend or truncate.
+    UToU,
+    SToS,
+    UToF,
+    SToF,
+    FToU,
+    FToS,
+    FToF,
+    /// Reinterpret the bits (same width).
+    Bitcast,
+    /// Bool to integer 0/1.
+    BoolToInt,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    UMin,
+    SMin,
+    UMax,
+    SMax,
+    And,
+    Or,
+    Xor,
+    Exchange,
+    CompareExchange,
+}
+
+/// Built-in inputs of a compute invocation (one component each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SysVal {
+    LocalInvocationId(u8),
+    LocalInvocationIndex,
+    WorkgroupId(u8),
+    GlobalInvocationId(u8),
+    NumWorkgroups(u8),
+    /// The workgroup size may be a specialization constant, so it is a value, not a literal.
+    WorkgroupSize(u8),
+    SubgroupLocalInvocationId,
+    SubgroupId,
+}
+
+/// Memory a load, store or atomic reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Device memory: the address operand is an I64 GPU address.
+    Global,
+    /// Workgroup memory: the address operand is an I32 byte offset.
+    Shared,
+    /// The invocation's scratch: the address operand is an I32 byte offset.
+    Scratch,
+    /// The root table (push constants, set addresses, dispatch sizes; see `crate::abi`), which
+    /// the back end reads from uniform registers: the address operand is an I32 byte offset
+    /// that must be a constant after the passes.
+    Root,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Const(Constant),
+    Unary(UnOp, Value),
+    Binary(BinOp, Value, Value),
+    /// a * b + c, fused.
+    FFma(Value, Value, Value),
+    Cmp(CmpOp, Value, Value),
+    /// cond ? a : b. `cond` is a Bool of the same lane count (or scalar).
+    Select(Value, Value, Value),
+    Conv(ConvOp, Value),
+    /// base, insert, offset, count (OpBitFieldInsert).
+    BitfieldInsert(Value, Value, Value, Value),
+    /// base, offset, count; unsigned or signed extraction.
+    UBitfieldExtract(Value, Value, Value),
+    SBitfieldExtract(Value, Value, Value),
+    /// Builds a vector from scalars.
+    Vector(Vec<Value>),
+    /// One lane of a vector.
+    Extract(Value, u8),
+    /// A copy of a vector with one lane replaced: vector, lane, new scalar.
+    Insert(Value, u8, Value),
+    /// Identity; copy propagation removes it.
+    Copy(Value),
+    LoadVar(Var),
+    StoreVar(Var, Value),
+    SysVal(SysVal),
+    /// Loads `ty`-typed data (scalar or vector) at address; `align` is the guaranteed byte
+    /// alignment.
+    Load { space: Space, addr: Value, align: u32 },
+    Store { space: Space, addr: Value, value: Value, align: u32 },
+    /// Returns the old value. `CompareExchange` takes the comparator in `cmp`.
+    Atomic { space: Space, op: AtomicOp, addr: Value, value: Value, cmp: Option<Value> },
+    /// The GPU address of descriptor `binding[index]` of `set` in the pipeline layout
+    /// (lowered by `lower_descriptors` to loads through the root table).
+    DescriptorAddress { set: u32, binding: u32, index: Value },
+    /// The bound range size in bytes of that descriptor (for bounds checks and
+    /// OpArrayLength).
+    DescriptorSize { set: u32, binding: u32, index: Value },
+    /// Workgroup execution + memory barrier (OpControlBarrier with Workgroup scope).
+    WorkgroupBarrier,
+    /// Memory barrier only.
+    MemoryBarrier,
+}
+
+/// Whether an operation has effects beyond its result (never removed by DCE, never merged by
+/// CSE, never moved).
+pub fn has_side_effects(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::StoreVar(..)
+            | Op::Store { .. }
+            | Op::Atomic { .. }
+            | Op::WorkgroupBarrier
+            | Op::MemoryBarrier
+    )
+}
+
+/// Type used by loads from the root table for set addresses, for convenience.
+pub const ADDRESS_TYPE: Type = Type::I64;

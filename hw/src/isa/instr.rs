@@ -1,0 +1,355 @@
+//! One struct per machine instruction, and [`Instr`], the sum of them.
+//!
+//! Each struct documents its semantics in a line or two; applegpu's pseudocode is the full
+//! reference. "Active thread" means a thread whose exec-mask bit is set: ALU and memory
+//! instructions only write active threads. The exec-mask instructions (`if_*`, `else_*`,
+//! `while_*`, `pop_exec`) update every thread's nesting counter in `r0l` and recompute the
+//! exec mask as `r0l == 0`.
+
+use super::operand::*;
+
+/// `mov_imm`: D = immediate (16- or 32-bit destination).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MovImm {
+    pub dst: Dst,
+    pub imm: u32,
+}
+
+/// `get_sr`: D = special register (32-bit destination).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GetSr {
+    pub dst: Dst,
+    pub sr: SpecialReg,
+}
+
+/// `iadd`: D = sat?(A + (B << shift)), or A - (B << shift) when `negate_b`. Sources are
+/// extended to the destination width first; 64-bit destinations allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IAdd {
+    pub dst: Dst,
+    pub a: ISrc,
+    pub b: ISrc,
+    pub negate_b: bool,
+    pub shift: u8,
+    pub saturate: bool,
+}
+
+/// `imadd`: D = (A * B) + (C << shift), or minus when `negate_c`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IMAdd {
+    pub dst: Dst,
+    pub a: ISrc,
+    pub b: ISrc,
+    pub c: ISrc,
+    pub negate_c: bool,
+    pub shift: u8,
+    pub saturate: bool,
+}
+
+/// `bitop`: D = truth_table(A, B), bit by bit. Bit `(b << 1) | a` of `table` is the result
+/// for input bits a, b (applegpu's `tt`): 0b1000 is AND, 0b1110 OR, 0b0110 XOR, 0b0101 NOT A
+/// ... as the encoder documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Bitop {
+    pub dst: Dst,
+    pub a: ISrc,
+    pub b: ISrc,
+    pub table: u8,
+}
+
+/// The shift and bitfield family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShiftOp {
+    /// `bfi`: D = (A & ~(mask << B_shift)) | ((C & mask) << B_shift), mask = (1 << m) - 1.
+    /// Mesa's `bfi` operand order; `m == 0` means 32 bits.
+    Bfi,
+    /// `bfeil`: D = (A >> B) & ((1 << m) - 1), zero-filled; `m == 0` means 32 bits.
+    Bfeil,
+    /// `extr`: D = ((B:A) >> C) & mask: a funnel shift.
+    Extr,
+    /// `shlhi` / `shrhi`: shifts of the high half of a 64-bit value.
+    Shlhi,
+    Shrhi,
+    /// `asr`: arithmetic shift right.
+    Asr,
+}
+
+/// A shift or bitfield instruction. Logical shift left / right are `bfi` with A = 0 and
+/// `bfeil`; see the encoder's documentation for the canonical forms agx4 emits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Shift {
+    pub op: ShiftOp,
+    pub dst: Dst,
+    pub a: ISrc,
+    pub b: ISrc,
+    /// Third source where the operation has one (`bfi`, `extr`), else `Imm(0)`.
+    pub c: ISrc,
+    /// Field width `m` in bits (0 = 32).
+    pub mask_bits: u8,
+}
+
+/// Integer unary operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IUnaryOp {
+    BitReverse,
+    PopCount,
+    /// Index of the most significant set bit, ~0 when zero (applegpu `ffs`).
+    FindFirstSet,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IUnary {
+    pub op: IUnaryOp,
+    pub dst: Dst,
+    pub src: ISrc,
+}
+
+/// `convert`: integer <-> float conversions with a rounding mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConvertOp {
+    U32ToF,
+    S32ToF,
+    U16ToF,
+    S16ToF,
+    U8ToF,
+    S8ToF,
+    FToU32,
+    FToS32,
+    FToU16,
+    FToS16,
+}
+
+/// Rounding of a conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Round {
+    NearestEven,
+    TowardZero,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Convert {
+    pub op: ConvertOp,
+    pub dst: Dst,
+    pub src: ISrc,
+    pub round: Round,
+}
+
+/// Float instructions with two or three sources. 16-bit variants exist for each; the width is
+/// the destination's. Results are flushed to zero for 32-bit (applegpu FloatDst).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FOp {
+    /// D = A + B
+    Add,
+    /// D = A * B
+    Mul,
+    /// D = A * B + C, fused.
+    MAdd,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FArith {
+    pub op: FOp,
+    pub dst: Dst,
+    pub a: FSrc,
+    pub b: FSrc,
+    /// Only for `MAdd`; otherwise ignored and encoded as nothing.
+    pub c: FSrc,
+    /// Clamp the result to [0, 1].
+    pub saturate: bool,
+}
+
+/// Float unary operations (applegpu FUnaryInstructionDesc family).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FUnaryOp {
+    Floor,
+    Ceil,
+    Trunc,
+    /// Round to nearest even.
+    Rint,
+    Rcp,
+    Rsqrt,
+    /// `sin_pt_1` / `sin_pt_2`: the two halves of the hardware sine (see applegpu).
+    SinPt1,
+    SinPt2,
+    Log2,
+    Exp2,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FUnary {
+    pub op: FUnaryOp,
+    pub dst: Dst,
+    pub src: FSrc,
+    pub saturate: bool,
+}
+
+/// `icmpsel` / `fcmpsel`: D = cond(A, B) ? X : Y. Also used for min/max.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CmpSel {
+    pub cond: Cond,
+    pub dst: Dst,
+    pub a: Operand,
+    pub b: Operand,
+    pub x: Operand,
+    pub y: Operand,
+}
+
+/// Which exec-mask instruction (applegpu op field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExecOp {
+    /// `if_*`: v = r0l; if v != 0 { v += n } else if !cond { v = 1 }.
+    If,
+    /// `else_*`: if v == 0 { v = n } else if v == 1 { v = cond ? 0 : 1 }.
+    Else,
+    /// `while_*`: if v < n { v = cond ? 0 : n }.
+    While,
+}
+
+/// `if_icmp`, `if_fcmp`, `else_*`, `while_*`: update r0l of every thread and the exec mask.
+/// An unconditional form is `Float(FCond::Eq)` on 0.0 == 0.0 (applegpu's push_exec/else_exec).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ExecCmp {
+    pub op: ExecOp,
+    pub cond: Cond,
+    /// Swap the comparison result (applegpu `ccn`).
+    pub invert: bool,
+    pub a: Operand,
+    pub b: Operand,
+    pub n: u8,
+}
+
+/// `pop_exec`: r0l = max(r0l - n, 0) for every thread; exec = r0l == 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PopExec {
+    pub n: u8,
+}
+
+/// Branches by byte offset relative to the branch instruction's own address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JumpCond {
+    /// `jmp_exec_any`: taken if any thread of the group is active.
+    Any,
+    /// `jmp_exec_none`: taken if no thread is active.
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Jump {
+    pub cond: JumpCond,
+    pub offset: i32,
+}
+
+/// `wait`: block until loads issued with wait slot `slot` have completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Wait {
+    pub slot: u8,
+}
+
+/// The index operand of a memory instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Index {
+    /// A 32-bit register (device memory) or 16-bit register (threadgroup memory).
+    Reg(Reg),
+    /// A sign-extended 16-bit immediate.
+    Imm(i16),
+}
+
+/// `device_load` / `device_store`: for each active thread, address =
+/// base + (extend(index) << shift) * format.bytes(), then up to four consecutive elements
+/// selected by `mask` move between memory and consecutive registers starting at `reg` (16-bit
+/// halves for 8/16-bit formats with a 16-bit `reg`, 32-bit registers with a 32-bit `reg`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DeviceMem {
+    pub store: bool,
+    pub reg: Reg,
+    /// A 64-bit register or uniform.
+    pub base: Operand,
+    pub index: Index,
+    pub index_unsigned: bool,
+    pub shift: u8,
+    pub format: MemFormat,
+    /// Bit i set: element i is transferred. 0b1 = one element, 0b1111 = four.
+    pub mask: u8,
+    /// Scoreboard slot a later `wait` names (loads only).
+    pub wait_slot: u8,
+}
+
+/// `threadgroup_load` / `threadgroup_store`: like [`DeviceMem`] but in the workgroup's shared
+/// memory; `base` is a 16-bit register/uniform or immediate byte offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ThreadgroupMem {
+    pub store: bool,
+    pub reg: Reg,
+    pub base: Operand,
+    pub index: Index,
+    pub format: MemFormat,
+    pub mask: u8,
+    pub wait_slot: u8,
+}
+
+/// `stack_load` / `stack_store`: per-thread scratch (spills, dynamically indexed local
+/// arrays). `offset` is a byte offset into the thread's stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StackMem {
+    pub store: bool,
+    pub reg: Reg,
+    pub offset: Index,
+    pub format: MemFormat,
+    pub mask: u8,
+    pub wait_slot: u8,
+}
+
+/// `atomic` on device memory: address = base + extend(index) * 4; D (if `dst` is some)
+/// receives the old value. For `CmpXchg` the source is a 64-bit pair: compare value in the low
+/// register, new value in the high one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Atomic {
+    pub op: AtomicOp,
+    pub dst: Option<Reg>,
+    pub src: Reg,
+    pub base: Operand,
+    pub index: Index,
+    pub wait_slot: u8,
+}
+
+/// `threadgroup_atomic`: as [`Atomic`] on shared memory; `base` is a byte offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ThreadgroupAtomic {
+    pub op: AtomicOp,
+    pub dst: Option<Reg>,
+    pub src: Reg,
+    pub base: Operand,
+    pub index: Index,
+    pub wait_slot: u8,
+}
+
+/// Every instruction agx4 knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Instr {
+    MovImm(MovImm),
+    GetSr(GetSr),
+    IAdd(IAdd),
+    IMAdd(IMAdd),
+    Bitop(Bitop),
+    Shift(Shift),
+    IUnary(IUnary),
+    Convert(Convert),
+    FArith(FArith),
+    FUnary(FUnary),
+    CmpSel(CmpSel),
+    ExecCmp(ExecCmp),
+    PopExec(PopExec),
+    Jump(Jump),
+    Wait(Wait),
+    DeviceMem(DeviceMem),
+    ThreadgroupMem(ThreadgroupMem),
+    StackMem(StackMem),
+    Atomic(Atomic),
+    ThreadgroupAtomic(ThreadgroupAtomic),
+    /// `threadgroup_barrier`: every SIMD group of the workgroup waits here.
+    ThreadgroupBarrier,
+    /// `memory_barrier`: orders this thread's device memory accesses.
+    MemoryBarrier,
+    /// `stop`: ends the shader for the whole SIMD group.
+    Stop,
+}
