@@ -9,6 +9,7 @@ pub mod uapi;
 pub mod drm;
 pub mod sim;
 mod select;
+pub mod trace;
 
 pub use select::{open_default, Backend, SelectError};
 

@@ -43,8 +43,21 @@ impl SelectError {
 }
 
 /// Open the device the environment asks for. With `AGX4_KMD` unset or `auto`, a real asahi
-/// render node wins and the simulated device is the fallback.
+/// render node wins and the simulated device is the fallback. With `AGX4_TRACE=<file>` the
+/// device is wrapped in a [`TraceKmd`](crate::trace::TraceKmd) recording into that file.
 pub fn open_default() -> Result<Arc<dyn Kmd>, SelectError> {
+    let kmd = open_backend()?;
+    match std::env::var_os(crate::trace::TRACE_ENV) {
+        Some(path) if !path.is_empty() => {
+            let traced = crate::trace::TraceKmd::create(kmd, std::path::Path::new(&path))
+                .map_err(|e| SelectError::new(format!("cannot write the trace {path:?}: {e}")))?;
+            Ok(Arc::new(traced))
+        }
+        _ => Ok(kmd),
+    }
+}
+
+fn open_backend() -> Result<Arc<dyn Kmd>, SelectError> {
     let choice = std::env::var(KMD_ENV).unwrap_or_default();
     match choice.trim() {
         "" | "auto" => match DrmKmd::open() {
