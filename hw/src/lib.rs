@@ -10,6 +10,7 @@
 
 mod generation;
 pub mod isa;
+pub mod g13;
 mod identity;
 pub mod gpu;
 pub mod uat;

@@ -1,16 +1,37 @@
-//! Executing commands. Nothing is modelled yet: every command ends in an honest
-//! `Unimplemented` fault until the compute and render work fill these in.
+//! Executing commands: compute through the CDM model; render is not modelled yet and ends in
+//! an honest `Unimplemented` fault.
+//!
+//! `AGX4_SIM_NOEXEC=1` (read once per process) makes [`execute_compute`] parse and validate
+//! the control stream, USC words and shaders without running any shader, to measure the
+//! driver's CPU cost apart from the simulated GPU's.
 
+use super::cdm::{self, ComputeStats};
 use super::{ComputeCommand, Fault, GpuMemory, RenderCommand};
-use crate::Identity;
+use crate::{Generation, Identity};
+use std::sync::OnceLock;
+
+fn no_execute() -> bool {
+    static NOEXEC: OnceLock<bool> = OnceLock::new();
+    *NOEXEC.get_or_init(|| std::env::var("AGX4_SIM_NOEXEC").is_ok_and(|v| v == "1"))
+}
 
 /// Run a compute command to completion, or to the first fault.
 pub fn execute_compute(
-    _gpu: &Identity,
-    _cmd: &ComputeCommand,
-    _mem: &mut dyn GpuMemory,
-) -> Result<(), Fault> {
-    Err(Fault::Unimplemented("CDM control stream execution"))
+    gpu: &Identity,
+    cmd: &ComputeCommand,
+    mem: &mut dyn GpuMemory,
+) -> Result<ComputeStats, Fault> {
+    match gpu.generation {
+        Generation::G13 => {}
+        // Multi-cluster G14 parts (G14X) add a launch word the model does not read yet.
+        Generation::G14 if gpu.num_clusters <= 1 => {}
+        _ => {
+            return Err(Fault::Unimplemented(
+                "CDM control streams of this GPU generation",
+            ))
+        }
+    }
+    cdm::run_stream(cmd, mem, !no_execute())
 }
 
 /// Run a render command to completion, or to the first fault.
@@ -25,31 +46,272 @@ pub fn execute_render(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::g13::control::{
+        CdmBarrier, CdmBlock, CdmLaunch, CdmMode, CdmStreamLink, SharedLayout, UscWord,
+    };
+    use crate::gpu::usc::FlatMemory;
+    use crate::gpu::Access;
+    use crate::isa::*;
 
-    struct NoMemory;
+    const EXEC_BASE: u64 = 0x1_0000_0000;
+    const OUT: u64 = 0x10_0000;
+    const OUT2: u64 = 0x20_0000;
 
-    impl GpuMemory for NoMemory {
-        fn read(&self, va: u64, _buf: &mut [u8]) -> Result<(), Fault> {
-            Err(Fault::Unmapped { va, access: crate::gpu::Access::Read })
+    fn g13() -> &'static Identity {
+        Identity::by_name("g13g").expect("known")
+    }
+
+    /// out[gid] = gid + (32-bit uniform u2); the output address is the 64-bit uniform u0.
+    fn shader() -> Vec<u8> {
+        let tid = Reg::r32(1);
+        let code = [
+            Instr::GetSr(GetSr {
+                dst: tid.into(),
+                sr: SpecialReg::THREAD_POSITION_IN_GRID_X,
+            }),
+            Instr::IAdd(IAdd {
+                dst: Reg::r32(2).into(),
+                a: ISrc::new(Operand::Reg(tid)),
+                b: ISrc::new(Operand::Uniform(Reg::r32(2))),
+                negate_b: false,
+                shift: 0,
+                saturate: false,
+            }),
+            Instr::DeviceMem(DeviceMem {
+                store: true,
+                reg: Reg::r32(2),
+                base: Operand::Uniform(Reg::r64(0)),
+                index: Index::Reg(tid),
+                index_unsigned: true,
+                shift: 0,
+                format: MemFormat::I32,
+                mask: 1,
+                wait_slot: 0,
+            }),
+            Instr::Stop,
+        ];
+        let mut out = Vec::new();
+        for i in &code {
+            crate::g13::encode(i, &mut out).expect("encodable");
         }
-        fn write(&mut self, va: u64, _data: &[u8]) -> Result<(), Fault> {
-            Err(Fault::Unmapped { va, access: crate::gpu::Access::Write })
+        out
+    }
+
+    fn usc_words(uniform_buffer: u64) -> Vec<u8> {
+        let mut w = Vec::new();
+        crate::g13::control::pack_uniform_range(0, 6, uniform_buffer, &mut w);
+        UscWord::Shared {
+            uses_shared: false,
+            layout: SharedLayout::VertexCompute,
+            bytes_per_threadgroup: 65536,
+        }
+        .pack(&mut w);
+        UscWord::Shader {
+            code: 0x100,
+            loads_varyings: false,
+        }
+        .pack(&mut w);
+        UscWord::Registers {
+            count_halves: 8,
+            spill_size: 0,
+        }
+        .pack(&mut w);
+        UscWord::NoPreshader.pack(&mut w);
+        w
+    }
+
+    fn uniforms(out: u64, add: u32) -> Vec<u8> {
+        let mut u = out.to_le_bytes().to_vec();
+        u.extend_from_slice(&add.to_le_bytes());
+        u
+    }
+
+    fn launch(pipeline: u64, threads: u32) -> CdmBlock {
+        CdmBlock::Launch(CdmLaunch {
+            uniform_halves: 64,
+            texture_states: 8,
+            sampler_states: 0,
+            preshader_halves: 16,
+            mode: CdmMode::Direct,
+            pipeline,
+            global_size: [threads, 1, 1],
+            indirect: 0,
+            local_size: [32, 1, 1],
+        })
+    }
+
+    /// Stream: launch A (96 threads), barrier, link-with-return to a segment holding launch B
+    /// (8 threads) and a return, then terminate.
+    fn memory() -> FlatMemory {
+        let mut m = FlatMemory::new();
+        let mut exec = vec![0u8; 0x3000];
+        let code = shader();
+        exec[0x100..0x100 + code.len()].copy_from_slice(&code);
+        let a = usc_words(0x5000);
+        exec[0x1000..0x1000 + a.len()].copy_from_slice(&a);
+        let b = usc_words(0x5100);
+        exec[0x2000..0x2000 + b.len()].copy_from_slice(&b);
+        m.map(EXEC_BASE, exec);
+        let mut u = uniforms(OUT, 1000);
+        u.resize(0x100, 0);
+        u.extend(uniforms(OUT2, 2000));
+        m.map(0x5000, u);
+
+        let mut s = Vec::new();
+        launch(0x1000, 96).pack(&mut s);
+        CdmBlock::Barrier(CdmBarrier::compute_to_compute()).pack(&mut s);
+        CdmBlock::Link(CdmStreamLink {
+            target: 0x7000,
+            with_return: true,
+        })
+        .pack(&mut s);
+        CdmBlock::Terminate.pack(&mut s);
+        m.map(0x6000, s);
+        let mut seg = Vec::new();
+        launch(0x2000, 8).pack(&mut seg);
+        CdmBlock::Return.pack(&mut seg);
+        m.map(0x7000, seg);
+        m.map(OUT, vec![0; 4 * 128]);
+        m.map(OUT2, vec![0; 4 * 32]);
+        m
+    }
+
+    fn command() -> ComputeCommand {
+        ComputeCommand {
+            usc_exec_base: EXEC_BASE,
+            ctrl_stream_base: 0x6000,
+            ..Default::default()
+        }
+    }
+
+    fn words(m: &FlatMemory, va: u64, n: usize) -> Vec<u32> {
+        m.bytes(va, 4 * n)
+            .unwrap()
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn linked_stream_runs_both_launches() {
+        let mut m = memory();
+        let stats = cdm::run_stream(&command(), &mut m, true).expect("runs");
+        assert_eq!(stats.launches, 2);
+        assert_eq!(stats.usc.workgroups, 3 + 1);
+        let a = words(&m, OUT, 128);
+        let b = words(&m, OUT2, 32);
+        for t in 0..128u32 {
+            assert_eq!(a[t as usize], if t < 96 { t + 1000 } else { 0 });
+        }
+        for t in 0..32u32 {
+            assert_eq!(b[t as usize], if t < 8 { t + 2000 } else { 0 });
         }
     }
 
     #[test]
-    fn commands_report_unimplemented() {
-        let gpu = Identity::by_name("g13g").expect("known");
-        let c = execute_compute(gpu, &ComputeCommand::default(), &mut NoMemory);
-        assert!(matches!(c, Err(Fault::Unimplemented(_))));
-        let r = execute_render(gpu, &RenderCommand::default(), &mut NoMemory);
+    fn execute_compute_runs_the_stream_unless_told_not_to() {
+        let mut m = memory();
+        let r = execute_compute(g13(), &command(), &mut m).expect("runs");
+        assert_eq!(r.launches, 2);
+        let ran = words(&m, OUT, 1)[0] == 1000;
+        assert_eq!(ran, !no_execute());
+    }
+
+    #[test]
+    fn indirect_launch_reads_its_grid_from_memory() {
+        let mut m = memory();
+        let mut s = Vec::new();
+        CdmBlock::Launch(CdmLaunch {
+            mode: CdmMode::IndirectGlobal,
+            indirect: 0x8000,
+            global_size: [0; 3],
+            ..launch_of(0x1000)
+        })
+        .pack(&mut s);
+        CdmBlock::Terminate.pack(&mut s);
+        m.map(0x9000, s);
+        m.map(
+            0x8000,
+            [40u32, 1, 1].iter().flat_map(|v| v.to_le_bytes()).collect(),
+        );
+        let cmd = ComputeCommand {
+            ctrl_stream_base: 0x9000,
+            ..command()
+        };
+        let stats = cdm::run_stream(&cmd, &mut m, true).expect("runs");
+        assert_eq!(stats.usc.workgroups, 2);
+        let a = words(&m, OUT, 64);
+        for t in 0..64u32 {
+            assert_eq!(a[t as usize], if t < 40 { t + 1000 } else { 0 });
+        }
+    }
+
+    fn launch_of(pipeline: u64) -> CdmLaunch {
+        match launch(pipeline, 32) {
+            CdmBlock::Launch(l) => l,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn validation_only_runs_no_shader() {
+        let mut m = memory();
+        let stats = cdm::run_stream(&command(), &mut m, false).expect("valid");
+        assert_eq!(stats.launches, 2);
+        assert_eq!(stats.usc.lane_instructions, 0);
+        assert!(words(&m, OUT, 128).iter().all(|&w| w == 0));
+    }
+
+    #[test]
+    fn looping_and_malformed_streams_fault() {
+        let mut m = FlatMemory::new();
+        let mut s = Vec::new();
+        CdmBlock::Link(CdmStreamLink {
+            target: 0x6000,
+            with_return: false,
+        })
+        .pack(&mut s);
+        m.map(0x6000, s);
+        assert!(matches!(
+            cdm::run_stream(&command(), &mut m, true),
+            Err(Fault::BadControlWord { va: 0x6000, .. })
+        ));
+        let mut m = FlatMemory::with(0x6000, &[0, 0, 0, 0xe0]);
+        assert!(matches!(
+            cdm::run_stream(&command(), &mut m, true),
+            Err(Fault::BadControlWord { .. })
+        ));
+        let mut m = FlatMemory::with(0x6000, &CdmBlock::Return.pack_vec());
+        assert!(matches!(
+            cdm::run_stream(&command(), &mut m, true),
+            Err(Fault::BadControlWord { .. })
+        ));
+        let mut m = FlatMemory::new();
+        assert_eq!(
+            cdm::run_stream(&command(), &mut m, true),
+            Err(Fault::Unmapped {
+                va: 0x6000,
+                access: Access::Read
+            })
+        );
+    }
+
+    #[test]
+    fn render_reports_unimplemented() {
+        let r = execute_render(g13(), &RenderCommand::default(), &mut FlatMemory::new());
         assert!(matches!(r, Err(Fault::Unimplemented(_))));
     }
 
     #[test]
     fn default_accessors_propagate_faults() {
-        let mut m = NoMemory;
-        assert_eq!(m.read_u64(0x1000), Err(Fault::Unmapped { va: 0x1000, access: crate::gpu::Access::Read }));
+        let mut m = FlatMemory::new();
+        assert_eq!(
+            m.read_u64(0x1000),
+            Err(Fault::Unmapped {
+                va: 0x1000,
+                access: Access::Read
+            })
+        );
         assert!(m.write_u32(0x2000, 1).is_err());
     }
 }

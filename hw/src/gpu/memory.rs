@@ -30,6 +30,15 @@ pub enum Fault {
     /// rather than a silent no-op so a missing feature can never pass as a correct result.
     #[error("not implemented by the simulated GPU: {0}")]
     Unimplemented(&'static str),
+    /// A control stream or USC word the hardware would not accept (bad block type or tag, a
+    /// value outside its field, a stream that never ends).
+    #[error("malformed control word at {va:#x}: {reason}")]
+    BadControlWord { va: u64, reason: String },
+    /// A shader did something the USC cannot continue from: a jump outside its code, running
+    /// off the end without `stop`, an instruction budget exhausted (an endless loop), an
+    /// undecodable instruction. `pc` is the instruction's GPU address.
+    #[error("shader fault at {pc:#x}: {reason}")]
+    Shader { pc: u64, reason: String },
     /// The model itself failed: a bug in agx4, never a property of the submitted work.
     #[error("simulated GPU internal error: {0}")]
     Internal(&'static str),

@@ -4,10 +4,13 @@
 //! command ([`ComputeCommand`], [`RenderCommand`]) and GPU memory reached through the VM
 //! ([`GpuMemory`]). Nothing from the driver's Rust objects reaches it.
 
+mod cdm;
 mod command;
 mod exec;
+pub mod usc;
 mod memory;
 
 pub use command::{BgEotProgram, ComputeCommand, HelperProgram, RenderCommand, ZlsBuffer};
+pub use cdm::{ComputeStats, MAX_BLOCKS};
 pub use exec::{execute_compute, execute_render};
 pub use memory::{Access, Fault, GpuMemory};

@@ -57,32 +57,33 @@ pub struct Bitop {
     pub table: u8,
 }
 
-/// The shift and bitfield family.
+/// The shift and bitfield family. Fields follow applegpu's A, B, C; `s = C & 0x7f` is the
+/// shift amount and `mask = (1 << m) - 1`, or all ones when `m == 0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ShiftOp {
-    /// `bfi`: D = (A & ~(mask << B_shift)) | ((C & mask) << B_shift), mask = (1 << m) - 1.
-    /// Mesa's `bfi` operand order; `m == 0` means 32 bits.
+    /// `bfi`: D = (A & !(mask << s)) | ((B & mask) << s). With A = 0 and m = 0 it is
+    /// `shl B, s`.
     Bfi,
-    /// `bfeil`: D = (A >> B) & ((1 << m) - 1), zero-filled; `m == 0` means 32 bits.
+    /// `bfeil`: D = (A & !mask) | ((B >> s) & mask). With A = 0 and m = 0 it is the logical
+    /// shift right `B >> s`; with A = 0 a zero-filled bitfield extract.
     Bfeil,
-    /// `extr`: D = ((B:A) >> C) & mask: a funnel shift.
+    /// `extr`: D = (((B << 32) | A) >> s) & mask: a funnel shift of the pair B:A.
     Extr,
-    /// `shlhi` / `shrhi`: shifts of the high half of a 64-bit value.
+    /// `shlhi` / `shrhi`: shifts of the high half of a 64-bit value (see applegpu).
     Shlhi,
     Shrhi,
-    /// `asr`: arithmetic shift right.
+    /// `asr`: D = A >> (B & 0x7f), arithmetic. Uses only A and B.
     Asr,
 }
 
-/// A shift or bitfield instruction. Logical shift left / right are `bfi` with A = 0 and
-/// `bfeil`; see the encoder's documentation for the canonical forms agx4 emits.
+/// A shift or bitfield instruction (semantics on [`ShiftOp`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Shift {
     pub op: ShiftOp,
     pub dst: Dst,
     pub a: ISrc,
     pub b: ISrc,
-    /// Third source where the operation has one (`bfi`, `extr`), else `Imm(0)`.
+    /// The shift amount for the bitfield forms; `Imm(0)` for `asr`.
     pub c: ISrc,
     /// Field width `m` in bits (0 = 32).
     pub mask_bits: u8,
@@ -254,10 +255,14 @@ pub enum Index {
     Imm(i16),
 }
 
-/// `device_load` / `device_store`: for each active thread, address =
-/// base + (extend(index) << shift) * format.bytes(), then up to four consecutive elements
-/// selected by `mask` move between memory and consecutive registers starting at `reg` (16-bit
-/// halves for 8/16-bit formats with a 16-bit `reg`, 32-bit registers with a 32-bit `reg`).
+/// `device_load` / `device_store`: for each active thread, element i (for each bit i set in
+/// `mask`) is at base + ((extend(index) << shift) + i) * format.bytes(), extend being sign- or
+/// zero-extension of a 32-bit register per `index_unsigned` (an immediate index is a
+/// sign-extended 16-bit value). The selected elements move to/from popcount(mask) consecutive
+/// registers starting at `reg`: a gap in the mask skips memory, not registers (applegpu). 16-bit
+/// `reg` means 16-bit halves (not allowed with `I32`), 32-bit `reg` 32-bit registers. The shift
+/// field is 2 bits; applegpu observes shift 3 behaving as 2. Bit-packed formats (`RGB10A2`)
+/// ignore shift and mask in hardware.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DeviceMem {
     pub store: bool,
@@ -275,7 +280,8 @@ pub struct DeviceMem {
 }
 
 /// `threadgroup_load` / `threadgroup_store`: like [`DeviceMem`] but in the workgroup's shared
-/// memory; `base` is a 16-bit register/uniform or immediate byte offset.
+/// memory; `base` is a 16-bit register/uniform or the immediate 0 (the encoding has no other
+/// immediate base). There is no scoreboard field: `wait_slot` must be 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ThreadgroupMem {
     pub store: bool,
@@ -299,7 +305,8 @@ pub struct StackMem {
     pub wait_slot: u8,
 }
 
-/// `atomic` on device memory: address = base + extend(index) * 4; D (if `dst` is some)
+/// `atomic` on device memory: address = base + sext(index) * 4 (agx4 always encodes the index
+/// as signed; the hardware's unsigned bit is not modelled); D (if `dst` is some)
 /// receives the old value. For `CmpXchg` the source is a 64-bit pair: compare value in the low
 /// register, new value in the high one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

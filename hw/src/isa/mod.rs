@@ -14,6 +14,7 @@
 
 mod operand;
 mod instr;
+pub mod disasm;
 
 pub use instr::*;
 pub use operand::*;

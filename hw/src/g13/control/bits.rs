@@ -1,0 +1,179 @@
+//! The field-table mechanism: a control word is a list of [`Field`]s, each a bit range with an
+//! optional modifier, and one pair of functions packs and unpacks any of them. Word layouts
+//! elsewhere in this module are data (`const` tables), not hand-written shifts.
+
+use crate::gpu::Fault;
+
+/// How a field's value is stored in its bits (the genxml modifiers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Modifier {
+    /// Stored as is.
+    None,
+    /// Stored shifted right by n; the low n bits must be zero (addresses with an alignment).
+    Shr(u32),
+    /// Stored as a count of groups of n, rounded up; a count of `1 << width` is stored as 0,
+    /// and 0 is not representable (it packs as one group, as Mesa's packer does).
+    Groups(u32),
+    /// Stored as log2 of the value (the value is a power of two; 0 packs as 0).
+    Log2,
+}
+
+/// One field of a control word: `width` bits starting at bit `start` of the word's
+/// little-endian byte string (bit 32 is bit 0 of the second 32-bit word).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    pub name: &'static str,
+    pub start: u32,
+    pub width: u32,
+    pub modifier: Modifier,
+}
+
+impl Field {
+    pub const fn new(name: &'static str, start: u32, width: u32) -> Field {
+        Field {
+            name,
+            start,
+            width,
+            modifier: Modifier::None,
+        }
+    }
+
+    pub const fn with(name: &'static str, start: u32, width: u32, modifier: Modifier) -> Field {
+        Field {
+            name,
+            start,
+            width,
+            modifier,
+        }
+    }
+
+    fn mask(&self) -> u64 {
+        if self.width >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.width) - 1
+        }
+    }
+
+    /// The raw bits for `value`, after the modifier. Values that do not fit are truncated to
+    /// the field; callers that need to refuse them check with [`Field::fits`].
+    pub fn encode(&self, value: u64) -> u64 {
+        let raw = match self.modifier {
+            Modifier::None => value,
+            Modifier::Shr(n) => value >> n,
+            Modifier::Groups(n) => {
+                let groups = value.div_ceil(u64::from(n)).max(1);
+                if groups == 1u64 << self.width {
+                    0
+                } else {
+                    groups
+                }
+            }
+            Modifier::Log2 => {
+                if value == 0 {
+                    0
+                } else {
+                    u64::from(63 - value.leading_zeros())
+                }
+            }
+        };
+        raw & self.mask()
+    }
+
+    /// The value stored in `raw` bits.
+    pub fn decode(&self, raw: u64) -> u64 {
+        let raw = raw & self.mask();
+        match self.modifier {
+            Modifier::None => raw,
+            Modifier::Shr(n) => raw << n,
+            Modifier::Groups(n) => u64::from(n) * if raw == 0 { 1u64 << self.width } else { raw },
+            Modifier::Log2 => 1u64 << raw,
+        }
+    }
+
+    /// Whether `value` is represented exactly.
+    pub fn fits(&self, value: u64) -> bool {
+        self.decode(self.encode(value)) == value
+    }
+
+    /// Store `value` into `bytes`.
+    pub fn put(&self, bytes: &mut [u8], value: u64) {
+        let raw = self.encode(value);
+        for i in 0..self.width {
+            let bit = self.start + i;
+            let (byte, shift) = ((bit / 8) as usize, bit % 8);
+            if let Some(b) = bytes.get_mut(byte) {
+                if (raw >> i) & 1 != 0 {
+                    *b |= 1 << shift;
+                } else {
+                    *b &= !(1 << shift);
+                }
+            }
+        }
+    }
+
+    /// Read the value of this field from `bytes` (missing bytes read as zero).
+    pub fn get(&self, bytes: &[u8]) -> u64 {
+        let mut raw = 0u64;
+        for i in 0..self.width {
+            let bit = self.start + i;
+            let (byte, shift) = ((bit / 8) as usize, bit % 8);
+            if bytes.get(byte).is_some_and(|b| (b >> shift) & 1 != 0) {
+                raw |= 1 << i;
+            }
+        }
+        self.decode(raw)
+    }
+}
+
+/// A malformed word: `why` names the field or rule it broke. The address is filled in by the
+/// reader that knows where the word came from.
+pub fn bad(why: impl Into<String>) -> Fault {
+    Fault::BadControlWord {
+        va: 0,
+        reason: why.into(),
+    }
+}
+
+/// `bytes` must hold at least `n` bytes.
+pub fn need(bytes: &[u8], n: usize, what: &str) -> Result<(), Fault> {
+    if bytes.len() < n {
+        Err(bad(format!(
+            "{what}: {} bytes given, {n} needed",
+            bytes.len()
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+/// Re-address a fault raised while unpacking bytes read from `va`.
+pub fn at(va: u64) -> impl Fn(Fault) -> Fault {
+    move |f| match f {
+        Fault::BadControlWord { reason, .. } => Fault::BadControlWord { va, reason },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_modifier_stores_all_as_zero_and_rounds_up() {
+        let f = Field::with("n", 0, 3, Modifier::Groups(64));
+        assert_eq!(f.encode(512), 0);
+        assert_eq!(f.decode(0), 512);
+        assert_eq!(f.encode(65), 2);
+        assert_eq!(f.encode(0), 1);
+    }
+
+    #[test]
+    fn fields_cross_byte_and_word_boundaries() {
+        let f = Field::with("buf", 26, 38, Modifier::Shr(2));
+        let mut b = [0u8; 8];
+        f.put(&mut b, 0x12_3456_789c);
+        assert_eq!(u64::from_le_bytes(b), (0x12_3456_789cu64 >> 2) << 26);
+        assert_eq!(f.get(&b), 0x12_3456_789c);
+    }
+}

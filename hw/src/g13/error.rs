@@ -1,0 +1,76 @@
+//! Why an instruction cannot be encoded or bytes cannot be decoded.
+
+use std::fmt;
+use thiserror::Error;
+
+/// What is wrong with one operand or field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// An immediate outside the encodable range `min..=max`.
+    ImmediateOutOfRange { value: i64, min: i64, max: i64 },
+    /// A register (in 16-bit halves) at or past the highest encodable `limit`.
+    RegisterTooHigh { half: u16, limit: u16 },
+    /// A 32- or 64-bit register starting on an odd half.
+    Misaligned { half: u16 },
+    /// The operand kind is not accepted here.
+    KindNotAllowed(&'static str),
+    /// The register width is not accepted here.
+    WidthNotAllowed(u32),
+    /// A modifier or hint the instruction has no bits for.
+    ModifierNotEncodable(&'static str),
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::ImmediateOutOfRange { value, min, max } => {
+                write!(f, "immediate {value} outside {min}..={max}")
+            }
+            Problem::RegisterTooHigh { half, limit } => {
+                write!(f, "register half {half} is not below {limit}")
+            }
+            Problem::Misaligned { half } => write!(f, "register half {half} is not even"),
+            Problem::KindNotAllowed(k) => write!(f, "{k} not allowed here"),
+            Problem::WidthNotAllowed(bits) => write!(f, "{bits}-bit register not allowed here"),
+            Problem::ModifierNotEncodable(m) => write!(f, "modifier {m} cannot be encoded here"),
+        }
+    }
+}
+
+/// An `Instr` the G13 encoding cannot express.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("cannot encode {instr}: operand {operand}: {problem}")]
+pub struct EncodeError {
+    pub instr: &'static str,
+    pub operand: &'static str,
+    pub problem: Problem,
+}
+
+impl EncodeError {
+    pub(crate) fn new(instr: &'static str, operand: &'static str, problem: Problem) -> Self {
+        EncodeError {
+            instr,
+            operand,
+            problem,
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Bytes that are not an instruction agx4 models.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DecodeError {
+    #[error("truncated instruction: need {needed} bytes, have {available}")]
+    Truncated { needed: usize, available: usize },
+    #[error("unknown opcode in bytes [{}]", hex(.bytes))]
+    Unknown { bytes: Vec<u8> },
+    #[error("unmodelled encoding [{}]: {reason}", hex(.bytes))]
+    Unmodelled { bytes: Vec<u8>, reason: String },
+}

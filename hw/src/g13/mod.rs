@@ -1,0 +1,91 @@
+//! G13 (Apple M1) machine code: encoder, decoder and length rules for [`crate::isa`].
+//!
+//! Field positions come from dougallj/applegpu and Mesa's asahi back end. An instruction is
+//! built as one little-endian bit string in its long layout; extensible instructions drop to
+//! their short form when every bit past the short length is zero, exactly as both references do.
+//! The decoder parses fields and then re-encodes the result: anything that does not come back
+//! bit-for-bit (reserved bits, hints agx4 does not model, non-canonical lengths) is rejected
+//! rather than guessed at.
+
+pub mod control;
+mod bits;
+mod error;
+mod float_imm;
+mod isa_alu;
+mod isa_float;
+mod isa_flow;
+mod isa_mem;
+mod operand_codec;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::{DecodeError, EncodeError, Problem};
+pub use float_imm::{float_imm_from_bits, float_imm_to_bits, float_imm_value};
+
+use crate::isa::Instr;
+use bits::Encoded;
+
+/// Longest instruction agx4 emits or decodes (threadgroup atomics, long compare-selects).
+pub const MAX_INSTR_LEN: usize = 10;
+
+fn encode_bits(instr: &Instr, force_long: bool) -> Result<Encoded, EncodeError> {
+    match instr {
+        Instr::MovImm(i) => isa_alu::mov_imm(i, force_long),
+        Instr::GetSr(i) => isa_alu::get_sr(i),
+        Instr::IAdd(i) => isa_alu::iadd(i),
+        Instr::IMAdd(i) => isa_alu::imadd(i),
+        Instr::Bitop(i) => isa_alu::bitop(i),
+        Instr::Shift(i) => isa_alu::shift(i),
+        Instr::IUnary(i) => isa_alu::iunary(i),
+        Instr::Convert(i) => isa_alu::convert(i),
+        Instr::CmpSel(i) => isa_alu::cmpsel(i, force_long),
+        Instr::FArith(i) => isa_float::farith(i, force_long),
+        Instr::FUnary(i) => isa_float::funary(i, force_long),
+        Instr::ExecCmp(i) => isa_flow::exec_cmp(i),
+        Instr::PopExec(i) => isa_flow::pop_exec(i),
+        Instr::Jump(i) => Ok(isa_flow::jump(i)),
+        Instr::Wait(i) => isa_flow::wait(i),
+        Instr::ThreadgroupBarrier => Ok(isa_flow::threadgroup_barrier()),
+        Instr::MemoryBarrier => Ok(isa_flow::memory_barrier()),
+        Instr::Stop => Ok(isa_flow::stop()),
+        Instr::DeviceMem(i) => isa_mem::device(i),
+        Instr::ThreadgroupMem(i) => isa_mem::threadgroup(i, force_long),
+        Instr::StackMem(i) => isa_mem::stack(i),
+        Instr::Atomic(i) => isa_mem::atomic(i),
+        Instr::ThreadgroupAtomic(i) => isa_mem::threadgroup_atomic(i, force_long),
+    }
+}
+
+/// Appends the machine code of `instr` to `out`, in its short form when the operands allow.
+/// On error nothing is appended.
+pub fn encode(instr: &Instr, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    let e = encode_bits(instr, false)?;
+    e.append_to(out);
+    Ok(())
+}
+
+/// Byte length [`encode`] would produce. A jump's length never depends on its offset.
+pub fn encoded_len(instr: &Instr) -> Result<usize, EncodeError> {
+    Ok(encode_bits(instr, false)?.len)
+}
+
+/// Decodes the instruction at the start of `bytes`, returning it and its length in bytes.
+pub fn decode(bytes: &[u8]) -> Result<(Instr, usize), DecodeError> {
+    let shape = bits::classify(bytes)?;
+    let len = shape.length(bytes)?;
+    let raw = bits::read(bytes, len);
+    let instr = shape.decode(raw, bytes, len)?;
+    let force_long = shape.is_extensible() && len == shape.long;
+    let again = encode_bits(&instr, force_long).map_err(|e| DecodeError::Unmodelled {
+        bytes: bytes[..len].to_vec(),
+        reason: format!("fields do not form a valid agx4 instruction ({e})"),
+    })?;
+    if again.len != len || again.bits != raw {
+        return Err(DecodeError::Unmodelled {
+            bytes: bytes[..len].to_vec(),
+            reason: "bits outside the modelled fields are set".into(),
+        });
+    }
+    Ok((instr, len))
+}

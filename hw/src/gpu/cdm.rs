@@ -1,0 +1,225 @@
+//! The CDM: walks a compute control stream and starts each launch on the USC.
+//!
+//! Blocks are read from `ctrl_stream_base` on. A launch reads its USC words at
+//! `usc_exec_base + pipeline` (the field is a 32-bit USC address, as Mesa writes it), preloads
+//! the uniform file, decodes the shader at `usc_exec_base + code` and runs the grid. Barriers
+//! are validated and otherwise have nothing to do, since launches run one after another to
+//! completion. A link continues at its target; a link with return remembers one return
+//! address, which a Stream Return (or a barrier with its return bit) goes back to. Terminate
+//! ends the stream. `ctrl_stream_end` is not used: the stream's own blocks say where it ends.
+//!
+//! A stream that executes more than [`MAX_BLOCKS`] blocks, or reaches the same link twice in
+//! the same state (an endless loop, as the stream has no conditions), faults.
+
+use super::usc::{self, ExecStats, LaunchState};
+use super::{ComputeCommand, Fault, GpuMemory};
+use crate::g13::control::{stack_bytes_for_spill_size, CdmBlock, CdmLaunch, CdmMode, UscWord};
+use crate::isa::UNIFORM_HALVES;
+use std::collections::HashSet;
+
+/// Most blocks one stream may execute.
+pub const MAX_BLOCKS: u64 = 1 << 22;
+
+/// Most USC words one launch may have before its preshader word.
+const MAX_USC_WORDS: usize = 1024;
+
+/// What a compute command did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ComputeStats {
+    pub launches: u64,
+    pub usc: ExecStats,
+}
+
+fn bad(va: u64, why: impl Into<String>) -> Fault {
+    Fault::BadControlWord {
+        va,
+        reason: why.into(),
+    }
+}
+
+/// Walk the stream; with `execute` false, launches are parsed and validated (USC words, grid,
+/// the shader's decoding) but no shader runs.
+pub fn run_stream(
+    cmd: &ComputeCommand,
+    mem: &mut dyn GpuMemory,
+    execute: bool,
+) -> Result<ComputeStats, Fault> {
+    let mut stats = ComputeStats::default();
+    let mut va = cmd.ctrl_stream_base;
+    let mut ret: Option<u64> = None;
+    let mut links_seen = HashSet::new();
+    for _ in 0..MAX_BLOCKS {
+        let (block, size) = CdmBlock::read(mem, va)?;
+        let next = va.wrapping_add(size);
+        match block {
+            CdmBlock::Launch(l) => {
+                launch(cmd, &l, va, mem, execute, &mut stats)?;
+                va = next;
+            }
+            CdmBlock::Barrier(b) => {
+                if b.returns {
+                    va = ret
+                        .take()
+                        .ok_or_else(|| bad(va, "barrier returns with no return address"))?;
+                } else {
+                    va = next;
+                }
+            }
+            CdmBlock::Link(link) => {
+                if !links_seen.insert((va, ret)) {
+                    return Err(bad(va, "control stream loops"));
+                }
+                if link.with_return {
+                    if ret.is_some() {
+                        return Err(bad(va, "nested stream link with return (one level only)"));
+                    }
+                    ret = Some(next);
+                }
+                va = link.target;
+            }
+            CdmBlock::Return => {
+                va = ret
+                    .take()
+                    .ok_or_else(|| bad(va, "stream return with no return address"))?;
+            }
+            CdmBlock::Terminate => return Ok(stats),
+        }
+    }
+    Err(bad(
+        va,
+        format!("control stream longer than {MAX_BLOCKS} blocks"),
+    ))
+}
+
+/// Shader state gathered from a launch's USC words.
+struct UscState {
+    uniforms: Vec<u16>,
+    code: Option<u32>,
+    shared_bytes: u32,
+    stack_bytes: u32,
+}
+
+fn read_usc_words(
+    cmd: &ComputeCommand,
+    l: &CdmLaunch,
+    mem: &dyn GpuMemory,
+) -> Result<UscState, Fault> {
+    let mut s = UscState {
+        uniforms: vec![0; usize::from(UNIFORM_HALVES)],
+        code: None,
+        shared_bytes: 0,
+        stack_bytes: 0,
+    };
+    let mut va = cmd.usc_exec_base.wrapping_add(l.pipeline);
+    for _ in 0..MAX_USC_WORDS {
+        let (w, n) = UscWord::read(mem, va)?;
+        match w {
+            UscWord::Uniform {
+                start_halves,
+                size_halves,
+                buffer,
+            }
+            | UscWord::UniformHigh {
+                start_halves,
+                size_halves,
+                buffer,
+            } => {
+                let start = start_halves
+                    + if matches!(w, UscWord::UniformHigh { .. }) {
+                        256
+                    } else {
+                        0
+                    };
+                let end = (start + size_halves) as usize;
+                if end > s.uniforms.len() {
+                    return Err(bad(va, "uniform preload past the uniform file"));
+                }
+                let mut bytes = vec![0u8; size_halves as usize * 2];
+                mem.read(buffer, &mut bytes)?;
+                for (i, h) in bytes.chunks_exact(2).enumerate() {
+                    s.uniforms[start as usize + i] = u16::from_le_bytes([h[0], h[1]]);
+                }
+            }
+            UscWord::Shared {
+                uses_shared,
+                bytes_per_threadgroup,
+                ..
+            } => {
+                s.shared_bytes = if uses_shared {
+                    bytes_per_threadgroup
+                } else {
+                    0
+                };
+            }
+            UscWord::Shader { code, .. } => s.code = Some(code),
+            UscWord::Registers {
+                count_halves,
+                spill_size,
+            } => {
+                if count_halves > 256 {
+                    return Err(bad(va, "register count above 256 halves"));
+                }
+                s.stack_bytes = stack_bytes_for_spill_size(spill_size);
+            }
+            UscWord::NoPreshader => return Ok(s),
+            UscWord::Preshader { .. } => {
+                // A preshader writes uniform registers, which the instruction model has no
+                // destination for yet.
+                return Err(Fault::Unimplemented("USC preshader"));
+            }
+        }
+        va = va.wrapping_add(n);
+    }
+    Err(bad(
+        va,
+        format!("no preshader word within {MAX_USC_WORDS} USC words"),
+    ))
+}
+
+fn launch(
+    cmd: &ComputeCommand,
+    l: &CdmLaunch,
+    va: u64,
+    mem: &mut dyn GpuMemory,
+    execute: bool,
+    stats: &mut ComputeStats,
+) -> Result<(), Fault> {
+    let usc_state = read_usc_words(cmd, l, mem)?;
+    let code = usc_state.code.ok_or_else(|| {
+        bad(
+            cmd.usc_exec_base.wrapping_add(l.pipeline),
+            "USC words name no shader",
+        )
+    })?;
+    let grid = match l.mode {
+        CdmMode::Direct => l.global_size,
+        CdmMode::IndirectGlobal => {
+            let mut g = [0u32; 3];
+            for (i, c) in g.iter_mut().enumerate() {
+                *c = mem.read_u32(l.indirect.wrapping_add(4 * i as u64))?;
+            }
+            g
+        }
+        CdmMode::IndirectLocal => return Err(Fault::Unimplemented("CDM indirect-local launch")),
+    };
+    let local = l.local_size;
+    let threads = u64::from(local[0]) * u64::from(local[1]) * u64::from(local[2]);
+    if threads == 0 || threads > u64::from(usc::MAX_WORKGROUP_THREADS) {
+        return Err(bad(va, format!("local size {local:?} is not allowed")));
+    }
+    let program = usc::load_program(mem, cmd.usc_exec_base.wrapping_add(u64::from(code)))?;
+    stats.launches += 1;
+    if !execute || grid.contains(&0) {
+        return Ok(());
+    }
+    let launch = LaunchState {
+        uniforms: usc_state.uniforms,
+        local_size: local,
+        grid_threads: grid,
+        shared_bytes: usc_state.shared_bytes,
+        stack_bytes: usc_state.stack_bytes,
+        max_lane_steps: usc::DEFAULT_MAX_LANE_STEPS,
+    };
+    stats.usc += usc::run_workgroups(&program, &launch, mem)?;
+    Ok(())
+}

@@ -1,0 +1,648 @@
+//! One SIMD group: 32 lanes of 16-bit register halves, the exec mask with its nesting
+//! counter in `r0l`, and the ALU and control-flow semantics (applegpu's pseudocode).
+
+use super::float::{f16_to_f32, f64_to_f16, f64_to_f32, float_immediate, ftz, Rounding};
+use super::program::{Program, NO_TARGET};
+use crate::gpu::Fault;
+use crate::isa::*;
+
+const LANES: usize = SIMD_WIDTH;
+
+/// Why a group stopped running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupState {
+    Running,
+    /// Waiting at a `threadgroup_barrier`; `pc` is already past it.
+    AtBarrier,
+    Stopped,
+}
+
+/// Where the group's threads sit, for `get_sr`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Position {
+    pub workgroup: [u32; 3],
+    pub local_size: [u32; 3],
+    pub simd_index: u32,
+}
+
+pub struct SimdGroup {
+    /// `regs[half * 32 + lane]`.
+    pub regs: Vec<u16>,
+    /// Lanes that exist (inside the workgroup and the grid); the rest never run.
+    pub alive: u32,
+    pub exec: u32,
+    pub pc: usize,
+    pub state: GroupState,
+    pub pos: Position,
+    /// Per-lane stack, `stack_bytes` each, allocated on first use.
+    pub stack: Vec<u8>,
+}
+
+impl SimdGroup {
+    pub fn new() -> SimdGroup {
+        SimdGroup {
+            regs: vec![0; usize::from(GPR_HALVES) * LANES],
+            alive: 0,
+            exec: 0,
+            pc: 0,
+            state: GroupState::Stopped,
+            pos: Position::default(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// Start the group at the first instruction with fresh registers.
+    pub fn reset(&mut self, alive: u32, pos: Position) {
+        self.regs.fill(0);
+        self.alive = alive;
+        self.exec = alive;
+        self.pc = 0;
+        self.state = if alive == 0 {
+            GroupState::Stopped
+        } else {
+            GroupState::Running
+        };
+        self.pos = pos;
+        self.stack.fill(0);
+    }
+
+    #[inline]
+    pub fn reg(&self, r: Reg, lane: usize) -> u64 {
+        let h = usize::from(r.half);
+        let at = |i: usize| u64::from(self.regs[(h + i) * LANES + lane]);
+        match r.size {
+            Size::S16 => at(0),
+            Size::S32 => at(0) | at(1) << 16,
+            Size::S64 => at(0) | at(1) << 16 | at(2) << 32 | at(3) << 48,
+        }
+    }
+
+    #[inline]
+    pub fn set_reg(&mut self, r: Reg, lane: usize, v: u64) {
+        let h = usize::from(r.half);
+        for i in 0..usize::from(r.size.halves()) {
+            self.regs[(h + i) * LANES + lane] = (v >> (16 * i)) as u16;
+        }
+    }
+
+    #[inline]
+    fn r0l(&self, lane: usize) -> u16 {
+        self.regs[lane]
+    }
+
+    /// Raw value and width of an operand.
+    #[inline]
+    pub fn operand(&self, o: Operand, lane: usize, uniforms: &[u16]) -> (u64, u32) {
+        match o {
+            Operand::Reg(r) => (self.reg(r, lane), r.size.bits()),
+            Operand::Uniform(r) => (uniform(uniforms, r), r.size.bits()),
+            Operand::Imm(v) => (u64::from(v), 32),
+        }
+    }
+
+    #[inline]
+    fn isrc(&self, s: &ISrc, lane: usize, u: &[u16]) -> u64 {
+        let (v, bits) = self.operand(s.op, lane, u);
+        if s.sign_extend {
+            sext(v, bits) as u64
+        } else {
+            v
+        }
+    }
+
+    /// A float operand as f32: immediates through the 8-bit table, halves exactly, singles
+    /// flushed.
+    #[inline]
+    fn float_operand(&self, o: Operand, lane: usize, u: &[u16]) -> f32 {
+        match o {
+            Operand::Imm(v) => float_immediate(v as u8),
+            _ => {
+                let (v, bits) = self.operand(o, lane, u);
+                bits_to_float(v, bits)
+            }
+        }
+    }
+
+    #[inline]
+    fn fsrc(&self, s: &FSrc, lane: usize, u: &[u16]) -> f32 {
+        let mut x = self.float_operand(s.op, lane, u);
+        if s.abs {
+            x = x.abs();
+        }
+        if s.neg {
+            x = -x;
+        }
+        x
+    }
+
+    /// Recompute the exec mask from the nesting counters.
+    fn update_exec(&mut self) {
+        let mut e = 0u32;
+        for lane in 0..LANES {
+            if self.regs[lane] == 0 {
+                e |= 1 << lane;
+            }
+        }
+        self.exec = e & self.alive;
+    }
+
+    fn compare(&self, c: Cond, a: Operand, b: Operand, lane: usize, u: &[u16]) -> bool {
+        match c {
+            Cond::Int(ic) => {
+                let (av, ab) = self.operand(a, lane, u);
+                let (bv, bb) = self.operand(b, lane, u);
+                match ic {
+                    ICond::UEq | ICond::SEq => av == bv,
+                    ICond::ULt => av < bv,
+                    ICond::UGt => av > bv,
+                    ICond::SLt => sext(av, ab) < sext(bv, bb),
+                    ICond::SGt => sext(av, ab) > sext(bv, bb),
+                }
+            }
+            Cond::Float(fc) => {
+                let x = self.float_operand(a, lane, u);
+                let y = self.float_operand(b, lane, u);
+                match fc {
+                    FCond::Eq => x == y,
+                    FCond::Lt => x < y,
+                    FCond::Gt => x > y,
+                    FCond::Ge => x >= y,
+                    FCond::Le => x <= y,
+                    // NaN-ignoring forms (min/max selects): a NaN operand loses.
+                    FCond::LtN => !x.is_nan() && (y.is_nan() || x < y),
+                    FCond::GtN => !x.is_nan() && (y.is_nan() || x > y),
+                }
+            }
+        }
+    }
+
+    /// Execute one non-memory instruction. Operands `a`, `b`, `c` are the machine fields A, B,
+    /// C of applegpu (the G13 encoder writes them in that order), so the shift family follows
+    /// applegpu's pseudocode on those fields: `bfi` inserts B at shift C into A, `bfeil`
+    /// extracts B >> C into the low bits of A, `extr` shifts B:A right by C. Returns `Ok(true)` when it was handled here (memory
+    /// instructions are left to the caller). Advances `pc`.
+    pub fn step_alu(
+        &mut self,
+        prog: &Program,
+        u: &[u16],
+        local_ids: &[[u32; 3]; LANES],
+    ) -> Result<bool, Fault> {
+        let here = self.pc;
+        let Some(instr) = prog.instrs.get(here) else {
+            return Err(Fault::Shader {
+                pc: prog.pc(here.saturating_sub(1)),
+                reason: "ran past the end of the shader without stop".into(),
+            });
+        };
+        self.pc = here + 1;
+        let exec = self.exec;
+        macro_rules! lanes {
+            (|$l:ident| $body:expr) => {{
+                let mut m = exec;
+                while m != 0 {
+                    let $l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    $body;
+                }
+            }};
+        }
+        match instr {
+            Instr::MovImm(x) => lanes!(|l| self.set_reg(x.dst.reg, l, u64::from(x.imm))),
+            Instr::GetSr(x) => {
+                lanes!(|l| {
+                    let v = self
+                        .special(x.sr, l, local_ids)
+                        .ok_or_else(|| Fault::Shader {
+                            pc: prog.pc(here),
+                            reason: format!("special register {} is not modelled", x.sr.0),
+                        })?;
+                    self.set_reg(x.dst.reg, l, u64::from(v));
+                })
+            }
+            Instr::IAdd(x) => {
+                let bits = x.dst.reg.size.bits();
+                let sat = x.saturate && x.shift == 0 && bits <= 32;
+                let signed = x.a.sign_extend || x.b.sign_extend;
+                lanes!(|l| {
+                    let a = self.isrc(&x.a, l, u);
+                    let b = shl(self.isrc(&x.b, l, u), x.shift);
+                    let r = if sat {
+                        let (a, b) = (wide(a, bits, signed), wide(b, bits, signed));
+                        let r = if x.negate_b { a - b } else { a + b };
+                        saturate(r, bits, signed)
+                    } else if x.negate_b {
+                        a.wrapping_sub(b)
+                    } else {
+                        a.wrapping_add(b)
+                    };
+                    self.set_reg(x.dst.reg, l, r);
+                })
+            }
+            Instr::IMAdd(x) => {
+                let bits = x.dst.reg.size.bits();
+                let sat = x.saturate && x.shift == 0 && bits <= 32;
+                let signed = x.a.sign_extend || x.b.sign_extend || x.c.sign_extend;
+                lanes!(|l| {
+                    let a = self.isrc(&x.a, l, u);
+                    let b = self.isrc(&x.b, l, u);
+                    let c = shl(self.isrc(&x.c, l, u), x.shift);
+                    let r = if sat {
+                        let p = wide(a, bits, signed) * wide(b, bits, signed);
+                        let c = wide(c, bits, signed);
+                        saturate(if x.negate_c { p - c } else { p + c }, bits, signed)
+                    } else {
+                        let p = a.wrapping_mul(b);
+                        if x.negate_c {
+                            p.wrapping_sub(c)
+                        } else {
+                            p.wrapping_add(c)
+                        }
+                    };
+                    self.set_reg(x.dst.reg, l, r);
+                })
+            }
+            Instr::Bitop(x) => {
+                let t = u64::from(x.table);
+                let bit = |i: u32| 0u64.wrapping_sub((t >> i) & 1);
+                let (t0, t1, t2, t3) = (bit(0), bit(1), bit(2), bit(3));
+                lanes!(|l| {
+                    let a = self.isrc(&x.a, l, u);
+                    let b = self.isrc(&x.b, l, u);
+                    let r = (!a & !b & t0) | (a & !b & t1) | (!a & b & t2) | (a & b & t3);
+                    self.set_reg(x.dst.reg, l, r);
+                })
+            }
+            Instr::Shift(x) => {
+                let mask: u64 = if x.mask_bits == 0 || x.mask_bits >= 32 {
+                    0xffff_ffff
+                } else {
+                    (1u64 << x.mask_bits) - 1
+                };
+                lanes!(|l| {
+                    let a = self.isrc(&x.a, l, u);
+                    let b = self.isrc(&x.b, l, u);
+                    let c = self.isrc(&x.c, l, u);
+                    let r = match x.op {
+                        ShiftOp::Bfi => {
+                            let s = c & 0x7f;
+                            (a & !shl64(mask, s)) | shl64(b & mask, s)
+                        }
+                        ShiftOp::Bfeil => (a & !mask) | (shr64(b, c & 0x7f) & mask),
+                        ShiftOp::Extr => {
+                            shr64(((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff), c & 0x7f) & mask
+                        }
+                        ShiftOp::Shlhi => {
+                            let s = c & 0x7f;
+                            let m = shl64(mask, s.saturating_sub(32));
+                            ((shl128(b, s) >> 32) as u64 & m) | (a & !m)
+                        }
+                        ShiftOp::Shrhi => {
+                            let s = c & 0x7f;
+                            let m = shr64(mask << 32, s.min(32));
+                            (shr64((b & 0xffff_ffff) << 32, s) & m) | (a & !m)
+                        }
+                        ShiftOp::Asr => {
+                            let (av, bits) = self.operand(x.a.op, l, u);
+                            (sext(av, bits) >> (b & 0x7f).min(63)) as u64
+                        }
+                    };
+                    self.set_reg(x.dst.reg, l, r);
+                })
+            }
+            Instr::IUnary(x) => lanes!(|l| {
+                let (v, bits) = self.operand(x.src.op, l, u);
+                let v = v & mask_bits(bits);
+                let r = match x.op {
+                    IUnaryOp::BitReverse => v.reverse_bits() >> (64 - bits),
+                    IUnaryOp::PopCount => u64::from(v.count_ones()),
+                    IUnaryOp::FindFirstSet => {
+                        if v == 0 {
+                            u64::MAX
+                        } else {
+                            u64::from(63 - v.leading_zeros())
+                        }
+                    }
+                };
+                self.set_reg(x.dst.reg, l, r);
+            }),
+            Instr::Convert(x) => {
+                let round = match x.round {
+                    Round::NearestEven => Rounding::NearestEven,
+                    Round::TowardZero => Rounding::TowardZero,
+                };
+                lanes!(|l| {
+                    let (v, bits) = self.operand(x.src.op, l, u);
+                    let r = convert(x.op, v, bits, round, x.dst.reg.size);
+                    self.set_reg(x.dst.reg, l, r);
+                })
+            }
+            Instr::FArith(x) => {
+                let half = x.dst.reg.size == Size::S16;
+                lanes!(|l| {
+                    let a = self.fsrc(&x.a, l, u);
+                    let b = self.fsrc(&x.b, l, u);
+                    let r = if half {
+                        let (a, b) = (f64::from(a), f64::from(b));
+                        let r = match x.op {
+                            FOp::Add => a + b,
+                            FOp::Mul => a * b,
+                            FOp::MAdd => a.mul_add(b, f64::from(self.fsrc(&x.c, l, u))),
+                        };
+                        u64::from(f64_to_f16(sat64(r, x.saturate), Rounding::NearestEven))
+                    } else {
+                        let r = match x.op {
+                            FOp::Add => a + b,
+                            FOp::Mul => a * b,
+                            FOp::MAdd => a.mul_add(b, self.fsrc(&x.c, l, u)),
+                        };
+                        u64::from(ftz(sat32(r, x.saturate)).to_bits())
+                    };
+                    self.set_reg(x.dst.reg, l, r);
+                })
+            }
+            Instr::FUnary(x) => {
+                let half = x.dst.reg.size == Size::S16;
+                lanes!(|l| {
+                    let a = self.fsrc(&x.src, l, u);
+                    let r = match x.op {
+                        FUnaryOp::Floor => a.floor(),
+                        FUnaryOp::Ceil => a.ceil(),
+                        FUnaryOp::Trunc => a.trunc(),
+                        FUnaryOp::Rint => a.round_ties_even(),
+                        FUnaryOp::Rcp => 1.0 / a,
+                        FUnaryOp::Rsqrt => 1.0 / a.sqrt(),
+                        // The hardware splits sine in two factors whose product is the sine of
+                        // the angle in quarter turns; the model puts all of it in the first.
+                        FUnaryOp::SinPt1 => {
+                            (f64::from(a) * std::f64::consts::FRAC_PI_2).sin() as f32
+                        }
+                        FUnaryOp::SinPt2 => 1.0,
+                        FUnaryOp::Log2 => a.log2(),
+                        FUnaryOp::Exp2 => a.exp2(),
+                    };
+                    let r = sat32(r, x.saturate);
+                    let r = if half {
+                        u64::from(f64_to_f16(f64::from(r), Rounding::NearestEven))
+                    } else {
+                        u64::from(ftz(r).to_bits())
+                    };
+                    self.set_reg(x.dst.reg, l, r);
+                })
+            }
+            Instr::CmpSel(x) => lanes!(|l| {
+                let pick = if self.compare(x.cond, x.a, x.b, l, u) {
+                    x.x
+                } else {
+                    x.y
+                };
+                let (v, _) = self.operand(pick, l, u);
+                self.set_reg(x.dst.reg, l, v);
+            }),
+            Instr::ExecCmp(x) => {
+                let n = u16::from(x.n);
+                let mut m = self.alive;
+                while m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let v = self.r0l(l);
+                    let cond = |g: &Self| g.compare(x.cond, x.a, x.b, l, u) != x.invert;
+                    let nv = match x.op {
+                        ExecOp::If => {
+                            if v != 0 {
+                                v.wrapping_add(n)
+                            } else if !cond(self) {
+                                1
+                            } else {
+                                0
+                            }
+                        }
+                        ExecOp::Else => {
+                            if v == 0 {
+                                n
+                            } else if v == 1 {
+                                u16::from(!cond(self))
+                            } else {
+                                v
+                            }
+                        }
+                        ExecOp::While => {
+                            if v < n {
+                                if cond(self) {
+                                    0
+                                } else {
+                                    n
+                                }
+                            } else {
+                                v
+                            }
+                        }
+                    };
+                    self.regs[l] = nv;
+                }
+                self.update_exec();
+            }
+            Instr::PopExec(p) => {
+                for l in 0..LANES {
+                    if self.alive & (1 << l) != 0 {
+                        self.regs[l] = self.regs[l].saturating_sub(u16::from(p.n));
+                    }
+                }
+                self.update_exec();
+            }
+            Instr::Jump(j) => {
+                let taken = match j.cond {
+                    JumpCond::Any => exec != 0,
+                    JumpCond::None => exec == 0,
+                };
+                if taken {
+                    let t = prog.targets[here];
+                    if t == NO_TARGET {
+                        return Err(Fault::Shader {
+                            pc: prog.pc(here),
+                            reason: format!(
+                                "jump by {} lands outside the shader's instructions",
+                                j.offset
+                            ),
+                        });
+                    }
+                    self.pc = t as usize;
+                }
+            }
+            Instr::Wait(_) | Instr::MemoryBarrier => {}
+            Instr::ThreadgroupBarrier => self.state = GroupState::AtBarrier,
+            Instr::Stop => self.state = GroupState::Stopped,
+            Instr::DeviceMem(_)
+            | Instr::ThreadgroupMem(_)
+            | Instr::StackMem(_)
+            | Instr::Atomic(_)
+            | Instr::ThreadgroupAtomic(_) => {
+                self.pc = here;
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn special(&self, sr: SpecialReg, lane: usize, local: &[[u32; 3]; LANES]) -> Option<u32> {
+        let p = &self.pos;
+        let id = local[lane];
+        let flat = self.pos.simd_index * LANES as u32 + lane as u32;
+        Some(match sr.0 {
+            0..=2 => p.workgroup[usize::from(sr.0)],
+            4..=6 => p.local_size[usize::from(sr.0 - 4)],
+            48..=50 => id[usize::from(sr.0 - 48)],
+            51 => flat,
+            52 => lane as u32,
+            53 => p.simd_index,
+            80..=82 => {
+                let i = usize::from(sr.0 - 80);
+                p.workgroup[i]
+                    .wrapping_mul(p.local_size[i])
+                    .wrapping_add(id[i])
+            }
+            _ => return None,
+        })
+    }
+}
+
+pub fn uniform(u: &[u16], r: Reg) -> u64 {
+    let h = usize::from(r.half);
+    let at = |i: usize| u64::from(u[h + i]);
+    match r.size {
+        Size::S16 => at(0),
+        Size::S32 => at(0) | at(1) << 16,
+        Size::S64 => at(0) | at(1) << 16 | at(2) << 32 | at(3) << 48,
+    }
+}
+
+pub fn sext(v: u64, bits: u32) -> i64 {
+    if bits >= 64 {
+        v as i64
+    } else {
+        ((v << (64 - bits)) as i64) >> (64 - bits)
+    }
+}
+
+fn mask_bits(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    }
+}
+
+fn wide(v: u64, bits: u32, signed: bool) -> i128 {
+    let v = v & mask_bits(bits);
+    if signed {
+        i128::from(sext(v, bits))
+    } else {
+        i128::from(v)
+    }
+}
+
+fn saturate(r: i128, bits: u32, signed: bool) -> u64 {
+    let (lo, hi) = if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    r.clamp(lo, hi) as u64
+}
+
+/// applegpu: shifts of 5 or more give 0.
+fn shl(v: u64, s: u8) -> u64 {
+    if s < 5 {
+        v << s
+    } else {
+        0
+    }
+}
+
+fn shl64(v: u64, s: u64) -> u64 {
+    if s >= 64 {
+        0
+    } else {
+        v << s
+    }
+}
+
+fn shr64(v: u64, s: u64) -> u64 {
+    if s >= 64 {
+        0
+    } else {
+        v >> s
+    }
+}
+
+fn shl128(v: u64, s: u64) -> u128 {
+    if s >= 128 {
+        0
+    } else {
+        u128::from(v) << s
+    }
+}
+
+fn sat32(x: f32, on: bool) -> f32 {
+    if !on {
+        x
+    } else if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(0.0, 1.0)
+    }
+}
+
+fn sat64(x: f64, on: bool) -> f64 {
+    if !on {
+        x
+    } else if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(0.0, 1.0)
+    }
+}
+
+/// A float register value of `bits` width as f32.
+pub fn bits_to_float(v: u64, bits: u32) -> f32 {
+    if bits == 16 {
+        f16_to_f32(v as u16)
+    } else {
+        ftz(f32::from_bits(v as u32))
+    }
+}
+
+fn float_out(x: f64, r: Rounding, dst: Size) -> u64 {
+    match dst {
+        Size::S16 => u64::from(f64_to_f16(x, r)),
+        _ => u64::from(ftz(f64_to_f32(x, r)).to_bits()),
+    }
+}
+
+fn float_to_int(x: f32, r: Rounding, lo: f64, hi: f64) -> i64 {
+    let x = f64::from(x);
+    if x.is_nan() {
+        return 0;
+    }
+    let x = match r {
+        Rounding::NearestEven => x.round_ties_even(),
+        Rounding::TowardZero => x.trunc(),
+    };
+    x.clamp(lo, hi) as i64
+}
+
+fn convert(op: ConvertOp, v: u64, bits: u32, r: Rounding, dst: Size) -> u64 {
+    let int = |x: i64| float_out(x as f64, r, dst);
+    let f = || bits_to_float(v, bits);
+    match op {
+        ConvertOp::U32ToF => int((v & 0xffff_ffff) as i64),
+        ConvertOp::S32ToF => int(sext(v & 0xffff_ffff, 32)),
+        ConvertOp::U16ToF => int((v & 0xffff) as i64),
+        ConvertOp::S16ToF => int(sext(v & 0xffff, 16)),
+        ConvertOp::U8ToF => int((v & 0xff) as i64),
+        ConvertOp::S8ToF => int(sext(v & 0xff, 8)),
+        ConvertOp::FToU32 => float_to_int(f(), r, 0.0, 4_294_967_295.0) as u64,
+        ConvertOp::FToS32 => float_to_int(f(), r, -2_147_483_648.0, 2_147_483_647.0) as u64,
+        ConvertOp::FToU16 => float_to_int(f(), r, 0.0, 65535.0) as u64,
+        ConvertOp::FToS16 => float_to_int(f(), r, -32768.0, 32767.0) as u64,
+    }
+}

@@ -1,0 +1,271 @@
+//! Memory instructions of one SIMD group: device memory through [`GpuMemory`], the
+//! workgroup's threadgroup memory, per-thread stack, and atomics on both. Loads complete
+//! before the next instruction, so `wait` has nothing to wait for.
+
+use super::group::{sext, SimdGroup};
+use super::program::{elem_halves, Program};
+use crate::gpu::{Fault, GpuMemory};
+use crate::isa::*;
+
+const LANES: usize = SIMD_WIDTH;
+
+/// The memories a group reaches besides its registers.
+pub struct MemCtx<'a> {
+    pub device: &'a mut dyn GpuMemory,
+    pub shared: &'a mut [u8],
+    pub stack_bytes: u32,
+    pub uniforms: &'a [u16],
+}
+
+fn shader_fault(prog: &Program, idx: usize, why: impl Into<String>) -> Fault {
+    Fault::Shader {
+        pc: prog.pc(idx),
+        reason: why.into(),
+    }
+}
+
+fn format_ok(f: MemFormat) -> Result<u32, Fault> {
+    match f {
+        MemFormat::I8 | MemFormat::I16 | MemFormat::I32 | MemFormat::F16 => Ok(f.bytes()),
+        _ => Err(Fault::Unimplemented(
+            "USC memory access with a normalised or packed format",
+        )),
+    }
+}
+
+fn index_value(g: &SimdGroup, i: Index, unsigned: bool, lane: usize) -> i64 {
+    match i {
+        Index::Imm(v) => i64::from(v),
+        Index::Reg(r) => {
+            let v = g.reg(r, lane);
+            if unsigned {
+                (v & 0xffff_ffff) as i64
+            } else {
+                sext(v & 0xffff_ffff, 32)
+            }
+        }
+    }
+}
+
+/// Memory bytes <-> register value for one element.
+fn to_reg(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .rev()
+        .fold(0u64, |a, &b| (a << 8) | u64::from(b))
+}
+
+fn from_reg(v: u64, out: &mut [u8]) {
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = (v >> (8 * i)) as u8;
+    }
+}
+
+fn elem_reg(reg: Reg, k: u16, step: u16) -> Reg {
+    Reg {
+        half: reg.half + k * step,
+        size: if step == 1 { Size::S16 } else { Size::S32 },
+    }
+}
+
+fn local<'m>(
+    mem: &'m mut [u8],
+    addr: i64,
+    n: u32,
+    what: &str,
+    prog: &Program,
+    idx: usize,
+) -> Result<&'m mut [u8], Fault> {
+    let len = mem.len() as i64;
+    if addr < 0 || addr + i64::from(n) > len {
+        return Err(shader_fault(
+            prog,
+            idx,
+            format!("{what} access at byte {addr} outside its {len} bytes"),
+        ));
+    }
+    Ok(&mut mem[addr as usize..addr as usize + n as usize])
+}
+
+fn atomic_apply(op: AtomicOp, old: u32, v: u64) -> u32 {
+    let x = v as u32;
+    match op {
+        AtomicOp::Add => old.wrapping_add(x),
+        AtomicOp::Sub => old.wrapping_sub(x),
+        AtomicOp::Xchg => x,
+        AtomicOp::CmpXchg => {
+            if old == x {
+                (v >> 32) as u32
+            } else {
+                old
+            }
+        }
+        AtomicOp::UMin => old.min(x),
+        AtomicOp::SMin => (old as i32).min(x as i32) as u32,
+        AtomicOp::UMax => old.max(x),
+        AtomicOp::SMax => (old as i32).max(x as i32) as u32,
+        AtomicOp::And => old & x,
+        AtomicOp::Or => old | x,
+        AtomicOp::Xor => old ^ x,
+    }
+}
+
+/// Execute the memory instruction at the group's pc and advance it.
+pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result<(), Fault> {
+    let idx = g.pc;
+    let instr = prog.instrs[idx];
+    g.pc += 1;
+    let mut lanes = g.exec;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        match instr {
+            Instr::DeviceMem(x) => {
+                let size = format_ok(x.format)?;
+                let step = elem_halves(x.reg, x.format).unwrap_or(2);
+                let (base, _) = g.operand(x.base, l, m.uniforms);
+                let off = index_value(g, x.index, x.index_unsigned, l)
+                    << if x.shift == 3 { 2 } else { x.shift };
+                let mut k = 0;
+                for e in 0..4i64 {
+                    if x.mask & (1 << e) == 0 {
+                        continue;
+                    }
+                    let addr = base.wrapping_add(((off + e) * i64::from(size)) as u64)
+                        & !(u64::from(size) - 1);
+                    let r = elem_reg(x.reg, k, step);
+                    let mut buf = [0u8; 4];
+                    let b = &mut buf[..size as usize];
+                    if x.store {
+                        from_reg(g.reg(r, l), b);
+                        m.device.write(addr, b)?;
+                    } else {
+                        m.device.read(addr, b)?;
+                        g.set_reg(r, l, to_reg(b));
+                    }
+                    k += 1;
+                }
+            }
+            Instr::ThreadgroupMem(x) => {
+                let size = format_ok(x.format)?;
+                let step = elem_halves(x.reg, x.format).unwrap_or(2);
+                let (base, bits) = g.operand(x.base, l, m.uniforms);
+                let base = if matches!(x.base, Operand::Imm(_)) {
+                    base as i64
+                } else {
+                    (base & mask16(bits)) as i64
+                };
+                let index = match x.index {
+                    Index::Imm(v) => i64::from(v),
+                    Index::Reg(r) => (g.reg(r, l) & 0xffff) as i64,
+                };
+                let mut k = 0;
+                for e in 0..4i64 {
+                    if x.mask & (1 << e) == 0 {
+                        continue;
+                    }
+                    let addr = base + (index + e) * i64::from(size);
+                    let r = elem_reg(x.reg, k, step);
+                    let cell = local(m.shared, addr, size, "threadgroup memory", prog, idx)?;
+                    if x.store {
+                        from_reg(g.reg(r, l), cell);
+                    } else {
+                        let v = to_reg(cell);
+                        g.set_reg(r, l, v);
+                    }
+                    k += 1;
+                }
+            }
+            Instr::StackMem(x) => {
+                let size = format_ok(x.format)?;
+                let step = elem_halves(x.reg, x.format).unwrap_or(2);
+                let per = m.stack_bytes as usize;
+                if g.stack.len() != per * LANES {
+                    g.stack = vec![0; per * LANES];
+                }
+                let offset = match x.offset {
+                    Index::Imm(v) => i64::from(v),
+                    Index::Reg(r) => (g.reg(r, l) & 0xffff_ffff) as i64,
+                };
+                let mut k = 0;
+                for e in 0..4i64 {
+                    if x.mask & (1 << e) == 0 {
+                        continue;
+                    }
+                    let addr = offset + e * i64::from(size);
+                    let r = elem_reg(x.reg, k, step);
+                    if addr < 0 || addr + i64::from(size) > per as i64 {
+                        return Err(shader_fault(
+                            prog,
+                            idx,
+                            format!("stack access at byte {addr} outside its {per} bytes"),
+                        ));
+                    }
+                    let at = l * per + addr as usize;
+                    let range = at..at + size as usize;
+                    if x.store {
+                        let v = g.reg(r, l);
+                        from_reg(v, &mut g.stack[range]);
+                    } else {
+                        let v = to_reg(&g.stack[range]);
+                        g.set_reg(r, l, v);
+                    }
+                    k += 1;
+                }
+            }
+            Instr::Atomic(x) => {
+                let (base, _) = g.operand(x.base, l, m.uniforms);
+                let addr = base.wrapping_add((index_value(g, x.index, false, l) * 4) as u64);
+                let v = g.reg(x.src, l);
+                let old = m.device.read_u32(addr)?;
+                let new = atomic_apply(x.op, old, v);
+                if new != old || x.op != AtomicOp::CmpXchg {
+                    m.device.write_u32(addr, new)?;
+                }
+                if let Some(d) = x.dst {
+                    g.set_reg(d, l, u64::from(old));
+                }
+            }
+            Instr::ThreadgroupAtomic(x) => {
+                let (base, bits) = g.operand(x.base, l, m.uniforms);
+                let base = if matches!(x.base, Operand::Imm(_)) {
+                    base as i64
+                } else {
+                    (base & mask16(bits)) as i64
+                };
+                let index = match x.index {
+                    Index::Imm(v) => i64::from(v),
+                    Index::Reg(r) => (g.reg(r, l) & 0xffff) as i64,
+                };
+                let v = g.reg(x.src, l);
+                let cell = local(
+                    m.shared,
+                    base + index * 4,
+                    4,
+                    "threadgroup memory",
+                    prog,
+                    idx,
+                )?;
+                let old = to_reg(cell) as u32;
+                from_reg(u64::from(atomic_apply(x.op, old, v)), cell);
+                if let Some(d) = x.dst {
+                    g.set_reg(d, l, u64::from(old));
+                }
+            }
+            _ => {
+                return Err(Fault::Internal(
+                    "non-memory instruction reached the memory unit",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+fn mask16(bits: u32) -> u64 {
+    if bits >= 32 {
+        0xffff_ffff
+    } else {
+        0xffff
+    }
+}

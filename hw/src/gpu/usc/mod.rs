@@ -1,0 +1,233 @@
+//! The USC, the shader core: runs a decoded [`Program`] over a grid of workgroups.
+//!
+//! Entry point: [`run_workgroups`]`(program, launch, memory)`. The caller (the CDM walker, or
+//! a test or benchmark) gives the decoded shader, a [`LaunchState`] (uniform file, grid and
+//! workgroup sizes, threadgroup and stack sizes, an instruction budget) and GPU memory; it gets
+//! back [`ExecStats`] or the first [`Fault`].
+//!
+//! Model:
+//! - Workgroups run one after another in grid order (x fastest). A workgroup of N threads is
+//!   split into ceil(N / 32) SIMD groups; thread t is lane t % 32 of group t / 32. Lanes past
+//!   N, and threads whose grid position lies outside the grid, never execute.
+//! - Groups run round robin: each runs until it stops or reaches `threadgroup_barrier`; when
+//!   every group that has not stopped waits at the barrier, all of them continue. Everything
+//!   is deterministic.
+//! - Each group has 32 lanes of [`GPR_HALVES`] 16-bit halves, zeroed at start. The exec mask
+//!   is `r0l == 0` per lane, maintained by the exec-mask instructions as applegpu describes.
+//! - Loads complete immediately; `wait` and `memory_barrier` have nothing to do.
+//! - A budget of lane steps (32 per instruction a group issues) turns an endless loop into a
+//!   [`Fault::Shader`].
+//!
+//! Shaders in GPU memory are decoded once and cached by [`load_program`].
+
+mod flat_memory;
+mod float;
+mod group;
+mod loader;
+mod memops;
+mod program;
+
+#[cfg(test)]
+mod tests;
+
+pub use flat_memory::FlatMemory;
+pub use loader::load_program;
+pub use program::Program;
+
+use crate::gpu::{Fault, GpuMemory};
+use crate::isa::{SIMD_WIDTH, UNIFORM_HALVES};
+use group::{GroupState, Position, SimdGroup};
+use memops::MemCtx;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Most threads a workgroup may have.
+pub const MAX_WORKGROUP_THREADS: u32 = 1024;
+
+/// Default budget: 2^32 lane steps per dispatch.
+pub const DEFAULT_MAX_LANE_STEPS: u64 = 1 << 32;
+
+/// Everything a dispatch runs under besides the program and memory.
+#[derive(Debug, Clone)]
+pub struct LaunchState {
+    /// The uniform file, [`UNIFORM_HALVES`] halves (shorter is zero-extended).
+    pub uniforms: Vec<u16>,
+    /// Threads per workgroup.
+    pub local_size: [u32; 3],
+    /// Grid size in threads; workgroups = ceil(grid / local) per dimension, and threads past
+    /// the grid in the last workgroups do not run.
+    pub grid_threads: [u32; 3],
+    /// Threadgroup memory bytes per workgroup.
+    pub shared_bytes: u32,
+    /// Stack bytes per thread.
+    pub stack_bytes: u32,
+    /// Lane-step budget for the whole dispatch.
+    pub max_lane_steps: u64,
+}
+
+impl LaunchState {
+    /// A launch with no uniforms, threadgroup memory or stack and the default budget.
+    pub fn new(local_size: [u32; 3], grid_threads: [u32; 3]) -> LaunchState {
+        LaunchState {
+            uniforms: vec![0; usize::from(UNIFORM_HALVES)],
+            local_size,
+            grid_threads,
+            shared_bytes: 0,
+            stack_bytes: 0,
+            max_lane_steps: DEFAULT_MAX_LANE_STEPS,
+        }
+    }
+}
+
+/// What a dispatch did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ExecStats {
+    /// Instructions times active lanes: the benchmark's unit of work.
+    pub lane_instructions: u64,
+    /// Instructions issued by SIMD groups.
+    pub group_instructions: u64,
+    pub workgroups: u64,
+}
+
+impl std::ops::AddAssign for ExecStats {
+    fn add_assign(&mut self, o: ExecStats) {
+        self.lane_instructions += o.lane_instructions;
+        self.group_instructions += o.group_instructions;
+        self.workgroups += o.workgroups;
+    }
+}
+
+static TOTAL_LANE_INSTRUCTIONS: AtomicU64 = AtomicU64::new(0);
+
+/// Lane-instructions executed by every dispatch in this process so far (for benchmarks that
+/// drive the USC through the driver and never see [`ExecStats`]).
+pub fn total_lane_instructions() -> u64 {
+    TOTAL_LANE_INSTRUCTIONS.load(Ordering::Relaxed)
+}
+
+fn launch_fault(why: String) -> Fault {
+    Fault::Shader { pc: 0, reason: why }
+}
+
+/// Run every workgroup of the grid. See the module documentation for the model.
+pub fn run_workgroups(
+    program: &Program,
+    launch: &LaunchState,
+    mem: &mut dyn GpuMemory,
+) -> Result<ExecStats, Fault> {
+    let [lx, ly, lz] = launch.local_size;
+    let threads = u64::from(lx) * u64::from(ly) * u64::from(lz);
+    if threads == 0 || threads > u64::from(MAX_WORKGROUP_THREADS) {
+        return Err(launch_fault(format!(
+            "workgroup of {lx}x{ly}x{lz} threads is not allowed"
+        )));
+    }
+    let threads = threads as u32;
+    let groups_per_wg = threads.div_ceil(SIMD_WIDTH as u32) as usize;
+    let wg_count: [u32; 3] =
+        std::array::from_fn(|i| launch.grid_threads[i].div_ceil(launch.local_size[i]));
+
+    let mut uniforms = launch.uniforms.clone();
+    uniforms.resize(usize::from(UNIFORM_HALVES), 0);
+    let mut shared = vec![0u8; launch.shared_bytes as usize];
+    let mut groups: Vec<SimdGroup> = (0..groups_per_wg).map(|_| SimdGroup::new()).collect();
+    let mut local_ids = vec![[[0u32; 3]; SIMD_WIDTH]; groups_per_wg];
+    for (t, id) in (0..threads).map(|t| (t, [t % lx, (t / lx) % ly, t / (lx * ly)])) {
+        local_ids[(t / 32) as usize][(t % 32) as usize] = id;
+    }
+
+    let mut stats = ExecStats::default();
+    let mut budget = launch.max_lane_steps;
+    for wz in 0..wg_count[2] {
+        for wy in 0..wg_count[1] {
+            for wx in 0..wg_count[0] {
+                let wg = [wx, wy, wz];
+                shared.fill(0);
+                for (s, g) in groups.iter_mut().enumerate() {
+                    let mut alive = 0u32;
+                    for (lane, id) in local_ids[s].iter().enumerate() {
+                        let t = s as u32 * 32 + lane as u32;
+                        if t >= threads {
+                            break;
+                        }
+                        let inside = (0..3).all(|i| {
+                            u64::from(wg[i]) * u64::from(launch.local_size[i]) + u64::from(id[i])
+                                < u64::from(launch.grid_threads[i])
+                        });
+                        if inside {
+                            alive |= 1 << lane;
+                        }
+                    }
+                    g.reset(
+                        alive,
+                        Position {
+                            workgroup: wg,
+                            local_size: launch.local_size,
+                            simd_index: s as u32,
+                        },
+                    );
+                }
+                let mut ctx = MemCtx {
+                    device: &mut *mem,
+                    shared: &mut shared,
+                    stack_bytes: launch.stack_bytes,
+                    uniforms: &uniforms,
+                };
+                let before = stats.lane_instructions;
+                let r = run_one_workgroup(
+                    program,
+                    &mut groups,
+                    &local_ids,
+                    &mut ctx,
+                    &mut stats,
+                    &mut budget,
+                );
+                TOTAL_LANE_INSTRUCTIONS
+                    .fetch_add(stats.lane_instructions - before, Ordering::Relaxed);
+                r?;
+                stats.workgroups += 1;
+            }
+        }
+    }
+    Ok(stats)
+}
+
+fn run_one_workgroup(
+    prog: &Program,
+    groups: &mut [SimdGroup],
+    local_ids: &[[[u32; 3]; SIMD_WIDTH]],
+    m: &mut MemCtx<'_>,
+    stats: &mut ExecStats,
+    budget: &mut u64,
+) -> Result<(), Fault> {
+    loop {
+        for (g, ids) in groups.iter_mut().zip(local_ids) {
+            while g.state == GroupState::Running {
+                if *budget < SIMD_WIDTH as u64 {
+                    return Err(Fault::Shader {
+                        pc: prog.pc(g.pc),
+                        reason: "instruction budget exhausted (endless loop?)".into(),
+                    });
+                }
+                *budget -= SIMD_WIDTH as u64;
+                stats.group_instructions += 1;
+                stats.lane_instructions += u64::from(g.exec.count_ones());
+                if !g.step_alu(prog, m.uniforms, ids)? {
+                    memops::step_mem(g, prog, m)?;
+                }
+            }
+        }
+        let waiting = groups
+            .iter()
+            .filter(|g| g.state == GroupState::AtBarrier)
+            .count();
+        if waiting == 0 {
+            return Ok(());
+        }
+        for g in groups
+            .iter_mut()
+            .filter(|g| g.state == GroupState::AtBarrier)
+        {
+            g.state = GroupState::Running;
+        }
+    }
+}
