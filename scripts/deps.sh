@@ -6,6 +6,7 @@ packages=(
     libvulkan1 libvulkan-dev vulkan-tools vulkan-validationlayers  # loader, vk.xml, vulkaninfo, validation
     libclang-dev                                                   # bindgen, for the UAPI header
     mesa-vulkan-drivers                                            # lavapipe, the reference renderer
+    glslang-tools                                                  # glslangValidator, for the compute corpus
 )
 missing=()
 for p in "${packages[@]}"; do

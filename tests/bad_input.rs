@@ -73,8 +73,8 @@ fn unimplemented_entry_points_return_an_error_not_a_crash() {
     let dev = create_device(&ctx, &[], None).unwrap();
     // SAFETY: valid device and create info; the call fails cleanly.
     unsafe {
-        let info = vk::CommandPoolCreateInfo::default().queue_family_index(0);
-        assert_eq!(dev.create_command_pool(&info, None).err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
+        let info = vk::SamplerCreateInfo::default();
+        assert_eq!(dev.create_sampler(&info, None).err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
         dev.destroy_device(None);
     }
 }

@@ -14,6 +14,7 @@ pub mod debug;
 pub mod frontend;
 pub mod g13;
 pub mod ir;
+pub mod meta;
 pub mod passes;
 
 pub use api::*;

@@ -9,4 +9,4 @@ pub const API_MINOR: u32 = 0;
 pub const INSTANCE_EXTENSIONS: &[&str] = &["VK_KHR_get_physical_device_properties2"];
 
 /// Device extensions, in the order they are reported.
-pub const DEVICE_EXTENSIONS: &[&str] = &["VK_KHR_timeline_semaphore"];
+pub const DEVICE_EXTENSIONS: &[&str] = &["VK_KHR_timeline_semaphore", "VK_KHR_synchronization2", "VK_KHR_pipeline_executable_properties"];

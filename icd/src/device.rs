@@ -12,7 +12,9 @@ use ash::vk;
 use kmd_iface::uapi::*;
 use kmd_iface::Kmd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use crate::pipeline::Program;
 
 /// Shader code is addressed by 32-bit offsets from the queue's `usc_exec_base`.
 const USC_WINDOW: u64 = 1 << 32;
@@ -26,7 +28,17 @@ pub struct Device {
     extensions: Vec<&'static str>,
     /// Start of the 4 GiB window that holds all shader code.
     pub usc_base: u64,
-    va: Mutex<VaAllocator>,
+    /// Free VA of the general heap and of the shader window.
+    pub heap_va: Arc<Mutex<VaAllocator>>,
+    pub usc_va: Arc<Mutex<VaAllocator>>,
+    /// The compiler back end for this GPU, if agx4 has one.
+    pub target: Option<compiler::Target>,
+    /// Meta shaders (copies, fills, fix-ups), compiled on first use.
+    pub meta: Mutex<HashMap<compiler::meta::Meta, Arc<Program>>>,
+    /// Hardware commands one SUBMIT may carry.
+    pub max_commands: u32,
+    /// The physical device's properties (IDs and pipeline cache UUID).
+    pub properties: vk::PhysicalDeviceProperties,
     heap_size: u64,
     heap_used: AtomicU64,
     /// Set when the GPU or kernel failed in a way the device cannot recover from.
@@ -80,7 +92,7 @@ impl Device {
             vk::Result::ERROR_INITIALIZATION_FAILED
         })?;
         let lost = Arc::new(AtomicBool::new(false));
-        let queue = match Queue::new(kmd.clone(), vm.vm_id, layout.usc_base, lost.clone()) {
+        let queue = match Queue::new(kmd.clone(), vm.vm_id, layout.usc_base, lost.clone(), pd.params.max_commands_per_submission.max(1)) {
             Ok(q) => q,
             Err(e) => {
                 let _ = kmd.vm_destroy(&drm_asahi_vm_destroy { vm_id: vm.vm_id, pad: 0 });
@@ -94,7 +106,13 @@ impl Device {
             api_minor: API_MINOR,
             extensions,
             usc_base: layout.usc_base,
-            va: Mutex::new(VaAllocator::new(layout.heap.0, layout.heap.1)),
+            heap_va: Arc::new(Mutex::new(VaAllocator::new(layout.heap.0, layout.heap.1))),
+            // Offset 0 of the window is left unused so no valid USC address is 0.
+            usc_va: Arc::new(Mutex::new(VaAllocator::new(layout.usc_base + PAGE_SIZE, layout.usc_base + USC_WINDOW))),
+            target: compiler::Target::for_generation(pd.identity.generation),
+            meta: Mutex::new(HashMap::new()),
+            max_commands: pd.params.max_commands_per_submission.max(1),
+            properties: pd.properties,
             heap_size: pd.heap_size,
             heap_used: AtomicU64::new(0),
             lost,
@@ -116,11 +134,11 @@ impl Device {
     }
 
     pub fn va_alloc(&self, size: u64, align: u64) -> Option<u64> {
-        self.va.lock().unwrap_or_else(|e| e.into_inner()).alloc(size, align)
+        self.heap_va.lock().unwrap_or_else(|e| e.into_inner()).alloc(size, align)
     }
 
     pub fn va_free(&self, addr: u64, size: u64) {
-        self.va.lock().unwrap_or_else(|e| e.into_inner()).free(addr, size)
+        self.heap_va.lock().unwrap_or_else(|e| e.into_inner()).free(addr, size)
     }
 
     /// Reserves `bytes` of the heap, or fails with `VK_ERROR_OUT_OF_DEVICE_MEMORY`.
@@ -148,6 +166,8 @@ impl Drop for Device {
         if let Some(q) = self.queue.take() {
             drop(Queue::take(q));
         }
+        // Meta shader code is GPU memory in this VM: release it while the VM exists.
+        self.meta.lock().unwrap_or_else(|e| e.into_inner()).clear();
         let _ = self.kmd.vm_destroy(&drm_asahi_vm_destroy { vm_id: self.vm_id, pad: 0 });
     }
 }
@@ -170,7 +190,8 @@ unsafe fn check_features(info: &vk::DeviceCreateInfo<'_>) -> Result<(), vk::Resu
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
     }
-    // VkPhysicalDeviceTimelineSemaphoreFeatures: timelineSemaphore is supported, nothing to check.
+    // VkPhysicalDeviceTimelineSemaphoreFeatures, VkPhysicalDeviceSynchronization2Features and
+    // VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR: all supported, nothing to check.
     Ok(())
 }
 

@@ -5,17 +5,28 @@
 //! them reach the GPU, real or simulated, only through `kmd_iface::Kmd`.
 
 mod advertised;
+mod bo;
 mod buffer;
+mod cmd_buffer;
+mod command_pool;
 mod debug;
+mod descriptor_pool;
+mod descriptor_set_layout;
 mod device;
 mod entry;
+mod event;
 mod handle;
 mod instance;
 mod kmd;
 mod loader;
 mod memory;
 mod physical_device;
+mod pipeline;
+mod pipeline_cache;
+mod pipeline_layout;
+mod query_pool;
 mod queue;
+mod shader_module;
 mod sync;
 mod va;
 

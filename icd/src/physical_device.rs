@@ -91,7 +91,7 @@ fn properties(params: &drm_asahi_params_global, name: &str) -> vk::PhysicalDevic
         device_id: params.chip_id,
         device_type: vk::PhysicalDeviceType::INTEGRATED_GPU,
         pipeline_cache_uuid: pipeline_cache_uuid(params),
-        limits: limits(),
+        limits: limits(params.command_timestamp_frequency_hz),
         sparse_properties: vk::PhysicalDeviceSparseProperties::default(),
         ..Default::default()
     };
@@ -102,7 +102,9 @@ fn properties(params: &drm_asahi_params_global, name: &str) -> vk::PhysicalDevic
 /// Limits. Capacities follow the AGX hardware where the later work will rely on them
 /// (image and framebuffer sizes, workgroup sizes, threadgroup memory); limits that belong to
 /// features agx4 does not advertise stay at the values the spec requires for that case.
-fn limits() -> vk::PhysicalDeviceLimits {
+fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
+    // Nanoseconds per tick, from the kernel's frequency (an unknown 0 Hz reads as 1 ns).
+    let timestamp_period = if timestamp_hz == 0 { 1.0 } else { (1e9 / timestamp_hz as f64) as f32 };
     let counts = vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4;
     vk::PhysicalDeviceLimits {
         max_image_dimension1_d: 16384,
@@ -183,8 +185,9 @@ fn limits() -> vk::PhysicalDeviceLimits {
         sampled_image_stencil_sample_counts: counts,
         storage_image_sample_counts: vk::SampleCountFlags::TYPE_1,
         max_sample_mask_words: 1,
-        timestamp_compute_and_graphics: vk::FALSE,
-        timestamp_period: 1.0,
+        // The one queue family is graphics and compute, and it takes timestamps.
+        timestamp_compute_and_graphics: vk::TRUE,
+        timestamp_period,
         max_clip_distances: 0,
         max_cull_distances: 0,
         max_combined_clip_and_cull_distances: 0,
@@ -222,8 +225,8 @@ fn queue_family() -> vk::QueueFamilyProperties {
     vk::QueueFamilyProperties {
         queue_flags: vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER,
         queue_count: 1,
-        // Timestamps are not implemented yet.
-        timestamp_valid_bits: 0,
+        // The firmware writes full 64-bit counter values.
+        timestamp_valid_bits: 64,
         min_image_transfer_granularity: vk::Extent3D { width: 1, height: 1, depth: 1 },
     }
 }
@@ -249,6 +252,12 @@ pub unsafe extern "system" fn get_features2(physical_device: vk::PhysicalDevice,
             for s in handle::chain_mut((*p_features).p_next) {
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES {
                     (*(s as *mut vk::PhysicalDeviceTimelineSemaphoreFeatures)).timeline_semaphore = vk::TRUE;
+                }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES {
+                    (*(s as *mut vk::PhysicalDeviceSynchronization2Features)).synchronization2 = vk::TRUE;
+                }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR {
+                    (*(s as *mut vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR)).pipeline_executable_info = vk::TRUE;
                 }
             }
         }

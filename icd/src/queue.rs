@@ -7,6 +7,7 @@
 //! into the queue timeline and its signals take the resulting point, so they signal only after
 //! everything before them, as Vulkan's submission order requires.
 
+use crate::cmd_buffer::CommandBuffer;
 use crate::entry::guard;
 use crate::handle::{self, object, LoaderData, Object};
 use crate::kmd;
@@ -34,6 +35,8 @@ pub struct SyncPoint {
 struct Job {
     waits: Vec<SyncPoint>,
     signals: Vec<SyncPoint>,
+    /// The hardware commands of the job's command buffers, in order.
+    cmds: Vec<drm_asahi_cmd_compute>,
 }
 
 #[derive(Default)]
@@ -52,6 +55,8 @@ struct Shared {
     state: Mutex<State>,
     changed: Condvar,
     lost: Arc<AtomicBool>,
+    queue_id: u32,
+    max_commands: usize,
 }
 
 #[repr(C)]
@@ -68,7 +73,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Queue {
-    pub fn new(kmd: Arc<dyn Kmd>, vm_id: u32, usc_base: u64, lost: Arc<AtomicBool>) -> Result<Queue, vk::Result> {
+    pub fn new(kmd: Arc<dyn Kmd>, vm_id: u32, usc_base: u64, lost: Arc<AtomicBool>, max_commands: u32) -> Result<Queue, vk::Result> {
         let mut create = drm_asahi_queue_create { flags: 0, vm_id, priority: DRM_ASAHI_PRIORITY_MEDIUM, queue_id: 0, usc_exec_base: usc_base };
         kmd.queue_create(&mut create).map_err(|e| {
             eprintln!("agx4: QUEUE_CREATE failed: errno {e}");
@@ -84,7 +89,16 @@ impl Queue {
                 destroy_queue(kmd.as_ref());
                 vk::Result::ERROR_INITIALIZATION_FAILED
             })?;
-        let shared = Arc::new(Shared { kmd, timeline, point: Mutex::new(1), state: Mutex::default(), changed: Condvar::new(), lost });
+        let shared = Arc::new(Shared {
+            kmd,
+            timeline,
+            point: Mutex::new(1),
+            state: Mutex::default(),
+            changed: Condvar::new(),
+            lost,
+            queue_id: create.queue_id,
+            max_commands: max_commands as usize,
+        });
         let worker_shared = shared.clone();
         let worker = std::thread::Builder::new()
             .name("agx4-queue".into())
@@ -197,6 +211,9 @@ impl Shared {
         if !self.wait_submitted(&job.waits)? {
             return Ok(());
         }
+        if !job.cmds.is_empty() {
+            return self.submit(job);
+        }
         let kmd = self.kmd.as_ref();
         let mut point = lock(&self.point);
         for w in &job.waits {
@@ -208,6 +225,65 @@ impl Shared {
         }
         Ok(())
     }
+}
+
+impl Shared {
+    /// Hands a job's commands to the kernel, as many SUBMITs as the command limit needs.
+    /// Each waits for the queue timeline's latest point (all earlier work) and signals the
+    /// next one; the first also waits for the job's semaphores, the last signals its own.
+    fn submit(&self, job: &Job) -> Result<(), Errno> {
+        let mut point = lock(&self.point);
+        let chunks: Vec<_> = job.cmds.chunks(self.max_commands).collect();
+        for (i, cmds) in chunks.iter().enumerate() {
+            let sync = |p: &SyncPoint| drm_asahi_sync {
+                sync_type: if p.value == 0 { DRM_ASAHI_SYNC_SYNCOBJ } else { DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ },
+                handle: p.syncobj,
+                timeline_value: p.value,
+            };
+            let mut syncs = vec![sync(&SyncPoint { syncobj: self.timeline, value: *point })];
+            if i == 0 {
+                syncs.extend(job.waits.iter().map(sync));
+            }
+            let in_count = syncs.len();
+            syncs.push(sync(&SyncPoint { syncobj: self.timeline, value: *point + 1 }));
+            if i + 1 == chunks.len() {
+                syncs.extend(job.signals.iter().map(sync));
+            }
+            let mut cmdbuf = Vec::new();
+            for (n, c) in cmds.iter().enumerate() {
+                let header = drm_asahi_cmd_header {
+                    cmd_type: DRM_ASAHI_CMD_COMPUTE as u16,
+                    size: std::mem::size_of::<drm_asahi_cmd_compute>() as u16,
+                    vdm_barrier: DRM_ASAHI_BARRIER_NONE as u16,
+                    // Each command waits for everything before it: the queue is in order.
+                    cdm_barrier: n as u16,
+                };
+                cmdbuf.extend_from_slice(as_bytes(&header));
+                cmdbuf.extend_from_slice(as_bytes(c));
+            }
+            let args = drm_asahi_submit {
+                syncs: syncs.as_ptr() as u64,
+                cmdbuf: cmdbuf.as_ptr() as u64,
+                flags: 0,
+                queue_id: self.queue_id,
+                in_sync_count: in_count as u32,
+                out_sync_count: (syncs.len() - in_count) as u32,
+                cmdbuf_size: cmdbuf.len() as u32,
+                pad: 0,
+            };
+            // SAFETY: syncs and cmdbuf are live for the call and as long as the counts say.
+            unsafe { self.kmd.submit(&args) }?;
+            *point += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of a UAPI struct (plain data with explicit padding fields, all zeroed).
+fn as_bytes<T: Copy>(v: &T) -> &[u8] {
+    // SAFETY: UAPI structs are #[repr(C)] integers with no implicit padding, so every byte
+    // is initialised; the slice borrows `v`.
+    unsafe { std::slice::from_raw_parts(v as *const T as *const u8, std::mem::size_of::<T>()) }
 }
 
 /// Reads one VkSubmitInfo into a job.
@@ -223,9 +299,11 @@ unsafe fn job_from_submit(submit: &vk::SubmitInfo<'_>) -> Result<Job, vk::Result
             handle::find_in_chain::<vk::TimelineSemaphoreSubmitInfo>(submit.p_next),
         )
     };
-    if submit.command_buffer_count > 0 {
-        // Command buffers cannot be created yet, so none can be valid here.
-        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    // SAFETY: guaranteed by the caller: pCommandBuffers holds command_buffer_count handles.
+    let buffers = unsafe { handle::slice(submit.p_command_buffers, submit.command_buffer_count) };
+    let mut cmds = Vec::new();
+    for &cb in buffers {
+        cmds.extend(CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?.commands()?);
     }
     // SAFETY: the value arrays are as long as their semaphore arrays, per valid usage.
     let (wait_values, signal_values) = match values {
@@ -245,6 +323,7 @@ unsafe fn job_from_submit(submit: &vk::SubmitInfo<'_>) -> Result<Job, vk::Result
     Ok(Job {
         waits: wait_sems.iter().enumerate().map(|(i, &s)| point(s, wait_values, i)).collect::<Result<_, _>>()?,
         signals: signal_sems.iter().enumerate().map(|(i, &s)| point(s, signal_values, i)).collect::<Result<_, _>>()?,
+        cmds,
     })
 }
 
@@ -260,6 +339,53 @@ pub unsafe extern "system" fn queue_submit(queue: vk::Queue, submit_count: u32, 
                 jobs.push(Job::default());
             }
             jobs.last_mut().unwrap().signals.push(SyncPoint { syncobj: f.syncobj, value: 0 });
+        }
+        q.push(jobs)
+    })
+}
+
+/// Reads one VkSubmitInfo2 into a job.
+///
+/// # Safety
+/// `submit` must be a valid VkSubmitInfo2 with valid arrays.
+unsafe fn job_from_submit2(submit: &vk::SubmitInfo2<'_>) -> Result<Job, vk::Result> {
+    // SAFETY: guaranteed by the caller.
+    let (waits, buffers, signals) = unsafe {
+        (
+            handle::slice(submit.p_wait_semaphore_infos, submit.wait_semaphore_info_count),
+            handle::slice(submit.p_command_buffer_infos, submit.command_buffer_info_count),
+            handle::slice(submit.p_signal_semaphore_infos, submit.signal_semaphore_info_count),
+        )
+    };
+    let point = |info: &vk::SemaphoreSubmitInfo<'_>| -> Result<SyncPoint, vk::Result> {
+        let s = Semaphore::from_handle(info.semaphore).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        Ok(SyncPoint { syncobj: s.syncobj, value: if s.timeline { info.value } else { 0 } })
+    };
+    let mut cmds = Vec::new();
+    for b in buffers {
+        cmds.extend(CommandBuffer::from_handle(b.command_buffer).ok_or(vk::Result::ERROR_UNKNOWN)?.commands()?);
+    }
+    Ok(Job {
+        waits: waits.iter().map(point).collect::<Result<_, _>>()?,
+        signals: signals.iter().map(point).collect::<Result<_, _>>()?,
+        cmds,
+    })
+}
+
+pub unsafe extern "system" fn queue_submit2(queue: vk::Queue, submit_count: u32, p_submits: *const vk::SubmitInfo2<'_>, fence: vk::Fence) -> vk::Result {
+    guard("vkQueueSubmit2", || {
+        let q = Queue::from_handle(queue).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: valid usage: pSubmits holds submit_count valid structures.
+        let submits = unsafe { handle::slice(p_submits, submit_count) };
+        // SAFETY: each structure is valid, per valid usage.
+        let mut jobs = submits.iter().map(|s| unsafe { job_from_submit2(s) }).collect::<Result<Vec<_>, _>>()?;
+        if let Some(f) = Fence::from_handle(fence) {
+            if jobs.is_empty() {
+                jobs.push(Job::default());
+            }
+            if let Some(last) = jobs.last_mut() {
+                last.signals.push(SyncPoint { syncobj: f.syncobj, value: 0 });
+            }
         }
         q.push(jobs)
     })

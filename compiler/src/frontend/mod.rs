@@ -1,11 +1,256 @@
 //! SPIR-V -> agx4 IR.
+//!
+//! [`module`] parses (rspirv) and checks the module, [`constants`] evaluates constants and
+//! specialization, [`translate`] inlines functions and rebuilds structured control flow,
+//! [`inst`], [`glsl`] and [`access`] translate instructions, memory and builtins.
 
-use crate::{ir, CompileError, ComputeRequest};
+mod access;
+mod constants;
+mod glsl;
+mod inst;
+mod layout;
+mod module;
+mod translate;
+mod values;
 
-pub fn check_module(_words: &[u32]) -> Result<(), CompileError> {
-    Err(CompileError::Unsupported("the SPIR-V front end is not written yet".into()))
+use std::collections::{HashMap, HashSet};
+
+use rspirv::dr::Operand;
+use spirv::{Decoration, Op, StorageClass, Word};
+
+use self::constants::CVal;
+use self::layout::Layouts;
+use self::module::{id, invalid, result_id, unsupported, LocalSize, SpvType};
+use crate::{
+    ir, BindingLayout, CompileError, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout,
+};
+
+/// Header, instruction stream and capability checks (what vkCreateShaderModule needs).
+pub fn check_module(words: &[u32]) -> Result<(), CompileError> {
+    let m = module::parse(words)?;
+    let decos = module::collect_decorations(&m)?;
+    module::collect_types(&m, &decos, &[])?;
+    Ok(())
 }
 
-pub fn translate(_req: &ComputeRequest<'_>) -> Result<ir::Shader, CompileError> {
-    Err(CompileError::Unsupported("the SPIR-V front end is not written yet".into()))
+/// Translates one compute entry point, with calls inlined and specialization applied.
+pub fn translate(req: &ComputeRequest<'_>) -> Result<ir::Shader, CompileError> {
+    let m = module::parse(req.spirv)?;
+    let decos = module::collect_decorations(&m)?;
+    let types = module::collect_types(&m, &decos, req.specialization)?;
+    let consts = constants::collect_constants(&m, &types, &decos, req.specialization)?;
+    let ep = module::find_entry_point(&m, req.entry_point)?;
+
+    let mut local_size = match ep.local_size {
+        Some(LocalSize::Literal(s)) => s,
+        Some(LocalSize::Ids(ids)) => {
+            let mut s = [0; 3];
+            for (o, i) in s.iter_mut().zip(ids) {
+                *o = constants::as_u32(&consts, i)
+                    .ok_or_else(|| invalid("LocalSizeId operand is not a constant"))?;
+            }
+            s
+        }
+        None => [0; 3],
+    };
+    // A constant decorated WorkgroupSize overrides the execution mode.
+    for (cid, (_, c)) in &consts {
+        if decos.get(*cid, Decoration::BuiltIn).and_then(|v| v.first())
+            == Some(&(spirv::BuiltIn::WorkgroupSize as u32))
+        {
+            let CVal::Comp(parts) = c else {
+                return Err(invalid("WorkgroupSize constant is not a vector"));
+            };
+            for (o, p) in local_size.iter_mut().zip(parts) {
+                if let CVal::Scalar(v) = p {
+                    *o = *v as u32;
+                }
+            }
+        }
+    }
+    if local_size.contains(&0) {
+        return Err(invalid("compute entry point without a workgroup size"));
+    }
+    let invocations = local_size.iter().try_fold(1u32, |a, b| a.checked_mul(*b));
+    if !matches!(invocations, Some(n) if n <= 1024) {
+        return Err(CompileError::Limit(format!(
+            "workgroup size {local_size:?} exceeds 1024 invocations"
+        )));
+    }
+
+    let mut funcs = HashMap::new();
+    for f in &m.functions {
+        let fid = f
+            .def
+            .as_ref()
+            .and_then(|d| d.result_id)
+            .ok_or_else(|| invalid("function without an id"))?;
+        funcs.insert(fid, f);
+    }
+    let entry_fn = *funcs
+        .get(&ep.function)
+        .ok_or_else(|| invalid("entry point names an undefined function"))?;
+
+    let mut glsl_set = None;
+    let mut ignored_sets = HashSet::new();
+    for e in &m.ext_inst_imports {
+        let name = match e.operands.first() {
+            Some(Operand::LiteralString(s)) => s.as_str(),
+            _ => return Err(invalid("OpExtInstImport without a name")),
+        };
+        if name == "GLSL.std.450" {
+            glsl_set = Some(result_id(e)?);
+        } else if name.starts_with("NonSemantic.") {
+            ignored_sets.insert(result_id(e)?);
+        } else {
+            return Err(unsupported(format!("extended instruction set {name}")));
+        }
+    }
+
+    let scratch_vars = dynamic_locals(&m, &types, &consts)?;
+    let l = Layouts {
+        types: &types,
+        decos: &decos,
+        sizes: Default::default(),
+        aligns: Default::default(),
+    };
+    let mut tr = translate::Tr {
+        l,
+        decos: &decos,
+        consts: &consts,
+        funcs,
+        globals: HashMap::new(),
+        glsl_set,
+        ignored_sets,
+        sh: ir::Shader {
+            local_size,
+            shared_size: 0,
+            scratch_size: 0,
+            value_types: Vec::new(),
+            var_types: Vec::new(),
+            body: Vec::new(),
+        },
+        cur: Vec::new(),
+        scratch_offsets: HashMap::new(),
+        scratch_vars,
+        call_stack: Vec::new(),
+        next_instance: 0,
+        blocks_done: 0,
+        insts: 0,
+        depth: 0,
+    };
+    for inst in &m.types_global_values {
+        if inst.class.opcode != Op::Variable {
+            continue;
+        }
+        let rid = result_id(inst)?;
+        let e = tr.variable(inst)?;
+        tr.globals.insert(rid, e);
+    }
+    let _ = &ep.interface;
+    tr.run_function(entry_fn, Vec::new(), None, true)?;
+    let mut sh = tr.sh;
+    sh.body = tr.cur;
+    Ok(sh)
+}
+
+/// Function and Private variables indexed with a non-constant index somewhere: they live in
+/// scratch memory instead of Vars.
+fn dynamic_locals(
+    m: &rspirv::dr::Module,
+    types: &HashMap<Word, SpvType>,
+    consts: &HashMap<Word, (Word, CVal)>,
+) -> Result<HashSet<Word>, CompileError> {
+    let mut root: HashMap<Word, Word> = HashMap::new();
+    let is_local = |ty: Option<Word>| {
+        matches!(
+            ty.and_then(|t| types.get(&t)),
+            Some(SpvType::Pointer {
+                sc: StorageClass::Function | StorageClass::Private,
+                ..
+            })
+        )
+    };
+    for inst in &m.types_global_values {
+        if inst.class.opcode == Op::Variable && is_local(inst.result_type) {
+            let r = result_id(inst)?;
+            root.insert(r, r);
+        }
+    }
+    for f in &m.functions {
+        for b in &f.blocks {
+            for inst in &b.instructions {
+                if inst.class.opcode == Op::Variable && is_local(inst.result_type) {
+                    let r = result_id(inst)?;
+                    root.insert(r, r);
+                }
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    for _ in 0..2 {
+        for f in &m.functions {
+            for b in &f.blocks {
+                for inst in &b.instructions {
+                    if !matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
+                        continue;
+                    }
+                    let base = id(inst, 0)?;
+                    let Some(r) = root.get(&base).copied() else {
+                        continue;
+                    };
+                    root.insert(result_id(inst)?, r);
+                    for k in 1..inst.operands.len() {
+                        let i = id(inst, k)?;
+                        if !matches!(consts.get(&i), Some((_, CVal::Scalar(_)))) {
+                            out.insert(r);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A layout with every binding the fuzzer's shaders may name.
+fn fuzz_layout() -> ResourceLayout {
+    let set = SetLayout {
+        bindings: (0..16)
+            .map(|b| BindingLayout {
+                binding: b,
+                kind: DescriptorKind::StorageBuffer,
+                count: 4,
+                offset: b * 64,
+            })
+            .collect(),
+    };
+    ResourceLayout {
+        sets: vec![Some(set); 4],
+        push_constant_size: crate::abi::MAX_PUSH_CONSTANTS_SIZE,
+    }
+}
+
+/// Runs module checks, translation and every pass on arbitrary bytes. Returns whether the
+/// bytes compiled to IR; never panics (the fuzz target's entry).
+pub fn fuzz_one(bytes: &[u8]) -> bool {
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if check_module(&words).is_err() {
+        return false;
+    }
+    let layout = fuzz_layout();
+    let req = ComputeRequest {
+        spirv: &words,
+        entry_point: "main",
+        specialization: &[],
+        layout: &layout,
+        target: crate::Target::G13,
+    };
+    let Ok(mut sh) = translate(&req) else {
+        return false;
+    };
+    crate::passes::run_all(&mut sh, &layout).is_ok()
 }

@@ -1,8 +1,135 @@
-//! The G13 back end: instruction selection, register allocation, exec-mask lowering and
-//! encoding through `hw`.
+//! The G13 back end: instruction selection, exec-mask lowering, register allocation, wait
+//! insertion and encoding through `hw`.
+//!
+//! The passes hand a flat list of [`Item`]s to each other. Before register allocation the
+//! registers in it are *virtual*: a [`Reg`]'s `half` is `4 * id + part`, where `id` names a
+//! virtual register and `part` is the 16-bit half inside it (a 64-bit value's high word is
+//! part 2). Virtual register 0 is the physical `r0l`, the exec nesting counter, which the
+//! allocator does not hand out when the program has control flow.
+//!
+//! Order: `isel` (with `exec` for control flow) -> `regalloc` -> `waits` -> `encode`; `stats`
+//! reports. Device addresses `base + widen(offset)` whose offset is a multiple of 4 become
+//! the memory instruction's index, so most 64-bit address arithmetic is never emitted.
+//!
+//! Booleans are 16-bit registers holding 0 or 1 (as Mesa does): compares write them with a
+//! compare-and-select of the immediates 1 and 0, and `if` tests them against zero.
 
-use crate::{ir::Shader, CompileError, ComputeBinary};
+mod encode;
+mod exec;
+mod isel;
+mod regalloc;
+mod regs;
+mod stats;
+mod waits;
 
-pub fn compile(_shader: &Shader) -> Result<ComputeBinary, CompileError> {
-    Err(CompileError::Unsupported("the G13 back end is not written yet".into()))
+#[cfg(test)]
+mod sim_tests;
+#[cfg(test)]
+mod tests;
+
+use hw::isa::{Instr, JumpCond, Reg, Size};
+
+use crate::{abi, ir::Shader, CompileError, ComputeBinary};
+
+/// One element of a back-end program.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Item {
+    Op(Instr),
+    /// A branch target.
+    Label(u32),
+    /// A branch to a label; `encode` turns it into a byte offset.
+    Jump {
+        cond: JumpCond,
+        target: u32,
+    },
+}
+
+/// What the allocator needs to know about a virtual register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct VregInfo {
+    pub size: Size,
+    /// Written again after it is read (a `Var`): its live range must cover every loop it
+    /// appears in. A value assembled from parts by adjacent instructions before any read is
+    /// not multi-def.
+    pub multi_def: bool,
+}
+
+/// A program over virtual registers, as instruction selection leaves it.
+#[derive(Debug, Clone)]
+pub(crate) struct VProgram {
+    pub items: Vec<Item>,
+    pub vregs: Vec<VregInfo>,
+    /// Per-thread stack bytes the IR's scratch space uses; spills go after it.
+    pub scratch_base: u32,
+}
+
+/// The virtual register that stands for the physical `r0l`.
+pub(crate) const NESTING_VREG: u16 = 0;
+
+/// The nesting counter `r0l`.
+pub(crate) const R0L: Reg = Reg {
+    half: 0,
+    size: Size::S16,
+};
+
+/// Virtual register `id`, part `part` (in halves), of the given width.
+pub(crate) fn vreg(id: u16, part: u16, size: Size) -> Reg {
+    Reg {
+        half: id * 4 + part,
+        size,
+    }
+}
+
+/// Options for tests: the register budget in halves.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options {
+    pub gpr_budget: u16,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            gpr_budget: hw::isa::GPR_HALVES,
+        }
+    }
+}
+
+/// The result of the back end before it becomes a [`ComputeBinary`].
+#[derive(Debug, Clone)]
+pub(crate) struct Compiled {
+    pub items: Vec<Item>,
+    pub gpr_halves: u32,
+    pub scratch_bytes: u32,
+    pub spills: u32,
+    pub fills: u32,
+}
+
+/// Everything up to (not including) encoding, with a register budget.
+pub(crate) fn compile_items(shader: &Shader, opts: Options) -> Result<Compiled, CompileError> {
+    let vprog = isel::select(shader)?;
+    let alloc = regalloc::allocate(&vprog, opts.gpr_budget)?;
+    let items = waits::insert_waits(&alloc.items);
+    Ok(Compiled {
+        items,
+        gpr_halves: alloc.gpr_halves,
+        scratch_bytes: alloc.scratch_bytes,
+        spills: alloc.spills,
+        fills: alloc.fills,
+    })
+}
+
+pub fn compile(shader: &Shader) -> Result<ComputeBinary, CompileError> {
+    let c = compile_items(shader, Options::default())?;
+    let encoded = encode::encode_program(&c.items)?;
+    let stats = stats::Stats::new(&c, &encoded);
+    stats.report(&encoded.code);
+    Ok(ComputeBinary {
+        code: encoded.code,
+        gpr_halves: c.gpr_halves,
+        uniform_halves: abi::ROOT_TABLE_SIZE / 2,
+        scratch_bytes: c.scratch_bytes,
+        shared_bytes: shader.shared_size,
+        local_size: shader.local_size,
+        stats: stats.api(),
+    })
 }

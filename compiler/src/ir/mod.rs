@@ -16,6 +16,9 @@
 
 mod types;
 mod op;
+pub mod interp;
+pub mod print;
+pub mod validate;
 
 pub use op::*;
 pub use types::*;

@@ -1,8 +1,313 @@
 //! Generation-neutral passes, one per file. `run_all` leaves the IR in the form the back ends
 //! accept (documented on `run_all`).
 
-use crate::{ir::Shader, CompileError, ResourceLayout};
+mod algebraic;
+mod const_fold;
+mod copy_prop;
+mod cse;
+mod dce;
+mod lower_descriptors;
+mod lower_float;
+mod lower_int_div;
+mod lower_sysvals;
+mod promote_vars;
+mod scalarize;
 
-pub fn run_all(_shader: &mut Shader, _layout: &ResourceLayout) -> Result<(), CompileError> {
-    Err(CompileError::Unsupported("the IR passes are not written yet".into()))
+use std::collections::HashMap;
+
+use crate::ir::{self, Inst, Node, Op, Shader, Value};
+use crate::{CompileError, ResourceLayout};
+
+pub use algebraic::algebraic;
+pub use const_fold::const_fold;
+pub use copy_prop::copy_prop;
+pub use cse::cse;
+pub use dce::dce;
+pub use lower_descriptors::lower_descriptors;
+pub use lower_float::lower_float;
+pub use lower_int_div::lower_int_div;
+pub use lower_sysvals::lower_sysvals;
+pub use promote_vars::promote_vars;
+pub use scalarize::scalarize;
+
+/// Runs every pass in a fixed order.
+///
+/// The result, which `ir::validate::backend_form` checks before this returns, is what a back
+/// end receives:
+///
+/// * every value is scalar (no vectors, no `Vector`/`Extract`/`Insert`/`Copy`);
+/// * only these operations remain: `Const`; `Unary` with `INeg, Not, BitReverse, BitCount,
+///   UFindMsb, SFindMsb, FindLsb, FNeg, FAbs, FFloor, FCeil, FTrunc, FRoundEven, FRsqrt, FRcp,
+///   FExp2, FLog2, FSin, FCos`; `Binary` with `IAdd, ISub, IMul, UMulHigh, SMulHigh, And, Or,
+///   Xor, Shl, UShr, SShr, UMin, SMin, UMax, SMax, FAdd, FSub, FMul, FMin, FMax`; `FFma`,
+///   `Cmp`, `Select`, `Conv`, `BitfieldInsert`, `UBitfieldExtract`, `SBitfieldExtract`,
+///   `LoadVar`/`StoreVar`, `SysVal` with `LocalInvocationId, LocalInvocationIndex,
+///   WorkgroupId` (the hardware's workgroup id, without the dispatch base), `Load`/`Store`/
+///   `Atomic` in `Global`/`Shared`/`Scratch` of 32-bit scalars (I32 or F32), `Load` in `Root`
+///   at a constant address, `WorkgroupBarrier`, `MemoryBarrier`;
+/// * I64 appears only in addressing: `Load` in `Root` of a set address, `Load` in `Global` of
+///   the descriptor's address word, `Binary(IAdd)` on I64, and `Conv(UToU | SToS)` from I32 to
+///   I64; there are no I64 constants or variables;
+/// * Bool values come from `Cmp` (or `Const`, `LoadVar`, `Not/And/Or/Xor` of bools) and are
+///   used by `Select`, `If`, `Not/And/Or/Xor`, `StoreVar` and `Conv(BoolToInt)`;
+/// * every `Global` access is bounds-checked against its descriptor's range (robustBufferAccess):
+///   an out-of-bounds load gives 0, an out-of-bounds store or atomic does nothing. The checks
+///   are `If` nodes around the access, whose loaded value flows out through a Var.
+///
+/// Float division is `a * rcp(b)` without a Newton step: within 2.5 ULP when `rcp` is
+/// correctly rounded to within 1 ULP (as AGX's is). Integer division is a float-reciprocal
+/// estimate refined with `UMulHigh` and two correction steps (exact for all 32-bit inputs).
+pub fn run_all(shader: &mut Shader, layout: &ResourceLayout) -> Result<(), CompileError> {
+    type Pass = fn(&mut Shader, &ResourceLayout) -> Result<(), CompileError>;
+    let passes: &[(&str, Pass)] = &[
+        ("promote_vars", |s, _| promote_vars(s)),
+        ("copy_prop", |s, _| copy_prop(s)),
+        ("dce", |s, _| dce(s)),
+        ("lower_sysvals", |s, _| lower_sysvals(s)),
+        ("lower_descriptors", lower_descriptors),
+        ("scalarize", |s, _| scalarize(s)),
+        ("copy_prop", |s, _| copy_prop(s)),
+        ("const_fold", |s, _| const_fold(s)),
+        ("algebraic", |s, _| algebraic(s)),
+        ("copy_prop", |s, _| copy_prop(s)),
+        ("lower_int_div", |s, _| lower_int_div(s)),
+        ("lower_float", |s, _| lower_float(s)),
+        ("const_fold", |s, _| const_fold(s)),
+        ("algebraic", |s, _| algebraic(s)),
+        ("copy_prop", |s, _| copy_prop(s)),
+        ("promote_vars", |s, _| promote_vars(s)),
+        ("copy_prop", |s, _| copy_prop(s)),
+        ("const_fold", |s, _| const_fold(s)),
+        ("cse", |s, _| cse(s)),
+        ("copy_prop", |s, _| copy_prop(s)),
+        ("dce", |s, _| dce(s)),
+    ];
+    let debug = crate::debug::flags().ir;
+    if debug {
+        eprintln!("agx4: IR after the front end\n{}", ir::print::print(shader));
+        ir::validate::validate(shader)
+            .map_err(|e| CompileError::Internal(format!("front end: {e}")))?;
+    }
+    for (name, pass) in passes {
+        pass(shader, layout)?;
+        if debug {
+            eprintln!("agx4: IR after {name}\n{}", ir::print::print(shader));
+            ir::validate::validate(shader)
+                .map_err(|e| CompileError::Internal(format!("after {name}: {e}")))?;
+        }
+    }
+    ir::validate::backend_form(shader).map_err(|e| {
+        CompileError::Internal(format!(
+            "passes left a form the back end does not take: {e}"
+        ))
+    })
 }
+
+/// Applies `f` to every value operand of `op`.
+pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
+    match op {
+        Op::Const(_)
+        | Op::LoadVar(_)
+        | Op::SysVal(_)
+        | Op::WorkgroupBarrier
+        | Op::MemoryBarrier => {}
+        Op::Unary(_, a) | Op::Conv(_, a) | Op::Extract(a, _) | Op::Copy(a) | Op::StoreVar(_, a) => {
+            *a = f(*a)
+        }
+        Op::Binary(_, a, b) | Op::Cmp(_, a, b) | Op::Insert(a, _, b) => {
+            *a = f(*a);
+            *b = f(*b);
+        }
+        Op::FFma(a, b, c)
+        | Op::Select(a, b, c)
+        | Op::UBitfieldExtract(a, b, c)
+        | Op::SBitfieldExtract(a, b, c) => {
+            *a = f(*a);
+            *b = f(*b);
+            *c = f(*c);
+        }
+        Op::BitfieldInsert(a, b, c, d) => {
+            *a = f(*a);
+            *b = f(*b);
+            *c = f(*c);
+            *d = f(*d);
+        }
+        Op::Vector(xs) => xs.iter_mut().for_each(|x| *x = f(*x)),
+        Op::Load { addr, .. } => *addr = f(*addr),
+        Op::Store { addr, value, .. } => {
+            *addr = f(*addr);
+            *value = f(*value);
+        }
+        Op::Atomic {
+            addr, value, cmp, ..
+        } => {
+            *addr = f(*addr);
+            *value = f(*value);
+            if let Some(c) = cmp {
+                *c = f(*c);
+            }
+        }
+        Op::DescriptorAddress { index, .. } | Op::DescriptorSize { index, .. } => {
+            *index = f(*index)
+        }
+    }
+}
+
+/// Visits every instruction, in order.
+pub(crate) fn for_each_inst(nodes: &[Node], f: &mut dyn FnMut(&Inst)) {
+    for n in nodes {
+        match n {
+            Node::Block(insts) => insts.iter().for_each(&mut *f),
+            Node::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                for_each_inst(then_body, f);
+                for_each_inst(else_body, f);
+            }
+            Node::Loop { body } => for_each_inst(body, f),
+            _ => {}
+        }
+    }
+}
+
+/// Replaces uses of values by the map (following chains), in instructions and If conditions.
+pub(crate) fn substitute(nodes: &mut [Node], map: &HashMap<Value, Value>) {
+    if map.is_empty() {
+        return;
+    }
+    let resolve = |mut v: Value| {
+        let mut n = 0;
+        while let Some(w) = map.get(&v) {
+            v = *w;
+            n += 1;
+            if n > map.len() {
+                break;
+            }
+        }
+        v
+    };
+    fn go(nodes: &mut [Node], r: &dyn Fn(Value) -> Value) {
+        for n in nodes {
+            match n {
+                Node::Block(insts) => {
+                    for i in insts {
+                        map_operands(&mut i.op, &mut |v| r(v));
+                    }
+                }
+                Node::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
+                    *cond = r(*cond);
+                    go(then_body, r);
+                    go(else_body, r);
+                }
+                Node::Loop { body } => go(body, r),
+                _ => {}
+            }
+        }
+    }
+    go(nodes, &resolve);
+}
+
+/// Where rewritten instructions go: appended to the current list, splitting blocks around
+/// control flow the rewrite adds.
+pub(crate) struct Out {
+    pub nodes: Vec<Node>,
+}
+
+impl Out {
+    pub fn inst(&mut self, i: Inst) {
+        if let Some(Node::Block(b)) = self.nodes.last_mut() {
+            b.push(i);
+        } else {
+            self.nodes.push(Node::Block(vec![i]));
+        }
+    }
+
+    pub fn node(&mut self, n: Node) {
+        self.nodes.push(n);
+    }
+
+    pub fn def(&mut self, sh: &mut Shader, ty: ir::Type, op: Op) -> Value {
+        let v = sh.new_value(ty);
+        self.inst(Inst { dst: Some(v), op });
+        v
+    }
+
+    pub fn effect(&mut self, op: Op) {
+        self.inst(Inst { dst: None, op });
+    }
+}
+
+pub(crate) type Rewrite<'a> =
+    dyn FnMut(&mut Shader, Inst, &mut Out) -> Result<(), CompileError> + 'a;
+
+/// Rebuilds the body, letting `f` replace each instruction with any instructions and nodes.
+pub(crate) fn rewrite(sh: &mut Shader, f: &mut Rewrite<'_>) -> Result<(), CompileError> {
+    let body = std::mem::take(&mut sh.body);
+    let r = rewrite_list(sh, body, f);
+    sh.body = r?;
+    Ok(())
+}
+
+fn rewrite_list(
+    sh: &mut Shader,
+    nodes: Vec<Node>,
+    f: &mut Rewrite<'_>,
+) -> Result<Vec<Node>, CompileError> {
+    let mut out = Out { nodes: Vec::new() };
+    for n in nodes {
+        match n {
+            Node::Block(insts) => {
+                for i in insts {
+                    f(sh, i, &mut out)?;
+                }
+            }
+            Node::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                let then_body = rewrite_list(sh, then_body, f)?;
+                let else_body = rewrite_list(sh, else_body, f)?;
+                out.node(Node::If {
+                    cond,
+                    then_body,
+                    else_body,
+                });
+            }
+            Node::Loop { body } => {
+                let body = rewrite_list(sh, body, f)?;
+                out.node(Node::Loop { body });
+            }
+            other => out.node(other),
+        }
+    }
+    Ok(out.nodes)
+}
+
+/// The defining operation of every value.
+pub(crate) fn defs(sh: &Shader) -> HashMap<Value, Op> {
+    let mut m = HashMap::new();
+    for_each_inst(&sh.body, &mut |i| {
+        if let Some(d) = i.dst {
+            m.insert(d, i.op.clone());
+        }
+    });
+    m
+}
+
+/// The constant lanes of a value, if it is defined by `Const`.
+pub(crate) fn const_of(defs: &HashMap<Value, Op>, v: Value) -> Option<&[u64]> {
+    match defs.get(&v) {
+        Some(Op::Const(c)) => Some(&c.0),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,925 @@
+//! Pointers: global and local variables, access chains, loads and stores with explicit
+//! layouts, atomics, OpArrayLength, and the compute builtins.
+
+use rspirv::dr::Instruction;
+use spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
+
+use super::constants::CVal;
+use super::layout::MatLayout;
+use super::module::{id, invalid, result_id, result_type, unsupported, SpvType};
+use super::translate::{FnState, Tr};
+use super::values::{Base, Entry, FVal, Ptr, VarTree};
+use crate::abi;
+use crate::ir::{self, AtomicOp, BinOp, CmpOp, ConvOp, Scalar, Space, SysVal, Type, Value};
+use crate::CompileError;
+
+/// A part of a composite in memory: offset, type, matrix layout, lane stride.
+type MemChild = (u32, Word, Option<MatLayout>, u32);
+
+impl<'m> Tr<'m> {
+    pub fn var_tree(&mut self, ty: Word, depth: u32) -> Result<VarTree, CompileError> {
+        if depth > 32 {
+            return Err(invalid("type nesting too deep"));
+        }
+        if self.l.is_simple(ty)? {
+            let t = self.l.ir_type(ty)?;
+            return Ok(VarTree::Leaf(self.sh.new_var(t)));
+        }
+        let kids = self.l.children(ty)?;
+        if kids.len() > 4096 {
+            return Err(unsupported("local array too large for registers"));
+        }
+        Ok(VarTree::Node(
+            kids.iter()
+                .map(|k| self.var_tree(*k, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ))
+    }
+
+    fn alloc(&mut self, shared: bool, ty: Word) -> Result<u32, CompileError> {
+        let size = self.l.size(ty, None, 0)?;
+        let align = self.l.align(ty, 0)?.max(4);
+        let total = if shared {
+            &mut self.sh.shared_size
+        } else {
+            &mut self.sh.scratch_size
+        };
+        let off = total.div_ceil(align) * align;
+        *total = off
+            .checked_add(size)
+            .filter(|t| *t < 1 << 28)
+            .ok_or_else(|| CompileError::Limit("variables too large".into()))?;
+        Ok(off)
+    }
+
+    /// The pointer an OpVariable (global or local) stands for; emits its initializer.
+    pub fn variable(&mut self, inst: &Instruction) -> Result<Entry, CompileError> {
+        let rid = result_id(inst)?;
+        let pty = result_type(inst)?;
+        let (sc, ty) = match self.l.get(pty)? {
+            SpvType::Pointer { sc, pointee } => (*sc, *pointee),
+            _ => return Err(invalid("OpVariable of a non-pointer type")),
+        };
+        let mem = |base, off| Ptr::Mem {
+            base,
+            off,
+            dyn_off: None,
+            ty,
+            mat: None,
+            lane_stride: 4,
+        };
+        let ptr = match sc {
+            StorageClass::StorageBuffer | StorageClass::Uniform => {
+                let set = self
+                    .decos
+                    .get(rid, Decoration::DescriptorSet)
+                    .and_then(|v| v.first().copied());
+                let binding = self
+                    .decos
+                    .get(rid, Decoration::Binding)
+                    .and_then(|v| v.first().copied());
+                let (Some(set), Some(binding)) = (set, binding) else {
+                    return Err(invalid(format!(
+                        "buffer variable {rid} without DescriptorSet/Binding"
+                    )));
+                };
+                let index = self.u32c(0)?;
+                mem(
+                    Base::Descriptor {
+                        set,
+                        binding,
+                        index,
+                    },
+                    0,
+                )
+            }
+            StorageClass::PushConstant => mem(Base::Root, 0),
+            StorageClass::Workgroup => {
+                let off = self.alloc(true, ty)?;
+                mem(Base::Shared, off)
+            }
+            StorageClass::Function | StorageClass::Private => {
+                if self.scratch_vars.contains(&rid) {
+                    let off = match self.scratch_offsets.get(&rid) {
+                        Some(o) => *o,
+                        None => {
+                            let o = self.alloc(false, ty)?;
+                            self.scratch_offsets.insert(rid, o);
+                            o
+                        }
+                    };
+                    mem(Base::Scratch, off)
+                } else {
+                    let mut leaves = Vec::new();
+                    self.l.leaves(ty, &mut leaves, 0)?;
+                    Ptr::Vars {
+                        tree: self.var_tree(ty, 0)?,
+                        ty,
+                    }
+                }
+            }
+            StorageClass::Input => {
+                let b = self
+                    .decos
+                    .get(rid, Decoration::BuiltIn)
+                    .and_then(|v| v.first().copied())
+                    .ok_or_else(|| unsupported("Input variable that is not a builtin"))?;
+                let builtin = BuiltIn::from_u32(b).ok_or_else(|| invalid("unknown builtin"))?;
+                Ptr::Builtin {
+                    builtin,
+                    lane: None,
+                    ty,
+                }
+            }
+            other => return Err(unsupported(format!("storage class {other:?}"))),
+        };
+        if let Some(init) = inst.operands.get(1) {
+            let rspirv::dr::Operand::IdRef(c) = init else {
+                return Err(invalid("bad initializer"));
+            };
+            let (cty, cval) = self
+                .consts
+                .get(c)
+                .cloned()
+                .ok_or_else(|| unsupported("non-constant initializer"))?;
+            if cty != ty {
+                return Err(invalid("initializer type differs from the variable's"));
+            }
+            let v = self.const_fval(ty, &cval)?;
+            self.store(&ptr, &v)?;
+        }
+        Ok(Entry::Ptr(ptr))
+    }
+
+    fn is_block_array(&self, ty: Word) -> Result<bool, CompileError> {
+        Ok(match self.l.get(ty)? {
+            SpvType::Array { elem, .. } | SpvType::RuntimeArray { elem } => {
+                self.decos.has(*elem, Decoration::Block)
+                    || self.decos.has(*elem, Decoration::BufferBlock)
+            }
+            _ => false,
+        })
+    }
+
+    fn index_const(&self, w: Word) -> Option<u32> {
+        match self.consts.get(&w) {
+            Some((_, CVal::Scalar(v))) => Some(*v as u32),
+            _ => None,
+        }
+    }
+
+    fn add_dyn(
+        &mut self,
+        dyn_off: Option<Value>,
+        idx: Value,
+        stride: u32,
+    ) -> Result<Option<Value>, CompileError> {
+        if self.sh.ty(idx) != Type::I32 {
+            return Err(invalid("access chain index is not a 32-bit integer"));
+        }
+        let s = self.u32c(stride)?;
+        let term = self.emit(Type::I32, ir::Op::Binary(BinOp::IMul, idx, s))?;
+        Ok(Some(match dyn_off {
+            None => term,
+            Some(d) => self.emit(Type::I32, ir::Op::Binary(BinOp::IAdd, d, term))?,
+        }))
+    }
+
+    pub fn access_chain(
+        &mut self,
+        fs: &FnState<'m>,
+        inst: &Instruction,
+    ) -> Result<Entry, CompileError> {
+        if inst.class.opcode == Op::PtrAccessChain {
+            return Err(unsupported("OpPtrAccessChain"));
+        }
+        let mut p = self.ptr(fs, id(inst, 0)?)?;
+        for k in 1..inst.operands.len() {
+            let iw = id(inst, k)?;
+            let konst = self.index_const(iw);
+            p = match p {
+                Ptr::Mem {
+                    base,
+                    mut off,
+                    mut dyn_off,
+                    ty,
+                    mat,
+                    lane_stride,
+                } => {
+                    let t = self.l.get(ty)?.clone();
+                    let add = |off: u32, n: u32| {
+                        off.checked_add(n).ok_or_else(|| invalid("offset overflow"))
+                    };
+                    match t {
+                        SpvType::Struct { members } => {
+                            let i =
+                                konst.ok_or_else(|| invalid("struct index is not a constant"))?;
+                            let mty = *members
+                                .get(i as usize)
+                                .ok_or_else(|| invalid("struct index out of range"))?;
+                            off = add(off, self.l.member_offset(ty, &members, i)?)?;
+                            let mat = self.l.member_mat(ty, i).or(mat);
+                            Ptr::Mem {
+                                base,
+                                off,
+                                dyn_off,
+                                ty: mty,
+                                mat,
+                                lane_stride: 4,
+                            }
+                        }
+                        SpvType::Array { elem, .. } | SpvType::RuntimeArray { elem } => {
+                            if self.is_block_array(ty)? && off == 0 && dyn_off.is_none() {
+                                if let Base::Descriptor { set, binding, .. } = base {
+                                    let index = self.simple(fs, iw)?;
+                                    p = Ptr::Mem {
+                                        base: Base::Descriptor {
+                                            set,
+                                            binding,
+                                            index,
+                                        },
+                                        off,
+                                        dyn_off,
+                                        ty: elem,
+                                        mat,
+                                        lane_stride: 4,
+                                    };
+                                    continue;
+                                }
+                            }
+                            let stride = self.l.array_stride(ty, elem)?;
+                            match konst {
+                                Some(i) => off = add(off, i.wrapping_mul(stride))?,
+                                None => {
+                                    let i = self.simple(fs, iw)?;
+                                    dyn_off = self.add_dyn(dyn_off, i, stride)?;
+                                }
+                            }
+                            Ptr::Mem {
+                                base,
+                                off,
+                                dyn_off,
+                                ty: elem,
+                                mat,
+                                lane_stride: 4,
+                            }
+                        }
+                        SpvType::Matrix { col, .. } => {
+                            let m = match mat {
+                                Some(m) => m,
+                                None => self.l.default_mat(col)?,
+                            };
+                            let (step, ls) = if m.row_major {
+                                (4, m.stride)
+                            } else {
+                                (m.stride, 4)
+                            };
+                            match konst {
+                                Some(i) => off = add(off, i.wrapping_mul(step))?,
+                                None => {
+                                    let i = self.simple(fs, iw)?;
+                                    dyn_off = self.add_dyn(dyn_off, i, step)?;
+                                }
+                            }
+                            Ptr::Mem {
+                                base,
+                                off,
+                                dyn_off,
+                                ty: col,
+                                mat: Some(m),
+                                lane_stride: ls,
+                            }
+                        }
+                        SpvType::Vector { elem, .. } => {
+                            match konst {
+                                Some(i) => off = add(off, i.wrapping_mul(lane_stride))?,
+                                None => {
+                                    let i = self.simple(fs, iw)?;
+                                    dyn_off = self.add_dyn(dyn_off, i, lane_stride)?;
+                                }
+                            }
+                            Ptr::Mem {
+                                base,
+                                off,
+                                dyn_off,
+                                ty: elem,
+                                mat,
+                                lane_stride: 4,
+                            }
+                        }
+                        _ => return Err(invalid("access chain indexes a scalar")),
+                    }
+                }
+                Ptr::Vars { tree, ty } => {
+                    let i = konst.ok_or_else(|| {
+                        unsupported("dynamic index into a pointer passed to a function")
+                    })?;
+                    let kids = self.l.children(ty)?;
+                    let kty = *kids
+                        .get(i as usize)
+                        .ok_or_else(|| invalid("index out of range"))?;
+                    match tree {
+                        VarTree::Node(mut ts) => {
+                            if (i as usize) >= ts.len() {
+                                return Err(invalid("index out of range"));
+                            }
+                            Ptr::Vars {
+                                tree: ts.swap_remove(i as usize),
+                                ty: kty,
+                            }
+                        }
+                        VarTree::Leaf(var) => Ptr::VarLane { var, lane: i as u8 },
+                    }
+                }
+                Ptr::Builtin {
+                    builtin,
+                    lane: None,
+                    ty,
+                } => {
+                    let i = konst.ok_or_else(|| unsupported("dynamic index into a builtin"))?;
+                    let elem = match self.l.get(ty)? {
+                        SpvType::Vector { elem, n } if i < *n => *elem,
+                        _ => return Err(invalid("builtin index out of range")),
+                    };
+                    Ptr::Builtin {
+                        builtin,
+                        lane: Some(i),
+                        ty: elem,
+                    }
+                }
+                _ => return Err(invalid("access chain indexes a scalar")),
+            };
+        }
+        Ok(Entry::Ptr(p))
+    }
+
+    /// Byte address of `off + extra` behind a memory pointer.
+    fn address(
+        &mut self,
+        base: &Base,
+        off: u32,
+        dyn_off: Option<Value>,
+        extra: u32,
+    ) -> Result<(Space, Value), CompileError> {
+        let total = off
+            .checked_add(extra)
+            .ok_or_else(|| invalid("offset overflow"))?;
+        let c = |tr: &mut Self, v: u32| tr.u32c(v);
+        let off32 = |tr: &mut Self| -> Result<Value, CompileError> {
+            let k = c(tr, total)?;
+            match dyn_off {
+                None => Ok(k),
+                Some(d) => tr.emit(Type::I32, ir::Op::Binary(BinOp::IAdd, d, k)),
+            }
+        };
+        Ok(match base {
+            Base::Descriptor {
+                set,
+                binding,
+                index,
+            } => {
+                let o = off32(self)?;
+                let d = self.emit(
+                    Type::I64,
+                    ir::Op::DescriptorAddress {
+                        set: *set,
+                        binding: *binding,
+                        index: *index,
+                    },
+                )?;
+                let o64 = self.emit(Type::I64, ir::Op::Conv(ConvOp::UToU, o))?;
+                (
+                    Space::Global,
+                    self.emit(Type::I64, ir::Op::Binary(BinOp::IAdd, d, o64))?,
+                )
+            }
+            Base::Shared => (Space::Shared, off32(self)?),
+            Base::Scratch => (Space::Scratch, off32(self)?),
+            Base::Root => {
+                if dyn_off.is_some() {
+                    return Err(unsupported("dynamic indexing of push constants"));
+                }
+                let a = total
+                    .checked_add(abi::PUSH_CONSTANTS_OFFSET)
+                    .ok_or_else(|| invalid("offset overflow"))?;
+                (Space::Root, c(self, a)?)
+            }
+        })
+    }
+
+    fn load_simple(
+        &mut self,
+        base: &Base,
+        off: u32,
+        dyn_off: Option<Value>,
+        ty: Word,
+        lane_stride: u32,
+    ) -> Result<Value, CompileError> {
+        let t = self.l.ir_type(ty)?;
+        let mem_t = if t.scalar == Scalar::Bool {
+            Type::vec(Scalar::I32, t.lanes)
+        } else {
+            t
+        };
+        let v = if t.lanes == 1 || lane_stride == 4 {
+            let (space, addr) = self.address(base, off, dyn_off, 0)?;
+            self.emit(
+                mem_t,
+                ir::Op::Load {
+                    space,
+                    addr,
+                    align: 4,
+                },
+            )?
+        } else {
+            let mut lanes = Vec::new();
+            for i in 0..t.lanes as u32 {
+                let (space, addr) = self.address(base, off, dyn_off, i * lane_stride)?;
+                lanes.push(self.emit(
+                    Type::scalar(mem_t.scalar),
+                    ir::Op::Load {
+                        space,
+                        addr,
+                        align: 4,
+                    },
+                )?);
+            }
+            self.emit(mem_t, ir::Op::Vector(lanes))?
+        };
+        if t.scalar == Scalar::Bool {
+            let z = self.konst(mem_t, vec![0; t.lanes as usize])?;
+            return self.emit(t, ir::Op::Cmp(CmpOp::INe, v, z));
+        }
+        Ok(v)
+    }
+
+    fn store_simple(
+        &mut self,
+        base: &Base,
+        off: u32,
+        dyn_off: Option<Value>,
+        ty: Word,
+        lane_stride: u32,
+        v: Value,
+    ) -> Result<(), CompileError> {
+        let t = self.l.ir_type(ty)?;
+        if self.sh.ty(v) != t {
+            return Err(invalid("stored value type differs from the pointee type"));
+        }
+        let mut v = v;
+        if t.scalar == Scalar::Bool {
+            v = self.emit(
+                Type::vec(Scalar::I32, t.lanes),
+                ir::Op::Conv(ConvOp::BoolToInt, v),
+            )?;
+        }
+        if t.lanes == 1 || lane_stride == 4 {
+            let (space, addr) = self.address(base, off, dyn_off, 0)?;
+            if space == Space::Root {
+                return Err(invalid("store to push constants"));
+            }
+            return self.effect(ir::Op::Store {
+                space,
+                addr,
+                value: v,
+                align: 4,
+            });
+        }
+        for i in 0..t.lanes {
+            let lane = self.emit(
+                Type::scalar(Scalar::I32.max_like(t.scalar)),
+                ir::Op::Extract(v, i),
+            )?;
+            let (space, addr) = self.address(base, off, dyn_off, i as u32 * lane_stride)?;
+            self.effect(ir::Op::Store {
+                space,
+                addr,
+                value: lane,
+                align: 4,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn mem_walk(
+        &mut self,
+        ty: Word,
+        mat: Option<MatLayout>,
+    ) -> Result<Vec<MemChild>, CompileError> {
+        // Children of a composite in memory: (offset, type, matrix layout, lane stride).
+        Ok(match self.l.get(ty)?.clone() {
+            SpvType::Struct { members } => (0..members.len() as u32)
+                .map(|i| {
+                    Ok((
+                        self.l.member_offset(ty, &members, i)?,
+                        members[i as usize],
+                        self.l.member_mat(ty, i),
+                        4,
+                    ))
+                })
+                .collect::<Result<_, CompileError>>()?,
+            SpvType::Array { elem, len } => {
+                if len > 4096 {
+                    return Err(unsupported("copying an array of more than 4096 elements"));
+                }
+                let s = self.l.array_stride(ty, elem)?;
+                (0..len).map(|i| (i * s, elem, mat, 4)).collect()
+            }
+            SpvType::Matrix { col, cols } => {
+                let m = match mat {
+                    Some(m) => m,
+                    None => self.l.default_mat(col)?,
+                };
+                (0..cols)
+                    .map(|i| {
+                        if m.row_major {
+                            (i * 4, col, Some(m), m.stride)
+                        } else {
+                            (i * m.stride, col, Some(m), 4)
+                        }
+                    })
+                    .collect()
+            }
+            SpvType::RuntimeArray { .. } => {
+                return Err(unsupported("loading a runtime array as a value"))
+            }
+            other => return Err(invalid(format!("cannot load {other:?}"))),
+        })
+    }
+
+    fn load_mem(
+        &mut self,
+        base: &Base,
+        off: u32,
+        dyn_off: Option<Value>,
+        ty: Word,
+        mat: Option<MatLayout>,
+        ls: u32,
+    ) -> Result<FVal, CompileError> {
+        if self.l.is_simple(ty)? {
+            return Ok(FVal::V(self.load_simple(base, off, dyn_off, ty, ls)?));
+        }
+        let mut out = Vec::new();
+        for (o, t, m, ls) in self.mem_walk(ty, mat)? {
+            out.push(
+                self.load_mem(
+                    base,
+                    off.checked_add(o)
+                        .ok_or_else(|| invalid("offset overflow"))?,
+                    dyn_off,
+                    t,
+                    m,
+                    ls,
+                )?,
+            );
+        }
+        Ok(FVal::C(out))
+    }
+
+    #[allow(clippy::too_many_arguments)] // the pointer's parts, as `Ptr::Mem` holds them
+    fn store_mem(
+        &mut self,
+        base: &Base,
+        off: u32,
+        dyn_off: Option<Value>,
+        ty: Word,
+        mat: Option<MatLayout>,
+        ls: u32,
+        v: &FVal,
+    ) -> Result<(), CompileError> {
+        if self.l.is_simple(ty)? {
+            let FVal::V(v) = v else {
+                return Err(invalid("stored composite where a scalar is expected"));
+            };
+            return self.store_simple(base, off, dyn_off, ty, ls, *v);
+        }
+        let FVal::C(parts) = v else {
+            return Err(invalid("stored scalar where a composite is expected"));
+        };
+        let walk = self.mem_walk(ty, mat)?;
+        if walk.len() != parts.len() {
+            return Err(invalid("stored value does not match the pointee type"));
+        }
+        for ((o, t, m, ls), part) in walk.into_iter().zip(parts) {
+            self.store_mem(
+                base,
+                off.checked_add(o)
+                    .ok_or_else(|| invalid("offset overflow"))?,
+                dyn_off,
+                t,
+                m,
+                ls,
+                part,
+            )?;
+        }
+        Ok(())
+    }
+
+    fn load_tree(&mut self, tree: &VarTree) -> Result<FVal, CompileError> {
+        Ok(match tree {
+            VarTree::Leaf(var) => {
+                let t = self.sh.var_types[var.0 as usize];
+                FVal::V(self.emit(t, ir::Op::LoadVar(*var))?)
+            }
+            VarTree::Node(ts) => FVal::C(
+                ts.iter()
+                    .map(|t| self.load_tree(t))
+                    .collect::<Result<_, _>>()?,
+            ),
+        })
+    }
+
+    fn store_tree(&mut self, tree: &VarTree, v: &FVal) -> Result<(), CompileError> {
+        match (tree, v) {
+            (VarTree::Leaf(var), FVal::V(v)) => {
+                if self.sh.var_types[var.0 as usize] != self.sh.ty(*v) {
+                    return Err(invalid("stored value type differs from the variable's"));
+                }
+                self.effect(ir::Op::StoreVar(*var, *v))
+            }
+            (VarTree::Node(ts), FVal::C(vs)) if ts.len() == vs.len() => {
+                for (t, v) in ts.iter().zip(vs) {
+                    self.store_tree(t, v)?;
+                }
+                Ok(())
+            }
+            _ => Err(invalid("stored value does not match the variable's type")),
+        }
+    }
+
+    pub fn load(&mut self, p: &Ptr) -> Result<FVal, CompileError> {
+        match p {
+            Ptr::Mem {
+                base,
+                off,
+                dyn_off,
+                ty,
+                mat,
+                lane_stride,
+            } => self.load_mem(base, *off, *dyn_off, *ty, *mat, *lane_stride),
+            Ptr::Vars { tree, .. } => self.load_tree(tree),
+            Ptr::VarLane { var, lane, .. } => {
+                let t = self.sh.var_types[var.0 as usize];
+                let v = self.emit(t, ir::Op::LoadVar(*var))?;
+                Ok(FVal::V(
+                    self.emit(Type::scalar(t.scalar), ir::Op::Extract(v, *lane))?,
+                ))
+            }
+            Ptr::Builtin { builtin, lane, ty } => self.load_builtin(*builtin, *lane, *ty),
+        }
+    }
+
+    pub fn store(&mut self, p: &Ptr, v: &FVal) -> Result<(), CompileError> {
+        match p {
+            Ptr::Mem {
+                base,
+                off,
+                dyn_off,
+                ty,
+                mat,
+                lane_stride,
+            } => self.store_mem(base, *off, *dyn_off, *ty, *mat, *lane_stride, v),
+            Ptr::Vars { tree, .. } => self.store_tree(tree, v),
+            Ptr::VarLane { var, lane, .. } => {
+                let FVal::V(x) = v else {
+                    return Err(invalid("stored composite into a vector lane"));
+                };
+                let t = self.sh.var_types[var.0 as usize];
+                let old = self.emit(t, ir::Op::LoadVar(*var))?;
+                let new = self.emit(t, ir::Op::Insert(old, *lane, *x))?;
+                self.effect(ir::Op::StoreVar(*var, new))
+            }
+            Ptr::Builtin { .. } => Err(invalid("store to an input builtin")),
+        }
+    }
+
+    fn load_builtin(
+        &mut self,
+        b: BuiltIn,
+        lane: Option<u32>,
+        ty: Word,
+    ) -> Result<FVal, CompileError> {
+        let one = |tr: &mut Self, i: u8| -> Result<Value, CompileError> {
+            let sv = match b {
+                BuiltIn::LocalInvocationId => SysVal::LocalInvocationId(i),
+                BuiltIn::WorkgroupId => {
+                    // SysVal::WorkgroupId is the hardware's; SPIR-V's includes the base of
+                    // vkCmdDispatchBase.
+                    let g = tr.emit(Type::I32, ir::Op::SysVal(SysVal::WorkgroupId(i)))?;
+                    let a = tr.u32c(abi::BASE_WORKGROUP_OFFSET + 4 * i as u32)?;
+                    let b = tr.emit(
+                        Type::I32,
+                        ir::Op::Load {
+                            space: Space::Root,
+                            addr: a,
+                            align: 4,
+                        },
+                    )?;
+                    return tr.emit(Type::I32, ir::Op::Binary(BinOp::IAdd, g, b));
+                }
+                BuiltIn::GlobalInvocationId => SysVal::GlobalInvocationId(i),
+                BuiltIn::WorkgroupSize => SysVal::WorkgroupSize(i),
+                BuiltIn::LocalInvocationIndex => SysVal::LocalInvocationIndex,
+                BuiltIn::NumWorkgroups => {
+                    let a = tr.u32c(abi::NUM_WORKGROUPS_OFFSET + 4 * i as u32)?;
+                    return tr.emit(
+                        Type::I32,
+                        ir::Op::Load {
+                            space: Space::Root,
+                            addr: a,
+                            align: 4,
+                        },
+                    );
+                }
+                other => return Err(unsupported(format!("builtin {other:?}"))),
+            };
+            tr.emit(Type::I32, ir::Op::SysVal(sv))
+        };
+        let t = self.l.ir_type(ty)?;
+        if t.scalar != Scalar::I32 {
+            return Err(invalid("builtin of a non-integer type"));
+        }
+        if let Some(l) = lane {
+            return Ok(FVal::V(one(self, l as u8)?));
+        }
+        if t.lanes == 1 {
+            return Ok(FVal::V(one(self, 0)?));
+        }
+        let lanes = (0..t.lanes)
+            .map(|i| one(self, i))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(FVal::V(self.emit(t, ir::Op::Vector(lanes))?))
+    }
+
+    pub fn atomic(&mut self, fs: &mut FnState<'m>, inst: &Instruction) -> Result<(), CompileError> {
+        let op = inst.class.opcode;
+        let p = self.ptr(fs, id(inst, 0)?)?;
+        let Ptr::Mem {
+            base,
+            off,
+            dyn_off,
+            ty,
+            ..
+        } = &p
+        else {
+            return Err(unsupported("atomics on function-local variables"));
+        };
+        if self.l.ir_type(*ty)? != Type::I32 {
+            return Err(unsupported("atomics on non-32-bit-integer types"));
+        }
+        let (space, addr) = self.address(base, *off, *dyn_off, 0)?;
+        if !matches!(space, Space::Global | Space::Shared) {
+            return Err(unsupported("atomics outside buffers and workgroup memory"));
+        }
+        if op == Op::AtomicStore {
+            let v = self.simple(fs, id(inst, 3)?)?;
+            return self.effect(ir::Op::Store {
+                space,
+                addr,
+                value: v,
+                align: 4,
+            });
+        }
+        let rid = result_id(inst)?;
+        let r = match op {
+            Op::AtomicLoad => self.emit(
+                Type::I32,
+                ir::Op::Load {
+                    space,
+                    addr,
+                    align: 4,
+                },
+            )?,
+            Op::AtomicIIncrement | Op::AtomicIDecrement => {
+                let one = self.u32c(1)?;
+                let aop = if op == Op::AtomicIIncrement {
+                    AtomicOp::Add
+                } else {
+                    AtomicOp::Sub
+                };
+                self.emit(
+                    Type::I32,
+                    ir::Op::Atomic {
+                        space,
+                        op: aop,
+                        addr,
+                        value: one,
+                        cmp: None,
+                    },
+                )?
+            }
+            Op::AtomicCompareExchange => {
+                let value = self.simple(fs, id(inst, 4)?)?;
+                let cmp = self.simple(fs, id(inst, 5)?)?;
+                self.emit(
+                    Type::I32,
+                    ir::Op::Atomic {
+                        space,
+                        op: AtomicOp::CompareExchange,
+                        addr,
+                        value,
+                        cmp: Some(cmp),
+                    },
+                )?
+            }
+            _ => {
+                let aop = match op {
+                    Op::AtomicIAdd => AtomicOp::Add,
+                    Op::AtomicISub => AtomicOp::Sub,
+                    Op::AtomicSMin => AtomicOp::SMin,
+                    Op::AtomicUMin => AtomicOp::UMin,
+                    Op::AtomicSMax => AtomicOp::SMax,
+                    Op::AtomicUMax => AtomicOp::UMax,
+                    Op::AtomicAnd => AtomicOp::And,
+                    Op::AtomicOr => AtomicOp::Or,
+                    Op::AtomicXor => AtomicOp::Xor,
+                    Op::AtomicExchange => AtomicOp::Exchange,
+                    other => return Err(unsupported(format!("{other:?}"))),
+                };
+                let value = self.simple(fs, id(inst, 3)?)?;
+                if self.sh.ty(value) != Type::I32 {
+                    return Err(invalid("atomic operand is not a 32-bit integer"));
+                }
+                self.emit(
+                    Type::I32,
+                    ir::Op::Atomic {
+                        space,
+                        op: aop,
+                        addr,
+                        value,
+                        cmp: None,
+                    },
+                )?
+            }
+        };
+        self.define(fs, rid, Entry::Val(FVal::V(r)))
+    }
+
+    pub fn array_length(
+        &mut self,
+        fs: &mut FnState<'m>,
+        inst: &Instruction,
+    ) -> Result<(), CompileError> {
+        let p = self.ptr(fs, id(inst, 0)?)?;
+        let member = super::constants::literal(inst, 1)?;
+        let Ptr::Mem {
+            base:
+                Base::Descriptor {
+                    set,
+                    binding,
+                    index,
+                },
+            off,
+            ty,
+            ..
+        } = p
+        else {
+            return Err(invalid("OpArrayLength of something that is not a buffer"));
+        };
+        let SpvType::Struct { members } = self.l.get(ty)?.clone() else {
+            return Err(invalid("OpArrayLength of a non-struct"));
+        };
+        let mty = *members
+            .get(member as usize)
+            .ok_or_else(|| invalid("OpArrayLength member out of range"))?;
+        let SpvType::RuntimeArray { elem } = self.l.get(mty)?.clone() else {
+            return Err(invalid(
+                "OpArrayLength of a member that is not a runtime array",
+            ));
+        };
+        let moff = off + self.l.member_offset(ty, &members, member)?;
+        let stride = self.l.array_stride(mty, elem)?;
+        let size = self.emit(
+            Type::I32,
+            ir::Op::DescriptorSize {
+                set,
+                binding,
+                index,
+            },
+        )?;
+        let o = self.u32c(moff)?;
+        // A range shorter than the fixed part has no elements.
+        let rest = self.emit(Type::I32, ir::Op::Binary(BinOp::ISub, size, o))?;
+        let lt = self.emit(Type::BOOL, ir::Op::Cmp(CmpOp::ULt, size, o))?;
+        let z = self.u32c(0)?;
+        let rest = self.emit(Type::I32, ir::Op::Select(lt, z, rest))?;
+        let s = self.u32c(stride)?;
+        let n = self.emit(Type::I32, ir::Op::Binary(BinOp::UDiv, rest, s))?;
+        self.define(fs, result_id(inst)?, Entry::Val(FVal::V(n)))
+    }
+}
+
+trait MaxLike {
+    fn max_like(self, other: Scalar) -> Scalar;
+}
+
+impl MaxLike for Scalar {
+    /// The scalar type stored lanes of a vector have (bools are stored as I32 already).
+    fn max_like(self, other: Scalar) -> Scalar {
+        if other == Scalar::Bool {
+            self
+        } else {
+            other
+        }
+    }
+}

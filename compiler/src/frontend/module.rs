@@ -1,0 +1,435 @@
+//! Module-level parsing and checks: header, capabilities, decorations, types, the entry point.
+
+use std::collections::HashMap;
+
+use rspirv::dr::{Instruction, Module, Operand};
+use spirv::{Capability, Decoration, Op, StorageClass, Word};
+
+use crate::CompileError;
+
+pub(super) fn invalid(msg: impl Into<String>) -> CompileError {
+    CompileError::InvalidSpirv(msg.into())
+}
+
+pub(super) fn unsupported(msg: impl Into<String>) -> CompileError {
+    CompileError::Unsupported(msg.into())
+}
+
+/// Capabilities a plain GLSL 450 compute shader needs. Everything else is refused by name.
+const ALLOWED_CAPABILITIES: &[Capability] = &[Capability::Shader, Capability::Matrix];
+
+/// Parses the words with rspirv and checks the header and capabilities.
+pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
+    if words.len() < 5 {
+        return Err(invalid("module shorter than its 5-word header"));
+    }
+    if words[0] != spirv::MAGIC_NUMBER {
+        return Err(invalid(format!("bad magic number {:#010x}", words[0])));
+    }
+    let version = words[1];
+    if version & 0xff00_00ff != 0 || !(0x0001_0000..=0x0001_0600).contains(&version) {
+        return Err(invalid(format!(
+            "unknown SPIR-V version word {version:#010x}"
+        )));
+    }
+    if words[3] == 0 || words[3] > 0x40_0000 {
+        return Err(invalid(format!("unreasonable id bound {}", words[3])));
+    }
+    // rspirv reports malformed streams as errors; the unwind guard only protects callers from
+    // a panic inside the library on input it did not expect.
+    let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(words));
+    let module = match parsed {
+        Ok(Ok(m)) => m,
+        Ok(Err(e)) => return Err(invalid(format!("parse error: {e}"))),
+        Err(_) => return Err(invalid("parser rejected the instruction stream")),
+    };
+    for cap in &module.capabilities {
+        match cap.operands.first() {
+            Some(Operand::Capability(c)) if ALLOWED_CAPABILITIES.contains(c) => {}
+            Some(Operand::Capability(c)) => return Err(unsupported(format!("capability {c:?}"))),
+            _ => return Err(invalid("OpCapability without a capability operand")),
+        }
+    }
+    for ext in &module.extensions {
+        match ext.operands.first() {
+            Some(Operand::LiteralString(s))
+                if s == "SPV_KHR_storage_buffer_storage_class"
+                    || s == "SPV_KHR_non_semantic_info" => {}
+            Some(Operand::LiteralString(s)) => return Err(unsupported(format!("extension {s}"))),
+            _ => return Err(invalid("OpExtension without a name")),
+        }
+    }
+    match module.memory_model.as_ref().map(|m| m.operands.as_slice()) {
+        Some(
+            [Operand::AddressingModel(spirv::AddressingModel::Logical), Operand::MemoryModel(spirv::MemoryModel::GLSL450 | spirv::MemoryModel::Simple)],
+        ) => {}
+        Some(_) => {
+            return Err(unsupported(
+                "addressing or memory model other than Logical GLSL450",
+            ))
+        }
+        None => return Err(invalid("missing OpMemoryModel")),
+    }
+    Ok(module)
+}
+
+/// Reads operand `i` as an id.
+pub(super) fn id(inst: &Instruction, i: usize) -> Result<Word, CompileError> {
+    match inst.operands.get(i) {
+        Some(Operand::IdRef(w))
+        | Some(Operand::IdScope(w))
+        | Some(Operand::IdMemorySemantics(w)) => Ok(*w),
+        _ => Err(invalid(format!(
+            "{:?}: operand {i} is not an id",
+            inst.class.opcode
+        ))),
+    }
+}
+
+/// Reads operand `i` as a 32-bit literal (any enum operand counts as its number).
+pub(super) fn lit(inst: &Instruction, i: usize) -> Result<u32, CompileError> {
+    match inst.operands.get(i) {
+        Some(Operand::LiteralBit32(w)) | Some(Operand::LiteralExtInstInteger(w)) => Ok(*w),
+        Some(Operand::IdRef(w)) => Ok(*w),
+        Some(Operand::Decoration(d)) => Ok(*d as u32),
+        Some(Operand::BuiltIn(b)) => Ok(*b as u32),
+        _ => Err(invalid(format!(
+            "{:?}: operand {i} is not a literal",
+            inst.class.opcode
+        ))),
+    }
+}
+
+pub(super) fn result_id(inst: &Instruction) -> Result<Word, CompileError> {
+    inst.result_id
+        .ok_or_else(|| invalid(format!("{:?} without a result id", inst.class.opcode)))
+}
+
+pub(super) fn result_type(inst: &Instruction) -> Result<Word, CompileError> {
+    inst.result_type
+        .ok_or_else(|| invalid(format!("{:?} without a result type", inst.class.opcode)))
+}
+
+/// A SPIR-V type as the front end needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum SpvType {
+    Void,
+    Bool,
+    Int { signed: bool },
+    Float,
+    Vector { elem: Word, n: u32 },
+    Matrix { col: Word, cols: u32 },
+    Array { elem: Word, len: u32 },
+    RuntimeArray { elem: Word },
+    Struct { members: Vec<Word> },
+    Pointer { sc: StorageClass, pointee: Word },
+    Function,
+}
+
+/// Decorations of ids and of struct members.
+/// Decorations with their literal operands.
+type DecorationList = Vec<(Decoration, Vec<u32>)>;
+
+#[derive(Default)]
+pub(super) struct Decorations {
+    pub ids: HashMap<Word, DecorationList>,
+    pub members: HashMap<(Word, u32), DecorationList>,
+}
+
+impl Decorations {
+    pub fn get(&self, id: Word, d: Decoration) -> Option<&[u32]> {
+        self.ids
+            .get(&id)?
+            .iter()
+            .find(|(k, _)| *k == d)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    pub fn has(&self, id: Word, d: Decoration) -> bool {
+        self.get(id, d).is_some()
+    }
+
+    pub fn member(&self, id: Word, m: u32, d: Decoration) -> Option<&[u32]> {
+        self.members
+            .get(&(id, m))?
+            .iter()
+            .find(|(k, _)| *k == d)
+            .map(|(_, v)| v.as_slice())
+    }
+}
+
+fn rest_literals(inst: &Instruction, from: usize) -> Vec<u32> {
+    inst.operands[from.min(inst.operands.len())..]
+        .iter()
+        .map(|o| match o {
+            Operand::LiteralBit32(w) | Operand::IdRef(w) => *w,
+            Operand::BuiltIn(b) => *b as u32,
+            _ => 0,
+        })
+        .collect()
+}
+
+pub(super) fn collect_decorations(module: &Module) -> Result<Decorations, CompileError> {
+    let mut d = Decorations::default();
+    for inst in &module.annotations {
+        match inst.class.opcode {
+            Op::Decorate | Op::DecorateId => {
+                let target = id(inst, 0)?;
+                let Some(Operand::Decoration(dec)) = inst.operands.get(1) else {
+                    return Err(invalid("OpDecorate without a decoration"));
+                };
+                d.ids
+                    .entry(target)
+                    .or_default()
+                    .push((*dec, rest_literals(inst, 2)));
+            }
+            Op::MemberDecorate => {
+                let target = id(inst, 0)?;
+                let member = lit(inst, 1)?;
+                let Some(Operand::Decoration(dec)) = inst.operands.get(2) else {
+                    return Err(invalid("OpMemberDecorate without a decoration"));
+                };
+                d.members
+                    .entry((target, member))
+                    .or_default()
+                    .push((*dec, rest_literals(inst, 3)));
+            }
+            Op::DecorationGroup | Op::GroupDecorate | Op::GroupMemberDecorate => {
+                return Err(unsupported("decoration groups"))
+            }
+            _ => {}
+        }
+    }
+    Ok(d)
+}
+
+/// Builds the type table from the module's type declarations. Array lengths given by
+/// specialization constants take their specialised value.
+pub(super) fn collect_types(
+    module: &Module,
+    decorations: &Decorations,
+    specialization: &[crate::Specialization],
+) -> Result<HashMap<Word, SpvType>, CompileError> {
+    let mut types = HashMap::new();
+    let mut constants_u32: HashMap<Word, u32> = HashMap::new();
+    for inst in &module.types_global_values {
+        let op = inst.class.opcode;
+        if matches!(op, Op::Constant | Op::SpecConstant) {
+            if let (Some(rid), Some(Operand::LiteralBit32(v))) =
+                (inst.result_id, inst.operands.first())
+            {
+                let spec = decorations
+                    .get(rid, Decoration::SpecId)
+                    .and_then(|d| d.first())
+                    .and_then(|sid| specialization.iter().find(|s| s.id == *sid))
+                    .filter(|_| op == Op::SpecConstant)
+                    .map(|s| {
+                        let mut b = [0u8; 4];
+                        let n = s.bytes.len().min(4);
+                        b[..n].copy_from_slice(&s.bytes[..n]);
+                        u32::from_le_bytes(b)
+                    });
+                constants_u32.insert(rid, spec.unwrap_or(*v));
+            }
+            continue;
+        }
+        let ty = match op {
+            Op::TypeVoid => SpvType::Void,
+            Op::TypeBool => SpvType::Bool,
+            Op::TypeInt => {
+                let width = lit(inst, 0)?;
+                if width != 32 {
+                    return Err(unsupported(format!("{width}-bit integers")));
+                }
+                SpvType::Int {
+                    signed: lit(inst, 1)? != 0,
+                }
+            }
+            Op::TypeFloat => {
+                let width = lit(inst, 0)?;
+                if width != 32 {
+                    return Err(unsupported(format!("{width}-bit floats")));
+                }
+                SpvType::Float
+            }
+            Op::TypeVector => {
+                let n = lit(inst, 1)?;
+                if !(2..=4).contains(&n) {
+                    return Err(invalid(format!("vector of {n} components")));
+                }
+                SpvType::Vector {
+                    elem: id(inst, 0)?,
+                    n,
+                }
+            }
+            Op::TypeMatrix => {
+                let cols = lit(inst, 1)?;
+                if !(2..=4).contains(&cols) {
+                    return Err(invalid(format!("matrix of {cols} columns")));
+                }
+                SpvType::Matrix {
+                    col: id(inst, 0)?,
+                    cols,
+                }
+            }
+            Op::TypeArray => {
+                let len_id = id(inst, 1)?;
+                let len = *constants_u32
+                    .get(&len_id)
+                    .ok_or_else(|| unsupported("array length that is not a plain constant"))?;
+                if len == 0 {
+                    return Err(invalid("array of length 0"));
+                }
+                if len > 1 << 24 {
+                    return Err(unsupported(format!("array of {len} elements")));
+                }
+                SpvType::Array {
+                    elem: id(inst, 0)?,
+                    len,
+                }
+            }
+            Op::TypeRuntimeArray => SpvType::RuntimeArray { elem: id(inst, 0)? },
+            Op::TypeStruct => SpvType::Struct {
+                members: (0..inst.operands.len())
+                    .map(|i| id(inst, i))
+                    .collect::<Result<_, _>>()?,
+            },
+            Op::TypePointer => {
+                let Some(Operand::StorageClass(sc)) = inst.operands.first() else {
+                    return Err(invalid("OpTypePointer without a storage class"));
+                };
+                SpvType::Pointer {
+                    sc: *sc,
+                    pointee: id(inst, 1)?,
+                }
+            }
+            Op::TypeFunction => SpvType::Function,
+            Op::TypeImage | Op::TypeSampler | Op::TypeSampledImage => {
+                return Err(unsupported("images and samplers in compute shaders"))
+            }
+            op if format!("{op:?}").starts_with("Type") => {
+                return Err(unsupported(format!("type {op:?}")))
+            }
+            _ => continue,
+        };
+        let rid = result_id(inst)?;
+        if types.insert(rid, ty).is_some() {
+            return Err(invalid(format!("id {rid} defined twice")));
+        }
+    }
+    // Every referenced type must exist (forward references are not allowed for these).
+    for (rid, t) in &types {
+        let refs: Vec<Word> = match t {
+            SpvType::Vector { elem, .. }
+            | SpvType::Array { elem, .. }
+            | SpvType::RuntimeArray { elem } => {
+                vec![*elem]
+            }
+            SpvType::Matrix { col, .. } => vec![*col],
+            SpvType::Struct { members } => members.clone(),
+            _ => vec![],
+        };
+        for r in refs {
+            if !types.contains_key(&r) {
+                return Err(invalid(format!("type {rid} refers to undefined type {r}")));
+            }
+        }
+    }
+    // Nesting must be finite and shallow (mutated modules can make cycles).
+    fn depth(
+        types: &HashMap<Word, SpvType>,
+        t: Word,
+        memo: &mut HashMap<Word, u32>,
+        d: u32,
+    ) -> Result<u32, CompileError> {
+        if let Some(k) = memo.get(&t) {
+            return if *k == u32::MAX {
+                Err(invalid("cyclic type"))
+            } else {
+                Ok(*k)
+            };
+        }
+        if d > 24 {
+            return Err(invalid("types nested too deeply"));
+        }
+        memo.insert(t, u32::MAX);
+        let kids: Vec<Word> = match types.get(&t) {
+            Some(
+                SpvType::Vector { elem, .. }
+                | SpvType::Array { elem, .. }
+                | SpvType::RuntimeArray { elem },
+            ) => vec![*elem],
+            Some(SpvType::Matrix { col, .. }) => vec![*col],
+            Some(SpvType::Struct { members }) => members.clone(),
+            Some(SpvType::Pointer { pointee, .. }) => vec![*pointee],
+            _ => vec![],
+        };
+        let mut m = 0;
+        for k in kids {
+            m = m.max(depth(types, k, memo, d + 1)? + 1);
+        }
+        if m > 24 {
+            return Err(invalid("types nested too deeply"));
+        }
+        memo.insert(t, m);
+        Ok(m)
+    }
+    let mut memo = HashMap::new();
+    for t in types.keys() {
+        depth(&types, *t, &mut memo, 0)?;
+    }
+    Ok(types)
+}
+
+/// Execution modes that give the workgroup size.
+pub(super) enum LocalSize {
+    Literal([u32; 3]),
+    Ids([Word; 3]),
+}
+
+pub(super) struct EntryPoint {
+    pub function: Word,
+    pub interface: Vec<Word>,
+    pub local_size: Option<LocalSize>,
+}
+
+pub(super) fn find_entry_point(module: &Module, name: &str) -> Result<EntryPoint, CompileError> {
+    for ep in &module.entry_points {
+        let model = match ep.operands.first() {
+            Some(Operand::ExecutionModel(m)) => *m,
+            _ => return Err(invalid("OpEntryPoint without an execution model")),
+        };
+        let ep_name = match ep.operands.get(2) {
+            Some(Operand::LiteralString(s)) => s.as_str(),
+            _ => return Err(invalid("OpEntryPoint without a name")),
+        };
+        if model != spirv::ExecutionModel::GLCompute || ep_name != name {
+            continue;
+        }
+        let function = id(ep, 1)?;
+        let interface = (3..ep.operands.len())
+            .map(|i| id(ep, i))
+            .collect::<Result<_, _>>()?;
+        let mut local_size = None;
+        for em in &module.execution_modes {
+            if id(em, 0)? != function {
+                continue;
+            }
+            match em.operands.get(1) {
+                Some(Operand::ExecutionMode(spirv::ExecutionMode::LocalSize)) => {
+                    local_size = Some(LocalSize::Literal([lit(em, 2)?, lit(em, 3)?, lit(em, 4)?]));
+                }
+                Some(Operand::ExecutionMode(spirv::ExecutionMode::LocalSizeId)) => {
+                    local_size = Some(LocalSize::Ids([id(em, 2)?, id(em, 3)?, id(em, 4)?]));
+                }
+                _ => {}
+            }
+        }
+        return Ok(EntryPoint {
+            function,
+            interface,
+            local_size,
+        });
+    }
+    Err(CompileError::NoEntryPoint(name.to_string()))
+}

@@ -1,0 +1,231 @@
+//! Structured control flow to exec-mask instructions.
+//!
+//! Every thread keeps a nesting counter in `r0l` and is active while it is zero (the model
+//! Mesa's agx_compile and applegpu describe). The shapes emitted:
+//!
+//! ```text
+//! if c:     if_icmp c != 0, n=1; jmp_exec_none ELSE
+//!           <then>
+//!   ELSE:   else_fcmp 0.0 == 0.0, n=1; jmp_exec_none END     (omitted with no else arm)
+//!           <else>
+//!   END:    pop_exec 1
+//!
+//! loop:     [if_fcmp 0.0 == 0.0, n=L]     only when some thread may already be inactive
+//!   HEAD:   <body>
+//!           [while_icmp 0 == 0, n=2]       only when the body continues
+//!           jmp_exec_any HEAD
+//!           pop_exec L                     L = 2 with continues, else 1
+//! ```
+//!
+//! `break` and `continue` set the counter directly to the number of levels they leave (the
+//! `if`s between them and their loop, plus the loop's own 1 or 2 levels; a continue leaves
+//! only one loop level so the `while` at the bottom reactivates it) and refresh the mask with
+//! `pop_exec 0`. A `return` at the top level is `stop`: every thread still running is active
+//! there. A `return` inside control flow parks the thread at [`RETURN_NEST`]: the pops on the
+//! way out never bring that back to zero, `while` only touches counters below 2 and `else`
+//! only 0 and 1, so the thread stays off until the shader ends. After such a return even a
+//! top-level loop pushes, so its breaks cannot wake parked threads.
+
+use hw::isa::*;
+
+use super::{Item, R0L};
+use crate::ir::Node;
+
+/// Counter value of a thread that returned from inside control flow. Far above any nesting
+/// depth a shader reaches, far below 16-bit overflow.
+pub(crate) const RETURN_NEST: u32 = 0x4000;
+
+/// How a list of nodes leaves early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JumpKind {
+    Break,
+    Continue,
+    Return,
+}
+
+/// Open `if`: the labels its instructions branch to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IfFrame {
+    else_label: u32,
+    end_label: u32,
+    has_else: bool,
+}
+
+/// Open loop: what to restore when it closes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LoopFrame {
+    head: u32,
+    levels: u8,
+    outer_loop_nesting: u32,
+    outer_continues: bool,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct ExecLowering {
+    /// `if`s entered since the innermost loop began.
+    loop_nesting: u32,
+    /// `if`s and loops entered in all.
+    total_nesting: u32,
+    /// Whether the innermost loop uses `continue` (it then takes two levels).
+    loop_continues: bool,
+    /// Whether a thread may have returned from inside control flow already.
+    any_return: bool,
+    next_label: u32,
+}
+
+fn unconditional(op: ExecOp, n: u8) -> Instr {
+    Instr::ExecCmp(ExecCmp {
+        op,
+        cond: Cond::Float(FCond::Eq),
+        invert: false,
+        a: Operand::Imm(0),
+        b: Operand::Imm(0),
+        n,
+    })
+}
+
+impl ExecLowering {
+    /// Starts a program: zeroes the counter if the body has any control flow.
+    pub fn begin(&mut self, body: &[Node], out: &mut Vec<Item>) {
+        if body.iter().any(has_control_flow) {
+            out.push(Item::Op(Instr::MovImm(MovImm {
+                dst: R0L.into(),
+                imm: 0,
+            })));
+        }
+    }
+
+    fn label(&mut self) -> u32 {
+        self.next_label += 1;
+        self.next_label - 1
+    }
+
+    /// `cond` is a 16-bit boolean (0 or 1) operand.
+    pub fn if_begin(&mut self, cond: Operand, has_else: bool, out: &mut Vec<Item>) -> IfFrame {
+        let frame = IfFrame {
+            else_label: self.label(),
+            end_label: self.label(),
+            has_else,
+        };
+        out.push(Item::Op(Instr::ExecCmp(ExecCmp {
+            op: ExecOp::If,
+            cond: Cond::Int(ICond::UEq),
+            invert: true,
+            a: cond,
+            b: Operand::Imm(0),
+            n: 1,
+        })));
+        let skip = if has_else {
+            frame.else_label
+        } else {
+            frame.end_label
+        };
+        out.push(Item::Jump {
+            cond: JumpCond::None,
+            target: skip,
+        });
+        self.loop_nesting += 1;
+        self.total_nesting += 1;
+        frame
+    }
+
+    pub fn if_else(&mut self, frame: &IfFrame, out: &mut Vec<Item>) {
+        debug_assert!(frame.has_else);
+        out.push(Item::Label(frame.else_label));
+        out.push(Item::Op(unconditional(ExecOp::Else, 1)));
+        out.push(Item::Jump {
+            cond: JumpCond::None,
+            target: frame.end_label,
+        });
+    }
+
+    pub fn if_end(&mut self, frame: IfFrame, out: &mut Vec<Item>) {
+        out.push(Item::Label(frame.end_label));
+        out.push(Item::Op(Instr::PopExec(PopExec { n: 1 })));
+        self.loop_nesting -= 1;
+        self.total_nesting -= 1;
+    }
+
+    pub fn loop_begin(&mut self, body: &[Node], out: &mut Vec<Item>) -> LoopFrame {
+        let continues = body.iter().any(continues_loop);
+        let levels = if continues { 2 } else { 1 };
+        if self.total_nesting > 0 || self.any_return {
+            out.push(Item::Op(unconditional(ExecOp::If, levels)));
+        }
+        let frame = LoopFrame {
+            head: self.label(),
+            levels,
+            outer_loop_nesting: self.loop_nesting,
+            outer_continues: self.loop_continues,
+        };
+        self.loop_nesting = 0;
+        self.loop_continues = continues;
+        self.total_nesting += 1;
+        out.push(Item::Label(frame.head));
+        frame
+    }
+
+    pub fn loop_end(&mut self, frame: LoopFrame, out: &mut Vec<Item>) {
+        if self.loop_continues {
+            out.push(Item::Op(Instr::ExecCmp(ExecCmp {
+                op: ExecOp::While,
+                cond: Cond::Int(ICond::UEq),
+                invert: false,
+                a: Operand::Imm(0),
+                b: Operand::Imm(0),
+                n: 2,
+            })));
+        }
+        out.push(Item::Jump {
+            cond: JumpCond::Any,
+            target: frame.head,
+        });
+        out.push(Item::Op(Instr::PopExec(PopExec { n: frame.levels })));
+        self.loop_nesting = frame.outer_loop_nesting;
+        self.loop_continues = frame.outer_continues;
+        self.total_nesting -= 1;
+    }
+
+    pub fn jump(&mut self, kind: JumpKind, out: &mut Vec<Item>) -> Result<(), crate::CompileError> {
+        let nest = match kind {
+            JumpKind::Return if self.total_nesting == 0 => {
+                out.push(Item::Op(Instr::Stop));
+                return Ok(());
+            }
+            JumpKind::Return => {
+                self.any_return = true;
+                RETURN_NEST
+            }
+            JumpKind::Break => self.loop_nesting + if self.loop_continues { 2 } else { 1 },
+            JumpKind::Continue => self.loop_nesting + 1,
+        };
+        if nest > 0xffff {
+            return Err(crate::CompileError::Limit(
+                "control flow nested too deeply".into(),
+            ));
+        }
+        out.push(Item::Op(Instr::MovImm(MovImm {
+            dst: R0L.into(),
+            imm: nest,
+        })));
+        out.push(Item::Op(Instr::PopExec(PopExec { n: 0 })));
+        Ok(())
+    }
+}
+
+fn has_control_flow(n: &Node) -> bool {
+    matches!(n, Node::If { .. } | Node::Loop { .. })
+}
+
+/// Whether `n` contains a `continue` of the loop it sits in (not of a nested loop).
+fn continues_loop(n: &Node) -> bool {
+    match n {
+        Node::Continue => true,
+        Node::If {
+            then_body,
+            else_body,
+            ..
+        } => then_body.iter().any(continues_loop) || else_body.iter().any(continues_loop),
+        _ => false,
+    }
+}

@@ -1,0 +1,1373 @@
+//! Instruction selection: IR (in the form `passes::run_all` leaves it) to `hw::isa`
+//! instructions over virtual registers, with control flow lowered by [`super::exec`].
+//!
+//! Constants are rematerialized at each use (an 8-bit immediate where an integer source takes
+//! one, else a `mov_imm` right before the user), so they never occupy a register for long.
+//! Root-table loads become uniform-register operands and emit nothing.
+
+use std::collections::HashMap;
+
+use hw::isa::*;
+
+use super::exec::{ExecLowering, JumpKind};
+use super::{vreg, Item, VProgram, VregInfo, NESTING_VREG};
+use crate::ir::{self, BinOp, CmpOp, ConvOp, Inst, Node, Op, Scalar, Shader, Space, UnOp, Value};
+use crate::{abi, CompileError};
+
+/// Where an IR value lives.
+#[derive(Debug, Clone, Copy)]
+enum Val {
+    /// Virtual register `id`, the whole of it.
+    Reg(u16, Size),
+    /// Bits of a constant (not yet in a register).
+    Const(u64, Size),
+    /// A uniform register (root table).
+    Uniform(Reg),
+    /// A 32-bit value widened to 64 bits (sign-extended if the flag is set), not computed
+    /// yet: as the offset of a memory address it usually becomes an index instead.
+    Widened(Value, bool),
+    /// A 64-bit sum not computed yet (an address: base + widened offset).
+    Sum(Value, Value),
+}
+
+const AND: u8 = 0b1000;
+const OR: u8 = 0b1110;
+const XOR: u8 = 0b0110;
+const NOT_A: u8 = 0b0101;
+/// a & !b
+const AND_NOT_B: u8 = 0b0010;
+
+/// -0.0 in the float immediate table.
+const NEG_ZERO_IMM: u32 = 0x80;
+
+/// Largest number of virtual registers the `4 * id + part` numbering allows.
+const MAX_VREGS: usize = (u16::MAX as usize) / 4;
+
+fn unsupported(what: impl Into<String>) -> CompileError {
+    CompileError::Unsupported(what.into())
+}
+
+fn internal(what: impl Into<String>) -> CompileError {
+    CompileError::Internal(what.into())
+}
+
+fn size_of(ty: ir::Type) -> Result<Size, CompileError> {
+    if ty.lanes != 1 {
+        return Err(internal(format!(
+            "vector value of type {ty:?} reached the G13 back end"
+        )));
+    }
+    match ty.scalar {
+        Scalar::Bool => Ok(Size::S16),
+        Scalar::I32 | Scalar::F32 => Ok(Size::S32),
+        Scalar::I64 => Ok(Size::S64),
+        s => Err(unsupported(format!("{s:?} values in the G13 back end"))),
+    }
+}
+
+fn isrc(op: Operand) -> ISrc {
+    ISrc::new(op)
+}
+
+fn fsrc(op: Operand) -> FSrc {
+    FSrc::new(op)
+}
+
+struct Sel<'a> {
+    shader: &'a Shader,
+    out: Vec<Item>,
+    vregs: Vec<VregInfo>,
+    vals: Vec<Option<Val>>,
+    vars: Vec<Option<u16>>,
+    exec: ExecLowering,
+    loop_depth: u32,
+    /// The operation defining each `Binary` result, for address matching.
+    binops: HashMap<Value, (BinOp, Value, Value)>,
+}
+
+/// Selects instructions for a whole shader.
+pub(crate) fn select(shader: &Shader) -> Result<VProgram, CompileError> {
+    let mut s = Sel {
+        shader,
+        out: Vec::new(),
+        vregs: vec![VregInfo {
+            size: Size::S16,
+            multi_def: true,
+        }],
+        vals: vec![None; shader.value_types.len()],
+        vars: vec![None; shader.var_types.len()],
+        exec: ExecLowering::default(),
+        loop_depth: 0,
+        binops: HashMap::new(),
+    };
+    debug_assert_eq!(NESTING_VREG, 0);
+    s.exec.begin(&shader.body, &mut s.out);
+    s.nodes(&shader.body)?;
+    s.out.push(Item::Op(Instr::Stop));
+    Ok(VProgram {
+        items: s.out,
+        vregs: s.vregs,
+        scratch_base: shader.scratch_size,
+    })
+}
+
+impl Sel<'_> {
+    fn emit(&mut self, i: Instr) {
+        self.out.push(Item::Op(i));
+    }
+
+    fn new_vreg(&mut self, size: Size, multi_def: bool) -> Result<u16, CompileError> {
+        if self.vregs.len() >= MAX_VREGS {
+            return Err(CompileError::Limit(
+                "too many values for the G13 back end".into(),
+            ));
+        }
+        self.vregs.push(VregInfo { size, multi_def });
+        Ok(self.vregs.len() as u16 - 1)
+    }
+
+    fn temp(&mut self, size: Size) -> Result<Reg, CompileError> {
+        let id = self.new_vreg(size, false)?;
+        Ok(vreg(id, 0, size))
+    }
+
+    fn ty(&self, v: Value) -> Result<ir::Type, CompileError> {
+        self.shader
+            .value_types
+            .get(v.0 as usize)
+            .copied()
+            .ok_or_else(|| internal(format!("value %{} has no type", v.0)))
+    }
+
+    fn val(&self, v: Value) -> Result<Val, CompileError> {
+        self.vals
+            .get(v.0 as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| internal(format!("value %{} used before its definition", v.0)))
+    }
+
+    /// Where `v` lives, computing a deferred 64-bit value into a register at this point. The
+    /// result is not remembered: the point may be inside control flow that a later use is
+    /// not in.
+    fn resolved(&mut self, v: Value) -> Result<Val, CompileError> {
+        match self.val(v)? {
+            Val::Widened(src, sign_extend) => {
+                let s = self.ext_op(src, sign_extend)?;
+                let r = self.temp(Size::S64)?;
+                self.emit(Instr::IAdd(IAdd {
+                    dst: r.into(),
+                    a: ISrc {
+                        op: s,
+                        sign_extend,
+                        hint: Hint::None,
+                    },
+                    b: isrc(Operand::Imm(0)),
+                    negate_b: false,
+                    shift: 0,
+                    saturate: false,
+                }));
+                Ok(Val::Reg(r.half / 4, Size::S64))
+            }
+            Val::Sum(a, b) => {
+                let (a, b) = (self.iop(a)?, self.iop(b)?);
+                let r = self.temp(Size::S64)?;
+                self.iadd(r, a, b, false);
+                Ok(Val::Reg(r.half / 4, Size::S64))
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// A fresh register for the result `v`.
+    fn def(&mut self, v: Value) -> Result<Reg, CompileError> {
+        let size = size_of(self.ty(v)?)?;
+        let id = self.new_vreg(size, false)?;
+        self.set(v, Val::Reg(id, size))?;
+        Ok(vreg(id, 0, size))
+    }
+
+    fn set(&mut self, v: Value, val: Val) -> Result<(), CompileError> {
+        let slot = self
+            .vals
+            .get_mut(v.0 as usize)
+            .ok_or_else(|| internal(format!("value %{} out of range", v.0)))?;
+        *slot = Some(val);
+        Ok(())
+    }
+
+    fn materialize(&mut self, bits: u64, size: Size) -> Result<Reg, CompileError> {
+        match size {
+            Size::S16 | Size::S32 => {
+                let r = self.temp(size)?;
+                let imm = if size == Size::S16 {
+                    bits as u32 & 0xffff
+                } else {
+                    bits as u32
+                };
+                self.emit(Instr::MovImm(MovImm { dst: r.into(), imm }));
+                Ok(r)
+            }
+            Size::S64 => {
+                let id = self.new_vreg(Size::S64, false)?;
+                self.emit(Instr::MovImm(MovImm {
+                    dst: vreg(id, 0, Size::S32).into(),
+                    imm: bits as u32,
+                }));
+                self.emit(Instr::MovImm(MovImm {
+                    dst: vreg(id, 2, Size::S32).into(),
+                    imm: (bits >> 32) as u32,
+                }));
+                Ok(vreg(id, 0, Size::S64))
+            }
+        }
+    }
+
+    /// An integer source: small constants as immediates.
+    fn iop(&mut self, v: Value) -> Result<Operand, CompileError> {
+        match self.resolved(v)? {
+            Val::Const(bits, _) if bits < 256 => Ok(Operand::Imm(bits as u32)),
+            Val::Const(bits, size) => Ok(Operand::Reg(self.materialize(bits, size)?)),
+            Val::Reg(id, size) => Ok(Operand::Reg(vreg(id, 0, size))),
+            Val::Uniform(u) if u.size == Size::S64 => Ok(Operand::Reg(self.uniform_to_reg(u)?)),
+            Val::Uniform(u) => Ok(Operand::Uniform(u)),
+            Val::Widened(..) | Val::Sum(..) => Err(internal("deferred value after resolving")),
+        }
+    }
+
+    /// An integer source that will be sign-extended when `sign_extend`: constants then go in
+    /// a register, so the extension starts from the constant's own width, not from an 8-bit
+    /// immediate field.
+    fn ext_op(&mut self, v: Value, sign_extend: bool) -> Result<Operand, CompileError> {
+        match self.iop(v)? {
+            Operand::Imm(_) if sign_extend => Ok(Operand::Reg(self.reg(v)?)),
+            op => Ok(op),
+        }
+    }
+
+    /// ALU sources cannot name 64-bit uniforms: copy one into a register word by word.
+    fn uniform_to_reg(&mut self, u: Reg) -> Result<Reg, CompileError> {
+        if u.size != Size::S64 {
+            let r = self.temp(u.size)?;
+            self.copy(r, Operand::Uniform(u));
+            return Ok(r);
+        }
+        let id = self.new_vreg(Size::S64, false)?;
+        for part in [0, 2] {
+            let src = Operand::Uniform(Reg {
+                half: u.half + part,
+                size: Size::S32,
+            });
+            self.copy(vreg(id, part, Size::S32), src);
+        }
+        Ok(vreg(id, 0, Size::S64))
+    }
+
+    /// A float source: constants always in registers (float immediates use a table).
+    fn fop(&mut self, v: Value) -> Result<Operand, CompileError> {
+        match self.resolved(v)? {
+            Val::Const(bits, size) => Ok(Operand::Reg(self.materialize(bits, size)?)),
+            Val::Reg(id, size) => Ok(Operand::Reg(vreg(id, 0, size))),
+            Val::Uniform(u) => Ok(Operand::Uniform(u)),
+            Val::Widened(..) | Val::Sum(..) => Err(internal("deferred value after resolving")),
+        }
+    }
+
+    /// A source of a float arithmetic instruction: constants the 8-bit float immediate
+    /// table holds exactly go in as immediates.
+    fn farith_op(&mut self, v: Value) -> Result<Operand, CompileError> {
+        if let Val::Const(bits, Size::S32) = self.val(v)? {
+            if let Some(code) = hw::g13::float_imm_from_bits(bits as u32) {
+                return Ok(Operand::Imm(u32::from(code)));
+            }
+        }
+        self.fop(v)
+    }
+
+    /// A float constant as an arithmetic source: an immediate when the table has it.
+    fn float_imm(&mut self, x: f32) -> Result<Operand, CompileError> {
+        match hw::g13::float_imm_from_bits(x.to_bits()) {
+            Some(code) => Ok(Operand::Imm(u32::from(code))),
+            None => Ok(Operand::Reg(
+                self.materialize(u64::from(x.to_bits()), Size::S32)?,
+            )),
+        }
+    }
+
+    /// A general-purpose register holding `v`.
+    fn reg(&mut self, v: Value) -> Result<Reg, CompileError> {
+        match self.resolved(v)? {
+            Val::Reg(id, size) => Ok(vreg(id, 0, size)),
+            Val::Const(bits, size) => self.materialize(bits, size),
+            Val::Uniform(u) => self.uniform_to_reg(u),
+            Val::Widened(..) | Val::Sum(..) => Err(internal("deferred value after resolving")),
+        }
+    }
+
+    /// A register or uniform holding `v` (for memory bases).
+    fn base(&mut self, v: Value) -> Result<Operand, CompileError> {
+        match self.resolved(v)? {
+            Val::Uniform(u) => Ok(Operand::Uniform(u)),
+            Val::Reg(id, size) => Ok(Operand::Reg(vreg(id, 0, size))),
+            Val::Const(bits, size) => Ok(Operand::Reg(self.materialize(bits, size)?)),
+            Val::Widened(..) | Val::Sum(..) => Err(internal("deferred value after resolving")),
+        }
+    }
+
+    fn copy(&mut self, dst: Reg, src: Operand) {
+        self.iadd(dst, src, Operand::Imm(0), false);
+    }
+
+    fn iadd(&mut self, dst: Reg, a: Operand, b: Operand, negate_b: bool) {
+        self.emit(Instr::IAdd(IAdd {
+            dst: dst.into(),
+            a: isrc(a),
+            b: isrc(b),
+            negate_b,
+            shift: 0,
+            saturate: false,
+        }));
+    }
+
+    fn bitop(&mut self, dst: Reg, a: Operand, b: Operand, table: u8) {
+        self.emit(Instr::Bitop(Bitop {
+            dst: dst.into(),
+            a: isrc(a),
+            b: isrc(b),
+            table,
+        }));
+    }
+
+    fn shift(&mut self, op: ShiftOp, dst: Reg, a: Operand, b: Operand, c: Operand, mask_bits: u8) {
+        self.emit(Instr::Shift(Shift {
+            op,
+            dst: dst.into(),
+            a: isrc(a),
+            b: isrc(b),
+            c: isrc(c),
+            mask_bits,
+        }));
+    }
+
+    /// `value << amount` (bfi into zero).
+    fn shl(&mut self, dst: Reg, value: Operand, amount: Operand) {
+        self.shift(ShiftOp::Bfi, dst, Operand::Imm(0), value, amount, 0);
+    }
+
+    /// `value >> amount`, zero-filled (bfeil into zero).
+    fn ushr(&mut self, dst: Reg, value: Operand, amount: Operand, mask_bits: u8) {
+        self.shift(
+            ShiftOp::Bfeil,
+            dst,
+            Operand::Imm(0),
+            value,
+            amount,
+            mask_bits,
+        );
+    }
+
+    fn asr(&mut self, dst: Reg, value: Operand, amount: Operand) {
+        self.shift(ShiftOp::Asr, dst, value, amount, Operand::Imm(0), 0);
+    }
+
+    fn cmpsel(&mut self, dst: Reg, cond: Cond, a: Operand, b: Operand, x: Operand, y: Operand) {
+        self.emit(Instr::CmpSel(CmpSel {
+            cond,
+            dst: dst.into(),
+            a,
+            b,
+            x,
+            y,
+        }));
+    }
+
+    fn funary(&mut self, op: FUnaryOp, dst: Reg, src: Operand) {
+        self.emit(Instr::FUnary(FUnary {
+            op,
+            dst: dst.into(),
+            src: fsrc(src),
+            saturate: false,
+        }));
+    }
+
+    fn farith(&mut self, op: FOp, dst: Reg, a: FSrc, b: FSrc, c: FSrc) {
+        self.emit(Instr::FArith(FArith {
+            op,
+            dst: dst.into(),
+            a,
+            b,
+            c,
+            saturate: false,
+        }));
+    }
+
+    fn nodes(&mut self, list: &[Node]) -> Result<(), CompileError> {
+        for n in list {
+            match n {
+                Node::Block(insts) => {
+                    for i in insts {
+                        self.inst(i)?;
+                    }
+                }
+                Node::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
+                    let c = self.iop(*cond)?;
+                    let has_else = !else_body.is_empty();
+                    let frame = self.exec.if_begin(c, has_else, &mut self.out);
+                    self.nodes(then_body)?;
+                    if has_else {
+                        self.exec.if_else(&frame, &mut self.out);
+                        self.nodes(else_body)?;
+                    }
+                    self.exec.if_end(frame, &mut self.out);
+                }
+                Node::Loop { body } => {
+                    let frame = self.exec.loop_begin(body, &mut self.out);
+                    self.loop_depth += 1;
+                    self.nodes(body)?;
+                    self.loop_depth -= 1;
+                    self.exec.loop_end(frame, &mut self.out);
+                }
+                Node::Break | Node::Continue if self.loop_depth == 0 => {
+                    return Err(internal("break or continue outside a loop"));
+                }
+                Node::Break => self.exec.jump(JumpKind::Break, &mut self.out)?,
+                Node::Continue => self.exec.jump(JumpKind::Continue, &mut self.out)?,
+                Node::Return => self.exec.jump(JumpKind::Return, &mut self.out)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn dst(&self, inst: &Inst) -> Result<Value, CompileError> {
+        inst.dst
+            .ok_or_else(|| internal(format!("{:?} has no result value", inst.op)))
+    }
+
+    fn inst(&mut self, inst: &Inst) -> Result<(), CompileError> {
+        match &inst.op {
+            Op::Const(c) => {
+                let d = self.dst(inst)?;
+                let size = size_of(self.ty(d)?)?;
+                let bits = match c.0.as_slice() {
+                    [b] => *b,
+                    _ => return Err(internal("vector constant reached the G13 back end")),
+                };
+                self.set(d, Val::Const(bits, size))
+            }
+            Op::Copy(v) => {
+                let val = self.val(*v)?;
+                self.set(self.dst(inst)?, val)
+            }
+            Op::Unary(op, a) => self.unary(self.dst(inst)?, *op, *a),
+            Op::Binary(op, a, b) => {
+                let d = self.dst(inst)?;
+                self.binops.insert(d, (*op, *a, *b));
+                self.binary(d, *op, *a, *b)
+            }
+            Op::FFma(a, b, c) => {
+                let d = self.dst(inst)?;
+                let (a, b, c) = (
+                    self.farith_op(*a)?,
+                    self.farith_op(*b)?,
+                    self.farith_op(*c)?,
+                );
+                let r = self.def(d)?;
+                self.farith(FOp::MAdd, r, fsrc(a), fsrc(b), fsrc(c));
+                Ok(())
+            }
+            Op::Cmp(op, a, b) => self.cmp(self.dst(inst)?, *op, *a, *b),
+            Op::Select(c, a, b) => {
+                let d = self.dst(inst)?;
+                if size_of(self.ty(d)?)? == Size::S64 {
+                    return Err(unsupported("64-bit select in the G13 back end"));
+                }
+                let (c, a, b) = (self.iop(*c)?, self.iop(*a)?, self.iop(*b)?);
+                let r = self.def(d)?;
+                self.cmpsel(r, Cond::Int(ICond::UEq), c, Operand::Imm(0), b, a);
+                Ok(())
+            }
+            Op::Conv(op, a) => self.conv(self.dst(inst)?, *op, *a),
+            Op::BitfieldInsert(base, ins, off, count) => {
+                self.bitfield_insert(self.dst(inst)?, *base, *ins, *off, *count)
+            }
+            Op::UBitfieldExtract(base, off, count) => {
+                self.bitfield_extract(self.dst(inst)?, *base, *off, *count, false)
+            }
+            Op::SBitfieldExtract(base, off, count) => {
+                self.bitfield_extract(self.dst(inst)?, *base, *off, *count, true)
+            }
+            Op::LoadVar(var) => {
+                let d = self.dst(inst)?;
+                let id = self.var(*var)?;
+                let size = self.vregs[id as usize].size;
+                let r = self.def(d)?;
+                self.copy(r, Operand::Reg(vreg(id, 0, size)));
+                Ok(())
+            }
+            Op::StoreVar(var, v) => {
+                let id = self.var(*var)?;
+                let size = self.vregs[id as usize].size;
+                let dst = vreg(id, 0, size);
+                match self.val(*v)? {
+                    Val::Const(bits, Size::S16 | Size::S32) => {
+                        let imm = if size == Size::S16 {
+                            bits as u32 & 0xffff
+                        } else {
+                            bits as u32
+                        };
+                        self.emit(Instr::MovImm(MovImm {
+                            dst: dst.into(),
+                            imm,
+                        }));
+                    }
+                    _ => {
+                        let src = self.iop(*v)?;
+                        self.copy(dst, src);
+                    }
+                }
+                Ok(())
+            }
+            Op::SysVal(sv) => {
+                let sr = match sv {
+                    ir::SysVal::LocalInvocationId(i @ 0..=2) => {
+                        SpecialReg(SpecialReg::THREAD_POSITION_IN_THREADGROUP_X.0 + i)
+                    }
+                    ir::SysVal::LocalInvocationIndex => SpecialReg::THREAD_INDEX_IN_THREADGROUP,
+                    ir::SysVal::WorkgroupId(i @ 0..=2) => {
+                        SpecialReg(SpecialReg::THREADGROUP_POSITION_IN_GRID_X.0 + i)
+                    }
+                    other => {
+                        return Err(unsupported(format!(
+                            "system value {other:?} in the G13 back end"
+                        )))
+                    }
+                };
+                let r = self.def(self.dst(inst)?)?;
+                if r.size != Size::S32 {
+                    return Err(internal("system values are 32-bit"));
+                }
+                self.emit(Instr::GetSr(GetSr { dst: r.into(), sr }));
+                Ok(())
+            }
+            Op::Load { space, addr, .. } => self.load(self.dst(inst)?, *space, *addr),
+            Op::Store {
+                space, addr, value, ..
+            } => self.store(*space, *addr, *value),
+            Op::Atomic {
+                space,
+                op,
+                addr,
+                value,
+                cmp,
+            } => self.atomic(inst.dst, *space, *op, *addr, *value, *cmp),
+            Op::WorkgroupBarrier => {
+                self.emit(Instr::ThreadgroupBarrier);
+                Ok(())
+            }
+            Op::MemoryBarrier => {
+                self.emit(Instr::MemoryBarrier);
+                Ok(())
+            }
+            other => Err(unsupported(format!(
+                "IR operation {other:?} in the G13 back end"
+            ))),
+        }
+    }
+
+    fn var(&mut self, var: ir::Var) -> Result<u16, CompileError> {
+        let ty = self
+            .shader
+            .var_types
+            .get(var.0 as usize)
+            .copied()
+            .ok_or_else(|| internal(format!("variable {} has no type", var.0)))?;
+        if let Some(id) = self.vars[var.0 as usize] {
+            return Ok(id);
+        }
+        let id = self.new_vreg(size_of(ty)?, true)?;
+        self.vars[var.0 as usize] = Some(id);
+        Ok(id)
+    }
+
+    fn unary(&mut self, d: Value, op: UnOp, a: Value) -> Result<(), CompileError> {
+        let ty = self.ty(d)?;
+        match op {
+            UnOp::INeg => {
+                let a = self.iop(a)?;
+                let r = self.def(d)?;
+                self.iadd(r, Operand::Imm(0), a, true);
+            }
+            UnOp::Not => {
+                let a = self.iop(a)?;
+                let r = self.def(d)?;
+                if ty.scalar == Scalar::Bool {
+                    self.bitop(r, a, Operand::Imm(1), XOR);
+                } else {
+                    self.bitop(r, a, Operand::Imm(0), NOT_A);
+                }
+            }
+            UnOp::BitReverse | UnOp::BitCount | UnOp::UFindMsb => {
+                let a = self.iop(a)?;
+                let r = self.def(d)?;
+                let op = match op {
+                    UnOp::BitReverse => IUnaryOp::BitReverse,
+                    UnOp::BitCount => IUnaryOp::PopCount,
+                    _ => IUnaryOp::FindFirstSet,
+                };
+                self.emit(Instr::IUnary(IUnary {
+                    op,
+                    dst: r.into(),
+                    src: isrc(a),
+                }));
+            }
+            UnOp::SFindMsb => {
+                // For negative inputs the answer is the highest clear bit: find it in ~a.
+                let a = self.iop(a)?;
+                let inv = self.temp(Size::S32)?;
+                self.bitop(inv, a, Operand::Imm(0), NOT_A);
+                let t = self.temp(Size::S32)?;
+                self.cmpsel(
+                    t,
+                    Cond::Int(ICond::SLt),
+                    a,
+                    Operand::Imm(0),
+                    Operand::Reg(inv),
+                    a,
+                );
+                let r = self.def(d)?;
+                self.emit(Instr::IUnary(IUnary {
+                    op: IUnaryOp::FindFirstSet,
+                    dst: r.into(),
+                    src: isrc(Operand::Reg(t)),
+                }));
+            }
+            UnOp::FindLsb => {
+                // a & -a keeps only the lowest set bit; its index is then the highest one.
+                let a = self.iop(a)?;
+                let neg = self.temp(Size::S32)?;
+                self.iadd(neg, Operand::Imm(0), a, true);
+                let low = self.temp(Size::S32)?;
+                self.bitop(low, a, Operand::Reg(neg), AND);
+                let r = self.def(d)?;
+                self.emit(Instr::IUnary(IUnary {
+                    op: IUnaryOp::FindFirstSet,
+                    dst: r.into(),
+                    src: isrc(Operand::Reg(low)),
+                }));
+            }
+            UnOp::FNeg | UnOp::FAbs => {
+                // x + (-0.0) is x exactly, including the sign of zero.
+                let a = self.fop(a)?;
+                let r = self.def(d)?;
+                let mut src = fsrc(a);
+                if op == UnOp::FNeg {
+                    src.neg = true;
+                } else {
+                    src.abs = true;
+                }
+                self.farith(
+                    FOp::Add,
+                    r,
+                    src,
+                    fsrc(Operand::Imm(NEG_ZERO_IMM)),
+                    fsrc(Operand::Imm(0)),
+                );
+            }
+            UnOp::FFloor
+            | UnOp::FCeil
+            | UnOp::FTrunc
+            | UnOp::FRoundEven
+            | UnOp::FRsqrt
+            | UnOp::FRcp
+            | UnOp::FExp2
+            | UnOp::FLog2 => {
+                let a = self.fop(a)?;
+                let r = self.def(d)?;
+                let op = match op {
+                    UnOp::FFloor => FUnaryOp::Floor,
+                    UnOp::FCeil => FUnaryOp::Ceil,
+                    UnOp::FTrunc => FUnaryOp::Trunc,
+                    UnOp::FRoundEven => FUnaryOp::Rint,
+                    UnOp::FRsqrt => FUnaryOp::Rsqrt,
+                    UnOp::FRcp => FUnaryOp::Rcp,
+                    UnOp::FExp2 => FUnaryOp::Exp2,
+                    _ => FUnaryOp::Log2,
+                };
+                self.funary(op, r, a);
+            }
+            UnOp::FSin | UnOp::FCos => self.sincos(d, a, op == UnOp::FCos)?,
+            other => {
+                return Err(unsupported(format!(
+                    "unary operation {other:?} in the G13 back end"
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// sin(x) = sin_pt_2(q') * q' with q' = sin_pt_1(q), q = 4 * fract(x / 2pi) in quadrants
+    /// (cos adds a quarter turn first), the reduction Mesa's AGX back end uses.
+    fn sincos(&mut self, d: Value, a: Value, cos: bool) -> Result<(), CompileError> {
+        let a = self.fop(a)?;
+        let inv_tau =
+            self.materialize(u64::from((0.5 / std::f32::consts::PI).to_bits()), Size::S32)?;
+        let turns = self.temp(Size::S32)?;
+        if cos {
+            let quarter = self.float_imm(0.25)?;
+            self.farith(
+                FOp::MAdd,
+                turns,
+                fsrc(a),
+                fsrc(Operand::Reg(inv_tau)),
+                fsrc(quarter),
+            );
+        } else {
+            let z = Operand::Imm(0);
+            self.farith(
+                FOp::Mul,
+                turns,
+                fsrc(a),
+                fsrc(Operand::Reg(inv_tau)),
+                fsrc(z),
+            );
+        }
+        let fl = self.temp(Size::S32)?;
+        self.funary(FUnaryOp::Floor, fl, Operand::Reg(turns));
+        let fract = self.temp(Size::S32)?;
+        let mut neg_fl = fsrc(Operand::Reg(fl));
+        neg_fl.neg = true;
+        self.farith(
+            FOp::Add,
+            fract,
+            fsrc(Operand::Reg(turns)),
+            neg_fl,
+            fsrc(Operand::Imm(0)),
+        );
+        let four = self.float_imm(4.0)?;
+        let quads = self.temp(Size::S32)?;
+        let z = fsrc(Operand::Imm(0));
+        self.farith(FOp::Mul, quads, fsrc(Operand::Reg(fract)), fsrc(four), z);
+        let fix = self.temp(Size::S32)?;
+        self.funary(FUnaryOp::SinPt1, fix, Operand::Reg(quads));
+        let sinc = self.temp(Size::S32)?;
+        self.funary(FUnaryOp::SinPt2, sinc, Operand::Reg(fix));
+        let r = self.def(d)?;
+        self.farith(
+            FOp::Mul,
+            r,
+            fsrc(Operand::Reg(sinc)),
+            fsrc(Operand::Reg(fix)),
+            z,
+        );
+        Ok(())
+    }
+
+    fn binary(&mut self, d: Value, op: BinOp, a: Value, b: Value) -> Result<(), CompileError> {
+        use BinOp::*;
+        if op == IAdd && self.ty(d)? == ir::Type::I64 {
+            return self.set(d, Val::Sum(a, b));
+        }
+        match op {
+            IAdd | ISub => {
+                let (a, b) = (self.iop(a)?, self.iop(b)?);
+                let r = self.def(d)?;
+                self.iadd(r, a, b, op == ISub);
+            }
+            IMul => {
+                let (a, b) = (self.iop(a)?, self.iop(b)?);
+                let r = self.def(d)?;
+                self.emit(Instr::IMAdd(IMAdd {
+                    dst: r.into(),
+                    a: isrc(a),
+                    b: isrc(b),
+                    c: isrc(Operand::Imm(0)),
+                    negate_c: false,
+                    shift: 0,
+                    saturate: false,
+                }));
+            }
+            UMulHigh | SMulHigh => {
+                // The full 64-bit product, then its high word.
+                let sign_extend = op == SMulHigh;
+                let (a, b) = (self.ext_op(a, sign_extend)?, self.ext_op(b, sign_extend)?);
+                let wide = self.temp(Size::S64)?;
+                self.emit(Instr::IMAdd(IMAdd {
+                    dst: wide.into(),
+                    a: ISrc {
+                        op: a,
+                        sign_extend,
+                        hint: Hint::None,
+                    },
+                    b: ISrc {
+                        op: b,
+                        sign_extend,
+                        hint: Hint::None,
+                    },
+                    c: isrc(Operand::Imm(0)),
+                    negate_c: false,
+                    shift: 0,
+                    saturate: false,
+                }));
+                let r = self.def(d)?;
+                let hi = Reg {
+                    half: wide.half + 2,
+                    size: Size::S32,
+                };
+                self.copy(r, Operand::Reg(hi));
+            }
+            And | Or | Xor => {
+                let (a, b) = (self.iop(a)?, self.iop(b)?);
+                let r = self.def(d)?;
+                let t = match op {
+                    And => AND,
+                    Or => OR,
+                    _ => XOR,
+                };
+                self.bitop(r, a, b, t);
+            }
+            Shl | UShr | SShr => {
+                let (a, b) = (self.iop(a)?, self.iop(b)?);
+                let r = self.def(d)?;
+                match op {
+                    Shl => self.shl(r, a, b),
+                    UShr => self.ushr(r, a, b, 0),
+                    _ => self.asr(r, a, b),
+                }
+            }
+            UMin | SMin | UMax | SMax => {
+                let (a, b) = (self.iop(a)?, self.iop(b)?);
+                let r = self.def(d)?;
+                let c = match op {
+                    UMin => ICond::ULt,
+                    SMin => ICond::SLt,
+                    UMax => ICond::UGt,
+                    _ => ICond::SGt,
+                };
+                self.cmpsel(r, Cond::Int(c), a, b, a, b);
+            }
+            FAdd | FSub | FMul => {
+                let (a, b) = (self.farith_op(a)?, self.farith_op(b)?);
+                let r = self.def(d)?;
+                let mut bs = fsrc(b);
+                bs.neg = op == FSub;
+                let fop = if op == FMul { FOp::Mul } else { FOp::Add };
+                self.farith(fop, r, fsrc(a), bs, fsrc(Operand::Imm(0)));
+            }
+            FMin | FMax => {
+                let (a, b) = (self.fop(a)?, self.fop(b)?);
+                let r = self.def(d)?;
+                let c = if op == FMin { FCond::LtN } else { FCond::GtN };
+                self.cmpsel(r, Cond::Float(c), a, b, a, b);
+            }
+            other => {
+                return Err(unsupported(format!(
+                    "binary operation {other:?} in the G13 back end"
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    fn cmp(&mut self, d: Value, op: CmpOp, a: Value, b: Value) -> Result<(), CompileError> {
+        use CmpOp::*;
+        let (cond, swap) = match op {
+            IEq => (Cond::Int(ICond::UEq), false),
+            INe => (Cond::Int(ICond::UEq), true),
+            ULt => (Cond::Int(ICond::ULt), false),
+            UGe => (Cond::Int(ICond::ULt), true),
+            UGt => (Cond::Int(ICond::UGt), false),
+            ULe => (Cond::Int(ICond::UGt), true),
+            SLt => (Cond::Int(ICond::SLt), false),
+            SGe => (Cond::Int(ICond::SLt), true),
+            SGt => (Cond::Int(ICond::SGt), false),
+            SLe => (Cond::Int(ICond::SGt), true),
+            FOEq => (Cond::Float(FCond::Eq), false),
+            FOLt => (Cond::Float(FCond::Lt), false),
+            FOLe => (Cond::Float(FCond::Le), false),
+            FOGt => (Cond::Float(FCond::Gt), false),
+            FOGe => (Cond::Float(FCond::Ge), false),
+            FUNe => (Cond::Float(FCond::Eq), true),
+        };
+        let (a, b) = match cond {
+            Cond::Int(_) => (self.iop(a)?, self.iop(b)?),
+            Cond::Float(_) => (self.fop(a)?, self.fop(b)?),
+        };
+        let r = self.def(d)?;
+        let (x, y) = if swap { (0, 1) } else { (1, 0) };
+        self.cmpsel(r, cond, a, b, Operand::Imm(x), Operand::Imm(y));
+        Ok(())
+    }
+
+    fn conv(&mut self, d: Value, op: ConvOp, a: Value) -> Result<(), CompileError> {
+        let from = self.ty(a)?;
+        let to = self.ty(d)?;
+        match op {
+            ConvOp::Bitcast if size_of(from)? == size_of(to)? => {
+                let v = self.val(a)?;
+                self.set(d, v)
+            }
+            ConvOp::FToF if from == to => {
+                let v = self.val(a)?;
+                self.set(d, v)
+            }
+            ConvOp::UToU | ConvOp::SToS | ConvOp::BoolToInt => {
+                let (fs, ts) = (size_of(from)?, size_of(to)?);
+                if ts == Size::S64 && fs == Size::S32 && op != ConvOp::BoolToInt {
+                    return self.set(d, Val::Widened(a, op == ConvOp::SToS));
+                }
+                let src = self.ext_op(a, op == ConvOp::SToS)?;
+                if ts.bits() < fs.bits() {
+                    // Truncation reads the low part of the wider value.
+                    let low = match src {
+                        Operand::Reg(r) => Operand::Reg(Reg {
+                            half: r.half,
+                            size: ts,
+                        }),
+                        Operand::Uniform(u) => Operand::Uniform(Reg {
+                            half: u.half,
+                            size: ts,
+                        }),
+                        Operand::Imm(i) => Operand::Imm(i),
+                    };
+                    let r = self.def(d)?;
+                    self.copy(r, low);
+                } else {
+                    let r = self.def(d)?;
+                    let sign_extend = op == ConvOp::SToS;
+                    self.emit(Instr::IAdd(IAdd {
+                        dst: r.into(),
+                        a: ISrc {
+                            op: src,
+                            sign_extend,
+                            hint: Hint::None,
+                        },
+                        b: isrc(Operand::Imm(0)),
+                        negate_b: false,
+                        shift: 0,
+                        saturate: false,
+                    }));
+                }
+                Ok(())
+            }
+            ConvOp::UToF | ConvOp::SToF | ConvOp::FToU | ConvOp::FToS
+                if from.scalar.bits() == 32 && to.scalar.bits() == 32 =>
+            {
+                let (cop, round) = match op {
+                    ConvOp::UToF => (ConvertOp::U32ToF, Round::NearestEven),
+                    ConvOp::SToF => (ConvertOp::S32ToF, Round::NearestEven),
+                    ConvOp::FToU => (ConvertOp::FToU32, Round::TowardZero),
+                    _ => (ConvertOp::FToS32, Round::TowardZero),
+                };
+                let src = self.fop(a)?;
+                let r = self.def(d)?;
+                self.emit(Instr::Convert(Convert {
+                    op: cop,
+                    dst: r.into(),
+                    src: isrc(src),
+                    round,
+                }));
+                Ok(())
+            }
+            other => Err(unsupported(format!(
+                "conversion {other:?} from {from:?} to {to:?} in the G13 back end"
+            ))),
+        }
+    }
+
+    fn const_of(&self, v: Value) -> Option<u64> {
+        match self.val(v) {
+            Ok(Val::Const(bits, _)) => Some(bits),
+            _ => None,
+        }
+    }
+
+    /// (1 << count) - 1, all ones for count 32 (the shift amount is taken mod 128, so
+    /// 1 << 32 is 0 in a 32-bit register).
+    fn low_mask(&mut self, count: Operand) -> Result<Reg, CompileError> {
+        let one_shifted = self.temp(Size::S32)?;
+        self.shl(one_shifted, Operand::Imm(1), count);
+        let m = self.temp(Size::S32)?;
+        self.iadd(m, Operand::Reg(one_shifted), Operand::Imm(1), true);
+        Ok(m)
+    }
+
+    fn bitfield_insert(
+        &mut self,
+        d: Value,
+        base: Value,
+        ins: Value,
+        off: Value,
+        count: Value,
+    ) -> Result<(), CompileError> {
+        let (b, i, o) = (self.iop(base)?, self.iop(ins)?, self.iop(off)?);
+        match self.const_of(count) {
+            Some(0) => {
+                let r = self.def(d)?;
+                self.copy(r, b);
+            }
+            Some(c @ 1..=32) => {
+                let r = self.def(d)?;
+                self.shift(ShiftOp::Bfi, r, b, i, o, (c % 32) as u8);
+            }
+            _ => {
+                let c = self.iop(count)?;
+                let m = self.low_mask(c)?;
+                let ms = self.temp(Size::S32)?;
+                self.shl(ms, Operand::Reg(m), o);
+                let is = self.temp(Size::S32)?;
+                self.shl(is, i, o);
+                let kept = self.temp(Size::S32)?;
+                self.bitop(kept, b, Operand::Reg(ms), AND_NOT_B);
+                let put = self.temp(Size::S32)?;
+                self.bitop(put, Operand::Reg(is), Operand::Reg(ms), AND);
+                let r = self.def(d)?;
+                self.bitop(r, Operand::Reg(kept), Operand::Reg(put), OR);
+            }
+        }
+        Ok(())
+    }
+
+    fn bitfield_extract(
+        &mut self,
+        d: Value,
+        base: Value,
+        off: Value,
+        count: Value,
+        signed: bool,
+    ) -> Result<(), CompileError> {
+        let (b, o) = (self.iop(base)?, self.iop(off)?);
+        match self.const_of(count) {
+            Some(0) => {
+                let r = self.def(d)?;
+                self.emit(Instr::MovImm(MovImm {
+                    dst: r.into(),
+                    imm: 0,
+                }));
+            }
+            Some(c @ 1..=32) if !signed => {
+                let r = self.def(d)?;
+                self.ushr(r, b, o, (c % 32) as u8);
+            }
+            Some(c @ 1..=32) => {
+                let field = self.temp(Size::S32)?;
+                self.ushr(field, b, o, (c % 32) as u8);
+                let up = self.temp(Size::S32)?;
+                let s = Operand::Imm(32 - c as u32);
+                self.shl(up, Operand::Reg(field), s);
+                let r = self.def(d)?;
+                self.asr(r, Operand::Reg(up), s);
+            }
+            _ => {
+                let c = self.iop(count)?;
+                let value = self.temp(Size::S32)?;
+                if signed {
+                    // Move the field to the top, then shift it down arithmetically.
+                    let left = self.temp(Size::S32)?;
+                    let tmp = self.temp(Size::S32)?;
+                    self.iadd(tmp, Operand::Imm(32), o, true);
+                    self.iadd(left, Operand::Reg(tmp), c, true);
+                    let up = self.temp(Size::S32)?;
+                    self.shl(up, b, Operand::Reg(left));
+                    let right = self.temp(Size::S32)?;
+                    self.iadd(right, Operand::Imm(32), c, true);
+                    self.asr(value, Operand::Reg(up), Operand::Reg(right));
+                } else {
+                    let shifted = self.temp(Size::S32)?;
+                    self.ushr(shifted, b, o, 0);
+                    let m = self.low_mask(c)?;
+                    self.bitop(value, Operand::Reg(shifted), Operand::Reg(m), AND);
+                }
+                // A zero-width field is zero.
+                let r = self.def(d)?;
+                self.cmpsel(
+                    r,
+                    Cond::Int(ICond::UEq),
+                    c,
+                    Operand::Imm(0),
+                    Operand::Imm(0),
+                    Operand::Reg(value),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the 32-bit value `v` is a multiple of 4 by construction (wrapping arithmetic
+    /// keeps that, as 2^32 is one).
+    fn multiple_of_4(&self, v: Value, depth: u32) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        if let Some(c) = self.const_of(v) {
+            return c.is_multiple_of(4);
+        }
+        match self.binops.get(&v) {
+            Some(&(BinOp::Shl, _, k)) => self.const_of(k).is_some_and(|k| (2..32).contains(&k)),
+            Some(&(BinOp::IMul | BinOp::And, x, y)) => {
+                self.multiple_of_4(x, depth + 1) || self.multiple_of_4(y, depth + 1)
+            }
+            Some(&(BinOp::IAdd | BinOp::ISub | BinOp::Or, x, y)) => {
+                self.multiple_of_4(x, depth + 1) && self.multiple_of_4(y, depth + 1)
+            }
+            _ => false,
+        }
+    }
+
+    /// Base, index and index signedness of a device access at `addr`. An address
+    /// `base + widen(offset)` with an offset known to be a multiple of 4 becomes the index
+    /// `offset / 4` (exact, even when the 32-bit offset wrapped), so the 64-bit sum is never
+    /// computed; any other address is computed in full.
+    fn device_address(&mut self, addr: Value) -> Result<(Operand, Index, bool), CompileError> {
+        if let Val::Sum(a, b) = self.val(addr)? {
+            for (base, off) in [(a, b), (b, a)] {
+                let Val::Widened(o, signed) = self.val(off)? else {
+                    continue;
+                };
+                if let Some(c) = self.const_of(o) {
+                    let c = c as u32;
+                    let quarter = if signed {
+                        i64::from(c as i32) / 4
+                    } else {
+                        i64::from(c / 4)
+                    };
+                    if c.is_multiple_of(4) && (0..=i64::from(i16::MAX)).contains(&quarter) {
+                        let base = self.base(base)?;
+                        return Ok((base, Index::Imm(quarter as i16), true));
+                    }
+                } else if self.multiple_of_4(o, 0) {
+                    let o = self.iop(o)?;
+                    let q = self.temp(Size::S32)?;
+                    if signed {
+                        self.asr(q, o, Operand::Imm(2));
+                    } else {
+                        self.ushr(q, o, Operand::Imm(2), 0);
+                    }
+                    let base = self.base(base)?;
+                    return Ok((base, Index::Reg(q), !signed));
+                }
+            }
+        }
+        Ok((self.base(addr)?, Index::Imm(0), true))
+    }
+
+    /// Memory format, element mask and first register for a 32- or 64-bit transfer.
+    fn transfer(r: Reg) -> Result<(Reg, u8), CompileError> {
+        match r.size {
+            Size::S32 => Ok((r, 0b1)),
+            Size::S64 => Ok((
+                Reg {
+                    half: r.half,
+                    size: Size::S32,
+                },
+                0b11,
+            )),
+            Size::S16 => Err(unsupported("16-bit memory access in the G13 back end")),
+        }
+    }
+
+    fn stack_offset(&mut self, addr: Value) -> Result<Index, CompileError> {
+        match self.const_of(addr) {
+            Some(c) if c <= i16::MAX as u64 => Ok(Index::Imm(c as i16)),
+            _ => Ok(Index::Reg(self.reg(addr)?)),
+        }
+    }
+
+    /// A 16-bit view of the byte offset `addr` in shared memory.
+    fn shared_base(&mut self, addr: Value) -> Result<Operand, CompileError> {
+        let r = self.reg(addr)?;
+        Ok(Operand::Reg(Reg {
+            half: r.half,
+            size: Size::S16,
+        }))
+    }
+
+    fn load(&mut self, d: Value, space: Space, addr: Value) -> Result<(), CompileError> {
+        if space == Space::Root {
+            let size = size_of(self.ty(d)?)?;
+            let off = self
+                .const_of(addr)
+                .ok_or_else(|| unsupported("root table load at a non-constant offset"))?;
+            let align = u64::from(size.halves()) * 2;
+            if size == Size::S16
+                || off % align != 0
+                || off + align > u64::from(abi::ROOT_TABLE_SIZE)
+            {
+                return Err(unsupported(format!(
+                    "root table load of {size:?} at byte {off}"
+                )));
+            }
+            return self.set(
+                d,
+                Val::Uniform(Reg {
+                    half: (off / 2) as u16,
+                    size,
+                }),
+            );
+        }
+        let r = self.def(d)?;
+        let (reg, mask) = Self::transfer(r)?;
+        let i = match space {
+            Space::Global => {
+                let (base, index, index_unsigned) = self.device_address(addr)?;
+                Instr::DeviceMem(DeviceMem {
+                    store: false,
+                    reg,
+                    base,
+                    index,
+                    index_unsigned,
+                    shift: 0,
+                    format: MemFormat::I32,
+                    mask,
+                    wait_slot: 0,
+                })
+            }
+            Space::Shared => {
+                let base = self.shared_base(addr)?;
+                Instr::ThreadgroupMem(ThreadgroupMem {
+                    store: false,
+                    reg,
+                    base,
+                    index: Index::Imm(0),
+                    format: MemFormat::I32,
+                    mask,
+                    wait_slot: 0,
+                })
+            }
+            Space::Scratch => {
+                let offset = self.stack_offset(addr)?;
+                Instr::StackMem(StackMem {
+                    store: false,
+                    reg,
+                    offset,
+                    format: MemFormat::I32,
+                    mask,
+                    wait_slot: 0,
+                })
+            }
+            Space::Root => unreachable!("handled above"),
+        };
+        self.emit(i);
+        Ok(())
+    }
+
+    fn store(&mut self, space: Space, addr: Value, value: Value) -> Result<(), CompileError> {
+        let data = self.reg(value)?;
+        let (reg, mask) = Self::transfer(data)?;
+        let i = match space {
+            Space::Global => {
+                let (base, index, index_unsigned) = self.device_address(addr)?;
+                Instr::DeviceMem(DeviceMem {
+                    store: true,
+                    reg,
+                    base,
+                    index,
+                    index_unsigned,
+                    shift: 0,
+                    format: MemFormat::I32,
+                    mask,
+                    wait_slot: 0,
+                })
+            }
+            Space::Shared => {
+                let base = self.shared_base(addr)?;
+                Instr::ThreadgroupMem(ThreadgroupMem {
+                    store: true,
+                    reg,
+                    base,
+                    index: Index::Imm(0),
+                    format: MemFormat::I32,
+                    mask,
+                    wait_slot: 0,
+                })
+            }
+            Space::Scratch => {
+                let offset = self.stack_offset(addr)?;
+                Instr::StackMem(StackMem {
+                    store: true,
+                    reg,
+                    offset,
+                    format: MemFormat::I32,
+                    mask,
+                    wait_slot: 0,
+                })
+            }
+            Space::Root => return Err(unsupported("stores to the root table")),
+        };
+        self.emit(i);
+        Ok(())
+    }
+
+    fn atomic(
+        &mut self,
+        d: Option<Value>,
+        space: Space,
+        op: ir::AtomicOp,
+        addr: Value,
+        value: Value,
+        cmp: Option<Value>,
+    ) -> Result<(), CompileError> {
+        let hop = match op {
+            ir::AtomicOp::Add => AtomicOp::Add,
+            ir::AtomicOp::Sub => AtomicOp::Sub,
+            ir::AtomicOp::UMin => AtomicOp::UMin,
+            ir::AtomicOp::SMin => AtomicOp::SMin,
+            ir::AtomicOp::UMax => AtomicOp::UMax,
+            ir::AtomicOp::SMax => AtomicOp::SMax,
+            ir::AtomicOp::And => AtomicOp::And,
+            ir::AtomicOp::Or => AtomicOp::Or,
+            ir::AtomicOp::Xor => AtomicOp::Xor,
+            ir::AtomicOp::Exchange => AtomicOp::Xchg,
+            ir::AtomicOp::CompareExchange => AtomicOp::CmpXchg,
+        };
+        if size_of(self.ty(value)?)? != Size::S32 {
+            return Err(unsupported(
+                "atomics on values other than 32-bit in the G13 back end",
+            ));
+        }
+        let src = if hop == AtomicOp::CmpXchg {
+            // The comparator in the low register, the new value in the high one.
+            let cmp = cmp.ok_or_else(|| internal("compare-exchange without a comparator"))?;
+            let (c, v) = (self.iop(cmp)?, self.iop(value)?);
+            let id = self.new_vreg(Size::S64, false)?;
+            self.copy(vreg(id, 0, Size::S32), c);
+            self.copy(vreg(id, 2, Size::S32), v);
+            vreg(id, 0, Size::S64)
+        } else {
+            self.reg(value)?
+        };
+        let base = match space {
+            Space::Global => self.base(addr)?,
+            Space::Shared => self.shared_base(addr)?,
+            other => return Err(unsupported(format!("atomics in {other:?} memory"))),
+        };
+        let dst = match d {
+            Some(d) => Some(self.def(d)?),
+            None => None,
+        };
+        let i = if space == Space::Global {
+            Instr::Atomic(Atomic {
+                op: hop,
+                dst,
+                src,
+                base,
+                index: Index::Imm(0),
+                wait_slot: 0,
+            })
+        } else {
+            Instr::ThreadgroupAtomic(ThreadgroupAtomic {
+                op: hop,
+                dst,
+                src,
+                base,
+                index: Index::Imm(0),
+                wait_slot: 0,
+            })
+        };
+        self.emit(i);
+        Ok(())
+    }
+}

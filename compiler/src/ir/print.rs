@@ -1,0 +1,147 @@
+//! Text form of the IR for `AGX4_COMPILER_DEBUG=ir` and test failures.
+
+use std::fmt::Write;
+
+use super::{Node, Op, Shader, Value};
+
+fn v(x: Value) -> String {
+    format!("%{}", x.0)
+}
+
+fn vs(xs: &[Value]) -> String {
+    xs.iter().map(|x| v(*x)).collect::<Vec<_>>().join(", ")
+}
+
+fn op_text(op: &Op) -> String {
+    match op {
+        Op::Const(c) => format!("const {:x?}", c.0),
+        Op::Unary(u, a) => format!("{u:?} {}", v(*a)),
+        Op::Binary(b, x, y) => format!("{b:?} {}, {}", v(*x), v(*y)),
+        Op::FFma(a, b, c) => format!("FFma {}", vs(&[*a, *b, *c])),
+        Op::Cmp(c, x, y) => format!("Cmp.{c:?} {}, {}", v(*x), v(*y)),
+        Op::Select(c, a, b) => format!("Select {}", vs(&[*c, *a, *b])),
+        Op::Conv(c, a) => format!("Conv.{c:?} {}", v(*a)),
+        Op::BitfieldInsert(a, b, c, d) => format!("BitfieldInsert {}", vs(&[*a, *b, *c, *d])),
+        Op::UBitfieldExtract(a, b, c) => format!("UBitfieldExtract {}", vs(&[*a, *b, *c])),
+        Op::SBitfieldExtract(a, b, c) => format!("SBitfieldExtract {}", vs(&[*a, *b, *c])),
+        Op::Vector(xs) => format!("Vector {}", vs(xs)),
+        Op::Extract(x, i) => format!("Extract {}.{i}", v(*x)),
+        Op::Insert(x, i, y) => format!("Insert {}.{i} = {}", v(*x), v(*y)),
+        Op::Copy(x) => format!("Copy {}", v(*x)),
+        Op::LoadVar(var) => format!("LoadVar $%{}", var.0).replace("$%", "$"),
+        Op::StoreVar(var, x) => format!("StoreVar ${} = {}", var.0, v(*x)),
+        Op::SysVal(s) => format!("SysVal {s:?}"),
+        Op::Load { space, addr, align } => format!("Load.{space:?} [{}] align {align}", v(*addr)),
+        Op::Store {
+            space,
+            addr,
+            value,
+            align,
+        } => {
+            format!(
+                "Store.{space:?} [{}] = {} align {align}",
+                v(*addr),
+                v(*value)
+            )
+        }
+        Op::Atomic {
+            space,
+            op,
+            addr,
+            value,
+            cmp,
+        } => format!(
+            "Atomic.{op:?}.{space:?} [{}], {}{}",
+            v(*addr),
+            v(*value),
+            cmp.map(|c| format!(", cmp {}", v(c))).unwrap_or_default()
+        ),
+        Op::DescriptorAddress {
+            set,
+            binding,
+            index,
+        } => {
+            format!(
+                "DescriptorAddress set {set} binding {binding} [{}]",
+                v(*index)
+            )
+        }
+        Op::DescriptorSize {
+            set,
+            binding,
+            index,
+        } => {
+            format!("DescriptorSize set {set} binding {binding} [{}]", v(*index))
+        }
+        Op::WorkgroupBarrier => "WorkgroupBarrier".into(),
+        Op::MemoryBarrier => "MemoryBarrier".into(),
+    }
+}
+
+fn nodes(sh: &Shader, ns: &[Node], depth: usize, out: &mut String) {
+    let pad = "  ".repeat(depth);
+    for n in ns {
+        match n {
+            Node::Block(insts) => {
+                for i in insts {
+                    match i.dst {
+                        Some(d) => {
+                            let t = sh.value_types.get(d.0 as usize);
+                            let _ = writeln!(
+                                out,
+                                "{pad}{}: {:?}x{} = {}",
+                                v(d),
+                                t.map(|t| t.scalar),
+                                t.map(|t| t.lanes).unwrap_or(0),
+                                op_text(&i.op)
+                            );
+                        }
+                        None => {
+                            let _ = writeln!(out, "{pad}{}", op_text(&i.op));
+                        }
+                    }
+                }
+            }
+            Node::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                let _ = writeln!(out, "{pad}if {} {{", v(*cond));
+                nodes(sh, then_body, depth + 1, out);
+                if !else_body.is_empty() {
+                    let _ = writeln!(out, "{pad}}} else {{");
+                    nodes(sh, else_body, depth + 1, out);
+                }
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Node::Loop { body } => {
+                let _ = writeln!(out, "{pad}loop {{");
+                nodes(sh, body, depth + 1, out);
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Node::Break => {
+                let _ = writeln!(out, "{pad}break");
+            }
+            Node::Continue => {
+                let _ = writeln!(out, "{pad}continue");
+            }
+            Node::Return => {
+                let _ = writeln!(out, "{pad}return");
+            }
+        }
+    }
+}
+
+/// The whole shader as text.
+pub fn print(sh: &Shader) -> String {
+    let mut out = format!(
+        "shader local_size {:?} shared {} scratch {}\n",
+        sh.local_size, sh.shared_size, sh.scratch_size
+    );
+    for (i, t) in sh.var_types.iter().enumerate() {
+        let _ = writeln!(out, "var ${i}: {:?}x{}", t.scalar, t.lanes);
+    }
+    nodes(sh, &sh.body, 1, &mut out);
+    out
+}

@@ -1,0 +1,404 @@
+//! IR checks: SSA definitions dominate their uses (in the tree's scoping), operand types
+//! agree, Break/Continue sit inside loops. `backend_form` checks the narrower form the passes
+//! promise the back ends (see `passes::run_all`).
+
+use std::collections::HashSet;
+
+use super::{BinOp, ConvOp, Node, Op, Scalar, Shader, Space, SysVal, Type, UnOp, Value};
+
+struct Checker<'s> {
+    sh: &'s Shader,
+    defined: Vec<bool>,
+    /// Values visible at this point, one entry per open scope.
+    scopes: Vec<Vec<Value>>,
+    ever: HashSet<Value>,
+}
+
+fn operands(op: &Op) -> Vec<Value> {
+    match op {
+        Op::Const(_)
+        | Op::LoadVar(_)
+        | Op::SysVal(_)
+        | Op::WorkgroupBarrier
+        | Op::MemoryBarrier => vec![],
+        Op::Unary(_, a) | Op::Conv(_, a) | Op::Extract(a, _) | Op::Copy(a) | Op::StoreVar(_, a) => {
+            vec![*a]
+        }
+        Op::Binary(_, a, b) | Op::Cmp(_, a, b) | Op::Insert(a, _, b) => vec![*a, *b],
+        Op::FFma(a, b, c)
+        | Op::Select(a, b, c)
+        | Op::UBitfieldExtract(a, b, c)
+        | Op::SBitfieldExtract(a, b, c) => {
+            vec![*a, *b, *c]
+        }
+        Op::BitfieldInsert(a, b, c, d) => vec![*a, *b, *c, *d],
+        Op::Vector(xs) => xs.clone(),
+        Op::Load { addr, .. } => vec![*addr],
+        Op::Store { addr, value, .. } => vec![*addr, *value],
+        Op::Atomic {
+            addr, value, cmp, ..
+        } => {
+            let mut v = vec![*addr, *value];
+            v.extend(cmp.iter().copied());
+            v
+        }
+        Op::DescriptorAddress { index, .. } | Op::DescriptorSize { index, .. } => vec![*index],
+    }
+}
+
+/// Operands of an operation (for passes that rewrite or count uses).
+pub fn op_operands(op: &Op) -> Vec<Value> {
+    operands(op)
+}
+
+impl Checker<'_> {
+    fn ty(&self, v: Value) -> Result<Type, String> {
+        self.sh
+            .value_types
+            .get(v.0 as usize)
+            .copied()
+            .ok_or_else(|| format!("%{} has no type", v.0))
+    }
+
+    fn visible(&self, v: Value) -> bool {
+        self.defined.get(v.0 as usize).copied().unwrap_or(false)
+    }
+
+    fn check_types(&self, dst: Option<Value>, op: &Op) -> Result<(), String> {
+        let rt = match dst {
+            Some(d) => Some(self.ty(d)?),
+            None => None,
+        };
+        let needs_dst = !matches!(
+            op,
+            Op::StoreVar(..)
+                | Op::Store { .. }
+                | Op::WorkgroupBarrier
+                | Op::MemoryBarrier
+                | Op::Atomic { .. }
+        );
+        if needs_dst && rt.is_none() {
+            return Err(format!("{op:?} without a result"));
+        }
+        if !needs_dst && !matches!(op, Op::Atomic { .. }) && rt.is_some() {
+            return Err(format!("{op:?} with a result"));
+        }
+        let rt = rt.unwrap_or(Type::I32);
+        match op {
+            Op::Const(c) if c.0.len() != rt.lanes as usize => {
+                return Err(format!("constant with {} lanes of type {rt:?}", c.0.len()));
+            }
+            Op::Binary(b, x, y) => {
+                let (tx, ty) = (self.ty(*x)?, self.ty(*y)?);
+                let shift = matches!(b, BinOp::Shl | BinOp::UShr | BinOp::SShr);
+                if tx != rt || (!shift && ty != rt) || (shift && ty.lanes != rt.lanes) {
+                    return Err(format!("{b:?} of {tx:?}, {ty:?} to {rt:?}"));
+                }
+            }
+            Op::Unary(u, x) => {
+                let tx = self.ty(*x)?;
+                if tx != rt {
+                    return Err(format!("{u:?} of {tx:?} to {rt:?}"));
+                }
+            }
+            Op::Cmp(_, x, y) => {
+                let (tx, ty) = (self.ty(*x)?, self.ty(*y)?);
+                if tx != ty || rt != Type::vec(Scalar::Bool, tx.lanes) {
+                    return Err(format!("Cmp of {tx:?}, {ty:?} to {rt:?}"));
+                }
+            }
+            Op::Select(c, a, b) => {
+                let (tc, ta, tb) = (self.ty(*c)?, self.ty(*a)?, self.ty(*b)?);
+                if tc.scalar != Scalar::Bool
+                    || (tc.lanes != 1 && tc.lanes != rt.lanes)
+                    || ta != rt
+                    || tb != rt
+                {
+                    return Err(format!("Select of {tc:?}, {ta:?}, {tb:?} to {rt:?}"));
+                }
+            }
+            Op::Conv(c, x) => {
+                let tx = self.ty(*x)?;
+                if tx.lanes != rt.lanes || (*c == ConvOp::BoolToInt) != (tx.scalar == Scalar::Bool)
+                {
+                    return Err(format!("Conv {c:?} of {tx:?} to {rt:?}"));
+                }
+            }
+            Op::Vector(xs) => {
+                if xs.len() != rt.lanes as usize {
+                    return Err("Vector lane count".into());
+                }
+                for x in xs {
+                    if self.ty(*x)? != Type::scalar(rt.scalar) {
+                        return Err("Vector lane type".into());
+                    }
+                }
+            }
+            Op::Extract(x, i) => {
+                let tx = self.ty(*x)?;
+                if *i >= tx.lanes || rt != Type::scalar(tx.scalar) {
+                    return Err("Extract lane".into());
+                }
+            }
+            Op::Insert(x, i, y) => {
+                let (tx, ty) = (self.ty(*x)?, self.ty(*y)?);
+                if *i >= tx.lanes || tx != rt || ty != Type::scalar(tx.scalar) {
+                    return Err("Insert lane".into());
+                }
+            }
+            Op::Copy(x) if self.ty(*x)? != rt => return Err("Copy type".into()),
+            Op::LoadVar(var) | Op::StoreVar(var, _) => {
+                let vt = self
+                    .sh
+                    .var_types
+                    .get(var.0 as usize)
+                    .copied()
+                    .ok_or_else(|| format!("undefined var ${}", var.0))?;
+                let t = match op {
+                    Op::StoreVar(_, x) => self.ty(*x)?,
+                    _ => rt,
+                };
+                if vt != t {
+                    return Err(format!("var ${} of {vt:?} used as {t:?}", var.0));
+                }
+            }
+            Op::Load { space, addr, .. }
+            | Op::Store { space, addr, .. }
+            | Op::Atomic { space, addr, .. } => {
+                let at = self.ty(*addr)?;
+                let want = if *space == Space::Global {
+                    Type::I64
+                } else {
+                    Type::I32
+                };
+                if at != want {
+                    return Err(format!("{space:?} address of type {at:?}"));
+                }
+            }
+            Op::DescriptorAddress { index, .. } | Op::DescriptorSize { index, .. }
+                if self.ty(*index)? != Type::I32 =>
+            {
+                return Err("descriptor index type".into());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn list(&mut self, ns: &[Node], loops: usize) -> Result<(), String> {
+        self.scopes.push(Vec::new());
+        for n in ns {
+            match n {
+                Node::Block(insts) => {
+                    for i in insts {
+                        for o in operands(&i.op) {
+                            if !self.visible(o) {
+                                return Err(format!(
+                                    "%{} used where it is not defined: {:?}",
+                                    o.0, i.op
+                                ));
+                            }
+                        }
+                        self.check_types(i.dst, &i.op)?;
+                        if let Some(d) = i.dst {
+                            if (d.0 as usize) >= self.defined.len() {
+                                return Err(format!("%{} out of range", d.0));
+                            }
+                            if !self.ever.insert(d) {
+                                return Err(format!("%{} defined twice", d.0));
+                            }
+                            self.defined[d.0 as usize] = true;
+                            if let Some(s) = self.scopes.last_mut() {
+                                s.push(d);
+                            }
+                        }
+                    }
+                }
+                Node::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
+                    if !self.visible(*cond) || self.ty(*cond)? != Type::BOOL {
+                        return Err(format!(
+                            "If condition %{} undefined or not a scalar bool",
+                            cond.0
+                        ));
+                    }
+                    self.list(then_body, loops)?;
+                    self.list(else_body, loops)?;
+                }
+                Node::Loop { body } => self.list(body, loops + 1)?,
+                Node::Break | Node::Continue => {
+                    if loops == 0 {
+                        return Err("Break or Continue outside a loop".into());
+                    }
+                }
+                Node::Return => {}
+            }
+        }
+        for d in self.scopes.pop().unwrap_or_default() {
+            self.defined[d.0 as usize] = false;
+        }
+        Ok(())
+    }
+}
+
+/// Checks the structural and type rules of the IR.
+pub fn validate(sh: &Shader) -> Result<(), String> {
+    let mut c = Checker {
+        sh,
+        defined: vec![false; sh.value_types.len()],
+        scopes: Vec::new(),
+        ever: HashSet::new(),
+    };
+    c.list(&sh.body, 0)
+}
+
+fn walk<'a>(
+    ns: &'a [Node],
+    f: &mut dyn FnMut(&'a super::Inst) -> Result<(), String>,
+) -> Result<(), String> {
+    for n in ns {
+        match n {
+            Node::Block(insts) => {
+                for i in insts {
+                    f(i)?;
+                }
+            }
+            Node::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                walk(then_body, f)?;
+                walk(else_body, f)?;
+            }
+            Node::Loop { body } => walk(body, f)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Checks the form `passes::run_all` promises the back ends.
+pub fn backend_form(sh: &Shader) -> Result<(), String> {
+    validate(sh)?;
+    walk(&sh.body, &mut |i| {
+        let bad = |what: &str| Err(format!("{what}: {:?}", i.op));
+        if let Some(d) = i.dst {
+            if !sh.ty(d).is_scalar() {
+                return bad("vector value");
+            }
+        }
+        for o in operands(&i.op) {
+            if !sh.ty(o).is_scalar() {
+                return bad("vector operand");
+            }
+        }
+        let is64 = i.dst.is_some_and(|d| sh.ty(d) == Type::I64);
+        match &i.op {
+            Op::Const(_)
+            | Op::FFma(..)
+            | Op::Cmp(..)
+            | Op::Select(..)
+            | Op::BitfieldInsert(..)
+            | Op::UBitfieldExtract(..)
+            | Op::SBitfieldExtract(..)
+            | Op::LoadVar(_)
+            | Op::StoreVar(..)
+            | Op::WorkgroupBarrier
+            | Op::MemoryBarrier => {}
+            Op::Conv(c, x) => {
+                if is64 && !(matches!(c, ConvOp::UToU | ConvOp::SToS) && sh.ty(*x) == Type::I32) {
+                    return bad("64-bit conversion");
+                }
+            }
+            Op::Unary(u, _) => {
+                if matches!(
+                    u,
+                    UnOp::IAbs | UnOp::FFract | UnOp::FSqrt | UnOp::FSign | UnOp::ISign
+                ) {
+                    return bad("unary operation the back end does not take");
+                }
+            }
+            Op::Binary(b, ..) => {
+                if matches!(
+                    b,
+                    BinOp::UDiv
+                        | BinOp::SDiv
+                        | BinOp::UMod
+                        | BinOp::SRem
+                        | BinOp::SMod
+                        | BinOp::FDiv
+                        | BinOp::FMod
+                        | BinOp::FPow
+                        | BinOp::FAtan2
+                ) {
+                    return bad("binary operation the back end does not take");
+                }
+                if is64 && *b != BinOp::IAdd {
+                    return bad("64-bit arithmetic other than IAdd");
+                }
+            }
+            Op::SysVal(s) => {
+                if !matches!(
+                    s,
+                    SysVal::LocalInvocationId(_)
+                        | SysVal::LocalInvocationIndex
+                        | SysVal::WorkgroupId(_)
+                ) {
+                    return bad("system value");
+                }
+            }
+            Op::Load { space, .. } | Op::Store { space, .. } | Op::Atomic { space, .. } => {
+                if *space == Space::Root {
+                    if !matches!(i.op, Op::Load { .. }) {
+                        return bad("root access other than a load");
+                    }
+                } else if let Some(d) = i.dst {
+                    if sh.ty(d) != Type::I32
+                        && sh.ty(d) != Type::F32
+                        && !(sh.ty(d) == Type::I64 && *space == Space::Global)
+                    {
+                        return bad("memory value other than 32-bit");
+                    }
+                }
+                if let Op::Store { value, .. } = &i.op {
+                    let t = sh.ty(*value);
+                    if t != Type::I32 && t != Type::F32 {
+                        return bad("stored value other than 32-bit");
+                    }
+                }
+            }
+            _ => return bad("operation the back end does not take"),
+        }
+        if is64
+            && !matches!(
+                i.op,
+                Op::Load { .. } | Op::Conv(..) | Op::Binary(BinOp::IAdd, ..)
+            )
+        {
+            return bad("64-bit value outside addressing");
+        }
+        Ok(())
+    })?;
+    // Root addresses must be constants.
+    let mut consts = HashSet::new();
+    walk(&sh.body, &mut |i| {
+        if let (Some(d), Op::Const(_)) = (i.dst, &i.op) {
+            consts.insert(d);
+        }
+        Ok(())
+    })?;
+    walk(&sh.body, &mut |i| match &i.op {
+        Op::Load {
+            space: Space::Root,
+            addr,
+            ..
+        } if !consts.contains(addr) => {
+            Err(format!("root load at a non-constant address %{}", addr.0))
+        }
+        _ => Ok(()),
+    })
+}

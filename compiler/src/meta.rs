@@ -1,0 +1,464 @@
+//! Meta shaders: the compute programs the ICD runs for its own commands (buffer copies and
+//! fills, the indirect-dispatch fix-up, query result copies). They are built directly as agx4
+//! IR, then go through the same passes and back end as application shaders.
+//!
+//! Every meta shader reaches memory through storage-buffer descriptors in set 0 (bindings
+//! 0, 1, 2 as each kind documents), so its accesses are bounds-checked like any shader's; the
+//! ICD writes that set for each launch. Counts and other scalars are push constants (root
+//! table bytes from `abi::PUSH_CONSTANTS_OFFSET`); the offsets below are relative to the push
+//! constants. Each shader runs [`LOCAL_SIZE`] invocations per workgroup along x and
+//! bounds-checks its index, so the ICD launches `ceil(count / LOCAL_SIZE)` workgroups.
+
+use crate::abi::PUSH_CONSTANTS_OFFSET;
+use crate::ir::{BinOp, CmpOp, Constant, ConvOp, Inst, Node, Op, Shader, Space, SysVal, Type, Value};
+use crate::{BindingLayout, CompileError, ComputeBinary, DescriptorKind, ResourceLayout, SetLayout, Target};
+
+/// Invocations per workgroup of every meta shader.
+pub const LOCAL_SIZE: u32 = 64;
+
+/// Which meta shader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Meta {
+    /// Copies `count` u32 words from binding 0 to binding 1: push constants [`copy`].
+    CopyWords,
+    /// Copies bytes between unaligned ranges with 32-bit accesses only: binding 0 is the
+    /// source from its 4-byte-aligned start, binding 1 the destination likewise; invocation
+    /// `i` assembles destination word `i` and merges it with the bytes outside the range.
+    /// Push constants [`copy`].
+    CopyBytes,
+    /// Writes `value` to `count` u32 words of binding 0: push constants [`fill`].
+    Fill,
+    /// Reads a VkDispatchIndirectCommand (binding 0) and writes the CDM thread counts
+    /// (binding 1) and the root table's workgroup counts (binding 2): push constants
+    /// [`fixup`]. Launch one workgroup.
+    DispatchFixup,
+    /// Copies timestamp query results (binding 0: u64 each, 0 = unavailable) to binding 1 in
+    /// the layout of vkCmdCopyQueryPoolResults: push constants [`query`].
+    QueryCopy { wide: bool, availability: bool, partial: bool },
+}
+
+/// Push constants of the copies: the word count (destination words for `CopyBytes`), then
+/// for `CopyBytes` only: the first byte's offset in destination word 0, the end of the range
+/// in bytes from destination word 0, the byte rotation between source and destination
+/// `(src - dst) mod 4`, and the byte offset (0 or -4, wrapping) of the source word that holds
+/// the low part of destination word 0.
+pub mod copy {
+    pub const COUNT: u32 = 0;
+    pub const HEAD: u32 = 4;
+    pub const END: u32 = 8;
+    pub const SHIFT: u32 = 12;
+    pub const SRC_ADJUST: u32 = 16;
+    pub const SIZE: u32 = 20;
+}
+
+/// Push constants of the fill: word count, the word.
+pub mod fill {
+    pub const COUNT: u32 = 0;
+    pub const VALUE: u32 = 4;
+    pub const SIZE: u32 = 8;
+}
+
+/// Push constants of the dispatch fix-up: the workgroup size (3 x u32).
+pub mod fixup {
+    pub const LOCAL_SIZE: u32 = 0;
+    pub const SIZE: u32 = 12;
+}
+
+/// Push constants of the query copy: destination stride, query count.
+pub mod query {
+    pub const STRIDE: u32 = 0;
+    pub const COUNT: u32 = 4;
+    pub const SIZE: u32 = 8;
+}
+
+impl Meta {
+    pub fn push_constant_size(self) -> u32 {
+        match self {
+            Meta::CopyWords | Meta::CopyBytes => copy::SIZE,
+            Meta::Fill => fill::SIZE,
+            Meta::DispatchFixup => fixup::SIZE,
+            Meta::QueryCopy { .. } => query::SIZE,
+        }
+    }
+
+    /// Storage buffers the shader reads and writes (set 0, bindings 0..n).
+    pub fn buffers(self) -> u32 {
+        match self {
+            Meta::Fill => 1,
+            Meta::CopyWords | Meta::CopyBytes | Meta::QueryCopy { .. } => 2,
+            Meta::DispatchFixup => 3,
+        }
+    }
+
+    /// The pipeline layout of the shader: one set of storage buffers, and push constants.
+    pub fn layout(self) -> ResourceLayout {
+        let bindings = (0..self.buffers())
+            .map(|b| BindingLayout { binding: b, kind: DescriptorKind::StorageBuffer, count: 1, offset: b * crate::abi::BUFFER_DESCRIPTOR_SIZE })
+            .collect();
+        ResourceLayout { sets: vec![Some(SetLayout { bindings })], push_constant_size: self.push_constant_size() }
+    }
+}
+
+/// Builds the IR of a meta shader.
+pub fn build(kind: Meta) -> Shader {
+    let mut b = Builder::new();
+    match kind {
+        Meta::CopyWords => b.copy_words(),
+        Meta::CopyBytes => b.copy_bytes(),
+        Meta::Fill => b.fill(),
+        Meta::DispatchFixup => b.fixup(),
+        Meta::QueryCopy { wide, availability, partial } => b.query_copy(wide, availability, partial),
+    }
+    b.finish()
+}
+
+/// Builds and compiles a meta shader for `target`.
+pub fn compile(kind: Meta, target: Target) -> Result<ComputeBinary, CompileError> {
+    let mut shader = build(kind);
+    crate::passes::run_all(&mut shader, &kind.layout())?;
+    match target {
+        Target::G13 => crate::g13::compile(&shader),
+    }
+}
+
+/// A tiny IR builder: instructions go to the innermost open block.
+struct Builder {
+    shader: Shader,
+    /// Open blocks, innermost last; each becomes a `Node::Block` or an `If` arm.
+    stack: Vec<Vec<Node>>,
+    block: Vec<Inst>,
+}
+
+impl Builder {
+    fn new() -> Builder {
+        let shader = Shader {
+            local_size: [LOCAL_SIZE, 1, 1],
+            shared_size: 0,
+            scratch_size: 0,
+            value_types: Vec::new(),
+            var_types: Vec::new(),
+            body: Vec::new(),
+        };
+        Builder { shader, stack: vec![Vec::new()], block: Vec::new() }
+    }
+
+    fn finish(mut self) -> Shader {
+        self.flush();
+        let mut body = self.stack.pop().unwrap_or_default();
+        body.push(Node::Return);
+        self.shader.body = body;
+        self.shader
+    }
+
+    fn flush(&mut self) {
+        if !self.block.is_empty() {
+            let block = std::mem::take(&mut self.block);
+            if let Some(top) = self.stack.last_mut() {
+                top.push(Node::Block(block));
+            }
+        }
+    }
+
+    fn def(&mut self, ty: Type, op: Op) -> Value {
+        let v = self.shader.new_value(ty);
+        self.block.push(Inst { dst: Some(v), op });
+        v
+    }
+
+    fn effect(&mut self, op: Op) {
+        self.block.push(Inst { dst: None, op });
+    }
+
+    fn const_of(&mut self, ty: Type, bits: u64) -> Value {
+        self.def(ty, Op::Const(Constant(vec![bits])))
+    }
+
+    fn i32(&mut self, v: u32) -> Value {
+        self.const_of(Type::I32, u64::from(v))
+    }
+
+    /// A push constant at byte `offset` of the push constants.
+    fn push_constant(&mut self, ty: Type, offset: u32) -> Value {
+        let addr = self.i32(PUSH_CONSTANTS_OFFSET + offset);
+        self.def(ty, Op::Load { space: Space::Root, addr, align: 4 })
+    }
+
+    fn bin(&mut self, ty: Type, op: BinOp, a: Value, b: Value) -> Value {
+        self.def(ty, Op::Binary(op, a, b))
+    }
+
+    fn widen(&mut self, v: Value) -> Value {
+        self.def(Type::I64, Op::Conv(ConvOp::UToU, v))
+    }
+
+    /// The address of byte `offset` (I32) of buffer `binding`, in the form the descriptor
+    /// lowering recognises and bounds-checks.
+    fn at(&mut self, binding: u32, offset: Value) -> Value {
+        let zero = self.i32(0);
+        let base = self.def(Type::I64, Op::DescriptorAddress { set: 0, binding, index: zero });
+        let off = self.widen(offset);
+        self.bin(Type::I64, BinOp::IAdd, base, off)
+    }
+
+    /// The address of element `index` of `scale`-byte elements of buffer `binding`.
+    fn element(&mut self, binding: u32, index: Value, scale: u32) -> Value {
+        let s = self.i32(scale);
+        let off = self.bin(Type::I32, BinOp::IMul, index, s);
+        self.at(binding, off)
+    }
+
+    fn load(&mut self, ty: Type, addr: Value, align: u32) -> Value {
+        self.def(ty, Op::Load { space: Space::Global, addr, align })
+    }
+
+    fn store(&mut self, addr: Value, value: Value, align: u32) {
+        self.effect(Op::Store { space: Space::Global, addr, value, align });
+    }
+
+    fn global_id(&mut self) -> Value {
+        self.def(Type::I32, Op::SysVal(SysVal::GlobalInvocationId(0)))
+    }
+
+    /// Opens the `then` arm of an `if (cond)` without else; close with [`end_if`].
+    fn begin_if(&mut self) {
+        self.flush();
+        self.stack.push(Vec::new());
+    }
+
+    fn end_if(&mut self, cond: Value) {
+        self.flush();
+        let then_body = self.stack.pop().unwrap_or_default();
+        if let Some(top) = self.stack.last_mut() {
+            top.push(Node::If { cond, then_body, else_body: Vec::new() });
+        }
+    }
+
+    /// `if (global_id < count)` around the body `f` builds.
+    fn bounded(&mut self, count: Value, f: impl FnOnce(&mut Builder, Value)) {
+        let id = self.global_id();
+        let inside = self.def(Type::BOOL, Op::Cmp(CmpOp::ULt, id, count));
+        self.begin_if();
+        f(self, id);
+        self.end_if(inside);
+    }
+
+    fn copy_words(&mut self) {
+        let count = self.push_constant(Type::I32, copy::COUNT);
+        self.bounded(count, |b, id| {
+            let from = b.element(0, id, 4);
+            let v = b.load(Type::I32, from, 4);
+            let to = b.element(1, id, 4);
+            b.store(to, v, 4);
+        });
+    }
+
+    fn cmp(&mut self, op: CmpOp, a: Value, c: Value) -> Value {
+        self.def(Type::BOOL, Op::Cmp(op, a, c))
+    }
+
+    fn select(&mut self, cond: Value, a: Value, c: Value) -> Value {
+        self.def(Type::I32, Op::Select(cond, a, c))
+    }
+
+    /// `(1 << bits) - 1` for `bits` in 0..=32.
+    fn low_mask(&mut self, bits: Value) -> Value {
+        let one = self.i32(1);
+        let all = self.i32(u32::MAX);
+        let thirty_two = self.i32(32);
+        let shifted = self.bin(Type::I32, BinOp::Shl, one, bits);
+        let m = self.bin(Type::I32, BinOp::ISub, shifted, one);
+        let full = self.cmp(CmpOp::IEq, bits, thirty_two);
+        self.select(full, all, m)
+    }
+
+    fn copy_bytes(&mut self) {
+        let count = self.push_constant(Type::I32, copy::COUNT);
+        let head = self.push_constant(Type::I32, copy::HEAD);
+        let end = self.push_constant(Type::I32, copy::END);
+        let shift = self.push_constant(Type::I32, copy::SHIFT);
+        let adjust = self.push_constant(Type::I32, copy::SRC_ADJUST);
+        self.bounded(count, |b, id| {
+            let four = b.i32(4);
+            let eight = b.i32(8);
+            let zero = b.i32(0);
+            let thirty_two = b.i32(32);
+            // The source bytes of this word straddle two source words (out-of-range loads
+            // read 0, and only feed bytes the mask drops).
+            let base = b.bin(Type::I32, BinOp::IMul, id, four);
+            let lo_off = b.bin(Type::I32, BinOp::IAdd, base, adjust);
+            let hi_off = b.bin(Type::I32, BinOp::IAdd, lo_off, four);
+            let lo_at = b.at(0, lo_off);
+            let lo = b.load(Type::I32, lo_at, 4);
+            let hi_at = b.at(0, hi_off);
+            let hi = b.load(Type::I32, hi_at, 4);
+            let bits = b.bin(Type::I32, BinOp::IMul, shift, eight);
+            let low_part = b.bin(Type::I32, BinOp::UShr, lo, bits);
+            let rest = b.bin(Type::I32, BinOp::ISub, thirty_two, bits);
+            let high_part = b.bin(Type::I32, BinOp::Shl, hi, rest);
+            let joined = b.bin(Type::I32, BinOp::Or, low_part, high_part);
+            let aligned = b.cmp(CmpOp::IEq, shift, zero);
+            let value = b.select(aligned, lo, joined);
+            // Bytes [first, last) of this word are in the range.
+            let is_first = b.cmp(CmpOp::IEq, id, zero);
+            let first = b.select(is_first, head, zero);
+            let left = b.bin(Type::I32, BinOp::ISub, end, base);
+            let last = b.bin(Type::I32, BinOp::UMin, left, four);
+            let first_bits = b.bin(Type::I32, BinOp::IMul, first, eight);
+            let last_bits = b.bin(Type::I32, BinOp::IMul, last, eight);
+            let below = b.low_mask(first_bits);
+            let upto = b.low_mask(last_bits);
+            let not_below = b.def(Type::I32, Op::Unary(crate::ir::UnOp::Not, below));
+            let mask = b.bin(Type::I32, BinOp::And, upto, not_below);
+            let keep = b.def(Type::I32, Op::Unary(crate::ir::UnOp::Not, mask));
+            let dst_at = b.element(1, id, 4);
+            let old = b.load(Type::I32, dst_at, 4);
+            let kept = b.bin(Type::I32, BinOp::And, old, keep);
+            let new = b.bin(Type::I32, BinOp::And, value, mask);
+            let merged = b.bin(Type::I32, BinOp::Or, kept, new);
+            let to = b.element(1, id, 4);
+            b.store(to, merged, 4);
+        });
+    }
+
+    fn fill(&mut self) {
+        let count = self.push_constant(Type::I32, fill::COUNT);
+        let value = self.push_constant(Type::I32, fill::VALUE);
+        self.bounded(count, |b, id| {
+            let to = b.element(0, id, 4);
+            b.store(to, value, 4);
+        });
+    }
+
+    fn fixup(&mut self) {
+        let one = self.i32(1);
+        self.bounded(one, |b, _| {
+            for axis in 0..3u32 {
+                let local = b.push_constant(Type::I32, fixup::LOCAL_SIZE + 4 * axis);
+                let index = b.i32(axis);
+                let from = b.element(0, index, 4);
+                let groups = b.load(Type::I32, from, 4);
+                let threads = b.bin(Type::I32, BinOp::IMul, groups, local);
+                let to = b.element(1, index, 4);
+                b.store(to, threads, 4);
+                let to = b.element(2, index, 4);
+                b.store(to, groups, 4);
+            }
+        });
+    }
+
+    fn query_copy(&mut self, wide: bool, availability: bool, partial: bool) {
+        let stride = self.push_constant(Type::I32, query::STRIDE);
+        let count = self.push_constant(Type::I32, query::COUNT);
+        self.bounded(count, |b, id| {
+            // 32-bit halves of the u64 timestamp.
+            let from = b.element(0, id, 8);
+            let lo = b.load(Type::I32, from, 4);
+            let four = b.i32(4);
+            let eight = b.i32(8);
+            let base = b.bin(Type::I32, BinOp::IMul, id, eight);
+            let hi_off = b.bin(Type::I32, BinOp::IAdd, base, four);
+            let hi_at = b.at(0, hi_off);
+            let hi = b.load(Type::I32, hi_at, 4);
+            let zero = b.i32(0);
+            let any = b.bin(Type::I32, BinOp::Or, lo, hi);
+            let available = b.cmp(CmpOp::INe, any, zero);
+            let offset = b.bin(Type::I32, BinOp::IMul, id, stride);
+            let value_bytes = if wide { 8 } else { 4 };
+            if !partial {
+                b.begin_if();
+            }
+            let to = b.at(1, offset);
+            b.store(to, lo, 4);
+            if wide {
+                let off = b.bin(Type::I32, BinOp::IAdd, offset, four);
+                let to = b.at(1, off);
+                b.store(to, hi, 4);
+            }
+            if !partial {
+                b.end_if(available);
+            }
+            if availability {
+                let one = b.i32(1);
+                let flag = b.select(available, one, zero);
+                let size = b.i32(value_bytes);
+                let off = b.bin(Type::I32, BinOp::IAdd, offset, size);
+                let to = b.at(1, off);
+                b.store(to, flag, 4);
+                if wide {
+                    let off = b.bin(Type::I32, BinOp::IAdd, off, four);
+                    let to = b.at(1, off);
+                    b.store(to, zero, 4);
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count_stores(nodes: &[Node]) -> usize {
+        nodes
+            .iter()
+            .map(|n| match n {
+                Node::Block(insts) => insts.iter().filter(|i| matches!(i.op, Op::Store { .. })).count(),
+                Node::If { then_body, else_body, .. } => count_stores(then_body) + count_stores(else_body),
+                Node::Loop { body } => count_stores(body),
+                _ => 0,
+            })
+            .sum()
+    }
+
+    /// Every value is defined once and typed.
+    fn check_ssa(s: &Shader) {
+        let mut seen = std::collections::HashSet::new();
+        fn walk(nodes: &[Node], seen: &mut std::collections::HashSet<u32>) {
+            for n in nodes {
+                match n {
+                    Node::Block(insts) => {
+                        for i in insts {
+                            if let Some(d) = i.dst {
+                                assert!(seen.insert(d.0), "value {} defined twice", d.0);
+                            }
+                        }
+                    }
+                    Node::If { then_body, else_body, .. } => {
+                        walk(then_body, seen);
+                        walk(else_body, seen);
+                    }
+                    Node::Loop { body } => walk(body, seen),
+                    _ => {}
+                }
+            }
+        }
+        walk(&s.body, &mut seen);
+        assert_eq!(seen.len(), s.value_types.len());
+    }
+
+    #[test]
+    fn shaders_have_the_expected_stores() {
+        let cases = [
+            (Meta::CopyWords, 1),
+            (Meta::CopyBytes, 1),
+            (Meta::Fill, 1),
+            (Meta::DispatchFixup, 6),
+            (Meta::QueryCopy { wide: true, availability: true, partial: false }, 4),
+            (Meta::QueryCopy { wide: false, availability: false, partial: true }, 1),
+        ];
+        for (kind, stores) in cases {
+            let s = build(kind);
+            assert_eq!(count_stores(&s.body), stores, "{kind:?}");
+            assert_eq!(s.local_size, [LOCAL_SIZE, 1, 1]);
+            assert!(matches!(s.body.last(), Some(Node::Return)));
+            check_ssa(&s);
+        }
+    }
+
+    #[test]
+    fn push_constants_fit_the_root_table() {
+        for kind in [Meta::CopyWords, Meta::Fill, Meta::DispatchFixup, Meta::QueryCopy { wide: true, availability: true, partial: true }] {
+            assert!(kind.push_constant_size() <= crate::abi::MAX_PUSH_CONSTANTS_SIZE);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Algebraic simplification: identities (x+0, x*1, x<<0, x|0, ...), absorbing elements for
+//! integers (x*0, x&0), strength reduction of multiplication and unsigned division and modulo
+//! by powers of two, and selects whose arms agree.
+
+use std::collections::HashMap;
+
+use crate::ir::{BinOp, Constant, ConvOp, Op, Scalar, Shader, UnOp, Value};
+use crate::CompileError;
+
+use super::{const_of, defs};
+
+fn splat_of(d: &HashMap<Value, Op>, v: Value) -> Option<u64> {
+    let c = const_of(d, v)?;
+    let first = *c.first()?;
+    c.iter().all(|x| *x == first).then_some(first)
+}
+
+/// The simpler operation `op` can become, if any.
+fn simplify(sh: &Shader, d: &HashMap<Value, Op>, op: &Op, dst: Value) -> Option<Op> {
+    let ty = sh.ty(dst);
+    let lanes = ty.lanes as usize;
+    let int = matches!(ty.scalar, Scalar::I32 | Scalar::I64);
+    let ones = if ty.scalar == Scalar::I64 {
+        u64::MAX
+    } else {
+        0xffff_ffff
+    };
+    let zero_const = || Op::Const(Constant(vec![0; lanes]));
+    // A 64-bit operand that is a widened constant, as addresses carry offsets.
+    let c64 = |v: Value| match d.get(&v) {
+        Some(Op::Conv(ConvOp::UToU | ConvOp::SToS, x)) => splat_of(d, *x),
+        _ => splat_of(d, v),
+    };
+    match op {
+        Op::Binary(b, x, y) => {
+            let (cx, cy) = if ty.scalar == Scalar::I64 {
+                (c64(*x), c64(*y))
+            } else {
+                (splat_of(d, *x), splat_of(d, *y))
+            };
+            match b {
+                BinOp::IAdd | BinOp::Or | BinOp::Xor if cy == Some(0) => Some(Op::Copy(*x)),
+                BinOp::IAdd | BinOp::Or | BinOp::Xor if cx == Some(0) && sh.ty(*x) == sh.ty(*y) => {
+                    Some(Op::Copy(*y))
+                }
+                BinOp::ISub | BinOp::Shl | BinOp::UShr | BinOp::SShr if cy == Some(0) => {
+                    Some(Op::Copy(*x))
+                }
+                BinOp::IMul if int && cy == Some(1) => Some(Op::Copy(*x)),
+                BinOp::IMul if int && cx == Some(1) => Some(Op::Copy(*y)),
+                BinOp::IMul | BinOp::And if int && (cx == Some(0) || cy == Some(0)) => {
+                    Some(zero_const())
+                }
+                BinOp::And if cy == Some(ones) => Some(Op::Copy(*x)),
+                BinOp::And if cx == Some(ones) => Some(Op::Copy(*y)),
+                BinOp::IMul
+                    if ty.scalar == Scalar::I32 && cy.is_some_and(|c| c.is_power_of_two()) =>
+                {
+                    let sh_amt = cy.unwrap_or(1).trailing_zeros() as u64;
+                    Some(Op::Binary(BinOp::Shl, *x, Value(u32::MAX - sh_amt as u32)))
+                }
+                BinOp::UDiv
+                    if ty.scalar == Scalar::I32 && cy.is_some_and(|c| c.is_power_of_two()) =>
+                {
+                    let sh_amt = cy.unwrap_or(1).trailing_zeros() as u64;
+                    Some(Op::Binary(BinOp::UShr, *x, Value(u32::MAX - sh_amt as u32)))
+                }
+                BinOp::UMod
+                    if ty.scalar == Scalar::I32 && cy.is_some_and(|c| c.is_power_of_two()) =>
+                {
+                    Some(Op::Binary(
+                        BinOp::And,
+                        *x,
+                        Value(u32::MAX - 64 - (cy.unwrap_or(1).trailing_zeros())),
+                    ))
+                }
+                BinOp::FMul if cy == Some(1.0f32.to_bits() as u64) => Some(Op::Copy(*x)),
+                BinOp::FMul if cx == Some(1.0f32.to_bits() as u64) => Some(Op::Copy(*y)),
+                BinOp::FAdd if cy == Some(0x8000_0000) => Some(Op::Copy(*x)),
+                BinOp::FSub if cy == Some(0) => Some(Op::Copy(*x)),
+                BinOp::And | BinOp::Or | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax
+                    if x == y =>
+                {
+                    Some(Op::Copy(*x))
+                }
+                _ => None,
+            }
+        }
+        Op::Select(_, a, b) if a == b => Some(Op::Copy(*a)),
+        Op::Conv(ConvOp::Bitcast, x) if sh.ty(*x) == ty => Some(Op::Copy(*x)),
+        Op::Unary(UnOp::Not | UnOp::INeg | UnOp::FNeg, x) => match d.get(x) {
+            Some(Op::Unary(u2, y))
+                if Some(u2)
+                    == match op {
+                        Op::Unary(u, _) => Some(u),
+                        _ => None,
+                    } =>
+            {
+                Some(Op::Copy(*y))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Strength-reduced operations name their new constant operand with a placeholder value
+/// (`u32::MAX - k`: shift amount k, or `u32::MAX - 64 - k`: mask of k low bits) that the
+/// rewrite turns into a fresh constant in front of the instruction.
+fn placeholder(v: Value) -> Option<u64> {
+    let k = u32::MAX - v.0;
+    if k < 64 {
+        Some(k as u64)
+    } else if k < 128 {
+        Some((1u64 << (k - 64)) - 1)
+    } else {
+        None
+    }
+}
+
+pub fn algebraic(sh: &mut Shader) -> Result<(), CompileError> {
+    let d = defs(sh);
+    super::rewrite(sh, &mut |sh, mut inst, out| {
+        if let Some(dst) = inst.dst {
+            if let Some(mut new) = simplify(sh, &d, &inst.op, dst) {
+                if let Op::Binary(_, _, y) = &mut new {
+                    if let Some(c) = placeholder(*y) {
+                        let lanes = sh.ty(dst).lanes as usize;
+                        let t = sh.ty(dst);
+                        *y = out.def(sh, t, Op::Const(Constant(vec![c; lanes])));
+                    }
+                }
+                inst.op = new;
+            }
+        }
+        out.inst(inst);
+        Ok(())
+    })
+}

@@ -1,0 +1,454 @@
+//! GLSL compute shaders through glslang, the whole compiler (front end, passes, G13 back end)
+//! and the simulated USC, against results computed here on the CPU and against the IR
+//! interpreter running the same shader (a differential check of the back end).
+
+use compiler::ir::interp::{self, Dispatch, Regions};
+use compiler::{
+    abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
+};
+use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
+use hw::gpu::GpuMemory;
+
+fn glslang(src: &str) -> Option<Vec<u32>> {
+    let exe = "/usr/bin/glslangValidator";
+    if !std::path::Path::new(exe).exists() {
+        eprintln!("note: glslangValidator not installed; skipping");
+        return None;
+    }
+    let h = src.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let dir = std::env::temp_dir().join(format!("agx4-g13-{}-{h:x}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let (input, output) = (dir.join("s.comp"), dir.join("s.spv"));
+    std::fs::write(&input, src).ok()?;
+    let st = std::process::Command::new(exe)
+        .args(["-V", "--target-env", "vulkan1.1", "-o"])
+        .arg(&output)
+        .arg(&input)
+        .output()
+        .ok()?;
+    assert!(
+        st.status.success(),
+        "glslang failed: {}",
+        String::from_utf8_lossy(&st.stdout)
+    );
+    let bytes = std::fs::read(&output).ok()?;
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
+}
+
+const BUF_BASE: u64 = 0x10_0000;
+const SET_BASE: u64 = 0x1000;
+
+fn u32s(xs: &[u32]) -> Vec<u8> {
+    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn as_u32(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn layout_for(n: usize) -> ResourceLayout {
+    let bindings = (0..n as u32)
+        .map(|b| BindingLayout {
+            binding: b,
+            kind: DescriptorKind::StorageBuffer,
+            count: 1,
+            offset: b * abi::BUFFER_DESCRIPTOR_SIZE,
+        })
+        .collect();
+    ResourceLayout {
+        sets: vec![Some(SetLayout { bindings })],
+        push_constant_size: abi::MAX_PUSH_CONSTANTS_SIZE,
+    }
+}
+
+/// The root table and set 0's memory for buffers at `BUF_BASE + 0x1_0000 * k`.
+fn root_and_set(bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let mut set = vec![0u8; 1024];
+    for (k, b) in bufs.iter().enumerate() {
+        let addr = BUF_BASE + 0x1_0000 * k as u64;
+        let d = &mut set[k * 16..];
+        d[..8].copy_from_slice(&addr.to_le_bytes());
+        d[8..12].copy_from_slice(&(b.len() as u32).to_le_bytes());
+    }
+    let mut root = vec![0u8; abi::ROOT_TABLE_SIZE as usize];
+    root[..8].copy_from_slice(&SET_BASE.to_le_bytes());
+    for i in 0..3 {
+        let o = (abi::NUM_WORKGROUPS_OFFSET + 4 * i) as usize;
+        root[o..o + 4].copy_from_slice(&groups[i as usize].to_le_bytes());
+    }
+    let p = abi::PUSH_CONSTANTS_OFFSET as usize;
+    root[p..p + push.len()].copy_from_slice(push);
+    (root, set)
+}
+
+/// Compiles and runs `src` on the simulated USC and on the IR interpreter; checks both agree
+/// and returns the buffers after the USC run.
+fn run(src: &str, bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let spirv = glslang(src)?;
+    let layout = layout_for(bufs.len());
+    let req = ComputeRequest {
+        spirv: &spirv,
+        entry_point: "main",
+        specialization: &[],
+        layout: &layout,
+        target: Target::G13,
+    };
+    let bin = compiler::compile_compute(&req).unwrap_or_else(|e| panic!("compile: {e}"));
+    assert_eq!(bin.code.len() as u32, bin.stats.code_bytes);
+
+    // The USC.
+    let mut code = Vec::new();
+    let mut at = 0;
+    while at < bin.code.len() {
+        let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
+        code.push((at as u32, i));
+        at += len;
+    }
+    let prog = Program::new(0, code).expect("program");
+    let (root, set) = root_and_set(bufs, groups, push);
+    let mut launch = LaunchState::new(
+        bin.local_size,
+        std::array::from_fn(|i| groups[i] * bin.local_size[i]),
+    );
+    launch.uniforms = root
+        .chunks(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    launch.uniforms.truncate(bin.uniform_halves as usize);
+    launch.shared_bytes = bin.shared_bytes;
+    launch.stack_bytes = bin.scratch_bytes;
+    launch.max_lane_steps = 1 << 30;
+    let mut mem = FlatMemory::new();
+    mem.map(SET_BASE, set.clone());
+    for (k, b) in bufs.iter().enumerate() {
+        mem.map(BUF_BASE + 0x1_0000 * k as u64, b.clone());
+    }
+    run_workgroups(&prog, &launch, &mut mem).unwrap_or_else(|f| panic!("USC fault: {f:?}"));
+    let usc: Vec<Vec<u8>> = bufs
+        .iter()
+        .enumerate()
+        .map(|(k, b)| {
+            let mut out = vec![0u8; b.len()];
+            mem.read(BUF_BASE + 0x1_0000 * k as u64, &mut out)
+                .expect("read back");
+            out
+        })
+        .collect();
+
+    // The IR interpreter on the same lowered IR.
+    let mut shader = compiler::frontend::translate(&req).expect("translate");
+    compiler::passes::run_all(&mut shader, &layout).expect("passes");
+    let mut imem = Regions::default();
+    imem.add(SET_BASE, set);
+    for (k, b) in bufs.iter().enumerate() {
+        imem.add(BUF_BASE + 0x1_0000 * k as u64, b.clone());
+    }
+    let d = Dispatch {
+        workgroups: groups,
+        root: &root,
+        layout: &layout,
+        step_limit: 100_000_000,
+    };
+    interp::run(&shader, &d, &mut imem).unwrap_or_else(|e| panic!("interp: {e}"));
+    for (k, u) in usc.iter().enumerate() {
+        let i = imem
+            .bytes(BUF_BASE + 0x1_0000 * k as u64)
+            .expect("interp buffer");
+        assert_eq!(
+            as_u32(u),
+            as_u32(i),
+            "buffer {k}: USC and IR interpreter disagree"
+        );
+    }
+    Some(usc)
+}
+
+#[test]
+fn integer_arithmetic_and_division() {
+    let src = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std430, set = 0, binding = 0) buffer A { int a[]; };
+layout(std430, set = 0, binding = 1) buffer O { int o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    int x = a[i], y = a[i + 64u] | 1;
+    o[i * 6 + 0] = x * 7 - y;
+    o[i * 6 + 1] = x / y;
+    o[i * 6 + 2] = int(uint(x) % uint(y));
+    o[i * 6 + 3] = (x >> 3) ^ (y << 5) | (x & 0xf0f);
+    o[i * 6 + 4] = min(x, y) + max(x, y) + abs(x);
+    o[i * 6 + 5] = int(bitCount(uint(x))) + findMSB(x) + int(bitfieldExtract(uint(y), 3, 7));
+}
+"#;
+    let a: Vec<u32> = (0..128u32)
+        .map(|k| k.wrapping_mul(2_654_435_761) ^ (k << 3))
+        .collect();
+    let Some(r) = run(src, &[u32s(&a), vec![0; 64 * 6 * 4]], [2, 1, 1], &[]) else {
+        return;
+    };
+    let o = as_u32(&r[1]);
+    for i in 0..64usize {
+        let (x, y) = (a[i] as i32, (a[i + 64] | 1) as i32);
+        let msb = |v: i32| {
+            let u = if v < 0 { !v as u32 } else { v as u32 };
+            if u == 0 {
+                -1
+            } else {
+                31 - u.leading_zeros() as i32
+            }
+        };
+        let e = [
+            x.wrapping_mul(7).wrapping_sub(y),
+            x.wrapping_div(y),
+            ((x as u32) % (y as u32)) as i32,
+            (x >> 3) ^ (y << 5) | (x & 0xf0f),
+            x.min(y)
+                .wrapping_add(x.max(y))
+                .wrapping_add(x.wrapping_abs()),
+            (x as u32).count_ones() as i32 + msb(x) + (((y as u32) >> 3) & 0x7f) as i32,
+        ];
+        for (j, e) in e.iter().enumerate() {
+            assert_eq!(o[i * 6 + j] as i32, *e, "thread {i} result {j}");
+        }
+    }
+}
+
+#[test]
+fn loops_branches_and_early_return() {
+    let src = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std430, set = 0, binding = 0) buffer O { uint o[]; };
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    uint acc = 0u;
+    for (uint k = 0u; k < 40u; k++) {
+        if (k == i) break;
+        if ((k & 3u) == 1u) continue;
+        for (uint j = 0u; j < (k & 7u); j++) {
+            if (j == 5u) continue;
+            acc += j * k;
+        }
+        if (acc > 3000u) {
+            if ((i & 1u) == 1u) return;
+            break;
+        }
+    }
+    o[i] = acc;
+}
+"#;
+    let Some(r) = run(src, &[vec![0xff; 32 * 4]], [1, 1, 1], &[]) else {
+        return;
+    };
+    let o = as_u32(&r[0]);
+    for i in 0..32u32 {
+        let mut acc = 0u32;
+        let mut returned = false;
+        for k in 0..40u32 {
+            if k == i {
+                break;
+            }
+            if k & 3 == 1 {
+                continue;
+            }
+            for j in 0..(k & 7) {
+                if j == 5 {
+                    continue;
+                }
+                acc += j * k;
+            }
+            if acc > 3000 {
+                returned = i & 1 == 1;
+                break;
+            }
+        }
+        let want = if returned { u32::MAX } else { acc };
+        assert_eq!(o[i as usize], want, "thread {i}");
+    }
+}
+
+#[test]
+fn shared_memory_reduction_with_barriers() {
+    let src = r#"#version 450
+layout(local_size_x = 64) in;
+layout(std430, set = 0, binding = 0) buffer A { uint a[]; };
+layout(std430, set = 0, binding = 1) buffer O { uint o[]; };
+shared uint s[64];
+void main() {
+    uint l = gl_LocalInvocationIndex;
+    s[l] = a[gl_GlobalInvocationID.x];
+    barrier();
+    for (uint w = 32u; w > 0u; w >>= 1u) {
+        if (l < w) s[l] += s[l + w];
+        barrier();
+    }
+    if (l == 0u) o[gl_WorkGroupID.x] = s[0];
+    atomicAdd(o[8], a[gl_GlobalInvocationID.x] & 0xffu);
+}
+"#;
+    let a: Vec<u32> = (0..256u32).map(|k| k * k + 3).collect();
+    let Some(r) = run(src, &[u32s(&a), vec![0; 9 * 4]], [4, 1, 1], &[]) else {
+        return;
+    };
+    let o = as_u32(&r[1]);
+    for g in 0..4usize {
+        let want: u32 = a[g * 64..(g + 1) * 64].iter().sum();
+        assert_eq!(o[g], want, "workgroup {g}");
+    }
+    assert_eq!(o[8], a.iter().map(|x| x & 0xff).sum::<u32>());
+}
+
+#[test]
+fn float_math_and_push_constants() {
+    let src = r#"#version 450
+layout(local_size_x = 16) in;
+layout(push_constant) uniform P { float scale; uint count; } pc;
+layout(std430, set = 0, binding = 0) buffer A { float a[]; };
+layout(std430, set = 0, binding = 1) buffer O { float o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= pc.count) return;
+    float x = a[i];
+    o[i * 4 + 0] = x * pc.scale + 1.5;
+    o[i * 4 + 1] = floor(x) - ceil(x * 0.5) + trunc(-x);
+    o[i * 4 + 2] = clamp(x, -1.0, 2.0);
+    o[i * 4 + 3] = x > 0.0 ? x / 3.0 : -x;
+}
+"#;
+    let a: Vec<f32> = (0..32).map(|k| (k as f32 - 11.5) * 0.73).collect();
+    let bits: Vec<u32> = a.iter().map(|f| f.to_bits()).collect();
+    let mut push = 2.5f32.to_le_bytes().to_vec();
+    push.extend_from_slice(&29u32.to_le_bytes());
+    let Some(r) = run(src, &[u32s(&bits), vec![0; 32 * 4 * 4]], [2, 1, 1], &push) else {
+        return;
+    };
+    let o: Vec<f32> = as_u32(&r[1]).into_iter().map(f32::from_bits).collect();
+    for i in 0..32usize {
+        let x = a[i];
+        if i >= 29 {
+            assert_eq!(&o[i * 4..i * 4 + 4], &[0.0; 4], "thread {i} must not write");
+            continue;
+        }
+        assert_eq!(o[i * 4], x * 2.5 + 1.5, "fma-free mul-add, thread {i}");
+        assert_eq!(
+            o[i * 4 + 1],
+            x.floor() - (x * 0.5).ceil() + (-x).trunc(),
+            "thread {i}"
+        );
+        assert_eq!(o[i * 4 + 2], x.clamp(-1.0, 2.0), "thread {i}");
+        let d = if x > 0.0 { x / 3.0 } else { -x };
+        assert!(
+            (o[i * 4 + 3] - d).abs() <= d.abs() * 3e-7,
+            "thread {i}: {} vs {d}",
+            o[i * 4 + 3]
+        );
+    }
+}
+
+/// Runs a shader for its differential check only (USC against the IR interpreter).
+fn differential(src: &str, bufs: &[Vec<u8>], groups: [u32; 3]) {
+    let _ = run(src, bufs, groups, &[]);
+}
+
+#[test]
+fn atomics_in_shared_and_device_memory() {
+    let src = r#"#version 450
+layout(local_size_x = 64) in;
+layout(std430, set = 0, binding = 0) buffer A { uint a[]; };
+layout(std430, set = 0, binding = 1) buffer O { uint o[16]; int so[4]; uint olds[]; };
+shared uint s[8];
+void main() {
+    uint l = gl_LocalInvocationIndex;
+    uint v = a[gl_GlobalInvocationID.x];
+    if (l < 8u) s[l] = (l == 1u || l == 4u) ? 0xffffffffu : 0u;
+    barrier();
+    atomicAdd(s[0], v & 0xffu);
+    atomicAnd(s[1], v | 0x0f0f0000u);
+    atomicOr(s[2], 1u << (l & 31u));
+    atomicXor(s[3], v);
+    atomicMin(s[4], v | 0x80000000u);
+    atomicMax(s[5], v);
+    uint old = atomicExchange(s[6], l);
+    atomicCompSwap(s[7], 0u, l + 1u);
+    barrier();
+    if (l < 8u) atomicAdd(o[l], s[l]);
+    atomicMin(so[0], int(v));
+    atomicMax(so[1], int(v));
+    olds[gl_GlobalInvocationID.x] = atomicAdd(o[15], 1u) < 1000u ? 1u : 0u;
+}
+"#;
+    let a: Vec<u32> = (0..128u32)
+        .map(|k| k.wrapping_mul(0x9e37_79b9) ^ (k << 20))
+        .collect();
+    let mut o = vec![0u8; (16 + 4 + 128) * 4];
+    o[64..68].copy_from_slice(&i32::MAX.to_le_bytes());
+    o[68..72].copy_from_slice(&i32::MIN.to_le_bytes());
+    let Some(r) = run(src, &[u32s(&a), o], [2, 1, 1], &[]) else {
+        return;
+    };
+    let out = as_u32(&r[1]);
+    let mut want = [0u32; 8];
+    for g in 0..2 {
+        let v = &a[g * 64..g * 64 + 64];
+        want[0] += v.iter().map(|x| x & 0xff).sum::<u32>();
+        want[1] += v.iter().fold(u32::MAX, |m, x| m & (x | 0x0f0f_0000));
+        want[2] = want[2].wrapping_add(u32::MAX);
+        want[3] = want[3].wrapping_add(v.iter().fold(0, |m, x| m ^ x));
+        want[4] = want[4].wrapping_add(v.iter().map(|x| x | 0x8000_0000).min().unwrap());
+        want[5] = want[5].wrapping_add(*v.iter().max().unwrap());
+    }
+    for k in 0..6 {
+        assert_eq!(out[k], want[k], "shared atomic {k}");
+    }
+    assert!(out[6] < 128, "exchange leaves some thread's index");
+    assert!(
+        (2..=128).contains(&out[7]),
+        "compare-swap stores one index + 1 per group: {}",
+        out[7]
+    );
+    assert_eq!(out[15], 128);
+    assert_eq!(out[16] as i32, a.iter().map(|x| *x as i32).min().unwrap());
+    assert_eq!(out[17] as i32, a.iter().map(|x| *x as i32).max().unwrap());
+    assert!(out[20..148].iter().all(|x| *x == 1));
+}
+
+#[test]
+fn booleans_conversions_and_local_arrays() {
+    let src = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std430, set = 0, binding = 0) buffer A { int a[]; };
+layout(std430, set = 0, binding = 1) buffer O { int o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    int x = a[i];
+    bool p = x > 0, q = (x & 4) != 0;
+    bool r = false;
+    for (int k = 0; k < 5; k++) {
+        bool even = (k & 1) == 0, three = k == 3;
+        r = (r != (p == even)) == (q != three);
+    }
+    int t[8];
+    for (int k = 0; k < 8; k++) t[k] = x * k + int(r);
+    int idx = (x >> 4) & 7;
+    float f = float(x) * 0.25;
+    o[i * 5 + 0] = t[idx] + t[7 - idx];
+    o[i * 5 + 1] = int(p) + 2 * int(q) + 4 * int(!r);
+    o[i * 5 + 2] = int(f) + int(uint(abs(f)));
+    o[i * 5 + 3] = bitfieldInsert(x, idx, 5, 3) ^ bitfieldExtract(x, idx, 4);
+    o[i * 5 + 4] = (p ^^ q) ? int(bitfieldReverse(uint(x)) >> 1u) : findLSB(x);
+}
+"#;
+    let a: Vec<u32> = (0..32u32)
+        .map(|k| (k.wrapping_mul(0x2545_f491) >> 3) ^ if k % 3 == 0 { 0x8000_0000 } else { 0 })
+        .collect();
+    differential(src, &[u32s(&a), vec![0; 32 * 5 * 4]], [1, 1, 1]);
+}

@@ -1,0 +1,176 @@
+//! Dependencies, events and timestamp queries.
+//!
+//! The queue runs commands in order, so every dependency becomes a CDM barrier before the
+//! next launch. Events live in GPU memory: the GPU sets and resets them with a one-word fill.
+//! A timestamp ends the current hardware command; the firmware writes the command's end time
+//! into the query pool's timestamp buffer.
+
+use super::dispatch::meta_launch;
+use super::record;
+use super::transfer::fill_words;
+use crate::buffer::Buffer;
+use crate::event::{Event, EVENT_RESET, EVENT_SET};
+use crate::handle::Object;
+use crate::query_pool::QueryPool;
+use ash::vk;
+use compiler::meta::{query, Meta};
+use kmd_iface::uapi::drm_asahi_timestamp;
+use std::sync::atomic::Ordering;
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "system" fn cmd_pipeline_barrier(
+    cb: vk::CommandBuffer,
+    _src: vk::PipelineStageFlags,
+    _dst: vk::PipelineStageFlags,
+    _flags: vk::DependencyFlags,
+    _memory_count: u32,
+    _p_memory: *const vk::MemoryBarrier<'_>,
+    _buffer_count: u32,
+    _p_buffer: *const vk::BufferMemoryBarrier<'_>,
+    _image_count: u32,
+    _p_image: *const vk::ImageMemoryBarrier<'_>,
+) {
+    record("vkCmdPipelineBarrier", cb, |_, rec| {
+        rec.barrier_pending = true;
+        Ok(())
+    })
+}
+
+fn set_event(cb: vk::CommandBuffer, name: &'static str, event: vk::Event, value: u32) {
+    record(name, cb, |dev, rec| {
+        let event = Event::from_handle(event).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // The event changes after the work before it.
+        rec.barrier_pending = true;
+        fill_words(dev, rec, event.va(), 1, value)
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_event(cb: vk::CommandBuffer, event: vk::Event, _stages: vk::PipelineStageFlags) {
+    set_event(cb, "vkCmdSetEvent", event, EVENT_SET)
+}
+
+pub unsafe extern "system" fn cmd_reset_event(cb: vk::CommandBuffer, event: vk::Event, _stages: vk::PipelineStageFlags) {
+    set_event(cb, "vkCmdResetEvent", event, EVENT_RESET)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "system" fn cmd_wait_events(
+    cb: vk::CommandBuffer,
+    _event_count: u32,
+    _p_events: *const vk::Event,
+    _src: vk::PipelineStageFlags,
+    _dst: vk::PipelineStageFlags,
+    _memory_count: u32,
+    _p_memory: *const vk::MemoryBarrier<'_>,
+    _buffer_count: u32,
+    _p_buffer: *const vk::BufferMemoryBarrier<'_>,
+    _image_count: u32,
+    _p_image: *const vk::ImageMemoryBarrier<'_>,
+) {
+    // Events set earlier in this queue are set by the time a barrier passes; agx4 cannot
+    // make the GPU wait for a host vkSetEvent, which valid usage does not require here.
+    record("vkCmdWaitEvents", cb, |_, rec| {
+        rec.barrier_pending = true;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_write_timestamp(cb: vk::CommandBuffer, _stage: vk::PipelineStageFlags, pool: vk::QueryPool, query: u32) {
+    record("vkCmdWriteTimestamp", cb, |dev, rec| {
+        let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        if query >= pool.count {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        // The command needs a stream even when nothing was recorded before the timestamp.
+        rec.open_segment(dev)?;
+        rec.close_segment(Some(drm_asahi_timestamp { handle: pool.object, offset: query * 8 }))
+    })
+}
+
+pub unsafe extern "system" fn cmd_reset_query_pool(cb: vk::CommandBuffer, pool: vk::QueryPool, first: u32, count: u32) {
+    record("vkCmdResetQueryPool", cb, |dev, rec| {
+        let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        if first.checked_add(count).is_none_or(|end| end > pool.count) {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        // A zero timestamp means "not available".
+        rec.barrier_pending = true;
+        fill_words(dev, rec, pool.va() + u64::from(first) * 8, u64::from(count) * 2, 0)?;
+        rec.barrier_pending = true;
+        Ok(())
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "system" fn cmd_copy_query_pool_results(
+    cb: vk::CommandBuffer,
+    pool: vk::QueryPool,
+    first: u32,
+    count: u32,
+    dst: vk::Buffer,
+    dst_offset: vk::DeviceSize,
+    stride: vk::DeviceSize,
+    flags: vk::QueryResultFlags,
+) {
+    record("vkCmdCopyQueryPoolResults", cb, |dev, rec| {
+        let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let dst = Buffer::from_handle(dst).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        if first.checked_add(count).is_none_or(|end| end > pool.count) {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        let kind = Meta::QueryCopy {
+            wide: flags.contains(vk::QueryResultFlags::TYPE_64),
+            availability: flags.contains(vk::QueryResultFlags::WITH_AVAILABILITY),
+            partial: flags.contains(vk::QueryResultFlags::PARTIAL),
+        };
+        let stride32 = u32::try_from(stride).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+        let mut push = [0u8; query::SIZE as usize];
+        let mut put = |at: u32, b: &[u8]| push[at as usize..at as usize + b.len()].copy_from_slice(b);
+        put(query::STRIDE, &stride32.to_le_bytes());
+        put(query::COUNT, &count.to_le_bytes());
+        // The destination range: `count` strides, the last one only as long as its results.
+        let per_query = if kind_is_wide(flags) { 8 } else { 4 } * if flags.contains(vk::QueryResultFlags::WITH_AVAILABILITY) { 2 } else { 1 };
+        let dst_bytes = if count == 0 { 0 } else { u64::from(count - 1) * stride + per_query };
+        let buffers = [(pool.va() + u64::from(first) * 8, u64::from(count) * 8), (dst.va.load(Ordering::Acquire) + dst_offset, dst_bytes)];
+        // Timestamps are written when their command ends, so earlier commands' values are
+        // in memory once this one starts (WAIT is implied); the barrier orders the copy
+        // after launches of the current command.
+        rec.barrier_pending = true;
+        meta_launch(dev, rec, kind, &push, count, &buffers)
+    })
+}
+
+fn kind_is_wide(flags: vk::QueryResultFlags) -> bool {
+    flags.contains(vk::QueryResultFlags::TYPE_64)
+}
+
+
+// VK_KHR_synchronization2: the same operations; stage and access masks do not matter to an
+// in-order queue that barriers every dependency.
+
+pub unsafe extern "system" fn cmd_pipeline_barrier2(cb: vk::CommandBuffer, _p_dependency: *const vk::DependencyInfo<'_>) {
+    record("vkCmdPipelineBarrier2", cb, |_, rec| {
+        rec.barrier_pending = true;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_event2(cb: vk::CommandBuffer, event: vk::Event, _p_dependency: *const vk::DependencyInfo<'_>) {
+    set_event(cb, "vkCmdSetEvent2", event, EVENT_SET)
+}
+
+pub unsafe extern "system" fn cmd_reset_event2(cb: vk::CommandBuffer, event: vk::Event, _stages: vk::PipelineStageFlags2) {
+    set_event(cb, "vkCmdResetEvent2", event, EVENT_RESET)
+}
+
+pub unsafe extern "system" fn cmd_wait_events2(cb: vk::CommandBuffer, _count: u32, _p_events: *const vk::Event, _p_dependencies: *const vk::DependencyInfo<'_>) {
+    record("vkCmdWaitEvents2", cb, |_, rec| {
+        rec.barrier_pending = true;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_write_timestamp2(cb: vk::CommandBuffer, _stage: vk::PipelineStageFlags2, pool: vk::QueryPool, query: u32) {
+    // SAFETY: the same contract as vkCmdWriteTimestamp.
+    unsafe { cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool, query) }
+}

@@ -1,0 +1,159 @@
+//! vkCmdDispatch, vkCmdDispatchBase, vkCmdDispatchIndirect, and the launch sequence shared
+//! with meta operations: a root table, the USC words that preload it, a CDM launch.
+
+use super::{record, Recording};
+use crate::buffer::Buffer;
+use crate::device::Device;
+use crate::handle::Object;
+use crate::pipeline::{ComputePipeline, Program};
+use ash::vk;
+use compiler::abi::{BASE_WORKGROUP_OFFSET, NUM_WORKGROUPS_OFFSET, PUSH_CONSTANTS_OFFSET, ROOT_TABLE_SIZE};
+use compiler::meta::{self, Meta};
+use hw::g13::control::{pack_uniform_range, CdmBarrier, CdmLaunch, CdmMode, SharedLayout, UscWord};
+use std::sync::atomic::Ordering;
+
+/// A root table: bound set addresses, workgroup counts and base, push constants.
+pub fn root_table(sets: &[u64], groups: [u32; 3], base: [u32; 3], push: &[u8]) -> Vec<u8> {
+    let mut t = vec![0u8; ROOT_TABLE_SIZE as usize];
+    for (i, s) in sets.iter().enumerate() {
+        let at = compiler::abi::set_address_offset(i as u32) as usize;
+        t[at..at + 8].copy_from_slice(&s.to_le_bytes());
+    }
+    for i in 0..3 {
+        let at = NUM_WORKGROUPS_OFFSET as usize + 4 * i;
+        t[at..at + 4].copy_from_slice(&groups[i].to_le_bytes());
+        let at = BASE_WORKGROUP_OFFSET as usize + 4 * i;
+        t[at..at + 4].copy_from_slice(&base[i].to_le_bytes());
+    }
+    let p = PUSH_CONSTANTS_OFFSET as usize;
+    let n = push.len().min(t.len() - p);
+    t[p..p + n].copy_from_slice(&push[..n]);
+    t
+}
+
+/// The USC words of one launch of `program` with its root table at `root`, in the order
+/// Mesa writes them: shared memory, uniforms, shader, registers, no preshader.
+fn usc_words(program: &Program, root: u64) -> Vec<u8> {
+    let b = &program.binary;
+    let mut w = Vec::new();
+    let shared = b.shared_bytes.div_ceil(256) * 256;
+    UscWord::Shared { uses_shared: shared > 0, layout: SharedLayout::VertexCompute, bytes_per_threadgroup: shared }.pack(&mut w);
+    pack_uniform_range(0, b.uniform_halves, root, &mut w);
+    UscWord::Shader { code: program.code_offset, loads_varyings: false }.pack(&mut w);
+    UscWord::Registers { count_halves: b.gpr_halves.max(8).div_ceil(8) * 8, spill_size: 0 }.pack(&mut w);
+    UscWord::NoPreshader.pack(&mut w);
+    w
+}
+
+/// Appends a launch of `program` to the open segment (opening one if needed).
+pub fn launch(dev: &Device, rec: &mut Recording, program: &Program, root: u64, mode: CdmMode, global_size: [u32; 3], indirect: u64) -> Result<(), vk::Result> {
+    rec.open_segment(dev)?;
+    let words = usc_words(program, root);
+    let words_va = rec.upload.push(dev, &words, 64)?;
+    let pipeline = words_va.checked_sub(dev.usc_base).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let mut stream = Vec::new();
+    if rec.barrier_pending && rec.launches > 0 {
+        stream.extend_from_slice(&CdmBarrier::compute_to_compute().pack());
+    }
+    rec.barrier_pending = false;
+    CdmLaunch {
+        uniform_halves: program.binary.uniform_halves,
+        texture_states: 0,
+        sampler_states: 0,
+        preshader_halves: 0,
+        mode,
+        pipeline,
+        global_size,
+        indirect,
+        local_size: program.binary.local_size,
+    }
+    .pack(&mut stream);
+    rec.emit(dev, &stream)?;
+    rec.launches += 1;
+    Ok(())
+}
+
+/// Runs meta shader `kind` over `count` invocations with `push` as its push constants and
+/// `buffers` (address, bytes) as the storage buffers of its set 0.
+pub fn meta_launch(dev: &Device, rec: &mut Recording, kind: Meta, push: &[u8], count: u32, buffers: &[(u64, u64)]) -> Result<(), vk::Result> {
+    if count == 0 {
+        return Ok(());
+    }
+    if buffers.len() != kind.buffers() as usize {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    let program = crate::pipeline::meta(dev, kind)?;
+    let groups = count.div_ceil(meta::LOCAL_SIZE);
+    let mut set = Vec::new();
+    for &(addr, size) in buffers {
+        set.extend_from_slice(&crate::descriptor_pool::buffer_descriptor(addr, u32::try_from(size).unwrap_or(u32::MAX)));
+    }
+    let set_va = rec.upload.push(dev, &set, u64::from(compiler::abi::SET_ALIGNMENT))?;
+    let root = root_table(&[set_va], [groups, 1, 1], [0; 3], push);
+    let root_va = rec.upload.push(dev, &root, 16)?;
+    launch(dev, rec, &program, root_va, CdmMode::Direct, [groups * meta::LOCAL_SIZE, 1, 1], 0)
+}
+
+fn bound_pipeline<'a>(rec: &Recording) -> Result<&'a ComputePipeline, vk::Result> {
+    ComputePipeline::from_handle(rec.pipeline).ok_or_else(|| {
+        eprintln!("agx4: dispatch without a bound compute pipeline");
+        vk::Result::ERROR_UNKNOWN
+    })
+}
+
+fn dispatch_base(dev: &Device, rec: &mut Recording, base: [u32; 3], groups: [u32; 3]) -> Result<(), vk::Result> {
+    if groups.contains(&0) {
+        return Ok(());
+    }
+    let pipeline = bound_pipeline(rec)?;
+    let local = pipeline.program.binary.local_size;
+    let mut threads = [0u32; 3];
+    for i in 0..3 {
+        threads[i] = groups[i].checked_mul(local[i]).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    }
+    let root = root_table(&rec.sets, groups, base, &rec.push);
+    let root_va = rec.upload.push(dev, &root, 16)?;
+    launch(dev, rec, &pipeline.program, root_va, CdmMode::Direct, threads, 0)
+}
+
+pub unsafe extern "system" fn cmd_dispatch(cb: vk::CommandBuffer, x: u32, y: u32, z: u32) {
+    record("vkCmdDispatch", cb, |dev, rec| dispatch_base(dev, rec, [0; 3], [x, y, z]))
+}
+
+pub unsafe extern "system" fn cmd_dispatch_indirect(cb: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize) {
+    record("vkCmdDispatchIndirect", cb, |dev, rec| {
+        let pipeline = bound_pipeline(rec)?;
+        let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // The GPU fills in the workgroup counts of this root table copy and the thread counts
+        // the launch reads.
+        let root = root_table(&rec.sets, [0; 3], [0; 3], &rec.push);
+        let root_va = rec.upload.push(dev, &root, 16)?;
+        let grid_va = rec.upload.push(dev, &[0u8; 12], 16)?;
+        let mut push = vec![0u8; meta::fixup::SIZE as usize];
+        let buffers = [(buf.va.load(Ordering::Acquire) + offset, 12), (grid_va, 12), (root_va + u64::from(NUM_WORKGROUPS_OFFSET), 12)];
+        for (i, l) in pipeline.program.binary.local_size.iter().enumerate() {
+            let at = (meta::fixup::LOCAL_SIZE + 4 * i as u32) as usize;
+            push[at..at + 4].copy_from_slice(&l.to_le_bytes());
+        }
+        // The application's barriers apply to the fix-up, which reads its buffer.
+        meta_launch(dev, rec, Meta::DispatchFixup, &push, 1, &buffers)?;
+        rec.barrier_pending = true;
+        launch(dev, rec, &pipeline.program, root_va, CdmMode::IndirectGlobal, [0; 3], grid_va)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_table_layout() {
+        let t = root_table(&[0x1122_3344_5566_7788, 0x10], [3, 4, 5], [6, 7, 8], &[0xaa; 4]);
+        assert_eq!(t.len(), 224);
+        assert_eq!(&t[0..8], &0x1122_3344_5566_7788u64.to_le_bytes());
+        assert_eq!(&t[8..16], &0x10u64.to_le_bytes());
+        assert_eq!(&t[64..76], &[3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0]);
+        assert_eq!(&t[76..88], &[6, 0, 0, 0, 7, 0, 0, 0, 8, 0, 0, 0]);
+        assert_eq!(&t[96..101], &[0xaa, 0xaa, 0xaa, 0xaa, 0]);
+    }
+}

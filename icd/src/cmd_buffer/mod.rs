@@ -1,0 +1,264 @@
+//! VkCommandBuffer: recording compute work into CDM control streams in upload memory.
+//!
+//! Recording errors (out of memory, a meta shader that cannot be compiled, an unsupported
+//! command) are kept and returned by vkEndCommandBuffer, as Vulkan prescribes for commands
+//! that cannot return one.
+
+pub mod barrier;
+pub mod cdm;
+pub mod dispatch;
+pub mod transfer;
+pub mod upload;
+
+use crate::descriptor_pool::DescriptorSet;
+use crate::device::Device;
+use crate::entry::{guard, guard_or};
+use crate::handle::{self, object, LoaderData, Object};
+use ash::vk;
+use cdm::Cdm;
+use compiler::abi::{BUFFER_DESCRIPTOR_SIZE, MAX_PUSH_CONSTANTS_SIZE, MAX_SETS};
+use kmd_iface::uapi::*;
+use std::sync::{Mutex, MutexGuard};
+use upload::Upload;
+
+/// One hardware compute command: a CDM stream segment and its timestamps.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Segment {
+    pub start: u64,
+    pub end: u64,
+    pub ts: drm_asahi_timestamps,
+}
+
+pub struct Recording {
+    pub upload: Upload,
+    pub cdm: Cdm,
+    pub segments: Vec<Segment>,
+    /// Launches in the open segment.
+    pub launches: u32,
+    pub pipeline: vk::Pipeline,
+    /// GPU address of each bound set (with dynamic offsets applied).
+    pub sets: [u64; MAX_SETS as usize],
+    pub push: [u8; MAX_PUSH_CONSTANTS_SIZE as usize],
+    /// A dependency was recorded: the next launch must wait for the earlier ones.
+    pub barrier_pending: bool,
+    pub error: Option<vk::Result>,
+    pub executable: bool,
+}
+
+impl Default for Recording {
+    fn default() -> Recording {
+        Recording {
+            upload: Upload::default(),
+            cdm: Cdm::default(),
+            segments: Vec::new(),
+            launches: 0,
+            pipeline: vk::Pipeline::null(),
+            sets: [0; MAX_SETS as usize],
+            push: [0; MAX_PUSH_CONSTANTS_SIZE as usize],
+            barrier_pending: false,
+            error: None,
+            executable: false,
+        }
+    }
+}
+
+impl Recording {
+    /// Ends the open segment, if any, giving it `end_stamp` as its end timestamp.
+    pub fn close_segment(&mut self, end_stamp: Option<drm_asahi_timestamp>) -> Result<(), vk::Result> {
+        if !self.cdm.is_open() {
+            return Ok(());
+        }
+        let s = self.cdm.close(&mut self.upload)?;
+        let ts = drm_asahi_timestamps { start: drm_asahi_timestamp::default(), end: end_stamp.unwrap_or_default() };
+        self.segments.push(Segment { start: s.start, end: s.end, ts });
+        self.launches = 0;
+        self.barrier_pending = false;
+        Ok(())
+    }
+
+    pub fn open_segment(&mut self, dev: &Device) -> Result<(), vk::Result> {
+        if !self.cdm.is_open() {
+            self.cdm.open(&mut self.upload, dev)?;
+            self.launches = 0;
+        }
+        Ok(())
+    }
+
+    pub fn emit(&mut self, dev: &Device, bytes: &[u8]) -> Result<(), vk::Result> {
+        self.cdm.emit(&mut self.upload, dev, bytes)
+    }
+}
+
+#[repr(C)]
+pub struct CommandBuffer {
+    _loader: LoaderData,
+    pub device: vk::Device,
+    pub level: vk::CommandBufferLevel,
+    pub rec: Mutex<Recording>,
+}
+object!(CommandBuffer, vk::CommandBuffer);
+
+impl CommandBuffer {
+    pub fn new(device: vk::Device, level: vk::CommandBufferLevel) -> CommandBuffer {
+        CommandBuffer { _loader: LoaderData::new(), device, level, rec: Mutex::new(Recording::default()) }
+    }
+
+    pub fn lock(&self) -> MutexGuard<'_, Recording> {
+        self.rec.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The hardware commands of a recorded command buffer, for SUBMIT.
+    pub fn commands(&self) -> Result<Vec<drm_asahi_cmd_compute>, vk::Result> {
+        let rec = self.lock();
+        if !rec.executable {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        Ok(rec
+            .segments
+            .iter()
+            .map(|s| drm_asahi_cmd_compute { cdm_ctrl_stream_base: s.start, cdm_ctrl_stream_end: s.end, ts: s.ts, ..Default::default() })
+            .collect())
+    }
+}
+
+/// Runs a recording command: skips it after an earlier error, keeps the first error.
+pub fn record(name: &'static str, cb: vk::CommandBuffer, body: impl FnOnce(&Device, &mut Recording) -> Result<(), vk::Result>) {
+    guard_or(name, (), || {
+        let Some(cb) = CommandBuffer::from_handle(cb) else { return };
+        let Ok(dev) = Device::get(cb.device) else { return };
+        let mut rec = cb.lock();
+        if rec.error.is_some() {
+            return;
+        }
+        if let Err(e) = body(dev, &mut rec) {
+            eprintln!("agx4: {name} failed: {e:?}");
+            rec.error = Some(e);
+        }
+    })
+}
+
+pub unsafe extern "system" fn begin_command_buffer(cb: vk::CommandBuffer, _p_begin_info: *const vk::CommandBufferBeginInfo<'_>) -> vk::Result {
+    guard("vkBeginCommandBuffer", || {
+        let cb = CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // Beginning resets implicitly; one-time-submit and simultaneous-use need nothing more,
+        // since a recorded buffer is read-only GPU memory until the next reset.
+        *cb.lock() = Recording::default();
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Result {
+    guard("vkEndCommandBuffer", || {
+        let cb = CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let mut rec = cb.lock();
+        if let Some(e) = rec.error {
+            return Err(e);
+        }
+        rec.close_segment(None)?;
+        rec.executable = true;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn reset_command_buffer(cb: vk::CommandBuffer, _flags: vk::CommandBufferResetFlags) -> vk::Result {
+    guard("vkResetCommandBuffer", || {
+        let cb = CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        *cb.lock() = Recording::default();
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_bind_pipeline(cb: vk::CommandBuffer, bind_point: vk::PipelineBindPoint, pipeline: vk::Pipeline) {
+    record("vkCmdBindPipeline", cb, |_, rec| {
+        if bind_point != vk::PipelineBindPoint::COMPUTE {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+        rec.pipeline = pipeline;
+        Ok(())
+    })
+}
+
+/// The set's descriptors with `offsets` added to its dynamic buffers' addresses, uploaded.
+fn dynamic_copy(dev: &Device, rec: &mut Recording, set: &DescriptorSet, offsets: &[u32]) -> Result<u64, vk::Result> {
+    let mut bytes = set.contents()?;
+    for b in &set.layout.bindings {
+        let Some(first) = b.dynamic_index else { continue };
+        for e in 0..b.count {
+            let offset = *offsets.get((first + e) as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let at = (b.offset + e * BUFFER_DESCRIPTOR_SIZE) as usize;
+            let addr = u64::from_le_bytes(bytes[at..at + 8].try_into().map_err(|_| vk::Result::ERROR_UNKNOWN)?);
+            bytes[at..at + 8].copy_from_slice(&(addr + u64::from(offset)).to_le_bytes());
+        }
+    }
+    if bytes.is_empty() {
+        return Ok(set.va());
+    }
+    rec.upload.push(dev, &bytes, u64::from(compiler::abi::SET_ALIGNMENT))
+}
+
+pub unsafe extern "system" fn cmd_bind_descriptor_sets(
+    cb: vk::CommandBuffer,
+    bind_point: vk::PipelineBindPoint,
+    _layout: vk::PipelineLayout,
+    first_set: u32,
+    set_count: u32,
+    p_sets: *const vk::DescriptorSet,
+    dynamic_count: u32,
+    p_dynamic_offsets: *const u32,
+) {
+    record("vkCmdBindDescriptorSets", cb, |dev, rec| {
+        if bind_point != vk::PipelineBindPoint::COMPUTE {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+        // SAFETY: valid usage: the arrays hold their counts.
+        let (sets, mut offsets) = unsafe { (handle::slice(p_sets, set_count), handle::slice(p_dynamic_offsets, dynamic_count)) };
+        for (i, &s) in sets.iter().enumerate() {
+            let slot = rec.sets.get_mut(first_set as usize + i).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let Some(set) = DescriptorSet::from_handle(s) else {
+                *slot = 0;
+                continue;
+            };
+            let n = (set.layout.dynamic_count as usize).min(offsets.len());
+            let (mine, rest) = offsets.split_at(n);
+            offsets = rest;
+            let addr = if set.layout.dynamic_count == 0 { set.va() } else { dynamic_copy(dev, rec, set, mine)? };
+            rec.sets[first_set as usize + i] = addr;
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_push_constants(
+    cb: vk::CommandBuffer,
+    _layout: vk::PipelineLayout,
+    _stages: vk::ShaderStageFlags,
+    offset: u32,
+    size: u32,
+    p_values: *const std::ffi::c_void,
+) {
+    record("vkCmdPushConstants", cb, |_, rec| {
+        // SAFETY: valid usage: pValues holds `size` bytes.
+        let values = unsafe { handle::slice(p_values as *const u8, size) };
+        let dst = rec.push.get_mut(offset as usize..offset as usize + size as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        dst.copy_from_slice(values);
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_execute_commands(cb: vk::CommandBuffer, count: u32, p_buffers: *const vk::CommandBuffer) {
+    record("vkCmdExecuteCommands", cb, |_, rec| {
+        // A secondary's segments become hardware commands of their own, after the primary's
+        // work so far; its streams stay in its own upload memory.
+        rec.close_segment(None)?;
+        // SAFETY: valid usage: pCommandBuffers holds `count` handles.
+        for &s in unsafe { handle::slice(p_buffers, count) } {
+            let secondary = CommandBuffer::from_handle(s).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let srec = secondary.lock();
+            if let Some(e) = srec.error {
+                return Err(e);
+            }
+            rec.segments.extend_from_slice(&srec.segments);
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,95 @@
+//! VkCommandPool: owns its command buffers, so destroying or resetting it reaches them all.
+
+use crate::cmd_buffer::{CommandBuffer, Recording};
+use crate::device::Device;
+use crate::entry::{guard, guard_or};
+use crate::handle::{self, object, Object};
+use ash::vk;
+use std::sync::Mutex;
+
+pub struct CommandPool {
+    buffers: Mutex<Vec<vk::CommandBuffer>>,
+}
+object!(CommandPool, vk::CommandPool);
+
+impl CommandPool {
+    fn buffers(&self) -> std::sync::MutexGuard<'_, Vec<vk::CommandBuffer>> {
+        self.buffers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+pub unsafe extern "system" fn create_command_pool(
+    device: vk::Device,
+    p_create_info: *const vk::CommandPoolCreateInfo<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_pool: *mut vk::CommandPool,
+) -> vk::Result {
+    guard("vkCreateCommandPool", || {
+        Device::get(device)?;
+        // SAFETY: valid usage: pCreateInfo is valid.
+        let info = unsafe { &*p_create_info };
+        if info.queue_family_index != 0 || info.flags.contains(vk::CommandPoolCreateFlags::PROTECTED) {
+            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        }
+        // SAFETY: valid usage: pCommandPool is writable.
+        unsafe { *p_pool = CommandPool { buffers: Mutex::new(Vec::new()) }.into_handle() };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn destroy_command_pool(_device: vk::Device, pool: vk::CommandPool, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+    guard_or("vkDestroyCommandPool", (), || {
+        if let Some(pool) = CommandPool::take(pool) {
+            for cb in pool.buffers().drain(..) {
+                drop(CommandBuffer::take(cb));
+            }
+        }
+    })
+}
+
+pub unsafe extern "system" fn reset_command_pool(_device: vk::Device, pool: vk::CommandPool, _flags: vk::CommandPoolResetFlags) -> vk::Result {
+    guard("vkResetCommandPool", || {
+        let pool = CommandPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        for &cb in pool.buffers().iter() {
+            if let Some(cb) = CommandBuffer::from_handle(cb) {
+                *cb.lock() = Recording::default();
+            }
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn allocate_command_buffers(
+    device: vk::Device,
+    p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,
+    p_buffers: *mut vk::CommandBuffer,
+) -> vk::Result {
+    guard("vkAllocateCommandBuffers", || {
+        Device::get(device)?;
+        // SAFETY: valid usage: pAllocateInfo is valid; pCommandBuffers has room for the count.
+        let info = unsafe { &*p_allocate_info };
+        // SAFETY: as above.
+        let out = unsafe { std::slice::from_raw_parts_mut(p_buffers, info.command_buffer_count as usize) };
+        let pool = CommandPool::from_handle(info.command_pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let mut list = pool.buffers();
+        for slot in out.iter_mut() {
+            let cb = CommandBuffer::new(device, info.level).into_handle();
+            list.push(cb);
+            *slot = cb;
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn free_command_buffers(_device: vk::Device, pool: vk::CommandPool, count: u32, p_buffers: *const vk::CommandBuffer) {
+    guard_or("vkFreeCommandBuffers", (), || {
+        let Some(pool) = CommandPool::from_handle(pool) else { return };
+        // SAFETY: valid usage: pCommandBuffers holds `count` handles (some may be null).
+        let buffers = unsafe { handle::slice(p_buffers, count) };
+        let mut list = pool.buffers();
+        for &cb in buffers.iter().filter(|b| **b != vk::CommandBuffer::null()) {
+            list.retain(|&x| x != cb);
+            drop(CommandBuffer::take(cb));
+        }
+    })
+}

@@ -1,0 +1,241 @@
+//! VkDescriptorPool and VkDescriptorSet: a pool owns one block of GPU memory, each set is a
+//! range of it that holds the set's descriptors, written through the CPU mapping.
+
+use crate::bo::{Bo, Place};
+use crate::buffer::Buffer;
+use crate::descriptor_set_layout::{DescriptorSetLayout, SetLayoutInfo};
+use crate::device::Device;
+use crate::entry::{guard, guard_or};
+use crate::handle::{self, object, Object};
+use crate::va::VaAllocator;
+use ash::vk;
+use compiler::abi::{BUFFER_DESCRIPTOR_SIZE, SET_ALIGNMENT};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+struct PoolState {
+    /// Free byte ranges of the pool's memory.
+    space: VaAllocator,
+    /// Live sets, so destroying or resetting the pool frees them.
+    sets: Vec<vk::DescriptorSet>,
+    max_sets: u32,
+}
+
+pub struct DescriptorPool {
+    bo: Arc<Bo>,
+    state: Mutex<PoolState>,
+}
+object!(DescriptorPool, vk::DescriptorPool);
+
+pub struct DescriptorSet {
+    pub layout: Arc<SetLayoutInfo>,
+    pub bo: Arc<Bo>,
+    /// Byte offset of the set in the pool's memory.
+    pub offset: u64,
+    /// Bytes reserved (at least one descriptor, so every set has a distinct range).
+    reserved: u64,
+}
+object!(DescriptorSet, vk::DescriptorSet);
+
+impl DescriptorSet {
+    pub fn va(&self) -> u64 {
+        self.bo.va + self.offset
+    }
+
+    /// The set's bytes as the GPU sees them.
+    pub fn contents(&self) -> Result<Vec<u8>, vk::Result> {
+        let mut bytes = vec![0u8; self.layout.size as usize];
+        self.bo.read(self.offset, &mut bytes)?;
+        Ok(bytes)
+    }
+
+    fn write_descriptor(&self, at: u32, descriptor: &[u8; 16]) -> Result<(), vk::Result> {
+        self.bo.write(self.offset + u64::from(at), descriptor)
+    }
+}
+
+/// A buffer descriptor: address, range size, zero (`compiler::abi`).
+pub fn buffer_descriptor(address: u64, size: u32) -> [u8; 16] {
+    let mut d = [0u8; 16];
+    d[..8].copy_from_slice(&address.to_le_bytes());
+    d[8..12].copy_from_slice(&size.to_le_bytes());
+    d
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub unsafe extern "system" fn create_descriptor_pool(
+    device: vk::Device,
+    p_create_info: *const vk::DescriptorPoolCreateInfo<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_pool: *mut vk::DescriptorPool,
+) -> vk::Result {
+    guard("vkCreateDescriptorPool", || {
+        let dev = Device::get(device)?;
+        // SAFETY: valid usage: pCreateInfo is valid with pool_size_count sizes.
+        let info = unsafe { &*p_create_info };
+        // SAFETY: as above.
+        let sizes = unsafe { handle::slice(info.p_pool_sizes, info.pool_size_count) };
+        let descriptors: u64 = sizes.iter().map(|s| u64::from(s.descriptor_count)).sum();
+        // Room for every descriptor plus each set's alignment and minimum size.
+        let bytes = (descriptors + u64::from(info.max_sets)) * u64::from(BUFFER_DESCRIPTOR_SIZE);
+        let bo = Bo::new(dev, bytes, Place::Heap, false)?;
+        let space = VaAllocator::new(0, bo.size);
+        let pool = DescriptorPool { bo: Arc::new(bo), state: Mutex::new(PoolState { space, sets: Vec::new(), max_sets: info.max_sets }) };
+        // SAFETY: valid usage: pDescriptorPool is writable.
+        unsafe { *p_pool = pool.into_handle() };
+        Ok(())
+    })
+}
+
+fn free_set(state: &mut PoolState, set: vk::DescriptorSet) {
+    if let Some(s) = DescriptorSet::take(set) {
+        state.space.free(s.offset, s.reserved);
+    }
+    state.sets.retain(|&x| x != set);
+}
+
+pub unsafe extern "system" fn destroy_descriptor_pool(_device: vk::Device, pool: vk::DescriptorPool, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+    guard_or("vkDestroyDescriptorPool", (), || {
+        if let Some(pool) = DescriptorPool::take(pool) {
+            let mut state = lock(&pool.state);
+            for set in std::mem::take(&mut state.sets) {
+                free_set(&mut state, set);
+            }
+        }
+    })
+}
+
+pub unsafe extern "system" fn reset_descriptor_pool(_device: vk::Device, pool: vk::DescriptorPool, _flags: vk::DescriptorPoolResetFlags) -> vk::Result {
+    guard("vkResetDescriptorPool", || {
+        let pool = DescriptorPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let mut state = lock(&pool.state);
+        for set in std::mem::take(&mut state.sets) {
+            free_set(&mut state, set);
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn allocate_descriptor_sets(
+    _device: vk::Device,
+    p_allocate_info: *const vk::DescriptorSetAllocateInfo<'_>,
+    p_sets: *mut vk::DescriptorSet,
+) -> vk::Result {
+    guard("vkAllocateDescriptorSets", || {
+        // SAFETY: valid usage: pAllocateInfo is valid with descriptor_set_count layouts.
+        let info = unsafe { &*p_allocate_info };
+        // SAFETY: as above.
+        let layouts = unsafe { handle::slice(info.p_set_layouts, info.descriptor_set_count) };
+        // SAFETY: valid usage: pDescriptorSets has room for descriptor_set_count handles.
+        let out = unsafe { std::slice::from_raw_parts_mut(p_sets, layouts.len()) };
+        out.fill(vk::DescriptorSet::null());
+        let pool = DescriptorPool::from_handle(info.descriptor_pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let mut state = lock(&pool.state);
+        let mut made = Vec::new();
+        let mut result = Ok(());
+        for &l in layouts {
+            let layout = DescriptorSetLayout::from_handle(l).ok_or(vk::Result::ERROR_UNKNOWN)?.info.clone();
+            if state.sets.len() + made.len() >= state.max_sets as usize {
+                result = Err(vk::Result::ERROR_OUT_OF_POOL_MEMORY);
+                break;
+            }
+            let reserved = u64::from(layout.size.max(BUFFER_DESCRIPTOR_SIZE));
+            let Some(offset) = state.space.alloc(reserved, u64::from(SET_ALIGNMENT)) else {
+                result = Err(vk::Result::ERROR_OUT_OF_POOL_MEMORY);
+                break;
+            };
+            // A new set's descriptors are undefined; zero keeps stale addresses out of it.
+            let _ = pool.bo.write(offset, &vec![0u8; reserved as usize]);
+            made.push(DescriptorSet { layout, bo: pool.bo.clone(), offset, reserved }.into_handle());
+        }
+        if let Err(e) = result {
+            for set in made {
+                if let Some(s) = DescriptorSet::take(set) {
+                    state.space.free(s.offset, s.reserved);
+                }
+            }
+            return Err(e);
+        }
+        out.copy_from_slice(&made);
+        state.sets.extend(made);
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn free_descriptor_sets(_device: vk::Device, pool: vk::DescriptorPool, count: u32, p_sets: *const vk::DescriptorSet) -> vk::Result {
+    guard("vkFreeDescriptorSets", || {
+        let pool = DescriptorPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: valid usage: pDescriptorSets holds `count` handles (some may be null).
+        let sets = unsafe { handle::slice(p_sets, count) };
+        let mut state = lock(&pool.state);
+        for &set in sets.iter().filter(|s| **s != vk::DescriptorSet::null()) {
+            free_set(&mut state, set);
+        }
+        Ok(())
+    })
+}
+
+fn write_buffers(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) -> Result<(), vk::Result> {
+    if crate::descriptor_set_layout::kind(w.descriptor_type).is_none() {
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    }
+    // SAFETY: valid usage: buffer descriptor writes carry descriptor_count buffer infos.
+    let infos = unsafe { handle::slice(w.p_buffer_info, w.descriptor_count) };
+    for (i, bi) in infos.iter().enumerate() {
+        let (binding, element) = set.layout.locate(w.dst_binding, w.dst_array_element + i as u32).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let descriptor = match Buffer::from_handle(bi.buffer) {
+            Some(buf) => {
+                let range = if bi.range == vk::WHOLE_SIZE { buf.size.saturating_sub(bi.offset) } else { bi.range };
+                buffer_descriptor(buf.va.load(Ordering::Acquire) + bi.offset, u32::try_from(range).unwrap_or(u32::MAX))
+            }
+            None => [0u8; 16],
+        };
+        set.write_descriptor(binding.offset + element * BUFFER_DESCRIPTOR_SIZE, &descriptor)?;
+    }
+    Ok(())
+}
+
+fn copy_descriptors(c: &vk::CopyDescriptorSet<'_>) -> Result<(), vk::Result> {
+    let src = DescriptorSet::from_handle(c.src_set).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let dst = DescriptorSet::from_handle(c.dst_set).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // Read everything first: source and destination ranges may overlap within one set.
+    let mut descriptors = Vec::with_capacity(c.descriptor_count as usize);
+    for i in 0..c.descriptor_count {
+        let (b, e) = src.layout.locate(c.src_binding, c.src_array_element + i).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let mut d = [0u8; 16];
+        src.bo.read(src.offset + u64::from(b.offset + e * BUFFER_DESCRIPTOR_SIZE), &mut d)?;
+        descriptors.push(d);
+    }
+    for (i, d) in descriptors.iter().enumerate() {
+        let (b, e) = dst.layout.locate(c.dst_binding, c.dst_array_element + i as u32).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        dst.write_descriptor(b.offset + e * BUFFER_DESCRIPTOR_SIZE, d)?;
+    }
+    Ok(())
+}
+
+pub unsafe extern "system" fn update_descriptor_sets(
+    _device: vk::Device,
+    write_count: u32,
+    p_writes: *const vk::WriteDescriptorSet<'_>,
+    copy_count: u32,
+    p_copies: *const vk::CopyDescriptorSet<'_>,
+) {
+    guard_or("vkUpdateDescriptorSets", (), || {
+        // SAFETY: valid usage: the arrays hold write_count / copy_count structures.
+        let (writes, copies) = unsafe { (handle::slice(p_writes, write_count), handle::slice(p_copies, copy_count)) };
+        for w in writes {
+            let result = DescriptorSet::from_handle(w.dst_set).ok_or(vk::Result::ERROR_UNKNOWN).and_then(|s| write_buffers(s, w));
+            if let Err(e) = result {
+                eprintln!("agx4: vkUpdateDescriptorSets: a write failed ({e:?})");
+            }
+        }
+        for c in copies {
+            if let Err(e) = copy_descriptors(c) {
+                eprintln!("agx4: vkUpdateDescriptorSets: a copy failed ({e:?})");
+            }
+        }
+    })
+}

@@ -1,0 +1,144 @@
+//! VkDescriptorSetLayout: where each binding's descriptors sit in set memory.
+//!
+//! Every supported descriptor is a 16-byte buffer descriptor (`compiler::abi`); bindings are
+//! laid out in binding order. Dynamic buffers get an index into the dynamic offsets that
+//! vkCmdBindDescriptorSets supplies, in the same order.
+
+use crate::device::Device;
+use crate::entry::{guard, guard_or};
+use crate::handle::{self, object, Object};
+use ash::vk;
+use compiler::abi::BUFFER_DESCRIPTOR_SIZE;
+use std::sync::Arc;
+
+#[derive(Clone, Debug)]
+pub struct LayoutBinding {
+    pub binding: u32,
+    pub ty: vk::DescriptorType,
+    pub count: u32,
+    /// Byte offset of element 0 in set memory.
+    pub offset: u32,
+    /// Index of element 0 among the set's dynamic offsets, for dynamic buffers.
+    pub dynamic_index: Option<u32>,
+}
+
+#[derive(Debug, Default)]
+pub struct SetLayoutInfo {
+    pub bindings: Vec<LayoutBinding>,
+    /// Bytes of set memory.
+    pub size: u32,
+    pub dynamic_count: u32,
+}
+
+impl SetLayoutInfo {
+    /// The binding and element that `element` descriptors after (`binding`, 0) fall on:
+    /// Vulkan updates run on into the following bindings.
+    pub fn locate(&self, binding: u32, element: u32) -> Option<(&LayoutBinding, u32)> {
+        let mut i = self.bindings.iter().position(|b| b.binding == binding)?;
+        let mut element = element;
+        loop {
+            let b = self.bindings.get(i)?;
+            if element < b.count {
+                return Some((b, element));
+            }
+            element -= b.count;
+            i += 1;
+        }
+    }
+
+    pub fn to_compiler(&self) -> compiler::SetLayout {
+        compiler::SetLayout {
+            bindings: self
+                .bindings
+                .iter()
+                .map(|b| compiler::BindingLayout { binding: b.binding, kind: kind(b.ty).unwrap_or(compiler::DescriptorKind::StorageBuffer), count: b.count, offset: b.offset })
+                .collect(),
+        }
+    }
+}
+
+/// The shader's view of a descriptor type agx4 supports.
+pub fn kind(ty: vk::DescriptorType) -> Option<compiler::DescriptorKind> {
+    match ty {
+        vk::DescriptorType::STORAGE_BUFFER | vk::DescriptorType::STORAGE_BUFFER_DYNAMIC => Some(compiler::DescriptorKind::StorageBuffer),
+        vk::DescriptorType::UNIFORM_BUFFER | vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC => Some(compiler::DescriptorKind::UniformBuffer),
+        _ => None,
+    }
+}
+
+pub fn is_dynamic(ty: vk::DescriptorType) -> bool {
+    matches!(ty, vk::DescriptorType::STORAGE_BUFFER_DYNAMIC | vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC)
+}
+
+pub struct DescriptorSetLayout {
+    pub info: Arc<SetLayoutInfo>,
+}
+object!(DescriptorSetLayout, vk::DescriptorSetLayout);
+
+/// Lays out bindings; fails for descriptor types agx4 does not support yet.
+pub fn build(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> Result<SetLayoutInfo, vk::Result> {
+    let mut sorted: Vec<_> = bindings.iter().filter(|b| b.descriptor_count > 0).collect();
+    sorted.sort_by_key(|b| b.binding);
+    let mut info = SetLayoutInfo::default();
+    for b in sorted {
+        if kind(b.descriptor_type).is_none() {
+            eprintln!("agx4: descriptor type {:?} is not supported yet", b.descriptor_type);
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+        let dynamic_index = is_dynamic(b.descriptor_type).then(|| {
+            let i = info.dynamic_count;
+            info.dynamic_count += b.descriptor_count;
+            i
+        });
+        let bytes = b.descriptor_count.checked_mul(BUFFER_DESCRIPTOR_SIZE).ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+        info.bindings.push(LayoutBinding { binding: b.binding, ty: b.descriptor_type, count: b.descriptor_count, offset: info.size, dynamic_index });
+        info.size = info.size.checked_add(bytes).ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+    }
+    Ok(info)
+}
+
+pub unsafe extern "system" fn create_descriptor_set_layout(
+    device: vk::Device,
+    p_create_info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_layout: *mut vk::DescriptorSetLayout,
+) -> vk::Result {
+    guard("vkCreateDescriptorSetLayout", || {
+        Device::get(device)?;
+        // SAFETY: valid usage: pCreateInfo is valid with binding_count bindings.
+        let bindings = unsafe { handle::slice((*p_create_info).p_bindings, (*p_create_info).binding_count) };
+        let info = build(bindings)?;
+        // SAFETY: valid usage: pSetLayout is writable.
+        unsafe { *p_layout = DescriptorSetLayout { info: Arc::new(info) }.into_handle() };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn destroy_descriptor_set_layout(_device: vk::Device, layout: vk::DescriptorSetLayout, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+    guard_or("vkDestroyDescriptorSetLayout", (), || drop(DescriptorSetLayout::take(layout)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bindings_are_packed_in_binding_order() {
+        let b = |binding, ty, count| vk::DescriptorSetLayoutBinding::default().binding(binding).descriptor_type(ty).descriptor_count(count);
+        let info = build(&[
+            b(3, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC, 2),
+            b(0, vk::DescriptorType::STORAGE_BUFFER, 1),
+            b(1, vk::DescriptorType::STORAGE_BUFFER_DYNAMIC, 1),
+            b(2, vk::DescriptorType::UNIFORM_BUFFER, 0),
+        ])
+        .unwrap();
+        let offsets: Vec<_> = info.bindings.iter().map(|b| (b.binding, b.offset, b.dynamic_index)).collect();
+        assert_eq!(offsets, vec![(0, 0, None), (1, 16, Some(0)), (3, 32, Some(1))]);
+        assert_eq!((info.size, info.dynamic_count), (64, 3));
+        // Element 2 after binding 0 is binding 3, element 0 (binding 2 is empty).
+        let (at, e) = info.locate(0, 2).unwrap();
+        assert_eq!((at.binding, e), (3, 0));
+        assert!(info.locate(3, 2).is_none());
+        assert!(build(&[b(0, vk::DescriptorType::SAMPLER, 1)]).is_err());
+    }
+}

@@ -1,0 +1,72 @@
+//! VkEvent: one word of GPU memory, written by the host or (through a fill) by the GPU.
+
+use crate::bo::{Bo, Place};
+use crate::device::Device;
+use crate::entry::{guard, guard_or};
+use crate::handle::{object, Object};
+use ash::vk;
+
+pub const EVENT_RESET: u32 = 0;
+pub const EVENT_SET: u32 = 1;
+
+pub struct Event {
+    bo: Bo,
+}
+object!(Event, vk::Event);
+
+impl Event {
+    pub fn va(&self) -> u64 {
+        self.bo.va
+    }
+}
+
+pub unsafe extern "system" fn create_event(
+    device: vk::Device,
+    _p_create_info: *const vk::EventCreateInfo<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_event: *mut vk::Event,
+) -> vk::Result {
+    guard("vkCreateEvent", || {
+        let dev = Device::get(device)?;
+        // Cached memory: the host polls it.
+        let bo = Bo::new(dev, 4, Place::Heap, true)?;
+        bo.write(0, &EVENT_RESET.to_le_bytes())?;
+        // SAFETY: valid usage: pEvent is writable.
+        unsafe { *p_event = Event { bo }.into_handle() };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn destroy_event(_device: vk::Device, event: vk::Event, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+    guard_or("vkDestroyEvent", (), || drop(Event::take(event)))
+}
+
+fn write(device: vk::Device, event: vk::Event, value: u32) -> Result<(), vk::Result> {
+    let dev = Device::get(device)?;
+    if dev.is_lost() {
+        return Err(vk::Result::ERROR_DEVICE_LOST);
+    }
+    Event::from_handle(event).ok_or(vk::Result::ERROR_UNKNOWN)?.bo.write(0, &value.to_le_bytes())
+}
+
+pub unsafe extern "system" fn set_event(device: vk::Device, event: vk::Event) -> vk::Result {
+    guard("vkSetEvent", || write(device, event, EVENT_SET))
+}
+
+pub unsafe extern "system" fn reset_event(device: vk::Device, event: vk::Event) -> vk::Result {
+    guard("vkResetEvent", || write(device, event, EVENT_RESET))
+}
+
+pub unsafe extern "system" fn get_event_status(device: vk::Device, event: vk::Event) -> vk::Result {
+    guard("vkGetEventStatus", || {
+        let dev = Device::get(device)?;
+        if dev.is_lost() {
+            return Err(vk::Result::ERROR_DEVICE_LOST);
+        }
+        let e = Event::from_handle(event).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        match e.bo.read_u32(0)? {
+            EVENT_RESET => Err(vk::Result::EVENT_RESET),
+            _ => Err(vk::Result::EVENT_SET),
+        }
+    })
+}

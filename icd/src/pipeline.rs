@@ -1,0 +1,254 @@
+//! Compute pipelines: compile the shader against the layout (through the pipeline cache),
+//! and upload its code into the device's shader window.
+
+use crate::bo::{Bo, Place};
+use crate::device::Device;
+use crate::entry::{guard, guard_or};
+use crate::handle::{self, object, Object};
+use crate::pipeline_cache::{self, PipelineCache};
+use crate::pipeline_layout::PipelineLayout;
+use crate::shader_module::ShaderModule;
+use ash::vk;
+use compiler::ComputeBinary;
+use std::ffi::CStr;
+
+/// A compiled program resident in the shader window: an application pipeline or a meta shader.
+pub struct Program {
+    pub binary: ComputeBinary,
+    _code: Bo,
+    /// Offset of the code from the queue's `usc_exec_base`.
+    pub code_offset: u32,
+}
+
+impl Program {
+    pub fn new(dev: &Device, binary: ComputeBinary) -> Result<Program, vk::Result> {
+        if binary.scratch_bytes != 0 {
+            // Scratch needs the firmware's helper program, which agx4 does not set up yet.
+            eprintln!("agx4: the shader needs {} bytes of scratch, which is not supported yet", binary.scratch_bytes);
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        let threads: u64 = binary.local_size.iter().map(|&n| u64::from(n)).product();
+        if threads == 0 || threads > 1024 {
+            eprintln!("agx4: workgroup size {:?} is out of range", binary.local_size);
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        let code = Bo::new(dev, binary.code.len() as u64, Place::Usc, false)?;
+        code.write(0, &binary.code)?;
+        let code_offset = u32::try_from(code.va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        Ok(Program { binary, _code: code, code_offset })
+    }
+}
+
+pub struct ComputePipeline {
+    pub program: Program,
+}
+object!(ComputePipeline, vk::Pipeline);
+
+/// The meta shader `kind`, compiled and uploaded on first use.
+pub fn meta(dev: &Device, kind: compiler::meta::Meta) -> Result<std::sync::Arc<Program>, vk::Result> {
+    let mut cache = dev.meta.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = cache.get(&kind) {
+        return Ok(p.clone());
+    }
+    let target = dev.target.ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
+    let binary = compiler::meta::compile(kind, target).map_err(|e| {
+        eprintln!("agx4: meta shader {kind:?}: {e}");
+        vk::Result::ERROR_UNKNOWN
+    })?;
+    let program = std::sync::Arc::new(Program::new(dev, binary)?);
+    cache.insert(kind, program.clone());
+    Ok(program)
+}
+
+/// Compiles one VkComputePipelineCreateInfo.
+///
+/// # Safety
+/// `info` must be valid, with a valid specialization info if any.
+unsafe fn create_one(dev: &Device, cache: Option<&PipelineCache>, info: &vk::ComputePipelineCreateInfo<'_>) -> Result<ComputePipeline, vk::Result> {
+    let stage = &info.stage;
+    if stage.stage != vk::ShaderStageFlags::COMPUTE {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    let module = ShaderModule::from_handle(stage.module).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let layout = PipelineLayout::from_handle(info.layout).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: valid usage: pName is a NUL-terminated string.
+    let entry = unsafe { CStr::from_ptr(stage.p_name) }.to_str().map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+    let mut specialization = Vec::new();
+    // SAFETY: guaranteed by the caller.
+    if let Some(spec) = unsafe { stage.p_specialization_info.as_ref() } {
+        // SAFETY: valid usage: the map entries and data are as long as their counts say.
+        let (entries, data) = unsafe { (handle::slice(spec.p_map_entries, spec.map_entry_count), handle::slice(spec.p_data as *const u8, spec.data_size as u32)) };
+        for e in entries {
+            let bytes = data.get(e.offset as usize..e.offset as usize + e.size).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            specialization.push(compiler::Specialization { id: e.constant_id, bytes: bytes.to_vec() });
+        }
+    }
+    let target = dev.target.ok_or_else(|| {
+        eprintln!("agx4: no shader compiler for this GPU generation");
+        vk::Result::ERROR_UNKNOWN
+    })?;
+    let req = compiler::ComputeRequest { spirv: &module.words, entry_point: entry, specialization: &specialization, layout: &layout.resources, target };
+    let key = pipeline_cache::key(&req);
+    let binary = match cache.and_then(|c| c.lookup(key)) {
+        Some(b) => b,
+        None => {
+            let b = compiler::compile_compute(&req).map_err(|e| {
+                eprintln!("agx4: vkCreateComputePipelines: {e}");
+                vk::Result::ERROR_UNKNOWN
+            })?;
+            if let Some(c) = cache {
+                c.insert(key, b.clone());
+            }
+            b
+        }
+    };
+    Ok(ComputePipeline { program: Program::new(dev, binary)? })
+}
+
+pub unsafe extern "system" fn create_compute_pipelines(
+    device: vk::Device,
+    pipeline_cache: vk::PipelineCache,
+    count: u32,
+    p_infos: *const vk::ComputePipelineCreateInfo<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_pipelines: *mut vk::Pipeline,
+) -> vk::Result {
+    guard("vkCreateComputePipelines", || {
+        let dev = Device::get(device)?;
+        // SAFETY: valid usage: pCreateInfos holds `count` structures, pPipelines has room.
+        let (infos, out) = unsafe { (handle::slice(p_infos, count), std::slice::from_raw_parts_mut(p_pipelines, count as usize)) };
+        let cache = PipelineCache::from_handle(pipeline_cache);
+        let mut result = Ok(());
+        for (info, slot) in infos.iter().zip(out.iter_mut()) {
+            // SAFETY: each structure is valid, per valid usage.
+            match unsafe { create_one(dev, cache, info) } {
+                Ok(p) => *slot = p.into_handle(),
+                Err(e) => {
+                    // Failed elements are VK_NULL_HANDLE; the others stay valid.
+                    *slot = vk::Pipeline::null();
+                    result = Err(e);
+                }
+            }
+        }
+        result
+    })
+}
+
+pub unsafe extern "system" fn create_graphics_pipelines(
+    _device: vk::Device,
+    _pipeline_cache: vk::PipelineCache,
+    count: u32,
+    _p_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_pipelines: *mut vk::Pipeline,
+) -> vk::Result {
+    guard("vkCreateGraphicsPipelines", || {
+        // SAFETY: valid usage: pPipelines has room for `count` handles.
+        unsafe { std::slice::from_raw_parts_mut(p_pipelines, count as usize) }.fill(vk::Pipeline::null());
+        eprintln!("agx4: graphics pipelines are not implemented yet");
+        Err(vk::Result::ERROR_FEATURE_NOT_PRESENT)
+    })
+}
+
+pub unsafe extern "system" fn destroy_pipeline(_device: vk::Device, pipeline: vk::Pipeline, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+    guard_or("vkDestroyPipeline", (), || drop(ComputePipeline::take(pipeline)))
+}
+
+// VK_KHR_pipeline_executable_properties: one executable per pipeline (the compute shader),
+// with the compiler's statistics.
+
+fn statistics(b: &ComputeBinary) -> [(&'static str, &'static str, u64); 7] {
+    let s = &b.stats;
+    [
+        ("Instructions", "Machine instructions in the shader", u64::from(s.instructions)),
+        ("Code size", "Bytes of machine code", u64::from(s.code_bytes)),
+        ("GPRs", "General-purpose registers allocated, in 16-bit halves", u64::from(b.gpr_halves)),
+        ("Uniforms", "Uniform registers preloaded, in 16-bit halves", u64::from(b.uniform_halves)),
+        ("Spills", "Registers spilled to scratch", u64::from(s.spills)),
+        ("Fills", "Registers reloaded from scratch", u64::from(s.fills)),
+        ("Shared memory", "Bytes of workgroup memory", u64::from(b.shared_bytes)),
+    ]
+}
+
+pub unsafe extern "system" fn get_pipeline_executable_properties(
+    _device: vk::Device,
+    p_info: *const vk::PipelineInfoKHR<'_>,
+    p_count: *mut u32,
+    p_properties: *mut vk::PipelineExecutablePropertiesKHR<'_>,
+) -> vk::Result {
+    guard("vkGetPipelineExecutablePropertiesKHR", || {
+        // SAFETY: valid usage: pPipelineInfo is valid; pExecutableCount is writable and
+        // pProperties, if not null, holds *pExecutableCount structures.
+        unsafe {
+            ComputePipeline::from_handle((*p_info).pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            if p_properties.is_null() {
+                *p_count = 1;
+                return Ok(());
+            }
+            if *p_count == 0 {
+                return Err(vk::Result::INCOMPLETE);
+            }
+            let p = &mut *p_properties;
+            p.stages = vk::ShaderStageFlags::COMPUTE;
+            handle::write_name(&mut p.name, "Compute shader");
+            handle::write_name(&mut p.description, "The pipeline's compute shader");
+            p.subgroup_size = 32;
+            *p_count = 1;
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn get_pipeline_executable_statistics(
+    _device: vk::Device,
+    p_info: *const vk::PipelineExecutableInfoKHR<'_>,
+    p_count: *mut u32,
+    p_statistics: *mut vk::PipelineExecutableStatisticKHR<'_>,
+) -> vk::Result {
+    guard("vkGetPipelineExecutableStatisticsKHR", || {
+        // SAFETY: valid usage: pExecutableInfo is valid; pStatisticCount is writable and
+        // pStatistics, if not null, holds *pStatisticCount structures.
+        unsafe {
+            let info = &*p_info;
+            let pipeline = ComputePipeline::from_handle(info.pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            if info.executable_index != 0 {
+                return Err(vk::Result::ERROR_UNKNOWN);
+            }
+            let stats = statistics(&pipeline.program.binary);
+            if p_statistics.is_null() {
+                *p_count = stats.len() as u32;
+                return Ok(());
+            }
+            let n = (*p_count as usize).min(stats.len());
+            for (i, (name, description, value)) in stats.iter().take(n).enumerate() {
+                let s = &mut *p_statistics.add(i);
+                handle::write_name(&mut s.name, name);
+                handle::write_name(&mut s.description, description);
+                s.format = vk::PipelineExecutableStatisticFormatKHR::UINT64;
+                s.value = vk::PipelineExecutableStatisticValueKHR { u64: *value };
+            }
+            *p_count = n as u32;
+            if n < stats.len() {
+                return Err(vk::Result::INCOMPLETE);
+            }
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn get_pipeline_executable_internal_representations(
+    _device: vk::Device,
+    p_info: *const vk::PipelineExecutableInfoKHR<'_>,
+    p_count: *mut u32,
+    _p_representations: *mut vk::PipelineExecutableInternalRepresentationKHR<'_>,
+) -> vk::Result {
+    guard("vkGetPipelineExecutableInternalRepresentationsKHR", || {
+        // SAFETY: valid usage: pExecutableInfo is valid and pInternalRepresentationCount writable.
+        unsafe {
+            ComputePipeline::from_handle((*p_info).pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            // No textual representations are offered.
+            *p_count = 0;
+        }
+        Ok(())
+    })
+}

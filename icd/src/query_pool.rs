@@ -1,0 +1,131 @@
+//! VkQueryPool (timestamps only): a buffer the firmware writes command timestamps into,
+//! bound with GEM_BIND_OBJECT, and mapped in the VM so GPU resets and copies reach it. Each
+//! query is a u64; 0 means "not available" (resets write 0; the clock is never 0).
+
+use crate::bo::{Bo, Place};
+use crate::device::Device;
+use crate::entry::{guard, guard_or};
+use crate::handle::{object, Object};
+use ash::vk;
+use kmd_iface::uapi::*;
+use kmd_iface::Kmd;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct QueryPool {
+    kmd: Arc<dyn Kmd>,
+    bo: Bo,
+    /// The GEM_BIND_OBJECT handle timestamps name.
+    pub object: u32,
+    pub count: u32,
+}
+object!(QueryPool, vk::QueryPool);
+
+impl QueryPool {
+    pub fn va(&self) -> u64 {
+        self.bo.va
+    }
+}
+
+impl Drop for QueryPool {
+    fn drop(&mut self) {
+        let mut args = drm_asahi_gem_bind_object { op: DRM_ASAHI_BIND_OBJECT_OP_UNBIND, object_handle: self.object, ..Default::default() };
+        let _ = self.kmd.gem_bind_object(&mut args);
+    }
+}
+
+pub unsafe extern "system" fn create_query_pool(
+    device: vk::Device,
+    p_create_info: *const vk::QueryPoolCreateInfo<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_pool: *mut vk::QueryPool,
+) -> vk::Result {
+    guard("vkCreateQueryPool", || {
+        let dev = Device::get(device)?;
+        // SAFETY: valid usage: pCreateInfo is valid.
+        let info = unsafe { &*p_create_info };
+        if info.query_type != vk::QueryType::TIMESTAMP {
+            eprintln!("agx4: {:?} queries are not supported yet", info.query_type);
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+        let bo = Bo::new(dev, u64::from(info.query_count.max(1)) * 8, Place::Heap, true)?;
+        let mut args = drm_asahi_gem_bind_object {
+            op: DRM_ASAHI_BIND_OBJECT_OP_BIND,
+            flags: DRM_ASAHI_BIND_OBJECT_USAGE_TIMESTAMPS,
+            handle: bo.gem,
+            offset: 0,
+            range: bo.size,
+            ..Default::default()
+        };
+        dev.kmd.gem_bind_object(&mut args).map_err(|e| {
+            eprintln!("agx4: GEM_BIND_OBJECT for timestamps failed: errno {e}");
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+        })?;
+        let pool = QueryPool { kmd: dev.kmd.clone(), bo, object: args.object_handle, count: info.query_count };
+        // SAFETY: valid usage: pQueryPool is writable.
+        unsafe { *p_pool = pool.into_handle() };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn destroy_query_pool(_device: vk::Device, pool: vk::QueryPool, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+    guard_or("vkDestroyQueryPool", (), || drop(QueryPool::take(pool)))
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "system" fn get_query_pool_results(
+    device: vk::Device,
+    pool: vk::QueryPool,
+    first: u32,
+    count: u32,
+    data_size: usize,
+    p_data: *mut std::ffi::c_void,
+    stride: vk::DeviceSize,
+    flags: vk::QueryResultFlags,
+) -> vk::Result {
+    guard("vkGetQueryPoolResults", || {
+        let dev = Device::get(device)?;
+        let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        if first.checked_add(count).is_none_or(|end| end > pool.count) {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        let wide = flags.contains(vk::QueryResultFlags::TYPE_64);
+        let word = if wide { 8 } else { 4 };
+        let with_availability = flags.contains(vk::QueryResultFlags::WITH_AVAILABILITY);
+        // SAFETY: valid usage: pData holds dataSize bytes.
+        let out = unsafe { std::slice::from_raw_parts_mut(p_data as *mut u8, data_size) };
+        let mut result = Ok(());
+        for i in 0..count {
+            let at = u64::from(first + i) * 8;
+            let mut value = pool.bo.read_u64(at)?;
+            while value == 0 && flags.contains(vk::QueryResultFlags::WAIT) {
+                if dev.is_lost() {
+                    return Err(vk::Result::ERROR_DEVICE_LOST);
+                }
+                std::thread::sleep(Duration::from_micros(100));
+                value = pool.bo.read_u64(at)?;
+            }
+            let available = value != 0;
+            let base = (u64::from(i) * stride) as usize;
+            let mut put = |slot: usize, v: u64| -> Result<(), vk::Result> {
+                let bytes = v.to_le_bytes();
+                let dst = out.get_mut(base + slot * word..base + (slot + 1) * word).ok_or(vk::Result::ERROR_UNKNOWN)?;
+                dst.copy_from_slice(&bytes[..word]);
+                Ok(())
+            };
+            if available || flags.contains(vk::QueryResultFlags::PARTIAL) {
+                put(0, value)?;
+            }
+            if with_availability {
+                put(1, u64::from(available))?;
+            }
+            if !available {
+                result = Err(vk::Result::NOT_READY);
+            }
+        }
+        if dev.is_lost() {
+            return Err(vk::Result::ERROR_DEVICE_LOST);
+        }
+        result
+    })
+}
