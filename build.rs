@@ -247,10 +247,58 @@ fn type_name_from_code(t: &vk_parse::Type) -> Option<String> {
     Some(c.code[start..end].to_string())
 }
 
+/// Whether a core version ("VK_VERSION_1_1") or extension name is advertised.
+fn is_advertised(name: &str) -> bool {
+    match name.strip_prefix("VK_VERSION_1_") {
+        Some(minor) => minor.parse::<u32>().is_ok_and(|m| (0..=API_MINOR).any(|v| v == m)),
+        None => INSTANCE_EXTENSIONS.contains(&name) || DEVICE_EXTENSIONS.contains(&name),
+    }
+}
+
+/// Evaluates a registry `depends` expression: names joined by `+` (and) and `,` (or), which
+/// bind equally tightly and apply left to right, with parentheses for grouping.
+fn depends_satisfied(expr: &str) -> bool {
+    fn group(s: &mut std::iter::Peekable<std::str::Chars<'_>>) -> bool {
+        let mut value = operand(s);
+        while let Some(&op) = s.peek() {
+            if op == ')' {
+                break;
+            }
+            s.next();
+            let rhs = operand(s);
+            value = if op == '+' { value && rhs } else { value || rhs };
+        }
+        value
+    }
+    fn operand(s: &mut std::iter::Peekable<std::str::Chars<'_>>) -> bool {
+        if s.peek() == Some(&'(') {
+            s.next();
+            let v = group(s);
+            s.next();
+            return v;
+        }
+        let mut name = String::new();
+        while let Some(&c) = s.peek() {
+            if matches!(c, '+' | ',' | ')') {
+                break;
+            }
+            name.push(c);
+            s.next();
+        }
+        is_advertised(name.trim())
+    }
+    group(&mut expr.chars().peekable())
+}
+
 fn for_each_command(children: &[vk_parse::ExtensionChild], mut f: impl FnMut(&str)) {
     for child in children {
-        let vk_parse::ExtensionChild::Require { items, api, .. } = child else { continue };
+        let vk_parse::ExtensionChild::Require { items, api, extension, depends, .. } = child else { continue };
         if !is_vulkan_api(api.as_deref()) {
+            continue;
+        }
+        // Items that exist only together with another extension or version (the device-group
+        // commands that need VK_KHR_surface, say) are in scope only when that is advertised.
+        if !extension.as_deref().is_none_or(is_advertised) || !depends.as_deref().is_none_or(depends_satisfied) {
             continue;
         }
         for item in items {

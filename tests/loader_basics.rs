@@ -51,7 +51,7 @@ fn extensions_are_exactly_the_advertised_ones() {
     // SAFETY: valid physical device.
     let exts = unsafe { ctx.instance.enumerate_device_extension_properties(ctx.pdev) }.unwrap();
     let names: Vec<String> = exts.iter().map(|e| e.extension_name_as_c_str().unwrap().to_string_lossy().into_owned()).collect();
-    assert_eq!(names, ["VK_KHR_timeline_semaphore", "VK_KHR_synchronization2", "VK_KHR_pipeline_executable_properties"]);
+    assert_eq!(names, ["VK_KHR_timeline_semaphore", "VK_KHR_synchronization2", "VK_KHR_pipeline_executable_properties", "VK_KHR_device_group"]);
     drop(ctx);
     assert_no_validation_messages();
 }

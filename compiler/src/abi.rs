@@ -25,6 +25,11 @@ pub const NUM_WORKGROUPS_OFFSET: u32 = 64;
 /// Root table offset of the base workgroup of `vkCmdDispatchBase`, three u32.
 pub const BASE_WORKGROUP_OFFSET: u32 = 76;
 
+/// Root table offset of the root table's own GPU address (u64). Shaders that index push
+/// constants dynamically read them from memory through it, since uniform registers can only
+/// be named at constant offsets.
+pub const ROOT_ADDRESS_OFFSET: u32 = 88;
+
 /// Root table offset of the push constants.
 pub const PUSH_CONSTANTS_OFFSET: u32 = 96;
 

@@ -16,5 +16,6 @@ pub mod g13;
 pub mod ir;
 pub mod meta;
 pub mod passes;
+pub mod reflect;
 
 pub use api::*;

@@ -100,6 +100,9 @@ struct Buffer {
     range: Option<u32>,
 }
 
+/// Where the root table sits in memory.
+const ROOT_VA: u64 = 0x8000;
+
 fn buf(binding: u32, data: Vec<u8>) -> Buffer {
     Buffer {
         set: 0,
@@ -215,6 +218,10 @@ fn run(
         }
         let p = abi::PUSH_CONSTANTS_OFFSET as usize;
         root[p..p + push.len()].copy_from_slice(push);
+        // The root table is also memory at the address it holds, as the ICD arranges.
+        let o = abi::ROOT_ADDRESS_OFFSET as usize;
+        root[o..o + 8].copy_from_slice(&ROOT_VA.to_le_bytes());
+        mem.add(ROOT_VA, root.clone());
         let d = Dispatch {
             workgroups: groups,
             root: &root,
@@ -723,6 +730,50 @@ void main() {
             }
         },
     );
+}
+
+#[test]
+fn dynamically_indexed_push_constants() {
+    let src = r#"#version 450
+layout(local_size_x = 8) in;
+layout(std430, set = 0, binding = 0) buffer O { uint o[]; };
+layout(push_constant) uniform P { uint k; uint t[6]; uvec4 v[2]; } pc;
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    o[i * 2 + 0] = pc.t[i % 6u] * pc.k;
+    o[i * 2 + 1] = pc.v[i & 1u][i >> 1];
+}
+"#;
+    // k @0, t @4..28, v @32 (std430 uvec4 alignment 16) ..64.
+    let mut words = vec![5u32, 10, 11, 12, 13, 14, 15, 0];
+    words.extend((0..8).map(|n| 100 + n));
+    let push = u32s(&words);
+    check(src, false, vec![buf(0, vec![0; 8 * 8])], &push, [1, 1, 1], &[], 0, &|o| {
+        let o = as_u32(o);
+        for i in 0..8usize {
+            assert_eq!(o[i * 2], words[1 + i % 6] * 5, "t[{i} % 6] * k");
+            assert_eq!(o[i * 2 + 1], 100 + 4 * (i as u32 & 1) + (i as u32 >> 1), "v[{i} & 1][{i} >> 1]");
+        }
+    });
+    // An index past the end is undefined in Vulkan, but after the passes the load must stay
+    // inside the push constants (the interpreter faults on memory outside the root table).
+    let wild = r#"#version 450
+layout(local_size_x = 4) in;
+layout(std430, set = 0, binding = 0) buffer O { uint o[]; };
+layout(push_constant) uniform P { uint t[32]; } pc;
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    o[i] = pc.t[i * 0x40000000u + 1000u];
+}
+"#;
+    let words: Vec<u32> = (0..32).map(|n| 0x500 + n).collect();
+    let bufs = vec![buf(0, vec![0; 16])];
+    for (name, w) in variants(wild, false) {
+        let r = run(&w, &[], &bufs, &u32s(&words), [1, 1, 1], [0; 3], false);
+        for (i, x) in as_u32(&r[0][0]).into_iter().enumerate() {
+            assert!(words.contains(&x), "{name}: invocation {i} read {x:#x}, not a push constant");
+        }
+    }
 }
 
 #[test]

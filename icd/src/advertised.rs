@@ -6,7 +6,7 @@
 pub const API_MINOR: u32 = 0;
 
 /// Instance extensions, in the order they are reported.
-pub const INSTANCE_EXTENSIONS: &[&str] = &["VK_KHR_get_physical_device_properties2"];
+pub const INSTANCE_EXTENSIONS: &[&str] = &["VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation"];
 
 /// Device extensions, in the order they are reported.
-pub const DEVICE_EXTENSIONS: &[&str] = &["VK_KHR_timeline_semaphore", "VK_KHR_synchronization2", "VK_KHR_pipeline_executable_properties"];
+pub const DEVICE_EXTENSIONS: &[&str] = &["VK_KHR_timeline_semaphore", "VK_KHR_synchronization2", "VK_KHR_pipeline_executable_properties", "VK_KHR_device_group"];

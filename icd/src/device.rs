@@ -211,6 +211,15 @@ pub unsafe extern "system" fn create_device(
         };
         // SAFETY: as above, the structure and its chain are valid.
         unsafe { check_features(info)? };
+        // A device group, if given, must be the one group agx4 reports: this device alone.
+        // SAFETY: as above.
+        if let Some(group) = unsafe { handle::find_in_chain::<vk::DeviceGroupDeviceCreateInfo>(info.p_next) } {
+            // SAFETY: valid usage: pPhysicalDevices holds physicalDeviceCount handles.
+            let members = unsafe { handle::slice(group.p_physical_devices, group.physical_device_count) };
+            if members.iter().any(|&m| m != physical_device) {
+                return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            }
+        }
         // SAFETY: valid usage: pQueueCreateInfos holds queue_create_info_count structures.
         let queues = unsafe { handle::slice(info.p_queue_create_infos, info.queue_create_info_count) };
         for q in queues {
@@ -236,6 +245,26 @@ pub unsafe extern "system" fn get_device_queue(device: vk::Device, family: u32, 
         let queue = if family == 0 && index == 0 { dev.queue } else { None };
         // SAFETY: valid usage: pQueue is writable.
         unsafe { *p_queue = queue.unwrap_or_default() };
+    })
+}
+
+/// vkGetDeviceGroupPeerMemoryFeatures(KHR). The only group has one device, so there is no
+/// peer: valid usage never calls this with two distinct indices. Whatever is asked about is
+/// this device's own memory, which allows everything.
+pub unsafe extern "system" fn get_device_group_peer_memory_features(
+    _device: vk::Device,
+    _heap_index: u32,
+    _local_device_index: u32,
+    _remote_device_index: u32,
+    p_features: *mut vk::PeerMemoryFeatureFlags,
+) {
+    guard_or("vkGetDeviceGroupPeerMemoryFeatures", (), || {
+        let all = vk::PeerMemoryFeatureFlags::COPY_SRC
+            | vk::PeerMemoryFeatureFlags::COPY_DST
+            | vk::PeerMemoryFeatureFlags::GENERIC_SRC
+            | vk::PeerMemoryFeatureFlags::GENERIC_DST;
+        // SAFETY: valid usage: pPeerMemoryFeatures is writable.
+        unsafe { *p_features = all };
     })
 }
 

@@ -138,6 +138,43 @@ pub unsafe extern "system" fn enumerate_instance_layer_properties(p_count: *mut 
     })
 }
 
+/// vkEnumeratePhysicalDeviceGroups(KHR): one group holding the one physical device.
+pub unsafe extern "system" fn enumerate_physical_device_groups(
+    instance: vk::Instance,
+    p_count: *mut u32,
+    p_groups: *mut vk::PhysicalDeviceGroupProperties<'_>,
+) -> vk::Result {
+    crate::entry::guard_or("vkEnumeratePhysicalDeviceGroups", vk::Result::ERROR_INITIALIZATION_FAILED, || {
+        let Some(inst) = Instance::from_handle(instance) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let devices = inst.physical_devices();
+        // SAFETY: valid usage: pPhysicalDeviceGroupCount is valid.
+        unsafe {
+            if p_groups.is_null() {
+                *p_count = devices.len() as u32;
+                return vk::Result::SUCCESS;
+            }
+            let n = (*p_count as usize).min(devices.len());
+            for (i, pd) in devices.iter().take(n).enumerate() {
+                // SAFETY: valid usage: pPhysicalDeviceGroupProperties holds *p_count
+                // structures; only the output fields are written, so sType and pNext stay.
+                let g = &mut *p_groups.add(i);
+                g.physical_device_count = 1;
+                g.physical_devices = [vk::PhysicalDevice::null(); vk::MAX_DEVICE_GROUP_SIZE];
+                g.physical_devices[0] = *pd;
+                g.subset_allocation = vk::FALSE;
+            }
+            *p_count = n as u32;
+            if n < devices.len() {
+                vk::Result::INCOMPLETE
+            } else {
+                vk::Result::SUCCESS
+            }
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,8 @@ use crate::pipeline_layout::PipelineLayout;
 use crate::shader_module::ShaderModule;
 use ash::vk;
 use compiler::ComputeBinary;
+use hw::g13::control::{spill_size_for_stack_bytes, stack_bytes_for_spill_size};
+use kmd_iface::Backend;
 use std::ffi::CStr;
 
 /// A compiled program resident in the shader window: an application pipeline or a meta shader.
@@ -18,15 +20,13 @@ pub struct Program {
     _code: Bo,
     /// Offset of the code from the queue's `usc_exec_base`.
     pub code_offset: u32,
+    /// The `spill size` field of the launch's USC Registers word: the per-thread stack.
+    pub spill_size: u32,
 }
 
 impl Program {
     pub fn new(dev: &Device, binary: ComputeBinary) -> Result<Program, vk::Result> {
-        if binary.scratch_bytes != 0 {
-            // Scratch needs the firmware's helper program, which agx4 does not set up yet.
-            eprintln!("agx4: the shader needs {} bytes of scratch, which is not supported yet", binary.scratch_bytes);
-            return Err(vk::Result::ERROR_UNKNOWN);
-        }
+        let spill_size = scratch_spill_size(dev, binary.scratch_bytes)?;
         let threads: u64 = binary.local_size.iter().map(|&n| u64::from(n)).product();
         if threads == 0 || threads > 1024 {
             eprintln!("agx4: workgroup size {:?} is out of range", binary.local_size);
@@ -35,8 +35,28 @@ impl Program {
         let code = Bo::new(dev, binary.code.len() as u64, Place::Usc, false)?;
         code.write(0, &binary.code)?;
         let code_offset = u32::try_from(code.va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
-        Ok(Program { binary, _code: code, code_offset })
+        Ok(Program { binary, _code: code, code_offset, spill_size })
     }
+}
+
+/// The USC Registers `spill size` that gives each thread at least `scratch` bytes of stack.
+fn scratch_spill_size(dev: &Device, scratch: u32) -> Result<u32, vk::Result> {
+    if scratch == 0 {
+        return Ok(0);
+    }
+    if dev.kmd.backend() != Backend::Sim {
+        // The simulated USC gives each thread the stack the launch asks for; the real GPU
+        // also needs the firmware's helper program and a scratch buffer, which agx4 does not
+        // build yet.
+        eprintln!("agx4: the shader needs {scratch} bytes of scratch per thread, which needs the firmware helper program agx4 does not set up yet");
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    // OUT_OF_DEVICE_MEMORY is among the errors vkCreateComputePipelines may return, and it is
+    // what this is: no launch can give a thread that much stack.
+    spill_size_for_stack_bytes(scratch).ok_or_else(|| {
+        eprintln!("agx4: the shader needs {scratch} bytes of stack per thread, more than the {} a launch can give", stack_bytes_for_spill_size(15));
+        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+    })
 }
 
 pub struct ComputePipeline {

@@ -148,6 +148,8 @@ struct Gpu {
     family: u32,
     timestamp_bits: u32,
     device: Option<(ash::Device, vk::Queue)>,
+    /// vkCmdDispatchBaseKHR, on a 1.0 device with VK_KHR_device_group.
+    device_group: Option<ash::khr::device_group::Device>,
 }
 
 impl Gpu {
@@ -167,7 +169,18 @@ impl Gpu {
             vk::API_VERSION_1_0
         };
         let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
-        let exts = [ash::ext::debug_utils::NAME.as_ptr()];
+        // VK_KHR_device_group (vkCmdDispatchBaseKHR on 1.0 devices) needs this instance
+        // extension; enable it whenever the loader offers it.
+        // SAFETY: a global command on a loaded entry.
+        let instance_exts = unsafe { entry.enumerate_instance_extension_properties(None) }
+            .map_err(vkerr("vkEnumerateInstanceExtensionProperties"))?;
+        let has_group_creation = instance_exts.iter().any(|e| {
+            e.extension_name_as_c_str() == Ok(ash::khr::device_group_creation::NAME)
+        });
+        let mut exts = vec![ash::ext::debug_utils::NAME.as_ptr()];
+        if has_group_creation {
+            exts.push(ash::khr::device_group_creation::NAME.as_ptr());
+        }
         let app = vk::ApplicationInfo::default().api_version(api);
         let mut chained = messenger_info();
         let info = vk::InstanceCreateInfo::default()
@@ -199,6 +212,7 @@ impl Gpu {
                 family: 0,
                 timestamp_bits: 0,
                 device: None,
+                device_group: None,
             };
             let pdev = *pdevs.first().ok_or("no physical device")?;
             gpu.pdev = pdev;
@@ -218,12 +232,31 @@ impl Gpu {
             let queues = [vk::DeviceQueueCreateInfo::default()
                 .queue_family_index(gpu.family)
                 .queue_priorities(&prio)];
-            let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+            let device_exts = gpu
+                .instance
+                .enumerate_device_extension_properties(pdev)
+                .map_err(vkerr("vkEnumerateDeviceExtensionProperties"))?;
+            let use_group = has_group_creation
+                && gpu.props.api_version < vk::API_VERSION_1_1
+                && device_exts.iter().any(|e| {
+                    e.extension_name_as_c_str() == Ok(ash::khr::device_group::NAME)
+                });
+            let enabled: Vec<*const std::ffi::c_char> = if use_group {
+                vec![ash::khr::device_group::NAME.as_ptr()]
+            } else {
+                Vec::new()
+            };
+            let info = vk::DeviceCreateInfo::default()
+                .queue_create_infos(&queues)
+                .enabled_extension_names(&enabled);
             let device = gpu
                 .instance
                 .create_device(pdev, &info, None)
                 .map_err(vkerr("vkCreateDevice"))?;
             let queue = device.get_device_queue(gpu.family, 0);
+            if use_group {
+                gpu.device_group = Some(ash::khr::device_group::Device::new(&gpu.instance, &device));
+            }
             gpu.device = Some((device, queue));
             Ok(gpu)
         }
@@ -440,9 +473,9 @@ fn run_case(gpu: &Gpu, case: &Case) -> Result<(), String> {
     let (device, queue) = gpu.device.as_ref().ok_or("no device")?;
     let d = device;
     let uses_base = case.steps.iter().any(|s| matches!(s, Step::Base { .. }));
-    if uses_base && gpu.props.api_version < vk::API_VERSION_1_1 {
+    if uses_base && gpu.props.api_version < vk::API_VERSION_1_1 && gpu.device_group.is_none() {
         return Err(format!(
-            "unsupported: vkCmdDispatchBase needs Vulkan 1.1; the device reports {}.{}",
+            "unsupported: vkCmdDispatchBase needs Vulkan 1.1 or VK_KHR_device_group; the device reports {}.{} without the extension",
             vk::api_version_major(gpu.props.api_version),
             vk::api_version_minor(gpu.props.api_version)
         ));
@@ -703,9 +736,16 @@ fn run_case(gpu: &Gpu, case: &Case) -> Result<(), String> {
                 }
                 Step::Base { pipe, base, groups } => {
                     bind(*pipe)?;
-                    d.cmd_dispatch_base(
-                        cb, base[0], base[1], base[2], groups[0], groups[1], groups[2],
-                    );
+                    match &gpu.device_group {
+                        Some(g) => g.cmd_dispatch_base(
+                            cb,
+                            (base[0], base[1], base[2]),
+                            (groups[0], groups[1], groups[2]),
+                        ),
+                        None => d.cmd_dispatch_base(
+                            cb, base[0], base[1], base[2], groups[0], groups[1], groups[2],
+                        ),
+                    }
                 }
                 Step::Indirect {
                     pipe,

@@ -395,10 +395,29 @@ impl<'m> Tr<'m> {
             }
             Base::Shared => (Space::Shared, off32(self)?),
             Base::Scratch => (Space::Scratch, off32(self)?),
+            Base::Root if dyn_off.is_some() => {
+                // Uniform registers are named by constants, so a dynamic index reads the push
+                // constants from memory, through the root table's address in the root table.
+                // lower_descriptors keeps the access inside the push constants.
+                let at = c(self, abi::ROOT_ADDRESS_OFFSET)?;
+                let root = self.emit(
+                    Type::I64,
+                    ir::Op::Load {
+                        space: Space::Root,
+                        addr: at,
+                        align: 8,
+                    },
+                )?;
+                let o = off32(self)?;
+                let push = c(self, abi::PUSH_CONSTANTS_OFFSET)?;
+                let o = self.emit(Type::I32, ir::Op::Binary(BinOp::IAdd, o, push))?;
+                let o64 = self.emit(Type::I64, ir::Op::Conv(ConvOp::UToU, o))?;
+                (
+                    Space::Global,
+                    self.emit(Type::I64, ir::Op::Binary(BinOp::IAdd, root, o64))?,
+                )
+            }
             Base::Root => {
-                if dyn_off.is_some() {
-                    return Err(unsupported("dynamic indexing of push constants"));
-                }
                 let a = total
                     .checked_add(abi::PUSH_CONSTANTS_OFFSET)
                     .ok_or_else(|| invalid("offset overflow"))?;

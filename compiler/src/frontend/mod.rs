@@ -231,8 +231,8 @@ fn fuzz_layout() -> ResourceLayout {
     }
 }
 
-/// Runs module checks, translation and every pass on arbitrary bytes. Returns whether the
-/// bytes compiled to IR; never panics (the fuzz target's entry).
+/// Runs module checks, translation, every pass and the G13 back end on arbitrary bytes.
+/// Returns whether the bytes compiled to machine code; never panics (the fuzz target's entry).
 pub fn fuzz_one(bytes: &[u8]) -> bool {
     let words: Vec<u32> = bytes
         .chunks_exact(4)
@@ -252,5 +252,5 @@ pub fn fuzz_one(bytes: &[u8]) -> bool {
     let Ok(mut sh) = translate(&req) else {
         return false;
     };
-    crate::passes::run_all(&mut sh, &layout).is_ok()
+    crate::passes::run_all(&mut sh, &layout).is_ok() && crate::g13::compile(&sh).is_ok()
 }

@@ -406,7 +406,11 @@ impl<'m> Tr<'m> {
     ) -> Result<Vec<Node>, CompileError> {
         self.enter()?;
         let saved = std::mem::take(&mut self.cur);
+        // Every arm starts in the branching block: the values defined there (a phi operand
+        // on the edge from it, say) stay visible after an earlier arm moved on.
+        let (instance, block) = (fs.instance, fs.current_block);
         let r = self.branch(fs, from, target);
+        (fs.instance, fs.current_block) = (instance, block);
         let body = std::mem::replace(&mut self.cur, saved);
         self.depth -= 1;
         r?;

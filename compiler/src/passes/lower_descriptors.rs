@@ -4,6 +4,12 @@
 //!
 //! The front end addresses buffer memory as `IAdd(DescriptorAddress, Conv(UToU, offset32))`;
 //! this pass relies on that form, so it runs before anything rewrites addresses.
+//!
+//! Dynamically indexed push constants are the one other device-memory access: loads at
+//! `IAdd(Load(Root, ROOT_ADDRESS_OFFSET), Conv(UToU, offset32))`. Their offset is clamped
+//! into the push constants rather than checked: the root table has no size to check against
+//! at run time, and clamping keeps every load inside the root table the ICD wrote (an index
+//! outside the push-constant range is undefined behaviour in Vulkan, so any value will do).
 
 use crate::abi;
 use crate::ir::{BinOp, CmpOp, Constant, ConvOp, Inst, Node, Op, Shader, Space, Type, Value};
@@ -88,6 +94,31 @@ pub fn lower_descriptors(sh: &mut Shader, layout: &ResourceLayout) -> Result<(),
         };
         Some((*set, *binding, *index, *off))
     };
+    // For an address IAdd(Load(Root, ROOT_ADDRESS_OFFSET), Conv(UToU, off)): the root
+    // table's address and the offset.
+    let root_origin = |addr: Value| -> Option<(Value, Value)> {
+        let Some(Op::Binary(BinOp::IAdd, a, b)) = d.get(&addr) else {
+            return None;
+        };
+        let Some(Op::Load {
+            space: Space::Root,
+            addr: at,
+            ..
+        }) = d.get(a)
+        else {
+            return None;
+        };
+        let Some(Op::Const(Constant(k))) = d.get(at) else {
+            return None;
+        };
+        if k.as_slice() != [u64::from(abi::ROOT_ADDRESS_OFFSET)] {
+            return None;
+        }
+        let Some(Op::Conv(ConvOp::UToU, off)) = d.get(b) else {
+            return None;
+        };
+        Some((*a, *off))
+    };
     rewrite(sh, &mut |sh, inst, out| {
         match inst.op {
             Op::DescriptorAddress {
@@ -137,6 +168,32 @@ pub fn lower_descriptors(sh: &mut Shader, layout: &ResourceLayout) -> Result<(),
                 addr,
                 ..
             } => {
+                if let Some((root, off)) = root_origin(addr) {
+                    let (Op::Load { align, .. }, Some(dst)) = (&inst.op, inst.dst) else {
+                        return Err(CompileError::Internal(
+                            "push constants are read-only".into(),
+                        ));
+                    };
+                    let n = bytes(sh.ty(dst));
+                    let last = abi::ROOT_TABLE_SIZE.checked_sub(n).ok_or_else(|| {
+                        CompileError::Internal("push-constant load wider than the root table".into())
+                    })?;
+                    let hi = konst(sh, out, last);
+                    let lo = konst(sh, out, abi::PUSH_CONSTANTS_OFFSET);
+                    let off = out.def(sh, Type::I32, Op::Binary(BinOp::UMin, off, hi));
+                    let off = out.def(sh, Type::I32, Op::Binary(BinOp::UMax, off, lo));
+                    let off64 = out.def(sh, Type::I64, Op::Conv(ConvOp::UToU, off));
+                    let addr = out.def(sh, Type::I64, Op::Binary(BinOp::IAdd, root, off64));
+                    out.inst(Inst {
+                        dst: Some(dst),
+                        op: Op::Load {
+                            space: Space::Global,
+                            addr,
+                            align: *align,
+                        },
+                    });
+                    return Ok(());
+                }
                 let Some((set, binding, index, off)) = origin(addr) else {
                     return Err(CompileError::Internal(
                         "device memory access not derived from a descriptor".into(),

@@ -7,14 +7,17 @@ use crate::device::Device;
 use crate::handle::Object;
 use crate::pipeline::{ComputePipeline, Program};
 use ash::vk;
-use compiler::abi::{BASE_WORKGROUP_OFFSET, NUM_WORKGROUPS_OFFSET, PUSH_CONSTANTS_OFFSET, ROOT_TABLE_SIZE};
+use compiler::abi::{BASE_WORKGROUP_OFFSET, NUM_WORKGROUPS_OFFSET, PUSH_CONSTANTS_OFFSET, ROOT_ADDRESS_OFFSET, ROOT_TABLE_SIZE};
 use compiler::meta::{self, Meta};
 use hw::g13::control::{pack_uniform_range, CdmBarrier, CdmLaunch, CdmMode, SharedLayout, UscWord};
 use std::sync::atomic::Ordering;
 
-/// A root table: bound set addresses, workgroup counts and base, push constants.
-pub fn root_table(sets: &[u64], groups: [u32; 3], base: [u32; 3], push: &[u8]) -> Vec<u8> {
+/// A root table that will live at GPU address `va`: bound set addresses, workgroup counts and
+/// base, its own address, push constants.
+pub fn root_table(va: u64, sets: &[u64], groups: [u32; 3], base: [u32; 3], push: &[u8]) -> Vec<u8> {
     let mut t = vec![0u8; ROOT_TABLE_SIZE as usize];
+    let at = ROOT_ADDRESS_OFFSET as usize;
+    t[at..at + 8].copy_from_slice(&va.to_le_bytes());
     for (i, s) in sets.iter().enumerate() {
         let at = compiler::abi::set_address_offset(i as u32) as usize;
         t[at..at + 8].copy_from_slice(&s.to_le_bytes());
@@ -31,6 +34,13 @@ pub fn root_table(sets: &[u64], groups: [u32; 3], base: [u32; 3], push: &[u8]) -
     t
 }
 
+/// Uploads a root table (see [`root_table`]) and returns its GPU address.
+fn push_root(dev: &Device, rec: &mut Recording, sets: &[u64], groups: [u32; 3], base: [u32; 3], push: &[u8]) -> Result<u64, vk::Result> {
+    let a = rec.upload.alloc(dev, u64::from(ROOT_TABLE_SIZE), 16)?;
+    rec.upload.write(&a, 0, &root_table(a.va, sets, groups, base, push))?;
+    Ok(a.va)
+}
+
 /// The USC words of one launch of `program` with its root table at `root`, in the order
 /// Mesa writes them: shared memory, uniforms, shader, registers, no preshader.
 fn usc_words(program: &Program, root: u64) -> Vec<u8> {
@@ -40,7 +50,7 @@ fn usc_words(program: &Program, root: u64) -> Vec<u8> {
     UscWord::Shared { uses_shared: shared > 0, layout: SharedLayout::VertexCompute, bytes_per_threadgroup: shared }.pack(&mut w);
     pack_uniform_range(0, b.uniform_halves, root, &mut w);
     UscWord::Shader { code: program.code_offset, loads_varyings: false }.pack(&mut w);
-    UscWord::Registers { count_halves: b.gpr_halves.max(8).div_ceil(8) * 8, spill_size: 0 }.pack(&mut w);
+    UscWord::Registers { count_halves: b.gpr_halves.max(8).div_ceil(8) * 8, spill_size: program.spill_size }.pack(&mut w);
     UscWord::NoPreshader.pack(&mut w);
     w
 }
@@ -89,8 +99,7 @@ pub fn meta_launch(dev: &Device, rec: &mut Recording, kind: Meta, push: &[u8], c
         set.extend_from_slice(&crate::descriptor_pool::buffer_descriptor(addr, u32::try_from(size).unwrap_or(u32::MAX)));
     }
     let set_va = rec.upload.push(dev, &set, u64::from(compiler::abi::SET_ALIGNMENT))?;
-    let root = root_table(&[set_va], [groups, 1, 1], [0; 3], push);
-    let root_va = rec.upload.push(dev, &root, 16)?;
+    let root_va = push_root(dev, rec, &[set_va], [groups, 1, 1], [0; 3], push)?;
     launch(dev, rec, &program, root_va, CdmMode::Direct, [groups * meta::LOCAL_SIZE, 1, 1], 0)
 }
 
@@ -111,13 +120,28 @@ fn dispatch_base(dev: &Device, rec: &mut Recording, base: [u32; 3], groups: [u32
     for i in 0..3 {
         threads[i] = groups[i].checked_mul(local[i]).ok_or(vk::Result::ERROR_UNKNOWN)?;
     }
-    let root = root_table(&rec.sets, groups, base, &rec.push);
-    let root_va = rec.upload.push(dev, &root, 16)?;
+    let (sets, push) = (rec.sets, rec.push);
+    let root_va = push_root(dev, rec, &sets, groups, base, &push)?;
     launch(dev, rec, &pipeline.program, root_va, CdmMode::Direct, threads, 0)
 }
 
 pub unsafe extern "system" fn cmd_dispatch(cb: vk::CommandBuffer, x: u32, y: u32, z: u32) {
     record("vkCmdDispatch", cb, |dev, rec| dispatch_base(dev, rec, [0; 3], [x, y, z]))
+}
+
+pub unsafe extern "system" fn cmd_dispatch_base(cb: vk::CommandBuffer, base_x: u32, base_y: u32, base_z: u32, x: u32, y: u32, z: u32) {
+    record("vkCmdDispatchBase", cb, |dev, rec| dispatch_base(dev, rec, [base_x, base_y, base_z], [x, y, z]))
+}
+
+/// vkCmdSetDeviceMask(KHR): the only device group has one device, so the only valid mask is 1.
+pub unsafe extern "system" fn cmd_set_device_mask(cb: vk::CommandBuffer, mask: u32) {
+    record("vkCmdSetDeviceMask", cb, |_, _| {
+        if mask != 1 {
+            eprintln!("agx4: device mask {mask:#x} names devices that do not exist (the group has one device)");
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        Ok(())
+    })
 }
 
 pub unsafe extern "system" fn cmd_dispatch_indirect(cb: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize) {
@@ -126,8 +150,8 @@ pub unsafe extern "system" fn cmd_dispatch_indirect(cb: vk::CommandBuffer, buffe
         let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
         // The GPU fills in the workgroup counts of this root table copy and the thread counts
         // the launch reads.
-        let root = root_table(&rec.sets, [0; 3], [0; 3], &rec.push);
-        let root_va = rec.upload.push(dev, &root, 16)?;
+        let (sets, push) = (rec.sets, rec.push);
+        let root_va = push_root(dev, rec, &sets, [0; 3], [0; 3], &push)?;
         let grid_va = rec.upload.push(dev, &[0u8; 12], 16)?;
         let mut push = vec![0u8; meta::fixup::SIZE as usize];
         let buffers = [(buf.va.load(Ordering::Acquire) + offset, 12), (grid_va, 12), (root_va + u64::from(NUM_WORKGROUPS_OFFSET), 12)];
@@ -148,12 +172,13 @@ mod tests {
 
     #[test]
     fn root_table_layout() {
-        let t = root_table(&[0x1122_3344_5566_7788, 0x10], [3, 4, 5], [6, 7, 8], &[0xaa; 4]);
+        let t = root_table(0xabcd_0000_1230, &[0x1122_3344_5566_7788, 0x10], [3, 4, 5], [6, 7, 8], &[0xaa; 4]);
         assert_eq!(t.len(), 224);
         assert_eq!(&t[0..8], &0x1122_3344_5566_7788u64.to_le_bytes());
         assert_eq!(&t[8..16], &0x10u64.to_le_bytes());
         assert_eq!(&t[64..76], &[3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0]);
         assert_eq!(&t[76..88], &[6, 0, 0, 0, 7, 0, 0, 0, 8, 0, 0, 0]);
+        assert_eq!(&t[88..96], &[0x30, 0x12, 0, 0, 0xcd, 0xab, 0, 0]);
         assert_eq!(&t[96..101], &[0xaa, 0xaa, 0xaa, 0xaa, 0]);
     }
 }

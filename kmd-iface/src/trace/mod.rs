@@ -15,6 +15,7 @@
 mod format;
 mod recorder;
 mod replay;
+mod timestamps;
 
 pub use format::{Record, TraceError};
 pub use recorder::TraceKmd;

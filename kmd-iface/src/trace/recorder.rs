@@ -1,7 +1,7 @@
 //! [`TraceKmd`]: a [`Kmd`] that forwards every call to another and records it.
 
 use super::format::{write_magic, Record};
-use super::content_hash;
+use super::timestamps::TimestampSlots;
 use crate::select::Backend;
 use crate::uapi::*;
 use crate::{Kmd, KmdResult};
@@ -28,6 +28,7 @@ struct State {
     objects: BTreeMap<u32, Object>,
     /// Signals of the last SUBMIT, waited for before the next snapshot.
     pending: Vec<(u32, u64)>,
+    timestamps: TimestampSlots,
 }
 
 /// Records the calls made through it into a trace file (see the module documentation).
@@ -42,7 +43,7 @@ impl TraceKmd {
         write_magic(&mut out)?;
         Ok(TraceKmd {
             inner,
-            state: Mutex::new(State { out: Some(out), objects: BTreeMap::new(), pending: Vec::new() }),
+            state: Mutex::new(State { out: Some(out), objects: BTreeMap::new(), pending: Vec::new(), timestamps: TimestampSlots::default() }),
         })
     }
 
@@ -193,7 +194,8 @@ impl Kmd for TraceKmd {
         let mut st = self.state();
         self.wait_pending(&mut st);
         if let Some(mut obj) = st.objects.remove(&args.handle) {
-            let final_hash = self.contents(args.handle, &mut obj).map(|c| content_hash(&c));
+            let final_hash = self.contents(args.handle, &mut obj).map(|c| st.timestamps.hash(args.handle, &c));
+            st.timestamps.close(args.handle);
             if obj.map != 0 {
                 // SAFETY: this is the recorder's own mapping from `contents`, of `size` bytes,
                 // and the object is leaving the table, so nothing uses it again.
@@ -214,7 +216,9 @@ impl Kmd for TraceKmd {
 
     fn gem_bind_object(&self, args: &mut drm_asahi_gem_bind_object) -> KmdResult {
         self.inner.gem_bind_object(args)?;
-        self.record(Record::GemBindObject {
+        let mut st = self.state();
+        st.timestamps.bind(args.op, args.handle, args.offset, args.object_handle);
+        Self::emit(&mut st, Record::GemBindObject {
             op: args.op,
             flags: args.flags,
             handle: args.handle,
@@ -265,6 +269,7 @@ impl Kmd for TraceKmd {
         self.snapshot(&mut st);
         // SAFETY: forwarded under the caller's contract.
         unsafe { self.inner.submit(args) }?;
+        st.timestamps.submit(&cmdbuf);
         Self::emit(
             &mut st,
             Record::Submit {

@@ -1,6 +1,6 @@
 //! Replaying a trace into a fresh simulated device.
 
-use super::content_hash;
+use super::timestamps::TimestampSlots;
 use super::format::{read_magic, Record, TraceError};
 use crate::sim::SimKmd;
 use crate::uapi::*;
@@ -40,6 +40,7 @@ struct Replayer {
     kmd: SimKmd,
     sizes: BTreeMap<u32, usize>,
     report: ReplayReport,
+    timestamps: TimestampSlots,
     out_dir: Option<std::path::PathBuf>,
 }
 
@@ -103,7 +104,7 @@ impl Replayer {
             Record::GemClose { handle, final_hash } => {
                 let contents = self.with_map(handle, |m| m.to_vec())?;
                 self.report.objects_compared += 1;
-                if content_hash(&contents) != final_hash {
+                if self.timestamps.hash(handle, &contents) != final_hash {
                     self.report.mismatches.push(handle);
                 }
                 if let Some(dir) = &self.out_dir {
@@ -112,6 +113,7 @@ impl Replayer {
                     f.write_all(&contents)?;
                 }
                 self.report.final_contents.push((handle, contents));
+                self.timestamps.close(handle);
                 call("GEM_CLOSE", self.kmd.gem_close(&drm_gem_close { handle, pad: 0 }))?;
                 self.sizes.remove(&handle);
             }
@@ -127,6 +129,7 @@ impl Replayer {
                 };
                 call("GEM_BIND_OBJECT", k.gem_bind_object(&mut a))?;
                 same("bound object handle", object_handle, a.object_handle)?;
+                self.timestamps.bind(op, handle, offset, object_handle);
             }
             Record::QueueCreate { flags, vm_id, priority, usc_exec_base, queue_id } => {
                 let mut a =
@@ -164,6 +167,7 @@ impl Replayer {
                 };
                 // SAFETY: `syncs` and `cmdbuf` are alive and hold the counts stated.
                 call("SUBMIT", unsafe { k.submit(&a) })?;
+                self.timestamps.submit(&cmdbuf);
                 self.report.submits += 1;
                 let handles: Vec<u32> = s[in_count as usize..].iter().map(|x| x.handle).collect();
                 let points: Vec<u64> = s[in_count as usize..].iter().map(|x| x.timeline_value).collect();
@@ -238,6 +242,7 @@ pub fn replay(path: &Path, out_dir: Option<&Path>) -> Result<ReplayReport, Trace
         kmd: SimKmd::new(gpu),
         sizes: BTreeMap::new(),
         report: ReplayReport { records: 1, ..Default::default() },
+        timestamps: TimestampSlots::default(),
         out_dir: out_dir.map(Path::to_path_buf),
     };
     while let Some(rec) = Record::read(&mut r)? {

@@ -744,6 +744,29 @@ fn stack_is_private_per_thread() {
     assert_eq!(words(&m, OUT, 32), (0..32).collect::<Vec<u32>>());
 }
 
+#[test]
+fn stack_beyond_the_launch_size_faults() {
+    let at = |offset| {
+        prog(vec![
+            Instr::StackMem(StackMem {
+                store: true,
+                reg: r32(1),
+                offset: Index::Imm(offset),
+                format: MemFormat::I32,
+                mask: 1,
+                wait_slot: 0,
+            }),
+            Instr::Stop,
+        ])
+    };
+    let (mut l, mut m) = setup([32, 1, 1], [32, 1, 1], 1);
+    l.stack_bytes = 32;
+    // The last word of the 32 bytes is fine; the word after it is not.
+    run_workgroups(&at(28), &l, &mut m).unwrap();
+    assert!(matches!(run_workgroups(&at(32), &l, &mut m), Err(Fault::Shader { .. })));
+    assert!(matches!(run_workgroups(&at(30), &l, &mut m), Err(Fault::Shader { .. })));
+}
+
 /// Throughput figure: `cargo test -p hw --release -- --ignored --nocapture usc_throughput`.
 #[test]
 #[ignore]
