@@ -13,8 +13,11 @@ echo "== tests"
 cargo build --workspace --quiet
 cargo test --workspace
 
-echo "== main job: vulkaninfo through the loader, agx4 only"
-cargo build --release --quiet
+echo "== fuzz: mutated SPIR-V through the whole compiler, seeded with the corpus modules"
+cargo run --release --quiet -p compiler --bin agx4-fuzz-spirv -- --seconds 60 "${CARGO_TARGET_DIR:-target}/compute-spv"
+
+echo "== main job: vulkaninfo and the compute example through the loader, agx4 only"
+cargo build --release --quiet --lib --example compute
 out=$(VK_DRIVER_FILES="$PWD/agx4_icd.json" NODEVICE_SELECT=1 vulkaninfo --summary 2>&1)
 echo "$out" | sed -n '/^Devices:/,$p'
 echo "$out" | grep -q "deviceName *= Apple M1 (G13G, simulated by agx4)" || { echo "agx4's device is missing from vulkaninfo" >&2; exit 1; }
@@ -26,4 +29,8 @@ if grep -q "VUID" /tmp/agx4-vulkaninfo.txt /tmp/agx4-vulkaninfo.err; then
     echo "validation errors in full vulkaninfo" >&2
     exit 1
 fi
-echo "main job: 2 passed, 0 failed"
+# The compute example verifies its own results and counts validation messages; it must pass
+# with the layer on.
+VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation VK_DRIVER_FILES="$PWD/agx4_icd.json" NODEVICE_SELECT=1 \
+    "${CARGO_TARGET_DIR:-target}/release/examples/compute"
+echo "main job: 3 passed, 0 failed"

@@ -43,8 +43,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Most threads a workgroup may have.
 pub const MAX_WORKGROUP_THREADS: u32 = 1024;
 
-/// Default budget: 2^32 lane steps per dispatch.
-pub const DEFAULT_MAX_LANE_STEPS: u64 = 1 << 32;
+/// Default budget per dispatch: 2^38 lane steps, over twenty minutes of simulation. It plays
+/// the part of the firmware's hang detection, so a shader that never ends faults instead of
+/// hanging the queue, while any kernel a benchmark or test runs on purpose fits easily.
+pub const DEFAULT_MAX_LANE_STEPS: u64 = 1 << 38;
 
 /// Everything a dispatch runs under besides the program and memory.
 #[derive(Debug, Clone)]
