@@ -15,10 +15,15 @@
 
 pub mod bits;
 mod cdm;
+pub mod descriptors;
+pub mod ppp;
 mod usc;
+pub mod vdm;
 
 pub use cdm::*;
 pub use usc::*;
 
+#[cfg(test)]
+mod graphics_tests;
 #[cfg(test)]
 mod tests;

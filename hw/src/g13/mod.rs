@@ -8,6 +8,7 @@
 //! rather than guessed at.
 
 pub mod control;
+pub mod layout;
 mod bits;
 mod error;
 mod float_imm;

@@ -9,6 +9,7 @@ mod command;
 mod exec;
 pub mod usc;
 mod memory;
+pub mod raster;
 
 pub use command::{BgEotProgram, ComputeCommand, HelperProgram, RenderCommand, ZlsBuffer};
 pub use cdm::{ComputeStats, MAX_BLOCKS};

@@ -1,0 +1,370 @@
+//! Where each pixel of an AGX image lives: the address rules of Mesa's `ail` layout library,
+//! restated for agx4.
+//!
+//! Two layouts are modelled:
+//! - linear: rows of `stride` bytes (128-byte aligned by default), one level, no samples;
+//! - twiddled (GPU-tiled): each level is cut into tiles whose size depends on the bytes per
+//!   element (1 B: 128x128 ... 64 B: 16x16), tiles are stored in row-major order and the
+//!   elements inside a tile in Morton order (x bits on even positions, y bits on odd ones).
+//!   Levels follow each other, each 128-byte aligned. Levels that cover at least one whole
+//!   tile are padded tile grids; from the first level that does not, each level takes a
+//!   power-of-two rectangle of elements (halving per level) and uses one square tile as wide
+//!   as the power of two above its smaller side.
+//!   Every array layer (or 3D slice) holds the whole mip chain; layers are page (16 KiB)
+//!   aligned when ail says so.
+//!
+//! Samples of a pixel are stored together: an element is `bytes_per_block * samples` bytes
+//! and sample `s` is at `s * bytes_per_block` inside it. Block-compressed formats (block
+//! sizes other than 1x1) and the compressed (metadata) layout are not modelled.
+
+use std::fmt;
+
+/// Cache line: every level and the total size are aligned to it.
+pub const CACHELINE: u64 = 0x80;
+/// GPU page size used for page-aligned layers.
+pub const PAGE_SIZE: u64 = 0x4000;
+/// Most mip levels an image can have.
+pub const MAX_LEVELS: u32 = 16;
+
+/// Why a layout cannot be made, or a coordinate has no address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LayoutError {
+    /// A dimension, level count, sample count or element size ail does not accept.
+    Invalid(String),
+    /// A coordinate outside the image.
+    OutOfBounds(String),
+}
+
+impl fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LayoutError::Invalid(s) => write!(f, "invalid image layout: {s}"),
+            LayoutError::OutOfBounds(s) => write!(f, "coordinate outside the image: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for LayoutError {}
+
+fn invalid<T>(s: impl Into<String>) -> Result<T, LayoutError> {
+    Err(LayoutError::Invalid(s.into()))
+}
+
+/// How an image is arranged in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tiling {
+    /// Row-major rows; `stride` in bytes (a multiple of 16), or `None` for the minimum
+    /// 128-byte aligned stride.
+    Linear { stride: Option<u32> },
+    /// GPU tiles in Morton order.
+    Twiddled,
+}
+
+/// Uses that change where layers start (ail's page-aligned-layer rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    pub depth_stencil: bool,
+    /// Storage image: layers always start on a page.
+    pub writeable_image: bool,
+    /// Render target: layers of a layered image start on a page.
+    pub renderable: bool,
+}
+
+/// A tile size in elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tile {
+    pub width: u32,
+    pub height: u32,
+}
+
+/// The largest tile for an element of `bytes` bytes (a power of two from 1 to 64): tiles
+/// hold 16 KiB, and are twice as wide as high when the element count is not a square.
+pub fn max_tile(bytes: u32) -> Option<Tile> {
+    let (width, height) = match bytes {
+        1 => (128, 128),
+        2 => (128, 64),
+        4 => (64, 64),
+        8 => (64, 32),
+        16 => (32, 32),
+        32 => (32, 16),
+        64 => (16, 16),
+        _ => return None,
+    };
+    Some(Tile { width, height })
+}
+
+/// `x` with its bits spread to the even bit positions.
+fn spread(x: u32) -> u64 {
+    let mut out = 0u64;
+    for i in 0..16 {
+        out |= u64::from((x >> i) & 1) << (2 * i);
+    }
+    out
+}
+
+/// Dimension `x` at mip level `l`.
+fn minify(x: u32, l: u32) -> u32 {
+    (x >> l).max(1)
+}
+
+/// The address layout of one image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    pub width: u32,
+    pub height: u32,
+    /// Array layers or 3D slices.
+    pub layers: u32,
+    /// Levels allocated: 1, or the full chain down to 1x1 when more than one was asked for
+    /// (ail always allocates the full chain).
+    pub levels: u32,
+    pub bytes_per_block: u32,
+    pub samples: u32,
+    pub tiling: Tiling,
+    /// Linear only: the row stride in bytes.
+    pub linear_stride: u32,
+    /// Byte offset of each level inside a layer, plus the end of the last level.
+    pub level_offsets: Vec<u64>,
+    /// Twiddled only: tile size of each level, in elements.
+    pub tiles: Vec<Tile>,
+    /// Twiddled only: width in elements of each level (its tile row is this many elements
+    /// rounded up to whole tiles).
+    pub stride_el: Vec<u32>,
+    pub page_aligned_layers: bool,
+    pub layer_stride: u64,
+    pub size: u64,
+}
+
+impl Layout {
+    /// A layout for an ordinary sampled image (no usage that forces page-aligned layers).
+    pub fn new(
+        width: u32,
+        height: u32,
+        layers: u32,
+        levels: u32,
+        bytes_per_block: u32,
+        tiling: Tiling,
+        samples: u32,
+    ) -> Result<Layout, LayoutError> {
+        Layout::with_usage(
+            width,
+            height,
+            layers,
+            levels,
+            bytes_per_block,
+            tiling,
+            samples,
+            Usage::default(),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_usage(
+        width: u32,
+        height: u32,
+        layers: u32,
+        levels: u32,
+        bytes_per_block: u32,
+        tiling: Tiling,
+        samples: u32,
+        usage: Usage,
+    ) -> Result<Layout, LayoutError> {
+        if width == 0 || height == 0 || layers == 0 || levels == 0 {
+            return invalid("width, height, layers and levels must be at least 1");
+        }
+        if width > 16384 || height > 16384 || levels > MAX_LEVELS {
+            return invalid(format!(
+                "{width}x{height} with {levels} levels is too large"
+            ));
+        }
+        if !matches!(samples, 1 | 2 | 4) {
+            return invalid(format!("{samples} samples"));
+        }
+        if !bytes_per_block.is_power_of_two() || bytes_per_block > 16 {
+            return invalid(format!("{bytes_per_block} bytes per block"));
+        }
+        let levels = if levels > 1 {
+            32 - width.max(height).leading_zeros()
+        } else {
+            1
+        };
+        let mut l = Layout {
+            width,
+            height,
+            layers,
+            levels,
+            bytes_per_block,
+            samples,
+            tiling,
+            linear_stride: 0,
+            level_offsets: Vec::new(),
+            tiles: Vec::new(),
+            stride_el: Vec::new(),
+            page_aligned_layers: false,
+            layer_stride: 0,
+            size: 0,
+        };
+        match tiling {
+            Tiling::Linear { stride } => l.init_linear(stride)?,
+            Tiling::Twiddled => l.init_twiddled(usage)?,
+        }
+        l.size = l.size.next_multiple_of(CACHELINE);
+        Ok(l)
+    }
+
+    fn init_linear(&mut self, stride: Option<u32>) -> Result<(), LayoutError> {
+        if self.levels != 1 || self.samples != 1 {
+            return invalid("linear images have one level and one sample");
+        }
+        let min = u64::from(self.width) * u64::from(self.bytes_per_block);
+        let stride = match stride {
+            Some(s) if s % 16 != 0 => {
+                return invalid(format!("linear stride {s} is not a multiple of 16"))
+            }
+            Some(s) if u64::from(s) < min => {
+                return invalid(format!("linear stride {s} is below {min}"))
+            }
+            Some(s) => u64::from(s),
+            None => min.next_multiple_of(CACHELINE),
+        };
+        self.linear_stride = stride as u32;
+        self.layer_stride = (stride * u64::from(self.height)).next_multiple_of(CACHELINE);
+        self.level_offsets = vec![0, self.layer_stride];
+        self.size = self.layer_stride * u64::from(self.layers);
+        Ok(())
+    }
+
+    /// Bytes of one element: all samples of one pixel.
+    pub fn element_bytes(&self) -> u32 {
+        self.bytes_per_block * self.samples
+    }
+
+    fn init_twiddled(&mut self, usage: Usage) -> Result<(), LayoutError> {
+        let block = self.element_bytes();
+        let max = max_tile(block).ok_or(LayoutError::Invalid(format!("{block}-byte elements")))?;
+        let (w, h) = (self.width, self.height);
+        let stx = w.div_ceil(max.width);
+        let sty = h.div_ceil(max.height);
+        let area = stx * sty;
+
+        // Levels that still cover at least one whole tile are stored as padded tile grids.
+        let mut full_tile_levels = 0;
+        while minify(w, full_tile_levels) >= max.width && minify(h, full_tile_levels) >= max.height
+        {
+            full_tile_levels += 1;
+        }
+
+        let mut offset = 0u64;
+        let block = u64::from(block);
+        for l in 0..full_tile_levels.min(self.levels) {
+            let mut tiles = area >> (2 * l);
+            let low = (1u32 << l) - 1;
+            let pad_left = stx & low != 0;
+            let pad_bottom = sty & low != 0;
+            if pad_left {
+                tiles += sty >> l;
+            }
+            if pad_bottom {
+                tiles += stx >> l;
+            }
+            if pad_left && pad_bottom {
+                tiles += 1;
+            }
+            let elements = u64::from(tiles) * u64::from(max.width * max.height);
+            self.level_offsets.push(offset);
+            offset = (offset + block * elements).next_multiple_of(CACHELINE);
+            self.stride_el.push(minify(w, l));
+            self.tiles.push(max);
+        }
+
+        // Smaller levels: power-of-two extents halving from the first small level, each one
+        // square tile of the smaller extent of the level.
+        let mut pot_w = minify(w, full_tile_levels).next_power_of_two();
+        let mut pot_h = minify(h, full_tile_levels).next_power_of_two();
+        for l in full_tile_levels..self.levels {
+            self.level_offsets.push(offset);
+            offset =
+                (offset + block * u64::from(pot_w) * u64::from(pot_h)).next_multiple_of(CACHELINE);
+            let t = minify(w.min(h), l).next_power_of_two();
+            self.tiles.push(Tile {
+                width: t,
+                height: t,
+            });
+            self.stride_el.push(minify(w, l));
+            pot_w = minify(pot_w, 1);
+            pot_h = minify(pot_h, 1);
+        }
+        self.level_offsets.push(offset);
+
+        let mut page = self.levels != 1 && offset > PAGE_SIZE;
+        if self.layers == 1 && !usage.depth_stencil {
+            page = false;
+        }
+        page |= usage.writeable_image;
+        page |= usage.renderable && self.layers > 1;
+        self.page_aligned_layers = page;
+        self.layer_stride = if page {
+            offset.next_multiple_of(PAGE_SIZE)
+        } else {
+            offset
+        };
+        self.size = self.layer_stride * u64::from(self.layers);
+        Ok(())
+    }
+
+    /// Width and height of `level` in pixels.
+    pub fn level_extent(&self, level: u32) -> (u32, u32) {
+        (minify(self.width, level), minify(self.height, level))
+    }
+
+    /// Byte offset of level `level` inside a layer.
+    pub fn level_offset(&self, level: u32) -> Option<u64> {
+        if level < self.levels {
+            self.level_offsets.get(level as usize).copied()
+        } else {
+            None
+        }
+    }
+
+    /// Byte offset, from the image base, of sample `sample` of pixel (`x`, `y`) of `layer`
+    /// (or 3D slice) at mip `level`.
+    pub fn offset_of(
+        &self,
+        x: u32,
+        y: u32,
+        layer: u32,
+        level: u32,
+        sample: u32,
+    ) -> Result<u64, LayoutError> {
+        let (lw, lh) = self.level_extent(level);
+        if level >= self.levels
+            || x >= lw
+            || y >= lh
+            || layer >= self.layers
+            || sample >= self.samples
+        {
+            return Err(LayoutError::OutOfBounds(format!(
+                "pixel ({x}, {y}) layer {layer} level {level} sample {sample} of a {}x{} image \
+                 with {} layers, {} levels, {} samples",
+                self.width, self.height, self.layers, self.levels, self.samples
+            )));
+        }
+        let base = u64::from(layer) * self.layer_stride + self.level_offsets[level as usize];
+        let bpp = u64::from(self.bytes_per_block);
+        match self.tiling {
+            Tiling::Linear { .. } => {
+                Ok(base + u64::from(y) * u64::from(self.linear_stride) + u64::from(x) * bpp)
+            }
+            Tiling::Twiddled => {
+                let t = self.tiles[level as usize];
+                let per_row = self.stride_el[level as usize].div_ceil(t.width);
+                let tile = u64::from((y / t.height) * per_row + x / t.width);
+                let inner = spread(x % t.width) | (spread(y % t.height) << 1);
+                let element = tile * u64::from(t.width * t.height) + inner;
+                Ok(base + element * u64::from(self.element_bytes()) + u64::from(sample) * bpp)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

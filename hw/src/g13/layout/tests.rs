@@ -1,0 +1,263 @@
+//! Layout numbers worked out by hand from ail's rules, and an exhaustive check that every
+//! pixel gets its own bytes inside the image.
+
+use super::*;
+
+fn twiddled(w: u32, h: u32, layers: u32, levels: u32, bpp: u32, samples: u32) -> Layout {
+    Layout::new(w, h, layers, levels, bpp, Tiling::Twiddled, samples).unwrap()
+}
+
+#[test]
+fn tile_size_per_element_size() {
+    let expect = [
+        (1, 128, 128),
+        (2, 128, 64),
+        (4, 64, 64),
+        (8, 64, 32),
+        (16, 32, 32),
+        (32, 32, 16),
+        (64, 16, 16),
+    ];
+    for (bytes, w, h) in expect {
+        assert_eq!(
+            max_tile(bytes),
+            Some(Tile {
+                width: w,
+                height: h
+            }),
+            "{bytes} B"
+        );
+        // Every full tile is one 16 KiB page.
+        assert_eq!(bytes * w * h, 16384);
+    }
+    assert_eq!(max_tile(3), None);
+    assert_eq!(max_tile(128), None);
+}
+
+#[test]
+fn mip_chain_of_256_square_rgba8() {
+    // 4x4 tiles of 64x64; levels 0..2 cover whole tiles (16, 4, 1 tiles of 16 KiB), levels
+    // 3..8 are 32², 16², 8², 4², 2², 1² elements, each rounded up to 128 bytes.
+    let l = twiddled(256, 256, 1, 2, 4, 1);
+    assert_eq!(l.levels, 9);
+    assert_eq!(
+        l.level_offsets,
+        vec![0, 262144, 327680, 344064, 348160, 349184, 349440, 349568, 349696, 349824]
+    );
+    assert_eq!(
+        l.tiles[2],
+        Tile {
+            width: 64,
+            height: 64
+        }
+    );
+    assert_eq!(
+        l.tiles[3],
+        Tile {
+            width: 32,
+            height: 32
+        }
+    );
+    assert_eq!(
+        l.tiles[8],
+        Tile {
+            width: 1,
+            height: 1
+        }
+    );
+    assert!(!l.page_aligned_layers);
+    assert_eq!(l.layer_stride, 349824);
+    assert_eq!(l.size, 349824);
+}
+
+#[test]
+fn mipmapped_array_layers_start_on_pages() {
+    // Two layers of more than a page each: the layer stride rounds 349824 up to 22 pages.
+    let l = twiddled(256, 256, 2, 9, 4, 1);
+    assert!(l.page_aligned_layers);
+    assert_eq!(l.layer_stride, 22 * 16384);
+    assert_eq!(l.size, 2 * 22 * 16384);
+    // A single-level array does not page-align.
+    let one = twiddled(256, 256, 2, 1, 4, 1);
+    assert!(!one.page_aligned_layers);
+    assert_eq!(one.layer_stride, 262144);
+    // A storage image always does.
+    let st = Layout::with_usage(
+        16,
+        16,
+        1,
+        1,
+        4,
+        Tiling::Twiddled,
+        1,
+        Usage {
+            writeable_image: true,
+            ..Usage::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(st.layer_stride, 16384);
+}
+
+#[test]
+fn padded_tile_grid_at_level_1() {
+    // 192² RGBA8: 3x3 tiles. Level 1 (96²) takes 9 >> 2 = 2 tiles, plus 3 >> 1 = 1 for the
+    // odd column, 1 for the odd row and 1 for the corner: 5 tiles.
+    let l = twiddled(192, 192, 1, 2, 4, 1);
+    assert_eq!(l.level_offsets[1], 9 * 16384);
+    assert_eq!(l.level_offsets[2], 14 * 16384);
+    // Level 2 (48²) is the first small level: 64² elements.
+    assert_eq!(l.level_offsets[3], 14 * 16384 + 16384);
+    assert_eq!(
+        l.tiles[2],
+        Tile {
+            width: 64,
+            height: 64
+        }
+    );
+}
+
+#[test]
+fn non_power_of_two_chain() {
+    // 100² RGBA8: 2x2 tiles at level 0; levels 1.. are 64², 32², 16², 8², 4², 2² elements.
+    let l = twiddled(100, 100, 1, 3, 4, 1);
+    assert_eq!(l.levels, 7);
+    assert_eq!(
+        l.level_offsets,
+        vec![0, 65536, 81920, 86016, 87040, 87296, 87424, 87552]
+    );
+    let t: Vec<u32> = l.tiles.iter().map(|t| t.width).collect();
+    assert_eq!(t, vec![64, 64, 32, 16, 8, 4, 1]);
+}
+
+#[test]
+fn twiddled_pixel_offsets() {
+    let l = twiddled(256, 256, 1, 9, 4, 1);
+    // (70, 5): tile 1 of row 0 (4096 elements in); inside it x = 6 -> bits 2, 4 (20) and
+    // y = 5 -> bits 1, 5 (34): element 4150.
+    assert_eq!(l.offset_of(70, 5, 0, 0, 0), Ok(4150 * 4));
+    // Level 3 (32x32 tile): (3, 2) -> x bits 0, 2 (5), y bit 3 (8): element 13.
+    assert_eq!(l.offset_of(3, 2, 0, 3, 0), Ok(344064 + 13 * 4));
+
+    // 16-bit 256x128: 128x64 tiles, two per row. (130, 70) is tile 3; x = 2 -> 4,
+    // y = 6 -> 8 + 32: element 3 * 8192 + 44.
+    let l = twiddled(256, 128, 1, 1, 2, 1);
+    assert_eq!(l.offset_of(130, 70, 0, 0, 0), Ok((3 * 8192 + 44) * 2));
+    assert!(matches!(
+        l.offset_of(256, 0, 0, 0, 0),
+        Err(LayoutError::OutOfBounds(_))
+    ));
+}
+
+#[test]
+fn multisampled_pixels_keep_samples_together() {
+    // RGBA8 x4: 16-byte elements, 32x32 tiles. (33, 1) sample 2: tile 1 (1024 elements),
+    // x = 1 -> 1, y = 1 -> 2: element 1027, then 2 samples of 4 bytes.
+    let l = twiddled(64, 64, 1, 1, 4, 4);
+    assert_eq!(
+        l.tiles[0],
+        Tile {
+            width: 32,
+            height: 32
+        }
+    );
+    assert_eq!(l.offset_of(33, 1, 0, 0, 2), Ok(1027 * 16 + 8));
+    assert_eq!(l.size, 64 * 64 * 16);
+}
+
+#[test]
+fn linear_layout() {
+    // 100 RGBA8 pixels = 400 bytes, rounded up to a 512-byte stride; 10 rows per layer.
+    let l = Layout::new(100, 10, 3, 1, 4, Tiling::Linear { stride: None }, 1).unwrap();
+    assert_eq!(l.linear_stride, 512);
+    assert_eq!(l.layer_stride, 5120);
+    assert_eq!(l.size, 15360);
+    assert_eq!(l.offset_of(5, 3, 2, 0, 0), Ok(10240 + 1536 + 20));
+    let s = Layout::new(10, 3, 1, 1, 4, Tiling::Linear { stride: Some(48) }, 1).unwrap();
+    assert_eq!(s.offset_of(9, 2, 0, 0, 0), Ok(96 + 36));
+    // 144 bytes rounded to a cache line.
+    assert_eq!(s.size, 256);
+}
+
+#[test]
+fn bad_layouts_are_errors() {
+    assert!(Layout::new(0, 1, 1, 1, 4, Tiling::Twiddled, 1).is_err());
+    assert!(Layout::new(4, 4, 1, 1, 3, Tiling::Twiddled, 1).is_err());
+    assert!(Layout::new(4, 4, 1, 1, 4, Tiling::Twiddled, 3).is_err());
+    assert!(Layout::new(4, 4, 1, 2, 4, Tiling::Linear { stride: None }, 1).is_err());
+    assert!(Layout::new(4, 4, 1, 1, 4, Tiling::Linear { stride: Some(8) }, 1).is_err());
+    assert!(Layout::new(4, 4, 1, 1, 4, Tiling::Linear { stride: Some(24) }, 1).is_err());
+    assert!(Layout::new(4, 4, 1, 1, 4, Tiling::Linear { stride: None }, 4).is_err());
+}
+
+/// Every sample of every pixel of every level and layer gets its own bytes, inside its
+/// level's range and inside the image.
+fn check_disjoint(l: &Layout) {
+    let bpp = u64::from(l.bytes_per_block);
+    let mut used = vec![false; l.size as usize];
+    for layer in 0..l.layers {
+        for level in 0..l.levels {
+            let (w, h) = l.level_extent(level);
+            let lo = u64::from(layer) * l.layer_stride + l.level_offsets[level as usize];
+            let hi = u64::from(layer) * l.layer_stride + l.level_offsets[level as usize + 1];
+            for y in 0..h {
+                for x in 0..w {
+                    for s in 0..l.samples {
+                        let o = l.offset_of(x, y, layer, level, s).unwrap();
+                        assert!(o >= lo && o + bpp <= hi, "{l:?} ({x},{y}) level {level}");
+                        for b in o..o + bpp {
+                            assert!(
+                                !used[b as usize],
+                                "byte {b} twice: ({x},{y},{layer},{level},{s})"
+                            );
+                            used[b as usize] = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_pixel_has_its_own_bytes() {
+    let shapes = [
+        (256, 256, 1, 9, 4, 1),
+        (192, 192, 2, 9, 4, 1),
+        (100, 37, 3, 2, 4, 1),
+        (257, 129, 1, 2, 1, 1),
+        (300, 70, 1, 2, 2, 1),
+        (130, 66, 1, 2, 8, 1),
+        (65, 33, 2, 2, 16, 1),
+        (33, 65, 1, 1, 16, 2),
+        (40, 24, 1, 1, 16, 4),
+        (17, 3, 1, 2, 4, 1),
+        (1, 1, 1, 1, 1, 1),
+    ];
+    for (w, h, layers, levels, bpp, samples) in shapes {
+        check_disjoint(&twiddled(w, h, layers, levels, bpp, samples));
+    }
+    check_disjoint(&Layout::new(37, 11, 2, 1, 4, Tiling::Linear { stride: None }, 1).unwrap());
+}
+
+#[test]
+fn agrees_with_values_ail_tests_publish() {
+    // Expectations stated by Mesa's own ail tests (test-layout.cpp).
+    let cube = twiddled(63, 63, 6, 6, 4, 1);
+    assert_eq!(
+        &cube.level_offsets[..5],
+        &[0, 0x4000, 0x5000, 0x5400, 0x5500]
+    );
+    assert!(cube.page_aligned_layers);
+    assert_eq!(cube.layer_stride, 0x8000);
+    assert_eq!(cube.size, 0x30000);
+    assert_eq!(twiddled(1024, 1024, 1, 11, 4, 1).size, 0x555680);
+    assert_eq!(twiddled(1024, 1024, 1, 4, 4, 1).size, 0x555680);
+    let arr = twiddled(32, 16, 64, 4, 4, 1);
+    assert_eq!(arr.layer_stride, 0xc00);
+    assert_eq!(arr.size, 0x30000);
+    let plain = twiddled(512, 512, 6, 1, 4, 1);
+    assert_eq!(plain.layer_stride, 512 * 512 * 4);
+    let buf = Layout::new(16384, 1, 1, 1, 1, Tiling::Linear { stride: None }, 1).unwrap();
+    assert_eq!(buf.size, 16384);
+}
