@@ -1,6 +1,8 @@
 //! GLSL compute shaders through SPIR-V (glslang and naga), the front end, the passes and the
 //! IR interpreter, against results computed here on the CPU.
 
+mod int64_shader;
+
 use compiler::ir::interp::{self, Dispatch, Regions};
 use compiler::{
     abi, BindingLayout, CompileError, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout,
@@ -1054,15 +1056,14 @@ void main() {
 #[test]
 fn rejects_unsupported_capabilities_and_bad_modules() {
     let src = r#"#version 450
-#extension GL_ARB_gpu_shader_int64 : require
 layout(local_size_x = 1) in;
-layout(std430, set = 0, binding = 0) buffer O { uint64_t o[]; };
-void main() { o[0] = 1ul; }
+layout(std430, set = 0, binding = 0) buffer O { double o[]; };
+void main() { o[0] = 1.0lf; }
 "#;
     if let Some(w) = glslang(src) {
         match compiler::check_module(&w) {
-            Err(CompileError::Unsupported(m)) => assert!(m.contains("Int64"), "{m}"),
-            other => panic!("expected Unsupported(Int64), got {other:?}"),
+            Err(CompileError::Unsupported(m)) => assert!(m.contains("Float64"), "{m}"),
+            other => panic!("expected Unsupported(Float64), got {other:?}"),
         }
     }
     assert!(matches!(
@@ -1205,4 +1206,112 @@ void main() {
             }
         },
     );
+}
+
+#[test]
+fn int64_arithmetic_conversions_and_layout() {
+    use int64_shader as t;
+    let a = t::inputs();
+    let bufs = vec![
+        buf(0, t::u64s(&a)),
+        buf(1, vec![0; 8 * 20 * t::INVOCATIONS]),
+        buf(2, vec![0; 64]),
+    ];
+    let want = t::expected(&a);
+    for (name, w) in variants(t::SRC, false) {
+        for (stage, r) in run(&w, &[], &bufs, &t::push(), [1, 1, 1], [0; 3], true)
+            .iter()
+            .enumerate()
+        {
+            t::compare(&t::as_u64(&r[1]), &want, &format!("{name} stage {stage}"));
+            t::check_struct(&r[2], &a);
+        }
+    }
+}
+
+#[test]
+fn int64_atomics_are_rejected_clearly() {
+    let src = r#"#version 450
+#extension GL_ARB_gpu_shader_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
+layout(local_size_x = 1) in;
+layout(std430, set = 0, binding = 0) buffer O { uint64_t o[]; };
+void main() { atomicAdd(o[0], 1ul); }
+"#;
+    let Some(w) = glslang(src) else { return };
+    let layout = layout_for(&[buf(0, vec![0; 8])]);
+    let req = ComputeRequest {
+        spirv: &w,
+        entry_point: "main",
+        specialization: &[],
+        layout: &layout,
+        target: Target::G13,
+    };
+    let e = compiler::check_module(&w)
+        .and_then(|_| compiler::frontend::translate(&req).map(|_| ()))
+        .expect_err("64-bit atomics must be rejected");
+    assert!(
+        matches!(&e, CompileError::Unsupported(m) if m.contains("64")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn int64_spec_constants() {
+    let src = r#"#version 450
+#extension GL_ARB_gpu_shader_int64 : require
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const uint64_t B = 0x100000000ul;
+layout(constant_id = 1) const int64_t N = -5l;
+const uint64_t B2 = B * 3ul + (B >> 4);
+const int64_t M = N * N - (N >> 1);
+layout(std430, set = 0, binding = 0) buffer O { uint64_t o[]; };
+void main() { o[0] = B2; o[1] = uint64_t(M); o[2] = B; }
+"#;
+    let Some(w) = glslang(src) else { return };
+    let bufs = vec![buf(0, vec![0; 24])];
+    let expect = |b: u64, n: i64| {
+        vec![
+            b.wrapping_mul(3).wrapping_add(b >> 4),
+            n.wrapping_mul(n).wrapping_sub(n >> 1) as u64,
+            b,
+        ]
+    };
+    for r in run(&w, &[], &bufs, &[], [1, 1, 1], [0; 3], true) {
+        assert_eq!(int64_shader::as_u64(&r[0]), expect(1 << 32, -5));
+    }
+    let spec = [
+        Specialization {
+            id: 0,
+            bytes: 0x1234_5678_9abc_def0u64.to_le_bytes().to_vec(),
+        },
+        Specialization {
+            id: 1,
+            bytes: (-3_000_000_000i64).to_le_bytes().to_vec(),
+        },
+    ];
+    for r in run(&w, &spec, &bufs, &[], [1, 1, 1], [0; 3], true) {
+        assert_eq!(
+            int64_shader::as_u64(&r[0]),
+            expect(0x1234_5678_9abc_def0, -3_000_000_000)
+        );
+    }
+}
+
+#[test]
+fn int64_shared_local_push_and_vectors() {
+    use int64_shader as t;
+    let bufs = vec![buf(0, vec![0; 16 * 8])];
+    for (name, w) in variants(t::SRC_MEMORY, false) {
+        for (stage, r) in run(&w, &[], &bufs, &t::push_memory(), [1, 1, 1], [0; 3], true)
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(
+                t::as_u64(&r[0]),
+                t::expected_memory(),
+                "{name} stage {stage}"
+            );
+        }
+    }
 }

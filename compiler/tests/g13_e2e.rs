@@ -2,6 +2,8 @@
 //! and the simulated USC, against results computed here on the CPU and against the IR
 //! interpreter running the same shader (a differential check of the back end).
 
+mod int64_shader;
+
 use compiler::ir::interp::{self, Dispatch, Regions};
 use compiler::{
     abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
@@ -45,6 +47,7 @@ fn glslang(src: &str) -> Option<Vec<u32>> {
 
 const BUF_BASE: u64 = 0x10_0000;
 const SET_BASE: u64 = 0x1000;
+const ROOT_BASE: u64 = 0x8000;
 
 fn u32s(xs: &[u32]) -> Vec<u8> {
     xs.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -88,6 +91,10 @@ fn root_and_set(bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> (Vec<u8>, Ve
     }
     let p = abi::PUSH_CONSTANTS_OFFSET as usize;
     root[p..p + push.len()].copy_from_slice(push);
+    // Dynamically indexed push constants are read through memory at the root table's own
+    // address, as the ICD arranges.
+    let o = abi::ROOT_ADDRESS_OFFSET as usize;
+    root[o..o + 8].copy_from_slice(&ROOT_BASE.to_le_bytes());
     (root, set)
 }
 
@@ -130,6 +137,7 @@ fn run(src: &str, bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> Option<Vec
     launch.max_lane_steps = 1 << 30;
     let mut mem = FlatMemory::new();
     mem.map(SET_BASE, set.clone());
+    mem.map(ROOT_BASE, root.clone());
     for (k, b) in bufs.iter().enumerate() {
         mem.map(BUF_BASE + 0x1_0000 * k as u64, b.clone());
     }
@@ -150,6 +158,7 @@ fn run(src: &str, bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> Option<Vec
     compiler::passes::run_all(&mut shader, &layout).expect("passes");
     let mut imem = Regions::default();
     imem.add(SET_BASE, set);
+    imem.add(ROOT_BASE, root.clone());
     for (k, b) in bufs.iter().enumerate() {
         imem.add(BUF_BASE + 0x1_0000 * k as u64, b.clone());
     }
@@ -451,4 +460,64 @@ void main() {
         .map(|k| (k.wrapping_mul(0x2545_f491) >> 3) ^ if k % 3 == 0 { 0x8000_0000 } else { 0 })
         .collect();
     differential(src, &[u32s(&a), vec![0; 32 * 5 * 4]], [1, 1, 1]);
+}
+
+#[test]
+fn int64_arithmetic_conversions_and_layout() {
+    use int64_shader as t;
+    let a = t::inputs();
+    let bufs = [t::u64s(&a), vec![0; 8 * 20 * t::INVOCATIONS], vec![0; 64]];
+    let Some(r) = run(t::SRC, &bufs, [1, 1, 1], &t::push()) else {
+        return;
+    };
+    t::compare(&t::as_u64(&r[1]), &t::expected(&a), "USC");
+    t::check_struct(&r[2], &a);
+}
+
+#[test]
+fn int64_shared_local_push_and_vectors() {
+    use int64_shader as t;
+    let Some(r) = run(
+        t::SRC_MEMORY,
+        &[vec![0; 16 * 8]],
+        [1, 1, 1],
+        &t::push_memory(),
+    ) else {
+        return;
+    };
+    assert_eq!(t::as_u64(&r[0]), t::expected_memory());
+}
+
+#[test]
+fn int64_loop_carried_values() {
+    let src = r#"#version 450
+#extension GL_ARB_gpu_shader_int64 : require
+layout(local_size_x = 4) in;
+layout(std430, set = 0, binding = 0) buffer O { uint64_t o[]; };
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    uint64_t acc = 1ul;
+    for (uint k = 0u; k < 20u + i; k++) {
+        acc = acc * 0x9E3779B97F4A7C15ul + uint64_t(k);
+        if ((acc & 1ul) == 0ul) acc ^= acc >> 29;
+    }
+    o[i] = acc;
+}
+"#;
+    let Some(r) = run(src, &[vec![0; 32]], [1, 1, 1], &[]) else {
+        return;
+    };
+    let want: Vec<u64> = (0..4u64)
+        .map(|i| {
+            let mut acc = 1u64;
+            for k in 0..20 + i {
+                acc = acc.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(k);
+                if acc & 1 == 0 {
+                    acc ^= acc >> 29;
+                }
+            }
+            acc
+        })
+        .collect();
+    assert_eq!(int64_shader::as_u64(&r[0]), want);
 }

@@ -208,7 +208,9 @@ fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
 /// The features agx4 supports. Everything not listed here is false.
 pub fn supported_features() -> vk::PhysicalDeviceFeatures {
     // Vulkan 1.0 requires robustBufferAccess of every implementation.
-    vk::PhysicalDeviceFeatures { robust_buffer_access: vk::TRUE, ..Default::default() }
+    // shaderInt64: the compiler splits 64-bit integers into 32-bit pairs (passes::lower_int64);
+    // 64-bit atomics (shaderBufferInt64Atomics) are a separate feature and stay off.
+    vk::PhysicalDeviceFeatures { robust_buffer_access: vk::TRUE, shader_int64: vk::TRUE, ..Default::default() }
 }
 
 /// Whether every feature set in `requested` is in `supported` (both are arrays of VkBool32).

@@ -120,6 +120,8 @@ pub struct Case {
     pub copy_back: bool,
     /// Bracket the commands with `vkCmdWriteTimestamp` and check the results.
     pub timestamps: bool,
+    /// Needs the shaderInt64 device feature: skipped (not passed) on a device without it.
+    pub needs_int64: bool,
 }
 
 /// Little-endian bytes of 32-bit words, for push constants.

@@ -4,6 +4,7 @@ mod arith;
 mod control;
 mod dispatch;
 mod float;
+mod int64;
 mod memory;
 
 use super::case::{Buffer, Case, Check, Desc, Init, Pipe, Reference, Step, Tol};
@@ -12,6 +13,7 @@ pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
     v.extend(arith::cases());
     v.extend(float::cases());
+    v.extend(int64::cases());
     v.extend(control::cases());
     v.extend(memory::cases());
     v.extend(dispatch::cases());
@@ -113,6 +115,7 @@ pub fn simple(
         tol: Tol::EXACT,
         copy_back: false,
         timestamps: false,
+        needs_int64: false,
     }
 }
 

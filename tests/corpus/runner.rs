@@ -52,6 +52,9 @@ fn messenger_info() -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
 pub struct Outcome {
     pub name: String,
     pub result: Result<(), String>,
+    /// Why the case did not run (a device feature it needs is missing); neither passed nor
+    /// failed.
+    pub skipped: Option<String>,
 }
 
 /// The outcome of a run.
@@ -73,19 +76,27 @@ impl Report {
     }
 
     pub fn passed(&self) -> usize {
-        self.outcomes.iter().filter(|o| o.result.is_ok()).count()
+        self.outcomes
+            .iter()
+            .filter(|o| o.result.is_ok() && o.skipped.is_none())
+            .count()
     }
 
     pub fn failed(&self) -> usize {
-        self.outcomes.len() - self.passed()
+        self.outcomes.iter().filter(|o| o.result.is_err()).count()
+    }
+
+    pub fn skipped(&self) -> usize {
+        self.outcomes.iter().filter(|o| o.skipped.is_some()).count()
     }
 
     pub fn summary(&self) -> String {
         format!(
-            "compute corpus on {}: {} passed, {} failed",
+            "compute corpus on {}: {} passed, {} failed, {} skipped",
             self.driver,
             self.passed(),
-            self.failed()
+            self.failed(),
+            self.skipped()
         )
     }
 
@@ -96,6 +107,10 @@ impl Report {
             s += &format!("setup failed: {e}\n");
         }
         for o in &self.outcomes {
+            if let Some(why) = &o.skipped {
+                s += &format!("SKIP {}: {}\n", o.name, why);
+                continue;
+            }
             match &o.result {
                 Ok(()) => s += &format!("PASS {}\n", o.name),
                 Err(e) => s += &format!("FAIL {}: {}\n", o.name, e),
@@ -147,6 +162,8 @@ struct Gpu {
     mem: vk::PhysicalDeviceMemoryProperties,
     family: u32,
     timestamp_bits: u32,
+    /// The device has (and the run enabled) the shaderInt64 feature.
+    int64: bool,
     device: Option<(ash::Device, vk::Queue)>,
     /// vkCmdDispatchBaseKHR, on a 1.0 device with VK_KHR_device_group.
     device_group: Option<ash::khr::device_group::Device>,
@@ -211,6 +228,7 @@ impl Gpu {
                 mem: vk::PhysicalDeviceMemoryProperties::default(),
                 family: 0,
                 timestamp_bits: 0,
+                int64: false,
                 device: None,
                 device_group: None,
             };
@@ -246,9 +264,18 @@ impl Gpu {
             } else {
                 Vec::new()
             };
+            // Enable shaderInt64 where the device has it; cases that need it are skipped
+            // elsewhere.
+            let supported = gpu.instance.get_physical_device_features(pdev);
+            gpu.int64 = supported.shader_int64 == vk::TRUE;
+            let features = vk::PhysicalDeviceFeatures {
+                shader_int64: supported.shader_int64,
+                ..Default::default()
+            };
             let info = vk::DeviceCreateInfo::default()
                 .queue_create_infos(&queues)
-                .enabled_extension_names(&enabled);
+                .enabled_extension_names(&enabled)
+                .enabled_features(&features);
             let device = gpu
                 .instance
                 .create_device(pdev, &info, None)
@@ -961,6 +988,16 @@ pub fn run(driver: Driver, cases: &[Case]) -> Report {
     let setup_messages = take_messages();
     let mut outcomes = Vec::new();
     for case in cases {
+        if case.needs_int64 && !gpu.int64 {
+            let why = "the device lacks shaderInt64".to_string();
+            eprintln!("SKIP {}: {}", case.name, why);
+            outcomes.push(Outcome {
+                name: case.name.to_string(),
+                result: Ok(()),
+                skipped: Some(why),
+            });
+            continue;
+        }
         let caught =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(&gpu, case)));
         let mut result = match caught {
@@ -988,6 +1025,7 @@ pub fn run(driver: Driver, cases: &[Case]) -> Report {
         outcomes.push(Outcome {
             name: case.name.to_string(),
             result,
+            skipped: None,
         });
     }
     drop(gpu);

@@ -174,9 +174,12 @@ impl<'m> Tr<'m> {
         idx: Value,
         stride: u32,
     ) -> Result<Option<Value>, CompileError> {
-        if self.sh.ty(idx) != Type::I32 {
-            return Err(invalid("access chain index is not a 32-bit integer"));
-        }
+        // Byte offsets are 32-bit (no buffer reaches 4 GiB): a 64-bit index keeps its low word.
+        let idx = match self.sh.ty(idx) {
+            Type::I32 => idx,
+            Type::I64 => self.emit(Type::I32, ir::Op::Conv(ConvOp::UToU, idx))?,
+            _ => return Err(invalid("access chain index is not an integer")),
+        };
         let s = self.u32c(stride)?;
         let term = self.emit(Type::I32, ir::Op::Binary(BinOp::IMul, idx, s))?;
         Ok(Some(match dyn_off {
@@ -291,6 +294,13 @@ impl<'m> Tr<'m> {
                             }
                         }
                         SpvType::Vector { elem, .. } => {
+                            // 64-bit lanes are 8 bytes apart (matrices, the one other
+                            // source of a lane stride, are never 64-bit).
+                            let lane_stride = if self.l.ir_type(elem)?.scalar == Scalar::I64 {
+                                8
+                            } else {
+                                lane_stride
+                            };
                             match konst {
                                 Some(i) => off = add(off, i.wrapping_mul(lane_stride))?,
                                 None => {
@@ -440,6 +450,8 @@ impl<'m> Tr<'m> {
         } else {
             t
         };
+        let wide = t.scalar == Scalar::I64;
+        let lane_stride = if wide { 8 } else { lane_stride };
         let v = if t.lanes == 1 || lane_stride == 4 {
             let (space, addr) = self.address(base, off, dyn_off, 0)?;
             self.emit(
@@ -447,7 +459,7 @@ impl<'m> Tr<'m> {
                 ir::Op::Load {
                     space,
                     addr,
-                    align: 4,
+                    align: if wide { 8 } else { 4 },
                 },
             )?
         } else {
@@ -492,6 +504,11 @@ impl<'m> Tr<'m> {
                 ir::Op::Conv(ConvOp::BoolToInt, v),
             )?;
         }
+        let lane_stride = if t.scalar == Scalar::I64 {
+            8
+        } else {
+            lane_stride
+        };
         if t.lanes == 1 || lane_stride == 4 {
             let (space, addr) = self.address(base, off, dyn_off, 0)?;
             if space == Space::Root {
@@ -783,8 +800,14 @@ impl<'m> Tr<'m> {
         else {
             return Err(unsupported("atomics on function-local variables"));
         };
-        if self.l.ir_type(*ty)? != Type::I32 {
-            return Err(unsupported("atomics on non-32-bit-integer types"));
+        match self.l.ir_type(*ty)? {
+            Type::I32 => {}
+            Type::I64 => {
+                return Err(unsupported(
+                    "64-bit atomics (shaderBufferInt64Atomics / shaderSharedInt64Atomics)",
+                ))
+            }
+            _ => return Err(unsupported("atomics on non-32-bit-integer types")),
         }
         let (space, addr) = self.address(base, *off, *dyn_off, 0)?;
         if !matches!(space, Space::Global | Space::Shared) {

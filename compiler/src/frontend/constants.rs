@@ -106,8 +106,38 @@ fn lanewise(
     }
 }
 
-fn spec_op(op: Op, args: &[&CVal], lits: &[u32]) -> Result<CVal, CompileError> {
-    let s = |x: u64| x as u32 as i32;
+/// Integer width in bits of a scalar or vector type (32 for anything else).
+fn int_bits(types: &HashMap<Word, SpvType>, ty: Word) -> u32 {
+    match types.get(&ty) {
+        Some(SpvType::Int { width, .. }) => *width,
+        Some(SpvType::Vector { elem, .. }) => match types.get(elem) {
+            Some(SpvType::Int { width, .. }) => *width,
+            _ => 32,
+        },
+        _ => 32,
+    }
+}
+
+/// Evaluates a constant operation; `src` and `dst` are the integer widths of the first
+/// operand and of the result (they differ only for UConvert / SConvert).
+fn spec_op(
+    op: Op,
+    args: &[&CVal],
+    lits: &[u32],
+    (src, dst): (u32, u32),
+) -> Result<CVal, CompileError> {
+    let wide = src == 64;
+    // Operands sign-extended from their width.
+    let s = |x: u64| {
+        if wide {
+            x as i64
+        } else {
+            x as u32 as i32 as i64
+        }
+    };
+    let dmask = if dst == 64 { u64::MAX } else { 0xffff_ffff };
+    let smask = if wide { u64::MAX } else { 0xffff_ffff };
+    let sh = if wide { 63 } else { 31 };
     let b = |c: bool| c as u64;
     let bin = |f: &dyn Fn(u64, u64) -> Option<u64>| -> Result<CVal, CompileError> {
         let (Some(x), Some(y)) = (args.first(), args.get(1)) else {
@@ -121,15 +151,15 @@ fn spec_op(op: Op, args: &[&CVal], lits: &[u32]) -> Result<CVal, CompileError> {
         };
         lanewise(x, None, f)
     };
-    let m = |x: u64| x & 0xffff_ffff;
+    let m = |x: u64| x & dmask;
     match op {
         Op::IAdd => bin(&|x, y| Some(m(x.wrapping_add(y)))),
         Op::ISub => bin(&|x, y| Some(m(x.wrapping_sub(y)))),
         Op::IMul => bin(&|x, y| Some(m(x.wrapping_mul(y)))),
         Op::UDiv => bin(&|x, y| (y != 0).then(|| x / y)),
         Op::UMod => bin(&|x, y| (y != 0).then(|| x % y)),
-        Op::SDiv => bin(&|x, y| (y != 0).then(|| s(x).wrapping_div(s(y)) as u32 as u64)),
-        Op::SRem => bin(&|x, y| (y != 0).then(|| s(x).wrapping_rem(s(y)) as u32 as u64)),
+        Op::SDiv => bin(&|x, y| (y != 0).then(|| m(s(x).wrapping_div(s(y)) as u64))),
+        Op::SRem => bin(&|x, y| (y != 0).then(|| m(s(x).wrapping_rem(s(y)) as u64))),
         Op::SMod => bin(&|x, y| {
             (y != 0).then(|| {
                 let r = s(x).wrapping_rem(s(y));
@@ -138,12 +168,12 @@ fn spec_op(op: Op, args: &[&CVal], lits: &[u32]) -> Result<CVal, CompileError> {
                 } else {
                     r
                 };
-                r as u32 as u64
+                m(r as u64)
             })
         }),
-        Op::ShiftLeftLogical => bin(&|x, y| Some(m(x << (y & 31)))),
-        Op::ShiftRightLogical => bin(&|x, y| Some(x >> (y & 31))),
-        Op::ShiftRightArithmetic => bin(&|x, y| Some((s(x) >> (y & 31)) as u32 as u64)),
+        Op::ShiftLeftLogical => bin(&|x, y| Some(m(x << (y & sh)))),
+        Op::ShiftRightLogical => bin(&|x, y| Some(x >> (y & sh))),
+        Op::ShiftRightArithmetic => bin(&|x, y| Some(m((s(x) >> (y & sh)) as u64))),
         Op::BitwiseAnd | Op::LogicalAnd => bin(&|x, y| Some(x & y)),
         Op::BitwiseOr | Op::LogicalOr => bin(&|x, y| Some(x | y)),
         Op::BitwiseXor | Op::LogicalNotEqual => bin(&|x, y| Some(x ^ y)),
@@ -161,7 +191,8 @@ fn spec_op(op: Op, args: &[&CVal], lits: &[u32]) -> Result<CVal, CompileError> {
         Op::SLessThanEqual => bin(&|x, y| Some(b(s(x) <= s(y)))),
         Op::SGreaterThan => bin(&|x, y| Some(b(s(x) > s(y)))),
         Op::SGreaterThanEqual => bin(&|x, y| Some(b(s(x) >= s(y)))),
-        Op::UConvert | Op::SConvert => un(&|x, _| Some(x)),
+        Op::UConvert => un(&|x, _| Some(x & smask & dmask)),
+        Op::SConvert => un(&|x, _| Some(m(s(x) as u64))),
         Op::Select => {
             let [c, x, y] = args else {
                 return Err(invalid("OpSelect needs three operands"));
@@ -250,13 +281,15 @@ pub(super) fn collect_constants(
                 if !matches!(types.get(&ty), Some(SpvType::Int { .. } | SpvType::Float)) {
                     return Err(invalid("OpConstant of a non-scalar type"));
                 }
+                let wide = int_bits(types, ty) == 64;
                 let mut v = match inst.operands.first() {
-                    Some(Operand::LiteralBit32(v)) => *v as u64,
-                    _ => return Err(invalid("OpConstant without a 32-bit literal")),
+                    Some(Operand::LiteralBit32(v)) if !wide => *v as u64,
+                    Some(Operand::LiteralBit64(v)) if wide => *v,
+                    _ => return Err(invalid("OpConstant literal of the wrong width")),
                 };
                 if op == Op::SpecConstant {
                     if let Some(s) = spec_value(result_id(inst)?) {
-                        v = s & 0xffff_ffff;
+                        v = if wide { s } else { s & 0xffff_ffff };
                     }
                 }
                 CVal::Scalar(v)
@@ -291,6 +324,7 @@ pub(super) fn collect_constants(
                     return Err(invalid("OpSpecConstantOp without an opcode"));
                 };
                 let mut args = Vec::new();
+                let mut arg_types = Vec::new();
                 let mut lits = Vec::new();
                 let literal_tail = matches!(sop, Op::CompositeExtract | Op::VectorShuffle);
                 let n_ids = match sop {
@@ -306,15 +340,16 @@ pub(super) fn collect_constants(
                     if literal_tail && k >= n_ids {
                         lits.push(w);
                     } else {
-                        args.push(
-                            consts
-                                .get(&w)
-                                .map(|(_, v)| v)
-                                .ok_or_else(|| invalid(format!("undefined constant {w}")))?,
-                        );
+                        let (t, v) = consts
+                            .get(&w)
+                            .ok_or_else(|| invalid(format!("undefined constant {w}")))?;
+                        args.push(v);
+                        arg_types.push(*t);
                     }
                 }
-                spec_op(*sop, &args, &lits)?
+                let src = arg_types.first().map_or(32, |t| int_bits(types, *t));
+                let dst = int_bits(types, result_type(inst)?);
+                spec_op(*sop, &args, &lits, (src, dst))?
             }
             _ => continue,
         };

@@ -99,6 +99,58 @@ impl<'m> Tr<'m> {
         acc.ok_or_else(|| invalid("empty matrix"))
     }
 
+    /// OpBitcast between 64-bit integers and twice as many 32-bit lanes (low word first),
+    /// built from shifts and width conversions the passes already lower.
+    fn bitcast_lanes(&mut self, x: Value, rt: Type) -> Result<Value, CompileError> {
+        let xt = self.sh.ty(x);
+        let bits = |t: Type| t.scalar.bits() * t.lanes as u32;
+        if bits(xt) != bits(rt) || xt.scalar == Scalar::Bool || rt.scalar == Scalar::Bool {
+            return Err(invalid("OpBitcast between types of different sizes"));
+        }
+        let c32 = self.u32c(32)?;
+        let mut out = Vec::new();
+        if xt.scalar == Scalar::I64 {
+            let half = Type::scalar(if rt.scalar == Scalar::F32 {
+                Scalar::F32
+            } else {
+                Scalar::I32
+            });
+            if rt.scalar.bits() != 32 {
+                return Err(unsupported("OpBitcast from 64-bit integers to this type"));
+            }
+            for l in self.lanes_of(x)? {
+                let hi = self.emit(Type::I64, ir::Op::Binary(BinOp::UShr, l, c32))?;
+                for w in [l, hi] {
+                    let w = self.emit(Type::I32, ir::Op::Conv(ConvOp::UToU, w))?;
+                    out.push(if half == Type::I32 {
+                        w
+                    } else {
+                        self.emit(half, ir::Op::Conv(ConvOp::Bitcast, w))?
+                    });
+                }
+            }
+        } else if rt.scalar == Scalar::I64 && xt.scalar.bits() == 32 {
+            let words = self.lanes_of(x)?;
+            for pair in words.chunks_exact(2) {
+                let mut w64 = [pair[0], pair[1]];
+                for w in &mut w64 {
+                    if self.sh.ty(*w) != Type::I32 {
+                        *w = self.emit(Type::I32, ir::Op::Conv(ConvOp::Bitcast, *w))?;
+                    }
+                    *w = self.emit(Type::I64, ir::Op::Conv(ConvOp::UToU, *w))?;
+                }
+                let hi = self.emit(Type::I64, ir::Op::Binary(BinOp::Shl, w64[1], c32))?;
+                out.push(self.emit(Type::I64, ir::Op::Binary(BinOp::Or, w64[0], hi))?);
+            }
+        } else {
+            return Err(unsupported(format!("OpBitcast from {xt:?} to {rt:?}")));
+        }
+        if out.len() == 1 {
+            return Ok(out[0]);
+        }
+        self.emit(rt, ir::Op::Vector(out))
+    }
+
     fn lanes_of(&mut self, v: Value) -> Result<Vec<Value>, CompileError> {
         let n = self.sh.ty(v).lanes;
         (0..n).map(|i| self.lane(v, i)).collect()
@@ -234,7 +286,25 @@ impl<'m> Tr<'m> {
             {
                 return Err(invalid(format!("{op:?} on the wrong operand type")));
             }
-            if self.sh.ty(y).lanes != rt.lanes || self.sh.ty(y).scalar != rt.scalar {
+            let yt = self.sh.ty(y);
+            let shift = matches!(b, BinOp::Shl | BinOp::UShr | BinOp::SShr);
+            let ints = |s: Scalar| matches!(s, Scalar::I32 | Scalar::I64);
+            // A shift amount may have another integer width than the value shifted.
+            let y = if shift
+                && yt.lanes == rt.lanes
+                && yt.scalar != rt.scalar
+                && ints(yt.scalar)
+                && ints(rt.scalar)
+            {
+                self.emit(
+                    Type::vec(rt.scalar, rt.lanes),
+                    ir::Op::Conv(ConvOp::UToU, y),
+                )?
+            } else {
+                y
+            };
+            let yt = self.sh.ty(y);
+            if yt.lanes != rt.lanes || yt.scalar != rt.scalar {
                 return Err(invalid(format!("{op:?} operands of different types")));
             }
             def!(self.bin(b, x, y)?)
@@ -408,7 +478,7 @@ impl<'m> Tr<'m> {
                 let x = self.simple(fs, id(inst, 0)?)?;
                 let s = self.sh.ty(x).scalar;
                 let ok = match op {
-                    Op::SNegate | Op::Not => s == Scalar::I32,
+                    Op::SNegate | Op::Not => matches!(s, Scalar::I32 | Scalar::I64),
                     Op::FNegate => s == Scalar::F32,
                     _ => s == Scalar::Bool,
                 };
@@ -478,6 +548,9 @@ impl<'m> Tr<'m> {
                 let x = self.simple(fs, id(inst, 0)?)?;
                 let rt = self.result_ir_type(inst)?;
                 let xt = self.sh.ty(x);
+                if op == Op::Bitcast && xt.lanes != rt.lanes {
+                    def!(self.bitcast_lanes(x, rt)?)
+                }
                 if xt.lanes != rt.lanes || xt.scalar == Scalar::Bool || rt.scalar == Scalar::Bool {
                     return Err(invalid(format!("{op:?} between incompatible types")));
                 }
@@ -487,8 +560,20 @@ impl<'m> Tr<'m> {
                     Op::ConvertSToF => ConvOp::SToF,
                     Op::ConvertUToF => ConvOp::UToF,
                     Op::Bitcast => ConvOp::Bitcast,
+                    Op::UConvert | Op::SConvert if xt.scalar != rt.scalar => {
+                        if !matches!(xt.scalar, Scalar::I32 | Scalar::I64)
+                            || !matches!(rt.scalar, Scalar::I32 | Scalar::I64)
+                        {
+                            return Err(invalid(format!("{op:?} between incompatible types")));
+                        }
+                        if op == Op::UConvert {
+                            ConvOp::UToU
+                        } else {
+                            ConvOp::SToS
+                        }
+                    }
                     _ => {
-                        // Only 32-bit types exist, so width conversions are copies.
+                        // Same width: the IR's integers carry no signedness.
                         def!(self.emit(rt, ir::Op::Copy(x))?)
                     }
                 };

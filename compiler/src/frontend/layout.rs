@@ -39,6 +39,7 @@ impl Layouts<'_> {
     pub fn ir_type(&self, ty: Word) -> Result<Type, CompileError> {
         Ok(match self.get(ty)? {
             SpvType::Bool => Type::BOOL,
+            SpvType::Int { width: 64, .. } => Type::I64,
             SpvType::Int { .. } => Type::I32,
             SpvType::Float => Type::F32,
             SpvType::Vector { elem, n } => {
@@ -71,12 +72,14 @@ impl Layouts<'_> {
 
     fn align_uncached(&self, ty: Word, depth: u32) -> Result<u32, CompileError> {
         Ok(match self.get(ty)? {
+            SpvType::Int { width: 64, .. } => 8,
             SpvType::Bool | SpvType::Int { .. } | SpvType::Float => 4,
-            SpvType::Vector { n, .. } => {
+            SpvType::Vector { n, elem } => {
+                let e = self.align(*elem, depth + 1)?;
                 if *n == 2 {
-                    8
+                    2 * e
                 } else {
-                    16
+                    4 * e
                 }
             }
             SpvType::Matrix { col, .. } => self.align(*col, depth + 1)?,
@@ -172,8 +175,9 @@ impl Layouts<'_> {
         depth: u32,
     ) -> Result<u32, CompileError> {
         Ok(match self.get(ty)? {
+            SpvType::Int { width: 64, .. } => 8,
             SpvType::Bool | SpvType::Int { .. } | SpvType::Float => 4,
-            SpvType::Vector { n, .. } => 4 * n,
+            SpvType::Vector { n, elem } => self.size(*elem, None, depth + 1)? * n,
             SpvType::Matrix { col, cols } => {
                 let m = match mat {
                     Some(m) => m,

@@ -16,7 +16,8 @@ pub(super) fn unsupported(msg: impl Into<String>) -> CompileError {
 }
 
 /// Capabilities a plain GLSL 450 compute shader needs. Everything else is refused by name.
-const ALLOWED_CAPABILITIES: &[Capability] = &[Capability::Shader, Capability::Matrix];
+const ALLOWED_CAPABILITIES: &[Capability] =
+    &[Capability::Shader, Capability::Matrix, Capability::Int64];
 
 /// Parses the words with rspirv and checks the header and capabilities.
 pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
@@ -115,7 +116,7 @@ pub(super) fn result_type(inst: &Instruction) -> Result<Word, CompileError> {
 pub(super) enum SpvType {
     Void,
     Bool,
-    Int { signed: bool },
+    Int { signed: bool, width: u32 },
     Float,
     Vector { elem: Word, n: u32 },
     Matrix { col: Word, cols: u32 },
@@ -238,11 +239,12 @@ pub(super) fn collect_types(
             Op::TypeBool => SpvType::Bool,
             Op::TypeInt => {
                 let width = lit(inst, 0)?;
-                if width != 32 {
+                if width != 32 && width != 64 {
                     return Err(unsupported(format!("{width}-bit integers")));
                 }
                 SpvType::Int {
                     signed: lit(inst, 1)? != 0,
+                    width,
                 }
             }
             Op::TypeFloat => {

@@ -100,8 +100,15 @@ impl ExecLowering {
         self.next_label - 1
     }
 
-    /// `cond` is a 16-bit boolean (0 or 1) operand.
-    pub fn if_begin(&mut self, cond: Operand, has_else: bool, out: &mut Vec<Item>) -> IfFrame {
+    /// `cond` is a 16-bit boolean (0 or 1) operand; the `then` arm runs where it is 1, or
+    /// where it is 0 with `when_zero`.
+    pub fn if_begin(
+        &mut self,
+        cond: Operand,
+        when_zero: bool,
+        has_else: bool,
+        out: &mut Vec<Item>,
+    ) -> IfFrame {
         let frame = IfFrame {
             else_label: self.label(),
             end_label: self.label(),
@@ -110,7 +117,7 @@ impl ExecLowering {
         out.push(Item::Op(Instr::ExecCmp(ExecCmp {
             op: ExecOp::If,
             cond: Cond::Int(ICond::UEq),
-            invert: true,
+            invert: !when_zero,
             a: cond,
             b: Operand::Imm(0),
             n: 1,
@@ -184,6 +191,28 @@ impl ExecLowering {
         self.loop_nesting = frame.outer_loop_nesting;
         self.loop_continues = frame.outer_continues;
         self.total_nesting -= 1;
+    }
+
+    /// Whether a conditional `break` here can be one `while`: directly in the body of a loop
+    /// without `continue`, every thread with a counter below 1 is an active one.
+    pub fn can_break_in_place(&self) -> bool {
+        self.loop_nesting == 0 && !self.loop_continues && self.total_nesting > 0
+    }
+
+    /// `if (cond != 0) break` (or `== 0` with `when_zero`) as a single `while`: threads that
+    /// stay get counter 0, threads that leave get 1, the level `pop_exec` at the loop's end
+    /// takes off, just as `break`'s counter write and that pop would.
+    pub fn break_if(&mut self, cond: Operand, when_zero: bool, out: &mut Vec<Item>) {
+        debug_assert!(self.can_break_in_place());
+        out.push(Item::Op(Instr::ExecCmp(ExecCmp {
+            op: ExecOp::While,
+            cond: Cond::Int(ICond::UEq),
+            // `while` keeps threads whose condition holds.
+            invert: when_zero,
+            a: cond,
+            b: Operand::Imm(0),
+            n: 1,
+        })));
     }
 
     pub fn jump(&mut self, kind: JumpKind, out: &mut Vec<Item>) -> Result<(), crate::CompileError> {

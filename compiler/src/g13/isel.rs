@@ -103,7 +103,10 @@ pub(crate) fn select(shader: &Shader) -> Result<VProgram, CompileError> {
     debug_assert_eq!(NESTING_VREG, 0);
     s.exec.begin(&shader.body, &mut s.out);
     s.nodes(&shader.body)?;
-    s.out.push(Item::Op(Instr::Stop));
+    // A top-level `return` as the last node has already stopped the thread.
+    if s.out.last() != Some(&Item::Op(Instr::Stop)) {
+        s.out.push(Item::Op(Instr::Stop));
+    }
     Ok(VProgram {
         items: s.out,
         vregs: s.vregs,
@@ -415,8 +418,25 @@ impl Sel<'_> {
                     else_body,
                 } => {
                     let c = self.iop(*cond)?;
+                    let only_break = |b: &[Node]| matches!(b, [Node::Break]);
+                    if self.loop_depth > 0 && self.exec.can_break_in_place() {
+                        if only_break(then_body) && else_body.is_empty() {
+                            self.exec.break_if(c, false, &mut self.out);
+                            continue;
+                        }
+                        if then_body.is_empty() && only_break(else_body) {
+                            self.exec.break_if(c, true, &mut self.out);
+                            continue;
+                        }
+                    }
+                    // An empty `then` arm: run the `else` arm as the `then` of the negation.
+                    let (when_zero, then_body, else_body) = if then_body.is_empty() {
+                        (true, else_body, then_body)
+                    } else {
+                        (false, then_body, else_body)
+                    };
                     let has_else = !else_body.is_empty();
-                    let frame = self.exec.if_begin(c, has_else, &mut self.out);
+                    let frame = self.exec.if_begin(c, when_zero, has_else, &mut self.out);
                     self.nodes(then_body)?;
                     if has_else {
                         self.exec.if_else(&frame, &mut self.out);
@@ -425,6 +445,11 @@ impl Sel<'_> {
                     self.exec.if_end(frame, &mut self.out);
                 }
                 Node::Loop { body } => {
+                    // A `continue` that ends the body changes nothing.
+                    let body = match &body[..] {
+                        [rest @ .., Node::Continue] => rest,
+                        all => all,
+                    };
                     let frame = self.exec.loop_begin(body, &mut self.out);
                     self.loop_depth += 1;
                     self.nodes(body)?;

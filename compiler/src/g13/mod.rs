@@ -14,8 +14,10 @@
 //! Booleans are 16-bit registers holding 0 or 1 (as Mesa does): compares write them with a
 //! compare-and-select of the immediates 1 and 0, and `if` tests them against zero.
 
+mod coalesce;
 mod encode;
 mod exec;
+mod hoist;
 mod isel;
 mod regalloc;
 mod regs;
@@ -108,7 +110,13 @@ pub(crate) struct Compiled {
 pub(crate) fn compile_items(shader: &Shader, opts: Options) -> Result<Compiled, CompileError> {
     let vprog = isel::select(shader)?;
     let alloc = regalloc::allocate(&vprog, opts.gpr_budget)?;
-    let items = waits::insert_waits(&alloc.items);
+    let kept: Vec<Item> = alloc
+        .items
+        .iter()
+        .copied()
+        .filter(|i| !coalesce::is_self_copy(i))
+        .collect();
+    let items = waits::insert_waits(&kept);
     Ok(Compiled {
         items,
         gpr_halves: alloc.gpr_halves,

@@ -46,15 +46,23 @@ pub(crate) struct Allocation {
 
 #[derive(Debug, Clone, Copy)]
 enum Tag {
-    Input,
-    Spill { vreg: u16, part: u16, offset: u32 },
-    Fill { vreg: u16, offset: u32 },
+    /// An input item, before coalescing renamed its registers.
+    Input(Item),
+    Spill {
+        vreg: u16,
+        part: u16,
+        offset: u32,
+    },
+    Fill {
+        vreg: u16,
+        offset: u32,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Interval {
-    start: usize,
-    end: usize,
+pub(crate) struct Interval {
+    pub start: usize,
+    pub end: usize,
     /// The range begins with a plain write by an ALU instruction, which reads its sources
     /// before writing: it may take the register of a source whose range ends there.
     reuse: bool,
@@ -64,19 +72,24 @@ const MAX_ROUNDS: usize = 64;
 
 pub(crate) fn allocate(prog: &VProgram, budget: u16) -> Result<Allocation, CompileError> {
     let budget = budget.min(GPR_HALVES);
-    let mut work: Vec<(Item, Tag)> = prog.items.iter().map(|&i| (i, Tag::Input)).collect();
-    let mut vregs = prog.vregs.clone();
-    let mut input_id: Vec<u16> = (0..vregs.len() as u16).collect();
+    let (renamed, mut vregs) = super::coalesce::coalesce(&prog.items, &prog.vregs);
+    let mut work: Vec<(Item, Tag)> = renamed
+        .into_iter()
+        .zip(&prog.items)
+        .map(|(i, &orig)| (i, Tag::Input(orig)))
+        .collect();
+    super::hoist::hoist_constants(&mut work, &vregs, budget);
     let mut spillable = vec![true; vregs.len()];
     spillable[NESTING_VREG as usize] = false;
     let mut slot: Vec<Option<u32>> = vec![None; vregs.len()];
     let mut stack_end = prog.scratch_base;
 
     for _ in 0..MAX_ROUNDS {
-        let intervals = live_ranges(&work, &vregs);
+        let items: Vec<Item> = work.iter().map(|w| w.0).collect();
+        let intervals = live_ranges(&items, &vregs);
         match linear_scan(&intervals, &vregs, &spillable, budget)? {
             Scan::Assigned(base) => {
-                return Ok(finish(&work, &input_id, &base, stack_end));
+                return Ok(finish(&work, &base, stack_end));
             }
             Scan::Spill(spilled) => {
                 for &s in &spilled {
@@ -92,14 +105,7 @@ pub(crate) fn allocate(prog: &VProgram, budget: u16) -> Result<Allocation, Compi
                         "spill area exceeds the stack offset range".into(),
                     ));
                 }
-                work = insert_spill_code(
-                    &work,
-                    &spilled,
-                    &slot,
-                    &mut vregs,
-                    &mut input_id,
-                    &mut spillable,
-                )?;
+                work = insert_spill_code(&work, &spilled, &slot, &mut vregs, &mut spillable)?;
             }
         }
     }
@@ -113,11 +119,11 @@ fn id_part(r: &Reg) -> (u16, u16) {
 }
 
 /// First and last position of every virtual register, grown over loops.
-fn live_ranges(work: &[(Item, Tag)], vregs: &[VregInfo]) -> Vec<Option<Interval>> {
+pub(crate) fn live_ranges(work: &[Item], vregs: &[VregInfo]) -> Vec<Option<Interval>> {
     let mut iv: Vec<Option<Interval>> = vec![None; vregs.len()];
     let mut label_pos = std::collections::HashMap::new();
     let mut loops = Vec::new();
-    for (pos, (item, _)) in work.iter().enumerate() {
+    for (pos, item) in work.iter().enumerate() {
         match item {
             Item::Op(i) => {
                 let alu = !is_memory(i);
@@ -313,7 +319,9 @@ fn stack_access(store: bool, r: Reg, offset: u32) -> Instr {
 #[derive(Debug, Clone, Copy)]
 struct Touch {
     id: u16,
-    read: bool,
+    /// The input register (before coalescing) first read and the one written.
+    read: Option<u16>,
+    written_input: u16,
     /// First half and width written.
     written: Option<(u16, u16)>,
 }
@@ -323,7 +331,6 @@ fn insert_spill_code(
     spilled: &[u16],
     slot: &[Option<u32>],
     vregs: &mut Vec<VregInfo>,
-    input_id: &mut Vec<u16>,
     spillable: &mut Vec<bool>,
 ) -> Result<Vec<(Item, Tag)>, CompileError> {
     let mut is_spilled = vec![false; vregs.len()];
@@ -339,8 +346,15 @@ fn insert_spill_code(
         // Which spilled registers this instruction touches: (id, read, written part and
         // width). A partial write stores just that part back, so it needs no fill.
         let mut touched: Vec<Touch> = Vec::new();
+        let mut input_ids = Vec::new();
+        if let Tag::Input(Item::Op(mut orig)) = tag {
+            visit(&mut orig, &mut |r, _, _| input_ids.push(r.half / 4));
+        }
+        let mut operand = 0;
         visit(&mut instr, &mut |r, access, width| {
             let (id, part) = id_part(r);
+            let input = input_ids.get(operand).copied().unwrap_or(id);
+            operand += 1;
             if !is_spilled[id as usize] {
                 return;
             }
@@ -349,15 +363,21 @@ fn insert_spill_code(
                 None => {
                     touched.push(Touch {
                         id,
-                        read: false,
+                        read: None,
+                        written_input: input,
                         written: None,
                     });
                     touched.last_mut().expect("just pushed")
                 }
             };
             match access {
-                Access::Use => t.read = true,
-                Access::Def => t.written = Some((part, width)),
+                Access::Use => {
+                    t.read.get_or_insert(input);
+                }
+                Access::Def => {
+                    t.written = Some((part, width));
+                    t.written_input = input;
+                }
             }
         });
         if touched.is_empty() {
@@ -375,18 +395,17 @@ fn insert_spill_code(
                 size: vregs[id as usize].size,
                 multi_def: false,
             });
-            input_id.push(input_id[id as usize]);
             spillable.push(false);
             fresh.push(vregs.len() as u16 - 1);
         }
         for (k, &Touch { id, read, .. }) in touched.iter().enumerate() {
-            if read {
+            if let Some(input) = read {
                 let offset = slot[id as usize].expect("spilled registers have a slot");
                 let size = vregs[id as usize].size;
                 out.push((
                     Item::Op(stack_access(false, vreg(fresh[k], 0, size), offset)),
                     Tag::Fill {
-                        vreg: input_id[id as usize],
+                        vreg: input,
                         offset,
                     },
                 ));
@@ -399,7 +418,16 @@ fn insert_spill_code(
             }
         });
         out.push((Item::Op(instr), tag));
-        for (k, &Touch { id, written, .. }) in touched.iter().enumerate() {
+        for (
+            k,
+            &Touch {
+                id,
+                written,
+                written_input,
+                ..
+            },
+        ) in touched.iter().enumerate()
+        {
             if let Some((part, width)) = written {
                 let offset =
                     slot[id as usize].expect("spilled registers have a slot") + u32::from(part) * 2;
@@ -411,7 +439,7 @@ fn insert_spill_code(
                 out.push((
                     Item::Op(stack_access(true, vreg(fresh[k], part, size), offset)),
                     Tag::Spill {
-                        vreg: input_id[id as usize],
+                        vreg: written_input,
                         part,
                         offset,
                     },
@@ -422,28 +450,14 @@ fn insert_spill_code(
     Ok(out)
 }
 
-fn finish(
-    work: &[(Item, Tag)],
-    input_id: &[u16],
-    base: &[Option<u16>],
-    stack_end: u32,
-) -> Allocation {
+fn finish(work: &[(Item, Tag)], base: &[Option<u16>], stack_end: u32) -> Allocation {
     let mut items = Vec::with_capacity(work.len());
     let mut origins = Vec::with_capacity(work.len());
     let mut top = 0u32;
     let (mut spills, mut fills) = (0, 0);
     for &(item, tag) in work {
         let origin = match tag {
-            Tag::Input => {
-                let mut v = item;
-                if let Item::Op(i) = &mut v {
-                    visit(i, &mut |r, _, _| {
-                        let (id, part) = id_part(r);
-                        r.half = input_id[id as usize] * 4 + part;
-                    });
-                }
-                Origin::Input(v)
-            }
+            Tag::Input(orig) => Origin::Input(orig),
             Tag::Spill { vreg, part, offset } => {
                 spills += 1;
                 Origin::Spill { vreg, part, offset }

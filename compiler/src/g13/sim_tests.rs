@@ -5,7 +5,7 @@ use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
 use hw::gpu::GpuMemory;
 use hw::isa::GPR_HALVES;
 
-use super::tests::{loop_shader, wide_shader, Build};
+use super::tests::{lcg_shader, loop_shader, swap_shader, wide_shader, Build};
 use super::*;
 use crate::ir::{self, BinOp, CmpOp, ConvOp, Node, Op, SysVal, Type, UnOp, Value};
 
@@ -915,5 +915,43 @@ fn glsl_shader_gives_the_same_results_when_spilling() {
     );
     for budget in [32, 24, 16] {
         assert_eq!(run(&s, budget, 32, 1, &mem), reference, "budget {budget}");
+    }
+}
+
+#[test]
+fn swapped_variables_compute_the_same_results() {
+    let want: Vec<u32> = (0..32u32)
+        .map(|x| {
+            let (mut a, mut b) = (x, x + 100);
+            for _ in 0..5 {
+                (a, b) = (b, a + 1);
+            }
+            a.wrapping_mul(1000).wrapping_add(b)
+        })
+        .collect();
+    for budget in [GPR_HALVES, 16, 12, 10] {
+        assert_eq!(
+            run(&swap_shader(), budget, 32, 1, &[0; 32]),
+            want,
+            "budget {budget}"
+        );
+    }
+}
+
+#[test]
+fn hoisted_constants_compute_the_same_results() {
+    let want: Vec<u32> = (0..32u32)
+        .map(|x| {
+            (0..6).fold(x, |h, _| {
+                h.wrapping_mul(1_664_525).wrapping_add(1_013_904_223)
+            })
+        })
+        .collect();
+    for budget in [GPR_HALVES, 12, 8] {
+        assert_eq!(
+            run(&lcg_shader(), budget, 32, 1, &[0; 32]),
+            want,
+            "budget {budget}"
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! Back-end tests: exec-mask shapes, a symbolic verifier of register allocation (with and
 //! without spilling), wait insertion and encoding.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use hw::isa::*;
 
@@ -172,13 +172,40 @@ enum Loc {
 
 /// (virtual register, half inside it).
 type Content = (u16, u16);
-type State = BTreeMap<Loc, Content>;
+/// Every virtual register half a location is known to equal: one after an ordinary write,
+/// more after copies (which coalescing turns into copies of a register onto itself).
+type State = BTreeMap<Loc, BTreeSet<Content>>;
 
 fn meet(a: &State, b: &State) -> State {
     a.iter()
-        .filter(|(k, v)| b.get(k) == Some(v))
-        .map(|(k, v)| (*k, *v))
+        .filter_map(|(k, v)| {
+            let both: BTreeSet<Content> = v.intersection(b.get(k)?).copied().collect();
+            (!both.is_empty()).then_some((*k, both))
+        })
         .collect()
+}
+
+fn holds(st: &State, loc: Loc, want: Content) -> bool {
+    st.get(&loc).is_some_and(|s| s.contains(&want))
+}
+
+/// `d = s` as a plain whole-register copy: (source register, destination register).
+fn plain_copy(i: &Instr) -> Option<(Reg, Reg)> {
+    match i {
+        Instr::IAdd(x)
+            if x.b.op == Operand::Imm(0)
+                && !x.negate_b
+                && x.shift == 0
+                && !x.saturate
+                && !x.a.sign_extend =>
+        {
+            match x.a.op {
+                Operand::Reg(s) if s.size == x.dst.reg.size => Some((s, x.dst.reg)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 fn regs_of(i: &Instr) -> Vec<(Reg, Access, u16)> {
@@ -222,7 +249,7 @@ fn transfer(
                     for h in 0..*w {
                         let want = (id, part + h);
                         let got = st.get(&Loc::Half(p.half + h));
-                        if got != Some(&want) {
+                        if !holds(st, Loc::Half(p.half + h), want) {
                             return Err(format!(
                                 "item {k} {p:?}: half {} holds {got:?}, expected {want:?}",
                                 p.half + h
@@ -231,11 +258,24 @@ fn transfer(
                     }
                 }
             }
+            // A copy's destination also equals whatever its source equalled.
+            let copied: Vec<BTreeSet<Content>> = match plain_copy(&p) {
+                Some((src, _)) => (0..src.size.halves())
+                    .map(|h| {
+                        st.get(&Loc::Half(src.half + h))
+                            .cloned()
+                            .unwrap_or_default()
+                    })
+                    .collect(),
+                None => Vec::new(),
+            };
             for ((v, a, w), (p, _, _)) in vr.iter().zip(&pr) {
                 if *a == Access::Def {
                     let (id, part) = (v.half / 4, v.half % 4);
                     for h in 0..*w {
-                        st.insert(Loc::Half(p.half + h), (id, part + h));
+                        let mut set = copied.get(h as usize).cloned().unwrap_or_default();
+                        set.insert((id, part + h));
+                        st.insert(Loc::Half(p.half + h), set);
                     }
                 }
             }
@@ -248,12 +288,13 @@ fn transfer(
             let (r, w) = stack_reg(&p);
             for h in 0..w {
                 let want = (vreg, part + h);
-                if check && st.get(&Loc::Half(r.half + h)) != Some(&want) {
+                if check && !holds(st, Loc::Half(r.half + h), want) {
                     return Err(format!(
                         "item {k}: spill of {vreg} reads the wrong register"
                     ));
                 }
-                st.insert(Loc::Stack(offset / 2 + u32::from(h)), want);
+                let set = st.get(&Loc::Half(r.half + h)).cloned().unwrap_or_default();
+                st.insert(Loc::Stack(offset / 2 + u32::from(h)), set);
             }
         }
         Origin::Fill { vreg, offset } => {
@@ -263,12 +304,14 @@ fn transfer(
             let (r, w) = stack_reg(&p);
             for h in 0..w {
                 let want = (vreg, h);
-                if check && st.get(&Loc::Stack(offset / 2 + u32::from(h))) != Some(&want) {
+                let slot = Loc::Stack(offset / 2 + u32::from(h));
+                if check && !holds(st, slot, want) {
                     return Err(format!(
                         "item {k}: fill of {vreg} reads the wrong stack slot"
                     ));
                 }
-                st.insert(Loc::Half(r.half + h), want);
+                let set = st.get(&slot).cloned().unwrap_or_default();
+                st.insert(Loc::Half(r.half + h), set);
             }
         }
     }
@@ -584,11 +627,8 @@ fn top_level_return_is_stop() {
     let v = isel::select(&b.finish()).unwrap();
     assert_eq!(
         v.items,
-        vec![
-            Item::Op(Instr::MemoryBarrier),
-            Item::Op(Instr::Stop),
-            Item::Op(Instr::Stop)
-        ]
+        // One `stop`: the end of the program needs no second one after the return.
+        vec![Item::Op(Instr::MemoryBarrier), Item::Op(Instr::Stop)]
     );
 }
 
@@ -1221,4 +1261,174 @@ fn glsl_shaders_allocate_correctly_at_every_budget() {
         spilled |= a.spills > 0;
     }
     assert!(spilled, "a tight budget should spill");
+}
+
+// ---------------------------------------------------------------------------------------
+// Copy coalescing.
+
+/// Plain copies between two different registers left in a compiled program.
+fn register_copies(items: &[Item]) -> usize {
+    items
+        .iter()
+        .filter(|i| match i {
+            Item::Op(i) => plain_copy(i).is_some_and(|(s, d)| s != d),
+            _ => false,
+        })
+        .count()
+}
+
+#[test]
+fn variable_traffic_needs_no_copies() {
+    // Every `Var` load and store in this loop can share the variable's register.
+    let s = loop_shader(3);
+    let v = isel::select(&s).unwrap();
+    let before = v
+        .items
+        .iter()
+        .filter(|i| matches!(i, Item::Op(i) if plain_copy(i).is_some()))
+        .count();
+    assert!(before >= 4, "isel emitted {before} copies");
+    let c = compile_items(&s, Options::default()).unwrap();
+    assert_eq!(register_copies(&c.items), 0, "{:#?}", c.items);
+    assert!(!c.items.iter().any(super::coalesce::is_self_copy));
+    for budget in [GPR_HALVES, 20, 16] {
+        alloc_and_verify(&s, budget);
+    }
+}
+
+/// Two variables swapped every iteration: the load of each must not share a register with
+/// the other's store target while both are live.
+pub(super) fn swap_shader() -> Shader {
+    let mut b = Build::new();
+    let out = b.set0();
+    let x = b.op(Type::I32, Op::SysVal(SysVal::LocalInvocationIndex));
+    let (va, vb, vi) = (b.var(Type::I32), b.var(Type::I32), b.var(Type::I32));
+    let zero = b.c32(0);
+    let hundred = b.c32(100);
+    let xb = b.bin(BinOp::IAdd, x, hundred);
+    b.store_var(va, x);
+    b.store_var(vb, xb);
+    b.store_var(vi, zero);
+    b.loop_(|b| {
+        let iv = b.load_var(vi);
+        let lim = b.c32(5);
+        let done = b.cmp(CmpOp::UGe, iv, lim);
+        b.if_(done, |b| b.node(Node::Break), |_| {});
+        let ta = b.load_var(va);
+        let tb = b.load_var(vb);
+        b.store_var(va, tb);
+        // `ta` is read after `va` was written.
+        let one = b.c32(1);
+        let tb2 = b.bin(BinOp::IAdd, ta, one);
+        b.store_var(vb, tb2);
+        let next = b.bin(BinOp::IAdd, iv, one);
+        b.store_var(vi, next);
+    });
+    let a = b.load_var(va);
+    let bb = b.load_var(vb);
+    let k = b.c32(1000);
+    let a1000 = b.bin(BinOp::IMul, a, k);
+    let r = b.bin(BinOp::IAdd, a1000, bb);
+    let addr = b.element(out, x);
+    b.store_global(addr, r);
+    b.finish()
+}
+
+#[test]
+fn swapped_variables_allocate_correctly() {
+    let s = swap_shader();
+    for budget in [GPR_HALVES, 16, 12, 10] {
+        alloc_and_verify(&s, budget);
+    }
+}
+
+#[test]
+fn verifier_rejects_a_wrong_coalescing() {
+    // Dropping a copy between two different registers must be caught: the copy's destination
+    // no longer holds its value.
+    let v = isel::select(&swap_shader()).unwrap();
+    let mut a = allocate(&v, GPR_HALVES).unwrap();
+    verify(&a).unwrap();
+    let k = (0..a.items.len())
+        .find(|&k| matches!(&a.items[k], Item::Op(i) if plain_copy(i).is_some_and(|(s, d)| s != d)))
+        .expect("the swap keeps a copy");
+    let Item::Op(Instr::IAdd(ref mut i)) = a.items[k] else {
+        unreachable!()
+    };
+    i.dst.reg = match i.a.op {
+        Operand::Reg(r) => r,
+        _ => unreachable!(),
+    };
+    assert!(verify(&a).is_err());
+}
+
+// ---------------------------------------------------------------------------------------
+// Constants in loops.
+
+/// `h = h * 1664525 + 1013904223` for 6 iterations, starting from the thread index: both
+/// constants need `mov_imm`.
+pub(super) fn lcg_shader() -> Shader {
+    let mut b = Build::new();
+    let out = b.set0();
+    let x = b.op(Type::I32, Op::SysVal(SysVal::LocalInvocationIndex));
+    let (h, i) = (b.var(Type::I32), b.var(Type::I32));
+    let zero = b.c32(0);
+    b.store_var(h, x);
+    b.store_var(i, zero);
+    b.loop_(|b| {
+        let iv = b.load_var(i);
+        let lim = b.c32(6);
+        let done = b.cmp(CmpOp::UGe, iv, lim);
+        b.if_(done, |b| b.node(Node::Break), |_| {});
+        let hv = b.load_var(h);
+        let m = b.c32(1_664_525);
+        let a = b.c32(1_013_904_223);
+        let t = b.bin(BinOp::IMul, hv, m);
+        let t = b.bin(BinOp::IAdd, t, a);
+        b.store_var(h, t);
+        let one = b.c32(1);
+        let next = b.bin(BinOp::IAdd, iv, one);
+        b.store_var(i, next);
+    });
+    let hv = b.load_var(h);
+    let addr = b.element(out, x);
+    b.store_global(addr, hv);
+    b.finish()
+}
+
+/// Positions of the loop head and back edge, and of the `mov_imm`s of non-nesting registers.
+fn loop_and_constants(items: &[Item]) -> ((usize, usize), Vec<usize>) {
+    let mut head = None;
+    let mut span = None;
+    let mut movs = Vec::new();
+    for (p, item) in items.iter().enumerate() {
+        match item {
+            Item::Label(l) => {
+                head.get_or_insert((*l, p));
+            }
+            Item::Jump { target, .. } if head.is_some_and(|h| h.0 == *target) => {
+                span = head.map(|h| (h.1, p));
+            }
+            Item::Op(Instr::MovImm(m)) if m.dst.reg != R0L && m.imm > 0xffff => movs.push(p),
+            _ => {}
+        }
+    }
+    (span.expect("a loop"), movs)
+}
+
+#[test]
+fn loop_constants_move_out_unless_registers_are_short() {
+    let s = lcg_shader();
+    let roomy = alloc_and_verify(&s, GPR_HALVES);
+    let ((head, back), movs) = loop_and_constants(&roomy.items);
+    assert_eq!(movs.len(), 2);
+    assert!(movs.iter().all(|&p| p < head), "{:#?}", roomy.items);
+    let tight = alloc_and_verify(&s, 12);
+    let ((head, back2), movs) = loop_and_constants(&tight.items);
+    assert!(back > 0 && back2 > head);
+    assert!(
+        movs.iter().all(|&p| p > head && p < back2),
+        "{:#?}",
+        tight.items
+    );
 }

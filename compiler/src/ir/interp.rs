@@ -248,9 +248,12 @@ fn conv(op: ConvOp, x: u64, from: Scalar, to: Scalar) -> u64 {
     match op {
         ConvOp::UToU => x & mask(from.bits()) & tm,
         ConvOp::SToS => (sext(x, from.bits()) as u64) & tm,
+        ConvOp::UToF if from == Scalar::I64 => fb(x as f32),
         ConvOp::UToF => fb(x as u32 as f32),
-        ConvOp::SToF => fb(x as u32 as i32 as f32),
+        ConvOp::SToF => fb(sext(x, from.bits()) as f32),
+        ConvOp::FToU if to == Scalar::I64 => f(x) as u64,
         ConvOp::FToU => (f(x) as u32) as u64,
+        ConvOp::FToS if to == Scalar::I64 => f(x) as i64 as u64,
         ConvOp::FToS => (f(x) as i32 as u32) as u64,
         ConvOp::FToF | ConvOp::Bitcast => x & tm,
         ConvOp::BoolToInt => (x != 0) as u64,

@@ -8,6 +8,7 @@ mod cse;
 mod dce;
 mod lower_descriptors;
 mod lower_float;
+mod lower_int64;
 mod lower_int_div;
 mod lower_sysvals;
 mod promote_vars;
@@ -25,6 +26,7 @@ pub use cse::cse;
 pub use dce::dce;
 pub use lower_descriptors::lower_descriptors;
 pub use lower_float::lower_float;
+pub use lower_int64::lower_int64;
 pub use lower_int_div::lower_int_div;
 pub use lower_sysvals::lower_sysvals;
 pub use promote_vars::promote_vars;
@@ -54,6 +56,14 @@ pub use scalarize::scalarize;
 ///   an out-of-bounds load gives 0, an out-of-bounds store or atomic does nothing. The checks
 ///   are `If` nodes around the access, whose loaded value flows out through a Var.
 ///
+/// 64-bit integer data (shaderInt64) never reaches the back end: `lower_int64`, right after
+/// `scalarize`, rewrites every I64 value that is not an address into a (low, high) pair of I32
+/// values (carries through compares, products with `UMulHigh`, shifts by selects on
+/// `amount >= 32`, division by a 64-step restoring loop, exactly rounded U64/S64 to F32), and
+/// 64-bit loads and stores into two 32-bit accesses. Addresses (the I64 forms listed above)
+/// are found by walking back from `Global` access addresses and are left as they are; 64-bit
+/// atomics are rejected.
+///
 /// Float division is `a * rcp(b)` without a Newton step: within 2.5 ULP when `rcp` is
 /// correctly rounded to within 1 ULP (as AGX's is). Integer division is a float-reciprocal
 /// estimate refined with `UMulHigh` and two correction steps (exact for all 32-bit inputs).
@@ -66,6 +76,10 @@ pub fn run_all(shader: &mut Shader, layout: &ResourceLayout) -> Result<(), Compi
         ("lower_sysvals", |s, _| lower_sysvals(s)),
         ("lower_descriptors", lower_descriptors),
         ("scalarize", |s, _| scalarize(s)),
+        ("copy_prop", |s, _| copy_prop(s)),
+        // Dead address arithmetic left by lower_descriptors would read as 64-bit data.
+        ("dce", |s, _| dce(s)),
+        ("lower_int64", |s, _| lower_int64(s)),
         ("copy_prop", |s, _| copy_prop(s)),
         ("const_fold", |s, _| const_fold(s)),
         ("algebraic", |s, _| algebraic(s)),
