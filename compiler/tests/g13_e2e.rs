@@ -2,7 +2,10 @@
 //! and the simulated USC, against results computed here on the CPU and against the IR
 //! interpreter running the same shader (a differential check of the back end).
 
+mod common;
 mod int64_shader;
+
+use common::glslang;
 
 use compiler::ir::interp::{self, Dispatch, Regions};
 use compiler::{
@@ -11,39 +14,6 @@ use compiler::{
 use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
 use hw::gpu::GpuMemory;
 
-fn glslang(src: &str) -> Option<Vec<u32>> {
-    let exe = "/usr/bin/glslangValidator";
-    if !std::path::Path::new(exe).exists() {
-        eprintln!("note: glslangValidator not installed; skipping");
-        return None;
-    }
-    let h = src.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
-    let dir = std::env::temp_dir().join(format!("agx4-g13-{}-{h:x}", std::process::id()));
-    std::fs::create_dir_all(&dir).ok()?;
-    let (input, output) = (dir.join("s.comp"), dir.join("s.spv"));
-    std::fs::write(&input, src).ok()?;
-    let st = std::process::Command::new(exe)
-        .args(["-V", "--target-env", "vulkan1.1", "-o"])
-        .arg(&output)
-        .arg(&input)
-        .output()
-        .ok()?;
-    assert!(
-        st.status.success(),
-        "glslang failed: {}",
-        String::from_utf8_lossy(&st.stdout)
-    );
-    let bytes = std::fs::read(&output).ok()?;
-    let _ = std::fs::remove_dir_all(&dir);
-    Some(
-        bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect(),
-    )
-}
 
 const BUF_BASE: u64 = 0x10_0000;
 const SET_BASE: u64 = 0x1000;

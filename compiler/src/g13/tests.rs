@@ -1165,40 +1165,9 @@ fn scoreboard_slots_never_overflow_and_barriers_drain_them() {
     assert!(matches!(ops[tl + 1], Item::Op(Instr::IAdd(_))));
 }
 
-/// SPIR-V from GLSL through glslang, if it is installed.
-pub(super) fn glslang(src: &str) -> Option<Vec<u32>> {
-    let exe = "/usr/bin/glslangValidator";
-    if !std::path::Path::new(exe).exists() {
-        eprintln!("note: glslangValidator not installed; skipping");
-        return None;
-    }
-    let h = src.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
-    let dir = std::env::temp_dir().join(format!("agx4-g13u-{}-{h:x}", std::process::id()));
-    std::fs::create_dir_all(&dir).ok()?;
-    let (input, output) = (dir.join("s.comp"), dir.join("s.spv"));
-    std::fs::write(&input, src).ok()?;
-    let st = std::process::Command::new(exe)
-        .args(["-V", "--target-env", "vulkan1.1", "-o"])
-        .arg(&output)
-        .arg(&input)
-        .output()
-        .ok()?;
-    assert!(
-        st.status.success(),
-        "glslang failed: {}",
-        String::from_utf8_lossy(&st.stdout)
-    );
-    let bytes = std::fs::read(&output).ok()?;
-    let _ = std::fs::remove_dir_all(&dir);
-    Some(
-        bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect(),
-    )
-}
+#[path = "../../tests/common/glslang.rs"]
+mod shared_glslang;
+pub(super) use shared_glslang::glslang;
 
 /// The lowered IR of a GLSL shader with `buffers` storage buffers in set 0.
 pub(super) fn lowered(src: &str, buffers: u32) -> Option<Shader> {

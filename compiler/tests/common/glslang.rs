@@ -1,0 +1,33 @@
+//! GLSL to SPIR-V through Debian's `glslangValidator`, for the compiler's tests.
+//!
+//! It is shared by the integration tests (`mod common;`) and the back end's unit tests
+//! (through a `#[path]` module), so there is one copy. A missing glslangValidator is a test
+//! failure with the fix in the message, never a silent skip: scripts/deps.sh installs it.
+
+/// Compiles one compute shader. Returns `Option` so callers can use `?`/`let else`; it is
+/// always `Some` (a failure panics with glslang's own message).
+pub fn glslang(src: &str) -> Option<Vec<u32>> {
+    let exe = "/usr/bin/glslangValidator";
+    assert!(
+        std::path::Path::new(exe).exists(),
+        "{exe} is missing: install glslang-tools (scripts/deps.sh does)"
+    );
+    // A per-source directory, so tests compiling in parallel never share files.
+    let h = src.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let dir = std::env::temp_dir().join(format!("agx4-glslang-{}-{h:x}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (input, output) = (dir.join("s.comp"), dir.join("s.spv"));
+    std::fs::write(&input, src).expect("write the GLSL");
+    let st = std::process::Command::new(exe)
+        .args(["-V", "--target-env", "vulkan1.1", "-o"])
+        .arg(&output)
+        .arg(&input)
+        .output()
+        .expect("run glslangValidator");
+    assert!(st.status.success(), "glslang failed: {}", String::from_utf8_lossy(&st.stdout));
+    let bytes = std::fs::read(&output).expect("read the SPIR-V");
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
