@@ -10,6 +10,7 @@ mod exec;
 pub mod usc;
 mod memory;
 pub mod raster;
+pub mod isp;
 
 pub use command::{BgEotProgram, ComputeCommand, HelperProgram, RenderCommand, ZlsBuffer};
 pub use cdm::{ComputeStats, MAX_BLOCKS};

@@ -16,6 +16,7 @@ mod submit;
 mod syncobj;
 mod table;
 mod timestamps;
+mod tvb;
 mod user;
 mod vm;
 mod wait;

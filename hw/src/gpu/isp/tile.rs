@@ -1,0 +1,250 @@
+//! A tile's depth and stencil storage, and its load and store through the ZLS images.
+
+use super::depth::DepthFormat;
+use super::stencil::Facing;
+use super::test_unit::{test_sample, ZsState};
+use super::IspError;
+use crate::g13::layout::Layout;
+use crate::gpu::raster::bin::TILE_SIZE;
+use crate::gpu::GpuMemory;
+
+/// Where a depth or stencil image lives: its base address, its layout, and the layer the
+/// render targets. Level 0 is the only level a render attaches.
+#[derive(Debug, Clone, Copy)]
+pub struct ZsImage<'a> {
+    pub base: u64,
+    pub layout: &'a Layout,
+    pub layer: u32,
+}
+
+/// Depth and stencil values of one 32x32-pixel tile, every sample of every pixel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZsTile {
+    samples: u32,
+    depth: Option<(DepthFormat, Vec<u32>)>,
+    stencil: Option<Vec<u8>>,
+}
+
+impl ZsTile {
+    /// A tile with the planes the render has; values start at zero.
+    pub fn new(
+        samples: u32,
+        depth: Option<DepthFormat>,
+        stencil: bool,
+    ) -> Result<ZsTile, IspError> {
+        if !matches!(samples, 1 | 2 | 4) {
+            return Err(IspError::SampleCount(samples));
+        }
+        let n = (TILE_SIZE * TILE_SIZE * samples) as usize;
+        Ok(ZsTile {
+            samples,
+            depth: depth.map(|f| (f, vec![0; n])),
+            stencil: stencil.then(|| vec![0; n]),
+        })
+    }
+
+    pub fn samples(&self) -> u32 {
+        self.samples
+    }
+
+    pub fn depth_format(&self) -> Option<DepthFormat> {
+        self.depth.as_ref().map(|(f, _)| *f)
+    }
+
+    pub fn has_stencil(&self) -> bool {
+        self.stencil.is_some()
+    }
+
+    /// Index of sample `s` of tile-relative pixel (`x`, `y`).
+    fn index(&self, x: u32, y: u32, sample: u32) -> Result<usize, IspError> {
+        if x >= TILE_SIZE || y >= TILE_SIZE || sample >= self.samples {
+            return Err(IspError::OutsideTile { x, y, sample });
+        }
+        Ok(((y * TILE_SIZE + x) * self.samples + sample) as usize)
+    }
+
+    /// The stored depth word (unorm code or float bits) of a sample.
+    pub fn depth_raw(&self, x: u32, y: u32, sample: u32) -> Result<u32, IspError> {
+        let i = self.index(x, y, sample)?;
+        let (_, d) = self.depth.as_ref().ok_or(IspError::NoPlane("depth"))?;
+        Ok(d[i])
+    }
+
+    pub fn depth(&self, x: u32, y: u32, sample: u32) -> Result<f32, IspError> {
+        let raw = self.depth_raw(x, y, sample)?;
+        let f = self.depth_format().ok_or(IspError::NoPlane("depth"))?;
+        Ok(f.decode(raw))
+    }
+
+    pub fn stencil(&self, x: u32, y: u32, sample: u32) -> Result<u8, IspError> {
+        let i = self.index(x, y, sample)?;
+        let s = self.stencil.as_ref().ok_or(IspError::NoPlane("stencil"))?;
+        Ok(s[i])
+    }
+
+    pub fn set_depth_raw(&mut self, x: u32, y: u32, sample: u32, raw: u32) -> Result<(), IspError> {
+        let i = self.index(x, y, sample)?;
+        let (_, d) = self.depth.as_mut().ok_or(IspError::NoPlane("depth"))?;
+        d[i] = raw;
+        Ok(())
+    }
+
+    pub fn set_stencil(&mut self, x: u32, y: u32, sample: u32, v: u8) -> Result<(), IspError> {
+        let i = self.index(x, y, sample)?;
+        let s = self.stencil.as_mut().ok_or(IspError::NoPlane("stencil"))?;
+        s[i] = v;
+        Ok(())
+    }
+
+    /// Fill the depth plane with a stored word (what the background clear writes).
+    pub fn clear_depth_raw(&mut self, raw: u32) -> Result<(), IspError> {
+        let (_, d) = self.depth.as_mut().ok_or(IspError::NoPlane("depth"))?;
+        d.fill(raw);
+        Ok(())
+    }
+
+    /// Fill the depth plane with depth `z`, converted to the plane's format.
+    pub fn clear_depth(&mut self, z: f32) -> Result<(), IspError> {
+        let f = self.depth_format().ok_or(IspError::NoPlane("depth"))?;
+        self.clear_depth_raw(f.encode(z))
+    }
+
+    pub fn clear_stencil(&mut self, v: u8) -> Result<(), IspError> {
+        let s = self.stencil.as_mut().ok_or(IspError::NoPlane("stencil"))?;
+        s.fill(v);
+        Ok(())
+    }
+
+    /// One covered sample through the depth/stencil unit; see [`test_sample`].
+    pub fn test(
+        &mut self,
+        state: &ZsState,
+        facing: Facing,
+        (x, y, sample): (u32, u32, u32),
+        z: f32,
+    ) -> Result<bool, IspError> {
+        let i = self.index(x, y, sample)?;
+        let depth = self.depth.as_mut().map(|(f, d)| (*f, &mut d[i]));
+        let stencil = self.stencil.as_mut().map(|s| &mut s[i]);
+        Ok(test_sample(state, facing, z, depth, stencil))
+    }
+
+    /// Load the depth plane of the tile whose top-left pixel is `origin` from `image`.
+    /// Pixels outside the image keep their values.
+    pub fn load_depth(
+        &mut self,
+        mem: &dyn GpuMemory,
+        image: &ZsImage,
+        origin: (u32, u32),
+    ) -> Result<(), IspError> {
+        let samples = self.samples;
+        let (format, plane) = self.depth.as_mut().ok_or(IspError::NoPlane("depth"))?;
+        let format = *format;
+        let bpp = format.bytes() as usize;
+        let mut buf = Vec::new();
+        for_each_pixel(image, origin, samples, bpp as u32, |index, addr, n| {
+            buf.resize(n, 0);
+            mem.read(addr, &mut buf)?;
+            for (s, b) in buf.chunks_exact(bpp).enumerate() {
+                plane[index + s] = format.read_le(b);
+            }
+            Ok(())
+        })
+    }
+
+    /// Store the depth plane to `image`; pixels outside the image are not written.
+    pub fn store_depth(
+        &self,
+        mem: &mut dyn GpuMemory,
+        image: &ZsImage,
+        origin: (u32, u32),
+    ) -> Result<(), IspError> {
+        let (format, plane) = self.depth.as_ref().ok_or(IspError::NoPlane("depth"))?;
+        let bpp = format.bytes() as usize;
+        let mut buf = Vec::new();
+        for_each_pixel(image, origin, self.samples, bpp as u32, |index, addr, n| {
+            buf.resize(n, 0);
+            for (s, b) in buf.chunks_exact_mut(bpp).enumerate() {
+                format.write_le(plane[index + s], b);
+            }
+            mem.write(addr, &buf)?;
+            Ok(())
+        })
+    }
+
+    pub fn load_stencil(
+        &mut self,
+        mem: &dyn GpuMemory,
+        image: &ZsImage,
+        origin: (u32, u32),
+    ) -> Result<(), IspError> {
+        let samples = self.samples;
+        let plane = self.stencil.as_mut().ok_or(IspError::NoPlane("stencil"))?;
+        for_each_pixel(image, origin, samples, 1, |index, addr, n| {
+            mem.read(addr, &mut plane[index..index + n])?;
+            Ok(())
+        })
+    }
+
+    pub fn store_stencil(
+        &self,
+        mem: &mut dyn GpuMemory,
+        image: &ZsImage,
+        origin: (u32, u32),
+    ) -> Result<(), IspError> {
+        let plane = self.stencil.as_ref().ok_or(IspError::NoPlane("stencil"))?;
+        for_each_pixel(image, origin, self.samples, 1, |index, addr, n| {
+            mem.write(addr, &plane[index..index + n])?;
+            Ok(())
+        })
+    }
+}
+
+/// Calls `f(first sample index in the tile, address, bytes)` for every pixel of the tile at
+/// `origin` that lies inside the image. All samples of a pixel are contiguous in both
+/// layouts (linear images have one), so each pixel is one access.
+fn for_each_pixel(
+    image: &ZsImage,
+    origin: (u32, u32),
+    samples: u32,
+    bytes_per_sample: u32,
+    mut f: impl FnMut(usize, u64, usize) -> Result<(), IspError>,
+) -> Result<(), IspError> {
+    let l = image.layout;
+    if l.bytes_per_block != bytes_per_sample {
+        return Err(IspError::ImageMismatch(format!(
+            "{} bytes per sample in the image, {bytes_per_sample} in the tile",
+            l.bytes_per_block
+        )));
+    }
+    if l.samples != samples {
+        return Err(IspError::ImageMismatch(format!(
+            "{} samples in the image, {samples} in the tile",
+            l.samples
+        )));
+    }
+    if origin.0 >= l.width || origin.1 >= l.height {
+        return Err(IspError::ImageMismatch(format!(
+            "tile origin {origin:?} outside the {}x{} image",
+            l.width, l.height
+        )));
+    }
+    let w = TILE_SIZE.min(l.width - origin.0);
+    let h = TILE_SIZE.min(l.height - origin.1);
+    let n = (bytes_per_sample * samples) as usize;
+    for y in 0..h {
+        for x in 0..w {
+            let off = l
+                .offset_of(origin.0 + x, origin.1 + y, image.layer, 0, 0)
+                .map_err(|e| IspError::ImageMismatch(e.to_string()))?;
+            let addr = image.base.checked_add(off).ok_or_else(|| {
+                IspError::ImageMismatch(format!(
+                    "image at {:#x} wraps the address space",
+                    image.base
+                ))
+            })?;
+            f(((y * TILE_SIZE + x) * samples) as usize, addr, n)?;
+        }
+    }
+    Ok(())
+}
