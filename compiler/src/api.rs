@@ -67,6 +67,18 @@ pub struct ComputeRequest<'a> {
     pub target: Target,
 }
 
+/// Everything needed to translate one shader of any stage (graphics stages so far stop at
+/// the IR: see [`translate_graphics`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ShaderRequest<'a> {
+    pub spirv: &'a [u32],
+    pub entry_point: &'a str,
+    pub stage: crate::ir::Stage,
+    pub specialization: &'a [Specialization],
+    pub layout: &'a ResourceLayout,
+    pub target: Target,
+}
+
 /// Statistics of one compiled shader (the shader-db line, and
 /// VK_KHR_pipeline_executable_properties).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -130,4 +142,14 @@ pub fn compile_compute(req: &ComputeRequest<'_>) -> Result<ComputeBinary, Compil
     match req.target {
         Target::G13 => crate::g13::compile(&shader),
     }
+}
+
+/// Translates a vertex or fragment entry point to IR and runs every generation-neutral pass
+/// (`req.target` is not used yet: no back end takes graphics stages).
+pub fn translate_graphics(
+    req: &ShaderRequest<'_>,
+) -> Result<crate::ir::GraphicsShader, CompileError> {
+    let mut g = crate::frontend::translate_graphics(req)?;
+    crate::passes::run_all(&mut g.shader, req.layout)?;
+    Ok(g)
 }

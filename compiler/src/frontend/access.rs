@@ -68,6 +68,9 @@ impl<'m> Tr<'m> {
             mat: None,
             lane_stride: 4,
         };
+        if let Some(p) = self.stage_variable(rid, sc, ty)? {
+            return Ok(Entry::Ptr(p));
+        }
         let ptr = match sc {
             StorageClass::StorageBuffer | StorageClass::Uniform => {
                 let set = self
@@ -735,6 +738,9 @@ impl<'m> Tr<'m> {
         lane: Option<u32>,
         ty: Word,
     ) -> Result<FVal, CompileError> {
+        if let Some(v) = self.load_stage_builtin(b, lane, ty)? {
+            return Ok(v);
+        }
         let one = |tr: &mut Self, i: u8| -> Result<Value, CompileError> {
             let sv = match b {
                 BuiltIn::LocalInvocationId => SysVal::LocalInvocationId(i),

@@ -440,6 +440,19 @@ impl<'m> Tr<'m> {
                 }
             }
             Op::MemoryBarrier => self.effect(ir::Op::MemoryBarrier),
+            Op::DemoteToHelperInvocation => {
+                if !self.demote_allowed {
+                    return Err(invalid(
+                        "OpDemoteToHelperInvocation without the DemoteToHelperInvocation capability",
+                    ));
+                }
+                if self.stage != ir::Stage::Fragment {
+                    return Err(invalid(
+                        "OpDemoteToHelperInvocation outside a fragment shader",
+                    ));
+                }
+                self.effect(ir::Op::Discard)
+            }
             Op::FunctionCall => {
                 let callee = id(inst, 0)?;
                 let f = *self

@@ -10,6 +10,7 @@ mod glsl;
 mod inst;
 mod layout;
 mod module;
+mod stage_io;
 mod translate;
 mod values;
 
@@ -23,6 +24,7 @@ use self::layout::Layouts;
 use self::module::{id, invalid, result_id, unsupported, LocalSize, SpvType};
 use crate::{
     ir, BindingLayout, CompileError, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout,
+    ShaderRequest,
 };
 
 /// Header, instruction stream and capability checks (what vkCreateShaderModule needs).
@@ -35,11 +37,60 @@ pub fn check_module(words: &[u32]) -> Result<(), CompileError> {
 
 /// Translates one compute entry point, with calls inlined and specialization applied.
 pub fn translate(req: &ComputeRequest<'_>) -> Result<ir::Shader, CompileError> {
-    let m = module::parse(req.spirv)?;
+    let (sh, _) = translate_stage(
+        req.spirv,
+        req.entry_point,
+        req.specialization,
+        ir::Stage::Compute,
+    )?;
+    Ok(sh)
+}
+
+/// Translates one vertex or fragment entry point.
+pub fn translate_graphics(req: &ShaderRequest<'_>) -> Result<ir::GraphicsShader, CompileError> {
+    if req.stage == ir::Stage::Compute {
+        return Err(invalid("translate_graphics asked for a compute shader"));
+    }
+    let (shader, info) =
+        translate_stage(req.spirv, req.entry_point, req.specialization, req.stage)?;
+    Ok(ir::GraphicsShader {
+        stage: req.stage,
+        depth_replacing: info.depth_replacing,
+        per_sample: info.per_sample,
+        shader,
+    })
+}
+
+/// What a graphics entry point adds to the shader body.
+struct StageInfo {
+    depth_replacing: bool,
+    per_sample: bool,
+}
+
+fn translate_stage(
+    spirv: &[u32],
+    entry_point: &str,
+    specialization: &[crate::Specialization],
+    stage: ir::Stage,
+) -> Result<(ir::Shader, StageInfo), CompileError> {
+    let m = module::parse(spirv)?;
     let decos = module::collect_decorations(&m)?;
-    let types = module::collect_types(&m, &decos, req.specialization)?;
-    let consts = constants::collect_constants(&m, &types, &decos, req.specialization)?;
-    let ep = module::find_entry_point(&m, req.entry_point)?;
+    let types = module::collect_types(&m, &decos, specialization)?;
+    let consts = constants::collect_constants(&m, &types, &decos, specialization)?;
+    let model = match stage {
+        ir::Stage::Compute => spirv::ExecutionModel::GLCompute,
+        ir::Stage::Vertex => spirv::ExecutionModel::Vertex,
+        ir::Stage::Fragment => spirv::ExecutionModel::Fragment,
+    };
+    let ep = module::find_stage_entry_point(&m, entry_point, model)?;
+    let has_mode = |em: spirv::ExecutionMode| ep.modes.contains(&em);
+    if has_mode(spirv::ExecutionMode::OriginLowerLeft) {
+        return Err(invalid("OriginLowerLeft (Vulkan requires OriginUpperLeft)"));
+    }
+    let info = StageInfo {
+        depth_replacing: has_mode(spirv::ExecutionMode::DepthReplacing),
+        per_sample: false,
+    };
 
     let mut local_size = match ep.local_size {
         Some(LocalSize::Literal(s)) => s,
@@ -68,11 +119,13 @@ pub fn translate(req: &ComputeRequest<'_>) -> Result<ir::Shader, CompileError> {
             }
         }
     }
-    if local_size.contains(&0) {
+    if stage != ir::Stage::Compute {
+        local_size = [0; 3];
+    } else if local_size.contains(&0) {
         return Err(invalid("compute entry point without a workgroup size"));
     }
     let invocations = local_size.iter().try_fold(1u32, |a, b| a.checked_mul(*b));
-    if !matches!(invocations, Some(n) if n <= 1024) {
+    if stage == ir::Stage::Compute && !matches!(invocations, Some(n) if n <= 1024) {
         return Err(CompileError::Limit(format!(
             "workgroup size {local_size:?} exceeds 1024 invocations"
         )));
@@ -108,6 +161,7 @@ pub fn translate(req: &ComputeRequest<'_>) -> Result<ir::Shader, CompileError> {
     }
 
     let scratch_vars = dynamic_locals(&m, &types, &consts)?;
+    let written_members = stage_io::referenced_members(&m, &consts)?;
     let l = Layouts {
         types: &types,
         decos: &decos,
@@ -138,6 +192,17 @@ pub fn translate(req: &ComputeRequest<'_>) -> Result<ir::Shader, CompileError> {
         blocks_done: 0,
         insts: 0,
         depth: 0,
+        stage,
+        outputs: Vec::new(),
+        written_members,
+        per_sample: false,
+        origin_upper_left: ep.modes.contains(&spirv::ExecutionMode::OriginUpperLeft),
+        demote_allowed: m.capabilities.iter().any(|c| {
+            c.operands.first()
+                == Some(&Operand::Capability(
+                    spirv::Capability::DemoteToHelperInvocation,
+                ))
+        }),
     };
     for inst in &m.types_global_values {
         if inst.class.opcode != Op::Variable {
@@ -149,9 +214,13 @@ pub fn translate(req: &ComputeRequest<'_>) -> Result<ir::Shader, CompileError> {
     }
     let _ = &ep.interface;
     tr.run_function(entry_fn, Vec::new(), None, true)?;
+    let info = StageInfo {
+        per_sample: tr.per_sample,
+        ..info
+    };
     let mut sh = tr.sh;
     sh.body = tr.cur;
-    Ok(sh)
+    Ok((sh, info))
 }
 
 /// Function and Private variables indexed with a non-constant index somewhere: they live in

@@ -16,8 +16,14 @@ pub(super) fn unsupported(msg: impl Into<String>) -> CompileError {
 }
 
 /// Capabilities a plain GLSL 450 compute shader needs. Everything else is refused by name.
-const ALLOWED_CAPABILITIES: &[Capability] =
-    &[Capability::Shader, Capability::Matrix, Capability::Int64];
+const ALLOWED_CAPABILITIES: &[Capability] = &[
+    Capability::Shader,
+    Capability::Matrix,
+    Capability::Int64,
+    Capability::DemoteToHelperInvocation,
+    // Sample-qualified inputs and SampleId: the shader runs per sample.
+    Capability::SampleRateShading,
+];
 
 /// Parses the words with rspirv and checks the header and capabilities.
 pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
@@ -55,7 +61,8 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
         match ext.operands.first() {
             Some(Operand::LiteralString(s))
                 if s == "SPV_KHR_storage_buffer_storage_class"
-                    || s == "SPV_KHR_non_semantic_info" => {}
+                    || s == "SPV_KHR_non_semantic_info"
+                    || s == "SPV_EXT_demote_to_helper_invocation" => {}
             Some(Operand::LiteralString(s)) => return Err(unsupported(format!("extension {s}"))),
             _ => return Err(invalid("OpExtension without a name")),
         }
@@ -393,9 +400,15 @@ pub(super) struct EntryPoint {
     pub function: Word,
     pub interface: Vec<Word>,
     pub local_size: Option<LocalSize>,
+    /// Every execution mode of the entry point (without operands).
+    pub modes: Vec<spirv::ExecutionMode>,
 }
 
-pub(super) fn find_entry_point(module: &Module, name: &str) -> Result<EntryPoint, CompileError> {
+pub(super) fn find_stage_entry_point(
+    module: &Module,
+    name: &str,
+    want: spirv::ExecutionModel,
+) -> Result<EntryPoint, CompileError> {
     for ep in &module.entry_points {
         let model = match ep.operands.first() {
             Some(Operand::ExecutionModel(m)) => *m,
@@ -405,7 +418,7 @@ pub(super) fn find_entry_point(module: &Module, name: &str) -> Result<EntryPoint
             Some(Operand::LiteralString(s)) => s.as_str(),
             _ => return Err(invalid("OpEntryPoint without a name")),
         };
-        if model != spirv::ExecutionModel::GLCompute || ep_name != name {
+        if model != want || ep_name != name {
             continue;
         }
         let function = id(ep, 1)?;
@@ -413,9 +426,13 @@ pub(super) fn find_entry_point(module: &Module, name: &str) -> Result<EntryPoint
             .map(|i| id(ep, i))
             .collect::<Result<_, _>>()?;
         let mut local_size = None;
+        let mut modes = Vec::new();
         for em in &module.execution_modes {
             if id(em, 0)? != function {
                 continue;
+            }
+            if let Some(Operand::ExecutionMode(m)) = em.operands.get(1) {
+                modes.push(*m);
             }
             match em.operands.get(1) {
                 Some(Operand::ExecutionMode(spirv::ExecutionMode::LocalSize)) => {
@@ -431,6 +448,7 @@ pub(super) fn find_entry_point(module: &Module, name: &str) -> Result<EntryPoint
             function,
             interface,
             local_size,
+            modes,
         });
     }
     Err(CompileError::NoEntryPoint(name.to_string()))

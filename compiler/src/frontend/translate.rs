@@ -73,6 +73,15 @@ pub(super) struct Tr<'m> {
     pub blocks_done: u32,
     pub insts: usize,
     pub depth: usize,
+    pub stage: ir::Stage,
+    /// Output Vars and where they go when the entry point returns.
+    pub outputs: Vec<(ir::Var, super::stage_io::OutTarget)>,
+    /// (variable, first access-chain index) pairs found in the module.
+    pub written_members: HashSet<(Word, u32)>,
+    pub per_sample: bool,
+    pub origin_upper_left: bool,
+    /// The module declares the DemoteToHelperInvocation capability.
+    pub demote_allowed: bool,
 }
 
 impl<'m> Tr<'m> {
@@ -805,7 +814,10 @@ impl<'m> Tr<'m> {
                         None
                     };
                     match &fs.ret {
-                        RetMode::Entry => self.cur.push(Node::Return),
+                        RetMode::Entry => {
+                            self.emit_outputs()?;
+                            self.cur.push(Node::Return)
+                        }
                         RetMode::Callee {
                             vars,
                             wrapped,
@@ -830,7 +842,13 @@ impl<'m> Tr<'m> {
                 }
                 Op::Unreachable => return Ok(()),
                 Op::Kill | Op::TerminateInvocation => {
-                    return Err(unsupported("OpKill in a compute shader"))
+                    if self.stage != ir::Stage::Fragment {
+                        return Err(invalid("OpKill outside a fragment shader"));
+                    }
+                    // The invocation ends here and writes nothing.
+                    self.effect(ir::Op::Discard)?;
+                    self.cur.push(Node::Return);
+                    return Ok(());
                 }
                 other => return Err(invalid(format!("block ends in {other:?}"))),
             }

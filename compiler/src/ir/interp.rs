@@ -7,9 +7,11 @@
 //! both against independently computed results.
 
 use super::{
-    AtomicOp, BinOp, CmpOp, ConvOp, Node, Op, Scalar, Shader, Space, SysVal, Type, UnOp, Value,
+    AtomicOp, BinOp, CmpOp, ConvOp, GraphicsShader, Node, Op, OutputBuiltin, Scalar, Shader, Space,
+    Stage, SysVal, Type, UnOp, Value,
 };
 use crate::{abi, ResourceLayout};
+use std::collections::BTreeMap;
 
 /// Device memory as the interpreter sees it.
 pub trait GlobalMemory {
@@ -416,6 +418,15 @@ struct Machine<'s, 'a> {
     shared: Vec<u8>,
     group: [u32; 3],
     steps: u64,
+    /// The graphics invocation being run (`None` for compute).
+    io: Option<GraphicsIo>,
+}
+
+struct GraphicsIo {
+    stage: Stage,
+    inputs: StageInputs,
+    outputs: StageOutputs,
+    discarded: bool,
 }
 
 fn bytes_of(ty: Type) -> Result<usize, String> {
@@ -565,6 +576,31 @@ impl<'s> Machine<'s, '_> {
             SysVal::SubgroupLocalInvocationId | SysVal::SubgroupId => {
                 return Err("subgroup system values are not interpreted".into())
             }
+            SysVal::VertexIndex
+            | SysVal::InstanceIndex
+            | SysVal::FragCoord(_)
+            | SysVal::FrontFacing
+            | SysVal::SampleId => {
+                let io = self
+                    .io
+                    .as_ref()
+                    .ok_or("graphics system value in a dispatch")?;
+                let want = match s {
+                    SysVal::VertexIndex | SysVal::InstanceIndex => Stage::Vertex,
+                    _ => Stage::Fragment,
+                };
+                if io.stage != want {
+                    return Err(format!("{s:?} in a {:?} shader", io.stage));
+                }
+                let i = &io.inputs;
+                match s {
+                    SysVal::VertexIndex => i.vertex_index as u64,
+                    SysVal::InstanceIndex => i.instance_index as u64,
+                    SysVal::FragCoord(c) => i.frag_coord[c as usize % 4].to_bits() as u64,
+                    SysVal::FrontFacing => i.front_facing as u64,
+                    _ => i.sample_id as u64,
+                }
+            }
         })
     }
 
@@ -663,6 +699,61 @@ impl<'s> Machine<'s, '_> {
                 Some(vec![u32::from_le_bytes(b) as u64])
             }
             Op::WorkgroupBarrier | Op::MemoryBarrier => None,
+            Op::LoadInput {
+                location,
+                component,
+                ..
+            } => {
+                let io = self.io.as_ref().ok_or("LoadInput in a dispatch")?;
+                let slot = io
+                    .inputs
+                    .locations
+                    .get(location)
+                    .ok_or_else(|| format!("no input at location {location}"))?;
+                let c = *component as usize;
+                let lanes = slot
+                    .get(c..c + ty.lanes as usize)
+                    .ok_or("input components out of range")?;
+                Some(lanes.iter().map(|x| *x as u64).collect())
+            }
+            Op::StoreOutput {
+                location,
+                component,
+                value,
+            } => {
+                let x = getv(&inv.vals, *value)?;
+                let io = self.io.as_mut().ok_or("StoreOutput in a dispatch")?;
+                let slot = io.outputs.locations.entry(*location).or_default();
+                write_components(slot, *component, &x)?;
+                None
+            }
+            Op::StoreBuiltin {
+                builtin,
+                component,
+                value,
+            } => {
+                let x = getv(&inv.vals, *value)?;
+                let io = self.io.as_mut().ok_or("StoreBuiltin in a dispatch")?;
+                let o = &mut io.outputs;
+                match builtin {
+                    OutputBuiltin::Position => write_components(&mut o.position, *component, &x)?,
+                    OutputBuiltin::PointSize => {
+                        write_components(std::slice::from_mut(&mut o.point_size), *component, &x)?
+                    }
+                    OutputBuiltin::FragDepth => {
+                        write_components(std::slice::from_mut(&mut o.frag_depth), *component, &x)?
+                    }
+                }
+                None
+            }
+            Op::Discard => {
+                let io = self.io.as_mut().ok_or("Discard in a dispatch")?;
+                if io.stage != Stage::Fragment {
+                    return Err("Discard outside a fragment shader".into());
+                }
+                io.discarded = true;
+                None
+            }
             _ => {
                 let vals = &inv.vals;
                 let r = eval_pure(sh, op, ty, &|v| {
@@ -780,6 +871,7 @@ pub fn run(shader: &Shader, d: &Dispatch<'_>, global: &mut dyn GlobalMemory) -> 
         shared: Vec::new(),
         group: [0; 3],
         steps: 0,
+        io: None,
     };
     for gz in 0..d.workgroups[2] {
         for gy in 0..d.workgroups[1] {
@@ -819,4 +911,115 @@ pub fn run(shader: &Shader, d: &Dispatch<'_>, global: &mut dyn GlobalMemory) -> 
         }
     }
     Ok(())
+}
+
+fn write_components(slot: &mut [Option<u32>], first: u8, x: &[u64]) -> Result<(), String> {
+    let f = first as usize;
+    let dst = slot
+        .get_mut(f..f + x.len())
+        .ok_or("output components out of range")?;
+    for (d, v) in dst.iter_mut().zip(x) {
+        *d = Some(*v as u32);
+    }
+    Ok(())
+}
+
+/// What one vertex or fragment invocation reads. The rasterizer's work (interpolation,
+/// coverage) is the caller's: fragment inputs are the already-interpolated values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StageInputs {
+    /// Vertex attributes (vertex shaders) or varyings (fragment shaders): four 32-bit
+    /// components per location.
+    pub locations: BTreeMap<u32, [u32; 4]>,
+    pub vertex_index: u32,
+    pub instance_index: u32,
+    pub frag_coord: [f32; 4],
+    pub front_facing: bool,
+    pub sample_id: u32,
+}
+
+/// What one invocation wrote: `None` for a component never written.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StageOutputs {
+    pub locations: BTreeMap<u32, [Option<u32>; 4]>,
+    pub position: [Option<u32>; 4],
+    pub point_size: Option<u32>,
+    pub frag_depth: Option<u32>,
+}
+
+/// Runs `shader` once per element of `items`, each invocation on its own (graphics stages
+/// have no barriers or shared memory). `d.workgroups` is ignored. A fragment invocation that
+/// executed `Discard` yields `None`.
+fn run_graphics(
+    shader: &GraphicsShader,
+    stage: Stage,
+    d: &Dispatch<'_>,
+    global: &mut dyn GlobalMemory,
+    items: &[StageInputs],
+) -> Result<Vec<Option<StageOutputs>>, String> {
+    if shader.stage != stage {
+        return Err(format!("a {:?} shader run as {stage:?}", shader.stage));
+    }
+    let sh = &shader.shader;
+    let mut m = Machine {
+        sh,
+        d,
+        global,
+        shared: Vec::new(),
+        group: [0; 3],
+        steps: 0,
+        io: None,
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (k, item) in items.iter().enumerate() {
+        m.io = Some(GraphicsIo {
+            stage,
+            inputs: item.clone(),
+            outputs: StageOutputs::default(),
+            discarded: false,
+        });
+        let mut inv = Invocation {
+            vals: vec![Vec::new(); sh.value_types.len()],
+            vars: vec![Vec::new(); sh.var_types.len()],
+            scratch: vec![0; sh.scratch_size as usize],
+            stack: vec![Frame {
+                nodes: &sh.body,
+                idx: 0,
+                inst: 0,
+                is_loop: false,
+            }],
+            local: [0; 3],
+            index: k as u32,
+        };
+        if let Stop::Barrier = m.run(&mut inv)? {
+            return Err("workgroup barrier in a graphics shader".into());
+        }
+        let io = m.io.take().ok_or("lost the invocation's outputs")?;
+        out.push((!io.discarded).then_some(io.outputs));
+    }
+    Ok(out)
+}
+
+/// Runs a vertex shader over `vertices` and returns each vertex's outputs.
+pub fn run_vertices(
+    shader: &GraphicsShader,
+    d: &Dispatch<'_>,
+    global: &mut dyn GlobalMemory,
+    vertices: &[StageInputs],
+) -> Result<Vec<StageOutputs>, String> {
+    run_graphics(shader, Stage::Vertex, d, global, vertices)?
+        .into_iter()
+        .map(|o| o.ok_or_else(|| "a vertex was discarded".to_string()))
+        .collect()
+}
+
+/// Runs a fragment shader over `fragments`: each result is the fragment's outputs, or
+/// `None` if it was discarded.
+pub fn run_fragments(
+    shader: &GraphicsShader,
+    d: &Dispatch<'_>,
+    global: &mut dyn GlobalMemory,
+    fragments: &[StageInputs],
+) -> Result<Vec<Option<StageOutputs>>, String> {
+    run_graphics(shader, Stage::Fragment, d, global, fragments)
 }

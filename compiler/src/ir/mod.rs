@@ -52,9 +52,11 @@ pub enum Node {
     Return,
 }
 
-/// A compute shader after the front end: one entry point, calls inlined.
-#[derive(Debug, Clone, PartialEq)]
+/// A shader after the front end: one entry point, calls inlined. Compute unless wrapped in a
+/// [`GraphicsShader`].
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Shader {
+    /// The workgroup size (compute only; [0; 3] for graphics stages).
     pub local_size: [u32; 3],
     /// Bytes of workgroup (threadgroup) memory.
     pub shared_size: u32,
@@ -66,6 +68,21 @@ pub struct Shader {
     /// Type of every variable, indexed by `Var.0`.
     pub var_types: Vec<Type>,
     pub body: Vec<Node>,
+}
+
+/// A vertex or fragment shader: the body and what the pipeline needs to know about it.
+/// Kept beside `Shader` (not inside it) so that every existing `Shader` constructor and back
+/// end keeps its meaning; the passes run on `shader` unchanged.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GraphicsShader {
+    pub stage: Stage,
+    /// Fragment shaders: the DepthReplacing execution mode (the shader may write FragDepth).
+    pub depth_replacing: bool,
+    /// Fragment shaders: the shader reads SampleId or has Sample-qualified inputs, so it runs
+    /// once per sample.
+    pub per_sample: bool,
+    /// `local_size` is [0; 3].
+    pub shader: Shader,
 }
 
 impl Shader {

@@ -139,6 +139,70 @@ pub enum SysVal {
     WorkgroupSize(u8),
     SubgroupLocalInvocationId,
     SubgroupId,
+    /// Vertex shaders: Vulkan's gl_VertexIndex, which already includes the draw's
+    /// firstVertex / vertexOffset (I32).
+    VertexIndex,
+    /// Vertex shaders: Vulkan's gl_InstanceIndex, including firstInstance (I32).
+    InstanceIndex,
+    /// Fragment shaders: one component of gl_FragCoord (F32): x, y are the framebuffer
+    /// position of the sample or pixel centre (upper-left origin), z the depth, w 1/clip w.
+    FragCoord(u8),
+    /// Fragment shaders: 1 if the primitive is front-facing, else 0 (I32).
+    FrontFacing,
+    /// Fragment shaders: the sample index (I32); asking for it makes the shader run per
+    /// sample.
+    SampleId,
+}
+
+/// The pipeline stage a shader runs in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Stage {
+    #[default]
+    Compute,
+    Vertex,
+    Fragment,
+}
+
+/// How a fragment shader input is interpolated across the primitive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Interpolation {
+    /// Perspective-correct.
+    #[default]
+    Smooth,
+    /// The provoking vertex's value.
+    Flat,
+    /// Linear in screen space.
+    NoPerspective,
+}
+
+/// Where a fragment shader input is interpolated.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Sampling {
+    /// The pixel centre.
+    #[default]
+    Center,
+    /// A point inside the covered part of the pixel.
+    Centroid,
+    /// The sample being shaded (the shader runs per sample).
+    Sample,
+}
+
+/// Interpolation qualifiers of one input (meaningless for vertex attributes: Smooth/Center).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct InputInterp {
+    pub mode: Interpolation,
+    pub sampling: Sampling,
+}
+
+/// Outputs of the graphics stages that are not plain locations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OutputBuiltin {
+    /// Vertex shaders: clip-space gl_Position, four F32 components.
+    Position,
+    /// Vertex shaders: gl_PointSize, one F32.
+    PointSize,
+    /// Fragment shaders: gl_FragDepth, one F32 (see `Shader::depth_replacing`).
+    FragDepth,
 }
 
 /// Memory a load, store or atomic reaches.
@@ -199,6 +263,23 @@ pub enum Op {
     WorkgroupBarrier,
     /// Memory barrier only.
     MemoryBarrier,
+    /// Reads a stage input: a vertex attribute (vertex shaders) or an interpolated varying
+    /// (fragment shaders) at `location`, starting at 32-bit `component` (0..4). The result
+    /// type (I32 or F32, 1 to 4 lanes with `component + lanes <= 4`) gives how many
+    /// consecutive components are read; the bits are the attribute's / varying's, without
+    /// conversion. Pure: the inputs are constant during an invocation.
+    LoadInput { location: u32, component: u8, interp: InputInterp },
+    /// Writes a stage output: a varying (vertex shaders) or a colour attachment's value
+    /// (fragment shaders) at `location`, starting at 32-bit `component`; a vector value
+    /// writes consecutive components. The last write to a component before the invocation
+    /// ends is the one that counts; components never written are undefined.
+    StoreOutput { location: u32, component: u8, value: Value },
+    /// Writes a built-in output from `component` on (same rules as `StoreOutput`).
+    StoreBuiltin { builtin: OutputBuiltin, component: u8, value: Value },
+    /// Fragment shaders: the invocation's outputs (colour, depth) are dropped and it writes
+    /// nothing. Execution continues (demote-to-helper semantics: derivatives stay valid);
+    /// OpKill is translated as `Discard` followed by `Node::Return`.
+    Discard,
 }
 
 /// Whether an operation has effects beyond its result (never removed by DCE, never merged by
@@ -211,6 +292,9 @@ pub fn has_side_effects(op: &Op) -> bool {
             | Op::Atomic { .. }
             | Op::WorkgroupBarrier
             | Op::MemoryBarrier
+            | Op::StoreOutput { .. }
+            | Op::StoreBuiltin { .. }
+            | Op::Discard
     )
 }
 

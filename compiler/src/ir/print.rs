@@ -75,6 +75,25 @@ fn op_text(op: &Op) -> String {
         }
         Op::WorkgroupBarrier => "WorkgroupBarrier".into(),
         Op::MemoryBarrier => "MemoryBarrier".into(),
+        Op::LoadInput {
+            location,
+            component,
+            interp,
+        } => format!(
+            "LoadInput loc {location}.{component} {:?} {:?}",
+            interp.mode, interp.sampling
+        ),
+        Op::StoreOutput {
+            location,
+            component,
+            value,
+        } => format!("StoreOutput loc {location}.{component} = {}", v(*value)),
+        Op::StoreBuiltin {
+            builtin,
+            component,
+            value,
+        } => format!("StoreBuiltin {builtin:?}.{component} = {}", v(*value)),
+        Op::Discard => "Discard".into(),
     }
 }
 

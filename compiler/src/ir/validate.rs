@@ -4,7 +4,9 @@
 
 use std::collections::HashSet;
 
-use super::{BinOp, ConvOp, Node, Op, Scalar, Shader, Space, SysVal, Type, UnOp, Value};
+use super::{
+    BinOp, ConvOp, Node, Op, OutputBuiltin, Scalar, Shader, Space, SysVal, Type, UnOp, Value,
+};
 
 struct Checker<'s> {
     sh: &'s Shader,
@@ -20,7 +22,10 @@ fn operands(op: &Op) -> Vec<Value> {
         | Op::LoadVar(_)
         | Op::SysVal(_)
         | Op::WorkgroupBarrier
-        | Op::MemoryBarrier => vec![],
+        | Op::MemoryBarrier
+        | Op::LoadInput { .. }
+        | Op::Discard => vec![],
+        Op::StoreOutput { value, .. } | Op::StoreBuiltin { value, .. } => vec![*value],
         Op::Unary(_, a) | Op::Conv(_, a) | Op::Extract(a, _) | Op::Copy(a) | Op::StoreVar(_, a) => {
             vec![*a]
         }
@@ -76,6 +81,9 @@ impl Checker<'_> {
                 | Op::WorkgroupBarrier
                 | Op::MemoryBarrier
                 | Op::Atomic { .. }
+                | Op::StoreOutput { .. }
+                | Op::StoreBuiltin { .. }
+                | Op::Discard
         );
         if needs_dst && rt.is_none() {
             return Err(format!("{op:?} without a result"));
@@ -173,6 +181,34 @@ impl Checker<'_> {
                 };
                 if at != want {
                     return Err(format!("{space:?} address of type {at:?}"));
+                }
+            }
+            Op::LoadInput { component, .. }
+                if !matches!(rt.scalar, Scalar::I32 | Scalar::F32)
+                    || *component as u32 + rt.lanes as u32 > 4 =>
+            {
+                return Err(format!("input of type {rt:?} from component {component}"));
+            }
+            Op::StoreOutput {
+                component, value, ..
+            }
+            | Op::StoreBuiltin {
+                component, value, ..
+            } => {
+                let t = self.ty(*value)?;
+                if !matches!(t.scalar, Scalar::I32 | Scalar::F32)
+                    || *component as u32 + t.lanes as u32 > 4
+                {
+                    return Err(format!("output of type {t:?} from component {component}"));
+                }
+                if let Op::StoreBuiltin { builtin, .. } = op {
+                    let lanes = match builtin {
+                        OutputBuiltin::Position => 4,
+                        OutputBuiltin::PointSize | OutputBuiltin::FragDepth => 1,
+                    };
+                    if t.scalar != Scalar::F32 || *component as u32 + t.lanes as u32 > lanes {
+                        return Err(format!("{builtin:?} written with {t:?}"));
+                    }
                 }
             }
             Op::DescriptorAddress { index, .. } | Op::DescriptorSize { index, .. }
@@ -308,7 +344,12 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
             | Op::LoadVar(_)
             | Op::StoreVar(..)
             | Op::WorkgroupBarrier
-            | Op::MemoryBarrier => {}
+            | Op::MemoryBarrier
+            // Stage I/O is lowered per generation, so the back end takes it as it is.
+            | Op::LoadInput { .. }
+            | Op::StoreOutput { .. }
+            | Op::StoreBuiltin { .. }
+            | Op::Discard => {}
             Op::Conv(c, x) => {
                 if is64 && !(matches!(c, ConvOp::UToU | ConvOp::SToS) && sh.ty(*x) == Type::I32) {
                     return bad("64-bit conversion");
@@ -347,6 +388,11 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
                     SysVal::LocalInvocationId(_)
                         | SysVal::LocalInvocationIndex
                         | SysVal::WorkgroupId(_)
+                        | SysVal::VertexIndex
+                        | SysVal::InstanceIndex
+                        | SysVal::FragCoord(_)
+                        | SysVal::FrontFacing
+                        | SysVal::SampleId
                 ) {
                     return bad("system value");
                 }

@@ -24,7 +24,10 @@ fn pure(op: &Op, descriptor_words: &HashSet<Value>) -> bool {
         | Op::Store { .. }
         | Op::Atomic { .. }
         | Op::WorkgroupBarrier
-        | Op::MemoryBarrier => false,
+        | Op::MemoryBarrier
+        | Op::StoreOutput { .. }
+        | Op::StoreBuiltin { .. }
+        | Op::Discard => false,
         _ => true,
     }
 }

@@ -124,7 +124,10 @@ pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
         | Op::LoadVar(_)
         | Op::SysVal(_)
         | Op::WorkgroupBarrier
-        | Op::MemoryBarrier => {}
+        | Op::MemoryBarrier
+        | Op::LoadInput { .. }
+        | Op::Discard => {}
+        Op::StoreOutput { value, .. } | Op::StoreBuiltin { value, .. } => *value = f(*value),
         Op::Unary(_, a) | Op::Conv(_, a) | Op::Extract(a, _) | Op::Copy(a) | Op::StoreVar(_, a) => {
             *a = f(*a)
         }

@@ -143,6 +143,53 @@ pub fn scalarize(sh: &mut Shader) -> Result<(), CompileError> {
                 }
                 return Ok(());
             }
+            Op::LoadInput {
+                location,
+                component,
+                interp,
+            } => {
+                for i in 0..n as u8 {
+                    lanes_out.push(out.def(
+                        sh,
+                        scalar_ty,
+                        Op::LoadInput {
+                            location,
+                            component: component + i,
+                            interp,
+                        },
+                    ));
+                }
+            }
+            Op::StoreOutput {
+                location,
+                component,
+                value,
+            } => {
+                let m = sh.ty(value).lanes as usize;
+                for (i, x) in st.of(value, m).into_iter().enumerate() {
+                    out.effect(Op::StoreOutput {
+                        location,
+                        component: component + i as u8,
+                        value: x,
+                    });
+                }
+                return Ok(());
+            }
+            Op::StoreBuiltin {
+                builtin,
+                component,
+                value,
+            } => {
+                let m = sh.ty(value).lanes as usize;
+                for (i, x) in st.of(value, m).into_iter().enumerate() {
+                    out.effect(Op::StoreBuiltin {
+                        builtin,
+                        component: component + i as u8,
+                        value: x,
+                    });
+                }
+                return Ok(());
+            }
             op @ (Op::Unary(..)
             | Op::Binary(..)
             | Op::FFma(..)

@@ -7,18 +7,25 @@
 /// Compiles one compute shader. Returns `Option` so callers can use `?`/`let else`; it is
 /// always `Some` (a failure panics with glslang's own message).
 pub fn glslang(src: &str) -> Option<Vec<u32>> {
+    glslang_stage(src, "comp")
+}
+
+/// Compiles one shader of the stage glslang names by file extension (`comp`, `vert`,
+/// `frag`, ...). Same contract as [`glslang`].
+#[allow(dead_code)]
+pub fn glslang_stage(src: &str, stage: &str) -> Option<Vec<u32>> {
     let exe = "/usr/bin/glslangValidator";
     assert!(
         std::path::Path::new(exe).exists(),
         "{exe} is missing: install glslang-tools (scripts/deps.sh does)"
     );
     // A per-source directory, so tests compiling in parallel never share files.
-    let h = src.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+    let h = src.bytes().chain(stage.bytes()).fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     });
     let dir = std::env::temp_dir().join(format!("agx4-glslang-{}-{h:x}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let (input, output) = (dir.join("s.comp"), dir.join("s.spv"));
+    let (input, output) = (dir.join(format!("s.{stage}")), dir.join("s.spv"));
     std::fs::write(&input, src).expect("write the GLSL");
     let st = std::process::Command::new(exe)
         .args(["-V", "--target-env", "vulkan1.1", "-o"])

@@ -1,7 +1,8 @@
 //! Helpers shared by the compiler's integration tests.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 mod glslang;
 
 pub use glslang::glslang;
+pub use glslang::glslang_stage;

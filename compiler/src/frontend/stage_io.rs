@@ -1,0 +1,326 @@
+//! Vertex and fragment stage interfaces: Input and Output variables (locations and
+//! built-ins), the graphics built-in inputs, and the writes of outputs when the entry point
+//! returns.
+//!
+//! Non-built-in inputs are read once at the start into Vars and outputs live in Vars until
+//! the entry point returns; `promote_vars` then turns both into plain values. This keeps
+//! access chains, partial writes and read-back of outputs on the ordinary Var paths.
+
+use spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
+
+use super::module::{id, invalid, unsupported, SpvType};
+use super::translate::Tr;
+use super::values::{FVal, Ptr, VarTree};
+use crate::ir::{self, InputInterp, Interpolation, OutputBuiltin, Sampling, Scalar, Type, Var};
+use crate::CompileError;
+
+/// Where the value of an output Var goes when the entry point returns.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum OutTarget {
+    Location { location: u32, component: u8 },
+    Builtin(OutputBuiltin),
+}
+
+fn leaf_vars(t: &VarTree, out: &mut Vec<Var>) {
+    match t {
+        VarTree::Leaf(v) => out.push(*v),
+        VarTree::Node(kids) => kids.iter().for_each(|k| leaf_vars(k, out)),
+    }
+}
+
+/// Built-in outputs a vertex or fragment shader may write, as IR targets. `None`: accepted
+/// but not written out (the ones agx4 does not implement are rejected where they are used).
+fn output_builtin(b: BuiltIn) -> Result<Option<OutputBuiltin>, CompileError> {
+    Ok(match b {
+        BuiltIn::Position => Some(OutputBuiltin::Position),
+        BuiltIn::PointSize => Some(OutputBuiltin::PointSize),
+        BuiltIn::FragDepth => Some(OutputBuiltin::FragDepth),
+        BuiltIn::ClipDistance | BuiltIn::CullDistance => None,
+        other => return Err(unsupported(format!("output builtin {other:?}"))),
+    })
+}
+
+impl<'m> Tr<'m> {
+    fn io_location(&self, rid: Word) -> Result<(u32, u8), CompileError> {
+        let location = self
+            .decos
+            .get(rid, Decoration::Location)
+            .and_then(|v| v.first().copied())
+            .ok_or_else(|| invalid(format!("interface variable {rid} without a Location")))?;
+        let component = self
+            .decos
+            .get(rid, Decoration::Component)
+            .and_then(|v| v.first().copied())
+            .unwrap_or(0);
+        if component > 3 {
+            return Err(invalid("Component decoration above 3"));
+        }
+        if self.decos.has(rid, Decoration::Index) {
+            return Err(unsupported("dual-source blending (Index decoration)"));
+        }
+        Ok((location, component as u8))
+    }
+
+    fn io_leaf_type(&self, v: Var, component: u8) -> Result<Type, CompileError> {
+        let t = self.sh.var_types[v.0 as usize];
+        if !matches!(t.scalar, Scalar::I32 | Scalar::F32) || component + t.lanes > 4 {
+            return Err(unsupported(format!(
+                "interface value of type {t:?} at component {component}"
+            )));
+        }
+        Ok(t)
+    }
+
+    /// An Input or Output variable of a graphics stage (`None` for other storage classes).
+    pub fn stage_variable(
+        &mut self,
+        rid: Word,
+        sc: StorageClass,
+        ty: Word,
+    ) -> Result<Option<Ptr>, CompileError> {
+        if self.stage == ir::Stage::Compute {
+            return Ok(None);
+        }
+        match sc {
+            StorageClass::Input => {
+                if self.decos.has(rid, Decoration::BuiltIn) {
+                    return Ok(None);
+                }
+                if self.has_member_builtins(ty) {
+                    return Err(unsupported("built-in input block"));
+                }
+                let (location, component) = self.io_location(rid)?;
+                let mode = if self.decos.has(rid, Decoration::Flat) {
+                    Interpolation::Flat
+                } else if self.decos.has(rid, Decoration::NoPerspective) {
+                    Interpolation::NoPerspective
+                } else {
+                    Interpolation::Smooth
+                };
+                let sampling = if self.decos.has(rid, Decoration::Sample) {
+                    self.per_sample = true;
+                    Sampling::Sample
+                } else if self.decos.has(rid, Decoration::Centroid) {
+                    Sampling::Centroid
+                } else {
+                    Sampling::Center
+                };
+                let interp = InputInterp { mode, sampling };
+                let tree = self.var_tree(ty, 0)?;
+                let mut leaves = Vec::new();
+                leaf_vars(&tree, &mut leaves);
+                for (i, v) in leaves.into_iter().enumerate() {
+                    let t = self.io_leaf_type(v, component)?;
+                    let x = self.emit(
+                        t,
+                        ir::Op::LoadInput {
+                            location: location + i as u32,
+                            component,
+                            interp,
+                        },
+                    )?;
+                    self.effect(ir::Op::StoreVar(v, x))?;
+                }
+                Ok(Some(Ptr::Vars { tree, ty }))
+            }
+            StorageClass::Output => {
+                let tree = self.var_tree(ty, 0)?;
+                if let Some(b) = self
+                    .decos
+                    .get(rid, Decoration::BuiltIn)
+                    .and_then(|v| v.first())
+                {
+                    let b = BuiltIn::from_u32(*b).ok_or_else(|| invalid("unknown builtin"))?;
+                    if let Some(ob) = output_builtin(b)? {
+                        let mut leaves = Vec::new();
+                        leaf_vars(&tree, &mut leaves);
+                        let [v] = leaves[..] else {
+                            return Err(unsupported(format!("{b:?} of an unusual type")));
+                        };
+                        self.outputs.push((v, OutTarget::Builtin(ob)));
+                    } else if self.written_members.iter().any(|(v, _)| *v == rid) {
+                        return Err(unsupported(format!(
+                            "{b:?} (clip and cull distances are not implemented)"
+                        )));
+                    }
+                } else if self.has_member_builtins(ty) {
+                    let (SpvType::Struct { members }, VarTree::Node(kids)) =
+                        (self.l.get(ty)?.clone(), &tree)
+                    else {
+                        return Err(invalid("built-in output block that is not a struct"));
+                    };
+                    for (m, kid) in kids.iter().enumerate().take(members.len()) {
+                        let b = self
+                            .decos
+                            .member(ty, m as u32, Decoration::BuiltIn)
+                            .and_then(|v| v.first().copied())
+                            .ok_or_else(|| unsupported("block mixing built-in and user outputs"))?;
+                        let b = BuiltIn::from_u32(b).ok_or_else(|| invalid("unknown builtin"))?;
+                        let written = self.written_members.contains(&(rid, m as u32));
+                        match output_builtin(b)? {
+                            Some(ob) if written => {
+                                let mut leaves = Vec::new();
+                                leaf_vars(kid, &mut leaves);
+                                let [v] = leaves[..] else {
+                                    return Err(unsupported(format!("{b:?} of an unusual type")));
+                                };
+                                self.outputs.push((v, OutTarget::Builtin(ob)));
+                            }
+                            None if written => {
+                                return Err(unsupported(format!(
+                                    "{b:?} (clip and cull distances are not implemented)"
+                                )))
+                            }
+                            _ => {}
+                        }
+                    }
+                } else {
+                    let (location, component) = self.io_location(rid)?;
+                    let mut leaves = Vec::new();
+                    leaf_vars(&tree, &mut leaves);
+                    for (i, v) in leaves.into_iter().enumerate() {
+                        self.io_leaf_type(v, component)?;
+                        self.outputs.push((
+                            v,
+                            OutTarget::Location {
+                                location: location + i as u32,
+                                component,
+                            },
+                        ));
+                    }
+                }
+                Ok(Some(Ptr::Vars { tree, ty }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn has_member_builtins(&self, ty: Word) -> bool {
+        match self.l.get(ty) {
+            Ok(SpvType::Struct { members }) => (0..members.len() as u32)
+                .any(|m| self.decos.member(ty, m, Decoration::BuiltIn).is_some()),
+            _ => false,
+        }
+    }
+
+    /// Writes every output Var to its target; called where the entry point returns.
+    pub fn emit_outputs(&mut self) -> Result<(), CompileError> {
+        for (v, target) in self.outputs.clone() {
+            let t = self.sh.var_types[v.0 as usize];
+            let x = self.emit(t, ir::Op::LoadVar(v))?;
+            let op = match target {
+                OutTarget::Location {
+                    location,
+                    component,
+                } => ir::Op::StoreOutput {
+                    location,
+                    component,
+                    value: x,
+                },
+                OutTarget::Builtin(builtin) => ir::Op::StoreBuiltin {
+                    builtin,
+                    component: 0,
+                    value: x,
+                },
+            };
+            self.effect(op)?;
+        }
+        Ok(())
+    }
+
+    /// The graphics built-in inputs, as the IR types the declared SPIR-V type asks for.
+    pub fn load_stage_builtin(
+        &mut self,
+        b: BuiltIn,
+        lane: Option<u32>,
+        ty: Word,
+    ) -> Result<Option<FVal>, CompileError> {
+        let t = self.l.ir_type(ty)?;
+        let sv = |i: u32| match b {
+            BuiltIn::VertexIndex => Some(ir::SysVal::VertexIndex),
+            BuiltIn::InstanceIndex => Some(ir::SysVal::InstanceIndex),
+            BuiltIn::FragCoord => Some(ir::SysVal::FragCoord(i as u8)),
+            BuiltIn::FrontFacing => Some(ir::SysVal::FrontFacing),
+            BuiltIn::SampleId => Some(ir::SysVal::SampleId),
+            _ => None,
+        };
+        if sv(0).is_none() {
+            return Ok(None);
+        }
+        let want = match b {
+            BuiltIn::VertexIndex | BuiltIn::InstanceIndex => ir::Stage::Vertex,
+            _ => ir::Stage::Fragment,
+        };
+        if self.stage != want {
+            return Err(invalid(format!("{b:?} in a {:?} shader", self.stage)));
+        }
+        match b {
+            BuiltIn::FragCoord => {
+                if !self.origin_upper_left {
+                    return Err(invalid("FragCoord without OriginUpperLeft"));
+                }
+                if t.scalar != Scalar::F32 {
+                    return Err(invalid("FragCoord of a non-float type"));
+                }
+                let one = |tr: &mut Self, i: u32| -> Result<ir::Value, CompileError> {
+                    let s = sv(i).ok_or_else(|| invalid("builtin"))?;
+                    tr.emit(Type::F32, ir::Op::SysVal(s))
+                };
+                if let Some(l) = lane {
+                    return Ok(Some(FVal::V(one(self, l)?)));
+                }
+                let lanes = (0..t.lanes as u32)
+                    .map(|i| one(self, i))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Some(FVal::V(self.emit(t, ir::Op::Vector(lanes))?)))
+            }
+            BuiltIn::FrontFacing => {
+                if t != Type::BOOL {
+                    return Err(invalid("FrontFacing of a non-boolean type"));
+                }
+                let x = self.emit(Type::I32, ir::Op::SysVal(ir::SysVal::FrontFacing))?;
+                let z = self.u32c(0)?;
+                Ok(Some(FVal::V(
+                    self.emit(Type::BOOL, ir::Op::Cmp(ir::CmpOp::INe, x, z))?,
+                )))
+            }
+            _ => {
+                if t != Type::I32 {
+                    return Err(invalid(format!("{b:?} of type {t:?}")));
+                }
+                if b == BuiltIn::SampleId {
+                    self.per_sample = true;
+                }
+                let s = sv(0).ok_or_else(|| invalid("builtin"))?;
+                Ok(Some(FVal::V(self.emit(Type::I32, ir::Op::SysVal(s))?)))
+            }
+        }
+    }
+}
+
+/// Members of built-in output blocks (variable, member index) reached by an access chain
+/// anywhere in the module: only those are written out (an unused gl_PointSize must not be
+/// stored with an undefined value).
+pub(super) fn referenced_members(
+    m: &rspirv::dr::Module,
+    consts: &std::collections::HashMap<Word, (Word, super::constants::CVal)>,
+) -> Result<std::collections::HashSet<(Word, u32)>, CompileError> {
+    let mut out = std::collections::HashSet::new();
+    for f in &m.functions {
+        for b in &f.blocks {
+            for inst in &b.instructions {
+                if !matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
+                    continue;
+                }
+                if inst.operands.len() < 2 {
+                    continue;
+                }
+                let base = id(inst, 0)?;
+                if let Some(ix) = super::constants::as_u32(consts, id(inst, 1)?) {
+                    out.insert((base, ix));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
