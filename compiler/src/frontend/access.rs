@@ -171,6 +171,29 @@ impl<'m> Tr<'m> {
         }
     }
 
+    /// Moves a pointer's offset by `index * stride`: into the constant part when the index is
+    /// a constant, else into the dynamic part.
+    fn step(
+        &mut self,
+        fs: &FnState<'m>,
+        off: &mut u32,
+        dyn_off: &mut Option<Value>,
+        konst: Option<u32>,
+        iw: Word,
+        stride: u32,
+    ) -> Result<(), CompileError> {
+        match konst {
+            Some(i) => {
+                *off = off.checked_add(i.wrapping_mul(stride)).ok_or_else(|| invalid("offset overflow"))?;
+            }
+            None => {
+                let i = self.simple(fs, iw)?;
+                *dyn_off = self.add_dyn(*dyn_off, i, stride)?;
+            }
+        }
+        Ok(())
+    }
+
     fn add_dyn(
         &mut self,
         dyn_off: Option<Value>,
@@ -254,13 +277,7 @@ impl<'m> Tr<'m> {
                                 }
                             }
                             let stride = self.l.array_stride(ty, elem)?;
-                            match konst {
-                                Some(i) => off = add(off, i.wrapping_mul(stride))?,
-                                None => {
-                                    let i = self.simple(fs, iw)?;
-                                    dyn_off = self.add_dyn(dyn_off, i, stride)?;
-                                }
-                            }
+                            self.step(fs, &mut off, &mut dyn_off, konst, iw, stride)?;
                             Ptr::Mem {
                                 base,
                                 off,
@@ -280,13 +297,7 @@ impl<'m> Tr<'m> {
                             } else {
                                 (m.stride, 4)
                             };
-                            match konst {
-                                Some(i) => off = add(off, i.wrapping_mul(step))?,
-                                None => {
-                                    let i = self.simple(fs, iw)?;
-                                    dyn_off = self.add_dyn(dyn_off, i, step)?;
-                                }
-                            }
+                            self.step(fs, &mut off, &mut dyn_off, konst, iw, step)?;
                             Ptr::Mem {
                                 base,
                                 off,
@@ -304,13 +315,7 @@ impl<'m> Tr<'m> {
                             } else {
                                 lane_stride
                             };
-                            match konst {
-                                Some(i) => off = add(off, i.wrapping_mul(lane_stride))?,
-                                None => {
-                                    let i = self.simple(fs, iw)?;
-                                    dyn_off = self.add_dyn(dyn_off, i, lane_stride)?;
-                                }
-                            }
+                            self.step(fs, &mut off, &mut dyn_off, konst, iw, lane_stride)?;
                             Ptr::Mem {
                                 base,
                                 off,
