@@ -35,6 +35,15 @@ pub enum Meta {
     /// Copies timestamp query results (binding 0: u64 each, 0 = unavailable) to binding 1 in
     /// the layout of vkCmdCopyQueryPoolResults: push constants [`query`].
     QueryCopy { wide: bool, availability: bool, partial: bool },
+    /// Copies a box of texels between two surfaces (buffer rows, linear or twiddled image
+    /// levels): binding 0 holds the source, binding 1 the destination. Invocation `i` owns
+    /// destination word `i` of the range [`image::START`], so no two invocations ever write
+    /// the same word whatever the texel size or row pitch; for each of its four bytes it finds
+    /// the texel (and byte in the texel) by inverting the destination's address rule, and
+    /// takes the byte from the matching source texel. Bytes outside the box keep their value.
+    /// A source with `SRC_XPITCH` = 0, row and slice pitch 0 repeats one texel: a clear.
+    /// Push constants [`image`].
+    ImageCopy { src_twiddled: bool, dst_twiddled: bool },
 }
 
 /// Push constants of the copies: the word count (destination words for `CopyBytes`), then
@@ -71,6 +80,43 @@ pub mod query {
     pub const SIZE: u32 = 8;
 }
 
+/// Push constants of the image copy. Offsets in bytes are relative to the binding's start.
+/// A surface is linear (`z * SLICE + y * ROW + x * bytes`) or twiddled (`z * SLICE`, then
+/// tiles of 2^TILE_W x 2^TILE_H texels in row-major order with `TILES_PER_ROW` per row, Morton
+/// order inside a tile, x bits on even positions), from its `BASE`; `X0`, `Y0`, `Z0` are the
+/// box's corner in that surface. The destination's bytes per texel is `1 << LOG2_BPP`; the
+/// source's step between texels along x is `SRC_XPITCH` (linear) or the same (twiddled).
+pub mod image {
+    /// Destination words to visit.
+    pub const COUNT: u32 = 0;
+    /// Byte offset (a multiple of 4) of the first destination word.
+    pub const START: u32 = 4;
+    pub const WIDTH: u32 = 8;
+    pub const HEIGHT: u32 = 12;
+    pub const DEPTH: u32 = 16;
+    pub const LOG2_BPP: u32 = 20;
+    pub const DST_BASE: u32 = 24;
+    pub const DST_ROW: u32 = 28;
+    pub const DST_SLICE: u32 = 32;
+    pub const DST_TILE_W: u32 = 36;
+    pub const DST_TILE_H: u32 = 40;
+    pub const DST_TILES_PER_ROW: u32 = 44;
+    pub const DST_X0: u32 = 48;
+    pub const DST_Y0: u32 = 52;
+    pub const DST_Z0: u32 = 56;
+    pub const SRC_BASE: u32 = 60;
+    pub const SRC_ROW: u32 = 64;
+    pub const SRC_SLICE: u32 = 68;
+    pub const SRC_XPITCH: u32 = 72;
+    pub const SRC_TILE_W: u32 = 76;
+    pub const SRC_TILE_H: u32 = 80;
+    pub const SRC_TILES_PER_ROW: u32 = 84;
+    pub const SRC_X0: u32 = 88;
+    pub const SRC_Y0: u32 = 92;
+    pub const SRC_Z0: u32 = 96;
+    pub const SIZE: u32 = 100;
+}
+
 impl Meta {
     pub fn push_constant_size(self) -> u32 {
         match self {
@@ -78,6 +124,7 @@ impl Meta {
             Meta::Fill => fill::SIZE,
             Meta::DispatchFixup => fixup::SIZE,
             Meta::QueryCopy { .. } => query::SIZE,
+            Meta::ImageCopy { .. } => image::SIZE,
         }
     }
 
@@ -85,7 +132,7 @@ impl Meta {
     pub fn buffers(self) -> u32 {
         match self {
             Meta::Fill => 1,
-            Meta::CopyWords | Meta::CopyBytes | Meta::QueryCopy { .. } => 2,
+            Meta::CopyWords | Meta::CopyBytes | Meta::QueryCopy { .. } | Meta::ImageCopy { .. } => 2,
             Meta::DispatchFixup => 3,
         }
     }
@@ -108,6 +155,7 @@ pub fn build(kind: Meta) -> Shader {
         Meta::Fill => b.fill(),
         Meta::DispatchFixup => b.fixup(),
         Meta::QueryCopy { wide, availability, partial } => b.query_copy(wide, availability, partial),
+        Meta::ImageCopy { src_twiddled, dst_twiddled } => b.image_copy(src_twiddled, dst_twiddled),
     }
     b.finish()
 }
@@ -346,6 +394,179 @@ impl Builder {
         });
     }
 
+    fn un(&mut self, op: crate::ir::UnOp, a: Value) -> Value {
+        self.def(Type::I32, Op::Unary(op, a))
+    }
+
+    /// `v` with `mask` and shift steps applied: the bit spreading and gathering networks.
+    fn and_const(&mut self, v: Value, mask: u32) -> Value {
+        let m = self.i32(mask);
+        self.bin(Type::I32, BinOp::And, v, m)
+    }
+
+    /// The low 16 bits of `v` moved to the even bit positions.
+    fn spread_bits(&mut self, v: Value) -> Value {
+        let mut v = self.and_const(v, 0xffff);
+        for (shift, mask) in [(8, 0x00ff_00ff), (4, 0x0f0f_0f0f), (2, 0x3333_3333), (1, 0x5555_5555)] {
+            let s = self.i32(shift);
+            let moved = self.bin(Type::I32, BinOp::Shl, v, s);
+            let both = self.bin(Type::I32, BinOp::Or, v, moved);
+            v = self.and_const(both, mask);
+        }
+        v
+    }
+
+    /// The even bits of `v` gathered into the low 16 bits.
+    fn gather_bits(&mut self, v: Value) -> Value {
+        let mut v = self.and_const(v, 0x5555_5555);
+        for (shift, mask) in [(1, 0x3333_3333), (2, 0x0f0f_0f0f), (4, 0x00ff_00ff), (8, 0x0000_ffff)] {
+            let s = self.i32(shift);
+            let moved = self.bin(Type::I32, BinOp::UShr, v, s);
+            let both = self.bin(Type::I32, BinOp::Or, v, moved);
+            v = self.and_const(both, mask);
+        }
+        v
+    }
+
+    fn add(&mut self, a: Value, c: Value) -> Value {
+        self.bin(Type::I32, BinOp::IAdd, a, c)
+    }
+
+    fn mul(&mut self, a: Value, c: Value) -> Value {
+        self.bin(Type::I32, BinOp::IMul, a, c)
+    }
+
+    fn image_copy(&mut self, src_twiddled: bool, dst_twiddled: bool) {
+        use image::*;
+        let count = self.push_constant(Type::I32, COUNT);
+        let start = self.push_constant(Type::I32, START);
+        let extent = [WIDTH, HEIGHT, DEPTH].map(|o| self.push_constant(Type::I32, o));
+        let log2_bpp = self.push_constant(Type::I32, LOG2_BPP);
+        let dst_base = self.push_constant(Type::I32, DST_BASE);
+        let dst_row = self.push_constant(Type::I32, DST_ROW);
+        let dst_slice = self.push_constant(Type::I32, DST_SLICE);
+        let dst_tw = self.push_constant(Type::I32, DST_TILE_W);
+        let dst_th = self.push_constant(Type::I32, DST_TILE_H);
+        let dst_tpr = self.push_constant(Type::I32, DST_TILES_PER_ROW);
+        let dst_origin = [DST_X0, DST_Y0, DST_Z0].map(|o| self.push_constant(Type::I32, o));
+        let src_base = self.push_constant(Type::I32, SRC_BASE);
+        let src_row = self.push_constant(Type::I32, SRC_ROW);
+        let src_slice = self.push_constant(Type::I32, SRC_SLICE);
+        let src_xpitch = self.push_constant(Type::I32, SRC_XPITCH);
+        let src_tw = self.push_constant(Type::I32, SRC_TILE_W);
+        let src_th = self.push_constant(Type::I32, SRC_TILE_H);
+        let src_tpr = self.push_constant(Type::I32, SRC_TILES_PER_ROW);
+        let src_origin = [SRC_X0, SRC_Y0, SRC_Z0].map(|o| self.push_constant(Type::I32, o));
+        self.bounded(count, |b, id| {
+            let one = b.i32(1);
+            let zero = b.i32(0);
+            let four = b.i32(4);
+            let bpp = b.bin(Type::I32, BinOp::Shl, one, log2_bpp);
+            let byte_mask = b.bin(Type::I32, BinOp::ISub, bpp, one);
+            let word_off = b.mul(id, four);
+            let word_at = b.add(start, word_off);
+            let mut value = zero;
+            let mut mask = zero;
+            for k in 0..4u32 {
+                let kk = b.i32(k);
+                let at = b.add(word_at, kk);
+                // Offset from the surface's origin; below it wraps and falls outside the box.
+                let off = b.bin(Type::I32, BinOp::ISub, at, dst_base);
+                let z = b.bin(Type::I32, BinOp::UDiv, off, dst_slice);
+                let zs = b.mul(z, dst_slice);
+                let in_slice = b.bin(Type::I32, BinOp::ISub, off, zs);
+                let byte = b.bin(Type::I32, BinOp::And, in_slice, byte_mask);
+                let (x, y) = if dst_twiddled {
+                    let element = b.bin(Type::I32, BinOp::UShr, in_slice, log2_bpp);
+                    let tile_bits = b.add(dst_tw, dst_th);
+                    let tile = b.bin(Type::I32, BinOp::UShr, element, tile_bits);
+                    let inner_mask = b.low_mask(tile_bits);
+                    let inner = b.bin(Type::I32, BinOp::And, element, inner_mask);
+                    let ty = b.bin(Type::I32, BinOp::UDiv, tile, dst_tpr);
+                    let tyr = b.mul(ty, dst_tpr);
+                    let tx = b.bin(Type::I32, BinOp::ISub, tile, tyr);
+                    let ix = b.gather_bits(inner);
+                    let inner_odd = b.bin(Type::I32, BinOp::UShr, inner, one);
+                    let iy = b.gather_bits(inner_odd);
+                    let bx = b.bin(Type::I32, BinOp::Shl, tx, dst_tw);
+                    let by = b.bin(Type::I32, BinOp::Shl, ty, dst_th);
+                    (b.bin(Type::I32, BinOp::Or, bx, ix), b.bin(Type::I32, BinOp::Or, by, iy))
+                } else {
+                    let y = b.bin(Type::I32, BinOp::UDiv, in_slice, dst_row);
+                    let yr = b.mul(y, dst_row);
+                    let in_row = b.bin(Type::I32, BinOp::ISub, in_slice, yr);
+                    (b.bin(Type::I32, BinOp::UShr, in_row, log2_bpp), y)
+                };
+                // Position in the box, and whether the byte belongs to it.
+                let mut rel = [zero; 3];
+                let mut ok = [zero; 3];
+                for (i, c) in [x, y, z].into_iter().enumerate() {
+                    rel[i] = b.bin(Type::I32, BinOp::ISub, c, dst_origin[i]);
+                    ok[i] = b.cmp(CmpOp::ULt, rel[i], extent[i]);
+                }
+                let xy = b.def(Type::BOOL, Op::Binary(BinOp::And, ok[0], ok[1]));
+                let inside = b.def(Type::BOOL, Op::Binary(BinOp::And, xy, ok[2]));
+                let [sx, sy, sz] = [0, 1, 2].map(|i| b.add(src_origin[i], rel[i]));
+                let slice_at = b.mul(sz, src_slice);
+                let src_at = if src_twiddled {
+                    let ty = b.bin(Type::I32, BinOp::UShr, sy, src_th);
+                    let tx = b.bin(Type::I32, BinOp::UShr, sx, src_tw);
+                    let row = b.mul(ty, src_tpr);
+                    let tile = b.add(row, tx);
+                    let tile_bits = b.add(src_tw, src_th);
+                    let xm = b.low_mask(src_tw);
+                    let ym = b.low_mask(src_th);
+                    let ix = b.bin(Type::I32, BinOp::And, sx, xm);
+                    let iy = b.bin(Type::I32, BinOp::And, sy, ym);
+                    let sxs = b.spread_bits(ix);
+                    let sys = b.spread_bits(iy);
+                    let sys1 = b.bin(Type::I32, BinOp::Shl, sys, one);
+                    let inner = b.bin(Type::I32, BinOp::Or, sxs, sys1);
+                    let tile_start = b.bin(Type::I32, BinOp::Shl, tile, tile_bits);
+                    let element = b.add(tile_start, inner);
+                    let element_at = b.bin(Type::I32, BinOp::Shl, element, log2_bpp);
+                    let a = b.add(src_base, slice_at);
+                    b.add(a, element_at)
+                } else {
+                    let row_at = b.mul(sy, src_row);
+                    let x_at = b.mul(sx, src_xpitch);
+                    let a = b.add(src_base, slice_at);
+                    let a = b.add(a, row_at);
+                    b.add(a, x_at)
+                };
+                let src_byte = b.add(src_at, byte);
+                let three = b.i32(3);
+                let not3 = b.un(crate::ir::UnOp::Not, three);
+                let src_word = b.bin(Type::I32, BinOp::And, src_byte, not3);
+                let src_addr = b.at(0, src_word);
+                let word = b.load(Type::I32, src_addr, 4);
+                let lane = b.bin(Type::I32, BinOp::And, src_byte, three);
+                let eight = b.i32(8);
+                let lane_bits = b.mul(lane, eight);
+                let shifted = b.bin(Type::I32, BinOp::UShr, word, lane_bits);
+                let the_byte = b.and_const(shifted, 0xff);
+                let place = b.i32(8 * k);
+                let placed = b.bin(Type::I32, BinOp::Shl, the_byte, place);
+                let ff = b.i32(0xff << (8 * k));
+                let got = b.select(inside, placed, zero);
+                let got_mask = b.select(inside, ff, zero);
+                value = b.bin(Type::I32, BinOp::Or, value, got);
+                mask = b.bin(Type::I32, BinOp::Or, mask, got_mask);
+            }
+            // Only words with a byte in the box are written; the rest stay untouched.
+            let any = b.cmp(CmpOp::INe, mask, zero);
+            b.begin_if();
+            let dst_addr = b.at(1, word_at);
+            let old = b.load(Type::I32, dst_addr, 4);
+            let keep = b.un(crate::ir::UnOp::Not, mask);
+            let kept = b.bin(Type::I32, BinOp::And, old, keep);
+            let merged = b.bin(Type::I32, BinOp::Or, kept, value);
+            let dst_addr = b.at(1, word_at);
+            b.store(dst_addr, merged, 4);
+            b.end_if(any);
+        });
+    }
+
     fn query_copy(&mut self, wide: bool, availability: bool, partial: bool) {
         let stride = self.push_constant(Type::I32, query::STRIDE);
         let count = self.push_constant(Type::I32, query::COUNT);
@@ -445,6 +666,8 @@ mod tests {
             (Meta::DispatchFixup, 6),
             (Meta::QueryCopy { wide: true, availability: true, partial: false }, 4),
             (Meta::QueryCopy { wide: false, availability: false, partial: true }, 1),
+            (Meta::ImageCopy { src_twiddled: true, dst_twiddled: false }, 1),
+            (Meta::ImageCopy { src_twiddled: false, dst_twiddled: true }, 1),
         ];
         for (kind, stores) in cases {
             let s = build(kind);
@@ -456,8 +679,18 @@ mod tests {
     }
 
     #[test]
+    fn image_copies_compile() {
+        for src_twiddled in [false, true] {
+            for dst_twiddled in [false, true] {
+                let kind = Meta::ImageCopy { src_twiddled, dst_twiddled };
+                compile(kind, Target::G13).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+            }
+        }
+    }
+
+    #[test]
     fn push_constants_fit_the_root_table() {
-        for kind in [Meta::CopyWords, Meta::Fill, Meta::DispatchFixup, Meta::QueryCopy { wide: true, availability: true, partial: true }] {
+        for kind in [Meta::ImageCopy { src_twiddled: true, dst_twiddled: true }, Meta::CopyWords, Meta::Fill, Meta::DispatchFixup, Meta::QueryCopy { wide: true, availability: true, partial: true }] {
             assert!(kind.push_constant_size() <= crate::abi::MAX_PUSH_CONSTANTS_SIZE);
         }
     }

@@ -4,7 +4,7 @@
 
 use crate::handle::Object;
 use crate::{
-    buffer, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout, device, event, instance, memory, physical_device, pipeline, pipeline_cache,
+    buffer, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout, device, event, image, image_view, instance, memory, physical_device, pipeline, pipeline_cache,
     pipeline_layout, query_pool, queue, shader_module, sync,
 };
 use ash::vk;
@@ -82,9 +82,14 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkAllocateMemory => memory::allocate_memory,
     PFN_vkBeginCommandBuffer => cmd_buffer::begin_command_buffer,
     PFN_vkBindBufferMemory => buffer::bind_buffer_memory,
+    PFN_vkBindImageMemory => image::bind_image_memory,
     PFN_vkCmdBindDescriptorSets => cmd_buffer::cmd_bind_descriptor_sets,
     PFN_vkCmdBindPipeline => cmd_buffer::cmd_bind_pipeline,
+    PFN_vkCmdClearColorImage => cmd_buffer::image_transfer::cmd_clear_color_image,
     PFN_vkCmdCopyBuffer => cmd_buffer::transfer::cmd_copy_buffer,
+    PFN_vkCmdCopyBufferToImage => cmd_buffer::image_transfer::cmd_copy_buffer_to_image,
+    PFN_vkCmdCopyImage => cmd_buffer::image_transfer::cmd_copy_image,
+    PFN_vkCmdCopyImageToBuffer => cmd_buffer::image_transfer::cmd_copy_image_to_buffer,
     PFN_vkCmdCopyQueryPoolResults => cmd_buffer::barrier::cmd_copy_query_pool_results,
     PFN_vkCmdDispatch => cmd_buffer::dispatch::cmd_dispatch,
     PFN_vkCmdDispatchBase => cmd_buffer::dispatch::cmd_dispatch_base,
@@ -114,6 +119,8 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCreateEvent => event::create_event,
     PFN_vkCreateFence => sync::create_fence,
     PFN_vkCreateGraphicsPipelines => pipeline::create_graphics_pipelines,
+    PFN_vkCreateImage => image::create_image,
+    PFN_vkCreateImageView => image_view::create_image_view,
     PFN_vkCreateInstance => instance::create_instance,
     PFN_vkCreatePipelineCache => pipeline_cache::create_pipeline_cache,
     PFN_vkCreatePipelineLayout => pipeline_layout::create_pipeline_layout,
@@ -127,6 +134,8 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkDestroyDevice => device::destroy_device,
     PFN_vkDestroyEvent => event::destroy_event,
     PFN_vkDestroyFence => sync::destroy_fence,
+    PFN_vkDestroyImage => image::destroy_image,
+    PFN_vkDestroyImageView => image_view::destroy_image_view,
     PFN_vkDestroyInstance => instance::destroy_instance,
     PFN_vkDestroyPipeline => pipeline::destroy_pipeline,
     PFN_vkDestroyPipelineCache => pipeline_cache::destroy_pipeline_cache,
@@ -153,6 +162,9 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkGetDeviceQueue => device::get_device_queue,
     PFN_vkGetEventStatus => event::get_event_status,
     PFN_vkGetFenceStatus => sync::get_fence_status,
+    PFN_vkGetImageMemoryRequirements => image::get_image_memory_requirements,
+    PFN_vkGetImageSparseMemoryRequirements => image::get_image_sparse_memory_requirements,
+    PFN_vkGetImageSubresourceLayout => image::get_image_subresource_layout,
     PFN_vkGetInstanceProcAddr => instance_proc_addr,
     PFN_vkGetPhysicalDeviceFeatures => physical_device::get_features,
     PFN_vkGetPhysicalDeviceFeatures2 => physical_device::get_features2,

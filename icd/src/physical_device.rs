@@ -338,51 +338,85 @@ pub unsafe extern "system" fn get_memory_properties2(
     })
 }
 
-// No format has any feature yet: images, buffer views and vertex input come with the
-// rendering work, and a format is reported only once it really works.
-pub unsafe extern "system" fn get_format_properties(physical_device: vk::PhysicalDevice, _format: vk::Format, p_properties: *mut vk::FormatProperties) {
+/// Format features. Images of the formats in `format.rs` support transfers (copies, clears)
+/// and nothing else yet. Vulkan 1.0 has no feature bit for transfers: TRANSFER_SRC/DST belong
+/// to VK_KHR_maintenance1 (core in 1.1), and without it any image may be a transfer source or
+/// destination. agx4 exposes 1.0 without maintenance1, so every format reports no features
+/// (sampling, storage, attachments and buffer views come with the graphics work), and
+/// vkGetPhysicalDeviceImageFormatProperties accepts transfer-only usages for the formats that
+/// work; once 1.1 or maintenance1 is exposed, the transfer bits are reported here.
+fn format_properties(format: vk::Format) -> vk::FormatProperties {
+    let transfer_bits_exist = API_MINOR != 0 || DEVICE_EXTENSIONS.contains(&"VK_KHR_maintenance1");
+    if crate::format::get(format).is_none() || !transfer_bits_exist {
+        return vk::FormatProperties::default();
+    }
+    let transfer = vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST;
+    vk::FormatProperties { linear_tiling_features: transfer, optimal_tiling_features: transfer, buffer_features: vk::FormatFeatureFlags::empty() }
+}
+
+pub unsafe extern "system" fn get_format_properties(physical_device: vk::PhysicalDevice, format: vk::Format, p_properties: *mut vk::FormatProperties) {
     guard_or("vkGetPhysicalDeviceFormatProperties", (), || {
         let _ = pd(physical_device);
         // SAFETY: valid usage: pFormatProperties is writable.
-        unsafe { *p_properties = vk::FormatProperties::default() };
+        unsafe { *p_properties = format_properties(format) };
     })
 }
 
 pub unsafe extern "system" fn get_format_properties2(
     physical_device: vk::PhysicalDevice,
-    _format: vk::Format,
+    format: vk::Format,
     p_properties: *mut vk::FormatProperties2<'_>,
 ) {
     guard_or("vkGetPhysicalDeviceFormatProperties2", (), || {
         let _ = pd(physical_device);
         // SAFETY: valid usage: pFormatProperties is writable.
-        unsafe { (*p_properties).format_properties = vk::FormatProperties::default() };
+        unsafe { (*p_properties).format_properties = format_properties(format) };
     })
 }
 
 pub unsafe extern "system" fn get_image_format_properties(
     physical_device: vk::PhysicalDevice,
-    _format: vk::Format,
-    _ty: vk::ImageType,
-    _tiling: vk::ImageTiling,
-    _usage: vk::ImageUsageFlags,
-    _flags: vk::ImageCreateFlags,
-    _p_properties: *mut vk::ImageFormatProperties,
+    format: vk::Format,
+    ty: vk::ImageType,
+    tiling: vk::ImageTiling,
+    usage: vk::ImageUsageFlags,
+    flags: vk::ImageCreateFlags,
+    p_properties: *mut vk::ImageFormatProperties,
 ) -> vk::Result {
     guard_or("vkGetPhysicalDeviceImageFormatProperties", vk::Result::ERROR_UNKNOWN, || {
         let _ = pd(physical_device);
-        vk::Result::ERROR_FORMAT_NOT_SUPPORTED
+        match crate::image::format_properties(format, ty, tiling, usage, flags) {
+            Some(p) => {
+                // SAFETY: valid usage: pImageFormatProperties is writable.
+                unsafe { *p_properties = p };
+                vk::Result::SUCCESS
+            }
+            None => vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+        }
     })
 }
 
 pub unsafe extern "system" fn get_image_format_properties2(
     physical_device: vk::PhysicalDevice,
-    _p_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
-    _p_properties: *mut vk::ImageFormatProperties2<'_>,
+    p_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
+    p_properties: *mut vk::ImageFormatProperties2<'_>,
 ) -> vk::Result {
     guard_or("vkGetPhysicalDeviceImageFormatProperties2", vk::Result::ERROR_UNKNOWN, || {
         let _ = pd(physical_device);
-        vk::Result::ERROR_FORMAT_NOT_SUPPORTED
+        // SAFETY: valid usage: pImageFormatInfo is valid; no extension structures are known
+        // to agx4, so a chained one means an unsupported query.
+        let info = unsafe { &*p_info };
+        if !info.p_next.is_null() {
+            return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
+        }
+        match crate::image::format_properties(info.format, info.ty, info.tiling, info.usage, info.flags) {
+            Some(p) => {
+                // SAFETY: valid usage: pImageFormatProperties is writable.
+                unsafe { (*p_properties).image_format_properties = p };
+                vk::Result::SUCCESS
+            }
+            None => vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+        }
     })
 }
 

@@ -7,6 +7,7 @@
 pub mod barrier;
 pub mod cdm;
 pub mod dispatch;
+pub mod image_transfer;
 pub mod transfer;
 pub mod upload;
 

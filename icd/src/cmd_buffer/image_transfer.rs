@@ -1,0 +1,276 @@
+//! vkCmdCopyBufferToImage, vkCmdCopyImageToBuffer, vkCmdCopyImage and vkCmdClearColorImage:
+//! one launch of the image-copy meta shader per region (and per level for clears).
+//!
+//! Each launch's destination words belong to its invocations alone, but two regions of one
+//! command may share a word (small texels of neighbouring boxes), so every launch waits for
+//! the previous one.
+
+use super::dispatch::meta_launch;
+use super::{record, Recording};
+use crate::buffer::Buffer;
+use crate::device::Device;
+use crate::handle::{self, Object};
+use crate::image::Image;
+use ash::vk;
+use compiler::meta::{image as pc, Meta};
+use hw::g13::layout::Tiling;
+use std::sync::atomic::Ordering;
+
+/// Where texels are: a memory range (the shader's binding) and the address rule inside it.
+struct Surface {
+    va: u64,
+    size: u64,
+    base: u32,
+    row: u32,
+    slice: u32,
+    /// Source step along x (0 repeats one texel).
+    xpitch: u32,
+    /// Twiddled: log2 of the tile width and height, tiles per row.
+    tiles: Option<(u32, u32, u32)>,
+    origin: [u32; 3],
+}
+
+impl Surface {
+    /// Byte offset, in the binding, of byte 0 of texel (x, y, z) (absolute coordinates).
+    fn offset(&self, x: u32, y: u32, z: u32, bpp: u32) -> u64 {
+        let (x, y, z) = (u64::from(x), u64::from(y), u64::from(z));
+        let base = u64::from(self.base) + z * u64::from(self.slice);
+        match self.tiles {
+            None => base + y * u64::from(self.row) + x * u64::from(bpp),
+            Some((tw, th, per_row)) => {
+                let tile = (y >> th) * u64::from(per_row) + (x >> tw);
+                let spread = |v: u64| (0..16).fold(0u64, |acc, i| acc | (((v >> i) & 1) << (2 * i)));
+                let inner = spread(x & ((1 << tw) - 1)) | (spread(y & ((1 << th) - 1)) << 1);
+                base + ((tile << (tw + th)) + inner) * u64::from(bpp)
+            }
+        }
+    }
+}
+
+fn u32_of(v: u64) -> Result<u32, vk::Result> {
+    u32::try_from(v).map_err(|_| {
+        eprintln!("agx4: image transfer offset {v:#x} does not fit the meta shader's 32-bit offsets");
+        vk::Result::ERROR_FEATURE_NOT_PRESENT
+    })
+}
+
+fn bound_va(va: &std::sync::atomic::AtomicU64) -> Result<u64, vk::Result> {
+    match va.load(Ordering::Acquire) {
+        0 => Err(vk::Result::ERROR_UNKNOWN),
+        v => Ok(v),
+    }
+}
+
+/// The surface of `level` of `img` with the box's corner at (x, y, first layer or slice).
+fn image_surface(img: &Image, level: u32, offset: vk::Offset3D, base_layer: u32) -> Result<Surface, vk::Result> {
+    let l = &img.layout;
+    let level_offset = l.level_offset(level).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let tiles = match l.tiling {
+        Tiling::Linear { .. } => None,
+        Tiling::Twiddled => {
+            let t = l.tiles.get(level as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let per_row = l.stride_el[level as usize].div_ceil(t.width);
+            Some((t.width.trailing_zeros(), t.height.trailing_zeros(), per_row))
+        }
+    };
+    let z = if img.is_3d() { offset.z as u32 } else { base_layer };
+    Ok(Surface {
+        va: bound_va(&img.va)?,
+        size: l.size,
+        base: u32_of(level_offset)?,
+        row: l.linear_stride,
+        slice: u32_of(l.layer_stride)?,
+        xpitch: img.bpp(),
+        tiles,
+        origin: [offset.x as u32, offset.y as u32, z],
+    })
+}
+
+fn buffer_surface(buf: &Buffer, r: &vk::BufferImageCopy, bpp: u32) -> Result<Surface, vk::Result> {
+    let row_texels = if r.buffer_row_length == 0 { r.image_extent.width } else { r.buffer_row_length };
+    let rows = if r.buffer_image_height == 0 { r.image_extent.height } else { r.buffer_image_height };
+    let row = u64::from(row_texels) * u64::from(bpp);
+    Ok(Surface {
+        va: bound_va(&buf.va)?,
+        size: buf.size,
+        base: u32_of(r.buffer_offset)?,
+        row: u32_of(row)?,
+        // Never 0: the shader divides by it.
+        slice: u32_of((row * u64::from(rows)).max(1))?,
+        xpitch: bpp,
+        tiles: None,
+        origin: [0; 3],
+    })
+}
+
+fn put(p: &mut [u8], at: u32, v: u32) {
+    p[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+/// Copies the box `extent` (x, y, slices) from `src` to `dst`, `bpp` bytes per texel.
+fn copy_box(dev: &Device, rec: &mut Recording, src: &Surface, dst: &Surface, extent: [u32; 3], bpp: u32) -> Result<(), vk::Result> {
+    if extent.contains(&0) {
+        return Ok(());
+    }
+    if !bpp.is_power_of_two() || bpp > 16 {
+        return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
+    }
+    let [x0, y0, z0] = dst.origin;
+    let first = dst.offset(x0, y0, z0, bpp) & !3;
+    let end = dst.offset(x0 + extent[0] - 1, y0 + extent[1] - 1, z0 + extent[2] - 1, bpp) + u64::from(bpp);
+    let count = u32_of((end - first).div_ceil(4))?;
+    let mut p = [0u8; pc::SIZE as usize];
+    put(&mut p, pc::COUNT, count);
+    put(&mut p, pc::START, u32_of(first)?);
+    put(&mut p, pc::WIDTH, extent[0]);
+    put(&mut p, pc::HEIGHT, extent[1]);
+    put(&mut p, pc::DEPTH, extent[2]);
+    put(&mut p, pc::LOG2_BPP, bpp.trailing_zeros());
+    let (dtw, dth, dtpr) = dst.tiles.unwrap_or((0, 0, 1));
+    for (at, v) in [
+        (pc::DST_BASE, dst.base),
+        (pc::DST_ROW, dst.row.max(1)),
+        (pc::DST_SLICE, dst.slice.max(1)),
+        (pc::DST_TILE_W, dtw),
+        (pc::DST_TILE_H, dth),
+        (pc::DST_TILES_PER_ROW, dtpr.max(1)),
+        (pc::DST_X0, dst.origin[0]),
+        (pc::DST_Y0, dst.origin[1]),
+        (pc::DST_Z0, dst.origin[2]),
+    ] {
+        put(&mut p, at, v);
+    }
+    let (stw, sth, stpr) = src.tiles.unwrap_or((0, 0, 1));
+    for (at, v) in [
+        (pc::SRC_BASE, src.base),
+        (pc::SRC_ROW, src.row),
+        (pc::SRC_SLICE, src.slice),
+        (pc::SRC_XPITCH, src.xpitch),
+        (pc::SRC_TILE_W, stw),
+        (pc::SRC_TILE_H, sth),
+        (pc::SRC_TILES_PER_ROW, stpr),
+        (pc::SRC_X0, src.origin[0]),
+        (pc::SRC_Y0, src.origin[1]),
+        (pc::SRC_Z0, src.origin[2]),
+    ] {
+        put(&mut p, at, v);
+    }
+    let kind = Meta::ImageCopy { src_twiddled: src.tiles.is_some(), dst_twiddled: dst.tiles.is_some() };
+    let size = |s: &Surface| s.size.next_multiple_of(4).min(u64::from(u32::MAX) & !3);
+    rec.barrier_pending = true;
+    meta_launch(dev, rec, kind, &p, count, &[(src.va, size(src)), (dst.va, size(dst))])?;
+    rec.barrier_pending = true;
+    Ok(())
+}
+
+fn image<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
+    Image::from_handle(i).ok_or(vk::Result::ERROR_UNKNOWN)
+}
+
+fn buffer<'a>(b: vk::Buffer) -> Result<&'a Buffer, vk::Result> {
+    Buffer::from_handle(b).ok_or(vk::Result::ERROR_UNKNOWN)
+}
+
+/// The box of a buffer-image copy: width, height, and slices (3D depth or layer count).
+fn box_extent(img: &Image, extent: vk::Extent3D, layers: &vk::ImageSubresourceLayers) -> [u32; 3] {
+    let d = if img.is_3d() { extent.depth } else { layers.layer_count };
+    [extent.width, extent.height, d]
+}
+
+pub unsafe extern "system" fn cmd_copy_buffer_to_image(
+    cb: vk::CommandBuffer,
+    src: vk::Buffer,
+    dst: vk::Image,
+    _layout: vk::ImageLayout,
+    count: u32,
+    p_regions: *const vk::BufferImageCopy,
+) {
+    record("vkCmdCopyBufferToImage", cb, |dev, rec| {
+        let (buf, img) = (buffer(src)?, image(dst)?);
+        // SAFETY: valid usage: pRegions holds `count` regions.
+        for r in unsafe { handle::slice(p_regions, count) } {
+            let s = buffer_surface(buf, r, img.bpp())?;
+            let d = image_surface(img, r.image_subresource.mip_level, r.image_offset, r.image_subresource.base_array_layer)?;
+            copy_box(dev, rec, &s, &d, box_extent(img, r.image_extent, &r.image_subresource), img.bpp())?;
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_copy_image_to_buffer(
+    cb: vk::CommandBuffer,
+    src: vk::Image,
+    _layout: vk::ImageLayout,
+    dst: vk::Buffer,
+    count: u32,
+    p_regions: *const vk::BufferImageCopy,
+) {
+    record("vkCmdCopyImageToBuffer", cb, |dev, rec| {
+        let (img, buf) = (image(src)?, buffer(dst)?);
+        // SAFETY: valid usage: pRegions holds `count` regions.
+        for r in unsafe { handle::slice(p_regions, count) } {
+            let s = image_surface(img, r.image_subresource.mip_level, r.image_offset, r.image_subresource.base_array_layer)?;
+            let d = buffer_surface(buf, r, img.bpp())?;
+            copy_box(dev, rec, &s, &d, box_extent(img, r.image_extent, &r.image_subresource), img.bpp())?;
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_copy_image(
+    cb: vk::CommandBuffer,
+    src: vk::Image,
+    _src_layout: vk::ImageLayout,
+    dst: vk::Image,
+    _dst_layout: vk::ImageLayout,
+    count: u32,
+    p_regions: *const vk::ImageCopy,
+) {
+    record("vkCmdCopyImage", cb, |dev, rec| {
+        let (si, di) = (image(src)?, image(dst)?);
+        if si.bpp() != di.bpp() {
+            return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
+        }
+        // SAFETY: valid usage: pRegions holds `count` regions.
+        for r in unsafe { handle::slice(p_regions, count) } {
+            let s = image_surface(si, r.src_subresource.mip_level, r.src_offset, r.src_subresource.base_array_layer)?;
+            let d = image_surface(di, r.dst_subresource.mip_level, r.dst_offset, r.dst_subresource.base_array_layer)?;
+            copy_box(dev, rec, &s, &d, box_extent(di, r.extent, &r.dst_subresource), di.bpp())?;
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_clear_color_image(
+    cb: vk::CommandBuffer,
+    dst: vk::Image,
+    _layout: vk::ImageLayout,
+    p_color: *const vk::ClearColorValue,
+    count: u32,
+    p_ranges: *const vk::ImageSubresourceRange,
+) {
+    record("vkCmdClearColorImage", cb, |dev, rec| {
+        let img = image(dst)?;
+        // SAFETY: valid usage: pColor is valid and pRanges holds `count` ranges.
+        let (color, ranges) = unsafe { (&*p_color, handle::slice(p_ranges, count)) };
+        let texel = crate::format::pack_clear(&img.format, color).ok_or_else(|| {
+            eprintln!("agx4: vkCmdClearColorImage: clearing {:?} is not implemented", img.vk_format);
+            vk::Result::ERROR_FORMAT_NOT_SUPPORTED
+        })?;
+        let mut staged = texel.clone();
+        staged.resize(16, 0);
+        let texel_va = rec.upload.push(dev, &staged, 16)?;
+        for r in ranges {
+            let levels = if r.level_count == vk::REMAINING_MIP_LEVELS { img.levels.saturating_sub(r.base_mip_level) } else { r.level_count };
+            let layers = if r.layer_count == vk::REMAINING_ARRAY_LAYERS { img.layers.saturating_sub(r.base_array_layer) } else { r.layer_count };
+            for level in r.base_mip_level..r.base_mip_level + levels {
+                let (w, h) = img.layout.level_extent(level);
+                let d = image_surface(img, level, vk::Offset3D::default(), r.base_array_layer)?;
+                let slices = if img.is_3d() { img.extent.depth } else { layers };
+                let s = Surface { va: texel_va, size: 16, base: 0, row: 0, slice: 0, xpitch: 0, tiles: None, origin: [0; 3] };
+                copy_box(dev, rec, &s, &d, [w, h, slices], img.bpp())?;
+            }
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,190 @@
+//! VkImage: a format, an extent and an AGX layout (Mesa ail's rules, in `hw::g13::layout`),
+//! then a GPU address once bound.
+//!
+//! OPTIMAL tiling is the GPU-twiddled layout; LINEAR is row-major and limited, as the spec
+//! allows, to 2D images with one level and one layer. One sample only. 3D images have one
+//! level: the layout model keeps a whole mip chain per slice, which is not how 3D levels
+//! shrink in depth.
+//!
+//! Layout transitions have nothing to do: agx4 has no compressed (metadata) layouts yet, so
+//! every VkImageLayout of an image is the same bytes.
+
+use crate::device::Device;
+use crate::entry::{guard, guard_or};
+use crate::format::{self, Format};
+use crate::handle::{object, Object};
+use crate::memory::{self, ALL_MEMORY_TYPES, PAGE_SIZE};
+use ash::vk;
+use hw::g13::layout::{Layout, Tiling};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Usages images can have today: transfers only (sampling, storage and attachments come with
+/// the graphics work).
+pub const SUPPORTED_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
+    vk::ImageUsageFlags::TRANSFER_SRC.as_raw() | vk::ImageUsageFlags::TRANSFER_DST.as_raw(),
+);
+
+/// Largest 3D extent along each axis.
+const MAX_3D: u32 = 2048;
+/// Largest 1D/2D extent and array layer count.
+const MAX_2D: u32 = 16384;
+const MAX_LAYERS: u32 = 2048;
+/// Transfers address an image with 32-bit offsets.
+const MAX_RESOURCE_SIZE: u64 = 1 << 31;
+
+pub struct Image {
+    pub format: Format,
+    pub vk_format: vk::Format,
+    pub ty: vk::ImageType,
+    pub extent: vk::Extent3D,
+    pub levels: u32,
+    pub layers: u32,
+    pub layout: Layout,
+    /// GPU address once bound, 0 before.
+    pub va: AtomicU64,
+}
+object!(Image, vk::Image);
+
+impl Image {
+    pub fn is_3d(&self) -> bool {
+        self.ty == vk::ImageType::TYPE_3D
+    }
+
+    pub fn bpp(&self) -> u32 {
+        self.format.bytes_per_texel()
+    }
+}
+
+/// The image format properties agx4 supports, or `None` for an unsupported combination.
+pub fn format_properties(format: vk::Format, ty: vk::ImageType, tiling: vk::ImageTiling, usage: vk::ImageUsageFlags, flags: vk::ImageCreateFlags) -> Option<vk::ImageFormatProperties> {
+    format::get(format)?;
+    if !flags.is_empty() || !SUPPORTED_USAGE.contains(usage) || usage.is_empty() {
+        return None;
+    }
+    let levels_for = |n: u32| 32 - n.leading_zeros();
+    let (extent, levels, layers) = match (tiling, ty) {
+        (vk::ImageTiling::OPTIMAL, vk::ImageType::TYPE_1D) => (vk::Extent3D { width: MAX_2D, height: 1, depth: 1 }, levels_for(MAX_2D), MAX_LAYERS),
+        (vk::ImageTiling::OPTIMAL, vk::ImageType::TYPE_2D) => (vk::Extent3D { width: MAX_2D, height: MAX_2D, depth: 1 }, levels_for(MAX_2D), MAX_LAYERS),
+        (vk::ImageTiling::OPTIMAL, vk::ImageType::TYPE_3D) => (vk::Extent3D { width: MAX_3D, height: MAX_3D, depth: MAX_3D }, 1, 1),
+        (vk::ImageTiling::LINEAR, vk::ImageType::TYPE_2D) => (vk::Extent3D { width: MAX_2D, height: MAX_2D, depth: 1 }, 1, 1),
+        _ => return None,
+    };
+    Some(vk::ImageFormatProperties {
+        max_extent: extent,
+        max_mip_levels: levels,
+        max_array_layers: layers,
+        sample_counts: vk::SampleCountFlags::TYPE_1,
+        max_resource_size: MAX_RESOURCE_SIZE,
+    })
+}
+
+fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
+    let limits = format_properties(info.format, info.image_type, info.tiling, info.usage, info.flags).ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
+    let e = info.extent;
+    let too_big = e.width > limits.max_extent.width || e.height > limits.max_extent.height || e.depth > limits.max_extent.depth;
+    if too_big || info.mip_levels > limits.max_mip_levels || info.array_layers > limits.max_array_layers || info.samples != vk::SampleCountFlags::TYPE_1 {
+        return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
+    }
+    let format = format::get(info.format).ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
+    let tiling = if info.tiling == vk::ImageTiling::LINEAR { Tiling::Linear { stride: None } } else { Tiling::Twiddled };
+    let slices = if info.image_type == vk::ImageType::TYPE_3D { e.depth } else { info.array_layers };
+    let layout = Layout::new(e.width, e.height, slices, info.mip_levels, format.bytes_per_texel(), tiling, 1).map_err(|err| {
+        eprintln!("agx4: vkCreateImage: {err}");
+        vk::Result::ERROR_FORMAT_NOT_SUPPORTED
+    })?;
+    if layout.size > MAX_RESOURCE_SIZE {
+        return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+    }
+    Ok(Image {
+        format,
+        vk_format: info.format,
+        ty: info.image_type,
+        extent: e,
+        levels: info.mip_levels,
+        layers: info.array_layers,
+        layout,
+        va: AtomicU64::new(0),
+    })
+}
+
+pub unsafe extern "system" fn create_image(
+    device: vk::Device,
+    p_create_info: *const vk::ImageCreateInfo<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_image: *mut vk::Image,
+) -> vk::Result {
+    guard("vkCreateImage", || {
+        Device::get(device)?;
+        // SAFETY: valid usage: pCreateInfo points to a valid structure.
+        let image = create(unsafe { &*p_create_info })?;
+        // SAFETY: valid usage: pImage is writable.
+        unsafe { *p_image = image.into_handle() };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn destroy_image(_device: vk::Device, image: vk::Image, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+    guard_or("vkDestroyImage", (), || drop(Image::take(image)))
+}
+
+pub unsafe extern "system" fn get_image_memory_requirements(_device: vk::Device, image: vk::Image, p_requirements: *mut vk::MemoryRequirements) {
+    guard_or("vkGetImageMemoryRequirements", (), || {
+        let Some(img) = Image::from_handle(image) else { return };
+        // Page alignment keeps every GPU-tiled layout's page-aligned layers page aligned.
+        // SAFETY: valid usage: pMemoryRequirements is writable.
+        unsafe {
+            *p_requirements = vk::MemoryRequirements { size: img.layout.size.next_multiple_of(PAGE_SIZE), alignment: PAGE_SIZE, memory_type_bits: ALL_MEMORY_TYPES }
+        };
+    })
+}
+
+pub unsafe extern "system" fn bind_image_memory(device: vk::Device, image: vk::Image, memory: vk::DeviceMemory, offset: vk::DeviceSize) -> vk::Result {
+    guard("vkBindImageMemory", || {
+        Device::get(device)?;
+        let img = Image::from_handle(image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        if !offset.is_multiple_of(PAGE_SIZE) || offset.checked_add(img.layout.size).is_none_or(|end| end > mem.size) {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        img.va.store(mem.va + offset, Ordering::Release);
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn get_image_subresource_layout(
+    _device: vk::Device,
+    image: vk::Image,
+    p_subresource: *const vk::ImageSubresource,
+    p_layout: *mut vk::SubresourceLayout,
+) {
+    guard_or("vkGetImageSubresourceLayout", (), || {
+        let Some(img) = Image::from_handle(image) else { return };
+        // SAFETY: valid usage: pSubresource is valid, pLayout writable.
+        let sub = unsafe { &*p_subresource };
+        let l = &img.layout;
+        let offset = u64::from(sub.array_layer) * l.layer_stride + l.level_offset(sub.mip_level).unwrap_or(0);
+        let out = vk::SubresourceLayout {
+            offset,
+            size: l.layer_stride,
+            row_pitch: u64::from(l.linear_stride),
+            array_pitch: l.layer_stride,
+            depth_pitch: l.layer_stride,
+        };
+        // Only LINEAR images have a defined layout here (valid usage); the rest is reported
+        // as the ail layout's bytes with no row pitch.
+        // SAFETY: see above.
+        unsafe { *p_layout = out };
+    })
+}
+
+pub unsafe extern "system" fn get_image_sparse_memory_requirements(
+    _device: vk::Device,
+    _image: vk::Image,
+    p_count: *mut u32,
+    _p_requirements: *mut vk::SparseImageMemoryRequirements,
+) {
+    guard_or("vkGetImageSparseMemoryRequirements", (), || {
+        // SAFETY: valid usage: the count is writable. No sparse images: nothing to report.
+        unsafe { *p_count = 0 };
+    })
+}
