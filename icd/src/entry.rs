@@ -4,8 +4,8 @@
 
 use crate::handle::Object;
 use crate::{
-    buffer, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout, device, event, image, image_view, instance, memory, physical_device, pipeline, pipeline_cache,
-    pipeline_layout, query_pool, queue, shader_module, sync,
+    buffer, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout, device, event, framebuffer, image, image_view, instance, memory, physical_device, pipeline, pipeline_cache,
+    pipeline_layout, query_pool, queue, render_pass, shader_module, sync,
 };
 use ash::vk;
 use std::ffi::CStr;
@@ -118,6 +118,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCreateDevice => device::create_device,
     PFN_vkCreateEvent => event::create_event,
     PFN_vkCreateFence => sync::create_fence,
+    PFN_vkCreateFramebuffer => framebuffer::create_framebuffer,
     PFN_vkCreateGraphicsPipelines => pipeline::create_graphics_pipelines,
     PFN_vkCreateImage => image::create_image,
     PFN_vkCreateImageView => image_view::create_image_view,
@@ -125,6 +126,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCreatePipelineCache => pipeline_cache::create_pipeline_cache,
     PFN_vkCreatePipelineLayout => pipeline_layout::create_pipeline_layout,
     PFN_vkCreateQueryPool => query_pool::create_query_pool,
+    PFN_vkCreateRenderPass => render_pass::create_render_pass,
     PFN_vkCreateSemaphore => sync::create_semaphore,
     PFN_vkCreateShaderModule => shader_module::create_shader_module,
     PFN_vkDestroyBuffer => buffer::destroy_buffer,
@@ -134,6 +136,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkDestroyDevice => device::destroy_device,
     PFN_vkDestroyEvent => event::destroy_event,
     PFN_vkDestroyFence => sync::destroy_fence,
+    PFN_vkDestroyFramebuffer => framebuffer::destroy_framebuffer,
     PFN_vkDestroyImage => image::destroy_image,
     PFN_vkDestroyImageView => image_view::destroy_image_view,
     PFN_vkDestroyInstance => instance::destroy_instance,
@@ -141,6 +144,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkDestroyPipelineCache => pipeline_cache::destroy_pipeline_cache,
     PFN_vkDestroyPipelineLayout => pipeline_layout::destroy_pipeline_layout,
     PFN_vkDestroyQueryPool => query_pool::destroy_query_pool,
+    PFN_vkDestroyRenderPass => render_pass::destroy_render_pass,
     PFN_vkDestroySemaphore => sync::destroy_semaphore,
     PFN_vkDestroyShaderModule => shader_module::destroy_shader_module,
     PFN_vkDeviceWaitIdle => device::device_wait_idle,
@@ -185,6 +189,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkGetPipelineExecutablePropertiesKHR => pipeline::get_pipeline_executable_properties,
     PFN_vkGetPipelineExecutableStatisticsKHR => pipeline::get_pipeline_executable_statistics,
     PFN_vkGetQueryPoolResults => query_pool::get_query_pool_results,
+    PFN_vkGetRenderAreaGranularity => render_pass::get_render_area_granularity,
     PFN_vkGetSemaphoreCounterValue => sync::get_semaphore_counter_value,
     PFN_vkInvalidateMappedMemoryRanges => memory::invalidate_mapped_memory_ranges,
     PFN_vkMapMemory => memory::map_memory,

@@ -34,6 +34,18 @@ pub(crate) fn visit(i: &mut Instr, f: &mut dyn FnMut(&mut Reg, Access, u16)) {
         let h = r.size.halves() * mask.count_ones() as u16;
         f(r, if store { Access::Use } else { Access::Def }, h);
     }
+    fn small(s: &mut Small, f: &mut dyn FnMut(&mut Reg, Access, u16)) {
+        if let Small::Reg(r) = s {
+            f(r, Access::Use, 1);
+        }
+    }
+    fn tex_index(t: &mut TexIndex, f: &mut dyn FnMut(&mut Reg, Access, u16)) {
+        match t {
+            TexIndex::Imm(_) => {}
+            TexIndex::Reg(r) => f(r, Access::Use, 1),
+            TexIndex::Bindless { index, .. } => f(index, Access::Use, 2),
+        }
+    }
     match i {
         Instr::MovImm(m) => dst(&mut m.dst, f),
         Instr::GetSr(g) => dst(&mut g.dst, f),
@@ -124,12 +136,71 @@ pub(crate) fn visit(i: &mut Instr, f: &mut dyn FnMut(&mut Reg, Access, u16)) {
                 f(d, Access::Def, h);
             }
         }
+        // Graphics instructions: the back end does not emit them yet (vertex and fragment
+        // shaders are refused before selection), so these describe their operands for the
+        // verifier and for the graphics work to come.
+        Instr::Iter(x) => {
+            let h = x.dst.size.halves() * u16::from(x.channels);
+            f(&mut x.dst, Access::Def, h);
+        }
+        // Three coefficients (A, B, C) of 32 bits per channel.
+        Instr::LdCf(x) => f(&mut x.dst, Access::Def, 6 * u16::from(x.channels)),
+        Instr::StVary(x) => {
+            small(&mut x.index, f);
+            let h = x.src.size.halves();
+            f(&mut x.src, Access::Use, h);
+        }
+        Instr::TileMem(x) => {
+            small(&mut x.samples, f);
+            if let Some(c) = &mut x.coords {
+                f(c, Access::Use, 2);
+            }
+            data(x.store, &mut x.reg, x.mask, f);
+        }
+        Instr::SampleMask(x) => {
+            small(&mut x.targets, f);
+            small(&mut x.live, f);
+        }
+        Instr::ZsEmit(x) => {
+            small(&mut x.samples, f);
+            let h = if x.depth && x.stencil { 4 } else if x.depth { 2 } else { 1 };
+            f(&mut x.src, Access::Use, h);
+        }
+        Instr::Texture(x) => {
+            op(&mut x.lod, f);
+            tex_index(&mut x.texture, f);
+            small(&mut x.sampler, f);
+            f(&mut x.coords, Access::Use, coord_halves(x.dim));
+            if let Some(e) = &mut x.extra {
+                f(e, Access::Use, 2);
+            }
+            let h = x.dst.size.halves() * x.mask.count_ones() as u16;
+            f(&mut x.dst, Access::Def, h);
+        }
+        Instr::ImageWrite(x) => {
+            small(&mut x.lod, f);
+            tex_index(&mut x.texture, f);
+            f(&mut x.coords, Access::Use, coord_halves(x.dim));
+            let h = 4 * x.src.size.halves();
+            f(&mut x.src, Access::Use, h);
+        }
         Instr::PopExec(_)
         | Instr::Jump(_)
         | Instr::Wait(_)
         | Instr::ThreadgroupBarrier
         | Instr::MemoryBarrier
         | Instr::Stop => {}
+    }
+}
+
+/// Halves of a texture coordinate run: one 32-bit component per coordinate, plus one for the
+/// array layer or sample index. Provisional until the back end emits texture instructions.
+fn coord_halves(dim: TexDim) -> u16 {
+    2 * match dim {
+        TexDim::D1 => 1,
+        TexDim::D1Array | TexDim::D2 => 2,
+        TexDim::D2Array | TexDim::D2Ms | TexDim::D3 | TexDim::Cube => 3,
+        TexDim::CubeArray | TexDim::D2MsArray => 4,
     }
 }
 
@@ -144,6 +215,7 @@ pub(crate) fn set_wait_slot(i: &mut Instr, slot: u8) {
         Instr::DeviceMem(m) => m.wait_slot = slot,
         Instr::StackMem(m) => m.wait_slot = slot,
         Instr::Atomic(a) => a.wait_slot = slot,
+        Instr::Texture(t) => t.wait_slot = slot,
         _ => {}
     }
 }

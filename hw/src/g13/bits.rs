@@ -2,7 +2,7 @@
 //! decoder which family and length rule a byte sequence follows.
 
 use super::error::DecodeError;
-use super::{isa_alu, isa_float, isa_flow, isa_mem};
+use super::{isa_alu, isa_float, isa_flow, isa_gfx, isa_mem, isa_tex};
 use crate::isa::Instr;
 
 /// Bits of an encoded instruction (bit 0 is the low bit of the first byte) and its length.
@@ -72,6 +72,12 @@ pub(crate) enum Family {
     Stack,
     Atomic,
     ThreadgroupAtomic,
+    Iterate,
+    StVary,
+    Tile,
+    Coverage,
+    Texture,
+    ImageWrite,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -113,6 +119,9 @@ pub(crate) fn classify(bytes: &[u8]) -> Result<Shape, DecodeError> {
     let s = match b0 {
         0x38 => Some(shape(Wait, 2, 2, 15)),
         0x35 | 0xb5 => Some(shape(Stack, 6, 8, 47)),
+        0x41 | 0xc1 => Some(shape(Coverage, 4, 4, 15)),
+        0x31 | 0x71 => Some(shape(Texture, 8, 12, 15)),
+        0xf1 => Some(shape(ImageWrite, 6, 8, 15)),
         _ => None,
     }
     .or(match b0 & 0x7f {
@@ -127,6 +136,8 @@ pub(crate) fn classify(bytes: &[u8]) -> Result<Shape, DecodeError> {
         0x52 | 0x42 => Some(shape(ExecCmp, 6, 6, 15)),
         0x05 | 0x45 => Some(shape(Device, 6, 8, 47)),
         0x69 | 0x29 => Some(shape(Threadgroup, 6, 8, 15)),
+        0x11 => Some(shape(StVary, 4, 4, 15)),
+        0x49 | 0x09 => Some(shape(Tile, 8, 8, 15)),
         _ => None,
     })
     .or(match b0 & 0x3f {
@@ -137,6 +148,7 @@ pub(crate) fn classify(bytes: &[u8]) -> Result<Shape, DecodeError> {
         0x0a => Some(shape(FUnary, 4, 6, 15)),
         0x15 => Some(shape(Atomic, 8, 8, 15)),
         0x19 => Some(shape(ThreadgroupAtomic, 6, 10, 15)),
+        0x21 => Some(shape(Iterate, 4, 8, 15)),
         _ => None,
     });
     s.ok_or_else(|| DecodeError::Unknown {
@@ -194,6 +206,12 @@ impl Shape {
             Stack => isa_mem::dec_stack(raw),
             Atomic => isa_mem::dec_atomic(raw),
             ThreadgroupAtomic => isa_mem::dec_threadgroup_atomic(raw),
+            Iterate => isa_gfx::dec_iter(raw),
+            StVary => isa_gfx::dec_st_vary(raw),
+            Tile => isa_gfx::dec_tile(raw),
+            Coverage => isa_gfx::dec_coverage(raw),
+            Texture => isa_tex::dec_texture(raw),
+            ImageWrite => isa_tex::dec_image_write(raw),
         };
         r.map_err(|reason| DecodeError::Unmodelled {
             bytes: bytes[..len].to_vec(),

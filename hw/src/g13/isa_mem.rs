@@ -22,11 +22,11 @@ const FORMATS: [(MemFormat, u64); 10] = [
     (MemFormat::SRGBA8, 10),
 ];
 
-fn format_code(f: MemFormat) -> u64 {
+pub(crate) fn format_code(f: MemFormat) -> u64 {
     FORMATS.iter().find(|(g, _)| *g == f).map_or(0, |(_, c)| *c)
 }
 
-fn format_from(code: u32) -> Result<MemFormat, &'static str> {
+pub(crate) fn format_from(code: u32) -> Result<MemFormat, &'static str> {
     FORMATS
         .iter()
         .find(|(_, c)| *c == u64::from(code))

@@ -9,13 +9,16 @@
 
 pub mod control;
 pub mod layout;
+pub mod tilebuffer;
 mod bits;
 mod error;
 mod float_imm;
 mod isa_alu;
 mod isa_float;
 mod isa_flow;
+mod isa_gfx;
 mod isa_mem;
+mod isa_tex;
 mod operand_codec;
 
 #[cfg(test)]
@@ -27,8 +30,8 @@ pub use float_imm::{float_imm_from_bits, float_imm_to_bits, float_imm_value};
 use crate::isa::Instr;
 use bits::Encoded;
 
-/// Longest instruction agx4 emits or decodes (threadgroup atomics, long compare-selects).
-pub const MAX_INSTR_LEN: usize = 10;
+/// Longest instruction agx4 emits or decodes (long texture instructions).
+pub const MAX_INSTR_LEN: usize = 12;
 
 fn encode_bits(instr: &Instr, force_long: bool) -> Result<Encoded, EncodeError> {
     match instr {
@@ -55,6 +58,24 @@ fn encode_bits(instr: &Instr, force_long: bool) -> Result<Encoded, EncodeError> 
         Instr::StackMem(i) => isa_mem::stack(i),
         Instr::Atomic(i) => isa_mem::atomic(i),
         Instr::ThreadgroupAtomic(i) => isa_mem::threadgroup_atomic(i, force_long),
+        Instr::Iter(i) => isa_gfx::iter(i).map(|e| long_if(e, force_long)),
+        Instr::LdCf(i) => isa_gfx::ldcf(i).map(|e| long_if(e, force_long)),
+        Instr::StVary(i) => isa_gfx::st_vary(i),
+        Instr::TileMem(i) => isa_gfx::tile(i),
+        Instr::SampleMask(i) => isa_gfx::sample_mask(i),
+        Instr::ZsEmit(i) => isa_gfx::zs_emit(i),
+        Instr::Texture(i) => isa_tex::texture_op(i, force_long),
+        Instr::ImageWrite(i) => isa_tex::image_write(i, force_long),
+    }
+}
+
+/// `iter` and `ldcf` have a 4-byte short form; Mesa always emits the 8-byte one, so decoding
+/// must be able to reproduce it.
+fn long_if(e: Encoded, force_long: bool) -> Encoded {
+    if force_long && e.len == 4 {
+        bits::fit(e.bits, 4, 8, 15, true)
+    } else {
+        e
     }
 }
 

@@ -514,6 +514,248 @@ fn pinned() -> Vec<(&'static str, Instr, &'static str)> {
             }),
             "d500c08c0d50bc00",
         ),
+        // Graphics: bytes computed by hand from the field packing in Mesa's
+        // src/asahi/compiler/agx_pack.c (agx_pack_instr cases ITER/ITERPROJ/LDCF, ST_VARY,
+        // LD_TILE/ST_TILE, SAMPLE_MASK, ZS_EMIT), cross-checked with applegpu's descs.
+        (
+            "Mesa agx_pack.c: iterproj r4_r5, cf5, cf0, sample 3",
+            Instr::Iter(Iter {
+                dst: Reg::r32(4),
+                channels: 2,
+                cf: 5,
+                perspective_w: Some(0),
+                interp: Interpolation::Sample(Small::Imm(3)),
+            }),
+            "6191058003000100",
+        ),
+        (
+            "Mesa agx_pack.c: iter r10h_r11l_r11h (16-bit), cf70",
+            Instr::Iter(Iter {
+                dst: h(21),
+                channels: 3,
+                cf: 70,
+                perspective_w: None,
+                interp: Interpolation::Center,
+            }),
+            "21aa06c000000004",
+        ),
+        (
+            "Mesa agx_pack.c: iter r100, cf1, sample r1l",
+            Instr::Iter(Iter {
+                dst: Reg::r32(100),
+                channels: 1,
+                cf: 1,
+                perspective_w: None,
+                interp: Interpolation::Sample(Small::Reg(h(2))),
+            }),
+            "2191014002000303",
+        ),
+        (
+            "Mesa agx_pack.c: st_vary.last r3, 2",
+            Instr::StVary(StVary {
+                src: Reg::r32(3),
+                index: Small::Imm(2),
+                last: true,
+            }),
+            "910c8280",
+        ),
+        (
+            "Mesa agx_pack.c: st_vary r100, r1l",
+            Instr::StVary(StVary {
+                src: Reg::r32(100),
+                index: Small::Reg(h(2)),
+                last: false,
+            }),
+            "11100283",
+        ),
+        (
+            "Mesa agx_pack.c: ld_tile f16 xyzw r0l.., offset 8, samples 0xff",
+            Instr::TileMem(TileMem {
+                store: false,
+                reg: h(0),
+                format: MemFormat::F16,
+                mask: 0xf,
+                pixel_offset: 8,
+                samples: Small::Imm(0xff),
+                coords: None,
+            }),
+            "49000083f8fc0003",
+        ),
+        (
+            "Mesa agx_pack.c: st_tile i32 xy r4_r5, offset 0x104, samples r1l",
+            Instr::TileMem(TileMem {
+                store: true,
+                reg: Reg::r32(4),
+                format: MemFormat::I32,
+                mask: 0b11,
+                pixel_offset: 0x104,
+                samples: Small::Reg(h(2)),
+                coords: None,
+            }),
+            "09114042300a0000",
+        ),
+        (
+            "Mesa agx_pack.c: st_tile i8 x r70l, offset 4, samples 1, coords r6",
+            Instr::TileMem(TileMem {
+                store: true,
+                reg: h(140),
+                format: MemFormat::I8,
+                mask: 1,
+                pixel_offset: 4,
+                samples: Small::Imm(1),
+                coords: Some(Reg::r32(6)),
+            }),
+            "09180c4018048020",
+        ),
+        (
+            "Mesa agx_pack.c: sample_mask 0xff, r0l",
+            Instr::SampleMask(SampleMask {
+                targets: Small::Imm(0xff),
+                live: Small::Reg(h(0)),
+            }),
+            "c17f0003",
+        ),
+        (
+            "Mesa agx_pack.c: sample_mask r2l, 0",
+            Instr::SampleMask(SampleMask {
+                targets: Small::Reg(h(4)),
+                live: Small::Imm(0),
+            }),
+            "c1088000",
+        ),
+        (
+            // Only a low register: for live registers >= r32l Mesa's packing puts the high
+            // bits at 28..29 and applegpu's DiscardMaskDesc at 26..27; agx4 follows applegpu.
+            "Mesa agx_pack.c: sample_mask 3, r10l",
+            Instr::SampleMask(SampleMask {
+                targets: Small::Imm(3),
+                live: Small::Reg(h(20)),
+            }),
+            "c1071400",
+        ),
+        (
+            "Mesa agx_pack.c: zs_emit z 0xff, r4",
+            Instr::ZsEmit(ZsEmit {
+                samples: Small::Imm(0xff),
+                src: Reg::r32(4),
+                depth: true,
+                stencil: false,
+            }),
+            "417f0823",
+        ),
+        (
+            "Mesa agx_pack.c: zs_emit zs r1l, r6 + r7",
+            Instr::ZsEmit(ZsEmit {
+                samples: Small::Reg(h(2)),
+                src: Reg::r32(6),
+                depth: true,
+                stencil: true,
+            }),
+            "41040c60",
+        ),
+        (
+            "Mesa agx_pack.c: zs_emit s 1, r100l",
+            Instr::ZsEmit(ZsEmit {
+                samples: Small::Imm(1),
+                src: h(200),
+                depth: false,
+                stencil: true,
+            }),
+            "4103084c",
+        ),
+        (
+            "Mesa agx_pack.c: texture_sample 0, r0_r1_r2_r3, r4, ts2, 1, 2d, auto_lod",
+            Instr::Texture(Texture {
+                load: false,
+                dst: Reg::r32(0),
+                coords: Reg::r32(4),
+                lod_mode: LodMode::Auto,
+                lod: Operand::Imm(0),
+                texture: TexIndex::Imm(2),
+                sampler: Small::Imm(1),
+                dim: TexDim::D2,
+                mask: 0xf,
+                shadow: false,
+                offset: false,
+                extra: None,
+                gather: None,
+                query_lod: false,
+                wait_slot: 0,
+            }),
+            "3101080002620f01",
+        ),
+        (
+            "Mesa agx_pack.c: texture_load 1, r10l_r10h, r20, u8[r50], r2l, 2d_ms_array, lod_min r30l",
+            Instr::Texture(Texture {
+                load: true,
+                dst: h(20),
+                coords: Reg::r32(20),
+                lod_mode: LodMode::Min,
+                lod: Operand::Reg(h(60)),
+                texture: TexIndex::Bindless {
+                    base: 8,
+                    index: Reg::r32(50),
+                },
+                sampler: Small::Reg(h(4)),
+                dim: TexDim::D2MsArray,
+                mask: 0b11,
+                shadow: false,
+                offset: false,
+                extra: None,
+                gather: None,
+                query_lod: false,
+                wait_slot: 1,
+            }),
+            "71a8283ce46063c482400000",
+        ),
+        (
+            "Mesa agx_pack.c: texture_sample compare+offset r12, gather g, cube, lod_grad r40, ts[r3l], 200",
+            Instr::Texture(Texture {
+                load: false,
+                dst: Reg::r32(0),
+                coords: Reg::r32(4),
+                lod_mode: LodMode::Grad,
+                lod: Operand::Reg(Reg::r32(40)),
+                texture: TexIndex::Reg(h(6)),
+                sampler: Small::Imm(200),
+                dim: TexDim::Cube,
+                mask: 0xf,
+                shadow: true,
+                offset: true,
+                extra: Some(Reg::r32(12)),
+                gather: Some(1),
+                query_lod: false,
+                wait_slot: 0,
+            }),
+            "3181881046664f0800109839",
+        ),
+        (
+            "Mesa agx_pack.c: image_write r0_r1_r2_r3, r4, lod 0, ts1, 2d",
+            Instr::ImageWrite(ImageWrite {
+                src: Reg::r32(0),
+                coords: Reg::r32(4),
+                lod: Small::Imm(0),
+                texture: TexIndex::Imm(1),
+                dim: TexDim::D2,
+                coherent: false,
+            }),
+            "f1018880014a",
+        ),
+        (
+            "Mesa agx_pack.c: image_write.coherent r8l.., r100, r2l, u12[r6], 2d_array",
+            Instr::ImageWrite(ImageWrite {
+                src: h(16),
+                coords: Reg::r32(100),
+                lod: Small::Reg(h(4)),
+                texture: TexIndex::Bindless {
+                    base: 12,
+                    index: Reg::r32(6),
+                },
+                dim: TexDim::D2Array,
+                coherent: true,
+            }),
+            "f1a08804cc7b030c",
+        ),
     ]
 }
 
@@ -528,6 +770,43 @@ fn pinned_encodings() {
         assert_eq!(got, want, "{src}: encode");
         assert_eq!(encoded_len(&instr), Ok(want.len()), "{src}: len");
         assert_eq!(decode(&want), Ok((instr, want.len())), "{src}: decode");
+    }
+}
+
+/// Mesa always sets the length bit of `iter`/`ldcf`; those 8-byte forms must decode, and the
+/// encoder's own choice is the 4-byte form with the same fields.
+#[test]
+fn mesa_long_iter_and_ldcf_decode() {
+    let cases = [
+        (
+            // Mesa agx_pack.c: iter r0_r1_r2_r3, cf2 (center)
+            "2181020000000000",
+            Instr::Iter(Iter {
+                dst: Reg::r32(0),
+                channels: 4,
+                cf: 2,
+                perspective_w: None,
+                interp: Interpolation::Center,
+            }),
+            "21010200",
+        ),
+        (
+            // Mesa agx_pack.c: ldcf r8 (three registers), cf3, one channel
+            "a1a1034000000000",
+            Instr::LdCf(LdCf {
+                dst: Reg::r32(8),
+                channels: 1,
+                cf: 3,
+            }),
+            "a1210340",
+        ),
+    ];
+    for (long, instr, short) in cases {
+        assert_eq!(decode(&hex(long)), Ok((instr, 8)), "{long}");
+        let mut got = Vec::new();
+        encode(&instr, &mut got).unwrap();
+        assert_eq!(got, hex(short));
+        assert_eq!(decode(&got), Ok((instr, 4)));
     }
 }
 
@@ -1037,11 +1316,169 @@ fn gen(g: &mut Rng, v: usize) -> Instr {
         }
         20 => Instr::ThreadgroupBarrier,
         21 => Instr::MemoryBarrier,
-        _ => Instr::Stop,
+        22 => Instr::Stop,
+        23 => {
+            let size = gen_size(g, false);
+            let channels = 1 + g.below(4) as u8;
+            let mut dst = gen_reg(g, size);
+            dst.half = dst.half.min(240 - 2 * u16::from(channels)) & !1;
+            if size == Size::S16 {
+                dst.half += g.below(2) as u16;
+            }
+            let interp = match g.below(4) {
+                0 => Interpolation::Center,
+                1 => Interpolation::Centroid,
+                2 => Interpolation::Sample(Small::Imm(g.below(256) as u8)),
+                _ => Interpolation::Sample(Small::Reg(gen_reg(g, Size::S16))),
+            };
+            Instr::Iter(Iter {
+                dst,
+                channels,
+                cf: g.below(256) as u8,
+                perspective_w: g.bool().then(|| g.below(256) as u8),
+                interp,
+            })
+        }
+        24 => {
+            let channels = 1 + g.below(4) as u8;
+            Instr::LdCf(LdCf {
+                dst: Reg::r32(g.below(100) as u16),
+                channels,
+                cf: g.below(256) as u8,
+            })
+        }
+        25 => Instr::StVary(StVary {
+            src: gen_reg(g, Size::S32),
+            index: gen_small(g),
+            last: g.bool(),
+        }),
+        26 => {
+            let format = g.pick(&[
+                MemFormat::I8,
+                MemFormat::I16,
+                MemFormat::I32,
+                MemFormat::F16,
+            ]);
+            let mask = 1 + g.below(15) as u8;
+            let mut reg = gen_mem_reg(g, format);
+            reg.half = reg.half.min(240) & if reg.size == Size::S16 { !0 } else { !1 };
+            Instr::TileMem(TileMem {
+                store: g.bool(),
+                reg,
+                format,
+                mask,
+                pixel_offset: g.below(512) as u16,
+                samples: gen_small(g),
+                coords: g.bool().then(|| gen_reg(g, Size::S32)),
+            })
+        }
+        27 => Instr::SampleMask(SampleMask {
+            targets: gen_small(g),
+            live: gen_small(g),
+        }),
+        29 => {
+            let lod_mode = g.pick(&[
+                LodMode::Auto,
+                LodMode::AutoBias,
+                LodMode::Min,
+                LodMode::Grad,
+                LodMode::GradMin,
+                LodMode::AutoBiasMin,
+            ]);
+            let lod = match lod_mode {
+                LodMode::Auto => Operand::Imm(0),
+                LodMode::Grad | LodMode::GradMin => Operand::Reg(gen_reg(g, Size::S32)),
+                _ if g.bool() => Operand::Uniform(gen_reg(g, Size::S16)),
+                _ => Operand::Reg(gen_reg(g, Size::S16)),
+            };
+            let shadow = g.bool();
+            let offset = g.bool();
+            let mask = 1 + g.below(15) as u8;
+            let size = gen_size(g, false);
+            let mut dst = gen_reg(g, size);
+            dst.half = dst.half.min(240) & if dst.size == Size::S16 { !0 } else { !1 };
+            Instr::Texture(Texture {
+                load: g.bool(),
+                dst,
+                coords: gen_reg(g, Size::S32),
+                lod_mode,
+                lod,
+                texture: gen_tex(g),
+                sampler: gen_small(g),
+                dim: gen_dim(g),
+                mask,
+                shadow,
+                offset,
+                extra: (shadow || offset).then(|| gen_reg(g, Size::S32)),
+                gather: g.bool().then(|| g.below(4) as u8),
+                query_lod: g.bool(),
+                wait_slot: g.below(2) as u8,
+            })
+        }
+        30 => {
+            let size = gen_size(g, false);
+            let mut src = gen_reg(g, size);
+            src.half = src.half.min(240) & if src.size == Size::S16 { !0 } else { !1 };
+            Instr::ImageWrite(ImageWrite {
+                src,
+                coords: gen_reg(g, Size::S32),
+                lod: gen_small(g),
+                texture: gen_tex(g),
+                dim: gen_dim(g),
+                coherent: g.bool(),
+            })
+        }
+        _ => {
+            let (depth, stencil) = g.pick(&[(true, false), (false, true), (true, true)]);
+            let src = if depth {
+                Reg::r32(g.below(126) as u16)
+            } else {
+                gen_reg(g, Size::S16)
+            };
+            Instr::ZsEmit(ZsEmit {
+                samples: gen_small(g),
+                src,
+                depth,
+                stencil,
+            })
+        }
     }
 }
 
-const VARIANTS: usize = 23;
+fn gen_tex(g: &mut Rng) -> TexIndex {
+    match g.below(3) {
+        0 => TexIndex::Imm(g.below(256) as u8),
+        1 => TexIndex::Reg(gen_reg(g, Size::S16)),
+        _ => TexIndex::Bindless {
+            base: g.below(32) as u16 * 4,
+            index: gen_reg(g, Size::S32),
+        },
+    }
+}
+
+fn gen_dim(g: &mut Rng) -> TexDim {
+    g.pick(&[
+        TexDim::D1,
+        TexDim::D1Array,
+        TexDim::D2,
+        TexDim::D2Array,
+        TexDim::D2Ms,
+        TexDim::D3,
+        TexDim::Cube,
+        TexDim::CubeArray,
+        TexDim::D2MsArray,
+    ])
+}
+
+fn gen_small(g: &mut Rng) -> Small {
+    if g.bool() {
+        Small::Imm(g.below(256) as u8)
+    } else {
+        Small::Reg(gen_reg(g, Size::S16))
+    }
+}
+
+const VARIANTS: usize = 31;
 
 /// Exhaustive (no wildcard): adding an `Instr` variant breaks this until the generator
 /// covers it.
@@ -1070,6 +1507,14 @@ fn variant_index(i: &Instr) -> usize {
         Instr::ThreadgroupBarrier => 20,
         Instr::MemoryBarrier => 21,
         Instr::Stop => 22,
+        Instr::Iter(_) => 23,
+        Instr::LdCf(_) => 24,
+        Instr::StVary(_) => 25,
+        Instr::TileMem(_) => 26,
+        Instr::SampleMask(_) => 27,
+        Instr::ZsEmit(_) => 28,
+        Instr::Texture(_) => 29,
+        Instr::ImageWrite(_) => 30,
     }
 }
 

@@ -11,6 +11,7 @@ pub mod usc;
 mod memory;
 pub mod raster;
 pub mod isp;
+pub mod render;
 
 pub use command::{BgEotProgram, ComputeCommand, HelperProgram, RenderCommand, ZlsBuffer};
 pub use cdm::{ComputeStats, MAX_BLOCKS};

@@ -417,7 +417,155 @@ pub fn format(instr: &Instr) -> String {
         Instr::ThreadgroupBarrier => "threadgroup_barrier".into(),
         Instr::MemoryBarrier => "memory_barrier".into(),
         Instr::Stop => "stop".into(),
+        Instr::Iter(i) => {
+            let interp = match i.interp {
+                Interpolation::Center => String::new(),
+                Interpolation::Centroid => ", centroid".into(),
+                Interpolation::Sample(s) => format!(", sample {}", small(s)),
+            };
+            match i.perspective_w {
+                Some(w) => format!(
+                    "iterproj {}, cf{}, cf{w}{interp}",
+                    reg_run(i.dst, i.channels),
+                    i.cf
+                ),
+                None => format!("iter {}, cf{}{interp}", reg_run(i.dst, i.channels), i.cf),
+            }
+        }
+        Instr::LdCf(i) => format!("ldcf {}, cf{}", reg_run(i.dst, 3 * i.channels), i.cf),
+        Instr::StVary(i) => format!(
+            "st_vary{} {}, {}",
+            if i.last { ".last" } else { "" },
+            reg(i.src),
+            small(i.index)
+        ),
+        Instr::TileMem(i) => format!(
+            "{} {}, {}, {}, {}, {}{}",
+            if i.store { "st_tile" } else { "ld_tile" },
+            format_name(i.format),
+            mask_name(i.mask),
+            reg_vector(i.reg, i.mask),
+            i.pixel_offset,
+            small(i.samples),
+            i.coords
+                .map_or(String::new(), |c| format!(", coords {}", reg(c)))
+        ),
+        Instr::SampleMask(i) => format!("sample_mask {}, {}", small(i.targets), small(i.live)),
+        Instr::ZsEmit(i) => format!(
+            "zs_emit{}{} {}, {}",
+            if i.depth { ".z" } else { "" },
+            if i.stencil { ".s" } else { "" },
+            small(i.samples),
+            reg(i.src)
+        ),
+        Instr::Texture(i) => {
+            let mut t = format!(
+                "{}{} {}, {}, {}, {}, {}, {}",
+                if i.load {
+                    "texture_load"
+                } else {
+                    "texture_sample"
+                },
+                if i.query_lod { ".query_lod" } else { "" },
+                i.wait_slot,
+                reg_vector(i.dst, i.mask),
+                reg(i.coords),
+                tex_index(i.texture),
+                small(i.sampler),
+                tex_dim(i.dim),
+            );
+            let _ = write!(t, ", {}", lod_mode(i.lod_mode));
+            if i.lod_mode != LodMode::Auto {
+                let _ = write!(t, " {}", operand(i.lod));
+            }
+            if let Some(e) = i.extra {
+                let what = match (i.shadow, i.offset) {
+                    (true, true) => "compare_offset",
+                    (true, false) => "compare",
+                    _ => "offset",
+                };
+                let _ = write!(t, ", {what} {}", reg(e));
+            }
+            if let Some(g) = i.gather {
+                let _ = write!(t, ", gather {}", ['r', 'g', 'b', 'a'][usize::from(g & 3)]);
+            }
+            t
+        }
+        Instr::ImageWrite(i) => format!(
+            "image_write{} {}, {}, {}, {}, {}",
+            if i.coherent { ".coherent" } else { "" },
+            reg_vector(i.src, 0xf),
+            reg(i.coords),
+            small(i.lod),
+            tex_index(i.texture),
+            tex_dim(i.dim)
+        ),
     }
+}
+
+fn tex_index(t: TexIndex) -> String {
+    match t {
+        TexIndex::Imm(n) => format!("ts{n}"),
+        TexIndex::Reg(r) => format!("ts[{}]", reg(r)),
+        TexIndex::Bindless { base, index } => {
+            format!(
+                "{}[{}]",
+                reg_name(
+                    'u',
+                    Reg {
+                        half: base,
+                        size: Size::S64
+                    }
+                ),
+                reg(index)
+            )
+        }
+    }
+}
+
+fn tex_dim(d: TexDim) -> &'static str {
+    match d {
+        TexDim::D1 => "1d",
+        TexDim::D1Array => "1d_array",
+        TexDim::D2 => "2d",
+        TexDim::D2Array => "2d_array",
+        TexDim::D2Ms => "2d_ms",
+        TexDim::D3 => "3d",
+        TexDim::Cube => "cube",
+        TexDim::CubeArray => "cube_array",
+        TexDim::D2MsArray => "2d_ms_array",
+    }
+}
+
+fn lod_mode(m: LodMode) -> &'static str {
+    match m {
+        LodMode::Auto => "auto_lod",
+        LodMode::AutoBias => "auto_lod_bias",
+        LodMode::Min => "lod_min",
+        LodMode::Grad => "lod_grad",
+        LodMode::GradMin => "lod_grad_min",
+        LodMode::AutoBiasMin => "auto_lod_bias_min",
+    }
+}
+
+fn small(s: Small) -> String {
+    match s {
+        Small::Imm(v) => format!("{v:#x}"),
+        Small::Reg(r) => reg(r),
+    }
+}
+
+/// `n` consecutive registers of `r`'s width, written as a tuple.
+fn reg_run(r: Reg, n: u8) -> String {
+    (0..u16::from(n))
+        .map(|k| {
+            reg(Reg {
+                half: r.half + k * r.size.halves(),
+                size: r.size,
+            })
+        })
+        .collect::<Vec<_>>()
+        .join("_")
 }
 
 /// Decodes and prints a whole program, one line per instruction: byte offset, bytes, text.

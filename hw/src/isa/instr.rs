@@ -330,6 +330,185 @@ pub struct ThreadgroupAtomic {
     pub wait_slot: u8,
 }
 
+/// A small source that is either an 8-bit immediate or a 16-bit register: the sample masks,
+/// sample indices and varying slots of the graphics instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Small {
+    Imm(u8),
+    Reg(Reg),
+}
+
+/// Which point of the pixel `iter` evaluates the plane equation at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Interpolation {
+    /// The pixel centre.
+    Center,
+    /// The centroid of the covered samples.
+    Centroid,
+    /// A given sample's position (immediate or 16-bit register sample index).
+    Sample(Small),
+}
+
+/// `iter` / `iterproj`: interpolate a varying. Coefficient slot `cf + k` holds the plane
+/// equation (A, B, C) of component k, evaluated at the chosen point (x, y) of the lane's pixel
+/// as A*x + B*y + C. With `perspective_w = Some(w)`, slot `w` holds the plane of 1/W and each
+/// component is divided by it (perspective-correct interpolation). Writes `channels`
+/// consecutive registers of `dst`'s width (32-bit results are f32, 16-bit ones f16). Reads the
+/// fragment context's coefficient registers; `cf` must be an immediate slot (the hardware's
+/// register-indexed form is not modelled).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Iter {
+    pub dst: Reg,
+    /// 1..=4 components.
+    pub channels: u8,
+    pub cf: u8,
+    pub perspective_w: Option<u8>,
+    pub interp: Interpolation,
+}
+
+/// `ldcf`: load the raw coefficients of `channels` components starting at slot `cf`: for each
+/// component, three 32-bit registers A, B, C (Mesa uses the C term for flat shading). `dst`
+/// is 32-bit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LdCf {
+    pub dst: Reg,
+    pub channels: u8,
+    pub cf: u8,
+}
+
+/// `st_vary`: a vertex shader writes the 32-bit register `src` into slot `index` (in 32-bit
+/// words) of its vertex's UVS (unified vertex store) output record. `last` marks the final
+/// varying store of the shader. Writes the vertex context's per-vertex output buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StVary {
+    pub src: Reg,
+    pub index: Small,
+    pub last: bool,
+}
+
+/// `ld_tile` / `st_tile`: move the elements selected by `mask` between consecutive registers
+/// from `reg` and the tilebuffer record of the lane's pixel, starting `pixel_offset` bytes into
+/// the record (applegpu: the offset is in bytes and ignores sample count and tile size). Each
+/// selected sample of `samples` (bit N = sample N; 0xff broadcasts to all samples) is
+/// accessed; a load reads the lowest selected sample. `coords` is the explicit-coordinate
+/// register (x, y halves) when present, else the lane's own pixel. Format codes as for device
+/// memory. Reads/writes the fragment context's tilebuffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TileMem {
+    pub store: bool,
+    pub reg: Reg,
+    pub format: MemFormat,
+    pub mask: u8,
+    /// 0..512 bytes.
+    pub pixel_offset: u16,
+    pub samples: Small,
+    pub coords: Option<Reg>,
+}
+
+/// `sample_mask`: for each sample in `targets`, the sample stays covered if its bit in `live`
+/// is set and is discarded otherwise; samples outside `targets` are unchanged. Updates the
+/// fragment context's per-lane coverage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SampleMask {
+    pub targets: Small,
+    pub live: Small,
+}
+
+/// `zs_emit`: write fragment depth and/or stencil for the samples in `samples`. Depth (f32)
+/// is the 32-bit register at `src`; stencil is the low 8 bits of the next 32-bit register when
+/// depth is also written, else of the 16-bit register `src`. Records into the fragment
+/// context's per-lane depth/stencil outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ZsEmit {
+    pub samples: Small,
+    pub src: Reg,
+    pub depth: bool,
+    pub stencil: bool,
+}
+
+/// Texture dimensionality (applegpu TEX_TYPES / Mesa `agx_dim`), in hardware code order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TexDim {
+    D1,
+    D1Array,
+    D2,
+    D2Array,
+    D2Ms,
+    D3,
+    Cube,
+    CubeArray,
+    D2MsArray,
+}
+
+/// Which texture descriptor an instruction uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TexIndex {
+    /// Texture state register `n` (0..256).
+    Imm(u8),
+    /// Texture state register named by a 16-bit register.
+    Reg(Reg),
+    /// Bindless: the descriptor heap address is the 64-bit uniform at half `base` (a multiple
+    /// of 4 below 128) and the 32-bit register `index` selects the descriptor.
+    Bindless { base: u16, index: Reg },
+}
+
+/// How `texture_sample` / `texture_load` choose the level of detail (Mesa `agx_lod_mode`).
+/// Except for `Auto`, the LOD operand is a 16-bit register or uniform (gradients: a register
+/// run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LodMode {
+    /// Implicit derivatives; no operand (encoded as immediate 0).
+    Auto,
+    AutoBias,
+    /// An explicit LOD (`texture_load` uses this for the mip level).
+    Min,
+    Grad,
+    GradMin,
+    AutoBiasMin,
+}
+
+/// `texture_sample` (filtered, through a sampler) and `texture_load` (unfiltered texel fetch):
+/// read the texture described by `texture` at the coordinates in the 32-bit register run from
+/// `coords`, writing the components selected by `mask` to consecutive registers of `dst`'s
+/// width. `extra` is the 32-bit register holding the depth-compare reference (`shadow`)
+/// and/or packed texel offsets (`offset`); it is present exactly when one of them is set.
+/// `gather` = Some(c) gathers component c of four texels. Completion is tracked on scoreboard
+/// `wait_slot`. Reads device memory through the texture descriptor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Texture {
+    pub load: bool,
+    pub dst: Reg,
+    pub coords: Reg,
+    pub lod_mode: LodMode,
+    /// `Imm(0)` for `Auto`; a register or uniform otherwise.
+    pub lod: Operand,
+    pub texture: TexIndex,
+    pub sampler: Small,
+    pub dim: TexDim,
+    pub mask: u8,
+    pub shadow: bool,
+    pub offset: bool,
+    pub extra: Option<Reg>,
+    pub gather: Option<u8>,
+    pub query_lod: bool,
+    pub wait_slot: u8,
+}
+
+/// `image_write`: store the 16- or 32-bit register run from `src` (four components) as one
+/// texel of the image described by `texture` at the coordinates from `coords`, mip level
+/// `lod` (a 16-bit register or an immediate), converting through the PBE to the image format.
+/// End-of-tile programs and storage-image writes use it. `coherent` selects Mesa's cache
+/// bypass setting. Writes device memory through the descriptor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ImageWrite {
+    pub src: Reg,
+    pub coords: Reg,
+    pub lod: Small,
+    pub texture: TexIndex,
+    pub dim: TexDim,
+    pub coherent: bool,
+}
+
 /// Every instruction agx4 knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Instr {
@@ -359,4 +538,12 @@ pub enum Instr {
     MemoryBarrier,
     /// `stop`: ends the shader for the whole SIMD group.
     Stop,
+    Iter(Iter),
+    LdCf(LdCf),
+    StVary(StVary),
+    TileMem(TileMem),
+    SampleMask(SampleMask),
+    ZsEmit(ZsEmit),
+    Texture(Texture),
+    ImageWrite(ImageWrite),
 }

@@ -475,7 +475,15 @@ impl SimdGroup {
             | Instr::ThreadgroupMem(_)
             | Instr::StackMem(_)
             | Instr::Atomic(_)
-            | Instr::ThreadgroupAtomic(_) => {
+            | Instr::ThreadgroupAtomic(_)
+            | Instr::Iter(_)
+            | Instr::LdCf(_)
+            | Instr::StVary(_)
+            | Instr::TileMem(_)
+            | Instr::SampleMask(_)
+            | Instr::ZsEmit(_)
+            | Instr::Texture(_)
+            | Instr::ImageWrite(_) => {
                 self.pc = here;
                 return Ok(false);
             }

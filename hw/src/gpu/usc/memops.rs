@@ -2,6 +2,7 @@
 //! workgroup's threadgroup memory, per-thread stack, and atomics on both. Loads complete
 //! before the next instruction, so `wait` has nothing to wait for.
 
+use super::graphics::{step_graphics, GraphicsContext};
 use super::group::{sext, SimdGroup};
 use super::program::{elem_halves, Program};
 use crate::gpu::{Fault, GpuMemory};
@@ -15,6 +16,8 @@ pub struct MemCtx<'a> {
     pub shared: &'a mut [u8],
     pub stack_bytes: u32,
     pub uniforms: &'a [u16],
+    /// Fragment/vertex state of a graphics launch; `None` for compute.
+    pub graphics: Option<&'a mut GraphicsContext>,
 }
 
 fn shader_fault(prog: &Program, idx: usize, why: impl Into<String>) -> Fault {
@@ -113,6 +116,9 @@ fn atomic_apply(op: AtomicOp, old: u32, v: u64) -> u32 {
 /// Execute the memory instruction at the group's pc and advance it.
 pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result<(), Fault> {
     let idx = g.pc;
+    if step_graphics(g, prog, idx, m.graphics.as_deref_mut())? {
+        return Ok(());
+    }
     let instr = prog.instrs[idx];
     g.pc += 1;
     let mut lanes = g.exec;

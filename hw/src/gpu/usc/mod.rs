@@ -22,6 +22,7 @@
 
 mod flat_memory;
 mod float;
+mod graphics;
 mod group;
 mod loader;
 mod memops;
@@ -29,8 +30,11 @@ mod program;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_graphics;
 
 pub use flat_memory::FlatMemory;
+pub use graphics::{FragmentContext, GraphicsContext, Plane, VertexContext, MAX_SAMPLES};
 pub use loader::load_program;
 pub use program::Program;
 
@@ -116,6 +120,33 @@ pub fn run_workgroups(
     launch: &LaunchState,
     mem: &mut dyn GpuMemory,
 ) -> Result<ExecStats, Fault> {
+    run_with(program, launch, mem, None)
+}
+
+/// Runs a graphics launch: one workgroup of at most [`SIMD_WIDTH`] threads whose lane i is
+/// the pixel or vertex in slot i of `gfx`'s contexts. The contexts hold the results after.
+pub fn run_graphics(
+    program: &Program,
+    launch: &LaunchState,
+    mem: &mut dyn GpuMemory,
+    gfx: &mut GraphicsContext,
+) -> Result<ExecStats, Fault> {
+    let [lx, ly, lz] = launch.local_size;
+    let single = launch.grid_threads == launch.local_size;
+    if u64::from(lx) * u64::from(ly) * u64::from(lz) > SIMD_WIDTH as u64 || !single {
+        return Err(launch_fault(
+            "a graphics launch is one workgroup of at most one SIMD group".into(),
+        ));
+    }
+    run_with(program, launch, mem, Some(gfx))
+}
+
+fn run_with(
+    program: &Program,
+    launch: &LaunchState,
+    mem: &mut dyn GpuMemory,
+    mut gfx: Option<&mut GraphicsContext>,
+) -> Result<ExecStats, Fault> {
     let [lx, ly, lz] = launch.local_size;
     let threads = u64::from(lx) * u64::from(ly) * u64::from(lz);
     if threads == 0 || threads > u64::from(MAX_WORKGROUP_THREADS) {
@@ -173,6 +204,7 @@ pub fn run_workgroups(
                     shared: &mut shared,
                     stack_bytes: launch.stack_bytes,
                     uniforms: &uniforms,
+                    graphics: gfx.as_deref_mut(),
                 };
                 let before = stats.lane_instructions;
                 let r = run_one_workgroup(

@@ -217,7 +217,26 @@ fn check_registers(i: &Instr) -> Result<(), String> {
         ]
         .into_iter()
         .collect(),
-        Instr::PopExec(_)
+        Instr::Iter(x) => {
+            let f = if x.dst.size == Size::S16 {
+                MemFormat::I16
+            } else {
+                MemFormat::I32
+            };
+            run_ok(x.dst, (1u8 << x.channels) - 1, f)
+        }
+        Instr::LdCf(x) => dst_ok(Reg {
+            half: x.dst.half + 6 * u16::from(x.channels) - 2,
+            size: Size::S32,
+        }),
+        Instr::StVary(x) => dst_ok(x.src),
+        Instr::TileMem(x) => run_ok(x.reg, x.mask, x.format),
+        Instr::ZsEmit(x) => dst_ok(x.src),
+        // Texture and image instructions fault when run; their registers are not checked here.
+        Instr::Texture(_)
+        | Instr::ImageWrite(_)
+        | Instr::SampleMask(_)
+        | Instr::PopExec(_)
         | Instr::Jump(_)
         | Instr::Wait(_)
         | Instr::ThreadgroupBarrier

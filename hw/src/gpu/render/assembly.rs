@@ -1,0 +1,263 @@
+//! Primitive assembly: turns a draw's vertex sequence into points, lines and triangles, in
+//! Vulkan's order (the "Drawing Commands" chapter's topology definitions).
+//!
+//! Rules this follows, and why:
+//! - Strips and fans restart on the restart index when the draw enables it; list topologies
+//!   never do (Vulkan 1.0 forbids enabling restart for them, so the value is an ordinary
+//!   index there). Restart applies only to indexed draws. The index is compared with the
+//!   restart value cut to the index width, which is all Vulkan ever uses (all ones of the
+//!   type); the hardware's behaviour for other values is not known.
+//! - An index past the block's index buffer size reads as 0. Vulkan 1.0 makes such a read
+//!   invalid usage; robustBufferAccess2 and the null index buffer of maintenance6 want 0. What
+//!   the hardware does is not public: Mesa's Vulkan driver does not trust it and routes
+//!   robust indexed draws through a geometry shader, so 0 here is a choice, not a fact.
+//! - The vertex of an indexed draw is `index + base_vertex` with 32-bit wraparound, as
+//!   `gl_VertexIndex` is a 32-bit integer.
+//! - Triangle strip primitive i is (i, i+1, i+2) for even i and (i+1, i, i+2) for odd i; fan
+//!   primitive i is (i+1, i+2, 0). Counting starts again after each restart.
+//! - The provoking vertex follows Vulkan's first-vertex convention or, with
+//!   VK_EXT_provoking_vertex, the last-vertex one. The VDM names it by position (V0..V2); the
+//!   mapping from those positions to a convention is the one Mesa's drivers program (V0
+//!   first, V2 last, V1 first for fans only); any other combination is refused.
+//! - Line loops (a GL topology the VDM has) close each segment with a line from its last vertex
+//!   to its first. Quads and quad strips are refused: how the hardware splits them is unknown.
+//!   The VDM's topology enum has no adjacency topologies, so there are none here.
+
+use super::walker::{DrawParams, IndexSource};
+use crate::g13::control::vdm::{IndexSize, Primitive, VdmVertex};
+use crate::gpu::{Fault, GpuMemory};
+
+/// Which vertex of a primitive flat-shaded outputs come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProvokingVertex {
+    First,
+    Last,
+}
+
+impl ProvokingVertex {
+    /// The convention the VDM's flat shading control selects for a topology.
+    pub fn from_vdm(primitive: Primitive, v: VdmVertex) -> Result<ProvokingVertex, Fault> {
+        let fan = primitive == Primitive::TriangleFan;
+        match (v, fan) {
+            (VdmVertex::V0, false) | (VdmVertex::V1, true) => Ok(ProvokingVertex::First),
+            (VdmVertex::V2, _) => Ok(ProvokingVertex::Last),
+            (VdmVertex::V0, true) => Err(Fault::Unimplemented(
+                "triangle fan with flat shading from VDM vertex 0",
+            )),
+            (VdmVertex::V1, false) => Err(Fault::Unimplemented(
+                "flat shading from VDM vertex 1 outside triangle fans",
+            )),
+        }
+    }
+}
+
+/// How many vertices a primitive has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Point,
+    Line,
+    Triangle,
+}
+
+/// One assembled primitive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AssembledPrimitive {
+    pub shape: Shape,
+    /// Vertex indices in Vulkan order; entries past the shape's count are 0.
+    vertices: [u32; 3],
+    /// 0-based instance (the draw's first instance is not added).
+    pub instance: u32,
+    /// Primitive number within the instance, counting across restarts.
+    pub primitive_id: u32,
+    /// The vertex index flat-shaded outputs come from.
+    pub provoking: u32,
+}
+
+impl AssembledPrimitive {
+    pub fn vertices(&self) -> &[u32] {
+        let n = match self.shape {
+            Shape::Point => 1,
+            Shape::Line => 2,
+            Shape::Triangle => 3,
+        };
+        &self.vertices[..n]
+    }
+}
+
+fn index_bytes(size: IndexSize) -> u64 {
+    match size {
+        IndexSize::U8 => 1,
+        IndexSize::U16 => 2,
+        IndexSize::U32 => 4,
+    }
+}
+
+fn index_mask(size: IndexSize) -> u32 {
+    match size {
+        IndexSize::U8 => 0xff,
+        IndexSize::U16 => 0xffff,
+        IndexSize::U32 => u32::MAX,
+    }
+}
+
+/// Index `i` of the draw (before base vertex); reads past the bound give 0.
+pub fn fetch_index(mem: &dyn GpuMemory, src: &IndexSource, i: u32) -> Result<u32, Fault> {
+    let n = index_bytes(src.size);
+    let off = (u64::from(src.first_index) + u64::from(i)) * n;
+    if src.bound_bytes.is_some_and(|b| off + n > u64::from(b)) {
+        return Ok(0);
+    }
+    let mut b = [0u8; 4];
+    mem.read(src.buffer.wrapping_add(off), &mut b[..n as usize])?;
+    Ok(u32::from_le_bytes(b))
+}
+
+/// The vertices seen since the draw or the last restart, as much of them as any topology
+/// needs.
+#[derive(Default)]
+struct Segment {
+    n: u32,
+    first: u32,
+    prev: [u32; 2],
+}
+
+struct Assembler<'a> {
+    primitive: Primitive,
+    provoking: ProvokingVertex,
+    instance: u32,
+    primitive_id: u32,
+    seg: Segment,
+    out: &'a mut dyn FnMut(AssembledPrimitive) -> Result<(), Fault>,
+}
+
+impl Assembler<'_> {
+    fn emit(&mut self, shape: Shape, v: [u32; 3], first: u32, last: u32) -> Result<(), Fault> {
+        let p = AssembledPrimitive {
+            shape,
+            vertices: v,
+            instance: self.instance,
+            primitive_id: self.primitive_id,
+            provoking: match self.provoking {
+                ProvokingVertex::First => first,
+                ProvokingVertex::Last => last,
+            },
+        };
+        self.primitive_id = self.primitive_id.wrapping_add(1);
+        (self.out)(p)
+    }
+
+    fn vertex(&mut self, v: u32) -> Result<(), Fault> {
+        let s = &self.seg;
+        let (n, [p0, p1]) = (s.n, s.prev);
+        match self.primitive {
+            Primitive::Points => self.emit(Shape::Point, [v, 0, 0], v, v)?,
+            Primitive::Lines if n % 2 == 1 => self.emit(Shape::Line, [p1, v, 0], p1, v)?,
+            Primitive::LineStrip | Primitive::LineLoop if n >= 1 => {
+                self.emit(Shape::Line, [p1, v, 0], p1, v)?
+            }
+            Primitive::Triangles if n % 3 == 2 => self.emit(Shape::Triangle, [p0, p1, v], p0, v)?,
+            // Here p0 is vertex k and p1 vertex k+1 of primitive k = n-2.
+            Primitive::TriangleStrip if n >= 2 => {
+                let tri = if (n - 2) % 2 == 0 {
+                    [p0, p1, v]
+                } else {
+                    [p1, p0, v]
+                };
+                self.emit(Shape::Triangle, tri, p0, v)?
+            }
+            Primitive::TriangleFan if n >= 2 => {
+                let first = self.seg.first;
+                self.emit(Shape::Triangle, [p1, v, first], p1, v)?
+            }
+            Primitive::Quads | Primitive::QuadStrip => {
+                return Err(Fault::Unimplemented(
+                    "quad and quad strip primitive assembly",
+                ))
+            }
+            _ => {}
+        }
+        let s = &mut self.seg;
+        if s.n == 0 {
+            s.first = v;
+        }
+        s.prev = [s.prev[1], v];
+        s.n = s.n.saturating_add(1);
+        Ok(())
+    }
+
+    /// End of a segment (restart or end of the instance).
+    fn end_segment(&mut self) -> Result<(), Fault> {
+        if self.primitive == Primitive::LineLoop && self.seg.n >= 2 {
+            let (last, first) = (self.seg.prev[1], self.seg.first);
+            self.emit(Shape::Line, [last, first, 0], last, first)?;
+        }
+        self.seg = Segment::default();
+        Ok(())
+    }
+}
+
+fn restarts(primitive: Primitive) -> bool {
+    matches!(
+        primitive,
+        Primitive::LineStrip
+            | Primitive::LineLoop
+            | Primitive::TriangleStrip
+            | Primitive::TriangleFan
+            | Primitive::QuadStrip
+    )
+}
+
+/// Assemble every instance of a draw, handing each primitive to `out` in order (instance by
+/// instance). `restart_index` is the VDM state's, needed only if the draw restarts.
+pub fn assemble(
+    draw: &DrawParams,
+    restart_index: Option<u32>,
+    provoking: ProvokingVertex,
+    mem: &dyn GpuMemory,
+    out: &mut dyn FnMut(AssembledPrimitive) -> Result<(), Fault>,
+) -> Result<(), Fault> {
+    if matches!(draw.primitive, Primitive::Quads | Primitive::QuadStrip) {
+        return Err(Fault::Unimplemented(
+            "quad and quad strip primitive assembly",
+        ));
+    }
+    let restart = match &draw.indices {
+        Some(ix) if draw.restart_enable && restarts(draw.primitive) => {
+            let r = restart_index.ok_or(Fault::BadControlWord {
+                va: 0,
+                reason: "draw enables restart but no restart index was set".into(),
+            })?;
+            Some(r & index_mask(ix.size))
+        }
+        _ => None,
+    };
+    let mut a = Assembler {
+        primitive: draw.primitive,
+        provoking,
+        instance: 0,
+        primitive_id: 0,
+        seg: Segment::default(),
+        out,
+    };
+    for instance in 0..draw.instances {
+        a.instance = instance;
+        a.primitive_id = 0;
+        a.seg = Segment::default();
+        for i in 0..draw.count {
+            let v = match &draw.indices {
+                Some(ix) => {
+                    let index = fetch_index(mem, ix, i)?;
+                    if restart == Some(index) {
+                        a.end_segment()?;
+                        continue;
+                    }
+                    index.wrapping_add(draw.base_vertex as u32)
+                }
+                None => draw.first_vertex.wrapping_add(i),
+            };
+            a.vertex(v)?;
+        }
+        a.end_segment()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,341 @@
+//! Graphics state a SIMD group reaches besides memory: the fragment context (coefficient
+//! registers, the tile's tilebuffer, lane pixel positions and coverage, depth/stencil
+//! outputs) and the vertex context (the UVS output records). A render pipeline builds these
+//! per SIMD group and reads the results back; compute launches have neither, and a graphics
+//! instruction there faults naming the missing context.
+
+use super::float::{f64_to_f16, Rounding};
+use super::group::SimdGroup;
+use super::program::Program;
+use crate::gpu::Fault;
+use crate::isa::*;
+
+const LANES: usize = SIMD_WIDTH;
+
+/// Most samples per pixel the model keeps outputs for.
+pub const MAX_SAMPLES: usize = 8;
+
+/// Plane equation of one varying component: value(x, y) = a*x + b*y + c.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Plane {
+    pub a: f32,
+    pub b: f32,
+    pub c: f32,
+}
+
+/// Per-SIMD-group fragment state.
+#[derive(Debug, Clone)]
+pub struct FragmentContext {
+    /// Coefficient registers, indexed by cf slot.
+    pub coefficients: Vec<Plane>,
+    /// Tile size in pixels; the tilebuffer holds `width * height * samples` records of
+    /// `bytes_per_sample` bytes, pixel-major then sample.
+    pub tile_size: [u32; 2],
+    pub samples: u32,
+    pub bytes_per_sample: u32,
+    pub tilebuffer: Vec<u8>,
+    /// Framebuffer position of the tile's top-left pixel.
+    pub tile_origin: [u32; 2],
+    /// Framebuffer pixel of each lane (the plane equations are in framebuffer space).
+    pub lane_pixels: [[u32; 2]; LANES],
+    /// Sample positions inside a pixel, in [0, 1), for sample-rate interpolation.
+    pub sample_positions: Vec<[f32; 2]>,
+    /// Covered samples of each lane; `sample_mask` clears discarded ones.
+    pub coverage: [u8; LANES],
+    /// Depth and stencil written by `zs_emit`, per lane and sample.
+    pub depth: [[Option<f32>; MAX_SAMPLES]; LANES],
+    pub stencil: [[Option<u8>; MAX_SAMPLES]; LANES],
+}
+
+impl FragmentContext {
+    /// A tile with zeroed tilebuffer, every lane at the tile origin and fully covered.
+    pub fn new(tile_size: [u32; 2], samples: u32, bytes_per_sample: u32) -> FragmentContext {
+        let n = tile_size[0] as usize * tile_size[1] as usize;
+        FragmentContext {
+            coefficients: Vec::new(),
+            tile_size,
+            samples,
+            bytes_per_sample,
+            tilebuffer: vec![0; n * samples as usize * bytes_per_sample as usize],
+            tile_origin: [0, 0],
+            lane_pixels: [[0, 0]; LANES],
+            sample_positions: vec![[0.5, 0.5]; samples as usize],
+            coverage: [((1u16 << samples.min(8)) - 1) as u8; LANES],
+            depth: [[None; MAX_SAMPLES]; LANES],
+            stencil: [[None; MAX_SAMPLES]; LANES],
+        }
+    }
+}
+
+/// Per-SIMD-group vertex state: lane L's UVS record is `uvs[L * slots ..][.. slots]`.
+#[derive(Debug, Clone)]
+pub struct VertexContext {
+    pub slots: u32,
+    pub uvs: Vec<u32>,
+    /// Lanes that executed a `st_vary` with `last` set.
+    pub finished: u32,
+}
+
+impl VertexContext {
+    pub fn new(slots: u32) -> VertexContext {
+        VertexContext {
+            slots,
+            uvs: vec![0; LANES * slots as usize],
+            finished: 0,
+        }
+    }
+}
+
+/// What a graphics launch hands the executor; either part may be absent.
+#[derive(Debug, Clone, Default)]
+pub struct GraphicsContext {
+    pub fragment: Option<FragmentContext>,
+    pub vertex: Option<VertexContext>,
+}
+
+fn fault(prog: &Program, idx: usize, why: impl Into<String>) -> Fault {
+    Fault::Shader {
+        pc: prog.pc(idx),
+        reason: why.into(),
+    }
+}
+
+fn small_value(g: &SimdGroup, s: Small, lane: usize) -> u32 {
+    match s {
+        Small::Imm(v) => u32::from(v),
+        Small::Reg(r) => g.reg(r, lane) as u32,
+    }
+}
+
+fn frag<'a>(
+    gfx: Option<&'a mut GraphicsContext>,
+    prog: &Program,
+    idx: usize,
+    name: &str,
+) -> Result<&'a mut FragmentContext, Fault> {
+    gfx.and_then(|g| g.fragment.as_mut())
+        .ok_or_else(|| fault(prog, idx, format!("{name} needs a fragment context")))
+}
+
+fn plane(f: &FragmentContext, slot: u32, prog: &Program, idx: usize) -> Result<Plane, Fault> {
+    f.coefficients
+        .get(slot as usize)
+        .copied()
+        .ok_or_else(|| fault(prog, idx, format!("coefficient slot {slot} is not loaded")))
+}
+
+/// Byte offset of (lane's pixel, sample) in the tilebuffer.
+fn record(f: &FragmentContext, lane: usize, sample: u32) -> Option<usize> {
+    let [px, py] = f.lane_pixels[lane];
+    let x = px.checked_sub(f.tile_origin[0])?;
+    let y = py.checked_sub(f.tile_origin[1])?;
+    if x >= f.tile_size[0] || y >= f.tile_size[1] || sample >= f.samples {
+        return None;
+    }
+    let pixel = (y * f.tile_size[0] + x) as usize;
+    Some((pixel * f.samples as usize + sample as usize) * f.bytes_per_sample as usize)
+}
+
+/// Runs one graphics instruction for every active lane. Returns false if `instr` is not one.
+pub fn step_graphics(
+    g: &mut SimdGroup,
+    prog: &Program,
+    idx: usize,
+    gfx: Option<&mut GraphicsContext>,
+) -> Result<bool, Fault> {
+    let instr = prog.instrs[idx];
+    let lanes: Vec<usize> = (0..LANES).filter(|l| g.exec & (1 << l) != 0).collect();
+    match instr {
+        Instr::Iter(x) => {
+            let f = frag(gfx, prog, idx, "iter")?;
+            for &l in &lanes {
+                let [px, py] = f.lane_pixels[l];
+                let [ox, oy] = match x.interp {
+                    Interpolation::Center => [0.5, 0.5],
+                    Interpolation::Centroid => {
+                        return Err(Fault::Unimplemented("iter with centroid interpolation"))
+                    }
+                    Interpolation::Sample(s) => {
+                        let s = small_value(g, s, l);
+                        *f.sample_positions.get(s as usize).ok_or_else(|| {
+                            fault(
+                                prog,
+                                idx,
+                                format!("iter at sample {s}, which does not exist"),
+                            )
+                        })?
+                    }
+                };
+                let (fx, fy) = (f64::from(px) + f64::from(ox), f64::from(py) + f64::from(oy));
+                let eval = |p: Plane| f64::from(p.a) * fx + f64::from(p.b) * fy + f64::from(p.c);
+                let w = match x.perspective_w {
+                    Some(w) => eval(plane(f, u32::from(w), prog, idx)?),
+                    None => 1.0,
+                };
+                for k in 0..u16::from(x.channels) {
+                    let v = eval(plane(f, u32::from(x.cf) + u32::from(k), prog, idx)?) / w;
+                    let r = Reg {
+                        half: x.dst.half + k * x.dst.size.halves(),
+                        size: x.dst.size,
+                    };
+                    let bits = match x.dst.size {
+                        Size::S16 => u64::from(f64_to_f16(v, Rounding::NearestEven)),
+                        _ => u64::from((v as f32).to_bits()),
+                    };
+                    g.set_reg(r, l, bits);
+                }
+            }
+        }
+        Instr::LdCf(x) => {
+            let f = frag(gfx, prog, idx, "ldcf")?;
+            let mut vals = Vec::new();
+            for k in 0..u32::from(x.channels) {
+                let p = plane(f, u32::from(x.cf) + k, prog, idx)?;
+                vals.extend([p.a, p.b, p.c]);
+            }
+            for &l in &lanes {
+                for (k, v) in vals.iter().enumerate() {
+                    g.set_reg(
+                        Reg::r32(x.dst.half / 2 + k as u16),
+                        l,
+                        u64::from(v.to_bits()),
+                    );
+                }
+            }
+        }
+        Instr::StVary(x) => {
+            let v = gfx
+                .and_then(|c| c.vertex.as_mut())
+                .ok_or_else(|| fault(prog, idx, "st_vary needs a vertex context"))?;
+            for &l in &lanes {
+                let slot = small_value(g, x.index, l);
+                if slot >= v.slots {
+                    return Err(fault(
+                        prog,
+                        idx,
+                        format!("st_vary to UVS slot {slot} of {}", v.slots),
+                    ));
+                }
+                v.uvs[l * v.slots as usize + slot as usize] = g.reg(x.src, l) as u32;
+                if x.last {
+                    v.finished |= 1 << l;
+                }
+            }
+        }
+        Instr::TileMem(x) => {
+            let f = frag(gfx, prog, idx, if x.store { "st_tile" } else { "ld_tile" })?;
+            if x.coords.is_some() {
+                return Err(Fault::Unimplemented(
+                    "ld_tile/st_tile with explicit coordinates",
+                ));
+            }
+            let size = match x.format {
+                MemFormat::I8 | MemFormat::I16 | MemFormat::I32 | MemFormat::F16 => {
+                    x.format.bytes()
+                }
+                _ => {
+                    return Err(Fault::Unimplemented(
+                        "tilebuffer access with a packed format",
+                    ))
+                }
+            };
+            let step = if x.reg.size == Size::S16 { 1 } else { 2 };
+            for &l in &lanes {
+                let mut set = small_value(g, x.samples, l);
+                if set == 0xff {
+                    set = (1 << f.samples) - 1;
+                }
+                let chosen: Vec<u32> = (0..f.samples).filter(|s| set & (1 << s) != 0).collect();
+                let chosen = if x.store {
+                    &chosen[..]
+                } else {
+                    &chosen[..chosen.len().min(1)]
+                };
+                for &s in chosen {
+                    let base = record(f, l, s).ok_or_else(|| {
+                        fault(
+                            prog,
+                            idx,
+                            format!("lane {l} sample {s} is outside the tile"),
+                        )
+                    })?;
+                    let mut k = 0u16;
+                    for e in 0..4u32 {
+                        if x.mask & (1 << e) == 0 {
+                            continue;
+                        }
+                        let at = u32::from(x.pixel_offset) + e * size;
+                        if at + size > f.bytes_per_sample {
+                            return Err(fault(
+                                prog,
+                                idx,
+                                format!(
+                                    "tile access at byte {at} of a {}-byte sample",
+                                    f.bytes_per_sample
+                                ),
+                            ));
+                        }
+                        let r = Reg {
+                            half: x.reg.half + k * step,
+                            size: x.reg.size,
+                        };
+                        let bytes = &mut f.tilebuffer[base + at as usize..][..size as usize];
+                        if x.store {
+                            let v = g.reg(r, l);
+                            for (i, b) in bytes.iter_mut().enumerate() {
+                                *b = (v >> (8 * i)) as u8;
+                            }
+                        } else {
+                            let v = bytes
+                                .iter()
+                                .rev()
+                                .fold(0u64, |a, &b| (a << 8) | u64::from(b));
+                            g.set_reg(r, l, v);
+                        }
+                        k += 1;
+                    }
+                }
+            }
+        }
+        Instr::SampleMask(x) => {
+            let f = frag(gfx, prog, idx, "sample_mask")?;
+            for &l in &lanes {
+                let t = small_value(g, x.targets, l) as u8;
+                let live = small_value(g, x.live, l) as u8;
+                f.coverage[l] &= !(t & !live);
+            }
+        }
+        Instr::ZsEmit(x) => {
+            let f = frag(gfx, prog, idx, "zs_emit")?;
+            for &l in &lanes {
+                let set = small_value(g, x.samples, l);
+                let depth = f32::from_bits(g.reg(Reg::r32(x.src.half / 2), l) as u32);
+                let sreg = if x.depth { x.src.half + 2 } else { x.src.half };
+                let stencil = g.reg(Reg::r16(sreg), l) as u8;
+                for s in (0..MAX_SAMPLES).filter(|s| set & (1 << s) != 0) {
+                    if x.depth {
+                        f.depth[l][s] = Some(depth);
+                    }
+                    if x.stencil {
+                        f.stencil[l][s] = Some(stencil);
+                    }
+                }
+            }
+        }
+        Instr::Texture(x) => {
+            return Err(Fault::Unimplemented(if x.load {
+                "texture_load (texture descriptors are not modelled by the USC yet)"
+            } else {
+                "texture_sample (samplers and texture descriptors are not modelled yet)"
+            }))
+        }
+        Instr::ImageWrite(_) => {
+            return Err(Fault::Unimplemented(
+                "image_write (PBE descriptors are not modelled by the USC yet)",
+            ))
+        }
+        _ => return Ok(false),
+    }
+    g.pc = idx + 1;
+    Ok(true)
+}

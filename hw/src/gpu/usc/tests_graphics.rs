@@ -1,0 +1,404 @@
+//! Graphics instructions run through `run_graphics`: expectations come from formulas written
+//! out in the tests (plane equations, tilebuffer addressing), not from the executor.
+
+use super::*;
+use crate::isa::*;
+
+fn prog(instrs: Vec<Instr>) -> Program {
+    let code = instrs
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| ((i * 8) as u32, x))
+        .collect();
+    Program::new(0x1_0000, code).unwrap()
+}
+
+fn mov(r: Reg, v: u32) -> Instr {
+    Instr::MovImm(MovImm {
+        dst: Dst::from(r),
+        imm: v,
+    })
+}
+
+fn tid(r: Reg) -> Instr {
+    Instr::GetSr(GetSr {
+        dst: Dst::from(r),
+        sr: SpecialReg::THREAD_POSITION_IN_GRID_X,
+    })
+}
+
+fn add_imm(dst: Reg, a: Reg, v: u32) -> Instr {
+    Instr::IAdd(IAdd {
+        dst: Dst::from(dst),
+        a: ISrc::new(Operand::Reg(a)),
+        b: ISrc::new(Operand::Imm(v)),
+        negate_b: false,
+        shift: 0,
+        saturate: false,
+    })
+}
+
+const OUT: u64 = 0x10_0000;
+
+/// Stores 32-bit `r` of each lane to OUT[slot * 32 + lane]; `r1` must hold the lane index.
+fn store(r: Reg, slot: u16) -> Vec<Instr> {
+    vec![
+        add_imm(Reg::r32(60), Reg::r32(1), u32::from(slot) * 32),
+        Instr::DeviceMem(DeviceMem {
+            store: true,
+            reg: r,
+            base: Operand::Uniform(Reg {
+                half: 0,
+                size: Size::S64,
+            }),
+            index: Index::Reg(Reg::r32(60)),
+            index_unsigned: true,
+            shift: 0,
+            format: MemFormat::I32,
+            mask: 1,
+            wait_slot: 0,
+        }),
+    ]
+}
+
+fn launch(lanes: u32) -> (LaunchState, FlatMemory) {
+    let mut m = FlatMemory::new();
+    m.map(OUT, vec![0; 32 * 8 * 4]);
+    let mut l = LaunchState::new([lanes, 1, 1], [lanes, 1, 1]);
+    for h in 0..4 {
+        l.uniforms[h] = (OUT >> (16 * h)) as u16;
+    }
+    (l, m)
+}
+
+fn out(m: &FlatMemory, slot: usize, lane: usize) -> u32 {
+    let b = m.bytes(OUT + ((slot * 32 + lane) * 4) as u64, 4).unwrap();
+    u32::from_le_bytes(b.try_into().unwrap())
+}
+
+fn close(got: f32, want: f64) -> bool {
+    (f64::from(got) - want).abs() <= 1e-5 * want.abs().max(1.0)
+}
+
+#[test]
+fn iter_interpolates_plane_equations() {
+    let inv_w = Plane {
+        a: 0.01,
+        b: 0.02,
+        c: 0.5,
+    };
+    let u_over_w = Plane {
+        a: 0.3,
+        b: -0.1,
+        c: 2.0,
+    };
+    let v = Plane {
+        a: -1.5,
+        b: 0.25,
+        c: 7.0,
+    };
+    let mut code = vec![
+        tid(Reg::r32(1)),
+        // Perspective-correct u at the centre, linear u/w and v at the centre, and linear v at
+        // sample 1.
+        Instr::Iter(Iter {
+            dst: Reg::r32(2),
+            channels: 1,
+            cf: 1,
+            perspective_w: Some(0),
+            interp: Interpolation::Center,
+        }),
+        Instr::Iter(Iter {
+            dst: Reg::r32(4),
+            channels: 2,
+            cf: 1,
+            perspective_w: None,
+            interp: Interpolation::Center,
+        }),
+        Instr::Iter(Iter {
+            dst: Reg::r32(6),
+            channels: 1,
+            cf: 2,
+            perspective_w: None,
+            interp: Interpolation::Sample(Small::Imm(1)),
+        }),
+    ];
+    for (k, r) in [2, 4, 5, 6].into_iter().enumerate() {
+        code.extend(store(Reg::r32(r), k as u16));
+    }
+    code.push(Instr::Stop);
+    let p = prog(code);
+    let (l, mut m) = launch(16);
+    let mut f = FragmentContext::new([4, 4], 2, 4);
+    f.coefficients = vec![inv_w, u_over_w, v];
+    f.sample_positions = vec![[0.25, 0.25], [0.75, 0.75]];
+    for i in 0..16 {
+        f.lane_pixels[i] = [10 + i as u32 % 4, 20 + i as u32 / 4];
+    }
+    let mut gfx = GraphicsContext {
+        fragment: Some(f),
+        vertex: None,
+    };
+    run_graphics(&p, &l, &mut m, &mut gfx).unwrap();
+    for lane in 0..16 {
+        let x = 10.0 + (lane % 4) as f64;
+        let y = 20.0 + (lane / 4) as f64;
+        let (cx, cy) = (x + 0.5, y + 0.5);
+        let w_recip = 0.01 * cx + 0.02 * cy + 0.5;
+        let uw = 0.3 * cx - 0.1 * cy + 2.0;
+        let got = |s| f32::from_bits(out(&m, s, lane));
+        assert!(
+            close(got(0), uw / w_recip),
+            "lane {lane}: {} vs {}",
+            got(0),
+            uw / w_recip
+        );
+        assert!(close(got(1), uw), "lane {lane}");
+        assert!(close(got(2), -1.5 * cx + 0.25 * cy + 7.0), "lane {lane}");
+        let (sx, sy) = (x + 0.75, y + 0.75);
+        assert!(close(got(3), -1.5 * sx + 0.25 * sy + 7.0), "lane {lane}");
+    }
+}
+
+#[test]
+fn ldcf_loads_raw_coefficients() {
+    let mut code = vec![
+        tid(Reg::r32(1)),
+        Instr::LdCf(LdCf {
+            dst: Reg::r32(10),
+            channels: 1,
+            cf: 1,
+        }),
+    ];
+    for k in 0..3 {
+        code.extend(store(Reg::r32(10 + k), k));
+    }
+    code.push(Instr::Stop);
+    let (l, mut m) = launch(4);
+    let mut f = FragmentContext::new([2, 2], 1, 4);
+    f.coefficients = vec![
+        Plane::default(),
+        Plane {
+            a: 1.5,
+            b: -2.0,
+            c: 9.25,
+        },
+    ];
+    let mut gfx = GraphicsContext {
+        fragment: Some(f),
+        vertex: None,
+    };
+    run_graphics(&prog(code), &l, &mut m, &mut gfx).unwrap();
+    for lane in 0..4 {
+        assert_eq!(out(&m, 0, lane), 1.5f32.to_bits());
+        assert_eq!(out(&m, 1, lane), (-2.0f32).to_bits());
+        assert_eq!(out(&m, 2, lane), 9.25f32.to_bits());
+    }
+}
+
+#[test]
+fn st_tile_then_ld_tile_round_trip() {
+    const SAMPLES: u32 = 2;
+    const BPS: u32 = 8;
+    let mut code = vec![
+        tid(Reg::r32(1)),
+        add_imm(Reg::r32(2), Reg::r32(1), 0x1234_0100),
+        // Broadcast to both samples at byte 4 of each sample record.
+        Instr::TileMem(TileMem {
+            store: true,
+            reg: Reg::r32(2),
+            format: MemFormat::I32,
+            mask: 1,
+            pixel_offset: 4,
+            samples: Small::Imm(0xff),
+            coords: None,
+        }),
+        // Read it back from sample 1 as two 16-bit elements.
+        mov(Reg::r16(6), 2),
+        Instr::TileMem(TileMem {
+            store: false,
+            reg: Reg::r16(8),
+            format: MemFormat::I16,
+            mask: 0b11,
+            pixel_offset: 4,
+            samples: Small::Reg(Reg::r16(6)),
+            coords: None,
+        }),
+    ];
+    code.extend(store(Reg::r32(4), 0));
+    code.push(Instr::Stop);
+    let (l, mut m) = launch(16);
+    let mut f = FragmentContext::new([4, 4], SAMPLES, BPS);
+    f.tile_origin = [8, 4];
+    for i in 0..16u32 {
+        f.lane_pixels[i as usize] = [8 + (15 - i) % 4, 4 + (15 - i) / 4];
+    }
+    let mut gfx = GraphicsContext {
+        fragment: Some(f),
+        vertex: None,
+    };
+    run_graphics(&prog(code), &l, &mut m, &mut gfx).unwrap();
+    let f = gfx.fragment.unwrap();
+    let mut want = vec![0u8; 16 * (SAMPLES * BPS) as usize];
+    for lane in 0..16u32 {
+        let (x, y) = ((15 - lane) % 4, (15 - lane) / 4);
+        for s in 0..SAMPLES {
+            let at = (((y * 4 + x) * SAMPLES + s) * BPS + 4) as usize;
+            want[at..at + 4].copy_from_slice(&(0x1234_0100 + lane).to_le_bytes());
+        }
+        assert_eq!(out(&m, 0, lane as usize), 0x1234_0100 + lane, "lane {lane}");
+    }
+    assert_eq!(f.tilebuffer, want);
+}
+
+#[test]
+fn st_vary_writes_uvs_records() {
+    let code = vec![
+        tid(Reg::r32(1)),
+        add_imm(Reg::r32(2), Reg::r32(1), 7),
+        mov(Reg::r16(6), 3),
+        Instr::StVary(StVary {
+            src: Reg::r32(2),
+            index: Small::Imm(1),
+            last: false,
+        }),
+        Instr::StVary(StVary {
+            src: Reg::r32(1),
+            index: Small::Reg(Reg::r16(6)),
+            last: true,
+        }),
+        Instr::Stop,
+    ];
+    let (l, mut m) = launch(5);
+    let mut gfx = GraphicsContext {
+        fragment: None,
+        vertex: Some(VertexContext::new(4)),
+    };
+    run_graphics(&prog(code), &l, &mut m, &mut gfx).unwrap();
+    let v = gfx.vertex.unwrap();
+    for lane in 0..32usize {
+        let rec = &v.uvs[lane * 4..lane * 4 + 4];
+        if lane < 5 {
+            assert_eq!(rec, [0, lane as u32 + 7, 0, lane as u32]);
+        } else {
+            assert_eq!(rec, [0; 4]);
+        }
+    }
+    assert_eq!(v.finished, 0b11111);
+}
+
+#[test]
+fn sample_mask_and_zs_emit_are_recorded() {
+    let code = vec![
+        mov(Reg::r32(2), 0.25f32.to_bits()),
+        mov(Reg::r16(6), 0x42),
+        mov(Reg::r16(1), 0b0101),
+        Instr::SampleMask(SampleMask {
+            targets: Small::Imm(0b0110),
+            live: Small::Reg(Reg::r16(1)),
+        }),
+        Instr::ZsEmit(ZsEmit {
+            samples: Small::Imm(0b0011),
+            src: Reg::r32(2),
+            depth: true,
+            stencil: true,
+        }),
+        Instr::Stop,
+    ];
+    let (l, mut m) = launch(3);
+    let mut gfx = GraphicsContext {
+        fragment: Some(FragmentContext::new([2, 2], 4, 4)),
+        vertex: None,
+    };
+    run_graphics(&prog(code), &l, &mut m, &mut gfx).unwrap();
+    let f = gfx.fragment.unwrap();
+    for lane in 0..32 {
+        let ran = lane < 3;
+        // Sample 1 is targeted but not live: discarded. Sample 2 is targeted and live; samples
+        // 0 and 3 are not targeted.
+        assert_eq!(f.coverage[lane], if ran { 0b1101 } else { 0b1111 });
+        for s in 0..MAX_SAMPLES {
+            let hit = ran && s < 2;
+            assert_eq!(f.depth[lane][s], hit.then_some(0.25));
+            assert_eq!(f.stencil[lane][s], hit.then_some(0x42));
+        }
+    }
+}
+
+#[test]
+fn graphics_instructions_without_context_fault() {
+    let iter = Instr::Iter(Iter {
+        dst: Reg::r32(2),
+        channels: 1,
+        cf: 0,
+        perspective_w: None,
+        interp: Interpolation::Center,
+    });
+    let st = Instr::StVary(StVary {
+        src: Reg::r32(2),
+        index: Small::Imm(0),
+        last: true,
+    });
+    for (i, want) in [(iter, "fragment context"), (st, "vertex context")] {
+        let (l, mut m) = launch(1);
+        let r = run_workgroups(&prog(vec![i, Instr::Stop]), &l, &mut m);
+        match r {
+            Err(crate::gpu::Fault::Shader { reason, .. }) => assert!(reason.contains(want)),
+            other => panic!("{other:?}"),
+        }
+    }
+    // A tile access outside the record is an error too, not a silent clip.
+    let (l, mut m) = launch(1);
+    let mut gfx = GraphicsContext {
+        fragment: Some(FragmentContext::new([1, 1], 1, 4)),
+        vertex: None,
+    };
+    let ld = Instr::TileMem(TileMem {
+        store: false,
+        reg: Reg::r32(2),
+        format: MemFormat::I32,
+        mask: 0b11,
+        pixel_offset: 0,
+        samples: Small::Imm(1),
+        coords: None,
+    });
+    assert!(run_graphics(&prog(vec![ld, Instr::Stop]), &l, &mut m, &mut gfx).is_err());
+}
+
+#[test]
+fn texture_and_image_write_are_decoded_but_not_executed() {
+    let tex = Instr::Texture(Texture {
+        load: false,
+        dst: Reg::r32(0),
+        coords: Reg::r32(4),
+        lod_mode: LodMode::Auto,
+        lod: Operand::Imm(0),
+        texture: TexIndex::Imm(0),
+        sampler: Small::Imm(0),
+        dim: TexDim::D2,
+        mask: 0xf,
+        shadow: false,
+        offset: false,
+        extra: None,
+        gather: None,
+        query_lod: false,
+        wait_slot: 0,
+    });
+    let img = Instr::ImageWrite(ImageWrite {
+        src: Reg::r32(0),
+        coords: Reg::r32(4),
+        lod: Small::Imm(0),
+        texture: TexIndex::Imm(0),
+        dim: TexDim::D2,
+        coherent: false,
+    });
+    for i in [tex, img] {
+        let (l, mut m) = launch(1);
+        let mut gfx = GraphicsContext::default();
+        let r = run_graphics(&prog(vec![i, Instr::Stop]), &l, &mut m, &mut gfx);
+        assert!(
+            matches!(r, Err(crate::gpu::Fault::Unimplemented(_))),
+            "{r:?}"
+        );
+    }
+}
