@@ -5,7 +5,7 @@
 //! one, else a `mov_imm` right before the user), so they never occupy a register for long.
 //! Root-table loads become uniform-register operands and emit nothing.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use hw::isa::*;
 
@@ -13,6 +13,10 @@ use super::exec::{ExecLowering, JumpKind};
 use super::{vreg, Item, VProgram, VregInfo, NESTING_VREG};
 use crate::ir::{self, BinOp, CmpOp, ConvOp, Inst, Node, Op, Scalar, Shader, Space, UnOp, Value};
 use crate::{abi, CompileError};
+
+mod gfx;
+
+pub(crate) use gfx::GraphicsTarget;
 
 /// Where an IR value lives.
 #[derive(Debug, Clone, Copy)]
@@ -83,10 +87,29 @@ struct Sel<'a> {
     loop_depth: u32,
     /// The operation defining each `Binary` result, for address matching.
     binops: HashMap<Value, (BinOp, Value, Value)>,
+    /// Vertex and fragment shaders: their interface.
+    gfx: Option<GraphicsTarget<'a>>,
+    /// The register holding each output word written so far (see `gfx`).
+    outputs: BTreeMap<(u32, u8), u16>,
 }
 
 /// Selects instructions for a whole shader.
 pub(crate) fn select(shader: &Shader) -> Result<VProgram, CompileError> {
+    select_with(shader, None)
+}
+
+/// Selects instructions for a vertex or fragment shader.
+pub(crate) fn select_graphics(
+    shader: &Shader,
+    target: GraphicsTarget<'_>,
+) -> Result<VProgram, CompileError> {
+    select_with(shader, Some(target))
+}
+
+fn select_with<'a>(
+    shader: &'a Shader,
+    gfx: Option<GraphicsTarget<'a>>,
+) -> Result<VProgram, CompileError> {
     let mut s = Sel {
         shader,
         out: Vec::new(),
@@ -99,10 +122,22 @@ pub(crate) fn select(shader: &Shader) -> Result<VProgram, CompileError> {
         exec: ExecLowering::default(),
         loop_depth: 0,
         binops: HashMap::new(),
+        gfx,
+        outputs: BTreeMap::new(),
     };
     debug_assert_eq!(NESTING_VREG, 0);
     s.exec.begin(&shader.body, &mut s.out);
-    s.nodes(&shader.body)?;
+    if gfx.is_some() {
+        // Outputs are written after the body, so a final `return` must not stop first.
+        let body = match &shader.body[..] {
+            [rest @ .., Node::Return] => rest,
+            all => all,
+        };
+        s.nodes(body)?;
+        s.write_outputs()?;
+    } else {
+        s.nodes(&shader.body)?;
+    }
     // A top-level `return` as the last node has already stopped the thread.
     if s.out.last() != Some(&Item::Op(Instr::Stop)) {
         s.out.push(Item::Op(Instr::Stop));
@@ -556,6 +591,9 @@ impl Sel<'_> {
                 }
                 Ok(())
             }
+            Op::SysVal(sv) if gfx::is_graphics_sysval(*sv) => {
+                self.graphics_sysval(self.dst(inst)?, *sv)
+            }
             Op::SysVal(sv) => {
                 let sr = match sv {
                     ir::SysVal::LocalInvocationId(i @ 0..=2) => {
@@ -597,6 +635,10 @@ impl Sel<'_> {
                 self.emit(Instr::MemoryBarrier);
                 Ok(())
             }
+            Op::LoadInput { .. }
+            | Op::StoreOutput { .. }
+            | Op::StoreBuiltin { .. }
+            | Op::Discard => self.graphics_op(inst),
             other => Err(unsupported(format!(
                 "IR operation {other:?} in the G13 back end"
             ))),

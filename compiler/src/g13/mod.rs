@@ -11,12 +11,17 @@
 //! reports. Device addresses `base + widen(offset)` whose offset is a multiple of 4 become
 //! the memory instruction's index, so most 64-bit address arithmetic is never emitted.
 //!
+//! Vertex and fragment shaders go through the same passes with the interface of
+//! [`graphics`] (varying layout, colour targets) guiding the selection of their inputs and
+//! outputs; see [`compile_graphics`].
+//!
 //! Booleans are 16-bit registers holding 0 or 1 (as Mesa does): compares write them with a
 //! compare-and-select of the immediates 1 and 0, and `if` tests them against zero.
 
 mod coalesce;
 mod encode;
 mod exec;
+mod graphics;
 mod hoist;
 mod isel;
 mod regalloc;
@@ -30,6 +35,12 @@ mod sim_tests;
 mod tests;
 
 use hw::isa::{Instr, JumpCond, Reg, Size};
+
+pub use graphics::{
+    compile_graphics, ColourOutput, FragmentOutputs, GraphicsBinary, VaryingLayout, VaryingSlot,
+    CF_FIRST_VARYING, CF_FRAG_X, CF_FRAG_Y, CF_FRONT_FACING, CF_W, CF_Z, FIRST_INSTANCE_OFFSET,
+    FIRST_VERTEX_OFFSET, GRAPHICS_ROOT_TABLE_SIZE, UVS_POINT_SIZE, UVS_POSITION,
+};
 
 use crate::{abi, ir::Shader, CompileError, ComputeBinary};
 
@@ -108,8 +119,12 @@ pub(crate) struct Compiled {
 
 /// Everything up to (not including) encoding, with a register budget.
 pub(crate) fn compile_items(shader: &Shader, opts: Options) -> Result<Compiled, CompileError> {
-    let vprog = isel::select(shader)?;
-    let alloc = regalloc::allocate(&vprog, opts.gpr_budget)?;
+    compile_vprog(&isel::select(shader)?, opts)
+}
+
+/// Register allocation and waits for a selected program.
+pub(crate) fn compile_vprog(vprog: &VProgram, opts: Options) -> Result<Compiled, CompileError> {
+    let alloc = regalloc::allocate(vprog, opts.gpr_budget)?;
     let kept: Vec<Item> = alloc
         .items
         .iter()

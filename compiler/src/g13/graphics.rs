@@ -1,0 +1,209 @@
+//! The G13 graphics ABI: where vertex shader outputs go in the UVS record, which coefficient
+//! register (cf) slot each fragment shader input reads, where colour outputs go in the
+//! tilebuffer, and how the vertex and instance index reach a vertex shader.
+//!
+//! Layout facts follow Mesa's asahi driver (public): the UVS record starts with the four
+//! clip-space position words, then the point size when written, then the user varyings; the
+//! fragment shader's coefficient registers start with the plane of 1/W (which perspective-
+//! correct `iter` divides by) and then the plane of Z.
+//!
+//! Two parts are agx4 conventions because the USC model has no other way to deliver the
+//! value yet (real hardware preloads registers or uses a special register the model lacks):
+//! * the pixel position `FragCoord.xy` is interpolated from slots [`CF_FRAG_X`] /
+//!   [`CF_FRAG_Y`], which the launch loads with the planes `x` and `y` (A=1 / B=1); the
+//!   front-facing flag is the constant term of slot [`CF_FRONT_FACING`] (1.0 front, 0.0 back);
+//! * `VertexIndex` is the launch's grid x position plus the 32-bit word at
+//!   [`FIRST_VERTEX_OFFSET`] of the root table, `InstanceIndex` the grid y position plus the
+//!   word at [`FIRST_INSTANCE_OFFSET`].
+
+use hw::g13::tilebuffer::TibFormat;
+
+use super::isel::{self, GraphicsTarget};
+use super::{compile_vprog, encode, stats, Options};
+use crate::ir::{GraphicsShader, Interpolation, Stage};
+use crate::{abi, CompileError, Stats};
+
+/// UVS word of clip-space position x (y, z, w follow).
+pub const UVS_POSITION: u8 = 0;
+/// UVS word of the point size, when the layout has one.
+pub const UVS_POINT_SIZE: u8 = 4;
+
+/// Coefficient slot holding the plane of 1/W.
+pub const CF_W: u8 = 0;
+/// Coefficient slot holding the plane of depth Z.
+pub const CF_Z: u8 = 1;
+/// Coefficient slots holding the planes x and y of the framebuffer position (agx4).
+pub const CF_FRAG_X: u8 = 2;
+pub const CF_FRAG_Y: u8 = 3;
+/// Coefficient slot whose constant term is 1.0 for front-facing primitives (agx4).
+pub const CF_FRONT_FACING: u8 = 4;
+/// First coefficient slot of the user varyings.
+pub const CF_FIRST_VARYING: u8 = 5;
+
+/// Root-table byte offsets of the vertex launch words (after the compute root table).
+pub const FIRST_VERTEX_OFFSET: u32 = abi::ROOT_TABLE_SIZE;
+pub const FIRST_INSTANCE_OFFSET: u32 = abi::ROOT_TABLE_SIZE + 4;
+/// Bytes of root table a graphics shader may read.
+pub const GRAPHICS_ROOT_TABLE_SIZE: u32 = abi::ROOT_TABLE_SIZE + 8;
+
+/// One 32-bit varying component and where it lives on both sides of the rasterizer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VaryingSlot {
+    pub location: u32,
+    pub component: u8,
+    /// Word of the vertex's UVS record the vertex shader writes.
+    pub uvs: u8,
+    /// Coefficient register the fragment shader reads.
+    pub cf: u8,
+    /// How the rasterizer builds the slot's plane (flat slots get A = B = 0 and the
+    /// provoking vertex's value as C; smooth ones the plane of value/W).
+    pub interp: Interpolation,
+}
+
+/// The varying interface between a vertex and a fragment shader.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct VaryingLayout {
+    pub slots: Vec<VaryingSlot>,
+    /// The UVS record has a point size word at [`UVS_POINT_SIZE`].
+    pub point_size: bool,
+    /// Words of one UVS record.
+    pub uvs_words: u32,
+    /// Coefficient slots the fragment launch must load.
+    pub cf_slots: u32,
+}
+
+impl VaryingLayout {
+    /// Packs `varyings` (location, component, interpolation) in the order given after the
+    /// fixed slots.
+    pub fn new(
+        varyings: &[(u32, u8, Interpolation)],
+        point_size: bool,
+    ) -> Result<VaryingLayout, CompileError> {
+        let first_uvs = if point_size { 5 } else { 4 };
+        let mut slots = Vec::with_capacity(varyings.len());
+        for (i, &(location, component, interp)) in varyings.iter().enumerate() {
+            if component > 3 {
+                return Err(CompileError::Unsupported(format!(
+                    "varying component {component} (at most 3)"
+                )));
+            }
+            if slots
+                .iter()
+                .any(|s: &VaryingSlot| s.location == location && s.component == component)
+            {
+                return Err(CompileError::Unsupported(format!(
+                    "varying location {location} component {component} listed twice"
+                )));
+            }
+            let uvs = first_uvs + i;
+            let cf = usize::from(CF_FIRST_VARYING) + i;
+            if uvs > 255 || cf > 255 {
+                return Err(CompileError::Limit(format!(
+                    "{} varying components",
+                    varyings.len()
+                )));
+            }
+            slots.push(VaryingSlot {
+                location,
+                component,
+                uvs: uvs as u8,
+                cf: cf as u8,
+                interp,
+            });
+        }
+        Ok(VaryingLayout {
+            slots,
+            point_size,
+            uvs_words: (first_uvs + varyings.len()) as u32,
+            cf_slots: (usize::from(CF_FIRST_VARYING) + varyings.len()) as u32,
+        })
+    }
+
+    /// The slot of (location, component), if the layout has it.
+    pub fn find(&self, location: u32, component: u8) -> Option<&VaryingSlot> {
+        self.slots
+            .iter()
+            .find(|s| s.location == location && s.component == component)
+    }
+}
+
+/// Where a fragment shader's colour output at `location` goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ColourOutput {
+    pub location: u32,
+    /// Byte offset of the target inside a tilebuffer sample.
+    pub offset: u16,
+    /// Only `I32` (32-bit channels, written as raw bits) and `U8Norm` (converted from float
+    /// in the shader and written as bytes) so far.
+    pub format: TibFormat,
+}
+
+/// The colour targets a fragment shader writes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct FragmentOutputs {
+    pub colours: Vec<ColourOutput>,
+}
+
+impl FragmentOutputs {
+    pub(crate) fn find(&self, location: u32) -> Option<&ColourOutput> {
+        self.colours.iter().find(|c| c.location == location)
+    }
+}
+
+/// A compiled vertex or fragment shader.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GraphicsBinary {
+    pub stage: Stage,
+    /// Machine code ending in `stop`.
+    pub code: Vec<u8>,
+    pub gpr_halves: u32,
+    /// Uniform halves the launch must preload from the root table.
+    pub uniform_halves: u32,
+    pub scratch_bytes: u32,
+    /// The shader may discard (its coverage output matters).
+    pub discards: bool,
+    pub stats: Stats,
+}
+
+/// Compiles a vertex or fragment shader against its varying interface and (fragment) its
+/// colour targets.
+pub fn compile_graphics(
+    g: &GraphicsShader,
+    layout: &VaryingLayout,
+    outputs: &FragmentOutputs,
+) -> Result<GraphicsBinary, CompileError> {
+    if !matches!(g.stage, Stage::Vertex | Stage::Fragment) {
+        return Err(CompileError::Internal(format!(
+            "compile_graphics given a {:?} shader",
+            g.stage
+        )));
+    }
+    if g.per_sample {
+        return Err(CompileError::Unsupported(
+            "per-sample fragment shading in the G13 back end".into(),
+        ));
+    }
+    let target = GraphicsTarget {
+        stage: g.stage,
+        layout,
+        outputs,
+    };
+    let vprog = isel::select_graphics(&g.shader, target)?;
+    let discards = vprog
+        .items
+        .iter()
+        .any(|i| matches!(i, super::Item::Op(hw::isa::Instr::SampleMask(_))));
+    let c = compile_vprog(&vprog, Options::default())?;
+    let encoded = encode::encode_program(&c.items)?;
+    let st = stats::Stats::new(&c, &encoded);
+    st.report(&encoded.code);
+    Ok(GraphicsBinary {
+        stage: g.stage,
+        code: encoded.code,
+        gpr_halves: c.gpr_halves,
+        uniform_halves: GRAPHICS_ROOT_TABLE_SIZE / 2,
+        scratch_bytes: c.scratch_bytes,
+        discards,
+        stats: st.api(),
+    })
+}
