@@ -2,6 +2,7 @@
 //! counter in `r0l`, and the ALU and control-flow semantics (applegpu's pseudocode).
 
 use super::float::{f16_to_f32, f64_to_f16, f64_to_f32, float_immediate, ftz, Rounding};
+use super::lanes::{self, Lanes};
 use super::program::{Program, NO_TARGET};
 use crate::gpu::Fault;
 use crate::isa::*;
@@ -85,11 +86,6 @@ impl SimdGroup {
         }
     }
 
-    #[inline]
-    fn r0l(&self, lane: usize) -> u16 {
-        self.regs[lane]
-    }
-
     /// Raw value and width of an operand.
     #[inline]
     pub fn operand(&self, o: Operand, lane: usize, uniforms: &[u16]) -> (u64, u32) {
@@ -97,16 +93,6 @@ impl SimdGroup {
             Operand::Reg(r) => (self.reg(r, lane), r.size.bits()),
             Operand::Uniform(r) => (uniform(uniforms, r), r.size.bits()),
             Operand::Imm(v) => (u64::from(v), 32),
-        }
-    }
-
-    #[inline]
-    fn isrc(&self, s: &ISrc, lane: usize, u: &[u16]) -> u64 {
-        let (v, bits) = self.operand(s.op, lane, u);
-        if s.sign_extend {
-            sext(v, bits) as u64
-        } else {
-            v
         }
     }
 
@@ -138,39 +124,39 @@ impl SimdGroup {
     /// Recompute the exec mask from the nesting counters.
     fn update_exec(&mut self) {
         let mut e = 0u32;
-        for lane in 0..LANES {
-            if self.regs[lane] == 0 {
-                e |= 1 << lane;
-            }
+        for (lane, &r0l) in self.regs[..LANES].iter().enumerate() {
+            e |= u32::from(r0l == 0) << lane;
         }
         self.exec = e & self.alive;
     }
 
-    fn compare(&self, c: Cond, a: Operand, b: Operand, lane: usize, u: &[u16]) -> bool {
+    /// A condition in every lane at once: bit `l` of the result is lane `l`'s outcome.
+    fn compare_lanes(&self, c: Cond, a: Operand, b: Operand, u: &[u16]) -> u32 {
         match c {
             Cond::Int(ic) => {
-                let (av, ab) = self.operand(a, lane, u);
-                let (bv, bb) = self.operand(b, lane, u);
+                let (av, ab) = lanes::read(&self.regs, a, u);
+                let (bv, bb) = lanes::read(&self.regs, b, u);
+                let signed = |v: Lanes, bits: u32| v.map(|x| sext(x, bits));
                 match ic {
-                    ICond::UEq | ICond::SEq => av == bv,
-                    ICond::ULt => av < bv,
-                    ICond::UGt => av > bv,
-                    ICond::SLt => sext(av, ab) < sext(bv, bb),
-                    ICond::SGt => sext(av, ab) > sext(bv, bb),
+                    ICond::UEq | ICond::SEq => lane_mask(&av, &bv, |x, y| x == y),
+                    ICond::ULt => lane_mask(&av, &bv, |x, y| x < y),
+                    ICond::UGt => lane_mask(&av, &bv, |x, y| x > y),
+                    ICond::SLt => lane_mask(&signed(av, ab), &signed(bv, bb), |x, y| x < y),
+                    ICond::SGt => lane_mask(&signed(av, ab), &signed(bv, bb), |x, y| x > y),
                 }
             }
             Cond::Float(fc) => {
-                let x = self.float_operand(a, lane, u);
-                let y = self.float_operand(b, lane, u);
+                let xs = lanes::read_float_op(&self.regs, a, u);
+                let ys = lanes::read_float_op(&self.regs, b, u);
                 match fc {
-                    FCond::Eq => x == y,
-                    FCond::Lt => x < y,
-                    FCond::Gt => x > y,
-                    FCond::Ge => x >= y,
-                    FCond::Le => x <= y,
+                    FCond::Eq => lane_mask(&xs, &ys, |x, y| x == y),
+                    FCond::Lt => lane_mask(&xs, &ys, |x, y| x < y),
+                    FCond::Gt => lane_mask(&xs, &ys, |x, y| x > y),
+                    FCond::Ge => lane_mask(&xs, &ys, |x, y| x >= y),
+                    FCond::Le => lane_mask(&xs, &ys, |x, y| x <= y),
                     // NaN-ignoring forms (min/max selects): a NaN operand loses.
-                    FCond::LtN => !x.is_nan() && (y.is_nan() || x < y),
-                    FCond::GtN => !x.is_nan() && (y.is_nan() || x > y),
+                    FCond::LtN => lane_mask(&xs, &ys, |x, y| !x.is_nan() && (y.is_nan() || x < y)),
+                    FCond::GtN => lane_mask(&xs, &ys, |x, y| !x.is_nan() && (y.is_nan() || x > y)),
                 }
             }
         }
@@ -223,54 +209,66 @@ impl SimdGroup {
                 let bits = x.dst.reg.size.bits();
                 let sat = x.saturate && x.shift == 0 && bits <= 32;
                 let signed = x.a.sign_extend || x.b.sign_extend;
-                lanes!(|l| {
-                    let a = self.isrc(&x.a, l, u);
-                    let b = shl(self.isrc(&x.b, l, u), x.shift);
-                    let r = if sat {
-                        let (a, b) = (wide(a, bits, signed), wide(b, bits, signed));
-                        let r = if x.negate_b { a - b } else { a + b };
-                        saturate(r, bits, signed)
-                    } else if x.negate_b {
-                        a.wrapping_sub(b)
-                    } else {
-                        a.wrapping_add(b)
-                    };
-                    self.set_reg(x.dst.reg, l, r);
-                })
+                let a = lanes::read_int(&self.regs, &x.a, u);
+                let mut r = lanes::read_int(&self.regs, &x.b, u);
+                for b in &mut r {
+                    *b = shl(*b, x.shift);
+                }
+                if sat {
+                    lanes!(|l| {
+                        let (a, b) = (wide(a[l], bits, signed), wide(r[l], bits, signed));
+                        let s = if x.negate_b { a - b } else { a + b };
+                        r[l] = saturate(s, bits, signed);
+                    })
+                } else if x.negate_b {
+                    for (r, a) in r.iter_mut().zip(&a) {
+                        *r = a.wrapping_sub(*r);
+                    }
+                } else {
+                    for (r, a) in r.iter_mut().zip(&a) {
+                        *r = a.wrapping_add(*r);
+                    }
+                }
+                lanes::write(&mut self.regs, x.dst.reg, &r, exec);
             }
             Instr::IMAdd(x) => {
                 let bits = x.dst.reg.size.bits();
                 let sat = x.saturate && x.shift == 0 && bits <= 32;
                 let signed = x.a.sign_extend || x.b.sign_extend || x.c.sign_extend;
-                lanes!(|l| {
-                    let a = self.isrc(&x.a, l, u);
-                    let b = self.isrc(&x.b, l, u);
-                    let c = shl(self.isrc(&x.c, l, u), x.shift);
-                    let r = if sat {
-                        let p = wide(a, bits, signed) * wide(b, bits, signed);
-                        let c = wide(c, bits, signed);
-                        saturate(if x.negate_c { p - c } else { p + c }, bits, signed)
-                    } else {
-                        let p = a.wrapping_mul(b);
-                        if x.negate_c {
-                            p.wrapping_sub(c)
-                        } else {
-                            p.wrapping_add(c)
-                        }
-                    };
-                    self.set_reg(x.dst.reg, l, r);
-                })
+                let a = lanes::read_int(&self.regs, &x.a, u);
+                let b = lanes::read_int(&self.regs, &x.b, u);
+                let mut r = lanes::read_int(&self.regs, &x.c, u);
+                for c in &mut r {
+                    *c = shl(*c, x.shift);
+                }
+                if sat {
+                    lanes!(|l| {
+                        let p = wide(a[l], bits, signed) * wide(b[l], bits, signed);
+                        let c = wide(r[l], bits, signed);
+                        r[l] = saturate(if x.negate_c { p - c } else { p + c }, bits, signed);
+                    })
+                } else if x.negate_c {
+                    for ((r, a), b) in r.iter_mut().zip(&a).zip(&b) {
+                        *r = a.wrapping_mul(*b).wrapping_sub(*r);
+                    }
+                } else {
+                    for ((r, a), b) in r.iter_mut().zip(&a).zip(&b) {
+                        *r = a.wrapping_mul(*b).wrapping_add(*r);
+                    }
+                }
+                lanes::write(&mut self.regs, x.dst.reg, &r, exec);
             }
             Instr::Bitop(x) => {
                 let t = u64::from(x.table);
                 let bit = |i: u32| 0u64.wrapping_sub((t >> i) & 1);
                 let (t0, t1, t2, t3) = (bit(0), bit(1), bit(2), bit(3));
-                lanes!(|l| {
-                    let a = self.isrc(&x.a, l, u);
-                    let b = self.isrc(&x.b, l, u);
-                    let r = (!a & !b & t0) | (a & !b & t1) | (!a & b & t2) | (a & b & t3);
-                    self.set_reg(x.dst.reg, l, r);
-                })
+                let a = lanes::read_int(&self.regs, &x.a, u);
+                let mut r = lanes::read_int(&self.regs, &x.b, u);
+                for (r, &a) in r.iter_mut().zip(&a) {
+                    let b = *r;
+                    *r = (!a & !b & t0) | (a & !b & t1) | (!a & b & t2) | (a & b & t3);
+                }
+                lanes::write(&mut self.regs, x.dst.reg, &r, exec);
             }
             Instr::Shift(x) => {
                 let mask: u64 = if x.mask_bits == 0 || x.mask_bits >= 32 {
@@ -278,36 +276,50 @@ impl SimdGroup {
                 } else {
                     (1u64 << x.mask_bits) - 1
                 };
-                lanes!(|l| {
-                    let a = self.isrc(&x.a, l, u);
-                    let b = self.isrc(&x.b, l, u);
-                    let c = self.isrc(&x.c, l, u);
-                    let r = match x.op {
-                        ShiftOp::Bfi => {
-                            let s = c & 0x7f;
-                            (a & !shl64(mask, s)) | shl64(b & mask, s)
-                        }
-                        ShiftOp::Bfeil => (a & !mask) | (shr64(b, c & 0x7f) & mask),
-                        ShiftOp::Extr => {
-                            shr64(((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff), c & 0x7f) & mask
-                        }
-                        ShiftOp::Shlhi => {
-                            let s = c & 0x7f;
-                            let m = shl64(mask, s.saturating_sub(32));
-                            ((shl128(b, s) >> 32) as u64 & m) | (a & !m)
-                        }
-                        ShiftOp::Shrhi => {
-                            let s = c & 0x7f;
-                            let m = shr64(mask << 32, s.min(32));
-                            (shr64((b & 0xffff_ffff) << 32, s) & m) | (a & !m)
-                        }
-                        ShiftOp::Asr => {
-                            let (av, bits) = self.operand(x.a.op, l, u);
-                            (sext(av, bits) >> (b & 0x7f).min(63)) as u64
+                let av = lanes::read_int(&self.regs, &x.a, u);
+                let bv = lanes::read_int(&self.regs, &x.b, u);
+                let cv = lanes::read_int(&self.regs, &x.c, u);
+                let (raw_a, a_bits) = if x.op == ShiftOp::Asr {
+                    lanes::read(&self.regs, x.a.op, u)
+                } else {
+                    ([0; LANES], 64)
+                };
+                // Every form is pure and total, so all 32 lanes run one tight loop per form
+                // and only the write honours the exec mask.
+                let mut out: Lanes = [0; LANES];
+                macro_rules! all {
+                    (|$a:ident, $b:ident, $c:ident, $l:ident| $e:expr) => {
+                        for $l in 0..LANES {
+                            let ($a, $b, $c) = (av[$l], bv[$l], cv[$l]);
+                            out[$l] = $e;
                         }
                     };
-                    self.set_reg(x.dst.reg, l, r);
-                })
+                }
+                match x.op {
+                    ShiftOp::Bfi => all!(|a, b, c, _l| {
+                        let s = c & 0x7f;
+                        (a & !shl64(mask, s)) | shl64(b & mask, s)
+                    }),
+                    ShiftOp::Bfeil => all!(|a, b, c, _l| (a & !mask) | (shr64(b, c & 0x7f) & mask)),
+                    ShiftOp::Extr => all!(|a, b, c, _l| shr64(
+                        ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff),
+                        c & 0x7f
+                    ) & mask),
+                    ShiftOp::Shlhi => all!(|a, b, c, _l| {
+                        let s = c & 0x7f;
+                        let m = shl64(mask, s.saturating_sub(32));
+                        ((shl128(b, s) >> 32) as u64 & m) | (a & !m)
+                    }),
+                    ShiftOp::Shrhi => all!(|a, b, c, _l| {
+                        let s = c & 0x7f;
+                        let m = shr64(mask << 32, s.min(32));
+                        (shr64((b & 0xffff_ffff) << 32, s) & m) | (a & !m)
+                    }),
+                    ShiftOp::Asr => {
+                        all!(|_a, b, _c, l| (sext(raw_a[l], a_bits) >> (b & 0x7f).min(63)) as u64)
+                    }
+                }
+                lanes::write(&mut self.regs, x.dst.reg, &out, exec);
             }
             Instr::IUnary(x) => lanes!(|l| {
                 let (v, bits) = self.operand(x.src.op, l, u);
@@ -330,35 +342,55 @@ impl SimdGroup {
                     Round::NearestEven => Rounding::NearestEven,
                     Round::TowardZero => Rounding::TowardZero,
                 };
-                lanes!(|l| {
-                    let (v, bits) = self.operand(x.src.op, l, u);
-                    let r = convert(x.op, v, bits, round, x.dst.reg.size);
-                    self.set_reg(x.dst.reg, l, r);
-                })
+                let (mut v, bits) = lanes::read(&self.regs, x.src.op, u);
+                let dst = x.dst.reg.size;
+                if exec == u32::MAX {
+                    for v in &mut v {
+                        *v = convert(x.op, *v, bits, round, dst);
+                    }
+                } else {
+                    lanes!(|l| v[l] = convert(x.op, v[l], bits, round, dst));
+                }
+                lanes::write(&mut self.regs, x.dst.reg, &v, exec);
             }
             Instr::FArith(x) => {
                 let half = x.dst.reg.size == Size::S16;
-                lanes!(|l| {
-                    let a = self.fsrc(&x.a, l, u);
-                    let b = self.fsrc(&x.b, l, u);
-                    let r = if half {
-                        let (a, b) = (f64::from(a), f64::from(b));
+                let a = lanes::read_float(&self.regs, &x.a, u);
+                let b = lanes::read_float(&self.regs, &x.b, u);
+                let c = if x.op == FOp::MAdd {
+                    lanes::read_float(&self.regs, &x.c, u)
+                } else {
+                    [0.0; LANES]
+                };
+                let mut out: Lanes = [0; LANES];
+                if half {
+                    lanes!(|l| {
+                        let (a, b) = (f64::from(a[l]), f64::from(b[l]));
                         let r = match x.op {
                             FOp::Add => a + b,
                             FOp::Mul => a * b,
-                            FOp::MAdd => a.mul_add(b, f64::from(self.fsrc(&x.c, l, u))),
+                            FOp::MAdd => a.mul_add(b, f64::from(c[l])),
                         };
-                        u64::from(f64_to_f16(sat64(r, x.saturate), Rounding::NearestEven))
-                    } else {
-                        let r = match x.op {
-                            FOp::Add => a + b,
-                            FOp::Mul => a * b,
-                            FOp::MAdd => a.mul_add(b, self.fsrc(&x.c, l, u)),
-                        };
-                        u64::from(ftz(sat32(r, x.saturate)).to_bits())
-                    };
-                    self.set_reg(x.dst.reg, l, r);
-                })
+                        out[l] = u64::from(f64_to_f16(sat64(r, x.saturate), Rounding::NearestEven));
+                    })
+                } else {
+                    match x.op {
+                        FOp::Add => {
+                            for l in 0..LANES {
+                                out[l] = f32_out(a[l] + b[l], x.saturate);
+                            }
+                        }
+                        FOp::Mul => {
+                            for l in 0..LANES {
+                                out[l] = f32_out(a[l] * b[l], x.saturate);
+                            }
+                        }
+                        FOp::MAdd => {
+                            lanes!(|l| out[l] = f32_out(a[l].mul_add(b[l], c[l]), x.saturate))
+                        }
+                    }
+                }
+                lanes::write(&mut self.regs, x.dst.reg, &out, exec);
             }
             Instr::FUnary(x) => {
                 let half = x.dst.reg.size == Size::S16;
@@ -389,55 +421,45 @@ impl SimdGroup {
                     self.set_reg(x.dst.reg, l, r);
                 })
             }
-            Instr::CmpSel(x) => lanes!(|l| {
-                let pick = if self.compare(x.cond, x.a, x.b, l, u) {
-                    x.x
-                } else {
-                    x.y
-                };
-                let (v, _) = self.operand(pick, l, u);
-                self.set_reg(x.dst.reg, l, v);
-            }),
+            Instr::CmpSel(x) => {
+                let take_x = self.compare_lanes(x.cond, x.a, x.b, u);
+                let (mut v, _) = lanes::read(&self.regs, x.y, u);
+                let (xv, _) = lanes::read(&self.regs, x.x, u);
+                for (l, (v, &xv)) in v.iter_mut().zip(&xv).enumerate() {
+                    if take_x >> l & 1 != 0 {
+                        *v = xv;
+                    }
+                }
+                lanes::write(&mut self.regs, x.dst.reg, &v, exec);
+            }
             Instr::ExecCmp(x) => {
                 let n = u16::from(x.n);
-                let mut m = self.alive;
-                while m != 0 {
-                    let l = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let v = self.r0l(l);
-                    let cond = |g: &Self| g.compare(x.cond, x.a, x.b, l, u) != x.invert;
-                    let nv = match x.op {
-                        ExecOp::If => {
-                            if v != 0 {
-                                v.wrapping_add(n)
-                            } else if !cond(self) {
-                                1
-                            } else {
-                                0
-                            }
+                let holds =
+                    self.compare_lanes(x.cond, x.a, x.b, u) ^ if x.invert { u32::MAX } else { 0 };
+                let alive = self.alive;
+                let r0l = &mut self.regs[..LANES];
+                match x.op {
+                    ExecOp::If => nest(r0l, alive, holds, |v, cond| {
+                        if v != 0 {
+                            v.wrapping_add(n)
+                        } else {
+                            u16::from(!cond)
                         }
-                        ExecOp::Else => {
-                            if v == 0 {
-                                n
-                            } else if v == 1 {
-                                u16::from(!cond(self))
-                            } else {
-                                v
-                            }
+                    }),
+                    ExecOp::Else => nest(r0l, alive, holds, |v, cond| match v {
+                        0 => n,
+                        1 => u16::from(!cond),
+                        _ => v,
+                    }),
+                    ExecOp::While => nest(r0l, alive, holds, |v, cond| {
+                        if v >= n {
+                            v
+                        } else if cond {
+                            0
+                        } else {
+                            n
                         }
-                        ExecOp::While => {
-                            if v < n {
-                                if cond(self) {
-                                    0
-                                } else {
-                                    n
-                                }
-                            } else {
-                                v
-                            }
-                        }
-                    };
-                    self.regs[l] = nv;
+                    }),
                 }
                 self.update_exec();
             }
@@ -511,6 +533,28 @@ impl SimdGroup {
             _ => return None,
         })
     }
+}
+
+/// Apply an exec-mask step `f(old r0l, condition)` to the nesting counters of the lanes in
+/// `alive`; the others keep theirs.
+#[inline(always)]
+fn nest(r0l: &mut [u16], alive: u32, holds: u32, f: impl Fn(u16, bool) -> u16) {
+    for (l, v) in r0l.iter_mut().enumerate() {
+        let nv = f(*v, holds >> l & 1 != 0);
+        if alive >> l & 1 != 0 {
+            *v = nv;
+        }
+    }
+}
+
+/// Bit `l` set where `f` holds for lane `l`'s pair.
+#[inline(always)]
+fn lane_mask<T: Copy>(a: &[T; LANES], b: &[T; LANES], f: impl Fn(T, T) -> bool) -> u32 {
+    let mut m = 0u32;
+    for l in 0..LANES {
+        m |= u32::from(f(a[l], b[l])) << l;
+    }
+    m
 }
 
 pub fn uniform(u: &[u16], r: Reg) -> u64 {
@@ -590,6 +634,12 @@ fn shl128(v: u64, s: u64) -> u128 {
     }
 }
 
+/// A single-precision ALU result as register bits: saturated when asked, then flushed.
+#[inline]
+fn f32_out(r: f32, saturate: bool) -> u64 {
+    u64::from(ftz(sat32(r, saturate)).to_bits())
+}
+
 fn sat32(x: f32, on: bool) -> f32 {
     if !on {
         x
@@ -638,6 +688,7 @@ fn float_to_int(x: f32, r: Rounding, lo: f64, hi: f64) -> i64 {
     x.clamp(lo, hi) as i64
 }
 
+#[inline(always)]
 fn convert(op: ConvertOp, v: u64, bits: u32, r: Rounding, dst: Size) -> u64 {
     let int = |x: i64| float_out(x as f64, r, dst);
     let f = || bits_to_float(v, bits);

@@ -24,6 +24,7 @@ mod flat_memory;
 mod float;
 mod graphics;
 mod group;
+mod lanes;
 mod loader;
 mod memops;
 mod program;
