@@ -44,3 +44,25 @@ pub const BUFFER_DESCRIPTOR_SIZE: u32 = 16;
 
 /// Required alignment of a descriptor set's GPU address.
 pub const SET_ALIGNMENT: u32 = 16;
+
+/// Graphics root table (docs/render-abi.md section 5): the compute table, then the draw words.
+/// Root table offset of the u32 first instance of a direct draw (0 for indirect draws).
+pub const FIRST_INSTANCE_OFFSET: u32 = ROOT_TABLE_SIZE + 4;
+
+/// Root table offset of the four f32 blend constants.
+pub const BLEND_CONSTANTS_OFFSET: u32 = ROOT_TABLE_SIZE + 8;
+
+/// Root table offset of the vertex buffer table: [`MAX_VERTEX_BUFFERS`] entries of
+/// [`VERTEX_BUFFER_ENTRY_SIZE`] bytes (u64 address of the bound offset, u32 bytes readable
+/// from there, u32 stride).
+pub const VERTEX_BUFFERS_OFFSET: u32 = 256;
+
+/// Vertex buffer bindings a pipeline may use.
+pub const MAX_VERTEX_BUFFERS: u32 = 16;
+
+/// Bytes of one vertex buffer table entry.
+pub const VERTEX_BUFFER_ENTRY_SIZE: u32 = 16;
+
+/// Bytes of the graphics root table.
+pub const GRAPHICS_ROOT_TABLE_SIZE: u32 =
+    VERTEX_BUFFERS_OFFSET + MAX_VERTEX_BUFFERS * VERTEX_BUFFER_ENTRY_SIZE;

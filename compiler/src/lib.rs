@@ -13,9 +13,11 @@ mod api;
 pub mod debug;
 pub mod frontend;
 pub mod g13;
+mod graphics_api;
 pub mod ir;
 pub mod meta;
 pub mod passes;
 pub mod reflect;
 
 pub use api::*;
+pub use graphics_api::*;

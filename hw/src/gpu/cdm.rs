@@ -161,6 +161,12 @@ fn read_usc_words(
                 }
                 s.stack_bytes = stack_bytes_for_spill_size(spill_size);
             }
+            UscWord::Texture { .. } | UscWord::Sampler { .. } => {
+                return Err(Fault::Unimplemented("texture state in compute launches"))
+            }
+            UscWord::FragmentProperties { .. } => {
+                return Err(bad(va, "fragment properties word in a compute launch"))
+            }
             UscWord::NoPreshader => return Ok(s),
             UscWord::Preshader { .. } => {
                 // A preshader writes uniform registers, which the instruction model has no

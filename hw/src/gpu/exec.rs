@@ -104,6 +104,8 @@ mod tests {
             uses_shared: false,
             layout: SharedLayout::VertexCompute,
             bytes_per_threadgroup: 65536,
+            sample_count: 1,
+            sample_stride_bytes: 0,
         }
         .pack(&mut w);
         UscWord::Shader {

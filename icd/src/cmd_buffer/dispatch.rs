@@ -47,7 +47,7 @@ fn usc_words(program: &Program, root: u64) -> Vec<u8> {
     let b = &program.binary;
     let mut w = Vec::new();
     let shared = b.shared_bytes.div_ceil(256) * 256;
-    UscWord::Shared { uses_shared: shared > 0, layout: SharedLayout::VertexCompute, bytes_per_threadgroup: shared }.pack(&mut w);
+    UscWord::Shared { uses_shared: shared > 0, layout: SharedLayout::VertexCompute, bytes_per_threadgroup: shared, sample_count: 1, sample_stride_bytes: 0 }.pack(&mut w);
     pack_uniform_range(0, b.uniform_halves, root, &mut w);
     UscWord::Shader { code: program.code_offset, loads_varyings: false }.pack(&mut w);
     UscWord::Registers { count_halves: b.gpr_halves.max(8).div_ceil(8) * 8, spill_size: program.spill_size }.pack(&mut w);

@@ -114,6 +114,8 @@ fn usc_small_words() {
         uses_shared: false,
         layout: SharedLayout::VertexCompute,
         bytes_per_threadgroup: 65536,
+        sample_count: 1,
+        sample_stride_bytes: 0,
     };
     assert_eq!(packed(none), 0x904du32.to_le_bytes());
     assert_eq!(
@@ -157,6 +159,8 @@ fn usc_words_round_trip() {
             uses_shared: true,
             layout: SharedLayout::Tile32x16,
             bytes_per_threadgroup: 4096,
+            sample_count: 1,
+            sample_stride_bytes: 0,
         },
         UscWord::Shader {
             code: 0xffff_fffe,

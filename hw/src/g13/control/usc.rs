@@ -49,6 +49,18 @@ mod registers {
     pub const UNK4: Field = Field::new("unk 4", 24, 8);
 }
 
+mod table {
+    use super::*;
+    pub const START: Field = Field::new("start", 8, 8);
+    pub const COUNT: Field = Field::new("count", 20, 7);
+    pub const BUFFER: Field = Field::with("buffer", 27, 36, Modifier::Shr(3));
+}
+
+mod fragment {
+    use super::*;
+    pub const EARLY_Z: Field = Field::new("early-z testing", 8, 1);
+}
+
 mod preshader {
     use super::*;
     pub const UNK: Field = Field::new("unk", 8, 24);
@@ -124,12 +136,25 @@ pub enum UscWord {
         size_halves: u32,
         buffer: u64,
     },
-    /// Threadgroup memory. `bytes_per_threadgroup` is a multiple of 256 up to 65536.
+    /// Threadgroup memory. `bytes_per_threadgroup` is a multiple of 256 up to 65536. Fragment
+    /// stage programs also give the tilebuffer's samples per pixel (1, 2 or 4) and bytes per
+    /// sample (a multiple of 8 up to 120); other stages give 1 and 0.
     Shared {
         uses_shared: bool,
         layout: SharedLayout,
         bytes_per_threadgroup: u32,
+        sample_count: u32,
+        sample_stride_bytes: u32,
     },
+    /// Load `count` texture (or PBE) descriptors of 24 bytes from `buffer` (8-byte aligned)
+    /// into texture state registers `start ..`.
+    Texture { start: u32, count: u32, buffer: u64 },
+    /// Load `count` sampler descriptors of 8 bytes from `buffer` into sampler state
+    /// registers `start ..`.
+    Sampler { start: u32, count: u32, buffer: u64 },
+    /// Fragment shaders: `early_z` is false when the shader discards or writes depth, so the
+    /// depth/stencil test runs after it.
+    FragmentProperties { early_z: bool },
     /// The shader: `code` is its offset from `usc_exec_base`.
     Shader { code: u32, loads_varyings: bool },
     /// Registers used (halves, a multiple of 8 up to 256) and the stack size, see
@@ -186,13 +211,39 @@ impl UscWord {
                 uses_shared,
                 layout,
                 bytes_per_threadgroup,
+                sample_count,
+                sample_stride_bytes,
             } => {
                 shared::USES.put(&mut b, uses_shared.into());
                 shared::LAYOUT.put(&mut b, layout.bits());
-                shared::SAMPLE_COUNT.put(&mut b, 1);
-                shared::SAMPLE_STRIDE.put(&mut b, 0);
+                shared::SAMPLE_COUNT.put(&mut b, sample_count.max(1).into());
+                shared::SAMPLE_STRIDE.put(&mut b, (sample_stride_bytes / 8).into());
                 shared::BYTES.put(&mut b, bytes_per_threadgroup.into());
                 (tag::SHARED, 4)
+            }
+            UscWord::Texture {
+                start,
+                count,
+                buffer,
+            }
+            | UscWord::Sampler {
+                start,
+                count,
+                buffer,
+            } => {
+                table::START.put(&mut b, start.into());
+                table::COUNT.put(&mut b, count.into());
+                table::BUFFER.put(&mut b, buffer);
+                let t = if matches!(self, UscWord::Texture { .. }) {
+                    tag::TEXTURE
+                } else {
+                    tag::SAMPLER
+                };
+                (t, 8)
+            }
+            UscWord::FragmentProperties { early_z } => {
+                fragment::EARLY_Z.put(&mut b, early_z.into());
+                (tag::FRAGMENT_PROPERTIES, 4)
             }
             UscWord::Shader {
                 code,
@@ -255,6 +306,8 @@ impl UscWord {
                 uses_shared: shared::USES.get(b) != 0,
                 layout: SharedLayout::from_bits(shared::LAYOUT.get(b))?,
                 bytes_per_threadgroup: shared::BYTES.get(b) as u32,
+                sample_count: shared::SAMPLE_COUNT.get(b) as u32,
+                sample_stride_bytes: shared::SAMPLE_STRIDE.get(b) as u32 * 8,
             },
             tag::SHADER => UscWord::Shader {
                 code: shader::CODE.get(b) as u32,
@@ -274,9 +327,20 @@ impl UscWord {
                 }
             }
             tag::TEXTURE | tag::SAMPLER => {
-                return Err(Fault::Unimplemented("USC texture and sampler state words"))
+                let (start, count, buffer) = (
+                    table::START.get(b) as u32,
+                    table::COUNT.get(b) as u32,
+                    table::BUFFER.get(b),
+                );
+                if t == tag::TEXTURE {
+                    UscWord::Texture { start, count, buffer }
+                } else {
+                    UscWord::Sampler { start, count, buffer }
+                }
             }
-            _ => return Err(Fault::Unimplemented("USC fragment properties word")),
+            _ => UscWord::FragmentProperties {
+                early_z: fragment::EARLY_Z.get(b) != 0,
+            },
         };
         Ok((w, n))
     }
