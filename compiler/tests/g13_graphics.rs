@@ -125,6 +125,7 @@ fn pass_through_vertex_shader_fills_uvs() {
         &[(FIRST_VERTEX_OFFSET, 100), (FIRST_INSTANCE_OFFSET, 3)],
     );
     let mut gfx = GraphicsContext {
+        textures: Default::default(),
         fragment: None,
         vertex: Some(VertexContext::new(layout.uvs_words)),
     };
@@ -159,6 +160,7 @@ fn fragment(bytes_per_sample: u32, cf: Vec<Plane>) -> GraphicsContext {
     }
     f.coefficients = cf;
     GraphicsContext {
+        textures: Default::default(),
         fragment: Some(f),
         vertex: None,
     }
@@ -458,6 +460,7 @@ void main() {
     let prog = program(&bin);
     let l = launch(&bin, 4, &[(FIRST_VERTEX_OFFSET, 7)]);
     let mut gfx = GraphicsContext {
+        textures: Default::default(),
         fragment: None,
         vertex: Some(VertexContext::new(layout.uvs_words)),
     };

@@ -89,6 +89,8 @@ impl VertexContext {
 /// What a graphics launch hands the executor; either part may be absent.
 #[derive(Debug, Clone, Default)]
 pub struct GraphicsContext {
+    /// Texture and sampler state registers (texture, image_write).
+    pub textures: super::texture::TextureState,
     pub fragment: Option<FragmentContext>,
     pub vertex: Option<VertexContext>,
 }
@@ -321,18 +323,6 @@ pub fn step_graphics(
                     }
                 }
             }
-        }
-        Instr::Texture(x) => {
-            return Err(Fault::Unimplemented(if x.load {
-                "texture_load (texture descriptors are not modelled by the USC yet)"
-            } else {
-                "texture_sample (samplers and texture descriptors are not modelled yet)"
-            }))
-        }
-        Instr::ImageWrite(_) => {
-            return Err(Fault::Unimplemented(
-                "image_write (PBE descriptors are not modelled by the USC yet)",
-            ))
         }
         _ => return Ok(false),
     }

@@ -3,6 +3,7 @@
 //! before the next instruction, so `wait` has nothing to wait for.
 
 use super::graphics::{step_graphics, GraphicsContext};
+use super::texture::{step_texture, TextureState};
 use super::group::{sext, SimdGroup};
 use super::program::{elem_halves, Program};
 use crate::gpu::{Fault, GpuMemory};
@@ -118,6 +119,15 @@ pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result
     let idx = g.pc;
     if step_graphics(g, prog, idx, m.graphics.as_deref_mut())? {
         return Ok(());
+    }
+    if matches!(prog.instrs[idx], Instr::Texture(_) | Instr::ImageWrite(_)) {
+        let state = match m.graphics.as_deref() {
+            Some(gfx) => &gfx.textures,
+            None => &TextureState::default(),
+        };
+        if step_texture(g, prog, idx, state, &mut *m.device)? {
+            return Ok(());
+        }
     }
     let instr = prog.instrs[idx];
     g.pc += 1;

@@ -27,6 +27,7 @@ mod group;
 mod lanes;
 mod loader;
 mod memops;
+pub mod texture;
 mod program;
 
 #[cfg(test)]

@@ -136,6 +136,7 @@ fn iter_interpolates_plane_equations() {
         f.lane_pixels[i] = [10 + i as u32 % 4, 20 + i as u32 / 4];
     }
     let mut gfx = GraphicsContext {
+        textures: Default::default(),
         fragment: Some(f),
         vertex: None,
     };
@@ -185,6 +186,7 @@ fn ldcf_loads_raw_coefficients() {
         },
     ];
     let mut gfx = GraphicsContext {
+        textures: Default::default(),
         fragment: Some(f),
         vertex: None,
     };
@@ -234,6 +236,7 @@ fn st_tile_then_ld_tile_round_trip() {
         f.lane_pixels[i as usize] = [8 + (15 - i) % 4, 4 + (15 - i) / 4];
     }
     let mut gfx = GraphicsContext {
+        textures: Default::default(),
         fragment: Some(f),
         vertex: None,
     };
@@ -271,6 +274,7 @@ fn st_vary_writes_uvs_records() {
     ];
     let (l, mut m) = launch(5);
     let mut gfx = GraphicsContext {
+        textures: Default::default(),
         fragment: None,
         vertex: Some(VertexContext::new(4)),
     };
@@ -307,6 +311,7 @@ fn sample_mask_and_zs_emit_are_recorded() {
     ];
     let (l, mut m) = launch(3);
     let mut gfx = GraphicsContext {
+        textures: Default::default(),
         fragment: Some(FragmentContext::new([2, 2], 4, 4)),
         vertex: None,
     };
@@ -350,6 +355,7 @@ fn graphics_instructions_without_context_fault() {
     // A tile access outside the record is an error too, not a silent clip.
     let (l, mut m) = launch(1);
     let mut gfx = GraphicsContext {
+        textures: Default::default(),
         fragment: Some(FragmentContext::new([1, 1], 1, 4)),
         vertex: None,
     };
