@@ -8,6 +8,7 @@
 //! rather than guessed at.
 
 pub mod control;
+pub mod image_desc;
 pub mod layout;
 pub mod tilebuffer;
 mod bits;

@@ -2,7 +2,7 @@
 //!
 //! Blocks are read from `ctrl_stream_base` on. A launch reads its USC words at
 //! `usc_exec_base + pipeline` (the field is a 32-bit USC address, as Mesa writes it), preloads
-//! the uniform file, decodes the shader at `usc_exec_base + code` and runs the grid. Barriers
+//! the uniform file and the texture and sampler state, decodes the shader at `usc_exec_base + code` and runs the grid. Barriers
 //! are validated and otherwise have nothing to do, since launches run one after another to
 //! completion. A link continues at its target; a link with return remembers one return
 //! address, which a Stream Return (or a barrier with its return bit) goes back to. Terminate
@@ -12,16 +12,13 @@
 //! the same state (an endless loop, as the stream has no conditions), faults.
 
 use super::usc::{self, ExecStats, LaunchState};
+use super::usc_words::read_usc_words;
 use super::{ComputeCommand, Fault, GpuMemory};
-use crate::g13::control::{stack_bytes_for_spill_size, CdmBlock, CdmLaunch, CdmMode, UscWord};
-use crate::isa::UNIFORM_HALVES;
+use crate::g13::control::{CdmBlock, CdmLaunch, CdmMode};
 use std::collections::HashSet;
 
 /// Most blocks one stream may execute.
 pub const MAX_BLOCKS: u64 = 1 << 22;
-
-/// Most USC words one launch may have before its preshader word.
-const MAX_USC_WORDS: usize = 1024;
 
 /// What a compute command did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -91,97 +88,6 @@ pub fn run_stream(
     ))
 }
 
-/// Shader state gathered from a launch's USC words.
-struct UscState {
-    uniforms: Vec<u16>,
-    code: Option<u32>,
-    shared_bytes: u32,
-    stack_bytes: u32,
-}
-
-fn read_usc_words(
-    cmd: &ComputeCommand,
-    l: &CdmLaunch,
-    mem: &dyn GpuMemory,
-) -> Result<UscState, Fault> {
-    let mut s = UscState {
-        uniforms: vec![0; usize::from(UNIFORM_HALVES)],
-        code: None,
-        shared_bytes: 0,
-        stack_bytes: 0,
-    };
-    let mut va = cmd.usc_exec_base.wrapping_add(l.pipeline);
-    for _ in 0..MAX_USC_WORDS {
-        let (w, n) = UscWord::read(mem, va)?;
-        match w {
-            UscWord::Uniform {
-                start_halves,
-                size_halves,
-                buffer,
-            }
-            | UscWord::UniformHigh {
-                start_halves,
-                size_halves,
-                buffer,
-            } => {
-                let start = start_halves
-                    + if matches!(w, UscWord::UniformHigh { .. }) {
-                        256
-                    } else {
-                        0
-                    };
-                let end = (start + size_halves) as usize;
-                if end > s.uniforms.len() {
-                    return Err(bad(va, "uniform preload past the uniform file"));
-                }
-                let mut bytes = vec![0u8; size_halves as usize * 2];
-                mem.read(buffer, &mut bytes)?;
-                for (i, h) in bytes.chunks_exact(2).enumerate() {
-                    s.uniforms[start as usize + i] = u16::from_le_bytes([h[0], h[1]]);
-                }
-            }
-            UscWord::Shared {
-                uses_shared,
-                bytes_per_threadgroup,
-                ..
-            } => {
-                s.shared_bytes = if uses_shared {
-                    bytes_per_threadgroup
-                } else {
-                    0
-                };
-            }
-            UscWord::Shader { code, .. } => s.code = Some(code),
-            UscWord::Registers {
-                count_halves,
-                spill_size,
-            } => {
-                if count_halves > 256 {
-                    return Err(bad(va, "register count above 256 halves"));
-                }
-                s.stack_bytes = stack_bytes_for_spill_size(spill_size);
-            }
-            UscWord::Texture { .. } | UscWord::Sampler { .. } => {
-                return Err(Fault::Unimplemented("texture state in compute launches"))
-            }
-            UscWord::FragmentProperties { .. } => {
-                return Err(bad(va, "fragment properties word in a compute launch"))
-            }
-            UscWord::NoPreshader => return Ok(s),
-            UscWord::Preshader { .. } => {
-                // A preshader writes uniform registers, which the instruction model has no
-                // destination for yet.
-                return Err(Fault::Unimplemented("USC preshader"));
-            }
-        }
-        va = va.wrapping_add(n);
-    }
-    Err(bad(
-        va,
-        format!("no preshader word within {MAX_USC_WORDS} USC words"),
-    ))
-}
-
 fn launch(
     cmd: &ComputeCommand,
     l: &CdmLaunch,
@@ -190,7 +96,14 @@ fn launch(
     execute: bool,
     stats: &mut ComputeStats,
 ) -> Result<(), Fault> {
-    let usc_state = read_usc_words(cmd, l, mem)?;
+    let words_va = cmd.usc_exec_base.wrapping_add(l.pipeline);
+    let usc_state = read_usc_words(mem, words_va)?;
+    if usc_state.early_z.is_some() {
+        return Err(bad(
+            words_va,
+            "fragment properties word in a compute launch",
+        ));
+    }
     let code = usc_state.code.ok_or_else(|| {
         bad(
             cmd.usc_exec_base.wrapping_add(l.pipeline),
@@ -225,6 +138,8 @@ fn launch(
         shared_bytes: usc_state.shared_bytes,
         stack_bytes: usc_state.stack_bytes,
         max_lane_steps: usc::DEFAULT_MAX_LANE_STEPS,
+        preloads: Vec::new(),
+        textures: usc_state.textures,
     };
     stats.usc += usc::run_workgroups(&program, &launch, mem)?;
     Ok(())

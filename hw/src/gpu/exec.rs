@@ -1,11 +1,12 @@
-//! Executing commands: compute through the CDM model; render is not modelled yet and ends in
-//! an honest `Unimplemented` fault.
+//! Executing commands: compute through the CDM model, render through the VDM/tiler/ISP model
+//! in [`super::render`].
 //!
 //! `AGX4_SIM_NOEXEC=1` (read once per process) makes [`execute_compute`] parse and validate
 //! the control stream, USC words and shaders without running any shader, to measure the
 //! driver's CPU cost apart from the simulated GPU's.
 
 use super::cdm::{self, ComputeStats};
+use super::render::{RenderStats, TvbBudget};
 use super::{ComputeCommand, Fault, GpuMemory, RenderCommand};
 use crate::{Generation, Identity};
 use std::sync::OnceLock;
@@ -34,13 +35,19 @@ pub fn execute_compute(
     cdm::run_stream(cmd, mem, !no_execute())
 }
 
-/// Run a render command to completion, or to the first fault.
+/// Run a render command to completion, or to the first fault, binning into `tvb`.
 pub fn execute_render(
-    _gpu: &Identity,
-    _cmd: &RenderCommand,
-    _mem: &mut dyn GpuMemory,
-) -> Result<(), Fault> {
-    Err(Fault::Unimplemented("VDM control stream execution"))
+    gpu: &Identity,
+    cmd: &RenderCommand,
+    mem: &mut dyn GpuMemory,
+    tvb: &mut dyn TvbBudget,
+) -> Result<RenderStats, Fault> {
+    if gpu.generation != Generation::G13 {
+        return Err(Fault::Unimplemented(
+            "VDM control streams of this GPU generation",
+        ));
+    }
+    super::render::execute(cmd, mem, tvb)
 }
 
 #[cfg(test)]
@@ -299,9 +306,15 @@ mod tests {
     }
 
     #[test]
-    fn render_reports_unimplemented() {
-        let r = execute_render(g13(), &RenderCommand::default(), &mut FlatMemory::new());
-        assert!(matches!(r, Err(Fault::Unimplemented(_))));
+    fn render_without_a_framebuffer_faults() {
+        let mut tvb = crate::gpu::render::UnlimitedTvb;
+        let r = execute_render(
+            g13(),
+            &RenderCommand::default(),
+            &mut FlatMemory::new(),
+            &mut tvb,
+        );
+        assert!(matches!(r, Err(Fault::BadControlWord { .. })));
     }
 
     #[test]

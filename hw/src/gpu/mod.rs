@@ -12,8 +12,11 @@ mod memory;
 pub mod raster;
 pub mod isp;
 pub mod render;
+pub mod texel;
+pub mod usc_words;
 
 pub use command::{BgEotProgram, ComputeCommand, HelperProgram, RenderCommand, ZlsBuffer};
 pub use cdm::{ComputeStats, MAX_BLOCKS};
 pub use exec::{execute_compute, execute_render};
+pub use render::{RenderStats, TvbBudget, TvbFull};
 pub use memory::{Access, Fault, GpuMemory};

@@ -1,17 +1,77 @@
 //! The simulated firmware: turns validated UAPI commands into register values and runs them
 //! on the GPU model, one queue's jobs at a time.
+//!
+//! Each queue's worker thread owns the queue's TVB heap ([`super::tvb`]): renders bin into
+//! it, partial renders happen when it is full, and it grows from each render's feedback.
+//! `AGX4_SIM_STATS=<path>` makes the worker append one line per render command to `path`:
+//! `render draws=<n> primitives=<n> fragments=<n> partial_renders=<n> tvb_bytes=<n>`.
 
 use super::cmdbuf::HwCmd;
 use super::fence::SyncHub;
 use super::queue::{Job, QueueState};
 use super::timestamps::TimestampBuffer;
+use super::tvb::TvbHeap;
 use super::vm::Vm;
 use crate::uapi::*;
-use hw::gpu::{self, BgEotProgram, ComputeCommand, Fault, HelperProgram, RenderCommand, ZlsBuffer};
+use hw::gpu::{
+    self, BgEotProgram, ComputeCommand, Fault, HelperProgram, RenderCommand, RenderStats, ZlsBuffer,
+};
 use hw::Identity;
+use std::cell::RefCell;
+use std::io::Write;
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::Receiver;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+/// Environment variable naming the render statistics file.
+pub const STATS_ENV: &str = "AGX4_SIM_STATS";
+
+thread_local! {
+    /// The TVB heap of the queue whose worker runs on this thread (one worker thread per
+    /// queue, for the queue's life), made at its first render.
+    static TVB_HEAP: RefCell<Option<TvbHeap>> = const { RefCell::new(None) };
+}
+
+fn stats_path() -> Option<&'static str> {
+    static PATH: OnceLock<Option<String>> = OnceLock::new();
+    PATH.get_or_init(|| std::env::var(STATS_ENV).ok().filter(|p| !p.is_empty()))
+        .as_deref()
+}
+
+/// The statistics line of one render.
+pub fn stats_line(s: &RenderStats) -> String {
+    format!(
+        "render draws={} primitives={} fragments={} partial_renders={} tvb_bytes={}",
+        s.draws, s.primitives, s.fragments, s.partial_renders, s.tvb_bytes
+    )
+}
+
+fn append_stats(path: &str, s: &RenderStats) {
+    // Statistics are a debugging aid: failing to write them must not fail the render.
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        let _ = writeln!(f, "{}", stats_line(s));
+    }
+}
+
+/// Runs a render on this thread's queue heap.
+fn run_render(
+    gpu: &'static Identity,
+    cmd: &RenderCommand,
+    mem: &mut dyn hw::gpu::GpuMemory,
+) -> Result<RenderStats, Fault> {
+    TVB_HEAP.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let heap = TvbHeap::from_env().map_err(|reason| Fault::BadControlWord { va: 0, reason })?;
+            *slot = Some(heap);
+        }
+        let heap = slot.as_mut().ok_or(Fault::Internal("TVB heap missing"))?;
+        let mut tvb = heap.begin_render();
+        let result = gpu::execute_render(gpu, cmd, mem, &mut tvb);
+        tvb.end_render();
+        result
+    })
+}
 
 /// Where one timestamp goes.
 #[derive(Clone, Debug)]
@@ -82,7 +142,10 @@ impl Worker {
             HwCmd::Render(r) => {
                 stamp(&first.start);
                 stamp(&second.start);
-                gpu::execute_render(self.gpu, &render_regs(r, self.usc_exec_base), &mut mem)?;
+                let stats = run_render(self.gpu, &render_regs(r, self.usc_exec_base), &mut mem)?;
+                if let Some(path) = stats_path() {
+                    append_stats(path, &stats);
+                }
                 stamp(&first.end);
                 stamp(&second.end);
             }
@@ -153,5 +216,25 @@ pub(crate) fn render_regs(r: &drm_asahi_cmd_render, usc_exec_base: u64) -> Rende
         partial_eot: bg_eot(&r.partial_eot),
         isp_bgobjdepth: r.isp_bgobjdepth,
         isp_bgobjvals: r.isp_bgobjvals,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_line_format() {
+        let s = RenderStats {
+            draws: 3,
+            primitives: 40,
+            fragments: 1234,
+            partial_renders: 2,
+            tvb_bytes: 5678,
+        };
+        assert_eq!(
+            stats_line(&s),
+            "render draws=3 primitives=40 fragments=1234 partial_renders=2 tvb_bytes=5678"
+        );
     }
 }

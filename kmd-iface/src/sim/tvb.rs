@@ -16,12 +16,19 @@
 //! renders.
 //!
 //! The cost model is a model parameter, not a hardware fact: the real TVB layout is not
-//! public.
+//! public. The GPU model's tiler prices each binned primitive with it and asks the render's
+//! heap for the bytes through [`hw::gpu::TvbBudget`], which [`RenderTvb`] implements.
+//!
+//! Each queue's firmware worker keeps one heap for the queue's life (see `firmware.rs`).
+//! With the environment variable `AGX4_SIM_STATS=<path>` set, the simulated firmware appends
+//! one line per render command to that file:
+//! `render draws=<n> primitives=<n> fragments=<n> partial_renders=<n> tvb_bytes=<n>`.
 
-// The render pipeline that drives the heap comes later; until then only tests use parts of it.
+// Some accessors exist for tests and tools only.
 #![allow(dead_code)]
 
 use hw::gpu::raster::bin::TvbCostModel;
+use hw::gpu::{TvbBudget, TvbFull};
 use std::sync::OnceLock;
 
 /// Size of one heap block.
@@ -165,6 +172,11 @@ impl RenderTvb<'_> {
     /// binned otherwise.
     pub fn bin(&mut self, primitive_tile_count: usize) -> Result<(), Overflow> {
         let needed = self.heap.cost.primitive_bytes(primitive_tile_count);
+        self.reserve_bytes(needed)
+    }
+
+    /// Take `needed` bytes for one primitive, with the rules of [`RenderTvb::bin`].
+    pub fn reserve_bytes(&mut self, needed: u64) -> Result<(), Overflow> {
         let max = self.heap.max_blocks * TVB_BLOCK_BYTES;
         if needed > max {
             return Err(Overflow::PrimitiveTooLarge { needed, max });
@@ -202,6 +214,19 @@ impl RenderTvb<'_> {
         heap.partial_renders += stats.partial_renders;
         heap.last = Some(stats);
         stats
+    }
+}
+
+impl TvbBudget for RenderTvb<'_> {
+    fn reserve(&mut self, bytes: u64) -> Result<(), TvbFull> {
+        self.reserve_bytes(bytes).map_err(|e| match e {
+            Overflow::HeapFull { .. } => TvbFull::Full,
+            Overflow::PrimitiveTooLarge { needed, max } => TvbFull::TooLarge { needed, max },
+        })
+    }
+
+    fn flush_partial(&mut self) {
+        RenderTvb::flush_partial(self);
     }
 }
 
@@ -383,6 +408,27 @@ mod tests {
                 free: BLOCK - 64
             })
         );
+    }
+
+    #[test]
+    fn budget_trait_maps_overflows() {
+        let mut heap = TvbHeap::new(BLOCK);
+        let mut r = heap.begin_render();
+        let b: &mut dyn TvbBudget = &mut r;
+        b.reserve(BLOCK - 8).unwrap();
+        assert_eq!(b.reserve(16), Err(TvbFull::Full));
+        b.flush_partial();
+        b.reserve(16).unwrap();
+        assert_eq!(
+            b.reserve(2 * BLOCK),
+            Err(TvbFull::TooLarge {
+                needed: 2 * BLOCK,
+                max: BLOCK
+            })
+        );
+        let stats = r.end_render();
+        assert_eq!(stats.partial_renders, 1);
+        assert_eq!(stats.bytes_used, BLOCK - 8 + 16);
     }
 
     #[test]

@@ -1,11 +1,23 @@
-//! The front half of the render pipeline, up to the point where vertices need shading: the
-//! VDM stream walk (state, PPP updates, draws) and primitive assembly. Shader execution, raster
-//! and tiling come after, behind [`DrawSink`].
+//! The render pipeline: the VDM stream walk (state, PPP updates, draws), primitive assembly,
+//! vertex shading, clipping and setup, the tiler with its TVB budget, and per-tile fragment
+//! work (background program, depth/stencil, fragment shaders, end-of-tile program, ZLS).
+//!
+//! [`execute`] runs one render command; `docs/render-abi.md` is the contract it follows.
 
 mod assembly;
+mod budget;
+mod fragment;
+mod pipeline;
+mod planes;
+mod primitive;
+mod programs;
+mod tiles;
+mod vertex;
 mod walker;
 
 pub use assembly::{assemble, fetch_index, AssembledPrimitive, ProvokingVertex, Shape};
+pub use budget::{RenderStats, TvbBudget, TvbFull, UnlimitedTvb};
+pub use pipeline::execute;
 pub use walker::{
     draw_params, walk_vdm_stream, DrawCall, DrawParams, DrawSink, IndexSource, PipelineState,
     WalkStats,
@@ -13,3 +25,5 @@ pub use walker::{
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_render;

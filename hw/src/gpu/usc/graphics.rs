@@ -45,6 +45,8 @@ pub struct FragmentContext {
     /// Depth and stencil written by `zs_emit`, per lane and sample.
     pub depth: [[Option<f32>; MAX_SAMPLES]; LANES],
     pub stencil: [[Option<u8>; MAX_SAMPLES]; LANES],
+    /// Whether the primitive being shaded is back-facing (`get_sr` 62).
+    pub backfacing: bool,
 }
 
 impl FragmentContext {
@@ -63,6 +65,7 @@ impl FragmentContext {
             coverage: [((1u16 << samples.min(8)) - 1) as u8; LANES],
             depth: [[None; MAX_SAMPLES]; LANES],
             stencil: [[None; MAX_SAMPLES]; LANES],
+            backfacing: false,
         }
     }
 }
@@ -246,6 +249,10 @@ pub fn step_graphics(
                 let mut set = small_value(g, x.samples, l);
                 if set == 0xff {
                     set = (1 << f.samples) - 1;
+                }
+                // Stores write only the samples the lane still covers.
+                if x.store {
+                    set &= u32::from(f.coverage[l]);
                 }
                 let chosen: Vec<u32> = (0..f.samples).filter(|s| set & (1 << s) != 0).collect();
                 let chosen = if x.store {

@@ -37,6 +37,16 @@ pub struct SimdGroup {
     pub pos: Position,
     /// Per-lane stack, `stack_bytes` each, allocated on first use.
     pub stack: Vec<u8>,
+    /// Fragment launches: what the pixel special registers read.
+    pub fragment: Option<FragmentSr>,
+}
+
+/// The special registers of a fragment-stage group: the framebuffer pixel of each lane
+/// (`THREAD_POSITION_IN_GRID_X/Y`) and the primitive's facing (`BACKFACING`).
+#[derive(Debug, Clone, Copy)]
+pub struct FragmentSr {
+    pub pixels: [[u32; 2]; LANES],
+    pub backfacing: bool,
 }
 
 impl SimdGroup {
@@ -49,6 +59,7 @@ impl SimdGroup {
             state: GroupState::Stopped,
             pos: Position::default(),
             stack: Vec::new(),
+            fragment: None,
         }
     }
 
@@ -517,6 +528,15 @@ impl SimdGroup {
         let p = &self.pos;
         let id = local[lane];
         let flat = self.pos.simd_index * LANES as u32 + lane as u32;
+        if let Some(f) = &self.fragment {
+            match sr.0 {
+                62 => return Some(u32::from(f.backfacing)),
+                80 | 81 => return Some(f.pixels[lane][usize::from(sr.0 - 80)]),
+                // Single-layer renders: the layer is 0.
+                82 => return Some(0),
+                _ => {}
+            }
+        }
         Some(match sr.0 {
             0..=2 => p.workgroup[usize::from(sr.0)],
             4..=6 => p.local_size[usize::from(sr.0 - 4)],

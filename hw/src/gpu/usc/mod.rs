@@ -15,6 +15,10 @@
 //! - Each group has 32 lanes of [`GPR_HALVES`] 16-bit halves, zeroed at start. The exec mask
 //!   is `r0l == 0` per lane, maintained by the exec-mask instructions as applegpu describes.
 //! - Loads complete immediately; `wait` and `memory_barrier` have nothing to do.
+//! - Graphics launches ([`run_graphics`]) are one SIMD group. [`LaunchState::preloads`] sets
+//!   registers per lane before the first instruction (a vertex shader's r5/r6). In a
+//!   fragment-stage launch `get_sr` 80/81 read the lane's framebuffer pixel and 62
+//!   (`BACKFACING`) the primitive's facing; `st_tile` writes only samples the lane covers.
 //! - A budget of lane steps (32 per instruction a group issues) turns an endless loop into a
 //!   [`Fault::Shader`].
 //!
@@ -70,6 +74,20 @@ pub struct LaunchState {
     pub stack_bytes: u32,
     /// Lane-step budget for the whole dispatch.
     pub max_lane_steps: u64,
+    /// Registers set before the first instruction, per thread of the workgroup (thread t
+    /// gets `values[t]`; threads past the list get 0). Vertex shaders get their vertex and
+    /// instance numbers this way.
+    pub preloads: Vec<Preload>,
+    /// Texture and sampler state registers of a compute launch (a graphics launch carries
+    /// its own in [`GraphicsContext`]).
+    pub textures: texture::TextureState,
+}
+
+/// One 32-bit register preloaded per thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preload {
+    pub reg: crate::isa::Reg,
+    pub values: Vec<u32>,
 }
 
 impl LaunchState {
@@ -82,6 +100,8 @@ impl LaunchState {
             shared_bytes: 0,
             stack_bytes: 0,
             max_lane_steps: DEFAULT_MAX_LANE_STEPS,
+            preloads: Vec::new(),
+            textures: texture::TextureState::default(),
         }
     }
 }
@@ -147,8 +167,22 @@ fn run_with(
     program: &Program,
     launch: &LaunchState,
     mem: &mut dyn GpuMemory,
-    mut gfx: Option<&mut GraphicsContext>,
+    gfx: Option<&mut GraphicsContext>,
 ) -> Result<ExecStats, Fault> {
+    // A compute launch with texture state reaches it through a context with no fragment or
+    // vertex part, so graphics instructions still fault as they would without one.
+    let mut compute_textures;
+    let mut gfx = match gfx {
+        Some(g) => Some(g),
+        None if !launch.textures.textures.is_empty() || !launch.textures.samplers.is_empty() => {
+            compute_textures = GraphicsContext {
+                textures: launch.textures.clone(),
+                ..GraphicsContext::default()
+            };
+            Some(&mut compute_textures)
+        }
+        None => None,
+    };
     let [lx, ly, lz] = launch.local_size;
     let threads = u64::from(lx) * u64::from(ly) * u64::from(lz);
     if threads == 0 || threads > u64::from(MAX_WORKGROUP_THREADS) {
@@ -200,6 +234,19 @@ fn run_with(
                             simd_index: s as u32,
                         },
                     );
+                    for p in &launch.preloads {
+                        for lane in 0..SIMD_WIDTH {
+                            let t = s * SIMD_WIDTH + lane;
+                            let v = p.values.get(t).copied().unwrap_or(0);
+                            g.set_reg(p.reg, lane, u64::from(v));
+                        }
+                    }
+                    g.fragment = gfx.as_deref().and_then(|c| c.fragment.as_ref()).map(|f| {
+                        group::FragmentSr {
+                            pixels: f.lane_pixels,
+                            backfacing: f.backfacing,
+                        }
+                    });
                 }
                 let mut ctx = MemCtx {
                     device: &mut *mem,

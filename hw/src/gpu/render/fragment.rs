@@ -1,0 +1,209 @@
+//! One primitive in one tile: coverage, the depth/stencil test before or after the fragment
+//! shader, the shader over the covered pixels 32 at a time, and the occlusion query.
+//!
+//! With a late test (the shader discards or writes depth) the shader runs on every covered
+//! pixel first; its tilebuffer writes to samples that then fail the test are undone from a
+//! copy taken before it ran, so only passing samples change colour.
+
+use super::primitive::RasterPrim;
+use super::programs::Loaded;
+use super::tiles::{fragment_context, launch_of, Target};
+use crate::g13::control::descriptors::DepthBias;
+use crate::g13::control::ppp::VisibilityMode;
+use crate::gpu::isp::{DepthFormat, Facing, ZsState, ZsTile};
+use crate::gpu::raster::coverage::sample_point;
+use crate::gpu::raster::Rect;
+use crate::gpu::usc::{self, GraphicsContext};
+use crate::gpu::{Fault, GpuMemory};
+use crate::isa::SIMD_WIDTH;
+use std::sync::Arc;
+
+/// The fragment-stage state of one draw.
+#[derive(Debug, Clone)]
+pub struct FragState {
+    pub fs: Option<Arc<Loaded>>,
+    /// Test depth/stencil before the shader.
+    pub early_z: bool,
+    pub zs: ZsState,
+    /// Scissor in framebuffer pixels (the whole framebuffer when disabled).
+    pub scissor: Rect,
+    pub bias: Option<DepthBias>,
+    /// Result slot address and how it counts.
+    pub occlusion: Option<(u64, VisibilityMode)>,
+}
+
+/// The minimum resolvable depth difference at depth `z` (Vulkan's `r`).
+fn depth_unit(format: DepthFormat, z: f32) -> f32 {
+    match format {
+        DepthFormat::D16Unorm => 1.0 / 65536.0,
+        DepthFormat::D32Sfloat => {
+            let e = if z == 0.0 {
+                -126
+            } else {
+                ((z.abs().to_bits() >> 23) as i32) - 127
+            };
+            2f32.powi(e - 23)
+        }
+    }
+}
+
+fn biased(z: f32, prim: &RasterPrim, bias: Option<&DepthBias>, format: DepthFormat) -> f32 {
+    let Some(b) = bias else { return z };
+    let mut o = b.slope_scale * prim.depth_slope + b.depth_bias * depth_unit(format, z);
+    if b.clamp > 0.0 {
+        o = o.min(b.clamp);
+    } else if b.clamp < 0.0 {
+        o = o.max(b.clamp);
+    }
+    z + o
+}
+
+/// Tests the samples of `mask` at pixel (x, y); returns those that pass.
+#[allow(clippy::too_many_arguments)]
+fn test_pixel(
+    t: &Target,
+    zs: &mut ZsTile,
+    state: &FragState,
+    prim: &RasterPrim,
+    origin: [u32; 2],
+    (x, y): (u32, u32),
+    mask: u32,
+    shader_depth: &[Option<f32>],
+) -> Result<u32, Fault> {
+    let facing = if prim.backfacing {
+        Facing::Back
+    } else {
+        Facing::Front
+    };
+    let format = t.zls.depth_format;
+    let mut pass = 0;
+    for s in 0..t.samples.count() {
+        if mask & (1 << s) == 0 {
+            continue;
+        }
+        let z = match shader_depth.get(s).copied().flatten() {
+            Some(z) => z,
+            None => {
+                let (px, py) = sample_point(x, y, t.samples, s);
+                biased(prim.geom.depth(px, py), prim, state.bias.as_ref(), format)
+            }
+        };
+        let at = (x - origin[0], y - origin[1], s as u32);
+        if zs.test(&state.zs, facing, at, z)? {
+            pass |= 1 << s;
+        }
+    }
+    Ok(pass)
+}
+
+/// Shades `prim` inside `area` (the tile within the framebuffer). Returns the fragment
+/// shader lanes run.
+#[allow(clippy::too_many_arguments)]
+pub fn shade(
+    t: &Target,
+    area: &Rect,
+    origin: [u32; 2],
+    zs: &mut ZsTile,
+    tilebuffer: &mut Vec<u8>,
+    prim: &RasterPrim,
+    state: &FragState,
+    mem: &mut dyn GpuMemory,
+) -> Result<u64, Fault> {
+    let region = area.intersect(&state.scissor);
+    if region.is_empty() {
+        return Ok(0);
+    }
+    let mut pixels: Vec<(u32, u32, u32)> = Vec::new();
+    prim.geom
+        .rasterize(t.samples, &region, |x, y, m| pixels.push((x, y, m)));
+    if pixels.is_empty() {
+        return Ok(0);
+    }
+    let early = state.early_z || state.fs.is_none();
+    let mut passed = 0u64;
+    if early {
+        for p in pixels.iter_mut() {
+            p.2 = test_pixel(t, zs, state, prim, origin, (p.0, p.1), p.2, &[])?;
+            passed += u64::from(p.2.count_ones());
+        }
+        pixels.retain(|p| p.2 != 0);
+    }
+    let mut lanes_run = 0;
+    if let Some(fs) = &state.fs {
+        let record = t.samples.count() * t.sample_bytes as usize;
+        let mut gfx = GraphicsContext {
+            textures: fs.words.textures.clone(),
+            fragment: Some(fragment_context(t, origin, std::mem::take(tilebuffer))),
+            vertex: None,
+        };
+        let result = (|| -> Result<(), Fault> {
+            for chunk in pixels.chunks(SIMD_WIDTH) {
+                let f = gfx
+                    .fragment
+                    .as_mut()
+                    .ok_or(Fault::Internal("fragment context lost"))?;
+                f.coefficients.clone_from(&prim.planes);
+                f.backfacing = prim.backfacing;
+                f.depth = Default::default();
+                f.stencil = Default::default();
+                let mut saved = Vec::new();
+                for (l, &(x, y, m)) in chunk.iter().enumerate() {
+                    f.lane_pixels[l] = [x, y];
+                    f.coverage[l] = m as u8;
+                    if !early {
+                        let at = pixel_offset(t, origin, x, y) * record;
+                        saved.extend_from_slice(&f.tilebuffer[at..at + record]);
+                    }
+                }
+                let launch = launch_of(fs, chunk.len() as u32);
+                usc::run_graphics(&fs.program, &launch, mem, &mut gfx)?;
+                lanes_run += chunk.len() as u64;
+                if early {
+                    continue;
+                }
+                let f = gfx
+                    .fragment
+                    .as_mut()
+                    .ok_or(Fault::Internal("fragment context lost"))?;
+                for (l, &(x, y, _)) in chunk.iter().enumerate() {
+                    if f.stencil[l].iter().any(Option::is_some) {
+                        return Err(Fault::Unimplemented("stencil export from fragment shaders"));
+                    }
+                    let covered = u32::from(f.coverage[l]);
+                    let depth = f.depth[l];
+                    let pass = test_pixel(t, zs, state, prim, origin, (x, y), covered, &depth)?;
+                    passed += u64::from(pass.count_ones());
+                    let at = pixel_offset(t, origin, x, y) * record;
+                    for s in 0..t.samples.count() {
+                        if covered & !pass & (1 << s) != 0 {
+                            let b = s * t.sample_bytes as usize;
+                            let n = t.sample_bytes as usize;
+                            let src = &saved[l * record + b..][..n];
+                            f.tilebuffer[at + b..at + b + n].copy_from_slice(src);
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })();
+        if let Some(f) = gfx.fragment.take() {
+            *tilebuffer = f.tilebuffer;
+        }
+        result?;
+    }
+    if let Some((addr, mode)) = state.occlusion.filter(|_| passed > 0) {
+        match mode {
+            VisibilityMode::Counting => {
+                let v = mem.read_u64(addr)?;
+                mem.write_u64(addr, v.wrapping_add(passed))?;
+            }
+            VisibilityMode::Boolean => mem.write_u64(addr, 1)?,
+            _ => {}
+        }
+    }
+    Ok(lanes_run)
+}
+
+fn pixel_offset(t: &Target, origin: [u32; 2], x: u32, y: u32) -> usize {
+    ((y - origin[1]) * t.tile_w + (x - origin[0])) as usize
+}

@@ -1,0 +1,297 @@
+//! From assembled primitives with shaded vertices to primitives the tiler can bin: clipping,
+//! the PPP viewport transform, facing and culling, setup of triangles, lines and points, and
+//! their coefficient planes.
+
+use super::assembly::{AssembledPrimitive, Shape};
+use super::planes::{self, Bindings, Frame, PlaneInputs};
+use super::vertex::ShadedVertices;
+use crate::g13::control::ppp::Viewport as PppViewport;
+use crate::gpu::raster::clip::{clip_line, clip_triangle, point_visible, ClipOptions, ClipVertex};
+use crate::gpu::raster::coverage::SampleCount;
+use crate::gpu::raster::line::Line;
+use crate::gpu::raster::point::Point;
+use crate::gpu::raster::setup::{CullMode, FrontFace, SetupState, Triangle};
+use crate::gpu::raster::viewport::WindowVertex;
+use crate::gpu::raster::{RasterError, Rect};
+use crate::gpu::usc::Plane;
+use crate::gpu::Fault;
+
+/// UVS word of the point size, when the vertex shader writes one.
+pub const POINT_SIZE_SLOT: usize = 4;
+
+/// The rasterizable shape of a primitive. Binned primitives sit in one vector per pass and
+/// are never moved after, so the variants' size difference costs memory only.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
+pub enum Geometry {
+    Triangle(Triangle),
+    Line(Line),
+    Point(Point),
+}
+
+impl Geometry {
+    /// Calls `f(x, y, covered samples)` for the pixels of `area` the primitive touches.
+    pub fn rasterize(&self, samples: SampleCount, area: &Rect, f: impl FnMut(u32, u32, u32)) {
+        match self {
+            Geometry::Triangle(t) => t.rasterize(samples, area, f),
+            Geometry::Line(l) => l.rasterize(samples, area, f),
+            Geometry::Point(p) => p.rasterize(samples, area, f),
+        }
+    }
+
+    /// Window depth at subpixel point p, before bias and clamping.
+    pub fn depth(&self, px: i64, py: i64) -> f32 {
+        match self {
+            Geometry::Triangle(t) => t.depth(px, py, None),
+            Geometry::Line(l) => l.depth(px, py),
+            Geometry::Point(p) => p.centre.z,
+        }
+    }
+}
+
+/// A primitive ready for binning and shading.
+#[derive(Debug, Clone)]
+pub struct RasterPrim {
+    /// Index of the draw's fragment state.
+    pub state: u32,
+    pub geom: Geometry,
+    pub backfacing: bool,
+    pub planes: Vec<Plane>,
+    /// Largest depth slope (per pixel) for depth bias.
+    pub depth_slope: f32,
+}
+
+/// The draw state primitive processing needs.
+pub struct DrawSetup<'a> {
+    pub state: u32,
+    pub viewport: PppViewport,
+    pub clip: ClipOptions,
+    pub setup: SetupState,
+    pub point_size: bool,
+    pub line_width: f32,
+    pub bindings: Option<&'a Bindings>,
+}
+
+fn raster_fault(e: RasterError) -> Fault {
+    Fault::BadControlWord {
+        va: 0,
+        reason: format!("primitive: {e}"),
+    }
+}
+
+fn f(w: u32) -> f32 {
+    f32::from_bits(w)
+}
+
+fn position(r: &[u32]) -> [f32; 4] {
+    [f(r[0]), f(r[1]), f(r[2]), f(r[3])]
+}
+
+impl DrawSetup<'_> {
+    fn window(&self, p: [f32; 4]) -> Result<WindowVertex, Fault> {
+        let inv_w = 1.0 / p[3];
+        let vp = &self.viewport;
+        let x = f64::from(vp.translate_x) + f64::from(vp.scale_x) * f64::from(p[0] * inv_w);
+        let y = f64::from(vp.translate_y) + f64::from(vp.scale_y) * f64::from(p[1] * inv_w);
+        let z = vp.translate_z + vp.scale_z * (p[2] * inv_w);
+        WindowVertex::from_pixels(x, y, z, inv_w).map_err(raster_fault)
+    }
+
+    fn planes(&self, inp: &PlaneInputs) -> Result<Vec<Plane>, Fault> {
+        match self.bindings {
+            Some(b) => planes::build(b, inp),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Clips and sets up one assembled primitive, appending what remains to `out`.
+    pub fn process(
+        &self,
+        p: &AssembledPrimitive,
+        shaded: &ShadedVertices,
+        out: &mut Vec<RasterPrim>,
+    ) -> Result<(), Fault> {
+        let vs = p.vertices();
+        let mut recs: [&[u32]; 3] = [&[]; 3];
+        for (i, r) in recs.iter_mut().enumerate() {
+            *r = shaded.record(vs[i.min(vs.len() - 1)], p.instance)?;
+        }
+        if recs[0].len() < 4 {
+            return Err(Fault::BadControlWord {
+                va: 0,
+                reason: "UVS record shorter than a position".into(),
+            });
+        }
+        match p.shape {
+            Shape::Triangle => self.triangle(p, recs, out),
+            Shape::Line => self.line(p, recs, out),
+            Shape::Point => self.point(p, recs, out),
+        }
+    }
+
+    fn mix(&self, recs: &[&[u32]; 3], weights: [f32; 3]) -> Vec<f32> {
+        (0..recs[0].len())
+            .map(|s| (0..3).map(|i| weights[i] * f(recs[i][s])).sum())
+            .collect()
+    }
+
+    fn triangle(
+        &self,
+        p: &AssembledPrimitive,
+        recs: [&[u32]; 3],
+        out: &mut Vec<RasterPrim>,
+    ) -> Result<(), Fault> {
+        let pos = recs.map(position);
+        let poly = clip_triangle(pos, self.clip);
+        let input_w = pos.map(|q| q[3]);
+        let linear = self.bindings.is_some_and(|b| b.uses_linear());
+        for tri in poly.triangles() {
+            let win = [
+                self.window(tri[0].pos)?,
+                self.window(tri[1].pos)?,
+                self.window(tri[2].pos)?,
+            ];
+            let Some(t) = Triangle::setup(win, &self.setup).map_err(raster_fault)? else {
+                continue;
+            };
+            let persp: Vec<Vec<f32>> = tri.iter().map(|v| self.mix(&recs, v.weights)).collect();
+            let lin: Vec<Vec<f32>> = if linear {
+                tri.iter()
+                    .map(|v: &ClipVertex| self.mix(&recs, v.screen_weights(input_w)))
+                    .collect()
+            } else {
+                persp.clone()
+            };
+            let frame = Frame::Triangle {
+                x: win.map(|v| v.x_pixels()),
+                y: win.map(|v| v.y_pixels()),
+            };
+            let z = win.map(|v| v.z);
+            let zp = frame.fit(z.map(f64::from));
+            let inp = PlaneInputs {
+                frame,
+                z,
+                inv_w: win.map(|v| v.inv_w),
+                persp: [&persp[0], &persp[1], &persp[2]],
+                linear: [&lin[0], &lin[1], &lin[2]],
+                flat: recs,
+                primitive_id: p.primitive_id,
+            };
+            out.push(RasterPrim {
+                state: self.state,
+                backfacing: !t.front_facing,
+                planes: self.planes(&inp)?,
+                depth_slope: zp.a.abs().max(zp.b.abs()),
+                geom: Geometry::Triangle(t),
+            });
+        }
+        Ok(())
+    }
+
+    fn line(
+        &self,
+        p: &AssembledPrimitive,
+        recs: [&[u32]; 3],
+        out: &mut Vec<RasterPrim>,
+    ) -> Result<(), Fault> {
+        let Some(ends) = clip_line([position(recs[0]), position(recs[1])], self.clip) else {
+            return Ok(());
+        };
+        let win = [self.window(ends[0].pos)?, self.window(ends[1].pos)?];
+        let Some(line) = Line::setup(win, self.line_width).map_err(raster_fault)? else {
+            return Ok(());
+        };
+        let two = [recs[0], recs[1], recs[1]];
+        let input_w = [position(recs[0])[3], position(recs[1])[3], 1.0];
+        let persp: Vec<Vec<f32>> = ends.iter().map(|v| self.mix(&two, v.weights)).collect();
+        let lin: Vec<Vec<f32>> = ends
+            .iter()
+            .map(|v| self.mix(&two, v.screen_weights(input_w)))
+            .collect();
+        let (x0, y0) = (win[0].x_pixels(), win[0].y_pixels());
+        let frame = Frame::Line {
+            x0,
+            y0,
+            dx: win[1].x_pixels() - x0,
+            dy: win[1].y_pixels() - y0,
+        };
+        let inp = PlaneInputs {
+            frame,
+            z: [win[0].z, win[1].z, win[1].z],
+            inv_w: [win[0].inv_w, win[1].inv_w, win[1].inv_w],
+            persp: [&persp[0], &persp[1], &persp[1]],
+            linear: [&lin[0], &lin[1], &lin[1]],
+            flat: recs,
+            primitive_id: p.primitive_id,
+        };
+        out.push(RasterPrim {
+            state: self.state,
+            backfacing: false,
+            planes: self.planes(&inp)?,
+            depth_slope: 0.0,
+            geom: Geometry::Line(line),
+        });
+        Ok(())
+    }
+
+    fn point(
+        &self,
+        p: &AssembledPrimitive,
+        recs: [&[u32]; 3],
+        out: &mut Vec<RasterPrim>,
+    ) -> Result<(), Fault> {
+        let pos = position(recs[0]);
+        if !point_visible(pos, self.clip) {
+            return Ok(());
+        }
+        let centre = self.window(pos)?;
+        let mut size = 1.0f32;
+        if self.point_size {
+            size = recs[0].get(POINT_SIZE_SLOT).map_or(1.0, |&w| f(w));
+        }
+        if !(size.is_finite() && size > 0.0) {
+            size = 1.0;
+        }
+        let point = Point::setup(centre, size).map_err(raster_fault)?;
+        let values: Vec<f32> = recs[0].iter().map(|&w| f(w)).collect();
+        let frame = Frame::Point {
+            x0: point.x0 as f64 / crate::gpu::raster::SUBPIXEL_ONE as f64,
+            y0: point.y0 as f64 / crate::gpu::raster::SUBPIXEL_ONE as f64,
+            size: f64::from(size),
+        };
+        let inp = PlaneInputs {
+            frame,
+            z: [centre.z; 3],
+            inv_w: [centre.inv_w; 3],
+            persp: [&values, &values, &values],
+            linear: [&values, &values, &values],
+            flat: recs,
+            primitive_id: p.primitive_id,
+        };
+        out.push(RasterPrim {
+            state: self.state,
+            backfacing: false,
+            planes: self.planes(&inp)?,
+            depth_slope: 0.0,
+            geom: Geometry::Point(point),
+        });
+        Ok(())
+    }
+}
+
+/// Setup state from the PPP Cull word's fields.
+pub fn setup_state(cull_front: bool, cull_back: bool, front_ccw: bool) -> SetupState {
+    SetupState {
+        front_face: if front_ccw {
+            FrontFace::CounterClockwise
+        } else {
+            FrontFace::Clockwise
+        },
+        cull_mode: match (cull_front, cull_back) {
+            (false, false) => CullMode::None,
+            (true, false) => CullMode::Front,
+            (false, true) => CullMode::Back,
+            (true, true) => CullMode::FrontAndBack,
+        },
+    }
+}

@@ -1,0 +1,20 @@
+//! Texels: how the texture unit and the PBE turn the bytes of an image into channel values and
+//! back, where a texel of an image described by a texture or PBE descriptor lives, and how
+//! samples are filtered.
+//!
+//! * [`minifloat`]: floats narrower than 32 bits (half, the 11- and 10-bit unsigned floats).
+//! * [`srgb`]: the sRGB transfer function.
+//! * [`format`]: decoding and encoding one texel of each channel layout and number type.
+//! * [`image`]: texel addresses from a texture or PBE descriptor (through the ail layout).
+//! * [`sample`]: wrapping, filtering, mip selection, border colours and depth comparison.
+
+pub mod format;
+pub mod image;
+pub mod minifloat;
+pub mod sample;
+pub mod srgb;
+
+#[cfg(test)]
+mod tests;
+
+pub use format::{decode, encode, Texel};

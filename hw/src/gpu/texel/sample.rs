@@ -1,0 +1,368 @@
+//! Filtered reads: coordinate wrapping, nearest and linear filters, mip selection, border
+//! colours and depth comparison, on top of a texel fetch.
+//!
+//! Vulkan's texel filtering rules, with these **agx4** readings where the hardware is not
+//! documented:
+//! * border colours replace the texel before the descriptor swizzle (Mesa works around RGBA4
+//!   opaque black, which only makes sense if the hardware swizzles the border);
+//! * a depth comparison compares channel 0 and yields (result, 0, 0, 1) before the swizzle,
+//!   each tap compared before filtering;
+//! * cube maps pick the face by the major axis and clamp to the face edge (no filtering
+//!   across faces);
+//! * integer formats are always filtered with nearest texels and the nearest level.
+
+use super::format::Texel;
+use crate::g13::control::descriptors::{
+    lod_from_fixed, BorderColour, CompareFunc, Filter, MipFilter, Sampler, Wrap,
+};
+
+/// The shape of a sample's coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// x (and an array layer).
+    D1,
+    /// x, y (and an array layer).
+    D2,
+    /// x, y, z, all filtered.
+    D3,
+    /// A direction x, y, z (and a cube layer).
+    Cube,
+}
+
+/// One lane's sample request.
+#[derive(Debug, Clone, Copy)]
+pub struct Request {
+    pub shape: Shape,
+    pub coords: [f32; 3],
+    /// Array layer (cube arrays: the cube index).
+    pub layer: u32,
+    /// Level of detail before the sampler's clamps.
+    pub lod: f32,
+    /// Texel offsets added after scaling (from the packed offset operand).
+    pub offset: [i32; 3],
+    /// Depth reference for shadow samplers.
+    pub compare: Option<f32>,
+}
+
+/// What the image looks like to the filter.
+#[derive(Debug, Clone, Copy)]
+pub struct Extent {
+    /// Levels of the view.
+    pub levels: u32,
+    /// Layers (non-3D) of the view.
+    pub layers: u32,
+    /// Integer texel type: no filtering, integer border colours.
+    pub integer: bool,
+    /// UNORM depth: the compare reference is clamped to 0..=1 first.
+    pub unorm: bool,
+}
+
+fn border(b: BorderColour, integer: bool) -> Result<Texel, &'static str> {
+    let (rgb, a) = match b {
+        BorderColour::TransparentBlack => (0, 0),
+        BorderColour::OpaqueBlack => (0, 1),
+        BorderColour::OpaqueWhite => (1, 1),
+        BorderColour::Custom => return Err("custom border colours are not modelled"),
+    };
+    Ok(if integer {
+        Texel::Int([rgb, rgb, rgb, a])
+    } else {
+        let (rgb, a) = (rgb as f32, a as f32);
+        Texel::Float([rgb, rgb, rgb, a])
+    })
+}
+
+/// Texel index `i` of an axis of `size` texels under `mode`; `None` selects the border.
+pub fn wrap(i: i64, size: i64, mode: Wrap) -> Option<i64> {
+    match mode {
+        Wrap::Repeat => Some(i.rem_euclid(size)),
+        Wrap::MirroredRepeat => {
+            let p = i.rem_euclid(2 * size);
+            Some(if p < size { p } else { 2 * size - 1 - p })
+        }
+        Wrap::ClampToEdge => Some(i.clamp(0, size - 1)),
+        Wrap::ClampToBorder | Wrap::ClampGl => (0..size).contains(&i).then_some(i),
+        Wrap::MirroredClampToEdge => Some(if i < 0 { -1 - i } else { i }.min(size - 1)),
+    }
+}
+
+fn compare(f: CompareFunc, reference: f32, d: f32) -> bool {
+    match f {
+        CompareFunc::Lequal => reference <= d,
+        CompareFunc::Gequal => reference >= d,
+        CompareFunc::Less => reference < d,
+        CompareFunc::Greater => reference > d,
+        CompareFunc::Equal => reference == d,
+        CompareFunc::NotEqual => reference != d,
+        CompareFunc::Always => true,
+        CompareFunc::Never => false,
+    }
+}
+
+/// Cube face (+X, -X, +Y, -Y, +Z, -Z = 0..6) and its s, t in 0..=1.
+pub fn cube_face(d: [f32; 3]) -> (u32, f32, f32) {
+    let [x, y, z] = d;
+    let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+    let (face, sc, tc, ma) = if ax >= ay && ax >= az {
+        if x >= 0.0 {
+            (0, -z, -y, ax)
+        } else {
+            (1, z, -y, ax)
+        }
+    } else if ay >= az {
+        if y >= 0.0 {
+            (2, x, z, ay)
+        } else {
+            (3, x, -z, ay)
+        }
+    } else if z >= 0.0 {
+        (4, x, -y, az)
+    } else {
+        (5, -x, -y, az)
+    };
+    if ma == 0.0 {
+        return (face, 0.5, 0.5);
+    }
+    (face, 0.5 * (sc / ma + 1.0), 0.5 * (tc / ma + 1.0))
+}
+
+/// The texel fetch a sample is built on: (x, y, z, view level) inside the level, z being the
+/// layer or slice.
+pub type Fetch<'a, E> = dyn FnMut(i64, i64, i64, u32) -> Result<Texel, E> + 'a;
+
+/// Errors of a sample: the fetch's, or a sampler state the model does not handle.
+#[derive(Debug)]
+pub enum SampleError<E> {
+    Fetch(E),
+    Unmodelled(&'static str),
+}
+
+/// Samples one lane. `size(level)` gives the view level's width, height and depth (depth:
+/// 3D slices).
+pub fn sample<E>(
+    s: &Sampler,
+    ext: Extent,
+    req: &Request,
+    size: &dyn Fn(u32) -> [u32; 3],
+    fetch: &mut Fetch<'_, E>,
+) -> Result<Texel, SampleError<E>> {
+    if ext.levels == 0 {
+        return Ok(Texel::Float([0.0; 4]));
+    }
+    let q = (ext.levels - 1) as f32;
+    let lod = req
+        .lod
+        .max(lod_from_fixed(s.min_lod))
+        .min(lod_from_fixed(s.max_lod));
+    let lod = if lod.is_nan() { 0.0 } else { lod };
+    let mut filter = if lod <= 0.0 { s.magnify } else { s.minify };
+    let mut mip = if s.pixel_coordinates {
+        MipFilter::None
+    } else {
+        s.mip_filter
+    };
+    if ext.integer {
+        filter = Filter::Nearest;
+        if mip == MipFilter::Linear {
+            mip = MipFilter::Nearest;
+        }
+    }
+    if filter == Filter::Bicubic {
+        return Err(SampleError::Unmodelled("bicubic filtering"));
+    }
+    let d = lod.clamp(0.0, q);
+    let levels: Vec<(u32, f32)> = match mip {
+        MipFilter::None => vec![(0, 1.0)],
+        MipFilter::Nearest => vec![(((d + 0.5).ceil() - 1.0).clamp(0.0, q) as u32, 1.0)],
+        MipFilter::Linear => {
+            let hi = d.floor();
+            let lo = (hi + 1.0).min(q);
+            let t = d - hi;
+            if t == 0.0 || lo == hi {
+                vec![(hi as u32, 1.0)]
+            } else {
+                vec![(hi as u32, 1.0 - t), (lo as u32, t)]
+            }
+        }
+    };
+    let mut acc: Option<Texel> = None;
+    for (level, weight) in levels {
+        let t = sample_level(s, ext, req, level, filter, size, fetch)?;
+        acc = Some(match (acc, t) {
+            (None, t) => scale(t, weight),
+            (Some(Texel::Float(a)), Texel::Float(b)) => {
+                Texel::Float(std::array::from_fn(|i| a[i] + weight * b[i]))
+            }
+            (Some(a), _) => a,
+        });
+    }
+    Ok(acc.unwrap_or(Texel::Float([0.0; 4])))
+}
+
+fn scale(t: Texel, w: f32) -> Texel {
+    match t {
+        Texel::Float(f) if w != 1.0 => Texel::Float(f.map(|x| x * w)),
+        t => t,
+    }
+}
+
+/// One axis: taps (texel index, weight).
+fn taps(u: f32, size: u32, offset: i32, filter: Filter, mode: Wrap) -> Vec<(Option<i64>, f32)> {
+    let size = i64::from(size);
+    match filter {
+        Filter::Linear => {
+            let v = u - 0.5;
+            let i0 = v.floor();
+            let a = v - i0;
+            let i0 = i0 as i64 + i64::from(offset);
+            vec![
+                (wrap(i0, size, mode), 1.0 - a),
+                (wrap(i0 + 1, size, mode), a),
+            ]
+        }
+        _ => vec![(wrap(u.floor() as i64 + i64::from(offset), size, mode), 1.0)],
+    }
+}
+
+/// One tap of a filter footprint: the texel (x, y, z with z the layer or 3D slice), or
+/// `None` for the border, and its weight.
+type Tap = (Option<[i64; 3]>, f32);
+
+/// The texels `filter` reads at view level `level`, x slowest and z fastest.
+fn footprint(
+    s: &Sampler,
+    ext: Extent,
+    req: &Request,
+    level: u32,
+    filter: Filter,
+    size: &dyn Fn(u32) -> [u32; 3],
+) -> Vec<Tap> {
+    let [w, h, dz] = size(level);
+    let (axes, coords, layer, wraps) = match req.shape {
+        Shape::D1 => (1, [req.coords[0], 0.0, 0.0], req.layer, s.wrap),
+        Shape::D2 => (2, req.coords, req.layer, s.wrap),
+        Shape::D3 => (3, req.coords, 0, s.wrap),
+        Shape::Cube => {
+            let (face, sc, tc) = cube_face(req.coords);
+            (
+                2,
+                [sc, tc, 0.0],
+                req.layer.saturating_mul(6).saturating_add(face),
+                [Wrap::ClampToEdge; 3],
+            )
+        }
+    };
+    let layer = if req.shape == Shape::D3 {
+        0
+    } else {
+        i64::from(layer.min(ext.layers.saturating_sub(1)))
+    };
+    let dims = [w, h, dz];
+    let mut per_axis: Vec<Vec<(Option<i64>, f32)>> = Vec::with_capacity(3);
+    for a in 0..3 {
+        if a >= axes {
+            let fixed = if a == 2 { layer } else { 0 };
+            per_axis.push(vec![(Some(fixed), 1.0)]);
+            continue;
+        }
+        let mut c = coords[a];
+        if wraps[a] == Wrap::ClampGl && !s.pixel_coordinates {
+            c = c.clamp(0.0, 1.0);
+        }
+        let u = if s.pixel_coordinates {
+            c
+        } else {
+            c * dims[a] as f32
+        };
+        let u = if u.is_nan() { 0.0 } else { u };
+        per_axis.push(taps(u, dims[a], req.offset[a], filter, wraps[a]));
+    }
+    let mut out = Vec::with_capacity(8);
+    for &(x, wx) in &per_axis[0] {
+        for &(y, wy) in &per_axis[1] {
+            for &(z, wz) in &per_axis[2] {
+                let at = match (x, y, z) {
+                    (Some(x), Some(y), Some(z)) => Some([x, y, z]),
+                    _ => None,
+                };
+                out.push((at, wx * wy * wz));
+            }
+        }
+    }
+    out
+}
+
+/// The texel of one tap, compared with the reference when the sampler compares.
+fn tap_texel<E>(
+    s: &Sampler,
+    ext: Extent,
+    req: &Request,
+    at: Option<[i64; 3]>,
+    level: u32,
+    fetch: &mut Fetch<'_, E>,
+) -> Result<Texel, SampleError<E>> {
+    let t = match at {
+        Some([x, y, z]) => fetch(x, y, z, level).map_err(SampleError::Fetch)?,
+        None => border(s.border_colour, ext.integer).map_err(SampleError::Unmodelled)?,
+    };
+    let reference = req
+        .compare
+        .map(|r| if ext.unorm { r.clamp(0.0, 1.0) } else { r });
+    Ok(match (s.compare_enable, t, reference) {
+        (true, Texel::Float(f), Some(r)) => {
+            let pass = compare(s.compare_func, r, f[0]);
+            Texel::Float([f32::from(u8::from(pass)), 0.0, 0.0, 1.0])
+        }
+        (_, t, _) => t,
+    })
+}
+
+fn sample_level<E>(
+    s: &Sampler,
+    ext: Extent,
+    req: &Request,
+    level: u32,
+    filter: Filter,
+    size: &dyn Fn(u32) -> [u32; 3],
+    fetch: &mut Fetch<'_, E>,
+) -> Result<Texel, SampleError<E>> {
+    let taps = footprint(s, ext, req, level, filter, size);
+    if let [(at, _)] = taps[..] {
+        return tap_texel(s, ext, req, at, level, fetch);
+    }
+    let mut acc = [0.0f32; 4];
+    for (at, weight) in taps {
+        match tap_texel(s, ext, req, at, level, fetch)? {
+            Texel::Float(f) => {
+                for (a, v) in acc.iter_mut().zip(f) {
+                    *a += weight * v;
+                }
+            }
+            // Integer texels are never filtered (see `sample`); keep the first tap.
+            t => return Ok(t),
+        }
+    }
+    Ok(Texel::Float(acc))
+}
+
+/// The four texels a gather reads at the view's base level, in Vulkan's order: (i0, j1),
+/// (i1, j1), (i1, j0), (i0, j0). Each is compared with the reference when the sampler
+/// compares. Only 2D and cube shapes gather.
+pub fn gather<E>(
+    s: &Sampler,
+    ext: Extent,
+    req: &Request,
+    size: &dyn Fn(u32) -> [u32; 3],
+    fetch: &mut Fetch<'_, E>,
+) -> Result<[Texel; 4], SampleError<E>> {
+    if !matches!(req.shape, Shape::D2 | Shape::Cube) {
+        return Err(SampleError::Unmodelled("gathers of 1D or 3D textures"));
+    }
+    let taps = footprint(s, ext, req, 0, Filter::Linear, size);
+    // The footprint lists (i0, j0), (i0, j1), (i1, j0), (i1, j1).
+    let mut out = [Texel::Float([0.0; 4]); 4];
+    for (slot, k) in [1usize, 3, 2, 0].into_iter().enumerate() {
+        out[slot] = tap_texel(s, ext, req, taps[k].0, 0, fetch)?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,380 @@
+//! Texel conversions against values worked out by hand, and the sampler's filters against
+//! weights written out in the tests.
+
+use super::format::{decode, encode, texel_bytes, Texel};
+use super::minifloat::{self, f16_to_f32, f32_to_f16};
+use super::sample::{self, cube_face, wrap, Extent, Request, Shape};
+use super::srgb;
+use crate::g13::control::descriptors::{
+    BorderColour, Channels as C, CompareFunc, Filter, MipFilter, Sampler, TextureType as T, Wrap,
+};
+
+fn floats(t: Texel) -> [f32; 4] {
+    match t {
+        Texel::Float(f) => f,
+        Texel::Int(i) => panic!("integer texel {i:?}"),
+    }
+}
+
+fn ints(t: Texel) -> [u32; 4] {
+    match t {
+        Texel::Int(i) => i,
+        Texel::Float(f) => panic!("float texel {f:?}"),
+    }
+}
+
+fn close(a: f32, b: f32) -> bool {
+    (a - b).abs() <= 1e-6
+}
+
+fn enc(c: C, t: T, srgb: bool, v: [u32; 4]) -> Vec<u8> {
+    let mut out = vec![0u8; texel_bytes(c).unwrap() as usize];
+    encode(c, t, srgb, v, &mut out).unwrap();
+    out
+}
+
+fn fv(v: [f32; 4]) -> [u32; 4] {
+    v.map(f32::to_bits)
+}
+
+#[test]
+fn half_floats() {
+    assert_eq!(f16_to_f32(0x3c00), 1.0);
+    assert_eq!(f16_to_f32(0xc000), -2.0);
+    assert_eq!(f16_to_f32(0x7bff), 65504.0);
+    assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
+    assert_eq!(f16_to_f32(0x7c00), f32::INFINITY);
+    assert!(f16_to_f32(0x7e00).is_nan());
+    assert_eq!(f32_to_f16(1.0), 0x3c00);
+    assert_eq!(f32_to_f16(-2.0), 0xc000);
+    assert_eq!(f32_to_f16(0.1), 0x2e66);
+    // Halfway between 65504 and 65536 rounds to even, past the largest finite half.
+    assert_eq!(f32_to_f16(65520.0), 0x7c00);
+    assert_eq!(f32_to_f16(2f32.powi(-25)), 0x0000);
+    assert_eq!(f32_to_f16(3.0 * 2f32.powi(-25)), 0x0002);
+    assert_eq!(f32_to_f16(2f32.powi(-14)), 0x0400);
+    assert_eq!(f32_to_f16(f32::NAN) & 0x7c00, 0x7c00);
+}
+
+#[test]
+fn small_unsigned_floats() {
+    // 11-bit: 5 exponent bits, 6 mantissa bits; 10-bit: 5 and 5.
+    assert_eq!(minifloat::encode(1.0, 5, 6, false), 15 << 6);
+    assert_eq!(minifloat::encode(-3.0, 5, 6, false), 0);
+    assert_eq!(minifloat::encode(1.5, 5, 5, false), (15 << 5) | 16);
+    assert_eq!(minifloat::decode((16 << 6) | 32, 5, 6, false), 3.0);
+}
+
+#[test]
+fn rgba8_unorm_snorm_srgb() {
+    let t = floats(decode(C::R8G8B8A8, T::Unorm, false, false, &[0, 0x80, 0xff, 0x33]).unwrap());
+    assert_eq!(t, [0.0, 128.0 / 255.0, 1.0, 51.0 / 255.0]);
+    let s = floats(
+        decode(
+            C::R8G8B8A8,
+            T::Snorm,
+            false,
+            false,
+            &[0x81, 0x80, 0x40, 0x7f],
+        )
+        .unwrap(),
+    );
+    assert_eq!(s, [-1.0, -1.0, 64.0 / 127.0, 1.0]);
+    // sRGB 0x80: ((128/255 + 0.055) / 1.055)^2.4; alpha stays linear.
+    let g = floats(decode(C::R8G8B8A8, T::Unorm, true, false, &[0x80, 0, 0xff, 0x80]).unwrap());
+    assert!(close(g[0], 0.215_860_5), "{}", g[0]);
+    assert_eq!(g[2], 1.0);
+    assert_eq!(g[3], 128.0 / 255.0);
+    assert_eq!(
+        enc(C::R8G8B8A8, T::Unorm, false, fv([1.0, 0.25, -3.0, 0.6])),
+        [255, 64, 0, 153]
+    );
+    assert_eq!(
+        enc(C::R8G8B8A8, T::Snorm, false, fv([-1.0, 0.5, 2.0, -0.25])),
+        [0x81, 64, 127, 0xe0]
+    );
+    // sRGB encode of 0.5: 1.055 * 0.5^(1/2.4) - 0.055 = 0.735357 -> 187.52 -> 188.
+    assert_eq!(
+        enc(C::R8G8B8A8, T::Unorm, true, fv([0.5, 0.0, 1.0, 0.5])),
+        [188, 0, 255, 128]
+    );
+    assert!(close(srgb::to_linear(srgb::from_linear(0.3)), 0.3));
+}
+
+#[test]
+fn two_channel_srgb_second_channel_follows_its_flag() {
+    let with = floats(decode(C::R8G8, T::Unorm, true, true, &[0x80, 0x80]).unwrap());
+    let without = floats(decode(C::R8G8, T::Unorm, true, false, &[0x80, 0x80]).unwrap());
+    assert!(close(with[1], 0.215_860_5));
+    assert_eq!(without[1], 128.0 / 255.0);
+    assert_eq!(with[2..], [0.0, 1.0]);
+}
+
+#[test]
+fn integers_saturate_and_sign_extend() {
+    assert_eq!(
+        enc(C::R8G8B8A8, T::Uint, false, [300, 7, 0, 255]),
+        [255, 7, 0, 255]
+    );
+    let m200 = (-200i32) as u32;
+    assert_eq!(
+        enc(C::R8G8B8A8, T::Sint, false, [m200, 5, (-1i32) as u32, 127]),
+        [0x80, 5, 0xff, 127]
+    );
+    let t = ints(decode(C::R16G16, T::Sint, false, false, &[0xfe, 0xff, 0x05, 0x00]).unwrap());
+    assert_eq!(t, [(-2i32) as u32, 5, 0, 1]);
+    let u = ints(decode(C::R32, T::Uint, false, false, &0xdead_beefu32.to_le_bytes()).unwrap());
+    assert_eq!(u, [0xdead_beef, 0, 0, 1]);
+    assert_eq!(enc(C::R16, T::Uint, false, [70000, 0, 0, 0]), [0xff, 0xff]);
+}
+
+#[test]
+fn packed_16_bit_layouts() {
+    // Channel 0 in the low bits.
+    let t = floats(decode(C::R5G6B5, T::Unorm, false, false, &0xf800u16.to_le_bytes()).unwrap());
+    assert_eq!(t, [0.0, 0.0, 1.0, 1.0]);
+    assert_eq!(
+        enc(C::R5G6B5, T::Unorm, false, fv([1.0, 0.25, 0.0, 0.0])),
+        (31u16 | (16 << 5)).to_le_bytes()
+    );
+    let t = floats(
+        decode(
+            C::R4G4B4A4,
+            T::Unorm,
+            false,
+            false,
+            &0x1234u16.to_le_bytes(),
+        )
+        .unwrap(),
+    );
+    assert_eq!(t, [4.0 / 15.0, 3.0 / 15.0, 2.0 / 15.0, 1.0 / 15.0]);
+    assert_eq!(
+        enc(C::R4G4B4A4, T::Unorm, false, fv([1.0, 0.0, 0.2, 1.0])),
+        0xf30fu16.to_le_bytes()
+    );
+    let t = floats(
+        decode(
+            C::R5G5B5A1,
+            T::Unorm,
+            false,
+            false,
+            &0x8000u16.to_le_bytes(),
+        )
+        .unwrap(),
+    );
+    assert_eq!(t, [0.0, 0.0, 0.0, 1.0]);
+    assert_eq!(
+        enc(C::R5G5B5A1, T::Unorm, false, fv([0.0, 1.0, 0.0, 1.0])),
+        (0x8000u16 | (31 << 5)).to_le_bytes()
+    );
+}
+
+#[test]
+fn packed_32_bit_layouts() {
+    // 10:10:10:2 UNORM: 1023, 0.25 * 1023 = 255.75 -> 256, 0, alpha 1/3 * 3 = 1.
+    let want = 1023u32 | (256 << 10) | (1 << 30);
+    assert_eq!(
+        enc(
+            C::R10G10B10A2,
+            T::Unorm,
+            false,
+            fv([1.0, 0.25, 0.0, 1.0 / 3.0])
+        ),
+        want.to_le_bytes()
+    );
+    let t = ints(
+        decode(
+            C::R10G10B10A2,
+            T::Uint,
+            false,
+            false,
+            &(5u32 | (1000 << 20) | (3 << 30)).to_le_bytes(),
+        )
+        .unwrap(),
+    );
+    assert_eq!(t, [5, 0, 1000, 3]);
+    // 11:11:10 float: 1.0 = e15, 2.0 = e16, 0.5 (10-bit) = e14.
+    let want = (15u32 << 6) | ((16 << 6) << 11) | ((14 << 5) << 22);
+    assert_eq!(
+        enc(C::R11G11B10, T::Float, false, fv([1.0, 2.0, 0.5, 0.0])),
+        want.to_le_bytes()
+    );
+    let back = floats(decode(C::R11G11B10, T::Float, false, false, &want.to_le_bytes()).unwrap());
+    assert_eq!(back, [1.0, 2.0, 0.5, 1.0]);
+    // 9:9:9:5 shared exponent: max 1.0 gives exponent 16, mantissas 256, 128, 0.
+    let want = 256u32 | (128 << 9) | (16 << 27);
+    assert_eq!(
+        enc(C::R9G9B9E5, T::Float, false, fv([1.0, 0.5, 0.0, 0.0])),
+        want.to_le_bytes()
+    );
+    let back = floats(decode(C::R9G9B9E5, T::Float, false, false, &want.to_le_bytes()).unwrap());
+    assert_eq!(back, [1.0, 0.5, 0.0, 1.0]);
+    // 1023/1024 rounds the mantissa up to 512, which bumps the exponent.
+    let e = u32::from_le_bytes(
+        enc(C::R9G9B9E5, T::Float, false, fv([0.9995, 0.0, 0.0, 0.0]))
+            .try_into()
+            .unwrap(),
+    );
+    assert_eq!((e & 0x1ff, e >> 27), (256, 16));
+}
+
+#[test]
+fn wide_float_and_half_layouts() {
+    let v = [1.5f32, -0.0, 1e30, -7.25];
+    let b = enc(C::R32G32B32A32, T::Float, false, fv(v));
+    assert_eq!(
+        floats(decode(C::R32G32B32A32, T::Float, false, false, &b).unwrap()),
+        v
+    );
+    let b = enc(
+        C::R16G16B16A16,
+        T::Float,
+        false,
+        fv([1.0, -2.0, 0.5, 65504.0]),
+    );
+    assert_eq!(b, [0x00, 0x3c, 0x00, 0xc0, 0x00, 0x38, 0xff, 0x7b]);
+    let b = enc(C::R16, T::Unorm, false, fv([0.5, 0.0, 0.0, 0.0]));
+    assert_eq!(b, 32768u16.to_le_bytes());
+    assert!(decode(C::R8, T::Float, false, false, &[0]).is_err());
+    assert!(decode(C::Bc1, T::Unorm, false, false, &[0; 8]).is_err());
+}
+
+#[test]
+fn wrap_modes() {
+    assert_eq!(wrap(-1, 4, Wrap::Repeat), Some(3));
+    assert_eq!(wrap(9, 4, Wrap::Repeat), Some(1));
+    assert_eq!(wrap(-1, 4, Wrap::MirroredRepeat), Some(0));
+    assert_eq!(wrap(4, 4, Wrap::MirroredRepeat), Some(3));
+    assert_eq!(wrap(5, 4, Wrap::MirroredRepeat), Some(2));
+    assert_eq!(wrap(-3, 4, Wrap::ClampToEdge), Some(0));
+    assert_eq!(wrap(4, 4, Wrap::ClampToBorder), None);
+    assert_eq!(wrap(3, 4, Wrap::ClampToBorder), Some(3));
+    assert_eq!(wrap(-2, 4, Wrap::MirroredClampToEdge), Some(1));
+    assert_eq!(wrap(9, 4, Wrap::MirroredClampToEdge), Some(3));
+}
+
+#[test]
+fn cube_faces() {
+    assert_eq!(cube_face([1.0, 0.0, 0.0]), (0, 0.5, 0.5));
+    assert_eq!(cube_face([0.0, 0.0, -1.0]).0, 5);
+    assert_eq!(cube_face([0.5, 1.0, 0.25]), (2, 0.75, 0.625));
+    // -X: s from +z, t from -y.
+    assert_eq!(cube_face([-2.0, 1.0, 1.0]), (1, 0.75, 0.25));
+}
+
+fn sampler(filter: Filter, mip: MipFilter, wrap: Wrap) -> Sampler {
+    Sampler {
+        min_lod: 0,
+        max_lod: 14 * 64,
+        max_anisotropy: 1,
+        magnify: filter,
+        minify: filter,
+        mip_filter: mip,
+        wrap: [wrap; 3],
+        pixel_coordinates: false,
+        compare_func: CompareFunc::Lequal,
+        compare_enable: false,
+        border_colour: BorderColour::TransparentBlack,
+        seamful_cube_maps: false,
+    }
+}
+
+/// A 4x4 image (3 levels 4, 2, 1) whose texel at (x, y, level) is (x, y, level, 1).
+fn run(s: &Sampler, req: Request) -> [f32; 4] {
+    let ext = Extent {
+        levels: 3,
+        layers: 1,
+        integer: false,
+        unorm: false,
+    };
+    let size = |l: u32| [4 >> l, 4 >> l, 1];
+    let mut fetch = |x: i64, y: i64, _z: i64, l: u32| -> Result<Texel, ()> {
+        Ok(Texel::Float([x as f32, y as f32, l as f32, 1.0]))
+    };
+    floats(sample::sample(s, ext, &req, &size, &mut fetch).unwrap())
+}
+
+fn req(u: f32, v: f32, lod: f32) -> Request {
+    Request {
+        shape: Shape::D2,
+        coords: [u, v, 0.0],
+        layer: 0,
+        lod,
+        offset: [0; 3],
+        compare: None,
+    }
+}
+
+#[test]
+fn bilinear_weights() {
+    let s = sampler(Filter::Linear, MipFilter::None, Wrap::ClampToEdge);
+    // u = 1.25 texels: taps 0 and 1 with weights 0.25 and 0.75; v = 2.0: taps 1, 2 at 0.5.
+    let t = run(&s, req(1.25 / 4.0, 2.0 / 4.0, 0.0));
+    assert_eq!(t, [0.75, 1.5, 0.0, 1.0]);
+    // At the edge, clamping repeats texel 3.
+    let t = run(&s, req(1.0, 1.0, 0.0));
+    assert_eq!(t, [3.0, 3.0, 0.0, 1.0]);
+}
+
+#[test]
+fn nearest_with_wraps_and_border() {
+    let s = sampler(Filter::Nearest, MipFilter::None, Wrap::Repeat);
+    assert_eq!(run(&s, req(-0.1, 0.3, 0.0))[..2], [3.0, 1.0]);
+    let mut b = sampler(Filter::Nearest, MipFilter::None, Wrap::ClampToBorder);
+    b.border_colour = BorderColour::OpaqueWhite;
+    assert_eq!(run(&b, req(1.5, 0.5, 0.0)), [1.0; 4]);
+    b.border_colour = BorderColour::OpaqueBlack;
+    assert_eq!(run(&b, req(0.5, -0.01, 0.0)), [0.0, 0.0, 0.0, 1.0]);
+    // Linear at the border blends half a texel of border.
+    let mut lb = sampler(Filter::Linear, MipFilter::None, Wrap::ClampToBorder);
+    lb.border_colour = BorderColour::TransparentBlack;
+    let t = run(&lb, req(0.0, 0.5 / 4.0, 0.0));
+    assert_eq!(t, [0.0, 0.0, 0.0, 0.5]);
+}
+
+#[test]
+fn mip_selection_and_lod_clamps() {
+    let n = sampler(Filter::Nearest, MipFilter::Nearest, Wrap::ClampToEdge);
+    assert_eq!(run(&n, req(0.5, 0.5, 0.4))[2], 0.0);
+    assert_eq!(run(&n, req(0.5, 0.5, 0.6))[2], 1.0);
+    assert_eq!(run(&n, req(0.5, 0.5, 7.0))[2], 2.0);
+    let l = sampler(Filter::Nearest, MipFilter::Linear, Wrap::ClampToEdge);
+    assert_eq!(run(&l, req(0.5, 0.5, 1.25))[2], 1.25);
+    // Level 1 of a 4x4 image is 2x2: (0.5, 0.5) is texel 1 there, 2 at level 0.
+    assert_eq!(run(&l, req(0.5, 0.5, 0.5))[0], 0.5 * 2.0 + 0.5 * 1.0);
+    let mut c = l;
+    c.max_lod = 16; // 0.25
+    assert_eq!(run(&c, req(0.5, 0.5, 3.0))[2], 0.25);
+    c.min_lod = 128; // 2.0
+    c.max_lod = 14 * 64;
+    assert_eq!(run(&c, req(0.5, 0.5, 0.0))[2], 2.0);
+    let none = sampler(Filter::Nearest, MipFilter::None, Wrap::ClampToEdge);
+    assert_eq!(run(&none, req(0.5, 0.5, 2.0))[2], 0.0);
+}
+
+#[test]
+fn depth_compare_per_tap() {
+    let mut s = sampler(Filter::Linear, MipFilter::None, Wrap::ClampToEdge);
+    s.compare_enable = true;
+    s.compare_func = CompareFunc::Less;
+    let ext = Extent {
+        levels: 1,
+        layers: 1,
+        integer: false,
+        unorm: true,
+    };
+    let depth = [[0.2f32, 0.4], [0.6, 0.8]];
+    let size = |_| [2, 2, 1];
+    let mut fetch = |x: i64, y: i64, _z: i64, _l: u32| -> Result<Texel, ()> {
+        Ok(Texel::Float([depth[y as usize][x as usize], 0.0, 0.0, 1.0]))
+    };
+    let mut r = req(0.5, 0.5, 0.0);
+    r.compare = Some(0.5);
+    let t = floats(sample::sample(&s, ext, &r, &size, &mut fetch).unwrap());
+    assert_eq!(t, [0.5, 0.0, 0.0, 1.0]);
+    // References above 1 clamp for UNORM depth: 1.0 < d fails everywhere.
+    r.compare = Some(3.0);
+    s.compare_func = CompareFunc::Lequal;
+    let t = floats(sample::sample(&s, ext, &r, &size, &mut fetch).unwrap());
+    assert_eq!(t[0], 0.0);
+}
