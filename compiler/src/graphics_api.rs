@@ -1,6 +1,12 @@
 //! What the ICD calls to build a graphics pipeline and a render pass's tile programs
 //! (docs/render-abi.md is the contract these follow).
 
+use crate::g13::tile_programs;
+use crate::g13::{
+    compile_graphics, ColourOutput, FragmentOutputs, VaryingLayout, CF_FIRST_VARYING, CF_W, CF_Z,
+    UVS_CLIP_W,
+};
+use crate::ir::{GraphicsShader, Interpolation, Node, Op, OutputBuiltin, Stage};
 use crate::{CompileError, ShaderRequest, Stats};
 use hw::g13::tilebuffer::{ColourFormat, TibFormat};
 
@@ -36,7 +42,9 @@ pub enum VertexFormat {
         bgra: bool,
     },
     /// A2B10G10R10_UNORM_PACK32 / _UINT / _SNORM / _SINT.
-    A2B10G10R10 { numeric: hw::g13::tilebuffer::Numeric },
+    A2B10G10R10 {
+        numeric: hw::g13::tilebuffer::Numeric,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -188,7 +196,9 @@ pub enum CfShade {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CfSource {
     /// UVS words `base_slot ..` (slot 3 is clip W: the plane of 1/W).
-    Varying { base_slot: u8 },
+    Varying {
+        base_slot: u8,
+    },
     FragcoordZ,
 }
 
@@ -230,14 +240,231 @@ pub struct GraphicsPipelineBinary {
     pub writes_stencil: bool,
 }
 
+/// Calls `f` for every instruction of `body`.
+fn each_inst(body: &[Node], f: &mut impl FnMut(&Op)) {
+    for n in body {
+        match n {
+            Node::Block(insts) => insts.iter().for_each(|i| f(&i.op)),
+            Node::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                each_inst(then_body, f);
+                each_inst(else_body, f);
+            }
+            Node::Loop { body } => each_inst(body, f),
+            Node::Break | Node::Continue | Node::Return => {}
+        }
+    }
+}
+
+/// The varyings a fragment shader reads, in (location, component) order.
+fn fragment_inputs(fs: &GraphicsShader) -> Result<Vec<(u32, u8, Interpolation)>, CompileError> {
+    let mut v: Vec<(u32, u8, Interpolation)> = Vec::new();
+    let mut clash = None;
+    each_inst(&fs.shader.body, &mut |op| {
+        if let Op::LoadInput {
+            location,
+            component,
+            interp,
+        } = *op
+        {
+            match v.iter().find(|x| x.0 == location && x.1 == component) {
+                Some(x) if x.2 != interp.mode => clash = Some(location),
+                Some(_) => {}
+                None => v.push((location, component, interp.mode)),
+            }
+        }
+    });
+    if let Some(l) = clash {
+        return Err(CompileError::Unsupported(format!(
+            "fragment input location {l} read with two interpolations"
+        )));
+    }
+    v.sort_by_key(|x| (x.0, x.1));
+    Ok(v)
+}
+
+fn writes_builtin(g: &GraphicsShader, b: OutputBuiltin) -> bool {
+    let mut found = false;
+    each_inst(&g.shader.body, &mut |op| {
+        if matches!(op, Op::StoreBuiltin { builtin, .. } if *builtin == b) {
+            found = true;
+        }
+    });
+    found
+}
+
+fn shade_of(i: Interpolation) -> CfShade {
+    match i {
+        Interpolation::Smooth => CfShade::Perspective,
+        Interpolation::NoPerspective => CfShade::Linear,
+        Interpolation::Flat => CfShade::Flat,
+    }
+}
+
+/// The coefficient bindings of a varying layout: 1/W, Z, then the varyings (runs of up to
+/// four consecutive slots with one shade model share a binding, the hardware's maximum).
+fn cf_bindings(layout: &VaryingLayout) -> Vec<CfBindingDesc> {
+    let mut out = vec![
+        CfBindingDesc {
+            base_cf: CF_W,
+            components: 1,
+            shade: CfShade::Perspective,
+            source: CfSource::Varying {
+                base_slot: UVS_CLIP_W,
+            },
+        },
+        CfBindingDesc {
+            base_cf: CF_Z,
+            components: 1,
+            shade: CfShade::Linear,
+            source: CfSource::FragcoordZ,
+        },
+    ];
+    for s in &layout.slots {
+        let shade = shade_of(s.interp);
+        if let Some(last) = out.last_mut() {
+            if let CfSource::Varying { base_slot } = last.source {
+                let next_cf = u16::from(last.base_cf) + u16::from(last.components);
+                let next_slot = u16::from(base_slot) + u16::from(last.components);
+                if last.base_cf >= CF_FIRST_VARYING
+                    && last.shade == shade
+                    && next_cf == u16::from(s.cf)
+                    && next_slot == u16::from(s.uvs)
+                    && last.components < 4
+                {
+                    last.components += 1;
+                    continue;
+                }
+            }
+        }
+        out.push(CfBindingDesc {
+            base_cf: s.cf,
+            components: 1,
+            shade,
+            source: CfSource::Varying { base_slot: s.uvs },
+        });
+    }
+    out
+}
+
+fn stage_binary(b: crate::g13::GraphicsBinary) -> Result<StageBinary, CompileError> {
+    // Render launches have no scratch memory yet (docs/render-abi.md section 1).
+    if b.scratch_bytes != 0 {
+        return Err(CompileError::Limit(format!(
+            "a {:?} shader needing {} bytes of scratch (spills or local arrays)",
+            b.stage, b.scratch_bytes
+        )));
+    }
+    Ok(StageBinary {
+        code: b.code,
+        gpr_halves: b.gpr_halves,
+        uniform_halves: b.uniform_halves,
+        stats: b.stats,
+    })
+}
+
+/// The fragment stage's targets as the back end takes them.
+fn fragment_outputs(state: &FragmentState) -> Result<FragmentOutputs, CompileError> {
+    if !matches!(state.samples, 1 | 2 | 4) {
+        return Err(CompileError::Unsupported(format!(
+            "{} samples per pixel",
+            state.samples
+        )));
+    }
+    let mut colours = Vec::with_capacity(state.targets.len());
+    for t in &state.targets {
+        if t.format.tib_format() != Some(t.tib_format) {
+            return Err(CompileError::Unsupported(format!(
+                "colour target {} of {:?} stored as {:?}",
+                t.location, t.format, t.tib_format
+            )));
+        }
+        let (n, format) = crate::g13::tib_element_layout(t.format, t.tib_format);
+        let end = u32::from(t.offset) + u32::from(n) * format.bytes();
+        if end > state.sample_size_bytes.max(1) {
+            return Err(CompileError::Unsupported(format!(
+                "colour target {} ends at byte {end} of a {}-byte sample",
+                t.location, state.sample_size_bytes
+            )));
+        }
+        colours.push(ColourOutput {
+            location: t.location,
+            offset: t.offset,
+            format: t.tib_format,
+            colour: t.format,
+            blend: t.blend,
+        });
+    }
+    Ok(FragmentOutputs {
+        colours,
+        logic_op: state.logic_op,
+        samples: state.samples,
+    })
+}
+
 /// Compiles a graphics pipeline's vertex and fragment shaders against their fixed state.
 pub fn compile_graphics_pipeline(
     req: &GraphicsPipelineRequest<'_>,
 ) -> Result<GraphicsPipelineBinary, CompileError> {
-    let _ = req;
-    Err(CompileError::Unsupported(
-        "graphics pipelines in the G13 back end".into(),
-    ))
+    if req.vertex.stage != Stage::Vertex {
+        return Err(CompileError::Internal(format!(
+            "vertex stage request for a {:?} shader",
+            req.vertex.stage
+        )));
+    }
+    let mut vs = crate::translate_graphics(&req.vertex)?;
+    crate::passes::lower_vertex_input(&mut vs.shader, req.vertex_input)?;
+    for pass in [
+        crate::passes::const_fold,
+        crate::passes::copy_prop,
+        crate::passes::cse,
+        crate::passes::dce,
+    ] {
+        pass(&mut vs.shader)?;
+    }
+    let fs = match &req.fragment {
+        Some(f) => {
+            if f.stage != Stage::Fragment {
+                return Err(CompileError::Internal(format!(
+                    "fragment stage request for a {:?} shader",
+                    f.stage
+                )));
+            }
+            Some(crate::translate_graphics(f)?)
+        }
+        None => None,
+    };
+    let inputs = match &fs {
+        Some(fs) => fragment_inputs(fs)?,
+        None => Vec::new(),
+    };
+    let point_size = writes_builtin(&vs, OutputBuiltin::PointSize);
+    let layout = VaryingLayout::new(&inputs, point_size)?;
+    let vbin = compile_graphics(&vs, &layout, &FragmentOutputs::default())?;
+    let (fragment, discards, writes_depth) = match &fs {
+        Some(fs) => {
+            let outputs = fragment_outputs(req.fragment_state)?;
+            let b = compile_graphics(fs, &layout, &outputs)?;
+            let discards = b.discards;
+            let depth = writes_builtin(fs, OutputBuiltin::FragDepth);
+            (Some(stage_binary(b)?), discards, depth)
+        }
+        None => (None, false, false),
+    };
+    Ok(GraphicsPipelineBinary {
+        vertex: stage_binary(vbin)?,
+        fragment,
+        uvs_words: layout.uvs_words,
+        writes_point_size: point_size,
+        cf_bindings: cf_bindings(&layout),
+        cf_registers: layout.cf_slots,
+        discards,
+        writes_depth,
+        writes_stencil: false,
+    })
 }
 
 /// What a background program does to one colour target at the start of a tile.
@@ -256,7 +483,9 @@ pub enum TileLoad {
 pub enum TileStore {
     Discard,
     /// Write the tile through the PBE descriptor in texture state register `texture`.
-    Store { texture: u8 },
+    Store {
+        texture: u8,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -284,18 +513,77 @@ pub struct TileProgram {
     pub uniform_halves: u32,
 }
 
-/// The background program of a render pass (section 2 of docs/render-abi.md).
-pub fn compile_background(
-    req: &TileProgramRequest<TileLoad>,
+fn tile_program(
+    targets: Vec<tile_programs::Target>,
+    samples: u32,
+    sample_size_bytes: u32,
 ) -> Result<TileProgram, CompileError> {
-    let _ = req;
-    Err(CompileError::Unsupported("background programs".into()))
+    for t in &targets {
+        let (n, f) = crate::g13::tib_element_layout(t.colour, t.format);
+        let end = u32::from(t.offset) + u32::from(n) * f.bytes();
+        if end > sample_size_bytes {
+            return Err(CompileError::Unsupported(format!(
+                "tile target at byte {} ends past the {sample_size_bytes}-byte sample",
+                t.offset
+            )));
+        }
+        if t.colour.tib_format() != Some(t.format) && !matches!(t.op, tile_programs::Op::Nothing) {
+            return Err(CompileError::Unsupported(format!(
+                "{:?} stored as {:?} in the tilebuffer",
+                t.colour, t.format
+            )));
+        }
+    }
+    let c = tile_programs::compile_tile_program(&targets, samples)?;
+    Ok(TileProgram {
+        code: c.code,
+        gpr_halves: c.gpr_halves,
+        uniform_halves: c.uniform_halves,
+    })
+}
+
+fn tile_target(t: &TileTarget, op: tile_programs::Op) -> tile_programs::Target {
+    tile_programs::Target {
+        colour: t.format,
+        format: t.tib_format,
+        offset: t.offset,
+        op,
+    }
+}
+
+/// The background program of a render pass (section 2 of docs/render-abi.md).
+pub fn compile_background(req: &TileProgramRequest<TileLoad>) -> Result<TileProgram, CompileError> {
+    let mut targets = Vec::with_capacity(req.targets.len());
+    for (i, (t, op)) in req.targets.iter().enumerate() {
+        let op = match *op {
+            TileLoad::DontCare => tile_programs::Op::Nothing,
+            TileLoad::Clear => tile_programs::Op::Clear {
+                uniform_half: u16::try_from(8 * i)
+                    .ok()
+                    .filter(|&h| h + 8 <= hw::isa::UNIFORM_HALVES)
+                    .ok_or_else(|| CompileError::Limit(format!("clear value of target {i}")))?,
+            },
+            TileLoad::Load { texture } => tile_programs::Op::Load { texture },
+        };
+        targets.push(tile_target(t, op));
+    }
+    tile_program(targets, req.samples, req.sample_size_bytes)
 }
 
 /// The end-of-tile program of a render pass.
 pub fn compile_end_of_tile(
     req: &TileProgramRequest<TileStore>,
 ) -> Result<TileProgram, CompileError> {
-    let _ = req;
-    Err(CompileError::Unsupported("end-of-tile programs".into()))
+    let targets = req
+        .targets
+        .iter()
+        .map(|(t, op)| {
+            let op = match *op {
+                TileStore::Discard => tile_programs::Op::Nothing,
+                TileStore::Store { texture } => tile_programs::Op::Store { texture },
+            };
+            tile_target(t, op)
+        })
+        .collect();
+    tile_program(targets, req.samples, req.sample_size_bytes)
 }

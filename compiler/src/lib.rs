@@ -16,6 +16,7 @@ pub mod g13;
 mod graphics_api;
 pub mod ir;
 pub mod meta;
+pub mod meta_image;
 pub mod passes;
 pub mod reflect;
 

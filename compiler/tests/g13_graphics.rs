@@ -5,16 +5,17 @@
 mod common;
 
 use common::glslang_stage;
+use compiler::abi::FIRST_INSTANCE_OFFSET;
 use compiler::g13::{
-    compile_graphics, ColourOutput, FragmentOutputs, GraphicsBinary, VaryingLayout, CF_FRAG_X,
-    CF_FRAG_Y, CF_FRONT_FACING, CF_W, CF_Z, FIRST_INSTANCE_OFFSET, FIRST_VERTEX_OFFSET,
+    compile_graphics, ColourOutput, FragmentOutputs, GraphicsBinary, VaryingLayout, CF_W, CF_Z,
+    PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX,
 };
 use compiler::ir::{Interpolation, Stage};
 use compiler::{ResourceLayout, ShaderRequest, Target};
-use hw::g13::tilebuffer::TibFormat;
+use hw::g13::tilebuffer::{ColourFormat, Numeric};
 use hw::gpu::usc::{
-    run_graphics, FlatMemory, FragmentContext, GraphicsContext, LaunchState, Plane, Program,
-    VertexContext,
+    run_graphics, FlatMemory, FragmentContext, GraphicsContext, LaunchState, Plane, Preload,
+    Program, VertexContext,
 };
 
 fn compile(
@@ -65,6 +66,41 @@ fn launch(bin: &GraphicsBinary, lanes: u32, root_words: &[(u32, u32)]) -> Launch
     l
 }
 
+/// The vertex launch preloads: vertex index `first_vertex + lane`, instance number 0.
+fn vertex_preloads(l: &mut LaunchState, lanes: u32, first_vertex: u32) {
+    l.preloads = vec![
+        Preload {
+            reg: hw::isa::Reg::r32(PRELOAD_VERTEX_INDEX / 2),
+            values: (0..lanes).map(|i| first_vertex + i).collect(),
+        },
+        Preload {
+            reg: hw::isa::Reg::r32(PRELOAD_INSTANCE_NUMBER / 2),
+            values: vec![0; lanes as usize],
+        },
+    ];
+}
+
+/// A target of `channels` channels of `bits`-bit `numeric` data.
+fn target(location: u32, offset: u16, channels: u8, bits: u8, numeric: Numeric) -> ColourOutput {
+    ColourOutput::plain(
+        location,
+        offset,
+        ColourFormat::Plain {
+            channels,
+            bits,
+            numeric,
+        },
+    )
+    .unwrap()
+}
+
+fn outputs(colours: Vec<ColourOutput>) -> FragmentOutputs {
+    FragmentOutputs {
+        colours,
+        ..Default::default()
+    }
+}
+
 fn varyings() -> VaryingLayout {
     VaryingLayout::new(
         &[
@@ -86,8 +122,8 @@ fn layout_puts_position_first() {
     assert_eq!(l.uvs_words, 4 + 6);
     assert_eq!(l.slots[0].uvs, 4);
     assert_eq!(l.slots[5].uvs, 9);
-    assert_eq!(l.slots[0].cf, 5);
-    assert_eq!(l.cf_slots, 11);
+    assert_eq!(l.slots[0].cf, 2);
+    assert_eq!(l.cf_slots, 8);
     let with_psiz = VaryingLayout::new(&[(3, 1, Interpolation::Flat)], true).unwrap();
     assert_eq!(with_psiz.slots[0].uvs, 5);
     assert!(VaryingLayout::new(&[(0, 4, Interpolation::Flat)], false).is_err());
@@ -119,11 +155,8 @@ fn pass_through_vertex_shader_fills_uvs() {
     let bin = compile(VS, Stage::Vertex, &layout, &FragmentOutputs::default());
     let prog = program(&bin);
     let lanes = 13u32;
-    let l = launch(
-        &bin,
-        lanes,
-        &[(FIRST_VERTEX_OFFSET, 100), (FIRST_INSTANCE_OFFSET, 3)],
-    );
+    let mut l = launch(&bin, lanes, &[(FIRST_INSTANCE_OFFSET, 3)]);
+    vertex_preloads(&mut l, lanes, 100);
     let mut gfx = GraphicsContext {
         textures: Default::default(),
         fragment: None,
@@ -198,20 +231,10 @@ void main() {
     u = uvec2(0xdeadbeefu, 17u);
 }
 "#;
-    let outs = FragmentOutputs {
-        colours: vec![
-            ColourOutput {
-                location: 0,
-                offset: 0,
-                format: TibFormat::U8Norm,
-            },
-            ColourOutput {
-                location: 1,
-                offset: 4,
-                format: TibFormat::I32,
-            },
-        ],
-    };
+    let outs = outputs(vec![
+        target(0, 0, 4, 8, Numeric::Unorm),
+        target(1, 4, 2, 32, Numeric::Uint),
+    ]);
     let mut gfx = fragment(12, vec![]);
     run_fs(src, &VaryingLayout::default(), &outs, &mut gfx);
     let f = gfx.fragment.unwrap();
@@ -243,25 +266,11 @@ void main() {
 }
 "#;
     let layout = varyings();
-    let outs = FragmentOutputs {
-        colours: vec![
-            ColourOutput {
-                location: 0,
-                offset: 0,
-                format: TibFormat::I32,
-            },
-            ColourOutput {
-                location: 1,
-                offset: 16,
-                format: TibFormat::I32,
-            },
-            ColourOutput {
-                location: 2,
-                offset: 24,
-                format: TibFormat::U8Norm,
-            },
-        ],
-    };
+    let outs = outputs(vec![
+        target(0, 0, 4, 32, Numeric::Float),
+        target(1, 16, 2, 32, Numeric::Sint),
+        target(2, 24, 4, 8, Numeric::Unorm),
+    ]);
     let p = |a: f32, b: f32, c: f32| Plane { a, b, c };
     let w = p(0.01, -0.005, 0.75);
     let cols = [
@@ -316,24 +325,8 @@ void main() {
     o = vec4(1.0, 0.0, 0.5, 1.0);
 }
 "#;
-    let outs = FragmentOutputs {
-        colours: vec![ColourOutput {
-            location: 0,
-            offset: 0,
-            format: TibFormat::U8Norm,
-        }],
-    };
-    let mut cf = vec![Plane::default(); 5];
-    cf[CF_FRAG_X as usize] = Plane {
-        a: 1.0,
-        b: 0.0,
-        c: 0.0,
-    };
-    cf[CF_FRAG_Y as usize] = Plane {
-        a: 0.0,
-        b: 1.0,
-        c: 0.0,
-    };
+    let outs = outputs(vec![target(0, 0, 4, 8, Numeric::Unorm)]);
+    let cf = vec![Plane::default(); 5];
     let mut gfx = fragment(4, cf);
     run_fs(src, &VaryingLayout::default(), &outs, &mut gfx);
     let f = gfx.fragment.unwrap();
@@ -361,20 +354,10 @@ void main() {
     zw = gl_FragCoord.zw;
 }
 "#;
-    let outs = FragmentOutputs {
-        colours: vec![
-            ColourOutput {
-                location: 0,
-                offset: 0,
-                format: TibFormat::I32,
-            },
-            ColourOutput {
-                location: 1,
-                offset: 16,
-                format: TibFormat::I32,
-            },
-        ],
-    };
+    let outs = outputs(vec![
+        target(0, 0, 4, 32, Numeric::Uint),
+        target(1, 16, 2, 32, Numeric::Float),
+    ]);
     let z = Plane {
         a: 0.001,
         b: 0.002,
@@ -387,24 +370,12 @@ void main() {
     };
     for front in [true, false] {
         let mut cf = vec![Plane::default(); 5];
-        cf[CF_FRAG_X as usize] = Plane {
-            a: 1.0,
-            b: 0.0,
-            c: 0.0,
-        };
-        cf[CF_FRAG_Y as usize] = Plane {
-            a: 0.0,
-            b: 1.0,
-            c: 0.0,
-        };
         cf[CF_Z as usize] = z;
         cf[CF_W as usize] = w;
-        cf[CF_FRONT_FACING as usize] = Plane {
-            a: 0.0,
-            b: 0.0,
-            c: if front { 1.0 } else { 0.0 },
-        };
         let mut gfx = fragment(24, cf);
+        if let Some(f) = gfx.fragment.as_mut() {
+            f.backfacing = !front;
+        }
         run_fs(src, &VaryingLayout::default(), &outs, &mut gfx);
         let f = gfx.fragment.unwrap();
         for lane in 0..32 {
@@ -458,7 +429,8 @@ void main() {
     let layout = VaryingLayout::new(&[(3, 0, Interpolation::Smooth)], true).unwrap();
     let bin = compile(src, Stage::Vertex, &layout, &FragmentOutputs::default());
     let prog = program(&bin);
-    let l = launch(&bin, 4, &[(FIRST_VERTEX_OFFSET, 7)]);
+    let mut l = launch(&bin, 4, &[]);
+    vertex_preloads(&mut l, 4, 7);
     let mut gfx = GraphicsContext {
         textures: Default::default(),
         fragment: None,
@@ -503,12 +475,7 @@ void main() {
     gl_FragDepth = gl_FragCoord.y * 0.125;
 }
 "#;
-    let mut cf = vec![Plane::default(); 5];
-    cf[CF_FRAG_Y as usize] = Plane {
-        a: 0.0,
-        b: 1.0,
-        c: 0.0,
-    };
+    let cf = vec![Plane::default(); 5];
     let mut gfx = fragment(4, cf);
     run_fs(
         src,

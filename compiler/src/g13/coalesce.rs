@@ -36,6 +36,11 @@ fn as_copy(item: &Item, vregs: &[VregInfo]) -> Option<(u16, u16)> {
     if did == sid || did == NESTING_VREG || sid == NESTING_VREG || d.size != s.size {
         return None;
     }
+    // A preloaded register keeps its physical home only until it is copied out.
+    let fixed = |id: u16| vregs.get(id as usize).is_some_and(|v| v.fixed.is_some());
+    if fixed(did) || fixed(sid) {
+        return None;
+    }
     (whole(d, did) && whole(s, sid)).then_some((did, sid))
 }
 

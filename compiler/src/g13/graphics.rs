@@ -7,19 +7,16 @@
 //! fragment shader's coefficient registers start with the plane of 1/W (which perspective-
 //! correct `iter` divides by) and then the plane of Z.
 //!
-//! Two parts are agx4 conventions because the USC model has no other way to deliver the
-//! value yet (real hardware preloads registers or uses a special register the model lacks):
-//! * the pixel position `FragCoord.xy` is interpolated from slots [`CF_FRAG_X`] /
-//!   [`CF_FRAG_Y`], which the launch loads with the planes `x` and `y` (A=1 / B=1); the
-//!   front-facing flag is the constant term of slot [`CF_FRONT_FACING`] (1.0 front, 0.0 back);
-//! * `VertexIndex` is the launch's grid x position plus the 32-bit word at
-//!   [`FIRST_VERTEX_OFFSET`] of the root table, `InstanceIndex` the grid y position plus the
-//!   word at [`FIRST_INSTANCE_OFFSET`].
+//! What the launch preloads (docs/render-abi.md sections 3 and 4): `r5` holds the vertex
+//! index and `r6` the instance number counted from 0 (the root table's first-instance word
+//! is added to it); `get_sr` 80/81 give the fragment's framebuffer pixel and 62 the
+//! back-facing flag.
 
-use hw::g13::tilebuffer::TibFormat;
+use hw::g13::tilebuffer::{ColourFormat, TibFormat};
 
 use super::isel::{self, GraphicsTarget};
 use super::{compile_vprog, encode, stats, Options};
+use crate::graphics_api::{BlendAttachment, LogicOp};
 use crate::ir::{GraphicsShader, Interpolation, Stage};
 use crate::{abi, CompileError, Stats};
 
@@ -32,19 +29,19 @@ pub const UVS_POINT_SIZE: u8 = 4;
 pub const CF_W: u8 = 0;
 /// Coefficient slot holding the plane of depth Z.
 pub const CF_Z: u8 = 1;
-/// Coefficient slots holding the planes x and y of the framebuffer position (agx4).
-pub const CF_FRAG_X: u8 = 2;
-pub const CF_FRAG_Y: u8 = 3;
-/// Coefficient slot whose constant term is 1.0 for front-facing primitives (agx4).
-pub const CF_FRONT_FACING: u8 = 4;
 /// First coefficient slot of the user varyings.
-pub const CF_FIRST_VARYING: u8 = 5;
+pub const CF_FIRST_VARYING: u8 = 2;
 
-/// Root-table byte offsets of the vertex launch words (after the compute root table).
-pub const FIRST_VERTEX_OFFSET: u32 = abi::ROOT_TABLE_SIZE;
-pub const FIRST_INSTANCE_OFFSET: u32 = abi::ROOT_TABLE_SIZE + 4;
-/// Bytes of root table a graphics shader may read.
-pub const GRAPHICS_ROOT_TABLE_SIZE: u32 = abi::ROOT_TABLE_SIZE + 8;
+/// UVS word of clip-space W: a coefficient binding with this base slot yields 1/W.
+pub const UVS_CLIP_W: u8 = 3;
+
+/// The preloaded register (in halves) holding the vertex index.
+pub const PRELOAD_VERTEX_INDEX: u16 = 10;
+/// The preloaded register holding the instance number counted from 0.
+pub const PRELOAD_INSTANCE_NUMBER: u16 = 12;
+
+/// `get_sr` number of the back-facing flag.
+pub const SR_BACKFACING: u8 = 62;
 
 /// One 32-bit varying component and where it lives on both sides of the rasterizer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -127,21 +124,50 @@ impl VaryingLayout {
     }
 }
 
-/// Where a fragment shader's colour output at `location` goes.
+/// Where a fragment shader's colour output at `location` goes and how it is combined with
+/// what the tilebuffer holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ColourOutput {
     pub location: u32,
     /// Byte offset of the target inside a tilebuffer sample.
     pub offset: u16,
-    /// Only `I32` (32-bit channels, written as raw bits) and `U8Norm` (converted from float
-    /// in the shader and written as bytes) so far.
     pub format: TibFormat,
+    /// The attachment's format (numeric interpretation, channel count).
+    pub colour: ColourFormat,
+    pub blend: BlendAttachment,
 }
 
-/// The colour targets a fragment shader writes.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+impl ColourOutput {
+    /// A target written as it is (no blending, every channel).
+    pub fn plain(location: u32, offset: u16, colour: ColourFormat) -> Option<ColourOutput> {
+        Some(ColourOutput {
+            location,
+            offset,
+            format: colour.tib_format()?,
+            colour,
+            blend: BlendAttachment::default(),
+        })
+    }
+}
+
+/// The colour targets a fragment shader writes and the state shared by them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FragmentOutputs {
     pub colours: Vec<ColourOutput>,
+    /// Replaces blending for the integer and normalised targets when set.
+    pub logic_op: Option<LogicOp>,
+    /// Samples per pixel of the tilebuffer (1, 2 or 4).
+    pub samples: u32,
+}
+
+impl Default for FragmentOutputs {
+    fn default() -> FragmentOutputs {
+        FragmentOutputs {
+            colours: Vec::new(),
+            logic_op: None,
+            samples: 1,
+        }
+    }
 }
 
 impl FragmentOutputs {
@@ -201,7 +227,7 @@ pub fn compile_graphics(
         stage: g.stage,
         code: encoded.code,
         gpr_halves: c.gpr_halves,
-        uniform_halves: GRAPHICS_ROOT_TABLE_SIZE / 2,
+        uniform_halves: abi::GRAPHICS_ROOT_TABLE_SIZE / 2,
         scratch_bytes: c.scratch_bytes,
         discards,
         stats: st.api(),

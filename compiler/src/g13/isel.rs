@@ -14,9 +14,14 @@ use super::{vreg, Item, VProgram, VregInfo, NESTING_VREG};
 use crate::ir::{self, BinOp, CmpOp, ConvOp, Inst, Node, Op, Scalar, Shader, Space, UnOp, Value};
 use crate::{abi, CompileError};
 
+mod blend;
 mod gfx;
+mod tib;
+mod tile;
 
 pub(crate) use gfx::GraphicsTarget;
+pub(crate) use tib::element_layout as tib_element_layout;
+pub(crate) use tile::{select_tile_program, TileOp, TileTargetOp};
 
 /// Where an IR value lives.
 #[derive(Debug, Clone, Copy)]
@@ -91,6 +96,8 @@ struct Sel<'a> {
     gfx: Option<GraphicsTarget<'a>>,
     /// The register holding each output word written so far (see `gfx`).
     outputs: BTreeMap<(u32, u8), u16>,
+    /// Copies of preloaded registers taken at entry, by physical half (see `gfx`).
+    preloads: BTreeMap<u16, Reg>,
 }
 
 /// Selects instructions for a whole shader.
@@ -110,22 +117,10 @@ fn select_with<'a>(
     shader: &'a Shader,
     gfx: Option<GraphicsTarget<'a>>,
 ) -> Result<VProgram, CompileError> {
-    let mut s = Sel {
-        shader,
-        out: Vec::new(),
-        vregs: vec![VregInfo {
-            size: Size::S16,
-            multi_def: true,
-        }],
-        vals: vec![None; shader.value_types.len()],
-        vars: vec![None; shader.var_types.len()],
-        exec: ExecLowering::default(),
-        loop_depth: 0,
-        binops: HashMap::new(),
-        gfx,
-        outputs: BTreeMap::new(),
-    };
-    debug_assert_eq!(NESTING_VREG, 0);
+    let mut s = Sel::new(shader, gfx);
+    if gfx.is_some() {
+        s.capture_preloads()?;
+    }
     s.exec.begin(&shader.body, &mut s.out);
     if gfx.is_some() {
         // Outputs are written after the body, so a final `return` must not stop first.
@@ -142,11 +137,38 @@ fn select_with<'a>(
     if s.out.last() != Some(&Item::Op(Instr::Stop)) {
         s.out.push(Item::Op(Instr::Stop));
     }
-    Ok(VProgram {
-        items: s.out,
-        vregs: s.vregs,
-        scratch_base: shader.scratch_size,
-    })
+    Ok(s.finish())
+}
+
+impl<'a> Sel<'a> {
+    fn new(shader: &'a Shader, gfx: Option<GraphicsTarget<'a>>) -> Sel<'a> {
+        debug_assert_eq!(NESTING_VREG, 0);
+        Sel {
+            shader,
+            out: Vec::new(),
+            vregs: vec![VregInfo {
+                size: Size::S16,
+                multi_def: true,
+                fixed: None,
+            }],
+            vals: vec![None; shader.value_types.len()],
+            vars: vec![None; shader.var_types.len()],
+            exec: ExecLowering::default(),
+            loop_depth: 0,
+            binops: HashMap::new(),
+            gfx,
+            outputs: BTreeMap::new(),
+            preloads: BTreeMap::new(),
+        }
+    }
+
+    fn finish(self) -> VProgram {
+        VProgram {
+            items: self.out,
+            vregs: self.vregs,
+            scratch_base: self.shader.scratch_size,
+        }
+    }
 }
 
 impl Sel<'_> {
@@ -160,7 +182,11 @@ impl Sel<'_> {
                 "too many values for the G13 back end".into(),
             ));
         }
-        self.vregs.push(VregInfo { size, multi_def });
+        self.vregs.push(VregInfo {
+            size,
+            multi_def,
+            fixed: None,
+        });
         Ok(self.vregs.len() as u16 - 1)
     }
 
@@ -1259,10 +1285,12 @@ impl Sel<'_> {
                 .const_of(addr)
                 .ok_or_else(|| unsupported("root table load at a non-constant offset"))?;
             let align = u64::from(size.halves()) * 2;
-            if size == Size::S16
-                || off % align != 0
-                || off + align > u64::from(abi::ROOT_TABLE_SIZE)
-            {
+            let table = if self.gfx.is_some() {
+                abi::GRAPHICS_ROOT_TABLE_SIZE
+            } else {
+                abi::ROOT_TABLE_SIZE
+            };
+            if size == Size::S16 || off % align != 0 || off + align > u64::from(table) {
                 return Err(unsupported(format!(
                     "root table load of {size:?} at byte {off}"
                 )));

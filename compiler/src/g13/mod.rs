@@ -27,6 +27,7 @@ mod isel;
 mod regalloc;
 mod regs;
 mod stats;
+pub(crate) mod tile_programs;
 mod waits;
 
 #[cfg(test)]
@@ -36,10 +37,18 @@ mod tests;
 
 use hw::isa::{Instr, JumpCond, Reg, Size};
 
+/// Elements of a colour target in the tilebuffer and their raw access format.
+pub fn tib_element_layout(
+    c: hw::g13::tilebuffer::ColourFormat,
+    t: hw::g13::tilebuffer::TibFormat,
+) -> (u8, hw::isa::MemFormat) {
+    isel::tib_element_layout(c, t)
+}
+
 pub use graphics::{
     compile_graphics, ColourOutput, FragmentOutputs, GraphicsBinary, VaryingLayout, VaryingSlot,
-    CF_FIRST_VARYING, CF_FRAG_X, CF_FRAG_Y, CF_FRONT_FACING, CF_W, CF_Z, FIRST_INSTANCE_OFFSET,
-    FIRST_VERTEX_OFFSET, GRAPHICS_ROOT_TABLE_SIZE, UVS_POINT_SIZE, UVS_POSITION,
+    CF_FIRST_VARYING, CF_W, CF_Z, PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX, SR_BACKFACING,
+    UVS_CLIP_W, UVS_POINT_SIZE, UVS_POSITION,
 };
 
 use crate::{abi, ir::Shader, CompileError, ComputeBinary};
@@ -65,6 +74,9 @@ pub(crate) struct VregInfo {
     /// appears in. A value assembled from parts by adjacent instructions before any read is
     /// not multi-def.
     pub multi_def: bool,
+    /// A register the launch preloads: the allocator gives it exactly these physical halves
+    /// from program entry to its last use (instruction selection copies it out at entry).
+    pub fixed: Option<u16>,
 }
 
 /// A program over virtual registers, as instruction selection leaves it.

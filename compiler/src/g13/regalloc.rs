@@ -7,6 +7,10 @@
 //! the other under different exec masks, so program order is also the order of effects: a
 //! range that spans an `if` keeps its register through both arms, as it must.
 //!
+//! Fixed registers (`VregInfo::fixed`: what the launch preloads, and the register runs of the
+//! tile programs) are live from entry, placed before anything else at their physical halves
+//! and never spilled or coalesced.
+//!
 //! 32-bit values take an even half, 64-bit values a half divisible by four; `r0l` (half 0) is
 //! the exec nesting counter and is not handed out in programs with control flow. When registers run out, the range with
 //! the farthest end is spilled to the stack (after the IR's scratch area): every instruction
@@ -79,7 +83,7 @@ pub(crate) fn allocate(prog: &VProgram, budget: u16) -> Result<Allocation, Compi
         .map(|(i, &orig)| (i, Tag::Input(orig)))
         .collect();
     super::hoist::hoist_constants(&mut work, &vregs, budget);
-    let mut spillable = vec![true; vregs.len()];
+    let mut spillable: Vec<bool> = vregs.iter().map(|v| v.fixed.is_none()).collect();
     spillable[NESTING_VREG as usize] = false;
     let mut slot: Vec<Option<u32>> = vec![None; vregs.len()];
     let mut stack_end = prog.scratch_base;
@@ -154,6 +158,13 @@ pub(crate) fn live_ranges(work: &[Item], vregs: &[VregInfo]) -> Vec<Option<Inter
             }
         }
     }
+    // Preloaded registers hold their value from entry on.
+    for (id, e) in iv.iter_mut().enumerate() {
+        if let (Some(x), Some(_)) = (e.as_mut(), vregs[id].fixed) {
+            x.start = 0;
+            x.reuse = false;
+        }
+    }
     // Inner loops first, so growth over an inner loop is seen by the loops around it.
     loops.sort_by_key(|&(h, e)| e - h);
     for &(head, back) in &loops {
@@ -207,7 +218,14 @@ fn linear_scan(
     let mut order: Vec<u16> = (0..iv.len() as u16)
         .filter(|&id| id != NESTING_VREG && iv[id as usize].is_some())
         .collect();
-    order.sort_by_key(|&id| (iv[id as usize].map(|x| x.start), id));
+    // Preloaded registers first: nothing may take their halves before they are placed.
+    order.sort_by_key(|&id| {
+        (
+            iv[id as usize].map(|x| x.start),
+            vregs[id as usize].fixed.is_none(),
+            id,
+        )
+    });
 
     let mut free = vec![true; budget as usize];
     // r0l belongs to the nesting counter in programs with control flow (which all set it).
@@ -242,6 +260,23 @@ fn linear_scan(
             }
         });
         let size = vregs[id as usize].size;
+        if let Some(b) = vregs[id as usize].fixed {
+            let halves = b..b + size.halves();
+            if b % align_of(size) != 0
+                || b + size.halves() > budget
+                || !halves.clone().all(|h| free[h as usize])
+            {
+                return Err(CompileError::Internal(format!(
+                    "preloaded register at half {b} cannot be placed"
+                )));
+            }
+            for h in halves {
+                free[h as usize] = false;
+            }
+            base[id as usize] = Some(b);
+            active.push(id);
+            continue;
+        }
         loop {
             let step = align_of(size);
             let found = (0..budget).step_by(step as usize).find(|&b| {
@@ -394,6 +429,7 @@ fn insert_spill_code(
             vregs.push(VregInfo {
                 size: vregs[id as usize].size,
                 multi_def: false,
+                fixed: None,
             });
             spillable.push(false);
             fresh.push(vregs.len() as u16 - 1);

@@ -11,6 +11,7 @@ mod lower_float;
 mod lower_int64;
 mod lower_int_div;
 mod lower_sysvals;
+mod lower_vertex_input;
 mod promote_vars;
 mod scalarize;
 
@@ -29,6 +30,7 @@ pub use lower_float::lower_float;
 pub use lower_int64::lower_int64;
 pub use lower_int_div::lower_int_div;
 pub use lower_sysvals::lower_sysvals;
+pub use lower_vertex_input::lower_vertex_input;
 pub use promote_vars::promote_vars;
 pub use scalarize::scalarize;
 

@@ -6,17 +6,41 @@
 //! times, in control flow, and only the last write counts; the hardware also wants the last
 //! `st_vary` marked.
 
-use hw::g13::tilebuffer::TibFormat;
 use hw::isa::*;
 
-use super::{internal, isrc, size_of, unsupported, Sel, Val};
+use super::{internal, isrc, size_of, unsupported, Sel, Val, XOR};
 use crate::g13::graphics::{
-    FragmentOutputs, VaryingLayout, CF_FRAG_X, CF_FRAG_Y, CF_FRONT_FACING, CF_W, CF_Z,
-    FIRST_INSTANCE_OFFSET, FIRST_VERTEX_OFFSET, UVS_POINT_SIZE, UVS_POSITION,
+    FragmentOutputs, VaryingLayout, CF_W, CF_Z, PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX,
+    SR_BACKFACING, UVS_POINT_SIZE, UVS_POSITION,
 };
 use crate::g13::vreg;
-use crate::ir::{self, InputInterp, Inst, Op, OutputBuiltin, Sampling, Stage, SysVal, Value};
-use crate::CompileError;
+use crate::ir::{self, InputInterp, Inst, Node, Op, OutputBuiltin, Sampling, Stage, SysVal, Value};
+use crate::{abi, CompileError};
+
+/// Calls `f` for every system value `body` reads.
+fn reads_sysvals(body: &[Node], f: &mut impl FnMut(SysVal)) {
+    for n in body {
+        match n {
+            Node::Block(insts) => {
+                for i in insts {
+                    if let Op::SysVal(sv) = i.op {
+                        f(sv);
+                    }
+                }
+            }
+            Node::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                reads_sysvals(then_body, f);
+                reads_sysvals(else_body, f);
+            }
+            Node::Loop { body } => reads_sysvals(body, f),
+            Node::Break | Node::Continue | Node::Return => {}
+        }
+    }
+}
 
 /// Output key of gl_FragDepth (no colour location is this large).
 const DEPTH_KEY: (u32, u8) = (u32::MAX, 0);
@@ -90,41 +114,101 @@ impl<'a> Sel<'a> {
         }));
     }
 
+    /// Copies the preloaded registers the shader reads into ordinary registers before
+    /// anything else runs, so the allocator only has to keep the physical ones until then.
+    pub(super) fn capture_preloads(&mut self) -> Result<(), CompileError> {
+        let Some(t) = self.gfx else { return Ok(()) };
+        if t.stage != Stage::Vertex {
+            return Ok(());
+        }
+        let mut wanted = Vec::new();
+        reads_sysvals(&self.shader.body, &mut |sv| {
+            let half = match sv {
+                SysVal::VertexIndex => PRELOAD_VERTEX_INDEX,
+                SysVal::InstanceIndex => PRELOAD_INSTANCE_NUMBER,
+                _ => return,
+            };
+            if !wanted.contains(&half) {
+                wanted.push(half);
+            }
+        });
+        for half in wanted {
+            let id = self.new_vreg(Size::S32, false)?;
+            self.vregs[id as usize].fixed = Some(half);
+            let copy = self.temp(Size::S32)?;
+            self.copy(copy, Operand::Reg(vreg(id, 0, Size::S32)));
+            self.preloads.insert(half, copy);
+        }
+        Ok(())
+    }
+
+    fn preloaded(&self, half: u16) -> Result<Reg, CompileError> {
+        self.preloads
+            .get(&half)
+            .copied()
+            .ok_or_else(|| internal(format!("preloaded register at half {half} not captured")))
+    }
+
     pub(super) fn graphics_sysval(&mut self, d: Value, sv: SysVal) -> Result<(), CompileError> {
         match sv {
-            SysVal::VertexIndex | SysVal::InstanceIndex => {
-                self.stage_is(Stage::Vertex, "VertexIndex / InstanceIndex")?;
-                let (sr, base) = if sv == SysVal::VertexIndex {
-                    (SpecialReg::THREAD_POSITION_IN_GRID_X, FIRST_VERTEX_OFFSET)
-                } else {
-                    (SpecialReg::THREAD_POSITION_IN_GRID_Y, FIRST_INSTANCE_OFFSET)
-                };
-                let t = self.temp(Size::S32)?;
-                self.emit(Instr::GetSr(GetSr { dst: t.into(), sr }));
+            SysVal::VertexIndex => {
+                self.stage_is(Stage::Vertex, "VertexIndex")?;
+                let src = self.preloaded(PRELOAD_VERTEX_INDEX)?;
+                let r = self.def32(d)?;
+                self.copy(r, Operand::Reg(src));
+            }
+            SysVal::InstanceIndex => {
+                self.stage_is(Stage::Vertex, "InstanceIndex")?;
+                let src = self.preloaded(PRELOAD_INSTANCE_NUMBER)?;
                 let r = self.def32(d)?;
                 let first = Operand::Uniform(Reg {
-                    half: (base / 2) as u16,
+                    half: (abi::FIRST_INSTANCE_OFFSET / 2) as u16,
                     size: Size::S32,
                 });
-                self.iadd(r, Operand::Reg(t), first, false);
+                self.iadd(r, Operand::Reg(src), first, false);
             }
-            SysVal::FragCoord(c @ 0..=3) => {
+            SysVal::FragCoord(c @ 0..=1) => {
                 self.stage_is(Stage::Fragment, "FragCoord")?;
-                let cf = [CF_FRAG_X, CF_FRAG_Y, CF_Z, CF_W][usize::from(c)];
+                let sr = if c == 0 {
+                    SpecialReg::THREAD_POSITION_IN_GRID_X
+                } else {
+                    SpecialReg::THREAD_POSITION_IN_GRID_Y
+                };
+                let px = self.temp(Size::S32)?;
+                self.emit(Instr::GetSr(GetSr { dst: px.into(), sr }));
+                let f = self.temp(Size::S32)?;
+                self.emit(Instr::Convert(Convert {
+                    op: ConvertOp::U32ToF,
+                    dst: f.into(),
+                    src: isrc(Operand::Reg(px)),
+                    round: Round::NearestEven,
+                }));
+                let half = self.float_imm(0.5)?;
+                let r = self.def32(d)?;
+                self.farith(
+                    FOp::Add,
+                    r,
+                    FSrc::new(Operand::Reg(f)),
+                    FSrc::new(half),
+                    FSrc::new(Operand::Imm(0)),
+                );
+            }
+            SysVal::FragCoord(c @ 2..=3) => {
+                self.stage_is(Stage::Fragment, "FragCoord")?;
+                // Slot W holds the plane of 1/W, which is what FragCoord.w is.
+                let cf = if c == 2 { CF_Z } else { CF_W };
                 let r = self.def32(d)?;
                 self.iter(r, cf, None, Interpolation::Center);
             }
             SysVal::FrontFacing => {
                 self.stage_is(Stage::Fragment, "FrontFacing")?;
-                let t = self.temp(Size::S32)?;
-                self.iter(t, CF_FRONT_FACING, None, Interpolation::Center);
-                let r = self.def32(d)?;
-                self.emit(Instr::Convert(Convert {
-                    op: ConvertOp::FToU32,
-                    dst: r.into(),
-                    src: isrc(Operand::Reg(t)),
-                    round: Round::TowardZero,
+                let back = self.temp(Size::S32)?;
+                self.emit(Instr::GetSr(GetSr {
+                    dst: back.into(),
+                    sr: SpecialReg(SR_BACKFACING),
                 }));
+                let r = self.def32(d)?;
+                self.bitop(r, Operand::Reg(back), Operand::Imm(1), XOR);
             }
             other => {
                 return Err(unsupported(format!(
@@ -254,6 +338,20 @@ impl<'a> Sel<'a> {
     /// The stores after the body.
     pub(super) fn write_outputs(&mut self) -> Result<(), CompileError> {
         let t = self.target("outputs")?;
+        if t.stage == Stage::Vertex {
+            // Varyings the fragment shader reads but this shader never writes read 0.
+            for slot in &t.layout.slots {
+                let key = (u32::from(slot.uvs), 0);
+                if !self.outputs.contains_key(&key) {
+                    let id = self.new_vreg(Size::S32, true)?;
+                    self.emit(Instr::MovImm(MovImm {
+                        dst: vreg(id, 0, Size::S32).into(),
+                        imm: 0,
+                    }));
+                    self.outputs.insert(key, id);
+                }
+            }
+        }
         let outs: Vec<((u32, u8), u16)> = self.outputs.iter().map(|(&k, &v)| (k, v)).collect();
         match t.stage {
             Stage::Vertex => {
@@ -269,80 +367,37 @@ impl<'a> Sel<'a> {
                 }
             }
             _ => {
+                let mut colours: Vec<(u32, [Option<Reg>; 4])> = Vec::new();
                 for ((location, component), id) in outs {
+                    let value = vreg(id, 0, Size::S32);
                     if (location, component) == DEPTH_KEY {
                         self.emit(Instr::ZsEmit(ZsEmit {
                             samples: Small::Imm(0xff),
-                            src: vreg(id, 0, Size::S32),
+                            src: value,
                             depth: true,
                             stencil: false,
                         }));
                         continue;
                     }
+                    let k = usize::from(component);
+                    match colours.iter_mut().find(|(l, _)| *l == location) {
+                        Some((_, v)) => v[k] = Some(value),
+                        None => {
+                            let mut v = [None; 4];
+                            v[k] = Some(value);
+                            colours.push((location, v));
+                        }
+                    }
+                }
+                for (location, vals) in colours {
                     let c = *t
                         .outputs
                         .find(location)
                         .ok_or_else(|| internal("recorded a colour output with no target"))?;
-                    let value = vreg(id, 0, Size::S32);
-                    let (reg, format) = match c.format {
-                        TibFormat::I32 => (value, MemFormat::I32),
-                        TibFormat::U8Norm => (self.unorm8_of(value)?, MemFormat::I8),
-                        other => {
-                            return Err(unsupported(format!(
-                                "colour target format {other:?} in the G13 back end"
-                            )))
-                        }
-                    };
-                    let bytes = if format == MemFormat::I32 { 4 } else { 1 };
-                    if u32::from(c.offset) + bytes * 4 > 512 {
-                        return Err(unsupported(format!(
-                            "colour target at tilebuffer byte {}",
-                            c.offset
-                        )));
-                    }
-                    self.emit(Instr::TileMem(TileMem {
-                        store: true,
-                        reg,
-                        format,
-                        mask: 1 << component,
-                        pixel_offset: c.offset,
-                        samples: Small::Imm(0xff),
-                        coords: None,
-                    }));
+                    self.write_colour(&c, vals, t.outputs.logic_op, t.outputs.samples)?;
                 }
             }
         }
         Ok(())
-    }
-
-    /// round(clamp(x, 0, 1) * 255) as an integer.
-    fn unorm8_of(&mut self, x: Reg) -> Result<Reg, CompileError> {
-        let zero = self.float_imm(0.0)?;
-        let clamped = self.temp(Size::S32)?;
-        self.emit(Instr::FArith(FArith {
-            op: FOp::Add,
-            dst: clamped.into(),
-            a: FSrc::new(Operand::Reg(x)),
-            b: FSrc::new(zero),
-            c: FSrc::new(Operand::Imm(0)),
-            saturate: true,
-        }));
-        let scale = self.float_imm(255.0)?;
-        let scaled = self.temp(Size::S32)?;
-        self.farith(
-            FOp::Mul,
-            scaled,
-            FSrc::new(Operand::Reg(clamped)),
-            FSrc::new(scale),
-            FSrc::new(Operand::Imm(0)),
-        );
-        let r = self.temp(Size::S32)?;
-        self.emit(Instr::Convert(Convert {
-            op: ConvertOp::FToU32,
-            dst: r.into(),
-            src: isrc(Operand::Reg(scaled)),
-            round: Round::NearestEven,
-        }));
-        Ok(r)
     }
 }

@@ -1,0 +1,315 @@
+//! Colour output: a fragment shader's colour written to its tilebuffer target, with the
+//! pipeline's blending, logic op and write mask applied in the shader (the hardware has no
+//! fixed-function blender: docs/render-abi.md section 4).
+//!
+//! Blending runs in f32 on shader-side values (after clamping source, destination and
+//! constants for normalised targets, as Vulkan asks); logic ops run on the integer bits the
+//! tilebuffer holds. Whenever the destination is read, every sample is handled on its own:
+//! `ld_tile` reads one sample, so the read-combine-write sequence repeats per sample.
+
+use hw::g13::tilebuffer::{Numeric, TibFormat};
+use hw::isa::*;
+
+use super::tib::{channels, is_integer, numeric, Element};
+use super::{unsupported, Sel};
+use crate::abi;
+use crate::g13::graphics::ColourOutput;
+use crate::graphics_api::{BlendFactor, BlendOp, LogicOp};
+use crate::CompileError;
+
+/// The value of `op` for one bit of source `s` and destination `d`.
+fn logic_bit(op: LogicOp, s: bool, d: bool) -> bool {
+    match op {
+        LogicOp::Clear => false,
+        LogicOp::And => s & d,
+        LogicOp::AndReverse => s & !d,
+        LogicOp::Copy => s,
+        LogicOp::AndInverted => !s & d,
+        LogicOp::NoOp => d,
+        LogicOp::Xor => s ^ d,
+        LogicOp::Or => s | d,
+        LogicOp::Nor => !(s | d),
+        LogicOp::Equivalent => !(s ^ d),
+        LogicOp::Invert => !d,
+        LogicOp::OrReverse => s | !d,
+        LogicOp::CopyInverted => !s,
+        LogicOp::OrInverted => !s | d,
+        LogicOp::Nand => !(s & d),
+        LogicOp::Set => true,
+    }
+}
+
+/// The `bitop` truth table of `op` with the source as operand A and the destination as B.
+fn logic_table(op: LogicOp) -> u8 {
+    let mut t = 0;
+    for (bit, (a, b)) in [(false, false), (true, false), (false, true), (true, true)]
+        .into_iter()
+        .enumerate()
+    {
+        if logic_bit(op, a, b) {
+            t |= 1 << bit;
+        }
+    }
+    t
+}
+
+/// Bits of the packed 10:10:10:2 word that belong to the channels in `mask`.
+fn rgb10a2_bits(mask: u8) -> u32 {
+    let mut m = 0;
+    for k in 0..4 {
+        if mask & (1 << k) != 0 {
+            m |= if k == 3 {
+                0xc000_0000
+            } else {
+                0x3ff << (10 * k)
+            };
+        }
+    }
+    m
+}
+
+/// How a target is combined with what the tilebuffer holds.
+enum Mode {
+    Plain,
+    Blend,
+    Logic(LogicOp),
+}
+
+impl Sel<'_> {
+    /// Writes `src` (one register per channel; `None` channels were not written) to target
+    /// `c` of a tilebuffer with `samples` samples per pixel.
+    pub(super) fn write_colour(
+        &mut self,
+        c: &ColourOutput,
+        src: [Option<Reg>; 4],
+        logic_op: Option<LogicOp>,
+        samples: u32,
+    ) -> Result<(), CompileError> {
+        let n = channels(c.colour);
+        let full = ((1u16 << n) - 1) as u8;
+        let mask = c.blend.write_mask & full;
+        if mask == 0 {
+            return Ok(());
+        }
+        let int = is_integer(c.colour);
+        let zero = self.imm_r(0)?;
+        let one = if int {
+            self.imm_r(1)?
+        } else {
+            self.imm_r(1.0f32.to_bits())?
+        };
+        let vals: [Reg; 4] =
+            std::array::from_fn(|k| src[k].unwrap_or(if k == 3 { one } else { zero }));
+        let num = numeric(c.colour);
+        let mode = match logic_op {
+            Some(op) => {
+                let logic_ok = matches!(
+                    num,
+                    Numeric::Unorm | Numeric::Snorm | Numeric::Uint | Numeric::Sint
+                );
+                if !logic_ok {
+                    // Vulkan: float and sRGB targets take the colour unchanged.
+                    Mode::Plain
+                } else if c.format == TibFormat::F16 {
+                    return Err(unsupported(format!(
+                        "logic op on {:?} (stored as half floats)",
+                        c.colour
+                    )));
+                } else {
+                    Mode::Logic(op)
+                }
+            }
+            None if c.blend.enable && !int => Mode::Blend,
+            None => Mode::Plain,
+        };
+        let masked_rmw = mask != full && !c.format.supports_channel_mask();
+        if matches!(mode, Mode::Plain) && !masked_rmw {
+            let elems = self.tib_pack(c.colour, c.format, vals)?;
+            return self.tile_access(true, c.offset, &elems, Small::Imm(0xff), mask);
+        }
+        // Packing the source once serves every sample of a logic op.
+        let src_elems = match mode {
+            Mode::Logic(_) => Some(self.tib_pack(c.colour, c.format, vals)?),
+            _ => None,
+        };
+        let src_vals = match mode {
+            Mode::Blend => Some(self.blend_source(c, vals)?),
+            _ => None,
+        };
+        for s in 0..samples.clamp(1, 8) {
+            let which = Small::Imm(1 << s);
+            let dst_elems = self.tib_elements(c.colour, c.format)?;
+            self.tile_access(false, c.offset, &dst_elems, which, 0xf)?;
+            let out: Vec<Element> = match mode {
+                Mode::Logic(op) => {
+                    let se = src_elems
+                        .as_ref()
+                        .ok_or_else(|| unsupported("logic op source"))?;
+                    let table = logic_table(op);
+                    let mut out = Vec::with_capacity(se.len());
+                    for (a, b) in se.iter().zip(&dst_elems) {
+                        let mut r =
+                            self.bitop_r(Operand::Reg(a.reg), Operand::Reg(b.reg), table)?;
+                        if masked_rmw && c.format == TibFormat::Rgb10A2 {
+                            let keep = self.imm_r(rgb10a2_bits(mask))?;
+                            // (r & keep) | (dst & !keep)
+                            let sel = self.bitop_r(Operand::Reg(r), Operand::Reg(keep), 0b1000)?;
+                            let old =
+                                self.bitop_r(Operand::Reg(b.reg), Operand::Reg(keep), 0b0010)?;
+                            r = self.bitop_r(Operand::Reg(sel), Operand::Reg(old), 0b1110)?;
+                        }
+                        out.push(Element { reg: r, ..*a });
+                    }
+                    out
+                }
+                Mode::Blend | Mode::Plain => {
+                    let dst = self.tib_unpack(c.colour, c.format, &dst_elems)?;
+                    let mut res = match mode {
+                        Mode::Blend => {
+                            let sv = src_vals.ok_or_else(|| unsupported("blend source"))?;
+                            self.blend(c, sv, dst)?
+                        }
+                        _ => vals,
+                    };
+                    if masked_rmw {
+                        for (k, r) in res.iter_mut().enumerate() {
+                            if mask & (1 << k) == 0 {
+                                *r = dst[k];
+                            }
+                        }
+                    }
+                    self.tib_pack(c.colour, c.format, res)?
+                }
+            };
+            let store_mask = if masked_rmw { 0xf } else { mask };
+            self.tile_access(true, c.offset, &out, which, store_mask)?;
+        }
+        Ok(())
+    }
+
+    /// Source values clamped as the target's format asks before blending.
+    fn blend_source(&mut self, c: &ColourOutput, vals: [Reg; 4]) -> Result<[Reg; 4], CompileError> {
+        let mut out = vals;
+        for r in &mut out {
+            *r = self.clamp_for(c, Operand::Reg(*r))?;
+        }
+        Ok(out)
+    }
+
+    fn clamp_for(&mut self, c: &ColourOutput, x: Operand) -> Result<Reg, CompileError> {
+        match numeric(c.colour) {
+            Numeric::Unorm | Numeric::Srgb => self.fsat_r(x),
+            Numeric::Snorm => {
+                let one = self.fconst(1.0)?;
+                let m = self.fminmax_r(false, x, one)?;
+                let neg = self.fconst(-1.0)?;
+                self.fminmax_r(true, Operand::Reg(m), neg)
+            }
+            _ => self.fadd_r(x, Operand::Imm(super::NEG_ZERO_IMM)),
+        }
+    }
+
+    fn blend_constant(&mut self, c: &ColourOutput, k: usize) -> Result<Reg, CompileError> {
+        let u = Operand::Uniform(Reg {
+            half: (abi::BLEND_CONSTANTS_OFFSET / 2) as u16 + 2 * k as u16,
+            size: Size::S32,
+        });
+        self.clamp_for(c, u)
+    }
+
+    fn factor(
+        &mut self,
+        c: &ColourOutput,
+        f: BlendFactor,
+        k: usize,
+        src: &[Reg; 4],
+        dst: &[Reg; 4],
+    ) -> Result<Operand, CompileError> {
+        let one = self.fconst(1.0)?;
+        let minus = |s: &mut Self, r: Reg| -> Result<Operand, CompileError> {
+            let one = s.fconst(1.0)?;
+            Ok(Operand::Reg(s.fsub_r(one, Operand::Reg(r))?))
+        };
+        Ok(match f {
+            BlendFactor::Zero => Operand::Imm(0),
+            BlendFactor::One => one,
+            BlendFactor::SrcColor => Operand::Reg(src[k]),
+            BlendFactor::OneMinusSrcColor => minus(self, src[k])?,
+            BlendFactor::DstColor => Operand::Reg(dst[k]),
+            BlendFactor::OneMinusDstColor => minus(self, dst[k])?,
+            BlendFactor::SrcAlpha => Operand::Reg(src[3]),
+            BlendFactor::OneMinusSrcAlpha => minus(self, src[3])?,
+            BlendFactor::DstAlpha => Operand::Reg(dst[3]),
+            BlendFactor::OneMinusDstAlpha => minus(self, dst[3])?,
+            BlendFactor::ConstantColor => Operand::Reg(self.blend_constant(c, k)?),
+            BlendFactor::OneMinusConstantColor => {
+                let r = self.blend_constant(c, k)?;
+                minus(self, r)?
+            }
+            BlendFactor::ConstantAlpha => Operand::Reg(self.blend_constant(c, 3)?),
+            BlendFactor::OneMinusConstantAlpha => {
+                let r = self.blend_constant(c, 3)?;
+                minus(self, r)?
+            }
+            BlendFactor::SrcAlphaSaturate if k == 3 => one,
+            BlendFactor::SrcAlphaSaturate => {
+                let inv = minus(self, dst[3])?;
+                Operand::Reg(self.fminmax_r(false, Operand::Reg(src[3]), inv)?)
+            }
+        })
+    }
+
+    /// Vulkan's blend equation per channel.
+    fn blend(
+        &mut self,
+        c: &ColourOutput,
+        src: [Reg; 4],
+        dst: [Reg; 4],
+    ) -> Result<[Reg; 4], CompileError> {
+        let b = c.blend;
+        let mut out = src;
+        for (k, o) in out.iter_mut().enumerate() {
+            let (sf, df, op) = if k == 3 {
+                (b.src_alpha, b.dst_alpha, b.alpha_op)
+            } else {
+                (b.src_color, b.dst_color, b.color_op)
+            };
+            *o = match op {
+                BlendOp::Min | BlendOp::Max => self.fminmax_r(
+                    op == BlendOp::Max,
+                    Operand::Reg(src[k]),
+                    Operand::Reg(dst[k]),
+                )?,
+                _ => {
+                    let sfv = self.factor(c, sf, k, &src, &dst)?;
+                    let dfv = self.factor(c, df, k, &src, &dst)?;
+                    let s = self.fmul_r(Operand::Reg(src[k]), sfv)?;
+                    let d = self.fmul_r(Operand::Reg(dst[k]), dfv)?;
+                    match op {
+                        BlendOp::Add => self.fadd_r(Operand::Reg(s), Operand::Reg(d))?,
+                        BlendOp::Subtract => self.fsub_r(Operand::Reg(s), Operand::Reg(d))?,
+                        _ => self.fsub_r(Operand::Reg(d), Operand::Reg(s))?,
+                    }
+                }
+            };
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logic_tables_match_vulkan() {
+        assert_eq!(logic_table(LogicOp::Clear), 0);
+        assert_eq!(logic_table(LogicOp::Set), 0xf);
+        assert_eq!(logic_table(LogicOp::And), 0b1000);
+        assert_eq!(logic_table(LogicOp::Or), 0b1110);
+        assert_eq!(logic_table(LogicOp::Xor), 0b0110);
+        assert_eq!(logic_table(LogicOp::Copy), 0b1010);
+        assert_eq!(logic_table(LogicOp::NoOp), 0b1100);
+        assert_eq!(logic_table(LogicOp::Invert), 0b0011);
+    }
+}

@@ -1,0 +1,217 @@
+//! Instruction selection for the tile programs (docs/render-abi.md section 2): background
+//! programs clear a target or load it from its attachment, end-of-tile programs write it to
+//! its attachment. They have no IR: they are built here from the same tilebuffer format
+//! conversions fragment outputs use.
+//!
+//! `texture` and `image_write` take register runs wider than a virtual register (four
+//! 32-bit texel components, two or three coordinates), so those runs are preloaded-style
+//! fixed registers: the allocator places them at fixed halves for the whole program and
+//! everything else around them.
+
+use hw::g13::tilebuffer::{ColourFormat, TibFormat};
+use hw::isa::*;
+
+use super::tib::Element;
+use super::{Sel, VProgram};
+use crate::g13::vreg;
+use crate::ir::Shader;
+use crate::CompileError;
+
+/// Halves of the fixed runs: the texel (four 32-bit components), then the coordinates
+/// (x, y as one 64-bit register, the sample index after them).
+const TEXEL_HALF: u16 = 8;
+const COORD_HALF: u16 = 16;
+const SAMPLE_HALF: u16 = 20;
+
+/// One target of a tile program.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TileTargetOp {
+    pub colour: ColourFormat,
+    pub format: TibFormat,
+    pub offset: u16,
+    pub op: TileOp,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TileOp {
+    Nothing,
+    /// Clear to the value in uniform halves from this one (4 x 32 bits).
+    Clear {
+        uniform_half: u16,
+    },
+    Load {
+        texture: u8,
+    },
+    Store {
+        texture: u8,
+    },
+}
+
+struct Runs {
+    texel: [u16; 2],
+    coords: u16,
+    sample: u16,
+}
+
+impl Sel<'_> {
+    fn fixed(&mut self, half: u16, size: Size) -> Result<u16, CompileError> {
+        let id = self.new_vreg(size, true)?;
+        self.vregs[id as usize].fixed = Some(half);
+        Ok(id)
+    }
+
+    fn texel_reg(r: &Runs, k: usize) -> Reg {
+        vreg(r.texel[k / 2], 2 * (k % 2) as u16, Size::S32)
+    }
+
+    fn tile_target(
+        &mut self,
+        t: &TileTargetOp,
+        runs: &Runs,
+        samples: u32,
+    ) -> Result<(), CompileError> {
+        let multisampled = samples > 1;
+        let dim = if multisampled {
+            TexDim::D2Ms
+        } else {
+            TexDim::D2
+        };
+        let coords = vreg(runs.coords, 0, Size::S32);
+        let per_sample: Vec<Small> = if multisampled {
+            (0..samples).map(|s| Small::Imm(1 << s)).collect()
+        } else {
+            vec![Small::Imm(0xff)]
+        };
+        match t.op {
+            TileOp::Nothing => {}
+            TileOp::Clear { uniform_half } => {
+                let mut vals = [Reg::r32(0); 4];
+                for (k, v) in vals.iter_mut().enumerate() {
+                    let r = self.t32()?;
+                    let u = Reg {
+                        half: uniform_half + 2 * k as u16,
+                        size: Size::S32,
+                    };
+                    self.copy(r, Operand::Uniform(u));
+                    *v = r;
+                }
+                let elems = self.tib_pack(t.colour, t.format, vals)?;
+                self.tile_access(true, t.offset, &elems, Small::Imm(0xff), 0xf)?;
+            }
+            TileOp::Load { texture } => {
+                for (s, which) in per_sample.iter().enumerate() {
+                    if multisampled {
+                        let r = vreg(runs.sample, 0, Size::S32);
+                        self.emit(Instr::MovImm(MovImm {
+                            dst: r.into(),
+                            imm: s as u32,
+                        }));
+                    }
+                    self.emit(Instr::Texture(Texture {
+                        load: true,
+                        dst: Self::texel_reg(runs, 0),
+                        coords,
+                        lod_mode: LodMode::Auto,
+                        lod: Operand::Imm(0),
+                        texture: TexIndex::Imm(texture),
+                        sampler: Small::Imm(0),
+                        dim,
+                        mask: 0xf,
+                        shadow: false,
+                        offset: false,
+                        extra: None,
+                        gather: None,
+                        query_lod: false,
+                        wait_slot: 0,
+                    }));
+                    // Copies out of the run, so the conversion can use any register.
+                    let mut vals = [Reg::r32(0); 4];
+                    for (k, v) in vals.iter_mut().enumerate() {
+                        let r = self.t32()?;
+                        self.copy(r, Operand::Reg(Self::texel_reg(runs, k)));
+                        *v = r;
+                    }
+                    let elems = self.tib_pack(t.colour, t.format, vals)?;
+                    self.tile_access(true, t.offset, &elems, *which, 0xf)?;
+                }
+            }
+            TileOp::Store { texture } => {
+                for (s, which) in per_sample.iter().enumerate() {
+                    let elems: Vec<Element> = self.tib_elements(t.colour, t.format)?;
+                    self.tile_access(false, t.offset, &elems, *which, 0xf)?;
+                    let vals = self.tib_unpack(t.colour, t.format, &elems)?;
+                    for (k, v) in vals.iter().enumerate() {
+                        self.copy(Self::texel_reg(runs, k), Operand::Reg(*v));
+                    }
+                    if multisampled {
+                        let r = vreg(runs.sample, 0, Size::S32);
+                        self.emit(Instr::MovImm(MovImm {
+                            dst: r.into(),
+                            imm: s as u32,
+                        }));
+                    }
+                    self.emit(Instr::ImageWrite(ImageWrite {
+                        src: Self::texel_reg(runs, 0),
+                        coords,
+                        lod: Small::Imm(0),
+                        texture: TexIndex::Imm(texture),
+                        dim,
+                        coherent: false,
+                    }));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Selects a tile program over `targets` for a tilebuffer of `samples` samples per pixel.
+pub(crate) fn select_tile_program(
+    targets: &[TileTargetOp],
+    samples: u32,
+) -> Result<VProgram, CompileError> {
+    let empty = Shader::default();
+    let mut s = Sel::new(&empty, None);
+    let runs = Runs {
+        texel: [
+            s.fixed(TEXEL_HALF, Size::S64)?,
+            s.fixed(TEXEL_HALF + 4, Size::S64)?,
+        ],
+        coords: s.fixed(COORD_HALF, Size::S64)?,
+        sample: s.fixed(SAMPLE_HALF, Size::S32)?,
+    };
+    let needs_pixel = targets
+        .iter()
+        .any(|t| matches!(t.op, TileOp::Load { .. } | TileOp::Store { .. }));
+    if needs_pixel {
+        for (part, sr) in [
+            (0, SpecialReg::THREAD_POSITION_IN_GRID_X),
+            (2, SpecialReg::THREAD_POSITION_IN_GRID_Y),
+        ] {
+            s.emit(Instr::GetSr(GetSr {
+                dst: vreg(runs.coords, part, Size::S32).into(),
+                sr,
+            }));
+        }
+    }
+    for t in targets {
+        s.tile_target(t, &runs, samples)?;
+    }
+    // The runs are read as a whole by `texture` / `image_write`, which the allocator sees
+    // as a use of their first register only: one last write to each keeps all of them
+    // reserved to the end. (Programs without texture traffic never name them, so the
+    // allocator leaves those halves free.)
+    let ends: &[u16] = if needs_pixel {
+        &[runs.texel[0], runs.texel[1], runs.coords, runs.sample]
+    } else {
+        &[]
+    };
+    for &id in ends {
+        s.emit(Instr::MovImm(MovImm {
+            dst: vreg(id, 0, Size::S32).into(),
+            imm: 0,
+        }));
+    }
+    s.emit(Instr::Stop);
+    Ok(s.finish())
+}
