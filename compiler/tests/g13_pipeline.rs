@@ -1372,10 +1372,12 @@ fn tile_round_trip_samples(
     };
     let layout = Layout::new(8, 4, 1, 1, bpp, tiling, samples).expect("layout");
     let (src_va, dst_va) = (0x20_0000u64, 0x30_0000u64);
+    // Tile programs move sRGB bytes as they are (the tilebuffer holds them encoded), so
+    // both descriptors do no sRGB conversion, as the ICD builds them.
     let desc = |base| ImageDesc {
         base,
         layout: &layout,
-        format: pf,
+        format: pf.linear(),
         dimension,
     };
     let tex = texture_descriptor(&desc(src_va), 0, 1, 0, 1).expect("texture descriptor");
@@ -1447,7 +1449,7 @@ fn multisampled_tile_programs_round_trip_every_sample() {
 fn background_load_and_end_of_tile_store_round_trip() {
     // R8G8B8A8_UNORM, _SRGB, R32G32_UINT, R16G16_SFLOAT, A2B10G10R10_UNORM.
     tile_round_trip(37, rgba8(Numeric::Unorm), hash, 0);
-    tile_round_trip(43, rgba8(Numeric::Srgb), hash, 1);
+    tile_round_trip(43, rgba8(Numeric::Srgb), hash, 0);
     tile_round_trip(
         101,
         ColourFormat::Plain {

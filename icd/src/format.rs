@@ -3,6 +3,10 @@
 //! clears.
 
 use ash::vk;
+use compiler::{AttribComponent, VertexFormat};
+use hw::g13::control::descriptors::{Channels, TextureType, ZlsFormat};
+use hw::g13::image_desc::{pixel_format, PixelFormat};
+use hw::g13::tilebuffer::{ColourFormat, Numeric};
 
 /// How a format's channels are encoded, for packing clear colours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,11 +16,13 @@ enum Kind {
     Uint,
     Sint,
     Sfloat,
-    /// sRGB-encoded UNORM: packing a clear needs the transfer function (not done yet).
+    /// sRGB-encoded UNORM.
     Srgb,
     /// Packed formats with their own bit layouts.
     A2b10g10r10Unorm,
     R5g6b5Unorm,
+    /// Depth or stencil: one plane, no colour clears.
+    DepthStencil,
 }
 
 /// A format: channel count, bits per channel, encoding, and whether it is stored B, G, R, A.
@@ -86,8 +92,212 @@ pub fn get(format: vk::Format) -> Option<Format> {
         F::R32G32B32A32_SFLOAT => f(4, 32, Kind::Sfloat),
         F::A2B10G10R10_UNORM_PACK32 => f(4, 0, Kind::A2b10g10r10Unorm),
         F::R5G6B5_UNORM_PACK16 => f(3, 0, Kind::R5g6b5Unorm),
+        F::D16_UNORM => f(1, 16, Kind::DepthStencil),
+        F::D32_SFLOAT => f(1, 32, Kind::DepthStencil),
+        F::S8_UINT => f(1, 8, Kind::DepthStencil),
+        // The depth plane; the stencil plane is the image's second (image.rs).
+        F::D32_SFLOAT_S8_UINT => f(1, 32, Kind::DepthStencil),
         _ => None,
     }
+}
+
+/// How a colour attachment of `format` is rendered: its generation-neutral format, the
+/// descriptor channel layout and numeric type, and the pixel format its texture and PBE
+/// descriptors use. `None` for formats agx4 does not render to.
+#[derive(Clone, Copy, Debug)]
+pub struct Renderable {
+    pub colour: ColourFormat,
+    pub texture_type: TextureType,
+    /// How texture and PBE descriptors see it.
+    pub pixel: PixelFormat,
+}
+
+impl Renderable {
+    /// Shaders may blend into it (normalised and float formats).
+    pub fn blendable(&self) -> bool {
+        !matches!(self.texture_type, TextureType::Uint | TextureType::Sint)
+    }
+}
+
+/// The colour formats agx4 renders to (see [`Renderable`]).
+pub fn renderable(format: vk::Format) -> Option<Renderable> {
+    let f = get(format)?;
+    let (numeric, texture_type) = match f.kind {
+        Kind::Unorm => (Numeric::Unorm, TextureType::Unorm),
+        Kind::Snorm => (Numeric::Snorm, TextureType::Snorm),
+        Kind::Uint => (Numeric::Uint, TextureType::Uint),
+        Kind::Sint => (Numeric::Sint, TextureType::Sint),
+        Kind::Sfloat => (Numeric::Float, TextureType::Float),
+        Kind::A2b10g10r10Unorm => {
+            let pixel = pixel_format(format.as_raw())?;
+            return Some(Renderable { colour: ColourFormat::Rgb10A2Unorm, texture_type: TextureType::Unorm, pixel });
+        }
+        // The tilebuffer holds sRGB as four encoded bytes; one- and two-channel sRGB
+        // targets are not tested, so only the four-channel ones are offered. R5G6B5 renders
+        // through half floats, untested.
+        Kind::Srgb if f.channels == 4 => (Numeric::Srgb, TextureType::Unorm),
+        Kind::Srgb | Kind::R5g6b5Unorm | Kind::DepthStencil => return None,
+    };
+    let channels = match (f.channels, f.bits) {
+        (1, 8) => Channels::R8,
+        (2, 8) => Channels::R8G8,
+        (4, 8) => Channels::R8G8B8A8,
+        (1, 16) => Channels::R16,
+        (2, 16) => Channels::R16G16,
+        (4, 16) => Channels::R16G16B16A16,
+        (1, 32) => Channels::R32,
+        (2, 32) => Channels::R32G32,
+        (4, 32) => Channels::R32G32B32A32,
+        _ => return None,
+    };
+    let colour = ColourFormat::Plain { channels: f.channels as u8, bits: f.bits as u8, numeric };
+    colour.tib_format()?;
+    let pixel = pixel_format(format.as_raw())?;
+    if pixel.channels != channels {
+        return None;
+    }
+    Some(Renderable { colour, texture_type, pixel })
+}
+
+/// The depth/stencil attachment formats, by their first plane: depth in the ZLS unit's
+/// format, or stencil.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepthStencil {
+    Depth(ZlsFormat),
+    Stencil,
+}
+
+/// The aspects of a depth/stencil attachment format: the depth plane's ZLS format, if any,
+/// and whether it has stencil. D32_SFLOAT_S8_UINT is its depth plane for
+/// [`depth_stencil`], with the stencil in a second plane (image.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Aspects {
+    pub depth: Option<ZlsFormat>,
+    pub stencil: bool,
+}
+
+pub fn aspects(format: vk::Format) -> Option<Aspects> {
+    match format {
+        vk::Format::D32_SFLOAT_S8_UINT => Some(Aspects { depth: Some(ZlsFormat::F32), stencil: true }),
+        f => match depth_stencil(f)? {
+            DepthStencil::Depth(z) => Some(Aspects { depth: Some(z), stencil: false }),
+            DepthStencil::Stencil => Some(Aspects { depth: None, stencil: true }),
+        },
+    }
+}
+
+pub fn depth_stencil(format: vk::Format) -> Option<DepthStencil> {
+    match format {
+        vk::Format::D16_UNORM => Some(DepthStencil::Depth(ZlsFormat::U16)),
+        vk::Format::D32_SFLOAT => Some(DepthStencil::Depth(ZlsFormat::F32)),
+        vk::Format::S8_UINT => Some(DepthStencil::Stencil),
+        vk::Format::D32_SFLOAT_S8_UINT => Some(DepthStencil::Depth(ZlsFormat::F32)),
+        _ => None,
+    }
+}
+
+/// The vertex attribute format the compiler fetches for `format`, or `None` for formats
+/// agx4 cannot fetch.
+pub fn vertex_format(format: vk::Format) -> Option<VertexFormat> {
+    use vk::Format as F;
+    use AttribComponent as C;
+    let plain = |comp, count| Some(VertexFormat::Plain { comp, count, bgra: false });
+    match format {
+        F::R32_SFLOAT => plain(C::F32, 1),
+        F::R32G32_SFLOAT => plain(C::F32, 2),
+        F::R32G32B32_SFLOAT => plain(C::F32, 3),
+        F::R32G32B32A32_SFLOAT => plain(C::F32, 4),
+        F::R32_UINT => plain(C::U32, 1),
+        F::R32G32_UINT => plain(C::U32, 2),
+        F::R32G32B32_UINT => plain(C::U32, 3),
+        F::R32G32B32A32_UINT => plain(C::U32, 4),
+        F::R32_SINT => plain(C::S32, 1),
+        F::R32G32_SINT => plain(C::S32, 2),
+        F::R32G32B32_SINT => plain(C::S32, 3),
+        F::R32G32B32A32_SINT => plain(C::S32, 4),
+        F::R16_SFLOAT => plain(C::F16, 1),
+        F::R16G16_SFLOAT => plain(C::F16, 2),
+        F::R16G16B16_SFLOAT => plain(C::F16, 3),
+        F::R16G16B16A16_SFLOAT => plain(C::F16, 4),
+        F::R8_UNORM => plain(C::Unorm8, 1),
+        F::R8G8_UNORM => plain(C::Unorm8, 2),
+        F::R8G8B8_UNORM => plain(C::Unorm8, 3),
+        F::R8G8B8A8_UNORM => plain(C::Unorm8, 4),
+        F::B8G8R8A8_UNORM => Some(VertexFormat::Plain { comp: C::Unorm8, count: 4, bgra: true }),
+        F::R8_SNORM => plain(C::Snorm8, 1),
+        F::R8G8_SNORM => plain(C::Snorm8, 2),
+        F::R8G8B8_SNORM => plain(C::Snorm8, 3),
+        F::R8G8B8A8_SNORM => plain(C::Snorm8, 4),
+        F::R8_UINT => plain(C::Uint8, 1),
+        F::R8G8_UINT => plain(C::Uint8, 2),
+        F::R8G8B8_UINT => plain(C::Uint8, 3),
+        F::R8G8B8A8_UINT => plain(C::Uint8, 4),
+        F::R8_SINT => plain(C::Sint8, 1),
+        F::R8G8_SINT => plain(C::Sint8, 2),
+        F::R8G8B8_SINT => plain(C::Sint8, 3),
+        F::R8G8B8A8_SINT => plain(C::Sint8, 4),
+        F::R8_USCALED => plain(C::Uscaled8, 1),
+        F::R8G8_USCALED => plain(C::Uscaled8, 2),
+        F::R8G8B8_USCALED => plain(C::Uscaled8, 3),
+        F::R8G8B8A8_USCALED => plain(C::Uscaled8, 4),
+        F::R8_SSCALED => plain(C::Sscaled8, 1),
+        F::R8G8_SSCALED => plain(C::Sscaled8, 2),
+        F::R8G8B8_SSCALED => plain(C::Sscaled8, 3),
+        F::R8G8B8A8_SSCALED => plain(C::Sscaled8, 4),
+        F::R16_UNORM => plain(C::Unorm16, 1),
+        F::R16G16_UNORM => plain(C::Unorm16, 2),
+        F::R16G16B16_UNORM => plain(C::Unorm16, 3),
+        F::R16G16B16A16_UNORM => plain(C::Unorm16, 4),
+        F::R16_SNORM => plain(C::Snorm16, 1),
+        F::R16G16_SNORM => plain(C::Snorm16, 2),
+        F::R16G16B16_SNORM => plain(C::Snorm16, 3),
+        F::R16G16B16A16_SNORM => plain(C::Snorm16, 4),
+        F::R16_UINT => plain(C::Uint16, 1),
+        F::R16G16_UINT => plain(C::Uint16, 2),
+        F::R16G16B16_UINT => plain(C::Uint16, 3),
+        F::R16G16B16A16_UINT => plain(C::Uint16, 4),
+        F::R16_SINT => plain(C::Sint16, 1),
+        F::R16G16_SINT => plain(C::Sint16, 2),
+        F::R16G16B16_SINT => plain(C::Sint16, 3),
+        F::R16G16B16A16_SINT => plain(C::Sint16, 4),
+        F::R16_USCALED => plain(C::Uscaled16, 1),
+        F::R16G16_USCALED => plain(C::Uscaled16, 2),
+        F::R16G16B16_USCALED => plain(C::Uscaled16, 3),
+        F::R16G16B16A16_USCALED => plain(C::Uscaled16, 4),
+        F::R16_SSCALED => plain(C::Sscaled16, 1),
+        F::R16G16_SSCALED => plain(C::Sscaled16, 2),
+        F::R16G16B16_SSCALED => plain(C::Sscaled16, 3),
+        F::R16G16B16A16_SSCALED => plain(C::Sscaled16, 4),
+        F::A2B10G10R10_UNORM_PACK32 => Some(VertexFormat::A2B10G10R10 { numeric: Numeric::Unorm }),
+        F::A2B10G10R10_SNORM_PACK32 => Some(VertexFormat::A2B10G10R10 { numeric: Numeric::Snorm }),
+        F::A2B10G10R10_UINT_PACK32 => Some(VertexFormat::A2B10G10R10 { numeric: Numeric::Uint }),
+        F::A2B10G10R10_SINT_PACK32 => Some(VertexFormat::A2B10G10R10 { numeric: Numeric::Sint }),
+        _ => None,
+    }
+}
+
+/// The clear colour of a render target as the background program's uniforms want it: four
+/// 32-bit words, floats for normalised and float formats, integers for integer formats
+/// (docs/render-abi.md section 2). Out-of-range values are clamped to what the format holds.
+pub fn clear_words(r: &Renderable, value: &vk::ClearColorValue) -> [u32; 4] {
+    // SAFETY: every member of the union is plain data of the same 16 bytes.
+    let (f, u, i) = unsafe { (value.float32, value.uint32, value.int32) };
+    let mut out = [0u32; 4];
+    for c in 0..4 {
+        out[c] = match r.texture_type {
+            TextureType::Unorm => f[c].clamp(0.0, 1.0).to_bits(),
+            TextureType::Snorm => f[c].clamp(-1.0, 1.0).to_bits(),
+            TextureType::Uint | TextureType::Sint => {
+                if r.texture_type == TextureType::Uint {
+                    u[c]
+                } else {
+                    i[c] as u32
+                }
+            }
+            _ => f[c].to_bits(),
+        };
+    }
+    out
 }
 
 /// IEEE half from a float, rounding to nearest even (infinities and NaN kept).
@@ -126,14 +336,24 @@ fn norm(c: f32, lo: f32, max: f32) -> i64 {
     (c * max).round() as i64
 }
 
+/// Linear `c` to the sRGB encoding, both in [0, 1] (the standard transfer function).
+fn srgb_encode(c: f32) -> f32 {
+    let c = if c.is_nan() { 0.0 } else { c.clamp(0.0, 1.0) };
+    if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    }
+}
+
 /// The clear colour `value` as one texel of `format`, or `None` for formats whose clears are
-/// not implemented (sRGB).
+/// not implemented (depth/stencil).
 pub fn pack_clear(format: &Format, value: &vk::ClearColorValue) -> Option<Vec<u8>> {
     // SAFETY: every member of the union is plain data of the same 16 bytes.
     let (f, u, i) = unsafe { (value.float32, value.uint32, value.int32) };
     let mut out = Vec::new();
     match format.kind {
-        Kind::Srgb => return None,
+        Kind::DepthStencil => return None,
         Kind::A2b10g10r10Unorm => {
             let word = norm(f[0], 0.0, 1023.0) as u32
                 | (norm(f[1], 0.0, 1023.0) as u32) << 10
@@ -152,6 +372,8 @@ pub fn pack_clear(format: &Format, value: &vk::ClearColorValue) -> Option<Vec<u8
                 let max = ((1u64 << (bits - 1)) * 2 - 1) as f32;
                 let v: u64 = match kind {
                     Kind::Unorm => norm(f[c], 0.0, max) as u64,
+                    Kind::Srgb if c < 3 => norm(srgb_encode(f[c]), 0.0, max) as u64,
+                    Kind::Srgb => norm(f[c], 0.0, max) as u64,
                     Kind::Snorm => norm(f[c], -1.0, ((1u64 << (bits - 1)) - 1) as f32) as u64,
                     // Integer clears keep the low bits of the value, as a store of it would.
                     Kind::Uint => u64::from(u[c]),
@@ -187,7 +409,8 @@ mod tests {
         ] {
             assert_eq!(get(f).unwrap().bytes_per_texel(), n, "{f:?}");
         }
-        assert!(get(vk::Format::D32_SFLOAT).is_none());
+        assert!(get(vk::Format::D24_UNORM_S8_UINT).is_none());
+        assert!(renderable(vk::Format::D32_SFLOAT).is_none());
     }
 
     #[test]
@@ -206,6 +429,36 @@ mod tests {
         assert_eq!(clear(vk::Format::R16G16_UINT, u), [0x78, 0x56, 7, 0]);
         let i = vk::ClearColorValue { int32: [-2, 3, 0, 0] };
         assert_eq!(clear(vk::Format::R32G32_SINT, i), [0xfe, 0xff, 0xff, 0xff, 3, 0, 0, 0]);
-        assert!(pack_clear(&get(vk::Format::R8G8B8A8_SRGB).unwrap(), &fl([0.5; 4])).is_none());
+        // 0.5 linear is 0.7354 encoded: 187.5 rounds to 188; alpha is not encoded.
+        assert_eq!(clear(vk::Format::R8G8B8A8_SRGB, fl([0.5, 1.0, 0.0, 0.5])), [188, 255, 0, 128]);
+        assert_eq!(clear(vk::Format::B8G8R8A8_SRGB, fl([0.0, 0.002, 0.5, 1.0])), [188, 7, 0, 255]);
+    }
+
+    #[test]
+    fn render_and_vertex_formats() {
+        let r = renderable(vk::Format::R8G8B8A8_UNORM).unwrap();
+        assert!(r.blendable());
+        assert_eq!(r.colour, ColourFormat::Plain { channels: 4, bits: 8, numeric: Numeric::Unorm });
+        assert!(!renderable(vk::Format::R32_UINT).unwrap().blendable());
+        let srgb = renderable(vk::Format::R8G8B8A8_SRGB).unwrap();
+        assert!(srgb.blendable());
+        assert_eq!(srgb.colour, ColourFormat::Plain { channels: 4, bits: 8, numeric: Numeric::Srgb });
+        assert!(renderable(vk::Format::B8G8R8A8_SRGB).is_some());
+        assert!(renderable(vk::Format::R8_SRGB).is_none());
+        assert!(renderable(vk::Format::D16_UNORM).is_none());
+        assert_eq!(vertex_format(vk::Format::R32G32B32_SFLOAT), Some(VertexFormat::Plain { comp: AttribComponent::F32, count: 3, bgra: false }));
+        assert_eq!(vertex_format(vk::Format::B8G8R8A8_UNORM), Some(VertexFormat::Plain { comp: AttribComponent::Unorm8, count: 4, bgra: true }));
+        assert!(vertex_format(vk::Format::R64_SFLOAT).is_none());
+        assert_eq!(aspects(vk::Format::D32_SFLOAT_S8_UINT), Some(Aspects { depth: Some(ZlsFormat::F32), stencil: true }));
+        assert_eq!(aspects(vk::Format::S8_UINT), Some(Aspects { depth: None, stencil: true }));
+    }
+
+    #[test]
+    fn clear_words_are_shader_values() {
+        let unorm = renderable(vk::Format::R8G8B8A8_UNORM).unwrap();
+        let w = clear_words(&unorm, &vk::ClearColorValue { float32: [0.5, 2.0, -1.0, 1.0] });
+        assert_eq!(w, [0.5f32.to_bits(), 1.0f32.to_bits(), 0.0f32.to_bits(), 1.0f32.to_bits()]);
+        let sint = renderable(vk::Format::R16G16_SINT).unwrap();
+        assert_eq!(clear_words(&sint, &vk::ClearColorValue { int32: [-3, 4, 0, 0] }), [(-3i32) as u32, 4, 0, 0]);
     }
 }

@@ -2,9 +2,10 @@
 //! then a GPU address once bound.
 //!
 //! OPTIMAL tiling is the GPU-twiddled layout; LINEAR is row-major and limited, as the spec
-//! allows, to 2D images with one level and one layer. One sample only. 3D images have one
-//! level: the layout model keeps a whole mip chain per slice, which is not how 3D levels
-//! shrink in depth.
+//! allows, to 2D images with one level and one layer. 3D images have one level: the layout
+//! model keeps a whole mip chain per slice, which is not how 3D levels shrink in depth.
+//! Attachments may have 4 samples (2D, optimal tiling, one level; see
+//! `MULTISAMPLED_ATTACHMENTS`).
 //!
 //! Layout transitions have nothing to do: agx4 has no compressed (metadata) layouts yet, so
 //! every VkImageLayout of an image is the same bytes.
@@ -15,14 +16,31 @@ use crate::format::{self, Format};
 use crate::handle::{object, Object};
 use crate::memory::{self, ALL_MEMORY_TYPES, PAGE_SIZE};
 use ash::vk;
-use hw::g13::layout::{Layout, Tiling};
+use hw::g13::layout::{Layout, Tiling, Usage};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Usages images can have today: transfers only (sampling, storage and attachments come with
-/// the graphics work).
+/// Usages every format's images can have: transfers (sampling and storage come later).
 pub const SUPPORTED_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
     vk::ImageUsageFlags::TRANSFER_SRC.as_raw() | vk::ImageUsageFlags::TRANSFER_DST.as_raw(),
 );
+
+/// The usages `format` supports with `tiling`: transfers, plus colour attachment for the
+/// formats agx4 renders to and depth/stencil attachment for its depth and stencil formats
+/// (optimal tiling only).
+pub fn supported_usage(format: vk::Format, tiling: vk::ImageTiling) -> vk::ImageUsageFlags {
+    let mut u = SUPPORTED_USAGE;
+    if tiling == vk::ImageTiling::OPTIMAL && format::renderable(format).is_some() {
+        u |= vk::ImageUsageFlags::COLOR_ATTACHMENT;
+    }
+    if tiling == vk::ImageTiling::OPTIMAL && format::depth_stencil(format).is_some() {
+        u |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+    }
+    u
+}
+
+/// Whether attachments may have 4 samples: the tilebuffer, pipelines, descriptors and ZLS
+/// handle them, and end-of-tile programs resolve them into single-sample attachments.
+const MULTISAMPLED_ATTACHMENTS: bool = true;
 
 /// Largest 3D extent along each axis.
 const MAX_3D: u32 = 2048;
@@ -40,6 +58,13 @@ pub struct Image {
     pub levels: u32,
     pub layers: u32,
     pub layout: Layout,
+    pub usage: vk::ImageUsageFlags,
+    /// 1 or 4.
+    pub samples: u32,
+    /// The stencil plane of a combined depth/stencil format: its offset and layout.
+    pub stencil_plane: Option<(u64, Layout)>,
+    /// Bytes of all planes.
+    pub size: u64,
     /// GPU address once bound, 0 before.
     pub va: AtomicU64,
 }
@@ -58,7 +83,12 @@ impl Image {
 /// The image format properties agx4 supports, or `None` for an unsupported combination.
 pub fn format_properties(format: vk::Format, ty: vk::ImageType, tiling: vk::ImageTiling, usage: vk::ImageUsageFlags, flags: vk::ImageCreateFlags) -> Option<vk::ImageFormatProperties> {
     format::get(format)?;
-    if !flags.is_empty() || !SUPPORTED_USAGE.contains(usage) || usage.is_empty() {
+    if !flags.is_empty() || !supported_usage(format, tiling).contains(usage) || usage.is_empty() {
+        return None;
+    }
+    // Depth/stencil images exist as attachments (their transfers are byte copies of one
+    // plane, which is right, but aspect handling is not checked yet).
+    if format::depth_stencil(format).is_some() && (!usage.contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT) || ty != vk::ImageType::TYPE_2D) {
         return None;
     }
     let levels_for = |n: u32| 32 - n.leading_zeros();
@@ -69,11 +99,13 @@ pub fn format_properties(format: vk::Format, ty: vk::ImageType, tiling: vk::Imag
         (vk::ImageTiling::LINEAR, vk::ImageType::TYPE_2D) => (vk::Extent3D { width: MAX_2D, height: MAX_2D, depth: 1 }, 1, 1),
         _ => return None,
     };
+    let attachment = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+    let multisample = MULTISAMPLED_ATTACHMENTS && tiling == vk::ImageTiling::OPTIMAL && ty == vk::ImageType::TYPE_2D && usage.intersects(attachment);
     Some(vk::ImageFormatProperties {
         max_extent: extent,
         max_mip_levels: levels,
         max_array_layers: layers,
-        sample_counts: vk::SampleCountFlags::TYPE_1,
+        sample_counts: if multisample { vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4 } else { vk::SampleCountFlags::TYPE_1 },
         max_resource_size: MAX_RESOURCE_SIZE,
     })
 }
@@ -82,20 +114,43 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
     let limits = format_properties(info.format, info.image_type, info.tiling, info.usage, info.flags).ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
     let e = info.extent;
     let too_big = e.width > limits.max_extent.width || e.height > limits.max_extent.height || e.depth > limits.max_extent.depth;
-    if too_big || info.mip_levels > limits.max_mip_levels || info.array_layers > limits.max_array_layers || info.samples != vk::SampleCountFlags::TYPE_1 {
+    let samples_ok = limits.sample_counts.contains(info.samples) && (info.samples == vk::SampleCountFlags::TYPE_1 || info.mip_levels == 1);
+    if too_big || info.mip_levels > limits.max_mip_levels || info.array_layers > limits.max_array_layers || !samples_ok {
         return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
     }
+    let samples = info.samples.as_raw();
     let format = format::get(info.format).ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
     let tiling = if info.tiling == vk::ImageTiling::LINEAR { Tiling::Linear { stride: None } } else { Tiling::Twiddled };
     let slices = if info.image_type == vk::ImageType::TYPE_3D { e.depth } else { info.array_layers };
-    let layout = Layout::new(e.width, e.height, slices, info.mip_levels, format.bytes_per_texel(), tiling, 1).map_err(|err| {
+    let usage = Usage {
+        renderable: info.usage.contains(vk::ImageUsageFlags::COLOR_ATTACHMENT),
+        depth_stencil: format::depth_stencil(info.format).is_some(),
+        ..Usage::default()
+    };
+    let layout = Layout::with_usage(e.width, e.height, slices, info.mip_levels, format.bytes_per_texel(), tiling, samples, usage).map_err(|err| {
         eprintln!("agx4: vkCreateImage: {err}");
         vk::Result::ERROR_FORMAT_NOT_SUPPORTED
     })?;
-    if layout.size > MAX_RESOURCE_SIZE {
+    // D32_SFLOAT_S8_UINT keeps stencil in a plane of its own after the depth plane, laid
+    // out like an S8_UINT image, as the ZLS unit reads separate depth and stencil buffers.
+    let stencil_plane = match format::aspects(info.format) {
+        Some(format::Aspects { depth: Some(_), stencil: true }) => {
+            let l = Layout::with_usage(e.width, e.height, slices, info.mip_levels, 1, tiling, samples, usage).map_err(|err| {
+                eprintln!("agx4: vkCreateImage: {err}");
+                vk::Result::ERROR_FORMAT_NOT_SUPPORTED
+            })?;
+            Some((layout.size.next_multiple_of(PAGE_SIZE), l))
+        }
+        _ => None,
+    };
+    let size = stencil_plane.as_ref().map_or(layout.size, |(offset, l)| offset + l.size);
+    if size > MAX_RESOURCE_SIZE {
         return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
     }
     Ok(Image {
+        samples,
+        stencil_plane,
+        size,
         format,
         vk_format: info.format,
         ty: info.image_type,
@@ -103,6 +158,7 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
         levels: info.mip_levels,
         layers: info.array_layers,
         layout,
+        usage: info.usage,
         va: AtomicU64::new(0),
     })
 }
@@ -133,7 +189,7 @@ pub unsafe extern "system" fn get_image_memory_requirements(_device: vk::Device,
         // Page alignment keeps every GPU-tiled layout's page-aligned layers page aligned.
         // SAFETY: valid usage: pMemoryRequirements is writable.
         unsafe {
-            *p_requirements = vk::MemoryRequirements { size: img.layout.size.next_multiple_of(PAGE_SIZE), alignment: PAGE_SIZE, memory_type_bits: ALL_MEMORY_TYPES }
+            *p_requirements = vk::MemoryRequirements { size: img.size.next_multiple_of(PAGE_SIZE), alignment: PAGE_SIZE, memory_type_bits: ALL_MEMORY_TYPES }
         };
     })
 }
@@ -143,7 +199,7 @@ pub unsafe extern "system" fn bind_image_memory(device: vk::Device, image: vk::I
         Device::get(device)?;
         let img = Image::from_handle(image).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        if !offset.is_multiple_of(PAGE_SIZE) || offset.checked_add(img.layout.size).is_none_or(|end| end > mem.size) {
+        if !offset.is_multiple_of(PAGE_SIZE) || offset.checked_add(img.size).is_none_or(|end| end > mem.size) {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
         img.va.store(mem.va + offset, Ordering::Release);

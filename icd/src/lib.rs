@@ -27,6 +27,7 @@ mod memory;
 mod physical_device;
 mod pipeline;
 mod pipeline_cache;
+mod pipeline_graphics;
 mod pipeline_layout;
 mod query_pool;
 mod queue;

@@ -153,7 +153,7 @@ fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
         sub_texel_precision_bits: 8,
         mipmap_precision_bits: 8,
         max_draw_indexed_index_value: u32::MAX,
-        max_draw_indirect_count: 1,
+        max_draw_indirect_count: 1 << 30,
         max_sampler_lod_bias: 15.0,
         max_sampler_anisotropy: 1.0,
         max_viewports: 1,
@@ -193,9 +193,10 @@ fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
         max_combined_clip_and_cull_distances: 0,
         discrete_queue_priorities: 2,
         point_size_range: [1.0, 1.0],
-        line_width_range: [1.0, 1.0],
+        // The PPP line width is 4.4 fixed point: 1/16 to 16 pixels.
+        line_width_range: [1.0, 16.0],
         point_size_granularity: 0.0,
-        line_width_granularity: 0.0,
+        line_width_granularity: 0.0625,
         strict_lines: vk::FALSE,
         standard_sample_locations: vk::TRUE,
         optimal_buffer_copy_offset_alignment: 1,
@@ -210,7 +211,19 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
     // Vulkan 1.0 requires robustBufferAccess of every implementation.
     // shaderInt64: the compiler splits 64-bit integers into 32-bit pairs (passes::lower_int64);
     // 64-bit atomics (shaderBufferInt64Atomics) are a separate feature and stay off.
-    vk::PhysicalDeviceFeatures { robust_buffer_access: vk::TRUE, shader_int64: vk::TRUE, ..Default::default() }
+    // independentBlend and logicOp: blending and logic ops are compiled into the fragment
+    // shader per target. multiDrawIndirect: each indirect draw becomes its own Index List.
+    vk::PhysicalDeviceFeatures {
+        robust_buffer_access: vk::TRUE,
+        shader_int64: vk::TRUE,
+        independent_blend: vk::TRUE,
+        logic_op: vk::TRUE,
+        multi_draw_indirect: vk::TRUE,
+        wide_lines: vk::TRUE,
+        // The GPU counts every passing sample into the query (cmd_buffer::query).
+        occlusion_query_precise: vk::TRUE,
+        ..Default::default()
+    }
 }
 
 /// Whether every feature set in `requested` is in `supported` (both are arrays of VkBool32).
@@ -338,20 +351,52 @@ pub unsafe extern "system" fn get_memory_properties2(
     })
 }
 
-/// Format features. Images of the formats in `format.rs` support transfers (copies, clears)
-/// and nothing else yet. Vulkan 1.0 has no feature bit for transfers: TRANSFER_SRC/DST belong
-/// to VK_KHR_maintenance1 (core in 1.1), and without it any image may be a transfer source or
-/// destination. agx4 exposes 1.0 without maintenance1, so every format reports no features
-/// (sampling, storage, attachments and buffer views come with the graphics work), and
-/// vkGetPhysicalDeviceImageFormatProperties accepts transfer-only usages for the formats that
-/// work; once 1.1 or maintenance1 is exposed, the transfer bits are reported here.
+/// Format features. Images of the formats in `format.rs` support transfers (copies, clears,
+/// resolves). TRANSFER_SRC/DST come from VK_KHR_maintenance1 (core in 1.1), which a 1.0
+/// device without it need not report; agx4 reports them anyway because they are true, and
+/// because the validation layer (1.3.239) requires them of vkCmdResolveImage's images whatever
+/// the version. Optimal-tiling images of the formats the tilebuffer renders and the PBE stores
+/// are colour attachments (blendable when normalised or float: blending is done in the
+/// fragment shader). Buffers of the formats the vertex fetch understands are vertex buffers.
+/// D16_UNORM, D32_SFLOAT, S8_UINT and D32_SFLOAT_S8_UINT images are depth/stencil
+/// attachments. Sampling in shaders and storage images are not offered yet.
 fn format_properties(format: vk::Format) -> vk::FormatProperties {
-    let transfer_bits_exist = API_MINOR != 0 || DEVICE_EXTENSIONS.contains(&"VK_KHR_maintenance1");
-    if crate::format::get(format).is_none() || !transfer_bits_exist {
-        return vk::FormatProperties::default();
+    let mut props = vk::FormatProperties::default();
+    if crate::format::get(format).is_some() {
+        let transfer = vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST;
+        props.linear_tiling_features |= transfer;
+        props.optimal_tiling_features |= transfer;
     }
-    let transfer = vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST;
-    vk::FormatProperties { linear_tiling_features: transfer, optimal_tiling_features: transfer, buffer_features: vk::FormatFeatureFlags::empty() }
+    if let Some(r) = crate::format::renderable(format) {
+        props.optimal_tiling_features |= vk::FormatFeatureFlags::COLOR_ATTACHMENT;
+        if r.blendable() {
+            props.optimal_tiling_features |= vk::FormatFeatureFlags::COLOR_ATTACHMENT_BLEND;
+        }
+    }
+    if crate::format::depth_stencil(format).is_some() {
+        props.optimal_tiling_features |= vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT;
+    }
+    if blittable_colour(format) {
+        // vkCmdBlitImage samples the source with the texture unit and stores through the PBE
+        // (cmd_buffer/blit.rs); LINEAR filtering works for every non-integer colour format.
+        props.optimal_tiling_features |= vk::FormatFeatureFlags::BLIT_SRC
+            | vk::FormatFeatureFlags::BLIT_DST
+            | vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR;
+    }
+    if crate::format::vertex_format(format).is_some() {
+        props.buffer_features |= vk::FormatFeatureFlags::VERTEX_BUFFER;
+    }
+    props
+}
+
+/// Colour formats that blits read and write: the ones the texture unit and the PBE both know,
+/// other than integer formats (whose blits are written but not yet tested).
+fn blittable_colour(format: vk::Format) -> bool {
+    use hw::g13::control::descriptors::TextureType;
+    crate::format::get(format).is_some()
+        && crate::format::depth_stencil(format).is_none()
+        && hw::g13::image_desc::pixel_format(format.as_raw())
+            .is_some_and(|p| !matches!(p.texture_type, TextureType::Uint | TextureType::Sint))
 }
 
 pub unsafe extern "system" fn get_format_properties(physical_device: vk::PhysicalDevice, format: vk::Format, p_properties: *mut vk::FormatProperties) {

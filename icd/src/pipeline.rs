@@ -6,6 +6,7 @@ use crate::device::Device;
 use crate::entry::{guard, guard_or};
 use crate::handle::{self, object, Object};
 use crate::pipeline_cache::{self, PipelineCache};
+use crate::pipeline_graphics::GraphicsPipeline;
 use crate::pipeline_layout::PipelineLayout;
 use crate::shader_module::ShaderModule;
 use ash::vk;
@@ -62,7 +63,29 @@ fn scratch_spill_size(dev: &Device, scratch: u32) -> Result<u32, vk::Result> {
 pub struct ComputePipeline {
     pub program: Program,
 }
-object!(ComputePipeline, vk::Pipeline);
+
+/// What a VkPipeline handle holds.
+pub enum Pipeline {
+    Compute(ComputePipeline),
+    Graphics(Box<GraphicsPipeline>),
+}
+object!(Pipeline, vk::Pipeline);
+
+impl Pipeline {
+    pub fn compute<'a>(handle: vk::Pipeline) -> Option<&'a ComputePipeline> {
+        match Pipeline::from_handle(handle)? {
+            Pipeline::Compute(p) => Some(p),
+            Pipeline::Graphics(_) => None,
+        }
+    }
+
+    pub fn graphics<'a>(handle: vk::Pipeline) -> Option<&'a GraphicsPipeline> {
+        match Pipeline::from_handle(handle)? {
+            Pipeline::Graphics(p) => Some(p),
+            Pipeline::Compute(_) => None,
+        }
+    }
+}
 
 /// The meta shader `kind`, compiled and uploaded on first use.
 pub fn meta(dev: &Device, kind: compiler::meta::Meta) -> Result<std::sync::Arc<Program>, vk::Result> {
@@ -142,7 +165,7 @@ pub unsafe extern "system" fn create_compute_pipelines(
         for (info, slot) in infos.iter().zip(out.iter_mut()) {
             // SAFETY: each structure is valid, per valid usage.
             match unsafe { create_one(dev, cache, info) } {
-                Ok(p) => *slot = p.into_handle(),
+                Ok(p) => *slot = Pipeline::Compute(p).into_handle(),
                 Err(e) => {
                     // Failed elements are VK_NULL_HANDLE; the others stay valid.
                     *slot = vk::Pipeline::null();
@@ -155,39 +178,79 @@ pub unsafe extern "system" fn create_compute_pipelines(
 }
 
 pub unsafe extern "system" fn create_graphics_pipelines(
-    _device: vk::Device,
+    device: vk::Device,
     _pipeline_cache: vk::PipelineCache,
     count: u32,
-    _p_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
+    p_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
     p_pipelines: *mut vk::Pipeline,
 ) -> vk::Result {
     guard("vkCreateGraphicsPipelines", || {
-        // SAFETY: valid usage: pPipelines has room for `count` handles.
-        unsafe { std::slice::from_raw_parts_mut(p_pipelines, count as usize) }.fill(vk::Pipeline::null());
-        eprintln!("agx4: graphics pipelines are not implemented yet");
-        Err(vk::Result::ERROR_FEATURE_NOT_PRESENT)
+        let dev = Device::get(device)?;
+        // SAFETY: valid usage: pCreateInfos holds `count` structures, pPipelines has room.
+        let (infos, out) = unsafe { (handle::slice(p_infos, count), std::slice::from_raw_parts_mut(p_pipelines, count as usize)) };
+        let mut result = Ok(());
+        for (info, slot) in infos.iter().zip(out.iter_mut()) {
+            // SAFETY: each structure is valid, per valid usage.
+            match unsafe { crate::pipeline_graphics::create_one(dev, info) } {
+                Ok(p) => *slot = Pipeline::Graphics(Box::new(p)).into_handle(),
+                Err(e) => {
+                    *slot = vk::Pipeline::null();
+                    result = Err(e);
+                }
+            }
+        }
+        result
     })
 }
 
 pub unsafe extern "system" fn destroy_pipeline(_device: vk::Device, pipeline: vk::Pipeline, _p_allocator: *const vk::AllocationCallbacks<'_>) {
-    guard_or("vkDestroyPipeline", (), || drop(ComputePipeline::take(pipeline)))
+    guard_or("vkDestroyPipeline", (), || drop(Pipeline::take(pipeline)))
 }
 
-// VK_KHR_pipeline_executable_properties: one executable per pipeline (the compute shader),
-// with the compiler's statistics.
+// VK_KHR_pipeline_executable_properties: one executable per shader (the compute shader; or
+// the vertex shader and, if any, the fragment shader), with the compiler's statistics.
 
-fn statistics(b: &ComputeBinary) -> [(&'static str, &'static str, u64); 7] {
-    let s = &b.stats;
-    [
+/// One executable's name, description, stage and statistics.
+struct Executable {
+    name: &'static str,
+    description: &'static str,
+    stage: vk::ShaderStageFlags,
+    stats: Vec<(&'static str, &'static str, u64)>,
+}
+
+fn common_stats(s: &compiler::Stats, gpr_halves: u32, uniform_halves: u32) -> Vec<(&'static str, &'static str, u64)> {
+    vec![
         ("Instructions", "Machine instructions in the shader", u64::from(s.instructions)),
         ("Code size", "Bytes of machine code", u64::from(s.code_bytes)),
-        ("GPRs", "General-purpose registers allocated, in 16-bit halves", u64::from(b.gpr_halves)),
-        ("Uniforms", "Uniform registers preloaded, in 16-bit halves", u64::from(b.uniform_halves)),
+        ("GPRs", "General-purpose registers allocated, in 16-bit halves", u64::from(gpr_halves)),
+        ("Uniforms", "Uniform registers preloaded, in 16-bit halves", u64::from(uniform_halves)),
         ("Spills", "Registers spilled to scratch", u64::from(s.spills)),
         ("Fills", "Registers reloaded from scratch", u64::from(s.fills)),
-        ("Shared memory", "Bytes of workgroup memory", u64::from(b.shared_bytes)),
     ]
+}
+
+fn executables(pipeline: vk::Pipeline) -> Result<Vec<Executable>, vk::Result> {
+    Ok(match Pipeline::from_handle(pipeline).ok_or(vk::Result::ERROR_UNKNOWN)? {
+        Pipeline::Compute(c) => {
+            let b = &c.program.binary;
+            let mut stats = common_stats(&b.stats, b.gpr_halves, b.uniform_halves);
+            stats.push(("Shared memory", "Bytes of workgroup memory", u64::from(b.shared_bytes)));
+            vec![Executable { name: "Compute shader", description: "The pipeline's compute shader", stage: vk::ShaderStageFlags::COMPUTE, stats }]
+        }
+        Pipeline::Graphics(g) => {
+            let b = &g.binary;
+            let mut vs = common_stats(&b.vertex.stats, b.vertex.gpr_halves, b.vertex.uniform_halves);
+            vs.push(("Varyings", "32-bit words of each vertex's output record", u64::from(b.uvs_words)));
+            let mut list = vec![Executable { name: "Vertex shader", description: "The pipeline's vertex shader", stage: vk::ShaderStageFlags::VERTEX, stats: vs }];
+            if let Some(f) = &b.fragment {
+                let mut fs = common_stats(&f.stats, f.gpr_halves, f.uniform_halves);
+                fs.push(("Coefficient registers", "Interpolation coefficient registers the launch fills", u64::from(b.cf_registers)));
+                list.push(Executable { name: "Fragment shader", description: "The pipeline's fragment shader", stage: vk::ShaderStageFlags::FRAGMENT, stats: fs });
+            }
+            list
+        }
+    })
 }
 
 pub unsafe extern "system" fn get_pipeline_executable_properties(
@@ -200,20 +263,23 @@ pub unsafe extern "system" fn get_pipeline_executable_properties(
         // SAFETY: valid usage: pPipelineInfo is valid; pExecutableCount is writable and
         // pProperties, if not null, holds *pExecutableCount structures.
         unsafe {
-            ComputePipeline::from_handle((*p_info).pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let list = executables((*p_info).pipeline)?;
             if p_properties.is_null() {
-                *p_count = 1;
+                *p_count = list.len() as u32;
                 return Ok(());
             }
-            if *p_count == 0 {
+            let n = (*p_count as usize).min(list.len());
+            for (i, e) in list.iter().take(n).enumerate() {
+                let p = &mut *p_properties.add(i);
+                p.stages = e.stage;
+                handle::write_name(&mut p.name, e.name);
+                handle::write_name(&mut p.description, e.description);
+                p.subgroup_size = 32;
+            }
+            *p_count = n as u32;
+            if n < list.len() {
                 return Err(vk::Result::INCOMPLETE);
             }
-            let p = &mut *p_properties;
-            p.stages = vk::ShaderStageFlags::COMPUTE;
-            handle::write_name(&mut p.name, "Compute shader");
-            handle::write_name(&mut p.description, "The pipeline's compute shader");
-            p.subgroup_size = 32;
-            *p_count = 1;
         }
         Ok(())
     })
@@ -230,11 +296,8 @@ pub unsafe extern "system" fn get_pipeline_executable_statistics(
         // pStatistics, if not null, holds *pStatisticCount structures.
         unsafe {
             let info = &*p_info;
-            let pipeline = ComputePipeline::from_handle(info.pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
-            if info.executable_index != 0 {
-                return Err(vk::Result::ERROR_UNKNOWN);
-            }
-            let stats = statistics(&pipeline.program.binary);
+            let list = executables(info.pipeline)?;
+            let stats = &list.get(info.executable_index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?.stats;
             if p_statistics.is_null() {
                 *p_count = stats.len() as u32;
                 return Ok(());
@@ -265,7 +328,10 @@ pub unsafe extern "system" fn get_pipeline_executable_internal_representations(
     guard("vkGetPipelineExecutableInternalRepresentationsKHR", || {
         // SAFETY: valid usage: pExecutableInfo is valid and pInternalRepresentationCount writable.
         unsafe {
-            ComputePipeline::from_handle((*p_info).pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let info = &*p_info;
+            if info.executable_index as usize >= executables(info.pipeline)?.len() {
+                return Err(vk::Result::ERROR_UNKNOWN);
+            }
             // No textual representations are offered.
             *p_count = 0;
         }

@@ -1,6 +1,14 @@
-//! VkQueryPool (timestamps only): a buffer the firmware writes command timestamps into,
-//! bound with GEM_BIND_OBJECT, and mapped in the VM so GPU resets and copies reach it. Each
-//! query is a u64; 0 means "not available" (resets write 0; the clock is never 0).
+//! VkQueryPool: timestamps and occlusion queries, both in GPU memory.
+//!
+//! Timestamp pools are a buffer the firmware writes command timestamps into, bound with
+//! GEM_BIND_OBJECT and mapped in the VM so GPU resets and copies reach it. Each query is a
+//! u64; 0 means "not available" (resets write 0; the clock is never 0).
+//!
+//! Occlusion pools hold `count` u64 sample counters (the render command's occlusion result
+//! array) followed by `count + 1` u64 availability words whose upper halves are the flags
+//! and whose lower halves stay 0. Seen from the start of that array an entry reads as
+//! "nonzero exactly when available, value 0"; seen from 4 bytes in, it reads as the u64
+//! 1 or 0. cmd_buffer::query uses both views to copy results with the query-copy shader.
 
 use crate::bo::{Bo, Place};
 use crate::device::Device;
@@ -12,23 +20,49 @@ use kmd_iface::Kmd;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The occlusion query word holds a 15-bit index.
+pub const MAX_OCCLUSION_QUERIES: u32 = 1 << 15;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryKind {
+    Timestamp,
+    Occlusion,
+}
+
 pub struct QueryPool {
     kmd: Arc<dyn Kmd>,
     bo: Bo,
-    /// The GEM_BIND_OBJECT handle timestamps name.
+    /// The GEM_BIND_OBJECT handle timestamps name (unused by occlusion pools).
     pub object: u32,
     pub count: u32,
+    pub kind: QueryKind,
 }
 object!(QueryPool, vk::QueryPool);
 
 impl QueryPool {
+    /// The results: timestamps, or occlusion sample counters.
     pub fn va(&self) -> u64 {
         self.bo.va
+    }
+
+    /// Occlusion pools: the availability words (see the module comment).
+    pub fn availability_va(&self) -> u64 {
+        self.bo.va + u64::from(self.count) * 8
+    }
+
+    fn available(&self, query: u32) -> Result<bool, vk::Result> {
+        match self.kind {
+            QueryKind::Timestamp => Ok(self.bo.read_u64(u64::from(query) * 8)? != 0),
+            QueryKind::Occlusion => Ok(self.bo.read_u64(u64::from(self.count + query) * 8)? >> 32 != 0),
+        }
     }
 }
 
 impl Drop for QueryPool {
     fn drop(&mut self) {
+        if self.kind != QueryKind::Timestamp {
+            return;
+        }
         let mut args = drm_asahi_gem_bind_object { op: DRM_ASAHI_BIND_OBJECT_OP_UNBIND, object_handle: self.object, ..Default::default() };
         let _ = self.kmd.gem_bind_object(&mut args);
     }
@@ -44,6 +78,17 @@ pub unsafe extern "system" fn create_query_pool(
         let dev = Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo is valid.
         let info = unsafe { &*p_create_info };
+        if info.query_type == vk::QueryType::OCCLUSION {
+            if info.query_count > MAX_OCCLUSION_QUERIES {
+                eprintln!("agx4: occlusion query pools hold at most {MAX_OCCLUSION_QUERIES} queries");
+                return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+            }
+            let bo = Bo::new(dev, (2 * u64::from(info.query_count) + 1) * 8, Place::Heap, true)?;
+            let pool = QueryPool { kmd: dev.kmd.clone(), bo, object: 0, count: info.query_count, kind: QueryKind::Occlusion };
+            // SAFETY: valid usage: pQueryPool is writable.
+            unsafe { *p_pool = pool.into_handle() };
+            return Ok(());
+        }
         if info.query_type != vk::QueryType::TIMESTAMP {
             eprintln!("agx4: {:?} queries are not supported yet", info.query_type);
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
@@ -61,7 +106,7 @@ pub unsafe extern "system" fn create_query_pool(
             eprintln!("agx4: GEM_BIND_OBJECT for timestamps failed: errno {e}");
             vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
         })?;
-        let pool = QueryPool { kmd: dev.kmd.clone(), bo, object: args.object_handle, count: info.query_count };
+        let pool = QueryPool { kmd: dev.kmd.clone(), bo, object: args.object_handle, count: info.query_count, kind: QueryKind::Timestamp };
         // SAFETY: valid usage: pQueryPool is writable.
         unsafe { *p_pool = pool.into_handle() };
         Ok(())
@@ -96,16 +141,16 @@ pub unsafe extern "system" fn get_query_pool_results(
         let out = unsafe { std::slice::from_raw_parts_mut(p_data as *mut u8, data_size) };
         let mut result = Ok(());
         for i in 0..count {
-            let at = u64::from(first + i) * 8;
-            let mut value = pool.bo.read_u64(at)?;
-            while value == 0 && flags.contains(vk::QueryResultFlags::WAIT) {
+            let q = first + i;
+            let mut available = pool.available(q)?;
+            while !available && flags.contains(vk::QueryResultFlags::WAIT) {
                 if dev.is_lost() {
                     return Err(vk::Result::ERROR_DEVICE_LOST);
                 }
                 std::thread::sleep(Duration::from_micros(100));
-                value = pool.bo.read_u64(at)?;
+                available = pool.available(q)?;
             }
-            let available = value != 0;
+            let value = pool.bo.read_u64(u64::from(q) * 8)?;
             let base = (u64::from(i) * stride) as usize;
             let mut put = |slot: usize, v: u64| -> Result<(), vk::Result> {
                 let bytes = v.to_le_bytes();

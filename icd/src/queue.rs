@@ -7,7 +7,7 @@
 //! into the queue timeline and its signals take the resulting point, so they signal only after
 //! everything before them, as Vulkan's submission order requires.
 
-use crate::cmd_buffer::CommandBuffer;
+use crate::cmd_buffer::{CommandBuffer, HwCommand};
 use crate::entry::guard;
 use crate::handle::{self, object, LoaderData, Object};
 use crate::kmd;
@@ -36,7 +36,7 @@ struct Job {
     waits: Vec<SyncPoint>,
     signals: Vec<SyncPoint>,
     /// The hardware commands of the job's command buffers, in order.
-    cmds: Vec<drm_asahi_cmd_compute>,
+    cmds: Vec<HwCommand>,
 }
 
 #[derive(Default)]
@@ -250,16 +250,30 @@ impl Shared {
                 syncs.extend(job.signals.iter().map(sync));
             }
             let mut cmdbuf = Vec::new();
-            for (n, c) in cmds.iter().enumerate() {
+            // Each command waits for everything before it in the submission (the queue is in
+            // order): for both subqueues, the count of earlier commands of that kind.
+            let (mut renders, mut computes) = (0u16, 0u16);
+            for c in cmds.iter() {
+                let (cmd_type, payload) = match c {
+                    HwCommand::Compute(s) => {
+                        let cmd = drm_asahi_cmd_compute { cdm_ctrl_stream_base: s.start, cdm_ctrl_stream_end: s.end, ts: s.ts, ..Default::default() };
+                        (DRM_ASAHI_CMD_COMPUTE, as_bytes(&cmd).to_vec())
+                    }
+                    HwCommand::Render(r) => (DRM_ASAHI_CMD_RENDER, as_bytes(r.as_ref()).to_vec()),
+                };
                 let header = drm_asahi_cmd_header {
-                    cmd_type: DRM_ASAHI_CMD_COMPUTE as u16,
-                    size: std::mem::size_of::<drm_asahi_cmd_compute>() as u16,
-                    vdm_barrier: DRM_ASAHI_BARRIER_NONE as u16,
-                    // Each command waits for everything before it: the queue is in order.
-                    cdm_barrier: n as u16,
+                    cmd_type: cmd_type as u16,
+                    size: payload.len() as u16,
+                    vdm_barrier: renders,
+                    cdm_barrier: computes,
                 };
                 cmdbuf.extend_from_slice(as_bytes(&header));
-                cmdbuf.extend_from_slice(as_bytes(c));
+                cmdbuf.extend_from_slice(&payload);
+                if cmd_type == DRM_ASAHI_CMD_RENDER {
+                    renders += 1;
+                } else {
+                    computes += 1;
+                }
             }
             let args = drm_asahi_submit {
                 syncs: syncs.as_ptr() as u64,

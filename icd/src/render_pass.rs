@@ -85,6 +85,10 @@ pub struct RenderPass {
     pub attachments: Vec<Attachment>,
     pub subpasses: Vec<Subpass>,
     pub dependencies: Vec<Dependency>,
+    /// Background and end-of-tile programs compiled for instances of this pass.
+    pub tile_programs: crate::cmd_buffer::render::TileCache,
+    /// Pipelines of vkCmdClearAttachments for parts of the render area.
+    pub clear_pipelines: crate::cmd_buffer::clear::ClearPipelines,
 }
 object!(RenderPass, vk::RenderPass);
 
@@ -224,7 +228,7 @@ impl RenderPass {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(RenderPass { attachments, subpasses, dependencies })
+        Ok(RenderPass { attachments, subpasses, dependencies, tile_programs: Default::default(), clear_pipelines: Default::default() })
     }
 }
 

@@ -14,7 +14,11 @@ fn library_path() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().unwrap().parent().unwrap();
     let lib = profile_dir.join("libvulkan_agx4.so");
-    assert!(lib.exists(), "{} is missing: run `cargo build` before `cargo test` (scripts/test.sh does)", lib.display());
+    assert!(
+        lib.exists(),
+        "{} is missing: run `cargo build` before `cargo test` (scripts/test.sh does)",
+        lib.display()
+    );
     lib
 }
 
@@ -52,8 +56,13 @@ unsafe extern "system" fn on_message(
     _user: *mut c_void,
 ) -> vk::Bool32 {
     // SAFETY: the layer passes valid callback data for the duration of the call.
-    let msg = unsafe { (*data).message_as_c_str() }.map(|m| m.to_string_lossy().into_owned()).unwrap_or_default();
-    MESSAGES.lock().unwrap().push(format!("{severity:?}: {msg}"));
+    let msg = unsafe { (*data).message_as_c_str() }
+        .map(|m| m.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    MESSAGES
+        .lock()
+        .unwrap()
+        .push(format!("{severity:?}: {msg}"));
     vk::FALSE
 }
 
@@ -80,8 +89,15 @@ impl Ctx {
         use_agx4_only(&[]);
         // SAFETY: loading the system's Vulkan loader, as any Vulkan application does.
         let entry = unsafe { ash::Entry::load() }.expect("libvulkan.so.1 (install libvulkan1)");
-        let layers = if validation { vec![c"VK_LAYER_KHRONOS_validation".as_ptr()] } else { vec![] };
-        let mut exts = vec![ash::ext::debug_utils::NAME.as_ptr(), ash::khr::get_physical_device_properties2::NAME.as_ptr()];
+        let layers = if validation {
+            vec![c"VK_LAYER_KHRONOS_validation".as_ptr()]
+        } else {
+            vec![]
+        };
+        let mut exts = vec![
+            ash::ext::debug_utils::NAME.as_ptr(),
+            ash::khr::get_physical_device_properties2::NAME.as_ptr(),
+        ];
         exts.extend(extra.iter().map(|e| e.as_ptr()));
         let mut messenger_create = messenger_info();
         let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_0);
@@ -91,25 +107,40 @@ impl Ctx {
             .enabled_extension_names(&exts)
             .push_next(&mut messenger_create);
         // SAFETY: valid create info.
-        let instance = unsafe { entry.create_instance(&info, None) }.expect("vkCreateInstance with validation");
+        let instance = unsafe { entry.create_instance(&info, None) }
+            .expect("vkCreateInstance with validation");
         let debug_utils = ash::ext::debug_utils::Instance::new(&entry, &instance);
         // SAFETY: valid instance and create info.
-        let messenger = unsafe { debug_utils.create_debug_utils_messenger(&messenger_info(), None) }.unwrap();
+        let messenger =
+            unsafe { debug_utils.create_debug_utils_messenger(&messenger_info(), None) }.unwrap();
         // SAFETY: valid instance.
         let pdevs = unsafe { instance.enumerate_physical_devices() }.unwrap();
         assert_eq!(pdevs.len(), 1, "exactly agx4's simulated device");
-        Ctx { entry, instance, pdev: pdevs[0], messenger, debug_utils }
+        Ctx {
+            entry,
+            instance,
+            pdev: pdevs[0],
+            messenger,
+            debug_utils,
+        }
     }
 
     /// A device with one queue and the timeline semaphore feature.
     pub fn device(&self) -> (ash::Device, vk::Queue) {
         let prio = [1.0f32];
-        let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(0).queue_priorities(&prio)];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(0)
+            .queue_priorities(&prio)];
         let exts = [ash::khr::timeline_semaphore::NAME.as_ptr()];
-        let mut timeline = vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true);
-        let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_extension_names(&exts).push_next(&mut timeline);
+        let mut timeline =
+            vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true);
+        let info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&exts)
+            .push_next(&mut timeline);
         // SAFETY: valid physical device and create info.
-        let device = unsafe { self.instance.create_device(self.pdev, &info, None) }.expect("vkCreateDevice");
+        let device =
+            unsafe { self.instance.create_device(self.pdev, &info, None) }.expect("vkCreateDevice");
         // SAFETY: family 0, index 0 was created above.
         let queue = unsafe { device.get_device_queue(0, 0) };
         (device, queue)
@@ -119,7 +150,8 @@ impl Ctx {
 fn messenger_info() -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
     vk::DebugUtilsMessengerCreateInfoEXT::default()
         .message_severity(
-            vk::DebugUtilsMessageSeverityFlagsEXT::WARNING | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+            vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
         )
         .message_type(
             vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
@@ -133,7 +165,8 @@ impl Drop for Ctx {
     fn drop(&mut self) {
         // SAFETY: everything made from this instance has been destroyed by the test.
         unsafe {
-            self.debug_utils.destroy_debug_utils_messenger(self.messenger, None);
+            self.debug_utils
+                .destroy_debug_utils_messenger(self.messenger, None);
             self.instance.destroy_instance(None);
         }
     }

@@ -11,7 +11,7 @@ use super::transfer::fill_words;
 use crate::buffer::Buffer;
 use crate::event::{Event, EVENT_RESET, EVENT_SET};
 use crate::handle::Object;
-use crate::query_pool::QueryPool;
+use crate::query_pool::{QueryKind, QueryPool};
 use ash::vk;
 use compiler::meta::{query, Meta};
 use kmd_iface::uapi::drm_asahi_timestamp;
@@ -78,8 +78,14 @@ pub unsafe extern "system" fn cmd_wait_events(
 pub unsafe extern "system" fn cmd_write_timestamp(cb: vk::CommandBuffer, _stage: vk::PipelineStageFlags, pool: vk::QueryPool, query: u32) {
     record("vkCmdWriteTimestamp", cb, |dev, rec| {
         let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        if query >= pool.count {
+        if query >= pool.count || pool.kind != QueryKind::Timestamp {
             return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        let stamp = drm_asahi_timestamp { handle: pool.object, offset: query * 8 };
+        // Inside a render pass the stamp is written when the render command ends.
+        if let Some(rs) = rec.render.as_mut() {
+            rs.timestamps.push(stamp);
+            return Ok(());
         }
         // The command needs a stream even when nothing was recorded before the timestamp.
         rec.open_segment(dev)?;
@@ -92,6 +98,9 @@ pub unsafe extern "system" fn cmd_reset_query_pool(cb: vk::CommandBuffer, pool: 
         let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
         if first.checked_add(count).is_none_or(|end| end > pool.count) {
             return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        if pool.kind == QueryKind::Occlusion {
+            return super::query::reset(dev, rec, pool, first, count);
         }
         // A zero timestamp means "not available".
         rec.barrier_pending = true;
@@ -117,6 +126,9 @@ pub unsafe extern "system" fn cmd_copy_query_pool_results(
         let dst = Buffer::from_handle(dst).ok_or(vk::Result::ERROR_UNKNOWN)?;
         if first.checked_add(count).is_none_or(|end| end > pool.count) {
             return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        if pool.kind == QueryKind::Occlusion {
+            return super::query::copy(dev, rec, pool, first, count, dst, dst_offset, stride, flags);
         }
         let kind = Meta::QueryCopy {
             wide: flags.contains(vk::QueryResultFlags::TYPE_64),

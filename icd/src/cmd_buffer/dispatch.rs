@@ -5,7 +5,7 @@ use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
 use crate::handle::Object;
-use crate::pipeline::{ComputePipeline, Program};
+use crate::pipeline::{ComputePipeline, Pipeline, Program};
 use ash::vk;
 use compiler::abi::{BASE_WORKGROUP_OFFSET, NUM_WORKGROUPS_OFFSET, PUSH_CONSTANTS_OFFSET, ROOT_ADDRESS_OFFSET, ROOT_TABLE_SIZE};
 use compiler::meta::{self, Meta};
@@ -104,7 +104,7 @@ pub fn meta_launch(dev: &Device, rec: &mut Recording, kind: Meta, push: &[u8], c
 }
 
 fn bound_pipeline<'a>(rec: &Recording) -> Result<&'a ComputePipeline, vk::Result> {
-    ComputePipeline::from_handle(rec.pipeline).ok_or_else(|| {
+    Pipeline::compute(rec.pipeline).ok_or_else(|| {
         eprintln!("agx4: dispatch without a bound compute pipeline");
         vk::Result::ERROR_UNKNOWN
     })

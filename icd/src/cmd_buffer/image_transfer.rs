@@ -61,9 +61,19 @@ fn bound_va(va: &std::sync::atomic::AtomicU64) -> Result<u64, vk::Result> {
     }
 }
 
-/// The surface of `level` of `img` with the box's corner at (x, y, first layer or slice).
-fn image_surface(img: &Image, level: u32, offset: vk::Offset3D, base_layer: u32) -> Result<Surface, vk::Result> {
-    let l = &img.layout;
+/// The plane of `img` an aspect names: its layout, byte offset and texel size. Only
+/// D32_SFLOAT_S8_UINT has a second (stencil) plane.
+fn plane(img: &Image, aspect: vk::ImageAspectFlags) -> (&hw::g13::layout::Layout, u64, u32) {
+    match &img.stencil_plane {
+        Some((offset, l)) if aspect == vk::ImageAspectFlags::STENCIL => (l, *offset, 1),
+        _ => (&img.layout, 0, img.bpp()),
+    }
+}
+
+/// The surface of `level` of the `aspect` plane of `img` with the box's corner at (x, y,
+/// first layer or slice).
+fn image_surface(img: &Image, aspect: vk::ImageAspectFlags, level: u32, offset: vk::Offset3D, base_layer: u32) -> Result<Surface, vk::Result> {
+    let (l, plane_offset, bpp) = plane(img, aspect);
     let level_offset = l.level_offset(level).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let tiles = match l.tiling {
         Tiling::Linear { .. } => None,
@@ -75,12 +85,12 @@ fn image_surface(img: &Image, level: u32, offset: vk::Offset3D, base_layer: u32)
     };
     let z = if img.is_3d() { offset.z as u32 } else { base_layer };
     Ok(Surface {
-        va: bound_va(&img.va)?,
+        va: bound_va(&img.va)? + plane_offset,
         size: l.size,
         base: u32_of(level_offset)?,
         row: l.linear_stride,
         slice: u32_of(l.layer_stride)?,
-        xpitch: img.bpp(),
+        xpitch: bpp,
         tiles,
         origin: [offset.x as u32, offset.y as u32, z],
     })
@@ -164,7 +174,12 @@ fn copy_box(dev: &Device, rec: &mut Recording, src: &Surface, dst: &Surface, ext
 }
 
 fn image<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
-    Image::from_handle(i).ok_or(vk::Result::ERROR_UNKNOWN)
+    let img = Image::from_handle(i).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if img.samples > 1 {
+        eprintln!("agx4: copies and clears of multisampled images are not supported yet");
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    }
+    Ok(img)
 }
 
 fn buffer<'a>(b: vk::Buffer) -> Result<&'a Buffer, vk::Result> {
@@ -189,9 +204,10 @@ pub unsafe extern "system" fn cmd_copy_buffer_to_image(
         let (buf, img) = (buffer(src)?, image(dst)?);
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
-            let s = buffer_surface(buf, r, img.bpp())?;
-            let d = image_surface(img, r.image_subresource.mip_level, r.image_offset, r.image_subresource.base_array_layer)?;
-            copy_box(dev, rec, &s, &d, box_extent(img, r.image_extent, &r.image_subresource), img.bpp())?;
+            let bpp = plane(img, r.image_subresource.aspect_mask).2;
+            let s = buffer_surface(buf, r, bpp)?;
+            let d = image_surface(img, r.image_subresource.aspect_mask, r.image_subresource.mip_level, r.image_offset, r.image_subresource.base_array_layer)?;
+            copy_box(dev, rec, &s, &d, box_extent(img, r.image_extent, &r.image_subresource), bpp)?;
         }
         Ok(())
     })
@@ -209,9 +225,10 @@ pub unsafe extern "system" fn cmd_copy_image_to_buffer(
         let (img, buf) = (image(src)?, buffer(dst)?);
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
-            let s = image_surface(img, r.image_subresource.mip_level, r.image_offset, r.image_subresource.base_array_layer)?;
-            let d = buffer_surface(buf, r, img.bpp())?;
-            copy_box(dev, rec, &s, &d, box_extent(img, r.image_extent, &r.image_subresource), img.bpp())?;
+            let bpp = plane(img, r.image_subresource.aspect_mask).2;
+            let s = image_surface(img, r.image_subresource.aspect_mask, r.image_subresource.mip_level, r.image_offset, r.image_subresource.base_array_layer)?;
+            let d = buffer_surface(buf, r, bpp)?;
+            copy_box(dev, rec, &s, &d, box_extent(img, r.image_extent, &r.image_subresource), bpp)?;
         }
         Ok(())
     })
@@ -228,14 +245,15 @@ pub unsafe extern "system" fn cmd_copy_image(
 ) {
     record("vkCmdCopyImage", cb, |dev, rec| {
         let (si, di) = (image(src)?, image(dst)?);
-        if si.bpp() != di.bpp() {
-            return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
-        }
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
-            let s = image_surface(si, r.src_subresource.mip_level, r.src_offset, r.src_subresource.base_array_layer)?;
-            let d = image_surface(di, r.dst_subresource.mip_level, r.dst_offset, r.dst_subresource.base_array_layer)?;
-            copy_box(dev, rec, &s, &d, box_extent(di, r.extent, &r.dst_subresource), di.bpp())?;
+            let bpp = plane(di, r.dst_subresource.aspect_mask).2;
+            if plane(si, r.src_subresource.aspect_mask).2 != bpp {
+                return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
+            }
+            let s = image_surface(si, r.src_subresource.aspect_mask, r.src_subresource.mip_level, r.src_offset, r.src_subresource.base_array_layer)?;
+            let d = image_surface(di, r.dst_subresource.aspect_mask, r.dst_subresource.mip_level, r.dst_offset, r.dst_subresource.base_array_layer)?;
+            copy_box(dev, rec, &s, &d, box_extent(di, r.extent, &r.dst_subresource), bpp)?;
         }
         Ok(())
     })
@@ -265,7 +283,7 @@ pub unsafe extern "system" fn cmd_clear_color_image(
             let layers = if r.layer_count == vk::REMAINING_ARRAY_LAYERS { img.layers.saturating_sub(r.base_array_layer) } else { r.layer_count };
             for level in r.base_mip_level..r.base_mip_level + levels {
                 let (w, h) = img.layout.level_extent(level);
-                let d = image_surface(img, level, vk::Offset3D::default(), r.base_array_layer)?;
+                let d = image_surface(img, vk::ImageAspectFlags::COLOR, level, vk::Offset3D::default(), r.base_array_layer)?;
                 let slices = if img.is_3d() { img.extent.depth } else { layers };
                 let s = Surface { va: texel_va, size: 16, base: 0, row: 0, slice: 0, xpitch: 0, tiles: None, origin: [0; 3] };
                 copy_box(dev, rec, &s, &d, [w, h, slices], img.bpp())?;

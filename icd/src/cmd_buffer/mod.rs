@@ -5,9 +5,14 @@
 //! that cannot return one.
 
 pub mod barrier;
+pub mod blit;
 pub mod cdm;
+pub mod clear;
 pub mod dispatch;
+pub mod draw;
 pub mod image_transfer;
+pub mod query;
+pub mod render;
 pub mod transfer;
 pub mod upload;
 
@@ -30,10 +35,21 @@ pub struct Segment {
     pub ts: drm_asahi_timestamps,
 }
 
+/// One hardware command of a command buffer, in submission order.
+#[derive(Clone, Debug)]
+pub enum HwCommand {
+    Compute(Segment),
+    Render(Box<drm_asahi_cmd_render>),
+}
+
 pub struct Recording {
     pub upload: Upload,
     pub cdm: Cdm,
-    pub segments: Vec<Segment>,
+    pub segments: Vec<HwCommand>,
+    /// Graphics bindings and dynamic state.
+    pub gfx: draw::GfxState,
+    /// The render pass instance being recorded.
+    pub render: Option<Box<render::RenderState>>,
     /// Launches in the open segment.
     pub launches: u32,
     pub pipeline: vk::Pipeline,
@@ -52,6 +68,8 @@ impl Default for Recording {
             upload: Upload::default(),
             cdm: Cdm::default(),
             segments: Vec::new(),
+            gfx: draw::GfxState::default(),
+            render: None,
             launches: 0,
             pipeline: vk::Pipeline::null(),
             sets: [0; MAX_SETS as usize],
@@ -71,7 +89,7 @@ impl Recording {
         }
         let s = self.cdm.close(&mut self.upload)?;
         let ts = drm_asahi_timestamps { start: drm_asahi_timestamp::default(), end: end_stamp.unwrap_or_default() };
-        self.segments.push(Segment { start: s.start, end: s.end, ts });
+        self.segments.push(HwCommand::Compute(Segment { start: s.start, end: s.end, ts }));
         self.launches = 0;
         self.barrier_pending = false;
         Ok(())
@@ -109,16 +127,12 @@ impl CommandBuffer {
     }
 
     /// The hardware commands of a recorded command buffer, for SUBMIT.
-    pub fn commands(&self) -> Result<Vec<drm_asahi_cmd_compute>, vk::Result> {
+    pub fn commands(&self) -> Result<Vec<HwCommand>, vk::Result> {
         let rec = self.lock();
         if !rec.executable {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
-        Ok(rec
-            .segments
-            .iter()
-            .map(|s| drm_asahi_cmd_compute { cdm_ctrl_stream_base: s.start, cdm_ctrl_stream_end: s.end, ts: s.ts, ..Default::default() })
-            .collect())
+        Ok(rec.segments.clone())
     }
 }
 
@@ -155,6 +169,10 @@ pub unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::R
         if let Some(e) = rec.error {
             return Err(e);
         }
+        if rec.render.is_some() {
+            eprintln!("agx4: vkEndCommandBuffer inside a render pass instance");
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
         rec.close_segment(None)?;
         rec.executable = true;
         Ok(())
@@ -171,10 +189,15 @@ pub unsafe extern "system" fn reset_command_buffer(cb: vk::CommandBuffer, _flags
 
 pub unsafe extern "system" fn cmd_bind_pipeline(cb: vk::CommandBuffer, bind_point: vk::PipelineBindPoint, pipeline: vk::Pipeline) {
     record("vkCmdBindPipeline", cb, |_, rec| {
-        if bind_point != vk::PipelineBindPoint::COMPUTE {
-            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        match bind_point {
+            vk::PipelineBindPoint::COMPUTE => rec.pipeline = pipeline,
+            vk::PipelineBindPoint::GRAPHICS => {
+                crate::pipeline::Pipeline::graphics(pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
+                rec.gfx.pipeline = pipeline;
+                rec.gfx.dirty = true;
+            }
+            _ => return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),
         }
-        rec.pipeline = pipeline;
         Ok(())
     })
 }
@@ -208,22 +231,35 @@ pub unsafe extern "system" fn cmd_bind_descriptor_sets(
     p_dynamic_offsets: *const u32,
 ) {
     record("vkCmdBindDescriptorSets", cb, |dev, rec| {
-        if bind_point != vk::PipelineBindPoint::COMPUTE {
-            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-        }
+        let graphics = match bind_point {
+            vk::PipelineBindPoint::COMPUTE => false,
+            vk::PipelineBindPoint::GRAPHICS => true,
+            _ => return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),
+        };
         // SAFETY: valid usage: the arrays hold their counts.
         let (sets, mut offsets) = unsafe { (handle::slice(p_sets, set_count), handle::slice(p_dynamic_offsets, dynamic_count)) };
         for (i, &s) in sets.iter().enumerate() {
-            let slot = rec.sets.get_mut(first_set as usize + i).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let index = first_set as usize + i;
+            if index >= MAX_SETS as usize {
+                return Err(vk::Result::ERROR_UNKNOWN);
+            }
             let Some(set) = DescriptorSet::from_handle(s) else {
-                *slot = 0;
+                if graphics {
+                    rec.gfx.sets[index] = 0;
+                } else {
+                    rec.sets[index] = 0;
+                }
                 continue;
             };
             let n = (set.layout.dynamic_count as usize).min(offsets.len());
             let (mine, rest) = offsets.split_at(n);
             offsets = rest;
             let addr = if set.layout.dynamic_count == 0 { set.va() } else { dynamic_copy(dev, rec, set, mine)? };
-            rec.sets[first_set as usize + i] = addr;
+            if graphics {
+                rec.gfx.sets[index] = addr;
+            } else {
+                rec.sets[index] = addr;
+            }
         }
         Ok(())
     })
@@ -250,6 +286,10 @@ pub unsafe extern "system" fn cmd_execute_commands(cb: vk::CommandBuffer, count:
     record("vkCmdExecuteCommands", cb, |_, rec| {
         // A secondary's segments become hardware commands of their own, after the primary's
         // work so far; its streams stay in its own upload memory.
+        if rec.render.is_some() {
+            eprintln!("agx4: secondary command buffers inside a render pass are not supported yet");
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
         rec.close_segment(None)?;
         // SAFETY: valid usage: pCommandBuffers holds `count` handles.
         for &s in unsafe { handle::slice(p_buffers, count) } {

@@ -353,7 +353,7 @@ impl Sel<'_> {
     }
 
     /// Linear to sRGB-encoded, both in [0, 1].
-    fn srgb_encode(&mut self, x: Reg) -> Result<Reg, CompileError> {
+    pub(super) fn srgb_encode(&mut self, x: Reg) -> Result<Reg, CompileError> {
         let c = self.fsat_r(Operand::Reg(x))?;
         let k = self.fconst(12.92)?;
         let low = self.fmul_r(Operand::Reg(c), k)?;
@@ -628,6 +628,36 @@ impl Sel<'_> {
                 })
             })
             .collect()
+    }
+
+    /// Like [`Self::tib_pack`], but `vals` are as memory holds them: an sRGB target's
+    /// colour channels are already encoded (attachment loads through a descriptor without
+    /// sRGB decoding), so they are only quantised.
+    pub(super) fn tib_pack_stored(
+        &mut self,
+        c: ColourFormat,
+        t: TibFormat,
+        vals: [Reg; 4],
+    ) -> Result<Vec<Element>, CompileError> {
+        if t != TibFormat::Srgba8 {
+            return self.tib_pack(c, t, vals);
+        }
+        self.tib_pack(c, TibFormat::U8Norm, vals)
+    }
+
+    /// Like [`Self::tib_unpack`], but yields the values memory is to hold: an sRGB target's
+    /// colour channels stay encoded (attachment stores go through a PBE without sRGB
+    /// encoding).
+    pub(super) fn tib_unpack_stored(
+        &mut self,
+        c: ColourFormat,
+        t: TibFormat,
+        elems: &[Element],
+    ) -> Result<[Reg; 4], CompileError> {
+        if t != TibFormat::Srgba8 {
+            return self.tib_unpack(c, t, elems);
+        }
+        self.tib_unpack(c, TibFormat::U8Norm, elems)
     }
 
     /// Converts loaded tile elements (zero-extended) to shader-side channel values; channels

@@ -45,6 +45,10 @@ pub(crate) enum TileOp {
     Store {
         texture: u8,
     },
+    /// Average of the samples, written to a single-sample image.
+    Resolve {
+        texture: u8,
+    },
 }
 
 struct Runs {
@@ -131,7 +135,7 @@ impl Sel<'_> {
                         self.copy(r, Operand::Reg(Self::texel_reg(runs, k)));
                         *v = r;
                     }
-                    let elems = self.tib_pack(t.colour, t.format, vals)?;
+                    let elems = self.tib_pack_stored(t.colour, t.format, vals)?;
                     self.tile_access(true, t.offset, &elems, *which, 0xf)?;
                 }
             }
@@ -139,7 +143,7 @@ impl Sel<'_> {
                 for (s, which) in per_sample.iter().enumerate() {
                     let elems: Vec<Element> = self.tib_elements(t.colour, t.format)?;
                     self.tile_access(false, t.offset, &elems, *which, 0xf)?;
-                    let vals = self.tib_unpack(t.colour, t.format, &elems)?;
+                    let vals = self.tib_unpack_stored(t.colour, t.format, &elems)?;
                     for (k, v) in vals.iter().enumerate() {
                         self.copy(Self::texel_reg(runs, k), Operand::Reg(*v));
                     }
@@ -160,8 +164,69 @@ impl Sel<'_> {
                     }));
                 }
             }
+            TileOp::Resolve { texture } => {
+                let vals = self.resolve_value(t, samples)?;
+                for (k, v) in vals.iter().enumerate() {
+                    self.copy(Self::texel_reg(runs, k), Operand::Reg(*v));
+                }
+                self.emit(Instr::ImageWrite(ImageWrite {
+                    src: Self::texel_reg(runs, 0),
+                    coords,
+                    lod: Small::Imm(0),
+                    texture: TexIndex::Imm(texture),
+                    dim: TexDim::D2,
+                    coherent: false,
+                }));
+            }
         }
         Ok(())
+    }
+
+    /// The value a resolve writes for target `t`, as memory is to hold it: the mean of the
+    /// samples in linear space for float and normalised formats (sRGB decoded, averaged,
+    /// re-encoded), sample 0 for integer formats.
+    fn resolve_value(&mut self, t: &TileTargetOp, samples: u32) -> Result<[Reg; 4], CompileError> {
+        let integer = super::tib::is_integer(t.colour);
+        let n = if integer { 1 } else { samples.max(1) };
+        let mut sum: Option<[Reg; 4]> = None;
+        for s in 0..n {
+            let which = if samples > 1 {
+                Small::Imm(1 << s)
+            } else {
+                Small::Imm(0xff)
+            };
+            let elems: Vec<Element> = self.tib_elements(t.colour, t.format)?;
+            self.tile_access(false, t.offset, &elems, which, 0xf)?;
+            let vals = if integer {
+                self.tib_unpack_stored(t.colour, t.format, &elems)?
+            } else {
+                self.tib_unpack(t.colour, t.format, &elems)?
+            };
+            sum = Some(match sum {
+                None => vals,
+                Some(acc) => {
+                    let mut out = acc;
+                    for (o, v) in out.iter_mut().zip(vals) {
+                        *o = self.fadd_r(Operand::Reg(*o), Operand::Reg(v))?;
+                    }
+                    out
+                }
+            });
+        }
+        let mut vals =
+            sum.ok_or_else(|| CompileError::Unsupported("a resolve of no samples".into()))?;
+        if n > 1 {
+            let scale = self.fconst(1.0 / n as f32)?;
+            for v in vals.iter_mut() {
+                *v = self.fmul_r(Operand::Reg(*v), scale)?;
+            }
+        }
+        if t.format == TibFormat::Srgba8 {
+            for v in vals.iter_mut().take(3) {
+                *v = self.srgb_encode(*v)?;
+            }
+        }
+        Ok(vals)
     }
 }
 
@@ -180,9 +245,12 @@ pub(crate) fn select_tile_program(
         coords: s.fixed(COORD_HALF, Size::S64)?,
         sample: s.fixed(SAMPLE_HALF, Size::S32)?,
     };
-    let needs_pixel = targets
-        .iter()
-        .any(|t| matches!(t.op, TileOp::Load { .. } | TileOp::Store { .. }));
+    let needs_pixel = targets.iter().any(|t| {
+        matches!(
+            t.op,
+            TileOp::Load { .. } | TileOp::Store { .. } | TileOp::Resolve { .. }
+        )
+    });
     if needs_pixel {
         for (part, sr) in [
             (0, SpecialReg::THREAD_POSITION_IN_GRID_X),

@@ -1,0 +1,177 @@
+//! Occlusion queries: vkCmdBeginQuery, vkCmdEndQuery, and the occlusion side of
+//! vkCmdResetQueryPool and vkCmdCopyQueryPoolResults.
+//!
+//! While a query is active every draw carries the PPP occlusion query word with the query's
+//! index and a Fragment Control visibility mode (counting for precise queries, boolean
+//! otherwise); the render command's `isp_oclqry_base` is the pool's counter array, so the GPU
+//! adds passing samples straight into the pool. A render command therefore counts into one
+//! pool only: draws of one render command that use two pools are refused. Availability is
+//! written by a fill after the render command that ran the query's last draws, so it is set
+//! only once the counts are final. Pool layout: query_pool.rs.
+
+use super::dispatch::meta_launch;
+use super::transfer::fill_words;
+use super::{record, Recording};
+use crate::buffer::Buffer;
+use crate::device::Device;
+use crate::handle::Object;
+use crate::query_pool::{QueryKind, QueryPool};
+use ash::vk;
+use compiler::meta::{query, Meta};
+use hw::g13::control::ppp::{FragmentOcclusionQuery, VisibilityMode};
+use std::sync::atomic::Ordering;
+
+#[derive(Clone, Copy, Debug)]
+struct Active {
+    results: u64,
+    index: u32,
+    precise: bool,
+}
+
+/// Per command buffer occlusion state (part of the graphics state).
+#[derive(Clone, Debug, Default)]
+pub struct OcclusionState {
+    active: Option<Active>,
+    /// The counter array the open render command's draws count into.
+    render_base: Option<u64>,
+    /// Availability words of queries ended inside the open render command.
+    pending: Vec<u64>,
+}
+
+/// The visibility mode and occlusion query word of a draw; binds the open render command to
+/// the active query's pool.
+pub fn draw_visibility(s: &mut OcclusionState) -> Result<(VisibilityMode, Option<FragmentOcclusionQuery>), vk::Result> {
+    let Some(a) = s.active else {
+        return Ok((VisibilityMode::None, None));
+    };
+    if s.render_base.is_some_and(|b| b != a.results) {
+        eprintln!("agx4: draws of one render command counting into two occlusion query pools are not supported");
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    }
+    s.render_base = Some(a.results);
+    let mode = if a.precise { VisibilityMode::Counting } else { VisibilityMode::Boolean };
+    Ok((mode, Some(FragmentOcclusionQuery { index: a.index })))
+}
+
+/// The `isp_oclqry_base` of the render command being closed.
+pub fn render_results(rec: &mut Recording) -> u64 {
+    rec.gfx.occlusion.render_base.take().unwrap_or(0)
+}
+
+/// After a render command: marks the queries it ended available.
+pub fn after_render(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
+    for word in std::mem::take(&mut rec.gfx.occlusion.pending) {
+        mark_available(dev, rec, word)?;
+    }
+    Ok(())
+}
+
+fn mark_available(dev: &Device, rec: &mut Recording, word: u64) -> Result<(), vk::Result> {
+    rec.barrier_pending = true;
+    fill_words(dev, rec, word, 1, 1)?;
+    rec.barrier_pending = true;
+    Ok(())
+}
+
+/// The upper half of query `q`'s availability entry.
+fn flag_word(pool: &QueryPool, q: u32) -> u64 {
+    pool.availability_va() + u64::from(q) * 8 + 4
+}
+
+fn occlusion_pool<'a>(pool: vk::QueryPool, query: u32) -> Result<&'a QueryPool, vk::Result> {
+    let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if pool.kind != QueryKind::Occlusion {
+        eprintln!("agx4: only occlusion queries are begun and ended");
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    }
+    if query >= pool.count {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    Ok(pool)
+}
+
+pub unsafe extern "system" fn cmd_begin_query(cb: vk::CommandBuffer, pool: vk::QueryPool, query: u32, flags: vk::QueryControlFlags) {
+    record("vkCmdBeginQuery", cb, |_, rec| {
+        let pool = occlusion_pool(pool, query)?;
+        if rec.gfx.occlusion.active.is_some() {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        rec.gfx.occlusion.active = Some(Active { results: pool.va(), index: query, precise: flags.contains(vk::QueryControlFlags::PRECISE) });
+        rec.gfx.dirty = true;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_end_query(cb: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
+    record("vkCmdEndQuery", cb, |dev, rec| {
+        let pool = occlusion_pool(pool, query)?;
+        if rec.gfx.occlusion.active.take().is_none() {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        rec.gfx.dirty = true;
+        let word = flag_word(pool, query);
+        // Inside a render pass the counts are final when the render command ends; outside,
+        // every render command that counted has been recorded already.
+        if rec.render.is_some() {
+            rec.gfx.occlusion.pending.push(word);
+            Ok(())
+        } else {
+            mark_available(dev, rec, word)
+        }
+    })
+}
+
+/// vkCmdResetQueryPool on an occlusion pool: zero counters and availability flags.
+pub fn reset(dev: &Device, rec: &mut Recording, pool: &QueryPool, first: u32, count: u32) -> Result<(), vk::Result> {
+    rec.barrier_pending = true;
+    fill_words(dev, rec, pool.va() + u64::from(first) * 8, u64::from(count) * 2, 0)?;
+    fill_words(dev, rec, pool.availability_va() + u64::from(first) * 8, u64::from(count) * 2, 0)?;
+    rec.barrier_pending = true;
+    Ok(())
+}
+
+/// vkCmdCopyQueryPoolResults on an occlusion pool.
+///
+/// The query-copy shader treats a zero source as unavailable, which a zero count is not, so
+/// the copy is composed of up to four of its launches over the pool's views. Without PARTIAL,
+/// 32-bit zeros from the "0 when available" view go into each available query's value (both
+/// halves of a 64-bit value), and then the counters only need writing where nonzero; with
+/// PARTIAL every counter is written. WITH_AVAILABILITY copies the "1 or 0" view into the
+/// availability slot. A counter is nonzero only after some draw passed, and copies come after the query ended,
+/// so a nonzero counter belongs to an available query.
+#[allow(clippy::too_many_arguments)]
+pub fn copy(dev: &Device, rec: &mut Recording, pool: &QueryPool, first: u32, count: u32, dst: &Buffer, dst_offset: u64, stride: u64, flags: vk::QueryResultFlags) -> Result<(), vk::Result> {
+    if count == 0 {
+        return Ok(());
+    }
+    let wide = flags.contains(vk::QueryResultFlags::TYPE_64);
+    let partial = flags.contains(vk::QueryResultFlags::PARTIAL);
+    let value_bytes: u64 = if wide { 8 } else { 4 };
+    let stride32 = u32::try_from(stride).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+    let mut push = [0u8; query::SIZE as usize];
+    push[query::STRIDE as usize..][..4].copy_from_slice(&stride32.to_le_bytes());
+    push[query::COUNT as usize..][..4].copy_from_slice(&count.to_le_bytes());
+    let dst = dst.va.load(Ordering::Acquire) + dst_offset;
+    let span = |at: u64, bytes: u64| (dst + at, u64::from(count - 1) * stride + bytes);
+    let src_bytes = u64::from(count) * 8;
+    let counters = (pool.va() + u64::from(first) * 8, src_bytes);
+    let zero_when_available = (pool.availability_va() + u64::from(first) * 8, src_bytes);
+    let one_or_zero = (pool.availability_va() + u64::from(first) * 8 + 4, src_bytes);
+    let launch = |rec: &mut Recording, kind: Meta, src: (u64, u64), to: (u64, u64)| {
+        rec.barrier_pending = true;
+        meta_launch(dev, rec, kind, &push, count, &[src, to])
+    };
+    let narrow_if_available = Meta::QueryCopy { wide: false, availability: false, partial: false };
+    if !partial {
+        launch(rec, narrow_if_available, zero_when_available, span(0, 4))?;
+        if wide {
+            launch(rec, narrow_if_available, zero_when_available, span(4, 4))?;
+        }
+    }
+    launch(rec, Meta::QueryCopy { wide, availability: false, partial }, counters, span(0, value_bytes))?;
+    if flags.contains(vk::QueryResultFlags::WITH_AVAILABILITY) {
+        launch(rec, Meta::QueryCopy { wide, availability: false, partial: true }, one_or_zero, span(value_bytes, value_bytes))?;
+    }
+    rec.barrier_pending = true;
+    Ok(())
+}

@@ -1,0 +1,657 @@
+//! Render pass instances: vkCmdBeginRenderPass, vkCmdNextSubpass, vkCmdEndRenderPass and
+//! vkCmdClearAttachments.
+//!
+//! Each subpass becomes one render command (docs/render-abi.md section 1): its draws go into
+//! a VDM stream recorded in host memory and uploaded when the subpass ends, together with the
+//! scissor and depth-bias arrays the draws index. The subpass's attachment operations become
+//! the background program (clear, load or nothing per colour target) and the end-of-tile
+//! program (store or discard); the partial variants always load and store. The compiled
+//! programs are cached on the render pass. An attachment used by an earlier subpass is loaded,
+//! and one used by a later subpass is stored, whatever its load and store ops say. Resolve
+//! attachments are written by the end-of-tile program (the mean of a target's samples), through
+//! PBE descriptors after the colour targets' ones.
+//!
+//! Attachment loads and stores move sRGB targets' bytes as they are: the tilebuffer holds them
+//! encoded, so their texture and PBE descriptors do no sRGB conversion.
+
+use super::{record, HwCommand, Recording};
+use crate::bo::{Bo, Place};
+use crate::device::Device;
+use crate::format::{self, Renderable};
+use crate::framebuffer::Framebuffer;
+use crate::handle::{self, Object};
+use crate::image::Image;
+use crate::image_view::ImageView;
+use crate::pipeline_graphics::subpass_tilebuffer;
+use crate::render_pass::RenderPass;
+use ash::vk;
+use compiler::{TileLoad, TileProgram, TileProgramRequest, TileStore, TileTarget};
+use hw::g13::control::descriptors::{TextureDimension, ZlsControl, ZlsFormat};
+use hw::g13::image_desc::{self, ImageDesc};
+use hw::g13::control::vdm::{VdmBarrier, VdmStreamTerminate};
+use hw::g13::control::{pack_uniform_range, UscWord};
+use hw::g13::tilebuffer::{Placement, TilebufferLayout};
+use kmd_iface::uapi::*;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+/// The recording state of a render pass instance.
+pub struct RenderState {
+    pub pass: vk::RenderPass,
+    pub framebuffer: vk::Framebuffer,
+    pub subpass: u32,
+    pub area: vk::Rect2D,
+    pub clears: Vec<vk::ClearValue>,
+    pub tilebuffer: TilebufferLayout,
+    /// The VDM stream of the open render command, without its terminate block.
+    pub vdm: Vec<u8>,
+    /// Packed `Scissor` and `DepthBias` entries of the open render command.
+    pub scissors: Vec<u8>,
+    pub depth_biases: Vec<u8>,
+    pub draws: u32,
+    /// The open render command continues an earlier one of the same subpass (after a
+    /// vkCmdClearAttachments split): load everything not cleared.
+    pub continued: bool,
+    /// Colour attachments (by attachment index) that vkCmdClearAttachments cleared over the
+    /// whole render area, with the value.
+    pub cleared: HashMap<u32, vk::ClearColorValue>,
+    /// Depth and stencil values vkCmdClearAttachments cleared the whole render area to.
+    pub cleared_depth: Option<f32>,
+    pub cleared_stencil: Option<u32>,
+    /// vkCmdWriteTimestamp inside the render command: written when it ends.
+    pub timestamps: Vec<drm_asahi_timestamp>,
+}
+
+/// A tile program in the shader window.
+pub struct ResidentTile {
+    pub program: TileProgram,
+    _code: Bo,
+    pub code: u32,
+}
+
+/// What a tile program is compiled from.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub enum TileKey {
+    Background(TileProgramRequest<TileLoad>),
+    EndOfTile(TileProgramRequest<TileStore>),
+}
+
+/// The compiled tile programs of a render pass.
+#[derive(Default)]
+pub struct TileCache(Mutex<HashMap<TileKey, Arc<ResidentTile>>>);
+
+impl std::fmt::Debug for TileCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TileCache")
+    }
+}
+
+impl TileCache {
+    fn get(&self, dev: &Device, key: TileKey) -> Result<Arc<ResidentTile>, vk::Result> {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = map.get(&key) {
+            return Ok(p.clone());
+        }
+        let program = match &key {
+            TileKey::Background(r) => compiler::compile_background(r),
+            TileKey::EndOfTile(r) => compiler::compile_end_of_tile(r),
+        }
+        .map_err(|e| {
+            eprintln!("agx4: tile program: {e}");
+            vk::Result::ERROR_FEATURE_NOT_PRESENT
+        })?;
+        let bo = Bo::new(dev, program.code.len().max(4) as u64, Place::Usc, false)?;
+        bo.write(0, &program.code)?;
+        let code = u32::try_from(bo.va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        let resident = Arc::new(ResidentTile { program, _code: bo, code });
+        map.insert(key, resident.clone());
+        Ok(resident)
+    }
+}
+
+/// The first and last subpass that use attachment `a`.
+fn uses(pass: &RenderPass, a: u32) -> (Option<u32>, Option<u32>) {
+    let mut first = None;
+    let mut last = None;
+    for (i, s) in pass.subpasses.iter().enumerate() {
+        let used = s.colours.iter().chain(&s.inputs).chain(&s.resolves).flatten().any(|r| r.index == a) || s.depth_stencil.is_some_and(|r| r.index == a);
+        if used {
+            first = first.or(Some(i as u32));
+            last = Some(i as u32);
+        }
+    }
+    (first, last)
+}
+
+/// One colour target of the open subpass.
+struct ColourAttachment<'a> {
+    index: u32,
+    view: &'a ImageView,
+    image: &'a Image,
+    format: Renderable,
+    target: TileTarget,
+}
+
+/// The view, image and format of framebuffer attachment `index`, which must be a colour
+/// attachment agx4 renders to.
+fn colour_view(fb: &Framebuffer, index: u32) -> Result<(&ImageView, &Image, Renderable), vk::Result> {
+    let view = ImageView::from_handle(*fb.attachments.get(index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let format = format::renderable(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
+    if !image.usage.contains(vk::ImageUsageFlags::COLOR_ATTACHMENT) || image.layout.levels == 0 {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    Ok((view, image, format))
+}
+
+/// The colour targets of the open subpass, and the resolve attachments with the target
+/// each resolves.
+fn colour_attachments<'a>(pass: &RenderPass, fb: &'a Framebuffer, rs: &RenderState) -> Result<(Vec<ColourAttachment<'a>>, Vec<ColourAttachment<'a>>), vk::Result> {
+    let sp = &pass.subpasses[rs.subpass as usize];
+    let mut out = Vec::new();
+    let mut resolves = Vec::new();
+    for (i, r) in sp.colours.iter().enumerate() {
+        let Some(r) = r else { continue };
+        let (view, image, format) = colour_view(fb, r.index)?;
+        let t = rs.tilebuffer.targets.get(i).copied().flatten().ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let Placement::Tile { offset_bytes, .. } = t.placement else {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        };
+        let target = TileTarget { format: t.format, tib_format: t.tib_format, offset: offset_bytes as u16 };
+        if let Some(Some(rr)) = sp.resolves.get(i) {
+            let (rview, rimage, rformat) = colour_view(fb, rr.index)?;
+            // Valid usage: same format, a single-sample destination from a multisampled source.
+            if rformat.colour != format.colour || rimage.samples != 1 || image.samples == 1 {
+                return Err(vk::Result::ERROR_UNKNOWN);
+            }
+            resolves.push(ColourAttachment { index: rr.index, view: rview, image: rimage, format: rformat, target });
+        }
+        out.push(ColourAttachment { index: r.index, view, image, format, target });
+    }
+    Ok((out, resolves))
+}
+
+fn image_desc<'a>(a: &'a ColourAttachment<'_>, pixel: hw::g13::image_desc::PixelFormat) -> Result<ImageDesc<'a>, vk::Result> {
+    let base = a.image.va.load(Ordering::Acquire);
+    if base == 0 {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    let dimension = if a.image.samples > 1 { TextureDimension::D2Multisampled } else { TextureDimension::D2 };
+    Ok(ImageDesc { base, layout: &a.image.layout, format: pixel, dimension })
+}
+
+fn texture_descriptor(a: &ColourAttachment<'_>) -> Result<[u8; 24], vk::Result> {
+    let r = a.view.range;
+    image_desc::texture_descriptor(&image_desc(a, a.format.pixel.linear())?, r.base_mip_level, 1, r.base_array_layer, 1).map_err(|e| {
+        eprintln!("agx4: attachment texture descriptor: {e}");
+        vk::Result::ERROR_UNKNOWN
+    })
+}
+
+fn pbe_descriptor(a: &ColourAttachment<'_>) -> Result<[u8; 24], vk::Result> {
+    let r = a.view.range;
+    // The tilebuffer holds encoded values already, so stores do no sRGB conversion.
+    image_desc::pbe_descriptor(&image_desc(a, a.format.pixel.linear())?, r.base_mip_level, r.base_array_layer).map_err(|e| {
+        eprintln!("agx4: attachment PBE descriptor: {e}");
+        vk::Result::ERROR_UNKNOWN
+    })
+}
+
+/// The USC Shared word of fragment-stage programs reading this tilebuffer.
+pub fn tile_shared_word(tib: &TilebufferLayout, out: &mut Vec<u8>) {
+    let s = tib.usc_shared();
+    UscWord::Shared {
+        uses_shared: true,
+        layout: s.layout,
+        bytes_per_threadgroup: s.bytes_per_threadgroup.next_multiple_of(256),
+        sample_count: s.sample_count,
+        sample_stride_bytes: s.sample_stride_in_8_bytes * 8,
+    }
+    .pack(out);
+}
+
+/// Uploads the USC words of a tile program and returns their USC address.
+fn tile_words(dev: &Device, rec: &mut Recording, tib: &TilebufferLayout, p: &ResidentTile, uniforms: Option<u64>, textures: Option<(u64, u32)>) -> Result<u32, vk::Result> {
+    let mut w = Vec::new();
+    tile_shared_word(tib, &mut w);
+    if let Some(u) = uniforms {
+        pack_uniform_range(0, p.program.uniform_halves, u, &mut w);
+    }
+    if let Some((buffer, count)) = textures {
+        if count > 0 {
+            UscWord::Texture { start: 0, count, buffer }.pack(&mut w);
+        }
+    }
+    UscWord::Shader { code: p.code, loads_varyings: false }.pack(&mut w);
+    UscWord::Registers { count_halves: p.program.gpr_halves.max(8).div_ceil(8) * 8, spill_size: 0 }.pack(&mut w);
+    UscWord::NoPreshader.pack(&mut w);
+    let va = rec.upload.push(dev, &w, 64)?;
+    u32::try_from(va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
+}
+
+/// The `drm_asahi_cmd_render` fields that depend only on the sample count: the sample
+/// positions word Mesa's drivers write for 1, 2 and 4 samples.
+fn multisample_ctl(samples: u32) -> u64 {
+    match samples {
+        2 => 0x44cc,
+        4 => 0xeaa2_6e26,
+        _ => 0x88,
+    }
+}
+
+fn tile_request<Op>(tib: &TilebufferLayout, targets: Vec<(TileTarget, Op)>) -> TileProgramRequest<Op> {
+    TileProgramRequest { targets, samples: tib.samples, sample_size_bytes: tib.sample_size_bytes }
+}
+
+/// Ends the open render command of the subpass: tile programs, stream and command.
+fn finish_render(dev: &Device, rec: &mut Recording, store_all: bool) -> Result<(), vk::Result> {
+    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let fb = Framebuffer::from_handle(rs.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let (atts, resolves) = colour_attachments(pass, fb, rs)?;
+    let tib = rs.tilebuffer.clone();
+    let mut loads = Vec::new();
+    let mut stores = Vec::new();
+    let mut clear_words = Vec::new();
+    for (i, a) in atts.iter().enumerate() {
+        let (first, last) = uses(pass, a.index);
+        let desc = &pass.attachments[a.index as usize];
+        let mut clear = None;
+        let load = if let Some(v) = rs.cleared.get(&a.index) {
+            clear = Some(*v);
+            TileLoad::Clear
+        } else if rs.continued || first != Some(rs.subpass) {
+            TileLoad::Load { texture: i as u8 }
+        } else {
+            match desc.load_op {
+                vk::AttachmentLoadOp::LOAD => TileLoad::Load { texture: i as u8 },
+                vk::AttachmentLoadOp::CLEAR => {
+                    // SAFETY: a colour attachment's clear value is the colour member.
+                    clear = Some(unsafe { rs.clears.get(a.index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?.color });
+                    TileLoad::Clear
+                }
+                _ => TileLoad::DontCare,
+            }
+        };
+        let store = if store_all || last != Some(rs.subpass) || desc.store_op == vk::AttachmentStoreOp::STORE {
+            TileStore::Store { texture: i as u8 }
+        } else {
+            TileStore::Discard
+        };
+        let words = clear.map(|c| format::clear_words(&a.format, &c)).unwrap_or_default();
+        for w in words {
+            clear_words.extend_from_slice(&w.to_le_bytes());
+        }
+        loads.push((a.target, load));
+        stores.push((a.target, store));
+    }
+    for (j, r) in resolves.iter().enumerate() {
+        let texture = u8::try_from(atts.len() + j).map_err(|_| vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
+        stores.push((r.target, TileStore::Resolve { texture }));
+    }
+    let all_load: Vec<_> = atts.iter().enumerate().map(|(i, a)| (a.target, TileLoad::Load { texture: i as u8 })).collect();
+    let all_store: Vec<_> = atts.iter().enumerate().map(|(i, a)| (a.target, TileStore::Store { texture: i as u8 })).collect();
+    let bg = pass.tile_programs.get(dev, TileKey::Background(tile_request(&tib, loads)))?;
+    let eot = pass.tile_programs.get(dev, TileKey::EndOfTile(tile_request(&tib, stores)))?;
+    let partial_bg = pass.tile_programs.get(dev, TileKey::Background(tile_request(&tib, all_load)))?;
+    let partial_eot = pass.tile_programs.get(dev, TileKey::EndOfTile(tile_request(&tib, all_store)))?;
+
+    let mut textures = Vec::new();
+    let mut pbes = Vec::new();
+    for a in &atts {
+        textures.extend_from_slice(&texture_descriptor(a)?);
+        pbes.extend_from_slice(&pbe_descriptor(a)?);
+    }
+    for r in &resolves {
+        pbes.extend_from_slice(&pbe_descriptor(r)?);
+    }
+    let n = atts.len() as u32;
+    let n_pbes = n + resolves.len() as u32;
+    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let mut vdm = std::mem::take(&mut rs.vdm);
+    let scissors = std::mem::take(&mut rs.scissors);
+    let biases = std::mem::take(&mut rs.depth_biases);
+    let (width, height) = (fb.width, fb.height);
+    let mut stamps = std::mem::take(&mut rs.timestamps).into_iter();
+    rs.draws = 0;
+    vdm.extend_from_slice(&VdmStreamTerminate.pack());
+
+    // Clear values are preloaded as 32-bit words, at least as many halves as the program reads.
+    clear_words.resize(clear_words.len().max(bg.program.uniform_halves as usize * 2).max(4), 0);
+    let uniforms = rec.upload.push(dev, &clear_words, 16)?;
+    let tex_va = if n > 0 { rec.upload.push(dev, &textures, 16)? } else { 0 };
+    let pbe_va = if n_pbes > 0 { rec.upload.push(dev, &pbes, 16)? } else { 0 };
+    let bg_usc = tile_words(dev, rec, &tib, &bg, Some(uniforms), Some((tex_va, n)))?;
+    let eot_usc = tile_words(dev, rec, &tib, &eot, None, Some((pbe_va, n_pbes)))?;
+    let partial_bg_usc = tile_words(dev, rec, &tib, &partial_bg, Some(uniforms), Some((tex_va, n)))?;
+    let partial_eot_usc = tile_words(dev, rec, &tib, &partial_eot, None, Some((pbe_va, n)))?;
+    let vdm_va = rec.upload.push(dev, &vdm, 64)?;
+    let scissor_va = if scissors.is_empty() { 0 } else { rec.upload.push(dev, &scissors, 16)? };
+    let dbias_va = if biases.is_empty() { 0 } else { rec.upload.push(dev, &biases, 16)? };
+    let zs = depth_stencil_state(rec, fb, pass, store_all)?;
+    let params = tib.render_params();
+    let tan_60 = 1.732_051f32;
+    let cmd = drm_asahi_cmd_render {
+        // Empty tiles still run their background and end-of-tile programs, so clears and
+        // loads reach every pixel even without draws.
+        flags: DRM_ASAHI_RENDER_PROCESS_EMPTY_TILES | zs.flags,
+        depth: zs.depth,
+        stencil: zs.stencil,
+        zls_ctrl: zs.zls_ctrl,
+        vdm_ctrl_stream_base: vdm_va,
+        isp_scissor_base: scissor_va,
+        isp_dbias_base: dbias_va,
+        isp_oclqry_base: super::query::render_results(rec),
+        ppp_multisamplectl: multisample_ctl(tib.samples),
+        ppp_ctrl: 0x202,
+        width_px: width as u16,
+        height_px: height as u16,
+        layers: 1,
+        utile_width_px: params.utile_width_px,
+        utile_height_px: params.utile_height_px,
+        samples: params.samples,
+        sample_size_B: params.sample_size_bytes,
+        isp_merge_upper_x: (tan_60 / width as f32).to_bits(),
+        isp_merge_upper_y: (tan_60 / height as f32).to_bits(),
+        bg: drm_asahi_bg_eot { usc: bg_usc, rsrc_spec: 0 },
+        eot: drm_asahi_bg_eot { usc: eot_usc, rsrc_spec: 0 },
+        partial_bg: drm_asahi_bg_eot { usc: partial_bg_usc, rsrc_spec: 0 },
+        partial_eot: drm_asahi_bg_eot { usc: partial_eot_usc, rsrc_spec: 0 },
+        isp_bgobjdepth: zs.clear_depth,
+        isp_bgobjvals: zs.clear_stencil,
+        ..Default::default()
+    };
+    let mut cmd = cmd;
+    if let Some(first) = stamps.next() {
+        cmd.ts_frag.end = first;
+    }
+    rec.segments.push(HwCommand::Render(Box::new(cmd)));
+    // Further stamps end empty compute commands queued after the render.
+    for s in stamps {
+        rec.open_segment(dev)?;
+        rec.close_segment(Some(s))?;
+    }
+    super::query::after_render(dev, rec)?;
+    Ok(())
+}
+
+/// The render command's depth/stencil fields.
+struct ZsFields {
+    depth: drm_asahi_zls_buffer,
+    stencil: drm_asahi_zls_buffer,
+    zls_ctrl: u64,
+    clear_depth: u32,
+    clear_stencil: u32,
+    flags: u32,
+}
+
+/// The ZLS buffers, control word and clear values of the open subpass's depth/stencil
+/// attachment. The ZLS unit addresses level 0 of a twiddled image of the render's size
+/// (docs/render-abi.md; the simulator's reading), so the attachment must be exactly that.
+fn depth_stencil_state(rec: &Recording, fb: &Framebuffer, pass: &RenderPass, store_all: bool) -> Result<ZsFields, vk::Result> {
+    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let none = drm_asahi_zls_buffer::default();
+    let control = |z_format, z_load, z_store, s_load, s_store| ZlsControl {
+        unknown_0: false,
+        unknown_1: false,
+        z_compress_1: false,
+        unknown_3: false,
+        s_compress_1: false,
+        unknown_5: false,
+        z_compress_2: false,
+        unknown_7: false,
+        s_compress_2: false,
+        s_load,
+        z_load,
+        s_store,
+        z_store,
+        z_resolve: false,
+        s_resolve: false,
+        z_format,
+    };
+    let mut out = ZsFields {
+        depth: none,
+        stencil: none,
+        zls_ctrl: u64::from_le_bytes(control(ZlsFormat::F32, false, false, false, false).pack()),
+        clear_depth: 1.0f32.to_bits(),
+        clear_stencil: 0,
+        flags: 0,
+    };
+    let Some(r) = pass.subpasses[rs.subpass as usize].depth_stencil else {
+        return Ok(out);
+    };
+    let desc = &pass.attachments[r.index as usize];
+    let view = ImageView::from_handle(*fb.attachments.get(r.index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let kind = format::aspects(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
+    if image.extent.width != fb.width || image.extent.height != fb.height || view.range.base_mip_level != 0 {
+        eprintln!("agx4: depth/stencil attachments must be level 0 of an image of the framebuffer's size for now");
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    }
+    let va = image.va.load(Ordering::Acquire);
+    if va == 0 || !image.usage.contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT) {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    let base = va + u64::from(view.range.base_array_layer) * image.layout.layer_stride;
+    let (first, last) = uses(pass, r.index);
+    let first_here = first == Some(rs.subpass) && !rs.continued;
+    let last_here = last == Some(rs.subpass);
+    // SAFETY: a depth/stencil attachment's clear value is the depth_stencil member.
+    let clear = rs.clears.get(r.index as usize).map(|c| unsafe { c.depth_stencil }).unwrap_or_default();
+    let load = |op: vk::AttachmentLoadOp, cleared: bool| !cleared && (!first_here || op == vk::AttachmentLoadOp::LOAD);
+    let store = |op: vk::AttachmentStoreOp| store_all || !last_here || op == vk::AttachmentStoreOp::STORE;
+    let (mut z_load, mut z_store, mut s_load, mut s_store) = (false, false, false, false);
+    let z_format = kind.depth.unwrap_or(ZlsFormat::F32);
+    if let Some(z) = kind.depth {
+        out.depth = drm_asahi_zls_buffer { base, ..Default::default() };
+        z_load = load(desc.load_op, rs.cleared_depth.is_some());
+        z_store = store(desc.store_op);
+        let d = rs.cleared_depth.unwrap_or(clear.depth).clamp(0.0, 1.0);
+        out.clear_depth = match z {
+            ZlsFormat::U16 => (d * 65535.0).round() as u32,
+            ZlsFormat::F32 => d.to_bits(),
+        };
+        if z == ZlsFormat::U16 {
+            out.flags |= DRM_ASAHI_RENDER_DBIAS_IS_INT;
+        }
+    }
+    if kind.stencil {
+        let (plane_offset, plane_stride) = match &image.stencil_plane {
+            Some((offset, l)) => (*offset, l.layer_stride),
+            None => (0, image.layout.layer_stride),
+        };
+        let s_base = va + plane_offset + u64::from(view.range.base_array_layer) * plane_stride;
+        out.stencil = drm_asahi_zls_buffer { base: s_base, ..Default::default() };
+        s_load = load(desc.stencil_load_op, rs.cleared_stencil.is_some());
+        s_store = store(desc.stencil_store_op);
+        out.clear_stencil = rs.cleared_stencil.unwrap_or(clear.stencil) & 0xff;
+    }
+    out.zls_ctrl = u64::from_le_bytes(control(z_format, z_load, z_store, s_load, s_store).pack());
+    Ok(out)
+}
+
+/// Starts recording subpass `subpass` of the open render pass instance.
+fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), vk::Result> {
+    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let sp = pass.subpasses.get(subpass as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if sp.inputs.iter().any(Option::is_some) {
+        eprintln!("agx4: subpasses with input attachments are not supported yet");
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    }
+    rs.tilebuffer = subpass_tilebuffer(pass, subpass)?;
+    rs.subpass = subpass;
+    rs.vdm.clear();
+    rs.vdm.extend_from_slice(&VdmBarrier { usc_cache_invalidate: true, ..Default::default() }.pack());
+    rs.continued = false;
+    rs.cleared.clear();
+    rs.cleared_depth = None;
+    rs.cleared_stencil = None;
+    rec.gfx.dirty = true;
+    clear_partial_area(dev, rec)
+}
+
+/// A render area smaller than the framebuffer: tiles cover pixels outside it, which must
+/// keep their contents, so every attachment is loaded and the attachments this subpass
+/// clears are cleared by drawing the render area.
+fn clear_partial_area(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
+    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let fb = Framebuffer::from_handle(rs.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let a = rs.area;
+    let whole = a.offset.x <= 0 && a.offset.y <= 0 && i64::from(a.offset.x) + i64::from(a.extent.width) >= i64::from(fb.width) && i64::from(a.offset.y) + i64::from(a.extent.height) >= i64::from(fb.height);
+    if whole {
+        return Ok(());
+    }
+    rs.continued = true;
+    let subpass = rs.subpass;
+    let sp = &pass.subpasses[subpass as usize];
+    let rect = [vk::ClearRect { rect: a, base_array_layer: 0, layer_count: 1 }];
+    let clears = rs.clears.clone();
+    for (slot, r) in sp.colours.iter().enumerate() {
+        let Some(r) = r else { continue };
+        if uses(pass, r.index).0 != Some(subpass) || pass.attachments[r.index as usize].load_op != vk::AttachmentLoadOp::CLEAR {
+            continue;
+        }
+        // SAFETY: a colour attachment's clear value is the colour member.
+        let value = unsafe { clears.get(r.index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?.color };
+        let words = super::clear::colour_words(pass, subpass, slot as u32, &value).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        super::clear::clear_rects(dev, rec, Some((slot as u32, words)), None, None, &rect)?;
+    }
+    if let Some(r) = sp.depth_stencil.filter(|r| uses(pass, r.index).0 == Some(subpass)) {
+        let desc = &pass.attachments[r.index as usize];
+        let kind = format::aspects(desc.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
+        // SAFETY: a depth/stencil attachment's clear value is the depth_stencil member.
+        let value = clears.get(r.index as usize).map(|c| unsafe { c.depth_stencil }).unwrap_or_default();
+        let depth = (kind.depth.is_some() && desc.load_op == vk::AttachmentLoadOp::CLEAR).then_some(value.depth);
+        let stencil = (kind.stencil && desc.stencil_load_op == vk::AttachmentLoadOp::CLEAR).then_some(value.stencil);
+        if depth.is_some() || stencil.is_some() {
+            super::clear::clear_rects(dev, rec, None, depth, stencil, &rect)?;
+        }
+    }
+    Ok(())
+}
+
+pub unsafe extern "system" fn cmd_begin_render_pass(cb: vk::CommandBuffer, p_begin: *const vk::RenderPassBeginInfo<'_>, _contents: vk::SubpassContents) {
+    record("vkCmdBeginRenderPass", cb, |dev, rec| {
+        // SAFETY: valid usage: pRenderPassBegin is valid and pClearValues holds clearValueCount.
+        let begin = unsafe { &*p_begin };
+        // SAFETY: as above.
+        let clears = unsafe { handle::slice(begin.p_clear_values, begin.clear_value_count) }.to_vec();
+        if rec.render.is_some() {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        Framebuffer::from_handle(begin.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        rec.close_segment(None)?;
+        rec.render = Some(Box::new(RenderState {
+            pass: begin.render_pass,
+            framebuffer: begin.framebuffer,
+            subpass: 0,
+            area: begin.render_area,
+            clears,
+            tilebuffer: TilebufferLayout::build(&[], 1).map_err(|_| vk::Result::ERROR_UNKNOWN)?,
+            vdm: Vec::new(),
+            scissors: Vec::new(),
+            depth_biases: Vec::new(),
+            draws: 0,
+            continued: false,
+            cleared: HashMap::new(),
+            cleared_depth: None,
+            cleared_stencil: None,
+            timestamps: Vec::new(),
+        }));
+        start_subpass(dev, rec, 0)
+    })
+}
+
+pub unsafe extern "system" fn cmd_next_subpass(cb: vk::CommandBuffer, _contents: vk::SubpassContents) {
+    record("vkCmdNextSubpass", cb, |dev, rec| {
+        finish_render(dev, rec, false)?;
+        let next = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?.subpass + 1;
+        start_subpass(dev, rec, next)
+    })
+}
+
+pub unsafe extern "system" fn cmd_end_render_pass(cb: vk::CommandBuffer) {
+    record("vkCmdEndRenderPass", cb, |dev, rec| {
+        finish_render(dev, rec, false)?;
+        rec.render = None;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_clear_attachments(cb: vk::CommandBuffer, count: u32, p_attachments: *const vk::ClearAttachment, rect_count: u32, p_rects: *const vk::ClearRect) {
+    record("vkCmdClearAttachments", cb, |dev, rec| {
+        // SAFETY: valid usage: the arrays hold their counts.
+        let (clears, rects) = unsafe { (handle::slice(p_attachments, count), handle::slice(p_rects, rect_count)) };
+        let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let fb = Framebuffer::from_handle(rs.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // Clears of the whole render area restart the render with those targets cleared by
+        // the background program and the ZLS unit; smaller rectangles are drawn.
+        let whole = |r: &vk::ClearRect| {
+            let a = rs.area;
+            let covers_x = r.rect.offset.x <= a.offset.x.max(0) && i64::from(r.rect.offset.x) + i64::from(r.rect.extent.width) >= (i64::from(a.offset.x) + i64::from(a.extent.width)).min(i64::from(fb.width));
+            let covers_y = r.rect.offset.y <= a.offset.y.max(0) && i64::from(r.rect.offset.y) + i64::from(r.rect.extent.height) >= (i64::from(a.offset.y) + i64::from(a.extent.height)).min(i64::from(fb.height));
+            covers_x && covers_y && r.base_array_layer == 0
+        };
+        let sp = &pass.subpasses[rs.subpass as usize];
+        let ds_format = sp.depth_stencil.and_then(|r| format::aspects(pass.attachments[r.index as usize].format));
+        let has_depth = ds_format.and_then(|f| f.depth).is_some();
+        let has_stencil = ds_format.is_some_and(|f| f.stencil);
+        if !rects.iter().any(whole) {
+            let subpass = rs.subpass;
+            for c in clears {
+                if c.aspect_mask.contains(vk::ImageAspectFlags::COLOR) {
+                    // SAFETY: a colour clear's value is the colour member.
+                    let value = unsafe { c.clear_value.color };
+                    if let Some(words) = super::clear::colour_words(pass, subpass, c.color_attachment, &value) {
+                        super::clear::clear_rects(dev, rec, Some((c.color_attachment, words)), None, None, rects)?;
+                    }
+                }
+                // SAFETY: a depth/stencil clear's value is the depth_stencil member.
+                let ds = unsafe { c.clear_value.depth_stencil };
+                let depth = (has_depth && c.aspect_mask.contains(vk::ImageAspectFlags::DEPTH)).then_some(ds.depth);
+                let stencil = (has_stencil && c.aspect_mask.contains(vk::ImageAspectFlags::STENCIL)).then_some(ds.stencil);
+                if depth.is_some() || stencil.is_some() {
+                    super::clear::clear_rects(dev, rec, None, depth, stencil, rects)?;
+                }
+            }
+            return Ok(());
+        }
+        let mut cleared = Vec::new();
+        let (mut depth, mut stencil) = (None, None);
+        for c in clears {
+            if c.aspect_mask.contains(vk::ImageAspectFlags::COLOR) {
+                if let Some(Some(r)) = sp.colours.get(c.color_attachment as usize) {
+                    // SAFETY: a colour clear's value is the colour member.
+                    cleared.push((r.index, unsafe { c.clear_value.color }));
+                }
+            }
+            // SAFETY: a depth/stencil clear's value is the depth_stencil member.
+            let ds = unsafe { c.clear_value.depth_stencil };
+            if c.aspect_mask.contains(vk::ImageAspectFlags::DEPTH) {
+                depth = Some(ds.depth);
+            }
+            if c.aspect_mask.contains(vk::ImageAspectFlags::STENCIL) {
+                stencil = Some(ds.stencil);
+            }
+        }
+        if rs.draws > 0 {
+            finish_render(dev, rec, true)?;
+            let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+            rs.vdm.extend_from_slice(&VdmBarrier { usc_cache_invalidate: true, ..Default::default() }.pack());
+            rs.continued = true;
+            rs.cleared.clear();
+            rs.cleared_depth = None;
+            rs.cleared_stencil = None;
+            rec.gfx.dirty = true;
+        }
+        let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+        rs.cleared.extend(cleared);
+        rs.cleared_depth = depth.or(rs.cleared_depth);
+        rs.cleared_stencil = stencil.or(rs.cleared_stencil);
+        Ok(())
+    })
+}

@@ -1,0 +1,564 @@
+//! Graphics pipelines: the create info read into owned fixed-function state, the shaders
+//! compiled against the vertex input and the subpass's tilebuffer layout
+//! (`compiler::compile_graphics_pipeline`), and their code and coefficient bindings uploaded
+//! into the shader window. Draws turn the state into VDM and PPP words (cmd_buffer/draw.rs).
+
+use crate::bo::{Bo, Place};
+use crate::device::Device;
+use crate::format;
+use crate::handle::{self, Object};
+use crate::pipeline_layout::PipelineLayout;
+use crate::render_pass::RenderPass;
+use crate::shader_module::ShaderModule;
+use ash::vk;
+use compiler::{
+    BlendAttachment, BlendFactor, BlendOp, CfShade, CfSource, ColourTarget, FragmentState, GraphicsPipelineBinary, GraphicsPipelineRequest, LogicOp, ShaderRequest,
+    VertexAttribute, VertexBindingDesc, VertexInputLayout,
+};
+use hw::g13::control::descriptors::{CfBinding, CfBindingHeader, CoefficientSource, ShadeModel, StencilOp, ZsFunc};
+use hw::g13::control::vdm::Primitive;
+use hw::g13::tilebuffer::{Placement, TilebufferLayout};
+use std::ffi::CStr;
+
+/// Most vertex input bindings (`maxVertexInputBindings`), the size of the root table's
+/// vertex buffer table.
+pub const MAX_VERTEX_BINDINGS: u32 = compiler::abi::MAX_VERTEX_BUFFERS;
+/// `maxVertexInputAttributes`.
+pub const MAX_VERTEX_ATTRIBUTES: u32 = 16;
+
+/// Which pieces of state come from vkCmdSet* instead of the pipeline.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Dynamic {
+    pub viewport: bool,
+    pub scissor: bool,
+    pub line_width: bool,
+    pub depth_bias: bool,
+    pub blend_constants: bool,
+    pub stencil_compare_mask: bool,
+    pub stencil_write_mask: bool,
+    pub stencil_reference: bool,
+}
+
+/// One face's stencil state, in hardware terms.
+#[derive(Clone, Copy, Debug)]
+pub struct StencilFace {
+    pub fail: StencilOp,
+    pub pass: StencilOp,
+    pub depth_fail: StencilOp,
+    pub compare: ZsFunc,
+    pub compare_mask: u32,
+    pub write_mask: u32,
+    pub reference: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct DepthBiasState {
+    pub constant: f32,
+    pub clamp: f32,
+    pub slope: f32,
+}
+
+/// The fixed-function state of a graphics pipeline, with the static values of the dynamic
+/// state (ignored when that state is dynamic).
+#[derive(Clone, Debug)]
+pub struct Fixed {
+    pub primitive: Primitive,
+    pub restart: bool,
+    /// Stride of each vertex binding (indexed by binding number).
+    pub strides: [u32; MAX_VERTEX_BINDINGS as usize],
+    pub viewports: Vec<vk::Viewport>,
+    pub scissors: Vec<vk::Rect2D>,
+    pub rasterizer_discard: bool,
+    pub cull_front: bool,
+    pub cull_back: bool,
+    pub front_ccw: bool,
+    pub depth_bias: Option<DepthBiasState>,
+    pub line_width: f32,
+    pub samples: u32,
+    pub depth_test: bool,
+    pub depth_write: bool,
+    pub depth_compare: ZsFunc,
+    pub stencil: Option<[StencilFace; 2]>,
+    pub blend_constants: [f32; 4],
+    pub dynamic: Dynamic,
+}
+
+/// A compiled, resident graphics pipeline.
+pub struct GraphicsPipeline {
+    pub binary: GraphicsPipelineBinary,
+    _vertex_code: Bo,
+    _fragment_code: Option<Bo>,
+    _cf: Option<Bo>,
+    /// Offsets from `usc_exec_base`.
+    pub vertex_code: u32,
+    pub fragment_code: Option<u32>,
+    /// USC address of the CF binding header and bindings.
+    pub cf_bindings: u32,
+    pub cf_binding_count: u32,
+    pub fixed: Fixed,
+    /// The tilebuffer layout of the subpass it was made for.
+    pub tilebuffer: TilebufferLayout,
+}
+
+fn invalid<T>(why: impl Into<String>) -> Result<T, vk::Result> {
+    eprintln!("agx4: vkCreateGraphicsPipelines: {}", why.into());
+    Err(vk::Result::ERROR_UNKNOWN)
+}
+
+fn unsupported<T>(why: impl Into<String>) -> Result<T, vk::Result> {
+    eprintln!("agx4: vkCreateGraphicsPipelines: {} is not supported", why.into());
+    Err(vk::Result::ERROR_FEATURE_NOT_PRESENT)
+}
+
+pub fn zs_func(op: vk::CompareOp) -> ZsFunc {
+    match op {
+        vk::CompareOp::NEVER => ZsFunc::Never,
+        vk::CompareOp::LESS => ZsFunc::Less,
+        vk::CompareOp::EQUAL => ZsFunc::Equal,
+        vk::CompareOp::LESS_OR_EQUAL => ZsFunc::Lequal,
+        vk::CompareOp::GREATER => ZsFunc::Greater,
+        vk::CompareOp::NOT_EQUAL => ZsFunc::NotEqual,
+        vk::CompareOp::GREATER_OR_EQUAL => ZsFunc::Gequal,
+        _ => ZsFunc::Always,
+    }
+}
+
+fn stencil_op(op: vk::StencilOp) -> StencilOp {
+    match op {
+        vk::StencilOp::ZERO => StencilOp::Zero,
+        vk::StencilOp::REPLACE => StencilOp::Replace,
+        vk::StencilOp::INCREMENT_AND_CLAMP => StencilOp::IncrSat,
+        vk::StencilOp::DECREMENT_AND_CLAMP => StencilOp::DecrSat,
+        vk::StencilOp::INVERT => StencilOp::Invert,
+        vk::StencilOp::INCREMENT_AND_WRAP => StencilOp::IncrWrap,
+        vk::StencilOp::DECREMENT_AND_WRAP => StencilOp::DecrWrap,
+        _ => StencilOp::Keep,
+    }
+}
+
+fn stencil_face(s: &vk::StencilOpState) -> StencilFace {
+    StencilFace {
+        fail: stencil_op(s.fail_op),
+        pass: stencil_op(s.pass_op),
+        depth_fail: stencil_op(s.depth_fail_op),
+        compare: zs_func(s.compare_op),
+        compare_mask: s.compare_mask & 0xff,
+        write_mask: s.write_mask & 0xff,
+        reference: s.reference & 0xff,
+    }
+}
+
+pub fn primitive(t: vk::PrimitiveTopology) -> Result<Primitive, vk::Result> {
+    Ok(match t {
+        vk::PrimitiveTopology::POINT_LIST => Primitive::Points,
+        vk::PrimitiveTopology::LINE_LIST => Primitive::Lines,
+        vk::PrimitiveTopology::LINE_STRIP => Primitive::LineStrip,
+        vk::PrimitiveTopology::TRIANGLE_LIST => Primitive::Triangles,
+        vk::PrimitiveTopology::TRIANGLE_STRIP => Primitive::TriangleStrip,
+        vk::PrimitiveTopology::TRIANGLE_FAN => Primitive::TriangleFan,
+        other => return unsupported(format!("topology {other:?}")),
+    })
+}
+
+fn blend_factor(f: vk::BlendFactor) -> Result<BlendFactor, vk::Result> {
+    use vk::BlendFactor as V;
+    Ok(match f {
+        V::ZERO => BlendFactor::Zero,
+        V::ONE => BlendFactor::One,
+        V::SRC_COLOR => BlendFactor::SrcColor,
+        V::ONE_MINUS_SRC_COLOR => BlendFactor::OneMinusSrcColor,
+        V::DST_COLOR => BlendFactor::DstColor,
+        V::ONE_MINUS_DST_COLOR => BlendFactor::OneMinusDstColor,
+        V::SRC_ALPHA => BlendFactor::SrcAlpha,
+        V::ONE_MINUS_SRC_ALPHA => BlendFactor::OneMinusSrcAlpha,
+        V::DST_ALPHA => BlendFactor::DstAlpha,
+        V::ONE_MINUS_DST_ALPHA => BlendFactor::OneMinusDstAlpha,
+        V::CONSTANT_COLOR => BlendFactor::ConstantColor,
+        V::ONE_MINUS_CONSTANT_COLOR => BlendFactor::OneMinusConstantColor,
+        V::CONSTANT_ALPHA => BlendFactor::ConstantAlpha,
+        V::ONE_MINUS_CONSTANT_ALPHA => BlendFactor::OneMinusConstantAlpha,
+        V::SRC_ALPHA_SATURATE => BlendFactor::SrcAlphaSaturate,
+        // Dual-source factors need the dualSrcBlend feature, which is not advertised.
+        other => return unsupported(format!("blend factor {other:?}")),
+    })
+}
+
+fn blend_op(o: vk::BlendOp) -> Result<BlendOp, vk::Result> {
+    Ok(match o {
+        vk::BlendOp::ADD => BlendOp::Add,
+        vk::BlendOp::SUBTRACT => BlendOp::Subtract,
+        vk::BlendOp::REVERSE_SUBTRACT => BlendOp::ReverseSubtract,
+        vk::BlendOp::MIN => BlendOp::Min,
+        vk::BlendOp::MAX => BlendOp::Max,
+        other => return unsupported(format!("blend op {other:?}")),
+    })
+}
+
+fn logic_op(o: vk::LogicOp) -> LogicOp {
+    use vk::LogicOp as V;
+    match o {
+        V::CLEAR => LogicOp::Clear,
+        V::AND => LogicOp::And,
+        V::AND_REVERSE => LogicOp::AndReverse,
+        V::AND_INVERTED => LogicOp::AndInverted,
+        V::NO_OP => LogicOp::NoOp,
+        V::XOR => LogicOp::Xor,
+        V::OR => LogicOp::Or,
+        V::NOR => LogicOp::Nor,
+        V::EQUIVALENT => LogicOp::Equivalent,
+        V::INVERT => LogicOp::Invert,
+        V::OR_REVERSE => LogicOp::OrReverse,
+        V::COPY_INVERTED => LogicOp::CopyInverted,
+        V::OR_INVERTED => LogicOp::OrInverted,
+        V::NAND => LogicOp::Nand,
+        V::SET => LogicOp::Set,
+        _ => LogicOp::Copy,
+    }
+}
+
+/// The tilebuffer layout of subpass `subpass` of `pass`: its colour attachments in order,
+/// at the subpass's sample count.
+pub fn subpass_tilebuffer(pass: &RenderPass, subpass: u32) -> Result<TilebufferLayout, vk::Result> {
+    let sp = pass.subpasses.get(subpass as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let mut formats = Vec::new();
+    let mut samples = 1;
+    for r in &sp.colours {
+        match r {
+            Some(r) => {
+                let a = &pass.attachments[r.index as usize];
+                let Some(rf) = format::renderable(a.format) else {
+                    eprintln!("agx4: colour attachment format {:?} is not renderable", a.format);
+                    return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+                };
+                samples = a.samples;
+                formats.push(Some(rf.colour));
+            }
+            None => formats.push(None),
+        }
+    }
+    if let Some(ds) = sp.depth_stencil {
+        samples = pass.attachments[ds.index as usize].samples;
+    }
+    let layout = TilebufferLayout::build(&formats, samples).map_err(|e| {
+        eprintln!("agx4: subpass {subpass}: {e}");
+        vk::Result::ERROR_FEATURE_NOT_PRESENT
+    })?;
+    if !layout.spilled().is_empty() {
+        eprintln!("agx4: subpass {subpass}: colour attachments that do not fit the tilebuffer are not supported yet");
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    }
+    Ok(layout)
+}
+
+/// A stage's SPIR-V, entry point and specialization constants.
+struct StageSource<'a> {
+    module: &'a ShaderModule,
+    entry: &'a str,
+    specialization: Vec<compiler::Specialization>,
+}
+
+/// # Safety
+/// `stage` must be valid, with a valid specialization info if any.
+unsafe fn stage_source<'a>(stage: &'a vk::PipelineShaderStageCreateInfo<'_>) -> Result<StageSource<'a>, vk::Result> {
+    let module = ShaderModule::from_handle(stage.module).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: valid usage: pName is a NUL-terminated string.
+    let entry = unsafe { CStr::from_ptr(stage.p_name) }.to_str().map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+    let mut specialization = Vec::new();
+    // SAFETY: guaranteed by the caller.
+    if let Some(spec) = unsafe { stage.p_specialization_info.as_ref() } {
+        // SAFETY: valid usage: the map entries and data are as long as their counts say.
+        let (entries, data) = unsafe { (handle::slice(spec.p_map_entries, spec.map_entry_count), handle::slice(spec.p_data as *const u8, spec.data_size as u32)) };
+        for e in entries {
+            let bytes = data.get(e.offset as usize..e.offset as usize + e.size).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            specialization.push(compiler::Specialization { id: e.constant_id, bytes: bytes.to_vec() });
+        }
+    }
+    Ok(StageSource { module, entry, specialization })
+}
+
+fn request<'a>(s: &'a StageSource<'a>, stage: compiler::ir::Stage, layout: &'a compiler::ResourceLayout, target: compiler::Target) -> ShaderRequest<'a> {
+    ShaderRequest { spirv: &s.module.words, entry_point: s.entry, stage, specialization: &s.specialization, layout, target }
+}
+
+/// # Safety
+/// `v` must be a valid vertex input state.
+unsafe fn vertex_input(v: &vk::PipelineVertexInputStateCreateInfo<'_>, strides: &mut [u32; MAX_VERTEX_BINDINGS as usize]) -> Result<VertexInputLayout, vk::Result> {
+    // SAFETY: guaranteed by the caller.
+    let (bindings, attributes) = unsafe {
+        (
+            handle::slice(v.p_vertex_binding_descriptions, v.vertex_binding_description_count),
+            handle::slice(v.p_vertex_attribute_descriptions, v.vertex_attribute_description_count),
+        )
+    };
+    let mut layout = VertexInputLayout::default();
+    for b in bindings {
+        if b.binding >= MAX_VERTEX_BINDINGS {
+            return invalid(format!("vertex binding {} is out of range", b.binding));
+        }
+        strides[b.binding as usize] = b.stride;
+        layout.bindings.push(VertexBindingDesc { binding: b.binding, per_instance: b.input_rate == vk::VertexInputRate::INSTANCE });
+    }
+    for a in attributes {
+        let Some(format) = format::vertex_format(a.format) else {
+            return unsupported(format!("vertex attribute format {:?}", a.format));
+        };
+        if a.location >= MAX_VERTEX_ATTRIBUTES || a.binding >= MAX_VERTEX_BINDINGS {
+            return invalid(format!("vertex attribute location {} binding {} is out of range", a.location, a.binding));
+        }
+        layout.attributes.push(VertexAttribute { location: a.location, binding: a.binding, format, offset: a.offset });
+    }
+    Ok(layout)
+}
+
+/// The fragment state the compiler needs: the subpass's targets with their tilebuffer
+/// placement and the blend state.
+///
+/// # Safety
+/// `blend` must be null or a valid colour blend state with one attachment per colour
+/// attachment of the subpass.
+unsafe fn fragment_state(tib: &TilebufferLayout, blend: Option<&vk::PipelineColorBlendStateCreateInfo<'_>>, samples: u32) -> Result<FragmentState, vk::Result> {
+    // SAFETY: guaranteed by the caller.
+    let atts = blend.map(|b| unsafe { handle::slice(b.p_attachments, b.attachment_count) }).unwrap_or(&[]);
+    let mut targets = Vec::new();
+    for (i, t) in tib.targets.iter().enumerate() {
+        let Some(t) = t else { continue };
+        let Placement::Tile { offset_bytes, .. } = t.placement else {
+            return unsupported("spilled colour attachments");
+        };
+        let b = match atts.get(i) {
+            Some(a) => BlendAttachment {
+                enable: a.blend_enable != 0,
+                src_color: blend_factor(a.src_color_blend_factor)?,
+                dst_color: blend_factor(a.dst_color_blend_factor)?,
+                color_op: blend_op(a.color_blend_op)?,
+                src_alpha: blend_factor(a.src_alpha_blend_factor)?,
+                dst_alpha: blend_factor(a.dst_alpha_blend_factor)?,
+                alpha_op: blend_op(a.alpha_blend_op)?,
+                write_mask: (a.color_write_mask.as_raw() & 0xf) as u8,
+            },
+            None => BlendAttachment::default(),
+        };
+        targets.push(ColourTarget { location: i as u32, format: t.format, tib_format: t.tib_format, offset: offset_bytes as u16, blend: b });
+    }
+    let logic = blend.and_then(|b| (b.logic_op_enable != 0).then(|| logic_op(b.logic_op)));
+    Ok(FragmentState { targets, logic_op: logic, samples, sample_size_bytes: tib.sample_size_bytes })
+}
+
+fn upload(dev: &Device, bytes: &[u8]) -> Result<(Bo, u32), vk::Result> {
+    let bo = Bo::new(dev, bytes.len().max(4) as u64, Place::Usc, false)?;
+    bo.write(0, bytes)?;
+    let offset = u32::try_from(bo.va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+    Ok((bo, offset))
+}
+
+/// The CF binding header and bindings (docs/render-abi.md section 4).
+fn cf_words(b: &GraphicsPipelineBinary) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&CfBindingHeader { slots: b.uvs_words, coefficient_registers: b.cf_registers }.pack());
+    for c in &b.cf_bindings {
+        let (source, base_slot) = match c.source {
+            CfSource::Varying { base_slot } => (CoefficientSource::Varying, u32::from(base_slot)),
+            CfSource::FragcoordZ => (CoefficientSource::FragcoordZ, 0),
+        };
+        // Vulkan's provoking vertex is the first one.
+        let shade_model = match c.shade {
+            CfShade::Perspective => ShadeModel::Perspective,
+            CfShade::Linear => ShadeModel::Linear,
+            CfShade::Flat => ShadeModel::FlatVertex0,
+        };
+        out.extend_from_slice(
+            &CfBinding { components: u32::from(c.components), shade_model, source, base_slot, base_coefficient_register: u32::from(c.base_cf) }.pack(),
+        );
+    }
+    out
+}
+
+/// Reads and compiles one VkGraphicsPipelineCreateInfo.
+///
+/// # Safety
+/// `info` must be valid per Vulkan's valid usage.
+pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>) -> Result<GraphicsPipeline, vk::Result> {
+    let layout = PipelineLayout::from_handle(info.layout).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let pass = RenderPass::from_handle(info.render_pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let subpass = pass.subpasses.get(info.subpass as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: valid usage: pStages holds stageCount structures.
+    let stages = unsafe { handle::slice(info.p_stages, info.stage_count) };
+    let (mut vs, mut fs) = (None, None);
+    for s in stages {
+        match s.stage {
+            vk::ShaderStageFlags::VERTEX => vs = Some(s),
+            vk::ShaderStageFlags::FRAGMENT => fs = Some(s),
+            other => return unsupported(format!("shader stage {other:?}")),
+        }
+    }
+    let vs = vs.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: valid usage: the state pointers are valid or null where allowed.
+    let (ia, raster, ms, ds, cb, dyn_info, vp) = unsafe {
+        (
+            info.p_input_assembly_state.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?,
+            info.p_rasterization_state.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?,
+            info.p_multisample_state.as_ref(),
+            info.p_depth_stencil_state.as_ref(),
+            info.p_color_blend_state.as_ref(),
+            info.p_dynamic_state.as_ref(),
+            info.p_viewport_state.as_ref(),
+        )
+    };
+    let mut dynamic = Dynamic::default();
+    if let Some(d) = dyn_info {
+        // SAFETY: valid usage: pDynamicStates holds dynamicStateCount values.
+        for s in unsafe { handle::slice(d.p_dynamic_states, d.dynamic_state_count) } {
+            match *s {
+                vk::DynamicState::VIEWPORT => dynamic.viewport = true,
+                vk::DynamicState::SCISSOR => dynamic.scissor = true,
+                vk::DynamicState::LINE_WIDTH => dynamic.line_width = true,
+                vk::DynamicState::DEPTH_BIAS => dynamic.depth_bias = true,
+                vk::DynamicState::BLEND_CONSTANTS => dynamic.blend_constants = true,
+                vk::DynamicState::STENCIL_COMPARE_MASK => dynamic.stencil_compare_mask = true,
+                vk::DynamicState::STENCIL_WRITE_MASK => dynamic.stencil_write_mask = true,
+                vk::DynamicState::STENCIL_REFERENCE => dynamic.stencil_reference = true,
+                other => return unsupported(format!("dynamic state {other:?}")),
+            }
+        }
+    }
+    if raster.depth_clamp_enable != 0 {
+        return unsupported("depth clamp (the feature is not advertised)");
+    }
+    let discard = raster.rasterizer_discard_enable != 0;
+    if !discard && raster.polygon_mode != vk::PolygonMode::FILL {
+        return unsupported(format!("polygon mode {:?} (fillModeNonSolid is not advertised)", raster.polygon_mode));
+    }
+    let samples = ms.map(|m| m.rasterization_samples.as_raw()).unwrap_or(1);
+    if let Some(m) = ms {
+        if m.sample_shading_enable != 0 || m.alpha_to_coverage_enable != 0 || m.alpha_to_one_enable != 0 || !m.p_sample_mask.is_null() {
+            return unsupported("sample shading, alpha to coverage/one and sample masks");
+        }
+    }
+    let tilebuffer = subpass_tilebuffer(pass, info.subpass)?;
+    if !matches!(samples, 1 | 4) || samples != tilebuffer.samples {
+        return unsupported(format!("{samples} rasterization samples in a subpass of {}", tilebuffer.samples));
+    }
+    let mut strides = [0u32; MAX_VERTEX_BINDINGS as usize];
+    // SAFETY: valid usage: the vertex input state is valid.
+    let vertex_input = match unsafe { info.p_vertex_input_state.as_ref() } {
+        // SAFETY: as above.
+        Some(v) => unsafe { vertex_input(v, &mut strides)? },
+        None => VertexInputLayout::default(),
+    };
+    // Tests of an aspect the attachment does not have behave as disabled.
+    let ds_kind = subpass.depth_stencil.and_then(|r| format::aspects(pass.attachments[r.index as usize].format));
+    let has_depth = ds_kind.and_then(|k| k.depth).is_some();
+    let has_stencil = ds_kind.is_some_and(|k| k.stencil);
+    let (depth_test, depth_write, depth_compare, stencil) = match ds.filter(|_| ds_kind.is_some()) {
+        Some(d) => {
+            if d.depth_bounds_test_enable != 0 {
+                return unsupported("depth bounds (the feature is not advertised)");
+            }
+            let stencil = (has_stencil && d.stencil_test_enable != 0).then(|| [stencil_face(&d.front), stencil_face(&d.back)]);
+            let depth_test = has_depth && d.depth_test_enable != 0;
+            (depth_test, depth_test && d.depth_write_enable != 0, zs_func(d.depth_compare_op), stencil)
+        }
+        None => (false, false, ZsFunc::Always, None),
+    };
+    // Static viewports and scissors (validation guarantees them when not dynamic).
+    let (viewports, scissors) = match vp.filter(|_| !discard) {
+        Some(v) => {
+            if v.viewport_count > 1 || v.scissor_count > 1 {
+                return unsupported("more than one viewport (multiViewport is not advertised)");
+            }
+            // SAFETY: valid usage: the arrays hold their counts unless that state is dynamic.
+            let (vps, scs) = unsafe {
+                (
+                    if dynamic.viewport { &[][..] } else { handle::slice(v.p_viewports, v.viewport_count) },
+                    if dynamic.scissor { &[][..] } else { handle::slice(v.p_scissors, v.scissor_count) },
+                )
+            };
+            (vps.to_vec(), scs.to_vec())
+        }
+        None => (Vec::new(), Vec::new()),
+    };
+    let fixed = Fixed {
+        primitive: primitive(ia.topology)?,
+        restart: ia.primitive_restart_enable != 0,
+        strides,
+        viewports,
+        scissors,
+        rasterizer_discard: discard,
+        cull_front: raster.cull_mode.contains(vk::CullModeFlags::FRONT),
+        cull_back: raster.cull_mode.contains(vk::CullModeFlags::BACK),
+        front_ccw: raster.front_face == vk::FrontFace::COUNTER_CLOCKWISE,
+        depth_bias: (raster.depth_bias_enable != 0).then_some(DepthBiasState {
+            constant: raster.depth_bias_constant_factor,
+            clamp: raster.depth_bias_clamp,
+            slope: raster.depth_bias_slope_factor,
+        }),
+        line_width: raster.line_width,
+        samples,
+        depth_test,
+        depth_write,
+        depth_compare,
+        stencil,
+        blend_constants: cb.map(|c| c.blend_constants).unwrap_or_default(),
+        dynamic,
+    };
+    // SAFETY: valid usage: the colour blend state has one attachment per colour attachment.
+    let fragment_state = unsafe { fragment_state(&tilebuffer, cb.filter(|_| !discard), samples)? };
+    let target = dev.target.ok_or_else(|| {
+        eprintln!("agx4: no shader compiler for this GPU generation");
+        vk::Result::ERROR_UNKNOWN
+    })?;
+    // SAFETY: valid usage: the stage infos are valid.
+    let vs_src = unsafe { stage_source(vs)? };
+    // SAFETY: as above.
+    let fs_src = match fs.filter(|_| !discard) {
+        Some(f) => Some(unsafe { stage_source(f)? }),
+        None => None,
+    };
+    let req = GraphicsPipelineRequest {
+        vertex: request(&vs_src, compiler::ir::Stage::Vertex, &layout.resources, target),
+        fragment: fs_src.as_ref().map(|f| request(f, compiler::ir::Stage::Fragment, &layout.resources, target)),
+        vertex_input: &vertex_input,
+        fragment_state: &fragment_state,
+    };
+    let binary = compiler::compile_graphics_pipeline(&req).map_err(|e| {
+        eprintln!("agx4: vkCreateGraphicsPipelines: {e}");
+        match e {
+            compiler::CompileError::Unsupported(_) => vk::Result::ERROR_FEATURE_NOT_PRESENT,
+            _ => vk::Result::ERROR_UNKNOWN,
+        }
+    })?;
+    GraphicsPipeline::new(dev, binary, fixed, tilebuffer)
+}
+
+impl GraphicsPipeline {
+    /// Uploads a compiled pipeline's code and coefficient bindings.
+    pub fn new(dev: &Device, binary: GraphicsPipelineBinary, fixed: Fixed, tilebuffer: TilebufferLayout) -> Result<GraphicsPipeline, vk::Result> {
+        let (vertex_bo, vertex_code) = upload(dev, &binary.vertex.code)?;
+        let (fragment_bo, fragment_code) = match &binary.fragment {
+            Some(f) => {
+                let (bo, off) = upload(dev, &f.code)?;
+                (Some(bo), Some(off))
+            }
+            None => (None, None),
+        };
+        let (cf_bo, cf_bindings) = if binary.fragment.is_some() {
+            let (bo, off) = upload(dev, &cf_words(&binary))?;
+            (Some(bo), off)
+        } else {
+            (None, 0)
+        };
+        let cf_binding_count = binary.cf_bindings.len() as u32;
+        Ok(GraphicsPipeline {
+            binary,
+            _vertex_code: vertex_bo,
+            _fragment_code: fragment_bo,
+            _cf: cf_bo,
+            vertex_code,
+            fragment_code,
+            cf_bindings,
+            cf_binding_count,
+            fixed,
+            tilebuffer,
+        })
+    }
+}

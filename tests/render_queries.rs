@@ -1,0 +1,440 @@
+//! Occlusion queries through the loader, under the validation layer: rectangles with integer
+//! pixel edges (so the covered pixel centres are known exactly, counted here on the CPU) drawn
+//! into a 64x64 colour + D32 depth target. A precise query around the first rectangle counts
+//! its pixels; a second query around the same rectangle, which the depth test (LESS against
+//! the first one's depth) rejects everywhere, counts 0; a non-precise query around a disjoint
+//! rectangle is nonzero; a query that is never begun stays unavailable. Results are read with
+//! vkGetQueryPoolResults (with and without WAIT, 32/64-bit, WITH_AVAILABILITY, PARTIAL) and
+//! copied with vkCmdCopyQueryPoolResults.
+
+mod common;
+
+use ash::vk;
+use common::{assert_no_validation_messages, Ctx};
+
+const SIZE: u32 = 64;
+const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
+const DEPTH: vk::Format = vk::Format::D32_SFLOAT;
+
+/// glslangValidator -V of:
+/// ```glsl
+/// #version 450
+/// layout(location = 0) in vec2 pos;
+/// void main() { gl_Position = vec4(pos, 0.0, 1.0); }
+/// ```
+#[rustfmt::skip]
+const VERT: [u32; 204] = [
+0x07230203, 0x00010000, 0x0008000b, 0x0000001b, 0x00000000, 0x00020011, 0x00000001, 0x0006000b, 0x00000001, 0x4c534c47,
+0x6474732e, 0x3035342e, 0x00000000, 0x0003000e, 0x00000000, 0x00000001, 0x0007000f, 0x00000000, 0x00000004, 0x6e69616d,
+0x00000000, 0x0000000d, 0x00000012, 0x00030003, 0x00000002, 0x000001c2, 0x00040005, 0x00000004, 0x6e69616d, 0x00000000,
+0x00060005, 0x0000000b, 0x505f6c67, 0x65567265, 0x78657472, 0x00000000, 0x00060006, 0x0000000b, 0x00000000, 0x505f6c67,
+0x7469736f, 0x006e6f69, 0x00070006, 0x0000000b, 0x00000001, 0x505f6c67, 0x746e696f, 0x657a6953, 0x00000000, 0x00070006,
+0x0000000b, 0x00000002, 0x435f6c67, 0x4470696c, 0x61747369, 0x0065636e, 0x00070006, 0x0000000b, 0x00000003, 0x435f6c67,
+0x446c6c75, 0x61747369, 0x0065636e, 0x00030005, 0x0000000d, 0x00000000, 0x00030005, 0x00000012, 0x00736f70, 0x00050048,
+0x0000000b, 0x00000000, 0x0000000b, 0x00000000, 0x00050048, 0x0000000b, 0x00000001, 0x0000000b, 0x00000001, 0x00050048,
+0x0000000b, 0x00000002, 0x0000000b, 0x00000003, 0x00050048, 0x0000000b, 0x00000003, 0x0000000b, 0x00000004, 0x00030047,
+0x0000000b, 0x00000002, 0x00040047, 0x00000012, 0x0000001e, 0x00000000, 0x00020013, 0x00000002, 0x00030021, 0x00000003,
+0x00000002, 0x00030016, 0x00000006, 0x00000020, 0x00040017, 0x00000007, 0x00000006, 0x00000004, 0x00040015, 0x00000008,
+0x00000020, 0x00000000, 0x0004002b, 0x00000008, 0x00000009, 0x00000001, 0x0004001c, 0x0000000a, 0x00000006, 0x00000009,
+0x0006001e, 0x0000000b, 0x00000007, 0x00000006, 0x0000000a, 0x0000000a, 0x00040020, 0x0000000c, 0x00000003, 0x0000000b,
+0x0004003b, 0x0000000c, 0x0000000d, 0x00000003, 0x00040015, 0x0000000e, 0x00000020, 0x00000001, 0x0004002b, 0x0000000e,
+0x0000000f, 0x00000000, 0x00040017, 0x00000010, 0x00000006, 0x00000002, 0x00040020, 0x00000011, 0x00000001, 0x00000010,
+0x0004003b, 0x00000011, 0x00000012, 0x00000001, 0x0004002b, 0x00000006, 0x00000014, 0x00000000, 0x0004002b, 0x00000006,
+0x00000015, 0x3f800000, 0x00040020, 0x00000019, 0x00000003, 0x00000007, 0x00050036, 0x00000002, 0x00000004, 0x00000000,
+0x00000003, 0x000200f8, 0x00000005, 0x0004003d, 0x00000010, 0x00000013, 0x00000012, 0x00050051, 0x00000006, 0x00000016,
+0x00000013, 0x00000000, 0x00050051, 0x00000006, 0x00000017, 0x00000013, 0x00000001, 0x00070050, 0x00000007, 0x00000018,
+0x00000016, 0x00000017, 0x00000014, 0x00000015, 0x00050041, 0x00000019, 0x0000001a, 0x0000000d, 0x0000000f, 0x0003003e,
+0x0000001a, 0x00000018, 0x000100fd, 0x00010038,
+];
+
+/// glslangValidator -V of:
+/// ```glsl
+/// #version 450
+/// layout(location = 0) out vec4 colour;
+/// layout(push_constant) uniform P { vec4 c; } p;
+/// void main() { colour = p.c; }
+/// ```
+#[rustfmt::skip]
+const FRAG: [u32; 122] = [
+0x07230203, 0x00010000, 0x0008000b, 0x00000012, 0x00000000, 0x00020011, 0x00000001, 0x0006000b, 0x00000001, 0x4c534c47,
+0x6474732e, 0x3035342e, 0x00000000, 0x0003000e, 0x00000000, 0x00000001, 0x0006000f, 0x00000004, 0x00000004, 0x6e69616d,
+0x00000000, 0x00000009, 0x00030010, 0x00000004, 0x00000007, 0x00030003, 0x00000002, 0x000001c2, 0x00040005, 0x00000004,
+0x6e69616d, 0x00000000, 0x00040005, 0x00000009, 0x6f6c6f63, 0x00007275, 0x00030005, 0x0000000a, 0x00000050, 0x00040006,
+0x0000000a, 0x00000000, 0x00000063, 0x00030005, 0x0000000c, 0x00000070, 0x00040047, 0x00000009, 0x0000001e, 0x00000000,
+0x00050048, 0x0000000a, 0x00000000, 0x00000023, 0x00000000, 0x00030047, 0x0000000a, 0x00000002, 0x00020013, 0x00000002,
+0x00030021, 0x00000003, 0x00000002, 0x00030016, 0x00000006, 0x00000020, 0x00040017, 0x00000007, 0x00000006, 0x00000004,
+0x00040020, 0x00000008, 0x00000003, 0x00000007, 0x0004003b, 0x00000008, 0x00000009, 0x00000003, 0x0003001e, 0x0000000a,
+0x00000007, 0x00040020, 0x0000000b, 0x00000009, 0x0000000a, 0x0004003b, 0x0000000b, 0x0000000c, 0x00000009, 0x00040015,
+0x0000000d, 0x00000020, 0x00000001, 0x0004002b, 0x0000000d, 0x0000000e, 0x00000000, 0x00040020, 0x0000000f, 0x00000009,
+0x00000007, 0x00050036, 0x00000002, 0x00000004, 0x00000000, 0x00000003, 0x000200f8, 0x00000005, 0x00050041, 0x0000000f,
+0x00000010, 0x0000000c, 0x0000000e, 0x0004003d, 0x00000007, 0x00000011, 0x00000010, 0x0003003e, 0x00000009, 0x00000011,
+0x000100fd, 0x00010038,
+];
+
+/// Pixel rectangles [x0, x1) x [y0, y1).
+const COUNTED: [u32; 4] = [8, 40, 8, 24];
+const DISJOINT: [u32; 4] = [44, 60, 40, 56];
+
+fn host_visible_type(ctx: &Ctx) -> u32 {
+    // SAFETY: valid physical device.
+    let props = unsafe { ctx.instance.get_physical_device_memory_properties(ctx.pdev) };
+    let want = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+    (0..props.memory_type_count).find(|&i| props.memory_types[i as usize].property_flags.contains(want)).unwrap()
+}
+
+/// Pixel centres inside the rectangle, by testing every pixel of the image.
+fn covered(r: [u32; 4]) -> u64 {
+    let mut n = 0;
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
+            if cx > r[0] as f32 && cx < r[1] as f32 && cy > r[2] as f32 && cy < r[3] as f32 {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Two triangles in clip space covering the pixel rectangle.
+fn rect_vertices(r: [u32; 4]) -> Vec<f32> {
+    let nx = |p: u32| p as f32 / SIZE as f32 * 2.0 - 1.0;
+    let (x0, x1, y0, y1) = (nx(r[0]), nx(r[1]), nx(r[2]), nx(r[3]));
+    vec![x0, y0, x1, y0, x1, y1, x0, y0, x1, y1, x0, y1]
+}
+
+fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
+    let prio = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(0).queue_priorities(&prio)];
+    let features = vk::PhysicalDeviceFeatures { occlusion_query_precise: vk::TRUE, ..Default::default() };
+    let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_features(&features);
+    // SAFETY: valid physical device and create info.
+    let device = unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }.expect("vkCreateDevice with occlusionQueryPrecise");
+    // SAFETY: family 0, index 0 was created above.
+    let queue = unsafe { device.get_device_queue(0, 0) };
+    (device, queue)
+}
+
+struct Memory(Vec<vk::DeviceMemory>);
+
+impl Memory {
+    fn bind_image(&mut self, ctx: &Ctx, dev: &ash::Device, image: vk::Image) {
+        // SAFETY: valid device and image.
+        unsafe {
+            let req = dev.get_image_memory_requirements(image);
+            let m = dev.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(host_visible_type(ctx)), None).unwrap();
+            dev.bind_image_memory(image, m, 0).unwrap();
+            self.0.push(m);
+        }
+    }
+
+    /// A host-visible buffer, bound and mapped.
+    fn buffer(&mut self, ctx: &Ctx, dev: &ash::Device, size: u64, usage: vk::BufferUsageFlags) -> (vk::Buffer, *mut u8) {
+        // SAFETY: valid device and create info.
+        unsafe {
+            let buffer = dev.create_buffer(&vk::BufferCreateInfo::default().size(size).usage(usage), None).unwrap();
+            let req = dev.get_buffer_memory_requirements(buffer);
+            let m = dev.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(host_visible_type(ctx)), None).unwrap();
+            dev.bind_buffer_memory(buffer, m, 0).unwrap();
+            let ptr = dev.map_memory(m, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()).unwrap() as *mut u8;
+            self.0.push(m);
+            (buffer, ptr)
+        }
+    }
+}
+
+fn image(dev: &ash::Device, format: vk::Format, usage: vk::ImageUsageFlags) -> vk::Image {
+    let info = vk::ImageCreateInfo::default()
+        .image_type(vk::ImageType::TYPE_2D)
+        .format(format)
+        .extent(vk::Extent3D { width: SIZE, height: SIZE, depth: 1 })
+        .mip_levels(1)
+        .array_layers(1)
+        .samples(vk::SampleCountFlags::TYPE_1)
+        .tiling(vk::ImageTiling::OPTIMAL)
+        .usage(usage)
+        .initial_layout(vk::ImageLayout::UNDEFINED);
+    // SAFETY: valid device and create info.
+    unsafe { dev.create_image(&info, None) }.unwrap()
+}
+
+fn view(dev: &ash::Device, image: vk::Image, format: vk::Format, aspect: vk::ImageAspectFlags) -> vk::ImageView {
+    let range = vk::ImageSubresourceRange { aspect_mask: aspect, base_mip_level: 0, level_count: 1, base_array_layer: 0, layer_count: 1 };
+    // SAFETY: valid device and create info.
+    unsafe { dev.create_image_view(&vk::ImageViewCreateInfo::default().image(image).view_type(vk::ImageViewType::TYPE_2D).format(format).subresource_range(range), None) }.unwrap()
+}
+
+/// Queries: 0 precise around COUNTED, 1 precise around COUNTED again (depth-rejected),
+/// 2 non-precise around DISJOINT, 3 never begun.
+const QUERIES: u32 = 4;
+
+#[test]
+fn occlusion_queries() {
+    let ctx = Ctx::new();
+    let (dev, queue) = device(&ctx);
+    // SAFETY: valid physical device.
+    let features = unsafe { ctx.instance.get_physical_device_features(ctx.pdev) };
+    assert_eq!(features.occlusion_query_precise, vk::TRUE);
+    let mut mem = Memory(Vec::new());
+    let colour_image = image(&dev, FORMAT, vk::ImageUsageFlags::COLOR_ATTACHMENT);
+    mem.bind_image(&ctx, &dev, colour_image);
+    let depth_image = image(&dev, DEPTH, vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT);
+    mem.bind_image(&ctx, &dev, depth_image);
+    let colour_view = view(&dev, colour_image, FORMAT, vk::ImageAspectFlags::COLOR);
+    let depth_view = view(&dev, depth_image, DEPTH, vk::ImageAspectFlags::DEPTH);
+    let mut verts = rect_vertices(COUNTED);
+    verts.extend(rect_vertices(DISJOINT));
+    let vb_bytes: Vec<u8> = verts.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let (vb, vb_ptr) = mem.buffer(&ctx, &dev, vb_bytes.len() as u64, vk::BufferUsageFlags::VERTEX_BUFFER);
+    // SAFETY: the mapping holds the buffer's bytes.
+    unsafe { std::ptr::copy_nonoverlapping(vb_bytes.as_ptr(), vb_ptr, vb_bytes.len()) };
+    // Copies: 64-bit with availability at 0 (stride 16), 32-bit at 256 (stride 4), 32-bit
+    // with availability and PARTIAL at 512 (stride 8); the rest stays 0xAB so unwritten
+    // words show.
+    let (out, out_ptr) = mem.buffer(&ctx, &dev, 1024, vk::BufferUsageFlags::TRANSFER_DST);
+    // SAFETY: as above.
+    unsafe { std::ptr::write_bytes(out_ptr, 0xab, 1024) };
+    // SAFETY: valid device and create infos; every object is destroyed after the GPU is idle.
+    unsafe {
+        let attachments = [
+            vk::AttachmentDescription::default()
+                .format(FORMAT)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .load_op(vk::AttachmentLoadOp::CLEAR)
+                .store_op(vk::AttachmentStoreOp::STORE)
+                .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+                .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+                .initial_layout(vk::ImageLayout::UNDEFINED)
+                .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL),
+            vk::AttachmentDescription::default()
+                .format(DEPTH)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .load_op(vk::AttachmentLoadOp::CLEAR)
+                .store_op(vk::AttachmentStoreOp::DONT_CARE)
+                .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+                .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+                .initial_layout(vk::ImageLayout::UNDEFINED)
+                .final_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+        ];
+        let colour_ref = [vk::AttachmentReference { attachment: 0, layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL }];
+        let depth_ref = vk::AttachmentReference { attachment: 1, layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL };
+        let subpass = [vk::SubpassDescription::default().pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS).color_attachments(&colour_ref).depth_stencil_attachment(&depth_ref)];
+        let pass = dev.create_render_pass(&vk::RenderPassCreateInfo::default().attachments(&attachments).subpasses(&subpass), None).unwrap();
+        let views = [colour_view, depth_view];
+        let fb = dev.create_framebuffer(&vk::FramebufferCreateInfo::default().render_pass(pass).attachments(&views).width(SIZE).height(SIZE).layers(1), None).unwrap();
+
+        let vs = dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&VERT), None).unwrap();
+        let fs = dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&FRAG), None).unwrap();
+        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::FRAGMENT, offset: 0, size: 16 }];
+        let layout = dev.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges), None).unwrap();
+        let stages = [
+            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(vs).name(c"main"),
+            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::FRAGMENT).module(fs).name(c"main"),
+        ];
+        let bindings = [vk::VertexInputBindingDescription { binding: 0, stride: 8, input_rate: vk::VertexInputRate::VERTEX }];
+        let attributes = [vk::VertexInputAttributeDescription { location: 0, binding: 0, format: vk::Format::R32G32_SFLOAT, offset: 0 }];
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default().vertex_binding_descriptions(&bindings).vertex_attribute_descriptions(&attributes);
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewports = [vk::Viewport { x: 0.0, y: 0.0, width: SIZE as f32, height: SIZE as f32, min_depth: 0.0, max_depth: 1.0 }];
+        let scissors = [vk::Rect2D { offset: vk::Offset2D { x: 0, y: 0 }, extent: vk::Extent2D { width: SIZE, height: SIZE } }];
+        let viewport = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default().polygon_mode(vk::PolygonMode::FILL).cull_mode(vk::CullModeFlags::NONE).line_width(1.0);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        // Every rectangle is at depth 0: the first draw passes against the clear value 1 and
+        // writes 0, so the same rectangle again fails LESS everywhere.
+        let depth = vk::PipelineDepthStencilStateCreateInfo::default().depth_test_enable(true).depth_write_enable(true).depth_compare_op(vk::CompareOp::LESS);
+        let blend_att = [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .depth_stencil_state(&depth)
+            .color_blend_state(&blend)
+            .layout(layout)
+            .render_pass(pass)
+            .subpass(0);
+        let pipeline = dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None).map_err(|(_, e)| e).expect("vkCreateGraphicsPipelines")[0];
+        let qp = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::OCCLUSION).query_count(QUERIES), None).expect("an occlusion query pool");
+
+        let cmd_pool = dev.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None).unwrap();
+        let cb = dev.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cmd_pool).command_buffer_count(1)).unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).unwrap();
+        dev.cmd_reset_query_pool(cb, qp, 0, QUERIES);
+        let clears = [vk::ClearValue { color: vk::ClearColorValue { float32: [0.0; 4] } }, vk::ClearValue { depth_stencil: vk::ClearDepthStencilValue { depth: 1.0, stencil: 0 } }];
+        let area = vk::Rect2D { offset: vk::Offset2D { x: 0, y: 0 }, extent: vk::Extent2D { width: SIZE, height: SIZE } };
+        dev.cmd_begin_render_pass(cb, &vk::RenderPassBeginInfo::default().render_pass(pass).framebuffer(fb).render_area(area).clear_values(&clears), vk::SubpassContents::INLINE);
+        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        dev.cmd_bind_vertex_buffers(cb, 0, &[vb], &[0]);
+        let push: Vec<u8> = [1.0f32, 0.0, 0.0, 1.0].iter().flat_map(|f| f.to_le_bytes()).collect();
+        dev.cmd_push_constants(cb, layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
+        // An unqueried draw first: it must not count into anything.
+        dev.cmd_draw(cb, 6, 1, 6, 0);
+        dev.cmd_begin_query(cb, qp, 0, vk::QueryControlFlags::PRECISE);
+        dev.cmd_draw(cb, 6, 1, 0, 0);
+        dev.cmd_end_query(cb, qp, 0);
+        dev.cmd_begin_query(cb, qp, 1, vk::QueryControlFlags::PRECISE);
+        dev.cmd_draw(cb, 6, 1, 0, 0);
+        dev.cmd_end_query(cb, qp, 1);
+        dev.cmd_end_render_pass(cb);
+        // Query 2 spans a whole second render pass instance, which clears depth again.
+        dev.cmd_begin_query(cb, qp, 2, vk::QueryControlFlags::empty());
+        dev.cmd_begin_render_pass(cb, &vk::RenderPassBeginInfo::default().render_pass(pass).framebuffer(fb).render_area(area).clear_values(&clears), vk::SubpassContents::INLINE);
+        dev.cmd_draw(cb, 6, 1, 6, 0);
+        dev.cmd_end_render_pass(cb);
+        dev.cmd_end_query(cb, qp, 2);
+        let f64a = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY;
+        // The layer warns about copying query 3 (never ended) without PARTIAL; the test
+        // `unavailable_queries_are_not_copied` covers that case.
+        dev.cmd_copy_query_pool_results(cb, qp, 0, QUERIES - 1, out, 0, 16, f64a);
+        dev.cmd_copy_query_pool_results(cb, qp, 0, QUERIES - 1, out, 256, 4, vk::QueryResultFlags::empty());
+        dev.cmd_copy_query_pool_results(cb, qp, 0, QUERIES, out, 512, 8, vk::QueryResultFlags::WITH_AVAILABILITY | vk::QueryResultFlags::PARTIAL);
+        let barrier = vk::MemoryBarrier::default().src_access_mask(vk::AccessFlags::TRANSFER_WRITE).dst_access_mask(vk::AccessFlags::HOST_READ);
+        dev.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::HOST, vk::DependencyFlags::empty(), &[barrier], &[], &[]);
+        dev.end_command_buffer(cb).expect("vkEndCommandBuffer with occlusion queries");
+        let cbs = [cb];
+        dev.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&cbs)], vk::Fence::null()).unwrap();
+
+        // WAIT: returns once the GPU has made queries 0..3 available.
+        let mut waited = [0u64; 3];
+        dev.get_query_pool_results(qp, 0, &mut waited, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT).expect("WAIT results");
+        dev.queue_wait_idle(queue).unwrap();
+        let expect = covered(COUNTED);
+        assert_eq!(expect, 512);
+        assert_eq!(waited[0], expect, "precise count of the first rectangle");
+        assert_eq!(waited[1], 0, "the depth test rejects every sample");
+        assert!(waited[2] >= 1 && waited[2] <= covered(DISJOINT), "non-precise query of a visible rectangle: {}", waited[2]);
+
+        // Without WAIT, 32-bit values with availability.
+        let mut pairs = [[0u32; 2]; 3];
+        dev.get_query_pool_results(qp, 0, &mut pairs, vk::QueryResultFlags::WITH_AVAILABILITY).expect("available results");
+        assert_eq!(pairs[0], [expect as u32, 1]);
+        assert_eq!(pairs[1], [0, 1]);
+        assert_eq!(pairs[2], [waited[2] as u32, 1]);
+        // Query 3 was never begun: not ready, and with PARTIAL its (reset) value is 0.
+        let mut never = [[7u64; 2]; 1];
+        assert_eq!(dev.get_query_pool_results(qp, 3, &mut never, f64a), Err(vk::Result::NOT_READY));
+        assert_eq!(never[0][1], 0, "availability of a query never begun");
+        assert_eq!(never[0][0], 7, "no value is written for an unavailable query without PARTIAL");
+        let mut partial = [[7u64; 2]; 1];
+        assert_eq!(dev.get_query_pool_results(qp, 3, &mut partial, f64a | vk::QueryResultFlags::PARTIAL), Err(vk::Result::NOT_READY));
+        assert_eq!(partial[0], [0, 0]);
+
+        // The GPU copies.
+        let out_bytes = std::slice::from_raw_parts(out_ptr, 1024);
+        let u64_at = |at: usize| u64::from_le_bytes(out_bytes[at..at + 8].try_into().unwrap());
+        let u32_at = |at: usize| u32::from_le_bytes(out_bytes[at..at + 4].try_into().unwrap());
+        let untouched64 = 0xabab_abab_abab_abab;
+        let untouched32 = 0xabab_abab;
+        let wide: Vec<(u64, u64)> = (0..4).map(|i| (u64_at(16 * i), u64_at(16 * i + 8))).collect();
+        assert_eq!(wide, [(expect, 1), (0, 1), (waited[2], 1), (untouched64, untouched64)], "64-bit copy with availability; query 3 not in the range");
+        let narrow: Vec<u32> = (0..4).map(|i| u32_at(256 + 4 * i)).collect();
+        assert_eq!(narrow, [expect as u32, 0, waited[2] as u32, untouched32], "32-bit copy");
+        let part: Vec<(u32, u32)> = (0..4).map(|i| (u32_at(512 + 8 * i), u32_at(512 + 8 * i + 4))).collect();
+        assert_eq!(part, [(expect as u32, 1), (0, 1), (waited[2] as u32, 1), (0, 0)], "32-bit PARTIAL copy with availability");
+        assert_eq!(u32_at(256 + 12), untouched32, "nothing past the last query");
+
+        dev.destroy_command_pool(cmd_pool, None);
+        dev.destroy_query_pool(qp, None);
+        dev.destroy_pipeline(pipeline, None);
+        dev.destroy_pipeline_layout(layout, None);
+        dev.destroy_shader_module(vs, None);
+        dev.destroy_shader_module(fs, None);
+        dev.destroy_framebuffer(fb, None);
+        dev.destroy_render_pass(pass, None);
+        dev.destroy_image_view(colour_view, None);
+        dev.destroy_image_view(depth_view, None);
+        dev.destroy_image(colour_image, None);
+        dev.destroy_image(depth_image, None);
+        dev.destroy_buffer(vb, None);
+        dev.destroy_buffer(out, None);
+        for m in mem.0 {
+            dev.free_memory(m, None);
+        }
+        dev.destroy_device(None);
+    }
+    assert_no_validation_messages();
+}
+
+#[test]
+fn occlusion_pool_reset_on_gpu_clears_results() {
+    let ctx = Ctx::new();
+    let (dev, queue) = device(&ctx);
+    // SAFETY: valid device and create infos; the GPU is idle before anything is destroyed.
+    unsafe {
+        let qp = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::OCCLUSION).query_count(2), None).unwrap();
+        let cmd_pool = dev.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None).unwrap();
+        let cb = dev.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cmd_pool).command_buffer_count(1)).unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).unwrap();
+        dev.cmd_reset_query_pool(cb, qp, 0, 2);
+        // A query with no draws: available, count 0.
+        dev.cmd_begin_query(cb, qp, 1, vk::QueryControlFlags::empty());
+        dev.cmd_end_query(cb, qp, 1);
+        dev.end_command_buffer(cb).unwrap();
+        dev.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&[cb])], vk::Fence::null()).unwrap();
+        dev.queue_wait_idle(queue).unwrap();
+        let mut r = [[9u64; 2]; 1];
+        dev.get_query_pool_results(qp, 1, &mut r, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY).expect("an ended query is available");
+        assert_eq!(r[0], [0, 1]);
+        assert_eq!(dev.get_query_pool_results(qp, 0, &mut r, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY), Err(vk::Result::NOT_READY));
+        // Resetting again makes query 1 unavailable.
+        dev.destroy_command_pool(cmd_pool, None);
+        let cmd_pool = dev.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None).unwrap();
+        let cb = dev.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cmd_pool).command_buffer_count(1)).unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).unwrap();
+        dev.cmd_reset_query_pool(cb, qp, 1, 1);
+        dev.end_command_buffer(cb).unwrap();
+        dev.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&[cb])], vk::Fence::null()).unwrap();
+        dev.queue_wait_idle(queue).unwrap();
+        assert_eq!(dev.get_query_pool_results(qp, 1, &mut r, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY), Err(vk::Result::NOT_READY));
+        assert_eq!(r[0][1], 0);
+        dev.destroy_command_pool(cmd_pool, None);
+        dev.destroy_query_pool(qp, None);
+        dev.destroy_device(None);
+    }
+    assert_no_validation_messages();
+}
+
+/// Copies of an unavailable query write its availability but not its value (unless PARTIAL).
+/// Without the validation layer, which warns about exactly this copy.
+#[test]
+fn unavailable_queries_are_not_copied() {
+    let ctx = Ctx::without_validation();
+    let (dev, queue) = device(&ctx);
+    let mut mem = Memory(Vec::new());
+    let (out, out_ptr) = mem.buffer(&ctx, &dev, 256, vk::BufferUsageFlags::TRANSFER_DST);
+    // SAFETY: valid device and create infos; the GPU is idle before anything is destroyed.
+    unsafe {
+        std::ptr::write_bytes(out_ptr, 0xab, 256);
+        let qp = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::OCCLUSION).query_count(2), None).unwrap();
+        let cmd_pool = dev.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None).unwrap();
+        let cb = dev.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cmd_pool).command_buffer_count(1)).unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).unwrap();
+        dev.cmd_reset_query_pool(cb, qp, 0, 2);
+        dev.cmd_begin_query(cb, qp, 0, vk::QueryControlFlags::empty());
+        dev.cmd_end_query(cb, qp, 0);
+        let f64a = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY;
+        dev.cmd_copy_query_pool_results(cb, qp, 0, 2, out, 0, 16, f64a);
+        dev.cmd_copy_query_pool_results(cb, qp, 0, 2, out, 64, 8, vk::QueryResultFlags::WITH_AVAILABILITY);
+        dev.cmd_copy_query_pool_results(cb, qp, 0, 2, out, 128, 16, f64a | vk::QueryResultFlags::PARTIAL);
+        dev.end_command_buffer(cb).unwrap();
+        dev.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&[cb])], vk::Fence::null()).unwrap();
+        dev.queue_wait_idle(queue).unwrap();
+        let b = std::slice::from_raw_parts(out_ptr, 256);
+        let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+        let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+        assert_eq!([u64_at(0), u64_at(8), u64_at(16), u64_at(24)], [0, 1, 0xabab_abab_abab_abab, 0], "64-bit");
+        assert_eq!([u32_at(64), u32_at(68), u32_at(72), u32_at(76)], [0, 1, 0xabab_abab, 0], "32-bit");
+        assert_eq!([u64_at(128), u64_at(136), u64_at(144), u64_at(152)], [0, 1, 0, 0], "64-bit PARTIAL");
+        dev.destroy_command_pool(cmd_pool, None);
+        dev.destroy_query_pool(qp, None);
+        dev.destroy_buffer(out, None);
+        for m in mem.0 {
+            dev.free_memory(m, None);
+        }
+        dev.destroy_device(None);
+    }
+}
