@@ -141,6 +141,20 @@ fn record(f: &FragmentContext, lane: usize, sample: u32) -> Option<usize> {
     Some((pixel * f.samples as usize + sample as usize) * f.bytes_per_sample as usize)
 }
 
+/// Where centroid interpolation evaluates for `lane`: the pixel centre when every sample is
+/// covered (or none is, for helper lanes), else the first covered sample's position. Vulkan
+/// asks only for a point inside both the pixel and the primitive; a covered sample is one.
+fn centroid(f: &FragmentContext, lane: usize) -> [f32; 2] {
+    let samples = f.samples.min(MAX_SAMPLES as u32) as usize;
+    let all = ((1u32 << samples) - 1) as u8;
+    let covered = f.coverage[lane] & all;
+    if covered == all || covered == 0 {
+        return [0.5, 0.5];
+    }
+    let first = covered.trailing_zeros() as usize;
+    f.sample_positions.get(first).copied().unwrap_or([0.5, 0.5])
+}
+
 /// Runs one graphics instruction for every active lane. Returns false if `instr` is not one.
 pub fn step_graphics(
     g: &mut SimdGroup,
@@ -157,9 +171,7 @@ pub fn step_graphics(
                 let [px, py] = f.lane_pixels[l];
                 let [ox, oy] = match x.interp {
                     Interpolation::Center => [0.5, 0.5],
-                    Interpolation::Centroid => {
-                        return Err(Fault::Unimplemented("iter with centroid interpolation"))
-                    }
+                    Interpolation::Centroid => centroid(f, l),
                     Interpolation::Sample(s) => {
                         let s = small_value(g, s, l);
                         *f.sample_positions.get(s as usize).ok_or_else(|| {

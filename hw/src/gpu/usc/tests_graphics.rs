@@ -511,3 +511,45 @@ fn st_tile_writes_only_covered_samples() {
         }
     }
 }
+
+#[test]
+fn centroid_iter_stays_inside_partly_covered_pixels() {
+    // x plane: the value is the evaluation point's x.
+    let x_plane = Plane {
+        a: 1.0,
+        b: 0.0,
+        c: 0.0,
+    };
+    let mut code = vec![
+        tid(Reg::r32(1)),
+        Instr::Iter(Iter {
+            dst: Reg::r32(2),
+            channels: 1,
+            cf: 0,
+            perspective_w: None,
+            interp: Interpolation::Centroid,
+        }),
+    ];
+    code.extend(store(Reg::r32(2), 0));
+    code.push(Instr::Stop);
+    let p = prog(code);
+    let (l, mut m) = launch(3);
+    let mut f = FragmentContext::new([4, 4], 4, 4);
+    f.coefficients = vec![x_plane];
+    f.sample_positions = vec![[0.375, 0.125], [0.875, 0.375], [0.125, 0.625], [0.625, 0.875]];
+    f.lane_pixels = [[2, 1]; 32];
+    // Fully covered, only sample 2, samples 1 and 3.
+    f.coverage[0] = 0b1111;
+    f.coverage[1] = 0b0100;
+    f.coverage[2] = 0b1010;
+    let mut gfx = GraphicsContext {
+        textures: Default::default(),
+        fragment: Some(f),
+        vertex: None,
+    };
+    run_graphics(&p, &l, &mut m, &mut gfx).unwrap();
+    let got = |lane| f32::from_bits(out(&m, 0, lane));
+    assert!(close(got(0), 2.5));
+    assert!(close(got(1), 2.125));
+    assert!(close(got(2), 2.875));
+}
