@@ -63,6 +63,15 @@ pub const MAX_VERTEX_BUFFERS: u32 = 16;
 /// Bytes of one vertex buffer table entry.
 pub const VERTEX_BUFFER_ENTRY_SIZE: u32 = 16;
 
+/// Fragment shaders (docs/render-abi.md section 4): input attachment `n` (its
+/// `InputAttachmentIndex`) is read through texture state register
+/// `INPUT_ATTACHMENT_TEXTURE_BASE + n`, which the ICD fills from the subpass's
+/// `pInputAttachments[n]`.
+pub const INPUT_ATTACHMENT_TEXTURE_BASE: u32 = 0;
+
+/// Input attachment indices a fragment shader may read.
+pub const MAX_INPUT_ATTACHMENTS: u32 = 8;
+
 /// Bytes of the graphics root table.
 pub const GRAPHICS_ROOT_TABLE_SIZE: u32 =
     VERTEX_BUFFERS_OFFSET + MAX_VERTEX_BUFFERS * VERTEX_BUFFER_ENTRY_SIZE;

@@ -179,6 +179,10 @@ pub unsafe extern "system" fn free_descriptor_sets(_device: vk::Device, pool: vk
 }
 
 fn write_buffers(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) -> Result<(), vk::Result> {
+    if crate::descriptor_set_layout::takes_no_memory(w.descriptor_type) {
+        // Nothing to write: the ICD reads input attachments from the subpass.
+        return Ok(());
+    }
     if crate::descriptor_set_layout::kind(w.descriptor_type).is_none() {
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
@@ -205,6 +209,10 @@ fn copy_descriptors(c: &vk::CopyDescriptorSet<'_>) -> Result<(), vk::Result> {
     let mut descriptors = Vec::with_capacity(c.descriptor_count as usize);
     for i in 0..c.descriptor_count {
         let (b, e) = src.layout.locate(c.src_binding, c.src_array_element + i).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        if crate::descriptor_set_layout::takes_no_memory(b.ty) {
+            // Input attachments are read from the subpass, not from the set.
+            return Ok(());
+        }
         let mut d = [0u8; 16];
         src.bo.read(src.offset + u64::from(b.offset + e * BUFFER_DESCRIPTOR_SIZE), &mut d)?;
         descriptors.push(d);

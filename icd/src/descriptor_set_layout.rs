@@ -3,6 +3,10 @@
 //! Every supported descriptor is a 16-byte buffer descriptor (`compiler::abi`); bindings are
 //! laid out in binding order. Dynamic buffers get an index into the dynamic offsets that
 //! vkCmdBindDescriptorSets supplies, in the same order.
+//!
+//! Input attachment bindings take no set memory: a fragment shader reads input attachment `n`
+//! through the texture state the ICD loads from the current subpass's `pInputAttachments[n]`
+//! (docs/render-abi.md section 4), which Vulkan requires to be the view the set holds.
 
 use crate::device::Device;
 use crate::entry::{guard, guard_or};
@@ -51,6 +55,7 @@ impl SetLayoutInfo {
             bindings: self
                 .bindings
                 .iter()
+                .filter(|b| !takes_no_memory(b.ty))
                 .map(|b| compiler::BindingLayout { binding: b.binding, kind: kind(b.ty).unwrap_or(compiler::DescriptorKind::StorageBuffer), count: b.count, offset: b.offset })
                 .collect(),
         }
@@ -64,6 +69,16 @@ pub fn kind(ty: vk::DescriptorType) -> Option<compiler::DescriptorKind> {
         vk::DescriptorType::UNIFORM_BUFFER | vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC => Some(compiler::DescriptorKind::UniformBuffer),
         _ => None,
     }
+}
+
+/// Descriptor types agx4 accepts that the shader does not read from set memory.
+pub fn takes_no_memory(ty: vk::DescriptorType) -> bool {
+    ty == vk::DescriptorType::INPUT_ATTACHMENT
+}
+
+/// Whether agx4 accepts the descriptor type in layouts, pools and updates.
+pub fn is_supported(ty: vk::DescriptorType) -> bool {
+    kind(ty).is_some() || takes_no_memory(ty)
 }
 
 pub fn is_dynamic(ty: vk::DescriptorType) -> bool {
@@ -81,7 +96,7 @@ pub fn build(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> Result<SetLayou
     sorted.sort_by_key(|b| b.binding);
     let mut info = SetLayoutInfo::default();
     for b in sorted {
-        if kind(b.descriptor_type).is_none() {
+        if !is_supported(b.descriptor_type) {
             eprintln!("agx4: descriptor type {:?} is not supported yet", b.descriptor_type);
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
@@ -90,7 +105,8 @@ pub fn build(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> Result<SetLayou
             info.dynamic_count += b.descriptor_count;
             i
         });
-        let bytes = b.descriptor_count.checked_mul(BUFFER_DESCRIPTOR_SIZE).ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+        let per_descriptor = if takes_no_memory(b.descriptor_type) { 0 } else { BUFFER_DESCRIPTOR_SIZE };
+        let bytes = b.descriptor_count.checked_mul(per_descriptor).ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
         info.bindings.push(LayoutBinding { binding: b.binding, ty: b.descriptor_type, count: b.descriptor_count, offset: info.size, dynamic_index });
         info.size = info.size.checked_add(bytes).ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
     }
@@ -140,5 +156,17 @@ mod tests {
         assert_eq!((at.binding, e), (3, 0));
         assert!(info.locate(3, 2).is_none());
         assert!(build(&[b(0, vk::DescriptorType::SAMPLER, 1)]).is_err());
+    }
+
+    #[test]
+    fn input_attachments_take_no_set_memory_and_are_hidden_from_the_compiler() {
+        let b = |binding, ty, count| vk::DescriptorSetLayoutBinding::default().binding(binding).descriptor_type(ty).descriptor_count(count);
+        let info = build(&[b(0, vk::DescriptorType::INPUT_ATTACHMENT, 2), b(1, vk::DescriptorType::STORAGE_BUFFER, 1)]).unwrap();
+        let offsets: Vec<_> = info.bindings.iter().map(|b| (b.binding, b.offset)).collect();
+        assert_eq!(offsets, vec![(0, 0), (1, 0)]);
+        assert_eq!(info.size, 16);
+        let c = info.to_compiler();
+        assert_eq!(c.bindings.len(), 1);
+        assert_eq!((c.bindings[0].binding, c.bindings[0].offset), (1, 0));
     }
 }

@@ -24,13 +24,13 @@ pub const SUPPORTED_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
     vk::ImageUsageFlags::TRANSFER_SRC.as_raw() | vk::ImageUsageFlags::TRANSFER_DST.as_raw(),
 );
 
-/// The usages `format` supports with `tiling`: transfers, plus colour attachment for the
-/// formats agx4 renders to and depth/stencil attachment for its depth and stencil formats
-/// (optimal tiling only).
+/// The usages `format` supports with `tiling`: transfers, plus colour and input attachment for
+/// the formats agx4 renders to and depth/stencil attachment for its depth and stencil formats
+/// (optimal tiling only). Depth/stencil input attachments are not supported yet.
 pub fn supported_usage(format: vk::Format, tiling: vk::ImageTiling) -> vk::ImageUsageFlags {
     let mut u = SUPPORTED_USAGE;
     if tiling == vk::ImageTiling::OPTIMAL && format::renderable(format).is_some() {
-        u |= vk::ImageUsageFlags::COLOR_ATTACHMENT;
+        u |= vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::INPUT_ATTACHMENT;
     }
     if tiling == vk::ImageTiling::OPTIMAL && format::depth_stencil(format).is_some() {
         u |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;

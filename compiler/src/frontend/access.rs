@@ -134,6 +134,21 @@ impl<'m> Tr<'m> {
                     ty,
                 }
             }
+            StorageClass::UniformConstant => {
+                let SpvType::SubpassImage { ms, .. } = *self.l.get(ty)? else {
+                    return Err(unsupported(
+                        "UniformConstant variables other than subpass inputs",
+                    ));
+                };
+                let index = self
+                    .decos
+                    .get(rid, Decoration::InputAttachmentIndex)
+                    .and_then(|v| v.first().copied())
+                    .ok_or_else(|| {
+                        invalid(format!("subpass input {rid} without InputAttachmentIndex"))
+                    })?;
+                Ptr::InputAttachment { index, ms }
+            }
             other => return Err(unsupported(format!("storage class {other:?}"))),
         };
         if let Some(init) = inst.operands.get(1) {
@@ -710,6 +725,7 @@ impl<'m> Tr<'m> {
                 ))
             }
             Ptr::Builtin { builtin, lane, ty } => self.load_builtin(*builtin, *lane, *ty),
+            Ptr::InputAttachment { .. } => Err(invalid("subpass input read as a value")),
         }
     }
 
@@ -734,6 +750,7 @@ impl<'m> Tr<'m> {
                 self.effect(ir::Op::StoreVar(*var, new))
             }
             Ptr::Builtin { .. } => Err(invalid("store to an input builtin")),
+            Ptr::InputAttachment { .. } => Err(invalid("store to a subpass input")),
         }
     }
 

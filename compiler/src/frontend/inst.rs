@@ -3,9 +3,10 @@
 use rspirv::dr::Instruction;
 use spirv::{Op, Word};
 
+use super::constants::CVal;
 use super::module::{id, invalid, lit, result_id, result_type, unsupported, SpvType};
 use super::translate::{FnState, Tr};
-use super::values::{Entry, FVal};
+use super::values::{Entry, FVal, Ptr};
 use crate::ir::{self, BinOp, CmpOp, ConvOp, Scalar, Type, UnOp, Value};
 use crate::CompileError;
 
@@ -387,6 +388,9 @@ impl<'m> Tr<'m> {
             }
             Op::Load => {
                 let p = self.ptr(fs, id(inst, 0)?)?;
+                if let Ptr::InputAttachment { .. } = p {
+                    return self.define(fs, result_id(inst)?, Entry::Ptr(p));
+                }
                 let v = self.load(&p)?;
                 self.define(fs, result_id(inst)?, Entry::Val(v))
             }
@@ -836,6 +840,10 @@ impl<'m> Tr<'m> {
                     Entry::Val(FVal::C(vec![FVal::V(lo), FVal::V(hi)])),
                 )
             }
+            Op::ImageRead => {
+                let v = self.subpass_load(fs, inst)?;
+                def!(v)
+            }
             other => {
                 let _ = rid;
                 Err(unsupported(format!("instruction {other:?}")))
@@ -857,4 +865,48 @@ pub(super) fn operand_ids(inst: &Instruction) -> Vec<Word> {
             }
         })
         .collect()
+}
+
+fn is_zero(c: &CVal) -> bool {
+    match c {
+        CVal::Scalar(v) => *v == 0,
+        CVal::Comp(cs) => cs.iter().all(is_zero),
+    }
+}
+
+impl<'m> Tr<'m> {
+    /// OpImageRead of a subpass input: the attachment's texel at the fragment's pixel.
+    fn subpass_load(
+        &mut self,
+        fs: &FnState<'m>,
+        inst: &Instruction,
+    ) -> Result<Value, CompileError> {
+        let Ptr::InputAttachment { index, ms } = self.ptr(fs, id(inst, 0)?)? else {
+            return Err(unsupported(
+                "OpImageRead of an image other than a subpass input",
+            ));
+        };
+        if ms {
+            return Err(unsupported("multisampled subpass inputs"));
+        }
+        if inst.operands.len() > 2 {
+            return Err(unsupported("image operands on a subpass input read"));
+        }
+        // The coordinate is an offset from the fragment's pixel; subpassLoad always passes 0.
+        let at_pixel = matches!(self.consts.get(&id(inst, 1)?), Some((_, c)) if is_zero(c));
+        if !at_pixel {
+            return Err(unsupported("subpass input read at a non-zero offset"));
+        }
+        let ty = self.l.ir_type(result_type(inst)?)?;
+        if !matches!(ty.scalar, Scalar::I32 | Scalar::F32) {
+            return Err(invalid(format!("subpass input read as {ty:?}")));
+        }
+        self.emit(
+            ty,
+            ir::Op::LoadInputAttachment {
+                index,
+                component: 0,
+            },
+        )
+    }
 }

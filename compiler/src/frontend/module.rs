@@ -23,6 +23,8 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::DemoteToHelperInvocation,
     // Sample-qualified inputs and SampleId: the shader runs per sample.
     Capability::SampleRateShading,
+    // subpassInput: read with a texture load (docs/render-abi.md section 4).
+    Capability::InputAttachment,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
@@ -118,7 +120,8 @@ pub(super) fn result_type(inst: &Instruction) -> Result<Word, CompileError> {
         .ok_or_else(|| invalid(format!("{:?} without a result type", inst.class.opcode)))
 }
 
-/// A SPIR-V type as the front end needs it.
+/// A SPIR-V type as the front end needs it. The only images are subpass inputs
+/// (`Dim SubpassData`).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum SpvType {
     Void,
@@ -132,6 +135,7 @@ pub(super) enum SpvType {
     Struct { members: Vec<Word> },
     Pointer { sc: StorageClass, pointee: Word },
     Function,
+    SubpassImage { sampled: Word, ms: bool },
 }
 
 /// Decorations of ids and of struct members.
@@ -313,8 +317,20 @@ pub(super) fn collect_types(
                 }
             }
             Op::TypeFunction => SpvType::Function,
-            Op::TypeImage | Op::TypeSampler | Op::TypeSampledImage => {
-                return Err(unsupported("images and samplers in compute shaders"))
+            Op::TypeImage => {
+                let sampled = id(inst, 0)?;
+                match inst.operands.get(1) {
+                    Some(Operand::Dim(spirv::Dim::DimSubpassData)) => {}
+                    _ => return Err(unsupported("images other than subpass inputs")),
+                }
+                let ms = match inst.operands.get(4) {
+                    Some(Operand::LiteralBit32(m)) => *m != 0,
+                    _ => return Err(invalid("OpTypeImage without an MS operand")),
+                };
+                SpvType::SubpassImage { sampled, ms }
+            }
+            Op::TypeSampler | Op::TypeSampledImage => {
+                return Err(unsupported("samplers and sampled images"))
             }
             op if format!("{op:?}").starts_with("Type") => {
                 return Err(unsupported(format!("type {op:?}")))
@@ -336,6 +352,7 @@ pub(super) fn collect_types(
             }
             SpvType::Matrix { col, .. } => vec![*col],
             SpvType::Struct { members } => members.clone(),
+            SpvType::SubpassImage { sampled, .. } => vec![*sampled],
             _ => vec![],
         };
         for r in refs {

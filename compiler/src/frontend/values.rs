@@ -76,6 +76,12 @@ pub(super) enum Ptr {
         lane: Option<u32>,
         ty: Word,
     },
+    /// A `subpassInput` variable, and also the image an OpLoad of it gives: the only use of
+    /// that image is OpImageRead, which needs nothing but the attachment index.
+    InputAttachment {
+        index: u32,
+        ms: bool,
+    },
 }
 
 #[derive(Debug, Clone)]

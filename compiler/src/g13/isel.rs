@@ -662,6 +662,7 @@ impl Sel<'_> {
                 Ok(())
             }
             Op::LoadInput { .. }
+            | Op::LoadInputAttachment { .. }
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
             | Op::Discard => self.graphics_op(inst),

@@ -716,6 +716,9 @@ impl<'s> Machine<'s, '_> {
                     .ok_or("input components out of range")?;
                 Some(lanes.iter().map(|x| *x as u64).collect())
             }
+            Op::LoadInputAttachment { .. } => {
+                return Err("input attachments are not modelled by the IR interpreter".into())
+            }
             Op::StoreOutput {
                 location,
                 component,

@@ -269,6 +269,12 @@ pub enum Op {
     /// consecutive components are read; the bits are the attribute's / varying's, without
     /// conversion. Pure: the inputs are constant during an invocation.
     LoadInput { location: u32, component: u8, interp: InputInterp },
+    /// Fragment shaders: reads input attachment `index` (the `InputAttachmentIndex`
+    /// decoration) at the fragment's pixel, starting at component `component` (0..4). The
+    /// result type (F32 for float and normalized formats, I32 for integer ones; 1 to 4 lanes
+    /// with `component + lanes <= 4`) gives how many components are read, converted as a
+    /// texture load converts them. Pure: the draw does not write its input attachments.
+    LoadInputAttachment { index: u32, component: u8 },
     /// Writes a stage output: a varying (vertex shaders) or a colour attachment's value
     /// (fragment shaders) at `location`, starting at 32-bit `component`; a vector value
     /// writes consecutive components. The last write to a component before the invocation

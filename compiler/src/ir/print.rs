@@ -83,6 +83,9 @@ fn op_text(op: &Op) -> String {
             "LoadInput loc {location}.{component} {:?} {:?}",
             interp.mode, interp.sampling
         ),
+        Op::LoadInputAttachment { index, component } => {
+            format!("LoadInputAttachment {index}.{component}")
+        }
         Op::StoreOutput {
             location,
             component,

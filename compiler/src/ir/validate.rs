@@ -24,6 +24,7 @@ fn operands(op: &Op) -> Vec<Value> {
         | Op::WorkgroupBarrier
         | Op::MemoryBarrier
         | Op::LoadInput { .. }
+        | Op::LoadInputAttachment { .. }
         | Op::Discard => vec![],
         Op::StoreOutput { value, .. } | Op::StoreBuiltin { value, .. } => vec![*value],
         Op::Unary(_, a) | Op::Conv(_, a) | Op::Extract(a, _) | Op::Copy(a) | Op::StoreVar(_, a) => {
@@ -183,7 +184,7 @@ impl Checker<'_> {
                     return Err(format!("{space:?} address of type {at:?}"));
                 }
             }
-            Op::LoadInput { component, .. }
+            Op::LoadInput { component, .. } | Op::LoadInputAttachment { component, .. }
                 if !matches!(rt.scalar, Scalar::I32 | Scalar::F32)
                     || *component as u32 + rt.lanes as u32 > 4 =>
             {
@@ -347,6 +348,7 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
             | Op::MemoryBarrier
             // Stage I/O is lowered per generation, so the back end takes it as it is.
             | Op::LoadInput { .. }
+            | Op::LoadInputAttachment { .. }
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
             | Op::Discard => {}

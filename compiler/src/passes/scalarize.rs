@@ -160,6 +160,18 @@ pub fn scalarize(sh: &mut Shader) -> Result<(), CompileError> {
                     ));
                 }
             }
+            Op::LoadInputAttachment { index, component } => {
+                for i in 0..n as u8 {
+                    lanes_out.push(out.def(
+                        sh,
+                        scalar_ty,
+                        Op::LoadInputAttachment {
+                            index,
+                            component: component + i,
+                        },
+                    ));
+                }
+            }
             Op::StoreOutput {
                 location,
                 component,

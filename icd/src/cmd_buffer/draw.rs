@@ -218,9 +218,13 @@ pub fn draw_with(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: 
     let vs_words = usc_offset(dev, rec.upload.push(dev, &vw, 64)?)?;
     let fs_words = match (&b.fragment, p.fragment_code) {
         (Some(f), Some(code)) => {
+            let inputs = super::render::input_textures(dev, rec)?;
             let mut fw = Vec::new();
             super::render::tile_shared_word(&tib, &mut fw);
             pack_uniform_range(0, f.uniform_halves, root.va, &mut fw);
+            if let Some((buffer, count)) = inputs {
+                UscWord::Texture { start: compiler::abi::INPUT_ATTACHMENT_TEXTURE_BASE, count, buffer }.pack(&mut fw);
+            }
             UscWord::FragmentProperties { early_z: !(b.discards || b.writes_depth || b.writes_stencil) }.pack(&mut fw);
             UscWord::Shader { code, loads_varyings: p.cf_binding_count > 0 }.pack(&mut fw);
             registers(f.gpr_halves).pack(&mut fw);

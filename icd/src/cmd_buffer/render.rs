@@ -198,6 +198,60 @@ fn pbe_descriptor(a: &ColourAttachment<'_>) -> Result<[u8; 24], vk::Result> {
     })
 }
 
+/// The texture descriptor a fragment shader reads input attachment `index` (of the
+/// framebuffer) through: the view's own format, so sRGB attachments read linear values.
+fn input_descriptor(fb: &Framebuffer, index: u32) -> Result<[u8; 24], vk::Result> {
+    let view = ImageView::from_handle(*fb.attachments.get(index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if !image.usage.contains(vk::ImageUsageFlags::INPUT_ATTACHMENT) || image.layout.levels == 0 {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    // Image usage keeps depth/stencil formats out (vkCreateImage refuses them as inputs).
+    let format = format::renderable(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
+    if image.samples > 1 {
+        eprintln!("agx4: multisampled input attachments are not supported yet");
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    }
+    let base = image.va.load(Ordering::Acquire);
+    if base == 0 {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    let desc = ImageDesc { base, layout: &image.layout, format: format.pixel, dimension: TextureDimension::D2 };
+    let r = view.range;
+    image_desc::texture_descriptor(&desc, r.base_mip_level, 1, r.base_array_layer, 1).map_err(|e| {
+        eprintln!("agx4: input attachment texture descriptor: {e}");
+        vk::Result::ERROR_UNKNOWN
+    })
+}
+
+/// Uploads the texture descriptors of the open subpass's input attachments, in
+/// `pInputAttachments` order (docs/render-abi.md section 4), and returns their address and
+/// count; `None` when the subpass has none.
+pub fn input_textures(dev: &Device, rec: &mut Recording) -> Result<Option<(u64, u32)>, vk::Result> {
+    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let sp = pass.subpasses.get(rs.subpass as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if sp.inputs.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    if sp.inputs.len() > compiler::abi::MAX_INPUT_ATTACHMENTS as usize {
+        eprintln!("agx4: a subpass reads {} input attachments (at most {})", sp.inputs.len(), compiler::abi::MAX_INPUT_ATTACHMENTS);
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    }
+    let fb = Framebuffer::from_handle(rs.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let mut bytes = Vec::new();
+    for r in &sp.inputs {
+        // start_subpass refused inputs the subpass also writes.
+        let d = match r {
+            Some(r) => input_descriptor(fb, r.index)?,
+            None => image_desc::null_texture_descriptor(),
+        };
+        bytes.extend_from_slice(&d);
+    }
+    let count = sp.inputs.len() as u32;
+    Ok(Some((rec.upload.push(dev, &bytes, 16)?, count)))
+}
+
 /// The USC Shared word of fragment-stage programs reading this tilebuffer.
 pub fn tile_shared_word(tib: &TilebufferLayout, out: &mut Vec<u8>) {
     let s = tib.usc_shared();
@@ -476,8 +530,11 @@ fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), 
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let sp = pass.subpasses.get(subpass as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    if sp.inputs.iter().any(Option::is_some) {
-        eprintln!("agx4: subpasses with input attachments are not supported yet");
+    // Input attachments are read from memory by the texture unit, not from the tilebuffer
+    // this subpass writes.
+    let feedback = sp.inputs.iter().flatten().any(|r| sp.colours.iter().flatten().any(|c| c.index == r.index) || sp.depth_stencil.is_some_and(|d| d.index == r.index));
+    if feedback {
+        eprintln!("agx4: an attachment both written and read as input in one subpass is not supported yet");
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
     rs.tilebuffer = subpass_tilebuffer(pass, subpass)?;

@@ -243,6 +243,46 @@ impl<'a> Sel<'a> {
                 self.iter(r, slot.cf, w, at);
                 Ok(())
             }
+            Op::LoadInputAttachment { index, component } => {
+                self.stage_is(Stage::Fragment, "LoadInputAttachment")?;
+                if *index >= abi::MAX_INPUT_ATTACHMENTS || *component > 3 {
+                    return Err(unsupported(format!(
+                        "input attachment {index} component {component}"
+                    )));
+                }
+                let texture = (abi::INPUT_ATTACHMENT_TEXTURE_BASE + index) as u8;
+                // The pixel, as the x, y pair a 2D texture load takes.
+                let c = self.new_vreg(Size::S64, false)?;
+                for (part, sr) in [
+                    (0, SpecialReg::THREAD_POSITION_IN_GRID_X),
+                    (2, SpecialReg::THREAD_POSITION_IN_GRID_Y),
+                ] {
+                    self.emit(Instr::GetSr(GetSr {
+                        dst: vreg(c, part, Size::S32).into(),
+                        sr,
+                    }));
+                }
+                let r = self.def32(self.dst(inst)?)?;
+                // One component per load: the result lands in one ordinary register.
+                self.emit(Instr::Texture(Texture {
+                    load: true,
+                    dst: r,
+                    coords: vreg(c, 0, Size::S32),
+                    lod_mode: LodMode::Auto,
+                    lod: Operand::Imm(0),
+                    texture: TexIndex::Imm(texture),
+                    sampler: Small::Imm(0),
+                    dim: TexDim::D2,
+                    mask: 1 << component,
+                    shadow: false,
+                    offset: false,
+                    extra: None,
+                    gather: None,
+                    query_lod: false,
+                    wait_slot: 0,
+                }));
+                Ok(())
+            }
             Op::StoreOutput {
                 location,
                 component,
