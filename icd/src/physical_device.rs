@@ -220,6 +220,8 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
         logic_op: vk::TRUE,
         multi_draw_indirect: vk::TRUE,
         wide_lines: vk::TRUE,
+        // Triangles can be drawn as their edges or vertices (Fragment Face polygon mode).
+        fill_mode_non_solid: vk::TRUE,
         // The GPU counts every passing sample into the query (cmd_buffer::query).
         occlusion_query_precise: vk::TRUE,
         ..Default::default()

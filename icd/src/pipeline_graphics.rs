@@ -16,6 +16,7 @@ use compiler::{
     VertexAttribute, VertexBindingDesc, VertexInputLayout,
 };
 use hw::g13::control::descriptors::{CfBinding, CfBindingHeader, CoefficientSource, ShadeModel, StencilOp, ZsFunc};
+use hw::g13::control::ppp::PolygonMode;
 use hw::g13::control::vdm::Primitive;
 use hw::g13::tilebuffer::{Placement, TilebufferLayout};
 use std::ffi::CStr;
@@ -74,6 +75,8 @@ pub struct Fixed {
     pub front_ccw: bool,
     pub depth_bias: Option<DepthBiasState>,
     pub line_width: f32,
+    /// How triangles are rasterized: filled, as their edges or as their vertices.
+    pub polygon_mode: PolygonMode,
     pub samples: u32,
     pub depth_test: bool,
     pub depth_write: bool,
@@ -425,9 +428,13 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
         return unsupported("depth clamp (the feature is not advertised)");
     }
     let discard = raster.rasterizer_discard_enable != 0;
-    if !discard && raster.polygon_mode != vk::PolygonMode::FILL {
-        return unsupported(format!("polygon mode {:?} (fillModeNonSolid is not advertised)", raster.polygon_mode));
-    }
+    let polygon_mode = match raster.polygon_mode {
+        vk::PolygonMode::FILL => PolygonMode::Fill,
+        vk::PolygonMode::LINE => PolygonMode::Line,
+        vk::PolygonMode::POINT => PolygonMode::Point,
+        _ if discard => PolygonMode::Fill,
+        other => return unsupported(format!("polygon mode {other:?}")),
+    };
     let samples = ms.map(|m| m.rasterization_samples.as_raw()).unwrap_or(1);
     if let Some(m) = ms {
         if m.sample_shading_enable != 0 || m.alpha_to_coverage_enable != 0 || m.alpha_to_one_enable != 0 || !m.p_sample_mask.is_null() {
@@ -493,6 +500,7 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
             slope: raster.depth_bias_slope_factor,
         }),
         line_width: raster.line_width,
+        polygon_mode,
         samples,
         depth_test,
         depth_write,

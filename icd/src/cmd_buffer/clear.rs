@@ -241,6 +241,7 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
         front_ccw: false,
         depth_bias: None,
         line_width: 1.0,
+        polygon_mode: hw::g13::control::ppp::PolygonMode::Fill,
         samples: tib.samples,
         depth_test: key.depth,
         depth_write: key.depth,

@@ -17,7 +17,7 @@ use compiler::{CfShade, CfSource};
 use hw::g13::control::descriptors::{DepthBias, Scissor};
 use hw::g13::control::ppp::{
     line_width_bits, ConservativeDepth, Cull, Cull2, DepthBiasScissor, FragmentControl, FragmentFace, FragmentFace2, FragmentShader, FragmentShaderWord3, FragmentStencil,
-    ObjectType, OutputSelect, OutputSize, PassType, PolygonMode, PppUpdate, PppVertex, VaryingCounts, Viewport, WClamp,
+    ObjectType, OutputSelect, OutputSize, PassType, PppUpdate, PppVertex, VaryingCounts, Viewport, WClamp,
 };
 use hw::g13::control::vdm::{IndexList, IndexSize, PppState, Primitive, ShaderCounts, VdmState, VdmVertex, VertexOutputs, VertexShaderWord1, VertexUnknown};
 use hw::g13::control::descriptors::{StencilOp, ZsFunc};
@@ -270,7 +270,7 @@ pub fn draw_with(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: 
     let face = |face: usize| FragmentFace {
         stencil_reference: reference(face),
         line_width: line_width_bits(line_width),
-        polygon_mode: PolygonMode::Fill,
+        polygon_mode: fx.polygon_mode,
         disable_depth_write: !fx.depth_write,
         unk_visibility: 0,
         depth_function: if fx.depth_test { fx.depth_compare } else { ZsFunc::Always },

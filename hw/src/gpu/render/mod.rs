@@ -12,6 +12,7 @@ mod planes;
 mod primitive;
 mod programs;
 mod tiles;
+mod unfilled;
 mod vertex;
 mod walker;
 
@@ -27,3 +28,5 @@ pub use walker::{
 mod tests;
 #[cfg(test)]
 mod tests_render;
+#[cfg(test)]
+mod tests_unfilled;

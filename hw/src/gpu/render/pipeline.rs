@@ -423,12 +423,6 @@ impl DrawSink for Renderer<'_> {
             return Ok(());
         }
         if ppp
-            .front_face
-            .is_some_and(|f| f.polygon_mode != PolygonMode::Fill)
-        {
-            return Err(Fault::Unimplemented("line and point polygon modes"));
-        }
-        if ppp
             .output_select
             .is_some_and(|o| o.viewport_target || o.render_target)
         {
@@ -460,6 +454,7 @@ impl DrawSink for Renderer<'_> {
             line_width: ppp
                 .front_face
                 .map_or(1.0, |f| (f.line_width + 1) as f32 / 16.0),
+            polygon_mode: ppp.front_face.map_or(PolygonMode::Fill, |f| f.polygon_mode),
             bindings: bindings.as_ref(),
         };
         let mut out = Vec::new();

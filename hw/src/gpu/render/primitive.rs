@@ -5,7 +5,7 @@
 use super::assembly::{AssembledPrimitive, Shape};
 use super::planes::{self, Bindings, Frame, PlaneInputs};
 use super::vertex::ShadedVertices;
-use crate::g13::control::ppp::Viewport as PppViewport;
+use crate::g13::control::ppp::{PolygonMode, Viewport as PppViewport};
 use crate::gpu::raster::clip::{clip_line, clip_triangle, point_visible, ClipOptions, ClipVertex};
 use crate::gpu::raster::coverage::SampleCount;
 use crate::gpu::raster::line::Line;
@@ -69,6 +69,8 @@ pub struct DrawSetup<'a> {
     pub setup: SetupState,
     pub point_size: bool,
     pub line_width: f32,
+    /// How triangles are rasterized (Fragment Face `polygon mode`).
+    pub polygon_mode: PolygonMode,
     pub bindings: Option<&'a Bindings>,
 }
 
@@ -83,12 +85,12 @@ fn f(w: u32) -> f32 {
     f32::from_bits(w)
 }
 
-fn position(r: &[u32]) -> [f32; 4] {
+pub(super) fn position(r: &[u32]) -> [f32; 4] {
     [f(r[0]), f(r[1]), f(r[2]), f(r[3])]
 }
 
 impl DrawSetup<'_> {
-    fn window(&self, p: [f32; 4]) -> Result<WindowVertex, Fault> {
+    pub(super) fn window(&self, p: [f32; 4]) -> Result<WindowVertex, Fault> {
         let inv_w = 1.0 / p[3];
         let vp = &self.viewport;
         let x = f64::from(vp.translate_x) + f64::from(vp.scale_x) * f64::from(p[0] * inv_w);
@@ -123,9 +125,12 @@ impl DrawSetup<'_> {
             });
         }
         match p.shape {
+            Shape::Triangle if self.polygon_mode != PolygonMode::Fill => {
+                self.unfilled_triangle(p, recs, out)
+            }
             Shape::Triangle => self.triangle(p, recs, out),
-            Shape::Line => self.line(p, recs, out),
-            Shape::Point => self.point(p, recs, out),
+            Shape::Line => self.line(p, [recs[0], recs[1]], recs, false, out),
+            Shape::Point => self.point(p, recs[0], recs, out),
         }
     }
 
@@ -188,17 +193,26 @@ impl DrawSetup<'_> {
         Ok(())
     }
 
-    fn line(
+    /// A segment between two vertex records; `flat` are the records flat shading reads.
+    /// `rectangle` draws it as a rectangle (triangle edges in the Line polygon mode).
+    pub(super) fn line(
         &self,
         p: &AssembledPrimitive,
-        recs: [&[u32]; 3],
+        recs: [&[u32]; 2],
+        flat: [&[u32]; 3],
+        rectangle: bool,
         out: &mut Vec<RasterPrim>,
     ) -> Result<(), Fault> {
         let Some(ends) = clip_line([position(recs[0]), position(recs[1])], self.clip) else {
             return Ok(());
         };
         let win = [self.window(ends[0].pos)?, self.window(ends[1].pos)?];
-        let Some(line) = Line::setup(win, self.line_width).map_err(raster_fault)? else {
+        let line = if rectangle {
+            super::unfilled::rectangular_line(win, self.line_width)
+        } else {
+            Line::setup(win, self.line_width)
+        };
+        let Some(line) = line.map_err(raster_fault)? else {
             return Ok(());
         };
         let two = [recs[0], recs[1], recs[1]];
@@ -221,7 +235,7 @@ impl DrawSetup<'_> {
             inv_w: [win[0].inv_w, win[1].inv_w, win[1].inv_w],
             persp: [&persp[0], &persp[1], &persp[1]],
             linear: [&lin[0], &lin[1], &lin[1]],
-            flat: recs,
+            flat,
             primitive_id: p.primitive_id,
         };
         out.push(RasterPrim {
@@ -234,26 +248,28 @@ impl DrawSetup<'_> {
         Ok(())
     }
 
-    fn point(
+    /// A point at one vertex record; `flat` are the records flat shading reads.
+    pub(super) fn point(
         &self,
         p: &AssembledPrimitive,
-        recs: [&[u32]; 3],
+        rec: &[u32],
+        flat: [&[u32]; 3],
         out: &mut Vec<RasterPrim>,
     ) -> Result<(), Fault> {
-        let pos = position(recs[0]);
+        let pos = position(rec);
         if !point_visible(pos, self.clip) {
             return Ok(());
         }
         let centre = self.window(pos)?;
         let mut size = 1.0f32;
         if self.point_size {
-            size = recs[0].get(POINT_SIZE_SLOT).map_or(1.0, |&w| f(w));
+            size = rec.get(POINT_SIZE_SLOT).map_or(1.0, |&w| f(w));
         }
         if !(size.is_finite() && size > 0.0) {
             size = 1.0;
         }
         let point = Point::setup(centre, size).map_err(raster_fault)?;
-        let values: Vec<f32> = recs[0].iter().map(|&w| f(w)).collect();
+        let values: Vec<f32> = rec.iter().map(|&w| f(w)).collect();
         let frame = Frame::Point {
             x0: point.x0 as f64 / crate::gpu::raster::SUBPIXEL_ONE as f64,
             y0: point.y0 as f64 / crate::gpu::raster::SUBPIXEL_ONE as f64,
@@ -265,7 +281,7 @@ impl DrawSetup<'_> {
             inv_w: [centre.inv_w; 3],
             persp: [&values, &values, &values],
             linear: [&values, &values, &values],
-            flat: recs,
+            flat,
             primitive_id: p.primitive_id,
         };
         out.push(RasterPrim {

@@ -19,6 +19,16 @@ pub struct ShadedVertices {
 }
 
 impl ShadedVertices {
+    /// Records of vertices 0, 1, ... of instance 0, as if shaded.
+    #[cfg(test)]
+    pub fn from_records(slots: usize, records: &[Vec<u32>]) -> ShadedVertices {
+        ShadedVertices {
+            slots,
+            index: (0..records.len()).map(|i| ((i as u32, 0), i)).collect(),
+            uvs: records.iter().flat_map(|r| r.iter().copied()).collect(),
+        }
+    }
+
     /// The record of vertex `v` of instance `instance`; every vertex a primitive of the draw
     /// uses has one.
     pub fn record(&self, v: u32, instance: u32) -> Result<&[u32], Fault> {
