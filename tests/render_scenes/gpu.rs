@@ -44,7 +44,13 @@ impl Driver {
             r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.0.239"}}}}"#,
             lib.display()
         );
-        std::fs::write(&manifest, json).map_err(|e| e.to_string())?;
+        // Tests in this process call this concurrently while other threads' loaders read the
+        // manifest: write a private file and rename it over, so a reader never sees it empty.
+        if std::fs::read_to_string(&manifest).ok().as_deref() != Some(json.as_str()) {
+            let tmp = dir.join(format!("agx4_icd.json.{:?}", std::thread::current().id()));
+            std::fs::write(&tmp, &json).map_err(|e| e.to_string())?;
+            std::fs::rename(&tmp, &manifest).map_err(|e| e.to_string())?;
+        }
         Ok(Driver {
             name: "agx4".into(),
             manifest,
