@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod render;
+
 use ash::vk;
 use std::ffi::{c_void, CStr};
 use std::path::PathBuf;
