@@ -42,9 +42,11 @@ pub fn compile(name: &str) -> Result<Vec<u32>, String> {
                 "{GLSLANG} is missing: run scripts/deps.sh (installs glslang-tools)"
             ));
         }
-        // Written under a per-process name and renamed, so concurrent test binaries never read
-        // a half-written module.
-        let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
+        // Written under a per-process, per-thread name and renamed, so concurrent test binaries
+        // and the tests of one binary never read a half-written module or move each other's.
+        let thread = format!("{:?}", std::thread::current().id());
+        let thread: String = thread.chars().filter(char::is_ascii_digit).collect();
+        let tmp = dir.join(format!("{name}.{}.{thread}.tmp", std::process::id()));
         let out = Command::new(GLSLANG)
             .arg("-V")
             .arg("--target-env")
