@@ -46,11 +46,17 @@ pub const BUFFER_DESCRIPTOR_SIZE: u32 = 16;
 pub const SET_ALIGNMENT: u32 = 16;
 
 /// Graphics root table (docs/render-abi.md section 5): the compute table, then the draw words.
-/// Root table offset of the u32 first instance of a direct draw (0 for indirect draws).
+/// Root table offset of the u32 first instance of the draw (for indirect draws, copied there
+/// from the arguments by the GPU before the render command runs).
 pub const FIRST_INSTANCE_OFFSET: u32 = ROOT_TABLE_SIZE + 4;
 
 /// Root table offset of the four f32 blend constants.
 pub const BLEND_CONSTANTS_OFFSET: u32 = ROOT_TABLE_SIZE + 8;
+
+/// Root table offset of the u32 view index (`gl_ViewIndex`) of the render command the draw
+/// runs in: each view of a multiview subpass is its own render command with its own copy of
+/// the draws (0 without multiview).
+pub const VIEW_INDEX_OFFSET: u32 = ROOT_TABLE_SIZE + 24;
 
 /// Root table offset of the vertex buffer table: [`MAX_VERTEX_BUFFERS`] entries of
 /// [`VERTEX_BUFFER_ENTRY_SIZE`] bytes (u64 address of the bound offset, u32 bytes readable

@@ -5,7 +5,7 @@
 mod common;
 
 use common::glslang_stage;
-use compiler::abi::FIRST_INSTANCE_OFFSET;
+use compiler::abi::{FIRST_INSTANCE_OFFSET, VIEW_INDEX_OFFSET};
 use compiler::g13::{
     compile_graphics, ColourOutput, FragmentOutputs, GraphicsBinary, VaryingLayout, CF_W, CF_Z,
     PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX,
@@ -488,5 +488,95 @@ void main() {
         let y = f.lane_pixels[lane][1] as f32 + 0.5;
         assert_eq!(f.depth[lane][0], Some(y * 0.125), "lane {lane}");
         assert_eq!(f.stencil[lane][0], None);
+    }
+}
+
+const VIEW_VS: &str = r#"#version 450
+#extension GL_EXT_multiview : require
+layout(location = 0) flat out int v;
+layout(location = 1) out float side;
+void main() {
+    float x = float(gl_VertexIndex);
+    // Two eyes: view 1 is shifted right, every other view left.
+    float shift = gl_ViewIndex == 1 ? 0.5 : -0.5;
+    gl_Position = vec4(x + shift, float(gl_ViewIndex) * 2.0, 0.0, 1.0);
+    v = int(gl_ViewIndex) * 100 + gl_VertexIndex;
+    side = shift * 4.0;
+}
+"#;
+
+#[test]
+fn view_index_in_a_vertex_shader_reads_the_root_table() {
+    let layout = VaryingLayout::new(
+        &[(0, 0, Interpolation::Flat), (1, 0, Interpolation::Smooth)],
+        false,
+    )
+    .unwrap();
+    let bin = compile(VIEW_VS, Stage::Vertex, &layout, &FragmentOutputs::default());
+    let prog = program(&bin);
+    let lanes = 5u32;
+    for view in [0u32, 1, 3] {
+        let mut l = launch(&bin, lanes, &[(VIEW_INDEX_OFFSET, view)]);
+        vertex_preloads(&mut l, lanes, 20);
+        let mut gfx = GraphicsContext {
+            textures: Default::default(),
+            fragment: None,
+            vertex: Some(VertexContext::new(layout.uvs_words)),
+        };
+        run_graphics(&prog, &l, &mut FlatMemory::new(), &mut gfx).expect("run");
+        let v = gfx.vertex.unwrap();
+        assert_eq!(v.finished, (1 << lanes) - 1);
+        let n = layout.uvs_words as usize;
+        assert_eq!(n, 6);
+        for lane in 0..lanes as usize {
+            let vi = 20 + lane as u32;
+            let shift = if view == 1 { 0.5f32 } else { -0.5 };
+            let want = [
+                (vi as f32 + shift).to_bits(),
+                (view as f32 * 2.0).to_bits(),
+                0.0f32.to_bits(),
+                1.0f32.to_bits(),
+                view * 100 + vi,
+                (shift * 4.0).to_bits(),
+            ];
+            assert_eq!(
+                &v.uvs[lane * n..][..n],
+                &want[..],
+                "view {view} lane {lane}"
+            );
+        }
+    }
+}
+
+#[test]
+fn view_index_in_a_fragment_shader_reads_the_root_table() {
+    let src = r#"#version 450
+#extension GL_EXT_multiview : require
+layout(location = 0) out uvec4 o;
+void main() {
+    uint v = uint(gl_ViewIndex);
+    o = uvec4(v, v * 3u + 1u, uint(gl_FragCoord.x) + v, v == 2u ? 11u : 22u);
+}
+"#;
+    let outs = outputs(vec![target(0, 0, 4, 32, Numeric::Uint)]);
+    let bin = compile(src, Stage::Fragment, &VaryingLayout::default(), &outs);
+    let prog = program(&bin);
+    for view in [0u32, 2, 7] {
+        let mut gfx = fragment(16, vec![Plane::default(); 5]);
+        let l = launch(&bin, 32, &[(VIEW_INDEX_OFFSET, view)]);
+        run_graphics(&prog, &l, &mut FlatMemory::new(), &mut gfx).expect("run");
+        let f = gfx.fragment.unwrap();
+        for lane in 0..32 {
+            let px = f.lane_pixels[lane][0];
+            let b = pixel_bytes(&f, lane);
+            let got: Vec<u32> = (0..4).map(|i| word(b, i)).collect();
+            let want = [
+                view,
+                view * 3 + 1,
+                px + view,
+                if view == 2 { 11 } else { 22 },
+            ];
+            assert_eq!(got, want, "view {view} lane {lane}");
+        }
     }
 }

@@ -84,11 +84,26 @@ fn run(
     push: &[u8],
     items: &[StageInputs],
 ) -> Vec<Option<StageOutputs>> {
+    run_with_root(shaders, ubo, push, &[], items)
+}
+
+/// [`run`] with a graphics root table, `words` written at their byte offsets.
+fn run_with_root(
+    shaders: &(GraphicsShader, GraphicsShader),
+    ubo: &[u8],
+    push: &[u8],
+    words: &[(u32, u32)],
+    items: &[StageInputs],
+) -> Vec<Option<StageOutputs>> {
     let layout = layout();
     let mut results = Vec::new();
     for g in [&shaders.0, &shaders.1] {
         let mut mem = Regions::default();
-        let mut root = vec![0u8; abi::ROOT_TABLE_SIZE as usize];
+        let mut root = vec![0u8; abi::GRAPHICS_ROOT_TABLE_SIZE as usize];
+        for &(off, w) in words {
+            let o = off as usize;
+            root[o..o + 4].copy_from_slice(&w.to_le_bytes());
+        }
         let mut set = vec![0u8; 64];
         set[..8].copy_from_slice(&UBO_VA.to_le_bytes());
         set[8..12].copy_from_slice(&(ubo.len() as u32).to_le_bytes());
@@ -581,4 +596,116 @@ void main() {
         compiler::translate_graphics(&req),
         Err(CompileError::InvalidSpirv(_))
     ));
+}
+
+#[test]
+fn view_index_is_the_root_table_word_in_both_stages() {
+    let vs = r#"#version 450
+#extension GL_EXT_multiview : require
+layout(location = 0) flat out int v;
+void main() {
+    float x = float(gl_VertexIndex);
+    gl_Position = vec4(x, gl_ViewIndex == 1 ? 0.5 : -0.5, float(gl_ViewIndex), 1.0);
+    v = gl_ViewIndex * 100 + gl_VertexIndex;
+}
+"#;
+    let fs = r#"#version 450
+#extension GL_EXT_multiview : require
+layout(location = 0) out uvec2 o;
+void main() {
+    o = uvec2(uint(gl_ViewIndex), gl_ViewIndex > 2 ? 7u : 9u);
+}
+"#;
+    let vsh = translate(vs, Stage::Vertex);
+    let fsh = translate(fs, Stage::Fragment);
+    let mut reads = 0;
+    compiler_walk(&vsh.0.shader.body, &mut |op| {
+        if matches!(op, Op::SysVal(compiler::ir::SysVal::ViewIndex)) {
+            reads += 1;
+        }
+    });
+    assert!(reads > 0, "gl_ViewIndex is the ViewIndex system value");
+    for view in [0u32, 1, 4] {
+        let items = [vertex(3, &[]), vertex(8, &[])];
+        let out = run_with_root(
+            &vsh,
+            &[0; 16],
+            &[],
+            &[(abi::VIEW_INDEX_OFFSET, view)],
+            &items,
+        );
+        for (o, vi) in out.iter().zip([3u32, 8]) {
+            let o = o.as_ref().unwrap();
+            let y = if view == 1 { 0.5 } else { -0.5 };
+            close(&floats(&o.position), &[vi as f32, y, view as f32, 1.0]);
+            assert_eq!(loc(o, 0)[0], Some(view * 100 + vi), "view {view}");
+        }
+        let out = run_with_root(
+            &fsh,
+            &[0; 16],
+            &[],
+            &[(abi::VIEW_INDEX_OFFSET, view)],
+            &[fragment(0.5, 0.5, &[])],
+        );
+        let o = out[0].as_ref().unwrap();
+        let want = if view > 2 { 7 } else { 9 };
+        assert_eq!(loc(o, 0)[..2], [Some(view), Some(want)], "view {view}");
+    }
+}
+
+/// Vulkan 1.0 SPIR-V names multiview as the SPV_KHR_multiview extension; it adds only the
+/// ViewIndex built-in, so the module is taken as the 1.1 one is.
+#[test]
+fn view_index_through_the_multiview_extension() {
+    let dir = std::env::temp_dir().join(format!("agx4-viewindex-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (input, output) = (dir.join("s.frag"), dir.join("s.spv"));
+    std::fs::write(
+        &input,
+        "#version 450\n#extension GL_EXT_multiview : require\n\
+         layout(location = 0) out uint o;\nvoid main() { o = uint(gl_ViewIndex) + 5u; }\n",
+    )
+    .unwrap();
+    let st = std::process::Command::new("/usr/bin/glslangValidator")
+        .args(["-V", "--target-env", "vulkan1.0", "-o"])
+        .arg(&output)
+        .arg(&input)
+        .output()
+        .expect("run glslangValidator");
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stdout)
+    );
+    let bytes = std::fs::read(&output).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let spirv: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(spirv[1], 0x0001_0000, "a SPIR-V 1.0 module");
+    assert!(
+        bytes.windows(17).any(|w| w == b"SPV_KHR_multiview"),
+        "the module names the extension"
+    );
+    compiler::check_module(&spirv).expect("check_module");
+    let layout = layout();
+    let req = ShaderRequest {
+        spirv: &spirv,
+        entry_point: "main",
+        stage: Stage::Fragment,
+        specialization: &[],
+        layout: &layout,
+        target: Target::G13,
+    };
+    let g = compiler::translate_graphics(&req).unwrap_or_else(|e| panic!("{e}"));
+    let sh = (g.clone(), g);
+    let out = run_with_root(
+        &sh,
+        &[0; 16],
+        &[],
+        &[(abi::VIEW_INDEX_OFFSET, 3)],
+        &[fragment(0.5, 0.5, &[])],
+    );
+    assert_eq!(loc(out[0].as_ref().unwrap(), 0)[0], Some(8));
 }

@@ -25,6 +25,8 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::SampleRateShading,
     // subpassInput: read with a texture load (docs/render-abi.md section 4).
     Capability::InputAttachment,
+    // ViewIndex: a word of the graphics root table (docs/render-abi.md section 5).
+    Capability::MultiView,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
@@ -64,7 +66,8 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
             Some(Operand::LiteralString(s))
                 if s == "SPV_KHR_storage_buffer_storage_class"
                     || s == "SPV_KHR_non_semantic_info"
-                    || s == "SPV_EXT_demote_to_helper_invocation" => {}
+                    || s == "SPV_EXT_demote_to_helper_invocation"
+                    || s == "SPV_KHR_multiview" => {}
             Some(Operand::LiteralString(s)) => return Err(unsupported(format!("extension {s}"))),
             _ => return Err(invalid("OpExtension without a name")),
         }

@@ -242,16 +242,18 @@ impl<'m> Tr<'m> {
             BuiltIn::FragCoord => Some(ir::SysVal::FragCoord(i as u8)),
             BuiltIn::FrontFacing => Some(ir::SysVal::FrontFacing),
             BuiltIn::SampleId => Some(ir::SysVal::SampleId),
+            BuiltIn::ViewIndex => Some(ir::SysVal::ViewIndex),
             _ => None,
         };
         if sv(0).is_none() {
             return Ok(None);
         }
-        let want = match b {
-            BuiltIn::VertexIndex | BuiltIn::InstanceIndex => ir::Stage::Vertex,
-            _ => ir::Stage::Fragment,
+        let allowed: &[ir::Stage] = match b {
+            BuiltIn::VertexIndex | BuiltIn::InstanceIndex => &[ir::Stage::Vertex],
+            BuiltIn::ViewIndex => &[ir::Stage::Vertex, ir::Stage::Fragment],
+            _ => &[ir::Stage::Fragment],
         };
-        if self.stage != want {
+        if !allowed.contains(&self.stage) {
             return Err(invalid(format!("{b:?} in a {:?} shader", self.stage)));
         }
         match b {

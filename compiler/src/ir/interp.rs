@@ -580,20 +580,23 @@ impl<'s> Machine<'s, '_> {
             | SysVal::InstanceIndex
             | SysVal::FragCoord(_)
             | SysVal::FrontFacing
-            | SysVal::SampleId => {
+            | SysVal::SampleId
+            | SysVal::ViewIndex => {
                 let io = self
                     .io
                     .as_ref()
                     .ok_or("graphics system value in a dispatch")?;
-                let want = match s {
-                    SysVal::VertexIndex | SysVal::InstanceIndex => Stage::Vertex,
-                    _ => Stage::Fragment,
+                let allowed: &[Stage] = match s {
+                    SysVal::VertexIndex | SysVal::InstanceIndex => &[Stage::Vertex],
+                    SysVal::ViewIndex => &[Stage::Vertex, Stage::Fragment],
+                    _ => &[Stage::Fragment],
                 };
-                if io.stage != want {
+                if !allowed.contains(&io.stage) {
                     return Err(format!("{s:?} in a {:?} shader", io.stage));
                 }
                 let i = &io.inputs;
                 match s {
+                    SysVal::ViewIndex => self.root_u32(abi::VIEW_INDEX_OFFSET)? as u64,
                     SysVal::VertexIndex => i.vertex_index as u64,
                     SysVal::InstanceIndex => i.instance_index as u64,
                     SysVal::FragCoord(c) => i.frag_coord[c as usize % 4].to_bits() as u64,

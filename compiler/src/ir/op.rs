@@ -152,6 +152,9 @@ pub enum SysVal {
     /// Fragment shaders: the sample index (I32); asking for it makes the shader run per
     /// sample.
     SampleId,
+    /// Vertex and fragment shaders: the view of a multiview subpass being rendered (I32),
+    /// the same for every invocation of a draw.
+    ViewIndex,
 }
 
 /// The pipeline stage a shader runs in.

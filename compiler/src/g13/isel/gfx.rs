@@ -61,6 +61,7 @@ pub(super) fn is_graphics_sysval(sv: SysVal) -> bool {
             | SysVal::FragCoord(_)
             | SysVal::FrontFacing
             | SysVal::SampleId
+            | SysVal::ViewIndex
     )
 }
 
@@ -166,6 +167,18 @@ impl<'a> Sel<'a> {
                     size: Size::S32,
                 });
                 self.iadd(r, Operand::Reg(src), first, false);
+            }
+            SysVal::ViewIndex => {
+                // The same for every invocation of the draw: the ICD writes it into each
+                // view's copy of the root table, so it stays a uniform operand.
+                self.target("ViewIndex")?;
+                self.set(
+                    d,
+                    Val::Uniform(Reg {
+                        half: (abi::VIEW_INDEX_OFFSET / 2) as u16,
+                        size: Size::S32,
+                    }),
+                )?;
             }
             SysVal::FragCoord(c @ 0..=1) => {
                 self.stage_is(Stage::Fragment, "FragCoord")?;
