@@ -51,7 +51,22 @@ fn extensions_are_exactly_the_advertised_ones() {
     // SAFETY: valid physical device.
     let exts = unsafe { ctx.instance.enumerate_device_extension_properties(ctx.pdev) }.unwrap();
     let names: Vec<String> = exts.iter().map(|e| e.extension_name_as_c_str().unwrap().to_string_lossy().into_owned()).collect();
-    assert_eq!(names, ["VK_KHR_timeline_semaphore", "VK_KHR_synchronization2", "VK_KHR_pipeline_executable_properties", "VK_KHR_device_group"]);
+    assert_eq!(
+        names,
+        [
+            "VK_KHR_timeline_semaphore",
+            "VK_KHR_synchronization2",
+            "VK_KHR_pipeline_executable_properties",
+            "VK_KHR_device_group",
+            "VK_KHR_multiview",
+            "VK_KHR_maintenance2",
+            "VK_KHR_create_renderpass2",
+            "VK_KHR_depth_stencil_resolve",
+            "VK_KHR_dynamic_rendering",
+            "VK_KHR_image_format_list",
+            "VK_KHR_imageless_framebuffer"
+        ]
+    );
     drop(ctx);
     assert_no_validation_messages();
 }

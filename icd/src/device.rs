@@ -35,6 +35,8 @@ pub struct Device {
     pub target: Option<compiler::Target>,
     /// Meta shaders (copies, fills, fix-ups), compiled on first use.
     pub meta: Mutex<HashMap<compiler::meta::Meta, Arc<Program>>>,
+    /// The render passes dynamic rendering instances run as, by description.
+    pub dynamic_passes: Mutex<HashMap<crate::cmd_buffer::rendering::PassKey, vk::RenderPass>>,
     /// Hardware commands one SUBMIT may carry.
     pub max_commands: u32,
     /// The physical device's properties (IDs and pipeline cache UUID).
@@ -111,6 +113,7 @@ impl Device {
             usc_va: Arc::new(Mutex::new(VaAllocator::new(layout.usc_base + PAGE_SIZE, layout.usc_base + USC_WINDOW))),
             target: compiler::Target::for_generation(pd.identity.generation),
             meta: Mutex::new(HashMap::new()),
+            dynamic_passes: Mutex::new(HashMap::new()),
             max_commands: pd.params.max_commands_per_submission.max(1),
             properties: pd.properties,
             heap_size: pd.heap_size,
@@ -168,6 +171,9 @@ impl Drop for Device {
         }
         // Meta shader code is GPU memory in this VM: release it while the VM exists.
         self.meta.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        for (_, pass) in self.dynamic_passes.lock().unwrap_or_else(|e| e.into_inner()).drain() {
+            drop(crate::render_pass::RenderPass::take(pass));
+        }
         let _ = self.kmd.vm_destroy(&drm_asahi_vm_destroy { vm_id: self.vm_id, pad: 0 });
     }
 }
@@ -190,8 +196,15 @@ unsafe fn check_features(info: &vk::DeviceCreateInfo<'_>) -> Result<(), vk::Resu
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
     }
-    // VkPhysicalDeviceTimelineSemaphoreFeatures, VkPhysicalDeviceSynchronization2Features and
-    // VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR: all supported, nothing to check.
+    // SAFETY: guaranteed by the caller.
+    if let Some(m) = unsafe { handle::find_in_chain::<vk::PhysicalDeviceMultiviewFeatures>(info.p_next) } {
+        if m.multiview_geometry_shader != 0 || m.multiview_tessellation_shader != 0 {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+    }
+    // VkPhysicalDeviceTimelineSemaphoreFeatures, VkPhysicalDeviceSynchronization2Features,
+    // VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR and the rest of the structures
+    // the physical device reports: all supported, nothing to check.
     Ok(())
 }
 

@@ -101,6 +101,19 @@ pub fn get(format: vk::Format) -> Option<Format> {
     }
 }
 
+/// Whether a view of `view` format may see an image of `image` format created with
+/// VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT: both in one of Vulkan's format compatibility classes.
+/// Every uncompressed colour format agx4 knows falls in the class of its texel size, while
+/// each depth/stencil format is a class of its own. Images are laid out by texel size alone
+/// (`hw::g13::layout`), so compatible formats address the same bytes.
+pub fn view_compatible(image: vk::Format, view: vk::Format) -> bool {
+    match (get(image), get(view)) {
+        _ if image == view => get(image).is_some(),
+        (Some(i), Some(v)) => i.kind != Kind::DepthStencil && v.kind != Kind::DepthStencil && i.bytes_per_texel() == v.bytes_per_texel(),
+        _ => false,
+    }
+}
+
 /// How a colour attachment of `format` is rendered: its generation-neutral format, the
 /// descriptor channel layout and numeric type, and the pixel format its texture and PBE
 /// descriptors use. `None` for formats agx4 does not render to.
@@ -395,6 +408,24 @@ mod tests {
 
     fn clear(format: vk::Format, value: vk::ClearColorValue) -> Vec<u8> {
         pack_clear(&get(format).unwrap(), &value).unwrap()
+    }
+
+    #[test]
+    fn view_compatibility_classes() {
+        use vk::Format as F;
+        // The 32-bit class holds four-byte colour formats whatever their channels.
+        assert!(view_compatible(F::R8G8B8A8_UNORM, F::R32_UINT));
+        assert!(view_compatible(F::R8G8B8A8_UNORM, F::B8G8R8A8_SRGB));
+        assert!(view_compatible(F::A2B10G10R10_UNORM_PACK32, F::R16G16_SFLOAT));
+        assert!(view_compatible(F::R5G6B5_UNORM_PACK16, F::R8G8_UINT));
+        assert!(!view_compatible(F::R8G8B8A8_UNORM, F::R16G16B16A16_UNORM));
+        assert!(!view_compatible(F::R8_UNORM, F::R16_UNORM));
+        // Depth/stencil formats are each alone in their class.
+        assert!(view_compatible(F::D32_SFLOAT, F::D32_SFLOAT));
+        assert!(!view_compatible(F::D32_SFLOAT, F::R32_SFLOAT));
+        assert!(!view_compatible(F::R32_UINT, F::D32_SFLOAT));
+        assert!(!view_compatible(F::D16_UNORM, F::R16_UNORM));
+        assert!(!view_compatible(F::UNDEFINED, F::UNDEFINED));
     }
 
     #[test]

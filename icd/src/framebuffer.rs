@@ -18,35 +18,48 @@ pub const MAX_WIDTH: u32 = 16384;
 pub const MAX_HEIGHT: u32 = 16384;
 pub const MAX_LAYERS: u32 = 2048;
 
-// Read at render pass begin once graphics lands.
-#[allow(dead_code)]
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Framebuffer {
-    /// One view per attachment of the render pass it was made for, in attachment order.
+    /// One view per attachment of the render pass it was made for, in attachment order;
+    /// empty for an imageless framebuffer, whose views come with each render pass begin.
     pub attachments: Vec<vk::ImageView>,
+    /// VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT.
+    pub imageless: bool,
+    /// The render pass's attachment count.
+    pub attachment_count: usize,
     pub width: u32,
     pub height: u32,
     pub layers: u32,
 }
 object!(Framebuffer, vk::Framebuffer);
 
-fn check(info: &vk::FramebufferCreateInfo<'_>, views: &[vk::ImageView]) -> Result<(), String> {
-    if !info.flags.is_empty() {
-        // Imageless framebuffers come from an extension (core in 1.2) agx4 does not offer.
+/// Checks a create info and returns the render pass's attachment count.
+fn check(info: &vk::FramebufferCreateInfo<'_>, views: &[vk::ImageView]) -> Result<usize, String> {
+    let imageless = info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS);
+    if !(info.flags & !vk::FramebufferCreateFlags::IMAGELESS).is_empty() {
         return Err(format!("flags {:?} are not supported", info.flags));
     }
     let pass = RenderPass::from_handle(info.render_pass).ok_or("renderPass is VK_NULL_HANDLE")?;
-    if views.len() != pass.attachments.len() {
-        return Err(format!("{} attachments for a render pass with {}", views.len(), pass.attachments.len()));
-    }
-    if let Some(i) = views.iter().position(|&v| ImageView::from_handle(v).is_none()) {
-        return Err(format!("attachment {i} is VK_NULL_HANDLE"));
+    let count = pass.attachments.len();
+    if imageless {
+        // SAFETY: valid usage: the pNext chain is valid.
+        let infos = unsafe { handle::find_in_chain::<vk::FramebufferAttachmentsCreateInfo<'_>>(info.p_next) }.ok_or("an imageless framebuffer without VkFramebufferAttachmentsCreateInfo")?;
+        if infos.attachment_image_info_count as usize != count {
+            return Err(format!("{} attachment image infos for a render pass with {count}", infos.attachment_image_info_count));
+        }
+    } else {
+        if views.len() != count {
+            return Err(format!("{} attachments for a render pass with {count}", views.len()));
+        }
+        if let Some(i) = views.iter().position(|&v| ImageView::from_handle(v).is_none()) {
+            return Err(format!("attachment {i} is VK_NULL_HANDLE"));
+        }
     }
     let in_range = |v: u32, max: u32| (1..=max).contains(&v);
     if !in_range(info.width, MAX_WIDTH) || !in_range(info.height, MAX_HEIGHT) || !in_range(info.layers, MAX_LAYERS) {
         return Err(format!("size {}x{}x{} is outside 1..={MAX_WIDTH}x{MAX_HEIGHT}x{MAX_LAYERS}", info.width, info.height, info.layers));
     }
-    Ok(())
+    Ok(count)
 }
 
 pub unsafe extern "system" fn create_framebuffer(
@@ -59,13 +72,14 @@ pub unsafe extern "system" fn create_framebuffer(
         Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo is valid and pAttachments holds attachmentCount views.
         let info = unsafe { &*p_create_info };
-        // SAFETY: as above.
-        let views = unsafe { handle::slice(info.p_attachments, info.attachment_count) };
-        check(info, views).map_err(|why| {
+        let imageless = info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS);
+        // SAFETY: as above; an imageless framebuffer's pAttachments is ignored.
+        let views = if imageless { &[] } else { unsafe { handle::slice(info.p_attachments, info.attachment_count) } };
+        let attachment_count = check(info, views).map_err(|why| {
             eprintln!("agx4: vkCreateFramebuffer: invalid create info ({why}); returning VK_ERROR_OUT_OF_HOST_MEMORY");
             vk::Result::ERROR_OUT_OF_HOST_MEMORY
         })?;
-        let fb = Framebuffer { attachments: views.to_vec(), width: info.width, height: info.height, layers: info.layers };
+        let fb = Framebuffer { attachments: views.to_vec(), imageless, attachment_count, width: info.width, height: info.height, layers: info.layers };
         // SAFETY: valid usage: pFramebuffer is writable.
         unsafe { *p_framebuffer = fb.into_handle() };
         Ok(())

@@ -7,13 +7,19 @@
 //! Attachments may have 4 samples (2D, optimal tiling, one level; see
 //! `MULTISAMPLED_ATTACHMENTS`).
 //!
+//! Create flags: CUBE_COMPATIBLE (square 2D images of at least six layers; a cube is six
+//! consecutive layers, which is all the layout needs to know) and MUTABLE_FORMAT (views of any
+//! format of the image format's compatibility class: the layout depends on the texel size
+//! alone, and attachments are rendered and stored in their view's format). A
+//! VkImageFormatListCreateInfo only narrows the formats views may have.
+//!
 //! Layout transitions have nothing to do: agx4 has no compressed (metadata) layouts yet, so
 //! every VkImageLayout of an image is the same bytes.
 
 use crate::device::Device;
 use crate::entry::{guard, guard_or};
 use crate::format::{self, Format};
-use crate::handle::{object, Object};
+use crate::handle::{self, object, Object};
 use crate::memory::{self, ALL_MEMORY_TYPES, PAGE_SIZE};
 use ash::vk;
 use hw::g13::layout::{Layout, Tiling, Usage};
@@ -38,6 +44,14 @@ pub fn supported_usage(format: vk::Format, tiling: vk::ImageTiling) -> vk::Image
     u
 }
 
+/// The VkImageCreateFlags agx4 supports; any other bit makes a format unsupported.
+pub const SUPPORTED_FLAGS: vk::ImageCreateFlags = vk::ImageCreateFlags::from_raw(
+    vk::ImageCreateFlags::CUBE_COMPATIBLE.as_raw() | vk::ImageCreateFlags::MUTABLE_FORMAT.as_raw(),
+);
+
+/// Faces of a cube.
+pub const CUBE_FACES: u32 = 6;
+
 /// Whether attachments may have 4 samples: the tilebuffer, pipelines, descriptors and ZLS
 /// handle them, and end-of-tile programs resolve them into single-sample attachments.
 const MULTISAMPLED_ATTACHMENTS: bool = true;
@@ -59,6 +73,9 @@ pub struct Image {
     pub layers: u32,
     pub layout: Layout,
     pub usage: vk::ImageUsageFlags,
+    pub flags: vk::ImageCreateFlags,
+    /// The formats views may have (VkImageFormatListCreateInfo); empty for no restriction.
+    pub view_formats: Vec<vk::Format>,
     /// 1 or 4.
     pub samples: u32,
     /// The stencil plane of a combined depth/stencil format: its offset and layout.
@@ -83,12 +100,17 @@ impl Image {
 /// The image format properties agx4 supports, or `None` for an unsupported combination.
 pub fn format_properties(format: vk::Format, ty: vk::ImageType, tiling: vk::ImageTiling, usage: vk::ImageUsageFlags, flags: vk::ImageCreateFlags) -> Option<vk::ImageFormatProperties> {
     format::get(format)?;
-    if !flags.is_empty() || !supported_usage(format, tiling).contains(usage) || usage.is_empty() {
+    if !SUPPORTED_FLAGS.contains(flags) || !supported_usage(format, tiling).contains(usage) || usage.is_empty() {
         return None;
     }
     // Depth/stencil images exist as attachments (their transfers are byte copies of one
     // plane, which is right, but aspect handling is not checked yet).
     if format::depth_stencil(format).is_some() && (!usage.contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT) || ty != vk::ImageType::TYPE_2D) {
+        return None;
+    }
+    // Cube maps are 2D and need layers, which only optimal tiling has.
+    let cube = flags.contains(vk::ImageCreateFlags::CUBE_COMPATIBLE);
+    if cube && (ty != vk::ImageType::TYPE_2D || tiling != vk::ImageTiling::OPTIMAL) {
         return None;
     }
     let levels_for = |n: u32| 32 - n.leading_zeros();
@@ -100,7 +122,8 @@ pub fn format_properties(format: vk::Format, ty: vk::ImageType, tiling: vk::Imag
         _ => return None,
     };
     let attachment = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
-    let multisample = MULTISAMPLED_ATTACHMENTS && tiling == vk::ImageTiling::OPTIMAL && ty == vk::ImageType::TYPE_2D && usage.intersects(attachment);
+    // The spec reserves multisampling for images that are not cube compatible.
+    let multisample = MULTISAMPLED_ATTACHMENTS && !cube && tiling == vk::ImageTiling::OPTIMAL && ty == vk::ImageType::TYPE_2D && usage.intersects(attachment);
     Some(vk::ImageFormatProperties {
         max_extent: extent,
         max_mip_levels: levels,
@@ -118,6 +141,16 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
     if too_big || info.mip_levels > limits.max_mip_levels || info.array_layers > limits.max_array_layers || !samples_ok {
         return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
     }
+    // Cube faces are square and a cube needs six layers (valid usage; refused rather than
+    // left to break the views made of it).
+    if info.flags.contains(vk::ImageCreateFlags::CUBE_COMPATIBLE) && (e.width != e.height || info.array_layers < CUBE_FACES) {
+        eprintln!("agx4: vkCreateImage: a cube-compatible image must be square with at least {CUBE_FACES} layers ({}x{}, {} layers)", e.width, e.height, info.array_layers);
+        return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
+    }
+    // SAFETY: valid usage: the pNext chain is valid.
+    let list = unsafe { handle::find_in_chain::<vk::ImageFormatListCreateInfo<'_>>(info.p_next) };
+    // SAFETY: valid usage: pViewFormats holds viewFormatCount formats.
+    let view_formats = list.map(|l| unsafe { handle::slice(l.p_view_formats, l.view_format_count) }.to_vec()).unwrap_or_default();
     let samples = info.samples.as_raw();
     let format = format::get(info.format).ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
     let tiling = if info.tiling == vk::ImageTiling::LINEAR { Tiling::Linear { stride: None } } else { Tiling::Twiddled };
@@ -159,6 +192,8 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
         layers: info.array_layers,
         layout,
         usage: info.usage,
+        flags: info.flags,
+        view_formats,
         va: AtomicU64::new(0),
     })
 }

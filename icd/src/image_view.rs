@@ -1,9 +1,15 @@
-//! VkImageView: the image, view type, format and subresource range, kept for the descriptor
-//! and attachment work that will read them.
+//! VkImageView: the image, view type, format, usage and subresource range, kept for the
+//! descriptor and attachment work that reads them.
+//!
+//! A view's format is the image's unless the image is MUTABLE_FORMAT, when any format of its
+//! compatibility class (narrowed by the image's VkImageFormatListCreateInfo) may be used;
+//! attachments are rendered in the view's format. CUBE views take six layers of a
+//! cube-compatible image. CUBE_ARRAY views need the imageCubeArray feature, which agx4 does not
+//! offer, so they are refused.
 
 use crate::entry::{guard, guard_or};
-use crate::handle::{object, Object};
-use crate::image::Image;
+use crate::handle::{self, object, Object};
+use crate::image::{Image, CUBE_FACES};
 use ash::vk;
 
 // Read by descriptors and attachments once graphics lands.
@@ -14,8 +20,75 @@ pub struct ImageView {
     pub format: vk::Format,
     pub components: vk::ComponentMapping,
     pub range: vk::ImageSubresourceRange,
+    /// The image's usage, or the subset a VkImageViewUsageCreateInfo restricts the view to.
+    pub usage: vk::ImageUsageFlags,
 }
 object!(ImageView, vk::ImageView);
+
+/// Usages that make a view an attachment, which its format must then support.
+const ATTACHMENT_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
+    vk::ImageUsageFlags::COLOR_ATTACHMENT.as_raw()
+        | vk::ImageUsageFlags::INPUT_ATTACHMENT.as_raw()
+        | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT.as_raw(),
+);
+
+/// The view `info` asks for, with its level and layer counts resolved, or why agx4 refuses it.
+fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView, String> {
+    let r = info.subresource_range;
+    let levels = if r.level_count == vk::REMAINING_MIP_LEVELS { image.levels.saturating_sub(r.base_mip_level) } else { r.level_count };
+    let layers = if r.layer_count == vk::REMAINING_ARRAY_LAYERS { image.layers.saturating_sub(r.base_array_layer) } else { r.layer_count };
+    if crate::format::get(info.format).is_none() {
+        return Err(format!("format {:?} is not supported", info.format));
+    }
+    if levels == 0 || layers == 0 || r.base_mip_level.checked_add(levels).is_none_or(|end| end > image.levels) || r.base_array_layer.checked_add(layers).is_none_or(|end| end > image.layers) {
+        return Err(format!("levels {}+{levels} and layers {}+{layers} are outside the image's {} and {}", r.base_mip_level, r.base_array_layer, image.levels, image.layers));
+    }
+    if info.format != image.vk_format {
+        if !image.flags.contains(vk::ImageCreateFlags::MUTABLE_FORMAT) {
+            return Err(format!("format {:?} differs from the image's {:?}, which is not MUTABLE_FORMAT", info.format, image.vk_format));
+        }
+        if !crate::format::view_compatible(image.vk_format, info.format) {
+            return Err(format!("format {:?} is not in the compatibility class of the image's {:?}", info.format, image.vk_format));
+        }
+    }
+    if !image.view_formats.is_empty() && !image.view_formats.contains(&info.format) {
+        return Err(format!("format {:?} is not in the image's format list", info.format));
+    }
+    match info.view_type {
+        vk::ImageViewType::CUBE => {
+            if !image.flags.contains(vk::ImageCreateFlags::CUBE_COMPATIBLE) {
+                return Err("a cube view of an image that is not CUBE_COMPATIBLE".into());
+            }
+            if layers != CUBE_FACES {
+                return Err(format!("a cube view of {layers} layers (it takes {CUBE_FACES})"));
+            }
+        }
+        vk::ImageViewType::CUBE_ARRAY => return Err("cube array views need the imageCubeArray feature, which agx4 does not offer".into()),
+        _ => {}
+    }
+    // SAFETY: valid usage: the pNext chain is valid.
+    let usage = match unsafe { handle::find_in_chain::<vk::ImageViewUsageCreateInfo<'_>>(info.p_next) } {
+        Some(u) if u.usage.is_empty() || !image.usage.contains(u.usage) => {
+            return Err(format!("view usage {:?} is not a non-empty subset of the image's {:?}", u.usage, image.usage));
+        }
+        Some(u) => u.usage,
+        None => image.usage,
+    };
+    // A view in another format than the image's must itself support the attachment usages it
+    // keeps: rendering goes through the view's format.
+    let attachment = usage & ATTACHMENT_USAGE;
+    if info.format != image.vk_format && !crate::image::supported_usage(info.format, vk::ImageTiling::OPTIMAL).contains(attachment) {
+        return Err(format!("format {:?} does not support the view's usage {attachment:?}", info.format));
+    }
+    Ok(ImageView {
+        image: info.image,
+        view_type: info.view_type,
+        format: info.format,
+        components: info.components,
+        range: vk::ImageSubresourceRange { level_count: levels, layer_count: layers, ..r },
+        usage,
+    })
+}
 
 pub unsafe extern "system" fn create_image_view(
     device: vk::Device,
@@ -28,19 +101,10 @@ pub unsafe extern "system" fn create_image_view(
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         let image = Image::from_handle(info.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let r = info.subresource_range;
-        let levels = if r.level_count == vk::REMAINING_MIP_LEVELS { image.levels.saturating_sub(r.base_mip_level) } else { r.level_count };
-        let layers = if r.layer_count == vk::REMAINING_ARRAY_LAYERS { image.layers.saturating_sub(r.base_array_layer) } else { r.layer_count };
-        if crate::format::get(info.format).is_none() || r.base_mip_level + levels > image.levels || r.base_array_layer + layers > image.layers {
-            return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
-        }
-        let view = ImageView {
-            image: info.image,
-            view_type: info.view_type,
-            format: info.format,
-            components: info.components,
-            range: vk::ImageSubresourceRange { level_count: levels, layer_count: layers, ..r },
-        };
+        let view = check(info, image).map_err(|why| {
+            eprintln!("agx4: vkCreateImageView: {why}");
+            vk::Result::ERROR_FORMAT_NOT_SUPPORTED
+        })?;
         // SAFETY: valid usage: pView is writable.
         unsafe { *p_view = view.into_handle() };
         Ok(())

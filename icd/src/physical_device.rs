@@ -224,6 +224,12 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
         fill_mode_non_solid: vk::TRUE,
         // The GPU counts every passing sample into the query (cmd_buffer::query).
         occlusion_query_precise: vk::TRUE,
+        // The PPP Cull word turns off near/far clipping and clamps fragment depth to the
+        // viewport's depth range (pipeline_graphics.rs, cmd_buffer/draw.rs).
+        depth_clamp: vk::TRUE,
+        // A GPU copy puts an indirect draw's firstInstance into its root table before the
+        // render command runs (cmd_buffer/draw.rs).
+        draw_indirect_first_instance: vk::TRUE,
         ..Default::default()
     }
 }
@@ -276,6 +282,17 @@ pub unsafe extern "system" fn get_features2(physical_device: vk::PhysicalDevice,
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR {
                     (*(s as *mut vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR)).pipeline_executable_info = vk::TRUE;
                 }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES {
+                    (*(s as *mut vk::PhysicalDeviceDynamicRenderingFeatures)).dynamic_rendering = vk::TRUE;
+                }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES {
+                    (*(s as *mut vk::PhysicalDeviceImagelessFramebufferFeatures)).imageless_framebuffer = vk::TRUE;
+                }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES {
+                    // Views are render commands of their own; geometry and tessellation
+                    // shaders do not exist here.
+                    (*(s as *mut vk::PhysicalDeviceMultiviewFeatures)).multiview = vk::TRUE;
+                }
             }
         }
     })
@@ -298,6 +315,25 @@ pub unsafe extern "system" fn get_properties2(physical_device: vk::PhysicalDevic
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES {
                     // Timeline points are 64-bit syncobj points; any difference is representable.
                     (*(s as *mut vk::PhysicalDeviceTimelineSemaphoreProperties)).max_timeline_semaphore_value_difference = u64::MAX;
+                }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES {
+                    let m = &mut *(s as *mut vk::PhysicalDeviceMultiviewProperties);
+                    m.max_multiview_view_count = crate::render_pass::MAX_VIEWS;
+                    // The instance number is a 32-bit register; the spec's minimum is reported.
+                    m.max_multiview_instance_index = (1 << 27) - 1;
+                }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES {
+                    // Each aspect is resolved on its own, by copying sample 0.
+                    let r = &mut *(s as *mut vk::PhysicalDeviceDepthStencilResolveProperties);
+                    r.supported_depth_resolve_modes = crate::render_pass::DEPTH_STENCIL_RESOLVE_MODES;
+                    r.supported_stencil_resolve_modes = crate::render_pass::DEPTH_STENCIL_RESOLVE_MODES;
+                    r.independent_resolve_none = vk::TRUE;
+                    r.independent_resolve = vk::TRUE;
+                }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES {
+                    // The rasterizer keeps or drops a point by its vertex against the view
+                    // volume (hw::gpu::raster::clip::point_visible).
+                    (*(s as *mut vk::PhysicalDevicePointClippingProperties)).point_clipping_behavior = vk::PointClippingBehavior::ALL_CLIP_PLANES;
                 }
             }
         }
@@ -450,10 +486,14 @@ pub unsafe extern "system" fn get_image_format_properties2(
 ) -> vk::Result {
     guard_or("vkGetPhysicalDeviceImageFormatProperties2", vk::Result::ERROR_UNKNOWN, || {
         let _ = pd(physical_device);
-        // SAFETY: valid usage: pImageFormatInfo is valid; no extension structures are known
-        // to agx4, so a chained one means an unsupported query.
+        // SAFETY: valid usage: pImageFormatInfo is valid, with a valid pNext chain.
         let info = unsafe { &*p_info };
-        if !info.p_next.is_null() {
+        // A VkImageFormatListCreateInfo only narrows the view formats of a MUTABLE_FORMAT
+        // image, which changes none of the limits; any other structure asks about something
+        // agx4 does not know, so the combination is reported unsupported.
+        // SAFETY: as above.
+        let known = |s: &vk::BaseInStructure<'_>| s.s_type == vk::StructureType::IMAGE_FORMAT_LIST_CREATE_INFO;
+        if !unsafe { handle::chain(info.p_next) }.all(known) {
             return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
         }
         match crate::image::format_properties(info.format, info.ty, info.tiling, info.usage, info.flags) {

@@ -101,6 +101,10 @@ pub struct GraphicsPipeline {
     pub fixed: Fixed,
     /// The tilebuffer layout of the subpass it was made for.
     pub tilebuffer: TilebufferLayout,
+    /// `depthClampEnable`: no near/far clipping, fragment depth clamped to the viewport's
+    /// depth range. Kept beside `fixed` rather than in it so the meta pipelines that build a
+    /// `Fixed` (cmd_buffer/clear.rs) need not name it; they never clamp.
+    pub depth_clamp: bool,
 }
 
 fn invalid<T>(why: impl Into<String>) -> Result<T, vk::Result> {
@@ -382,8 +386,17 @@ fn cf_words(b: &GraphicsPipelineBinary) -> Vec<u8> {
 /// `info` must be valid per Vulkan's valid usage.
 pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>) -> Result<GraphicsPipeline, vk::Result> {
     let layout = PipelineLayout::from_handle(info.layout).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let pass = RenderPass::from_handle(info.render_pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let subpass = pass.subpasses.get(info.subpass as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // A pipeline for dynamic rendering describes its one subpass in its pNext chain.
+    let dynamic;
+    let (pass, subpass_index) = match RenderPass::from_handle(info.render_pass) {
+        Some(p) => (p, info.subpass),
+        None => {
+            // SAFETY: guaranteed by the caller.
+            dynamic = unsafe { crate::cmd_buffer::rendering::pipeline_pass(info) }?;
+            (&dynamic, 0)
+        }
+    };
+    let subpass = pass.subpasses.get(subpass_index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
     // SAFETY: valid usage: pStages holds stageCount structures.
     let stages = unsafe { handle::slice(info.p_stages, info.stage_count) };
     let (mut vs, mut fs) = (None, None);
@@ -424,9 +437,6 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
             }
         }
     }
-    if raster.depth_clamp_enable != 0 {
-        return unsupported("depth clamp (the feature is not advertised)");
-    }
     let discard = raster.rasterizer_discard_enable != 0;
     let polygon_mode = match raster.polygon_mode {
         vk::PolygonMode::FILL => PolygonMode::Fill,
@@ -441,7 +451,7 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
             return unsupported("sample shading, alpha to coverage/one and sample masks");
         }
     }
-    let tilebuffer = subpass_tilebuffer(pass, info.subpass)?;
+    let tilebuffer = subpass_tilebuffer(pass, subpass_index)?;
     if !matches!(samples, 1 | 4) || samples != tilebuffer.samples {
         return unsupported(format!("{samples} rasterization samples in a subpass of {}", tilebuffer.samples));
     }
@@ -535,7 +545,9 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
             _ => vk::Result::ERROR_UNKNOWN,
         }
     })?;
-    GraphicsPipeline::new(dev, binary, fixed, tilebuffer)
+    let mut pipeline = GraphicsPipeline::new(dev, binary, fixed, tilebuffer)?;
+    pipeline.depth_clamp = raster.depth_clamp_enable != 0;
+    Ok(pipeline)
 }
 
 impl GraphicsPipeline {
@@ -567,6 +579,7 @@ impl GraphicsPipeline {
             cf_binding_count,
             fixed,
             tilebuffer,
+            depth_clamp: false,
         })
     }
 }

@@ -16,6 +16,10 @@ use ash::vk;
 /// The limit the device reports as `maxColorAttachments`.
 pub const MAX_COLOR_ATTACHMENTS: usize = 8;
 
+/// The limit the device reports as `maxMultiviewViewCount`: each view is its own render
+/// command, so the count is not bound by the hardware; 8 is what most drivers offer.
+pub const MAX_VIEWS: u32 = 8;
+
 /// The granularity vkGetRenderAreaGranularity reports. Tiles are 32x32, 32x16 or 16x16
 /// pixels depending on the tilebuffer's bytes per pixel (`hw::g13::tilebuffer`); 32x32 is a
 /// multiple of all three, so a render area aligned to it never starts or ends inside a tile,
@@ -57,8 +61,24 @@ pub struct Subpass {
     /// Empty, or one entry per colour attachment.
     pub resolves: Vec<Option<AttachmentRef>>,
     pub depth_stencil: Option<AttachmentRef>,
+    /// Where the depth/stencil attachment is resolved to at the end of the subpass.
+    pub depth_stencil_resolve: Option<DepthStencilResolve>,
     pub preserve: Vec<u32>,
+    /// The views the subpass renders (multiview); 0 without multiview.
+    pub view_mask: u32,
 }
+
+/// VkSubpassDescriptionDepthStencilResolve: the attachment and the mode per aspect (NONE for
+/// an aspect not resolved).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DepthStencilResolve {
+    pub attachment: AttachmentRef,
+    pub depth_mode: vk::ResolveModeFlags,
+    pub stencil_mode: vk::ResolveModeFlags,
+}
+
+/// The resolve modes agx4 does for depth and stencil: sample 0 copied.
+pub const DEPTH_STENCIL_RESOLVE_MODES: vk::ResolveModeFlags = vk::ResolveModeFlags::SAMPLE_ZERO;
 
 /// A subpass index in a dependency: a subpass of this render pass, or the work outside it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,24 +144,161 @@ fn subpass_ref(index: u32, subpass_count: usize, what: &str) -> Result<SubpassRe
     }
 }
 
+/// A subpass of either create info, with the references as version-1 references.
+pub struct SubpassIn {
+    pub bind_point: vk::PipelineBindPoint,
+    pub view_mask: u32,
+    pub inputs: Vec<vk::AttachmentReference>,
+    pub colours: Vec<vk::AttachmentReference>,
+    /// Empty, or one per colour attachment.
+    pub resolves: Vec<vk::AttachmentReference>,
+    pub depth_stencil: Option<vk::AttachmentReference>,
+    /// (attachment, depth mode, stencil mode).
+    pub depth_stencil_resolve: Option<(vk::AttachmentReference, vk::ResolveModeFlags, vk::ResolveModeFlags)>,
+    pub preserve: Vec<u32>,
+}
+
+/// A create info's attachments, subpasses and dependencies in version-1 form.
+type Description = (Vec<vk::AttachmentDescription>, Vec<SubpassIn>, Vec<vk::SubpassDependency>);
+
+fn reference2(r: &vk::AttachmentReference2<'_>) -> vk::AttachmentReference {
+    vk::AttachmentReference { attachment: r.attachment, layout: r.layout }
+}
+
+/// The arrays of a version-1 create info, with the multiview view masks of its pNext chain.
+///
+/// # Safety
+/// The arrays `info` points at must hold their counts (Vulkan's valid usage).
+unsafe fn from_info1(info: &vk::RenderPassCreateInfo<'_>) -> Result<Description, Invalid> {
+    // SAFETY: guaranteed by the caller.
+    let (atts, subs, deps) = unsafe {
+        (
+            handle::slice(info.p_attachments, info.attachment_count),
+            handle::slice(info.p_subpasses, info.subpass_count),
+            handle::slice(info.p_dependencies, info.dependency_count),
+        )
+    };
+    // SAFETY: guaranteed by the caller: the pNext chain is valid.
+    let multiview = unsafe { handle::find_in_chain::<vk::RenderPassMultiviewCreateInfo<'_>>(info.p_next) };
+    // SAFETY: as above; pViewMasks holds subpassCount masks.
+    let masks = multiview.map(|m| unsafe { handle::slice(m.p_view_masks, m.subpass_count) }).unwrap_or_default();
+    if !masks.is_empty() && masks.len() != subs.len() {
+        return invalid(format!("{} view masks for {} subpasses", masks.len(), subs.len()));
+    }
+    let mut subpasses = Vec::with_capacity(subs.len());
+    for (s, d) in subs.iter().enumerate() {
+        if d.color_attachment_count as usize > MAX_COLOR_ATTACHMENTS {
+            return invalid(format!("subpass {s} has {} colour attachments (max {MAX_COLOR_ATTACHMENTS})", d.color_attachment_count));
+        }
+        // SAFETY: guaranteed by the caller; pResolveAttachments, when not null, has
+        // colorAttachmentCount entries, and a non-null depth/stencil pointer is one reference.
+        unsafe {
+            subpasses.push(SubpassIn {
+                bind_point: d.pipeline_bind_point,
+                view_mask: masks.get(s).copied().unwrap_or(0),
+                inputs: handle::slice(d.p_input_attachments, d.input_attachment_count).to_vec(),
+                colours: handle::slice(d.p_color_attachments, d.color_attachment_count).to_vec(),
+                resolves: handle::slice(d.p_resolve_attachments, d.color_attachment_count).to_vec(),
+                depth_stencil: d.p_depth_stencil_attachment.as_ref().copied(),
+                depth_stencil_resolve: None,
+                preserve: handle::slice(d.p_preserve_attachments, d.preserve_attachment_count).to_vec(),
+            });
+        }
+    }
+    Ok((atts.to_vec(), subpasses, deps.to_vec()))
+}
+
+/// The arrays of a version-2 create info (VK_KHR_create_renderpass2), in version-1 form.
+///
+/// # Safety
+/// The arrays `info` points at must hold their counts (Vulkan's valid usage).
+unsafe fn from_info2(info: &vk::RenderPassCreateInfo2<'_>) -> Result<Description, Invalid> {
+    // SAFETY: guaranteed by the caller.
+    let (atts, subs, deps) = unsafe {
+        (
+            handle::slice(info.p_attachments, info.attachment_count),
+            handle::slice(info.p_subpasses, info.subpass_count),
+            handle::slice(info.p_dependencies, info.dependency_count),
+        )
+    };
+    let attachments = atts
+        .iter()
+        .map(|a| vk::AttachmentDescription {
+            flags: a.flags,
+            format: a.format,
+            samples: a.samples,
+            load_op: a.load_op,
+            store_op: a.store_op,
+            stencil_load_op: a.stencil_load_op,
+            stencil_store_op: a.stencil_store_op,
+            initial_layout: a.initial_layout,
+            final_layout: a.final_layout,
+        })
+        .collect();
+    let mut subpasses = Vec::with_capacity(subs.len());
+    for (s, d) in subs.iter().enumerate() {
+        if d.color_attachment_count as usize > MAX_COLOR_ATTACHMENTS {
+            return invalid(format!("subpass {s} has {} colour attachments (max {MAX_COLOR_ATTACHMENTS})", d.color_attachment_count));
+        }
+        // SAFETY: guaranteed by the caller, as for version 1; the pNext chain is valid.
+        unsafe {
+            let resolve = handle::find_in_chain::<vk::SubpassDescriptionDepthStencilResolve<'_>>(d.p_next)
+                .and_then(|r| r.p_depth_stencil_resolve_attachment.as_ref().map(|a| (reference2(a), r.depth_resolve_mode, r.stencil_resolve_mode)))
+                .filter(|(a, _, _)| a.attachment != vk::ATTACHMENT_UNUSED);
+            subpasses.push(SubpassIn {
+                bind_point: d.pipeline_bind_point,
+                view_mask: d.view_mask,
+                inputs: handle::slice(d.p_input_attachments, d.input_attachment_count).iter().map(reference2).collect(),
+                colours: handle::slice(d.p_color_attachments, d.color_attachment_count).iter().map(reference2).collect(),
+                resolves: handle::slice(d.p_resolve_attachments, d.color_attachment_count).iter().map(reference2).collect(),
+                depth_stencil: d.p_depth_stencil_attachment.as_ref().map(reference2),
+                depth_stencil_resolve: resolve,
+                preserve: handle::slice(d.p_preserve_attachments, d.preserve_attachment_count).to_vec(),
+            });
+        }
+    }
+    let dependencies = deps
+        .iter()
+        .map(|d| vk::SubpassDependency {
+            src_subpass: d.src_subpass,
+            dst_subpass: d.dst_subpass,
+            src_stage_mask: d.src_stage_mask,
+            dst_stage_mask: d.dst_stage_mask,
+            src_access_mask: d.src_access_mask,
+            dst_access_mask: d.dst_access_mask,
+            dependency_flags: d.dependency_flags,
+        })
+        .collect();
+    Ok((attachments, subpasses, dependencies))
+}
+
 impl RenderPass {
     /// Checks and copies a create info.
     ///
     /// # Safety
     /// The arrays `info` points at must hold their counts (Vulkan's valid usage).
     pub unsafe fn from_info(info: &vk::RenderPassCreateInfo<'_>) -> Result<RenderPass, Invalid> {
-        if !info.flags.is_empty() {
-            // Every render pass flag comes from an extension agx4 does not offer.
-            return invalid(format!("flags {:?} are not supported", info.flags));
-        }
         // SAFETY: guaranteed by the caller.
-        let (atts, subs, deps) = unsafe {
-            (
-                handle::slice(info.p_attachments, info.attachment_count),
-                handle::slice(info.p_subpasses, info.subpass_count),
-                handle::slice(info.p_dependencies, info.dependency_count),
-            )
-        };
+        let (atts, subs, deps) = unsafe { from_info1(info) }?;
+        RenderPass::build(info.flags, &atts, subs, &deps)
+    }
+
+    /// Checks and copies a version-2 create info.
+    ///
+    /// # Safety
+    /// The arrays `info` points at must hold their counts (Vulkan's valid usage).
+    pub unsafe fn from_info2(info: &vk::RenderPassCreateInfo2<'_>) -> Result<RenderPass, Invalid> {
+        // SAFETY: guaranteed by the caller.
+        let (atts, subs, deps) = unsafe { from_info2(info) }?;
+        RenderPass::build(info.flags, &atts, subs, &deps)
+    }
+
+    /// Checks a render pass description, whichever create info it came from.
+    pub fn build(flags: vk::RenderPassCreateFlags, atts: &[vk::AttachmentDescription], subs: Vec<SubpassIn>, deps: &[vk::SubpassDependency]) -> Result<RenderPass, Invalid> {
+        if !flags.is_empty() {
+            // Every render pass flag comes from an extension agx4 does not offer.
+            return invalid(format!("flags {flags:?} are not supported"));
+        }
         if subs.is_empty() {
             return invalid("subpassCount is 0".into());
         }
@@ -170,30 +327,35 @@ impl RenderPass {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let n = attachments.len();
+        let multiview = subs.iter().any(|s| s.view_mask != 0);
         let mut subpasses = Vec::with_capacity(subs.len());
         for (s, d) in subs.iter().enumerate() {
-            if d.pipeline_bind_point != vk::PipelineBindPoint::GRAPHICS {
-                return invalid(format!("subpass {s} has bind point {:?}", d.pipeline_bind_point));
+            if d.bind_point != vk::PipelineBindPoint::GRAPHICS {
+                return invalid(format!("subpass {s} has bind point {:?}", d.bind_point));
             }
-            if d.color_attachment_count as usize > MAX_COLOR_ATTACHMENTS {
-                return invalid(format!("subpass {s} has {} colour attachments (max {MAX_COLOR_ATTACHMENTS})", d.color_attachment_count));
+            if multiview && d.view_mask == 0 {
+                return invalid(format!("subpass {s} has view mask 0 in a multiview render pass"));
             }
-            // SAFETY: guaranteed by the caller; pResolveAttachments, when not null, has
-            // colorAttachmentCount entries.
-            let (inputs, colours, resolves, preserve) = unsafe {
-                (
-                    handle::slice(d.p_input_attachments, d.input_attachment_count),
-                    handle::slice(d.p_color_attachments, d.color_attachment_count),
-                    handle::slice(d.p_resolve_attachments, d.color_attachment_count),
-                    handle::slice(d.p_preserve_attachments, d.preserve_attachment_count),
-                )
+            if d.view_mask >> MAX_VIEWS != 0 {
+                return invalid(format!("subpass {s} has view mask {:#x} (at most {MAX_VIEWS} views)", d.view_mask));
+            }
+            let depth_stencil = match &d.depth_stencil {
+                None => None,
+                Some(r) => attachment_ref(r, n, &format!("subpass {s} depth/stencil"))?,
             };
-            let depth_stencil = match d.p_depth_stencil_attachment.is_null() {
-                true => None,
-                // SAFETY: guaranteed by the caller: a non-null pointer is one valid reference.
-                false => attachment_ref(unsafe { &*d.p_depth_stencil_attachment }, n, &format!("subpass {s} depth/stencil"))?,
+            let depth_stencil_resolve = match d.depth_stencil_resolve {
+                None => None,
+                Some((r, depth_mode, stencil_mode)) => {
+                    for m in [depth_mode, stencil_mode] {
+                        if !(m == vk::ResolveModeFlags::NONE || DEPTH_STENCIL_RESOLVE_MODES.contains(m)) {
+                            return invalid(format!("subpass {s} resolves depth/stencil with mode {m:?}"));
+                        }
+                    }
+                    attachment_ref(&r, n, &format!("subpass {s} depth/stencil resolve"))?.map(|attachment| DepthStencilResolve { attachment, depth_mode, stencil_mode })
+                }
             };
-            let preserve = preserve
+            let preserve = d
+                .preserve
                 .iter()
                 .map(|&p| match (p as usize) < n {
                     true => Ok(p),
@@ -201,11 +363,13 @@ impl RenderPass {
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             subpasses.push(Subpass {
-                inputs: refs(inputs, n, &format!("subpass {s} input"))?,
-                colours: refs(colours, n, &format!("subpass {s} colour"))?,
-                resolves: refs(resolves, n, &format!("subpass {s} resolve"))?,
+                inputs: refs(&d.inputs, n, &format!("subpass {s} input"))?,
+                colours: refs(&d.colours, n, &format!("subpass {s} colour"))?,
+                resolves: refs(&d.resolves, n, &format!("subpass {s} resolve"))?,
                 depth_stencil,
+                depth_stencil_resolve,
                 preserve,
+                view_mask: d.view_mask,
             });
         }
         let dependencies = deps
@@ -244,6 +408,26 @@ pub unsafe extern "system" fn create_render_pass(
         // counts.
         let pass = unsafe { RenderPass::from_info(&*p_create_info) }.map_err(|Invalid(why)| {
             eprintln!("agx4: vkCreateRenderPass: invalid create info ({why}); returning VK_ERROR_OUT_OF_HOST_MEMORY");
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY
+        })?;
+        // SAFETY: valid usage: pRenderPass is writable.
+        unsafe { *p_render_pass = pass.into_handle() };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn create_render_pass2(
+    device: vk::Device,
+    p_create_info: *const vk::RenderPassCreateInfo2<'_>,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_render_pass: *mut vk::RenderPass,
+) -> vk::Result {
+    guard("vkCreateRenderPass2", || {
+        Device::get(device)?;
+        // SAFETY: valid usage: pCreateInfo points to a valid structure whose arrays hold their
+        // counts.
+        let pass = unsafe { RenderPass::from_info2(&*p_create_info) }.map_err(|Invalid(why)| {
+            eprintln!("agx4: vkCreateRenderPass2: invalid create info ({why}); returning VK_ERROR_OUT_OF_HOST_MEMORY");
             vk::Result::ERROR_OUT_OF_HOST_MEMORY
         })?;
         // SAFETY: valid usage: pRenderPass is writable.

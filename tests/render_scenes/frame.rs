@@ -73,6 +73,19 @@ pub struct Pipe {
     pub blend_constants: [f32; 4],
     pub subpass: u32,
     pub layout: Option<vk::PipelineLayout>,
+    /// Fragments' depth clamped to the viewport's range instead of primitives clipped by it.
+    pub depth_clamp: bool,
+    /// For dynamic rendering (no render pass): the attachment formats.
+    pub rendering: Option<Rendering>,
+}
+
+/// The attachment formats of a pipeline used with vkCmdBeginRenderingKHR.
+#[derive(Clone, Debug, Default)]
+pub struct Rendering {
+    pub colors: Vec<vk::Format>,
+    /// UNDEFINED for none.
+    pub depth: vk::Format,
+    pub view_mask: u32,
 }
 
 pub fn opaque() -> vk::PipelineColorBlendAttachmentState {
@@ -125,6 +138,8 @@ impl Default for Pipe {
             blend_constants: [0.0; 4],
             subpass: 0,
             layout: None,
+            depth_clamp: false,
+            rendering: None,
         }
     }
 }
@@ -280,7 +295,31 @@ impl<'g> Frame<'g> {
         usage: vk::ImageUsageFlags,
         samples: vk::SampleCountFlags,
     ) -> R<vk::Image> {
+        self.image_layers(
+            format,
+            w,
+            h,
+            1,
+            usage,
+            samples,
+            vk::ImageCreateFlags::empty(),
+        )
+    }
+
+    /// A 2D image of `layers` array layers, created with `flags`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn image_layers(
+        &mut self,
+        format: vk::Format,
+        w: u32,
+        h: u32,
+        layers: u32,
+        usage: vk::ImageUsageFlags,
+        samples: vk::SampleCountFlags,
+        flags: vk::ImageCreateFlags,
+    ) -> R<vk::Image> {
         let info = vk::ImageCreateInfo::default()
+            .flags(flags)
             .image_type(vk::ImageType::TYPE_2D)
             .format(format)
             .extent(vk::Extent3D {
@@ -289,7 +328,7 @@ impl<'g> Frame<'g> {
                 depth: 1,
             })
             .mip_levels(1)
-            .array_layers(1)
+            .array_layers(layers)
             .samples(samples)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage)
@@ -330,6 +369,28 @@ impl<'g> Frame<'g> {
         Ok(v)
     }
 
+    /// A view of layers `base..base + count` of `image`, of type `ty`.
+    pub fn view_of(
+        &mut self,
+        image: vk::Image,
+        format: vk::Format,
+        aspect: vk::ImageAspectFlags,
+        ty: vk::ImageViewType,
+        base: u32,
+        count: u32,
+    ) -> R<vk::ImageView> {
+        let info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(ty)
+            .format(format)
+            .subresource_range(layers(aspect, base, count));
+        // SAFETY: valid image and create info.
+        let v =
+            unsafe { self.d.create_image_view(&info, None) }.map_err(vkerr("vkCreateImageView"))?;
+        self.views.push(v);
+        Ok(v)
+    }
+
     /// A frame-sized colour target (attachment, copy source) and its view.
     pub fn target(
         &mut self,
@@ -353,6 +414,20 @@ impl<'g> Frame<'g> {
             vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC;
         let img = self.image_full(format, self.w, self.h, usage, samples)?;
         Ok((img, self.view(img, format, ds_aspects(format))?))
+    }
+
+    /// A render pass made by vkCreateRenderPass2KHR.
+    pub fn render_pass2(&mut self, info: &vk::RenderPassCreateInfo2) -> R<vk::RenderPass> {
+        let rp2 = self
+            .gpu
+            .rp2
+            .as_ref()
+            .ok_or("VK_KHR_create_renderpass2 is not enabled")?;
+        // SAFETY: valid device with the extension enabled, and a valid create info.
+        let rp = unsafe { rp2.create_render_pass2(info, None) }
+            .map_err(vkerr("vkCreateRenderPass2KHR"))?;
+        self.passes.push(rp);
+        Ok(rp)
     }
 
     pub fn render_pass(&mut self, info: &vk::RenderPassCreateInfo) -> R<vk::RenderPass> {
@@ -420,6 +495,15 @@ impl<'g> Frame<'g> {
             .layers(1);
         // SAFETY: valid render pass, views and create info.
         let fb = unsafe { self.d.create_framebuffer(&info, None) }
+            .map_err(vkerr("vkCreateFramebuffer"))?;
+        self.framebuffers.push(fb);
+        Ok(fb)
+    }
+
+    /// A framebuffer from a whole create info (layers, imageless attachments).
+    pub fn framebuffer_info(&mut self, info: &vk::FramebufferCreateInfo) -> R<vk::Framebuffer> {
+        // SAFETY: valid device; the caller's create info names live objects.
+        let fb = unsafe { self.d.create_framebuffer(info, None) }
             .map_err(vkerr("vkCreateFramebuffer"))?;
         self.framebuffers.push(fb);
         Ok(fb)
@@ -566,6 +650,7 @@ impl<'g> Frame<'g> {
             .depth_bias
             .map_or((false, 0.0, 0.0, 0.0), |(c, cl, s)| (true, c, cl, s));
         let rs = vk::PipelineRasterizationStateCreateInfo::default()
+            .depth_clamp_enable(p.depth_clamp)
             .polygon_mode(p.polygon)
             .cull_mode(p.cull)
             .front_face(p.front)
@@ -595,7 +680,12 @@ impl<'g> Frame<'g> {
         }
         let dyns = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
         let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dyns);
-        let info = vk::GraphicsPipelineCreateInfo::default()
+        let rendering_formats = p.rendering.clone().unwrap_or_default();
+        let mut rendering = vk::PipelineRenderingCreateInfo::default()
+            .color_attachment_formats(&rendering_formats.colors)
+            .depth_attachment_format(rendering_formats.depth)
+            .view_mask(rendering_formats.view_mask);
+        let mut info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages)
             .vertex_input_state(&vi)
             .input_assembly_state(&ia)
@@ -608,6 +698,9 @@ impl<'g> Frame<'g> {
             .layout(layout)
             .render_pass(rp)
             .subpass(p.subpass);
+        if p.rendering.is_some() {
+            info = info.push_next(&mut rendering);
+        }
         // SAFETY: valid device, every referenced object alive.
         let pl = unsafe {
             self.d
@@ -765,6 +858,35 @@ impl<'g> Frame<'g> {
         w: u32,
         h: u32,
     ) -> R<Image> {
+        self.read_region(label, image, format, aspect, layout, w, h, 0)
+    }
+
+    /// Like `read`, of array layer `layer` (only that layer changes layout).
+    pub fn read_layer(
+        &mut self,
+        label: &str,
+        image: vk::Image,
+        format: vk::Format,
+        aspect: vk::ImageAspectFlags,
+        layout: vk::ImageLayout,
+        layer: u32,
+    ) -> R<Image> {
+        let (w, h) = (self.w, self.h);
+        self.read_region(label, image, format, aspect, layout, w, h, layer)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn read_region(
+        &mut self,
+        label: &str,
+        image: vk::Image,
+        format: vk::Format,
+        aspect: vk::ImageAspectFlags,
+        layout: vk::ImageLayout,
+        w: u32,
+        h: u32,
+        layer: u32,
+    ) -> R<Image> {
         let texel = super::image::fmt(format).bytes;
         let len = (w * h) as usize * texel;
         let buf = self.buffer(vk::BufferUsageFlags::TRANSFER_DST, &vec![0xa5u8; len])?;
@@ -776,7 +898,7 @@ impl<'g> Frame<'g> {
             .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
             .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
             .image(image)
-            .subresource_range(range(barrier_aspects(format, aspect)));
+            .subresource_range(layers(barrier_aspects(format, aspect), layer, 1));
         let to_host = vk::BufferMemoryBarrier::default()
             .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
             .dst_access_mask(vk::AccessFlags::HOST_READ)
@@ -788,7 +910,7 @@ impl<'g> Frame<'g> {
             image_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: aspect,
                 mip_level: 0,
-                base_array_layer: 0,
+                base_array_layer: layer,
                 layer_count: 1,
             },
             image_extent: vk::Extent3D {
@@ -841,6 +963,15 @@ pub fn range(aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceRange {
         level_count: 1,
         base_array_layer: 0,
         layer_count: 1,
+    }
+}
+
+/// Layers `base..base + count` of mip level 0.
+pub fn layers(aspect: vk::ImageAspectFlags, base: u32, count: u32) -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        base_array_layer: base,
+        layer_count: count,
+        ..range(aspect)
     }
 }
 

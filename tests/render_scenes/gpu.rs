@@ -7,7 +7,7 @@
 //! process can hold agx4 and lavapipe side by side.
 
 use ash::vk;
-use std::ffi::c_void;
+use std::ffi::{c_void, CStr};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
 
@@ -166,7 +166,8 @@ unsafe extern "system" fn on_message(
     vk::FALSE
 }
 
-/// The device features scenes may ask for; each is enabled when the device has it.
+/// The device features scenes may ask for; each is enabled when the device has it. The last
+/// three come from extension structures read through vkGetPhysicalDeviceFeatures2KHR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Feature {
     LogicOp,
@@ -177,10 +178,14 @@ pub enum Feature {
     MultiDrawIndirect,
     DrawIndirectFirstInstance,
     FullDrawIndexUint32,
+    DepthClamp,
+    Multiview,
+    ImagelessFramebuffer,
+    DynamicRendering,
 }
 
 impl Feature {
-    pub const ALL: [Feature; 8] = [
+    pub const ALL: [Feature; 12] = [
         Feature::LogicOp,
         Feature::IndependentBlend,
         Feature::SampleRateShading,
@@ -189,10 +194,15 @@ impl Feature {
         Feature::MultiDrawIndirect,
         Feature::DrawIndirectFirstInstance,
         Feature::FullDrawIndexUint32,
+        Feature::DepthClamp,
+        Feature::Multiview,
+        Feature::ImagelessFramebuffer,
+        Feature::DynamicRendering,
     ];
 
-    fn field(self, f: &mut vk::PhysicalDeviceFeatures) -> &mut vk::Bool32 {
-        match self {
+    /// The VkPhysicalDeviceFeatures member, for the core features.
+    fn core_field(self, f: &mut vk::PhysicalDeviceFeatures) -> Option<&mut vk::Bool32> {
+        Some(match self {
             Feature::LogicOp => &mut f.logic_op,
             Feature::IndependentBlend => &mut f.independent_blend,
             Feature::SampleRateShading => &mut f.sample_rate_shading,
@@ -201,14 +211,86 @@ impl Feature {
             Feature::MultiDrawIndirect => &mut f.multi_draw_indirect,
             Feature::DrawIndirectFirstInstance => &mut f.draw_indirect_first_instance,
             Feature::FullDrawIndexUint32 => &mut f.full_draw_index_uint32,
+            Feature::DepthClamp => &mut f.depth_clamp,
+            Feature::Multiview | Feature::ImagelessFramebuffer | Feature::DynamicRendering => {
+                return None
+            }
+        })
+    }
+}
+
+/// A set of features: the core ones and those of the extension structures.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Features {
+    pub core: vk::PhysicalDeviceFeatures,
+    pub multiview: bool,
+    pub imageless_framebuffer: bool,
+    pub dynamic_rendering: bool,
+}
+
+impl Features {
+    pub fn has(&self, f: Feature) -> bool {
+        match f {
+            Feature::Multiview => self.multiview,
+            Feature::ImagelessFramebuffer => self.imageless_framebuffer,
+            Feature::DynamicRendering => self.dynamic_rendering,
+            _ => {
+                let mut copy = self.core;
+                f.core_field(&mut copy).is_some_and(|b| *b != vk::FALSE)
+            }
         }
     }
 
-    pub fn get(self, f: &vk::PhysicalDeviceFeatures) -> bool {
-        let mut copy = *f;
-        *self.field(&mut copy) != vk::FALSE
+    /// The wanted features `supported` has.
+    fn wanted(supported: &Features) -> Features {
+        let mut out = Features {
+            multiview: supported.multiview,
+            imageless_framebuffer: supported.imageless_framebuffer,
+            dynamic_rendering: supported.dynamic_rendering,
+            ..Features::default()
+        };
+        for f in Feature::ALL {
+            if supported.has(f) {
+                if let Some(b) = f.core_field(&mut out.core) {
+                    *b = vk::TRUE;
+                }
+            }
+        }
+        out
     }
 }
+
+/// Device extensions scenes may need, each after the extensions it depends on, with those
+/// dependencies and whether it also needs VK_KHR_get_physical_device_properties2 on the
+/// instance. One is enabled when the device lists it and its dependencies are enabled.
+const WANTED_EXTENSIONS: [(&CStr, &[&CStr], bool); 7] = [
+    (ash::khr::maintenance2::NAME, &[], false),
+    (ash::khr::image_format_list::NAME, &[], false),
+    (ash::khr::multiview::NAME, &[], true),
+    (
+        ash::khr::create_renderpass2::NAME,
+        &[ash::khr::multiview::NAME, ash::khr::maintenance2::NAME],
+        false,
+    ),
+    (
+        ash::khr::depth_stencil_resolve::NAME,
+        &[ash::khr::create_renderpass2::NAME],
+        false,
+    ),
+    (
+        ash::khr::dynamic_rendering::NAME,
+        &[ash::khr::depth_stencil_resolve::NAME],
+        true,
+    ),
+    (
+        ash::khr::imageless_framebuffer::NAME,
+        &[
+            ash::khr::maintenance2::NAME,
+            ash::khr::image_format_list::NAME,
+        ],
+        true,
+    ),
+];
 
 pub struct Gpu {
     pub driver: Driver,
@@ -218,7 +300,13 @@ pub struct Gpu {
     pub props: vk::PhysicalDeviceProperties,
     pub mem: vk::PhysicalDeviceMemoryProperties,
     /// The features this device was created with (the wanted ones it has).
-    pub features: vk::PhysicalDeviceFeatures,
+    pub features: Features,
+    /// The device extensions it was created with (the wanted ones it has).
+    pub extensions: Vec<&'static CStr>,
+    /// VK_KHR_create_renderpass2's entry points, when enabled.
+    pub rp2: Option<ash::khr::create_renderpass2::Device>,
+    /// VK_KHR_dynamic_rendering's entry points, when enabled.
+    pub dynamic_rendering: Option<ash::khr::dynamic_rendering::Device>,
     pub device: ash::Device,
     pub queue: vk::Queue,
     pub family: u32,
@@ -254,7 +342,17 @@ impl Gpu {
                 .user_data(user)
         };
         let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
-        let exts = [ash::ext::debug_utils::NAME.as_ptr()];
+        // SAFETY: a loaded entry.
+        let instance_exts = unsafe { entry.enumerate_instance_extension_properties(None) }
+            .map_err(vkerr("vkEnumerateInstanceExtensionProperties"))?;
+        let props2 = ash::khr::get_physical_device_properties2::NAME;
+        let has_props2 = instance_exts
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(props2));
+        let mut exts = vec![ash::ext::debug_utils::NAME.as_ptr()];
+        if has_props2 {
+            exts.push(props2.as_ptr());
+        }
         let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_0);
         let mut create_messenger = messenger_info();
         let info = vk::InstanceCreateInfo::default()
@@ -291,13 +389,63 @@ impl Gpu {
             )));
         };
         // SAFETY: valid physical device.
-        let (props, mem, supported, families) = unsafe {
+        let (props, mem, families, dev_exts) = unsafe {
             (
                 instance.get_physical_device_properties(pdev),
                 instance.get_physical_device_memory_properties(pdev),
-                instance.get_physical_device_features(pdev),
                 instance.get_physical_device_queue_family_properties(pdev),
+                instance.enumerate_device_extension_properties(pdev),
             )
+        };
+        let dev_exts = dev_exts
+            .map_err(vkerr("vkEnumerateDeviceExtensionProperties"))
+            .map_err(fail)?;
+        let mut extensions: Vec<&'static CStr> = Vec::new();
+        for (name, deps, wants_props2) in WANTED_EXTENSIONS {
+            let listed = dev_exts
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(name));
+            if listed
+                && (has_props2 || !wants_props2)
+                && deps.iter().all(|d| extensions.contains(d))
+            {
+                extensions.push(name);
+            }
+        }
+        let has = |n: &CStr| extensions.contains(&n);
+        let props2_fns = has_props2
+            .then(|| ash::khr::get_physical_device_properties2::Instance::new(&entry, &instance));
+        // Only structures of enabled extensions go into the chains, as validation requires.
+        let mut mv = vk::PhysicalDeviceMultiviewFeatures::default();
+        let mut imageless = vk::PhysicalDeviceImagelessFramebufferFeatures::default();
+        let mut dynamic = vk::PhysicalDeviceDynamicRenderingFeatures::default();
+        let supported = match &props2_fns {
+            Some(p2) => {
+                let mut f2 = vk::PhysicalDeviceFeatures2::default();
+                if has(ash::khr::multiview::NAME) {
+                    f2 = f2.push_next(&mut mv);
+                }
+                if has(ash::khr::imageless_framebuffer::NAME) {
+                    f2 = f2.push_next(&mut imageless);
+                }
+                if has(ash::khr::dynamic_rendering::NAME) {
+                    f2 = f2.push_next(&mut dynamic);
+                }
+                // SAFETY: valid physical device; the chain holds structures of listed extensions.
+                unsafe { p2.get_physical_device_features2(pdev, &mut f2) };
+                let core = f2.features;
+                Features {
+                    core,
+                    multiview: mv.multiview != vk::FALSE,
+                    imageless_framebuffer: imageless.imageless_framebuffer != vk::FALSE,
+                    dynamic_rendering: dynamic.dynamic_rendering != vk::FALSE,
+                }
+            }
+            None => Features {
+                // SAFETY: valid physical device.
+                core: unsafe { instance.get_physical_device_features(pdev) },
+                ..Features::default()
+            },
         };
         let Some(family) = families
             .iter()
@@ -305,23 +453,44 @@ impl Gpu {
         else {
             return Err(fail(format!("{}: no graphics queue family", driver.name)));
         };
-        let mut features = vk::PhysicalDeviceFeatures::default();
-        for f in Feature::ALL {
-            if f.get(&supported) {
-                *f.field(&mut features) = vk::TRUE;
-            }
-        }
+        let features = Features::wanted(&supported);
         let prio = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family as u32)
             .queue_priorities(&prio)];
-        let dinfo = vk::DeviceCreateInfo::default()
+        let ext_ptrs: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
+        let mut f2 = vk::PhysicalDeviceFeatures2::default().features(features.core);
+        let mut mv_on =
+            vk::PhysicalDeviceMultiviewFeatures::default().multiview(features.multiview);
+        let mut imageless_on = vk::PhysicalDeviceImagelessFramebufferFeatures::default()
+            .imageless_framebuffer(features.imageless_framebuffer);
+        let mut dynamic_on = vk::PhysicalDeviceDynamicRenderingFeatures::default()
+            .dynamic_rendering(features.dynamic_rendering);
+        let mut dinfo = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
-            .enabled_features(&features);
+            .enabled_extension_names(&ext_ptrs);
+        if props2_fns.is_some() {
+            dinfo = dinfo.push_next(&mut f2);
+            if has(ash::khr::multiview::NAME) {
+                dinfo = dinfo.push_next(&mut mv_on);
+            }
+            if has(ash::khr::imageless_framebuffer::NAME) {
+                dinfo = dinfo.push_next(&mut imageless_on);
+            }
+            if has(ash::khr::dynamic_rendering::NAME) {
+                dinfo = dinfo.push_next(&mut dynamic_on);
+            }
+        } else {
+            dinfo = dinfo.enabled_features(&features.core);
+        }
         // SAFETY: valid physical device; features are a subset of the supported ones.
         let device = unsafe { instance.create_device(pdev, &dinfo, None) }
             .map_err(vkerr("vkCreateDevice"))
             .map_err(fail)?;
+        let rp2 = has(ash::khr::create_renderpass2::NAME)
+            .then(|| ash::khr::create_renderpass2::Device::new(&instance, &device));
+        let dynamic_rendering = has(ash::khr::dynamic_rendering::NAME)
+            .then(|| ash::khr::dynamic_rendering::Device::new(&instance, &device));
         // SAFETY: queue 0 of `family` was created above.
         let queue = unsafe { device.get_device_queue(family as u32, 0) };
         let pinfo = vk::CommandPoolCreateInfo::default()
@@ -344,6 +513,9 @@ impl Gpu {
             props,
             mem,
             features,
+            extensions,
+            rp2,
+            dynamic_rendering,
             device,
             queue,
             family: family as u32,
@@ -352,6 +524,10 @@ impl Gpu {
             messenger,
             sink,
         })
+    }
+
+    pub fn has_extension(&self, name: &CStr) -> bool {
+        self.extensions.contains(&name)
     }
 
     /// The validation messages since the last call.
@@ -387,6 +563,17 @@ impl Gpu {
         format: vk::Format,
         usage: vk::ImageUsageFlags,
     ) -> Option<vk::SampleCountFlags> {
+        self.image_limits(format, usage, vk::ImageCreateFlags::empty())
+            .map(|p| p.sample_counts)
+    }
+
+    /// The limits of 2D optimal images of `format` with `usage` and `flags`, if they exist.
+    pub fn image_limits(
+        &self,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+        flags: vk::ImageCreateFlags,
+    ) -> Option<vk::ImageFormatProperties> {
         // SAFETY: valid physical device.
         unsafe {
             self.instance.get_physical_device_image_format_properties(
@@ -395,11 +582,10 @@ impl Gpu {
                 vk::ImageType::TYPE_2D,
                 vk::ImageTiling::OPTIMAL,
                 usage,
-                vk::ImageCreateFlags::empty(),
+                flags,
             )
         }
         .ok()
-        .map(|p| p.sample_counts)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::gpu::{Feature, Gpu};
 use ash::vk;
+use std::ffi::CStr;
 
 #[derive(Clone, Debug, Default)]
 pub struct Needs {
@@ -15,6 +16,12 @@ pub struct Needs {
     pub samples: Vec<(vk::Format, vk::ImageUsageFlags, vk::SampleCountFlags)>,
     /// Whether the scene draws (as opposed to transfers only).
     pub draws: bool,
+    /// Device extensions (the harness enables every wanted one the device lists).
+    pub extensions: Vec<&'static CStr>,
+    /// (format, usage, create flags, array layers) of layered images.
+    pub layered: Vec<(vk::Format, vk::ImageUsageFlags, vk::ImageCreateFlags, u32)>,
+    /// Framebuffer layers.
+    pub framebuffer_layers: u32,
 }
 
 const COLOR_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
@@ -91,6 +98,29 @@ impl Needs {
         self
     }
 
+    pub fn extension(mut self, name: &'static CStr) -> Needs {
+        self.extensions.push(name);
+        self
+    }
+
+    /// Images of `layers` array layers (created with `flags`, cube-compatible for instance).
+    pub fn layered(
+        mut self,
+        f: vk::Format,
+        usage: vk::ImageUsageFlags,
+        flags: vk::ImageCreateFlags,
+        layers: u32,
+    ) -> Needs {
+        self.layered.push((f, usage, flags, layers));
+        self
+    }
+
+    /// A framebuffer of `layers` layers.
+    pub fn framebuffer_layers(mut self, layers: u32) -> Needs {
+        self.framebuffer_layers = self.framebuffer_layers.max(layers);
+        self
+    }
+
     pub fn msaa(
         mut self,
         f: vk::Format,
@@ -121,10 +151,24 @@ impl Needs {
                 why.push(format!("{f:?} lacks VERTEX_BUFFER"));
             }
         }
+        for &e in &self.extensions {
+            if !gpu.has_extension(e) {
+                why.push(format!("extension {}", e.to_string_lossy()));
+            }
+        }
         for &f in &self.features {
-            if !f.get(&gpu.features) {
+            if !gpu.features.has(f) {
                 why.push(format!("feature {f:?}"));
             }
+        }
+        for &(f, usage, flags, layers) in &self.layered {
+            match gpu.image_limits(f, usage, flags) {
+                Some(p) if p.max_array_layers >= layers => {}
+                _ => why.push(format!("{f:?} images of {layers} layers with {flags:?}")),
+            }
+        }
+        if self.framebuffer_layers > gpu.props.limits.max_framebuffer_layers {
+            why.push(format!("{} framebuffer layers", self.framebuffer_layers));
         }
         for &(f, usage, n) in &self.samples {
             let counts = gpu.image_support(f, usage).unwrap_or_default();

@@ -82,14 +82,19 @@ pub unsafe extern "system" fn cmd_write_timestamp(cb: vk::CommandBuffer, _stage:
             return Err(vk::Result::ERROR_UNKNOWN);
         }
         let stamp = drm_asahi_timestamp { handle: pool.object, offset: query * 8 };
-        // Inside a render pass the stamp is written when the render command ends.
+        // Inside a render pass the stamp is written when the render command ends; in a
+        // multiview subpass it fills one query per view.
         if let Some(rs) = rec.render.as_mut() {
-            rs.timestamps.push(stamp);
+            let views = rs.query_count();
+            if query.checked_add(views).is_none_or(|end| end > pool.count) {
+                return Err(vk::Result::ERROR_UNKNOWN);
+            }
+            rs.timestamps.extend((0..views).map(|v| drm_asahi_timestamp { handle: pool.object, offset: (query + v) * 8 }));
             return Ok(());
         }
         // The command needs a stream even when nothing was recorded before the timestamp.
         rec.open_segment(dev)?;
-        rec.close_segment(Some(drm_asahi_timestamp { handle: pool.object, offset: query * 8 }))
+        rec.close_segment(Some(stamp))
     })
 }
 

@@ -528,3 +528,55 @@ pub unsafe extern "system" fn cmd_clear_depth_stencil_image(
         Ok(())
     })
 }
+
+/// The depth/stencil resolve of a render pass instance (VK_KHR_depth_stencil_resolve, mode
+/// SAMPLE_ZERO): sample 0 of each `aspects` plane of `src` at (`src_level`, `src_layer`)
+/// copied over `area` to the same plane of `dst` at (`dst_level`, `dst_layer`).
+#[allow(clippy::too_many_arguments)]
+pub fn resolve_depth_stencil_sample_zero(
+    dev: &Device,
+    rec: &mut Recording,
+    src: &Image,
+    dst: &Image,
+    aspects: vk::ImageAspectFlags,
+    (src_level, src_layer): (u32, u32),
+    (dst_level, dst_layer): (u32, u32),
+    area: vk::Rect2D,
+) -> Result<(), vk::Result> {
+    const WHAT: &str = "depth/stencil resolve";
+    let none = vk::ClearDepthStencilValue::default();
+    let (sp, dp) = (planes(src, &none, aspects)?, planes(dst, &none, aspects)?);
+    if sp.len() != dp.len() {
+        eprintln!("agx4: {WHAT}: {:?} and {:?} have different planes", src.vk_format, dst.vk_format);
+        return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
+    }
+    let samples = u8::try_from(src.layout.samples).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+    let (x, y) = (area.offset.x.max(0) as u32, area.offset.y.max(0) as u32);
+    let sampler = image_desc::sampler_descriptor(&SamplerDesc::default());
+    for (s, d) in sp.iter().zip(&dp) {
+        if d.layout.samples != 1 || s.format != d.format {
+            eprintln!("agx4: {WHAT}: the destination must be a single-sample image of the same format");
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        let (w, h) = d.layout.level_extent(dst_level);
+        let (width, height) = (area.extent.width.min(w.saturating_sub(x)), area.extent.height.min(h.saturating_sub(y)));
+        if width == 0 || height == 0 {
+            continue;
+        }
+        let sdesc = ImageDesc { base: s.va, layout: s.layout, format: s.format, dimension: TextureDimension::D2Multisampled };
+        let ddesc = ImageDesc { base: d.va, layout: d.layout, format: d.format, dimension: TextureDimension::D2 };
+        let texture = image_desc::texture_descriptor(&sdesc, src_level, 1, src_layer, 1).map_err(|e| desc_error(WHAT, e))?;
+        let pbe = image_desc::pbe_descriptor(&ddesc, dst_level, dst_layer).map_err(|e| desc_error(WHAT, e))?;
+        let mut uniforms = [0u32; u::COUNT as usize];
+        uniforms[u::WIDTH as usize] = width;
+        uniforms[u::HEIGHT as usize] = height;
+        uniforms[u::DST_X0 as usize] = x;
+        uniforms[u::DST_Y0 as usize] = y;
+        uniforms[u::SRC_X0 as usize] = x;
+        uniforms[u::SRC_Y0 as usize] = y;
+        uniforms[u::INV_SAMPLES as usize] = f(1.0 / f32::from(samples));
+        let launch = Launch { kind: ImageMeta::Resolve { samples, average: false }, uniforms, textures: [texture, pbe], sampler, size: [width, height] };
+        run(dev, rec, &launch)?;
+    }
+    Ok(())
+}

@@ -270,7 +270,7 @@ impl ClearPipelines {
 pub fn clear_rects(dev: &Device, rec: &mut Recording, colour: Option<(u32, [u32; 4])>, depth: Option<f32>, stencil: Option<u32>, rects: &[vk::ClearRect]) -> Result<(), vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let fb = crate::framebuffer::Framebuffer::from_handle(rs.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let fb = &rs.fb;
     let key = ClearKey { subpass: rs.subpass, colour: colour.map(|c| c.0), depth: depth.is_some(), stencil: stencil.is_some() };
     let pipeline = pass.clear_pipelines.get(dev, pass, key)?;
     let words = colour.map(|c| c.1).unwrap_or_default();

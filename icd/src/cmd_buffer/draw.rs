@@ -12,7 +12,7 @@ use crate::handle::{self, Object};
 use crate::pipeline::Pipeline;
 use crate::pipeline_graphics::{DepthBiasState, GraphicsPipeline, MAX_VERTEX_BINDINGS};
 use ash::vk;
-use compiler::abi::{BLEND_CONSTANTS_OFFSET, FIRST_INSTANCE_OFFSET, GRAPHICS_ROOT_TABLE_SIZE, MAX_SETS, VERTEX_BUFFERS_OFFSET, VERTEX_BUFFER_ENTRY_SIZE};
+use compiler::abi::{BLEND_CONSTANTS_OFFSET, FIRST_INSTANCE_OFFSET, GRAPHICS_ROOT_TABLE_SIZE, MAX_SETS, VERTEX_BUFFERS_OFFSET, VERTEX_BUFFER_ENTRY_SIZE, VIEW_INDEX_OFFSET};
 use compiler::{CfShade, CfSource};
 use hw::g13::control::descriptors::{DepthBias, Scissor};
 use hw::g13::control::ppp::{
@@ -84,11 +84,12 @@ fn write(t: &mut [u8], at: u32, bytes: &[u8]) {
 
 /// The draw's root table: the compute part, first instance, blend constants and the vertex
 /// buffer table.
-fn root_table(va: u64, rec: &Recording, p: &GraphicsPipeline, first_instance: u32) -> Vec<u8> {
+fn root_table(va: u64, rec: &Recording, p: &GraphicsPipeline, first_instance: u32, view: u32) -> Vec<u8> {
     let g = &rec.gfx;
     let mut t = super::dispatch::root_table(va, &g.sets, [0; 3], [0; 3], &rec.push);
     t.resize(GRAPHICS_ROOT_TABLE_SIZE as usize, 0);
     write(&mut t, FIRST_INSTANCE_OFFSET, &first_instance.to_le_bytes());
+    write(&mut t, VIEW_INDEX_OFFSET, &view.to_le_bytes());
     let blend = if p.fixed.dynamic.blend_constants { g.blend_constants } else { p.fixed.blend_constants };
     for (i, c) in blend.iter().enumerate() {
         write(&mut t, BLEND_CONSTANTS_OFFSET + 4 * i as u32, &c.to_le_bytes());
@@ -185,15 +186,28 @@ fn draw(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk::Res
     draw_with(dev, rec, p, kind)
 }
 
-/// Records one draw with pipeline `p` and the command buffer's other state.
+/// Records one draw with pipeline `p` and the command buffer's other state, into every
+/// stream draws go to (each view of a multiview subpass).
 pub fn draw_with(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawKind) -> Result<(), vk::Result> {
+    let targets = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?.targets.clone();
+    for t in targets {
+        rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?.current = t;
+        draw_one(dev, rec, p, kind)?;
+    }
+    Ok(())
+}
+
+/// Records one draw into the current stream.
+fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawKind) -> Result<(), vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     if rs.tilebuffer != p.tilebuffer {
         eprintln!("agx4: the bound pipeline was made for a subpass with another tilebuffer layout");
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    let fb = crate::framebuffer::Framebuffer::from_handle(rs.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let fb = &rs.fb;
     let fb_size = (fb.width, fb.height);
+    let (fb_width, fb_height) = fb_size;
+    let view = rs.view_index();
     let tib = rs.tilebuffer.clone();
     let first_instance = match kind {
         DrawKind::Direct { first_instance, .. } | DrawKind::Indexed { first_instance, .. } => first_instance,
@@ -206,8 +220,15 @@ pub fn draw_with(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: 
 
     // Root table and the USC words that preload it.
     let root = rec.upload.alloc(dev, u64::from(GRAPHICS_ROOT_TABLE_SIZE), 16)?;
-    let table = root_table(root.va, rec, p, first_instance);
+    let table = root_table(root.va, rec, p, first_instance, view);
     rec.upload.write(&root, 0, &table)?;
+    if let DrawKind::Indirect { args, indexed } = kind {
+        // The first instance is in the arguments, which the GPU may still be writing: a copy
+        // that runs before the render command puts it into the root table.
+        let at = if indexed { 16 } else { 12 };
+        rec.barrier_pending = true;
+        super::transfer::copy_bytes(dev, rec, args + at, root.va + u64::from(FIRST_INSTANCE_OFFSET), 4)?;
+    }
     let b = &p.binary;
     let mut vw = Vec::new();
     UscWord::Shared { uses_shared: false, layout: SharedLayout::VertexCompute, bytes_per_threadgroup: 0, sample_count: 1, sample_stride_bytes: 0 }.pack(&mut vw);
@@ -237,9 +258,9 @@ pub fn draw_with(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: 
     // Scissor and depth bias entries of the render command.
     let fx = &p.fixed;
     let vp = if fx.dynamic.viewport { rec.gfx.viewport } else { fx.viewports.first().copied() };
-    let vp = vp.unwrap_or(vk::Viewport { x: 0.0, y: 0.0, width: fb.width as f32, height: fb.height as f32, min_depth: 0.0, max_depth: 1.0 });
+    let vp = vp.unwrap_or(vk::Viewport { x: 0.0, y: 0.0, width: fb_width as f32, height: fb_height as f32, min_depth: 0.0, max_depth: 1.0 });
     let [x0, x1, y0, y1] = scissor_rect(rec, p, fb_size);
-    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?.stream()?;
     let scissor_index = (rs.scissors.len() / Scissor::SIZE) as u32;
     let scissor = Scissor { min_x: x0, max_x: x1, min_y: y0, max_y: y1, min_z: vp.min_depth.min(vp.max_depth), max_z: vp.min_depth.max(vp.max_depth) };
     rs.scissors.extend_from_slice(&scissor.pack());
@@ -320,8 +341,9 @@ pub fn draw_with(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: 
             cull_front: fx.cull_front,
             cull_back: fx.cull_back,
             flat_shading_vertex: PppVertex::V0,
-            depth_clip: true,
-            depth_clamp: false,
+            // depthClampEnable: no near/far clipping, depth clamped to the viewport range.
+            depth_clip: !p.depth_clamp,
+            depth_clamp: p.depth_clamp,
             primitive_msaa: fx.samples > 1,
             front_face_ccw: fx.front_ccw,
             rasterizer_discard: fx.rasterizer_discard,
@@ -404,7 +426,7 @@ pub fn draw_with(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: 
         vertex_outputs: Some(VertexOutputs { count_1: b.uvs_words, count_2: b.uvs_words }),
         vertex_unknown: Some(VertexUnknown { flat_shading_control: VdmVertex::V0, unknown_4: fx.rasterizer_discard, unknown_5: fx.rasterizer_discard, generate_primitive_id: false }),
     };
-    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?.stream()?;
     state.pack(&mut rs.vdm);
     let words = u32::try_from(ppp_bytes.len() / 4).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
     rs.vdm.extend_from_slice(&PppState { pointer: ppp_va, size_words: words }.pack().map_err(|_| vk::Result::ERROR_UNKNOWN)?);

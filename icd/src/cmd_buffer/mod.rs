@@ -13,6 +13,7 @@ pub mod draw;
 pub mod image_transfer;
 pub mod query;
 pub mod render;
+pub mod rendering;
 pub mod transfer;
 pub mod upload;
 

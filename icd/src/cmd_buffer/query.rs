@@ -112,8 +112,17 @@ pub unsafe extern "system" fn cmd_end_query(cb: vk::CommandBuffer, pool: vk::Que
         let word = flag_word(pool, query);
         // Inside a render pass the counts are final when the render command ends; outside,
         // every render command that counted has been recorded already.
-        if rec.render.is_some() {
-            rec.gfx.occlusion.pending.push(word);
+        if let Some(rs) = rec.render.as_ref() {
+            // In a multiview subpass the query uses one index per view: the first holds the
+            // count of every view, and the others (zero since their reset) become available
+            // too.
+            let views = rs.query_count();
+            if query.checked_add(views).is_none_or(|end| end > pool.count) {
+                return Err(vk::Result::ERROR_UNKNOWN);
+            }
+            for v in 0..views {
+                rec.gfx.occlusion.pending.push(flag_word(pool, query + v));
+            }
             Ok(())
         } else {
             mark_available(dev, rec, word)

@@ -36,22 +36,23 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-/// The recording state of a render pass instance.
-pub struct RenderState {
-    pub pass: vk::RenderPass,
-    pub framebuffer: vk::Framebuffer,
-    pub subpass: u32,
-    pub area: vk::Rect2D,
-    pub clears: Vec<vk::ClearValue>,
-    pub tilebuffer: TilebufferLayout,
-    /// The VDM stream of the open render command, without its terminate block.
+/// One render command being recorded: the open subpass's work on one layer of its
+/// attachments. A subpass renders layer 0 (and, when it clears a layered framebuffer, the
+/// other layers too, without draws); a multiview subpass renders one stream per view, each
+/// with its own copy of every draw (docs/render-abi.md section 5, `VIEW_INDEX`).
+pub struct Stream {
+    /// The layer rendered, counted from each attachment view's base layer; in a multiview
+    /// subpass this is also the view index.
+    pub layer: u32,
+    /// The VDM stream, without its terminate block.
     pub vdm: Vec<u8>,
-    /// Packed `Scissor` and `DepthBias` entries of the open render command.
+    /// Packed `Scissor` and `DepthBias` entries.
     pub scissors: Vec<u8>,
     pub depth_biases: Vec<u8>,
     pub draws: u32,
-    /// The open render command continues an earlier one of the same subpass (after a
-    /// vkCmdClearAttachments split): load everything not cleared.
+    /// The command continues an earlier one of the same subpass and layer (after a
+    /// vkCmdClearAttachments split, or a stream opened mid-subpass): load everything not
+    /// cleared.
     pub continued: bool,
     /// Colour attachments (by attachment index) that vkCmdClearAttachments cleared over the
     /// whole render area, with the value.
@@ -59,8 +60,78 @@ pub struct RenderState {
     /// Depth and stencil values vkCmdClearAttachments cleared the whole render area to.
     pub cleared_depth: Option<f32>,
     pub cleared_stencil: Option<u32>,
+}
+
+impl Stream {
+    fn new(layer: u32, continued: bool) -> Stream {
+        Stream {
+            layer,
+            vdm: VdmBarrier { usc_cache_invalidate: true, ..Default::default() }.pack().to_vec(),
+            scissors: Vec::new(),
+            depth_biases: Vec::new(),
+            draws: 0,
+            continued,
+            cleared: HashMap::new(),
+            cleared_depth: None,
+            cleared_stencil: None,
+        }
+    }
+}
+
+/// The recording state of a render pass instance.
+pub struct RenderState {
+    pub pass: vk::RenderPass,
+    /// The framebuffer, with the attachments of an imageless one filled in at begin.
+    pub fb: Framebuffer,
+    pub subpass: u32,
+    pub area: vk::Rect2D,
+    pub clears: Vec<vk::ClearValue>,
+    pub tilebuffer: TilebufferLayout,
+    /// The open subpass's view mask (0 without multiview).
+    pub view_mask: u32,
+    /// The render commands of the open subpass.
+    pub streams: Vec<Stream>,
+    /// The streams draws record into (indices into `streams`).
+    pub targets: Vec<usize>,
+    /// The stream the draw being recorded goes to.
+    pub current: usize,
     /// vkCmdWriteTimestamp inside the render command: written when it ends.
     pub timestamps: Vec<drm_asahi_timestamp>,
+    /// A dynamic rendering instance another one resumes: everything is stored and nothing
+    /// resolved yet.
+    pub suspending: bool,
+    /// A dynamic rendering instance resuming a suspended one: everything is loaded.
+    pub resuming: bool,
+}
+
+impl RenderState {
+    /// The stream the draw being recorded goes to.
+    pub fn stream(&mut self) -> Result<&mut Stream, vk::Result> {
+        self.streams.get_mut(self.current).ok_or(vk::Result::ERROR_UNKNOWN)
+    }
+
+    /// The view index draws of the current stream see.
+    pub fn view_index(&self) -> u32 {
+        match self.view_mask {
+            0 => 0,
+            _ => self.streams.get(self.current).map_or(0, |s| s.layer),
+        }
+    }
+
+    /// How many queries a query or timestamp inside the subpass uses: one per view.
+    pub fn query_count(&self) -> u32 {
+        self.view_mask.count_ones().max(1)
+    }
+
+    /// The index of the stream for `layer`, opened (loading what it does not clear) if the
+    /// subpass had none.
+    fn stream_for(&mut self, layer: u32) -> usize {
+        if let Some(i) = self.streams.iter().position(|s| s.layer == layer) {
+            return i;
+        }
+        self.streams.push(Stream::new(layer, true));
+        self.streams.len() - 1
+    }
 }
 
 /// A tile program in the shader window.
@@ -181,18 +252,18 @@ fn image_desc<'a>(a: &'a ColourAttachment<'_>, pixel: hw::g13::image_desc::Pixel
     Ok(ImageDesc { base, layout: &a.image.layout, format: pixel, dimension })
 }
 
-fn texture_descriptor(a: &ColourAttachment<'_>) -> Result<[u8; 24], vk::Result> {
+fn texture_descriptor(a: &ColourAttachment<'_>, layer: u32) -> Result<[u8; 24], vk::Result> {
     let r = a.view.range;
-    image_desc::texture_descriptor(&image_desc(a, a.format.pixel.linear())?, r.base_mip_level, 1, r.base_array_layer, 1).map_err(|e| {
+    image_desc::texture_descriptor(&image_desc(a, a.format.pixel.linear())?, r.base_mip_level, 1, r.base_array_layer + layer, 1).map_err(|e| {
         eprintln!("agx4: attachment texture descriptor: {e}");
         vk::Result::ERROR_UNKNOWN
     })
 }
 
-fn pbe_descriptor(a: &ColourAttachment<'_>) -> Result<[u8; 24], vk::Result> {
+fn pbe_descriptor(a: &ColourAttachment<'_>, layer: u32) -> Result<[u8; 24], vk::Result> {
     let r = a.view.range;
     // The tilebuffer holds encoded values already, so stores do no sRGB conversion.
-    image_desc::pbe_descriptor(&image_desc(a, a.format.pixel.linear())?, r.base_mip_level, r.base_array_layer).map_err(|e| {
+    image_desc::pbe_descriptor(&image_desc(a, a.format.pixel.linear())?, r.base_mip_level, r.base_array_layer + layer).map_err(|e| {
         eprintln!("agx4: attachment PBE descriptor: {e}");
         vk::Result::ERROR_UNKNOWN
     })
@@ -200,7 +271,7 @@ fn pbe_descriptor(a: &ColourAttachment<'_>) -> Result<[u8; 24], vk::Result> {
 
 /// The texture descriptor a fragment shader reads input attachment `index` (of the
 /// framebuffer) through: the view's own format, so sRGB attachments read linear values.
-fn input_descriptor(fb: &Framebuffer, index: u32) -> Result<[u8; 24], vk::Result> {
+fn input_descriptor(fb: &Framebuffer, index: u32, layer: u32) -> Result<[u8; 24], vk::Result> {
     let view = ImageView::from_handle(*fb.attachments.get(index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
     if !image.usage.contains(vk::ImageUsageFlags::INPUT_ATTACHMENT) || image.layout.levels == 0 {
@@ -218,7 +289,7 @@ fn input_descriptor(fb: &Framebuffer, index: u32) -> Result<[u8; 24], vk::Result
     }
     let desc = ImageDesc { base, layout: &image.layout, format: format.pixel, dimension: TextureDimension::D2 };
     let r = view.range;
-    image_desc::texture_descriptor(&desc, r.base_mip_level, 1, r.base_array_layer, 1).map_err(|e| {
+    image_desc::texture_descriptor(&desc, r.base_mip_level, 1, r.base_array_layer + layer, 1).map_err(|e| {
         eprintln!("agx4: input attachment texture descriptor: {e}");
         vk::Result::ERROR_UNKNOWN
     })
@@ -238,12 +309,12 @@ pub fn input_textures(dev: &Device, rec: &mut Recording) -> Result<Option<(u64, 
         eprintln!("agx4: a subpass reads {} input attachments (at most {})", sp.inputs.len(), compiler::abi::MAX_INPUT_ATTACHMENTS);
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
-    let fb = Framebuffer::from_handle(rs.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let layer = rs.streams.get(rs.current).ok_or(vk::Result::ERROR_UNKNOWN)?.layer;
     let mut bytes = Vec::new();
     for r in &sp.inputs {
         // start_subpass refused inputs the subpass also writes.
         let d = match r {
-            Some(r) => input_descriptor(fb, r.index)?,
+            Some(r) => input_descriptor(&rs.fb, r.index, layer)?,
             None => image_desc::null_texture_descriptor(),
         };
         bytes.extend_from_slice(&d);
@@ -298,13 +369,44 @@ fn tile_request<Op>(tib: &TilebufferLayout, targets: Vec<(TileTarget, Op)>) -> T
     TileProgramRequest { targets, samples: tib.samples, sample_size_bytes: tib.sample_size_bytes }
 }
 
-/// Ends the open render command of the subpass: tile programs, stream and command.
+/// Ends the open render commands of the subpass: tile programs, streams and commands.
 fn finish_render(dev: &Device, rec: &mut Recording, store_all: bool) -> Result<(), vk::Result> {
+    // Every layer or view counts into the same occlusion query: the first of the queries a
+    // multiview query uses holds the total, which Vulkan allows.
+    let occlusion = super::query::render_results(rec);
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let streams = std::mem::take(&mut rs.streams);
+    let mut stamps = std::mem::take(&mut rs.timestamps).into_iter();
+    let mut cmds = Vec::with_capacity(streams.len());
+    for stream in streams {
+        cmds.push(render_command(dev, rec, stream, store_all, occlusion)?);
+    }
+    // Compute work recorded inside the render pass (indirect draws' first-instance copies)
+    // runs before the render commands that read its results.
+    rec.close_segment(None)?;
+    if let (Some(last), Some(first)) = (cmds.last_mut(), stamps.next()) {
+        last.ts_frag.end = first;
+    }
+    for cmd in cmds {
+        rec.segments.push(HwCommand::Render(Box::new(cmd)));
+    }
+    // Further stamps end empty compute commands queued after the render.
+    for s in stamps {
+        rec.open_segment(dev)?;
+        rec.close_segment(Some(s))?;
+    }
+    super::query::after_render(dev, rec)?;
+    Ok(())
+}
+
+/// The render command of one stream of the open subpass.
+fn render_command(dev: &Device, rec: &mut Recording, stream: Stream, store_all: bool, occlusion: u64) -> Result<drm_asahi_cmd_render, vk::Result> {
+    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let fb = Framebuffer::from_handle(rs.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let fb = &rs.fb;
     let (atts, resolves) = colour_attachments(pass, fb, rs)?;
     let tib = rs.tilebuffer.clone();
+    let layer = stream.layer;
     let mut loads = Vec::new();
     let mut stores = Vec::new();
     let mut clear_words = Vec::new();
@@ -312,10 +414,10 @@ fn finish_render(dev: &Device, rec: &mut Recording, store_all: bool) -> Result<(
         let (first, last) = uses(pass, a.index);
         let desc = &pass.attachments[a.index as usize];
         let mut clear = None;
-        let load = if let Some(v) = rs.cleared.get(&a.index) {
+        let load = if let Some(v) = stream.cleared.get(&a.index) {
             clear = Some(*v);
             TileLoad::Clear
-        } else if rs.continued || first != Some(rs.subpass) {
+        } else if stream.continued || first != Some(rs.subpass) {
             TileLoad::Load { texture: i as u8 }
         } else {
             match desc.load_op {
@@ -354,21 +456,17 @@ fn finish_render(dev: &Device, rec: &mut Recording, store_all: bool) -> Result<(
     let mut textures = Vec::new();
     let mut pbes = Vec::new();
     for a in &atts {
-        textures.extend_from_slice(&texture_descriptor(a)?);
-        pbes.extend_from_slice(&pbe_descriptor(a)?);
+        textures.extend_from_slice(&texture_descriptor(a, layer)?);
+        pbes.extend_from_slice(&pbe_descriptor(a, layer)?);
     }
     for r in &resolves {
-        pbes.extend_from_slice(&pbe_descriptor(r)?);
+        pbes.extend_from_slice(&pbe_descriptor(r, layer)?);
     }
     let n = atts.len() as u32;
     let n_pbes = n + resolves.len() as u32;
-    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let mut vdm = std::mem::take(&mut rs.vdm);
-    let scissors = std::mem::take(&mut rs.scissors);
-    let biases = std::mem::take(&mut rs.depth_biases);
     let (width, height) = (fb.width, fb.height);
-    let mut stamps = std::mem::take(&mut rs.timestamps).into_iter();
-    rs.draws = 0;
+    let zs = depth_stencil_state(rs, &stream, pass, store_all)?;
+    let Stream { mut vdm, scissors, depth_biases: biases, .. } = stream;
     vdm.extend_from_slice(&VdmStreamTerminate.pack());
 
     // Clear values are preloaded as 32-bit words, at least as many halves as the program reads.
@@ -383,10 +481,9 @@ fn finish_render(dev: &Device, rec: &mut Recording, store_all: bool) -> Result<(
     let vdm_va = rec.upload.push(dev, &vdm, 64)?;
     let scissor_va = if scissors.is_empty() { 0 } else { rec.upload.push(dev, &scissors, 16)? };
     let dbias_va = if biases.is_empty() { 0 } else { rec.upload.push(dev, &biases, 16)? };
-    let zs = depth_stencil_state(rec, fb, pass, store_all)?;
     let params = tib.render_params();
     let tan_60 = 1.732_051f32;
-    let cmd = drm_asahi_cmd_render {
+    Ok(drm_asahi_cmd_render {
         // Empty tiles still run their background and end-of-tile programs, so clears and
         // loads reach every pixel even without draws.
         flags: DRM_ASAHI_RENDER_PROCESS_EMPTY_TILES | zs.flags,
@@ -396,7 +493,7 @@ fn finish_render(dev: &Device, rec: &mut Recording, store_all: bool) -> Result<(
         vdm_ctrl_stream_base: vdm_va,
         isp_scissor_base: scissor_va,
         isp_dbias_base: dbias_va,
-        isp_oclqry_base: super::query::render_results(rec),
+        isp_oclqry_base: occlusion,
         ppp_multisamplectl: multisample_ctl(tib.samples),
         ppp_ctrl: 0x202,
         width_px: width as u16,
@@ -415,19 +512,7 @@ fn finish_render(dev: &Device, rec: &mut Recording, store_all: bool) -> Result<(
         isp_bgobjdepth: zs.clear_depth,
         isp_bgobjvals: zs.clear_stencil,
         ..Default::default()
-    };
-    let mut cmd = cmd;
-    if let Some(first) = stamps.next() {
-        cmd.ts_frag.end = first;
-    }
-    rec.segments.push(HwCommand::Render(Box::new(cmd)));
-    // Further stamps end empty compute commands queued after the render.
-    for s in stamps {
-        rec.open_segment(dev)?;
-        rec.close_segment(Some(s))?;
-    }
-    super::query::after_render(dev, rec)?;
-    Ok(())
+    })
 }
 
 /// The render command's depth/stencil fields.
@@ -443,8 +528,8 @@ struct ZsFields {
 /// The ZLS buffers, control word and clear values of the open subpass's depth/stencil
 /// attachment. The ZLS unit addresses level 0 of a twiddled image of the render's size
 /// (docs/render-abi.md; the simulator's reading), so the attachment must be exactly that.
-fn depth_stencil_state(rec: &Recording, fb: &Framebuffer, pass: &RenderPass, store_all: bool) -> Result<ZsFields, vk::Result> {
-    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+fn depth_stencil_state(rs: &RenderState, stream: &Stream, pass: &RenderPass, store_all: bool) -> Result<ZsFields, vk::Result> {
+    let fb = &rs.fb;
     let none = drm_asahi_zls_buffer::default();
     let control = |z_format, z_load, z_store, s_load, s_store| ZlsControl {
         unknown_0: false,
@@ -487,9 +572,10 @@ fn depth_stencil_state(rec: &Recording, fb: &Framebuffer, pass: &RenderPass, sto
     if va == 0 || !image.usage.contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT) {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    let base = va + u64::from(view.range.base_array_layer) * image.layout.layer_stride;
+    let layer = u64::from(view.range.base_array_layer + stream.layer);
+    let base = va + layer * image.layout.layer_stride;
     let (first, last) = uses(pass, r.index);
-    let first_here = first == Some(rs.subpass) && !rs.continued;
+    let first_here = first == Some(rs.subpass) && !stream.continued;
     let last_here = last == Some(rs.subpass);
     // SAFETY: a depth/stencil attachment's clear value is the depth_stencil member.
     let clear = rs.clears.get(r.index as usize).map(|c| unsafe { c.depth_stencil }).unwrap_or_default();
@@ -499,9 +585,9 @@ fn depth_stencil_state(rec: &Recording, fb: &Framebuffer, pass: &RenderPass, sto
     let z_format = kind.depth.unwrap_or(ZlsFormat::F32);
     if let Some(z) = kind.depth {
         out.depth = drm_asahi_zls_buffer { base, ..Default::default() };
-        z_load = load(desc.load_op, rs.cleared_depth.is_some());
+        z_load = load(desc.load_op, stream.cleared_depth.is_some());
         z_store = store(desc.store_op);
-        let d = rs.cleared_depth.unwrap_or(clear.depth).clamp(0.0, 1.0);
+        let d = stream.cleared_depth.unwrap_or(clear.depth).clamp(0.0, 1.0);
         out.clear_depth = match z {
             ZlsFormat::U16 => (d * 65535.0).round() as u32,
             ZlsFormat::F32 => d.to_bits(),
@@ -515,14 +601,26 @@ fn depth_stencil_state(rec: &Recording, fb: &Framebuffer, pass: &RenderPass, sto
             Some((offset, l)) => (*offset, l.layer_stride),
             None => (0, image.layout.layer_stride),
         };
-        let s_base = va + plane_offset + u64::from(view.range.base_array_layer) * plane_stride;
+        let s_base = va + plane_offset + layer * plane_stride;
         out.stencil = drm_asahi_zls_buffer { base: s_base, ..Default::default() };
-        s_load = load(desc.stencil_load_op, rs.cleared_stencil.is_some());
+        s_load = load(desc.stencil_load_op, stream.cleared_stencil.is_some());
         s_store = store(desc.stencil_store_op);
-        out.clear_stencil = rs.cleared_stencil.unwrap_or(clear.stencil) & 0xff;
+        out.clear_stencil = stream.cleared_stencil.unwrap_or(clear.stencil) & 0xff;
     }
     out.zls_ctrl = u64::from_le_bytes(control(z_format, z_load, z_store, s_load, s_store).pack());
     Ok(out)
+}
+
+/// Whether subpass `subpass` is the first to use an attachment it clears with its load op.
+fn clears_at_start(pass: &RenderPass, subpass: u32) -> bool {
+    let sp = &pass.subpasses[subpass as usize];
+    let first_here = |i: u32| uses(pass, i).0 == Some(subpass);
+    let colour = sp.colours.iter().flatten().any(|r| first_here(r.index) && pass.attachments[r.index as usize].load_op == vk::AttachmentLoadOp::CLEAR);
+    let ds = sp.depth_stencil.is_some_and(|r| {
+        let a = &pass.attachments[r.index as usize];
+        first_here(r.index) && (a.load_op == vk::AttachmentLoadOp::CLEAR || a.stencil_load_op == vk::AttachmentLoadOp::CLEAR)
+    });
+    colour || ds
 }
 
 /// Starts recording subpass `subpass` of the open render pass instance.
@@ -539,12 +637,17 @@ fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), 
     }
     rs.tilebuffer = subpass_tilebuffer(pass, subpass)?;
     rs.subpass = subpass;
-    rs.vdm.clear();
-    rs.vdm.extend_from_slice(&VdmBarrier { usc_cache_invalidate: true, ..Default::default() }.pack());
-    rs.continued = false;
-    rs.cleared.clear();
-    rs.cleared_depth = None;
-    rs.cleared_stencil = None;
+    rs.view_mask = sp.view_mask;
+    if sp.view_mask != 0 {
+        rs.streams = (0..32).filter(|v| sp.view_mask >> v & 1 == 1).map(|v| Stream::new(v, rs.resuming)).collect();
+        rs.targets = (0..rs.streams.len()).collect();
+    } else {
+        // Draws land on layer 0; a load op's clear reaches every layer of the framebuffer.
+        let layers = if rs.fb.layers > 1 && clears_at_start(pass, subpass) && !rs.resuming { rs.fb.layers } else { 1 };
+        rs.streams = (0..layers).map(|l| Stream::new(l, rs.resuming)).collect();
+        rs.targets = vec![0];
+    }
+    rs.current = 0;
     rec.gfx.dirty = true;
     clear_partial_area(dev, rec)
 }
@@ -555,16 +658,29 @@ fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), 
 fn clear_partial_area(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let fb = Framebuffer::from_handle(rs.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let a = rs.area;
-    let whole = a.offset.x <= 0 && a.offset.y <= 0 && i64::from(a.offset.x) + i64::from(a.extent.width) >= i64::from(fb.width) && i64::from(a.offset.y) + i64::from(a.extent.height) >= i64::from(fb.height);
-    if whole {
+    let whole = a.offset.x <= 0 && a.offset.y <= 0 && i64::from(a.offset.x) + i64::from(a.extent.width) >= i64::from(rs.fb.width) && i64::from(a.offset.y) + i64::from(a.extent.height) >= i64::from(rs.fb.height);
+    // A resumed instance continues its suspended one, whose load ops have run already.
+    if whole || rs.resuming {
         return Ok(());
     }
-    rs.continued = true;
+    for s in &mut rs.streams {
+        s.continued = true;
+    }
+    let draw_targets = std::mem::replace(&mut rs.targets, (0..rs.streams.len()).collect());
+    let result = clear_area_rects(dev, rec, pass, a);
+    if let Some(rs) = rec.render.as_mut() {
+        rs.targets = draw_targets;
+    }
+    result
+}
+
+/// Draws the load-op clears of the open subpass over `area` in every stream.
+fn clear_area_rects(dev: &Device, rec: &mut Recording, pass: &RenderPass, area: vk::Rect2D) -> Result<(), vk::Result> {
+    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let subpass = rs.subpass;
     let sp = &pass.subpasses[subpass as usize];
-    let rect = [vk::ClearRect { rect: a, base_array_layer: 0, layer_count: 1 }];
+    let rect = [vk::ClearRect { rect: area, base_array_layer: 0, layer_count: 1 }];
     let clears = rs.clears.clone();
     for (slot, r) in sp.colours.iter().enumerate() {
         let Some(r) = r else { continue };
@@ -590,125 +706,242 @@ fn clear_partial_area(dev: &Device, rec: &mut Recording) -> Result<(), vk::Resul
     Ok(())
 }
 
+/// The attachment views a render pass instance renders: the framebuffer's, or for an
+/// imageless framebuffer the ones `VkRenderPassAttachmentBeginInfo` names.
+fn instance_framebuffer(begin: &vk::RenderPassBeginInfo<'_>) -> Result<Framebuffer, vk::Result> {
+    let fb = Framebuffer::from_handle(begin.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let mut out = fb.clone();
+    if fb.imageless {
+        // SAFETY: valid usage: the pNext chain is valid.
+        let info = unsafe { handle::find_in_chain::<vk::RenderPassAttachmentBeginInfo<'_>>(begin.p_next) }.ok_or_else(|| {
+            eprintln!("agx4: vkCmdBeginRenderPass: an imageless framebuffer without VkRenderPassAttachmentBeginInfo");
+            vk::Result::ERROR_UNKNOWN
+        })?;
+        // SAFETY: valid usage: pAttachments holds attachmentCount views.
+        let views = unsafe { handle::slice(info.p_attachments, info.attachment_count) };
+        if views.len() != fb.attachment_count || views.iter().any(|&v| ImageView::from_handle(v).is_none()) {
+            eprintln!("agx4: vkCmdBeginRenderPass: {} attachment views for an imageless framebuffer of {}", views.len(), fb.attachment_count);
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        out.attachments = views.to_vec();
+    }
+    Ok(out)
+}
+
+/// How a dynamic rendering instance continues or is continued by another.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Continuation {
+    pub resuming: bool,
+    pub suspending: bool,
+}
+
+/// Opens a render pass instance of `pass` on `fb` and starts its first subpass.
+pub fn begin(dev: &Device, rec: &mut Recording, pass: vk::RenderPass, fb: Framebuffer, area: vk::Rect2D, clears: Vec<vk::ClearValue>, c: Continuation) -> Result<(), vk::Result> {
+    if rec.render.is_some() {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    rec.close_segment(None)?;
+    rec.render = Some(Box::new(RenderState {
+        pass,
+        fb,
+        subpass: 0,
+        area,
+        clears,
+        tilebuffer: TilebufferLayout::build(&[], 1).map_err(|_| vk::Result::ERROR_UNKNOWN)?,
+        view_mask: 0,
+        streams: Vec::new(),
+        targets: Vec::new(),
+        current: 0,
+        timestamps: Vec::new(),
+        suspending: c.suspending,
+        resuming: c.resuming,
+    }));
+    start_subpass(dev, rec, 0)
+}
+
+/// Ends the open subpass: its render commands, then its depth/stencil resolve.
+fn end_subpass(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
+    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let layers: Vec<u32> = rs.streams.iter().map(|s| s.layer).collect();
+    finish_render(dev, rec, rs.suspending)?;
+    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if rs.suspending {
+        return Ok(());
+    }
+    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let sp = &pass.subpasses[rs.subpass as usize];
+    let (Some(ds), Some(resolve)) = (sp.depth_stencil, sp.depth_stencil_resolve) else {
+        return Ok(());
+    };
+    let view = |i: u32| rs.fb.attachments.get(i as usize).and_then(|&v| ImageView::from_handle(v)).ok_or(vk::Result::ERROR_UNKNOWN);
+    let (sv, dv) = (view(ds.index)?, view(resolve.attachment.index)?);
+    let (si, di) = (Image::from_handle(sv.image).ok_or(vk::Result::ERROR_UNKNOWN)?, Image::from_handle(dv.image).ok_or(vk::Result::ERROR_UNKNOWN)?);
+    let mut aspects = vk::ImageAspectFlags::empty();
+    if resolve.depth_mode != vk::ResolveModeFlags::NONE {
+        aspects |= vk::ImageAspectFlags::DEPTH & sv.range.aspect_mask;
+    }
+    if resolve.stencil_mode != vk::ResolveModeFlags::NONE {
+        aspects |= vk::ImageAspectFlags::STENCIL & sv.range.aspect_mask;
+    }
+    let area = rs.area;
+    if aspects.is_empty() {
+        return Ok(());
+    }
+    for layer in layers {
+        rec.barrier_pending = true;
+        let src = (sv.range.base_mip_level, sv.range.base_array_layer + layer);
+        let dst = (dv.range.base_mip_level, dv.range.base_array_layer + layer);
+        super::blit::resolve_depth_stencil_sample_zero(dev, rec, si, di, aspects, src, dst, area)?;
+    }
+    rec.barrier_pending = true;
+    Ok(())
+}
+
+/// Moves to the next subpass.
+pub fn next_subpass(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
+    end_subpass(dev, rec)?;
+    let next = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?.subpass + 1;
+    start_subpass(dev, rec, next)
+}
+
+/// Ends the render pass instance.
+pub fn end(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
+    end_subpass(dev, rec)?;
+    rec.render = None;
+    Ok(())
+}
+
 pub unsafe extern "system" fn cmd_begin_render_pass(cb: vk::CommandBuffer, p_begin: *const vk::RenderPassBeginInfo<'_>, _contents: vk::SubpassContents) {
     record("vkCmdBeginRenderPass", cb, |dev, rec| {
         // SAFETY: valid usage: pRenderPassBegin is valid and pClearValues holds clearValueCount.
-        let begin = unsafe { &*p_begin };
+        let b = unsafe { &*p_begin };
         // SAFETY: as above.
-        let clears = unsafe { handle::slice(begin.p_clear_values, begin.clear_value_count) }.to_vec();
-        if rec.render.is_some() {
-            return Err(vk::Result::ERROR_UNKNOWN);
-        }
-        Framebuffer::from_handle(begin.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        rec.close_segment(None)?;
-        rec.render = Some(Box::new(RenderState {
-            pass: begin.render_pass,
-            framebuffer: begin.framebuffer,
-            subpass: 0,
-            area: begin.render_area,
-            clears,
-            tilebuffer: TilebufferLayout::build(&[], 1).map_err(|_| vk::Result::ERROR_UNKNOWN)?,
-            vdm: Vec::new(),
-            scissors: Vec::new(),
-            depth_biases: Vec::new(),
-            draws: 0,
-            continued: false,
-            cleared: HashMap::new(),
-            cleared_depth: None,
-            cleared_stencil: None,
-            timestamps: Vec::new(),
-        }));
-        start_subpass(dev, rec, 0)
+        let clears = unsafe { handle::slice(b.p_clear_values, b.clear_value_count) }.to_vec();
+        begin(dev, rec, b.render_pass, instance_framebuffer(b)?, b.render_area, clears, Continuation::default())
+    })
+}
+
+pub unsafe extern "system" fn cmd_begin_render_pass2(cb: vk::CommandBuffer, p_begin: *const vk::RenderPassBeginInfo<'_>, _p_subpass: *const vk::SubpassBeginInfo<'_>) {
+    record("vkCmdBeginRenderPass2", cb, |dev, rec| {
+        // SAFETY: valid usage: pRenderPassBegin is valid and pClearValues holds clearValueCount.
+        let b = unsafe { &*p_begin };
+        // SAFETY: as above.
+        let clears = unsafe { handle::slice(b.p_clear_values, b.clear_value_count) }.to_vec();
+        begin(dev, rec, b.render_pass, instance_framebuffer(b)?, b.render_area, clears, Continuation::default())
     })
 }
 
 pub unsafe extern "system" fn cmd_next_subpass(cb: vk::CommandBuffer, _contents: vk::SubpassContents) {
-    record("vkCmdNextSubpass", cb, |dev, rec| {
-        finish_render(dev, rec, false)?;
-        let next = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?.subpass + 1;
-        start_subpass(dev, rec, next)
-    })
+    record("vkCmdNextSubpass", cb, next_subpass)
+}
+
+pub unsafe extern "system" fn cmd_next_subpass2(cb: vk::CommandBuffer, _p_begin: *const vk::SubpassBeginInfo<'_>, _p_end: *const vk::SubpassEndInfo<'_>) {
+    record("vkCmdNextSubpass2", cb, next_subpass)
 }
 
 pub unsafe extern "system" fn cmd_end_render_pass(cb: vk::CommandBuffer) {
-    record("vkCmdEndRenderPass", cb, |dev, rec| {
-        finish_render(dev, rec, false)?;
-        rec.render = None;
-        Ok(())
-    })
+    record("vkCmdEndRenderPass", cb, end)
+}
+
+pub unsafe extern "system" fn cmd_end_render_pass2(cb: vk::CommandBuffer, _p_end: *const vk::SubpassEndInfo<'_>) {
+    record("vkCmdEndRenderPass2", cb, end)
+}
+
+/// Ends the open render commands with everything stored and opens continuations on the same
+/// layers, so later work can clear whole targets with the background program.
+fn restart_streams(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
+    let layers: Vec<u32> = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?.streams.iter().map(|s| s.layer).collect();
+    finish_render(dev, rec, true)?;
+    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    rs.streams = layers.into_iter().map(|l| Stream::new(l, true)).collect();
+    rec.gfx.dirty = true;
+    Ok(())
+}
+
+/// What one vkCmdClearAttachments entry clears, resolved against the open subpass.
+struct ClearOne {
+    colour: Option<(u32, u32, vk::ClearColorValue)>,
+    depth: Option<f32>,
+    stencil: Option<u32>,
+}
+
+fn clear_attachments(dev: &Device, rec: &mut Recording, clears: &[vk::ClearAttachment], rects: &[vk::ClearRect]) -> Result<(), vk::Result> {
+    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let sp = &pass.subpasses[rs.subpass as usize];
+    let ds_format = sp.depth_stencil.and_then(|r| format::aspects(pass.attachments[r.index as usize].format));
+    let has_depth = ds_format.and_then(|f| f.depth).is_some();
+    let has_stencil = ds_format.is_some_and(|f| f.stencil);
+    let what: Vec<ClearOne> = clears
+        .iter()
+        .map(|c| {
+            // SAFETY: the aspect mask says which member of the clear value is meant.
+            let (colour, ds) = unsafe { (c.clear_value.color, c.clear_value.depth_stencil) };
+            let slot = sp.colours.get(c.color_attachment as usize).copied().flatten();
+            ClearOne {
+                colour: slot.filter(|_| c.aspect_mask.contains(vk::ImageAspectFlags::COLOR)).map(|r| (c.color_attachment, r.index, colour)),
+                depth: (has_depth && c.aspect_mask.contains(vk::ImageAspectFlags::DEPTH)).then_some(ds.depth),
+                stencil: (has_stencil && c.aspect_mask.contains(vk::ImageAspectFlags::STENCIL)).then_some(ds.stencil),
+            }
+        })
+        .collect();
+    for r in rects {
+        let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // A multiview subpass clears every view; otherwise the rectangle names layers.
+        let layers: Vec<u32> = match rs.view_mask {
+            0 => (r.base_array_layer..r.base_array_layer.saturating_add(r.layer_count).min(rs.fb.layers)).collect(),
+            _ => rs.streams.iter().map(|s| s.layer).collect(),
+        };
+        let targets: Vec<usize> = layers.iter().map(|&l| rs.stream_for(l)).collect();
+        // Clears of the whole render area restart the render with those targets cleared by
+        // the background program and the ZLS unit; smaller rectangles are drawn.
+        let a = rs.area;
+        let (fw, fh) = (i64::from(rs.fb.width), i64::from(rs.fb.height));
+        let covers_x = r.rect.offset.x <= a.offset.x.max(0) && i64::from(r.rect.offset.x) + i64::from(r.rect.extent.width) >= (i64::from(a.offset.x) + i64::from(a.extent.width)).min(fw);
+        let covers_y = r.rect.offset.y <= a.offset.y.max(0) && i64::from(r.rect.offset.y) + i64::from(r.rect.extent.height) >= (i64::from(a.offset.y) + i64::from(a.extent.height)).min(fh);
+        if covers_x && covers_y {
+            if rs.streams.iter().any(|s| s.draws > 0) {
+                restart_streams(dev, rec)?;
+            }
+            let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+            for &t in &targets {
+                let s = rs.streams.get_mut(t).ok_or(vk::Result::ERROR_UNKNOWN)?;
+                for w in &what {
+                    if let Some((_, index, value)) = w.colour {
+                        s.cleared.insert(index, value);
+                    }
+                    s.cleared_depth = w.depth.or(s.cleared_depth);
+                    s.cleared_stencil = w.stencil.or(s.cleared_stencil);
+                }
+            }
+            continue;
+        }
+        let draw_targets = std::mem::replace(&mut rs.targets, targets);
+        let one = [vk::ClearRect { rect: r.rect, base_array_layer: 0, layer_count: 1 }];
+        let subpass = rs.subpass;
+        let mut result = Ok(());
+        for w in &what {
+            if let Some((slot, _, value)) = w.colour {
+                if let Some(words) = super::clear::colour_words(pass, subpass, slot, &value) {
+                    result = result.and_then(|_| super::clear::clear_rects(dev, rec, Some((slot, words)), None, None, &one));
+                }
+            }
+            if w.depth.is_some() || w.stencil.is_some() {
+                result = result.and_then(|_| super::clear::clear_rects(dev, rec, None, w.depth, w.stencil, &one));
+            }
+        }
+        if let Some(rs) = rec.render.as_mut() {
+            rs.targets = draw_targets;
+        }
+        result?;
+    }
+    Ok(())
 }
 
 pub unsafe extern "system" fn cmd_clear_attachments(cb: vk::CommandBuffer, count: u32, p_attachments: *const vk::ClearAttachment, rect_count: u32, p_rects: *const vk::ClearRect) {
     record("vkCmdClearAttachments", cb, |dev, rec| {
         // SAFETY: valid usage: the arrays hold their counts.
         let (clears, rects) = unsafe { (handle::slice(p_attachments, count), handle::slice(p_rects, rect_count)) };
-        let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let fb = Framebuffer::from_handle(rs.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        // Clears of the whole render area restart the render with those targets cleared by
-        // the background program and the ZLS unit; smaller rectangles are drawn.
-        let whole = |r: &vk::ClearRect| {
-            let a = rs.area;
-            let covers_x = r.rect.offset.x <= a.offset.x.max(0) && i64::from(r.rect.offset.x) + i64::from(r.rect.extent.width) >= (i64::from(a.offset.x) + i64::from(a.extent.width)).min(i64::from(fb.width));
-            let covers_y = r.rect.offset.y <= a.offset.y.max(0) && i64::from(r.rect.offset.y) + i64::from(r.rect.extent.height) >= (i64::from(a.offset.y) + i64::from(a.extent.height)).min(i64::from(fb.height));
-            covers_x && covers_y && r.base_array_layer == 0
-        };
-        let sp = &pass.subpasses[rs.subpass as usize];
-        let ds_format = sp.depth_stencil.and_then(|r| format::aspects(pass.attachments[r.index as usize].format));
-        let has_depth = ds_format.and_then(|f| f.depth).is_some();
-        let has_stencil = ds_format.is_some_and(|f| f.stencil);
-        if !rects.iter().any(whole) {
-            let subpass = rs.subpass;
-            for c in clears {
-                if c.aspect_mask.contains(vk::ImageAspectFlags::COLOR) {
-                    // SAFETY: a colour clear's value is the colour member.
-                    let value = unsafe { c.clear_value.color };
-                    if let Some(words) = super::clear::colour_words(pass, subpass, c.color_attachment, &value) {
-                        super::clear::clear_rects(dev, rec, Some((c.color_attachment, words)), None, None, rects)?;
-                    }
-                }
-                // SAFETY: a depth/stencil clear's value is the depth_stencil member.
-                let ds = unsafe { c.clear_value.depth_stencil };
-                let depth = (has_depth && c.aspect_mask.contains(vk::ImageAspectFlags::DEPTH)).then_some(ds.depth);
-                let stencil = (has_stencil && c.aspect_mask.contains(vk::ImageAspectFlags::STENCIL)).then_some(ds.stencil);
-                if depth.is_some() || stencil.is_some() {
-                    super::clear::clear_rects(dev, rec, None, depth, stencil, rects)?;
-                }
-            }
-            return Ok(());
-        }
-        let mut cleared = Vec::new();
-        let (mut depth, mut stencil) = (None, None);
-        for c in clears {
-            if c.aspect_mask.contains(vk::ImageAspectFlags::COLOR) {
-                if let Some(Some(r)) = sp.colours.get(c.color_attachment as usize) {
-                    // SAFETY: a colour clear's value is the colour member.
-                    cleared.push((r.index, unsafe { c.clear_value.color }));
-                }
-            }
-            // SAFETY: a depth/stencil clear's value is the depth_stencil member.
-            let ds = unsafe { c.clear_value.depth_stencil };
-            if c.aspect_mask.contains(vk::ImageAspectFlags::DEPTH) {
-                depth = Some(ds.depth);
-            }
-            if c.aspect_mask.contains(vk::ImageAspectFlags::STENCIL) {
-                stencil = Some(ds.stencil);
-            }
-        }
-        if rs.draws > 0 {
-            finish_render(dev, rec, true)?;
-            let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
-            rs.vdm.extend_from_slice(&VdmBarrier { usc_cache_invalidate: true, ..Default::default() }.pack());
-            rs.continued = true;
-            rs.cleared.clear();
-            rs.cleared_depth = None;
-            rs.cleared_stencil = None;
-            rec.gfx.dirty = true;
-        }
-        let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
-        rs.cleared.extend(cleared);
-        rs.cleared_depth = depth.or(rs.cleared_depth);
-        rs.cleared_stencil = stencil.or(rs.cleared_stencil);
-        Ok(())
+        clear_attachments(dev, rec, clears, rects)
     })
 }

@@ -38,6 +38,16 @@ pub fn scenes() -> Vec<Scene> {
             run: instanced,
         },
         Scene {
+            name: "instanced_indirect",
+            size: 64,
+            needs: || {
+                Needs::new()
+                    .color(RGBA8)
+                    .feature(Feature::DrawIndirectFirstInstance)
+            },
+            run: instanced_indirect,
+        },
+        Scene {
             name: "draw_indirect",
             size: 64,
             needs: rgba8,
@@ -176,6 +186,18 @@ fn indexed_u32(f: &mut Frame) -> R<Vec<Out>> {
 /// One 8x8 quad, twelve instances with per-instance offsets and colours, in two draws (the
 /// second starting at instance 6).
 fn instanced(f: &mut Frame) -> R<Vec<Out>> {
+    instanced_with(f, false)
+}
+
+/// The instanced scene drawn by vkCmdDrawIndirect and vkCmdDrawIndexedIndirect, whose
+/// arguments carry the first instance (`drawIndirectFirstInstance`).
+fn instanced_indirect(f: &mut Frame) -> R<Vec<Out>> {
+    instanced_with(f, true)
+}
+
+/// 12 instances of a quad at per-instance offsets and colours, in two draws of 6 instances
+/// the second of which starts at instance 6.
+fn instanced_with(f: &mut Frame, indirect: bool) -> R<Vec<Out>> {
     let t = rgba8_target(f)?;
     let p = Pipe {
         vs: "instanced.vert",
@@ -208,14 +230,26 @@ fn instanced(f: &mut Frame) -> R<Vec<Out>> {
     }
     let vb = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(&quad))?;
     let ib = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(&inst))?;
+    // (vertexCount, instanceCount, firstVertex, firstInstance) at offset 0, then
+    // (indexCount, instanceCount, firstIndex, vertexOffset, firstInstance) at offset 16.
+    let args: [u32; 9] = [6, 6, 0, 0, 6, 6, 0, 0, 6];
+    let ab = f.buffer(vk::BufferUsageFlags::INDIRECT_BUFFER, &bytes_of(&args))?;
+    let indices: Vec<u16> = (0..6).collect();
+    let xb = f.buffer(vk::BufferUsageFlags::INDEX_BUFFER, &bytes_of(&indices))?;
     f.submit(|cb| {
         f.begin(cb, t.rp, t.fb, &[clear_color(BG)]);
         // SAFETY: recording inside the pass; buffers alive and large enough.
         unsafe {
             f.d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipe);
             f.d.cmd_bind_vertex_buffers(cb, 0, &[vb, ib], &[0, 0]);
-            f.d.cmd_draw(cb, 6, 6, 0, 0);
-            f.d.cmd_draw(cb, 6, 6, 0, 6);
+            if indirect {
+                f.d.cmd_bind_index_buffer(cb, xb, 0, vk::IndexType::UINT16);
+                f.d.cmd_draw_indirect(cb, ab, 0, 1, 16);
+                f.d.cmd_draw_indexed_indirect(cb, ab, 16, 1, 20);
+            } else {
+                f.d.cmd_draw(cb, 6, 6, 0, 0);
+                f.d.cmd_draw(cb, 6, 6, 0, 6);
+            }
             f.d.cmd_end_render_pass(cb);
         }
     })?;

@@ -5,7 +5,9 @@ mod blend;
 mod clears;
 mod depth_stencil;
 mod draws;
+mod dynamic;
 mod large;
+mod layers;
 mod passes;
 mod topology;
 mod transfer;
@@ -32,6 +34,8 @@ pub fn all() -> Vec<Scene> {
     v.extend(passes::scenes());
     v.extend(vertex::scenes());
     v.extend(transfer::scenes());
+    v.extend(layers::scenes());
+    v.extend(dynamic::scenes());
     v.extend(large::scenes());
     v
 }
