@@ -101,9 +101,11 @@ pub unsafe extern "system" fn create_image_view(
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         let image = Image::from_handle(info.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // Invalid create info is undefined behaviour, and the command may only fail with
+        // out-of-memory codes: the least surprising of them, with the reason on stderr.
         let view = check(info, image).map_err(|why| {
-            eprintln!("agx4: vkCreateImageView: {why}");
-            vk::Result::ERROR_FORMAT_NOT_SUPPORTED
+            eprintln!("agx4: vkCreateImageView: {why}; returning VK_ERROR_OUT_OF_HOST_MEMORY");
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY
         })?;
         // SAFETY: valid usage: pView is writable.
         unsafe { *p_view = view.into_handle() };

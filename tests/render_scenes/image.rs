@@ -22,6 +22,7 @@ pub fn fmt(f: vk::Format) -> Fmt {
         F::R8_UNORM | F::S8_UINT => (1, 1, 1.0),
         F::R16G16B16A16_SFLOAT => (8, 4, 255.0),
         F::R32G32B32A32_UINT => (16, 4, 1.0),
+        F::R32G32B32A32_SFLOAT => (16, 4, 255.0),
         F::R32_UINT => (4, 1, 1.0),
         F::R32_SFLOAT | F::D32_SFLOAT => (4, 1, 255.0),
         F::A2B10G10R10_UNORM_PACK32 => (4, 4, 255.0 / 1023.0),
@@ -70,6 +71,10 @@ impl Fmt {
                 u32_at(8) as f64,
                 u32_at(12) as f64,
             ],
+            F::R32G32B32A32_SFLOAT => {
+                let f = |i: usize| f32::from_bits(u32_at(4 * i)) as f64;
+                [f(0), f(1), f(2), f(3)]
+            }
             F::R32_UINT => [u32_at(0) as f64, 0.0, 0.0, 0.0],
             F::R32_SFLOAT | F::D32_SFLOAT => [f32::from_bits(u32_at(0)) as f64, 0.0, 0.0, 0.0],
             F::A2B10G10R10_UNORM_PACK32 => {

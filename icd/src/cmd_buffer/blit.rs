@@ -463,6 +463,25 @@ fn planes<'a>(
     Ok(out)
 }
 
+/// The packed bytes of one sample of each plane of `img` that `aspects` names, cleared to
+/// `value`: D16 as UNORM, D32 as float, S8 as its byte.
+fn depth_stencil_texels(img: &Image, value: &vk::ClearDepthStencilValue, aspects: vk::ImageAspectFlags) -> Result<Vec<(vk::ImageAspectFlags, Vec<u8>)>, vk::Result> {
+    let a = format::aspects(img.vk_format).ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
+    let mut out = Vec::new();
+    if let Some(z) = a.depth.filter(|_| aspects.contains(vk::ImageAspectFlags::DEPTH)) {
+        let d = value.depth.clamp(0.0, 1.0);
+        let bytes = match z {
+            hw::g13::control::descriptors::ZlsFormat::U16 => ((d * 65535.0).round() as u16).to_le_bytes().to_vec(),
+            hw::g13::control::descriptors::ZlsFormat::F32 => d.to_le_bytes().to_vec(),
+        };
+        out.push((vk::ImageAspectFlags::DEPTH, bytes));
+    }
+    if a.stencil && aspects.contains(vk::ImageAspectFlags::STENCIL) {
+        out.push((vk::ImageAspectFlags::STENCIL, vec![(value.stencil & 0xff) as u8]));
+    }
+    Ok(out)
+}
+
 pub unsafe extern "system" fn cmd_clear_depth_stencil_image(
     cb: vk::CommandBuffer,
     dst: vk::Image,
@@ -477,6 +496,15 @@ pub unsafe extern "system" fn cmd_clear_depth_stencil_image(
         // SAFETY: valid usage: pDepthStencil is valid and pRanges holds `count` ranges.
         let (value, ranges) = unsafe { (&*p_value, handle::slice(p_ranges, count)) };
         let sampler = image_desc::sampler_descriptor(&SamplerDesc::default());
+        if img.layout.samples > 1 {
+            // The PBE writes one sample; a byte fill of whole elements writes them all.
+            for r in ranges {
+                for (aspect, bytes) in depth_stencil_texels(img, value, r.aspect_mask)? {
+                    super::image_transfer::fill(dev, rec, img, aspect, r, &bytes)?;
+                }
+            }
+            return Ok(());
+        }
         for r in ranges {
             let levels = if r.level_count == vk::REMAINING_MIP_LEVELS {
                 img.levels.saturating_sub(r.base_mip_level)
@@ -489,10 +517,6 @@ pub unsafe extern "system" fn cmd_clear_depth_stencil_image(
                 r.layer_count
             };
             for plane in planes(img, value, r.aspect_mask)? {
-                if plane.layout.samples > 1 {
-                    eprintln!("agx4: {WHAT}: clearing multisampled depth/stencil images is not implemented");
-                    return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-                }
                 let desc = ImageDesc {
                     base: plane.va,
                     layout: plane.layout,

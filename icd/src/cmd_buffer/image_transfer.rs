@@ -1,6 +1,10 @@
 //! vkCmdCopyBufferToImage, vkCmdCopyImageToBuffer, vkCmdCopyImage and vkCmdClearColorImage:
 //! one launch of the image-copy meta shader per region (and per level for clears).
 //!
+//! The shader moves elements, not texels: a multisampled image's element holds all samples
+//! of a pixel (`hw::g13::layout`), so copies between multisampled images and clears of them
+//! are the same launches with `bytes per texel x samples` elements.
+//!
 //! Each launch's destination words belong to its invocations alone, but two regions of one
 //! command may share a word (small texels of neighbouring boxes), so every launch waits for
 //! the previous one.
@@ -61,12 +65,12 @@ fn bound_va(va: &std::sync::atomic::AtomicU64) -> Result<u64, vk::Result> {
     }
 }
 
-/// The plane of `img` an aspect names: its layout, byte offset and texel size. Only
-/// D32_SFLOAT_S8_UINT has a second (stencil) plane.
+/// The plane of `img` an aspect names: its layout, byte offset and element size (texel size
+/// times samples). Only D32_SFLOAT_S8_UINT has a second (stencil) plane.
 fn plane(img: &Image, aspect: vk::ImageAspectFlags) -> (&hw::g13::layout::Layout, u64, u32) {
     match &img.stencil_plane {
-        Some((offset, l)) if aspect == vk::ImageAspectFlags::STENCIL => (l, *offset, 1),
-        _ => (&img.layout, 0, img.bpp()),
+        Some((offset, l)) if aspect == vk::ImageAspectFlags::STENCIL => (l, *offset, l.samples),
+        _ => (&img.layout, 0, img.bpp() * img.layout.samples),
     }
 }
 
@@ -122,7 +126,8 @@ fn copy_box(dev: &Device, rec: &mut Recording, src: &Surface, dst: &Surface, ext
     if extent.contains(&0) {
         return Ok(());
     }
-    if !bpp.is_power_of_two() || bpp > 16 {
+    // Up to 16-byte texels of 4 samples.
+    if !bpp.is_power_of_two() || bpp > 64 {
         return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
     }
     let [x0, y0, z0] = dst.origin;
@@ -174,10 +179,15 @@ fn copy_box(dev: &Device, rec: &mut Recording, src: &Surface, dst: &Surface, ext
 }
 
 fn image<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
-    let img = Image::from_handle(i).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    Image::from_handle(i).ok_or(vk::Result::ERROR_UNKNOWN)
+}
+
+/// An image a buffer copy reads or writes: single-sampled (Vulkan's valid usage).
+fn single_sampled<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
+    let img = image(i)?;
     if img.samples > 1 {
-        eprintln!("agx4: copies and clears of multisampled images are not supported yet");
-        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        eprintln!("agx4: buffer copies of multisampled images are invalid");
+        return Err(vk::Result::ERROR_UNKNOWN);
     }
     Ok(img)
 }
@@ -201,7 +211,7 @@ pub unsafe extern "system" fn cmd_copy_buffer_to_image(
     p_regions: *const vk::BufferImageCopy,
 ) {
     record("vkCmdCopyBufferToImage", cb, |dev, rec| {
-        let (buf, img) = (buffer(src)?, image(dst)?);
+        let (buf, img) = (buffer(src)?, single_sampled(dst)?);
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
             let bpp = plane(img, r.image_subresource.aspect_mask).2;
@@ -222,7 +232,7 @@ pub unsafe extern "system" fn cmd_copy_image_to_buffer(
     p_regions: *const vk::BufferImageCopy,
 ) {
     record("vkCmdCopyImageToBuffer", cb, |dev, rec| {
-        let (img, buf) = (image(src)?, buffer(dst)?);
+        let (img, buf) = (single_sampled(src)?, buffer(dst)?);
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
             let bpp = plane(img, r.image_subresource.aspect_mask).2;
@@ -245,6 +255,10 @@ pub unsafe extern "system" fn cmd_copy_image(
 ) {
     record("vkCmdCopyImage", cb, |dev, rec| {
         let (si, di) = (image(src)?, image(dst)?);
+        if si.samples != di.samples {
+            eprintln!("agx4: vkCmdCopyImage between images of {} and {} samples", si.samples, di.samples);
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
             let bpp = plane(di, r.dst_subresource.aspect_mask).2;
@@ -275,20 +289,30 @@ pub unsafe extern "system" fn cmd_clear_color_image(
             eprintln!("agx4: vkCmdClearColorImage: clearing {:?} is not implemented", img.vk_format);
             vk::Result::ERROR_FORMAT_NOT_SUPPORTED
         })?;
-        let mut staged = texel.clone();
-        staged.resize(16, 0);
-        let texel_va = rec.upload.push(dev, &staged, 16)?;
         for r in ranges {
-            let levels = if r.level_count == vk::REMAINING_MIP_LEVELS { img.levels.saturating_sub(r.base_mip_level) } else { r.level_count };
-            let layers = if r.layer_count == vk::REMAINING_ARRAY_LAYERS { img.layers.saturating_sub(r.base_array_layer) } else { r.layer_count };
-            for level in r.base_mip_level..r.base_mip_level + levels {
-                let (w, h) = img.layout.level_extent(level);
-                let d = image_surface(img, vk::ImageAspectFlags::COLOR, level, vk::Offset3D::default(), r.base_array_layer)?;
-                let slices = if img.is_3d() { img.extent.depth } else { layers };
-                let s = Surface { va: texel_va, size: 16, base: 0, row: 0, slice: 0, xpitch: 0, tiles: None, origin: [0; 3] };
-                copy_box(dev, rec, &s, &d, [w, h, slices], img.bpp())?;
-            }
+            fill(dev, rec, img, vk::ImageAspectFlags::COLOR, r, &texel)?;
         }
         Ok(())
     })
+}
+
+/// Writes `texel` (the packed bytes of one sample) to every sample of the `aspect` plane of
+/// `img` in `range`.
+pub fn fill(dev: &Device, rec: &mut Recording, img: &Image, aspect: vk::ImageAspectFlags, range: &vk::ImageSubresourceRange, texel: &[u8]) -> Result<(), vk::Result> {
+    let element = plane(img, aspect).2 as usize;
+    // The shader reads source words: at least 16 bytes keep its reads inside the upload.
+    let mut staged: Vec<u8> = texel.iter().copied().cycle().take(element).collect();
+    staged.resize(staged.len().max(16), 0);
+    let texel_va = rec.upload.push(dev, &staged, 16)?;
+    let r = range;
+    let levels = if r.level_count == vk::REMAINING_MIP_LEVELS { img.levels.saturating_sub(r.base_mip_level) } else { r.level_count };
+    let layers = if r.layer_count == vk::REMAINING_ARRAY_LAYERS { img.layers.saturating_sub(r.base_array_layer) } else { r.layer_count };
+    for level in r.base_mip_level..r.base_mip_level + levels {
+        let (w, h) = img.layout.level_extent(level);
+        let d = image_surface(img, aspect, level, vk::Offset3D::default(), r.base_array_layer)?;
+        let slices = if img.is_3d() { img.extent.depth } else { layers };
+        let s = Surface { va: texel_va, size: staged.len() as u64, base: 0, row: 0, slice: 0, xpitch: 0, tiles: None, origin: [0; 3] };
+        copy_box(dev, rec, &s, &d, [w, h, slices], element as u32)?;
+    }
+    Ok(())
 }

@@ -8,6 +8,7 @@ mod draws;
 mod dynamic;
 mod large;
 mod layers;
+mod msaa_transfer;
 mod passes;
 mod topology;
 mod transfer;
@@ -32,6 +33,7 @@ pub fn all() -> Vec<Scene> {
     v.extend(depth_stencil::scenes());
     v.extend(blend::scenes());
     v.extend(passes::scenes());
+    v.extend(msaa_transfer::scenes());
     v.extend(vertex::scenes());
     v.extend(transfer::scenes());
     v.extend(layers::scenes());
