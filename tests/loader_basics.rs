@@ -58,6 +58,7 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_synchronization2",
             "VK_KHR_pipeline_executable_properties",
             "VK_KHR_device_group",
+            "VK_KHR_maintenance1",
             "VK_KHR_multiview",
             "VK_KHR_maintenance2",
             "VK_KHR_create_renderpass2",

@@ -59,6 +59,10 @@ pub unsafe extern "system" fn reset_command_pool(_device: vk::Device, pool: vk::
     })
 }
 
+/// vkTrimCommandPool (VK_KHR_maintenance1): a pool keeps no memory of its own beyond its
+/// command buffers' recordings, so there is nothing to return.
+pub unsafe extern "system" fn trim_command_pool(_device: vk::Device, _pool: vk::CommandPool, _flags: vk::CommandPoolTrimFlags) {}
+
 pub unsafe extern "system" fn allocate_command_buffers(
     device: vk::Device,
     p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,

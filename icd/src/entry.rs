@@ -233,6 +233,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkResetFences => sync::reset_fences,
     PFN_vkSetEvent => event::set_event,
     PFN_vkSignalSemaphore => sync::signal_semaphore,
+    PFN_vkTrimCommandPool => command_pool::trim_command_pool,
     PFN_vkUnmapMemory => memory::unmap_memory,
     PFN_vkUpdateDescriptorSets => descriptor_pool::update_descriptor_sets,
     PFN_vkWaitForFences => sync::wait_for_fences,

@@ -263,7 +263,8 @@ impl Features {
 /// Device extensions scenes may need, each after the extensions it depends on, with those
 /// dependencies and whether it also needs VK_KHR_get_physical_device_properties2 on the
 /// instance. One is enabled when the device lists it and its dependencies are enabled.
-const WANTED_EXTENSIONS: [(&CStr, &[&CStr], bool); 7] = [
+const WANTED_EXTENSIONS: [(&CStr, &[&CStr], bool); 8] = [
+    (ash::khr::maintenance1::NAME, &[], false),
     (ash::khr::maintenance2::NAME, &[], false),
     (ash::khr::image_format_list::NAME, &[], false),
     (ash::khr::multiview::NAME, &[], true),

@@ -87,6 +87,16 @@ pub fn scenes() -> Vec<Scene> {
             needs: rgba8,
             run: front_face_cull,
         },
+        Scene {
+            name: "viewport_negative_height",
+            size: 64,
+            needs: || {
+                Needs::new()
+                    .color(RGBA8)
+                    .extension(ash::khr::maintenance1::NAME)
+            },
+            run: viewport_negative_height,
+        },
     ]
 }
 
@@ -530,5 +540,52 @@ fn front_face_cull(f: &mut Frame) -> R<Vec<Out>> {
         .map(|(p, v)| (p, v.as_slice()))
         .collect();
     let got = draw_rgba8(f, BG, &draws)?;
+    Ok(vec![Out::new(got, Some(want), Tol::EXACT)])
+}
+
+/// VK_KHR_maintenance1's negative viewport height flips y, and facing is decided after the
+/// flip: with back faces culled, a rectangle wound counter-clockwise as given is culled and a
+/// clockwise one drawn. A second viewport flips only a sub-rectangle of the frame.
+fn viewport_negative_height(f: &mut Frame) -> R<Vec<Out>> {
+    let t = rgba8_target(f)?;
+    let cull = Pipe {
+        cull: vk::CullModeFlags::BACK,
+        ..Pipe::default()
+    };
+    let pipe = f.pipeline(&cull, t.rp)?;
+    let (w, h) = (f.w as f32, f.h as f32);
+    let (a, b, c) = (c8(255, 64, 0, 255), c8(0, 200, 80, 255), c8(40, 90, 255, 255));
+    // Front-facing as given (culled once flipped), back-facing as given (drawn once flipped).
+    let mut verts = f.rect_w([4.0, 4.0, 28.0, 20.0], 0.5, a, true);
+    verts.extend(f.rect_w([36.0, 4.0, 60.0, 20.0], 0.5, b, false));
+    // Through a 32x32 viewport at (0, 32) flipped: pixels (8, 4)..(24, 12) of the full-frame
+    // coordinates map to x 4..12 and rows 32 + 32 - 6..32 + 32 - 2 once halved and flipped.
+    verts.extend(f.rect_w([8.0, 4.0, 24.0, 12.0], 0.5, c, false));
+    let vb = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(&verts))?;
+    f.submit(|cb| {
+        f.begin(cb, t.rp, t.fb, &[clear_color(BG)]);
+        // SAFETY: recording inside the pass; buffers alive and large enough.
+        unsafe {
+            f.d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipe);
+            f.d.cmd_bind_vertex_buffers(cb, 0, &[vb], &[0]);
+            f.viewport(cb, 0.0, h, w, -h);
+            f.d.cmd_draw(cb, 12, 1, 0, 0);
+            f.viewport(cb, 0.0, 64.0, 32.0, -32.0);
+            f.d.cmd_draw(cb, 6, 1, 12, 0);
+            f.d.cmd_end_render_pass(cb);
+        }
+    })?;
+    let got = f.read(
+        "color",
+        t.img,
+        RGBA8,
+        vk::ImageAspectFlags::COLOR,
+        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+    )?;
+    let mut want = want_rgba8(f, BG);
+    // Full-frame flip: rows y0..y1 land on h - y1..h - y0.
+    want.fill(36, 64 - 20, 60, 64 - 4, codes(b));
+    // Half-size flip into (0, 32)..(32, 64): x halves, y halves and flips inside the viewport.
+    want.fill(4, 64 - 6, 12, 64 - 2, codes(c));
     Ok(vec![Out::new(got, Some(want), Tol::EXACT)])
 }
