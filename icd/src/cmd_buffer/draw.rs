@@ -262,7 +262,10 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
     let [x0, x1, y0, y1] = scissor_rect(rec, p, fb_size);
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?.stream()?;
     let scissor_index = (rs.scissors.len() / Scissor::SIZE) as u32;
-    let scissor = Scissor { min_x: x0, max_x: x1, min_y: y0, max_y: y1, min_z: vp.min_depth.min(vp.max_depth), max_z: vp.min_depth.max(vp.max_depth) };
+    // The depth range works with the Cull word's clip and clamp bits: the viewport's range
+    // when clamping, all of [0, 1] otherwise (as Mesa's Honeykrisp sets it).
+    let (min_z, max_z) = if p.depth_clamp { (vp.min_depth.min(vp.max_depth), vp.min_depth.max(vp.max_depth)) } else { (0.0, 1.0) };
+    let scissor = Scissor { min_x: x0, max_x: x1, min_y: y0, max_y: y1, min_z, max_z };
     rs.scissors.extend_from_slice(&scissor.pack());
     let bias_index = match fx.depth_bias {
         Some(s) => {
