@@ -452,8 +452,9 @@ fn image_barrier(
 /// Three vkCmdBeginRenderingKHR/vkCmdEndRenderingKHR instances with pipelines made for
 /// VkPipelineRenderingCreateInfoKHR (no render pass): colour and depth cleared and stored
 /// around a near quad; both loaded for a farther quad the loaded depth must hide in part; a
-/// 4x colour attachment resolved (AVERAGE) into a single-sample image. Layouts are moved by
-/// explicit barriers.
+/// 4x colour attachment resolved (AVERAGE) into a single-sample image, by an instance split
+/// into a suspended part that clears and draws and a resumed part that neither clears again
+/// nor drops the samples before the resolve. Layouts are moved by explicit barriers.
 fn dynamic_rendering(f: &mut Frame) -> R<Vec<Out>> {
     let (img, view) = f.target(RGBA8, vk::ImageUsageFlags::empty(), ONE)?;
     let (dimg, dview) = f.depth_target(D32, ONE)?;
@@ -539,6 +540,8 @@ fn dynamic_rendering(f: &mut Frame) -> R<Vec<Out>> {
         .render_area(area)
         .layer_count(1)
         .color_attachments(&msaa_c);
+    let third_suspended = third.flags(vk::RenderingFlags::SUSPENDING);
+    let third_resumed = third.flags(vk::RenderingFlags::RESUMING);
     let undefined = vk::ImageLayout::UNDEFINED;
     let color_w = vk::AccessFlags::COLOR_ATTACHMENT_WRITE;
     let color_rw = vk::AccessFlags::COLOR_ATTACHMENT_READ | color_w;
@@ -588,9 +591,11 @@ fn dynamic_rendering(f: &mut Frame) -> R<Vec<Out>> {
             f.full_viewport(cb);
             f.draw(cb, p_depth, vb_far, 6);
             dr.cmd_end_rendering(cb);
-            dr.cmd_begin_rendering(cb, &third);
+            dr.cmd_begin_rendering(cb, &third_suspended);
             f.full_viewport(cb);
             f.draw(cb, p_msaa, vb_tri, 3);
+            dr.cmd_end_rendering(cb);
+            dr.cmd_begin_rendering(cb, &third_resumed);
             dr.cmd_end_rendering(cb);
         }
     })?;
