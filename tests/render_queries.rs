@@ -438,3 +438,148 @@ fn unavailable_queries_are_not_copied() {
         dev.destroy_device(None);
     }
 }
+
+/// A multiview subpass (views 0 and 1 of a 2-layer target) uses one query index per view
+/// (VK_KHR_multiview): an occlusion query begun at index 0 makes queries 0 and 1 available
+/// and their sum counts the rectangle once per view; a timestamp written at index 2 fills
+/// indices 2 and 3. Index 4 stays unavailable.
+#[test]
+fn multiview_queries_use_one_index_per_view() {
+    let ctx = Ctx::new();
+    let prio = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(0).queue_priorities(&prio)];
+    let features = vk::PhysicalDeviceFeatures { occlusion_query_precise: vk::TRUE, ..Default::default() };
+    let mut multiview = vk::PhysicalDeviceMultiviewFeatures::default().multiview(true);
+    let exts = [ash::khr::multiview::NAME.as_ptr()];
+    let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_features(&features).enabled_extension_names(&exts).push_next(&mut multiview);
+    // SAFETY: valid physical device and create info; every object is destroyed after the GPU
+    // is idle.
+    unsafe {
+        let dev = ctx.instance.create_device(ctx.pdev, &info, None).expect("vkCreateDevice with VK_KHR_multiview");
+        let queue = dev.get_device_queue(0, 0);
+        let mut mem = Memory(Vec::new());
+        let image_info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(FORMAT)
+            .extent(vk::Extent3D { width: SIZE, height: SIZE, depth: 1 })
+            .mip_levels(1)
+            .array_layers(2)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        let colour_image = dev.create_image(&image_info, None).unwrap();
+        mem.bind_image(&ctx, &dev, colour_image);
+        let range = vk::ImageSubresourceRange { aspect_mask: vk::ImageAspectFlags::COLOR, base_mip_level: 0, level_count: 1, base_array_layer: 0, layer_count: 2 };
+        let view_info = vk::ImageViewCreateInfo::default().image(colour_image).view_type(vk::ImageViewType::TYPE_2D_ARRAY).format(FORMAT).subresource_range(range);
+        let colour_view = dev.create_image_view(&view_info, None).unwrap();
+        let verts = rect_vertices(COUNTED);
+        let vb_bytes: Vec<u8> = verts.iter().flat_map(|f| f.to_le_bytes()).collect();
+        let (vb, vb_ptr) = mem.buffer(&ctx, &dev, vb_bytes.len() as u64, vk::BufferUsageFlags::VERTEX_BUFFER);
+        std::ptr::copy_nonoverlapping(vb_bytes.as_ptr(), vb_ptr, vb_bytes.len());
+
+        let attachments = [vk::AttachmentDescription::default()
+            .format(FORMAT)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
+        let colour_ref = [vk::AttachmentReference { attachment: 0, layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL }];
+        let subpass = [vk::SubpassDescription::default().pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS).color_attachments(&colour_ref)];
+        let masks = [0b11];
+        let mut mv = vk::RenderPassMultiviewCreateInfo::default().view_masks(&masks);
+        let pass = dev.create_render_pass(&vk::RenderPassCreateInfo::default().attachments(&attachments).subpasses(&subpass).push_next(&mut mv), None).unwrap();
+        let views = [colour_view];
+        let fb = dev.create_framebuffer(&vk::FramebufferCreateInfo::default().render_pass(pass).attachments(&views).width(SIZE).height(SIZE).layers(1), None).unwrap();
+
+        let vs = dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&VERT), None).unwrap();
+        let fs = dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&FRAG), None).unwrap();
+        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::FRAGMENT, offset: 0, size: 16 }];
+        let layout = dev.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges), None).unwrap();
+        let stages = [
+            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(vs).name(c"main"),
+            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::FRAGMENT).module(fs).name(c"main"),
+        ];
+        let bindings = [vk::VertexInputBindingDescription { binding: 0, stride: 8, input_rate: vk::VertexInputRate::VERTEX }];
+        let attributes = [vk::VertexInputAttributeDescription { location: 0, binding: 0, format: vk::Format::R32G32_SFLOAT, offset: 0 }];
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default().vertex_binding_descriptions(&bindings).vertex_attribute_descriptions(&attributes);
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewports = [vk::Viewport { x: 0.0, y: 0.0, width: SIZE as f32, height: SIZE as f32, min_depth: 0.0, max_depth: 1.0 }];
+        let scissors = [vk::Rect2D { offset: vk::Offset2D { x: 0, y: 0 }, extent: vk::Extent2D { width: SIZE, height: SIZE } }];
+        let viewport = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default().polygon_mode(vk::PolygonMode::FILL).cull_mode(vk::CullModeFlags::NONE).line_width(1.0);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let blend_att = [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
+        let pinfo = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .color_blend_state(&blend)
+            .layout(layout)
+            .render_pass(pass)
+            .subpass(0);
+        let pipeline = dev.create_graphics_pipelines(vk::PipelineCache::null(), &[pinfo], None).map_err(|(_, e)| e).expect("a multiview pipeline")[0];
+        let occlusion = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::OCCLUSION).query_count(3), None).unwrap();
+        let stamps = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(4), None).unwrap();
+
+        let cmd_pool = dev.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None).unwrap();
+        let cb = dev.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cmd_pool).command_buffer_count(1)).unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).unwrap();
+        dev.cmd_reset_query_pool(cb, occlusion, 0, 3);
+        dev.cmd_reset_query_pool(cb, stamps, 0, 4);
+        let clears = [vk::ClearValue { color: vk::ClearColorValue { float32: [0.0; 4] } }];
+        let area = vk::Rect2D { offset: vk::Offset2D { x: 0, y: 0 }, extent: vk::Extent2D { width: SIZE, height: SIZE } };
+        dev.cmd_begin_render_pass(cb, &vk::RenderPassBeginInfo::default().render_pass(pass).framebuffer(fb).render_area(area).clear_values(&clears), vk::SubpassContents::INLINE);
+        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        dev.cmd_bind_vertex_buffers(cb, 0, &[vb], &[0]);
+        let push: Vec<u8> = [0.0f32, 1.0, 0.0, 1.0].iter().flat_map(|f| f.to_le_bytes()).collect();
+        dev.cmd_push_constants(cb, layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
+        dev.cmd_begin_query(cb, occlusion, 0, vk::QueryControlFlags::PRECISE);
+        dev.cmd_draw(cb, 6, 1, 0, 0);
+        dev.cmd_end_query(cb, occlusion, 0);
+        dev.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, stamps, 2);
+        dev.cmd_end_render_pass(cb);
+        dev.end_command_buffer(cb).unwrap();
+        let cbs = [cb];
+        dev.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&cbs)], vk::Fence::null()).unwrap();
+        dev.queue_wait_idle(queue).unwrap();
+
+        let mut counts = [[0u64; 2]; 2];
+        dev.get_query_pool_results(occlusion, 0, &mut counts, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY).expect("both views' queries are available");
+        assert_eq!([counts[0][1], counts[1][1]], [1, 1], "availability of the two queries of the view mask");
+        assert_eq!(counts[0][0] + counts[1][0], 2 * covered(COUNTED), "the rectangle counted in both views");
+        let mut third = [[9u64; 2]; 1];
+        assert_eq!(dev.get_query_pool_results(occlusion, 2, &mut third, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY), Err(vk::Result::NOT_READY));
+        assert_eq!(third[0][1], 0, "the query after the view mask's is untouched");
+        let mut times = [[0u64; 2]; 2];
+        dev.get_query_pool_results(stamps, 2, &mut times, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY).expect("timestamps of both views");
+        assert!(times.iter().all(|t| t[1] == 1 && t[0] != 0), "timestamps {times:?}");
+        let mut before = [[9u64; 2]; 1];
+        assert_eq!(dev.get_query_pool_results(stamps, 1, &mut before, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY), Err(vk::Result::NOT_READY));
+
+        dev.destroy_command_pool(cmd_pool, None);
+        dev.destroy_query_pool(occlusion, None);
+        dev.destroy_query_pool(stamps, None);
+        dev.destroy_pipeline(pipeline, None);
+        dev.destroy_pipeline_layout(layout, None);
+        dev.destroy_shader_module(vs, None);
+        dev.destroy_shader_module(fs, None);
+        dev.destroy_framebuffer(fb, None);
+        dev.destroy_render_pass(pass, None);
+        dev.destroy_image_view(colour_view, None);
+        dev.destroy_image(colour_image, None);
+        dev.destroy_buffer(vb, None);
+        for m in mem.0 {
+            dev.free_memory(m, None);
+        }
+        dev.destroy_device(None);
+    }
+    assert_no_validation_messages();
+}
