@@ -93,13 +93,15 @@ pub fn max_tile(bytes: u32) -> Option<Tile> {
     Some(Tile { width, height })
 }
 
-/// `x` with its bits spread to the even bit positions.
+/// The low 16 bits of `x` spread to the even bit positions. Every simulated texel address
+/// goes through this, so it moves bits in groups rather than one at a time.
 fn spread(x: u32) -> u64 {
-    let mut out = 0u64;
-    for i in 0..16 {
-        out |= u64::from((x >> i) & 1) << (2 * i);
-    }
-    out
+    let mut v = u64::from(x & 0xffff);
+    v = (v | (v << 8)) & 0x00ff_00ff;
+    v = (v | (v << 4)) & 0x0f0f_0f0f;
+    v = (v | (v << 2)) & 0x3333_3333;
+    v = (v | (v << 1)) & 0x5555_5555;
+    v
 }
 
 /// Dimension `x` at mip level `l`.

@@ -141,6 +141,14 @@ impl ZsTile {
         let (format, plane) = self.depth.as_mut().ok_or(IspError::NoPlane("depth"))?;
         let format = *format;
         let bpp = format.bytes() as usize;
+        let whole = load_span(mem, image, origin, samples, bpp as u32, |index, b| {
+            for (s, b) in b.chunks_exact(bpp).enumerate() {
+                plane[index + s] = format.read_le(b);
+            }
+        });
+        if whole {
+            return Ok(());
+        }
         let mut buf = Vec::new();
         for_each_pixel(image, origin, samples, bpp as u32, |index, addr, n| {
             buf.resize(n, 0);
@@ -161,6 +169,14 @@ impl ZsTile {
     ) -> Result<(), IspError> {
         let (format, plane) = self.depth.as_ref().ok_or(IspError::NoPlane("depth"))?;
         let bpp = format.bytes() as usize;
+        let whole = store_span(mem, image, origin, self.samples, bpp as u32, |index, b| {
+            for (s, b) in b.chunks_exact_mut(bpp).enumerate() {
+                format.write_le(plane[index + s], b);
+            }
+        });
+        if whole {
+            return Ok(());
+        }
         let mut buf = Vec::new();
         for_each_pixel(image, origin, self.samples, bpp as u32, |index, addr, n| {
             buf.resize(n, 0);
@@ -180,6 +196,11 @@ impl ZsTile {
     ) -> Result<(), IspError> {
         let samples = self.samples;
         let plane = self.stencil.as_mut().ok_or(IspError::NoPlane("stencil"))?;
+        if load_span(mem, image, origin, samples, 1, |index, b| {
+            plane[index..index + b.len()].copy_from_slice(b)
+        }) {
+            return Ok(());
+        }
         for_each_pixel(image, origin, samples, 1, |index, addr, n| {
             mem.read(addr, &mut plane[index..index + n])?;
             Ok(())
@@ -193,11 +214,110 @@ impl ZsTile {
         origin: (u32, u32),
     ) -> Result<(), IspError> {
         let plane = self.stencil.as_ref().ok_or(IspError::NoPlane("stencil"))?;
+        if store_span(mem, image, origin, self.samples, 1, |index, b| {
+            b.copy_from_slice(&plane[index..index + b.len()])
+        }) {
+            return Ok(());
+        }
         for_each_pixel(image, origin, self.samples, 1, |index, addr, n| {
             mem.write(addr, &plane[index..index + n])?;
             Ok(())
         })
     }
+}
+
+/// The pixels of a tile whose records exactly fill one address range, with no gap and no
+/// overlap (a twiddled image whose tiles line up with the ZLS tile): the range, and each
+/// pixel's first sample index in the tile with its record's offset in the range.
+struct Span {
+    start: u64,
+    len: usize,
+    pixels: Vec<(usize, usize)>,
+}
+
+/// The tile as one [`Span`], or `None` when its records are not one range (or an address
+/// fails, which the per-pixel path then reports).
+fn span(image: &ZsImage, origin: (u32, u32), samples: u32, bytes_per_sample: u32) -> Option<Span> {
+    let n = (bytes_per_sample * samples) as usize;
+    let mut at = Vec::with_capacity((TILE_SIZE * TILE_SIZE) as usize);
+    for_each_pixel(
+        image,
+        origin,
+        samples,
+        bytes_per_sample,
+        |index, addr, _| {
+            at.push((index, addr));
+            Ok(())
+        },
+    )
+    .ok()?;
+    let start = at.iter().map(|p| p.1).min()?;
+    let end = at.iter().map(|p| p.1).max()?;
+    let len = usize::try_from(end - start).ok()?.checked_add(n)?;
+    if len != at.len() * n {
+        return None;
+    }
+    let mut seen = vec![false; at.len()];
+    let mut pixels = Vec::with_capacity(at.len());
+    for (index, addr) in at {
+        let off = (addr - start) as usize;
+        if !off.is_multiple_of(n) || std::mem::replace(&mut seen[off / n], true) {
+            return None;
+        }
+        pixels.push((index, off));
+    }
+    Some(Span { start, len, pixels })
+}
+
+// A ZLS load or store of a tile is a thousand pixels, and each access of the address space
+// looks its mapping up; when the tile is one range, one access moves all of it. If that
+// access (or the span) fails, the caller runs the per-pixel path, which reports the same
+// fault as before. A store that fails part way may have written more of the faulting tile
+// than the per-pixel order would have; the render faults either way.
+
+/// Loads the tile in one read and calls `put(first sample index, record bytes)` per pixel.
+/// Returns false, having called nothing, when the tile is not one range or the read fails.
+fn load_span(
+    mem: &dyn GpuMemory,
+    image: &ZsImage,
+    origin: (u32, u32),
+    samples: u32,
+    bytes_per_sample: u32,
+    mut put: impl FnMut(usize, &[u8]),
+) -> bool {
+    let Some(span) = span(image, origin, samples, bytes_per_sample) else {
+        return false;
+    };
+    let mut buf = vec![0u8; span.len];
+    if mem.read(span.start, &mut buf).is_err() {
+        return false;
+    }
+    let n = (bytes_per_sample * samples) as usize;
+    for &(index, off) in &span.pixels {
+        put(index, &buf[off..off + n]);
+    }
+    true
+}
+
+/// Fills each pixel's record with `get(first sample index, record bytes)` and stores the
+/// tile in one write. Returns false when the tile is not one range or the write fails.
+fn store_span(
+    mem: &mut dyn GpuMemory,
+    image: &ZsImage,
+    origin: (u32, u32),
+    samples: u32,
+    bytes_per_sample: u32,
+    mut get: impl FnMut(usize, &mut [u8]),
+) -> bool {
+    let Some(span) = span(image, origin, samples, bytes_per_sample) else {
+        return false;
+    };
+    let mut buf = vec![0u8; span.len];
+    let n = (bytes_per_sample * samples) as usize;
+    for &(index, off) in &span.pixels {
+        get(index, &mut buf[off..off + n]);
+    }
+    mem.write(span.start, &buf).is_ok()
 }
 
 /// Calls `f(first sample index in the tile, address, bytes)` for every pixel of the tile at

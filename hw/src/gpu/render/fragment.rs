@@ -7,7 +7,7 @@
 
 use super::primitive::RasterPrim;
 use super::programs::Loaded;
-use super::tiles::{fragment_context, launch_of, Target};
+use super::tiles::{launch_of, set_lanes, Target};
 use crate::g13::control::descriptors::DepthBias;
 use crate::g13::control::ppp::VisibilityMode;
 use crate::gpu::isp::{DepthFormat, Facing, ZsState, ZsTile};
@@ -96,15 +96,16 @@ fn test_pixel(
     Ok(pass)
 }
 
-/// Shades `prim` inside `area` (the tile within the framebuffer). Returns the fragment
-/// shader lanes run.
+/// Shades `prim` inside `area` (the tile within the framebuffer). `gfx` is the tile's context
+/// from [`super::tiles::fragment_context`], holding its tilebuffer; it serves every primitive
+/// of the tile. Returns the fragment shader lanes run.
 #[allow(clippy::too_many_arguments)]
 pub fn shade(
     t: &Target,
     area: &Rect,
     origin: [u32; 2],
     zs: &mut ZsTile,
-    tilebuffer: &mut Vec<u8>,
+    gfx: &mut GraphicsContext,
     prim: &RasterPrim,
     state: &FragState,
     mem: &mut dyn GpuMemory,
@@ -131,65 +132,65 @@ pub fn shade(
     let mut lanes_run = 0;
     if let Some(fs) = &state.fs {
         let record = t.samples.count() * t.sample_bytes as usize;
-        let mut gfx = GraphicsContext {
-            textures: fs.words.textures.clone(),
-            fragment: Some(fragment_context(t, origin, std::mem::take(tilebuffer))),
-            vertex: None,
-        };
-        let result = (|| -> Result<(), Fault> {
-            for chunk in pixels.chunks(SIMD_WIDTH) {
-                let f = gfx
-                    .fragment
-                    .as_mut()
-                    .ok_or(Fault::Internal("fragment context lost"))?;
-                f.coefficients.clone_from(&prim.planes);
-                f.backfacing = prim.backfacing;
-                f.depth = Default::default();
-                f.stencil = Default::default();
-                let mut saved = Vec::new();
-                for (l, &(x, y, m)) in chunk.iter().enumerate() {
-                    f.lane_pixels[l] = [x, y];
-                    f.coverage[l] = m as u8;
-                    if !early {
-                        let at = pixel_offset(t, origin, x, y) * record;
-                        saved.extend_from_slice(&f.tilebuffer[at..at + record]);
-                    }
-                }
-                let launch = launch_of(fs, chunk.len() as u32);
-                usc::run_graphics(&fs.program, &launch, mem, &mut gfx)?;
-                lanes_run += chunk.len() as u64;
-                if early {
-                    continue;
-                }
-                let f = gfx
-                    .fragment
-                    .as_mut()
-                    .ok_or(Fault::Internal("fragment context lost"))?;
-                for (l, &(x, y, _)) in chunk.iter().enumerate() {
-                    if f.stencil[l].iter().any(Option::is_some) {
-                        return Err(Fault::Unimplemented("stencil export from fragment shaders"));
-                    }
-                    let covered = u32::from(f.coverage[l]);
-                    let depth = f.depth[l];
-                    let pass = test_pixel(t, zs, state, prim, origin, (x, y), covered, &depth)?;
-                    passed += u64::from(pass.count_ones());
+        gfx.textures.clone_from(&fs.words.textures);
+        // Each primitive starts from the lanes of a fresh context (`fragment_context`), as
+        // if the context were built for it alone.
+        {
+            let f = gfx
+                .fragment
+                .as_mut()
+                .ok_or(Fault::Internal("no fragment context"))?;
+            f.lane_pixels = [origin; SIMD_WIDTH];
+            f.coverage = [((1u16 << t.samples.count()) - 1) as u8; SIMD_WIDTH];
+        }
+        let mut launch = launch_of(fs, SIMD_WIDTH as u32);
+        for chunk in pixels.chunks(SIMD_WIDTH) {
+            let f = gfx
+                .fragment
+                .as_mut()
+                .ok_or(Fault::Internal("fragment context lost"))?;
+            f.coefficients.clone_from(&prim.planes);
+            f.backfacing = prim.backfacing;
+            f.depth = Default::default();
+            f.stencil = Default::default();
+            let mut saved = Vec::new();
+            for (l, &(x, y, m)) in chunk.iter().enumerate() {
+                f.lane_pixels[l] = [x, y];
+                f.coverage[l] = m as u8;
+                if !early {
                     let at = pixel_offset(t, origin, x, y) * record;
-                    for s in 0..t.samples.count() {
-                        if covered & !pass & (1 << s) != 0 {
-                            let b = s * t.sample_bytes as usize;
-                            let n = t.sample_bytes as usize;
-                            let src = &saved[l * record + b..][..n];
-                            f.tilebuffer[at + b..at + b + n].copy_from_slice(src);
-                        }
+                    saved.extend_from_slice(&f.tilebuffer[at..at + record]);
+                }
+            }
+            set_lanes(&mut launch, chunk.len() as u32);
+            usc::run_graphics(&fs.program, &launch, mem, gfx)?;
+            lanes_run += chunk.len() as u64;
+            if early {
+                continue;
+            }
+            let f = gfx
+                .fragment
+                .as_mut()
+                .ok_or(Fault::Internal("fragment context lost"))?;
+            for (l, &(x, y, _)) in chunk.iter().enumerate() {
+                if f.stencil[l].iter().any(Option::is_some) {
+                    return Err(Fault::Unimplemented("stencil export from fragment shaders"));
+                }
+                let covered = u32::from(f.coverage[l]);
+                let depth = f.depth[l];
+                let pass = test_pixel(t, zs, state, prim, origin, (x, y), covered, &depth)?;
+                passed += u64::from(pass.count_ones());
+                let at = pixel_offset(t, origin, x, y) * record;
+                for s in 0..t.samples.count() {
+                    if covered & !pass & (1 << s) != 0 {
+                        let b = s * t.sample_bytes as usize;
+                        let n = t.sample_bytes as usize;
+                        let src = &saved[l * record + b..][..n];
+                        f.tilebuffer[at + b..at + b + n].copy_from_slice(src);
                     }
                 }
             }
-            Ok(())
-        })();
-        if let Some(f) = gfx.fragment.take() {
-            *tilebuffer = f.tilebuffer;
         }
-        result?;
     }
     if let Some((addr, mode)) = state.occlusion.filter(|_| passed > 0) {
         match mode {

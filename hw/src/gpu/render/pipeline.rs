@@ -458,9 +458,12 @@ impl DrawSink for Renderer<'_> {
             bindings: bindings.as_ref(),
         };
         let mut out = Vec::new();
-        for p in &prims {
+        for (k, p) in prims.iter().enumerate() {
             out.clear();
-            setup.process(p, &shaded, &mut out)?;
+            match shaded.primitive_records(k) {
+                Some(recs) => setup.process_records(p, recs, &mut out)?,
+                None => setup.process(p, &shaded, &mut out)?,
+            }
             for rp in out.drain(..) {
                 self.bin(rp, mem)?;
             }

@@ -118,6 +118,17 @@ impl DrawSetup<'_> {
         for (i, r) in recs.iter_mut().enumerate() {
             *r = shaded.record(vs[i.min(vs.len() - 1)], p.instance)?;
         }
+        self.process_records(p, recs, out)
+    }
+
+    /// [`DrawSetup::process`] with the records of the primitive's vertices already found
+    /// (the last repeated for points and lines).
+    pub fn process_records(
+        &self,
+        p: &AssembledPrimitive,
+        recs: [&[u32]; 3],
+        out: &mut Vec<RasterPrim>,
+    ) -> Result<(), Fault> {
         if recs[0].len() < 4 {
             return Err(Fault::BadControlWord {
                 va: 0,
@@ -160,12 +171,17 @@ impl DrawSetup<'_> {
                 continue;
             };
             let persp: Vec<Vec<f32>> = tri.iter().map(|v| self.mix(&recs, v.weights)).collect();
-            let lin: Vec<Vec<f32>> = if linear {
-                tri.iter()
+            // Without linear varyings the linear inputs are the perspective ones; borrowing
+            // them saves copying every record of every triangle.
+            let lin_own: Vec<Vec<f32>>;
+            let lin = if linear {
+                lin_own = tri
+                    .iter()
                     .map(|v: &ClipVertex| self.mix(&recs, v.screen_weights(input_w)))
-                    .collect()
+                    .collect();
+                &lin_own
             } else {
-                persp.clone()
+                &persp
             };
             let frame = Frame::Triangle {
                 x: win.map(|v| v.x_pixels()),

@@ -192,9 +192,16 @@ pub fn fragment_context(t: &Target, origin: [u32; 2], tilebuffer: Vec<u8>) -> Fr
 /// threadgroup memory.
 pub fn launch_of(p: &Loaded, lanes: u32) -> LaunchState {
     let mut l = LaunchState::new([lanes, 1, 1], [lanes, 1, 1]);
-    l.uniforms = p.words.uniforms.clone();
+    l.uniforms.clone_from(&p.words.uniforms);
     l.stack_bytes = p.words.stack_bytes;
     l
+}
+
+/// Resizes a launch made by [`launch_of`] to `lanes` lanes, so one launch state (and its
+/// uniform file) serves every SIMD group of a program instead of being rebuilt per group.
+pub fn set_lanes(l: &mut LaunchState, lanes: u32) {
+    l.local_size = [lanes, 1, 1];
+    l.grid_threads = [lanes, 1, 1];
 }
 
 /// Runs a tile program over every pixel of the tile at `origin`.
@@ -213,6 +220,7 @@ fn run_tile_program(
     };
     let n = t.tile_w * t.tile_h;
     let mut result = Ok(());
+    let mut launch = launch_of(p, SIMD_WIDTH as u32);
     for start in (0..n).step_by(SIMD_WIDTH) {
         let lanes = (n - start).min(SIMD_WIDTH as u32);
         if let Some(f) = gfx.fragment.as_mut() {
@@ -221,7 +229,7 @@ fn run_tile_program(
                 f.lane_pixels[l as usize] = [origin[0] + i % t.tile_w, origin[1] + i / t.tile_w];
             }
         }
-        let launch = launch_of(p, lanes);
+        set_lanes(&mut launch, lanes);
         if let Err(e) = usc::run_graphics(&p.program, &launch, mem, &mut gfx) {
             result = Err(e);
             break;
@@ -372,14 +380,28 @@ pub fn run_tile(
     };
     run_tile_program(t, bg, origin, &mut tilebuffer, mem)?;
     let mut zs = zls_load(t, origin, pass, mem)?;
-    let mut fragments = 0;
     let fb = Rect::new(0, 0, t.width, t.height);
     let area = rect.intersect(&fb);
-    for &i in list {
-        let prim = &inp.prims[i as usize];
-        let state = &inp.states[prim.state as usize];
-        fragments += fragment::shade(t, &area, origin, &mut zs, &mut tilebuffer, prim, state, mem)?;
+    // One fragment context serves every primitive of the tile: building one (and moving the
+    // tilebuffer in and out) per primitive cost more than shading a small primitive.
+    let mut gfx = GraphicsContext {
+        fragment: Some(fragment_context(t, origin, std::mem::take(&mut tilebuffer))),
+        ..GraphicsContext::default()
+    };
+    let mut shade_all = || -> Result<u64, Fault> {
+        let mut fragments = 0;
+        for &i in list {
+            let prim = &inp.prims[i as usize];
+            let state = &inp.states[prim.state as usize];
+            fragments += fragment::shade(t, &area, origin, &mut zs, &mut gfx, prim, state, mem)?;
+        }
+        Ok(fragments)
+    };
+    let shaded = shade_all();
+    if let Some(f) = gfx.fragment.take() {
+        tilebuffer = f.tilebuffer;
     }
+    let fragments = shaded?;
     let eot = if pass.last {
         &inp.programs.eot
     } else {

@@ -10,12 +10,41 @@ use crate::gpu::usc::{self, GraphicsContext, LaunchState, Preload, VertexContext
 use crate::gpu::{Fault, GpuMemory};
 use crate::isa::{Reg, SIMD_WIDTH};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Hashes (vertex, instance) keys with one multiply per word. The map is looked up three
+/// times per primitive, and the standard SipHash was a visible share of a draw's time; the
+/// keys come from the application's index buffer, so there is no adversary to resist.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(u32::from(b));
+        }
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(v)).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+type VertexIndex = HashMap<(u32, u32), usize, BuildHasherDefault<KeyHasher>>;
 
 /// The UVS records of a draw's shaded vertices.
 pub struct ShadedVertices {
     slots: usize,
-    index: HashMap<(u32, u32), usize>,
+    index: VertexIndex,
     uvs: Vec<u32>,
+    /// Record numbers of each primitive's vertices, in the order `shade` was given them
+    /// (points and lines repeat their last vertex): found once while collecting the vertices,
+    /// so setup does not look each one up again.
+    by_primitive: Vec<[u32; 3]>,
 }
 
 impl ShadedVertices {
@@ -26,7 +55,19 @@ impl ShadedVertices {
             slots,
             index: (0..records.len()).map(|i| ((i as u32, 0), i)).collect(),
             uvs: records.iter().flat_map(|r| r.iter().copied()).collect(),
+            by_primitive: Vec::new(),
         }
+    }
+
+    fn record_at(&self, i: usize) -> &[u32] {
+        &self.uvs[i * self.slots..][..self.slots]
+    }
+
+    /// The records of the vertices of primitive `k` of those shaded, the last repeated for
+    /// points and lines.
+    pub fn primitive_records(&self, k: usize) -> Option<[&[u32]; 3]> {
+        let r = self.by_primitive.get(k)?;
+        Some(r.map(|i| self.record_at(i as usize)))
     }
 
     /// The record of vertex `v` of instance `instance`; every vertex a primitive of the draw
@@ -36,7 +77,7 @@ impl ShadedVertices {
             .index
             .get(&(v, instance))
             .ok_or(Fault::Internal("vertex used by a primitive was not shaded"))?;
-        Ok(&self.uvs[i * self.slots..][..self.slots])
+        Ok(self.record_at(i))
     }
 }
 
@@ -47,16 +88,29 @@ pub fn shade(
     prims: &[AssembledPrimitive],
     mem: &mut dyn GpuMemory,
 ) -> Result<ShadedVertices, Fault> {
+    use std::collections::hash_map::Entry;
     let mut order = Vec::new();
-    let mut index = HashMap::new();
+    let mut index = VertexIndex::default();
+    let mut by_primitive = Vec::with_capacity(prims.len());
     for p in prims {
-        for &v in p.vertices() {
+        let mut records = [0u32; 3];
+        let vs = p.vertices();
+        for (i, &v) in vs.iter().enumerate() {
             let key = (v, p.instance);
-            if let std::collections::hash_map::Entry::Vacant(e) = index.entry(key) {
-                e.insert(order.len());
-                order.push(key);
-            }
+            let at = match index.entry(key) {
+                Entry::Vacant(e) => {
+                    e.insert(order.len());
+                    order.push(key);
+                    order.len() - 1
+                }
+                Entry::Occupied(e) => *e.get(),
+            };
+            records[i] = at as u32;
         }
+        for i in vs.len()..3 {
+            records[i] = records[vs.len() - 1];
+        }
+        by_primitive.push(records);
     }
     let s = slots as usize;
     let mut uvs = vec![0u32; order.len() * s];
@@ -65,35 +119,51 @@ pub fn shade(
         fragment: None,
         vertex: None,
     };
+    // One launch state and one vertex context serve every group of the draw, refilled per
+    // group as if new: rebuilding them (uniform file, preload lists, UVS records) for each
+    // 32 vertices cost a visible share of a draw of small triangles.
+    let mut launch = LaunchState::new([1, 1, 1], [1, 1, 1]);
+    launch.uniforms.clone_from(&vs.words.uniforms);
+    launch.stack_bytes = vs.words.stack_bytes;
+    launch.shared_bytes = vs.words.shared_bytes;
+    launch.preloads = vec![
+        Preload {
+            reg: Reg::r32(5),
+            values: Vec::with_capacity(SIMD_WIDTH),
+        },
+        Preload {
+            reg: Reg::r32(6),
+            values: Vec::with_capacity(SIMD_WIDTH),
+        },
+    ];
+    let mut context = VertexContext::new(slots);
     for (chunk_no, chunk) in order.chunks(SIMD_WIDTH).enumerate() {
         let n = chunk.len() as u32;
-        let mut launch = LaunchState::new([n, 1, 1], [n, 1, 1]);
-        launch.uniforms = vs.words.uniforms.clone();
-        launch.stack_bytes = vs.words.stack_bytes;
-        launch.shared_bytes = vs.words.shared_bytes;
-        launch.preloads = vec![
-            Preload {
-                reg: Reg::r32(5),
-                values: chunk.iter().map(|k| k.0).collect(),
-            },
-            Preload {
-                reg: Reg::r32(6),
-                values: chunk.iter().map(|k| k.1).collect(),
-            },
-        ];
-        gfx.vertex = Some(VertexContext::new(slots));
-        usc::run_graphics(&vs.program, &launch, mem, &mut gfx)?;
-        let out = gfx
-            .vertex
-            .take()
-            .ok_or(Fault::Internal("vertex context lost"))?;
+        launch.local_size = [n, 1, 1];
+        launch.grid_threads = [n, 1, 1];
+        for (p, pick) in launch
+            .preloads
+            .iter_mut()
+            .zip([|k: &(u32, u32)| k.0, |k: &(u32, u32)| k.1])
+        {
+            p.values.clear();
+            p.values.extend(chunk.iter().map(pick));
+        }
+        context.uvs.fill(0);
+        context.finished = 0;
+        gfx.vertex = Some(context);
+        let run = usc::run_graphics(&vs.program, &launch, mem, &mut gfx);
+        let back = gfx.vertex.take();
+        run?;
+        context = back.ok_or(Fault::Internal("vertex context lost"))?;
         let base = chunk_no * SIMD_WIDTH * s;
         let len = chunk.len() * s;
-        uvs[base..base + len].copy_from_slice(&out.uvs[..len]);
+        uvs[base..base + len].copy_from_slice(&context.uvs[..len]);
     }
     Ok(ShadedVertices {
         slots: s,
         index,
         uvs,
+        by_primitive,
     })
 }

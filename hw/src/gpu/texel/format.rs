@@ -81,16 +81,17 @@ fn get_bits(b: &[u8], off: u32, w: u32) -> u32 {
     ((v >> (off % 8)) & ((1u64 << w) - 1)) as u32
 }
 
+/// Replaces bits `off .. off + w` of `b` with the low `w` bits of `v`, a byte at a time (the
+/// image writes of every end-of-tile program come through here).
 fn put_bits(b: &mut [u8], off: u32, w: u32, v: u32) {
-    for i in 0..w {
-        let bit = off + i;
-        let byte = &mut b[(bit / 8) as usize];
-        let mask = 1u8 << (bit % 8);
-        if (v >> i) & 1 != 0 {
-            *byte |= mask;
-        } else {
-            *byte &= !mask;
-        }
+    let first = (off / 8) as usize;
+    let last = (off + w).div_ceil(8) as usize;
+    let shift = off % 8;
+    let mask = ((1u64 << w) - 1) << shift;
+    let bits = (u64::from(v) << shift) & mask;
+    for (i, byte) in b[first..last].iter_mut().enumerate() {
+        let m = (mask >> (8 * i)) as u8;
+        *byte = (*byte & !m) | ((bits >> (8 * i)) as u8 & m);
     }
 }
 
@@ -132,7 +133,12 @@ pub fn decode(
     }
     let f =
         fields(channels).ok_or_else(|| format!("channel layout {channels:?} is not modelled"))?;
-    let raw: Vec<(u32, u32)> = f.iter().map(|&(o, w)| (get_bits(bytes, o, w), w)).collect();
+    // At most four channels: a fixed array, so a texel fetch does not allocate.
+    let mut raw_buf = [(0u32, 0u32); 4];
+    for (r, &(o, w)) in raw_buf.iter_mut().zip(f) {
+        *r = (get_bits(bytes, o, w), w);
+    }
+    let raw = &raw_buf[..f.len()];
     match ty {
         TextureType::Uint | TextureType::Sint => {
             let mut out = [0, 0, 0, 1];

@@ -98,6 +98,24 @@ pub struct GraphicsContext {
     pub vertex: Option<VertexContext>,
 }
 
+/// The set bits of a mask, lowest first (active lanes of an exec mask, samples of a set).
+#[derive(Clone, Copy)]
+struct ExecLanes(u32);
+
+impl Iterator for ExecLanes {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let l = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(l)
+    }
+}
+
 fn fault(prog: &Program, idx: usize, why: impl Into<String>) -> Fault {
     Fault::Shader {
         pc: prog.pc(idx),
@@ -163,11 +181,13 @@ pub fn step_graphics(
     gfx: Option<&mut GraphicsContext>,
 ) -> Result<bool, Fault> {
     let instr = prog.instrs[idx];
-    let lanes: Vec<usize> = (0..LANES).filter(|l| g.exec & (1 << l) != 0).collect();
+    // The active lanes, walked from the exec mask without allocating: this runs for every
+    // graphics instruction of every SIMD group.
+    let lanes = ExecLanes(g.exec);
     match instr {
         Instr::Iter(x) => {
             let f = frag(gfx, prog, idx, "iter")?;
-            for &l in &lanes {
+            for l in lanes {
                 let [px, py] = f.lane_pixels[l];
                 let [ox, oy] = match x.interp {
                     Interpolation::Center => [0.5, 0.5],
@@ -210,7 +230,7 @@ pub fn step_graphics(
                 let p = plane(f, u32::from(x.cf) + k, prog, idx)?;
                 vals.extend([p.a, p.b, p.c]);
             }
-            for &l in &lanes {
+            for l in lanes {
                 for (k, v) in vals.iter().enumerate() {
                     g.set_reg(
                         Reg::r32(x.dst.half / 2 + k as u16),
@@ -224,7 +244,7 @@ pub fn step_graphics(
             let v = gfx
                 .and_then(|c| c.vertex.as_mut())
                 .ok_or_else(|| fault(prog, idx, "st_vary needs a vertex context"))?;
-            for &l in &lanes {
+            for l in lanes {
                 let slot = small_value(g, x.index, l);
                 if slot >= v.slots {
                     return Err(fault(
@@ -257,7 +277,7 @@ pub fn step_graphics(
                 }
             };
             let step = if x.reg.size == Size::S16 { 1 } else { 2 };
-            for &l in &lanes {
+            for l in lanes {
                 let mut set = small_value(g, x.samples, l);
                 if set == 0xff {
                     set = (1 << f.samples) - 1;
@@ -266,13 +286,12 @@ pub fn step_graphics(
                 if x.store {
                     set &= u32::from(f.coverage[l]);
                 }
-                let chosen: Vec<u32> = (0..f.samples).filter(|s| set & (1 << s) != 0).collect();
-                let chosen = if x.store {
-                    &chosen[..]
-                } else {
-                    &chosen[..chosen.len().min(1)]
-                };
-                for &s in chosen {
+                // Samples of the set that exist; a load reads only the first of them.
+                let mut chosen = set & ((1u64 << f.samples) - 1) as u32;
+                if !x.store {
+                    chosen &= chosen.wrapping_neg();
+                }
+                for s in ExecLanes(chosen).map(|s| s as u32) {
                     let base = record(f, l, s).ok_or_else(|| {
                         fault(
                             prog,
@@ -320,7 +339,7 @@ pub fn step_graphics(
         }
         Instr::SampleMask(x) => {
             let f = frag(gfx, prog, idx, "sample_mask")?;
-            for &l in &lanes {
+            for l in lanes {
                 let t = small_value(g, x.targets, l) as u8;
                 let live = small_value(g, x.live, l) as u8;
                 f.coverage[l] &= !(t & !live);
@@ -328,7 +347,7 @@ pub fn step_graphics(
         }
         Instr::ZsEmit(x) => {
             let f = frag(gfx, prog, idx, "zs_emit")?;
-            for &l in &lanes {
+            for l in lanes {
                 let set = small_value(g, x.samples, l);
                 let depth = f32::from_bits(g.reg(Reg::r32(x.src.half / 2), l) as u32);
                 let sreg = if x.depth { x.src.half + 2 } else { x.src.half };

@@ -27,8 +27,13 @@ pub struct Position {
 }
 
 pub struct SimdGroup {
-    /// `regs[half * 32 + lane]`.
-    pub regs: Vec<u16>,
+    /// `regs[half * 32 + lane]`. Written only through `set_reg`, `write_lanes` and the
+    /// exec-mask instructions (row 0), which keep `dirty_rows` covering every written row.
+    regs: Vec<u16>,
+    /// Rows (halves) from 0 that may hold a nonzero value; the rest are zero. A reset clears
+    /// only these: most launches touch a few rows of the 16 KiB file, and clearing all of it
+    /// for every launch of 32 pixels was a visible share of a render.
+    dirty_rows: usize,
     /// Lanes that exist (inside the workgroup and the grid); the rest never run.
     pub alive: u32,
     pub exec: u32,
@@ -53,6 +58,7 @@ impl SimdGroup {
     pub fn new() -> SimdGroup {
         SimdGroup {
             regs: vec![0; usize::from(GPR_HALVES) * LANES],
+            dirty_rows: 0,
             alive: 0,
             exec: 0,
             pc: 0,
@@ -65,7 +71,8 @@ impl SimdGroup {
 
     /// Start the group at the first instruction with fresh registers.
     pub fn reset(&mut self, alive: u32, pos: Position) {
-        self.regs.fill(0);
+        self.regs[..self.dirty_rows * LANES].fill(0);
+        self.dirty_rows = 0;
         self.alive = alive;
         self.exec = alive;
         self.pc = 0;
@@ -89,8 +96,24 @@ impl SimdGroup {
         }
     }
 
+    /// Notes that the rows of `r` may have been written.
+    #[inline]
+    fn touch(&mut self, r: Reg) {
+        self.dirty_rows = self
+            .dirty_rows
+            .max(usize::from(r.half) + usize::from(r.size.halves()));
+    }
+
+    /// Writes `v` to register `r` in the lanes of `mask`.
+    #[inline]
+    fn write_lanes(&mut self, r: Reg, v: &Lanes, mask: u32) {
+        self.touch(r);
+        lanes::write(&mut self.regs, r, v, mask);
+    }
+
     #[inline]
     pub fn set_reg(&mut self, r: Reg, lane: usize, v: u64) {
+        self.touch(r);
         let h = usize::from(r.half);
         for i in 0..usize::from(r.size.halves()) {
             self.regs[(h + i) * LANES + lane] = (v >> (16 * i)) as u16;
@@ -204,7 +227,7 @@ impl SimdGroup {
             }};
         }
         match instr {
-            Instr::MovImm(x) => lanes!(|l| self.set_reg(x.dst.reg, l, u64::from(x.imm))),
+            Instr::MovImm(x) => self.write_lanes(x.dst.reg, &[u64::from(x.imm); LANES], exec),
             Instr::GetSr(x) => {
                 lanes!(|l| {
                     let v = self
@@ -240,7 +263,7 @@ impl SimdGroup {
                         *r = a.wrapping_add(*r);
                     }
                 }
-                lanes::write(&mut self.regs, x.dst.reg, &r, exec);
+                self.write_lanes(x.dst.reg, &r, exec);
             }
             Instr::IMAdd(x) => {
                 let bits = x.dst.reg.size.bits();
@@ -267,7 +290,7 @@ impl SimdGroup {
                         *r = a.wrapping_mul(*b).wrapping_add(*r);
                     }
                 }
-                lanes::write(&mut self.regs, x.dst.reg, &r, exec);
+                self.write_lanes(x.dst.reg, &r, exec);
             }
             Instr::Bitop(x) => {
                 let t = u64::from(x.table);
@@ -279,7 +302,7 @@ impl SimdGroup {
                     let b = *r;
                     *r = (!a & !b & t0) | (a & !b & t1) | (!a & b & t2) | (a & b & t3);
                 }
-                lanes::write(&mut self.regs, x.dst.reg, &r, exec);
+                self.write_lanes(x.dst.reg, &r, exec);
             }
             Instr::Shift(x) => {
                 let mask: u64 = if x.mask_bits == 0 || x.mask_bits >= 32 {
@@ -330,7 +353,7 @@ impl SimdGroup {
                         all!(|_a, b, _c, l| (sext(raw_a[l], a_bits) >> (b & 0x7f).min(63)) as u64)
                     }
                 }
-                lanes::write(&mut self.regs, x.dst.reg, &out, exec);
+                self.write_lanes(x.dst.reg, &out, exec);
             }
             Instr::IUnary(x) => lanes!(|l| {
                 let (v, bits) = self.operand(x.src.op, l, u);
@@ -362,7 +385,7 @@ impl SimdGroup {
                 } else {
                     lanes!(|l| v[l] = convert(x.op, v[l], bits, round, dst));
                 }
-                lanes::write(&mut self.regs, x.dst.reg, &v, exec);
+                self.write_lanes(x.dst.reg, &v, exec);
             }
             Instr::FArith(x) => {
                 let half = x.dst.reg.size == Size::S16;
@@ -401,7 +424,7 @@ impl SimdGroup {
                         }
                     }
                 }
-                lanes::write(&mut self.regs, x.dst.reg, &out, exec);
+                self.write_lanes(x.dst.reg, &out, exec);
             }
             Instr::FUnary(x) => {
                 let half = x.dst.reg.size == Size::S16;
@@ -441,13 +464,14 @@ impl SimdGroup {
                         *v = xv;
                     }
                 }
-                lanes::write(&mut self.regs, x.dst.reg, &v, exec);
+                self.write_lanes(x.dst.reg, &v, exec);
             }
             Instr::ExecCmp(x) => {
                 let n = u16::from(x.n);
                 let holds =
                     self.compare_lanes(x.cond, x.a, x.b, u) ^ if x.invert { u32::MAX } else { 0 };
                 let alive = self.alive;
+                self.dirty_rows = self.dirty_rows.max(1);
                 let r0l = &mut self.regs[..LANES];
                 match x.op {
                     ExecOp::If => nest(r0l, alive, holds, |v, cond| {
@@ -475,6 +499,7 @@ impl SimdGroup {
                 self.update_exec();
             }
             Instr::PopExec(p) => {
+                self.dirty_rows = self.dirty_rows.max(1);
                 for l in 0..LANES {
                     if self.alive & (1 << l) != 0 {
                         self.regs[l] = self.regs[l].saturating_sub(u16::from(p.n));

@@ -119,6 +119,9 @@ pub fn write(regs: &mut [u16], r: Reg, v: &Lanes, mask: u32) {
         }
         return;
     }
+    // Partly active groups (a fragment launch of a small primitive) are common, so the
+    // masked case is a per-lane blend the compiler vectorises rather than a branch per lane.
+    let keep: [u16; LANES] = std::array::from_fn(|l| u16::from(mask >> l & 1 == 0).wrapping_neg());
     for i in 0..usize::from(r.size.halves()) {
         let dst = &mut regs[(h + i) * LANES..][..LANES];
         let shift = 16 * i;
@@ -127,10 +130,8 @@ pub fn write(regs: &mut [u16], r: Reg, v: &Lanes, mask: u32) {
                 *d = (x >> shift) as u16;
             }
         } else {
-            for (l, (d, &x)) in dst.iter_mut().zip(v).enumerate() {
-                if mask >> l & 1 != 0 {
-                    *d = (x >> shift) as u16;
-                }
+            for ((d, &x), &k) in dst.iter_mut().zip(v).zip(&keep) {
+                *d = (*d & k) | ((x >> shift) as u16 & !k);
             }
         }
     }

@@ -31,8 +31,8 @@ mod group;
 mod lanes;
 mod loader;
 mod memops;
-pub mod texture;
 mod program;
+pub mod texture;
 
 #[cfg(test)]
 mod tests;
@@ -172,7 +172,7 @@ fn run_with(
     // A compute launch with texture state reaches it through a context with no fragment or
     // vertex part, so graphics instructions still fault as they would without one.
     let mut compute_textures;
-    let mut gfx = match gfx {
+    let gfx = match gfx {
         Some(g) => Some(g),
         None if !launch.textures.textures.is_empty() || !launch.textures.samplers.is_empty() => {
             compute_textures = GraphicsContext {
@@ -191,18 +191,73 @@ fn run_with(
         )));
     }
     let threads = threads as u32;
-    let groups_per_wg = threads.div_ceil(SIMD_WIDTH as u32) as usize;
     let wg_count: [u32; 3] =
         std::array::from_fn(|i| launch.grid_threads[i].div_ceil(launch.local_size[i]));
 
-    let mut uniforms = launch.uniforms.clone();
+    let mut scratch = SCRATCH.take().unwrap_or_default();
+    let r = run_in(program, launch, mem, gfx, &mut scratch, threads, wg_count);
+    SCRATCH.set(Some(scratch));
+    r
+}
+
+/// Buffers a launch needs whatever it runs, kept from one launch to the next. Render passes
+/// make a launch per 32 pixels of every tile program and every primitive in a tile, most of
+/// them a few instructions long: allocating and zeroing a 16 KiB register file per SIMD
+/// group (and the uniform file, and the thread ids) cost more than running them.
+#[derive(Default)]
+struct Scratch {
+    groups: Vec<SimdGroup>,
+    uniforms: Vec<u16>,
+    local_ids: Vec<[[u32; 3]; SIMD_WIDTH]>,
+}
+
+thread_local! {
+    /// `None` while a launch of this thread holds it.
+    static SCRATCH: std::cell::Cell<Option<Scratch>> = const { std::cell::Cell::new(None) };
+}
+
+/// The body of [`run_with`] over reused buffers. Every group is reset before it runs, so
+/// what a buffer held from an earlier launch is never seen.
+fn run_in(
+    program: &Program,
+    launch: &LaunchState,
+    mem: &mut dyn GpuMemory,
+    mut gfx: Option<&mut GraphicsContext>,
+    scratch: &mut Scratch,
+    threads: u32,
+    wg_count: [u32; 3],
+) -> Result<ExecStats, Fault> {
+    let [lx, ly, _] = launch.local_size;
+    let groups_per_wg = threads.div_ceil(SIMD_WIDTH as u32) as usize;
+    let uniforms = &mut scratch.uniforms;
+    uniforms.clear();
+    uniforms.extend_from_slice(&launch.uniforms);
     uniforms.resize(usize::from(UNIFORM_HALVES), 0);
+    let uniforms = &uniforms[..];
     let mut shared = vec![0u8; launch.shared_bytes as usize];
-    let mut groups: Vec<SimdGroup> = (0..groups_per_wg).map(|_| SimdGroup::new()).collect();
-    let mut local_ids = vec![[[0u32; 3]; SIMD_WIDTH]; groups_per_wg];
-    for (t, id) in (0..threads).map(|t| (t, [t % lx, (t / lx) % ly, t / (lx * ly)])) {
-        local_ids[(t / 32) as usize][(t % 32) as usize] = id;
+    let groups = &mut scratch.groups;
+    groups.truncate(groups_per_wg);
+    while groups.len() < groups_per_wg {
+        groups.push(SimdGroup::new());
     }
+    let local_ids = &mut scratch.local_ids;
+    local_ids.clear();
+    local_ids.resize(groups_per_wg, [[0u32; 3]; SIMD_WIDTH]);
+    // Thread t sits at (t % lx, (t / lx) % ly, t / (lx * ly)), counted up without dividing.
+    let mut id = [0u32; 3];
+    for t in 0..threads as usize {
+        local_ids[t / SIMD_WIDTH][t % SIMD_WIDTH] = id;
+        id[0] += 1;
+        if id[0] == lx {
+            id[0] = 0;
+            id[1] += 1;
+            if id[1] == ly {
+                id[1] = 0;
+                id[2] += 1;
+            }
+        }
+    }
+    let local_ids = &local_ids[..];
 
     let mut stats = ExecStats::default();
     let mut budget = launch.max_lane_steps;
@@ -252,14 +307,14 @@ fn run_with(
                     device: &mut *mem,
                     shared: &mut shared,
                     stack_bytes: launch.stack_bytes,
-                    uniforms: &uniforms,
+                    uniforms,
                     graphics: gfx.as_deref_mut(),
                 };
                 let before = stats.lane_instructions;
                 let r = run_one_workgroup(
                     program,
-                    &mut groups,
-                    &local_ids,
+                    groups,
+                    local_ids,
                     &mut ctx,
                     &mut stats,
                     &mut budget,

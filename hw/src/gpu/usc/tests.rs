@@ -965,3 +965,33 @@ impl WithIndexBias for Instr {
         ]
     }
 }
+
+/// Register files are reused from one launch (and one workgroup) to the next: every one must
+/// still start with all registers zero, including rows a previous launch wrote and the exec
+/// nesting counters.
+#[test]
+fn registers_start_zero_in_every_launch_and_workgroup() {
+    // Stores r100 (and the nesting counter word r0) before writing them, then dirties them:
+    // r100 = 0xdead, an `if` that fails in odd lanes (r0l = 1 there), high rows too.
+    let high = r32(100);
+    let p = prog(vec![
+        sr(TID, GID),
+        dev(true, high, 0, TID),
+        dev(true, r32(0), 4, TID),
+        mov(high, 0xdead),
+        mov(r32(127), 0xbeef),
+        bitop(r32(2), reg(TID), imm(1), 0b1000),
+        exec(ExecOp::If, Cond::Int(ICond::UEq), reg(r32(2)), imm(0), 1),
+        Instr::Stop,
+    ]);
+    // Four workgroups of 32 threads: groups are reset between workgroups.
+    let (l, mut m) = setup([32, 1, 1], [128, 1, 1], 128);
+    run_workgroups(&p, &l, &mut m).unwrap();
+    assert_eq!(words(&m, OUT, 128), vec![0; 128]);
+    assert_eq!(words(&m, OUT2, 128), vec![0; 128]);
+    // And a second dispatch on the same thread, which reuses the first one's files.
+    let (l, mut m) = setup([32, 1, 1], [64, 1, 1], 64);
+    run_workgroups(&p, &l, &mut m).unwrap();
+    assert_eq!(words(&m, OUT, 64), vec![0; 64]);
+    assert_eq!(words(&m, OUT2, 64), vec![0; 64]);
+}

@@ -49,6 +49,8 @@ use crate::gpu::texel::minifloat::{f16_to_f32, f32_to_f16};
 use crate::gpu::texel::sample::{self, Extent, Request, SampleError, Shape};
 use crate::gpu::{Fault, GpuMemory};
 use crate::isa::*;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// Bytes of a texture or PBE descriptor.
 pub const TEXTURE_DESCRIPTOR_BYTES: usize = 24;
@@ -157,7 +159,7 @@ fn apply_swizzle(t: Texel, sw: [Channel; 4]) -> Texel {
     }
 }
 
-/// A texture state register decoded once per instruction.
+/// A decoded texture state register (see `decoded`).
 struct Bound {
     desc: TexDesc,
     surface: Option<Surface>,
@@ -198,13 +200,72 @@ fn state_word<'a, const N: usize>(
     })
 }
 
-fn bind(state: &TextureState, n: usize, prog: &Program, idx: usize) -> Result<Bound, Fault> {
+/// A decoded PBE state register (see `decoded`).
+struct BoundPbe {
+    pbe: Pbe,
+    surface: Option<Surface>,
+}
+
+/// Recently decoded descriptors of this thread, keyed by their bytes.
+type Decoded<T> = RefCell<Vec<([u8; TEXTURE_DESCRIPTOR_BYTES], Rc<T>)>>;
+
+/// Descriptors each thread keeps decoded.
+const DECODED_KEPT: usize = 8;
+
+thread_local! {
+    // Decoding a descriptor (unpacking and checking its fields, building the surface's
+    // layout) costs far more than a texel, and tile programs run the same instruction on the
+    // same descriptor in every SIMD group of every tile. The decode is a pure function of the
+    // descriptor's bytes, so remembering the last few decodes changes no result; failures
+    // are not remembered and are decoded (and reported) again.
+    static TEXTURES: Decoded<Bound> = const { RefCell::new(Vec::new()) };
+    static PBES: Decoded<BoundPbe> = const { RefCell::new(Vec::new()) };
+}
+
+fn decoded<T>(
+    kept: &'static std::thread::LocalKey<Decoded<T>>,
+    bytes: &[u8; TEXTURE_DESCRIPTOR_BYTES],
+    decode: impl FnOnce() -> Result<T, Fault>,
+) -> Result<Rc<T>, Fault> {
+    if let Some(hit) = kept.with_borrow(|k| k.iter().find(|(b, _)| b == bytes).map(|e| e.1.clone()))
+    {
+        return Ok(hit);
+    }
+    let d = Rc::new(decode()?);
+    kept.with_borrow_mut(|k| {
+        if k.len() == DECODED_KEPT {
+            k.remove(0);
+        }
+        k.push((*bytes, d.clone()));
+    });
+    Ok(d)
+}
+
+fn bind(state: &TextureState, n: usize, prog: &Program, idx: usize) -> Result<Rc<Bound>, Fault> {
     let bytes = state_word(&state.textures, n, "texture", prog, idx)?;
-    let desc = TexDesc::unpack(bytes)
-        .map_err(|e| fault(prog, idx, format!("texture state register {n}: {e}")))?;
-    let surface = Surface::from_texture(&desc)
-        .map_err(|e| fault(prog, idx, format!("texture state register {n}: {e}")))?;
-    Ok(Bound { desc, surface })
+    decoded(&TEXTURES, bytes, || {
+        let desc = TexDesc::unpack(bytes)
+            .map_err(|e| fault(prog, idx, format!("texture state register {n}: {e}")))?;
+        let surface = Surface::from_texture(&desc)
+            .map_err(|e| fault(prog, idx, format!("texture state register {n}: {e}")))?;
+        Ok(Bound { desc, surface })
+    })
+}
+
+fn bind_pbe(
+    state: &TextureState,
+    n: usize,
+    prog: &Program,
+    idx: usize,
+) -> Result<Rc<BoundPbe>, Fault> {
+    let bytes = state_word(&state.textures, n, "texture", prog, idx)?;
+    decoded(&PBES, bytes, || {
+        let pbe = Pbe::unpack(bytes)
+            .map_err(|e| fault(prog, idx, format!("PBE in texture state register {n}: {e}")))?;
+        let surface = Surface::from_pbe(&pbe)
+            .map_err(|e| fault(prog, idx, format!("PBE in texture state register {n}: {e}")))?;
+        Ok(BoundPbe { pbe, surface })
+    })
 }
 
 /// Reads the texel at (x, y, z, view level, sample), or `None` outside the image.
@@ -405,19 +466,11 @@ fn step_texture_op(
         return Err(Fault::Unimplemented("sampling multisampled textures"));
     }
 
-    let mut bound: Vec<(usize, Bound)> = Vec::new();
     let mut samplers: Vec<(usize, Sampler)> = Vec::new();
     let exec = g.exec;
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
         let n = texture_index(g, x.texture, lane, prog, idx)?;
-        let bi = match bound.iter().position(|(k, _)| *k == n) {
-            Some(i) => i,
-            None => {
-                bound.push((n, bind(state, n, prog, idx)?));
-                bound.len() - 1
-            }
-        };
-        let b = &bound[bi].1;
+        let b = &*bind(state, n, prog, idx)?;
         let integer = format::is_integer(b.desc.texture_type);
         let c: [u32; 4] = std::array::from_fn(|i| {
             if (i as u16) < ncoords {
@@ -569,25 +622,11 @@ fn step_image_write(
     if matches!(x.dim, TexDim::Cube | TexDim::CubeArray) {
         return Err(fault(prog, idx, "image_write to a cube dimension"));
     }
-    let mut bound: Vec<(usize, Pbe, Option<Surface>)> = Vec::new();
     let exec = g.exec;
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
         let n = texture_index(g, x.texture, lane, prog, idx)?;
-        let bi = match bound.iter().position(|(k, _, _)| *k == n) {
-            Some(i) => i,
-            None => {
-                let bytes = state_word(&state.textures, n, "texture", prog, idx)?;
-                let p = Pbe::unpack(bytes).map_err(|e| {
-                    fault(prog, idx, format!("PBE in texture state register {n}: {e}"))
-                })?;
-                let s = Surface::from_pbe(&p).map_err(|e| {
-                    fault(prog, idx, format!("PBE in texture state register {n}: {e}"))
-                })?;
-                bound.push((n, p, s));
-                bound.len() - 1
-            }
-        };
-        let (_, p, surf) = &bound[bi];
+        let bound = bind_pbe(state, n, prog, idx)?;
+        let (p, surf) = (&bound.pbe, &bound.surface);
         let Some(surf) = surf else {
             continue;
         };
