@@ -405,9 +405,25 @@ fn fragment_outputs(state: &FragmentState) -> Result<FragmentOutputs, CompileErr
     })
 }
 
+/// Pipeline state besides the request's that changes the shaders' code.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct GraphicsPipelineOptions {
+    /// `sampleShadingEnable`: the fragment shader runs once per sample (the highest rate,
+    /// which satisfies any `minSampleShading`), as if it read SampleId.
+    pub sample_shading: bool,
+}
+
 /// Compiles a graphics pipeline's vertex and fragment shaders against their fixed state.
 pub fn compile_graphics_pipeline(
     req: &GraphicsPipelineRequest<'_>,
+) -> Result<GraphicsPipelineBinary, CompileError> {
+    compile_graphics_pipeline_with(req, &GraphicsPipelineOptions::default())
+}
+
+/// [`compile_graphics_pipeline`] with the state in `options`.
+pub fn compile_graphics_pipeline_with(
+    req: &GraphicsPipelineRequest<'_>,
+    options: &GraphicsPipelineOptions,
 ) -> Result<GraphicsPipelineBinary, CompileError> {
     if req.vertex.stage != Stage::Vertex {
         return Err(CompileError::Internal(format!(
@@ -433,7 +449,9 @@ pub fn compile_graphics_pipeline(
                     f.stage
                 )));
             }
-            Some(crate::translate_graphics(f)?)
+            let mut g = crate::translate_graphics(f)?;
+            g.per_sample |= options.sample_shading;
+            Some(g)
         }
         None => None,
     };

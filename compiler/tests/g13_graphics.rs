@@ -461,7 +461,9 @@ void main() { o = vec4(float(gl_SampleID)); }
         layout: &res,
         target: Target::G13,
     };
-    let g = compiler::translate_graphics(&req).unwrap();
+    let mut g = compiler::translate_graphics(&req).unwrap();
+    // SampleId is a fragment value: the same body as a vertex shader cannot have it.
+    g.stage = Stage::Vertex;
     let e =
         compile_graphics(&g, &VaryingLayout::default(), &FragmentOutputs::default()).unwrap_err();
     assert!(matches!(e, compiler::CompileError::Unsupported(_)), "{e}");

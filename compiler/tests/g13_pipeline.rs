@@ -838,6 +838,87 @@ void main() { o = vec4(1.0, 0.0, 0.2, 0.6); f = vec4(0.5, 0.25, 2.0, -1.0); }
     }
 }
 
+/// The half float nearest to `x` in 0..=1 (a search: the test wants no encoder of its own to
+/// share mistakes with the compiler's).
+fn nearest_f16(x: f64) -> u16 {
+    (0u16..=0x3c00)
+        .min_by(|&a, &b| {
+            (f16_to_f64(a) - x)
+                .abs()
+                .total_cmp(&(f16_to_f64(b) - x).abs())
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn logic_ops_on_half_float_packed_unorm_use_the_format_bits() {
+    // R5G6B5 and R5G5B5A1 live in the tilebuffer as half floats; a logic op must see the
+    // 5/6/1-bit codes the stored format holds, and keep the result within them.
+    let fs = r#"#version 450
+layout(location = 0) out vec4 o;
+void main() { o = vec4(21.0 / 31.0, 1.0, 6.0 / 31.0, 1.0); }
+"#;
+    let cases = [
+        (ColourFormat::R5G6B5Unorm, [5u32, 6, 5, 0]),
+        (ColourFormat::R5G5B5A1Unorm, [5, 5, 5, 1]),
+    ];
+    for (format, bits) in cases {
+        for op in [LogicOp::Xor, LogicOp::Invert, LogicOp::Or] {
+            let n = bits.iter().filter(|&&b| b != 0).count();
+            let size = 8;
+            let dst_code =
+                |lane: usize, k: usize| u32::from(hash(lane * 4 + k)) & ((1 << bits[k]) - 1);
+            let halves: Vec<Vec<u16>> = bits
+                .iter()
+                .map(|&b| {
+                    let max = f64::from((1u32 << b) - 1);
+                    (0..1u32 << b)
+                        .map(|c| nearest_f16(f64::from(c) / max))
+                        .collect()
+                })
+                .collect();
+            let fill = |i: usize| {
+                let (lane, byte) = (i / size, i % size);
+                let k = byte / 2;
+                if k >= n {
+                    return 0;
+                }
+                halves[k][dst_code(lane, k) as usize].to_le_bytes()[byte % 2]
+            };
+            let state = FragmentState {
+                targets: vec![colour_target(0, format, 0, BlendAttachment::default())],
+                logic_op: Some(op),
+                samples: 1,
+                sample_size_bytes: size as u32,
+            };
+            let bin = pipeline(PLAIN_VS, Some(fs), &VertexInputLayout::default(), &state)
+                .expect("pipeline");
+            let fsb = bin.fragment.unwrap();
+            let l = launch(32, fsb.uniform_halves, &[]);
+            let mut gfx = fragment_ctx(1, size as u32, fill);
+            run_graphics(&program(&fsb.code), &l, &mut FlatMemory::new(), &mut gfx).expect("run");
+            let fc = gfx.fragment.unwrap();
+            let src = [21u32, (1 << bits[1]) - 1, 6, 1];
+            for lane in 0..32 {
+                let got = record(&fc, lane, 0);
+                for k in 0..n {
+                    let max = (1u32 << bits[k]) - 1;
+                    let s8 = |v: u32| v as u8;
+                    let want =
+                        u32::from(logic_ref(op, s8(src[k] & max), s8(dst_code(lane, k)))) & max;
+                    let h = u16::from_le_bytes([got[2 * k], got[2 * k + 1]]);
+                    let code = f16_to_f64(h) * f64::from(max);
+                    assert!(
+                        // Within half a half-float step of k / max: 2^-12 * 63 codes at most.
+                        (code - f64::from(want)).abs() < 0.02,
+                        "{format:?} {op:?} lane {lane} channel {k}: {code} want {want}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn packed_target_write_mask_keeps_other_channels() {
     let fs = r#"#version 450

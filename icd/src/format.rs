@@ -19,10 +19,53 @@ enum Kind {
     /// sRGB-encoded UNORM.
     Srgb,
     /// Packed formats with their own bit layouts.
-    A2b10g10r10Unorm,
-    R5g6b5Unorm,
+    Packed(Packed),
     /// Depth or stencil: one plane, no colour clears.
     DepthStencil,
+}
+
+/// How the fields of a packed format read as numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PackedNumeric {
+    Unorm,
+    Uint,
+    /// Unsigned floats with a 5-bit exponent (the 11- and 10-bit ones).
+    Ufloat,
+}
+
+/// A packed format: the texel size and, for R, G, B and A in that order, the bit offset and
+/// width of its field in the little-endian texel (width 0: the format lacks the channel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Packed {
+    bytes: u32,
+    fields: [(u32, u32); 4],
+    numeric: PackedNumeric,
+}
+
+impl Packed {
+    /// Bits of each of R, G, B, A (0 when absent).
+    fn widths(&self) -> [u32; 4] {
+        self.fields.map(|(_, w)| w)
+    }
+}
+
+/// The packed formats agx4 knows.
+fn packed(format: vk::Format) -> Option<Packed> {
+    use vk::Format as F;
+    use PackedNumeric as N;
+    let p = |bytes, fields, numeric| Some(Packed { bytes, fields, numeric });
+    match format {
+        F::R4G4B4A4_UNORM_PACK16 => p(2, [(12, 4), (8, 4), (4, 4), (0, 4)], N::Unorm),
+        F::B4G4R4A4_UNORM_PACK16 => p(2, [(4, 4), (8, 4), (12, 4), (0, 4)], N::Unorm),
+        F::R5G6B5_UNORM_PACK16 => p(2, [(11, 5), (5, 6), (0, 5), (0, 0)], N::Unorm),
+        F::B5G6R5_UNORM_PACK16 => p(2, [(0, 5), (5, 6), (11, 5), (0, 0)], N::Unorm),
+        F::A1R5G5B5_UNORM_PACK16 => p(2, [(10, 5), (5, 5), (0, 5), (15, 1)], N::Unorm),
+        F::A2R10G10B10_UNORM_PACK32 => p(4, [(20, 10), (10, 10), (0, 10), (30, 2)], N::Unorm),
+        F::A2B10G10R10_UNORM_PACK32 => p(4, [(0, 10), (10, 10), (20, 10), (30, 2)], N::Unorm),
+        F::A2B10G10R10_UINT_PACK32 => p(4, [(0, 10), (10, 10), (20, 10), (30, 2)], N::Uint),
+        F::B10G11R11_UFLOAT_PACK32 => p(4, [(0, 11), (11, 11), (22, 10), (0, 0)], N::Ufloat),
+        _ => None,
+    }
 }
 
 /// A format: channel count, bits per channel, encoding, and whether it is stored B, G, R, A.
@@ -37,8 +80,7 @@ pub struct Format {
 impl Format {
     pub fn bytes_per_texel(&self) -> u32 {
         match self.kind {
-            Kind::A2b10g10r10Unorm => 4,
-            Kind::R5g6b5Unorm => 2,
+            Kind::Packed(p) => p.bytes,
             _ => self.channels * self.bits / 8,
         }
     }
@@ -48,6 +90,10 @@ impl Format {
 pub fn get(format: vk::Format) -> Option<Format> {
     use vk::Format as F;
     let f = |channels, bits, kind| Some(Format { channels, bits, kind, bgra: false });
+    if let Some(p) = packed(format) {
+        let channels = p.widths().iter().filter(|&&w| w != 0).count() as u32;
+        return f(channels, 0, Kind::Packed(p));
+    }
     match format {
         F::R8_UNORM => f(1, 8, Kind::Unorm),
         F::R8_SNORM => f(1, 8, Kind::Snorm),
@@ -90,8 +136,6 @@ pub fn get(format: vk::Format) -> Option<Format> {
         F::R32G32B32A32_UINT => f(4, 32, Kind::Uint),
         F::R32G32B32A32_SINT => f(4, 32, Kind::Sint),
         F::R32G32B32A32_SFLOAT => f(4, 32, Kind::Sfloat),
-        F::A2B10G10R10_UNORM_PACK32 => f(4, 0, Kind::A2b10g10r10Unorm),
-        F::R5G6B5_UNORM_PACK16 => f(3, 0, Kind::R5g6b5Unorm),
         F::D16_UNORM => f(1, 16, Kind::DepthStencil),
         F::D32_SFLOAT => f(1, 32, Kind::DepthStencil),
         F::S8_UINT => f(1, 8, Kind::DepthStencil),
@@ -99,6 +143,12 @@ pub fn get(format: vk::Format) -> Option<Format> {
         F::D32_SFLOAT_S8_UINT => f(1, 32, Kind::DepthStencil),
         _ => None,
     }
+}
+
+/// Whether `format` is one of the packed formats (its own bit layout, not whole bytes per
+/// channel).
+pub fn is_packed(format: vk::Format) -> bool {
+    packed(format).is_some()
 }
 
 /// Whether a view of `view` format may see an image of `image` format created with
@@ -141,15 +191,11 @@ pub fn renderable(format: vk::Format) -> Option<Renderable> {
         Kind::Uint => (Numeric::Uint, TextureType::Uint),
         Kind::Sint => (Numeric::Sint, TextureType::Sint),
         Kind::Sfloat => (Numeric::Float, TextureType::Float),
-        Kind::A2b10g10r10Unorm => {
-            let pixel = pixel_format(format.as_raw())?;
-            return Some(Renderable { colour: ColourFormat::Rgb10A2Unorm, texture_type: TextureType::Unorm, pixel });
-        }
+        Kind::Packed(p) => return renderable_packed(format, p),
         // The tilebuffer holds sRGB as four encoded bytes; one- and two-channel sRGB
-        // targets are not tested, so only the four-channel ones are offered. R5G6B5 renders
-        // through half floats, untested.
+        // targets are not tested, so only the four-channel ones are offered.
         Kind::Srgb if f.channels == 4 => (Numeric::Srgb, TextureType::Unorm),
-        Kind::Srgb | Kind::R5g6b5Unorm | Kind::DepthStencil => return None,
+        Kind::Srgb | Kind::DepthStencil => return None,
     };
     let channels = match (f.channels, f.bits) {
         (1, 8) => Channels::R8,
@@ -170,6 +216,48 @@ pub fn renderable(format: vk::Format) -> Option<Renderable> {
         return None;
     }
     Some(Renderable { colour, texture_type, pixel })
+}
+
+/// The packed colour formats agx4 renders to, by their fields. The tilebuffer format each
+/// goes through is Mesa's choice (`ColourFormat::tib_format`): the 16-bit ones as half
+/// floats, 10:10:10:2 UNORM and 11:11:10 float natively, 10:10:10:2 UINT as 16-bit
+/// integers; the PBE then stores the format's own layout, its channel order being the pixel
+/// format's swizzle. Layouts the PBE has no channel layout for (alpha in the low bit, as in
+/// R5G5B5A1_UNORM_PACK16) are not renderable.
+fn renderable_packed(format: vk::Format, p: Packed) -> Option<Renderable> {
+    use PackedNumeric as N;
+    let (colour, channels) = match (p.numeric, p.widths()) {
+        (N::Unorm, [5, 6, 5, 0]) => (ColourFormat::R5G6B5Unorm, Channels::R5G6B5),
+        (N::Unorm, [5, 5, 5, 1]) => (ColourFormat::R5G5B5A1Unorm, Channels::R5G5B5A1),
+        (N::Unorm, [4, 4, 4, 4]) => (ColourFormat::R4G4B4A4Unorm, Channels::R4G4B4A4),
+        (N::Unorm, [10, 10, 10, 2]) => (ColourFormat::Rgb10A2Unorm, Channels::R10G10B10A2),
+        (N::Uint, [10, 10, 10, 2]) => (ColourFormat::Rgb10A2Uint, Channels::R10G10B10A2),
+        (N::Ufloat, [11, 11, 10, 0]) => (ColourFormat::Rg11B10Float, Channels::R11G11B10),
+        _ => return None,
+    };
+    // R4G4B4A4_UNORM_PACK16 differs from B4G4R4A4 only in its swizzle, but the reference
+    // renderer the scenes compare against has no attachments of it: untested, not offered.
+    if format == vk::Format::R4G4B4A4_UNORM_PACK16 {
+        return None;
+    }
+    colour.tib_format()?;
+    let pixel = pixel_format(format.as_raw())?;
+    if pixel.channels != channels {
+        return None;
+    }
+    Some(Renderable { colour, texture_type: pixel.texture_type, pixel })
+}
+
+/// Bits of R, G, B, A of the packed UNORM formats the tilebuffer holds as half floats, whose
+/// clear colours are quantised before they reach it: blending then reads the destination the
+/// stored format would hold, as it does after a load.
+fn half_float_packed_bits(c: ColourFormat) -> Option<[u32; 4]> {
+    match c {
+        ColourFormat::R5G6B5Unorm => Some([5, 6, 5, 0]),
+        ColourFormat::R5G5B5A1Unorm => Some([5, 5, 5, 1]),
+        ColourFormat::R4G4B4A4Unorm => Some([4, 4, 4, 4]),
+        _ => None,
+    }
 }
 
 /// The depth/stencil attachment formats, by their first plane: depth in the ZLS unit's
@@ -296,10 +384,18 @@ pub fn clear_words(r: &Renderable, value: &vk::ClearColorValue) -> [u32; 4] {
     // SAFETY: every member of the union is plain data of the same 16 bytes.
     let (f, u, i) = unsafe { (value.float32, value.uint32, value.int32) };
     let mut out = [0u32; 4];
+    let quantise = half_float_packed_bits(r.colour);
     for c in 0..4 {
         out[c] = match r.texture_type {
+            TextureType::Unorm if quantise.is_some_and(|b| b[c] != 0) => {
+                let max = quantise.map_or(1, |b| (1u32 << b[c]) - 1) as f32;
+                (norm(f[c], 0.0, max) as f32 / max).to_bits()
+            }
             TextureType::Unorm => f[c].clamp(0.0, 1.0).to_bits(),
             TextureType::Snorm => f[c].clamp(-1.0, 1.0).to_bits(),
+            // 10:10:10:2 UINT goes through 16-bit tile integers, which would keep the low
+            // bits of a larger value; saturate it as the PBE would.
+            TextureType::Uint if r.colour == ColourFormat::Rgb10A2Uint => u[c].min(if c == 3 { 3 } else { 1023 }),
             TextureType::Uint | TextureType::Sint => {
                 if r.texture_type == TextureType::Uint {
                     u[c]
@@ -342,6 +438,43 @@ fn f32_to_f16(v: f32) -> u16 {
     sign | (base + kept + round) as u16
 }
 
+/// An unsigned float with a 5-bit exponent and `mantissa` bits (the 11- and 10-bit floats of
+/// B10G11R11_UFLOAT_PACK32) from a float: negative values and -0 become 0, NaN stays NaN,
+/// values beyond the largest finite one become infinity, the rest round to nearest even.
+fn f32_to_ufloat(v: f32, mantissa: u32) -> u32 {
+    let inf = 0x1f << mantissa;
+    if v.is_nan() {
+        return inf | 1;
+    }
+    if v <= 0.0 {
+        return 0;
+    }
+    // The half-float conversion rounds to 10 mantissa bits; rounding that again would round
+    // twice, so round from the f32 bits directly.
+    let b = v.to_bits();
+    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    if exp >= 0x1f {
+        return inf;
+    }
+    let man = b & 0x7f_ffff;
+    let (full, shift, base) = if exp <= 0 {
+        // Subnormal: the implicit one joins the mantissa, shifted further right.
+        let shift = (23 - mantissa as i32 + 1 - exp) as u32;
+        if shift > 24 {
+            return 0;
+        }
+        (man | 0x80_0000, shift, 0)
+    } else {
+        (man, 23 - mantissa, (exp as u32) << mantissa)
+    };
+    let kept = full >> shift;
+    let rest = full & ((1 << shift) - 1);
+    let half = 1 << (shift - 1);
+    let round = u32::from(rest > half || (rest == half && kept & 1 == 1));
+    // A carry out of the mantissa steps the exponent, up to infinity: the encoding is ordered.
+    (base + kept + round).min(inf)
+}
+
 /// `c` in [lo, 1] scaled to `max` and rounded to the nearest integer (Vulkan's UNORM/SNORM
 /// conversion).
 fn norm(c: f32, lo: f32, max: f32) -> i64 {
@@ -367,16 +500,22 @@ pub fn pack_clear(format: &Format, value: &vk::ClearColorValue) -> Option<Vec<u8
     let mut out = Vec::new();
     match format.kind {
         Kind::DepthStencil => return None,
-        Kind::A2b10g10r10Unorm => {
-            let word = norm(f[0], 0.0, 1023.0) as u32
-                | (norm(f[1], 0.0, 1023.0) as u32) << 10
-                | (norm(f[2], 0.0, 1023.0) as u32) << 20
-                | (norm(f[3], 0.0, 3.0) as u32) << 30;
-            out.extend_from_slice(&word.to_le_bytes());
-        }
-        Kind::R5g6b5Unorm => {
-            let word = (norm(f[2], 0.0, 31.0) as u16) | (norm(f[1], 0.0, 63.0) as u16) << 5 | (norm(f[0], 0.0, 31.0) as u16) << 11;
-            out.extend_from_slice(&word.to_le_bytes());
+        Kind::Packed(p) => {
+            let mut word = 0u32;
+            for (c, &(at, width)) in p.fields.iter().enumerate() {
+                if width == 0 {
+                    continue;
+                }
+                let max = (1u32 << width) - 1;
+                let v = match p.numeric {
+                    PackedNumeric::Unorm => norm(f[c], 0.0, max as f32) as u32,
+                    // Integer clears keep the low bits of the value, as for plain formats.
+                    PackedNumeric::Uint => u[c] & max,
+                    PackedNumeric::Ufloat => f32_to_ufloat(f[c], width - 5),
+                };
+                word |= v << at;
+            }
+            out.extend_from_slice(&word.to_le_bytes()[..p.bytes as usize]);
         }
         kind => {
             let order: [usize; 4] = if format.bgra { [2, 1, 0, 3] } else { [0, 1, 2, 3] };
@@ -463,6 +602,68 @@ mod tests {
         // 0.5 linear is 0.7354 encoded: 187.5 rounds to 188; alpha is not encoded.
         assert_eq!(clear(vk::Format::R8G8B8A8_SRGB, fl([0.5, 1.0, 0.0, 0.5])), [188, 255, 0, 128]);
         assert_eq!(clear(vk::Format::B8G8R8A8_SRGB, fl([0.0, 0.002, 0.5, 1.0])), [188, 7, 0, 255]);
+    }
+
+    #[test]
+    fn packed_clear_packing() {
+        use vk::Format as F;
+        let fl = |v: [f32; 4]| vk::ClearColorValue { float32: v };
+        // Red in the top nibble of R4G4B4A4, in the second nibble of B4G4R4A4.
+        assert_eq!(clear(F::R4G4B4A4_UNORM_PACK16, fl([1.0, 0.0, 0.0, 0.0])), 0xf000u16.to_le_bytes());
+        assert_eq!(clear(F::B4G4R4A4_UNORM_PACK16, fl([1.0, 0.0, 0.0, 0.0])), 0x00f0u16.to_le_bytes());
+        assert_eq!(clear(F::B4G4R4A4_UNORM_PACK16, fl([0.0, 0.0, 0.0, 1.0])), 0x000fu16.to_le_bytes());
+        // B5G6R5 has red in the low bits; A1R5G5B5 alpha in bit 15 and blue in the low bits.
+        assert_eq!(clear(F::B5G6R5_UNORM_PACK16, fl([1.0, 0.0, 0.0, 0.0])), 0x001fu16.to_le_bytes());
+        assert_eq!(clear(F::A1R5G5B5_UNORM_PACK16, fl([0.0, 0.0, 1.0, 1.0])), 0x801fu16.to_le_bytes());
+        assert_eq!(clear(F::A1R5G5B5_UNORM_PACK16, fl([1.0, 0.0, 0.0, 0.4])), 0x7c00u16.to_le_bytes());
+        assert_eq!(clear(F::A2R10G10B10_UNORM_PACK32, fl([1.0, 0.0, 0.0, 1.0])), 0xfff0_0000u32.to_le_bytes());
+        let u = vk::ClearColorValue { uint32: [5, 1023, 1024, 2] };
+        assert_eq!(clear(F::A2B10G10R10_UINT_PACK32, u), (5u32 | 1023 << 10 | 2 << 30).to_le_bytes());
+        // 1.0 is exponent 15 (bias 15), mantissa 0, in each of the 11-, 11- and 10-bit floats.
+        let one = 15u32 << 6 | (15 << 6) << 11 | (15 << 5) << 22;
+        assert_eq!(clear(F::B10G11R11_UFLOAT_PACK32, fl([1.0, 1.0, 1.0, 0.0])), one.to_le_bytes());
+        assert_eq!(clear(F::B10G11R11_UFLOAT_PACK32, fl([-2.0, 0.0, 0.0, 0.0])), [0; 4]);
+    }
+
+    #[test]
+    fn unsigned_small_floats() {
+        assert_eq!(f32_to_ufloat(1.0, 6), 15 << 6);
+        assert_eq!(f32_to_ufloat(0.5 + 1.0 / 128.0, 6), 14 << 6 | 1);
+        // Halfway between mantissas 1 and 2 of exponent 14: ties to even.
+        assert_eq!(f32_to_ufloat(0.5 + 3.0 / 256.0, 6), 14 << 6 | 2);
+        // The largest finite 11-bit float is 65024; far beyond it is infinity.
+        assert_eq!(f32_to_ufloat(65024.0, 6), 30 << 6 | 63);
+        assert_eq!(f32_to_ufloat(1e9, 6), 31 << 6);
+        assert_eq!(f32_to_ufloat(f32::NAN, 5) >> 5, 31);
+        assert_ne!(f32_to_ufloat(f32::NAN, 5) & 31, 0);
+        // Denormals: the 10-bit float steps by 2^-14 / 2^5 = 2^-19 below 2^-14.
+        assert_eq!(f32_to_ufloat(2f32.powi(-19), 5), 1);
+        assert_eq!(f32_to_ufloat(3.0 * 2f32.powi(-19), 5), 3);
+        assert_eq!(f32_to_ufloat(2f32.powi(-14), 6), 1 << 6);
+    }
+
+    #[test]
+    fn packed_attachments() {
+        use vk::Format as F;
+        let r = |f| renderable(f).map(|r| r.colour);
+        assert_eq!(r(F::R5G6B5_UNORM_PACK16), Some(ColourFormat::R5G6B5Unorm));
+        assert_eq!(r(F::B5G6R5_UNORM_PACK16), Some(ColourFormat::R5G6B5Unorm));
+        assert_eq!(r(F::B4G4R4A4_UNORM_PACK16), Some(ColourFormat::R4G4B4A4Unorm));
+        assert_eq!(r(F::A1R5G5B5_UNORM_PACK16), Some(ColourFormat::R5G5B5A1Unorm));
+        assert_eq!(r(F::A2R10G10B10_UNORM_PACK32), Some(ColourFormat::Rgb10A2Unorm));
+        assert_eq!(r(F::A2B10G10R10_UINT_PACK32), Some(ColourFormat::Rgb10A2Uint));
+        assert_eq!(r(F::B10G11R11_UFLOAT_PACK32), Some(ColourFormat::Rg11B10Float));
+        assert!(!renderable(F::A2B10G10R10_UINT_PACK32).unwrap().blendable());
+        // No PBE layout has alpha in the low bit; R4G4B4A4 is not tested against a reference.
+        assert!(renderable(F::R5G5B5A1_UNORM_PACK16).is_none());
+        assert!(renderable(F::R4G4B4A4_UNORM_PACK16).is_none());
+        assert!(renderable(F::E5B9G9R9_UFLOAT_PACK32).is_none());
+        // Clears of half-float-backed formats reach the tilebuffer quantised: 0.5 is 15.5/31,
+        // which rounds to 16/31; 6-bit green keeps 0.5 as 31.5/63 -> 32/63.
+        let w = clear_words(&renderable(F::R5G6B5_UNORM_PACK16).unwrap(), &vk::ClearColorValue { float32: [0.5, 0.5, 2.0, 0.3] });
+        assert_eq!(w[..3], [(16.0f32 / 31.0).to_bits(), (32.0f32 / 63.0).to_bits(), 1.0f32.to_bits()]);
+        let w = clear_words(&renderable(F::A2B10G10R10_UINT_PACK32).unwrap(), &vk::ClearColorValue { uint32: [7, 5000, 1023, 9] });
+        assert_eq!(w, [7, 1023, 1023, 3]);
     }
 
     #[test]

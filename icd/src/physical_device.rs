@@ -230,6 +230,8 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
         // A GPU copy puts an indirect draw's firstInstance into its root table before the
         // render command runs (cmd_buffer/draw.rs).
         draw_indirect_first_instance: vk::TRUE,
+        // The fragment shader loops over the pixel's samples (compiler g13 isel::gfx).
+        sample_rate_shading: vk::TRUE,
         ..Default::default()
     }
 }
@@ -428,11 +430,14 @@ fn format_properties(format: vk::Format) -> vk::FormatProperties {
 }
 
 /// Colour formats that blits read and write: the ones the texture unit and the PBE both know,
-/// other than integer formats (whose blits are written but not yet tested).
+/// other than integer formats (whose blits are written but not yet tested). A packed format
+/// blits through the same texture reads and PBE stores its attachment loads and stores use,
+/// which are tested only for the packed formats that are colour attachments.
 fn blittable_colour(format: vk::Format) -> bool {
     use hw::g13::control::descriptors::TextureType;
     crate::format::get(format).is_some()
         && crate::format::depth_stencil(format).is_none()
+        && (!crate::format::is_packed(format) || crate::format::renderable(format).is_some())
         && hw::g13::image_desc::pixel_format(format.as_raw())
             .is_some_and(|p| !matches!(p.texture_type, TextureType::Uint | TextureType::Sint))
 }

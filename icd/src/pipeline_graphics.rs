@@ -447,10 +447,12 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
     };
     let samples = ms.map(|m| m.rasterization_samples.as_raw()).unwrap_or(1);
     if let Some(m) = ms {
-        if m.sample_shading_enable != 0 || m.alpha_to_coverage_enable != 0 || m.alpha_to_one_enable != 0 || !m.p_sample_mask.is_null() {
-            return unsupported("sample shading, alpha to coverage/one and sample masks");
+        if m.alpha_to_coverage_enable != 0 || m.alpha_to_one_enable != 0 || !m.p_sample_mask.is_null() {
+            return unsupported("alpha to coverage/one and sample masks");
         }
     }
+    // Any minSampleShading is met by shading every sample, the only rate the compiler has.
+    let sample_shading = ms.is_some_and(|m| m.sample_shading_enable != 0);
     let tilebuffer = subpass_tilebuffer(pass, subpass_index)?;
     if !matches!(samples, 1 | 4) || samples != tilebuffer.samples {
         return unsupported(format!("{samples} rasterization samples in a subpass of {}", tilebuffer.samples));
@@ -538,7 +540,8 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
         vertex_input: &vertex_input,
         fragment_state: &fragment_state,
     };
-    let binary = compiler::compile_graphics_pipeline(&req).map_err(|e| {
+    let options = compiler::GraphicsPipelineOptions { sample_shading };
+    let binary = compiler::compile_graphics_pipeline_with(&req, &options).map_err(|e| {
         eprintln!("agx4: vkCreateGraphicsPipelines: {e}");
         match e {
             compiler::CompileError::Unsupported(_) => vk::Result::ERROR_FEATURE_NOT_PRESENT,

@@ -242,6 +242,7 @@ impl<'m> Tr<'m> {
             BuiltIn::FragCoord => Some(ir::SysVal::FragCoord(i as u8)),
             BuiltIn::FrontFacing => Some(ir::SysVal::FrontFacing),
             BuiltIn::SampleId => Some(ir::SysVal::SampleId),
+            BuiltIn::SamplePosition => Some(ir::SysVal::SamplePosition(i as u8)),
             BuiltIn::ViewIndex => Some(ir::SysVal::ViewIndex),
             _ => None,
         };
@@ -257,6 +258,23 @@ impl<'m> Tr<'m> {
             return Err(invalid(format!("{b:?} in a {:?} shader", self.stage)));
         }
         match b {
+            BuiltIn::SamplePosition => {
+                if t.scalar != Scalar::F32 || (lane.is_none() && t.lanes != 2) {
+                    return Err(invalid(format!("SamplePosition of type {t:?}")));
+                }
+                self.per_sample = true;
+                let one = |tr: &mut Self, i: u32| -> Result<ir::Value, CompileError> {
+                    let s = sv(i).ok_or_else(|| invalid("builtin"))?;
+                    tr.emit(Type::F32, ir::Op::SysVal(s))
+                };
+                if let Some(l) = lane {
+                    return Ok(Some(FVal::V(one(self, l)?)));
+                }
+                let lanes = (0..2)
+                    .map(|i| one(self, i))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Some(FVal::V(self.emit(t, ir::Op::Vector(lanes))?)))
+            }
             BuiltIn::FragCoord => {
                 if !self.origin_upper_left {
                     return Err(invalid("FragCoord without OriginUpperLeft"));

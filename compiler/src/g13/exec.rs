@@ -25,6 +25,10 @@
 //! way out never bring that back to zero, `while` only touches counters below 2 and `else`
 //! only 0 and 1, so the thread stays off until the shader ends. After such a return even a
 //! top-level loop pushes, so its breaks cannot wake parked threads.
+//!
+//! A per-sample fragment shader runs its whole body in one more loop, once per sample. There
+//! a `return` ends only the current sample: it is that loop's `continue`, however deeply it
+//! sits, so the thread comes back for the next sample.
 
 use hw::isa::*;
 
@@ -71,6 +75,11 @@ pub(crate) struct ExecLowering {
     /// Whether a thread may have returned from inside control flow already.
     any_return: bool,
     next_label: u32,
+    /// Counter levels the open `if`s and loops hold in all.
+    levels: u32,
+    /// Inside a per-sample loop: `levels` just inside it. A `return` there ends the sample's
+    /// iteration rather than the thread, which must go on to shade its other samples.
+    sample_loop: Option<u32>,
 }
 
 fn unconditional(op: ExecOp, n: u8) -> Instr {
@@ -93,6 +102,64 @@ impl ExecLowering {
                 imm: 0,
             })));
         }
+    }
+
+    /// Opens the loop a per-sample fragment shader runs its body in, once per sample. It
+    /// takes the two levels of a loop with `continue`: a `return` in the body becomes one.
+    pub fn sample_loop_begin(&mut self, out: &mut Vec<Item>) -> LoopFrame {
+        out.push(Item::Op(Instr::MovImm(MovImm {
+            dst: R0L.into(),
+            imm: 0,
+        })));
+        let frame = LoopFrame {
+            head: self.label(),
+            levels: 2,
+            outer_loop_nesting: self.loop_nesting,
+            outer_continues: self.loop_continues,
+        };
+        self.loop_nesting = 0;
+        self.loop_continues = true;
+        self.total_nesting += 1;
+        self.levels += 2;
+        self.sample_loop = Some(self.levels);
+        out.push(Item::Label(frame.head));
+        frame
+    }
+
+    /// Leaves the per-sample loop where `a` `cond` `b` holds (unsigned integers).
+    pub fn sample_loop_exit_if(
+        &mut self,
+        cond: ICond,
+        a: Operand,
+        b: Operand,
+        out: &mut Vec<Item>,
+    ) {
+        let end = self.label();
+        out.push(Item::Op(Instr::ExecCmp(ExecCmp {
+            op: ExecOp::If,
+            cond: Cond::Int(cond),
+            invert: false,
+            a,
+            b,
+            n: 1,
+        })));
+        out.push(Item::Jump {
+            cond: JumpCond::None,
+            target: end,
+        });
+        // One `if` level, then the loop's two.
+        out.push(Item::Op(Instr::MovImm(MovImm {
+            dst: R0L.into(),
+            imm: 3,
+        })));
+        out.push(Item::Op(Instr::PopExec(PopExec { n: 0 })));
+        out.push(Item::Label(end));
+        out.push(Item::Op(Instr::PopExec(PopExec { n: 1 })));
+    }
+
+    pub fn sample_loop_end(&mut self, frame: LoopFrame, out: &mut Vec<Item>) {
+        self.sample_loop = None;
+        self.loop_end(frame, out);
     }
 
     fn label(&mut self) -> u32 {
@@ -133,6 +200,7 @@ impl ExecLowering {
         });
         self.loop_nesting += 1;
         self.total_nesting += 1;
+        self.levels += 1;
         frame
     }
 
@@ -151,6 +219,7 @@ impl ExecLowering {
         out.push(Item::Op(Instr::PopExec(PopExec { n: 1 })));
         self.loop_nesting -= 1;
         self.total_nesting -= 1;
+        self.levels -= 1;
     }
 
     pub fn loop_begin(&mut self, body: &[Node], out: &mut Vec<Item>) -> LoopFrame {
@@ -168,6 +237,7 @@ impl ExecLowering {
         self.loop_nesting = 0;
         self.loop_continues = continues;
         self.total_nesting += 1;
+        self.levels += u32::from(levels);
         out.push(Item::Label(frame.head));
         frame
     }
@@ -191,6 +261,7 @@ impl ExecLowering {
         self.loop_nesting = frame.outer_loop_nesting;
         self.loop_continues = frame.outer_continues;
         self.total_nesting -= 1;
+        self.levels -= u32::from(frame.levels);
     }
 
     /// Whether a conditional `break` here can be one `while`: directly in the body of a loop
@@ -217,6 +288,11 @@ impl ExecLowering {
 
     pub fn jump(&mut self, kind: JumpKind, out: &mut Vec<Item>) -> Result<(), crate::CompileError> {
         let nest = match kind {
+            // Like a `continue` of the per-sample loop from however deep the body is: every
+            // level opened inside it, then the one the `while` at its bottom takes off.
+            JumpKind::Return if self.sample_loop.is_some() => {
+                self.levels - self.sample_loop.unwrap_or(0) + 1
+            }
             JumpKind::Return if self.total_nesting == 0 => {
                 out.push(Item::Op(Instr::Stop));
                 return Ok(());

@@ -204,15 +204,11 @@ pub fn compile_graphics(
             g.stage
         )));
     }
-    if g.per_sample {
-        return Err(CompileError::Unsupported(
-            "per-sample fragment shading in the G13 back end".into(),
-        ));
-    }
     let target = GraphicsTarget {
         stage: g.stage,
         layout,
         outputs,
+        per_sample: g.per_sample,
     };
     let vprog = isel::select_graphics(&g.shader, target)?;
     let discards = vprog

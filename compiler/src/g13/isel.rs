@@ -98,6 +98,8 @@ struct Sel<'a> {
     outputs: BTreeMap<(u32, u8), u16>,
     /// Copies of preloaded registers taken at entry, by physical half (see `gfx`).
     preloads: BTreeMap<u16, Reg>,
+    /// A per-sample fragment shader's current sample, while its loop runs.
+    sample: Option<gfx::SampleIter>,
 }
 
 /// Selects instructions for a whole shader.
@@ -121,15 +123,22 @@ fn select_with<'a>(
     if gfx.is_some() {
         s.capture_preloads()?;
     }
-    s.exec.begin(&shader.body, &mut s.out);
+    let sample_loop = gfx.is_some_and(|t| t.per_sample_loop());
+    if !sample_loop {
+        s.exec.begin(&shader.body, &mut s.out);
+    }
     if gfx.is_some() {
         // Outputs are written after the body, so a final `return` must not stop first.
         let body = match &shader.body[..] {
             [rest @ .., Node::Return] => rest,
             all => all,
         };
-        s.nodes(body)?;
-        s.write_outputs()?;
+        if sample_loop {
+            s.per_sample_body(body)?;
+        } else {
+            s.nodes(body)?;
+            s.write_outputs()?;
+        }
     } else {
         s.nodes(&shader.body)?;
     }
@@ -159,6 +168,7 @@ impl<'a> Sel<'a> {
             gfx,
             outputs: BTreeMap::new(),
             preloads: BTreeMap::new(),
+            sample: None,
         }
     }
 

@@ -140,6 +140,9 @@ pub(crate) fn visit(i: &mut Instr, f: &mut dyn FnMut(&mut Reg, Access, u16)) {
         // shaders are refused before selection), so these describe their operands for the
         // verifier and for the graphics work to come.
         Instr::Iter(x) => {
+            if let Interpolation::Sample(s) = &mut x.interp {
+                small(s, f);
+            }
             let h = x.dst.size.halves() * u16::from(x.channels);
             f(&mut x.dst, Access::Def, h);
         }

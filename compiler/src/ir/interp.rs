@@ -576,6 +576,7 @@ impl<'s> Machine<'s, '_> {
             SysVal::SubgroupLocalInvocationId | SysVal::SubgroupId => {
                 return Err("subgroup system values are not interpreted".into())
             }
+            SysVal::SamplePosition(_) => return Err("SamplePosition is not interpreted".into()),
             SysVal::VertexIndex
             | SysVal::InstanceIndex
             | SysVal::FragCoord(_)

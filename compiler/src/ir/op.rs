@@ -152,6 +152,9 @@ pub enum SysVal {
     /// Fragment shaders: the sample index (I32); asking for it makes the shader run per
     /// sample.
     SampleId,
+    /// Fragment shaders: one component (0 = x, 1 = y) of the position of the sample being
+    /// shaded inside its pixel, in [0, 1) (F32); asking for it makes the shader run per sample.
+    SamplePosition(u8),
     /// Vertex and fragment shaders: the view of a multiview subpass being rendered (I32),
     /// the same for every invocation of a draw.
     ViewIndex,

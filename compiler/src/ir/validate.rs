@@ -395,6 +395,7 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
                         | SysVal::FragCoord(_)
                         | SysVal::FrontFacing
                         | SysVal::SampleId
+                        | SysVal::SamplePosition(_)
                         | SysVal::ViewIndex
                 ) {
                     return bad("system value");

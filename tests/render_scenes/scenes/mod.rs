@@ -9,7 +9,9 @@ mod dynamic;
 mod large;
 mod layers;
 mod msaa_transfer;
+mod packed;
 mod passes;
+mod sample_interp;
 mod topology;
 mod transfer;
 mod vertex;
@@ -38,6 +40,8 @@ pub fn all() -> Vec<Scene> {
     v.extend(transfer::scenes());
     v.extend(layers::scenes());
     v.extend(dynamic::scenes());
+    v.extend(packed::scenes());
+    v.extend(sample_interp::scenes());
     v.extend(large::scenes());
     v
 }

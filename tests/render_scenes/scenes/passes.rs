@@ -91,7 +91,7 @@ pub fn scenes() -> Vec<Scene> {
     ]
 }
 
-const BG: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+pub(super) const BG: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 
 /// A triangle with edges at odd slopes, so many pixels are partly covered.
 fn msaa_triangle(f: &Frame, col: [f32; 4]) -> (Vec<V>, [[f64; 2]; 3]) {
@@ -199,7 +199,7 @@ fn msaa_resolve_attachment(f: &mut Frame) -> R<Vec<Out>> {
 }
 
 /// Renders `pipe` with `verts` into a 4x target and resolves it with vkCmdResolveImage.
-fn render_and_resolve(f: &mut Frame, pipe: &Pipe, verts: &[V]) -> R<Image> {
+pub(super) fn render_and_resolve(f: &mut Frame, pipe: &Pipe, verts: &[V]) -> R<Image> {
     let (ms, ms_view) = f.target(RGBA8, vk::ImageUsageFlags::empty(), X4)?;
     let (w, h) = (f.w, f.h);
     let dst = f.image_full(

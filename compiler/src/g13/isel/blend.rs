@@ -10,8 +10,8 @@
 use hw::g13::tilebuffer::{Numeric, TibFormat};
 use hw::isa::*;
 
-use super::tib::{channels, is_integer, numeric, Element};
-use super::{unsupported, Sel};
+use super::tib::{channels, half_float_unorm_bits, is_integer, numeric, Element};
+use super::{unsupported, Sel, AND};
 use crate::abi;
 use crate::g13::graphics::ColourOutput;
 use crate::graphics_api::{BlendFactor, BlendOp, LogicOp};
@@ -73,6 +73,9 @@ enum Mode {
     Plain,
     Blend,
     Logic(LogicOp),
+    /// A logic op on a packed UNORM target held as half floats: source and destination are
+    /// quantised to the format's channel widths first, as the stored format would hold them.
+    LogicQuantised(LogicOp, [u32; 4]),
 }
 
 impl Sel<'_> {
@@ -111,10 +114,13 @@ impl Sel<'_> {
                     // Vulkan: float and sRGB targets take the colour unchanged.
                     Mode::Plain
                 } else if c.format == TibFormat::F16 {
-                    return Err(unsupported(format!(
-                        "logic op on {:?} (stored as half floats)",
-                        c.colour
-                    )));
+                    let bits = half_float_unorm_bits(c.colour).ok_or_else(|| {
+                        unsupported(format!(
+                            "logic op on {:?} (stored as half floats)",
+                            c.colour
+                        ))
+                    })?;
+                    Mode::LogicQuantised(op, bits)
                 } else {
                     Mode::Logic(op)
                 }
@@ -125,7 +131,8 @@ impl Sel<'_> {
         let masked_rmw = mask != full && !c.format.supports_channel_mask();
         if matches!(mode, Mode::Plain) && !masked_rmw {
             let elems = self.tib_pack(c.colour, c.format, vals)?;
-            return self.tile_access(true, c.offset, &elems, Small::Imm(0xff), mask);
+            let all = self.samples_written();
+            return self.tile_access(true, c.offset, &elems, all, mask);
         }
         // Packing the source once serves every sample of a logic op.
         let src_elems = match mode {
@@ -136,8 +143,14 @@ impl Sel<'_> {
             Mode::Blend => Some(self.blend_source(c, vals)?),
             _ => None,
         };
-        for s in 0..samples.clamp(1, 8) {
-            let which = Small::Imm(1 << s);
+        // A per-sample shader combines only the sample it shades.
+        let each: Vec<Small> = match self.samples_written() {
+            Small::Imm(_) => (0..samples.clamp(1, 8))
+                .map(|s| Small::Imm(1 << s))
+                .collect(),
+            one => vec![one],
+        };
+        for which in each {
             let dst_elems = self.tib_elements(c.colour, c.format)?;
             self.tile_access(false, c.offset, &dst_elems, which, 0xf)?;
             let out: Vec<Element> = match mode {
@@ -162,6 +175,11 @@ impl Sel<'_> {
                     }
                     out
                 }
+                Mode::LogicQuantised(op, bits) => {
+                    let dst = self.tib_unpack(c.colour, c.format, &dst_elems)?;
+                    let res = self.logic_quantised(op, bits, vals, dst)?;
+                    self.tib_pack(c.colour, c.format, res)?
+                }
                 Mode::Blend | Mode::Plain => {
                     let dst = self.tib_unpack(c.colour, c.format, &dst_elems)?;
                     let mut res = match mode {
@@ -185,6 +203,33 @@ impl Sel<'_> {
             self.tile_access(true, c.offset, &out, which, store_mask)?;
         }
         Ok(())
+    }
+
+    /// `op` on source and destination channels converted to UNORM integers of `bits` each
+    /// (0: the channel is absent and keeps the destination), back as floats.
+    fn logic_quantised(
+        &mut self,
+        op: LogicOp,
+        bits: [u32; 4],
+        src: [Reg; 4],
+        dst: [Reg; 4],
+    ) -> Result<[Reg; 4], CompileError> {
+        let table = logic_table(op);
+        let mut out = dst;
+        for (k, &b) in bits.iter().enumerate() {
+            if b == 0 {
+                continue;
+            }
+            let max = (1u32 << b) - 1;
+            let s = self.norm_to_int(src[k], false, max as f32)?;
+            let d = self.norm_to_int(dst[k], false, max as f32)?;
+            let r = self.bitop_r(Operand::Reg(s), Operand::Reg(d), table)?;
+            // The inverting ops set bits above the channel's width.
+            let m = self.imm_r(max)?;
+            let r = self.bitop_r(Operand::Reg(r), Operand::Reg(m), AND)?;
+            out[k] = self.int_to_norm(r, false, max as f32)?;
+        }
+        Ok(out)
     }
 
     /// Source values clamped as the target's format asks before blending.

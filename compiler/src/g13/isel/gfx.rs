@@ -51,6 +51,33 @@ pub(crate) struct GraphicsTarget<'a> {
     pub stage: Stage,
     pub layout: &'a VaryingLayout,
     pub outputs: &'a FragmentOutputs,
+    /// Fragment shaders: run once per sample (SampleId, `sample` inputs, sample shading).
+    pub per_sample: bool,
+}
+
+impl GraphicsTarget<'_> {
+    /// Whether the body runs in a loop over the pixel's samples. With one sample per pixel
+    /// the single run is already per sample.
+    pub fn per_sample_loop(&self) -> bool {
+        self.per_sample && self.stage == Stage::Fragment && self.outputs.samples > 1
+    }
+}
+
+/// The sample a per-sample fragment shader's loop is shading: its index and the one-bit
+/// mask of it, both 32-bit registers whose low halves serve as 16-bit sample operands.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SampleIter {
+    index: Reg,
+    bit: Reg,
+}
+
+impl SampleIter {
+    fn low(r: Reg) -> Small {
+        Small::Reg(Reg {
+            half: r.half,
+            size: Size::S16,
+        })
+    }
 }
 
 pub(super) fn is_graphics_sysval(sv: SysVal) -> bool {
@@ -61,20 +88,37 @@ pub(super) fn is_graphics_sysval(sv: SysVal) -> bool {
             | SysVal::FragCoord(_)
             | SysVal::FrontFacing
             | SysVal::SampleId
+            | SysVal::SamplePosition(_)
             | SysVal::ViewIndex
     )
 }
 
-/// The planes of 1/W at the pixel centre divide smooth varyings.
-fn hw_interp(i: InputInterp) -> Result<(Option<u8>, Interpolation), CompileError> {
+/// Vulkan's standard sample locations for `samples` per pixel (the ones the render command
+/// programs), a byte per sample: x in the low nibble, y in the high one, in 1/16 pixel.
+fn standard_locations(samples: u32) -> Result<u32, CompileError> {
+    match samples {
+        1 => Ok(0x88),
+        2 => Ok(0x44cc),
+        4 => Ok(0xeaa2_6e26),
+        n => Err(unsupported(format!("sample positions of {n} samples"))),
+    }
+}
+
+/// The planes of 1/W at the pixel centre divide smooth varyings. A shader running per sample
+/// evaluates every input at the sample it shades (as GL's sample shading does: each sample
+/// then gets its own value); `sample` inputs of a single-sampled pixel use its centre.
+fn hw_interp(
+    i: InputInterp,
+    sample: Option<SampleIter>,
+) -> Result<(Option<u8>, Interpolation), CompileError> {
     let w = match i.mode {
         ir::Interpolation::Smooth => Some(CF_W),
         ir::Interpolation::NoPerspective | ir::Interpolation::Flat => None,
     };
-    let at = match i.sampling {
-        Sampling::Center => Interpolation::Center,
-        Sampling::Centroid => Interpolation::Centroid,
-        Sampling::Sample => return Err(unsupported("sample-qualified inputs in the G13 back end")),
+    let at = match (sample, i.sampling) {
+        (Some(s), _) => Interpolation::Sample(SampleIter::low(s.index)),
+        (None, Sampling::Center | Sampling::Sample) => Interpolation::Center,
+        (None, Sampling::Centroid) => Interpolation::Centroid,
     };
     Ok((w, at))
 }
@@ -196,13 +240,17 @@ impl<'a> Sel<'a> {
                     src: isrc(Operand::Reg(px)),
                     round: Round::NearestEven,
                 }));
-                let half = self.float_imm(0.5)?;
+                // Vulkan: with sample shading, the position of the sample being shaded.
+                let offset = match self.sample {
+                    Some(s) => Operand::Reg(self.sample_offset(s, c)?),
+                    None => self.float_imm(0.5)?,
+                };
                 let r = self.def32(d)?;
                 self.farith(
                     FOp::Add,
                     r,
                     FSrc::new(Operand::Reg(f)),
-                    FSrc::new(half),
+                    FSrc::new(offset),
                     FSrc::new(Operand::Imm(0)),
                 );
             }
@@ -212,6 +260,42 @@ impl<'a> Sel<'a> {
                 let cf = if c == 2 { CF_Z } else { CF_W };
                 let r = self.def32(d)?;
                 self.iter(r, cf, None, Interpolation::Center);
+            }
+            SysVal::SampleId => {
+                self.stage_is(Stage::Fragment, "SampleId")?;
+                let r = self.def32(d)?;
+                match self.sample {
+                    Some(s) => self.copy(r, Operand::Reg(s.index)),
+                    None => {
+                        let t = self.target("SampleId")?;
+                        if t.per_sample_loop() || !t.per_sample {
+                            return Err(internal("SampleId outside the per-sample loop"));
+                        }
+                        // One sample per pixel: it is sample 0.
+                        self.emit(Instr::MovImm(MovImm {
+                            dst: r.into(),
+                            imm: 0,
+                        }));
+                    }
+                }
+            }
+            SysVal::SamplePosition(c @ 0..=1) => {
+                self.stage_is(Stage::Fragment, "SamplePosition")?;
+                match self.sample {
+                    Some(s) => {
+                        let at = self.sample_offset(s, c)?;
+                        let r = self.def32(d)?;
+                        self.copy(r, Operand::Reg(at));
+                    }
+                    // One sample per pixel: it sits at the centre.
+                    None => {
+                        let r = self.def32(d)?;
+                        self.emit(Instr::MovImm(MovImm {
+                            dst: r.into(),
+                            imm: 0.5f32.to_bits(),
+                        }));
+                    }
+                }
             }
             SysVal::FrontFacing => {
                 self.stage_is(Stage::Fragment, "FrontFacing")?;
@@ -251,7 +335,7 @@ impl<'a> Sel<'a> {
                         interp.mode, slot.interp
                     )));
                 }
-                let (w, at) = hw_interp(*interp)?;
+                let (w, at) = hw_interp(*interp, self.sample)?;
                 let r = self.def32(self.dst(inst)?)?;
                 self.iter(r, slot.cf, w, at);
                 Ok(())
@@ -347,15 +431,86 @@ impl<'a> Sel<'a> {
             }
             Op::Discard => {
                 self.stage_is(Stage::Fragment, "Discard")?;
-                // Every sample of the lanes running this instruction loses coverage.
+                // Every sample of the lanes running this instruction loses coverage (only the
+                // sample being shaded, in a per-sample shader).
                 self.emit(Instr::SampleMask(SampleMask {
-                    targets: Small::Imm(0xff),
+                    targets: self.samples_written(),
                     live: Small::Imm(0),
                 }));
                 Ok(())
             }
             other => Err(internal(format!("{other:?} is not a graphics operation"))),
         }
+    }
+
+    /// Coordinate `axis` (0 = x, 1 = y) of sample `s`'s position inside its pixel, in pixels.
+    fn sample_offset(&mut self, s: SampleIter, axis: u8) -> Result<Reg, CompileError> {
+        let t = self.target("sample positions")?;
+        let table = standard_locations(t.outputs.samples)?;
+        // Byte `index` of the table, then its x or y nibble.
+        let at = self.temp(Size::S32)?;
+        self.emit(Instr::IAdd(IAdd {
+            dst: at.into(),
+            a: isrc(Operand::Imm(u32::from(axis) * 4)),
+            b: isrc(Operand::Reg(s.index)),
+            negate_b: false,
+            shift: 3,
+            saturate: false,
+        }));
+        let table = self.imm_r(table)?;
+        let nibble = self.temp(Size::S32)?;
+        self.ushr(nibble, Operand::Reg(table), Operand::Reg(at), 4);
+        let f = self.temp(Size::S32)?;
+        self.emit(Instr::Convert(Convert {
+            op: ConvertOp::U32ToF,
+            dst: f.into(),
+            src: isrc(Operand::Reg(nibble)),
+            round: Round::NearestEven,
+        }));
+        let sixteenth = self.float_imm(1.0 / 16.0)?;
+        self.fmul_r(Operand::Reg(f), sixteenth)
+    }
+
+    /// The samples a fragment output or discard affects: all of the pixel's, or in a
+    /// per-sample shader the one being shaded.
+    pub(super) fn samples_written(&self) -> Small {
+        match self.sample {
+            Some(s) => SampleIter::low(s.bit),
+            None => Small::Imm(0xff),
+        }
+    }
+
+    /// A per-sample fragment shader: `body` and the output stores run once for each sample
+    /// of the pixel, with that sample's index and mask. Samples the primitive does not cover
+    /// run too (their stores write nothing), so the loop count is the same for every lane.
+    pub(super) fn per_sample_body(&mut self, body: &[Node]) -> Result<(), CompileError> {
+        let t = self.target("per-sample shading")?;
+        let samples = t.outputs.samples;
+        let next = self.new_vreg(Size::S32, true)?;
+        let next = crate::g13::vreg(next, 0, Size::S32);
+        self.emit(Instr::MovImm(MovImm {
+            dst: next.into(),
+            imm: 0,
+        }));
+        let frame = self.exec.sample_loop_begin(&mut self.out);
+        let index = self.temp(Size::S32)?;
+        self.copy(index, Operand::Reg(next));
+        self.exec.sample_loop_exit_if(
+            ICond::UGt,
+            Operand::Reg(index),
+            Operand::Imm(samples - 1),
+            &mut self.out,
+        );
+        let bit = self.temp(Size::S32)?;
+        self.shl(bit, Operand::Imm(1), Operand::Reg(index));
+        // Advanced before the body: a `return` in it skips to the next iteration.
+        self.iadd(next, Operand::Reg(index), Operand::Imm(1), false);
+        self.sample = Some(SampleIter { index, bit });
+        self.nodes(body)?;
+        self.write_outputs()?;
+        self.sample = None;
+        self.exec.sample_loop_end(frame, &mut self.out);
+        Ok(())
     }
 
     /// Copies `value` into the register standing for output word `key`.
@@ -425,7 +580,7 @@ impl<'a> Sel<'a> {
                     let value = vreg(id, 0, Size::S32);
                     if (location, component) == DEPTH_KEY {
                         self.emit(Instr::ZsEmit(ZsEmit {
-                            samples: Small::Imm(0xff),
+                            samples: self.samples_written(),
                             src: value,
                             depth: true,
                             stencil: false,

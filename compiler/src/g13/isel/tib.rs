@@ -41,6 +41,17 @@ pub(super) fn is_integer(c: ColourFormat) -> bool {
     matches!(numeric(c), Numeric::Uint | Numeric::Sint)
 }
 
+/// Bits of R, G, B, A of the packed UNORM formats the tilebuffer holds as half floats (0 for
+/// a channel the format lacks); `None` for every other format.
+pub(super) fn half_float_unorm_bits(c: ColourFormat) -> Option<[u32; 4]> {
+    match c {
+        ColourFormat::R5G6B5Unorm => Some([5, 6, 5, 0]),
+        ColourFormat::R5G5B5A1Unorm => Some([5, 5, 5, 1]),
+        ColourFormat::R4G4B4A4Unorm => Some([4, 4, 4, 4]),
+        _ => None,
+    }
+}
+
 /// Channels the tilebuffer target holds (the logical channel count).
 pub(super) fn channels(c: ColourFormat) -> u8 {
     c.channels().min(4) as u8
@@ -249,7 +260,12 @@ impl Sel<'_> {
     }
 
     /// round(clamp(x, lo, 1) * scale) as a (signed when `lo` < 0) integer.
-    fn norm_to_int(&mut self, x: Reg, signed: bool, scale: f32) -> Result<Reg, CompileError> {
+    pub(super) fn norm_to_int(
+        &mut self,
+        x: Reg,
+        signed: bool,
+        scale: f32,
+    ) -> Result<Reg, CompileError> {
         let clamped = if signed {
             let one = self.fconst(1.0)?;
             let m = self.fminmax_r(false, Operand::Reg(x), one)?;
@@ -269,7 +285,12 @@ impl Sel<'_> {
     }
 
     /// The float of a (zero- or sign-extended) normalised integer.
-    fn int_to_norm(&mut self, v: Reg, signed: bool, scale: f32) -> Result<Reg, CompileError> {
+    pub(super) fn int_to_norm(
+        &mut self,
+        v: Reg,
+        signed: bool,
+        scale: f32,
+    ) -> Result<Reg, CompileError> {
         let op = if signed {
             ConvertOp::S32ToF
         } else {
