@@ -447,8 +447,17 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
     };
     let samples = ms.map(|m| m.rasterization_samples.as_raw()).unwrap_or(1);
     if let Some(m) = ms {
-        if m.alpha_to_coverage_enable != 0 || m.alpha_to_one_enable != 0 || !m.p_sample_mask.is_null() {
-            return unsupported("alpha to coverage/one and sample masks");
+        if m.alpha_to_coverage_enable != 0 || m.alpha_to_one_enable != 0 {
+            return unsupported("alpha to coverage and alpha to one");
+        }
+        // Translation layers pass a mask even when it keeps every sample, which changes
+        // nothing; a mask that drops samples is not implemented.
+        // SAFETY: valid usage: a non-null pSampleMask holds ceil(samples / 32) words, and
+        // agx4's sample counts fit the first.
+        let mask = unsafe { m.p_sample_mask.as_ref() }.copied().unwrap_or(u32::MAX);
+        let all = (1u64 << samples.min(32)) - 1;
+        if u64::from(mask) & all != all {
+            return unsupported(format!("a sample mask {mask:#x} that drops some of {samples} samples"));
         }
     }
     // Any minSampleShading is met by shading every sample, the only rate the compiler has.

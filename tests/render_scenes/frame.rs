@@ -65,6 +65,8 @@ pub struct Pipe {
     pub depth_bias: Option<(f32, f32, f32)>,
     pub samples: vk::SampleCountFlags,
     pub min_sample_shading: Option<f32>,
+    /// `pSampleMask` (one word), as translation layers pass it.
+    pub sample_mask: Option<u32>,
     /// (test, write, compare).
     pub depth: Option<(bool, bool, vk::CompareOp)>,
     pub stencil: Option<(vk::StencilOpState, vk::StencilOpState)>,
@@ -131,6 +133,7 @@ impl Default for Pipe {
             depth_bias: None,
             samples: vk::SampleCountFlags::TYPE_1,
             min_sample_shading: None,
+            sample_mask: None,
             depth: None,
             stencil: None,
             blends: vec![opaque()],
@@ -663,6 +666,10 @@ impl<'g> Frame<'g> {
             vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(p.samples);
         if let Some(m) = p.min_sample_shading {
             ms = ms.sample_shading_enable(true).min_sample_shading(m);
+        }
+        let sample_mask = p.sample_mask.map(|m| [m]);
+        if let Some(m) = &sample_mask {
+            ms = ms.sample_mask(m);
         }
         let (dt, dw, dop) = p.depth.unwrap_or((false, false, vk::CompareOp::ALWAYS));
         let mut ds = vk::PipelineDepthStencilStateCreateInfo::default()

@@ -283,10 +283,12 @@ pub(super) fn render_and_resolve(f: &mut Frame, pipe: &Pipe, verts: &[V]) -> R<I
 fn msaa_resolve_image(f: &mut Frame) -> R<Vec<Out>> {
     let col = c8(255, 128, 0, 255);
     let (verts, tri) = msaa_triangle(f, col);
+    // A sample mask that keeps every sample, as DXVK and Zink always pass one.
     let got = render_and_resolve(
         f,
         &Pipe {
             samples: X4,
+            sample_mask: Some(u32::MAX),
             ..Pipe::default()
         },
         &verts,
