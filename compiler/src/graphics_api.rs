@@ -3,8 +3,8 @@
 
 use crate::g13::tile_programs;
 use crate::g13::{
-    compile_graphics, ColourOutput, FragmentOutputs, VaryingLayout, CF_FIRST_VARYING, CF_W, CF_Z,
-    UVS_CLIP_W,
+    compile_graphics, compile_graphics_with, ColourOutput, FragmentOutputs, VaryingLayout,
+    CF_FIRST_VARYING, CF_W, CF_Z, UVS_CLIP_W,
 };
 use crate::ir::{GraphicsShader, Interpolation, Node, Op, OutputBuiltin, Stage};
 use crate::{CompileError, ShaderRequest, Stats};
@@ -413,6 +413,34 @@ pub struct GraphicsPipelineOptions {
     pub sample_shading: bool,
 }
 
+/// The multisample state the fragment shader applies itself (the rasterizer has no API
+/// sample mask, and alpha is replaced before blending).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoverageOptions {
+    /// `pSampleMask` (first word): samples whose bit is clear are killed at the start of the
+    /// fragment shader, so they write no colour, depth or stencil and count in no query.
+    pub sample_mask: u32,
+    /// `alphaToOneEnable`: the alpha of every non-integer colour output is 1.0.
+    pub alpha_to_one: bool,
+}
+
+impl Default for CoverageOptions {
+    fn default() -> CoverageOptions {
+        CoverageOptions {
+            sample_mask: u32::MAX,
+            alpha_to_one: false,
+        }
+    }
+}
+
+impl CoverageOptions {
+    /// The mask drops some of `samples` samples.
+    pub fn kills_samples(&self, samples: u32) -> bool {
+        let all = ((1u64 << samples.min(32)) - 1) as u32;
+        self.sample_mask & all != all
+    }
+}
+
 /// Compiles a graphics pipeline's vertex and fragment shaders against their fixed state.
 pub fn compile_graphics_pipeline(
     req: &GraphicsPipelineRequest<'_>,
@@ -424,6 +452,15 @@ pub fn compile_graphics_pipeline(
 pub fn compile_graphics_pipeline_with(
     req: &GraphicsPipelineRequest<'_>,
     options: &GraphicsPipelineOptions,
+) -> Result<GraphicsPipelineBinary, CompileError> {
+    compile_graphics_pipeline_coverage(req, options, &CoverageOptions::default())
+}
+
+/// [`compile_graphics_pipeline_with`] with a sample mask or alpha-to-one.
+pub fn compile_graphics_pipeline_coverage(
+    req: &GraphicsPipelineRequest<'_>,
+    options: &GraphicsPipelineOptions,
+    coverage: &CoverageOptions,
 ) -> Result<GraphicsPipelineBinary, CompileError> {
     if req.vertex.stage != Stage::Vertex {
         return Err(CompileError::Internal(format!(
@@ -453,7 +490,13 @@ pub fn compile_graphics_pipeline_with(
             g.per_sample |= options.sample_shading;
             Some(g)
         }
-        None => None,
+        // A pipeline without a fragment stage still gets an empty fragment shader: PPP
+        // updates are incremental, so a draw that bound none would run the previous draw's,
+        // and a sample mask needs a shader to apply it.
+        None => Some(GraphicsShader {
+            stage: Stage::Fragment,
+            ..GraphicsShader::default()
+        }),
     };
     let inputs = match &fs {
         Some(fs) => fragment_inputs(fs)?,
@@ -465,7 +508,7 @@ pub fn compile_graphics_pipeline_with(
     let (fragment, discards, writes_depth) = match &fs {
         Some(fs) => {
             let outputs = fragment_outputs(req.fragment_state)?;
-            let b = compile_graphics(fs, &layout, &outputs)?;
+            let b = compile_graphics_with(fs, &layout, &outputs, coverage)?;
             let discards = b.discards;
             let depth = writes_builtin(fs, OutputBuiltin::FragDepth);
             (Some(stage_binary(b)?), discards, depth)

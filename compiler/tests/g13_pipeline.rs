@@ -1408,15 +1408,20 @@ void main() {
 }
 
 #[test]
-fn depth_only_pipeline_has_no_fragment_stage() {
+fn depth_only_pipeline_gets_an_empty_fragment_shader() {
     let bin = pipeline(
         PLAIN_VS,
         None,
         &VertexInputLayout::default(),
-        &FragmentState::default(),
+        &FragmentState {
+            samples: 1,
+            ..FragmentState::default()
+        },
     )
     .expect("pipeline");
-    assert!(bin.fragment.is_none());
+    let fs = bin.fragment.as_ref().expect("an empty fragment shader");
+    assert!(!bin.discards && !bin.writes_depth);
+    assert!(!fs.code.is_empty());
     assert_eq!(bin.uvs_words, 4);
     assert_eq!(bin.vertex.uniform_halves, abi::GRAPHICS_ROOT_TABLE_SIZE / 2);
 }

@@ -232,6 +232,9 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
         draw_indirect_first_instance: vk::TRUE,
         // The fragment shader loops over the pixel's samples (compiler g13 isel::gfx).
         sample_rate_shading: vk::TRUE,
+        // The fragment shader stores 1.0 as the alpha of non-integer targets before blending
+        // (compiler g13 isel::gfx).
+        alpha_to_one: vk::TRUE,
         ..Default::default()
     }
 }

@@ -446,18 +446,19 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
         other => return unsupported(format!("polygon mode {other:?}")),
     };
     let samples = ms.map(|m| m.rasterization_samples.as_raw()).unwrap_or(1);
+    let mut coverage = compiler::CoverageOptions::default();
     if let Some(m) = ms {
-        if m.alpha_to_coverage_enable != 0 || m.alpha_to_one_enable != 0 {
-            return unsupported("alpha to coverage and alpha to one");
+        if m.alpha_to_coverage_enable != 0 {
+            return unsupported("alpha to coverage");
         }
-        // Translation layers pass a mask even when it keeps every sample, which changes
-        // nothing; a mask that drops samples is not implemented.
+        coverage.alpha_to_one = m.alpha_to_one_enable != 0;
+        // The fragment shader kills the samples the mask drops (the rasterizer has no mask).
         // SAFETY: valid usage: a non-null pSampleMask holds ceil(samples / 32) words, and
         // agx4's sample counts fit the first.
         let mask = unsafe { m.p_sample_mask.as_ref() }.copied().unwrap_or(u32::MAX);
-        let all = (1u64 << samples.min(32)) - 1;
-        if u64::from(mask) & all != all {
-            return unsupported(format!("a sample mask {mask:#x} that drops some of {samples} samples"));
+        let all = ((1u64 << samples.min(32)) - 1) as u32;
+        if !discard {
+            coverage.sample_mask = mask & all;
         }
     }
     // Any minSampleShading is met by shading every sample, the only rate the compiler has.
@@ -550,7 +551,7 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
         fragment_state: &fragment_state,
     };
     let options = compiler::GraphicsPipelineOptions { sample_shading };
-    let binary = compiler::compile_graphics_pipeline_with(&req, &options).map_err(|e| {
+    let binary = compiler::compile_graphics_pipeline_coverage(&req, &options, &coverage).map_err(|e| {
         eprintln!("agx4: vkCreateGraphicsPipelines: {e}");
         match e {
             compiler::CompileError::Unsupported(_) => vk::Result::ERROR_FEATURE_NOT_PRESENT,

@@ -50,6 +50,7 @@ pub fn bytes_of<T: Copy>(v: &[T]) -> Vec<u8> {
 #[derive(Clone)]
 pub struct Pipe {
     pub vs: &'static str,
+    /// The fragment shader; "" for a pipeline without a fragment stage.
     pub fs: &'static str,
     /// (stride, input rate) per binding.
     pub bindings: Vec<(u32, vk::VertexInputRate)>,
@@ -607,17 +608,19 @@ impl<'g> Frame<'g> {
                 }
             },
         };
-        let (vs, fs) = (self.shader(p.vs)?, self.shader(p.fs)?);
-        let stages = [
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::VERTEX)
-                .module(vs)
-                .name(c"main"),
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .module(fs)
-                .name(c"main"),
-        ];
+        let vs = self.shader(p.vs)?;
+        let mut stages = vec![vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(vs)
+            .name(c"main")];
+        if !p.fs.is_empty() {
+            stages.push(
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::FRAGMENT)
+                    .module(self.shader(p.fs)?)
+                    .name(c"main"),
+            );
+        }
         let bindings: Vec<_> = p
             .bindings
             .iter()

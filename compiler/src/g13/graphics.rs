@@ -16,7 +16,7 @@ use hw::g13::tilebuffer::{ColourFormat, TibFormat};
 
 use super::isel::{self, GraphicsTarget};
 use super::{compile_vprog, encode, stats, Options};
-use crate::graphics_api::{BlendAttachment, LogicOp};
+use crate::graphics_api::{BlendAttachment, CoverageOptions, LogicOp};
 use crate::ir::{GraphicsShader, Interpolation, Stage};
 use crate::{abi, CompileError, Stats};
 
@@ -198,6 +198,16 @@ pub fn compile_graphics(
     layout: &VaryingLayout,
     outputs: &FragmentOutputs,
 ) -> Result<GraphicsBinary, CompileError> {
+    compile_graphics_with(g, layout, outputs, &CoverageOptions::default())
+}
+
+/// [`compile_graphics`] of a fragment shader that also applies a sample mask or alpha-to-one.
+pub fn compile_graphics_with(
+    g: &GraphicsShader,
+    layout: &VaryingLayout,
+    outputs: &FragmentOutputs,
+    coverage: &CoverageOptions,
+) -> Result<GraphicsBinary, CompileError> {
     if !matches!(g.stage, Stage::Vertex | Stage::Fragment) {
         return Err(CompileError::Internal(format!(
             "compile_graphics given a {:?} shader",
@@ -209,6 +219,7 @@ pub fn compile_graphics(
         layout,
         outputs,
         per_sample: g.per_sample,
+        coverage: *coverage,
     };
     let vprog = isel::select_graphics(&g.shader, target)?;
     let discards = vprog

@@ -128,6 +128,7 @@ fn select_with<'a>(
         s.exec.begin(&shader.body, &mut s.out);
     }
     if gfx.is_some() {
+        s.apply_sample_mask()?;
         // Outputs are written after the body, so a final `return` must not stop first.
         let body = match &shader.body[..] {
             [rest @ .., Node::Return] => rest,

@@ -18,6 +18,12 @@ pub fn scenes() -> Vec<Scene> {
             run: depth_compare_ops,
         },
         Scene {
+            name: "depth_only_after_discard",
+            size: 64,
+            needs: || Needs::new().color(RGBA8).depth(D32),
+            run: depth_only_after_discard,
+        },
+        Scene {
             name: "depth_overlap",
             size: 64,
             needs: || Needs::new().color(RGBA8).depth(D32),
@@ -510,5 +516,60 @@ fn stencil_faces(f: &mut Frame) -> R<Vec<Out>> {
     Ok(vec![
         Out::new(color, Some(want), Tol::EXACT),
         Out::new(stencil, Some(want_s), Tol::EXACT),
+    ])
+}
+
+/// A draw whose pipeline has no fragment stage, right after one whose fragment shader
+/// discards a checkerboard: the depth-only draw must write depth at every pixel it covers
+/// (no shader of an earlier draw may run for it). A last full-frame quad behind it shows
+/// where depth was written.
+fn depth_only_after_discard(f: &mut Frame) -> R<Vec<Out>> {
+    let (red, blue) = (c8(255, 0, 0, 255), c8(0, 0, 255, 255));
+    let checker = f.rect(4.0, 4.0, 60.0, 60.0, 0.5, red);
+    let occluder = f.rect(16.0, 16.0, 48.0, 48.0, 0.25, red);
+    let behind = f.rect(0.0, 0.0, 64.0, 64.0, 0.375, blue);
+    let less = Some((true, true, vk::CompareOp::LESS));
+    let discarding = Pipe {
+        fs: "discard.frag",
+        depth: less,
+        ..Pipe::default()
+    };
+    let depth_only = Pipe {
+        fs: "",
+        depth: less,
+        blends: vec![vk::PipelineColorBlendAttachmentState::default()],
+        ..Pipe::default()
+    };
+    let plain = Pipe {
+        depth: less,
+        ..Pipe::default()
+    };
+    let (color, depth) = draw_ds(
+        f,
+        D32,
+        (1.0, 0),
+        &[(&discarding, &checker), (&depth_only, &occluder), (&plain, &behind)],
+        vk::ImageAspectFlags::DEPTH,
+    )?;
+    let mut want = want_rgba8(f, BG);
+    let mut want_d = Image::new("depth", f.w, f.h, D32, [1.0, 0.0, 0.0, 0.0]);
+    for y in 0..f.h {
+        for x in 0..f.w {
+            let kept = (4..60).contains(&x) && (4..60).contains(&y) && (x ^ y) & 4 == 0;
+            let occluded = (16..48).contains(&x) && (16..48).contains(&y);
+            let (c, d) = match (occluded, kept) {
+                // The depth-only quad is in front of everything and wrote no colour.
+                (true, true) => (red, 0.25),
+                (true, false) => (BG, 0.25),
+                // Elsewhere the last quad (0.375) is in front of the kept cells (0.5).
+                _ => (blue, 0.375),
+            };
+            want.set(x, y, codes(c));
+            want_d.set(x, y, [d, 0.0, 0.0, 0.0]);
+        }
+    }
+    Ok(vec![
+        Out::new(color, Some(want), Tol::EXACT),
+        Out::new(depth, Some(want_d), Tol::EXACT),
     ])
 }

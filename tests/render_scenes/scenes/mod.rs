@@ -12,6 +12,7 @@ mod msaa_transfer;
 mod packed;
 mod passes;
 mod sample_interp;
+mod sample_mask;
 mod topology;
 mod transfer;
 mod vertex;
@@ -42,6 +43,7 @@ pub fn all() -> Vec<Scene> {
     v.extend(dynamic::scenes());
     v.extend(packed::scenes());
     v.extend(sample_interp::scenes());
+    v.extend(sample_mask::scenes());
     v.extend(large::scenes());
     v
 }

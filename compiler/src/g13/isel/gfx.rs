@@ -14,6 +14,7 @@ use crate::g13::graphics::{
     SR_BACKFACING, UVS_POINT_SIZE, UVS_POSITION,
 };
 use crate::g13::vreg;
+use crate::graphics_api::CoverageOptions;
 use crate::ir::{self, InputInterp, Inst, Node, Op, OutputBuiltin, Sampling, Stage, SysVal, Value};
 use crate::{abi, CompileError};
 
@@ -53,6 +54,8 @@ pub(crate) struct GraphicsTarget<'a> {
     pub outputs: &'a FragmentOutputs,
     /// Fragment shaders: run once per sample (SampleId, `sample` inputs, sample shading).
     pub per_sample: bool,
+    /// Fragment shaders: the API sample mask and alpha-to-one.
+    pub coverage: CoverageOptions,
 }
 
 impl GraphicsTarget<'_> {
@@ -443,6 +446,25 @@ impl<'a> Sel<'a> {
         }
     }
 
+    /// Kills the samples the API sample mask drops, before anything else runs: as a discard
+    /// of them, it keeps them out of every later colour store, depth/stencil write and
+    /// occlusion count (the rasterizer has no such mask).
+    pub(super) fn apply_sample_mask(&mut self) -> Result<(), CompileError> {
+        let t = self.target("the sample mask")?;
+        if t.stage != Stage::Fragment {
+            return Ok(());
+        }
+        let all = (1u32 << t.outputs.samples.clamp(1, 8)) - 1;
+        let dropped = !t.coverage.sample_mask & all;
+        if dropped != 0 {
+            self.emit(Instr::SampleMask(SampleMask {
+                targets: Small::Imm(dropped as u8),
+                live: Small::Imm(0),
+            }));
+        }
+        Ok(())
+    }
+
     /// Coordinate `axis` (0 = x, 1 = y) of sample `s`'s position inside its pixel, in pixels.
     fn sample_offset(&mut self, s: SampleIter, axis: u8) -> Result<Reg, CompileError> {
         let t = self.target("sample positions")?;
@@ -597,11 +619,15 @@ impl<'a> Sel<'a> {
                         }
                     }
                 }
-                for (location, vals) in colours {
+                for (location, mut vals) in colours {
                     let c = *t
                         .outputs
                         .find(location)
                         .ok_or_else(|| internal("recorded a colour output with no target"))?;
+                    if t.coverage.alpha_to_one && !super::tib::is_integer(c.colour) {
+                        // An unwritten alpha is stored as 1.0.
+                        vals[3] = None;
+                    }
                     self.write_colour(&c, vals, t.outputs.logic_op, t.outputs.samples)?;
                 }
             }

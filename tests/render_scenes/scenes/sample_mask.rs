@@ -1,0 +1,195 @@
+//! A static `pSampleMask` with 4x MSAA and a depth attachment: a triangle drawn with a mask
+//! that drops samples, then a full-frame rectangle behind it with every sample. Samples the
+//! mask dropped must have been left without colour and without depth, so the rectangle
+//! shows through them; the resolved pixel is the average of the two colours by sample.
+
+use super::super::frame::{bytes_of, c8, clear_color, clear_depth, range, Frame, Pipe, R, V};
+use super::super::image::{Image, Tol};
+use super::super::needs::Needs;
+use super::super::raster::{cover, Cover, SAMPLES_4X};
+use super::super::run::{Out, Scene};
+use super::{want_rgba8, D32, RGBA8};
+use ash::vk;
+
+const X4: vk::SampleCountFlags = vk::SampleCountFlags::TYPE_4;
+const ONE: vk::SampleCountFlags = vk::SampleCountFlags::TYPE_1;
+const BG: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+const DEPTH_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
+    vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT.as_raw()
+        | vk::ImageUsageFlags::TRANSFER_SRC.as_raw(),
+);
+
+pub fn scenes() -> Vec<Scene> {
+    vec![
+        Scene {
+            name: "msaa4_sample_mask_0101",
+            size: 64,
+            needs,
+            run: |f| masked_scene(f, 0b0101),
+        },
+        Scene {
+            name: "msaa4_sample_mask_0001",
+            size: 64,
+            needs,
+            run: |f| masked_scene(f, 0b0001),
+        },
+    ]
+}
+
+fn needs() -> Needs {
+    Needs::new()
+        .color(RGBA8)
+        .depth(D32)
+        .msaa(
+            RGBA8,
+            vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+            X4,
+        )
+        .msaa(D32, DEPTH_USAGE, X4)
+}
+
+const FRONT: [u8; 4] = [255, 32, 0, 255];
+const BACK: [u8; 4] = [0, 96, 255, 255];
+
+fn masked_scene(f: &mut Frame, mask: u32) -> R<Vec<Out>> {
+    let tri = [[3.0, 5.0], [61.0, 17.25], [19.5, 62.0]];
+    let [r, g, b, a] = FRONT;
+    let front: Vec<V> = tri
+        .iter()
+        .map(|q: &[f64; 2]| f.v(q[0] as f32, q[1] as f32, 0.25, c8(r, g, b, a)))
+        .collect();
+    let [r, g, b, a] = BACK;
+    let back = f.rect(0.0, 0.0, f.w as f32, f.h as f32, 0.75, c8(r, g, b, a));
+    let depth = Some((true, true, vk::CompareOp::LESS));
+    let masked = Pipe {
+        samples: X4,
+        sample_mask: Some(mask),
+        depth,
+        ..Pipe::default()
+    };
+    let full = Pipe {
+        samples: X4,
+        depth,
+        ..Pipe::default()
+    };
+    let got = render_resolved(f, &[(&masked, &front), (&full, &back)])?;
+    // Each sample shows the triangle where it covers it and the mask keeps it, else the
+    // rectangle (the masked samples' depth stayed at the clear value 1.0).
+    let (front, back) = (FRONT.map(f64::from), BACK.map(f64::from));
+    let mut want = want_rgba8(f, BG);
+    for y in 0..f.h {
+        for x in 0..f.w {
+            let mut sum = [0.0; 4];
+            let mut edge = false;
+            for (i, s) in SAMPLES_4X.iter().enumerate() {
+                let c = match cover(&tri, [x as f64 + s[0], y as f64 + s[1]]) {
+                    Cover::In(_) if mask & (1 << i) != 0 => front,
+                    Cover::In(_) | Cover::Out => back,
+                    Cover::Edge => {
+                        edge = true;
+                        back
+                    }
+                };
+                for k in 0..4 {
+                    sum[k] += c[k] / 4.0;
+                }
+            }
+            if edge {
+                want.ignore(x, y);
+            } else {
+                want.set(x, y, sum.map(|v: f64| v.round()));
+            }
+        }
+    }
+    Ok(vec![Out::new(got, Some(want), Tol::UNORM8)])
+}
+
+/// Draws into a 4x colour and 4x depth target (cleared to `BG` and 1.0), resolves the colour
+/// with vkCmdResolveImage and reads the result.
+fn render_resolved(f: &mut Frame, draws: &[(&Pipe, &[V])]) -> R<Image> {
+    let (ms, ms_view) = f.target(RGBA8, vk::ImageUsageFlags::empty(), X4)?;
+    let (_depth, depth_view) = f.depth_target(D32, X4)?;
+    let (w, h) = (f.w, f.h);
+    let dst = f.image_full(
+        RGBA8,
+        w,
+        h,
+        vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC,
+        ONE,
+    )?;
+    let rp = f.simple_pass(&[RGBA8], Some(D32), X4)?;
+    let fb = f.framebuffer(rp, &[ms_view, depth_view])?;
+    let mut bound = Vec::new();
+    for (p, verts) in draws {
+        let pipe = f.pipeline(p, rp)?;
+        let vb = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(verts))?;
+        bound.push((pipe, vb, verts.len() as u32));
+    }
+    let to_dst = vk::ImageMemoryBarrier::default()
+        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .old_layout(vk::ImageLayout::UNDEFINED)
+        .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(dst)
+        .subresource_range(range(vk::ImageAspectFlags::COLOR));
+    let src_ready = vk::ImageMemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+        .old_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+        .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(ms)
+        .subresource_range(range(vk::ImageAspectFlags::COLOR));
+    let sub = vk::ImageSubresourceLayers {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        mip_level: 0,
+        base_array_layer: 0,
+        layer_count: 1,
+    };
+    let region = vk::ImageResolve {
+        src_subresource: sub,
+        dst_subresource: sub,
+        extent: vk::Extent3D {
+            width: w,
+            height: h,
+            depth: 1,
+        },
+        ..Default::default()
+    };
+    f.submit(|cb| {
+        f.begin(cb, rp, fb, &[clear_color(BG), clear_depth(1.0, 0)]);
+        for &(pipe, vb, n) in &bound {
+            f.draw(cb, pipe, vb, n);
+        }
+        // SAFETY: recording; the pass ends before the resolve; images alive.
+        unsafe {
+            f.d.cmd_end_render_pass(cb);
+            f.d.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[to_dst, src_ready],
+            );
+            f.d.cmd_resolve_image(
+                cb,
+                ms,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                dst,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &[region],
+            );
+        }
+    })?;
+    f.read(
+        "color",
+        dst,
+        RGBA8,
+        vk::ImageAspectFlags::COLOR,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+    )
+}
