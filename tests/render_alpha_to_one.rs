@@ -7,7 +7,7 @@
 mod common;
 
 use ash::vk;
-use common::render::{host_visible_type, Buf, FRAG, VERT};
+use common::render::{host_visible_type, Buf, PipelineSpec, Shaders};
 use common::{assert_no_validation_messages, Ctx};
 
 const SIZE: u32 = 16;
@@ -139,76 +139,10 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, alpha_to_one: bool) ->
                 None,
             )
             .unwrap();
-        let vs = dev
-            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&VERT), None)
-            .unwrap();
-        let fs = dev
-            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&FRAG), None)
-            .unwrap();
-        let ranges = [vk::PushConstantRange {
-            stage_flags: vk::ShaderStageFlags::FRAGMENT,
-            offset: 0,
-            size: 16,
-        }];
-        let layout = dev
-            .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges),
-                None,
-            )
-            .unwrap();
-        let stages = [
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::VERTEX)
-                .module(vs)
-                .name(c"main"),
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .module(fs)
-                .name(c"main"),
-        ];
-        let bindings = [vk::VertexInputBindingDescription {
-            binding: 0,
-            stride: 8,
-            input_rate: vk::VertexInputRate::VERTEX,
-        }];
-        let attributes = [vk::VertexInputAttributeDescription {
-            location: 0,
-            binding: 0,
-            format: vk::Format::R32G32_SFLOAT,
-            offset: 0,
-        }];
-        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
-            .vertex_binding_descriptions(&bindings)
-            .vertex_attribute_descriptions(&attributes);
-        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-        let viewports = [vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: SIZE as f32,
-            height: SIZE as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        }];
-        let area = vk::Rect2D {
-            offset: vk::Offset2D { x: 0, y: 0 },
-            extent: vk::Extent2D {
-                width: SIZE,
-                height: SIZE,
-            },
-        };
-        let scissors = [area];
-        let viewport = vk::PipelineViewportStateCreateInfo::default()
-            .viewports(&viewports)
-            .scissors(&scissors);
-        let raster = vk::PipelineRasterizationStateCreateInfo::default()
-            .polygon_mode(vk::PolygonMode::FILL)
-            .cull_mode(vk::CullModeFlags::NONE)
-            .line_width(1.0);
-        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-            .rasterization_samples(vk::SampleCountFlags::TYPE_1)
-            .alpha_to_one_enable(alpha_to_one);
-        let blend_att = [vk::PipelineColorBlendAttachmentState {
+        let shaders = Shaders::new(dev);
+        let mut spec = PipelineSpec::new(SIZE);
+        spec.alpha_to_one = alpha_to_one;
+        spec.blend = vk::PipelineColorBlendAttachmentState {
             blend_enable: vk::TRUE,
             src_color_blend_factor: vk::BlendFactor::SRC_ALPHA,
             dst_color_blend_factor: vk::BlendFactor::ONE_MINUS_SRC_ALPHA,
@@ -217,23 +151,16 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, alpha_to_one: bool) ->
             dst_alpha_blend_factor: vk::BlendFactor::ZERO,
             alpha_blend_op: vk::BlendOp::ADD,
             color_write_mask: vk::ColorComponentFlags::RGBA,
-        }];
-        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
-        let info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stages)
-            .vertex_input_state(&vertex_input)
-            .input_assembly_state(&assembly)
-            .viewport_state(&viewport)
-            .rasterization_state(&raster)
-            .multisample_state(&multisample)
-            .color_blend_state(&blend)
-            .layout(layout)
-            .render_pass(pass)
-            .subpass(0);
-        let pipeline = dev
-            .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
-            .map_err(|(_, e)| e)
-            .expect("vkCreateGraphicsPipelines with alphaToOneEnable")[0];
+        };
+        let pipeline = shaders.pipeline(dev, pass, &spec);
+        let layout = shaders.layout;
+        let area = vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: SIZE,
+                height: SIZE,
+            },
+        };
 
         let pool = dev
             .create_command_pool(
@@ -314,9 +241,7 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, alpha_to_one: bool) ->
 
         dev.destroy_command_pool(pool, None);
         dev.destroy_pipeline(pipeline, None);
-        dev.destroy_pipeline_layout(layout, None);
-        dev.destroy_shader_module(vs, None);
-        dev.destroy_shader_module(fs, None);
+        shaders.destroy(dev);
         dev.destroy_framebuffer(fb, None);
         dev.destroy_render_pass(pass, None);
         dev.destroy_image_view(view, None);

@@ -10,77 +10,16 @@
 mod common;
 
 use ash::vk;
+use common::render::{host_visible_type, PipelineSpec, Shaders};
 use common::{assert_no_validation_messages, Ctx};
 
 const SIZE: u32 = 64;
 const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
 const DEPTH: vk::Format = vk::Format::D32_SFLOAT;
 
-/// glslangValidator -V of:
-/// ```glsl
-/// #version 450
-/// layout(location = 0) in vec2 pos;
-/// void main() { gl_Position = vec4(pos, 0.0, 1.0); }
-/// ```
-#[rustfmt::skip]
-const VERT: [u32; 204] = [
-0x07230203, 0x00010000, 0x0008000b, 0x0000001b, 0x00000000, 0x00020011, 0x00000001, 0x0006000b, 0x00000001, 0x4c534c47,
-0x6474732e, 0x3035342e, 0x00000000, 0x0003000e, 0x00000000, 0x00000001, 0x0007000f, 0x00000000, 0x00000004, 0x6e69616d,
-0x00000000, 0x0000000d, 0x00000012, 0x00030003, 0x00000002, 0x000001c2, 0x00040005, 0x00000004, 0x6e69616d, 0x00000000,
-0x00060005, 0x0000000b, 0x505f6c67, 0x65567265, 0x78657472, 0x00000000, 0x00060006, 0x0000000b, 0x00000000, 0x505f6c67,
-0x7469736f, 0x006e6f69, 0x00070006, 0x0000000b, 0x00000001, 0x505f6c67, 0x746e696f, 0x657a6953, 0x00000000, 0x00070006,
-0x0000000b, 0x00000002, 0x435f6c67, 0x4470696c, 0x61747369, 0x0065636e, 0x00070006, 0x0000000b, 0x00000003, 0x435f6c67,
-0x446c6c75, 0x61747369, 0x0065636e, 0x00030005, 0x0000000d, 0x00000000, 0x00030005, 0x00000012, 0x00736f70, 0x00050048,
-0x0000000b, 0x00000000, 0x0000000b, 0x00000000, 0x00050048, 0x0000000b, 0x00000001, 0x0000000b, 0x00000001, 0x00050048,
-0x0000000b, 0x00000002, 0x0000000b, 0x00000003, 0x00050048, 0x0000000b, 0x00000003, 0x0000000b, 0x00000004, 0x00030047,
-0x0000000b, 0x00000002, 0x00040047, 0x00000012, 0x0000001e, 0x00000000, 0x00020013, 0x00000002, 0x00030021, 0x00000003,
-0x00000002, 0x00030016, 0x00000006, 0x00000020, 0x00040017, 0x00000007, 0x00000006, 0x00000004, 0x00040015, 0x00000008,
-0x00000020, 0x00000000, 0x0004002b, 0x00000008, 0x00000009, 0x00000001, 0x0004001c, 0x0000000a, 0x00000006, 0x00000009,
-0x0006001e, 0x0000000b, 0x00000007, 0x00000006, 0x0000000a, 0x0000000a, 0x00040020, 0x0000000c, 0x00000003, 0x0000000b,
-0x0004003b, 0x0000000c, 0x0000000d, 0x00000003, 0x00040015, 0x0000000e, 0x00000020, 0x00000001, 0x0004002b, 0x0000000e,
-0x0000000f, 0x00000000, 0x00040017, 0x00000010, 0x00000006, 0x00000002, 0x00040020, 0x00000011, 0x00000001, 0x00000010,
-0x0004003b, 0x00000011, 0x00000012, 0x00000001, 0x0004002b, 0x00000006, 0x00000014, 0x00000000, 0x0004002b, 0x00000006,
-0x00000015, 0x3f800000, 0x00040020, 0x00000019, 0x00000003, 0x00000007, 0x00050036, 0x00000002, 0x00000004, 0x00000000,
-0x00000003, 0x000200f8, 0x00000005, 0x0004003d, 0x00000010, 0x00000013, 0x00000012, 0x00050051, 0x00000006, 0x00000016,
-0x00000013, 0x00000000, 0x00050051, 0x00000006, 0x00000017, 0x00000013, 0x00000001, 0x00070050, 0x00000007, 0x00000018,
-0x00000016, 0x00000017, 0x00000014, 0x00000015, 0x00050041, 0x00000019, 0x0000001a, 0x0000000d, 0x0000000f, 0x0003003e,
-0x0000001a, 0x00000018, 0x000100fd, 0x00010038,
-];
-
-/// glslangValidator -V of:
-/// ```glsl
-/// #version 450
-/// layout(location = 0) out vec4 colour;
-/// layout(push_constant) uniform P { vec4 c; } p;
-/// void main() { colour = p.c; }
-/// ```
-#[rustfmt::skip]
-const FRAG: [u32; 122] = [
-0x07230203, 0x00010000, 0x0008000b, 0x00000012, 0x00000000, 0x00020011, 0x00000001, 0x0006000b, 0x00000001, 0x4c534c47,
-0x6474732e, 0x3035342e, 0x00000000, 0x0003000e, 0x00000000, 0x00000001, 0x0006000f, 0x00000004, 0x00000004, 0x6e69616d,
-0x00000000, 0x00000009, 0x00030010, 0x00000004, 0x00000007, 0x00030003, 0x00000002, 0x000001c2, 0x00040005, 0x00000004,
-0x6e69616d, 0x00000000, 0x00040005, 0x00000009, 0x6f6c6f63, 0x00007275, 0x00030005, 0x0000000a, 0x00000050, 0x00040006,
-0x0000000a, 0x00000000, 0x00000063, 0x00030005, 0x0000000c, 0x00000070, 0x00040047, 0x00000009, 0x0000001e, 0x00000000,
-0x00050048, 0x0000000a, 0x00000000, 0x00000023, 0x00000000, 0x00030047, 0x0000000a, 0x00000002, 0x00020013, 0x00000002,
-0x00030021, 0x00000003, 0x00000002, 0x00030016, 0x00000006, 0x00000020, 0x00040017, 0x00000007, 0x00000006, 0x00000004,
-0x00040020, 0x00000008, 0x00000003, 0x00000007, 0x0004003b, 0x00000008, 0x00000009, 0x00000003, 0x0003001e, 0x0000000a,
-0x00000007, 0x00040020, 0x0000000b, 0x00000009, 0x0000000a, 0x0004003b, 0x0000000b, 0x0000000c, 0x00000009, 0x00040015,
-0x0000000d, 0x00000020, 0x00000001, 0x0004002b, 0x0000000d, 0x0000000e, 0x00000000, 0x00040020, 0x0000000f, 0x00000009,
-0x00000007, 0x00050036, 0x00000002, 0x00000004, 0x00000000, 0x00000003, 0x000200f8, 0x00000005, 0x00050041, 0x0000000f,
-0x00000010, 0x0000000c, 0x0000000e, 0x0004003d, 0x00000007, 0x00000011, 0x00000010, 0x0003003e, 0x00000009, 0x00000011,
-0x000100fd, 0x00010038,
-];
-
 /// Pixel rectangles [x0, x1) x [y0, y1).
 const COUNTED: [u32; 4] = [8, 40, 8, 24];
 const DISJOINT: [u32; 4] = [44, 60, 40, 56];
-
-fn host_visible_type(ctx: &Ctx) -> u32 {
-    // SAFETY: valid physical device.
-    let props = unsafe { ctx.instance.get_physical_device_memory_properties(ctx.pdev) };
-    let want = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-    (0..props.memory_type_count).find(|&i| props.memory_types[i as usize].property_flags.contains(want)).unwrap()
-}
 
 /// Pixel centres inside the rectangle, by testing every pixel of the image.
 fn covered(r: [u32; 4]) -> u64 {
@@ -223,41 +162,13 @@ fn occlusion_queries() {
         let views = [colour_view, depth_view];
         let fb = dev.create_framebuffer(&vk::FramebufferCreateInfo::default().render_pass(pass).attachments(&views).width(SIZE).height(SIZE).layers(1), None).unwrap();
 
-        let vs = dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&VERT), None).unwrap();
-        let fs = dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&FRAG), None).unwrap();
-        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::FRAGMENT, offset: 0, size: 16 }];
-        let layout = dev.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges), None).unwrap();
-        let stages = [
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(vs).name(c"main"),
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::FRAGMENT).module(fs).name(c"main"),
-        ];
-        let bindings = [vk::VertexInputBindingDescription { binding: 0, stride: 8, input_rate: vk::VertexInputRate::VERTEX }];
-        let attributes = [vk::VertexInputAttributeDescription { location: 0, binding: 0, format: vk::Format::R32G32_SFLOAT, offset: 0 }];
-        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default().vertex_binding_descriptions(&bindings).vertex_attribute_descriptions(&attributes);
-        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-        let viewports = [vk::Viewport { x: 0.0, y: 0.0, width: SIZE as f32, height: SIZE as f32, min_depth: 0.0, max_depth: 1.0 }];
-        let scissors = [vk::Rect2D { offset: vk::Offset2D { x: 0, y: 0 }, extent: vk::Extent2D { width: SIZE, height: SIZE } }];
-        let viewport = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
-        let raster = vk::PipelineRasterizationStateCreateInfo::default().polygon_mode(vk::PolygonMode::FILL).cull_mode(vk::CullModeFlags::NONE).line_width(1.0);
-        let multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let shaders = Shaders::new(&dev);
+        let layout = shaders.layout;
         // Every rectangle is at depth 0: the first draw passes against the clear value 1 and
         // writes 0, so the same rectangle again fails LESS everywhere.
-        let depth = vk::PipelineDepthStencilStateCreateInfo::default().depth_test_enable(true).depth_write_enable(true).depth_compare_op(vk::CompareOp::LESS);
-        let blend_att = [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
-        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
-        let info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stages)
-            .vertex_input_state(&vertex_input)
-            .input_assembly_state(&assembly)
-            .viewport_state(&viewport)
-            .rasterization_state(&raster)
-            .multisample_state(&multisample)
-            .depth_stencil_state(&depth)
-            .color_blend_state(&blend)
-            .layout(layout)
-            .render_pass(pass)
-            .subpass(0);
-        let pipeline = dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None).map_err(|(_, e)| e).expect("vkCreateGraphicsPipelines")[0];
+        let mut spec = PipelineSpec::new(SIZE);
+        spec.depth = Some(vk::CompareOp::LESS);
+        let pipeline = shaders.pipeline(&dev, pass, &spec);
         let qp = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::OCCLUSION).query_count(QUERIES), None).expect("an occlusion query pool");
 
         let cmd_pool = dev.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None).unwrap();
@@ -340,9 +251,7 @@ fn occlusion_queries() {
         dev.destroy_command_pool(cmd_pool, None);
         dev.destroy_query_pool(qp, None);
         dev.destroy_pipeline(pipeline, None);
-        dev.destroy_pipeline_layout(layout, None);
-        dev.destroy_shader_module(vs, None);
-        dev.destroy_shader_module(fs, None);
+        shaders.destroy(&dev);
         dev.destroy_framebuffer(fb, None);
         dev.destroy_render_pass(pass, None);
         dev.destroy_image_view(colour_view, None);
@@ -495,37 +404,9 @@ fn multiview_queries_use_one_index_per_view() {
         let views = [colour_view];
         let fb = dev.create_framebuffer(&vk::FramebufferCreateInfo::default().render_pass(pass).attachments(&views).width(SIZE).height(SIZE).layers(1), None).unwrap();
 
-        let vs = dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&VERT), None).unwrap();
-        let fs = dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&FRAG), None).unwrap();
-        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::FRAGMENT, offset: 0, size: 16 }];
-        let layout = dev.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges), None).unwrap();
-        let stages = [
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(vs).name(c"main"),
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::FRAGMENT).module(fs).name(c"main"),
-        ];
-        let bindings = [vk::VertexInputBindingDescription { binding: 0, stride: 8, input_rate: vk::VertexInputRate::VERTEX }];
-        let attributes = [vk::VertexInputAttributeDescription { location: 0, binding: 0, format: vk::Format::R32G32_SFLOAT, offset: 0 }];
-        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default().vertex_binding_descriptions(&bindings).vertex_attribute_descriptions(&attributes);
-        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-        let viewports = [vk::Viewport { x: 0.0, y: 0.0, width: SIZE as f32, height: SIZE as f32, min_depth: 0.0, max_depth: 1.0 }];
-        let scissors = [vk::Rect2D { offset: vk::Offset2D { x: 0, y: 0 }, extent: vk::Extent2D { width: SIZE, height: SIZE } }];
-        let viewport = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
-        let raster = vk::PipelineRasterizationStateCreateInfo::default().polygon_mode(vk::PolygonMode::FILL).cull_mode(vk::CullModeFlags::NONE).line_width(1.0);
-        let multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
-        let blend_att = [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
-        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
-        let pinfo = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stages)
-            .vertex_input_state(&vertex_input)
-            .input_assembly_state(&assembly)
-            .viewport_state(&viewport)
-            .rasterization_state(&raster)
-            .multisample_state(&multisample)
-            .color_blend_state(&blend)
-            .layout(layout)
-            .render_pass(pass)
-            .subpass(0);
-        let pipeline = dev.create_graphics_pipelines(vk::PipelineCache::null(), &[pinfo], None).map_err(|(_, e)| e).expect("a multiview pipeline")[0];
+        let shaders = Shaders::new(&dev);
+        let layout = shaders.layout;
+        let pipeline = shaders.pipeline(&dev, pass, &PipelineSpec::new(SIZE));
         let occlusion = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::OCCLUSION).query_count(3), None).unwrap();
         let stamps = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(4), None).unwrap();
 
@@ -568,9 +449,7 @@ fn multiview_queries_use_one_index_per_view() {
         dev.destroy_query_pool(occlusion, None);
         dev.destroy_query_pool(stamps, None);
         dev.destroy_pipeline(pipeline, None);
-        dev.destroy_pipeline_layout(layout, None);
-        dev.destroy_shader_module(vs, None);
-        dev.destroy_shader_module(fs, None);
+        shaders.destroy(&dev);
         dev.destroy_framebuffer(fb, None);
         dev.destroy_render_pass(pass, None);
         dev.destroy_image_view(colour_view, None);

@@ -7,7 +7,7 @@
 mod common;
 
 use ash::vk;
-use common::render::{host_visible_type, Buf, FRAG, VERT};
+use common::render::{host_visible_type, Buf, PipelineSpec, Shaders};
 use common::{assert_no_validation_messages, Ctx};
 
 const SIZE: u32 = 64;
@@ -194,107 +194,21 @@ fn masked_samples_neither_count_nor_write_depth() {
             )
             .unwrap();
 
-        let vs = dev
-            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&VERT), None)
-            .unwrap();
-        let fs = dev
-            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&FRAG), None)
-            .unwrap();
-        let ranges = [vk::PushConstantRange {
-            stage_flags: vk::ShaderStageFlags::FRAGMENT,
-            offset: 0,
-            size: 16,
-        }];
-        let layout = dev
-            .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges),
-                None,
-            )
-            .unwrap();
-        let bindings = [vk::VertexInputBindingDescription {
-            binding: 0,
-            stride: 8,
-            input_rate: vk::VertexInputRate::VERTEX,
-        }];
-        let attributes = [vk::VertexInputAttributeDescription {
-            location: 0,
-            binding: 0,
-            format: vk::Format::R32G32_SFLOAT,
-            offset: 0,
-        }];
-        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
-            .vertex_binding_descriptions(&bindings)
-            .vertex_attribute_descriptions(&attributes);
-        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-        let viewports = [vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: SIZE as f32,
-            height: SIZE as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        }];
-        let scissors = [vk::Rect2D {
-            offset: vk::Offset2D { x: 0, y: 0 },
-            extent: vk::Extent2D {
-                width: SIZE,
-                height: SIZE,
-            },
-        }];
-        let viewport = vk::PipelineViewportStateCreateInfo::default()
-            .viewports(&viewports)
-            .scissors(&scissors);
-        let raster = vk::PipelineRasterizationStateCreateInfo::default()
-            .polygon_mode(vk::PolygonMode::FILL)
-            .cull_mode(vk::CullModeFlags::NONE)
-            .line_width(1.0);
+        let shaders = Shaders::new(&dev);
+        let layout = shaders.layout;
         // Every rectangle is at depth 0: a sample passes LESS only while its depth is the
         // clear value 1, that is until a draw has written it.
-        let depth = vk::PipelineDepthStencilStateCreateInfo::default()
-            .depth_test_enable(true)
-            .depth_write_enable(true)
-            .depth_compare_op(vk::CompareOp::LESS);
         let pipeline = |mask: Option<u32>, shaded: bool| {
+            let mut spec = PipelineSpec::new(SIZE);
+            spec.fragment = shaded;
+            spec.samples = X4;
             // A mask keeping every sample, as translation layers pass, when `None`.
-            let masks = [mask.unwrap_or(u32::MAX)];
-            let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-                .rasterization_samples(X4)
-                .sample_mask(&masks);
-            let write = if shaded {
-                vk::ColorComponentFlags::RGBA
-            } else {
-                vk::ColorComponentFlags::empty()
-            };
-            let blend_att =
-                [vk::PipelineColorBlendAttachmentState::default().color_write_mask(write)];
-            let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
-            let stages = [
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::VERTEX)
-                    .module(vs)
-                    .name(c"main"),
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::FRAGMENT)
-                    .module(fs)
-                    .name(c"main"),
-            ];
-            let n = if shaded { 2 } else { 1 };
-            let info = vk::GraphicsPipelineCreateInfo::default()
-                .stages(&stages[..n])
-                .vertex_input_state(&vertex_input)
-                .input_assembly_state(&assembly)
-                .viewport_state(&viewport)
-                .rasterization_state(&raster)
-                .multisample_state(&multisample)
-                .depth_stencil_state(&depth)
-                .color_blend_state(&blend)
-                .layout(layout)
-                .render_pass(pass)
-                .subpass(0);
-            dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
-                .map_err(|(_, e)| e)
-                .expect("vkCreateGraphicsPipelines with a sample mask")[0]
+            spec.sample_mask = Some(mask.unwrap_or(u32::MAX));
+            spec.depth = Some(vk::CompareOp::LESS);
+            if !shaded {
+                spec.blend.color_write_mask = vk::ColorComponentFlags::empty();
+            }
+            shaders.pipeline(&dev, pass, &spec)
         };
         let shaded_masked = pipeline(Some(0b0101), true);
         let shaded_all = pipeline(None, true);
@@ -412,9 +326,7 @@ fn masked_samples_neither_count_nor_write_depth() {
         for p in [shaded_masked, shaded_all, depth_masked] {
             dev.destroy_pipeline(p, None);
         }
-        dev.destroy_pipeline_layout(layout, None);
-        dev.destroy_shader_module(vs, None);
-        dev.destroy_shader_module(fs, None);
+        shaders.destroy(&dev);
         dev.destroy_framebuffer(fb, None);
         dev.destroy_render_pass(pass, None);
         dev.destroy_image_view(colour_view, None);

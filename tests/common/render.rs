@@ -105,3 +105,106 @@ impl Buf {
         }
     }
 }
+
+/// What varies between the small tests' pipelines. The rest is fixed: VERT with a vec2
+/// position at location 0 (stride 8), triangle lists, a `size` x `size` viewport and scissor,
+/// no culling, one colour attachment.
+pub struct PipelineSpec {
+    pub size: u32,
+    /// Shade with FRAG; `false` makes a pipeline without a fragment stage.
+    pub fragment: bool,
+    pub samples: vk::SampleCountFlags,
+    pub sample_mask: Option<u32>,
+    pub alpha_to_one: bool,
+    /// Depth test and write with this compare op.
+    pub depth: Option<vk::CompareOp>,
+    pub blend: vk::PipelineColorBlendAttachmentState,
+}
+
+impl PipelineSpec {
+    /// One sample, shaded, opaque, no depth.
+    pub fn new(size: u32) -> PipelineSpec {
+        PipelineSpec {
+            size,
+            fragment: true,
+            samples: vk::SampleCountFlags::TYPE_1,
+            sample_mask: None,
+            alpha_to_one: false,
+            depth: None,
+            blend: vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA),
+        }
+    }
+}
+
+/// VERT and FRAG as shader modules, with the layout of FRAG's vec4 push constant.
+pub struct Shaders {
+    pub vs: vk::ShaderModule,
+    pub fs: vk::ShaderModule,
+    pub layout: vk::PipelineLayout,
+}
+
+impl Shaders {
+    pub fn new(dev: &ash::Device) -> Shaders {
+        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::FRAGMENT, offset: 0, size: 16 }];
+        // SAFETY: valid device and create infos.
+        unsafe {
+            Shaders {
+                vs: dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&VERT), None).unwrap(),
+                fs: dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&FRAG), None).unwrap(),
+                layout: dev.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges), None).unwrap(),
+            }
+        }
+    }
+
+    /// A pipeline for subpass 0 of `pass`.
+    pub fn pipeline(&self, dev: &ash::Device, pass: vk::RenderPass, spec: &PipelineSpec) -> vk::Pipeline {
+        let stages = [
+            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(self.vs).name(c"main"),
+            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::FRAGMENT).module(self.fs).name(c"main"),
+        ];
+        let bindings = [vk::VertexInputBindingDescription { binding: 0, stride: 8, input_rate: vk::VertexInputRate::VERTEX }];
+        let attributes = [vk::VertexInputAttributeDescription { location: 0, binding: 0, format: vk::Format::R32G32_SFLOAT, offset: 0 }];
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default().vertex_binding_descriptions(&bindings).vertex_attribute_descriptions(&attributes);
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let size = spec.size;
+        let viewports = [vk::Viewport { x: 0.0, y: 0.0, width: size as f32, height: size as f32, min_depth: 0.0, max_depth: 1.0 }];
+        let scissors = [vk::Rect2D { offset: vk::Offset2D { x: 0, y: 0 }, extent: vk::Extent2D { width: size, height: size } }];
+        let viewport = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default().polygon_mode(vk::PolygonMode::FILL).cull_mode(vk::CullModeFlags::NONE).line_width(1.0);
+        let masks = [spec.sample_mask.unwrap_or(u32::MAX)];
+        let mut multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(spec.samples).alpha_to_one_enable(spec.alpha_to_one);
+        if spec.sample_mask.is_some() {
+            multisample = multisample.sample_mask(&masks);
+        }
+        let depth = match spec.depth {
+            Some(op) => vk::PipelineDepthStencilStateCreateInfo::default().depth_test_enable(true).depth_write_enable(true).depth_compare_op(op),
+            None => vk::PipelineDepthStencilStateCreateInfo::default(),
+        };
+        let blend_att = [spec.blend];
+        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
+        let n = if spec.fragment { 2 } else { 1 };
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages[..n])
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .depth_stencil_state(&depth)
+            .color_blend_state(&blend)
+            .layout(self.layout)
+            .render_pass(pass)
+            .subpass(0);
+        // SAFETY: valid device, pass and create info.
+        unsafe { dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }.map_err(|(_, e)| e).expect("vkCreateGraphicsPipelines")[0]
+    }
+
+    pub fn destroy(self, dev: &ash::Device) {
+        // SAFETY: no pipeline made from them is in use.
+        unsafe {
+            dev.destroy_pipeline_layout(self.layout, None);
+            dev.destroy_shader_module(self.vs, None);
+            dev.destroy_shader_module(self.fs, None);
+        }
+    }
+}

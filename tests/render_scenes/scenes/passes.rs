@@ -200,7 +200,17 @@ fn msaa_resolve_attachment(f: &mut Frame) -> R<Vec<Out>> {
 
 /// Renders `pipe` with `verts` into a 4x target and resolves it with vkCmdResolveImage.
 pub(super) fn render_and_resolve(f: &mut Frame, pipe: &Pipe, verts: &[V]) -> R<Image> {
+    render_resolved(f, None, &[(pipe, verts)])
+}
+
+/// Draws into a 4x colour target (cleared to `BG`), and a 4x depth target of `depth` cleared
+/// to 1.0 if given, resolves the colour with vkCmdResolveImage and reads the result.
+pub(super) fn render_resolved(f: &mut Frame, depth: Option<vk::Format>, draws: &[(&Pipe, &[V])]) -> R<Image> {
     let (ms, ms_view) = f.target(RGBA8, vk::ImageUsageFlags::empty(), X4)?;
+    let mut views = vec![ms_view];
+    if let Some(d) = depth {
+        views.push(f.depth_target(d, X4)?.1);
+    }
     let (w, h) = (f.w, f.h);
     let dst = f.image_full(
         RGBA8,
@@ -209,10 +219,14 @@ pub(super) fn render_and_resolve(f: &mut Frame, pipe: &Pipe, verts: &[V]) -> R<I
         vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC,
         ONE,
     )?;
-    let rp = f.simple_pass(&[RGBA8], None, X4)?;
-    let fb = f.framebuffer(rp, &[ms_view])?;
-    let pl = f.pipeline(pipe, rp)?;
-    let vb = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(verts))?;
+    let rp = f.simple_pass(&[RGBA8], depth, X4)?;
+    let fb = f.framebuffer(rp, &views)?;
+    let mut bound = Vec::new();
+    for (p, verts) in draws {
+        let pipe = f.pipeline(p, rp)?;
+        let vb = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(verts))?;
+        bound.push((pipe, vb, verts.len() as u32));
+    }
     let to_dst = vk::ImageMemoryBarrier::default()
         .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
         .old_layout(vk::ImageLayout::UNDEFINED)
@@ -247,8 +261,10 @@ pub(super) fn render_and_resolve(f: &mut Frame, pipe: &Pipe, verts: &[V]) -> R<I
         ..Default::default()
     };
     f.submit(|cb| {
-        f.begin(cb, rp, fb, &[clear_color(BG)]);
-        f.draw(cb, pl, vb, verts.len() as u32);
+        f.begin(cb, rp, fb, &[clear_color(BG), clear_depth(1.0, 0)][..views.len()]);
+        for &(pipe, vb, n) in &bound {
+            f.draw(cb, pipe, vb, n);
+        }
         // SAFETY: recording; the pass ends before the resolve; images alive.
         unsafe {
             f.d.cmd_end_render_pass(cb);

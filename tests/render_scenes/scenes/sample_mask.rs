@@ -3,11 +3,12 @@
 //! mask dropped must have been left without colour and without depth, so the rectangle
 //! shows through them; the resolved pixel is the average of the two colours by sample.
 
-use super::super::frame::{bytes_of, c8, clear_color, clear_depth, range, Frame, Pipe, R, V};
-use super::super::image::{Image, Tol};
+use super::super::frame::{c8, Frame, Pipe, R, V};
+use super::super::image::Tol;
 use super::super::needs::Needs;
 use super::super::raster::{cover, Cover, SAMPLES_4X};
 use super::super::run::{Out, Scene};
+use super::passes::render_resolved;
 use super::{want_rgba8, D32, RGBA8};
 use ash::vk;
 
@@ -72,7 +73,7 @@ fn masked_scene(f: &mut Frame, mask: u32) -> R<Vec<Out>> {
         depth,
         ..Pipe::default()
     };
-    let got = render_resolved(f, &[(&masked, &front), (&full, &back)])?;
+    let got = render_resolved(f, Some(D32), &[(&masked, &front), (&full, &back)])?;
     // Each sample shows the triangle where it covers it and the mask keeps it, else the
     // rectangle (the masked samples' depth stayed at the clear value 1.0).
     let (front, back) = (FRONT.map(f64::from), BACK.map(f64::from));
@@ -102,94 +103,4 @@ fn masked_scene(f: &mut Frame, mask: u32) -> R<Vec<Out>> {
         }
     }
     Ok(vec![Out::new(got, Some(want), Tol::UNORM8)])
-}
-
-/// Draws into a 4x colour and 4x depth target (cleared to `BG` and 1.0), resolves the colour
-/// with vkCmdResolveImage and reads the result.
-fn render_resolved(f: &mut Frame, draws: &[(&Pipe, &[V])]) -> R<Image> {
-    let (ms, ms_view) = f.target(RGBA8, vk::ImageUsageFlags::empty(), X4)?;
-    let (_depth, depth_view) = f.depth_target(D32, X4)?;
-    let (w, h) = (f.w, f.h);
-    let dst = f.image_full(
-        RGBA8,
-        w,
-        h,
-        vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC,
-        ONE,
-    )?;
-    let rp = f.simple_pass(&[RGBA8], Some(D32), X4)?;
-    let fb = f.framebuffer(rp, &[ms_view, depth_view])?;
-    let mut bound = Vec::new();
-    for (p, verts) in draws {
-        let pipe = f.pipeline(p, rp)?;
-        let vb = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(verts))?;
-        bound.push((pipe, vb, verts.len() as u32));
-    }
-    let to_dst = vk::ImageMemoryBarrier::default()
-        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-        .old_layout(vk::ImageLayout::UNDEFINED)
-        .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .image(dst)
-        .subresource_range(range(vk::ImageAspectFlags::COLOR));
-    let src_ready = vk::ImageMemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
-        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
-        .old_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
-        .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
-        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .image(ms)
-        .subresource_range(range(vk::ImageAspectFlags::COLOR));
-    let sub = vk::ImageSubresourceLayers {
-        aspect_mask: vk::ImageAspectFlags::COLOR,
-        mip_level: 0,
-        base_array_layer: 0,
-        layer_count: 1,
-    };
-    let region = vk::ImageResolve {
-        src_subresource: sub,
-        dst_subresource: sub,
-        extent: vk::Extent3D {
-            width: w,
-            height: h,
-            depth: 1,
-        },
-        ..Default::default()
-    };
-    f.submit(|cb| {
-        f.begin(cb, rp, fb, &[clear_color(BG), clear_depth(1.0, 0)]);
-        for &(pipe, vb, n) in &bound {
-            f.draw(cb, pipe, vb, n);
-        }
-        // SAFETY: recording; the pass ends before the resolve; images alive.
-        unsafe {
-            f.d.cmd_end_render_pass(cb);
-            f.d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &[to_dst, src_ready],
-            );
-            f.d.cmd_resolve_image(
-                cb,
-                ms,
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                dst,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &[region],
-            );
-        }
-    })?;
-    f.read(
-        "color",
-        dst,
-        RGBA8,
-        vk::ImageAspectFlags::COLOR,
-        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-    )
 }
