@@ -54,13 +54,19 @@ fn main() {
         match child {
             vk_parse::RegistryChild::Types(types) => {
                 for t in &types.children {
-                    let vk_parse::TypesChild::Type(t) = t else { continue };
+                    let vk_parse::TypesChild::Type(t) = t else {
+                        continue;
+                    };
                     if !is_vulkan_api(t.api.as_deref()) {
                         continue;
                     }
                     if let vk_parse::TypeSpec::Code(c) = &t.spec {
                         if let Some(rest) = c.code.split("#define VK_HEADER_VERSION ").nth(1) {
-                            header_version = rest.split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or(0);
+                            header_version = rest
+                                .split_whitespace()
+                                .next()
+                                .and_then(|v| v.parse().ok())
+                                .unwrap_or(0);
                         }
                     }
                     let Some(name) = t.name.clone().or_else(|| type_name_from_code(t)) else {
@@ -75,7 +81,9 @@ fn main() {
                         _ => String::new(),
                     };
                     let kind = match t.category.as_deref() {
-                        Some("handle") if code.contains("NON_DISPATCHABLE") => Kind::NonDispatchableHandle,
+                        Some("handle") if code.contains("NON_DISPATCHABLE") => {
+                            Kind::NonDispatchableHandle
+                        }
                         Some("handle") => Kind::DispatchableHandle,
                         Some("enum") => Kind::Scalar("i32"),
                         Some("bitmask") if code.contains("VkFlags64") => Kind::Scalar("u64"),
@@ -129,7 +137,10 @@ fn main() {
                 }
                 let number = f.number.clone().unwrap_or_default();
                 for_each_command(&f.children, |name| {
-                    origins.entry(name.to_string()).or_default().insert(number.clone());
+                    origins
+                        .entry(name.to_string())
+                        .or_default()
+                        .insert(number.clone());
                 });
             }
             vk_parse::RegistryChild::Extensions(exts) => {
@@ -140,7 +151,9 @@ fn main() {
                     }
                     ext_types.insert(e.name.clone(), e.ext_type.clone().unwrap_or_default());
                     for child in &e.children {
-                        let vk_parse::ExtensionChild::Require { items, .. } = child else { continue };
+                        let vk_parse::ExtensionChild::Require { items, .. } = child else {
+                            continue;
+                        };
                         for item in items {
                             if let vk_parse::InterfaceItem::Enum(en) = item {
                                 if en.name.ends_with("_SPEC_VERSION") {
@@ -154,7 +167,10 @@ fn main() {
                         }
                     }
                     for_each_command(&e.children, |name| {
-                        origins.entry(name.to_string()).or_default().insert(e.name.clone());
+                        origins
+                            .entry(name.to_string())
+                            .or_default()
+                            .insert(e.name.clone());
                     });
                 }
             }
@@ -170,7 +186,10 @@ fn main() {
             || DEVICE_EXTENSIONS.contains(&origin)
     };
     for ext in INSTANCE_EXTENSIONS.iter().chain(DEVICE_EXTENSIONS) {
-        assert!(ext_versions.contains_key(*ext), "{ext} is not in the registry");
+        assert!(
+            ext_versions.contains_key(*ext),
+            "{ext} is not in the registry"
+        );
     }
 
     let resolve = |name: &str| -> String {
@@ -186,11 +205,22 @@ fn main() {
     writeln!(out, "pub const HEADER_VERSION: u32 = {header_version};").unwrap();
 
     // Extensions: name, spec version, instance/device.
-    writeln!(out, "pub static EXTENSION_SPEC_VERSIONS: &[(&str, u32)] = &[").unwrap();
+    writeln!(
+        out,
+        "pub static EXTENSION_SPEC_VERSIONS: &[(&str, u32)] = &["
+    )
+    .unwrap();
     for ext in INSTANCE_EXTENSIONS.iter().chain(DEVICE_EXTENSIONS) {
         let t = &ext_types[*ext];
-        let expect = if INSTANCE_EXTENSIONS.contains(ext) { "instance" } else { "device" };
-        assert_eq!(t, expect, "{ext} is a {t} extension but is listed as {expect}");
+        let expect = if INSTANCE_EXTENSIONS.contains(ext) {
+            "instance"
+        } else {
+            "device"
+        };
+        assert_eq!(
+            t, expect,
+            "{ext} is a {t} extension but is listed as {expect}"
+        );
         writeln!(out, "    ({ext:?}, {}),", ext_versions[*ext]).unwrap();
     }
     writeln!(out, "];").unwrap();
@@ -205,7 +235,9 @@ fn main() {
             continue;
         }
         let canonical = resolve(name);
-        let cmd = cmds.get(&canonical).unwrap_or_else(|| panic!("{name}: no definition"));
+        let cmd = cmds
+            .get(&canonical)
+            .unwrap_or_else(|| panic!("{name}: no definition"));
         let level = dispatch_level(&canonical, cmd);
         let origin_list: Vec<String> = scoped
             .iter()
@@ -236,11 +268,18 @@ fn is_vulkan_api(api: Option<&str>) -> bool {
 }
 
 fn type_name_from_code(t: &vk_parse::Type) -> Option<String> {
-    let vk_parse::TypeSpec::Code(c) = &t.spec else { return None };
+    let vk_parse::TypeSpec::Code(c) = &t.spec else {
+        return None;
+    };
     // Handles carry their name in parentheses ("VK_DEFINE_HANDLE(VkInstance)"), typedefs as
     // the last word ("typedef VkFlags VkQueryControlFlags;").
     if c.code.starts_with("typedef") {
-        return c.code.trim_end_matches(';').split_whitespace().last().map(str::to_string);
+        return c
+            .code
+            .trim_end_matches(';')
+            .split_whitespace()
+            .last()
+            .map(str::to_string);
     }
     let start = c.code.find('(')? + 1;
     let end = c.code[start..].find(')')? + start;
@@ -250,7 +289,9 @@ fn type_name_from_code(t: &vk_parse::Type) -> Option<String> {
 /// Whether a core version ("VK_VERSION_1_1") or extension name is advertised.
 fn is_advertised(name: &str) -> bool {
     match name.strip_prefix("VK_VERSION_1_") {
-        Some(minor) => minor.parse::<u32>().is_ok_and(|m| (0..=API_MINOR).any(|v| v == m)),
+        Some(minor) => minor
+            .parse::<u32>()
+            .is_ok_and(|m| (0..=API_MINOR).any(|v| v == m)),
         None => INSTANCE_EXTENSIONS.contains(&name) || DEVICE_EXTENSIONS.contains(&name),
     }
 }
@@ -266,7 +307,11 @@ fn depends_satisfied(expr: &str) -> bool {
             }
             s.next();
             let rhs = operand(s);
-            value = if op == '+' { value && rhs } else { value || rhs };
+            value = if op == '+' {
+                value && rhs
+            } else {
+                value || rhs
+            };
         }
         value
     }
@@ -292,13 +337,24 @@ fn depends_satisfied(expr: &str) -> bool {
 
 fn for_each_command(children: &[vk_parse::ExtensionChild], mut f: impl FnMut(&str)) {
     for child in children {
-        let vk_parse::ExtensionChild::Require { items, api, extension, depends, .. } = child else { continue };
+        let vk_parse::ExtensionChild::Require {
+            items,
+            api,
+            extension,
+            depends,
+            ..
+        } = child
+        else {
+            continue;
+        };
         if !is_vulkan_api(api.as_deref()) {
             continue;
         }
         // Items that exist only together with another extension or version (the device-group
         // commands that need VK_KHR_surface, say) are in scope only when that is advertised.
-        if !extension.as_deref().is_none_or(is_advertised) || !depends.as_deref().is_none_or(depends_satisfied) {
+        if !extension.as_deref().is_none_or(is_advertised)
+            || !depends.as_deref().is_none_or(depends_satisfied)
+        {
             continue;
         }
         for item in items {
@@ -311,9 +367,17 @@ fn for_each_command(children: &[vk_parse::ExtensionChild], mut f: impl FnMut(&st
 
 fn dispatch_level(name: &str, cmd: &Cmd) -> &'static str {
     if name == "vkGetInstanceProcAddr" || name == "vkGetDeviceProcAddr" {
-        return if name == "vkGetDeviceProcAddr" { "Device" } else { "Global" };
+        return if name == "vkGetDeviceProcAddr" {
+            "Device"
+        } else {
+            "Global"
+        };
     }
-    match cmd.params.first().and_then(|p| p.definition.type_name.as_deref()) {
+    match cmd
+        .params
+        .first()
+        .and_then(|p| p.definition.type_name.as_deref())
+    {
         Some("VkInstance") => "Instance",
         Some("VkPhysicalDevice") => "PhysicalDevice",
         Some("VkDevice") | Some("VkQueue") | Some("VkCommandBuffer") => "Device",
@@ -322,7 +386,12 @@ fn dispatch_level(name: &str, cmd: &Cmd) -> &'static str {
 }
 
 /// The Rust type with the same C ABI as a parameter or return value.
-fn abi_type(type_name: &str, code: &str, kinds: &HashMap<String, Kind>, aliases: &HashMap<String, String>) -> String {
+fn abi_type(
+    type_name: &str,
+    code: &str,
+    kinds: &HashMap<String, Kind>,
+    aliases: &HashMap<String, String>,
+) -> String {
     if code.contains('*') || code.contains('[') {
         return "*const c_void".into();
     }
@@ -352,17 +421,30 @@ fn abi_type(type_name: &str, code: &str, kinds: &HashMap<String, Kind>, aliases:
         Some(Kind::DispatchableHandle) => "*mut c_void".into(),
         Some(Kind::NonDispatchableHandle) => "u64".into(),
         Some(Kind::Scalar(s)) => (*s).into(),
-        Some(Kind::Struct) | None => panic!("{type_name} is passed by value; build.rs has no ABI type for it"),
+        Some(Kind::Struct) | None => {
+            panic!("{type_name} is passed by value; build.rs has no ABI type for it")
+        }
     }
 }
 
-fn write_stub(out: &mut String, name: &str, cmd: &Cmd, kinds: &HashMap<String, Kind>, aliases: &HashMap<String, String>) {
+fn write_stub(
+    out: &mut String,
+    name: &str,
+    cmd: &Cmd,
+    kinds: &HashMap<String, Kind>,
+    aliases: &HashMap<String, String>,
+) {
     let params: Vec<String> = cmd
         .params
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let ty = abi_type(p.definition.type_name.as_deref().unwrap_or(""), &p.definition.code, kinds, aliases);
+            let ty = abi_type(
+                p.definition.type_name.as_deref().unwrap_or(""),
+                &p.definition.code,
+                kinds,
+                aliases,
+            );
             format!("_p{i}: {ty}")
         })
         .collect();
@@ -373,7 +455,9 @@ fn write_stub(out: &mut String, name: &str, cmd: &Cmd, kinds: &HashMap<String, K
     let body = match cmd.ret.as_str() {
         "void" => format!("crate::entry::not_implemented({name:?})"),
         "VkResult" => format!("crate::entry::not_implemented_result({name:?})"),
-        "PFN_vkVoidFunction" => format!("crate::entry::not_implemented({name:?}); std::ptr::null()"),
+        "PFN_vkVoidFunction" => {
+            format!("crate::entry::not_implemented({name:?}); std::ptr::null()")
+        }
         _ => format!("crate::entry::not_implemented({name:?}); 0"),
     };
     writeln!(

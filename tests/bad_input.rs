@@ -18,10 +18,18 @@ fn unknown_instance_extension_is_not_present() {
     assert_eq!(result.err(), Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
 }
 
-fn create_device(ctx: &Ctx, exts: &[*const std::ffi::c_char], features: Option<&vk::PhysicalDeviceFeatures>) -> Result<ash::Device, vk::Result> {
+fn create_device(
+    ctx: &Ctx,
+    exts: &[*const std::ffi::c_char],
+    features: Option<&vk::PhysicalDeviceFeatures>,
+) -> Result<ash::Device, vk::Result> {
     let prio = [1.0f32];
-    let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(0).queue_priorities(&prio)];
-    let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_extension_names(exts);
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&prio)];
+    let mut info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(exts);
     if let Some(f) = features {
         info = info.enabled_features(f);
     }
@@ -39,10 +47,19 @@ fn unknown_device_extension_is_not_present() {
 #[test]
 fn unsupported_feature_is_not_present() {
     let ctx = Ctx::without_validation();
-    let features = vk::PhysicalDeviceFeatures { geometry_shader: vk::TRUE, ..Default::default() };
-    assert_eq!(create_device(&ctx, &[], Some(&features)).err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
+    let features = vk::PhysicalDeviceFeatures {
+        geometry_shader: vk::TRUE,
+        ..Default::default()
+    };
+    assert_eq!(
+        create_device(&ctx, &[], Some(&features)).err(),
+        Some(vk::Result::ERROR_FEATURE_NOT_PRESENT)
+    );
     // The supported one is fine.
-    let features = vk::PhysicalDeviceFeatures { robust_buffer_access: vk::TRUE, ..Default::default() };
+    let features = vk::PhysicalDeviceFeatures {
+        robust_buffer_access: vk::TRUE,
+        ..Default::default()
+    };
     let dev = create_device(&ctx, &[], Some(&features)).unwrap();
     // SAFETY: valid device with no children.
     unsafe { dev.destroy_device(None) };
@@ -56,12 +73,29 @@ fn allocation_larger_than_the_heap_is_out_of_device_memory() {
     unsafe {
         let props = ctx.instance.get_physical_device_memory_properties(ctx.pdev);
         let heap = props.memory_heaps[0].size;
-        let too_big = vk::MemoryAllocateInfo::default().allocation_size(heap + 1).memory_type_index(0);
-        assert_eq!(dev.allocate_memory(&too_big, None).err(), Some(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY));
-        let huge = vk::MemoryAllocateInfo::default().allocation_size(u64::MAX).memory_type_index(0);
-        assert_eq!(dev.allocate_memory(&huge, None).err(), Some(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY));
+        let too_big = vk::MemoryAllocateInfo::default()
+            .allocation_size(heap + 1)
+            .memory_type_index(0);
+        assert_eq!(
+            dev.allocate_memory(&too_big, None).err(),
+            Some(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
+        );
+        let huge = vk::MemoryAllocateInfo::default()
+            .allocation_size(u64::MAX)
+            .memory_type_index(0);
+        assert_eq!(
+            dev.allocate_memory(&huge, None).err(),
+            Some(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
+        );
         // Nothing was lost: a normal allocation still works.
-        let ok = dev.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(4096).memory_type_index(0), None).unwrap();
+        let ok = dev
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(4096)
+                    .memory_type_index(0),
+                None,
+            )
+            .unwrap();
         dev.free_memory(ok, None);
         dev.destroy_device(None);
     }
@@ -74,7 +108,10 @@ fn unimplemented_entry_points_return_an_error_not_a_crash() {
     // SAFETY: valid device and create info; the call fails cleanly.
     unsafe {
         let info = vk::SamplerCreateInfo::default();
-        assert_eq!(dev.create_sampler(&info, None).err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
+        assert_eq!(
+            dev.create_sampler(&info, None).err(),
+            Some(vk::Result::ERROR_FEATURE_NOT_PRESENT)
+        );
         dev.destroy_device(None);
     }
 }

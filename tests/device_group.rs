@@ -28,7 +28,9 @@ fn one_group_of_one_device() {
     assert_eq!(groups[0].subset_allocation, vk::FALSE);
 
     let prio = [1.0f32];
-    let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(0).queue_priorities(&prio)];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&prio)];
     let exts = [ash::khr::device_group::NAME.as_ptr()];
     let devices = [ctx.pdev];
     let mut group_info = vk::DeviceGroupDeviceCreateInfo::default().physical_devices(&devices);
@@ -37,7 +39,8 @@ fn one_group_of_one_device() {
         .enabled_extension_names(&exts)
         .push_next(&mut group_info);
     // SAFETY: valid physical device and create info.
-    let device = unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }.expect("vkCreateDevice");
+    let device =
+        unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }.expect("vkCreateDevice");
     let dg = ash::khr::device_group::Device::new(&ctx.instance, &device);
     // SAFETY: heap 0, device indices 0 and 0 are valid for a group of one.
     let peer = unsafe { dg.get_device_group_peer_memory_features(0, 0, 0) };
@@ -50,16 +53,25 @@ fn one_group_of_one_device() {
     // SAFETY: standard command pool and buffer lifecycle on a valid device.
     unsafe {
         let pool = device
-            .create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None)
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
             .expect("pool");
         let cb = device
             .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1),
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
             )
             .expect("command buffer")[0];
-        device.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).expect("begin");
+        device
+            .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .expect("begin");
         dg.cmd_set_device_mask(cb, 1);
-        device.end_command_buffer(cb).expect("a device mask of 1 records cleanly");
+        device
+            .end_command_buffer(cb)
+            .expect("a device mask of 1 records cleanly");
         device.destroy_command_pool(pool, None);
         device.destroy_device(None);
     }

@@ -15,7 +15,9 @@ fn host_visible_type(ctx: &Ctx) -> u32 {
     // SAFETY: valid physical device.
     let props = unsafe { ctx.instance.get_physical_device_memory_properties(ctx.pdev) };
     let want = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-    (0..props.memory_type_count).find(|&i| props.memory_types[i as usize].property_flags.contains(want)).unwrap()
+    (0..props.memory_type_count)
+        .find(|&i| props.memory_types[i as usize].property_flags.contains(want))
+        .unwrap()
 }
 
 /// A memory allocation, mapped.
@@ -29,9 +31,22 @@ impl Mapped {
     fn new(ctx: &Ctx, dev: &ash::Device, size: u64) -> Mapped {
         // SAFETY: valid device and allocate info.
         unsafe {
-            let memory = dev.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(size).memory_type_index(host_visible_type(ctx)), None).unwrap();
-            let ptr = dev.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()).unwrap() as *mut u8;
-            Mapped { memory, ptr, size: size as usize }
+            let memory = dev
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(size)
+                        .memory_type_index(host_visible_type(ctx)),
+                    None,
+                )
+                .unwrap();
+            let ptr = dev
+                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .unwrap() as *mut u8;
+            Mapped {
+                memory,
+                ptr,
+                size: size as usize,
+            }
         }
     }
 
@@ -55,7 +70,12 @@ fn buffer(ctx: &Ctx, dev: &ash::Device, size: u64) -> Buf {
     let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
     // SAFETY: valid device and create info; memory bound before use.
     unsafe {
-        let buffer = dev.create_buffer(&vk::BufferCreateInfo::default().size(size).usage(usage), None).unwrap();
+        let buffer = dev
+            .create_buffer(
+                &vk::BufferCreateInfo::default().size(size).usage(usage),
+                None,
+            )
+            .unwrap();
         let req = dev.get_buffer_memory_requirements(buffer);
         let mem = Mapped::new(ctx, dev, req.size);
         dev.bind_buffer_memory(buffer, mem.memory, 0).unwrap();
@@ -86,11 +106,23 @@ struct Case {
 }
 
 fn image(ctx: &Ctx, dev: &ash::Device, c: &Case) -> Img {
-    let tiling = if c.linear { vk::ImageTiling::LINEAR } else { vk::ImageTiling::OPTIMAL };
+    let tiling = if c.linear {
+        vk::ImageTiling::LINEAR
+    } else {
+        vk::ImageTiling::OPTIMAL
+    };
     let info = vk::ImageCreateInfo::default()
-        .image_type(if c.one_d { vk::ImageType::TYPE_1D } else { vk::ImageType::TYPE_2D })
+        .image_type(if c.one_d {
+            vk::ImageType::TYPE_1D
+        } else {
+            vk::ImageType::TYPE_2D
+        })
         .format(c.format)
-        .extent(vk::Extent3D { width: c.w, height: c.h, depth: 1 })
+        .extent(vk::Extent3D {
+            width: c.w,
+            height: c.h,
+            depth: 1,
+        })
         .mip_levels(c.levels)
         .array_layers(c.layers)
         .samples(vk::SampleCountFlags::TYPE_1)
@@ -105,14 +137,31 @@ fn image(ctx: &Ctx, dev: &ash::Device, c: &Case) -> Img {
         dev.bind_image_memory(image, mem.memory, 0).unwrap();
         (image, mem)
     };
-    let t = if c.linear { Tiling::Linear { stride: None } } else { Tiling::Twiddled };
+    let t = if c.linear {
+        Tiling::Linear { stride: None }
+    } else {
+        Tiling::Twiddled
+    };
     let layout = Layout::new(c.w, c.h, c.layers, c.levels, c.bpp, t, 1).unwrap();
-    Img { image, mem, layout, w: c.w, h: c.h, levels: c.levels, layers: c.layers }
+    Img {
+        image,
+        mem,
+        layout,
+        w: c.w,
+        h: c.h,
+        levels: c.levels,
+        layers: c.layers,
+    }
 }
 
 /// The test's texel bytes: distinct for every (seed, level, layer, x, y, byte).
 fn pattern(seed: u32, level: u32, layer: u32, x: u32, y: u32, byte: u32) -> u8 {
-    let v = seed.wrapping_mul(0x9e37_79b9) ^ level.wrapping_mul(0x85eb_ca6b) ^ layer.wrapping_mul(0xc2b2_ae35) ^ x.wrapping_mul(0x27d4_eb2f) ^ y.wrapping_mul(0x1656_67b1) ^ byte.wrapping_mul(0xd3a2_646c);
+    let v = seed.wrapping_mul(0x9e37_79b9)
+        ^ level.wrapping_mul(0x85eb_ca6b)
+        ^ layer.wrapping_mul(0xc2b2_ae35)
+        ^ x.wrapping_mul(0x27d4_eb2f)
+        ^ y.wrapping_mul(0x1656_67b1)
+        ^ byte.wrapping_mul(0xd3a2_646c);
     let v = (v ^ (v >> 15)).wrapping_mul(0x2c1b_3c6d);
     (v ^ (v >> 13)) as u8
 }
@@ -122,7 +171,12 @@ fn minify(v: u32, l: u32) -> u32 {
 }
 
 fn layers(level: u32, base: u32, count: u32) -> vk::ImageSubresourceLayers {
-    vk::ImageSubresourceLayers { aspect_mask: vk::ImageAspectFlags::COLOR, mip_level: level, base_array_layer: base, layer_count: count }
+    vk::ImageSubresourceLayers {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        mip_level: level,
+        base_array_layer: base,
+        layer_count: count,
+    }
 }
 
 struct Gpu<'a> {
@@ -134,17 +188,33 @@ struct Gpu<'a> {
 impl Gpu<'_> {
     /// Records with `f`, submits, waits.
     fn run(&self, f: impl FnOnce(vk::CommandBuffer)) {
-        let info = vk::CommandBufferAllocateInfo::default().command_pool(self.pool).level(vk::CommandBufferLevel::PRIMARY).command_buffer_count(1);
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
         // SAFETY: valid handles; the GPU is idle when the command buffer is freed.
         unsafe {
             let cb = self.dev.allocate_command_buffers(&info).unwrap()[0];
-            self.dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).unwrap();
+            self.dev
+                .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
             f(cb);
             self.dev.end_command_buffer(cb).unwrap();
-            let fence = self.dev.create_fence(&vk::FenceCreateInfo::default(), None).unwrap();
+            let fence = self
+                .dev
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .unwrap();
             let cbs = [cb];
-            self.dev.queue_submit(self.queue, &[vk::SubmitInfo::default().command_buffers(&cbs)], fence).unwrap();
-            self.dev.wait_for_fences(&[fence], true, 20_000_000_000).expect("the submission completes");
+            self.dev
+                .queue_submit(
+                    self.queue,
+                    &[vk::SubmitInfo::default().command_buffers(&cbs)],
+                    fence,
+                )
+                .unwrap();
+            self.dev
+                .wait_for_fences(&[fence], true, 20_000_000_000)
+                .expect("the submission completes");
             self.dev.destroy_fence(fence, None);
             self.dev.free_command_buffers(self.pool, &cbs);
         }
@@ -152,7 +222,11 @@ impl Gpu<'_> {
 
     /// UNDEFINED -> TRANSFER_DST_OPTIMAL for every subresource (a no-op for agx4).
     fn to_transfer_dst(&self, img: &Img) {
-        self.transition(img, vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL);
+        self.transition(
+            img,
+            vk::ImageLayout::UNDEFINED,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        );
     }
 
     fn transition(&self, img: &Img, old: vk::ImageLayout, new: vk::ImageLayout) {
@@ -165,10 +239,24 @@ impl Gpu<'_> {
                 .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::TRANSFER_READ)
                 .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
                 .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .subresource_range(vk::ImageSubresourceRange { aspect_mask: vk::ImageAspectFlags::COLOR, base_mip_level: 0, level_count: img.levels, base_array_layer: 0, layer_count: img.layers });
+                .subresource_range(vk::ImageSubresourceRange {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    base_mip_level: 0,
+                    level_count: img.levels,
+                    base_array_layer: 0,
+                    layer_count: img.layers,
+                });
             // SAFETY: valid command buffer in recording.
             unsafe {
-                self.dev.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::TRANSFER, vk::DependencyFlags::empty(), &[], &[], &[barrier]);
+                self.dev.cmd_pipeline_barrier(
+                    cb,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::DependencyFlags::empty(),
+                    &[],
+                    &[],
+                    &[barrier],
+                );
             }
         });
     }
@@ -199,13 +287,25 @@ impl Gpu<'_> {
                 buffer_image_height: rows,
                 image_subresource: layers(level, 0, img.layers),
                 image_offset: vk::Offset3D::default(),
-                image_extent: vk::Extent3D { width: w, height: h, depth: 1 },
+                image_extent: vk::Extent3D {
+                    width: w,
+                    height: h,
+                    depth: 1,
+                },
             });
         }
         let mut staging = buffer(ctx, self.dev, data.len() as u64);
         staging.mem.bytes_mut()[..data.len()].copy_from_slice(&data);
         // SAFETY: valid command buffer in recording.
-        self.run(|cb| unsafe { self.dev.cmd_copy_buffer_to_image(cb, staging.buffer, img.image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, &regions) });
+        self.run(|cb| unsafe {
+            self.dev.cmd_copy_buffer_to_image(
+                cb,
+                staging.buffer,
+                img.image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &regions,
+            )
+        });
         destroy_buffer(self.dev, staging);
     }
 }
@@ -237,8 +337,14 @@ fn check_pattern(img: &Img, bpp: u32, seed: u32, what: &str) {
         for layer in 0..img.layers {
             for y in 0..minify(img.h, level) {
                 for x in 0..minify(img.w, level) {
-                    let want: Vec<u8> = (0..bpp).map(|b| pattern(seed, level, layer, x, y, b)).collect();
-                    assert_eq!(stored(img, bpp, x, y, layer, level), &want[..], "{what}: level {level} layer {layer} ({x}, {y})");
+                    let want: Vec<u8> = (0..bpp)
+                        .map(|b| pattern(seed, level, layer, x, y, b))
+                        .collect();
+                    assert_eq!(
+                        stored(img, bpp, x, y, layer, level),
+                        &want[..],
+                        "{what}: level {level} layer {layer} ({x}, {y})"
+                    );
                 }
             }
         }
@@ -256,7 +362,11 @@ fn round_trip(ctx: &Ctx, dev: &ash::Device, gpu: &Gpu, c: Case) {
     check_pattern(&a, c.bpp, 1, &format!("{c:?} upload"));
     check_pattern(&b, c.bpp, 2, &format!("{c:?} upload"));
     if c.linear {
-        let sub = vk::ImageSubresource { aspect_mask: vk::ImageAspectFlags::COLOR, mip_level: 0, array_layer: 0 };
+        let sub = vk::ImageSubresource {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            array_layer: 0,
+        };
         // SAFETY: valid LINEAR image.
         let l = unsafe { dev.get_image_subresource_layout(a.image, sub) };
         assert!(l.row_pitch >= u64::from(c.w * c.bpp));
@@ -264,13 +374,21 @@ fn round_trip(ctx: &Ctx, dev: &ash::Device, gpu: &Gpu, c: Case) {
             for x in 0..c.w {
                 let at = (l.offset + u64::from(y) * l.row_pitch + u64::from(x * c.bpp)) as usize;
                 let want: Vec<u8> = (0..c.bpp).map(|i| pattern(1, 0, 0, x, y, i)).collect();
-                assert_eq!(&a.mem.bytes()[at..at + c.bpp as usize], &want[..], "{c:?} linear ({x}, {y})");
+                assert_eq!(
+                    &a.mem.bytes()[at..at + c.bpp as usize],
+                    &want[..],
+                    "{c:?} linear ({x}, {y})"
+                );
             }
         }
     }
 
     // A sub-rectangle of every level of A into B, moved, over layers 1.. (or the only one).
-    let (first_layer, nlayers) = if c.layers > 1 { (1, c.layers - 1) } else { (0, 1) };
+    let (first_layer, nlayers) = if c.layers > 1 {
+        (1, c.layers - 1)
+    } else {
+        (0, 1)
+    };
     let mut moves = Vec::new();
     let mut regions = Vec::new();
     for level in 0..c.levels {
@@ -282,16 +400,45 @@ fn round_trip(ctx: &Ctx, dev: &ash::Device, gpu: &Gpu, c: Case) {
         moves.push((sx, sy, dx, dy, ew, eh));
         regions.push(vk::ImageCopy {
             src_subresource: layers(level, first_layer, nlayers),
-            src_offset: vk::Offset3D { x: sx as i32, y: sy as i32, z: 0 },
+            src_offset: vk::Offset3D {
+                x: sx as i32,
+                y: sy as i32,
+                z: 0,
+            },
             dst_subresource: layers(level, first_layer, nlayers),
-            dst_offset: vk::Offset3D { x: dx as i32, y: dy as i32, z: 0 },
-            extent: vk::Extent3D { width: ew, height: eh, depth: 1 },
+            dst_offset: vk::Offset3D {
+                x: dx as i32,
+                y: dy as i32,
+                z: 0,
+            },
+            extent: vk::Extent3D {
+                width: ew,
+                height: eh,
+                depth: 1,
+            },
         });
     }
-    gpu.transition(&a, vk::ImageLayout::TRANSFER_DST_OPTIMAL, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+    gpu.transition(
+        &a,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+    );
     // SAFETY: valid command buffer in recording.
-    gpu.run(|cb| unsafe { dev.cmd_copy_image(cb, a.image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, b.image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, &regions) });
-    gpu.transition(&b, vk::ImageLayout::TRANSFER_DST_OPTIMAL, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+    gpu.run(|cb| unsafe {
+        dev.cmd_copy_image(
+            cb,
+            a.image,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            b.image,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            &regions,
+        )
+    });
+    gpu.transition(
+        &b,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+    );
 
     // Expected contents of B, texel by texel.
     let expect = |level: u32, layer: u32, x: u32, y: u32, byte: u32| -> u8 {
@@ -317,10 +464,22 @@ fn round_trip(ctx: &Ctx, dev: &ash::Device, gpu: &Gpu, c: Case) {
             buffer_image_height: rows,
             image_subresource: layers(level, 0, c.layers),
             image_offset: vk::Offset3D::default(),
-            image_extent: vk::Extent3D { width: w, height: h, depth: 1 },
+            image_extent: vk::Extent3D {
+                width: w,
+                height: h,
+                depth: 1,
+            },
         };
         // SAFETY: valid command buffer in recording.
-        gpu.run(|cb| unsafe { dev.cmd_copy_image_to_buffer(cb, b.image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, out.buffer, &[region]) });
+        gpu.run(|cb| unsafe {
+            dev.cmd_copy_image_to_buffer(
+                cb,
+                b.image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                out.buffer,
+                &[region],
+            )
+        });
         let got = out.mem.bytes();
         for i in 0..size {
             let want = if i < offset {
@@ -329,9 +488,16 @@ fn round_trip(ctx: &Ctx, dev: &ash::Device, gpu: &Gpu, c: Case) {
                 let t = (i - offset) / c.bpp;
                 let byte = (i - offset) % c.bpp;
                 let (x, y, layer) = (t % row_len, (t / row_len) % rows, t / (row_len * rows));
-                if x < w && y < h { expect(level, layer, x, y, byte) } else { 0xee }
+                if x < w && y < h {
+                    expect(level, layer, x, y, byte)
+                } else {
+                    0xee
+                }
             };
-            assert_eq!(got[i as usize], want, "{c:?}: read-back of level {level}, byte {i}");
+            assert_eq!(
+                got[i as usize], want,
+                "{c:?}: read-back of level {level}, byte {i}"
+            );
         }
         destroy_buffer(dev, out);
     }
@@ -345,7 +511,11 @@ fn with_device(f: impl FnOnce(&Ctx, &ash::Device, &Gpu)) {
     let info = vk::CommandPoolCreateInfo::default().queue_family_index(0);
     // SAFETY: valid device and create info.
     let pool = unsafe { dev.create_command_pool(&info, None) }.unwrap();
-    let gpu = Gpu { dev: &dev, queue, pool };
+    let gpu = Gpu {
+        dev: &dev,
+        queue,
+        pool,
+    };
     f(&ctx, &dev, &gpu);
     // SAFETY: everything made from the device is idle and destroyed.
     unsafe {
@@ -367,14 +537,98 @@ fn copies_round_trip_for_every_texel_size() {
             (vk::Format::R32G32B32A32_UINT, 16),
         ];
         for (format, bpp) in cases {
-            round_trip(ctx, dev, gpu, Case { format, bpp, linear: false, w: 37, h: 21, levels: 6, layers: 3, one_d: false });
-            round_trip(ctx, dev, gpu, Case { format, bpp, linear: true, w: 13, h: 7, levels: 1, layers: 1, one_d: false });
+            round_trip(
+                ctx,
+                dev,
+                gpu,
+                Case {
+                    format,
+                    bpp,
+                    linear: false,
+                    w: 37,
+                    h: 21,
+                    levels: 6,
+                    layers: 3,
+                    one_d: false,
+                },
+            );
+            round_trip(
+                ctx,
+                dev,
+                gpu,
+                Case {
+                    format,
+                    bpp,
+                    linear: true,
+                    w: 13,
+                    h: 7,
+                    levels: 1,
+                    layers: 1,
+                    one_d: false,
+                },
+            );
         }
         // Levels of whole tiles (a 1-byte tile is 128x128).
-        round_trip(ctx, dev, gpu, Case { format: vk::Format::R8_UNORM, bpp: 1, linear: false, w: 130, h: 129, levels: 3, layers: 1, one_d: false });
-        round_trip(ctx, dev, gpu, Case { format: vk::Format::R32_SFLOAT, bpp: 4, linear: false, w: 70, h: 65, levels: 2, layers: 2, one_d: false });
-        round_trip(ctx, dev, gpu, Case { format: vk::Format::R8G8B8A8_UINT, bpp: 4, linear: false, w: 50, h: 1, levels: 4, layers: 3, one_d: true });
-        round_trip(ctx, dev, gpu, Case { format: vk::Format::R8G8_SNORM, bpp: 2, linear: false, w: 300, h: 1, levels: 2, layers: 1, one_d: true });
+        round_trip(
+            ctx,
+            dev,
+            gpu,
+            Case {
+                format: vk::Format::R8_UNORM,
+                bpp: 1,
+                linear: false,
+                w: 130,
+                h: 129,
+                levels: 3,
+                layers: 1,
+                one_d: false,
+            },
+        );
+        round_trip(
+            ctx,
+            dev,
+            gpu,
+            Case {
+                format: vk::Format::R32_SFLOAT,
+                bpp: 4,
+                linear: false,
+                w: 70,
+                h: 65,
+                levels: 2,
+                layers: 2,
+                one_d: false,
+            },
+        );
+        round_trip(
+            ctx,
+            dev,
+            gpu,
+            Case {
+                format: vk::Format::R8G8B8A8_UINT,
+                bpp: 4,
+                linear: false,
+                w: 50,
+                h: 1,
+                levels: 4,
+                layers: 3,
+                one_d: true,
+            },
+        );
+        round_trip(
+            ctx,
+            dev,
+            gpu,
+            Case {
+                format: vk::Format::R8G8_SNORM,
+                bpp: 2,
+                linear: false,
+                w: 300,
+                h: 1,
+                levels: 2,
+                layers: 1,
+                one_d: true,
+            },
+        );
     });
 }
 
@@ -385,31 +639,113 @@ fn clears_write_the_packed_colour() {
     let f = |v: [f32; 4]| vk::ClearColorValue { float32: v };
     let cases: Vec<(vk::Format, u32, vk::ClearColorValue, Vec<u8>)> = vec![
         (vk::Format::R8_UNORM, 1, f([0.5, 0.0, 0.0, 0.0]), vec![128]),
-        (vk::Format::R8G8_UNORM, 2, f([1.0, 0.2, 0.0, 0.0]), vec![255, 51]),
-        (vk::Format::R8G8B8A8_UNORM, 4, f([0.0, 1.0, 0.6, 0.25]), vec![0, 255, 153, 64]),
-        (vk::Format::B8G8R8A8_UNORM, 4, f([0.0, 1.0, 0.6, 0.25]), vec![153, 255, 0, 64]),
-        (vk::Format::R16G16_SFLOAT, 4, f([1.0, -2.0, 0.0, 0.0]), vec![0x00, 0x3c, 0x00, 0xc0]),
-        (vk::Format::R32_SFLOAT, 4, f([1.5, 0.0, 0.0, 0.0]), 1.5f32.to_le_bytes().to_vec()),
-        (vk::Format::R16G16B16A16_UINT, 8, vk::ClearColorValue { uint32: [1, 0x1_0002, 3, 0xffff] }, vec![1, 0, 2, 0, 3, 0, 0xff, 0xff]),
-        (vk::Format::R32G32B32A32_SINT, 16, vk::ClearColorValue { int32: [-1, 2, -3, 4] }, [-1i32, 2, -3, 4].iter().flat_map(|v| v.to_le_bytes()).collect()),
-        (vk::Format::R8_SINT, 1, vk::ClearColorValue { int32: [-5, 0, 0, 0] }, vec![0xfb]),
+        (
+            vk::Format::R8G8_UNORM,
+            2,
+            f([1.0, 0.2, 0.0, 0.0]),
+            vec![255, 51],
+        ),
+        (
+            vk::Format::R8G8B8A8_UNORM,
+            4,
+            f([0.0, 1.0, 0.6, 0.25]),
+            vec![0, 255, 153, 64],
+        ),
+        (
+            vk::Format::B8G8R8A8_UNORM,
+            4,
+            f([0.0, 1.0, 0.6, 0.25]),
+            vec![153, 255, 0, 64],
+        ),
+        (
+            vk::Format::R16G16_SFLOAT,
+            4,
+            f([1.0, -2.0, 0.0, 0.0]),
+            vec![0x00, 0x3c, 0x00, 0xc0],
+        ),
+        (
+            vk::Format::R32_SFLOAT,
+            4,
+            f([1.5, 0.0, 0.0, 0.0]),
+            1.5f32.to_le_bytes().to_vec(),
+        ),
+        (
+            vk::Format::R16G16B16A16_UINT,
+            8,
+            vk::ClearColorValue {
+                uint32: [1, 0x1_0002, 3, 0xffff],
+            },
+            vec![1, 0, 2, 0, 3, 0, 0xff, 0xff],
+        ),
+        (
+            vk::Format::R32G32B32A32_SINT,
+            16,
+            vk::ClearColorValue {
+                int32: [-1, 2, -3, 4],
+            },
+            [-1i32, 2, -3, 4]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect(),
+        ),
+        (
+            vk::Format::R8_SINT,
+            1,
+            vk::ClearColorValue {
+                int32: [-5, 0, 0, 0],
+            },
+            vec![0xfb],
+        ),
     ];
     with_device(|ctx, dev, gpu| {
         for (format, bpp, colour, want) in cases {
-            let c = Case { format, bpp, linear: false, w: 37, h: 19, levels: 3, layers: 3, one_d: false };
+            let c = Case {
+                format,
+                bpp,
+                linear: false,
+                w: 37,
+                h: 19,
+                levels: 3,
+                layers: 3,
+                one_d: false,
+            };
             let img = image(ctx, dev, &c);
             gpu.to_transfer_dst(&img);
             gpu.upload(ctx, &img, bpp, 7);
             // Level 1 of layers 1..2 only.
-            let range = vk::ImageSubresourceRange { aspect_mask: vk::ImageAspectFlags::COLOR, base_mip_level: 1, level_count: 1, base_array_layer: 1, layer_count: 2 };
+            let range = vk::ImageSubresourceRange {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                base_mip_level: 1,
+                level_count: 1,
+                base_array_layer: 1,
+                layer_count: 2,
+            };
             // SAFETY: valid command buffer in recording.
-            gpu.run(|cb| unsafe { dev.cmd_clear_color_image(cb, img.image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, &colour, &[range]) });
+            gpu.run(|cb| unsafe {
+                dev.cmd_clear_color_image(
+                    cb,
+                    img.image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &colour,
+                    &[range],
+                )
+            });
             for level in 0..c.levels {
                 for layer in 0..c.layers {
                     for y in 0..minify(c.h, level) {
                         for x in 0..minify(c.w, level) {
-                            let expected: Vec<u8> = if level == 1 && layer >= 1 { want.clone() } else { (0..bpp).map(|b| pattern(7, level, layer, x, y, b)).collect() };
-                            assert_eq!(stored(&img, bpp, x, y, layer, level), &expected[..], "{format:?} level {level} layer {layer} ({x}, {y})");
+                            let expected: Vec<u8> = if level == 1 && layer >= 1 {
+                                want.clone()
+                            } else {
+                                (0..bpp)
+                                    .map(|b| pattern(7, level, layer, x, y, b))
+                                    .collect()
+                            };
+                            assert_eq!(
+                                stored(&img, bpp, x, y, layer, level),
+                                &expected[..],
+                                "{format:?} level {level} layer {layer} ({x}, {y})"
+                            );
                         }
                     }
                 }
@@ -425,17 +761,65 @@ fn image_format_properties_are_honest() {
     let transfer = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
     let q = |format, ty, tiling, usage| {
         // SAFETY: valid physical device.
-        unsafe { ctx.instance.get_physical_device_image_format_properties(ctx.pdev, format, ty, tiling, usage, vk::ImageCreateFlags::empty()) }
+        unsafe {
+            ctx.instance.get_physical_device_image_format_properties(
+                ctx.pdev,
+                format,
+                ty,
+                tiling,
+                usage,
+                vk::ImageCreateFlags::empty(),
+            )
+        }
     };
-    let p = q(vk::Format::R8G8B8A8_UNORM, vk::ImageType::TYPE_2D, vk::ImageTiling::OPTIMAL, transfer).unwrap();
+    let p = q(
+        vk::Format::R8G8B8A8_UNORM,
+        vk::ImageType::TYPE_2D,
+        vk::ImageTiling::OPTIMAL,
+        transfer,
+    )
+    .unwrap();
     assert_eq!(p.sample_counts, vk::SampleCountFlags::TYPE_1);
     assert_eq!(p.max_mip_levels, 15);
-    let p = q(vk::Format::R8G8B8A8_UNORM, vk::ImageType::TYPE_2D, vk::ImageTiling::LINEAR, transfer).unwrap();
+    let p = q(
+        vk::Format::R8G8B8A8_UNORM,
+        vk::ImageType::TYPE_2D,
+        vk::ImageTiling::LINEAR,
+        transfer,
+    )
+    .unwrap();
     assert_eq!((p.max_mip_levels, p.max_array_layers), (1, 1));
     let unsupported = vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
-    assert_eq!(q(vk::Format::R8G8B8A8_UNORM, vk::ImageType::TYPE_3D, vk::ImageTiling::LINEAR, transfer).err(), Some(unsupported));
-    assert_eq!(q(vk::Format::R8G8B8A8_UNORM, vk::ImageType::TYPE_2D, vk::ImageTiling::OPTIMAL, vk::ImageUsageFlags::SAMPLED).err(), Some(unsupported));
-    assert_eq!(q(vk::Format::D32_SFLOAT, vk::ImageType::TYPE_2D, vk::ImageTiling::OPTIMAL, transfer).err(), Some(unsupported));
+    assert_eq!(
+        q(
+            vk::Format::R8G8B8A8_UNORM,
+            vk::ImageType::TYPE_3D,
+            vk::ImageTiling::LINEAR,
+            transfer
+        )
+        .err(),
+        Some(unsupported)
+    );
+    assert_eq!(
+        q(
+            vk::Format::R8G8B8A8_UNORM,
+            vk::ImageType::TYPE_2D,
+            vk::ImageTiling::OPTIMAL,
+            vk::ImageUsageFlags::SAMPLED
+        )
+        .err(),
+        Some(unsupported)
+    );
+    assert_eq!(
+        q(
+            vk::Format::D32_SFLOAT,
+            vk::ImageType::TYPE_2D,
+            vk::ImageTiling::OPTIMAL,
+            transfer
+        )
+        .err(),
+        Some(unsupported)
+    );
     drop(ctx);
     assert_no_validation_messages();
 }
@@ -445,12 +829,20 @@ fn image_format_properties_are_honest() {
 #[test]
 fn three_d_boxes() {
     with_device(|ctx, dev, gpu| {
-        for (format, bpp) in [(vk::Format::R8_UINT, 1u32), (vk::Format::R16_UINT, 2), (vk::Format::R32G32_SFLOAT, 8)] {
+        for (format, bpp) in [
+            (vk::Format::R8_UINT, 1u32),
+            (vk::Format::R16_UINT, 2),
+            (vk::Format::R32G32_SFLOAT, 8),
+        ] {
             let (w, h, d) = (19u32, 11u32, 5u32);
             let info = vk::ImageCreateInfo::default()
                 .image_type(vk::ImageType::TYPE_3D)
                 .format(format)
-                .extent(vk::Extent3D { width: w, height: h, depth: d })
+                .extent(vk::Extent3D {
+                    width: w,
+                    height: h,
+                    depth: d,
+                })
                 .mip_levels(1)
                 .array_layers(1)
                 .samples(vk::SampleCountFlags::TYPE_1)
@@ -465,7 +857,15 @@ fn three_d_boxes() {
                     mem.bytes_mut().fill(0);
                     dev.bind_image_memory(image, mem.memory, 0).unwrap();
                     let layout = Layout::new(w, h, d, 1, bpp, Tiling::Twiddled, 1).unwrap();
-                    Img { image, mem, layout, w, h, levels: 1, layers: 1 }
+                    Img {
+                        image,
+                        mem,
+                        layout,
+                        w,
+                        h,
+                        levels: 1,
+                        layers: 1,
+                    }
                 }
             };
             let (a, b) = (make(), make());
@@ -477,7 +877,9 @@ fn three_d_boxes() {
                 for y in 0..h {
                     for x in 0..w {
                         for i in 0..bpp {
-                            staging.mem.bytes_mut()[(((z * rows + y) * row_len + x) * bpp + i) as usize] = pattern(3, 0, z, x, y, i);
+                            staging.mem.bytes_mut()
+                                [(((z * rows + y) * row_len + x) * bpp + i) as usize] =
+                                pattern(3, 0, z, x, y, i);
                         }
                     }
                 }
@@ -488,15 +890,31 @@ fn three_d_boxes() {
                 buffer_image_height: rows,
                 image_subresource: layers(0, 0, 1),
                 image_offset: vk::Offset3D::default(),
-                image_extent: vk::Extent3D { width: w, height: h, depth: d },
+                image_extent: vk::Extent3D {
+                    width: w,
+                    height: h,
+                    depth: d,
+                },
             };
             // SAFETY: valid command buffer in recording.
-            gpu.run(|cb| unsafe { dev.cmd_copy_buffer_to_image(cb, staging.buffer, a.image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, &[up]) });
+            gpu.run(|cb| unsafe {
+                dev.cmd_copy_buffer_to_image(
+                    cb,
+                    staging.buffer,
+                    a.image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &[up],
+                )
+            });
             for z in 0..d {
                 for y in 0..h {
                     for x in 0..w {
                         let want: Vec<u8> = (0..bpp).map(|i| pattern(3, 0, z, x, y, i)).collect();
-                        assert_eq!(stored(&a, bpp, x, y, z, 0), &want[..], "{format:?} 3D upload ({x}, {y}, {z})");
+                        assert_eq!(
+                            stored(&a, bpp, x, y, z, 0),
+                            &want[..],
+                            "{format:?} 3D upload ({x}, {y}, {z})"
+                        );
                     }
                 }
             }
@@ -506,17 +924,46 @@ fn three_d_boxes() {
                 src_offset: vk::Offset3D { x: 2, y: 3, z: 1 },
                 dst_subresource: layers(0, 0, 1),
                 dst_offset: vk::Offset3D { x: 5, y: 0, z: 2 },
-                extent: vk::Extent3D { width: 10, height: 5, depth: 3 },
+                extent: vk::Extent3D {
+                    width: 10,
+                    height: 5,
+                    depth: 3,
+                },
             };
-            gpu.transition(&a, vk::ImageLayout::TRANSFER_DST_OPTIMAL, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+            gpu.transition(
+                &a,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            );
             // SAFETY: valid command buffer in recording.
-            gpu.run(|cb| unsafe { dev.cmd_copy_image(cb, a.image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, b.image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, &[region]) });
+            gpu.run(|cb| unsafe {
+                dev.cmd_copy_image(
+                    cb,
+                    a.image,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    b.image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &[region],
+                )
+            });
             for z in 0..d {
                 for y in 0..h {
                     for x in 0..w {
                         let inside = (5..15).contains(&x) && y < 5 && (2..5).contains(&z);
-                        let want: Vec<u8> = (0..bpp).map(|i| if inside { pattern(3, 0, z - 1, x - 3, y + 3, i) } else { 0 }).collect();
-                        assert_eq!(stored(&b, bpp, x, y, z, 0), &want[..], "{format:?} 3D copy ({x}, {y}, {z})");
+                        let want: Vec<u8> = (0..bpp)
+                            .map(|i| {
+                                if inside {
+                                    pattern(3, 0, z - 1, x - 3, y + 3, i)
+                                } else {
+                                    0
+                                }
+                            })
+                            .collect();
+                        assert_eq!(
+                            stored(&b, bpp, x, y, z, 0),
+                            &want[..],
+                            "{format:?} 3D copy ({x}, {y}, {z})"
+                        );
                     }
                 }
             }
@@ -531,19 +978,39 @@ fn three_d_boxes() {
                 buffer_image_height: rh,
                 image_subresource: layers(0, 0, 1),
                 image_offset: vk::Offset3D { x: 1, y: 2, z: 3 },
-                image_extent: vk::Extent3D { width: 7, height: 4, depth: 2 },
+                image_extent: vk::Extent3D {
+                    width: 7,
+                    height: 4,
+                    depth: 2,
+                },
             };
             // SAFETY: valid command buffer in recording.
-            gpu.run(|cb| unsafe { dev.cmd_copy_image_to_buffer(cb, a.image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, out.buffer, &[back]) });
+            gpu.run(|cb| unsafe {
+                dev.cmd_copy_image_to_buffer(
+                    cb,
+                    a.image,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    out.buffer,
+                    &[back],
+                )
+            });
             for i in 0..size {
                 let want = if i < off {
                     0xee
                 } else {
                     let t = (i - off) / bpp;
                     let (x, y, z) = (t % rl, (t / rl) % rh, t / (rl * rh));
-                    if x < 7 && y < 4 { pattern(3, 0, z + 3, x + 1, y + 2, (i - off) % bpp) } else { 0xee }
+                    if x < 7 && y < 4 {
+                        pattern(3, 0, z + 3, x + 1, y + 2, (i - off) % bpp)
+                    } else {
+                        0xee
+                    }
                 };
-                assert_eq!(out.mem.bytes()[i as usize], want, "{format:?} 3D read-back byte {i}");
+                assert_eq!(
+                    out.mem.bytes()[i as usize],
+                    want,
+                    "{format:?} 3D read-back byte {i}"
+                );
             }
             destroy_buffer(dev, out);
             destroy_buffer(dev, staging);
@@ -558,7 +1025,16 @@ fn three_d_boxes() {
 #[test]
 fn neighbouring_regions_share_words() {
     with_device(|ctx, dev, gpu| {
-        let c = Case { format: vk::Format::R8_UNORM, bpp: 1, linear: false, w: 16, h: 16, levels: 1, layers: 1, one_d: false };
+        let c = Case {
+            format: vk::Format::R8_UNORM,
+            bpp: 1,
+            linear: false,
+            w: 16,
+            h: 16,
+            levels: 1,
+            layers: 1,
+            one_d: false,
+        };
         let img = image(ctx, dev, &c);
         gpu.to_transfer_dst(&img);
         let mut staging = buffer(ctx, dev, 256);
@@ -574,15 +1050,35 @@ fn neighbouring_regions_share_words() {
                 buffer_row_length: 16,
                 buffer_image_height: 16,
                 image_subresource: layers(0, 0, 1),
-                image_offset: vk::Offset3D { x: (i % 16) as i32, y: (i / 16) as i32, z: 0 },
-                image_extent: vk::Extent3D { width: 1, height: 1, depth: 1 },
+                image_offset: vk::Offset3D {
+                    x: (i % 16) as i32,
+                    y: (i / 16) as i32,
+                    z: 0,
+                },
+                image_extent: vk::Extent3D {
+                    width: 1,
+                    height: 1,
+                    depth: 1,
+                },
             });
         }
         // SAFETY: valid command buffer in recording.
-        gpu.run(|cb| unsafe { dev.cmd_copy_buffer_to_image(cb, staging.buffer, img.image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, &regions) });
+        gpu.run(|cb| unsafe {
+            dev.cmd_copy_buffer_to_image(
+                cb,
+                staging.buffer,
+                img.image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &regions,
+            )
+        });
         for y in 0..16 {
             for x in 0..16 {
-                assert_eq!(stored(&img, 1, x, y, 0, 0), &[pattern(9, 0, 0, x, y, 0)], "({x}, {y})");
+                assert_eq!(
+                    stored(&img, 1, x, y, 0, 0),
+                    &[pattern(9, 0, 0, x, y, 0)],
+                    "({x}, {y})"
+                );
             }
         }
         destroy_buffer(dev, staging);

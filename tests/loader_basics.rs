@@ -14,23 +14,33 @@ fn instance_and_physical_device() {
     let (props, qf, mem, feats) = unsafe {
         (
             ctx.instance.get_physical_device_properties(ctx.pdev),
-            ctx.instance.get_physical_device_queue_family_properties(ctx.pdev),
+            ctx.instance
+                .get_physical_device_queue_family_properties(ctx.pdev),
             ctx.instance.get_physical_device_memory_properties(ctx.pdev),
             ctx.instance.get_physical_device_features(ctx.pdev),
         )
     };
     let name = props.device_name_as_c_str().unwrap().to_str().unwrap();
-    assert!(name.contains("Apple M1") && name.contains("simulated"), "{name}");
+    assert!(
+        name.contains("Apple M1") && name.contains("simulated"),
+        "{name}"
+    );
     assert_eq!(vk::api_version_major(props.api_version), 1);
     assert_eq!(vk::api_version_minor(props.api_version), 0);
     assert_eq!(props.vendor_id, 0x106b);
     assert_eq!(props.device_type, vk::PhysicalDeviceType::INTEGRATED_GPU);
     assert_eq!(qf.len(), 1);
-    assert!(qf[0].queue_flags.contains(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER));
+    assert!(qf[0]
+        .queue_flags
+        .contains(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER));
     assert_eq!(mem.memory_heap_count, 1);
-    assert!(mem.memory_heaps[0].flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL));
+    assert!(mem.memory_heaps[0]
+        .flags
+        .contains(vk::MemoryHeapFlags::DEVICE_LOCAL));
     let types = &mem.memory_types[..mem.memory_type_count as usize];
-    assert!(types.iter().any(|t| t.property_flags.contains(vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT)));
+    assert!(types.iter().any(|t| t
+        .property_flags
+        .contains(vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT)));
     assert_eq!(feats.robust_buffer_access, vk::TRUE);
     assert_eq!(feats.geometry_shader, vk::FALSE);
 
@@ -50,7 +60,15 @@ fn extensions_are_exactly_the_advertised_ones() {
     let ctx = Ctx::new();
     // SAFETY: valid physical device.
     let exts = unsafe { ctx.instance.enumerate_device_extension_properties(ctx.pdev) }.unwrap();
-    let names: Vec<String> = exts.iter().map(|e| e.extension_name_as_c_str().unwrap().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = exts
+        .iter()
+        .map(|e| {
+            e.extension_name_as_c_str()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
     assert_eq!(
         names,
         [
@@ -76,7 +94,11 @@ fn host_visible_type(ctx: &Ctx) -> u32 {
     // SAFETY: valid physical device.
     let mem = unsafe { ctx.instance.get_physical_device_memory_properties(ctx.pdev) };
     (0..mem.memory_type_count)
-        .find(|&i| mem.memory_types[i as usize].property_flags.contains(vk::MemoryPropertyFlags::HOST_VISIBLE))
+        .find(|&i| {
+            mem.memory_types[i as usize]
+                .property_flags
+                .contains(vk::MemoryPropertyFlags::HOST_VISIBLE)
+        })
         .unwrap()
 }
 
@@ -87,30 +109,62 @@ fn memory_map_write_read_and_buffers() {
     let ty = host_visible_type(&ctx);
     // SAFETY: valid device; every object is destroyed before the device.
     unsafe {
-        let buffer = dev.create_buffer(&vk::BufferCreateInfo::default().size(100_000).usage(vk::BufferUsageFlags::STORAGE_BUFFER), None).unwrap();
+        let buffer = dev
+            .create_buffer(
+                &vk::BufferCreateInfo::default()
+                    .size(100_000)
+                    .usage(vk::BufferUsageFlags::STORAGE_BUFFER),
+                None,
+            )
+            .unwrap();
         let req = dev.get_buffer_memory_requirements(buffer);
         assert!(req.size >= 100_000 && req.alignment.is_power_of_two());
         assert_ne!(req.memory_type_bits & (1 << ty), 0);
-        let memory = dev.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ty), None).unwrap();
+        let memory = dev
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(req.size)
+                    .memory_type_index(ty),
+                None,
+            )
+            .unwrap();
         dev.bind_buffer_memory(buffer, memory, 0).unwrap();
 
-        let ptr = dev.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()).unwrap() as *mut u32;
+        let ptr = dev
+            .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+            .unwrap() as *mut u32;
         let words = std::slice::from_raw_parts_mut(ptr, 25_000);
         for (i, w) in words.iter_mut().enumerate() {
             *w = (i as u32).wrapping_mul(2_654_435_761);
         }
         dev.unmap_memory(memory);
         // A second allocation must not alias the first.
-        let other = dev.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(65536).memory_type_index(ty), None).unwrap();
-        let optr = dev.map_memory(other, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()).unwrap() as *mut u8;
+        let other = dev
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(65536)
+                    .memory_type_index(ty),
+                None,
+            )
+            .unwrap();
+        let optr = dev
+            .map_memory(other, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+            .unwrap() as *mut u8;
         std::ptr::write_bytes(optr, 0xab, 65536);
         dev.unmap_memory(other);
         dev.free_memory(other, None);
 
-        let ptr = dev.map_memory(memory, 4, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()).unwrap() as *const u32;
+        let ptr = dev
+            .map_memory(memory, 4, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+            .unwrap() as *const u32;
         let words = std::slice::from_raw_parts(ptr, 24_999);
         for (i, w) in words.iter().enumerate() {
-            assert_eq!(*w, ((i + 1) as u32).wrapping_mul(2_654_435_761), "word {}", i + 1);
+            assert_eq!(
+                *w,
+                ((i + 1) as u32).wrapping_mul(2_654_435_761),
+                "word {}",
+                i + 1
+            );
         }
         dev.unmap_memory(memory);
         dev.destroy_buffer(buffer, None);
@@ -127,20 +181,34 @@ fn fences_and_empty_submissions() {
     let (dev, queue) = ctx.device();
     // SAFETY: valid device and queue; objects destroyed before the device.
     unsafe {
-        let signaled = dev.create_fence(&vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED), None).unwrap();
+        let signaled = dev
+            .create_fence(
+                &vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED),
+                None,
+            )
+            .unwrap();
         assert_eq!(dev.get_fence_status(signaled), Ok(true));
         dev.reset_fences(&[signaled]).unwrap();
         assert_eq!(dev.get_fence_status(signaled), Ok(false));
-        assert_eq!(dev.wait_for_fences(&[signaled], true, 1_000_000), Err(vk::Result::TIMEOUT));
+        assert_eq!(
+            dev.wait_for_fences(&[signaled], true, 1_000_000),
+            Err(vk::Result::TIMEOUT)
+        );
 
         dev.queue_submit(queue, &[], signaled).unwrap();
         dev.wait_for_fences(&[signaled], true, u64::MAX).unwrap();
         assert_eq!(dev.get_fence_status(signaled), Ok(true));
 
         // Several submissions, each with its own fence; wait-any then wait-all.
-        let fences: Vec<vk::Fence> = (0..4).map(|_| dev.create_fence(&vk::FenceCreateInfo::default(), None).unwrap()).collect();
+        let fences: Vec<vk::Fence> = (0..4)
+            .map(|_| {
+                dev.create_fence(&vk::FenceCreateInfo::default(), None)
+                    .unwrap()
+            })
+            .collect();
         for &f in &fences {
-            dev.queue_submit(queue, &[vk::SubmitInfo::default()], f).unwrap();
+            dev.queue_submit(queue, &[vk::SubmitInfo::default()], f)
+                .unwrap();
         }
         dev.wait_for_fences(&fences, false, u64::MAX).unwrap();
         dev.wait_for_fences(&fences, true, u64::MAX).unwrap();
@@ -161,12 +229,28 @@ fn binary_semaphores_order_submissions() {
     let (dev, queue) = ctx.device();
     // SAFETY: valid device and queue; objects destroyed before the device.
     unsafe {
-        let sem = dev.create_semaphore(&vk::SemaphoreCreateInfo::default(), None).unwrap();
-        let fence = dev.create_fence(&vk::FenceCreateInfo::default(), None).unwrap();
+        let sem = dev
+            .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+            .unwrap();
+        let fence = dev
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
         let signal = [sem];
         let wait_stage = [vk::PipelineStageFlags::ALL_COMMANDS];
-        dev.queue_submit(queue, &[vk::SubmitInfo::default().signal_semaphores(&signal)], vk::Fence::null()).unwrap();
-        dev.queue_submit(queue, &[vk::SubmitInfo::default().wait_semaphores(&signal).wait_dst_stage_mask(&wait_stage)], fence).unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().signal_semaphores(&signal)],
+            vk::Fence::null(),
+        )
+        .unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default()
+                .wait_semaphores(&signal)
+                .wait_dst_stage_mask(&wait_stage)],
+            fence,
+        )
+        .unwrap();
         dev.wait_for_fences(&[fence], true, 5_000_000_000).unwrap();
         dev.destroy_fence(fence, None);
         dev.destroy_semaphore(sem, None);
@@ -177,9 +261,12 @@ fn binary_semaphores_order_submissions() {
 }
 
 fn timeline(dev: &ash::Device, initial: u64) -> vk::Semaphore {
-    let mut ty = vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE).initial_value(initial);
+    let mut ty = vk::SemaphoreTypeCreateInfo::default()
+        .semaphore_type(vk::SemaphoreType::TIMELINE)
+        .initial_value(initial);
     // SAFETY: valid device and create info.
-    unsafe { dev.create_semaphore(&vk::SemaphoreCreateInfo::default().push_next(&mut ty), None) }.unwrap()
+    unsafe { dev.create_semaphore(&vk::SemaphoreCreateInfo::default().push_next(&mut ty), None) }
+        .unwrap()
 }
 
 #[test]
@@ -191,11 +278,23 @@ fn timeline_semaphores_host_signal_wait_and_query() {
     // SAFETY: valid device and semaphore.
     unsafe {
         assert_eq!(tl.get_semaphore_counter_value(sem), Ok(5));
-        tl.signal_semaphore(&vk::SemaphoreSignalInfo::default().semaphore(sem).value(7)).unwrap();
+        tl.signal_semaphore(&vk::SemaphoreSignalInfo::default().semaphore(sem).value(7))
+            .unwrap();
         assert_eq!(tl.get_semaphore_counter_value(sem), Ok(7));
         let sems = [sem];
-        tl.wait_semaphores(&vk::SemaphoreWaitInfo::default().semaphores(&sems).values(&[6]), 0).unwrap();
-        let waited = tl.wait_semaphores(&vk::SemaphoreWaitInfo::default().semaphores(&sems).values(&[8]), 1_000_000);
+        tl.wait_semaphores(
+            &vk::SemaphoreWaitInfo::default()
+                .semaphores(&sems)
+                .values(&[6]),
+            0,
+        )
+        .unwrap();
+        let waited = tl.wait_semaphores(
+            &vk::SemaphoreWaitInfo::default()
+                .semaphores(&sems)
+                .values(&[8]),
+            1_000_000,
+        );
         assert_eq!(waited, Err(vk::Result::TIMEOUT));
 
         // A host wait satisfied by a signal from another thread.
@@ -205,10 +304,17 @@ fn timeline_semaphores_host_signal_wait_and_query() {
             std::thread::spawn(move || {
                 std::thread::sleep(Duration::from_millis(20));
                 let sem: vk::Semaphore = vk::Handle::from_raw(raw);
-                tl.signal_semaphore(&vk::SemaphoreSignalInfo::default().semaphore(sem).value(9)).unwrap();
+                tl.signal_semaphore(&vk::SemaphoreSignalInfo::default().semaphore(sem).value(9))
+                    .unwrap();
             })
         };
-        tl.wait_semaphores(&vk::SemaphoreWaitInfo::default().semaphores(&sems).values(&[9]), 5_000_000_000).unwrap();
+        tl.wait_semaphores(
+            &vk::SemaphoreWaitInfo::default()
+                .semaphores(&sems)
+                .values(&[9]),
+            5_000_000_000,
+        )
+        .unwrap();
         signaller.join().unwrap();
         assert_eq!(tl.get_semaphore_counter_value(sem), Ok(9));
         dev.destroy_semaphore(sem, None);
@@ -227,22 +333,41 @@ fn timeline_wait_before_signal_through_the_queue() {
     let done = timeline(&dev, 0);
     // SAFETY: valid device, queue and objects; destroyed before the device.
     unsafe {
-        let fence = dev.create_fence(&vk::FenceCreateInfo::default(), None).unwrap();
+        let fence = dev
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
         let (waits, signals) = ([gate], [done]);
         let (wait_values, signal_values) = ([10u64], [3u64]);
         let stages = [vk::PipelineStageFlags::ALL_COMMANDS];
-        let mut values = vk::TimelineSemaphoreSubmitInfo::default().wait_semaphore_values(&wait_values).signal_semaphore_values(&signal_values);
-        let submit = vk::SubmitInfo::default().wait_semaphores(&waits).wait_dst_stage_mask(&stages).signal_semaphores(&signals).push_next(&mut values);
+        let mut values = vk::TimelineSemaphoreSubmitInfo::default()
+            .wait_semaphore_values(&wait_values)
+            .signal_semaphore_values(&signal_values);
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(&waits)
+            .wait_dst_stage_mask(&stages)
+            .signal_semaphores(&signals)
+            .push_next(&mut values);
         // The wait is submitted before anything signals 10: Vulkan allows it.
         dev.queue_submit(queue, &[submit], fence).unwrap();
         std::thread::sleep(Duration::from_millis(50));
-        assert_eq!(dev.get_fence_status(fence), Ok(false), "ran before its wait was satisfied");
+        assert_eq!(
+            dev.get_fence_status(fence),
+            Ok(false),
+            "ran before its wait was satisfied"
+        );
         assert_eq!(tl.get_semaphore_counter_value(done), Ok(0));
 
-        tl.signal_semaphore(&vk::SemaphoreSignalInfo::default().semaphore(gate).value(10)).unwrap();
+        tl.signal_semaphore(&vk::SemaphoreSignalInfo::default().semaphore(gate).value(10))
+            .unwrap();
         dev.wait_for_fences(&[fence], true, 5_000_000_000).unwrap();
         let dones = [done];
-        tl.wait_semaphores(&vk::SemaphoreWaitInfo::default().semaphores(&dones).values(&[3]), 5_000_000_000).unwrap();
+        tl.wait_semaphores(
+            &vk::SemaphoreWaitInfo::default()
+                .semaphores(&dones)
+                .values(&[3]),
+            5_000_000_000,
+        )
+        .unwrap();
         assert_eq!(tl.get_semaphore_counter_value(done), Ok(3));
         dev.queue_wait_idle(queue).unwrap();
         dev.destroy_fence(fence, None);

@@ -32,34 +32,67 @@ impl Target {
             let info = vk::ImageCreateInfo::default()
                 .image_type(vk::ImageType::TYPE_2D)
                 .format(FORMAT)
-                .extent(vk::Extent3D { width: SIZE, height: SIZE, depth: 1 })
+                .extent(vk::Extent3D {
+                    width: SIZE,
+                    height: SIZE,
+                    depth: 1,
+                })
                 .mip_levels(1)
                 .array_layers(1)
                 .samples(vk::SampleCountFlags::TYPE_1)
                 .tiling(vk::ImageTiling::OPTIMAL)
                 .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC)
                 .initial_layout(vk::ImageLayout::UNDEFINED);
-            let image = dev.create_image(&info, None).expect("vkCreateImage of a colour attachment");
+            let image = dev
+                .create_image(&info, None)
+                .expect("vkCreateImage of a colour attachment");
             let req = dev.get_image_memory_requirements(image);
-            let memory = dev.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(host_visible_type(ctx)), None).unwrap();
-            dev.bind_image_memory(image, memory, 0).unwrap();
-            let range = vk::ImageSubresourceRange { aspect_mask: vk::ImageAspectFlags::COLOR, base_mip_level: 0, level_count: 1, base_array_layer: 0, layer_count: 1 };
-            let view = dev
-                .create_image_view(&vk::ImageViewCreateInfo::default().image(image).view_type(vk::ImageViewType::TYPE_2D).format(FORMAT).subresource_range(range), None)
+            let memory = dev
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(req.size)
+                        .memory_type_index(host_visible_type(ctx)),
+                    None,
+                )
                 .unwrap();
-            let attachment_with = |initial| [vk::AttachmentDescription::default()
-                .format(FORMAT)
-                .samples(vk::SampleCountFlags::TYPE_1)
-                .load_op(vk::AttachmentLoadOp::CLEAR)
-                .store_op(vk::AttachmentStoreOp::STORE)
-                .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
-                .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-                .initial_layout(initial)
-                .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)];
+            dev.bind_image_memory(image, memory, 0).unwrap();
+            let range = vk::ImageSubresourceRange {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                base_mip_level: 0,
+                level_count: 1,
+                base_array_layer: 0,
+                layer_count: 1,
+            };
+            let view = dev
+                .create_image_view(
+                    &vk::ImageViewCreateInfo::default()
+                        .image(image)
+                        .view_type(vk::ImageViewType::TYPE_2D)
+                        .format(FORMAT)
+                        .subresource_range(range),
+                    None,
+                )
+                .unwrap();
+            let attachment_with = |initial| {
+                [vk::AttachmentDescription::default()
+                    .format(FORMAT)
+                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .load_op(vk::AttachmentLoadOp::CLEAR)
+                    .store_op(vk::AttachmentStoreOp::STORE)
+                    .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+                    .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+                    .initial_layout(initial)
+                    .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)]
+            };
             let attachment = attachment_with(vk::ImageLayout::UNDEFINED);
             let kept = attachment_with(vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
-            let colour = [vk::AttachmentReference { attachment: 0, layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL }];
-            let subpass = [vk::SubpassDescription::default().pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS).color_attachments(&colour)];
+            let colour = [vk::AttachmentReference {
+                attachment: 0,
+                layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+            }];
+            let subpass = [vk::SubpassDescription::default()
+                .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+                .color_attachments(&colour)];
             let dependency = [vk::SubpassDependency {
                 src_subpass: 0,
                 dst_subpass: vk::SUBPASS_EXTERNAL,
@@ -69,13 +102,44 @@ impl Target {
                 dst_access_mask: vk::AccessFlags::TRANSFER_READ,
                 dependency_flags: vk::DependencyFlags::empty(),
             }];
-            let pass = dev.create_render_pass(&vk::RenderPassCreateInfo::default().attachments(&attachment).subpasses(&subpass).dependencies(&dependency), None).unwrap();
-            let keep = dev.create_render_pass(&vk::RenderPassCreateInfo::default().attachments(&kept).subpasses(&subpass).dependencies(&dependency), None).unwrap();
+            let pass = dev
+                .create_render_pass(
+                    &vk::RenderPassCreateInfo::default()
+                        .attachments(&attachment)
+                        .subpasses(&subpass)
+                        .dependencies(&dependency),
+                    None,
+                )
+                .unwrap();
+            let keep = dev
+                .create_render_pass(
+                    &vk::RenderPassCreateInfo::default()
+                        .attachments(&kept)
+                        .subpasses(&subpass)
+                        .dependencies(&dependency),
+                    None,
+                )
+                .unwrap();
             let views = [view];
             let framebuffer = dev
-                .create_framebuffer(&vk::FramebufferCreateInfo::default().render_pass(pass).attachments(&views).width(SIZE).height(SIZE).layers(1), None)
+                .create_framebuffer(
+                    &vk::FramebufferCreateInfo::default()
+                        .render_pass(pass)
+                        .attachments(&views)
+                        .width(SIZE)
+                        .height(SIZE)
+                        .layers(1),
+                    None,
+                )
                 .unwrap();
-            Target { image, memory, view, pass, keep, framebuffer }
+            Target {
+                image,
+                memory,
+                view,
+                pass,
+                keep,
+                framebuffer,
+            }
         }
     }
 
@@ -94,21 +158,61 @@ impl Target {
 
 /// Records `body` inside a render pass instance that clears to `clear`, then copies the
 /// image into `out`, submits and waits.
-fn render(dev: &ash::Device, queue: vk::Queue, t: &Target, out: &Buf, clear: [f32; 4], body: impl FnOnce(vk::CommandBuffer)) {
-    let whole = vk::Rect2D { offset: vk::Offset2D { x: 0, y: 0 }, extent: vk::Extent2D { width: SIZE, height: SIZE } };
+fn render(
+    dev: &ash::Device,
+    queue: vk::Queue,
+    t: &Target,
+    out: &Buf,
+    clear: [f32; 4],
+    body: impl FnOnce(vk::CommandBuffer),
+) {
+    let whole = vk::Rect2D {
+        offset: vk::Offset2D { x: 0, y: 0 },
+        extent: vk::Extent2D {
+            width: SIZE,
+            height: SIZE,
+        },
+    };
     render_area(dev, queue, t.pass, whole, t, out, clear, body)
 }
 
 /// As [`render`], with render pass `pass` over `area`.
 #[allow(clippy::too_many_arguments)]
-fn render_area(dev: &ash::Device, queue: vk::Queue, pass: vk::RenderPass, area: vk::Rect2D, t: &Target, out: &Buf, clear: [f32; 4], body: impl FnOnce(vk::CommandBuffer)) {
+fn render_area(
+    dev: &ash::Device,
+    queue: vk::Queue,
+    pass: vk::RenderPass,
+    area: vk::Rect2D,
+    t: &Target,
+    out: &Buf,
+    clear: [f32; 4],
+    body: impl FnOnce(vk::CommandBuffer),
+) {
     // SAFETY: valid device, queue and objects; the test waits for the GPU before returning.
     unsafe {
-        let pool = dev.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None).unwrap();
-        let cb = dev.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1)).unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).unwrap();
-        let clears = [vk::ClearValue { color: vk::ClearColorValue { float32: clear } }];
-        let begin = vk::RenderPassBeginInfo::default().render_pass(pass).framebuffer(t.framebuffer).render_area(area).clear_values(&clears);
+        let pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        let clears = [vk::ClearValue {
+            color: vk::ClearColorValue { float32: clear },
+        }];
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(t.framebuffer)
+            .render_area(area)
+            .clear_values(&clears);
         dev.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
         body(cb);
         dev.cmd_end_render_pass(cb);
@@ -116,16 +220,47 @@ fn render_area(dev: &ash::Device, queue: vk::Queue, pass: vk::RenderPass, area: 
             buffer_offset: 0,
             buffer_row_length: 0,
             buffer_image_height: 0,
-            image_subresource: vk::ImageSubresourceLayers { aspect_mask: vk::ImageAspectFlags::COLOR, mip_level: 0, base_array_layer: 0, layer_count: 1 },
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: 1,
+            },
             image_offset: vk::Offset3D::default(),
-            image_extent: vk::Extent3D { width: SIZE, height: SIZE, depth: 1 },
+            image_extent: vk::Extent3D {
+                width: SIZE,
+                height: SIZE,
+                depth: 1,
+            },
         };
-        dev.cmd_copy_image_to_buffer(cb, t.image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, out.buffer, &[region]);
-        let barrier = vk::MemoryBarrier::default().src_access_mask(vk::AccessFlags::TRANSFER_WRITE).dst_access_mask(vk::AccessFlags::HOST_READ);
-        dev.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::HOST, vk::DependencyFlags::empty(), &[barrier], &[], &[]);
-        dev.end_command_buffer(cb).expect("vkEndCommandBuffer of a render");
+        dev.cmd_copy_image_to_buffer(
+            cb,
+            t.image,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            out.buffer,
+            &[region],
+        );
+        let barrier = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        dev.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[barrier],
+            &[],
+            &[],
+        );
+        dev.end_command_buffer(cb)
+            .expect("vkEndCommandBuffer of a render");
         let cbs = [cb];
-        dev.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&cbs)], vk::Fence::null()).unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs)],
+            vk::Fence::null(),
+        )
+        .unwrap();
         dev.queue_wait_idle(queue).expect("the render completes");
         dev.destroy_command_pool(pool, None);
     }
@@ -144,11 +279,21 @@ fn pixel_matches(px: &[u8], c: [f32; 4]) -> bool {
 fn colour_attachment_format_features() {
     let ctx = Ctx::new();
     // SAFETY: valid physical device.
-    let props = unsafe { ctx.instance.get_physical_device_format_properties(ctx.pdev, FORMAT) };
-    assert!(props.optimal_tiling_features.contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT | vk::FormatFeatureFlags::COLOR_ATTACHMENT_BLEND));
+    let props = unsafe {
+        ctx.instance
+            .get_physical_device_format_properties(ctx.pdev, FORMAT)
+    };
+    assert!(props.optimal_tiling_features.contains(
+        vk::FormatFeatureFlags::COLOR_ATTACHMENT | vk::FormatFeatureFlags::COLOR_ATTACHMENT_BLEND
+    ));
     // SAFETY: as above.
-    let vb = unsafe { ctx.instance.get_physical_device_format_properties(ctx.pdev, vk::Format::R32G32_SFLOAT) };
-    assert!(vb.buffer_features.contains(vk::FormatFeatureFlags::VERTEX_BUFFER));
+    let vb = unsafe {
+        ctx.instance
+            .get_physical_device_format_properties(ctx.pdev, vk::Format::R32G32_SFLOAT)
+    };
+    assert!(vb
+        .buffer_features
+        .contains(vk::FormatFeatureFlags::VERTEX_BUFFER));
     assert_no_validation_messages();
 }
 
@@ -157,11 +302,28 @@ fn clear_only_render_pass() {
     let ctx = Ctx::new();
     let (dev, queue) = ctx.device();
     let t = Target::new(&ctx, &dev);
-    let out = Buf::new(&ctx, &dev, u64::from(SIZE * SIZE * 4), vk::BufferUsageFlags::TRANSFER_DST);
+    let out = Buf::new(
+        &ctx,
+        &dev,
+        u64::from(SIZE * SIZE * 4),
+        vk::BufferUsageFlags::TRANSFER_DST,
+    );
     let clear = [0.25, 0.5, 0.75, 1.0];
     render(&dev, queue, &t, &out, clear, |_| {});
-    let bad: Vec<usize> = out.bytes().chunks(4).enumerate().filter(|(_, px)| !pixel_matches(px, clear)).map(|(i, _)| i).collect();
-    assert!(bad.is_empty(), "{} pixels are not the clear colour, first at {:?}: {:?}", bad.len(), bad.first(), bad.first().map(|&i| &out.bytes()[4 * i..4 * i + 4]));
+    let bad: Vec<usize> = out
+        .bytes()
+        .chunks(4)
+        .enumerate()
+        .filter(|(_, px)| !pixel_matches(px, clear))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} pixels are not the clear colour, first at {:?}: {:?}",
+        bad.len(),
+        bad.first(),
+        bad.first().map(|&i| &out.bytes()[4 * i..4 * i + 4])
+    );
     out.destroy(&dev);
     t.destroy(&dev);
     // SAFETY: everything made from the device is gone.
@@ -176,12 +338,23 @@ fn partial_render_area() {
     let ctx = Ctx::new();
     let (dev, queue) = ctx.device();
     let t = Target::new(&ctx, &dev);
-    let out = Buf::new(&ctx, &dev, u64::from(SIZE * SIZE * 4), vk::BufferUsageFlags::TRANSFER_DST);
+    let out = Buf::new(
+        &ctx,
+        &dev,
+        u64::from(SIZE * SIZE * 4),
+        vk::BufferUsageFlags::TRANSFER_DST,
+    );
     let first = [0.0, 1.0, 0.0, 1.0];
     let second = [1.0, 0.0, 1.0, 0.0];
     render(&dev, queue, &t, &out, first, |_| {});
     // Not aligned to tiles: 13..45 x 5..40.
-    let area = vk::Rect2D { offset: vk::Offset2D { x: 13, y: 5 }, extent: vk::Extent2D { width: 32, height: 35 } };
+    let area = vk::Rect2D {
+        offset: vk::Offset2D { x: 13, y: 5 },
+        extent: vk::Extent2D {
+            width: 32,
+            height: 35,
+        },
+    };
     render_area(&dev, queue, t.keep, area, &t, &out, second, |_| {});
     let mut wrong = Vec::new();
     for y in 0..SIZE {
@@ -194,7 +367,12 @@ fn partial_render_area() {
             }
         }
     }
-    assert!(wrong.is_empty(), "{} pixels differ; first few: {:?}", wrong.len(), &wrong[..wrong.len().min(8)]);
+    assert!(
+        wrong.is_empty(),
+        "{} pixels differ; first few: {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(8)]
+    );
     out.destroy(&dev);
     t.destroy(&dev);
     // SAFETY: everything made from the device is gone.
@@ -212,7 +390,12 @@ fn triangle() {
     let ctx = Ctx::new();
     let (dev, queue) = ctx.device();
     let t = Target::new(&ctx, &dev);
-    let out = Buf::new(&ctx, &dev, u64::from(SIZE * SIZE * 4), vk::BufferUsageFlags::TRANSFER_DST);
+    let out = Buf::new(
+        &ctx,
+        &dev,
+        u64::from(SIZE * SIZE * 4),
+        vk::BufferUsageFlags::TRANSFER_DST,
+    );
     // Clip-space positions; none lands on a pixel centre or edge-aligned row.
     let ndc: [[f32; 2]; 3] = [[-0.8, -0.7], [0.75, -0.55], [-0.1, 0.85]];
     let mut vb = Buf::new(&ctx, &dev, 64, vk::BufferUsageFlags::VERTEX_BUFFER);
@@ -222,24 +405,75 @@ fn triangle() {
     let clear = [0.0f32, 0.0, 1.0, 1.0];
     // SAFETY: valid device and create infos; every object is destroyed after the GPU is idle.
     unsafe {
-        let vs = dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&VERT), None).unwrap();
-        let fs = dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&FRAG), None).unwrap();
-        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::FRAGMENT, offset: 0, size: 16 }];
-        let layout = dev.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges), None).unwrap();
+        let vs = dev
+            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&VERT), None)
+            .unwrap();
+        let fs = dev
+            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&FRAG), None)
+            .unwrap();
+        let ranges = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::FRAGMENT,
+            offset: 0,
+            size: 16,
+        }];
+        let layout = dev
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges),
+                None,
+            )
+            .unwrap();
         let stages = [
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(vs).name(c"main"),
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::FRAGMENT).module(fs).name(c"main"),
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(vs)
+                .name(c"main"),
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(fs)
+                .name(c"main"),
         ];
-        let bindings = [vk::VertexInputBindingDescription { binding: 0, stride: 8, input_rate: vk::VertexInputRate::VERTEX }];
-        let attributes = [vk::VertexInputAttributeDescription { location: 0, binding: 0, format: vk::Format::R32G32_SFLOAT, offset: 0 }];
-        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default().vertex_binding_descriptions(&bindings).vertex_attribute_descriptions(&attributes);
-        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-        let viewports = [vk::Viewport { x: 0.0, y: 0.0, width: SIZE as f32, height: SIZE as f32, min_depth: 0.0, max_depth: 1.0 }];
-        let scissors = [vk::Rect2D { offset: vk::Offset2D { x: 0, y: 0 }, extent: vk::Extent2D { width: SIZE, height: SIZE } }];
-        let viewport = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
-        let raster = vk::PipelineRasterizationStateCreateInfo::default().polygon_mode(vk::PolygonMode::FILL).cull_mode(vk::CullModeFlags::NONE).line_width(1.0);
-        let multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
-        let blend_att = [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let bindings = [vk::VertexInputBindingDescription {
+            binding: 0,
+            stride: 8,
+            input_rate: vk::VertexInputRate::VERTEX,
+        }];
+        let attributes = [vk::VertexInputAttributeDescription {
+            location: 0,
+            binding: 0,
+            format: vk::Format::R32G32_SFLOAT,
+            offset: 0,
+        }];
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+            .vertex_binding_descriptions(&bindings)
+            .vertex_attribute_descriptions(&attributes);
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewports = [vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: SIZE as f32,
+            height: SIZE as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        }];
+        let scissors = [vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: SIZE,
+                height: SIZE,
+            },
+        }];
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewports(&viewports)
+            .scissors(&scissors);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(vk::PolygonMode::FILL)
+            .cull_mode(vk::CullModeFlags::NONE)
+            .line_width(1.0);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let blend_att = [vk::PipelineColorBlendAttachmentState::default()
+            .color_write_mask(vk::ColorComponentFlags::RGBA)];
         let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
         let info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages)
@@ -252,7 +486,10 @@ fn triangle() {
             .layout(layout)
             .render_pass(t.pass)
             .subpass(0);
-        let pipeline = dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None).map_err(|(_, e)| e).expect("vkCreateGraphicsPipelines")[0];
+        let pipeline = dev
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+            .map_err(|(_, e)| e)
+            .expect("vkCreateGraphicsPipelines")[0];
         render(&dev, queue, &t, &out, clear, |cb| {
             dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
             dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
@@ -266,12 +503,24 @@ fn triangle() {
         dev.destroy_shader_module(fs, None);
     }
     // Window coordinates of the vertices (viewport = whole image).
-    let win: Vec<[f32; 2]> = ndc.iter().map(|p| [(p[0] + 1.0) * SIZE as f32 / 2.0, (p[1] + 1.0) * SIZE as f32 / 2.0]).collect();
+    let win: Vec<[f32; 2]> = ndc
+        .iter()
+        .map(|p| {
+            [
+                (p[0] + 1.0) * SIZE as f32 / 2.0,
+                (p[1] + 1.0) * SIZE as f32 / 2.0,
+            ]
+        })
+        .collect();
     let (mut inside, mut outside, mut wrong) = (0, 0, Vec::new());
     for y in 0..SIZE {
         for x in 0..SIZE {
             let p = [x as f32 + 0.5, y as f32 + 0.5];
-            let e = [edge(win[0], win[1], p), edge(win[1], win[2], p), edge(win[2], win[0], p)];
+            let e = [
+                edge(win[0], win[1], p),
+                edge(win[1], win[2], p),
+                edge(win[2], win[0], p),
+            ];
             if e.iter().any(|v| v.abs() < 1e-3) {
                 continue;
             }
@@ -289,8 +538,16 @@ fn triangle() {
             }
         }
     }
-    assert!(inside > 500 && outside > 500, "the triangle covers a fair part of the image ({inside} in, {outside} out)");
-    assert!(wrong.is_empty(), "{} pixels differ; first few: {:?}", wrong.len(), &wrong[..wrong.len().min(8)]);
+    assert!(
+        inside > 500 && outside > 500,
+        "the triangle covers a fair part of the image ({inside} in, {outside} out)"
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} pixels differ; first few: {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(8)]
+    );
     vb.destroy(&dev);
     out.destroy(&dev);
     t.destroy(&dev);

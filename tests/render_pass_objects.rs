@@ -39,17 +39,40 @@ fn attachment(format: vk::Format, samples: vk::SampleCountFlags) -> vk::Attachme
 }
 
 fn colour_ref(attachment: u32) -> vk::AttachmentReference {
-    vk::AttachmentReference { attachment, layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL }
+    vk::AttachmentReference {
+        attachment,
+        layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+    }
 }
 
-fn create(dev: &ash::Device, atts: &[vk::AttachmentDescription], subs: &[vk::SubpassDescription<'_>], deps: &[vk::SubpassDependency]) -> Result<vk::RenderPass, vk::Result> {
-    let info = vk::RenderPassCreateInfo::default().attachments(atts).subpasses(subs).dependencies(deps);
+fn create(
+    dev: &ash::Device,
+    atts: &[vk::AttachmentDescription],
+    subs: &[vk::SubpassDescription<'_>],
+    deps: &[vk::SubpassDependency],
+) -> Result<vk::RenderPass, vk::Result> {
+    let info = vk::RenderPassCreateInfo::default()
+        .attachments(atts)
+        .subpasses(subs)
+        .dependencies(deps);
     // SAFETY: valid device; the create info's arrays outlive the call.
     unsafe { dev.create_render_pass(&info, None) }
 }
 
-fn framebuffer(dev: &ash::Device, pass: vk::RenderPass, views: &[vk::ImageView], w: u32, h: u32, layers: u32) -> Result<vk::Framebuffer, vk::Result> {
-    let info = vk::FramebufferCreateInfo::default().render_pass(pass).attachments(views).width(w).height(h).layers(layers);
+fn framebuffer(
+    dev: &ash::Device,
+    pass: vk::RenderPass,
+    views: &[vk::ImageView],
+    w: u32,
+    h: u32,
+    layers: u32,
+) -> Result<vk::Framebuffer, vk::Result> {
+    let info = vk::FramebufferCreateInfo::default()
+        .render_pass(pass)
+        .attachments(views)
+        .width(w)
+        .height(h)
+        .layers(layers);
     // SAFETY: valid device and create info.
     unsafe { dev.create_framebuffer(&info, None) }
 }
@@ -58,19 +81,34 @@ fn framebuffer(dev: &ash::Device, pass: vk::RenderPass, views: &[vk::ImageView],
 fn render_passes_under_validation() {
     let ctx = Ctx::new();
     let (dev, _queue) = ctx.device();
-    let empty = vk::SubpassDescription::default().pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS);
+    let empty =
+        vk::SubpassDescription::default().pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS);
 
     // Attachmentless, three subpasses chained by dependencies, with external ends.
-    let deps = [dep(vk::SUBPASS_EXTERNAL, 0), dep(0, 1), dep(1, 2), dep(2, vk::SUBPASS_EXTERNAL)];
+    let deps = [
+        dep(vk::SUBPASS_EXTERNAL, 0),
+        dep(0, 1),
+        dep(1, 2),
+        dep(2, vk::SUBPASS_EXTERNAL),
+    ];
     let pass = create(&dev, &[], &[empty; 3], &deps).unwrap();
     // SAFETY: valid device and render pass.
     let g = unsafe { dev.get_render_area_granularity(pass) };
     // 32x32 is the largest tile and a multiple of the smaller ones (32x16, 16x16).
     assert_eq!((g.width, g.height), (32, 32));
-    let fbs: Vec<_> = [(64, 64, 1), (1, 1, 1), (16384, 16384, 1), (300, 200, 2048)].into_iter().map(|(w, h, l)| framebuffer(&dev, pass, &[], w, h, l).unwrap()).collect();
+    let fbs: Vec<_> = [(64, 64, 1), (1, 1, 1), (16384, 16384, 1), (300, 200, 2048)]
+        .into_iter()
+        .map(|(w, h, l)| framebuffer(&dev, pass, &[], w, h, l).unwrap())
+        .collect();
 
     // Attachments that no subpass uses for rendering: one only preserved, one unreferenced.
-    let atts = [attachment(vk::Format::R8G8B8A8_UNORM, vk::SampleCountFlags::TYPE_1), attachment(vk::Format::R16G16B16A16_SFLOAT, vk::SampleCountFlags::TYPE_4)];
+    let atts = [
+        attachment(vk::Format::R8G8B8A8_UNORM, vk::SampleCountFlags::TYPE_1),
+        attachment(
+            vk::Format::R16G16B16A16_SFLOAT,
+            vk::SampleCountFlags::TYPE_4,
+        ),
+    ];
     let preserve = [0];
     let subs = [empty, empty.preserve_attachments(&preserve), empty];
     let with_atts = create(&dev, &atts, &subs, &deps[1..3]).unwrap();
@@ -94,11 +132,20 @@ fn render_passes_under_validation() {
 }
 
 /// A colour image with bound memory and a view of it.
-fn image_view(ctx: &Ctx, dev: &ash::Device, format: vk::Format, samples: vk::SampleCountFlags) -> (vk::Image, vk::DeviceMemory, vk::ImageView) {
+fn image_view(
+    ctx: &Ctx,
+    dev: &ash::Device,
+    format: vk::Format,
+    samples: vk::SampleCountFlags,
+) -> (vk::Image, vk::DeviceMemory, vk::ImageView) {
     let info = vk::ImageCreateInfo::default()
         .image_type(vk::ImageType::TYPE_2D)
         .format(format)
-        .extent(vk::Extent3D { width: 64, height: 64, depth: 1 })
+        .extent(vk::Extent3D {
+            width: 64,
+            height: 64,
+            depth: 1,
+        })
         .mip_levels(1)
         .array_layers(1)
         .samples(samples)
@@ -109,12 +156,35 @@ fn image_view(ctx: &Ctx, dev: &ash::Device, format: vk::Format, samples: vk::Sam
         let image = dev.create_image(&info, None).unwrap();
         let req = dev.get_image_memory_requirements(image);
         let props = ctx.instance.get_physical_device_memory_properties(ctx.pdev);
-        let ty = (0..props.memory_type_count).find(|i| req.memory_type_bits & (1 << i) != 0).unwrap();
-        let memory = dev.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ty), None).unwrap();
+        let ty = (0..props.memory_type_count)
+            .find(|i| req.memory_type_bits & (1 << i) != 0)
+            .unwrap();
+        let memory = dev
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(req.size)
+                    .memory_type_index(ty),
+                None,
+            )
+            .unwrap();
         dev.bind_image_memory(image, memory, 0).unwrap();
-        let range = vk::ImageSubresourceRange { aspect_mask: vk::ImageAspectFlags::COLOR, base_mip_level: 0, level_count: 1, base_array_layer: 0, layer_count: 1 };
-        let view =
-            dev.create_image_view(&vk::ImageViewCreateInfo::default().image(image).view_type(vk::ImageViewType::TYPE_2D).format(format).subresource_range(range), None).unwrap();
+        let range = vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            base_mip_level: 0,
+            level_count: 1,
+            base_array_layer: 0,
+            layer_count: 1,
+        };
+        let view = dev
+            .create_image_view(
+                &vk::ImageViewCreateInfo::default()
+                    .image(image)
+                    .view_type(vk::ImageViewType::TYPE_2D)
+                    .format(format)
+                    .subresource_range(range),
+                None,
+            )
+            .unwrap();
         (image, memory, view)
     }
 }
@@ -129,26 +199,61 @@ fn render_passes_with_attachments() {
         attachment(vk::Format::R8G8B8A8_UNORM, vk::SampleCountFlags::TYPE_4),
         attachment(vk::Format::R8G8B8A8_UNORM, vk::SampleCountFlags::TYPE_1),
         attachment(vk::Format::D32_SFLOAT, vk::SampleCountFlags::TYPE_4),
-        attachment(vk::Format::R32G32B32A32_SFLOAT, vk::SampleCountFlags::TYPE_4),
+        attachment(
+            vk::Format::R32G32B32A32_SFLOAT,
+            vk::SampleCountFlags::TYPE_4,
+        ),
     ];
-    let colours0 = [colour_ref(0), colour_ref(vk::ATTACHMENT_UNUSED), colour_ref(3)];
-    let resolves0 = [colour_ref(1), colour_ref(vk::ATTACHMENT_UNUSED), colour_ref(vk::ATTACHMENT_UNUSED)];
-    let ds = vk::AttachmentReference { attachment: 2, layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL };
-    let inputs1 = [vk::AttachmentReference { attachment: 0, layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL }, colour_ref(vk::ATTACHMENT_UNUSED)];
+    let colours0 = [
+        colour_ref(0),
+        colour_ref(vk::ATTACHMENT_UNUSED),
+        colour_ref(3),
+    ];
+    let resolves0 = [
+        colour_ref(1),
+        colour_ref(vk::ATTACHMENT_UNUSED),
+        colour_ref(vk::ATTACHMENT_UNUSED),
+    ];
+    let ds = vk::AttachmentReference {
+        attachment: 2,
+        layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+    };
+    let inputs1 = [
+        vk::AttachmentReference {
+            attachment: 0,
+            layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+        },
+        colour_ref(vk::ATTACHMENT_UNUSED),
+    ];
     let colours1 = [colour_ref(3)];
     let preserve1 = [1];
     let subs = [
-        vk::SubpassDescription::default().color_attachments(&colours0).resolve_attachments(&resolves0).depth_stencil_attachment(&ds),
-        vk::SubpassDescription::default().input_attachments(&inputs1).color_attachments(&colours1).preserve_attachments(&preserve1),
+        vk::SubpassDescription::default()
+            .color_attachments(&colours0)
+            .resolve_attachments(&resolves0)
+            .depth_stencil_attachment(&ds),
+        vk::SubpassDescription::default()
+            .input_attachments(&inputs1)
+            .color_attachments(&colours1)
+            .preserve_attachments(&preserve1),
         vk::SubpassDescription::default(),
     ];
-    let deps = [dep(vk::SUBPASS_EXTERNAL, 0), dep(0, 1), dep(0, 2), dep(1, vk::SUBPASS_EXTERNAL)];
+    let deps = [
+        dep(vk::SUBPASS_EXTERNAL, 0),
+        dep(0, 1),
+        dep(0, 2),
+        dep(1, vk::SUBPASS_EXTERNAL),
+    ];
     let pass = create(&dev, &atts, &subs, &deps).unwrap();
     // SAFETY: valid device and render pass.
     let g = unsafe { dev.get_render_area_granularity(pass) };
     assert_eq!((g.width, g.height), (32, 32));
 
-    let images: Vec<_> = atts.iter().filter(|a| a.format != vk::Format::D32_SFLOAT).map(|a| image_view(&ctx, &dev, a.format, vk::SampleCountFlags::TYPE_1)).collect();
+    let images: Vec<_> = atts
+        .iter()
+        .filter(|a| a.format != vk::Format::D32_SFLOAT)
+        .map(|a| image_view(&ctx, &dev, a.format, vk::SampleCountFlags::TYPE_1))
+        .collect();
     // The depth slot gets a colour view too: only the object's bookkeeping is under test.
     let views = [images[0].2, images[1].2, images[0].2, images[2].2];
     let fb = framebuffer(&dev, pass, &views, 64, 64, 1).unwrap();
@@ -174,20 +279,28 @@ fn render_passes_with_attachments() {
 fn out_of_range_indices_are_refused() {
     let ctx = Ctx::without_validation();
     let (dev, _queue) = ctx.device();
-    let atts = [attachment(vk::Format::R8G8B8A8_UNORM, vk::SampleCountFlags::TYPE_1)];
+    let atts = [attachment(
+        vk::Format::R8G8B8A8_UNORM,
+        vk::SampleCountFlags::TYPE_1,
+    )];
     let oom = Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
 
     let bad_colour = [colour_ref(1)];
     let bad_input = [colour_ref(0), colour_ref(5)];
     let good_colour = [colour_ref(0)];
     let bad_resolve = [colour_ref(2)];
-    let bad_ds = vk::AttachmentReference { attachment: 1, layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL };
+    let bad_ds = vk::AttachmentReference {
+        attachment: 1,
+        layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+    };
     let bad_preserve = [3];
     let unused_preserve = [vk::ATTACHMENT_UNUSED];
     let cases = [
         vk::SubpassDescription::default().color_attachments(&bad_colour),
         vk::SubpassDescription::default().input_attachments(&bad_input),
-        vk::SubpassDescription::default().color_attachments(&good_colour).resolve_attachments(&bad_resolve),
+        vk::SubpassDescription::default()
+            .color_attachments(&good_colour)
+            .resolve_attachments(&bad_resolve),
         vk::SubpassDescription::default().depth_stencil_attachment(&bad_ds),
         vk::SubpassDescription::default().preserve_attachments(&bad_preserve),
         vk::SubpassDescription::default().preserve_attachments(&unused_preserve),
@@ -200,15 +313,32 @@ fn out_of_range_indices_are_refused() {
     let one = [vk::SubpassDescription::default()];
     assert_eq!(create(&dev, &atts, &one, &[dep(0, 1)]).err(), oom);
     assert_eq!(create(&dev, &atts, &one, &[dep(7, 0)]).err(), oom);
-    assert_eq!(create(&dev, &atts, &one, &[dep(vk::SUBPASS_EXTERNAL, vk::SUBPASS_EXTERNAL)]).err(), oom);
+    assert_eq!(
+        create(
+            &dev,
+            &atts,
+            &one,
+            &[dep(vk::SUBPASS_EXTERNAL, vk::SUBPASS_EXTERNAL)]
+        )
+        .err(),
+        oom
+    );
     assert_eq!(create(&dev, &atts, &[], &[]).err(), oom);
 
     // A framebuffer must have one view per attachment of its render pass.
     let pass = create(&dev, &atts, &one, &[]).unwrap();
     assert_eq!(framebuffer(&dev, pass, &[], 64, 64, 1).err(), oom);
-    let (image, memory, view) = image_view(&ctx, &dev, vk::Format::R8G8B8A8_UNORM, vk::SampleCountFlags::TYPE_1);
+    let (image, memory, view) = image_view(
+        &ctx,
+        &dev,
+        vk::Format::R8G8B8A8_UNORM,
+        vk::SampleCountFlags::TYPE_1,
+    );
     assert_eq!(framebuffer(&dev, pass, &[view, view], 64, 64, 1).err(), oom);
-    assert_eq!(framebuffer(&dev, pass, &[vk::ImageView::null()], 64, 64, 1).err(), oom);
+    assert_eq!(
+        framebuffer(&dev, pass, &[vk::ImageView::null()], 64, 64, 1).err(),
+        oom
+    );
     assert_eq!(framebuffer(&dev, pass, &[view], 0, 64, 1).err(), oom);
     assert_eq!(framebuffer(&dev, pass, &[view], 64, 16385, 1).err(), oom);
     assert_eq!(framebuffer(&dev, pass, &[view], 64, 64, 2049).err(), oom);

@@ -44,11 +44,19 @@ fn rect_vertices(r: [u32; 4]) -> Vec<f32> {
 
 fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
     let prio = [1.0f32];
-    let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(0).queue_priorities(&prio)];
-    let features = vk::PhysicalDeviceFeatures { occlusion_query_precise: vk::TRUE, ..Default::default() };
-    let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_features(&features);
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&prio)];
+    let features = vk::PhysicalDeviceFeatures {
+        occlusion_query_precise: vk::TRUE,
+        ..Default::default()
+    };
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_features(&features);
     // SAFETY: valid physical device and create info.
-    let device = unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }.expect("vkCreateDevice with occlusionQueryPrecise");
+    let device = unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }
+        .expect("vkCreateDevice with occlusionQueryPrecise");
     // SAFETY: family 0, index 0 was created above.
     let queue = unsafe { device.get_device_queue(0, 0) };
     (device, queue)
@@ -61,21 +69,48 @@ impl Memory {
         // SAFETY: valid device and image.
         unsafe {
             let req = dev.get_image_memory_requirements(image);
-            let m = dev.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(host_visible_type(ctx)), None).unwrap();
+            let m = dev
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(req.size)
+                        .memory_type_index(host_visible_type(ctx)),
+                    None,
+                )
+                .unwrap();
             dev.bind_image_memory(image, m, 0).unwrap();
             self.0.push(m);
         }
     }
 
     /// A host-visible buffer, bound and mapped.
-    fn buffer(&mut self, ctx: &Ctx, dev: &ash::Device, size: u64, usage: vk::BufferUsageFlags) -> (vk::Buffer, *mut u8) {
+    fn buffer(
+        &mut self,
+        ctx: &Ctx,
+        dev: &ash::Device,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+    ) -> (vk::Buffer, *mut u8) {
         // SAFETY: valid device and create info.
         unsafe {
-            let buffer = dev.create_buffer(&vk::BufferCreateInfo::default().size(size).usage(usage), None).unwrap();
+            let buffer = dev
+                .create_buffer(
+                    &vk::BufferCreateInfo::default().size(size).usage(usage),
+                    None,
+                )
+                .unwrap();
             let req = dev.get_buffer_memory_requirements(buffer);
-            let m = dev.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(host_visible_type(ctx)), None).unwrap();
+            let m = dev
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(req.size)
+                        .memory_type_index(host_visible_type(ctx)),
+                    None,
+                )
+                .unwrap();
             dev.bind_buffer_memory(buffer, m, 0).unwrap();
-            let ptr = dev.map_memory(m, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()).unwrap() as *mut u8;
+            let ptr = dev
+                .map_memory(m, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .unwrap() as *mut u8;
             self.0.push(m);
             (buffer, ptr)
         }
@@ -86,7 +121,11 @@ fn image(dev: &ash::Device, format: vk::Format, usage: vk::ImageUsageFlags) -> v
     let info = vk::ImageCreateInfo::default()
         .image_type(vk::ImageType::TYPE_2D)
         .format(format)
-        .extent(vk::Extent3D { width: SIZE, height: SIZE, depth: 1 })
+        .extent(vk::Extent3D {
+            width: SIZE,
+            height: SIZE,
+            depth: 1,
+        })
         .mip_levels(1)
         .array_layers(1)
         .samples(vk::SampleCountFlags::TYPE_1)
@@ -97,10 +136,31 @@ fn image(dev: &ash::Device, format: vk::Format, usage: vk::ImageUsageFlags) -> v
     unsafe { dev.create_image(&info, None) }.unwrap()
 }
 
-fn view(dev: &ash::Device, image: vk::Image, format: vk::Format, aspect: vk::ImageAspectFlags) -> vk::ImageView {
-    let range = vk::ImageSubresourceRange { aspect_mask: aspect, base_mip_level: 0, level_count: 1, base_array_layer: 0, layer_count: 1 };
+fn view(
+    dev: &ash::Device,
+    image: vk::Image,
+    format: vk::Format,
+    aspect: vk::ImageAspectFlags,
+) -> vk::ImageView {
+    let range = vk::ImageSubresourceRange {
+        aspect_mask: aspect,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: 1,
+    };
     // SAFETY: valid device and create info.
-    unsafe { dev.create_image_view(&vk::ImageViewCreateInfo::default().image(image).view_type(vk::ImageViewType::TYPE_2D).format(format).subresource_range(range), None) }.unwrap()
+    unsafe {
+        dev.create_image_view(
+            &vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(format)
+                .subresource_range(range),
+            None,
+        )
+    }
+    .unwrap()
 }
 
 /// Queries: 0 precise around COUNTED, 1 precise around COUNTED again (depth-rejected),
@@ -124,7 +184,12 @@ fn occlusion_queries() {
     let mut verts = rect_vertices(COUNTED);
     verts.extend(rect_vertices(DISJOINT));
     let vb_bytes: Vec<u8> = verts.iter().flat_map(|f| f.to_le_bytes()).collect();
-    let (vb, vb_ptr) = mem.buffer(&ctx, &dev, vb_bytes.len() as u64, vk::BufferUsageFlags::VERTEX_BUFFER);
+    let (vb, vb_ptr) = mem.buffer(
+        &ctx,
+        &dev,
+        vb_bytes.len() as u64,
+        vk::BufferUsageFlags::VERTEX_BUFFER,
+    );
     // SAFETY: the mapping holds the buffer's bytes.
     unsafe { std::ptr::copy_nonoverlapping(vb_bytes.as_ptr(), vb_ptr, vb_bytes.len()) };
     // Copies: 64-bit with availability at 0 (stride 16), 32-bit at 256 (stride 4), 32-bit
@@ -155,12 +220,38 @@ fn occlusion_queries() {
                 .initial_layout(vk::ImageLayout::UNDEFINED)
                 .final_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
         ];
-        let colour_ref = [vk::AttachmentReference { attachment: 0, layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL }];
-        let depth_ref = vk::AttachmentReference { attachment: 1, layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL };
-        let subpass = [vk::SubpassDescription::default().pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS).color_attachments(&colour_ref).depth_stencil_attachment(&depth_ref)];
-        let pass = dev.create_render_pass(&vk::RenderPassCreateInfo::default().attachments(&attachments).subpasses(&subpass), None).unwrap();
+        let colour_ref = [vk::AttachmentReference {
+            attachment: 0,
+            layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+        }];
+        let depth_ref = vk::AttachmentReference {
+            attachment: 1,
+            layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+        };
+        let subpass = [vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&colour_ref)
+            .depth_stencil_attachment(&depth_ref)];
+        let pass = dev
+            .create_render_pass(
+                &vk::RenderPassCreateInfo::default()
+                    .attachments(&attachments)
+                    .subpasses(&subpass),
+                None,
+            )
+            .unwrap();
         let views = [colour_view, depth_view];
-        let fb = dev.create_framebuffer(&vk::FramebufferCreateInfo::default().render_pass(pass).attachments(&views).width(SIZE).height(SIZE).layers(1), None).unwrap();
+        let fb = dev
+            .create_framebuffer(
+                &vk::FramebufferCreateInfo::default()
+                    .render_pass(pass)
+                    .attachments(&views)
+                    .width(SIZE)
+                    .height(SIZE)
+                    .layers(1),
+                None,
+            )
+            .unwrap();
 
         let shaders = Shaders::new(&dev);
         let layout = shaders.layout;
@@ -169,18 +260,64 @@ fn occlusion_queries() {
         let mut spec = PipelineSpec::new(SIZE);
         spec.depth = Some(vk::CompareOp::LESS);
         let pipeline = shaders.pipeline(&dev, pass, &spec);
-        let qp = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::OCCLUSION).query_count(QUERIES), None).expect("an occlusion query pool");
+        let qp = dev
+            .create_query_pool(
+                &vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::OCCLUSION)
+                    .query_count(QUERIES),
+                None,
+            )
+            .expect("an occlusion query pool");
 
-        let cmd_pool = dev.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None).unwrap();
-        let cb = dev.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cmd_pool).command_buffer_count(1)).unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).unwrap();
+        let cmd_pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(cmd_pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
         dev.cmd_reset_query_pool(cb, qp, 0, QUERIES);
-        let clears = [vk::ClearValue { color: vk::ClearColorValue { float32: [0.0; 4] } }, vk::ClearValue { depth_stencil: vk::ClearDepthStencilValue { depth: 1.0, stencil: 0 } }];
-        let area = vk::Rect2D { offset: vk::Offset2D { x: 0, y: 0 }, extent: vk::Extent2D { width: SIZE, height: SIZE } };
-        dev.cmd_begin_render_pass(cb, &vk::RenderPassBeginInfo::default().render_pass(pass).framebuffer(fb).render_area(area).clear_values(&clears), vk::SubpassContents::INLINE);
+        let clears = [
+            vk::ClearValue {
+                color: vk::ClearColorValue { float32: [0.0; 4] },
+            },
+            vk::ClearValue {
+                depth_stencil: vk::ClearDepthStencilValue {
+                    depth: 1.0,
+                    stencil: 0,
+                },
+            },
+        ];
+        let area = vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: SIZE,
+                height: SIZE,
+            },
+        };
+        dev.cmd_begin_render_pass(
+            cb,
+            &vk::RenderPassBeginInfo::default()
+                .render_pass(pass)
+                .framebuffer(fb)
+                .render_area(area)
+                .clear_values(&clears),
+            vk::SubpassContents::INLINE,
+        );
         dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
         dev.cmd_bind_vertex_buffers(cb, 0, &[vb], &[0]);
-        let push: Vec<u8> = [1.0f32, 0.0, 0.0, 1.0].iter().flat_map(|f| f.to_le_bytes()).collect();
+        let push: Vec<u8> = [1.0f32, 0.0, 0.0, 1.0]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
         dev.cmd_push_constants(cb, layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
         // An unqueried draw first: it must not count into anything.
         dev.cmd_draw(cb, 6, 1, 6, 0);
@@ -193,7 +330,15 @@ fn occlusion_queries() {
         dev.cmd_end_render_pass(cb);
         // Query 2 spans a whole second render pass instance, which clears depth again.
         dev.cmd_begin_query(cb, qp, 2, vk::QueryControlFlags::empty());
-        dev.cmd_begin_render_pass(cb, &vk::RenderPassBeginInfo::default().render_pass(pass).framebuffer(fb).render_area(area).clear_values(&clears), vk::SubpassContents::INLINE);
+        dev.cmd_begin_render_pass(
+            cb,
+            &vk::RenderPassBeginInfo::default()
+                .render_pass(pass)
+                .framebuffer(fb)
+                .render_area(area)
+                .clear_values(&clears),
+            vk::SubpassContents::INLINE,
+        );
         dev.cmd_draw(cb, 6, 1, 6, 0);
         dev.cmd_end_render_pass(cb);
         dev.cmd_end_query(cb, qp, 2);
@@ -201,37 +346,91 @@ fn occlusion_queries() {
         // The layer warns about copying query 3 (never ended) without PARTIAL; the test
         // `unavailable_queries_are_not_copied` covers that case.
         dev.cmd_copy_query_pool_results(cb, qp, 0, QUERIES - 1, out, 0, 16, f64a);
-        dev.cmd_copy_query_pool_results(cb, qp, 0, QUERIES - 1, out, 256, 4, vk::QueryResultFlags::empty());
-        dev.cmd_copy_query_pool_results(cb, qp, 0, QUERIES, out, 512, 8, vk::QueryResultFlags::WITH_AVAILABILITY | vk::QueryResultFlags::PARTIAL);
-        let barrier = vk::MemoryBarrier::default().src_access_mask(vk::AccessFlags::TRANSFER_WRITE).dst_access_mask(vk::AccessFlags::HOST_READ);
-        dev.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::HOST, vk::DependencyFlags::empty(), &[barrier], &[], &[]);
-        dev.end_command_buffer(cb).expect("vkEndCommandBuffer with occlusion queries");
+        dev.cmd_copy_query_pool_results(
+            cb,
+            qp,
+            0,
+            QUERIES - 1,
+            out,
+            256,
+            4,
+            vk::QueryResultFlags::empty(),
+        );
+        dev.cmd_copy_query_pool_results(
+            cb,
+            qp,
+            0,
+            QUERIES,
+            out,
+            512,
+            8,
+            vk::QueryResultFlags::WITH_AVAILABILITY | vk::QueryResultFlags::PARTIAL,
+        );
+        let barrier = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        dev.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[barrier],
+            &[],
+            &[],
+        );
+        dev.end_command_buffer(cb)
+            .expect("vkEndCommandBuffer with occlusion queries");
         let cbs = [cb];
-        dev.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&cbs)], vk::Fence::null()).unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs)],
+            vk::Fence::null(),
+        )
+        .unwrap();
 
         // WAIT: returns once the GPU has made queries 0..3 available.
         let mut waited = [0u64; 3];
-        dev.get_query_pool_results(qp, 0, &mut waited, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT).expect("WAIT results");
+        dev.get_query_pool_results(
+            qp,
+            0,
+            &mut waited,
+            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+        )
+        .expect("WAIT results");
         dev.queue_wait_idle(queue).unwrap();
         let expect = covered(COUNTED);
         assert_eq!(expect, 512);
         assert_eq!(waited[0], expect, "precise count of the first rectangle");
         assert_eq!(waited[1], 0, "the depth test rejects every sample");
-        assert!(waited[2] >= 1 && waited[2] <= covered(DISJOINT), "non-precise query of a visible rectangle: {}", waited[2]);
+        assert!(
+            waited[2] >= 1 && waited[2] <= covered(DISJOINT),
+            "non-precise query of a visible rectangle: {}",
+            waited[2]
+        );
 
         // Without WAIT, 32-bit values with availability.
         let mut pairs = [[0u32; 2]; 3];
-        dev.get_query_pool_results(qp, 0, &mut pairs, vk::QueryResultFlags::WITH_AVAILABILITY).expect("available results");
+        dev.get_query_pool_results(qp, 0, &mut pairs, vk::QueryResultFlags::WITH_AVAILABILITY)
+            .expect("available results");
         assert_eq!(pairs[0], [expect as u32, 1]);
         assert_eq!(pairs[1], [0, 1]);
         assert_eq!(pairs[2], [waited[2] as u32, 1]);
         // Query 3 was never begun: not ready, and with PARTIAL its (reset) value is 0.
         let mut never = [[7u64; 2]; 1];
-        assert_eq!(dev.get_query_pool_results(qp, 3, &mut never, f64a), Err(vk::Result::NOT_READY));
+        assert_eq!(
+            dev.get_query_pool_results(qp, 3, &mut never, f64a),
+            Err(vk::Result::NOT_READY)
+        );
         assert_eq!(never[0][1], 0, "availability of a query never begun");
-        assert_eq!(never[0][0], 7, "no value is written for an unavailable query without PARTIAL");
+        assert_eq!(
+            never[0][0], 7,
+            "no value is written for an unavailable query without PARTIAL"
+        );
         let mut partial = [[7u64; 2]; 1];
-        assert_eq!(dev.get_query_pool_results(qp, 3, &mut partial, f64a | vk::QueryResultFlags::PARTIAL), Err(vk::Result::NOT_READY));
+        assert_eq!(
+            dev.get_query_pool_results(qp, 3, &mut partial, f64a | vk::QueryResultFlags::PARTIAL),
+            Err(vk::Result::NOT_READY)
+        );
         assert_eq!(partial[0], [0, 0]);
 
         // The GPU copies.
@@ -240,12 +439,33 @@ fn occlusion_queries() {
         let u32_at = |at: usize| u32::from_le_bytes(out_bytes[at..at + 4].try_into().unwrap());
         let untouched64 = 0xabab_abab_abab_abab;
         let untouched32 = 0xabab_abab;
-        let wide: Vec<(u64, u64)> = (0..4).map(|i| (u64_at(16 * i), u64_at(16 * i + 8))).collect();
-        assert_eq!(wide, [(expect, 1), (0, 1), (waited[2], 1), (untouched64, untouched64)], "64-bit copy with availability; query 3 not in the range");
+        let wide: Vec<(u64, u64)> = (0..4)
+            .map(|i| (u64_at(16 * i), u64_at(16 * i + 8)))
+            .collect();
+        assert_eq!(
+            wide,
+            [
+                (expect, 1),
+                (0, 1),
+                (waited[2], 1),
+                (untouched64, untouched64)
+            ],
+            "64-bit copy with availability; query 3 not in the range"
+        );
         let narrow: Vec<u32> = (0..4).map(|i| u32_at(256 + 4 * i)).collect();
-        assert_eq!(narrow, [expect as u32, 0, waited[2] as u32, untouched32], "32-bit copy");
-        let part: Vec<(u32, u32)> = (0..4).map(|i| (u32_at(512 + 8 * i), u32_at(512 + 8 * i + 4))).collect();
-        assert_eq!(part, [(expect as u32, 1), (0, 1), (waited[2] as u32, 1), (0, 0)], "32-bit PARTIAL copy with availability");
+        assert_eq!(
+            narrow,
+            [expect as u32, 0, waited[2] as u32, untouched32],
+            "32-bit copy"
+        );
+        let part: Vec<(u32, u32)> = (0..4)
+            .map(|i| (u32_at(512 + 8 * i), u32_at(512 + 8 * i + 4)))
+            .collect();
+        assert_eq!(
+            part,
+            [(expect as u32, 1), (0, 1), (waited[2] as u32, 1), (0, 0)],
+            "32-bit PARTIAL copy with availability"
+        );
         assert_eq!(u32_at(256 + 12), untouched32, "nothing past the last query");
 
         dev.destroy_command_pool(cmd_pool, None);
@@ -274,31 +494,94 @@ fn occlusion_pool_reset_on_gpu_clears_results() {
     let (dev, queue) = device(&ctx);
     // SAFETY: valid device and create infos; the GPU is idle before anything is destroyed.
     unsafe {
-        let qp = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::OCCLUSION).query_count(2), None).unwrap();
-        let cmd_pool = dev.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None).unwrap();
-        let cb = dev.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cmd_pool).command_buffer_count(1)).unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).unwrap();
+        let qp = dev
+            .create_query_pool(
+                &vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::OCCLUSION)
+                    .query_count(2),
+                None,
+            )
+            .unwrap();
+        let cmd_pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(cmd_pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
         dev.cmd_reset_query_pool(cb, qp, 0, 2);
         // A query with no draws: available, count 0.
         dev.cmd_begin_query(cb, qp, 1, vk::QueryControlFlags::empty());
         dev.cmd_end_query(cb, qp, 1);
         dev.end_command_buffer(cb).unwrap();
-        dev.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&[cb])], vk::Fence::null()).unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&[cb])],
+            vk::Fence::null(),
+        )
+        .unwrap();
         dev.queue_wait_idle(queue).unwrap();
         let mut r = [[9u64; 2]; 1];
-        dev.get_query_pool_results(qp, 1, &mut r, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY).expect("an ended query is available");
+        dev.get_query_pool_results(
+            qp,
+            1,
+            &mut r,
+            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
+        )
+        .expect("an ended query is available");
         assert_eq!(r[0], [0, 1]);
-        assert_eq!(dev.get_query_pool_results(qp, 0, &mut r, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY), Err(vk::Result::NOT_READY));
+        assert_eq!(
+            dev.get_query_pool_results(
+                qp,
+                0,
+                &mut r,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY
+            ),
+            Err(vk::Result::NOT_READY)
+        );
         // Resetting again makes query 1 unavailable.
         dev.destroy_command_pool(cmd_pool, None);
-        let cmd_pool = dev.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None).unwrap();
-        let cb = dev.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cmd_pool).command_buffer_count(1)).unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).unwrap();
+        let cmd_pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(cmd_pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
         dev.cmd_reset_query_pool(cb, qp, 1, 1);
         dev.end_command_buffer(cb).unwrap();
-        dev.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&[cb])], vk::Fence::null()).unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&[cb])],
+            vk::Fence::null(),
+        )
+        .unwrap();
         dev.queue_wait_idle(queue).unwrap();
-        assert_eq!(dev.get_query_pool_results(qp, 1, &mut r, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY), Err(vk::Result::NOT_READY));
+        assert_eq!(
+            dev.get_query_pool_results(
+                qp,
+                1,
+                &mut r,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY
+            ),
+            Err(vk::Result::NOT_READY)
+        );
         assert_eq!(r[0][1], 0);
         dev.destroy_command_pool(cmd_pool, None);
         dev.destroy_query_pool(qp, None);
@@ -318,26 +601,80 @@ fn unavailable_queries_are_not_copied() {
     // SAFETY: valid device and create infos; the GPU is idle before anything is destroyed.
     unsafe {
         std::ptr::write_bytes(out_ptr, 0xab, 256);
-        let qp = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::OCCLUSION).query_count(2), None).unwrap();
-        let cmd_pool = dev.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None).unwrap();
-        let cb = dev.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cmd_pool).command_buffer_count(1)).unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).unwrap();
+        let qp = dev
+            .create_query_pool(
+                &vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::OCCLUSION)
+                    .query_count(2),
+                None,
+            )
+            .unwrap();
+        let cmd_pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(cmd_pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
         dev.cmd_reset_query_pool(cb, qp, 0, 2);
         dev.cmd_begin_query(cb, qp, 0, vk::QueryControlFlags::empty());
         dev.cmd_end_query(cb, qp, 0);
         let f64a = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY;
         dev.cmd_copy_query_pool_results(cb, qp, 0, 2, out, 0, 16, f64a);
-        dev.cmd_copy_query_pool_results(cb, qp, 0, 2, out, 64, 8, vk::QueryResultFlags::WITH_AVAILABILITY);
-        dev.cmd_copy_query_pool_results(cb, qp, 0, 2, out, 128, 16, f64a | vk::QueryResultFlags::PARTIAL);
+        dev.cmd_copy_query_pool_results(
+            cb,
+            qp,
+            0,
+            2,
+            out,
+            64,
+            8,
+            vk::QueryResultFlags::WITH_AVAILABILITY,
+        );
+        dev.cmd_copy_query_pool_results(
+            cb,
+            qp,
+            0,
+            2,
+            out,
+            128,
+            16,
+            f64a | vk::QueryResultFlags::PARTIAL,
+        );
         dev.end_command_buffer(cb).unwrap();
-        dev.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&[cb])], vk::Fence::null()).unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&[cb])],
+            vk::Fence::null(),
+        )
+        .unwrap();
         dev.queue_wait_idle(queue).unwrap();
         let b = std::slice::from_raw_parts(out_ptr, 256);
         let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
         let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
-        assert_eq!([u64_at(0), u64_at(8), u64_at(16), u64_at(24)], [0, 1, 0xabab_abab_abab_abab, 0], "64-bit");
-        assert_eq!([u32_at(64), u32_at(68), u32_at(72), u32_at(76)], [0, 1, 0xabab_abab, 0], "32-bit");
-        assert_eq!([u64_at(128), u64_at(136), u64_at(144), u64_at(152)], [0, 1, 0, 0], "64-bit PARTIAL");
+        assert_eq!(
+            [u64_at(0), u64_at(8), u64_at(16), u64_at(24)],
+            [0, 1, 0xabab_abab_abab_abab, 0],
+            "64-bit"
+        );
+        assert_eq!(
+            [u32_at(64), u32_at(68), u32_at(72), u32_at(76)],
+            [0, 1, 0xabab_abab, 0],
+            "32-bit"
+        );
+        assert_eq!(
+            [u64_at(128), u64_at(136), u64_at(144), u64_at(152)],
+            [0, 1, 0, 0],
+            "64-bit PARTIAL"
+        );
         dev.destroy_command_pool(cmd_pool, None);
         dev.destroy_query_pool(qp, None);
         dev.destroy_buffer(out, None);
@@ -356,21 +693,37 @@ fn unavailable_queries_are_not_copied() {
 fn multiview_queries_use_one_index_per_view() {
     let ctx = Ctx::new();
     let prio = [1.0f32];
-    let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(0).queue_priorities(&prio)];
-    let features = vk::PhysicalDeviceFeatures { occlusion_query_precise: vk::TRUE, ..Default::default() };
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&prio)];
+    let features = vk::PhysicalDeviceFeatures {
+        occlusion_query_precise: vk::TRUE,
+        ..Default::default()
+    };
     let mut multiview = vk::PhysicalDeviceMultiviewFeatures::default().multiview(true);
     let exts = [ash::khr::multiview::NAME.as_ptr()];
-    let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_features(&features).enabled_extension_names(&exts).push_next(&mut multiview);
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_features(&features)
+        .enabled_extension_names(&exts)
+        .push_next(&mut multiview);
     // SAFETY: valid physical device and create info; every object is destroyed after the GPU
     // is idle.
     unsafe {
-        let dev = ctx.instance.create_device(ctx.pdev, &info, None).expect("vkCreateDevice with VK_KHR_multiview");
+        let dev = ctx
+            .instance
+            .create_device(ctx.pdev, &info, None)
+            .expect("vkCreateDevice with VK_KHR_multiview");
         let queue = dev.get_device_queue(0, 0);
         let mut mem = Memory(Vec::new());
         let image_info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
             .format(FORMAT)
-            .extent(vk::Extent3D { width: SIZE, height: SIZE, depth: 1 })
+            .extent(vk::Extent3D {
+                width: SIZE,
+                height: SIZE,
+                depth: 1,
+            })
             .mip_levels(1)
             .array_layers(2)
             .samples(vk::SampleCountFlags::TYPE_1)
@@ -379,12 +732,27 @@ fn multiview_queries_use_one_index_per_view() {
             .initial_layout(vk::ImageLayout::UNDEFINED);
         let colour_image = dev.create_image(&image_info, None).unwrap();
         mem.bind_image(&ctx, &dev, colour_image);
-        let range = vk::ImageSubresourceRange { aspect_mask: vk::ImageAspectFlags::COLOR, base_mip_level: 0, level_count: 1, base_array_layer: 0, layer_count: 2 };
-        let view_info = vk::ImageViewCreateInfo::default().image(colour_image).view_type(vk::ImageViewType::TYPE_2D_ARRAY).format(FORMAT).subresource_range(range);
+        let range = vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            base_mip_level: 0,
+            level_count: 1,
+            base_array_layer: 0,
+            layer_count: 2,
+        };
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(colour_image)
+            .view_type(vk::ImageViewType::TYPE_2D_ARRAY)
+            .format(FORMAT)
+            .subresource_range(range);
         let colour_view = dev.create_image_view(&view_info, None).unwrap();
         let verts = rect_vertices(COUNTED);
         let vb_bytes: Vec<u8> = verts.iter().flat_map(|f| f.to_le_bytes()).collect();
-        let (vb, vb_ptr) = mem.buffer(&ctx, &dev, vb_bytes.len() as u64, vk::BufferUsageFlags::VERTEX_BUFFER);
+        let (vb, vb_ptr) = mem.buffer(
+            &ctx,
+            &dev,
+            vb_bytes.len() as u64,
+            vk::BufferUsageFlags::VERTEX_BUFFER,
+        );
         std::ptr::copy_nonoverlapping(vb_bytes.as_ptr(), vb_ptr, vb_bytes.len());
 
         let attachments = [vk::AttachmentDescription::default()
@@ -396,31 +764,99 @@ fn multiview_queries_use_one_index_per_view() {
             .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
             .initial_layout(vk::ImageLayout::UNDEFINED)
             .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
-        let colour_ref = [vk::AttachmentReference { attachment: 0, layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL }];
-        let subpass = [vk::SubpassDescription::default().pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS).color_attachments(&colour_ref)];
+        let colour_ref = [vk::AttachmentReference {
+            attachment: 0,
+            layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+        }];
+        let subpass = [vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&colour_ref)];
         let masks = [0b11];
         let mut mv = vk::RenderPassMultiviewCreateInfo::default().view_masks(&masks);
-        let pass = dev.create_render_pass(&vk::RenderPassCreateInfo::default().attachments(&attachments).subpasses(&subpass).push_next(&mut mv), None).unwrap();
+        let pass = dev
+            .create_render_pass(
+                &vk::RenderPassCreateInfo::default()
+                    .attachments(&attachments)
+                    .subpasses(&subpass)
+                    .push_next(&mut mv),
+                None,
+            )
+            .unwrap();
         let views = [colour_view];
-        let fb = dev.create_framebuffer(&vk::FramebufferCreateInfo::default().render_pass(pass).attachments(&views).width(SIZE).height(SIZE).layers(1), None).unwrap();
+        let fb = dev
+            .create_framebuffer(
+                &vk::FramebufferCreateInfo::default()
+                    .render_pass(pass)
+                    .attachments(&views)
+                    .width(SIZE)
+                    .height(SIZE)
+                    .layers(1),
+                None,
+            )
+            .unwrap();
 
         let shaders = Shaders::new(&dev);
         let layout = shaders.layout;
         let pipeline = shaders.pipeline(&dev, pass, &PipelineSpec::new(SIZE));
-        let occlusion = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::OCCLUSION).query_count(3), None).unwrap();
-        let stamps = dev.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(4), None).unwrap();
+        let occlusion = dev
+            .create_query_pool(
+                &vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::OCCLUSION)
+                    .query_count(3),
+                None,
+            )
+            .unwrap();
+        let stamps = dev
+            .create_query_pool(
+                &vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::TIMESTAMP)
+                    .query_count(4),
+                None,
+            )
+            .unwrap();
 
-        let cmd_pool = dev.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None).unwrap();
-        let cb = dev.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cmd_pool).command_buffer_count(1)).unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).unwrap();
+        let cmd_pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(cmd_pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
         dev.cmd_reset_query_pool(cb, occlusion, 0, 3);
         dev.cmd_reset_query_pool(cb, stamps, 0, 4);
-        let clears = [vk::ClearValue { color: vk::ClearColorValue { float32: [0.0; 4] } }];
-        let area = vk::Rect2D { offset: vk::Offset2D { x: 0, y: 0 }, extent: vk::Extent2D { width: SIZE, height: SIZE } };
-        dev.cmd_begin_render_pass(cb, &vk::RenderPassBeginInfo::default().render_pass(pass).framebuffer(fb).render_area(area).clear_values(&clears), vk::SubpassContents::INLINE);
+        let clears = [vk::ClearValue {
+            color: vk::ClearColorValue { float32: [0.0; 4] },
+        }];
+        let area = vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: SIZE,
+                height: SIZE,
+            },
+        };
+        dev.cmd_begin_render_pass(
+            cb,
+            &vk::RenderPassBeginInfo::default()
+                .render_pass(pass)
+                .framebuffer(fb)
+                .render_area(area)
+                .clear_values(&clears),
+            vk::SubpassContents::INLINE,
+        );
         dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
         dev.cmd_bind_vertex_buffers(cb, 0, &[vb], &[0]);
-        let push: Vec<u8> = [0.0f32, 1.0, 0.0, 1.0].iter().flat_map(|f| f.to_le_bytes()).collect();
+        let push: Vec<u8> = [0.0f32, 1.0, 0.0, 1.0]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
         dev.cmd_push_constants(cb, layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
         dev.cmd_begin_query(cb, occlusion, 0, vk::QueryControlFlags::PRECISE);
         dev.cmd_draw(cb, 6, 1, 0, 0);
@@ -429,21 +865,68 @@ fn multiview_queries_use_one_index_per_view() {
         dev.cmd_end_render_pass(cb);
         dev.end_command_buffer(cb).unwrap();
         let cbs = [cb];
-        dev.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&cbs)], vk::Fence::null()).unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs)],
+            vk::Fence::null(),
+        )
+        .unwrap();
         dev.queue_wait_idle(queue).unwrap();
 
         let mut counts = [[0u64; 2]; 2];
-        dev.get_query_pool_results(occlusion, 0, &mut counts, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY).expect("both views' queries are available");
-        assert_eq!([counts[0][1], counts[1][1]], [1, 1], "availability of the two queries of the view mask");
-        assert_eq!(counts[0][0] + counts[1][0], 2 * covered(COUNTED), "the rectangle counted in both views");
+        dev.get_query_pool_results(
+            occlusion,
+            0,
+            &mut counts,
+            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
+        )
+        .expect("both views' queries are available");
+        assert_eq!(
+            [counts[0][1], counts[1][1]],
+            [1, 1],
+            "availability of the two queries of the view mask"
+        );
+        assert_eq!(
+            counts[0][0] + counts[1][0],
+            2 * covered(COUNTED),
+            "the rectangle counted in both views"
+        );
         let mut third = [[9u64; 2]; 1];
-        assert_eq!(dev.get_query_pool_results(occlusion, 2, &mut third, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY), Err(vk::Result::NOT_READY));
-        assert_eq!(third[0][1], 0, "the query after the view mask's is untouched");
+        assert_eq!(
+            dev.get_query_pool_results(
+                occlusion,
+                2,
+                &mut third,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY
+            ),
+            Err(vk::Result::NOT_READY)
+        );
+        assert_eq!(
+            third[0][1], 0,
+            "the query after the view mask's is untouched"
+        );
         let mut times = [[0u64; 2]; 2];
-        dev.get_query_pool_results(stamps, 2, &mut times, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY).expect("timestamps of both views");
-        assert!(times.iter().all(|t| t[1] == 1 && t[0] != 0), "timestamps {times:?}");
+        dev.get_query_pool_results(
+            stamps,
+            2,
+            &mut times,
+            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
+        )
+        .expect("timestamps of both views");
+        assert!(
+            times.iter().all(|t| t[1] == 1 && t[0] != 0),
+            "timestamps {times:?}"
+        );
         let mut before = [[9u64; 2]; 1];
-        assert_eq!(dev.get_query_pool_results(stamps, 1, &mut before, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY), Err(vk::Result::NOT_READY));
+        assert_eq!(
+            dev.get_query_pool_results(
+                stamps,
+                1,
+                &mut before,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY
+            ),
+            Err(vk::Result::NOT_READY)
+        );
 
         dev.destroy_command_pool(cmd_pool, None);
         dev.destroy_query_pool(occlusion, None);

@@ -25,7 +25,14 @@ fn replaying_the_corpus_trace_reproduces_every_byte() {
         replayed.objects_compared,
         replayed.mismatches.len()
     );
-    assert!(replayed.submits > 0 && replayed.objects_compared > 0, "the trace holds real work");
-    assert!(replayed.mismatches.is_empty(), "objects that differ: {:?}", replayed.mismatches);
+    assert!(
+        replayed.submits > 0 && replayed.objects_compared > 0,
+        "the trace holds real work"
+    );
+    assert!(
+        replayed.mismatches.is_empty(),
+        "objects that differ: {:?}",
+        replayed.mismatches
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

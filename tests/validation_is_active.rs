@@ -13,11 +13,20 @@ fn an_invalid_call_is_reported() {
     // SAFETY: the create info is invalid on purpose (size 0), which the layer reports before
     // the driver sees it; the driver copes with it either way.
     unsafe {
-        if let Ok(b) = dev.create_buffer(&vk::BufferCreateInfo::default().size(0).usage(vk::BufferUsageFlags::STORAGE_BUFFER), None) {
+        if let Ok(b) = dev.create_buffer(
+            &vk::BufferCreateInfo::default()
+                .size(0)
+                .usage(vk::BufferUsageFlags::STORAGE_BUFFER),
+            None,
+        ) {
             dev.destroy_buffer(b, None);
         }
         dev.destroy_device(None);
     }
     let msgs = MESSAGES.lock().unwrap();
-    assert!(msgs.iter().any(|m| m.contains("VUID-VkBufferCreateInfo-size")), "no validation message: {msgs:?}");
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("VUID-VkBufferCreateInfo-size")),
+        "no validation message: {msgs:?}"
+    );
 }

@@ -10,8 +10,12 @@
 //! bounds-checks its index, so the ICD launches `ceil(count / LOCAL_SIZE)` workgroups.
 
 use crate::abi::PUSH_CONSTANTS_OFFSET;
-use crate::ir::{BinOp, CmpOp, Constant, ConvOp, Inst, Node, Op, Shader, Space, SysVal, Type, Value};
-use crate::{BindingLayout, CompileError, ComputeBinary, DescriptorKind, ResourceLayout, SetLayout, Target};
+use crate::ir::{
+    BinOp, CmpOp, Constant, ConvOp, Inst, Node, Op, Shader, Space, SysVal, Type, Value,
+};
+use crate::{
+    BindingLayout, CompileError, ComputeBinary, DescriptorKind, ResourceLayout, SetLayout, Target,
+};
 
 /// Invocations per workgroup of every meta shader.
 pub const LOCAL_SIZE: u32 = 64;
@@ -34,7 +38,11 @@ pub enum Meta {
     DispatchFixup,
     /// Copies timestamp query results (binding 0: u64 each, 0 = unavailable) to binding 1 in
     /// the layout of vkCmdCopyQueryPoolResults: push constants [`query`].
-    QueryCopy { wide: bool, availability: bool, partial: bool },
+    QueryCopy {
+        wide: bool,
+        availability: bool,
+        partial: bool,
+    },
     /// Copies a box of texels between two surfaces (buffer rows, linear or twiddled image
     /// levels): binding 0 holds the source, binding 1 the destination. Invocation `i` owns
     /// destination word `i` of the range [`image::START`], so no two invocations ever write
@@ -43,7 +51,10 @@ pub enum Meta {
     /// takes the byte from the matching source texel. Bytes outside the box keep their value.
     /// A source with `SRC_XPITCH` = 0, row and slice pitch 0 repeats one texel: a clear.
     /// Push constants [`image`].
-    ImageCopy { src_twiddled: bool, dst_twiddled: bool },
+    ImageCopy {
+        src_twiddled: bool,
+        dst_twiddled: bool,
+    },
 }
 
 /// Push constants of the copies: the word count (destination words for `CopyBytes`), then
@@ -132,7 +143,9 @@ impl Meta {
     pub fn buffers(self) -> u32 {
         match self {
             Meta::Fill => 1,
-            Meta::CopyWords | Meta::CopyBytes | Meta::QueryCopy { .. } | Meta::ImageCopy { .. } => 2,
+            Meta::CopyWords | Meta::CopyBytes | Meta::QueryCopy { .. } | Meta::ImageCopy { .. } => {
+                2
+            }
             Meta::DispatchFixup => 3,
         }
     }
@@ -140,9 +153,17 @@ impl Meta {
     /// The pipeline layout of the shader: one set of storage buffers, and push constants.
     pub fn layout(self) -> ResourceLayout {
         let bindings = (0..self.buffers())
-            .map(|b| BindingLayout { binding: b, kind: DescriptorKind::StorageBuffer, count: 1, offset: b * crate::abi::BUFFER_DESCRIPTOR_SIZE })
+            .map(|b| BindingLayout {
+                binding: b,
+                kind: DescriptorKind::StorageBuffer,
+                count: 1,
+                offset: b * crate::abi::BUFFER_DESCRIPTOR_SIZE,
+            })
             .collect();
-        ResourceLayout { sets: vec![Some(SetLayout { bindings })], push_constant_size: self.push_constant_size() }
+        ResourceLayout {
+            sets: vec![Some(SetLayout { bindings })],
+            push_constant_size: self.push_constant_size(),
+        }
     }
 }
 
@@ -154,8 +175,15 @@ pub fn build(kind: Meta) -> Shader {
         Meta::CopyBytes => b.copy_bytes(),
         Meta::Fill => b.fill(),
         Meta::DispatchFixup => b.fixup(),
-        Meta::QueryCopy { wide, availability, partial } => b.query_copy(wide, availability, partial),
-        Meta::ImageCopy { src_twiddled, dst_twiddled } => b.image_copy(src_twiddled, dst_twiddled),
+        Meta::QueryCopy {
+            wide,
+            availability,
+            partial,
+        } => b.query_copy(wide, availability, partial),
+        Meta::ImageCopy {
+            src_twiddled,
+            dst_twiddled,
+        } => b.image_copy(src_twiddled, dst_twiddled),
     }
     b.finish()
 }
@@ -187,7 +215,11 @@ impl Builder {
             var_types: Vec::new(),
             body: Vec::new(),
         };
-        Builder { shader, stack: vec![Vec::new()], block: Vec::new() }
+        Builder {
+            shader,
+            stack: vec![Vec::new()],
+            block: Vec::new(),
+        }
     }
 
     fn finish(mut self) -> Shader {
@@ -228,7 +260,14 @@ impl Builder {
     /// A push constant at byte `offset` of the push constants.
     fn push_constant(&mut self, ty: Type, offset: u32) -> Value {
         let addr = self.i32(PUSH_CONSTANTS_OFFSET + offset);
-        self.def(ty, Op::Load { space: Space::Root, addr, align: 4 })
+        self.def(
+            ty,
+            Op::Load {
+                space: Space::Root,
+                addr,
+                align: 4,
+            },
+        )
     }
 
     fn bin(&mut self, ty: Type, op: BinOp, a: Value, b: Value) -> Value {
@@ -243,7 +282,14 @@ impl Builder {
     /// lowering recognises and bounds-checks.
     fn at(&mut self, binding: u32, offset: Value) -> Value {
         let zero = self.i32(0);
-        let base = self.def(Type::I64, Op::DescriptorAddress { set: 0, binding, index: zero });
+        let base = self.def(
+            Type::I64,
+            Op::DescriptorAddress {
+                set: 0,
+                binding,
+                index: zero,
+            },
+        );
         let off = self.widen(offset);
         self.bin(Type::I64, BinOp::IAdd, base, off)
     }
@@ -256,11 +302,23 @@ impl Builder {
     }
 
     fn load(&mut self, ty: Type, addr: Value, align: u32) -> Value {
-        self.def(ty, Op::Load { space: Space::Global, addr, align })
+        self.def(
+            ty,
+            Op::Load {
+                space: Space::Global,
+                addr,
+                align,
+            },
+        )
     }
 
     fn store(&mut self, addr: Value, value: Value, align: u32) {
-        self.effect(Op::Store { space: Space::Global, addr, value, align });
+        self.effect(Op::Store {
+            space: Space::Global,
+            addr,
+            value,
+            align,
+        });
     }
 
     fn global_id(&mut self) -> Value {
@@ -277,7 +335,11 @@ impl Builder {
         self.flush();
         let then_body = self.stack.pop().unwrap_or_default();
         if let Some(top) = self.stack.last_mut() {
-            top.push(Node::If { cond, then_body, else_body: Vec::new() });
+            top.push(Node::If {
+                cond,
+                then_body,
+                else_body: Vec::new(),
+            });
         }
     }
 
@@ -407,7 +469,12 @@ impl Builder {
     /// The low 16 bits of `v` moved to the even bit positions.
     fn spread_bits(&mut self, v: Value) -> Value {
         let mut v = self.and_const(v, 0xffff);
-        for (shift, mask) in [(8, 0x00ff_00ff), (4, 0x0f0f_0f0f), (2, 0x3333_3333), (1, 0x5555_5555)] {
+        for (shift, mask) in [
+            (8, 0x00ff_00ff),
+            (4, 0x0f0f_0f0f),
+            (2, 0x3333_3333),
+            (1, 0x5555_5555),
+        ] {
             let s = self.i32(shift);
             let moved = self.bin(Type::I32, BinOp::Shl, v, s);
             let both = self.bin(Type::I32, BinOp::Or, v, moved);
@@ -419,7 +486,12 @@ impl Builder {
     /// The even bits of `v` gathered into the low 16 bits.
     fn gather_bits(&mut self, v: Value) -> Value {
         let mut v = self.and_const(v, 0x5555_5555);
-        for (shift, mask) in [(1, 0x3333_3333), (2, 0x0f0f_0f0f), (4, 0x00ff_00ff), (8, 0x0000_ffff)] {
+        for (shift, mask) in [
+            (1, 0x3333_3333),
+            (2, 0x0f0f_0f0f),
+            (4, 0x00ff_00ff),
+            (8, 0x0000_ffff),
+        ] {
             let s = self.i32(shift);
             let moved = self.bin(Type::I32, BinOp::UShr, v, s);
             let both = self.bin(Type::I32, BinOp::Or, v, moved);
@@ -490,7 +562,10 @@ impl Builder {
                     let iy = b.gather_bits(inner_odd);
                     let bx = b.bin(Type::I32, BinOp::Shl, tx, dst_tw);
                     let by = b.bin(Type::I32, BinOp::Shl, ty, dst_th);
-                    (b.bin(Type::I32, BinOp::Or, bx, ix), b.bin(Type::I32, BinOp::Or, by, iy))
+                    (
+                        b.bin(Type::I32, BinOp::Or, bx, ix),
+                        b.bin(Type::I32, BinOp::Or, by, iy),
+                    )
                 } else {
                     let y = b.bin(Type::I32, BinOp::UDiv, in_slice, dst_row);
                     let yr = b.mul(y, dst_row);
@@ -623,8 +698,15 @@ mod tests {
         nodes
             .iter()
             .map(|n| match n {
-                Node::Block(insts) => insts.iter().filter(|i| matches!(i.op, Op::Store { .. })).count(),
-                Node::If { then_body, else_body, .. } => count_stores(then_body) + count_stores(else_body),
+                Node::Block(insts) => insts
+                    .iter()
+                    .filter(|i| matches!(i.op, Op::Store { .. }))
+                    .count(),
+                Node::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => count_stores(then_body) + count_stores(else_body),
                 Node::Loop { body } => count_stores(body),
                 _ => 0,
             })
@@ -644,7 +726,11 @@ mod tests {
                             }
                         }
                     }
-                    Node::If { then_body, else_body, .. } => {
+                    Node::If {
+                        then_body,
+                        else_body,
+                        ..
+                    } => {
                         walk(then_body, seen);
                         walk(else_body, seen);
                     }
@@ -664,10 +750,36 @@ mod tests {
             (Meta::CopyBytes, 1),
             (Meta::Fill, 1),
             (Meta::DispatchFixup, 6),
-            (Meta::QueryCopy { wide: true, availability: true, partial: false }, 4),
-            (Meta::QueryCopy { wide: false, availability: false, partial: true }, 1),
-            (Meta::ImageCopy { src_twiddled: true, dst_twiddled: false }, 1),
-            (Meta::ImageCopy { src_twiddled: false, dst_twiddled: true }, 1),
+            (
+                Meta::QueryCopy {
+                    wide: true,
+                    availability: true,
+                    partial: false,
+                },
+                4,
+            ),
+            (
+                Meta::QueryCopy {
+                    wide: false,
+                    availability: false,
+                    partial: true,
+                },
+                1,
+            ),
+            (
+                Meta::ImageCopy {
+                    src_twiddled: true,
+                    dst_twiddled: false,
+                },
+                1,
+            ),
+            (
+                Meta::ImageCopy {
+                    src_twiddled: false,
+                    dst_twiddled: true,
+                },
+                1,
+            ),
         ];
         for (kind, stores) in cases {
             let s = build(kind);
@@ -682,7 +794,10 @@ mod tests {
     fn image_copies_compile() {
         for src_twiddled in [false, true] {
             for dst_twiddled in [false, true] {
-                let kind = Meta::ImageCopy { src_twiddled, dst_twiddled };
+                let kind = Meta::ImageCopy {
+                    src_twiddled,
+                    dst_twiddled,
+                };
                 compile(kind, Target::G13).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
             }
         }
@@ -690,7 +805,20 @@ mod tests {
 
     #[test]
     fn push_constants_fit_the_root_table() {
-        for kind in [Meta::ImageCopy { src_twiddled: true, dst_twiddled: true }, Meta::CopyWords, Meta::Fill, Meta::DispatchFixup, Meta::QueryCopy { wide: true, availability: true, partial: true }] {
+        for kind in [
+            Meta::ImageCopy {
+                src_twiddled: true,
+                dst_twiddled: true,
+            },
+            Meta::CopyWords,
+            Meta::Fill,
+            Meta::DispatchFixup,
+            Meta::QueryCopy {
+                wide: true,
+                availability: true,
+                partial: true,
+            },
+        ] {
             assert!(kind.push_constant_size() <= crate::abi::MAX_PUSH_CONSTANTS_SIZE);
         }
     }

@@ -710,13 +710,26 @@ void main() {
     let mut words = vec![5u32, 10, 11, 12, 13, 14, 15, 0];
     words.extend((0..8).map(|n| 100 + n));
     let push = u32s(&words);
-    check(src, false, vec![buf(0, vec![0; 8 * 8])], &push, [1, 1, 1], &[], 0, &|o| {
-        let o = as_u32(o);
-        for i in 0..8usize {
-            assert_eq!(o[i * 2], words[1 + i % 6] * 5, "t[{i} % 6] * k");
-            assert_eq!(o[i * 2 + 1], 100 + 4 * (i as u32 & 1) + (i as u32 >> 1), "v[{i} & 1][{i} >> 1]");
-        }
-    });
+    check(
+        src,
+        false,
+        vec![buf(0, vec![0; 8 * 8])],
+        &push,
+        [1, 1, 1],
+        &[],
+        0,
+        &|o| {
+            let o = as_u32(o);
+            for i in 0..8usize {
+                assert_eq!(o[i * 2], words[1 + i % 6] * 5, "t[{i} % 6] * k");
+                assert_eq!(
+                    o[i * 2 + 1],
+                    100 + 4 * (i as u32 & 1) + (i as u32 >> 1),
+                    "v[{i} & 1][{i} >> 1]"
+                );
+            }
+        },
+    );
     // An index past the end is undefined in Vulkan, but after the passes the load must stay
     // inside the push constants (the interpreter faults on memory outside the root table).
     let wild = r#"#version 450
@@ -733,7 +746,10 @@ void main() {
     for (name, w) in variants(wild, false) {
         let r = run(&w, &[], &bufs, &u32s(&words), [1, 1, 1], [0; 3], false);
         for (i, x) in as_u32(&r[0][0]).into_iter().enumerate() {
-            assert!(words.contains(&x), "{name}: invocation {i} read {x:#x}, not a push constant");
+            assert!(
+                words.contains(&x),
+                "{name}: invocation {i} read {x:#x}, not a push constant"
+            );
         }
     }
 }

@@ -14,7 +14,6 @@ use compiler::{
 use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
 use hw::gpu::GpuMemory;
 
-
 const BUF_BASE: u64 = 0x10_0000;
 const SET_BASE: u64 = 0x1000;
 const ROOT_BASE: u64 = 0x8000;

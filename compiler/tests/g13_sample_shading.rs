@@ -364,9 +364,15 @@ fn sample_position_is_each_samples_standard_location() {
 layout(location = 0) out float o;
 void main() { o = gl_SamplePosition.x + gl_SamplePosition.y * 2.0; }
 "#;
-    let st = state(one_channel(Numeric::Float), SAMPLES, BlendAttachment::default());
+    let st = state(
+        one_channel(Numeric::Float),
+        SAMPLES,
+        BlendAttachment::default(),
+    );
     let f = run(&fragment_code(fs, &st, false).expect("compile"), SAMPLES);
-    check(&f, |_, s| Some((POSITIONS[s][0] + POSITIONS[s][1] * 2.0).to_bits()));
+    check(&f, |_, s| {
+        Some((POSITIONS[s][0] + POSITIONS[s][1] * 2.0).to_bits())
+    });
     // A single-sampled pixel's one sample is at its centre.
     let st = state(one_channel(Numeric::Float), 1, BlendAttachment::default());
     let f = run(&fragment_code(fs, &st, false).expect("compile"), 1);

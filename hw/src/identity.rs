@@ -165,7 +165,8 @@ impl Identity {
     pub fn by_name(name: &str) -> Option<&'static Identity> {
         let name = name.trim();
         KNOWN.iter().find(|i| {
-            i.code().eq_ignore_ascii_case(name) || format!("t{:04x}", i.chip_id).eq_ignore_ascii_case(name)
+            i.code().eq_ignore_ascii_case(name)
+                || format!("t{:04x}", i.chip_id).eq_ignore_ascii_case(name)
         })
     }
 
@@ -173,7 +174,9 @@ impl Identity {
     pub fn by_generation(generation: u32, variant: u32) -> Option<&'static Identity> {
         let generation = Generation::from_number(generation)?;
         let variant = Variant::from_letter(variant)?;
-        KNOWN.iter().find(|i| i.generation == generation && i.variant == variant)
+        KNOWN
+            .iter()
+            .find(|i| i.generation == generation && i.variant == variant)
     }
 
     /// The GPU code, e.g. `G13G`.
@@ -242,14 +245,21 @@ mod tests {
         for (i, id) in KNOWN.iter().enumerate() {
             assert_eq!(id.core_masks.len() as u32, id.num_clusters, "{}", id.name);
             for m in id.core_masks {
-                assert!(*m != 0 && m.count_ones() <= id.cores_per_cluster, "{}", id.name);
+                assert!(
+                    *m != 0 && m.count_ones() <= id.cores_per_cluster,
+                    "{}",
+                    id.name
+                );
             }
             for other in &KNOWN[i + 1..] {
                 assert_ne!(id.chip_id, other.chip_id);
                 assert_ne!(id.code(), other.code());
             }
         }
-        assert_eq!(Identity::by_name("g14s").map(|i| i.enabled_cores()), Some(19));
+        assert_eq!(
+            Identity::by_name("g14s").map(|i| i.enabled_cores()),
+            Some(19)
+        );
     }
 
     #[test]
@@ -261,7 +271,13 @@ mod tests {
 
     #[test]
     fn revision_names() {
-        assert_eq!(Identity::by_name("g13g").map(|i| i.revision_name()), Some("B1".into()));
-        assert_eq!(Identity::by_name("g13c").map(|i| i.revision_name()), Some("C0".into()));
+        assert_eq!(
+            Identity::by_name("g13g").map(|i| i.revision_name()),
+            Some("B1".into())
+        );
+        assert_eq!(
+            Identity::by_name("g13c").map(|i| i.revision_name()),
+            Some("C0".into())
+        );
     }
 }

@@ -8,11 +8,11 @@
 //! other way round. The simulated firmware translates UAPI structs into the register-level
 //! descriptions in [`gpu`] before the GPU model sees them.
 
-mod generation;
-pub mod isa;
 pub mod g13;
-mod identity;
+mod generation;
 pub mod gpu;
+mod identity;
+pub mod isa;
 pub mod uat;
 
 pub use generation::{Evidence, Generation, Variant};

@@ -6,7 +6,23 @@
 pub const API_MINOR: u32 = 0;
 
 /// Instance extensions, in the order they are reported.
-pub const INSTANCE_EXTENSIONS: &[&str] = &["VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation"];
+pub const INSTANCE_EXTENSIONS: &[&str] = &[
+    "VK_KHR_get_physical_device_properties2",
+    "VK_KHR_device_group_creation",
+];
 
 /// Device extensions, in the order they are reported.
-pub const DEVICE_EXTENSIONS: &[&str] = &["VK_KHR_timeline_semaphore", "VK_KHR_synchronization2", "VK_KHR_pipeline_executable_properties", "VK_KHR_device_group", "VK_KHR_maintenance1", "VK_KHR_multiview", "VK_KHR_maintenance2", "VK_KHR_create_renderpass2", "VK_KHR_depth_stencil_resolve", "VK_KHR_dynamic_rendering", "VK_KHR_image_format_list", "VK_KHR_imageless_framebuffer"];
+pub const DEVICE_EXTENSIONS: &[&str] = &[
+    "VK_KHR_timeline_semaphore",
+    "VK_KHR_synchronization2",
+    "VK_KHR_pipeline_executable_properties",
+    "VK_KHR_device_group",
+    "VK_KHR_maintenance1",
+    "VK_KHR_multiview",
+    "VK_KHR_maintenance2",
+    "VK_KHR_create_renderpass2",
+    "VK_KHR_depth_stencil_resolve",
+    "VK_KHR_dynamic_rendering",
+    "VK_KHR_image_format_list",
+    "VK_KHR_imageless_framebuffer",
+];

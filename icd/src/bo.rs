@@ -47,7 +47,13 @@ impl Bo {
         let size = size.max(1).checked_add(PAGE_SIZE - 1).ok_or(oom)? & !(PAGE_SIZE - 1);
         let kmd = dev.kmd.clone();
         let flags = DRM_ASAHI_GEM_VM_PRIVATE | if cached { DRM_ASAHI_GEM_WRITEBACK } else { 0 };
-        let mut create = drm_asahi_gem_create { size, flags, vm_id: dev.vm_id, handle: 0, pad: 0 };
+        let mut create = drm_asahi_gem_create {
+            size,
+            flags,
+            vm_id: dev.vm_id,
+            handle: 0,
+            pad: 0,
+        };
         kmd.gem_create(&mut create).map_err(|_| oom)?;
         let gem = create.handle;
         let va_pool = match place {
@@ -55,36 +61,76 @@ impl Bo {
             Place::Usc => dev.usc_va.clone(),
         };
         let close = |kmd: &dyn Kmd| {
-            let _ = kmd.gem_close(&drm_gem_close { handle: gem, pad: 0 });
+            let _ = kmd.gem_close(&drm_gem_close {
+                handle: gem,
+                pad: 0,
+            });
         };
-        let Some(va) = va_pool.lock().unwrap_or_else(|e| e.into_inner()).alloc(size, PAGE_SIZE) else {
+        let Some(va) = va_pool
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .alloc(size, PAGE_SIZE)
+        else {
             close(kmd.as_ref());
             return Err(oom);
         };
-        let release_va = || va_pool.lock().unwrap_or_else(|e| e.into_inner()).free(va, size);
-        let op = drm_asahi_gem_bind_op { flags: DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE, handle: gem, offset: 0, range: size, addr: va };
+        let release_va = || {
+            va_pool
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .free(va, size)
+        };
+        let op = drm_asahi_gem_bind_op {
+            flags: DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE,
+            handle: gem,
+            offset: 0,
+            range: size,
+            addr: va,
+        };
         if crate::kmd::vm_bind(kmd.as_ref(), dev.vm_id, &[op]).is_err() {
             release_va();
             close(kmd.as_ref());
             return Err(oom);
         }
-        let mut mmap = drm_asahi_gem_mmap_offset { handle: gem, flags: 0, offset: 0 };
-        let ptr = kmd.gem_mmap_offset(&mut mmap).and_then(|_| kmd.mmap(mmap.offset, size as usize));
+        let mut mmap = drm_asahi_gem_mmap_offset {
+            handle: gem,
+            flags: 0,
+            offset: 0,
+        };
+        let ptr = kmd
+            .gem_mmap_offset(&mut mmap)
+            .and_then(|_| kmd.mmap(mmap.offset, size as usize));
         let ptr = match ptr {
             Ok(p) => p,
             Err(_) => {
-                let unbind = drm_asahi_gem_bind_op { flags: DRM_ASAHI_BIND_UNBIND, handle: 0, offset: 0, range: size, addr: va };
+                let unbind = drm_asahi_gem_bind_op {
+                    flags: DRM_ASAHI_BIND_UNBIND,
+                    handle: 0,
+                    offset: 0,
+                    range: size,
+                    addr: va,
+                };
                 let _ = crate::kmd::vm_bind(kmd.as_ref(), dev.vm_id, &[unbind]);
                 release_va();
                 close(kmd.as_ref());
                 return Err(oom);
             }
         };
-        Ok(Bo { kmd, vm_id: dev.vm_id, va_pool, gem, va, size, ptr })
+        Ok(Bo {
+            kmd,
+            vm_id: dev.vm_id,
+            va_pool,
+            gem,
+            va,
+            size,
+            ptr,
+        })
     }
 
     fn check(&self, offset: u64, len: usize) -> bool {
-        offset.checked_add(len as u64).is_some_and(|end| end <= self.size)
+        offset
+            .checked_add(len as u64)
+            .is_some_and(|end| end <= self.size)
     }
 
     /// Copies `bytes` to byte `offset`; out-of-range writes are refused.
@@ -93,7 +139,13 @@ impl Bo {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
         // SAFETY: the range is inside the live mapping of `size` bytes (checked above).
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.add(offset as usize), bytes.len()) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                self.ptr.add(offset as usize),
+                bytes.len(),
+            )
+        };
         Ok(())
     }
 
@@ -103,7 +155,13 @@ impl Bo {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
         // SAFETY: the range is inside the live mapping of `size` bytes (checked above).
-        unsafe { std::ptr::copy_nonoverlapping(self.ptr.add(offset as usize), out.as_mut_ptr(), out.len()) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.ptr.add(offset as usize),
+                out.as_mut_ptr(),
+                out.len(),
+            )
+        };
         Ok(())
     }
 
@@ -124,9 +182,21 @@ impl Drop for Bo {
     fn drop(&mut self) {
         // SAFETY: `ptr`/`size` is exactly the mapping made in `new`, and the Bo is its only user.
         let _ = unsafe { self.kmd.munmap(self.ptr, self.size as usize) };
-        let op = drm_asahi_gem_bind_op { flags: DRM_ASAHI_BIND_UNBIND, handle: 0, offset: 0, range: self.size, addr: self.va };
+        let op = drm_asahi_gem_bind_op {
+            flags: DRM_ASAHI_BIND_UNBIND,
+            handle: 0,
+            offset: 0,
+            range: self.size,
+            addr: self.va,
+        };
         let _ = crate::kmd::vm_bind(self.kmd.as_ref(), self.vm_id, &[op]);
-        self.va_pool.lock().unwrap_or_else(|e| e.into_inner()).free(self.va, self.size);
-        let _ = self.kmd.gem_close(&drm_gem_close { handle: self.gem, pad: 0 });
+        self.va_pool
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .free(self.va, self.size);
+        let _ = self.kmd.gem_close(&drm_gem_close {
+            handle: self.gem,
+            pad: 0,
+        });
     }
 }

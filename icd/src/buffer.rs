@@ -31,14 +31,21 @@ pub unsafe extern "system" fn create_buffer(
         if !info.flags.is_empty() {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
-        let buffer = Buffer { size: info.size, va: AtomicU64::new(0) };
+        let buffer = Buffer {
+            size: info.size,
+            va: AtomicU64::new(0),
+        };
         // SAFETY: valid usage: pBuffer is writable.
         unsafe { *p_buffer = buffer.into_handle() };
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn destroy_buffer(_device: vk::Device, buffer: vk::Buffer, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn destroy_buffer(
+    _device: vk::Device,
+    buffer: vk::Buffer,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     crate::entry::guard_or("vkDestroyBuffer", (), || drop(Buffer::take(buffer)))
 }
 
@@ -48,11 +55,17 @@ pub unsafe extern "system" fn get_buffer_memory_requirements(
     p_requirements: *mut vk::MemoryRequirements,
 ) {
     crate::entry::guard_or("vkGetBufferMemoryRequirements", (), || {
-        let Some(buf) = Buffer::from_handle(buffer) else { return };
+        let Some(buf) = Buffer::from_handle(buffer) else {
+            return;
+        };
         let size = buf.size.saturating_add(BUFFER_ALIGNMENT - 1) & !(BUFFER_ALIGNMENT - 1);
         // SAFETY: valid usage: pMemoryRequirements is writable.
         unsafe {
-            *p_requirements = vk::MemoryRequirements { size, alignment: BUFFER_ALIGNMENT, memory_type_bits: ALL_MEMORY_TYPES }
+            *p_requirements = vk::MemoryRequirements {
+                size,
+                alignment: BUFFER_ALIGNMENT,
+                memory_type_bits: ALL_MEMORY_TYPES,
+            }
         };
     })
 }
@@ -68,7 +81,11 @@ pub unsafe extern "system" fn bind_buffer_memory(
         let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
         // Valid usage guarantees this; checking keeps a bad call from reaching the GPU.
-        if !offset.is_multiple_of(BUFFER_ALIGNMENT) || offset.checked_add(buf.size).is_none_or(|end| end > mem.size) {
+        if !offset.is_multiple_of(BUFFER_ALIGNMENT)
+            || offset
+                .checked_add(buf.size)
+                .is_none_or(|end| end > mem.size)
+        {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
         buf.va.store(mem.va + offset, Ordering::Release);

@@ -28,16 +28,27 @@ pub unsafe extern "system" fn create_command_pool(
         Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo is valid.
         let info = unsafe { &*p_create_info };
-        if info.queue_family_index != 0 || info.flags.contains(vk::CommandPoolCreateFlags::PROTECTED) {
+        if info.queue_family_index != 0
+            || info.flags.contains(vk::CommandPoolCreateFlags::PROTECTED)
+        {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         }
         // SAFETY: valid usage: pCommandPool is writable.
-        unsafe { *p_pool = CommandPool { buffers: Mutex::new(Vec::new()) }.into_handle() };
+        unsafe {
+            *p_pool = CommandPool {
+                buffers: Mutex::new(Vec::new()),
+            }
+            .into_handle()
+        };
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn destroy_command_pool(_device: vk::Device, pool: vk::CommandPool, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn destroy_command_pool(
+    _device: vk::Device,
+    pool: vk::CommandPool,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     guard_or("vkDestroyCommandPool", (), || {
         if let Some(pool) = CommandPool::take(pool) {
             for cb in pool.buffers().drain(..) {
@@ -47,7 +58,11 @@ pub unsafe extern "system" fn destroy_command_pool(_device: vk::Device, pool: vk
     })
 }
 
-pub unsafe extern "system" fn reset_command_pool(_device: vk::Device, pool: vk::CommandPool, _flags: vk::CommandPoolResetFlags) -> vk::Result {
+pub unsafe extern "system" fn reset_command_pool(
+    _device: vk::Device,
+    pool: vk::CommandPool,
+    _flags: vk::CommandPoolResetFlags,
+) -> vk::Result {
     guard("vkResetCommandPool", || {
         let pool = CommandPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
         for &cb in pool.buffers().iter() {
@@ -61,7 +76,12 @@ pub unsafe extern "system" fn reset_command_pool(_device: vk::Device, pool: vk::
 
 /// vkTrimCommandPool (VK_KHR_maintenance1): a pool keeps no memory of its own beyond its
 /// command buffers' recordings, so there is nothing to return.
-pub unsafe extern "system" fn trim_command_pool(_device: vk::Device, _pool: vk::CommandPool, _flags: vk::CommandPoolTrimFlags) {}
+pub unsafe extern "system" fn trim_command_pool(
+    _device: vk::Device,
+    _pool: vk::CommandPool,
+    _flags: vk::CommandPoolTrimFlags,
+) {
+}
 
 pub unsafe extern "system" fn allocate_command_buffers(
     device: vk::Device,
@@ -73,7 +93,9 @@ pub unsafe extern "system" fn allocate_command_buffers(
         // SAFETY: valid usage: pAllocateInfo is valid; pCommandBuffers has room for the count.
         let info = unsafe { &*p_allocate_info };
         // SAFETY: as above.
-        let out = unsafe { std::slice::from_raw_parts_mut(p_buffers, info.command_buffer_count as usize) };
+        let out = unsafe {
+            std::slice::from_raw_parts_mut(p_buffers, info.command_buffer_count as usize)
+        };
         let pool = CommandPool::from_handle(info.command_pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mut list = pool.buffers();
         for slot in out.iter_mut() {
@@ -85,9 +107,16 @@ pub unsafe extern "system" fn allocate_command_buffers(
     })
 }
 
-pub unsafe extern "system" fn free_command_buffers(_device: vk::Device, pool: vk::CommandPool, count: u32, p_buffers: *const vk::CommandBuffer) {
+pub unsafe extern "system" fn free_command_buffers(
+    _device: vk::Device,
+    pool: vk::CommandPool,
+    count: u32,
+    p_buffers: *const vk::CommandBuffer,
+) {
     guard_or("vkFreeCommandBuffers", (), || {
-        let Some(pool) = CommandPool::from_handle(pool) else { return };
+        let Some(pool) = CommandPool::from_handle(pool) else {
+            return;
+        };
         // SAFETY: valid usage: pCommandBuffers holds `count` handles (some may be null).
         let buffers = unsafe { handle::slice(p_buffers, count) };
         let mut list = pool.buffers();

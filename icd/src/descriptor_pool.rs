@@ -83,7 +83,14 @@ pub unsafe extern "system" fn create_descriptor_pool(
         let bytes = (descriptors + u64::from(info.max_sets)) * u64::from(BUFFER_DESCRIPTOR_SIZE);
         let bo = Bo::new(dev, bytes, Place::Heap, false)?;
         let space = VaAllocator::new(0, bo.size);
-        let pool = DescriptorPool { bo: Arc::new(bo), state: Mutex::new(PoolState { space, sets: Vec::new(), max_sets: info.max_sets }) };
+        let pool = DescriptorPool {
+            bo: Arc::new(bo),
+            state: Mutex::new(PoolState {
+                space,
+                sets: Vec::new(),
+                max_sets: info.max_sets,
+            }),
+        };
         // SAFETY: valid usage: pDescriptorPool is writable.
         unsafe { *p_pool = pool.into_handle() };
         Ok(())
@@ -97,7 +104,11 @@ fn free_set(state: &mut PoolState, set: vk::DescriptorSet) {
     state.sets.retain(|&x| x != set);
 }
 
-pub unsafe extern "system" fn destroy_descriptor_pool(_device: vk::Device, pool: vk::DescriptorPool, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn destroy_descriptor_pool(
+    _device: vk::Device,
+    pool: vk::DescriptorPool,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     guard_or("vkDestroyDescriptorPool", (), || {
         if let Some(pool) = DescriptorPool::take(pool) {
             let mut state = lock(&pool.state);
@@ -108,7 +119,11 @@ pub unsafe extern "system" fn destroy_descriptor_pool(_device: vk::Device, pool:
     })
 }
 
-pub unsafe extern "system" fn reset_descriptor_pool(_device: vk::Device, pool: vk::DescriptorPool, _flags: vk::DescriptorPoolResetFlags) -> vk::Result {
+pub unsafe extern "system" fn reset_descriptor_pool(
+    _device: vk::Device,
+    pool: vk::DescriptorPool,
+    _flags: vk::DescriptorPoolResetFlags,
+) -> vk::Result {
     guard("vkResetDescriptorPool", || {
         let pool = DescriptorPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mut state = lock(&pool.state);
@@ -132,12 +147,16 @@ pub unsafe extern "system" fn allocate_descriptor_sets(
         // SAFETY: valid usage: pDescriptorSets has room for descriptor_set_count handles.
         let out = unsafe { std::slice::from_raw_parts_mut(p_sets, layouts.len()) };
         out.fill(vk::DescriptorSet::null());
-        let pool = DescriptorPool::from_handle(info.descriptor_pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let pool =
+            DescriptorPool::from_handle(info.descriptor_pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mut state = lock(&pool.state);
         let mut made = Vec::new();
         let mut result = Ok(());
         for &l in layouts {
-            let layout = DescriptorSetLayout::from_handle(l).ok_or(vk::Result::ERROR_UNKNOWN)?.info.clone();
+            let layout = DescriptorSetLayout::from_handle(l)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?
+                .info
+                .clone();
             if state.sets.len() + made.len() >= state.max_sets as usize {
                 result = Err(vk::Result::ERROR_OUT_OF_POOL_MEMORY);
                 break;
@@ -149,7 +168,15 @@ pub unsafe extern "system" fn allocate_descriptor_sets(
             };
             // A new set's descriptors are undefined; zero keeps stale addresses out of it.
             let _ = pool.bo.write(offset, &vec![0u8; reserved as usize]);
-            made.push(DescriptorSet { layout, bo: pool.bo.clone(), offset, reserved }.into_handle());
+            made.push(
+                DescriptorSet {
+                    layout,
+                    bo: pool.bo.clone(),
+                    offset,
+                    reserved,
+                }
+                .into_handle(),
+            );
         }
         if let Err(e) = result {
             for set in made {
@@ -165,7 +192,12 @@ pub unsafe extern "system" fn allocate_descriptor_sets(
     })
 }
 
-pub unsafe extern "system" fn free_descriptor_sets(_device: vk::Device, pool: vk::DescriptorPool, count: u32, p_sets: *const vk::DescriptorSet) -> vk::Result {
+pub unsafe extern "system" fn free_descriptor_sets(
+    _device: vk::Device,
+    pool: vk::DescriptorPool,
+    count: u32,
+    p_sets: *const vk::DescriptorSet,
+) -> vk::Result {
     guard("vkFreeDescriptorSets", || {
         let pool = DescriptorPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
         // SAFETY: valid usage: pDescriptorSets holds `count` handles (some may be null).
@@ -189,15 +221,28 @@ fn write_buffers(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) -> Result<
     // SAFETY: valid usage: buffer descriptor writes carry descriptor_count buffer infos.
     let infos = unsafe { handle::slice(w.p_buffer_info, w.descriptor_count) };
     for (i, bi) in infos.iter().enumerate() {
-        let (binding, element) = set.layout.locate(w.dst_binding, w.dst_array_element + i as u32).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let (binding, element) = set
+            .layout
+            .locate(w.dst_binding, w.dst_array_element + i as u32)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
         let descriptor = match Buffer::from_handle(bi.buffer) {
             Some(buf) => {
-                let range = if bi.range == vk::WHOLE_SIZE { buf.size.saturating_sub(bi.offset) } else { bi.range };
-                buffer_descriptor(buf.va.load(Ordering::Acquire) + bi.offset, u32::try_from(range).unwrap_or(u32::MAX))
+                let range = if bi.range == vk::WHOLE_SIZE {
+                    buf.size.saturating_sub(bi.offset)
+                } else {
+                    bi.range
+                };
+                buffer_descriptor(
+                    buf.va.load(Ordering::Acquire) + bi.offset,
+                    u32::try_from(range).unwrap_or(u32::MAX),
+                )
             }
             None => [0u8; 16],
         };
-        set.write_descriptor(binding.offset + element * BUFFER_DESCRIPTOR_SIZE, &descriptor)?;
+        set.write_descriptor(
+            binding.offset + element * BUFFER_DESCRIPTOR_SIZE,
+            &descriptor,
+        )?;
     }
     Ok(())
 }
@@ -208,17 +253,26 @@ fn copy_descriptors(c: &vk::CopyDescriptorSet<'_>) -> Result<(), vk::Result> {
     // Read everything first: source and destination ranges may overlap within one set.
     let mut descriptors = Vec::with_capacity(c.descriptor_count as usize);
     for i in 0..c.descriptor_count {
-        let (b, e) = src.layout.locate(c.src_binding, c.src_array_element + i).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let (b, e) = src
+            .layout
+            .locate(c.src_binding, c.src_array_element + i)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
         if crate::descriptor_set_layout::takes_no_memory(b.ty) {
             // Input attachments are read from the subpass, not from the set.
             return Ok(());
         }
         let mut d = [0u8; 16];
-        src.bo.read(src.offset + u64::from(b.offset + e * BUFFER_DESCRIPTOR_SIZE), &mut d)?;
+        src.bo.read(
+            src.offset + u64::from(b.offset + e * BUFFER_DESCRIPTOR_SIZE),
+            &mut d,
+        )?;
         descriptors.push(d);
     }
     for (i, d) in descriptors.iter().enumerate() {
-        let (b, e) = dst.layout.locate(c.dst_binding, c.dst_array_element + i as u32).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let (b, e) = dst
+            .layout
+            .locate(c.dst_binding, c.dst_array_element + i as u32)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
         dst.write_descriptor(b.offset + e * BUFFER_DESCRIPTOR_SIZE, d)?;
     }
     Ok(())
@@ -233,9 +287,16 @@ pub unsafe extern "system" fn update_descriptor_sets(
 ) {
     guard_or("vkUpdateDescriptorSets", (), || {
         // SAFETY: valid usage: the arrays hold write_count / copy_count structures.
-        let (writes, copies) = unsafe { (handle::slice(p_writes, write_count), handle::slice(p_copies, copy_count)) };
+        let (writes, copies) = unsafe {
+            (
+                handle::slice(p_writes, write_count),
+                handle::slice(p_copies, copy_count),
+            )
+        };
         for w in writes {
-            let result = DescriptorSet::from_handle(w.dst_set).ok_or(vk::Result::ERROR_UNKNOWN).and_then(|s| write_buffers(s, w));
+            let result = DescriptorSet::from_handle(w.dst_set)
+                .ok_or(vk::Result::ERROR_UNKNOWN)
+                .and_then(|s| write_buffers(s, w));
             if let Err(e) = result {
                 eprintln!("agx4: vkUpdateDescriptorSets: a write failed ({e:?})");
             }

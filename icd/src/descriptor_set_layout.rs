@@ -56,7 +56,12 @@ impl SetLayoutInfo {
                 .bindings
                 .iter()
                 .filter(|b| !takes_no_memory(b.ty))
-                .map(|b| compiler::BindingLayout { binding: b.binding, kind: kind(b.ty).unwrap_or(compiler::DescriptorKind::StorageBuffer), count: b.count, offset: b.offset })
+                .map(|b| compiler::BindingLayout {
+                    binding: b.binding,
+                    kind: kind(b.ty).unwrap_or(compiler::DescriptorKind::StorageBuffer),
+                    count: b.count,
+                    offset: b.offset,
+                })
                 .collect(),
         }
     }
@@ -65,8 +70,12 @@ impl SetLayoutInfo {
 /// The shader's view of a descriptor type agx4 supports.
 pub fn kind(ty: vk::DescriptorType) -> Option<compiler::DescriptorKind> {
     match ty {
-        vk::DescriptorType::STORAGE_BUFFER | vk::DescriptorType::STORAGE_BUFFER_DYNAMIC => Some(compiler::DescriptorKind::StorageBuffer),
-        vk::DescriptorType::UNIFORM_BUFFER | vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC => Some(compiler::DescriptorKind::UniformBuffer),
+        vk::DescriptorType::STORAGE_BUFFER | vk::DescriptorType::STORAGE_BUFFER_DYNAMIC => {
+            Some(compiler::DescriptorKind::StorageBuffer)
+        }
+        vk::DescriptorType::UNIFORM_BUFFER | vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC => {
+            Some(compiler::DescriptorKind::UniformBuffer)
+        }
         _ => None,
     }
 }
@@ -82,7 +91,10 @@ pub fn is_supported(ty: vk::DescriptorType) -> bool {
 }
 
 pub fn is_dynamic(ty: vk::DescriptorType) -> bool {
-    matches!(ty, vk::DescriptorType::STORAGE_BUFFER_DYNAMIC | vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC)
+    matches!(
+        ty,
+        vk::DescriptorType::STORAGE_BUFFER_DYNAMIC | vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC
+    )
 }
 
 pub struct DescriptorSetLayout {
@@ -97,7 +109,10 @@ pub fn build(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> Result<SetLayou
     let mut info = SetLayoutInfo::default();
     for b in sorted {
         if !is_supported(b.descriptor_type) {
-            eprintln!("agx4: descriptor type {:?} is not supported yet", b.descriptor_type);
+            eprintln!(
+                "agx4: descriptor type {:?} is not supported yet",
+                b.descriptor_type
+            );
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
         let dynamic_index = is_dynamic(b.descriptor_type).then(|| {
@@ -105,10 +120,26 @@ pub fn build(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> Result<SetLayou
             info.dynamic_count += b.descriptor_count;
             i
         });
-        let per_descriptor = if takes_no_memory(b.descriptor_type) { 0 } else { BUFFER_DESCRIPTOR_SIZE };
-        let bytes = b.descriptor_count.checked_mul(per_descriptor).ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
-        info.bindings.push(LayoutBinding { binding: b.binding, ty: b.descriptor_type, count: b.descriptor_count, offset: info.size, dynamic_index });
-        info.size = info.size.checked_add(bytes).ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+        let per_descriptor = if takes_no_memory(b.descriptor_type) {
+            0
+        } else {
+            BUFFER_DESCRIPTOR_SIZE
+        };
+        let bytes = b
+            .descriptor_count
+            .checked_mul(per_descriptor)
+            .ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+        info.bindings.push(LayoutBinding {
+            binding: b.binding,
+            ty: b.descriptor_type,
+            count: b.descriptor_count,
+            offset: info.size,
+            dynamic_index,
+        });
+        info.size = info
+            .size
+            .checked_add(bytes)
+            .ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
     }
     Ok(info)
 }
@@ -122,16 +153,28 @@ pub unsafe extern "system" fn create_descriptor_set_layout(
     guard("vkCreateDescriptorSetLayout", || {
         Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo is valid with binding_count bindings.
-        let bindings = unsafe { handle::slice((*p_create_info).p_bindings, (*p_create_info).binding_count) };
+        let bindings =
+            unsafe { handle::slice((*p_create_info).p_bindings, (*p_create_info).binding_count) };
         let info = build(bindings)?;
         // SAFETY: valid usage: pSetLayout is writable.
-        unsafe { *p_layout = DescriptorSetLayout { info: Arc::new(info) }.into_handle() };
+        unsafe {
+            *p_layout = DescriptorSetLayout {
+                info: Arc::new(info),
+            }
+            .into_handle()
+        };
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn destroy_descriptor_set_layout(_device: vk::Device, layout: vk::DescriptorSetLayout, _p_allocator: *const vk::AllocationCallbacks<'_>) {
-    guard_or("vkDestroyDescriptorSetLayout", (), || drop(DescriptorSetLayout::take(layout)))
+pub unsafe extern "system" fn destroy_descriptor_set_layout(
+    _device: vk::Device,
+    layout: vk::DescriptorSetLayout,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    guard_or("vkDestroyDescriptorSetLayout", (), || {
+        drop(DescriptorSetLayout::take(layout))
+    })
 }
 
 #[cfg(test)]
@@ -140,7 +183,12 @@ mod tests {
 
     #[test]
     fn bindings_are_packed_in_binding_order() {
-        let b = |binding, ty, count| vk::DescriptorSetLayoutBinding::default().binding(binding).descriptor_type(ty).descriptor_count(count);
+        let b = |binding, ty, count| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(binding)
+                .descriptor_type(ty)
+                .descriptor_count(count)
+        };
         let info = build(&[
             b(3, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC, 2),
             b(0, vk::DescriptorType::STORAGE_BUFFER, 1),
@@ -148,8 +196,15 @@ mod tests {
             b(2, vk::DescriptorType::UNIFORM_BUFFER, 0),
         ])
         .unwrap();
-        let offsets: Vec<_> = info.bindings.iter().map(|b| (b.binding, b.offset, b.dynamic_index)).collect();
-        assert_eq!(offsets, vec![(0, 0, None), (1, 16, Some(0)), (3, 32, Some(1))]);
+        let offsets: Vec<_> = info
+            .bindings
+            .iter()
+            .map(|b| (b.binding, b.offset, b.dynamic_index))
+            .collect();
+        assert_eq!(
+            offsets,
+            vec![(0, 0, None), (1, 16, Some(0)), (3, 32, Some(1))]
+        );
         assert_eq!((info.size, info.dynamic_count), (64, 3));
         // Element 2 after binding 0 is binding 3, element 0 (binding 2 is empty).
         let (at, e) = info.locate(0, 2).unwrap();
@@ -160,9 +215,22 @@ mod tests {
 
     #[test]
     fn input_attachments_take_no_set_memory_and_are_hidden_from_the_compiler() {
-        let b = |binding, ty, count| vk::DescriptorSetLayoutBinding::default().binding(binding).descriptor_type(ty).descriptor_count(count);
-        let info = build(&[b(0, vk::DescriptorType::INPUT_ATTACHMENT, 2), b(1, vk::DescriptorType::STORAGE_BUFFER, 1)]).unwrap();
-        let offsets: Vec<_> = info.bindings.iter().map(|b| (b.binding, b.offset)).collect();
+        let b = |binding, ty, count| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(binding)
+                .descriptor_type(ty)
+                .descriptor_count(count)
+        };
+        let info = build(&[
+            b(0, vk::DescriptorType::INPUT_ATTACHMENT, 2),
+            b(1, vk::DescriptorType::STORAGE_BUFFER, 1),
+        ])
+        .unwrap();
+        let offsets: Vec<_> = info
+            .bindings
+            .iter()
+            .map(|b| (b.binding, b.offset))
+            .collect();
         assert_eq!(offsets, vec![(0, 0), (1, 0)]);
         assert_eq!(info.size, 16);
         let c = info.to_compiler();

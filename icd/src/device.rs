@@ -6,15 +6,15 @@ use crate::entry::{guard, guard_or};
 use crate::handle::{self, object, LoaderData, Object};
 use crate::memory::PAGE_SIZE;
 use crate::physical_device::{features_subset, supported_features, PhysicalDevice};
+use crate::pipeline::Program;
 use crate::queue::Queue;
 use crate::va::VaAllocator;
 use ash::vk;
 use kmd_iface::uapi::*;
 use kmd_iface::Kmd;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use crate::pipeline::Program;
 
 /// Shader code is addressed by 32-bit offsets from the queue's `usc_exec_base`.
 const USC_WINDOW: u64 = 1 << 32;
@@ -78,26 +78,47 @@ struct Layout {
 fn layout(params: &drm_asahi_params_global) -> Option<Layout> {
     let align = |v: u64, a: u64| v.checked_add(a - 1).map(|v| v & !(a - 1));
     let kernel_start = align(params.vm_start, PAGE_SIZE)?;
-    let kernel_end = align(kernel_start.checked_add(params.vm_kernel_min_size)?, PAGE_SIZE)?;
+    let kernel_end = align(
+        kernel_start.checked_add(params.vm_kernel_min_size)?,
+        PAGE_SIZE,
+    )?;
     let usc_base = align(kernel_end, USC_WINDOW)?;
     let heap_start = usc_base.checked_add(USC_WINDOW)?;
-    (heap_start < params.vm_end).then_some(Layout { kernel: (kernel_start, kernel_end), usc_base, heap: (heap_start, params.vm_end & !(PAGE_SIZE - 1)) })
+    (heap_start < params.vm_end).then_some(Layout {
+        kernel: (kernel_start, kernel_end),
+        usc_base,
+        heap: (heap_start, params.vm_end & !(PAGE_SIZE - 1)),
+    })
 }
 
 impl Device {
     fn new(pd: &PhysicalDevice, extensions: Vec<&'static str>) -> Result<Device, vk::Result> {
         let kmd = pd.kmd.clone();
         let layout = layout(&pd.params).ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
-        let mut vm = drm_asahi_vm_create { kernel_start: layout.kernel.0, kernel_end: layout.kernel.1, vm_id: 0, pad: 0 };
+        let mut vm = drm_asahi_vm_create {
+            kernel_start: layout.kernel.0,
+            kernel_end: layout.kernel.1,
+            vm_id: 0,
+            pad: 0,
+        };
         kmd.vm_create(&mut vm).map_err(|e| {
             eprintln!("agx4: VM_CREATE failed: errno {e}");
             vk::Result::ERROR_INITIALIZATION_FAILED
         })?;
         let lost = Arc::new(AtomicBool::new(false));
-        let queue = match Queue::new(kmd.clone(), vm.vm_id, layout.usc_base, lost.clone(), pd.params.max_commands_per_submission.max(1)) {
+        let queue = match Queue::new(
+            kmd.clone(),
+            vm.vm_id,
+            layout.usc_base,
+            lost.clone(),
+            pd.params.max_commands_per_submission.max(1),
+        ) {
             Ok(q) => q,
             Err(e) => {
-                let _ = kmd.vm_destroy(&drm_asahi_vm_destroy { vm_id: vm.vm_id, pad: 0 });
+                let _ = kmd.vm_destroy(&drm_asahi_vm_destroy {
+                    vm_id: vm.vm_id,
+                    pad: 0,
+                });
                 return Err(e);
             }
         };
@@ -110,7 +131,10 @@ impl Device {
             usc_base: layout.usc_base,
             heap_va: Arc::new(Mutex::new(VaAllocator::new(layout.heap.0, layout.heap.1))),
             // Offset 0 of the window is left unused so no valid USC address is 0.
-            usc_va: Arc::new(Mutex::new(VaAllocator::new(layout.usc_base + PAGE_SIZE, layout.usc_base + USC_WINDOW))),
+            usc_va: Arc::new(Mutex::new(VaAllocator::new(
+                layout.usc_base + PAGE_SIZE,
+                layout.usc_base + USC_WINDOW,
+            ))),
             target: compiler::Target::for_generation(pd.identity.generation),
             meta: Mutex::new(HashMap::new()),
             dynamic_passes: Mutex::new(HashMap::new()),
@@ -137,18 +161,25 @@ impl Device {
     }
 
     pub fn va_alloc(&self, size: u64, align: u64) -> Option<u64> {
-        self.heap_va.lock().unwrap_or_else(|e| e.into_inner()).alloc(size, align)
+        self.heap_va
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .alloc(size, align)
     }
 
     pub fn va_free(&self, addr: u64, size: u64) {
-        self.heap_va.lock().unwrap_or_else(|e| e.into_inner()).free(addr, size)
+        self.heap_va
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .free(addr, size)
     }
 
     /// Reserves `bytes` of the heap, or fails with `VK_ERROR_OUT_OF_DEVICE_MEMORY`.
     pub fn charge_heap(&self, bytes: u64) -> Result<HeapCharge<'_>, vk::Result> {
         self.heap_used
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                used.checked_add(bytes).filter(|&total| total <= self.heap_size)
+                used.checked_add(bytes)
+                    .filter(|&total| total <= self.heap_size)
             })
             .map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
         Ok(HeapCharge { dev: self, bytes })
@@ -171,10 +202,18 @@ impl Drop for Device {
         }
         // Meta shader code is GPU memory in this VM: release it while the VM exists.
         self.meta.lock().unwrap_or_else(|e| e.into_inner()).clear();
-        for (_, pass) in self.dynamic_passes.lock().unwrap_or_else(|e| e.into_inner()).drain() {
+        for (_, pass) in self
+            .dynamic_passes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+        {
             drop(crate::render_pass::RenderPass::take(pass));
         }
-        let _ = self.kmd.vm_destroy(&drm_asahi_vm_destroy { vm_id: self.vm_id, pad: 0 });
+        let _ = self.kmd.vm_destroy(&drm_asahi_vm_destroy {
+            vm_id: self.vm_id,
+            pad: 0,
+        });
     }
 }
 
@@ -197,7 +236,9 @@ unsafe fn check_features(info: &vk::DeviceCreateInfo<'_>) -> Result<(), vk::Resu
         }
     }
     // SAFETY: guaranteed by the caller.
-    if let Some(m) = unsafe { handle::find_in_chain::<vk::PhysicalDeviceMultiviewFeatures>(info.p_next) } {
+    if let Some(m) =
+        unsafe { handle::find_in_chain::<vk::PhysicalDeviceMultiviewFeatures>(info.p_next) }
+    {
         if m.multiview_geometry_shader != 0 || m.multiview_tessellation_shader != 0 {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
@@ -215,26 +256,35 @@ pub unsafe extern "system" fn create_device(
     p_device: *mut vk::Device,
 ) -> vk::Result {
     guard("vkCreateDevice", || {
-        let pd = PhysicalDevice::from_handle(physical_device).ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+        let pd = PhysicalDevice::from_handle(physical_device)
+            .ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         // SAFETY: valid usage: the names array holds enabled_extension_count strings.
         let extensions = unsafe {
-            crate::instance::check_extensions(info.pp_enabled_extension_names, info.enabled_extension_count, DEVICE_EXTENSIONS)?
+            crate::instance::check_extensions(
+                info.pp_enabled_extension_names,
+                info.enabled_extension_count,
+                DEVICE_EXTENSIONS,
+            )?
         };
         // SAFETY: as above, the structure and its chain are valid.
         unsafe { check_features(info)? };
         // A device group, if given, must be the one group agx4 reports: this device alone.
         // SAFETY: as above.
-        if let Some(group) = unsafe { handle::find_in_chain::<vk::DeviceGroupDeviceCreateInfo>(info.p_next) } {
+        if let Some(group) =
+            unsafe { handle::find_in_chain::<vk::DeviceGroupDeviceCreateInfo>(info.p_next) }
+        {
             // SAFETY: valid usage: pPhysicalDevices holds physicalDeviceCount handles.
-            let members = unsafe { handle::slice(group.p_physical_devices, group.physical_device_count) };
+            let members =
+                unsafe { handle::slice(group.p_physical_devices, group.physical_device_count) };
             if members.iter().any(|&m| m != physical_device) {
                 return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
             }
         }
         // SAFETY: valid usage: pQueueCreateInfos holds queue_create_info_count structures.
-        let queues = unsafe { handle::slice(info.p_queue_create_infos, info.queue_create_info_count) };
+        let queues =
+            unsafe { handle::slice(info.p_queue_create_infos, info.queue_create_info_count) };
         for q in queues {
             // One family with one queue, no protected memory.
             if q.queue_family_index != 0 || q.queue_count != 1 || !q.flags.is_empty() {
@@ -248,14 +298,28 @@ pub unsafe extern "system" fn create_device(
     })
 }
 
-pub unsafe extern "system" fn destroy_device(device: vk::Device, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn destroy_device(
+    device: vk::Device,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     guard_or("vkDestroyDevice", (), || drop(Device::take(device)))
 }
 
-pub unsafe extern "system" fn get_device_queue(device: vk::Device, family: u32, index: u32, p_queue: *mut vk::Queue) {
+pub unsafe extern "system" fn get_device_queue(
+    device: vk::Device,
+    family: u32,
+    index: u32,
+    p_queue: *mut vk::Queue,
+) {
     guard_or("vkGetDeviceQueue", (), || {
-        let Some(dev) = Device::from_handle(device) else { return };
-        let queue = if family == 0 && index == 0 { dev.queue } else { None };
+        let Some(dev) = Device::from_handle(device) else {
+            return;
+        };
+        let queue = if family == 0 && index == 0 {
+            dev.queue
+        } else {
+            None
+        };
         // SAFETY: valid usage: pQueue is writable.
         unsafe { *p_queue = queue.unwrap_or_default() };
     })
@@ -297,12 +361,24 @@ mod tests {
 
     #[test]
     fn layout_keeps_regions_apart() {
-        let params = drm_asahi_params_global { vm_start: 0x4000, vm_end: 1 << 39, vm_kernel_min_size: 1 << 26, ..Default::default() };
+        let params = drm_asahi_params_global {
+            vm_start: 0x4000,
+            vm_end: 1 << 39,
+            vm_kernel_min_size: 1 << 26,
+            ..Default::default()
+        };
         let l = layout(&params).unwrap();
-        assert!(l.kernel.0 >= params.vm_start && l.kernel.1 - l.kernel.0 >= params.vm_kernel_min_size);
+        assert!(
+            l.kernel.0 >= params.vm_start && l.kernel.1 - l.kernel.0 >= params.vm_kernel_min_size
+        );
         assert!(l.usc_base >= l.kernel.1 && l.usc_base.is_multiple_of(USC_WINDOW));
         assert!(l.heap.0 >= l.usc_base + USC_WINDOW && l.heap.1 <= params.vm_end);
-        let tiny = drm_asahi_params_global { vm_start: 0, vm_end: 1 << 32, vm_kernel_min_size: 1 << 26, ..Default::default() };
+        let tiny = drm_asahi_params_global {
+            vm_start: 0,
+            vm_end: 1 << 32,
+            vm_kernel_min_size: 1 << 26,
+            ..Default::default()
+        };
         assert!(layout(&tiny).is_none());
     }
 }

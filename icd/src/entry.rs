@@ -4,7 +4,8 @@
 
 use crate::handle::Object;
 use crate::{
-    buffer, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout, device, event, framebuffer, image, image_view, instance, memory, physical_device, pipeline, pipeline_cache,
+    buffer, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout, device, event,
+    framebuffer, image, image_view, instance, memory, physical_device, pipeline, pipeline_cache,
     pipeline_layout, query_pool, queue, render_pass, shader_module, sync,
 };
 use ash::vk;
@@ -275,11 +276,17 @@ pub fn lookup(name: &CStr, scope: &Scope) -> vk::PFN_vkVoidFunction {
     implementation(cmd.canonical).unwrap_or(cmd.stub).to_pfn()
 }
 
-unsafe extern "system" fn instance_proc_addr(instance: vk::Instance, name: *const std::ffi::c_char) -> vk::PFN_vkVoidFunction {
+unsafe extern "system" fn instance_proc_addr(
+    instance: vk::Instance,
+    name: *const std::ffi::c_char,
+) -> vk::PFN_vkVoidFunction {
     crate::loader::vk_icdGetInstanceProcAddr(instance, name)
 }
 
-unsafe extern "system" fn device_proc_addr(device: vk::Device, name: *const std::ffi::c_char) -> vk::PFN_vkVoidFunction {
+unsafe extern "system" fn device_proc_addr(
+    device: vk::Device,
+    name: *const std::ffi::c_char,
+) -> vk::PFN_vkVoidFunction {
     guard_or("vkGetDeviceProcAddr", None, || {
         let dev = device::Device::from_handle(device)?;
         if name.is_null() {
@@ -357,14 +364,22 @@ mod tests {
     #[test]
     fn lookup_respects_scope() {
         let none = |_: &str| false;
-        let scope = Scope { api_minor: 0, extensions: &none, levels: &[Level::Device] };
+        let scope = Scope {
+            api_minor: 0,
+            extensions: &none,
+            levels: &[Level::Device],
+        };
         assert!(lookup(c"vkCreateFence", &scope).is_some());
         // Device-level lookups never return instance commands.
         assert!(lookup(c"vkEnumeratePhysicalDevices", &scope).is_none());
         // Extension commands need the extension; core 1.2 names need 1.2.
         assert!(lookup(c"vkWaitSemaphoresKHR", &scope).is_none());
         let timeline = |e: &str| e == "VK_KHR_timeline_semaphore";
-        let scope = Scope { api_minor: 0, extensions: &timeline, levels: &[Level::Device] };
+        let scope = Scope {
+            api_minor: 0,
+            extensions: &timeline,
+            levels: &[Level::Device],
+        };
         assert!(lookup(c"vkWaitSemaphoresKHR", &scope).is_some());
         assert!(lookup(c"vkWaitSemaphores", &scope).is_none());
         assert!(lookup(c"vkNoSuchCommand", &scope).is_none());
@@ -373,20 +388,42 @@ mod tests {
     #[test]
     fn every_advertised_command_resolves() {
         let all = |_: &str| true;
-        let levels = [Level::Global, Level::Instance, Level::PhysicalDevice, Level::Device];
-        let scope = Scope { api_minor: crate::advertised::API_MINOR, extensions: &all, levels: &levels };
+        let levels = [
+            Level::Global,
+            Level::Instance,
+            Level::PhysicalDevice,
+            Level::Device,
+        ];
+        let scope = Scope {
+            api_minor: crate::advertised::API_MINOR,
+            extensions: &all,
+            levels: &levels,
+        };
         for c in generated::COMMANDS {
             let name = std::ffi::CString::new(c.name).unwrap();
-            assert!(lookup(&name, &scope).is_some(), "{} has no function", c.name);
+            assert!(
+                lookup(&name, &scope).is_some(),
+                "{} has no function",
+                c.name
+            );
         }
         // Vulkan 1.0 has 137 commands (vk.xml 1.3.239); all of them are in the table.
-        assert_eq!(generated::COMMANDS.iter().filter(|c| c.origins.contains(&Origin::Core(0))).count(), 137);
+        assert_eq!(
+            generated::COMMANDS
+                .iter()
+                .filter(|c| c.origins.contains(&Origin::Core(0)))
+                .count(),
+            137
+        );
     }
 
     #[test]
     fn guard_turns_panics_into_errors() {
         assert_eq!(guard("test", || panic!("boom")), vk::Result::ERROR_UNKNOWN);
-        assert_eq!(guard("test", || Err(vk::Result::NOT_READY)), vk::Result::NOT_READY);
+        assert_eq!(
+            guard("test", || Err(vk::Result::NOT_READY)),
+            vk::Result::NOT_READY
+        );
         assert_eq!(guard_or("test", 7, || -> i32 { panic!("boom") }), 7);
     }
 }

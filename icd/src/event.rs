@@ -37,7 +37,11 @@ pub unsafe extern "system" fn create_event(
     })
 }
 
-pub unsafe extern "system" fn destroy_event(_device: vk::Device, event: vk::Event, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn destroy_event(
+    _device: vk::Device,
+    event: vk::Event,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     guard_or("vkDestroyEvent", (), || drop(Event::take(event)))
 }
 
@@ -46,7 +50,10 @@ fn write(device: vk::Device, event: vk::Event, value: u32) -> Result<(), vk::Res
     if dev.is_lost() {
         return Err(vk::Result::ERROR_DEVICE_LOST);
     }
-    Event::from_handle(event).ok_or(vk::Result::ERROR_UNKNOWN)?.bo.write(0, &value.to_le_bytes())
+    Event::from_handle(event)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?
+        .bo
+        .write(0, &value.to_le_bytes())
 }
 
 pub unsafe extern "system" fn set_event(device: vk::Device, event: vk::Event) -> vk::Result {

@@ -53,7 +53,13 @@ impl Packed {
 fn packed(format: vk::Format) -> Option<Packed> {
     use vk::Format as F;
     use PackedNumeric as N;
-    let p = |bytes, fields, numeric| Some(Packed { bytes, fields, numeric });
+    let p = |bytes, fields, numeric| {
+        Some(Packed {
+            bytes,
+            fields,
+            numeric,
+        })
+    };
     match format {
         F::R4G4B4A4_UNORM_PACK16 => p(2, [(12, 4), (8, 4), (4, 4), (0, 4)], N::Unorm),
         F::B4G4R4A4_UNORM_PACK16 => p(2, [(4, 4), (8, 4), (12, 4), (0, 4)], N::Unorm),
@@ -89,7 +95,14 @@ impl Format {
 /// The supported formats, or `None`.
 pub fn get(format: vk::Format) -> Option<Format> {
     use vk::Format as F;
-    let f = |channels, bits, kind| Some(Format { channels, bits, kind, bgra: false });
+    let f = |channels, bits, kind| {
+        Some(Format {
+            channels,
+            bits,
+            kind,
+            bgra: false,
+        })
+    };
     if let Some(p) = packed(format) {
         let channels = p.widths().iter().filter(|&&w| w != 0).count() as u32;
         return f(channels, 0, Kind::Packed(p));
@@ -110,8 +123,18 @@ pub fn get(format: vk::Format) -> Option<Format> {
         F::R8G8B8A8_UINT => f(4, 8, Kind::Uint),
         F::R8G8B8A8_SINT => f(4, 8, Kind::Sint),
         F::R8G8B8A8_SRGB => f(4, 8, Kind::Srgb),
-        F::B8G8R8A8_UNORM => Some(Format { channels: 4, bits: 8, kind: Kind::Unorm, bgra: true }),
-        F::B8G8R8A8_SRGB => Some(Format { channels: 4, bits: 8, kind: Kind::Srgb, bgra: true }),
+        F::B8G8R8A8_UNORM => Some(Format {
+            channels: 4,
+            bits: 8,
+            kind: Kind::Unorm,
+            bgra: true,
+        }),
+        F::B8G8R8A8_SRGB => Some(Format {
+            channels: 4,
+            bits: 8,
+            kind: Kind::Srgb,
+            bgra: true,
+        }),
         F::R16_UNORM => f(1, 16, Kind::Unorm),
         F::R16_SNORM => f(1, 16, Kind::Snorm),
         F::R16_UINT => f(1, 16, Kind::Uint),
@@ -159,7 +182,11 @@ pub fn is_packed(format: vk::Format) -> bool {
 pub fn view_compatible(image: vk::Format, view: vk::Format) -> bool {
     match (get(image), get(view)) {
         _ if image == view => get(image).is_some(),
-        (Some(i), Some(v)) => i.kind != Kind::DepthStencil && v.kind != Kind::DepthStencil && i.bytes_per_texel() == v.bytes_per_texel(),
+        (Some(i), Some(v)) => {
+            i.kind != Kind::DepthStencil
+                && v.kind != Kind::DepthStencil
+                && i.bytes_per_texel() == v.bytes_per_texel()
+        }
         _ => false,
     }
 }
@@ -209,13 +236,21 @@ pub fn renderable(format: vk::Format) -> Option<Renderable> {
         (4, 32) => Channels::R32G32B32A32,
         _ => return None,
     };
-    let colour = ColourFormat::Plain { channels: f.channels as u8, bits: f.bits as u8, numeric };
+    let colour = ColourFormat::Plain {
+        channels: f.channels as u8,
+        bits: f.bits as u8,
+        numeric,
+    };
     colour.tib_format()?;
     let pixel = pixel_format(format.as_raw())?;
     if pixel.channels != channels {
         return None;
     }
-    Some(Renderable { colour, texture_type, pixel })
+    Some(Renderable {
+        colour,
+        texture_type,
+        pixel,
+    })
 }
 
 /// The packed colour formats agx4 renders to, by their fields. The tilebuffer format each
@@ -245,7 +280,11 @@ fn renderable_packed(format: vk::Format, p: Packed) -> Option<Renderable> {
     if pixel.channels != channels {
         return None;
     }
-    Some(Renderable { colour, texture_type: pixel.texture_type, pixel })
+    Some(Renderable {
+        colour,
+        texture_type: pixel.texture_type,
+        pixel,
+    })
 }
 
 /// Bits of R, G, B, A of the packed UNORM formats the tilebuffer holds as half floats, whose
@@ -279,10 +318,19 @@ pub struct Aspects {
 
 pub fn aspects(format: vk::Format) -> Option<Aspects> {
     match format {
-        vk::Format::D32_SFLOAT_S8_UINT => Some(Aspects { depth: Some(ZlsFormat::F32), stencil: true }),
+        vk::Format::D32_SFLOAT_S8_UINT => Some(Aspects {
+            depth: Some(ZlsFormat::F32),
+            stencil: true,
+        }),
         f => match depth_stencil(f)? {
-            DepthStencil::Depth(z) => Some(Aspects { depth: Some(z), stencil: false }),
-            DepthStencil::Stencil => Some(Aspects { depth: None, stencil: true }),
+            DepthStencil::Depth(z) => Some(Aspects {
+                depth: Some(z),
+                stencil: false,
+            }),
+            DepthStencil::Stencil => Some(Aspects {
+                depth: None,
+                stencil: true,
+            }),
         },
     }
 }
@@ -302,7 +350,13 @@ pub fn depth_stencil(format: vk::Format) -> Option<DepthStencil> {
 pub fn vertex_format(format: vk::Format) -> Option<VertexFormat> {
     use vk::Format as F;
     use AttribComponent as C;
-    let plain = |comp, count| Some(VertexFormat::Plain { comp, count, bgra: false });
+    let plain = |comp, count| {
+        Some(VertexFormat::Plain {
+            comp,
+            count,
+            bgra: false,
+        })
+    };
     match format {
         F::R32_SFLOAT => plain(C::F32, 1),
         F::R32G32_SFLOAT => plain(C::F32, 2),
@@ -324,7 +378,11 @@ pub fn vertex_format(format: vk::Format) -> Option<VertexFormat> {
         F::R8G8_UNORM => plain(C::Unorm8, 2),
         F::R8G8B8_UNORM => plain(C::Unorm8, 3),
         F::R8G8B8A8_UNORM => plain(C::Unorm8, 4),
-        F::B8G8R8A8_UNORM => Some(VertexFormat::Plain { comp: C::Unorm8, count: 4, bgra: true }),
+        F::B8G8R8A8_UNORM => Some(VertexFormat::Plain {
+            comp: C::Unorm8,
+            count: 4,
+            bgra: true,
+        }),
         F::R8_SNORM => plain(C::Snorm8, 1),
         F::R8G8_SNORM => plain(C::Snorm8, 2),
         F::R8G8B8_SNORM => plain(C::Snorm8, 3),
@@ -369,10 +427,18 @@ pub fn vertex_format(format: vk::Format) -> Option<VertexFormat> {
         F::R16G16_SSCALED => plain(C::Sscaled16, 2),
         F::R16G16B16_SSCALED => plain(C::Sscaled16, 3),
         F::R16G16B16A16_SSCALED => plain(C::Sscaled16, 4),
-        F::A2B10G10R10_UNORM_PACK32 => Some(VertexFormat::A2B10G10R10 { numeric: Numeric::Unorm }),
-        F::A2B10G10R10_SNORM_PACK32 => Some(VertexFormat::A2B10G10R10 { numeric: Numeric::Snorm }),
-        F::A2B10G10R10_UINT_PACK32 => Some(VertexFormat::A2B10G10R10 { numeric: Numeric::Uint }),
-        F::A2B10G10R10_SINT_PACK32 => Some(VertexFormat::A2B10G10R10 { numeric: Numeric::Sint }),
+        F::A2B10G10R10_UNORM_PACK32 => Some(VertexFormat::A2B10G10R10 {
+            numeric: Numeric::Unorm,
+        }),
+        F::A2B10G10R10_SNORM_PACK32 => Some(VertexFormat::A2B10G10R10 {
+            numeric: Numeric::Snorm,
+        }),
+        F::A2B10G10R10_UINT_PACK32 => Some(VertexFormat::A2B10G10R10 {
+            numeric: Numeric::Uint,
+        }),
+        F::A2B10G10R10_SINT_PACK32 => Some(VertexFormat::A2B10G10R10 {
+            numeric: Numeric::Sint,
+        }),
         _ => None,
     }
 }
@@ -395,7 +461,9 @@ pub fn clear_words(r: &Renderable, value: &vk::ClearColorValue) -> [u32; 4] {
             TextureType::Snorm => f[c].clamp(-1.0, 1.0).to_bits(),
             // 10:10:10:2 UINT goes through 16-bit tile integers, which would keep the low
             // bits of a larger value; saturate it as the PBE would.
-            TextureType::Uint if r.colour == ColourFormat::Rgb10A2Uint => u[c].min(if c == 3 { 3 } else { 1023 }),
+            TextureType::Uint if r.colour == ColourFormat::Rgb10A2Uint => {
+                u[c].min(if c == 3 { 3 } else { 1023 })
+            }
             TextureType::Uint | TextureType::Sint => {
                 if r.texture_type == TextureType::Uint {
                     u[c]
@@ -518,7 +586,11 @@ pub fn pack_clear(format: &Format, value: &vk::ClearColorValue) -> Option<Vec<u8
             out.extend_from_slice(&word.to_le_bytes()[..p.bytes as usize]);
         }
         kind => {
-            let order: [usize; 4] = if format.bgra { [2, 1, 0, 3] } else { [0, 1, 2, 3] };
+            let order: [usize; 4] = if format.bgra {
+                [2, 1, 0, 3]
+            } else {
+                [0, 1, 2, 3]
+            };
             for &c in &order[..format.channels as usize] {
                 let bits = format.bits;
                 let max = ((1u64 << (bits - 1)) * 2 - 1) as f32;
@@ -555,7 +627,10 @@ mod tests {
         // The 32-bit class holds four-byte colour formats whatever their channels.
         assert!(view_compatible(F::R8G8B8A8_UNORM, F::R32_UINT));
         assert!(view_compatible(F::R8G8B8A8_UNORM, F::B8G8R8A8_SRGB));
-        assert!(view_compatible(F::A2B10G10R10_UNORM_PACK32, F::R16G16_SFLOAT));
+        assert!(view_compatible(
+            F::A2B10G10R10_UNORM_PACK32,
+            F::R16G16_SFLOAT
+        ));
         assert!(view_compatible(F::R5G6B5_UNORM_PACK16, F::R8G8_UINT));
         assert!(!view_compatible(F::R8G8B8A8_UNORM, F::R16G16B16A16_UNORM));
         assert!(!view_compatible(F::R8_UNORM, F::R16_UNORM));
@@ -586,22 +661,65 @@ mod tests {
     #[test]
     fn clear_packing() {
         let fl = |v: [f32; 4]| vk::ClearColorValue { float32: v };
-        assert_eq!(clear(vk::Format::R8G8B8A8_UNORM, fl([1.0, 0.5, 0.0, 2.0])), [255, 128, 0, 255]);
-        assert_eq!(clear(vk::Format::B8G8R8A8_UNORM, fl([1.0, 0.5, 0.0, 0.2])), [0, 128, 255, 51]);
-        assert_eq!(clear(vk::Format::R8_SNORM, fl([-1.0, 0.0, 0.0, 0.0])), [0x81]);
-        assert_eq!(clear(vk::Format::R16_SFLOAT, fl([1.0, 0.0, 0.0, 0.0])), [0x00, 0x3c]);
-        assert_eq!(clear(vk::Format::R16_SFLOAT, fl([-2.5, 0.0, 0.0, 0.0])), 0xc100u16.to_le_bytes());
-        assert_eq!(clear(vk::Format::R16_SFLOAT, fl([65504.0, 0.0, 0.0, 0.0])), 0x7bffu16.to_le_bytes());
-        assert_eq!(clear(vk::Format::R16_SFLOAT, fl([1e-7, 0.0, 0.0, 0.0])), 0x0002u16.to_le_bytes());
-        assert_eq!(clear(vk::Format::R5G6B5_UNORM_PACK16, fl([1.0, 0.0, 1.0, 0.0])), 0xf81fu16.to_le_bytes());
-        assert_eq!(clear(vk::Format::A2B10G10R10_UNORM_PACK32, fl([1.0, 0.0, 0.0, 1.0])), 0xc000_03ffu32.to_le_bytes());
-        let u = vk::ClearColorValue { uint32: [0x1234_5678, 7, 0, 0] };
+        assert_eq!(
+            clear(vk::Format::R8G8B8A8_UNORM, fl([1.0, 0.5, 0.0, 2.0])),
+            [255, 128, 0, 255]
+        );
+        assert_eq!(
+            clear(vk::Format::B8G8R8A8_UNORM, fl([1.0, 0.5, 0.0, 0.2])),
+            [0, 128, 255, 51]
+        );
+        assert_eq!(
+            clear(vk::Format::R8_SNORM, fl([-1.0, 0.0, 0.0, 0.0])),
+            [0x81]
+        );
+        assert_eq!(
+            clear(vk::Format::R16_SFLOAT, fl([1.0, 0.0, 0.0, 0.0])),
+            [0x00, 0x3c]
+        );
+        assert_eq!(
+            clear(vk::Format::R16_SFLOAT, fl([-2.5, 0.0, 0.0, 0.0])),
+            0xc100u16.to_le_bytes()
+        );
+        assert_eq!(
+            clear(vk::Format::R16_SFLOAT, fl([65504.0, 0.0, 0.0, 0.0])),
+            0x7bffu16.to_le_bytes()
+        );
+        assert_eq!(
+            clear(vk::Format::R16_SFLOAT, fl([1e-7, 0.0, 0.0, 0.0])),
+            0x0002u16.to_le_bytes()
+        );
+        assert_eq!(
+            clear(vk::Format::R5G6B5_UNORM_PACK16, fl([1.0, 0.0, 1.0, 0.0])),
+            0xf81fu16.to_le_bytes()
+        );
+        assert_eq!(
+            clear(
+                vk::Format::A2B10G10R10_UNORM_PACK32,
+                fl([1.0, 0.0, 0.0, 1.0])
+            ),
+            0xc000_03ffu32.to_le_bytes()
+        );
+        let u = vk::ClearColorValue {
+            uint32: [0x1234_5678, 7, 0, 0],
+        };
         assert_eq!(clear(vk::Format::R16G16_UINT, u), [0x78, 0x56, 7, 0]);
-        let i = vk::ClearColorValue { int32: [-2, 3, 0, 0] };
-        assert_eq!(clear(vk::Format::R32G32_SINT, i), [0xfe, 0xff, 0xff, 0xff, 3, 0, 0, 0]);
+        let i = vk::ClearColorValue {
+            int32: [-2, 3, 0, 0],
+        };
+        assert_eq!(
+            clear(vk::Format::R32G32_SINT, i),
+            [0xfe, 0xff, 0xff, 0xff, 3, 0, 0, 0]
+        );
         // 0.5 linear is 0.7354 encoded: 187.5 rounds to 188; alpha is not encoded.
-        assert_eq!(clear(vk::Format::R8G8B8A8_SRGB, fl([0.5, 1.0, 0.0, 0.5])), [188, 255, 0, 128]);
-        assert_eq!(clear(vk::Format::B8G8R8A8_SRGB, fl([0.0, 0.002, 0.5, 1.0])), [188, 7, 0, 255]);
+        assert_eq!(
+            clear(vk::Format::R8G8B8A8_SRGB, fl([0.5, 1.0, 0.0, 0.5])),
+            [188, 255, 0, 128]
+        );
+        assert_eq!(
+            clear(vk::Format::B8G8R8A8_SRGB, fl([0.0, 0.002, 0.5, 1.0])),
+            [188, 7, 0, 255]
+        );
     }
 
     #[test]
@@ -609,20 +727,52 @@ mod tests {
         use vk::Format as F;
         let fl = |v: [f32; 4]| vk::ClearColorValue { float32: v };
         // Red in the top nibble of R4G4B4A4, in the second nibble of B4G4R4A4.
-        assert_eq!(clear(F::R4G4B4A4_UNORM_PACK16, fl([1.0, 0.0, 0.0, 0.0])), 0xf000u16.to_le_bytes());
-        assert_eq!(clear(F::B4G4R4A4_UNORM_PACK16, fl([1.0, 0.0, 0.0, 0.0])), 0x00f0u16.to_le_bytes());
-        assert_eq!(clear(F::B4G4R4A4_UNORM_PACK16, fl([0.0, 0.0, 0.0, 1.0])), 0x000fu16.to_le_bytes());
+        assert_eq!(
+            clear(F::R4G4B4A4_UNORM_PACK16, fl([1.0, 0.0, 0.0, 0.0])),
+            0xf000u16.to_le_bytes()
+        );
+        assert_eq!(
+            clear(F::B4G4R4A4_UNORM_PACK16, fl([1.0, 0.0, 0.0, 0.0])),
+            0x00f0u16.to_le_bytes()
+        );
+        assert_eq!(
+            clear(F::B4G4R4A4_UNORM_PACK16, fl([0.0, 0.0, 0.0, 1.0])),
+            0x000fu16.to_le_bytes()
+        );
         // B5G6R5 has red in the low bits; A1R5G5B5 alpha in bit 15 and blue in the low bits.
-        assert_eq!(clear(F::B5G6R5_UNORM_PACK16, fl([1.0, 0.0, 0.0, 0.0])), 0x001fu16.to_le_bytes());
-        assert_eq!(clear(F::A1R5G5B5_UNORM_PACK16, fl([0.0, 0.0, 1.0, 1.0])), 0x801fu16.to_le_bytes());
-        assert_eq!(clear(F::A1R5G5B5_UNORM_PACK16, fl([1.0, 0.0, 0.0, 0.4])), 0x7c00u16.to_le_bytes());
-        assert_eq!(clear(F::A2R10G10B10_UNORM_PACK32, fl([1.0, 0.0, 0.0, 1.0])), 0xfff0_0000u32.to_le_bytes());
-        let u = vk::ClearColorValue { uint32: [5, 1023, 1024, 2] };
-        assert_eq!(clear(F::A2B10G10R10_UINT_PACK32, u), (5u32 | 1023 << 10 | 2 << 30).to_le_bytes());
+        assert_eq!(
+            clear(F::B5G6R5_UNORM_PACK16, fl([1.0, 0.0, 0.0, 0.0])),
+            0x001fu16.to_le_bytes()
+        );
+        assert_eq!(
+            clear(F::A1R5G5B5_UNORM_PACK16, fl([0.0, 0.0, 1.0, 1.0])),
+            0x801fu16.to_le_bytes()
+        );
+        assert_eq!(
+            clear(F::A1R5G5B5_UNORM_PACK16, fl([1.0, 0.0, 0.0, 0.4])),
+            0x7c00u16.to_le_bytes()
+        );
+        assert_eq!(
+            clear(F::A2R10G10B10_UNORM_PACK32, fl([1.0, 0.0, 0.0, 1.0])),
+            0xfff0_0000u32.to_le_bytes()
+        );
+        let u = vk::ClearColorValue {
+            uint32: [5, 1023, 1024, 2],
+        };
+        assert_eq!(
+            clear(F::A2B10G10R10_UINT_PACK32, u),
+            (5u32 | 1023 << 10 | 2 << 30).to_le_bytes()
+        );
         // 1.0 is exponent 15 (bias 15), mantissa 0, in each of the 11-, 11- and 10-bit floats.
         let one = 15u32 << 6 | (15 << 6) << 11 | (15 << 5) << 22;
-        assert_eq!(clear(F::B10G11R11_UFLOAT_PACK32, fl([1.0, 1.0, 1.0, 0.0])), one.to_le_bytes());
-        assert_eq!(clear(F::B10G11R11_UFLOAT_PACK32, fl([-2.0, 0.0, 0.0, 0.0])), [0; 4]);
+        assert_eq!(
+            clear(F::B10G11R11_UFLOAT_PACK32, fl([1.0, 1.0, 1.0, 0.0])),
+            one.to_le_bytes()
+        );
+        assert_eq!(
+            clear(F::B10G11R11_UFLOAT_PACK32, fl([-2.0, 0.0, 0.0, 0.0])),
+            [0; 4]
+        );
     }
 
     #[test]
@@ -648,11 +798,26 @@ mod tests {
         let r = |f| renderable(f).map(|r| r.colour);
         assert_eq!(r(F::R5G6B5_UNORM_PACK16), Some(ColourFormat::R5G6B5Unorm));
         assert_eq!(r(F::B5G6R5_UNORM_PACK16), Some(ColourFormat::R5G6B5Unorm));
-        assert_eq!(r(F::B4G4R4A4_UNORM_PACK16), Some(ColourFormat::R4G4B4A4Unorm));
-        assert_eq!(r(F::A1R5G5B5_UNORM_PACK16), Some(ColourFormat::R5G5B5A1Unorm));
-        assert_eq!(r(F::A2R10G10B10_UNORM_PACK32), Some(ColourFormat::Rgb10A2Unorm));
-        assert_eq!(r(F::A2B10G10R10_UINT_PACK32), Some(ColourFormat::Rgb10A2Uint));
-        assert_eq!(r(F::B10G11R11_UFLOAT_PACK32), Some(ColourFormat::Rg11B10Float));
+        assert_eq!(
+            r(F::B4G4R4A4_UNORM_PACK16),
+            Some(ColourFormat::R4G4B4A4Unorm)
+        );
+        assert_eq!(
+            r(F::A1R5G5B5_UNORM_PACK16),
+            Some(ColourFormat::R5G5B5A1Unorm)
+        );
+        assert_eq!(
+            r(F::A2R10G10B10_UNORM_PACK32),
+            Some(ColourFormat::Rgb10A2Unorm)
+        );
+        assert_eq!(
+            r(F::A2B10G10R10_UINT_PACK32),
+            Some(ColourFormat::Rgb10A2Uint)
+        );
+        assert_eq!(
+            r(F::B10G11R11_UFLOAT_PACK32),
+            Some(ColourFormat::Rg11B10Float)
+        );
         assert!(!renderable(F::A2B10G10R10_UINT_PACK32).unwrap().blendable());
         // No PBE layout has alpha in the low bit; R4G4B4A4 is not tested against a reference.
         assert!(renderable(F::R5G5B5A1_UNORM_PACK16).is_none());
@@ -660,9 +825,26 @@ mod tests {
         assert!(renderable(F::E5B9G9R9_UFLOAT_PACK32).is_none());
         // Clears of half-float-backed formats reach the tilebuffer quantised: 0.5 is 15.5/31,
         // which rounds to 16/31; 6-bit green keeps 0.5 as 31.5/63 -> 32/63.
-        let w = clear_words(&renderable(F::R5G6B5_UNORM_PACK16).unwrap(), &vk::ClearColorValue { float32: [0.5, 0.5, 2.0, 0.3] });
-        assert_eq!(w[..3], [(16.0f32 / 31.0).to_bits(), (32.0f32 / 63.0).to_bits(), 1.0f32.to_bits()]);
-        let w = clear_words(&renderable(F::A2B10G10R10_UINT_PACK32).unwrap(), &vk::ClearColorValue { uint32: [7, 5000, 1023, 9] });
+        let w = clear_words(
+            &renderable(F::R5G6B5_UNORM_PACK16).unwrap(),
+            &vk::ClearColorValue {
+                float32: [0.5, 0.5, 2.0, 0.3],
+            },
+        );
+        assert_eq!(
+            w[..3],
+            [
+                (16.0f32 / 31.0).to_bits(),
+                (32.0f32 / 63.0).to_bits(),
+                1.0f32.to_bits()
+            ]
+        );
+        let w = clear_words(
+            &renderable(F::A2B10G10R10_UINT_PACK32).unwrap(),
+            &vk::ClearColorValue {
+                uint32: [7, 5000, 1023, 9],
+            },
+        );
         assert_eq!(w, [7, 1023, 1023, 3]);
     }
 
@@ -670,27 +852,88 @@ mod tests {
     fn render_and_vertex_formats() {
         let r = renderable(vk::Format::R8G8B8A8_UNORM).unwrap();
         assert!(r.blendable());
-        assert_eq!(r.colour, ColourFormat::Plain { channels: 4, bits: 8, numeric: Numeric::Unorm });
+        assert_eq!(
+            r.colour,
+            ColourFormat::Plain {
+                channels: 4,
+                bits: 8,
+                numeric: Numeric::Unorm
+            }
+        );
         assert!(!renderable(vk::Format::R32_UINT).unwrap().blendable());
         let srgb = renderable(vk::Format::R8G8B8A8_SRGB).unwrap();
         assert!(srgb.blendable());
-        assert_eq!(srgb.colour, ColourFormat::Plain { channels: 4, bits: 8, numeric: Numeric::Srgb });
+        assert_eq!(
+            srgb.colour,
+            ColourFormat::Plain {
+                channels: 4,
+                bits: 8,
+                numeric: Numeric::Srgb
+            }
+        );
         assert!(renderable(vk::Format::B8G8R8A8_SRGB).is_some());
         assert!(renderable(vk::Format::R8_SRGB).is_none());
         assert!(renderable(vk::Format::D16_UNORM).is_none());
-        assert_eq!(vertex_format(vk::Format::R32G32B32_SFLOAT), Some(VertexFormat::Plain { comp: AttribComponent::F32, count: 3, bgra: false }));
-        assert_eq!(vertex_format(vk::Format::B8G8R8A8_UNORM), Some(VertexFormat::Plain { comp: AttribComponent::Unorm8, count: 4, bgra: true }));
+        assert_eq!(
+            vertex_format(vk::Format::R32G32B32_SFLOAT),
+            Some(VertexFormat::Plain {
+                comp: AttribComponent::F32,
+                count: 3,
+                bgra: false
+            })
+        );
+        assert_eq!(
+            vertex_format(vk::Format::B8G8R8A8_UNORM),
+            Some(VertexFormat::Plain {
+                comp: AttribComponent::Unorm8,
+                count: 4,
+                bgra: true
+            })
+        );
         assert!(vertex_format(vk::Format::R64_SFLOAT).is_none());
-        assert_eq!(aspects(vk::Format::D32_SFLOAT_S8_UINT), Some(Aspects { depth: Some(ZlsFormat::F32), stencil: true }));
-        assert_eq!(aspects(vk::Format::S8_UINT), Some(Aspects { depth: None, stencil: true }));
+        assert_eq!(
+            aspects(vk::Format::D32_SFLOAT_S8_UINT),
+            Some(Aspects {
+                depth: Some(ZlsFormat::F32),
+                stencil: true
+            })
+        );
+        assert_eq!(
+            aspects(vk::Format::S8_UINT),
+            Some(Aspects {
+                depth: None,
+                stencil: true
+            })
+        );
     }
 
     #[test]
     fn clear_words_are_shader_values() {
         let unorm = renderable(vk::Format::R8G8B8A8_UNORM).unwrap();
-        let w = clear_words(&unorm, &vk::ClearColorValue { float32: [0.5, 2.0, -1.0, 1.0] });
-        assert_eq!(w, [0.5f32.to_bits(), 1.0f32.to_bits(), 0.0f32.to_bits(), 1.0f32.to_bits()]);
+        let w = clear_words(
+            &unorm,
+            &vk::ClearColorValue {
+                float32: [0.5, 2.0, -1.0, 1.0],
+            },
+        );
+        assert_eq!(
+            w,
+            [
+                0.5f32.to_bits(),
+                1.0f32.to_bits(),
+                0.0f32.to_bits(),
+                1.0f32.to_bits()
+            ]
+        );
         let sint = renderable(vk::Format::R16G16_SINT).unwrap();
-        assert_eq!(clear_words(&sint, &vk::ClearColorValue { int32: [-3, 4, 0, 0] }), [(-3i32) as u32, 4, 0, 0]);
+        assert_eq!(
+            clear_words(
+                &sint,
+                &vk::ClearColorValue {
+                    int32: [-3, 4, 0, 0]
+                }
+            ),
+            [(-3i32) as u32, 4, 0, 0]
+        );
     }
 }

@@ -43,21 +43,39 @@ fn check(info: &vk::FramebufferCreateInfo<'_>, views: &[vk::ImageView]) -> Resul
     let count = pass.attachments.len();
     if imageless {
         // SAFETY: valid usage: the pNext chain is valid.
-        let infos = unsafe { handle::find_in_chain::<vk::FramebufferAttachmentsCreateInfo<'_>>(info.p_next) }.ok_or("an imageless framebuffer without VkFramebufferAttachmentsCreateInfo")?;
+        let infos = unsafe {
+            handle::find_in_chain::<vk::FramebufferAttachmentsCreateInfo<'_>>(info.p_next)
+        }
+        .ok_or("an imageless framebuffer without VkFramebufferAttachmentsCreateInfo")?;
         if infos.attachment_image_info_count as usize != count {
-            return Err(format!("{} attachment image infos for a render pass with {count}", infos.attachment_image_info_count));
+            return Err(format!(
+                "{} attachment image infos for a render pass with {count}",
+                infos.attachment_image_info_count
+            ));
         }
     } else {
         if views.len() != count {
-            return Err(format!("{} attachments for a render pass with {count}", views.len()));
+            return Err(format!(
+                "{} attachments for a render pass with {count}",
+                views.len()
+            ));
         }
-        if let Some(i) = views.iter().position(|&v| ImageView::from_handle(v).is_none()) {
+        if let Some(i) = views
+            .iter()
+            .position(|&v| ImageView::from_handle(v).is_none())
+        {
             return Err(format!("attachment {i} is VK_NULL_HANDLE"));
         }
     }
     let in_range = |v: u32, max: u32| (1..=max).contains(&v);
-    if !in_range(info.width, MAX_WIDTH) || !in_range(info.height, MAX_HEIGHT) || !in_range(info.layers, MAX_LAYERS) {
-        return Err(format!("size {}x{}x{} is outside 1..={MAX_WIDTH}x{MAX_HEIGHT}x{MAX_LAYERS}", info.width, info.height, info.layers));
+    if !in_range(info.width, MAX_WIDTH)
+        || !in_range(info.height, MAX_HEIGHT)
+        || !in_range(info.layers, MAX_LAYERS)
+    {
+        return Err(format!(
+            "size {}x{}x{} is outside 1..={MAX_WIDTH}x{MAX_HEIGHT}x{MAX_LAYERS}",
+            info.width, info.height, info.layers
+        ));
     }
     Ok(count)
 }
@@ -74,18 +92,33 @@ pub unsafe extern "system" fn create_framebuffer(
         let info = unsafe { &*p_create_info };
         let imageless = info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS);
         // SAFETY: as above; an imageless framebuffer's pAttachments is ignored.
-        let views = if imageless { &[] } else { unsafe { handle::slice(info.p_attachments, info.attachment_count) } };
+        let views = if imageless {
+            &[]
+        } else {
+            unsafe { handle::slice(info.p_attachments, info.attachment_count) }
+        };
         let attachment_count = check(info, views).map_err(|why| {
             eprintln!("agx4: vkCreateFramebuffer: invalid create info ({why}); returning VK_ERROR_OUT_OF_HOST_MEMORY");
             vk::Result::ERROR_OUT_OF_HOST_MEMORY
         })?;
-        let fb = Framebuffer { attachments: views.to_vec(), imageless, attachment_count, width: info.width, height: info.height, layers: info.layers };
+        let fb = Framebuffer {
+            attachments: views.to_vec(),
+            imageless,
+            attachment_count,
+            width: info.width,
+            height: info.height,
+            layers: info.layers,
+        };
         // SAFETY: valid usage: pFramebuffer is writable.
         unsafe { *p_framebuffer = fb.into_handle() };
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn destroy_framebuffer(_device: vk::Device, fb: vk::Framebuffer, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn destroy_framebuffer(
+    _device: vk::Device,
+    fb: vk::Framebuffer,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     guard_or("vkDestroyFramebuffer", (), || drop(Framebuffer::take(fb)))
 }

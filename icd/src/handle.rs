@@ -103,7 +103,9 @@ pub unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
 ///
 /// # Safety
 /// `p_next` must be null or a valid chain of Vulkan structures.
-pub unsafe fn chain<'a>(p_next: *const std::ffi::c_void) -> impl Iterator<Item = &'a vk::BaseInStructure<'a>> {
+pub unsafe fn chain<'a>(
+    p_next: *const std::ffi::c_void,
+) -> impl Iterator<Item = &'a vk::BaseInStructure<'a>> {
     let mut p = p_next as *const vk::BaseInStructure;
     std::iter::from_fn(move || {
         // SAFETY: guaranteed by the caller: each element is a structure starting with sType/pNext.
@@ -117,7 +119,9 @@ pub unsafe fn chain<'a>(p_next: *const std::ffi::c_void) -> impl Iterator<Item =
 ///
 /// # Safety
 /// `p_next` must be null or a valid chain of writable Vulkan structures.
-pub unsafe fn chain_mut<'a>(p_next: *mut std::ffi::c_void) -> impl Iterator<Item = *mut vk::BaseOutStructure<'a>> {
+pub unsafe fn chain_mut<'a>(
+    p_next: *mut std::ffi::c_void,
+) -> impl Iterator<Item = *mut vk::BaseOutStructure<'a>> {
     let mut p = p_next as *mut vk::BaseOutStructure;
     std::iter::from_fn(move || {
         if p.is_null() {
@@ -134,9 +138,15 @@ pub unsafe fn chain_mut<'a>(p_next: *mut std::ffi::c_void) -> impl Iterator<Item
 ///
 /// # Safety
 /// As for [`chain`]; `T` must be the Vulkan structure whose sType is `T::STRUCTURE_TYPE`.
-pub unsafe fn find_in_chain<'a, T: vk::TaggedStructure>(p_next: *const std::ffi::c_void) -> Option<&'a T> {
+pub unsafe fn find_in_chain<'a, T: vk::TaggedStructure>(
+    p_next: *const std::ffi::c_void,
+) -> Option<&'a T> {
     // SAFETY: guaranteed by the caller; the sType check makes the cast the right one.
-    unsafe { chain(p_next).find(|s| s.s_type == T::STRUCTURE_TYPE).map(|s| &*(s as *const _ as *const T)) }
+    unsafe {
+        chain(p_next)
+            .find(|s| s.s_type == T::STRUCTURE_TYPE)
+            .map(|s| &*(s as *const _ as *const T))
+    }
 }
 
 /// Copies a string into a fixed-size Vulkan name array, NUL-terminated.

@@ -98,14 +98,26 @@ impl Image {
 }
 
 /// The image format properties agx4 supports, or `None` for an unsupported combination.
-pub fn format_properties(format: vk::Format, ty: vk::ImageType, tiling: vk::ImageTiling, usage: vk::ImageUsageFlags, flags: vk::ImageCreateFlags) -> Option<vk::ImageFormatProperties> {
+pub fn format_properties(
+    format: vk::Format,
+    ty: vk::ImageType,
+    tiling: vk::ImageTiling,
+    usage: vk::ImageUsageFlags,
+    flags: vk::ImageCreateFlags,
+) -> Option<vk::ImageFormatProperties> {
     format::get(format)?;
-    if !SUPPORTED_FLAGS.contains(flags) || !supported_usage(format, tiling).contains(usage) || usage.is_empty() {
+    if !SUPPORTED_FLAGS.contains(flags)
+        || !supported_usage(format, tiling).contains(usage)
+        || usage.is_empty()
+    {
         return None;
     }
     // Depth/stencil images exist as attachments (their transfers are byte copies of one
     // plane, which is right, but aspect handling is not checked yet).
-    if format::depth_stencil(format).is_some() && (!usage.contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT) || ty != vk::ImageType::TYPE_2D) {
+    if format::depth_stencil(format).is_some()
+        && (!usage.contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT)
+            || ty != vk::ImageType::TYPE_2D)
+    {
         return None;
     }
     // Cube maps are 2D and need layers, which only optimal tiling has.
@@ -115,60 +127,150 @@ pub fn format_properties(format: vk::Format, ty: vk::ImageType, tiling: vk::Imag
     }
     let levels_for = |n: u32| 32 - n.leading_zeros();
     let (extent, levels, layers) = match (tiling, ty) {
-        (vk::ImageTiling::OPTIMAL, vk::ImageType::TYPE_1D) => (vk::Extent3D { width: MAX_2D, height: 1, depth: 1 }, levels_for(MAX_2D), MAX_LAYERS),
-        (vk::ImageTiling::OPTIMAL, vk::ImageType::TYPE_2D) => (vk::Extent3D { width: MAX_2D, height: MAX_2D, depth: 1 }, levels_for(MAX_2D), MAX_LAYERS),
-        (vk::ImageTiling::OPTIMAL, vk::ImageType::TYPE_3D) => (vk::Extent3D { width: MAX_3D, height: MAX_3D, depth: MAX_3D }, 1, 1),
-        (vk::ImageTiling::LINEAR, vk::ImageType::TYPE_2D) => (vk::Extent3D { width: MAX_2D, height: MAX_2D, depth: 1 }, 1, 1),
+        (vk::ImageTiling::OPTIMAL, vk::ImageType::TYPE_1D) => (
+            vk::Extent3D {
+                width: MAX_2D,
+                height: 1,
+                depth: 1,
+            },
+            levels_for(MAX_2D),
+            MAX_LAYERS,
+        ),
+        (vk::ImageTiling::OPTIMAL, vk::ImageType::TYPE_2D) => (
+            vk::Extent3D {
+                width: MAX_2D,
+                height: MAX_2D,
+                depth: 1,
+            },
+            levels_for(MAX_2D),
+            MAX_LAYERS,
+        ),
+        (vk::ImageTiling::OPTIMAL, vk::ImageType::TYPE_3D) => (
+            vk::Extent3D {
+                width: MAX_3D,
+                height: MAX_3D,
+                depth: MAX_3D,
+            },
+            1,
+            1,
+        ),
+        (vk::ImageTiling::LINEAR, vk::ImageType::TYPE_2D) => (
+            vk::Extent3D {
+                width: MAX_2D,
+                height: MAX_2D,
+                depth: 1,
+            },
+            1,
+            1,
+        ),
         _ => return None,
     };
-    let attachment = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+    let attachment =
+        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
     // The spec reserves multisampling for images that are not cube compatible.
-    let multisample = MULTISAMPLED_ATTACHMENTS && !cube && tiling == vk::ImageTiling::OPTIMAL && ty == vk::ImageType::TYPE_2D && usage.intersects(attachment);
+    let multisample = MULTISAMPLED_ATTACHMENTS
+        && !cube
+        && tiling == vk::ImageTiling::OPTIMAL
+        && ty == vk::ImageType::TYPE_2D
+        && usage.intersects(attachment);
     Some(vk::ImageFormatProperties {
         max_extent: extent,
         max_mip_levels: levels,
         max_array_layers: layers,
-        sample_counts: if multisample { vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4 } else { vk::SampleCountFlags::TYPE_1 },
+        sample_counts: if multisample {
+            vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4
+        } else {
+            vk::SampleCountFlags::TYPE_1
+        },
         max_resource_size: MAX_RESOURCE_SIZE,
     })
 }
 
 fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
-    let limits = format_properties(info.format, info.image_type, info.tiling, info.usage, info.flags).ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
+    let limits = format_properties(
+        info.format,
+        info.image_type,
+        info.tiling,
+        info.usage,
+        info.flags,
+    )
+    .ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
     let e = info.extent;
-    let too_big = e.width > limits.max_extent.width || e.height > limits.max_extent.height || e.depth > limits.max_extent.depth;
-    let samples_ok = limits.sample_counts.contains(info.samples) && (info.samples == vk::SampleCountFlags::TYPE_1 || info.mip_levels == 1);
-    if too_big || info.mip_levels > limits.max_mip_levels || info.array_layers > limits.max_array_layers || !samples_ok {
+    let too_big = e.width > limits.max_extent.width
+        || e.height > limits.max_extent.height
+        || e.depth > limits.max_extent.depth;
+    let samples_ok = limits.sample_counts.contains(info.samples)
+        && (info.samples == vk::SampleCountFlags::TYPE_1 || info.mip_levels == 1);
+    if too_big
+        || info.mip_levels > limits.max_mip_levels
+        || info.array_layers > limits.max_array_layers
+        || !samples_ok
+    {
         return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
     }
     // Cube faces are square and a cube needs six layers (valid usage; refused rather than
     // left to break the views made of it).
-    if info.flags.contains(vk::ImageCreateFlags::CUBE_COMPATIBLE) && (e.width != e.height || info.array_layers < CUBE_FACES) {
+    if info.flags.contains(vk::ImageCreateFlags::CUBE_COMPATIBLE)
+        && (e.width != e.height || info.array_layers < CUBE_FACES)
+    {
         eprintln!("agx4: vkCreateImage: a cube-compatible image must be square with at least {CUBE_FACES} layers ({}x{}, {} layers)", e.width, e.height, info.array_layers);
         return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
     }
     // SAFETY: valid usage: the pNext chain is valid.
     let list = unsafe { handle::find_in_chain::<vk::ImageFormatListCreateInfo<'_>>(info.p_next) };
     // SAFETY: valid usage: pViewFormats holds viewFormatCount formats.
-    let view_formats = list.map(|l| unsafe { handle::slice(l.p_view_formats, l.view_format_count) }.to_vec()).unwrap_or_default();
+    let view_formats = list
+        .map(|l| unsafe { handle::slice(l.p_view_formats, l.view_format_count) }.to_vec())
+        .unwrap_or_default();
     let samples = info.samples.as_raw();
     let format = format::get(info.format).ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
-    let tiling = if info.tiling == vk::ImageTiling::LINEAR { Tiling::Linear { stride: None } } else { Tiling::Twiddled };
-    let slices = if info.image_type == vk::ImageType::TYPE_3D { e.depth } else { info.array_layers };
+    let tiling = if info.tiling == vk::ImageTiling::LINEAR {
+        Tiling::Linear { stride: None }
+    } else {
+        Tiling::Twiddled
+    };
+    let slices = if info.image_type == vk::ImageType::TYPE_3D {
+        e.depth
+    } else {
+        info.array_layers
+    };
     let usage = Usage {
         renderable: info.usage.contains(vk::ImageUsageFlags::COLOR_ATTACHMENT),
         depth_stencil: format::depth_stencil(info.format).is_some(),
         ..Usage::default()
     };
-    let layout = Layout::with_usage(e.width, e.height, slices, info.mip_levels, format.bytes_per_texel(), tiling, samples, usage).map_err(|err| {
+    let layout = Layout::with_usage(
+        e.width,
+        e.height,
+        slices,
+        info.mip_levels,
+        format.bytes_per_texel(),
+        tiling,
+        samples,
+        usage,
+    )
+    .map_err(|err| {
         eprintln!("agx4: vkCreateImage: {err}");
         vk::Result::ERROR_FORMAT_NOT_SUPPORTED
     })?;
     // D32_SFLOAT_S8_UINT keeps stencil in a plane of its own after the depth plane, laid
     // out like an S8_UINT image, as the ZLS unit reads separate depth and stencil buffers.
     let stencil_plane = match format::aspects(info.format) {
-        Some(format::Aspects { depth: Some(_), stencil: true }) => {
-            let l = Layout::with_usage(e.width, e.height, slices, info.mip_levels, 1, tiling, samples, usage).map_err(|err| {
+        Some(format::Aspects {
+            depth: Some(_),
+            stencil: true,
+        }) => {
+            let l = Layout::with_usage(
+                e.width,
+                e.height,
+                slices,
+                info.mip_levels,
+                1,
+                tiling,
+                samples,
+                usage,
+            )
+            .map_err(|err| {
                 eprintln!("agx4: vkCreateImage: {err}");
                 vk::Result::ERROR_FORMAT_NOT_SUPPORTED
             })?;
@@ -176,7 +278,9 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
         }
         _ => None,
     };
-    let size = stencil_plane.as_ref().map_or(layout.size, |(offset, l)| offset + l.size);
+    let size = stencil_plane
+        .as_ref()
+        .map_or(layout.size, |(offset, l)| offset + l.size);
     if size > MAX_RESOURCE_SIZE {
         return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
     }
@@ -214,27 +318,50 @@ pub unsafe extern "system" fn create_image(
     })
 }
 
-pub unsafe extern "system" fn destroy_image(_device: vk::Device, image: vk::Image, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn destroy_image(
+    _device: vk::Device,
+    image: vk::Image,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     guard_or("vkDestroyImage", (), || drop(Image::take(image)))
 }
 
-pub unsafe extern "system" fn get_image_memory_requirements(_device: vk::Device, image: vk::Image, p_requirements: *mut vk::MemoryRequirements) {
+pub unsafe extern "system" fn get_image_memory_requirements(
+    _device: vk::Device,
+    image: vk::Image,
+    p_requirements: *mut vk::MemoryRequirements,
+) {
     guard_or("vkGetImageMemoryRequirements", (), || {
-        let Some(img) = Image::from_handle(image) else { return };
+        let Some(img) = Image::from_handle(image) else {
+            return;
+        };
         // Page alignment keeps every GPU-tiled layout's page-aligned layers page aligned.
         // SAFETY: valid usage: pMemoryRequirements is writable.
         unsafe {
-            *p_requirements = vk::MemoryRequirements { size: img.size.next_multiple_of(PAGE_SIZE), alignment: PAGE_SIZE, memory_type_bits: ALL_MEMORY_TYPES }
+            *p_requirements = vk::MemoryRequirements {
+                size: img.size.next_multiple_of(PAGE_SIZE),
+                alignment: PAGE_SIZE,
+                memory_type_bits: ALL_MEMORY_TYPES,
+            }
         };
     })
 }
 
-pub unsafe extern "system" fn bind_image_memory(device: vk::Device, image: vk::Image, memory: vk::DeviceMemory, offset: vk::DeviceSize) -> vk::Result {
+pub unsafe extern "system" fn bind_image_memory(
+    device: vk::Device,
+    image: vk::Image,
+    memory: vk::DeviceMemory,
+    offset: vk::DeviceSize,
+) -> vk::Result {
     guard("vkBindImageMemory", || {
         Device::get(device)?;
         let img = Image::from_handle(image).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        if !offset.is_multiple_of(PAGE_SIZE) || offset.checked_add(img.size).is_none_or(|end| end > mem.size) {
+        if !offset.is_multiple_of(PAGE_SIZE)
+            || offset
+                .checked_add(img.size)
+                .is_none_or(|end| end > mem.size)
+        {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
         img.va.store(mem.va + offset, Ordering::Release);
@@ -249,11 +376,14 @@ pub unsafe extern "system" fn get_image_subresource_layout(
     p_layout: *mut vk::SubresourceLayout,
 ) {
     guard_or("vkGetImageSubresourceLayout", (), || {
-        let Some(img) = Image::from_handle(image) else { return };
+        let Some(img) = Image::from_handle(image) else {
+            return;
+        };
         // SAFETY: valid usage: pSubresource is valid, pLayout writable.
         let sub = unsafe { &*p_subresource };
         let l = &img.layout;
-        let offset = u64::from(sub.array_layer) * l.layer_stride + l.level_offset(sub.mip_level).unwrap_or(0);
+        let offset = u64::from(sub.array_layer) * l.layer_stride
+            + l.level_offset(sub.mip_level).unwrap_or(0);
         let out = vk::SubresourceLayout {
             offset,
             size: l.layer_stride,

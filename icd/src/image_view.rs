@@ -35,24 +35,52 @@ const ATTACHMENT_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
 /// The view `info` asks for, with its level and layer counts resolved, or why agx4 refuses it.
 fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView, String> {
     let r = info.subresource_range;
-    let levels = if r.level_count == vk::REMAINING_MIP_LEVELS { image.levels.saturating_sub(r.base_mip_level) } else { r.level_count };
-    let layers = if r.layer_count == vk::REMAINING_ARRAY_LAYERS { image.layers.saturating_sub(r.base_array_layer) } else { r.layer_count };
+    let levels = if r.level_count == vk::REMAINING_MIP_LEVELS {
+        image.levels.saturating_sub(r.base_mip_level)
+    } else {
+        r.level_count
+    };
+    let layers = if r.layer_count == vk::REMAINING_ARRAY_LAYERS {
+        image.layers.saturating_sub(r.base_array_layer)
+    } else {
+        r.layer_count
+    };
     if crate::format::get(info.format).is_none() {
         return Err(format!("format {:?} is not supported", info.format));
     }
-    if levels == 0 || layers == 0 || r.base_mip_level.checked_add(levels).is_none_or(|end| end > image.levels) || r.base_array_layer.checked_add(layers).is_none_or(|end| end > image.layers) {
-        return Err(format!("levels {}+{levels} and layers {}+{layers} are outside the image's {} and {}", r.base_mip_level, r.base_array_layer, image.levels, image.layers));
+    if levels == 0
+        || layers == 0
+        || r.base_mip_level
+            .checked_add(levels)
+            .is_none_or(|end| end > image.levels)
+        || r.base_array_layer
+            .checked_add(layers)
+            .is_none_or(|end| end > image.layers)
+    {
+        return Err(format!(
+            "levels {}+{levels} and layers {}+{layers} are outside the image's {} and {}",
+            r.base_mip_level, r.base_array_layer, image.levels, image.layers
+        ));
     }
     if info.format != image.vk_format {
         if !image.flags.contains(vk::ImageCreateFlags::MUTABLE_FORMAT) {
-            return Err(format!("format {:?} differs from the image's {:?}, which is not MUTABLE_FORMAT", info.format, image.vk_format));
+            return Err(format!(
+                "format {:?} differs from the image's {:?}, which is not MUTABLE_FORMAT",
+                info.format, image.vk_format
+            ));
         }
         if !crate::format::view_compatible(image.vk_format, info.format) {
-            return Err(format!("format {:?} is not in the compatibility class of the image's {:?}", info.format, image.vk_format));
+            return Err(format!(
+                "format {:?} is not in the compatibility class of the image's {:?}",
+                info.format, image.vk_format
+            ));
         }
     }
     if !image.view_formats.is_empty() && !image.view_formats.contains(&info.format) {
-        return Err(format!("format {:?} is not in the image's format list", info.format));
+        return Err(format!(
+            "format {:?} is not in the image's format list",
+            info.format
+        ));
     }
     match info.view_type {
         vk::ImageViewType::CUBE => {
@@ -60,32 +88,53 @@ fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView,
                 return Err("a cube view of an image that is not CUBE_COMPATIBLE".into());
             }
             if layers != CUBE_FACES {
-                return Err(format!("a cube view of {layers} layers (it takes {CUBE_FACES})"));
+                return Err(format!(
+                    "a cube view of {layers} layers (it takes {CUBE_FACES})"
+                ));
             }
         }
-        vk::ImageViewType::CUBE_ARRAY => return Err("cube array views need the imageCubeArray feature, which agx4 does not offer".into()),
+        vk::ImageViewType::CUBE_ARRAY => {
+            return Err(
+                "cube array views need the imageCubeArray feature, which agx4 does not offer"
+                    .into(),
+            )
+        }
         _ => {}
     }
     // SAFETY: valid usage: the pNext chain is valid.
-    let usage = match unsafe { handle::find_in_chain::<vk::ImageViewUsageCreateInfo<'_>>(info.p_next) } {
-        Some(u) if u.usage.is_empty() || !image.usage.contains(u.usage) => {
-            return Err(format!("view usage {:?} is not a non-empty subset of the image's {:?}", u.usage, image.usage));
-        }
-        Some(u) => u.usage,
-        None => image.usage,
-    };
+    let usage =
+        match unsafe { handle::find_in_chain::<vk::ImageViewUsageCreateInfo<'_>>(info.p_next) } {
+            Some(u) if u.usage.is_empty() || !image.usage.contains(u.usage) => {
+                return Err(format!(
+                    "view usage {:?} is not a non-empty subset of the image's {:?}",
+                    u.usage, image.usage
+                ));
+            }
+            Some(u) => u.usage,
+            None => image.usage,
+        };
     // A view in another format than the image's must itself support the attachment usages it
     // keeps: rendering goes through the view's format.
     let attachment = usage & ATTACHMENT_USAGE;
-    if info.format != image.vk_format && !crate::image::supported_usage(info.format, vk::ImageTiling::OPTIMAL).contains(attachment) {
-        return Err(format!("format {:?} does not support the view's usage {attachment:?}", info.format));
+    if info.format != image.vk_format
+        && !crate::image::supported_usage(info.format, vk::ImageTiling::OPTIMAL)
+            .contains(attachment)
+    {
+        return Err(format!(
+            "format {:?} does not support the view's usage {attachment:?}",
+            info.format
+        ));
     }
     Ok(ImageView {
         image: info.image,
         view_type: info.view_type,
         format: info.format,
         components: info.components,
-        range: vk::ImageSubresourceRange { level_count: levels, layer_count: layers, ..r },
+        range: vk::ImageSubresourceRange {
+            level_count: levels,
+            layer_count: layers,
+            ..r
+        },
         usage,
     })
 }
@@ -113,6 +162,10 @@ pub unsafe extern "system" fn create_image_view(
     })
 }
 
-pub unsafe extern "system" fn destroy_image_view(_device: vk::Device, view: vk::ImageView, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn destroy_image_view(
+    _device: vk::Device,
+    view: vk::ImageView,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     guard_or("vkDestroyImageView", (), || drop(ImageView::take(view)))
 }

@@ -23,19 +23,20 @@ impl Instance {
     }
 
     fn physical_devices(&self) -> &[vk::PhysicalDevice] {
-        self.physical_devices.get_or_init(|| match kmd_iface::open_default() {
-            Ok(kmd) => match PhysicalDevice::new(kmd) {
-                Ok(pd) => vec![pd.into_handle()],
+        self.physical_devices
+            .get_or_init(|| match kmd_iface::open_default() {
+                Ok(kmd) => match PhysicalDevice::new(kmd) {
+                    Ok(pd) => vec![pd.into_handle()],
+                    Err(e) => {
+                        eprintln!("agx4: the GPU could not be initialised: {e}");
+                        Vec::new()
+                    }
+                },
                 Err(e) => {
-                    eprintln!("agx4: the GPU could not be initialised: {e}");
+                    eprintln!("agx4: no device: {e}");
                     Vec::new()
                 }
-            },
-            Err(e) => {
-                eprintln!("agx4: no device: {e}");
-                Vec::new()
-            }
-        })
+            })
     }
 }
 
@@ -51,7 +52,11 @@ impl Drop for Instance {
 ///
 /// # Safety
 /// `names` must be valid for `count` NUL-terminated strings.
-pub unsafe fn check_extensions(names: *const *const c_char, count: u32, supported: &[&'static str]) -> Result<Vec<&'static str>, vk::Result> {
+pub unsafe fn check_extensions(
+    names: *const *const c_char,
+    count: u32,
+    supported: &[&'static str],
+) -> Result<Vec<&'static str>, vk::Result> {
     // SAFETY: guaranteed by the caller.
     let names = unsafe { handle::slice(names, count) };
     names
@@ -59,7 +64,11 @@ pub unsafe fn check_extensions(names: *const *const c_char, count: u32, supporte
         .map(|&n| {
             // SAFETY: each entry is a NUL-terminated string, per the caller.
             let n = unsafe { CStr::from_ptr(n) }.to_str().unwrap_or("");
-            supported.iter().copied().find(|s| *s == n).ok_or(vk::Result::ERROR_EXTENSION_NOT_PRESENT)
+            supported
+                .iter()
+                .copied()
+                .find(|s| *s == n)
+                .ok_or(vk::Result::ERROR_EXTENSION_NOT_PRESENT)
         })
         .collect()
 }
@@ -70,7 +79,10 @@ pub fn extension_properties(names: &[&str]) -> Vec<vk::ExtensionProperties> {
         .map(|n| {
             let mut p = vk::ExtensionProperties::default();
             handle::write_name(&mut p.extension_name, n);
-            p.spec_version = EXTENSION_SPEC_VERSIONS.iter().find(|(e, _)| e == n).map_or(1, |(_, v)| *v);
+            p.spec_version = EXTENSION_SPEC_VERSIONS
+                .iter()
+                .find(|(e, _)| e == n)
+                .map_or(1, |(_, v)| *v);
             p
         })
         .collect()
@@ -90,16 +102,27 @@ pub unsafe extern "system" fn create_instance(
         }
         // SAFETY: valid usage: the names array holds enabled_extension_count strings.
         let extensions = unsafe {
-            check_extensions(info.pp_enabled_extension_names, info.enabled_extension_count, INSTANCE_EXTENSIONS)?
+            check_extensions(
+                info.pp_enabled_extension_names,
+                info.enabled_extension_count,
+                INSTANCE_EXTENSIONS,
+            )?
         };
-        let instance = Instance { _loader: LoaderData::new(), extensions, physical_devices: OnceLock::new() };
+        let instance = Instance {
+            _loader: LoaderData::new(),
+            extensions,
+            physical_devices: OnceLock::new(),
+        };
         // SAFETY: valid usage: pInstance is writable.
         unsafe { *p_instance = instance.into_handle() };
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn destroy_instance(instance: vk::Instance, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn destroy_instance(
+    instance: vk::Instance,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     crate::entry::guard_or("vkDestroyInstance", (), || drop(Instance::take(instance)))
 }
 
@@ -108,13 +131,17 @@ pub unsafe extern "system" fn enumerate_physical_devices(
     p_count: *mut u32,
     p_devices: *mut vk::PhysicalDevice,
 ) -> vk::Result {
-    crate::entry::guard_or("vkEnumeratePhysicalDevices", vk::Result::ERROR_INITIALIZATION_FAILED, || {
-        let Some(inst) = Instance::from_handle(instance) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: valid usage: pPhysicalDeviceCount is valid, pPhysicalDevices null or sized.
-        unsafe { handle::fill_array(inst.physical_devices(), p_count, p_devices) }
-    })
+    crate::entry::guard_or(
+        "vkEnumeratePhysicalDevices",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || {
+            let Some(inst) = Instance::from_handle(instance) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: valid usage: pPhysicalDeviceCount is valid, pPhysicalDevices null or sized.
+            unsafe { handle::fill_array(inst.physical_devices(), p_count, p_devices) }
+        },
+    )
 }
 
 pub unsafe extern "system" fn enumerate_instance_extension_properties(
@@ -122,20 +149,35 @@ pub unsafe extern "system" fn enumerate_instance_extension_properties(
     p_count: *mut u32,
     p_properties: *mut vk::ExtensionProperties,
 ) -> vk::Result {
-    crate::entry::guard_or("vkEnumerateInstanceExtensionProperties", vk::Result::ERROR_UNKNOWN, || {
-        if !p_layer_name.is_null() {
-            return vk::Result::ERROR_LAYER_NOT_PRESENT;
-        }
-        // SAFETY: valid usage: the count pointer is valid, the array null or sized.
-        unsafe { handle::fill_array(&extension_properties(INSTANCE_EXTENSIONS), p_count, p_properties) }
-    })
+    crate::entry::guard_or(
+        "vkEnumerateInstanceExtensionProperties",
+        vk::Result::ERROR_UNKNOWN,
+        || {
+            if !p_layer_name.is_null() {
+                return vk::Result::ERROR_LAYER_NOT_PRESENT;
+            }
+            // SAFETY: valid usage: the count pointer is valid, the array null or sized.
+            unsafe {
+                handle::fill_array(
+                    &extension_properties(INSTANCE_EXTENSIONS),
+                    p_count,
+                    p_properties,
+                )
+            }
+        },
+    )
 }
 
-pub unsafe extern "system" fn enumerate_instance_layer_properties(p_count: *mut u32, p_properties: *mut vk::LayerProperties) -> vk::Result {
+pub unsafe extern "system" fn enumerate_instance_layer_properties(
+    p_count: *mut u32,
+    p_properties: *mut vk::LayerProperties,
+) -> vk::Result {
     // SAFETY: valid usage: the count pointer is valid, the array null or sized.
-    crate::entry::guard_or("vkEnumerateInstanceLayerProperties", vk::Result::ERROR_UNKNOWN, || unsafe {
-        handle::fill_array::<vk::LayerProperties>(&[], p_count, p_properties)
-    })
+    crate::entry::guard_or(
+        "vkEnumerateInstanceLayerProperties",
+        vk::Result::ERROR_UNKNOWN,
+        || unsafe { handle::fill_array::<vk::LayerProperties>(&[], p_count, p_properties) },
+    )
 }
 
 /// vkEnumeratePhysicalDeviceGroups(KHR): one group holding the one physical device.
@@ -144,35 +186,39 @@ pub unsafe extern "system" fn enumerate_physical_device_groups(
     p_count: *mut u32,
     p_groups: *mut vk::PhysicalDeviceGroupProperties<'_>,
 ) -> vk::Result {
-    crate::entry::guard_or("vkEnumeratePhysicalDeviceGroups", vk::Result::ERROR_INITIALIZATION_FAILED, || {
-        let Some(inst) = Instance::from_handle(instance) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        let devices = inst.physical_devices();
-        // SAFETY: valid usage: pPhysicalDeviceGroupCount is valid.
-        unsafe {
-            if p_groups.is_null() {
-                *p_count = devices.len() as u32;
-                return vk::Result::SUCCESS;
+    crate::entry::guard_or(
+        "vkEnumeratePhysicalDeviceGroups",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || {
+            let Some(inst) = Instance::from_handle(instance) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let devices = inst.physical_devices();
+            // SAFETY: valid usage: pPhysicalDeviceGroupCount is valid.
+            unsafe {
+                if p_groups.is_null() {
+                    *p_count = devices.len() as u32;
+                    return vk::Result::SUCCESS;
+                }
+                let n = (*p_count as usize).min(devices.len());
+                for (i, pd) in devices.iter().take(n).enumerate() {
+                    // SAFETY: valid usage: pPhysicalDeviceGroupProperties holds *p_count
+                    // structures; only the output fields are written, so sType and pNext stay.
+                    let g = &mut *p_groups.add(i);
+                    g.physical_device_count = 1;
+                    g.physical_devices = [vk::PhysicalDevice::null(); vk::MAX_DEVICE_GROUP_SIZE];
+                    g.physical_devices[0] = *pd;
+                    g.subset_allocation = vk::FALSE;
+                }
+                *p_count = n as u32;
+                if n < devices.len() {
+                    vk::Result::INCOMPLETE
+                } else {
+                    vk::Result::SUCCESS
+                }
             }
-            let n = (*p_count as usize).min(devices.len());
-            for (i, pd) in devices.iter().take(n).enumerate() {
-                // SAFETY: valid usage: pPhysicalDeviceGroupProperties holds *p_count
-                // structures; only the output fields are written, so sType and pNext stay.
-                let g = &mut *p_groups.add(i);
-                g.physical_device_count = 1;
-                g.physical_devices = [vk::PhysicalDevice::null(); vk::MAX_DEVICE_GROUP_SIZE];
-                g.physical_devices[0] = *pd;
-                g.subset_allocation = vk::FALSE;
-            }
-            *p_count = n as u32;
-            if n < devices.len() {
-                vk::Result::INCOMPLETE
-            } else {
-                vk::Result::SUCCESS
-            }
-        }
-    })
+        },
+    )
 }
 
 #[cfg(test)]

@@ -8,10 +8,15 @@ use kmd_iface::{Errno, Kmd, KmdResult};
 
 /// CLOCK_MONOTONIC in nanoseconds: the clock DRM syncobj deadlines are measured on.
 pub fn monotonic_ns() -> i64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime writes one timespec to the pointer we own.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec.saturating_mul(1_000_000_000).saturating_add(ts.tv_nsec)
+    ts.tv_sec
+        .saturating_mul(1_000_000_000)
+        .saturating_add(ts.tv_nsec)
 }
 
 /// An absolute deadline `timeout_ns` from now, saturating ("forever" stays forever).
@@ -32,7 +37,14 @@ pub fn vm_bind(kmd: &dyn Kmd, vm_id: u32, ops: &[drm_asahi_gem_bind_op]) -> KmdR
 }
 
 pub fn syncobj_create(kmd: &dyn Kmd, signaled: bool) -> KmdResult<u32> {
-    let mut args = drm_syncobj_create { handle: 0, flags: if signaled { DRM_SYNCOBJ_CREATE_SIGNALED } else { 0 } };
+    let mut args = drm_syncobj_create {
+        handle: 0,
+        flags: if signaled {
+            DRM_SYNCOBJ_CREATE_SIGNALED
+        } else {
+            0
+        },
+    };
     kmd.syncobj_create(&mut args)?;
     Ok(args.handle)
 }
@@ -42,7 +54,12 @@ pub fn syncobj_destroy(kmd: &dyn Kmd, handle: u32) -> KmdResult {
 }
 
 /// Waits for binary syncobjs; returns the index of the first signaled one.
-pub fn syncobj_wait(kmd: &dyn Kmd, handles: &[u32], deadline_ns: i64, flags: u32) -> Result<u32, Errno> {
+pub fn syncobj_wait(
+    kmd: &dyn Kmd,
+    handles: &[u32],
+    deadline_ns: i64,
+    flags: u32,
+) -> Result<u32, Errno> {
     let mut args = drm_syncobj_wait {
         handles: handles.as_ptr() as u64,
         timeout_nsec: deadline_ns,
@@ -55,7 +72,13 @@ pub fn syncobj_wait(kmd: &dyn Kmd, handles: &[u32], deadline_ns: i64, flags: u32
     Ok(args.first_signaled)
 }
 
-pub fn syncobj_timeline_wait(kmd: &dyn Kmd, handles: &[u32], points: &[u64], deadline_ns: i64, flags: u32) -> Result<u32, Errno> {
+pub fn syncobj_timeline_wait(
+    kmd: &dyn Kmd,
+    handles: &[u32],
+    points: &[u64],
+    deadline_ns: i64,
+    flags: u32,
+) -> Result<u32, Errno> {
     assert_eq!(handles.len(), points.len());
     let mut args = drm_syncobj_timeline_wait {
         handles: handles.as_ptr() as u64,
@@ -71,7 +94,11 @@ pub fn syncobj_timeline_wait(kmd: &dyn Kmd, handles: &[u32], points: &[u64], dea
 }
 
 pub fn syncobj_reset(kmd: &dyn Kmd, handles: &[u32]) -> KmdResult {
-    let args = drm_syncobj_array { handles: handles.as_ptr() as u64, count_handles: handles.len() as u32, pad: 0 };
+    let args = drm_syncobj_array {
+        handles: handles.as_ptr() as u64,
+        count_handles: handles.len() as u32,
+        pad: 0,
+    };
     // SAFETY: handles points to count_handles u32 values, borrowed for the call.
     unsafe { kmd.syncobj_reset(&args) }
 }
@@ -103,6 +130,19 @@ pub fn syncobj_query(kmd: &dyn Kmd, handle: u32) -> KmdResult<u64> {
 }
 
 /// Makes `dst` at `dst_point` take the fence `src` has at `src_point` (0: a binary syncobj).
-pub fn syncobj_transfer(kmd: &dyn Kmd, dst: u32, dst_point: u64, src: u32, src_point: u64) -> KmdResult {
-    kmd.syncobj_transfer(&drm_syncobj_transfer { src_handle: src, dst_handle: dst, src_point, dst_point, flags: 0, pad: 0 })
+pub fn syncobj_transfer(
+    kmd: &dyn Kmd,
+    dst: u32,
+    dst_point: u64,
+    src: u32,
+    src_point: u64,
+) -> KmdResult {
+    kmd.syncobj_transfer(&drm_syncobj_transfer {
+        src_handle: src,
+        dst_handle: dst,
+        src_point,
+        dst_point,
+        flags: 0,
+        pad: 0,
+    })
 }

@@ -36,4 +36,7 @@ mod shader_module;
 mod sync;
 mod va;
 
-pub use loader::{vk_icdGetInstanceProcAddr, vk_icdGetPhysicalDeviceProcAddr, vk_icdNegotiateLoaderICDInterfaceVersion};
+pub use loader::{
+    vk_icdGetInstanceProcAddr, vk_icdGetPhysicalDeviceProcAddr,
+    vk_icdNegotiateLoaderICDInterfaceVersion,
+};

@@ -56,27 +56,55 @@ object!(Memory, vk::DeviceMemory);
 
 impl Memory {
     fn allocate(dev: &Device, size: u64, type_index: u32) -> Result<Memory, vk::Result> {
-        let ty = MEMORY_TYPES.get(type_index as usize).ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
-        let bound = size.checked_add(PAGE_SIZE - 1).ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)? & !(PAGE_SIZE - 1);
+        let ty = MEMORY_TYPES
+            .get(type_index as usize)
+            .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        let bound = size
+            .checked_add(PAGE_SIZE - 1)
+            .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?
+            & !(PAGE_SIZE - 1);
         let charge = dev.charge_heap(bound)?;
-        let mut create = drm_asahi_gem_create { size: bound, flags: ty.gem_flags | DRM_ASAHI_GEM_VM_PRIVATE, vm_id: dev.vm_id, handle: 0, pad: 0 };
-        dev.kmd.gem_create(&mut create).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        let mut create = drm_asahi_gem_create {
+            size: bound,
+            flags: ty.gem_flags | DRM_ASAHI_GEM_VM_PRIVATE,
+            vm_id: dev.vm_id,
+            handle: 0,
+            pad: 0,
+        };
+        dev.kmd
+            .gem_create(&mut create)
+            .map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
         let gem = create.handle;
         let close = || {
-            let _ = dev.kmd.gem_close(&drm_gem_close { handle: gem, pad: 0 });
+            let _ = dev.kmd.gem_close(&drm_gem_close {
+                handle: gem,
+                pad: 0,
+            });
         };
         let Some(va) = dev.va_alloc(bound, PAGE_SIZE) else {
             close();
             return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
         };
-        let op = drm_asahi_gem_bind_op { flags: DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE, handle: gem, offset: 0, range: bound, addr: va };
+        let op = drm_asahi_gem_bind_op {
+            flags: DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE,
+            handle: gem,
+            offset: 0,
+            range: bound,
+            addr: va,
+        };
         if crate::kmd::vm_bind(dev.kmd.as_ref(), dev.vm_id, &[op]).is_err() {
             dev.va_free(va, bound);
             close();
             return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
         }
         charge.keep();
-        Ok(Memory { gem, va, size, bound, mapping: Mutex::new(None) })
+        Ok(Memory {
+            gem,
+            va,
+            size,
+            bound,
+            mapping: Mutex::new(None),
+        })
     }
 
     fn release(self, dev: &Device) {
@@ -85,10 +113,19 @@ impl Memory {
             // may no longer use it once the memory is freed.
             let _ = unsafe { dev.kmd.munmap(ptr as *mut u8, self.bound as usize) };
         }
-        let op = drm_asahi_gem_bind_op { flags: DRM_ASAHI_BIND_UNBIND, handle: 0, offset: 0, range: self.bound, addr: self.va };
+        let op = drm_asahi_gem_bind_op {
+            flags: DRM_ASAHI_BIND_UNBIND,
+            handle: 0,
+            offset: 0,
+            range: self.bound,
+            addr: self.va,
+        };
         let _ = crate::kmd::vm_bind(dev.kmd.as_ref(), dev.vm_id, &[op]);
         dev.va_free(self.va, self.bound);
-        let _ = dev.kmd.gem_close(&drm_gem_close { handle: self.gem, pad: 0 });
+        let _ = dev.kmd.gem_close(&drm_gem_close {
+            handle: self.gem,
+            pad: 0,
+        });
         dev.uncharge_heap(self.bound);
     }
 
@@ -97,9 +134,18 @@ impl Memory {
         if mapping.is_some() {
             return Err(vk::Result::ERROR_MEMORY_MAP_FAILED);
         }
-        let mut args = drm_asahi_gem_mmap_offset { handle: self.gem, flags: 0, offset: 0 };
-        dev.kmd.gem_mmap_offset(&mut args).map_err(|_| vk::Result::ERROR_MEMORY_MAP_FAILED)?;
-        let ptr = dev.kmd.mmap(args.offset, self.bound as usize).map_err(|_| vk::Result::ERROR_MEMORY_MAP_FAILED)?;
+        let mut args = drm_asahi_gem_mmap_offset {
+            handle: self.gem,
+            flags: 0,
+            offset: 0,
+        };
+        dev.kmd
+            .gem_mmap_offset(&mut args)
+            .map_err(|_| vk::Result::ERROR_MEMORY_MAP_FAILED)?;
+        let ptr = dev
+            .kmd
+            .mmap(args.offset, self.bound as usize)
+            .map_err(|_| vk::Result::ERROR_MEMORY_MAP_FAILED)?;
         *mapping = Some(ptr as usize);
         Ok(ptr)
     }
@@ -131,7 +177,11 @@ pub unsafe extern "system" fn allocate_memory(
     })
 }
 
-pub unsafe extern "system" fn free_memory(device_h: vk::Device, memory: vk::DeviceMemory, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn free_memory(
+    device_h: vk::Device,
+    memory: vk::DeviceMemory,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     crate::entry::guard_or("vkFreeMemory", (), || {
         if let (Ok(dev), Some(mem)) = (Device::get(device_h), Memory::take(memory)) {
             mem.release(dev);
@@ -170,15 +220,31 @@ pub unsafe extern "system" fn unmap_memory(device_h: vk::Device, memory: vk::Dev
 }
 
 // Every memory type is host-coherent: flushes and invalidations have nothing to do.
-pub unsafe extern "system" fn flush_mapped_memory_ranges(device_h: vk::Device, _count: u32, _p_ranges: *const vk::MappedMemoryRange<'_>) -> vk::Result {
-    guard("vkFlushMappedMemoryRanges", || Device::get(device_h).map(|_| ()))
+pub unsafe extern "system" fn flush_mapped_memory_ranges(
+    device_h: vk::Device,
+    _count: u32,
+    _p_ranges: *const vk::MappedMemoryRange<'_>,
+) -> vk::Result {
+    guard("vkFlushMappedMemoryRanges", || {
+        Device::get(device_h).map(|_| ())
+    })
 }
 
-pub unsafe extern "system" fn invalidate_mapped_memory_ranges(device_h: vk::Device, _count: u32, _p_ranges: *const vk::MappedMemoryRange<'_>) -> vk::Result {
-    guard("vkInvalidateMappedMemoryRanges", || Device::get(device_h).map(|_| ()))
+pub unsafe extern "system" fn invalidate_mapped_memory_ranges(
+    device_h: vk::Device,
+    _count: u32,
+    _p_ranges: *const vk::MappedMemoryRange<'_>,
+) -> vk::Result {
+    guard("vkInvalidateMappedMemoryRanges", || {
+        Device::get(device_h).map(|_| ())
+    })
 }
 
-pub unsafe extern "system" fn get_device_memory_commitment(device_h: vk::Device, memory: vk::DeviceMemory, p_committed: *mut vk::DeviceSize) {
+pub unsafe extern "system" fn get_device_memory_commitment(
+    device_h: vk::Device,
+    memory: vk::DeviceMemory,
+    p_committed: *mut vk::DeviceSize,
+) {
     crate::entry::guard_or("vkGetDeviceMemoryCommitment", (), || {
         let _ = Device::get(device_h);
         if let Some(mem) = Memory::from_handle(memory) {

@@ -34,7 +34,8 @@ impl PhysicalDevice {
             size: std::mem::size_of_val(&params) as u64,
         };
         // SAFETY: `pointer` is the address of `params`, writable for `size` bytes.
-        unsafe { kmd.get_params(&mut args) }.map_err(|e| format!("GET_PARAMS failed: errno {e}"))?;
+        unsafe { kmd.get_params(&mut args) }
+            .map_err(|e| format!("GET_PARAMS failed: errno {e}"))?;
         let identity = hw::Identity::by_chip_id(params.chip_id)
             .ok_or_else(|| format!("unknown chip T{:04x}", params.chip_id))?;
         let name = match kmd.backend() {
@@ -42,14 +43,31 @@ impl PhysicalDevice {
             Backend::Drm => format!("{} ({})", identity.name, identity.code()),
         };
         let properties = properties(&params, &name);
-        Ok(PhysicalDevice { _loader: LoaderData::new(), kmd, params, identity, properties, heap_size: heap_size() })
+        Ok(PhysicalDevice {
+            _loader: LoaderData::new(),
+            kmd,
+            params,
+            identity,
+            properties,
+            heap_size: heap_size(),
+        })
     }
 
     pub fn memory_properties(&self) -> vk::PhysicalDeviceMemoryProperties {
-        let mut p = vk::PhysicalDeviceMemoryProperties { memory_heap_count: 1, memory_type_count: MEMORY_TYPES.len() as u32, ..Default::default() };
-        p.memory_heaps[0] = vk::MemoryHeap { size: self.heap_size, flags: vk::MemoryHeapFlags::DEVICE_LOCAL };
+        let mut p = vk::PhysicalDeviceMemoryProperties {
+            memory_heap_count: 1,
+            memory_type_count: MEMORY_TYPES.len() as u32,
+            ..Default::default()
+        };
+        p.memory_heaps[0] = vk::MemoryHeap {
+            size: self.heap_size,
+            flags: vk::MemoryHeapFlags::DEVICE_LOCAL,
+        };
         for (i, t) in MEMORY_TYPES.iter().enumerate() {
-            p.memory_types[i] = vk::MemoryType { property_flags: t.flags, heap_index: 0 };
+            p.memory_types[i] = vk::MemoryType {
+                property_flags: t.flags,
+                heap_index: 0,
+            };
         }
         p
     }
@@ -68,8 +86,17 @@ fn heap_size() -> u64 {
 
 fn pipeline_cache_uuid(params: &drm_asahi_params_global) -> [u8; 16] {
     // FNV-1a over what makes compiled code incompatible: driver version and GPU identity.
-    let key = format!("agx4 {} {:x} {} {}", env!("CARGO_PKG_VERSION"), params.chip_id, params.gpu_generation, params.gpu_variant);
-    let hash = |seed: u64| key.bytes().fold(seed, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let key = format!(
+        "agx4 {} {:x} {} {}",
+        env!("CARGO_PKG_VERSION"),
+        params.chip_id,
+        params.gpu_generation,
+        params.gpu_variant
+    );
+    let hash = |seed: u64| {
+        key.bytes()
+            .fold(seed, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    };
     let mut uuid = [0u8; 16];
     uuid[..8].copy_from_slice(&hash(0xcbf2_9ce4_8422_2325).to_le_bytes());
     uuid[8..].copy_from_slice(&hash(0x8422_2325_cbf2_9ce4).to_le_bytes());
@@ -104,7 +131,11 @@ fn properties(params: &drm_asahi_params_global, name: &str) -> vk::PhysicalDevic
 /// features agx4 does not advertise stay at the values the spec requires for that case.
 fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
     // Nanoseconds per tick, from the kernel's frequency (an unknown 0 Hz reads as 1 ns).
-    let timestamp_period = if timestamp_hz == 0 { 1.0 } else { (1e9 / timestamp_hz as f64) as f32 };
+    let timestamp_period = if timestamp_hz == 0 {
+        1.0
+    } else {
+        (1e9 / timestamp_hz as f64) as f32
+    };
     let counts = vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4;
     vk::PhysicalDeviceLimits {
         max_image_dimension1_d: 16384,
@@ -240,13 +271,20 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
 }
 
 /// Whether every feature set in `requested` is in `supported` (both are arrays of VkBool32).
-pub fn features_subset(requested: &vk::PhysicalDeviceFeatures, supported: &vk::PhysicalDeviceFeatures) -> bool {
+pub fn features_subset(
+    requested: &vk::PhysicalDeviceFeatures,
+    supported: &vk::PhysicalDeviceFeatures,
+) -> bool {
     let as_words = |f: &vk::PhysicalDeviceFeatures| -> Vec<vk::Bool32> {
-        let n = std::mem::size_of::<vk::PhysicalDeviceFeatures>() / std::mem::size_of::<vk::Bool32>();
+        let n =
+            std::mem::size_of::<vk::PhysicalDeviceFeatures>() / std::mem::size_of::<vk::Bool32>();
         // SAFETY: VkPhysicalDeviceFeatures is a #[repr(C)] struct made only of VkBool32 fields.
         unsafe { std::slice::from_raw_parts(f as *const _ as *const vk::Bool32, n) }.to_vec()
     };
-    as_words(requested).iter().zip(as_words(supported)).all(|(r, s)| *r == vk::FALSE || s != vk::FALSE)
+    as_words(requested)
+        .iter()
+        .zip(as_words(supported))
+        .all(|(r, s)| *r == vk::FALSE || s != vk::FALSE)
 }
 
 fn queue_family() -> vk::QueueFamilyProperties {
@@ -255,7 +293,11 @@ fn queue_family() -> vk::QueueFamilyProperties {
         queue_count: 1,
         // The firmware writes full 64-bit counter values.
         timestamp_valid_bits: 64,
-        min_image_transfer_granularity: vk::Extent3D { width: 1, height: 1, depth: 1 },
+        min_image_transfer_granularity: vk::Extent3D {
+            width: 1,
+            height: 1,
+            depth: 1,
+        },
     }
 }
 
@@ -263,7 +305,10 @@ fn pd<'a>(h: vk::PhysicalDevice) -> &'a PhysicalDevice {
     PhysicalDevice::from_handle(h).expect("VkPhysicalDevice must not be VK_NULL_HANDLE")
 }
 
-pub unsafe extern "system" fn get_features(physical_device: vk::PhysicalDevice, p_features: *mut vk::PhysicalDeviceFeatures) {
+pub unsafe extern "system" fn get_features(
+    physical_device: vk::PhysicalDevice,
+    p_features: *mut vk::PhysicalDeviceFeatures,
+) {
     guard_or("vkGetPhysicalDeviceFeatures", (), || {
         let _ = pd(physical_device);
         // SAFETY: valid usage: pFeatures is writable.
@@ -271,7 +316,10 @@ pub unsafe extern "system" fn get_features(physical_device: vk::PhysicalDevice, 
     })
 }
 
-pub unsafe extern "system" fn get_features2(physical_device: vk::PhysicalDevice, p_features: *mut vk::PhysicalDeviceFeatures2<'_>) {
+pub unsafe extern "system" fn get_features2(
+    physical_device: vk::PhysicalDevice,
+    p_features: *mut vk::PhysicalDeviceFeatures2<'_>,
+) {
     guard_or("vkGetPhysicalDeviceFeatures2", (), || {
         let _ = pd(physical_device);
         // SAFETY: valid usage: pFeatures is a writable structure with a valid pNext chain.
@@ -279,19 +327,24 @@ pub unsafe extern "system" fn get_features2(physical_device: vk::PhysicalDevice,
             (*p_features).features = supported_features();
             for s in handle::chain_mut((*p_features).p_next) {
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES {
-                    (*(s as *mut vk::PhysicalDeviceTimelineSemaphoreFeatures)).timeline_semaphore = vk::TRUE;
+                    (*(s as *mut vk::PhysicalDeviceTimelineSemaphoreFeatures)).timeline_semaphore =
+                        vk::TRUE;
                 }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES {
-                    (*(s as *mut vk::PhysicalDeviceSynchronization2Features)).synchronization2 = vk::TRUE;
+                    (*(s as *mut vk::PhysicalDeviceSynchronization2Features)).synchronization2 =
+                        vk::TRUE;
                 }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR {
                     (*(s as *mut vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR)).pipeline_executable_info = vk::TRUE;
                 }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES {
-                    (*(s as *mut vk::PhysicalDeviceDynamicRenderingFeatures)).dynamic_rendering = vk::TRUE;
+                    (*(s as *mut vk::PhysicalDeviceDynamicRenderingFeatures)).dynamic_rendering =
+                        vk::TRUE;
                 }
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES {
-                    (*(s as *mut vk::PhysicalDeviceImagelessFramebufferFeatures)).imageless_framebuffer = vk::TRUE;
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES
+                {
+                    (*(s as *mut vk::PhysicalDeviceImagelessFramebufferFeatures))
+                        .imageless_framebuffer = vk::TRUE;
                 }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES {
                     // Views are render commands of their own; geometry and tessellation
@@ -303,14 +356,20 @@ pub unsafe extern "system" fn get_features2(physical_device: vk::PhysicalDevice,
     })
 }
 
-pub unsafe extern "system" fn get_properties(physical_device: vk::PhysicalDevice, p_properties: *mut vk::PhysicalDeviceProperties) {
+pub unsafe extern "system" fn get_properties(
+    physical_device: vk::PhysicalDevice,
+    p_properties: *mut vk::PhysicalDeviceProperties,
+) {
     guard_or("vkGetPhysicalDeviceProperties", (), || {
         // SAFETY: valid usage: pProperties is writable.
         unsafe { *p_properties = pd(physical_device).properties };
     })
 }
 
-pub unsafe extern "system" fn get_properties2(physical_device: vk::PhysicalDevice, p_properties: *mut vk::PhysicalDeviceProperties2<'_>) {
+pub unsafe extern "system" fn get_properties2(
+    physical_device: vk::PhysicalDevice,
+    p_properties: *mut vk::PhysicalDeviceProperties2<'_>,
+) {
     guard_or("vkGetPhysicalDeviceProperties2", (), || {
         let dev = pd(physical_device);
         // SAFETY: valid usage: pProperties is a writable structure with a valid pNext chain.
@@ -319,7 +378,8 @@ pub unsafe extern "system" fn get_properties2(physical_device: vk::PhysicalDevic
             for s in handle::chain_mut((*p_properties).p_next) {
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES {
                     // Timeline points are 64-bit syncobj points; any difference is representable.
-                    (*(s as *mut vk::PhysicalDeviceTimelineSemaphoreProperties)).max_timeline_semaphore_value_difference = u64::MAX;
+                    (*(s as *mut vk::PhysicalDeviceTimelineSemaphoreProperties))
+                        .max_timeline_semaphore_value_difference = u64::MAX;
                 }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES {
                     let m = &mut *(s as *mut vk::PhysicalDeviceMultiviewProperties);
@@ -327,18 +387,23 @@ pub unsafe extern "system" fn get_properties2(physical_device: vk::PhysicalDevic
                     // The instance number is a 32-bit register; the spec's minimum is reported.
                     m.max_multiview_instance_index = (1 << 27) - 1;
                 }
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES {
+                if (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES
+                {
                     // Each aspect is resolved on its own, by copying sample 0.
                     let r = &mut *(s as *mut vk::PhysicalDeviceDepthStencilResolveProperties);
-                    r.supported_depth_resolve_modes = crate::render_pass::DEPTH_STENCIL_RESOLVE_MODES;
-                    r.supported_stencil_resolve_modes = crate::render_pass::DEPTH_STENCIL_RESOLVE_MODES;
+                    r.supported_depth_resolve_modes =
+                        crate::render_pass::DEPTH_STENCIL_RESOLVE_MODES;
+                    r.supported_stencil_resolve_modes =
+                        crate::render_pass::DEPTH_STENCIL_RESOLVE_MODES;
                     r.independent_resolve_none = vk::TRUE;
                     r.independent_resolve = vk::TRUE;
                 }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES {
                     // The rasterizer keeps or drops a point by its vertex against the view
                     // volume (hw::gpu::raster::clip::point_visible).
-                    (*(s as *mut vk::PhysicalDevicePointClippingProperties)).point_clipping_behavior = vk::PointClippingBehavior::ALL_CLIP_PLANES;
+                    (*(s as *mut vk::PhysicalDevicePointClippingProperties))
+                        .point_clipping_behavior = vk::PointClippingBehavior::ALL_CLIP_PLANES;
                 }
             }
         }
@@ -377,7 +442,10 @@ pub unsafe extern "system" fn get_queue_family_properties2(
     })
 }
 
-pub unsafe extern "system" fn get_memory_properties(physical_device: vk::PhysicalDevice, p_properties: *mut vk::PhysicalDeviceMemoryProperties) {
+pub unsafe extern "system" fn get_memory_properties(
+    physical_device: vk::PhysicalDevice,
+    p_properties: *mut vk::PhysicalDeviceMemoryProperties,
+) {
     guard_or("vkGetPhysicalDeviceMemoryProperties", (), || {
         // SAFETY: valid usage: pMemoryProperties is writable.
         unsafe { *p_properties = pd(physical_device).memory_properties() };
@@ -445,7 +513,11 @@ fn blittable_colour(format: vk::Format) -> bool {
             .is_some_and(|p| !matches!(p.texture_type, TextureType::Uint | TextureType::Sint))
 }
 
-pub unsafe extern "system" fn get_format_properties(physical_device: vk::PhysicalDevice, format: vk::Format, p_properties: *mut vk::FormatProperties) {
+pub unsafe extern "system" fn get_format_properties(
+    physical_device: vk::PhysicalDevice,
+    format: vk::Format,
+    p_properties: *mut vk::FormatProperties,
+) {
     guard_or("vkGetPhysicalDeviceFormatProperties", (), || {
         let _ = pd(physical_device);
         // SAFETY: valid usage: pFormatProperties is writable.
@@ -474,17 +546,21 @@ pub unsafe extern "system" fn get_image_format_properties(
     flags: vk::ImageCreateFlags,
     p_properties: *mut vk::ImageFormatProperties,
 ) -> vk::Result {
-    guard_or("vkGetPhysicalDeviceImageFormatProperties", vk::Result::ERROR_UNKNOWN, || {
-        let _ = pd(physical_device);
-        match crate::image::format_properties(format, ty, tiling, usage, flags) {
-            Some(p) => {
-                // SAFETY: valid usage: pImageFormatProperties is writable.
-                unsafe { *p_properties = p };
-                vk::Result::SUCCESS
+    guard_or(
+        "vkGetPhysicalDeviceImageFormatProperties",
+        vk::Result::ERROR_UNKNOWN,
+        || {
+            let _ = pd(physical_device);
+            match crate::image::format_properties(format, ty, tiling, usage, flags) {
+                Some(p) => {
+                    // SAFETY: valid usage: pImageFormatProperties is writable.
+                    unsafe { *p_properties = p };
+                    vk::Result::SUCCESS
+                }
+                None => vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
             }
-            None => vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
-        }
-    })
+        },
+    )
 }
 
 pub unsafe extern "system" fn get_image_format_properties2(
@@ -492,27 +568,39 @@ pub unsafe extern "system" fn get_image_format_properties2(
     p_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
     p_properties: *mut vk::ImageFormatProperties2<'_>,
 ) -> vk::Result {
-    guard_or("vkGetPhysicalDeviceImageFormatProperties2", vk::Result::ERROR_UNKNOWN, || {
-        let _ = pd(physical_device);
-        // SAFETY: valid usage: pImageFormatInfo is valid, with a valid pNext chain.
-        let info = unsafe { &*p_info };
-        // A VkImageFormatListCreateInfo only narrows the view formats of a MUTABLE_FORMAT
-        // image, which changes none of the limits; any other structure asks about something
-        // agx4 does not know, so the combination is reported unsupported.
-        // SAFETY: as above.
-        let known = |s: &vk::BaseInStructure<'_>| s.s_type == vk::StructureType::IMAGE_FORMAT_LIST_CREATE_INFO;
-        if !unsafe { handle::chain(info.p_next) }.all(known) {
-            return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
-        }
-        match crate::image::format_properties(info.format, info.ty, info.tiling, info.usage, info.flags) {
-            Some(p) => {
-                // SAFETY: valid usage: pImageFormatProperties is writable.
-                unsafe { (*p_properties).image_format_properties = p };
-                vk::Result::SUCCESS
+    guard_or(
+        "vkGetPhysicalDeviceImageFormatProperties2",
+        vk::Result::ERROR_UNKNOWN,
+        || {
+            let _ = pd(physical_device);
+            // SAFETY: valid usage: pImageFormatInfo is valid, with a valid pNext chain.
+            let info = unsafe { &*p_info };
+            // A VkImageFormatListCreateInfo only narrows the view formats of a MUTABLE_FORMAT
+            // image, which changes none of the limits; any other structure asks about something
+            // agx4 does not know, so the combination is reported unsupported.
+            // SAFETY: as above.
+            let known = |s: &vk::BaseInStructure<'_>| {
+                s.s_type == vk::StructureType::IMAGE_FORMAT_LIST_CREATE_INFO
+            };
+            if !unsafe { handle::chain(info.p_next) }.all(known) {
+                return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
             }
-            None => vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
-        }
-    })
+            match crate::image::format_properties(
+                info.format,
+                info.ty,
+                info.tiling,
+                info.usage,
+                info.flags,
+            ) {
+                Some(p) => {
+                    // SAFETY: valid usage: pImageFormatProperties is writable.
+                    unsafe { (*p_properties).image_format_properties = p };
+                    vk::Result::SUCCESS
+                }
+                None => vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+            }
+        },
+    )
 }
 
 pub unsafe extern "system" fn get_sparse_image_format_properties(
@@ -538,11 +626,15 @@ pub unsafe extern "system" fn get_sparse_image_format_properties2(
     p_count: *mut u32,
     _p_properties: *mut vk::SparseImageFormatProperties2<'_>,
 ) {
-    guard_or("vkGetPhysicalDeviceSparseImageFormatProperties2", (), || {
-        let _ = pd(physical_device);
-        // SAFETY: valid usage: pPropertyCount is writable. No sparse support: zero entries.
-        unsafe { *p_count = 0 };
-    })
+    guard_or(
+        "vkGetPhysicalDeviceSparseImageFormatProperties2",
+        (),
+        || {
+            let _ = pd(physical_device);
+            // SAFETY: valid usage: pPropertyCount is writable. No sparse support: zero entries.
+            unsafe { *p_count = 0 };
+        },
+    )
 }
 
 pub unsafe extern "system" fn enumerate_device_extension_properties(
@@ -551,15 +643,19 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
     p_count: *mut u32,
     p_properties: *mut vk::ExtensionProperties,
 ) -> vk::Result {
-    guard_or("vkEnumerateDeviceExtensionProperties", vk::Result::ERROR_UNKNOWN, || {
-        let _ = pd(physical_device);
-        if !p_layer_name.is_null() {
-            return vk::Result::ERROR_LAYER_NOT_PRESENT;
-        }
-        let props = crate::instance::extension_properties(DEVICE_EXTENSIONS);
-        // SAFETY: valid usage: the count pointer is valid, the array null or sized.
-        unsafe { handle::fill_array(&props, p_count, p_properties) }
-    })
+    guard_or(
+        "vkEnumerateDeviceExtensionProperties",
+        vk::Result::ERROR_UNKNOWN,
+        || {
+            let _ = pd(physical_device);
+            if !p_layer_name.is_null() {
+                return vk::Result::ERROR_LAYER_NOT_PRESENT;
+            }
+            let props = crate::instance::extension_properties(DEVICE_EXTENSIONS);
+            // SAFETY: valid usage: the count pointer is valid, the array null or sized.
+            unsafe { handle::fill_array(&props, p_count, p_properties) }
+        },
+    )
 }
 
 pub unsafe extern "system" fn enumerate_device_layer_properties(
@@ -567,9 +663,13 @@ pub unsafe extern "system" fn enumerate_device_layer_properties(
     p_count: *mut u32,
     p_properties: *mut vk::LayerProperties,
 ) -> vk::Result {
-    guard_or("vkEnumerateDeviceLayerProperties", vk::Result::ERROR_UNKNOWN, || {
-        let _ = pd(physical_device);
-        // SAFETY: valid usage: the count pointer is valid, the array null or sized.
-        unsafe { handle::fill_array::<vk::LayerProperties>(&[], p_count, p_properties) }
-    })
+    guard_or(
+        "vkEnumerateDeviceLayerProperties",
+        vk::Result::ERROR_UNKNOWN,
+        || {
+            let _ = pd(physical_device);
+            // SAFETY: valid usage: the count pointer is valid, the array null or sized.
+            unsafe { handle::fill_array::<vk::LayerProperties>(&[], p_count, p_properties) }
+        },
+    )
 }

@@ -30,13 +30,22 @@ impl Program {
         let spill_size = scratch_spill_size(dev, binary.scratch_bytes)?;
         let threads: u64 = binary.local_size.iter().map(|&n| u64::from(n)).product();
         if threads == 0 || threads > 1024 {
-            eprintln!("agx4: workgroup size {:?} is out of range", binary.local_size);
+            eprintln!(
+                "agx4: workgroup size {:?} is out of range",
+                binary.local_size
+            );
             return Err(vk::Result::ERROR_UNKNOWN);
         }
         let code = Bo::new(dev, binary.code.len() as u64, Place::Usc, false)?;
         code.write(0, &binary.code)?;
-        let code_offset = u32::try_from(code.va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
-        Ok(Program { binary, _code: code, code_offset, spill_size })
+        let code_offset = u32::try_from(code.va - dev.usc_base)
+            .map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        Ok(Program {
+            binary,
+            _code: code,
+            code_offset,
+            spill_size,
+        })
     }
 }
 
@@ -88,7 +97,10 @@ impl Pipeline {
 }
 
 /// The meta shader `kind`, compiled and uploaded on first use.
-pub fn meta(dev: &Device, kind: compiler::meta::Meta) -> Result<std::sync::Arc<Program>, vk::Result> {
+pub fn meta(
+    dev: &Device,
+    kind: compiler::meta::Meta,
+) -> Result<std::sync::Arc<Program>, vk::Result> {
     let mut cache = dev.meta.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = cache.get(&kind) {
         return Ok(p.clone());
@@ -107,7 +119,11 @@ pub fn meta(dev: &Device, kind: compiler::meta::Meta) -> Result<std::sync::Arc<P
 ///
 /// # Safety
 /// `info` must be valid, with a valid specialization info if any.
-unsafe fn create_one(dev: &Device, cache: Option<&PipelineCache>, info: &vk::ComputePipelineCreateInfo<'_>) -> Result<ComputePipeline, vk::Result> {
+unsafe fn create_one(
+    dev: &Device,
+    cache: Option<&PipelineCache>,
+    info: &vk::ComputePipelineCreateInfo<'_>,
+) -> Result<ComputePipeline, vk::Result> {
     let stage = &info.stage;
     if stage.stage != vk::ShaderStageFlags::COMPUTE {
         return Err(vk::Result::ERROR_UNKNOWN);
@@ -115,22 +131,40 @@ unsafe fn create_one(dev: &Device, cache: Option<&PipelineCache>, info: &vk::Com
     let module = ShaderModule::from_handle(stage.module).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let layout = PipelineLayout::from_handle(info.layout).ok_or(vk::Result::ERROR_UNKNOWN)?;
     // SAFETY: valid usage: pName is a NUL-terminated string.
-    let entry = unsafe { CStr::from_ptr(stage.p_name) }.to_str().map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+    let entry = unsafe { CStr::from_ptr(stage.p_name) }
+        .to_str()
+        .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
     let mut specialization = Vec::new();
     // SAFETY: guaranteed by the caller.
     if let Some(spec) = unsafe { stage.p_specialization_info.as_ref() } {
         // SAFETY: valid usage: the map entries and data are as long as their counts say.
-        let (entries, data) = unsafe { (handle::slice(spec.p_map_entries, spec.map_entry_count), handle::slice(spec.p_data as *const u8, spec.data_size as u32)) };
+        let (entries, data) = unsafe {
+            (
+                handle::slice(spec.p_map_entries, spec.map_entry_count),
+                handle::slice(spec.p_data as *const u8, spec.data_size as u32),
+            )
+        };
         for e in entries {
-            let bytes = data.get(e.offset as usize..e.offset as usize + e.size).ok_or(vk::Result::ERROR_UNKNOWN)?;
-            specialization.push(compiler::Specialization { id: e.constant_id, bytes: bytes.to_vec() });
+            let bytes = data
+                .get(e.offset as usize..e.offset as usize + e.size)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?;
+            specialization.push(compiler::Specialization {
+                id: e.constant_id,
+                bytes: bytes.to_vec(),
+            });
         }
     }
     let target = dev.target.ok_or_else(|| {
         eprintln!("agx4: no shader compiler for this GPU generation");
         vk::Result::ERROR_UNKNOWN
     })?;
-    let req = compiler::ComputeRequest { spirv: &module.words, entry_point: entry, specialization: &specialization, layout: &layout.resources, target };
+    let req = compiler::ComputeRequest {
+        spirv: &module.words,
+        entry_point: entry,
+        specialization: &specialization,
+        layout: &layout.resources,
+        target,
+    };
     let key = pipeline_cache::key(&req);
     let binary = match cache.and_then(|c| c.lookup(key)) {
         Some(b) => b,
@@ -145,7 +179,9 @@ unsafe fn create_one(dev: &Device, cache: Option<&PipelineCache>, info: &vk::Com
             b
         }
     };
-    Ok(ComputePipeline { program: Program::new(dev, binary)? })
+    Ok(ComputePipeline {
+        program: Program::new(dev, binary)?,
+    })
 }
 
 pub unsafe extern "system" fn create_compute_pipelines(
@@ -159,7 +195,12 @@ pub unsafe extern "system" fn create_compute_pipelines(
     guard("vkCreateComputePipelines", || {
         let dev = Device::get(device)?;
         // SAFETY: valid usage: pCreateInfos holds `count` structures, pPipelines has room.
-        let (infos, out) = unsafe { (handle::slice(p_infos, count), std::slice::from_raw_parts_mut(p_pipelines, count as usize)) };
+        let (infos, out) = unsafe {
+            (
+                handle::slice(p_infos, count),
+                std::slice::from_raw_parts_mut(p_pipelines, count as usize),
+            )
+        };
         let cache = PipelineCache::from_handle(pipeline_cache);
         let mut result = Ok(());
         for (info, slot) in infos.iter().zip(out.iter_mut()) {
@@ -188,7 +229,12 @@ pub unsafe extern "system" fn create_graphics_pipelines(
     guard("vkCreateGraphicsPipelines", || {
         let dev = Device::get(device)?;
         // SAFETY: valid usage: pCreateInfos holds `count` structures, pPipelines has room.
-        let (infos, out) = unsafe { (handle::slice(p_infos, count), std::slice::from_raw_parts_mut(p_pipelines, count as usize)) };
+        let (infos, out) = unsafe {
+            (
+                handle::slice(p_infos, count),
+                std::slice::from_raw_parts_mut(p_pipelines, count as usize),
+            )
+        };
         let mut result = Ok(());
         for (info, slot) in infos.iter().zip(out.iter_mut()) {
             // SAFETY: each structure is valid, per valid usage.
@@ -204,7 +250,11 @@ pub unsafe extern "system" fn create_graphics_pipelines(
     })
 }
 
-pub unsafe extern "system" fn destroy_pipeline(_device: vk::Device, pipeline: vk::Pipeline, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn destroy_pipeline(
+    _device: vk::Device,
+    pipeline: vk::Pipeline,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     guard_or("vkDestroyPipeline", (), || drop(Pipeline::take(pipeline)))
 }
 
@@ -219,38 +269,99 @@ struct Executable {
     stats: Vec<(&'static str, &'static str, u64)>,
 }
 
-fn common_stats(s: &compiler::Stats, gpr_halves: u32, uniform_halves: u32) -> Vec<(&'static str, &'static str, u64)> {
+fn common_stats(
+    s: &compiler::Stats,
+    gpr_halves: u32,
+    uniform_halves: u32,
+) -> Vec<(&'static str, &'static str, u64)> {
     vec![
-        ("Instructions", "Machine instructions in the shader", u64::from(s.instructions)),
-        ("Code size", "Bytes of machine code", u64::from(s.code_bytes)),
-        ("GPRs", "General-purpose registers allocated, in 16-bit halves", u64::from(gpr_halves)),
-        ("Uniforms", "Uniform registers preloaded, in 16-bit halves", u64::from(uniform_halves)),
-        ("Spills", "Registers spilled to scratch", u64::from(s.spills)),
-        ("Fills", "Registers reloaded from scratch", u64::from(s.fills)),
+        (
+            "Instructions",
+            "Machine instructions in the shader",
+            u64::from(s.instructions),
+        ),
+        (
+            "Code size",
+            "Bytes of machine code",
+            u64::from(s.code_bytes),
+        ),
+        (
+            "GPRs",
+            "General-purpose registers allocated, in 16-bit halves",
+            u64::from(gpr_halves),
+        ),
+        (
+            "Uniforms",
+            "Uniform registers preloaded, in 16-bit halves",
+            u64::from(uniform_halves),
+        ),
+        (
+            "Spills",
+            "Registers spilled to scratch",
+            u64::from(s.spills),
+        ),
+        (
+            "Fills",
+            "Registers reloaded from scratch",
+            u64::from(s.fills),
+        ),
     ]
 }
 
 fn executables(pipeline: vk::Pipeline) -> Result<Vec<Executable>, vk::Result> {
-    Ok(match Pipeline::from_handle(pipeline).ok_or(vk::Result::ERROR_UNKNOWN)? {
-        Pipeline::Compute(c) => {
-            let b = &c.program.binary;
-            let mut stats = common_stats(&b.stats, b.gpr_halves, b.uniform_halves);
-            stats.push(("Shared memory", "Bytes of workgroup memory", u64::from(b.shared_bytes)));
-            vec![Executable { name: "Compute shader", description: "The pipeline's compute shader", stage: vk::ShaderStageFlags::COMPUTE, stats }]
-        }
-        Pipeline::Graphics(g) => {
-            let b = &g.binary;
-            let mut vs = common_stats(&b.vertex.stats, b.vertex.gpr_halves, b.vertex.uniform_halves);
-            vs.push(("Varyings", "32-bit words of each vertex's output record", u64::from(b.uvs_words)));
-            let mut list = vec![Executable { name: "Vertex shader", description: "The pipeline's vertex shader", stage: vk::ShaderStageFlags::VERTEX, stats: vs }];
-            if let Some(f) = &b.fragment {
-                let mut fs = common_stats(&f.stats, f.gpr_halves, f.uniform_halves);
-                fs.push(("Coefficient registers", "Interpolation coefficient registers the launch fills", u64::from(b.cf_registers)));
-                list.push(Executable { name: "Fragment shader", description: "The pipeline's fragment shader", stage: vk::ShaderStageFlags::FRAGMENT, stats: fs });
+    Ok(
+        match Pipeline::from_handle(pipeline).ok_or(vk::Result::ERROR_UNKNOWN)? {
+            Pipeline::Compute(c) => {
+                let b = &c.program.binary;
+                let mut stats = common_stats(&b.stats, b.gpr_halves, b.uniform_halves);
+                stats.push((
+                    "Shared memory",
+                    "Bytes of workgroup memory",
+                    u64::from(b.shared_bytes),
+                ));
+                vec![Executable {
+                    name: "Compute shader",
+                    description: "The pipeline's compute shader",
+                    stage: vk::ShaderStageFlags::COMPUTE,
+                    stats,
+                }]
             }
-            list
-        }
-    })
+            Pipeline::Graphics(g) => {
+                let b = &g.binary;
+                let mut vs = common_stats(
+                    &b.vertex.stats,
+                    b.vertex.gpr_halves,
+                    b.vertex.uniform_halves,
+                );
+                vs.push((
+                    "Varyings",
+                    "32-bit words of each vertex's output record",
+                    u64::from(b.uvs_words),
+                ));
+                let mut list = vec![Executable {
+                    name: "Vertex shader",
+                    description: "The pipeline's vertex shader",
+                    stage: vk::ShaderStageFlags::VERTEX,
+                    stats: vs,
+                }];
+                if let Some(f) = &b.fragment {
+                    let mut fs = common_stats(&f.stats, f.gpr_halves, f.uniform_halves);
+                    fs.push((
+                        "Coefficient registers",
+                        "Interpolation coefficient registers the launch fills",
+                        u64::from(b.cf_registers),
+                    ));
+                    list.push(Executable {
+                        name: "Fragment shader",
+                        description: "The pipeline's fragment shader",
+                        stage: vk::ShaderStageFlags::FRAGMENT,
+                        stats: fs,
+                    });
+                }
+                list
+            }
+        },
+    )
 }
 
 pub unsafe extern "system" fn get_pipeline_executable_properties(
@@ -297,7 +408,10 @@ pub unsafe extern "system" fn get_pipeline_executable_statistics(
         unsafe {
             let info = &*p_info;
             let list = executables(info.pipeline)?;
-            let stats = &list.get(info.executable_index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?.stats;
+            let stats = &list
+                .get(info.executable_index as usize)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?
+                .stats;
             if p_statistics.is_null() {
                 *p_count = stats.len() as u32;
                 return Ok(());

@@ -82,10 +82,17 @@ fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
     while !data.is_empty() {
         let Some(k) = take(8, &mut data) else { return };
         let Some(f) = take(48, &mut data) else { return };
-        let Some(len) = take(4, &mut data) else { return };
+        let Some(len) = take(4, &mut data) else {
+            return;
+        };
         let len = u32::from_le_bytes(len.try_into().unwrap_or_default()) as usize;
-        let Some(code) = take(len, &mut data) else { return };
-        let w: Vec<u32> = f.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let Some(code) = take(len, &mut data) else {
+            return;
+        };
+        let w: Vec<u32> = f
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
         let binary = ComputeBinary {
             code,
             gpr_halves: w[0],
@@ -93,7 +100,13 @@ fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
             scratch_bytes: w[2],
             shared_bytes: w[3],
             local_size: [w[4], w[5], w[6]],
-            stats: Stats { instructions: w[7], code_bytes: w[8], gpr_halves: w[9], spills: w[10], fills: w[11] },
+            stats: Stats {
+                instructions: w[7],
+                code_bytes: w[8],
+                gpr_halves: w[9],
+                spills: w[10],
+                fills: w[11],
+            },
         };
         into.insert(u64::from_le_bytes(k.try_into().unwrap_or_default()), binary);
     }
@@ -101,16 +114,28 @@ fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
 
 impl PipelineCache {
     pub fn lookup(&self, key: u64) -> Option<ComputeBinary> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned()
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .cloned()
     }
 
     pub fn insert(&self, key: u64, binary: ComputeBinary) {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner()).insert(key, binary);
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, binary);
     }
 
     fn serialize(&self) -> Vec<u8> {
         let mut out = self.header.to_vec();
-        for (k, b) in self.entries.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        for (k, b) in self
+            .entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
             serialize_entry(*k, b, &mut out);
         }
         out
@@ -131,7 +156,9 @@ pub unsafe extern "system" fn create_pipeline_cache(
             &[]
         } else {
             // SAFETY: as above.
-            unsafe { std::slice::from_raw_parts(info.p_initial_data as *const u8, info.initial_data_size) }
+            unsafe {
+                std::slice::from_raw_parts(info.p_initial_data as *const u8, info.initial_data_size)
+            }
         };
         let header = header(dev);
         let mut entries = BTreeMap::new();
@@ -139,16 +166,33 @@ pub unsafe extern "system" fn create_pipeline_cache(
             parse_entries(&data[HEADER_SIZE..], &mut entries);
         }
         // SAFETY: valid usage: pPipelineCache is writable.
-        unsafe { *p_cache = PipelineCache { header, entries: Mutex::new(entries) }.into_handle() };
+        unsafe {
+            *p_cache = PipelineCache {
+                header,
+                entries: Mutex::new(entries),
+            }
+            .into_handle()
+        };
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn destroy_pipeline_cache(_device: vk::Device, cache: vk::PipelineCache, _p_allocator: *const vk::AllocationCallbacks<'_>) {
-    guard_or("vkDestroyPipelineCache", (), || drop(PipelineCache::take(cache)))
+pub unsafe extern "system" fn destroy_pipeline_cache(
+    _device: vk::Device,
+    cache: vk::PipelineCache,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    guard_or("vkDestroyPipelineCache", (), || {
+        drop(PipelineCache::take(cache))
+    })
 }
 
-pub unsafe extern "system" fn get_pipeline_cache_data(_device: vk::Device, cache: vk::PipelineCache, p_size: *mut usize, p_data: *mut std::ffi::c_void) -> vk::Result {
+pub unsafe extern "system" fn get_pipeline_cache_data(
+    _device: vk::Device,
+    cache: vk::PipelineCache,
+    p_size: *mut usize,
+    p_data: *mut std::ffi::c_void,
+) -> vk::Result {
     guard("vkGetPipelineCacheData", || {
         let cache = PipelineCache::from_handle(cache).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let data = cache.serialize();
@@ -168,7 +212,12 @@ pub unsafe extern "system" fn get_pipeline_cache_data(_device: vk::Device, cache
             let mut fitting = Vec::new();
             if room >= HEADER_SIZE {
                 fitting.extend_from_slice(&cache.header);
-                for (k, b) in cache.entries.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                for (k, b) in cache
+                    .entries
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .iter()
+                {
                     let mut one = Vec::new();
                     serialize_entry(*k, b, &mut one);
                     if fitting.len() + one.len() > room {
@@ -184,13 +233,26 @@ pub unsafe extern "system" fn get_pipeline_cache_data(_device: vk::Device, cache
     })
 }
 
-pub unsafe extern "system" fn merge_pipeline_caches(_device: vk::Device, dst: vk::PipelineCache, count: u32, p_src: *const vk::PipelineCache) -> vk::Result {
+pub unsafe extern "system" fn merge_pipeline_caches(
+    _device: vk::Device,
+    dst: vk::PipelineCache,
+    count: u32,
+    p_src: *const vk::PipelineCache,
+) -> vk::Result {
     guard("vkMergePipelineCaches", || {
         let dst = PipelineCache::from_handle(dst).ok_or(vk::Result::ERROR_UNKNOWN)?;
         // SAFETY: valid usage: pSrcCaches holds `count` handles.
         for &src in unsafe { handle::slice(p_src, count) } {
-            let Some(src) = PipelineCache::from_handle(src) else { continue };
-            let entries: Vec<_> = src.entries.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(k, b)| (*k, b.clone())).collect();
+            let Some(src) = PipelineCache::from_handle(src) else {
+                continue;
+            };
+            let entries: Vec<_> = src
+                .entries
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .map(|(k, b)| (*k, b.clone()))
+                .collect();
             for (k, b) in entries {
                 dst.insert(k, b);
             }
@@ -212,7 +274,13 @@ mod tests {
             scratch_bytes: 0,
             shared_bytes: 256,
             local_size: [64, 2, 1],
-            stats: Stats { instructions: 9, code_bytes: 5, gpr_halves: 8, spills: 1, fills: 2 },
+            stats: Stats {
+                instructions: 9,
+                code_bytes: 5,
+                gpr_halves: 8,
+                spills: 1,
+                fills: 2,
+            },
         };
         let mut bytes = Vec::new();
         serialize_entry(42, &b, &mut bytes);

@@ -12,10 +12,13 @@ use crate::render_pass::RenderPass;
 use crate::shader_module::ShaderModule;
 use ash::vk;
 use compiler::{
-    BlendAttachment, BlendFactor, BlendOp, CfShade, CfSource, ColourTarget, FragmentState, GraphicsPipelineBinary, GraphicsPipelineRequest, LogicOp, ShaderRequest,
-    VertexAttribute, VertexBindingDesc, VertexInputLayout,
+    BlendAttachment, BlendFactor, BlendOp, CfShade, CfSource, ColourTarget, FragmentState,
+    GraphicsPipelineBinary, GraphicsPipelineRequest, LogicOp, ShaderRequest, VertexAttribute,
+    VertexBindingDesc, VertexInputLayout,
 };
-use hw::g13::control::descriptors::{CfBinding, CfBindingHeader, CoefficientSource, ShadeModel, StencilOp, ZsFunc};
+use hw::g13::control::descriptors::{
+    CfBinding, CfBindingHeader, CoefficientSource, ShadeModel, StencilOp, ZsFunc,
+};
 use hw::g13::control::ppp::PolygonMode;
 use hw::g13::control::vdm::Primitive;
 use hw::g13::tilebuffer::{Placement, TilebufferLayout};
@@ -113,7 +116,10 @@ fn invalid<T>(why: impl Into<String>) -> Result<T, vk::Result> {
 }
 
 fn unsupported<T>(why: impl Into<String>) -> Result<T, vk::Result> {
-    eprintln!("agx4: vkCreateGraphicsPipelines: {} is not supported", why.into());
+    eprintln!(
+        "agx4: vkCreateGraphicsPipelines: {} is not supported",
+        why.into()
+    );
     Err(vk::Result::ERROR_FEATURE_NOT_PRESENT)
 }
 
@@ -226,7 +232,10 @@ fn logic_op(o: vk::LogicOp) -> LogicOp {
 /// The tilebuffer layout of subpass `subpass` of `pass`: its colour attachments in order,
 /// at the subpass's sample count.
 pub fn subpass_tilebuffer(pass: &RenderPass, subpass: u32) -> Result<TilebufferLayout, vk::Result> {
-    let sp = pass.subpasses.get(subpass as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let sp = pass
+        .subpasses
+        .get(subpass as usize)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?;
     let mut formats = Vec::new();
     let mut samples = 1;
     for r in &sp.colours {
@@ -234,7 +243,10 @@ pub fn subpass_tilebuffer(pass: &RenderPass, subpass: u32) -> Result<TilebufferL
             Some(r) => {
                 let a = &pass.attachments[r.index as usize];
                 let Some(rf) = format::renderable(a.format) else {
-                    eprintln!("agx4: colour attachment format {:?} is not renderable", a.format);
+                    eprintln!(
+                        "agx4: colour attachment format {:?} is not renderable",
+                        a.format
+                    );
                     return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
                 };
                 samples = a.samples;
@@ -266,35 +278,74 @@ struct StageSource<'a> {
 
 /// # Safety
 /// `stage` must be valid, with a valid specialization info if any.
-unsafe fn stage_source<'a>(stage: &'a vk::PipelineShaderStageCreateInfo<'_>) -> Result<StageSource<'a>, vk::Result> {
+unsafe fn stage_source<'a>(
+    stage: &'a vk::PipelineShaderStageCreateInfo<'_>,
+) -> Result<StageSource<'a>, vk::Result> {
     let module = ShaderModule::from_handle(stage.module).ok_or(vk::Result::ERROR_UNKNOWN)?;
     // SAFETY: valid usage: pName is a NUL-terminated string.
-    let entry = unsafe { CStr::from_ptr(stage.p_name) }.to_str().map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+    let entry = unsafe { CStr::from_ptr(stage.p_name) }
+        .to_str()
+        .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
     let mut specialization = Vec::new();
     // SAFETY: guaranteed by the caller.
     if let Some(spec) = unsafe { stage.p_specialization_info.as_ref() } {
         // SAFETY: valid usage: the map entries and data are as long as their counts say.
-        let (entries, data) = unsafe { (handle::slice(spec.p_map_entries, spec.map_entry_count), handle::slice(spec.p_data as *const u8, spec.data_size as u32)) };
+        let (entries, data) = unsafe {
+            (
+                handle::slice(spec.p_map_entries, spec.map_entry_count),
+                handle::slice(spec.p_data as *const u8, spec.data_size as u32),
+            )
+        };
         for e in entries {
-            let bytes = data.get(e.offset as usize..e.offset as usize + e.size).ok_or(vk::Result::ERROR_UNKNOWN)?;
-            specialization.push(compiler::Specialization { id: e.constant_id, bytes: bytes.to_vec() });
+            let bytes = data
+                .get(e.offset as usize..e.offset as usize + e.size)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?;
+            specialization.push(compiler::Specialization {
+                id: e.constant_id,
+                bytes: bytes.to_vec(),
+            });
         }
     }
-    Ok(StageSource { module, entry, specialization })
+    Ok(StageSource {
+        module,
+        entry,
+        specialization,
+    })
 }
 
-fn request<'a>(s: &'a StageSource<'a>, stage: compiler::ir::Stage, layout: &'a compiler::ResourceLayout, target: compiler::Target) -> ShaderRequest<'a> {
-    ShaderRequest { spirv: &s.module.words, entry_point: s.entry, stage, specialization: &s.specialization, layout, target }
+fn request<'a>(
+    s: &'a StageSource<'a>,
+    stage: compiler::ir::Stage,
+    layout: &'a compiler::ResourceLayout,
+    target: compiler::Target,
+) -> ShaderRequest<'a> {
+    ShaderRequest {
+        spirv: &s.module.words,
+        entry_point: s.entry,
+        stage,
+        specialization: &s.specialization,
+        layout,
+        target,
+    }
 }
 
 /// # Safety
 /// `v` must be a valid vertex input state.
-unsafe fn vertex_input(v: &vk::PipelineVertexInputStateCreateInfo<'_>, strides: &mut [u32; MAX_VERTEX_BINDINGS as usize]) -> Result<VertexInputLayout, vk::Result> {
+unsafe fn vertex_input(
+    v: &vk::PipelineVertexInputStateCreateInfo<'_>,
+    strides: &mut [u32; MAX_VERTEX_BINDINGS as usize],
+) -> Result<VertexInputLayout, vk::Result> {
     // SAFETY: guaranteed by the caller.
     let (bindings, attributes) = unsafe {
         (
-            handle::slice(v.p_vertex_binding_descriptions, v.vertex_binding_description_count),
-            handle::slice(v.p_vertex_attribute_descriptions, v.vertex_attribute_description_count),
+            handle::slice(
+                v.p_vertex_binding_descriptions,
+                v.vertex_binding_description_count,
+            ),
+            handle::slice(
+                v.p_vertex_attribute_descriptions,
+                v.vertex_attribute_description_count,
+            ),
         )
     };
     let mut layout = VertexInputLayout::default();
@@ -303,16 +354,27 @@ unsafe fn vertex_input(v: &vk::PipelineVertexInputStateCreateInfo<'_>, strides: 
             return invalid(format!("vertex binding {} is out of range", b.binding));
         }
         strides[b.binding as usize] = b.stride;
-        layout.bindings.push(VertexBindingDesc { binding: b.binding, per_instance: b.input_rate == vk::VertexInputRate::INSTANCE });
+        layout.bindings.push(VertexBindingDesc {
+            binding: b.binding,
+            per_instance: b.input_rate == vk::VertexInputRate::INSTANCE,
+        });
     }
     for a in attributes {
         let Some(format) = format::vertex_format(a.format) else {
             return unsupported(format!("vertex attribute format {:?}", a.format));
         };
         if a.location >= MAX_VERTEX_ATTRIBUTES || a.binding >= MAX_VERTEX_BINDINGS {
-            return invalid(format!("vertex attribute location {} binding {} is out of range", a.location, a.binding));
+            return invalid(format!(
+                "vertex attribute location {} binding {} is out of range",
+                a.location, a.binding
+            ));
         }
-        layout.attributes.push(VertexAttribute { location: a.location, binding: a.binding, format, offset: a.offset });
+        layout.attributes.push(VertexAttribute {
+            location: a.location,
+            binding: a.binding,
+            format,
+            offset: a.offset,
+        });
     }
     Ok(layout)
 }
@@ -323,9 +385,15 @@ unsafe fn vertex_input(v: &vk::PipelineVertexInputStateCreateInfo<'_>, strides: 
 /// # Safety
 /// `blend` must be null or a valid colour blend state with one attachment per colour
 /// attachment of the subpass.
-unsafe fn fragment_state(tib: &TilebufferLayout, blend: Option<&vk::PipelineColorBlendStateCreateInfo<'_>>, samples: u32) -> Result<FragmentState, vk::Result> {
+unsafe fn fragment_state(
+    tib: &TilebufferLayout,
+    blend: Option<&vk::PipelineColorBlendStateCreateInfo<'_>>,
+    samples: u32,
+) -> Result<FragmentState, vk::Result> {
     // SAFETY: guaranteed by the caller.
-    let atts = blend.map(|b| unsafe { handle::slice(b.p_attachments, b.attachment_count) }).unwrap_or(&[]);
+    let atts = blend
+        .map(|b| unsafe { handle::slice(b.p_attachments, b.attachment_count) })
+        .unwrap_or(&[]);
     let mut targets = Vec::new();
     for (i, t) in tib.targets.iter().enumerate() {
         let Some(t) = t else { continue };
@@ -345,23 +413,41 @@ unsafe fn fragment_state(tib: &TilebufferLayout, blend: Option<&vk::PipelineColo
             },
             None => BlendAttachment::default(),
         };
-        targets.push(ColourTarget { location: i as u32, format: t.format, tib_format: t.tib_format, offset: offset_bytes as u16, blend: b });
+        targets.push(ColourTarget {
+            location: i as u32,
+            format: t.format,
+            tib_format: t.tib_format,
+            offset: offset_bytes as u16,
+            blend: b,
+        });
     }
     let logic = blend.and_then(|b| (b.logic_op_enable != 0).then(|| logic_op(b.logic_op)));
-    Ok(FragmentState { targets, logic_op: logic, samples, sample_size_bytes: tib.sample_size_bytes })
+    Ok(FragmentState {
+        targets,
+        logic_op: logic,
+        samples,
+        sample_size_bytes: tib.sample_size_bytes,
+    })
 }
 
 fn upload(dev: &Device, bytes: &[u8]) -> Result<(Bo, u32), vk::Result> {
     let bo = Bo::new(dev, bytes.len().max(4) as u64, Place::Usc, false)?;
     bo.write(0, bytes)?;
-    let offset = u32::try_from(bo.va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+    let offset =
+        u32::try_from(bo.va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
     Ok((bo, offset))
 }
 
 /// The CF binding header and bindings (docs/render-abi.md section 4).
 fn cf_words(b: &GraphicsPipelineBinary) -> Vec<u8> {
     let mut out = Vec::new();
-    out.extend_from_slice(&CfBindingHeader { slots: b.uvs_words, coefficient_registers: b.cf_registers }.pack());
+    out.extend_from_slice(
+        &CfBindingHeader {
+            slots: b.uvs_words,
+            coefficient_registers: b.cf_registers,
+        }
+        .pack(),
+    );
     for c in &b.cf_bindings {
         let (source, base_slot) = match c.source {
             CfSource::Varying { base_slot } => (CoefficientSource::Varying, u32::from(base_slot)),
@@ -374,7 +460,14 @@ fn cf_words(b: &GraphicsPipelineBinary) -> Vec<u8> {
             CfShade::Flat => ShadeModel::FlatVertex0,
         };
         out.extend_from_slice(
-            &CfBinding { components: u32::from(c.components), shade_model, source, base_slot, base_coefficient_register: u32::from(c.base_cf) }.pack(),
+            &CfBinding {
+                components: u32::from(c.components),
+                shade_model,
+                source,
+                base_slot,
+                base_coefficient_register: u32::from(c.base_cf),
+            }
+            .pack(),
         );
     }
     out
@@ -384,7 +477,10 @@ fn cf_words(b: &GraphicsPipelineBinary) -> Vec<u8> {
 ///
 /// # Safety
 /// `info` must be valid per Vulkan's valid usage.
-pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>) -> Result<GraphicsPipeline, vk::Result> {
+pub unsafe fn create_one(
+    dev: &Device,
+    info: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Result<GraphicsPipeline, vk::Result> {
     let layout = PipelineLayout::from_handle(info.layout).ok_or(vk::Result::ERROR_UNKNOWN)?;
     // A pipeline for dynamic rendering describes its one subpass in its pNext chain.
     let dynamic;
@@ -396,7 +492,10 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
             (&dynamic, 0)
         }
     };
-    let subpass = pass.subpasses.get(subpass_index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let subpass = pass
+        .subpasses
+        .get(subpass_index as usize)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?;
     // SAFETY: valid usage: pStages holds stageCount structures.
     let stages = unsafe { handle::slice(info.p_stages, info.stage_count) };
     let (mut vs, mut fs) = (None, None);
@@ -411,8 +510,12 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
     // SAFETY: valid usage: the state pointers are valid or null where allowed.
     let (ia, raster, ms, ds, cb, dyn_info, vp) = unsafe {
         (
-            info.p_input_assembly_state.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?,
-            info.p_rasterization_state.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?,
+            info.p_input_assembly_state
+                .as_ref()
+                .ok_or(vk::Result::ERROR_UNKNOWN)?,
+            info.p_rasterization_state
+                .as_ref()
+                .ok_or(vk::Result::ERROR_UNKNOWN)?,
             info.p_multisample_state.as_ref(),
             info.p_depth_stencil_state.as_ref(),
             info.p_color_blend_state.as_ref(),
@@ -455,7 +558,9 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
         // The fragment shader kills the samples the mask drops (the rasterizer has no mask).
         // SAFETY: valid usage: a non-null pSampleMask holds ceil(samples / 32) words, and
         // agx4's sample counts fit the first.
-        let mask = unsafe { m.p_sample_mask.as_ref() }.copied().unwrap_or(u32::MAX);
+        let mask = unsafe { m.p_sample_mask.as_ref() }
+            .copied()
+            .unwrap_or(u32::MAX);
         let all = ((1u64 << samples.min(32)) - 1) as u32;
         if !discard {
             coverage.sample_mask = mask & all;
@@ -465,7 +570,10 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
     let sample_shading = ms.is_some_and(|m| m.sample_shading_enable != 0);
     let tilebuffer = subpass_tilebuffer(pass, subpass_index)?;
     if !matches!(samples, 1 | 4) || samples != tilebuffer.samples {
-        return unsupported(format!("{samples} rasterization samples in a subpass of {}", tilebuffer.samples));
+        return unsupported(format!(
+            "{samples} rasterization samples in a subpass of {}",
+            tilebuffer.samples
+        ));
     }
     let mut strides = [0u32; MAX_VERTEX_BINDINGS as usize];
     // SAFETY: valid usage: the vertex input state is valid.
@@ -475,7 +583,9 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
         None => VertexInputLayout::default(),
     };
     // Tests of an aspect the attachment does not have behave as disabled.
-    let ds_kind = subpass.depth_stencil.and_then(|r| format::aspects(pass.attachments[r.index as usize].format));
+    let ds_kind = subpass
+        .depth_stencil
+        .and_then(|r| format::aspects(pass.attachments[r.index as usize].format));
     let has_depth = ds_kind.and_then(|k| k.depth).is_some();
     let has_stencil = ds_kind.is_some_and(|k| k.stencil);
     let (depth_test, depth_write, depth_compare, stencil) = match ds.filter(|_| ds_kind.is_some()) {
@@ -483,9 +593,15 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
             if d.depth_bounds_test_enable != 0 {
                 return unsupported("depth bounds (the feature is not advertised)");
             }
-            let stencil = (has_stencil && d.stencil_test_enable != 0).then(|| [stencil_face(&d.front), stencil_face(&d.back)]);
+            let stencil = (has_stencil && d.stencil_test_enable != 0)
+                .then(|| [stencil_face(&d.front), stencil_face(&d.back)]);
             let depth_test = has_depth && d.depth_test_enable != 0;
-            (depth_test, depth_test && d.depth_write_enable != 0, zs_func(d.depth_compare_op), stencil)
+            (
+                depth_test,
+                depth_test && d.depth_write_enable != 0,
+                zs_func(d.depth_compare_op),
+                stencil,
+            )
         }
         None => (false, false, ZsFunc::Always, None),
     };
@@ -498,8 +614,16 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
             // SAFETY: valid usage: the arrays hold their counts unless that state is dynamic.
             let (vps, scs) = unsafe {
                 (
-                    if dynamic.viewport { &[][..] } else { handle::slice(v.p_viewports, v.viewport_count) },
-                    if dynamic.scissor { &[][..] } else { handle::slice(v.p_scissors, v.scissor_count) },
+                    if dynamic.viewport {
+                        &[][..]
+                    } else {
+                        handle::slice(v.p_viewports, v.viewport_count)
+                    },
+                    if dynamic.scissor {
+                        &[][..]
+                    } else {
+                        handle::slice(v.p_scissors, v.scissor_count)
+                    },
                 )
             };
             (vps.to_vec(), scs.to_vec())
@@ -545,19 +669,27 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
         None => None,
     };
     let req = GraphicsPipelineRequest {
-        vertex: request(&vs_src, compiler::ir::Stage::Vertex, &layout.resources, target),
-        fragment: fs_src.as_ref().map(|f| request(f, compiler::ir::Stage::Fragment, &layout.resources, target)),
+        vertex: request(
+            &vs_src,
+            compiler::ir::Stage::Vertex,
+            &layout.resources,
+            target,
+        ),
+        fragment: fs_src
+            .as_ref()
+            .map(|f| request(f, compiler::ir::Stage::Fragment, &layout.resources, target)),
         vertex_input: &vertex_input,
         fragment_state: &fragment_state,
     };
     let options = compiler::GraphicsPipelineOptions { sample_shading };
-    let binary = compiler::compile_graphics_pipeline_coverage(&req, &options, &coverage).map_err(|e| {
-        eprintln!("agx4: vkCreateGraphicsPipelines: {e}");
-        match e {
-            compiler::CompileError::Unsupported(_) => vk::Result::ERROR_FEATURE_NOT_PRESENT,
-            _ => vk::Result::ERROR_UNKNOWN,
-        }
-    })?;
+    let binary =
+        compiler::compile_graphics_pipeline_coverage(&req, &options, &coverage).map_err(|e| {
+            eprintln!("agx4: vkCreateGraphicsPipelines: {e}");
+            match e {
+                compiler::CompileError::Unsupported(_) => vk::Result::ERROR_FEATURE_NOT_PRESENT,
+                _ => vk::Result::ERROR_UNKNOWN,
+            }
+        })?;
     let mut pipeline = GraphicsPipeline::new(dev, binary, fixed, tilebuffer)?;
     pipeline.depth_clamp = raster.depth_clamp_enable != 0;
     Ok(pipeline)
@@ -565,7 +697,12 @@ pub unsafe fn create_one(dev: &Device, info: &vk::GraphicsPipelineCreateInfo<'_>
 
 impl GraphicsPipeline {
     /// Uploads a compiled pipeline's code and coefficient bindings.
-    pub fn new(dev: &Device, binary: GraphicsPipelineBinary, fixed: Fixed, tilebuffer: TilebufferLayout) -> Result<GraphicsPipeline, vk::Result> {
+    pub fn new(
+        dev: &Device,
+        binary: GraphicsPipelineBinary,
+        fixed: Fixed,
+        tilebuffer: TilebufferLayout,
+    ) -> Result<GraphicsPipeline, vk::Result> {
         let (vertex_bo, vertex_code) = upload(dev, &binary.vertex.code)?;
         let (fragment_bo, fragment_code) = match &binary.fragment {
             Some(f) => {

@@ -23,24 +23,43 @@ pub unsafe extern "system" fn create_pipeline_layout(
         // SAFETY: valid usage: pCreateInfo is valid and its arrays hold their counts.
         let (sets, ranges) = unsafe {
             let info = &*p_create_info;
-            (handle::slice(info.p_set_layouts, info.set_layout_count), handle::slice(info.p_push_constant_ranges, info.push_constant_range_count))
+            (
+                handle::slice(info.p_set_layouts, info.set_layout_count),
+                handle::slice(info.p_push_constant_ranges, info.push_constant_range_count),
+            )
         };
         // The limits report MAX_SETS and MAX_PUSH_CONSTANTS_SIZE; valid usage keeps to them.
         if sets.len() > MAX_SETS as usize {
             return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
         }
-        let push_constant_size = ranges.iter().map(|r| r.offset.saturating_add(r.size)).max().unwrap_or(0);
+        let push_constant_size = ranges
+            .iter()
+            .map(|r| r.offset.saturating_add(r.size))
+            .max()
+            .unwrap_or(0);
         if push_constant_size > MAX_PUSH_CONSTANTS_SIZE {
             return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
         }
-        let sets = sets.iter().map(|&s| DescriptorSetLayout::from_handle(s).map(|l| l.info.to_compiler())).collect();
-        let resources = compiler::ResourceLayout { sets, push_constant_size };
+        let sets = sets
+            .iter()
+            .map(|&s| DescriptorSetLayout::from_handle(s).map(|l| l.info.to_compiler()))
+            .collect();
+        let resources = compiler::ResourceLayout {
+            sets,
+            push_constant_size,
+        };
         // SAFETY: valid usage: pPipelineLayout is writable.
         unsafe { *p_layout = PipelineLayout { resources }.into_handle() };
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn destroy_pipeline_layout(_device: vk::Device, layout: vk::PipelineLayout, _p_allocator: *const vk::AllocationCallbacks<'_>) {
-    guard_or("vkDestroyPipelineLayout", (), || drop(PipelineLayout::take(layout)))
+pub unsafe extern "system" fn destroy_pipeline_layout(
+    _device: vk::Device,
+    layout: vk::PipelineLayout,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    guard_or("vkDestroyPipelineLayout", (), || {
+        drop(PipelineLayout::take(layout))
+    })
 }

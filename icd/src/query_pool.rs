@@ -53,7 +53,9 @@ impl QueryPool {
     fn available(&self, query: u32) -> Result<bool, vk::Result> {
         match self.kind {
             QueryKind::Timestamp => Ok(self.bo.read_u64(u64::from(query) * 8)? != 0),
-            QueryKind::Occlusion => Ok(self.bo.read_u64(u64::from(self.count + query) * 8)? >> 32 != 0),
+            QueryKind::Occlusion => {
+                Ok(self.bo.read_u64(u64::from(self.count + query) * 8)? >> 32 != 0)
+            }
         }
     }
 }
@@ -63,7 +65,11 @@ impl Drop for QueryPool {
         if self.kind != QueryKind::Timestamp {
             return;
         }
-        let mut args = drm_asahi_gem_bind_object { op: DRM_ASAHI_BIND_OBJECT_OP_UNBIND, object_handle: self.object, ..Default::default() };
+        let mut args = drm_asahi_gem_bind_object {
+            op: DRM_ASAHI_BIND_OBJECT_OP_UNBIND,
+            object_handle: self.object,
+            ..Default::default()
+        };
         let _ = self.kmd.gem_bind_object(&mut args);
     }
 }
@@ -80,11 +86,24 @@ pub unsafe extern "system" fn create_query_pool(
         let info = unsafe { &*p_create_info };
         if info.query_type == vk::QueryType::OCCLUSION {
             if info.query_count > MAX_OCCLUSION_QUERIES {
-                eprintln!("agx4: occlusion query pools hold at most {MAX_OCCLUSION_QUERIES} queries");
+                eprintln!(
+                    "agx4: occlusion query pools hold at most {MAX_OCCLUSION_QUERIES} queries"
+                );
                 return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
             }
-            let bo = Bo::new(dev, (2 * u64::from(info.query_count) + 1) * 8, Place::Heap, true)?;
-            let pool = QueryPool { kmd: dev.kmd.clone(), bo, object: 0, count: info.query_count, kind: QueryKind::Occlusion };
+            let bo = Bo::new(
+                dev,
+                (2 * u64::from(info.query_count) + 1) * 8,
+                Place::Heap,
+                true,
+            )?;
+            let pool = QueryPool {
+                kmd: dev.kmd.clone(),
+                bo,
+                object: 0,
+                count: info.query_count,
+                kind: QueryKind::Occlusion,
+            };
             // SAFETY: valid usage: pQueryPool is writable.
             unsafe { *p_pool = pool.into_handle() };
             return Ok(());
@@ -93,7 +112,12 @@ pub unsafe extern "system" fn create_query_pool(
             eprintln!("agx4: {:?} queries are not supported yet", info.query_type);
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
-        let bo = Bo::new(dev, u64::from(info.query_count.max(1)) * 8, Place::Heap, true)?;
+        let bo = Bo::new(
+            dev,
+            u64::from(info.query_count.max(1)) * 8,
+            Place::Heap,
+            true,
+        )?;
         let mut args = drm_asahi_gem_bind_object {
             op: DRM_ASAHI_BIND_OBJECT_OP_BIND,
             flags: DRM_ASAHI_BIND_OBJECT_USAGE_TIMESTAMPS,
@@ -106,14 +130,24 @@ pub unsafe extern "system" fn create_query_pool(
             eprintln!("agx4: GEM_BIND_OBJECT for timestamps failed: errno {e}");
             vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
         })?;
-        let pool = QueryPool { kmd: dev.kmd.clone(), bo, object: args.object_handle, count: info.query_count, kind: QueryKind::Timestamp };
+        let pool = QueryPool {
+            kmd: dev.kmd.clone(),
+            bo,
+            object: args.object_handle,
+            count: info.query_count,
+            kind: QueryKind::Timestamp,
+        };
         // SAFETY: valid usage: pQueryPool is writable.
         unsafe { *p_pool = pool.into_handle() };
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn destroy_query_pool(_device: vk::Device, pool: vk::QueryPool, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn destroy_query_pool(
+    _device: vk::Device,
+    pool: vk::QueryPool,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     guard_or("vkDestroyQueryPool", (), || drop(QueryPool::take(pool)))
 }
 
@@ -154,7 +188,9 @@ pub unsafe extern "system" fn get_query_pool_results(
             let base = (u64::from(i) * stride) as usize;
             let mut put = |slot: usize, v: u64| -> Result<(), vk::Result> {
                 let bytes = v.to_le_bytes();
-                let dst = out.get_mut(base + slot * word..base + (slot + 1) * word).ok_or(vk::Result::ERROR_UNKNOWN)?;
+                let dst = out
+                    .get_mut(base + slot * word..base + (slot + 1) * word)
+                    .ok_or(vk::Result::ERROR_UNKNOWN)?;
                 dst.copy_from_slice(&bytes[..word]);
                 Ok(())
             };

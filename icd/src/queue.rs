@@ -73,14 +73,29 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Queue {
-    pub fn new(kmd: Arc<dyn Kmd>, vm_id: u32, usc_base: u64, lost: Arc<AtomicBool>, max_commands: u32) -> Result<Queue, vk::Result> {
-        let mut create = drm_asahi_queue_create { flags: 0, vm_id, priority: DRM_ASAHI_PRIORITY_MEDIUM, queue_id: 0, usc_exec_base: usc_base };
+    pub fn new(
+        kmd: Arc<dyn Kmd>,
+        vm_id: u32,
+        usc_base: u64,
+        lost: Arc<AtomicBool>,
+        max_commands: u32,
+    ) -> Result<Queue, vk::Result> {
+        let mut create = drm_asahi_queue_create {
+            flags: 0,
+            vm_id,
+            priority: DRM_ASAHI_PRIORITY_MEDIUM,
+            queue_id: 0,
+            usc_exec_base: usc_base,
+        };
         kmd.queue_create(&mut create).map_err(|e| {
             eprintln!("agx4: QUEUE_CREATE failed: errno {e}");
             vk::Result::ERROR_INITIALIZATION_FAILED
         })?;
         let destroy_queue = |kmd: &dyn Kmd| {
-            let _ = kmd.queue_destroy(&drm_asahi_queue_destroy { queue_id: create.queue_id, pad: 0 });
+            let _ = kmd.queue_destroy(&drm_asahi_queue_destroy {
+                queue_id: create.queue_id,
+                pad: 0,
+            });
         };
         // Point 1 exists from the start, so the first transfer out of the timeline has a fence.
         let timeline = kmd::syncobj_create(kmd.as_ref(), false)
@@ -108,7 +123,12 @@ impl Queue {
                 destroy_queue(shared.kmd.as_ref());
                 vk::Result::ERROR_INITIALIZATION_FAILED
             })?;
-        Ok(Queue { _loader: LoaderData::new(), shared, queue_id: create.queue_id, worker: Some(worker) })
+        Ok(Queue {
+            _loader: LoaderData::new(),
+            shared,
+            queue_id: create.queue_id,
+            worker: Some(worker),
+        })
     }
 
     fn push(&self, jobs: Vec<Job>) -> Result<(), vk::Result> {
@@ -126,16 +146,26 @@ impl Queue {
     pub fn wait_idle(&self) -> Result<(), vk::Result> {
         let mut state = lock(&self.shared.state);
         while state.done < state.pushed && !self.shared.lost.load(Ordering::Acquire) {
-            state = self.shared.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+            state = self
+                .shared
+                .changed
+                .wait(state)
+                .unwrap_or_else(|e| e.into_inner());
         }
         drop(state);
         if self.shared.lost.load(Ordering::Acquire) {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
         let point = *lock(&self.shared.point);
-        kmd::syncobj_timeline_wait(self.shared.kmd.as_ref(), &[self.shared.timeline], &[point], i64::MAX, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT)
-            .map(|_| ())
-            .map_err(|_| self.shared.mark_lost("waiting for the queue to go idle"))
+        kmd::syncobj_timeline_wait(
+            self.shared.kmd.as_ref(),
+            &[self.shared.timeline],
+            &[point],
+            i64::MAX,
+            DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+        )
+        .map(|_| ())
+        .map_err(|_| self.shared.mark_lost("waiting for the queue to go idle"))
     }
 }
 
@@ -148,7 +178,10 @@ impl Drop for Queue {
         }
         let kmd = self.shared.kmd.as_ref();
         let _ = kmd::syncobj_destroy(kmd, self.shared.timeline);
-        let _ = kmd.queue_destroy(&drm_asahi_queue_destroy { queue_id: self.queue_id, pad: 0 });
+        let _ = kmd.queue_destroy(&drm_asahi_queue_destroy {
+            queue_id: self.queue_id,
+            pad: 0,
+        });
     }
 }
 
@@ -193,9 +226,17 @@ impl Shared {
         }
         let handles: Vec<u32> = waits.iter().map(|w| w.syncobj).collect();
         let points: Vec<u64> = waits.iter().map(|w| w.value).collect();
-        let flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
+        let flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL
+            | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT
+            | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
         loop {
-            match kmd::syncobj_timeline_wait(self.kmd.as_ref(), &handles, &points, kmd::deadline(WAIT_SLICE_NS), flags) {
+            match kmd::syncobj_timeline_wait(
+                self.kmd.as_ref(),
+                &handles,
+                &points,
+                kmd::deadline(WAIT_SLICE_NS),
+                flags,
+            ) {
                 Ok(_) => return Ok(true),
                 Err(libc::ETIME) => {
                     if lock(&self.state).stop {
@@ -236,16 +277,26 @@ impl Shared {
         let chunks: Vec<_> = job.cmds.chunks(self.max_commands).collect();
         for (i, cmds) in chunks.iter().enumerate() {
             let sync = |p: &SyncPoint| drm_asahi_sync {
-                sync_type: if p.value == 0 { DRM_ASAHI_SYNC_SYNCOBJ } else { DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ },
+                sync_type: if p.value == 0 {
+                    DRM_ASAHI_SYNC_SYNCOBJ
+                } else {
+                    DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ
+                },
                 handle: p.syncobj,
                 timeline_value: p.value,
             };
-            let mut syncs = vec![sync(&SyncPoint { syncobj: self.timeline, value: *point })];
+            let mut syncs = vec![sync(&SyncPoint {
+                syncobj: self.timeline,
+                value: *point,
+            })];
             if i == 0 {
                 syncs.extend(job.waits.iter().map(sync));
             }
             let in_count = syncs.len();
-            syncs.push(sync(&SyncPoint { syncobj: self.timeline, value: *point + 1 }));
+            syncs.push(sync(&SyncPoint {
+                syncobj: self.timeline,
+                value: *point + 1,
+            }));
             if i + 1 == chunks.len() {
                 syncs.extend(job.signals.iter().map(sync));
             }
@@ -256,7 +307,12 @@ impl Shared {
             for c in cmds.iter() {
                 let (cmd_type, payload) = match c {
                     HwCommand::Compute(s) => {
-                        let cmd = drm_asahi_cmd_compute { cdm_ctrl_stream_base: s.start, cdm_ctrl_stream_end: s.end, ts: s.ts, ..Default::default() };
+                        let cmd = drm_asahi_cmd_compute {
+                            cdm_ctrl_stream_base: s.start,
+                            cdm_ctrl_stream_end: s.end,
+                            ts: s.ts,
+                            ..Default::default()
+                        };
                         (DRM_ASAHI_CMD_COMPUTE, as_bytes(&cmd).to_vec())
                     }
                     HwCommand::Render(r) => (DRM_ASAHI_CMD_RENDER, as_bytes(r.as_ref()).to_vec()),
@@ -317,7 +373,11 @@ unsafe fn job_from_submit(submit: &vk::SubmitInfo<'_>) -> Result<Job, vk::Result
     let buffers = unsafe { handle::slice(submit.p_command_buffers, submit.command_buffer_count) };
     let mut cmds = Vec::new();
     for &cb in buffers {
-        cmds.extend(CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?.commands()?);
+        cmds.extend(
+            CommandBuffer::from_handle(cb)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?
+                .commands()?,
+        );
     }
     // SAFETY: the value arrays are as long as their semaphore arrays, per valid usage.
     let (wait_values, signal_values) = match values {
@@ -331,28 +391,54 @@ unsafe fn job_from_submit(submit: &vk::SubmitInfo<'_>) -> Result<Job, vk::Result
     };
     let point = |sem: vk::Semaphore, values: &[u64], i: usize| -> Result<SyncPoint, vk::Result> {
         let s = Semaphore::from_handle(sem).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let value = if s.timeline { *values.get(i).ok_or(vk::Result::ERROR_UNKNOWN)? } else { 0 };
-        Ok(SyncPoint { syncobj: s.syncobj, value })
+        let value = if s.timeline {
+            *values.get(i).ok_or(vk::Result::ERROR_UNKNOWN)?
+        } else {
+            0
+        };
+        Ok(SyncPoint {
+            syncobj: s.syncobj,
+            value,
+        })
     };
     Ok(Job {
-        waits: wait_sems.iter().enumerate().map(|(i, &s)| point(s, wait_values, i)).collect::<Result<_, _>>()?,
-        signals: signal_sems.iter().enumerate().map(|(i, &s)| point(s, signal_values, i)).collect::<Result<_, _>>()?,
+        waits: wait_sems
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| point(s, wait_values, i))
+            .collect::<Result<_, _>>()?,
+        signals: signal_sems
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| point(s, signal_values, i))
+            .collect::<Result<_, _>>()?,
         cmds,
     })
 }
 
-pub unsafe extern "system" fn queue_submit(queue: vk::Queue, submit_count: u32, p_submits: *const vk::SubmitInfo<'_>, fence: vk::Fence) -> vk::Result {
+pub unsafe extern "system" fn queue_submit(
+    queue: vk::Queue,
+    submit_count: u32,
+    p_submits: *const vk::SubmitInfo<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
     guard("vkQueueSubmit", || {
         let q = Queue::from_handle(queue).ok_or(vk::Result::ERROR_UNKNOWN)?;
         // SAFETY: valid usage: pSubmits holds submit_count valid structures.
         let submits = unsafe { handle::slice(p_submits, submit_count) };
         // SAFETY: each structure is valid, per valid usage.
-        let mut jobs = submits.iter().map(|s| unsafe { job_from_submit(s) }).collect::<Result<Vec<_>, _>>()?;
+        let mut jobs = submits
+            .iter()
+            .map(|s| unsafe { job_from_submit(s) })
+            .collect::<Result<Vec<_>, _>>()?;
         if let Some(f) = Fence::from_handle(fence) {
             if jobs.is_empty() {
                 jobs.push(Job::default());
             }
-            jobs.last_mut().unwrap().signals.push(SyncPoint { syncobj: f.syncobj, value: 0 });
+            jobs.last_mut().unwrap().signals.push(SyncPoint {
+                syncobj: f.syncobj,
+                value: 0,
+            });
         }
         q.push(jobs)
     })
@@ -366,18 +452,34 @@ unsafe fn job_from_submit2(submit: &vk::SubmitInfo2<'_>) -> Result<Job, vk::Resu
     // SAFETY: guaranteed by the caller.
     let (waits, buffers, signals) = unsafe {
         (
-            handle::slice(submit.p_wait_semaphore_infos, submit.wait_semaphore_info_count),
-            handle::slice(submit.p_command_buffer_infos, submit.command_buffer_info_count),
-            handle::slice(submit.p_signal_semaphore_infos, submit.signal_semaphore_info_count),
+            handle::slice(
+                submit.p_wait_semaphore_infos,
+                submit.wait_semaphore_info_count,
+            ),
+            handle::slice(
+                submit.p_command_buffer_infos,
+                submit.command_buffer_info_count,
+            ),
+            handle::slice(
+                submit.p_signal_semaphore_infos,
+                submit.signal_semaphore_info_count,
+            ),
         )
     };
     let point = |info: &vk::SemaphoreSubmitInfo<'_>| -> Result<SyncPoint, vk::Result> {
         let s = Semaphore::from_handle(info.semaphore).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        Ok(SyncPoint { syncobj: s.syncobj, value: if s.timeline { info.value } else { 0 } })
+        Ok(SyncPoint {
+            syncobj: s.syncobj,
+            value: if s.timeline { info.value } else { 0 },
+        })
     };
     let mut cmds = Vec::new();
     for b in buffers {
-        cmds.extend(CommandBuffer::from_handle(b.command_buffer).ok_or(vk::Result::ERROR_UNKNOWN)?.commands()?);
+        cmds.extend(
+            CommandBuffer::from_handle(b.command_buffer)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?
+                .commands()?,
+        );
     }
     Ok(Job {
         waits: waits.iter().map(point).collect::<Result<_, _>>()?,
@@ -386,19 +488,30 @@ unsafe fn job_from_submit2(submit: &vk::SubmitInfo2<'_>) -> Result<Job, vk::Resu
     })
 }
 
-pub unsafe extern "system" fn queue_submit2(queue: vk::Queue, submit_count: u32, p_submits: *const vk::SubmitInfo2<'_>, fence: vk::Fence) -> vk::Result {
+pub unsafe extern "system" fn queue_submit2(
+    queue: vk::Queue,
+    submit_count: u32,
+    p_submits: *const vk::SubmitInfo2<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
     guard("vkQueueSubmit2", || {
         let q = Queue::from_handle(queue).ok_or(vk::Result::ERROR_UNKNOWN)?;
         // SAFETY: valid usage: pSubmits holds submit_count valid structures.
         let submits = unsafe { handle::slice(p_submits, submit_count) };
         // SAFETY: each structure is valid, per valid usage.
-        let mut jobs = submits.iter().map(|s| unsafe { job_from_submit2(s) }).collect::<Result<Vec<_>, _>>()?;
+        let mut jobs = submits
+            .iter()
+            .map(|s| unsafe { job_from_submit2(s) })
+            .collect::<Result<Vec<_>, _>>()?;
         if let Some(f) = Fence::from_handle(fence) {
             if jobs.is_empty() {
                 jobs.push(Job::default());
             }
             if let Some(last) = jobs.last_mut() {
-                last.signals.push(SyncPoint { syncobj: f.syncobj, value: 0 });
+                last.signals.push(SyncPoint {
+                    syncobj: f.syncobj,
+                    value: 0,
+                });
             }
         }
         q.push(jobs)
@@ -406,5 +519,9 @@ pub unsafe extern "system" fn queue_submit2(queue: vk::Queue, submit_count: u32,
 }
 
 pub unsafe extern "system" fn queue_wait_idle(queue: vk::Queue) -> vk::Result {
-    guard("vkQueueWaitIdle", || Queue::from_handle(queue).ok_or(vk::Result::ERROR_UNKNOWN)?.wait_idle())
+    guard("vkQueueWaitIdle", || {
+        Queue::from_handle(queue)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?
+            .wait_idle()
+    })
 }

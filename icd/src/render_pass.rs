@@ -25,7 +25,10 @@ pub const MAX_VIEWS: u32 = 8;
 /// multiple of all three, so a render area aligned to it never starts or ends inside a tile,
 /// whichever size the render pass ends up with. Finer areas still work: they only cost a
 /// partially covered tile at each edge.
-pub const RENDER_AREA_GRANULARITY: vk::Extent2D = vk::Extent2D { width: 32, height: 32 };
+pub const RENDER_AREA_GRANULARITY: vk::Extent2D = vk::Extent2D {
+    width: 32,
+    height: 32,
+};
 
 // The fields are read by the graphics work (render pass begin, pipelines); only the tests and
 // vkCreateFramebuffer read them so far.
@@ -120,18 +123,35 @@ fn invalid<T>(msg: String) -> Result<T, Invalid> {
     Err(Invalid(msg))
 }
 
-fn attachment_ref(r: &vk::AttachmentReference, count: usize, what: &str) -> Result<Option<AttachmentRef>, Invalid> {
+fn attachment_ref(
+    r: &vk::AttachmentReference,
+    count: usize,
+    what: &str,
+) -> Result<Option<AttachmentRef>, Invalid> {
     if r.attachment == vk::ATTACHMENT_UNUSED {
         return Ok(None);
     }
     if r.attachment as usize >= count {
-        return invalid(format!("{what} refers to attachment {} but the render pass has {count}", r.attachment));
+        return invalid(format!(
+            "{what} refers to attachment {} but the render pass has {count}",
+            r.attachment
+        ));
     }
-    Ok(Some(AttachmentRef { index: r.attachment, layout: r.layout }))
+    Ok(Some(AttachmentRef {
+        index: r.attachment,
+        layout: r.layout,
+    }))
 }
 
-fn refs(list: &[vk::AttachmentReference], count: usize, what: &str) -> Result<Vec<Option<AttachmentRef>>, Invalid> {
-    list.iter().enumerate().map(|(i, r)| attachment_ref(r, count, &format!("{what}[{i}]"))).collect()
+fn refs(
+    list: &[vk::AttachmentReference],
+    count: usize,
+    what: &str,
+) -> Result<Vec<Option<AttachmentRef>>, Invalid> {
+    list.iter()
+        .enumerate()
+        .map(|(i, r)| attachment_ref(r, count, &format!("{what}[{i}]")))
+        .collect()
 }
 
 fn subpass_ref(index: u32, subpass_count: usize, what: &str) -> Result<SubpassRef, Invalid> {
@@ -140,7 +160,9 @@ fn subpass_ref(index: u32, subpass_count: usize, what: &str) -> Result<SubpassRe
     } else if (index as usize) < subpass_count {
         Ok(SubpassRef::Index(index))
     } else {
-        invalid(format!("{what} is subpass {index} but the render pass has {subpass_count}"))
+        invalid(format!(
+            "{what} is subpass {index} but the render pass has {subpass_count}"
+        ))
     }
 }
 
@@ -154,15 +176,26 @@ pub struct SubpassIn {
     pub resolves: Vec<vk::AttachmentReference>,
     pub depth_stencil: Option<vk::AttachmentReference>,
     /// (attachment, depth mode, stencil mode).
-    pub depth_stencil_resolve: Option<(vk::AttachmentReference, vk::ResolveModeFlags, vk::ResolveModeFlags)>,
+    pub depth_stencil_resolve: Option<(
+        vk::AttachmentReference,
+        vk::ResolveModeFlags,
+        vk::ResolveModeFlags,
+    )>,
     pub preserve: Vec<u32>,
 }
 
 /// A create info's attachments, subpasses and dependencies in version-1 form.
-type Description = (Vec<vk::AttachmentDescription>, Vec<SubpassIn>, Vec<vk::SubpassDependency>);
+type Description = (
+    Vec<vk::AttachmentDescription>,
+    Vec<SubpassIn>,
+    Vec<vk::SubpassDependency>,
+);
 
 fn reference2(r: &vk::AttachmentReference2<'_>) -> vk::AttachmentReference {
-    vk::AttachmentReference { attachment: r.attachment, layout: r.layout }
+    vk::AttachmentReference {
+        attachment: r.attachment,
+        layout: r.layout,
+    }
 }
 
 /// The arrays of a version-1 create info, with the multiview view masks of its pNext chain.
@@ -179,16 +212,26 @@ unsafe fn from_info1(info: &vk::RenderPassCreateInfo<'_>) -> Result<Description,
         )
     };
     // SAFETY: guaranteed by the caller: the pNext chain is valid.
-    let multiview = unsafe { handle::find_in_chain::<vk::RenderPassMultiviewCreateInfo<'_>>(info.p_next) };
+    let multiview =
+        unsafe { handle::find_in_chain::<vk::RenderPassMultiviewCreateInfo<'_>>(info.p_next) };
     // SAFETY: as above; pViewMasks holds subpassCount masks.
-    let masks = multiview.map(|m| unsafe { handle::slice(m.p_view_masks, m.subpass_count) }).unwrap_or_default();
+    let masks = multiview
+        .map(|m| unsafe { handle::slice(m.p_view_masks, m.subpass_count) })
+        .unwrap_or_default();
     if !masks.is_empty() && masks.len() != subs.len() {
-        return invalid(format!("{} view masks for {} subpasses", masks.len(), subs.len()));
+        return invalid(format!(
+            "{} view masks for {} subpasses",
+            masks.len(),
+            subs.len()
+        ));
     }
     let mut subpasses = Vec::with_capacity(subs.len());
     for (s, d) in subs.iter().enumerate() {
         if d.color_attachment_count as usize > MAX_COLOR_ATTACHMENTS {
-            return invalid(format!("subpass {s} has {} colour attachments (max {MAX_COLOR_ATTACHMENTS})", d.color_attachment_count));
+            return invalid(format!(
+                "subpass {s} has {} colour attachments (max {MAX_COLOR_ATTACHMENTS})",
+                d.color_attachment_count
+            ));
         }
         // SAFETY: guaranteed by the caller; pResolveAttachments, when not null, has
         // colorAttachmentCount entries, and a non-null depth/stencil pointer is one reference.
@@ -201,7 +244,8 @@ unsafe fn from_info1(info: &vk::RenderPassCreateInfo<'_>) -> Result<Description,
                 resolves: handle::slice(d.p_resolve_attachments, d.color_attachment_count).to_vec(),
                 depth_stencil: d.p_depth_stencil_attachment.as_ref().copied(),
                 depth_stencil_resolve: None,
-                preserve: handle::slice(d.p_preserve_attachments, d.preserve_attachment_count).to_vec(),
+                preserve: handle::slice(d.p_preserve_attachments, d.preserve_attachment_count)
+                    .to_vec(),
             });
         }
     }
@@ -238,22 +282,40 @@ unsafe fn from_info2(info: &vk::RenderPassCreateInfo2<'_>) -> Result<Description
     let mut subpasses = Vec::with_capacity(subs.len());
     for (s, d) in subs.iter().enumerate() {
         if d.color_attachment_count as usize > MAX_COLOR_ATTACHMENTS {
-            return invalid(format!("subpass {s} has {} colour attachments (max {MAX_COLOR_ATTACHMENTS})", d.color_attachment_count));
+            return invalid(format!(
+                "subpass {s} has {} colour attachments (max {MAX_COLOR_ATTACHMENTS})",
+                d.color_attachment_count
+            ));
         }
         // SAFETY: guaranteed by the caller, as for version 1; the pNext chain is valid.
         unsafe {
-            let resolve = handle::find_in_chain::<vk::SubpassDescriptionDepthStencilResolve<'_>>(d.p_next)
-                .and_then(|r| r.p_depth_stencil_resolve_attachment.as_ref().map(|a| (reference2(a), r.depth_resolve_mode, r.stencil_resolve_mode)))
-                .filter(|(a, _, _)| a.attachment != vk::ATTACHMENT_UNUSED);
+            let resolve =
+                handle::find_in_chain::<vk::SubpassDescriptionDepthStencilResolve<'_>>(d.p_next)
+                    .and_then(|r| {
+                        r.p_depth_stencil_resolve_attachment
+                            .as_ref()
+                            .map(|a| (reference2(a), r.depth_resolve_mode, r.stencil_resolve_mode))
+                    })
+                    .filter(|(a, _, _)| a.attachment != vk::ATTACHMENT_UNUSED);
             subpasses.push(SubpassIn {
                 bind_point: d.pipeline_bind_point,
                 view_mask: d.view_mask,
-                inputs: handle::slice(d.p_input_attachments, d.input_attachment_count).iter().map(reference2).collect(),
-                colours: handle::slice(d.p_color_attachments, d.color_attachment_count).iter().map(reference2).collect(),
-                resolves: handle::slice(d.p_resolve_attachments, d.color_attachment_count).iter().map(reference2).collect(),
+                inputs: handle::slice(d.p_input_attachments, d.input_attachment_count)
+                    .iter()
+                    .map(reference2)
+                    .collect(),
+                colours: handle::slice(d.p_color_attachments, d.color_attachment_count)
+                    .iter()
+                    .map(reference2)
+                    .collect(),
+                resolves: handle::slice(d.p_resolve_attachments, d.color_attachment_count)
+                    .iter()
+                    .map(reference2)
+                    .collect(),
                 depth_stencil: d.p_depth_stencil_attachment.as_ref().map(reference2),
                 depth_stencil_resolve: resolve,
-                preserve: handle::slice(d.p_preserve_attachments, d.preserve_attachment_count).to_vec(),
+                preserve: handle::slice(d.p_preserve_attachments, d.preserve_attachment_count)
+                    .to_vec(),
             });
         }
     }
@@ -294,7 +356,12 @@ impl RenderPass {
     }
 
     /// Checks a render pass description, whichever create info it came from.
-    pub fn build(flags: vk::RenderPassCreateFlags, atts: &[vk::AttachmentDescription], subs: Vec<SubpassIn>, deps: &[vk::SubpassDependency]) -> Result<RenderPass, Invalid> {
+    pub fn build(
+        flags: vk::RenderPassCreateFlags,
+        atts: &[vk::AttachmentDescription],
+        subs: Vec<SubpassIn>,
+        deps: &[vk::SubpassDependency],
+    ) -> Result<RenderPass, Invalid> {
         if !flags.is_empty() {
             // Every render pass flag comes from an extension agx4 does not offer.
             return invalid(format!("flags {flags:?} are not supported"));
@@ -311,7 +378,9 @@ impl RenderPass {
                 }
                 let samples = a.samples.as_raw();
                 if samples == 0 || !samples.is_power_of_two() || samples > 64 {
-                    return invalid(format!("attachment {i} has sample count flags {samples:#x}"));
+                    return invalid(format!(
+                        "attachment {i} has sample count flags {samples:#x}"
+                    ));
                 }
                 Ok(Attachment {
                     format: a.format,
@@ -334,10 +403,15 @@ impl RenderPass {
                 return invalid(format!("subpass {s} has bind point {:?}", d.bind_point));
             }
             if multiview && d.view_mask == 0 {
-                return invalid(format!("subpass {s} has view mask 0 in a multiview render pass"));
+                return invalid(format!(
+                    "subpass {s} has view mask 0 in a multiview render pass"
+                ));
             }
             if d.view_mask >> MAX_VIEWS != 0 {
-                return invalid(format!("subpass {s} has view mask {:#x} (at most {MAX_VIEWS} views)", d.view_mask));
+                return invalid(format!(
+                    "subpass {s} has view mask {:#x} (at most {MAX_VIEWS} views)",
+                    d.view_mask
+                ));
             }
             let depth_stencil = match &d.depth_stencil {
                 None => None,
@@ -347,11 +421,21 @@ impl RenderPass {
                 None => None,
                 Some((r, depth_mode, stencil_mode)) => {
                     for m in [depth_mode, stencil_mode] {
-                        if !(m == vk::ResolveModeFlags::NONE || DEPTH_STENCIL_RESOLVE_MODES.contains(m)) {
-                            return invalid(format!("subpass {s} resolves depth/stencil with mode {m:?}"));
+                        if !(m == vk::ResolveModeFlags::NONE
+                            || DEPTH_STENCIL_RESOLVE_MODES.contains(m))
+                        {
+                            return invalid(format!(
+                                "subpass {s} resolves depth/stencil with mode {m:?}"
+                            ));
                         }
                     }
-                    attachment_ref(&r, n, &format!("subpass {s} depth/stencil resolve"))?.map(|attachment| DepthStencilResolve { attachment, depth_mode, stencil_mode })
+                    attachment_ref(&r, n, &format!("subpass {s} depth/stencil resolve"))?.map(
+                        |attachment| DepthStencilResolve {
+                            attachment,
+                            depth_mode,
+                            stencil_mode,
+                        },
+                    )
                 }
             };
             let preserve = d
@@ -359,7 +443,9 @@ impl RenderPass {
                 .iter()
                 .map(|&p| match (p as usize) < n {
                     true => Ok(p),
-                    false => invalid(format!("subpass {s} preserves attachment {p} but the render pass has {n}")),
+                    false => invalid(format!(
+                        "subpass {s} preserves attachment {p} but the render pass has {n}"
+                    )),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             subpasses.push(Subpass {
@@ -376,8 +462,13 @@ impl RenderPass {
             .iter()
             .enumerate()
             .map(|(i, d)| {
-                let src = subpass_ref(d.src_subpass, subs.len(), &format!("dependency {i} source"))?;
-                let dst = subpass_ref(d.dst_subpass, subs.len(), &format!("dependency {i} destination"))?;
+                let src =
+                    subpass_ref(d.src_subpass, subs.len(), &format!("dependency {i} source"))?;
+                let dst = subpass_ref(
+                    d.dst_subpass,
+                    subs.len(),
+                    &format!("dependency {i} destination"),
+                )?;
                 if src == SubpassRef::External && dst == SubpassRef::External {
                     return invalid(format!("dependency {i} has both ends external"));
                 }
@@ -392,7 +483,13 @@ impl RenderPass {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(RenderPass { attachments, subpasses, dependencies, tile_programs: Default::default(), clear_pipelines: Default::default() })
+        Ok(RenderPass {
+            attachments,
+            subpasses,
+            dependencies,
+            tile_programs: Default::default(),
+            clear_pipelines: Default::default(),
+        })
     }
 }
 
@@ -436,11 +533,19 @@ pub unsafe extern "system" fn create_render_pass2(
     })
 }
 
-pub unsafe extern "system" fn destroy_render_pass(_device: vk::Device, pass: vk::RenderPass, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+pub unsafe extern "system" fn destroy_render_pass(
+    _device: vk::Device,
+    pass: vk::RenderPass,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
     guard_or("vkDestroyRenderPass", (), || drop(RenderPass::take(pass)))
 }
 
-pub unsafe extern "system" fn get_render_area_granularity(_device: vk::Device, _pass: vk::RenderPass, p_granularity: *mut vk::Extent2D) {
+pub unsafe extern "system" fn get_render_area_granularity(
+    _device: vk::Device,
+    _pass: vk::RenderPass,
+    p_granularity: *mut vk::Extent2D,
+) {
     guard_or("vkGetRenderAreaGranularity", (), || {
         // SAFETY: valid usage: pGranularity is writable.
         unsafe { *p_granularity = RENDER_AREA_GRANULARITY };

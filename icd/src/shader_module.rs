@@ -37,6 +37,12 @@ pub unsafe extern "system" fn create_shader_module(
     })
 }
 
-pub unsafe extern "system" fn destroy_shader_module(_device: vk::Device, module: vk::ShaderModule, _p_allocator: *const vk::AllocationCallbacks<'_>) {
-    guard_or("vkDestroyShaderModule", (), || drop(ShaderModule::take(module)))
+pub unsafe extern "system" fn destroy_shader_module(
+    _device: vk::Device,
+    module: vk::ShaderModule,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    guard_or("vkDestroyShaderModule", (), || {
+        drop(ShaderModule::take(module))
+    })
 }

@@ -56,7 +56,11 @@ impl DrmKmd {
 
     fn driver_name(&self) -> KmdResult<Vec<u8>> {
         let mut name = [0u8; 64];
-        let mut v = drm_version { name_len: name.len(), name: name.as_mut_ptr().cast(), ..Default::default() };
+        let mut v = drm_version {
+            name_len: name.len(),
+            name: name.as_mut_ptr().cast(),
+            ..Default::default()
+        };
         // SAFETY: `v.name` points to `name`, writable for `name_len` bytes; date and desc have
         // length 0, so the kernel writes nothing through their null pointers.
         unsafe { self.ioctl(DRM_IOCTL_VERSION, &mut v) }?;
@@ -103,7 +107,9 @@ fn is_render_node(p: &Path) -> bool {
 }
 
 fn errno() -> Errno {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
+    std::io::Error::last_os_error()
+        .raw_os_error()
+        .unwrap_or(libc::EIO)
 }
 
 impl Kmd for DrmKmd {
@@ -303,7 +309,11 @@ mod tests {
     fn version_args_point_at_the_name_buffer() {
         // The packing `driver_name` relies on: only the name buffer is handed to the kernel.
         let mut name = [0u8; 8];
-        let v = drm_version { name_len: name.len(), name: name.as_mut_ptr().cast(), ..Default::default() };
+        let v = drm_version {
+            name_len: name.len(),
+            name: name.as_mut_ptr().cast(),
+            ..Default::default()
+        };
         assert_eq!(v.name_len, 8);
         assert_eq!(v.name.cast::<u8>(), name.as_mut_ptr());
         assert!(v.date.is_null() && v.desc.is_null());

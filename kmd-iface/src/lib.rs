@@ -5,11 +5,11 @@
 //! [`drm::DrmKmd`], a real asahi render node, and [`sim::SimKmd`], the embedded simulated
 //! kernel and firmware. The ICD reaches the simulated GPU only through this trait.
 
-pub mod uapi;
 pub mod drm;
-pub mod sim;
 mod select;
+pub mod sim;
 pub mod trace;
+pub mod uapi;
 
 pub use select::{open_default, Backend, SelectError};
 

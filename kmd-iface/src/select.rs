@@ -34,7 +34,9 @@ pub struct SelectError {
 
 impl SelectError {
     pub fn new(message: impl Into<String>) -> SelectError {
-        SelectError { message: message.into() }
+        SelectError {
+            message: message.into(),
+        }
     }
 
     pub fn message(&self) -> &str {

@@ -157,21 +157,60 @@ assert_size!(drm_asahi_get_time, 16);
 // Request codes: DRM generic numbers, then the driver's, counted from DRM_COMMAND_BASE.
 assert_request!(DRM_IOCTL_VERSION, drm_iowr::<drm_version>(0x00));
 assert_request!(DRM_IOCTL_GEM_CLOSE, drm_iow::<drm_gem_close>(0x09));
-assert_request!(DRM_IOCTL_SYNCOBJ_CREATE, drm_iowr::<drm_syncobj_create>(0xbf));
-assert_request!(DRM_IOCTL_SYNCOBJ_DESTROY, drm_iowr::<drm_syncobj_destroy>(0xc0));
+assert_request!(
+    DRM_IOCTL_SYNCOBJ_CREATE,
+    drm_iowr::<drm_syncobj_create>(0xbf)
+);
+assert_request!(
+    DRM_IOCTL_SYNCOBJ_DESTROY,
+    drm_iowr::<drm_syncobj_destroy>(0xc0)
+);
 assert_request!(DRM_IOCTL_SYNCOBJ_WAIT, drm_iowr::<drm_syncobj_wait>(0xc3));
 assert_request!(DRM_IOCTL_SYNCOBJ_RESET, drm_iowr::<drm_syncobj_array>(0xc4));
-assert_request!(DRM_IOCTL_SYNCOBJ_SIGNAL, drm_iowr::<drm_syncobj_array>(0xc5));
-assert_request!(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, drm_iowr::<drm_syncobj_timeline_wait>(0xca));
-assert_request!(DRM_IOCTL_SYNCOBJ_QUERY, drm_iowr::<drm_syncobj_timeline_array>(0xcb));
-assert_request!(DRM_IOCTL_SYNCOBJ_TRANSFER, drm_iowr::<drm_syncobj_transfer>(0xcc));
-assert_request!(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, drm_iowr::<drm_syncobj_timeline_array>(0xcd));
-assert_request!(DRM_IOCTL_ASAHI_GET_PARAMS, drm_iow::<drm_asahi_get_params>(COMMAND_BASE));
-assert_request!(DRM_IOCTL_ASAHI_GET_TIME, drm_iowr::<drm_asahi_get_time>(COMMAND_BASE + 1));
-assert_request!(DRM_IOCTL_ASAHI_VM_CREATE, drm_iowr::<drm_asahi_vm_create>(COMMAND_BASE + 2));
-assert_request!(DRM_IOCTL_ASAHI_VM_DESTROY, drm_iow::<drm_asahi_vm_destroy>(COMMAND_BASE + 3));
-assert_request!(DRM_IOCTL_ASAHI_VM_BIND, drm_iow::<drm_asahi_vm_bind>(COMMAND_BASE + 4));
-assert_request!(DRM_IOCTL_ASAHI_GEM_CREATE, drm_iowr::<drm_asahi_gem_create>(COMMAND_BASE + 5));
+assert_request!(
+    DRM_IOCTL_SYNCOBJ_SIGNAL,
+    drm_iowr::<drm_syncobj_array>(0xc5)
+);
+assert_request!(
+    DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT,
+    drm_iowr::<drm_syncobj_timeline_wait>(0xca)
+);
+assert_request!(
+    DRM_IOCTL_SYNCOBJ_QUERY,
+    drm_iowr::<drm_syncobj_timeline_array>(0xcb)
+);
+assert_request!(
+    DRM_IOCTL_SYNCOBJ_TRANSFER,
+    drm_iowr::<drm_syncobj_transfer>(0xcc)
+);
+assert_request!(
+    DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL,
+    drm_iowr::<drm_syncobj_timeline_array>(0xcd)
+);
+assert_request!(
+    DRM_IOCTL_ASAHI_GET_PARAMS,
+    drm_iow::<drm_asahi_get_params>(COMMAND_BASE)
+);
+assert_request!(
+    DRM_IOCTL_ASAHI_GET_TIME,
+    drm_iowr::<drm_asahi_get_time>(COMMAND_BASE + 1)
+);
+assert_request!(
+    DRM_IOCTL_ASAHI_VM_CREATE,
+    drm_iowr::<drm_asahi_vm_create>(COMMAND_BASE + 2)
+);
+assert_request!(
+    DRM_IOCTL_ASAHI_VM_DESTROY,
+    drm_iow::<drm_asahi_vm_destroy>(COMMAND_BASE + 3)
+);
+assert_request!(
+    DRM_IOCTL_ASAHI_VM_BIND,
+    drm_iow::<drm_asahi_vm_bind>(COMMAND_BASE + 4)
+);
+assert_request!(
+    DRM_IOCTL_ASAHI_GEM_CREATE,
+    drm_iowr::<drm_asahi_gem_create>(COMMAND_BASE + 5)
+);
 assert_request!(
     DRM_IOCTL_ASAHI_GEM_MMAP_OFFSET,
     drm_iowr::<drm_asahi_gem_mmap_offset>(COMMAND_BASE + 6)
@@ -188,4 +227,7 @@ assert_request!(
     DRM_IOCTL_ASAHI_QUEUE_DESTROY,
     drm_iow::<drm_asahi_queue_destroy>(COMMAND_BASE + 9)
 );
-assert_request!(DRM_IOCTL_ASAHI_SUBMIT, drm_iow::<drm_asahi_submit>(COMMAND_BASE + 10));
+assert_request!(
+    DRM_IOCTL_ASAHI_SUBMIT,
+    drm_iow::<drm_asahi_submit>(COMMAND_BASE + 10)
+);

@@ -20,21 +20,36 @@ fn environment_selects_the_backend_and_simulated_gpu() {
 
     set(Some("bogus"), None);
     let e = open_default().err().expect("unknown AGX4_KMD value");
-    assert!(e.to_string().contains("auto") && e.to_string().contains("sim") && e.to_string().contains("drm"), "{e}");
+    assert!(
+        e.to_string().contains("auto")
+            && e.to_string().contains("sim")
+            && e.to_string().contains("drm"),
+        "{e}"
+    );
 
     set(Some("sim"), None);
     let kmd = open_default().expect("simulated device");
     assert_eq!(kmd.backend(), Backend::Sim);
-    assert_eq!(common::params(&*kmd).chip_id, 0x8103, "default GPU is the M1");
+    assert_eq!(
+        common::params(&*kmd).chip_id,
+        0x8103,
+        "default GPU is the M1"
+    );
 
     set(Some("sim"), Some("g14c"));
     let kmd = open_default().expect("simulated M2 Max");
     let p = common::params(&*kmd);
-    assert_eq!((p.chip_id, p.gpu_generation, p.gpu_variant), (0x6021, 14, 'C' as u32));
+    assert_eq!(
+        (p.chip_id, p.gpu_generation, p.gpu_variant),
+        (0x6021, 14, 'C' as u32)
+    );
 
     set(Some("sim"), Some("g99x"));
     let e = open_default().err().expect("unknown GPU");
-    assert!(e.to_string().contains("AGX4_SIM_GPU") && e.to_string().contains("g13g"), "{e}");
+    assert!(
+        e.to_string().contains("AGX4_SIM_GPU") && e.to_string().contains("g13g"),
+        "{e}"
+    );
 
     set(Some("drm"), None);
     match open_default() {
@@ -45,5 +60,8 @@ fn environment_selects_the_backend_and_simulated_gpu() {
     set(None, None);
     let kmd = open_default().expect("auto always finds a device");
     let real = kmd_iface::drm::DrmKmd::open().is_ok();
-    assert_eq!(kmd.backend(), if real { Backend::Drm } else { Backend::Sim });
+    assert_eq!(
+        kmd.backend(),
+        if real { Backend::Drm } else { Backend::Sim }
+    );
 }

@@ -14,7 +14,10 @@ use std::sync::Arc;
 const PATTERN: &[u8] = b"agx4 trace pattern: this exact text must survive the replay";
 
 fn write_object(kmd: &dyn Kmd, handle: u32, size: usize, at: usize, data: &[u8]) {
-    let mut off = drm_asahi_gem_mmap_offset { handle, ..Default::default() };
+    let mut off = drm_asahi_gem_mmap_offset {
+        handle,
+        ..Default::default()
+    };
     kmd.gem_mmap_offset(&mut off).expect("GEM_MMAP_OFFSET");
     let p = kmd.mmap(off.offset, size).expect("mmap");
     // SAFETY: `p` maps `size` bytes of the object and `at + data.len()` stays inside it.
@@ -37,16 +40,36 @@ fn record(path: &std::path::Path) {
     kmd.vm_create(&mut vm).expect("VM_CREATE");
     let mut bos = Vec::new();
     for size in [PAGE, 4 * PAGE] {
-        let mut c = drm_asahi_gem_create { size, ..Default::default() };
+        let mut c = drm_asahi_gem_create {
+            size,
+            ..Default::default()
+        };
         kmd.gem_create(&mut c).expect("GEM_CREATE");
         bos.push((c.handle, size));
     }
-    bind_on(&kmd, vm.vm_id, &[map(bos[0].0, 0, PAGE, 0x10_0000_0000), map(bos[1].0, 0, 4 * PAGE, 0x10_0001_0000)])
-        .expect("VM_BIND");
+    bind_on(
+        &kmd,
+        vm.vm_id,
+        &[
+            map(bos[0].0, 0, PAGE, 0x10_0000_0000),
+            map(bos[1].0, 0, 4 * PAGE, 0x10_0001_0000),
+        ],
+    )
+    .expect("VM_BIND");
     write_object(&kmd, bos[0].0, PAGE as usize, 100, PATTERN);
-    write_object(&kmd, bos[1].0, 4 * PAGE as usize, 3 * PAGE as usize + 7, &[0xa5; 300]);
+    write_object(
+        &kmd,
+        bos[1].0,
+        4 * PAGE as usize,
+        3 * PAGE as usize + 7,
+        &[0xa5; 300],
+    );
 
-    let mut q = drm_asahi_queue_create { vm_id: vm.vm_id, usc_exec_base: USC_BASE, ..Default::default() };
+    let mut q = drm_asahi_queue_create {
+        vm_id: vm.vm_id,
+        usc_exec_base: USC_BASE,
+        ..Default::default()
+    };
     kmd.queue_create(&mut q).expect("QUEUE_CREATE");
     let mut s = drm_syncobj_create::default();
     kmd.syncobj_create(&mut s).expect("SYNCOBJ_CREATE");
@@ -62,9 +85,16 @@ fn record(path: &std::path::Path) {
     };
     // SAFETY: `syncs` and `cmd` are alive and hold the counts stated.
     unsafe { kmd.submit(&args) }.expect("SUBMIT");
-    wait(&kmd, &[s.handle], DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, deadline_ms(&kmd, 10_000)).expect("signalled");
+    wait(
+        &kmd,
+        &[s.handle],
+        DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL,
+        deadline_ms(&kmd, 10_000),
+    )
+    .expect("signalled");
     for (handle, _) in bos {
-        kmd.gem_close(&drm_gem_close { handle, pad: 0 }).expect("GEM_CLOSE");
+        kmd.gem_close(&drm_gem_close { handle, pad: 0 })
+            .expect("GEM_CLOSE");
     }
 }
 
@@ -84,12 +114,19 @@ fn replay_reproduces_every_object() {
 
     // Flip one byte of the recorded data: the replay must notice the object differs.
     let mut bytes = std::fs::read(&path).unwrap();
-    let at = bytes.windows(PATTERN.len()).position(|w| w == PATTERN).expect("pattern is in the trace");
+    let at = bytes
+        .windows(PATTERN.len())
+        .position(|w| w == PATTERN)
+        .expect("pattern is in the trace");
     bytes[at] ^= 1;
     let tampered = dir.join("tampered.trace");
     std::fs::write(&tampered, &bytes).unwrap();
     let report = replay(&tampered, None).expect("replay");
-    assert_eq!(report.mismatches.len(), 1, "the tampered object is reported");
+    assert_eq!(
+        report.mismatches.len(),
+        1,
+        "the tampered object is reported"
+    );
 
     // Truncated and garbage traces are errors, not panics.
     std::fs::write(&tampered, &bytes[..bytes.len() / 2]).unwrap();

@@ -63,7 +63,9 @@ pub fn host_visible_type(ctx: &Ctx) -> u32 {
     // SAFETY: valid physical device.
     let props = unsafe { ctx.instance.get_physical_device_memory_properties(ctx.pdev) };
     let want = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-    (0..props.memory_type_count).find(|&i| props.memory_types[i as usize].property_flags.contains(want)).unwrap()
+    (0..props.memory_type_count)
+        .find(|&i| props.memory_types[i as usize].property_flags.contains(want))
+        .unwrap()
 }
 
 /// A host-visible buffer, mapped.
@@ -78,12 +80,31 @@ impl Buf {
     pub fn new(ctx: &Ctx, dev: &ash::Device, size: u64, usage: vk::BufferUsageFlags) -> Buf {
         // SAFETY: valid device and create infos; the memory is bound before use.
         unsafe {
-            let buffer = dev.create_buffer(&vk::BufferCreateInfo::default().size(size).usage(usage), None).unwrap();
+            let buffer = dev
+                .create_buffer(
+                    &vk::BufferCreateInfo::default().size(size).usage(usage),
+                    None,
+                )
+                .unwrap();
             let req = dev.get_buffer_memory_requirements(buffer);
-            let memory = dev.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(host_visible_type(ctx)), None).unwrap();
+            let memory = dev
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(req.size)
+                        .memory_type_index(host_visible_type(ctx)),
+                    None,
+                )
+                .unwrap();
             dev.bind_buffer_memory(buffer, memory, 0).unwrap();
-            let ptr = dev.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()).unwrap() as *mut u8;
-            Buf { buffer, memory, ptr, size: size as usize }
+            let ptr = dev
+                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .unwrap() as *mut u8;
+            Buf {
+                buffer,
+                memory,
+                ptr,
+                size: size as usize,
+            }
         }
     }
 
@@ -94,7 +115,9 @@ impl Buf {
 
     pub fn write(&mut self, data: &[u8]) {
         // SAFETY: as in `bytes`; no GPU work runs while the test writes.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.size)[..data.len()].copy_from_slice(data) };
+        unsafe {
+            std::slice::from_raw_parts_mut(self.ptr, self.size)[..data.len()].copy_from_slice(data)
+        };
     }
 
     pub fn destroy(self, dev: &ash::Device) {
@@ -131,7 +154,8 @@ impl PipelineSpec {
             sample_mask: None,
             alpha_to_one: false,
             depth: None,
-            blend: vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA),
+            blend: vk::PipelineColorBlendAttachmentState::default()
+                .color_write_mask(vk::ColorComponentFlags::RGBA),
         }
     }
 }
@@ -145,39 +169,98 @@ pub struct Shaders {
 
 impl Shaders {
     pub fn new(dev: &ash::Device) -> Shaders {
-        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::FRAGMENT, offset: 0, size: 16 }];
+        let ranges = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::FRAGMENT,
+            offset: 0,
+            size: 16,
+        }];
         // SAFETY: valid device and create infos.
         unsafe {
             Shaders {
-                vs: dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&VERT), None).unwrap(),
-                fs: dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&FRAG), None).unwrap(),
-                layout: dev.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges), None).unwrap(),
+                vs: dev
+                    .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&VERT), None)
+                    .unwrap(),
+                fs: dev
+                    .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&FRAG), None)
+                    .unwrap(),
+                layout: dev
+                    .create_pipeline_layout(
+                        &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges),
+                        None,
+                    )
+                    .unwrap(),
             }
         }
     }
 
     /// A pipeline for subpass 0 of `pass`.
-    pub fn pipeline(&self, dev: &ash::Device, pass: vk::RenderPass, spec: &PipelineSpec) -> vk::Pipeline {
+    pub fn pipeline(
+        &self,
+        dev: &ash::Device,
+        pass: vk::RenderPass,
+        spec: &PipelineSpec,
+    ) -> vk::Pipeline {
         let stages = [
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(self.vs).name(c"main"),
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::FRAGMENT).module(self.fs).name(c"main"),
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(self.vs)
+                .name(c"main"),
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(self.fs)
+                .name(c"main"),
         ];
-        let bindings = [vk::VertexInputBindingDescription { binding: 0, stride: 8, input_rate: vk::VertexInputRate::VERTEX }];
-        let attributes = [vk::VertexInputAttributeDescription { location: 0, binding: 0, format: vk::Format::R32G32_SFLOAT, offset: 0 }];
-        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default().vertex_binding_descriptions(&bindings).vertex_attribute_descriptions(&attributes);
-        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let bindings = [vk::VertexInputBindingDescription {
+            binding: 0,
+            stride: 8,
+            input_rate: vk::VertexInputRate::VERTEX,
+        }];
+        let attributes = [vk::VertexInputAttributeDescription {
+            location: 0,
+            binding: 0,
+            format: vk::Format::R32G32_SFLOAT,
+            offset: 0,
+        }];
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+            .vertex_binding_descriptions(&bindings)
+            .vertex_attribute_descriptions(&attributes);
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
         let size = spec.size;
-        let viewports = [vk::Viewport { x: 0.0, y: 0.0, width: size as f32, height: size as f32, min_depth: 0.0, max_depth: 1.0 }];
-        let scissors = [vk::Rect2D { offset: vk::Offset2D { x: 0, y: 0 }, extent: vk::Extent2D { width: size, height: size } }];
-        let viewport = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
-        let raster = vk::PipelineRasterizationStateCreateInfo::default().polygon_mode(vk::PolygonMode::FILL).cull_mode(vk::CullModeFlags::NONE).line_width(1.0);
+        let viewports = [vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: size as f32,
+            height: size as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        }];
+        let scissors = [vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: size,
+                height: size,
+            },
+        }];
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewports(&viewports)
+            .scissors(&scissors);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(vk::PolygonMode::FILL)
+            .cull_mode(vk::CullModeFlags::NONE)
+            .line_width(1.0);
         let masks = [spec.sample_mask.unwrap_or(u32::MAX)];
-        let mut multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(spec.samples).alpha_to_one_enable(spec.alpha_to_one);
+        let mut multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(spec.samples)
+            .alpha_to_one_enable(spec.alpha_to_one);
         if spec.sample_mask.is_some() {
             multisample = multisample.sample_mask(&masks);
         }
         let depth = match spec.depth {
-            Some(op) => vk::PipelineDepthStencilStateCreateInfo::default().depth_test_enable(true).depth_write_enable(true).depth_compare_op(op),
+            Some(op) => vk::PipelineDepthStencilStateCreateInfo::default()
+                .depth_test_enable(true)
+                .depth_write_enable(true)
+                .depth_compare_op(op),
             None => vk::PipelineDepthStencilStateCreateInfo::default(),
         };
         let blend_att = [spec.blend];
@@ -196,7 +279,9 @@ impl Shaders {
             .render_pass(pass)
             .subpass(0);
         // SAFETY: valid device, pass and create info.
-        unsafe { dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }.map_err(|(_, e)| e).expect("vkCreateGraphicsPipelines")[0]
+        unsafe { dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
+            .map_err(|(_, e)| e)
+            .expect("vkCreateGraphicsPipelines")[0]
     }
 
     pub fn destroy(self, dev: &ash::Device) {

@@ -191,9 +191,9 @@ impl Gpu {
         // SAFETY: a global command on a loaded entry.
         let instance_exts = unsafe { entry.enumerate_instance_extension_properties(None) }
             .map_err(vkerr("vkEnumerateInstanceExtensionProperties"))?;
-        let has_group_creation = instance_exts.iter().any(|e| {
-            e.extension_name_as_c_str() == Ok(ash::khr::device_group_creation::NAME)
-        });
+        let has_group_creation = instance_exts
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(ash::khr::device_group_creation::NAME));
         let mut exts = vec![ash::ext::debug_utils::NAME.as_ptr()];
         if has_group_creation {
             exts.push(ash::khr::device_group_creation::NAME.as_ptr());
@@ -256,9 +256,9 @@ impl Gpu {
                 .map_err(vkerr("vkEnumerateDeviceExtensionProperties"))?;
             let use_group = has_group_creation
                 && gpu.props.api_version < vk::API_VERSION_1_1
-                && device_exts.iter().any(|e| {
-                    e.extension_name_as_c_str() == Ok(ash::khr::device_group::NAME)
-                });
+                && device_exts
+                    .iter()
+                    .any(|e| e.extension_name_as_c_str() == Ok(ash::khr::device_group::NAME));
             let enabled: Vec<*const std::ffi::c_char> = if use_group {
                 vec![ash::khr::device_group::NAME.as_ptr()]
             } else {
@@ -282,7 +282,8 @@ impl Gpu {
                 .map_err(vkerr("vkCreateDevice"))?;
             let queue = device.get_device_queue(gpu.family, 0);
             if use_group {
-                gpu.device_group = Some(ash::khr::device_group::Device::new(&gpu.instance, &device));
+                gpu.device_group =
+                    Some(ash::khr::device_group::Device::new(&gpu.instance, &device));
             }
             gpu.device = Some((device, queue));
             Ok(gpu)

@@ -31,12 +31,33 @@ impl Rng {
 }
 
 /// Values that tend to hit edge cases in word-oriented parsers.
-const INTERESTING: [u32; 12] =
-    [0, 1, 2, 3, 4, 0xff, 0xffff, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 0x0723_0203, 0x0001_0000];
+const INTERESTING: [u32; 12] = [
+    0,
+    1,
+    2,
+    3,
+    4,
+    0xff,
+    0xffff,
+    0x7fff_ffff,
+    0x8000_0000,
+    0xffff_ffff,
+    0x0723_0203,
+    0x0001_0000,
+];
 
 fn minimal_module() -> Vec<u8> {
     // An empty compute module: header, OpCapability Shader, OpMemoryModel Logical GLSL450.
-    let words: [u32; 8] = [0x0723_0203, 0x0001_0000, 0, 8, 0, 0x0002_0011, 1, 0x0003_000e];
+    let words: [u32; 8] = [
+        0x0723_0203,
+        0x0001_0000,
+        0,
+        8,
+        0,
+        0x0002_0011,
+        1,
+        0x0003_000e,
+    ];
     let mut w: Vec<u32> = words.to_vec();
     w.extend_from_slice(&[0, 1]);
     w.iter().flat_map(|x| x.to_le_bytes()).collect()

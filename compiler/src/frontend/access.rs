@@ -199,7 +199,9 @@ impl<'m> Tr<'m> {
     ) -> Result<(), CompileError> {
         match konst {
             Some(i) => {
-                *off = off.checked_add(i.wrapping_mul(stride)).ok_or_else(|| invalid("offset overflow"))?;
+                *off = off
+                    .checked_add(i.wrapping_mul(stride))
+                    .ok_or_else(|| invalid("offset overflow"))?;
             }
             None => {
                 let i = self.simple(fs, iw)?;

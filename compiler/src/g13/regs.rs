@@ -166,7 +166,13 @@ pub(crate) fn visit(i: &mut Instr, f: &mut dyn FnMut(&mut Reg, Access, u16)) {
         }
         Instr::ZsEmit(x) => {
             small(&mut x.samples, f);
-            let h = if x.depth && x.stencil { 4 } else if x.depth { 2 } else { 1 };
+            let h = if x.depth && x.stencil {
+                4
+            } else if x.depth {
+                2
+            } else {
+                1
+            };
             f(&mut x.src, Access::Use, h);
         }
         Instr::Texture(x) => {

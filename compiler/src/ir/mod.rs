@@ -14,10 +14,10 @@
 //!
 //! Before `scalarize` values may be vectors; after it, every value is scalar.
 
-mod types;
-mod op;
 pub mod interp;
+mod op;
 pub mod print;
+mod types;
 pub mod validate;
 
 pub use op::*;
@@ -42,10 +42,16 @@ pub struct Inst {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node {
     Block(Vec<Inst>),
-    If { cond: Value, then_body: Vec<Node>, else_body: Vec<Node> },
+    If {
+        cond: Value,
+        then_body: Vec<Node>,
+        else_body: Vec<Node>,
+    },
     /// Runs `body` until a `Break`; a `Continue` or falling off the end starts the next
     /// iteration.
-    Loop { body: Vec<Node> },
+    Loop {
+        body: Vec<Node>,
+    },
     Break,
     Continue,
     /// Ends the invocation (only the entry point remains after inlining).

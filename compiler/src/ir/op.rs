@@ -255,16 +255,39 @@ pub enum Op {
     SysVal(SysVal),
     /// Loads `ty`-typed data (scalar or vector) at address; `align` is the guaranteed byte
     /// alignment.
-    Load { space: Space, addr: Value, align: u32 },
-    Store { space: Space, addr: Value, value: Value, align: u32 },
+    Load {
+        space: Space,
+        addr: Value,
+        align: u32,
+    },
+    Store {
+        space: Space,
+        addr: Value,
+        value: Value,
+        align: u32,
+    },
     /// Returns the old value. `CompareExchange` takes the comparator in `cmp`.
-    Atomic { space: Space, op: AtomicOp, addr: Value, value: Value, cmp: Option<Value> },
+    Atomic {
+        space: Space,
+        op: AtomicOp,
+        addr: Value,
+        value: Value,
+        cmp: Option<Value>,
+    },
     /// The GPU address of descriptor `binding[index]` of `set` in the pipeline layout
     /// (lowered by `lower_descriptors` to loads through the root table).
-    DescriptorAddress { set: u32, binding: u32, index: Value },
+    DescriptorAddress {
+        set: u32,
+        binding: u32,
+        index: Value,
+    },
     /// The bound range size in bytes of that descriptor (for bounds checks and
     /// OpArrayLength).
-    DescriptorSize { set: u32, binding: u32, index: Value },
+    DescriptorSize {
+        set: u32,
+        binding: u32,
+        index: Value,
+    },
     /// Workgroup execution + memory barrier (OpControlBarrier with Workgroup scope).
     WorkgroupBarrier,
     /// Memory barrier only.
@@ -274,20 +297,35 @@ pub enum Op {
     /// type (I32 or F32, 1 to 4 lanes with `component + lanes <= 4`) gives how many
     /// consecutive components are read; the bits are the attribute's / varying's, without
     /// conversion. Pure: the inputs are constant during an invocation.
-    LoadInput { location: u32, component: u8, interp: InputInterp },
+    LoadInput {
+        location: u32,
+        component: u8,
+        interp: InputInterp,
+    },
     /// Fragment shaders: reads input attachment `index` (the `InputAttachmentIndex`
     /// decoration) at the fragment's pixel, starting at component `component` (0..4). The
     /// result type (F32 for float and normalized formats, I32 for integer ones; 1 to 4 lanes
     /// with `component + lanes <= 4`) gives how many components are read, converted as a
     /// texture load converts them. Pure: the draw does not write its input attachments.
-    LoadInputAttachment { index: u32, component: u8 },
+    LoadInputAttachment {
+        index: u32,
+        component: u8,
+    },
     /// Writes a stage output: a varying (vertex shaders) or a colour attachment's value
     /// (fragment shaders) at `location`, starting at 32-bit `component`; a vector value
     /// writes consecutive components. The last write to a component before the invocation
     /// ends is the one that counts; components never written are undefined.
-    StoreOutput { location: u32, component: u8, value: Value },
+    StoreOutput {
+        location: u32,
+        component: u8,
+        value: Value,
+    },
     /// Writes a built-in output from `component` on (same rules as `StoreOutput`).
-    StoreBuiltin { builtin: OutputBuiltin, component: u8, value: Value },
+    StoreBuiltin {
+        builtin: OutputBuiltin,
+        component: u8,
+        value: Value,
+    },
     /// Fragment shaders: the invocation's outputs (colour, depth) are dropped and it writes
     /// nothing. Execution continues (demote-to-helper semantics: derivatives stay valid);
     /// OpKill is translated as `Discard` followed by `Node::Return`.

@@ -176,7 +176,9 @@ pub fn lower_descriptors(sh: &mut Shader, layout: &ResourceLayout) -> Result<(),
                     };
                     let n = bytes(sh.ty(dst));
                     let last = abi::ROOT_TABLE_SIZE.checked_sub(n).ok_or_else(|| {
-                        CompileError::Internal("push-constant load wider than the root table".into())
+                        CompileError::Internal(
+                            "push-constant load wider than the root table".into(),
+                        )
                     })?;
                     let hi = konst(sh, out, last);
                     let lo = konst(sh, out, abi::PUSH_CONSTANTS_OFFSET);

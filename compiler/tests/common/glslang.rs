@@ -20,9 +20,12 @@ pub fn glslang_stage(src: &str, stage: &str) -> Option<Vec<u32>> {
         "{exe} is missing: install glslang-tools (scripts/deps.sh does)"
     );
     // A per-source directory, so tests compiling in parallel never share files.
-    let h = src.bytes().chain(stage.bytes()).fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
+    let h = src
+        .bytes()
+        .chain(stage.bytes())
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
     let dir = std::env::temp_dir().join(format!("agx4-glslang-{}-{h:x}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (input, output) = (dir.join(format!("s.{stage}")), dir.join("s.spv"));
@@ -33,8 +36,17 @@ pub fn glslang_stage(src: &str, stage: &str) -> Option<Vec<u32>> {
         .arg(&input)
         .output()
         .expect("run glslangValidator");
-    assert!(st.status.success(), "glslang failed: {}", String::from_utf8_lossy(&st.stdout));
+    assert!(
+        st.status.success(),
+        "glslang failed: {}",
+        String::from_utf8_lossy(&st.stdout)
+    );
     let bytes = std::fs::read(&output).expect("read the SPIR-V");
     let _ = std::fs::remove_dir_all(&dir);
-    Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    Some(
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
 }

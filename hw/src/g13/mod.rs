@@ -7,20 +7,20 @@
 //! bit-for-bit (reserved bits, hints agx4 does not model, non-canonical lengths) is rejected
 //! rather than guessed at.
 
-pub mod control;
-pub mod image_desc;
-pub mod layout;
-pub mod tilebuffer;
 mod bits;
+pub mod control;
 mod error;
 mod float_imm;
+pub mod image_desc;
 mod isa_alu;
 mod isa_float;
 mod isa_flow;
 mod isa_gfx;
 mod isa_mem;
 mod isa_tex;
+pub mod layout;
 mod operand_codec;
+pub mod tilebuffer;
 
 #[cfg(test)]
 mod tests;

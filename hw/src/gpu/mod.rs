@@ -7,16 +7,16 @@
 mod cdm;
 mod command;
 mod exec;
-pub mod usc;
+pub mod isp;
 mod memory;
 pub mod raster;
-pub mod isp;
 pub mod render;
 pub mod texel;
+pub mod usc;
 pub mod usc_words;
 
-pub use command::{BgEotProgram, ComputeCommand, HelperProgram, RenderCommand, ZlsBuffer};
 pub use cdm::{ComputeStats, MAX_BLOCKS};
+pub use command::{BgEotProgram, ComputeCommand, HelperProgram, RenderCommand, ZlsBuffer};
 pub use exec::{execute_compute, execute_render};
-pub use render::{RenderStats, TvbBudget, TvbFull};
 pub use memory::{Access, Fault, GpuMemory};
+pub use render::{RenderStats, TvbBudget, TvbFull};

@@ -37,15 +37,24 @@ pub struct Reg {
 
 impl Reg {
     pub const fn r16(half: u16) -> Reg {
-        Reg { half, size: Size::S16 }
+        Reg {
+            half,
+            size: Size::S16,
+        }
     }
     /// The 32-bit register `r<n>`.
     pub const fn r32(n: u16) -> Reg {
-        Reg { half: n * 2, size: Size::S32 }
+        Reg {
+            half: n * 2,
+            size: Size::S32,
+        }
     }
     /// The 64-bit register pair `r<n>_r<n+1>`.
     pub const fn r64(n: u16) -> Reg {
-        Reg { half: n * 2, size: Size::S64 }
+        Reg {
+            half: n * 2,
+            size: Size::S64,
+        }
     }
 }
 
@@ -82,7 +91,11 @@ pub struct ISrc {
 
 impl ISrc {
     pub const fn new(op: Operand) -> ISrc {
-        ISrc { op, sign_extend: false, hint: Hint::None }
+        ISrc {
+            op,
+            sign_extend: false,
+            hint: Hint::None,
+        }
     }
 }
 
@@ -103,7 +116,12 @@ pub struct FSrc {
 
 impl FSrc {
     pub const fn new(op: Operand) -> FSrc {
-        FSrc { op, abs: false, neg: false, hint: Hint::None }
+        FSrc {
+            op,
+            abs: false,
+            neg: false,
+            hint: Hint::None,
+        }
     }
 }
 

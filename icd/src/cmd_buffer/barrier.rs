@@ -45,11 +45,19 @@ fn set_event(cb: vk::CommandBuffer, name: &'static str, event: vk::Event, value:
     })
 }
 
-pub unsafe extern "system" fn cmd_set_event(cb: vk::CommandBuffer, event: vk::Event, _stages: vk::PipelineStageFlags) {
+pub unsafe extern "system" fn cmd_set_event(
+    cb: vk::CommandBuffer,
+    event: vk::Event,
+    _stages: vk::PipelineStageFlags,
+) {
     set_event(cb, "vkCmdSetEvent", event, EVENT_SET)
 }
 
-pub unsafe extern "system" fn cmd_reset_event(cb: vk::CommandBuffer, event: vk::Event, _stages: vk::PipelineStageFlags) {
+pub unsafe extern "system" fn cmd_reset_event(
+    cb: vk::CommandBuffer,
+    event: vk::Event,
+    _stages: vk::PipelineStageFlags,
+) {
     set_event(cb, "vkCmdResetEvent", event, EVENT_RESET)
 }
 
@@ -75,13 +83,21 @@ pub unsafe extern "system" fn cmd_wait_events(
     })
 }
 
-pub unsafe extern "system" fn cmd_write_timestamp(cb: vk::CommandBuffer, _stage: vk::PipelineStageFlags, pool: vk::QueryPool, query: u32) {
+pub unsafe extern "system" fn cmd_write_timestamp(
+    cb: vk::CommandBuffer,
+    _stage: vk::PipelineStageFlags,
+    pool: vk::QueryPool,
+    query: u32,
+) {
     record("vkCmdWriteTimestamp", cb, |dev, rec| {
         let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
         if query >= pool.count || pool.kind != QueryKind::Timestamp {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
-        let stamp = drm_asahi_timestamp { handle: pool.object, offset: query * 8 };
+        let stamp = drm_asahi_timestamp {
+            handle: pool.object,
+            offset: query * 8,
+        };
         // Inside a render pass the stamp is written when the render command ends; in a
         // multiview subpass it fills one query per view.
         if let Some(rs) = rec.render.as_mut() {
@@ -89,7 +105,11 @@ pub unsafe extern "system" fn cmd_write_timestamp(cb: vk::CommandBuffer, _stage:
             if query.checked_add(views).is_none_or(|end| end > pool.count) {
                 return Err(vk::Result::ERROR_UNKNOWN);
             }
-            rs.timestamps.extend((0..views).map(|v| drm_asahi_timestamp { handle: pool.object, offset: (query + v) * 8 }));
+            rs.timestamps
+                .extend((0..views).map(|v| drm_asahi_timestamp {
+                    handle: pool.object,
+                    offset: (query + v) * 8,
+                }));
             return Ok(());
         }
         // The command needs a stream even when nothing was recorded before the timestamp.
@@ -98,7 +118,12 @@ pub unsafe extern "system" fn cmd_write_timestamp(cb: vk::CommandBuffer, _stage:
     })
 }
 
-pub unsafe extern "system" fn cmd_reset_query_pool(cb: vk::CommandBuffer, pool: vk::QueryPool, first: u32, count: u32) {
+pub unsafe extern "system" fn cmd_reset_query_pool(
+    cb: vk::CommandBuffer,
+    pool: vk::QueryPool,
+    first: u32,
+    count: u32,
+) {
     record("vkCmdResetQueryPool", cb, |dev, rec| {
         let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
         if first.checked_add(count).is_none_or(|end| end > pool.count) {
@@ -109,7 +134,13 @@ pub unsafe extern "system" fn cmd_reset_query_pool(cb: vk::CommandBuffer, pool: 
         }
         // A zero timestamp means "not available".
         rec.barrier_pending = true;
-        fill_words(dev, rec, pool.va() + u64::from(first) * 8, u64::from(count) * 2, 0)?;
+        fill_words(
+            dev,
+            rec,
+            pool.va() + u64::from(first) * 8,
+            u64::from(count) * 2,
+            0,
+        )?;
         rec.barrier_pending = true;
         Ok(())
     })
@@ -133,7 +164,9 @@ pub unsafe extern "system" fn cmd_copy_query_pool_results(
             return Err(vk::Result::ERROR_UNKNOWN);
         }
         if pool.kind == QueryKind::Occlusion {
-            return super::query::copy(dev, rec, pool, first, count, dst, dst_offset, stride, flags);
+            return super::query::copy(
+                dev, rec, pool, first, count, dst, dst_offset, stride, flags,
+            );
         }
         let kind = Meta::QueryCopy {
             wide: flags.contains(vk::QueryResultFlags::TYPE_64),
@@ -142,13 +175,26 @@ pub unsafe extern "system" fn cmd_copy_query_pool_results(
         };
         let stride32 = u32::try_from(stride).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
         let mut push = [0u8; query::SIZE as usize];
-        let mut put = |at: u32, b: &[u8]| push[at as usize..at as usize + b.len()].copy_from_slice(b);
+        let mut put =
+            |at: u32, b: &[u8]| push[at as usize..at as usize + b.len()].copy_from_slice(b);
         put(query::STRIDE, &stride32.to_le_bytes());
         put(query::COUNT, &count.to_le_bytes());
         // The destination range: `count` strides, the last one only as long as its results.
-        let per_query = if kind_is_wide(flags) { 8 } else { 4 } * if flags.contains(vk::QueryResultFlags::WITH_AVAILABILITY) { 2 } else { 1 };
-        let dst_bytes = if count == 0 { 0 } else { u64::from(count - 1) * stride + per_query };
-        let buffers = [(pool.va() + u64::from(first) * 8, u64::from(count) * 8), (dst.va.load(Ordering::Acquire) + dst_offset, dst_bytes)];
+        let per_query = if kind_is_wide(flags) { 8 } else { 4 }
+            * if flags.contains(vk::QueryResultFlags::WITH_AVAILABILITY) {
+                2
+            } else {
+                1
+            };
+        let dst_bytes = if count == 0 {
+            0
+        } else {
+            u64::from(count - 1) * stride + per_query
+        };
+        let buffers = [
+            (pool.va() + u64::from(first) * 8, u64::from(count) * 8),
+            (dst.va.load(Ordering::Acquire) + dst_offset, dst_bytes),
+        ];
         // Timestamps are written when their command ends, so earlier commands' values are
         // in memory once this one starts (WAIT is implied); the barrier orders the copy
         // after launches of the current command.
@@ -161,33 +207,53 @@ fn kind_is_wide(flags: vk::QueryResultFlags) -> bool {
     flags.contains(vk::QueryResultFlags::TYPE_64)
 }
 
-
 // VK_KHR_synchronization2: the same operations; stage and access masks do not matter to an
 // in-order queue that barriers every dependency.
 
-pub unsafe extern "system" fn cmd_pipeline_barrier2(cb: vk::CommandBuffer, _p_dependency: *const vk::DependencyInfo<'_>) {
+pub unsafe extern "system" fn cmd_pipeline_barrier2(
+    cb: vk::CommandBuffer,
+    _p_dependency: *const vk::DependencyInfo<'_>,
+) {
     record("vkCmdPipelineBarrier2", cb, |_, rec| {
         rec.barrier_pending = true;
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn cmd_set_event2(cb: vk::CommandBuffer, event: vk::Event, _p_dependency: *const vk::DependencyInfo<'_>) {
+pub unsafe extern "system" fn cmd_set_event2(
+    cb: vk::CommandBuffer,
+    event: vk::Event,
+    _p_dependency: *const vk::DependencyInfo<'_>,
+) {
     set_event(cb, "vkCmdSetEvent2", event, EVENT_SET)
 }
 
-pub unsafe extern "system" fn cmd_reset_event2(cb: vk::CommandBuffer, event: vk::Event, _stages: vk::PipelineStageFlags2) {
+pub unsafe extern "system" fn cmd_reset_event2(
+    cb: vk::CommandBuffer,
+    event: vk::Event,
+    _stages: vk::PipelineStageFlags2,
+) {
     set_event(cb, "vkCmdResetEvent2", event, EVENT_RESET)
 }
 
-pub unsafe extern "system" fn cmd_wait_events2(cb: vk::CommandBuffer, _count: u32, _p_events: *const vk::Event, _p_dependencies: *const vk::DependencyInfo<'_>) {
+pub unsafe extern "system" fn cmd_wait_events2(
+    cb: vk::CommandBuffer,
+    _count: u32,
+    _p_events: *const vk::Event,
+    _p_dependencies: *const vk::DependencyInfo<'_>,
+) {
     record("vkCmdWaitEvents2", cb, |_, rec| {
         rec.barrier_pending = true;
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn cmd_write_timestamp2(cb: vk::CommandBuffer, _stage: vk::PipelineStageFlags2, pool: vk::QueryPool, query: u32) {
+pub unsafe extern "system" fn cmd_write_timestamp2(
+    cb: vk::CommandBuffer,
+    _stage: vk::PipelineStageFlags2,
+    pool: vk::QueryPool,
+    query: u32,
+) {
     // SAFETY: the same contract as vkCmdWriteTimestamp.
     unsafe { cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool, query) }
 }

@@ -465,19 +465,31 @@ fn planes<'a>(
 
 /// The packed bytes of one sample of each plane of `img` that `aspects` names, cleared to
 /// `value`: D16 as UNORM, D32 as float, S8 as its byte.
-fn depth_stencil_texels(img: &Image, value: &vk::ClearDepthStencilValue, aspects: vk::ImageAspectFlags) -> Result<Vec<(vk::ImageAspectFlags, Vec<u8>)>, vk::Result> {
+fn depth_stencil_texels(
+    img: &Image,
+    value: &vk::ClearDepthStencilValue,
+    aspects: vk::ImageAspectFlags,
+) -> Result<Vec<(vk::ImageAspectFlags, Vec<u8>)>, vk::Result> {
     let a = format::aspects(img.vk_format).ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
     let mut out = Vec::new();
-    if let Some(z) = a.depth.filter(|_| aspects.contains(vk::ImageAspectFlags::DEPTH)) {
+    if let Some(z) = a
+        .depth
+        .filter(|_| aspects.contains(vk::ImageAspectFlags::DEPTH))
+    {
         let d = value.depth.clamp(0.0, 1.0);
         let bytes = match z {
-            hw::g13::control::descriptors::ZlsFormat::U16 => ((d * 65535.0).round() as u16).to_le_bytes().to_vec(),
+            hw::g13::control::descriptors::ZlsFormat::U16 => {
+                ((d * 65535.0).round() as u16).to_le_bytes().to_vec()
+            }
             hw::g13::control::descriptors::ZlsFormat::F32 => d.to_le_bytes().to_vec(),
         };
         out.push((vk::ImageAspectFlags::DEPTH, bytes));
     }
     if a.stencil && aspects.contains(vk::ImageAspectFlags::STENCIL) {
-        out.push((vk::ImageAspectFlags::STENCIL, vec![(value.stencil & 0xff) as u8]));
+        out.push((
+            vk::ImageAspectFlags::STENCIL,
+            vec![(value.stencil & 0xff) as u8],
+        ));
     }
     Ok(out)
 }
@@ -571,7 +583,10 @@ pub fn resolve_depth_stencil_sample_zero(
     let none = vk::ClearDepthStencilValue::default();
     let (sp, dp) = (planes(src, &none, aspects)?, planes(dst, &none, aspects)?);
     if sp.len() != dp.len() {
-        eprintln!("agx4: {WHAT}: {:?} and {:?} have different planes", src.vk_format, dst.vk_format);
+        eprintln!(
+            "agx4: {WHAT}: {:?} and {:?} have different planes",
+            src.vk_format, dst.vk_format
+        );
         return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
     }
     let samples = u8::try_from(src.layout.samples).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
@@ -579,18 +594,35 @@ pub fn resolve_depth_stencil_sample_zero(
     let sampler = image_desc::sampler_descriptor(&SamplerDesc::default());
     for (s, d) in sp.iter().zip(&dp) {
         if d.layout.samples != 1 || s.format != d.format {
-            eprintln!("agx4: {WHAT}: the destination must be a single-sample image of the same format");
+            eprintln!(
+                "agx4: {WHAT}: the destination must be a single-sample image of the same format"
+            );
             return Err(vk::Result::ERROR_UNKNOWN);
         }
         let (w, h) = d.layout.level_extent(dst_level);
-        let (width, height) = (area.extent.width.min(w.saturating_sub(x)), area.extent.height.min(h.saturating_sub(y)));
+        let (width, height) = (
+            area.extent.width.min(w.saturating_sub(x)),
+            area.extent.height.min(h.saturating_sub(y)),
+        );
         if width == 0 || height == 0 {
             continue;
         }
-        let sdesc = ImageDesc { base: s.va, layout: s.layout, format: s.format, dimension: TextureDimension::D2Multisampled };
-        let ddesc = ImageDesc { base: d.va, layout: d.layout, format: d.format, dimension: TextureDimension::D2 };
-        let texture = image_desc::texture_descriptor(&sdesc, src_level, 1, src_layer, 1).map_err(|e| desc_error(WHAT, e))?;
-        let pbe = image_desc::pbe_descriptor(&ddesc, dst_level, dst_layer).map_err(|e| desc_error(WHAT, e))?;
+        let sdesc = ImageDesc {
+            base: s.va,
+            layout: s.layout,
+            format: s.format,
+            dimension: TextureDimension::D2Multisampled,
+        };
+        let ddesc = ImageDesc {
+            base: d.va,
+            layout: d.layout,
+            format: d.format,
+            dimension: TextureDimension::D2,
+        };
+        let texture = image_desc::texture_descriptor(&sdesc, src_level, 1, src_layer, 1)
+            .map_err(|e| desc_error(WHAT, e))?;
+        let pbe = image_desc::pbe_descriptor(&ddesc, dst_level, dst_layer)
+            .map_err(|e| desc_error(WHAT, e))?;
         let mut uniforms = [0u32; u::COUNT as usize];
         uniforms[u::WIDTH as usize] = width;
         uniforms[u::HEIGHT as usize] = height;
@@ -599,7 +631,16 @@ pub fn resolve_depth_stencil_sample_zero(
         uniforms[u::SRC_X0 as usize] = x;
         uniforms[u::SRC_Y0 as usize] = y;
         uniforms[u::INV_SAMPLES as usize] = f(1.0 / f32::from(samples));
-        let launch = Launch { kind: ImageMeta::Resolve { samples, average: false }, uniforms, textures: [texture, pbe], sampler, size: [width, height] };
+        let launch = Launch {
+            kind: ImageMeta::Resolve {
+                samples,
+                average: false,
+            },
+            uniforms,
+            textures: [texture, pbe],
+            sampler,
+            size: [width, height],
+        };
         run(dev, rec, &launch)?;
     }
     Ok(())

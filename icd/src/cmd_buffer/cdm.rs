@@ -34,7 +34,12 @@ pub struct Stream {
 }
 
 impl Cdm {
-    fn new_chunk(&mut self, upload: &mut Upload, dev: &Device, need: u64) -> Result<Alloc, vk::Result> {
+    fn new_chunk(
+        &mut self,
+        upload: &mut Upload,
+        dev: &Device,
+        need: u64,
+    ) -> Result<Alloc, vk::Result> {
         let a = upload.alloc(dev, (need + RESERVE).max(CHUNK), 64)?;
         self.chunk = Some(a);
         self.pos = 0;
@@ -57,12 +62,21 @@ impl Cdm {
     }
 
     /// Appends blocks to the open segment.
-    pub fn emit(&mut self, upload: &mut Upload, dev: &Device, bytes: &[u8]) -> Result<(), vk::Result> {
+    pub fn emit(
+        &mut self,
+        upload: &mut Upload,
+        dev: &Device,
+        bytes: &[u8],
+    ) -> Result<(), vk::Result> {
         let len = bytes.len() as u64;
         let mut chunk = self.chunk.ok_or(vk::Result::ERROR_UNKNOWN)?;
         if self.pos + len + RESERVE > chunk.size {
             let next = upload.alloc(dev, (len + RESERVE).max(CHUNK), 64)?;
-            let link = CdmStreamLink { target: next.va, with_return: false }.pack();
+            let link = CdmStreamLink {
+                target: next.va,
+                with_return: false,
+            }
+            .pack();
             upload.write(&chunk, self.pos, &link)?;
             if self.first_end.is_none() {
                 self.first_end = Some(chunk.va + self.pos + link.len() as u64);

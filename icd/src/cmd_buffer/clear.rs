@@ -11,10 +11,15 @@ use super::Recording;
 use crate::device::Device;
 use crate::format;
 use crate::handle::Object;
-use crate::pipeline_graphics::{subpass_tilebuffer, Dynamic, Fixed, GraphicsPipeline, StencilFace, MAX_VERTEX_BINDINGS};
+use crate::pipeline_graphics::{
+    subpass_tilebuffer, Dynamic, Fixed, GraphicsPipeline, StencilFace, MAX_VERTEX_BINDINGS,
+};
 use crate::render_pass::RenderPass;
 use ash::vk;
-use compiler::{AttribComponent, BlendAttachment, ColourTarget, FragmentState, GraphicsPipelineRequest, ShaderRequest, VertexAttribute, VertexBindingDesc, VertexFormat, VertexInputLayout};
+use compiler::{
+    AttribComponent, BlendAttachment, ColourTarget, FragmentState, GraphicsPipelineRequest,
+    ShaderRequest, VertexAttribute, VertexBindingDesc, VertexFormat, VertexInputLayout,
+};
 use hw::g13::control::descriptors::{StencilOp, ZsFunc};
 use hw::g13::control::vdm::Primitive;
 use hw::g13::tilebuffer::{ColourFormat, Numeric, Placement};
@@ -168,7 +173,11 @@ fn with_output_location(words: &[u32], location: u32) -> Vec<u32> {
         if count == 0 {
             break;
         }
-        if op == OP_DECORATE && count == 4 && Some(out[at + 1]) == output && out[at + 2] == DECORATION_LOCATION {
+        if op == OP_DECORATE
+            && count == 4
+            && Some(out[at + 1]) == output
+            && out[at + 2] == DECORATION_LOCATION
+        {
             out[at + 3] = location;
         }
         at += count;
@@ -178,8 +187,15 @@ fn with_output_location(words: &[u32], location: u32) -> Vec<u32> {
 
 fn fragment_spirv(format: ColourFormat) -> &'static [u32] {
     match format {
-        ColourFormat::Plain { numeric: Numeric::Uint, .. } | ColourFormat::Rgb10A2Uint => &CLEAR_UINT,
-        ColourFormat::Plain { numeric: Numeric::Sint, .. } => &CLEAR_SINT,
+        ColourFormat::Plain {
+            numeric: Numeric::Uint,
+            ..
+        }
+        | ColourFormat::Rgb10A2Uint => &CLEAR_UINT,
+        ColourFormat::Plain {
+            numeric: Numeric::Sint,
+            ..
+        } => &CLEAR_SINT,
         _ => &CLEAR_FLOAT,
     }
 }
@@ -187,8 +203,20 @@ fn fragment_spirv(format: ColourFormat) -> &'static [u32] {
 /// Bytes of one vertex: position (4 x f32), clear value (4 x u32).
 const VERTEX_BYTES: u32 = 32;
 
-fn shader<'a>(spirv: &'a [u32], stage: compiler::ir::Stage, layout: &'a compiler::ResourceLayout, target: compiler::Target) -> ShaderRequest<'a> {
-    ShaderRequest { spirv, entry_point: "main", stage, specialization: &[], layout, target }
+fn shader<'a>(
+    spirv: &'a [u32],
+    stage: compiler::ir::Stage,
+    layout: &'a compiler::ResourceLayout,
+    target: compiler::Target,
+) -> ShaderRequest<'a> {
+    ShaderRequest {
+        spirv,
+        entry_point: "main",
+        stage,
+        specialization: &[],
+        layout,
+        target,
+    }
 }
 
 fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipeline, vk::Result> {
@@ -200,25 +228,66 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         };
         let write_mask = if key.colour == Some(i as u32) { 0xf } else { 0 };
-        targets.push(ColourTarget { location: i as u32, format: t.format, tib_format: t.tib_format, offset: offset_bytes as u16, blend: BlendAttachment { write_mask, ..Default::default() } });
+        targets.push(ColourTarget {
+            location: i as u32,
+            format: t.format,
+            tib_format: t.tib_format,
+            offset: offset_bytes as u16,
+            blend: BlendAttachment {
+                write_mask,
+                ..Default::default()
+            },
+        });
     }
     // The shader writes the cleared target, or (for depth/stencil only) some target with
     // nothing enabled; with no colour targets there is no fragment shader.
-    let written = key.colour.and_then(|c| targets.iter().find(|t| t.location == c)).or(targets.first());
-    let fragment_words = written.map(|t| with_output_location(fragment_spirv(t.format), t.location));
-    let fragment_state = FragmentState { targets: targets.clone(), logic_op: None, samples: tib.samples, sample_size_bytes: tib.sample_size_bytes };
+    let written = key
+        .colour
+        .and_then(|c| targets.iter().find(|t| t.location == c))
+        .or(targets.first());
+    let fragment_words =
+        written.map(|t| with_output_location(fragment_spirv(t.format), t.location));
+    let fragment_state = FragmentState {
+        targets: targets.clone(),
+        logic_op: None,
+        samples: tib.samples,
+        sample_size_bytes: tib.sample_size_bytes,
+    };
     let vertex_input = VertexInputLayout {
         attributes: vec![
-            VertexAttribute { location: 0, binding: 0, format: VertexFormat::Plain { comp: AttribComponent::F32, count: 4, bgra: false }, offset: 0 },
-            VertexAttribute { location: 1, binding: 0, format: VertexFormat::Plain { comp: AttribComponent::U32, count: 4, bgra: false }, offset: 16 },
+            VertexAttribute {
+                location: 0,
+                binding: 0,
+                format: VertexFormat::Plain {
+                    comp: AttribComponent::F32,
+                    count: 4,
+                    bgra: false,
+                },
+                offset: 0,
+            },
+            VertexAttribute {
+                location: 1,
+                binding: 0,
+                format: VertexFormat::Plain {
+                    comp: AttribComponent::U32,
+                    count: 4,
+                    bgra: false,
+                },
+                offset: 16,
+            },
         ],
-        bindings: vec![VertexBindingDesc { binding: 0, per_instance: false }],
+        bindings: vec![VertexBindingDesc {
+            binding: 0,
+            per_instance: false,
+        }],
     };
     let target = dev.target.ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
     let layout = compiler::ResourceLayout::default();
     let req = GraphicsPipelineRequest {
         vertex: shader(&CLEAR_VERTEX, compiler::ir::Stage::Vertex, &layout, target),
-        fragment: fragment_words.as_deref().map(|w| shader(w, compiler::ir::Stage::Fragment, &layout, target)),
+        fragment: fragment_words
+            .as_deref()
+            .map(|w| shader(w, compiler::ir::Stage::Fragment, &layout, target)),
         vertex_input: &vertex_input,
         fragment_state: &fragment_state,
     };
@@ -228,7 +297,15 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
     })?;
     let mut strides = [0u32; MAX_VERTEX_BINDINGS as usize];
     strides[0] = VERTEX_BYTES;
-    let replace = StencilFace { fail: StencilOp::Replace, pass: StencilOp::Replace, depth_fail: StencilOp::Replace, compare: ZsFunc::Always, compare_mask: 0xff, write_mask: 0xff, reference: 0 };
+    let replace = StencilFace {
+        fail: StencilOp::Replace,
+        pass: StencilOp::Replace,
+        depth_fail: StencilOp::Replace,
+        compare: ZsFunc::Always,
+        compare_mask: 0xff,
+        write_mask: 0xff,
+        reference: 0,
+    };
     let fixed = Fixed {
         primitive: Primitive::Triangles,
         restart: false,
@@ -248,13 +325,21 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
         depth_compare: ZsFunc::Always,
         stencil: key.stencil.then_some([replace; 2]),
         blend_constants: [0.0; 4],
-        dynamic: Dynamic { stencil_reference: true, ..Dynamic::default() },
+        dynamic: Dynamic {
+            stencil_reference: true,
+            ..Dynamic::default()
+        },
     };
     GraphicsPipeline::new(dev, binary, fixed, tib)
 }
 
 impl ClearPipelines {
-    fn get(&self, dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<Arc<GraphicsPipeline>, vk::Result> {
+    fn get(
+        &self,
+        dev: &Device,
+        pass: &RenderPass,
+        key: ClearKey,
+    ) -> Result<Arc<GraphicsPipeline>, vk::Result> {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(p) = map.get(&key) {
             return Ok(p.clone());
@@ -267,11 +352,23 @@ impl ClearPipelines {
 
 /// Clears `rects` of the open subpass: the colour slot `colour` to `words` (the
 /// shader-side clear value), and/or depth to `depth` and stencil to `stencil`.
-pub fn clear_rects(dev: &Device, rec: &mut Recording, colour: Option<(u32, [u32; 4])>, depth: Option<f32>, stencil: Option<u32>, rects: &[vk::ClearRect]) -> Result<(), vk::Result> {
+pub fn clear_rects(
+    dev: &Device,
+    rec: &mut Recording,
+    colour: Option<(u32, [u32; 4])>,
+    depth: Option<f32>,
+    stencil: Option<u32>,
+    rects: &[vk::ClearRect],
+) -> Result<(), vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let fb = &rs.fb;
-    let key = ClearKey { subpass: rs.subpass, colour: colour.map(|c| c.0), depth: depth.is_some(), stencil: stencil.is_some() };
+    let key = ClearKey {
+        subpass: rs.subpass,
+        colour: colour.map(|c| c.0),
+        depth: depth.is_some(),
+        stencil: stencil.is_some(),
+    };
     let pipeline = pass.clear_pipelines.get(dev, pass, key)?;
     let words = colour.map(|c| c.1).unwrap_or_default();
     let z = depth.unwrap_or(0.0).clamp(0.0, 1.0);
@@ -300,14 +397,35 @@ pub fn clear_rects(dev: &Device, rec: &mut Recording, colour: Option<(u32, [u32;
     let s = stencil.unwrap_or(0) & 0xff;
     rec.gfx.stencil_reference = [s, s];
     let count = (data.len() / VERTEX_BYTES as usize) as u32;
-    let result = draw_with(dev, rec, &pipeline, DrawKind::Direct { count, instances: 1, first_vertex: 0, first_instance: 0 });
+    let result = draw_with(
+        dev,
+        rec,
+        &pipeline,
+        DrawKind::Direct {
+            count,
+            instances: 1,
+            first_vertex: 0,
+            first_instance: 0,
+        },
+    );
     rec.gfx = saved;
     result
 }
 
 /// The clear value of colour slot `slot` of the open subpass as shader-side words.
-pub fn colour_words(pass: &RenderPass, subpass: u32, slot: u32, value: &vk::ClearColorValue) -> Option<[u32; 4]> {
-    let r = pass.subpasses.get(subpass as usize)?.colours.get(slot as usize).copied().flatten()?;
+pub fn colour_words(
+    pass: &RenderPass,
+    subpass: u32,
+    slot: u32,
+    value: &vk::ClearColorValue,
+) -> Option<[u32; 4]> {
+    let r = pass
+        .subpasses
+        .get(subpass as usize)?
+        .colours
+        .get(slot as usize)
+        .copied()
+        .flatten()?;
     let f = format::renderable(pass.attachments[r.index as usize].format)?;
     Some(format::clear_words(&f, value))
 }

@@ -7,7 +7,10 @@ use crate::device::Device;
 use crate::handle::Object;
 use crate::pipeline::{ComputePipeline, Pipeline, Program};
 use ash::vk;
-use compiler::abi::{BASE_WORKGROUP_OFFSET, NUM_WORKGROUPS_OFFSET, PUSH_CONSTANTS_OFFSET, ROOT_ADDRESS_OFFSET, ROOT_TABLE_SIZE};
+use compiler::abi::{
+    BASE_WORKGROUP_OFFSET, NUM_WORKGROUPS_OFFSET, PUSH_CONSTANTS_OFFSET, ROOT_ADDRESS_OFFSET,
+    ROOT_TABLE_SIZE,
+};
 use compiler::meta::{self, Meta};
 use hw::g13::control::{pack_uniform_range, CdmBarrier, CdmLaunch, CdmMode, SharedLayout, UscWord};
 use std::sync::atomic::Ordering;
@@ -35,9 +38,17 @@ pub fn root_table(va: u64, sets: &[u64], groups: [u32; 3], base: [u32; 3], push:
 }
 
 /// Uploads a root table (see [`root_table`]) and returns its GPU address.
-fn push_root(dev: &Device, rec: &mut Recording, sets: &[u64], groups: [u32; 3], base: [u32; 3], push: &[u8]) -> Result<u64, vk::Result> {
+fn push_root(
+    dev: &Device,
+    rec: &mut Recording,
+    sets: &[u64],
+    groups: [u32; 3],
+    base: [u32; 3],
+    push: &[u8],
+) -> Result<u64, vk::Result> {
     let a = rec.upload.alloc(dev, u64::from(ROOT_TABLE_SIZE), 16)?;
-    rec.upload.write(&a, 0, &root_table(a.va, sets, groups, base, push))?;
+    rec.upload
+        .write(&a, 0, &root_table(a.va, sets, groups, base, push))?;
     Ok(a.va)
 }
 
@@ -47,20 +58,45 @@ fn usc_words(program: &Program, root: u64) -> Vec<u8> {
     let b = &program.binary;
     let mut w = Vec::new();
     let shared = b.shared_bytes.div_ceil(256) * 256;
-    UscWord::Shared { uses_shared: shared > 0, layout: SharedLayout::VertexCompute, bytes_per_threadgroup: shared, sample_count: 1, sample_stride_bytes: 0 }.pack(&mut w);
+    UscWord::Shared {
+        uses_shared: shared > 0,
+        layout: SharedLayout::VertexCompute,
+        bytes_per_threadgroup: shared,
+        sample_count: 1,
+        sample_stride_bytes: 0,
+    }
+    .pack(&mut w);
     pack_uniform_range(0, b.uniform_halves, root, &mut w);
-    UscWord::Shader { code: program.code_offset, loads_varyings: false }.pack(&mut w);
-    UscWord::Registers { count_halves: b.gpr_halves.max(8).div_ceil(8) * 8, spill_size: program.spill_size }.pack(&mut w);
+    UscWord::Shader {
+        code: program.code_offset,
+        loads_varyings: false,
+    }
+    .pack(&mut w);
+    UscWord::Registers {
+        count_halves: b.gpr_halves.max(8).div_ceil(8) * 8,
+        spill_size: program.spill_size,
+    }
+    .pack(&mut w);
     UscWord::NoPreshader.pack(&mut w);
     w
 }
 
 /// Appends a launch of `program` to the open segment (opening one if needed).
-pub fn launch(dev: &Device, rec: &mut Recording, program: &Program, root: u64, mode: CdmMode, global_size: [u32; 3], indirect: u64) -> Result<(), vk::Result> {
+pub fn launch(
+    dev: &Device,
+    rec: &mut Recording,
+    program: &Program,
+    root: u64,
+    mode: CdmMode,
+    global_size: [u32; 3],
+    indirect: u64,
+) -> Result<(), vk::Result> {
     rec.open_segment(dev)?;
     let words = usc_words(program, root);
     let words_va = rec.upload.push(dev, &words, 64)?;
-    let pipeline = words_va.checked_sub(dev.usc_base).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let pipeline = words_va
+        .checked_sub(dev.usc_base)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?;
     let mut stream = Vec::new();
     if rec.barrier_pending && rec.launches > 0 {
         stream.extend_from_slice(&CdmBarrier::compute_to_compute().pack());
@@ -85,7 +121,14 @@ pub fn launch(dev: &Device, rec: &mut Recording, program: &Program, root: u64, m
 
 /// Runs meta shader `kind` over `count` invocations with `push` as its push constants and
 /// `buffers` (address, bytes) as the storage buffers of its set 0.
-pub fn meta_launch(dev: &Device, rec: &mut Recording, kind: Meta, push: &[u8], count: u32, buffers: &[(u64, u64)]) -> Result<(), vk::Result> {
+pub fn meta_launch(
+    dev: &Device,
+    rec: &mut Recording,
+    kind: Meta,
+    push: &[u8],
+    count: u32,
+    buffers: &[(u64, u64)],
+) -> Result<(), vk::Result> {
     if count == 0 {
         return Ok(());
     }
@@ -96,11 +139,24 @@ pub fn meta_launch(dev: &Device, rec: &mut Recording, kind: Meta, push: &[u8], c
     let groups = count.div_ceil(meta::LOCAL_SIZE);
     let mut set = Vec::new();
     for &(addr, size) in buffers {
-        set.extend_from_slice(&crate::descriptor_pool::buffer_descriptor(addr, u32::try_from(size).unwrap_or(u32::MAX)));
+        set.extend_from_slice(&crate::descriptor_pool::buffer_descriptor(
+            addr,
+            u32::try_from(size).unwrap_or(u32::MAX),
+        ));
     }
-    let set_va = rec.upload.push(dev, &set, u64::from(compiler::abi::SET_ALIGNMENT))?;
+    let set_va = rec
+        .upload
+        .push(dev, &set, u64::from(compiler::abi::SET_ALIGNMENT))?;
     let root_va = push_root(dev, rec, &[set_va], [groups, 1, 1], [0; 3], push)?;
-    launch(dev, rec, &program, root_va, CdmMode::Direct, [groups * meta::LOCAL_SIZE, 1, 1], 0)
+    launch(
+        dev,
+        rec,
+        &program,
+        root_va,
+        CdmMode::Direct,
+        [groups * meta::LOCAL_SIZE, 1, 1],
+        0,
+    )
 }
 
 fn bound_pipeline<'a>(rec: &Recording) -> Result<&'a ComputePipeline, vk::Result> {
@@ -110,7 +166,12 @@ fn bound_pipeline<'a>(rec: &Recording) -> Result<&'a ComputePipeline, vk::Result
     })
 }
 
-fn dispatch_base(dev: &Device, rec: &mut Recording, base: [u32; 3], groups: [u32; 3]) -> Result<(), vk::Result> {
+fn dispatch_base(
+    dev: &Device,
+    rec: &mut Recording,
+    base: [u32; 3],
+    groups: [u32; 3],
+) -> Result<(), vk::Result> {
     if groups.contains(&0) {
         return Ok(());
     }
@@ -118,19 +179,41 @@ fn dispatch_base(dev: &Device, rec: &mut Recording, base: [u32; 3], groups: [u32
     let local = pipeline.program.binary.local_size;
     let mut threads = [0u32; 3];
     for i in 0..3 {
-        threads[i] = groups[i].checked_mul(local[i]).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        threads[i] = groups[i]
+            .checked_mul(local[i])
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
     }
     let (sets, push) = (rec.sets, rec.push);
     let root_va = push_root(dev, rec, &sets, groups, base, &push)?;
-    launch(dev, rec, &pipeline.program, root_va, CdmMode::Direct, threads, 0)
+    launch(
+        dev,
+        rec,
+        &pipeline.program,
+        root_va,
+        CdmMode::Direct,
+        threads,
+        0,
+    )
 }
 
 pub unsafe extern "system" fn cmd_dispatch(cb: vk::CommandBuffer, x: u32, y: u32, z: u32) {
-    record("vkCmdDispatch", cb, |dev, rec| dispatch_base(dev, rec, [0; 3], [x, y, z]))
+    record("vkCmdDispatch", cb, |dev, rec| {
+        dispatch_base(dev, rec, [0; 3], [x, y, z])
+    })
 }
 
-pub unsafe extern "system" fn cmd_dispatch_base(cb: vk::CommandBuffer, base_x: u32, base_y: u32, base_z: u32, x: u32, y: u32, z: u32) {
-    record("vkCmdDispatchBase", cb, |dev, rec| dispatch_base(dev, rec, [base_x, base_y, base_z], [x, y, z]))
+pub unsafe extern "system" fn cmd_dispatch_base(
+    cb: vk::CommandBuffer,
+    base_x: u32,
+    base_y: u32,
+    base_z: u32,
+    x: u32,
+    y: u32,
+    z: u32,
+) {
+    record("vkCmdDispatchBase", cb, |dev, rec| {
+        dispatch_base(dev, rec, [base_x, base_y, base_z], [x, y, z])
+    })
 }
 
 /// vkCmdSetDeviceMask(KHR): the only device group has one device, so the only valid mask is 1.
@@ -144,7 +227,11 @@ pub unsafe extern "system" fn cmd_set_device_mask(cb: vk::CommandBuffer, mask: u
     })
 }
 
-pub unsafe extern "system" fn cmd_dispatch_indirect(cb: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize) {
+pub unsafe extern "system" fn cmd_dispatch_indirect(
+    cb: vk::CommandBuffer,
+    buffer: vk::Buffer,
+    offset: vk::DeviceSize,
+) {
     record("vkCmdDispatchIndirect", cb, |dev, rec| {
         let pipeline = bound_pipeline(rec)?;
         let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
@@ -154,7 +241,11 @@ pub unsafe extern "system" fn cmd_dispatch_indirect(cb: vk::CommandBuffer, buffe
         let root_va = push_root(dev, rec, &sets, [0; 3], [0; 3], &push)?;
         let grid_va = rec.upload.push(dev, &[0u8; 12], 16)?;
         let mut push = vec![0u8; meta::fixup::SIZE as usize];
-        let buffers = [(buf.va.load(Ordering::Acquire) + offset, 12), (grid_va, 12), (root_va + u64::from(NUM_WORKGROUPS_OFFSET), 12)];
+        let buffers = [
+            (buf.va.load(Ordering::Acquire) + offset, 12),
+            (grid_va, 12),
+            (root_va + u64::from(NUM_WORKGROUPS_OFFSET), 12),
+        ];
         for (i, l) in pipeline.program.binary.local_size.iter().enumerate() {
             let at = (meta::fixup::LOCAL_SIZE + 4 * i as u32) as usize;
             push[at..at + 4].copy_from_slice(&l.to_le_bytes());
@@ -162,7 +253,15 @@ pub unsafe extern "system" fn cmd_dispatch_indirect(cb: vk::CommandBuffer, buffe
         // The application's barriers apply to the fix-up, which reads its buffer.
         meta_launch(dev, rec, Meta::DispatchFixup, &push, 1, &buffers)?;
         rec.barrier_pending = true;
-        launch(dev, rec, &pipeline.program, root_va, CdmMode::IndirectGlobal, [0; 3], grid_va)
+        launch(
+            dev,
+            rec,
+            &pipeline.program,
+            root_va,
+            CdmMode::IndirectGlobal,
+            [0; 3],
+            grid_va,
+        )
     })
 }
 
@@ -172,7 +271,13 @@ mod tests {
 
     #[test]
     fn root_table_layout() {
-        let t = root_table(0xabcd_0000_1230, &[0x1122_3344_5566_7788, 0x10], [3, 4, 5], [6, 7, 8], &[0xaa; 4]);
+        let t = root_table(
+            0xabcd_0000_1230,
+            &[0x1122_3344_5566_7788, 0x10],
+            [3, 4, 5],
+            [6, 7, 8],
+            &[0xaa; 4],
+        );
         assert_eq!(t.len(), 224);
         assert_eq!(&t[0..8], &0x1122_3344_5566_7788u64.to_le_bytes());
         assert_eq!(&t[8..16], &0x10u64.to_le_bytes());

@@ -12,15 +12,22 @@ use crate::handle::{self, Object};
 use crate::pipeline::Pipeline;
 use crate::pipeline_graphics::{DepthBiasState, GraphicsPipeline, MAX_VERTEX_BINDINGS};
 use ash::vk;
-use compiler::abi::{BLEND_CONSTANTS_OFFSET, FIRST_INSTANCE_OFFSET, GRAPHICS_ROOT_TABLE_SIZE, MAX_SETS, VERTEX_BUFFERS_OFFSET, VERTEX_BUFFER_ENTRY_SIZE, VIEW_INDEX_OFFSET};
+use compiler::abi::{
+    BLEND_CONSTANTS_OFFSET, FIRST_INSTANCE_OFFSET, GRAPHICS_ROOT_TABLE_SIZE, MAX_SETS,
+    VERTEX_BUFFERS_OFFSET, VERTEX_BUFFER_ENTRY_SIZE, VIEW_INDEX_OFFSET,
+};
 use compiler::{CfShade, CfSource};
 use hw::g13::control::descriptors::{DepthBias, Scissor};
-use hw::g13::control::ppp::{
-    line_width_bits, ConservativeDepth, Cull, Cull2, DepthBiasScissor, FragmentControl, FragmentFace, FragmentFace2, FragmentShader, FragmentShaderWord3, FragmentStencil,
-    ObjectType, OutputSelect, OutputSize, PassType, PppUpdate, PppVertex, VaryingCounts, Viewport, WClamp,
-};
-use hw::g13::control::vdm::{IndexList, IndexSize, PppState, Primitive, ShaderCounts, VdmState, VdmVertex, VertexOutputs, VertexShaderWord1, VertexUnknown};
 use hw::g13::control::descriptors::{StencilOp, ZsFunc};
+use hw::g13::control::ppp::{
+    line_width_bits, ConservativeDepth, Cull, Cull2, DepthBiasScissor, FragmentControl,
+    FragmentFace, FragmentFace2, FragmentShader, FragmentShaderWord3, FragmentStencil, ObjectType,
+    OutputSelect, OutputSize, PassType, PppUpdate, PppVertex, VaryingCounts, Viewport, WClamp,
+};
+use hw::g13::control::vdm::{
+    IndexList, IndexSize, PppState, Primitive, ShaderCounts, VdmState, VdmVertex, VertexOutputs,
+    VertexShaderWord1, VertexUnknown,
+};
 use hw::g13::control::{pack_uniform_range, SharedLayout, UscWord};
 use std::sync::atomic::Ordering;
 
@@ -58,7 +65,11 @@ impl Default for GfxState {
             viewport: None,
             scissor: None,
             line_width: 1.0,
-            depth_bias: DepthBiasState { constant: 0.0, clamp: 0.0, slope: 0.0 },
+            depth_bias: DepthBiasState {
+                constant: 0.0,
+                clamp: 0.0,
+                slope: 0.0,
+            },
             blend_constants: [0.0; 4],
             stencil_compare_mask: [0xff; 2],
             stencil_write_mask: [0xff; 2],
@@ -72,9 +83,23 @@ impl Default for GfxState {
 /// What one draw asks for.
 #[derive(Clone, Copy, Debug)]
 pub enum DrawKind {
-    Direct { count: u32, instances: u32, first_vertex: u32, first_instance: u32 },
-    Indexed { count: u32, instances: u32, first_index: u32, vertex_offset: i32, first_instance: u32 },
-    Indirect { args: u64, indexed: bool },
+    Direct {
+        count: u32,
+        instances: u32,
+        first_vertex: u32,
+        first_instance: u32,
+    },
+    Indexed {
+        count: u32,
+        instances: u32,
+        first_index: u32,
+        vertex_offset: i32,
+        first_instance: u32,
+    },
+    Indirect {
+        args: u64,
+        indexed: bool,
+    },
 }
 
 fn write(t: &mut [u8], at: u32, bytes: &[u8]) {
@@ -84,20 +109,38 @@ fn write(t: &mut [u8], at: u32, bytes: &[u8]) {
 
 /// The draw's root table: the compute part, first instance, blend constants and the vertex
 /// buffer table.
-fn root_table(va: u64, rec: &Recording, p: &GraphicsPipeline, first_instance: u32, view: u32) -> Vec<u8> {
+fn root_table(
+    va: u64,
+    rec: &Recording,
+    p: &GraphicsPipeline,
+    first_instance: u32,
+    view: u32,
+) -> Vec<u8> {
     let g = &rec.gfx;
     let mut t = super::dispatch::root_table(va, &g.sets, [0; 3], [0; 3], &rec.push);
     t.resize(GRAPHICS_ROOT_TABLE_SIZE as usize, 0);
     write(&mut t, FIRST_INSTANCE_OFFSET, &first_instance.to_le_bytes());
     write(&mut t, VIEW_INDEX_OFFSET, &view.to_le_bytes());
-    let blend = if p.fixed.dynamic.blend_constants { g.blend_constants } else { p.fixed.blend_constants };
+    let blend = if p.fixed.dynamic.blend_constants {
+        g.blend_constants
+    } else {
+        p.fixed.blend_constants
+    };
     for (i, c) in blend.iter().enumerate() {
-        write(&mut t, BLEND_CONSTANTS_OFFSET + 4 * i as u32, &c.to_le_bytes());
+        write(
+            &mut t,
+            BLEND_CONSTANTS_OFFSET + 4 * i as u32,
+            &c.to_le_bytes(),
+        );
     }
     for (i, &(addr, size)) in g.vertex_buffers.iter().enumerate() {
         let at = VERTEX_BUFFERS_OFFSET + VERTEX_BUFFER_ENTRY_SIZE * i as u32;
         write(&mut t, at, &addr.to_le_bytes());
-        write(&mut t, at + 8, &(size.min(u64::from(u32::MAX)) as u32).to_le_bytes());
+        write(
+            &mut t,
+            at + 8,
+            &(size.min(u64::from(u32::MAX)) as u32).to_le_bytes(),
+        );
         write(&mut t, at + 12, &p.fixed.strides[i].to_le_bytes());
     }
     t
@@ -108,7 +151,10 @@ fn usc_offset(dev: &Device, va: u64) -> Result<u32, vk::Result> {
 }
 
 fn registers(gpr_halves: u32) -> UscWord {
-    UscWord::Registers { count_halves: gpr_halves.max(8).div_ceil(8) * 8, spill_size: 0 }
+    UscWord::Registers {
+        count_halves: gpr_halves.max(8).div_ceil(8) * 8,
+        spill_size: 0,
+    }
 }
 
 fn object_type(p: Primitive) -> ObjectType {
@@ -124,17 +170,33 @@ fn object_type(p: Primitive) -> ObjectType {
 fn scissor_rect(rec: &Recording, p: &GraphicsPipeline, fb: (u32, u32)) -> [u32; 4] {
     let rs = rec.render.as_ref();
     let area = rs.map(|r| r.area).unwrap_or_default();
-    let sc = if p.fixed.dynamic.scissor { rec.gfx.scissor } else { p.fixed.scissors.first().copied() };
+    let sc = if p.fixed.dynamic.scissor {
+        rec.gfx.scissor
+    } else {
+        p.fixed.scissors.first().copied()
+    };
     let clampi = |v: i64, hi: u32| v.clamp(0, i64::from(hi)) as u32;
     let mut x0 = clampi(i64::from(area.offset.x), fb.0);
     let mut y0 = clampi(i64::from(area.offset.y), fb.1);
-    let mut x1 = clampi(i64::from(area.offset.x) + i64::from(area.extent.width), fb.0);
-    let mut y1 = clampi(i64::from(area.offset.y) + i64::from(area.extent.height), fb.1);
+    let mut x1 = clampi(
+        i64::from(area.offset.x) + i64::from(area.extent.width),
+        fb.0,
+    );
+    let mut y1 = clampi(
+        i64::from(area.offset.y) + i64::from(area.extent.height),
+        fb.1,
+    );
     if let Some(s) = sc {
         x0 = x0.max(clampi(i64::from(s.offset.x), fb.0));
         y0 = y0.max(clampi(i64::from(s.offset.y), fb.1));
-        x1 = x1.min(clampi(i64::from(s.offset.x) + i64::from(s.extent.width), fb.0));
-        y1 = y1.min(clampi(i64::from(s.offset.y) + i64::from(s.extent.height), fb.1));
+        x1 = x1.min(clampi(
+            i64::from(s.offset.x) + i64::from(s.extent.width),
+            fb.0,
+        ));
+        y1 = y1.min(clampi(
+            i64::from(s.offset.y) + i64::from(s.extent.height),
+            fb.1,
+        ));
     }
     if x1 <= x0 || y1 <= y0 {
         return [0, 0, 0, 0];
@@ -146,7 +208,9 @@ fn scissor_rect(rec: &Recording, p: &GraphicsPipeline, fb: (u32, u32)) -> [u32; 
 fn varying_counts(p: &GraphicsPipeline) -> VaryingCounts {
     let mut c = VaryingCounts::default();
     for b in &p.binary.cf_bindings {
-        if matches!(b.source, CfSource::Varying { base_slot: 3 }) || b.source == CfSource::FragcoordZ {
+        if matches!(b.source, CfSource::Varying { base_slot: 3 })
+            || b.source == CfSource::FragcoordZ
+        {
             continue;
         }
         let n = u32::from(b.components);
@@ -165,15 +229,30 @@ fn stencil_word(rec: &Recording, p: &GraphicsPipeline, face: usize) -> FragmentS
         Some(s) => {
             let f = &s[face];
             FragmentStencil {
-                write_mask: if d.stencil_write_mask { rec.gfx.stencil_write_mask[face] } else { f.write_mask },
-                read_mask: if d.stencil_compare_mask { rec.gfx.stencil_compare_mask[face] } else { f.compare_mask },
+                write_mask: if d.stencil_write_mask {
+                    rec.gfx.stencil_write_mask[face]
+                } else {
+                    f.write_mask
+                },
+                read_mask: if d.stencil_compare_mask {
+                    rec.gfx.stencil_compare_mask[face]
+                } else {
+                    f.compare_mask
+                },
                 depth_pass: f.pass,
                 depth_fail: f.depth_fail,
                 stencil_fail: f.fail,
                 compare: f.compare,
             }
         }
-        None => FragmentStencil { write_mask: 0, read_mask: 0xff, depth_pass: StencilOp::Keep, depth_fail: StencilOp::Keep, stencil_fail: StencilOp::Keep, compare: ZsFunc::Always },
+        None => FragmentStencil {
+            write_mask: 0,
+            read_mask: 0xff,
+            depth_pass: StencilOp::Keep,
+            depth_fail: StencilOp::Keep,
+            stencil_fail: StencilOp::Keep,
+            compare: ZsFunc::Always,
+        },
     }
 }
 
@@ -188,17 +267,35 @@ fn draw(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk::Res
 
 /// Records one draw with pipeline `p` and the command buffer's other state, into every
 /// stream draws go to (each view of a multiview subpass).
-pub fn draw_with(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawKind) -> Result<(), vk::Result> {
-    let targets = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?.targets.clone();
+pub fn draw_with(
+    dev: &Device,
+    rec: &mut Recording,
+    p: &GraphicsPipeline,
+    kind: DrawKind,
+) -> Result<(), vk::Result> {
+    let targets = rec
+        .render
+        .as_ref()
+        .ok_or(vk::Result::ERROR_UNKNOWN)?
+        .targets
+        .clone();
     for t in targets {
-        rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?.current = t;
+        rec.render
+            .as_mut()
+            .ok_or(vk::Result::ERROR_UNKNOWN)?
+            .current = t;
         draw_one(dev, rec, p, kind)?;
     }
     Ok(())
 }
 
 /// Records one draw into the current stream.
-fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawKind) -> Result<(), vk::Result> {
+fn draw_one(
+    dev: &Device,
+    rec: &mut Recording,
+    p: &GraphicsPipeline,
+    kind: DrawKind,
+) -> Result<(), vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     if rs.tilebuffer != p.tilebuffer {
         eprintln!("agx4: the bound pipeline was made for a subpass with another tilebuffer layout");
@@ -210,16 +307,23 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
     let view = rs.view_index();
     let tib = rs.tilebuffer.clone();
     let first_instance = match kind {
-        DrawKind::Direct { first_instance, .. } | DrawKind::Indexed { first_instance, .. } => first_instance,
+        DrawKind::Direct { first_instance, .. } | DrawKind::Indexed { first_instance, .. } => {
+            first_instance
+        }
         DrawKind::Indirect { .. } => 0,
     };
     match kind {
-        DrawKind::Direct { count: 0, .. } | DrawKind::Direct { instances: 0, .. } | DrawKind::Indexed { count: 0, .. } | DrawKind::Indexed { instances: 0, .. } => return Ok(()),
+        DrawKind::Direct { count: 0, .. }
+        | DrawKind::Direct { instances: 0, .. }
+        | DrawKind::Indexed { count: 0, .. }
+        | DrawKind::Indexed { instances: 0, .. } => return Ok(()),
         _ => {}
     }
 
     // Root table and the USC words that preload it.
-    let root = rec.upload.alloc(dev, u64::from(GRAPHICS_ROOT_TABLE_SIZE), 16)?;
+    let root = rec
+        .upload
+        .alloc(dev, u64::from(GRAPHICS_ROOT_TABLE_SIZE), 16)?;
     let table = root_table(root.va, rec, p, first_instance, view);
     rec.upload.write(&root, 0, &table)?;
     if let DrawKind::Indirect { args, indexed } = kind {
@@ -227,13 +331,30 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
         // that runs before the render command puts it into the root table.
         let at = if indexed { 16 } else { 12 };
         rec.barrier_pending = true;
-        super::transfer::copy_bytes(dev, rec, args + at, root.va + u64::from(FIRST_INSTANCE_OFFSET), 4)?;
+        super::transfer::copy_bytes(
+            dev,
+            rec,
+            args + at,
+            root.va + u64::from(FIRST_INSTANCE_OFFSET),
+            4,
+        )?;
     }
     let b = &p.binary;
     let mut vw = Vec::new();
-    UscWord::Shared { uses_shared: false, layout: SharedLayout::VertexCompute, bytes_per_threadgroup: 0, sample_count: 1, sample_stride_bytes: 0 }.pack(&mut vw);
+    UscWord::Shared {
+        uses_shared: false,
+        layout: SharedLayout::VertexCompute,
+        bytes_per_threadgroup: 0,
+        sample_count: 1,
+        sample_stride_bytes: 0,
+    }
+    .pack(&mut vw);
     pack_uniform_range(0, b.vertex.uniform_halves, root.va, &mut vw);
-    UscWord::Shader { code: p.vertex_code, loads_varyings: false }.pack(&mut vw);
+    UscWord::Shader {
+        code: p.vertex_code,
+        loads_varyings: false,
+    }
+    .pack(&mut vw);
     registers(b.vertex.gpr_halves).pack(&mut vw);
     UscWord::NoPreshader.pack(&mut vw);
     let vs_words = usc_offset(dev, rec.upload.push(dev, &vw, 64)?)?;
@@ -244,34 +365,89 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
             super::render::tile_shared_word(&tib, &mut fw);
             pack_uniform_range(0, f.uniform_halves, root.va, &mut fw);
             if let Some((buffer, count)) = inputs {
-                UscWord::Texture { start: compiler::abi::INPUT_ATTACHMENT_TEXTURE_BASE, count, buffer }.pack(&mut fw);
+                UscWord::Texture {
+                    start: compiler::abi::INPUT_ATTACHMENT_TEXTURE_BASE,
+                    count,
+                    buffer,
+                }
+                .pack(&mut fw);
             }
-            UscWord::FragmentProperties { early_z: !(b.discards || b.writes_depth || b.writes_stencil) }.pack(&mut fw);
-            UscWord::Shader { code, loads_varyings: p.cf_binding_count > 0 }.pack(&mut fw);
+            UscWord::FragmentProperties {
+                early_z: !(b.discards || b.writes_depth || b.writes_stencil),
+            }
+            .pack(&mut fw);
+            UscWord::Shader {
+                code,
+                loads_varyings: p.cf_binding_count > 0,
+            }
+            .pack(&mut fw);
             registers(f.gpr_halves).pack(&mut fw);
             UscWord::NoPreshader.pack(&mut fw);
-            Some((usc_offset(dev, rec.upload.push(dev, &fw, 64)?)?, f.uniform_halves))
+            Some((
+                usc_offset(dev, rec.upload.push(dev, &fw, 64)?)?,
+                f.uniform_halves,
+            ))
         }
         _ => None,
     };
 
     // Scissor and depth bias entries of the render command.
     let fx = &p.fixed;
-    let vp = if fx.dynamic.viewport { rec.gfx.viewport } else { fx.viewports.first().copied() };
-    let vp = vp.unwrap_or(vk::Viewport { x: 0.0, y: 0.0, width: fb_width as f32, height: fb_height as f32, min_depth: 0.0, max_depth: 1.0 });
+    let vp = if fx.dynamic.viewport {
+        rec.gfx.viewport
+    } else {
+        fx.viewports.first().copied()
+    };
+    let vp = vp.unwrap_or(vk::Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: fb_width as f32,
+        height: fb_height as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    });
     let [x0, x1, y0, y1] = scissor_rect(rec, p, fb_size);
-    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?.stream()?;
+    let rs = rec
+        .render
+        .as_mut()
+        .ok_or(vk::Result::ERROR_UNKNOWN)?
+        .stream()?;
     let scissor_index = (rs.scissors.len() / Scissor::SIZE) as u32;
     // The depth range works with the Cull word's clip and clamp bits: the viewport's range
     // when clamping, all of [0, 1] otherwise (as Mesa's Honeykrisp sets it).
-    let (min_z, max_z) = if p.depth_clamp { (vp.min_depth.min(vp.max_depth), vp.min_depth.max(vp.max_depth)) } else { (0.0, 1.0) };
-    let scissor = Scissor { min_x: x0, max_x: x1, min_y: y0, max_y: y1, min_z, max_z };
+    let (min_z, max_z) = if p.depth_clamp {
+        (
+            vp.min_depth.min(vp.max_depth),
+            vp.min_depth.max(vp.max_depth),
+        )
+    } else {
+        (0.0, 1.0)
+    };
+    let scissor = Scissor {
+        min_x: x0,
+        max_x: x1,
+        min_y: y0,
+        max_y: y1,
+        min_z,
+        max_z,
+    };
     rs.scissors.extend_from_slice(&scissor.pack());
     let bias_index = match fx.depth_bias {
         Some(s) => {
-            let s = if fx.dynamic.depth_bias { rec.gfx.depth_bias } else { s };
+            let s = if fx.dynamic.depth_bias {
+                rec.gfx.depth_bias
+            } else {
+                s
+            };
             let i = (rs.depth_biases.len() / DepthBias::SIZE) as u32;
-            rs.depth_biases.extend_from_slice(&DepthBias { depth_bias: s.constant, slope_scale: s.slope, clamp: s.clamp }.pack());
+            rs.depth_biases.extend_from_slice(
+                &DepthBias {
+                    depth_bias: s.constant,
+                    slope_scale: s.slope,
+                    clamp: s.clamp,
+                }
+                .pack(),
+            );
             i
         }
         None => 0,
@@ -290,16 +466,29 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
             None => 0,
         }
     };
-    let line_width = if fx.dynamic.line_width { rec.gfx.line_width } else { fx.line_width };
+    let line_width = if fx.dynamic.line_width {
+        rec.gfx.line_width
+    } else {
+        fx.line_width
+    };
     let face = |face: usize| FragmentFace {
         stencil_reference: reference(face),
         line_width: line_width_bits(line_width),
         polygon_mode: fx.polygon_mode,
         disable_depth_write: !fx.depth_write,
         unk_visibility: 0,
-        depth_function: if fx.depth_test { fx.depth_compare } else { ZsFunc::Always },
+        depth_function: if fx.depth_test {
+            fx.depth_compare
+        } else {
+            ZsFunc::Always
+        },
     };
-    let face2 = FragmentFace2 { disable_depth_write: !fx.depth_write, conservative_depth: ConservativeDepth::Any, depth_function: ZsFunc::Always, object_type: object_type(fx.primitive) };
+    let face2 = FragmentFace2 {
+        disable_depth_write: !fx.depth_write,
+        conservative_depth: ConservativeDepth::Any,
+        depth_function: ZsFunc::Always,
+        object_type: object_type(fx.primitive),
+    };
     let (visibility_mode, occlusion_query) = super::query::draw_visibility(&mut rec.gfx.occlusion)?;
     let control = FragmentControl {
         visibility_mode,
@@ -310,7 +499,11 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
         tag_write_disable: fx.rasterizer_discard,
         sample_mask_after_depth_stencil: false,
         disable_tri_merging: false,
-        pass_type: if b.discards { PassType::PunchThrough } else { PassType::Opaque },
+        pass_type: if b.discards {
+            PassType::PunchThrough
+        } else {
+            PassType::Opaque
+        },
     };
     let counts = varying_counts(p);
     let ppp = PppUpdate {
@@ -321,7 +514,10 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
         back_face: Some(face(1)),
         back_face_2: Some(face2),
         back_stencil: Some(stencil_word(rec, p, 1)),
-        depth_bias_scissor: Some(DepthBiasScissor { scissor: scissor_index, depth_bias: bias_index }),
+        depth_bias_scissor: Some(DepthBiasScissor {
+            scissor: scissor_index,
+            depth_bias: bias_index,
+        }),
         viewport_count: 1,
         viewports: Some(vec![Viewport {
             translate_x: vp.x + vp.width / 2.0,
@@ -335,7 +531,10 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
         output_select: Some(OutputSelect {
             varyings: b.uvs_words > 4 + u32::from(b.writes_point_size),
             point_size: b.writes_point_size,
-            frag_coord_z: b.cf_bindings.iter().any(|c| c.source == CfSource::FragcoordZ),
+            frag_coord_z: b
+                .cf_bindings
+                .iter()
+                .any(|c| c.source == CfSource::FragcoordZ),
             ..Default::default()
         }),
         varying_counts_32: Some(counts),
@@ -351,9 +550,18 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
             front_face_ccw: fx.front_ccw,
             rasterizer_discard: fx.rasterizer_discard,
         }),
-        cull_2: Some(Cull2 { rasterizer_discard: fx.rasterizer_discard, ..Default::default() }),
+        cull_2: Some(Cull2 {
+            rasterizer_discard: fx.rasterizer_discard,
+            ..Default::default()
+        }),
         fragment_shader: fs_words.map(|(words, uniform_halves)| FragmentShader {
-            counts: ShaderCounts { unknown_0: false, uniform_halves, texture_states: 0, sampler_states: 0, preshader_halves: 0 },
+            counts: ShaderCounts {
+                unknown_0: false,
+                uniform_halves,
+                texture_states: 0,
+                sampler_states: 0,
+                preshader_halves: 0,
+            },
             cf_binding_count: p.cf_binding_count,
             unknown_1: 0,
             pipeline: words,
@@ -365,7 +573,8 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
         ..Default::default()
     };
     let mut ppp_bytes = Vec::new();
-    ppp.pack(&mut ppp_bytes).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+    ppp.pack(&mut ppp_bytes)
+        .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
     let ppp_va = rec.upload.push(dev, &ppp_bytes, 64)?;
 
     // The index buffer and the draw block.
@@ -381,7 +590,12 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
     };
     let bound_index = rec.gfx.index;
     let list = match kind {
-        DrawKind::Direct { count, instances, first_vertex, .. } => IndexList {
+        DrawKind::Direct {
+            count,
+            instances,
+            first_vertex,
+            ..
+        } => IndexList {
             primitive: fx.primitive,
             restart_enable: false,
             index_size: IndexSize::U32,
@@ -392,7 +606,13 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
             indirect: None,
             index_buffer_size: None,
         },
-        DrawKind::Indexed { count, instances, first_index, vertex_offset, .. } => {
+        DrawKind::Indexed {
+            count,
+            instances,
+            first_index,
+            vertex_offset,
+            ..
+        } => {
             let (addr, size, isz) = bound_index.ok_or(vk::Result::ERROR_UNKNOWN)?;
             let skip = u64::from(first_index) * index_bytes(isz);
             IndexList {
@@ -404,11 +624,19 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
                 instances: Some(instances),
                 start: Some(vertex_offset as u32),
                 indirect: None,
-                index_buffer_size: Some(size.saturating_sub(skip).next_multiple_of(4).min(0xffff_fffc) as u32),
+                index_buffer_size: Some(
+                    size.saturating_sub(skip)
+                        .next_multiple_of(4)
+                        .min(0xffff_fffc) as u32,
+                ),
             }
         }
         DrawKind::Indirect { args, indexed } => {
-            let ix = if indexed { Some(bound_index.ok_or(vk::Result::ERROR_UNKNOWN)?) } else { None };
+            let ix = if indexed {
+                Some(bound_index.ok_or(vk::Result::ERROR_UNKNOWN)?)
+            } else {
+                None
+            };
             IndexList {
                 primitive: fx.primitive,
                 restart_enable: indexed && fx.restart,
@@ -424,61 +652,179 @@ fn draw_one(dev: &Device, rec: &mut Recording, p: &GraphicsPipeline, kind: DrawK
     };
     let state = VdmState {
         restart_index: list.index_buffer.map(|_| restart_index(list.index_size)),
-        vertex_shader_word_0: Some(ShaderCounts { unknown_0: false, uniform_halves: b.vertex.uniform_halves, texture_states: 0, sampler_states: 0, preshader_halves: 0 }),
-        vertex_shader_word_1: Some(VertexShaderWord1 { unknown: 0, pipeline: vs_words }),
-        vertex_outputs: Some(VertexOutputs { count_1: b.uvs_words, count_2: b.uvs_words }),
-        vertex_unknown: Some(VertexUnknown { flat_shading_control: VdmVertex::V0, unknown_4: fx.rasterizer_discard, unknown_5: fx.rasterizer_discard, generate_primitive_id: false }),
+        vertex_shader_word_0: Some(ShaderCounts {
+            unknown_0: false,
+            uniform_halves: b.vertex.uniform_halves,
+            texture_states: 0,
+            sampler_states: 0,
+            preshader_halves: 0,
+        }),
+        vertex_shader_word_1: Some(VertexShaderWord1 {
+            unknown: 0,
+            pipeline: vs_words,
+        }),
+        vertex_outputs: Some(VertexOutputs {
+            count_1: b.uvs_words,
+            count_2: b.uvs_words,
+        }),
+        vertex_unknown: Some(VertexUnknown {
+            flat_shading_control: VdmVertex::V0,
+            unknown_4: fx.rasterizer_discard,
+            unknown_5: fx.rasterizer_discard,
+            generate_primitive_id: false,
+        }),
     };
-    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?.stream()?;
+    let rs = rec
+        .render
+        .as_mut()
+        .ok_or(vk::Result::ERROR_UNKNOWN)?
+        .stream()?;
     state.pack(&mut rs.vdm);
     let words = u32::try_from(ppp_bytes.len() / 4).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
-    rs.vdm.extend_from_slice(&PppState { pointer: ppp_va, size_words: words }.pack().map_err(|_| vk::Result::ERROR_UNKNOWN)?);
+    rs.vdm.extend_from_slice(
+        &PppState {
+            pointer: ppp_va,
+            size_words: words,
+        }
+        .pack()
+        .map_err(|_| vk::Result::ERROR_UNKNOWN)?,
+    );
     list.pack(&mut rs.vdm);
     rs.draws += 1;
     rec.gfx.dirty = false;
     Ok(())
 }
 
-pub unsafe extern "system" fn cmd_draw(cb: vk::CommandBuffer, count: u32, instances: u32, first_vertex: u32, first_instance: u32) {
-    record("vkCmdDraw", cb, |dev, rec| draw(dev, rec, DrawKind::Direct { count, instances, first_vertex, first_instance }))
+pub unsafe extern "system" fn cmd_draw(
+    cb: vk::CommandBuffer,
+    count: u32,
+    instances: u32,
+    first_vertex: u32,
+    first_instance: u32,
+) {
+    record("vkCmdDraw", cb, |dev, rec| {
+        draw(
+            dev,
+            rec,
+            DrawKind::Direct {
+                count,
+                instances,
+                first_vertex,
+                first_instance,
+            },
+        )
+    })
 }
 
-pub unsafe extern "system" fn cmd_draw_indexed(cb: vk::CommandBuffer, count: u32, instances: u32, first_index: u32, vertex_offset: i32, first_instance: u32) {
-    record("vkCmdDrawIndexed", cb, |dev, rec| draw(dev, rec, DrawKind::Indexed { count, instances, first_index, vertex_offset, first_instance }))
+pub unsafe extern "system" fn cmd_draw_indexed(
+    cb: vk::CommandBuffer,
+    count: u32,
+    instances: u32,
+    first_index: u32,
+    vertex_offset: i32,
+    first_instance: u32,
+) {
+    record("vkCmdDrawIndexed", cb, |dev, rec| {
+        draw(
+            dev,
+            rec,
+            DrawKind::Indexed {
+                count,
+                instances,
+                first_index,
+                vertex_offset,
+                first_instance,
+            },
+        )
+    })
 }
 
-fn draw_indirect(dev: &Device, rec: &mut Recording, buffer: vk::Buffer, offset: u64, count: u32, stride: u32, indexed: bool) -> Result<(), vk::Result> {
+fn draw_indirect(
+    dev: &Device,
+    rec: &mut Recording,
+    buffer: vk::Buffer,
+    offset: u64,
+    count: u32,
+    stride: u32,
+    indexed: bool,
+) -> Result<(), vk::Result> {
     let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let base = buf.va.load(Ordering::Acquire) + offset;
     for i in 0..count {
-        draw(dev, rec, DrawKind::Indirect { args: base + u64::from(i) * u64::from(stride), indexed })?;
+        draw(
+            dev,
+            rec,
+            DrawKind::Indirect {
+                args: base + u64::from(i) * u64::from(stride),
+                indexed,
+            },
+        )?;
     }
     Ok(())
 }
 
-pub unsafe extern "system" fn cmd_draw_indirect(cb: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize, count: u32, stride: u32) {
-    record("vkCmdDrawIndirect", cb, |dev, rec| draw_indirect(dev, rec, buffer, offset, count, stride, false))
+pub unsafe extern "system" fn cmd_draw_indirect(
+    cb: vk::CommandBuffer,
+    buffer: vk::Buffer,
+    offset: vk::DeviceSize,
+    count: u32,
+    stride: u32,
+) {
+    record("vkCmdDrawIndirect", cb, |dev, rec| {
+        draw_indirect(dev, rec, buffer, offset, count, stride, false)
+    })
 }
 
-pub unsafe extern "system" fn cmd_draw_indexed_indirect(cb: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize, count: u32, stride: u32) {
-    record("vkCmdDrawIndexedIndirect", cb, |dev, rec| draw_indirect(dev, rec, buffer, offset, count, stride, true))
+pub unsafe extern "system" fn cmd_draw_indexed_indirect(
+    cb: vk::CommandBuffer,
+    buffer: vk::Buffer,
+    offset: vk::DeviceSize,
+    count: u32,
+    stride: u32,
+) {
+    record("vkCmdDrawIndexedIndirect", cb, |dev, rec| {
+        draw_indirect(dev, rec, buffer, offset, count, stride, true)
+    })
 }
 
-pub unsafe extern "system" fn cmd_bind_vertex_buffers(cb: vk::CommandBuffer, first: u32, count: u32, p_buffers: *const vk::Buffer, p_offsets: *const vk::DeviceSize) {
+pub unsafe extern "system" fn cmd_bind_vertex_buffers(
+    cb: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    p_buffers: *const vk::Buffer,
+    p_offsets: *const vk::DeviceSize,
+) {
     record("vkCmdBindVertexBuffers", cb, |_, rec| {
         // SAFETY: valid usage: both arrays hold `count` entries.
-        let (bufs, offsets) = unsafe { (handle::slice(p_buffers, count), handle::slice(p_offsets, count)) };
+        let (bufs, offsets) = unsafe {
+            (
+                handle::slice(p_buffers, count),
+                handle::slice(p_offsets, count),
+            )
+        };
         for (i, (&b, &o)) in bufs.iter().zip(offsets).enumerate() {
-            let slot = rec.gfx.vertex_buffers.get_mut(first as usize + i).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let slot = rec
+                .gfx
+                .vertex_buffers
+                .get_mut(first as usize + i)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?;
             let buf = Buffer::from_handle(b).ok_or(vk::Result::ERROR_UNKNOWN)?;
-            *slot = (buf.va.load(Ordering::Acquire) + o, buf.size.saturating_sub(o));
+            *slot = (
+                buf.va.load(Ordering::Acquire) + o,
+                buf.size.saturating_sub(o),
+            );
         }
         rec.gfx.dirty = true;
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn cmd_bind_index_buffer(cb: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize, ty: vk::IndexType) {
+pub unsafe extern "system" fn cmd_bind_index_buffer(
+    cb: vk::CommandBuffer,
+    buffer: vk::Buffer,
+    offset: vk::DeviceSize,
+    ty: vk::IndexType,
+) {
     record("vkCmdBindIndexBuffer", cb, |_, rec| {
         let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let size = match ty {
@@ -486,12 +832,21 @@ pub unsafe extern "system" fn cmd_bind_index_buffer(cb: vk::CommandBuffer, buffe
             vk::IndexType::UINT32 => IndexSize::U32,
             _ => return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),
         };
-        rec.gfx.index = Some((buf.va.load(Ordering::Acquire) + offset, buf.size.saturating_sub(offset), size));
+        rec.gfx.index = Some((
+            buf.va.load(Ordering::Acquire) + offset,
+            buf.size.saturating_sub(offset),
+            size,
+        ));
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn cmd_set_viewport(cb: vk::CommandBuffer, first: u32, count: u32, p_viewports: *const vk::Viewport) {
+pub unsafe extern "system" fn cmd_set_viewport(
+    cb: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    p_viewports: *const vk::Viewport,
+) {
     record("vkCmdSetViewport", cb, |_, rec| {
         // SAFETY: valid usage: the array holds `count` viewports.
         let vps = unsafe { handle::slice(p_viewports, count) };
@@ -502,7 +857,12 @@ pub unsafe extern "system" fn cmd_set_viewport(cb: vk::CommandBuffer, first: u32
     })
 }
 
-pub unsafe extern "system" fn cmd_set_scissor(cb: vk::CommandBuffer, first: u32, count: u32, p_scissors: *const vk::Rect2D) {
+pub unsafe extern "system" fn cmd_set_scissor(
+    cb: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    p_scissors: *const vk::Rect2D,
+) {
     record("vkCmdSetScissor", cb, |_, rec| {
         // SAFETY: valid usage: the array holds `count` rectangles.
         let rects = unsafe { handle::slice(p_scissors, count) };
@@ -520,14 +880,26 @@ pub unsafe extern "system" fn cmd_set_line_width(cb: vk::CommandBuffer, width: f
     })
 }
 
-pub unsafe extern "system" fn cmd_set_depth_bias(cb: vk::CommandBuffer, constant: f32, clamp: f32, slope: f32) {
+pub unsafe extern "system" fn cmd_set_depth_bias(
+    cb: vk::CommandBuffer,
+    constant: f32,
+    clamp: f32,
+    slope: f32,
+) {
     record("vkCmdSetDepthBias", cb, |_, rec| {
-        rec.gfx.depth_bias = DepthBiasState { constant, clamp, slope };
+        rec.gfx.depth_bias = DepthBiasState {
+            constant,
+            clamp,
+            slope,
+        };
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn cmd_set_blend_constants(cb: vk::CommandBuffer, constants: *const [f32; 4]) {
+pub unsafe extern "system" fn cmd_set_blend_constants(
+    cb: vk::CommandBuffer,
+    constants: *const [f32; 4],
+) {
     record("vkCmdSetBlendConstants", cb, |_, rec| {
         // SAFETY: valid usage: four floats.
         rec.gfx.blend_constants = unsafe { *constants };
@@ -536,10 +908,20 @@ pub unsafe extern "system" fn cmd_set_blend_constants(cb: vk::CommandBuffer, con
 }
 
 fn faces(mask: vk::StencilFaceFlags) -> impl Iterator<Item = usize> {
-    [(vk::StencilFaceFlags::FRONT, 0), (vk::StencilFaceFlags::BACK, 1)].into_iter().filter(move |(f, _)| mask.contains(*f)).map(|(_, i)| i)
+    [
+        (vk::StencilFaceFlags::FRONT, 0),
+        (vk::StencilFaceFlags::BACK, 1),
+    ]
+    .into_iter()
+    .filter(move |(f, _)| mask.contains(*f))
+    .map(|(_, i)| i)
 }
 
-pub unsafe extern "system" fn cmd_set_stencil_compare_mask(cb: vk::CommandBuffer, mask: vk::StencilFaceFlags, value: u32) {
+pub unsafe extern "system" fn cmd_set_stencil_compare_mask(
+    cb: vk::CommandBuffer,
+    mask: vk::StencilFaceFlags,
+    value: u32,
+) {
     record("vkCmdSetStencilCompareMask", cb, |_, rec| {
         for f in faces(mask) {
             rec.gfx.stencil_compare_mask[f] = value & 0xff;
@@ -548,7 +930,11 @@ pub unsafe extern "system" fn cmd_set_stencil_compare_mask(cb: vk::CommandBuffer
     })
 }
 
-pub unsafe extern "system" fn cmd_set_stencil_write_mask(cb: vk::CommandBuffer, mask: vk::StencilFaceFlags, value: u32) {
+pub unsafe extern "system" fn cmd_set_stencil_write_mask(
+    cb: vk::CommandBuffer,
+    mask: vk::StencilFaceFlags,
+    value: u32,
+) {
     record("vkCmdSetStencilWriteMask", cb, |_, rec| {
         for f in faces(mask) {
             rec.gfx.stencil_write_mask[f] = value & 0xff;
@@ -557,7 +943,11 @@ pub unsafe extern "system" fn cmd_set_stencil_write_mask(cb: vk::CommandBuffer, 
     })
 }
 
-pub unsafe extern "system" fn cmd_set_stencil_reference(cb: vk::CommandBuffer, mask: vk::StencilFaceFlags, value: u32) {
+pub unsafe extern "system" fn cmd_set_stencil_reference(
+    cb: vk::CommandBuffer,
+    mask: vk::StencilFaceFlags,
+    value: u32,
+) {
     record("vkCmdSetStencilReference", cb, |_, rec| {
         for f in faces(mask) {
             rec.gfx.stencil_reference[f] = value & 0xff;

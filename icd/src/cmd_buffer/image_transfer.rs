@@ -43,7 +43,8 @@ impl Surface {
             None => base + y * u64::from(self.row) + x * u64::from(bpp),
             Some((tw, th, per_row)) => {
                 let tile = (y >> th) * u64::from(per_row) + (x >> tw);
-                let spread = |v: u64| (0..16).fold(0u64, |acc, i| acc | (((v >> i) & 1) << (2 * i)));
+                let spread =
+                    |v: u64| (0..16).fold(0u64, |acc, i| acc | (((v >> i) & 1) << (2 * i)));
                 let inner = spread(x & ((1 << tw) - 1)) | (spread(y & ((1 << th) - 1)) << 1);
                 base + ((tile << (tw + th)) + inner) * u64::from(bpp)
             }
@@ -53,7 +54,9 @@ impl Surface {
 
 fn u32_of(v: u64) -> Result<u32, vk::Result> {
     u32::try_from(v).map_err(|_| {
-        eprintln!("agx4: image transfer offset {v:#x} does not fit the meta shader's 32-bit offsets");
+        eprintln!(
+            "agx4: image transfer offset {v:#x} does not fit the meta shader's 32-bit offsets"
+        );
         vk::Result::ERROR_FEATURE_NOT_PRESENT
     })
 }
@@ -76,18 +79,31 @@ fn plane(img: &Image, aspect: vk::ImageAspectFlags) -> (&hw::g13::layout::Layout
 
 /// The surface of `level` of the `aspect` plane of `img` with the box's corner at (x, y,
 /// first layer or slice).
-fn image_surface(img: &Image, aspect: vk::ImageAspectFlags, level: u32, offset: vk::Offset3D, base_layer: u32) -> Result<Surface, vk::Result> {
+fn image_surface(
+    img: &Image,
+    aspect: vk::ImageAspectFlags,
+    level: u32,
+    offset: vk::Offset3D,
+    base_layer: u32,
+) -> Result<Surface, vk::Result> {
     let (l, plane_offset, bpp) = plane(img, aspect);
     let level_offset = l.level_offset(level).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let tiles = match l.tiling {
         Tiling::Linear { .. } => None,
         Tiling::Twiddled => {
-            let t = l.tiles.get(level as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let t = l
+                .tiles
+                .get(level as usize)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?;
             let per_row = l.stride_el[level as usize].div_ceil(t.width);
             Some((t.width.trailing_zeros(), t.height.trailing_zeros(), per_row))
         }
     };
-    let z = if img.is_3d() { offset.z as u32 } else { base_layer };
+    let z = if img.is_3d() {
+        offset.z as u32
+    } else {
+        base_layer
+    };
     Ok(Surface {
         va: bound_va(&img.va)? + plane_offset,
         size: l.size,
@@ -101,8 +117,16 @@ fn image_surface(img: &Image, aspect: vk::ImageAspectFlags, level: u32, offset: 
 }
 
 fn buffer_surface(buf: &Buffer, r: &vk::BufferImageCopy, bpp: u32) -> Result<Surface, vk::Result> {
-    let row_texels = if r.buffer_row_length == 0 { r.image_extent.width } else { r.buffer_row_length };
-    let rows = if r.buffer_image_height == 0 { r.image_extent.height } else { r.buffer_image_height };
+    let row_texels = if r.buffer_row_length == 0 {
+        r.image_extent.width
+    } else {
+        r.buffer_row_length
+    };
+    let rows = if r.buffer_image_height == 0 {
+        r.image_extent.height
+    } else {
+        r.buffer_image_height
+    };
     let row = u64::from(row_texels) * u64::from(bpp);
     Ok(Surface {
         va: bound_va(&buf.va)?,
@@ -122,7 +146,14 @@ fn put(p: &mut [u8], at: u32, v: u32) {
 }
 
 /// Copies the box `extent` (x, y, slices) from `src` to `dst`, `bpp` bytes per texel.
-fn copy_box(dev: &Device, rec: &mut Recording, src: &Surface, dst: &Surface, extent: [u32; 3], bpp: u32) -> Result<(), vk::Result> {
+fn copy_box(
+    dev: &Device,
+    rec: &mut Recording,
+    src: &Surface,
+    dst: &Surface,
+    extent: [u32; 3],
+    bpp: u32,
+) -> Result<(), vk::Result> {
     if extent.contains(&0) {
         return Ok(());
     }
@@ -132,7 +163,12 @@ fn copy_box(dev: &Device, rec: &mut Recording, src: &Surface, dst: &Surface, ext
     }
     let [x0, y0, z0] = dst.origin;
     let first = dst.offset(x0, y0, z0, bpp) & !3;
-    let end = dst.offset(x0 + extent[0] - 1, y0 + extent[1] - 1, z0 + extent[2] - 1, bpp) + u64::from(bpp);
+    let end = dst.offset(
+        x0 + extent[0] - 1,
+        y0 + extent[1] - 1,
+        z0 + extent[2] - 1,
+        bpp,
+    ) + u64::from(bpp);
     let count = u32_of((end - first).div_ceil(4))?;
     let mut p = [0u8; pc::SIZE as usize];
     put(&mut p, pc::COUNT, count);
@@ -170,10 +206,20 @@ fn copy_box(dev: &Device, rec: &mut Recording, src: &Surface, dst: &Surface, ext
     ] {
         put(&mut p, at, v);
     }
-    let kind = Meta::ImageCopy { src_twiddled: src.tiles.is_some(), dst_twiddled: dst.tiles.is_some() };
+    let kind = Meta::ImageCopy {
+        src_twiddled: src.tiles.is_some(),
+        dst_twiddled: dst.tiles.is_some(),
+    };
     let size = |s: &Surface| s.size.next_multiple_of(4).min(u64::from(u32::MAX) & !3);
     rec.barrier_pending = true;
-    meta_launch(dev, rec, kind, &p, count, &[(src.va, size(src)), (dst.va, size(dst))])?;
+    meta_launch(
+        dev,
+        rec,
+        kind,
+        &p,
+        count,
+        &[(src.va, size(src)), (dst.va, size(dst))],
+    )?;
     rec.barrier_pending = true;
     Ok(())
 }
@@ -198,7 +244,11 @@ fn buffer<'a>(b: vk::Buffer) -> Result<&'a Buffer, vk::Result> {
 
 /// The box of a buffer-image copy: width, height, and slices (3D depth or layer count).
 fn box_extent(img: &Image, extent: vk::Extent3D, layers: &vk::ImageSubresourceLayers) -> [u32; 3] {
-    let d = if img.is_3d() { extent.depth } else { layers.layer_count };
+    let d = if img.is_3d() {
+        extent.depth
+    } else {
+        layers.layer_count
+    };
     [extent.width, extent.height, d]
 }
 
@@ -216,8 +266,21 @@ pub unsafe extern "system" fn cmd_copy_buffer_to_image(
         for r in unsafe { handle::slice(p_regions, count) } {
             let bpp = plane(img, r.image_subresource.aspect_mask).2;
             let s = buffer_surface(buf, r, bpp)?;
-            let d = image_surface(img, r.image_subresource.aspect_mask, r.image_subresource.mip_level, r.image_offset, r.image_subresource.base_array_layer)?;
-            copy_box(dev, rec, &s, &d, box_extent(img, r.image_extent, &r.image_subresource), bpp)?;
+            let d = image_surface(
+                img,
+                r.image_subresource.aspect_mask,
+                r.image_subresource.mip_level,
+                r.image_offset,
+                r.image_subresource.base_array_layer,
+            )?;
+            copy_box(
+                dev,
+                rec,
+                &s,
+                &d,
+                box_extent(img, r.image_extent, &r.image_subresource),
+                bpp,
+            )?;
         }
         Ok(())
     })
@@ -236,9 +299,22 @@ pub unsafe extern "system" fn cmd_copy_image_to_buffer(
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
             let bpp = plane(img, r.image_subresource.aspect_mask).2;
-            let s = image_surface(img, r.image_subresource.aspect_mask, r.image_subresource.mip_level, r.image_offset, r.image_subresource.base_array_layer)?;
+            let s = image_surface(
+                img,
+                r.image_subresource.aspect_mask,
+                r.image_subresource.mip_level,
+                r.image_offset,
+                r.image_subresource.base_array_layer,
+            )?;
             let d = buffer_surface(buf, r, bpp)?;
-            copy_box(dev, rec, &s, &d, box_extent(img, r.image_extent, &r.image_subresource), bpp)?;
+            copy_box(
+                dev,
+                rec,
+                &s,
+                &d,
+                box_extent(img, r.image_extent, &r.image_subresource),
+                bpp,
+            )?;
         }
         Ok(())
     })
@@ -256,7 +332,10 @@ pub unsafe extern "system" fn cmd_copy_image(
     record("vkCmdCopyImage", cb, |dev, rec| {
         let (si, di) = (image(src)?, image(dst)?);
         if si.samples != di.samples {
-            eprintln!("agx4: vkCmdCopyImage between images of {} and {} samples", si.samples, di.samples);
+            eprintln!(
+                "agx4: vkCmdCopyImage between images of {} and {} samples",
+                si.samples, di.samples
+            );
             return Err(vk::Result::ERROR_UNKNOWN);
         }
         // SAFETY: valid usage: pRegions holds `count` regions.
@@ -265,9 +344,28 @@ pub unsafe extern "system" fn cmd_copy_image(
             if plane(si, r.src_subresource.aspect_mask).2 != bpp {
                 return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
             }
-            let s = image_surface(si, r.src_subresource.aspect_mask, r.src_subresource.mip_level, r.src_offset, r.src_subresource.base_array_layer)?;
-            let d = image_surface(di, r.dst_subresource.aspect_mask, r.dst_subresource.mip_level, r.dst_offset, r.dst_subresource.base_array_layer)?;
-            copy_box(dev, rec, &s, &d, box_extent(di, r.extent, &r.dst_subresource), bpp)?;
+            let s = image_surface(
+                si,
+                r.src_subresource.aspect_mask,
+                r.src_subresource.mip_level,
+                r.src_offset,
+                r.src_subresource.base_array_layer,
+            )?;
+            let d = image_surface(
+                di,
+                r.dst_subresource.aspect_mask,
+                r.dst_subresource.mip_level,
+                r.dst_offset,
+                r.dst_subresource.base_array_layer,
+            )?;
+            copy_box(
+                dev,
+                rec,
+                &s,
+                &d,
+                box_extent(di, r.extent, &r.dst_subresource),
+                bpp,
+            )?;
         }
         Ok(())
     })
@@ -286,7 +384,10 @@ pub unsafe extern "system" fn cmd_clear_color_image(
         // SAFETY: valid usage: pColor is valid and pRanges holds `count` ranges.
         let (color, ranges) = unsafe { (&*p_color, handle::slice(p_ranges, count)) };
         let texel = crate::format::pack_clear(&img.format, color).ok_or_else(|| {
-            eprintln!("agx4: vkCmdClearColorImage: clearing {:?} is not implemented", img.vk_format);
+            eprintln!(
+                "agx4: vkCmdClearColorImage: clearing {:?} is not implemented",
+                img.vk_format
+            );
             vk::Result::ERROR_FORMAT_NOT_SUPPORTED
         })?;
         for r in ranges {
@@ -298,20 +399,54 @@ pub unsafe extern "system" fn cmd_clear_color_image(
 
 /// Writes `texel` (the packed bytes of one sample) to every sample of the `aspect` plane of
 /// `img` in `range`.
-pub fn fill(dev: &Device, rec: &mut Recording, img: &Image, aspect: vk::ImageAspectFlags, range: &vk::ImageSubresourceRange, texel: &[u8]) -> Result<(), vk::Result> {
+pub fn fill(
+    dev: &Device,
+    rec: &mut Recording,
+    img: &Image,
+    aspect: vk::ImageAspectFlags,
+    range: &vk::ImageSubresourceRange,
+    texel: &[u8],
+) -> Result<(), vk::Result> {
     let element = plane(img, aspect).2 as usize;
     // The shader reads source words: at least 16 bytes keep its reads inside the upload.
     let mut staged: Vec<u8> = texel.iter().copied().cycle().take(element).collect();
     staged.resize(staged.len().max(16), 0);
     let texel_va = rec.upload.push(dev, &staged, 16)?;
     let r = range;
-    let levels = if r.level_count == vk::REMAINING_MIP_LEVELS { img.levels.saturating_sub(r.base_mip_level) } else { r.level_count };
-    let layers = if r.layer_count == vk::REMAINING_ARRAY_LAYERS { img.layers.saturating_sub(r.base_array_layer) } else { r.layer_count };
+    let levels = if r.level_count == vk::REMAINING_MIP_LEVELS {
+        img.levels.saturating_sub(r.base_mip_level)
+    } else {
+        r.level_count
+    };
+    let layers = if r.layer_count == vk::REMAINING_ARRAY_LAYERS {
+        img.layers.saturating_sub(r.base_array_layer)
+    } else {
+        r.layer_count
+    };
     for level in r.base_mip_level..r.base_mip_level + levels {
         let (w, h) = img.layout.level_extent(level);
-        let d = image_surface(img, aspect, level, vk::Offset3D::default(), r.base_array_layer)?;
-        let slices = if img.is_3d() { img.extent.depth } else { layers };
-        let s = Surface { va: texel_va, size: staged.len() as u64, base: 0, row: 0, slice: 0, xpitch: 0, tiles: None, origin: [0; 3] };
+        let d = image_surface(
+            img,
+            aspect,
+            level,
+            vk::Offset3D::default(),
+            r.base_array_layer,
+        )?;
+        let slices = if img.is_3d() {
+            img.extent.depth
+        } else {
+            layers
+        };
+        let s = Surface {
+            va: texel_va,
+            size: staged.len() as u64,
+            base: 0,
+            row: 0,
+            slice: 0,
+            xpitch: 0,
+            tiles: None,
+            origin: [0; 3],
+        };
         copy_box(dev, rec, &s, &d, [w, h, slices], element as u32)?;
     }
     Ok(())

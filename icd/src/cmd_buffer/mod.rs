@@ -84,13 +84,23 @@ impl Default for Recording {
 
 impl Recording {
     /// Ends the open segment, if any, giving it `end_stamp` as its end timestamp.
-    pub fn close_segment(&mut self, end_stamp: Option<drm_asahi_timestamp>) -> Result<(), vk::Result> {
+    pub fn close_segment(
+        &mut self,
+        end_stamp: Option<drm_asahi_timestamp>,
+    ) -> Result<(), vk::Result> {
         if !self.cdm.is_open() {
             return Ok(());
         }
         let s = self.cdm.close(&mut self.upload)?;
-        let ts = drm_asahi_timestamps { start: drm_asahi_timestamp::default(), end: end_stamp.unwrap_or_default() };
-        self.segments.push(HwCommand::Compute(Segment { start: s.start, end: s.end, ts }));
+        let ts = drm_asahi_timestamps {
+            start: drm_asahi_timestamp::default(),
+            end: end_stamp.unwrap_or_default(),
+        };
+        self.segments.push(HwCommand::Compute(Segment {
+            start: s.start,
+            end: s.end,
+            ts,
+        }));
         self.launches = 0;
         self.barrier_pending = false;
         Ok(())
@@ -120,7 +130,12 @@ object!(CommandBuffer, vk::CommandBuffer);
 
 impl CommandBuffer {
     pub fn new(device: vk::Device, level: vk::CommandBufferLevel) -> CommandBuffer {
-        CommandBuffer { _loader: LoaderData::new(), device, level, rec: Mutex::new(Recording::default()) }
+        CommandBuffer {
+            _loader: LoaderData::new(),
+            device,
+            level,
+            rec: Mutex::new(Recording::default()),
+        }
     }
 
     pub fn lock(&self) -> MutexGuard<'_, Recording> {
@@ -138,10 +153,18 @@ impl CommandBuffer {
 }
 
 /// Runs a recording command: skips it after an earlier error, keeps the first error.
-pub fn record(name: &'static str, cb: vk::CommandBuffer, body: impl FnOnce(&Device, &mut Recording) -> Result<(), vk::Result>) {
+pub fn record(
+    name: &'static str,
+    cb: vk::CommandBuffer,
+    body: impl FnOnce(&Device, &mut Recording) -> Result<(), vk::Result>,
+) {
     guard_or(name, (), || {
-        let Some(cb) = CommandBuffer::from_handle(cb) else { return };
-        let Ok(dev) = Device::get(cb.device) else { return };
+        let Some(cb) = CommandBuffer::from_handle(cb) else {
+            return;
+        };
+        let Ok(dev) = Device::get(cb.device) else {
+            return;
+        };
         let mut rec = cb.lock();
         if rec.error.is_some() {
             return;
@@ -153,7 +176,10 @@ pub fn record(name: &'static str, cb: vk::CommandBuffer, body: impl FnOnce(&Devi
     })
 }
 
-pub unsafe extern "system" fn begin_command_buffer(cb: vk::CommandBuffer, _p_begin_info: *const vk::CommandBufferBeginInfo<'_>) -> vk::Result {
+pub unsafe extern "system" fn begin_command_buffer(
+    cb: vk::CommandBuffer,
+    _p_begin_info: *const vk::CommandBufferBeginInfo<'_>,
+) -> vk::Result {
     guard("vkBeginCommandBuffer", || {
         let cb = CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?;
         // Beginning resets implicitly; one-time-submit and simultaneous-use need nothing more,
@@ -180,7 +206,10 @@ pub unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::R
     })
 }
 
-pub unsafe extern "system" fn reset_command_buffer(cb: vk::CommandBuffer, _flags: vk::CommandBufferResetFlags) -> vk::Result {
+pub unsafe extern "system" fn reset_command_buffer(
+    cb: vk::CommandBuffer,
+    _flags: vk::CommandBufferResetFlags,
+) -> vk::Result {
     guard("vkResetCommandBuffer", || {
         let cb = CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?;
         *cb.lock() = Recording::default();
@@ -188,7 +217,11 @@ pub unsafe extern "system" fn reset_command_buffer(cb: vk::CommandBuffer, _flags
     })
 }
 
-pub unsafe extern "system" fn cmd_bind_pipeline(cb: vk::CommandBuffer, bind_point: vk::PipelineBindPoint, pipeline: vk::Pipeline) {
+pub unsafe extern "system" fn cmd_bind_pipeline(
+    cb: vk::CommandBuffer,
+    bind_point: vk::PipelineBindPoint,
+    pipeline: vk::Pipeline,
+) {
     record("vkCmdBindPipeline", cb, |_, rec| {
         match bind_point {
             vk::PipelineBindPoint::COMPUTE => rec.pipeline = pipeline,
@@ -204,21 +237,35 @@ pub unsafe extern "system" fn cmd_bind_pipeline(cb: vk::CommandBuffer, bind_poin
 }
 
 /// The set's descriptors with `offsets` added to its dynamic buffers' addresses, uploaded.
-fn dynamic_copy(dev: &Device, rec: &mut Recording, set: &DescriptorSet, offsets: &[u32]) -> Result<u64, vk::Result> {
+fn dynamic_copy(
+    dev: &Device,
+    rec: &mut Recording,
+    set: &DescriptorSet,
+    offsets: &[u32],
+) -> Result<u64, vk::Result> {
     let mut bytes = set.contents()?;
     for b in &set.layout.bindings {
-        let Some(first) = b.dynamic_index else { continue };
+        let Some(first) = b.dynamic_index else {
+            continue;
+        };
         for e in 0..b.count {
-            let offset = *offsets.get((first + e) as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let offset = *offsets
+                .get((first + e) as usize)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?;
             let at = (b.offset + e * BUFFER_DESCRIPTOR_SIZE) as usize;
-            let addr = u64::from_le_bytes(bytes[at..at + 8].try_into().map_err(|_| vk::Result::ERROR_UNKNOWN)?);
+            let addr = u64::from_le_bytes(
+                bytes[at..at + 8]
+                    .try_into()
+                    .map_err(|_| vk::Result::ERROR_UNKNOWN)?,
+            );
             bytes[at..at + 8].copy_from_slice(&(addr + u64::from(offset)).to_le_bytes());
         }
     }
     if bytes.is_empty() {
         return Ok(set.va());
     }
-    rec.upload.push(dev, &bytes, u64::from(compiler::abi::SET_ALIGNMENT))
+    rec.upload
+        .push(dev, &bytes, u64::from(compiler::abi::SET_ALIGNMENT))
 }
 
 pub unsafe extern "system" fn cmd_bind_descriptor_sets(
@@ -238,7 +285,12 @@ pub unsafe extern "system" fn cmd_bind_descriptor_sets(
             _ => return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),
         };
         // SAFETY: valid usage: the arrays hold their counts.
-        let (sets, mut offsets) = unsafe { (handle::slice(p_sets, set_count), handle::slice(p_dynamic_offsets, dynamic_count)) };
+        let (sets, mut offsets) = unsafe {
+            (
+                handle::slice(p_sets, set_count),
+                handle::slice(p_dynamic_offsets, dynamic_count),
+            )
+        };
         for (i, &s) in sets.iter().enumerate() {
             let index = first_set as usize + i;
             if index >= MAX_SETS as usize {
@@ -255,7 +307,11 @@ pub unsafe extern "system" fn cmd_bind_descriptor_sets(
             let n = (set.layout.dynamic_count as usize).min(offsets.len());
             let (mine, rest) = offsets.split_at(n);
             offsets = rest;
-            let addr = if set.layout.dynamic_count == 0 { set.va() } else { dynamic_copy(dev, rec, set, mine)? };
+            let addr = if set.layout.dynamic_count == 0 {
+                set.va()
+            } else {
+                dynamic_copy(dev, rec, set, mine)?
+            };
             if graphics {
                 rec.gfx.sets[index] = addr;
             } else {
@@ -277,13 +333,20 @@ pub unsafe extern "system" fn cmd_push_constants(
     record("vkCmdPushConstants", cb, |_, rec| {
         // SAFETY: valid usage: pValues holds `size` bytes.
         let values = unsafe { handle::slice(p_values as *const u8, size) };
-        let dst = rec.push.get_mut(offset as usize..offset as usize + size as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let dst = rec
+            .push
+            .get_mut(offset as usize..offset as usize + size as usize)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
         dst.copy_from_slice(values);
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn cmd_execute_commands(cb: vk::CommandBuffer, count: u32, p_buffers: *const vk::CommandBuffer) {
+pub unsafe extern "system" fn cmd_execute_commands(
+    cb: vk::CommandBuffer,
+    count: u32,
+    p_buffers: *const vk::CommandBuffer,
+) {
     record("vkCmdExecuteCommands", cb, |_, rec| {
         // A secondary's segments become hardware commands of their own, after the primary's
         // work so far; its streams stay in its own upload memory.

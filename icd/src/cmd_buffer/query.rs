@@ -40,7 +40,9 @@ pub struct OcclusionState {
 
 /// The visibility mode and occlusion query word of a draw; binds the open render command to
 /// the active query's pool.
-pub fn draw_visibility(s: &mut OcclusionState) -> Result<(VisibilityMode, Option<FragmentOcclusionQuery>), vk::Result> {
+pub fn draw_visibility(
+    s: &mut OcclusionState,
+) -> Result<(VisibilityMode, Option<FragmentOcclusionQuery>), vk::Result> {
     let Some(a) = s.active else {
         return Ok((VisibilityMode::None, None));
     };
@@ -49,7 +51,11 @@ pub fn draw_visibility(s: &mut OcclusionState) -> Result<(VisibilityMode, Option
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
     s.render_base = Some(a.results);
-    let mode = if a.precise { VisibilityMode::Counting } else { VisibilityMode::Boolean };
+    let mode = if a.precise {
+        VisibilityMode::Counting
+    } else {
+        VisibilityMode::Boolean
+    };
     Ok((mode, Some(FragmentOcclusionQuery { index: a.index })))
 }
 
@@ -90,19 +96,32 @@ fn occlusion_pool<'a>(pool: vk::QueryPool, query: u32) -> Result<&'a QueryPool, 
     Ok(pool)
 }
 
-pub unsafe extern "system" fn cmd_begin_query(cb: vk::CommandBuffer, pool: vk::QueryPool, query: u32, flags: vk::QueryControlFlags) {
+pub unsafe extern "system" fn cmd_begin_query(
+    cb: vk::CommandBuffer,
+    pool: vk::QueryPool,
+    query: u32,
+    flags: vk::QueryControlFlags,
+) {
     record("vkCmdBeginQuery", cb, |_, rec| {
         let pool = occlusion_pool(pool, query)?;
         if rec.gfx.occlusion.active.is_some() {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
-        rec.gfx.occlusion.active = Some(Active { results: pool.va(), index: query, precise: flags.contains(vk::QueryControlFlags::PRECISE) });
+        rec.gfx.occlusion.active = Some(Active {
+            results: pool.va(),
+            index: query,
+            precise: flags.contains(vk::QueryControlFlags::PRECISE),
+        });
         rec.gfx.dirty = true;
         Ok(())
     })
 }
 
-pub unsafe extern "system" fn cmd_end_query(cb: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
+pub unsafe extern "system" fn cmd_end_query(
+    cb: vk::CommandBuffer,
+    pool: vk::QueryPool,
+    query: u32,
+) {
     record("vkCmdEndQuery", cb, |dev, rec| {
         let pool = occlusion_pool(pool, query)?;
         if rec.gfx.occlusion.active.take().is_none() {
@@ -131,10 +150,28 @@ pub unsafe extern "system" fn cmd_end_query(cb: vk::CommandBuffer, pool: vk::Que
 }
 
 /// vkCmdResetQueryPool on an occlusion pool: zero counters and availability flags.
-pub fn reset(dev: &Device, rec: &mut Recording, pool: &QueryPool, first: u32, count: u32) -> Result<(), vk::Result> {
+pub fn reset(
+    dev: &Device,
+    rec: &mut Recording,
+    pool: &QueryPool,
+    first: u32,
+    count: u32,
+) -> Result<(), vk::Result> {
     rec.barrier_pending = true;
-    fill_words(dev, rec, pool.va() + u64::from(first) * 8, u64::from(count) * 2, 0)?;
-    fill_words(dev, rec, pool.availability_va() + u64::from(first) * 8, u64::from(count) * 2, 0)?;
+    fill_words(
+        dev,
+        rec,
+        pool.va() + u64::from(first) * 8,
+        u64::from(count) * 2,
+        0,
+    )?;
+    fill_words(
+        dev,
+        rec,
+        pool.availability_va() + u64::from(first) * 8,
+        u64::from(count) * 2,
+        0,
+    )?;
     rec.barrier_pending = true;
     Ok(())
 }
@@ -149,7 +186,17 @@ pub fn reset(dev: &Device, rec: &mut Recording, pool: &QueryPool, first: u32, co
 /// availability slot. A counter is nonzero only after some draw passed, and copies come after the query ended,
 /// so a nonzero counter belongs to an available query.
 #[allow(clippy::too_many_arguments)]
-pub fn copy(dev: &Device, rec: &mut Recording, pool: &QueryPool, first: u32, count: u32, dst: &Buffer, dst_offset: u64, stride: u64, flags: vk::QueryResultFlags) -> Result<(), vk::Result> {
+pub fn copy(
+    dev: &Device,
+    rec: &mut Recording,
+    pool: &QueryPool,
+    first: u32,
+    count: u32,
+    dst: &Buffer,
+    dst_offset: u64,
+    stride: u64,
+    flags: vk::QueryResultFlags,
+) -> Result<(), vk::Result> {
     if count == 0 {
         return Ok(());
     }
@@ -170,16 +217,38 @@ pub fn copy(dev: &Device, rec: &mut Recording, pool: &QueryPool, first: u32, cou
         rec.barrier_pending = true;
         meta_launch(dev, rec, kind, &push, count, &[src, to])
     };
-    let narrow_if_available = Meta::QueryCopy { wide: false, availability: false, partial: false };
+    let narrow_if_available = Meta::QueryCopy {
+        wide: false,
+        availability: false,
+        partial: false,
+    };
     if !partial {
         launch(rec, narrow_if_available, zero_when_available, span(0, 4))?;
         if wide {
             launch(rec, narrow_if_available, zero_when_available, span(4, 4))?;
         }
     }
-    launch(rec, Meta::QueryCopy { wide, availability: false, partial }, counters, span(0, value_bytes))?;
+    launch(
+        rec,
+        Meta::QueryCopy {
+            wide,
+            availability: false,
+            partial,
+        },
+        counters,
+        span(0, value_bytes),
+    )?;
     if flags.contains(vk::QueryResultFlags::WITH_AVAILABILITY) {
-        launch(rec, Meta::QueryCopy { wide, availability: false, partial: true }, one_or_zero, span(value_bytes, value_bytes))?;
+        launch(
+            rec,
+            Meta::QueryCopy {
+                wide,
+                availability: false,
+                partial: true,
+            },
+            one_or_zero,
+            span(value_bytes, value_bytes),
+        )?;
     }
     rec.barrier_pending = true;
     Ok(())

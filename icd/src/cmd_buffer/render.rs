@@ -27,9 +27,9 @@ use crate::render_pass::RenderPass;
 use ash::vk;
 use compiler::{TileLoad, TileProgram, TileProgramRequest, TileStore, TileTarget};
 use hw::g13::control::descriptors::{TextureDimension, ZlsControl, ZlsFormat};
-use hw::g13::image_desc::{self, ImageDesc};
 use hw::g13::control::vdm::{VdmBarrier, VdmStreamTerminate};
 use hw::g13::control::{pack_uniform_range, UscWord};
+use hw::g13::image_desc::{self, ImageDesc};
 use hw::g13::tilebuffer::{Placement, TilebufferLayout};
 use kmd_iface::uapi::*;
 use std::collections::HashMap;
@@ -66,7 +66,12 @@ impl Stream {
     fn new(layer: u32, continued: bool) -> Stream {
         Stream {
             layer,
-            vdm: VdmBarrier { usc_cache_invalidate: true, ..Default::default() }.pack().to_vec(),
+            vdm: VdmBarrier {
+                usc_cache_invalidate: true,
+                ..Default::default()
+            }
+            .pack()
+            .to_vec(),
             scissors: Vec::new(),
             depth_biases: Vec::new(),
             draws: 0,
@@ -107,7 +112,9 @@ pub struct RenderState {
 impl RenderState {
     /// The stream the draw being recorded goes to.
     pub fn stream(&mut self) -> Result<&mut Stream, vk::Result> {
-        self.streams.get_mut(self.current).ok_or(vk::Result::ERROR_UNKNOWN)
+        self.streams
+            .get_mut(self.current)
+            .ok_or(vk::Result::ERROR_UNKNOWN)
     }
 
     /// The view index draws of the current stream see.
@@ -174,8 +181,13 @@ impl TileCache {
         })?;
         let bo = Bo::new(dev, program.code.len().max(4) as u64, Place::Usc, false)?;
         bo.write(0, &program.code)?;
-        let code = u32::try_from(bo.va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
-        let resident = Arc::new(ResidentTile { program, _code: bo, code });
+        let code = u32::try_from(bo.va - dev.usc_base)
+            .map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        let resident = Arc::new(ResidentTile {
+            program,
+            _code: bo,
+            code,
+        });
         map.insert(key, resident.clone());
         Ok(resident)
     }
@@ -186,7 +198,14 @@ fn uses(pass: &RenderPass, a: u32) -> (Option<u32>, Option<u32>) {
     let mut first = None;
     let mut last = None;
     for (i, s) in pass.subpasses.iter().enumerate() {
-        let used = s.colours.iter().chain(&s.inputs).chain(&s.resolves).flatten().any(|r| r.index == a) || s.depth_stencil.is_some_and(|r| r.index == a);
+        let used = s
+            .colours
+            .iter()
+            .chain(&s.inputs)
+            .chain(&s.resolves)
+            .flatten()
+            .any(|r| r.index == a)
+            || s.depth_stencil.is_some_and(|r| r.index == a);
         if used {
             first = first.or(Some(i as u32));
             last = Some(i as u32);
@@ -206,8 +225,16 @@ struct ColourAttachment<'a> {
 
 /// The view, image and format of framebuffer attachment `index`, which must be a colour
 /// attachment agx4 renders to.
-fn colour_view(fb: &Framebuffer, index: u32) -> Result<(&ImageView, &Image, Renderable), vk::Result> {
-    let view = ImageView::from_handle(*fb.attachments.get(index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?).ok_or(vk::Result::ERROR_UNKNOWN)?;
+fn colour_view(
+    fb: &Framebuffer,
+    index: u32,
+) -> Result<(&ImageView, &Image, Renderable), vk::Result> {
+    let view = ImageView::from_handle(
+        *fb.attachments
+            .get(index as usize)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?,
+    )
+    .ok_or(vk::Result::ERROR_UNKNOWN)?;
     let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let format = format::renderable(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
     if !image.usage.contains(vk::ImageUsageFlags::COLOR_ATTACHMENT) || image.layout.levels == 0 {
@@ -218,43 +245,88 @@ fn colour_view(fb: &Framebuffer, index: u32) -> Result<(&ImageView, &Image, Rend
 
 /// The colour targets of the open subpass, and the resolve attachments with the target
 /// each resolves.
-fn colour_attachments<'a>(pass: &RenderPass, fb: &'a Framebuffer, rs: &RenderState) -> Result<(Vec<ColourAttachment<'a>>, Vec<ColourAttachment<'a>>), vk::Result> {
+fn colour_attachments<'a>(
+    pass: &RenderPass,
+    fb: &'a Framebuffer,
+    rs: &RenderState,
+) -> Result<(Vec<ColourAttachment<'a>>, Vec<ColourAttachment<'a>>), vk::Result> {
     let sp = &pass.subpasses[rs.subpass as usize];
     let mut out = Vec::new();
     let mut resolves = Vec::new();
     for (i, r) in sp.colours.iter().enumerate() {
         let Some(r) = r else { continue };
         let (view, image, format) = colour_view(fb, r.index)?;
-        let t = rs.tilebuffer.targets.get(i).copied().flatten().ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let t = rs
+            .tilebuffer
+            .targets
+            .get(i)
+            .copied()
+            .flatten()
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
         let Placement::Tile { offset_bytes, .. } = t.placement else {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         };
-        let target = TileTarget { format: t.format, tib_format: t.tib_format, offset: offset_bytes as u16 };
+        let target = TileTarget {
+            format: t.format,
+            tib_format: t.tib_format,
+            offset: offset_bytes as u16,
+        };
         if let Some(Some(rr)) = sp.resolves.get(i) {
             let (rview, rimage, rformat) = colour_view(fb, rr.index)?;
             // Valid usage: same format, a single-sample destination from a multisampled source.
             if rformat.colour != format.colour || rimage.samples != 1 || image.samples == 1 {
                 return Err(vk::Result::ERROR_UNKNOWN);
             }
-            resolves.push(ColourAttachment { index: rr.index, view: rview, image: rimage, format: rformat, target });
+            resolves.push(ColourAttachment {
+                index: rr.index,
+                view: rview,
+                image: rimage,
+                format: rformat,
+                target,
+            });
         }
-        out.push(ColourAttachment { index: r.index, view, image, format, target });
+        out.push(ColourAttachment {
+            index: r.index,
+            view,
+            image,
+            format,
+            target,
+        });
     }
     Ok((out, resolves))
 }
 
-fn image_desc<'a>(a: &'a ColourAttachment<'_>, pixel: hw::g13::image_desc::PixelFormat) -> Result<ImageDesc<'a>, vk::Result> {
+fn image_desc<'a>(
+    a: &'a ColourAttachment<'_>,
+    pixel: hw::g13::image_desc::PixelFormat,
+) -> Result<ImageDesc<'a>, vk::Result> {
     let base = a.image.va.load(Ordering::Acquire);
     if base == 0 {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    let dimension = if a.image.samples > 1 { TextureDimension::D2Multisampled } else { TextureDimension::D2 };
-    Ok(ImageDesc { base, layout: &a.image.layout, format: pixel, dimension })
+    let dimension = if a.image.samples > 1 {
+        TextureDimension::D2Multisampled
+    } else {
+        TextureDimension::D2
+    };
+    Ok(ImageDesc {
+        base,
+        layout: &a.image.layout,
+        format: pixel,
+        dimension,
+    })
 }
 
 fn texture_descriptor(a: &ColourAttachment<'_>, layer: u32) -> Result<[u8; 24], vk::Result> {
     let r = a.view.range;
-    image_desc::texture_descriptor(&image_desc(a, a.format.pixel.linear())?, r.base_mip_level, 1, r.base_array_layer + layer, 1).map_err(|e| {
+    image_desc::texture_descriptor(
+        &image_desc(a, a.format.pixel.linear())?,
+        r.base_mip_level,
+        1,
+        r.base_array_layer + layer,
+        1,
+    )
+    .map_err(|e| {
         eprintln!("agx4: attachment texture descriptor: {e}");
         vk::Result::ERROR_UNKNOWN
     })
@@ -263,7 +335,12 @@ fn texture_descriptor(a: &ColourAttachment<'_>, layer: u32) -> Result<[u8; 24], 
 fn pbe_descriptor(a: &ColourAttachment<'_>, layer: u32) -> Result<[u8; 24], vk::Result> {
     let r = a.view.range;
     // The tilebuffer holds encoded values already, so stores do no sRGB conversion.
-    image_desc::pbe_descriptor(&image_desc(a, a.format.pixel.linear())?, r.base_mip_level, r.base_array_layer + layer).map_err(|e| {
+    image_desc::pbe_descriptor(
+        &image_desc(a, a.format.pixel.linear())?,
+        r.base_mip_level,
+        r.base_array_layer + layer,
+    )
+    .map_err(|e| {
         eprintln!("agx4: attachment PBE descriptor: {e}");
         vk::Result::ERROR_UNKNOWN
     })
@@ -272,7 +349,12 @@ fn pbe_descriptor(a: &ColourAttachment<'_>, layer: u32) -> Result<[u8; 24], vk::
 /// The texture descriptor a fragment shader reads input attachment `index` (of the
 /// framebuffer) through: the view's own format, so sRGB attachments read linear values.
 fn input_descriptor(fb: &Framebuffer, index: u32, layer: u32) -> Result<[u8; 24], vk::Result> {
-    let view = ImageView::from_handle(*fb.attachments.get(index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let view = ImageView::from_handle(
+        *fb.attachments
+            .get(index as usize)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?,
+    )
+    .ok_or(vk::Result::ERROR_UNKNOWN)?;
     let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
     if !image.usage.contains(vk::ImageUsageFlags::INPUT_ATTACHMENT) || image.layout.levels == 0 {
         return Err(vk::Result::ERROR_UNKNOWN);
@@ -287,12 +369,18 @@ fn input_descriptor(fb: &Framebuffer, index: u32, layer: u32) -> Result<[u8; 24]
     if base == 0 {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    let desc = ImageDesc { base, layout: &image.layout, format: format.pixel, dimension: TextureDimension::D2 };
+    let desc = ImageDesc {
+        base,
+        layout: &image.layout,
+        format: format.pixel,
+        dimension: TextureDimension::D2,
+    };
     let r = view.range;
-    image_desc::texture_descriptor(&desc, r.base_mip_level, 1, r.base_array_layer + layer, 1).map_err(|e| {
-        eprintln!("agx4: input attachment texture descriptor: {e}");
-        vk::Result::ERROR_UNKNOWN
-    })
+    image_desc::texture_descriptor(&desc, r.base_mip_level, 1, r.base_array_layer + layer, 1)
+        .map_err(|e| {
+            eprintln!("agx4: input attachment texture descriptor: {e}");
+            vk::Result::ERROR_UNKNOWN
+        })
 }
 
 /// Uploads the texture descriptors of the open subpass's input attachments, in
@@ -301,15 +389,26 @@ fn input_descriptor(fb: &Framebuffer, index: u32, layer: u32) -> Result<[u8; 24]
 pub fn input_textures(dev: &Device, rec: &mut Recording) -> Result<Option<(u64, u32)>, vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let sp = pass.subpasses.get(rs.subpass as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let sp = pass
+        .subpasses
+        .get(rs.subpass as usize)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?;
     if sp.inputs.iter().all(Option::is_none) {
         return Ok(None);
     }
     if sp.inputs.len() > compiler::abi::MAX_INPUT_ATTACHMENTS as usize {
-        eprintln!("agx4: a subpass reads {} input attachments (at most {})", sp.inputs.len(), compiler::abi::MAX_INPUT_ATTACHMENTS);
+        eprintln!(
+            "agx4: a subpass reads {} input attachments (at most {})",
+            sp.inputs.len(),
+            compiler::abi::MAX_INPUT_ATTACHMENTS
+        );
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
-    let layer = rs.streams.get(rs.current).ok_or(vk::Result::ERROR_UNKNOWN)?.layer;
+    let layer = rs
+        .streams
+        .get(rs.current)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?
+        .layer;
     let mut bytes = Vec::new();
     for r in &sp.inputs {
         // start_subpass refused inputs the subpass also writes.
@@ -337,7 +436,14 @@ pub fn tile_shared_word(tib: &TilebufferLayout, out: &mut Vec<u8>) {
 }
 
 /// Uploads the USC words of a tile program and returns their USC address.
-fn tile_words(dev: &Device, rec: &mut Recording, tib: &TilebufferLayout, p: &ResidentTile, uniforms: Option<u64>, textures: Option<(u64, u32)>) -> Result<u32, vk::Result> {
+fn tile_words(
+    dev: &Device,
+    rec: &mut Recording,
+    tib: &TilebufferLayout,
+    p: &ResidentTile,
+    uniforms: Option<u64>,
+    textures: Option<(u64, u32)>,
+) -> Result<u32, vk::Result> {
     let mut w = Vec::new();
     tile_shared_word(tib, &mut w);
     if let Some(u) = uniforms {
@@ -345,11 +451,24 @@ fn tile_words(dev: &Device, rec: &mut Recording, tib: &TilebufferLayout, p: &Res
     }
     if let Some((buffer, count)) = textures {
         if count > 0 {
-            UscWord::Texture { start: 0, count, buffer }.pack(&mut w);
+            UscWord::Texture {
+                start: 0,
+                count,
+                buffer,
+            }
+            .pack(&mut w);
         }
     }
-    UscWord::Shader { code: p.code, loads_varyings: false }.pack(&mut w);
-    UscWord::Registers { count_halves: p.program.gpr_halves.max(8).div_ceil(8) * 8, spill_size: 0 }.pack(&mut w);
+    UscWord::Shader {
+        code: p.code,
+        loads_varyings: false,
+    }
+    .pack(&mut w);
+    UscWord::Registers {
+        count_halves: p.program.gpr_halves.max(8).div_ceil(8) * 8,
+        spill_size: 0,
+    }
+    .pack(&mut w);
     UscWord::NoPreshader.pack(&mut w);
     let va = rec.upload.push(dev, &w, 64)?;
     u32::try_from(va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
@@ -365,8 +484,15 @@ fn multisample_ctl(samples: u32) -> u64 {
     }
 }
 
-fn tile_request<Op>(tib: &TilebufferLayout, targets: Vec<(TileTarget, Op)>) -> TileProgramRequest<Op> {
-    TileProgramRequest { targets, samples: tib.samples, sample_size_bytes: tib.sample_size_bytes }
+fn tile_request<Op>(
+    tib: &TilebufferLayout,
+    targets: Vec<(TileTarget, Op)>,
+) -> TileProgramRequest<Op> {
+    TileProgramRequest {
+        targets,
+        samples: tib.samples,
+        sample_size_bytes: tib.sample_size_bytes,
+    }
 }
 
 /// Ends the open render commands of the subpass: tile programs, streams and commands.
@@ -400,7 +526,13 @@ fn finish_render(dev: &Device, rec: &mut Recording, store_all: bool) -> Result<(
 }
 
 /// The render command of one stream of the open subpass.
-fn render_command(dev: &Device, rec: &mut Recording, stream: Stream, store_all: bool, occlusion: u64) -> Result<drm_asahi_cmd_render, vk::Result> {
+fn render_command(
+    dev: &Device,
+    rec: &mut Recording,
+    stream: Stream,
+    store_all: bool,
+    occlusion: u64,
+) -> Result<drm_asahi_cmd_render, vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let fb = &rs.fb;
@@ -424,18 +556,28 @@ fn render_command(dev: &Device, rec: &mut Recording, stream: Stream, store_all: 
                 vk::AttachmentLoadOp::LOAD => TileLoad::Load { texture: i as u8 },
                 vk::AttachmentLoadOp::CLEAR => {
                     // SAFETY: a colour attachment's clear value is the colour member.
-                    clear = Some(unsafe { rs.clears.get(a.index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?.color });
+                    clear = Some(unsafe {
+                        rs.clears
+                            .get(a.index as usize)
+                            .ok_or(vk::Result::ERROR_UNKNOWN)?
+                            .color
+                    });
                     TileLoad::Clear
                 }
                 _ => TileLoad::DontCare,
             }
         };
-        let store = if store_all || last != Some(rs.subpass) || desc.store_op == vk::AttachmentStoreOp::STORE {
+        let store = if store_all
+            || last != Some(rs.subpass)
+            || desc.store_op == vk::AttachmentStoreOp::STORE
+        {
             TileStore::Store { texture: i as u8 }
         } else {
             TileStore::Discard
         };
-        let words = clear.map(|c| format::clear_words(&a.format, &c)).unwrap_or_default();
+        let words = clear
+            .map(|c| format::clear_words(&a.format, &c))
+            .unwrap_or_default();
         for w in words {
             clear_words.extend_from_slice(&w.to_le_bytes());
         }
@@ -443,15 +585,32 @@ fn render_command(dev: &Device, rec: &mut Recording, stream: Stream, store_all: 
         stores.push((a.target, store));
     }
     for (j, r) in resolves.iter().enumerate() {
-        let texture = u8::try_from(atts.len() + j).map_err(|_| vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
+        let texture =
+            u8::try_from(atts.len() + j).map_err(|_| vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
         stores.push((r.target, TileStore::Resolve { texture }));
     }
-    let all_load: Vec<_> = atts.iter().enumerate().map(|(i, a)| (a.target, TileLoad::Load { texture: i as u8 })).collect();
-    let all_store: Vec<_> = atts.iter().enumerate().map(|(i, a)| (a.target, TileStore::Store { texture: i as u8 })).collect();
-    let bg = pass.tile_programs.get(dev, TileKey::Background(tile_request(&tib, loads)))?;
-    let eot = pass.tile_programs.get(dev, TileKey::EndOfTile(tile_request(&tib, stores)))?;
-    let partial_bg = pass.tile_programs.get(dev, TileKey::Background(tile_request(&tib, all_load)))?;
-    let partial_eot = pass.tile_programs.get(dev, TileKey::EndOfTile(tile_request(&tib, all_store)))?;
+    let all_load: Vec<_> = atts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.target, TileLoad::Load { texture: i as u8 }))
+        .collect();
+    let all_store: Vec<_> = atts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.target, TileStore::Store { texture: i as u8 }))
+        .collect();
+    let bg = pass
+        .tile_programs
+        .get(dev, TileKey::Background(tile_request(&tib, loads)))?;
+    let eot = pass
+        .tile_programs
+        .get(dev, TileKey::EndOfTile(tile_request(&tib, stores)))?;
+    let partial_bg = pass
+        .tile_programs
+        .get(dev, TileKey::Background(tile_request(&tib, all_load)))?;
+    let partial_eot = pass
+        .tile_programs
+        .get(dev, TileKey::EndOfTile(tile_request(&tib, all_store)))?;
 
     let mut textures = Vec::new();
     let mut pbes = Vec::new();
@@ -466,21 +625,55 @@ fn render_command(dev: &Device, rec: &mut Recording, stream: Stream, store_all: 
     let n_pbes = n + resolves.len() as u32;
     let (width, height) = (fb.width, fb.height);
     let zs = depth_stencil_state(rs, &stream, pass, store_all)?;
-    let Stream { mut vdm, scissors, depth_biases: biases, .. } = stream;
+    let Stream {
+        mut vdm,
+        scissors,
+        depth_biases: biases,
+        ..
+    } = stream;
     vdm.extend_from_slice(&VdmStreamTerminate.pack());
 
     // Clear values are preloaded as 32-bit words, at least as many halves as the program reads.
-    clear_words.resize(clear_words.len().max(bg.program.uniform_halves as usize * 2).max(4), 0);
+    clear_words.resize(
+        clear_words
+            .len()
+            .max(bg.program.uniform_halves as usize * 2)
+            .max(4),
+        0,
+    );
     let uniforms = rec.upload.push(dev, &clear_words, 16)?;
-    let tex_va = if n > 0 { rec.upload.push(dev, &textures, 16)? } else { 0 };
-    let pbe_va = if n_pbes > 0 { rec.upload.push(dev, &pbes, 16)? } else { 0 };
+    let tex_va = if n > 0 {
+        rec.upload.push(dev, &textures, 16)?
+    } else {
+        0
+    };
+    let pbe_va = if n_pbes > 0 {
+        rec.upload.push(dev, &pbes, 16)?
+    } else {
+        0
+    };
     let bg_usc = tile_words(dev, rec, &tib, &bg, Some(uniforms), Some((tex_va, n)))?;
     let eot_usc = tile_words(dev, rec, &tib, &eot, None, Some((pbe_va, n_pbes)))?;
-    let partial_bg_usc = tile_words(dev, rec, &tib, &partial_bg, Some(uniforms), Some((tex_va, n)))?;
+    let partial_bg_usc = tile_words(
+        dev,
+        rec,
+        &tib,
+        &partial_bg,
+        Some(uniforms),
+        Some((tex_va, n)),
+    )?;
     let partial_eot_usc = tile_words(dev, rec, &tib, &partial_eot, None, Some((pbe_va, n)))?;
     let vdm_va = rec.upload.push(dev, &vdm, 64)?;
-    let scissor_va = if scissors.is_empty() { 0 } else { rec.upload.push(dev, &scissors, 16)? };
-    let dbias_va = if biases.is_empty() { 0 } else { rec.upload.push(dev, &biases, 16)? };
+    let scissor_va = if scissors.is_empty() {
+        0
+    } else {
+        rec.upload.push(dev, &scissors, 16)?
+    };
+    let dbias_va = if biases.is_empty() {
+        0
+    } else {
+        rec.upload.push(dev, &biases, 16)?
+    };
     let params = tib.render_params();
     let tan_60 = 1.732_051f32;
     Ok(drm_asahi_cmd_render {
@@ -505,10 +698,22 @@ fn render_command(dev: &Device, rec: &mut Recording, stream: Stream, store_all: 
         sample_size_B: params.sample_size_bytes,
         isp_merge_upper_x: (tan_60 / width as f32).to_bits(),
         isp_merge_upper_y: (tan_60 / height as f32).to_bits(),
-        bg: drm_asahi_bg_eot { usc: bg_usc, rsrc_spec: 0 },
-        eot: drm_asahi_bg_eot { usc: eot_usc, rsrc_spec: 0 },
-        partial_bg: drm_asahi_bg_eot { usc: partial_bg_usc, rsrc_spec: 0 },
-        partial_eot: drm_asahi_bg_eot { usc: partial_eot_usc, rsrc_spec: 0 },
+        bg: drm_asahi_bg_eot {
+            usc: bg_usc,
+            rsrc_spec: 0,
+        },
+        eot: drm_asahi_bg_eot {
+            usc: eot_usc,
+            rsrc_spec: 0,
+        },
+        partial_bg: drm_asahi_bg_eot {
+            usc: partial_bg_usc,
+            rsrc_spec: 0,
+        },
+        partial_eot: drm_asahi_bg_eot {
+            usc: partial_eot_usc,
+            rsrc_spec: 0,
+        },
         isp_bgobjdepth: zs.clear_depth,
         isp_bgobjvals: zs.clear_stencil,
         ..Default::default()
@@ -528,7 +733,12 @@ struct ZsFields {
 /// The ZLS buffers, control word and clear values of the open subpass's depth/stencil
 /// attachment. The ZLS unit addresses level 0 of a twiddled image of the render's size
 /// (docs/render-abi.md; the simulator's reading), so the attachment must be exactly that.
-fn depth_stencil_state(rs: &RenderState, stream: &Stream, pass: &RenderPass, store_all: bool) -> Result<ZsFields, vk::Result> {
+fn depth_stencil_state(
+    rs: &RenderState,
+    stream: &Stream,
+    pass: &RenderPass,
+    store_all: bool,
+) -> Result<ZsFields, vk::Result> {
     let fb = &rs.fb;
     let none = drm_asahi_zls_buffer::default();
     let control = |z_format, z_load, z_store, s_load, s_store| ZlsControl {
@@ -561,15 +771,27 @@ fn depth_stencil_state(rs: &RenderState, stream: &Stream, pass: &RenderPass, sto
         return Ok(out);
     };
     let desc = &pass.attachments[r.index as usize];
-    let view = ImageView::from_handle(*fb.attachments.get(r.index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let view = ImageView::from_handle(
+        *fb.attachments
+            .get(r.index as usize)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?,
+    )
+    .ok_or(vk::Result::ERROR_UNKNOWN)?;
     let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let kind = format::aspects(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
-    if image.extent.width != fb.width || image.extent.height != fb.height || view.range.base_mip_level != 0 {
+    if image.extent.width != fb.width
+        || image.extent.height != fb.height
+        || view.range.base_mip_level != 0
+    {
         eprintln!("agx4: depth/stencil attachments must be level 0 of an image of the framebuffer's size for now");
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
     let va = image.va.load(Ordering::Acquire);
-    if va == 0 || !image.usage.contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT) {
+    if va == 0
+        || !image
+            .usage
+            .contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT)
+    {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
     let layer = u64::from(view.range.base_array_layer + stream.layer);
@@ -578,13 +800,23 @@ fn depth_stencil_state(rs: &RenderState, stream: &Stream, pass: &RenderPass, sto
     let first_here = first == Some(rs.subpass) && !stream.continued;
     let last_here = last == Some(rs.subpass);
     // SAFETY: a depth/stencil attachment's clear value is the depth_stencil member.
-    let clear = rs.clears.get(r.index as usize).map(|c| unsafe { c.depth_stencil }).unwrap_or_default();
-    let load = |op: vk::AttachmentLoadOp, cleared: bool| !cleared && (!first_here || op == vk::AttachmentLoadOp::LOAD);
-    let store = |op: vk::AttachmentStoreOp| store_all || !last_here || op == vk::AttachmentStoreOp::STORE;
+    let clear = rs
+        .clears
+        .get(r.index as usize)
+        .map(|c| unsafe { c.depth_stencil })
+        .unwrap_or_default();
+    let load = |op: vk::AttachmentLoadOp, cleared: bool| {
+        !cleared && (!first_here || op == vk::AttachmentLoadOp::LOAD)
+    };
+    let store =
+        |op: vk::AttachmentStoreOp| store_all || !last_here || op == vk::AttachmentStoreOp::STORE;
     let (mut z_load, mut z_store, mut s_load, mut s_store) = (false, false, false, false);
     let z_format = kind.depth.unwrap_or(ZlsFormat::F32);
     if let Some(z) = kind.depth {
-        out.depth = drm_asahi_zls_buffer { base, ..Default::default() };
+        out.depth = drm_asahi_zls_buffer {
+            base,
+            ..Default::default()
+        };
         z_load = load(desc.load_op, stream.cleared_depth.is_some());
         z_store = store(desc.store_op);
         let d = stream.cleared_depth.unwrap_or(clear.depth).clamp(0.0, 1.0);
@@ -602,7 +834,10 @@ fn depth_stencil_state(rs: &RenderState, stream: &Stream, pass: &RenderPass, sto
             None => (0, image.layout.layer_stride),
         };
         let s_base = va + plane_offset + layer * plane_stride;
-        out.stencil = drm_asahi_zls_buffer { base: s_base, ..Default::default() };
+        out.stencil = drm_asahi_zls_buffer {
+            base: s_base,
+            ..Default::default()
+        };
         s_load = load(desc.stencil_load_op, stream.cleared_stencil.is_some());
         s_store = store(desc.stencil_store_op);
         out.clear_stencil = stream.cleared_stencil.unwrap_or(clear.stencil) & 0xff;
@@ -615,10 +850,15 @@ fn depth_stencil_state(rs: &RenderState, stream: &Stream, pass: &RenderPass, sto
 fn clears_at_start(pass: &RenderPass, subpass: u32) -> bool {
     let sp = &pass.subpasses[subpass as usize];
     let first_here = |i: u32| uses(pass, i).0 == Some(subpass);
-    let colour = sp.colours.iter().flatten().any(|r| first_here(r.index) && pass.attachments[r.index as usize].load_op == vk::AttachmentLoadOp::CLEAR);
+    let colour = sp.colours.iter().flatten().any(|r| {
+        first_here(r.index)
+            && pass.attachments[r.index as usize].load_op == vk::AttachmentLoadOp::CLEAR
+    });
     let ds = sp.depth_stencil.is_some_and(|r| {
         let a = &pass.attachments[r.index as usize];
-        first_here(r.index) && (a.load_op == vk::AttachmentLoadOp::CLEAR || a.stencil_load_op == vk::AttachmentLoadOp::CLEAR)
+        first_here(r.index)
+            && (a.load_op == vk::AttachmentLoadOp::CLEAR
+                || a.stencil_load_op == vk::AttachmentLoadOp::CLEAR)
     });
     colour || ds
 }
@@ -627,10 +867,16 @@ fn clears_at_start(pass: &RenderPass, subpass: u32) -> bool {
 fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), vk::Result> {
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let sp = pass.subpasses.get(subpass as usize).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let sp = pass
+        .subpasses
+        .get(subpass as usize)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?;
     // Input attachments are read from memory by the texture unit, not from the tilebuffer
     // this subpass writes.
-    let feedback = sp.inputs.iter().flatten().any(|r| sp.colours.iter().flatten().any(|c| c.index == r.index) || sp.depth_stencil.is_some_and(|d| d.index == r.index));
+    let feedback = sp.inputs.iter().flatten().any(|r| {
+        sp.colours.iter().flatten().any(|c| c.index == r.index)
+            || sp.depth_stencil.is_some_and(|d| d.index == r.index)
+    });
     if feedback {
         eprintln!("agx4: an attachment both written and read as input in one subpass is not supported yet");
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
@@ -639,11 +885,18 @@ fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), 
     rs.subpass = subpass;
     rs.view_mask = sp.view_mask;
     if sp.view_mask != 0 {
-        rs.streams = (0..32).filter(|v| sp.view_mask >> v & 1 == 1).map(|v| Stream::new(v, rs.resuming)).collect();
+        rs.streams = (0..32)
+            .filter(|v| sp.view_mask >> v & 1 == 1)
+            .map(|v| Stream::new(v, rs.resuming))
+            .collect();
         rs.targets = (0..rs.streams.len()).collect();
     } else {
         // Draws land on layer 0; a load op's clear reaches every layer of the framebuffer.
-        let layers = if rs.fb.layers > 1 && clears_at_start(pass, subpass) && !rs.resuming { rs.fb.layers } else { 1 };
+        let layers = if rs.fb.layers > 1 && clears_at_start(pass, subpass) && !rs.resuming {
+            rs.fb.layers
+        } else {
+            1
+        };
         rs.streams = (0..layers).map(|l| Stream::new(l, rs.resuming)).collect();
         rs.targets = vec![0];
     }
@@ -659,7 +912,10 @@ fn clear_partial_area(dev: &Device, rec: &mut Recording) -> Result<(), vk::Resul
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let a = rs.area;
-    let whole = a.offset.x <= 0 && a.offset.y <= 0 && i64::from(a.offset.x) + i64::from(a.extent.width) >= i64::from(rs.fb.width) && i64::from(a.offset.y) + i64::from(a.extent.height) >= i64::from(rs.fb.height);
+    let whole = a.offset.x <= 0
+        && a.offset.y <= 0
+        && i64::from(a.offset.x) + i64::from(a.extent.width) >= i64::from(rs.fb.width)
+        && i64::from(a.offset.y) + i64::from(a.extent.height) >= i64::from(rs.fb.height);
     // A resumed instance continues its suspended one, whose load ops have run already.
     if whole || rs.resuming {
         return Ok(());
@@ -676,29 +932,54 @@ fn clear_partial_area(dev: &Device, rec: &mut Recording) -> Result<(), vk::Resul
 }
 
 /// Draws the load-op clears of the open subpass over `area` in every stream.
-fn clear_area_rects(dev: &Device, rec: &mut Recording, pass: &RenderPass, area: vk::Rect2D) -> Result<(), vk::Result> {
+fn clear_area_rects(
+    dev: &Device,
+    rec: &mut Recording,
+    pass: &RenderPass,
+    area: vk::Rect2D,
+) -> Result<(), vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let subpass = rs.subpass;
     let sp = &pass.subpasses[subpass as usize];
-    let rect = [vk::ClearRect { rect: area, base_array_layer: 0, layer_count: 1 }];
+    let rect = [vk::ClearRect {
+        rect: area,
+        base_array_layer: 0,
+        layer_count: 1,
+    }];
     let clears = rs.clears.clone();
     for (slot, r) in sp.colours.iter().enumerate() {
         let Some(r) = r else { continue };
-        if uses(pass, r.index).0 != Some(subpass) || pass.attachments[r.index as usize].load_op != vk::AttachmentLoadOp::CLEAR {
+        if uses(pass, r.index).0 != Some(subpass)
+            || pass.attachments[r.index as usize].load_op != vk::AttachmentLoadOp::CLEAR
+        {
             continue;
         }
         // SAFETY: a colour attachment's clear value is the colour member.
-        let value = unsafe { clears.get(r.index as usize).ok_or(vk::Result::ERROR_UNKNOWN)?.color };
-        let words = super::clear::colour_words(pass, subpass, slot as u32, &value).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let value = unsafe {
+            clears
+                .get(r.index as usize)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?
+                .color
+        };
+        let words = super::clear::colour_words(pass, subpass, slot as u32, &value)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
         super::clear::clear_rects(dev, rec, Some((slot as u32, words)), None, None, &rect)?;
     }
-    if let Some(r) = sp.depth_stencil.filter(|r| uses(pass, r.index).0 == Some(subpass)) {
+    if let Some(r) = sp
+        .depth_stencil
+        .filter(|r| uses(pass, r.index).0 == Some(subpass))
+    {
         let desc = &pass.attachments[r.index as usize];
         let kind = format::aspects(desc.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
         // SAFETY: a depth/stencil attachment's clear value is the depth_stencil member.
-        let value = clears.get(r.index as usize).map(|c| unsafe { c.depth_stencil }).unwrap_or_default();
-        let depth = (kind.depth.is_some() && desc.load_op == vk::AttachmentLoadOp::CLEAR).then_some(value.depth);
-        let stencil = (kind.stencil && desc.stencil_load_op == vk::AttachmentLoadOp::CLEAR).then_some(value.stencil);
+        let value = clears
+            .get(r.index as usize)
+            .map(|c| unsafe { c.depth_stencil })
+            .unwrap_or_default();
+        let depth = (kind.depth.is_some() && desc.load_op == vk::AttachmentLoadOp::CLEAR)
+            .then_some(value.depth);
+        let stencil = (kind.stencil && desc.stencil_load_op == vk::AttachmentLoadOp::CLEAR)
+            .then_some(value.stencil);
         if depth.is_some() || stencil.is_some() {
             super::clear::clear_rects(dev, rec, None, depth, stencil, &rect)?;
         }
@@ -719,7 +1000,9 @@ fn instance_framebuffer(begin: &vk::RenderPassBeginInfo<'_>) -> Result<Framebuff
         })?;
         // SAFETY: valid usage: pAttachments holds attachmentCount views.
         let views = unsafe { handle::slice(info.p_attachments, info.attachment_count) };
-        if views.len() != fb.attachment_count || views.iter().any(|&v| ImageView::from_handle(v).is_none()) {
+        if views.len() != fb.attachment_count
+            || views.iter().any(|&v| ImageView::from_handle(v).is_none())
+        {
             eprintln!("agx4: vkCmdBeginRenderPass: {} attachment views for an imageless framebuffer of {}", views.len(), fb.attachment_count);
             return Err(vk::Result::ERROR_UNKNOWN);
         }
@@ -736,7 +1019,15 @@ pub struct Continuation {
 }
 
 /// Opens a render pass instance of `pass` on `fb` and starts its first subpass.
-pub fn begin(dev: &Device, rec: &mut Recording, pass: vk::RenderPass, fb: Framebuffer, area: vk::Rect2D, clears: Vec<vk::ClearValue>, c: Continuation) -> Result<(), vk::Result> {
+pub fn begin(
+    dev: &Device,
+    rec: &mut Recording,
+    pass: vk::RenderPass,
+    fb: Framebuffer,
+    area: vk::Rect2D,
+    clears: Vec<vk::ClearValue>,
+    c: Continuation,
+) -> Result<(), vk::Result> {
     if rec.render.is_some() {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
@@ -773,9 +1064,18 @@ fn end_subpass(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
     let (Some(ds), Some(resolve)) = (sp.depth_stencil, sp.depth_stencil_resolve) else {
         return Ok(());
     };
-    let view = |i: u32| rs.fb.attachments.get(i as usize).and_then(|&v| ImageView::from_handle(v)).ok_or(vk::Result::ERROR_UNKNOWN);
+    let view = |i: u32| {
+        rs.fb
+            .attachments
+            .get(i as usize)
+            .and_then(|&v| ImageView::from_handle(v))
+            .ok_or(vk::Result::ERROR_UNKNOWN)
+    };
     let (sv, dv) = (view(ds.index)?, view(resolve.attachment.index)?);
-    let (si, di) = (Image::from_handle(sv.image).ok_or(vk::Result::ERROR_UNKNOWN)?, Image::from_handle(dv.image).ok_or(vk::Result::ERROR_UNKNOWN)?);
+    let (si, di) = (
+        Image::from_handle(sv.image).ok_or(vk::Result::ERROR_UNKNOWN)?,
+        Image::from_handle(dv.image).ok_or(vk::Result::ERROR_UNKNOWN)?,
+    );
     let mut aspects = vk::ImageAspectFlags::empty();
     if resolve.depth_mode != vk::ResolveModeFlags::NONE {
         aspects |= vk::ImageAspectFlags::DEPTH & sv.range.aspect_mask;
@@ -800,7 +1100,12 @@ fn end_subpass(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
 /// Moves to the next subpass.
 pub fn next_subpass(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
     end_subpass(dev, rec)?;
-    let next = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?.subpass + 1;
+    let next = rec
+        .render
+        .as_ref()
+        .ok_or(vk::Result::ERROR_UNKNOWN)?
+        .subpass
+        + 1;
     start_subpass(dev, rec, next)
 }
 
@@ -811,31 +1116,62 @@ pub fn end(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
     Ok(())
 }
 
-pub unsafe extern "system" fn cmd_begin_render_pass(cb: vk::CommandBuffer, p_begin: *const vk::RenderPassBeginInfo<'_>, _contents: vk::SubpassContents) {
+pub unsafe extern "system" fn cmd_begin_render_pass(
+    cb: vk::CommandBuffer,
+    p_begin: *const vk::RenderPassBeginInfo<'_>,
+    _contents: vk::SubpassContents,
+) {
     record("vkCmdBeginRenderPass", cb, |dev, rec| {
         // SAFETY: valid usage: pRenderPassBegin is valid and pClearValues holds clearValueCount.
         let b = unsafe { &*p_begin };
         // SAFETY: as above.
         let clears = unsafe { handle::slice(b.p_clear_values, b.clear_value_count) }.to_vec();
-        begin(dev, rec, b.render_pass, instance_framebuffer(b)?, b.render_area, clears, Continuation::default())
+        begin(
+            dev,
+            rec,
+            b.render_pass,
+            instance_framebuffer(b)?,
+            b.render_area,
+            clears,
+            Continuation::default(),
+        )
     })
 }
 
-pub unsafe extern "system" fn cmd_begin_render_pass2(cb: vk::CommandBuffer, p_begin: *const vk::RenderPassBeginInfo<'_>, _p_subpass: *const vk::SubpassBeginInfo<'_>) {
+pub unsafe extern "system" fn cmd_begin_render_pass2(
+    cb: vk::CommandBuffer,
+    p_begin: *const vk::RenderPassBeginInfo<'_>,
+    _p_subpass: *const vk::SubpassBeginInfo<'_>,
+) {
     record("vkCmdBeginRenderPass2", cb, |dev, rec| {
         // SAFETY: valid usage: pRenderPassBegin is valid and pClearValues holds clearValueCount.
         let b = unsafe { &*p_begin };
         // SAFETY: as above.
         let clears = unsafe { handle::slice(b.p_clear_values, b.clear_value_count) }.to_vec();
-        begin(dev, rec, b.render_pass, instance_framebuffer(b)?, b.render_area, clears, Continuation::default())
+        begin(
+            dev,
+            rec,
+            b.render_pass,
+            instance_framebuffer(b)?,
+            b.render_area,
+            clears,
+            Continuation::default(),
+        )
     })
 }
 
-pub unsafe extern "system" fn cmd_next_subpass(cb: vk::CommandBuffer, _contents: vk::SubpassContents) {
+pub unsafe extern "system" fn cmd_next_subpass(
+    cb: vk::CommandBuffer,
+    _contents: vk::SubpassContents,
+) {
     record("vkCmdNextSubpass", cb, next_subpass)
 }
 
-pub unsafe extern "system" fn cmd_next_subpass2(cb: vk::CommandBuffer, _p_begin: *const vk::SubpassBeginInfo<'_>, _p_end: *const vk::SubpassEndInfo<'_>) {
+pub unsafe extern "system" fn cmd_next_subpass2(
+    cb: vk::CommandBuffer,
+    _p_begin: *const vk::SubpassBeginInfo<'_>,
+    _p_end: *const vk::SubpassEndInfo<'_>,
+) {
     record("vkCmdNextSubpass2", cb, next_subpass)
 }
 
@@ -843,14 +1179,24 @@ pub unsafe extern "system" fn cmd_end_render_pass(cb: vk::CommandBuffer) {
     record("vkCmdEndRenderPass", cb, end)
 }
 
-pub unsafe extern "system" fn cmd_end_render_pass2(cb: vk::CommandBuffer, _p_end: *const vk::SubpassEndInfo<'_>) {
+pub unsafe extern "system" fn cmd_end_render_pass2(
+    cb: vk::CommandBuffer,
+    _p_end: *const vk::SubpassEndInfo<'_>,
+) {
     record("vkCmdEndRenderPass2", cb, end)
 }
 
 /// Ends the open render commands with everything stored and opens continuations on the same
 /// layers, so later work can clear whole targets with the background program.
 fn restart_streams(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
-    let layers: Vec<u32> = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?.streams.iter().map(|s| s.layer).collect();
+    let layers: Vec<u32> = rec
+        .render
+        .as_ref()
+        .ok_or(vk::Result::ERROR_UNKNOWN)?
+        .streams
+        .iter()
+        .map(|s| s.layer)
+        .collect();
     finish_render(dev, rec, true)?;
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
     rs.streams = layers.into_iter().map(|l| Stream::new(l, true)).collect();
@@ -865,11 +1211,18 @@ struct ClearOne {
     stencil: Option<u32>,
 }
 
-fn clear_attachments(dev: &Device, rec: &mut Recording, clears: &[vk::ClearAttachment], rects: &[vk::ClearRect]) -> Result<(), vk::Result> {
+fn clear_attachments(
+    dev: &Device,
+    rec: &mut Recording,
+    clears: &[vk::ClearAttachment],
+    rects: &[vk::ClearRect],
+) -> Result<(), vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let sp = &pass.subpasses[rs.subpass as usize];
-    let ds_format = sp.depth_stencil.and_then(|r| format::aspects(pass.attachments[r.index as usize].format));
+    let ds_format = sp
+        .depth_stencil
+        .and_then(|r| format::aspects(pass.attachments[r.index as usize].format));
     let has_depth = ds_format.and_then(|f| f.depth).is_some();
     let has_stencil = ds_format.is_some_and(|f| f.stencil);
     let what: Vec<ClearOne> = clears
@@ -877,11 +1230,19 @@ fn clear_attachments(dev: &Device, rec: &mut Recording, clears: &[vk::ClearAttac
         .map(|c| {
             // SAFETY: the aspect mask says which member of the clear value is meant.
             let (colour, ds) = unsafe { (c.clear_value.color, c.clear_value.depth_stencil) };
-            let slot = sp.colours.get(c.color_attachment as usize).copied().flatten();
+            let slot = sp
+                .colours
+                .get(c.color_attachment as usize)
+                .copied()
+                .flatten();
             ClearOne {
-                colour: slot.filter(|_| c.aspect_mask.contains(vk::ImageAspectFlags::COLOR)).map(|r| (c.color_attachment, r.index, colour)),
-                depth: (has_depth && c.aspect_mask.contains(vk::ImageAspectFlags::DEPTH)).then_some(ds.depth),
-                stencil: (has_stencil && c.aspect_mask.contains(vk::ImageAspectFlags::STENCIL)).then_some(ds.stencil),
+                colour: slot
+                    .filter(|_| c.aspect_mask.contains(vk::ImageAspectFlags::COLOR))
+                    .map(|r| (c.color_attachment, r.index, colour)),
+                depth: (has_depth && c.aspect_mask.contains(vk::ImageAspectFlags::DEPTH))
+                    .then_some(ds.depth),
+                stencil: (has_stencil && c.aspect_mask.contains(vk::ImageAspectFlags::STENCIL))
+                    .then_some(ds.stencil),
             }
         })
         .collect();
@@ -889,7 +1250,11 @@ fn clear_attachments(dev: &Device, rec: &mut Recording, clears: &[vk::ClearAttac
         let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
         // A multiview subpass clears every view; otherwise the rectangle names layers.
         let layers: Vec<u32> = match rs.view_mask {
-            0 => (r.base_array_layer..r.base_array_layer.saturating_add(r.layer_count).min(rs.fb.layers)).collect(),
+            0 => (r.base_array_layer
+                ..r.base_array_layer
+                    .saturating_add(r.layer_count)
+                    .min(rs.fb.layers))
+                .collect(),
             _ => rs.streams.iter().map(|s| s.layer).collect(),
         };
         let targets: Vec<usize> = layers.iter().map(|&l| rs.stream_for(l)).collect();
@@ -897,8 +1262,12 @@ fn clear_attachments(dev: &Device, rec: &mut Recording, clears: &[vk::ClearAttac
         // the background program and the ZLS unit; smaller rectangles are drawn.
         let a = rs.area;
         let (fw, fh) = (i64::from(rs.fb.width), i64::from(rs.fb.height));
-        let covers_x = r.rect.offset.x <= a.offset.x.max(0) && i64::from(r.rect.offset.x) + i64::from(r.rect.extent.width) >= (i64::from(a.offset.x) + i64::from(a.extent.width)).min(fw);
-        let covers_y = r.rect.offset.y <= a.offset.y.max(0) && i64::from(r.rect.offset.y) + i64::from(r.rect.extent.height) >= (i64::from(a.offset.y) + i64::from(a.extent.height)).min(fh);
+        let covers_x = r.rect.offset.x <= a.offset.x.max(0)
+            && i64::from(r.rect.offset.x) + i64::from(r.rect.extent.width)
+                >= (i64::from(a.offset.x) + i64::from(a.extent.width)).min(fw);
+        let covers_y = r.rect.offset.y <= a.offset.y.max(0)
+            && i64::from(r.rect.offset.y) + i64::from(r.rect.extent.height)
+                >= (i64::from(a.offset.y) + i64::from(a.extent.height)).min(fh);
         if covers_x && covers_y {
             if rs.streams.iter().any(|s| s.draws > 0) {
                 restart_streams(dev, rec)?;
@@ -917,17 +1286,25 @@ fn clear_attachments(dev: &Device, rec: &mut Recording, clears: &[vk::ClearAttac
             continue;
         }
         let draw_targets = std::mem::replace(&mut rs.targets, targets);
-        let one = [vk::ClearRect { rect: r.rect, base_array_layer: 0, layer_count: 1 }];
+        let one = [vk::ClearRect {
+            rect: r.rect,
+            base_array_layer: 0,
+            layer_count: 1,
+        }];
         let subpass = rs.subpass;
         let mut result = Ok(());
         for w in &what {
             if let Some((slot, _, value)) = w.colour {
                 if let Some(words) = super::clear::colour_words(pass, subpass, slot, &value) {
-                    result = result.and_then(|_| super::clear::clear_rects(dev, rec, Some((slot, words)), None, None, &one));
+                    result = result.and_then(|_| {
+                        super::clear::clear_rects(dev, rec, Some((slot, words)), None, None, &one)
+                    });
                 }
             }
             if w.depth.is_some() || w.stencil.is_some() {
-                result = result.and_then(|_| super::clear::clear_rects(dev, rec, None, w.depth, w.stencil, &one));
+                result = result.and_then(|_| {
+                    super::clear::clear_rects(dev, rec, None, w.depth, w.stencil, &one)
+                });
             }
         }
         if let Some(rs) = rec.render.as_mut() {
@@ -938,10 +1315,21 @@ fn clear_attachments(dev: &Device, rec: &mut Recording, clears: &[vk::ClearAttac
     Ok(())
 }
 
-pub unsafe extern "system" fn cmd_clear_attachments(cb: vk::CommandBuffer, count: u32, p_attachments: *const vk::ClearAttachment, rect_count: u32, p_rects: *const vk::ClearRect) {
+pub unsafe extern "system" fn cmd_clear_attachments(
+    cb: vk::CommandBuffer,
+    count: u32,
+    p_attachments: *const vk::ClearAttachment,
+    rect_count: u32,
+    p_rects: *const vk::ClearRect,
+) {
     record("vkCmdClearAttachments", cb, |dev, rec| {
         // SAFETY: valid usage: the arrays hold their counts.
-        let (clears, rects) = unsafe { (handle::slice(p_attachments, count), handle::slice(p_rects, rect_count)) };
+        let (clears, rects) = unsafe {
+            (
+                handle::slice(p_attachments, count),
+                handle::slice(p_rects, rect_count),
+            )
+        };
         clear_attachments(dev, rec, clears, rects)
     })
 }

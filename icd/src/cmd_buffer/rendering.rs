@@ -80,7 +80,10 @@ impl PassKey {
         for c in &self.colours {
             match c {
                 Some((a, _)) => {
-                    colours.push(reference(atts.len() as u32, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL));
+                    colours.push(reference(
+                        atts.len() as u32,
+                        vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                    ));
                     atts.push(a.description(a.samples));
                 }
                 None => colours.push(reference(vk::ATTACHMENT_UNUSED, vk::ImageLayout::UNDEFINED)),
@@ -91,21 +94,40 @@ impl PassKey {
             for c in &self.colours {
                 match c {
                     Some((a, true)) => {
-                        resolves.push(reference(atts.len() as u32, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL));
-                        let resolve = AttachmentKey { load_op: vk::AttachmentLoadOp::DONT_CARE, store_op: vk::AttachmentStoreOp::STORE, ..*a };
+                        resolves.push(reference(
+                            atts.len() as u32,
+                            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                        ));
+                        let resolve = AttachmentKey {
+                            load_op: vk::AttachmentLoadOp::DONT_CARE,
+                            store_op: vk::AttachmentStoreOp::STORE,
+                            ..*a
+                        };
                         atts.push(resolve.description(1));
                     }
-                    _ => resolves.push(reference(vk::ATTACHMENT_UNUSED, vk::ImageLayout::UNDEFINED)),
+                    _ => {
+                        resolves.push(reference(vk::ATTACHMENT_UNUSED, vk::ImageLayout::UNDEFINED))
+                    }
                 }
             }
         }
         let mut depth_stencil = None;
         let mut depth_stencil_resolve = None;
         if let Some(ds) = &self.depth_stencil {
-            depth_stencil = Some(reference(atts.len() as u32, vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL));
+            depth_stencil = Some(reference(
+                atts.len() as u32,
+                vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+            ));
             atts.push(ds.description(ds.samples));
             if let Some((depth, stencil)) = self.depth_stencil_resolve {
-                depth_stencil_resolve = Some((reference(atts.len() as u32, vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL), depth, stencil));
+                depth_stencil_resolve = Some((
+                    reference(
+                        atts.len() as u32,
+                        vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+                    ),
+                    depth,
+                    stencil,
+                ));
                 let resolve = AttachmentKey {
                     load_op: vk::AttachmentLoadOp::DONT_CARE,
                     store_op: vk::AttachmentStoreOp::STORE,
@@ -126,7 +148,13 @@ impl PassKey {
             depth_stencil_resolve,
             preserve: Vec::new(),
         };
-        RenderPass::build(vk::RenderPassCreateFlags::empty(), &atts, vec![subpass], &[]).map_err(|e| {
+        RenderPass::build(
+            vk::RenderPassCreateFlags::empty(),
+            &atts,
+            vec![subpass],
+            &[],
+        )
+        .map_err(|e| {
             eprintln!("agx4: dynamic rendering: {}", e.0);
             vk::Result::ERROR_UNKNOWN
         })
@@ -137,20 +165,41 @@ impl PassKey {
 ///
 /// # Safety
 /// `info` must be valid per Vulkan's valid usage, with a valid pNext chain.
-pub unsafe fn pipeline_pass(info: &vk::GraphicsPipelineCreateInfo<'_>) -> Result<RenderPass, vk::Result> {
+pub unsafe fn pipeline_pass(
+    info: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Result<RenderPass, vk::Result> {
     // SAFETY: guaranteed by the caller.
-    let rendering = unsafe { handle::find_in_chain::<vk::PipelineRenderingCreateInfo<'_>>(info.p_next) };
+    let rendering =
+        unsafe { handle::find_in_chain::<vk::PipelineRenderingCreateInfo<'_>>(info.p_next) };
     // SAFETY: guaranteed by the caller: the multisample state is valid when rasterization is
     // enabled, and null or valid otherwise.
-    let samples = unsafe { info.p_multisample_state.as_ref() }.map_or(1, |m| m.rasterization_samples.as_raw().max(1));
-    let mut key = PassKey { colours: Vec::new(), depth_stencil: None, depth_stencil_resolve: None, view_mask: 0 };
+    let samples = unsafe { info.p_multisample_state.as_ref() }
+        .map_or(1, |m| m.rasterization_samples.as_raw().max(1));
+    let mut key = PassKey {
+        colours: Vec::new(),
+        depth_stencil: None,
+        depth_stencil_resolve: None,
+        view_mask: 0,
+    };
     if let Some(r) = rendering {
         key.view_mask = r.view_mask;
         // SAFETY: guaranteed by the caller: pColorAttachmentFormats holds colorAttachmentCount.
-        let formats = unsafe { handle::slice(r.p_color_attachment_formats, r.color_attachment_count) };
-        key.colours = formats.iter().map(|&f| (f != vk::Format::UNDEFINED).then(|| (AttachmentKey::for_pipeline(f, samples), false))).collect();
-        let ds = if r.depth_attachment_format != vk::Format::UNDEFINED { r.depth_attachment_format } else { r.stencil_attachment_format };
-        key.depth_stencil = (ds != vk::Format::UNDEFINED).then(|| AttachmentKey::for_pipeline(ds, samples));
+        let formats =
+            unsafe { handle::slice(r.p_color_attachment_formats, r.color_attachment_count) };
+        key.colours = formats
+            .iter()
+            .map(|&f| {
+                (f != vk::Format::UNDEFINED)
+                    .then(|| (AttachmentKey::for_pipeline(f, samples), false))
+            })
+            .collect();
+        let ds = if r.depth_attachment_format != vk::Format::UNDEFINED {
+            r.depth_attachment_format
+        } else {
+            r.stencil_attachment_format
+        };
+        key.depth_stencil =
+            (ds != vk::Format::UNDEFINED).then(|| AttachmentKey::for_pipeline(ds, samples));
     }
     key.build()
 }
@@ -170,8 +219,15 @@ fn view<'a>(v: vk::ImageView) -> Result<(&'a ImageView, &'a Image), vk::Result> 
 
 /// Load and store ops of one aspect: the application's, or for an aspect the instance does
 /// not name (the stencil of a depth-only attachment info, say), ops that keep its contents.
-fn ops(info: Option<&vk::RenderingAttachmentInfo<'_>>, resuming: bool, suspending: bool) -> (vk::AttachmentLoadOp, vk::AttachmentStoreOp) {
-    let (mut load, mut store) = info.map_or((vk::AttachmentLoadOp::LOAD, vk::AttachmentStoreOp::STORE), |i| (i.load_op, i.store_op));
+fn ops(
+    info: Option<&vk::RenderingAttachmentInfo<'_>>,
+    resuming: bool,
+    suspending: bool,
+) -> (vk::AttachmentLoadOp, vk::AttachmentStoreOp) {
+    let (mut load, mut store) = info.map_or(
+        (vk::AttachmentLoadOp::LOAD, vk::AttachmentStoreOp::STORE),
+        |i| (i.load_op, i.store_op),
+    );
     if resuming {
         load = vk::AttachmentLoadOp::LOAD;
     }
@@ -183,10 +239,23 @@ fn ops(info: Option<&vk::RenderingAttachmentInfo<'_>>, resuming: bool, suspendin
 
 /// # Safety
 /// `info` must be valid per Vulkan's valid usage.
-unsafe fn attachments(info: &vk::RenderingInfo<'_>, resuming: bool, suspending: bool) -> Result<Attachments, vk::Result> {
+unsafe fn attachments(
+    info: &vk::RenderingInfo<'_>,
+    resuming: bool,
+    suspending: bool,
+) -> Result<Attachments, vk::Result> {
     // SAFETY: guaranteed by the caller.
     let colours = unsafe { handle::slice(info.p_color_attachments, info.color_attachment_count) };
-    let mut out = Attachments { key: PassKey { colours: Vec::new(), depth_stencil: None, depth_stencil_resolve: None, view_mask: info.view_mask }, views: Vec::new(), clears: Vec::new() };
+    let mut out = Attachments {
+        key: PassKey {
+            colours: Vec::new(),
+            depth_stencil: None,
+            depth_stencil_resolve: None,
+            view_mask: info.view_mask,
+        },
+        views: Vec::new(),
+        clears: Vec::new(),
+    };
     let mut resolve_views = Vec::new();
     for c in colours {
         if c.image_view == vk::ImageView::null() {
@@ -195,12 +264,23 @@ unsafe fn attachments(info: &vk::RenderingInfo<'_>, resuming: bool, suspending: 
         }
         let (v, image) = view(c.image_view)?;
         let (load_op, store_op) = ops(Some(c), resuming, suspending);
-        let key = AttachmentKey { format: v.format, samples: image.samples, load_op, store_op, stencil_load_op: vk::AttachmentLoadOp::DONT_CARE, stencil_store_op: vk::AttachmentStoreOp::DONT_CARE };
-        let resolve = c.resolve_mode != vk::ResolveModeFlags::NONE && c.resolve_image_view != vk::ImageView::null();
+        let key = AttachmentKey {
+            format: v.format,
+            samples: image.samples,
+            load_op,
+            store_op,
+            stencil_load_op: vk::AttachmentLoadOp::DONT_CARE,
+            stencil_store_op: vk::AttachmentStoreOp::DONT_CARE,
+        };
+        let resolve = c.resolve_mode != vk::ResolveModeFlags::NONE
+            && c.resolve_image_view != vk::ImageView::null();
         if resolve {
             // The end-of-tile program resolves by averaging the samples.
             if c.resolve_mode != vk::ResolveModeFlags::AVERAGE {
-                eprintln!("agx4: vkCmdBeginRendering: colour resolve mode {:?} is not supported", c.resolve_mode);
+                eprintln!(
+                    "agx4: vkCmdBeginRendering: colour resolve mode {:?} is not supported",
+                    c.resolve_mode
+                );
                 return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
             }
             resolve_views.push(c.resolve_image_view);
@@ -217,7 +297,12 @@ unsafe fn attachments(info: &vk::RenderingInfo<'_>, resuming: bool, suspending: 
         out.clears.push(vk::ClearValue::default());
     }
     // SAFETY: guaranteed by the caller: the pointers are null or valid.
-    let (depth, stencil) = unsafe { (info.p_depth_attachment.as_ref(), info.p_stencil_attachment.as_ref()) };
+    let (depth, stencil) = unsafe {
+        (
+            info.p_depth_attachment.as_ref(),
+            info.p_stencil_attachment.as_ref(),
+        )
+    };
     let depth = depth.filter(|d| d.image_view != vk::ImageView::null());
     let stencil = stencil.filter(|s| s.image_view != vk::ImageView::null());
     if let (Some(d), Some(s)) = (depth, stencil) {
@@ -230,7 +315,14 @@ unsafe fn attachments(info: &vk::RenderingInfo<'_>, resuming: bool, suspending: 
         let (v, image) = view(ds_view)?;
         let (load_op, store_op) = ops(depth, resuming, suspending);
         let (stencil_load_op, stencil_store_op) = ops(stencil, resuming, suspending);
-        out.key.depth_stencil = Some(AttachmentKey { format: v.format, samples: image.samples, load_op, store_op, stencil_load_op, stencil_store_op });
+        out.key.depth_stencil = Some(AttachmentKey {
+            format: v.format,
+            samples: image.samples,
+            load_op,
+            store_op,
+            stencil_load_op,
+            stencil_store_op,
+        });
         out.views.push(ds_view);
         let depth_value = depth.map_or(0.0, |d| {
             // SAFETY: a depth attachment's clear value is the depth_stencil member.
@@ -240,17 +332,34 @@ unsafe fn attachments(info: &vk::RenderingInfo<'_>, resuming: bool, suspending: 
             // SAFETY: as above.
             unsafe { s.clear_value.depth_stencil.stencil }
         });
-        out.clears.push(vk::ClearValue { depth_stencil: vk::ClearDepthStencilValue { depth: depth_value, stencil: stencil_value } });
-        let mode = |a: Option<&vk::RenderingAttachmentInfo<'_>>| a.filter(|a| a.resolve_image_view != vk::ImageView::null()).map_or(vk::ResolveModeFlags::NONE, |a| a.resolve_mode);
+        out.clears.push(vk::ClearValue {
+            depth_stencil: vk::ClearDepthStencilValue {
+                depth: depth_value,
+                stencil: stencil_value,
+            },
+        });
+        let mode = |a: Option<&vk::RenderingAttachmentInfo<'_>>| {
+            a.filter(|a| a.resolve_image_view != vk::ImageView::null())
+                .map_or(vk::ResolveModeFlags::NONE, |a| a.resolve_mode)
+        };
         let (dm, sm) = (mode(depth), mode(stencil));
         for m in [dm, sm] {
             if m != vk::ResolveModeFlags::NONE && !DEPTH_STENCIL_RESOLVE_MODES.contains(m) {
-                eprintln!("agx4: vkCmdBeginRendering: depth/stencil resolve mode {m:?} is not supported");
+                eprintln!(
+                    "agx4: vkCmdBeginRendering: depth/stencil resolve mode {m:?} is not supported"
+                );
                 return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
             }
         }
         if (dm != vk::ResolveModeFlags::NONE || sm != vk::ResolveModeFlags::NONE) && !suspending {
-            let resolve = [depth, stencil].into_iter().flatten().find(|a| a.resolve_mode != vk::ResolveModeFlags::NONE && a.resolve_image_view != vk::ImageView::null()).map(|a| a.resolve_image_view);
+            let resolve = [depth, stencil]
+                .into_iter()
+                .flatten()
+                .find(|a| {
+                    a.resolve_mode != vk::ResolveModeFlags::NONE
+                        && a.resolve_image_view != vk::ImageView::null()
+                })
+                .map(|a| a.resolve_image_view);
             if let Some(r) = resolve {
                 out.key.depth_stencil_resolve = Some((dm, sm));
                 out.views.push(r);
@@ -268,11 +377,20 @@ fn framebuffer_size(views: &[vk::ImageView], area: vk::Rect2D) -> Result<(u32, u
     for &v in views {
         let (v, image) = view(v)?;
         let level = v.range.base_mip_level;
-        let (w, h) = ((image.extent.width >> level).max(1), (image.extent.height >> level).max(1));
+        let (w, h) = (
+            (image.extent.width >> level).max(1),
+            (image.extent.height >> level).max(1),
+        );
         size = Some(size.map_or((w, h), |(sw, sh)| (sw.min(w), sh.min(h))));
     }
-    let far = |o: i32, e: u32| (i64::from(o.max(0)) + i64::from(e)).clamp(1, i64::from(crate::framebuffer::MAX_WIDTH)) as u32;
-    Ok(size.unwrap_or((far(area.offset.x, area.extent.width), far(area.offset.y, area.extent.height))))
+    let far = |o: i32, e: u32| {
+        (i64::from(o.max(0)) + i64::from(e)).clamp(1, i64::from(crate::framebuffer::MAX_WIDTH))
+            as u32
+    };
+    Ok(size.unwrap_or((
+        far(area.offset.x, area.extent.width),
+        far(area.offset.y, area.extent.height),
+    )))
 }
 
 /// The device's render pass for `key`, made on first use.
@@ -286,8 +404,15 @@ fn cached_pass(dev: &Device, key: PassKey) -> Result<vk::RenderPass, vk::Result>
     Ok(pass)
 }
 
-fn begin_rendering(dev: &Device, rec: &mut Recording, info: &vk::RenderingInfo<'_>) -> Result<(), vk::Result> {
-    if info.flags.contains(vk::RenderingFlags::CONTENTS_SECONDARY_COMMAND_BUFFERS) {
+fn begin_rendering(
+    dev: &Device,
+    rec: &mut Recording,
+    info: &vk::RenderingInfo<'_>,
+) -> Result<(), vk::Result> {
+    if info
+        .flags
+        .contains(vk::RenderingFlags::CONTENTS_SECONDARY_COMMAND_BUFFERS)
+    {
         eprintln!("agx4: vkCmdBeginRendering: secondary command buffers inside a render pass are not supported yet");
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
@@ -296,12 +421,33 @@ fn begin_rendering(dev: &Device, rec: &mut Recording, info: &vk::RenderingInfo<'
     // SAFETY: valid usage: pRenderingInfo and what it points at are valid.
     let a = unsafe { attachments(info, resuming, suspending) }?;
     let (width, height) = framebuffer_size(&a.views, info.render_area)?;
-    let fb = Framebuffer { attachment_count: a.views.len(), attachments: a.views, imageless: false, width, height, layers: info.layer_count.max(1) };
+    let fb = Framebuffer {
+        attachment_count: a.views.len(),
+        attachments: a.views,
+        imageless: false,
+        width,
+        height,
+        layers: info.layer_count.max(1),
+    };
     let pass = cached_pass(dev, a.key)?;
-    render::begin(dev, rec, pass, fb, info.render_area, a.clears, render::Continuation { resuming, suspending })
+    render::begin(
+        dev,
+        rec,
+        pass,
+        fb,
+        info.render_area,
+        a.clears,
+        render::Continuation {
+            resuming,
+            suspending,
+        },
+    )
 }
 
-pub unsafe extern "system" fn cmd_begin_rendering(cb: vk::CommandBuffer, p_info: *const vk::RenderingInfo<'_>) {
+pub unsafe extern "system" fn cmd_begin_rendering(
+    cb: vk::CommandBuffer,
+    p_info: *const vk::RenderingInfo<'_>,
+) {
     record("vkCmdBeginRendering", cb, |dev, rec| {
         // SAFETY: valid usage: pRenderingInfo is valid.
         begin_rendering(dev, rec, unsafe { &*p_info })

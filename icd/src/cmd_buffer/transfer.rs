@@ -17,7 +17,13 @@ fn put(p: &mut [u8], at: u32, bytes: &[u8]) {
 const PIECE: u64 = 1 << 30;
 
 /// Copies `size` bytes on the GPU, a word at a time when everything is 4-byte aligned.
-pub fn copy_bytes(dev: &Device, rec: &mut Recording, src: u64, dst: u64, size: u64) -> Result<(), vk::Result> {
+pub fn copy_bytes(
+    dev: &Device,
+    rec: &mut Recording,
+    src: u64,
+    dst: u64,
+    size: u64,
+) -> Result<(), vk::Result> {
     let words = (src | dst | size).is_multiple_of(4);
     let mut done = 0;
     while done < size {
@@ -26,7 +32,14 @@ pub fn copy_bytes(dev: &Device, rec: &mut Recording, src: u64, dst: u64, size: u
         if words {
             let mut push = [0u8; copy::SIZE as usize];
             put(&mut push, copy::COUNT, &((n / 4) as u32).to_le_bytes());
-            meta_launch(dev, rec, Meta::CopyWords, &push, (n / 4) as u32, &[(s, n), (d, n)])?;
+            meta_launch(
+                dev,
+                rec,
+                Meta::CopyWords,
+                &push,
+                (n / 4) as u32,
+                &[(s, n), (d, n)],
+            )?;
         } else {
             // Whole words around both ranges; the shader masks off the bytes outside.
             let (s0, d0) = (s % 4, d % 4);
@@ -40,7 +53,14 @@ pub fn copy_bytes(dev: &Device, rec: &mut Recording, src: u64, dst: u64, size: u
             put(&mut push, copy::END, &((d0 + n) as u32).to_le_bytes());
             put(&mut push, copy::SHIFT, &(rotation as u32).to_le_bytes());
             put(&mut push, copy::SRC_ADJUST, &adjust.to_le_bytes());
-            meta_launch(dev, rec, Meta::CopyBytes, &push, count, &[span(s, s0), span(d, d0)])?;
+            meta_launch(
+                dev,
+                rec,
+                Meta::CopyBytes,
+                &push,
+                count,
+                &[span(s, s0), span(d, d0)],
+            )?;
         }
         done += n;
     }
@@ -48,14 +68,27 @@ pub fn copy_bytes(dev: &Device, rec: &mut Recording, src: u64, dst: u64, size: u
 }
 
 /// Writes `value` to `words` u32 words at `dst` on the GPU.
-pub fn fill_words(dev: &Device, rec: &mut Recording, dst: u64, words: u64, value: u32) -> Result<(), vk::Result> {
+pub fn fill_words(
+    dev: &Device,
+    rec: &mut Recording,
+    dst: u64,
+    words: u64,
+    value: u32,
+) -> Result<(), vk::Result> {
     let mut done = 0;
     while done < words {
         let n = (words - done).min(PIECE / 4);
         let mut push = [0u8; fill::SIZE as usize];
         put(&mut push, fill::COUNT, &(n as u32).to_le_bytes());
         put(&mut push, fill::VALUE, &value.to_le_bytes());
-        meta_launch(dev, rec, Meta::Fill, &push, n as u32, &[(dst + done * 4, n * 4)])?;
+        meta_launch(
+            dev,
+            rec,
+            Meta::Fill,
+            &push,
+            n as u32,
+            &[(dst + done * 4, n * 4)],
+        )?;
         done += n;
     }
     Ok(())
@@ -65,10 +98,19 @@ fn buffer<'a>(b: vk::Buffer) -> Result<&'a Buffer, vk::Result> {
     Buffer::from_handle(b).ok_or(vk::Result::ERROR_UNKNOWN)
 }
 
-pub unsafe extern "system" fn cmd_copy_buffer(cb: vk::CommandBuffer, src: vk::Buffer, dst: vk::Buffer, count: u32, p_regions: *const vk::BufferCopy) {
+pub unsafe extern "system" fn cmd_copy_buffer(
+    cb: vk::CommandBuffer,
+    src: vk::Buffer,
+    dst: vk::Buffer,
+    count: u32,
+    p_regions: *const vk::BufferCopy,
+) {
     record("vkCmdCopyBuffer", cb, |dev, rec| {
         let (src, dst) = (buffer(src)?, buffer(dst)?);
-        let (s, d) = (src.va.load(Ordering::Acquire), dst.va.load(Ordering::Acquire));
+        let (s, d) = (
+            src.va.load(Ordering::Acquire),
+            dst.va.load(Ordering::Acquire),
+        );
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
             copy_bytes(dev, rec, s + r.src_offset, d + r.dst_offset, r.size)?;
@@ -77,22 +119,55 @@ pub unsafe extern "system" fn cmd_copy_buffer(cb: vk::CommandBuffer, src: vk::Bu
     })
 }
 
-pub unsafe extern "system" fn cmd_fill_buffer(cb: vk::CommandBuffer, dst: vk::Buffer, offset: vk::DeviceSize, size: vk::DeviceSize, data: u32) {
+pub unsafe extern "system" fn cmd_fill_buffer(
+    cb: vk::CommandBuffer,
+    dst: vk::Buffer,
+    offset: vk::DeviceSize,
+    size: vk::DeviceSize,
+    data: u32,
+) {
     record("vkCmdFillBuffer", cb, |dev, rec| {
         let dst = buffer(dst)?;
         // VK_WHOLE_SIZE fills to the end, rounded down to whole words.
-        let size = if size == vk::WHOLE_SIZE { dst.size.saturating_sub(offset) & !3 } else { size };
-        fill_words(dev, rec, dst.va.load(Ordering::Acquire) + offset, size / 4, data)
+        let size = if size == vk::WHOLE_SIZE {
+            dst.size.saturating_sub(offset) & !3
+        } else {
+            size
+        };
+        fill_words(
+            dev,
+            rec,
+            dst.va.load(Ordering::Acquire) + offset,
+            size / 4,
+            data,
+        )
     })
 }
 
-pub unsafe extern "system" fn cmd_update_buffer(cb: vk::CommandBuffer, dst: vk::Buffer, offset: vk::DeviceSize, size: vk::DeviceSize, p_data: *const std::ffi::c_void) {
+pub unsafe extern "system" fn cmd_update_buffer(
+    cb: vk::CommandBuffer,
+    dst: vk::Buffer,
+    offset: vk::DeviceSize,
+    size: vk::DeviceSize,
+    p_data: *const std::ffi::c_void,
+) {
     record("vkCmdUpdateBuffer", cb, |dev, rec| {
         let dst = buffer(dst)?;
         // SAFETY: valid usage: pData holds `size` bytes (at most 65536).
-        let data = unsafe { handle::slice(p_data as *const u8, u32::try_from(size).map_err(|_| vk::Result::ERROR_UNKNOWN)?) };
+        let data = unsafe {
+            handle::slice(
+                p_data as *const u8,
+                u32::try_from(size).map_err(|_| vk::Result::ERROR_UNKNOWN)?,
+            )
+        };
         // The data is captured now, as the spec requires, in the command buffer's memory.
         let staged = rec.upload.push(dev, data, 16)?;
-        copy_bytes(dev, rec, staged, dst.va.load(Ordering::Acquire) + offset, size)
+        copy_bytes(
+            dev,
+            rec,
+            staged,
+            dst.va.load(Ordering::Acquire) + offset,
+            size,
+        )
     })
 }

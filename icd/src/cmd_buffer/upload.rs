@@ -29,10 +29,19 @@ impl Upload {
     pub fn alloc(&mut self, dev: &Device, size: u64, align: u64) -> Result<Alloc, vk::Result> {
         debug_assert!(align.is_power_of_two());
         if let Some(last) = self.chunks.last() {
-            let offset = self.used.checked_add(align - 1).ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)? & !(align - 1);
+            let offset = self
+                .used
+                .checked_add(align - 1)
+                .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?
+                & !(align - 1);
             if offset.checked_add(size).is_some_and(|end| end <= last.size) {
                 self.used = offset + size;
-                return Ok(Alloc { va: last.va + offset, chunk: self.chunks.len() - 1, offset, size });
+                return Ok(Alloc {
+                    va: last.va + offset,
+                    chunk: self.chunks.len() - 1,
+                    offset,
+                    size,
+                });
             }
         }
         // Chunks are page aligned, so any alignment up to a page holds at offset 0.
@@ -40,15 +49,26 @@ impl Upload {
         let va = bo.va;
         self.chunks.push(bo);
         self.used = size;
-        Ok(Alloc { va, chunk: self.chunks.len() - 1, offset: 0, size })
+        Ok(Alloc {
+            va,
+            chunk: self.chunks.len() - 1,
+            offset: 0,
+            size,
+        })
     }
 
     /// Writes `bytes` at byte `at` of an allocation.
     pub fn write(&self, a: &Alloc, at: u64, bytes: &[u8]) -> Result<(), vk::Result> {
-        if at.checked_add(bytes.len() as u64).is_none_or(|end| end > a.size) {
+        if at
+            .checked_add(bytes.len() as u64)
+            .is_none_or(|end| end > a.size)
+        {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
-        self.chunks.get(a.chunk).ok_or(vk::Result::ERROR_UNKNOWN)?.write(a.offset + at, bytes)
+        self.chunks
+            .get(a.chunk)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?
+            .write(a.offset + at, bytes)
     }
 
     /// Allocates room for `bytes`, copies them there and returns the GPU address.

@@ -25,7 +25,10 @@ fn main() -> ExitCode {
             if r.mismatches.is_empty() {
                 ExitCode::SUCCESS
             } else {
-                println!("objects whose final contents differ from the live run: {:?}", r.mismatches);
+                println!(
+                    "objects whose final contents differ from the live run: {:?}",
+                    r.mismatches
+                );
                 ExitCode::FAILURE
             }
         }

@@ -41,7 +41,9 @@ impl Fence {
                         leaves.push(f.clone());
                     }
                 }
-                Fence::All(inner) => leaves.extend(inner.iter().filter(|l| !l.is_signaled()).cloned()),
+                Fence::All(inner) => {
+                    leaves.extend(inner.iter().filter(|l| !l.is_signaled()).cloned())
+                }
             }
         }
         match leaves.len() {
@@ -112,7 +114,10 @@ impl SyncHub {
             return (guard, true);
         }
         let dur = Duration::from_nanos(deadline - now).min(MAX_SLEEP);
-        let (g, _) = self.cond.wait_timeout(guard, dur).unwrap_or_else(|e| e.into_inner());
+        let (g, _) = self
+            .cond
+            .wait_timeout(guard, dur)
+            .unwrap_or_else(|e| e.into_inner());
         (g, super::clock::monotonic_ns() >= deadline)
     }
 }
@@ -135,7 +140,9 @@ mod tests {
         // Nested conjunctions flatten to leaves.
         let c = Fence::pending();
         let nested = Fence::all([&Fence::all([&c, &Fence::pending()]), &c]);
-        assert!(matches!(&*nested, Fence::All(v) if v.iter().all(|f| matches!(**f, Fence::Leaf(_)))));
+        assert!(
+            matches!(&*nested, Fence::All(v) if v.iter().all(|f| matches!(**f, Fence::Leaf(_))))
+        );
         assert!(Fence::all([]).is_signaled());
     }
 }

@@ -48,7 +48,11 @@ pub fn stats_line(s: &RenderStats) -> String {
 
 fn append_stats(path: &str, s: &RenderStats) {
     // Statistics are a debugging aid: failing to write them must not fail the render.
-    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
         let _ = writeln!(f, "{}", stats_line(s));
     }
 }
@@ -62,7 +66,8 @@ fn run_render(
     TVB_HEAP.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
-            let heap = TvbHeap::from_env().map_err(|reason| Fault::BadControlWord { va: 0, reason })?;
+            let heap =
+                TvbHeap::from_env().map_err(|reason| Fault::BadControlWord { va: 0, reason })?;
             *slot = Some(heap);
         }
         let heap = slot.as_mut().ok_or(Fault::Internal("TVB heap missing"))?;
@@ -161,15 +166,27 @@ fn stamp(s: &Option<Stamp>) {
 }
 
 fn helper(h: &drm_asahi_helper_program) -> HelperProgram {
-    HelperProgram { binary: h.binary, cfg: h.cfg, data: h.data }
+    HelperProgram {
+        binary: h.binary,
+        cfg: h.cfg,
+        data: h.data,
+    }
 }
 
 fn bg_eot(p: &drm_asahi_bg_eot) -> BgEotProgram {
-    BgEotProgram { usc: p.usc, rsrc_spec: p.rsrc_spec }
+    BgEotProgram {
+        usc: p.usc,
+        rsrc_spec: p.rsrc_spec,
+    }
 }
 
 fn zls(z: &drm_asahi_zls_buffer) -> ZlsBuffer {
-    ZlsBuffer { base: z.base, comp_base: z.comp_base, stride: z.stride, comp_stride: z.comp_stride }
+    ZlsBuffer {
+        base: z.base,
+        comp_base: z.comp_base,
+        stride: z.stride,
+        comp_stride: z.comp_stride,
+    }
 }
 
 pub(crate) fn compute_regs(c: &drm_asahi_cmd_compute, usc_exec_base: u64) -> ComputeCommand {

@@ -52,14 +52,23 @@ impl GemTable {
         if args.size == 0 {
             return Err(libc::EINVAL);
         }
-        let size = args.size.checked_next_multiple_of(PAGE_SIZE).ok_or(libc::EINVAL)?;
+        let size = args
+            .size
+            .checked_next_multiple_of(PAGE_SIZE)
+            .ok_or(libc::EINVAL)?;
         if size > MAX_OBJECT_SIZE {
             return Err(libc::ENOMEM);
         }
         let mem = HostMem::new(usize::try_from(size).map_err(|_| libc::ENOMEM)?)?;
         let vm_private = (args.flags & DRM_ASAHI_GEM_VM_PRIVATE != 0).then_some(args.vm_id);
         let handle = super::table::lowest_free(&self.handles)?;
-        let obj = Arc::new(GemObject { handle, size, vm_private, mem, mmap_offset: OnceLock::new() });
+        let obj = Arc::new(GemObject {
+            handle,
+            size,
+            vm_private,
+            mem,
+            mmap_offset: OnceLock::new(),
+        });
         self.handles.insert(handle, obj);
         args.handle = handle;
         Ok(())
@@ -83,7 +92,13 @@ impl GemTable {
         let start = self.next_offset.max(MMAP_OFFSET_START);
         let end = start.checked_add(obj.size).ok_or(libc::ENOSPC)?;
         self.next_offset = end;
-        self.offsets.insert(start, OffsetEntry { end, obj: Arc::downgrade(&obj) });
+        self.offsets.insert(
+            start,
+            OffsetEntry {
+                end,
+                obj: Arc::downgrade(&obj),
+            },
+        );
         let _ = obj.mmap_offset.set(start);
         args.offset = start;
         Ok(())
@@ -94,7 +109,11 @@ impl GemTable {
         if size == 0 || offset & (HOST_PAGE - 1) != 0 {
             return Err(libc::EINVAL);
         }
-        let (start, entry) = self.offsets.range(..=offset).next_back().ok_or(libc::EINVAL)?;
+        let (start, entry) = self
+            .offsets
+            .range(..=offset)
+            .next_back()
+            .ok_or(libc::EINVAL)?;
         let end = offset.checked_add(size as u64).ok_or(libc::EINVAL)?;
         if end > entry.end {
             return Err(libc::EINVAL);
@@ -105,12 +124,19 @@ impl GemTable {
             return Err(libc::EINVAL);
         };
         // DRM revokes a file's access to an offset when its last handle to the object goes.
-        if !self.handles.get(&obj.handle).is_some_and(|h| Arc::ptr_eq(h, &obj)) {
+        if !self
+            .handles
+            .get(&obj.handle)
+            .is_some_and(|h| Arc::ptr_eq(h, &obj))
+        {
             return Err(libc::EACCES);
         }
         let within = usize::try_from(offset - start).map_err(|_| libc::EINVAL)?;
         let ptr = obj.mem.ptr_at(within).ok_or(libc::EINVAL)?;
-        let slot = self.mappings.entry((ptr as usize, size)).or_insert_with(|| (obj, 0));
+        let slot = self
+            .mappings
+            .entry((ptr as usize, size))
+            .or_insert_with(|| (obj, 0));
         slot.1 += 1;
         Ok(ptr)
     }

@@ -71,10 +71,16 @@ impl SimKmd {
     /// The GPU named by `AGX4_SIM_GPU`, or the default.
     pub fn from_env() -> Result<SimKmd, SelectError> {
         let name = std::env::var(SIM_GPU_ENV).unwrap_or_default();
-        let name = if name.trim().is_empty() { DEFAULT_SIM_GPU } else { name.trim() };
+        let name = if name.trim().is_empty() {
+            DEFAULT_SIM_GPU
+        } else {
+            name.trim()
+        };
         let gpu = Identity::by_name(name).ok_or_else(|| {
-            let known: Vec<String> =
-                Identity::all().iter().map(|i| i.code().to_ascii_lowercase()).collect();
+            let known: Vec<String> = Identity::all()
+                .iter()
+                .map(|i| i.code().to_ascii_lowercase())
+                .collect();
             SelectError::new(format!(
                 "{SIM_GPU_ENV}={name:?} names no known GPU; accepted: {}",
                 known.join(", ")
@@ -95,7 +101,10 @@ impl SimKmd {
     /// Read GPU memory as the GPU would, through the VM's mappings and permissions.
     pub fn read_gpu(&self, vm_id: u32, va: u64, buf: &mut [u8]) -> Result<(), Fault> {
         let vm = lock(&self.vms).get(&vm_id).cloned();
-        let vm = vm.ok_or(Fault::Unmapped { va, access: hw::gpu::Access::Read })?;
+        let vm = vm.ok_or(Fault::Unmapped {
+            va,
+            access: hw::gpu::Access::Read,
+        })?;
         let view = vm.view();
         view.read(va, buf)
     }
@@ -120,7 +129,9 @@ impl Kmd for SimKmd {
             return Err(libc::EINVAL);
         }
         let bytes = user::as_bytes(&self.params);
-        let n = usize::try_from(args.size).unwrap_or(usize::MAX).min(bytes.len());
+        let n = usize::try_from(args.size)
+            .unwrap_or(usize::MAX)
+            .min(bytes.len());
         // SAFETY: the caller's contract makes `pointer` writable for `size` >= `n` bytes.
         unsafe { user::write_bytes(args.pointer, &bytes[..n]) }
     }
@@ -156,7 +167,9 @@ impl Kmd for SimKmd {
             return Err(libc::EINVAL);
         }
         let vm = self.vm(args.vm_id)?;
-        let len = (args.num_binds as usize).checked_mul(args.stride as usize).ok_or(libc::EINVAL)?;
+        let len = (args.num_binds as usize)
+            .checked_mul(args.stride as usize)
+            .ok_or(libc::EINVAL)?;
         // SAFETY: the caller's contract covers `num_binds` records of `stride` bytes.
         let bytes = unsafe { user::read_bytes(args.userptr, len) }?;
         let ops = {
@@ -205,7 +218,10 @@ impl Kmd for SimKmd {
             return Err(libc::EINVAL);
         }
         let vm = self.vm(args.vm_id)?;
-        let window_end = args.usc_exec_base.checked_add(USC_WINDOW_SIZE).ok_or(libc::EINVAL)?;
+        let window_end = args
+            .usc_exec_base
+            .checked_add(USC_WINDOW_SIZE)
+            .ok_or(libc::EINVAL)?;
         if args.usc_exec_base < params::VM_START || window_end > params::VM_END {
             return Err(libc::EINVAL);
         }
@@ -221,7 +237,10 @@ impl Kmd for SimKmd {
         if args.pad != 0 {
             return Err(libc::EINVAL);
         }
-        lock(&self.queues).remove(&args.queue_id).map(|_| ()).ok_or(libc::ENOENT)
+        lock(&self.queues)
+            .remove(&args.queue_id)
+            .map(|_| ())
+            .ok_or(libc::ENOENT)
     }
 
     unsafe fn submit(&self, args: &drm_asahi_submit) -> KmdResult {
@@ -247,7 +266,8 @@ impl Kmd for SimKmd {
 
     unsafe fn syncobj_wait(&self, args: &mut drm_syncobj_wait) -> KmdResult {
         // SAFETY: the caller's contract covers `count_handles` handles.
-        let handles: Vec<u32> = unsafe { user::read_slice(args.handles, args.count_handles as usize) }?;
+        let handles: Vec<u32> =
+            unsafe { user::read_slice(args.handles, args.count_handles as usize) }?;
         let points = vec![0u64; handles.len()];
         let req = WaitRequest {
             handles: &handles,
@@ -265,8 +285,12 @@ impl Kmd for SimKmd {
     unsafe fn syncobj_timeline_wait(&self, args: &mut drm_syncobj_timeline_wait) -> KmdResult {
         let n = args.count_handles as usize;
         // SAFETY: the caller's contract covers `count_handles` handles and points.
-        let (handles, points): (Vec<u32>, Vec<u64>) =
-            unsafe { (user::read_slice(args.handles, n)?, user::read_slice(args.points, n)?) };
+        let (handles, points): (Vec<u32>, Vec<u64>) = unsafe {
+            (
+                user::read_slice(args.handles, n)?,
+                user::read_slice(args.points, n)?,
+            )
+        };
         let req = WaitRequest {
             handles: &handles,
             points: &points,
@@ -309,7 +333,8 @@ impl Kmd for SimKmd {
             return Err(libc::EINVAL);
         }
         // SAFETY: the caller's contract covers `count_handles` handles.
-        let handles: Vec<u32> = unsafe { user::read_slice(args.handles, args.count_handles as usize) }?;
+        let handles: Vec<u32> =
+            unsafe { user::read_slice(args.handles, args.count_handles as usize) }?;
         let last = args.flags & DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED != 0;
         let values = self.hub.query(&handles, last)?;
         // SAFETY: the caller's contract makes `points` writable for `count_handles` values.
@@ -343,5 +368,10 @@ unsafe fn timeline_arrays(args: &drm_syncobj_timeline_array) -> KmdResult<(Vec<u
     }
     let n = args.count_handles as usize;
     // SAFETY: forwarded from the caller.
-    unsafe { Ok((user::read_slice(args.handles, n)?, user::read_slice(args.points, n)?)) }
+    unsafe {
+        Ok((
+            user::read_slice(args.handles, n)?,
+            user::read_slice(args.points, n)?,
+        ))
+    }
 }

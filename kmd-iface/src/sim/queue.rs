@@ -63,12 +63,22 @@ impl Queue {
     ) -> KmdResult<Queue> {
         let (tx, rx) = channel();
         let state = Arc::new(QueueState::default());
-        let fw = firmware::Worker { gpu, vm, usc_exec_base, state: state.clone(), hub: hub.clone() };
+        let fw = firmware::Worker {
+            gpu,
+            vm,
+            usc_exec_base,
+            state: state.clone(),
+            hub: hub.clone(),
+        };
         std::thread::Builder::new()
             .name(format!("agx4-sim-q{id}"))
             .spawn(move || fw.run(rx))
             .map_err(|_| libc::ENOMEM)?;
-        Ok(Queue { sender: Mutex::new(tx), state, hub })
+        Ok(Queue {
+            sender: Mutex::new(tx),
+            state,
+            hub,
+        })
     }
 
     pub(crate) fn faulted(&self) -> bool {

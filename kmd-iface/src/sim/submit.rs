@@ -28,11 +28,17 @@ pub(crate) unsafe fn submit(kmd: &SimKmd, args: &drm_asahi_submit) -> KmdResult 
     if args.flags != 0 || args.pad != 0 {
         return Err(libc::EINVAL);
     }
-    let queue = lock(&kmd.queues).get(&args.queue_id).cloned().ok_or(libc::ENOENT)?;
+    let queue = lock(&kmd.queues)
+        .get(&args.queue_id)
+        .cloned()
+        .ok_or(libc::ENOENT)?;
     if queue.faulted() {
         return Err(libc::ECANCELED);
     }
-    let count = args.in_sync_count.checked_add(args.out_sync_count).ok_or(libc::EINVAL)?;
+    let count = args
+        .in_sync_count
+        .checked_add(args.out_sync_count)
+        .ok_or(libc::EINVAL)?;
     // SAFETY: the caller's contract covers `count` sync records at `args.syncs`.
     let syncs: Vec<drm_asahi_sync> = unsafe { user::read_slice(args.syncs, count as usize) }?;
     // SAFETY: the caller's contract covers `cmdbuf_size` bytes at `args.cmdbuf`.
@@ -109,7 +115,10 @@ fn resolve_stamps(cmds: Vec<HwCmd>, objects: &Objects) -> KmdResult<Vec<FwCmd>> 
 }
 
 fn stamps(ts: &drm_asahi_timestamps, objects: &Objects) -> KmdResult<Stamps> {
-    Ok(Stamps { start: stamp(&ts.start, objects)?, end: stamp(&ts.end, objects)? })
+    Ok(Stamps {
+        start: stamp(&ts.start, objects)?,
+        end: stamp(&ts.end, objects)?,
+    })
 }
 
 /// Handle 0 means "no timestamp"; any other must name a bound timestamp buffer with room.
@@ -121,5 +130,8 @@ fn stamp(ts: &drm_asahi_timestamp, objects: &Objects) -> KmdResult<Option<Stamp>
     if !buf.fits(ts.offset) {
         return Err(libc::EINVAL);
     }
-    Ok(Some(Stamp { buf, offset: ts.offset }))
+    Ok(Some(Stamp {
+        buf,
+        offset: ts.offset,
+    }))
 }

@@ -46,7 +46,11 @@ impl Syncobj {
                 if point <= t.floor {
                     return Ok(Fence::signaled());
                 }
-                let upto = t.links.iter().position(|(p, _)| *p >= point).map_or(t.links.len(), |i| i + 1);
+                let upto = t
+                    .links
+                    .iter()
+                    .position(|(p, _)| *p >= point)
+                    .map_or(t.links.len(), |i| i + 1);
                 Ok(Fence::all(t.links.iter().take(upto).map(|(_, f)| f)))
             }
         }
@@ -67,8 +71,16 @@ impl Syncobj {
         let mut t = match std::mem::take(self) {
             Syncobj::Chain(t) => t,
             // A plain fence stays in front of the new chain: later points wait for it too.
-            Syncobj::Plain(f) => Timeline { floor: 0, head: 0, links: VecDeque::from([(0, f)]) },
-            Syncobj::Empty => Timeline { floor: 0, head: 0, links: VecDeque::new() },
+            Syncobj::Plain(f) => Timeline {
+                floor: 0,
+                head: 0,
+                links: VecDeque::from([(0, f)]),
+            },
+            Syncobj::Empty => Timeline {
+                floor: 0,
+                head: 0,
+                links: VecDeque::new(),
+            },
         };
         t.links.push_back((point, fence));
         t.head = point;
@@ -179,7 +191,10 @@ impl SyncHub {
     pub(crate) fn query(&self, handles: &[u32], last_submitted: bool) -> KmdResult<Vec<u64>> {
         let mut t = self.lock();
         t.check(handles)?;
-        Ok(handles.iter().map(|h| t.get_mut(*h).map_or(0, |o| o.query(last_submitted))).collect())
+        Ok(handles
+            .iter()
+            .map(|h| t.get_mut(*h).map_or(0, |o| o.query(last_submitted)))
+            .collect())
     }
 
     pub(crate) fn transfer(&self, args: &drm_syncobj_transfer) -> KmdResult {
@@ -235,7 +250,10 @@ mod tests {
         hub.signal(&a);
         assert!(p2.is_signaled());
         assert_eq!(s.query(false), 3);
-        assert!(s.find(1).expect("collected points are signaled").is_signaled());
+        assert!(s
+            .find(1)
+            .expect("collected points are signaled")
+            .is_signaled());
     }
 
     #[test]

@@ -18,19 +18,27 @@ pub(crate) struct TimestampBuffer {
 impl TimestampBuffer {
     /// Whether a 64-bit timestamp fits at byte `at` of the range.
     pub(crate) fn fits(&self, at: u32) -> bool {
-        u64::from(at).checked_add(8).is_some_and(|e| e <= self.range)
+        u64::from(at)
+            .checked_add(8)
+            .is_some_and(|e| e <= self.range)
     }
 
     pub(crate) fn write(&self, at: u32, value: u64) {
         if self.fits(at) {
-            self.obj.mem.write(self.offset + u64::from(at), &value.to_le_bytes());
+            self.obj
+                .mem
+                .write(self.offset + u64::from(at), &value.to_le_bytes());
         }
     }
 }
 
 pub(crate) type Objects = BTreeMap<u32, Arc<TimestampBuffer>>;
 
-pub(crate) fn bind_object(objects: &mut Objects, gem: &GemTable, args: &mut drm_asahi_gem_bind_object) -> KmdResult {
+pub(crate) fn bind_object(
+    objects: &mut Objects,
+    gem: &GemTable,
+    args: &mut drm_asahi_gem_bind_object,
+) -> KmdResult {
     if args.pad != 0 || args.vm_id != 0 {
         return Err(libc::EINVAL);
     }
@@ -47,7 +55,11 @@ pub(crate) fn bind_object(objects: &mut Objects, gem: &GemTable, args: &mut drm_
             if end > obj.size {
                 return Err(libc::EINVAL);
             }
-            let buf = TimestampBuffer { obj, offset: args.offset, range: args.range };
+            let buf = TimestampBuffer {
+                obj,
+                offset: args.offset,
+                range: args.range,
+            };
             args.object_handle = insert_lowest(objects, Arc::new(buf))?;
             Ok(())
         }
@@ -55,7 +67,10 @@ pub(crate) fn bind_object(objects: &mut Objects, gem: &GemTable, args: &mut drm_
             if args.range != 0 || args.offset != 0 || args.flags != 0 || args.handle != 0 {
                 return Err(libc::EINVAL);
             }
-            objects.remove(&args.object_handle).map(|_| ()).ok_or(libc::ENOENT)
+            objects
+                .remove(&args.object_handle)
+                .map(|_| ())
+                .ok_or(libc::ENOENT)
         }
         _ => Err(libc::EINVAL),
     }

@@ -73,7 +73,10 @@ pub(crate) unsafe fn read_slice<T: Pod>(ptr: u64, count: usize) -> KmdResult<Vec
     let len = count.checked_mul(size_of::<T>()).ok_or(libc::EINVAL)?;
     // SAFETY: forwarded from the caller.
     let bytes = unsafe { read_bytes(ptr, len) }?;
-    Ok(bytes.chunks_exact(size_of::<T>()).map(from_prefix::<T>).collect())
+    Ok(bytes
+        .chunks_exact(size_of::<T>())
+        .map(from_prefix::<T>)
+        .collect())
 }
 
 /// Copy `data` out to the caller.
@@ -95,7 +98,10 @@ pub(crate) unsafe fn write_bytes(ptr: u64, data: &[u8]) -> KmdResult {
 /// # Safety
 /// `ptr` must be writable for `values.len()` consecutive `T` (alignment not required).
 pub(crate) unsafe fn write_slice<T: Pod>(ptr: u64, values: &[T]) -> KmdResult {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| as_bytes(v).iter().copied()).collect();
+    let bytes: Vec<u8> = values
+        .iter()
+        .flat_map(|v| as_bytes(v).iter().copied())
+        .collect();
     // SAFETY: forwarded from the caller.
     unsafe { write_bytes(ptr, &bytes) }
 }
@@ -132,12 +138,23 @@ mod tests {
 
     #[test]
     fn extensible_records_zero_extend_and_reject_unknown_tails() {
-        let full = drm_asahi_sync { sync_type: 1, handle: 7, timeline_value: 9 };
+        let full = drm_asahi_sync {
+            sync_type: 1,
+            handle: 7,
+            timeline_value: 9,
+        };
         let bytes = as_bytes(&full).to_vec();
         assert_eq!(read_extensible::<drm_asahi_sync>(&bytes), Ok(full));
 
         let short: drm_asahi_sync = read_extensible(&bytes[..8]).expect("shorter is allowed");
-        assert_eq!(short, drm_asahi_sync { sync_type: 1, handle: 7, timeline_value: 0 });
+        assert_eq!(
+            short,
+            drm_asahi_sync {
+                sync_type: 1,
+                handle: 7,
+                timeline_value: 0
+            }
+        );
 
         let mut long = bytes.clone();
         long.extend_from_slice(&[0; 8]);

@@ -56,12 +56,24 @@ impl PageTable {
             .map(|(&k, _)| k)
             .collect();
         for k in hit {
-            let Some(m) = self.runs.remove(&k) else { continue };
+            let Some(m) = self.runs.remove(&k) else {
+                continue;
+            };
             if k < start {
-                self.runs.insert(k, Mapping { end: start, ..m.clone() });
+                self.runs.insert(
+                    k,
+                    Mapping {
+                        end: start,
+                        ..m.clone()
+                    },
+                );
             }
             if m.end > end {
-                let offset = if m.single_page { m.offset } else { m.offset + (end - k) };
+                let offset = if m.single_page {
+                    m.offset
+                } else {
+                    m.offset + (end - k)
+                };
                 self.runs.insert(end, Mapping { offset, ..m });
             }
         }
@@ -83,7 +95,11 @@ impl PageTable {
         if va >= m.end {
             return None;
         }
-        let off = if m.single_page { m.offset + va % PAGE_SIZE } else { m.offset + (va - start) };
+        let off = if m.single_page {
+            m.offset + va % PAGE_SIZE
+        } else {
+            m.offset + (va - start)
+        };
         Some((m, off))
     }
 
@@ -112,8 +128,17 @@ pub(crate) struct Vm {
 
 /// One validated bind operation, ready to apply.
 pub(crate) enum BindOp {
-    Map { va: Range<u64>, obj: Arc<GemObject>, offset: u64, single_page: bool, read: bool, write: bool },
-    Unmap { va: Range<u64> },
+    Map {
+        va: Range<u64>,
+        obj: Arc<GemObject>,
+        offset: u64,
+        single_page: bool,
+        read: bool,
+        write: bool,
+    },
+    Unmap {
+        va: Range<u64>,
+    },
 }
 
 impl Vm {
@@ -130,7 +155,11 @@ impl Vm {
         {
             return Err(libc::EINVAL);
         }
-        Ok(Vm { id, kernel: start..end, pt: RwLock::new(PageTable::default()) })
+        Ok(Vm {
+            id,
+            kernel: start..end,
+            pt: RwLock::new(PageTable::default()),
+        })
     }
 
     /// Check one bind op as the kernel does, in the kernel's order, without changing anything.
@@ -164,14 +193,24 @@ impl Vm {
         if op.range == 0 || op.addr < VM_START || end > VM_END {
             return Err(libc::EINVAL);
         }
-        let (read, write) = (op.flags & DRM_ASAHI_BIND_READ != 0, op.flags & DRM_ASAHI_BIND_WRITE != 0);
+        let (read, write) = (
+            op.flags & DRM_ASAHI_BIND_READ != 0,
+            op.flags & DRM_ASAHI_BIND_WRITE != 0,
+        );
         if !read && !write {
             return Err(libc::EINVAL);
         }
         if obj.vm_private.is_some_and(|vm| vm != self.id) || overlaps(&self.kernel, op.addr, end) {
             return Err(libc::EINVAL);
         }
-        Ok(BindOp::Map { va: op.addr..end, obj, offset: op.offset, single_page, read, write })
+        Ok(BindOp::Map {
+            va: op.addr..end,
+            obj,
+            offset: op.offset,
+            single_page,
+            read,
+            write,
+        })
     }
 
     /// An UNBIND range: aligned, nonempty, user addresses only, clear of the kernel range.
@@ -191,9 +230,24 @@ impl Vm {
         let mut pt = table::write(&self.pt);
         for op in ops {
             match op {
-                BindOp::Map { va, obj, offset, single_page, read, write } => {
-                    pt.map(va.start, Mapping { end: va.end, obj, offset, single_page, read, write })
-                }
+                BindOp::Map {
+                    va,
+                    obj,
+                    offset,
+                    single_page,
+                    read,
+                    write,
+                } => pt.map(
+                    va.start,
+                    Mapping {
+                        end: va.end,
+                        obj,
+                        offset,
+                        single_page,
+                        read,
+                        write,
+                    },
+                ),
                 BindOp::Unmap { va } => pt.unmap(va.start, va.end),
             }
         }
@@ -216,7 +270,9 @@ impl Vm {
     /// What one GPU command sees: the mappings at its start. The snapshot holds the objects,
     /// so memory cannot vanish under a running command.
     pub(crate) fn view(&self) -> VmView {
-        VmView { pt: table::read(&self.pt).clone() }
+        VmView {
+            pt: table::read(&self.pt).clone(),
+        }
     }
 }
 
@@ -230,11 +286,23 @@ pub(crate) struct VmView {
 }
 
 impl VmView {
-    fn access(&self, va: u64, len: usize, access: Access, mut f: impl FnMut(&GemObject, u64, Range<usize>) -> bool) -> Result<(), Fault> {
+    fn access(
+        &self,
+        va: u64,
+        len: usize,
+        access: Access,
+        mut f: impl FnMut(&GemObject, u64, Range<usize>) -> bool,
+    ) -> Result<(), Fault> {
         let mut done = 0usize;
         while done < len {
-            let cur = va.checked_add(done as u64).ok_or(Fault::Unmapped { va: u64::MAX, access })?;
-            let (m, off) = self.pt.translate(cur).ok_or(Fault::Unmapped { va: cur, access })?;
+            let cur = va.checked_add(done as u64).ok_or(Fault::Unmapped {
+                va: u64::MAX,
+                access,
+            })?;
+            let (m, off) = self
+                .pt
+                .translate(cur)
+                .ok_or(Fault::Unmapped { va: cur, access })?;
             let allowed = match access {
                 Access::Read => m.read,
                 Access::Write => m.write,
@@ -256,10 +324,14 @@ impl VmView {
 impl GpuMemory for VmView {
     fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), Fault> {
         let len = buf.len();
-        self.access(va, len, Access::Read, |obj, off, r| obj.mem.read(off, &mut buf[r]))
+        self.access(va, len, Access::Read, |obj, off, r| {
+            obj.mem.read(off, &mut buf[r])
+        })
     }
 
     fn write(&mut self, va: u64, data: &[u8]) -> Result<(), Fault> {
-        self.access(va, data.len(), Access::Write, |obj, off, r| obj.mem.write(off, &data[r]))
+        self.access(va, data.len(), Access::Write, |obj, off, r| {
+            obj.mem.write(off, &data[r])
+        })
     }
 }

@@ -24,7 +24,11 @@ impl SyncHub {
     /// Block until the request is satisfied. In any-mode, returns the first signaled index;
     /// `None` when there is nothing to report (WAIT_ALL, or no handles).
     pub(crate) fn wait(&self, req: &WaitRequest<'_>) -> KmdResult<Option<u32>> {
-        let allowed = if req.timeline { TIMELINE_FLAGS } else { BINARY_FLAGS };
+        let allowed = if req.timeline {
+            TIMELINE_FLAGS
+        } else {
+            BINARY_FLAGS
+        };
         if req.flags & !allowed != 0 {
             return Err(libc::EINVAL);
         }

@@ -24,27 +24,89 @@ pub enum TraceError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Record {
     /// The GPU the trace was recorded on: `chip_id` from GET_PARAMS.
-    Device { chip_id: u32 },
-    VmCreate { kernel_start: u64, kernel_end: u64, vm_id: u32 },
-    VmDestroy { vm_id: u32 },
+    Device {
+        chip_id: u32,
+    },
+    VmCreate {
+        kernel_start: u64,
+        kernel_end: u64,
+        vm_id: u32,
+    },
+    VmDestroy {
+        vm_id: u32,
+    },
     /// Bind operations as (flags, handle, offset, range, addr).
-    VmBind { vm_id: u32, ops: Vec<[u64; 5]> },
-    GemCreate { size: u64, flags: u32, vm_id: u32, handle: u32 },
+    VmBind {
+        vm_id: u32,
+        ops: Vec<[u64; 5]>,
+    },
+    GemCreate {
+        size: u64,
+        flags: u32,
+        vm_id: u32,
+        handle: u32,
+    },
     /// `final_hash` is [`super::content_hash`] of the object when it was closed.
-    GemClose { handle: u32, final_hash: u64 },
-    GemBindObject { op: u32, flags: u32, handle: u32, offset: u64, range: u64, object_handle: u32 },
-    QueueCreate { flags: u32, vm_id: u32, priority: u32, usc_exec_base: u64, queue_id: u32 },
-    QueueDestroy { queue_id: u32 },
+    GemClose {
+        handle: u32,
+        final_hash: u64,
+    },
+    GemBindObject {
+        op: u32,
+        flags: u32,
+        handle: u32,
+        offset: u64,
+        range: u64,
+        object_handle: u32,
+    },
+    QueueCreate {
+        flags: u32,
+        vm_id: u32,
+        priority: u32,
+        usc_exec_base: u64,
+        queue_id: u32,
+    },
+    QueueDestroy {
+        queue_id: u32,
+    },
     /// Bytes written at `offset` into object `handle` since the last snapshot.
-    MemWrite { handle: u32, offset: u64, bytes: Vec<u8> },
+    MemWrite {
+        handle: u32,
+        offset: u64,
+        bytes: Vec<u8>,
+    },
     /// Syncs as (type, handle, value): `in_count` waits, then signals.
-    Submit { queue_id: u32, flags: u32, in_count: u32, syncs: Vec<[u64; 3]>, cmdbuf: Vec<u8> },
-    SyncobjCreate { flags: u32, handle: u32 },
-    SyncobjDestroy { handle: u32 },
-    SyncobjReset { handles: Vec<u32> },
-    SyncobjSignal { handles: Vec<u32> },
-    SyncobjTimelineSignal { handles: Vec<u32>, points: Vec<u64> },
-    SyncobjTransfer { src: u32, dst: u32, src_point: u64, dst_point: u64, flags: u32 },
+    Submit {
+        queue_id: u32,
+        flags: u32,
+        in_count: u32,
+        syncs: Vec<[u64; 3]>,
+        cmdbuf: Vec<u8>,
+    },
+    SyncobjCreate {
+        flags: u32,
+        handle: u32,
+    },
+    SyncobjDestroy {
+        handle: u32,
+    },
+    SyncobjReset {
+        handles: Vec<u32>,
+    },
+    SyncobjSignal {
+        handles: Vec<u32>,
+    },
+    SyncobjTimelineSignal {
+        handles: Vec<u32>,
+        points: Vec<u64>,
+    },
+    SyncobjTransfer {
+        src: u32,
+        dst: u32,
+        src_point: u64,
+        dst_point: u64,
+        flags: u32,
+    },
 }
 
 pub(crate) fn write_magic(w: &mut impl Write) -> io::Result<()> {
@@ -138,7 +200,11 @@ impl Record {
                 o.u8(1)?;
                 o.u32(*chip_id)
             }
-            Record::VmCreate { kernel_start, kernel_end, vm_id } => {
+            Record::VmCreate {
+                kernel_start,
+                kernel_end,
+                vm_id,
+            } => {
                 o.u8(2)?;
                 o.u64(*kernel_start)?;
                 o.u64(*kernel_end)?;
@@ -153,7 +219,12 @@ impl Record {
                 o.u32(*vm_id)?;
                 o.u64s(&ops.iter().flatten().copied().collect::<Vec<_>>())
             }
-            Record::GemCreate { size, flags, vm_id, handle } => {
+            Record::GemCreate {
+                size,
+                flags,
+                vm_id,
+                handle,
+            } => {
                 o.u8(5)?;
                 o.u64(*size)?;
                 o.u32(*flags)?;
@@ -165,7 +236,14 @@ impl Record {
                 o.u32(*handle)?;
                 o.u64(*final_hash)
             }
-            Record::GemBindObject { op, flags, handle, offset, range, object_handle } => {
+            Record::GemBindObject {
+                op,
+                flags,
+                handle,
+                offset,
+                range,
+                object_handle,
+            } => {
                 o.u8(7)?;
                 o.u32(*op)?;
                 o.u32(*flags)?;
@@ -174,7 +252,13 @@ impl Record {
                 o.u64(*range)?;
                 o.u32(*object_handle)
             }
-            Record::QueueCreate { flags, vm_id, priority, usc_exec_base, queue_id } => {
+            Record::QueueCreate {
+                flags,
+                vm_id,
+                priority,
+                usc_exec_base,
+                queue_id,
+            } => {
                 o.u8(8)?;
                 o.u32(*flags)?;
                 o.u32(*vm_id)?;
@@ -186,13 +270,23 @@ impl Record {
                 o.u8(9)?;
                 o.u32(*queue_id)
             }
-            Record::MemWrite { handle, offset, bytes } => {
+            Record::MemWrite {
+                handle,
+                offset,
+                bytes,
+            } => {
                 o.u8(10)?;
                 o.u32(*handle)?;
                 o.u64(*offset)?;
                 o.bytes(bytes)
             }
-            Record::Submit { queue_id, flags, in_count, syncs, cmdbuf } => {
+            Record::Submit {
+                queue_id,
+                flags,
+                in_count,
+                syncs,
+                cmdbuf,
+            } => {
                 o.u8(11)?;
                 o.u32(*queue_id)?;
                 o.u32(*flags)?;
@@ -222,7 +316,13 @@ impl Record {
                 o.u32s(handles)?;
                 o.u64s(points)
             }
-            Record::SyncobjTransfer { src, dst, src_point, dst_point, flags } => {
+            Record::SyncobjTransfer {
+                src,
+                dst,
+                src_point,
+                dst_point,
+                flags,
+            } => {
                 o.u8(17)?;
                 o.u32(*src)?;
                 o.u32(*dst)?;
@@ -249,7 +349,11 @@ impl Record {
         };
         Ok(Some(match tag {
             1 => Record::Device { chip_id: i.u32()? },
-            2 => Record::VmCreate { kernel_start: i.u64()?, kernel_end: i.u64()?, vm_id: i.u32()? },
+            2 => Record::VmCreate {
+                kernel_start: i.u64()?,
+                kernel_end: i.u64()?,
+                vm_id: i.u32()?,
+            },
             3 => Record::VmDestroy { vm_id: i.u32()? },
             4 => {
                 let vm_id = i.u32()?;
@@ -259,8 +363,16 @@ impl Record {
                     .collect();
                 Record::VmBind { vm_id, ops }
             }
-            5 => Record::GemCreate { size: i.u64()?, flags: i.u32()?, vm_id: i.u32()?, handle: i.u32()? },
-            6 => Record::GemClose { handle: i.u32()?, final_hash: i.u64()? },
+            5 => Record::GemCreate {
+                size: i.u64()?,
+                flags: i.u32()?,
+                vm_id: i.u32()?,
+                handle: i.u32()?,
+            },
+            6 => Record::GemClose {
+                handle: i.u32()?,
+                final_hash: i.u64()?,
+            },
             7 => Record::GemBindObject {
                 op: i.u32()?,
                 flags: i.u32()?,
@@ -277,19 +389,38 @@ impl Record {
                 queue_id: i.u32()?,
             },
             9 => Record::QueueDestroy { queue_id: i.u32()? },
-            10 => Record::MemWrite { handle: i.u32()?, offset: i.u64()?, bytes: i.bytes()? },
+            10 => Record::MemWrite {
+                handle: i.u32()?,
+                offset: i.u64()?,
+                bytes: i.bytes()?,
+            },
             11 => {
                 let queue_id = i.u32()?;
                 let flags = i.u32()?;
                 let in_count = i.u32()?;
-                let syncs = quads(i.u64s()?, 3)?.into_iter().map(|c| [c[0], c[1], c[2]]).collect();
-                Record::Submit { queue_id, flags, in_count, syncs, cmdbuf: i.bytes()? }
+                let syncs = quads(i.u64s()?, 3)?
+                    .into_iter()
+                    .map(|c| [c[0], c[1], c[2]])
+                    .collect();
+                Record::Submit {
+                    queue_id,
+                    flags,
+                    in_count,
+                    syncs,
+                    cmdbuf: i.bytes()?,
+                }
             }
-            12 => Record::SyncobjCreate { flags: i.u32()?, handle: i.u32()? },
+            12 => Record::SyncobjCreate {
+                flags: i.u32()?,
+                handle: i.u32()?,
+            },
             13 => Record::SyncobjDestroy { handle: i.u32()? },
             14 => Record::SyncobjReset { handles: i.u32s()? },
             15 => Record::SyncobjSignal { handles: i.u32s()? },
-            16 => Record::SyncobjTimelineSignal { handles: i.u32s()?, points: i.u64s()? },
+            16 => Record::SyncobjTimelineSignal {
+                handles: i.u32s()?,
+                points: i.u64s()?,
+            },
             17 => Record::SyncobjTransfer {
                 src: i.u32()?,
                 dst: i.u32()?,

@@ -43,7 +43,12 @@ impl TraceKmd {
         write_magic(&mut out)?;
         Ok(TraceKmd {
             inner,
-            state: Mutex::new(State { out: Some(out), objects: BTreeMap::new(), pending: Vec::new(), timestamps: TimestampSlots::default() }),
+            state: Mutex::new(State {
+                out: Some(out),
+                objects: BTreeMap::new(),
+                pending: Vec::new(),
+                timestamps: TimestampSlots::default(),
+            }),
         })
     }
 
@@ -67,7 +72,10 @@ impl TraceKmd {
     /// The current contents of an object, through the recorder's own mapping.
     fn contents(&self, handle: u32, obj: &mut Object) -> Option<Vec<u8>> {
         if obj.map == 0 {
-            let mut off = drm_asahi_gem_mmap_offset { handle, ..Default::default() };
+            let mut off = drm_asahi_gem_mmap_offset {
+                handle,
+                ..Default::default()
+            };
             self.inner.gem_mmap_offset(&mut off).ok()?;
             obj.map = self.inner.mmap(off.offset, obj.size).ok()? as usize;
         }
@@ -134,7 +142,8 @@ impl Kmd for TraceKmd {
         if args.size as usize >= at + 4 {
             // SAFETY: the kernel just wrote `size` bytes at `pointer`, which the caller's
             // contract makes valid; `chip_id` lies inside them.
-            let chip_id = unsafe { std::ptr::read_unaligned((args.pointer as usize + at) as *const u32) };
+            let chip_id =
+                unsafe { std::ptr::read_unaligned((args.pointer as usize + at) as *const u32) };
             self.record(Record::Device { chip_id });
         }
         Ok(())
@@ -171,10 +180,19 @@ impl Kmd for TraceKmd {
                 let op: drm_asahi_gem_bind_op = unsafe {
                     std::ptr::read_unaligned((args.userptr as usize + i * stride) as *const _)
                 };
-                [u64::from(op.flags), u64::from(op.handle), op.offset, op.range, op.addr]
+                [
+                    u64::from(op.flags),
+                    u64::from(op.handle),
+                    op.offset,
+                    op.range,
+                    op.addr,
+                ]
             })
             .collect();
-        self.record(Record::VmBind { vm_id: args.vm_id, ops });
+        self.record(Record::VmBind {
+            vm_id: args.vm_id,
+            ops,
+        });
         Ok(())
     }
 
@@ -182,10 +200,22 @@ impl Kmd for TraceKmd {
         self.inner.gem_create(args)?;
         let mut st = self.state();
         let size = args.size as usize;
-        st.objects.insert(args.handle, Object { size, map: 0, shadow: vec![0; size] });
+        st.objects.insert(
+            args.handle,
+            Object {
+                size,
+                map: 0,
+                shadow: vec![0; size],
+            },
+        );
         Self::emit(
             &mut st,
-            Record::GemCreate { size: args.size, flags: args.flags, vm_id: args.vm_id, handle: args.handle },
+            Record::GemCreate {
+                size: args.size,
+                flags: args.flags,
+                vm_id: args.vm_id,
+                handle: args.handle,
+            },
         );
         Ok(())
     }
@@ -194,7 +224,9 @@ impl Kmd for TraceKmd {
         let mut st = self.state();
         self.wait_pending(&mut st);
         if let Some(mut obj) = st.objects.remove(&args.handle) {
-            let final_hash = self.contents(args.handle, &mut obj).map(|c| st.timestamps.hash(args.handle, &c));
+            let final_hash = self
+                .contents(args.handle, &mut obj)
+                .map(|c| st.timestamps.hash(args.handle, &c));
             st.timestamps.close(args.handle);
             if obj.map != 0 {
                 // SAFETY: this is the recorder's own mapping from `contents`, of `size` bytes,
@@ -203,7 +235,10 @@ impl Kmd for TraceKmd {
             }
             Self::emit(
                 &mut st,
-                Record::GemClose { handle: args.handle, final_hash: final_hash.unwrap_or(0) },
+                Record::GemClose {
+                    handle: args.handle,
+                    final_hash: final_hash.unwrap_or(0),
+                },
             );
         }
         drop(st);
@@ -217,15 +252,19 @@ impl Kmd for TraceKmd {
     fn gem_bind_object(&self, args: &mut drm_asahi_gem_bind_object) -> KmdResult {
         self.inner.gem_bind_object(args)?;
         let mut st = self.state();
-        st.timestamps.bind(args.op, args.handle, args.offset, args.object_handle);
-        Self::emit(&mut st, Record::GemBindObject {
-            op: args.op,
-            flags: args.flags,
-            handle: args.handle,
-            offset: args.offset,
-            range: args.range,
-            object_handle: args.object_handle,
-        });
+        st.timestamps
+            .bind(args.op, args.handle, args.offset, args.object_handle);
+        Self::emit(
+            &mut st,
+            Record::GemBindObject {
+                op: args.op,
+                flags: args.flags,
+                handle: args.handle,
+                offset: args.offset,
+                range: args.range,
+                object_handle: args.object_handle,
+            },
+        );
         Ok(())
     }
 
@@ -243,7 +282,9 @@ impl Kmd for TraceKmd {
 
     fn queue_destroy(&self, args: &drm_asahi_queue_destroy) -> KmdResult {
         self.inner.queue_destroy(args)?;
-        self.record(Record::QueueDestroy { queue_id: args.queue_id });
+        self.record(Record::QueueDestroy {
+            queue_id: args.queue_id,
+        });
         Ok(())
     }
 
@@ -254,7 +295,8 @@ impl Kmd for TraceKmd {
                 // SAFETY: the caller's contract makes `syncs` hold in + out records.
                 unsafe {
                     std::ptr::read_unaligned(
-                        (args.syncs as usize + i * size_of::<drm_asahi_sync>()) as *const drm_asahi_sync,
+                        (args.syncs as usize + i * size_of::<drm_asahi_sync>())
+                            as *const drm_asahi_sync,
                     )
                 }
             })
@@ -278,7 +320,13 @@ impl Kmd for TraceKmd {
                 in_count: args.in_sync_count,
                 syncs: syncs
                     .iter()
-                    .map(|s| [u64::from(s.sync_type), u64::from(s.handle), s.timeline_value])
+                    .map(|s| {
+                        [
+                            u64::from(s.sync_type),
+                            u64::from(s.handle),
+                            s.timeline_value,
+                        ]
+                    })
                     .collect(),
                 cmdbuf,
             },
@@ -301,7 +349,10 @@ impl Kmd for TraceKmd {
 
     fn syncobj_create(&self, args: &mut drm_syncobj_create) -> KmdResult {
         self.inner.syncobj_create(args)?;
-        self.record(Record::SyncobjCreate { flags: args.flags, handle: args.handle });
+        self.record(Record::SyncobjCreate {
+            flags: args.flags,
+            handle: args.handle,
+        });
         Ok(())
     }
 
@@ -309,7 +360,12 @@ impl Kmd for TraceKmd {
         self.inner.syncobj_destroy(args)?;
         let mut st = self.state();
         st.pending.retain(|p| p.0 != args.handle);
-        Self::emit(&mut st, Record::SyncobjDestroy { handle: args.handle });
+        Self::emit(
+            &mut st,
+            Record::SyncobjDestroy {
+                handle: args.handle,
+            },
+        );
         Ok(())
     }
 
@@ -346,7 +402,10 @@ impl Kmd for TraceKmd {
         unsafe { self.inner.syncobj_timeline_signal(args) }?;
         // SAFETY: as above, both arrays hold `count_handles` entries.
         let (handles, points) = unsafe {
-            (read_u32s(args.handles, args.count_handles), read_u64s(args.points, args.count_handles))
+            (
+                read_u32s(args.handles, args.count_handles),
+                read_u64s(args.points, args.count_handles),
+            )
         };
         self.record(Record::SyncobjTimelineSignal { handles, points });
         Ok(())
@@ -374,12 +433,16 @@ impl Kmd for TraceKmd {
 /// `ptr` must point to `n` readable u32 values.
 unsafe fn read_u32s(ptr: u64, n: u32) -> Vec<u32> {
     // SAFETY: the caller's contract.
-    (0..n as usize).map(|i| unsafe { std::ptr::read_unaligned((ptr as usize + i * 4) as *const u32) }).collect()
+    (0..n as usize)
+        .map(|i| unsafe { std::ptr::read_unaligned((ptr as usize + i * 4) as *const u32) })
+        .collect()
 }
 
 /// # Safety
 /// `ptr` must point to `n` readable u64 values.
 unsafe fn read_u64s(ptr: u64, n: u32) -> Vec<u64> {
     // SAFETY: the caller's contract.
-    (0..n as usize).map(|i| unsafe { std::ptr::read_unaligned((ptr as usize + i * 8) as *const u64) }).collect()
+    (0..n as usize)
+        .map(|i| unsafe { std::ptr::read_unaligned((ptr as usize + i * 8) as *const u64) })
+        .collect()
 }

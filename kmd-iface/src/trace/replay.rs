@@ -1,7 +1,7 @@
 //! Replaying a trace into a fresh simulated device.
 
-use super::timestamps::TimestampSlots;
 use super::format::{read_magic, Record, TraceError};
+use super::timestamps::TimestampSlots;
 use crate::sim::SimKmd;
 use crate::uapi::*;
 use crate::Kmd;
@@ -31,7 +31,9 @@ fn call(name: &'static str, r: Result<(), i32>) -> Result<(), TraceError> {
 
 fn same(what: &str, live: u32, now: u32) -> Result<(), TraceError> {
     if live != now {
-        return Err(TraceError::Diverged(format!("{what}: live run got {live}, replay got {now}")));
+        return Err(TraceError::Diverged(format!(
+            "{what}: live run got {live}, replay got {now}"
+        )));
     }
     Ok(())
 }
@@ -51,9 +53,18 @@ impl Replayer {
             .sizes
             .get(&handle)
             .ok_or_else(|| TraceError::Corrupt(format!("object {handle} used before creation")))?;
-        let mut off = drm_asahi_gem_mmap_offset { handle, ..Default::default() };
+        let mut off = drm_asahi_gem_mmap_offset {
+            handle,
+            ..Default::default()
+        };
         call("GEM_MMAP_OFFSET", self.kmd.gem_mmap_offset(&mut off))?;
-        let ptr = self.kmd.mmap(off.offset, size).map_err(|errno| TraceError::Call { call: "mmap", errno })?;
+        let ptr = self
+            .kmd
+            .mmap(off.offset, size)
+            .map_err(|errno| TraceError::Call {
+                call: "mmap",
+                errno,
+            })?;
         // SAFETY: `ptr` is a fresh mapping of the whole `size`-byte object; the replayer waits
         // for each SUBMIT to finish, so the simulated GPU does not touch it meanwhile.
         let r = f(unsafe { std::slice::from_raw_parts_mut(ptr, size) });
@@ -66,13 +77,24 @@ impl Replayer {
         let k = &self.kmd;
         match rec {
             Record::Device { .. } => {}
-            Record::VmCreate { kernel_start, kernel_end, vm_id } => {
-                let mut a = drm_asahi_vm_create { kernel_start, kernel_end, ..Default::default() };
+            Record::VmCreate {
+                kernel_start,
+                kernel_end,
+                vm_id,
+            } => {
+                let mut a = drm_asahi_vm_create {
+                    kernel_start,
+                    kernel_end,
+                    ..Default::default()
+                };
                 call("VM_CREATE", k.vm_create(&mut a))?;
                 same("vm id", vm_id, a.vm_id)?;
             }
             Record::VmDestroy { vm_id } => {
-                call("VM_DESTROY", k.vm_destroy(&drm_asahi_vm_destroy { vm_id, pad: 0 }))?;
+                call(
+                    "VM_DESTROY",
+                    k.vm_destroy(&drm_asahi_vm_destroy { vm_id, pad: 0 }),
+                )?;
             }
             Record::VmBind { vm_id, ops } => {
                 let ops: Vec<drm_asahi_gem_bind_op> = ops
@@ -95,8 +117,18 @@ impl Replayer {
                 // SAFETY: `userptr` points at `num_binds` ops of `stride` bytes, alive here.
                 call("VM_BIND", unsafe { k.vm_bind(&a) })?;
             }
-            Record::GemCreate { size, flags, vm_id, handle } => {
-                let mut a = drm_asahi_gem_create { size, flags, vm_id, ..Default::default() };
+            Record::GemCreate {
+                size,
+                flags,
+                vm_id,
+                handle,
+            } => {
+                let mut a = drm_asahi_gem_create {
+                    size,
+                    flags,
+                    vm_id,
+                    ..Default::default()
+                };
                 call("GEM_CREATE", k.gem_create(&mut a))?;
                 same("GEM handle", handle, a.handle)?;
                 self.sizes.insert(handle, size as usize);
@@ -114,33 +146,65 @@ impl Replayer {
                 }
                 self.report.final_contents.push((handle, contents));
                 self.timestamps.close(handle);
-                call("GEM_CLOSE", self.kmd.gem_close(&drm_gem_close { handle, pad: 0 }))?;
+                call(
+                    "GEM_CLOSE",
+                    self.kmd.gem_close(&drm_gem_close { handle, pad: 0 }),
+                )?;
                 self.sizes.remove(&handle);
             }
-            Record::GemBindObject { op, flags, handle, offset, range, object_handle } => {
+            Record::GemBindObject {
+                op,
+                flags,
+                handle,
+                offset,
+                range,
+                object_handle,
+            } => {
                 let mut a = drm_asahi_gem_bind_object {
                     op,
                     flags,
                     handle,
                     offset,
                     range,
-                    object_handle: if op == DRM_ASAHI_BIND_OBJECT_OP_UNBIND { object_handle } else { 0 },
+                    object_handle: if op == DRM_ASAHI_BIND_OBJECT_OP_UNBIND {
+                        object_handle
+                    } else {
+                        0
+                    },
                     ..Default::default()
                 };
                 call("GEM_BIND_OBJECT", k.gem_bind_object(&mut a))?;
                 same("bound object handle", object_handle, a.object_handle)?;
                 self.timestamps.bind(op, handle, offset, object_handle);
             }
-            Record::QueueCreate { flags, vm_id, priority, usc_exec_base, queue_id } => {
-                let mut a =
-                    drm_asahi_queue_create { flags, vm_id, priority, usc_exec_base, ..Default::default() };
+            Record::QueueCreate {
+                flags,
+                vm_id,
+                priority,
+                usc_exec_base,
+                queue_id,
+            } => {
+                let mut a = drm_asahi_queue_create {
+                    flags,
+                    vm_id,
+                    priority,
+                    usc_exec_base,
+                    ..Default::default()
+                };
                 call("QUEUE_CREATE", k.queue_create(&mut a))?;
                 same("queue id", queue_id, a.queue_id)?;
             }
             Record::QueueDestroy { queue_id } => {
-                call("QUEUE_DESTROY", k.queue_destroy(&drm_asahi_queue_destroy { queue_id, pad: 0 }))?;
+                call(
+                    "QUEUE_DESTROY",
+                    k.queue_destroy(&drm_asahi_queue_destroy { queue_id, pad: 0 }),
+                )?;
             }
-            Record::MemWrite { handle, offset, bytes } => {
+            Record::MemWrite {
+                handle,
+                offset,
+                bytes,
+            } => {
                 let ok = self.with_map(handle, |m| {
                     let start = usize::try_from(offset).ok()?;
                     let dst = m.get_mut(start..start.checked_add(bytes.len())?)?;
@@ -149,12 +213,25 @@ impl Replayer {
                 })?;
                 ok.ok_or_else(|| TraceError::Corrupt(format!("write outside object {handle}")))?;
             }
-            Record::Submit { queue_id, flags, in_count, syncs, cmdbuf } => {
+            Record::Submit {
+                queue_id,
+                flags,
+                in_count,
+                syncs,
+                cmdbuf,
+            } => {
                 let s: Vec<drm_asahi_sync> = syncs
                     .iter()
-                    .map(|v| drm_asahi_sync { sync_type: v[0] as u32, handle: v[1] as u32, timeline_value: v[2] })
+                    .map(|v| drm_asahi_sync {
+                        sync_type: v[0] as u32,
+                        handle: v[1] as u32,
+                        timeline_value: v[2],
+                    })
                     .collect();
-                let out = s.len().checked_sub(in_count as usize).ok_or_else(|| TraceError::Corrupt("sync counts".into()))?;
+                let out = s
+                    .len()
+                    .checked_sub(in_count as usize)
+                    .ok_or_else(|| TraceError::Corrupt("sync counts".into()))?;
                 let a = drm_asahi_submit {
                     syncs: s.as_ptr() as u64,
                     cmdbuf: cmdbuf.as_ptr() as u64,
@@ -170,18 +247,24 @@ impl Replayer {
                 self.timestamps.submit(&cmdbuf);
                 self.report.submits += 1;
                 let handles: Vec<u32> = s[in_count as usize..].iter().map(|x| x.handle).collect();
-                let points: Vec<u64> = s[in_count as usize..].iter().map(|x| x.timeline_value).collect();
+                let points: Vec<u64> = s[in_count as usize..]
+                    .iter()
+                    .map(|x| x.timeline_value)
+                    .collect();
                 if !handles.is_empty() {
                     let mut w = drm_syncobj_timeline_wait {
                         handles: handles.as_ptr() as u64,
                         points: points.as_ptr() as u64,
                         timeout_nsec: i64::MAX,
                         count_handles: handles.len() as u32,
-                        flags: DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+                        flags: DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL
+                            | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
                         ..Default::default()
                     };
                     // SAFETY: both arrays hold `count_handles` entries and outlive the call.
-                    call("SYNCOBJ_TIMELINE_WAIT", unsafe { k.syncobj_timeline_wait(&mut w) })?;
+                    call("SYNCOBJ_TIMELINE_WAIT", unsafe {
+                        k.syncobj_timeline_wait(&mut w)
+                    })?;
                 }
             }
             Record::SyncobjCreate { flags, handle } => {
@@ -190,15 +273,26 @@ impl Replayer {
                 same("syncobj handle", handle, a.handle)?;
             }
             Record::SyncobjDestroy { handle } => {
-                call("SYNCOBJ_DESTROY", k.syncobj_destroy(&drm_syncobj_destroy { handle, pad: 0 }))?;
+                call(
+                    "SYNCOBJ_DESTROY",
+                    k.syncobj_destroy(&drm_syncobj_destroy { handle, pad: 0 }),
+                )?;
             }
             Record::SyncobjReset { handles } => {
-                let a = drm_syncobj_array { handles: handles.as_ptr() as u64, count_handles: handles.len() as u32, pad: 0 };
+                let a = drm_syncobj_array {
+                    handles: handles.as_ptr() as u64,
+                    count_handles: handles.len() as u32,
+                    pad: 0,
+                };
                 // SAFETY: `handles` holds `count_handles` entries.
                 call("SYNCOBJ_RESET", unsafe { k.syncobj_reset(&a) })?;
             }
             Record::SyncobjSignal { handles } => {
-                let a = drm_syncobj_array { handles: handles.as_ptr() as u64, count_handles: handles.len() as u32, pad: 0 };
+                let a = drm_syncobj_array {
+                    handles: handles.as_ptr() as u64,
+                    count_handles: handles.len() as u32,
+                    pad: 0,
+                };
                 // SAFETY: `handles` holds `count_handles` entries.
                 call("SYNCOBJ_SIGNAL", unsafe { k.syncobj_signal(&a) })?;
             }
@@ -213,10 +307,25 @@ impl Replayer {
                     flags: 0,
                 };
                 // SAFETY: both arrays hold `count_handles` entries.
-                call("SYNCOBJ_TIMELINE_SIGNAL", unsafe { k.syncobj_timeline_signal(&a) })?;
+                call("SYNCOBJ_TIMELINE_SIGNAL", unsafe {
+                    k.syncobj_timeline_signal(&a)
+                })?;
             }
-            Record::SyncobjTransfer { src, dst, src_point, dst_point, flags } => {
-                let a = drm_syncobj_transfer { src_handle: src, dst_handle: dst, src_point, dst_point, flags, pad: 0 };
+            Record::SyncobjTransfer {
+                src,
+                dst,
+                src_point,
+                dst_point,
+                flags,
+            } => {
+                let a = drm_syncobj_transfer {
+                    src_handle: src,
+                    dst_handle: dst,
+                    src_point,
+                    dst_point,
+                    flags,
+                    pad: 0,
+                };
                 call("SYNCOBJ_TRANSFER", k.syncobj_transfer(&a))?;
             }
         }
@@ -233,7 +342,11 @@ pub fn replay(path: &Path, out_dir: Option<&Path>) -> Result<ReplayReport, Trace
     let gpu = match &first {
         Some(Record::Device { chip_id }) => Identity::by_chip_id(*chip_id)
             .ok_or_else(|| TraceError::Corrupt(format!("unknown chip id {chip_id:#x}")))?,
-        _ => return Err(TraceError::Corrupt("a trace starts with its device record".into())),
+        _ => {
+            return Err(TraceError::Corrupt(
+                "a trace starts with its device record".into(),
+            ))
+        }
     };
     if let Some(dir) = out_dir {
         std::fs::create_dir_all(dir)?;
@@ -241,7 +354,10 @@ pub fn replay(path: &Path, out_dir: Option<&Path>) -> Result<ReplayReport, Trace
     let mut rp = Replayer {
         kmd: SimKmd::new(gpu),
         sizes: BTreeMap::new(),
-        report: ReplayReport { records: 1, ..Default::default() },
+        report: ReplayReport {
+            records: 1,
+            ..Default::default()
+        },
         timestamps: TimestampSlots::default(),
         out_dir: out_dir.map(Path::to_path_buf),
     };

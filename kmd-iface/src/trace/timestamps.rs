@@ -35,7 +35,9 @@ impl TimestampSlots {
             let ty = u16::from_le_bytes([cmdbuf[at], cmdbuf[at + 1]]);
             let size = usize::from(u16::from_le_bytes([cmdbuf[at + 2], cmdbuf[at + 3]]));
             let body = at + head;
-            let Some(payload) = cmdbuf.get(body..body + size) else { return };
+            let Some(payload) = cmdbuf.get(body..body + size) else {
+                return;
+            };
             let fields: &[usize] = match u32::from(ty) {
                 DRM_ASAHI_CMD_COMPUTE => &[std::mem::offset_of!(drm_asahi_cmd_compute, ts)],
                 DRM_ASAHI_CMD_RENDER => &[
@@ -48,7 +50,9 @@ impl TimestampSlots {
                 // drm_asahi_timestamps: start {handle, offset}, end {handle, offset}.
                 for pair in 0..2 {
                     let p = f + pair * 8;
-                    let Some(b) = payload.get(p..p + 8) else { continue };
+                    let Some(b) = payload.get(p..p + 8) else {
+                        continue;
+                    };
                     let object = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                     let offset = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
                     if let Some(&(gem, base)) = self.objects.get(&object) {
@@ -64,7 +68,10 @@ impl TimestampSlots {
     pub(crate) fn hash(&self, handle: u32, contents: &[u8]) -> u64 {
         let mut c = contents.to_vec();
         for &(_, off) in self.slots.range((handle, 0)..=(handle, u64::MAX)) {
-            if let Some(s) = usize::try_from(off).ok().and_then(|o| c.get_mut(o..o.checked_add(8)?)) {
+            if let Some(s) = usize::try_from(off)
+                .ok()
+                .and_then(|o| c.get_mut(o..o.checked_add(8)?))
+            {
                 s.fill(0);
             }
         }

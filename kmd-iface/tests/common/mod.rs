@@ -36,14 +36,26 @@ pub fn dev() -> Dev {
     let kmd = SimKmd::new(Identity::by_name("g13g").expect("known GPU"));
     let params = params(&kmd);
     let kernel = params.vm_end - (1 << 30)..params.vm_end;
-    let mut vm = drm_asahi_vm_create { kernel_start: kernel.start, kernel_end: kernel.end, ..Default::default() };
+    let mut vm = drm_asahi_vm_create {
+        kernel_start: kernel.start,
+        kernel_end: kernel.end,
+        ..Default::default()
+    };
     kmd.vm_create(&mut vm).expect("VM_CREATE");
-    Dev { kmd, params, vm: vm.vm_id, kernel }
+    Dev {
+        kmd,
+        params,
+        vm: vm.vm_id,
+        kernel,
+    }
 }
 
 impl Dev {
     pub fn bo(&self, size: u64) -> u32 {
-        let mut c = drm_asahi_gem_create { size, ..Default::default() };
+        let mut c = drm_asahi_gem_create {
+            size,
+            ..Default::default()
+        };
         self.kmd.gem_create(&mut c).expect("GEM_CREATE");
         c.handle
     }
@@ -62,19 +74,32 @@ impl Dev {
     }
 
     pub fn queue(&self) -> u32 {
-        let mut q = drm_asahi_queue_create { vm_id: self.vm, usc_exec_base: USC_BASE, ..Default::default() };
+        let mut q = drm_asahi_queue_create {
+            vm_id: self.vm,
+            usc_exec_base: USC_BASE,
+            ..Default::default()
+        };
         self.kmd.queue_create(&mut q).expect("QUEUE_CREATE");
         q.queue_id
     }
 
     pub fn syncobj(&self, flags: u32) -> u32 {
-        let mut c = drm_syncobj_create { flags, ..Default::default() };
+        let mut c = drm_syncobj_create {
+            flags,
+            ..Default::default()
+        };
         self.kmd.syncobj_create(&mut c).expect("SYNCOBJ_CREATE");
         c.handle
     }
 
     /// SUBMIT with the given syncs (waits first) and raw command buffer.
-    pub fn submit(&self, queue: u32, ins: &[drm_asahi_sync], outs: &[drm_asahi_sync], cmdbuf: &[u8]) -> KmdResult {
+    pub fn submit(
+        &self,
+        queue: u32,
+        ins: &[drm_asahi_sync],
+        outs: &[drm_asahi_sync],
+        cmdbuf: &[u8],
+    ) -> KmdResult {
         let syncs: Vec<drm_asahi_sync> = ins.iter().chain(outs).copied().collect();
         let args = drm_asahi_submit {
             syncs: syncs.as_ptr() as u64,
@@ -118,15 +143,29 @@ pub fn map(handle: u32, offset: u64, range: u64, addr: u64) -> drm_asahi_gem_bin
 }
 
 pub fn unmap(range: u64, addr: u64) -> drm_asahi_gem_bind_op {
-    drm_asahi_gem_bind_op { flags: DRM_ASAHI_BIND_UNBIND, handle: 0, offset: 0, range, addr }
+    drm_asahi_gem_bind_op {
+        flags: DRM_ASAHI_BIND_UNBIND,
+        handle: 0,
+        offset: 0,
+        range,
+        addr,
+    }
 }
 
 pub fn binary(handle: u32) -> drm_asahi_sync {
-    drm_asahi_sync { sync_type: DRM_ASAHI_SYNC_SYNCOBJ, handle, timeline_value: 0 }
+    drm_asahi_sync {
+        sync_type: DRM_ASAHI_SYNC_SYNCOBJ,
+        handle,
+        timeline_value: 0,
+    }
 }
 
 pub fn timeline(handle: u32, point: u64) -> drm_asahi_sync {
-    drm_asahi_sync { sync_type: DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ, handle, timeline_value: point }
+    drm_asahi_sync {
+        sync_type: DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ,
+        handle,
+        timeline_value: point,
+    }
 }
 
 pub fn header(cmd_type: u32, size: usize, vdm: u16, cdm: u16) -> Vec<u8> {
@@ -139,7 +178,12 @@ pub fn header(cmd_type: u32, size: usize, vdm: u16, cdm: u16) -> Vec<u8> {
 
 /// A compute command (header + full payload) with the given barriers.
 pub fn compute(vdm: u16, cdm: u16) -> Vec<u8> {
-    let mut b = header(DRM_ASAHI_CMD_COMPUTE, size_of::<drm_asahi_cmd_compute>(), vdm, cdm);
+    let mut b = header(
+        DRM_ASAHI_CMD_COMPUTE,
+        size_of::<drm_asahi_cmd_compute>(),
+        vdm,
+        cdm,
+    );
     let mut payload = vec![0u8; size_of::<drm_asahi_cmd_compute>()];
     payload[8..16].copy_from_slice(&0x1_2340_0000u64.to_le_bytes()); // cdm_ctrl_stream_base
     b.extend_from_slice(&payload);
@@ -208,13 +252,21 @@ pub fn query(kmd: &dyn Kmd, handle: u32, flags: u32) -> KmdResult<u64> {
 }
 
 pub fn signal(kmd: &dyn Kmd, handles: &[u32]) -> KmdResult {
-    let args = drm_syncobj_array { handles: handles.as_ptr() as u64, count_handles: handles.len() as u32, pad: 0 };
+    let args = drm_syncobj_array {
+        handles: handles.as_ptr() as u64,
+        count_handles: handles.len() as u32,
+        pad: 0,
+    };
     // SAFETY: `handles` is live for the call.
     unsafe { kmd.syncobj_signal(&args) }
 }
 
 pub fn reset(kmd: &dyn Kmd, handles: &[u32]) -> KmdResult {
-    let args = drm_syncobj_array { handles: handles.as_ptr() as u64, count_handles: handles.len() as u32, pad: 0 };
+    let args = drm_syncobj_array {
+        handles: handles.as_ptr() as u64,
+        count_handles: handles.len() as u32,
+        pad: 0,
+    };
     // SAFETY: `handles` is live for the call.
     unsafe { kmd.syncobj_reset(&args) }
 }

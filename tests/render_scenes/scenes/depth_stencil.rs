@@ -548,7 +548,11 @@ fn depth_only_after_discard(f: &mut Frame) -> R<Vec<Out>> {
         f,
         D32,
         (1.0, 0),
-        &[(&discarding, &checker), (&depth_only, &occluder), (&plain, &behind)],
+        &[
+            (&discarding, &checker),
+            (&depth_only, &occluder),
+            (&plain, &behind),
+        ],
         vk::ImageAspectFlags::DEPTH,
     )?;
     let mut want = want_rgba8(f, BG);

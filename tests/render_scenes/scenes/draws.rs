@@ -554,7 +554,11 @@ fn viewport_negative_height(f: &mut Frame) -> R<Vec<Out>> {
     };
     let pipe = f.pipeline(&cull, t.rp)?;
     let (w, h) = (f.w as f32, f.h as f32);
-    let (a, b, c) = (c8(255, 64, 0, 255), c8(0, 200, 80, 255), c8(40, 90, 255, 255));
+    let (a, b, c) = (
+        c8(255, 64, 0, 255),
+        c8(0, 200, 80, 255),
+        c8(40, 90, 255, 255),
+    );
     // Front-facing as given (culled once flipped), back-facing as given (drawn once flipped).
     let mut verts = f.rect_w([4.0, 4.0, 28.0, 20.0], 0.5, a, true);
     verts.extend(f.rect_w([36.0, 4.0, 60.0, 20.0], 0.5, b, false));

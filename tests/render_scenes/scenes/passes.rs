@@ -205,7 +205,11 @@ pub(super) fn render_and_resolve(f: &mut Frame, pipe: &Pipe, verts: &[V]) -> R<I
 
 /// Draws into a 4x colour target (cleared to `BG`), and a 4x depth target of `depth` cleared
 /// to 1.0 if given, resolves the colour with vkCmdResolveImage and reads the result.
-pub(super) fn render_resolved(f: &mut Frame, depth: Option<vk::Format>, draws: &[(&Pipe, &[V])]) -> R<Image> {
+pub(super) fn render_resolved(
+    f: &mut Frame,
+    depth: Option<vk::Format>,
+    draws: &[(&Pipe, &[V])],
+) -> R<Image> {
     let (ms, ms_view) = f.target(RGBA8, vk::ImageUsageFlags::empty(), X4)?;
     let mut views = vec![ms_view];
     if let Some(d) = depth {
@@ -261,7 +265,12 @@ pub(super) fn render_resolved(f: &mut Frame, depth: Option<vk::Format>, draws: &
         ..Default::default()
     };
     f.submit(|cb| {
-        f.begin(cb, rp, fb, &[clear_color(BG), clear_depth(1.0, 0)][..views.len()]);
+        f.begin(
+            cb,
+            rp,
+            fb,
+            &[clear_color(BG), clear_depth(1.0, 0)][..views.len()],
+        );
         for &(pipe, vb, n) in &bound {
             f.draw(cb, pipe, vb, n);
         }

@@ -333,9 +333,17 @@ impl UscWord {
                     table::BUFFER.get(b),
                 );
                 if t == tag::TEXTURE {
-                    UscWord::Texture { start, count, buffer }
+                    UscWord::Texture {
+                        start,
+                        count,
+                        buffer,
+                    }
                 } else {
-                    UscWord::Sampler { start, count, buffer }
+                    UscWord::Sampler {
+                        start,
+                        count,
+                        buffer,
+                    }
                 }
             }
             _ => UscWord::FragmentProperties {

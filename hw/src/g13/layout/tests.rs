@@ -264,7 +264,10 @@ fn agrees_with_values_ail_tests_publish() {
 
 #[test]
 fn spread_puts_each_low_bit_at_twice_its_position() {
-    for x in (0..=0xffffu32).step_by(7).chain([0xffff, 0x1_8001, u32::MAX]) {
+    for x in (0..=0xffffu32)
+        .step_by(7)
+        .chain([0xffff, 0x1_8001, u32::MAX])
+    {
         let want = (0..16).fold(0u64, |acc, i| acc | (u64::from((x >> i) & 1) << (2 * i)));
         assert_eq!(super::spread(x), want, "{x:#x}");
     }

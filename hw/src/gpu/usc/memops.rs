@@ -3,9 +3,9 @@
 //! before the next instruction, so `wait` has nothing to wait for.
 
 use super::graphics::{step_graphics, GraphicsContext};
-use super::texture::{step_texture, TextureState};
 use super::group::{sext, SimdGroup};
 use super::program::{elem_halves, Program};
+use super::texture::{step_texture, TextureState};
 use crate::gpu::{Fault, GpuMemory};
 use crate::isa::*;
 

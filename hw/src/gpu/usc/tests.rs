@@ -763,8 +763,14 @@ fn stack_beyond_the_launch_size_faults() {
     l.stack_bytes = 32;
     // The last word of the 32 bytes is fine; the word after it is not.
     run_workgroups(&at(28), &l, &mut m).unwrap();
-    assert!(matches!(run_workgroups(&at(32), &l, &mut m), Err(Fault::Shader { .. })));
-    assert!(matches!(run_workgroups(&at(30), &l, &mut m), Err(Fault::Shader { .. })));
+    assert!(matches!(
+        run_workgroups(&at(32), &l, &mut m),
+        Err(Fault::Shader { .. })
+    ));
+    assert!(matches!(
+        run_workgroups(&at(30), &l, &mut m),
+        Err(Fault::Shader { .. })
+    ));
 }
 
 /// Throughput figure: `cargo test -p hw --release -- --ignored --nocapture usc_throughput`.

@@ -536,7 +536,12 @@ fn centroid_iter_stays_inside_partly_covered_pixels() {
     let (l, mut m) = launch(3);
     let mut f = FragmentContext::new([4, 4], 4, 4);
     f.coefficients = vec![x_plane];
-    f.sample_positions = vec![[0.375, 0.125], [0.875, 0.375], [0.125, 0.625], [0.625, 0.875]];
+    f.sample_positions = vec![
+        [0.375, 0.125],
+        [0.875, 0.375],
+        [0.125, 0.625],
+        [0.625, 0.875],
+    ];
     f.lane_pixels = [[2, 1]; 32];
     // Fully covered, only sample 2, samples 1 and 3.
     f.coverage[0] = 0b1111;
