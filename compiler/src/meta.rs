@@ -43,17 +43,18 @@ pub enum Meta {
         availability: bool,
         partial: bool,
     },
-    /// Copies a box of texels between two surfaces (buffer rows, linear or twiddled image
-    /// levels): binding 0 holds the source, binding 1 the destination. Invocation `i` owns
-    /// destination word `i` of the range [`image::START`], so no two invocations ever write
-    /// the same word whatever the texel size or row pitch; for each of its four bytes it finds
-    /// the texel (and byte in the texel) by inverting the destination's address rule, and
-    /// takes the byte from the matching source texel. Bytes outside the box keep their value.
-    /// A source with `SRC_XPITCH` = 0, row and slice pitch 0 repeats one texel: a clear.
-    /// Push constants [`image`].
+    /// Copies a box of texels of `1 << log2_bpp` bytes between two surfaces (buffer rows,
+    /// linear or twiddled image levels): binding 0 holds the source, binding 1 the
+    /// destination. It runs a 3D grid, one invocation per texel of the box: x along a row
+    /// (rounded up to whole workgroups, the rest masked by [`image::WIDTH`]), y the rows, z
+    /// the slices or layers. Texels of 4 bytes or more move as words; smaller ones are merged
+    /// into their destination word with atomics that touch only their own bits, so the
+    /// neighbouring texels other invocations write stay intact. A source with `XPITCH`, row
+    /// and slice pitch 0 repeats one texel: a clear. Push constants [`image`].
     ImageCopy {
         src_twiddled: bool,
         dst_twiddled: bool,
+        log2_bpp: u8,
     },
 }
 
@@ -92,40 +93,30 @@ pub mod query {
 }
 
 /// Push constants of the image copy. Offsets in bytes are relative to the binding's start.
-/// A surface is linear (`z * SLICE + y * ROW + x * bytes`) or twiddled (`z * SLICE`, then
+/// A surface is linear (`z * SLICE + y * ROW + x * XPITCH`) or twiddled (`z * SLICE`, then
 /// tiles of 2^TILE_W x 2^TILE_H texels in row-major order with `TILES_PER_ROW` per row, Morton
 /// order inside a tile, x bits on even positions), from its `BASE`; `X0`, `Y0`, `Z0` are the
-/// box's corner in that surface. The destination's bytes per texel is `1 << LOG2_BPP`; the
-/// source's step between texels along x is `SRC_XPITCH` (linear) or the same (twiddled).
+/// box's corner in that surface. Each surface's fields sit at its group's offset (`DST` or
+/// `SRC`) plus the field's offset.
 pub mod image {
-    /// Destination words to visit.
-    pub const COUNT: u32 = 0;
-    /// Byte offset (a multiple of 4) of the first destination word.
-    pub const START: u32 = 4;
-    pub const WIDTH: u32 = 8;
-    pub const HEIGHT: u32 = 12;
-    pub const DEPTH: u32 = 16;
-    pub const LOG2_BPP: u32 = 20;
-    pub const DST_BASE: u32 = 24;
-    pub const DST_ROW: u32 = 28;
-    pub const DST_SLICE: u32 = 32;
-    pub const DST_TILE_W: u32 = 36;
-    pub const DST_TILE_H: u32 = 40;
-    pub const DST_TILES_PER_ROW: u32 = 44;
-    pub const DST_X0: u32 = 48;
-    pub const DST_Y0: u32 = 52;
-    pub const DST_Z0: u32 = 56;
-    pub const SRC_BASE: u32 = 60;
-    pub const SRC_ROW: u32 = 64;
-    pub const SRC_SLICE: u32 = 68;
-    pub const SRC_XPITCH: u32 = 72;
-    pub const SRC_TILE_W: u32 = 76;
-    pub const SRC_TILE_H: u32 = 80;
-    pub const SRC_TILES_PER_ROW: u32 = 84;
-    pub const SRC_X0: u32 = 88;
-    pub const SRC_Y0: u32 = 92;
-    pub const SRC_Z0: u32 = 96;
-    pub const SIZE: u32 = 100;
+    /// Texels per row of the box.
+    pub const WIDTH: u32 = 0;
+    pub const DST: u32 = 4;
+    pub const SRC: u32 = 4 + GROUP;
+    pub const BASE: u32 = 0;
+    pub const ROW: u32 = 4;
+    pub const SLICE: u32 = 8;
+    /// Linear surfaces: bytes between texels along x (0 repeats one texel).
+    pub const XPITCH: u32 = 12;
+    pub const TILE_W: u32 = 16;
+    pub const TILE_H: u32 = 20;
+    pub const TILES_PER_ROW: u32 = 24;
+    pub const X0: u32 = 28;
+    pub const Y0: u32 = 32;
+    pub const Z0: u32 = 36;
+    /// Bytes of one surface's group.
+    pub const GROUP: u32 = 40;
+    pub const SIZE: u32 = SRC + GROUP;
 }
 
 impl Meta {
@@ -183,7 +174,8 @@ pub fn build(kind: Meta) -> Shader {
         Meta::ImageCopy {
             src_twiddled,
             dst_twiddled,
-        } => b.image_copy(src_twiddled, dst_twiddled),
+            log2_bpp,
+        } => b.image_copy(src_twiddled, dst_twiddled, u32::from(log2_bpp)),
     }
     b.finish()
 }
@@ -483,23 +475,6 @@ impl Builder {
         v
     }
 
-    /// The even bits of `v` gathered into the low 16 bits.
-    fn gather_bits(&mut self, v: Value) -> Value {
-        let mut v = self.and_const(v, 0x5555_5555);
-        for (shift, mask) in [
-            (1, 0x3333_3333),
-            (2, 0x0f0f_0f0f),
-            (4, 0x00ff_00ff),
-            (8, 0x0000_ffff),
-        ] {
-            let s = self.i32(shift);
-            let moved = self.bin(Type::I32, BinOp::UShr, v, s);
-            let both = self.bin(Type::I32, BinOp::Or, v, moved);
-            v = self.and_const(both, mask);
-        }
-        v
-    }
-
     fn add(&mut self, a: Value, c: Value) -> Value {
         self.bin(Type::I32, BinOp::IAdd, a, c)
     }
@@ -508,138 +483,118 @@ impl Builder {
         self.bin(Type::I32, BinOp::IMul, a, c)
     }
 
-    fn image_copy(&mut self, src_twiddled: bool, dst_twiddled: bool) {
+    /// The byte offset of texel (`x`, `y`, `z`) of a surface whose push constants start at
+    /// `base_pc` (the `DST_*` or `SRC_*` group of [`image`]), `log2_bpp` bytes per texel.
+    fn texel_offset(
+        &mut self,
+        twiddled: bool,
+        base_pc: u32,
+        x: Value,
+        y: Value,
+        z: Value,
+        log2_bpp: u32,
+    ) -> Value {
         use image::*;
-        let count = self.push_constant(Type::I32, COUNT);
-        let start = self.push_constant(Type::I32, START);
-        let extent = [WIDTH, HEIGHT, DEPTH].map(|o| self.push_constant(Type::I32, o));
-        let log2_bpp = self.push_constant(Type::I32, LOG2_BPP);
-        let dst_base = self.push_constant(Type::I32, DST_BASE);
-        let dst_row = self.push_constant(Type::I32, DST_ROW);
-        let dst_slice = self.push_constant(Type::I32, DST_SLICE);
-        let dst_tw = self.push_constant(Type::I32, DST_TILE_W);
-        let dst_th = self.push_constant(Type::I32, DST_TILE_H);
-        let dst_tpr = self.push_constant(Type::I32, DST_TILES_PER_ROW);
-        let dst_origin = [DST_X0, DST_Y0, DST_Z0].map(|o| self.push_constant(Type::I32, o));
-        let src_base = self.push_constant(Type::I32, SRC_BASE);
-        let src_row = self.push_constant(Type::I32, SRC_ROW);
-        let src_slice = self.push_constant(Type::I32, SRC_SLICE);
-        let src_xpitch = self.push_constant(Type::I32, SRC_XPITCH);
-        let src_tw = self.push_constant(Type::I32, SRC_TILE_W);
-        let src_th = self.push_constant(Type::I32, SRC_TILE_H);
-        let src_tpr = self.push_constant(Type::I32, SRC_TILES_PER_ROW);
-        let src_origin = [SRC_X0, SRC_Y0, SRC_Z0].map(|o| self.push_constant(Type::I32, o));
-        self.bounded(count, |b, id| {
-            let one = b.i32(1);
-            let zero = b.i32(0);
-            let four = b.i32(4);
-            let bpp = b.bin(Type::I32, BinOp::Shl, one, log2_bpp);
-            let byte_mask = b.bin(Type::I32, BinOp::ISub, bpp, one);
-            let word_off = b.mul(id, four);
-            let word_at = b.add(start, word_off);
-            let mut value = zero;
-            let mut mask = zero;
-            for k in 0..4u32 {
-                let kk = b.i32(k);
-                let at = b.add(word_at, kk);
-                // Offset from the surface's origin; below it wraps and falls outside the box.
-                let off = b.bin(Type::I32, BinOp::ISub, at, dst_base);
-                let z = b.bin(Type::I32, BinOp::UDiv, off, dst_slice);
-                let zs = b.mul(z, dst_slice);
-                let in_slice = b.bin(Type::I32, BinOp::ISub, off, zs);
-                let byte = b.bin(Type::I32, BinOp::And, in_slice, byte_mask);
-                let (x, y) = if dst_twiddled {
-                    let element = b.bin(Type::I32, BinOp::UShr, in_slice, log2_bpp);
-                    let tile_bits = b.add(dst_tw, dst_th);
-                    let tile = b.bin(Type::I32, BinOp::UShr, element, tile_bits);
-                    let inner_mask = b.low_mask(tile_bits);
-                    let inner = b.bin(Type::I32, BinOp::And, element, inner_mask);
-                    let ty = b.bin(Type::I32, BinOp::UDiv, tile, dst_tpr);
-                    let tyr = b.mul(ty, dst_tpr);
-                    let tx = b.bin(Type::I32, BinOp::ISub, tile, tyr);
-                    let ix = b.gather_bits(inner);
-                    let inner_odd = b.bin(Type::I32, BinOp::UShr, inner, one);
-                    let iy = b.gather_bits(inner_odd);
-                    let bx = b.bin(Type::I32, BinOp::Shl, tx, dst_tw);
-                    let by = b.bin(Type::I32, BinOp::Shl, ty, dst_th);
-                    (
-                        b.bin(Type::I32, BinOp::Or, bx, ix),
-                        b.bin(Type::I32, BinOp::Or, by, iy),
-                    )
-                } else {
-                    let y = b.bin(Type::I32, BinOp::UDiv, in_slice, dst_row);
-                    let yr = b.mul(y, dst_row);
-                    let in_row = b.bin(Type::I32, BinOp::ISub, in_slice, yr);
-                    (b.bin(Type::I32, BinOp::UShr, in_row, log2_bpp), y)
-                };
-                // Position in the box, and whether the byte belongs to it.
-                let mut rel = [zero; 3];
-                let mut ok = [zero; 3];
-                for (i, c) in [x, y, z].into_iter().enumerate() {
-                    rel[i] = b.bin(Type::I32, BinOp::ISub, c, dst_origin[i]);
-                    ok[i] = b.cmp(CmpOp::ULt, rel[i], extent[i]);
-                }
-                let xy = b.def(Type::BOOL, Op::Binary(BinOp::And, ok[0], ok[1]));
-                let inside = b.def(Type::BOOL, Op::Binary(BinOp::And, xy, ok[2]));
-                let [sx, sy, sz] = [0, 1, 2].map(|i| b.add(src_origin[i], rel[i]));
-                let slice_at = b.mul(sz, src_slice);
-                let src_at = if src_twiddled {
-                    let ty = b.bin(Type::I32, BinOp::UShr, sy, src_th);
-                    let tx = b.bin(Type::I32, BinOp::UShr, sx, src_tw);
-                    let row = b.mul(ty, src_tpr);
-                    let tile = b.add(row, tx);
-                    let tile_bits = b.add(src_tw, src_th);
-                    let xm = b.low_mask(src_tw);
-                    let ym = b.low_mask(src_th);
-                    let ix = b.bin(Type::I32, BinOp::And, sx, xm);
-                    let iy = b.bin(Type::I32, BinOp::And, sy, ym);
-                    let sxs = b.spread_bits(ix);
-                    let sys = b.spread_bits(iy);
-                    let sys1 = b.bin(Type::I32, BinOp::Shl, sys, one);
-                    let inner = b.bin(Type::I32, BinOp::Or, sxs, sys1);
-                    let tile_start = b.bin(Type::I32, BinOp::Shl, tile, tile_bits);
-                    let element = b.add(tile_start, inner);
-                    let element_at = b.bin(Type::I32, BinOp::Shl, element, log2_bpp);
-                    let a = b.add(src_base, slice_at);
-                    b.add(a, element_at)
-                } else {
-                    let row_at = b.mul(sy, src_row);
-                    let x_at = b.mul(sx, src_xpitch);
-                    let a = b.add(src_base, slice_at);
-                    let a = b.add(a, row_at);
-                    b.add(a, x_at)
-                };
-                let src_byte = b.add(src_at, byte);
-                let three = b.i32(3);
-                let not3 = b.un(crate::ir::UnOp::Not, three);
-                let src_word = b.bin(Type::I32, BinOp::And, src_byte, not3);
-                let src_addr = b.at(0, src_word);
-                let word = b.load(Type::I32, src_addr, 4);
-                let lane = b.bin(Type::I32, BinOp::And, src_byte, three);
-                let eight = b.i32(8);
-                let lane_bits = b.mul(lane, eight);
-                let shifted = b.bin(Type::I32, BinOp::UShr, word, lane_bits);
-                let the_byte = b.and_const(shifted, 0xff);
-                let place = b.i32(8 * k);
-                let placed = b.bin(Type::I32, BinOp::Shl, the_byte, place);
-                let ff = b.i32(0xff << (8 * k));
-                let got = b.select(inside, placed, zero);
-                let got_mask = b.select(inside, ff, zero);
-                value = b.bin(Type::I32, BinOp::Or, value, got);
-                mask = b.bin(Type::I32, BinOp::Or, mask, got_mask);
+        let field = |b: &mut Builder, at: u32| b.push_constant(Type::I32, base_pc + at);
+        let base = field(self, BASE);
+        let slice = field(self, SLICE);
+        let origin = [X0, Y0, Z0].map(|o| field(self, o));
+        let [x, y, z] =
+            [(x, origin[0]), (y, origin[1]), (z, origin[2])].map(|(v, o)| self.add(v, o));
+        let slice_at = self.mul(z, slice);
+        let start = self.add(base, slice_at);
+        if twiddled {
+            let tw = field(self, TILE_W);
+            let th = field(self, TILE_H);
+            let tiles_per_row = field(self, TILES_PER_ROW);
+            let ty = self.bin(Type::I32, BinOp::UShr, y, th);
+            let tx = self.bin(Type::I32, BinOp::UShr, x, tw);
+            let row = self.mul(ty, tiles_per_row);
+            let tile = self.add(row, tx);
+            let tile_bits = self.add(tw, th);
+            let xm = self.low_mask(tw);
+            let ym = self.low_mask(th);
+            let ix = self.bin(Type::I32, BinOp::And, x, xm);
+            let iy = self.bin(Type::I32, BinOp::And, y, ym);
+            let sx = self.spread_bits(ix);
+            let sy = self.spread_bits(iy);
+            let one = self.i32(1);
+            let sy1 = self.bin(Type::I32, BinOp::Shl, sy, one);
+            let inner = self.bin(Type::I32, BinOp::Or, sx, sy1);
+            let tile_start = self.bin(Type::I32, BinOp::Shl, tile, tile_bits);
+            let element = self.add(tile_start, inner);
+            let shift = self.i32(log2_bpp);
+            let element_at = self.bin(Type::I32, BinOp::Shl, element, shift);
+            self.add(start, element_at)
+        } else {
+            let row = field(self, ROW);
+            let xpitch = field(self, XPITCH);
+            let row_at = self.mul(y, row);
+            let x_at = self.mul(x, xpitch);
+            let a = self.add(start, row_at);
+            self.add(a, x_at)
+        }
+    }
+
+    fn image_copy(&mut self, src_twiddled: bool, dst_twiddled: bool, log2_bpp: u32) {
+        use image::*;
+        let width = self.push_constant(Type::I32, WIDTH);
+        let x = self.global_id();
+        let y = self.def(Type::I32, Op::SysVal(SysVal::GlobalInvocationId(1)));
+        let z = self.def(Type::I32, Op::SysVal(SysVal::GlobalInvocationId(2)));
+        let inside = self.cmp(CmpOp::ULt, x, width);
+        self.begin_if();
+        let src = self.texel_offset(src_twiddled, SRC, x, y, z, log2_bpp);
+        let dst = self.texel_offset(dst_twiddled, DST, x, y, z, log2_bpp);
+        if log2_bpp >= 2 {
+            // Whole words: the texel's words move one by one.
+            for w in 0..(1u32 << (log2_bpp - 2)) {
+                let off = self.i32(4 * w);
+                let s = self.add(src, off);
+                let from = self.at(0, s);
+                let v = self.load(Type::I32, from, 4);
+                let d = self.add(dst, off);
+                let to = self.at(1, d);
+                self.store(to, v, 4);
             }
-            // Only words with a byte in the box are written; the rest stay untouched.
-            let any = b.cmp(CmpOp::INe, mask, zero);
-            b.begin_if();
-            let dst_addr = b.at(1, word_at);
-            let old = b.load(Type::I32, dst_addr, 4);
-            let keep = b.un(crate::ir::UnOp::Not, mask);
-            let kept = b.bin(Type::I32, BinOp::And, old, keep);
-            let merged = b.bin(Type::I32, BinOp::Or, kept, value);
-            let dst_addr = b.at(1, word_at);
-            b.store(dst_addr, merged, 4);
-            b.end_if(any);
-        });
+        } else {
+            // A texel of 1 or 2 bytes shares its destination word with other invocations'
+            // texels: it is merged in with two atomics that touch only its own bits.
+            let three = self.i32(3);
+            let eight = self.i32(8);
+            let not3 = self.un(crate::ir::UnOp::Not, three);
+            let texel_mask = self.i32((1u32 << (8 << log2_bpp)) - 1);
+            let src_word = self.bin(Type::I32, BinOp::And, src, not3);
+            let from = self.at(0, src_word);
+            let word = self.load(Type::I32, from, 4);
+            let src_lane = self.bin(Type::I32, BinOp::And, src, three);
+            let src_shift = self.mul(src_lane, eight);
+            let shifted = self.bin(Type::I32, BinOp::UShr, word, src_shift);
+            let texel = self.bin(Type::I32, BinOp::And, shifted, texel_mask);
+            let dst_word = self.bin(Type::I32, BinOp::And, dst, not3);
+            let dst_lane = self.bin(Type::I32, BinOp::And, dst, three);
+            let dst_shift = self.mul(dst_lane, eight);
+            let mask = self.bin(Type::I32, BinOp::Shl, texel_mask, dst_shift);
+            let keep = self.un(crate::ir::UnOp::Not, mask);
+            let placed = self.bin(Type::I32, BinOp::Shl, texel, dst_shift);
+            for (op, value) in [
+                (crate::ir::AtomicOp::And, keep),
+                (crate::ir::AtomicOp::Or, placed),
+            ] {
+                let to = self.at(1, dst_word);
+                self.def(
+                    Type::I32,
+                    Op::Atomic {
+                        space: Space::Global,
+                        op,
+                        addr: to,
+                        value,
+                        cmp: None,
+                    },
+                );
+            }
+        }
+        self.end_if(inside);
     }
 
     fn query_copy(&mut self, wide: bool, availability: bool, partial: bool) {
@@ -770,6 +725,7 @@ mod tests {
                 Meta::ImageCopy {
                     src_twiddled: true,
                     dst_twiddled: false,
+                    log2_bpp: 2,
                 },
                 1,
             ),
@@ -777,8 +733,17 @@ mod tests {
                 Meta::ImageCopy {
                     src_twiddled: false,
                     dst_twiddled: true,
+                    log2_bpp: 4,
                 },
-                1,
+                4,
+            ),
+            (
+                Meta::ImageCopy {
+                    src_twiddled: false,
+                    dst_twiddled: true,
+                    log2_bpp: 0,
+                },
+                0,
             ),
         ];
         for (kind, stores) in cases {
@@ -794,11 +759,14 @@ mod tests {
     fn image_copies_compile() {
         for src_twiddled in [false, true] {
             for dst_twiddled in [false, true] {
-                let kind = Meta::ImageCopy {
-                    src_twiddled,
-                    dst_twiddled,
-                };
-                compile(kind, Target::G13).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+                for log2_bpp in 0..=6 {
+                    let kind = Meta::ImageCopy {
+                        src_twiddled,
+                        dst_twiddled,
+                        log2_bpp,
+                    };
+                    compile(kind, Target::G13).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+                }
             }
         }
     }
@@ -809,6 +777,7 @@ mod tests {
             Meta::ImageCopy {
                 src_twiddled: true,
                 dst_twiddled: true,
+                log2_bpp: 6,
             },
             Meta::CopyWords,
             Meta::Fill,

@@ -129,14 +129,28 @@ pub fn meta_launch(
     count: u32,
     buffers: &[(u64, u64)],
 ) -> Result<(), vk::Result> {
-    if count == 0 {
+    meta_launch_grid(dev, rec, kind, push, [count, 1, 1], buffers)
+}
+
+/// [`meta_launch`] over a 3D grid of invocations: `grid[0]` is rounded up to whole
+/// workgroups of [`meta::LOCAL_SIZE`] (the shader masks the rest), `grid[1]` and `grid[2]`
+/// are exact.
+pub fn meta_launch_grid(
+    dev: &Device,
+    rec: &mut Recording,
+    kind: Meta,
+    push: &[u8],
+    grid: [u32; 3],
+    buffers: &[(u64, u64)],
+) -> Result<(), vk::Result> {
+    if grid.contains(&0) {
         return Ok(());
     }
     if buffers.len() != kind.buffers() as usize {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
     let program = crate::pipeline::meta(dev, kind)?;
-    let groups = count.div_ceil(meta::LOCAL_SIZE);
+    let groups = [grid[0].div_ceil(meta::LOCAL_SIZE), grid[1], grid[2]];
     let mut set = Vec::new();
     for &(addr, size) in buffers {
         set.extend_from_slice(&crate::descriptor_pool::buffer_descriptor(
@@ -147,14 +161,14 @@ pub fn meta_launch(
     let set_va = rec
         .upload
         .push(dev, &set, u64::from(compiler::abi::SET_ALIGNMENT))?;
-    let root_va = push_root(dev, rec, &[set_va], [groups, 1, 1], [0; 3], push)?;
+    let root_va = push_root(dev, rec, &[set_va], groups, [0; 3], push)?;
     launch(
         dev,
         rec,
         &program,
         root_va,
         CdmMode::Direct,
-        [groups * meta::LOCAL_SIZE, 1, 1],
+        [groups[0] * meta::LOCAL_SIZE, groups[1], groups[2]],
         0,
     )
 }

@@ -5,11 +5,12 @@
 //! of a pixel (`hw::g13::layout`), so copies between multisampled images and clears of them
 //! are the same launches with `bytes per texel x samples` elements.
 //!
-//! Each launch's destination words belong to its invocations alone, but two regions of one
-//! command may share a word (small texels of neighbouring boxes), so every launch waits for
-//! the previous one.
+//! Each launch runs one invocation per texel of its box. Texels smaller than a word are merged
+//! into their word with atomics, so neighbouring texels written by other invocations (or by
+//! another region of the same command) survive; every launch still waits for the previous one,
+//! so regions are applied in order.
 
-use super::dispatch::meta_launch;
+use super::dispatch::meta_launch_grid;
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -133,8 +134,7 @@ fn buffer_surface(buf: &Buffer, r: &vk::BufferImageCopy, bpp: u32) -> Result<Sur
         size: buf.size,
         base: u32_of(r.buffer_offset)?,
         row: u32_of(row)?,
-        // Never 0: the shader divides by it.
-        slice: u32_of((row * u64::from(rows)).max(1))?,
+        slice: u32_of(row * u64::from(rows))?,
         xpitch: bpp,
         tiles: None,
         origin: [0; 3],
@@ -161,63 +161,44 @@ fn copy_box(
     if !bpp.is_power_of_two() || bpp > 64 {
         return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
     }
-    let [x0, y0, z0] = dst.origin;
-    let first = dst.offset(x0, y0, z0, bpp) & !3;
-    let end = dst.offset(
-        x0 + extent[0] - 1,
-        y0 + extent[1] - 1,
-        z0 + extent[2] - 1,
-        bpp,
-    ) + u64::from(bpp);
-    let count = u32_of((end - first).div_ceil(4))?;
-    let mut p = [0u8; pc::SIZE as usize];
-    put(&mut p, pc::COUNT, count);
-    put(&mut p, pc::START, u32_of(first)?);
-    put(&mut p, pc::WIDTH, extent[0]);
-    put(&mut p, pc::HEIGHT, extent[1]);
-    put(&mut p, pc::DEPTH, extent[2]);
-    put(&mut p, pc::LOG2_BPP, bpp.trailing_zeros());
-    let (dtw, dth, dtpr) = dst.tiles.unwrap_or((0, 0, 1));
-    for (at, v) in [
-        (pc::DST_BASE, dst.base),
-        (pc::DST_ROW, dst.row.max(1)),
-        (pc::DST_SLICE, dst.slice.max(1)),
-        (pc::DST_TILE_W, dtw),
-        (pc::DST_TILE_H, dth),
-        (pc::DST_TILES_PER_ROW, dtpr.max(1)),
-        (pc::DST_X0, dst.origin[0]),
-        (pc::DST_Y0, dst.origin[1]),
-        (pc::DST_Z0, dst.origin[2]),
-    ] {
-        put(&mut p, at, v);
+    // Every offset the shader computes stays below the end of the box in both surfaces.
+    let [x1, y1, z1] = [0, 1, 2].map(|i| extent[i] - 1);
+    for s in [src, dst] {
+        let [x0, y0, z0] = s.origin;
+        u32_of(s.offset(x0 + x1, y0 + y1, z0 + z1, bpp) + u64::from(bpp))?;
     }
-    let (stw, sth, stpr) = src.tiles.unwrap_or((0, 0, 1));
-    for (at, v) in [
-        (pc::SRC_BASE, src.base),
-        (pc::SRC_ROW, src.row),
-        (pc::SRC_SLICE, src.slice),
-        (pc::SRC_XPITCH, src.xpitch),
-        (pc::SRC_TILE_W, stw),
-        (pc::SRC_TILE_H, sth),
-        (pc::SRC_TILES_PER_ROW, stpr),
-        (pc::SRC_X0, src.origin[0]),
-        (pc::SRC_Y0, src.origin[1]),
-        (pc::SRC_Z0, src.origin[2]),
-    ] {
-        put(&mut p, at, v);
+    let mut p = [0u8; pc::SIZE as usize];
+    put(&mut p, pc::WIDTH, extent[0]);
+    for (group, s) in [(pc::DST, dst), (pc::SRC, src)] {
+        let (tw, th, tpr) = s.tiles.unwrap_or((0, 0, 1));
+        for (at, v) in [
+            (pc::BASE, s.base),
+            (pc::ROW, s.row),
+            (pc::SLICE, s.slice),
+            (pc::XPITCH, s.xpitch),
+            (pc::TILE_W, tw),
+            (pc::TILE_H, th),
+            (pc::TILES_PER_ROW, tpr),
+            (pc::X0, s.origin[0]),
+            (pc::Y0, s.origin[1]),
+            (pc::Z0, s.origin[2]),
+        ] {
+            put(&mut p, group + at, v);
+        }
     }
     let kind = Meta::ImageCopy {
         src_twiddled: src.tiles.is_some(),
         dst_twiddled: dst.tiles.is_some(),
+        log2_bpp: bpp.trailing_zeros() as u8,
     };
     let size = |s: &Surface| s.size.next_multiple_of(4).min(u64::from(u32::MAX) & !3);
     rec.barrier_pending = true;
-    meta_launch(
+    meta_launch_grid(
         dev,
         rec,
         kind,
         &p,
-        count,
+        extent,
         &[(src.va, size(src)), (dst.va, size(dst))],
     )?;
     rec.barrier_pending = true;
