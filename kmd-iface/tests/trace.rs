@@ -12,6 +12,9 @@ use kmd_iface::Kmd;
 use std::sync::Arc;
 
 const PATTERN: &[u8] = b"agx4 trace pattern: this exact text must survive the replay";
+/// Written after the last submission, before the close: it reaches no GPU, but it is part of
+/// the object's final contents, so the trace must carry it too.
+const LATE: &[u8] = b"written by the host after the last SUBMIT";
 
 fn write_object(kmd: &dyn Kmd, handle: u32, size: usize, at: usize, data: &[u8]) {
     let mut off = drm_asahi_gem_mmap_offset {
@@ -92,6 +95,7 @@ fn record(path: &std::path::Path) {
         deadline_ms(&kmd, 10_000),
     )
     .expect("signalled");
+    write_object(&kmd, bos[1].0, 4 * PAGE as usize, 64, LATE);
     for (handle, _) in bos {
         kmd.gem_close(&drm_gem_close { handle, pad: 0 })
             .expect("GEM_CLOSE");
@@ -111,6 +115,8 @@ fn replay_reproduces_every_object() {
     assert!(report.mismatches.is_empty(), "{:?}", report.mismatches);
     let (_, first) = &report.final_contents[0];
     assert_eq!(&first[100..100 + PATTERN.len()], PATTERN);
+    let (_, second) = &report.final_contents[1];
+    assert_eq!(&second[64..64 + LATE.len()], LATE);
 
     // Flip one byte of the recorded data: the replay must notice the object differs.
     let mut bytes = std::fs::read(&path).unwrap();

@@ -3,14 +3,18 @@
 //!
 //! With `AGX4_TRACE=<path>` set, [`open_default`](crate::open_default) wraps the chosen
 //! backend in a [`TraceKmd`]. It records the calls that change kernel state (objects, VM
-//! bindings, queues, syncobjs, submissions) and, before each SUBMIT, every byte of GPU memory
-//! that changed since the previous SUBMIT. When an object is closed it records a hash of its
-//! final contents. Replaying the file into a new simulated device must give the same final
-//! contents for every object: the GPU then saw nothing but what the trace holds, which is the
-//! proof that no state reaches the simulator around the UAPI.
+//! bindings, queues, syncobjs, submissions) and, before each SUBMIT and when an object is
+//! closed, every byte of GPU memory the host changed since the last snapshot. When an object
+//! is closed it records a hash of its final contents. Replaying the file into a new simulated
+//! device must give the same final contents for every object: the GPU then saw nothing but
+//! what the trace holds, which is the proof that no state reaches the simulator around the
+//! UAPI.
 //!
-//! Tracing makes submission synchronous: before it snapshots memory for a SUBMIT it waits for
-//! the previous SUBMIT to finish, so a snapshot never catches the GPU half way through.
+//! Tracing makes submission synchronous: SUBMIT returns only after the work finished and its
+//! results were taken as the new baseline of every object. The GPU's writes are therefore
+//! never recorded as host writes; the replay has to compute them, and any difference shows in
+//! the objects' final hashes. (A host write made while the GPU runs, to bytes the GPU does
+//! not touch, is taken for the GPU's; Vulkan allows it, but no known caller of agx4 does it.)
 
 mod format;
 mod recorder;

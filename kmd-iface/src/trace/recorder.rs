@@ -107,22 +107,43 @@ impl TraceKmd {
         state.pending.clear();
     }
 
-    /// Records every chunk of every object that changed since the last snapshot.
+    /// Records every chunk of object `handle` that changed since its shadow was taken, and
+    /// takes the shadow anew.
+    fn snapshot_object(&self, state: &mut State, handle: u32) {
+        let Some(mut obj) = state.objects.remove(&handle) else {
+            return;
+        };
+        if let Some(now) = self.contents(handle, &mut obj) {
+            for (i, (new, old)) in now.chunks(CHUNK).zip(obj.shadow.chunks(CHUNK)).enumerate() {
+                if new != old {
+                    let rec = Record::MemWrite {
+                        handle,
+                        offset: (i * CHUNK) as u64,
+                        bytes: new.to_vec(),
+                    };
+                    Self::emit(state, rec);
+                }
+            }
+            obj.shadow = now;
+        }
+        state.objects.insert(handle, obj);
+    }
+
+    /// Records the host's writes to every object since the last snapshot.
     fn snapshot(&self, state: &mut State) {
+        let handles: Vec<u32> = state.objects.keys().copied().collect();
+        for handle in handles {
+            self.snapshot_object(state, handle);
+        }
+    }
+
+    /// After a submission finished: the GPU's writes become the shadow without being recorded,
+    /// because the replay must produce them itself.
+    fn absorb_gpu_writes(&self, state: &mut State) {
         let handles: Vec<u32> = state.objects.keys().copied().collect();
         for handle in handles {
             let mut obj = state.objects.remove(&handle).expect("key just listed");
             if let Some(now) = self.contents(handle, &mut obj) {
-                for (i, (new, old)) in now.chunks(CHUNK).zip(obj.shadow.chunks(CHUNK)).enumerate() {
-                    if new != old {
-                        let rec = Record::MemWrite {
-                            handle,
-                            offset: (i * CHUNK) as u64,
-                            bytes: new.to_vec(),
-                        };
-                        Self::emit(state, rec);
-                    }
-                }
                 obj.shadow = now;
             }
             state.objects.insert(handle, obj);
@@ -223,6 +244,8 @@ impl Kmd for TraceKmd {
     fn gem_close(&self, args: &drm_gem_close) -> KmdResult {
         let mut st = self.state();
         self.wait_pending(&mut st);
+        // What the host wrote since the last submission is part of the final contents.
+        self.snapshot_object(&mut st, args.handle);
         if let Some(mut obj) = st.objects.remove(&args.handle) {
             let final_hash = self
                 .contents(args.handle, &mut obj)
@@ -335,6 +358,10 @@ impl Kmd for TraceKmd {
             .iter()
             .map(|s| (s.handle, s.timeline_value))
             .collect();
+        // The submission runs to its end before the call returns, with the state locked, so
+        // no later host write can be mistaken for the GPU's (see `syncobj_wait`).
+        self.wait_pending(&mut st);
+        self.absorb_gpu_writes(&mut st);
         Ok(())
     }
 
@@ -371,12 +398,19 @@ impl Kmd for TraceKmd {
 
     unsafe fn syncobj_wait(&self, args: &mut drm_syncobj_wait) -> KmdResult {
         // SAFETY: forwarded under the caller's contract.
-        unsafe { self.inner.syncobj_wait(args) }
+        let r = unsafe { self.inner.syncobj_wait(args) };
+        // A wait that saw a submission end returns only once `submit` has taken the GPU's
+        // writes in (it holds the state until then), so the caller's next writes are recorded.
+        drop(self.state());
+        r
     }
 
     unsafe fn syncobj_timeline_wait(&self, args: &mut drm_syncobj_timeline_wait) -> KmdResult {
         // SAFETY: forwarded under the caller's contract.
-        unsafe { self.inner.syncobj_timeline_wait(args) }
+        let r = unsafe { self.inner.syncobj_timeline_wait(args) };
+        // As in `syncobj_wait`.
+        drop(self.state());
+        r
     }
 
     unsafe fn syncobj_reset(&self, args: &drm_syncobj_array) -> KmdResult {
