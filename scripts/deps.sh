@@ -7,6 +7,8 @@ packages=(
     libclang-dev                                                   # bindgen, for the UAPI header
     mesa-vulkan-drivers                                            # lavapipe, the reference renderer
     glslang-tools                                                  # glslangValidator, for the compute corpus
+    libpng16-16 zlib1g libgl1 libglx0 libx11-6 libxcb1             # what the CTS's deqp-vk links
+    libwayland-client0 libwayland-egl1                             #   against (scripts/cts.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

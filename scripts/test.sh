@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 
+echo "== rustfmt"
+cargo fmt --all -- --check
+
 echo "== clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 

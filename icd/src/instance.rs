@@ -68,7 +68,10 @@ pub unsafe fn check_extensions(
                 .iter()
                 .copied()
                 .find(|s| *s == n)
-                .ok_or(vk::Result::ERROR_EXTENSION_NOT_PRESENT)
+                .ok_or_else(|| {
+                    eprintln!("agx4: extension {n} is not supported");
+                    vk::Result::ERROR_EXTENSION_NOT_PRESENT
+                })
         })
         .collect()
 }
