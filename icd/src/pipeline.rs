@@ -168,6 +168,12 @@ unsafe fn create_one(
     let key = pipeline_cache::key(&req);
     let binary = match cache.and_then(|c| c.lookup(key)) {
         Some(b) => b,
+        None if info
+            .flags
+            .contains(vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED) =>
+        {
+            return Err(vk::Result::PIPELINE_COMPILE_REQUIRED);
+        }
         None => {
             let b = compiler::compile_compute(&req).map_err(|e| {
                 eprintln!("agx4: vkCreateComputePipelines: {e}");
@@ -202,20 +208,40 @@ pub unsafe extern "system" fn create_compute_pipelines(
             )
         };
         let cache = PipelineCache::from_handle(pipeline_cache);
-        let mut result = Ok(());
-        for (info, slot) in infos.iter().zip(out.iter_mut()) {
+        let flags: Vec<_> = infos.iter().map(|i| i.flags).collect();
+        create_each(&flags, out, |i| {
             // SAFETY: each structure is valid, per valid usage.
-            match unsafe { create_one(dev, cache, info) } {
-                Ok(p) => *slot = Pipeline::Compute(p).into_handle(),
-                Err(e) => {
-                    // Failed elements are VK_NULL_HANDLE; the others stay valid.
-                    *slot = vk::Pipeline::null();
+            unsafe { create_one(dev, cache, &infos[i]) }.map(|p| Pipeline::Compute(p).into_handle())
+        })
+    })
+}
+
+/// Creates the pipelines of one vkCreate*Pipelines call in order, writing each handle or
+/// VK_NULL_HANDLE for one that failed. The result is the last error, else
+/// VK_PIPELINE_COMPILE_REQUIRED if a pipeline asked not to be compiled and needed to be
+/// (VK_EXT_pipeline_creation_cache_control), else success. A failed pipeline with
+/// EARLY_RETURN_ON_FAILURE ends the call: the pipelines after it are VK_NULL_HANDLE.
+fn create_each(
+    flags: &[vk::PipelineCreateFlags],
+    out: &mut [vk::Pipeline],
+    mut create: impl FnMut(usize) -> Result<vk::Pipeline, vk::Result>,
+) -> Result<(), vk::Result> {
+    out.fill(vk::Pipeline::null());
+    let mut result = Ok(());
+    for (i, f) in flags.iter().enumerate() {
+        match create(i) {
+            Ok(p) => out[i] = p,
+            Err(e) => {
+                if e != vk::Result::PIPELINE_COMPILE_REQUIRED || result.is_ok() {
                     result = Err(e);
+                }
+                if f.contains(vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE) {
+                    break;
                 }
             }
         }
-        result
-    })
+    }
+    result
 }
 
 pub unsafe extern "system" fn create_graphics_pipelines(
@@ -235,18 +261,16 @@ pub unsafe extern "system" fn create_graphics_pipelines(
                 std::slice::from_raw_parts_mut(p_pipelines, count as usize),
             )
         };
-        let mut result = Ok(());
-        for (info, slot) in infos.iter().zip(out.iter_mut()) {
-            // SAFETY: each structure is valid, per valid usage.
-            match unsafe { crate::pipeline_graphics::create_one(dev, info) } {
-                Ok(p) => *slot = Pipeline::Graphics(Box::new(p)).into_handle(),
-                Err(e) => {
-                    *slot = vk::Pipeline::null();
-                    result = Err(e);
-                }
+        let flags: Vec<_> = infos.iter().map(|i| i.flags).collect();
+        create_each(&flags, out, |i| {
+            // Graphics pipelines are not kept in pipeline caches, so every one is compiled.
+            if flags[i].contains(vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED) {
+                return Err(vk::Result::PIPELINE_COMPILE_REQUIRED);
             }
-        }
-        result
+            // SAFETY: each structure is valid, per valid usage.
+            unsafe { crate::pipeline_graphics::create_one(dev, &infos[i]) }
+                .map(|p| Pipeline::Graphics(Box::new(p)).into_handle())
+        })
     })
 }
 
