@@ -1169,7 +1169,20 @@ fn more_commands_than_one_submit_takes() {
 #[test]
 fn pipeline_cache_keeps_compiled_pipelines() {
     let ctx = Ctx::new();
-    let (dev, _queue) = ctx.device();
+    // VK_EXT_pipeline_creation_cache_control: pipelines that must not be compiled.
+    let prio = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&prio)];
+    let exts = [c"VK_EXT_pipeline_creation_cache_control".as_ptr()];
+    let mut control = vk::PhysicalDevicePipelineCreationCacheControlFeatures::default()
+        .pipeline_creation_cache_control(true);
+    let dev_info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&exts)
+        .push_next(&mut control);
+    // SAFETY: valid physical device and create info.
+    let dev = unsafe { ctx.instance.create_device(ctx.pdev, &dev_info, None) }.unwrap();
     let bindings = [
         vk::DescriptorSetLayoutBinding::default()
             .binding(0)
@@ -1237,6 +1250,37 @@ fn pipeline_cache_keeps_compiled_pipelines() {
             .create_compute_pipelines(restored, &info, None)
             .map_err(|(_, e)| e)
             .unwrap()[0];
+        // A pipeline the cache holds needs no compile; one it does not hold reports
+        // VK_PIPELINE_COMPILE_REQUIRED and no pipeline, and with EARLY_RETURN_ON_FAILURE the
+        // ones after it are not created either.
+        let no_compile = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(layout)
+            .flags(vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED)];
+        let p3 = dev
+            .create_compute_pipelines(restored, &no_compile, None)
+            .map_err(|(_, e)| e)
+            .unwrap()[0];
+        let empty = dev
+            .create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None)
+            .unwrap();
+        let early = no_compile[0].flags(
+            vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED
+                | vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE,
+        );
+        let mut out = [<vk::Pipeline as vk::Handle>::from_raw(1); 2];
+        let r = (dev.fp_v1_0().create_compute_pipelines)(
+            dev.handle(),
+            empty,
+            2,
+            [early, info[0]].as_ptr(),
+            std::ptr::null(),
+            out.as_mut_ptr(),
+        );
+        assert_eq!(r, vk::Result::PIPELINE_COMPILE_REQUIRED);
+        assert_eq!(out, [vk::Pipeline::null(); 2]);
+        dev.destroy_pipeline_cache(empty, None);
+        dev.destroy_pipeline(p3, None);
         // Too small a buffer: the header only, and VK_INCOMPLETE.
         let mut size = 40usize;
         let mut small = vec![0u8; size];

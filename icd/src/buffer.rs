@@ -20,7 +20,7 @@ object!(Buffer, vk::Buffer);
 pub unsafe extern "system" fn create_buffer(
     device: vk::Device,
     p_create_info: *const vk::BufferCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_buffer: *mut vk::Buffer,
 ) -> vk::Result {
     guard("vkCreateBuffer", || {
@@ -35,8 +35,11 @@ pub unsafe extern "system" fn create_buffer(
             size: info.size,
             va: AtomicU64::new(0),
         };
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { buffer.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
         // SAFETY: valid usage: pBuffer is writable.
-        unsafe { *p_buffer = buffer.into_handle() };
+        unsafe { *p_buffer = handle };
         Ok(())
     })
 }

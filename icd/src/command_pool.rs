@@ -21,7 +21,7 @@ impl CommandPool {
 pub unsafe extern "system" fn create_command_pool(
     device: vk::Device,
     p_create_info: *const vk::CommandPoolCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_pool: *mut vk::CommandPool,
 ) -> vk::Result {
     guard("vkCreateCommandPool", || {
@@ -33,13 +33,14 @@ pub unsafe extern "system" fn create_command_pool(
         {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         }
-        // SAFETY: valid usage: pCommandPool is writable.
-        unsafe {
-            *p_pool = CommandPool {
-                buffers: Mutex::new(Vec::new()),
-            }
-            .into_handle()
+        let pool = CommandPool {
+            buffers: Mutex::new(Vec::new()),
         };
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { pool.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
+        // SAFETY: valid usage: pCommandPool is writable.
+        unsafe { *p_pool = handle };
         Ok(())
     })
 }

@@ -69,7 +69,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub unsafe extern "system" fn create_descriptor_pool(
     device: vk::Device,
     p_create_info: *const vk::DescriptorPoolCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_pool: *mut vk::DescriptorPool,
 ) -> vk::Result {
     guard("vkCreateDescriptorPool", || {
@@ -91,8 +91,11 @@ pub unsafe extern "system" fn create_descriptor_pool(
                 max_sets: info.max_sets,
             }),
         };
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { pool.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
         // SAFETY: valid usage: pDescriptorPool is writable.
-        unsafe { *p_pool = pool.into_handle() };
+        unsafe { *p_pool = handle };
         Ok(())
     })
 }

@@ -147,7 +147,7 @@ pub fn build(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> Result<SetLayou
 pub unsafe extern "system" fn create_descriptor_set_layout(
     device: vk::Device,
     p_create_info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_layout: *mut vk::DescriptorSetLayout,
 ) -> vk::Result {
     guard("vkCreateDescriptorSetLayout", || {
@@ -156,13 +156,14 @@ pub unsafe extern "system" fn create_descriptor_set_layout(
         let bindings =
             unsafe { handle::slice((*p_create_info).p_bindings, (*p_create_info).binding_count) };
         let info = build(bindings)?;
-        // SAFETY: valid usage: pSetLayout is writable.
-        unsafe {
-            *p_layout = DescriptorSetLayout {
-                info: Arc::new(info),
-            }
-            .into_handle()
+        let layout = DescriptorSetLayout {
+            info: Arc::new(info),
         };
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { layout.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
+        // SAFETY: valid usage: pSetLayout is writable.
+        unsafe { *p_layout = handle };
         Ok(())
     })
 }

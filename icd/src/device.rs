@@ -252,7 +252,7 @@ unsafe fn check_features(info: &vk::DeviceCreateInfo<'_>) -> Result<(), vk::Resu
 pub unsafe extern "system" fn create_device(
     physical_device: vk::PhysicalDevice,
     p_create_info: *const vk::DeviceCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_device: *mut vk::Device,
 ) -> vk::Result {
     guard("vkCreateDevice", || {
@@ -292,8 +292,11 @@ pub unsafe extern "system" fn create_device(
             }
         }
         let device = Device::new(pd, extensions)?;
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { device.into_handle_in(p_allocator, vk::SystemAllocationScope::DEVICE) }?;
         // SAFETY: valid usage: pDevice is writable.
-        unsafe { *p_device = device.into_handle() };
+        unsafe { *p_device = handle };
         Ok(())
     })
 }

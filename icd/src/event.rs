@@ -23,7 +23,7 @@ impl Event {
 pub unsafe extern "system" fn create_event(
     device: vk::Device,
     _p_create_info: *const vk::EventCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_event: *mut vk::Event,
 ) -> vk::Result {
     guard("vkCreateEvent", || {
@@ -31,8 +31,11 @@ pub unsafe extern "system" fn create_event(
         // Cached memory: the host polls it.
         let bo = Bo::new(dev, 4, Place::Heap, true)?;
         bo.write(0, &EVENT_RESET.to_le_bytes())?;
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { Event { bo }.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
         // SAFETY: valid usage: pEvent is writable.
-        unsafe { *p_event = Event { bo }.into_handle() };
+        unsafe { *p_event = handle };
         Ok(())
     })
 }

@@ -83,7 +83,7 @@ fn check(info: &vk::FramebufferCreateInfo<'_>, views: &[vk::ImageView]) -> Resul
 pub unsafe extern "system" fn create_framebuffer(
     device: vk::Device,
     p_create_info: *const vk::FramebufferCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_framebuffer: *mut vk::Framebuffer,
 ) -> vk::Result {
     guard("vkCreateFramebuffer", || {
@@ -109,8 +109,10 @@ pub unsafe extern "system" fn create_framebuffer(
             height: info.height,
             layers: info.layers,
         };
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle = unsafe { fb.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
         // SAFETY: valid usage: pFramebuffer is writable.
-        unsafe { *p_framebuffer = fb.into_handle() };
+        unsafe { *p_framebuffer = handle };
         Ok(())
     })
 }

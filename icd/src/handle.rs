@@ -33,21 +33,40 @@ pub trait Object: Sized {
         <Self::Handle as vk::Handle>::from_raw(Box::into_raw(Box::new(self)) as u64)
     }
 
+    /// Moves the object into memory from the application's allocation callbacks (the
+    /// `pAllocator` of its create command), or to the heap when there are none, and returns
+    /// its handle. The object is dropped if the application's allocator refuses.
+    ///
+    /// # Safety
+    /// `callbacks` must be null or point to valid allocation callbacks.
+    unsafe fn into_handle_in(
+        self,
+        callbacks: *const vk::AllocationCallbacks<'_>,
+        scope: vk::SystemAllocationScope,
+    ) -> Result<Self::Handle, vk::Result> {
+        // SAFETY: guaranteed by the caller.
+        let p = unsafe { crate::host_alloc::place(self, callbacks, scope) }?;
+        Ok(<Self::Handle as vk::Handle>::from_raw(p as u64))
+    }
+
     /// The object behind a handle; `None` for `VK_NULL_HANDLE`.
     fn from_handle<'a>(handle: Self::Handle) -> Option<&'a Self> {
         let raw = vk::Handle::as_raw(handle);
         // SAFETY: Vulkan's valid usage requires applications to pass only live handles made by
-        // this driver, and every such handle is the address of a `Box<Self>` from
-        // `into_handle`; the object lives until `take` is called for it by its destroy command,
-        // which valid usage forbids while it is still in use.
+        // this driver, and every such handle is the address of a `Self` from `into_handle` or
+        // `into_handle_in`; the object lives until `take` is called for it by its destroy
+        // command, which valid usage forbids while it is still in use.
         (raw != 0).then(|| unsafe { &*(raw as *const Self) })
     }
 
-    /// Takes back ownership from a handle, for its destroy command.
-    fn take(handle: Self::Handle) -> Option<Box<Self>> {
+    /// Takes back ownership from a handle, for its destroy command: the object is freed the
+    /// way it was allocated when the result is dropped.
+    fn take(handle: Self::Handle) -> Option<crate::host_alloc::Owned<Self>> {
         let raw = vk::Handle::as_raw(handle);
-        // SAFETY: as in `from_handle`; the destroy command is the last use of the handle.
-        (raw != 0).then(|| unsafe { Box::from_raw(raw as *mut Self) })
+        // SAFETY: as in `from_handle`; the destroy command is the last use of the handle, and
+        // both `into_handle` and `into_handle_in` allocate through `host_alloc::place`'s rules
+        // (a `Box`, or callback memory it records).
+        (raw != 0).then(|| unsafe { crate::host_alloc::Owned::from_raw(raw as *mut Self) })
     }
 }
 

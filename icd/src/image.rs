@@ -305,15 +305,18 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
 pub unsafe extern "system" fn create_image(
     device: vk::Device,
     p_create_info: *const vk::ImageCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_image: *mut vk::Image,
 ) -> vk::Result {
     guard("vkCreateImage", || {
         Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let image = create(unsafe { &*p_create_info })?;
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { image.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
         // SAFETY: valid usage: pImage is writable.
-        unsafe { *p_image = image.into_handle() };
+        unsafe { *p_image = handle };
         Ok(())
     })
 }

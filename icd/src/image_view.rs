@@ -142,7 +142,7 @@ fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView,
 pub unsafe extern "system" fn create_image_view(
     device: vk::Device,
     p_create_info: *const vk::ImageViewCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_view: *mut vk::ImageView,
 ) -> vk::Result {
     guard("vkCreateImageView", || {
@@ -156,8 +156,11 @@ pub unsafe extern "system" fn create_image_view(
             eprintln!("agx4: vkCreateImageView: {why}; returning VK_ERROR_OUT_OF_HOST_MEMORY");
             vk::Result::ERROR_OUT_OF_HOST_MEMORY
         })?;
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { view.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
         // SAFETY: valid usage: pView is writable.
-        unsafe { *p_view = view.into_handle() };
+        unsafe { *p_view = handle };
         Ok(())
     })
 }

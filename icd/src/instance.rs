@@ -64,14 +64,10 @@ pub unsafe fn check_extensions(
         .map(|&n| {
             // SAFETY: each entry is a NUL-terminated string, per the caller.
             let n = unsafe { CStr::from_ptr(n) }.to_str().unwrap_or("");
-            supported
-                .iter()
-                .copied()
-                .find(|s| *s == n)
-                .ok_or_else(|| {
-                    eprintln!("agx4: extension {n} is not supported");
-                    vk::Result::ERROR_EXTENSION_NOT_PRESENT
-                })
+            supported.iter().copied().find(|s| *s == n).ok_or_else(|| {
+                eprintln!("agx4: extension {n} is not supported");
+                vk::Result::ERROR_EXTENSION_NOT_PRESENT
+            })
         })
         .collect()
 }
@@ -93,7 +89,7 @@ pub fn extension_properties(names: &[&str]) -> Vec<vk::ExtensionProperties> {
 
 pub unsafe extern "system" fn create_instance(
     p_create_info: *const vk::InstanceCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_instance: *mut vk::Instance,
 ) -> vk::Result {
     guard("vkCreateInstance", || {
@@ -116,8 +112,11 @@ pub unsafe extern "system" fn create_instance(
             extensions,
             physical_devices: OnceLock::new(),
         };
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { instance.into_handle_in(p_allocator, vk::SystemAllocationScope::INSTANCE) }?;
         // SAFETY: valid usage: pInstance is writable.
-        unsafe { *p_instance = instance.into_handle() };
+        unsafe { *p_instance = handle };
         Ok(())
     })
 }

@@ -18,6 +18,7 @@ mod event;
 mod format;
 mod framebuffer;
 mod handle;
+mod host_alloc;
 mod image;
 mod image_view;
 mod instance;

@@ -163,7 +163,7 @@ impl Memory {
 pub unsafe extern "system" fn allocate_memory(
     device_h: vk::Device,
     p_allocate_info: *const vk::MemoryAllocateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_memory: *mut vk::DeviceMemory,
 ) -> vk::Result {
     guard("vkAllocateMemory", || {
@@ -171,8 +171,10 @@ pub unsafe extern "system" fn allocate_memory(
         // SAFETY: valid usage: pAllocateInfo points to a valid structure.
         let info = unsafe { &*p_allocate_info };
         let mem = Memory::allocate(dev, info.allocation_size, info.memory_type_index)?;
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle = unsafe { mem.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
         // SAFETY: valid usage: pMemory is writable.
-        unsafe { *p_memory = mem.into_handle() };
+        unsafe { *p_memory = handle };
         Ok(())
     })
 }
@@ -184,7 +186,7 @@ pub unsafe extern "system" fn free_memory(
 ) {
     crate::entry::guard_or("vkFreeMemory", (), || {
         if let (Ok(dev), Some(mem)) = (Device::get(device_h), Memory::take(memory)) {
-            mem.release(dev);
+            mem.into_inner().release(dev);
         }
     })
 }

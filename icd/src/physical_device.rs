@@ -346,7 +346,9 @@ pub unsafe extern "system" fn get_features2(
                     (*(s as *mut vk::PhysicalDeviceImagelessFramebufferFeatures))
                         .imageless_framebuffer = vk::TRUE;
                 }
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES {
+                if (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES
+                {
                     // Pipelines that must not be compiled report VK_PIPELINE_COMPILE_REQUIRED
                     // unless their pipeline cache holds them (pipeline.rs).
                     (*(s as *mut vk::PhysicalDevicePipelineCreationCacheControlFeatures))

@@ -195,7 +195,7 @@ pub unsafe extern "system" fn create_compute_pipelines(
     pipeline_cache: vk::PipelineCache,
     count: u32,
     p_infos: *const vk::ComputePipelineCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_pipelines: *mut vk::Pipeline,
 ) -> vk::Result {
     guard("vkCreateComputePipelines", || {
@@ -211,7 +211,11 @@ pub unsafe extern "system" fn create_compute_pipelines(
         let flags: Vec<_> = infos.iter().map(|i| i.flags).collect();
         create_each(&flags, out, |i| {
             // SAFETY: each structure is valid, per valid usage.
-            unsafe { create_one(dev, cache, &infos[i]) }.map(|p| Pipeline::Compute(p).into_handle())
+            let p = unsafe { create_one(dev, cache, &infos[i]) }?;
+            // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+            unsafe {
+                Pipeline::Compute(p).into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT)
+            }
         })
     })
 }
@@ -249,7 +253,7 @@ pub unsafe extern "system" fn create_graphics_pipelines(
     _pipeline_cache: vk::PipelineCache,
     count: u32,
     p_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_pipelines: *mut vk::Pipeline,
 ) -> vk::Result {
     guard("vkCreateGraphicsPipelines", || {
@@ -268,8 +272,12 @@ pub unsafe extern "system" fn create_graphics_pipelines(
                 return Err(vk::Result::PIPELINE_COMPILE_REQUIRED);
             }
             // SAFETY: each structure is valid, per valid usage.
-            unsafe { crate::pipeline_graphics::create_one(dev, &infos[i]) }
-                .map(|p| Pipeline::Graphics(Box::new(p)).into_handle())
+            let p = unsafe { crate::pipeline_graphics::create_one(dev, &infos[i]) }?;
+            // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+            unsafe {
+                Pipeline::Graphics(Box::new(p))
+                    .into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT)
+            }
         })
     })
 }

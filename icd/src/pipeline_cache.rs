@@ -145,7 +145,7 @@ impl PipelineCache {
 pub unsafe extern "system" fn create_pipeline_cache(
     device: vk::Device,
     p_create_info: *const vk::PipelineCacheCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_cache: *mut vk::PipelineCache,
 ) -> vk::Result {
     guard("vkCreatePipelineCache", || {
@@ -165,14 +165,15 @@ pub unsafe extern "system" fn create_pipeline_cache(
         if data.len() >= HEADER_SIZE && data[..HEADER_SIZE] == header {
             parse_entries(&data[HEADER_SIZE..], &mut entries);
         }
-        // SAFETY: valid usage: pPipelineCache is writable.
-        unsafe {
-            *p_cache = PipelineCache {
-                header,
-                entries: Mutex::new(entries),
-            }
-            .into_handle()
+        let cache = PipelineCache {
+            header,
+            entries: Mutex::new(entries),
         };
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { cache.into_handle_in(p_allocator, vk::SystemAllocationScope::CACHE) }?;
+        // SAFETY: valid usage: pPipelineCache is writable.
+        unsafe { *p_cache = handle };
         Ok(())
     })
 }

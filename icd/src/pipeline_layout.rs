@@ -15,7 +15,7 @@ object!(PipelineLayout, vk::PipelineLayout);
 pub unsafe extern "system" fn create_pipeline_layout(
     device: vk::Device,
     p_create_info: *const vk::PipelineLayoutCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_layout: *mut vk::PipelineLayout,
 ) -> vk::Result {
     guard("vkCreatePipelineLayout", || {
@@ -48,8 +48,13 @@ pub unsafe extern "system" fn create_pipeline_layout(
             sets,
             push_constant_size,
         };
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle = unsafe {
+            PipelineLayout { resources }
+                .into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT)
+        }?;
         // SAFETY: valid usage: pPipelineLayout is writable.
-        unsafe { *p_layout = PipelineLayout { resources }.into_handle() };
+        unsafe { *p_layout = handle };
         Ok(())
     })
 }

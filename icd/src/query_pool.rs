@@ -77,7 +77,7 @@ impl Drop for QueryPool {
 pub unsafe extern "system" fn create_query_pool(
     device: vk::Device,
     p_create_info: *const vk::QueryPoolCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_pool: *mut vk::QueryPool,
 ) -> vk::Result {
     guard("vkCreateQueryPool", || {
@@ -104,8 +104,11 @@ pub unsafe extern "system" fn create_query_pool(
                 count: info.query_count,
                 kind: QueryKind::Occlusion,
             };
+            // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+            let handle =
+                unsafe { pool.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
             // SAFETY: valid usage: pQueryPool is writable.
-            unsafe { *p_pool = pool.into_handle() };
+            unsafe { *p_pool = handle };
             return Ok(());
         }
         if info.query_type != vk::QueryType::TIMESTAMP {
@@ -137,8 +140,11 @@ pub unsafe extern "system" fn create_query_pool(
             count: info.query_count,
             kind: QueryKind::Timestamp,
         };
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { pool.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
         // SAFETY: valid usage: pQueryPool is writable.
-        unsafe { *p_pool = pool.into_handle() };
+        unsafe { *p_pool = handle };
         Ok(())
     })
 }

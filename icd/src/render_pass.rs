@@ -496,7 +496,7 @@ impl RenderPass {
 pub unsafe extern "system" fn create_render_pass(
     device: vk::Device,
     p_create_info: *const vk::RenderPassCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_render_pass: *mut vk::RenderPass,
 ) -> vk::Result {
     guard("vkCreateRenderPass", || {
@@ -507,8 +507,11 @@ pub unsafe extern "system" fn create_render_pass(
             eprintln!("agx4: vkCreateRenderPass: invalid create info ({why}); returning VK_ERROR_OUT_OF_HOST_MEMORY");
             vk::Result::ERROR_OUT_OF_HOST_MEMORY
         })?;
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { pass.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
         // SAFETY: valid usage: pRenderPass is writable.
-        unsafe { *p_render_pass = pass.into_handle() };
+        unsafe { *p_render_pass = handle };
         Ok(())
     })
 }
@@ -516,7 +519,7 @@ pub unsafe extern "system" fn create_render_pass(
 pub unsafe extern "system" fn create_render_pass2(
     device: vk::Device,
     p_create_info: *const vk::RenderPassCreateInfo2<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_render_pass: *mut vk::RenderPass,
 ) -> vk::Result {
     guard("vkCreateRenderPass2", || {
@@ -527,8 +530,11 @@ pub unsafe extern "system" fn create_render_pass2(
             eprintln!("agx4: vkCreateRenderPass2: invalid create info ({why}); returning VK_ERROR_OUT_OF_HOST_MEMORY");
             vk::Result::ERROR_OUT_OF_HOST_MEMORY
         })?;
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { pass.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
         // SAFETY: valid usage: pRenderPass is writable.
-        unsafe { *p_render_pass = pass.into_handle() };
+        unsafe { *p_render_pass = handle };
         Ok(())
     })
 }

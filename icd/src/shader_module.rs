@@ -13,7 +13,7 @@ object!(ShaderModule, vk::ShaderModule);
 pub unsafe extern "system" fn create_shader_module(
     device: vk::Device,
     p_create_info: *const vk::ShaderModuleCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_module: *mut vk::ShaderModule,
 ) -> vk::Result {
     guard("vkCreateShaderModule", || {
@@ -31,8 +31,12 @@ pub unsafe extern "system" fn create_shader_module(
             eprintln!("agx4: vkCreateShaderModule: {e}");
             vk::Result::ERROR_UNKNOWN
         })?;
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle = unsafe {
+            ShaderModule { words }.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT)
+        }?;
         // SAFETY: valid usage: pShaderModule is writable.
-        unsafe { *p_module = ShaderModule { words }.into_handle() };
+        unsafe { *p_module = handle };
         Ok(())
     })
 }

@@ -32,7 +32,7 @@ fn wait_error(dev: &Device, errno: i32, timeout_result: vk::Result) -> vk::Resul
 pub unsafe extern "system" fn create_fence(
     device_h: vk::Device,
     p_create_info: *const vk::FenceCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_fence: *mut vk::Fence,
 ) -> vk::Result {
     guard("vkCreateFence", || {
@@ -42,8 +42,12 @@ pub unsafe extern "system" fn create_fence(
         let signaled = info.flags.contains(vk::FenceCreateFlags::SIGNALED);
         let syncobj = kmd::syncobj_create(dev.kmd.as_ref(), signaled)
             .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle = unsafe {
+            Fence { syncobj }.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT)
+        }?;
         // SAFETY: valid usage: pFence is writable.
-        unsafe { *p_fence = Fence { syncobj }.into_handle() };
+        unsafe { *p_fence = handle };
         Ok(())
     })
 }
@@ -139,7 +143,7 @@ pub unsafe extern "system" fn wait_for_fences(
 pub unsafe extern "system" fn create_semaphore(
     device_h: vk::Device,
     p_create_info: *const vk::SemaphoreCreateInfo<'_>,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
     p_semaphore: *mut vk::Semaphore,
 ) -> vk::Result {
     guard("vkCreateSemaphore", || {
@@ -162,8 +166,13 @@ pub unsafe extern "system" fn create_semaphore(
                 return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
             }
         }
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle = unsafe {
+            Semaphore { syncobj, timeline }
+                .into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT)
+        }?;
         // SAFETY: valid usage: pSemaphore is writable.
-        unsafe { *p_semaphore = Semaphore { syncobj, timeline }.into_handle() };
+        unsafe { *p_semaphore = handle };
         Ok(())
     })
 }
