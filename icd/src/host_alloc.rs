@@ -233,7 +233,8 @@ mod tests {
         std::ptr::null_mut()
     }
 
-    struct Thing(u64, std::sync::Arc<()>);
+    /// A 16-byte object whose drop is visible through the `Arc`'s count.
+    struct Thing(u64, #[allow(dead_code)] std::sync::Arc<()>);
 
     #[test]
     fn objects_come_from_the_callbacks_and_go_back_to_them() {
