@@ -2,7 +2,9 @@
 //! recording every kernel call, then the trace is replayed into a fresh simulated device, and
 //! every GPU object must end with the same bytes in both runs. Render commands carry the most
 //! state the simulator reads (VDM streams, tile programs, ZLS buffers, the TVB heap), so this
-//! is where a side channel between the driver and the simulator would show.
+//! is where a side channel between the driver and the simulator would show. The tiler heap is
+//! one 128 KiB block, so the large scene needs partial renders, and the replay must make the
+//! same ones.
 
 #[path = "render_scenes/mod.rs"]
 mod render_scenes;
@@ -16,15 +18,22 @@ fn replaying_the_render_scenes_trace_reproduces_every_byte() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let trace = dir.join("scenes.trace");
     // SAFETY: set before the loader and the driver are loaded; this binary runs one test.
-    unsafe { std::env::set_var(kmd_iface::trace::TRACE_ENV, &trace) };
+    unsafe {
+        std::env::set_var(kmd_iface::trace::TRACE_ENV, &trace);
+        std::env::set_var("AGX4_SIM_TVB_MAX_BYTES", "131072");
+    }
 
     let agx = Driver::agx4().expect("agx4 library");
     gpu::register(&[&agx]).expect("register agx4");
     let agpu = Gpu::open(&agx).expect("open agx4");
     let (mut rendered, mut failed) = (0, Vec::new());
+    let mut large = false;
     for s in selected() {
         match run_scene(&agpu, &s) {
-            Outcome::Pass(_) => rendered += 1,
+            Outcome::Pass(_) => {
+                rendered += 1;
+                large |= s.name == render_scenes::scenes::LARGE;
+            }
             Outcome::Skip(_) => {}
             Outcome::Fail(e, _) => failed.push(format!("{}: {e}", s.name)),
         }
@@ -33,6 +42,7 @@ fn replaying_the_render_scenes_trace_reproduces_every_byte() {
     drop(agpu);
     assert!(failed.is_empty(), "scenes failed while traced: {failed:?}");
     assert!(rendered > 0, "no scene rendered");
+    assert!(large, "the large scene (partial renders) was not rendered");
 
     let replayed = kmd_iface::trace::replay(&trace, None).expect("the trace replays");
     println!(
