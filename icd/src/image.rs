@@ -186,6 +186,15 @@ pub fn format_properties(
     })
 }
 
+/// Why an image cannot be made. An unsupported combination is invalid usage (the application
+/// must check vkGetPhysicalDeviceImageFormatProperties first), and vkCreateImage may only fail
+/// with out-of-memory codes: it gets VK_ERROR_OUT_OF_HOST_MEMORY, the least surprising one,
+/// and a message on stderr naming the actual problem.
+fn unsupported(why: String) -> vk::Result {
+    eprintln!("agx4: vkCreateImage: {why}; returning VK_ERROR_OUT_OF_HOST_MEMORY");
+    vk::Result::ERROR_OUT_OF_HOST_MEMORY
+}
+
 fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
     let limits = format_properties(
         info.format,
@@ -194,7 +203,12 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
         info.usage,
         info.flags,
     )
-    .ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
+    .ok_or_else(|| {
+        unsupported(format!(
+            "{:?} {:?} {:?} images with usage {:?} and flags {:?} are not supported",
+            info.format, info.image_type, info.tiling, info.usage, info.flags
+        ))
+    })?;
     let e = info.extent;
     let too_big = e.width > limits.max_extent.width
         || e.height > limits.max_extent.height
@@ -206,15 +220,23 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
         || info.array_layers > limits.max_array_layers
         || !samples_ok
     {
-        return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
+        return Err(unsupported(format!(
+            "{}x{}x{}, {} levels, {} layers, {:?} exceed what {:?} images support",
+            e.width,
+            e.height,
+            e.depth,
+            info.mip_levels,
+            info.array_layers,
+            info.samples,
+            info.format
+        )));
     }
     // Cube faces are square and a cube needs six layers (valid usage; refused rather than
     // left to break the views made of it).
     if info.flags.contains(vk::ImageCreateFlags::CUBE_COMPATIBLE)
         && (e.width != e.height || info.array_layers < CUBE_FACES)
     {
-        eprintln!("agx4: vkCreateImage: a cube-compatible image must be square with at least {CUBE_FACES} layers ({}x{}, {} layers)", e.width, e.height, info.array_layers);
-        return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
+        return Err(unsupported(format!("a cube-compatible image must be square with at least {CUBE_FACES} layers ({}x{}, {} layers)", e.width, e.height, info.array_layers)));
     }
     // SAFETY: valid usage: the pNext chain is valid.
     let list = unsafe { handle::find_in_chain::<vk::ImageFormatListCreateInfo<'_>>(info.p_next) };
@@ -223,7 +245,8 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
         .map(|l| unsafe { handle::slice(l.p_view_formats, l.view_format_count) }.to_vec())
         .unwrap_or_default();
     let samples = info.samples.as_raw();
-    let format = format::get(info.format).ok_or(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)?;
+    let format = format::get(info.format)
+        .ok_or_else(|| unsupported(format!("{:?} is not supported", info.format)))?;
     let tiling = if info.tiling == vk::ImageTiling::LINEAR {
         Tiling::Linear { stride: None }
     } else {
@@ -249,10 +272,7 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
         samples,
         usage,
     )
-    .map_err(|err| {
-        eprintln!("agx4: vkCreateImage: {err}");
-        vk::Result::ERROR_FORMAT_NOT_SUPPORTED
-    })?;
+    .map_err(|err| unsupported(err.to_string()))?;
     // D32_SFLOAT_S8_UINT keeps stencil in a plane of its own after the depth plane, laid
     // out like an S8_UINT image, as the ZLS unit reads separate depth and stencil buffers.
     let stencil_plane = match format::aspects(info.format) {
@@ -270,10 +290,7 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
                 samples,
                 usage,
             )
-            .map_err(|err| {
-                eprintln!("agx4: vkCreateImage: {err}");
-                vk::Result::ERROR_FORMAT_NOT_SUPPORTED
-            })?;
+            .map_err(|err| unsupported(err.to_string()))?;
             Some((layout.size.next_multiple_of(PAGE_SIZE), l))
         }
         _ => None,
