@@ -1147,3 +1147,74 @@ fn invalid_flag_uses_are_errors() {
     // SAFETY: everything made from the device is gone.
     unsafe { dev.destroy_device(None) };
 }
+
+/// What the CTS found missing: EXTENDED_USAGE (VK_KHR_maintenance2) allows the usages of any
+/// format of the image format's class, transient attachments are attachments, depth/stencil
+/// formats have transfer-only images, and ALIAS (VK_KHR_bind_memory2) is accepted.
+#[test]
+fn extended_usage_transient_depth_transfers_and_alias() {
+    let ctx = Ctx::new();
+    let q = |format, usage, flags| {
+        // SAFETY: valid physical device.
+        unsafe {
+            ctx.instance.get_physical_device_image_format_properties(
+                ctx.pdev,
+                format,
+                vk::ImageType::TYPE_2D,
+                vk::ImageTiling::OPTIMAL,
+                usage,
+                flags,
+            )
+        }
+    };
+    let colour = vk::ImageUsageFlags::COLOR_ATTACHMENT;
+    let mutable = vk::ImageCreateFlags::MUTABLE_FORMAT;
+    let extended = mutable | vk::ImageCreateFlags::EXTENDED_USAGE;
+    // R8_SRGB is not a colour attachment, but R8_UNORM (same class) is.
+    assert!(q(vk::Format::R8_SRGB, colour, mutable).is_err());
+    assert!(q(vk::Format::R8_SRGB, colour, extended).is_ok());
+    // EXTENDED_USAGE needs MUTABLE_FORMAT, and cannot reach past the class: no 8-bit format
+    // is a depth attachment.
+    assert!(q(
+        vk::Format::R8_SRGB,
+        colour,
+        vk::ImageCreateFlags::EXTENDED_USAGE
+    )
+    .is_err());
+    assert!(q(
+        vk::Format::R8_UNORM,
+        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+        extended
+    )
+    .is_err());
+    let transient = vk::ImageUsageFlags::TRANSIENT_ATTACHMENT;
+    assert!(q(RGBA8, colour | transient, vk::ImageCreateFlags::empty()).is_ok());
+    assert!(q(
+        vk::Format::D32_SFLOAT_S8_UINT,
+        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | transient,
+        vk::ImageCreateFlags::empty()
+    )
+    .is_ok());
+    // A transient attachment is only an attachment.
+    assert!(q(
+        RGBA8,
+        colour | transient | vk::ImageUsageFlags::TRANSFER_SRC,
+        vk::ImageCreateFlags::empty()
+    )
+    .is_err());
+    let transfer = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+    for depth in [
+        vk::Format::D16_UNORM,
+        vk::Format::D32_SFLOAT,
+        vk::Format::S8_UINT,
+        vk::Format::D32_SFLOAT_S8_UINT,
+    ] {
+        assert!(
+            q(depth, transfer, vk::ImageCreateFlags::empty()).is_ok(),
+            "{depth:?}"
+        );
+    }
+    assert!(q(RGBA8, colour | transfer, vk::ImageCreateFlags::ALIAS).is_ok());
+    drop(ctx);
+    assert_no_validation_messages();
+}

@@ -26,4 +26,5 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_image_format_list",
     "VK_KHR_imageless_framebuffer",
     "VK_EXT_pipeline_creation_cache_control",
+    "VK_KHR_bind_memory2",
 ];

@@ -2,7 +2,7 @@
 
 use crate::device::Device;
 use crate::entry::guard;
-use crate::handle::{object, Object};
+use crate::handle::{self, object, Object};
 use crate::memory::{self, ALL_MEMORY_TYPES};
 use ash::vk;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -73,6 +73,25 @@ pub unsafe extern "system" fn get_buffer_memory_requirements(
     })
 }
 
+fn bind(
+    buffer: vk::Buffer,
+    memory: vk::DeviceMemory,
+    offset: vk::DeviceSize,
+) -> Result<(), vk::Result> {
+    let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // Valid usage guarantees this; checking keeps a bad call from reaching the GPU.
+    if !offset.is_multiple_of(BUFFER_ALIGNMENT)
+        || offset
+            .checked_add(buf.size)
+            .is_none_or(|end| end > mem.size)
+    {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    buf.va.store(mem.va + offset, Ordering::Release);
+    Ok(())
+}
+
 pub unsafe extern "system" fn bind_buffer_memory(
     device: vk::Device,
     buffer: vk::Buffer,
@@ -81,17 +100,35 @@ pub unsafe extern "system" fn bind_buffer_memory(
 ) -> vk::Result {
     guard("vkBindBufferMemory", || {
         Device::get(device)?;
-        let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        // Valid usage guarantees this; checking keeps a bad call from reaching the GPU.
-        if !offset.is_multiple_of(BUFFER_ALIGNMENT)
-            || offset
-                .checked_add(buf.size)
-                .is_none_or(|end| end > mem.size)
-        {
-            return Err(vk::Result::ERROR_UNKNOWN);
+        bind(buffer, memory, offset)
+    })
+}
+
+/// vkBindBufferMemory2 (VK_KHR_bind_memory2). A device group's device indices can only name
+/// the one device of agx4's groups.
+pub unsafe extern "system" fn bind_buffer_memory2(
+    device: vk::Device,
+    count: u32,
+    p_infos: *const vk::BindBufferMemoryInfo<'_>,
+) -> vk::Result {
+    guard("vkBindBufferMemory2", || {
+        Device::get(device)?;
+        // SAFETY: valid usage: pBindInfos holds `count` structures with valid pNext chains.
+        for info in unsafe { handle::slice(p_infos, count) } {
+            // SAFETY: as above.
+            if let Some(g) = unsafe {
+                handle::find_in_chain::<vk::BindBufferMemoryDeviceGroupInfo<'_>>(info.p_next)
+            } {
+                // SAFETY: valid usage: pDeviceIndices holds deviceIndexCount indices.
+                if unsafe { handle::slice(g.p_device_indices, g.device_index_count) }
+                    .iter()
+                    .any(|&d| d != 0)
+                {
+                    return Err(vk::Result::ERROR_UNKNOWN);
+                }
+            }
+            bind(info.buffer, info.memory, info.memory_offset)?;
         }
-        buf.va.store(mem.va + offset, Ordering::Release);
         Ok(())
     })
 }

@@ -168,6 +168,15 @@ pub fn get(format: vk::Format) -> Option<Format> {
     }
 }
 
+/// Every format agx4 knows: the core formats (raw values 1 to 184) and the extension formats
+/// (VK_EXT_4444_formats) that `get` accepts.
+pub fn all() -> impl Iterator<Item = vk::Format> {
+    (1..=184)
+        .chain([1_000_340_000, 1_000_340_001])
+        .map(vk::Format::from_raw)
+        .filter(|&f| get(f).is_some())
+}
+
 /// Whether `format` is one of the packed formats (its own bit layout, not whole bytes per
 /// channel).
 pub fn is_packed(format: vk::Format) -> bool {

@@ -41,12 +41,26 @@ pub fn supported_usage(format: vk::Format, tiling: vk::ImageTiling) -> vk::Image
     if tiling == vk::ImageTiling::OPTIMAL && format::depth_stencil(format).is_some() {
         u |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
     }
+    // A transient attachment lives in tile memory only while a render pass runs; agx4 gives
+    // it memory like any attachment, which is always correct.
+    let attachments = vk::ImageUsageFlags::COLOR_ATTACHMENT
+        | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+        | vk::ImageUsageFlags::INPUT_ATTACHMENT;
+    if u.intersects(attachments) {
+        u |= vk::ImageUsageFlags::TRANSIENT_ATTACHMENT;
+    }
     u
 }
 
 /// The VkImageCreateFlags agx4 supports; any other bit makes a format unsupported.
+/// ALIAS (VK_KHR_bind_memory2): two images made with the same parameters and bound to the
+/// same memory see the same texels, since an image's layout depends on its parameters alone.
+/// EXTENDED_USAGE (VK_KHR_maintenance2): see `image_usage`.
 pub const SUPPORTED_FLAGS: vk::ImageCreateFlags = vk::ImageCreateFlags::from_raw(
-    vk::ImageCreateFlags::CUBE_COMPATIBLE.as_raw() | vk::ImageCreateFlags::MUTABLE_FORMAT.as_raw(),
+    vk::ImageCreateFlags::CUBE_COMPATIBLE.as_raw()
+        | vk::ImageCreateFlags::MUTABLE_FORMAT.as_raw()
+        | vk::ImageCreateFlags::ALIAS.as_raw()
+        | vk::ImageCreateFlags::EXTENDED_USAGE.as_raw(),
 );
 
 /// Faces of a cube.
@@ -97,6 +111,26 @@ impl Image {
     }
 }
 
+/// The usages an image of `format` may have. With EXTENDED_USAGE (VK_KHR_maintenance2, for
+/// MUTABLE_FORMAT images) that is every usage some format of its compatibility class
+/// supports; the views must then pick usages their own format supports. A format list does
+/// not narrow this: the CTS expects the answer with a VkImageFormatListCreateInfo to be the
+/// answer without one.
+fn image_usage(
+    format: vk::Format,
+    tiling: vk::ImageTiling,
+    flags: vk::ImageCreateFlags,
+) -> vk::ImageUsageFlags {
+    if !flags.contains(vk::ImageCreateFlags::EXTENDED_USAGE) {
+        return supported_usage(format, tiling);
+    }
+    format::all()
+        .filter(|&f| format::view_compatible(format, f))
+        .fold(vk::ImageUsageFlags::empty(), |u, f| {
+            u | supported_usage(f, tiling)
+        })
+}
+
 /// The image format properties agx4 supports, or `None` for an unsupported combination.
 pub fn format_properties(
     format: vk::Format,
@@ -107,16 +141,28 @@ pub fn format_properties(
 ) -> Option<vk::ImageFormatProperties> {
     format::get(format)?;
     if !SUPPORTED_FLAGS.contains(flags)
-        || !supported_usage(format, tiling).contains(usage)
+        || !image_usage(format, tiling, flags).contains(usage)
         || usage.is_empty()
     {
         return None;
     }
-    // Depth/stencil images exist as attachments (their transfers are byte copies of one
-    // plane, which is right, but aspect handling is not checked yet).
-    if format::depth_stencil(format).is_some()
-        && (!usage.contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT)
-            || ty != vk::ImageType::TYPE_2D)
+    // EXTENDED_USAGE is defined for MUTABLE_FORMAT images only.
+    if flags.contains(vk::ImageCreateFlags::EXTENDED_USAGE)
+        && !flags.contains(vk::ImageCreateFlags::MUTABLE_FORMAT)
+    {
+        return None;
+    }
+    // Depth/stencil images are 2D: attachments, or transfer-only images (their transfers
+    // are byte copies of one plane: depth, or the separate stencil plane).
+    if format::depth_stencil(format).is_some() && ty != vk::ImageType::TYPE_2D {
+        return None;
+    }
+    // The spec allows a transient attachment no usage other than attachment ones.
+    let attachment_only = vk::ImageUsageFlags::COLOR_ATTACHMENT
+        | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+        | vk::ImageUsageFlags::INPUT_ATTACHMENT
+        | vk::ImageUsageFlags::TRANSIENT_ATTACHMENT;
+    if usage.contains(vk::ImageUsageFlags::TRANSIENT_ATTACHMENT) && !attachment_only.contains(usage)
     {
         return None;
     }
@@ -196,6 +242,12 @@ fn unsupported(why: String) -> vk::Result {
 }
 
 fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
+    // SAFETY: valid usage: the pNext chain is valid.
+    let list = unsafe { handle::find_in_chain::<vk::ImageFormatListCreateInfo<'_>>(info.p_next) };
+    // SAFETY: valid usage: pViewFormats holds viewFormatCount formats.
+    let view_formats = list
+        .map(|l| unsafe { handle::slice(l.p_view_formats, l.view_format_count) }.to_vec())
+        .unwrap_or_default();
     let limits = format_properties(
         info.format,
         info.image_type,
@@ -238,12 +290,6 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
     {
         return Err(unsupported(format!("a cube-compatible image must be square with at least {CUBE_FACES} layers ({}x{}, {} layers)", e.width, e.height, info.array_layers)));
     }
-    // SAFETY: valid usage: the pNext chain is valid.
-    let list = unsafe { handle::find_in_chain::<vk::ImageFormatListCreateInfo<'_>>(info.p_next) };
-    // SAFETY: valid usage: pViewFormats holds viewFormatCount formats.
-    let view_formats = list
-        .map(|l| unsafe { handle::slice(l.p_view_formats, l.view_format_count) }.to_vec())
-        .unwrap_or_default();
     let samples = info.samples.as_raw();
     let format = format::get(info.format)
         .ok_or_else(|| unsupported(format!("{:?} is not supported", info.format)))?;
@@ -367,6 +413,24 @@ pub unsafe extern "system" fn get_image_memory_requirements(
     })
 }
 
+fn bind(
+    image: vk::Image,
+    memory: vk::DeviceMemory,
+    offset: vk::DeviceSize,
+) -> Result<(), vk::Result> {
+    let img = Image::from_handle(image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if !offset.is_multiple_of(PAGE_SIZE)
+        || offset
+            .checked_add(img.size)
+            .is_none_or(|end| end > mem.size)
+    {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    img.va.store(mem.va + offset, Ordering::Release);
+    Ok(())
+}
+
 pub unsafe extern "system" fn bind_image_memory(
     device: vk::Device,
     image: vk::Image,
@@ -375,16 +439,33 @@ pub unsafe extern "system" fn bind_image_memory(
 ) -> vk::Result {
     guard("vkBindImageMemory", || {
         Device::get(device)?;
-        let img = Image::from_handle(image).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        if !offset.is_multiple_of(PAGE_SIZE)
-            || offset
-                .checked_add(img.size)
-                .is_none_or(|end| end > mem.size)
-        {
-            return Err(vk::Result::ERROR_UNKNOWN);
+        bind(image, memory, offset)
+    })
+}
+
+/// vkBindImageMemory2 (VK_KHR_bind_memory2). A device group's device indices can only name
+/// the one device of agx4's groups, which has no split-instance regions.
+pub unsafe extern "system" fn bind_image_memory2(
+    device: vk::Device,
+    count: u32,
+    p_infos: *const vk::BindImageMemoryInfo<'_>,
+) -> vk::Result {
+    guard("vkBindImageMemory2", || {
+        Device::get(device)?;
+        // SAFETY: valid usage: pBindInfos holds `count` structures with valid pNext chains.
+        for info in unsafe { handle::slice(p_infos, count) } {
+            // SAFETY: as above.
+            if let Some(g) = unsafe {
+                handle::find_in_chain::<vk::BindImageMemoryDeviceGroupInfo<'_>>(info.p_next)
+            } {
+                // SAFETY: valid usage: the arrays hold their counts.
+                let indices = unsafe { handle::slice(g.p_device_indices, g.device_index_count) };
+                if indices.iter().any(|&d| d != 0) || g.split_instance_bind_region_count != 0 {
+                    return Err(vk::Result::ERROR_UNKNOWN);
+                }
+            }
+            bind(info.image, info.memory, info.memory_offset)?;
         }
-        img.va.store(mem.va + offset, Ordering::Release);
         Ok(())
     })
 }

@@ -584,7 +584,8 @@ pub unsafe extern "system" fn get_image_format_properties2(
             // SAFETY: valid usage: pImageFormatInfo is valid, with a valid pNext chain.
             let info = unsafe { &*p_info };
             // A VkImageFormatListCreateInfo only narrows the view formats of a MUTABLE_FORMAT
-            // image, which changes none of the limits; any other structure asks about something
+            // image, which changes none of the answers (EXTENDED_USAGE looks at the whole
+            // compatibility class, as the CTS expects); any other structure asks about something
             // agx4 does not know, so the combination is reported unsupported.
             // SAFETY: as above.
             let known = |s: &vk::BaseInStructure<'_>| {

@@ -536,6 +536,9 @@ pub unsafe fn create_one(
                 vk::DynamicState::STENCIL_COMPARE_MASK => dynamic.stencil_compare_mask = true,
                 vk::DynamicState::STENCIL_WRITE_MASK => dynamic.stencil_write_mask = true,
                 vk::DynamicState::STENCIL_REFERENCE => dynamic.stencil_reference = true,
+                // Depth bounds are read only by the depth bounds test, which needs the
+                // depthBounds feature that agx4 does not offer: the state is never used.
+                vk::DynamicState::DEPTH_BOUNDS => {}
                 other => return unsupported(format!("dynamic state {other:?}")),
             }
         }

@@ -880,6 +880,13 @@ pub unsafe extern "system" fn cmd_set_line_width(cb: vk::CommandBuffer, width: f
     })
 }
 
+/// Depth bounds only matter to the depth bounds test, which needs the depthBounds feature
+/// agx4 does not offer; valid usage still lets a pipeline make the state dynamic and a
+/// command buffer set it, so it is recorded as nothing.
+pub unsafe extern "system" fn cmd_set_depth_bounds(cb: vk::CommandBuffer, _min: f32, _max: f32) {
+    record("vkCmdSetDepthBounds", cb, |_, _| Ok(()))
+}
+
 pub unsafe extern "system" fn cmd_set_depth_bias(
     cb: vk::CommandBuffer,
     constant: f32,
