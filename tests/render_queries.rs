@@ -51,12 +51,16 @@ fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
         occlusion_query_precise: vk::TRUE,
         ..Default::default()
     };
+    let exts = [c"VK_EXT_host_query_reset".as_ptr()];
+    let mut host_reset = vk::PhysicalDeviceHostQueryResetFeatures::default().host_query_reset(true);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
-        .enabled_features(&features);
+        .enabled_features(&features)
+        .enabled_extension_names(&exts)
+        .push_next(&mut host_reset);
     // SAFETY: valid physical device and create info.
     let device = unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }
-        .expect("vkCreateDevice with occlusionQueryPrecise");
+        .expect("vkCreateDevice with occlusionQueryPrecise and hostQueryReset");
     // SAFETY: family 0, index 0 was created above.
     let queue = unsafe { device.get_device_queue(0, 0) };
     (device, queue)
@@ -583,6 +587,31 @@ fn occlusion_pool_reset_on_gpu_clears_results() {
             Err(vk::Result::NOT_READY)
         );
         assert_eq!(r[0][1], 0);
+        // The same from the host (VK_EXT_host_query_reset): end query 1 again, then reset it
+        // with vkResetQueryPool.
+        dev.reset_command_pool(cmd_pool, vk::CommandPoolResetFlags::empty())
+            .unwrap();
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        dev.cmd_begin_query(cb, qp, 1, vk::QueryControlFlags::empty());
+        dev.cmd_end_query(cb, qp, 1);
+        dev.end_command_buffer(cb).unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&[cb])],
+            vk::Fence::null(),
+        )
+        .unwrap();
+        dev.queue_wait_idle(queue).unwrap();
+        let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY;
+        dev.get_query_pool_results(qp, 1, &mut r, flags)
+            .expect("available again");
+        let reset = ash::ext::host_query_reset::Device::new(&ctx.instance, &dev);
+        (reset.fp().reset_query_pool_ext)(dev.handle(), qp, 1, 1);
+        assert_eq!(
+            dev.get_query_pool_results(qp, 1, &mut r, flags),
+            Err(vk::Result::NOT_READY)
+        );
         dev.destroy_command_pool(cmd_pool, None);
         dev.destroy_query_pool(qp, None);
         dev.destroy_device(None);

@@ -27,4 +27,5 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_imageless_framebuffer",
     "VK_EXT_pipeline_creation_cache_control",
     "VK_KHR_bind_memory2",
+    "VK_EXT_host_query_reset",
 ];

@@ -235,6 +235,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkResetDescriptorPool => descriptor_pool::reset_descriptor_pool,
     PFN_vkResetEvent => event::reset_event,
     PFN_vkResetFences => sync::reset_fences,
+    PFN_vkResetQueryPool => query_pool::reset_query_pool,
     PFN_vkSetEvent => event::set_event,
     PFN_vkSignalSemaphore => sync::signal_semaphore,
     PFN_vkTrimCommandPool => command_pool::trim_command_pool,

@@ -354,6 +354,11 @@ pub unsafe extern "system" fn get_features2(
                     (*(s as *mut vk::PhysicalDevicePipelineCreationCacheControlFeatures))
                         .pipeline_creation_cache_control = vk::TRUE;
                 }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES {
+                    // Query memory is host-visible; vkResetQueryPool writes it (query_pool.rs).
+                    (*(s as *mut vk::PhysicalDeviceHostQueryResetFeatures)).host_query_reset =
+                        vk::TRUE;
+                }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES {
                     // Views are render commands of their own; geometry and tessellation
                     // shaders do not exist here.

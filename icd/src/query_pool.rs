@@ -216,3 +216,35 @@ pub unsafe extern "system" fn get_query_pool_results(
         result
     })
 }
+
+/// vkResetQueryPool (VK_EXT_host_query_reset): the host writes what vkCmdResetQueryPool's
+/// fills write, zeros over the queries' values (and, for occlusion pools, their availability
+/// words). Valid usage keeps the GPU away from these queries meanwhile.
+pub unsafe extern "system" fn reset_query_pool(
+    device: vk::Device,
+    pool: vk::QueryPool,
+    first: u32,
+    count: u32,
+) {
+    guard_or("vkResetQueryPool", (), || {
+        let Ok(_) = Device::get(device) else { return };
+        let Some(pool) = QueryPool::from_handle(pool) else {
+            return;
+        };
+        if first.checked_add(count).is_none_or(|end| end > pool.count) {
+            eprintln!(
+                "agx4: vkResetQueryPool: queries {first}+{count} of a pool of {}",
+                pool.count
+            );
+            return;
+        }
+        let zeros = vec![0u8; count as usize * 8];
+        let mut result = pool.bo.write(u64::from(first) * 8, &zeros);
+        if pool.kind == QueryKind::Occlusion {
+            result = result.and_then(|_| pool.bo.write(u64::from(pool.count + first) * 8, &zeros));
+        }
+        if let Err(e) = result {
+            eprintln!("agx4: vkResetQueryPool: {e:?}");
+        }
+    })
+}
