@@ -674,6 +674,63 @@ fn events_set_and_reset_by_the_gpu() {
     assert_no_validation_messages();
 }
 
+/// vkCmdWaitEvents on an event the host sets only after submission: the work after the wait
+/// must not run before vkSetEvent, and must run after it.
+#[test]
+fn wait_events_waits_for_a_host_set_event() {
+    let ctx = Ctx::new();
+    let (dev, queue) = ctx.device();
+    let pool = command_pool(&dev);
+    let cb = primaries(&dev, pool, 1)[0];
+    let mut buf = HostBuffer::new(&ctx, &dev, 64);
+    buf.write(0, &[0; 64]);
+    // SAFETY: valid handles; everything outlives the submission.
+    unsafe {
+        let event = dev
+            .create_event(&vk::EventCreateInfo::default(), None)
+            .unwrap();
+        let fence = dev
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        dev.cmd_wait_events(
+            cb,
+            &[event],
+            vk::PipelineStageFlags::HOST,
+            vk::PipelineStageFlags::TRANSFER,
+            &[],
+            &[],
+            &[],
+        );
+        dev.cmd_fill_buffer(cb, buf.buffer, 0, 64, 0x2222_2222);
+        dev.end_command_buffer(cb).unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&[cb])],
+            fence,
+        )
+        .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert_eq!(
+            dev.get_fence_status(fence),
+            Ok(false),
+            "the fill ran before vkSetEvent"
+        );
+        assert!(buf.bytes().iter().all(|&b| b == 0));
+        dev.set_event(event).unwrap();
+        dev.wait_for_fences(&[fence], true, 10_000_000_000).unwrap();
+        assert!(buf.bytes().chunks(4).all(|w| w == [0x22; 4]));
+        dev.destroy_fence(fence, None);
+        dev.destroy_event(event, None);
+        dev.destroy_command_pool(pool, None);
+    }
+    buf.destroy(&dev);
+    // SAFETY: nothing else uses the device.
+    unsafe { dev.destroy_device(None) };
+    assert_no_validation_messages();
+}
+
 #[test]
 fn dispatch_direct_and_indirect_with_dynamic_offsets_and_push_constants() {
     let ctx = Ctx::new();

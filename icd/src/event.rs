@@ -10,7 +10,8 @@ pub const EVENT_RESET: u32 = 0;
 pub const EVENT_SET: u32 = 1;
 
 pub struct Event {
-    bo: Bo,
+    /// Shared with the queue, which reads it to wait for the event (cmd_buffer::barrier).
+    pub bo: std::sync::Arc<Bo>,
 }
 object!(Event, vk::Event);
 
@@ -31,6 +32,7 @@ pub unsafe extern "system" fn create_event(
         // Cached memory: the host polls it.
         let bo = Bo::new(dev, 4, Place::Heap, true)?;
         bo.write(0, &EVENT_RESET.to_le_bytes())?;
+        let bo = std::sync::Arc::new(bo);
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
         let handle =
             unsafe { Event { bo }.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;

@@ -23,6 +23,9 @@ use std::thread::JoinHandle;
 /// How long the worker blocks in one wait before it checks whether it should stop.
 const WAIT_SLICE_NS: u64 = 50_000_000;
 
+/// How long a vkCmdWaitEvents may wait for events before the device counts as hung.
+const EVENT_WAIT_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// A syncobj and, for timelines, the point.
 #[derive(Clone, Copy, Debug)]
 pub struct SyncPoint {
@@ -248,33 +251,115 @@ impl Shared {
         }
     }
 
+    /// Runs a job: its hardware commands go to the kernel in order; at each host-side event
+    /// wait (vkCmdWaitEvents), everything before it must have finished on the GPU and every
+    /// event it names must be set before the commands after it are submitted.
     fn execute(&self, job: &Job) -> Result<(), Errno> {
         if !self.wait_submitted(&job.waits)? {
             return Ok(());
         }
-        if !job.cmds.is_empty() {
-            return self.submit(job);
+        let mut waits: &[SyncPoint] = &job.waits;
+        let mut start = 0;
+        for (i, c) in job.cmds.iter().enumerate() {
+            let HwCommand::WaitEvents(events) = c else {
+                continue;
+            };
+            if start < i {
+                self.submit(&job.cmds[start..i], waits, &[])?;
+            } else {
+                self.fold_waits(waits)?;
+            }
+            waits = &[];
+            if !self.wait_events(events)? {
+                return Ok(());
+            }
+            start = i + 1;
         }
-        let kmd = self.kmd.as_ref();
-        let mut point = lock(&self.point);
-        for w in &job.waits {
-            kmd::syncobj_transfer(kmd, self.timeline, *point + 1, w.syncobj, w.value)?;
-            *point += 1;
+        if start < job.cmds.len() {
+            return self.submit(&job.cmds[start..], waits, &job.signals);
         }
+        // No command after the last event wait (or none at all): the job's semaphores pass
+        // through the queue timeline.
+        self.fold_waits(waits)?;
+        let point = *lock(&self.point);
         for s in &job.signals {
-            kmd::syncobj_transfer(kmd, s.syncobj, s.value, self.timeline, *point)?;
+            kmd::syncobj_transfer(self.kmd.as_ref(), s.syncobj, s.value, self.timeline, point)?;
         }
         Ok(())
+    }
+
+    /// Chains `waits` into the queue timeline, so its next point comes after them.
+    fn fold_waits(&self, waits: &[SyncPoint]) -> Result<(), Errno> {
+        let mut point = lock(&self.point);
+        for w in waits {
+            kmd::syncobj_transfer(
+                self.kmd.as_ref(),
+                self.timeline,
+                *point + 1,
+                w.syncobj,
+                w.value,
+            )?;
+            *point += 1;
+        }
+        Ok(())
+    }
+
+    /// Waits until all work submitted so far has finished, then until every event is set
+    /// (by that work or by the host's vkSetEvent). Returns `false` if the queue stops first.
+    /// An event still unset after [`EVENT_WAIT_LIMIT`] is taken for a hang: the device is lost.
+    fn wait_events(&self, events: &[Arc<crate::bo::Bo>]) -> Result<bool, Errno> {
+        let point = *lock(&self.point);
+        loop {
+            match kmd::syncobj_timeline_wait(
+                self.kmd.as_ref(),
+                &[self.timeline],
+                &[point],
+                kmd::deadline(WAIT_SLICE_NS),
+                DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+            ) {
+                Ok(_) => break,
+                Err(libc::ETIME) if !lock(&self.state).stop => continue,
+                Err(libc::ETIME) => return Ok(false),
+                Err(e) => return Err(e),
+            }
+        }
+        let start = std::time::Instant::now();
+        for e in events {
+            loop {
+                match e.read_u32(0) {
+                    Ok(crate::event::EVENT_RESET) => {}
+                    Ok(_) => break,
+                    Err(_) => return Err(libc::EFAULT),
+                }
+                if lock(&self.state).stop {
+                    return Ok(false);
+                }
+                if start.elapsed() > EVENT_WAIT_LIMIT {
+                    eprintln!(
+                        "agx4: vkCmdWaitEvents waited {} s for an event nobody set",
+                        EVENT_WAIT_LIMIT.as_secs()
+                    );
+                    return Err(libc::ETIMEDOUT);
+                }
+                std::thread::sleep(std::time::Duration::from_micros(100));
+            }
+        }
+        Ok(true)
     }
 }
 
 impl Shared {
-    /// Hands a job's commands to the kernel, as many SUBMITs as the command limit needs.
+    /// Hands hardware commands to the kernel, as many SUBMITs as the command limit needs.
     /// Each waits for the queue timeline's latest point (all earlier work) and signals the
-    /// next one; the first also waits for the job's semaphores, the last signals its own.
-    fn submit(&self, job: &Job) -> Result<(), Errno> {
+    /// next one; the first also waits for `waits`, the last signals `signals`.
+    fn submit(
+        &self,
+        cmds: &[HwCommand],
+        waits: &[SyncPoint],
+        signals: &[SyncPoint],
+    ) -> Result<(), Errno> {
         let mut point = lock(&self.point);
-        let chunks: Vec<_> = job.cmds.chunks(self.max_commands).collect();
+        let chunks: Vec<_> = cmds.chunks(self.max_commands).collect();
         for (i, cmds) in chunks.iter().enumerate() {
             let sync = |p: &SyncPoint| drm_asahi_sync {
                 sync_type: if p.value == 0 {
@@ -290,7 +375,7 @@ impl Shared {
                 value: *point,
             })];
             if i == 0 {
-                syncs.extend(job.waits.iter().map(sync));
+                syncs.extend(waits.iter().map(sync));
             }
             let in_count = syncs.len();
             syncs.push(sync(&SyncPoint {
@@ -298,7 +383,7 @@ impl Shared {
                 value: *point + 1,
             }));
             if i + 1 == chunks.len() {
-                syncs.extend(job.signals.iter().map(sync));
+                syncs.extend(signals.iter().map(sync));
             }
             let mut cmdbuf = Vec::new();
             // Each command waits for everything before it in the submission (the queue is in
@@ -316,6 +401,8 @@ impl Shared {
                         (DRM_ASAHI_CMD_COMPUTE, as_bytes(&cmd).to_vec())
                     }
                     HwCommand::Render(r) => (DRM_ASAHI_CMD_RENDER, as_bytes(r.as_ref()).to_vec()),
+                    // `execute` splits jobs at event waits, so none reaches here.
+                    HwCommand::WaitEvents(_) => continue,
                 };
                 let header = drm_asahi_cmd_header {
                     cmd_type: cmd_type as u16,

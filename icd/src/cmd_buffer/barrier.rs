@@ -61,11 +61,36 @@ pub unsafe extern "system" fn cmd_reset_event(
     set_event(cb, "vkCmdResetEvent", event, EVENT_RESET)
 }
 
+/// vkCmdWaitEvents: inside a render pass the events were set earlier in this queue (valid
+/// usage forbids waiting there for a host vkSetEvent), so the in-order queue's barrier is the
+/// wait. Outside one, the command buffer ends its hardware command there and the queue
+/// waits for the events (`HwCommand::WaitEvents`), which also covers events the host sets
+/// after submission.
+fn wait_events(cb: vk::CommandBuffer, name: &'static str, events: &[vk::Event]) {
+    record(name, cb, |_, rec| {
+        rec.barrier_pending = true;
+        if rec.render.is_some() {
+            return Ok(());
+        }
+        let bos = events
+            .iter()
+            .map(|&e| {
+                Event::from_handle(e)
+                    .map(|e| e.bo.clone())
+                    .ok_or(vk::Result::ERROR_UNKNOWN)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        rec.close_segment(None)?;
+        rec.segments.push(super::HwCommand::WaitEvents(bos));
+        Ok(())
+    })
+}
+
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "system" fn cmd_wait_events(
     cb: vk::CommandBuffer,
-    _event_count: u32,
-    _p_events: *const vk::Event,
+    event_count: u32,
+    p_events: *const vk::Event,
     _src: vk::PipelineStageFlags,
     _dst: vk::PipelineStageFlags,
     _memory_count: u32,
@@ -75,11 +100,9 @@ pub unsafe extern "system" fn cmd_wait_events(
     _image_count: u32,
     _p_image: *const vk::ImageMemoryBarrier<'_>,
 ) {
-    // Events set earlier in this queue are set by the time a barrier passes; agx4 cannot
-    // make the GPU wait for a host vkSetEvent, which valid usage does not require here.
-    record("vkCmdWaitEvents", cb, |_, rec| {
-        rec.barrier_pending = true;
-        Ok(())
+    // SAFETY: valid usage: pEvents holds eventCount handles.
+    wait_events(cb, "vkCmdWaitEvents", unsafe {
+        crate::handle::slice(p_events, event_count)
     })
 }
 
@@ -238,13 +261,13 @@ pub unsafe extern "system" fn cmd_reset_event2(
 
 pub unsafe extern "system" fn cmd_wait_events2(
     cb: vk::CommandBuffer,
-    _count: u32,
-    _p_events: *const vk::Event,
+    count: u32,
+    p_events: *const vk::Event,
     _p_dependencies: *const vk::DependencyInfo<'_>,
 ) {
-    record("vkCmdWaitEvents2", cb, |_, rec| {
-        rec.barrier_pending = true;
-        Ok(())
+    // SAFETY: valid usage: pEvents holds eventCount handles.
+    wait_events(cb, "vkCmdWaitEvents2", unsafe {
+        crate::handle::slice(p_events, count)
     })
 }
 

@@ -37,10 +37,14 @@ pub struct Segment {
 }
 
 /// One hardware command of a command buffer, in submission order.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum HwCommand {
     Compute(Segment),
     Render(Box<drm_asahi_cmd_render>),
+    /// vkCmdWaitEvents outside a render pass: the queue waits for the work before it to
+    /// finish and for each event's word to be set (the host may set it after submission,
+    /// which no GPU command can wait for), then submits what follows.
+    WaitEvents(Vec<std::sync::Arc<crate::bo::Bo>>),
 }
 
 pub struct Recording {
