@@ -17,6 +17,8 @@ mod topology;
 mod transfer;
 mod vertex;
 
+// Not every program that includes the scenes names the large one.
+#[allow(unused_imports)]
 pub use large::LARGE;
 
 use super::frame::{bytes_of, clear_color, Frame, Pipe, R, V};
