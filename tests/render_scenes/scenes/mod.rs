@@ -13,6 +13,7 @@ mod packed;
 mod passes;
 mod sample_interp;
 mod sample_mask;
+mod secondary;
 mod topology;
 mod transfer;
 mod vertex;
@@ -46,6 +47,7 @@ pub fn all() -> Vec<Scene> {
     v.extend(packed::scenes());
     v.extend(sample_interp::scenes());
     v.extend(sample_mask::scenes());
+    v.extend(secondary::scenes());
     v.extend(large::scenes());
     v
 }
