@@ -974,3 +974,233 @@ fn multiview_queries_use_one_index_per_view() {
     }
     assert_no_validation_messages();
 }
+
+/// Secondary command buffers executed in subpasses begun with SECONDARY_COMMAND_BUFFERS
+/// contents: in a first render pass instance one inherits the precise query the primary has
+/// active around the instance (occlusionQueryEnable, inheritedQueries) and counts the first
+/// rectangle into it; in a second instance another begins and ends its own query around the
+/// disjoint rectangle.
+#[test]
+fn secondary_draws_count_into_inherited_and_own_queries() {
+    let ctx = Ctx::new();
+    let prio = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&prio)];
+    let features = vk::PhysicalDeviceFeatures {
+        occlusion_query_precise: vk::TRUE,
+        inherited_queries: vk::TRUE,
+        ..Default::default()
+    };
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_features(&features);
+    // SAFETY: valid physical device and create infos; every object is destroyed after the
+    // GPU is idle.
+    unsafe {
+        let dev = ctx
+            .instance
+            .create_device(ctx.pdev, &info, None)
+            .expect("vkCreateDevice with inheritedQueries");
+        let queue = dev.get_device_queue(0, 0);
+        let mut mem = Memory(Vec::new());
+        let colour_image = image(&dev, FORMAT, vk::ImageUsageFlags::COLOR_ATTACHMENT);
+        mem.bind_image(&ctx, &dev, colour_image);
+        let colour_view = view(&dev, colour_image, FORMAT, vk::ImageAspectFlags::COLOR);
+        let mut verts = rect_vertices(COUNTED);
+        verts.extend(rect_vertices(DISJOINT));
+        let vb_bytes: Vec<u8> = verts.iter().flat_map(|f| f.to_le_bytes()).collect();
+        let (vb, vb_ptr) = mem.buffer(
+            &ctx,
+            &dev,
+            vb_bytes.len() as u64,
+            vk::BufferUsageFlags::VERTEX_BUFFER,
+        );
+        std::ptr::copy_nonoverlapping(vb_bytes.as_ptr(), vb_ptr, vb_bytes.len());
+        let attachments = [vk::AttachmentDescription::default()
+            .format(FORMAT)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
+        let colour_ref = [vk::AttachmentReference {
+            attachment: 0,
+            layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+        }];
+        let subpass = [vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&colour_ref)];
+        let pass = dev
+            .create_render_pass(
+                &vk::RenderPassCreateInfo::default()
+                    .attachments(&attachments)
+                    .subpasses(&subpass),
+                None,
+            )
+            .unwrap();
+        let views = [colour_view];
+        let fb = dev
+            .create_framebuffer(
+                &vk::FramebufferCreateInfo::default()
+                    .render_pass(pass)
+                    .attachments(&views)
+                    .width(SIZE)
+                    .height(SIZE)
+                    .layers(1),
+                None,
+            )
+            .unwrap();
+        let shaders = Shaders::new(&dev);
+        let layout = shaders.layout;
+        let pipeline = shaders.pipeline(&dev, pass, &PipelineSpec::new(SIZE));
+        let qp = dev
+            .create_query_pool(
+                &vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::OCCLUSION)
+                    .query_count(2),
+                None,
+            )
+            .unwrap();
+        let cmd_pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let alloc = |level| {
+            dev.allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(cmd_pool)
+                    .level(level)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0]
+        };
+        let (cb, inherits, owns) = (
+            alloc(vk::CommandBufferLevel::PRIMARY),
+            alloc(vk::CommandBufferLevel::SECONDARY),
+            alloc(vk::CommandBufferLevel::SECONDARY),
+        );
+        let push: Vec<u8> = [0.0f32, 1.0, 0.0, 1.0]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        let record = |s, inheritance: &vk::CommandBufferInheritanceInfo, body: &dyn Fn()| {
+            dev.begin_command_buffer(
+                s,
+                &vk::CommandBufferBeginInfo::default()
+                    .flags(
+                        vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE
+                            | vk::CommandBufferUsageFlags::SIMULTANEOUS_USE,
+                    )
+                    .inheritance_info(inheritance),
+            )
+            .unwrap();
+            dev.cmd_bind_pipeline(s, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            dev.cmd_bind_vertex_buffers(s, 0, &[vb], &[0]);
+            dev.cmd_push_constants(s, layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
+            body();
+            dev.end_command_buffer(s)
+                .expect("vkEndCommandBuffer of a secondary continuing a render pass");
+        };
+        record(
+            inherits,
+            &vk::CommandBufferInheritanceInfo::default()
+                .render_pass(pass)
+                .framebuffer(fb)
+                .occlusion_query_enable(true)
+                .query_flags(vk::QueryControlFlags::PRECISE),
+            &|| dev.cmd_draw(inherits, 6, 1, 0, 0),
+        );
+        record(
+            owns,
+            &vk::CommandBufferInheritanceInfo::default().render_pass(pass),
+            &|| {
+                dev.cmd_begin_query(owns, qp, 1, vk::QueryControlFlags::PRECISE);
+                dev.cmd_draw(owns, 6, 1, 6, 0);
+                dev.cmd_end_query(owns, qp, 1);
+            },
+        );
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        dev.cmd_reset_query_pool(cb, qp, 0, 2);
+        let clears = [vk::ClearValue {
+            color: vk::ClearColorValue { float32: [0.0; 4] },
+        }];
+        let area = vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: SIZE,
+                height: SIZE,
+            },
+        };
+        dev.cmd_begin_query(cb, qp, 0, vk::QueryControlFlags::PRECISE);
+        dev.cmd_begin_render_pass(
+            cb,
+            &vk::RenderPassBeginInfo::default()
+                .render_pass(pass)
+                .framebuffer(fb)
+                .render_area(area)
+                .clear_values(&clears),
+            vk::SubpassContents::SECONDARY_COMMAND_BUFFERS,
+        );
+        dev.cmd_execute_commands(cb, &[inherits]);
+        dev.cmd_end_render_pass(cb);
+        dev.cmd_end_query(cb, qp, 0);
+        dev.cmd_begin_render_pass(
+            cb,
+            &vk::RenderPassBeginInfo::default()
+                .render_pass(pass)
+                .framebuffer(fb)
+                .render_area(area)
+                .clear_values(&clears),
+            vk::SubpassContents::SECONDARY_COMMAND_BUFFERS,
+        );
+        dev.cmd_execute_commands(cb, &[owns]);
+        dev.cmd_end_render_pass(cb);
+        dev.end_command_buffer(cb).unwrap();
+        let cbs = [cb];
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs)],
+            vk::Fence::null(),
+        )
+        .unwrap();
+        dev.queue_wait_idle(queue).unwrap();
+        let mut counts = [[0u64; 2]; 2];
+        dev.get_query_pool_results(
+            qp,
+            0,
+            &mut counts,
+            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
+        )
+        .expect("both queries are available");
+        assert_eq!(
+            counts[0],
+            [covered(COUNTED), 1],
+            "the inherited query counts the secondary's draw"
+        );
+        assert_eq!(
+            counts[1],
+            [covered(DISJOINT), 1],
+            "the secondary's own query counts its draw"
+        );
+        dev.destroy_command_pool(cmd_pool, None);
+        dev.destroy_query_pool(qp, None);
+        dev.destroy_pipeline(pipeline, None);
+        shaders.destroy(&dev);
+        dev.destroy_framebuffer(fb, None);
+        dev.destroy_render_pass(pass, None);
+        dev.destroy_image_view(colour_view, None);
+        dev.destroy_image(colour_image, None);
+        dev.destroy_buffer(vb, None);
+        for m in mem.0 {
+            dev.free_memory(m, None);
+        }
+        dev.destroy_device(None);
+    }
+    assert_no_validation_messages();
+}

@@ -255,6 +255,9 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
         fill_mode_non_solid: vk::TRUE,
         // The GPU counts every passing sample into the query (cmd_buffer::query).
         occlusion_query_precise: vk::TRUE,
+        // A secondary's draws take the occlusion query the executing primary has active
+        // (cmd_buffer/secondary.rs).
+        inherited_queries: vk::TRUE,
         // The PPP Cull word turns off near/far clipping and clamps fragment depth to the
         // viewport's depth range (pipeline_graphics.rs, cmd_buffer/draw.rs).
         depth_clamp: vk::TRUE,

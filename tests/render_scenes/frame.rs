@@ -165,6 +165,7 @@ pub struct Frame<'g> {
     desc_pools: Vec<vk::DescriptorPool>,
     modules: HashMap<&'static str, vk::ShaderModule>,
     empty_layout: Option<vk::PipelineLayout>,
+    secondaries: Vec<vk::CommandBuffer>,
 }
 
 impl<'g> Frame<'g> {
@@ -185,6 +186,7 @@ impl<'g> Frame<'g> {
             desc_pools: vec![],
             modules: HashMap::new(),
             empty_layout: None,
+            secondaries: vec![],
         }
     }
 
@@ -774,6 +776,41 @@ impl<'g> Frame<'g> {
         Ok(())
     }
 
+    /// Records a secondary command buffer that continues the render pass instance
+    /// `inheritance` describes (RENDER_PASS_CONTINUE, and SIMULTANEOUS_USE so that it may be
+    /// executed more than once); it lives as long as the frame.
+    pub fn secondary(
+        &mut self,
+        inheritance: &vk::CommandBufferInheritanceInfo,
+        record: impl FnOnce(&Frame, vk::CommandBuffer),
+    ) -> R<vk::CommandBuffer> {
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.gpu.pool)
+            .level(vk::CommandBufferLevel::SECONDARY)
+            .command_buffer_count(1);
+        // SAFETY: valid pool.
+        let cb = unsafe { self.d.allocate_command_buffers(&info) }
+            .map_err(vkerr("vkAllocateCommandBuffers"))?[0];
+        self.secondaries.push(cb);
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(
+                vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE
+                    | vk::CommandBufferUsageFlags::SIMULTANEOUS_USE,
+            )
+            .inheritance_info(inheritance);
+        // SAFETY: a fresh secondary command buffer; the inheritance names live objects.
+        unsafe {
+            self.d
+                .begin_command_buffer(cb, &begin)
+                .map_err(vkerr("vkBeginCommandBuffer"))?;
+            record(self, cb);
+            self.d
+                .end_command_buffer(cb)
+                .map_err(vkerr("vkEndCommandBuffer"))?;
+        }
+        Ok(cb)
+    }
+
     /// Begins `rp` on `fb` over the whole frame with `clears`, and sets the full viewport and
     /// scissor.
     pub fn begin(
@@ -1061,6 +1098,10 @@ impl Drop for Frame<'_> {
         // before what they were made from.
         unsafe {
             let _ = self.d.queue_wait_idle(self.gpu.queue);
+            if !self.secondaries.is_empty() {
+                self.d
+                    .free_command_buffers(self.gpu.pool, &self.secondaries);
+            }
             for &p in &self.pipelines {
                 self.d.destroy_pipeline(p, None);
             }

@@ -22,7 +22,8 @@ use hw::g13::control::descriptors::{StencilOp, ZsFunc};
 use hw::g13::control::ppp::{
     line_width_bits, ConservativeDepth, Cull, Cull2, DepthBiasScissor, FragmentControl,
     FragmentFace, FragmentFace2, FragmentShader, FragmentShaderWord3, FragmentStencil, ObjectType,
-    OutputSelect, OutputSize, PassType, PppUpdate, PppVertex, VaryingCounts, Viewport, WClamp,
+    OutputSelect, OutputSize, PassType, PppUpdate, PppVertex, VaryingCounts, Viewport,
+    VisibilityMode, WClamp,
 };
 use hw::g13::control::vdm::{
     IndexList, IndexSize, PppState, Primitive, ShaderCounts, VdmState, VdmVertex, VertexOutputs,
@@ -165,16 +166,9 @@ fn object_type(p: Primitive) -> ObjectType {
     }
 }
 
-/// The scissor rectangle of the draw: the viewport's scissor within the render area and
-/// the framebuffer; max is exclusive.
-fn scissor_rect(rec: &Recording, p: &GraphicsPipeline, fb: (u32, u32)) -> [u32; 4] {
-    let rs = rec.render.as_ref();
-    let area = rs.map(|r| r.area).unwrap_or_default();
-    let sc = if p.fixed.dynamic.scissor {
-        rec.gfx.scissor
-    } else {
-        p.fixed.scissors.first().copied()
-    };
+/// The scissor rectangle of a draw whose own scissor is `sc` (none: the whole framebuffer):
+/// within the render area and the framebuffer; max is exclusive.
+fn scissor_rect(area: vk::Rect2D, sc: Option<vk::Rect2D>, fb: (u32, u32)) -> [u32; 4] {
     let clampi = |v: i64, hi: u32| v.clamp(0, i64::from(hi)) as u32;
     let mut x0 = clampi(i64::from(area.offset.x), fb.0);
     let mut y0 = clampi(i64::from(area.offset.y), fb.1);
@@ -202,6 +196,96 @@ fn scissor_rect(rec: &Recording, p: &GraphicsPipeline, fb: (u32, u32)) -> [u32; 
         return [0, 0, 0, 0];
     }
     [x0, x1, y0, y1]
+}
+
+/// The part of a draw's state that depends on the render pass instance it runs in, beyond
+/// what the subpass says: the scissor is clipped to the render area and framebuffer, the
+/// scissor and depth-bias entries go into the render command's arrays, and the Fragment
+/// Control word carries the visibility mode of the occlusion query the draw counts into.
+/// A draw recorded in a secondary command buffer that continues a render pass instance gets
+/// these words when a primary executes it (secondary.rs).
+#[derive(Clone, Copy, Debug)]
+pub struct LateState {
+    /// The draw's scissor; none: the whole framebuffer.
+    pub scissor: Option<vk::Rect2D>,
+    /// The scissor entry's depth range.
+    pub depth_range: (f32, f32),
+    pub depth_bias: Option<DepthBias>,
+    /// The Fragment Control word, without its visibility mode.
+    pub control: FragmentControl,
+}
+
+/// A draw of a secondary command buffer's stream fragment waiting for its [`LateState`].
+#[derive(Clone, Copy, Debug)]
+pub struct LateDraw {
+    /// Where in the fragment's VDM bytes the PPP update with the late words goes (just before
+    /// the draw's Index List).
+    pub at: usize,
+    pub state: LateState,
+    /// The occlusion query the secondary had active for the draw; none: the one the
+    /// executing primary has active (an inherited query), if any.
+    pub query: Option<super::query::Active>,
+}
+
+/// The index of `entry` in `array`, a packed array of entries of its size: the last entry's if
+/// that is the same (consecutive draws mostly share their scissor and depth bias, and the
+/// PPP indexes at most 65536 entries), else a new one's.
+fn entry_index(array: &mut Vec<u8>, entry: &[u8]) -> u32 {
+    let n = array.len() / entry.len();
+    if n > 0 && array[(n - 1) * entry.len()..] == *entry {
+        return (n - 1) as u32;
+    }
+    array.extend_from_slice(entry);
+    n as u32
+}
+
+/// Puts a draw's late state into the current stream of the open render command: its
+/// scissor and depth-bias entries, and the PPP words that name them and the visibility of
+/// `query`.
+pub fn bind_late(
+    rec: &mut Recording,
+    late: &LateState,
+    query: Option<super::query::Active>,
+) -> Result<PppUpdate, vk::Result> {
+    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let [x0, x1, y0, y1] = scissor_rect(rs.area, late.scissor, (rs.fb.width, rs.fb.height));
+    let (visibility_mode, occlusion_query) =
+        super::query::draw_visibility(&mut rec.gfx.occlusion, query)?;
+    let s = rec
+        .render
+        .as_mut()
+        .ok_or(vk::Result::ERROR_UNKNOWN)?
+        .stream()?;
+    let scissor = Scissor {
+        min_x: x0,
+        max_x: x1,
+        min_y: y0,
+        max_y: y1,
+        min_z: late.depth_range.0,
+        max_z: late.depth_range.1,
+    };
+    let scissor_index = entry_index(&mut s.scissors, &scissor.pack());
+    let bias_index = match late.depth_bias {
+        Some(b) => entry_index(&mut s.depth_biases, &b.pack()),
+        None => 0,
+    };
+    if scissor_index > 0xffff || bias_index > 0xffff {
+        eprintln!("agx4: more than 65536 different scissors or depth biases in one render command");
+        return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+    }
+    Ok(PppUpdate {
+        fragment_control: Some(FragmentControl {
+            visibility_mode,
+            ..late.control
+        }),
+        depth_bias_scissor: Some(DepthBiasScissor {
+            scissor: scissor_index,
+            depth_bias: bias_index,
+        }),
+        occlusion_query,
+        viewport_count: 1,
+        ..Default::default()
+    })
 }
 
 /// The varying counts the PPP wants, from the coefficient bindings.
@@ -302,8 +386,7 @@ fn draw_one(
         return Err(vk::Result::ERROR_UNKNOWN);
     }
     let fb = &rs.fb;
-    let fb_size = (fb.width, fb.height);
-    let (fb_width, fb_height) = fb_size;
+    let (fb_width, fb_height) = (fb.width, fb.height);
     let view = rs.view_index();
     let tib = rs.tilebuffer.clone();
     let first_instance = match kind {
@@ -406,16 +489,14 @@ fn draw_one(
         min_depth: 0.0,
         max_depth: 1.0,
     });
-    let [x0, x1, y0, y1] = scissor_rect(rec, p, fb_size);
-    let rs = rec
-        .render
-        .as_mut()
-        .ok_or(vk::Result::ERROR_UNKNOWN)?
-        .stream()?;
-    let scissor_index = (rs.scissors.len() / Scissor::SIZE) as u32;
+    let scissor = if fx.dynamic.scissor {
+        rec.gfx.scissor
+    } else {
+        fx.scissors.first().copied()
+    };
     // The depth range works with the Cull word's clip and clamp bits: the viewport's range
     // when clamping, all of [0, 1] otherwise (as Mesa's Honeykrisp sets it).
-    let (min_z, max_z) = if p.depth_clamp {
+    let depth_range = if p.depth_clamp {
         (
             vp.min_depth.min(vp.max_depth),
             vp.min_depth.max(vp.max_depth),
@@ -423,39 +504,18 @@ fn draw_one(
     } else {
         (0.0, 1.0)
     };
-    let scissor = Scissor {
-        min_x: x0,
-        max_x: x1,
-        min_y: y0,
-        max_y: y1,
-        min_z,
-        max_z,
-    };
-    rs.scissors.extend_from_slice(&scissor.pack());
-    let bias_index = match fx.depth_bias {
-        Some(s) => {
-            let s = if fx.dynamic.depth_bias {
-                rec.gfx.depth_bias
-            } else {
-                s
-            };
-            let i = (rs.depth_biases.len() / DepthBias::SIZE) as u32;
-            rs.depth_biases.extend_from_slice(
-                &DepthBias {
-                    depth_bias: s.constant,
-                    slope_scale: s.slope,
-                    clamp: s.clamp,
-                }
-                .pack(),
-            );
-            i
+    let depth_bias = fx.depth_bias.map(|s| {
+        let s = if fx.dynamic.depth_bias {
+            rec.gfx.depth_bias
+        } else {
+            s
+        };
+        DepthBias {
+            depth_bias: s.constant,
+            slope_scale: s.slope,
+            clamp: s.clamp,
         }
-        None => 0,
-    };
-    if scissor_index > 0xffff || bias_index > 0xffff {
-        eprintln!("agx4: more than 65536 draws in one render command");
-        return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
-    }
+    });
 
     // The PPP update: all of the draw's fixed-function state.
     let stencil_on = fx.stencil.is_some();
@@ -489,9 +549,8 @@ fn draw_one(
         depth_function: ZsFunc::Always,
         object_type: object_type(fx.primitive),
     };
-    let (visibility_mode, occlusion_query) = super::query::draw_visibility(&mut rec.gfx.occlusion)?;
     let control = FragmentControl {
-        visibility_mode,
+        visibility_mode: VisibilityMode::None,
         scissor_enable: true,
         depth_bias_enable: fx.depth_bias.is_some(),
         stencil_test_enable: stencil_on,
@@ -505,19 +564,20 @@ fn draw_one(
             PassType::Opaque
         },
     };
+    let late = LateState {
+        scissor,
+        depth_range,
+        depth_bias,
+        control,
+    };
     let counts = varying_counts(p);
-    let ppp = PppUpdate {
-        fragment_control: Some(control),
+    let mut ppp = PppUpdate {
         front_face: Some(face(0)),
         front_face_2: Some(face2),
         front_stencil: Some(stencil_word(rec, p, 0)),
         back_face: Some(face(1)),
         back_face_2: Some(face2),
         back_stencil: Some(stencil_word(rec, p, 1)),
-        depth_bias_scissor: Some(DepthBiasScissor {
-            scissor: scissor_index,
-            depth_bias: bias_index,
-        }),
         viewport_count: 1,
         viewports: Some(vec![Viewport {
             translate_x: vp.x + vp.width / 2.0,
@@ -569,9 +629,22 @@ fn draw_one(
             word_3: FragmentShaderWord3::default(),
         }),
         output_size: Some(OutputSize { count: b.uvs_words }),
-        occlusion_query,
         ..Default::default()
     };
+    // A draw of a secondary command buffer continuing a render pass instance gets its late
+    // words when a primary executes it; any other draw gets them now, in the same update.
+    let query = rec.gfx.occlusion.active();
+    let inherited = rec
+        .render
+        .as_ref()
+        .ok_or(vk::Result::ERROR_UNKNOWN)?
+        .inherited;
+    if !inherited {
+        let words = bind_late(rec, &late, query)?;
+        ppp.fragment_control = words.fragment_control;
+        ppp.depth_bias_scissor = words.depth_bias_scissor;
+        ppp.occlusion_query = words.occlusion_query;
+    }
     let mut ppp_bytes = Vec::new();
     ppp.pack(&mut ppp_bytes)
         .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
@@ -689,6 +762,13 @@ fn draw_one(
         .pack()
         .map_err(|_| vk::Result::ERROR_UNKNOWN)?,
     );
+    if inherited {
+        rs.late.push(LateDraw {
+            at: rs.vdm.len(),
+            state: late,
+            query,
+        });
+    }
     list.pack(&mut rs.vdm);
     rs.draws += 1;
     rec.gfx.dirty = false;

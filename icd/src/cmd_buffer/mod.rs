@@ -14,6 +14,7 @@ pub mod image_transfer;
 pub mod query;
 pub mod render;
 pub mod rendering;
+pub mod secondary;
 pub mod transfer;
 pub mod upload;
 
@@ -182,13 +183,21 @@ pub fn record(
 
 pub unsafe extern "system" fn begin_command_buffer(
     cb: vk::CommandBuffer,
-    _p_begin_info: *const vk::CommandBufferBeginInfo<'_>,
+    p_begin_info: *const vk::CommandBufferBeginInfo<'_>,
 ) -> vk::Result {
     guard("vkBeginCommandBuffer", || {
         let cb = CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let dev = Device::get(cb.device)?;
         // Beginning resets implicitly; one-time-submit and simultaneous-use need nothing more,
         // since a recorded buffer is read-only GPU memory until the next reset.
-        *cb.lock() = Recording::default();
+        let mut rec = cb.lock();
+        *rec = Recording::default();
+        if cb.level == vk::CommandBufferLevel::SECONDARY {
+            // SAFETY: valid usage: pBeginInfo is valid, and so is a secondary's inheritance.
+            let info = unsafe { p_begin_info.as_ref() }.ok_or(vk::Result::ERROR_UNKNOWN)?;
+            // SAFETY: as above.
+            unsafe { secondary::begin(dev, &mut rec, info) }?;
+        }
         Ok(())
     })
 }
@@ -200,7 +209,9 @@ pub unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::R
         if let Some(e) = rec.error {
             return Err(e);
         }
-        if rec.render.is_some() {
+        // A secondary continuing a render pass instance keeps its stream fragments for
+        // vkCmdExecuteCommands.
+        if rec.render.as_ref().is_some_and(|r| !r.inherited) {
             eprintln!("agx4: vkEndCommandBuffer inside a render pass instance");
             return Err(vk::Result::ERROR_UNKNOWN);
         }
@@ -351,11 +362,9 @@ pub unsafe extern "system" fn cmd_execute_commands(
     count: u32,
     p_buffers: *const vk::CommandBuffer,
 ) {
-    record("vkCmdExecuteCommands", cb, |_, rec| {
-        // A secondary's segments become hardware commands of their own, after the primary's
-        // work so far; its streams stay in its own upload memory.
-        if rec.render.is_some() {
-            eprintln!("agx4: secondary command buffers inside a render pass are not supported yet");
+    record("vkCmdExecuteCommands", cb, |dev, rec| {
+        if rec.render.as_ref().is_some_and(|r| r.inherited) {
+            eprintln!("agx4: vkCmdExecuteCommands in a secondary command buffer inside a render pass instance (nested command buffers are not supported)");
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
         rec.close_segment(None)?;
@@ -366,7 +375,23 @@ pub unsafe extern "system" fn cmd_execute_commands(
             if let Some(e) = srec.error {
                 return Err(e);
             }
-            rec.segments.extend_from_slice(&srec.segments);
+            if !srec.executable {
+                eprintln!(
+                    "agx4: vkCmdExecuteCommands: a secondary command buffer that is not executable"
+                );
+                return Err(vk::Result::ERROR_UNKNOWN);
+            }
+            if rec.render.is_some() {
+                // Its draws join the open render commands (secondary.rs).
+                secondary::execute(dev, rec, &srec)?;
+            } else if srec.render.is_some() {
+                eprintln!("agx4: vkCmdExecuteCommands: a secondary begun with RENDER_PASS_CONTINUE outside a render pass instance");
+                return Err(vk::Result::ERROR_UNKNOWN);
+            } else {
+                // Its segments become hardware commands of their own, after the primary's
+                // work so far; its streams stay in its own upload memory.
+                rec.segments.extend_from_slice(&srec.segments);
+            }
         }
         Ok(())
     })

@@ -21,8 +21,9 @@ use compiler::meta::{query, Meta};
 use hw::g13::control::ppp::{FragmentOcclusionQuery, VisibilityMode};
 use std::sync::atomic::Ordering;
 
-#[derive(Clone, Copy, Debug)]
-struct Active {
+/// An active occlusion query: where its counter lives and how it counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Active {
     results: u64,
     index: u32,
     precise: bool,
@@ -38,12 +39,30 @@ pub struct OcclusionState {
     pending: Vec<u64>,
 }
 
-/// The visibility mode and occlusion query word of a draw; binds the open render command to
-/// the active query's pool.
+impl OcclusionState {
+    /// The query draws recorded now count into.
+    pub fn active(&self) -> Option<Active> {
+        self.active
+    }
+
+    /// Availability words of queries ended inside the open render command.
+    pub fn pending(&self) -> &[u64] {
+        &self.pending
+    }
+
+    /// Adds availability words to write when the open render command ends.
+    pub fn add_pending(&mut self, words: &[u64]) {
+        self.pending.extend_from_slice(words);
+    }
+}
+
+/// The visibility mode and occlusion query word of a draw counting into `query`; binds the
+/// open render command to the query's pool.
 pub fn draw_visibility(
     s: &mut OcclusionState,
+    query: Option<Active>,
 ) -> Result<(VisibilityMode, Option<FragmentOcclusionQuery>), vk::Result> {
-    let Some(a) = s.active else {
+    let Some(a) = query else {
         return Ok((VisibilityMode::None, None));
     };
     if s.render_base.is_some_and(|b| b != a.results) {

@@ -60,10 +60,13 @@ pub struct Stream {
     /// Depth and stencil values vkCmdClearAttachments cleared the whole render area to.
     pub cleared_depth: Option<f32>,
     pub cleared_stencil: Option<u32>,
+    /// In a secondary command buffer's stream fragment: the draws whose late state the
+    /// executing primary supplies (draw.rs `LateState`, secondary.rs).
+    pub late: Vec<super::draw::LateDraw>,
 }
 
 impl Stream {
-    fn new(layer: u32, continued: bool) -> Stream {
+    pub fn new(layer: u32, continued: bool) -> Stream {
         Stream {
             layer,
             vdm: VdmBarrier {
@@ -79,6 +82,7 @@ impl Stream {
             cleared: HashMap::new(),
             cleared_depth: None,
             cleared_stencil: None,
+            late: Vec::new(),
         }
     }
 }
@@ -107,6 +111,10 @@ pub struct RenderState {
     pub suspending: bool,
     /// A dynamic rendering instance resuming a suspended one: everything is loaded.
     pub resuming: bool,
+    /// Recorded by a secondary command buffer that continues a render pass instance: the
+    /// streams are fragments that a primary splices into its own (secondary.rs); the render
+    /// area, and the framebuffer unless one was inherited, are not known.
+    pub inherited: bool,
 }
 
 impl RenderState {
@@ -132,7 +140,7 @@ impl RenderState {
 
     /// The index of the stream for `layer`, opened (loading what it does not clear) if the
     /// subpass had none.
-    fn stream_for(&mut self, layer: u32) -> usize {
+    pub fn stream_for(&mut self, layer: u32) -> usize {
         if let Some(i) = self.streams.iter().position(|s| s.layer == layer) {
             return i;
         }
@@ -395,6 +403,10 @@ pub fn input_textures(dev: &Device, rec: &mut Recording) -> Result<Option<(u64, 
         .ok_or(vk::Result::ERROR_UNKNOWN)?;
     if sp.inputs.iter().all(Option::is_none) {
         return Ok(None);
+    }
+    if rs.inherited && rs.fb.attachments.is_empty() {
+        eprintln!("agx4: input attachments in a secondary command buffer need an inherited framebuffer with attachments");
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
     if sp.inputs.len() > compiler::abi::MAX_INPUT_ATTACHMENTS as usize {
         eprintln!(
@@ -1046,6 +1058,7 @@ pub fn begin(
         timestamps: Vec::new(),
         suspending: c.suspending,
         resuming: c.resuming,
+        inherited: false,
     }));
     start_subpass(dev, rec, 0)
 }
@@ -1268,7 +1281,9 @@ fn clear_attachments(
         let covers_y = r.rect.offset.y <= a.offset.y.max(0)
             && i64::from(r.rect.offset.y) + i64::from(r.rect.extent.height)
                 >= (i64::from(a.offset.y) + i64::from(a.extent.height)).min(fh);
-        if covers_x && covers_y {
+        // A secondary command buffer knows neither the render area nor the render command
+        // it ends up in, so it draws every rectangle.
+        if covers_x && covers_y && !rs.inherited {
             if rs.streams.iter().any(|s| s.draws > 0) {
                 restart_streams(dev, rec)?;
             }

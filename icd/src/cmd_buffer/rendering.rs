@@ -204,6 +204,41 @@ pub unsafe fn pipeline_pass(
     key.build()
 }
 
+/// The device's render pass that a secondary command buffer continuing a dynamic rendering
+/// instance described by `info` records subpass 0 of: the pass pipelines made for those
+/// formats are compiled against, so it has their tilebuffer layout.
+///
+/// # Safety
+/// `info` must be valid per Vulkan's valid usage.
+pub unsafe fn inherited_pass(
+    dev: &Device,
+    info: &vk::CommandBufferInheritanceRenderingInfo<'_>,
+) -> Result<vk::RenderPass, vk::Result> {
+    let samples = info.rasterization_samples.as_raw().max(1);
+    // SAFETY: guaranteed by the caller: pColorAttachmentFormats holds colorAttachmentCount.
+    let formats =
+        unsafe { handle::slice(info.p_color_attachment_formats, info.color_attachment_count) };
+    let ds = if info.depth_attachment_format != vk::Format::UNDEFINED {
+        info.depth_attachment_format
+    } else {
+        info.stencil_attachment_format
+    };
+    let key = PassKey {
+        colours: formats
+            .iter()
+            .map(|&f| {
+                (f != vk::Format::UNDEFINED)
+                    .then(|| (AttachmentKey::for_pipeline(f, samples), false))
+            })
+            .collect(),
+        depth_stencil: (ds != vk::Format::UNDEFINED)
+            .then(|| AttachmentKey::for_pipeline(ds, samples)),
+        depth_stencil_resolve: None,
+        view_mask: info.view_mask,
+    };
+    cached_pass(dev, key)
+}
+
 /// The attachments of one vkCmdBeginRendering, in render pass order.
 struct Attachments {
     key: PassKey,
@@ -409,13 +444,6 @@ fn begin_rendering(
     rec: &mut Recording,
     info: &vk::RenderingInfo<'_>,
 ) -> Result<(), vk::Result> {
-    if info
-        .flags
-        .contains(vk::RenderingFlags::CONTENTS_SECONDARY_COMMAND_BUFFERS)
-    {
-        eprintln!("agx4: vkCmdBeginRendering: secondary command buffers inside a render pass are not supported yet");
-        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-    }
     let resuming = info.flags.contains(vk::RenderingFlags::RESUMING);
     let suspending = info.flags.contains(vk::RenderingFlags::SUSPENDING);
     // SAFETY: valid usage: pRenderingInfo and what it points at are valid.

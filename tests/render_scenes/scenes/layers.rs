@@ -16,7 +16,7 @@ use ash::vk;
 const ONE: vk::SampleCountFlags = vk::SampleCountFlags::TYPE_1;
 const BG: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 /// How far multiview.vert moves geometry per view index, in pixels of a 64-pixel frame.
-const VIEW_SHIFT: u32 = 16;
+pub const VIEW_SHIFT: u32 = 16;
 
 const COLOR_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
     vk::ImageUsageFlags::COLOR_ATTACHMENT.as_raw() | vk::ImageUsageFlags::TRANSFER_SRC.as_raw(),
@@ -145,7 +145,7 @@ fn clear_layers(f: &Frame, cb: vk::CommandBuffer, image: vk::Image, colors: &[[f
 }
 
 /// The colour multiview.frag writes for `c` in view `view`.
-fn view_swizzle(c: [f64; 4], view: u32) -> [f64; 4] {
+pub fn view_swizzle(c: [f64; 4], view: u32) -> [f64; 4] {
     match view {
         0 => c,
         1 => [c[1], c[2], c[0], c[3]],

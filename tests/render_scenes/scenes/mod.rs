@@ -13,10 +13,13 @@ mod packed;
 mod passes;
 mod sample_interp;
 mod sample_mask;
+mod secondary;
 mod topology;
 mod transfer;
 mod vertex;
 
+// Not every program that includes the scenes names the large one.
+#[allow(unused_imports)]
 pub use large::LARGE;
 
 use super::frame::{bytes_of, clear_color, Frame, Pipe, R, V};
@@ -44,6 +47,7 @@ pub fn all() -> Vec<Scene> {
     v.extend(packed::scenes());
     v.extend(sample_interp::scenes());
     v.extend(sample_mask::scenes());
+    v.extend(secondary::scenes());
     v.extend(large::scenes());
     v
 }
