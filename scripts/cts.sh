@@ -6,7 +6,7 @@
 #
 # Variables:
 #   AGX4_CTS_DIR      the ready CTS: deqp-vk, its data (vulkan/) and deqp-runner
-#                     (default: ../shared/cts beside the checkout)
+#                     (default: ../shared/cts beside the checkout, else /work/shared/cts)
 #   AGX4_CTS_DRIVER   agx4 (default) or lavapipe: which driver the loader may see
 #   AGX4_CTS_OUT      results folder (default: target/cts/SUITE-DRIVER)
 #   AGX4_CTS_JOBS     parallel deqp-vk processes (default: the number of CPUs)
@@ -28,7 +28,16 @@ suite=$1
 suite_file="$root/cts/suites/$suite.toml"
 [ -f "$suite_file" ] || usage
 
-cts=$(realpath "${AGX4_CTS_DIR:-$root/../shared/cts}")
+# The CTS folder: AGX4_CTS_DIR, else ../shared/cts beside the checkout, else the workplace's
+# /work/shared/cts (where a clone made elsewhere, such as CI's, still finds it).
+if [ -n "${AGX4_CTS_DIR:-}" ]; then
+    cts=$AGX4_CTS_DIR
+elif [ -d "$root/../shared/cts" ]; then
+    cts=$root/../shared/cts
+else
+    cts=/work/shared/cts
+fi
+cts=$(realpath "$cts")
 driver=${AGX4_CTS_DRIVER:-agx4}
 out=${AGX4_CTS_OUT:-$root/target/cts/$suite-$driver}
 jobs=${AGX4_CTS_JOBS:-$(nproc)}

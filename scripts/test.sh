@@ -37,3 +37,6 @@ fi
 VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation VK_DRIVER_FILES="$PWD/agx4_icd.json" NODEVICE_SELECT=1 \
     "${CARGO_TARGET_DIR:-target}/release/examples/compute"
 echo "main job: 3 passed, 0 failed"
+
+echo "== Vulkan CTS: the CI slice on agx4, compared with cts/agx4-fails.txt (cts/README.md)"
+scripts/cts.sh ci
