@@ -16,6 +16,7 @@ use crate::{abi, CompileError};
 
 mod blend;
 mod gfx;
+mod input;
 mod tib;
 mod tile;
 
@@ -100,6 +101,8 @@ struct Sel<'a> {
     preloads: BTreeMap<u16, Reg>,
     /// A per-sample fragment shader's current sample, while its loop runs.
     sample: Option<gfx::SampleIter>,
+    /// The fixed registers (coordinates, sample) of multisampled input attachment loads.
+    input_run: Option<(u16, u16)>,
 }
 
 /// Selects instructions for a whole shader.
@@ -140,6 +143,7 @@ fn select_with<'a>(
             s.nodes(body)?;
             s.write_outputs()?;
         }
+        s.keep_fixed_runs();
     } else {
         s.nodes(&shader.body)?;
     }
@@ -170,6 +174,7 @@ impl<'a> Sel<'a> {
             outputs: BTreeMap::new(),
             preloads: BTreeMap::new(),
             sample: None,
+            input_run: None,
         }
     }
 

@@ -22,10 +22,12 @@ use crate::framebuffer::Framebuffer;
 use crate::handle::{self, Object};
 use crate::image::Image;
 use crate::image_view::ImageView;
-use crate::pipeline_graphics::subpass_tilebuffer;
+use crate::pipeline_graphics::{subpass_inputs, subpass_tilebuffer};
 use crate::render_pass::RenderPass;
 use ash::vk;
-use compiler::{TileLoad, TileProgram, TileProgramRequest, TileStore, TileTarget};
+use compiler::{
+    InputAttachmentSource, TileLoad, TileProgram, TileProgramRequest, TileStore, TileTarget,
+};
 use hw::g13::control::descriptors::{TextureDimension, ZlsControl, ZlsFormat};
 use hw::g13::control::vdm::{VdmBarrier, VdmStreamTerminate};
 use hw::g13::control::{pack_uniform_range, UscWord};
@@ -63,6 +65,15 @@ pub struct Stream {
 }
 
 impl Stream {
+    /// Whether the stream changes its attachments besides the load ops: draws, or clears of
+    /// whole targets.
+    fn wrote(&self) -> bool {
+        self.draws > 0
+            || !self.cleared.is_empty()
+            || self.cleared_depth.is_some()
+            || self.cleared_stencil.is_some()
+    }
+
     fn new(layer: u32, continued: bool) -> Stream {
         Stream {
             layer,
@@ -346,9 +357,16 @@ fn pbe_descriptor(a: &ColourAttachment<'_>, layer: u32) -> Result<[u8; 24], vk::
     })
 }
 
-/// The texture descriptor a fragment shader reads input attachment `index` (of the
-/// framebuffer) through: the view's own format, so sRGB attachments read linear values.
-fn input_descriptor(fb: &Framebuffer, index: u32, layer: u32) -> Result<[u8; 24], vk::Result> {
+/// The texture descriptors a fragment shader reads input attachment `index` (of the
+/// framebuffer) through from memory (docs/render-abi.md section 4): a colour attachment in
+/// its view's own format, so sRGB attachments read linear values; a depth/stencil one as its
+/// depth plane and its stencil plane (`None` for an aspect the format lacks). Multisampled
+/// images are 2D multisampled textures.
+fn input_descriptors(
+    fb: &Framebuffer,
+    index: u32,
+    layer: u32,
+) -> Result<([u8; 24], Option<[u8; 24]>), vk::Result> {
     let view = ImageView::from_handle(
         *fb.attachments
             .get(index as usize)
@@ -359,34 +377,85 @@ fn input_descriptor(fb: &Framebuffer, index: u32, layer: u32) -> Result<[u8; 24]
     if !image.usage.contains(vk::ImageUsageFlags::INPUT_ATTACHMENT) || image.layout.levels == 0 {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    // Image usage keeps depth/stencil formats out (vkCreateImage refuses them as inputs).
-    let format = format::renderable(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
-    if image.samples > 1 {
-        eprintln!("agx4: multisampled input attachments are not supported yet");
-        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-    }
     let base = image.va.load(Ordering::Acquire);
     if base == 0 {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    let desc = ImageDesc {
-        base,
-        layout: &image.layout,
-        format: format.pixel,
-        dimension: TextureDimension::D2,
+    let dimension = if image.samples > 1 {
+        TextureDimension::D2Multisampled
+    } else {
+        TextureDimension::D2
     };
     let r = view.range;
-    image_desc::texture_descriptor(&desc, r.base_mip_level, 1, r.base_array_layer + layer, 1)
-        .map_err(|e| {
-            eprintln!("agx4: input attachment texture descriptor: {e}");
-            vk::Result::ERROR_UNKNOWN
-        })
+    let descriptor = |base: u64, layout, format| {
+        let desc = ImageDesc {
+            base,
+            layout,
+            format,
+            dimension,
+        };
+        image_desc::texture_descriptor(&desc, r.base_mip_level, 1, r.base_array_layer + layer, 1)
+            .map_err(|e| {
+                eprintln!("agx4: input attachment texture descriptor: {e}");
+                vk::Result::ERROR_UNKNOWN
+            })
+    };
+    // Depth reads as (D, 0, 0, 1) of a one-channel UNORM16 or float texture, stencil as an
+    // 8-bit integer one.
+    let plane_format = |f: vk::Format| {
+        image_desc::pixel_format(f.as_raw()).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)
+    };
+    match format::aspects(view.format) {
+        None => {
+            let format =
+                format::renderable(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
+            Ok((descriptor(base, &image.layout, format.pixel)?, None))
+        }
+        Some(kind) => {
+            let depth = match kind.depth {
+                Some(ZlsFormat::U16) => Some(descriptor(
+                    base,
+                    &image.layout,
+                    plane_format(vk::Format::D16_UNORM)?,
+                )?),
+                Some(ZlsFormat::F32) => Some(descriptor(
+                    base,
+                    &image.layout,
+                    plane_format(vk::Format::D32_SFLOAT)?,
+                )?),
+                None => None,
+            };
+            let stencil = if kind.stencil {
+                let (offset, layout) = match &image.stencil_plane {
+                    Some((offset, l)) => (*offset, l),
+                    None => (0, &image.layout),
+                };
+                Some(descriptor(
+                    base + offset,
+                    layout,
+                    plane_format(vk::Format::S8_UINT)?,
+                )?)
+            } else {
+                None
+            };
+            Ok((
+                depth.unwrap_or_else(image_desc::null_texture_descriptor),
+                stencil,
+            ))
+        }
+    }
 }
 
-/// Uploads the texture descriptors of the open subpass's input attachments, in
-/// `pInputAttachments` order (docs/render-abi.md section 4), and returns their address and
-/// count; `None` when the subpass has none.
-pub fn input_textures(dev: &Device, rec: &mut Recording) -> Result<Option<(u64, u32)>, vk::Result> {
+/// Uploads the texture descriptors a draw with a pipeline whose fragment shader reads input
+/// attachments as `expected` says needs (docs/render-abi.md section 4): one per
+/// `pInputAttachments` entry (null for one read from the tilebuffer or unused), then, when
+/// some are depth/stencil, their stencil planes from `INPUT_ATTACHMENT_STENCIL_TEXTURE_BASE`
+/// on. Returns their address and count.
+pub fn input_textures(
+    dev: &Device,
+    rec: &mut Recording,
+    expected: &[InputAttachmentSource],
+) -> Result<Option<(u64, u32)>, vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let sp = pass
@@ -404,21 +473,42 @@ pub fn input_textures(dev: &Device, rec: &mut Recording) -> Result<Option<(u64, 
         );
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
+    // The shader was compiled for its pipeline's subpass; a compatible one may bind its
+    // input attachments differently (a feedback loop in one but not the other).
+    let sources = subpass_inputs(pass, rs.subpass);
+    if sources != expected {
+        eprintln!("agx4: the bound pipeline reads input attachments from where its own subpass binds them, which this subpass binds differently; not supported");
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    }
     let layer = rs
         .streams
         .get(rs.current)
         .ok_or(vk::Result::ERROR_UNKNOWN)?
         .layer;
     let mut bytes = Vec::new();
-    for r in &sp.inputs {
-        // start_subpass refused inputs the subpass also writes.
-        let d = match r {
-            Some(r) => input_descriptor(&rs.fb, r.index, layer)?,
-            None => image_desc::null_texture_descriptor(),
+    let mut stencil = Vec::new();
+    let mut any_stencil = false;
+    for (r, source) in sp.inputs.iter().zip(&sources) {
+        let (d, s) = match (r, source) {
+            (Some(r), InputAttachmentSource::Memory | InputAttachmentSource::DepthStencil) => {
+                input_descriptors(&rs.fb, r.index, layer)?
+            }
+            _ => (image_desc::null_texture_descriptor(), None),
         };
         bytes.extend_from_slice(&d);
+        any_stencil |= s.is_some();
+        stencil.extend_from_slice(&s.unwrap_or_else(image_desc::null_texture_descriptor));
     }
-    let count = sp.inputs.len() as u32;
+    let mut count = sp.inputs.len() as u32;
+    if any_stencil {
+        let base = compiler::abi::INPUT_ATTACHMENT_STENCIL_TEXTURE_BASE
+            - compiler::abi::INPUT_ATTACHMENT_TEXTURE_BASE;
+        for _ in count..base {
+            bytes.extend_from_slice(&image_desc::null_texture_descriptor());
+        }
+        bytes.extend_from_slice(&stencil);
+        count += base;
+    }
     Ok(Some((rec.upload.push(dev, &bytes, 16)?, count)))
 }
 
@@ -871,16 +961,6 @@ fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), 
         .subpasses
         .get(subpass as usize)
         .ok_or(vk::Result::ERROR_UNKNOWN)?;
-    // Input attachments are read from memory by the texture unit, not from the tilebuffer
-    // this subpass writes.
-    let feedback = sp.inputs.iter().flatten().any(|r| {
-        sp.colours.iter().flatten().any(|c| c.index == r.index)
-            || sp.depth_stencil.is_some_and(|d| d.index == r.index)
-    });
-    if feedback {
-        eprintln!("agx4: an attachment both written and read as input in one subpass is not supported yet");
-        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-    }
     rs.tilebuffer = subpass_tilebuffer(pass, subpass)?;
     rs.subpass = subpass;
     rs.view_mask = sp.view_mask;
@@ -902,7 +982,46 @@ fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), 
     }
     rs.current = 0;
     rec.gfx.dirty = true;
-    clear_partial_area(dev, rec)
+    clear_partial_area(dev, rec)?;
+    // A depth/stencil input attachment is read from memory: what the load op or the
+    // partial-area clear put into its tiles must be stored before the first draw reads it.
+    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let ds_cleared = sp.depth_stencil.is_some_and(|r| {
+        let a = &pass.attachments[r.index as usize];
+        uses(pass, r.index).0 == Some(subpass)
+            && (a.load_op == vk::AttachmentLoadOp::CLEAR
+                || a.stencil_load_op == vk::AttachmentLoadOp::CLEAR)
+    });
+    if depth_feedback(pass, subpass)
+        && !rs.resuming
+        && (ds_cleared || rs.streams.iter().any(Stream::wrote))
+    {
+        restart_streams(dev, rec)?;
+    }
+    Ok(())
+}
+
+/// Whether subpass `subpass` reads its depth/stencil attachment as an input attachment too.
+fn depth_feedback(pass: &RenderPass, subpass: u32) -> bool {
+    pass.subpasses.get(subpass as usize).is_some_and(|sp| {
+        sp.depth_stencil
+            .is_some_and(|d| sp.inputs.iter().flatten().any(|r| r.index == d.index))
+    })
+}
+
+/// A pipeline barrier inside a render pass instance. Colour input attachments that the
+/// subpass also renders to are read from the tilebuffer, which is always current; a
+/// depth/stencil one is read from memory (shaders cannot read the ZLS unit's tiles), so the
+/// render commands end, storing what was written before the barrier, and continue.
+pub fn barrier(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
+    let Some(rs) = rec.render.as_ref() else {
+        return Ok(());
+    };
+    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if depth_feedback(pass, rs.subpass) && rs.streams.iter().any(Stream::wrote) {
+        restart_streams(dev, rec)?;
+    }
+    Ok(())
 }
 
 /// A render area smaller than the framebuffer: tiles cover pixels outside it, which must
