@@ -118,6 +118,11 @@ pub struct RenderState {
     pub suspending: bool,
     /// A dynamic rendering instance resuming a suspended one: everything is loaded.
     pub resuming: bool,
+    /// The open subpass's render command size (`width_px`, `height_px`; see `subpass_extent`).
+    pub size: vk::Extent2D,
+    /// How far the open subpass's tiles reach pixels that some attachment has: a render
+    /// area that does not cover it leaves pixels inside tiles that must keep their contents.
+    pub reach: vk::Extent2D,
 }
 
 impl RenderState {
@@ -713,7 +718,7 @@ fn render_command(
     }
     let n = atts.len() as u32;
     let n_pbes = n + resolves.len() as u32;
-    let (width, height) = (fb.width, fb.height);
+    let (width, height) = (rs.size.width, rs.size.height);
     let zs = depth_stencil_state(rs, &stream, pass, store_all)?;
     let Stream {
         mut vdm,
@@ -869,12 +874,15 @@ fn depth_stencil_state(
     .ok_or(vk::Result::ERROR_UNKNOWN)?;
     let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let kind = format::aspects(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
-    if image.extent.width != fb.width
-        || image.extent.height != fb.height
-        || view.range.base_mip_level != 0
-    {
-        eprintln!("agx4: depth/stencil attachments must be level 0 of an image of the framebuffer's size for now");
-        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    // The render is the size of the attachment's level (`subpass_extent`), which the ZLS
+    // unit addresses as a twiddled image of that size: level L of a twiddled image is laid
+    // out as such an image of level L's extent (hw::g13::layout), from the level's offset.
+    let level = view.range.base_mip_level;
+    let Some(level_offset) = image.layout.level_offset(level) else {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    };
+    if level_extent(image, level) != (rs.size.width, rs.size.height) {
+        return Err(vk::Result::ERROR_UNKNOWN);
     }
     let va = image.va.load(Ordering::Acquire);
     if va == 0
@@ -885,7 +893,7 @@ fn depth_stencil_state(
         return Err(vk::Result::ERROR_UNKNOWN);
     }
     let layer = u64::from(view.range.base_array_layer + stream.layer);
-    let base = va + layer * image.layout.layer_stride;
+    let base = va + level_offset + layer * image.layout.layer_stride;
     let (first, last) = uses(pass, r.index);
     let first_here = first == Some(rs.subpass) && !stream.continued;
     let last_here = last == Some(rs.subpass);
@@ -919,11 +927,12 @@ fn depth_stencil_state(
         }
     }
     if kind.stencil {
-        let (plane_offset, plane_stride) = match &image.stencil_plane {
-            Some((offset, l)) => (*offset, l.layer_stride),
-            None => (0, image.layout.layer_stride),
+        let (plane_offset, plane) = match &image.stencil_plane {
+            Some((offset, l)) => (*offset, l),
+            None => (0, &image.layout),
         };
-        let s_base = va + plane_offset + layer * plane_stride;
+        let s_level = plane.level_offset(level).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let s_base = va + plane_offset + s_level + layer * plane.layer_stride;
         out.stencil = drm_asahi_zls_buffer {
             base: s_base,
             ..Default::default()
@@ -962,6 +971,7 @@ fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), 
         .get(subpass as usize)
         .ok_or(vk::Result::ERROR_UNKNOWN)?;
     rs.tilebuffer = subpass_tilebuffer(pass, subpass)?;
+    (rs.size, rs.reach) = subpass_extent(&rs.fb, pass, subpass)?;
     rs.subpass = subpass;
     rs.view_mask = sp.view_mask;
     if sp.view_mask != 0 {
@@ -1024,17 +1034,82 @@ pub fn barrier(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
     Ok(())
 }
 
-/// A render area smaller than the framebuffer: tiles cover pixels outside it, which must
-/// keep their contents, so every attachment is loaded and the attachments this subpass
-/// clears are cleared by drawing the render area.
+/// Whether `r` covers every pixel from the origin to `reach`.
+fn covers(r: vk::Rect2D, reach: vk::Extent2D) -> bool {
+    r.offset.x <= 0
+        && r.offset.y <= 0
+        && i64::from(r.offset.x) + i64::from(r.extent.width) >= i64::from(reach.width)
+        && i64::from(r.offset.y) + i64::from(r.extent.height) >= i64::from(reach.height)
+}
+
+/// The extent of `image`'s level `level`.
+fn level_extent(image: &Image, level: u32) -> (u32, u32) {
+    (
+        (image.extent.width >> level).max(1),
+        (image.extent.height >> level).max(1),
+    )
+}
+
+/// The render command size of subpass `subpass` and how far its tiles reach pixels of its
+/// attachments (`RenderState::size`, `RenderState::reach`). The render is the framebuffer's
+/// size, or the extent of its depth/stencil attachment's level when it has one (as Mesa
+/// sizes renders: the ZLS unit addresses its buffers as images of the render's size).
+/// Tiles are at most 32 pixels wide and high, so they touch pixels up to the render size
+/// rounded up to 32, of which an attachment has those inside its level.
+fn subpass_extent(
+    fb: &Framebuffer,
+    pass: &RenderPass,
+    subpass: u32,
+) -> Result<(vk::Extent2D, vk::Extent2D), vk::Result> {
+    let sp = pass
+        .subpasses
+        .get(subpass as usize)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let image_of = |index: u32| -> Result<(&Image, u32), vk::Result> {
+        let view = fb
+            .attachments
+            .get(index as usize)
+            .and_then(|&v| ImageView::from_handle(v))
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        Ok((image, view.range.base_mip_level))
+    };
+    let mut size = (fb.width, fb.height);
+    if let Some(r) = sp.depth_stencil {
+        let (image, level) = image_of(r.index)?;
+        let (w, h) = level_extent(image, level);
+        if w < fb.width || h < fb.height {
+            eprintln!("agx4: a depth/stencil attachment of {w}x{h} pixels in a framebuffer of {}x{}", fb.width, fb.height);
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        size = (w, h);
+    }
+    let tiles = (size.0.next_multiple_of(32), size.1.next_multiple_of(32));
+    let mut reach = (fb.width, fb.height);
+    let refs = sp
+        .colours
+        .iter()
+        .chain(&sp.resolves)
+        .flatten()
+        .map(|r| r.index)
+        .chain(sp.depth_stencil.map(|r| r.index));
+    for index in refs {
+        let (image, level) = image_of(index)?;
+        let (w, h) = level_extent(image, level);
+        reach = (reach.0.max(w.min(tiles.0)), reach.1.max(h.min(tiles.1)));
+    }
+    let e = |(width, height)| vk::Extent2D { width, height };
+    Ok((e(size), e(reach)))
+}
+
+/// A render area that does not cover the pixels the tiles reach (see `subpass_extent`):
+/// those outside it must keep their contents, so every attachment is loaded and the
+/// attachments this subpass clears are cleared by drawing the render area.
 fn clear_partial_area(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let a = rs.area;
-    let whole = a.offset.x <= 0
-        && a.offset.y <= 0
-        && i64::from(a.offset.x) + i64::from(a.extent.width) >= i64::from(rs.fb.width)
-        && i64::from(a.offset.y) + i64::from(a.extent.height) >= i64::from(rs.fb.height);
+    let whole = covers(a, rs.reach);
     // A resumed instance continues its suspended one, whose load ops have run already.
     if whole || rs.resuming {
         return Ok(());
@@ -1165,6 +1240,8 @@ pub fn begin(
         timestamps: Vec::new(),
         suspending: c.suspending,
         resuming: c.resuming,
+        size: vk::Extent2D::default(),
+        reach: vk::Extent2D::default(),
     }));
     start_subpass(dev, rec, 0)
 }
@@ -1377,17 +1454,9 @@ fn clear_attachments(
             _ => rs.streams.iter().map(|s| s.layer).collect(),
         };
         let targets: Vec<usize> = layers.iter().map(|&l| rs.stream_for(l)).collect();
-        // Clears of the whole render area restart the render with those targets cleared by
-        // the background program and the ZLS unit; smaller rectangles are drawn.
-        let a = rs.area;
-        let (fw, fh) = (i64::from(rs.fb.width), i64::from(rs.fb.height));
-        let covers_x = r.rect.offset.x <= a.offset.x.max(0)
-            && i64::from(r.rect.offset.x) + i64::from(r.rect.extent.width)
-                >= (i64::from(a.offset.x) + i64::from(a.extent.width)).min(fw);
-        let covers_y = r.rect.offset.y <= a.offset.y.max(0)
-            && i64::from(r.rect.offset.y) + i64::from(r.rect.extent.height)
-                >= (i64::from(a.offset.y) + i64::from(a.extent.height)).min(fh);
-        if covers_x && covers_y {
+        // Clears of every pixel the tiles reach restart the render with those targets
+        // cleared by the background program and the ZLS unit; smaller rectangles are drawn.
+        if covers(r.rect, rs.reach) {
             if rs.streams.iter().any(|s| s.draws > 0) {
                 restart_streams(dev, rec)?;
             }
