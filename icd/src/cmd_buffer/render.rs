@@ -23,7 +23,7 @@ use crate::handle::{self, Object};
 use crate::image::Image;
 use crate::image_view::ImageView;
 use crate::pipeline_graphics::{subpass_inputs, subpass_tilebuffer};
-use crate::render_pass::RenderPass;
+use crate::render_pass::{DepthStencilResolve, RenderPass};
 use ash::vk;
 use compiler::{
     InputAttachmentSource, TileLoad, TileProgram, TileProgramRequest, TileStore, TileTarget,
@@ -908,6 +908,12 @@ fn depth_stencil_state(
     };
     let store =
         |op: vk::AttachmentStoreOp| store_all || !last_here || op == vk::AttachmentStoreOp::STORE;
+    // The depth/stencil resolve runs after the render command and reads the attachment
+    // from memory, whatever its store op says.
+    let resolve = pass.subpasses[rs.subpass as usize].depth_stencil_resolve;
+    let resolved = |mode: fn(&DepthStencilResolve) -> vk::ResolveModeFlags| {
+        !rs.suspending && resolve.is_some_and(|r| mode(&r) != vk::ResolveModeFlags::NONE)
+    };
     let (mut z_load, mut z_store, mut s_load, mut s_store) = (false, false, false, false);
     let z_format = kind.depth.unwrap_or(ZlsFormat::F32);
     if let Some(z) = kind.depth {
@@ -916,7 +922,7 @@ fn depth_stencil_state(
             ..Default::default()
         };
         z_load = load(desc.load_op, stream.cleared_depth.is_some());
-        z_store = store(desc.store_op);
+        z_store = store(desc.store_op) || resolved(|r| r.depth_mode);
         let d = stream.cleared_depth.unwrap_or(clear.depth).clamp(0.0, 1.0);
         out.clear_depth = match z {
             ZlsFormat::U16 => (d * 65535.0).round() as u32,
@@ -938,7 +944,7 @@ fn depth_stencil_state(
             ..Default::default()
         };
         s_load = load(desc.stencil_load_op, stream.cleared_stencil.is_some());
-        s_store = store(desc.stencil_store_op);
+        s_store = store(desc.stencil_store_op) || resolved(|r| r.stencil_mode);
         out.clear_stencil = stream.cleared_stencil.unwrap_or(clear.stencil) & 0xff;
     }
     out.zls_ctrl = u64::from_le_bytes(control(z_format, z_load, z_store, s_load, s_store).pack());
