@@ -342,8 +342,11 @@ impl<'a> Sel<'a> {
                         interp.mode, slot.interp
                     )));
                 }
-                let (w, at) = hw_interp(*interp, self.sample)?;
                 let r = self.def32(self.dst(inst)?)?;
+                if interp.mode == ir::Interpolation::Flat {
+                    return self.flat_input(r, slot.cf);
+                }
+                let (w, at) = hw_interp(*interp, self.sample)?;
                 self.iter(r, slot.cf, w, at);
                 Ok(())
             }

@@ -10,8 +10,7 @@
 //!
 //! The multisampled texture load takes x, y and the sample in three consecutive registers,
 //! wider than a virtual register, so they are a fixed run (as in the tile programs): two
-//! fixed registers at [`COORD_HALF`] and [`SAMPLE_HALF`], reserved from entry to the end of
-//! the shader (`keep_fixed_runs` writes them last).
+//! fixed registers at [`COORD_HALF`] and [`SAMPLE_HALF`] (`Sel::fixed_run`).
 
 use hw::isa::*;
 
@@ -83,7 +82,8 @@ impl Sel<'_> {
         let (coords, dim) = match sample {
             None => (self.new_vreg(Size::S64, false)?, TexDim::D2),
             Some(s) => {
-                let (coords, sample_reg) = self.input_sample_run()?;
+                let coords = self.fixed_run(COORD_HALF, Size::S64)?;
+                let sample_reg = self.fixed_run(SAMPLE_HALF, Size::S32)?;
                 let s = self.iop(s)?;
                 self.copy(vreg(sample_reg, 0, Size::S32), s);
                 (coords, TexDim::D2Ms)
@@ -119,33 +119,6 @@ impl Sel<'_> {
             wait_slot: 0,
         }));
         Ok(())
-    }
-
-    /// The fixed run (coordinates, sample) of multisampled texture loads, made on first use.
-    fn input_sample_run(&mut self) -> Result<(u16, u16), CompileError> {
-        if let Some(run) = self.input_run {
-            return Ok(run);
-        }
-        let coords = self.new_vreg(Size::S64, true)?;
-        self.vregs[coords as usize].fixed = Some(COORD_HALF);
-        let sample = self.new_vreg(Size::S32, true)?;
-        self.vregs[sample as usize].fixed = Some(SAMPLE_HALF);
-        self.input_run = Some((coords, sample));
-        Ok((coords, sample))
-    }
-
-    /// Keeps the fixed runs reserved to the end: `texture` reads a run as a whole, which the
-    /// allocator sees as a use of its first register only, so a last write to each register
-    /// of the run ends its range after every load.
-    pub(super) fn keep_fixed_runs(&mut self) {
-        if let Some((coords, sample)) = self.input_run {
-            for r in [vreg(coords, 0, Size::S32), vreg(sample, 0, Size::S32)] {
-                self.emit(Instr::MovImm(MovImm {
-                    dst: r.into(),
-                    imm: 0,
-                }));
-            }
-        }
     }
 
     /// Component `component` of colour target `location` as the tilebuffer holds it for
