@@ -78,6 +78,13 @@ pub const INPUT_ATTACHMENT_TEXTURE_BASE: u32 = 0;
 /// Input attachment indices a fragment shader may read.
 pub const MAX_INPUT_ATTACHMENTS: u32 = 8;
 
+/// The stencil aspect of depth/stencil input attachment `n` is read through texture state
+/// register `INPUT_ATTACHMENT_STENCIL_TEXTURE_BASE + n` (its depth aspect, like a colour
+/// attachment, through `INPUT_ATTACHMENT_TEXTURE_BASE + n`): a shader reads a combined
+/// depth/stencil input attachment as a float (depth) and as an integer (stencil).
+pub const INPUT_ATTACHMENT_STENCIL_TEXTURE_BASE: u32 =
+    INPUT_ATTACHMENT_TEXTURE_BASE + MAX_INPUT_ATTACHMENTS;
+
 /// Bytes of the graphics root table.
 pub const GRAPHICS_ROOT_TABLE_SIZE: u32 =
     VERTEX_BUFFERS_OFFSET + MAX_VERTEX_BUFFERS * VERTEX_BUFFER_ENTRY_SIZE;

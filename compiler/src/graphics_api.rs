@@ -161,10 +161,29 @@ pub struct ColourTarget {
     pub blend: BlendAttachment,
 }
 
+/// Where a fragment shader reads one input attachment from (docs/render-abi.md section 4).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum InputAttachmentSource {
+    /// A colour attachment in memory: texture loads through texture state register
+    /// `abi::INPUT_ATTACHMENT_TEXTURE_BASE + index`.
+    #[default]
+    Memory,
+    /// A depth/stencil attachment in memory: float reads (depth) through
+    /// `abi::INPUT_ATTACHMENT_TEXTURE_BASE + index`, integer reads (stencil) through
+    /// `abi::INPUT_ATTACHMENT_STENCIL_TEXTURE_BASE + index`.
+    DepthStencil,
+    /// The subpass's colour attachment `location` too (a feedback loop): read from its
+    /// tilebuffer target, which holds the attachment's current value.
+    Tile { location: u32 },
+}
+
 /// Everything the fragment stage's code depends on besides the shader.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct FragmentState {
     pub targets: Vec<ColourTarget>,
+    /// How each input attachment (by `InputAttachmentIndex`) is read; indices past the end
+    /// read colour attachments in memory.
+    pub inputs: Vec<InputAttachmentSource>,
     /// `logicOpEnable`: applies to integer and normalised targets instead of blending.
     pub logic_op: Option<LogicOp>,
     /// Rasterization samples (1 or 4).
@@ -238,6 +257,9 @@ pub struct GraphicsPipelineBinary {
     /// The fragment shader writes depth (late depth test).
     pub writes_depth: bool,
     pub writes_stencil: bool,
+    /// The fragment shader reads input attachments (it depends on
+    /// `FragmentState::inputs`).
+    pub reads_input_attachments: bool,
 }
 
 /// Calls `f` for every instruction of `body`.
@@ -398,8 +420,25 @@ fn fragment_outputs(state: &FragmentState) -> Result<FragmentOutputs, CompileErr
             blend: t.blend,
         });
     }
+    if state.inputs.len() > crate::abi::MAX_INPUT_ATTACHMENTS as usize {
+        return Err(CompileError::Unsupported(format!(
+            "{} input attachments (at most {})",
+            state.inputs.len(),
+            crate::abi::MAX_INPUT_ATTACHMENTS
+        )));
+    }
+    for (i, s) in state.inputs.iter().enumerate() {
+        if let InputAttachmentSource::Tile { location } = s {
+            if !colours.iter().any(|c| c.location == *location) {
+                return Err(CompileError::Internal(format!(
+                    "input attachment {i} reads colour target {location}, which the subpass lacks"
+                )));
+            }
+        }
+    }
     Ok(FragmentOutputs {
         colours,
+        inputs: state.inputs.clone(),
         logic_op: state.logic_op,
         samples: state.samples,
     })
@@ -515,6 +554,12 @@ pub fn compile_graphics_pipeline_coverage(
         }
         None => (None, false, false),
     };
+    let mut reads_input_attachments = false;
+    if let Some(fs) = &fs {
+        each_inst(&fs.shader.body, &mut |op| {
+            reads_input_attachments |= matches!(op, Op::LoadInputAttachment { .. });
+        });
+    }
     Ok(GraphicsPipelineBinary {
         vertex: stage_binary(vbin)?,
         fragment,
@@ -525,6 +570,7 @@ pub fn compile_graphics_pipeline_coverage(
         discards,
         writes_depth,
         writes_stencil: false,
+        reads_input_attachments,
     })
 }
 

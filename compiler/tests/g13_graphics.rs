@@ -316,6 +316,47 @@ void main() {
     }
 }
 
+/// Flat varyings carry integer bit patterns that are not ordinary floats (-0.0, NaNs): they
+/// must arrive unchanged, which evaluating the plane in floating point would not ensure.
+#[test]
+fn flat_varyings_keep_their_bits() {
+    let src = r#"#version 450
+layout(location = 0) flat in uvec4 v;
+layout(location = 0) out uvec4 o;
+void main() {
+    o = v;
+}
+"#;
+    let layout = VaryingLayout::new(
+        &[
+            (0, 0, Interpolation::Flat),
+            (0, 1, Interpolation::Flat),
+            (0, 2, Interpolation::Flat),
+            (0, 3, Interpolation::Flat),
+        ],
+        false,
+    )
+    .unwrap();
+    let outs = outputs(vec![target(0, 0, 4, 32, Numeric::Uint)]);
+    let bits = [0x8000_0000u32, 0x7f80_0001, 0xffc0_1234, 0xe666_6660];
+    let mut cf = vec![Plane::default(); layout.cf_slots as usize];
+    for (k, b) in bits.iter().enumerate() {
+        cf[usize::from(layout.find(0, k as u8).unwrap().cf)] = Plane {
+            a: 0.0,
+            b: 0.0,
+            c: f32::from_bits(*b),
+        };
+    }
+    let mut gfx = fragment(16, cf);
+    run_fs(src, &layout, &outs, &mut gfx);
+    let f = gfx.fragment.unwrap();
+    for lane in 0..32 {
+        let b = pixel_bytes(&f, lane);
+        let got: Vec<u32> = (0..4).map(|i| word(b, i)).collect();
+        assert_eq!(got, bits, "lane {lane}");
+    }
+}
+
 #[test]
 fn discard_checkerboard() {
     let src = r#"#version 450

@@ -503,6 +503,7 @@ fn constant_root() -> Vec<(u32, u32)> {
 fn check_unorm8_blend(b: BlendAttachment, samples: u32) {
     let state = FragmentState {
         targets: vec![colour_target(0, rgba8(Numeric::Unorm), 4, b)],
+        inputs: Vec::new(),
         logic_op: None,
         samples,
         sample_size_bytes: 8,
@@ -651,6 +652,7 @@ fn float_target_blends_without_clamping() {
     };
     let state = FragmentState {
         targets: vec![colour_target(0, fmt, 0, b)],
+        inputs: Vec::new(),
         logic_op: None,
         samples: 1,
         sample_size_bytes: 8,
@@ -755,6 +757,7 @@ fn every_logic_op_on_uint8() {
                     ..BlendAttachment::default()
                 },
             )],
+            inputs: Vec::new(),
             logic_op: Some(op),
             samples: 1,
             sample_size_bytes: 4,
@@ -805,6 +808,7 @@ void main() { o = vec4(1.0, 0.0, 0.2, 0.6); f = vec4(0.5, 0.25, 2.0, -1.0); }
             colour_target(0, rgba8(Numeric::Unorm), 0, BlendAttachment::default()),
             colour_target(1, ffmt, 4, BlendAttachment::default()),
         ],
+        inputs: Vec::new(),
         logic_op: Some(LogicOp::Xor),
         samples: 1,
         sample_size_bytes: 20,
@@ -887,6 +891,7 @@ void main() { o = vec4(21.0 / 31.0, 1.0, 6.0 / 31.0, 1.0); }
             };
             let state = FragmentState {
                 targets: vec![colour_target(0, format, 0, BlendAttachment::default())],
+                inputs: Vec::new(),
                 logic_op: Some(op),
                 samples: 1,
                 sample_size_bytes: size as u32,
@@ -935,6 +940,7 @@ void main() { o = vec4(1.0, 0.0, 1.0, 0.0); }
                 ..BlendAttachment::default()
             },
         )],
+        inputs: Vec::new(),
         logic_op: None,
         samples: 1,
         sample_size_bytes: 4,
@@ -1207,6 +1213,7 @@ fn vertex_attribute_formats_with_robust_fetch() {
             0,
             BlendAttachment::default(),
         )],
+        inputs: Vec::new(),
         logic_op: None,
         samples: 1,
         sample_size_bytes: 16,
@@ -1326,6 +1333,7 @@ void main() {
             0,
             BlendAttachment::default(),
         )],
+        inputs: Vec::new(),
         logic_op: None,
         samples: 1,
         sample_size_bytes: 4,

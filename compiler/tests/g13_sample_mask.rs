@@ -44,6 +44,7 @@ fn state(format: ColourFormat, blend: BlendAttachment) -> FragmentState {
             offset: 0,
             blend,
         }],
+        inputs: Vec::new(),
         logic_op: None,
         samples: SAMPLES,
         sample_size_bytes: 4,
@@ -243,6 +244,7 @@ void main() {
 fn depth_only_pipelines_get_a_shader_that_applies_the_mask() {
     let st = FragmentState {
         targets: Vec::new(),
+        inputs: Vec::new(),
         logic_op: None,
         samples: SAMPLES,
         sample_size_bytes: 4,

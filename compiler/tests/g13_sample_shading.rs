@@ -53,6 +53,7 @@ fn state(format: ColourFormat, samples: u32, blend: BlendAttachment) -> Fragment
             offset: 0,
             blend,
         }],
+        inputs: Vec::new(),
         logic_op: None,
         samples,
         sample_size_bytes: 4,

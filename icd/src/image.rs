@@ -32,14 +32,14 @@ pub const SUPPORTED_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
 
 /// The usages `format` supports with `tiling`: transfers, plus colour and input attachment for
 /// the formats agx4 renders to and depth/stencil attachment for its depth and stencil formats
-/// (optimal tiling only). Depth/stencil input attachments are not supported yet.
+/// (optimal tiling only), input attachment for both.
 pub fn supported_usage(format: vk::Format, tiling: vk::ImageTiling) -> vk::ImageUsageFlags {
     let mut u = SUPPORTED_USAGE;
     if tiling == vk::ImageTiling::OPTIMAL && format::renderable(format).is_some() {
         u |= vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::INPUT_ATTACHMENT;
     }
     if tiling == vk::ImageTiling::OPTIMAL && format::depth_stencil(format).is_some() {
-        u |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+        u |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::INPUT_ATTACHMENT;
     }
     // A transient attachment lives in tile memory only while a render pass runs; agx4 gives
     // it memory like any attachment, which is always correct.

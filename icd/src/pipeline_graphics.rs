@@ -13,8 +13,8 @@ use crate::shader_module::ShaderModule;
 use ash::vk;
 use compiler::{
     BlendAttachment, BlendFactor, BlendOp, CfShade, CfSource, ColourTarget, FragmentState,
-    GraphicsPipelineBinary, GraphicsPipelineRequest, LogicOp, ShaderRequest, VertexAttribute,
-    VertexBindingDesc, VertexInputLayout,
+    GraphicsPipelineBinary, GraphicsPipelineRequest, InputAttachmentSource, LogicOp, ShaderRequest,
+    VertexAttribute, VertexBindingDesc, VertexInputLayout,
 };
 use hw::g13::control::descriptors::{
     CfBinding, CfBindingHeader, CoefficientSource, ShadeModel, StencilOp, ZsFunc,
@@ -108,6 +108,9 @@ pub struct GraphicsPipeline {
     /// depth range. Kept beside `fixed` rather than in it so the meta pipelines that build a
     /// `Fixed` (cmd_buffer/clear.rs) need not name it; they never clamp.
     pub depth_clamp: bool,
+    /// Where the fragment shader reads each input attachment from, as the subpass it was
+    /// made for binds them (`subpass_inputs`); draws check that theirs agrees.
+    pub inputs: Vec<InputAttachmentSource>,
 }
 
 fn invalid<T>(why: impl Into<String>) -> Result<T, vk::Result> {
@@ -269,6 +272,36 @@ pub fn subpass_tilebuffer(pass: &RenderPass, subpass: u32) -> Result<TilebufferL
     Ok(layout)
 }
 
+/// How the fragment shaders of subpass `subpass` read each of its input attachments
+/// (docs/render-abi.md section 4): one that is also a colour attachment of the subpass from
+/// the tilebuffer, every other from memory (depth/stencil ones by aspect).
+pub fn subpass_inputs(pass: &RenderPass, subpass: u32) -> Vec<InputAttachmentSource> {
+    let Some(sp) = pass.subpasses.get(subpass as usize) else {
+        return Vec::new();
+    };
+    sp.inputs
+        .iter()
+        .map(|r| {
+            let Some(r) = r else {
+                return InputAttachmentSource::Memory;
+            };
+            if let Some(slot) = sp
+                .colours
+                .iter()
+                .position(|c| c.is_some_and(|c| c.index == r.index))
+            {
+                return InputAttachmentSource::Tile {
+                    location: slot as u32,
+                };
+            }
+            match format::aspects(pass.attachments[r.index as usize].format) {
+                Some(_) => InputAttachmentSource::DepthStencil,
+                None => InputAttachmentSource::Memory,
+            }
+        })
+        .collect()
+}
+
 /// A stage's SPIR-V, entry point and specialization constants.
 struct StageSource<'a> {
     module: &'a ShaderModule,
@@ -389,6 +422,7 @@ unsafe fn fragment_state(
     tib: &TilebufferLayout,
     blend: Option<&vk::PipelineColorBlendStateCreateInfo<'_>>,
     samples: u32,
+    inputs: Vec<InputAttachmentSource>,
 ) -> Result<FragmentState, vk::Result> {
     // SAFETY: guaranteed by the caller.
     let atts = blend
@@ -424,6 +458,7 @@ unsafe fn fragment_state(
     let logic = blend.and_then(|b| (b.logic_op_enable != 0).then(|| logic_op(b.logic_op)));
     Ok(FragmentState {
         targets,
+        inputs,
         logic_op: logic,
         samples,
         sample_size_bytes: tib.sample_size_bytes,
@@ -658,8 +693,16 @@ pub unsafe fn create_one(
         blend_constants: cb.map(|c| c.blend_constants).unwrap_or_default(),
         dynamic,
     };
+    let inputs = subpass_inputs(pass, subpass_index);
     // SAFETY: valid usage: the colour blend state has one attachment per colour attachment.
-    let fragment_state = unsafe { fragment_state(&tilebuffer, cb.filter(|_| !discard), samples)? };
+    let fragment_state = unsafe {
+        fragment_state(
+            &tilebuffer,
+            cb.filter(|_| !discard),
+            samples,
+            inputs.clone(),
+        )?
+    };
     let target = dev.target.ok_or_else(|| {
         eprintln!("agx4: no shader compiler for this GPU generation");
         vk::Result::ERROR_UNKNOWN
@@ -695,6 +738,7 @@ pub unsafe fn create_one(
         })?;
     let mut pipeline = GraphicsPipeline::new(dev, binary, fixed, tilebuffer)?;
     pipeline.depth_clamp = raster.depth_clamp_enable != 0;
+    pipeline.inputs = inputs;
     Ok(pipeline)
 }
 
@@ -733,6 +777,7 @@ impl GraphicsPipeline {
             fixed,
             tilebuffer,
             depth_clamp: false,
+            inputs: Vec::new(),
         })
     }
 }

@@ -312,6 +312,31 @@ impl<'g> Frame<'g> {
         )
     }
 
+    /// A 2D image of `levels` mip levels.
+    pub fn image_mips(
+        &mut self,
+        format: vk::Format,
+        (w, h): (u32, u32),
+        levels: u32,
+        usage: vk::ImageUsageFlags,
+    ) -> R<vk::Image> {
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format)
+            .extent(vk::Extent3D {
+                width: w,
+                height: h,
+                depth: 1,
+            })
+            .mip_levels(levels)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        self.image_from(&info)
+    }
+
     /// A 2D image of `layers` array layers, created with `flags`.
     #[allow(clippy::too_many_arguments)]
     pub fn image_layers(
@@ -339,8 +364,13 @@ impl<'g> Frame<'g> {
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage)
             .initial_layout(vk::ImageLayout::UNDEFINED);
+        self.image_from(&info)
+    }
+
+    /// An image of `info`, bound to memory of its own.
+    fn image_from(&mut self, info: &vk::ImageCreateInfo) -> R<vk::Image> {
         // SAFETY: valid device and create info.
-        let img = unsafe { self.d.create_image(&info, None) }.map_err(vkerr("vkCreateImage"))?;
+        let img = unsafe { self.d.create_image(info, None) }.map_err(vkerr("vkCreateImage"))?;
         // SAFETY: valid image.
         let req = unsafe { self.d.get_image_memory_requirements(img) };
         let mem = match self.alloc(req, vk::MemoryPropertyFlags::empty()) {
@@ -368,6 +398,29 @@ impl<'g> Frame<'g> {
             .view_type(vk::ImageViewType::TYPE_2D)
             .format(format)
             .subresource_range(range(aspect));
+        // SAFETY: valid image and create info.
+        let v =
+            unsafe { self.d.create_image_view(&info, None) }.map_err(vkerr("vkCreateImageView"))?;
+        self.views.push(v);
+        Ok(v)
+    }
+
+    /// A 2D view of mip level `level` of `image`.
+    pub fn view_level(
+        &mut self,
+        image: vk::Image,
+        format: vk::Format,
+        aspect: vk::ImageAspectFlags,
+        level: u32,
+    ) -> R<vk::ImageView> {
+        let info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(format)
+            .subresource_range(vk::ImageSubresourceRange {
+                base_mip_level: level,
+                ..range(aspect)
+            });
         // SAFETY: valid image and create info.
         let v =
             unsafe { self.d.create_image_view(&info, None) }.map_err(vkerr("vkCreateImageView"))?;
@@ -905,7 +958,31 @@ impl<'g> Frame<'g> {
         w: u32,
         h: u32,
     ) -> R<Image> {
-        self.read_region(label, image, format, aspect, layout, w, h, 0)
+        let at = (0, 0, barrier_aspects(format, aspect));
+        self.read_region(label, image, format, aspect, layout, w, h, at)
+    }
+
+    /// Like `read`, of mip level `level` of an image of `image_format` whose level 0 is `w` x
+    /// `h`, decoded as `format` (only that level changes layout).
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_level(
+        &mut self,
+        label: &str,
+        image: vk::Image,
+        (image_format, format): (vk::Format, vk::Format),
+        aspect: vk::ImageAspectFlags,
+        layout: vk::ImageLayout,
+        (w, h): (u32, u32),
+        level: u32,
+    ) -> R<Image> {
+        let (lw, lh) = ((w >> level).max(1), (h >> level).max(1));
+        // A transition names every aspect of the image.
+        let barrier = match aspect {
+            vk::ImageAspectFlags::COLOR => aspect,
+            _ => ds_aspects(image_format),
+        };
+        let at = (0, level, barrier);
+        self.read_region(label, image, format, aspect, layout, lw, lh, at)
     }
 
     /// Like `read`, of array layer `layer` (only that layer changes layout).
@@ -919,7 +996,8 @@ impl<'g> Frame<'g> {
         layer: u32,
     ) -> R<Image> {
         let (w, h) = (self.w, self.h);
-        self.read_region(label, image, format, aspect, layout, w, h, layer)
+        let at = (layer, 0, barrier_aspects(format, aspect));
+        self.read_region(label, image, format, aspect, layout, w, h, at)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -932,7 +1010,8 @@ impl<'g> Frame<'g> {
         layout: vk::ImageLayout,
         w: u32,
         h: u32,
-        layer: u32,
+        // Array layer, mip level and the aspects the layout transition names.
+        (layer, level, barrier_aspect): (u32, u32, vk::ImageAspectFlags),
     ) -> R<Image> {
         let texel = super::image::fmt(format).bytes;
         let len = (w * h) as usize * texel;
@@ -945,7 +1024,10 @@ impl<'g> Frame<'g> {
             .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
             .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
             .image(image)
-            .subresource_range(layers(barrier_aspects(format, aspect), layer, 1));
+            .subresource_range(vk::ImageSubresourceRange {
+                base_mip_level: level,
+                ..layers(barrier_aspect, layer, 1)
+            });
         let to_host = vk::BufferMemoryBarrier::default()
             .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
             .dst_access_mask(vk::AccessFlags::HOST_READ)
@@ -956,7 +1038,7 @@ impl<'g> Frame<'g> {
         let region = vk::BufferImageCopy {
             image_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: aspect,
-                mip_level: 0,
+                mip_level: level,
                 base_array_layer: layer,
                 layer_count: 1,
             },

@@ -886,12 +886,24 @@ impl<'m> Tr<'m> {
                 "OpImageRead of an image other than a subpass input",
             ));
         };
-        if ms {
-            return Err(unsupported("multisampled subpass inputs"));
-        }
-        if inst.operands.len() > 2 {
-            return Err(unsupported("image operands on a subpass input read"));
-        }
+        // subpassLoad of a subpassInputMS names its sample with the Sample image operand
+        // (and nothing else); a single-sampled one takes no operands.
+        let sample = match (ms, &inst.operands[2..]) {
+            (false, []) => None,
+            (true, [rspirv::dr::Operand::ImageOperands(m), rspirv::dr::Operand::IdRef(s)])
+                if *m == spirv::ImageOperands::SAMPLE =>
+            {
+                let s = self.simple(fs, *s)?;
+                if self.sh.ty(s) != Type::I32 {
+                    return Err(invalid(
+                        "subpass input sample index that is not a 32-bit integer",
+                    ));
+                }
+                Some(s)
+            }
+            (true, _) => return Err(invalid("multisampled subpass input read without a sample")),
+            (false, _) => return Err(unsupported("image operands on a subpass input read")),
+        };
         // The coordinate is an offset from the fragment's pixel; subpassLoad always passes 0.
         let at_pixel = matches!(self.consts.get(&id(inst, 1)?), Some((_, c)) if is_zero(c));
         if !at_pixel {
@@ -906,6 +918,7 @@ impl<'m> Tr<'m> {
             ir::Op::LoadInputAttachment {
                 index,
                 component: 0,
+                sample,
             },
         )
     }

@@ -16,7 +16,7 @@ use hw::g13::tilebuffer::{ColourFormat, TibFormat};
 
 use super::isel::{self, GraphicsTarget};
 use super::{compile_vprog, encode, stats, Options};
-use crate::graphics_api::{BlendAttachment, CoverageOptions, LogicOp};
+use crate::graphics_api::{BlendAttachment, CoverageOptions, InputAttachmentSource, LogicOp};
 use crate::ir::{GraphicsShader, Interpolation, Stage};
 use crate::{abi, CompileError, Stats};
 
@@ -154,6 +154,8 @@ impl ColourOutput {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FragmentOutputs {
     pub colours: Vec<ColourOutput>,
+    /// How each input attachment is read (indices past the end: colour in memory).
+    pub inputs: Vec<InputAttachmentSource>,
     /// Replaces blending for the integer and normalised targets when set.
     pub logic_op: Option<LogicOp>,
     /// Samples per pixel of the tilebuffer (1, 2 or 4).
@@ -164,6 +166,7 @@ impl Default for FragmentOutputs {
     fn default() -> FragmentOutputs {
         FragmentOutputs {
             colours: Vec::new(),
+            inputs: Vec::new(),
             logic_op: None,
             samples: 1,
         }

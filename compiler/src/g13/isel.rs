@@ -15,7 +15,9 @@ use crate::ir::{self, BinOp, CmpOp, ConvOp, Inst, Node, Op, Scalar, Shader, Spac
 use crate::{abi, CompileError};
 
 mod blend;
+mod coeff;
 mod gfx;
+mod input;
 mod tib;
 mod tile;
 
@@ -100,6 +102,9 @@ struct Sel<'a> {
     preloads: BTreeMap<u16, Reg>,
     /// A per-sample fragment shader's current sample, while its loop runs.
     sample: Option<gfx::SampleIter>,
+    /// Fixed registers that instructions read or write as runs wider than a virtual
+    /// register, by physical half (see `fixed_run`).
+    runs: Vec<(u16, u16)>,
 }
 
 /// Selects instructions for a whole shader.
@@ -140,6 +145,7 @@ fn select_with<'a>(
             s.nodes(body)?;
             s.write_outputs()?;
         }
+        s.keep_fixed_runs();
     } else {
         s.nodes(&shader.body)?;
     }
@@ -170,6 +176,7 @@ impl<'a> Sel<'a> {
             outputs: BTreeMap::new(),
             preloads: BTreeMap::new(),
             sample: None,
+            runs: Vec::new(),
         }
     }
 
@@ -199,6 +206,32 @@ impl Sel<'_> {
             fixed: None,
         });
         Ok(self.vregs.len() as u16 - 1)
+    }
+
+    /// The virtual register fixed at physical half `half` (made on first use): part of a
+    /// register run an instruction reads or writes as a whole (three coordinates, three
+    /// coefficients), wider than a virtual register. Such a run is reserved from entry to
+    /// the end of the program (`keep_fixed_runs`).
+    fn fixed_run(&mut self, half: u16, size: Size) -> Result<u16, CompileError> {
+        if let Some(&(_, id)) = self.runs.iter().find(|r| r.0 == half) {
+            return Ok(id);
+        }
+        let id = self.new_vreg(size, true)?;
+        self.vregs[id as usize].fixed = Some(half);
+        self.runs.push((half, id));
+        Ok(id)
+    }
+
+    /// Keeps the fixed runs reserved to the end: an instruction reading or writing a run as
+    /// a whole is, to the allocator, an access of its first register only, so a last write
+    /// to each register of the run ends its range after every such instruction.
+    fn keep_fixed_runs(&mut self) {
+        for (_, id) in std::mem::take(&mut self.runs) {
+            self.emit(Instr::MovImm(MovImm {
+                dst: vreg(id, 0, Size::S32).into(),
+                imm: 0,
+            }));
+        }
     }
 
     fn temp(&mut self, size: Size) -> Result<Reg, CompileError> {

@@ -304,12 +304,16 @@ pub enum Op {
     },
     /// Fragment shaders: reads input attachment `index` (the `InputAttachmentIndex`
     /// decoration) at the fragment's pixel, starting at component `component` (0..4). The
-    /// result type (F32 for float and normalized formats, I32 for integer ones; 1 to 4 lanes
-    /// with `component + lanes <= 4`) gives how many components are read, converted as a
-    /// texture load converts them. Pure: the draw does not write its input attachments.
+    /// result type (F32 for float and normalized formats and depth, I32 for integer ones and
+    /// stencil; 1 to 4 lanes with `component + lanes <= 4`) gives how many components are
+    /// read, converted as a texture load converts them. `sample` (I32) is the sample read of
+    /// a multisampled input attachment (`subpassInputMS`), `None` for a single-sampled one.
+    /// Pure: an invocation's own colour writes land after its body, and earlier draws'
+    /// writes are fixed while it runs.
     LoadInputAttachment {
         index: u32,
         component: u8,
+        sample: Option<Value>,
     },
     /// Writes a stage output: a varying (vertex shaders) or a colour attachment's value
     /// (fragment shaders) at `location`, starting at 32-bit `component`; a vector value

@@ -83,9 +83,14 @@ fn op_text(op: &Op) -> String {
             "LoadInput loc {location}.{component} {:?} {:?}",
             interp.mode, interp.sampling
         ),
-        Op::LoadInputAttachment { index, component } => {
-            format!("LoadInputAttachment {index}.{component}")
-        }
+        Op::LoadInputAttachment {
+            index,
+            component,
+            sample,
+        } => match sample {
+            Some(s) => format!("LoadInputAttachment {index}.{component} sample {}", v(*s)),
+            None => format!("LoadInputAttachment {index}.{component}"),
+        },
         Op::StoreOutput {
             location,
             component,

@@ -24,8 +24,11 @@ fn operands(op: &Op) -> Vec<Value> {
         | Op::WorkgroupBarrier
         | Op::MemoryBarrier
         | Op::LoadInput { .. }
-        | Op::LoadInputAttachment { .. }
+        | Op::LoadInputAttachment { sample: None, .. }
         | Op::Discard => vec![],
+        Op::LoadInputAttachment {
+            sample: Some(s), ..
+        } => vec![*s],
         Op::StoreOutput { value, .. } | Op::StoreBuiltin { value, .. } => vec![*value],
         Op::Unary(_, a) | Op::Conv(_, a) | Op::Extract(a, _) | Op::Copy(a) | Op::StoreVar(_, a) => {
             vec![*a]

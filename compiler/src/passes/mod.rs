@@ -128,8 +128,11 @@ pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
         | Op::WorkgroupBarrier
         | Op::MemoryBarrier
         | Op::LoadInput { .. }
-        | Op::LoadInputAttachment { .. }
+        | Op::LoadInputAttachment { sample: None, .. }
         | Op::Discard => {}
+        Op::LoadInputAttachment {
+            sample: Some(s), ..
+        } => *s = f(*s),
         Op::StoreOutput { value, .. } | Op::StoreBuiltin { value, .. } => *value = f(*value),
         Op::Unary(_, a) | Op::Conv(_, a) | Op::Extract(a, _) | Op::Copy(a) | Op::StoreVar(_, a) => {
             *a = f(*a)

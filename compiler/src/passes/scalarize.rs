@@ -160,7 +160,11 @@ pub fn scalarize(sh: &mut Shader) -> Result<(), CompileError> {
                     ));
                 }
             }
-            Op::LoadInputAttachment { index, component } => {
+            Op::LoadInputAttachment {
+                index,
+                component,
+                sample,
+            } => {
                 for i in 0..n as u8 {
                     lanes_out.push(out.def(
                         sh,
@@ -168,6 +172,7 @@ pub fn scalarize(sh: &mut Shader) -> Result<(), CompileError> {
                         Op::LoadInputAttachment {
                             index,
                             component: component + i,
+                            sample,
                         },
                     ));
                 }

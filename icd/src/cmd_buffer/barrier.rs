@@ -30,9 +30,9 @@ pub unsafe extern "system" fn cmd_pipeline_barrier(
     _image_count: u32,
     _p_image: *const vk::ImageMemoryBarrier<'_>,
 ) {
-    record("vkCmdPipelineBarrier", cb, |_, rec| {
+    record("vkCmdPipelineBarrier", cb, |dev, rec| {
         rec.barrier_pending = true;
-        Ok(())
+        super::render::barrier(dev, rec)
     })
 }
 
@@ -237,9 +237,9 @@ pub unsafe extern "system" fn cmd_pipeline_barrier2(
     cb: vk::CommandBuffer,
     _p_dependency: *const vk::DependencyInfo<'_>,
 ) {
-    record("vkCmdPipelineBarrier2", cb, |_, rec| {
+    record("vkCmdPipelineBarrier2", cb, |dev, rec| {
         rec.barrier_pending = true;
-        Ok(())
+        super::render::barrier(dev, rec)
     })
 }
 

@@ -249,6 +249,7 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
         written.map(|t| with_output_location(fragment_spirv(t.format), t.location));
     let fragment_state = FragmentState {
         targets: targets.clone(),
+        inputs: Vec::new(),
         logic_op: None,
         samples: tib.samples,
         sample_size_bytes: tib.sample_size_bytes,

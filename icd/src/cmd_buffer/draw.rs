@@ -443,7 +443,11 @@ fn draw_one(
     let vs_words = usc_offset(dev, rec.upload.push(dev, &vw, 64)?)?;
     let fs_words = match (&b.fragment, p.fragment_code) {
         (Some(f), Some(code)) => {
-            let inputs = super::render::input_textures(dev, rec)?;
+            let inputs = if b.reads_input_attachments {
+                super::render::input_textures(dev, rec, &p.inputs)?
+            } else {
+                None
+            };
             let mut fw = Vec::new();
             super::render::tile_shared_word(&tib, &mut fw);
             pack_uniform_range(0, f.uniform_halves, root.va, &mut fw);

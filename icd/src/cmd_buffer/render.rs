@@ -22,10 +22,12 @@ use crate::framebuffer::Framebuffer;
 use crate::handle::{self, Object};
 use crate::image::Image;
 use crate::image_view::ImageView;
-use crate::pipeline_graphics::subpass_tilebuffer;
-use crate::render_pass::RenderPass;
+use crate::pipeline_graphics::{subpass_inputs, subpass_tilebuffer};
+use crate::render_pass::{DepthStencilResolve, RenderPass};
 use ash::vk;
-use compiler::{TileLoad, TileProgram, TileProgramRequest, TileStore, TileTarget};
+use compiler::{
+    InputAttachmentSource, TileLoad, TileProgram, TileProgramRequest, TileStore, TileTarget,
+};
 use hw::g13::control::descriptors::{TextureDimension, ZlsControl, ZlsFormat};
 use hw::g13::control::vdm::{VdmBarrier, VdmStreamTerminate};
 use hw::g13::control::{pack_uniform_range, UscWord};
@@ -66,6 +68,15 @@ pub struct Stream {
 }
 
 impl Stream {
+    /// Whether the stream changes its attachments besides the load ops: draws, or clears of
+    /// whole targets.
+    fn wrote(&self) -> bool {
+        self.draws > 0
+            || !self.cleared.is_empty()
+            || self.cleared_depth.is_some()
+            || self.cleared_stencil.is_some()
+    }
+
     pub fn new(layer: u32, continued: bool) -> Stream {
         Stream {
             layer,
@@ -115,6 +126,11 @@ pub struct RenderState {
     /// streams are fragments that a primary splices into its own (secondary.rs); the render
     /// area, and the framebuffer unless one was inherited, are not known.
     pub inherited: bool,
+    /// The open subpass's render command size (`width_px`, `height_px`; see `subpass_extent`).
+    pub size: vk::Extent2D,
+    /// How far the open subpass's tiles reach pixels that some attachment has: a render
+    /// area that does not cover it leaves pixels inside tiles that must keep their contents.
+    pub reach: vk::Extent2D,
 }
 
 impl RenderState {
@@ -354,9 +370,16 @@ fn pbe_descriptor(a: &ColourAttachment<'_>, layer: u32) -> Result<[u8; 24], vk::
     })
 }
 
-/// The texture descriptor a fragment shader reads input attachment `index` (of the
-/// framebuffer) through: the view's own format, so sRGB attachments read linear values.
-fn input_descriptor(fb: &Framebuffer, index: u32, layer: u32) -> Result<[u8; 24], vk::Result> {
+/// The texture descriptors a fragment shader reads input attachment `index` (of the
+/// framebuffer) through from memory (docs/render-abi.md section 4): a colour attachment in
+/// its view's own format, so sRGB attachments read linear values; a depth/stencil one as its
+/// depth plane and its stencil plane (`None` for an aspect the format lacks). Multisampled
+/// images are 2D multisampled textures.
+fn input_descriptors(
+    fb: &Framebuffer,
+    index: u32,
+    layer: u32,
+) -> Result<([u8; 24], Option<[u8; 24]>), vk::Result> {
     let view = ImageView::from_handle(
         *fb.attachments
             .get(index as usize)
@@ -367,34 +390,85 @@ fn input_descriptor(fb: &Framebuffer, index: u32, layer: u32) -> Result<[u8; 24]
     if !image.usage.contains(vk::ImageUsageFlags::INPUT_ATTACHMENT) || image.layout.levels == 0 {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    // Image usage keeps depth/stencil formats out (vkCreateImage refuses them as inputs).
-    let format = format::renderable(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
-    if image.samples > 1 {
-        eprintln!("agx4: multisampled input attachments are not supported yet");
-        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-    }
     let base = image.va.load(Ordering::Acquire);
     if base == 0 {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    let desc = ImageDesc {
-        base,
-        layout: &image.layout,
-        format: format.pixel,
-        dimension: TextureDimension::D2,
+    let dimension = if image.samples > 1 {
+        TextureDimension::D2Multisampled
+    } else {
+        TextureDimension::D2
     };
     let r = view.range;
-    image_desc::texture_descriptor(&desc, r.base_mip_level, 1, r.base_array_layer + layer, 1)
-        .map_err(|e| {
-            eprintln!("agx4: input attachment texture descriptor: {e}");
-            vk::Result::ERROR_UNKNOWN
-        })
+    let descriptor = |base: u64, layout, format| {
+        let desc = ImageDesc {
+            base,
+            layout,
+            format,
+            dimension,
+        };
+        image_desc::texture_descriptor(&desc, r.base_mip_level, 1, r.base_array_layer + layer, 1)
+            .map_err(|e| {
+                eprintln!("agx4: input attachment texture descriptor: {e}");
+                vk::Result::ERROR_UNKNOWN
+            })
+    };
+    // Depth reads as (D, 0, 0, 1) of a one-channel UNORM16 or float texture, stencil as an
+    // 8-bit integer one.
+    let plane_format = |f: vk::Format| {
+        image_desc::pixel_format(f.as_raw()).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)
+    };
+    match format::aspects(view.format) {
+        None => {
+            let format =
+                format::renderable(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
+            Ok((descriptor(base, &image.layout, format.pixel)?, None))
+        }
+        Some(kind) => {
+            let depth = match kind.depth {
+                Some(ZlsFormat::U16) => Some(descriptor(
+                    base,
+                    &image.layout,
+                    plane_format(vk::Format::D16_UNORM)?,
+                )?),
+                Some(ZlsFormat::F32) => Some(descriptor(
+                    base,
+                    &image.layout,
+                    plane_format(vk::Format::D32_SFLOAT)?,
+                )?),
+                None => None,
+            };
+            let stencil = if kind.stencil {
+                let (offset, layout) = match &image.stencil_plane {
+                    Some((offset, l)) => (*offset, l),
+                    None => (0, &image.layout),
+                };
+                Some(descriptor(
+                    base + offset,
+                    layout,
+                    plane_format(vk::Format::S8_UINT)?,
+                )?)
+            } else {
+                None
+            };
+            Ok((
+                depth.unwrap_or_else(image_desc::null_texture_descriptor),
+                stencil,
+            ))
+        }
+    }
 }
 
-/// Uploads the texture descriptors of the open subpass's input attachments, in
-/// `pInputAttachments` order (docs/render-abi.md section 4), and returns their address and
-/// count; `None` when the subpass has none.
-pub fn input_textures(dev: &Device, rec: &mut Recording) -> Result<Option<(u64, u32)>, vk::Result> {
+/// Uploads the texture descriptors a draw with a pipeline whose fragment shader reads input
+/// attachments as `expected` says needs (docs/render-abi.md section 4): one per
+/// `pInputAttachments` entry (null for one read from the tilebuffer or unused), then, when
+/// some are depth/stencil, their stencil planes from `INPUT_ATTACHMENT_STENCIL_TEXTURE_BASE`
+/// on. Returns their address and count.
+pub fn input_textures(
+    dev: &Device,
+    rec: &mut Recording,
+    expected: &[InputAttachmentSource],
+) -> Result<Option<(u64, u32)>, vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let sp = pass
@@ -416,21 +490,42 @@ pub fn input_textures(dev: &Device, rec: &mut Recording) -> Result<Option<(u64, 
         );
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
+    // The shader was compiled for its pipeline's subpass; a compatible one may bind its
+    // input attachments differently (a feedback loop in one but not the other).
+    let sources = subpass_inputs(pass, rs.subpass);
+    if sources != expected {
+        eprintln!("agx4: the bound pipeline reads input attachments from where its own subpass binds them, which this subpass binds differently; not supported");
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    }
     let layer = rs
         .streams
         .get(rs.current)
         .ok_or(vk::Result::ERROR_UNKNOWN)?
         .layer;
     let mut bytes = Vec::new();
-    for r in &sp.inputs {
-        // start_subpass refused inputs the subpass also writes.
-        let d = match r {
-            Some(r) => input_descriptor(&rs.fb, r.index, layer)?,
-            None => image_desc::null_texture_descriptor(),
+    let mut stencil = Vec::new();
+    let mut any_stencil = false;
+    for (r, source) in sp.inputs.iter().zip(&sources) {
+        let (d, s) = match (r, source) {
+            (Some(r), InputAttachmentSource::Memory | InputAttachmentSource::DepthStencil) => {
+                input_descriptors(&rs.fb, r.index, layer)?
+            }
+            _ => (image_desc::null_texture_descriptor(), None),
         };
         bytes.extend_from_slice(&d);
+        any_stencil |= s.is_some();
+        stencil.extend_from_slice(&s.unwrap_or_else(image_desc::null_texture_descriptor));
     }
-    let count = sp.inputs.len() as u32;
+    let mut count = sp.inputs.len() as u32;
+    if any_stencil {
+        let base = compiler::abi::INPUT_ATTACHMENT_STENCIL_TEXTURE_BASE
+            - compiler::abi::INPUT_ATTACHMENT_TEXTURE_BASE;
+        for _ in count..base {
+            bytes.extend_from_slice(&image_desc::null_texture_descriptor());
+        }
+        bytes.extend_from_slice(&stencil);
+        count += base;
+    }
     Ok(Some((rec.upload.push(dev, &bytes, 16)?, count)))
 }
 
@@ -635,7 +730,7 @@ fn render_command(
     }
     let n = atts.len() as u32;
     let n_pbes = n + resolves.len() as u32;
-    let (width, height) = (fb.width, fb.height);
+    let (width, height) = (rs.size.width, rs.size.height);
     let zs = depth_stencil_state(rs, &stream, pass, store_all)?;
     let Stream {
         mut vdm,
@@ -791,12 +886,15 @@ fn depth_stencil_state(
     .ok_or(vk::Result::ERROR_UNKNOWN)?;
     let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let kind = format::aspects(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
-    if image.extent.width != fb.width
-        || image.extent.height != fb.height
-        || view.range.base_mip_level != 0
-    {
-        eprintln!("agx4: depth/stencil attachments must be level 0 of an image of the framebuffer's size for now");
-        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    // The render is the size of the attachment's level (`subpass_extent`), which the ZLS
+    // unit addresses as a twiddled image of that size: level L of a twiddled image is laid
+    // out as such an image of level L's extent (hw::g13::layout), from the level's offset.
+    let level = view.range.base_mip_level;
+    let Some(level_offset) = image.layout.level_offset(level) else {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    };
+    if level_extent(image, level) != (rs.size.width, rs.size.height) {
+        return Err(vk::Result::ERROR_UNKNOWN);
     }
     let va = image.va.load(Ordering::Acquire);
     if va == 0
@@ -807,7 +905,7 @@ fn depth_stencil_state(
         return Err(vk::Result::ERROR_UNKNOWN);
     }
     let layer = u64::from(view.range.base_array_layer + stream.layer);
-    let base = va + layer * image.layout.layer_stride;
+    let base = va + level_offset + layer * image.layout.layer_stride;
     let (first, last) = uses(pass, r.index);
     let first_here = first == Some(rs.subpass) && !stream.continued;
     let last_here = last == Some(rs.subpass);
@@ -822,6 +920,12 @@ fn depth_stencil_state(
     };
     let store =
         |op: vk::AttachmentStoreOp| store_all || !last_here || op == vk::AttachmentStoreOp::STORE;
+    // The depth/stencil resolve runs after the render command and reads the attachment
+    // from memory, whatever its store op says.
+    let resolve = pass.subpasses[rs.subpass as usize].depth_stencil_resolve;
+    let resolved = |mode: fn(&DepthStencilResolve) -> vk::ResolveModeFlags| {
+        !rs.suspending && resolve.is_some_and(|r| mode(&r) != vk::ResolveModeFlags::NONE)
+    };
     let (mut z_load, mut z_store, mut s_load, mut s_store) = (false, false, false, false);
     let z_format = kind.depth.unwrap_or(ZlsFormat::F32);
     if let Some(z) = kind.depth {
@@ -830,7 +934,7 @@ fn depth_stencil_state(
             ..Default::default()
         };
         z_load = load(desc.load_op, stream.cleared_depth.is_some());
-        z_store = store(desc.store_op);
+        z_store = store(desc.store_op) || resolved(|r| r.depth_mode);
         let d = stream.cleared_depth.unwrap_or(clear.depth).clamp(0.0, 1.0);
         out.clear_depth = match z {
             ZlsFormat::U16 => (d * 65535.0).round() as u32,
@@ -841,17 +945,18 @@ fn depth_stencil_state(
         }
     }
     if kind.stencil {
-        let (plane_offset, plane_stride) = match &image.stencil_plane {
-            Some((offset, l)) => (*offset, l.layer_stride),
-            None => (0, image.layout.layer_stride),
+        let (plane_offset, plane) = match &image.stencil_plane {
+            Some((offset, l)) => (*offset, l),
+            None => (0, &image.layout),
         };
-        let s_base = va + plane_offset + layer * plane_stride;
+        let s_level = plane.level_offset(level).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let s_base = va + plane_offset + s_level + layer * plane.layer_stride;
         out.stencil = drm_asahi_zls_buffer {
             base: s_base,
             ..Default::default()
         };
         s_load = load(desc.stencil_load_op, stream.cleared_stencil.is_some());
-        s_store = store(desc.stencil_store_op);
+        s_store = store(desc.stencil_store_op) || resolved(|r| r.stencil_mode);
         out.clear_stencil = stream.cleared_stencil.unwrap_or(clear.stencil) & 0xff;
     }
     out.zls_ctrl = u64::from_le_bytes(control(z_format, z_load, z_store, s_load, s_store).pack());
@@ -883,17 +988,8 @@ fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), 
         .subpasses
         .get(subpass as usize)
         .ok_or(vk::Result::ERROR_UNKNOWN)?;
-    // Input attachments are read from memory by the texture unit, not from the tilebuffer
-    // this subpass writes.
-    let feedback = sp.inputs.iter().flatten().any(|r| {
-        sp.colours.iter().flatten().any(|c| c.index == r.index)
-            || sp.depth_stencil.is_some_and(|d| d.index == r.index)
-    });
-    if feedback {
-        eprintln!("agx4: an attachment both written and read as input in one subpass is not supported yet");
-        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-    }
     rs.tilebuffer = subpass_tilebuffer(pass, subpass)?;
+    (rs.size, rs.reach) = subpass_extent(&rs.fb, pass, subpass)?;
     rs.subpass = subpass;
     rs.view_mask = sp.view_mask;
     if sp.view_mask != 0 {
@@ -914,20 +1010,127 @@ fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), 
     }
     rs.current = 0;
     rec.gfx.dirty = true;
-    clear_partial_area(dev, rec)
+    clear_partial_area(dev, rec)?;
+    // A depth/stencil input attachment is read from memory: what the load op or the
+    // partial-area clear put into its tiles must be stored before the first draw reads it.
+    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let ds_cleared = sp.depth_stencil.is_some_and(|r| {
+        let a = &pass.attachments[r.index as usize];
+        uses(pass, r.index).0 == Some(subpass)
+            && (a.load_op == vk::AttachmentLoadOp::CLEAR
+                || a.stencil_load_op == vk::AttachmentLoadOp::CLEAR)
+    });
+    if depth_feedback(pass, subpass)
+        && !rs.resuming
+        && (ds_cleared || rs.streams.iter().any(Stream::wrote))
+    {
+        restart_streams(dev, rec)?;
+    }
+    Ok(())
 }
 
-/// A render area smaller than the framebuffer: tiles cover pixels outside it, which must
-/// keep their contents, so every attachment is loaded and the attachments this subpass
-/// clears are cleared by drawing the render area.
+/// Whether subpass `subpass` reads its depth/stencil attachment as an input attachment too.
+fn depth_feedback(pass: &RenderPass, subpass: u32) -> bool {
+    pass.subpasses.get(subpass as usize).is_some_and(|sp| {
+        sp.depth_stencil
+            .is_some_and(|d| sp.inputs.iter().flatten().any(|r| r.index == d.index))
+    })
+}
+
+/// A pipeline barrier inside a render pass instance. Colour input attachments that the
+/// subpass also renders to are read from the tilebuffer, which is always current; a
+/// depth/stencil one is read from memory (shaders cannot read the ZLS unit's tiles), so the
+/// render commands end, storing what was written before the barrier, and continue.
+pub fn barrier(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
+    let Some(rs) = rec.render.as_ref() else {
+        return Ok(());
+    };
+    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if depth_feedback(pass, rs.subpass) && rs.streams.iter().any(Stream::wrote) {
+        restart_streams(dev, rec)?;
+    }
+    Ok(())
+}
+
+/// Whether `r` covers every pixel from the origin to `reach`.
+fn covers(r: vk::Rect2D, reach: vk::Extent2D) -> bool {
+    r.offset.x <= 0
+        && r.offset.y <= 0
+        && i64::from(r.offset.x) + i64::from(r.extent.width) >= i64::from(reach.width)
+        && i64::from(r.offset.y) + i64::from(r.extent.height) >= i64::from(reach.height)
+}
+
+/// The extent of `image`'s level `level`.
+fn level_extent(image: &Image, level: u32) -> (u32, u32) {
+    (
+        (image.extent.width >> level).max(1),
+        (image.extent.height >> level).max(1),
+    )
+}
+
+/// The render command size of subpass `subpass` and how far its tiles reach pixels of its
+/// attachments (`RenderState::size`, `RenderState::reach`). The render is the framebuffer's
+/// size, or the extent of its depth/stencil attachment's level when it has one (as Mesa
+/// sizes renders: the ZLS unit addresses its buffers as images of the render's size).
+/// Tiles are at most 32 pixels wide and high, so they touch pixels up to the render size
+/// rounded up to 32, of which an attachment has those inside its level.
+fn subpass_extent(
+    fb: &Framebuffer,
+    pass: &RenderPass,
+    subpass: u32,
+) -> Result<(vk::Extent2D, vk::Extent2D), vk::Result> {
+    let sp = pass
+        .subpasses
+        .get(subpass as usize)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let image_of = |index: u32| -> Result<(&Image, u32), vk::Result> {
+        let view = fb
+            .attachments
+            .get(index as usize)
+            .and_then(|&v| ImageView::from_handle(v))
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        Ok((image, view.range.base_mip_level))
+    };
+    let mut size = (fb.width, fb.height);
+    if let Some(r) = sp.depth_stencil {
+        let (image, level) = image_of(r.index)?;
+        let (w, h) = level_extent(image, level);
+        if w < fb.width || h < fb.height {
+            eprintln!(
+                "agx4: a depth/stencil attachment of {w}x{h} pixels in a framebuffer of {}x{}",
+                fb.width, fb.height
+            );
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        size = (w, h);
+    }
+    let tiles = (size.0.next_multiple_of(32), size.1.next_multiple_of(32));
+    let mut reach = (fb.width, fb.height);
+    let refs = sp
+        .colours
+        .iter()
+        .chain(&sp.resolves)
+        .flatten()
+        .map(|r| r.index)
+        .chain(sp.depth_stencil.map(|r| r.index));
+    for index in refs {
+        let (image, level) = image_of(index)?;
+        let (w, h) = level_extent(image, level);
+        reach = (reach.0.max(w.min(tiles.0)), reach.1.max(h.min(tiles.1)));
+    }
+    let e = |(width, height)| vk::Extent2D { width, height };
+    Ok((e(size), e(reach)))
+}
+
+/// A render area that does not cover the pixels the tiles reach (see `subpass_extent`):
+/// those outside it must keep their contents, so every attachment is loaded and the
+/// attachments this subpass clears are cleared by drawing the render area.
 fn clear_partial_area(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let a = rs.area;
-    let whole = a.offset.x <= 0
-        && a.offset.y <= 0
-        && i64::from(a.offset.x) + i64::from(a.extent.width) >= i64::from(rs.fb.width)
-        && i64::from(a.offset.y) + i64::from(a.extent.height) >= i64::from(rs.fb.height);
+    let whole = covers(a, rs.reach);
     // A resumed instance continues its suspended one, whose load ops have run already.
     if whole || rs.resuming {
         return Ok(());
@@ -1059,6 +1262,8 @@ pub fn begin(
         suspending: c.suspending,
         resuming: c.resuming,
         inherited: false,
+        size: vk::Extent2D::default(),
+        reach: vk::Extent2D::default(),
     }));
     start_subpass(dev, rec, 0)
 }
@@ -1271,19 +1476,11 @@ fn clear_attachments(
             _ => rs.streams.iter().map(|s| s.layer).collect(),
         };
         let targets: Vec<usize> = layers.iter().map(|&l| rs.stream_for(l)).collect();
-        // Clears of the whole render area restart the render with those targets cleared by
-        // the background program and the ZLS unit; smaller rectangles are drawn.
-        let a = rs.area;
-        let (fw, fh) = (i64::from(rs.fb.width), i64::from(rs.fb.height));
-        let covers_x = r.rect.offset.x <= a.offset.x.max(0)
-            && i64::from(r.rect.offset.x) + i64::from(r.rect.extent.width)
-                >= (i64::from(a.offset.x) + i64::from(a.extent.width)).min(fw);
-        let covers_y = r.rect.offset.y <= a.offset.y.max(0)
-            && i64::from(r.rect.offset.y) + i64::from(r.rect.extent.height)
-                >= (i64::from(a.offset.y) + i64::from(a.extent.height)).min(fh);
+        // Clears of every pixel the tiles reach restart the render with those targets
+        // cleared by the background program and the ZLS unit; smaller rectangles are drawn.
         // A secondary command buffer knows neither the render area nor the render command
         // it ends up in, so it draws every rectangle.
-        if covers_x && covers_y && !rs.inherited {
+        if covers(r.rect, rs.reach) && !rs.inherited {
             if rs.streams.iter().any(|s| s.draws > 0) {
                 restart_streams(dev, rec)?;
             }

@@ -100,15 +100,16 @@ pub unsafe fn begin(
     } else {
         (vec![Stream::new(0, false)], vec![0])
     };
+    let extent = vk::Extent2D {
+        width: fb.width,
+        height: fb.height,
+    };
     rec.render = Some(Box::new(RenderState {
         pass,
         subpass,
         area: vk::Rect2D {
             offset: vk::Offset2D::default(),
-            extent: vk::Extent2D {
-                width: fb.width,
-                height: fb.height,
-            },
+            extent,
         },
         fb,
         clears: Vec::new(),
@@ -121,6 +122,9 @@ pub unsafe fn begin(
         suspending: false,
         resuming: false,
         inherited: true,
+        // The primary's render command has its own size; these only bound the clears.
+        size: extent,
+        reach: extent,
     }));
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Depth and stencil: every compare op, overlapping quads, stencil ops on both faces, depth
-//! bias. Depth values are chosen exact in float32 (0.25, 0.5, 0.75) so read-back depth is
-//! compared exactly; stencil is read back through the stencil aspect.
+//! bias, a depth/stencil attachment at a mip level. Depth values are chosen exact in float32
+//! (0.25, 0.5, 0.75) so read-back depth is compared exactly; stencil is read back through the
+//! stencil aspect.
 
 use super::super::frame::{bytes_of, c8, clear_color, clear_depth, codes, Frame, Pipe, R, V};
 use super::super::image::{Image, Tol};
@@ -46,6 +47,12 @@ pub fn scenes() -> Vec<Scene> {
             size: 64,
             needs: || Needs::new().color(RGBA8).depth(D32S8),
             run: stencil_faces,
+        },
+        Scene {
+            name: "depth_stencil_mip_level",
+            size: 32,
+            needs: || Needs::new().color(RGBA8).depth(D32S8),
+            run: depth_stencil_mip_level,
         },
     ]
 }
@@ -575,5 +582,154 @@ fn depth_only_after_discard(f: &mut Frame) -> R<Vec<Out>> {
     Ok(vec![
         Out::new(color, Some(want), Tol::EXACT),
         Out::new(depth, Some(want_d), Tol::EXACT),
+    ])
+}
+
+/// The depth/stencil attachment is level 1 of a 64x64 D32S8 image whose level 0 was cleared
+/// first: a quad writes depth and stencil, a second one over the frame is depth and stencil
+/// tested against it. Level 1 is read back by copies (the layout's addressing, not the
+/// render's) and level 0 must keep its clear.
+fn depth_stencil_mip_level(f: &mut Frame) -> R<Vec<Out>> {
+    let (img, view) = f.target(
+        RGBA8,
+        vk::ImageUsageFlags::empty(),
+        vk::SampleCountFlags::TYPE_1,
+    )?;
+    let size = (2 * f.w, 2 * f.h);
+    let dimg = f.image_mips(
+        D32S8,
+        size,
+        2,
+        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+            | vk::ImageUsageFlags::TRANSFER_SRC
+            | vk::ImageUsageFlags::TRANSFER_DST,
+    )?;
+    let both = vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL;
+    let dview = f.view_level(dimg, D32S8, both, 1)?;
+    let rp = f.simple_pass(&[RGBA8], Some(D32S8), vk::SampleCountFlags::TYPE_1)?;
+    let fb = f.framebuffer(rp, &[view, dview])?;
+    type S = vk::StencilOp;
+    let mark = stencil_state(
+        vk::CompareOp::ALWAYS,
+        S::REPLACE,
+        S::REPLACE,
+        S::REPLACE,
+        5,
+        0xff,
+    );
+    let test = stencil_state(vk::CompareOp::EQUAL, S::KEEP, S::KEEP, S::KEEP, 0, 0);
+    let p0 = f.pipeline(
+        &Pipe {
+            depth: Some((true, true, vk::CompareOp::LESS)),
+            stencil: Some((mark, mark)),
+            ..Pipe::default()
+        },
+        rp,
+    )?;
+    let p1 = f.pipeline(
+        &Pipe {
+            depth: Some((true, true, vk::CompareOp::LESS)),
+            stencil: Some((test, test)),
+            ..Pipe::default()
+        },
+        rp,
+    )?;
+    let (red, green) = (c8(255, 0, 0, 255), c8(0, 255, 0, 255));
+    let v0 = f.rect(4.0, 6.0, 20.0, 26.0, 0.25, red);
+    let v1 = f.rect(0.0, 0.0, 32.0, 32.0, 0.5, green);
+    let vb0 = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(&v0))?;
+    let vb1 = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(&v1))?;
+    let level0 = vk::ImageSubresourceRange {
+        aspect_mask: both,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: 1,
+    };
+    let to_dst = vk::ImageMemoryBarrier::default()
+        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .old_layout(vk::ImageLayout::UNDEFINED)
+        .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(dimg)
+        .subresource_range(level0);
+    f.submit(|cb| {
+        // SAFETY: recording; the image is alive and level 0 is in TRANSFER_DST_OPTIMAL for
+        // the clear.
+        unsafe {
+            f.d.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[to_dst],
+            );
+            f.d.cmd_clear_depth_stencil_image(
+                cb,
+                dimg,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &vk::ClearDepthStencilValue {
+                    depth: 0.75,
+                    stencil: 9,
+                },
+                &[level0],
+            );
+        }
+        f.begin(cb, rp, fb, &[clear_color(BG), clear_depth(1.0, 0)]);
+        f.draw(cb, p0, vb0, 6);
+        f.draw(cb, p1, vb1, 6);
+        // SAFETY: recording, inside the pass begun above.
+        unsafe { f.d.cmd_end_render_pass(cb) };
+    })?;
+    let color = f.read(
+        "color",
+        img,
+        RGBA8,
+        vk::ImageAspectFlags::COLOR,
+        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+    )?;
+    let src = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+    let depth1 = f.read_level(
+        "depth1",
+        dimg,
+        (D32S8, D32),
+        vk::ImageAspectFlags::DEPTH,
+        src,
+        size,
+        1,
+    )?;
+    let stencil1 = f.read_level(
+        "stencil1",
+        dimg,
+        (D32S8, vk::Format::S8_UINT),
+        vk::ImageAspectFlags::STENCIL,
+        src,
+        size,
+        1,
+    )?;
+    let depth0 = f.read_level(
+        "depth0",
+        dimg,
+        (D32S8, D32),
+        vk::ImageAspectFlags::DEPTH,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        size,
+        0,
+    )?;
+    let mut want_color = Image::new("color", f.w, f.h, RGBA8, codes(green));
+    want_color.fill(4, 6, 20, 26, codes(red));
+    let mut want_depth1 = Image::new("depth1", f.w, f.h, D32, [0.5, 0.0, 0.0, 0.0]);
+    want_depth1.fill(4, 6, 20, 26, [0.25, 0.0, 0.0, 0.0]);
+    let mut want_stencil1 = Image::new("stencil1", f.w, f.h, vk::Format::S8_UINT, [0.0; 4]);
+    want_stencil1.fill(4, 6, 20, 26, [5.0, 0.0, 0.0, 0.0]);
+    let want_depth0 = Image::new("depth0", size.0, size.1, D32, [0.75, 0.0, 0.0, 0.0]);
+    Ok(vec![
+        Out::new(color, Some(want_color), Tol::EXACT),
+        Out::new(depth1, Some(want_depth1), Tol::EXACT),
+        Out::new(stencil1, Some(want_stencil1), Tol::EXACT),
+        Out::new(depth0, Some(want_depth0), Tol::EXACT),
     ])
 }

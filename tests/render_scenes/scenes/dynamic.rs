@@ -321,8 +321,9 @@ fn renderpass2_input_resolve(f: &mut Frame) -> R<Vec<Out>> {
     ])
 }
 
-/// A 4x colour and a 4x D32 attachment, each with a single-sample resolve attachment in the
-/// same subpass (VkSubpassDescriptionDepthStencilResolve, depth mode SAMPLE_ZERO): two
+/// A 4x colour and a 4x D32 attachment (not stored), each with a single-sample resolve
+/// attachment in the same subpass (VkSubpassDescriptionDepthStencilResolve, depth mode
+/// SAMPLE_ZERO): two
 /// overlapping triangles at constant depths. The resolved depth is sample 0's (at 0.375,
 /// 0.125 in the pixel), exact; the resolved colour the average of the four samples.
 fn depth_resolve_sample_zero(f: &mut Frame) -> R<Vec<Out>> {
@@ -332,10 +333,14 @@ fn depth_resolve_sample_zero(f: &mut Frame) -> R<Vec<Out>> {
     let (dres, dresv) = f.depth_target(D32, ONE)?;
     let color = vk::ImageAspectFlags::COLOR;
     let depth = vk::ImageAspectFlags::DEPTH;
+    // The 4x depth is not stored (its store op is DONT_CARE): the resolve reads it anyway.
+    let mut depth_ms = att2(D32, X4, vk::AttachmentLoadOp::CLEAR, SRC);
+    depth_ms.store_op = vk::AttachmentStoreOp::DONT_CARE;
+    depth_ms.stencil_store_op = vk::AttachmentStoreOp::DONT_CARE;
     let atts = [
         att2(RGBA8, X4, vk::AttachmentLoadOp::CLEAR, SRC),
         att2(RGBA8, ONE, vk::AttachmentLoadOp::DONT_CARE, SRC),
-        att2(D32, X4, vk::AttachmentLoadOp::CLEAR, SRC),
+        depth_ms,
         att2(D32, ONE, vk::AttachmentLoadOp::DONT_CARE, SRC),
     ];
     let c = [ref2(0, COLOR_OPT, color)];

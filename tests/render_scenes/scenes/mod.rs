@@ -6,6 +6,7 @@ mod clears;
 mod depth_stencil;
 mod draws;
 mod dynamic;
+mod inputs;
 mod large;
 mod layers;
 mod msaa_transfer;
@@ -39,6 +40,7 @@ pub fn all() -> Vec<Scene> {
     v.extend(depth_stencil::scenes());
     v.extend(blend::scenes());
     v.extend(passes::scenes());
+    v.extend(inputs::scenes());
     v.extend(msaa_transfer::scenes());
     v.extend(vertex::scenes());
     v.extend(transfer::scenes());

@@ -94,7 +94,7 @@ pub fn scenes() -> Vec<Scene> {
 pub(super) const BG: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 
 /// A triangle with edges at odd slopes, so many pixels are partly covered.
-fn msaa_triangle(f: &Frame, col: [f32; 4]) -> (Vec<V>, [[f64; 2]; 3]) {
+pub(super) fn msaa_triangle(f: &Frame, col: [f32; 4]) -> (Vec<V>, [[f64; 2]; 3]) {
     let p = [[3.0, 5.0], [61.0, 17.25], [19.5, 62.0]];
     let v = p
         .iter()
@@ -106,7 +106,11 @@ fn msaa_triangle(f: &Frame, col: [f32; 4]) -> (Vec<V>, [[f64; 2]; 3]) {
 /// The resolved expectation: per pixel, the average of the colours of its four samples;
 /// `sample_col(i)` is what a covered sample i holds. Pixels with a sample on an edge are
 /// don't-care.
-fn want_resolved(f: &Frame, tri: &[[f64; 2]; 3], sample_col: impl Fn(usize) -> [f64; 4]) -> Image {
+pub(super) fn want_resolved(
+    f: &Frame,
+    tri: &[[f64; 2]; 3],
+    sample_col: impl Fn(usize) -> [f64; 4],
+) -> Image {
     let bg = BG.map(|v| v as f64);
     let mut want = want_rgba8(f, BG);
     for y in 0..f.h {

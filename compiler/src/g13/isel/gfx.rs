@@ -127,12 +127,16 @@ fn hw_interp(
 }
 
 impl<'a> Sel<'a> {
-    fn target(&self, what: &str) -> Result<GraphicsTarget<'a>, CompileError> {
+    pub(super) fn target(&self, what: &str) -> Result<GraphicsTarget<'a>, CompileError> {
         self.gfx
             .ok_or_else(|| unsupported(format!("{what} outside a vertex or fragment shader")))
     }
 
-    fn stage_is(&self, stage: Stage, what: &str) -> Result<GraphicsTarget<'a>, CompileError> {
+    pub(super) fn stage_is(
+        &self,
+        stage: Stage,
+        what: &str,
+    ) -> Result<GraphicsTarget<'a>, CompileError> {
         let t = self.target(what)?;
         if t.stage != stage {
             return Err(unsupported(format!(
@@ -144,7 +148,7 @@ impl<'a> Sel<'a> {
     }
 
     /// A 32-bit result register for `d`.
-    fn def32(&mut self, d: Value) -> Result<Reg, CompileError> {
+    pub(super) fn def32(&mut self, d: Value) -> Result<Reg, CompileError> {
         let r = self.def(d)?;
         if r.size != Size::S32 {
             return Err(internal(format!("graphics value %{} is not 32-bit", d.0)));
@@ -338,51 +342,19 @@ impl<'a> Sel<'a> {
                         interp.mode, slot.interp
                     )));
                 }
-                let (w, at) = hw_interp(*interp, self.sample)?;
                 let r = self.def32(self.dst(inst)?)?;
+                if interp.mode == ir::Interpolation::Flat {
+                    return self.flat_input(r, slot.cf);
+                }
+                let (w, at) = hw_interp(*interp, self.sample)?;
                 self.iter(r, slot.cf, w, at);
                 Ok(())
             }
-            Op::LoadInputAttachment { index, component } => {
-                self.stage_is(Stage::Fragment, "LoadInputAttachment")?;
-                if *index >= abi::MAX_INPUT_ATTACHMENTS || *component > 3 {
-                    return Err(unsupported(format!(
-                        "input attachment {index} component {component}"
-                    )));
-                }
-                let texture = (abi::INPUT_ATTACHMENT_TEXTURE_BASE + index) as u8;
-                // The pixel, as the x, y pair a 2D texture load takes.
-                let c = self.new_vreg(Size::S64, false)?;
-                for (part, sr) in [
-                    (0, SpecialReg::THREAD_POSITION_IN_GRID_X),
-                    (2, SpecialReg::THREAD_POSITION_IN_GRID_Y),
-                ] {
-                    self.emit(Instr::GetSr(GetSr {
-                        dst: vreg(c, part, Size::S32).into(),
-                        sr,
-                    }));
-                }
-                let r = self.def32(self.dst(inst)?)?;
-                // One component per load: the result lands in one ordinary register.
-                self.emit(Instr::Texture(Texture {
-                    load: true,
-                    dst: r,
-                    coords: vreg(c, 0, Size::S32),
-                    lod_mode: LodMode::Auto,
-                    lod: Operand::Imm(0),
-                    texture: TexIndex::Imm(texture),
-                    sampler: Small::Imm(0),
-                    dim: TexDim::D2,
-                    mask: 1 << component,
-                    shadow: false,
-                    offset: false,
-                    extra: None,
-                    gather: None,
-                    query_lod: false,
-                    wait_slot: 0,
-                }));
-                Ok(())
-            }
+            Op::LoadInputAttachment {
+                index,
+                component,
+                sample,
+            } => self.input_attachment(self.dst(inst)?, *index, *component, *sample),
             Op::StoreOutput {
                 location,
                 component,

@@ -1,0 +1,195 @@
+//! Input attachment reads (`subpassLoad`, docs/render-abi.md section 4).
+//!
+//! An input attachment that is also a colour attachment of the subpass (a feedback loop) is
+//! read from its tilebuffer target with `ld_tile`: the tilebuffer holds the attachment's
+//! current value (the load op, clears and earlier draws of the render command), which memory
+//! does not have until the end-of-tile program stores it. Every other input attachment is
+//! read from memory by the texture unit (earlier subpasses stored it there). A multisampled
+//! one is a 2D multisampled texture load whose third coordinate is the sample, or a tile
+//! read of that sample alone.
+//!
+//! The multisampled texture load takes x, y and the sample in three consecutive registers,
+//! wider than a virtual register, so they are a fixed run (as in the tile programs): two
+//! fixed registers at [`COORD_HALF`] and [`SAMPLE_HALF`] (`Sel::fixed_run`).
+
+use hw::isa::*;
+
+use super::tib::{element_layout, half_float_unorm_bits, is_integer, Element};
+use super::{internal, unsupported, Sel};
+use crate::g13::vreg;
+use crate::graphics_api::InputAttachmentSource;
+use crate::ir::{Scalar, Stage, Value};
+use crate::{abi, CompileError};
+
+/// Halves of the fixed run of a multisampled input attachment load: x, y as one 64-bit
+/// register, the sample after them.
+const COORD_HALF: u16 = 4;
+const SAMPLE_HALF: u16 = 8;
+
+impl Sel<'_> {
+    /// Component `component` of input attachment `index` at the fragment's pixel (and
+    /// `sample`, for a multisampled one) into `d`.
+    pub(super) fn input_attachment(
+        &mut self,
+        d: Value,
+        index: u32,
+        component: u8,
+        sample: Option<Value>,
+    ) -> Result<(), CompileError> {
+        let t = self.stage_is(Stage::Fragment, "LoadInputAttachment")?;
+        if index >= abi::MAX_INPUT_ATTACHMENTS || component > 3 {
+            return Err(unsupported(format!(
+                "input attachment {index} component {component}"
+            )));
+        }
+        let integer = self.ty(d)?.scalar == Scalar::I32;
+        let source = t
+            .outputs
+            .inputs
+            .get(index as usize)
+            .copied()
+            .unwrap_or_default();
+        match source {
+            InputAttachmentSource::Tile { location } => {
+                self.input_from_tile(d, location, component, sample)
+            }
+            InputAttachmentSource::Memory => {
+                let texture = abi::INPUT_ATTACHMENT_TEXTURE_BASE + index;
+                self.input_from_memory(d, texture, component, sample)
+            }
+            // Depth reads as a float, stencil as an integer: the type says which aspect.
+            InputAttachmentSource::DepthStencil => {
+                let base = if integer {
+                    abi::INPUT_ATTACHMENT_STENCIL_TEXTURE_BASE
+                } else {
+                    abi::INPUT_ATTACHMENT_TEXTURE_BASE
+                };
+                self.input_from_memory(d, base + index, component, sample)
+            }
+        }
+    }
+
+    /// A texture load of one component through texture state register `texture`.
+    fn input_from_memory(
+        &mut self,
+        d: Value,
+        texture: u32,
+        component: u8,
+        sample: Option<Value>,
+    ) -> Result<(), CompileError> {
+        let texture = u8::try_from(texture)
+            .map_err(|_| internal(format!("texture state register {texture}")))?;
+        let (coords, dim) = match sample {
+            None => (self.new_vreg(Size::S64, false)?, TexDim::D2),
+            Some(s) => {
+                let coords = self.fixed_run(COORD_HALF, Size::S64)?;
+                let sample_reg = self.fixed_run(SAMPLE_HALF, Size::S32)?;
+                let s = self.iop(s)?;
+                self.copy(vreg(sample_reg, 0, Size::S32), s);
+                (coords, TexDim::D2Ms)
+            }
+        };
+        // The pixel, as the x, y pair a 2D texture load takes.
+        for (part, sr) in [
+            (0, SpecialReg::THREAD_POSITION_IN_GRID_X),
+            (2, SpecialReg::THREAD_POSITION_IN_GRID_Y),
+        ] {
+            self.emit(Instr::GetSr(GetSr {
+                dst: vreg(coords, part, Size::S32).into(),
+                sr,
+            }));
+        }
+        let r = self.def32(d)?;
+        // One component per load: the result lands in one ordinary register.
+        self.emit(Instr::Texture(Texture {
+            load: true,
+            dst: r,
+            coords: vreg(coords, 0, Size::S32),
+            lod_mode: LodMode::Auto,
+            lod: Operand::Imm(0),
+            texture: TexIndex::Imm(texture),
+            sampler: Small::Imm(0),
+            dim,
+            mask: 1 << component,
+            shadow: false,
+            offset: false,
+            extra: None,
+            gather: None,
+            query_lod: false,
+            wait_slot: 0,
+        }));
+        Ok(())
+    }
+
+    /// Component `component` of colour target `location` as the tilebuffer holds it for
+    /// the fragment's pixel, converted as a texture load of the attachment would be.
+    fn input_from_tile(
+        &mut self,
+        d: Value,
+        location: u32,
+        component: u8,
+        sample: Option<Value>,
+    ) -> Result<(), CompileError> {
+        let t = self.target("LoadInputAttachment")?;
+        let c = *t.outputs.find(location).ok_or_else(|| {
+            internal(format!(
+                "input attachment read from colour target {location}, which is not bound"
+            ))
+        })?;
+        // A load reads the lowest sample of the set: sample 0 of a single-sampled pixel.
+        let samples = match sample {
+            None => Small::Imm(0xff),
+            Some(s) => match self.const_of(s) {
+                Some(k) if k < 8 => Small::Imm(1 << k),
+                _ => {
+                    let s = self.iop(s)?;
+                    let bit = self.t32()?;
+                    self.shl(bit, Operand::Imm(1), s);
+                    Small::Reg(Reg {
+                        half: bit.half,
+                        size: Size::S16,
+                    })
+                }
+            },
+        };
+        let (n, format) = element_layout(c.colour, c.format);
+        // The bit-packed formats are one element holding every channel.
+        let packed = !c.format.supports_channel_mask();
+        let r = self.def32(d)?;
+        if !packed && component >= n {
+            // A channel the format lacks reads as a texture load's: 0, alpha 1.
+            let one = if is_integer(c.colour) {
+                1
+            } else {
+                1.0f32.to_bits()
+            };
+            let v = if component == 3 { one } else { 0 };
+            self.emit(Instr::MovImm(MovImm {
+                dst: r.into(),
+                imm: v,
+            }));
+            return Ok(());
+        }
+        let index = if packed { 0 } else { component };
+        let elems = [Element {
+            index,
+            format,
+            reg: self.t32()?,
+        }];
+        self.tile_access(false, c.offset, &elems, samples, 1 << index)?;
+        let vals = self.tib_unpack(c.colour, c.format, &elems)?;
+        let mut v = vals[usize::from(component)];
+        // Packed UNORM formats held as half floats: the attachment holds the value quantised
+        // to the channel's width, as memory would after a store.
+        if let Some(bits) = half_float_unorm_bits(c.colour) {
+            let b = bits[usize::from(component)];
+            if b != 0 {
+                let max = ((1u32 << b) - 1) as f32;
+                let q = self.norm_to_int(v, false, max)?;
+                v = self.int_to_norm(q, false, max)?;
+            }
+        }
+        self.copy(r, Operand::Reg(v));
+        Ok(())
+    }
+}
