@@ -197,6 +197,9 @@ impl SpecialReg {
     pub const THREAD_POSITION_IN_GRID_X: SpecialReg = SpecialReg(80);
     pub const THREAD_POSITION_IN_GRID_Y: SpecialReg = SpecialReg(81);
     pub const THREAD_POSITION_IN_GRID_Z: SpecialReg = SpecialReg(82);
+    /// Fragment shaders: the samples of the lane's pixel the primitive covers (Metal's
+    /// `[[sample_mask]]` input; Mesa reads gl_SampleMaskIn from it), 0 for helper lanes.
+    pub const INPUT_SAMPLE_MASK: SpecialReg = SpecialReg(124);
 }
 
 /// Element format of a device, threadgroup or stack memory access (applegpu MEMORY_FORMATS):

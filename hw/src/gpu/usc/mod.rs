@@ -18,7 +18,10 @@
 //! - Graphics launches ([`run_graphics`]) are one SIMD group. [`LaunchState::preloads`] sets
 //!   registers per lane before the first instruction (a vertex shader's r5/r6). In a
 //!   fragment-stage launch `get_sr` 80/81 read the lane's framebuffer pixel and 62
-//!   (`BACKFACING`) the primitive's facing; `st_tile` writes only samples the lane covers.
+//!   (`BACKFACING`) the primitive's facing, 124 (`INPUT_SAMPLE_MASK`) the lane's rasterized
+//!   coverage; `st_tile` writes only samples the lane covers. Lanes whose pixel has no
+//!   covered sample left are helpers: they run (quad derivatives read them) but their device
+//!   stores and atomics do nothing.
 //! - A budget of lane steps (32 per instruction a group issues) turns an endless loop into a
 //!   [`Fault::Shader`].
 //!
@@ -299,6 +302,7 @@ fn run_in(
                     g.fragment = gfx.as_deref().and_then(|c| c.fragment.as_ref()).map(|f| {
                         group::FragmentSr {
                             pixels: f.lane_pixels,
+                            input_coverage: f.input_coverage,
                             backfacing: f.backfacing,
                         }
                     });
