@@ -374,6 +374,8 @@ impl<'m> Tr<'m> {
                     let i = konst.ok_or_else(|| unsupported("dynamic index into a builtin"))?;
                     let elem = match self.l.get(ty)? {
                         SpvType::Vector { elem, n } if i < *n => *elem,
+                        // gl_SampleMaskIn[0]
+                        SpvType::Array { elem, len } if i < *len => *elem,
                         _ => return Err(invalid("builtin index out of range")),
                     };
                     Ptr::Builtin {

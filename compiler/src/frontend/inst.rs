@@ -4,6 +4,7 @@ use rspirv::dr::Instruction;
 use spirv::{Op, Word};
 
 use super::constants::CVal;
+use super::fragment_ops;
 use super::module::{id, invalid, lit, result_id, result_type, unsupported, SpvType};
 use super::translate::{FnState, Tr};
 use super::values::{Entry, FVal, Ptr};
@@ -488,9 +489,14 @@ impl<'m> Tr<'m> {
                 if Some(set) != self.glsl_set {
                     return Err(invalid("OpExtInst of an unknown instruction set"));
                 }
-                let v = self.glsl(fs, inst)?;
+                let v = if fragment_ops::is_interpolation(lit(inst, 1)?) {
+                    self.interpolate_at(fs, inst)?
+                } else {
+                    self.glsl(fs, inst)?
+                };
                 self.define(fs, result_id(inst)?, Entry::Val(v))
             }
+            op if fragment_ops::is_derivative(op) => def!(self.derivative(fs, inst)?),
             Op::SNegate | Op::FNegate | Op::Not | Op::LogicalNot => {
                 let x = self.simple(fs, id(inst, 0)?)?;
                 let s = self.sh.ty(x).scalar;

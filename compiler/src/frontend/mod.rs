@@ -6,6 +6,7 @@
 
 mod access;
 mod constants;
+mod fragment_ops;
 mod glsl;
 mod inst;
 mod layout;
@@ -203,6 +204,7 @@ fn translate_stage(
                     spirv::Capability::DemoteToHelperInvocation,
                 ))
         }),
+        input_slots: HashMap::new(),
     };
     for inst in &m.types_global_values {
         if inst.class.opcode != Op::Variable {

@@ -16,6 +16,7 @@ use crate::{abi, CompileError};
 
 mod blend;
 mod gfx;
+mod interp;
 mod tib;
 mod tile;
 
@@ -100,6 +101,8 @@ struct Sel<'a> {
     preloads: BTreeMap<u16, Reg>,
     /// A per-sample fragment shader's current sample, while its loop runs.
     sample: Option<gfx::SampleIter>,
+    /// The fixed register pair `ldcf` loads plane coefficients into, once made.
+    coefficients: Option<[u16; 2]>,
 }
 
 /// Selects instructions for a whole shader.
@@ -170,6 +173,7 @@ impl<'a> Sel<'a> {
             outputs: BTreeMap::new(),
             preloads: BTreeMap::new(),
             sample: None,
+            coefficients: None,
         }
     }
 
@@ -673,6 +677,7 @@ impl Sel<'_> {
                 Ok(())
             }
             Op::LoadInput { .. }
+            | Op::InterpolateInput { .. }
             | Op::LoadInputAttachment { .. }
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
@@ -805,6 +810,20 @@ impl Sel<'_> {
                 self.funary(op, r, a);
             }
             UnOp::FSin | UnOp::FCos => self.sincos(d, a, op == UnOp::FCos)?,
+            UnOp::FDdx | UnOp::FDdy => {
+                // Quads of lanes exist only in fragment launches.
+                if self.gfx.map(|g| g.stage) != Some(ir::Stage::Fragment) {
+                    return Err(unsupported("derivatives outside a fragment shader"));
+                }
+                let a = self.fop(a)?;
+                let r = self.def(d)?;
+                let op = if op == UnOp::FDdx {
+                    FUnaryOp::Dfdx
+                } else {
+                    FUnaryOp::Dfdy
+                };
+                self.funary(op, r, a);
+            }
             other => {
                 return Err(unsupported(format!(
                     "unary operation {other:?} in the G13 back end"

@@ -8,7 +8,7 @@
 
 use hw::isa::*;
 
-use super::{internal, isrc, size_of, unsupported, Sel, Val, XOR};
+use super::{internal, isrc, size_of, unsupported, Sel, Val, AND, XOR};
 use crate::g13::graphics::{
     FragmentOutputs, VaryingLayout, CF_W, CF_Z, PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX,
     SR_BACKFACING, UVS_POINT_SIZE, UVS_POSITION,
@@ -45,6 +45,8 @@ fn reads_sysvals(body: &[Node], f: &mut impl FnMut(SysVal)) {
 
 /// Output key of gl_FragDepth (no colour location is this large).
 const DEPTH_KEY: (u32, u8) = (u32::MAX, 0);
+/// Output key of gl_SampleMask[0].
+const SAMPLE_MASK_KEY: (u32, u8) = (u32::MAX, 1);
 
 /// The interface a vertex or fragment shader is compiled against.
 #[derive(Debug, Clone, Copy)]
@@ -93,6 +95,7 @@ pub(super) fn is_graphics_sysval(sv: SysVal) -> bool {
             | SysVal::SampleId
             | SysVal::SamplePosition(_)
             | SysVal::ViewIndex
+            | SysVal::SampleMaskIn
     )
 }
 
@@ -132,7 +135,11 @@ impl<'a> Sel<'a> {
             .ok_or_else(|| unsupported(format!("{what} outside a vertex or fragment shader")))
     }
 
-    fn stage_is(&self, stage: Stage, what: &str) -> Result<GraphicsTarget<'a>, CompileError> {
+    pub(super) fn stage_is(
+        &self,
+        stage: Stage,
+        what: &str,
+    ) -> Result<GraphicsTarget<'a>, CompileError> {
         let t = self.target(what)?;
         if t.stage != stage {
             return Err(unsupported(format!(
@@ -144,7 +151,7 @@ impl<'a> Sel<'a> {
     }
 
     /// A 32-bit result register for `d`.
-    fn def32(&mut self, d: Value) -> Result<Reg, CompileError> {
+    pub(super) fn def32(&mut self, d: Value) -> Result<Reg, CompileError> {
         let r = self.def(d)?;
         if r.size != Size::S32 {
             return Err(internal(format!("graphics value %{} is not 32-bit", d.0)));
@@ -300,6 +307,27 @@ impl<'a> Sel<'a> {
                     }
                 }
             }
+            SysVal::SampleMaskIn => {
+                let t = self.stage_is(Stage::Fragment, "SampleMaskIn")?;
+                let covered = self.temp(Size::S32)?;
+                self.emit(Instr::GetSr(GetSr {
+                    dst: covered.into(),
+                    sr: SpecialReg::INPUT_SAMPLE_MASK,
+                }));
+                // The samples the pipeline's sample mask drops are not covered (the sample
+                // mask test comes before shading); a per-sample shader sees only its sample.
+                let all = (1u32 << t.outputs.samples.clamp(1, 8)) - 1;
+                let mut mask = Operand::Reg(covered);
+                if t.coverage.sample_mask & all != all {
+                    let keep = self.imm_r(t.coverage.sample_mask & all)?;
+                    mask = Operand::Reg(self.bitop_r(mask, Operand::Reg(keep), AND)?);
+                }
+                if let Some(s) = self.sample {
+                    mask = Operand::Reg(self.bitop_r(mask, Operand::Reg(s.bit), AND)?);
+                }
+                let r = self.def32(d)?;
+                self.copy(r, mask);
+            }
             SysVal::FrontFacing => {
                 self.stage_is(Stage::Fragment, "FrontFacing")?;
                 let back = self.temp(Size::S32)?;
@@ -343,6 +371,12 @@ impl<'a> Sel<'a> {
                 self.iter(r, slot.cf, w, at);
                 Ok(())
             }
+            Op::InterpolateInput {
+                location,
+                component,
+                mode,
+                at,
+            } => self.interpolate_input(self.dst(inst)?, *location, *component, *mode, *at),
             Op::LoadInputAttachment { index, component } => {
                 self.stage_is(Stage::Fragment, "LoadInputAttachment")?;
                 if *index >= abi::MAX_INPUT_ATTACHMENTS || *component > 3 {
@@ -426,6 +460,9 @@ impl<'a> Sel<'a> {
                     }
                     (OutputBuiltin::FragDepth, Stage::Fragment) if *component == 0 => {
                         self.record_output(DEPTH_KEY, *value)
+                    }
+                    (OutputBuiltin::SampleMask, Stage::Fragment) if *component == 0 => {
+                        self.record_output(SAMPLE_MASK_KEY, *value)
                     }
                     (b, s) => Err(unsupported(format!(
                         "built-in output {b:?}[{component}] of a {s:?} shader in the G13 back end"
@@ -597,9 +634,20 @@ impl<'a> Sel<'a> {
                 }
             }
             _ => {
+                // gl_SampleMask first: the samples it drops must be gone before any
+                // depth or colour store.
+                if let Some(&id) = self.outputs.get(&SAMPLE_MASK_KEY) {
+                    self.emit(Instr::SampleMask(SampleMask {
+                        targets: self.samples_written(),
+                        live: Small::Reg(vreg(id, 0, Size::S16)),
+                    }));
+                }
                 let mut colours: Vec<(u32, [Option<Reg>; 4])> = Vec::new();
                 for ((location, component), id) in outs {
                     let value = vreg(id, 0, Size::S32);
+                    if (location, component) == SAMPLE_MASK_KEY {
+                        continue;
+                    }
                     if (location, component) == DEPTH_KEY {
                         self.emit(Instr::ZsEmit(ZsEmit {
                             samples: self.samples_written(),
