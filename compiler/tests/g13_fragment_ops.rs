@@ -128,6 +128,11 @@ fn eval(p: Plane, x: f64, y: f64) -> f64 {
 }
 
 fn run(code: &[u8], samples: u32) -> FragmentContext {
+    run_with(code, samples, vec![INV_W, Plane::default(), V, P_OVER_W])
+}
+
+/// Runs with the given coefficient planes (1/W, Z, then the varyings in layout order).
+fn run_with(code: &[u8], samples: u32, planes: Vec<Plane>) -> FragmentContext {
     let mut f = FragmentContext::new(TILE, samples, 4);
     f.tile_origin = ORIGIN;
     f.sample_positions = if samples == 4 {
@@ -145,7 +150,7 @@ fn run(code: &[u8], samples: u32) -> FragmentContext {
         f.coverage[l] = c;
         f.input_coverage[l] = c;
     }
-    f.coefficients = vec![INV_W, Plane::default(), V, P_OVER_W];
+    f.coefficients = planes;
     let mut gfx = GraphicsContext {
         textures: Default::default(),
         fragment: Some(f),
@@ -300,6 +305,60 @@ void main() {
                 0
             };
             assert_eq!(word(&f, l, s), want, "lane {l} sample {s}");
+        }
+    }
+}
+
+/// Non-constant indices into an input array and vector: every element is read (or
+/// interpolated) and the index picks one.
+#[test]
+fn inputs_indexed_dynamically() {
+    let fs = r#"#version 450
+layout(location = 0) noperspective in vec2 arr[2];
+layout(location = 0) out float o;
+void main() {
+    int i = int(gl_FragCoord.x) & 1;
+    o = interpolateAtOffset(arr[i].y, vec2(0.25, 0.125)) * 1000.0 + arr[1 - i][i];
+}
+"#;
+    // Location l component k is slot 2 + 2l + k: the plane (k + 1) x + (l + 1) y + 4l + k.
+    let plane = |l: u32, k: u32| Plane {
+        a: (k + 1) as f32,
+        b: (l + 1) as f32,
+        c: (4 * l + k) as f32,
+    };
+    let mut planes = vec![INV_W, Plane::default()];
+    for (l, k) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+        planes.push(plane(l, k));
+    }
+    let code = fragment_code(fs, &state(Numeric::Float, 1)).expect("compile");
+    let f = run_with(&code, 1, planes);
+    for l in (0..32).filter(|&l| coverage(l) != 0) {
+        let [x, y] = pixel(l);
+        let i = x & 1;
+        let (cx, cy) = (f64::from(x) + 0.5, f64::from(y) + 0.5);
+        let want =
+            eval(plane(i, 1), cx + 0.25, cy + 0.125) * 1000.0 + eval(plane(1 - i, i), cx, cy);
+        close(f32::from_bits(word(&f, l, 0)), want, &format!("lane {l}"));
+    }
+}
+
+/// In a per-sample shader interpolateAtCentroid gives what a centroid input gets there: the
+/// value at the sample being shaded.
+#[test]
+fn centroid_of_a_per_sample_shader_is_its_sample() {
+    let fs = r#"#version 450
+layout(location = 0) noperspective sample in float v;
+layout(location = 0) out float o;
+void main() { o = interpolateAtCentroid(v) - v + 5.0; }
+"#;
+    let f = run(
+        &fragment_code(fs, &state(Numeric::Float, 4)).expect("compile"),
+        4,
+    );
+    for l in 0..32 {
+        for s in (0..4).filter(|s| coverage(l) & (1 << s) != 0) {
+            assert_eq!(f32::from_bits(word(&f, l, s)), 5.0, "lane {l} sample {s}");
         }
     }
 }

@@ -80,7 +80,7 @@ impl<'m> Tr<'m> {
 
     /// interpolateAtCentroid / Sample / Offset (GLSL.std.450 number `n`) of the input the
     /// first operand points at: a whole scalar or vector Input variable, or one component
-    /// of one (an access chain into it).
+    /// of one (an access chain into it, possibly with non-constant indices).
     pub fn interpolate_at(
         &mut self,
         fs: &FnState<'m>,
@@ -88,21 +88,7 @@ impl<'m> Tr<'m> {
     ) -> Result<FVal, CompileError> {
         let n = lit(inst, 1)?;
         self.fragment_only("an interpolateAt function")?;
-        let (var, lanes) = match self.ptr(fs, id(inst, 2)?)? {
-            Ptr::Vars {
-                tree: VarTree::Leaf(v),
-                ..
-            } => {
-                let n = self.sh.var_types[v.0 as usize].lanes;
-                (v, 0..n)
-            }
-            Ptr::VarLane { var, lane } => (var, lane..lane + 1),
-            _ => return Err(invalid("interpolant that is not a scalar or vector input")),
-        };
-        let slot = *self
-            .input_slots
-            .get(&var)
-            .ok_or_else(|| invalid("interpolant that is not an Input variable"))?;
+        let p = self.ptr(fs, id(inst, 2)?)?;
         let at = match n {
             INTERPOLATE_AT_CENTROID => InterpolateAt::Centroid,
             INTERPOLATE_AT_SAMPLE => {
@@ -127,10 +113,36 @@ impl<'m> Tr<'m> {
                 )))
             }
         };
+        Ok(FVal::V(self.interpolate_ptr(&p, at)?))
+    }
+
+    fn interpolate_ptr(&mut self, p: &Ptr, at: InterpolateAt) -> Result<Value, CompileError> {
+        let (var, lanes) = match p {
+            Ptr::Vars {
+                tree: VarTree::Leaf(v),
+                ..
+            } => (*v, 0..self.sh.var_types[v.0 as usize].lanes),
+            Ptr::VarLane { var, lane } => (*var, *lane..*lane + 1),
+            Ptr::Choice { index, options } => {
+                let vals = options
+                    .iter()
+                    .map(|o| self.interpolate_ptr(o, at).map(FVal::V))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let FVal::V(v) = self.select_among(*index, vals)? else {
+                    return Err(invalid("interpolant that is not a scalar or vector"));
+                };
+                return Ok(v);
+            }
+            _ => return Err(invalid("interpolant that is not a scalar or vector input")),
+        };
+        let slot = *self
+            .input_slots
+            .get(&var)
+            .ok_or_else(|| invalid("interpolant that is not an Input variable"))?;
         if self.sh.var_types[var.0 as usize].scalar != Scalar::F32 {
             return Err(invalid("interpolant that is not a float"));
         }
-        let v = self.emit(
+        self.emit(
             Type::vec(Scalar::F32, lanes.len() as u8),
             ir::Op::InterpolateInput {
                 location: slot.location,
@@ -138,7 +150,6 @@ impl<'m> Tr<'m> {
                 mode: slot.mode,
                 at,
             },
-        )?;
-        Ok(FVal::V(v))
+        )
     }
 }

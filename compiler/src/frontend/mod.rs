@@ -9,6 +9,7 @@ mod constants;
 mod fragment_ops;
 mod glsl;
 mod inst;
+mod io_index;
 mod layout;
 mod module;
 mod stage_io;

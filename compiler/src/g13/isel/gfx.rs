@@ -77,6 +77,11 @@ pub(crate) struct SampleIter {
 }
 
 impl SampleIter {
+    /// The sample index as a 16-bit sample operand.
+    pub(super) fn index16(&self) -> Small {
+        Self::low(self.index)
+    }
+
     fn low(r: Reg) -> Small {
         Small::Reg(Reg {
             half: r.half,

@@ -1,7 +1,8 @@
 //! Selection of `InterpolateInput` (GLSL's interpolateAtCentroid, interpolateAtSample and
 //! interpolateAtOffset).
 //!
-//! Centroid and sample positions are points `iter` evaluates at. An offset is not: as Mesa's
+//! Centroid and sample positions are points `iter` evaluates at (the centroid of a per-sample
+//! shader is its sample, as for centroid inputs). An offset is not: as Mesa's
 //! AGX back end does, the shader loads the raw plane coefficients (A, B, C) with `ldcf` and
 //! evaluates A * x + B * y + C itself, dividing by the 1/W plane evaluated the same way for
 //! perspective-correct inputs. agx4's planes are in framebuffer pixels (docs/render-abi.md
@@ -43,7 +44,12 @@ impl Sel<'_> {
         }
         let w = (mode == Mode::Smooth).then_some(CF_W);
         let point = match at {
-            InterpolateAt::Centroid => Interpolation::Centroid,
+            // GLSL: the value a centroid-qualified input would get, and a per-sample shader
+            // gives those its sample's (a point inside the pixel and the primitive).
+            InterpolateAt::Centroid => match self.sample {
+                Some(s) => Interpolation::Sample(s.index16()),
+                None => Interpolation::Centroid,
+            },
             InterpolateAt::Sample(index) => {
                 // Only existing samples: the index is taken modulo the (power of two)
                 // sample count, so an out-of-range one reads some sample instead of faulting.
