@@ -6,6 +6,7 @@ mod clears;
 mod depth_stencil;
 mod draws;
 mod dynamic;
+mod fragment_ops;
 mod large;
 mod layers;
 mod msaa_transfer;
@@ -44,6 +45,7 @@ pub fn all() -> Vec<Scene> {
     v.extend(packed::scenes());
     v.extend(sample_interp::scenes());
     v.extend(sample_mask::scenes());
+    v.extend(fragment_ops::scenes());
     v.extend(large::scenes());
     v
 }
