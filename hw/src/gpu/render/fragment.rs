@@ -135,7 +135,7 @@ pub fn shade(
     }
     let mut lanes_run = 0;
     if let Some(fs) = &state.fs {
-        let quads = quads_of(&region, &pixels, if early { Some(&raster) } else { None });
+        let quads = quads_of(&pixels, if early { Some(&raster) } else { None });
         let record = t.samples.count() * t.sample_bytes as usize;
         gfx.textures.clone_from(&fs.words.textures);
         // Each primitive starts from the lanes of a fresh context (`fragment_context`), as
@@ -239,14 +239,23 @@ impl Quad {
     }
 }
 
-/// The quads that shade `pixels` (covered pixels of `region`, row-major, with the samples
+/// The quads that shade `pixels` (covered pixels, row-major, with the samples
 /// still live; `raster` gives their rasterized coverage when an early test changed it):
 /// every 2x2 block with a live pixel, in row-major block order. The block's other pixels
 /// run as helpers, so derivatives always see a whole quad, as on the hardware.
-fn quads_of(region: &Rect, pixels: &[(u32, u32, u32)], raster: Option<&Vec<u32>>) -> Vec<Quad> {
-    let (qx0, qy0) = (region.x / 2, region.y / 2);
-    let qw = (region.x_end().div_ceil(2) - qx0) as usize;
-    let qh = (region.y_end().div_ceil(2) - qy0) as usize;
+fn quads_of(pixels: &[(u32, u32, u32)], raster: Option<&Vec<u32>>) -> Vec<Quad> {
+    // A grid of the blocks the pixels span (a small primitive spans a few of a tile's).
+    let (mut x0, mut x1) = (u32::MAX, 0);
+    for p in pixels {
+        x0 = x0.min(p.0);
+        x1 = x1.max(p.0);
+    }
+    let (Some(first), Some(last)) = (pixels.first(), pixels.last()) else {
+        return Vec::new();
+    };
+    let (qx0, qy0) = (x0 / 2, first.1 / 2);
+    let qw = (x1 / 2 - qx0 + 1) as usize;
+    let qh = (last.1 / 2 - qy0 + 1) as usize;
     let mut grid = vec![
         Quad {
             origin: [0, 0],
