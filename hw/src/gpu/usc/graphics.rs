@@ -352,6 +352,18 @@ pub fn step_graphics(
                 }
             }
         }
+        Instr::GetSr(x) => {
+            let f = frag(gfx, prog, idx, "get_sr of the coverage")?;
+            for l in lanes {
+                let c = u64::from(f.coverage[l]);
+                let v = match x.sr {
+                    SpecialReg::COVERAGE_MASK => c,
+                    SpecialReg::IS_ACTIVE_THREAD => u64::from(c != 0),
+                    _ => return Ok(false),
+                };
+                g.set_reg(x.dst.reg, l, v);
+            }
+        }
         Instr::SampleMask(x) => {
             let f = frag(gfx, prog, idx, "sample_mask")?;
             for l in lanes {

@@ -230,6 +230,17 @@ impl SimdGroup {
         }
         match instr {
             Instr::MovImm(x) => self.write_lanes(x.dst.reg, &[u64::from(x.imm); LANES], exec),
+            // The live coverage is the fragment context's, which the graphics unit holds.
+            Instr::GetSr(x)
+                if self.fragment.is_some()
+                    && matches!(
+                        x.sr,
+                        SpecialReg::COVERAGE_MASK | SpecialReg::IS_ACTIVE_THREAD
+                    ) =>
+            {
+                self.pc = here;
+                return Ok(false);
+            }
             Instr::GetSr(x) => {
                 lanes!(|l| {
                     let v = self

@@ -644,3 +644,42 @@ fn derivatives_read_quad_neighbours_and_helpers_do_not_store() {
         assert_eq!(out(&m, 2, lane), lane as u32 % 2);
     }
 }
+
+/// `get_sr` 60 and 63 read the coverage as it is when they run, after a `sample_mask`.
+#[test]
+fn coverage_special_registers_follow_discards() {
+    let sr = |r: u16, sr: SpecialReg| {
+        Instr::GetSr(GetSr {
+            dst: Dst::from(Reg::r32(r)),
+            sr,
+        })
+    };
+    let mut code = vec![
+        tid(Reg::r32(1)),
+        sr(2, SpecialReg::COVERAGE_MASK),
+        sr(3, SpecialReg::IS_ACTIVE_THREAD),
+        Instr::SampleMask(SampleMask {
+            targets: Small::Imm(0b0011),
+            live: Small::Imm(0),
+        }),
+        sr(4, SpecialReg::COVERAGE_MASK),
+    ];
+    for k in 0..3u16 {
+        code.extend(store(Reg::r32(2 + k), k));
+    }
+    code.push(Instr::Stop);
+    let (l, mut m) = launch(4);
+    let mut f = FragmentContext::new([2, 2], 4, 4);
+    f.coverage[..4].copy_from_slice(&[0b1111, 0b0110, 0b1000, 0b1001]);
+    let mut gfx = GraphicsContext {
+        textures: Default::default(),
+        fragment: Some(f),
+        vertex: None,
+    };
+    run_graphics(&prog(code), &l, &mut m, &mut gfx).unwrap();
+    for (lane, c) in [0b1111u32, 0b0110, 0b1000, 0b1001].into_iter().enumerate() {
+        assert_eq!(out(&m, 0, lane), c, "lane {lane}");
+        assert_eq!(out(&m, 1, lane), 1, "lane {lane}");
+        assert_eq!(out(&m, 2, lane), c & 0b1100, "lane {lane}");
+    }
+}
