@@ -362,3 +362,44 @@ void main() { o = interpolateAtCentroid(v) - v + 5.0; }
         }
     }
 }
+
+/// Demoted invocations write nothing but keep feeding their quad's derivatives;
+/// gl_HelperInvocation is true in the quad's helper lanes, helperInvocationEXT() after a
+/// demote.
+#[test]
+fn demote_and_helper_invocation() {
+    let fs = r#"#version 450
+#extension GL_EXT_demote_to_helper_invocation : enable
+layout(location = 0) noperspective in float v;
+layout(location = 0) out float o;
+void main() {
+    float h = gl_HelperInvocation ? 1.0 : 0.0;
+    float s = v * v;
+    if ((int(gl_FragCoord.x) & 1) == 1 && (int(gl_FragCoord.y) & 1) == 1) demote;
+    bool demoted = helperInvocationEXT();
+    o = dFdx(s) + dFdy(h) * 1000.0 + (demoted ? 5e5 : 0.0);
+}
+"#;
+    let f = run(
+        &fragment_code(fs, &state(Numeric::Float, 1)).expect("compile"),
+        1,
+    );
+    let s = |x: u32, y: u32| {
+        let v = eval(V, f64::from(x) + 0.5, f64::from(y) + 0.5) as f32;
+        v * v
+    };
+    let helper = |l: usize| coverage(l) == 0;
+    for l in 0..32 {
+        let [x, y] = pixel(l);
+        if helper(l) || (x & 1 == 1 && y & 1 == 1) {
+            assert_eq!(word(&f, l, 0), 0, "lane {l} is a helper or demoted");
+            continue;
+        }
+        let x0 = x & !1;
+        let dx = s(x0 + 1, y) - s(x0, y);
+        let (top, bottom) = (l & !2, l | 2);
+        let dy = f64::from(u8::from(helper(bottom))) - f64::from(u8::from(helper(top)));
+        let want = f64::from(dx) + dy * 1000.0;
+        close(f32::from_bits(word(&f, l, 0)), want, &format!("lane {l}"));
+    }
+}

@@ -25,4 +25,6 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_dynamic_rendering",
     "VK_KHR_image_format_list",
     "VK_KHR_imageless_framebuffer",
+    // Demoted invocations lose their coverage and run on as helpers (compiler g13 isel).
+    "VK_EXT_shader_demote_to_helper_invocation",
 ];

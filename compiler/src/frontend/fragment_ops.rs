@@ -53,6 +53,14 @@ impl<'m> Tr<'m> {
         Ok(())
     }
 
+    /// Whether the invocation is a helper now (gl_HelperInvocation, OpIsHelperInvocationEXT).
+    pub fn is_helper(&mut self) -> Result<Value, CompileError> {
+        self.fragment_only("HelperInvocation")?;
+        let h = self.emit(Type::I32, ir::Op::SysVal(ir::SysVal::HelperInvocation))?;
+        let z = self.u32c(0)?;
+        self.emit(Type::BOOL, ir::Op::Cmp(ir::CmpOp::INe, h, z))
+    }
+
     /// A derivative of a float scalar or vector. The hardware's is the fine one, which every
     /// form may use (SPIR-V lets coarse derivatives be computed as fine ones).
     pub fn derivative(

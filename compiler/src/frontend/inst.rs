@@ -502,6 +502,14 @@ impl<'m> Tr<'m> {
                 self.define(fs, result_id(inst)?, Entry::Val(v))
             }
             op if fragment_ops::is_derivative(op) => def!(self.derivative(fs, inst)?),
+            Op::IsHelperInvocationEXT => {
+                if !self.demote_allowed {
+                    return Err(invalid(
+                        "OpIsHelperInvocationEXT without the DemoteToHelperInvocation capability",
+                    ));
+                }
+                def!(self.is_helper()?)
+            }
             Op::SNegate | Op::FNegate | Op::Not | Op::LogicalNot => {
                 let x = self.simple(fs, id(inst, 0)?)?;
                 let s = self.sh.ty(x).scalar;

@@ -252,6 +252,7 @@ impl<'m> Tr<'m> {
             BuiltIn::SamplePosition => Some(ir::SysVal::SamplePosition(i as u8)),
             BuiltIn::ViewIndex => Some(ir::SysVal::ViewIndex),
             BuiltIn::SampleMask => Some(ir::SysVal::SampleMaskIn),
+            BuiltIn::HelperInvocation => Some(ir::SysVal::HelperInvocation),
             _ => None,
         };
         if sv(0).is_none() {
@@ -301,6 +302,12 @@ impl<'m> Tr<'m> {
                     .map(|i| one(self, i))
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(Some(FVal::V(self.emit(t, ir::Op::Vector(lanes))?)))
+            }
+            BuiltIn::HelperInvocation => {
+                if t != Type::BOOL {
+                    return Err(invalid("HelperInvocation of a non-boolean type"));
+                }
+                Ok(Some(FVal::V(self.is_helper()?)))
             }
             BuiltIn::FrontFacing => {
                 if t != Type::BOOL {

@@ -580,6 +580,12 @@ impl<'s> Machine<'s, '_> {
             }
             SysVal::SamplePosition(_) => return Err("SamplePosition is not interpreted".into()),
             SysVal::SampleMaskIn => return Err("SampleMaskIn is not interpreted".into()),
+            // One invocation alone: helpers exist only in quads; a discarded one stops
+            // counting, so what it computes after is never seen.
+            SysVal::HelperInvocation => {
+                let io = self.io.as_ref().ok_or("HelperInvocation in a dispatch")?;
+                u64::from(io.discarded)
+            }
             SysVal::VertexIndex
             | SysVal::InstanceIndex
             | SysVal::FragCoord(_)

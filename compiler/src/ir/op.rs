@@ -163,6 +163,10 @@ pub enum SysVal {
     /// Vertex and fragment shaders: the view of a multiview subpass being rendered (I32),
     /// the same for every invocation of a draw.
     ViewIndex,
+    /// Fragment shaders: 1 (I32) while the invocation is a helper (of its quad from the
+    /// start, or since a `Discard`), else 0: gl_HelperInvocation, OpIsHelperInvocationEXT.
+    /// It changes at `Discard`, so reads are never merged or moved (see `passes::cse`).
+    HelperInvocation,
     /// Fragment shaders: gl_SampleMaskIn[0] (I32), the samples of the pixel the primitive
     /// covers and the pipeline's sample mask keeps; in a per-sample shader only the bit of the
     /// sample being shaded.

@@ -422,6 +422,7 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
                         | SysVal::SamplePosition(_)
                         | SysVal::ViewIndex
                         | SysVal::SampleMaskIn
+                        | SysVal::HelperInvocation
                 ) {
                     return bad("system value");
                 }

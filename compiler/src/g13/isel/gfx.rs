@@ -101,6 +101,7 @@ pub(super) fn is_graphics_sysval(sv: SysVal) -> bool {
             | SysVal::SamplePosition(_)
             | SysVal::ViewIndex
             | SysVal::SampleMaskIn
+            | SysVal::HelperInvocation
     )
 }
 
@@ -332,6 +333,28 @@ impl<'a> Sel<'a> {
                 }
                 let r = self.def32(d)?;
                 self.copy(r, mask);
+            }
+            SysVal::HelperInvocation => {
+                self.stage_is(Stage::Fragment, "HelperInvocation")?;
+                // A helper has no sample left to shade (in a per-sample shader: its sample).
+                let covered = self.temp(Size::S32)?;
+                self.emit(Instr::GetSr(GetSr {
+                    dst: covered.into(),
+                    sr: SpecialReg::COVERAGE_MASK,
+                }));
+                let mut live = Operand::Reg(covered);
+                if let Some(s) = self.sample {
+                    live = Operand::Reg(self.bitop_r(live, Operand::Reg(s.bit), AND)?);
+                }
+                let r = self.def32(d)?;
+                self.cmpsel(
+                    r,
+                    Cond::Int(ICond::UEq),
+                    live,
+                    Operand::Imm(0),
+                    Operand::Imm(1),
+                    Operand::Imm(0),
+                );
             }
             SysVal::FrontFacing => {
                 self.stage_is(Stage::Fragment, "FrontFacing")?;
