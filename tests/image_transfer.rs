@@ -811,13 +811,14 @@ fn image_format_properties_are_honest() {
         Some(unsupported)
     );
     // Depth images copy (transfer-only depth images are supported); sampling them is not.
-    q(
+    let p = q(
         vk::Format::D32_SFLOAT,
         vk::ImageType::TYPE_2D,
         vk::ImageTiling::OPTIMAL,
         transfer,
     )
     .unwrap();
+    assert_eq!(p.sample_counts, vk::SampleCountFlags::TYPE_1);
     assert_eq!(
         q(
             vk::Format::D32_SFLOAT,

@@ -86,7 +86,8 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_imageless_framebuffer",
             "VK_EXT_pipeline_creation_cache_control",
             "VK_KHR_bind_memory2",
-            "VK_EXT_host_query_reset"
+            "VK_EXT_host_query_reset",
+            "VK_EXT_shader_demote_to_helper_invocation"
         ]
     );
     drop(ctx);

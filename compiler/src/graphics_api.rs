@@ -286,17 +286,24 @@ fn fragment_inputs(fs: &GraphicsShader) -> Result<Vec<(u32, u8, Interpolation)>,
     let mut v: Vec<(u32, u8, Interpolation)> = Vec::new();
     let mut clash = None;
     each_inst(&fs.shader.body, &mut |op| {
-        if let Op::LoadInput {
-            location,
-            component,
-            interp,
-        } = *op
-        {
-            match v.iter().find(|x| x.0 == location && x.1 == component) {
-                Some(x) if x.2 != interp.mode => clash = Some(location),
-                Some(_) => {}
-                None => v.push((location, component, interp.mode)),
-            }
+        let (location, component, mode) = match *op {
+            Op::LoadInput {
+                location,
+                component,
+                interp,
+            } => (location, component, interp.mode),
+            Op::InterpolateInput {
+                location,
+                component,
+                mode,
+                ..
+            } => (location, component, mode),
+            _ => return,
+        };
+        match v.iter().find(|x| x.0 == location && x.1 == component) {
+            Some(x) if x.2 != mode => clash = Some(location),
+            Some(_) => {}
+            None => v.push((location, component, mode)),
         }
     });
     if let Some(l) = clash {

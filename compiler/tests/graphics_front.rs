@@ -709,3 +709,56 @@ fn view_index_through_the_multiview_extension() {
     );
     assert_eq!(loc(out[0].as_ref().unwrap(), 0)[0], Some(8));
 }
+
+/// Non-constant indices into output arrays (a vertex shader's loop) and into input arrays
+/// and vectors: only the named element is written, the named one is read.
+#[test]
+fn stage_io_indexed_dynamically() {
+    let vs = r#"#version 450
+layout(location = 0) out float o[3];
+void main() {
+    for (int i = 0; i < 3; i++) o[i] = float(i * 10 + gl_VertexIndex);
+    o[gl_VertexIndex % 3] += 100.0;
+    gl_Position = vec4(0.0);
+}
+"#;
+    let sh = translate(vs, Stage::Vertex);
+    let items: Vec<StageInputs> = (0..4).map(|i| vertex(i, &[])).collect();
+    let out = run(&sh, &[0; 16], &[], &items);
+    for (v, o) in out.iter().enumerate() {
+        let o = o.as_ref().unwrap();
+        for i in 0..3 {
+            let bump = if v % 3 == i { 100.0 } else { 0.0 };
+            close(
+                &floats(&loc(o, i as u32)[..1]),
+                &[(i * 10 + v) as f32 + bump],
+            );
+        }
+    }
+    let fs = r#"#version 450
+layout(location = 0) in vec2 a[2];
+layout(location = 0) out float o;
+void main() {
+    int i = int(gl_FragCoord.x);
+    o = a[i & 1][(i >> 1) & 1];
+}
+"#;
+    let sh = translate(fs, Stage::Fragment);
+    let items: Vec<StageInputs> = (0..4)
+        .map(|x| {
+            fragment(
+                x as f32 + 0.5,
+                0.5,
+                &[
+                    (0, bits([1.0, 2.0, 0.0, 0.0])),
+                    (1, bits([3.0, 4.0, 0.0, 0.0])),
+                ],
+            )
+        })
+        .collect();
+    let out = run(&sh, &[0; 16], &[], &items);
+    for (x, o) in out.iter().enumerate() {
+        let want = [[1.0, 2.0], [3.0, 4.0]][x & 1][(x >> 1) & 1];
+        close(&floats(&loc(o.as_ref().unwrap(), 0)[..1]), &[want]);
+    }
+}

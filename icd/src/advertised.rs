@@ -28,4 +28,6 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_EXT_pipeline_creation_cache_control",
     "VK_KHR_bind_memory2",
     "VK_EXT_host_query_reset",
+    // Demoted invocations lose their coverage and run on as helpers (compiler g13 isel).
+    "VK_EXT_shader_demote_to_helper_invocation",
 ];

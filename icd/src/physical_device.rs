@@ -362,6 +362,12 @@ pub unsafe extern "system" fn get_features2(
                     (*(s as *mut vk::PhysicalDeviceHostQueryResetFeatures)).host_query_reset =
                         vk::TRUE;
                 }
+                if (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES
+                {
+                    (*(s as *mut vk::PhysicalDeviceShaderDemoteToHelperInvocationFeatures))
+                        .shader_demote_to_helper_invocation = vk::TRUE;
+                }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES {
                     // Views are render commands of their own; geometry and tessellation
                     // shaders do not exist here.

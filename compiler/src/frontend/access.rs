@@ -345,6 +345,9 @@ impl<'m> Tr<'m> {
                         _ => return Err(invalid("access chain indexes a scalar")),
                     }
                 }
+                p @ (Ptr::Vars { .. } | Ptr::Choice { .. }) if self.is_stage_io_ptr(&p) => {
+                    self.io_step(fs, p, konst, iw)?
+                }
                 Ptr::Vars { tree, ty } => {
                     let i = konst.ok_or_else(|| {
                         unsupported("dynamic index into a pointer passed to a function")
@@ -374,6 +377,8 @@ impl<'m> Tr<'m> {
                     let i = konst.ok_or_else(|| unsupported("dynamic index into a builtin"))?;
                     let elem = match self.l.get(ty)? {
                         SpvType::Vector { elem, n } if i < *n => *elem,
+                        // gl_SampleMaskIn[0]
+                        SpvType::Array { elem, len } if i < *len => *elem,
                         _ => return Err(invalid("builtin index out of range")),
                     };
                     Ptr::Builtin {
@@ -728,6 +733,7 @@ impl<'m> Tr<'m> {
             }
             Ptr::Builtin { builtin, lane, ty } => self.load_builtin(*builtin, *lane, *ty),
             Ptr::InputAttachment { .. } => Err(invalid("subpass input read as a value")),
+            Ptr::Choice { .. } => self.load_choice(p),
         }
     }
 
@@ -753,6 +759,7 @@ impl<'m> Tr<'m> {
             }
             Ptr::Builtin { .. } => Err(invalid("store to an input builtin")),
             Ptr::InputAttachment { .. } => Err(invalid("store to a subpass input")),
+            Ptr::Choice { .. } => self.store_choice(p, v),
         }
     }
 

@@ -4,6 +4,7 @@ use rspirv::dr::Instruction;
 use spirv::{Op, Word};
 
 use super::constants::CVal;
+use super::fragment_ops;
 use super::module::{id, invalid, lit, result_id, result_type, unsupported, SpvType};
 use super::translate::{FnState, Tr};
 use super::values::{Entry, FVal, Ptr};
@@ -157,7 +158,12 @@ impl<'m> Tr<'m> {
         (0..n).map(|i| self.lane(v, i)).collect()
     }
 
-    fn select_fval(&mut self, c: Value, a: &FVal, b: &FVal) -> Result<FVal, CompileError> {
+    pub(super) fn select_fval(
+        &mut self,
+        c: Value,
+        a: &FVal,
+        b: &FVal,
+    ) -> Result<FVal, CompileError> {
         Ok(match (a, b) {
             (FVal::V(x), FVal::V(y)) => {
                 let t = self.sh.ty(*x);
@@ -488,8 +494,21 @@ impl<'m> Tr<'m> {
                 if Some(set) != self.glsl_set {
                     return Err(invalid("OpExtInst of an unknown instruction set"));
                 }
-                let v = self.glsl(fs, inst)?;
+                let v = if fragment_ops::is_interpolation(lit(inst, 1)?) {
+                    self.interpolate_at(fs, inst)?
+                } else {
+                    self.glsl(fs, inst)?
+                };
                 self.define(fs, result_id(inst)?, Entry::Val(v))
+            }
+            op if fragment_ops::is_derivative(op) => def!(self.derivative(fs, inst)?),
+            Op::IsHelperInvocationEXT => {
+                if !self.demote_allowed {
+                    return Err(invalid(
+                        "OpIsHelperInvocationEXT without the DemoteToHelperInvocation capability",
+                    ));
+                }
+                def!(self.is_helper()?)
             }
             Op::SNegate | Op::FNegate | Op::Not | Op::LogicalNot => {
                 let x = self.simple(fs, id(inst, 0)?)?;

@@ -6,8 +6,10 @@
 
 mod access;
 mod constants;
+mod fragment_ops;
 mod glsl;
 mod inst;
+mod io_index;
 mod layout;
 mod module;
 mod stage_io;
@@ -203,6 +205,7 @@ fn translate_stage(
                     spirv::Capability::DemoteToHelperInvocation,
                 ))
         }),
+        input_slots: HashMap::new(),
     };
     for inst in &m.types_global_values {
         if inst.class.opcode != Op::Variable {

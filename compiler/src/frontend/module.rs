@@ -27,6 +27,10 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::InputAttachment,
     // ViewIndex: a word of the graphics root table (docs/render-abi.md section 5).
     Capability::MultiView,
+    // Fine and coarse derivatives: the hardware's quad derivative is the fine one.
+    Capability::DerivativeControl,
+    // interpolateAtCentroid/Sample/Offset (frontend::fragment_ops).
+    Capability::InterpolationFunction,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.

@@ -35,6 +35,7 @@ fn output_builtin(b: BuiltIn) -> Result<Option<OutputBuiltin>, CompileError> {
         BuiltIn::Position => Some(OutputBuiltin::Position),
         BuiltIn::PointSize => Some(OutputBuiltin::PointSize),
         BuiltIn::FragDepth => Some(OutputBuiltin::FragDepth),
+        BuiltIn::SampleMask => Some(OutputBuiltin::SampleMask),
         BuiltIn::ClipDistance | BuiltIn::CullDistance => None,
         other => return Err(unsupported(format!("output builtin {other:?}"))),
     })
@@ -111,6 +112,12 @@ impl<'m> Tr<'m> {
                 leaf_vars(&tree, &mut leaves);
                 for (i, v) in leaves.into_iter().enumerate() {
                     let t = self.io_leaf_type(v, component)?;
+                    let slot = super::fragment_ops::InputSlot {
+                        location: location + i as u32,
+                        component,
+                        mode,
+                    };
+                    self.input_slots.insert(v, slot);
                     let x = self.emit(
                         t,
                         ir::Op::LoadInput {
@@ -244,6 +251,8 @@ impl<'m> Tr<'m> {
             BuiltIn::SampleId => Some(ir::SysVal::SampleId),
             BuiltIn::SamplePosition => Some(ir::SysVal::SamplePosition(i as u8)),
             BuiltIn::ViewIndex => Some(ir::SysVal::ViewIndex),
+            BuiltIn::SampleMask => Some(ir::SysVal::SampleMaskIn),
+            BuiltIn::HelperInvocation => Some(ir::SysVal::HelperInvocation),
             _ => None,
         };
         if sv(0).is_none() {
@@ -293,6 +302,12 @@ impl<'m> Tr<'m> {
                     .map(|i| one(self, i))
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(Some(FVal::V(self.emit(t, ir::Op::Vector(lanes))?)))
+            }
+            BuiltIn::HelperInvocation => {
+                if t != Type::BOOL {
+                    return Err(invalid("HelperInvocation of a non-boolean type"));
+                }
+                Ok(Some(FVal::V(self.is_helper()?)))
             }
             BuiltIn::FrontFacing => {
                 if t != Type::BOOL {

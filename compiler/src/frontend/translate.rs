@@ -82,6 +82,8 @@ pub(super) struct Tr<'m> {
     pub origin_upper_left: bool,
     /// The module declares the DemoteToHelperInvocation capability.
     pub demote_allowed: bool,
+    /// The varying each non-built-in Input Var holds (for the interpolateAt* functions).
+    pub input_slots: HashMap<ir::Var, super::fragment_ops::InputSlot>,
 }
 
 impl<'m> Tr<'m> {

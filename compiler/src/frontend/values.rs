@@ -82,6 +82,33 @@ pub(super) enum Ptr {
         index: u32,
         ms: bool,
     },
+    /// `options[index]`: a part of an Input or Output variable named by a non-constant
+    /// access-chain index (an element of an array, a component of a vector; see
+    /// `io_index`). The options are `Vars`, `VarLane` or `Choice` pointers.
+    Choice {
+        index: Value,
+        options: Vec<Ptr>,
+    },
+}
+
+impl Ptr {
+    /// The values a `Choice` pointer depends on, outermost first.
+    fn choice_values(&self, out: &mut Vec<Value>) {
+        if let Ptr::Choice { index, options } = self {
+            out.push(*index);
+            options.iter().for_each(|o| o.choice_values(out));
+        }
+    }
+
+    fn choice_rebuild(&self, it: &mut dyn Iterator<Item = Value>) -> Ptr {
+        match self {
+            Ptr::Choice { index, options } => Ptr::Choice {
+                index: it.next().unwrap_or(*index),
+                options: options.iter().map(|o| o.choice_rebuild(it)).collect(),
+            },
+            p => p.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -101,6 +128,7 @@ impl Entry {
                 }
                 out.extend(dyn_off.iter().copied());
             }
+            Entry::Ptr(p @ Ptr::Choice { .. }) => p.choice_values(&mut out),
             Entry::Ptr(_) => {}
         }
         out
@@ -139,6 +167,7 @@ impl Entry {
                     lane_stride: *lane_stride,
                 })
             }
+            Entry::Ptr(p @ Ptr::Choice { .. }) => Entry::Ptr(p.choice_rebuild(it)),
             Entry::Ptr(p) => Entry::Ptr(p.clone()),
         }
     }

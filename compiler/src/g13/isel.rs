@@ -18,6 +18,7 @@ mod blend;
 mod coeff;
 mod gfx;
 mod input;
+mod interp;
 mod tib;
 mod tile;
 
@@ -105,6 +106,8 @@ struct Sel<'a> {
     /// Fixed registers that instructions read or write as runs wider than a virtual
     /// register, by physical half (see `fixed_run`).
     runs: Vec<(u16, u16)>,
+    /// The fixed register pair `ldcf` loads plane coefficients into, once made.
+    coefficients: Option<[u16; 2]>,
 }
 
 /// Selects instructions for a whole shader.
@@ -177,6 +180,7 @@ impl<'a> Sel<'a> {
             preloads: BTreeMap::new(),
             sample: None,
             runs: Vec::new(),
+            coefficients: None,
         }
     }
 
@@ -706,6 +710,7 @@ impl Sel<'_> {
                 Ok(())
             }
             Op::LoadInput { .. }
+            | Op::InterpolateInput { .. }
             | Op::LoadInputAttachment { .. }
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
@@ -838,6 +843,20 @@ impl Sel<'_> {
                 self.funary(op, r, a);
             }
             UnOp::FSin | UnOp::FCos => self.sincos(d, a, op == UnOp::FCos)?,
+            UnOp::FDdx | UnOp::FDdy => {
+                // Quads of lanes exist only in fragment launches.
+                if self.gfx.map(|g| g.stage) != Some(ir::Stage::Fragment) {
+                    return Err(unsupported("derivatives outside a fragment shader"));
+                }
+                let a = self.fop(a)?;
+                let r = self.def(d)?;
+                let op = if op == UnOp::FDdx {
+                    FUnaryOp::Dfdx
+                } else {
+                    FUnaryOp::Dfdy
+                };
+                self.funary(op, r, a);
+            }
             other => {
                 return Err(unsupported(format!(
                     "unary operation {other:?} in the G13 back end"

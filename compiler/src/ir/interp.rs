@@ -151,6 +151,8 @@ fn un(op: UnOp, x: u64, bits: u32) -> u64 {
         UnOp::FLog2 => fb(f(x).log2()),
         UnOp::FSin => fb(f(x).sin()),
         UnOp::FCos => fb(f(x).cos()),
+        // One invocation alone: its quad is four copies of it, whose differences are 0.
+        UnOp::FDdx | UnOp::FDdy => fb(0.0),
         UnOp::FSign => {
             let v = f(x);
             fb(if v > 0.0 {
@@ -577,6 +579,13 @@ impl<'s> Machine<'s, '_> {
                 return Err("subgroup system values are not interpreted".into())
             }
             SysVal::SamplePosition(_) => return Err("SamplePosition is not interpreted".into()),
+            SysVal::SampleMaskIn => return Err("SampleMaskIn is not interpreted".into()),
+            // One invocation alone: helpers exist only in quads; a discarded one stops
+            // counting, so what it computes after is never seen.
+            SysVal::HelperInvocation => {
+                let io = self.io.as_ref().ok_or("HelperInvocation in a dispatch")?;
+                u64::from(io.discarded)
+            }
             SysVal::VertexIndex
             | SysVal::InstanceIndex
             | SysVal::FragCoord(_)
@@ -703,7 +712,14 @@ impl<'s> Machine<'s, '_> {
                 Some(vec![u32::from_le_bytes(b) as u64])
             }
             Op::WorkgroupBarrier | Op::MemoryBarrier => None,
+            // The interpreter's inputs are one value per location: the same at every point of
+            // the pixel.
             Op::LoadInput {
+                location,
+                component,
+                ..
+            }
+            | Op::InterpolateInput {
                 location,
                 component,
                 ..
@@ -749,6 +765,9 @@ impl<'s> Machine<'s, '_> {
                     }
                     OutputBuiltin::FragDepth => {
                         write_components(std::slice::from_mut(&mut o.frag_depth), *component, &x)?
+                    }
+                    OutputBuiltin::SampleMask => {
+                        return Err("SampleMask output is not interpreted".into())
                     }
                 }
                 None

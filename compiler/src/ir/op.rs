@@ -35,6 +35,11 @@ pub enum UnOp {
     FCos,
     FSign,
     ISign,
+    /// Fragment shaders: the derivative along window x / y (OpDPdx, OpDPdy and their Fine and
+    /// Coarse forms), by differencing the neighbours of the invocation's 2x2 quad. Defined
+    /// only in uniform control flow; the quad's helper invocations take part.
+    FDdx,
+    FDdy,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -158,6 +163,14 @@ pub enum SysVal {
     /// Vertex and fragment shaders: the view of a multiview subpass being rendered (I32),
     /// the same for every invocation of a draw.
     ViewIndex,
+    /// Fragment shaders: 1 (I32) while the invocation is a helper (of its quad from the
+    /// start, or since a `Discard`), else 0: gl_HelperInvocation, OpIsHelperInvocationEXT.
+    /// It changes at `Discard`, so reads are never merged or moved (see `passes::cse`).
+    HelperInvocation,
+    /// Fragment shaders: gl_SampleMaskIn[0] (I32), the samples of the pixel the primitive
+    /// covers and the pipeline's sample mask keeps; in a per-sample shader only the bit of the
+    /// sample being shaded.
+    SampleMaskIn,
 }
 
 /// The pipeline stage a shader runs in.
@@ -200,6 +213,17 @@ pub struct InputInterp {
     pub sampling: Sampling,
 }
 
+/// Where `InterpolateInput` evaluates an input (GLSL's interpolateAt* functions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InterpolateAt {
+    /// A point inside the covered part of the pixel.
+    Centroid,
+    /// The position of sample `index` (I32) of the pixel.
+    Sample(Value),
+    /// The pixel centre moved by (x, y) pixels (two F32 values).
+    Offset(Value, Value),
+}
+
 /// Outputs of the graphics stages that are not plain locations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OutputBuiltin {
@@ -209,6 +233,9 @@ pub enum OutputBuiltin {
     PointSize,
     /// Fragment shaders: gl_FragDepth, one F32 (see `Shader::depth_replacing`).
     FragDepth,
+    /// Fragment shaders: gl_SampleMask[0], one I32: the samples whose bit is clear are
+    /// discarded (in a per-sample shader only the bit of the sample being shaded counts).
+    SampleMask,
 }
 
 /// Memory a load, store or atomic reaches.
@@ -301,6 +328,15 @@ pub enum Op {
         location: u32,
         component: u8,
         interp: InputInterp,
+    },
+    /// Fragment shaders: reads the varying at `location` from 32-bit `component` on as
+    /// `LoadInput` does, interpolated with `mode` at the point `at` instead of the input's
+    /// own sampling (a per-sample shader's too). Pure.
+    InterpolateInput {
+        location: u32,
+        component: u8,
+        mode: Interpolation,
+        at: InterpolateAt,
     },
     /// Fragment shaders: reads input attachment `index` (the `InputAttachmentIndex`
     /// decoration) at the fragment's pixel, starting at component `component` (0..4). The

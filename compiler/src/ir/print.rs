@@ -83,6 +83,19 @@ fn op_text(op: &Op) -> String {
             "LoadInput loc {location}.{component} {:?} {:?}",
             interp.mode, interp.sampling
         ),
+        Op::InterpolateInput {
+            location,
+            component,
+            mode,
+            at,
+        } => {
+            let at = match at {
+                super::InterpolateAt::Centroid => "centroid".to_string(),
+                super::InterpolateAt::Sample(i) => format!("sample {}", v(*i)),
+                super::InterpolateAt::Offset(x, y) => format!("offset {}, {}", v(*x), v(*y)),
+            };
+            format!("InterpolateInput loc {location}.{component} {mode:?} at {at}")
+        }
         Op::LoadInputAttachment {
             index,
             component,

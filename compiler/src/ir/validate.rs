@@ -5,7 +5,8 @@
 use std::collections::HashSet;
 
 use super::{
-    BinOp, ConvOp, Node, Op, OutputBuiltin, Scalar, Shader, Space, SysVal, Type, UnOp, Value,
+    BinOp, ConvOp, InterpolateAt, Node, Op, OutputBuiltin, Scalar, Shader, Space, SysVal, Type,
+    UnOp, Value,
 };
 
 struct Checker<'s> {
@@ -30,6 +31,11 @@ fn operands(op: &Op) -> Vec<Value> {
             sample: Some(s), ..
         } => vec![*s],
         Op::StoreOutput { value, .. } | Op::StoreBuiltin { value, .. } => vec![*value],
+        Op::InterpolateInput { at, .. } => match at {
+            InterpolateAt::Centroid => vec![],
+            InterpolateAt::Sample(i) => vec![*i],
+            InterpolateAt::Offset(x, y) => vec![*x, *y],
+        },
         Op::Unary(_, a) | Op::Conv(_, a) | Op::Extract(a, _) | Op::Copy(a) | Op::StoreVar(_, a) => {
             vec![*a]
         }
@@ -187,11 +193,27 @@ impl Checker<'_> {
                     return Err(format!("{space:?} address of type {at:?}"));
                 }
             }
-            Op::LoadInput { component, .. } | Op::LoadInputAttachment { component, .. }
+            Op::LoadInput { component, .. }
+            | Op::LoadInputAttachment { component, .. }
+            | Op::InterpolateInput { component, .. }
                 if !matches!(rt.scalar, Scalar::I32 | Scalar::F32)
                     || *component as u32 + rt.lanes as u32 > 4 =>
             {
                 return Err(format!("input of type {rt:?} from component {component}"));
+            }
+            Op::InterpolateInput { at, .. } => {
+                let want = match at {
+                    InterpolateAt::Centroid => vec![],
+                    InterpolateAt::Sample(_) => vec![Type::I32],
+                    InterpolateAt::Offset(..) => vec![Type::F32; 2],
+                };
+                let got = operands(op)
+                    .iter()
+                    .map(|v| self.ty(*v))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if got != want {
+                    return Err(format!("InterpolateInput at {at:?} of types {got:?}"));
+                }
             }
             Op::StoreOutput {
                 component, value, ..
@@ -206,11 +228,12 @@ impl Checker<'_> {
                     return Err(format!("output of type {t:?} from component {component}"));
                 }
                 if let Op::StoreBuiltin { builtin, .. } = op {
-                    let lanes = match builtin {
-                        OutputBuiltin::Position => 4,
-                        OutputBuiltin::PointSize | OutputBuiltin::FragDepth => 1,
+                    let (lanes, scalar) = match builtin {
+                        OutputBuiltin::Position => (4, Scalar::F32),
+                        OutputBuiltin::PointSize | OutputBuiltin::FragDepth => (1, Scalar::F32),
+                        OutputBuiltin::SampleMask => (1, Scalar::I32),
                     };
-                    if t.scalar != Scalar::F32 || *component as u32 + t.lanes as u32 > lanes {
+                    if t.scalar != scalar || *component as u32 + t.lanes as u32 > lanes {
                         return Err(format!("{builtin:?} written with {t:?}"));
                     }
                 }
@@ -352,6 +375,7 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
             // Stage I/O is lowered per generation, so the back end takes it as it is.
             | Op::LoadInput { .. }
             | Op::LoadInputAttachment { .. }
+            | Op::InterpolateInput { .. }
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
             | Op::Discard => {}
@@ -400,6 +424,8 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
                         | SysVal::SampleId
                         | SysVal::SamplePosition(_)
                         | SysVal::ViewIndex
+                        | SysVal::SampleMaskIn
+                        | SysVal::HelperInvocation
                 ) {
                     return bad("system value");
                 }

@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::{BinOp, Node, Op, Shader, Space, Type, Value, Var};
+use crate::ir::{BinOp, Node, Op, Shader, Space, SysVal, Type, Value, Var};
 use crate::CompileError;
 
 use super::{map_operands, substitute};
@@ -27,7 +27,9 @@ fn pure(op: &Op, descriptor_words: &HashSet<Value>) -> bool {
         | Op::MemoryBarrier
         | Op::StoreOutput { .. }
         | Op::StoreBuiltin { .. }
-        | Op::Discard => false,
+        | Op::Discard
+        // A `Discard` between two reads changes it.
+        | Op::SysVal(SysVal::HelperInvocation) => false,
         _ => true,
     }
 }

@@ -42,7 +42,7 @@ pub use scalarize::scalarize;
 /// * every value is scalar (no vectors, no `Vector`/`Extract`/`Insert`/`Copy`);
 /// * only these operations remain: `Const`; `Unary` with `INeg, Not, BitReverse, BitCount,
 ///   UFindMsb, SFindMsb, FindLsb, FNeg, FAbs, FFloor, FCeil, FTrunc, FRoundEven, FRsqrt, FRcp,
-///   FExp2, FLog2, FSin, FCos`; `Binary` with `IAdd, ISub, IMul, UMulHigh, SMulHigh, And, Or,
+///   FExp2, FLog2, FSin, FCos, FDdx, FDdy`; `Binary` with `IAdd, ISub, IMul, UMulHigh, SMulHigh, And, Or,
 ///   Xor, Shl, UShr, SShr, UMin, SMin, UMax, SMax, FAdd, FSub, FMul, FMin, FMax`; `FFma`,
 ///   `Cmp`, `Select`, `Conv`, `BitfieldInsert`, `UBitfieldExtract`, `SBitfieldExtract`,
 ///   `LoadVar`/`StoreVar`, `SysVal` with `LocalInvocationId, LocalInvocationIndex,
@@ -173,6 +173,14 @@ pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
         Op::DescriptorAddress { index, .. } | Op::DescriptorSize { index, .. } => {
             *index = f(*index)
         }
+        Op::InterpolateInput { at, .. } => match at {
+            ir::InterpolateAt::Centroid => {}
+            ir::InterpolateAt::Sample(i) => *i = f(*i),
+            ir::InterpolateAt::Offset(x, y) => {
+                *x = f(*x);
+                *y = f(*y);
+            }
+        },
     }
 }
 

@@ -160,6 +160,25 @@ pub fn scalarize(sh: &mut Shader) -> Result<(), CompileError> {
                     ));
                 }
             }
+            Op::InterpolateInput {
+                location,
+                component,
+                mode,
+                at,
+            } => {
+                for i in 0..n as u8 {
+                    lanes_out.push(out.def(
+                        sh,
+                        scalar_ty,
+                        Op::InterpolateInput {
+                            location,
+                            component: component + i,
+                            mode,
+                            at,
+                        },
+                    ));
+                }
+            }
             Op::LoadInputAttachment {
                 index,
                 component,

@@ -117,10 +117,15 @@ fn funary_code(op: FUnaryOp) -> u64 {
         FUnaryOp::Ceil => 0b010000,
         FUnaryOp::Trunc => 0b100000,
         FUnaryOp::Rint => 0b110000,
+        FUnaryOp::Dfdx => 0b000100,
+        FUnaryOp::Dfdy => 0b000110,
     }
 }
 
-const FUNARY_OPS: [FUnaryOp; 10] = [
+/// applegpu: bit 46 of `dfdx` / `dfdy` kills helper invocations after the instruction.
+const DERIVATIVE_KILL_BIT: u32 = 46;
+
+const FUNARY_OPS: [FUnaryOp; 12] = [
     FUnaryOp::Floor,
     FUnaryOp::Ceil,
     FUnaryOp::Trunc,
@@ -131,6 +136,8 @@ const FUNARY_OPS: [FUnaryOp; 10] = [
     FUnaryOp::SinPt2,
     FUnaryOp::Log2,
     FUnaryOp::Exp2,
+    FUnaryOp::Dfdx,
+    FUnaryOp::Dfdy,
 ];
 
 pub(crate) fn funary(i: &FUnary, force_long: bool) -> Result<Encoded, EncodeError> {
@@ -149,6 +156,9 @@ pub(crate) fn dec_funary(b: u128) -> Result<Instr, &'static str> {
         .into_iter()
         .find(|&o| funary_code(o) == code)
         .ok_or("unmodelled float unary op")?;
+    if get(b, DERIVATIVE_KILL_BIT, 1) != 0 {
+        return Err("float unary op with bit 46 (helper kill) set");
+    }
     Ok(Instr::FUnary(FUnary {
         op,
         dst: get_dst(b, 44, false),

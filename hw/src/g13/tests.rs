@@ -1205,6 +1205,8 @@ fn gen(g: &mut Rng, v: usize) -> Instr {
                 FUnaryOp::SinPt2,
                 FUnaryOp::Log2,
                 FUnaryOp::Exp2,
+                FUnaryOp::Dfdx,
+                FUnaryOp::Dfdy,
             ];
             let size = gen_size(g, false);
             let src_size = gen_size(g, false);

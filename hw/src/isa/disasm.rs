@@ -306,6 +306,8 @@ pub fn format(instr: &Instr) -> String {
                 FUnaryOp::SinPt2 => "sin_pt_2",
                 FUnaryOp::Log2 => "log2",
                 FUnaryOp::Exp2 => "exp2",
+                FUnaryOp::Dfdx => "dfdx",
+                FUnaryOp::Dfdy => "dfdy",
             };
             format!("{name}{} {}, {}", sat(i.saturate), dst(i.dst), fsrc(i.src))
         }

@@ -174,6 +174,14 @@ pub enum FUnaryOp {
     SinPt2,
     Log2,
     Exp2,
+    /// `dfdx` / `dfdy`: the screen-space derivative of A within the lane's quad (see
+    /// [`crate::isa::quad_lane`]): D = A[right] - A[left] of the lane's row, or
+    /// A[bottom] - A[top] of its column. A is read from the neighbour lanes whether or not
+    /// they are active, so helper lanes of a fragment quad take part. Every lane of a row
+    /// (column) gets the same value: the fine derivative. Sources modifiers apply before the
+    /// difference, saturation after. (The encoding's "kill helpers" bit is not modelled.)
+    Dfdx,
+    Dfdy,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

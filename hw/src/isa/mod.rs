@@ -22,6 +22,25 @@ pub use operand::*;
 /// Number of lanes in a SIMD group.
 pub const SIMD_WIDTH: usize = 32;
 
+/// Lanes per quad: lanes 4q .. 4q + 4 of a SIMD group form quad q (applegpu's quad shuffles
+/// and ballots work on these groups of four).
+pub const QUAD_LANES: usize = 4;
+
+/// Where the pixel (x, y) sits inside the quad that shades its 2x2 block (the block whose
+/// top-left pixel has even coordinates): 0 top left, 1 top right, 2 bottom left, 3 bottom
+/// right, the quad-group thread order Metal documents for fragment functions. Bit 0 of the
+/// index is the horizontal neighbour, bit 1 the vertical one, which is what `dfdx` / `dfdy`
+/// difference.
+pub fn quad_lane(x: u32, y: u32) -> usize {
+    (x & 1) as usize | ((y & 1) as usize) << 1
+}
+
+/// The pixel of quad lane `k` (0..4) relative to the block's top-left pixel: the inverse of
+/// [`quad_lane`].
+pub fn quad_pixel(k: usize) -> [u32; 2] {
+    [(k & 1) as u32, (k >> 1 & 1) as u32]
+}
+
 /// General-purpose register file size per thread, in 16-bit halves (r0..r127).
 pub const GPR_HALVES: u16 = 256;
 

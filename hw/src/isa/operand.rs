@@ -197,6 +197,15 @@ impl SpecialReg {
     pub const THREAD_POSITION_IN_GRID_X: SpecialReg = SpecialReg(80);
     pub const THREAD_POSITION_IN_GRID_Y: SpecialReg = SpecialReg(81);
     pub const THREAD_POSITION_IN_GRID_Z: SpecialReg = SpecialReg(82);
+    /// Fragment shaders: the samples of the lane's pixel still covered now (after early
+    /// tests and the discards so far; Mesa's gl_SampleMask-style reads use it).
+    pub const COVERAGE_MASK: SpecialReg = SpecialReg(60);
+    /// Fragment shaders: 0 in helper lanes (no sample left covered), else 1 (Mesa compares
+    /// it with zero for gl_HelperInvocation).
+    pub const IS_ACTIVE_THREAD: SpecialReg = SpecialReg(63);
+    /// Fragment shaders: the samples of the lane's pixel the primitive covers (Metal's
+    /// `[[sample_mask]]` input; Mesa reads gl_SampleMaskIn from it), 0 for helper lanes.
+    pub const INPUT_SAMPLE_MASK: SpecialReg = SpecialReg(124);
 }
 
 /// Element format of a device, threadgroup or stack memory access (applegpu MEMORY_FORMATS):

@@ -6,6 +6,7 @@ mod clears;
 mod depth_stencil;
 mod draws;
 mod dynamic;
+mod fragment_ops;
 mod inputs;
 mod large;
 mod layers;
@@ -50,6 +51,7 @@ pub fn all() -> Vec<Scene> {
     v.extend(sample_interp::scenes());
     v.extend(sample_mask::scenes());
     v.extend(secondary::scenes());
+    v.extend(fragment_ops::scenes());
     v.extend(large::scenes());
     v
 }

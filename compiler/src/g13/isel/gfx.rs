@@ -8,7 +8,7 @@
 
 use hw::isa::*;
 
-use super::{internal, isrc, size_of, unsupported, Sel, Val, XOR};
+use super::{internal, isrc, size_of, unsupported, Sel, Val, AND, XOR};
 use crate::g13::graphics::{
     FragmentOutputs, VaryingLayout, CF_W, CF_Z, PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX,
     SR_BACKFACING, UVS_POINT_SIZE, UVS_POSITION,
@@ -45,6 +45,8 @@ fn reads_sysvals(body: &[Node], f: &mut impl FnMut(SysVal)) {
 
 /// Output key of gl_FragDepth (no colour location is this large).
 const DEPTH_KEY: (u32, u8) = (u32::MAX, 0);
+/// Output key of gl_SampleMask[0].
+const SAMPLE_MASK_KEY: (u32, u8) = (u32::MAX, 1);
 
 /// The interface a vertex or fragment shader is compiled against.
 #[derive(Debug, Clone, Copy)]
@@ -75,6 +77,11 @@ pub(crate) struct SampleIter {
 }
 
 impl SampleIter {
+    /// The sample index as a 16-bit sample operand.
+    pub(super) fn index16(&self) -> Small {
+        Self::low(self.index)
+    }
+
     fn low(r: Reg) -> Small {
         Small::Reg(Reg {
             half: r.half,
@@ -93,6 +100,8 @@ pub(super) fn is_graphics_sysval(sv: SysVal) -> bool {
             | SysVal::SampleId
             | SysVal::SamplePosition(_)
             | SysVal::ViewIndex
+            | SysVal::SampleMaskIn
+            | SysVal::HelperInvocation
     )
 }
 
@@ -304,6 +313,49 @@ impl<'a> Sel<'a> {
                     }
                 }
             }
+            SysVal::SampleMaskIn => {
+                let t = self.stage_is(Stage::Fragment, "SampleMaskIn")?;
+                let covered = self.temp(Size::S32)?;
+                self.emit(Instr::GetSr(GetSr {
+                    dst: covered.into(),
+                    sr: SpecialReg::INPUT_SAMPLE_MASK,
+                }));
+                // The samples the pipeline's sample mask drops are not covered (the sample
+                // mask test comes before shading); a per-sample shader sees only its sample.
+                let all = (1u32 << t.outputs.samples.clamp(1, 8)) - 1;
+                let mut mask = Operand::Reg(covered);
+                if t.coverage.sample_mask & all != all {
+                    let keep = self.imm_r(t.coverage.sample_mask & all)?;
+                    mask = Operand::Reg(self.bitop_r(mask, Operand::Reg(keep), AND)?);
+                }
+                if let Some(s) = self.sample {
+                    mask = Operand::Reg(self.bitop_r(mask, Operand::Reg(s.bit), AND)?);
+                }
+                let r = self.def32(d)?;
+                self.copy(r, mask);
+            }
+            SysVal::HelperInvocation => {
+                self.stage_is(Stage::Fragment, "HelperInvocation")?;
+                // A helper has no sample left to shade (in a per-sample shader: its sample).
+                let covered = self.temp(Size::S32)?;
+                self.emit(Instr::GetSr(GetSr {
+                    dst: covered.into(),
+                    sr: SpecialReg::COVERAGE_MASK,
+                }));
+                let mut live = Operand::Reg(covered);
+                if let Some(s) = self.sample {
+                    live = Operand::Reg(self.bitop_r(live, Operand::Reg(s.bit), AND)?);
+                }
+                let r = self.def32(d)?;
+                self.cmpsel(
+                    r,
+                    Cond::Int(ICond::UEq),
+                    live,
+                    Operand::Imm(0),
+                    Operand::Imm(1),
+                    Operand::Imm(0),
+                );
+            }
             SysVal::FrontFacing => {
                 self.stage_is(Stage::Fragment, "FrontFacing")?;
                 let back = self.temp(Size::S32)?;
@@ -350,6 +402,12 @@ impl<'a> Sel<'a> {
                 self.iter(r, slot.cf, w, at);
                 Ok(())
             }
+            Op::InterpolateInput {
+                location,
+                component,
+                mode,
+                at,
+            } => self.interpolate_input(self.dst(inst)?, *location, *component, *mode, *at),
             Op::LoadInputAttachment {
                 index,
                 component,
@@ -398,6 +456,9 @@ impl<'a> Sel<'a> {
                     }
                     (OutputBuiltin::FragDepth, Stage::Fragment) if *component == 0 => {
                         self.record_output(DEPTH_KEY, *value)
+                    }
+                    (OutputBuiltin::SampleMask, Stage::Fragment) if *component == 0 => {
+                        self.record_output(SAMPLE_MASK_KEY, *value)
                     }
                     (b, s) => Err(unsupported(format!(
                         "built-in output {b:?}[{component}] of a {s:?} shader in the G13 back end"
@@ -569,9 +630,20 @@ impl<'a> Sel<'a> {
                 }
             }
             _ => {
+                // gl_SampleMask first: the samples it drops must be gone before any
+                // depth or colour store.
+                if let Some(&id) = self.outputs.get(&SAMPLE_MASK_KEY) {
+                    self.emit(Instr::SampleMask(SampleMask {
+                        targets: self.samples_written(),
+                        live: Small::Reg(vreg(id, 0, Size::S16)),
+                    }));
+                }
                 let mut colours: Vec<(u32, [Option<Reg>; 4])> = Vec::new();
                 for ((location, component), id) in outs {
                     let value = vreg(id, 0, Size::S32);
+                    if (location, component) == SAMPLE_MASK_KEY {
+                        continue;
+                    }
                     if (location, component) == DEPTH_KEY {
                         self.emit(Instr::ZsEmit(ZsEmit {
                             samples: self.samples_written(),

@@ -1,5 +1,8 @@
 //! One primitive in one tile: coverage, the depth/stencil test before or after the fragment
-//! shader, the shader over the covered pixels 32 at a time, and the occlusion query.
+//! shader, the shader over the covered pixels in 2x2 quads, eight quads (32 lanes) at a time,
+//! and the occlusion query. Pixels of a quad that are not covered (or failed the early test)
+//! run as helper lanes with no coverage: they write no colour, depth or memory and count in
+//! no query, but their values feed the quad's derivatives.
 //!
 //! With a late test (the shader discards or writes depth) the shader runs on every covered
 //! pixel first; its tilebuffer writes to samples that then fail the test are undone from a
@@ -15,7 +18,7 @@ use crate::gpu::raster::coverage::sample_point;
 use crate::gpu::raster::Rect;
 use crate::gpu::usc::{self, GraphicsContext};
 use crate::gpu::{Fault, GpuMemory};
-use crate::isa::SIMD_WIDTH;
+use crate::isa::{quad_lane, quad_pixel, QUAD_LANES, SIMD_WIDTH};
 use std::sync::Arc;
 
 /// The fragment-stage state of one draw.
@@ -122,15 +125,17 @@ pub fn shade(
     }
     let early = state.early_z || state.fs.is_none();
     let mut passed = 0u64;
+    let mut raster = Vec::new();
     if early {
         for p in pixels.iter_mut() {
+            raster.push(p.2);
             p.2 = test_pixel(t, zs, state, prim, origin, (p.0, p.1), p.2, &[])?;
             passed += u64::from(p.2.count_ones());
         }
-        pixels.retain(|p| p.2 != 0);
     }
     let mut lanes_run = 0;
     if let Some(fs) = &state.fs {
+        let quads = quads_of(&pixels, if early { Some(&raster) } else { None });
         let record = t.samples.count() * t.sample_bytes as usize;
         gfx.textures.clone_from(&fs.words.textures);
         // Each primitive starts from the lanes of a fresh context (`fragment_context`), as
@@ -142,9 +147,10 @@ pub fn shade(
                 .ok_or(Fault::Internal("no fragment context"))?;
             f.lane_pixels = [origin; SIMD_WIDTH];
             f.coverage = [((1u16 << t.samples.count()) - 1) as u8; SIMD_WIDTH];
+            f.input_coverage = f.coverage;
         }
         let mut launch = launch_of(fs, SIMD_WIDTH as u32);
-        for chunk in pixels.chunks(SIMD_WIDTH) {
+        for chunk in quads.chunks(SIMD_WIDTH / QUAD_LANES) {
             let f = gfx
                 .fragment
                 .as_mut()
@@ -154,17 +160,23 @@ pub fn shade(
             f.depth = Default::default();
             f.stencil = Default::default();
             let mut saved = Vec::new();
-            for (l, &(x, y, m)) in chunk.iter().enumerate() {
-                f.lane_pixels[l] = [x, y];
-                f.coverage[l] = m as u8;
-                if !early {
-                    let at = pixel_offset(t, origin, x, y) * record;
-                    saved.extend_from_slice(&f.tilebuffer[at..at + record]);
+            for (q, quad) in chunk.iter().enumerate() {
+                for k in 0..QUAD_LANES {
+                    let l = q * QUAD_LANES + k;
+                    let [x, y] = quad.pixel(k);
+                    f.lane_pixels[l] = [x, y];
+                    f.coverage[l] = quad.live[k];
+                    f.input_coverage[l] = quad.raster[k];
+                    lanes_run += u64::from(quad.live[k] != 0);
+                    if !early {
+                        let at = pixel_offset(t, origin, x, y) * record;
+                        saved.extend_from_slice(&f.tilebuffer[at..at + record]);
+                    }
                 }
             }
-            set_lanes(&mut launch, chunk.len() as u32);
+            let lanes = chunk.len() * QUAD_LANES;
+            set_lanes(&mut launch, lanes as u32);
             usc::run_graphics(&fs.program, &launch, mem, gfx)?;
-            lanes_run += chunk.len() as u64;
             if early {
                 continue;
             }
@@ -172,11 +184,15 @@ pub fn shade(
                 .fragment
                 .as_mut()
                 .ok_or(Fault::Internal("fragment context lost"))?;
-            for (l, &(x, y, _)) in chunk.iter().enumerate() {
+            for l in 0..lanes {
+                let covered = u32::from(f.coverage[l]);
+                if covered == 0 {
+                    continue;
+                }
                 if f.stencil[l].iter().any(Option::is_some) {
                     return Err(Fault::Unimplemented("stencil export from fragment shaders"));
                 }
-                let covered = u32::from(f.coverage[l]);
+                let [x, y] = f.lane_pixels[l];
                 let depth = f.depth[l];
                 let pass = test_pixel(t, zs, state, prim, origin, (x, y), covered, &depth)?;
                 passed += u64::from(pass.count_ones());
@@ -203,6 +219,60 @@ pub fn shade(
         }
     }
     Ok(lanes_run)
+}
+
+/// A 2x2 pixel block shaded by one quad of lanes (the block's top-left pixel has even
+/// coordinates), its pixels in [`quad_lane`] order.
+#[derive(Debug, Clone, Copy)]
+struct Quad {
+    origin: [u32; 2],
+    /// Samples the primitive covers in each pixel.
+    raster: [u8; QUAD_LANES],
+    /// Samples still to shade (after an early test); a pixel with none is a helper.
+    live: [u8; QUAD_LANES],
+}
+
+impl Quad {
+    fn pixel(&self, k: usize) -> [u32; 2] {
+        let [dx, dy] = quad_pixel(k);
+        [self.origin[0] + dx, self.origin[1] + dy]
+    }
+}
+
+/// The quads that shade `pixels` (covered pixels, row-major, with the samples
+/// still live; `raster` gives their rasterized coverage when an early test changed it):
+/// every 2x2 block with a live pixel, in row-major block order. The block's other pixels
+/// run as helpers, so derivatives always see a whole quad, as on the hardware.
+fn quads_of(pixels: &[(u32, u32, u32)], raster: Option<&Vec<u32>>) -> Vec<Quad> {
+    // A grid of the blocks the pixels span (a small primitive spans a few of a tile's).
+    let (mut x0, mut x1) = (u32::MAX, 0);
+    for p in pixels {
+        x0 = x0.min(p.0);
+        x1 = x1.max(p.0);
+    }
+    let (Some(first), Some(last)) = (pixels.first(), pixels.last()) else {
+        return Vec::new();
+    };
+    let (qx0, qy0) = (x0 / 2, first.1 / 2);
+    let qw = (x1 / 2 - qx0 + 1) as usize;
+    let qh = (last.1 / 2 - qy0 + 1) as usize;
+    let mut grid = vec![
+        Quad {
+            origin: [0, 0],
+            raster: [0; QUAD_LANES],
+            live: [0; QUAD_LANES],
+        };
+        qw * qh
+    ];
+    for (i, &(x, y, m)) in pixels.iter().enumerate() {
+        let q = &mut grid[(y / 2 - qy0) as usize * qw + (x / 2 - qx0) as usize];
+        q.origin = [x & !1, y & !1];
+        let k = quad_lane(x, y);
+        q.live[k] = m as u8;
+        q.raster[k] = raster.map_or(m, |r| r[i]) as u8;
+    }
+    grid.retain(|q| q.live.iter().any(|&m| m != 0));
+    grid
 }
 
 fn pixel_offset(t: &Target, origin: [u32; 2], x: u32, y: u32) -> usize {

@@ -298,6 +298,8 @@ struct Scene {
     /// Drawn as a point list instead of the triangles when not empty.
     points: Vec<([f64; 2], u32)>,
     clear_depth: f32,
+    /// A fragment shader in place of [`fragment_shader`].
+    fs: Option<Vec<Instr>>,
 }
 
 impl Scene {
@@ -312,6 +314,7 @@ impl Scene {
             utile: (32, 32),
             points: Vec::new(),
             clear_depth: 1.0,
+            fs: None,
         }
     }
 
@@ -456,7 +459,10 @@ impl Scene {
         );
         put(CF, &cf);
         put(VS_CODE, &vertex_shader());
-        put(FS_CODE, &fragment_shader());
+        match &self.fs {
+            Some(fs) => put(FS_CODE, &code(fs)),
+            None => put(FS_CODE, &fragment_shader()),
+        }
         put(BG_CODE, &bg_shader());
         put(EOT_CODE, &eot_shader(s));
         put(PBG_CODE, &partial_bg_shader(s));
@@ -1097,4 +1103,78 @@ fn depth_bias_moves_the_depth_by_units_of_r() {
             }
         }
     }
+}
+
+/// Pixels run in 2x2 quads: derivatives are right at the triangle's edges, where the
+/// neighbours are helper lanes, and the helpers write nothing and are not counted.
+#[test]
+fn quads_with_helpers_give_derivatives_at_edges() {
+    let (x, y, v, dx, dy) = (
+        Reg::r32(2),
+        Reg::r32(3),
+        Reg::r32(4),
+        Reg::r32(6),
+        Reg::r32(7),
+    );
+    let fsrc = |r: Reg| FSrc::new(Operand::Reg(r));
+    let deriv = |op, dst: Reg, src: Reg| {
+        Instr::FUnary(FUnary {
+            op,
+            dst: dst.into(),
+            src: fsrc(src),
+            saturate: false,
+        })
+    };
+    let to_float = |r: Reg| {
+        Instr::Convert(Convert {
+            op: ConvertOp::U32ToF,
+            dst: r.into(),
+            src: reg(r),
+            round: Round::NearestEven,
+        })
+    };
+    // colour = bits of dfdx(x * x) + dfdy(3 * y * y) for the pixel (x, y).
+    let fs = vec![
+        get_sr(x, SpecialReg::THREAD_POSITION_IN_GRID_X),
+        get_sr(y, SpecialReg::THREAD_POSITION_IN_GRID_Y),
+        imadd(x, reg(x), reg(x), imm(0)),
+        imadd(y, reg(y), reg(y), imm(0)),
+        imadd(y, reg(y), imm(3), imm(0)),
+        to_float(x),
+        to_float(y),
+        deriv(FUnaryOp::Dfdx, dx, x),
+        deriv(FUnaryOp::Dfdy, dy, y),
+        Instr::FArith(FArith {
+            op: FOp::Add,
+            dst: v.into(),
+            a: fsrc(dx),
+            b: fsrc(dy),
+            c: FSrc::new(Operand::Imm(0)),
+            saturate: false,
+        }),
+        tile(true, v, 0xff),
+        Instr::Stop,
+    ];
+    let mut s = Scene::new(48, 40, 1);
+    s.fs = Some(fs);
+    s.opts.query = true;
+    let t = tri([[3.3, 2.6], [45.1, 9.7], [11.9, 37.2]], 0.5, 0);
+    s.tris.push(t);
+    let (out, stats, m) = s.render(&mut UnlimitedTvb).expect("renders");
+    let mut covered = 0;
+    for y in 0..40 {
+        for x in 0..48 {
+            let want = if inside(&t, centre(x, y)) {
+                covered += 1;
+                let (x0, y0) = (f64::from(x & !1), f64::from(y & !1));
+                ((2.0 * x0 + 1.0 + 3.0 * (2.0 * y0 + 1.0)) as f32).to_bits()
+            } else {
+                CLEAR
+            };
+            assert_eq!(s.at(&out, x, y, 0), want, "({x}, {y})");
+        }
+    }
+    assert_eq!(stats.fragments, covered);
+    let q = m.bytes(QUERIES + 16, 8).unwrap();
+    assert_eq!(u64::from_le_bytes(q.try_into().unwrap()), covered);
 }

@@ -181,6 +181,7 @@ pub fn fragment_context(t: &Target, origin: [u32; 2], tilebuffer: Vec<u8>) -> Fr
         lane_pixels: [origin; SIMD_WIDTH],
         sample_positions: t.sample_positions(),
         coverage: [((1u16 << n) - 1) as u8; SIMD_WIDTH],
+        input_coverage: [((1u16 << n) - 1) as u8; SIMD_WIDTH],
         depth: [[None; MAX_SAMPLES]; SIMD_WIDTH],
         stencil: [[None; MAX_SAMPLES]; SIMD_WIDTH],
         backfacing: false,

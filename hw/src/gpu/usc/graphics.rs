@@ -40,8 +40,12 @@ pub struct FragmentContext {
     pub lane_pixels: [[u32; 2]; LANES],
     /// Sample positions inside a pixel, in [0, 1), for sample-rate interpolation.
     pub sample_positions: Vec<[f32; 2]>,
-    /// Covered samples of each lane; `sample_mask` clears discarded ones.
+    /// Covered samples of each lane; `sample_mask` clears discarded ones. A lane with none
+    /// left is a helper.
     pub coverage: [u8; LANES],
+    /// The samples the primitive covers in each lane's pixel, as rasterized (before any
+    /// depth/stencil test or shader discard), for `get_sr` `INPUT_SAMPLE_MASK`.
+    pub input_coverage: [u8; LANES],
     /// Depth and stencil written by `zs_emit`, per lane and sample.
     pub depth: [[Option<f32>; MAX_SAMPLES]; LANES],
     pub stencil: [[Option<u8>; MAX_SAMPLES]; LANES],
@@ -50,6 +54,16 @@ pub struct FragmentContext {
 }
 
 impl FragmentContext {
+    /// Lanes that are helpers: no covered sample left (never rasterized, failed the early
+    /// depth/stencil test, or discarded).
+    pub fn helpers(&self) -> u32 {
+        let mut m = 0;
+        for (l, &c) in self.coverage.iter().enumerate() {
+            m |= u32::from(c == 0) << l;
+        }
+        m
+    }
+
     /// A tile with zeroed tilebuffer, every lane at the tile origin and fully covered.
     pub fn new(tile_size: [u32; 2], samples: u32, bytes_per_sample: u32) -> FragmentContext {
         let n = tile_size[0] as usize * tile_size[1] as usize;
@@ -63,6 +77,7 @@ impl FragmentContext {
             lane_pixels: [[0, 0]; LANES],
             sample_positions: vec![[0.5, 0.5]; samples as usize],
             coverage: [((1u16 << samples.min(8)) - 1) as u8; LANES],
+            input_coverage: [((1u16 << samples.min(8)) - 1) as u8; LANES],
             depth: [[None; MAX_SAMPLES]; LANES],
             stencil: [[None; MAX_SAMPLES]; LANES],
             backfacing: false,
@@ -335,6 +350,18 @@ pub fn step_graphics(
                         k += 1;
                     }
                 }
+            }
+        }
+        Instr::GetSr(x) => {
+            let f = frag(gfx, prog, idx, "get_sr of the coverage")?;
+            for l in lanes {
+                let c = u64::from(f.coverage[l]);
+                let v = match x.sr {
+                    SpecialReg::COVERAGE_MASK => c,
+                    SpecialReg::IS_ACTIVE_THREAD => u64::from(c != 0),
+                    _ => return Ok(false),
+                };
+                g.set_reg(x.dst.reg, l, v);
             }
         }
         Instr::SampleMask(x) => {

@@ -47,10 +47,12 @@ pub struct SimdGroup {
 }
 
 /// The special registers of a fragment-stage group: the framebuffer pixel of each lane
-/// (`THREAD_POSITION_IN_GRID_X/Y`) and the primitive's facing (`BACKFACING`).
+/// (`THREAD_POSITION_IN_GRID_X/Y`), its rasterized coverage (`INPUT_SAMPLE_MASK`) and the
+/// primitive's facing (`BACKFACING`).
 #[derive(Debug, Clone, Copy)]
 pub struct FragmentSr {
     pub pixels: [[u32; 2]; LANES],
+    pub input_coverage: [u8; LANES],
     pub backfacing: bool,
 }
 
@@ -228,6 +230,17 @@ impl SimdGroup {
         }
         match instr {
             Instr::MovImm(x) => self.write_lanes(x.dst.reg, &[u64::from(x.imm); LANES], exec),
+            // The live coverage is the fragment context's, which the graphics unit holds.
+            Instr::GetSr(x)
+                if self.fragment.is_some()
+                    && matches!(
+                        x.sr,
+                        SpecialReg::COVERAGE_MASK | SpecialReg::IS_ACTIVE_THREAD
+                    ) =>
+            {
+                self.pc = here;
+                return Ok(false);
+            }
             Instr::GetSr(x) => {
                 lanes!(|l| {
                     let v = self
@@ -426,6 +439,29 @@ impl SimdGroup {
                 }
                 self.write_lanes(x.dst.reg, &out, exec);
             }
+            Instr::FUnary(x) if matches!(x.op, FUnaryOp::Dfdx | FUnaryOp::Dfdy) => {
+                // The neighbours' sources are read in every lane, active or not: the
+                // difference is over the whole quad.
+                let a: [f32; LANES] = std::array::from_fn(|l| self.fsrc(&x.src, l, u));
+                // The lane-index bit that steps to the horizontal / vertical neighbour.
+                let axis = if x.op == FUnaryOp::Dfdx {
+                    quad_lane(1, 0)
+                } else {
+                    quad_lane(0, 1)
+                };
+                let half = x.dst.reg.size == Size::S16;
+                let mut out: Lanes = [0; LANES];
+                lanes!(|l| {
+                    let (lo, hi) = (l & !axis, l | axis);
+                    let r = sat32(a[hi] - a[lo], x.saturate);
+                    out[l] = if half {
+                        u64::from(f64_to_f16(f64::from(r), Rounding::NearestEven))
+                    } else {
+                        u64::from(ftz(r).to_bits())
+                    };
+                });
+                self.write_lanes(x.dst.reg, &out, exec);
+            }
             Instr::FUnary(x) => {
                 let half = x.dst.reg.size == Size::S16;
                 lanes!(|l| {
@@ -445,6 +481,8 @@ impl SimdGroup {
                         FUnaryOp::SinPt2 => 1.0,
                         FUnaryOp::Log2 => a.log2(),
                         FUnaryOp::Exp2 => a.exp2(),
+                        // Cross-lane: the arm above runs them.
+                        FUnaryOp::Dfdx | FUnaryOp::Dfdy => f32::NAN,
                     };
                     let r = sat32(r, x.saturate);
                     let r = if half {
@@ -557,6 +595,7 @@ impl SimdGroup {
             match sr.0 {
                 62 => return Some(u32::from(f.backfacing)),
                 80 | 81 => return Some(f.pixels[lane][usize::from(sr.0 - 80)]),
+                124 => return Some(u32::from(f.input_coverage[lane])),
                 // Single-layer renders: the layer is 0.
                 82 => return Some(0),
                 _ => {}

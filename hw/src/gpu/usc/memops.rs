@@ -132,6 +132,18 @@ pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result
     let instr = prog.instrs[idx];
     g.pc += 1;
     let mut lanes = g.exec;
+    // Helper lanes of a fragment quad never change device memory (Mesa: the hardware
+    // predicates their stores).
+    let writes_device = match instr {
+        Instr::DeviceMem(x) => x.store,
+        Instr::Atomic(_) => true,
+        _ => false,
+    };
+    if writes_device {
+        if let Some(f) = m.graphics.as_deref().and_then(|c| c.fragment.as_ref()) {
+            lanes &= !f.helpers();
+        }
+    }
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;

@@ -18,7 +18,11 @@
 //! - Graphics launches ([`run_graphics`]) are one SIMD group. [`LaunchState::preloads`] sets
 //!   registers per lane before the first instruction (a vertex shader's r5/r6). In a
 //!   fragment-stage launch `get_sr` 80/81 read the lane's framebuffer pixel and 62
-//!   (`BACKFACING`) the primitive's facing; `st_tile` writes only samples the lane covers.
+//!   (`BACKFACING`) the primitive's facing, 124 (`INPUT_SAMPLE_MASK`) the lane's rasterized
+//!   coverage, 60 (`COVERAGE_MASK`) its coverage now and 63 (`IS_ACTIVE_THREAD`) whether it
+//!   has any; `st_tile` writes only samples the lane covers. Lanes whose pixel has no
+//!   covered sample left are helpers: they run (quad derivatives read them) but their device
+//!   stores and atomics do nothing.
 //! - A budget of lane steps (32 per instruction a group issues) turns an endless loop into a
 //!   [`Fault::Shader`].
 //!
@@ -299,6 +303,7 @@ fn run_in(
                     g.fragment = gfx.as_deref().and_then(|c| c.fragment.as_ref()).map(|f| {
                         group::FragmentSr {
                             pixels: f.lane_pixels,
+                            input_coverage: f.input_coverage,
                             backfacing: f.backfacing,
                         }
                     });

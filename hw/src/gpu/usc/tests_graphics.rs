@@ -558,3 +558,128 @@ fn centroid_iter_stays_inside_partly_covered_pixels() {
     assert!(close(got(1), 2.125));
     assert!(close(got(2), 2.875));
 }
+
+/// `dfdx` / `dfdy` difference the quad's neighbours, reading them even where they are not
+/// active; helper lanes (no coverage) run but store nothing; `get_sr` 124 reads the
+/// rasterized coverage.
+#[test]
+fn derivatives_read_quad_neighbours_and_helpers_do_not_store() {
+    let fsrc = |r: u16| FSrc::new(Operand::Reg(Reg::r32(r)));
+    let deriv = |op, dst: u16| {
+        Instr::FUnary(FUnary {
+            op,
+            dst: Dst::from(Reg::r32(dst)),
+            src: fsrc(3),
+            saturate: false,
+        })
+    };
+    let mut code = vec![
+        tid(Reg::r32(1)),
+        // r3 = lane * lane, as a float.
+        Instr::IMAdd(IMAdd {
+            dst: Dst::from(Reg::r32(2)),
+            a: ISrc::new(Operand::Reg(Reg::r32(1))),
+            b: ISrc::new(Operand::Reg(Reg::r32(1))),
+            c: ISrc::new(Operand::Imm(0)),
+            negate_c: false,
+            shift: 0,
+            saturate: false,
+        }),
+        Instr::Convert(Convert {
+            op: ConvertOp::U32ToF,
+            dst: Dst::from(Reg::r32(3)),
+            src: ISrc::new(Operand::Reg(Reg::r32(2))),
+            round: Round::NearestEven,
+        }),
+        // Lane 1 sits out the derivatives.
+        Instr::ExecCmp(ExecCmp {
+            op: ExecOp::If,
+            cond: Cond::Int(ICond::UEq),
+            invert: true,
+            a: Operand::Reg(Reg::r32(1)),
+            b: Operand::Imm(1),
+            n: 1,
+        }),
+        deriv(FUnaryOp::Dfdx, 4),
+        deriv(FUnaryOp::Dfdy, 5),
+        Instr::PopExec(PopExec { n: 1 }),
+        Instr::GetSr(GetSr {
+            dst: Dst::from(Reg::r32(6)),
+            sr: SpecialReg::INPUT_SAMPLE_MASK,
+        }),
+    ];
+    for (k, r) in [4u16, 5, 6].into_iter().enumerate() {
+        code.extend(store(Reg::r32(r), k as u16));
+    }
+    code.push(Instr::Stop);
+    let (l, mut m) = launch(8);
+    let mut f = FragmentContext::new([4, 4], 1, 4);
+    for lane in 0..8 {
+        let [dx, dy] = quad_pixel(lane % 4);
+        f.lane_pixels[lane] = [2 * (lane as u32 / 4) + dx, dy];
+        f.input_coverage[lane] = lane as u8 % 2;
+    }
+    // Lanes 2 and 7 are helpers.
+    f.coverage[2] = 0;
+    f.coverage[7] = 0;
+    let mut gfx = GraphicsContext {
+        textures: Default::default(),
+        fragment: Some(f),
+        vertex: None,
+    };
+    run_graphics(&prog(code), &l, &mut m, &mut gfx).unwrap();
+    let sq = |l: usize| (l * l) as f32;
+    for lane in 0..8 {
+        let got = |s| f32::from_bits(out(&m, s, lane));
+        if lane == 2 || lane == 7 {
+            assert_eq!([0, 1, 2].map(|s| out(&m, s, lane)), [0; 3], "helper {lane}");
+            continue;
+        }
+        if lane == 1 {
+            assert_eq!([got(0), got(1)], [0.0, 0.0]);
+        } else {
+            assert_eq!(got(0), sq(lane | 1) - sq(lane & !1), "dfdx, lane {lane}");
+            assert_eq!(got(1), sq(lane | 2) - sq(lane & !2), "dfdy, lane {lane}");
+        }
+        assert_eq!(out(&m, 2, lane), lane as u32 % 2);
+    }
+}
+
+/// `get_sr` 60 and 63 read the coverage as it is when they run, after a `sample_mask`.
+#[test]
+fn coverage_special_registers_follow_discards() {
+    let sr = |r: u16, sr: SpecialReg| {
+        Instr::GetSr(GetSr {
+            dst: Dst::from(Reg::r32(r)),
+            sr,
+        })
+    };
+    let mut code = vec![
+        tid(Reg::r32(1)),
+        sr(2, SpecialReg::COVERAGE_MASK),
+        sr(3, SpecialReg::IS_ACTIVE_THREAD),
+        Instr::SampleMask(SampleMask {
+            targets: Small::Imm(0b0011),
+            live: Small::Imm(0),
+        }),
+        sr(4, SpecialReg::COVERAGE_MASK),
+    ];
+    for k in 0..3u16 {
+        code.extend(store(Reg::r32(2 + k), k));
+    }
+    code.push(Instr::Stop);
+    let (l, mut m) = launch(4);
+    let mut f = FragmentContext::new([2, 2], 4, 4);
+    f.coverage[..4].copy_from_slice(&[0b1111, 0b0110, 0b1000, 0b1001]);
+    let mut gfx = GraphicsContext {
+        textures: Default::default(),
+        fragment: Some(f),
+        vertex: None,
+    };
+    run_graphics(&prog(code), &l, &mut m, &mut gfx).unwrap();
+    for (lane, c) in [0b1111u32, 0b0110, 0b1000, 0b1001].into_iter().enumerate() {
+        assert_eq!(out(&m, 0, lane), c, "lane {lane}");
+        assert_eq!(out(&m, 1, lane), 1, "lane {lane}");
+        assert_eq!(out(&m, 2, lane), c & 0b1100, "lane {lane}");
+    }
+}
