@@ -64,14 +64,10 @@ pub unsafe fn check_extensions(
         .map(|&n| {
             // SAFETY: each entry is a NUL-terminated string, per the caller.
             let n = unsafe { CStr::from_ptr(n) }.to_str().unwrap_or("");
-            supported
-                .iter()
-                .copied()
-                .find(|s| *s == n)
-                .ok_or_else(|| {
-                    eprintln!("agx4: extension {n} is not supported");
-                    vk::Result::ERROR_EXTENSION_NOT_PRESENT
-                })
+            supported.iter().copied().find(|s| *s == n).ok_or_else(|| {
+                eprintln!("agx4: extension {n} is not supported");
+                vk::Result::ERROR_EXTENSION_NOT_PRESENT
+            })
         })
         .collect()
 }

@@ -13,6 +13,7 @@ mod packed;
 mod passes;
 mod sample_interp;
 mod sample_mask;
+mod shaders;
 mod topology;
 mod transfer;
 mod vertex;
@@ -44,6 +45,7 @@ pub fn all() -> Vec<Scene> {
     v.extend(packed::scenes());
     v.extend(sample_interp::scenes());
     v.extend(sample_mask::scenes());
+    v.extend(shaders::scenes());
     v.extend(large::scenes());
     v
 }
