@@ -193,6 +193,7 @@ fn spec_op(
         Op::SGreaterThanEqual => bin(&|x, y| Some(b(s(x) >= s(y)))),
         Op::UConvert => un(&|x, _| Some(x & smask & dmask)),
         Op::SConvert => un(&|x, _| Some(m(s(x) as u64))),
+        Op::QuantizeToF16 => un(&|x, _| Some(u64::from(super::glsl_bits::quantize_f16(x as u32)))),
         Op::Select => {
             let [c, x, y] = args else {
                 return Err(invalid("OpSelect needs three operands"));

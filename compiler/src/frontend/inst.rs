@@ -72,7 +72,7 @@ impl<'m> Tr<'m> {
         self.hsum(m)
     }
 
-    fn cols(&self, f: &FVal) -> Result<Vec<Value>, CompileError> {
+    pub(super) fn cols(&self, f: &FVal) -> Result<Vec<Value>, CompileError> {
         match f {
             FVal::C(cs) => cs
                 .iter()
@@ -514,6 +514,10 @@ impl<'m> Tr<'m> {
                 let y = self.simple(fs, id(inst, 1)?)?;
                 let ne = self.bin(BinOp::Xor, x, y)?;
                 def!(self.un(UnOp::Not, ne)?)
+            }
+            Op::QuantizeToF16 => {
+                let x = self.simple(fs, id(inst, 0)?)?;
+                def!(self.quantize_to_f16(x)?)
             }
             Op::IsNan => {
                 let x = self.simple(fs, id(inst, 0)?)?;

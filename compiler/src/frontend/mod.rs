@@ -7,6 +7,8 @@
 mod access;
 mod constants;
 mod glsl;
+mod glsl_bits;
+mod glsl_matrix;
 mod inst;
 mod layout;
 mod module;
