@@ -288,6 +288,41 @@ void main() {
 }
 
 #[test]
+fn arrays_indexed_dynamically_inside_functions() {
+    // `inout` arrays reach the callee as pointers; a dynamic index through one puts the
+    // caller's array in scratch.
+    let src = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std430, set = 0, binding = 0) buffer A { int a[]; };
+layout(std430, set = 0, binding = 1) buffer O { int o[]; };
+void put(inout int t[6], int k, int v) { t[k] = v; }
+int get(inout int t[6], int k) { return t[k]; }
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    int t[6] = int[6](0, 0, 0, 0, 0, 0);
+    for (int k = 0; k < 6; k++) {
+        put(t, (k + a[i]) % 6, k * 10 + int(i));
+    }
+    o[i * 2] = get(t, a[i] % 6);
+    o[i * 2 + 1] = get(t, 5) - get(t, 0);
+}
+"#;
+    let a: Vec<u32> = (0..32u32).map(|k| k * 7 % 11).collect();
+    let Some(r) = run(src, &[u32s(&a), vec![0; 32 * 2 * 4]], [1, 1, 1], &[]) else {
+        return;
+    };
+    let o = as_u32(&r[1]);
+    for i in 0..32usize {
+        let mut t = [0i32; 6];
+        for k in 0..6 {
+            t[(k + a[i] as usize) % 6] = k as i32 * 10 + i as i32;
+        }
+        assert_eq!(o[i * 2] as i32, t[a[i] as usize % 6], "thread {i}");
+        assert_eq!(o[i * 2 + 1] as i32, t[5] - t[0], "thread {i}");
+    }
+}
+
+#[test]
 fn int64_arithmetic_conversions_and_layout() {
     use int64_shader as t;
     let a = t::inputs();

@@ -157,7 +157,12 @@ impl<'m> Tr<'m> {
         (0..n).map(|i| self.lane(v, i)).collect()
     }
 
-    fn select_fval(&mut self, c: Value, a: &FVal, b: &FVal) -> Result<FVal, CompileError> {
+    pub(super) fn select_fval(
+        &mut self,
+        c: Value,
+        a: &FVal,
+        b: &FVal,
+    ) -> Result<FVal, CompileError> {
         Ok(match (a, b) {
             (FVal::V(x), FVal::V(y)) => {
                 let t = self.sh.ty(*x);
