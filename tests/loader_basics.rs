@@ -83,7 +83,8 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_depth_stencil_resolve",
             "VK_KHR_dynamic_rendering",
             "VK_KHR_image_format_list",
-            "VK_KHR_imageless_framebuffer"
+            "VK_KHR_imageless_framebuffer",
+            "VK_KHR_storage_buffer_storage_class"
         ]
     );
     drop(ctx);

@@ -25,4 +25,5 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_dynamic_rendering",
     "VK_KHR_image_format_list",
     "VK_KHR_imageless_framebuffer",
+    "VK_KHR_storage_buffer_storage_class",
 ];

@@ -304,7 +304,13 @@ pub(super) fn collect_constants(
                 }
                 CVal::Scalar(v)
             }
-            Op::ConstantNull | Op::Undef => null(types, result_type(inst)?, 0)?,
+            Op::ConstantNull => null(types, result_type(inst)?, 0)?,
+            // An undefined value of a type without values (a runtime array, say) is legal
+            // as long as nothing uses it; a use then finds no such id.
+            Op::Undef => match null(types, result_type(inst)?, 0) {
+                Ok(v) => v,
+                Err(_) => continue,
+            },
             Op::ConstantComposite | Op::SpecConstantComposite => {
                 let parts = (0..inst.operands.len())
                     .map(|i| {

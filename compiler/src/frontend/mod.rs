@@ -211,10 +211,20 @@ fn translate_stage(
             continue;
         }
         let rid = result_id(inst)?;
+        // Inputs and outputs of other entry points in the module are not this stage's.
+        let io = matches!(
+            inst.result_type.and_then(|t| types.get(&t)),
+            Some(SpvType::Pointer {
+                sc: StorageClass::Input | StorageClass::Output,
+                ..
+            })
+        );
+        if io && !ep.interface.contains(&rid) {
+            continue;
+        }
         let e = tr.variable(inst)?;
         tr.globals.insert(rid, e);
     }
-    let _ = &ep.interface;
     tr.run_function(entry_fn, Vec::new(), None, true)?;
     let info = StageInfo {
         per_sample: tr.per_sample,
