@@ -237,6 +237,8 @@ pub struct StageBinary {
     pub gpr_halves: u32,
     /// Uniform halves to preload from the root table.
     pub uniform_halves: u32,
+    /// Per-thread stack bytes (dynamically indexed locals and spills) the launch must give.
+    pub scratch_bytes: u32,
     pub stats: Stats,
 }
 
@@ -379,20 +381,14 @@ fn cf_bindings(layout: &VaryingLayout) -> Vec<CfBindingDesc> {
     out
 }
 
-fn stage_binary(b: crate::g13::GraphicsBinary) -> Result<StageBinary, CompileError> {
-    // Render launches have no scratch memory yet (docs/render-abi.md section 1).
-    if b.scratch_bytes != 0 {
-        return Err(CompileError::Limit(format!(
-            "a {:?} shader needing {} bytes of scratch (spills or local arrays)",
-            b.stage, b.scratch_bytes
-        )));
-    }
-    Ok(StageBinary {
+fn stage_binary(b: crate::g13::GraphicsBinary) -> StageBinary {
+    StageBinary {
         code: b.code,
         gpr_halves: b.gpr_halves,
         uniform_halves: b.uniform_halves,
+        scratch_bytes: b.scratch_bytes,
         stats: b.stats,
-    })
+    }
 }
 
 /// The fragment stage's targets as the back end takes them.
@@ -557,7 +553,7 @@ pub fn compile_graphics_pipeline_coverage(
             let b = compile_graphics_with(fs, &layout, &outputs, coverage)?;
             let discards = b.discards;
             let depth = writes_builtin(fs, OutputBuiltin::FragDepth);
-            (Some(stage_binary(b)?), discards, depth)
+            (Some(stage_binary(b)), discards, depth)
         }
         None => (None, false, false),
     };
@@ -568,7 +564,7 @@ pub fn compile_graphics_pipeline_coverage(
         });
     }
     Ok(GraphicsPipelineBinary {
-        vertex: stage_binary(vbin)?,
+        vertex: stage_binary(vbin),
         fragment,
         uvs_words: layout.uvs_words,
         writes_point_size: point_size,

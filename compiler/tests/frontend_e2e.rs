@@ -1291,3 +1291,113 @@ fn int64_shared_local_push_and_vectors() {
         }
     }
 }
+
+/// glslang's module for a small shader, rewritten into forms other SPIR-V producers (and the
+/// CTS's hand-written assembly) use: decoration groups, a debug name that is not UTF-8, and an
+/// unused OpUndef of a runtime array.
+#[test]
+fn decoration_groups_odd_debug_strings_and_valueless_undefs() {
+    use rspirv::binary::Assemble;
+    use rspirv::dr::{Instruction, Operand};
+    use rspirv::spirv::Op;
+    let src = r#"#version 450
+layout(local_size_x = 8) in;
+layout(std430, set = 0, binding = 0) buffer A { uint a[]; };
+layout(std430, set = 0, binding = 1) buffer O { uint o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    o[i] = a[i] * 3u + 1u;
+}
+"#;
+    let Some(w) = glslang(src) else {
+        return;
+    };
+    let mut m = rspirv::dr::load_words(&w).expect("parse");
+    let mut next = m.header.as_ref().map(|h| h.bound).unwrap_or(0);
+    let mut fresh = || {
+        next += 1;
+        next - 1
+    };
+    // Every decoration of a variable or a member moves into a group of its own.
+    let mut annotations = Vec::new();
+    for inst in std::mem::take(&mut m.annotations) {
+        let g = fresh();
+        let (apply, dec) = match inst.class.opcode {
+            Op::Decorate => {
+                let target = inst.operands[0].clone();
+                let apply = Instruction::new(
+                    Op::GroupDecorate,
+                    None,
+                    None,
+                    vec![Operand::IdRef(g), target],
+                );
+                (apply, inst.operands[1..].to_vec())
+            }
+            Op::MemberDecorate => {
+                let apply = Instruction::new(
+                    Op::GroupMemberDecorate,
+                    None,
+                    None,
+                    vec![
+                        Operand::IdRef(g),
+                        inst.operands[0].clone(),
+                        inst.operands[1].clone(),
+                    ],
+                );
+                (apply, inst.operands[2..].to_vec())
+            }
+            _ => {
+                annotations.push(inst);
+                continue;
+            }
+        };
+        let mut o = vec![Operand::IdRef(g)];
+        o.extend(dec);
+        annotations.push(Instruction::new(Op::Decorate, None, None, o));
+        annotations.push(Instruction::new(Op::DecorationGroup, None, Some(g), vec![]));
+        annotations.push(apply);
+    }
+    m.annotations = annotations;
+    // An unused undefined runtime array.
+    let uint = m
+        .types_global_values
+        .iter()
+        .find(|i| {
+            i.class.opcode == Op::TypeInt
+                && i.operands == [Operand::LiteralBit32(32), Operand::LiteralBit32(0)]
+        })
+        .and_then(|i| i.result_id)
+        .expect("uint type");
+    let ra = fresh();
+    m.types_global_values.push(Instruction::new(
+        Op::TypeRuntimeArray,
+        None,
+        Some(ra),
+        vec![Operand::IdRef(uint)],
+    ));
+    let u = fresh();
+    m.types_global_values
+        .push(Instruction::new(Op::Undef, Some(ra), Some(u), vec![]));
+    if let Some(h) = m.header.as_mut() {
+        h.bound = next;
+    }
+    let mut words = m.assemble();
+    // The first OpName's string starts with a byte that is never UTF-8.
+    let mut at = 5;
+    while at < words.len() {
+        let n = (words[at] >> 16) as usize;
+        if words[at] & 0xffff == 5 {
+            words[at + 2] = (words[at + 2] & !0xff) | 0xff;
+            break;
+        }
+        at += n.max(1);
+    }
+    let a: Vec<u32> = (0..8).map(|k| k * 11 + 2).collect();
+    let bufs = vec![buf(0, u32s(&a)), buf(1, vec![0; 32])];
+    for r in run(&words, &[], &bufs, &[], [1, 1, 1], [0; 3], true) {
+        let o = as_u32(&r[1]);
+        for (k, x) in a.iter().enumerate() {
+            assert_eq!(o[k], x * 3 + 1);
+        }
+    }
+}

@@ -5,151 +5,7 @@
 mod common;
 mod int64_shader;
 
-use common::glslang;
-
-use compiler::ir::interp::{self, Dispatch, Regions};
-use compiler::{
-    abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
-};
-use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
-use hw::gpu::GpuMemory;
-
-const BUF_BASE: u64 = 0x10_0000;
-const SET_BASE: u64 = 0x1000;
-const ROOT_BASE: u64 = 0x8000;
-
-fn u32s(xs: &[u32]) -> Vec<u8> {
-    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn as_u32(b: &[u8]) -> Vec<u32> {
-    b.chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-fn layout_for(n: usize) -> ResourceLayout {
-    let bindings = (0..n as u32)
-        .map(|b| BindingLayout {
-            binding: b,
-            kind: DescriptorKind::StorageBuffer,
-            count: 1,
-            offset: b * abi::BUFFER_DESCRIPTOR_SIZE,
-        })
-        .collect();
-    ResourceLayout {
-        sets: vec![Some(SetLayout { bindings })],
-        push_constant_size: abi::MAX_PUSH_CONSTANTS_SIZE,
-    }
-}
-
-/// The root table and set 0's memory for buffers at `BUF_BASE + 0x1_0000 * k`.
-fn root_and_set(bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> (Vec<u8>, Vec<u8>) {
-    let mut set = vec![0u8; 1024];
-    for (k, b) in bufs.iter().enumerate() {
-        let addr = BUF_BASE + 0x1_0000 * k as u64;
-        let d = &mut set[k * 16..];
-        d[..8].copy_from_slice(&addr.to_le_bytes());
-        d[8..12].copy_from_slice(&(b.len() as u32).to_le_bytes());
-    }
-    let mut root = vec![0u8; abi::ROOT_TABLE_SIZE as usize];
-    root[..8].copy_from_slice(&SET_BASE.to_le_bytes());
-    for i in 0..3 {
-        let o = (abi::NUM_WORKGROUPS_OFFSET + 4 * i) as usize;
-        root[o..o + 4].copy_from_slice(&groups[i as usize].to_le_bytes());
-    }
-    let p = abi::PUSH_CONSTANTS_OFFSET as usize;
-    root[p..p + push.len()].copy_from_slice(push);
-    // Dynamically indexed push constants are read through memory at the root table's own
-    // address, as the ICD arranges.
-    let o = abi::ROOT_ADDRESS_OFFSET as usize;
-    root[o..o + 8].copy_from_slice(&ROOT_BASE.to_le_bytes());
-    (root, set)
-}
-
-/// Compiles and runs `src` on the simulated USC and on the IR interpreter; checks both agree
-/// and returns the buffers after the USC run.
-fn run(src: &str, bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> Option<Vec<Vec<u8>>> {
-    let spirv = glslang(src)?;
-    let layout = layout_for(bufs.len());
-    let req = ComputeRequest {
-        spirv: &spirv,
-        entry_point: "main",
-        specialization: &[],
-        layout: &layout,
-        target: Target::G13,
-    };
-    let bin = compiler::compile_compute(&req).unwrap_or_else(|e| panic!("compile: {e}"));
-    assert_eq!(bin.code.len() as u32, bin.stats.code_bytes);
-
-    // The USC.
-    let mut code = Vec::new();
-    let mut at = 0;
-    while at < bin.code.len() {
-        let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
-        code.push((at as u32, i));
-        at += len;
-    }
-    let prog = Program::new(0, code).expect("program");
-    let (root, set) = root_and_set(bufs, groups, push);
-    let mut launch = LaunchState::new(
-        bin.local_size,
-        std::array::from_fn(|i| groups[i] * bin.local_size[i]),
-    );
-    launch.uniforms = root
-        .chunks(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        .collect();
-    launch.uniforms.truncate(bin.uniform_halves as usize);
-    launch.shared_bytes = bin.shared_bytes;
-    launch.stack_bytes = bin.scratch_bytes;
-    launch.max_lane_steps = 1 << 30;
-    let mut mem = FlatMemory::new();
-    mem.map(SET_BASE, set.clone());
-    mem.map(ROOT_BASE, root.clone());
-    for (k, b) in bufs.iter().enumerate() {
-        mem.map(BUF_BASE + 0x1_0000 * k as u64, b.clone());
-    }
-    run_workgroups(&prog, &launch, &mut mem).unwrap_or_else(|f| panic!("USC fault: {f:?}"));
-    let usc: Vec<Vec<u8>> = bufs
-        .iter()
-        .enumerate()
-        .map(|(k, b)| {
-            let mut out = vec![0u8; b.len()];
-            mem.read(BUF_BASE + 0x1_0000 * k as u64, &mut out)
-                .expect("read back");
-            out
-        })
-        .collect();
-
-    // The IR interpreter on the same lowered IR.
-    let mut shader = compiler::frontend::translate(&req).expect("translate");
-    compiler::passes::run_all(&mut shader, &layout).expect("passes");
-    let mut imem = Regions::default();
-    imem.add(SET_BASE, set);
-    imem.add(ROOT_BASE, root.clone());
-    for (k, b) in bufs.iter().enumerate() {
-        imem.add(BUF_BASE + 0x1_0000 * k as u64, b.clone());
-    }
-    let d = Dispatch {
-        workgroups: groups,
-        root: &root,
-        layout: &layout,
-        step_limit: 100_000_000,
-    };
-    interp::run(&shader, &d, &mut imem).unwrap_or_else(|e| panic!("interp: {e}"));
-    for (k, u) in usc.iter().enumerate() {
-        let i = imem
-            .bytes(BUF_BASE + 0x1_0000 * k as u64)
-            .expect("interp buffer");
-        assert_eq!(
-            as_u32(u),
-            as_u32(i),
-            "buffer {k}: USC and IR interpreter disagree"
-        );
-    }
-    Some(usc)
-}
+use common::usc::{as_u32, run, u32s};
 
 #[test]
 fn integer_arithmetic_and_division() {
@@ -429,6 +285,41 @@ void main() {
         .map(|k| (k.wrapping_mul(0x2545_f491) >> 3) ^ if k % 3 == 0 { 0x8000_0000 } else { 0 })
         .collect();
     differential(src, &[u32s(&a), vec![0; 32 * 5 * 4]], [1, 1, 1]);
+}
+
+#[test]
+fn arrays_indexed_dynamically_inside_functions() {
+    // `inout` arrays reach the callee as pointers; a dynamic index through one puts the
+    // caller's array in scratch.
+    let src = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std430, set = 0, binding = 0) buffer A { int a[]; };
+layout(std430, set = 0, binding = 1) buffer O { int o[]; };
+void put(inout int t[6], int k, int v) { t[k] = v; }
+int get(inout int t[6], int k) { return t[k]; }
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    int t[6] = int[6](0, 0, 0, 0, 0, 0);
+    for (int k = 0; k < 6; k++) {
+        put(t, (k + a[i]) % 6, k * 10 + int(i));
+    }
+    o[i * 2] = get(t, a[i] % 6);
+    o[i * 2 + 1] = get(t, 5) - get(t, 0);
+}
+"#;
+    let a: Vec<u32> = (0..32u32).map(|k| k * 7 % 11).collect();
+    let Some(r) = run(src, &[u32s(&a), vec![0; 32 * 2 * 4]], [1, 1, 1], &[]) else {
+        return;
+    };
+    let o = as_u32(&r[1]);
+    for i in 0..32usize {
+        let mut t = [0i32; 6];
+        for k in 0..6 {
+            t[(k + a[i] as usize) % 6] = k as i32 * 10 + i as i32;
+        }
+        assert_eq!(o[i * 2] as i32, t[a[i] as usize % 6], "thread {i}");
+        assert_eq!(o[i * 2 + 1] as i32, t[5] - t[0], "thread {i}");
+    }
 }
 
 #[test]

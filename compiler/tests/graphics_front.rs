@@ -762,3 +762,79 @@ void main() {
         close(&floats(&loc(o.as_ref().unwrap(), 0)[..1]), &[want]);
     }
 }
+
+/// A module with a vertex and a fragment entry point (as the CTS's same_module cases build):
+/// translating the fragment one must leave the vertex one's gl_Position alone.
+#[test]
+fn other_entry_points_outputs_are_not_this_stages() {
+    use rspirv::binary::Assemble;
+    use rspirv::dr::{Instruction, Operand};
+    use rspirv::spirv::{BuiltIn, Decoration, ExecutionModel, Op as SpvOp, StorageClass};
+    let src = r#"#version 450
+layout(location = 0) out vec4 o;
+void main() {
+    o = vec4(0.25, 0.5, 0.75, 1.0);
+}
+"#;
+    let spirv = glslang_stage(src, "frag").expect("glslang");
+    let mut m = rspirv::dr::load_words(&spirv).expect("parse");
+    let ptr = m
+        .types_global_values
+        .iter()
+        .find(|i| {
+            i.class.opcode == SpvOp::TypePointer
+                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
+        })
+        .and_then(|i| i.result_id)
+        .expect("an output vec4 pointer");
+    let main = m.entry_points[0].operands[1].clone();
+    let pos = m.header.as_ref().map(|h| h.bound).unwrap_or(0);
+    m.header.as_mut().expect("header").bound = pos + 1;
+    m.types_global_values.push(Instruction::new(
+        SpvOp::Variable,
+        Some(ptr),
+        Some(pos),
+        vec![Operand::StorageClass(StorageClass::Output)],
+    ));
+    m.annotations.push(Instruction::new(
+        SpvOp::Decorate,
+        None,
+        None,
+        vec![
+            Operand::IdRef(pos),
+            Operand::Decoration(Decoration::BuiltIn),
+            Operand::BuiltIn(BuiltIn::Position),
+        ],
+    ));
+    m.entry_points.push(Instruction::new(
+        SpvOp::EntryPoint,
+        None,
+        None,
+        vec![
+            Operand::ExecutionModel(ExecutionModel::Vertex),
+            main,
+            Operand::LiteralString("vs".into()),
+            Operand::IdRef(pos),
+        ],
+    ));
+    let words = m.assemble();
+    let layout = layout();
+    let req = ShaderRequest {
+        spirv: &words,
+        entry_point: "main",
+        stage: Stage::Fragment,
+        specialization: &[],
+        layout: &layout,
+        target: Target::G13,
+    };
+    let sh = compiler::translate_graphics(&req).unwrap_or_else(|e| panic!("{e}"));
+    let mut builtins = 0;
+    let mut outputs = 0;
+    compiler_walk(&sh.shader.body, &mut |op| match op {
+        Op::StoreBuiltin { .. } => builtins += 1,
+        Op::StoreOutput { .. } => outputs += 1,
+        _ => {}
+    });
+    assert_eq!(builtins, 0);
+    assert!(outputs > 0);
+}

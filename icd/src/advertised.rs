@@ -30,4 +30,5 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_EXT_host_query_reset",
     // Demoted invocations lose their coverage and run on as helpers (compiler g13 isel).
     "VK_EXT_shader_demote_to_helper_invocation",
+    "VK_KHR_storage_buffer_storage_class",
 ];

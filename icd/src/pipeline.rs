@@ -50,7 +50,7 @@ impl Program {
 }
 
 /// The USC Registers `spill size` that gives each thread at least `scratch` bytes of stack.
-fn scratch_spill_size(dev: &Device, scratch: u32) -> Result<u32, vk::Result> {
+pub(crate) fn scratch_spill_size(dev: &Device, scratch: u32) -> Result<u32, vk::Result> {
     if scratch == 0 {
         return Ok(0);
     }
@@ -61,7 +61,7 @@ fn scratch_spill_size(dev: &Device, scratch: u32) -> Result<u32, vk::Result> {
         eprintln!("agx4: the shader needs {scratch} bytes of scratch per thread, which needs the firmware helper program agx4 does not set up yet");
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    // OUT_OF_DEVICE_MEMORY is among the errors vkCreateComputePipelines may return, and it is
+    // OUT_OF_DEVICE_MEMORY is among the errors vkCreate*Pipelines may return, and it is
     // what this is: no launch can give a thread that much stack.
     spill_size_for_stack_bytes(scratch).ok_or_else(|| {
         eprintln!("agx4: the shader needs {scratch} bytes of stack per thread, more than the {} a launch can give", stack_bytes_for_spill_size(15));

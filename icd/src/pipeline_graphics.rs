@@ -98,6 +98,9 @@ pub struct GraphicsPipeline {
     /// Offsets from `usc_exec_base`.
     pub vertex_code: u32,
     pub fragment_code: Option<u32>,
+    /// The USC Registers `spill size` of each stage: the per-thread stack its launch gives.
+    pub vertex_spill: u32,
+    pub fragment_spill: u32,
     /// USC address of the CF binding header and bindings.
     pub cf_bindings: u32,
     pub cf_binding_count: u32,
@@ -765,6 +768,11 @@ impl GraphicsPipeline {
             (None, 0)
         };
         let cf_binding_count = binary.cf_bindings.len() as u32;
+        let vertex_spill = crate::pipeline::scratch_spill_size(dev, binary.vertex.scratch_bytes)?;
+        let fragment_spill = match &binary.fragment {
+            Some(f) => crate::pipeline::scratch_spill_size(dev, f.scratch_bytes)?,
+            None => 0,
+        };
         Ok(GraphicsPipeline {
             binary,
             _vertex_code: vertex_bo,
@@ -772,6 +780,8 @@ impl GraphicsPipeline {
             _cf: cf_bo,
             vertex_code,
             fragment_code,
+            vertex_spill,
+            fragment_spill,
             cf_bindings,
             cf_binding_count,
             fixed,

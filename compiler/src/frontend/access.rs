@@ -13,6 +13,9 @@ use crate::abi;
 use crate::ir::{self, AtomicOp, BinOp, CmpOp, ConvOp, Scalar, Space, SysVal, Type, Value};
 use crate::CompileError;
 
+/// The most places a dynamic index into a Var-held composite may choose among.
+const MAX_CHOICE_ARMS: usize = 256;
+
 /// A part of a composite in memory: offset, type, matrix layout, lane stride.
 type MemChild = (u32, Word, Option<MatLayout>, u32);
 
@@ -345,29 +348,12 @@ impl<'m> Tr<'m> {
                         _ => return Err(invalid("access chain indexes a scalar")),
                     }
                 }
-                p @ (Ptr::Vars { .. } | Ptr::Choice { .. }) if self.is_stage_io_ptr(&p) => {
-                    self.io_step(fs, p, konst, iw)?
-                }
-                Ptr::Vars { tree, ty } => {
-                    let i = konst.ok_or_else(|| {
-                        unsupported("dynamic index into a pointer passed to a function")
-                    })?;
-                    let kids = self.l.children(ty)?;
-                    let kty = *kids
-                        .get(i as usize)
-                        .ok_or_else(|| invalid("index out of range"))?;
-                    match tree {
-                        VarTree::Node(mut ts) => {
-                            if (i as usize) >= ts.len() {
-                                return Err(invalid("index out of range"));
-                            }
-                            Ptr::Vars {
-                                tree: ts.swap_remove(i as usize),
-                                ty: kty,
-                            }
-                        }
-                        VarTree::Leaf(var) => Ptr::VarLane { var, lane: i as u8 },
-                    }
+                p @ (Ptr::Vars { .. } | Ptr::Choice { .. }) => {
+                    let dynamic = match konst {
+                        Some(_) => None,
+                        None => Some(self.simple(fs, iw)?),
+                    };
+                    self.index_vars(p, konst, dynamic)?
                 }
                 Ptr::Builtin {
                     builtin,
@@ -391,6 +377,86 @@ impl<'m> Tr<'m> {
             };
         }
         Ok(Entry::Ptr(p))
+    }
+
+    /// One access-chain step into a place held in Vars: a constant index picks a part, a
+    /// dynamic one makes a [`Ptr::Choice`] over every part it may pick.
+    fn index_vars(
+        &mut self,
+        p: Ptr,
+        konst: Option<u32>,
+        dynamic: Option<Value>,
+    ) -> Result<Ptr, CompileError> {
+        match (p, konst, dynamic) {
+            (Ptr::Vars { tree, ty }, Some(i), _) => {
+                let kids = self.l.children(ty)?;
+                let kty = *kids
+                    .get(i as usize)
+                    .ok_or_else(|| invalid("index out of range"))?;
+                Ok(match tree {
+                    VarTree::Node(mut ts) => {
+                        if (i as usize) >= ts.len() {
+                            return Err(invalid("index out of range"));
+                        }
+                        Ptr::Vars {
+                            tree: ts.swap_remove(i as usize),
+                            ty: kty,
+                        }
+                    }
+                    VarTree::Leaf(var) => Ptr::VarLane { var, lane: i as u8 },
+                })
+            }
+            (Ptr::Vars { tree, ty }, None, Some(idx)) => {
+                if matches!(self.l.get(ty)?, SpvType::Struct { .. }) {
+                    return Err(invalid("struct index is not a constant"));
+                }
+                let n = self.l.children(ty)?.len();
+                if n > MAX_CHOICE_ARMS {
+                    return Err(unsupported(format!(
+                        "dynamic index into an interface array of {n} elements"
+                    )));
+                }
+                let it = self.sh.ty(idx);
+                let mut arms = Vec::with_capacity(n);
+                for k in 0..n as u32 {
+                    let kc = self.konst(it, vec![u64::from(k)])?;
+                    let c = self.emit(Type::BOOL, ir::Op::Cmp(CmpOp::IEq, idx, kc))?;
+                    let sub = Ptr::Vars {
+                        tree: tree.clone(),
+                        ty,
+                    };
+                    arms.push((c, self.index_vars(sub, Some(k), None)?));
+                }
+                let ty = self.l.children(ty)?.first().copied().unwrap_or(ty);
+                Ok(Ptr::Choice { arms, ty })
+            }
+            (Ptr::Choice { arms, ty }, _, _) => {
+                let kty = match self.l.children(ty)?.get(konst.unwrap_or(0) as usize) {
+                    Some(t) => *t,
+                    None => return Err(invalid("index out of range")),
+                };
+                let mut out = Vec::new();
+                for (c, p) in arms {
+                    match self.index_vars(p, konst, dynamic)? {
+                        Ptr::Choice { arms: inner, .. } => {
+                            for (c2, q) in inner {
+                                let both =
+                                    self.emit(Type::BOOL, ir::Op::Binary(BinOp::And, c, c2))?;
+                                out.push((both, q));
+                            }
+                        }
+                        q => out.push((c, q)),
+                    }
+                    if out.len() > MAX_CHOICE_ARMS {
+                        return Err(unsupported(
+                            "dynamic indices into an interface variable with too many elements",
+                        ));
+                    }
+                }
+                Ok(Ptr::Choice { arms: out, ty: kty })
+            }
+            _ => Err(invalid("access chain indexes a scalar")),
+        }
     }
 
     /// Byte address of `off + extra` behind a memory pointer.
@@ -724,6 +790,17 @@ impl<'m> Tr<'m> {
                 lane_stride,
             } => self.load_mem(base, *off, *dyn_off, *ty, *mat, *lane_stride),
             Ptr::Vars { tree, .. } => self.load_tree(tree),
+            Ptr::Choice { arms, .. } => {
+                let mut acc: Option<FVal> = None;
+                for (c, p) in arms.iter().rev() {
+                    let v = self.load(p)?;
+                    acc = Some(match acc {
+                        None => v,
+                        Some(a) => self.select_fval(*c, &v, &a)?,
+                    });
+                }
+                acc.ok_or_else(|| invalid("dynamic index into an empty composite"))
+            }
             Ptr::VarLane { var, lane, .. } => {
                 let t = self.sh.var_types[var.0 as usize];
                 let v = self.emit(t, ir::Op::LoadVar(*var))?;
@@ -733,7 +810,6 @@ impl<'m> Tr<'m> {
             }
             Ptr::Builtin { builtin, lane, ty } => self.load_builtin(*builtin, *lane, *ty),
             Ptr::InputAttachment { .. } => Err(invalid("subpass input read as a value")),
-            Ptr::Choice { .. } => self.load_choice(p),
         }
     }
 
@@ -748,6 +824,14 @@ impl<'m> Tr<'m> {
                 lane_stride,
             } => self.store_mem(base, *off, *dyn_off, *ty, *mat, *lane_stride, v),
             Ptr::Vars { tree, .. } => self.store_tree(tree, v),
+            Ptr::Choice { arms, .. } => {
+                for (c, p) in arms {
+                    let old = self.load(p)?;
+                    let new = self.select_fval(*c, v, &old)?;
+                    self.store(p, &new)?;
+                }
+                Ok(())
+            }
             Ptr::VarLane { var, lane, .. } => {
                 let FVal::V(x) = v else {
                     return Err(invalid("stored composite into a vector lane"));
@@ -759,7 +843,6 @@ impl<'m> Tr<'m> {
             }
             Ptr::Builtin { .. } => Err(invalid("store to an input builtin")),
             Ptr::InputAttachment { .. } => Err(invalid("store to a subpass input")),
-            Ptr::Choice { .. } => self.store_choice(p, v),
         }
     }
 

@@ -193,6 +193,7 @@ fn spec_op(
         Op::SGreaterThanEqual => bin(&|x, y| Some(b(s(x) >= s(y)))),
         Op::UConvert => un(&|x, _| Some(x & smask & dmask)),
         Op::SConvert => un(&|x, _| Some(m(s(x) as u64))),
+        Op::QuantizeToF16 => un(&|x, _| Some(u64::from(super::glsl_bits::quantize_f16(x as u32)))),
         Op::Select => {
             let [c, x, y] = args else {
                 return Err(invalid("OpSelect needs three operands"));
@@ -303,7 +304,13 @@ pub(super) fn collect_constants(
                 }
                 CVal::Scalar(v)
             }
-            Op::ConstantNull | Op::Undef => null(types, result_type(inst)?, 0)?,
+            Op::ConstantNull => null(types, result_type(inst)?, 0)?,
+            // An undefined value of a type without values (a runtime array, say) is legal
+            // as long as nothing uses it; a use then finds no such id.
+            Op::Undef => match null(types, result_type(inst)?, 0) {
+                Ok(v) => v,
+                Err(_) => continue,
+            },
             Op::ConstantComposite | Op::SpecConstantComposite => {
                 let parts = (0..inst.operands.len())
                     .map(|i| {

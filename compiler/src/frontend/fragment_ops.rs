@@ -131,12 +131,17 @@ impl<'m> Tr<'m> {
                 ..
             } => (*v, 0..self.sh.var_types[v.0 as usize].lanes),
             Ptr::VarLane { var, lane } => (*var, *lane..*lane + 1),
-            Ptr::Choice { index, options } => {
-                let vals = options
-                    .iter()
-                    .map(|o| self.interpolate_ptr(o, at).map(FVal::V))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let FVal::V(v) = self.select_among(*index, vals)? else {
+            Ptr::Choice { arms, .. } => {
+                // As a load of the Choice: the last arm stands for an index out of range.
+                let mut acc: Option<FVal> = None;
+                for (c, o) in arms.iter().rev() {
+                    let v = FVal::V(self.interpolate_ptr(o, at)?);
+                    acc = Some(match acc {
+                        None => v,
+                        Some(a) => self.select_fval(*c, &v, &a)?,
+                    });
+                }
+                let Some(FVal::V(v)) = acc else {
                     return Err(invalid("interpolant that is not a scalar or vector"));
                 };
                 return Ok(v);

@@ -1,5 +1,7 @@
 //! GLSL.std.450 extended instructions, expressed with IR operations (transcendental ones that
-//! the IR lacks are built from FAtan2, FExp2 and FLog2).
+//! the IR lacks are built from FAtan2, FExp2 and FLog2, with the formulas the GLSL
+//! specification defines them by). Bit-level ones are in `glsl_bits`, Determinant and
+//! MatrixInverse in `glsl_matrix`.
 
 use rspirv::dr::Instruction;
 
@@ -29,6 +31,21 @@ impl<'m> Tr<'m> {
 
     pub fn glsl(&mut self, fs: &FnState<'m>, inst: &Instruction) -> Result<FVal, CompileError> {
         let n = lit(inst, 1)?;
+        match n {
+            33 | 34 => return self.glsl_matrix(fs, inst, n),
+            35 | 36 | 51 | 52 => return self.glsl_split(fs, inst, n),
+            59 | 65 => {
+                return Err(unsupported(
+                    "PackDouble2x32/UnpackDouble2x32 (64-bit floats are not supported)",
+                ))
+            }
+            76..=78 => {
+                return Err(unsupported(format!(
+                    "GLSL.std.450 instruction {n} (InterpolateAt*)"
+                )))
+            }
+            _ => {}
+        }
         let args = (2..inst.operands.len())
             .map(|i| id(inst, i).and_then(|w| self.simple(fs, w)))
             .collect::<Result<Vec<_>, _>>()?;
@@ -109,6 +126,34 @@ impl<'m> Tr<'m> {
                     }
                 }
             }
+            22 => {
+                // asinh x = log(x + sqrt(x^2 + 1)), GLSL's definition.
+                let one = self.fconst_like(x, 1.0)?;
+                let xx = self.bin(BinOp::FMul, x, x)?;
+                let s = self.bin(BinOp::FAdd, xx, one)?;
+                let r = self.un(UnOp::FSqrt, s)?;
+                let a = self.bin(BinOp::FAdd, x, r)?;
+                self.flog(a)?
+            }
+            23 => {
+                // acosh x = log(x + sqrt(x^2 - 1)); NaN below 1.
+                let one = self.fconst_like(x, 1.0)?;
+                let xx = self.bin(BinOp::FMul, x, x)?;
+                let s = self.bin(BinOp::FSub, xx, one)?;
+                let r = self.un(UnOp::FSqrt, s)?;
+                let a = self.bin(BinOp::FAdd, x, r)?;
+                self.flog(a)?
+            }
+            24 => {
+                // atanh x = log((1 + x) / (1 - x)) / 2.
+                let one = self.fconst_like(x, 1.0)?;
+                let p = self.bin(BinOp::FAdd, one, x)?;
+                let q = self.bin(BinOp::FSub, one, x)?;
+                let d = self.bin(BinOp::FDiv, p, q)?;
+                let l = self.flog(d)?;
+                let half = self.fconst_like(x, 0.5)?;
+                self.bin(BinOp::FMul, l, half)?
+            }
             25 => self.bin(BinOp::FAtan2, x, arg(1)?)?,
             26 => self.bin(BinOp::FPow, x, arg(1)?)?,
             27 => self.fexp(x)?,
@@ -173,13 +218,9 @@ impl<'m> Tr<'m> {
                 let t = self.sh.ty(x);
                 self.emit(t, ir::Op::FFma(x, arg(1)?, arg(2)?))?
             }
-            53 => {
-                let e = arg(1)?;
-                let t = self.sh.ty(x);
-                let ef = self.emit(t, ir::Op::Conv(ir::ConvOp::SToF, e))?;
-                let p = self.un(UnOp::FExp2, ef)?;
-                self.bin(BinOp::FMul, x, p)?
-            }
+            53 => self.ldexp(x, arg(1)?)?,
+            54..=58 => self.glsl_pack(n, x)?,
+            60..=64 => self.glsl_unpack(n, x)?,
             66 => {
                 if self.sh.ty(x).lanes == 1 {
                     self.un(UnOp::FAbs, x)?
@@ -218,6 +259,41 @@ impl<'m> Tr<'m> {
                 let r = self.un(UnOp::FRsqrt, d)?;
                 let r = self.splat(r, n)?;
                 self.bin(BinOp::FMul, x, r)?
+            }
+            70 => {
+                // faceforward(N, I, Nref) = dot(Nref, I) < 0 ? N : -N
+                let (i, nref) = (arg(1)?, arg(2)?);
+                let d = self.dot(nref, i)?;
+                let z = self.fconst_like(d, 0.0)?;
+                let lt = self.cmp(CmpOp::FOLt, d, z)?;
+                let neg = self.un(UnOp::FNeg, x)?;
+                self.fsel(lt, x, neg)?
+            }
+            72 => {
+                // refract(I, N, eta): k = 1 - eta^2 (1 - dot(N, I)^2);
+                // k < 0 ? 0 : eta I - (eta dot(N, I) + sqrt(k)) N
+                let (nrm, eta) = (arg(1)?, arg(2)?);
+                let lanes = self.sh.ty(x).lanes;
+                let d = self.dot(nrm, x)?;
+                let one = self.fconst_like(d, 1.0)?;
+                let dd = self.bin(BinOp::FMul, d, d)?;
+                let t = self.bin(BinOp::FSub, one, dd)?;
+                let ee = self.bin(BinOp::FMul, eta, eta)?;
+                let t = self.bin(BinOp::FMul, ee, t)?;
+                let k = self.bin(BinOp::FSub, one, t)?;
+                let z = self.fconst_like(k, 0.0)?;
+                let neg = self.cmp(CmpOp::FOLt, k, z)?;
+                let sk = self.un(UnOp::FSqrt, k)?;
+                let ed = self.bin(BinOp::FMul, eta, d)?;
+                let f = self.bin(BinOp::FAdd, ed, sk)?;
+                let f = self.splat(f, lanes)?;
+                let es = self.splat(eta, lanes)?;
+                let a = self.bin(BinOp::FMul, x, es)?;
+                let b = self.bin(BinOp::FMul, nrm, f)?;
+                let r = self.bin(BinOp::FSub, a, b)?;
+                let zv = self.fconst_like(r, 0.0)?;
+                let neg = self.splat(neg, lanes)?;
+                self.fsel(neg, zv, r)?
             }
             71 => {
                 let nrm = arg(1)?;

@@ -8,8 +8,9 @@ mod access;
 mod constants;
 mod fragment_ops;
 mod glsl;
+mod glsl_bits;
+mod glsl_matrix;
 mod inst;
-mod io_index;
 mod layout;
 mod module;
 mod stage_io;
@@ -212,10 +213,20 @@ fn translate_stage(
             continue;
         }
         let rid = result_id(inst)?;
+        // Inputs and outputs of other entry points in the module are not this stage's.
+        let io = matches!(
+            inst.result_type.and_then(|t| types.get(&t)),
+            Some(SpvType::Pointer {
+                sc: StorageClass::Input | StorageClass::Output,
+                ..
+            })
+        );
+        if io && !ep.interface.contains(&rid) {
+            continue;
+        }
         let e = tr.variable(inst)?;
         tr.globals.insert(rid, e);
     }
-    let _ = &ep.interface;
     tr.run_function(entry_fn, Vec::new(), None, true)?;
     let info = StageInfo {
         per_sample: tr.per_sample,
@@ -226,14 +237,16 @@ fn translate_stage(
     Ok((sh, info))
 }
 
-/// Function and Private variables indexed with a non-constant index somewhere: they live in
-/// scratch memory instead of Vars.
+/// Function and Private variables indexed with a non-constant index somewhere, directly or
+/// through the parameters of the functions they are passed to: they live in scratch memory
+/// instead of Vars.
 fn dynamic_locals(
     m: &rspirv::dr::Module,
     types: &HashMap<Word, SpvType>,
     consts: &HashMap<Word, (Word, CVal)>,
 ) -> Result<HashSet<Word>, CompileError> {
-    let mut root: HashMap<Word, Word> = HashMap::new();
+    // The variables each pointer id may point into.
+    let mut roots: HashMap<Word, HashSet<Word>> = HashMap::new();
     let is_local = |ty: Option<Word>| {
         matches!(
             ty.and_then(|t| types.get(&t)),
@@ -243,43 +256,78 @@ fn dynamic_locals(
             })
         )
     };
-    for inst in &m.types_global_values {
+    let globals = m.types_global_values.iter();
+    let locals = m
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter().flat_map(|b| b.instructions.iter()));
+    for inst in globals.chain(locals) {
         if inst.class.opcode == Op::Variable && is_local(inst.result_type) {
             let r = result_id(inst)?;
-            root.insert(r, r);
+            roots.insert(r, HashSet::from([r]));
         }
     }
-    for f in &m.functions {
-        for b in &f.blocks {
-            for inst in &b.instructions {
-                if inst.class.opcode == Op::Variable && is_local(inst.result_type) {
-                    let r = result_id(inst)?;
-                    root.insert(r, r);
-                }
-            }
-        }
-    }
+    let params: HashMap<Word, Vec<Word>> = m
+        .functions
+        .iter()
+        .filter_map(|f| {
+            let fid = f.def.as_ref()?.result_id?;
+            Some((
+                fid,
+                f.parameters.iter().filter_map(|p| p.result_id).collect(),
+            ))
+        })
+        .collect();
     let mut out = HashSet::new();
-    for _ in 0..2 {
+    // Pointers flow forward through access chains and into callees' parameters; a few passes
+    // reach every chain of calls a shader has in practice (a fixed point ends it early).
+    for _ in 0..8 {
+        let mut changed = false;
+        let mut flow = |from: Word, to: Word, roots: &mut HashMap<Word, HashSet<Word>>| {
+            let Some(src) = roots.get(&from).cloned() else {
+                return;
+            };
+            let dst = roots.entry(to).or_default();
+            for r in src {
+                changed |= dst.insert(r);
+            }
+        };
         for f in &m.functions {
             for b in &f.blocks {
                 for inst in &b.instructions {
-                    if !matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
-                        continue;
-                    }
-                    let base = id(inst, 0)?;
-                    let Some(r) = root.get(&base).copied() else {
-                        continue;
-                    };
-                    root.insert(result_id(inst)?, r);
-                    for k in 1..inst.operands.len() {
-                        let i = id(inst, k)?;
-                        if !matches!(consts.get(&i), Some((_, CVal::Scalar(_)))) {
-                            out.insert(r);
+                    match inst.class.opcode {
+                        Op::AccessChain | Op::InBoundsAccessChain => {
+                            let base = id(inst, 0)?;
+                            flow(base, result_id(inst)?, &mut roots);
+                            let dynamic = (1..inst.operands.len()).any(|k| {
+                                id(inst, k).is_ok_and(|i| {
+                                    !matches!(consts.get(&i), Some((_, CVal::Scalar(_))))
+                                })
+                            });
+                            if dynamic {
+                                if let Some(rs) = roots.get(&base) {
+                                    out.extend(rs.iter().copied());
+                                }
+                            }
                         }
+                        Op::FunctionCall => {
+                            let callee = id(inst, 0)?;
+                            let Some(ps) = params.get(&callee) else {
+                                continue;
+                            };
+                            for (k, p) in ps.iter().enumerate() {
+                                if let Ok(a) = id(inst, k + 1) {
+                                    flow(a, *p, &mut roots);
+                                }
+                            }
+                        }
+                        _ => {}
                     }
                 }
             }
+        }
+        if !changed {
+            break;
         }
     }
     Ok(out)

@@ -34,6 +34,25 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
+/// `words` without the debug instructions that carry strings (OpSourceContinued, OpSource,
+/// OpSourceExtension, OpName, OpMemberName, OpString, OpLine, OpModuleProcessed), or `None`
+/// if the instruction stream is malformed.
+fn without_debug_strings(words: &[u32]) -> Option<Vec<u32>> {
+    const DEBUG: [u32; 8] = [2, 3, 4, 5, 6, 7, 8, 330];
+    let mut out = words.get(..5)?.to_vec();
+    let mut at = 5;
+    while at < words.len() {
+        let n = (words[at] >> 16) as usize;
+        let op = words[at] & 0xffff;
+        let inst = words.get(at..at + n).filter(|_| n > 0)?;
+        if !DEBUG.contains(&op) {
+            out.extend_from_slice(inst);
+        }
+        at += n;
+    }
+    Some(out)
+}
+
 pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
     if words.len() < 5 {
         return Err(invalid("module shorter than its 5-word header"));
@@ -52,10 +71,18 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
     }
     // rspirv reports malformed streams as errors; the unwind guard only protects callers from
     // a panic inside the library on input it did not expect.
-    let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(words));
-    let module = match parsed {
+    let load = |w: &[u32]| std::panic::catch_unwind(|| rspirv::dr::load_words(w));
+    let module = match load(words) {
         Ok(Ok(m)) => m,
-        Ok(Err(e)) => return Err(invalid(format!("parse error: {e}"))),
+        Ok(Err(e)) => {
+            // rspirv insists on UTF-8 in every string; debug names and sources need not be
+            // (they mean nothing to the driver), so a module whose only fault is there
+            // parses without them.
+            match without_debug_strings(words).map(|w| load(&w)) {
+                Some(Ok(Ok(m))) => m,
+                _ => return Err(invalid(format!("parse error: {e}"))),
+            }
+        }
         Err(_) => return Err(invalid("parser rejected the instruction stream")),
     };
     for cap in &module.capabilities {
@@ -213,8 +240,30 @@ pub(super) fn collect_decorations(module: &Module) -> Result<Decorations, Compil
                     .or_default()
                     .push((*dec, rest_literals(inst, 3)));
             }
-            Op::DecorationGroup | Op::GroupDecorate | Op::GroupMemberDecorate => {
-                return Err(unsupported("decoration groups"))
+            // A group's decorations (OpDecorates of the group id, which come first) are
+            // copied to every target the group is applied to.
+            Op::DecorationGroup => {}
+            Op::GroupDecorate => {
+                let group = id(inst, 0)?;
+                let decos = d.ids.get(&group).cloned().unwrap_or_default();
+                for k in 1..inst.operands.len() {
+                    d.ids
+                        .entry(id(inst, k)?)
+                        .or_default()
+                        .extend(decos.iter().cloned());
+                }
+            }
+            Op::GroupMemberDecorate => {
+                let group = id(inst, 0)?;
+                let decos = d.ids.get(&group).cloned().unwrap_or_default();
+                for k in (1..inst.operands.len()).step_by(2) {
+                    let target = id(inst, k)?;
+                    let member = lit(inst, k + 1)?;
+                    d.members
+                        .entry((target, member))
+                        .or_default()
+                        .extend(decos.iter().cloned());
+                }
             }
             _ => {}
         }

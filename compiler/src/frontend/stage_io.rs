@@ -41,25 +41,126 @@ fn output_builtin(b: BuiltIn) -> Result<Option<OutputBuiltin>, CompileError> {
     })
 }
 
+/// Where one leaf (scalar or vector) of an interface variable lives, and how it is
+/// interpolated: the variable's own decorations with its struct members' on top.
+#[derive(Debug, Clone, Copy)]
+struct IoSlot {
+    location: u32,
+    component: u8,
+    interp: InputInterp,
+}
+
+/// Interpolation decorations found so far on the way from the variable to a leaf.
+#[derive(Debug, Clone, Copy, Default)]
+struct IoQualifiers {
+    flat: bool,
+    noperspective: bool,
+    centroid: bool,
+    sample: bool,
+}
+
+impl IoQualifiers {
+    fn interp(self) -> InputInterp {
+        let mode = if self.flat {
+            Interpolation::Flat
+        } else if self.noperspective {
+            Interpolation::NoPerspective
+        } else {
+            Interpolation::Smooth
+        };
+        let sampling = if self.sample {
+            Sampling::Sample
+        } else if self.centroid {
+            Sampling::Centroid
+        } else {
+            Sampling::Center
+        };
+        InputInterp { mode, sampling }
+    }
+}
+
 impl<'m> Tr<'m> {
-    fn io_location(&self, rid: Word) -> Result<(u32, u8), CompileError> {
+    fn qualifiers(&self, get: &dyn Fn(Decoration) -> bool, q: IoQualifiers) -> IoQualifiers {
+        IoQualifiers {
+            flat: q.flat || get(Decoration::Flat),
+            noperspective: q.noperspective || get(Decoration::NoPerspective),
+            centroid: q.centroid || get(Decoration::Centroid),
+            sample: q.sample || get(Decoration::Sample),
+        }
+    }
+
+    /// The slot of every leaf of interface variable `rid` of type `ty`, in the order
+    /// `var_tree` makes its leaves (Vulkan's location assignment: each scalar or vector,
+    /// matrix column and array element takes a location; members of a block follow one
+    /// another unless they carry their own Location, and their Component defaults to 0).
+    fn io_slots(&self, rid: Word, ty: Word) -> Result<Vec<IoSlot>, CompileError> {
         let location = self
             .decos
             .get(rid, Decoration::Location)
-            .and_then(|v| v.first().copied())
-            .ok_or_else(|| invalid(format!("interface variable {rid} without a Location")))?;
+            .and_then(|v| v.first().copied());
         let component = self
             .decos
             .get(rid, Decoration::Component)
             .and_then(|v| v.first().copied())
             .unwrap_or(0);
-        if component > 3 {
-            return Err(invalid("Component decoration above 3"));
-        }
         if self.decos.has(rid, Decoration::Index) {
             return Err(unsupported("dual-source blending (Index decoration)"));
         }
-        Ok((location, component as u8))
+        let q = self.qualifiers(&|d| self.decos.has(rid, d), IoQualifiers::default());
+        let mut out = Vec::new();
+        let mut next = location;
+        self.io_walk(rid, ty, &mut next, component, q, &mut out, 0)?;
+        Ok(out)
+    }
+
+    #[allow(clippy::too_many_arguments)] // the walk's position: type, location, component, qualifiers
+    fn io_walk(
+        &self,
+        rid: Word,
+        ty: Word,
+        next: &mut Option<u32>,
+        component: u32,
+        q: IoQualifiers,
+        out: &mut Vec<IoSlot>,
+        depth: u32,
+    ) -> Result<(), CompileError> {
+        if depth > 32 || out.len() > 4096 {
+            return Err(unsupported("interface variable too large"));
+        }
+        if self.l.is_simple(ty)? {
+            let location = next
+                .ok_or_else(|| invalid(format!("interface variable {rid} without a Location")))?;
+            if component > 3 {
+                return Err(invalid("Component decoration above 3"));
+            }
+            out.push(IoSlot {
+                location,
+                component: component as u8,
+                interp: q.interp(),
+            });
+            *next = Some(location + 1);
+            return Ok(());
+        }
+        if let SpvType::Struct { members } = self.l.get(ty)?.clone() {
+            for (m, mty) in members.iter().enumerate() {
+                let m = m as u32;
+                if let Some(l) = self.decos.member(ty, m, Decoration::Location) {
+                    *next = l.first().copied();
+                }
+                let c = self
+                    .decos
+                    .member(ty, m, Decoration::Component)
+                    .and_then(|v| v.first().copied())
+                    .unwrap_or(0);
+                let mq = self.qualifiers(&|d| self.decos.member(ty, m, d).is_some(), q);
+                self.io_walk(rid, *mty, next, c, mq, out, depth + 1)?;
+            }
+            return Ok(());
+        }
+        for kid in self.l.children(ty)? {
+            self.io_walk(rid, kid, next, component, q, out, depth + 1)?;
+        }
+        Ok(())
     }
 
     fn io_leaf_type(&self, v: Var, component: u8) -> Result<Type, CompileError> {
@@ -90,40 +191,32 @@ impl<'m> Tr<'m> {
                 if self.has_member_builtins(ty) {
                     return Err(unsupported("built-in input block"));
                 }
-                let (location, component) = self.io_location(rid)?;
-                let mode = if self.decos.has(rid, Decoration::Flat) {
-                    Interpolation::Flat
-                } else if self.decos.has(rid, Decoration::NoPerspective) {
-                    Interpolation::NoPerspective
-                } else {
-                    Interpolation::Smooth
-                };
-                let sampling = if self.decos.has(rid, Decoration::Sample) {
-                    self.per_sample = true;
-                    Sampling::Sample
-                } else if self.decos.has(rid, Decoration::Centroid) {
-                    Sampling::Centroid
-                } else {
-                    Sampling::Center
-                };
-                let interp = InputInterp { mode, sampling };
+                let slots = self.io_slots(rid, ty)?;
                 let tree = self.var_tree(ty, 0)?;
                 let mut leaves = Vec::new();
                 leaf_vars(&tree, &mut leaves);
-                for (i, v) in leaves.into_iter().enumerate() {
-                    let t = self.io_leaf_type(v, component)?;
-                    let slot = super::fragment_ops::InputSlot {
-                        location: location + i as u32,
-                        component,
-                        mode,
-                    };
-                    self.input_slots.insert(v, slot);
+                if leaves.len() != slots.len() {
+                    return Err(CompileError::Internal("interface leaves and slots".into()));
+                }
+                for (v, slot) in leaves.into_iter().zip(slots) {
+                    let t = self.io_leaf_type(v, slot.component)?;
+                    if slot.interp.sampling == Sampling::Sample {
+                        self.per_sample = true;
+                    }
+                    self.input_slots.insert(
+                        v,
+                        super::fragment_ops::InputSlot {
+                            location: slot.location,
+                            component: slot.component,
+                            mode: slot.interp.mode,
+                        },
+                    );
                     let x = self.emit(
                         t,
                         ir::Op::LoadInput {
-                            location: location + i as u32,
-                            component,
-                            interp,
+                            location: slot.location,
+                            component: slot.component,
+                            interp: slot.interp,
                         },
                     )?;
                     self.effect(ir::Op::StoreVar(v, x))?;
@@ -182,16 +275,19 @@ impl<'m> Tr<'m> {
                         }
                     }
                 } else {
-                    let (location, component) = self.io_location(rid)?;
+                    let slots = self.io_slots(rid, ty)?;
                     let mut leaves = Vec::new();
                     leaf_vars(&tree, &mut leaves);
-                    for (i, v) in leaves.into_iter().enumerate() {
-                        self.io_leaf_type(v, component)?;
+                    if leaves.len() != slots.len() {
+                        return Err(CompileError::Internal("interface leaves and slots".into()));
+                    }
+                    for (v, slot) in leaves.into_iter().zip(slots) {
+                        self.io_leaf_type(v, slot.component)?;
                         self.outputs.push((
                             v,
                             OutTarget::Location {
-                                location: location + i as u32,
-                                component,
+                                location: slot.location,
+                                component: slot.component,
                             },
                         ));
                     }

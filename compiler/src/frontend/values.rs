@@ -76,39 +76,19 @@ pub(super) enum Ptr {
         lane: Option<u32>,
         ty: Word,
     },
+    /// A dynamic index into a composite held in Vars: one arm per place it may name, each
+    /// with the Bool that holds when it is the one (at most one holds; none for an index
+    /// out of range). Loads select among the arms, stores write each arm conditionally.
+    Choice {
+        arms: Vec<(Value, Ptr)>,
+        ty: Word,
+    },
     /// A `subpassInput` variable, and also the image an OpLoad of it gives: the only use of
     /// that image is OpImageRead, which needs nothing but the attachment index.
     InputAttachment {
         index: u32,
         ms: bool,
     },
-    /// `options[index]`: a part of an Input or Output variable named by a non-constant
-    /// access-chain index (an element of an array, a component of a vector; see
-    /// `io_index`). The options are `Vars`, `VarLane` or `Choice` pointers.
-    Choice {
-        index: Value,
-        options: Vec<Ptr>,
-    },
-}
-
-impl Ptr {
-    /// The values a `Choice` pointer depends on, outermost first.
-    fn choice_values(&self, out: &mut Vec<Value>) {
-        if let Ptr::Choice { index, options } = self {
-            out.push(*index);
-            options.iter().for_each(|o| o.choice_values(out));
-        }
-    }
-
-    fn choice_rebuild(&self, it: &mut dyn Iterator<Item = Value>) -> Ptr {
-        match self {
-            Ptr::Choice { index, options } => Ptr::Choice {
-                index: it.next().unwrap_or(*index),
-                options: options.iter().map(|o| o.choice_rebuild(it)).collect(),
-            },
-            p => p.clone(),
-        }
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -117,34 +97,37 @@ pub(super) enum Entry {
     Ptr(Ptr),
 }
 
-impl Entry {
-    pub fn values(&self) -> Vec<Value> {
-        let mut out = Vec::new();
+impl Ptr {
+    /// The Values a pointer holds (what must travel to other blocks with it).
+    fn values(&self, out: &mut Vec<Value>) {
         match self {
-            Entry::Val(f) => f.values(&mut out),
-            Entry::Ptr(Ptr::Mem { base, dyn_off, .. }) => {
+            Ptr::Mem { base, dyn_off, .. } => {
                 if let Base::Descriptor { index, .. } = base {
                     out.push(*index);
                 }
                 out.extend(dyn_off.iter().copied());
             }
-            Entry::Ptr(p @ Ptr::Choice { .. }) => p.choice_values(&mut out),
-            Entry::Ptr(_) => {}
+            Ptr::Choice { arms, .. } => {
+                for (c, p) in arms {
+                    out.push(*c);
+                    p.values(out);
+                }
+            }
+            _ => {}
         }
-        out
     }
 
-    pub fn rebuild(&self, it: &mut dyn Iterator<Item = Value>) -> Entry {
+    /// The same pointer with its Values replaced, in the order [`Ptr::values`] gives them.
+    fn rebuild(&self, it: &mut dyn Iterator<Item = Value>) -> Ptr {
         match self {
-            Entry::Val(f) => Entry::Val(f.rebuild(it)),
-            Entry::Ptr(Ptr::Mem {
+            Ptr::Mem {
                 base,
                 off,
                 dyn_off,
                 ty,
                 mat,
                 lane_stride,
-            }) => {
+            } => {
                 let base = match base {
                     Base::Descriptor {
                         set,
@@ -158,17 +141,44 @@ impl Entry {
                     b => b.clone(),
                 };
                 let dyn_off = dyn_off.map(|d| it.next().unwrap_or(d));
-                Entry::Ptr(Ptr::Mem {
+                Ptr::Mem {
                     base,
                     off: *off,
                     dyn_off,
                     ty: *ty,
                     mat: *mat,
                     lane_stride: *lane_stride,
-                })
+                }
             }
-            Entry::Ptr(p @ Ptr::Choice { .. }) => Entry::Ptr(p.choice_rebuild(it)),
-            Entry::Ptr(p) => Entry::Ptr(p.clone()),
+            Ptr::Choice { arms, ty } => Ptr::Choice {
+                arms: arms
+                    .iter()
+                    .map(|(c, p)| {
+                        let c = it.next().unwrap_or(*c);
+                        (c, p.rebuild(it))
+                    })
+                    .collect(),
+                ty: *ty,
+            },
+            p => p.clone(),
+        }
+    }
+}
+
+impl Entry {
+    pub fn values(&self) -> Vec<Value> {
+        let mut out = Vec::new();
+        match self {
+            Entry::Val(f) => f.values(&mut out),
+            Entry::Ptr(p) => p.values(&mut out),
+        }
+        out
+    }
+
+    pub fn rebuild(&self, it: &mut dyn Iterator<Item = Value>) -> Entry {
+        match self {
+            Entry::Val(f) => Entry::Val(f.rebuild(it)),
+            Entry::Ptr(p) => Entry::Ptr(p.rebuild(it)),
         }
     }
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code, unused_imports)]
 
 mod glslang;
+pub mod usc;
 
 pub use glslang::glslang;
 pub use glslang::glslang_stage;

@@ -151,10 +151,10 @@ fn usc_offset(dev: &Device, va: u64) -> Result<u32, vk::Result> {
     u32::try_from(va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
 }
 
-fn registers(gpr_halves: u32) -> UscWord {
+fn registers(gpr_halves: u32, spill_size: u32) -> UscWord {
     UscWord::Registers {
         count_halves: gpr_halves.max(8).div_ceil(8) * 8,
-        spill_size: 0,
+        spill_size,
     }
 }
 
@@ -438,7 +438,7 @@ fn draw_one(
         loads_varyings: false,
     }
     .pack(&mut vw);
-    registers(b.vertex.gpr_halves).pack(&mut vw);
+    registers(b.vertex.gpr_halves, p.vertex_spill).pack(&mut vw);
     UscWord::NoPreshader.pack(&mut vw);
     let vs_words = usc_offset(dev, rec.upload.push(dev, &vw, 64)?)?;
     let fs_words = match (&b.fragment, p.fragment_code) {
@@ -468,7 +468,7 @@ fn draw_one(
                 loads_varyings: p.cf_binding_count > 0,
             }
             .pack(&mut fw);
-            registers(f.gpr_halves).pack(&mut fw);
+            registers(f.gpr_halves, p.fragment_spill).pack(&mut fw);
             UscWord::NoPreshader.pack(&mut fw);
             Some((
                 usc_offset(dev, rec.upload.push(dev, &fw, 64)?)?,

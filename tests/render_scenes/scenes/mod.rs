@@ -16,6 +16,7 @@ mod passes;
 mod sample_interp;
 mod sample_mask;
 mod secondary;
+mod shaders;
 mod topology;
 mod transfer;
 mod vertex;
@@ -52,6 +53,7 @@ pub fn all() -> Vec<Scene> {
     v.extend(sample_mask::scenes());
     v.extend(secondary::scenes());
     v.extend(fragment_ops::scenes());
+    v.extend(shaders::scenes());
     v.extend(large::scenes());
     v
 }

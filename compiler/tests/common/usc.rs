@@ -1,0 +1,173 @@
+//! Runs a GLSL compute shader through the whole compiler on the simulated USC and on the IR
+//! interpreter, checks that both agree, and returns the buffers.
+
+use super::glslang;
+use compiler::ir::interp::{self, Dispatch, Regions};
+use compiler::{
+    abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
+};
+use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
+use hw::gpu::GpuMemory;
+
+const BUF_BASE: u64 = 0x10_0000;
+const SET_BASE: u64 = 0x1000;
+const ROOT_BASE: u64 = 0x8000;
+
+pub fn u32s(xs: &[u32]) -> Vec<u8> {
+    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+pub fn as_u32(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn layout_for(n: usize) -> ResourceLayout {
+    let bindings = (0..n as u32)
+        .map(|b| BindingLayout {
+            binding: b,
+            kind: DescriptorKind::StorageBuffer,
+            count: 1,
+            offset: b * abi::BUFFER_DESCRIPTOR_SIZE,
+        })
+        .collect();
+    ResourceLayout {
+        sets: vec![Some(SetLayout { bindings })],
+        push_constant_size: abi::MAX_PUSH_CONSTANTS_SIZE,
+    }
+}
+
+/// The root table and set 0's memory for buffers at `BUF_BASE + 0x1_0000 * k`.
+fn root_and_set(bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let mut set = vec![0u8; 1024];
+    for (k, b) in bufs.iter().enumerate() {
+        let addr = BUF_BASE + 0x1_0000 * k as u64;
+        let d = &mut set[k * 16..];
+        d[..8].copy_from_slice(&addr.to_le_bytes());
+        d[8..12].copy_from_slice(&(b.len() as u32).to_le_bytes());
+    }
+    let mut root = vec![0u8; abi::ROOT_TABLE_SIZE as usize];
+    root[..8].copy_from_slice(&SET_BASE.to_le_bytes());
+    for i in 0..3 {
+        let o = (abi::NUM_WORKGROUPS_OFFSET + 4 * i) as usize;
+        root[o..o + 4].copy_from_slice(&groups[i as usize].to_le_bytes());
+    }
+    let p = abi::PUSH_CONSTANTS_OFFSET as usize;
+    root[p..p + push.len()].copy_from_slice(push);
+    // Dynamically indexed push constants are read through memory at the root table's own
+    // address, as the ICD arranges.
+    let o = abi::ROOT_ADDRESS_OFFSET as usize;
+    root[o..o + 8].copy_from_slice(&ROOT_BASE.to_le_bytes());
+    (root, set)
+}
+
+/// Compiles and runs `src` on the simulated USC and on the IR interpreter; checks both agree
+/// and returns the buffers after the USC run.
+pub fn run(src: &str, bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let spirv = glslang(src)?;
+    Some(run_spirv(&spirv, bufs, groups, push))
+}
+
+/// [`run`] on a SPIR-V module.
+pub fn run_spirv(spirv: &[u32], bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> Vec<Vec<u8>> {
+    let layout = layout_for(bufs.len());
+    let req = ComputeRequest {
+        spirv,
+        entry_point: "main",
+        specialization: &[],
+        layout: &layout,
+        target: Target::G13,
+    };
+    let bin = compiler::compile_compute(&req).unwrap_or_else(|e| panic!("compile: {e}"));
+    assert_eq!(bin.code.len() as u32, bin.stats.code_bytes);
+
+    // The USC.
+    let mut code = Vec::new();
+    let mut at = 0;
+    while at < bin.code.len() {
+        let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
+        code.push((at as u32, i));
+        at += len;
+    }
+    let prog = Program::new(0, code).expect("program");
+    let (root, set) = root_and_set(bufs, groups, push);
+    let mut launch = LaunchState::new(
+        bin.local_size,
+        std::array::from_fn(|i| groups[i] * bin.local_size[i]),
+    );
+    launch.uniforms = root
+        .chunks(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    launch.uniforms.truncate(bin.uniform_halves as usize);
+    launch.shared_bytes = bin.shared_bytes;
+    launch.stack_bytes = bin.scratch_bytes;
+    launch.max_lane_steps = 1 << 30;
+    let mut mem = FlatMemory::new();
+    mem.map(SET_BASE, set.clone());
+    mem.map(ROOT_BASE, root.clone());
+    for (k, b) in bufs.iter().enumerate() {
+        mem.map(BUF_BASE + 0x1_0000 * k as u64, b.clone());
+    }
+    run_workgroups(&prog, &launch, &mut mem).unwrap_or_else(|f| panic!("USC fault: {f:?}"));
+    let usc: Vec<Vec<u8>> = bufs
+        .iter()
+        .enumerate()
+        .map(|(k, b)| {
+            let mut out = vec![0u8; b.len()];
+            mem.read(BUF_BASE + 0x1_0000 * k as u64, &mut out)
+                .expect("read back");
+            out
+        })
+        .collect();
+
+    // The IR interpreter on the same lowered IR.
+    let mut shader = compiler::frontend::translate(&req).expect("translate");
+    compiler::passes::run_all(&mut shader, &layout).expect("passes");
+    let mut imem = Regions::default();
+    imem.add(SET_BASE, set);
+    imem.add(ROOT_BASE, root.clone());
+    for (k, b) in bufs.iter().enumerate() {
+        imem.add(BUF_BASE + 0x1_0000 * k as u64, b.clone());
+    }
+    let d = Dispatch {
+        workgroups: groups,
+        root: &root,
+        layout: &layout,
+        step_limit: 100_000_000,
+    };
+    interp::run(&shader, &d, &mut imem).unwrap_or_else(|e| panic!("interp: {e}"));
+    for (k, u) in usc.iter().enumerate() {
+        let i = imem
+            .bytes(BUF_BASE + 0x1_0000 * k as u64)
+            .expect("interp buffer");
+        assert_eq!(
+            as_u32(u),
+            as_u32(i),
+            "buffer {k}: USC and IR interpreter disagree"
+        );
+    }
+    usc
+}
+
+/// `words` with every GLSL.std.450 instruction `ext` replaced by the core instruction `op`
+/// on the same operands (how tests reach instructions GLSL cannot express).
+pub fn replace_ext_inst(words: &[u32], ext: u32, op: rspirv::spirv::Op) -> Vec<u32> {
+    use rspirv::binary::Assemble;
+    use rspirv::dr::{Instruction, Operand};
+    let mut m = rspirv::dr::load_words(words).expect("parse SPIR-V");
+    for f in &mut m.functions {
+        for b in &mut f.blocks {
+            for inst in &mut b.instructions {
+                if inst.class.opcode == rspirv::spirv::Op::ExtInst
+                    && inst.operands.get(1) == Some(&Operand::LiteralExtInstInteger(ext))
+                {
+                    let args = inst.operands[2..].to_vec();
+                    *inst = Instruction::new(op, inst.result_type, inst.result_id, args);
+                }
+            }
+        }
+    }
+    m.assemble()
+}
