@@ -1401,3 +1401,162 @@ void main() {
         }
     }
 }
+
+/// A switch case that branches straight to the enclosing loop's merge (a two-level break,
+/// which hand-written and HLSL-made SPIR-V use): glslang's module with the default case's
+/// branch to the switch merge retargeted to the loop merge.
+#[test]
+fn switch_case_leaving_the_enclosing_loop() {
+    use rspirv::binary::Assemble;
+    use rspirv::dr::Operand;
+    use rspirv::spirv::Op;
+    let src = r#"#version 450
+layout(local_size_x = 8) in;
+layout(std430, set = 0, binding = 0) buffer A { int a[]; };
+layout(std430, set = 0, binding = 1) buffer O { int o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    int acc = 0;
+    for (int k = 0; k < 3; k++) {
+        switch (a[i] & 1) {
+        case 0:
+            acc += 10;
+            break;
+        default:
+            acc += 20;
+            break;
+        }
+        acc += 1;
+    }
+    o[i] = acc;
+}
+"#;
+    let Some(w) = glslang(src) else {
+        return;
+    };
+    let mut m = rspirv::dr::load_words(&w).expect("parse");
+    let f = &mut m.functions[0];
+    let mut loop_merge = None;
+    let mut switch = None;
+    for b in &f.blocks {
+        for (k, inst) in b.instructions.iter().enumerate() {
+            match inst.class.opcode {
+                Op::LoopMerge => loop_merge = Some(inst.operands[0].clone()),
+                Op::Switch => {
+                    let merge = b.instructions[k - 1].operands[0].clone();
+                    switch = Some((merge, inst.operands[1].clone()));
+                }
+                _ => {}
+            }
+        }
+    }
+    let (loop_merge, (switch_merge, default)) = (loop_merge.unwrap(), switch.unwrap());
+    let mut patched = false;
+    for b in &mut f.blocks {
+        let label = b.label.as_ref().and_then(|l| l.result_id);
+        if Some(&Operand::IdRef(label.unwrap())) != Some(&default) {
+            continue;
+        }
+        let last = b.instructions.last_mut().unwrap();
+        assert_eq!(last.class.opcode, Op::Branch);
+        assert_eq!(last.operands[0], switch_merge);
+        last.operands[0] = loop_merge.clone();
+        patched = true;
+    }
+    assert!(patched);
+    let words = m.assemble();
+    let a: Vec<u32> = (0..8).collect();
+    let bufs = vec![buf(0, u32s(&a)), buf(1, vec![0; 32])];
+    for r in run(&words, &[], &bufs, &[], [1, 1, 1], [0; 3], true) {
+        let o = as_u32(&r[1]);
+        for (k, x) in a.iter().enumerate() {
+            assert_eq!(o[k], if x % 2 == 0 { 33 } else { 20 }, "invocation {k}");
+        }
+    }
+}
+
+/// A switch of 200 cases (the cases are a flat sequence, not 200 nested else-ifs).
+#[test]
+fn switch_with_many_cases() {
+    let cases: String = (0..200)
+        .map(|k| format!("        case {k}: r = {};\n            break;\n", k * 3 + 1))
+        .collect();
+    let src = format!(
+        r#"#version 450
+layout(local_size_x = 8) in;
+layout(std430, set = 0, binding = 0) buffer A {{ int a[]; }};
+layout(std430, set = 0, binding = 1) buffer O {{ int o[]; }};
+void main() {{
+    uint i = gl_GlobalInvocationID.x;
+    int r = -1;
+    switch (a[i]) {{
+{cases}        default: r = -7;
+            break;
+    }}
+    o[i] = r;
+}}
+"#
+    );
+    let a: Vec<u32> = vec![0, 199, 200, 57, u32::MAX, 3, 150, 1000];
+    check(
+        &src,
+        false,
+        vec![buf(0, u32s(&a)), buf(1, vec![0; 32])],
+        &[],
+        [1, 1, 1],
+        &[],
+        1,
+        &|r| {
+            let o = as_u32(r);
+            for (k, &x) in a.iter().enumerate() {
+                let want = if x < 200 { x as i32 * 3 + 1 } else { -7 };
+                assert_eq!(o[k] as i32, want, "a = {x}");
+            }
+        },
+    );
+}
+
+/// A module may declare images and samplers it never uses; using one is refused clearly.
+#[test]
+fn unused_images_and_samplers_are_accepted() {
+    let unused = r#"#version 450
+layout(local_size_x = 8) in;
+layout(set = 0, binding = 2) uniform sampler2D tex;
+layout(set = 0, binding = 3) uniform sampler smp;
+layout(std430, set = 0, binding = 1) buffer O { uint o[]; };
+void main() {
+    o[gl_GlobalInvocationID.x] = gl_GlobalInvocationID.x + 5u;
+}
+"#;
+    let Some(w) = glslang(unused) else {
+        return;
+    };
+    for r in run(
+        &w,
+        &[],
+        &[buf(1, vec![0; 32])],
+        &[],
+        [1, 1, 1],
+        [0; 3],
+        true,
+    ) {
+        assert_eq!(as_u32(&r[0]), (5..13).collect::<Vec<u32>>());
+    }
+    let used = unused.replace("+ 5u;", "+ uint(texture(tex, vec2(0.5)).x);");
+    let Some(w) = glslang(&used) else {
+        return;
+    };
+    compiler::check_module(&w).expect("declaring images is fine");
+    let layout = layout_for(&[buf(1, vec![0; 32])]);
+    let req = ComputeRequest {
+        spirv: &w,
+        entry_point: "main",
+        specialization: &[],
+        layout: &layout,
+        target: Target::G13,
+    };
+    match compiler::frontend::translate(&req) {
+        Err(CompileError::Unsupported(m)) => assert!(m.contains("images and samplers"), "{m}"),
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}

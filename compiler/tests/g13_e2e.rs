@@ -381,3 +381,117 @@ void main() {
         .collect();
     assert_eq!(int64_shader::as_u64(&r[0]), want);
 }
+
+/// OpUMulExtended / OpSMulExtended on 64-bit integers (their high halves), which GLSL cannot
+/// write: glslang's 64-bit multiplications rewritten into them.
+#[test]
+fn mul_extended_64bit_high_halves() {
+    use rspirv::binary::Assemble;
+    use rspirv::dr::{Instruction, Operand};
+    use rspirv::spirv::Op;
+    let src = r#"#version 450
+#extension GL_ARB_gpu_shader_int64 : require
+layout(local_size_x = 16) in;
+layout(std430, set = 0, binding = 0) buffer A { uint64_t a[]; };
+layout(std430, set = 0, binding = 1) buffer O { uint64_t o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    uint64_t x = a[i], y = a[i + 16u];
+    o[i * 2u] = x * y;
+    o[i * 2u + 1u] = uint64_t(int64_t(x) * int64_t(y));
+}
+"#;
+    let Some(w) = common::glslang(src) else {
+        return;
+    };
+    let mut m = rspirv::dr::load_words(&w).expect("parse");
+    let mut bound = m.header.as_ref().unwrap().bound;
+    let mut fresh = || {
+        bound += 1;
+        bound - 1
+    };
+    let wide: Vec<u32> = m
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::TypeInt && i.operands.first() == Some(&Operand::LiteralBit32(64))
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    // A struct of two of the product's type, per 64-bit type multiplied.
+    let mut structs = Vec::new();
+    let f = &mut m.functions[0];
+    let mut muls = 0;
+    for b in &mut f.blocks {
+        let mut out = Vec::new();
+        for inst in std::mem::take(&mut b.instructions) {
+            if inst.class.opcode != Op::IMul || !wide.contains(&inst.result_type.unwrap()) {
+                out.push(inst);
+                continue;
+            }
+            let ty = inst.result_type.unwrap();
+            let st = match structs.iter().find(|(t, _)| *t == ty) {
+                Some((_, s)) => *s,
+                None => {
+                    let s = fresh();
+                    structs.push((ty, s));
+                    s
+                }
+            };
+            let op = if muls == 0 {
+                Op::UMulExtended
+            } else {
+                Op::SMulExtended
+            };
+            muls += 1;
+            let t = fresh();
+            out.push(Instruction::new(
+                op,
+                Some(st),
+                Some(t),
+                inst.operands.clone(),
+            ));
+            out.push(Instruction::new(
+                Op::CompositeExtract,
+                Some(ty),
+                inst.result_id,
+                vec![Operand::IdRef(t), Operand::LiteralBit32(1)],
+            ));
+        }
+        b.instructions = out;
+    }
+    assert_eq!(muls, 2);
+    for (ty, s) in structs {
+        m.types_global_values.push(Instruction::new(
+            Op::TypeStruct,
+            None,
+            Some(s),
+            vec![Operand::IdRef(ty), Operand::IdRef(ty)],
+        ));
+    }
+    m.header.as_mut().unwrap().bound = bound;
+    let words = m.assemble();
+    let a: Vec<u64> = (0..32u64)
+        .map(|k| {
+            let v = k.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (k << 40);
+            if k % 3 == 0 {
+                v | 1 << 63
+            } else {
+                v >> (k % 5)
+            }
+        })
+        .collect();
+    let bytes: Vec<u8> = a.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let r = common::usc::run_spirv(&words, &[bytes, vec![0; 16 * 16]], [1, 1, 1], &[]);
+    let o: Vec<u64> = r[1]
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for i in 0..16 {
+        let (x, y) = (a[i], a[i + 16]);
+        let u = ((u128::from(x) * u128::from(y)) >> 64) as u64;
+        let s = ((i128::from(x as i64) * i128::from(y as i64)) >> 64) as u64;
+        assert_eq!(o[i * 2], u, "umulExtended({x:#x}, {y:#x})");
+        assert_eq!(o[i * 2 + 1], s, "imulExtended({x:#x}, {y:#x})");
+    }
+}

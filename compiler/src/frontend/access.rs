@@ -139,9 +139,7 @@ impl<'m> Tr<'m> {
             }
             StorageClass::UniformConstant => {
                 let SpvType::SubpassImage { ms, .. } = *self.l.get(ty)? else {
-                    return Err(unsupported(
-                        "UniformConstant variables other than subpass inputs",
-                    ));
+                    return Err(unsupported("images and samplers other than subpass inputs"));
                 };
                 let index = self
                     .decos

@@ -190,6 +190,7 @@ fn translate_stage(
         cur: Vec::new(),
         scratch_offsets: HashMap::new(),
         scratch_vars,
+        opaque_vars: HashSet::new(),
         call_stack: Vec::new(),
         next_instance: 0,
         blocks_done: 0,
@@ -224,6 +225,12 @@ fn translate_stage(
         if io && !ep.interface.contains(&rid) {
             continue;
         }
+        // Images and samplers (other than subpass inputs) are refused where they are used,
+        // so a shader that only declares one compiles.
+        if opaque_pointee(&types, inst.result_type) {
+            tr.opaque_vars.insert(rid);
+            continue;
+        }
         let e = tr.variable(inst)?;
         tr.globals.insert(rid, e);
     }
@@ -235,6 +242,23 @@ fn translate_stage(
     let mut sh = tr.sh;
     sh.body = tr.cur;
     Ok((sh, info))
+}
+
+/// Whether a pointer type points at an image or sampler agx4 does not implement (or an array
+/// of them).
+fn opaque_pointee(types: &HashMap<Word, SpvType>, ptr: Option<Word>) -> bool {
+    let Some(SpvType::Pointer { pointee, .. }) = ptr.and_then(|t| types.get(&t)) else {
+        return false;
+    };
+    let mut t = *pointee;
+    for _ in 0..8 {
+        match types.get(&t) {
+            Some(SpvType::Opaque) => return true,
+            Some(SpvType::Array { elem, .. } | SpvType::RuntimeArray { elem }) => t = *elem,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Function and Private variables indexed with a non-constant index somewhere, directly or

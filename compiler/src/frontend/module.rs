@@ -160,16 +160,41 @@ pub(super) fn result_type(inst: &Instruction) -> Result<Word, CompileError> {
 pub(super) enum SpvType {
     Void,
     Bool,
-    Int { signed: bool, width: u32 },
+    Int {
+        signed: bool,
+        width: u32,
+    },
     Float,
-    Vector { elem: Word, n: u32 },
-    Matrix { col: Word, cols: u32 },
-    Array { elem: Word, len: u32 },
-    RuntimeArray { elem: Word },
-    Struct { members: Vec<Word> },
-    Pointer { sc: StorageClass, pointee: Word },
+    Vector {
+        elem: Word,
+        n: u32,
+    },
+    Matrix {
+        col: Word,
+        cols: u32,
+    },
+    Array {
+        elem: Word,
+        len: u32,
+    },
+    RuntimeArray {
+        elem: Word,
+    },
+    Struct {
+        members: Vec<Word>,
+    },
+    Pointer {
+        sc: StorageClass,
+        pointee: Word,
+    },
     Function,
-    SubpassImage { sampled: Word, ms: bool },
+    SubpassImage {
+        sampled: Word,
+        ms: bool,
+    },
+    /// An image other than a subpass input, a sampler or a sampled image: a module may
+    /// declare these, but agx4 makes no variables or values of them.
+    Opaque,
 }
 
 /// Decorations of ids and of struct members.
@@ -376,18 +401,20 @@ pub(super) fn collect_types(
             Op::TypeImage => {
                 let sampled = id(inst, 0)?;
                 match inst.operands.get(1) {
-                    Some(Operand::Dim(spirv::Dim::DimSubpassData)) => {}
-                    _ => return Err(unsupported("images other than subpass inputs")),
+                    Some(Operand::Dim(spirv::Dim::DimSubpassData)) => {
+                        let ms = match inst.operands.get(4) {
+                            Some(Operand::LiteralBit32(m)) => *m != 0,
+                            _ => return Err(invalid("OpTypeImage without an MS operand")),
+                        };
+                        SpvType::SubpassImage { sampled, ms }
+                    }
+                    // Declaring the type is harmless; variables of it are refused where
+                    // they are made.
+                    Some(_) => SpvType::Opaque,
+                    None => return Err(invalid("OpTypeImage without a Dim")),
                 }
-                let ms = match inst.operands.get(4) {
-                    Some(Operand::LiteralBit32(m)) => *m != 0,
-                    _ => return Err(invalid("OpTypeImage without an MS operand")),
-                };
-                SpvType::SubpassImage { sampled, ms }
             }
-            Op::TypeSampler | Op::TypeSampledImage => {
-                return Err(unsupported("samplers and sampled images"))
-            }
+            Op::TypeSampler | Op::TypeSampledImage => SpvType::Opaque,
             op if format!("{op:?}").starts_with("Type") => {
                 return Err(unsupported(format!("type {op:?}")))
             }

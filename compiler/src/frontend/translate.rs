@@ -21,13 +21,15 @@ const MAX_NESTING: usize = 64;
 
 /// A loop being translated, or a switch: a switch is wrapped in a one-trip `Loop` so that a
 /// `break` from anywhere in its cases is a `Break`; a `continue` of the enclosing loop from
-/// inside it sets `continue_flag` and leaves the wrapper first.
+/// inside it sets `continue_flag` and leaves the wrapper first, and a branch to the enclosing
+/// loop's merge sets `break_flag` and does the same.
 pub(super) struct LoopCtx {
     pub header: Word,
     pub merge: Word,
     pub cont: Word,
     pub stops_len: usize,
     pub continue_flag: Option<Var>,
+    pub break_flag: Option<Var>,
 }
 
 /// Header and continue target of a switch wrapper: no block has this id.
@@ -68,6 +70,8 @@ pub(super) struct Tr<'m> {
     pub cur: Vec<Node>,
     pub scratch_offsets: HashMap<Word, u32>,
     pub scratch_vars: HashSet<Word>,
+    /// Variables of image and sampler types agx4 does not implement: an error where used.
+    pub opaque_vars: HashSet<Word>,
     pub call_stack: Vec<Word>,
     pub next_instance: u32,
     pub blocks_done: u32,
@@ -229,6 +233,9 @@ impl<'m> Tr<'m> {
         }
         if let Some(e) = self.globals.get(&w) {
             return Ok(e.clone());
+        }
+        if self.opaque_vars.contains(&w) {
+            return Err(unsupported("images and samplers other than subpass inputs"));
         }
         Err(invalid(format!("undefined id {w}")))
     }
@@ -441,12 +448,22 @@ impl<'m> Tr<'m> {
                 .is_some_and(|l| t == l.header || t == l.cont)
     }
 
-    /// Leaves a switch wrapper to continue the enclosing loop (see `LoopCtx`).
+    /// Whether `t` leaves the enclosing loop from inside a switch wrapper.
+    fn is_switch_break(&self, fs: &FnState<'m>, t: Word) -> bool {
+        fs.loops.last().is_some_and(|l| l.break_flag.is_some())
+            && self.real_loop(fs).is_some_and(|l| t == l.merge)
+    }
+
+    /// Leaves a switch wrapper to continue or leave the enclosing loop (see `LoopCtx`).
     fn switch_continue(&mut self, fs: &mut FnState<'m>, t: Word) -> Result<bool, CompileError> {
-        if !self.is_switch_continue(fs, t) {
-            return Ok(false);
-        }
-        let Some(flag) = fs.loops.last().and_then(|l| l.continue_flag) else {
+        let flag = if self.is_switch_continue(fs, t) {
+            fs.loops.last().and_then(|l| l.continue_flag)
+        } else if self.is_switch_break(fs, t) {
+            fs.loops.last().and_then(|l| l.break_flag)
+        } else {
+            None
+        };
+        let Some(flag) = flag else {
             return Ok(false);
         };
         let yes = self.konst(Type::BOOL, vec![1])?;
@@ -473,7 +490,7 @@ impl<'m> Tr<'m> {
     }
 
     fn is_exit(&self, fs: &FnState<'m>, t: Word) -> bool {
-        if self.is_switch_continue(fs, t) {
+        if self.is_switch_continue(fs, t) || self.is_switch_break(fs, t) {
             return true;
         }
         if let Some(l) = fs.loops.last() {
@@ -604,6 +621,7 @@ impl<'m> Tr<'m> {
                         cont,
                         stops_len: fs.stops.len(),
                         continue_flag: None,
+                        break_flag: None,
                     });
                     let r = self.chain(fs, label, true);
                     fs.loops.pop();
@@ -773,6 +791,8 @@ impl<'m> Tr<'m> {
                     let flag = self.sh.new_var(Type::BOOL);
                     let f = self.konst(Type::BOOL, vec![0])?;
                     self.effect(ir::Op::StoreVar(flag, f))?;
+                    let break_flag = self.sh.new_var(Type::BOOL);
+                    self.effect(ir::Op::StoreVar(break_flag, f))?;
                     self.enter()?;
                     let saved = std::mem::take(&mut self.cur);
                     fs.loops.push(LoopCtx {
@@ -781,6 +801,7 @@ impl<'m> Tr<'m> {
                         cont: NO_BLOCK,
                         stops_len: fs.stops.len(),
                         continue_flag: Some(flag),
+                        break_flag: Some(break_flag),
                     });
                     let r = self.switch_nodes(fs, label, sel, &groups, default);
                     fs.loops.pop();
@@ -790,19 +811,22 @@ impl<'m> Tr<'m> {
                     body.push(Node::Break);
                     self.cur.push(Node::Loop { body });
                     self.after_loop_return_check(fs)?;
-                    if let Some(cont) = self.real_loop(fs).map(|l| l.cont) {
-                        let c = self.emit(Type::BOOL, ir::Op::LoadVar(flag))?;
-                        self.enter()?;
-                        let saved = std::mem::take(&mut self.cur);
-                        let r = self.exit_to(fs, cont);
-                        let then_body = std::mem::replace(&mut self.cur, saved);
-                        self.depth -= 1;
-                        r?;
-                        self.cur.push(Node::If {
-                            cond: c,
-                            then_body,
-                            else_body: vec![],
-                        });
+                    let outer = self.real_loop(fs).map(|l| (l.cont, l.merge));
+                    if let Some((cont, merge)) = outer {
+                        for (f, target) in [(flag, cont), (break_flag, merge)] {
+                            let c = self.emit(Type::BOOL, ir::Op::LoadVar(f))?;
+                            self.enter()?;
+                            let saved = std::mem::take(&mut self.cur);
+                            let r = self.exit_to(fs, target);
+                            let then_body = std::mem::replace(&mut self.cur, saved);
+                            self.depth -= 1;
+                            r?;
+                            self.cur.push(Node::If {
+                                cond: c,
+                                then_body,
+                                else_body: vec![],
+                            });
+                        }
                     }
                     if self.exit_check(fs, m)? {
                         return Ok(());
@@ -907,6 +931,10 @@ impl<'m> Tr<'m> {
         ))
     }
 
+    /// The cases of a switch inside its one-trip wrapper loop, as a flat sequence of
+    /// `if (selector matches) { case }` and the default last: every case leaves the wrapper
+    /// (a Break, Continue or Return), so at most one runs, and a chain of else-ifs would nest
+    /// as deep as the switch has cases.
     fn switch_nodes(
         &mut self,
         fs: &mut FnState<'m>,
@@ -915,31 +943,34 @@ impl<'m> Tr<'m> {
         groups: &[(Word, Vec<u32>)],
         default: Word,
     ) -> Result<Vec<Node>, CompileError> {
-        let Some(((target, lits), rest)) = groups.split_first() else {
-            return self.arm(fs, from, default);
-        };
-        let mut cond = None;
-        for l in lits {
-            let c = self.u32c(*l)?;
-            let eq = self.emit(Type::BOOL, ir::Op::Cmp(ir::CmpOp::IEq, sel, c))?;
-            cond = Some(match cond {
-                None => eq,
-                Some(p) => self.emit(Type::BOOL, ir::Op::Binary(ir::BinOp::Or, p, eq))?,
+        let mut out = Vec::with_capacity(groups.len() + 1);
+        for (target, lits) in groups {
+            let mut cond = None;
+            for l in lits {
+                let c = self.u32c(*l)?;
+                let eq = self.emit(Type::BOOL, ir::Op::Cmp(ir::CmpOp::IEq, sel, c))?;
+                cond = Some(match cond {
+                    None => eq,
+                    Some(p) => self.emit(Type::BOOL, ir::Op::Binary(ir::BinOp::Or, p, eq))?,
+                });
+            }
+            let cond = cond.ok_or_else(|| invalid("empty switch case"))?;
+            let mut then_body = self.arm(fs, from, *target)?;
+            // A case that ends in OpUnreachable has no exit of its own.
+            if !matches!(
+                then_body.last(),
+                Some(Node::Break | Node::Continue | Node::Return)
+            ) {
+                then_body.push(Node::Break);
+            }
+            out.push(Node::If {
+                cond,
+                then_body,
+                else_body: vec![],
             });
         }
-        let cond = cond.ok_or_else(|| invalid("empty switch case"))?;
-        let then_body = self.arm(fs, from, *target)?;
-        self.enter()?;
-        let saved = std::mem::take(&mut self.cur);
-        let r = self.switch_nodes(fs, from, sel, rest, default);
-        let mut else_body = std::mem::replace(&mut self.cur, saved);
-        self.depth -= 1;
-        else_body.extend(r?);
-        Ok(vec![Node::If {
-            cond,
-            then_body,
-            else_body,
-        }])
+        out.extend(self.arm(fs, from, default)?);
+        Ok(out)
     }
 
     pub fn result_ir_type(&self, inst: &Instruction) -> Result<Type, CompileError> {

@@ -105,6 +105,34 @@ impl E<'_> {
         let hi = self.b(BinOp::IAdd, hi, y);
         (lo, hi)
     }
+    /// The high 64 bits of the 128-bit product: the four 32x32 partial products summed by
+    /// word with their carries; the signed form then subtracts `b` if `a` is negative and
+    /// `a` if `b` is (the two's complement correction, mod 2^64).
+    fn mul_high(&mut self, signed: bool, a: Pair, b: Pair) -> Pair {
+        let z = self.c(0);
+        let mut part =
+            |x: Value, y: Value| (self.b(BinOp::IMul, x, y), self.b(BinOp::UMulHigh, x, y));
+        let (lo01, hi01) = part(a.0, b.1);
+        let (lo10, hi10) = part(a.1, b.0);
+        let (lo11, hi11) = part(a.1, b.1);
+        let hi00 = self.b(BinOp::UMulHigh, a.0, b.0);
+        // Word 1 and its carry into word 2.
+        let mid = self.add((hi00, z), (lo01, z));
+        let mid = self.add(mid, (lo10, z));
+        let hi = self.add((hi01, hi11), (hi10, z));
+        let hi = self.add(hi, (lo11, z));
+        let mut hi = self.add(hi, (mid.1, z));
+        if signed {
+            let zero = self.konst(0);
+            let an = self.is_neg(a);
+            let bn = self.is_neg(b);
+            let fb = self.sel2(an, b, zero);
+            let fa = self.sel2(bn, a, zero);
+            hi = self.sub(hi, fb);
+            hi = self.sub(hi, fa);
+        }
+        hi
+    }
     fn bitwise(&mut self, op: BinOp, a: Pair, b: Pair) -> Pair {
         (self.b(op, a.0, b.0), self.b(op, a.1, b.1))
     }
@@ -506,6 +534,8 @@ pub fn lower_int64(sh: &mut Shader) -> Result<(), CompileError> {
                         BinOp::IAdd => e.add(a, c),
                         BinOp::ISub => e.sub(a, c),
                         BinOp::IMul => e.mul(a, c),
+                        BinOp::UMulHigh => e.mul_high(false, a, c),
+                        BinOp::SMulHigh => e.mul_high(true, a, c),
                         BinOp::And | BinOp::Or | BinOp::Xor => e.bitwise(b, a, c),
                         BinOp::UDiv | BinOp::SDiv | BinOp::UMod | BinOp::SRem | BinOp::SMod => {
                             e.div(b, a, c)?
