@@ -86,6 +86,15 @@ impl<'m> Tr<'m> {
         }
     }
 
+    /// A bit-field Offset or Count operand as the 32-bit value the IR takes: SPIR-V allows
+    /// any integer width, and a value that does not fit 32 bits is out of range anyway.
+    fn bit_field_operand(&mut self, v: Value) -> Result<Value, CompileError> {
+        match self.sh.ty(v) {
+            Type::I64 => self.emit(Type::I32, ir::Op::Conv(ConvOp::UToU, v)),
+            _ => Ok(v),
+        }
+    }
+
     fn mat_vec(&mut self, cols: &[Value], v: Value) -> Result<Value, CompileError> {
         let n = self.sh.ty(cols[0]).lanes;
         let mut acc: Option<Value> = None;
@@ -803,16 +812,22 @@ impl<'m> Tr<'m> {
                 self.define(fs, result_id(inst)?, Entry::Val(FVal::C(out)))
             }
             Op::BitFieldInsert => {
-                let ops = (0..4)
+                let mut ops = (0..4)
                     .map(|i| self.simple(fs, id(inst, i)?))
                     .collect::<Result<Vec<_>, _>>()?;
+                for o in &mut ops[2..] {
+                    *o = self.bit_field_operand(*o)?;
+                }
                 let t = self.sh.ty(ops[0]);
                 def!(self.emit(t, ir::Op::BitfieldInsert(ops[0], ops[1], ops[2], ops[3]))?)
             }
             Op::BitFieldSExtract | Op::BitFieldUExtract => {
-                let ops = (0..3)
+                let mut ops = (0..3)
                     .map(|i| self.simple(fs, id(inst, i)?))
                     .collect::<Result<Vec<_>, _>>()?;
+                for o in &mut ops[1..] {
+                    *o = self.bit_field_operand(*o)?;
+                }
                 let t = self.sh.ty(ops[0]);
                 let o = if op == Op::BitFieldSExtract {
                     ir::Op::SBitfieldExtract(ops[0], ops[1], ops[2])
