@@ -85,6 +85,13 @@ pub const MAX_INPUT_ATTACHMENTS: u32 = 8;
 pub const INPUT_ATTACHMENT_STENCIL_TEXTURE_BASE: u32 =
     INPUT_ATTACHMENT_TEXTURE_BASE + MAX_INPUT_ATTACHMENTS;
 
+/// Fragment shaders: a colour target that does not fit the tilebuffer (spilled) at output
+/// location `l` is read through the texture descriptor in texture state register
+/// `SPILLED_TARGET_TEXTURE_BASE + 2 * l` and written through the PBE descriptor in the next
+/// one (docs/render-abi.md section 4).
+pub const SPILLED_TARGET_TEXTURE_BASE: u32 =
+    INPUT_ATTACHMENT_STENCIL_TEXTURE_BASE + MAX_INPUT_ATTACHMENTS;
+
 /// Bytes of the graphics root table.
 pub const GRAPHICS_ROOT_TABLE_SIZE: u32 =
     VERTEX_BUFFERS_OFFSET + MAX_VERTEX_BUFFERS * VERTEX_BUFFER_ENTRY_SIZE;

@@ -159,6 +159,9 @@ pub struct ColourTarget {
     /// Byte offset inside a tilebuffer sample (`Placement::Tile`).
     pub offset: u16,
     pub blend: BlendAttachment,
+    /// The target does not fit the tilebuffer (`Placement::Spilled`): the shader reads and
+    /// writes the attachment in memory (`abi::SPILLED_TARGET_TEXTURE_BASE`).
+    pub spilled: bool,
 }
 
 /// Where a fragment shader reads one input attachment from (docs/render-abi.md section 4).
@@ -409,7 +412,8 @@ fn fragment_outputs(state: &FragmentState) -> Result<FragmentOutputs, CompileErr
         }
         let (n, format) = crate::g13::tib_element_layout(t.format, t.tib_format);
         let end = u32::from(t.offset) + u32::from(n) * format.bytes();
-        if end > state.sample_size_bytes.max(1) {
+        // A spilled target has no tilebuffer bytes.
+        if !t.spilled && end > state.sample_size_bytes.max(1) {
             return Err(CompileError::Unsupported(format!(
                 "colour target {} ends at byte {end} of a {}-byte sample",
                 t.location, state.sample_size_bytes
@@ -421,6 +425,7 @@ fn fragment_outputs(state: &FragmentState) -> Result<FragmentOutputs, CompileErr
             format: t.tib_format,
             colour: t.format,
             blend: t.blend,
+            spilled: t.spilled,
         });
     }
     if state.inputs.len() > crate::abi::MAX_INPUT_ATTACHMENTS as usize {
@@ -432,9 +437,13 @@ fn fragment_outputs(state: &FragmentState) -> Result<FragmentOutputs, CompileErr
     }
     for (i, s) in state.inputs.iter().enumerate() {
         if let InputAttachmentSource::Tile { location } = s {
-            if !colours.iter().any(|c| c.location == *location) {
+            // A spilled target lives in memory: it is read like any other input attachment.
+            if !colours
+                .iter()
+                .any(|c| c.location == *location && !c.spilled)
+            {
                 return Err(CompileError::Internal(format!(
-                    "input attachment {i} reads colour target {location}, which the subpass lacks"
+                    "input attachment {i} reads colour target {location} from the tilebuffer, which does not hold it"
                 )));
             }
         }
@@ -586,6 +595,10 @@ pub enum TileLoad {
     Clear,
     /// Read the attachment through texture state register `texture`.
     Load { texture: u8 },
+    /// A target that does not fit the tilebuffer (it lives in memory): write the clear
+    /// value from uniform halves `8*i ..` to every sample of the tile's pixels through the
+    /// PBE descriptor in texture state register `texture`.
+    ClearImage { texture: u8 },
 }
 
 /// What an end-of-tile program does to one colour target.
@@ -600,6 +613,13 @@ pub enum TileStore {
     /// result through the single-sample PBE descriptor in texture state register `texture`
     /// (a resolve attachment). A target may appear twice in a request: stored and resolved.
     Resolve {
+        texture: u8,
+    },
+    /// A multisampled target that does not fit the tilebuffer: the mean of its samples
+    /// (sample 0 for integer formats) read from memory through the texture descriptor in
+    /// register `source`, written through the single-sample PBE descriptor in `texture`.
+    ResolveImage {
+        source: u8,
         texture: u8,
     },
 }
@@ -635,6 +655,13 @@ fn tile_program(
     sample_size_bytes: u32,
 ) -> Result<TileProgram, CompileError> {
     for t in &targets {
+        // Targets kept in memory have no tilebuffer bytes.
+        if matches!(
+            t.op,
+            tile_programs::Op::ClearImage { .. } | tile_programs::Op::ResolveImage { .. }
+        ) {
+            continue;
+        }
         let (n, f) = crate::g13::tib_element_layout(t.colour, t.format);
         let end = u32::from(t.offset) + u32::from(n) * f.bytes();
         if end > sample_size_bytes {
@@ -671,15 +698,22 @@ fn tile_target(t: &TileTarget, op: tile_programs::Op) -> tile_programs::Target {
 pub fn compile_background(req: &TileProgramRequest<TileLoad>) -> Result<TileProgram, CompileError> {
     let mut targets = Vec::with_capacity(req.targets.len());
     for (i, (t, op)) in req.targets.iter().enumerate() {
+        let uniform_half = || {
+            u16::try_from(8 * i)
+                .ok()
+                .filter(|&h| h + 8 <= hw::isa::UNIFORM_HALVES)
+                .ok_or_else(|| CompileError::Limit(format!("clear value of target {i}")))
+        };
         let op = match *op {
             TileLoad::DontCare => tile_programs::Op::Nothing,
             TileLoad::Clear => tile_programs::Op::Clear {
-                uniform_half: u16::try_from(8 * i)
-                    .ok()
-                    .filter(|&h| h + 8 <= hw::isa::UNIFORM_HALVES)
-                    .ok_or_else(|| CompileError::Limit(format!("clear value of target {i}")))?,
+                uniform_half: uniform_half()?,
             },
             TileLoad::Load { texture } => tile_programs::Op::Load { texture },
+            TileLoad::ClearImage { texture } => tile_programs::Op::ClearImage {
+                uniform_half: uniform_half()?,
+                texture,
+            },
         };
         targets.push(tile_target(t, op));
     }
@@ -698,6 +732,9 @@ pub fn compile_end_of_tile(
                 TileStore::Discard => tile_programs::Op::Nothing,
                 TileStore::Store { texture } => tile_programs::Op::Store { texture },
                 TileStore::Resolve { texture } => tile_programs::Op::Resolve { texture },
+                TileStore::ResolveImage { source, texture } => {
+                    tile_programs::Op::ResolveImage { source, texture }
+                }
             };
             tile_target(t, op)
         })

@@ -51,6 +51,7 @@ fn state(numeric: Numeric, samples: u32) -> FragmentState {
             tib_format: format.tib_format().expect("renderable"),
             offset: 0,
             blend: BlendAttachment::default(),
+            spilled: false,
         }],
         logic_op: None,
         samples,

@@ -141,6 +141,7 @@ fn colour_target(
         tib_format: format.tib_format().expect("renderable"),
         offset,
         blend,
+        spilled: false,
     }
 }
 

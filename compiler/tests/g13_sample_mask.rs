@@ -43,6 +43,7 @@ fn state(format: ColourFormat, blend: BlendAttachment) -> FragmentState {
             tib_format: format.tib_format().expect("renderable"),
             offset: 0,
             blend,
+            spilled: false,
         }],
         inputs: Vec::new(),
         logic_op: None,

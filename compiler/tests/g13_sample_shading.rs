@@ -52,6 +52,7 @@ fn state(format: ColourFormat, samples: u32, blend: BlendAttachment) -> Fragment
             tib_format: format.tib_format().expect("renderable"),
             offset: 0,
             blend,
+            spilled: false,
         }],
         inputs: Vec::new(),
         logic_op: None,

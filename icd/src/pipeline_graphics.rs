@@ -268,19 +268,22 @@ pub fn subpass_tilebuffer(pass: &RenderPass, subpass: u32) -> Result<TilebufferL
         eprintln!("agx4: subpass {subpass}: {e}");
         vk::Result::ERROR_FEATURE_NOT_PRESENT
     })?;
-    if !layout.spilled().is_empty() {
-        eprintln!("agx4: subpass {subpass}: colour attachments that do not fit the tilebuffer are not supported yet");
-        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-    }
     Ok(layout)
 }
 
 /// How the fragment shaders of subpass `subpass` read each of its input attachments
-/// (docs/render-abi.md section 4): one that is also a colour attachment of the subpass from
-/// the tilebuffer, every other from memory (depth/stencil ones by aspect).
+/// (docs/render-abi.md section 4): one that is also a colour attachment of the subpass in the
+/// tilebuffer from there, every other from memory (depth/stencil ones by aspect).
 pub fn subpass_inputs(pass: &RenderPass, subpass: u32) -> Vec<InputAttachmentSource> {
     let Some(sp) = pass.subpasses.get(subpass as usize) else {
         return Vec::new();
+    };
+    // A spilled colour attachment lives in memory, current at every draw.
+    let tib = subpass_tilebuffer(pass, subpass).ok();
+    let in_tile = |slot: usize| {
+        tib.as_ref()
+            .and_then(|t| t.targets.get(slot).copied().flatten())
+            .is_some_and(|t| matches!(t.placement, Placement::Tile { .. }))
     };
     sp.inputs
         .iter()
@@ -292,6 +295,7 @@ pub fn subpass_inputs(pass: &RenderPass, subpass: u32) -> Vec<InputAttachmentSou
                 .colours
                 .iter()
                 .position(|c| c.is_some_and(|c| c.index == r.index))
+                .filter(|&slot| in_tile(slot))
             {
                 return InputAttachmentSource::Tile {
                     location: slot as u32,
@@ -434,8 +438,9 @@ unsafe fn fragment_state(
     let mut targets = Vec::new();
     for (i, t) in tib.targets.iter().enumerate() {
         let Some(t) = t else { continue };
-        let Placement::Tile { offset_bytes, .. } = t.placement else {
-            return unsupported("spilled colour attachments");
+        let (offset, spilled) = match t.placement {
+            Placement::Tile { offset_bytes, .. } => (offset_bytes as u16, false),
+            Placement::Spilled => (0, true),
         };
         let b = match atts.get(i) {
             Some(a) => BlendAttachment {
@@ -454,8 +459,9 @@ unsafe fn fragment_state(
             location: i as u32,
             format: t.format,
             tib_format: t.tib_format,
-            offset: offset_bytes as u16,
+            offset,
             blend: b,
+            spilled,
         });
     }
     let logic = blend.and_then(|b| (b.logic_op_enable != 0).then(|| logic_op(b.logic_op)));
@@ -739,6 +745,12 @@ pub unsafe fn create_one(
                 _ => vk::Result::ERROR_UNKNOWN,
             }
         })?;
+    // A spilled target is written to memory by the shader, which a depth/stencil test
+    // after it (a shader that discards or writes depth) cannot undo for failing samples.
+    let late = binary.discards || binary.writes_depth;
+    if !tilebuffer.spilled().is_empty() && late && (fixed.depth_test || fixed.stencil.is_some()) {
+        return unsupported(format!("subpass {subpass_index}: colour attachments that do not fit the tilebuffer with a fragment shader that discards or writes depth under a depth or stencil test"));
+    }
     let mut pipeline = GraphicsPipeline::new(dev, binary, fixed, tilebuffer)?;
     pipeline.depth_clamp = raster.depth_clamp_enable != 0;
     pipeline.inputs = inputs;

@@ -94,9 +94,10 @@ fn unconditional(op: ExecOp, n: u8) -> Instr {
 }
 
 impl ExecLowering {
-    /// Starts a program: zeroes the counter if the body has any control flow.
-    pub fn begin(&mut self, body: &[Node], out: &mut Vec<Item>) {
-        if body.iter().any(has_control_flow) {
+    /// Starts a program: zeroes the counter if the body has any control flow, or if
+    /// `more` (code after the body has some).
+    pub fn begin(&mut self, body: &[Node], more: bool, out: &mut Vec<Item>) {
+        if more || body.iter().any(has_control_flow) {
             out.push(Item::Op(Instr::MovImm(MovImm {
                 dst: R0L.into(),
                 imm: 0,

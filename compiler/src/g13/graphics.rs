@@ -135,6 +135,8 @@ pub struct ColourOutput {
     /// The attachment's format (numeric interpretation, channel count).
     pub colour: ColourFormat,
     pub blend: BlendAttachment,
+    /// The target lives in memory, not in the tilebuffer (`abi::SPILLED_TARGET_TEXTURE_BASE`).
+    pub spilled: bool,
 }
 
 impl ColourOutput {
@@ -146,6 +148,7 @@ impl ColourOutput {
             format: colour.tib_format()?,
             colour,
             blend: BlendAttachment::default(),
+            spilled: false,
         })
     }
 }

@@ -19,6 +19,7 @@ mod coeff;
 mod gfx;
 mod input;
 mod interp;
+mod spill;
 mod tib;
 mod tile;
 
@@ -51,6 +52,16 @@ const AND_NOT_B: u8 = 0b0010;
 
 /// -0.0 in the float immediate table.
 const NEG_ZERO_IMM: u32 = 0x80;
+
+/// Physical halves of the fixed register runs of fragment shaders (`Sel::fixed_run`): x, y
+/// (64-bit) and the sample of 2D multisampled texture loads and image writes; A, B (64-bit)
+/// and C of `ldcf`; the four 32-bit components of a texel (two 64-bit registers) that image
+/// writes and texture loads of spilled colour targets move.
+const RUN_COORDS: u16 = 4;
+const RUN_SAMPLE: u16 = 8;
+const RUN_LDCF_AB: u16 = 12;
+const RUN_LDCF_C: u16 = 16;
+const RUN_TEXEL: u16 = 20;
 
 /// Largest number of virtual registers the `4 * id + part` numbering allows.
 const MAX_VREGS: usize = (u16::MAX as usize) / 4;
@@ -132,8 +143,10 @@ fn select_with<'a>(
         s.capture_preloads()?;
     }
     let sample_loop = gfx.is_some_and(|t| t.per_sample_loop());
+    // Writes of spilled colour targets run under `if`s after the body.
+    let spills = gfx.is_some_and(|t| t.outputs.colours.iter().any(|c| c.spilled));
     if !sample_loop {
-        s.exec.begin(&shader.body, &mut s.out);
+        s.exec.begin(&shader.body, spills, &mut s.out);
     }
     if gfx.is_some() {
         s.apply_sample_mask()?;

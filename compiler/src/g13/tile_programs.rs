@@ -27,7 +27,9 @@ pub(crate) fn compile_tile_program(
     let uniform_halves = targets
         .iter()
         .filter_map(|t| match t.op {
-            TileOp::Clear { uniform_half } => Some(u32::from(uniform_half) + 8),
+            TileOp::Clear { uniform_half } | TileOp::ClearImage { uniform_half, .. } => {
+                Some(u32::from(uniform_half) + 8)
+            }
             _ => None,
         })
         .max()

@@ -224,19 +224,21 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
     let mut targets = Vec::new();
     for (i, t) in tib.targets.iter().enumerate() {
         let Some(t) = t else { continue };
-        let Placement::Tile { offset_bytes, .. } = t.placement else {
-            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        let (offset, spilled) = match t.placement {
+            Placement::Tile { offset_bytes, .. } => (offset_bytes as u16, false),
+            Placement::Spilled => (0, true),
         };
         let write_mask = if key.colour == Some(i as u32) { 0xf } else { 0 };
         targets.push(ColourTarget {
             location: i as u32,
             format: t.format,
             tib_format: t.tib_format,
-            offset: offset_bytes as u16,
+            offset,
             blend: BlendAttachment {
                 write_mask,
                 ..Default::default()
             },
+            spilled,
         });
     }
     // The shader writes the cleared target, or (for depth/stencil only) some target with

@@ -459,6 +459,14 @@ fn draw_one(
                 }
                 .pack(&mut fw);
             }
+            if let Some((buffer, count)) = super::render::spilled_textures(dev, rec)? {
+                UscWord::Texture {
+                    start: compiler::abi::SPILLED_TARGET_TEXTURE_BASE,
+                    count,
+                    buffer,
+                }
+                .pack(&mut fw);
+            }
             UscWord::FragmentProperties {
                 early_z: !(b.discards || b.writes_depth || b.writes_stencil),
             }

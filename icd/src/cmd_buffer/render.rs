@@ -245,6 +245,11 @@ struct ColourAttachment<'a> {
     image: &'a Image,
     format: Renderable,
     target: TileTarget,
+    /// The target (or, for a resolve attachment, the target it resolves) does not fit the
+    /// tilebuffer and lives in memory (docs/render-abi.md section 4).
+    spilled: bool,
+    /// For a resolve attachment: the index, among the targets, of the one it resolves.
+    source: usize,
 }
 
 /// The view, image and format of framebuffer attachment `index`, which must be a colour
@@ -287,13 +292,14 @@ fn colour_attachments<'a>(
             .copied()
             .flatten()
             .ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let Placement::Tile { offset_bytes, .. } = t.placement else {
-            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        let (offset, spilled) = match t.placement {
+            Placement::Tile { offset_bytes, .. } => (offset_bytes as u16, false),
+            Placement::Spilled => (0, true),
         };
         let target = TileTarget {
             format: t.format,
             tib_format: t.tib_format,
-            offset: offset_bytes as u16,
+            offset,
         };
         if let Some(Some(rr)) = sp.resolves.get(i) {
             let (rview, rimage, rformat) = colour_view(fb, rr.index)?;
@@ -307,6 +313,8 @@ fn colour_attachments<'a>(
                 image: rimage,
                 format: rformat,
                 target,
+                spilled,
+                source: out.len(),
             });
         }
         out.push(ColourAttachment {
@@ -315,6 +323,8 @@ fn colour_attachments<'a>(
             image,
             format,
             target,
+            spilled,
+            source: out.len(),
         });
     }
     Ok((out, resolves))
@@ -341,10 +351,17 @@ fn image_desc<'a>(
     })
 }
 
+/// The attachment's texture descriptor: bytes as they are for a tilebuffer target (the
+/// tilebuffer holds sRGB encoded), converting sRGB for a spilled one (shaders work on linear
+/// values).
 fn texture_descriptor(a: &ColourAttachment<'_>, layer: u32) -> Result<[u8; 24], vk::Result> {
     let r = a.view.range;
+    let pixel = match a.spilled {
+        true => a.format.pixel,
+        false => a.format.pixel.linear(),
+    };
     image_desc::texture_descriptor(
-        &image_desc(a, a.format.pixel.linear())?,
+        &image_desc(a, pixel)?,
         r.base_mip_level,
         1,
         r.base_array_layer + layer,
@@ -356,11 +373,16 @@ fn texture_descriptor(a: &ColourAttachment<'_>, layer: u32) -> Result<[u8; 24], 
     })
 }
 
+/// The attachment's PBE descriptor, converting sRGB as `texture_descriptor` does.
 fn pbe_descriptor(a: &ColourAttachment<'_>, layer: u32) -> Result<[u8; 24], vk::Result> {
     let r = a.view.range;
-    // The tilebuffer holds encoded values already, so stores do no sRGB conversion.
+    // The tilebuffer holds encoded values already, so its stores do no sRGB conversion.
+    let pixel = match a.spilled {
+        true => a.format.pixel,
+        false => a.format.pixel.linear(),
+    };
     image_desc::pbe_descriptor(
-        &image_desc(a, a.format.pixel.linear())?,
+        &image_desc(a, pixel)?,
         r.base_mip_level,
         r.base_array_layer + layer,
     )
@@ -529,6 +551,45 @@ pub fn input_textures(
     Ok(Some((rec.upload.push(dev, &bytes, 16)?, count)))
 }
 
+/// Uploads the descriptors fragment shaders reach the open subpass's spilled colour targets
+/// through (docs/render-abi.md section 4): for colour slot `l`, its texture descriptor and
+/// its PBE descriptor at `2 * l` and `2 * l + 1` from `SPILLED_TARGET_TEXTURE_BASE` (nulls
+/// for slots in the tilebuffer). Returns their address and count; `None` without spills.
+pub fn spilled_textures(
+    dev: &Device,
+    rec: &mut Recording,
+) -> Result<Option<(u64, u32)>, vk::Result> {
+    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if rs.tilebuffer.spilled().is_empty() {
+        return Ok(None);
+    }
+    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let (atts, _) = colour_attachments(pass, &rs.fb, rs)?;
+    let layer = rs
+        .streams
+        .get(rs.current)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?
+        .layer;
+    let sp = &pass.subpasses[rs.subpass as usize];
+    let mut bytes = Vec::new();
+    let mut next = 0;
+    for (slot, r) in sp.colours.iter().enumerate() {
+        let Some(r) = r else { continue };
+        let Some(a) = atts.iter().find(|a| a.index == r.index && a.spilled) else {
+            continue;
+        };
+        for _ in next..slot {
+            bytes.extend_from_slice(&image_desc::null_texture_descriptor());
+            bytes.extend_from_slice(&image_desc::null_texture_descriptor());
+        }
+        bytes.extend_from_slice(&texture_descriptor(a, layer)?);
+        bytes.extend_from_slice(&pbe_descriptor(a, layer)?);
+        next = slot + 1;
+    }
+    let count = 2 * next as u32;
+    Ok(Some((rec.upload.push(dev, &bytes, 16)?, count)))
+}
+
 /// The USC Shared word of fragment-stage programs reading this tilebuffer.
 pub fn tile_shared_word(tib: &TilebufferLayout, out: &mut Vec<u8>) {
     let s = tib.usc_shared();
@@ -682,6 +743,16 @@ fn render_command(
         } else {
             TileStore::Discard
         };
+        // A spilled target is in memory already; only a clear touches it in the tile
+        // programs, through its PBE descriptor (bg's texture table holds that instead).
+        let (load, store) = match (a.spilled, load) {
+            (false, load) => (load, store),
+            (true, TileLoad::Clear) => (
+                TileLoad::ClearImage { texture: i as u8 },
+                TileStore::Discard,
+            ),
+            (true, _) => (TileLoad::DontCare, TileStore::Discard),
+        };
         let words = clear
             .map(|c| format::clear_words(&a.format, &c))
             .unwrap_or_default();
@@ -691,20 +762,36 @@ fn render_command(
         loads.push((a.target, load));
         stores.push((a.target, store));
     }
+    // The end-of-tile table: each target's PBE, each resolve attachment's, then the texture
+    // descriptors of the spilled targets that are resolved (read from memory).
+    let slot = |k: usize| u8::try_from(k).map_err(|_| vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    let mut spilled_sources: Vec<usize> = Vec::new();
     for (j, r) in resolves.iter().enumerate() {
-        let texture =
-            u8::try_from(atts.len() + j).map_err(|_| vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
-        stores.push((r.target, TileStore::Resolve { texture }));
+        let texture = slot(atts.len() + j)?;
+        let op = if r.spilled {
+            let source = slot(atts.len() + resolves.len() + spilled_sources.len())?;
+            spilled_sources.push(r.source);
+            TileStore::ResolveImage { source, texture }
+        } else {
+            TileStore::Resolve { texture }
+        };
+        stores.push((r.target, op));
     }
     let all_load: Vec<_> = atts
         .iter()
         .enumerate()
-        .map(|(i, a)| (a.target, TileLoad::Load { texture: i as u8 }))
+        .map(|(i, a)| match a.spilled {
+            true => (a.target, TileLoad::DontCare),
+            false => (a.target, TileLoad::Load { texture: i as u8 }),
+        })
         .collect();
     let all_store: Vec<_> = atts
         .iter()
         .enumerate()
-        .map(|(i, a)| (a.target, TileStore::Store { texture: i as u8 }))
+        .map(|(i, a)| match a.spilled {
+            true => (a.target, TileStore::Discard),
+            false => (a.target, TileStore::Store { texture: i as u8 }),
+        })
         .collect();
     let bg = pass
         .tile_programs
@@ -722,14 +809,22 @@ fn render_command(
     let mut textures = Vec::new();
     let mut pbes = Vec::new();
     for a in &atts {
-        textures.extend_from_slice(&texture_descriptor(a, layer)?);
+        // The background program clears a spilled target through its PBE descriptor.
+        match a.spilled {
+            true => textures.extend_from_slice(&pbe_descriptor(a, layer)?),
+            false => textures.extend_from_slice(&texture_descriptor(a, layer)?),
+        }
         pbes.extend_from_slice(&pbe_descriptor(a, layer)?);
     }
     for r in &resolves {
         pbes.extend_from_slice(&pbe_descriptor(r, layer)?);
     }
+    for &k in &spilled_sources {
+        let source = atts.get(k).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        pbes.extend_from_slice(&texture_descriptor(source, layer)?);
+    }
     let n = atts.len() as u32;
-    let n_pbes = n + resolves.len() as u32;
+    let n_pbes = n + resolves.len() as u32 + spilled_sources.len() as u32;
     let (width, height) = (rs.size.width, rs.size.height);
     let zs = depth_stencil_state(rs, &stream, pass, store_all)?;
     let Stream {

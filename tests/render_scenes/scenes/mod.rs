@@ -17,6 +17,7 @@ mod sample_interp;
 mod sample_mask;
 mod secondary;
 mod shaders;
+mod spill;
 mod topology;
 mod transfer;
 mod vertex;
@@ -54,6 +55,7 @@ pub fn all() -> Vec<Scene> {
     v.extend(secondary::scenes());
     v.extend(fragment_ops::scenes());
     v.extend(shaders::scenes());
+    v.extend(spill::scenes());
     v.extend(large::scenes());
     v
 }

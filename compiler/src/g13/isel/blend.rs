@@ -88,6 +88,9 @@ impl Sel<'_> {
         logic_op: Option<LogicOp>,
         samples: u32,
     ) -> Result<(), CompileError> {
+        if c.spilled {
+            return self.write_spilled(c, src, logic_op, samples);
+        }
         let n = channels(c.colour);
         let full = ((1u16 << n) - 1) as u8;
         let mask = c.blend.write_mask & full;
@@ -233,7 +236,11 @@ impl Sel<'_> {
     }
 
     /// Source values clamped as the target's format asks before blending.
-    fn blend_source(&mut self, c: &ColourOutput, vals: [Reg; 4]) -> Result<[Reg; 4], CompileError> {
+    pub(super) fn blend_source(
+        &mut self,
+        c: &ColourOutput,
+        vals: [Reg; 4],
+    ) -> Result<[Reg; 4], CompileError> {
         let mut out = vals;
         for r in &mut out {
             *r = self.clamp_for(c, Operand::Reg(*r))?;
@@ -305,7 +312,7 @@ impl Sel<'_> {
     }
 
     /// Vulkan's blend equation per channel.
-    fn blend(
+    pub(super) fn blend(
         &mut self,
         c: &ColourOutput,
         src: [Reg; 4],

@@ -4,24 +4,19 @@
 //! so integer bit patterns would not survive; Mesa loads flat inputs with `ldcf` too.
 //!
 //! `ldcf` of one component writes A, B and C to three consecutive 32-bit registers, wider
-//! than a virtual register: a fixed run (`Sel::fixed_run`) at [`A_B_HALF`] and [`C_HALF`].
+//! than a virtual register: a fixed run (`Sel::fixed_run`) at `RUN_LDCF_AB` and `RUN_LDCF_C`.
 
 use hw::isa::*;
 
-use super::Sel;
+use super::{Sel, RUN_LDCF_AB, RUN_LDCF_C};
 use crate::g13::vreg;
 use crate::CompileError;
-
-/// Halves of the `ldcf` run: A and B as one 64-bit register, then C. Clear of the runs of
-/// multisampled input attachment loads (`input.rs`).
-const A_B_HALF: u16 = 12;
-const C_HALF: u16 = 16;
 
 impl Sel<'_> {
     /// The flat varying in coefficient slot `cf` into `dst`, bit for bit.
     pub(super) fn flat_input(&mut self, dst: Reg, cf: u8) -> Result<(), CompileError> {
-        let ab = self.fixed_run(A_B_HALF, Size::S64)?;
-        let c = self.fixed_run(C_HALF, Size::S32)?;
+        let ab = self.fixed_run(RUN_LDCF_AB, Size::S64)?;
+        let c = self.fixed_run(RUN_LDCF_C, Size::S32)?;
         self.emit(Instr::LdCf(LdCf {
             dst: vreg(ab, 0, Size::S32),
             channels: 1,

@@ -72,8 +72,8 @@ impl GraphicsTarget<'_> {
 /// mask of it, both 32-bit registers whose low halves serve as 16-bit sample operands.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SampleIter {
-    index: Reg,
-    bit: Reg,
+    pub(super) index: Reg,
+    pub(super) bit: Reg,
 }
 
 impl SampleIter {

@@ -10,21 +10,16 @@
 //!
 //! The multisampled texture load takes x, y and the sample in three consecutive registers,
 //! wider than a virtual register, so they are a fixed run (as in the tile programs): two
-//! fixed registers at [`COORD_HALF`] and [`SAMPLE_HALF`] (`Sel::fixed_run`).
+//! fixed registers at `RUN_COORDS` and `RUN_SAMPLE` (`Sel::fixed_run`).
 
 use hw::isa::*;
 
 use super::tib::{element_layout, half_float_unorm_bits, is_integer, Element};
-use super::{internal, unsupported, Sel};
+use super::{internal, unsupported, Sel, RUN_COORDS, RUN_SAMPLE};
 use crate::g13::vreg;
 use crate::graphics_api::InputAttachmentSource;
 use crate::ir::{Scalar, Stage, Value};
 use crate::{abi, CompileError};
-
-/// Halves of the fixed run of a multisampled input attachment load: x, y as one 64-bit
-/// register, the sample after them.
-const COORD_HALF: u16 = 4;
-const SAMPLE_HALF: u16 = 8;
 
 impl Sel<'_> {
     /// Component `component` of input attachment `index` at the fragment's pixel (and
@@ -82,8 +77,8 @@ impl Sel<'_> {
         let (coords, dim) = match sample {
             None => (self.new_vreg(Size::S64, false)?, TexDim::D2),
             Some(s) => {
-                let coords = self.fixed_run(COORD_HALF, Size::S64)?;
-                let sample_reg = self.fixed_run(SAMPLE_HALF, Size::S32)?;
+                let coords = self.fixed_run(RUN_COORDS, Size::S64)?;
+                let sample_reg = self.fixed_run(RUN_SAMPLE, Size::S32)?;
                 let s = self.iop(s)?;
                 self.copy(vreg(sample_reg, 0, Size::S32), s);
                 (coords, TexDim::D2Ms)

@@ -49,6 +49,18 @@ pub(crate) enum TileOp {
     Resolve {
         texture: u8,
     },
+    /// A target kept in memory: the clear value (uniform halves from `uniform_half`)
+    /// written to every sample of the pixel through PBE descriptor `texture`.
+    ClearImage {
+        uniform_half: u16,
+        texture: u8,
+    },
+    /// A multisampled target kept in memory: the average of its samples read through
+    /// texture descriptor `source`, written through single-sample PBE descriptor `texture`.
+    ResolveImage {
+        source: u8,
+        texture: u8,
+    },
 }
 
 struct Runs {
@@ -164,6 +176,49 @@ impl Sel<'_> {
                     }));
                 }
             }
+            TileOp::ClearImage {
+                uniform_half,
+                texture,
+            } => {
+                for k in 0..4 {
+                    let u = Reg {
+                        half: uniform_half + 2 * k as u16,
+                        size: Size::S32,
+                    };
+                    self.copy(Self::texel_reg(runs, k), Operand::Uniform(u));
+                }
+                for s in 0..samples {
+                    if multisampled {
+                        let r = vreg(runs.sample, 0, Size::S32);
+                        self.emit(Instr::MovImm(MovImm {
+                            dst: r.into(),
+                            imm: s,
+                        }));
+                    }
+                    self.emit(Instr::ImageWrite(ImageWrite {
+                        src: Self::texel_reg(runs, 0),
+                        coords,
+                        lod: Small::Imm(0),
+                        texture: TexIndex::Imm(texture),
+                        dim,
+                        coherent: false,
+                    }));
+                }
+            }
+            TileOp::ResolveImage { source, texture } => {
+                let vals = self.resolve_from_image(t, runs, source, samples)?;
+                for (k, v) in vals.iter().enumerate() {
+                    self.copy(Self::texel_reg(runs, k), Operand::Reg(*v));
+                }
+                self.emit(Instr::ImageWrite(ImageWrite {
+                    src: Self::texel_reg(runs, 0),
+                    coords,
+                    lod: Small::Imm(0),
+                    texture: TexIndex::Imm(texture),
+                    dim: TexDim::D2,
+                    coherent: false,
+                }));
+            }
             TileOp::Resolve { texture } => {
                 let vals = self.resolve_value(t, samples)?;
                 for (k, v) in vals.iter().enumerate() {
@@ -180,6 +235,70 @@ impl Sel<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The value a resolve of a target kept in memory writes: the mean of the samples read
+    /// through texture descriptor `source` (the descriptors convert sRGB both ways, so the
+    /// mean is taken in linear space), sample 0 for integer formats.
+    fn resolve_from_image(
+        &mut self,
+        t: &TileTargetOp,
+        runs: &Runs,
+        source: u8,
+        samples: u32,
+    ) -> Result<[Reg; 4], CompileError> {
+        let integer = super::tib::is_integer(t.colour);
+        let n = if integer { 1 } else { samples.max(1) };
+        let coords = vreg(runs.coords, 0, Size::S32);
+        let mut sum: Option<[Reg; 4]> = None;
+        for s in 0..n {
+            self.emit(Instr::MovImm(MovImm {
+                dst: vreg(runs.sample, 0, Size::S32).into(),
+                imm: s,
+            }));
+            self.emit(Instr::Texture(Texture {
+                load: true,
+                dst: Self::texel_reg(runs, 0),
+                coords,
+                lod_mode: LodMode::Auto,
+                lod: Operand::Imm(0),
+                texture: TexIndex::Imm(source),
+                sampler: Small::Imm(0),
+                dim: TexDim::D2Ms,
+                mask: 0xf,
+                shadow: false,
+                offset: false,
+                extra: None,
+                gather: None,
+                query_lod: false,
+                wait_slot: 0,
+            }));
+            let mut vals = [Reg::r32(0); 4];
+            for (k, v) in vals.iter_mut().enumerate() {
+                let r = self.t32()?;
+                self.copy(r, Operand::Reg(Self::texel_reg(runs, k)));
+                *v = r;
+            }
+            sum = Some(match sum {
+                None => vals,
+                Some(acc) => {
+                    let mut out = acc;
+                    for (o, v) in out.iter_mut().zip(vals) {
+                        *o = self.fadd_r(Operand::Reg(*o), Operand::Reg(v))?;
+                    }
+                    out
+                }
+            });
+        }
+        let mut vals =
+            sum.ok_or_else(|| CompileError::Unsupported("a resolve of no samples".into()))?;
+        if n > 1 {
+            let scale = self.fconst(1.0 / n as f32)?;
+            for v in vals.iter_mut() {
+                *v = self.fmul_r(Operand::Reg(*v), scale)?;
+            }
+        }
+        Ok(vals)
     }
 
     /// The value a resolve writes for target `t`, as memory is to hold it: the mean of the
@@ -248,7 +367,11 @@ pub(crate) fn select_tile_program(
     let needs_pixel = targets.iter().any(|t| {
         matches!(
             t.op,
-            TileOp::Load { .. } | TileOp::Store { .. } | TileOp::Resolve { .. }
+            TileOp::Load { .. }
+                | TileOp::Store { .. }
+                | TileOp::Resolve { .. }
+                | TileOp::ClearImage { .. }
+                | TileOp::ResolveImage { .. }
         )
     });
     if needs_pixel {

@@ -443,6 +443,42 @@ fn fragment_special_registers_read_pixels_and_facing() {
     }
 }
 
+/// `get_sr` 60 reads the lane's coverage as it is at that point: after the shader's own
+/// `sample_mask` discards.
+#[test]
+fn coverage_mask_follows_sample_mask() {
+    let cov = |r: u16| {
+        Instr::GetSr(GetSr {
+            dst: Dst::from(Reg::r32(r)),
+            sr: SpecialReg::COVERAGE_MASK,
+        })
+    };
+    let mut code = vec![
+        tid(Reg::r32(1)),
+        cov(2),
+        Instr::SampleMask(SampleMask {
+            targets: Small::Imm(0b0011),
+            live: Small::Imm(0b0001),
+        }),
+        cov(3),
+    ];
+    code.extend(store(Reg::r32(2), 0));
+    code.extend(store(Reg::r32(3), 1));
+    code.push(Instr::Stop);
+    let (l, mut m) = launch(2);
+    let mut f = FragmentContext::new([2, 2], 4, 4);
+    f.coverage[0] = 0b1111;
+    f.coverage[1] = 0b0110;
+    let mut gfx = GraphicsContext {
+        textures: Default::default(),
+        fragment: Some(f),
+        vertex: None,
+    };
+    run_graphics(&prog(code), &l, &mut m, &mut gfx).unwrap();
+    assert_eq!((out(&m, 0, 0), out(&m, 1, 0)), (0b1111, 0b1101));
+    assert_eq!((out(&m, 0, 1), out(&m, 1, 1)), (0b0110, 0b0100));
+}
+
 #[test]
 fn preloads_set_registers_per_lane() {
     let mut code = vec![tid(Reg::r32(1))];
