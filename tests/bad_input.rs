@@ -101,6 +101,39 @@ fn allocation_larger_than_the_heap_is_out_of_device_memory() {
     }
 }
 
+/// A buffer no memory object could hold (CTS api.buffer.basic.size_max_uint64): creating it
+/// is out of device memory, and a buffer as large as the heap is still fine, its memory
+/// requirements covering its size.
+#[test]
+fn buffer_larger_than_the_heap_is_out_of_device_memory() {
+    let ctx = Ctx::without_validation();
+    let dev = create_device(&ctx, &[], None).unwrap();
+    // SAFETY: valid physical device and device; the buffer is destroyed before the device.
+    unsafe {
+        let heap = ctx
+            .instance
+            .get_physical_device_memory_properties(ctx.pdev)
+            .memory_heaps[0]
+            .size;
+        for size in [u64::MAX, heap + 1] {
+            let info = vk::BufferCreateInfo::default()
+                .size(size)
+                .usage(vk::BufferUsageFlags::STORAGE_BUFFER);
+            assert_eq!(
+                dev.create_buffer(&info, None).err(),
+                Some(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
+            );
+        }
+        let info = vk::BufferCreateInfo::default()
+            .size(heap)
+            .usage(vk::BufferUsageFlags::STORAGE_BUFFER);
+        let b = dev.create_buffer(&info, None).unwrap();
+        assert!(dev.get_buffer_memory_requirements(b).size >= heap);
+        dev.destroy_buffer(b, None);
+        dev.destroy_device(None);
+    }
+}
+
 #[test]
 fn unimplemented_entry_points_return_an_error_not_a_crash() {
     let ctx = Ctx::without_validation();

@@ -24,9 +24,19 @@ pub unsafe extern "system" fn create_buffer(
     p_buffer: *mut vk::Buffer,
 ) -> vk::Result {
     guard("vkCreateBuffer", || {
-        Device::get(device)?;
+        let dev = Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
+        // No memory object could hold it, and its aligned size would not fit 64 bits: the
+        // spec's answer is an out-of-memory error (as Mesa's drivers give).
+        if info.size > dev.heap_size() {
+            eprintln!(
+                "agx4: vkCreateBuffer: {} bytes is more than the {}-byte heap",
+                info.size,
+                dev.heap_size()
+            );
+            return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        }
         // Sparse binding is not advertised, so its flags cannot be honoured.
         if !info.flags.is_empty() {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);

@@ -185,6 +185,11 @@ impl Device {
         Ok(HeapCharge { dev: self, bytes })
     }
 
+    /// Bytes of the one memory heap: no memory object, so no resource, can be larger.
+    pub fn heap_size(&self) -> u64 {
+        self.heap_size
+    }
+
     pub fn uncharge_heap(&self, bytes: u64) {
         self.heap_used.fetch_sub(bytes, Ordering::AcqRel);
     }
