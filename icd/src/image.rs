@@ -211,14 +211,21 @@ pub fn format_properties(
         ),
         _ => return None,
     };
-    let attachment =
-        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
-    // The spec reserves multisampling for images that are not cube compatible.
+    // Input attachments read multisampled images by sample (render ABI section 4).
+    let attachment = vk::ImageUsageFlags::COLOR_ATTACHMENT
+        | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+        | vk::ImageUsageFlags::INPUT_ATTACHMENT;
+    // The spec reserves multisampling for images that are not cube compatible. A colour
+    // image that is only copied, cleared and resolved (no attachment usage) has the same
+    // layout as an attachment, and the transfer meta shaders handle it alike.
+    let transfer = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+    let transfer_only =
+        !usage.is_empty() && transfer.contains(usage) && format::depth_stencil(format).is_none();
     let multisample = MULTISAMPLED_ATTACHMENTS
         && !cube
         && tiling == vk::ImageTiling::OPTIMAL
         && ty == vk::ImageType::TYPE_2D
-        && usage.intersects(attachment);
+        && (usage.intersects(attachment) || transfer_only);
     Some(vk::ImageFormatProperties {
         max_extent: extent,
         max_mip_levels: levels,
@@ -273,14 +280,15 @@ fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
         || !samples_ok
     {
         return Err(unsupported(format!(
-            "{}x{}x{}, {} levels, {} layers, {:?} exceed what {:?} images support",
+            "{}x{}x{}, {} levels, {} layers, {:?} exceed what {:?} images with usage {:?} support",
             e.width,
             e.height,
             e.depth,
             info.mip_levels,
             info.array_layers,
             info.samples,
-            info.format
+            info.format,
+            info.usage
         )));
     }
     // Cube faces are square and a cube needs six layers (valid usage; refused rather than

@@ -24,6 +24,12 @@ const MS_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
         | vk::ImageUsageFlags::TRANSFER_SRC.as_raw()
         | vk::ImageUsageFlags::TRANSFER_DST.as_raw(),
 );
+
+/// The same without attachment usage: a multisampled image that is only transferred (the
+/// CTS's resolve_image no_cab cases).
+const MS_TRANSFER_ONLY: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
+    vk::ImageUsageFlags::TRANSFER_SRC.as_raw() | vk::ImageUsageFlags::TRANSFER_DST.as_raw(),
+);
 /// Usage of the 4x depth image: cleared by a transfer, then loaded by a render pass.
 const DEPTH_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
     vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT.as_raw()
@@ -32,16 +38,16 @@ const DEPTH_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
 
 /// A copy-and-resolve format: the resolve destination needs COLOR_ATTACHMENT, the copies
 /// TRANSFER_SRC/DST, and the images four samples.
-fn copy_needs(f: vk::Format) -> Needs {
+fn copy_needs(f: vk::Format, usage: vk::ImageUsageFlags) -> Needs {
     Needs::new()
         .transfer(
             f,
             vk::FormatFeatureFlags::COLOR_ATTACHMENT
                 | vk::FormatFeatureFlags::TRANSFER_SRC
                 | vk::FormatFeatureFlags::TRANSFER_DST,
-            MS_USAGE,
+            usage,
         )
-        .msaa(f, MS_USAGE, X4)
+        .msaa(f, usage, X4)
 }
 
 pub fn scenes() -> Vec<Scene> {
@@ -49,19 +55,19 @@ pub fn scenes() -> Vec<Scene> {
         Scene {
             name: "msaa4_clear_copy_rgba8",
             size: 64,
-            needs: || copy_needs(RGBA8),
+            needs: || copy_needs(RGBA8, MS_USAGE),
             run: clear_copy_rgba8,
         },
         Scene {
             name: "msaa4_clear_copy_rgba16f",
             size: 64,
-            needs: || copy_needs(RGBA16F),
+            needs: || copy_needs(RGBA16F, MS_USAGE),
             run: clear_copy_rgba16f,
         },
         Scene {
             name: "msaa4_clear_copy_rgba32f",
             size: 64,
-            needs: || copy_needs(RGBA32F),
+            needs: || copy_needs(RGBA32F, MS_TRANSFER_ONLY),
             run: clear_copy_rgba32f,
         },
         Scene {
@@ -154,7 +160,13 @@ fn clear_copy_rgba8(f: &mut Frame) -> R<Vec<Out>> {
         c8(12, 230, 7, 128),
         c8(60, 61, 250, 3),
     );
-    clear_copy(f, RGBA8, [x, y, z], [codes(x), codes(y), codes(z)])
+    clear_copy(
+        f,
+        RGBA8,
+        MS_USAGE,
+        [x, y, z],
+        [codes(x), codes(y), codes(z)],
+    )
 }
 
 fn clear_copy_rgba16f(f: &mut Frame) -> R<Vec<Out>> {
@@ -164,9 +176,10 @@ fn clear_copy_rgba16f(f: &mut Frame) -> R<Vec<Out>> {
         [3.0, 0.125, -0.0625, 0.5],
         [-2.75, 64.0, 0.375, 7.0],
     ];
-    clear_copy(f, RGBA16F, c, c.map(|v| v.map(f64::from)))
+    clear_copy(f, RGBA16F, MS_USAGE, c, c.map(|v| v.map(f64::from)))
 }
 
+/// Without attachment usage.
 fn clear_copy_rgba32f(f: &mut Frame) -> R<Vec<Out>> {
     // Not representable in half precision, so a path that narrows to 16 bits shows.
     let c = [
@@ -174,7 +187,7 @@ fn clear_copy_rgba32f(f: &mut Frame) -> R<Vec<Out>> {
         [1.0e-3, 0.7, -12345.678, 0.25],
         [2.0e7, -0.3, 0.333_333_34, 42.0],
     ];
-    clear_copy(f, RGBA32F, c, c.map(|v| v.map(f64::from)))
+    clear_copy(f, RGBA32F, MS_TRANSFER_ONLY, c, c.map(|v| v.map(f64::from)))
 }
 
 /// Three 4x images A, B, C cleared by vkCmdClearColorImage to `clears`; A's COPY_AB region
@@ -183,12 +196,13 @@ fn clear_copy_rgba32f(f: &mut Frame) -> R<Vec<Out>> {
 fn clear_copy(
     f: &mut Frame,
     format: vk::Format,
+    usage: vk::ImageUsageFlags,
     clears: [[f32; 4]; 3],
     want: [[f64; 4]; 3],
 ) -> R<Vec<Out>> {
     let (w, h) = (f.w, f.h);
     let ms: Vec<vk::Image> = (0..3)
-        .map(|_| f.image_full(format, w, h, MS_USAGE, X4))
+        .map(|_| f.image_full(format, w, h, usage, X4))
         .collect::<R<_>>()?;
     let (a, b, c) = (ms[0], ms[1], ms[2]);
     let (rb, _) = f.target(format, vk::ImageUsageFlags::TRANSFER_DST, ONE)?;
