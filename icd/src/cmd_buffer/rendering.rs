@@ -10,6 +10,7 @@
 
 use super::{record, render, Recording};
 use crate::device::Device;
+use crate::format;
 use crate::framebuffer::Framebuffer;
 use crate::handle::{self, Object};
 use crate::image::Image;
@@ -310,8 +311,16 @@ unsafe fn attachments(
         let resolve = c.resolve_mode != vk::ResolveModeFlags::NONE
             && c.resolve_image_view != vk::ImageView::null();
         if resolve {
-            // The end-of-tile program resolves by averaging the samples.
-            if c.resolve_mode != vk::ResolveModeFlags::AVERAGE {
+            // The end-of-tile program resolves by averaging the samples of float and
+            // normalized formats and takes sample 0 of integer ones: the one mode the spec
+            // allows for each.
+            let integer = format::renderable(v.format).is_some_and(|r| !r.blendable());
+            let mode = if integer {
+                vk::ResolveModeFlags::SAMPLE_ZERO
+            } else {
+                vk::ResolveModeFlags::AVERAGE
+            };
+            if c.resolve_mode != mode {
                 eprintln!(
                     "agx4: vkCmdBeginRendering: colour resolve mode {:?} is not supported",
                     c.resolve_mode

@@ -15,6 +15,7 @@ use super::super::run::{Out, Scene};
 use super::{want_rgba8, D32, RGBA8};
 use ash::vk;
 
+const RGBA8UI: vk::Format = vk::Format::R8G8B8A8_UINT;
 const X4: vk::SampleCountFlags = vk::SampleCountFlags::TYPE_4;
 const ONE: vk::SampleCountFlags = vk::SampleCountFlags::TYPE_1;
 const BG: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
@@ -67,6 +68,18 @@ pub fn scenes() -> Vec<Scene> {
                     .feature(Feature::DynamicRendering)
             },
             run: dynamic_rendering,
+        },
+        Scene {
+            name: "dynamic_rendering_integer_resolve",
+            size: 64,
+            needs: || {
+                Needs::new()
+                    .color(RGBA8UI)
+                    .msaa(RGBA8UI, COLOR_USAGE, X4)
+                    .extension(ash::khr::dynamic_rendering::NAME)
+                    .feature(Feature::DynamicRendering)
+            },
+            run: dynamic_rendering_integer_resolve,
         },
         Scene {
             name: "imageless_framebuffer",
@@ -762,4 +775,63 @@ fn depth_clamp(f: &mut Frame) -> R<Vec<Out>> {
         Out::new(gc, Some(wc), Tol::EXACT),
         Out::new(gd, Some(wd), Tol::EXACT),
     ])
+}
+
+/// A 4x integer attachment cleared by its load op and resolved by a dynamic rendering
+/// instance with VK_RESOLVE_MODE_SAMPLE_ZERO_BIT, the one resolve mode the spec allows for
+/// integer formats (the CTS's multisample_resolve *_uint/_sint cases).
+fn dynamic_rendering_integer_resolve(f: &mut Frame) -> R<Vec<Out>> {
+    let (ms, msv) = f.target(RGBA8UI, vk::ImageUsageFlags::empty(), X4)?;
+    let (res, resv) = f.target(RGBA8UI, vk::ImageUsageFlags::empty(), ONE)?;
+    let dr = f
+        .gpu
+        .dynamic_rendering
+        .as_ref()
+        .ok_or("VK_KHR_dynamic_rendering is not enabled")?;
+    let colour = vk::ImageAspectFlags::COLOR;
+    let clear = vk::ClearValue {
+        color: vk::ClearColorValue {
+            uint32: [7, 200, 0, 255],
+        },
+    };
+    let att = [vk::RenderingAttachmentInfo::default()
+        .image_view(msv)
+        .image_layout(COLOR_OPT)
+        .load_op(vk::AttachmentLoadOp::CLEAR)
+        .store_op(vk::AttachmentStoreOp::DONT_CARE)
+        .clear_value(clear)
+        .resolve_mode(vk::ResolveModeFlags::SAMPLE_ZERO)
+        .resolve_image_view(resv)
+        .resolve_image_layout(COLOR_OPT)];
+    let info = vk::RenderingInfo::default()
+        .render_area(whole(f))
+        .layer_count(1)
+        .color_attachments(&att);
+    let rw = vk::AccessFlags::COLOR_ATTACHMENT_READ | vk::AccessFlags::COLOR_ATTACHMENT_WRITE;
+    let undefined = vk::ImageLayout::UNDEFINED;
+    let none = vk::AccessFlags::empty();
+    let to_attachments = [
+        image_barrier(ms, colour, undefined, COLOR_OPT, none, rw),
+        image_barrier(res, colour, undefined, COLOR_OPT, none, rw),
+    ];
+    f.submit(|cb| {
+        // SAFETY: recording; the images and views are alive; the rendering instance is begun
+        // and ended in this command buffer.
+        unsafe {
+            f.d.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &to_attachments,
+            );
+            dr.cmd_begin_rendering(cb, &info);
+            dr.cmd_end_rendering(cb);
+        }
+    })?;
+    let got = f.read("resolved", res, RGBA8UI, colour, COLOR_OPT)?;
+    let want = Image::new("resolved", f.w, f.h, RGBA8UI, [7.0, 200.0, 0.0, 255.0]);
+    Ok(vec![Out::new(got, Some(want), Tol::EXACT)])
 }
