@@ -6,7 +6,7 @@ packages=(
     libvulkan1 libvulkan-dev vulkan-tools vulkan-validationlayers  # loader, vk.xml, vulkaninfo, validation
     libclang-dev                                                   # bindgen, for the UAPI header
     mesa-vulkan-drivers                                            # lavapipe, the reference renderer
-    glslang-tools                                                  # glslangValidator, for the compute corpus
+    glslang-tools spirv-tools                                      # glslangValidator (corpus), spirv-as (compiler tests)
     libpng16-16 zlib1g libgl1 libglx0 libx11-6 libxcb1             # what the CTS's deqp-vk links
     libwayland-client0 libwayland-egl1                             #   against (scripts/cts.sh)
 )

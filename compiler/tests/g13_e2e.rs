@@ -495,3 +495,111 @@ void main() {
         assert_eq!(o[i * 2 + 1], s, "imulExtended({x:#x}, {y:#x})");
     }
 }
+
+/// SPIR-V no GLSL compiler writes this way (CTS spirv_assembly.type.scalar.u64.switch_*,
+/// spirv_assembly.instruction.*.opspecconstantop.vector_related, compute.pipeline.
+/// device_group.device_index): a switch on a 64-bit selector, OpSpecConstantOp
+/// CompositeInsert/CompositeExtract with index paths and VectorShuffle with an undefined
+/// component, and DeviceIndex (always 0: agx4's device groups have one device).
+#[test]
+fn switch_on_64_bits_spec_constant_composites_and_device_index() {
+    let src = r#"
+OpCapability Shader
+OpCapability Int64
+OpCapability DeviceGroup
+OpExtension "SPV_KHR_device_group"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid %dev
+OpExecutionMode %main LocalSize 8 1 1
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %dev BuiltIn DeviceIndex
+OpDecorate %rta ArrayStride 4
+OpMemberDecorate %buf 0 Offset 0
+OpDecorate %buf BufferBlock
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+OpDecorate %sc SpecId 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%u32 = OpTypeInt 32 0
+%u64 = OpTypeInt 64 0
+%v3 = OpTypeVector %u32 3
+%c0 = OpConstant %u32 0
+%c1 = OpConstant %u32 1
+%c2 = OpConstant %u32 2
+%c3 = OpConstant %u32 3
+%c32 = OpConstant %u32 32
+%c1000 = OpConstant %u32 1000
+%c100 = OpConstant %u32 100
+%arr3 = OpTypeArray %u32 %c3
+%st = OpTypeStruct %arr3 %arr3
+%arr3_0 = OpConstantComposite %arr3 %c0 %c0 %c0
+%st_0 = OpConstantComposite %st %arr3_0 %arr3_0
+%sc = OpSpecConstant %u32 3
+%st_1 = OpSpecConstantOp %st CompositeInsert %sc %st_0 1 2
+%e = OpSpecConstantOp %u32 CompositeExtract %st_1 1 2
+%vec = OpSpecConstantComposite %v3 %sc %c1 %c2
+%sh = OpSpecConstantOp %v3 VectorShuffle %vec %vec 2 0xFFFFFFFF 4
+%s0 = OpSpecConstantOp %u32 CompositeExtract %sh 0
+%s2 = OpSpecConstantOp %u32 CompositeExtract %sh 2
+%k = OpSpecConstantOp %u32 IAdd %e %s0
+%rta = OpTypeRuntimeArray %u32
+%buf = OpTypeStruct %rta
+%pbuf = OpTypePointer Uniform %buf
+%pu32 = OpTypePointer Uniform %u32
+%pin3 = OpTypePointer Input %v3
+%pin1 = OpTypePointer Input %u32
+%pfn = OpTypePointer Function %u32
+%out = OpVariable %pbuf Uniform
+%gid = OpVariable %pin3 Input
+%dev = OpVariable %pin1 Input
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%r = OpVariable %pfn Function
+%g = OpLoad %v3 %gid
+%i = OpCompositeExtract %u32 %g 0
+%i64 = OpUConvert %u64 %i
+%hi = OpShiftLeftLogical %u64 %i64 %c32
+%sel = OpBitwiseOr %u64 %hi %i64
+OpSelectionMerge %merge None
+OpSwitch %sel %default 0x100000001 %one 0x300000003 %three 5 %five
+%one = OpLabel
+OpStore %r %c1
+OpBranch %merge
+%three = OpLabel
+OpStore %r %c3
+OpBranch %merge
+%five = OpLabel
+OpStore %r %c100
+OpBranch %merge
+%default = OpLabel
+OpStore %r %c2
+OpBranch %merge
+%merge = OpLabel
+%v = OpLoad %u32 %r
+%d = OpLoad %u32 %dev
+%kk = OpIMul %u32 %k %c1000
+%ss = OpIMul %u32 %s2 %c100
+%t0 = OpIAdd %u32 %v %kk
+%t1 = OpIAdd %u32 %t0 %ss
+%t2 = OpIAdd %u32 %t1 %d
+%p = OpAccessChain %pu32 %out %c0 %i
+OpStore %p %t2
+OpReturn
+OpFunctionEnd
+"#;
+    let spirv = common::spirv_as(src);
+    let r = common::usc::run_spirv(&spirv, &[vec![0; 8 * 4]], [1, 1, 1], &[]);
+    // k = e + s0 = 3 + 2, s2 = vec[1] = 1: 5100 plus the case's value; 0x5_0000_0005 is not
+    // the 64-bit case 5.
+    let want: Vec<u32> = (0..8u32)
+        .map(|i| {
+            5100 + match i {
+                1 => 1,
+                3 => 3,
+                _ => 2,
+            }
+        })
+        .collect();
+    assert_eq!(as_u32(&r[0]), want);
+}

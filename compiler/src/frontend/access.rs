@@ -874,6 +874,8 @@ impl<'m> Tr<'m> {
                 BuiltIn::GlobalInvocationId => SysVal::GlobalInvocationId(i),
                 BuiltIn::WorkgroupSize => SysVal::WorkgroupSize(i),
                 BuiltIn::LocalInvocationIndex => SysVal::LocalInvocationIndex,
+                // agx4's device groups have one device.
+                BuiltIn::DeviceIndex => return tr.u32c(0),
                 BuiltIn::NumWorkgroups => {
                     let a = tr.u32c(abi::NUM_WORKGROUPS_OFFSET + 4 * i as u32)?;
                     return tr.emit(

@@ -239,6 +239,25 @@ fn spec_op(
             }
             Ok(v.clone())
         }
+        Op::CompositeInsert => {
+            let (Some(object), Some(composite)) = (args.first(), args.get(1)) else {
+                return Err(invalid("OpCompositeInsert needs an object and a composite"));
+            };
+            let mut out = (*composite).clone();
+            let mut at = &mut out;
+            for &i in lits {
+                at = match at {
+                    CVal::Comp(xs) => xs
+                        .get_mut(i as usize)
+                        .ok_or_else(|| invalid("index out of range"))?,
+                    CVal::Scalar(_) => {
+                        return Err(invalid("OpCompositeInsert index into a scalar"))
+                    }
+                };
+            }
+            *at = (*object).clone();
+            Ok(out)
+        }
         Op::VectorShuffle => {
             let (Some(CVal::Comp(x)), Some(CVal::Comp(y))) = (args.first(), args.get(1)) else {
                 return Err(invalid("OpVectorShuffle needs two vectors"));
@@ -333,10 +352,13 @@ pub(super) fn collect_constants(
                 let mut args = Vec::new();
                 let mut arg_types = Vec::new();
                 let mut lits = Vec::new();
-                let literal_tail = matches!(sop, Op::CompositeExtract | Op::VectorShuffle);
+                let literal_tail = matches!(
+                    sop,
+                    Op::CompositeExtract | Op::CompositeInsert | Op::VectorShuffle
+                );
                 let n_ids = match sop {
                     Op::CompositeExtract => 1,
-                    Op::VectorShuffle => 2,
+                    Op::CompositeInsert | Op::VectorShuffle => 2,
                     _ => usize::MAX,
                 };
                 for (k, o) in inst.operands[1..].iter().enumerate() {

@@ -31,6 +31,8 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::DerivativeControl,
     // interpolateAtCentroid/Sample/Offset (frontend::fragment_ops).
     Capability::InterpolationFunction,
+    // DeviceIndex: a device group of one device, so always 0 (VK_KHR_device_group).
+    Capability::DeviceGroup,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
@@ -53,6 +55,59 @@ fn without_debug_strings(words: &[u32]) -> Option<Vec<u32>> {
     Some(out)
 }
 
+/// Literal operands of OpSpecConstantOp beyond the first, keyed by result id.
+type SpecOpTails = HashMap<Word, Vec<u32>>;
+
+/// rspirv reads one operand per grammar entry inside OpSpecConstantOp, so the index lists of
+/// CompositeExtract, CompositeInsert and VectorShuffle stop after their first literal and the
+/// rest is a parse error. This cuts each such instruction down to what rspirv reads and keeps
+/// the other literals, which `restore_spec_op_tails` puts back after parsing.
+/// `None` if the instruction stream is malformed (rspirv then says where).
+fn split_spec_op_tails(words: &[u32]) -> Option<(Vec<u32>, SpecOpTails)> {
+    const SPEC_CONSTANT_OP: u32 = Op::SpecConstantOp as u32;
+    let mut out = words.get(..5)?.to_vec();
+    let mut tails = SpecOpTails::new();
+    let mut at = 5;
+    while at < words.len() {
+        let n = (words[at] >> 16) as usize;
+        let inst = words.get(at..at + n).filter(|_| n > 0)?;
+        at += n;
+        // Words: header, result type, result id, opcode, then the ids and the literals.
+        let ids = match (words[at - n] & 0xffff, inst.get(3).copied()) {
+            (SPEC_CONSTANT_OP, Some(op)) if op == Op::CompositeExtract as u32 => 1,
+            (SPEC_CONSTANT_OP, Some(op))
+                if op == Op::CompositeInsert as u32 || op == Op::VectorShuffle as u32 =>
+            {
+                2
+            }
+            _ => {
+                out.extend_from_slice(inst);
+                continue;
+            }
+        };
+        let keep = (4 + ids + 1).min(n);
+        out.push(((keep as u32) << 16) | SPEC_CONSTANT_OP);
+        out.extend_from_slice(&inst[1..keep]);
+        if n > keep {
+            tails.insert(inst[2], inst[keep..].to_vec());
+        }
+    }
+    Some((out, tails))
+}
+
+/// Puts back the literals `split_spec_op_tails` kept aside.
+fn restore_spec_op_tails(module: &mut Module, mut tails: SpecOpTails) {
+    for inst in &mut module.types_global_values {
+        if inst.class.opcode != Op::SpecConstantOp {
+            continue;
+        }
+        if let Some(tail) = inst.result_id.and_then(|r| tails.remove(&r)) {
+            inst.operands
+                .extend(tail.into_iter().map(Operand::LiteralBit32));
+        }
+    }
+}
+
 pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
     if words.len() < 5 {
         return Err(invalid("module shorter than its 5-word header"));
@@ -72,7 +127,12 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
     // rspirv reports malformed streams as errors; the unwind guard only protects callers from
     // a panic inside the library on input it did not expect.
     let load = |w: &[u32]| std::panic::catch_unwind(|| rspirv::dr::load_words(w));
-    let module = match load(words) {
+    let (words, tails) = match split_spec_op_tails(words) {
+        Some((w, t)) if !t.is_empty() => (std::borrow::Cow::Owned(w), t),
+        _ => (std::borrow::Cow::Borrowed(words), SpecOpTails::new()),
+    };
+    let words: &[u32] = &words;
+    let mut module = match load(words) {
         Ok(Ok(m)) => m,
         Ok(Err(e)) => {
             // rspirv insists on UTF-8 in every string; debug names and sources need not be
@@ -85,6 +145,7 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
         }
         Err(_) => return Err(invalid("parser rejected the instruction stream")),
     };
+    restore_spec_op_tails(&mut module, tails);
     for cap in &module.capabilities {
         match cap.operands.first() {
             Some(Operand::Capability(c)) if ALLOWED_CAPABILITIES.contains(c) => {}
@@ -98,7 +159,8 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
                 if s == "SPV_KHR_storage_buffer_storage_class"
                     || s == "SPV_KHR_non_semantic_info"
                     || s == "SPV_EXT_demote_to_helper_invocation"
-                    || s == "SPV_KHR_multiview" => {}
+                    || s == "SPV_KHR_multiview"
+                    || s == "SPV_KHR_device_group" => {}
             Some(Operand::LiteralString(s)) => return Err(unsupported(format!("extension {s}"))),
             _ => return Err(invalid("OpExtension without a name")),
         }

@@ -769,15 +769,20 @@ impl<'m> Tr<'m> {
                     let m =
                         sel_merge.ok_or_else(|| invalid("OpSwitch without OpSelectionMerge"))?;
                     let sel = self.simple(fs, id(term, 0)?)?;
-                    if self.sh.ty(sel) != Type::I32 {
-                        return Err(unsupported("switch on a non-32-bit selector"));
+                    let sel_ty = self.sh.ty(sel);
+                    if sel_ty != Type::I32 && sel_ty != Type::I64 {
+                        return Err(unsupported(
+                            "switch on a selector of neither 32 nor 64 bits",
+                        ));
                     }
                     let default = id(term, 1)?;
-                    let mut groups: Vec<(Word, Vec<u32>)> = Vec::new();
+                    let mut groups: Vec<(Word, Vec<u64>)> = Vec::new();
                     let mut k = 2;
-                    while k + 1 < term.operands.len() + 1 && k < term.operands.len() {
-                        let lit = match term.operands.get(k) {
-                            Some(Operand::LiteralBit32(v)) => *v,
+                    while k < term.operands.len() {
+                        // The literals are as wide as the selector (SPIR-V's OpSwitch).
+                        let lit = match (term.operands.get(k), sel_ty == Type::I64) {
+                            (Some(Operand::LiteralBit32(v)), false) => *v as u64,
+                            (Some(Operand::LiteralBit64(v)), true) => *v,
                             _ => return Err(invalid("OpSwitch case literal")),
                         };
                         let target = id(term, k + 1)?;
@@ -940,14 +945,15 @@ impl<'m> Tr<'m> {
         fs: &mut FnState<'m>,
         from: Word,
         sel: Value,
-        groups: &[(Word, Vec<u32>)],
+        groups: &[(Word, Vec<u64>)],
         default: Word,
     ) -> Result<Vec<Node>, CompileError> {
+        let sel_ty = self.sh.ty(sel);
         let mut out = Vec::with_capacity(groups.len() + 1);
         for (target, lits) in groups {
             let mut cond = None;
             for l in lits {
-                let c = self.u32c(*l)?;
+                let c = self.konst(sel_ty, vec![*l])?;
                 let eq = self.emit(Type::BOOL, ir::Op::Cmp(ir::CmpOp::IEq, sel, c))?;
                 cond = Some(match cond {
                     None => eq,

@@ -3,7 +3,9 @@
 #![allow(dead_code, unused_imports)]
 
 mod glslang;
+mod spirv_as;
 pub mod usc;
 
 pub use glslang::glslang;
 pub use glslang::glslang_stage;
+pub use spirv_as::spirv_as;
