@@ -6,7 +6,7 @@ use crate::g13::{
     compile_graphics, compile_graphics_with, ColourOutput, FragmentOutputs, VaryingLayout,
     CF_FIRST_VARYING, CF_W, CF_Z, UVS_CLIP_W,
 };
-use crate::ir::{GraphicsShader, Interpolation, Node, Op, OutputBuiltin, Stage};
+use crate::ir::{GraphicsShader, Interpolation, Node, Op, OutputBuiltin, Stage, SysVal};
 use crate::{CompileError, ShaderRequest, Stats};
 use hw::g13::tilebuffer::{ColourFormat, TibFormat};
 
@@ -222,6 +222,8 @@ pub enum CfSource {
         base_slot: u8,
     },
     FragcoordZ,
+    /// The point sprite's coordinates, two components (gl_PointCoord).
+    PointCoord,
 }
 
 /// One coefficient binding the ICD packs into the PPP (docs/render-abi.md section 4).
@@ -379,6 +381,14 @@ fn cf_bindings(layout: &VaryingLayout) -> Vec<CfBindingDesc> {
             components: 1,
             shade,
             source: CfSource::Varying { base_slot: s.uvs },
+        });
+    }
+    if let Some(cf) = layout.point_coord_cf {
+        out.push(CfBindingDesc {
+            base_cf: cf,
+            components: 2,
+            shade: CfShade::Linear,
+            source: CfSource::PointCoord,
         });
     }
     out
@@ -554,7 +564,16 @@ pub fn compile_graphics_pipeline_coverage(
         None => Vec::new(),
     };
     let point_size = writes_builtin(&vs, OutputBuiltin::PointSize);
-    let layout = VaryingLayout::new(&inputs, point_size)?;
+    let mut layout = VaryingLayout::new(&inputs, point_size)?;
+    if let Some(fs) = &fs {
+        let mut reads = false;
+        each_inst(&fs.shader.body, &mut |op| {
+            reads |= matches!(op, Op::SysVal(SysVal::PointCoord(_)));
+        });
+        if reads {
+            layout.add_point_coord()?;
+        }
+    }
     let vbin = compile_graphics(&vs, &layout, &FragmentOutputs::default())?;
     let (fragment, discards, writes_depth) = match &fs {
         Some(fs) => {

@@ -496,6 +496,7 @@ fn cf_words(b: &GraphicsPipelineBinary) -> Vec<u8> {
         let (source, base_slot) = match c.source {
             CfSource::Varying { base_slot } => (CoefficientSource::Varying, u32::from(base_slot)),
             CfSource::FragcoordZ => (CoefficientSource::FragcoordZ, 0),
+            CfSource::PointCoord => (CoefficientSource::PointCoord, 0),
         };
         // Vulkan's provoking vertex is the first one.
         let shade_model = match c.shade {

@@ -343,6 +343,7 @@ impl<'m> Tr<'m> {
             BuiltIn::VertexIndex => Some(ir::SysVal::VertexIndex),
             BuiltIn::InstanceIndex => Some(ir::SysVal::InstanceIndex),
             BuiltIn::FragCoord => Some(ir::SysVal::FragCoord(i as u8)),
+            BuiltIn::PointCoord => Some(ir::SysVal::PointCoord(i as u8)),
             BuiltIn::FrontFacing => Some(ir::SysVal::FrontFacing),
             BuiltIn::SampleId => Some(ir::SysVal::SampleId),
             BuiltIn::SamplePosition => Some(ir::SysVal::SamplePosition(i as u8)),
@@ -363,29 +364,18 @@ impl<'m> Tr<'m> {
             return Err(invalid(format!("{b:?} in a {:?} shader", self.stage)));
         }
         match b {
-            BuiltIn::SamplePosition => {
-                if t.scalar != Scalar::F32 || (lane.is_none() && t.lanes != 2) {
-                    return Err(invalid(format!("SamplePosition of type {t:?}")));
+            // Float vectors, read one component at a time.
+            BuiltIn::SamplePosition | BuiltIn::FragCoord | BuiltIn::PointCoord => {
+                let lanes = if b == BuiltIn::FragCoord { 4 } else { 2 };
+                if t.scalar != Scalar::F32 || (lane.is_none() && u32::from(t.lanes) != lanes) {
+                    return Err(invalid(format!("{b:?} of type {t:?}")));
                 }
-                self.per_sample = true;
-                let one = |tr: &mut Self, i: u32| -> Result<ir::Value, CompileError> {
-                    let s = sv(i).ok_or_else(|| invalid("builtin"))?;
-                    tr.emit(Type::F32, ir::Op::SysVal(s))
-                };
-                if let Some(l) = lane {
-                    return Ok(Some(FVal::V(one(self, l)?)));
-                }
-                let lanes = (0..2)
-                    .map(|i| one(self, i))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(Some(FVal::V(self.emit(t, ir::Op::Vector(lanes))?)))
-            }
-            BuiltIn::FragCoord => {
-                if !self.origin_upper_left {
-                    return Err(invalid("FragCoord without OriginUpperLeft"));
-                }
-                if t.scalar != Scalar::F32 {
-                    return Err(invalid("FragCoord of a non-float type"));
+                match b {
+                    BuiltIn::SamplePosition => self.per_sample = true,
+                    BuiltIn::FragCoord if !self.origin_upper_left => {
+                        return Err(invalid("FragCoord without OriginUpperLeft"));
+                    }
+                    _ => {}
                 }
                 let one = |tr: &mut Self, i: u32| -> Result<ir::Value, CompileError> {
                     let s = sv(i).ok_or_else(|| invalid("builtin"))?;
@@ -394,7 +384,7 @@ impl<'m> Tr<'m> {
                 if let Some(l) = lane {
                     return Ok(Some(FVal::V(one(self, l)?)));
                 }
-                let lanes = (0..t.lanes as u32)
+                let lanes = (0..u32::from(t.lanes))
                     .map(|i| one(self, i))
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(Some(FVal::V(self.emit(t, ir::Op::Vector(lanes))?)))

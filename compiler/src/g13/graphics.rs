@@ -67,6 +67,9 @@ pub struct VaryingLayout {
     pub uvs_words: u32,
     /// Coefficient slots the fragment launch must load.
     pub cf_slots: u32,
+    /// The two coefficient slots holding gl_PointCoord's planes, when the fragment shader
+    /// reads it (after the varyings).
+    pub point_coord_cf: Option<u8>,
 }
 
 impl VaryingLayout {
@@ -113,7 +116,20 @@ impl VaryingLayout {
             point_size,
             uvs_words: (first_uvs + varyings.len()) as u32,
             cf_slots: (usize::from(CF_FIRST_VARYING) + varyings.len()) as u32,
+            point_coord_cf: None,
         })
+    }
+
+    /// Gives gl_PointCoord the next two coefficient slots (the rasterizer fills them from the
+    /// point sprite, not from the UVS record).
+    pub fn add_point_coord(&mut self) -> Result<(), CompileError> {
+        let cf = u8::try_from(self.cf_slots)
+            .ok()
+            .filter(|c| *c < 254)
+            .ok_or_else(|| CompileError::Limit("varying components and gl_PointCoord".into()))?;
+        self.point_coord_cf = Some(cf);
+        self.cf_slots += 2;
+        Ok(())
     }
 
     /// The slot of (location, component), if the layout has it.

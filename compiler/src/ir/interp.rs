@@ -589,6 +589,7 @@ impl<'s> Machine<'s, '_> {
             SysVal::VertexIndex
             | SysVal::InstanceIndex
             | SysVal::FragCoord(_)
+            | SysVal::PointCoord(_)
             | SysVal::FrontFacing
             | SysVal::SampleId
             | SysVal::ViewIndex => {
@@ -610,6 +611,7 @@ impl<'s> Machine<'s, '_> {
                     SysVal::VertexIndex => i.vertex_index as u64,
                     SysVal::InstanceIndex => i.instance_index as u64,
                     SysVal::FragCoord(c) => i.frag_coord[c as usize % 4].to_bits() as u64,
+                    SysVal::PointCoord(c) => i.point_coord[c as usize % 2].to_bits() as u64,
                     SysVal::FrontFacing => i.front_facing as u64,
                     _ => i.sample_id as u64,
                 }
@@ -960,6 +962,8 @@ pub struct StageInputs {
     pub vertex_index: u32,
     pub instance_index: u32,
     pub frag_coord: [f32; 4],
+    /// gl_PointCoord of a fragment of a point.
+    pub point_coord: [f32; 2],
     pub front_facing: bool,
     pub sample_id: u32,
 }

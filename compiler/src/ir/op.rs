@@ -152,6 +152,9 @@ pub enum SysVal {
     /// Fragment shaders: one component of gl_FragCoord (F32): x, y are the framebuffer
     /// position of the sample or pixel centre (upper-left origin), z the depth, w 1/clip w.
     FragCoord(u8),
+    /// Fragment shaders: one component of gl_PointCoord (F32), the fragment's position in
+    /// the point sprite, (0, 0) at its upper-left corner; undefined off points.
+    PointCoord(u8),
     /// Fragment shaders: 1 if the primitive is front-facing, else 0 (I32).
     FrontFacing,
     /// Fragment shaders: the sample index (I32); asking for it makes the shader run per

@@ -420,6 +420,7 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
                         | SysVal::VertexIndex
                         | SysVal::InstanceIndex
                         | SysVal::FragCoord(_)
+                        | SysVal::PointCoord(_)
                         | SysVal::FrontFacing
                         | SysVal::SampleId
                         | SysVal::SamplePosition(_)

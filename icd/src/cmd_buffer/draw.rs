@@ -292,9 +292,12 @@ pub fn bind_late(
 fn varying_counts(p: &GraphicsPipeline) -> VaryingCounts {
     let mut c = VaryingCounts::default();
     for b in &p.binary.cf_bindings {
-        if matches!(b.source, CfSource::Varying { base_slot: 3 })
-            || b.source == CfSource::FragcoordZ
-        {
+        // Only varyings from the UVS record count; 1/W, Z and the point sprite's
+        // coordinates come from the rasterizer.
+        if matches!(
+            b.source,
+            CfSource::Varying { base_slot: 3 } | CfSource::FragcoordZ | CfSource::PointCoord
+        ) {
             continue;
         }
         let n = u32::from(b.components);

@@ -24,6 +24,12 @@ pub fn scenes() -> Vec<Scene> {
             run: point_list,
         },
         Scene {
+            name: "point_coord",
+            size: 64,
+            needs: rgba8,
+            run: point_coord,
+        },
+        Scene {
             name: "line_list",
             size: 64,
             needs: rgba8,
@@ -85,6 +91,26 @@ fn point_list(f: &mut Frame) -> R<Vec<Out>> {
     };
     let got = draw_rgba8(f, BG, &[(&p, &verts)])?;
     Ok(vec![Out::new(got, Some(want), Tol::EXACT)])
+}
+
+/// gl_PointCoord through its coefficient binding: at the centre of a one-pixel point it is
+/// (0.5, 0.5).
+fn point_coord(f: &mut Frame) -> R<Vec<Out>> {
+    let mut verts = Vec::new();
+    let mut want = want_rgba8(f, BG);
+    for i in 0..41u32 {
+        let (x, y) = ((i * 29) % 64, (i * 17 + i / 5) % 64);
+        let b = (i * 6) as u8;
+        verts.push(f.v(x as f32 + 0.5, y as f32 + 0.5, 0.5, c8(0, 0, b, 255)));
+        want.set(x, y, [127.5, 127.5, f64::from(b), 255.0]);
+    }
+    let p = Pipe {
+        topology: vk::PrimitiveTopology::POINT_LIST,
+        fs: "point_coord.frag",
+        ..Pipe::default()
+    };
+    let got = draw_rgba8(f, BG, &[(&p, &verts)])?;
+    Ok(vec![Out::new(got, Some(want), Tol::UNORM8)])
 }
 
 /// Expectation of an axis-aligned line between pixel-centre rows/columns, `width` pixels

@@ -96,6 +96,7 @@ pub(super) fn is_graphics_sysval(sv: SysVal) -> bool {
         SysVal::VertexIndex
             | SysVal::InstanceIndex
             | SysVal::FragCoord(_)
+            | SysVal::PointCoord(_)
             | SysVal::FrontFacing
             | SysVal::SampleId
             | SysVal::SamplePosition(_)
@@ -269,6 +270,15 @@ impl<'a> Sel<'a> {
                     FSrc::new(offset),
                     FSrc::new(Operand::Imm(0)),
                 );
+            }
+            SysVal::PointCoord(c @ 0..=1) => {
+                let t = self.target("PointCoord")?;
+                self.stage_is(Stage::Fragment, "PointCoord")?;
+                let base = t.layout.point_coord_cf.ok_or_else(|| {
+                    internal("PointCoord read without its coefficient slots in the layout")
+                })?;
+                let r = self.def32(d)?;
+                self.iter(r, base + c, None, Interpolation::Center);
             }
             SysVal::FragCoord(c @ 2..=3) => {
                 self.stage_is(Stage::Fragment, "FragCoord")?;
