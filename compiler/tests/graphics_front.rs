@@ -47,11 +47,15 @@ fn translate(src: &str, stage: Stage) -> (GraphicsShader, GraphicsShader) {
     } else {
         "frag"
     };
-    let spirv = glslang_stage(src, ext).expect("glslang");
-    compiler::check_module(&spirv).expect("check_module");
+    translate_words(&glslang_stage(src, ext).expect("glslang"), stage)
+}
+
+/// [`translate`] of a SPIR-V module.
+fn translate_words(spirv: &[u32], stage: Stage) -> (GraphicsShader, GraphicsShader) {
+    compiler::check_module(spirv).expect("check_module");
     let layout = layout();
     let req = ShaderRequest {
-        spirv: &spirv,
+        spirv,
         entry_point: "main",
         stage,
         specialization: &[],
@@ -837,4 +841,52 @@ void main() {
     });
     assert_eq!(builtins, 0);
     assert!(outputs > 0);
+}
+
+/// An output variable's initializer is its value when the shader never stores one (CTS
+/// renderpass1.depth_stencil_write_conditions.depth_*_initialize_*: gl_FragDepth initialized
+/// to 0.2 and never written, on the fragments the shader does not discard).
+#[test]
+fn output_initializers_are_written() {
+    let src = r#"
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %coord %colour %depth
+OpExecutionMode %main OriginUpperLeft
+OpExecutionMode %main DepthReplacing
+OpDecorate %coord BuiltIn FragCoord
+OpDecorate %colour Location 0
+OpDecorate %depth BuiltIn FragDepth
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%f32 = OpTypeFloat 32
+%v4 = OpTypeVector %f32 4
+%pin = OpTypePointer Input %v4
+%coord = OpVariable %pin Input
+%pout4 = OpTypePointer Output %v4
+%one = OpConstant %f32 1
+%half = OpConstant %f32 0.5
+%white = OpConstantComposite %v4 %one %one %one %one
+%grey = OpConstantComposite %v4 %half %half %half %one
+%colour = OpVariable %pout4 Output %grey
+%pout = OpTypePointer Output %f32
+%init = OpConstant %f32 0.2
+%depth = OpVariable %pout Output %init
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpStore %colour %white
+OpReturn
+OpFunctionEnd
+"#;
+    let shaders = translate_words(&common::spirv_as(src), Stage::Fragment);
+    let out = run(&shaders, &[], &[], &[fragment(1.5, 2.5, &[])]);
+    let o = out[0].as_ref().expect("not discarded");
+    assert_eq!(o.frag_depth, Some(0.2f32.to_bits()));
+    // A stored value replaces the initializer.
+    assert_eq!(
+        o.locations
+            .get(&0)
+            .map(|l| l.map(|c| c.map(f32::from_bits))),
+        Some([Some(1.0); 4])
+    );
 }

@@ -72,6 +72,8 @@ impl<'m> Tr<'m> {
             lane_stride: 4,
         };
         if let Some(p) = self.stage_variable(rid, sc, ty)? {
+            // An output's initializer is its value until the shader stores one.
+            self.initialize(inst, &p, ty)?;
             return Ok(Entry::Ptr(p));
         }
         let ptr = match sc {
@@ -152,22 +154,28 @@ impl<'m> Tr<'m> {
             }
             other => return Err(unsupported(format!("storage class {other:?}"))),
         };
-        if let Some(init) = inst.operands.get(1) {
-            let rspirv::dr::Operand::IdRef(c) = init else {
-                return Err(invalid("bad initializer"));
-            };
-            let (cty, cval) = self
-                .consts
-                .get(c)
-                .cloned()
-                .ok_or_else(|| unsupported("non-constant initializer"))?;
-            if cty != ty {
-                return Err(invalid("initializer type differs from the variable's"));
-            }
-            let v = self.const_fval(ty, &cval)?;
-            self.store(&ptr, &v)?;
-        }
+        self.initialize(inst, &ptr, ty)?;
         Ok(Entry::Ptr(ptr))
+    }
+
+    /// Stores an OpVariable's initializer, if it has one, through `ptr`.
+    fn initialize(&mut self, inst: &Instruction, ptr: &Ptr, ty: Word) -> Result<(), CompileError> {
+        let Some(init) = inst.operands.get(1) else {
+            return Ok(());
+        };
+        let rspirv::dr::Operand::IdRef(c) = init else {
+            return Err(invalid("bad initializer"));
+        };
+        let (cty, cval) = self
+            .consts
+            .get(c)
+            .cloned()
+            .ok_or_else(|| unsupported("non-constant initializer"))?;
+        if cty != ty {
+            return Err(invalid("initializer type differs from the variable's"));
+        }
+        let v = self.const_fval(ty, &cval)?;
+        self.store(ptr, &v)
     }
 
     fn is_block_array(&self, ty: Word) -> Result<bool, CompileError> {
