@@ -17,6 +17,7 @@ mod render_scenes;
 
 use render_scenes::gpu::{self, Driver, Gpu};
 use render_scenes::image::{compare, Image};
+use render_scenes::needs;
 use render_scenes::run::{dump, run_scene, selected, Outcome, Tally};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -93,6 +94,17 @@ fn scenes_agx4_vs_lavapipe() {
                 format!("FAIL {e}")
             }
             Outcome::Pass(outs) => match &reference {
+                // A property lavapipe lacks: the CPU expectation alone (run_scene checked it)
+                // must judge every image.
+                None if lt
+                    .skipped
+                    .last()
+                    .is_some_and(|(n, why)| n == s.name && needs::cpu_checked_only(why))
+                    && outs.iter().all(|o| o.want.is_some()) =>
+                {
+                    at.passed += 1;
+                    "pass (CPU expectation only)".into()
+                }
                 None => {
                     at.failed.push((
                         s.name.into(),
@@ -152,11 +164,17 @@ fn scenes_agx4_vs_lavapipe() {
             .collect::<Vec<_>>()
             .join("\n")
     };
+    let lavapipe_skipped: Vec<_> = lt
+        .skipped
+        .iter()
+        .filter(|(_, why)| !needs::cpu_checked_only(why))
+        .cloned()
+        .collect();
     assert!(
-        lt.failed.is_empty() && lt.skipped.is_empty(),
+        lt.failed.is_empty() && lavapipe_skipped.is_empty(),
         "lavapipe must render every scene:\nfailed:\n{}\nskipped:\n{}",
         list(&lt.failed),
-        list(&lt.skipped)
+        list(&lavapipe_skipped)
     );
     assert!(
         at.failed.is_empty(),

@@ -304,6 +304,9 @@ pub struct Gpu {
     pub features: Features,
     /// The device extensions it was created with (the wanted ones it has).
     pub extensions: Vec<&'static CStr>,
+    /// VkPhysicalDeviceDepthStencilResolveProperties::independentResolveNone (false without
+    /// the extension).
+    pub independent_resolve_none: bool,
     /// VK_KHR_create_renderpass2's entry points, when enabled.
     pub rp2: Option<ash::khr::create_renderpass2::Device>,
     /// VK_KHR_dynamic_rendering's entry points, when enabled.
@@ -455,6 +458,13 @@ impl Gpu {
             return Err(fail(format!("{}: no graphics queue family", driver.name)));
         };
         let features = Features::wanted(&supported);
+        let mut resolve = vk::PhysicalDeviceDepthStencilResolveProperties::default();
+        if let (Some(p2), true) = (&props2_fns, has(ash::khr::depth_stencil_resolve::NAME)) {
+            let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut resolve);
+            // SAFETY: valid physical device; the chain holds a structure of a listed extension.
+            unsafe { p2.get_physical_device_properties2(pdev, &mut props) };
+        }
+        let independent_resolve_none = resolve.independent_resolve_none != vk::FALSE;
         let prio = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family as u32)
@@ -515,6 +525,7 @@ impl Gpu {
             mem,
             features,
             extensions,
+            independent_resolve_none,
             rp2,
             dynamic_rendering,
             device,

@@ -22,6 +22,17 @@ pub struct Needs {
     pub layered: Vec<(vk::Format, vk::ImageUsageFlags, vk::ImageCreateFlags, u32)>,
     /// Framebuffer layers.
     pub framebuffer_layers: u32,
+    /// A depth/stencil resolve that resolves one aspect and not the other.
+    pub independent_resolve_none: bool,
+}
+
+/// Why lavapipe skips a scene that is then checked against its CPU expectation alone: a
+/// property Mesa 22.3's lavapipe does not have.
+pub const LAVAPIPE_LACKS: &str = "independentResolveNone";
+
+/// Whether a skip reason is only `LAVAPIPE_LACKS`.
+pub fn cpu_checked_only(why: &str) -> bool {
+    why == LAVAPIPE_LACKS
 }
 
 const COLOR_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
@@ -131,6 +142,11 @@ impl Needs {
         self
     }
 
+    pub fn independent_resolve_none(mut self) -> Needs {
+        self.independent_resolve_none = true;
+        self
+    }
+
     /// Why `gpu` cannot run the scene, or `None`.
     pub fn missing(&self, gpu: &Gpu) -> Option<String> {
         let mut why = Vec::new();
@@ -166,6 +182,9 @@ impl Needs {
                 Some(p) if p.max_array_layers >= layers => {}
                 _ => why.push(format!("{f:?} images of {layers} layers with {flags:?}")),
             }
+        }
+        if self.independent_resolve_none && !gpu.independent_resolve_none {
+            why.push(LAVAPIPE_LACKS.to_string());
         }
         if self.framebuffer_layers > gpu.props.limits.max_framebuffer_layers {
             why.push(format!("{} framebuffer layers", self.framebuffer_layers));

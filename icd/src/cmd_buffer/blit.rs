@@ -503,11 +503,9 @@ pub unsafe extern "system" fn cmd_clear_depth_stencil_image(
     p_ranges: *const vk::ImageSubresourceRange,
 ) {
     record("vkCmdClearDepthStencilImage", cb, |dev, rec| {
-        const WHAT: &str = "vkCmdClearDepthStencilImage";
         let img = image(dst)?;
         // SAFETY: valid usage: pDepthStencil is valid and pRanges holds `count` ranges.
         let (value, ranges) = unsafe { (&*p_value, handle::slice(p_ranges, count)) };
-        let sampler = image_desc::sampler_descriptor(&SamplerDesc::default());
         if img.layout.samples > 1 {
             // The PBE writes one sample; a byte fill of whole elements writes them all.
             for r in ranges {
@@ -528,41 +526,83 @@ pub unsafe extern "system" fn cmd_clear_depth_stencil_image(
             } else {
                 r.layer_count
             };
-            for plane in planes(img, value, r.aspect_mask)? {
-                let desc = ImageDesc {
-                    base: plane.va,
-                    layout: plane.layout,
-                    format: plane.format,
-                    dimension: TextureDimension::D2,
+            for level in r.base_mip_level..r.base_mip_level + levels {
+                let (w, h) = img.layout.level_extent(level);
+                let whole = vk::Rect2D {
+                    offset: vk::Offset2D::default(),
+                    extent: vk::Extent2D {
+                        width: w,
+                        height: h,
+                    },
                 };
-                for level in r.base_mip_level..r.base_mip_level + levels {
-                    let (w, h) = plane.layout.level_extent(level);
-                    for layer in r.base_array_layer..r.base_array_layer + layers {
-                        let mut uniforms = [0u32; u::COUNT as usize];
-                        uniforms[u::WIDTH as usize] = w;
-                        uniforms[u::HEIGHT as usize] = h;
-                        uniforms[u::VALUE as usize..u::VALUE as usize + 4]
-                            .copy_from_slice(&plane.words);
-                        let pbe = image_desc::pbe_descriptor(&desc, level, layer)
-                            .map_err(|e| desc_error(WHAT, e))?;
-                        let textures = [image_desc::null_texture_descriptor(), pbe];
-                        run(
-                            dev,
-                            rec,
-                            &Launch {
-                                kind: ImageMeta::Fill,
-                                uniforms,
-                                textures,
-                                sampler,
-                                size: [w, h],
-                            },
-                        )?;
-                    }
+                for layer in r.base_array_layer..r.base_array_layer + layers {
+                    clear_depth_stencil_area(
+                        dev,
+                        rec,
+                        img,
+                        value,
+                        r.aspect_mask,
+                        (level, layer),
+                        whole,
+                    )?;
                 }
             }
         }
         Ok(())
     })
+}
+
+/// Writes `value` to the `aspects` planes of single-sample `img` at (`level`, `layer`) over
+/// `area` (clipped to the level).
+pub fn clear_depth_stencil_area(
+    dev: &Device,
+    rec: &mut Recording,
+    img: &Image,
+    value: &vk::ClearDepthStencilValue,
+    aspects: vk::ImageAspectFlags,
+    (level, layer): (u32, u32),
+    area: vk::Rect2D,
+) -> Result<(), vk::Result> {
+    const WHAT: &str = "depth/stencil clear";
+    let sampler = image_desc::sampler_descriptor(&SamplerDesc::default());
+    let (x, y) = (area.offset.x.max(0) as u32, area.offset.y.max(0) as u32);
+    for plane in planes(img, value, aspects)? {
+        let (w, h) = plane.layout.level_extent(level);
+        let (width, height) = (
+            area.extent.width.min(w.saturating_sub(x)),
+            area.extent.height.min(h.saturating_sub(y)),
+        );
+        if width == 0 || height == 0 {
+            continue;
+        }
+        let desc = ImageDesc {
+            base: plane.va,
+            layout: plane.layout,
+            format: plane.format,
+            dimension: TextureDimension::D2,
+        };
+        let mut uniforms = [0u32; u::COUNT as usize];
+        uniforms[u::WIDTH as usize] = width;
+        uniforms[u::HEIGHT as usize] = height;
+        uniforms[u::DST_X0 as usize] = x;
+        uniforms[u::DST_Y0 as usize] = y;
+        uniforms[u::VALUE as usize..u::VALUE as usize + 4].copy_from_slice(&plane.words);
+        let pbe =
+            image_desc::pbe_descriptor(&desc, level, layer).map_err(|e| desc_error(WHAT, e))?;
+        let textures = [image_desc::null_texture_descriptor(), pbe];
+        run(
+            dev,
+            rec,
+            &Launch {
+                kind: ImageMeta::Fill,
+                uniforms,
+                textures,
+                sampler,
+                size: [width, height],
+            },
+        )?;
+    }
+    Ok(())
 }
 
 /// The depth/stencil resolve of a render pass instance (VK_KHR_depth_stencil_resolve, mode

@@ -218,19 +218,37 @@ impl TileCache {
 }
 
 /// The first and last subpass that use attachment `a`.
+/// The first subpass whose load op reaches attachment `a` in `view`: under multiview each
+/// view's load op runs in the first subpass using the attachment whose view mask holds that
+/// view (`None` outside multiview: the first use).
+fn first_use(pass: &RenderPass, a: u32, view: Option<u32>) -> Option<u32> {
+    let Some(v) = view else {
+        return uses(pass, a).0;
+    };
+    (0..pass.subpasses.len() as u32).find(|&i| {
+        let s = &pass.subpasses[i as usize];
+        s.view_mask >> v & 1 == 1 && uses_in(s, a)
+    })
+}
+
+/// Whether subpass `s` uses attachment `a` in any role.
+fn uses_in(s: &crate::render_pass::Subpass, a: u32) -> bool {
+    s.colours
+        .iter()
+        .chain(&s.inputs)
+        .chain(&s.resolves)
+        .flatten()
+        .any(|r| r.index == a)
+        || s.depth_stencil.is_some_and(|r| r.index == a)
+        || s.depth_stencil_resolve
+            .is_some_and(|r| r.attachment.index == a)
+}
+
 fn uses(pass: &RenderPass, a: u32) -> (Option<u32>, Option<u32>) {
     let mut first = None;
     let mut last = None;
     for (i, s) in pass.subpasses.iter().enumerate() {
-        let used = s
-            .colours
-            .iter()
-            .chain(&s.inputs)
-            .chain(&s.resolves)
-            .flatten()
-            .any(|r| r.index == a)
-            || s.depth_stencil.is_some_and(|r| r.index == a);
-        if used {
+        if uses_in(s, a) {
             first = first.or(Some(i as u32));
             last = Some(i as u32);
         }
@@ -710,8 +728,9 @@ fn render_command(
     let mut loads = Vec::new();
     let mut stores = Vec::new();
     let mut clear_words = Vec::new();
+    let view = (rs.view_mask != 0).then_some(stream.layer);
     for (i, a) in atts.iter().enumerate() {
-        let (first, last) = uses(pass, a.index);
+        let (first, last) = (first_use(pass, a.index, view), uses(pass, a.index).1);
         let desc = &pass.attachments[a.index as usize];
         let mut clear = None;
         let load = if let Some(v) = stream.cleared.get(&a.index) {
@@ -1001,7 +1020,8 @@ fn depth_stencil_state(
     }
     let layer = u64::from(view.range.base_array_layer + stream.layer);
     let base = va + level_offset + layer * image.layout.layer_stride;
-    let (first, last) = uses(pass, r.index);
+    let view = (rs.view_mask != 0).then_some(stream.layer);
+    let (first, last) = (first_use(pass, r.index, view), uses(pass, r.index).1);
     let first_here = first == Some(rs.subpass) && !stream.continued;
     let last_here = last == Some(rs.subpass);
     // SAFETY: a depth/stencil attachment's clear value is the depth_stencil member.
@@ -1241,7 +1261,8 @@ fn clear_partial_area(dev: &Device, rec: &mut Recording) -> Result<(), vk::Resul
     result
 }
 
-/// Draws the load-op clears of the open subpass over `area` in every stream.
+/// Draws the load-op clears of the open subpass over `area`, in each stream (layer or view)
+/// whose load op of the attachment runs in this subpass.
 fn clear_area_rects(
     dev: &Device,
     rec: &mut Recording,
@@ -1257,10 +1278,23 @@ fn clear_area_rects(
         layer_count: 1,
     }];
     let clears = rs.clears.clone();
+    // The streams (layers, or views) whose load op of attachment `a` runs in this subpass
+    // become the clear's targets; false if there are none.
+    let aim = |rec: &mut Recording, a: u32| -> Result<bool, vk::Result> {
+        let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let multiview = rs.view_mask != 0;
+        rs.targets = (0..rs.streams.len())
+            .filter(|&i| {
+                let view = multiview.then_some(rs.streams[i].layer);
+                first_use(pass, a, view) == Some(subpass)
+            })
+            .collect();
+        Ok(!rs.targets.is_empty())
+    };
     for (slot, r) in sp.colours.iter().enumerate() {
         let Some(r) = r else { continue };
-        if uses(pass, r.index).0 != Some(subpass)
-            || pass.attachments[r.index as usize].load_op != vk::AttachmentLoadOp::CLEAR
+        if pass.attachments[r.index as usize].load_op != vk::AttachmentLoadOp::CLEAR
+            || !aim(rec, r.index)?
         {
             continue;
         }
@@ -1275,10 +1309,10 @@ fn clear_area_rects(
             .ok_or(vk::Result::ERROR_UNKNOWN)?;
         super::clear::clear_rects(dev, rec, Some((slot as u32, words)), None, None, &rect)?;
     }
-    if let Some(r) = sp
-        .depth_stencil
-        .filter(|r| uses(pass, r.index).0 == Some(subpass))
-    {
+    if let Some(r) = sp.depth_stencil {
+        if !aim(rec, r.index)? {
+            return Ok(());
+        }
         let desc = &pass.attachments[r.index as usize];
         let kind = format::aspects(desc.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
         // SAFETY: a depth/stencil attachment's clear value is the depth_stencil member.
@@ -1389,22 +1423,52 @@ fn end_subpass(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
         Image::from_handle(sv.image).ok_or(vk::Result::ERROR_UNKNOWN)?,
         Image::from_handle(dv.image).ok_or(vk::Result::ERROR_UNKNOWN)?,
     );
-    let mut aspects = vk::ImageAspectFlags::empty();
-    if resolve.depth_mode != vk::ResolveModeFlags::NONE {
-        aspects |= vk::ImageAspectFlags::DEPTH & sv.range.aspect_mask;
+    // An aspect the subpass does not resolve keeps what the resolve attachment's own load op
+    // gives it: a clear, when this is the attachment's first use.
+    let desc = &pass.attachments[resolve.attachment.index as usize];
+    let first_here = uses(pass, resolve.attachment.index).0 == Some(rs.subpass);
+    let (mut resolved, mut cleared) =
+        (vk::ImageAspectFlags::empty(), vk::ImageAspectFlags::empty());
+    for (aspect, mode, load_op) in [
+        (
+            vk::ImageAspectFlags::DEPTH,
+            resolve.depth_mode,
+            desc.load_op,
+        ),
+        (
+            vk::ImageAspectFlags::STENCIL,
+            resolve.stencil_mode,
+            desc.stencil_load_op,
+        ),
+    ] {
+        if mode != vk::ResolveModeFlags::NONE {
+            resolved |= aspect & sv.range.aspect_mask;
+        } else if first_here && load_op == vk::AttachmentLoadOp::CLEAR {
+            cleared |= aspect & dv.range.aspect_mask;
+        }
     }
-    if resolve.stencil_mode != vk::ResolveModeFlags::NONE {
-        aspects |= vk::ImageAspectFlags::STENCIL & sv.range.aspect_mask;
-    }
+    // SAFETY: a depth/stencil attachment's clear value is the depth_stencil member.
+    let value = rs
+        .clears
+        .get(resolve.attachment.index as usize)
+        .map(|c| unsafe { c.depth_stencil })
+        .unwrap_or_default();
     let area = rs.area;
-    if aspects.is_empty() {
+    if resolved.is_empty() && cleared.is_empty() {
         return Ok(());
     }
     for layer in layers {
         rec.barrier_pending = true;
         let src = (sv.range.base_mip_level, sv.range.base_array_layer + layer);
         let dst = (dv.range.base_mip_level, dv.range.base_array_layer + layer);
-        super::blit::resolve_depth_stencil_sample_zero(dev, rec, si, di, aspects, src, dst, area)?;
+        if !resolved.is_empty() {
+            super::blit::resolve_depth_stencil_sample_zero(
+                dev, rec, si, di, resolved, src, dst, area,
+            )?;
+        }
+        if !cleared.is_empty() {
+            super::blit::clear_depth_stencil_area(dev, rec, di, &value, cleared, dst, area)?;
+        }
     }
     rec.barrier_pending = true;
     Ok(())

@@ -12,7 +12,7 @@ use super::super::image::{Image, Tol};
 use super::super::needs::Needs;
 use super::super::raster::{cover, Cover, SAMPLES_4X};
 use super::super::run::{Out, Scene};
-use super::{want_rgba8, D32, RGBA8};
+use super::{want_rgba8, D32, D32S8, RGBA8};
 use ash::vk;
 
 const RGBA8UI: vk::Format = vk::Format::R8G8B8A8_UINT;
@@ -55,6 +55,19 @@ pub fn scenes() -> Vec<Scene> {
                     .extension(ash::khr::depth_stencil_resolve::NAME)
             },
             run: depth_resolve_sample_zero,
+        },
+        Scene {
+            name: "stencil_resolve_depth_cleared",
+            size: 64,
+            needs: || {
+                Needs::new()
+                    .color(RGBA8)
+                    .depth(D32S8)
+                    .msaa(D32S8, DEPTH_USAGE, X4)
+                    .extension(ash::khr::depth_stencil_resolve::NAME)
+                    .independent_resolve_none()
+            },
+            run: stencil_resolve_depth_cleared,
         },
         Scene {
             name: "dynamic_rendering",
@@ -444,6 +457,117 @@ fn depth_resolve_sample_zero(f: &mut Frame) -> R<Vec<Out>> {
     Ok(vec![
         Out::new(gc, Some(wc), Tol::UNORM8),
         Out::new(gd, Some(wd), Tol::EXACT),
+    ])
+}
+
+/// A 4x D32S8 attachment resolved into a single-sample D32S8 one with stencil mode
+/// SAMPLE_ZERO and depth mode NONE: the resolve attachment's depth gets what its own load op
+/// gives it (a clear to 0.625), its stencil sample 0's value (a triangle that replaces the
+/// cleared 7 with 0x5a).
+fn stencil_resolve_depth_cleared(f: &mut Frame) -> R<Vec<Out>> {
+    let (_ms, msv) = f.depth_target(D32S8, X4)?;
+    let (res, resv) = f.depth_target(D32S8, ONE)?;
+    let both = vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL;
+    let mut ms = att2(D32S8, X4, vk::AttachmentLoadOp::CLEAR, SRC);
+    ms.stencil_load_op = vk::AttachmentLoadOp::CLEAR;
+    let mut resolved = att2(D32S8, ONE, vk::AttachmentLoadOp::CLEAR, SRC);
+    resolved.stencil_store_op = vk::AttachmentStoreOp::STORE;
+    let atts = [ms, resolved];
+    let d = ref2(0, DEPTH_OPT, both);
+    let dr = ref2(1, DEPTH_OPT, both);
+    let mut ds_resolve = vk::SubpassDescriptionDepthStencilResolve::default()
+        .depth_resolve_mode(vk::ResolveModeFlags::NONE)
+        .stencil_resolve_mode(vk::ResolveModeFlags::SAMPLE_ZERO)
+        .depth_stencil_resolve_attachment(&dr);
+    let subs = [vk::SubpassDescription2::default()
+        .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+        .depth_stencil_attachment(&d)
+        .push_next(&mut ds_resolve)];
+    let rp = f.render_pass2(
+        &vk::RenderPassCreateInfo2::default()
+            .attachments(&atts)
+            .subpasses(&subs),
+    )?;
+    let fb = f.framebuffer(rp, &[msv, resv])?;
+    let replace = vk::StencilOpState {
+        fail_op: vk::StencilOp::KEEP,
+        pass_op: vk::StencilOp::REPLACE,
+        depth_fail_op: vk::StencilOp::KEEP,
+        compare_op: vk::CompareOp::ALWAYS,
+        compare_mask: 0xff,
+        write_mask: 0xff,
+        reference: 0x5a,
+    };
+    let pipe = f.pipeline(
+        &Pipe {
+            fs: "",
+            samples: X4,
+            depth: Some((true, true, vk::CompareOp::ALWAYS)),
+            stencil: Some((replace, replace)),
+            ..Pipe::default()
+        },
+        rp,
+    )?;
+    let verts = odd_triangle(f, 0.25, c8(255, 0, 0, 255), TRI);
+    let vb = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(&verts))?;
+    let rp2 = f
+        .gpu
+        .rp2
+        .as_ref()
+        .ok_or("VK_KHR_create_renderpass2 is not enabled")?;
+    let clears = [clear_depth(1.0, 7), clear_depth(0.625, 3)];
+    let begin = vk::RenderPassBeginInfo::default()
+        .render_pass(rp)
+        .framebuffer(fb)
+        .render_area(whole(f))
+        .clear_values(&clears);
+    let inline = vk::SubpassBeginInfo::default().contents(vk::SubpassContents::INLINE);
+    f.submit(|cb| {
+        // SAFETY: recording; the pass, framebuffer and buffer are alive.
+        unsafe { rp2.cmd_begin_render_pass2(cb, &begin, &inline) };
+        f.full_viewport(cb);
+        f.draw(cb, pipe, vb, 3);
+        // SAFETY: as above, in the pass's only subpass.
+        unsafe { rp2.cmd_end_render_pass2(cb, &vk::SubpassEndInfo::default()) };
+    })?;
+    let size = (f.w, f.h);
+    let gd = f.read_level(
+        "depth",
+        res,
+        (D32S8, D32),
+        vk::ImageAspectFlags::DEPTH,
+        SRC,
+        size,
+        0,
+    )?;
+    let gs = f.read(
+        "stencil",
+        res,
+        vk::Format::S8_UINT,
+        vk::ImageAspectFlags::STENCIL,
+        SRC,
+    )?;
+    let wd = Image::new("depth", f.w, f.h, D32, [0.625, 0.0, 0.0, 0.0]);
+    let mut ws = Image::new(
+        "stencil",
+        f.w,
+        f.h,
+        vk::Format::S8_UINT,
+        [7.0, 0.0, 0.0, 0.0],
+    );
+    let s0 = SAMPLES_4X[0];
+    for y in 0..f.h {
+        for x in 0..f.w {
+            match cover(&TRI, [x as f64 + s0[0], y as f64 + s0[1]]) {
+                Cover::In(_) => ws.set(x, y, [90.0, 0.0, 0.0, 0.0]),
+                Cover::Edge => ws.ignore(x, y),
+                Cover::Out => {}
+            }
+        }
+    }
+    Ok(vec![
+        Out::new(gd, Some(wd), Tol::EXACT),
+        Out::new(gs, Some(ws), Tol::EXACT),
     ])
 }
 

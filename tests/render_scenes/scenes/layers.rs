@@ -58,6 +58,12 @@ pub fn scenes() -> Vec<Scene> {
             run: multiview_mask_clear,
         },
         Scene {
+            name: "multiview_subpass_masks",
+            size: 64,
+            needs: || multiview(2),
+            run: multiview_subpass_masks,
+        },
+        Scene {
             name: "layered_clear",
             size: 64,
             needs: || {
@@ -406,6 +412,150 @@ fn multiview_mask_clear(f: &mut Frame) -> R<Vec<Out>> {
             );
             want
         };
+        outs.push(Out::new(got, Some(want), Tol::EXACT));
+    }
+    Ok(outs)
+}
+
+/// Two subpasses of one multiview pass, view masks 0b01 and 0b10, over a partial render area
+/// of a two-layer image cleared beforehand: each view's LOAD_OP_CLEAR runs in the first
+/// subpass whose mask holds it (view 1's in subpass 1, inside the area only), and each
+/// subpass draws into its own view.
+fn multiview_subpass_masks(f: &mut Frame) -> R<Vec<Out>> {
+    let (w, h) = (f.w, f.h);
+    let img = f.image_layers(RGBA8, w, h, 2, CLEARED_USAGE, ONE, NO_FLAGS)?;
+    let arr = vk::ImageViewType::TYPE_2D_ARRAY;
+    let cv = f.view_of(img, RGBA8, vk::ImageAspectFlags::COLOR, arr, 0, 2)?;
+    let att = vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL;
+    let mut color = color_att(RGBA8, ONE, vk::AttachmentLoadOp::CLEAR, att);
+    color.final_layout = att;
+    let cref = [vk::AttachmentReference {
+        attachment: 0,
+        layout: att,
+    }];
+    let sub = vk::SubpassDescription::default()
+        .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+        .color_attachments(&cref);
+    let (subs, masks) = ([sub, sub], [0b01u32, 0b10]);
+    let mut mv = vk::RenderPassMultiviewCreateInfo::default().view_masks(&masks);
+    let atts = [color];
+    let out = vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT;
+    let deps = [vk::SubpassDependency {
+        src_subpass: 0,
+        dst_subpass: 1,
+        src_stage_mask: out,
+        dst_stage_mask: out,
+        src_access_mask: vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
+        dst_access_mask: vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
+        dependency_flags: vk::DependencyFlags::empty(),
+    }];
+    let rp = f.render_pass(
+        &vk::RenderPassCreateInfo::default()
+            .attachments(&atts)
+            .subpasses(&subs)
+            .dependencies(&deps)
+            .push_next(&mut mv),
+    )?;
+    let fb = f.framebuffer(rp, &[cv])?;
+    let pipes = [0u32, 1].map(|subpass| {
+        f.pipeline(
+            &Pipe {
+                vs: "multiview.vert",
+                fs: "multiview.frag",
+                subpass,
+                ..Pipe::default()
+            },
+            rp,
+        )
+    });
+    let [p0, p1] = pipes;
+    let (p0, p1) = (p0?, p1?);
+    let before = [c8(90, 90, 90, 255), c8(10, 200, 30, 255)];
+    let pass_bg = c8(0, 0, 40, 255);
+    // Not a whole number of 32-pixel tiles: the load op is drawn as a clear of the area.
+    let area = [0u32, 0, 40, 64];
+    let quads = [
+        ([4u32, 4, 28, 28], c8(255, 128, 0, 255)),
+        ([2u32, 36, 12, 60], c8(250, 250, 0, 255)),
+    ];
+    let mut verts: Vec<V> = Vec::new();
+    for (r, c) in quads {
+        verts.extend(f.rect_w(r.map(|v| v as f32), 0.5, c, true));
+    }
+    let vb = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(&verts))?;
+    let color_rw = vk::AccessFlags::COLOR_ATTACHMENT_READ | vk::AccessFlags::COLOR_ATTACHMENT_WRITE;
+    f.submit(|cb| {
+        let aspect = vk::ImageAspectFlags::COLOR;
+        pipeline_barrier(
+            f,
+            cb,
+            vk::PipelineStageFlags::TOP_OF_PIPE,
+            vk::PipelineStageFlags::TRANSFER,
+            &[barrier(
+                img,
+                aspect,
+                0,
+                2,
+                vk::ImageLayout::UNDEFINED,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                vk::AccessFlags::empty(),
+                vk::AccessFlags::TRANSFER_WRITE,
+            )],
+        );
+        clear_layers(f, cb, img, &before);
+        pipeline_barrier(
+            f,
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            &[barrier(
+                img,
+                aspect,
+                0,
+                2,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                att,
+                vk::AccessFlags::TRANSFER_WRITE,
+                color_rw,
+            )],
+        );
+        let clears = [clear_color(pass_bg)];
+        let info = vk::RenderPassBeginInfo::default()
+            .render_pass(rp)
+            .framebuffer(fb)
+            .render_area(vk::Rect2D {
+                offset: vk::Offset2D::default(),
+                extent: vk::Extent2D {
+                    width: area[2],
+                    height: area[3],
+                },
+            })
+            .clear_values(&clears);
+        // SAFETY: recording; the pass, framebuffer, pipelines and buffer are alive.
+        unsafe {
+            f.d.cmd_begin_render_pass(cb, &info, vk::SubpassContents::INLINE);
+            f.full_viewport(cb);
+            f.d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, p0);
+            f.d.cmd_bind_vertex_buffers(cb, 0, &[vb], &[0]);
+            f.d.cmd_draw(cb, 6, 1, 0, 0);
+            f.d.cmd_next_subpass(cb, vk::SubpassContents::INLINE);
+            f.full_viewport(cb);
+            f.d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, p1);
+            f.d.cmd_bind_vertex_buffers(cb, 0, &[vb], &[0]);
+            f.d.cmd_draw(cb, 6, 1, 6, 0);
+            f.d.cmd_end_render_pass(cb);
+        }
+    })?;
+    let mut outs = Vec::new();
+    for view in 0..2u32 {
+        let label = format!("layer{view}");
+        let got = f.read_layer(&label, img, RGBA8, vk::ImageAspectFlags::COLOR, att, view)?;
+        let mut want = Image::new(&label, w, h, RGBA8, codes(before[view as usize]));
+        want.fill(area[0], area[1], area[2], area[3], codes(pass_bg));
+        let (r, c) = quads[view as usize];
+        let dx = VIEW_SHIFT * view;
+        let right = (r[2] + dx).min(area[2]);
+        want.fill(r[0] + dx, r[1], right, r[3], view_swizzle(codes(c), view));
         outs.push(Out::new(got, Some(want), Tol::EXACT));
     }
     Ok(outs)
