@@ -60,7 +60,8 @@ pub const SUPPORTED_FLAGS: vk::ImageCreateFlags = vk::ImageCreateFlags::from_raw
     vk::ImageCreateFlags::CUBE_COMPATIBLE.as_raw()
         | vk::ImageCreateFlags::MUTABLE_FORMAT.as_raw()
         | vk::ImageCreateFlags::ALIAS.as_raw()
-        | vk::ImageCreateFlags::EXTENDED_USAGE.as_raw(),
+        | vk::ImageCreateFlags::EXTENDED_USAGE.as_raw()
+        | vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE.as_raw(),
 );
 
 /// Faces of a cube.
@@ -166,6 +167,13 @@ pub fn format_properties(
     {
         return None;
     }
+    // 2D and 2D array views of depth slices (VK_KHR_maintenance1): a slice of a 3D image is
+    // laid out as an array layer is (hw::g13::layout), so it is rendered as one.
+    if flags.contains(vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE)
+        && ty != vk::ImageType::TYPE_3D
+    {
+        return None;
+    }
     // Cube maps are 2D and need layers, which only optimal tiling has.
     let cube = flags.contains(vk::ImageCreateFlags::CUBE_COMPATIBLE);
     if cube && (ty != vk::ImageType::TYPE_2D || tiling != vk::ImageTiling::OPTIMAL) {
@@ -197,7 +205,7 @@ pub fn format_properties(
                 height: MAX_3D,
                 depth: MAX_3D,
             },
-            1,
+            levels_for(MAX_3D),
             1,
         ),
         (vk::ImageTiling::LINEAR, vk::ImageType::TYPE_2D) => (

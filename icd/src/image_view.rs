@@ -40,8 +40,29 @@ fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView,
     } else {
         r.level_count
     };
+    // A 2D or 2D array view of a 3D image (2D_ARRAY_COMPATIBLE) takes depth slices of one
+    // level as its layers.
+    let slices = image.is_3d()
+        && matches!(
+            info.view_type,
+            vk::ImageViewType::TYPE_2D | vk::ImageViewType::TYPE_2D_ARRAY
+        );
+    let image_layers = if slices {
+        if !image
+            .flags
+            .contains(vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE)
+        {
+            return Err("a 2D view of a 3D image that is not 2D_ARRAY_COMPATIBLE".into());
+        }
+        if levels != 1 {
+            return Err(format!("a 2D view of {levels} levels of a 3D image"));
+        }
+        (image.extent.depth >> r.base_mip_level).max(1)
+    } else {
+        image.layers
+    };
     let layers = if r.layer_count == vk::REMAINING_ARRAY_LAYERS {
-        image.layers.saturating_sub(r.base_array_layer)
+        image_layers.saturating_sub(r.base_array_layer)
     } else {
         r.layer_count
     };
@@ -55,11 +76,11 @@ fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView,
             .is_none_or(|end| end > image.levels)
         || r.base_array_layer
             .checked_add(layers)
-            .is_none_or(|end| end > image.layers)
+            .is_none_or(|end| end > image_layers)
     {
         return Err(format!(
             "levels {}+{levels} and layers {}+{layers} are outside the image's {} and {}",
-            r.base_mip_level, r.base_array_layer, image.levels, image.layers
+            r.base_mip_level, r.base_array_layer, image.levels, image_layers
         ));
     }
     if info.format != image.vk_format {

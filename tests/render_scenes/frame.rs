@@ -337,6 +337,29 @@ impl<'g> Frame<'g> {
         self.image_from(&info)
     }
 
+    /// A 3D image of `levels` mip levels, created with `flags`.
+    pub fn image_3d(
+        &mut self,
+        format: vk::Format,
+        extent: vk::Extent3D,
+        levels: u32,
+        usage: vk::ImageUsageFlags,
+        flags: vk::ImageCreateFlags,
+    ) -> R<vk::Image> {
+        let info = vk::ImageCreateInfo::default()
+            .flags(flags)
+            .image_type(vk::ImageType::TYPE_3D)
+            .format(format)
+            .extent(extent)
+            .mip_levels(levels)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        self.image_from(&info)
+    }
+
     /// A 2D image of `layers` array layers, created with `flags`.
     #[allow(clippy::too_many_arguments)]
     pub fn image_layers(
@@ -424,6 +447,15 @@ impl<'g> Frame<'g> {
         // SAFETY: valid image and create info.
         let v =
             unsafe { self.d.create_image_view(&info, None) }.map_err(vkerr("vkCreateImageView"))?;
+        self.views.push(v);
+        Ok(v)
+    }
+
+    /// A view from a whole create info.
+    pub fn view_from(&mut self, info: &vk::ImageViewCreateInfo) -> R<vk::ImageView> {
+        // SAFETY: valid device; the caller's create info names a live image.
+        let v =
+            unsafe { self.d.create_image_view(info, None) }.map_err(vkerr("vkCreateImageView"))?;
         self.views.push(v);
         Ok(v)
     }
@@ -958,7 +990,7 @@ impl<'g> Frame<'g> {
         w: u32,
         h: u32,
     ) -> R<Image> {
-        let at = (0, 0, barrier_aspects(format, aspect));
+        let at = (0, 0, barrier_aspects(format, aspect), 0);
         self.read_region(label, image, format, aspect, layout, w, h, at)
     }
 
@@ -981,8 +1013,35 @@ impl<'g> Frame<'g> {
             vk::ImageAspectFlags::COLOR => aspect,
             _ => ds_aspects(image_format),
         };
-        let at = (0, level, barrier);
+        let at = (0, level, barrier, 0);
         self.read_region(label, image, format, aspect, layout, lw, lh, at)
+    }
+
+    /// Like `read_level`, of depth slice `z` of a colour 3D image (the whole level changes
+    /// layout, as a 3D image's barriers name all its slices).
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_slice(
+        &mut self,
+        label: &str,
+        image: vk::Image,
+        format: vk::Format,
+        layout: vk::ImageLayout,
+        (w, h): (u32, u32),
+        level: u32,
+        z: u32,
+    ) -> R<Image> {
+        let (lw, lh) = ((w >> level).max(1), (h >> level).max(1));
+        let at = (0, level, vk::ImageAspectFlags::COLOR, z);
+        self.read_region(
+            label,
+            image,
+            format,
+            vk::ImageAspectFlags::COLOR,
+            layout,
+            lw,
+            lh,
+            at,
+        )
     }
 
     /// Like `read`, of array layer `layer` (only that layer changes layout).
@@ -996,7 +1055,7 @@ impl<'g> Frame<'g> {
         layer: u32,
     ) -> R<Image> {
         let (w, h) = (self.w, self.h);
-        let at = (layer, 0, barrier_aspects(format, aspect));
+        let at = (layer, 0, barrier_aspects(format, aspect), 0);
         self.read_region(label, image, format, aspect, layout, w, h, at)
     }
 
@@ -1010,8 +1069,9 @@ impl<'g> Frame<'g> {
         layout: vk::ImageLayout,
         w: u32,
         h: u32,
-        // Array layer, mip level and the aspects the layout transition names.
-        (layer, level, barrier_aspect): (u32, u32, vk::ImageAspectFlags),
+        // Array layer, mip level, the aspects the layout transition names, and the depth slice
+        // (of a 3D image).
+        (layer, level, barrier_aspect, z): (u32, u32, vk::ImageAspectFlags, u32),
     ) -> R<Image> {
         let texel = super::image::fmt(format).bytes;
         let len = (w * h) as usize * texel;
@@ -1041,6 +1101,11 @@ impl<'g> Frame<'g> {
                 mip_level: level,
                 base_array_layer: layer,
                 layer_count: 1,
+            },
+            image_offset: vk::Offset3D {
+                x: 0,
+                y: 0,
+                z: z as i32,
             },
             image_extent: vk::Extent3D {
                 width: w,

@@ -414,7 +414,7 @@ pub fn fill(
             r.base_array_layer,
         )?;
         let slices = if img.is_3d() {
-            img.extent.depth
+            (img.extent.depth >> level).max(1)
         } else {
             layers
         };

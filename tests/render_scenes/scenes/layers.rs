@@ -1,6 +1,7 @@
 //! Layered rendering: multiview passes (VK_KHR_multiview) broadcasting draws and clears to the
 //! layers of their view mask, a framebuffer of several layers cleared by LOAD_OP_CLEAR and
-//! vkCmdClearAttachments, and one face of a cube-compatible image rendered through a 2D view.
+//! vkCmdClearAttachments, one face of a cube-compatible image rendered through a 2D view, and one
+//! depth slice of a mip level of a 3D image rendered through a 2D view (2D_ARRAY_COMPATIBLE).
 
 use super::super::frame::{
     bytes_of, c8, clear_color, clear_depth, codes, color_att, depth_att, layers, Frame, Pipe, R, V,
@@ -86,6 +87,12 @@ pub fn scenes() -> Vec<Scene> {
                 )
             },
             run: cube_face,
+        },
+        Scene {
+            name: "slice_of_3d_level",
+            size: 32,
+            needs: || Needs::new().color(RGBA8),
+            run: slice_of_3d_level,
         },
     ]
 }
@@ -741,6 +748,145 @@ fn cube_face(f: &mut Frame) -> R<Vec<Out>> {
         let got = f.read_layer(&label, img, RGBA8, aspect, layout, layer)?;
         let mut want = Image::new(&label, w, h, RGBA8, codes(c));
         if layer == FACE {
+            draw_tri(
+                &mut want,
+                &flat_tri(tri, tri_c.map(|v| v as f64)),
+                Interp::Flat,
+            );
+        }
+        outs.push(Out::new(got, Some(want), Tol::EXACT));
+    }
+    Ok(outs)
+}
+
+/// A 64x64x4 3D image of two levels (2D_ARRAY_COMPATIBLE): vkCmdClearColorImage clears level 0
+/// and level 1 (32x32x2) to colours of their own; a pass loads depth slice 1 of level 1 through
+/// a 2D view and draws a triangle on it. Slice 0 of level 1 and the last slice of level 0 keep
+/// their clear colours: the clear of level 1 covers its two slices only, and the view lands on
+/// the slice it names.
+fn slice_of_3d_level(f: &mut Frame) -> R<Vec<Out>> {
+    const LEVEL: u32 = 1;
+    const SLICE: u32 = 1;
+    let (w, h) = (2 * f.w, 2 * f.h);
+    let img = f.image_3d(
+        RGBA8,
+        vk::Extent3D {
+            width: w,
+            height: h,
+            depth: 4,
+        },
+        2,
+        CLEARED_USAGE,
+        vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE,
+    )?;
+    let aspect = vk::ImageAspectFlags::COLOR;
+    let level = |l: u32| vk::ImageSubresourceRange {
+        base_mip_level: l,
+        level_count: 1,
+        ..layers(aspect, 0, 1)
+    };
+    let info = vk::ImageViewCreateInfo::default()
+        .image(img)
+        .view_type(vk::ImageViewType::TYPE_2D)
+        .format(RGBA8)
+        .subresource_range(vk::ImageSubresourceRange {
+            base_mip_level: LEVEL,
+            ..layers(aspect, SLICE, 1)
+        });
+    let slice = f.view_from(&info)?;
+    let att = vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL;
+    let rp = {
+        let atts = [color_att(RGBA8, ONE, vk::AttachmentLoadOp::LOAD, att)];
+        let cref = [vk::AttachmentReference {
+            attachment: 0,
+            layout: att,
+        }];
+        let subs = [vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&cref)];
+        f.render_pass(
+            &vk::RenderPassCreateInfo::default()
+                .attachments(&atts)
+                .subpasses(&subs),
+        )?
+    };
+    let fb = f.framebuffer(rp, &[slice])?;
+    let pipe = f.pipeline(&Pipe::default(), rp)?;
+    let (c0, c1) = (c8(200, 60, 20, 255), c8(30, 90, 210, 255));
+    let tri_c = c8(250, 240, 40, 255);
+    let tri = [[3.0, 2.0], [29.5, 11.25], [9.75, 30.0]];
+    let verts: Vec<V> = tri
+        .iter()
+        .map(|p: &[f64; 2]| f.v(p[0] as f32, p[1] as f32, 0.5, tri_c))
+        .collect();
+    let vb = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(&verts))?;
+    f.submit(|cb| {
+        let mut to_dst = barrier(
+            img,
+            aspect,
+            0,
+            1,
+            vk::ImageLayout::UNDEFINED,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            vk::AccessFlags::empty(),
+            vk::AccessFlags::TRANSFER_WRITE,
+        );
+        to_dst.subresource_range.level_count = 2;
+        pipeline_barrier(
+            f,
+            cb,
+            vk::PipelineStageFlags::TOP_OF_PIPE,
+            vk::PipelineStageFlags::TRANSFER,
+            &[to_dst],
+        );
+        for (l, c) in [(0, c0), (LEVEL, c1)] {
+            // SAFETY: recording outside a render pass; the image has TRANSFER_DST usage.
+            unsafe {
+                f.d.cmd_clear_color_image(
+                    cb,
+                    img,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &vk::ClearColorValue { float32: c },
+                    &[level(l)],
+                )
+            };
+        }
+        let mut to_att = barrier(
+            img,
+            aspect,
+            0,
+            1,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            att,
+            vk::AccessFlags::TRANSFER_WRITE,
+            vk::AccessFlags::COLOR_ATTACHMENT_READ | vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
+        );
+        to_att.subresource_range = level(LEVEL);
+        pipeline_barrier(
+            f,
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            &[to_att],
+        );
+        f.begin(cb, rp, fb, &[]);
+        f.draw(cb, pipe, vb, 3);
+        // SAFETY: recording, inside the pass begun above.
+        unsafe { f.d.cmd_end_render_pass(cb) };
+    })?;
+    let src = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+    let dst = vk::ImageLayout::TRANSFER_DST_OPTIMAL;
+    let mut outs = Vec::new();
+    // The pass left level 1 in TRANSFER_SRC_OPTIMAL (its final layout); level 0 stays where the
+    // clear left it.
+    let top = f.read_slice("level0_slice3", img, RGBA8, dst, (w, h), 0, 3)?;
+    let want = Image::new("level0_slice3", w, h, RGBA8, codes(c0));
+    outs.push(Out::new(top, Some(want), Tol::EXACT));
+    for z in 0..2 {
+        let label = format!("level1_slice{z}");
+        let got = f.read_slice(&label, img, RGBA8, src, (w, h), LEVEL, z)?;
+        let mut want = Image::new(&label, f.w, f.h, RGBA8, codes(c1));
+        if z == SLICE {
             draw_tri(
                 &mut want,
                 &flat_tri(tri, tri_c.map(|v| v as f64)),
