@@ -5,7 +5,8 @@
 //! the first one's depth) rejects everywhere, counts 0; a non-precise query around a disjoint
 //! rectangle is nonzero; a query that is never begun stays unavailable. Results are read with
 //! vkGetQueryPoolResults (with and without WAIT, 32/64-bit, WITH_AVAILABILITY, PARTIAL) and
-//! copied with vkCmdCopyQueryPoolResults.
+//! copied with vkCmdCopyQueryPoolResults. In a subpass without attachments, a precise query
+//! counts samples at the pipeline's rasterization sample count.
 
 mod common;
 
@@ -1196,6 +1197,143 @@ fn secondary_draws_count_into_inherited_and_own_queries() {
         dev.destroy_render_pass(pass, None);
         dev.destroy_image_view(colour_view, None);
         dev.destroy_image(colour_image, None);
+        dev.destroy_buffer(vb, None);
+        for m in mem.0 {
+            dev.free_memory(m, None);
+        }
+        dev.destroy_device(None);
+    }
+    assert_no_validation_messages();
+}
+
+/// A subpass without attachments rasterizes at its pipelines' sample count: a precise query
+/// around COUNTED counts one sample per covered pixel at 1x and four at 4x (the rectangle's
+/// edges are on pixel edges, so a pixel has all its samples in or none), each in a render
+/// pass instance of its own. The pipelines have no fragment stage, as nothing is written.
+#[test]
+fn attachmentless_subpass_counts_samples() {
+    let ctx = Ctx::new();
+    let (dev, queue) = device(&ctx);
+    let mut mem = Memory(Vec::new());
+    let vb_bytes: Vec<u8> = rect_vertices(COUNTED)
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let (vb, vb_ptr) = mem.buffer(
+        &ctx,
+        &dev,
+        vb_bytes.len() as u64,
+        vk::BufferUsageFlags::VERTEX_BUFFER,
+    );
+    // SAFETY: the mapping holds the buffer's bytes.
+    unsafe { std::ptr::copy_nonoverlapping(vb_bytes.as_ptr(), vb_ptr, vb_bytes.len()) };
+    // SAFETY: valid device and create infos; every object is destroyed after the GPU is idle.
+    unsafe {
+        let subpass =
+            [vk::SubpassDescription::default()
+                .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)];
+        let pass = dev
+            .create_render_pass(
+                &vk::RenderPassCreateInfo::default().subpasses(&subpass),
+                None,
+            )
+            .unwrap();
+        let fb = dev
+            .create_framebuffer(
+                &vk::FramebufferCreateInfo::default()
+                    .render_pass(pass)
+                    .width(SIZE)
+                    .height(SIZE)
+                    .layers(1),
+                None,
+            )
+            .unwrap();
+        let shaders = Shaders::new(&dev);
+        let counts = [vk::SampleCountFlags::TYPE_1, vk::SampleCountFlags::TYPE_4];
+        let pipelines: Vec<vk::Pipeline> = counts
+            .iter()
+            .map(|&samples| {
+                let mut spec = PipelineSpec::new(SIZE);
+                spec.samples = samples;
+                spec.colour = false;
+                spec.fragment = false;
+                shaders.pipeline(&dev, pass, &spec)
+            })
+            .collect();
+        let qp = dev
+            .create_query_pool(
+                &vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::OCCLUSION)
+                    .query_count(2),
+                None,
+            )
+            .unwrap();
+        let cmd_pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(cmd_pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        dev.cmd_reset_query_pool(cb, qp, 0, 2);
+        let area = vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: SIZE,
+                height: SIZE,
+            },
+        };
+        for (i, &pipeline) in pipelines.iter().enumerate() {
+            dev.cmd_begin_render_pass(
+                cb,
+                &vk::RenderPassBeginInfo::default()
+                    .render_pass(pass)
+                    .framebuffer(fb)
+                    .render_area(area),
+                vk::SubpassContents::INLINE,
+            );
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            dev.cmd_bind_vertex_buffers(cb, 0, &[vb], &[0]);
+            dev.cmd_push_constants(
+                cb,
+                shaders.layout,
+                vk::ShaderStageFlags::FRAGMENT,
+                0,
+                &[0u8; 16],
+            );
+            dev.cmd_begin_query(cb, qp, i as u32, vk::QueryControlFlags::PRECISE);
+            dev.cmd_draw(cb, 6, 1, 0, 0);
+            dev.cmd_end_query(cb, qp, i as u32);
+            dev.cmd_end_render_pass(cb);
+        }
+        dev.end_command_buffer(cb).unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&[cb])],
+            vk::Fence::null(),
+        )
+        .unwrap();
+        dev.queue_wait_idle(queue).unwrap();
+        let mut got = [0u64; 2];
+        dev.get_query_pool_results(qp, 0, &mut got, vk::QueryResultFlags::TYPE_64)
+            .expect("both queries are available");
+        assert_eq!(got, [covered(COUNTED), 4 * covered(COUNTED)]);
+        dev.destroy_command_pool(cmd_pool, None);
+        dev.destroy_query_pool(qp, None);
+        for p in pipelines {
+            dev.destroy_pipeline(p, None);
+        }
+        shaders.destroy(&dev);
+        dev.destroy_framebuffer(fb, None);
+        dev.destroy_render_pass(pass, None);
         dev.destroy_buffer(vb, None);
         for m in mem.0 {
             dev.free_memory(m, None);

@@ -483,6 +483,9 @@ pub struct CoverageOptions {
     pub sample_mask: u32,
     /// `alphaToOneEnable`: the alpha of every non-integer colour output is 1.0.
     pub alpha_to_one: bool,
+    /// `alphaToCoverageEnable`: the alpha written to location 0 keeps a proportional share of
+    /// the samples (the rest are killed like the sample mask's).
+    pub alpha_to_coverage: bool,
 }
 
 impl Default for CoverageOptions {
@@ -490,6 +493,7 @@ impl Default for CoverageOptions {
         CoverageOptions {
             sample_mask: u32::MAX,
             alpha_to_one: false,
+            alpha_to_coverage: false,
         }
     }
 }

@@ -271,6 +271,14 @@ pub fn subpass_tilebuffer(pass: &RenderPass, subpass: u32) -> Result<TilebufferL
     Ok(layout)
 }
 
+/// Whether subpass `subpass` has neither colour nor depth/stencil attachments: its sample
+/// count is then its pipelines' `rasterizationSamples`.
+pub fn attachmentless(pass: &RenderPass, subpass: u32) -> bool {
+    pass.subpasses
+        .get(subpass as usize)
+        .is_some_and(|sp| sp.colours.iter().all(Option::is_none) && sp.depth_stencil.is_none())
+}
+
 /// How the fragment shaders of subpass `subpass` read each of its input attachments
 /// (docs/render-abi.md section 4): one that is also a colour attachment of the subpass in the
 /// tilebuffer from there, every other from memory (depth/stencil ones by aspect).
@@ -599,9 +607,7 @@ pub unsafe fn create_one(
     let samples = ms.map(|m| m.rasterization_samples.as_raw()).unwrap_or(1);
     let mut coverage = compiler::CoverageOptions::default();
     if let Some(m) = ms {
-        if m.alpha_to_coverage_enable != 0 {
-            return unsupported("alpha to coverage");
-        }
+        coverage.alpha_to_coverage = m.alpha_to_coverage_enable != 0 && !discard;
         coverage.alpha_to_one = m.alpha_to_one_enable != 0;
         // The fragment shader kills the samples the mask drops (the rasterizer has no mask).
         // SAFETY: valid usage: a non-null pSampleMask holds ceil(samples / 32) words, and
@@ -616,7 +622,13 @@ pub unsafe fn create_one(
     }
     // Any minSampleShading is met by shading every sample, the only rate the compiler has.
     let sample_shading = ms.is_some_and(|m| m.sample_shading_enable != 0);
-    let tilebuffer = subpass_tilebuffer(pass, subpass_index)?;
+    let mut tilebuffer = subpass_tilebuffer(pass, subpass_index)?;
+    // A subpass without attachments rasterizes at its pipelines' sample count (the render
+    // takes it from the first draw: cmd_buffer/render.rs `adopt_samples`).
+    if attachmentless(pass, subpass_index) && matches!(samples, 1 | 4) {
+        tilebuffer = TilebufferLayout::build(&vec![None; subpass.colours.len()], samples)
+            .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+    }
     if !matches!(samples, 1 | 4) || samples != tilebuffer.samples {
         return unsupported(format!(
             "{samples} rasterization samples in a subpass of {}",

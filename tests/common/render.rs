@@ -142,6 +142,8 @@ pub struct PipelineSpec {
     /// Depth test and write with this compare op.
     pub depth: Option<vk::CompareOp>,
     pub blend: vk::PipelineColorBlendAttachmentState,
+    /// The subpass has a colour attachment (else the blend state has none).
+    pub colour: bool,
 }
 
 impl PipelineSpec {
@@ -156,6 +158,7 @@ impl PipelineSpec {
             depth: None,
             blend: vk::PipelineColorBlendAttachmentState::default()
                 .color_write_mask(vk::ColorComponentFlags::RGBA),
+            colour: true,
         }
     }
 }
@@ -264,7 +267,8 @@ impl Shaders {
             None => vk::PipelineDepthStencilStateCreateInfo::default(),
         };
         let blend_att = [spec.blend];
-        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
+        let blend = vk::PipelineColorBlendStateCreateInfo::default()
+            .attachments(&blend_att[..usize::from(spec.colour)]);
         let n = if spec.fragment { 2 } else { 1 };
         let info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages[..n])

@@ -68,6 +68,8 @@ pub struct Pipe {
     pub min_sample_shading: Option<f32>,
     /// `pSampleMask` (one word), as translation layers pass it.
     pub sample_mask: Option<u32>,
+    /// `alphaToCoverageEnable`.
+    pub alpha_to_coverage: bool,
     /// (test, write, compare).
     pub depth: Option<(bool, bool, vk::CompareOp)>,
     pub stencil: Option<(vk::StencilOpState, vk::StencilOpState)>,
@@ -135,6 +137,7 @@ impl Default for Pipe {
             samples: vk::SampleCountFlags::TYPE_1,
             min_sample_shading: None,
             sample_mask: None,
+            alpha_to_coverage: false,
             depth: None,
             stencil: None,
             blends: vec![opaque()],
@@ -757,6 +760,7 @@ impl<'g> Frame<'g> {
         if let Some(m) = p.min_sample_shading {
             ms = ms.sample_shading_enable(true).min_sample_shading(m);
         }
+        ms = ms.alpha_to_coverage_enable(p.alpha_to_coverage);
         let sample_mask = p.sample_mask.map(|m| [m]);
         if let Some(m) = &sample_mask {
             ms = ms.sample_mask(m);

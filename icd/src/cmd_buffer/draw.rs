@@ -383,7 +383,8 @@ fn draw_one(
     p: &GraphicsPipeline,
     kind: DrawKind,
 ) -> Result<(), vk::Result> {
-    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    super::render::adopt_samples(rs, &p.tilebuffer)?;
     if rs.tilebuffer != p.tilebuffer {
         eprintln!("agx4: the bound pipeline was made for a subpass with another tilebuffer layout");
         return Err(vk::Result::ERROR_UNKNOWN);

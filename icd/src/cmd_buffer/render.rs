@@ -22,7 +22,7 @@ use crate::framebuffer::Framebuffer;
 use crate::handle::{self, Object};
 use crate::image::Image;
 use crate::image_view::ImageView;
-use crate::pipeline_graphics::{subpass_inputs, subpass_tilebuffer};
+use crate::pipeline_graphics::{attachmentless, subpass_inputs, subpass_tilebuffer};
 use crate::render_pass::{DepthStencilResolve, RenderPass};
 use ash::vk;
 use compiler::{
@@ -70,7 +70,7 @@ pub struct Stream {
 impl Stream {
     /// Whether the stream changes its attachments besides the load ops: draws, or clears of
     /// whole targets.
-    fn wrote(&self) -> bool {
+    pub fn wrote(&self) -> bool {
         self.draws > 0
             || !self.cleared.is_empty()
             || self.cleared_depth.is_some()
@@ -1140,6 +1140,21 @@ fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), 
         && (ds_cleared || rs.streams.iter().any(Stream::wrote))
     {
         restart_streams(dev, rec)?;
+    }
+    Ok(())
+}
+
+/// A subpass without attachments rasterizes at its pipelines' sample count, which the first
+/// draw brings: while nothing is drawn, the render takes the layout `tib` of the pipeline (or
+/// of a secondary's render) when it differs. Anything else stays as it is, for the caller's
+/// compatibility check.
+pub fn adopt_samples(rs: &mut RenderState, tib: &TilebufferLayout) -> Result<(), vk::Result> {
+    if rs.tilebuffer == *tib {
+        return Ok(());
+    }
+    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if attachmentless(pass, rs.subpass) && !rs.streams.iter().any(Stream::wrote) {
+        rs.tilebuffer = tib.clone();
     }
     Ok(())
 }

@@ -135,8 +135,16 @@ pub fn execute(dev: &Device, rec: &mut Recording, s: &Recording) -> Result<(), v
         eprintln!("agx4: vkCmdExecuteCommands: inside a render pass instance, a secondary must be begun with RENDER_PASS_CONTINUE");
         vk::Result::ERROR_UNKNOWN
     })?;
-    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
-    if srs.tilebuffer != rs.tilebuffer || srs.view_mask != rs.view_mask || srs.subpass != rs.subpass
+    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // A secondary that records nothing into the tiles does not depend on their layout (in a
+    // subpass without attachments, it may not know the sample count).
+    let wrote = srs.streams.iter().any(Stream::wrote);
+    if wrote {
+        super::render::adopt_samples(rs, &srs.tilebuffer)?;
+    }
+    if (wrote && srs.tilebuffer != rs.tilebuffer)
+        || srs.view_mask != rs.view_mask
+        || srs.subpass != rs.subpass
     {
         eprintln!(
             "agx4: vkCmdExecuteCommands: the secondary was recorded for an incompatible subpass"

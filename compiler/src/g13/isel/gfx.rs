@@ -47,6 +47,9 @@ fn reads_sysvals(body: &[Node], f: &mut impl FnMut(SysVal)) {
 const DEPTH_KEY: (u32, u8) = (u32::MAX, 0);
 /// Output key of gl_SampleMask[0].
 const SAMPLE_MASK_KEY: (u32, u8) = (u32::MAX, 1);
+/// Output key of location 0's alpha as alpha to coverage reads it (also with no attachment
+/// at location 0).
+const COVERAGE_ALPHA_KEY: (u32, u8) = (u32::MAX, 2);
 
 /// The interface a vertex or fragment shader is compiled against.
 #[derive(Debug, Clone, Copy)]
@@ -439,6 +442,9 @@ impl<'a> Sel<'a> {
                         if *component > 3 {
                             return Err(internal("colour component past 3"));
                         }
+                        if t.coverage.alpha_to_coverage && (*location, *component) == (0, 3) {
+                            self.record_output(COVERAGE_ALPHA_KEY, *value)?;
+                        }
                         if t.outputs.find(*location).is_none() {
                             // Writes to a location with no attachment are discarded.
                             return Ok(());
@@ -505,6 +511,41 @@ impl<'a> Sel<'a> {
                 live: Small::Imm(0),
             }));
         }
+        Ok(())
+    }
+
+    /// Alpha to coverage, which the rasterizer does not do: of the `n` samples, the first
+    /// floor(clamp(alpha, 0, 1) * n) stay covered, so alpha 0 covers none and 1 covers all.
+    /// The alpha is location 0's as the shader wrote it (attachment or not), before
+    /// alpha-to-one; an unwritten
+    /// alpha leaves coverage alone (the spec leaves the mask undefined then), and an integer
+    /// location 0 skips the step, as the spec says. With no attachment at location 0 the
+    /// output's type is not known here; it is taken as a float, the only case there is in
+    /// practice.
+    fn alpha_to_coverage(&mut self) -> Result<(), CompileError> {
+        let t = self.target("alpha to coverage")?;
+        let Some(&id) = self.outputs.get(&COVERAGE_ALPHA_KEY) else {
+            return Ok(());
+        };
+        if t.outputs
+            .find(0)
+            .is_some_and(|c| super::tib::is_integer(c.colour))
+        {
+            return Ok(());
+        }
+        let n = t.outputs.samples.clamp(1, 8);
+        let alpha = self.fsat_r(Operand::Reg(vreg(id, 0, Size::S32)))?;
+        let n_f = self.fconst(n as f32)?;
+        let scaled = self.fmul_r(Operand::Reg(alpha), n_f)?;
+        let count = self.conv_r(ConvertOp::FToU32, Operand::Reg(scaled), Round::TowardZero)?;
+        let keep = self.low_mask(Operand::Reg(count))?;
+        self.emit(Instr::SampleMask(SampleMask {
+            targets: self.samples_written(),
+            live: Small::Reg(Reg {
+                size: Size::S16,
+                ..keep
+            }),
+        }));
         Ok(())
     }
 
@@ -640,8 +681,11 @@ impl<'a> Sel<'a> {
                 }
             }
             _ => {
-                // gl_SampleMask first: the samples it drops must be gone before any
-                // depth or colour store.
+                // gl_SampleMask and alpha to coverage first: the samples they drop must be
+                // gone before any depth or colour store.
+                if t.coverage.alpha_to_coverage {
+                    self.alpha_to_coverage()?;
+                }
                 if let Some(&id) = self.outputs.get(&SAMPLE_MASK_KEY) {
                     self.emit(Instr::SampleMask(SampleMask {
                         targets: self.samples_written(),
@@ -651,7 +695,7 @@ impl<'a> Sel<'a> {
                 let mut colours: Vec<(u32, [Option<Reg>; 4])> = Vec::new();
                 for ((location, component), id) in outs {
                     let value = vreg(id, 0, Size::S32);
-                    if (location, component) == SAMPLE_MASK_KEY {
+                    if [SAMPLE_MASK_KEY, COVERAGE_ALPHA_KEY].contains(&(location, component)) {
                         continue;
                     }
                     if (location, component) == DEPTH_KEY {
