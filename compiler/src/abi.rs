@@ -42,6 +42,45 @@ pub const ROOT_TABLE_SIZE: u32 = PUSH_CONSTANTS_OFFSET + MAX_PUSH_CONSTANTS_SIZE
 /// Bytes of one buffer descriptor in set memory.
 pub const BUFFER_DESCRIPTOR_SIZE: u32 = 16;
 
+/// Image and sampler descriptors (docs/render-abi.md section 7). Set memory holds the G13
+/// texture and PBE descriptors themselves; a shader reaches one bindlessly, with the set's
+/// address (root table, so uniform halves `set_address_offset(set) / 2`) as the base and the
+/// descriptor's byte offset in the set as the index. Samplers live in the device's sampler
+/// heap, which every render and compute command names (`sampler_heap`, `sampler_count`);
+/// set memory holds a sampler *entry*: the u16 heap index, the sampler's LOD bias as an f16
+/// (G13 samplers have no bias field, so the shader adds it), then 4 bytes of zero.
+pub const TEXTURE_DESCRIPTOR_SIZE: u32 = hw::g13::control::descriptors::Texture::SIZE as u32;
+
+const _: () = assert!(
+    hw::g13::control::descriptors::Pbe::SIZE == hw::g13::control::descriptors::Texture::SIZE
+);
+
+/// Bytes of a sampler entry in set memory.
+pub const SAMPLER_ENTRY_SIZE: u32 = 8;
+
+/// Offset of the f16 LOD bias in a sampler entry (the u16 heap index is at 0).
+pub const SAMPLER_ENTRY_LOD_BIAS_OFFSET: u32 = 2;
+
+/// Offset of the sampler entry in a combined image sampler descriptor.
+pub const COMBINED_SAMPLER_OFFSET: u32 = TEXTURE_DESCRIPTOR_SIZE;
+
+/// Offset of the PBE descriptor (for writes and atomics) in a storage image or storage texel
+/// buffer descriptor; the texture descriptor (reads, size queries) is at 0.
+pub const STORAGE_PBE_OFFSET: u32 = TEXTURE_DESCRIPTOR_SIZE;
+
+/// Bytes one descriptor of `kind` takes in set memory (the stride of an array binding). All
+/// are multiples of 8, so every descriptor is 8-byte aligned in a set.
+pub const fn descriptor_size(kind: crate::DescriptorKind) -> u32 {
+    use crate::DescriptorKind as K;
+    match kind {
+        K::StorageBuffer | K::UniformBuffer => BUFFER_DESCRIPTOR_SIZE,
+        K::Sampler => SAMPLER_ENTRY_SIZE,
+        K::SampledImage | K::UniformTexelBuffer => 32,
+        K::CombinedImageSampler => COMBINED_SAMPLER_OFFSET + SAMPLER_ENTRY_SIZE,
+        K::StorageImage | K::StorageTexelBuffer => STORAGE_PBE_OFFSET + TEXTURE_DESCRIPTOR_SIZE,
+    }
+}
+
 /// Required alignment of a descriptor set's GPU address.
 pub const SET_ALIGNMENT: u32 = 16;
 

@@ -2,11 +2,23 @@
 
 use thiserror::Error;
 
-/// Kind of descriptor a binding holds. Only what agx4 advertises.
+/// Kind of descriptor a binding holds, as set memory lays it out (`abi::descriptor_size`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DescriptorKind {
     StorageBuffer,
     UniformBuffer,
+    /// A sampler entry (`abi::SAMPLER_ENTRY_SIZE`).
+    Sampler,
+    /// A texture descriptor.
+    SampledImage,
+    /// A texture descriptor, then a sampler entry at `abi::COMBINED_SAMPLER_OFFSET`.
+    CombinedImageSampler,
+    /// A texture descriptor, then a PBE descriptor at `abi::STORAGE_PBE_OFFSET`.
+    StorageImage,
+    /// A texture descriptor of a buffer view.
+    UniformTexelBuffer,
+    /// A texture and a PBE descriptor of a buffer view, as for storage images.
+    StorageTexelBuffer,
 }
 
 /// One binding of a descriptor set layout, placed in set memory by the ICD.
@@ -17,7 +29,7 @@ pub struct BindingLayout {
     /// Array size (descriptorCount).
     pub count: u32,
     /// Byte offset of element 0 in the set's memory; elements are
-    /// `abi::BUFFER_DESCRIPTOR_SIZE` apart.
+    /// `abi::descriptor_size(kind)` apart.
     pub offset: u32,
 }
 
