@@ -166,6 +166,7 @@ pub struct Frame<'g> {
     layouts: Vec<vk::PipelineLayout>,
     set_layouts: Vec<vk::DescriptorSetLayout>,
     desc_pools: Vec<vk::DescriptorPool>,
+    samplers: Vec<vk::Sampler>,
     modules: HashMap<&'static str, vk::ShaderModule>,
     empty_layout: Option<vk::PipelineLayout>,
     secondaries: Vec<vk::CommandBuffer>,
@@ -187,6 +188,7 @@ impl<'g> Frame<'g> {
             layouts: vec![],
             set_layouts: vec![],
             desc_pools: vec![],
+            samplers: vec![],
             modules: HashMap::new(),
             empty_layout: None,
             secondaries: vec![],
@@ -654,6 +656,13 @@ impl<'g> Frame<'g> {
         .map_err(vkerr("vkCreateDescriptorSetLayout"))?;
         self.set_layouts.push(l);
         Ok(l)
+    }
+
+    pub fn sampler(&mut self, info: &vk::SamplerCreateInfo) -> R<vk::Sampler> {
+        // SAFETY: valid device and create info.
+        let s = unsafe { self.d.create_sampler(info, None) }.map_err(vkerr("vkCreateSampler"))?;
+        self.samplers.push(s);
+        Ok(s)
     }
 
     /// One descriptor set of `layout` from a fresh pool sized by `sizes`.
@@ -1267,6 +1276,9 @@ impl Drop for Frame<'_> {
             }
             for &l in &self.set_layouts {
                 self.d.destroy_descriptor_set_layout(l, None);
+            }
+            for &s in &self.samplers {
+                self.d.destroy_sampler(s, None);
             }
             for &f in &self.framebuffers {
                 self.d.destroy_framebuffer(f, None);

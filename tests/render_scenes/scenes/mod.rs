@@ -18,6 +18,7 @@ mod sample_mask;
 mod secondary;
 mod shaders;
 mod spill;
+mod textures;
 mod topology;
 mod transfer;
 mod vertex;
@@ -56,6 +57,7 @@ pub fn all() -> Vec<Scene> {
     v.extend(fragment_ops::scenes());
     v.extend(shaders::scenes());
     v.extend(spill::scenes());
+    v.extend(textures::scenes());
     v.extend(large::scenes());
     v
 }
