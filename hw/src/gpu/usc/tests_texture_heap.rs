@@ -39,8 +39,8 @@ impl Run {
 
     /// Runs `body` with `r1` = lane, then stores r10..r13 per lane to OUT.
     fn go(&self, body: Vec<Instr>, m: &mut FlatMemory) -> Result<(), Fault> {
-        let mut code = vec![lane_index(Reg::r32(1))];
-        code.extend(body);
+        // r1 = the lane, preloaded: fragment-stage lanes have no grid position.
+        let mut code = body;
         code.push(store4(Reg::r32(10)));
         code.push(Instr::Stop);
         let mut l = LaunchState::new([self.lanes, 1, 1], [self.lanes, 1, 1]);
@@ -51,9 +51,8 @@ impl Run {
                 l.uniforms[usize::from(half) + h] = (v >> (16 * h)) as u16;
             }
         }
-        l.preloads = self
-            .preloads
-            .iter()
+        l.preloads = std::iter::once(&(1, (0..self.lanes).collect()))
+            .chain(&self.preloads)
             .map(|(r, values)| Preload {
                 reg: Reg::r32(*r),
                 values: values.clone(),
@@ -284,4 +283,189 @@ fn sampler_heap_in_unmapped_memory_faults() {
         matches!(r, Err(Fault::Unmapped { va, .. }) if va == 0x7000_0018),
         "{r:?}"
     );
+}
+
+/// An RGBA8 image of `layers` layers and four levels of 8x8 .. 1x1 whose level l is red
+/// 60 * l everywhere, its descriptor and a nearest / linear-mip sampler.
+fn levels_image(dim: Dim, layers: u32) -> (FlatMemory, TextureState) {
+    let layout = Layout::new(8, 8, layers, 4, 4, Tiling::Twiddled, 1).unwrap();
+    let mut m = memory(&layout);
+    for layer in 0..layers {
+        for level in 0..4 {
+            let (w, h) = layout.level_extent(level);
+            for y in 0..h {
+                for x in 0..w {
+                    let t = [(60 * level) as u8, 0, 0, 255];
+                    put(&mut m, &layout, [x, y, layer, level, 0], &t);
+                }
+            }
+        }
+    }
+    let img = ImageDesc {
+        dimension: dim,
+        ..image(&layout, IMG, RGBA8)
+    };
+    let s = SamplerDesc {
+        mip_filter: MipFilter::Linear,
+        ..SamplerDesc::default()
+    };
+    let st = state(
+        vec![texture_descriptor(&img, 0, 4, 0, layers).unwrap()],
+        vec![sampler_descriptor(&s)],
+    );
+    (m, st)
+}
+
+/// Runs one `texture_sample` per lane in a fragment-stage launch with the coordinates
+/// `coords(lane)` preloaded in r4.., returning each lane's red.
+fn sample_quads(
+    (m, st): &(FlatMemory, TextureState),
+    t: Texture,
+    lanes: u32,
+    coords: impl Fn(usize) -> [f32; 3],
+    uniforms: Vec<(u16, u64)>,
+    body: Vec<Instr>,
+) -> Result<Vec<f32>, Fault> {
+    let mut m = m.clone();
+    let mut r = Run::new(lanes, st.clone());
+    r.fragment = true;
+    r.uniforms.extend(uniforms);
+    for a in 0..3 {
+        let v = (0..lanes as usize)
+            .map(|l| coords(l)[a].to_bits())
+            .collect();
+        r.preloads.push((4 + a as u16, v));
+    }
+    let mut code = body;
+    code.push(Instr::Texture(t));
+    r.go(code, &mut m)?;
+    Ok((0..lanes as usize).map(|l| outf(&m, l)[0]).collect())
+}
+
+fn assert_reds(got: &[f32], lods: &[f32]) {
+    for (lane, (g, lod)) in got.iter().zip(lods).enumerate() {
+        let want = 60.0 * lod.clamp(0.0, 3.0) / 255.0;
+        assert!((g - want).abs() < 1e-3, "lane {lane}: {g} vs {want}");
+    }
+}
+
+/// The pixel of lane `l` inside its quad.
+fn px(l: usize) -> [f32; 2] {
+    quad_pixel(l % QUAD_LANES).map(|c| c as f32)
+}
+
+#[test]
+fn implicit_lod_from_fine_quad_derivatives() {
+    let img = levels_image(Dim::D2, 1);
+    let coords = |l: usize| {
+        let [x, y] = px(l);
+        if l < 4 {
+            // Two texels a pixel across, one down: rho 2, LOD 1.
+            [0.5 + x * 2.0 / 8.0, 0.5 + y / 8.0, 0.0]
+        } else {
+            // The top row steps one texel a pixel, the bottom row four: fine derivatives
+            // differ per row (and per column for d/dy).
+            let step = if y == 0.0 { 1.0 } else { 4.0 };
+            [0.25 + x * step / 8.0, 0.25 + y / 8.0, 0.0]
+        }
+    };
+    let got = sample_quads(&img, tex(false, TexDim::D2), 8, coords, vec![], vec![]).unwrap();
+    // Lane 5's d/dy runs from (1/8, 0) to (4/8, 1/8) after scaling: 3 and 1 texels.
+    let lane5 = 10f32.sqrt().log2();
+    assert_reds(&got, &[1.0, 1.0, 1.0, 1.0, 0.0, lane5, 2.0, 2.0]);
+}
+
+#[test]
+fn implicit_lod_bias_and_minimum() {
+    let img = levels_image(Dim::D2, 1);
+    let coords = |l: usize| {
+        let [x, y] = px(l);
+        [0.5 + x * 2.0 / 8.0, 0.5 + y / 8.0, 0.0]
+    };
+    let go = |mode: LodMode, lod: Operand, body: Vec<Instr>, u: Vec<(u16, u64)>| {
+        let mut t = tex(false, TexDim::D2);
+        t.lod_mode = mode;
+        t.lod = lod;
+        sample_quads(&img, t, 4, coords, u, body).unwrap()
+    };
+    // LOD 1 + bias 0.5 (f16 0x3800).
+    let got = go(
+        LodMode::AutoBias,
+        Operand::Reg(Reg::r16(40)),
+        vec![mov(Reg::r16(40), 0x3800)],
+        vec![],
+    );
+    assert_reds(&got, &[1.5; 4]);
+    // The bias from a uniform (half 40 of a 64-bit uniform at 40).
+    let got = go(
+        LodMode::AutoBias,
+        Operand::Uniform(Reg::r16(40)),
+        vec![],
+        vec![(40, 0x3800)],
+    );
+    assert_reds(&got, &[1.5; 4]);
+    // Bias -1 (0xbc00) then a minimum of 0.25 (0x3400) in the next half.
+    let got = go(
+        LodMode::AutoBiasMin,
+        Operand::Reg(Reg::r16(40)),
+        vec![mov(Reg::r16(40), 0xbc00), mov(Reg::r16(41), 0x3400)],
+        vec![],
+    );
+    assert_reds(&got, &[0.25; 4]);
+    // Bias +1 with minimum 0.25: the minimum does not lower it.
+    let got = go(
+        LodMode::AutoBiasMin,
+        Operand::Reg(Reg::r16(40)),
+        vec![mov(Reg::r16(40), 0x3c00), mov(Reg::r16(41), 0x3400)],
+        vec![],
+    );
+    assert_reds(&got, &[2.0; 4]);
+}
+
+#[test]
+fn implicit_lod_of_cube_maps_differentiates_face_coordinates() {
+    let img = levels_image(Dim::Cube, 6);
+    let run = |coords: &dyn Fn(usize) -> [f32; 3]| {
+        sample_quads(&img, tex(false, TexDim::Cube), 4, coords, vec![], vec![]).unwrap()
+    };
+    // +Z with |ma| = 2: s = (x / 2 + 1) / 2 steps 0.25 a pixel (x steps 1), 2 texels of 8.
+    let got = run(&|l| {
+        let [x, y] = px(l);
+        [-0.5 + x, 0.1 + y * 0.25, 2.0]
+    });
+    assert_reds(&got, &[1.0; 4]);
+    // -X: s from +z. z steps 0.5 a pixel: s steps 0.25, LOD 1.
+    let got = run(&|l| {
+        let [x, y] = px(l);
+        [-1.0, 0.2 + y * 0.1, -0.4 + 0.5 * x]
+    });
+    assert_reds(&got, &[1.0; 4]);
+    // The major axis itself changes: +Z from (0.5, 0, 1) to (0.5, 0, 2). At the left pixel
+    // ds = (0 - 0.5 * 1 / 1) / 2 = -0.25 (2 texels, LOD 1); at the right one, on its own
+    // direction, (0 - 0.5 * 1 / 4) / 2 = -1/16 (half a texel, LOD -1).
+    let got = run(&|l| {
+        let [x, _] = px(l);
+        [0.5, 0.0, 1.0 + x]
+    });
+    assert_reds(&got, &[1.0, -1.0, 1.0, -1.0]);
+}
+
+#[test]
+fn cube_map_gradients_use_the_face_derivatives() {
+    let (mut m, st) = levels_image(Dim::Cube, 6);
+    let mut t = tex(false, TexDim::Cube);
+    t.lod_mode = LodMode::Grad;
+    t.lod = Operand::Reg(Reg::r32(20));
+    // Direction +Z, d/dx = (0.5, 0, 0): ds = 0.25, 2 texels; d/dy = 0.
+    let mut body = vec![
+        movf(Reg::r32(4), 0.0),
+        movf(Reg::r32(5), 0.0),
+        movf(Reg::r32(6), 1.0),
+    ];
+    for (i, v) in [0.5, 0.0, 0.0, 0.0, 0.0, 0.0].into_iter().enumerate() {
+        body.push(movf(Reg::r32(20 + i as u16), v));
+    }
+    body.push(Instr::Texture(t));
+    Run::new(1, st).go(body, &mut m).unwrap();
+    assert_reds(&[outf(&m, 0)[0]], &[1.0]);
 }
