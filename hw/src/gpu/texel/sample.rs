@@ -227,6 +227,21 @@ pub fn sample<E>(
     Ok(acc.unwrap_or(Texel::Float([0.0; 4])))
 }
 
+/// An LOD query's pair for a lane whose LOD (bias and shader minimum included) is `lod`:
+/// the LOD mip selection uses, after the sampler's min/max clamp and clamped to the view's
+/// levels (0 when the sampler does not mipmap), then `lod` itself, relative to the view's
+/// base level. **agx4** reading: Mesa hands the instruction's two results to
+/// `textureQueryLod` unchanged, so they are taken to be Vulkan's pair.
+pub fn query_lod(s: &Sampler, ext: Extent, lod: f32) -> [f32; 2] {
+    let clamped = lod
+        .max(lod_from_fixed(s.min_lod))
+        .min(lod_from_fixed(s.max_lod));
+    let clamped = if clamped.is_nan() { 0.0 } else { clamped };
+    let mips = !s.pixel_coordinates && s.mip_filter != MipFilter::None;
+    let q = ext.levels.saturating_sub(1) as f32;
+    [if mips { clamped.clamp(0.0, q) } else { 0.0 }, lod]
+}
+
 fn scale(t: Texel, w: f32) -> Texel {
     match t {
         Texel::Float(f) if w != 1.0 => Texel::Float(f.map(|x| x * w)),

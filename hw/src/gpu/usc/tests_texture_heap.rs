@@ -469,3 +469,98 @@ fn cube_map_gradients_use_the_face_derivatives() {
     Run::new(1, st).go(body, &mut m).unwrap();
     assert_reds(&[outf(&m, 0)[0]], &[1.0]);
 }
+
+#[test]
+fn anisotropic_sampling_spreads_taps_along_the_major_axis() {
+    // Level 0 of an 8x8 image: red 30 x; the smaller levels red 250.
+    let layout = Layout::new(8, 8, 1, 4, 4, Tiling::Twiddled, 1).unwrap();
+    let mut m0 = memory(&layout);
+    for level in 0..4 {
+        let (w, h) = layout.level_extent(level);
+        for y in 0..h {
+            for x in 0..w {
+                let red = if level == 0 { 30 * x } else { 250 };
+                put(
+                    &mut m0,
+                    &layout,
+                    [x, y, 0, level, 0],
+                    &[red as u8, 0, 0, 255],
+                );
+            }
+        }
+    }
+    let img = image(&layout, IMG, RGBA8);
+    let go = |max_anisotropy: u32| {
+        let mut m = m0.clone();
+        let s = SamplerDesc {
+            mip_filter: MipFilter::Nearest,
+            max_anisotropy,
+            ..SamplerDesc::default()
+        };
+        let st = state(
+            vec![texture_descriptor(&img, 0, 4, 0, 1).unwrap()],
+            vec![sampler_descriptor(&s)],
+        );
+        let mut t = tex(false, TexDim::D2);
+        t.lod_mode = LodMode::Grad;
+        t.lod = Operand::Reg(Reg::r32(20));
+        // d/dx = (0.5, 0): 4 texels; d/dy = (0, 0.125): 1 texel.
+        let mut body = vec![movf(Reg::r32(4), 0.5), movf(Reg::r32(5), 0.5)];
+        for (i, v) in [0.5, 0.0, 0.0, 0.125].into_iter().enumerate() {
+            body.push(movf(Reg::r32(20 + i as u16), v));
+        }
+        body.push(Instr::Texture(t));
+        Run::new(1, st).go(body, &mut m).unwrap();
+        outf(&m, 0)[0] * 255.0
+    };
+    // Isotropic: LOD log2(4) = 2. Two taps: LOD log2(4 / 2) = 1.
+    assert!((go(1) - 250.0).abs() < 1e-3);
+    assert!((go(2) - 250.0).abs() < 1e-3);
+    // Four taps at LOD 0, at u = 4 + (i / 5 - 1/2) * 4 texels = 2.8, 3.6, 4.4, 5.2: texels
+    // 2..=5, red 60, 90, 120, 150.
+    let got = go(4);
+    assert!((got - 105.0).abs() < 1e-3, "{got}");
+    // The count is capped by the ratio: 16 allowed, ceil(4 / 1) = 4 taps.
+    assert!((go(16) - 105.0).abs() < 1e-3);
+}
+
+#[test]
+fn lod_queries_return_the_clamped_and_the_computed_lod() {
+    let img = levels_image(Dim::D2, 1);
+    let coords = |l: usize| {
+        let [x, y] = px(l);
+        [0.5 + x * 2.0 / 8.0, 0.5 + y / 8.0, 0.0]
+    };
+    let go = |bias: Option<u32>| {
+        let mut t = tex(false, TexDim::D2);
+        t.query_lod = true;
+        t.mask = 0b11;
+        let mut body = vec![];
+        if let Some(b) = bias {
+            t.lod_mode = LodMode::AutoBias;
+            t.lod = Operand::Reg(Reg::r16(40));
+            body.push(mov(Reg::r16(40), b));
+        }
+        let (m, st) = &img;
+        let mut m = m.clone();
+        let mut r = Run::new(4, st.clone());
+        r.fragment = true;
+        for a in 0..2 {
+            let v = (0..4).map(|l| coords(l)[a].to_bits()).collect();
+            r.preloads.push((4 + a as u16, v));
+        }
+        body.push(Instr::Texture(t));
+        r.go(body, &mut m).unwrap();
+        (0..4).map(|l| outf(&m, l)).collect::<Vec<_>>()
+    };
+    // LOD 1 of four levels.
+    assert!(
+        go(None).iter().all(|o| o[..2] == [1.0, 1.0]),
+        "{:?}",
+        go(None)
+    );
+    // Bias +3 (f16 0x4200): 4, which mip selection clamps to the last level, 3.
+    assert!(go(Some(0x4200)).iter().all(|o| o[..2] == [3.0, 4.0]));
+    // Bias -2 (0xc000): -1, clamped to 0.
+    assert!(go(Some(0xc000)).iter().all(|o| o[..2] == [0.0, -1.0]));
+}

@@ -72,7 +72,19 @@
 //!   four texels of the bilinear footprint at the view's base level, in Vulkan's order
 //!   (i0 j1, i1 j1, i1 j0, i0 j0), each compared first for shadow samplers.
 //!
-//! LOD queries and compressed images fault as unimplemented.
+//! * Anisotropic filtering (sampler max anisotropy M > 1, LOD from derivatives, non-integer
+//!   formats): Vulkan's approximation. Pmax, Pmin = the longer and shorter scale factor,
+//!   N = min(ceil(Pmax / Pmin), M), lambda = log2(Pmax / N) (then bias and clamps); the result
+//!   is the mean of N samples at the coordinates plus (i / (N + 1) - 1/2) times the major
+//!   axis's derivative, i = 1..=N. **agx4**: the hardware's footprint is not documented.
+//! * LOD queries (`query_lod`, Mesa's `textureQueryLod`, with an implicit LOD mode):
+//!   component 0 is the LOD mip selection uses (after the sampler's min/max clamp, clamped
+//!   to the view's levels; 0 for samplers that do not mipmap), component 1 the computed
+//!   lambda with the bias, both f32 (or f16 to 16-bit destinations), not swizzled.
+//!   **agx4** reading: Mesa passes the two results to the shader unchanged, so they are
+//!   taken to be Vulkan's pair.
+//!
+//! Compressed images fault as unimplemented.
 //!
 //! Texel formats the unit decodes (`texel::format`), as hardware channel layouts and types:
 //! * R8, R8G8, R8G8B8A8: UNORM (with sRGB), SNORM, UINT, SINT;
@@ -618,18 +630,18 @@ fn derivative_axes(d: TexDim) -> usize {
     }
 }
 
-/// Vulkan's LOD from coordinate derivatives: the derivative vectors scaled to level-0
-/// texels (`texels`: the coordinates already are texels), rho = the longer's length,
-/// lambda = log2(rho). Cube maps differentiate the face coordinates of the face the lane's
-/// own direction selects, by the chain rule (`sample::cube_face_derivative`).
-fn derivative_lod(
+/// Vulkan's scale factors rho_x, rho_y: the lengths of the coordinate derivative vectors
+/// in level-0 texels (`texels`: the coordinates already are texels). Cube maps
+/// differentiate the face coordinates of the face the lane's own direction selects, by the
+/// chain rule (`sample::cube_face_derivative`).
+fn scale_factors(
     shape: Shape,
     coords: [f32; 3],
     dx: [f32; 3],
     dy: [f32; 3],
     size: [u32; 3],
     texels: bool,
-) -> f32 {
+) -> [f32; 2] {
     let (dx, dy, axes) = match shape {
         Shape::Cube => {
             let fx = sample::cube_face_derivative(coords, dx);
@@ -646,7 +658,53 @@ fn derivative_lod(
         rx += (dx[a] * s) * (dx[a] * s);
         ry += (dy[a] * s) * (dy[a] * s);
     }
-    rx.max(ry).sqrt().log2()
+    [rx.sqrt(), ry.sqrt()]
+}
+
+/// A lane's LOD from its derivatives and, with anisotropic filtering, its taps.
+struct Footprint {
+    /// lambda before bias and clamps.
+    lod: f32,
+    /// Samples to average (1: isotropic).
+    taps: u32,
+    /// The derivative of the coordinates along the major axis (in coordinate units).
+    along: [f32; 3],
+}
+
+/// Vulkan's LOD, lambda = log2(max(rho_x, rho_y)), for a sampler without anisotropy (max
+/// anisotropy 1). With max anisotropy M > 1, Vulkan's anisotropic approximation: Pmax and
+/// Pmin the longer and shorter scale factor, N = min(ceil(Pmax / Pmin), M) samples along
+/// the major axis, lambda = log2(Pmax / N). **agx4**: the hardware's anisotropic footprint
+/// is not documented; this is the approximation the Vulkan specification describes.
+fn footprint(
+    shape: Shape,
+    coords: [f32; 3],
+    dx: [f32; 3],
+    dy: [f32; 3],
+    size: [u32; 3],
+    s: &Sampler,
+) -> Footprint {
+    let [rx, ry] = scale_factors(shape, coords, dx, dy, size, s.pixel_coordinates);
+    let (pmax, pmin, along) = if rx >= ry { (rx, ry, dx) } else { (ry, rx, dy) };
+    let m = s.max_anisotropy.max(1);
+    // Unnormalised coordinates never filter anisotropically (Vulkan forbids the pair).
+    if m == 1 || s.pixel_coordinates || !(pmax > 0.0 && pmax.is_finite()) {
+        return Footprint {
+            lod: pmax.log2(),
+            taps: 1,
+            along,
+        };
+    }
+    let n = if pmin > 0.0 {
+        ((pmax / pmin).ceil().min(m as f32) as u32).max(1)
+    } else {
+        m
+    };
+    Footprint {
+        lod: (pmax / n as f32).log2(),
+        taps: n,
+        along,
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -664,8 +722,8 @@ fn step_texture_op(
             "gathers other than texture_sample at the base level",
         ));
     }
-    if x.query_lod {
-        return Err(Fault::Unimplemented("texture LOD queries"));
+    if x.query_lod && (x.load || x.gather.is_some()) {
+        return Err(fault(prog, idx, "LOD query of a texture_load or gather"));
     }
     let implicit = |bias, with_min| -> Result<Lod, Fault> {
         if x.load {
@@ -830,37 +888,27 @@ fn step_texture_op(
                         f32::from_bits(c[1]),
                         f32::from_bits(c[2]),
                     ];
-                    let deriv_lod = |dx, dy| {
-                        derivative_lod(sh, coords, dx, dy, surf.extent(0), s.pixel_coordinates)
-                    };
-                    let lod = match lod_src {
+                    // The derivatives (gradients or quad differences), the bias and the
+                    // minimum LOD the operand adds to their LOD.
+                    let (derivs, bias, min) = match lod_src {
                         Lod::Gradients {
                             base,
                             axes,
                             with_min,
                         } => {
                             let w = |i: u16| f32::from_bits(r32(g, base, i, lane));
-                            let dx = std::array::from_fn(|a| {
-                                if a < usize::from(axes) {
-                                    w(2 * a as u16)
-                                } else {
-                                    0.0
-                                }
-                            });
-                            let dy = std::array::from_fn(|a| {
-                                if a < usize::from(axes) {
-                                    w(2 * a as u16 + 1)
-                                } else {
-                                    0.0
-                                }
-                            });
-                            let lod = deriv_lod(dx, dy);
-                            if with_min {
-                                let min = r32(g, base, 2 * axes, lane) as u16;
-                                lod.max(f16_to_f32(min))
-                            } else {
-                                lod
-                            }
+                            let pick = |first: u16| -> [f32; 3] {
+                                std::array::from_fn(|a| {
+                                    if a < usize::from(axes) {
+                                        w(2 * a as u16 + first)
+                                    } else {
+                                        0.0
+                                    }
+                                })
+                            };
+                            let min =
+                                with_min.then(|| f16_to_f32(r32(g, base, 2 * axes, lane) as u16));
+                            (Some((pick(0), pick(1))), 0.0, min)
                         }
                         Lod::Implicit { bias, with_min } => {
                             // Fine derivatives, as `dfdx`/`dfdy`: the lane's row (column)
@@ -869,16 +917,20 @@ fn step_texture_op(
                                 let (lo, hi) = (lane & !bit, lane | bit);
                                 std::array::from_fn(|a| quad_coords[hi][a] - quad_coords[lo][a])
                             };
-                            let mut lod = deriv_lod(diff(1), diff(2));
-                            if let Some(h) = bias {
-                                lod += f16_to_f32(h.get(g, uniforms, 0, lane));
-                                if with_min {
-                                    lod = lod.max(f16_to_f32(h.get(g, uniforms, 1, lane)));
-                                }
-                            }
-                            lod
+                            let half = |k| bias.map(|h| f16_to_f32(h.get(g, uniforms, k, lane)));
+                            let min = if with_min { half(1) } else { None };
+                            (Some((diff(1), diff(2))), half(0).unwrap_or(0.0), min)
                         }
-                        _ => f16_to_f32(lod_bits),
+                        _ => (None, 0.0, None),
+                    };
+                    let (lod, spread) = match derivs {
+                        Some((dx, dy)) => {
+                            let fp = footprint(sh, coords, dx, dy, surf.extent(0), &s);
+                            let lod = fp.lod + bias;
+                            let lod = min.map_or(lod, |m| lod.max(m));
+                            (lod, (fp.taps > 1).then_some((fp.taps, fp.along)))
+                        }
+                        None => (f16_to_f32(lod_bits), None),
                     };
                     let req = Request {
                         shape: sh,
@@ -902,21 +954,46 @@ fn step_texture_op(
                         SampleError::Fetch(f) => f,
                         SampleError::Unmodelled(what) => Fault::Unimplemented(what),
                     };
-                    match x.gather {
-                        Some(c) => {
-                            let taps =
-                                sample::gather(&s, ext, &req, &size, &mut f).map_err(unwrap)?;
-                            let pick = |t: Texel| apply_swizzle(t, b.desc.swizzle);
-                            let c = usize::from(c & 3);
-                            // Each tap is swizzled here; the result is not swizzled again.
-                            gathered(taps.map(pick), c)
+                    if x.query_lod {
+                        let [clamped, lod] = sample::query_lod(&s, ext, lod);
+                        Texel::Float([clamped, lod, 0.0, 0.0])
+                    } else if let (Some((n, along)), false, None) = (spread, integer, x.gather) {
+                        // Vulkan's anisotropic approximation: the mean of n samples at
+                        // i / (n + 1) - 1/2 of the major axis's derivative, i = 1..=n.
+                        let mut acc = [0f32; 4];
+                        for i in 1..=n {
+                            let t = i as f32 / (n + 1) as f32 - 0.5;
+                            let req = Request {
+                                coords: std::array::from_fn(|a| coords[a] + t * along[a]),
+                                ..req
+                            };
+                            let texel =
+                                sample::sample(&s, ext, &req, &size, &mut f).map_err(unwrap)?;
+                            if let Texel::Float(v) = texel {
+                                for (a, v) in acc.iter_mut().zip(v) {
+                                    *a += v / n as f32;
+                                }
+                            }
                         }
-                        None => sample::sample(&s, ext, &req, &size, &mut f).map_err(unwrap)?,
+                        Texel::Float(acc)
+                    } else {
+                        match x.gather {
+                            Some(c) => {
+                                let taps =
+                                    sample::gather(&s, ext, &req, &size, &mut f).map_err(unwrap)?;
+                                let pick = |t: Texel| apply_swizzle(t, b.desc.swizzle);
+                                let c = usize::from(c & 3);
+                                // Each tap is swizzled here; the result is not swizzled again.
+                                gathered(taps.map(pick), c)
+                            }
+                            None => sample::sample(&s, ext, &req, &size, &mut f).map_err(unwrap)?,
+                        }
                     }
                 }
             }
         };
-        let out = if x.gather.is_some() {
+        // Gathers swizzled each tap; LOD queries are no texel.
+        let out = if x.gather.is_some() || x.query_lod {
             texel
         } else {
             apply_swizzle(texel, b.desc.swizzle)
