@@ -1,5 +1,6 @@
 //! Descriptors from memory: bindless texture and PBE operands (descriptor set memory named by
-//! a uniform), the command's sampler heap, and implicit LOD from fragment quads.
+//! a uniform), the command's sampler heap; and the LOD from fragment quads: implicit LOD,
+//! anisotropic filtering, LOD queries.
 
 use super::*;
 use crate::gpu::usc::texture::SamplerHeap;
@@ -85,8 +86,8 @@ fn bindless(index: u16) -> TexIndex {
 
 /// Two 4x4 R32_UINT images: texel (x, y) of IMG holds 100 + x + 4y, of IMG2 200 + x + 4y.
 /// The set holds IMG's texture descriptor at 0 and IMG2's at 32 (a 32-byte stride, as
-/// sampled images have), PBEs at 64 and 96 (second half of 48-byte storage descriptors
-/// would also do; the offset is all the unit sees).
+/// sampled images have) and their PBEs at 64 and 96 (the unit sees only the byte offset,
+/// whatever descriptor layout the set has).
 fn two_images() -> (FlatMemory, Layout) {
     let layout = Layout::new(4, 4, 1, 1, 4, Tiling::Twiddled, 1).unwrap();
     let mut m = memory(&layout);
