@@ -240,6 +240,26 @@ pub(crate) fn render_regs(r: &drm_asahi_cmd_render, usc_exec_base: u64) -> Rende
 mod tests {
     use super::*;
 
+    /// The sampler heap a command names reaches the GPU's command registers (the texture
+    /// unit reads register sampler operands from it).
+    #[test]
+    fn commands_carry_the_sampler_heap() {
+        let c = drm_asahi_cmd_compute {
+            sampler_heap: 0x1234_5000,
+            sampler_count: 17,
+            ..Default::default()
+        };
+        let regs = compute_regs(&c, 0);
+        assert_eq!((regs.sampler_heap, regs.sampler_count), (0x1234_5000, 17));
+        let r = drm_asahi_cmd_render {
+            sampler_heap: 0x6789_0000,
+            sampler_count: 300,
+            ..Default::default()
+        };
+        let regs = render_regs(&r, 0);
+        assert_eq!((regs.sampler_heap, regs.sampler_count), (0x6789_0000, 300));
+    }
+
     #[test]
     fn stats_line_format() {
         let s = RenderStats {

@@ -378,3 +378,37 @@ fn depth_compare_per_tap() {
     let t = floats(sample::sample(&s, ext, &r, &size, &mut fetch).unwrap());
     assert_eq!(t[0], 0.0);
 }
+
+/// The format list in `usc::texture`'s header: every Vulkan format the descriptors map
+/// decodes (so the ICD may advertise sampling for it), and the compressed families do not.
+#[test]
+fn every_mapped_vulkan_format_decodes() {
+    use crate::g13::image_desc::pixel_format;
+    let extension_formats = [1_000_340_000, 1_000_340_001, 1_000_470_000, 1_000_470_001];
+    let mut mapped = 0;
+    for vk in (0..200).chain(extension_formats) {
+        let Some(f) = pixel_format(vk) else { continue };
+        mapped += 1;
+        let n = texel_bytes(f.channels).unwrap_or_else(|| panic!("format {vk}: no size"));
+        let bytes = vec![0u8; n as usize];
+        if let Err(e) = decode(f.channels, f.texture_type, f.srgb, false, &bytes) {
+            panic!("format {vk}: {e}");
+        }
+    }
+    assert!(mapped > 50, "{mapped} formats mapped");
+    for c in [
+        C::Bc1,
+        C::Bc7,
+        C::Etc2Rgb8,
+        C::EacR11,
+        C::Astc4x4,
+        C::Pvrtc4bpp,
+        C::Gbgr422,
+    ] {
+        assert!(texel_bytes(c).is_none(), "{c:?}");
+        assert!(
+            decode(c, T::Unorm, false, false, &[0; 16]).is_err(),
+            "{c:?}"
+        );
+    }
+}
