@@ -6,7 +6,7 @@ use crate::handle::Object;
 use crate::{
     buffer, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout, device, event,
     framebuffer, image, image_view, instance, memory, physical_device, pipeline, pipeline_cache,
-    pipeline_layout, query_pool, queue, render_pass, shader_module, sync,
+    pipeline_layout, query_pool, queue, render_pass, sampler, shader_module, sync,
 };
 use ash::vk;
 use std::ffi::CStr;
@@ -160,6 +160,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCreateQueryPool => query_pool::create_query_pool,
     PFN_vkCreateRenderPass => render_pass::create_render_pass,
     PFN_vkCreateRenderPass2 => render_pass::create_render_pass2,
+    PFN_vkCreateSampler => sampler::create_sampler,
     PFN_vkCreateSemaphore => sync::create_semaphore,
     PFN_vkCreateShaderModule => shader_module::create_shader_module,
     PFN_vkDestroyBuffer => buffer::destroy_buffer,
@@ -178,6 +179,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkDestroyPipelineLayout => pipeline_layout::destroy_pipeline_layout,
     PFN_vkDestroyQueryPool => query_pool::destroy_query_pool,
     PFN_vkDestroyRenderPass => render_pass::destroy_render_pass,
+    PFN_vkDestroySampler => sampler::destroy_sampler,
     PFN_vkDestroySemaphore => sync::destroy_semaphore,
     PFN_vkDestroyShaderModule => shader_module::destroy_shader_module,
     PFN_vkDeviceWaitIdle => device::device_wait_idle,

@@ -487,7 +487,7 @@ pub fn clear_words(r: &Renderable, value: &vk::ClearColorValue) -> [u32; 4] {
 }
 
 /// IEEE half from a float, rounding to nearest even (infinities and NaN kept).
-fn f32_to_f16(v: f32) -> u16 {
+pub fn f32_to_f16(v: f32) -> u16 {
     let b = v.to_bits();
     let sign = ((b >> 16) & 0x8000) as u16;
     let exp = ((b >> 23) & 0xff) as i32;

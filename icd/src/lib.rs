@@ -33,6 +33,7 @@ mod pipeline_layout;
 mod query_pool;
 mod queue;
 mod render_pass;
+mod sampler;
 mod shader_module;
 mod sync;
 mod va;
