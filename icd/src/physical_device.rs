@@ -492,9 +492,22 @@ pub unsafe extern "system" fn get_memory_properties2(
 /// are colour attachments (blendable when normalised or float: blending is done in the
 /// fragment shader). Buffers of the formats the vertex fetch understands are vertex buffers.
 /// D16_UNORM, D32_SFLOAT, S8_UINT and D32_SFLOAT_S8_UINT images are depth/stencil
-/// attachments. Sampling in shaders and storage images are not offered yet.
+/// attachments. Images of the formats the texture unit reads are sampled images
+/// (`format::sampleable`, linear tiling for colour formats), filtered linearly unless their
+/// texels are integers or stencil. Storage images are not offered yet.
 fn format_properties(format: vk::Format) -> vk::FormatProperties {
     let mut props = vk::FormatProperties::default();
+    for (tiling, features) in [
+        (vk::ImageTiling::OPTIMAL, &mut props.optimal_tiling_features),
+        (vk::ImageTiling::LINEAR, &mut props.linear_tiling_features),
+    ] {
+        if crate::format::sampleable(format, tiling) {
+            *features |= vk::FormatFeatureFlags::SAMPLED_IMAGE;
+            if crate::format::linear_filterable(format) {
+                *features |= vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR;
+            }
+        }
+    }
     if crate::format::get(format).is_some() {
         let transfer = vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST;
         props.linear_tiling_features |= transfer;
