@@ -125,6 +125,12 @@ pub struct HeapRef {
     pub index: u16,
 }
 
+impl std::fmt::Debug for HeapRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HeapRef({})", self.index)
+    }
+}
+
 impl Clone for HeapRef {
     fn clone(&self) -> HeapRef {
         self.heap.lock().refs[self.index as usize] += 1;
