@@ -141,7 +141,7 @@ fn distinct_samplers_run_out_of_heap_entries() {
     // minLod steps of 1/64 (the hardware's LOD precision) times two mag filters.
     let distinct = |i: u32| {
         sampler_info()
-            .mag_filter(if i % 2 == 0 {
+            .mag_filter(if i.is_multiple_of(2) {
                 vk::Filter::NEAREST
             } else {
                 vk::Filter::LINEAR
@@ -358,6 +358,7 @@ fn sampled_image(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn view(
     dev: &ash::Device,
     image: &Img,
