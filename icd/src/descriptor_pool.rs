@@ -263,7 +263,8 @@ fn sampler_entry_of(binding: &LayoutBinding, e: u32, sampler: vk::Sampler) -> [u
     }
 }
 
-fn write(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) -> Result<(), vk::Result> {
+/// Writes the descriptors `w` describes into `set`.
+pub fn write(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) -> Result<(), vk::Result> {
     use vk::DescriptorType as T;
     if crate::descriptor_set_layout::takes_no_memory(w.descriptor_type) {
         // Nothing to write: the ICD reads input attachments from the subpass.

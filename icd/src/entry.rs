@@ -4,9 +4,10 @@
 
 use crate::handle::Object;
 use crate::{
-    buffer, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout, device, event,
-    framebuffer, image, image_view, instance, memory, physical_device, pipeline, pipeline_cache,
-    pipeline_layout, query_pool, queue, render_pass, sampler, shader_module, sync,
+    buffer, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout,
+    descriptor_update_template, device, event, framebuffer, image, image_view, instance, memory,
+    physical_device, pipeline, pipeline_cache, pipeline_layout, query_pool, queue, render_pass,
+    sampler, shader_module, sync,
 };
 use ash::vk;
 use std::ffi::CStr;
@@ -147,6 +148,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCreateComputePipelines => pipeline::create_compute_pipelines,
     PFN_vkCreateDescriptorPool => descriptor_pool::create_descriptor_pool,
     PFN_vkCreateDescriptorSetLayout => descriptor_set_layout::create_descriptor_set_layout,
+    PFN_vkCreateDescriptorUpdateTemplate => descriptor_update_template::create_descriptor_update_template,
     PFN_vkCreateDevice => device::create_device,
     PFN_vkCreateEvent => event::create_event,
     PFN_vkCreateFence => sync::create_fence,
@@ -167,6 +169,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkDestroyCommandPool => command_pool::destroy_command_pool,
     PFN_vkDestroyDescriptorPool => descriptor_pool::destroy_descriptor_pool,
     PFN_vkDestroyDescriptorSetLayout => descriptor_set_layout::destroy_descriptor_set_layout,
+    PFN_vkDestroyDescriptorUpdateTemplate => descriptor_update_template::destroy_descriptor_update_template,
     PFN_vkDestroyDevice => device::destroy_device,
     PFN_vkDestroyEvent => event::destroy_event,
     PFN_vkDestroyFence => sync::destroy_fence,
@@ -242,6 +245,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkSignalSemaphore => sync::signal_semaphore,
     PFN_vkTrimCommandPool => command_pool::trim_command_pool,
     PFN_vkUnmapMemory => memory::unmap_memory,
+    PFN_vkUpdateDescriptorSetWithTemplate => descriptor_update_template::update_descriptor_set_with_template,
     PFN_vkUpdateDescriptorSets => descriptor_pool::update_descriptor_sets,
     PFN_vkWaitForFences => sync::wait_for_fences,
     PFN_vkWaitSemaphores => sync::wait_semaphores,

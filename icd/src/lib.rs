@@ -12,6 +12,7 @@ mod command_pool;
 mod debug;
 mod descriptor_pool;
 mod descriptor_set_layout;
+mod descriptor_update_template;
 mod device;
 mod entry;
 mod event;
