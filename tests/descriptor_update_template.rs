@@ -1,6 +1,7 @@
-//! VK_KHR_descriptor_update_template through the loader: descriptor sets written from the
-//! application's own structure layout (offsets and strides), checked by a compute dispatch
-//! that reads and writes the buffers the template wrote; image and sampler descriptors written
+//! VK_KHR_descriptor_update_template and VK_KHR_push_descriptor through the loader: descriptor
+//! sets written from the application's own structure layout (offsets and strides), and push
+//! descriptor sets pushed with writes and with templates, checked by compute dispatches that
+//! read and write the buffers the descriptors name; image and sampler descriptors written
 //! through a template as well (shaders cannot sample yet: no errors, no validation messages).
 
 mod common;
@@ -122,7 +123,10 @@ fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
     let queues = [vk::DeviceQueueCreateInfo::default()
         .queue_family_index(0)
         .queue_priorities(&prio)];
-    let exts = [ash::khr::descriptor_update_template::NAME.as_ptr()];
+    let exts = [
+        ash::khr::descriptor_update_template::NAME.as_ptr(),
+        ash::khr::push_descriptor::NAME.as_ptr(),
+    ];
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_extension_names(&exts);
@@ -490,5 +494,225 @@ fn template_writes_image_and_sampler_descriptors() {
         dev.free_memory(memory, None);
         dev.destroy_device(None);
     }
+    assert_no_validation_messages();
+}
+
+/// Two dispatches with push descriptor sets: the first pushed with vkCmdPushDescriptorSetKHR,
+/// the second with a push template; each reads the contents it was recorded with.
+#[test]
+fn push_descriptors_and_push_templates() {
+    let ctx = Ctx::new();
+    let (dev, queue) = device(&ctx);
+    let tmpl = Templates::new(&ctx, &dev);
+    let pushd = ash::khr::push_descriptor::Device::new(&ctx.instance, &dev);
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
+    let out = Buf::new(&ctx, &dev, 1024, usage);
+    let mut uniforms = Buf::new(&ctx, &dev, 1024, usage);
+    let mut u = vec![0u8; 512];
+    u[0..4].copy_from_slice(&5u32.to_le_bytes());
+    u[256..260].copy_from_slice(&9u32.to_le_bytes());
+    uniforms.write(&u);
+    // SAFETY: valid physical device.
+    let max_push = unsafe {
+        let mut push_props = vk::PhysicalDevicePushDescriptorPropertiesKHR::default();
+        let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut push_props);
+        ctx.instance
+            .get_physical_device_properties2(ctx.pdev, &mut props);
+        push_props.max_push_descriptors
+    };
+    assert!(max_push >= 32);
+    let binding = |b: u32, ty| {
+        vk::DescriptorSetLayoutBinding::default()
+            .binding(b)
+            .descriptor_type(ty)
+            .descriptor_count(1)
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+    };
+    let bindings = [
+        binding(0, vk::DescriptorType::STORAGE_BUFFER),
+        binding(1, vk::DescriptorType::UNIFORM_BUFFER),
+    ];
+    // SAFETY: valid handles and create infos; everything outlives the submission.
+    unsafe {
+        let set_layout = dev
+            .create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default()
+                    .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
+                    .bindings(&bindings),
+                None,
+            )
+            .unwrap();
+        let push = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::COMPUTE,
+            offset: 0,
+            size: 4,
+        }];
+        let set_layouts = [set_layout];
+        let layout = dev
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default()
+                    .set_layouts(&set_layouts)
+                    .push_constant_ranges(&push),
+                None,
+            )
+            .unwrap();
+        let module = dev
+            .create_shader_module(
+                &vk::ShaderModuleCreateInfo::default().code(&DISPATCH_SHADER),
+                None,
+            )
+            .unwrap();
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main");
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(layout)];
+        let pipeline = dev
+            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
+            .map_err(|(_, e)| e)
+            .unwrap()[0];
+        let entries = [
+            vk::DescriptorUpdateTemplateEntry {
+                dst_binding: 1,
+                dst_array_element: 0,
+                descriptor_count: 1,
+                descriptor_type: vk::DescriptorType::UNIFORM_BUFFER,
+                offset: std::mem::offset_of!(Record, uniform),
+                stride: 0,
+            },
+            vk::DescriptorUpdateTemplateEntry {
+                dst_binding: 0,
+                dst_array_element: 0,
+                descriptor_count: 1,
+                descriptor_type: vk::DescriptorType::STORAGE_BUFFER,
+                offset: std::mem::offset_of!(Record, storage),
+                stride: 0,
+            },
+        ];
+        let template = tmpl.create(
+            &vk::DescriptorUpdateTemplateCreateInfo::default()
+                .descriptor_update_entries(&entries)
+                .template_type(vk::DescriptorUpdateTemplateType::PUSH_DESCRIPTORS_KHR)
+                .pipeline_bind_point(vk::PipelineBindPoint::COMPUTE)
+                .pipeline_layout(layout)
+                .set(0),
+        );
+        let pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+        let storage = [vk::DescriptorBufferInfo {
+            buffer: out.buffer,
+            offset: 0,
+            range: 256,
+        }];
+        let uniform = [vk::DescriptorBufferInfo {
+            buffer: uniforms.buffer,
+            offset: 0,
+            range: 16,
+        }];
+        let writes = [
+            vk::WriteDescriptorSet::default()
+                .dst_binding(0)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .buffer_info(&storage),
+            vk::WriteDescriptorSet::default()
+                .dst_binding(1)
+                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                .buffer_info(&uniform),
+        ];
+        pushd.cmd_push_descriptor_set(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &writes);
+        dev.cmd_push_constants(
+            cb,
+            layout,
+            vk::ShaderStageFlags::COMPUTE,
+            0,
+            &3u32.to_le_bytes(),
+        );
+        dev.cmd_dispatch(cb, 1, 1, 1);
+        let record = Record {
+            uniform: vk::DescriptorBufferInfo {
+                buffer: uniforms.buffer,
+                offset: 256,
+                range: 16,
+            },
+            _unrelated: [0; 3],
+            storage: vk::DescriptorBufferInfo {
+                buffer: out.buffer,
+                offset: 512,
+                range: 256,
+            },
+        };
+        (tmpl.0.fp().cmd_push_descriptor_set_with_template_khr)(
+            cb,
+            template,
+            layout,
+            0,
+            &record as *const Record as *const std::ffi::c_void,
+        );
+        dev.cmd_push_constants(
+            cb,
+            layout,
+            vk::ShaderStageFlags::COMPUTE,
+            0,
+            &7u32.to_le_bytes(),
+        );
+        dev.cmd_dispatch(cb, 2, 1, 1);
+        dev.end_command_buffer(cb).unwrap();
+        let fence = dev
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&[cb])],
+            fence,
+        )
+        .unwrap();
+        dev.wait_for_fences(&[fence], true, 10_000_000_000)
+            .expect("the dispatches complete");
+        dev.destroy_fence(fence, None);
+        dev.destroy_command_pool(pool, None);
+        tmpl.destroy(template);
+        dev.destroy_pipeline(pipeline, None);
+        dev.destroy_shader_module(module, None);
+        dev.destroy_pipeline_layout(layout, None);
+        dev.destroy_descriptor_set_layout(set_layout, None);
+    }
+    let o = out.bytes();
+    let word = |i: usize| u32::from_le_bytes(o[4 * i..4 * i + 4].try_into().unwrap());
+    for i in 0..8u32 {
+        assert_eq!(
+            word(i as usize),
+            i * 3 + 5 + 1000,
+            "first dispatch, invocation {i}"
+        );
+    }
+    assert_eq!(word(8), 0);
+    for i in 0..16u32 {
+        assert_eq!(
+            word(128 + i as usize),
+            i * 7 + 9 + 2000,
+            "second dispatch, invocation {i}"
+        );
+    }
+    assert_eq!(word(128 + 16), 0);
+    out.destroy(&dev);
+    uniforms.destroy(&dev);
+    // SAFETY: nothing else uses the device.
+    unsafe { dev.destroy_device(None) };
     assert_no_validation_messages();
 }

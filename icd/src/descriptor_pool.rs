@@ -62,15 +62,7 @@ impl DescriptorSet {
 
     /// Writes the entries of the layout's immutable samplers.
     fn write_immutable_samplers(&self) -> Result<(), vk::Result> {
-        for b in &self.layout.bindings {
-            let Some(at) = b.sampler_entry_offset() else {
-                continue;
-            };
-            for (e, s) in b.immutable.iter().enumerate() {
-                self.write_descriptor(b.element_offset(e as u32) + at, &s.entry)?;
-            }
-        }
-        Ok(())
+        write_immutable_samplers(self)
     }
 }
 
@@ -246,6 +238,19 @@ pub unsafe extern "system" fn free_descriptor_sets(
     })
 }
 
+/// Writes the entries of `set`'s layout's immutable samplers.
+pub fn write_immutable_samplers(set: &impl SetMemory) -> Result<(), vk::Result> {
+    for b in &set.layout().bindings {
+        let Some(at) = b.sampler_entry_offset() else {
+            continue;
+        };
+        for (e, s) in b.immutable.iter().enumerate() {
+            set.put(b.element_offset(e as u32) + at, &s.entry)?;
+        }
+    }
+    Ok(())
+}
+
 /// The texture descriptor a write of `view` stores (the null descriptor for a null view, or
 /// for a view without SAMPLED usage, which valid usage excludes).
 fn texture_of(view: vk::ImageView) -> [u8; 24] {
@@ -263,8 +268,26 @@ fn sampler_entry_of(binding: &LayoutBinding, e: u32, sampler: vk::Sampler) -> [u
     }
 }
 
+/// Memory descriptors are written into: a set's range of its pool's memory, or the CPU copy
+/// of a push descriptor set (cmd_buffer/push_descriptor.rs).
+pub trait SetMemory {
+    fn layout(&self) -> &SetLayoutInfo;
+    /// Copies `bytes` to byte `at` of the set.
+    fn put(&self, at: u32, bytes: &[u8]) -> Result<(), vk::Result>;
+}
+
+impl SetMemory for DescriptorSet {
+    fn layout(&self) -> &SetLayoutInfo {
+        &self.layout
+    }
+
+    fn put(&self, at: u32, bytes: &[u8]) -> Result<(), vk::Result> {
+        self.write_descriptor(at, bytes)
+    }
+}
+
 /// Writes the descriptors `w` describes into `set`.
-pub fn write(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) -> Result<(), vk::Result> {
+pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(), vk::Result> {
     use vk::DescriptorType as T;
     if crate::descriptor_set_layout::takes_no_memory(w.descriptor_type) {
         // Nothing to write: the ICD reads input attachments from the subpass.
@@ -274,7 +297,7 @@ pub fn write(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) -> Result<(), 
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
     let locate = |i: u32| {
-        set.layout
+        set.layout()
             .locate(w.dst_binding, w.dst_array_element + i)
             .ok_or(vk::Result::ERROR_UNKNOWN)
     };
@@ -294,7 +317,7 @@ pub fn write(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) -> Result<(), 
                     d[entry_at..entry_at + 8]
                         .copy_from_slice(&sampler_entry_of(binding, e, ii.sampler));
                 }
-                set.write_descriptor(at, &d[..binding.stride as usize])?;
+                set.put(at, &d[..binding.stride as usize])?;
             }
         }
         _ => {
@@ -316,7 +339,7 @@ pub fn write(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) -> Result<(), 
                     }
                     None => [0u8; 16],
                 };
-                set.write_descriptor(binding.element_offset(e), &descriptor)?;
+                set.put(binding.element_offset(e), &descriptor)?;
             }
         }
     }

@@ -2,16 +2,35 @@
 //! application's data each descriptor of an update sits. vkUpdateDescriptorSetWithTemplate
 //! reads them and writes each one as vkUpdateDescriptorSets would.
 //!
-//! Templates of type DESCRIPTOR_SET only: PUSH_DESCRIPTORS needs VK_KHR_push_descriptor, which
-//! agx4 does not offer. Descriptor types are those layouts accept (descriptor_set_layout.rs).
+//! Templates of type PUSH_DESCRIPTORS (VK_KHR_push_descriptor) are applied by
+//! vkCmdPushDescriptorSetWithTemplateKHR (cmd_buffer/push_descriptor.rs). Descriptor types are
+//! those layouts accept (descriptor_set_layout.rs).
 
-use crate::descriptor_pool::{self, DescriptorSet};
+use crate::descriptor_pool::{self, DescriptorSet, SetMemory};
 use crate::entry::{guard, guard_or};
 use crate::handle::{self, object, Object};
 use ash::vk;
 
 pub struct DescriptorUpdateTemplate {
     entries: Vec<vk::DescriptorUpdateTemplateEntry>,
+    /// For push descriptor templates: the bind point, pipeline layout and set they push.
+    pub push: Option<(vk::PipelineBindPoint, vk::PipelineLayout, u32)>,
+}
+
+impl DescriptorUpdateTemplate {
+    /// Writes every descriptor the template names, read from `data`, into `set`.
+    ///
+    /// # Safety
+    /// `data` must hold every descriptor the template names.
+    pub unsafe fn apply(&self, set: &impl SetMemory, data: *const u8) -> Result<(), vk::Result> {
+        for entry in &self.entries {
+            for i in 0..entry.descriptor_count {
+                // SAFETY: guaranteed by the caller.
+                unsafe { write_one(set, entry, i, data) }?;
+            }
+        }
+        Ok(())
+    }
 }
 object!(DescriptorUpdateTemplate, vk::DescriptorUpdateTemplate);
 
@@ -25,16 +44,20 @@ pub unsafe extern "system" fn create_descriptor_update_template(
         crate::device::Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
-        if info.template_type != vk::DescriptorUpdateTemplateType::DESCRIPTOR_SET {
-            // Invalid usage without VK_KHR_push_descriptor; the command may only fail with
-            // out-of-memory codes.
-            eprintln!(
-                "agx4: vkCreateDescriptorUpdateTemplate: template type {:?} is not supported; \
-                 returning VK_ERROR_OUT_OF_HOST_MEMORY",
-                info.template_type
-            );
-            return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
-        }
+        let push = match info.template_type {
+            vk::DescriptorUpdateTemplateType::DESCRIPTOR_SET => None,
+            vk::DescriptorUpdateTemplateType::PUSH_DESCRIPTORS_KHR => {
+                Some((info.pipeline_bind_point, info.pipeline_layout, info.set))
+            }
+            t => {
+                // The command may only fail with out-of-memory codes.
+                eprintln!(
+                    "agx4: vkCreateDescriptorUpdateTemplate: template type {t:?} is not \
+                     supported; returning VK_ERROR_OUT_OF_HOST_MEMORY"
+                );
+                return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+            }
+        };
         // SAFETY: valid usage: pDescriptorUpdateEntries holds descriptorUpdateEntryCount entries.
         let entries = unsafe {
             handle::slice(
@@ -43,7 +66,7 @@ pub unsafe extern "system" fn create_descriptor_update_template(
             )
         }
         .to_vec();
-        let template = DescriptorUpdateTemplate { entries };
+        let template = DescriptorUpdateTemplate { entries, push };
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
         let handle =
             unsafe { template.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
@@ -68,7 +91,7 @@ pub unsafe extern "system" fn destroy_descriptor_update_template(
 /// # Safety
 /// `data` must hold the structure the entry's type names at `offset + i * stride`.
 unsafe fn write_one(
-    set: &DescriptorSet,
+    set: &impl SetMemory,
     entry: &vk::DescriptorUpdateTemplateEntry,
     i: u32,
     data: *const u8,
@@ -120,13 +143,9 @@ pub unsafe extern "system" fn update_descriptor_set_with_template(
         ) else {
             return;
         };
-        for entry in &t.entries {
-            for i in 0..entry.descriptor_count {
-                // SAFETY: valid usage: pData holds every descriptor the template names.
-                if let Err(e) = unsafe { write_one(set, entry, i, p_data as *const u8) } {
-                    eprintln!("agx4: vkUpdateDescriptorSetWithTemplate: a write failed ({e:?})");
-                }
-            }
+        // SAFETY: valid usage: pData holds every descriptor the template names.
+        if let Err(e) = unsafe { t.apply(set, p_data as *const u8) } {
+            eprintln!("agx4: vkUpdateDescriptorSetWithTemplate: a write failed ({e:?})");
         }
     })
 }

@@ -421,6 +421,12 @@ pub unsafe extern "system" fn get_properties2(
                     r.independent_resolve_none = vk::TRUE;
                     r.independent_resolve = vk::TRUE;
                 }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR
+                {
+                    (*(s as *mut vk::PhysicalDevicePushDescriptorPropertiesKHR))
+                        .max_push_descriptors =
+                        crate::cmd_buffer::push_descriptor::MAX_PUSH_DESCRIPTORS;
+                }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES {
                     // The rasterizer keeps or drops a point by its vertex against the view
                     // volume (hw::gpu::raster::clip::point_visible).
