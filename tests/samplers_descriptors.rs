@@ -736,6 +736,8 @@ fn image_and_sampler_descriptors() {
             binding(4, T::SAMPLED_IMAGE, 4),
             binding(5, T::SAMPLED_IMAGE, 2),
             binding(6, T::UNIFORM_BUFFER, 1),
+            // Laid out (48 bytes each) though no image can be a storage image yet.
+            binding(7, T::STORAGE_IMAGE, 2),
         ];
         let layout = dev
             .create_descriptor_set_layout(
@@ -763,6 +765,9 @@ fn image_and_sampler_descriptors() {
             vk::DescriptorPoolSize::default()
                 .ty(T::UNIFORM_BUFFER)
                 .descriptor_count(2),
+            vk::DescriptorPoolSize::default()
+                .ty(T::STORAGE_IMAGE)
+                .descriptor_count(4),
         ];
         let pool = dev
             .create_descriptor_pool(

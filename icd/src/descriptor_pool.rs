@@ -3,7 +3,8 @@
 //!
 //! What a descriptor is in set memory (docs/render-abi.md section 7): buffers are address and
 //! range; a sampled image is its view's texture descriptor; a sampler is the sampler's entry
-//! (heap index, f16 LOD bias); a combined image sampler is both, the entry at 24. A binding
+//! (heap index, f16 LOD bias); a combined image sampler is both, the entry at 24; a storage
+//! image is its view's texture descriptor, then its PBE descriptor at 24. A binding
 //! with immutable samplers holds their entries from allocation on, whatever is written.
 
 use crate::bo::{Bo, Place};
@@ -259,6 +260,15 @@ fn texture_of(view: vk::ImageView) -> [u8; 24] {
         .unwrap_or_else(hw::g13::image_desc::null_texture_descriptor)
 }
 
+/// The PBE descriptor a storage image write of `view` stores. No image has STORAGE usage yet
+/// (no format offers STORAGE_IMAGE), so no view has one, and this is the null descriptor,
+/// whose writes are dropped.
+fn pbe_of(view: vk::ImageView) -> [u8; 24] {
+    ImageView::from_handle(view)
+        .and_then(|v| v.pbe)
+        .unwrap_or_else(hw::g13::image_desc::null_pbe_descriptor)
+}
+
 /// The sampler entry a write stores for `binding`'s element `e`: the immutable sampler's, if
 /// the binding has them, otherwise `sampler`'s (zero for a null one).
 fn sampler_entry_of(binding: &LayoutBinding, e: u32, sampler: vk::Sampler) -> [u8; 8] {
@@ -302,15 +312,19 @@ pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(),
             .ok_or(vk::Result::ERROR_UNKNOWN)
     };
     match w.descriptor_type {
-        T::SAMPLER | T::COMBINED_IMAGE_SAMPLER | T::SAMPLED_IMAGE => {
+        T::SAMPLER | T::COMBINED_IMAGE_SAMPLER | T::SAMPLED_IMAGE | T::STORAGE_IMAGE => {
             // SAFETY: valid usage: image descriptor writes carry descriptor_count image infos.
             let infos = unsafe { handle::slice(w.p_image_info, w.descriptor_count) };
             for (i, ii) in infos.iter().enumerate() {
                 let (binding, e) = locate(i as u32)?;
                 let at = binding.element_offset(e);
-                let mut d = [0u8; 32];
+                let mut d = [0u8; 48];
                 if binding.ty != T::SAMPLER {
                     d[..24].copy_from_slice(&texture_of(ii.image_view));
+                }
+                if binding.ty == T::STORAGE_IMAGE {
+                    let at = compiler::abi::STORAGE_PBE_OFFSET as usize;
+                    d[at..at + 24].copy_from_slice(&pbe_of(ii.image_view));
                 }
                 if let Some(entry_at) = binding.sampler_entry_offset() {
                     let entry_at = entry_at as usize;

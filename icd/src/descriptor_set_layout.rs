@@ -2,7 +2,8 @@
 //!
 //! Bindings are laid out in binding order, each descriptor taking
 //! `compiler::abi::descriptor_size` bytes (docs/render-abi.md section 7): 16-byte buffer
-//! descriptors, 8-byte sampler entries, 32-byte sampled images and combined image samplers.
+//! descriptors, 8-byte sampler entries, 32-byte sampled images and combined image samplers,
+//! 48-byte storage images.
 //! A binding starts on a multiple of 16 when its descriptors' size is one (buffer descriptors
 //! keep the 16-byte alignment they always had), of 8 otherwise. Dynamic buffers get an index
 //! into the dynamic offsets that vkCmdBindDescriptorSets supplies, in the same order.
@@ -120,6 +121,7 @@ pub fn kind(ty: vk::DescriptorType) -> Option<compiler::DescriptorKind> {
             Some(compiler::DescriptorKind::CombinedImageSampler)
         }
         vk::DescriptorType::SAMPLED_IMAGE => Some(compiler::DescriptorKind::SampledImage),
+        vk::DescriptorType::STORAGE_IMAGE => Some(compiler::DescriptorKind::StorageImage),
         _ => None,
     }
 }
@@ -282,7 +284,7 @@ mod tests {
         let (at, e) = info.locate(0, 2).unwrap();
         assert_eq!((at.binding, e), (3, 0));
         assert!(info.locate(3, 2).is_none());
-        assert!(build(&[b(0, vk::DescriptorType::STORAGE_IMAGE, 1)]).is_err());
+        assert!(build(&[b(0, vk::DescriptorType::UNIFORM_TEXEL_BUFFER, 1)]).is_err());
     }
 
     #[test]
@@ -300,6 +302,7 @@ mod tests {
             b(3, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, 2),
             b(4, vk::DescriptorType::SAMPLER, 1),
             b(5, vk::DescriptorType::SAMPLED_IMAGE, 4),
+            b(6, vk::DescriptorType::STORAGE_IMAGE, 2),
         ])
         .unwrap();
         let layout: Vec<_> = info
@@ -316,10 +319,11 @@ mod tests {
                 (2, 48, 8),
                 (3, 64, 32),
                 (4, 128, 8),
-                (5, 144, 32)
+                (5, 144, 32),
+                (6, 272, 48)
             ]
         );
-        assert_eq!(info.size, 144 + 4 * 32);
+        assert_eq!(info.size, 272 + 2 * 48);
         assert_eq!(info.bindings[3].element_offset(1), 96);
         assert_eq!(info.bindings[3].sampler_entry_offset(), Some(24));
         assert_eq!(info.bindings[0].sampler_entry_offset(), Some(0));
@@ -335,7 +339,8 @@ mod tests {
                 (K::Sampler, 48),
                 (K::CombinedImageSampler, 64),
                 (K::Sampler, 128),
-                (K::SampledImage, 144)
+                (K::SampledImage, 144),
+                (K::StorageImage, 272)
             ]
         );
         for b in &info.bindings {

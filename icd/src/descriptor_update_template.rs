@@ -111,7 +111,11 @@ unsafe fn write_one(
         ..Default::default()
     };
     match entry.descriptor_type {
-        T::SAMPLER | T::COMBINED_IMAGE_SAMPLER | T::SAMPLED_IMAGE | T::INPUT_ATTACHMENT => {
+        T::SAMPLER
+        | T::COMBINED_IMAGE_SAMPLER
+        | T::SAMPLED_IMAGE
+        | T::STORAGE_IMAGE
+        | T::INPUT_ATTACHMENT => {
             // SAFETY: as above: a VkDescriptorImageInfo is there.
             let info = unsafe { std::ptr::read_unaligned(p as *const vk::DescriptorImageInfo) };
             w.p_image_info = &info;

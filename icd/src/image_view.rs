@@ -33,6 +33,9 @@ pub struct ImageView {
     pub usage: vk::ImageUsageFlags,
     /// The texture descriptor, for views with SAMPLED usage.
     pub texture: Option<[u8; 24]>,
+    /// The PBE descriptor, for views with STORAGE usage: none yet, as no format offers
+    /// storage images.
+    pub pbe: Option<[u8; 24]>,
 }
 object!(ImageView, vk::ImageView);
 
@@ -266,6 +269,7 @@ fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView,
         },
         usage,
         texture: None,
+        pbe: None,
     };
     if usage.intersects(DESCRIPTOR_USAGE) {
         view.texture = Some(texture_descriptor(image, &view)?);
