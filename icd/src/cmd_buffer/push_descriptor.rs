@@ -134,3 +134,67 @@ pub unsafe extern "system" fn cmd_push_descriptor_set_with_template(
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hw::g13::image_desc::{null_pbe_descriptor, null_texture_descriptor};
+
+    /// Descriptor writes land where the layout puts them, with the contract's contents: a
+    /// push set is plain CPU memory, so the bytes can be read back.
+    #[test]
+    fn writes_land_at_the_layout_offsets() {
+        use vk::DescriptorType as T;
+        let b = |binding, ty, count| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(binding)
+                .descriptor_type(ty)
+                .descriptor_count(count)
+        };
+        let layout = crate::descriptor_set_layout::build(&[
+            b(0, T::SAMPLER, 1),
+            b(1, T::SAMPLED_IMAGE, 2),
+            b(2, T::SAMPLED_IMAGE, 1),
+            b(3, T::STORAGE_IMAGE, 1),
+            b(4, T::COMBINED_IMAGE_SAMPLER, 1),
+        ])
+        .unwrap();
+        let set = PushSet {
+            bytes: RefCell::new(vec![0xaa; layout.size as usize]),
+            layout: Arc::new(layout),
+        };
+        // Null views and samplers: the null descriptors and a zero sampler entry.
+        let images = [vk::DescriptorImageInfo::default(); 3];
+        let w = |binding, element, ty, n: usize| vk::WriteDescriptorSet {
+            dst_binding: binding,
+            dst_array_element: element,
+            descriptor_count: n as u32,
+            descriptor_type: ty,
+            p_image_info: images.as_ptr(),
+            ..Default::default()
+        };
+        // Element 1 of binding 1 runs on into binding 2.
+        descriptor_pool::write(&set, &w(1, 1, T::SAMPLED_IMAGE, 2)).unwrap();
+        descriptor_pool::write(&set, &w(0, 0, T::SAMPLER, 1)).unwrap();
+        descriptor_pool::write(&set, &w(3, 0, T::STORAGE_IMAGE, 1)).unwrap();
+        descriptor_pool::write(&set, &w(4, 0, T::COMBINED_IMAGE_SAMPLER, 1)).unwrap();
+        let bytes = set.bytes.borrow();
+        let tex = null_texture_descriptor();
+        // Binding 0: 8 bytes at 0; binding 1 at 16 (32-byte descriptors on 16).
+        assert_eq!(&bytes[0..8], &[0; 8]);
+        assert_eq!(&bytes[8..16], &[0xaa; 8], "alignment padding is left alone");
+        assert_eq!(&bytes[16..48], &[0xaa; 32], "element 0 was not written");
+        assert_eq!(&bytes[48..72], &tex);
+        assert_eq!(&bytes[72..80], &[0; 8]);
+        assert_eq!(&bytes[80..104], &tex, "binding 2");
+        assert_eq!(&bytes[112..136], &tex, "storage image texture");
+        assert_eq!(
+            &bytes[136..160],
+            &null_pbe_descriptor(),
+            "storage image PBE"
+        );
+        assert_eq!(&bytes[160..184], &tex, "combined image sampler");
+        assert_eq!(&bytes[184..192], &[0; 8], "its sampler entry");
+        assert_eq!(bytes.len(), 192);
+    }
+}
