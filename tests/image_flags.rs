@@ -1061,9 +1061,9 @@ fn invalid_flag_uses_are_errors() {
             cubes.image,
             vk::ImageViewType::CUBE_ARRAY,
             RGBA8,
-            range(0, 12),
+            range(0, 8),
         ),
-        "a cube array view without imageCubeArray",
+        "a cube array view of eight layers",
     );
     refused(
         &view_info(

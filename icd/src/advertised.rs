@@ -31,4 +31,6 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     // Demoted invocations lose their coverage and run on as helpers (compiler g13 isel).
     "VK_EXT_shader_demote_to_helper_invocation",
     "VK_KHR_storage_buffer_storage_class",
+    "VK_KHR_descriptor_update_template",
+    "VK_KHR_push_descriptor",
 ];

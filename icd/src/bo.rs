@@ -43,23 +43,34 @@ unsafe impl Sync for Bo {}
 impl Bo {
     /// A zeroed, mapped buffer object of at least `size` bytes.
     pub fn new(dev: &Device, size: u64, place: Place, cached: bool) -> Result<Bo, vk::Result> {
+        let va_pool = match place {
+            Place::Heap => dev.heap_va.clone(),
+            Place::Usc => dev.usc_va.clone(),
+        };
+        Bo::new_in(dev.kmd.clone(), dev.vm_id, va_pool, size, cached)
+    }
+
+    /// [`Bo::new`] for a VM whose `Device` does not exist yet (the device's own buffers,
+    /// made while it is being created): the VA comes from `va_pool`.
+    pub fn new_in(
+        kmd: Arc<dyn Kmd>,
+        vm_id: u32,
+        va_pool: Arc<Mutex<VaAllocator>>,
+        size: u64,
+        cached: bool,
+    ) -> Result<Bo, vk::Result> {
         let oom = vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
         let size = size.max(1).checked_add(PAGE_SIZE - 1).ok_or(oom)? & !(PAGE_SIZE - 1);
-        let kmd = dev.kmd.clone();
         let flags = DRM_ASAHI_GEM_VM_PRIVATE | if cached { DRM_ASAHI_GEM_WRITEBACK } else { 0 };
         let mut create = drm_asahi_gem_create {
             size,
             flags,
-            vm_id: dev.vm_id,
+            vm_id,
             handle: 0,
             pad: 0,
         };
         kmd.gem_create(&mut create).map_err(|_| oom)?;
         let gem = create.handle;
-        let va_pool = match place {
-            Place::Heap => dev.heap_va.clone(),
-            Place::Usc => dev.usc_va.clone(),
-        };
         let close = |kmd: &dyn Kmd| {
             let _ = kmd.gem_close(&drm_gem_close {
                 handle: gem,
@@ -87,7 +98,7 @@ impl Bo {
             range: size,
             addr: va,
         };
-        if crate::kmd::vm_bind(kmd.as_ref(), dev.vm_id, &[op]).is_err() {
+        if crate::kmd::vm_bind(kmd.as_ref(), vm_id, &[op]).is_err() {
             release_va();
             close(kmd.as_ref());
             return Err(oom);
@@ -110,7 +121,7 @@ impl Bo {
                     range: size,
                     addr: va,
                 };
-                let _ = crate::kmd::vm_bind(kmd.as_ref(), dev.vm_id, &[unbind]);
+                let _ = crate::kmd::vm_bind(kmd.as_ref(), vm_id, &[unbind]);
                 release_va();
                 close(kmd.as_ref());
                 return Err(oom);
@@ -118,7 +129,7 @@ impl Bo {
         };
         Ok(Bo {
             kmd,
-            vm_id: dev.vm_id,
+            vm_id,
             va_pool,
             gem,
             va,

@@ -1,12 +1,20 @@
 //! VkDescriptorPool and VkDescriptorSet: a pool owns one block of GPU memory, each set is a
 //! range of it that holds the set's descriptors, written through the CPU mapping.
+//!
+//! What a descriptor is in set memory (docs/render-abi.md section 7): buffers are address and
+//! range; a sampled image is its view's texture descriptor; a sampler is the sampler's entry
+//! (heap index, f16 LOD bias); a combined image sampler is both, the entry at 24; a storage
+//! image is its view's texture descriptor, then its PBE descriptor at 24. A binding
+//! with immutable samplers holds their entries from allocation on, whatever is written.
 
 use crate::bo::{Bo, Place};
 use crate::buffer::Buffer;
-use crate::descriptor_set_layout::{DescriptorSetLayout, SetLayoutInfo};
+use crate::descriptor_set_layout::{DescriptorSetLayout, LayoutBinding, SetLayoutInfo};
 use crate::device::Device;
 use crate::entry::{guard, guard_or};
 use crate::handle::{self, object, Object};
+use crate::image_view::ImageView;
+use crate::sampler::Sampler;
 use crate::va::VaAllocator;
 use ash::vk;
 use compiler::abi::{BUFFER_DESCRIPTOR_SIZE, SET_ALIGNMENT};
@@ -49,8 +57,13 @@ impl DescriptorSet {
         Ok(bytes)
     }
 
-    fn write_descriptor(&self, at: u32, descriptor: &[u8; 16]) -> Result<(), vk::Result> {
+    fn write_descriptor(&self, at: u32, descriptor: &[u8]) -> Result<(), vk::Result> {
         self.bo.write(self.offset + u64::from(at), descriptor)
+    }
+
+    /// Writes the entries of the layout's immutable samplers.
+    fn write_immutable_samplers(&self) -> Result<(), vk::Result> {
+        write_immutable_samplers(self)
     }
 }
 
@@ -78,9 +91,19 @@ pub unsafe extern "system" fn create_descriptor_pool(
         let info = unsafe { &*p_create_info };
         // SAFETY: as above.
         let sizes = unsafe { handle::slice(info.p_pool_sizes, info.pool_size_count) };
-        let descriptors: u64 = sizes.iter().map(|s| u64::from(s.descriptor_count)).sum();
-        // Room for every descriptor plus each set's alignment and minimum size.
-        let bytes = (descriptors + u64::from(info.max_sets)) * u64::from(BUFFER_DESCRIPTOR_SIZE);
+        // Room for every descriptor, counting 8-byte ones as 16 for the alignment of the
+        // binding after them, plus each set's alignment and minimum size. Types agx4 does not
+        // support yet are refused by the layouts; they count as the largest descriptor.
+        let descriptors: u64 = sizes
+            .iter()
+            .map(|s| {
+                let size = crate::descriptor_set_layout::kind(s.ty)
+                    .map_or(48, compiler::abi::descriptor_size)
+                    .max(BUFFER_DESCRIPTOR_SIZE);
+                u64::from(s.descriptor_count) * u64::from(size)
+            })
+            .sum();
+        let bytes = descriptors + u64::from(info.max_sets) * u64::from(BUFFER_DESCRIPTOR_SIZE);
         let bo = Bo::new(dev, bytes, Place::Heap, false)?;
         let space = VaAllocator::new(0, bo.size);
         let pool = DescriptorPool {
@@ -171,15 +194,18 @@ pub unsafe extern "system" fn allocate_descriptor_sets(
             };
             // A new set's descriptors are undefined; zero keeps stale addresses out of it.
             let _ = pool.bo.write(offset, &vec![0u8; reserved as usize]);
-            made.push(
-                DescriptorSet {
-                    layout,
-                    bo: pool.bo.clone(),
-                    offset,
-                    reserved,
-                }
-                .into_handle(),
-            );
+            let set = DescriptorSet {
+                layout,
+                bo: pool.bo.clone(),
+                offset,
+                reserved,
+            };
+            let written = set.write_immutable_samplers();
+            made.push(set.into_handle());
+            if let Err(e) = written {
+                result = Err(e);
+                break;
+            }
         }
         if let Err(e) = result {
             for set in made {
@@ -213,7 +239,66 @@ pub unsafe extern "system" fn free_descriptor_sets(
     })
 }
 
-fn write_buffers(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) -> Result<(), vk::Result> {
+/// Writes the entries of `set`'s layout's immutable samplers.
+pub fn write_immutable_samplers(set: &impl SetMemory) -> Result<(), vk::Result> {
+    for b in &set.layout().bindings {
+        let Some(at) = b.sampler_entry_offset() else {
+            continue;
+        };
+        for (e, s) in b.immutable.iter().enumerate() {
+            set.put(b.element_offset(e as u32) + at, &s.entry)?;
+        }
+    }
+    Ok(())
+}
+
+/// The texture descriptor a write of `view` stores (the null descriptor for a null view, or
+/// for a view without SAMPLED usage, which valid usage excludes).
+fn texture_of(view: vk::ImageView) -> [u8; 24] {
+    ImageView::from_handle(view)
+        .and_then(|v| v.texture)
+        .unwrap_or_else(hw::g13::image_desc::null_texture_descriptor)
+}
+
+/// The PBE descriptor a storage image write of `view` stores. No image has STORAGE usage yet
+/// (no format offers STORAGE_IMAGE), so no view has one, and this is the null descriptor,
+/// whose writes are dropped.
+fn pbe_of(view: vk::ImageView) -> [u8; 24] {
+    ImageView::from_handle(view)
+        .and_then(|v| v.pbe)
+        .unwrap_or_else(hw::g13::image_desc::null_pbe_descriptor)
+}
+
+/// The sampler entry a write stores for `binding`'s element `e`: the immutable sampler's, if
+/// the binding has them, otherwise `sampler`'s (zero for a null one).
+fn sampler_entry_of(binding: &LayoutBinding, e: u32, sampler: vk::Sampler) -> [u8; 8] {
+    match binding.immutable.get(e as usize) {
+        Some(s) => s.entry,
+        None => Sampler::from_handle(sampler).map_or([0; 8], Sampler::set_entry),
+    }
+}
+
+/// Memory descriptors are written into: a set's range of its pool's memory, or the CPU copy
+/// of a push descriptor set (cmd_buffer/push_descriptor.rs).
+pub trait SetMemory {
+    fn layout(&self) -> &SetLayoutInfo;
+    /// Copies `bytes` to byte `at` of the set.
+    fn put(&self, at: u32, bytes: &[u8]) -> Result<(), vk::Result>;
+}
+
+impl SetMemory for DescriptorSet {
+    fn layout(&self) -> &SetLayoutInfo {
+        &self.layout
+    }
+
+    fn put(&self, at: u32, bytes: &[u8]) -> Result<(), vk::Result> {
+        self.write_descriptor(at, bytes)
+    }
+}
+
+/// Writes the descriptors `w` describes into `set`.
+pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(), vk::Result> {
+    use vk::DescriptorType as T;
     if crate::descriptor_set_layout::takes_no_memory(w.descriptor_type) {
         // Nothing to write: the ICD reads input attachments from the subpass.
         return Ok(());
@@ -221,31 +306,56 @@ fn write_buffers(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) -> Result<
     if crate::descriptor_set_layout::kind(w.descriptor_type).is_none() {
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
-    // SAFETY: valid usage: buffer descriptor writes carry descriptor_count buffer infos.
-    let infos = unsafe { handle::slice(w.p_buffer_info, w.descriptor_count) };
-    for (i, bi) in infos.iter().enumerate() {
-        let (binding, element) = set
-            .layout
-            .locate(w.dst_binding, w.dst_array_element + i as u32)
-            .ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let descriptor = match Buffer::from_handle(bi.buffer) {
-            Some(buf) => {
-                let range = if bi.range == vk::WHOLE_SIZE {
-                    buf.size.saturating_sub(bi.offset)
-                } else {
-                    bi.range
-                };
-                buffer_descriptor(
-                    buf.va.load(Ordering::Acquire) + bi.offset,
-                    u32::try_from(range).unwrap_or(u32::MAX),
-                )
+    let locate = |i: u32| {
+        set.layout()
+            .locate(w.dst_binding, w.dst_array_element + i)
+            .ok_or(vk::Result::ERROR_UNKNOWN)
+    };
+    match w.descriptor_type {
+        T::SAMPLER | T::COMBINED_IMAGE_SAMPLER | T::SAMPLED_IMAGE | T::STORAGE_IMAGE => {
+            // SAFETY: valid usage: image descriptor writes carry descriptor_count image infos.
+            let infos = unsafe { handle::slice(w.p_image_info, w.descriptor_count) };
+            for (i, ii) in infos.iter().enumerate() {
+                let (binding, e) = locate(i as u32)?;
+                let at = binding.element_offset(e);
+                let mut d = [0u8; 48];
+                if binding.ty != T::SAMPLER {
+                    d[..24].copy_from_slice(&texture_of(ii.image_view));
+                }
+                if binding.ty == T::STORAGE_IMAGE {
+                    let at = compiler::abi::STORAGE_PBE_OFFSET as usize;
+                    d[at..at + 24].copy_from_slice(&pbe_of(ii.image_view));
+                }
+                if let Some(entry_at) = binding.sampler_entry_offset() {
+                    let entry_at = entry_at as usize;
+                    d[entry_at..entry_at + 8]
+                        .copy_from_slice(&sampler_entry_of(binding, e, ii.sampler));
+                }
+                set.put(at, &d[..binding.stride as usize])?;
             }
-            None => [0u8; 16],
-        };
-        set.write_descriptor(
-            binding.offset + element * BUFFER_DESCRIPTOR_SIZE,
-            &descriptor,
-        )?;
+        }
+        _ => {
+            // SAFETY: valid usage: buffer descriptor writes carry descriptor_count buffer infos.
+            let infos = unsafe { handle::slice(w.p_buffer_info, w.descriptor_count) };
+            for (i, bi) in infos.iter().enumerate() {
+                let (binding, e) = locate(i as u32)?;
+                let descriptor = match Buffer::from_handle(bi.buffer) {
+                    Some(buf) => {
+                        let range = if bi.range == vk::WHOLE_SIZE {
+                            buf.size.saturating_sub(bi.offset)
+                        } else {
+                            bi.range
+                        };
+                        buffer_descriptor(
+                            buf.va.load(Ordering::Acquire) + bi.offset,
+                            u32::try_from(range).unwrap_or(u32::MAX),
+                        )
+                    }
+                    None => [0u8; 16],
+                };
+                set.put(binding.element_offset(e), &descriptor)?;
+            }
+        }
     }
     Ok(())
 }
@@ -264,11 +374,9 @@ fn copy_descriptors(c: &vk::CopyDescriptorSet<'_>) -> Result<(), vk::Result> {
             // Input attachments are read from the subpass, not from the set.
             return Ok(());
         }
-        let mut d = [0u8; 16];
-        src.bo.read(
-            src.offset + u64::from(b.offset + e * BUFFER_DESCRIPTOR_SIZE),
-            &mut d,
-        )?;
+        let mut d = vec![0u8; b.stride as usize];
+        src.bo
+            .read(src.offset + u64::from(b.element_offset(e)), &mut d)?;
         descriptors.push(d);
     }
     for (i, d) in descriptors.iter().enumerate() {
@@ -276,7 +384,16 @@ fn copy_descriptors(c: &vk::CopyDescriptorSet<'_>) -> Result<(), vk::Result> {
             .layout
             .locate(c.dst_binding, c.dst_array_element + i as u32)
             .ok_or(vk::Result::ERROR_UNKNOWN)?;
-        dst.write_descriptor(b.offset + e * BUFFER_DESCRIPTOR_SIZE, d)?;
+        if b.stride as usize != d.len() {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        let at = b.element_offset(e);
+        match (b.sampler_entry_offset(), b.immutable.get(e as usize)) {
+            // A destination with immutable samplers keeps them: only an image is copied.
+            (Some(0), Some(_)) => {}
+            (Some(entry_at), Some(_)) => dst.write_descriptor(at, &d[..entry_at as usize])?,
+            _ => dst.write_descriptor(at, d)?,
+        }
     }
     Ok(())
 }
@@ -299,7 +416,7 @@ pub unsafe extern "system" fn update_descriptor_sets(
         for w in writes {
             let result = DescriptorSet::from_handle(w.dst_set)
                 .ok_or(vk::Result::ERROR_UNKNOWN)
-                .and_then(|s| write_buffers(s, w));
+                .and_then(|s| write(s, w));
             if let Err(e) = result {
                 eprintln!("agx4: vkUpdateDescriptorSets: a write failed ({e:?})");
             }

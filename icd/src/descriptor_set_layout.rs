@@ -1,8 +1,16 @@
 //! VkDescriptorSetLayout: where each binding's descriptors sit in set memory.
 //!
-//! Every supported descriptor is a 16-byte buffer descriptor (`compiler::abi`); bindings are
-//! laid out in binding order. Dynamic buffers get an index into the dynamic offsets that
-//! vkCmdBindDescriptorSets supplies, in the same order.
+//! Bindings are laid out in binding order, each descriptor taking
+//! `compiler::abi::descriptor_size` bytes (docs/render-abi.md section 7): 16-byte buffer
+//! descriptors, 8-byte sampler entries, 32-byte sampled images and combined image samplers,
+//! 48-byte storage images.
+//! A binding starts on a multiple of 16 when its descriptors' size is one (buffer descriptors
+//! keep the 16-byte alignment they always had), of 8 otherwise. Dynamic buffers get an index
+//! into the dynamic offsets that vkCmdBindDescriptorSets supplies, in the same order.
+//!
+//! Immutable samplers (pImmutableSamplers) are copied into the layout as the sampler entries
+//! they make, each holding its own reference to its sampler heap entry (so the layout, and the
+//! sets made from it, outlive the VkSamplers); allocation writes them into every set.
 //!
 //! Input attachment bindings take no set memory: a fragment shader reads input attachment `n`
 //! through the texture state the ICD loads from the current subpass's `pInputAttachments[n]`
@@ -11,9 +19,18 @@
 use crate::device::Device;
 use crate::entry::{guard, guard_or};
 use crate::handle::{self, object, Object};
+use crate::sampler::{HeapRef, Sampler};
 use ash::vk;
-use compiler::abi::BUFFER_DESCRIPTOR_SIZE;
+use compiler::abi::descriptor_size;
 use std::sync::Arc;
+
+/// An immutable sampler of a binding: the sampler entry sets hold, and the reference that
+/// keeps its heap entry alive.
+#[derive(Clone, Debug)]
+pub struct ImmutableSampler {
+    pub entry: [u8; 8],
+    _heap_entry: HeapRef,
+}
 
 #[derive(Clone, Debug)]
 pub struct LayoutBinding {
@@ -22,8 +39,31 @@ pub struct LayoutBinding {
     pub count: u32,
     /// Byte offset of element 0 in set memory.
     pub offset: u32,
+    /// Bytes from one element to the next (0 for input attachments).
+    pub stride: u32,
     /// Index of element 0 among the set's dynamic offsets, for dynamic buffers.
     pub dynamic_index: Option<u32>,
+    /// Immutable samplers, one per element (empty without).
+    pub immutable: Vec<ImmutableSampler>,
+}
+
+impl LayoutBinding {
+    /// Byte offset of element `e` in set memory.
+    pub fn element_offset(&self, e: u32) -> u32 {
+        self.offset + e * self.stride
+    }
+
+    /// Offset of the sampler entry inside one of this binding's descriptors, for the types
+    /// that have one.
+    pub fn sampler_entry_offset(&self) -> Option<u32> {
+        match self.ty {
+            vk::DescriptorType::SAMPLER => Some(0),
+            vk::DescriptorType::COMBINED_IMAGE_SAMPLER => {
+                Some(compiler::abi::COMBINED_SAMPLER_OFFSET)
+            }
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -76,6 +116,12 @@ pub fn kind(ty: vk::DescriptorType) -> Option<compiler::DescriptorKind> {
         vk::DescriptorType::UNIFORM_BUFFER | vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC => {
             Some(compiler::DescriptorKind::UniformBuffer)
         }
+        vk::DescriptorType::SAMPLER => Some(compiler::DescriptorKind::Sampler),
+        vk::DescriptorType::COMBINED_IMAGE_SAMPLER => {
+            Some(compiler::DescriptorKind::CombinedImageSampler)
+        }
+        vk::DescriptorType::SAMPLED_IMAGE => Some(compiler::DescriptorKind::SampledImage),
+        vk::DescriptorType::STORAGE_IMAGE => Some(compiler::DescriptorKind::StorageImage),
         _ => None,
     }
 }
@@ -102,7 +148,15 @@ pub struct DescriptorSetLayout {
 }
 object!(DescriptorSetLayout, vk::DescriptorSetLayout);
 
+/// Bytes one descriptor of `ty` takes in set memory (0 for input attachments).
+pub fn stride(ty: vk::DescriptorType) -> u32 {
+    kind(ty).map_or(0, descriptor_size)
+}
+
 /// Lays out bindings; fails for descriptor types agx4 does not support yet.
+///
+/// Valid usage: each binding's pImmutableSamplers is null or holds descriptorCount live
+/// samplers of this driver.
 pub fn build(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> Result<SetLayoutInfo, vk::Result> {
     let mut sorted: Vec<_> = bindings.iter().filter(|b| b.descriptor_count > 0).collect();
     sorted.sort_by_key(|b| b.binding);
@@ -120,24 +174,43 @@ pub fn build(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> Result<SetLayou
             info.dynamic_count += b.descriptor_count;
             i
         });
-        let per_descriptor = if takes_no_memory(b.descriptor_type) {
-            0
-        } else {
-            BUFFER_DESCRIPTOR_SIZE
-        };
+        let stride = stride(b.descriptor_type);
         let bytes = b
             .descriptor_count
-            .checked_mul(per_descriptor)
+            .checked_mul(stride)
             .ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+        let align = if stride.is_multiple_of(16) { 16 } else { 8 };
+        let offset = info.size.next_multiple_of(align);
+        let takes_samplers = matches!(
+            b.descriptor_type,
+            vk::DescriptorType::SAMPLER | vk::DescriptorType::COMBINED_IMAGE_SAMPLER
+        );
+        let immutable = if takes_samplers && !b.p_immutable_samplers.is_null() {
+            // SAFETY: valid usage: pImmutableSamplers holds descriptorCount samplers.
+            let handles = unsafe { handle::slice(b.p_immutable_samplers, b.descriptor_count) };
+            handles
+                .iter()
+                .map(|&h| {
+                    let s = Sampler::from_handle(h).ok_or(vk::Result::ERROR_UNKNOWN)?;
+                    Ok(ImmutableSampler {
+                        entry: s.set_entry(),
+                        _heap_entry: s.entry.clone(),
+                    })
+                })
+                .collect::<Result<Vec<_>, vk::Result>>()?
+        } else {
+            Vec::new()
+        };
         info.bindings.push(LayoutBinding {
             binding: b.binding,
             ty: b.descriptor_type,
             count: b.descriptor_count,
-            offset: info.size,
+            offset,
+            stride,
             dynamic_index,
+            immutable,
         });
-        info.size = info
-            .size
+        info.size = offset
             .checked_add(bytes)
             .ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
     }
@@ -211,7 +284,68 @@ mod tests {
         let (at, e) = info.locate(0, 2).unwrap();
         assert_eq!((at.binding, e), (3, 0));
         assert!(info.locate(3, 2).is_none());
-        assert!(build(&[b(0, vk::DescriptorType::SAMPLER, 1)]).is_err());
+        assert!(build(&[b(0, vk::DescriptorType::UNIFORM_TEXEL_BUFFER, 1)]).is_err());
+    }
+
+    #[test]
+    fn image_and_sampler_descriptors_use_the_abi_sizes_and_alignments() {
+        let b = |binding, ty, count| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(binding)
+                .descriptor_type(ty)
+                .descriptor_count(count)
+        };
+        let info = build(&[
+            b(0, vk::DescriptorType::SAMPLER, 3),
+            b(1, vk::DescriptorType::UNIFORM_BUFFER, 1),
+            b(2, vk::DescriptorType::SAMPLER, 1),
+            b(3, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, 2),
+            b(4, vk::DescriptorType::SAMPLER, 1),
+            b(5, vk::DescriptorType::SAMPLED_IMAGE, 4),
+            b(6, vk::DescriptorType::STORAGE_IMAGE, 2),
+        ])
+        .unwrap();
+        let layout: Vec<_> = info
+            .bindings
+            .iter()
+            .map(|b| (b.binding, b.offset, b.stride))
+            .collect();
+        // Samplers are 8 bytes on 8; buffers 16 on 16; images 32 on 16.
+        assert_eq!(
+            layout,
+            vec![
+                (0, 0, 8),
+                (1, 32, 16),
+                (2, 48, 8),
+                (3, 64, 32),
+                (4, 128, 8),
+                (5, 144, 32),
+                (6, 272, 48)
+            ]
+        );
+        assert_eq!(info.size, 272 + 2 * 48);
+        assert_eq!(info.bindings[3].element_offset(1), 96);
+        assert_eq!(info.bindings[3].sampler_entry_offset(), Some(24));
+        assert_eq!(info.bindings[0].sampler_entry_offset(), Some(0));
+        assert_eq!(info.bindings[5].sampler_entry_offset(), None);
+        let c = info.to_compiler();
+        let kinds: Vec<_> = c.bindings.iter().map(|b| (b.kind, b.offset)).collect();
+        use compiler::DescriptorKind as K;
+        assert_eq!(
+            kinds,
+            vec![
+                (K::Sampler, 0),
+                (K::UniformBuffer, 32),
+                (K::Sampler, 48),
+                (K::CombinedImageSampler, 64),
+                (K::Sampler, 128),
+                (K::SampledImage, 144),
+                (K::StorageImage, 272)
+            ]
+        );
+        for b in &info.bindings {
+            assert!(b.offset.is_multiple_of(8));
+        }
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //! accounting.
 
 use crate::advertised::{API_MINOR, DEVICE_EXTENSIONS};
+use crate::bo::Bo;
 use crate::entry::{guard, guard_or};
 use crate::handle::{self, object, LoaderData, Object};
 use crate::memory::PAGE_SIZE;
 use crate::physical_device::{features_subset, supported_features, PhysicalDevice};
 use crate::pipeline::Program;
 use crate::queue::Queue;
+use crate::sampler::{SamplerHeap, HEAP_ENTRIES};
 use crate::va::VaAllocator;
 use ash::vk;
 use kmd_iface::uapi::*;
@@ -43,6 +45,9 @@ pub struct Device {
     pub properties: vk::PhysicalDeviceProperties,
     heap_size: u64,
     heap_used: AtomicU64,
+    /// The sampler heap every render and compute command names (sampler.rs); `None` only
+    /// while the device is being dropped.
+    samplers: Option<Arc<SamplerHeap>>,
     /// Set when the GPU or kernel failed in a way the device cannot recover from.
     pub lost: Arc<AtomicBool>,
     queue: Option<vk::Queue>,
@@ -106,19 +111,39 @@ impl Device {
             vk::Result::ERROR_INITIALIZATION_FAILED
         })?;
         let lost = Arc::new(AtomicBool::new(false));
+        let destroy_vm = |kmd: &dyn Kmd| {
+            let _ = kmd.vm_destroy(&drm_asahi_vm_destroy {
+                vm_id: vm.vm_id,
+                pad: 0,
+            });
+        };
+        let heap_va = Arc::new(Mutex::new(VaAllocator::new(layout.heap.0, layout.heap.1)));
+        // The sampler heap exists before the queue, which names it in every command.
+        let samplers = match Bo::new_in(
+            kmd.clone(),
+            vm.vm_id,
+            heap_va.clone(),
+            SamplerHeap::bytes(),
+            false,
+        ) {
+            Ok(bo) => Arc::new(SamplerHeap::new(bo)),
+            Err(_) => {
+                destroy_vm(kmd.as_ref());
+                return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            }
+        };
         let queue = match Queue::new(
             kmd.clone(),
             vm.vm_id,
             layout.usc_base,
             lost.clone(),
             pd.params.max_commands_per_submission.max(1),
+            (samplers.va(), HEAP_ENTRIES),
         ) {
             Ok(q) => q,
             Err(e) => {
-                let _ = kmd.vm_destroy(&drm_asahi_vm_destroy {
-                    vm_id: vm.vm_id,
-                    pad: 0,
-                });
+                drop(samplers);
+                destroy_vm(kmd.as_ref());
                 return Err(e);
             }
         };
@@ -129,7 +154,7 @@ impl Device {
             api_minor: API_MINOR,
             extensions,
             usc_base: layout.usc_base,
-            heap_va: Arc::new(Mutex::new(VaAllocator::new(layout.heap.0, layout.heap.1))),
+            heap_va,
             // Offset 0 of the window is left unused so no valid USC address is 0.
             usc_va: Arc::new(Mutex::new(VaAllocator::new(
                 layout.usc_base + PAGE_SIZE,
@@ -142,6 +167,7 @@ impl Device {
             properties: pd.properties,
             heap_size: pd.heap_size,
             heap_used: AtomicU64::new(0),
+            samplers: Some(samplers),
             lost,
             queue: Some(queue.into_handle()),
         })
@@ -194,6 +220,11 @@ impl Device {
         self.heap_used.fetch_sub(bytes, Ordering::AcqRel);
     }
 
+    /// The device's sampler heap.
+    pub fn samplers(&self) -> Result<&Arc<SamplerHeap>, vk::Result> {
+        self.samplers.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)
+    }
+
     pub fn queue(&self) -> Option<&Queue> {
         self.queue.and_then(Queue::from_handle)
     }
@@ -207,6 +238,8 @@ impl Drop for Device {
         }
         // Meta shader code is GPU memory in this VM: release it while the VM exists.
         self.meta.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        // So is the sampler heap (valid usage: every sampler is destroyed by now).
+        drop(self.samplers.take());
         for (_, pass) in self
             .dynamic_passes
             .lock()

@@ -4,9 +4,10 @@
 
 use crate::handle::Object;
 use crate::{
-    buffer, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout, device, event,
-    framebuffer, image, image_view, instance, memory, physical_device, pipeline, pipeline_cache,
-    pipeline_layout, query_pool, queue, render_pass, shader_module, sync,
+    buffer, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout,
+    descriptor_update_template, device, event, framebuffer, image, image_view, instance, memory,
+    physical_device, pipeline, pipeline_cache, pipeline_layout, query_pool, queue, render_pass,
+    sampler, shader_module, sync,
 };
 use ash::vk;
 use std::ffi::CStr;
@@ -121,6 +122,8 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdPipelineBarrier => cmd_buffer::barrier::cmd_pipeline_barrier,
     PFN_vkCmdPipelineBarrier2 => cmd_buffer::barrier::cmd_pipeline_barrier2,
     PFN_vkCmdPushConstants => cmd_buffer::cmd_push_constants,
+    PFN_vkCmdPushDescriptorSetKHR => cmd_buffer::push_descriptor::cmd_push_descriptor_set,
+    PFN_vkCmdPushDescriptorSetWithTemplateKHR => cmd_buffer::push_descriptor::cmd_push_descriptor_set_with_template,
     PFN_vkCmdResetEvent => cmd_buffer::barrier::cmd_reset_event,
     PFN_vkCmdResetEvent2 => cmd_buffer::barrier::cmd_reset_event2,
     PFN_vkCmdResetQueryPool => cmd_buffer::barrier::cmd_reset_query_pool,
@@ -147,6 +150,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCreateComputePipelines => pipeline::create_compute_pipelines,
     PFN_vkCreateDescriptorPool => descriptor_pool::create_descriptor_pool,
     PFN_vkCreateDescriptorSetLayout => descriptor_set_layout::create_descriptor_set_layout,
+    PFN_vkCreateDescriptorUpdateTemplate => descriptor_update_template::create_descriptor_update_template,
     PFN_vkCreateDevice => device::create_device,
     PFN_vkCreateEvent => event::create_event,
     PFN_vkCreateFence => sync::create_fence,
@@ -160,12 +164,14 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCreateQueryPool => query_pool::create_query_pool,
     PFN_vkCreateRenderPass => render_pass::create_render_pass,
     PFN_vkCreateRenderPass2 => render_pass::create_render_pass2,
+    PFN_vkCreateSampler => sampler::create_sampler,
     PFN_vkCreateSemaphore => sync::create_semaphore,
     PFN_vkCreateShaderModule => shader_module::create_shader_module,
     PFN_vkDestroyBuffer => buffer::destroy_buffer,
     PFN_vkDestroyCommandPool => command_pool::destroy_command_pool,
     PFN_vkDestroyDescriptorPool => descriptor_pool::destroy_descriptor_pool,
     PFN_vkDestroyDescriptorSetLayout => descriptor_set_layout::destroy_descriptor_set_layout,
+    PFN_vkDestroyDescriptorUpdateTemplate => descriptor_update_template::destroy_descriptor_update_template,
     PFN_vkDestroyDevice => device::destroy_device,
     PFN_vkDestroyEvent => event::destroy_event,
     PFN_vkDestroyFence => sync::destroy_fence,
@@ -178,6 +184,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkDestroyPipelineLayout => pipeline_layout::destroy_pipeline_layout,
     PFN_vkDestroyQueryPool => query_pool::destroy_query_pool,
     PFN_vkDestroyRenderPass => render_pass::destroy_render_pass,
+    PFN_vkDestroySampler => sampler::destroy_sampler,
     PFN_vkDestroySemaphore => sync::destroy_semaphore,
     PFN_vkDestroyShaderModule => shader_module::destroy_shader_module,
     PFN_vkDeviceWaitIdle => device::device_wait_idle,
@@ -240,6 +247,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkSignalSemaphore => sync::signal_semaphore,
     PFN_vkTrimCommandPool => command_pool::trim_command_pool,
     PFN_vkUnmapMemory => memory::unmap_memory,
+    PFN_vkUpdateDescriptorSetWithTemplate => descriptor_update_template::update_descriptor_set_with_template,
     PFN_vkUpdateDescriptorSets => descriptor_pool::update_descriptor_sets,
     PFN_vkWaitForFences => sync::wait_for_fences,
     PFN_vkWaitSemaphores => sync::wait_semaphores,

@@ -168,6 +168,35 @@ pub fn get(format: vk::Format) -> Option<Format> {
     }
 }
 
+/// Whether the texture unit reads images of `format` with `tiling`: the formats agx4 makes
+/// images of that have a hardware pixel format (`hw::g13::image_desc::pixel_format`), and
+/// D32_SFLOAT_S8_UINT, whose views read one aspect, each with its own plane's format. Linear
+/// images (2D, one level, one layer) are sampled for colour formats only: depth/stencil images
+/// are never linear.
+pub fn sampleable(format: vk::Format, tiling: vk::ImageTiling) -> bool {
+    let Some(f) = get(format) else {
+        return false;
+    };
+    let depth_stencil = f.kind == Kind::DepthStencil;
+    if tiling != vk::ImageTiling::OPTIMAL && depth_stencil {
+        return false;
+    }
+    format == vk::Format::D32_SFLOAT_S8_UINT || pixel_format(format.as_raw()).is_some()
+}
+
+/// Whether sampled images of `format` may be filtered linearly: every sampled format whose
+/// texels are not integers (the filter takes integer formats' nearest texel only), depth
+/// included; not stencil.
+pub fn linear_filterable(format: vk::Format) -> bool {
+    use hw::g13::control::descriptors::TextureType as T;
+    if format == vk::Format::D32_SFLOAT_S8_UINT {
+        return true;
+    }
+    get(format).is_some()
+        && pixel_format(format.as_raw())
+            .is_some_and(|p| !matches!(p.texture_type, T::Uint | T::Sint))
+}
+
 /// Every format agx4 knows: the core formats (raw values 1 to 184) and the extension formats
 /// (VK_EXT_4444_formats) that `get` accepts.
 pub fn all() -> impl Iterator<Item = vk::Format> {
@@ -487,7 +516,7 @@ pub fn clear_words(r: &Renderable, value: &vk::ClearColorValue) -> [u32; 4] {
 }
 
 /// IEEE half from a float, rounding to nearest even (infinities and NaN kept).
-fn f32_to_f16(v: f32) -> u16 {
+pub fn f32_to_f16(v: f32) -> u16 {
     let b = v.to_bits();
     let sign = ((b >> 16) & 0x8000) as u16;
     let exp = ((b >> 23) & 0xff) as i32;

@@ -25,16 +25,20 @@ use ash::vk;
 use hw::g13::layout::{Layout, Tiling, Usage};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Usages every format's images can have: transfers (sampling and storage come later).
+/// Usages every format's images can have: transfers.
 pub const SUPPORTED_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
     vk::ImageUsageFlags::TRANSFER_SRC.as_raw() | vk::ImageUsageFlags::TRANSFER_DST.as_raw(),
 );
 
 /// The usages `format` supports with `tiling`: transfers, plus colour and input attachment for
 /// the formats agx4 renders to and depth/stencil attachment for its depth and stencil formats
-/// (optimal tiling only), input attachment for both.
+/// (optimal tiling only), input attachment for both, and sampling for the formats the texture
+/// unit reads ([`format::sampleable`]).
 pub fn supported_usage(format: vk::Format, tiling: vk::ImageTiling) -> vk::ImageUsageFlags {
     let mut u = SUPPORTED_USAGE;
+    if format::sampleable(format, tiling) {
+        u |= vk::ImageUsageFlags::SAMPLED;
+    }
     if tiling == vk::ImageTiling::OPTIMAL && format::renderable(format).is_some() {
         u |= vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::INPUT_ATTACHMENT;
     }
@@ -219,10 +223,12 @@ pub fn format_properties(
         ),
         _ => return None,
     };
-    // Input attachments read multisampled images by sample (render ABI section 4).
+    // Input attachments read multisampled images by sample (render ABI section 4), and so
+    // do sampled images (2D multisampled texture descriptors, image_view.rs).
     let attachment = vk::ImageUsageFlags::COLOR_ATTACHMENT
         | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
-        | vk::ImageUsageFlags::INPUT_ATTACHMENT;
+        | vk::ImageUsageFlags::INPUT_ATTACHMENT
+        | vk::ImageUsageFlags::SAMPLED;
     // The spec reserves multisampling for images that are not cube compatible. A colour
     // image that is only copied, cleared and resolved (no attachment usage) has the same
     // layout as an attachment, and the transfer meta shaders handle it alike.
@@ -256,7 +262,7 @@ fn unsupported(why: String) -> vk::Result {
     vk::Result::ERROR_OUT_OF_HOST_MEMORY
 }
 
-fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
+pub(crate) fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result> {
     // SAFETY: valid usage: the pNext chain is valid.
     let list = unsafe { handle::find_in_chain::<vk::ImageFormatListCreateInfo<'_>>(info.p_next) };
     // SAFETY: valid usage: pViewFormats holds viewFormatCount formats.

@@ -4,16 +4,24 @@
 //! A view's format is the image's unless the image is MUTABLE_FORMAT, when any format of its
 //! compatibility class (narrowed by the image's VkImageFormatListCreateInfo) may be used;
 //! attachments are rendered in the view's format. CUBE views take six layers of a
-//! cube-compatible image. CUBE_ARRAY views need the imageCubeArray feature, which agx4 does not
-//! offer, so they are refused.
+//! cube-compatible image; CUBE_ARRAY views a multiple of six. (CUBE_ARRAY views need the
+//! imageCubeArray feature, which agx4 does not advertise until shaders sample them; the
+//! views themselves are made right.)
+//!
+//! A view an image may be sampled through keeps its 24-byte G13 texture descriptor, which
+//! descriptor set writes copy into set memory (docs/render-abi.md section 7): the view's
+//! format, its component mapping composed with the format's own swizzle, its levels and
+//! layers, and for a depth/stencil image the one aspect it names (depth reads as (D, 0, 0, 1)
+//! from the depth plane, stencil as (S, 0, 0, 1) from the stencil plane).
 
 use crate::entry::{guard, guard_or};
 use crate::handle::{self, object, Object};
 use crate::image::{Image, CUBE_FACES};
 use ash::vk;
+use hw::g13::control::descriptors::{Channel, TextureDimension};
+use hw::g13::image_desc::{self, view_channel_from_vk, ImageDesc, PixelFormat};
+use std::sync::atomic::Ordering;
 
-// Read by descriptors and attachments once graphics lands.
-#[allow(dead_code)]
 pub struct ImageView {
     pub image: vk::Image,
     pub view_type: vk::ImageViewType,
@@ -21,9 +29,108 @@ pub struct ImageView {
     pub components: vk::ComponentMapping,
     pub range: vk::ImageSubresourceRange,
     /// The image's usage, or the subset a VkImageViewUsageCreateInfo restricts the view to.
+    #[allow(dead_code)] // read by storage image descriptors once they land
     pub usage: vk::ImageUsageFlags,
+    /// The texture descriptor, for views with SAMPLED usage.
+    pub texture: Option<[u8; 24]>,
+    /// The PBE descriptor, for views with STORAGE usage: none yet, as no format offers
+    /// storage images.
+    pub pbe: Option<[u8; 24]>,
 }
 object!(ImageView, vk::ImageView);
+
+/// Usages that read a view through a texture descriptor in set memory.
+const DESCRIPTOR_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::SAMPLED;
+
+/// The hardware dimension of a view type (multisampled for images with more than one sample).
+fn dimension(view_type: vk::ImageViewType, samples: u32) -> Result<TextureDimension, String> {
+    use TextureDimension as D;
+    Ok(match (view_type, samples > 1) {
+        (vk::ImageViewType::TYPE_1D, false) => D::D1,
+        (vk::ImageViewType::TYPE_1D_ARRAY, false) => D::D1Array,
+        (vk::ImageViewType::TYPE_2D, false) => D::D2,
+        (vk::ImageViewType::TYPE_2D, true) => D::D2Multisampled,
+        (vk::ImageViewType::TYPE_2D_ARRAY, false) => D::D2Array,
+        (vk::ImageViewType::TYPE_2D_ARRAY, true) => D::D2ArrayMultisampled,
+        (vk::ImageViewType::TYPE_3D, false) => D::D3,
+        (vk::ImageViewType::CUBE, false) => D::Cube,
+        (vk::ImageViewType::CUBE_ARRAY, false) => D::CubeArray,
+        (t, ms) => return Err(format!("a {t:?} view of an image with multisampling {ms}")),
+    })
+}
+
+/// Where the texels of the aspect a view reads are and how they are read: the plane's GPU
+/// address and layout, and its pixel format before the view's swizzle.
+fn plane<'a>(
+    image: &'a Image,
+    view: &ImageView,
+) -> Result<(u64, &'a hw::g13::layout::Layout, PixelFormat), String> {
+    let base = image.va.load(Ordering::Acquire);
+    if base == 0 {
+        return Err("the image is not bound to memory".into());
+    }
+    let pixel = |f: vk::Format| {
+        image_desc::pixel_format(f.as_raw()).ok_or(format!("format {f:?} cannot be sampled"))
+    };
+    let Some(aspects) = crate::format::aspects(view.format) else {
+        return Ok((base, &image.layout, pixel(view.format)?));
+    };
+    let aspect = view.range.aspect_mask;
+    if aspect.contains(vk::ImageAspectFlags::DEPTH) {
+        // A view of both aspects (only attachments may have one) samples depth.
+        let depth = match aspects.depth {
+            Some(hw::g13::control::descriptors::ZlsFormat::U16) => vk::Format::D16_UNORM,
+            Some(_) => vk::Format::D32_SFLOAT,
+            None => return Err(format!("{:?} has no depth aspect", view.format)),
+        };
+        return Ok((base, &image.layout, pixel(depth)?));
+    }
+    if !aspects.stencil {
+        return Err(format!("{:?} has no stencil aspect", view.format));
+    }
+    let s8 = pixel(vk::Format::S8_UINT)?;
+    Ok(match &image.stencil_plane {
+        Some((offset, layout)) => (base + offset, layout, s8),
+        None => (base, &image.layout, s8),
+    })
+}
+
+/// The texture descriptor of `view`, a view of `image`.
+fn texture_descriptor(image: &Image, view: &ImageView) -> Result<[u8; 24], String> {
+    let (base, layout, pixel) = plane(image, view)?;
+    let c = view.components;
+    let swizzle = [
+        (c.r, Channel::R),
+        (c.g, Channel::G),
+        (c.b, Channel::B),
+        (c.a, Channel::A),
+    ]
+    .map(|(s, identity)| view_channel_from_vk(s.as_raw(), identity));
+    let [Some(r), Some(g), Some(b), Some(a)] = swizzle else {
+        return Err(format!("component mapping {c:?}"));
+    };
+    let desc = ImageDesc {
+        base,
+        layout,
+        format: pixel.with_view_swizzle([r, g, b, a]),
+        dimension: dimension(view.view_type, image.samples)?,
+    };
+    let range = view.range;
+    // A 3D view covers every slice of its levels (the descriptor's depth is level 0's).
+    let (first_layer, layers) = if view.view_type == vk::ImageViewType::TYPE_3D {
+        (0, layout.layers)
+    } else {
+        (range.base_array_layer, range.layer_count)
+    };
+    image_desc::texture_descriptor(
+        &desc,
+        range.base_mip_level,
+        range.level_count,
+        first_layer,
+        layers,
+    )
+    .map_err(|e| format!("texture descriptor: {e}"))
+}
 
 /// Usages that make a view an attachment, which its format must then support.
 const ATTACHMENT_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
@@ -115,10 +222,14 @@ fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView,
             }
         }
         vk::ImageViewType::CUBE_ARRAY => {
-            return Err(
-                "cube array views need the imageCubeArray feature, which agx4 does not offer"
-                    .into(),
-            )
+            if !image.flags.contains(vk::ImageCreateFlags::CUBE_COMPATIBLE) {
+                return Err("a cube array view of an image that is not CUBE_COMPATIBLE".into());
+            }
+            if !layers.is_multiple_of(CUBE_FACES) {
+                return Err(format!(
+                    "a cube array view of {layers} layers (a multiple of {CUBE_FACES})"
+                ));
+            }
         }
         _ => {}
     }
@@ -134,9 +245,9 @@ fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView,
             Some(u) => u.usage,
             None => image.usage,
         };
-    // A view in another format than the image's must itself support the attachment usages it
-    // keeps: rendering goes through the view's format.
-    let attachment = usage & ATTACHMENT_USAGE;
+    // A view in another format than the image's must itself support the attachment and
+    // sampled usages it keeps: rendering and sampling go through the view's format.
+    let attachment = usage & (ATTACHMENT_USAGE | DESCRIPTOR_USAGE);
     if info.format != image.vk_format
         && !crate::image::supported_usage(info.format, vk::ImageTiling::OPTIMAL)
             .contains(attachment)
@@ -146,7 +257,7 @@ fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView,
             info.format
         ));
     }
-    Ok(ImageView {
+    let mut view = ImageView {
         image: info.image,
         view_type: info.view_type,
         format: info.format,
@@ -157,7 +268,13 @@ fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView,
             ..r
         },
         usage,
-    })
+        texture: None,
+        pbe: None,
+    };
+    if usage.intersects(DESCRIPTOR_USAGE) {
+        view.texture = Some(texture_descriptor(image, &view)?);
+    }
+    Ok(view)
 }
 
 pub unsafe extern "system" fn create_image_view(
@@ -192,4 +309,225 @@ pub unsafe extern "system" fn destroy_image_view(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard_or("vkDestroyImageView", (), || drop(ImageView::take(view)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hw::g13::control::descriptors::{Channels, Texture, TextureType};
+
+    fn image(
+        ty: vk::ImageType,
+        format: vk::Format,
+        extent: (u32, u32, u32),
+        levels: u32,
+        layers: u32,
+        flags: vk::ImageCreateFlags,
+    ) -> Image {
+        let info = vk::ImageCreateInfo::default()
+            .flags(flags)
+            .image_type(ty)
+            .format(format)
+            .extent(vk::Extent3D {
+                width: extent.0,
+                height: extent.1,
+                depth: extent.2,
+            })
+            .mip_levels(levels)
+            .array_layers(layers)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST);
+        let img = crate::image::create(&info).unwrap();
+        img.va.store(0x10_0000_0000, Ordering::Release);
+        img
+    }
+
+    fn view_info(
+        ty: vk::ImageViewType,
+        format: vk::Format,
+        aspect: vk::ImageAspectFlags,
+        (base_level, levels): (u32, u32),
+        (base_layer, layers): (u32, u32),
+    ) -> vk::ImageViewCreateInfo<'static> {
+        vk::ImageViewCreateInfo::default()
+            .view_type(ty)
+            .format(format)
+            .subresource_range(vk::ImageSubresourceRange {
+                aspect_mask: aspect,
+                base_mip_level: base_level,
+                level_count: levels,
+                base_array_layer: base_layer,
+                layer_count: layers,
+            })
+    }
+
+    fn texture(info: &vk::ImageViewCreateInfo<'_>, img: &Image) -> Texture {
+        let v = check(info, img).unwrap();
+        Texture::unpack(&v.texture.unwrap()).unwrap()
+    }
+
+    #[test]
+    fn views_of_every_type_describe_their_range() {
+        let colour = vk::ImageAspectFlags::COLOR;
+        let rgba = vk::Format::R8G8B8A8_UNORM;
+        let cube = image(
+            vk::ImageType::TYPE_2D,
+            rgba,
+            (16, 16, 1),
+            5,
+            12,
+            vk::ImageCreateFlags::CUBE_COMPATIBLE,
+        );
+        let base = 0x10_0000_0000u64;
+        let t = texture(
+            &view_info(vk::ImageViewType::CUBE_ARRAY, rgba, colour, (1, 3), (0, 12)),
+            &cube,
+        );
+        assert_eq!(t.dimension, TextureDimension::CubeArray);
+        assert_eq!((t.first_level, t.last_level, t.depth), (1, 3, 2));
+        assert_eq!((t.width, t.height, t.address), (16, 16, base));
+        let t = texture(
+            &view_info(vk::ImageViewType::CUBE, rgba, colour, (0, 5), (6, 6)),
+            &cube,
+        );
+        assert_eq!(t.dimension, TextureDimension::Cube);
+        assert_eq!(t.depth, 1);
+        assert_eq!(t.address, base + 6 * cube.layout.layer_stride);
+        let t = texture(
+            &view_info(
+                vk::ImageViewType::TYPE_2D_ARRAY,
+                rgba,
+                colour,
+                (2, 1),
+                (3, 4),
+            ),
+            &cube,
+        );
+        assert_eq!(t.dimension, TextureDimension::D2Array);
+        assert_eq!((t.first_level, t.last_level, t.depth), (2, 2, 4));
+        assert_eq!(t.address, base + 3 * cube.layout.layer_stride);
+        assert!(check(
+            &view_info(vk::ImageViewType::CUBE_ARRAY, rgba, colour, (0, 1), (0, 8)),
+            &cube
+        )
+        .is_err());
+
+        let line = image(
+            vk::ImageType::TYPE_1D,
+            vk::Format::R32_SFLOAT,
+            (64, 1, 1),
+            7,
+            3,
+            vk::ImageCreateFlags::empty(),
+        );
+        let t = texture(
+            &view_info(
+                vk::ImageViewType::TYPE_1D_ARRAY,
+                vk::Format::R32_SFLOAT,
+                colour,
+                (0, vk::REMAINING_MIP_LEVELS),
+                (1, vk::REMAINING_ARRAY_LAYERS),
+            ),
+            &line,
+        );
+        assert_eq!(t.dimension, TextureDimension::D1Array);
+        assert_eq!((t.last_level, t.depth), (6, 2));
+        assert_eq!(
+            (t.channels, t.texture_type),
+            (Channels::R32, TextureType::Float)
+        );
+
+        let vol = image(
+            vk::ImageType::TYPE_3D,
+            rgba,
+            (8, 8, 4),
+            4,
+            1,
+            vk::ImageCreateFlags::empty(),
+        );
+        let t = texture(
+            &view_info(vk::ImageViewType::TYPE_3D, rgba, colour, (1, 2), (0, 1)),
+            &vol,
+        );
+        assert_eq!(t.dimension, TextureDimension::D3);
+        assert_eq!((t.first_level, t.last_level, t.depth), (1, 2, 4));
+    }
+
+    #[test]
+    fn swizzles_compose_with_the_format() {
+        let bgra = image(
+            vk::ImageType::TYPE_2D,
+            vk::Format::B8G8R8A8_SRGB,
+            (4, 4, 1),
+            1,
+            1,
+            vk::ImageCreateFlags::empty(),
+        );
+        let c = vk::ComponentSwizzle::IDENTITY;
+        let info = view_info(
+            vk::ImageViewType::TYPE_2D,
+            vk::Format::B8G8R8A8_SRGB,
+            vk::ImageAspectFlags::COLOR,
+            (0, 1),
+            (0, 1),
+        )
+        .components(vk::ComponentMapping {
+            r: vk::ComponentSwizzle::A,
+            g: c,
+            b: vk::ComponentSwizzle::ONE,
+            a: vk::ComponentSwizzle::R,
+        });
+        let t = texture(&info, &bgra);
+        // B8G8R8A8 stores blue in channel 0: R reads channel 2.
+        assert_eq!(
+            t.swizzle,
+            [Channel::A, Channel::G, Channel::One, Channel::B]
+        );
+        assert!(t.srgb);
+    }
+
+    #[test]
+    fn depth_and_stencil_aspects_read_their_planes() {
+        let ds = image(
+            vk::ImageType::TYPE_2D,
+            vk::Format::D32_SFLOAT_S8_UINT,
+            (8, 8, 1),
+            1,
+            2,
+            vk::ImageCreateFlags::empty(),
+        );
+        let f = vk::Format::D32_SFLOAT_S8_UINT;
+        let d = texture(
+            &view_info(
+                vk::ImageViewType::TYPE_2D_ARRAY,
+                f,
+                vk::ImageAspectFlags::DEPTH,
+                (0, 1),
+                (0, 2),
+            ),
+            &ds,
+        );
+        assert_eq!(
+            (d.channels, d.texture_type),
+            (Channels::R32, TextureType::Float)
+        );
+        assert_eq!(d.address, 0x10_0000_0000);
+        let s = texture(
+            &view_info(
+                vk::ImageViewType::TYPE_2D,
+                f,
+                vk::ImageAspectFlags::STENCIL,
+                (0, 1),
+                (1, 1),
+            ),
+            &ds,
+        );
+        let (offset, plane) = ds.stencil_plane.as_ref().unwrap();
+        assert_eq!(
+            (s.channels, s.texture_type),
+            (Channels::R8, TextureType::Uint)
+        );
+        assert_eq!(s.address, 0x10_0000_0000 + offset + plane.layer_stride);
+    }
 }

@@ -421,6 +421,12 @@ pub unsafe extern "system" fn get_properties2(
                     r.independent_resolve_none = vk::TRUE;
                     r.independent_resolve = vk::TRUE;
                 }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR
+                {
+                    (*(s as *mut vk::PhysicalDevicePushDescriptorPropertiesKHR))
+                        .max_push_descriptors =
+                        crate::cmd_buffer::push_descriptor::MAX_PUSH_DESCRIPTORS;
+                }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES {
                     // The rasterizer keeps or drops a point by its vertex against the view
                     // volume (hw::gpu::raster::clip::point_visible).
@@ -492,9 +498,22 @@ pub unsafe extern "system" fn get_memory_properties2(
 /// are colour attachments (blendable when normalised or float: blending is done in the
 /// fragment shader). Buffers of the formats the vertex fetch understands are vertex buffers.
 /// D16_UNORM, D32_SFLOAT, S8_UINT and D32_SFLOAT_S8_UINT images are depth/stencil
-/// attachments. Sampling in shaders and storage images are not offered yet.
+/// attachments. Images of the formats the texture unit reads are sampled images
+/// (`format::sampleable`, linear tiling for colour formats), filtered linearly unless their
+/// texels are integers or stencil. Storage images are not offered yet.
 fn format_properties(format: vk::Format) -> vk::FormatProperties {
     let mut props = vk::FormatProperties::default();
+    for (tiling, features) in [
+        (vk::ImageTiling::OPTIMAL, &mut props.optimal_tiling_features),
+        (vk::ImageTiling::LINEAR, &mut props.linear_tiling_features),
+    ] {
+        if crate::format::sampleable(format, tiling) {
+            *features |= vk::FormatFeatureFlags::SAMPLED_IMAGE;
+            if crate::format::linear_filterable(format) {
+                *features |= vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR;
+            }
+        }
+    }
     if crate::format::get(format).is_some() {
         let transfer = vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST;
         props.linear_tiling_features |= transfer;

@@ -9,6 +9,8 @@ use compiler::abi::{MAX_PUSH_CONSTANTS_SIZE, MAX_SETS};
 
 pub struct PipelineLayout {
     pub resources: compiler::ResourceLayout,
+    /// The set layouts, by set number (push descriptors are laid out by them).
+    pub set_layouts: Vec<Option<std::sync::Arc<crate::descriptor_set_layout::SetLayoutInfo>>>,
 }
 object!(PipelineLayout, vk::PipelineLayout);
 
@@ -40,9 +42,13 @@ pub unsafe extern "system" fn create_pipeline_layout(
         if push_constant_size > MAX_PUSH_CONSTANTS_SIZE {
             return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
         }
-        let sets = sets
+        let set_layouts: Vec<_> = sets
             .iter()
-            .map(|&s| DescriptorSetLayout::from_handle(s).map(|l| l.info.to_compiler()))
+            .map(|&s| DescriptorSetLayout::from_handle(s).map(|l| l.info.clone()))
+            .collect();
+        let sets = set_layouts
+            .iter()
+            .map(|l| l.as_ref().map(|l| l.to_compiler()))
             .collect();
         let resources = compiler::ResourceLayout {
             sets,
@@ -50,8 +56,11 @@ pub unsafe extern "system" fn create_pipeline_layout(
         };
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
         let handle = unsafe {
-            PipelineLayout { resources }
-                .into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT)
+            PipelineLayout {
+                resources,
+                set_layouts,
+            }
+            .into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT)
         }?;
         // SAFETY: valid usage: pPipelineLayout is writable.
         unsafe { *p_layout = handle };

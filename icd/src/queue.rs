@@ -60,6 +60,8 @@ struct Shared {
     lost: Arc<AtomicBool>,
     queue_id: u32,
     max_commands: usize,
+    /// The device's sampler heap: GPU address and entries (sampler.rs).
+    sampler_heap: (u64, u32),
 }
 
 #[repr(C)]
@@ -82,6 +84,7 @@ impl Queue {
         usc_base: u64,
         lost: Arc<AtomicBool>,
         max_commands: u32,
+        sampler_heap: (u64, u32),
     ) -> Result<Queue, vk::Result> {
         let mut create = drm_asahi_queue_create {
             flags: 0,
@@ -116,6 +119,7 @@ impl Queue {
             lost,
             queue_id: create.queue_id,
             max_commands: max_commands as usize,
+            sampler_heap,
         });
         let worker_shared = shared.clone();
         let worker = std::thread::Builder::new()
@@ -396,11 +400,19 @@ impl Shared {
                             cdm_ctrl_stream_base: s.start,
                             cdm_ctrl_stream_end: s.end,
                             ts: s.ts,
+                            sampler_heap: self.sampler_heap.0,
+                            sampler_count: self.sampler_heap.1,
                             ..Default::default()
                         };
                         (DRM_ASAHI_CMD_COMPUTE, as_bytes(&cmd).to_vec())
                     }
-                    HwCommand::Render(r) => (DRM_ASAHI_CMD_RENDER, as_bytes(r.as_ref()).to_vec()),
+                    HwCommand::Render(r) => {
+                        // Every command names the device's sampler heap, whoever built it.
+                        let mut cmd = **r;
+                        cmd.sampler_heap = self.sampler_heap.0;
+                        cmd.sampler_count = self.sampler_heap.1 as u16;
+                        (DRM_ASAHI_CMD_RENDER, as_bytes(&cmd).to_vec())
+                    }
                     // `execute` splits jobs at event waits, so none reaches here.
                     HwCommand::WaitEvents(_) => continue,
                 };

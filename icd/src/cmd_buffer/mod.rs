@@ -11,6 +11,7 @@ pub mod clear;
 pub mod dispatch;
 pub mod draw;
 pub mod image_transfer;
+pub mod push_descriptor;
 pub mod query;
 pub mod render;
 pub mod rendering;
@@ -62,6 +63,8 @@ pub struct Recording {
     /// GPU address of each bound set (with dynamic offsets applied).
     pub sets: [u64; MAX_SETS as usize],
     pub push: [u8; MAX_PUSH_CONSTANTS_SIZE as usize],
+    /// Push descriptor sets: compute sets, then graphics sets (push_descriptor.rs).
+    pub push_sets: Vec<Option<push_descriptor::PushSet>>,
     /// A dependency was recorded: the next launch must wait for the earlier ones.
     pub barrier_pending: bool,
     pub error: Option<vk::Result>,
@@ -80,6 +83,7 @@ impl Default for Recording {
             pipeline: vk::Pipeline::null(),
             sets: [0; MAX_SETS as usize],
             push: [0; MAX_PUSH_CONSTANTS_SIZE as usize],
+            push_sets: Vec::new(),
             barrier_pending: false,
             error: None,
             executable: false,

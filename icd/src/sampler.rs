@@ -1,0 +1,360 @@
+//! VkSampler and the device's sampler heap (docs/render-abi.md section 7).
+//!
+//! A G13 sampler is an 8-byte hardware descriptor. Shaders reach samplers through one array
+//! of them in GPU memory, the *sampler heap*, which every render and compute command names
+//! (`sampler_heap`, `sampler_count`; queue.rs fills them). A VkSampler is a reference to one
+//! heap entry plus the LOD bias (G13 samplers have no bias field: the shader adds the bias it
+//! reads from the set's sampler entry). Samplers with the same hardware descriptor share one
+//! refcounted entry, so an application can make any number of identical samplers; running out
+//! of distinct entries is VK_ERROR_OUT_OF_DEVICE_MEMORY.
+//!
+//! Every Vulkan 1.0 sampler state is expressed except anisotropy above 16 (rounded down to 16,
+//! the hardware's largest usable factor; the feature is not advertised, see
+//! physical_device.rs). Negative minLod clamps to 0 (the hardware's LOD fields are unsigned).
+//! Refused (VK_ERROR_OUT_OF_HOST_MEMORY, the least surprising of vkCreateSampler's codes, with
+//! the reason on stderr; none of them is advertised): custom border colours, YCbCr
+//! conversion, reduction modes other than the weighted average, and
+//! MIRROR_CLAMP_TO_EDGE, whose hardware value exists but which needs
+//! VK_KHR_sampler_mirror_clamp_to_edge, not offered.
+
+use crate::bo::Bo;
+use crate::entry::{guard, guard_or};
+use crate::handle::{self, object, Object};
+use ash::vk;
+use hw::g13::image_desc::{
+    border_from_vk, compare_from_vk, filter_from_vk, mip_filter_from_vk, sampler_descriptor,
+    wrap_from_vk, SamplerDesc,
+};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Entries of the sampler heap.
+pub const HEAP_ENTRIES: u32 = 1024;
+
+/// Bytes of one heap entry (a G13 sampler descriptor).
+pub const HEAP_ENTRY_SIZE: u32 = hw::g13::control::descriptors::Sampler::SIZE as u32;
+
+#[derive(Default)]
+struct HeapState {
+    /// Heap index of each live hardware descriptor.
+    index: HashMap<[u8; 8], u16>,
+    /// References to each entry (0: free).
+    refs: Vec<u32>,
+    /// The descriptor in each entry, to find it in `index` when it is freed.
+    descs: Vec<[u8; 8]>,
+}
+
+/// The device's sampler heap: GPU memory of [`HEAP_ENTRIES`] sampler descriptors.
+pub struct SamplerHeap {
+    bo: Bo,
+    state: Mutex<HeapState>,
+}
+
+impl SamplerHeap {
+    pub fn new(bo: Bo) -> SamplerHeap {
+        SamplerHeap {
+            bo,
+            state: Mutex::new(HeapState {
+                refs: vec![0; HEAP_ENTRIES as usize],
+                descs: vec![[0; 8]; HEAP_ENTRIES as usize],
+                ..HeapState::default()
+            }),
+        }
+    }
+
+    /// Bytes the heap's buffer object needs.
+    pub const fn bytes() -> u64 {
+        HEAP_ENTRIES as u64 * HEAP_ENTRY_SIZE as u64
+    }
+
+    /// GPU address of entry 0.
+    pub fn va(&self) -> u64 {
+        self.bo.va
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HeapState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A reference to the entry holding `desc`, written into a free entry if no entry holds
+    /// it yet.
+    pub fn acquire(self: &Arc<Self>, desc: [u8; 8]) -> Result<HeapRef, vk::Result> {
+        let mut s = self.lock();
+        let index = match s.index.get(&desc) {
+            Some(&i) => i,
+            None => {
+                let free = s
+                    .refs
+                    .iter()
+                    .position(|&r| r == 0)
+                    .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+                let i = free as u16;
+                self.bo
+                    .write(u64::from(i) * u64::from(HEAP_ENTRY_SIZE), &desc)?;
+                s.index.insert(desc, i);
+                s.descs[free] = desc;
+                i
+            }
+        };
+        s.refs[index as usize] += 1;
+        Ok(HeapRef {
+            heap: self.clone(),
+            index,
+        })
+    }
+
+    fn release(&self, index: u16) {
+        let mut s = self.lock();
+        let i = index as usize;
+        if s.refs[i] == 0 {
+            return;
+        }
+        s.refs[i] -= 1;
+        if s.refs[i] == 0 {
+            // The entry's bytes stay as they were: a GPU job still running may read them, and
+            // the entry is only reused for a descriptor a later sampler brings.
+            let desc = s.descs[i];
+            s.index.remove(&desc);
+        }
+    }
+}
+
+/// One reference to a sampler heap entry; dropping it releases the entry.
+pub struct HeapRef {
+    heap: Arc<SamplerHeap>,
+    pub index: u16,
+}
+
+impl std::fmt::Debug for HeapRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HeapRef({})", self.index)
+    }
+}
+
+impl Clone for HeapRef {
+    fn clone(&self) -> HeapRef {
+        self.heap.lock().refs[self.index as usize] += 1;
+        HeapRef {
+            heap: self.heap.clone(),
+            index: self.index,
+        }
+    }
+}
+
+impl Drop for HeapRef {
+    fn drop(&mut self) {
+        self.heap.release(self.index);
+    }
+}
+
+/// A sampler: its heap entry and LOD bias.
+pub struct Sampler {
+    pub entry: HeapRef,
+    pub lod_bias: f32,
+    /// The hardware descriptor in the heap entry.
+    #[allow(dead_code)]
+    pub descriptor: [u8; 8],
+}
+object!(Sampler, vk::Sampler);
+
+impl Sampler {
+    /// The 8-byte sampler entry set memory holds: u16 heap index, f16 LOD bias, zeros.
+    pub fn set_entry(&self) -> [u8; 8] {
+        set_entry(self.entry.index, self.lod_bias)
+    }
+}
+
+/// A set's sampler entry for heap entry `index` with `lod_bias`.
+pub fn set_entry(index: u16, lod_bias: f32) -> [u8; 8] {
+    let mut e = [0u8; 8];
+    e[0..2].copy_from_slice(&index.to_le_bytes());
+    let at = compiler::abi::SAMPLER_ENTRY_LOD_BIAS_OFFSET as usize;
+    e[at..at + 2].copy_from_slice(&crate::format::f32_to_f16(lod_bias).to_le_bytes());
+    e
+}
+
+/// The hardware sampler state `info` asks for, or why agx4 cannot express it.
+pub fn describe(info: &vk::SamplerCreateInfo<'_>) -> Result<SamplerDesc, String> {
+    // SAFETY: valid usage: the pNext chain is valid.
+    for s in unsafe { handle::chain(info.p_next) } {
+        match s.s_type {
+            vk::StructureType::SAMPLER_REDUCTION_MODE_CREATE_INFO => {
+                // SAFETY: the sType says which structure this is.
+                let r = unsafe {
+                    &*(s as *const vk::BaseInStructure<'_>
+                        as *const vk::SamplerReductionModeCreateInfo<'_>)
+                };
+                if r.reduction_mode != vk::SamplerReductionMode::WEIGHTED_AVERAGE {
+                    return Err(format!("reduction mode {:?}", r.reduction_mode));
+                }
+            }
+            vk::StructureType::SAMPLER_YCBCR_CONVERSION_INFO => {
+                return Err("YCbCr conversion".into())
+            }
+            vk::StructureType::SAMPLER_CUSTOM_BORDER_COLOR_CREATE_INFO_EXT => {
+                return Err("a custom border colour".into())
+            }
+            _ => {}
+        }
+    }
+    if !info.flags.is_empty() {
+        return Err(format!("flags {:?}", info.flags));
+    }
+    let filter = |f: vk::Filter| filter_from_vk(f.as_raw()).ok_or(format!("filter {f:?}"));
+    let wrap = |m: vk::SamplerAddressMode| {
+        if m == vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE {
+            return Err("MIRROR_CLAMP_TO_EDGE (VK_KHR_sampler_mirror_clamp_to_edge)".to_string());
+        }
+        wrap_from_vk(m.as_raw()).ok_or(format!("address mode {m:?}"))
+    };
+    let compare = if info.compare_enable != vk::FALSE {
+        Some(
+            compare_from_vk(info.compare_op.as_raw())
+                .ok_or(format!("compare op {:?}", info.compare_op))?,
+        )
+    } else {
+        None
+    };
+    let max_anisotropy = if info.anisotropy_enable != vk::FALSE {
+        // Rounded up to a power of two, as the hardware field is log2; at most 16.
+        (info.max_anisotropy.clamp(1.0, 16.0).ceil() as u32).next_power_of_two()
+    } else {
+        1
+    };
+    Ok(SamplerDesc {
+        mag_filter: filter(info.mag_filter)?,
+        min_filter: filter(info.min_filter)?,
+        mip_filter: mip_filter_from_vk(info.mipmap_mode.as_raw())
+            .ok_or(format!("mipmap mode {:?}", info.mipmap_mode))?,
+        wrap: [
+            wrap(info.address_mode_u)?,
+            wrap(info.address_mode_v)?,
+            wrap(info.address_mode_w)?,
+        ],
+        compare,
+        min_lod: info.min_lod,
+        max_lod: info.max_lod,
+        max_anisotropy,
+        border: border_from_vk(info.border_color.as_raw())
+            .ok_or(format!("border colour {:?}", info.border_color))?,
+        unnormalized_coordinates: info.unnormalized_coordinates != vk::FALSE,
+        // Vulkan's cube maps are seamless.
+        seamful_cube_maps: false,
+    })
+}
+
+pub unsafe extern "system" fn create_sampler(
+    device: vk::Device,
+    p_create_info: *const vk::SamplerCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_sampler: *mut vk::Sampler,
+) -> vk::Result {
+    guard("vkCreateSampler", || {
+        let dev = crate::device::Device::get(device)?;
+        // SAFETY: valid usage: pCreateInfo points to a valid structure.
+        let info = unsafe { &*p_create_info };
+        let desc = describe(info).map_err(|why| {
+            eprintln!(
+                "agx4: vkCreateSampler: {why} is not supported; returning VK_ERROR_OUT_OF_HOST_MEMORY"
+            );
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY
+        })?;
+        let descriptor = sampler_descriptor(&desc);
+        let entry = dev.samplers()?.acquire(descriptor)?;
+        let sampler = Sampler {
+            entry,
+            // The bias range is maxSamplerLodBias's.
+            lod_bias: info.mip_lod_bias.clamp(-15.0, 15.0),
+            descriptor,
+        };
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+        let handle =
+            unsafe { sampler.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
+        // SAFETY: valid usage: pSampler is writable.
+        unsafe { *p_sampler = handle };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn destroy_sampler(
+    _device: vk::Device,
+    sampler: vk::Sampler,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    guard_or("vkDestroySampler", (), || drop(Sampler::take(sampler)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hw::g13::control::descriptors::{
+        BorderColour, CompareFunc, Filter, MipFilter, Sampler as HwSampler, Wrap,
+    };
+
+    #[test]
+    fn every_vulkan_1_0_state_is_described() {
+        let info = vk::SamplerCreateInfo::default()
+            .mag_filter(vk::Filter::LINEAR)
+            .min_filter(vk::Filter::NEAREST)
+            .mipmap_mode(vk::SamplerMipmapMode::LINEAR)
+            .address_mode_u(vk::SamplerAddressMode::REPEAT)
+            .address_mode_v(vk::SamplerAddressMode::MIRRORED_REPEAT)
+            .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_BORDER)
+            .compare_enable(true)
+            .compare_op(vk::CompareOp::GREATER_OR_EQUAL)
+            .min_lod(1.5)
+            .max_lod(vk::LOD_CLAMP_NONE)
+            .anisotropy_enable(true)
+            .max_anisotropy(3.0)
+            .border_color(vk::BorderColor::INT_OPAQUE_WHITE);
+        let d = describe(&info).unwrap();
+        assert_eq!(d.max_anisotropy, 4);
+        let hw = HwSampler::unpack(&sampler_descriptor(&d)).unwrap();
+        assert_eq!((hw.magnify, hw.minify), (Filter::Linear, Filter::Nearest));
+        assert_eq!(hw.mip_filter, MipFilter::Linear);
+        assert_eq!(
+            hw.wrap,
+            [Wrap::Repeat, Wrap::MirroredRepeat, Wrap::ClampToBorder]
+        );
+        assert!(hw.compare_enable);
+        assert_eq!(hw.compare_func, CompareFunc::Gequal);
+        assert_eq!(hw.border_colour, BorderColour::OpaqueWhite);
+        // 4.6 fixed point; LOD_CLAMP_NONE clamps to the largest level the field holds.
+        assert_eq!((hw.min_lod, hw.max_lod), (96, 14 * 64));
+        assert!(!hw.pixel_coordinates && !hw.seamful_cube_maps);
+
+        let d = describe(&info.anisotropy_enable(true).max_anisotropy(64.0)).unwrap();
+        assert_eq!(d.max_anisotropy, 16);
+        let d = describe(&info.anisotropy_enable(false).max_anisotropy(8.0)).unwrap();
+        assert_eq!(d.max_anisotropy, 1);
+        let u = describe(
+            &vk::SamplerCreateInfo::default()
+                .unnormalized_coordinates(true)
+                .border_color(vk::BorderColor::FLOAT_OPAQUE_BLACK),
+        )
+        .unwrap();
+        assert!(u.unnormalized_coordinates);
+        assert_eq!(u.border, BorderColour::OpaqueBlack);
+    }
+
+    #[test]
+    fn inexpressible_states_are_refused() {
+        let base = vk::SamplerCreateInfo::default();
+        assert!(describe(&base.border_color(vk::BorderColor::FLOAT_CUSTOM_EXT)).is_err());
+        assert!(
+            describe(&base.address_mode_u(vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE)).is_err()
+        );
+        let mut reduction = vk::SamplerReductionModeCreateInfo::default()
+            .reduction_mode(vk::SamplerReductionMode::MIN);
+        assert!(describe(&base.push_next(&mut reduction)).is_err());
+        let mut avg = vk::SamplerReductionModeCreateInfo::default()
+            .reduction_mode(vk::SamplerReductionMode::WEIGHTED_AVERAGE);
+        assert!(describe(&base.push_next(&mut avg)).is_ok());
+    }
+
+    #[test]
+    fn set_entries_hold_index_and_half_bias() {
+        let e = set_entry(0x123, -1.5);
+        assert_eq!(e, [0x23, 0x01, 0x00, 0xbe, 0, 0, 0, 0]);
+    }
+}

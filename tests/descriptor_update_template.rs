@@ -1,0 +1,718 @@
+//! VK_KHR_descriptor_update_template and VK_KHR_push_descriptor through the loader: descriptor
+//! sets written from the application's own structure layout (offsets and strides), and push
+//! descriptor sets pushed with writes and with templates, checked by compute dispatches that
+//! read and write the buffers the descriptors name; image and sampler descriptors written
+//! through a template as well (shaders cannot sample yet: no errors, no validation messages).
+
+mod common;
+
+use ash::vk;
+use common::render::{host_visible_type, Buf};
+use common::{assert_no_validation_messages, Ctx};
+
+/// glslangValidator -V of:
+/// ```glsl
+/// layout(local_size_x = 8) in;
+/// layout(set = 0, binding = 0) buffer Out { uint data[]; } o;
+/// layout(set = 0, binding = 1) uniform U { uint add; } u;
+/// layout(push_constant) uniform P { uint mul; } p;
+/// void main() {
+///     uint i = gl_GlobalInvocationID.x;
+///     o.data[i] = i * p.mul + u.add + gl_NumWorkGroups.x * 1000u;
+/// }
+/// ```
+#[rustfmt::skip]
+const DISPATCH_SHADER: [u32; 337] = [
+0x07230203, 0x00010000, 0x0008000b, 0x00000030, 0x00000000, 0x00020011, 0x00000001, 0x0006000b, 0x00000001, 0x4c534c47,
+0x6474732e, 0x3035342e, 0x00000000, 0x0003000e, 0x00000000, 0x00000001, 0x0007000f, 0x00000005, 0x00000004, 0x6e69616d,
+0x00000000, 0x0000000b, 0x00000026, 0x00060010, 0x00000004, 0x00000011, 0x00000008, 0x00000001, 0x00000001, 0x00030003,
+0x00000002, 0x000001c2, 0x00040005, 0x00000004, 0x6e69616d, 0x00000000, 0x00030005, 0x00000008, 0x00000069, 0x00080005,
+0x0000000b, 0x475f6c67, 0x61626f6c, 0x766e496c, 0x7461636f, 0x496e6f69, 0x00000044, 0x00030005, 0x00000011, 0x0074754f,
+0x00050006, 0x00000011, 0x00000000, 0x61746164, 0x00000000, 0x00030005, 0x00000013, 0x0000006f, 0x00030005, 0x00000018,
+0x00000050, 0x00040006, 0x00000018, 0x00000000, 0x006c756d, 0x00030005, 0x0000001a, 0x00000070, 0x00030005, 0x0000001f,
+0x00000055, 0x00040006, 0x0000001f, 0x00000000, 0x00646461, 0x00030005, 0x00000021, 0x00000075, 0x00070005, 0x00000026,
+0x4e5f6c67, 0x6f576d75, 0x72476b72, 0x7370756f, 0x00000000, 0x00040047, 0x0000000b, 0x0000000b, 0x0000001c, 0x00040047,
+0x00000010, 0x00000006, 0x00000004, 0x00050048, 0x00000011, 0x00000000, 0x00000023, 0x00000000, 0x00030047, 0x00000011,
+0x00000003, 0x00040047, 0x00000013, 0x00000022, 0x00000000, 0x00040047, 0x00000013, 0x00000021, 0x00000000, 0x00050048,
+0x00000018, 0x00000000, 0x00000023, 0x00000000, 0x00030047, 0x00000018, 0x00000002, 0x00050048, 0x0000001f, 0x00000000,
+0x00000023, 0x00000000, 0x00030047, 0x0000001f, 0x00000002, 0x00040047, 0x00000021, 0x00000022, 0x00000000, 0x00040047,
+0x00000021, 0x00000021, 0x00000001, 0x00040047, 0x00000026, 0x0000000b, 0x00000018, 0x00040047, 0x0000002f, 0x0000000b,
+0x00000019, 0x00020013, 0x00000002, 0x00030021, 0x00000003, 0x00000002, 0x00040015, 0x00000006, 0x00000020, 0x00000000,
+0x00040020, 0x00000007, 0x00000007, 0x00000006, 0x00040017, 0x00000009, 0x00000006, 0x00000003, 0x00040020, 0x0000000a,
+0x00000001, 0x00000009, 0x0004003b, 0x0000000a, 0x0000000b, 0x00000001, 0x0004002b, 0x00000006, 0x0000000c, 0x00000000,
+0x00040020, 0x0000000d, 0x00000001, 0x00000006, 0x0003001d, 0x00000010, 0x00000006, 0x0003001e, 0x00000011, 0x00000010,
+0x00040020, 0x00000012, 0x00000002, 0x00000011, 0x0004003b, 0x00000012, 0x00000013, 0x00000002, 0x00040015, 0x00000014,
+0x00000020, 0x00000001, 0x0004002b, 0x00000014, 0x00000015, 0x00000000, 0x0003001e, 0x00000018, 0x00000006, 0x00040020,
+0x00000019, 0x00000009, 0x00000018, 0x0004003b, 0x00000019, 0x0000001a, 0x00000009, 0x00040020, 0x0000001b, 0x00000009,
+0x00000006, 0x0003001e, 0x0000001f, 0x00000006, 0x00040020, 0x00000020, 0x00000002, 0x0000001f, 0x0004003b, 0x00000020,
+0x00000021, 0x00000002, 0x00040020, 0x00000022, 0x00000002, 0x00000006, 0x0004003b, 0x0000000a, 0x00000026, 0x00000001,
+0x0004002b, 0x00000006, 0x00000029, 0x000003e8, 0x0004002b, 0x00000006, 0x0000002d, 0x00000008, 0x0004002b, 0x00000006,
+0x0000002e, 0x00000001, 0x0006002c, 0x00000009, 0x0000002f, 0x0000002d, 0x0000002e, 0x0000002e, 0x00050036, 0x00000002,
+0x00000004, 0x00000000, 0x00000003, 0x000200f8, 0x00000005, 0x0004003b, 0x00000007, 0x00000008, 0x00000007, 0x00050041,
+0x0000000d, 0x0000000e, 0x0000000b, 0x0000000c, 0x0004003d, 0x00000006, 0x0000000f, 0x0000000e, 0x0003003e, 0x00000008,
+0x0000000f, 0x0004003d, 0x00000006, 0x00000016, 0x00000008, 0x0004003d, 0x00000006, 0x00000017, 0x00000008, 0x00050041,
+0x0000001b, 0x0000001c, 0x0000001a, 0x00000015, 0x0004003d, 0x00000006, 0x0000001d, 0x0000001c, 0x00050084, 0x00000006,
+0x0000001e, 0x00000017, 0x0000001d, 0x00050041, 0x00000022, 0x00000023, 0x00000021, 0x00000015, 0x0004003d, 0x00000006,
+0x00000024, 0x00000023, 0x00050080, 0x00000006, 0x00000025, 0x0000001e, 0x00000024, 0x00050041, 0x0000000d, 0x00000027,
+0x00000026, 0x0000000c, 0x0004003d, 0x00000006, 0x00000028, 0x00000027, 0x00050084, 0x00000006, 0x0000002a, 0x00000028,
+0x00000029, 0x00050080, 0x00000006, 0x0000002b, 0x00000025, 0x0000002a, 0x00060041, 0x00000022, 0x0000002c, 0x00000013,
+0x00000015, 0x00000016, 0x0003003e, 0x0000002c, 0x0000002b, 0x000100fd, 0x00010038
+];
+
+/// The extension's commands (ash wraps only the core 1.1 names).
+struct Templates(ash::khr::descriptor_update_template::Device);
+
+impl Templates {
+    fn new(ctx: &Ctx, dev: &ash::Device) -> Templates {
+        Templates(ash::khr::descriptor_update_template::Device::new(
+            &ctx.instance,
+            dev,
+        ))
+    }
+
+    /// # Safety
+    /// Valid create info.
+    unsafe fn create(
+        &self,
+        info: &vk::DescriptorUpdateTemplateCreateInfo<'_>,
+    ) -> vk::DescriptorUpdateTemplate {
+        let mut t = vk::DescriptorUpdateTemplate::null();
+        // SAFETY: guaranteed by the caller; the output is writable.
+        let r = unsafe {
+            (self.0.fp().create_descriptor_update_template_khr)(
+                self.0.device(),
+                info,
+                std::ptr::null(),
+                &mut t,
+            )
+        };
+        assert_eq!(r, vk::Result::SUCCESS);
+        t
+    }
+
+    /// # Safety
+    /// `data` holds what the template reads.
+    unsafe fn update(
+        &self,
+        set: vk::DescriptorSet,
+        t: vk::DescriptorUpdateTemplate,
+        data: *const std::ffi::c_void,
+    ) {
+        // SAFETY: guaranteed by the caller.
+        unsafe {
+            (self.0.fp().update_descriptor_set_with_template_khr)(self.0.device(), set, t, data)
+        }
+    }
+
+    /// # Safety
+    /// Nothing uses the template.
+    unsafe fn destroy(&self, t: vk::DescriptorUpdateTemplate) {
+        // SAFETY: guaranteed by the caller.
+        unsafe {
+            (self.0.fp().destroy_descriptor_update_template_khr)(
+                self.0.device(),
+                t,
+                std::ptr::null(),
+            )
+        }
+    }
+}
+
+fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
+    let prio = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&prio)];
+    let exts = [
+        ash::khr::descriptor_update_template::NAME.as_ptr(),
+        ash::khr::push_descriptor::NAME.as_ptr(),
+    ];
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&exts);
+    // SAFETY: valid physical device and create info.
+    let dev = unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }.expect("vkCreateDevice");
+    // SAFETY: family 0, index 0 was created above.
+    let queue = unsafe { dev.get_device_queue(0, 0) };
+    (dev, queue)
+}
+
+/// The application's record the template reads: a uniform buffer (dynamic), some unrelated
+/// bytes, then the storage buffer.
+#[repr(C)]
+struct Record {
+    uniform: vk::DescriptorBufferInfo,
+    _unrelated: [u32; 3],
+    storage: vk::DescriptorBufferInfo,
+}
+
+#[test]
+fn template_writes_buffers_a_dispatch_uses() {
+    let ctx = Ctx::new();
+    let (dev, queue) = device(&ctx);
+    let tmpl = Templates::new(&ctx, &dev);
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
+    let out = Buf::new(&ctx, &dev, 1024, usage);
+    let mut uniforms = Buf::new(&ctx, &dev, 1024, usage);
+    let mut u = vec![0u8; 512];
+    u[256..260].copy_from_slice(&11u32.to_le_bytes());
+    uniforms.write(&u);
+    let binding = |b: u32, ty| {
+        vk::DescriptorSetLayoutBinding::default()
+            .binding(b)
+            .descriptor_type(ty)
+            .descriptor_count(1)
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+    };
+    let bindings = [
+        binding(0, vk::DescriptorType::STORAGE_BUFFER),
+        binding(1, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC),
+    ];
+    // SAFETY: valid handles and create infos; everything outlives the submission.
+    unsafe {
+        let set_layout = dev
+            .create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                None,
+            )
+            .unwrap();
+        let push = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::COMPUTE,
+            offset: 0,
+            size: 4,
+        }];
+        let set_layouts = [set_layout];
+        let layout = dev
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default()
+                    .set_layouts(&set_layouts)
+                    .push_constant_ranges(&push),
+                None,
+            )
+            .unwrap();
+        let module = dev
+            .create_shader_module(
+                &vk::ShaderModuleCreateInfo::default().code(&DISPATCH_SHADER),
+                None,
+            )
+            .unwrap();
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main");
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(layout)];
+        let pipeline = dev
+            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
+            .map_err(|(_, e)| e)
+            .unwrap()[0];
+        let sizes = [
+            vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::STORAGE_BUFFER,
+                descriptor_count: 1,
+            },
+            vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC,
+                descriptor_count: 1,
+            },
+        ];
+        let dpool = dev
+            .create_descriptor_pool(
+                &vk::DescriptorPoolCreateInfo::default()
+                    .max_sets(1)
+                    .pool_sizes(&sizes),
+                None,
+            )
+            .unwrap();
+        let set = dev
+            .allocate_descriptor_sets(
+                &vk::DescriptorSetAllocateInfo::default()
+                    .descriptor_pool(dpool)
+                    .set_layouts(&set_layouts),
+            )
+            .unwrap()[0];
+        let entries = [
+            vk::DescriptorUpdateTemplateEntry {
+                dst_binding: 1,
+                dst_array_element: 0,
+                descriptor_count: 1,
+                descriptor_type: vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC,
+                offset: std::mem::offset_of!(Record, uniform),
+                stride: 0,
+            },
+            vk::DescriptorUpdateTemplateEntry {
+                dst_binding: 0,
+                dst_array_element: 0,
+                descriptor_count: 1,
+                descriptor_type: vk::DescriptorType::STORAGE_BUFFER,
+                offset: std::mem::offset_of!(Record, storage),
+                stride: std::mem::size_of::<Record>(),
+            },
+        ];
+        let template = tmpl.create(
+            &vk::DescriptorUpdateTemplateCreateInfo::default()
+                .descriptor_update_entries(&entries)
+                .template_type(vk::DescriptorUpdateTemplateType::DESCRIPTOR_SET)
+                .descriptor_set_layout(set_layout),
+        );
+        let record = Record {
+            uniform: vk::DescriptorBufferInfo {
+                buffer: uniforms.buffer,
+                offset: 0,
+                range: 16,
+            },
+            _unrelated: [0xdead; 3],
+            storage: vk::DescriptorBufferInfo {
+                buffer: out.buffer,
+                offset: 256,
+                range: 512,
+            },
+        };
+        tmpl.update(
+            set,
+            template,
+            &record as *const Record as *const std::ffi::c_void,
+        );
+        let pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+        dev.cmd_push_constants(
+            cb,
+            layout,
+            vk::ShaderStageFlags::COMPUTE,
+            0,
+            &4u32.to_le_bytes(),
+        );
+        dev.cmd_bind_descriptor_sets(
+            cb,
+            vk::PipelineBindPoint::COMPUTE,
+            layout,
+            0,
+            &[set],
+            &[256],
+        );
+        dev.cmd_dispatch(cb, 2, 1, 1);
+        dev.end_command_buffer(cb).unwrap();
+        let fence = dev
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&[cb])],
+            fence,
+        )
+        .unwrap();
+        dev.wait_for_fences(&[fence], true, 10_000_000_000)
+            .expect("the dispatch completes");
+        dev.destroy_fence(fence, None);
+        dev.destroy_command_pool(pool, None);
+        tmpl.destroy(template);
+        dev.destroy_pipeline(pipeline, None);
+        dev.destroy_shader_module(module, None);
+        dev.destroy_descriptor_pool(dpool, None);
+        dev.destroy_pipeline_layout(layout, None);
+        dev.destroy_descriptor_set_layout(set_layout, None);
+    }
+    let o = out.bytes();
+    let word = |i: usize| u32::from_le_bytes(o[4 * i..4 * i + 4].try_into().unwrap());
+    for i in 0..16u32 {
+        assert_eq!(word(64 + i as usize), i * 4 + 11 + 2000, "invocation {i}");
+    }
+    assert_eq!(word(63), 0, "the storage descriptor starts at byte 256");
+    assert_eq!(word(64 + 16), 0);
+    out.destroy(&dev);
+    uniforms.destroy(&dev);
+    // SAFETY: nothing else uses the device.
+    unsafe { dev.destroy_device(None) };
+    assert_no_validation_messages();
+}
+
+/// Samplers, combined image samplers and sampled images through a template, an array of
+/// image infos with a stride.
+#[test]
+fn template_writes_image_and_sampler_descriptors() {
+    use vk::DescriptorType as T;
+    let ctx = Ctx::new();
+    let (dev, _queue) = device(&ctx);
+    let tmpl = Templates::new(&ctx, &dev);
+    // SAFETY: valid handles and create infos; everything is destroyed at the end.
+    unsafe {
+        let image = dev
+            .create_image(
+                &vk::ImageCreateInfo::default()
+                    .image_type(vk::ImageType::TYPE_2D)
+                    .format(vk::Format::R8G8B8A8_UNORM)
+                    .extent(vk::Extent3D {
+                        width: 8,
+                        height: 8,
+                        depth: 1,
+                    })
+                    .mip_levels(1)
+                    .array_layers(1)
+                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .usage(vk::ImageUsageFlags::SAMPLED),
+                None,
+            )
+            .unwrap();
+        let req = dev.get_image_memory_requirements(image);
+        let memory = dev
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(req.size)
+                    .memory_type_index(host_visible_type(&ctx)),
+                None,
+            )
+            .unwrap();
+        dev.bind_image_memory(image, memory, 0).unwrap();
+        let view = dev
+            .create_image_view(
+                &vk::ImageViewCreateInfo::default()
+                    .image(image)
+                    .view_type(vk::ImageViewType::TYPE_2D)
+                    .format(vk::Format::R8G8B8A8_UNORM)
+                    .subresource_range(vk::ImageSubresourceRange {
+                        aspect_mask: vk::ImageAspectFlags::COLOR,
+                        base_mip_level: 0,
+                        level_count: 1,
+                        base_array_layer: 0,
+                        layer_count: 1,
+                    }),
+                None,
+            )
+            .unwrap();
+        let sampler = dev
+            .create_sampler(&vk::SamplerCreateInfo::default().mip_lod_bias(2.0), None)
+            .unwrap();
+        let binding = |b: u32, ty, n| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(b)
+                .descriptor_type(ty)
+                .descriptor_count(n)
+                .stage_flags(vk::ShaderStageFlags::ALL)
+        };
+        let bindings = [
+            binding(0, T::SAMPLER, 2),
+            binding(1, T::COMBINED_IMAGE_SAMPLER, 3),
+            binding(2, T::SAMPLED_IMAGE, 1),
+        ];
+        let set_layout = dev
+            .create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                None,
+            )
+            .unwrap();
+        let sizes = [
+            vk::DescriptorPoolSize {
+                ty: T::SAMPLER,
+                descriptor_count: 2,
+            },
+            vk::DescriptorPoolSize {
+                ty: T::COMBINED_IMAGE_SAMPLER,
+                descriptor_count: 3,
+            },
+            vk::DescriptorPoolSize {
+                ty: T::SAMPLED_IMAGE,
+                descriptor_count: 1,
+            },
+        ];
+        let dpool = dev
+            .create_descriptor_pool(
+                &vk::DescriptorPoolCreateInfo::default()
+                    .max_sets(1)
+                    .pool_sizes(&sizes),
+                None,
+            )
+            .unwrap();
+        let set = dev
+            .allocate_descriptor_sets(
+                &vk::DescriptorSetAllocateInfo::default()
+                    .descriptor_pool(dpool)
+                    .set_layouts(&[set_layout]),
+            )
+            .unwrap()[0];
+        let info = vk::DescriptorImageInfo {
+            sampler,
+            image_view: view,
+            image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+        };
+        // Every descriptor reads the same info (stride 0), then an array with a stride.
+        let infos = [info; 4];
+        let stride = std::mem::size_of::<vk::DescriptorImageInfo>();
+        let entries = [
+            vk::DescriptorUpdateTemplateEntry {
+                dst_binding: 0,
+                dst_array_element: 0,
+                descriptor_count: 2,
+                descriptor_type: T::SAMPLER,
+                offset: 0,
+                stride: 0,
+            },
+            vk::DescriptorUpdateTemplateEntry {
+                dst_binding: 1,
+                dst_array_element: 1,
+                descriptor_count: 2,
+                descriptor_type: T::COMBINED_IMAGE_SAMPLER,
+                offset: stride,
+                stride,
+            },
+            vk::DescriptorUpdateTemplateEntry {
+                dst_binding: 2,
+                dst_array_element: 0,
+                descriptor_count: 1,
+                descriptor_type: T::SAMPLED_IMAGE,
+                offset: 3 * stride,
+                stride,
+            },
+        ];
+        let template = tmpl.create(
+            &vk::DescriptorUpdateTemplateCreateInfo::default()
+                .descriptor_update_entries(&entries)
+                .template_type(vk::DescriptorUpdateTemplateType::DESCRIPTOR_SET)
+                .descriptor_set_layout(set_layout),
+        );
+        tmpl.update(set, template, infos.as_ptr().cast());
+        tmpl.destroy(template);
+        dev.destroy_descriptor_pool(dpool, None);
+        dev.destroy_descriptor_set_layout(set_layout, None);
+        dev.destroy_sampler(sampler, None);
+        dev.destroy_image_view(view, None);
+        dev.destroy_image(image, None);
+        dev.free_memory(memory, None);
+        dev.destroy_device(None);
+    }
+    assert_no_validation_messages();
+}
+
+/// Two dispatches with push descriptor sets: the first pushed with vkCmdPushDescriptorSetKHR,
+/// the second with a push template; each reads the contents it was recorded with.
+#[test]
+fn push_descriptors_and_push_templates() {
+    let ctx = Ctx::new();
+    let (dev, queue) = device(&ctx);
+    let tmpl = Templates::new(&ctx, &dev);
+    let pushd = ash::khr::push_descriptor::Device::new(&ctx.instance, &dev);
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
+    let out = Buf::new(&ctx, &dev, 1024, usage);
+    let mut uniforms = Buf::new(&ctx, &dev, 1024, usage);
+    let mut u = vec![0u8; 512];
+    u[0..4].copy_from_slice(&5u32.to_le_bytes());
+    u[256..260].copy_from_slice(&9u32.to_le_bytes());
+    uniforms.write(&u);
+    // SAFETY: valid physical device.
+    let max_push = unsafe {
+        let mut push_props = vk::PhysicalDevicePushDescriptorPropertiesKHR::default();
+        let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut push_props);
+        ctx.instance
+            .get_physical_device_properties2(ctx.pdev, &mut props);
+        push_props.max_push_descriptors
+    };
+    assert!(max_push >= 32);
+    let binding = |b: u32, ty| {
+        vk::DescriptorSetLayoutBinding::default()
+            .binding(b)
+            .descriptor_type(ty)
+            .descriptor_count(1)
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+    };
+    let bindings = [
+        binding(0, vk::DescriptorType::STORAGE_BUFFER),
+        binding(1, vk::DescriptorType::UNIFORM_BUFFER),
+    ];
+    // SAFETY: valid handles and create infos; everything outlives the submission.
+    unsafe {
+        let set_layout = dev
+            .create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default()
+                    .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
+                    .bindings(&bindings),
+                None,
+            )
+            .unwrap();
+        let push = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::COMPUTE,
+            offset: 0,
+            size: 4,
+        }];
+        let set_layouts = [set_layout];
+        let layout = dev
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default()
+                    .set_layouts(&set_layouts)
+                    .push_constant_ranges(&push),
+                None,
+            )
+            .unwrap();
+        let module = dev
+            .create_shader_module(
+                &vk::ShaderModuleCreateInfo::default().code(&DISPATCH_SHADER),
+                None,
+            )
+            .unwrap();
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main");
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(layout)];
+        let pipeline = dev
+            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
+            .map_err(|(_, e)| e)
+            .unwrap()[0];
+        let entries = [
+            vk::DescriptorUpdateTemplateEntry {
+                dst_binding: 1,
+                dst_array_element: 0,
+                descriptor_count: 1,
+                descriptor_type: vk::DescriptorType::UNIFORM_BUFFER,
+                offset: std::mem::offset_of!(Record, uniform),
+                stride: 0,
+            },
+            vk::DescriptorUpdateTemplateEntry {
+                dst_binding: 0,
+                dst_array_element: 0,
+                descriptor_count: 1,
+                descriptor_type: vk::DescriptorType::STORAGE_BUFFER,
+                offset: std::mem::offset_of!(Record, storage),
+                stride: 0,
+            },
+        ];
+        let template = tmpl.create(
+            &vk::DescriptorUpdateTemplateCreateInfo::default()
+                .descriptor_update_entries(&entries)
+                .template_type(vk::DescriptorUpdateTemplateType::PUSH_DESCRIPTORS_KHR)
+                .pipeline_bind_point(vk::PipelineBindPoint::COMPUTE)
+                .pipeline_layout(layout)
+                .set(0),
+        );
+        let pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+        let storage = [vk::DescriptorBufferInfo {
+            buffer: out.buffer,
+            offset: 0,
+            range: 256,
+        }];
+        let uniform = [vk::DescriptorBufferInfo {
+            buffer: uniforms.buffer,
+            offset: 0,
+            range: 16,
+        }];
+        let writes = [
+            vk::WriteDescriptorSet::default()
+                .dst_binding(0)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .buffer_info(&storage),
+            vk::WriteDescriptorSet::default()
+                .dst_binding(1)
+                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                .buffer_info(&uniform),
+        ];
+        pushd.cmd_push_descriptor_set(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &writes);
+        dev.cmd_push_constants(
+            cb,
+            layout,
+            vk::ShaderStageFlags::COMPUTE,
+            0,
+            &3u32.to_le_bytes(),
+        );
+        dev.cmd_dispatch(cb, 1, 1, 1);
+        let record = Record {
+            uniform: vk::DescriptorBufferInfo {
+                buffer: uniforms.buffer,
+                offset: 256,
+                range: 16,
+            },
+            _unrelated: [0; 3],
+            storage: vk::DescriptorBufferInfo {
+                buffer: out.buffer,
+                offset: 512,
+                range: 256,
+            },
+        };
+        (tmpl.0.fp().cmd_push_descriptor_set_with_template_khr)(
+            cb,
+            template,
+            layout,
+            0,
+            &record as *const Record as *const std::ffi::c_void,
+        );
+        dev.cmd_push_constants(
+            cb,
+            layout,
+            vk::ShaderStageFlags::COMPUTE,
+            0,
+            &7u32.to_le_bytes(),
+        );
+        dev.cmd_dispatch(cb, 2, 1, 1);
+        dev.end_command_buffer(cb).unwrap();
+        let fence = dev
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&[cb])],
+            fence,
+        )
+        .unwrap();
+        dev.wait_for_fences(&[fence], true, 10_000_000_000)
+            .expect("the dispatches complete");
+        dev.destroy_fence(fence, None);
+        dev.destroy_command_pool(pool, None);
+        tmpl.destroy(template);
+        dev.destroy_pipeline(pipeline, None);
+        dev.destroy_shader_module(module, None);
+        dev.destroy_pipeline_layout(layout, None);
+        dev.destroy_descriptor_set_layout(set_layout, None);
+    }
+    let o = out.bytes();
+    let word = |i: usize| u32::from_le_bytes(o[4 * i..4 * i + 4].try_into().unwrap());
+    for i in 0..8u32 {
+        assert_eq!(
+            word(i as usize),
+            i * 3 + 5 + 1000,
+            "first dispatch, invocation {i}"
+        );
+    }
+    assert_eq!(word(8), 0);
+    for i in 0..16u32 {
+        assert_eq!(
+            word(128 + i as usize),
+            i * 7 + 9 + 2000,
+            "second dispatch, invocation {i}"
+        );
+    }
+    assert_eq!(word(128 + 16), 0);
+    out.destroy(&dev);
+    uniforms.destroy(&dev);
+    // SAFETY: nothing else uses the device.
+    unsafe { dev.destroy_device(None) };
+    assert_no_validation_messages();
+}
