@@ -173,6 +173,7 @@ pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
         Op::DescriptorAddress { index, .. } | Op::DescriptorSize { index, .. } => {
             *index = f(*index)
         }
+        Op::Texture(t) => t.map_operands(f),
         Op::InterpolateInput { at, .. } => match at {
             ir::InterpolateAt::Centroid => {}
             ir::InterpolateAt::Sample(i) => *i = f(*i),

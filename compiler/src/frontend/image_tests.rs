@@ -1,0 +1,171 @@
+//! Images and samplers through the front end: the shape of the `Op::Texture` operations
+//! GLSL's texture functions become, and clear errors for what agx4 does not take.
+
+#[path = "../../tests/common/glslang.rs"]
+mod shared_glslang;
+
+use crate::ir::{self, ImageDim, Op, SamplerSource, Tex, TexLod, TexOp, TexSource};
+use crate::{
+    BindingLayout, CompileError, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
+};
+
+fn layout() -> ResourceLayout {
+    let b = |binding, kind, count, offset| BindingLayout {
+        binding,
+        kind,
+        count,
+        offset,
+    };
+    ResourceLayout {
+        sets: vec![Some(SetLayout {
+            bindings: vec![
+                b(0, DescriptorKind::StorageBuffer, 1, 0),
+                b(1, DescriptorKind::CombinedImageSampler, 4, 16),
+                b(2, DescriptorKind::SampledImage, 2, 144),
+                b(3, DescriptorKind::Sampler, 3, 208),
+            ],
+        })],
+        push_constant_size: 16,
+    }
+}
+
+const HEADER: &str = "#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer B { vec4 o[]; uint u[]; };
+";
+
+fn translate(body: &str) -> Result<ir::Shader, CompileError> {
+    let src = format!("{HEADER}{body}");
+    let spirv =
+        shared_glslang::glslang(&src).ok_or_else(|| CompileError::Internal("glslang".into()))?;
+    let l = layout();
+    let req = ComputeRequest {
+        spirv: &spirv,
+        entry_point: "main",
+        specialization: &[],
+        layout: &l,
+        target: Target::G13,
+    };
+    let sh = super::translate(&req)?;
+    ir::validate::validate(&sh).map_err(CompileError::Internal)?;
+    Ok(sh)
+}
+
+fn textures(sh: &ir::Shader) -> Vec<Tex> {
+    let mut out = Vec::new();
+    crate::passes::for_each_inst(&sh.body, &mut |i| {
+        if let Op::Texture(t) = &i.op {
+            out.push((**t).clone());
+        }
+    });
+    out
+}
+
+fn binding(t: &Tex) -> (u32, u32) {
+    match t.texture {
+        TexSource::Binding(d) => (d.set, d.binding),
+        TexSource::Bindless { .. } => (u32::MAX, u32::MAX),
+    }
+}
+
+#[test]
+fn combined_sampler_sample_becomes_one_texture_op_with_lod_zero_in_compute() {
+    let sh = translate(
+        "layout(set = 0, binding = 1) uniform sampler2D t[4];
+         void main() { o[0] = texture(t[2], vec2(0.5)); }",
+    )
+    .unwrap();
+    let ts = textures(&sh);
+    assert_eq!(ts.len(), 1);
+    let t = &ts[0];
+    assert_eq!(t.op, TexOp::Sample);
+    assert_eq!(t.dim, ImageDim::D2);
+    assert_eq!(binding(t), (0, 1));
+    assert!(matches!(t.sampler, Some(SamplerSource::Binding(d)) if d.binding == 1));
+    assert_eq!(t.coords.len(), 2);
+    // No derivatives in a compute shader: level 0.
+    assert!(matches!(t.lod, TexLod::Lod(_)));
+    let text = ir::print::print(&sh);
+    assert!(text.contains("Texture.Sample.D2 image 0.1["), "{text}");
+}
+
+#[test]
+fn separate_image_and_sampler_with_dynamic_index() {
+    let sh = translate(
+        "layout(set = 0, binding = 2) uniform texture2DArray im[2];
+         layout(set = 0, binding = 3) uniform sampler s[3];
+         layout(push_constant) uniform P { int i; };
+         void main() {
+             o[0] = textureLod(sampler2DArray(im[i], s[i + 1]), vec3(0.5, 0.5, 1.0), 2.0);
+             o[1] = textureGrad(sampler2DArray(im[1], s[0]), vec3(0.5), vec2(0.1), vec2(0.2));
+             o[2] = textureLodOffset(sampler2DArray(im[0], s[0]), vec3(0.5), 1.0, ivec2(-1, 2));
+         }",
+    )
+    .unwrap();
+    let ts = textures(&sh);
+    assert_eq!(ts.len(), 3);
+    assert!(ts.iter().all(|t| t.arrayed && t.coords.len() == 3));
+    assert!(matches!(ts[0].sampler, Some(SamplerSource::Binding(d)) if d.binding == 3));
+    assert!(matches!(&ts[1].lod, TexLod::Grad { dx, dy } if dx.len() == 2 && dy.len() == 2));
+    assert!(ts[2].offset.is_some());
+}
+
+#[test]
+fn fetch_gather_shadow_proj_and_queries() {
+    let sh = translate(
+        "layout(set = 0, binding = 2) uniform texture2D im[2];
+         layout(set = 0, binding = 3) uniform sampler s[3];
+         layout(set = 0, binding = 3) uniform samplerShadow ss[3];
+         layout(set = 0, binding = 1) uniform samplerCube c[4];
+         layout(set = 0, binding = 2) uniform texture2DMS ms[2];
+         void main() {
+             o[0] = texelFetch(sampler2D(im[0], s[0]), ivec2(1, 2), 1);
+             o[1] = textureGather(sampler2D(im[1], s[0]), vec2(0.5), 2);
+             o[2].x = textureLod(sampler2DShadow(im[1], ss[2]), vec3(0.5, 0.5, 0.25), 0.0);
+             o[3] = textureProjLod(sampler2D(im[0], s[0]), vec3(1.0, 2.0, 4.0), 0.0);
+             o[4] = textureLod(c[0], vec3(1.0, 0.0, 0.0), 0.0);
+             o[5] = texelFetch(sampler2DMS(ms[1], s[0]), ivec2(0), 3);
+             u[0] = uint(textureSize(sampler2D(im[0], s[0]), 1).y);
+             u[1] = uint(textureQueryLevels(c[1]));
+             u[2] = uint(textureSamples(sampler2DMS(ms[0], s[0])));
+             u[3] = uint(textureSize(c[1], 0).x);
+         }",
+    )
+    .unwrap();
+    let ts = textures(&sh);
+    let ops: Vec<TexOp> = ts.iter().map(|t| t.op).collect();
+    assert_eq!(
+        ops,
+        [
+            TexOp::Fetch,
+            TexOp::Gather(2),
+            TexOp::Sample,
+            TexOp::Sample,
+            TexOp::Sample,
+            TexOp::Fetch,
+            TexOp::QuerySize,
+            TexOp::QueryLevels,
+            TexOp::QuerySamples,
+            TexOp::QuerySize
+        ]
+    );
+    assert!(ts[0].sampler.is_none());
+    assert!(ts[2].dref.is_some());
+    assert_eq!(ts[4].dim, ImageDim::Cube);
+    assert!(ts[5].ms && ts[5].sample.is_some());
+    assert!(matches!(ts[6].lod, TexLod::Lod(_)));
+}
+
+#[test]
+fn unsupported_image_forms_are_errors_not_panics() {
+    let e = translate(
+        "layout(set = 0, binding = 2, rgba8) uniform image2D im;
+         void main() { o[0] = imageLoad(im, ivec2(0)); }",
+    );
+    assert!(matches!(e, Err(CompileError::Unsupported(_))), "{e:?}");
+    let e = translate(
+        "layout(set = 0, binding = 1) uniform sampler2D t;
+         void main() { o[0] = textureGatherOffsets(t, vec2(0.5), ivec2[4](ivec2(0), ivec2(1), ivec2(0), ivec2(1))); }",
+    );
+    assert!(matches!(e, Err(CompileError::Unsupported(_))), "{e:?}");
+}
