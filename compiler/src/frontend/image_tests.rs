@@ -31,7 +31,7 @@ fn layout() -> ResourceLayout {
 
 const HEADER: &str = "#version 450
 layout(local_size_x = 1) in;
-layout(set = 0, binding = 0) buffer B { vec4 o[]; uint u[]; };
+layout(set = 0, binding = 0) buffer B { uint u[16]; vec4 o[]; };
 ";
 
 fn translate(body: &str) -> Result<ir::Shader, CompileError> {
@@ -108,6 +108,16 @@ fn separate_image_and_sampler_with_dynamic_index() {
     assert!(matches!(ts[0].sampler, Some(SamplerSource::Binding(d)) if d.binding == 3));
     assert!(matches!(&ts[1].lod, TexLod::Grad { dx, dy } if dx.len() == 2 && dy.len() == 2));
     assert!(ts[2].offset.is_some());
+    // After the passes: bindless textures, sampler entries, integer layers, scalar results.
+    let mut sh = sh;
+    crate::passes::run_all(&mut sh, &layout()).unwrap();
+    let ts = textures(&sh);
+    assert_eq!(ts.len(), 12, "{}", ir::print::print(&sh));
+    for t in &ts {
+        assert!(matches!(t.texture, TexSource::Bindless { set: 0, .. }));
+        assert!(matches!(t.sampler, Some(SamplerSource::Entry(_))));
+        assert_eq!(sh.ty(t.coords[2]), ir::Type::I32);
+    }
 }
 
 #[test]
@@ -168,4 +178,105 @@ fn unsupported_image_forms_are_errors_not_panics() {
          void main() { o[0] = textureGatherOffsets(t, vec2(0.5), ivec2[4](ivec2(0), ivec2(1), ivec2(0), ivec2(1))); }",
     );
     assert!(matches!(e, Err(CompileError::Unsupported(_))), "{e:?}");
+}
+
+fn tex_desc(
+    dimension: hw::g13::control::descriptors::TextureDimension,
+    size: [u32; 3],
+    levels: [u32; 2],
+    four_samples: bool,
+) -> [u8; 24] {
+    use hw::g13::control::descriptors::*;
+    Texture {
+        dimension,
+        layout: Layout::Twiddled,
+        channels: Channels::R8G8B8A8,
+        texture_type: TextureType::Unorm,
+        swizzle: [Channel::R, Channel::G, Channel::B, Channel::A],
+        width: size[0],
+        height: size[1],
+        first_level: levels[0],
+        last_level: levels[1],
+        samples: if four_samples {
+            SampleCount::Four
+        } else {
+            SampleCount::Two
+        },
+        address: 0x10_0000,
+        unk_mipmapped: false,
+        compressed_1: false,
+        null: false,
+        compression: 0,
+        srgb: false,
+        srgb_2_channel: false,
+        stride: 0,
+        depth: size[2],
+        page_aligned_layers: false,
+        extended: false,
+        extension: 0,
+    }
+    .pack()
+}
+
+/// Size, level and sample queries become loads of the descriptor and field extractions,
+/// which the IR interpreter runs: check them against descriptors `hw` packs.
+#[test]
+fn queries_read_the_texture_descriptor_in_set_memory() {
+    use crate::abi;
+    use crate::ir::interp::{self, Dispatch, Regions};
+    use hw::g13::control::descriptors::TextureDimension as D;
+    let mut sh = translate(
+        "layout(set = 0, binding = 2) uniform texture2DArray arr[2];
+         layout(set = 0, binding = 1) uniform samplerCubeArray cubes[4];
+         layout(set = 0, binding = 2) uniform texture2DMS ms[2];
+         layout(set = 0, binding = 3) uniform sampler s[3];
+         layout(push_constant) uniform P { int lod; };
+         void main() {
+             ivec3 a = textureSize(sampler2DArray(arr[1], s[0]), lod);
+             u[0] = uint(a.x); u[1] = uint(a.y); u[2] = uint(a.z);
+             ivec3 c = textureSize(cubes[3], 0);
+             u[3] = uint(c.x); u[4] = uint(c.y); u[5] = uint(c.z);
+             u[6] = uint(textureQueryLevels(cubes[3]));
+             u[7] = uint(textureSamples(sampler2DMS(ms[0], s[0])));
+             u[8] = uint(textureQueryLevels(sampler2DArray(arr[1], s[0])));
+         }",
+    )
+    .unwrap();
+    let l = layout();
+    crate::passes::run_all(&mut sh, &l).unwrap();
+    let mut set = vec![0u8; 256];
+    // arr[1]: 37 x 20, 5 layers, view of levels 1..=3; asked for level 2 of the view
+    // (level 3 of the image).
+    set[144 + 32..144 + 56].copy_from_slice(&tex_desc(D::D2Array, [37, 20, 5], [1, 3], false));
+    // cubes[3]: 16 x 16, 12 faces = 2 cubes, levels 0..=4.
+    set[16 + 96..16 + 120].copy_from_slice(&tex_desc(D::CubeArray, [16, 16, 12], [0, 4], false));
+    // ms[0]: 4 samples.
+    set[144..168].copy_from_slice(&tex_desc(D::D2Multisampled, [8, 8, 1], [0, 0], true));
+    let mut mem = Regions::default();
+    let (set_va, buf_va) = (0x1000u64, 0x8000u64);
+    mem.add(set_va, set.clone());
+    mem.add(buf_va, vec![0u8; 64]);
+    let mut root = vec![0u8; abi::ROOT_TABLE_SIZE as usize];
+    root[0..8].copy_from_slice(&set_va.to_le_bytes());
+    let p = abi::PUSH_CONSTANTS_OFFSET as usize;
+    root[p..p + 4].copy_from_slice(&2u32.to_le_bytes());
+    // The storage buffer's descriptor at binding 0: o[] is 0 vec4s, u[] starts at 0.
+    let mut bd = [0u8; 16];
+    bd[..8].copy_from_slice(&buf_va.to_le_bytes());
+    bd[8..12].copy_from_slice(&64u32.to_le_bytes());
+    mem.regions[0].1[..16].copy_from_slice(&bd);
+    let d = Dispatch {
+        workgroups: [1, 1, 1],
+        root: &root,
+        layout: &l,
+        step_limit: 1_000_000,
+    };
+    interp::run(&sh, &d, &mut mem).unwrap_or_else(|e| panic!("{e}\n{}", ir::print::print(&sh)));
+    let out = mem.bytes(buf_va).unwrap();
+    let words: Vec<u32> = out
+        .chunks_exact(4)
+        .take(9)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(words, [37 >> 3, 20 >> 3, 5, 16, 16, 2, 5, 4, 3]);
 }
