@@ -11,6 +11,7 @@
 //! A stream that executes more than [`MAX_BLOCKS`] blocks, or reaches the same link twice in
 //! the same state (an endless loop, as the stream has no conditions), faults.
 
+use super::usc::texture::SamplerHeap;
 use super::usc::{self, ExecStats, LaunchState};
 use super::usc_words::read_usc_words;
 use super::{ComputeCommand, Fault, GpuMemory};
@@ -131,6 +132,11 @@ fn launch(
     if !execute || grid.contains(&0) {
         return Ok(());
     }
+    let mut textures = usc_state.textures;
+    textures.sampler_heap = SamplerHeap {
+        base: cmd.sampler_heap,
+        count: cmd.sampler_count,
+    };
     let launch = LaunchState {
         uniforms: usc_state.uniforms,
         local_size: local,
@@ -139,7 +145,7 @@ fn launch(
         stack_bytes: usc_state.stack_bytes,
         max_lane_steps: usc::DEFAULT_MAX_LANE_STEPS,
         preloads: Vec::new(),
-        textures: usc_state.textures,
+        textures,
     };
     stats.usc += usc::run_workgroups(&program, &launch, mem)?;
     Ok(())

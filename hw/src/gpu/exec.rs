@@ -305,6 +305,131 @@ mod tests {
         );
     }
 
+    /// A compute shader sampling a bindless texture through sampler heap entry 1: the
+    /// command's `sampler_heap`/`sampler_count` must reach the launch.
+    #[test]
+    fn compute_command_sampler_heap_reaches_shaders() {
+        use crate::g13::control::descriptors::TextureDimension;
+        use crate::g13::image_desc::{
+            pixel_format, sampler_descriptor, texture_descriptor, ImageDesc, SamplerDesc,
+        };
+        use crate::g13::layout::{Layout, Tiling};
+        const SET: u64 = 0x8000;
+        const IMG: u64 = 0x9000;
+        const HEAP: u64 = 0xa000;
+        let tid = Reg::r32(1);
+        let code = [
+            Instr::GetSr(GetSr {
+                dst: tid.into(),
+                sr: SpecialReg::THREAD_POSITION_IN_GRID_X,
+            }),
+            Instr::MovImm(MovImm {
+                dst: Reg::r32(4).into(),
+                imm: 0.5f32.to_bits(),
+            }),
+            Instr::MovImm(MovImm {
+                dst: Reg::r32(5).into(),
+                imm: 0.5f32.to_bits(),
+            }),
+            Instr::MovImm(MovImm {
+                dst: Reg::r16(32).into(),
+                imm: 0,
+            }),
+            Instr::MovImm(MovImm {
+                dst: Reg::r16(34).into(),
+                imm: 1,
+            }),
+            Instr::MovImm(MovImm {
+                dst: Reg::r32(20).into(),
+                imm: 0,
+            }),
+            Instr::Texture(Texture {
+                load: false,
+                dst: Reg::r32(10),
+                coords: Reg::r32(4),
+                lod_mode: LodMode::Min,
+                lod: Operand::Reg(Reg::r16(32)),
+                texture: TexIndex::Bindless {
+                    base: 4,
+                    index: Reg::r32(20),
+                },
+                sampler: Small::Reg(Reg::r16(34)),
+                dim: TexDim::D2,
+                mask: 1,
+                shadow: false,
+                offset: false,
+                extra: None,
+                gather: None,
+                query_lod: false,
+                wait_slot: 0,
+            }),
+            Instr::DeviceMem(DeviceMem {
+                store: true,
+                reg: Reg::r32(10),
+                base: Operand::Uniform(Reg::r64(0)),
+                index: Index::Reg(tid),
+                index_unsigned: true,
+                shift: 0,
+                format: MemFormat::I32,
+                mask: 1,
+                wait_slot: 0,
+            }),
+            Instr::Stop,
+        ];
+        let mut bin = Vec::new();
+        for i in &code {
+            crate::g13::encode(i, &mut bin).expect("encodable");
+        }
+        let mut m = FlatMemory::new();
+        let mut exec = vec![0u8; 0x2000];
+        exec[0x100..0x100 + bin.len()].copy_from_slice(&bin);
+        let mut w = Vec::new();
+        crate::g13::control::pack_uniform_range(0, 8, 0x5000, &mut w);
+        UscWord::Shader {
+            code: 0x100,
+            loads_varyings: false,
+        }
+        .pack(&mut w);
+        UscWord::Registers {
+            count_halves: 48,
+            spill_size: 0,
+        }
+        .pack(&mut w);
+        UscWord::NoPreshader.pack(&mut w);
+        exec[0x1000..0x1000 + w.len()].copy_from_slice(&w);
+        m.map(EXEC_BASE, exec);
+        let mut u = OUT.to_le_bytes().to_vec();
+        u.extend_from_slice(&SET.to_le_bytes());
+        m.map(0x5000, u);
+        let mut s = Vec::new();
+        launch(0x1000, 1).pack(&mut s);
+        CdmBlock::Terminate.pack(&mut s);
+        m.map(0x6000, s);
+        m.map(OUT, vec![0; 4]);
+        let layout = Layout::new(1, 1, 1, 1, 4, Tiling::Twiddled, 1).unwrap();
+        let img = ImageDesc {
+            base: IMG,
+            layout: &layout,
+            format: pixel_format(98).unwrap(), // R32_UINT
+            dimension: TextureDimension::D2,
+        };
+        m.map(SET, texture_descriptor(&img, 0, 1, 0, 1).unwrap().to_vec());
+        m.map(IMG, 0x1234u32.to_le_bytes().to_vec());
+        let mut heap = vec![0xffu8; 8];
+        heap.extend(sampler_descriptor(&SamplerDesc::default()));
+        m.map(HEAP, heap);
+        let cmd = ComputeCommand {
+            sampler_heap: HEAP,
+            sampler_count: 2,
+            ..command()
+        };
+        cdm::run_stream(&cmd, &mut m, true).expect("runs");
+        assert_eq!(words(&m, OUT, 1), [0x1234]);
+        // Without the heap the same shader faults.
+        let r = cdm::run_stream(&command(), &mut m, true);
+        assert!(matches!(r, Err(Fault::Shader { .. })), "{r:?}");
+    }
+
     #[test]
     fn render_without_a_framebuffer_faults() {
         let mut tvb = crate::gpu::render::UnlimitedTvb;

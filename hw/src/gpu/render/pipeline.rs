@@ -22,6 +22,7 @@ use crate::gpu::isp::{CompareOp, DepthRange, DepthState, StencilFace, StencilSta
 use crate::gpu::raster::bin::{touches, TvbCostModel};
 use crate::gpu::raster::clip::ClipOptions;
 use crate::gpu::raster::Rect;
+use crate::gpu::usc::texture::SamplerHeap;
 use crate::gpu::{Fault, GpuMemory, RenderCommand};
 
 /// Largest vertex count times instance count of one draw the model accepts: its primitives
@@ -42,7 +43,11 @@ pub fn execute(
     tvb: &mut dyn TvbBudget,
 ) -> Result<RenderStats, Fault> {
     let target = Target::new(cmd)?;
-    let mut programs = Programs::new(cmd.usc_exec_base);
+    let heap = SamplerHeap {
+        base: cmd.sampler_heap,
+        count: cmd.sampler_count,
+    };
+    let mut programs = Programs::new(cmd.usc_exec_base, heap);
     let tile_programs = TilePrograms::load(cmd, &mut programs, mem)?;
     let tiles = (target.tiles_x * target.tiles_y) as usize;
     let mut r = Renderer {

@@ -126,6 +126,34 @@ pub fn cube_face(d: [f32; 3]) -> (u32, f32, f32) {
     (face, 0.5 * (sc / ma + 1.0), 0.5 * (tc / ma + 1.0))
 }
 
+/// How face `face` (as [`cube_face`] numbers them) makes its coordinates: sc and tc as
+/// (direction axis, sign), and the major axis.
+fn face_axes(face: u32) -> ([(usize, f32); 2], usize) {
+    match face {
+        0 => ([(2, -1.0), (1, -1.0)], 0),
+        1 => ([(2, 1.0), (1, -1.0)], 0),
+        2 => ([(0, 1.0), (2, 1.0)], 1),
+        3 => ([(0, 1.0), (2, -1.0)], 1),
+        4 => ([(0, 1.0), (1, -1.0)], 2),
+        _ => ([(0, -1.0), (1, -1.0)], 2),
+    }
+}
+
+/// The derivative of the face coordinates (s, t in 0..=1) for a derivative `dd` of the
+/// direction `d`, on the face `d` selects: with s = (sc / |ma| + 1) / 2,
+/// ds = (dsc / |ma| - sc * d|ma| / ma^2) / 2 (Vulkan's cube map derivative rule, with the
+/// sign of the major axis carried through d|ma|).
+pub fn cube_face_derivative(d: [f32; 3], dd: [f32; 3]) -> [f32; 2] {
+    let (face, _, _) = cube_face(d);
+    let (st, m) = face_axes(face);
+    let ma = d[m].abs();
+    if ma == 0.0 {
+        return [0.0; 2];
+    }
+    let dma = d[m].signum() * dd[m];
+    st.map(|(a, sign)| 0.5 * (sign * dd[a] / ma - sign * d[a] * dma / (ma * ma)))
+}
+
 /// The texel fetch a sample is built on: (x, y, z, view level) inside the level, z being the
 /// layer or slice.
 pub type Fetch<'a, E> = dyn FnMut(i64, i64, i64, u32) -> Result<Texel, E> + 'a;
@@ -197,6 +225,21 @@ pub fn sample<E>(
         });
     }
     Ok(acc.unwrap_or(Texel::Float([0.0; 4])))
+}
+
+/// An LOD query's pair for a lane whose LOD (bias and shader minimum included) is `lod`:
+/// the LOD mip selection uses, after the sampler's min/max clamp and clamped to the view's
+/// levels (0 when the sampler does not mipmap), then `lod` itself, relative to the view's
+/// base level. **agx4** reading: Mesa hands the instruction's two results to
+/// `textureQueryLod` unchanged, so they are taken to be Vulkan's pair.
+pub fn query_lod(s: &Sampler, ext: Extent, lod: f32) -> [f32; 2] {
+    let clamped = lod
+        .max(lod_from_fixed(s.min_lod))
+        .min(lod_from_fixed(s.max_lod));
+    let clamped = if clamped.is_nan() { 0.0 } else { clamped };
+    let mips = !s.pixel_coordinates && s.mip_filter != MipFilter::None;
+    let q = ext.levels.saturating_sub(1) as f32;
+    [if mips { clamped.clamp(0.0, q) } else { 0.0 }, lod]
 }
 
 fn scale(t: Texel, w: f32) -> Texel {

@@ -125,7 +125,7 @@ pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result
             Some(gfx) => &gfx.textures,
             None => &TextureState::default(),
         };
-        if step_texture(g, prog, idx, state, &mut *m.device)? {
+        if step_texture(g, prog, idx, state, m.uniforms, &mut *m.device)? {
             return Ok(());
         }
     }

@@ -82,8 +82,8 @@ pub struct LaunchState {
     /// gets `values[t]`; threads past the list get 0). Vertex shaders get their vertex and
     /// instance numbers this way.
     pub preloads: Vec<Preload>,
-    /// Texture and sampler state registers of a compute launch (a graphics launch carries
-    /// its own in [`GraphicsContext`]).
+    /// Texture and sampler state registers and the sampler heap of a compute launch (a
+    /// graphics launch carries its own in [`GraphicsContext`]).
     pub textures: texture::TextureState,
 }
 
@@ -178,7 +178,7 @@ fn run_with(
     let mut compute_textures;
     let gfx = match gfx {
         Some(g) => Some(g),
-        None if !launch.textures.textures.is_empty() || !launch.textures.samplers.is_empty() => {
+        None if !launch.textures.is_empty() => {
             compute_textures = GraphicsContext {
                 textures: launch.textures.clone(),
                 ..GraphicsContext::default()

@@ -129,8 +129,15 @@ fn outf(m: &FlatMemory, lane: usize) -> [f32; 4] {
     out4(m, lane).map(f32::from_bits)
 }
 
+#[path = "tests_texture_heap.rs"]
+mod heap;
+
 fn state(textures: Vec<[u8; 24]>, samplers: Vec<[u8; 8]>) -> TextureState {
-    TextureState { textures, samplers }
+    TextureState {
+        textures,
+        samplers,
+        ..TextureState::default()
+    }
 }
 
 /// Writes the texel at `[x, y, layer, level, sample]`.
@@ -542,7 +549,7 @@ fn shadow_sample_of_depth() {
 }
 
 #[test]
-fn implicit_lod_is_unimplemented() {
+fn implicit_lod_outside_fragment_shaders_faults() {
     let layout = Layout::new(4, 4, 1, 1, 4, Tiling::Twiddled, 1).unwrap();
     let mut m = memory(&layout);
     let img = ImageDesc {
@@ -555,11 +562,12 @@ fn implicit_lod_is_unimplemented() {
         vec![texture_descriptor(&img, 0, 1, 0, 1).unwrap()],
         vec![sampler_descriptor(&SamplerDesc::default())],
     );
+    // No fragment context: no quads to differentiate.
     let body = vec![Instr::Texture(tex(false, TexDim::D2))];
-    assert!(matches!(
-        run(body, 1, st.clone(), &mut m),
-        Err(Fault::Unimplemented(_))
-    ));
+    match run(body, 1, st.clone(), &mut m) {
+        Err(Fault::Shader { reason, .. }) => assert!(reason.contains("implicit"), "{reason}"),
+        r => panic!("{r:?}"),
+    }
     // A missing state register is a shader fault, not a panic.
     let mut t = tex(true, TexDim::D2);
     t.texture = TexIndex::Imm(3);

@@ -1,7 +1,28 @@
 //! The texture unit and the PBE as the USC reaches them: `texture` (sample and load) through
-//! texture and sampler descriptors, and `image_write` through PBE descriptors. The descriptors
-//! are the launch's texture and sampler state registers, loaded by USC Texture and Sampler
-//! words.
+//! texture and sampler descriptors, and `image_write` through PBE descriptors.
+//!
+//! Where descriptors come from (docs/render-abi.md section 7):
+//! * Texture operand `Imm(n)` / `Reg(r)`: texture state register n (or the 16-bit value of
+//!   r), loaded by the program's USC Texture words. The PBE of an `image_write` comes from the
+//!   same registers.
+//! * Texture operand `Bindless { base, index }`: the descriptor (texture, or PBE for
+//!   `image_write`) is the 24 bytes at A + I in GPU memory, A the 64-bit little-endian value
+//!   of uniform halves base..base + 4 (the root table puts a descriptor set's address there),
+//!   I the lane's 32-bit `index` register read as an unsigned byte offset. Each lane computes
+//!   its own address, so lanes may use different descriptors; the read goes through the VM,
+//!   and an unmapped or unreadable descriptor is the VM's page or permission fault at that
+//!   address. **agx4**: the hardware's bindless heap addressing is not documented; this is
+//!   agx4's contract with its compiler (Mesa's `agx_translate_bindless_handle` has the same
+//!   shape: a uniform base and a register offset).
+//! * Sampler operand immediate n: sampler state register n (USC Sampler words; tile
+//!   programs).
+//! * Sampler operand register r: entry (r & 0xffff) of the command's sampler heap, the 8-byte
+//!   G13 sampler descriptor at `sampler_heap + 8 * entry` (the render or compute command's
+//!   `sampler_heap`/`sampler_count`, which reach every vertex, fragment, compute and tile
+//!   program it runs). An entry at or past `sampler_count`, or a command without a heap
+//!   (`sampler_heap` 0), is a shader fault. **agx4** reading of the heap Mesa programs
+//!   through the firmware, where the hardware behaviour is not documented.
+//! * Decoding a descriptor is cached by its 24 bytes, wherever they came from.
 //!
 //! Register conventions (Mesa's agx compiler and its texture lowering; applegpu names the
 //! fields):
@@ -12,12 +33,26 @@
 //!   samples take f32 for x, y, z and an unsigned integer layer (Mesa rounds and clamps it
 //!   in the shader).
 //! * LOD: `texture_load` with `Auto` reads level 0 of the view, with `Min` the u16 level in
-//!   the 16-bit LOD register. `texture_sample` with `Min` takes an f16 LOD; the implicit
-//!   modes (`Auto`, `AutoBias`, `AutoBiasMin`) need quad derivatives and fault as
-//!   unimplemented. `Grad`/`GradMin` take a 32-bit register run: d/dx, d/dy of each
-//!   coordinate axis interleaved, then (`GradMin`) an f16 minimum LOD; cube maps with
-//!   gradients are not modelled. A uniform LOD operand faults as unimplemented (uniforms do
-//!   not reach this unit in the model).
+//!   the 16-bit LOD operand. `texture_sample` with `Min` takes an f16 LOD. `Grad`/`GradMin`
+//!   take a 32-bit register run: d/dx, d/dy of each coordinate axis interleaved (two axes
+//!   for 1D and 2D, three for 3D and cube maps), then (`GradMin`) an f16 minimum LOD. A
+//!   16-bit LOD operand may be a register or a uniform.
+//! * Implicit LOD (`Auto`; `AutoBias` with the f16 bias as the 16-bit operand;
+//!   `AutoBiasMin` with the bias in the operand's half and the f16 minimum LOD in the next
+//!   half, the pair Mesa builds as `vec2(bias, min_lod)`): only fragment-stage launches,
+//!   where lanes 4q..4q + 4 are the 2x2 quad q (`isa::quad_lane`); elsewhere a shader fault
+//!   (agx4's compiler lowers implicit LOD to explicit LOD 0 outside fragment shaders). The
+//!   derivatives are the fine ones `dfdx`/`dfdy` compute: across the lane's quad row
+//!   (column), right minus left (bottom minus top), shared by both lanes of the pair, read
+//!   from every lane of the quad, active or not. (Tile programs are fragment-stage too but
+//!   their lanes are not 2x2 quads; agx4's tile programs never use implicit LOD.) Scaled by
+//!   the level-0 size of the lane's view (not scaled for unnormalised-coordinate samplers),
+//!   rho = max(|d/dx|, |d/dy|) over the axes the dimension filters, lambda = log2(rho) +
+//!   bias, raised to the minimum LOD when given; the sampler's min/max LOD clamp and mip
+//!   selection then run as for explicit LOD. Cube maps: the derivatives of the face
+//!   coordinates (s, t) on the face the lane's own direction selects, by the chain rule
+//!   from the direction's derivatives (as Vulkan specifies for explicit gradients; the
+//!   same rule serves `Grad` on cube maps). Array layers take no part.
 //! * `extra` (present with `shadow` and/or `offset`): the f32 depth reference, then (or
 //!   alone) the packed texel offsets, one signed nibble per axis from bit 0.
 //! * Results: the components selected by `mask` (bit 0 = R ... bit 3 = A), after the
@@ -37,8 +72,32 @@
 //!   four texels of the bilinear footprint at the view's base level, in Vulkan's order
 //!   (i0 j1, i1 j1, i1 j0, i0 j0), each compared first for shadow samplers.
 //!
-//! Bindless texture operands (heap address in uniforms) fault as unimplemented, as do LOD
-//! queries and compressed images.
+//! * Anisotropic filtering (sampler max anisotropy M > 1, LOD from derivatives, non-integer
+//!   formats): Vulkan's approximation. Pmax, Pmin = the longer and shorter scale factor,
+//!   N = min(ceil(Pmax / Pmin), M), lambda = log2(Pmax / N) (then bias and clamps); the result
+//!   is the mean of N samples at the coordinates plus (i / (N + 1) - 1/2) times the major
+//!   axis's derivative, i = 1..=N. **agx4**: the hardware's footprint is not documented.
+//! * LOD queries (`query_lod`, Mesa's `textureQueryLod`, with an implicit LOD mode):
+//!   component 0 is the LOD mip selection uses (after the sampler's min/max clamp, clamped
+//!   to the view's levels; 0 for samplers that do not mipmap), component 1 the computed
+//!   lambda with the bias, both f32 (or f16 to 16-bit destinations), not swizzled.
+//!   **agx4** reading: Mesa passes the two results to the shader unchanged, so they are
+//!   taken to be Vulkan's pair.
+//!
+//! Compressed images fault as unimplemented.
+//!
+//! Texel formats the unit decodes (`texel::format`), as hardware channel layouts and types:
+//! * R8, R8G8, R8G8B8A8: UNORM (with sRGB), SNORM, UINT, SINT;
+//! * R16, R16G16, R16G16B16A16: UNORM, SNORM, UINT, SINT, FLOAT (f16);
+//! * R32, R32G32, R32G32B32A32: UINT, SINT, FLOAT;
+//! * packed: R5G6B5, R4G4B4A4, R5G5B5A1 (UNORM), R10G10B10A2 (UNORM, UINT, also SNORM and
+//!   SINT), R11G11B10 (unsigned float), R9G9B9E5 (shared exponent);
+//! * depth/stencil as images: D16 (R16 UNORM), D32 (R32 FLOAT), S8 (R8 UINT).
+//!
+//! Every Vulkan format `g13::image_desc::pixel_format` maps decodes. Not decoded (a fault
+//! names the layout): A1R5G5B5 (0x0d), the emulated R32G32B32, the 4:2:2 layouts (GBGR,
+//! BGRG), the block-compressed families (PVRTC, ETC2/EAC, ASTC, BC1-BC7), the extended-range
+//! (XR) type, and the lossless-compressed (`Compressed`) memory layout.
 
 use super::group::SimdGroup;
 use super::program::Program;
@@ -59,11 +118,30 @@ pub const SAMPLER_DESCRIPTOR_BYTES: usize = 8;
 
 const LANES: usize = SIMD_WIDTH;
 
-/// A launch's texture and sampler state registers, indexed by register number.
+/// The command's sampler heap: `count` 8-byte G13 sampler descriptors from `base` (the
+/// render or compute command's `sampler_heap` and `sampler_count`; `base` 0 is no heap).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SamplerHeap {
+    pub base: u64,
+    pub count: u32,
+}
+
+/// A launch's texture and sampler state registers, indexed by register number, and the
+/// sampler heap of the command that runs it.
 #[derive(Debug, Clone, Default)]
 pub struct TextureState {
     pub textures: Vec<[u8; TEXTURE_DESCRIPTOR_BYTES]>,
     pub samplers: Vec<[u8; SAMPLER_DESCRIPTOR_BYTES]>,
+    pub sampler_heap: SamplerHeap,
+}
+
+impl TextureState {
+    /// No state registers loaded and no sampler heap.
+    pub fn is_empty(&self) -> bool {
+        self.textures.is_empty()
+            && self.samplers.is_empty()
+            && self.sampler_heap == SamplerHeap::default()
+    }
 }
 
 fn fault(prog: &Program, idx: usize, why: impl Into<String>) -> Fault {
@@ -165,23 +243,156 @@ struct Bound {
     surface: Option<Surface>,
 }
 
-fn texture_index(
+/// Where a descriptor came from, for fault messages.
+#[derive(Clone, Copy)]
+enum Source {
+    State(usize),
+    Memory(u64),
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::State(n) => write!(f, "texture state register {n}"),
+            Source::Memory(va) => write!(f, "bindless descriptor at {va:#x}"),
+        }
+    }
+}
+
+/// The uniform halves `half..half + n` as one little-endian value.
+fn uniform_value(
+    uniforms: &[u16],
+    half: u16,
+    n: u16,
+    what: &str,
+    prog: &Program,
+    idx: usize,
+) -> Result<u64, Fault> {
+    let h = usize::from(half);
+    let run = uniforms
+        .get(h..h + usize::from(n))
+        .ok_or_else(|| fault(prog, idx, format!("{what} runs past the uniform file")))?;
+    Ok(run.iter().rev().fold(0, |a, &v| a << 16 | u64::from(v)))
+}
+
+/// Descriptors one instruction has read from memory, by address: lanes naming the same
+/// descriptor read it once, as the unit reads each distinct descriptor of a group once.
+type Fetched = Vec<(u64, [u8; TEXTURE_DESCRIPTOR_BYTES])>;
+
+/// The descriptor bytes `t` names for `lane`. Bindless operands add the lane's 32-bit
+/// `index` register (an unsigned byte offset) to the 64-bit uniform at `base` and read the
+/// 24 bytes there through the VM, so each lane may name its own descriptor.
+#[allow(clippy::too_many_arguments)]
+fn descriptor(
     g: &SimdGroup,
     t: TexIndex,
     lane: usize,
+    state: &TextureState,
+    uniforms: &[u16],
+    mem: &dyn GpuMemory,
+    fetched: &mut Fetched,
     prog: &Program,
     idx: usize,
-) -> Result<usize, Fault> {
-    match t {
-        TexIndex::Imm(n) => Ok(usize::from(n)),
+) -> Result<([u8; TEXTURE_DESCRIPTOR_BYTES], Source), Fault> {
+    let n = match t {
+        TexIndex::Imm(n) => usize::from(n),
         TexIndex::Reg(r) => {
             check_run(prog, idx, "texture index", r.half, 1)?;
-            Ok(g.reg(r, lane) as u16 as usize)
+            g.reg(r, lane) as u16 as usize
         }
-        TexIndex::Bindless { .. } => Err(Fault::Unimplemented(
-            "bindless texture operands (descriptor heaps in uniforms)",
-        )),
+        TexIndex::Bindless { base, index } => {
+            check_run(prog, idx, "bindless index", index.half, 2)?;
+            let set = uniform_value(uniforms, base, 4, "bindless base", prog, idx)?;
+            let offset = g.reg(
+                Reg {
+                    half: index.half,
+                    size: Size::S32,
+                },
+                lane,
+            ) as u32;
+            let va = set.wrapping_add(u64::from(offset));
+            if let Some((_, b)) = fetched.iter().find(|(a, _)| *a == va) {
+                return Ok((*b, Source::Memory(va)));
+            }
+            let mut b = [0u8; TEXTURE_DESCRIPTOR_BYTES];
+            // An unmapped or unreadable descriptor is the VM's page or permission fault,
+            // naming the address, as the hardware's would.
+            mem.read(va, &mut b)?;
+            fetched.push((va, b));
+            return Ok((b, Source::Memory(va)));
+        }
+    };
+    let bytes = state_word(&state.textures, n, "texture", prog, idx)?;
+    Ok((*bytes, Source::State(n)))
+}
+
+/// Which sampler a lane uses: a state register (immediate operand) or a heap entry.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SamplerKey {
+    State(usize),
+    Heap(u32),
+}
+
+/// The sampler lane `lane` names. An immediate operand names a sampler state register; a
+/// register operand names sampler heap entry (value & 0xffff), read from GPU memory.
+/// `kept` remembers this instruction's samplers so a uniform one is decoded once.
+#[allow(clippy::too_many_arguments)]
+fn sampler(
+    g: &SimdGroup,
+    operand: Small,
+    lane: usize,
+    state: &TextureState,
+    mem: &dyn GpuMemory,
+    kept: &mut Vec<(SamplerKey, Sampler)>,
+    prog: &Program,
+    idx: usize,
+) -> Result<Sampler, Fault> {
+    let key = match operand {
+        Small::Imm(v) => SamplerKey::State(usize::from(v)),
+        Small::Reg(r) => {
+            check_run(prog, idx, "sampler index", r.half, 1)?;
+            SamplerKey::Heap(g.reg(r, lane) as u32 & 0xffff)
+        }
+    };
+    if let Some((_, s)) = kept.iter().find(|(k, _)| *k == key) {
+        return Ok(*s);
     }
+    let s = match key {
+        SamplerKey::State(n) => {
+            let bytes = state_word(&state.samplers, n, "sampler", prog, idx)?;
+            Sampler::unpack(bytes)
+                .map_err(|e| fault(prog, idx, format!("sampler state register {n}: {e}")))?
+        }
+        SamplerKey::Heap(i) => {
+            let heap = state.sampler_heap;
+            if heap.base == 0 {
+                return Err(fault(
+                    prog,
+                    idx,
+                    format!("sampler heap entry {i}, but the command names no sampler heap"),
+                ));
+            }
+            if i >= heap.count {
+                return Err(fault(
+                    prog,
+                    idx,
+                    format!(
+                        "sampler heap entry {i} is past the heap's {} samplers",
+                        heap.count
+                    ),
+                ));
+            }
+            let va = heap
+                .base
+                .wrapping_add(SAMPLER_DESCRIPTOR_BYTES as u64 * u64::from(i));
+            let mut b = [0u8; SAMPLER_DESCRIPTOR_BYTES];
+            mem.read(va, &mut b)?;
+            Sampler::unpack(&b)
+                .map_err(|e| fault(prog, idx, format!("sampler heap entry {i} at {va:#x}: {e}")))?
+        }
+    };
+    kept.push((key, s));
+    Ok(s)
 }
 
 fn state_word<'a, const N: usize>(
@@ -241,29 +452,30 @@ fn decoded<T>(
     Ok(d)
 }
 
-fn bind(state: &TextureState, n: usize, prog: &Program, idx: usize) -> Result<Rc<Bound>, Fault> {
-    let bytes = state_word(&state.textures, n, "texture", prog, idx)?;
+fn bind(
+    bytes: &[u8; TEXTURE_DESCRIPTOR_BYTES],
+    src: Source,
+    prog: &Program,
+    idx: usize,
+) -> Result<Rc<Bound>, Fault> {
     decoded(&TEXTURES, bytes, || {
-        let desc = TexDesc::unpack(bytes)
-            .map_err(|e| fault(prog, idx, format!("texture state register {n}: {e}")))?;
-        let surface = Surface::from_texture(&desc)
-            .map_err(|e| fault(prog, idx, format!("texture state register {n}: {e}")))?;
+        let desc = TexDesc::unpack(bytes).map_err(|e| fault(prog, idx, format!("{src}: {e}")))?;
+        let surface =
+            Surface::from_texture(&desc).map_err(|e| fault(prog, idx, format!("{src}: {e}")))?;
         Ok(Bound { desc, surface })
     })
 }
 
 fn bind_pbe(
-    state: &TextureState,
-    n: usize,
+    bytes: &[u8; TEXTURE_DESCRIPTOR_BYTES],
+    src: Source,
     prog: &Program,
     idx: usize,
 ) -> Result<Rc<BoundPbe>, Fault> {
-    let bytes = state_word(&state.textures, n, "texture", prog, idx)?;
     decoded(&PBES, bytes, || {
-        let pbe = Pbe::unpack(bytes)
-            .map_err(|e| fault(prog, idx, format!("PBE in texture state register {n}: {e}")))?;
-        let surface = Surface::from_pbe(&pbe)
-            .map_err(|e| fault(prog, idx, format!("PBE in texture state register {n}: {e}")))?;
+        let pbe = Pbe::unpack(bytes).map_err(|e| fault(prog, idx, format!("PBE in {src}: {e}")))?;
+        let surface =
+            Surface::from_pbe(&pbe).map_err(|e| fault(prog, idx, format!("PBE in {src}: {e}")))?;
         Ok(BoundPbe { pbe, surface })
     })
 }
@@ -344,13 +556,54 @@ fn gathered(taps: [Texel; 4], c: usize) -> Texel {
     }
 }
 
+/// A 16-bit LOD operand run: registers or uniforms (both reach the unit).
+#[derive(Clone, Copy)]
+enum Halves {
+    Reg(u16),
+    Uniform(u16),
+}
+
+impl Halves {
+    /// Half `k` of the run for `lane`.
+    fn get(self, g: &SimdGroup, uniforms: &[u16], k: u16, lane: usize) -> u16 {
+        match self {
+            Halves::Reg(h) => g.reg(Reg::r16(h + k), lane) as u16,
+            // `lod_operand` checked the run fits the uniform file.
+            Halves::Uniform(h) => uniforms.get(usize::from(h + k)).copied().unwrap_or(0),
+        }
+    }
+}
+
+/// The LOD operand as a run of `halves` 16-bit halves.
+fn lod_operand(
+    op: Operand,
+    halves: u16,
+    uniforms: &[u16],
+    prog: &Program,
+    idx: usize,
+) -> Result<Halves, Fault> {
+    match op {
+        Operand::Reg(r) => {
+            check_run(prog, idx, "LOD", r.half, halves)?;
+            Ok(Halves::Reg(r.half))
+        }
+        Operand::Uniform(r) => {
+            if usize::from(r.half) + usize::from(halves) > uniforms.len() {
+                return Err(fault(prog, idx, "LOD uniform runs past the uniform file"));
+            }
+            Ok(Halves::Uniform(r.half))
+        }
+        Operand::Imm(_) => Err(fault(prog, idx, "immediate LOD operand")),
+    }
+}
+
 /// Where a lane's level of detail comes from.
 #[derive(Clone, Copy)]
 enum Lod {
-    /// Level 0 of the view (`texture_load` with `Auto`).
+    /// Level 0 of the view (`texture_load` with `Auto`, gathers).
     Zero,
-    /// The 16-bit register: u16 level for loads, f16 LOD for samples.
-    Explicit(Reg),
+    /// The 16-bit operand: u16 level for loads, f16 LOD for samples.
+    Explicit(Halves),
     /// 32-bit registers from `base`: d/dx and d/dy of each axis interleaved (x', y'
     /// of u, then of v, then of w), then an f16 minimum LOD in the low half when `with_min`
     /// (Mesa's layout).
@@ -359,33 +612,109 @@ enum Lod {
         axes: u16,
         with_min: bool,
     },
+    /// From the coordinates' differences across the lane's quad (fragment shaders), plus
+    /// the f16 bias in half 0 of the operand and, `with_min`, the f16 minimum LOD in half 1
+    /// (Mesa's `AUTO_LOD_BIAS_MIN` packs the pair as one 32-bit value).
+    Implicit {
+        bias: Option<Halves>,
+        with_min: bool,
+    },
 }
 
-/// Vulkan's LOD from explicit gradients: log2 of the longer of the two scaled derivative
-/// vectors, raised to the minimum when one is given.
-fn gradient_lod(w: &[u32], axes: u16, with_min: bool, size: [u32; 3]) -> f32 {
+/// Coordinate axes a dimension's derivatives cover (cube maps: the direction's three).
+fn derivative_axes(d: TexDim) -> usize {
+    match d {
+        TexDim::D1 | TexDim::D1Array => 1,
+        TexDim::D2 | TexDim::D2Array | TexDim::D2Ms | TexDim::D2MsArray => 2,
+        TexDim::D3 | TexDim::Cube | TexDim::CubeArray => 3,
+    }
+}
+
+/// Vulkan's scale factors rho_x, rho_y: the lengths of the coordinate derivative vectors
+/// in level-0 texels (`texels`: the coordinates already are texels). Cube maps
+/// differentiate the face coordinates of the face the lane's own direction selects, by the
+/// chain rule (`sample::cube_face_derivative`).
+fn scale_factors(
+    shape: Shape,
+    coords: [f32; 3],
+    dx: [f32; 3],
+    dy: [f32; 3],
+    size: [u32; 3],
+    texels: bool,
+) -> [f32; 2] {
+    let (dx, dy, axes) = match shape {
+        Shape::Cube => {
+            let fx = sample::cube_face_derivative(coords, dx);
+            let fy = sample::cube_face_derivative(coords, dy);
+            ([fx[0], fx[1], 0.0], [fy[0], fy[1], 0.0], 2)
+        }
+        Shape::D1 => (dx, dy, 1),
+        Shape::D2 => (dx, dy, 2),
+        Shape::D3 => (dx, dy, 3),
+    };
     let (mut rx, mut ry) = (0f32, 0f32);
-    for a in 0..usize::from(axes) {
-        let s = size[a] as f32;
-        let dx = f32::from_bits(w[2 * a]) * s;
-        let dy = f32::from_bits(w[2 * a + 1]) * s;
-        rx += dx * dx;
-        ry += dy * dy;
+    for a in 0..axes {
+        let s = if texels { 1.0 } else { size[a] as f32 };
+        rx += (dx[a] * s) * (dx[a] * s);
+        ry += (dy[a] * s) * (dy[a] * s);
     }
-    let lod = rx.max(ry).sqrt().log2();
-    if with_min {
-        lod.max(f16_to_f32(w[2 * usize::from(axes)] as u16))
+    [rx.sqrt(), ry.sqrt()]
+}
+
+/// A lane's LOD from its derivatives and, with anisotropic filtering, its taps.
+struct Footprint {
+    /// lambda before bias and clamps.
+    lod: f32,
+    /// Samples to average (1: isotropic).
+    taps: u32,
+    /// The derivative of the coordinates along the major axis (in coordinate units).
+    along: [f32; 3],
+}
+
+/// Vulkan's LOD, lambda = log2(max(rho_x, rho_y)), for a sampler without anisotropy (max
+/// anisotropy 1). With max anisotropy M > 1, Vulkan's anisotropic approximation: Pmax and
+/// Pmin the longer and shorter scale factor, N = min(ceil(Pmax / Pmin), M) samples along
+/// the major axis, lambda = log2(Pmax / N). **agx4**: the hardware's anisotropic footprint
+/// is not documented; this is the approximation the Vulkan specification describes.
+fn footprint(
+    shape: Shape,
+    coords: [f32; 3],
+    dx: [f32; 3],
+    dy: [f32; 3],
+    size: [u32; 3],
+    s: &Sampler,
+) -> Footprint {
+    let [rx, ry] = scale_factors(shape, coords, dx, dy, size, s.pixel_coordinates);
+    let (pmax, pmin, along) = if rx >= ry { (rx, ry, dx) } else { (ry, rx, dy) };
+    let m = s.max_anisotropy.max(1);
+    // Unnormalised coordinates never filter anisotropically (Vulkan forbids the pair).
+    if m == 1 || s.pixel_coordinates || !(pmax > 0.0 && pmax.is_finite()) {
+        return Footprint {
+            lod: pmax.log2(),
+            taps: 1,
+            along,
+        };
+    }
+    let n = if pmin > 0.0 {
+        ((pmax / pmin).ceil().min(m as f32) as u32).max(1)
     } else {
-        lod
+        m
+    };
+    Footprint {
+        lod: (pmax / n as f32).log2(),
+        taps: n,
+        along,
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn step_texture_op(
     g: &mut SimdGroup,
     prog: &Program,
     idx: usize,
     x: &Texture,
     state: &TextureState,
+    uniforms: &[u16],
     mem: &dyn GpuMemory,
 ) -> Result<(), Fault> {
     if x.gather.is_some() && (x.load || x.lod_mode != LodMode::Auto) {
@@ -393,35 +722,38 @@ fn step_texture_op(
             "gathers other than texture_sample at the base level",
         ));
     }
-    if x.query_lod {
-        return Err(Fault::Unimplemented("texture LOD queries"));
+    if x.query_lod && (x.load || x.gather.is_some()) {
+        return Err(fault(prog, idx, "LOD query of a texture_load or gather"));
     }
+    let implicit = |bias, with_min| -> Result<Lod, Fault> {
+        if x.load {
+            return Err(fault(prog, idx, "texture_load with a biased implicit LOD"));
+        }
+        // The compiler lowers implicit LOD outside fragment shaders to an explicit 0; only
+        // fragment-stage lanes come in quads to differentiate.
+        if g.fragment.is_none() {
+            return Err(fault(
+                prog,
+                idx,
+                "implicit texture LOD outside a fragment-stage shader (no quads)",
+            ));
+        }
+        Ok(Lod::Implicit { bias, with_min })
+    };
     let lod_src = match (x.lod_mode, x.lod) {
         (LodMode::Auto, _) if x.load || x.gather.is_some() => Lod::Zero,
-        (LodMode::Min, Operand::Reg(r)) => {
-            check_run(prog, idx, "LOD", r.half, 1)?;
-            Lod::Explicit(r)
-        }
-        (LodMode::Min, _) => {
-            return Err(Fault::Unimplemented(
-                "uniform LOD operands of texture instructions",
-            ))
-        }
-        (LodMode::Auto | LodMode::AutoBias | LodMode::AutoBiasMin, _) => {
-            return Err(Fault::Unimplemented(
-                "implicit texture LOD (needs quad derivatives)",
-            ))
+        (LodMode::Min, op) => Lod::Explicit(lod_operand(op, 1, uniforms, prog, idx)?),
+        (LodMode::Auto, _) => implicit(None, false)?,
+        (LodMode::AutoBias, op) => implicit(Some(lod_operand(op, 1, uniforms, prog, idx)?), false)?,
+        (LodMode::AutoBiasMin, op) => {
+            implicit(Some(lod_operand(op, 2, uniforms, prog, idx)?), true)?
         }
         (LodMode::Grad | LodMode::GradMin, _) if x.load => {
             return Err(fault(prog, idx, "texture_load with gradients"))
         }
-        (LodMode::Grad | LodMode::GradMin, _)
-            if matches!(x.dim, TexDim::Cube | TexDim::CubeArray) =>
-        {
-            return Err(Fault::Unimplemented("cube map LOD from gradients"))
-        }
         (LodMode::Grad | LodMode::GradMin, Operand::Reg(r)) => {
-            let axes = if x.dim == TexDim::D3 { 3 } else { 2 };
+            // Mesa passes two axes' gradients for 1D and 2D, three for 3D and cube maps.
+            let axes = derivative_axes(x.dim).max(2) as u16;
             let with_min = x.lod_mode == LodMode::GradMin;
             check_run(
                 prog,
@@ -465,12 +797,38 @@ fn step_texture_op(
     if !x.load && shape(x.dim).is_none() {
         return Err(Fault::Unimplemented("sampling multisampled textures"));
     }
+    // Implicit LOD differences the coordinates of every lane of the quad, active or not, as
+    // `dfdx`/`dfdy` do: read them all before any lane's result lands in the registers.
+    let axes = derivative_axes(x.dim);
+    let quad_coords: [[f32; 3]; LANES] = match lod_src {
+        Lod::Implicit { .. } => std::array::from_fn(|l| {
+            std::array::from_fn(|a| {
+                if a < axes {
+                    f32::from_bits(r32(g, x.coords.half, a as u16, l))
+                } else {
+                    0.0
+                }
+            })
+        }),
+        _ => [[0.0; 3]; LANES],
+    };
 
-    let mut samplers: Vec<(usize, Sampler)> = Vec::new();
+    let mut samplers: Vec<(SamplerKey, Sampler)> = Vec::new();
+    let mut fetched = Fetched::new();
     let exec = g.exec;
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
-        let n = texture_index(g, x.texture, lane, prog, idx)?;
-        let b = &*bind(state, n, prog, idx)?;
+        let (bytes, src) = descriptor(
+            g,
+            x.texture,
+            lane,
+            state,
+            uniforms,
+            mem,
+            &mut fetched,
+            prog,
+            idx,
+        )?;
+        let b = &*bind(&bytes, src, prog, idx)?;
         let integer = format::is_integer(b.desc.texture_type);
         let c: [u32; 4] = std::array::from_fn(|i| {
             if (i as u16) < ncoords {
@@ -492,7 +850,7 @@ fn step_texture_op(
             None => (None, [0; 3]),
         };
         let lod_bits = match lod_src {
-            Lod::Explicit(r) => g.reg(r, lane) as u16,
+            Lod::Explicit(h) => h.get(g, uniforms, 0, lane),
             _ => 0,
         };
 
@@ -514,25 +872,7 @@ fn step_texture_op(
             )?
             .unwrap_or(zero_texel(integer))
         } else {
-            let sn = match x.sampler {
-                Small::Imm(v) => usize::from(v),
-                Small::Reg(r) => {
-                    check_run(prog, idx, "sampler index", r.half, 1)?;
-                    g.reg(r, lane) as u16 as usize
-                }
-            };
-            let si = match samplers.iter().position(|(k, _)| *k == sn) {
-                Some(i) => i,
-                None => {
-                    let bytes = state_word(&state.samplers, sn, "sampler", prog, idx)?;
-                    let s = Sampler::unpack(bytes).map_err(|e| {
-                        fault(prog, idx, format!("sampler state register {sn}: {e}"))
-                    })?;
-                    samplers.push((sn, s));
-                    samplers.len() - 1
-                }
-            };
-            let s = samplers[si].1;
+            let s = sampler(g, x.sampler, lane, state, mem, &mut samplers, prog, idx)?;
             match &b.surface {
                 None => zero_texel(integer),
                 Some(surf) => {
@@ -543,27 +883,60 @@ fn step_texture_op(
                         TexDim::CubeArray => c[3],
                         _ => 0,
                     };
+                    let coords = [
+                        f32::from_bits(c[0]),
+                        f32::from_bits(c[1]),
+                        f32::from_bits(c[2]),
+                    ];
+                    // The derivatives (gradients or quad differences), the bias and the
+                    // minimum LOD the operand adds to their LOD.
+                    let (derivs, bias, min) = match lod_src {
+                        Lod::Gradients {
+                            base,
+                            axes,
+                            with_min,
+                        } => {
+                            let w = |i: u16| f32::from_bits(r32(g, base, i, lane));
+                            let pick = |first: u16| -> [f32; 3] {
+                                std::array::from_fn(|a| {
+                                    if a < usize::from(axes) {
+                                        w(2 * a as u16 + first)
+                                    } else {
+                                        0.0
+                                    }
+                                })
+                            };
+                            let min =
+                                with_min.then(|| f16_to_f32(r32(g, base, 2 * axes, lane) as u16));
+                            (Some((pick(0), pick(1))), 0.0, min)
+                        }
+                        Lod::Implicit { bias, with_min } => {
+                            // Fine derivatives, as `dfdx`/`dfdy`: the lane's row (column)
+                            // pair of its quad.
+                            let diff = |bit: usize| -> [f32; 3] {
+                                let (lo, hi) = (lane & !bit, lane | bit);
+                                std::array::from_fn(|a| quad_coords[hi][a] - quad_coords[lo][a])
+                            };
+                            let half = |k| bias.map(|h| f16_to_f32(h.get(g, uniforms, k, lane)));
+                            let min = if with_min { half(1) } else { None };
+                            (Some((diff(1), diff(2))), half(0).unwrap_or(0.0), min)
+                        }
+                        _ => (None, 0.0, None),
+                    };
+                    let (lod, spread) = match derivs {
+                        Some((dx, dy)) => {
+                            let fp = footprint(sh, coords, dx, dy, surf.extent(0), &s);
+                            let lod = fp.lod + bias;
+                            let lod = min.map_or(lod, |m| lod.max(m));
+                            (lod, (fp.taps > 1).then_some((fp.taps, fp.along)))
+                        }
+                        None => (f16_to_f32(lod_bits), None),
+                    };
                     let req = Request {
                         shape: sh,
-                        coords: [
-                            f32::from_bits(c[0]),
-                            f32::from_bits(c[1]),
-                            f32::from_bits(c[2]),
-                        ],
+                        coords,
                         layer,
-                        lod: match lod_src {
-                            Lod::Gradients {
-                                base,
-                                axes,
-                                with_min,
-                            } => {
-                                let w: Vec<u32> = (0..2 * axes + u16::from(with_min))
-                                    .map(|i| r32(g, base, i, lane))
-                                    .collect();
-                                gradient_lod(&w, axes, with_min, surf.extent(0))
-                            }
-                            _ => f16_to_f32(lod_bits),
-                        },
+                        lod,
                         offset: offsets,
                         compare: reference,
                     };
@@ -581,21 +954,46 @@ fn step_texture_op(
                         SampleError::Fetch(f) => f,
                         SampleError::Unmodelled(what) => Fault::Unimplemented(what),
                     };
-                    match x.gather {
-                        Some(c) => {
-                            let taps =
-                                sample::gather(&s, ext, &req, &size, &mut f).map_err(unwrap)?;
-                            let pick = |t: Texel| apply_swizzle(t, b.desc.swizzle);
-                            let c = usize::from(c & 3);
-                            // Each tap is swizzled here; the result is not swizzled again.
-                            gathered(taps.map(pick), c)
+                    if x.query_lod {
+                        let [clamped, lod] = sample::query_lod(&s, ext, lod);
+                        Texel::Float([clamped, lod, 0.0, 0.0])
+                    } else if let (Some((n, along)), false, None) = (spread, integer, x.gather) {
+                        // Vulkan's anisotropic approximation: the mean of n samples at
+                        // i / (n + 1) - 1/2 of the major axis's derivative, i = 1..=n.
+                        let mut acc = [0f32; 4];
+                        for i in 1..=n {
+                            let t = i as f32 / (n + 1) as f32 - 0.5;
+                            let req = Request {
+                                coords: std::array::from_fn(|a| coords[a] + t * along[a]),
+                                ..req
+                            };
+                            let texel =
+                                sample::sample(&s, ext, &req, &size, &mut f).map_err(unwrap)?;
+                            if let Texel::Float(v) = texel {
+                                for (a, v) in acc.iter_mut().zip(v) {
+                                    *a += v / n as f32;
+                                }
+                            }
                         }
-                        None => sample::sample(&s, ext, &req, &size, &mut f).map_err(unwrap)?,
+                        Texel::Float(acc)
+                    } else {
+                        match x.gather {
+                            Some(c) => {
+                                let taps =
+                                    sample::gather(&s, ext, &req, &size, &mut f).map_err(unwrap)?;
+                                let pick = |t: Texel| apply_swizzle(t, b.desc.swizzle);
+                                let c = usize::from(c & 3);
+                                // Each tap is swizzled here; the result is not swizzled again.
+                                gathered(taps.map(pick), c)
+                            }
+                            None => sample::sample(&s, ext, &req, &size, &mut f).map_err(unwrap)?,
+                        }
                     }
                 }
             }
         };
-        let out = if x.gather.is_some() {
+        // Gathers swizzled each tap; LOD queries are no texel.
+        let out = if x.gather.is_some() || x.query_lod {
             texel
         } else {
             apply_swizzle(texel, b.desc.swizzle)
@@ -611,6 +1009,7 @@ fn step_image_write(
     idx: usize,
     x: &ImageWrite,
     state: &TextureState,
+    uniforms: &[u16],
     mem: &mut dyn GpuMemory,
 ) -> Result<(), Fault> {
     let ncoords = coord_count(x.dim);
@@ -622,10 +1021,21 @@ fn step_image_write(
     if matches!(x.dim, TexDim::Cube | TexDim::CubeArray) {
         return Err(fault(prog, idx, "image_write to a cube dimension"));
     }
+    let mut fetched = Fetched::new();
     let exec = g.exec;
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
-        let n = texture_index(g, x.texture, lane, prog, idx)?;
-        let bound = bind_pbe(state, n, prog, idx)?;
+        let (bytes, src) = descriptor(
+            g,
+            x.texture,
+            lane,
+            state,
+            uniforms,
+            &*mem,
+            &mut fetched,
+            prog,
+            idx,
+        )?;
+        let bound = bind_pbe(&bytes, src, prog, idx)?;
         let (p, surf) = (&bound.pbe, &bound.surface);
         let Some(surf) = surf else {
             continue;
@@ -687,11 +1097,12 @@ pub fn step_texture(
     prog: &Program,
     idx: usize,
     state: &TextureState,
+    uniforms: &[u16],
     mem: &mut dyn GpuMemory,
 ) -> Result<bool, Fault> {
     match prog.instrs[idx] {
-        Instr::Texture(x) => step_texture_op(g, prog, idx, &x, state, mem)?,
-        Instr::ImageWrite(x) => step_image_write(g, prog, idx, &x, state, mem)?,
+        Instr::Texture(x) => step_texture_op(g, prog, idx, &x, state, uniforms, mem)?,
+        Instr::ImageWrite(x) => step_image_write(g, prog, idx, &x, state, uniforms, mem)?,
         _ => return Ok(false),
     }
     g.pc += 1;
