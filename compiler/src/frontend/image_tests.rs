@@ -1,9 +1,6 @@
 //! Images and samplers through the front end: the shape of the `Op::Texture` operations
 //! GLSL's texture functions become, and clear errors for what agx4 does not take.
 
-#[path = "../../tests/common/glslang.rs"]
-mod shared_glslang;
-
 use crate::ir::{self, ImageDim, Op, SamplerSource, Tex, TexLod, TexOp, TexSource};
 use crate::{
     BindingLayout, CompileError, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
@@ -37,7 +34,7 @@ layout(set = 0, binding = 0) buffer B { uint u[16]; vec4 o[]; };
 fn translate(body: &str) -> Result<ir::Shader, CompileError> {
     let src = format!("{HEADER}{body}");
     let spirv =
-        shared_glslang::glslang(&src).ok_or_else(|| CompileError::Internal("glslang".into()))?;
+        crate::g13::tests::glslang(&src).ok_or_else(|| CompileError::Internal("glslang".into()))?;
     let l = layout();
     let req = ComputeRequest {
         spirv: &spirv,
@@ -248,8 +245,8 @@ fn queries_read_the_texture_descriptor_in_set_memory() {
     // arr[1]: 37 x 20, 5 layers, view of levels 1..=3; asked for level 2 of the view
     // (level 3 of the image).
     set[144 + 32..144 + 56].copy_from_slice(&tex_desc(D::D2Array, [37, 20, 5], [1, 3], false));
-    // cubes[3]: 16 x 16, 12 faces = 2 cubes, levels 0..=4.
-    set[16 + 96..16 + 120].copy_from_slice(&tex_desc(D::CubeArray, [16, 16, 12], [0, 4], false));
+    // cubes[3]: 16 x 16, 2 cubes (the depth of a cube view counts cubes), levels 0..=4.
+    set[16 + 96..16 + 120].copy_from_slice(&tex_desc(D::CubeArray, [16, 16, 2], [0, 4], false));
     // ms[0]: 4 samples.
     set[144..168].copy_from_slice(&tex_desc(D::D2Multisampled, [8, 8, 1], [0, 0], true));
     let mut mem = Regions::default();
@@ -285,7 +282,7 @@ fn queries_read_the_texture_descriptor_in_set_memory() {
 fn compiled_textures(body: &str) -> Result<Vec<hw::isa::Texture>, CompileError> {
     let src = format!("{HEADER}{body}");
     let spirv =
-        shared_glslang::glslang(&src).ok_or_else(|| CompileError::Internal("glslang".into()))?;
+        crate::g13::tests::glslang(&src).ok_or_else(|| CompileError::Internal("glslang".into()))?;
     let l = layout();
     let bin = crate::compile_compute(&ComputeRequest {
         spirv: &spirv,

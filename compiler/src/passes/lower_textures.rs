@@ -160,21 +160,14 @@ impl Descriptor {
     }
 }
 
-/// Layers a sampled array layer is clamped against: cube arrays count cubes, the
-/// descriptor's depth counts faces.
+/// Layers a sampled array layer is clamped against: the descriptor's depth, which counts
+/// cubes for cube arrays (as Mesa and `hw::g13::image_desc` pack it).
 fn layer_count(
     sh: &mut Shader,
     out: &mut Out,
     desc: &mut Descriptor,
-    dim: ImageDim,
 ) -> Result<Value, CompileError> {
-    let n = desc.count(sh, out, tf::DEPTH)?;
-    Ok(if dim == ImageDim::Cube {
-        let six = konst(sh, out, 6);
-        bin(sh, out, BinOp::UDiv, n, six)
-    } else {
-        n
-    })
+    desc.count(sh, out, tf::DEPTH)
 }
 
 /// Round to nearest even, then clamp to [0, layers - 1] (Vulkan's array layer selection).
@@ -182,7 +175,6 @@ fn clamp_layer(
     sh: &mut Shader,
     out: &mut Out,
     desc: &mut Descriptor,
-    t: &Tex,
     layer: Value,
 ) -> Result<Value, CompileError> {
     let r = out.def(sh, Type::F32, Op::Unary(UnOp::FRoundEven, layer));
@@ -190,7 +182,7 @@ fn clamp_layer(
     // Negative layers clamp to 0 before the conversion (which would saturate anyway).
     let r = bin(sh, out, BinOp::FMax, r, zero);
     let i = out.def(sh, Type::I32, Op::Conv(ConvOp::FToU, r));
-    let n = layer_count(sh, out, desc, t.dim)?;
+    let n = layer_count(sh, out, desc)?;
     let one = konst(sh, out, 1);
     let max = bin(sh, out, BinOp::ISub, n, one);
     Ok(bin(sh, out, BinOp::UMin, i, max))
@@ -243,7 +235,7 @@ fn query(
                 v.push(minify(sh, out, d, level));
             }
             if t.arrayed {
-                v.push(layer_count(sh, out, desc, t.dim)?);
+                v.push(layer_count(sh, out, desc)?);
             }
             Ok(v)
         }
@@ -316,7 +308,7 @@ pub fn lower_textures(sh: &mut Shader, layout: &ResourceLayout) -> Result<(), Co
                 .get(at)
                 .ok_or_else(|| internal("array texture without a layer"))?;
             if sh.ty(layer) == Type::F32 {
-                t.coords[at] = clamp_layer(sh, out, &mut desc, &t, layer)?;
+                t.coords[at] = clamp_layer(sh, out, &mut desc, layer)?;
             }
         }
         out.inst(Inst {
