@@ -1509,6 +1509,7 @@ fn tile_round_trip_samples(
         textures: hw::gpu::usc::texture::TextureState {
             textures: vec![tex, pbe],
             samplers: Vec::new(),
+            ..Default::default()
         },
         fragment: Some(f),
         vertex: None,

@@ -140,6 +140,9 @@ impl<'m> Tr<'m> {
                 }
             }
             StorageClass::UniformConstant => {
+                if let Some(p) = self.image_variable(rid, ty)? {
+                    return Ok(Entry::Ptr(p));
+                }
                 let SpvType::SubpassImage { ms, .. } = *self.l.get(ty)? else {
                     return Err(unsupported("images and samplers other than subpass inputs"));
                 };
@@ -378,6 +381,9 @@ impl<'m> Tr<'m> {
                         lane: Some(i),
                         ty: elem,
                     }
+                }
+                Ptr::Image { image, sampler, ty } => {
+                    self.index_image(fs, image, sampler, ty, konst, iw)?
                 }
                 _ => return Err(invalid("access chain indexes a scalar")),
             };
@@ -816,6 +822,7 @@ impl<'m> Tr<'m> {
             }
             Ptr::Builtin { builtin, lane, ty } => self.load_builtin(*builtin, *lane, *ty),
             Ptr::InputAttachment { .. } => Err(invalid("subpass input read as a value")),
+            Ptr::Image { .. } => Err(invalid("image or sampler read as a value")),
         }
     }
 
@@ -849,6 +856,7 @@ impl<'m> Tr<'m> {
             }
             Ptr::Builtin { .. } => Err(invalid("store to an input builtin")),
             Ptr::InputAttachment { .. } => Err(invalid("store to a subpass input")),
+            Ptr::Image { .. } => Err(invalid("store to an image or sampler variable")),
         }
     }
 

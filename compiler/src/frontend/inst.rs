@@ -403,7 +403,7 @@ impl<'m> Tr<'m> {
             }
             Op::Load => {
                 let p = self.ptr(fs, id(inst, 0)?)?;
-                if let Ptr::InputAttachment { .. } = p {
+                if let Ptr::InputAttachment { .. } | Ptr::Image { .. } = p {
                     return self.define(fs, result_id(inst)?, Entry::Ptr(p));
                 }
                 let v = self.load(&p)?;
@@ -882,6 +882,26 @@ impl<'m> Tr<'m> {
             Op::ImageRead => {
                 let v = self.subpass_load(fs, inst)?;
                 def!(v)
+            }
+            Op::SampledImage
+            | Op::Image
+            | Op::ImageSampleImplicitLod
+            | Op::ImageSampleExplicitLod
+            | Op::ImageSampleDrefImplicitLod
+            | Op::ImageSampleDrefExplicitLod
+            | Op::ImageSampleProjImplicitLod
+            | Op::ImageSampleProjExplicitLod
+            | Op::ImageSampleProjDrefImplicitLod
+            | Op::ImageSampleProjDrefExplicitLod
+            | Op::ImageFetch
+            | Op::ImageGather
+            | Op::ImageDrefGather
+            | Op::ImageQuerySizeLod
+            | Op::ImageQuerySize
+            | Op::ImageQueryLevels
+            | Op::ImageQuerySamples => {
+                let e = self.image_instruction(fs, inst)?;
+                self.define(fs, result_id(inst)?, e)
             }
             other => {
                 let _ = rid;

@@ -10,6 +10,9 @@ mod fragment_ops;
 mod glsl;
 mod glsl_bits;
 mod glsl_matrix;
+mod image;
+#[cfg(test)]
+mod image_tests;
 mod inst;
 mod layout;
 mod module;

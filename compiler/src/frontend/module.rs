@@ -33,6 +33,13 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::InterpolationFunction,
     // DeviceIndex: a device group of one device, so always 0 (VK_KHR_device_group).
     Capability::DeviceGroup,
+    // Images and samplers in descriptor sets (frontend::image, docs/render-abi.md section 7).
+    Capability::Sampled1D,
+    Capability::Image1D,
+    Capability::SampledCubeArray,
+    Capability::ImageQuery,
+    Capability::ImageGatherExtended,
+    Capability::MinLod,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
@@ -254,9 +261,29 @@ pub(super) enum SpvType {
         sampled: Word,
         ms: bool,
     },
+    /// OpTypeImage of a dimension agx4 reads (1D, 2D, 3D, cube).
+    Image(ImageType),
+    Sampler,
+    SampledImage {
+        image: Word,
+    },
     /// An image other than a subpass input, a sampler or a sampled image: a module may
     /// declare these, but agx4 makes no variables or values of them.
     Opaque,
+}
+
+/// What the front end needs of an OpTypeImage.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct ImageType {
+    /// The sampled type (float or integer scalar).
+    pub sampled: Word,
+    pub dim: crate::ir::ImageDim,
+    pub arrayed: bool,
+    pub ms: bool,
+    /// The Depth operand is 1: a depth image (comparisons allowed either way in Vulkan).
+    pub depth: bool,
+    /// The Sampled operand: 1 with a sampler, 2 storage, 0 unknown.
+    pub usage: u32,
 }
 
 /// Decorations of ids and of struct members.
@@ -462,6 +489,38 @@ pub(super) fn collect_types(
             Op::TypeFunction => SpvType::Function,
             Op::TypeImage => {
                 let sampled = id(inst, 0)?;
+                let word = |i: usize| match inst.operands.get(i) {
+                    Some(Operand::LiteralBit32(m)) => Ok(*m),
+                    _ => Err(invalid("OpTypeImage without its literal operands")),
+                };
+                let dim = match inst.operands.get(1) {
+                    Some(Operand::Dim(spirv::Dim::Dim1D)) => Some(crate::ir::ImageDim::D1),
+                    Some(Operand::Dim(spirv::Dim::Dim2D)) => Some(crate::ir::ImageDim::D2),
+                    Some(Operand::Dim(spirv::Dim::Dim3D)) => Some(crate::ir::ImageDim::D3),
+                    Some(Operand::Dim(spirv::Dim::DimCube)) => Some(crate::ir::ImageDim::Cube),
+                    _ => None,
+                };
+                if let Some(dim) = dim {
+                    let it = ImageType {
+                        sampled,
+                        dim,
+                        depth: word(2)? == 1,
+                        arrayed: word(3)? != 0,
+                        ms: word(4)? != 0,
+                        usage: word(5)?,
+                    };
+                    if it.ms && (dim != crate::ir::ImageDim::D2) {
+                        return Err(invalid("multisampled image that is not 2D"));
+                    }
+                    if it.arrayed && dim == crate::ir::ImageDim::D3 {
+                        return Err(invalid("arrayed 3D image"));
+                    }
+                    let rid = result_id(inst)?;
+                    if types.insert(rid, SpvType::Image(it)).is_some() {
+                        return Err(invalid(format!("id {rid} defined twice")));
+                    }
+                    continue;
+                }
                 match inst.operands.get(1) {
                     Some(Operand::Dim(spirv::Dim::DimSubpassData)) => {
                         let ms = match inst.operands.get(4) {
@@ -476,7 +535,10 @@ pub(super) fn collect_types(
                     None => return Err(invalid("OpTypeImage without a Dim")),
                 }
             }
-            Op::TypeSampler | Op::TypeSampledImage => SpvType::Opaque,
+            Op::TypeSampler => SpvType::Sampler,
+            Op::TypeSampledImage => SpvType::SampledImage {
+                image: id(inst, 0)?,
+            },
             op if format!("{op:?}").starts_with("Type") => {
                 return Err(unsupported(format!("type {op:?}")))
             }
@@ -498,6 +560,8 @@ pub(super) fn collect_types(
             SpvType::Matrix { col, .. } => vec![*col],
             SpvType::Struct { members } => members.clone(),
             SpvType::SubpassImage { sampled, .. } => vec![*sampled],
+            SpvType::Image(i) => vec![i.sampled],
+            SpvType::SampledImage { image } => vec![*image],
             _ => vec![],
         };
         for r in refs {

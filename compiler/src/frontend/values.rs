@@ -89,6 +89,24 @@ pub(super) enum Ptr {
         index: u32,
         ms: bool,
     },
+    /// A UniformConstant variable of an image, sampler or sampled image type (or an array
+    /// of them), an element of one, and the value an OpLoad of it gives (OpSampledImage and
+    /// OpImage make more): the descriptors it names. `ty` is the SPIR-V type of the
+    /// variable's pointee or of the value.
+    Image {
+        image: Option<Handle>,
+        sampler: Option<Handle>,
+        ty: Word,
+    },
+}
+
+/// One descriptor binding element: `index` is the flattened array element (I32), `None` for
+/// element 0.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Handle {
+    pub set: u32,
+    pub binding: u32,
+    pub index: Option<Value>,
 }
 
 #[derive(Debug, Clone)]
@@ -111,6 +129,11 @@ impl Ptr {
                 for (c, p) in arms {
                     out.push(*c);
                     p.values(out);
+                }
+            }
+            Ptr::Image { image, sampler, .. } => {
+                for h in [image, sampler].into_iter().flatten() {
+                    out.extend(h.index);
                 }
             }
             _ => {}
@@ -160,6 +183,21 @@ impl Ptr {
                     .collect(),
                 ty: *ty,
             },
+            Ptr::Image { image, sampler, ty } => {
+                let mut re = |h: &Option<Handle>| {
+                    h.map(|h| Handle {
+                        index: h.index.map(|i| it.next().unwrap_or(i)),
+                        ..h
+                    })
+                };
+                let image = re(image);
+                let sampler = re(sampler);
+                Ptr::Image {
+                    image,
+                    sampler,
+                    ty: *ty,
+                }
+            }
             p => p.clone(),
         }
     }

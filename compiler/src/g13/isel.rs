@@ -20,6 +20,7 @@ mod gfx;
 mod input;
 mod interp;
 mod spill;
+mod texture;
 mod tib;
 mod tile;
 
@@ -164,6 +165,7 @@ fn select_with<'a>(
         s.keep_fixed_runs();
     } else {
         s.nodes(&shader.body)?;
+        s.keep_fixed_runs();
     }
     // A top-level `return` as the last node has already stopped the thread.
     if s.out.last() != Some(&Item::Op(Instr::Stop)) {
@@ -728,6 +730,7 @@ impl Sel<'_> {
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
             | Op::Discard => self.graphics_op(inst),
+            Op::Texture(t) => self.texture(self.dst(inst)?, t),
             other => Err(unsupported(format!(
                 "IR operation {other:?} in the G13 back end"
             ))),

@@ -33,7 +33,9 @@ mod waits;
 #[cfg(test)]
 mod sim_tests;
 #[cfg(test)]
-mod tests;
+mod sim_texture_tests;
+#[cfg(test)]
+pub(crate) mod tests;
 
 use hw::isa::{Instr, JumpCond, Reg, Size};
 

@@ -1,5 +1,5 @@
-//! Scoreboarding: device and stack memory instructions (and device atomics) complete
-//! asynchronously, each on one of two scoreboard slots; a `wait` on a slot blocks until every
+//! Scoreboarding: device and stack memory instructions, device atomics and texture reads
+//! complete asynchronously, each on one of two scoreboard slots; a `wait` on a slot blocks until every
 //! message issued on it has completed. Threadgroup memory instructions have no slot and
 //! complete in order, so they need no waits.
 //!
@@ -32,7 +32,7 @@ struct Slot {
 fn is_async(i: &Instr) -> bool {
     matches!(
         i,
-        Instr::DeviceMem(_) | Instr::StackMem(_) | Instr::Atomic(_)
+        Instr::DeviceMem(_) | Instr::StackMem(_) | Instr::Atomic(_) | Instr::Texture(_)
     )
 }
 

@@ -373,6 +373,9 @@ pub enum Op {
     /// nothing. Execution continues (demote-to-helper semantics: derivatives stay valid);
     /// OpKill is translated as `Discard` followed by `Node::Return`.
     Discard,
+    /// Reads or queries an image (see [`Tex`]). Pure: Vulkan forbids writing an image that
+    /// a dispatch samples, and descriptors do not change during it.
+    Texture(Box<Tex>),
 }
 
 /// Whether an operation has effects beyond its result (never removed by DCE, never merged by
@@ -393,3 +396,194 @@ pub fn has_side_effects(op: &Op) -> bool {
 
 /// Type used by loads from the root table for set addresses, for convenience.
 pub const ADDRESS_TYPE: Type = Type::I64;
+
+/// Element `index` (I32) of descriptor binding `binding` of set `set`: how the front end names
+/// the image or sampler a texture operation uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DescriptorRef {
+    pub set: u32,
+    pub binding: u32,
+    pub index: Value,
+}
+
+/// The texture descriptor a texture operation reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TexSource {
+    /// Before `lower_textures`: the texture descriptor of a sampled image, combined image
+    /// sampler, storage image or texel buffer binding element.
+    Binding(DescriptorRef),
+    /// After: the descriptor at byte `offset` (I32) of set `set`'s memory, which the back end
+    /// names bindlessly with the set address in the root table as the base
+    /// (docs/render-abi.md section 7).
+    Bindless { set: u32, offset: Value },
+}
+
+/// The sampler a filtered texture operation uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SamplerSource {
+    /// Before `lower_textures`: the sampler entry of a sampler or combined image sampler
+    /// binding element.
+    Binding(DescriptorRef),
+    /// After: the first word of the sampler entry (I32): the sampler heap index in bits
+    /// 0..16 and the sampler's LOD bias as an f16 in bits 16..32. The back end passes the
+    /// index as the sampler operand and adds the bias to the level of detail.
+    Entry(Value),
+}
+
+/// Shape of the image a texture operation reads (from its OpTypeImage).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImageDim {
+    D1,
+    D2,
+    D3,
+    Cube,
+}
+
+impl ImageDim {
+    /// Coordinates that address a texel (without the array layer).
+    pub fn axes(self) -> usize {
+        match self {
+            ImageDim::D1 => 1,
+            ImageDim::D2 => 2,
+            ImageDim::D3 | ImageDim::Cube => 3,
+        }
+    }
+
+    /// Axes of the derivatives and texel offsets (a cube map's are 3D derivatives, no
+    /// offsets).
+    pub fn offset_axes(self) -> usize {
+        match self {
+            ImageDim::Cube => 0,
+            d => d.axes(),
+        }
+    }
+}
+
+/// What a texture operation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TexOp {
+    /// Filtered read through a sampler (OpImageSample*), compared against `dref` if present.
+    Sample,
+    /// Unfiltered read of one texel at integer coordinates (OpImageFetch); `lod` is the I32
+    /// level, `sample` the sample of a multisampled image.
+    Fetch,
+    /// Component `c` (0..4) of the four texels of the bilinear footprint (OpImageGather), or
+    /// their comparisons against `dref` (OpImageDrefGather, component 0).
+    Gather(u8),
+    /// The size of level `lod` (I32; level 0 if `Implicit`): width, height, depth or layers
+    /// as the dimension has them (OpImageQuerySize, OpImageQuerySizeLod). Lowered by
+    /// `lower_textures`.
+    QuerySize,
+    /// Levels of the view (OpImageQueryLevels). Lowered by `lower_textures`.
+    QueryLevels,
+    /// Samples of a multisampled image (OpImageQuerySamples). Lowered by `lower_textures`.
+    QuerySamples,
+}
+
+/// How a texture operation chooses the level of detail.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum TexLod {
+    /// From the quad's derivatives (fragment shaders only; elsewhere the front end makes it
+    /// `Lod` 0). Also the mode of operations without a level (gathers, queries without one).
+    Implicit,
+    /// Implicit plus this F32 bias.
+    Bias(Value),
+    /// This level: F32 for samples, I32 for fetches and size queries.
+    Lod(Value),
+    /// Explicit derivatives: d/dx and d/dy of each coordinate axis (F32, `ImageDim::axes`
+    /// each).
+    Grad { dx: Vec<Value>, dy: Vec<Value> },
+}
+
+/// One texture operation (`Op::Texture`). The result type is the operation's: up to four
+/// F32 or I32 components of the texel (after the descriptor's swizzle) from `component` on,
+/// one F32 for a depth comparison, four for a gather, I32 for the queries.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Tex {
+    pub op: TexOp,
+    pub texture: TexSource,
+    /// Required by `Sample` and `Gather`, absent otherwise.
+    pub sampler: Option<SamplerSource>,
+    pub dim: ImageDim,
+    pub arrayed: bool,
+    pub ms: bool,
+    /// Scalar coordinates: `dim.axes()` of them (F32 for samples and gathers, I32 for
+    /// fetches), then the array layer for an arrayed image (F32 for samples and gathers until
+    /// `lower_textures` rounds and clamps it to an I32, I32 for fetches). Empty for queries.
+    pub coords: Vec<Value>,
+    pub lod: TexLod,
+    /// F32 minimum level of detail (MinLod image operand), samples only.
+    pub min_lod: Option<Value>,
+    /// F32 depth reference of a comparison.
+    pub dref: Option<Value>,
+    /// I32 texel offsets packed one signed nibble per axis from bit 0 (ConstOffset, Offset).
+    pub offset: Option<Value>,
+    /// I32 sample of a multisampled fetch.
+    pub sample: Option<Value>,
+    /// The first texel component of the result (scalarize splits a vector result into one
+    /// operation per component).
+    pub component: u8,
+}
+
+impl Tex {
+    /// Value operands, in a fixed order.
+    pub fn operands(&self) -> Vec<Value> {
+        let mut v = Vec::new();
+        match self.texture {
+            TexSource::Binding(d) => v.push(d.index),
+            TexSource::Bindless { offset, .. } => v.push(offset),
+        }
+        match self.sampler {
+            Some(SamplerSource::Binding(d)) => v.push(d.index),
+            Some(SamplerSource::Entry(e)) => v.push(e),
+            None => {}
+        }
+        v.extend(self.coords.iter().copied());
+        match &self.lod {
+            TexLod::Implicit => {}
+            TexLod::Bias(x) | TexLod::Lod(x) => v.push(*x),
+            TexLod::Grad { dx, dy } => {
+                v.extend(dx.iter().copied());
+                v.extend(dy.iter().copied());
+            }
+        }
+        v.extend(self.min_lod);
+        v.extend(self.dref);
+        v.extend(self.offset);
+        v.extend(self.sample);
+        v
+    }
+
+    /// Applies `f` to every value operand.
+    pub fn map_operands(&mut self, f: &mut dyn FnMut(Value) -> Value) {
+        match &mut self.texture {
+            TexSource::Binding(d) => d.index = f(d.index),
+            TexSource::Bindless { offset, .. } => *offset = f(*offset),
+        }
+        match &mut self.sampler {
+            Some(SamplerSource::Binding(d)) => d.index = f(d.index),
+            Some(SamplerSource::Entry(e)) => *e = f(*e),
+            None => {}
+        }
+        self.coords.iter_mut().for_each(|c| *c = f(*c));
+        match &mut self.lod {
+            TexLod::Implicit => {}
+            TexLod::Bias(x) | TexLod::Lod(x) => *x = f(*x),
+            TexLod::Grad { dx, dy } => {
+                dx.iter_mut().for_each(|c| *c = f(*c));
+                dy.iter_mut().for_each(|c| *c = f(*c));
+            }
+        }
+        for o in [
+            &mut self.min_lod,
+            &mut self.dref,
+            &mut self.offset,
+            &mut self.sample,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            *o = f(*o);
+        }
+    }
+}

@@ -12,6 +12,63 @@ fn vs(xs: &[Value]) -> String {
     xs.iter().map(|x| v(*x)).collect::<Vec<_>>().join(", ")
 }
 
+fn tex_text(t: &super::Tex) -> String {
+    use super::{SamplerSource, TexLod, TexSource};
+    let mut s = format!("Texture.{:?}.{:?}", t.op, t.dim);
+    if t.arrayed {
+        s += "Array";
+    }
+    if t.ms {
+        s += "Ms";
+    }
+    match t.texture {
+        TexSource::Binding(d) => {
+            let _ = write!(s, " image {}.{}[{}]", d.set, d.binding, v(d.index));
+        }
+        TexSource::Bindless { set, offset } => {
+            let _ = write!(s, " image set {set} + {}", v(offset));
+        }
+    }
+    match t.sampler {
+        Some(SamplerSource::Binding(d)) => {
+            let _ = write!(s, " sampler {}.{}[{}]", d.set, d.binding, v(d.index));
+        }
+        Some(SamplerSource::Entry(e)) => {
+            let _ = write!(s, " sampler entry {}", v(e));
+        }
+        None => {}
+    }
+    if !t.coords.is_empty() {
+        let _ = write!(s, " at ({})", vs(&t.coords));
+    }
+    match &t.lod {
+        TexLod::Implicit => {}
+        TexLod::Bias(x) => {
+            let _ = write!(s, " bias {}", v(*x));
+        }
+        TexLod::Lod(x) => {
+            let _ = write!(s, " lod {}", v(*x));
+        }
+        TexLod::Grad { dx, dy } => {
+            let _ = write!(s, " grad ({}) ({})", vs(dx), vs(dy));
+        }
+    }
+    for (name, x) in [
+        ("min_lod", t.min_lod),
+        ("dref", t.dref),
+        ("offset", t.offset),
+        ("sample", t.sample),
+    ] {
+        if let Some(x) = x {
+            let _ = write!(s, " {name} {}", v(x));
+        }
+    }
+    if t.component != 0 {
+        let _ = write!(s, " from .{}", t.component);
+    }
+    s
+}
+
 fn op_text(op: &Op) -> String {
     match op {
         Op::Const(c) => format!("const {:x?}", c.0),
@@ -115,6 +172,7 @@ fn op_text(op: &Op) -> String {
             value,
         } => format!("StoreBuiltin {builtin:?}.{component} = {}", v(*value)),
         Op::Discard => "Discard".into(),
+        Op::Texture(t) => tex_text(t),
     }
 }
 

@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 
 use super::{
-    BinOp, ConvOp, InterpolateAt, Node, Op, OutputBuiltin, Scalar, Shader, Space, SysVal, Type,
-    UnOp, Value,
+    BinOp, ConvOp, InterpolateAt, Node, Op, OutputBuiltin, SamplerSource, Scalar, Shader, Space,
+    SysVal, Tex, TexLod, TexOp, TexSource, Type, UnOp, Value,
 };
 
 struct Checker<'s> {
@@ -58,6 +58,7 @@ fn operands(op: &Op) -> Vec<Value> {
             v
         }
         Op::DescriptorAddress { index, .. } | Op::DescriptorSize { index, .. } => vec![*index],
+        Op::Texture(t) => t.operands(),
     }
 }
 
@@ -67,6 +68,99 @@ pub fn op_operands(op: &Op) -> Vec<Value> {
 }
 
 impl Checker<'_> {
+    /// The operand types and shape a texture operation's kind asks for.
+    fn check_texture(&self, t: &Tex, rt: Type) -> Result<(), String> {
+        let bad = |what: &str| Err(format!("texture operation: {what}: {t:?}"));
+        let is = |v: Value, ty: Type| -> Result<bool, String> { Ok(self.ty(v)? == ty) };
+        match t.texture {
+            TexSource::Binding(d) if !is(d.index, Type::I32)? => return bad("index type"),
+            TexSource::Bindless { offset, .. } if !is(offset, Type::I32)? => {
+                return bad("offset type")
+            }
+            _ => {}
+        }
+        match t.sampler {
+            Some(SamplerSource::Binding(d)) if !is(d.index, Type::I32)? => {
+                return bad("sampler index type")
+            }
+            Some(SamplerSource::Entry(e)) if !is(e, Type::I32)? => return bad("sampler type"),
+            _ => {}
+        }
+        let query = matches!(
+            t.op,
+            TexOp::QuerySize | TexOp::QueryLevels | TexOp::QuerySamples
+        );
+        let filtered = matches!(t.op, TexOp::Sample | TexOp::Gather(_));
+        if filtered != t.sampler.is_some() {
+            return bad("sampler presence");
+        }
+        if query {
+            if !t.coords.is_empty() || rt.scalar != Scalar::I32 {
+                return bad("query shape");
+            }
+            return Ok(());
+        }
+        let axes = t.dim.axes();
+        if t.coords.len() != axes + usize::from(t.arrayed) {
+            return bad("coordinate count");
+        }
+        let ct = if filtered { Type::F32 } else { Type::I32 };
+        for (i, c) in t.coords.iter().enumerate() {
+            let ty = self.ty(*c)?;
+            // A sampled array layer is rounded to an I32 by lower_textures.
+            let layer = t.arrayed && i == axes;
+            if ty != ct && !(layer && ty == Type::I32) {
+                return bad("coordinate type");
+            }
+        }
+        match (&t.lod, t.op) {
+            (TexLod::Implicit, _) => {}
+            (TexLod::Bias(x), TexOp::Sample) if is(*x, Type::F32)? => {}
+            (TexLod::Lod(x), TexOp::Sample) if is(*x, Type::F32)? => {}
+            (TexLod::Lod(x), TexOp::Fetch) if is(*x, Type::I32)? => {}
+            (TexLod::Grad { dx, dy }, TexOp::Sample) if dx.len() == axes && dy.len() == axes => {}
+            _ => return bad("level of detail"),
+        }
+        if let TexLod::Grad { dx, dy } = &t.lod {
+            for d in dx.iter().chain(dy) {
+                if !is(*d, Type::F32)? {
+                    return bad("derivative type");
+                }
+            }
+        }
+        for (v, ty, what) in [
+            (t.min_lod, Type::F32, "min lod"),
+            (t.dref, Type::F32, "reference"),
+            (t.offset, Type::I32, "offset"),
+            (t.sample, Type::I32, "sample"),
+        ] {
+            if let Some(v) = v {
+                if !is(v, ty)? {
+                    return bad(what);
+                }
+            }
+        }
+        if t.sample.is_some() != (t.ms && t.op == TexOp::Fetch) || (t.ms && filtered) {
+            return bad("multisampling");
+        }
+        if t.min_lod.is_some() && t.op != TexOp::Sample {
+            return bad("min lod outside a sample");
+        }
+        let lanes = u32::from(rt.lanes);
+        let ok = match t.op {
+            TexOp::Gather(c) => c < 4 && u32::from(t.component) + lanes <= 4,
+            _ if t.dref.is_some() => t.component == 0 && lanes == 1,
+            _ => u32::from(t.component) + lanes <= 4,
+        };
+        if !ok || !matches!(rt.scalar, Scalar::F32 | Scalar::I32) {
+            return bad("result type");
+        }
+        if t.dref.is_some() && (rt.scalar != Scalar::F32 || t.op == TexOp::Fetch) {
+            return bad("comparison");
+        }
+        Ok(())
+    }
+
     fn ty(&self, v: Value) -> Result<Type, String> {
         self.sh
             .value_types
@@ -243,6 +337,7 @@ impl Checker<'_> {
             {
                 return Err("descriptor index type".into());
             }
+            Op::Texture(t) => self.check_texture(t, rt)?,
             _ => {}
         }
         Ok(())
@@ -379,6 +474,17 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
             | Op::Discard => {}
+            Op::Texture(t) => {
+                if !matches!(t.texture, TexSource::Bindless { .. })
+                    || matches!(t.sampler, Some(SamplerSource::Binding(_)))
+                    || matches!(
+                        t.op,
+                        TexOp::QuerySize | TexOp::QueryLevels | TexOp::QuerySamples
+                    )
+                {
+                    return bad("texture operation not lowered");
+                }
+            }
             Op::Conv(c, x) => {
                 if is64 && !(matches!(c, ConvOp::UToU | ConvOp::SToS) && sh.ty(*x) == Type::I32) {
                     return bad("64-bit conversion");

@@ -11,6 +11,7 @@ mod lower_float;
 mod lower_int64;
 mod lower_int_div;
 mod lower_sysvals;
+mod lower_textures;
 mod lower_vertex_input;
 mod promote_vars;
 mod scalarize;
@@ -30,6 +31,7 @@ pub use lower_float::lower_float;
 pub use lower_int64::lower_int64;
 pub use lower_int_div::lower_int_div;
 pub use lower_sysvals::lower_sysvals;
+pub use lower_textures::lower_textures;
 pub use lower_vertex_input::lower_vertex_input;
 pub use promote_vars::promote_vars;
 pub use scalarize::scalarize;
@@ -48,7 +50,8 @@ pub use scalarize::scalarize;
 ///   `LoadVar`/`StoreVar`, `SysVal` with `LocalInvocationId, LocalInvocationIndex,
 ///   WorkgroupId` (the hardware's workgroup id, without the dispatch base), `Load`/`Store`/
 ///   `Atomic` in `Global`/`Shared`/`Scratch` of 32-bit scalars (I32 or F32), `Load` in `Root`
-///   at a constant address, `WorkgroupBarrier`, `MemoryBarrier`;
+///   at a constant address, `WorkgroupBarrier`, `MemoryBarrier`, `Texture` with a
+///   `Bindless` texture and an `Entry` sampler (no queries: `lower_textures` computes them);
 /// * I64 appears only in addressing: `Load` in `Root` of a set address, `Load` in `Global` of
 ///   the descriptor's address word, `Binary(IAdd)` on I64, and `Conv(UToU | SToS)` from I32 to
 ///   I64; there are no I64 constants or variables;
@@ -77,6 +80,7 @@ pub fn run_all(shader: &mut Shader, layout: &ResourceLayout) -> Result<(), Compi
         ("dce", |s, _| dce(s)),
         ("lower_sysvals", |s, _| lower_sysvals(s)),
         ("lower_descriptors", lower_descriptors),
+        ("lower_textures", lower_textures),
         ("scalarize", |s, _| scalarize(s)),
         ("copy_prop", |s, _| copy_prop(s)),
         // Dead address arithmetic left by lower_descriptors would read as 64-bit data.
@@ -173,6 +177,7 @@ pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
         Op::DescriptorAddress { index, .. } | Op::DescriptorSize { index, .. } => {
             *index = f(*index)
         }
+        Op::Texture(t) => t.map_operands(f),
         Op::InterpolateInput { at, .. } => match at {
             ir::InterpolateAt::Centroid => {}
             ir::InterpolateAt::Sample(i) => *i = f(*i),

@@ -196,6 +196,15 @@ pub fn scalarize(sh: &mut Shader) -> Result<(), CompileError> {
                     ));
                 }
             }
+            Op::Texture(t) => {
+                // Operands are scalar already (the front end passes lanes); a vector result
+                // becomes one operation per component, which the back end may merge again.
+                for i in 0..n as u8 {
+                    let mut one = t.clone();
+                    one.component += i;
+                    lanes_out.push(out.def(sh, scalar_ty, Op::Texture(one)));
+                }
+            }
             Op::StoreOutput {
                 location,
                 component,

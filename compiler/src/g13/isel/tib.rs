@@ -312,7 +312,11 @@ impl Sel<'_> {
     /// 16-bit float opcodes take only 16-bit sources, so this is integer code: normal
     /// results round the f32 bits, subnormal ones come from |x| * 2^24 rounded to an
     /// integer, overflow saturates to infinity and NaN becomes a quiet NaN.
-    fn f32_to_f16_bits(&mut self, x: Operand, saturate: bool) -> Result<Reg, CompileError> {
+    pub(super) fn f32_to_f16_bits(
+        &mut self,
+        x: Operand,
+        saturate: bool,
+    ) -> Result<Reg, CompileError> {
         let x = if saturate {
             Operand::Reg(self.fsat_r(x)?)
         } else {

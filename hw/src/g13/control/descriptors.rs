@@ -168,7 +168,7 @@ hw_enum!(
 );
 
 /// The texture and PBE fields shared by position.
-mod image {
+pub mod image {
     use super::*;
     pub const DIMENSION: Field = Field::new("dimension", 0, 4);
     pub const LAYOUT: Field = Field::new("layout", 4, 2);
@@ -176,7 +176,8 @@ mod image {
     pub const TYPE: Field = Field::new("type", 13, 3);
 }
 
-mod texture {
+/// Texture descriptor fields (shaders read some: `compiler::passes::lower_textures`).
+pub mod texture {
     use super::*;
     pub const SWIZZLE: [Field; 4] = [
         Field::new("swizzle r", 16, 3),

@@ -1,0 +1,294 @@
+//! Texture operations on images in descriptor sets (docs/render-abi.md section 7): one
+//! `texture_sample` or `texture_load` per result component, naming the texture bindlessly
+//! (the set's address in the root table as the base, the descriptor's byte offset in a
+//! register as the index) and the sampler by its heap index in a register.
+//!
+//! Register conventions are the simulator's (hw/src/gpu/usc/texture.rs, after Mesa): the
+//! coordinates are a run of 32-bit registers (x, y, z or the layer, a cube array's cube; a
+//! multisampled load's sample, with the layer in its high half for arrays); the LOD is a
+//! 16-bit register (f16 for samples, the level for loads) or, for gradients, a run of 32-bit
+//! registers (d/dx, d/dy of each axis interleaved, then the f16 minimum LOD); `extra` holds
+//! the depth reference, then the packed offsets. Runs of three or more registers are wider
+//! than a virtual register, so they are fixed runs (`Sel::fixed_run`).
+//!
+//! The sampler entry word carries the sampler's LOD bias as an f16 in its high half; float
+//! instructions read 16-bit sources as f16, so the bias is added straight from there, and a
+//! 16-bit destination rounds the LOD to the f16 the hardware takes. Gradients are scaled by
+//! 2^bias instead (Mesa's way: the LOD is log2 of their length).
+
+use hw::isa::*;
+
+use super::{internal, unsupported, Sel};
+use crate::g13::vreg;
+use crate::ir::{self, ImageDim, SamplerSource, Scalar, Tex, TexLod, TexOp, TexSource, Value};
+use crate::{abi, CompileError};
+
+/// Physical halves of the fixed runs of texture operations: four coordinates, and seven
+/// gradient registers. Above the fragment shaders' runs (`RUN_TEXEL` ends at 28) and the
+/// vertex preloads.
+const RUN_TEX_COORDS: u16 = 28;
+const RUN_TEX_GRADS: u16 = 36;
+
+fn low16(r: Reg) -> Reg {
+    Reg {
+        half: r.half,
+        size: Size::S16,
+    }
+}
+
+fn high16(r: Reg) -> Reg {
+    Reg {
+        half: r.half + 1,
+        size: Size::S16,
+    }
+}
+
+impl Sel<'_> {
+    /// A run of 32-bit registers holding `vals` (bits copied as they are): an ordinary
+    /// register for one or two, the fixed run at `fixed` for more.
+    fn tex_run(&mut self, vals: &[Operand], fixed: u16) -> Result<Reg, CompileError> {
+        let n = vals.len() as u16;
+        let mut parts = Vec::new();
+        match n {
+            0 => return Err(internal("empty texture register run")),
+            1 => parts.push(self.temp(Size::S32)?),
+            2 => {
+                let id = self.new_vreg(Size::S64, false)?;
+                parts.extend([vreg(id, 0, Size::S32), vreg(id, 2, Size::S32)]);
+            }
+            _ => {
+                for k in 0..n.div_ceil(2) {
+                    let size = if 2 * k + 1 < n { Size::S64 } else { Size::S32 };
+                    let id = self.fixed_run(fixed + 4 * k, size)?;
+                    parts.push(vreg(id, 0, Size::S32));
+                    if size == Size::S64 {
+                        parts.push(vreg(id, 2, Size::S32));
+                    }
+                }
+            }
+        }
+        for (p, v) in parts.iter().zip(vals) {
+            self.copy(*p, *v);
+        }
+        Ok(parts[0])
+    }
+
+    /// `a + b` (f32 sources, or 16-bit f16 registers) rounded to f16, in the low half of
+    /// the returned 32-bit register. The 16-bit float opcodes take only 16-bit sources, so
+    /// the sum is an f32 narrowed by `f32_to_f16_bits`.
+    fn f16_sum(&mut self, a: Operand, b: Operand) -> Result<Reg, CompileError> {
+        let s = self.temp(Size::S32)?;
+        self.farith(
+            FOp::Add,
+            s,
+            FSrc::new(a),
+            FSrc::new(b),
+            FSrc::new(Operand::Imm(0)),
+        );
+        self.f32_to_f16_bits(Operand::Reg(s), false)
+    }
+
+    pub(super) fn texture(&mut self, d: Value, t: &Tex) -> Result<(), CompileError> {
+        let TexSource::Bindless { set, offset } = t.texture else {
+            return Err(internal("texture operation not lowered"));
+        };
+        let ty = self.ty(d)?;
+        if !matches!(ty.scalar, Scalar::F32 | Scalar::I32) || ty.lanes != 1 {
+            return Err(internal(format!("texture result of type {ty:?}")));
+        }
+        let load = t.op == TexOp::Fetch;
+        let gather = match t.op {
+            TexOp::Gather(c) => Some(c),
+            TexOp::Sample | TexOp::Fetch => None,
+            _ => return Err(internal("texture query reached the back end")),
+        };
+        let dim = match (t.dim, t.arrayed, t.ms) {
+            (ImageDim::D1, false, false) => TexDim::D1,
+            (ImageDim::D1, true, false) => TexDim::D1Array,
+            (ImageDim::D2, false, false) => TexDim::D2,
+            (ImageDim::D2, true, false) => TexDim::D2Array,
+            (ImageDim::D2, false, true) => TexDim::D2Ms,
+            (ImageDim::D2, true, true) => TexDim::D2MsArray,
+            (ImageDim::D3, false, false) => TexDim::D3,
+            (ImageDim::Cube, false, false) => TexDim::Cube,
+            (ImageDim::Cube, true, false) => TexDim::CubeArray,
+            other => return Err(unsupported(format!("texture of shape {other:?}"))),
+        };
+        if load && t.dim == ImageDim::Cube {
+            return Err(unsupported("texel fetch of a cube map"));
+        }
+
+        // Coordinates; a multisampled load adds the sample (with the layer above it).
+        let mut coords = Vec::new();
+        let axes = t.dim.axes();
+        for c in t.coords.iter().take(axes) {
+            coords.push(self.iop(*c)?);
+        }
+        let layer = t.coords.get(axes).copied();
+        match (t.sample, layer) {
+            (Some(s), Some(l)) => {
+                let (s, l) = (self.iop(s)?, self.iop(l)?);
+                let packed = self.temp(Size::S32)?;
+                self.shift(ShiftOp::Bfi, packed, s, l, Operand::Imm(16), 16);
+                coords.push(Operand::Reg(packed));
+            }
+            (Some(s), None) => coords.push(self.iop(s)?),
+            (None, Some(l)) => coords.push(self.iop(l)?),
+            (None, None) => {}
+        }
+        let coords = self.tex_run(&coords, RUN_TEX_COORDS)?;
+
+        // The sampler: its heap index, and its LOD bias as an f16.
+        let (sampler, bias) = match t.sampler {
+            Some(SamplerSource::Entry(e)) => {
+                let e = self.reg(e)?;
+                (Small::Reg(low16(e)), Some(high16(e)))
+            }
+            Some(SamplerSource::Binding(_)) => return Err(internal("sampler not lowered")),
+            None => (Small::Imm(0), None),
+        };
+        let min_lod = match t.min_lod {
+            Some(m) => Some(self.fop(m)?),
+            None => None,
+        };
+        let (lod_mode, lod) = match (&t.lod, load) {
+            (TexLod::Implicit, _) if gather.is_some() => (LodMode::Auto, Operand::Imm(0)),
+            (TexLod::Lod(l), true) => match self.const_of(*l) {
+                Some(0) => (LodMode::Auto, Operand::Imm(0)),
+                _ => {
+                    let r = self.reg(*l)?;
+                    (LodMode::Min, Operand::Reg(low16(r)))
+                }
+            },
+            (TexLod::Lod(l), false) => {
+                let bias = bias.ok_or_else(|| internal("sample without a sampler"))?;
+                let l = self.fop(*l)?;
+                let r = match min_lod {
+                    // max(lod + bias, min): Vulkan's MinLod on an explicit level.
+                    Some(m) => {
+                        let s = self.temp(Size::S32)?;
+                        self.farith(
+                            FOp::Add,
+                            s,
+                            FSrc::new(l),
+                            FSrc::new(Operand::Reg(bias)),
+                            FSrc::new(Operand::Imm(0)),
+                        );
+                        let c = self.temp(Size::S32)?;
+                        let s = Operand::Reg(s);
+                        self.cmpsel(c, Cond::Float(FCond::GtN), s, m, s, m);
+                        self.f16_sum(Operand::Reg(c), Operand::Imm(0))?
+                    }
+                    None => self.f16_sum(l, Operand::Reg(bias))?,
+                };
+                (LodMode::Min, Operand::Reg(low16(r)))
+            }
+            (TexLod::Implicit | TexLod::Bias(_), false) => {
+                if self.gfx.map(|g| g.stage) != Some(ir::Stage::Fragment) {
+                    return Err(unsupported("implicit LOD outside a fragment shader"));
+                }
+                let bias = bias.ok_or_else(|| internal("sample without a sampler"))?;
+                let b = match &t.lod {
+                    TexLod::Bias(b) => {
+                        let b = self.fop(*b)?;
+                        low16(self.f16_sum(b, Operand::Reg(bias))?)
+                    }
+                    _ => bias,
+                };
+                match min_lod {
+                    // The bias and the minimum, adjacent f16s.
+                    Some(m) => {
+                        let m = self.f16_sum(m, Operand::Imm(0))?;
+                        let pair = self.temp(Size::S32)?;
+                        self.shift(
+                            ShiftOp::Bfi,
+                            pair,
+                            Operand::Reg(b),
+                            Operand::Reg(m),
+                            Operand::Imm(16),
+                            16,
+                        );
+                        (LodMode::AutoBiasMin, Operand::Reg(low16(pair)))
+                    }
+                    None => (LodMode::AutoBias, Operand::Reg(b)),
+                }
+            }
+            (TexLod::Grad { dx, dy }, false) => {
+                if t.dim == ImageDim::Cube {
+                    return Err(unsupported("cube map sampling with explicit gradients"));
+                }
+                let bias = bias.ok_or_else(|| internal("sample without a sampler"))?;
+                // 2^bias scales the footprint, so the LOD moves by the bias.
+                let scale = self.temp(Size::S32)?;
+                self.funary(FUnaryOp::Exp2, scale, Operand::Reg(bias));
+                let mut run = Vec::new();
+                for (x, y) in dx.iter().zip(dy) {
+                    for g in [x, y] {
+                        let g = self.fop(*g)?;
+                        let r = self.temp(Size::S32)?;
+                        self.farith(
+                            FOp::Mul,
+                            r,
+                            FSrc::new(g),
+                            FSrc::new(Operand::Reg(scale)),
+                            FSrc::new(Operand::Imm(0)),
+                        );
+                        run.push(Operand::Reg(r));
+                    }
+                }
+                if let Some(m) = min_lod {
+                    let r = self.f16_sum(m, Operand::Imm(0))?;
+                    run.push(Operand::Reg(r));
+                }
+                let r = self.tex_run(&run, RUN_TEX_GRADS)?;
+                let mode = if min_lod.is_some() {
+                    LodMode::GradMin
+                } else {
+                    LodMode::Grad
+                };
+                (mode, Operand::Reg(r))
+            }
+            (lod, _) => return Err(internal(format!("texture LOD {lod:?}"))),
+        };
+
+        // The depth reference, then the packed offsets.
+        let mut extra = Vec::new();
+        if let Some(r) = t.dref {
+            extra.push(self.iop(r)?);
+        }
+        if let Some(o) = t.offset {
+            extra.push(self.iop(o)?);
+        }
+        let extra = if extra.is_empty() {
+            None
+        } else {
+            Some(self.tex_run(&extra, 0)?)
+        };
+
+        let index = self.reg(offset)?;
+        if index.size != Size::S32 {
+            return Err(internal("texture descriptor offset is not 32-bit"));
+        }
+        let base = u16::try_from(abi::set_address_offset(set) / 2)
+            .map_err(|_| internal(format!("set {set}")))?;
+        let dst = self.def(d)?;
+        self.emit(Instr::Texture(Texture {
+            load,
+            dst,
+            coords,
+            lod_mode,
+            lod,
+            texture: TexIndex::Bindless { base, index },
+            sampler,
+            dim,
+            mask: 1 << (t.component & 3),
+            shadow: t.dref.is_some(),
+            offset: t.offset.is_some(),
+            extra,
+            gather,
+            query_lod: false,
+            wait_slot: 0,
+        }));
+        Ok(())
+    }
+}

@@ -1,0 +1,311 @@
+//! GLSL compute shaders that sample images in descriptor sets, compiled and run on the
+//! simulated USC with set memory, bindless texture descriptors and a sampler heap laid out as
+//! docs/render-abi.md section 7 says (the ICD's side written here by hand).
+
+use hw::g13::control::descriptors::{
+    CompareFunc, Filter, MipFilter, TextureDimension as Dim, Wrap,
+};
+use hw::g13::image_desc::{
+    pixel_format, sampler_descriptor, texture_descriptor, ImageDesc, SamplerDesc,
+};
+use hw::g13::layout::{Layout, Tiling};
+use hw::gpu::usc::texture::SamplerHeap;
+use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
+use hw::gpu::GpuMemory;
+
+use super::tests::glslang;
+use crate::{
+    abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
+};
+
+const SET: u64 = 0x80_0000;
+const OUT: u64 = 0x10_0000;
+const IMG: u64 = 0x40_0000;
+const HEAP: u64 = 0x90_0000;
+const OUT_BYTES: usize = 256;
+
+const R8G8B8A8_UNORM: i32 = 37;
+const R32_SFLOAT: i32 = 100;
+
+/// Set 0: the output buffer at 0, combined image samplers `t[4]` at 16, sampled images
+/// `im[2]` at 144, samplers `s[3]` at 208.
+fn layout() -> ResourceLayout {
+    let b = |binding, kind, count, offset| BindingLayout {
+        binding,
+        kind,
+        count,
+        offset,
+    };
+    ResourceLayout {
+        sets: vec![Some(SetLayout {
+            bindings: vec![
+                b(0, DescriptorKind::StorageBuffer, 1, 0),
+                b(1, DescriptorKind::CombinedImageSampler, 4, 16),
+                b(2, DescriptorKind::SampledImage, 2, 144),
+                b(3, DescriptorKind::Sampler, 3, 208),
+            ],
+        })],
+        push_constant_size: 0,
+    }
+}
+
+const HEADER: &str = "#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer B { vec4 o[8]; uint u[16]; };
+layout(set = 0, binding = 1) uniform sampler2D t[4];
+layout(set = 0, binding = 2) uniform texture2DArray im[2];
+layout(set = 0, binding = 3) uniform sampler s[3];
+layout(set = 0, binding = 3) uniform samplerShadow ss[3];
+";
+
+/// The sampler heap's entries.
+fn heap() -> Vec<SamplerDesc> {
+    let linear = SamplerDesc {
+        mag_filter: Filter::Linear,
+        min_filter: Filter::Linear,
+        ..SamplerDesc::default()
+    };
+    let shadow = SamplerDesc {
+        compare: Some(CompareFunc::Lequal),
+        ..SamplerDesc::default()
+    };
+    let repeat = SamplerDesc {
+        wrap: [Wrap::Repeat; 3],
+        mip_filter: MipFilter::Nearest,
+        ..SamplerDesc::default()
+    };
+    vec![SamplerDesc::default(), linear, shadow, repeat]
+}
+
+/// The world the shaders run in.
+struct World {
+    mem: FlatMemory,
+}
+
+impl World {
+    fn new() -> World {
+        let mut mem = FlatMemory::new();
+        mem.map(SET, vec![0; 0x1000]);
+        mem.map(OUT, vec![0; OUT_BYTES]);
+        let mut d = [0u8; 16];
+        d[..8].copy_from_slice(&OUT.to_le_bytes());
+        d[8..12].copy_from_slice(&(OUT_BYTES as u32).to_le_bytes());
+        mem.write(SET, &d).unwrap();
+        let h: Vec<u8> = heap().iter().flat_map(sampler_descriptor).collect();
+        mem.map(HEAP, h);
+        World { mem }
+    }
+
+    /// A sampler entry (heap index, f16 LOD bias) at byte `at` of the set.
+    fn sampler_entry(&mut self, at: u64, heap_index: u16, bias_f16: u16) {
+        let mut e = [0u8; 8];
+        e[..2].copy_from_slice(&heap_index.to_le_bytes());
+        e[2..4].copy_from_slice(&bias_f16.to_le_bytes());
+        self.mem.write(SET + at, &e).unwrap();
+    }
+
+    /// An image at `base`, each texel's bytes from `texel(x, y, layer, level)`, and its
+    /// texture descriptor at byte `at` of the set.
+    fn image(
+        &mut self,
+        at: u64,
+        base: u64,
+        layout: &Layout,
+        format: i32,
+        dimension: Dim,
+        texel: &dyn Fn(u32, u32, u32, u32) -> Vec<u8>,
+    ) {
+        self.mem.map(base, vec![0; layout.size as usize]);
+        for level in 0..layout.levels {
+            let (w, h) = layout.level_extent(level);
+            for layer in 0..layout.layers {
+                for y in 0..h {
+                    for x in 0..w {
+                        let off = layout.offset_of(x, y, layer, level, 0).unwrap();
+                        self.mem
+                            .write(base + off, &texel(x, y, layer, level))
+                            .unwrap();
+                    }
+                }
+            }
+        }
+        let img = ImageDesc {
+            base,
+            layout,
+            format: pixel_format(format).unwrap(),
+            dimension,
+        };
+        let d = texture_descriptor(&img, 0, layout.levels, 0, layout.layers).unwrap();
+        self.mem.write(SET + at, &d).unwrap();
+    }
+
+    /// Compiles and runs one invocation of `body`; returns the output buffer as words.
+    fn run(&mut self, body: &str) -> Vec<u32> {
+        let src = format!("{HEADER}{body}");
+        let spirv = glslang(&src).expect("glslang");
+        let l = layout();
+        let bin = crate::compile_compute(&ComputeRequest {
+            spirv: &spirv,
+            entry_point: "main",
+            specialization: &[],
+            layout: &l,
+            target: Target::G13,
+        })
+        .expect("compile");
+        let mut at = 0;
+        let mut code = Vec::new();
+        while at < bin.code.len() {
+            let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
+            code.push((at as u32, i));
+            at += len;
+        }
+        let prog = Program::new(0, code).expect("program");
+        let mut launch = LaunchState::new([1, 1, 1], [1, 1, 1]);
+        let mut root = vec![0u8; abi::ROOT_TABLE_SIZE as usize];
+        let o = abi::set_address_offset(0) as usize;
+        root[o..o + 8].copy_from_slice(&SET.to_le_bytes());
+        for (h, c) in root.chunks(2).enumerate() {
+            launch.uniforms[h] = u16::from_le_bytes([c[0], c[1]]);
+        }
+        launch.stack_bytes = bin.scratch_bytes;
+        launch.textures.sampler_heap = SamplerHeap {
+            base: HEAP,
+            count: heap().len() as u32,
+        };
+        run_workgroups(&prog, &launch, &mut self.mem).expect("run");
+        let mut out = vec![0u8; OUT_BYTES];
+        self.mem.read(OUT, &mut out).unwrap();
+        out.chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+}
+
+fn floats(w: &[u32]) -> Vec<f32> {
+    w.iter().map(|x| f32::from_bits(*x)).collect()
+}
+
+fn close(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1.0 / 512.0)
+}
+
+/// A 4x4 RGBA8 UNORM image with two levels: texel (x, y) of level l is (60x, 60y, 100l, 255).
+fn rgba_world() -> World {
+    let mut w = World::new();
+    let layout = Layout::new(4, 4, 1, 2, 4, Tiling::Twiddled, 1).unwrap();
+    let texel = |x: u32, y: u32, _: u32, level: u32| {
+        vec![(60 * x) as u8, (60 * y) as u8, (100 * level) as u8, 255]
+    };
+    w.image(16, IMG, &layout, R8G8B8A8_UNORM, Dim::D2, &texel);
+    w
+}
+
+fn rgba(x: f32, y: f32, level: f32) -> [f32; 4] {
+    [
+        60.0 * x / 255.0,
+        60.0 * y / 255.0,
+        100.0 * level / 255.0,
+        1.0,
+    ]
+}
+
+#[test]
+fn nearest_and_linear_sampling_through_the_sampler_heap() {
+    let mut w = rgba_world();
+    // t[0] with heap entry 0 (nearest), t[1] the same image with entry 1 (linear).
+    w.sampler_entry(16 + 24, 0, 0);
+    let mut d = [0u8; 24];
+    w.mem.read(SET + 16, &mut d).unwrap();
+    w.mem.write(SET + 48, &d).unwrap();
+    w.sampler_entry(48 + 24, 1, 0);
+    let out = w.run(
+        "void main() {
+             o[0] = textureLod(t[0], vec2(1.25 / 4.0, 2.5 / 4.0), 0.0);
+             o[1] = textureLod(t[1], vec2(1.25 / 4.0, 2.5 / 4.0), 0.0);
+             o[2] = texture(t[0], vec2(3.5 / 4.0, 0.5 / 4.0));
+         }",
+    );
+    let f = floats(&out);
+    assert!(close(&f[0..4], &rgba(1.0, 2.0, 0.0)), "{:?}", &f[0..4]);
+    // Linear: u = 1.25 texels covers texels 0 and 1 (0.25, 0.75); v = 2.5 is texel 2 alone.
+    assert!(close(&f[4..8], &rgba(0.75, 2.0, 0.0)), "{:?}", &f[4..8]);
+    // Implicit LOD in a compute shader is level 0.
+    assert!(close(&f[8..12], &rgba(3.0, 0.0, 0.0)), "{:?}", &f[8..12]);
+}
+
+#[test]
+fn explicit_lod_and_the_sampler_lod_bias() {
+    let mut w = rgba_world();
+    // Bias +1.0 (f16 0x3c00): level 0 asked for, level 1 read.
+    w.sampler_entry(16 + 24, 0, 0x3c00);
+    let out = w.run(
+        "void main() {
+             o[0] = textureLod(t[0], vec2(0.5 / 2.0, 1.5 / 2.0), 0.0);
+             o[1] = textureLod(t[0], vec2(0.5 / 2.0, 1.5 / 2.0), -1.0);
+             o[2] = textureLod(t[0], vec2(0.5 / 2.0, 1.5 / 2.0), 1.0);
+         }",
+    );
+    let f = floats(&out);
+    // 0 + 1: level 1 (2 x 2), texel (0, 1).
+    assert!(close(&f[0..4], &rgba(0.0, 1.0, 1.0)), "{:?}", &f[0..4]);
+    // 1 + 1: level 2 (1 x 1), texel (0, 0).
+    assert!(close(&f[8..12], &rgba(0.0, 0.0, 2.0)), "{:?}", &f[8..12]);
+    // -1 + 1: level 0, texel (1, 3).
+    assert!(close(&f[4..8], &rgba(1.0, 3.0, 0.0)), "{:?}", &f[4..8]);
+}
+
+#[test]
+fn texel_fetch_size_levels_and_gather() {
+    let mut w = rgba_world();
+    w.sampler_entry(16 + 24, 0, 0);
+    let out = w.run(
+        "void main() {
+             o[0] = texelFetch(t[0], ivec2(2, 3), 0);
+             o[1] = texelFetch(t[0], ivec2(1, 0), 1);
+             o[2] = textureGather(t[0], vec2(0.5), 0);
+             ivec2 s0 = textureSize(t[0], 0);
+             ivec2 s1 = textureSize(t[0], 1);
+             u[0] = uint(s0.x); u[1] = uint(s0.y); u[2] = uint(s1.x); u[3] = uint(s1.y);
+             u[4] = uint(textureQueryLevels(t[0]));
+         }",
+    );
+    let f = floats(&out);
+    assert!(close(&f[0..4], &rgba(2.0, 3.0, 0.0)), "{:?}", &f[0..4]);
+    assert!(close(&f[4..8], &rgba(1.0, 0.0, 1.0)), "{:?}", &f[4..8]);
+    // The footprint around the centre: texels (1, 2), (2, 2), (2, 1), (1, 1), red channel.
+    let g = [60.0, 120.0, 120.0, 60.0].map(|x: f32| x / 255.0);
+    assert!(close(&f[8..12], &g), "{:?}", &f[8..12]);
+    // `Layout` gives the image its whole mip chain below the levels asked for (3 here).
+    let levels = Layout::new(4, 4, 1, 2, 4, Tiling::Twiddled, 1)
+        .unwrap()
+        .levels;
+    assert_eq!(&out[32..37], &[4, 4, 2, 2, levels]);
+}
+
+#[test]
+fn shadow_compare_and_array_layers_round_and_clamp() {
+    let mut w = World::new();
+    // im[0]: a 2x2 R32_SFLOAT array of 3 layers, texel value 0.25 + 0.25 * layer.
+    let layout = Layout::new(2, 2, 3, 1, 4, Tiling::Twiddled, 1).unwrap();
+    let texel =
+        |_: u32, _: u32, layer: u32, _: u32| (0.25 + 0.25 * layer as f32).to_le_bytes().to_vec();
+    w.image(144, IMG, &layout, R32_SFLOAT, Dim::D2Array, &texel);
+    w.sampler_entry(208, 0, 0);
+    w.sampler_entry(208 + 8, 2, 0);
+    let out = w.run(
+        "void main() {
+             vec2 c = vec2(0.5);
+             o[0].x = textureLod(sampler2DArray(im[0], s[0]), vec3(c, 1.5), 0.0).x;
+             o[0].y = textureLod(sampler2DArray(im[0], s[0]), vec3(c, 2.5), 0.0).x;
+             o[0].z = textureLod(sampler2DArray(im[0], s[0]), vec3(c, 9.0), 0.0).x;
+             o[0].w = textureLod(sampler2DArray(im[0], s[0]), vec3(c, -3.0), 0.0).x;
+             // Lequal: reference <= texel passes. Layer 1 holds 0.5.
+             o[1].x = texture(sampler2DArrayShadow(im[0], ss[1]), vec4(c, 1.0, 0.4));
+             o[1].y = texture(sampler2DArrayShadow(im[0], ss[1]), vec4(c, 1.0, 0.6));
+         }",
+    );
+    let f = floats(&out);
+    // 1.5 rounds to even 2; 2.5 to 2; 9 clamps to 2; -3 to 0.
+    assert_eq!(&f[0..4], &[0.75, 0.75, 0.75, 0.25]);
+    assert_eq!(&f[4..6], &[1.0, 0.0]);
+}
