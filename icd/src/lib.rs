@@ -36,6 +36,7 @@ mod render_pass;
 mod shader_module;
 mod sync;
 mod va;
+mod wsi;
 
 pub use loader::{
     vk_icdGetInstanceProcAddr, vk_icdGetPhysicalDeviceProcAddr,
