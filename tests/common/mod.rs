@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod render;
+pub mod x11;
 
 use ash::vk;
 use std::ffi::{c_void, CStr};

@@ -508,7 +508,11 @@ fn acquire(
         .flatten();
     let mut st = shared.state();
     let index = loop {
-        if st.status != vk::Result::SUCCESS {
+        // The status this call's own check set (out of date, reported as suboptimal this
+        // once) does not stop it.
+        let own =
+            result == vk::Result::SUBOPTIMAL_KHR && st.status == vk::Result::ERROR_OUT_OF_DATE_KHR;
+        if st.status != vk::Result::SUCCESS && !own {
             return Err(st.status);
         }
         if st.retired {
