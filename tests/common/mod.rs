@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod render;
+pub mod wsi;
 pub mod x11;
 
 use ash::vk;
