@@ -408,6 +408,9 @@ fn abi_type(
         "double" => "f64",
         "VkResult" => "i32",
         "PFN_vkVoidFunction" => "*const c_void",
+        // Window-system types passed by value (VK_KHR_xcb_surface, VK_KHR_xlib_surface).
+        "xcb_visualid_t" => "u32",
+        "VisualID" => "std::ffi::c_ulong",
         _ => "",
     };
     if !scalar.is_empty() {

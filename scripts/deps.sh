@@ -9,6 +9,7 @@ packages=(
     glslang-tools spirv-tools                                      # glslangValidator (corpus), spirv-as (compiler tests)
     libpng16-16 zlib1g libgl1 libglx0 libx11-6 libxcb1             # what the CTS's deqp-vk links
     libwayland-client0 libwayland-egl1                             #   against (scripts/cts.sh)
+    xvfb libx11-xcb1                                               # WSI tests: an X server; Xlib surfaces
 )
 missing=()
 for p in "${packages[@]}"; do

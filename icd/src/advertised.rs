@@ -9,6 +9,12 @@ pub const API_MINOR: u32 = 0;
 pub const INSTANCE_EXTENSIONS: &[&str] = &[
     "VK_KHR_get_physical_device_properties2",
     "VK_KHR_device_group_creation",
+    // Window-system integration (icd/src/wsi/).
+    "VK_KHR_surface",
+    "VK_KHR_get_surface_capabilities2",
+    "VK_KHR_xcb_surface",
+    "VK_KHR_xlib_surface",
+    "VK_EXT_headless_surface",
 ];
 
 /// Device extensions, in the order they are reported.
@@ -33,4 +39,7 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_storage_buffer_storage_class",
     "VK_KHR_descriptor_update_template",
     "VK_KHR_push_descriptor",
+    // Presentation (icd/src/wsi/swapchain.rs).
+    "VK_KHR_swapchain",
+    "VK_KHR_swapchain_mutable_format",
 ];

@@ -3,6 +3,7 @@
 //! - `panic=<vkEntryPoint>`: the named entry point panics on entry. The panic must be caught
 //!   at the API boundary and become an error code; tests use this to prove it.
 //! - `stubs`: log every call to an entry point that is not implemented.
+//! - `noshm`: X11 presentation does not use MIT-SHM (PutImage instead), to test that path.
 
 use std::sync::OnceLock;
 
@@ -10,6 +11,7 @@ use std::sync::OnceLock;
 pub struct Debug {
     pub panic_in: Option<String>,
     pub log_stubs: bool,
+    pub no_shm: bool,
 }
 
 pub fn get() -> &'static Debug {
@@ -23,6 +25,7 @@ fn parse(s: &str) -> Debug {
         match item.split_once('=') {
             Some(("panic", name)) => d.panic_in = Some(name.to_string()),
             None if item == "stubs" => d.log_stubs = true,
+            None if item == "noshm" => d.no_shm = true,
             _ => eprintln!("agx4: ignoring unknown AGX4_DEBUG item '{item}'"),
         }
     }

@@ -233,7 +233,7 @@ mod tests {
         // SAFETY: the arrays hold valid NUL-terminated strings.
         let ok = unsafe { check_extensions(known.as_ptr(), 1, INSTANCE_EXTENSIONS) };
         assert_eq!(ok, Ok(vec!["VK_KHR_get_physical_device_properties2"]));
-        let unknown = [known[0], c"VK_KHR_surface".as_ptr()];
+        let unknown = [known[0], c"VK_KHR_android_surface".as_ptr()];
         // SAFETY: as above.
         let err = unsafe { check_extensions(unknown.as_ptr(), 2, INSTANCE_EXTENSIONS) };
         assert_eq!(err, Err(vk::Result::ERROR_EXTENSION_NOT_PRESENT));

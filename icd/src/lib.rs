@@ -38,6 +38,7 @@ mod sampler;
 mod shader_module;
 mod sync;
 mod va;
+mod wsi;
 
 pub use loader::{
     vk_icdGetInstanceProcAddr, vk_icdGetPhysicalDeviceProcAddr,

@@ -149,6 +149,20 @@ impl Queue {
         Ok(())
     }
 
+    /// A submission without commands: `signals` signal once `waits` and all work submitted
+    /// before it have (vkQueuePresentKHR's semaphore waits, icd/src/wsi/swapchain.rs).
+    pub fn submit_signals(
+        &self,
+        waits: Vec<SyncPoint>,
+        signals: Vec<SyncPoint>,
+    ) -> Result<(), vk::Result> {
+        self.push(vec![Job {
+            waits,
+            signals,
+            cmds: Vec::new(),
+        }])
+    }
+
     /// Waits until everything submitted so far has finished on the GPU.
     pub fn wait_idle(&self) -> Result<(), vk::Result> {
         let mut state = lock(&self.shared.state);

@@ -5,6 +5,8 @@
 #![allow(dead_code)]
 
 pub mod render;
+pub mod wsi;
+pub mod x11;
 
 use ash::vk;
 use std::ffi::{c_void, CStr};

@@ -1,0 +1,225 @@
+//! Window-system integration: surfaces (VK_KHR_surface and its platform extensions) and
+//! swapchains (VK_KHR_swapchain).
+//!
+//! Swapchain images are ordinary agx4 images with driver-owned memory. Presenting hands an
+//! image to a per-swapchain presenter thread, which waits for the GPU work the present waits
+//! for, paces the images by the present mode, and gives the image to the surface's back end
+//! ([`Backend`]). The back ends today copy the pixels into the window system's shared memory
+//! (X11: MIT-SHM, else PutImage); on real hardware a back end would instead hand over the
+//! images' memory as dma-bufs (see [`Backend`]).
+//!
+//! The loader owns the `VkSurfaceKHR` the application sees; with loader interface version 3 or
+//! later (agx4 speaks 5) it asks agx4 for its own surface object and passes that one to every
+//! surface and swapchain command, so [`surface::Surface`] is an ordinary agx4 object.
+
+pub mod headless;
+pub mod surface;
+pub mod swapchain;
+pub mod x11;
+
+use ash::vk;
+use hw::g13::layout::Layout;
+
+/// How the window system wants a pixel: a 32-bit word whose channels sit at these shifts,
+/// stored little- or big-endian.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PixelFormat {
+    pub red_shift: u32,
+    pub green_shift: u32,
+    pub blue_shift: u32,
+    /// Bits set in every pixel (an opaque alpha channel for 32-bit-deep windows).
+    pub opaque_bits: u32,
+    pub big_endian: bool,
+}
+
+/// One swapchain image as a back end sees it: where its pixels are and how they are laid out.
+pub struct PresentImage<'a> {
+    /// The image's memory, read into host memory by the presenter.
+    pub bytes: &'a [u8],
+    pub layout: &'a Layout,
+    /// Whether the image's bytes are R, G, B, A (else B, G, R, A).
+    pub rgba: bool,
+}
+
+/// What a surface's window system does with presented images.
+///
+/// The copy back ends implement [`Backend::show`]: the presenter thread gives them the pixels
+/// of an image whose GPU work is done, and the image is free again when `show` returns. A
+/// dma-buf back end (DRI3/Present on X11, zwp_linux_dmabuf_v1 on Wayland) would be another
+/// implementation: it would import each swapchain image once, at swapchain creation, from a
+/// dma-buf exported from the image's GEM object (a PRIME export the `Kmd` interface would
+/// grow) with the DRM format modifier of the image's layout, present by handle, and report
+/// the image free only when the compositor releases it (PresentIdleNotify, wl_buffer.release),
+/// so `show` would become "present image i" and the free list would be fed by those events.
+/// Nothing above the back end (acquire, pacing, status) changes.
+pub trait Backend: Send {
+    /// Shows the image; an error is the surface's new status (SURFACE_LOST, OUT_OF_DATE).
+    fn show(&mut self, image: &PresentImage<'_>) -> Result<(), vk::Result>;
+
+    /// Whether `show` looks at the pixels (else the presenter does not read the image).
+    fn wants_pixels(&self) -> bool {
+        true
+    }
+}
+
+/// Signals binary syncobjs (acquire's semaphore and fence) from the host: the image they
+/// stand for is already free when acquire returns.
+pub fn signal_binary(kmd: &dyn kmd_iface::Kmd, handles: &[u32]) -> Result<(), vk::Result> {
+    if handles.is_empty() {
+        return Ok(());
+    }
+    let args = kmd_iface::uapi::drm_syncobj_array {
+        handles: handles.as_ptr() as u64,
+        count_handles: handles.len() as u32,
+        pad: 0,
+    };
+    // SAFETY: `handles` holds count_handles u32 values and outlives the call.
+    unsafe { kmd.syncobj_signal(&args) }.map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)
+}
+
+/// The low 16 bits of `x` spread to the even bit positions (Morton order), as the twiddled
+/// layout numbers the elements of a tile (hw::g13::layout).
+fn spread(x: u32) -> usize {
+    let mut v = (x & 0xffff) as usize;
+    v = (v | (v << 8)) & 0x00ff_00ff;
+    v = (v | (v << 4)) & 0x0f0f_0f0f;
+    v = (v | (v << 2)) & 0x3333_3333;
+    v = (v | (v << 1)) & 0x5555_5555;
+    v
+}
+
+/// Copies level 0, layer 0 of a 4-byte-per-pixel, single-sample image (linear or twiddled)
+/// into `dst` as rows of `width * 4` bytes in the window system's pixel format. Only the
+/// `width` x `height` rectangle at the origin is copied (clipped to the image). This is the
+/// address rule of `Layout::offset_of`, with the per-row and per-column parts hoisted.
+pub fn detile(image: &PresentImage<'_>, fmt: PixelFormat, dst: &mut [u8], width: u32, height: u32) {
+    let l = image.layout;
+    let (w, h) = (width.min(l.width), height.min(l.height));
+    let base = l.level_offsets.first().copied().unwrap_or(0) as usize;
+    let src = image.bytes;
+    let stride = width as usize * 4;
+    let convert = |p: &[u8]| -> [u8; 4] {
+        let (r, g, b) = if image.rgba {
+            (p[0], p[1], p[2])
+        } else {
+            (p[2], p[1], p[0])
+        };
+        let v = (u32::from(r) << fmt.red_shift)
+            | (u32::from(g) << fmt.green_shift)
+            | (u32::from(b) << fmt.blue_shift)
+            | fmt.opaque_bits;
+        if fmt.big_endian {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    match l.tiling {
+        hw::g13::layout::Tiling::Linear { .. } => {
+            for y in 0..h as usize {
+                let row = base + y * l.linear_stride as usize;
+                for x in 0..w as usize {
+                    let s = row + x * 4;
+                    let Some(p) = src.get(s..s + 4) else { return };
+                    let d = y * stride + x * 4;
+                    dst[d..d + 4].copy_from_slice(&convert(p));
+                }
+            }
+        }
+        hw::g13::layout::Tiling::Twiddled => {
+            let Some(t) = l.tiles.first() else { return };
+            let per_row = l
+                .stride_el
+                .first()
+                .copied()
+                .unwrap_or(l.width)
+                .div_ceil(t.width) as usize;
+            let tile_elems = (t.width * t.height) as usize;
+            for y in 0..h {
+                let tile_row = (y / t.height) as usize * per_row;
+                let inner_y = spread(y % t.height) << 1;
+                for x in 0..w {
+                    let tile = tile_row + (x / t.width) as usize;
+                    let element = tile * tile_elems + (spread(x % t.width) | inner_y);
+                    let s = base + element * 4;
+                    let Some(p) = src.get(s..s + 4) else { return };
+                    let d = y as usize * stride + x as usize * 4;
+                    dst[d..d + 4].copy_from_slice(&convert(p));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hw::g13::layout::{Tiling, Usage};
+
+    fn check(tiling: Tiling, w: u32, h: u32) {
+        let layout = Layout::with_usage(w, h, 1, 1, 4, tiling, 1, Usage::default()).unwrap();
+        // Every pixel's bytes name its position, stored where offset_of says.
+        let mut bytes = vec![0u8; layout.size as usize];
+        for y in 0..h {
+            for x in 0..w {
+                let o = layout.offset_of(x, y, 0, 0, 0).unwrap() as usize;
+                bytes[o..o + 4].copy_from_slice(&[x as u8, y as u8, (x >> 8) as u8, 0x7f]);
+            }
+        }
+        let fmt = PixelFormat {
+            red_shift: 16,
+            green_shift: 8,
+            blue_shift: 0,
+            opaque_bits: 0,
+            big_endian: false,
+        };
+        let img = PresentImage {
+            bytes: &bytes,
+            layout: &layout,
+            rgba: false,
+        };
+        let mut out = vec![0u8; (w * h * 4) as usize];
+        detile(&img, fmt, &mut out, w, h);
+        for y in 0..h {
+            for x in 0..w {
+                let d = ((y * w + x) * 4) as usize;
+                // B, G, R in the image's bytes; the window's word is R<<16 | G<<8 | B.
+                assert_eq!(
+                    &out[d..d + 4],
+                    &[x as u8, y as u8, (x >> 8) as u8, 0],
+                    "pixel {x},{y}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn detile_matches_the_layout() {
+        check(Tiling::Twiddled, 200, 70);
+        check(Tiling::Twiddled, 64, 64);
+        check(Tiling::Twiddled, 1, 1);
+        check(Tiling::Linear { stride: None }, 33, 5);
+    }
+
+    #[test]
+    fn detile_converts_channel_order() {
+        let layout =
+            Layout::with_usage(1, 1, 1, 1, 4, Tiling::Twiddled, 1, Usage::default()).unwrap();
+        let bytes = vec![1u8, 2, 3, 4];
+        let img = PresentImage {
+            bytes: &bytes,
+            layout: &layout,
+            rgba: true,
+        };
+        let fmt = PixelFormat {
+            red_shift: 0,
+            green_shift: 8,
+            blue_shift: 16,
+            opaque_bits: 0xff00_0000,
+            big_endian: true,
+        };
+        let mut out = [0u8; 4];
+        detile(&img, fmt, &mut out, 1, 1);
+        assert_eq!(out, [0xff, 3, 2, 1]);
+    }
+}
