@@ -33,4 +33,5 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_storage_buffer_storage_class",
     "VK_KHR_descriptor_update_template",
     "VK_KHR_push_descriptor",
+    "VK_KHR_sampler_mirror_clamp_to_edge",
 ];
