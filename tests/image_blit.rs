@@ -1099,3 +1099,185 @@ fn depth_stencil_clears_of_subranges() {
     unsafe { dev.destroy_device(None) };
     assert_no_validation_messages();
 }
+
+/// Blits read linear-tiling sources (BLIT_SRC of linear tiling): texels written through the
+/// host mapping at vkGetImageSubresourceLayout's row pitch, blitted 1:1 and scaled 2x
+/// (nearest) into an optimal image, read back with vkCmdCopyImageToBuffer.
+#[test]
+fn blits_read_linear_images() {
+    let ctx = Ctx::new();
+    let (dev, queue) = ctx.device();
+    let gpu = Gpu::new(&ctx, &dev, queue);
+    let f = vk::Format::R8G8B8A8_UNORM;
+    // SAFETY: valid physical device.
+    let props = unsafe {
+        ctx.instance
+            .get_physical_device_format_properties(ctx.pdev, f)
+    };
+    assert!(props
+        .linear_tiling_features
+        .contains(vk::FormatFeatureFlags::BLIT_SRC));
+    let (w, h) = (6u32, 5u32);
+    let texel = |x: u32, y: u32| [(x * 40) as u8, (y * 50) as u8, (x * y) as u8, 200];
+    // SAFETY: valid handles and create infos; the GPU is idle when things are destroyed.
+    unsafe {
+        let src = dev
+            .create_image(
+                &vk::ImageCreateInfo::default()
+                    .image_type(vk::ImageType::TYPE_2D)
+                    .format(f)
+                    .extent(vk::Extent3D {
+                        width: w,
+                        height: h,
+                        depth: 1,
+                    })
+                    .mip_levels(1)
+                    .array_layers(1)
+                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .tiling(vk::ImageTiling::LINEAR)
+                    .usage(vk::ImageUsageFlags::TRANSFER_SRC)
+                    .initial_layout(vk::ImageLayout::PREINITIALIZED),
+                None,
+            )
+            .unwrap();
+        let req = dev.get_image_memory_requirements(src);
+        let mut mem = Mapped::new(&ctx, &dev, req.size);
+        dev.bind_image_memory(src, mem.memory, 0).unwrap();
+        let sub = dev.get_image_subresource_layout(
+            src,
+            vk::ImageSubresource {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: 0,
+                array_layer: 0,
+            },
+        );
+        for y in 0..h {
+            for x in 0..w {
+                let at = (sub.offset + u64::from(y) * sub.row_pitch + u64::from(x) * 4) as usize;
+                mem.bytes_mut()[at..at + 4].copy_from_slice(&texel(x, y));
+            }
+        }
+        let dst = image(
+            &ctx,
+            &dev,
+            f,
+            (2 * w, 2 * h + h, 1, 1),
+            vk::SampleCountFlags::TYPE_1,
+            vk::ImageUsageFlags::empty(),
+        );
+        gpu.to_dst(&dst);
+        let out = buffer(&ctx, &dev, u64::from(2 * w * 3 * h * 4));
+        let layers = vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: 1,
+        };
+        let off = |x: u32, y: u32| vk::Offset3D {
+            x: x as i32,
+            y: y as i32,
+            z: 1,
+        };
+        let o0 = vk::Offset3D { x: 0, y: 0, z: 0 };
+        gpu.run(|cb| {
+            let b = vk::ImageMemoryBarrier::default()
+                .image(src)
+                .old_layout(vk::ImageLayout::PREINITIALIZED)
+                .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+                .src_access_mask(vk::AccessFlags::HOST_WRITE)
+                .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .subresource_range(vk::ImageSubresourceRange {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    base_mip_level: 0,
+                    level_count: 1,
+                    base_array_layer: 0,
+                    layer_count: 1,
+                });
+            dev.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::HOST,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[b],
+            );
+            let blits = [
+                // 1:1 into the top left.
+                vk::ImageBlit {
+                    src_subresource: layers,
+                    src_offsets: [o0, off(w, h)],
+                    dst_subresource: layers,
+                    dst_offsets: [o0, off(w, h)],
+                },
+                // 2x in both directions below it.
+                vk::ImageBlit {
+                    src_subresource: layers,
+                    src_offsets: [o0, off(w, h)],
+                    dst_subresource: layers,
+                    dst_offsets: [
+                        vk::Offset3D {
+                            x: 0,
+                            y: h as i32,
+                            z: 0,
+                        },
+                        off(2 * w, 3 * h),
+                    ],
+                },
+            ];
+            dev.cmd_blit_image(
+                cb,
+                src,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                dst.image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &blits,
+                vk::Filter::NEAREST,
+            );
+        });
+        gpu.to_src(&dst);
+        gpu.run(|cb| {
+            dev.cmd_copy_image_to_buffer(
+                cb,
+                dst.image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                out.buffer,
+                &[vk::BufferImageCopy {
+                    buffer_offset: 0,
+                    buffer_row_length: 0,
+                    buffer_image_height: 0,
+                    image_subresource: layers,
+                    image_offset: o0,
+                    image_extent: vk::Extent3D {
+                        width: 2 * w,
+                        height: 3 * h,
+                        depth: 1,
+                    },
+                }],
+            );
+        });
+        let got = out.mem.bytes();
+        let at = |x: u32, y: u32| &got[((y * 2 * w + x) * 4) as usize..][..4];
+        for y in 0..h {
+            for x in 0..w {
+                assert_eq!(at(x, y), texel(x, y), "1:1 at ({x}, {y})");
+            }
+        }
+        for y in 0..2 * h {
+            for x in 0..2 * w {
+                assert_eq!(at(x, h + y), texel(x / 2, y / 2), "2x at ({x}, {y})");
+            }
+        }
+        dev.destroy_image(src, None);
+        dev.free_memory(mem.memory, None);
+        dev.destroy_image(dst.image, None);
+        dev.free_memory(dst.mem.memory, None);
+        dev.destroy_buffer(out.buffer, None);
+        dev.free_memory(out.mem.memory, None);
+        drop(gpu);
+        dev.destroy_device(None);
+    }
+    assert_no_validation_messages();
+}

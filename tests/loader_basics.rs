@@ -90,7 +90,8 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_EXT_shader_demote_to_helper_invocation",
             "VK_KHR_storage_buffer_storage_class",
             "VK_KHR_descriptor_update_template",
-            "VK_KHR_push_descriptor"
+            "VK_KHR_push_descriptor",
+            "VK_KHR_sampler_mirror_clamp_to_edge"
         ]
     );
     drop(ctx);

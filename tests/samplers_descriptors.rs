@@ -1,6 +1,7 @@
 //! Samplers, sampled images and image descriptors through the loader: vkCreateSampler for
 //! every Vulkan 1.0 sampler state (identical samplers share one entry of the device's sampler
-//! heap, so thousands of them fit; distinct ones run out with VK_ERROR_OUT_OF_DEVICE_MEMORY),
+//! heap, so thousands of them fit; distinct ones run out with VK_ERROR_OUT_OF_DEVICE_MEMORY;
+//! MIRROR_CLAMP_TO_EDGE with its extension),
 //! and what is refused; format features and image format properties of sampled images;
 //! sampled images with views of every type, swizzles, aspects and subranges; descriptor set
 //! layouts, pools, writes and copies of samplers, combined image samplers and sampled images,
@@ -184,14 +185,13 @@ fn distinct_samplers_run_out_of_heap_entries() {
 fn inexpressible_samplers_are_refused() {
     let ctx = Ctx::without_validation();
     let (dev, _queue) = ctx.device();
-    let mirror_clamp = sampler_info().address_mode_u(vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE);
     let custom = sampler_info()
         .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_BORDER)
         .border_color(vk::BorderColor::FLOAT_CUSTOM_EXT);
     let mut reduction =
         vk::SamplerReductionModeCreateInfo::default().reduction_mode(vk::SamplerReductionMode::MAX);
     let minmax = sampler_info().push_next(&mut reduction);
-    for info in [mirror_clamp, custom, minmax] {
+    for info in [custom, minmax] {
         // SAFETY: valid device; the states are invalid usage the driver refuses.
         let r = unsafe { dev.create_sampler(&info, None) };
         assert_eq!(r.err(), Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY));
@@ -896,5 +896,34 @@ fn image_and_sampler_descriptors() {
     destroy_views(&dev, images, views);
     // SAFETY: everything made from it is gone.
     unsafe { dev.destroy_device(None) };
+    assert_no_validation_messages();
+}
+
+/// MIRROR_CLAMP_TO_EDGE with VK_KHR_sampler_mirror_clamp_to_edge enabled.
+#[test]
+fn mirror_clamp_to_edge_samplers() {
+    let ctx = Ctx::new();
+    let prio = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&prio)];
+    let exts = [ash::khr::sampler_mirror_clamp_to_edge::NAME.as_ptr()];
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&exts);
+    // SAFETY: valid physical device and create infos; everything is destroyed.
+    unsafe {
+        let dev = ctx.instance.create_device(ctx.pdev, &info, None).unwrap();
+        let s = dev
+            .create_sampler(
+                &sampler_info()
+                    .address_mode_u(vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE)
+                    .address_mode_w(vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE),
+                None,
+            )
+            .unwrap();
+        dev.destroy_sampler(s, None);
+        dev.destroy_device(None);
+    }
     assert_no_validation_messages();
 }

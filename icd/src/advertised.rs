@@ -39,6 +39,7 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_storage_buffer_storage_class",
     "VK_KHR_descriptor_update_template",
     "VK_KHR_push_descriptor",
+    "VK_KHR_sampler_mirror_clamp_to_edge",
     // Presentation (icd/src/wsi/swapchain.rs).
     "VK_KHR_swapchain",
     "VK_KHR_swapchain_mutable_format",

@@ -534,6 +534,9 @@ fn format_properties(format: vk::Format) -> vk::FormatProperties {
         props.optimal_tiling_features |= vk::FormatFeatureFlags::BLIT_SRC
             | vk::FormatFeatureFlags::BLIT_DST
             | vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR;
+        // The texture unit reads linear images through the same descriptors (row stride
+        // in the texture descriptor), so blits read them too (test blits_read_linear_images).
+        props.linear_tiling_features |= vk::FormatFeatureFlags::BLIT_SRC;
     }
     if crate::format::vertex_format(format).is_some() {
         props.buffer_features |= vk::FormatFeatureFlags::VERTEX_BUFFER;

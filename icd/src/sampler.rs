@@ -13,9 +13,8 @@
 //! physical_device.rs). Negative minLod clamps to 0 (the hardware's LOD fields are unsigned).
 //! Refused (VK_ERROR_OUT_OF_HOST_MEMORY, the least surprising of vkCreateSampler's codes, with
 //! the reason on stderr; none of them is advertised): custom border colours, YCbCr
-//! conversion, reduction modes other than the weighted average, and
-//! MIRROR_CLAMP_TO_EDGE, whose hardware value exists but which needs
-//! VK_KHR_sampler_mirror_clamp_to_edge, not offered.
+//! conversion, and reduction modes other than the weighted average. MIRROR_CLAMP_TO_EDGE
+//! (VK_KHR_sampler_mirror_clamp_to_edge) is the hardware's MirroredClampToEdge wrap.
 
 use crate::bo::Bo;
 use crate::entry::{guard, guard_or};
@@ -201,12 +200,8 @@ pub fn describe(info: &vk::SamplerCreateInfo<'_>) -> Result<SamplerDesc, String>
         return Err(format!("flags {:?}", info.flags));
     }
     let filter = |f: vk::Filter| filter_from_vk(f.as_raw()).ok_or(format!("filter {f:?}"));
-    let wrap = |m: vk::SamplerAddressMode| {
-        if m == vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE {
-            return Err("MIRROR_CLAMP_TO_EDGE (VK_KHR_sampler_mirror_clamp_to_edge)".to_string());
-        }
-        wrap_from_vk(m.as_raw()).ok_or(format!("address mode {m:?}"))
-    };
+    let wrap =
+        |m: vk::SamplerAddressMode| wrap_from_vk(m.as_raw()).ok_or(format!("address mode {m:?}"));
     let compare = if info.compare_enable != vk::FALSE {
         Some(
             compare_from_vk(info.compare_op.as_raw())
@@ -341,9 +336,8 @@ mod tests {
     fn inexpressible_states_are_refused() {
         let base = vk::SamplerCreateInfo::default();
         assert!(describe(&base.border_color(vk::BorderColor::FLOAT_CUSTOM_EXT)).is_err());
-        assert!(
-            describe(&base.address_mode_u(vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE)).is_err()
-        );
+        let m = describe(&base.address_mode_v(vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE));
+        assert_eq!(m.unwrap().wrap[1], Wrap::MirroredClampToEdge);
         let mut reduction = vk::SamplerReductionModeCreateInfo::default()
             .reduction_mode(vk::SamplerReductionMode::MIN);
         assert!(describe(&base.push_next(&mut reduction)).is_err());
