@@ -257,7 +257,10 @@ fn block_compressed_formats() {
     }
     assert_eq!(astc, 28);
     let bc1_rgb = pixel_format(131).unwrap();
-    assert_eq!((bc1_rgb.channels.bits(), bc1_rgb.swizzle), (0x74, [R, G, B, One]));
+    assert_eq!(
+        (bc1_rgb.channels.bits(), bc1_rgb.swizzle),
+        (0x74, [R, G, B, One])
+    );
     assert_eq!(pixel_format(134).unwrap().swizzle, [R, G, B, A]);
     assert!(pixel_format(134).unwrap().srgb);
     assert_eq!(pixel_format(140).unwrap().texture_type, TextureType::Snorm);

@@ -337,9 +337,7 @@ fn bc1_padded_large_level_and_round_then_minify() {
     assert_eq!(l.levels, 10);
     assert_eq!(
         l.level_offsets,
-        vec![
-            0, 196608, 278528, 294912, 299008, 300032, 300288, 300416, 300544, 300672, 300800
-        ]
+        vec![0, 196608, 278528, 294912, 299008, 300032, 300288, 300416, 300544, 300672, 300800]
     );
     assert_eq!(l.stride_el[..3], [130, 66, 33]);
     assert_eq!(l.tiles[2].width, 32);
