@@ -73,7 +73,7 @@ fn image(
     (m, st)
 }
 
-/// Loads the texels at `at` (up to 32) of a one-block-or-more image.
+/// Loads the texels at `at` of an image of `blocks`, one single-lane run per texel.
 fn load(
     vk: i32,
     w: u32,
@@ -82,8 +82,6 @@ fn load(
     at: &[(u32, u32)],
 ) -> Vec<[f32; 4]> {
     let (mut m, st) = image(vk, w, h, 1, blocks);
-    // Lane i reads (x, y) from the table: x = table_x[i], built by selects would need more
-    // code; instead each texel is its own one-lane run.
     let mut out = Vec::new();
     for &(x, y) in at {
         let body = vec![
@@ -450,4 +448,39 @@ fn sample_bc1_filters_across_blocks_and_levels() {
     assert_eq!(at(&mut m, 0.25, 0), [1.0, 0.0, 0.0, 1.0]);
     // LOD 1.0 (half 0x3c00), nearest level: green.
     assert_eq!(at(&mut m, 0.5, 0x3c00), [0.0, 1.0, 0.0, 1.0]);
+}
+
+#[test]
+fn a_block_is_decoded_once_for_all_its_texels() {
+    // 16 lanes load the 16 texels of one ASTC 4x4 block (bytes no other test uses): one
+    // decode, the other 15 fetches hit this thread's cache.
+    let mut block = astc_void_extent(false);
+    block[8..].copy_from_slice(&[0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0]);
+    let (mut m, st) = image(ASTC_4X4, 4, 4, 1, &[(0, 0, 0, &block)]);
+    // Lane i reads (i % 4, i / 4): r5 = (lane >> 2) & 3, r4 = lane & 3 (AND table 0b1000).
+    let body = vec![
+        lane_index(Reg::r32(4)),
+        Instr::Shift(Shift {
+            op: ShiftOp::Bfeil,
+            dst: Dst::from(Reg::r32(5)),
+            a: ISrc::new(Operand::Imm(0)),
+            b: ISrc::new(Operand::Reg(Reg::r32(4))),
+            c: ISrc::new(Operand::Imm(2)),
+            mask_bits: 2,
+        }),
+        Instr::Bitop(Bitop {
+            dst: Dst::from(Reg::r32(4)),
+            a: ISrc::new(Operand::Reg(Reg::r32(4))),
+            b: ISrc::new(Operand::Imm(3)),
+            table: 0b1000,
+        }),
+        Instr::Texture(tex(true, TexDim::D2)),
+    ];
+    let before = crate::gpu::texel::compressed::decodes();
+    run(body, 16, st, &mut m).unwrap();
+    assert_eq!(crate::gpu::texel::compressed::decodes() - before, 1);
+    // Colour (0x3412, 0x7856, 0xbc9a, 0xf0de): top bytes.
+    for lane in 0..16 {
+        assert_eq!(outf(&m, lane), u8s([0x34, 0x78, 0xbc, 0xf0]), "lane {lane}");
+    }
 }
