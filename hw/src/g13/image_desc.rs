@@ -547,6 +547,10 @@ pub fn pbe_descriptor_layers(
 ) -> Result<[u8; 24], LayoutError> {
     let l = img.layout;
     check_common(img)?;
+    // The PBE writes texels, never compressed blocks.
+    if img.format.block_dims() != (1, 1) {
+        return invalid(format!("a PBE for {:?} blocks", img.format.channels));
+    }
     if level >= l.levels {
         return invalid(format!(
             "level {level} of an image with {} levels",

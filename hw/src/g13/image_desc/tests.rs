@@ -311,4 +311,10 @@ fn block_compressed_formats() {
         ..img
     };
     assert!(texture_descriptor(&img, 0, 1, 0, 1).is_err());
+    // The PBE does not write block-compressed images.
+    let img = ImageDesc {
+        layout: &layout,
+        ..img
+    };
+    assert!(pbe_descriptor(&img, 0, 0).is_err());
 }
