@@ -495,7 +495,7 @@ mod tests {
         let mut legal = 0;
         for (c, ty) in cases {
             let b = channels_block(c).unwrap();
-            for _ in 0..400 {
+            for _ in 0..3000 {
                 let mut bytes = [0u8; 16];
                 bytes[..8].copy_from_slice(&xorshift(&mut seed).to_le_bytes());
                 bytes[8..].copy_from_slice(&xorshift(&mut seed).to_le_bytes());
