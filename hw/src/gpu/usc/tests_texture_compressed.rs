@@ -285,6 +285,20 @@ fn etc2_individual_and_differential_blocks() {
 }
 
 #[test]
+fn etc2_planar_block() {
+    // Differential reading: R 8 + 1 and G 0 + 1 are in range, B 0 - 4 is not: planar mode.
+    // O = (32, 64, 32) -> (130, 129, 130) (6/7/6 bits widened by repeating the top bits),
+    // H = (36, 64, 32) -> (146, 129, 130), V = O. Texel (x, y) is
+    // (x (H - O) + y (V - O) + 4 O + 2) >> 2: red (16 x + 522) >> 2.
+    let b = [0x41, 0x01, 0x04, 0x4a, 0x81, 0x04, 0x10, 0x20];
+    let t = load_block(ETC2_RGB8, &b);
+    assert_eq!(t[0], u8s([130, 129, 130, 255]));
+    assert_eq!(t[1], u8s([134, 129, 130, 255]));
+    assert_eq!(t[3], u8s([142, 129, 130, 255]));
+    assert_eq!(t[15], u8s([142, 129, 130, 255]));
+}
+
+#[test]
 fn etc2_punchthrough_and_alpha() {
     // RGB8A1 with the opaque bit (the differential bit's place) clear: index 0 is the base
     // colour unmodified, index 2 transparent black. Texel b (0, 1) gets index 2 (its MSB is
