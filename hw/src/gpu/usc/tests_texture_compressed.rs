@@ -299,6 +299,21 @@ fn etc2_planar_block() {
 }
 
 #[test]
+fn etc2_t_mode_block() {
+    // Differential reading: R 31 + 1 overflows: T mode. Colour 1 = (R1a R1b = 0b1101, 0, 0)
+    // -> (221, 0, 0); colour 2 = (4, 8, 12) -> (68, 136, 204); distance index 0b01 << 1 | 0
+    // = 2 (11). Paint colours: c1, c2 + 11, c2, c2 - 11. Texels a, b, c, d (column 0) get
+    // indices 0, 1, 2, 3; the rest 0.
+    let b = [0xf9, 0x00, 0x48, 0xc6, 0x00, 0x0c, 0x00, 0x0a];
+    let t = load_block(ETC2_RGB8, &b);
+    assert_eq!(t[0], u8s([221, 0, 0, 255]));
+    assert_eq!(t[4], u8s([79, 147, 215, 255]));
+    assert_eq!(t[8], u8s([68, 136, 204, 255]));
+    assert_eq!(t[12], u8s([57, 125, 193, 255]));
+    assert_eq!(t[1], u8s([221, 0, 0, 255]));
+}
+
+#[test]
 fn etc2_punchthrough_and_alpha() {
     // RGB8A1 with the opaque bit (the differential bit's place) clear: index 0 is the base
     // colour unmodified, index 2 transparent black. Texel b (0, 1) gets index 2 (its MSB is
