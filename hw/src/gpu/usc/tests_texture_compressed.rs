@@ -448,6 +448,47 @@ fn astc_ordinary_block() {
 }
 
 #[test]
+fn astc_6x6_block_with_a_3x3_weight_grid() {
+    // Block mode 0x3bf: a 3x3 grid of 32-level weights (5 bits, 45 bits), one plane; one
+    // partition of endpoint mode 8, endpoints black and white (8-bit values: 128 - 17 - 45
+    // leaves 66 bits). Grid weight (0, 0) is 0, the rest 31 (64). The 6x6 texels take
+    // weights by the specification's infill: Ds = (1024 + 3) / 5 = 205, gs = (205 s * 2 +
+    // 32) >> 6: s = 1 gives grid 0 + 6/16. Texel (1, 0): (64 * 6 + 8) >> 4 = 24, colour
+    // (255 * 24 + 32) >> 6 = 96; texel (1, 1): weights 6, 4, 4, 2 -> (64 * 10 + 8) >> 4 =
+    // 40, colour 159; texel (5, 5) is grid point (2, 2): white.
+    let mut b = Bits::new();
+    b.put(11, 0x3bf).put(2, 0).put(4, 8);
+    for v in [0, 255, 0, 255, 0, 255] {
+        b.put(8, v);
+    }
+    let mut block = b.0;
+    for i in 1..9 {
+        for k in 0..5 {
+            block |= 1u128 << (127 - (5 * i + k));
+        }
+    }
+    let at = [(0, 0), (1, 0), (0, 1), (1, 1), (5, 5)];
+    let t = load(165, 6, 6, &[(0, 0, 0, &block.to_le_bytes())], &at);
+    assert_eq!(t[0], [0.0, 0.0, 0.0, 1.0]);
+    assert!(
+        near(t[1], u8s([96, 96, 96, 255]), 1.0 / 255.0),
+        "{:?}",
+        t[1]
+    );
+    assert!(
+        near(t[2], u8s([96, 96, 96, 255]), 1.0 / 255.0),
+        "{:?}",
+        t[2]
+    );
+    assert!(
+        near(t[3], u8s([159, 159, 159, 255]), 1.0 / 255.0),
+        "{:?}",
+        t[3]
+    );
+    assert_eq!(t[4], [1.0; 4]);
+}
+
+#[test]
 fn sample_bc1_filters_across_blocks_and_levels() {
     // 8x8 BC1 with two levels: level 0 is 2x2 blocks, solid red (0xf800 both endpoints) on
     // the left, solid blue on the right; level 1 (4x4) is one solid green block.
