@@ -55,6 +55,52 @@ pub fn channels_bytes(c: Channels) -> Option<u32> {
     })
 }
 
+/// A texel block of a block-compressed channel layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Block {
+    /// Texels across and down.
+    pub width: u32,
+    pub height: u32,
+    /// Bytes of one block.
+    pub bytes: u32,
+}
+
+/// The block of a block-compressed channel layout (ETC2/EAC, ASTC, BC1-BC7), `None` for
+/// uncompressed layouts and PVRTC (not block-addressed, not modelled). Sizes are those of
+/// the formats' specifications (Khronos Data Format Specification), which Mesa's
+/// `util_format` block sizes repeat: 8-byte 4x4 blocks for BC1, BC4, ETC2 RGB8/RGB8A1 and
+/// EAC R11; 16-byte 4x4 blocks for the other BC and ETC2/EAC formats; every ASTC block is
+/// 16 bytes.
+pub fn channels_block(c: Channels) -> Option<Block> {
+    use Channels::*;
+    let b = |width, height, bytes| {
+        Some(Block {
+            width,
+            height,
+            bytes,
+        })
+    };
+    match c {
+        Bc1 | Bc4 | Etc2Rgb8 | Etc2Rgb8A1 | EacR11 => b(4, 4, 8),
+        Bc2 | Bc3 | Bc5 | Bc6h | Bc6hUfloat | Bc7 | Etc2Rgba8 | EacRg11 => b(4, 4, 16),
+        Astc4x4 => b(4, 4, 16),
+        Astc5x4 => b(5, 4, 16),
+        Astc5x5 => b(5, 5, 16),
+        Astc6x5 => b(6, 5, 16),
+        Astc6x6 => b(6, 6, 16),
+        Astc8x5 => b(8, 5, 16),
+        Astc8x6 => b(8, 6, 16),
+        Astc8x8 => b(8, 8, 16),
+        Astc10x5 => b(10, 5, 16),
+        Astc10x6 => b(10, 6, 16),
+        Astc10x8 => b(10, 8, 16),
+        Astc10x10 => b(10, 10, 16),
+        Astc12x10 => b(12, 10, 16),
+        Astc12x12 => b(12, 12, 16),
+        _ => None,
+    }
+}
+
 /// Hardware channels stored per texel of a channel layout.
 pub fn channels_count(c: Channels) -> Option<u32> {
     use Channels::*;
@@ -68,9 +114,14 @@ pub fn channels_count(c: Channels) -> Option<u32> {
 }
 
 impl PixelFormat {
-    /// Bytes of one texel.
+    /// Bytes of one texel, or of one block of a block-compressed format.
     pub fn bytes_per_block(&self) -> Option<u32> {
-        channels_bytes(self.channels)
+        channels_bytes(self.channels).or_else(|| channels_block(self.channels).map(|b| b.bytes))
+    }
+
+    /// Texels per block across and down: (1, 1) for uncompressed formats.
+    pub fn block_dims(&self) -> (u32, u32) {
+        channels_block(self.channels).map_or((1, 1), |b| (b.width, b.height))
     }
 
     /// This format seen through a view's component mapping: `view[c]` names the component
@@ -199,6 +250,44 @@ pub fn pixel_format(vk_format_raw: i32) -> Option<PixelFormat> {
         124 => Some(fmt(C::R16, Unorm, sw::X)),
         126 => Some(fmt(C::R32, Float, sw::X)),
         127 => Some(fmt(C::R8, Uint, sw::X)),
+        // Block-compressed formats, as Mesa's ail format table maps them. The hardware has
+        // one BC1 layout: the RGB variants read alpha as one through the swizzle (the
+        // decoded transparent texel is black, so this is Vulkan's opaque-black rule).
+        131 => Some(fmt(C::Bc1, Unorm, sw::XYZ)),
+        132 => Some(srgb(fmt(C::Bc1, Unorm, sw::XYZ))),
+        133 => Some(fmt(C::Bc1, Unorm, sw::XYZW)),
+        134 => Some(srgb(fmt(C::Bc1, Unorm, sw::XYZW))),
+        135 => Some(fmt(C::Bc2, Unorm, sw::XYZW)),
+        136 => Some(srgb(fmt(C::Bc2, Unorm, sw::XYZW))),
+        137 => Some(fmt(C::Bc3, Unorm, sw::XYZW)),
+        138 => Some(srgb(fmt(C::Bc3, Unorm, sw::XYZW))),
+        139 => Some(fmt(C::Bc4, Unorm, sw::X)),
+        140 => Some(fmt(C::Bc4, Snorm, sw::X)),
+        141 => Some(fmt(C::Bc5, Unorm, sw::XY)),
+        142 => Some(fmt(C::Bc5, Snorm, sw::XY)),
+        // BC6H_UFLOAT has its own layout; BC6H (0x79) is the signed one.
+        143 => Some(fmt(C::Bc6hUfloat, Float, sw::XYZ)),
+        144 => Some(fmt(C::Bc6h, Float, sw::XYZ)),
+        145 => Some(fmt(C::Bc7, Unorm, sw::XYZW)),
+        146 => Some(srgb(fmt(C::Bc7, Unorm, sw::XYZW))),
+        147 => Some(fmt(C::Etc2Rgb8, Unorm, sw::XYZ)),
+        148 => Some(srgb(fmt(C::Etc2Rgb8, Unorm, sw::XYZ))),
+        149 => Some(fmt(C::Etc2Rgb8A1, Unorm, sw::XYZW)),
+        150 => Some(srgb(fmt(C::Etc2Rgb8A1, Unorm, sw::XYZW))),
+        151 => Some(fmt(C::Etc2Rgba8, Unorm, sw::XYZW)),
+        152 => Some(srgb(fmt(C::Etc2Rgba8, Unorm, sw::XYZW))),
+        153 => Some(fmt(C::EacR11, Unorm, sw::X)),
+        154 => Some(fmt(C::EacR11, Snorm, sw::X)),
+        155 => Some(fmt(C::EacRg11, Unorm, sw::XY)),
+        156 => Some(fmt(C::EacRg11, Snorm, sw::XY)),
+        // ASTC LDR: UNORM and sRGB pairs in Vulkan's block-size order, which is also the
+        // hardware's (0x60..=0x6d).
+        157..=184 => {
+            let i = (vk_format_raw - 157) as u32;
+            let ch = Channels::from_bits(u64::from(0x60 + i / 2)).ok()?;
+            let f = fmt(ch, Unorm, sw::XYZW);
+            Some(if i % 2 == 1 { srgb(f) } else { f })
+        }
         // VK_FORMAT_A4R4G4B4_UNORM_PACK16 (alpha top, blue low).
         1_000_340_000 => Some(fmt(C::R4G4B4A4, Unorm, [B, G, R, A])),
         // VK_FORMAT_A4B4G4R4_UNORM_PACK16 (alpha top, red low).
@@ -273,6 +362,14 @@ fn check_common(img: &ImageDesc) -> Result<u32, LayoutError> {
         return invalid(format!(
             "format has {bpp}-byte texels but the layout {}-byte ones",
             l.bytes_per_block
+        ));
+    }
+    if img.format.block_dims() != (l.block_width, l.block_height) {
+        return invalid(format!(
+            "format has {:?} blocks but the layout {}x{} ones",
+            img.format.block_dims(),
+            l.block_width,
+            l.block_height
         ));
     }
     if !img.base.is_multiple_of(16) {
@@ -450,6 +547,10 @@ pub fn pbe_descriptor_layers(
 ) -> Result<[u8; 24], LayoutError> {
     let l = img.layout;
     check_common(img)?;
+    // The PBE writes texels, never compressed blocks.
+    if img.format.block_dims() != (1, 1) {
+        return invalid(format!("a PBE for {:?} blocks", img.format.channels));
+    }
     if level >= l.levels {
         return invalid(format!(
             "level {level} of an image with {} levels",

@@ -14,8 +14,23 @@
 //!   aligned when ail says so.
 //!
 //! Samples of a pixel are stored together: an element is `bytes_per_block * samples` bytes
-//! and sample `s` is at `s * bytes_per_block` inside it. Block-compressed formats (block
-//! sizes other than 1x1) and the compressed (metadata) layout are not modelled.
+//! and sample `s` is at `s * bytes_per_block` inside it. The compressed (metadata) layout is
+//! not modelled.
+//!
+//! Block-compressed formats (BC, ETC2/EAC, ASTC) are placed in units of blocks, as ail does
+//! through `util_format_get_nblocks*`: an element is one block, a level is
+//! ceil(width / block width) x ceil(height / block height) elements, and the level count
+//! still follows the pixel extent. Where ail treats them differently from 1x1 formats:
+//! - the level at which the small power-of-two chain starts is found by minifying the pixel
+//!   extent rounded up to whole blocks and counting its blocks again;
+//! - a padded large level (odd tile count at this level) has one more element in its row
+//!   stride;
+//! - the small chain rounds level 0's block counts up to powers of two and then halves them
+//!   (1x1 formats minify first and round up per level), and its tile is the power of two
+//!   above the smaller of those halved counts.
+//!
+//! ail has no linear or multisampled block-compressed layout (it asserts), so neither is
+//! accepted here.
 
 use std::fmt;
 
@@ -120,6 +135,9 @@ pub struct Layout {
     /// (ail always allocates the full chain).
     pub levels: u32,
     pub bytes_per_block: u32,
+    /// Texels per block across and down: 1x1 for uncompressed formats.
+    pub block_width: u32,
+    pub block_height: u32,
     pub samples: u32,
     pub tiling: Tiling,
     /// Linear only: the row stride in bytes.
@@ -170,6 +188,41 @@ impl Layout {
         samples: u32,
         usage: Usage,
     ) -> Result<Layout, LayoutError> {
+        Layout::with_blocks(
+            width,
+            height,
+            layers,
+            levels,
+            (1, 1),
+            bytes_per_block,
+            tiling,
+            samples,
+            usage,
+        )
+    }
+
+    /// A layout for an image of `block` (width, height) texel blocks of `bytes_per_block`
+    /// bytes each; (1, 1) for uncompressed formats. Width and height are in texels.
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_blocks(
+        width: u32,
+        height: u32,
+        layers: u32,
+        levels: u32,
+        block: (u32, u32),
+        bytes_per_block: u32,
+        tiling: Tiling,
+        samples: u32,
+        usage: Usage,
+    ) -> Result<Layout, LayoutError> {
+        let (block_width, block_height) = block;
+        if !(1..=12).contains(&block_width) || !(1..=12).contains(&block_height) {
+            return invalid(format!("{block_width}x{block_height} blocks"));
+        }
+        let compressed = block != (1, 1);
+        if compressed && (samples != 1 || matches!(tiling, Tiling::Linear { .. })) {
+            return invalid("block-compressed images are twiddled and single-sampled");
+        }
         if width == 0 || height == 0 || layers == 0 || levels == 0 {
             return invalid("width, height, layers and levels must be at least 1");
         }
@@ -195,6 +248,8 @@ impl Layout {
             layers,
             levels,
             bytes_per_block,
+            block_width,
+            block_height,
             samples,
             tiling,
             linear_stride: 0,
@@ -244,14 +299,21 @@ impl Layout {
         let block = self.element_bytes();
         let max = max_tile(block).ok_or(LayoutError::Invalid(format!("{block}-byte elements")))?;
         let (w, h) = (self.width, self.height);
-        let stx = w.div_ceil(max.width);
-        let sty = h.div_ceil(max.height);
+        let (bw, bh) = (self.block_width, self.block_height);
+        let compressed = (bw, bh) != (1, 1);
+        let (w_el, h_el) = (w.div_ceil(bw), h.div_ceil(bh));
+        let stx = w_el.div_ceil(max.width);
+        let sty = h_el.div_ceil(max.height);
         let area = stx * sty;
 
         // Levels that still cover at least one whole tile are stored as padded tile grids.
+        // ail minifies the pixel extent rounded up to whole blocks and counts blocks again
+        // (for 1x1 blocks this is simply the minified extent).
         let mut full_tile_levels = 0;
-        while minify(w, full_tile_levels) >= max.width && minify(h, full_tile_levels) >= max.height
-        {
+        let (mut pw, mut ph) = (bw * w_el, bh * h_el);
+        while pw.div_ceil(bw) >= max.width && ph.div_ceil(bh) >= max.height {
+            pw = minify(pw, 1);
+            ph = minify(ph, 1);
             full_tile_levels += 1;
         }
 
@@ -274,24 +336,40 @@ impl Layout {
             let elements = u64::from(tiles) * u64::from(max.width * max.height);
             self.level_offsets.push(offset);
             offset = (offset + block * elements).next_multiple_of(CACHELINE);
-            self.stride_el.push(minify(w, l));
+            // ail pads the row stride of compressed levels by one block here.
+            let pad = u32::from(compressed && pad_left);
+            self.stride_el.push(minify(w, l).div_ceil(bw) + pad);
             self.tiles.push(max);
         }
 
         // Smaller levels: power-of-two extents halving from the first small level, each one
-        // square tile of the smaller extent of the level.
-        let mut pot_w = minify(w, full_tile_levels).next_power_of_two();
-        let mut pot_h = minify(h, full_tile_levels).next_power_of_two();
+        // square tile of the smaller extent of the level. Compressed formats round level 0's
+        // block counts up before minifying (ail: "round then minify").
+        let (mut pot_w, mut pot_h) = if compressed {
+            (
+                minify(w_el.next_power_of_two(), full_tile_levels),
+                minify(h_el.next_power_of_two(), full_tile_levels),
+            )
+        } else {
+            (
+                minify(w, full_tile_levels).next_power_of_two(),
+                minify(h, full_tile_levels).next_power_of_two(),
+            )
+        };
         for l in full_tile_levels..self.levels {
             self.level_offsets.push(offset);
             offset =
                 (offset + block * u64::from(pot_w) * u64::from(pot_h)).next_multiple_of(CACHELINE);
-            let t = minify(w.min(h), l).next_power_of_two();
+            let t = if compressed {
+                pot_w.min(pot_h).next_power_of_two()
+            } else {
+                minify(w.min(h), l).next_power_of_two()
+            };
             self.tiles.push(Tile {
                 width: t,
                 height: t,
             });
-            self.stride_el.push(minify(w, l));
+            self.stride_el.push(minify(w, l).div_ceil(bw));
             pot_w = minify(pot_w, 1);
             pot_h = minify(pot_h, 1);
         }
@@ -318,6 +396,18 @@ impl Layout {
         (minify(self.width, level), minify(self.height, level))
     }
 
+    /// Width and height of `level` in blocks (pixels for uncompressed formats): what copies
+    /// of compressed images count in.
+    pub fn level_blocks(&self, level: u32) -> (u32, u32) {
+        let (w, h) = self.level_extent(level);
+        (w.div_ceil(self.block_width), h.div_ceil(self.block_height))
+    }
+
+    /// Whether texels are stored in blocks larger than one texel.
+    pub fn is_block_compressed(&self) -> bool {
+        (self.block_width, self.block_height) != (1, 1)
+    }
+
     /// Byte offset of level `level` inside a layer.
     pub fn level_offset(&self, level: u32) -> Option<u64> {
         if level < self.levels {
@@ -328,7 +418,8 @@ impl Layout {
     }
 
     /// Byte offset, from the image base, of sample `sample` of pixel (`x`, `y`) of `layer`
-    /// (or 3D slice) at mip `level`.
+    /// (or 3D slice) at mip `level`; for block-compressed formats, of the block holding that
+    /// pixel.
     pub fn offset_of(
         &self,
         x: u32,
@@ -352,6 +443,7 @@ impl Layout {
         }
         let base = u64::from(layer) * self.layer_stride + self.level_offsets[level as usize];
         let bpp = u64::from(self.bytes_per_block);
+        let (x, y) = (x / self.block_width, y / self.block_height);
         match self.tiling {
             Tiling::Linear { .. } => {
                 Ok(base + u64::from(y) * u64::from(self.linear_stride) + u64::from(x) * bpp)

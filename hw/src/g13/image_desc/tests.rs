@@ -238,3 +238,83 @@ fn vulkan_enum_translation() {
     assert_eq!(filter_from_vk(2), None);
     assert_eq!(mip_filter_from_vk(1), Some(MipFilter::Linear));
 }
+
+#[test]
+fn block_compressed_formats() {
+    use crate::g13::layout::Usage;
+    use Channel::{One, Zero, A, B, G, R};
+    // Every Vulkan BC, ETC2, EAC and ASTC LDR format (131..=184) is mapped, with its block.
+    let mut astc = 0;
+    for vk in 131..=184 {
+        let f = pixel_format(vk).unwrap_or_else(|| panic!("format {vk}"));
+        let b = channels_block(f.channels).unwrap_or_else(|| panic!("format {vk}: no block"));
+        assert_eq!(f.bytes_per_block(), Some(b.bytes));
+        assert_eq!(f.block_dims(), (b.width, b.height));
+        if f.channels.bits() >= 0x60 && f.channels.bits() <= 0x6d {
+            astc += 1;
+            assert_eq!(b.bytes, 16);
+        }
+    }
+    assert_eq!(astc, 28);
+    let bc1_rgb = pixel_format(131).unwrap();
+    assert_eq!(
+        (bc1_rgb.channels.bits(), bc1_rgb.swizzle),
+        (0x74, [R, G, B, One])
+    );
+    assert_eq!(pixel_format(134).unwrap().swizzle, [R, G, B, A]);
+    assert!(pixel_format(134).unwrap().srgb);
+    assert_eq!(pixel_format(140).unwrap().texture_type, TextureType::Snorm);
+    assert_eq!(pixel_format(142).unwrap().swizzle, [R, G, Zero, One]);
+    assert_eq!(pixel_format(143).unwrap().channels.bits(), 0x7a);
+    assert_eq!(pixel_format(144).unwrap().channels.bits(), 0x79);
+    assert_eq!(pixel_format(144).unwrap().texture_type, TextureType::Float);
+    assert_eq!(pixel_format(150).unwrap().channels.bits(), 0x5a);
+    assert_eq!(pixel_format(154).unwrap().channels.bits(), 0x5b);
+    assert_eq!(pixel_format(156).unwrap().texture_type, TextureType::Snorm);
+    let astc_12x12_srgb = pixel_format(184).unwrap();
+    assert_eq!(astc_12x12_srgb.channels.bits(), 0x6d);
+    assert!(astc_12x12_srgb.srgb);
+    assert_eq!(channels_block(astc_12x12_srgb.channels).unwrap().width, 12);
+    // 157 + 2 * 5 (the sixth size, 8x5).
+    let astc_8x5 = pixel_format(167).unwrap();
+    assert_eq!((astc_8x5.block_dims(), astc_8x5.srgb), ((8, 5), false));
+    assert_eq!(channels_block(Channels::EacR11).unwrap().bytes, 8);
+    assert_eq!(channels_block(Channels::Etc2Rgba8).unwrap().bytes, 16);
+    assert_eq!(channels_block(Channels::R8G8B8A8), None);
+
+    // A descriptor over a block layout carries the texel extent; a 1x1 layout of the same
+    // block bytes is refused.
+    let f = pixel_format(145).unwrap();
+    let layout = Layout::with_blocks(
+        30,
+        20,
+        1,
+        1,
+        (4, 4),
+        16,
+        Tiling::Twiddled,
+        1,
+        Usage::default(),
+    )
+    .unwrap();
+    let img = ImageDesc {
+        base: 0x10000,
+        layout: &layout,
+        format: f,
+        dimension: TextureDimension::D2,
+    };
+    let t = Texture::unpack(&texture_descriptor(&img, 0, 1, 0, 1).unwrap()).unwrap();
+    assert_eq!((t.width, t.height, t.channels), (30, 20, Channels::Bc7));
+    let flat = Layout::new(30, 20, 1, 1, 16, Tiling::Twiddled, 1).unwrap();
+    let img = ImageDesc {
+        layout: &flat,
+        ..img
+    };
+    assert!(texture_descriptor(&img, 0, 1, 0, 1).is_err());
+    // The PBE does not write block-compressed images.
+    let img = ImageDesc {
+        layout: &layout,
+        ..img
+    };
+    assert!(pbe_descriptor(&img, 0, 0).is_err());
+}

@@ -272,3 +272,93 @@ fn spread_puts_each_low_bit_at_twice_its_position() {
         assert_eq!(super::spread(x), want, "{x:#x}");
     }
 }
+
+fn blocks(w: u32, h: u32, levels: u32, block: (u32, u32), bytes: u32) -> Layout {
+    Layout::with_blocks(
+        w,
+        h,
+        1,
+        levels,
+        block,
+        bytes,
+        Tiling::Twiddled,
+        1,
+        Usage::default(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn bc1_256_square_mip_chain_in_blocks() {
+    // 64x64 blocks of 8 bytes, tiles of 64x32 blocks: level 0 is 2 tiles (32 KiB). Level 1
+    // (32x32 blocks) no longer covers a tile, so the power-of-two chain starts there at
+    // npot(64) >> 1 = 32 blocks square: 8 KiB, 2 KiB, 512, 128, then 2x2 blocks (32 B) and
+    // single blocks, each rounded up to 128 bytes. Nine levels, from the pixel extent.
+    let l = blocks(256, 256, 2, (4, 4), 8);
+    assert_eq!(l.levels, 9);
+    assert_eq!(
+        l.level_offsets,
+        vec![0, 32768, 40960, 43008, 43520, 43648, 43776, 43904, 44032, 44160]
+    );
+    assert_eq!(l.tiles[1].width, 32);
+    assert_eq!(l.tiles[4].width, 4);
+    assert_eq!(l.level_blocks(0), (64, 64));
+    assert_eq!(l.level_blocks(6), (1, 1));
+    assert_eq!(l.size, 44160);
+}
+
+#[test]
+fn bc7_npot_mip_chain_in_blocks() {
+    // 100x60 texels are 25x15 blocks of 16 bytes (tiles of 32x32 blocks): no level covers a
+    // tile, so the chain is npot(25) x npot(15) = 32x16 blocks halving per level: 8192,
+    // 2048, 512, 128, 32 -> 128, 16 -> 128, 16 -> 128 bytes; 7 levels (log2(100) + 1).
+    let l = blocks(100, 60, 7, (4, 4), 16);
+    assert_eq!(l.levels, 7);
+    assert_eq!(
+        l.level_offsets,
+        vec![0, 8192, 10240, 10752, 10880, 11008, 11136, 11264]
+    );
+    let tiles: Vec<u32> = l.tiles.iter().map(|t| t.width).collect();
+    assert_eq!(tiles, vec![16, 8, 4, 2, 1, 1, 1]);
+    assert_eq!(l.stride_el[0], 25);
+    assert_eq!(l.stride_el[1], 13);
+    assert_eq!(l.level_blocks(1), (13, 8));
+}
+
+#[test]
+fn bc1_padded_large_level_and_round_then_minify() {
+    // 520x512 BC1: 130x128 blocks, tiles of 64x32 blocks, a 3x4 tile grid. Levels 0 and 1
+    // cover whole tiles (level 1 is 65x64 blocks). Level 0: 12 tiles of 16 KiB. Level 1: 3
+    // tiles plus a padding column of 4 >> 1 = 2 tiles (3 is odd), 5 x 16 KiB, and ail pads
+    // its row stride by one block (65 -> 66). The power-of-two chain starts at level 2 from
+    // npot(130) >> 2 = 64 by npot(128) >> 2 = 32 blocks (minifying first would give 32x32):
+    // 16 KiB, 4096, 1024, 256, 64 -> 128, 16 -> 128, 8 -> 128, 8 -> 128.
+    let l = blocks(520, 512, 2, (4, 4), 8);
+    assert_eq!(l.levels, 10);
+    assert_eq!(
+        l.level_offsets,
+        vec![0, 196608, 278528, 294912, 299008, 300032, 300288, 300416, 300544, 300672, 300800]
+    );
+    assert_eq!(l.stride_el[..3], [130, 66, 33]);
+    assert_eq!(l.tiles[2].width, 32);
+    // Pixel (5, 6) is in block (1, 1): Morton index 3 of tile 0.
+    assert_eq!(l.offset_of(5, 6, 0, 0, 0), Ok(24));
+    // Pixel (256, 0) is block (64, 0), the first block of tile 1.
+    assert_eq!(l.offset_of(256, 0, 0, 0, 0), Ok(16384));
+    assert!(l.offset_of(520, 0, 0, 0, 0).is_err());
+}
+
+#[test]
+fn astc_12x10_blocks_and_rejected_layouts() {
+    // 30x25 texels of 12x10 ASTC are 3x3 blocks; one level of npot 4x4 blocks of 16 bytes.
+    let l = blocks(30, 25, 1, (12, 10), 16);
+    assert_eq!(l.level_blocks(0), (3, 3));
+    assert_eq!(l.level_offsets, vec![0, 256]);
+    // Pixel (29, 24) is block (2, 2) of the one 4x4-block tile: Morton index 0b1100.
+    assert_eq!(l.offset_of(29, 24, 0, 0, 0), Ok(12 * 16));
+    // ail has no linear or multisampled block-compressed layouts.
+    let lin = Tiling::Linear { stride: None };
+    assert!(Layout::with_blocks(8, 8, 1, 1, (4, 4), 8, lin, 1, Usage::default()).is_err());
+    let tw = Tiling::Twiddled;
+    assert!(Layout::with_blocks(8, 8, 1, 1, (4, 4), 8, tw, 4, Usage::default()).is_err());
+}

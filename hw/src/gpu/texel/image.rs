@@ -7,13 +7,17 @@
 //! stride. Linear images are rows of `stride` bytes; linear arrays take their layer count and
 //! stride from the extension word. The descriptor's address is layer 0 of the view; levels
 //! are counted from the view's first level (texture) or the PBE's level.
+//!
+//! Block-compressed images (texture descriptors only) are twiddled ail layouts of blocks
+//! (`g13::layout`); an address is that of the block holding the texel, and `bytes` is the
+//! block's size. The PBE does not write them, and ail has no linear ones.
 
 use super::format::texel_bytes;
 use crate::g13::control::descriptors::{
     Layout as HwLayout, Pbe, SampleCount, Texture, TextureDimension,
 };
-use crate::g13::image_desc::linear_array_from_extension;
-use crate::g13::layout::{Layout, Tiling, PAGE_SIZE};
+use crate::g13::image_desc::{channels_block, linear_array_from_extension};
+use crate::g13::layout::{Layout, Tiling, Usage, PAGE_SIZE};
 
 /// An image's addressing, shared by texture reads and PBE writes.
 #[derive(Debug, Clone)]
@@ -25,7 +29,10 @@ pub struct Surface {
     pub depth: u32,
     pub is_3d: bool,
     pub samples: u32,
+    /// Bytes of a texel, or of a block.
     pub bytes: u32,
+    /// Texels per block across and down: (1, 1) unless block-compressed.
+    pub block: (u32, u32),
     /// Levels that may be addressed, counted from `first_level`.
     pub levels: u32,
     pub first_level: u32,
@@ -48,17 +55,29 @@ fn samples_of(dim: TextureDimension, count: SampleCount) -> u32 {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn twiddled(
     w: u32,
     h: u32,
     depth: u32,
     levels: u32,
+    block: (u32, u32),
     bytes: u32,
     samples: u32,
     page_aligned: bool,
 ) -> Result<Layout, String> {
-    let mut l = Layout::new(w, h, depth, levels, bytes, Tiling::Twiddled, samples)
-        .map_err(|e| e.to_string())?;
+    let mut l = Layout::with_blocks(
+        w,
+        h,
+        depth,
+        levels,
+        block,
+        bytes,
+        Tiling::Twiddled,
+        samples,
+        Usage::default(),
+    )
+    .map_err(|e| e.to_string())?;
     let end = *l.level_offsets.last().unwrap_or(&0);
     l.page_aligned_layers = page_aligned;
     l.layer_stride = if page_aligned {
@@ -83,8 +102,17 @@ impl Surface {
         if t.compression != 0 || t.compressed_1 || t.layout == HwLayout::Compressed {
             return Err("compressed images are not modelled".into());
         }
-        let bytes = texel_bytes(t.channels)
-            .ok_or_else(|| format!("channel layout {:?} is not modelled", t.channels))?;
+        let (bytes, block) = match channels_block(t.channels) {
+            Some(b) => (b.bytes, (b.width, b.height)),
+            None => (
+                texel_bytes(t.channels)
+                    .ok_or_else(|| format!("channel layout {:?} is not modelled", t.channels))?,
+                (1, 1),
+            ),
+        };
+        if block != (1, 1) && t.layout == HwLayout::Linear {
+            return Err(format!("linear {:?} image (ail has none)", t.channels));
+        }
         if t.last_level < t.first_level {
             return Err(format!(
                 "last level {} is below first level {}",
@@ -129,6 +157,7 @@ impl Surface {
                     t.height,
                     faces,
                     chain,
+                    block,
                     bytes,
                     samples,
                     t.page_aligned_layers,
@@ -145,6 +174,7 @@ impl Surface {
             is_3d,
             samples,
             bytes,
+            block,
             levels,
             first_level: t.first_level,
             kind,
@@ -193,6 +223,7 @@ impl Surface {
                     p.height,
                     p.layers,
                     p.levels,
+                    (1, 1),
                     bytes,
                     samples,
                     p.page_aligned_layers,
@@ -209,6 +240,7 @@ impl Surface {
             is_3d,
             samples,
             bytes,
+            block: (1, 1),
             levels: chain.saturating_sub(p.level),
             first_level: p.level,
             kind,
@@ -227,7 +259,8 @@ impl Surface {
     }
 
     /// Address of sample `sample` of texel (x, y) of layer or slice `z` at view level
-    /// `level`; `None` outside the image.
+    /// `level` (of the block holding it, for block-compressed images); `None` outside the
+    /// image.
     pub fn address(&self, x: i64, y: i64, z: i64, level: u32, sample: u32) -> Option<u64> {
         if level >= self.levels || sample >= self.samples {
             return None;

@@ -5,9 +5,11 @@
 //! * [`minifloat`]: floats narrower than 32 bits (half, the 11- and 10-bit unsigned floats).
 //! * [`srgb`]: the sRGB transfer function.
 //! * [`format`]: decoding and encoding one texel of each channel layout and number type.
+//! * [`compressed`]: decoding the block of a block-compressed image (BC, ETC2/EAC, ASTC).
 //! * [`image`]: texel addresses from a texture or PBE descriptor (through the ail layout).
 //! * [`sample`]: wrapping, filtering, mip selection, border colours and depth comparison.
 
+pub mod compressed;
 pub mod format;
 pub mod image;
 pub mod minifloat;

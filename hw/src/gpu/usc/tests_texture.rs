@@ -132,6 +132,9 @@ fn outf(m: &FlatMemory, lane: usize) -> [f32; 4] {
 #[path = "tests_texture_heap.rs"]
 mod heap;
 
+#[path = "tests_texture_compressed.rs"]
+mod compressed;
+
 fn state(textures: Vec<[u8; 24]>, samplers: Vec<[u8; 8]>) -> TextureState {
     TextureState {
         textures,

@@ -84,7 +84,13 @@
 //!   **agx4** reading: Mesa passes the two results to the shader unchanged, so they are
 //!   taken to be Vulkan's pair.
 //!
-//! Compressed images fault as unimplemented.
+//! Lossless-compressed images (the `Compressed` memory layout) fault as unimplemented.
+//!
+//! Block-compressed formats (BC1-BC7, ETC2/EAC, ASTC LDR; `texel::compressed`): the image is
+//! an ail layout of blocks; a texel fetch reads the block holding the texel and takes the
+//! texel from its decode (recent decodes are cached per thread, so the taps of a quad share
+//! one). sRGB applies after the block decode. Filtering, mip selection, gathers and wrapping
+//! work on the decoded texels as for any other format.
 //!
 //! Texel formats the unit decodes (`texel::format`), as hardware channel layouts and types:
 //! * R8, R8G8, R8G8B8A8: UNORM (with sRGB), SNORM, UINT, SINT;
@@ -92,16 +98,20 @@
 //! * R32, R32G32, R32G32B32A32: UINT, SINT, FLOAT;
 //! * packed: R5G6B5, R4G4B4A4, R5G5B5A1 (UNORM), R10G10B10A2 (UNORM, UINT, also SNORM and
 //!   SINT), R11G11B10 (unsigned float), R9G9B9E5 (shared exponent);
-//! * depth/stencil as images: D16 (R16 UNORM), D32 (R32 FLOAT), S8 (R8 UINT).
+//! * depth/stencil as images: D16 (R16 UNORM), D32 (R32 FLOAT), S8 (R8 UINT);
+//! * block-compressed: BC1, BC2, BC3, BC7 (UNORM, sRGB), BC4, BC5 (UNORM, SNORM), BC6H
+//!   (FLOAT, signed and unsigned layouts), ETC2 RGB8, RGB8A1, RGBA8 (UNORM, sRGB), EAC R11,
+//!   RG11 (UNORM, SNORM), ASTC LDR of all 14 block sizes (UNORM, sRGB).
 //!
 //! Every Vulkan format `g13::image_desc::pixel_format` maps decodes. Not decoded (a fault
 //! names the layout): A1R5G5B5 (0x0d), the emulated R32G32B32, the 4:2:2 layouts (GBGR,
-//! BGRG), the block-compressed families (PVRTC, ETC2/EAC, ASTC, BC1-BC7), the extended-range
-//! (XR) type, and the lossless-compressed (`Compressed`) memory layout.
+//! BGRG), PVRTC, ASTC HDR (HDR endpoint modes decode to the LDR error colour), the
+//! extended-range (XR) type, and the lossless-compressed (`Compressed`) memory layout.
 
 use super::group::SimdGroup;
 use super::program::Program;
 use crate::g13::control::descriptors::{Channel, Pbe, Sampler, Texture as TexDesc, TextureType};
+use crate::gpu::texel::compressed;
 use crate::gpu::texel::format::{self, Texel};
 use crate::gpu::texel::image::Surface;
 use crate::gpu::texel::minifloat::{f16_to_f32, f32_to_f16};
@@ -498,12 +508,17 @@ fn fetch(
     let bytes = &mut buf[..s.bytes as usize];
     mem.read(addr, bytes)?;
     let d = &b.desc;
-    format::decode(d.channels, d.texture_type, d.srgb, d.srgb_2_channel, bytes)
-        .map(Some)
-        .map_err(|e| Fault::Shader {
-            pc: addr,
-            reason: format!("texel decode: {e}"),
-        })
+    let texel = if s.block != (1, 1) {
+        // In-bounds coordinates are non-negative (`address` checked them).
+        let (bx, by) = (xyz[0] as u32 % s.block.0, xyz[1] as u32 % s.block.1);
+        compressed::texel(d.channels, d.texture_type, d.srgb, bytes, bx, by)
+    } else {
+        format::decode(d.channels, d.texture_type, d.srgb, d.srgb_2_channel, bytes)
+    };
+    texel.map(Some).map_err(|e| Fault::Shader {
+        pc: addr,
+        reason: format!("texel decode: {e}"),
+    })
 }
 
 fn zero_texel(integer: bool) -> Texel {
