@@ -88,7 +88,9 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_bind_memory2",
             "VK_EXT_host_query_reset",
             "VK_EXT_shader_demote_to_helper_invocation",
-            "VK_KHR_storage_buffer_storage_class"
+            "VK_KHR_storage_buffer_storage_class",
+            "VK_KHR_swapchain",
+            "VK_KHR_swapchain_mutable_format"
         ]
     );
     drop(ctx);
