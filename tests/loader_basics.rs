@@ -91,7 +91,9 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_storage_buffer_storage_class",
             "VK_KHR_descriptor_update_template",
             "VK_KHR_push_descriptor",
-            "VK_KHR_sampler_mirror_clamp_to_edge"
+            "VK_KHR_sampler_mirror_clamp_to_edge",
+            "VK_KHR_swapchain",
+            "VK_KHR_swapchain_mutable_format"
         ]
     );
     drop(ctx);

@@ -138,11 +138,7 @@ pub unsafe extern "system" fn create_xcb_surface(
         // SAFETY: valid usage: pCreateInfo is valid and its connection live.
         let info = unsafe { &*p_create_info };
         // SAFETY: valid usage: the connection outlives the surface.
-        let conn = unsafe { x11::wrap(info.connection.cast()) }?;
-        let window = Arc::new(x11::Window {
-            conn,
-            window: info.window,
-        });
+        let window = Arc::new(unsafe { x11::Window::new(info.connection.cast(), info.window) });
         // SAFETY: valid usage: pAllocator null or valid, pSurface writable.
         unsafe { make(Platform::X11(window), p_allocator, p_surface) }
     })
@@ -157,16 +153,12 @@ pub unsafe extern "system" fn create_xlib_surface(
     guard("vkCreateXlibSurfaceKHR", || {
         // SAFETY: valid usage: pCreateInfo is valid and its display live.
         let info = unsafe { &*p_create_info };
-        let xcb =
-            x11::xcb_of_display(info.dpy.cast()).ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+        // Without libX11-xcb the surface exists but is lost at once.
+        let xcb = x11::xcb_of_display(info.dpy.cast()).unwrap_or(std::ptr::null_mut());
         // SAFETY: the display's xcb connection lives as long as the display, which valid
-        // usage keeps open while the surface exists.
-        let conn = unsafe { x11::wrap(xcb) }?;
-        let window = Arc::new(x11::Window {
-            conn,
-            // X11 window ids are 29-bit values in an unsigned long.
-            window: info.window as u32,
-        });
+        // usage keeps open while the surface exists. X11 window ids are 29-bit values in an
+        // unsigned long.
+        let window = Arc::new(unsafe { x11::Window::new(xcb, info.window as u32) });
         // SAFETY: valid usage: pAllocator null or valid, pSurface writable.
         unsafe { make(Platform::X11(window), p_allocator, p_surface) }
     })

@@ -24,7 +24,10 @@ use x11rb::xcb_ffi::XCBConnection;
 
 /// An X11 window, reached through the application's connection.
 pub struct Window {
-    pub conn: XCBConnection,
+    /// The application's `xcb_connection_t*`, wrapped on first use: creating a surface
+    /// cannot fail over a connection that is broken (the surface is lost instead).
+    raw: usize,
+    conn: OnceLock<Option<XCBConnection>>,
     pub window: u32,
 }
 
@@ -41,12 +44,12 @@ fn lost(what: &str, e: impl std::fmt::Display) -> vk::Result {
 /// the connection outlives the surfaces made on it).
 pub unsafe fn wrap(conn: *mut c_void) -> Result<XCBConnection, vk::Result> {
     if conn.is_null() {
-        return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        return Err(vk::Result::ERROR_SURFACE_LOST_KHR);
     }
     // SAFETY: guaranteed by the caller; `false`: the application keeps ownership.
     unsafe { XCBConnection::from_raw_xcb_connection(conn, false) }.map_err(|e| {
         eprintln!("agx4: cannot use the application's xcb connection: {e}");
-        vk::Result::ERROR_OUT_OF_HOST_MEMORY
+        vk::Result::ERROR_SURFACE_LOST_KHR
     })
 }
 
@@ -123,10 +126,30 @@ pub fn visual_format(setup: &xproto::Setup, visual: u32) -> Option<(PixelFormat,
 }
 
 impl Window {
+    /// # Safety
+    /// `raw` must be null or a live `xcb_connection_t*` that outlives the window (valid
+    /// usage: the connection outlives the surfaces made on it).
+    pub unsafe fn new(raw: *mut c_void, window: u32) -> Window {
+        Window {
+            raw: raw as usize,
+            conn: OnceLock::new(),
+            window,
+        }
+    }
+
+    /// The application's connection, or SURFACE_LOST if x11rb cannot use it.
+    pub fn conn(&self) -> Result<&XCBConnection, vk::Result> {
+        self.conn
+            // SAFETY: `raw` is null or live for the window's life (see `new`).
+            .get_or_init(|| unsafe { wrap(self.raw as *mut c_void) }.ok())
+            .as_ref()
+            .ok_or(vk::Result::ERROR_SURFACE_LOST_KHR)
+    }
+
     /// The window's size now.
     pub fn extent(&self) -> Result<vk::Extent2D, vk::Result> {
         let g = self
-            .conn
+            .conn()?
             .get_geometry(self.window)
             .map_err(|e| lost("GetGeometry", e))?
             .reply()
@@ -140,12 +163,12 @@ impl Window {
     /// The window's pixel format and depth, or `None` if agx4 cannot draw into its visual.
     pub fn format(&self) -> Result<Option<(PixelFormat, u8)>, vk::Result> {
         let a = self
-            .conn
+            .conn()?
             .get_window_attributes(self.window)
             .map_err(|e| lost("GetWindowAttributes", e))?
             .reply()
             .map_err(|e| lost("GetWindowAttributes", e))?;
-        Ok(visual_format(self.conn.setup(), a.visual))
+        Ok(visual_format(self.conn()?.setup(), a.visual))
     }
 }
 
@@ -231,7 +254,7 @@ impl Presenter {
             eprintln!("agx4: the window's visual is not a 32-bit TrueColor one");
             vk::Result::ERROR_SURFACE_LOST_KHR
         })?;
-        let conn = &window.conn;
+        let conn = window.conn()?;
         let gc = conn
             .generate_id()
             .map_err(|e: ReplyOrIdError| lost("generating an id", e))?;
@@ -264,7 +287,7 @@ impl Presenter {
 
     /// PutImage in bands of rows, each request under the server's maximum request size.
     fn put_image(&self) -> Result<(), vk::Result> {
-        let conn = &self.window.conn;
+        let conn = self.window.conn()?;
         let stride = self.width as usize * 4;
         // PutImage's fixed part is 24 bytes.
         let rows = ((conn.maximum_request_bytes().saturating_sub(24)) / stride).max(1);
@@ -309,7 +332,7 @@ impl Backend for Presenter {
                 detile(image, format, shm.bytes(), w, h);
                 let window = &self.window;
                 window
-                    .conn
+                    .conn()?
                     .shm_put_image(
                         window.window,
                         self.gc,
@@ -342,7 +365,7 @@ impl Backend for Presenter {
 
 impl Drop for Presenter {
     fn drop(&mut self) {
-        let conn = &self.window.conn;
+        let Ok(conn) = self.window.conn() else { return };
         // Errors do not matter here: a window that is gone took the GC with it, and a
         // broken connection took the server's attachment.
         let _ = conn.free_gc(self.gc).map(|c| c.ignore_error());
