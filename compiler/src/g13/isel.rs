@@ -731,6 +731,7 @@ impl Sel<'_> {
             | Op::StoreBuiltin { .. }
             | Op::Discard => self.graphics_op(inst),
             Op::Texture(t) => self.texture(self.dst(inst)?, t),
+            Op::ImageStore(w) => self.image_store(w),
             other => Err(unsupported(format!(
                 "IR operation {other:?} in the G13 back end"
             ))),

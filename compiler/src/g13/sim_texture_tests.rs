@@ -6,7 +6,7 @@ use hw::g13::control::descriptors::{
     CompareFunc, Filter, MipFilter, TextureDimension as Dim, Wrap,
 };
 use hw::g13::image_desc::{
-    pixel_format, sampler_descriptor, texture_descriptor, ImageDesc, SamplerDesc,
+    pbe_descriptor, pixel_format, sampler_descriptor, texture_descriptor, ImageDesc, SamplerDesc,
 };
 use hw::g13::layout::{Layout, Tiling};
 use hw::gpu::usc::texture::SamplerHeap;
@@ -43,6 +43,7 @@ fn layout() -> ResourceLayout {
                 b(1, DescriptorKind::CombinedImageSampler, 4, 16),
                 b(2, DescriptorKind::SampledImage, 2, 144),
                 b(3, DescriptorKind::Sampler, 3, 208),
+                b(4, DescriptorKind::StorageImage, 2, 240),
             ],
         })],
         push_constant_size: 0,
@@ -56,6 +57,7 @@ layout(set = 0, binding = 1) uniform sampler2D t[4];
 layout(set = 0, binding = 2) uniform texture2DArray im[2];
 layout(set = 0, binding = 3) uniform sampler s[3];
 layout(set = 0, binding = 3) uniform samplerShadow ss[3];
+layout(set = 0, binding = 4, r32f) uniform image2D st[2];
 ";
 
 /// The sampler heap's entries.
@@ -308,4 +310,36 @@ fn shadow_compare_and_array_layers_round_and_clamp() {
     // 1.5 rounds to even 2; 2.5 to 2; 9 clamps to 2; -3 to 0.
     assert_eq!(&f[0..4], &[0.75, 0.75, 0.75, 0.25]);
     assert_eq!(&f[4..6], &[1.0, 0.0]);
+}
+
+#[test]
+fn storage_image_store_load_and_size() {
+    let mut w = World::new();
+    // st[1]: a 4x4 R32_SFLOAT image, texel (x, y) = x + 10y; its texture descriptor at
+    // 240 + 48, the PBE descriptor 24 bytes on.
+    let layout = Layout::new(4, 4, 1, 1, 4, Tiling::Twiddled, 1).unwrap();
+    let texel = |x: u32, y: u32, _: u32, _: u32| ((x + 10 * y) as f32).to_le_bytes().to_vec();
+    w.image(288, IMG, &layout, R32_SFLOAT, Dim::D2, &texel);
+    let img = ImageDesc {
+        base: IMG,
+        layout: &layout,
+        format: pixel_format(R32_SFLOAT).unwrap(),
+        dimension: Dim::D2,
+    };
+    let pbe = pbe_descriptor(&img, 0, 0).unwrap();
+    w.mem.write(SET + 288 + 24, &pbe).unwrap();
+    let out = w.run(
+        "void main() {
+             imageStore(st[1], ivec2(2, 1), vec4(0.75, 0.0, 0.0, 1.0));
+             o[0] = imageLoad(st[1], ivec2(3, 3));
+             u[0] = uint(imageSize(st[1]).x);
+             u[1] = uint(imageSize(st[1]).y);
+         }",
+    );
+    assert_eq!(f32::from_bits(out[0]), 33.0);
+    assert_eq!(&out[32..34], &[4, 4]);
+    let off = layout.offset_of(2, 1, 0, 0, 0).unwrap();
+    let mut b = [0u8; 4];
+    w.mem.read(IMG + off, &mut b).unwrap();
+    assert_eq!(f32::from_le_bytes(b), 0.75);
 }

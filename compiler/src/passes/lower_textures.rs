@@ -8,6 +8,8 @@
 //! * A sampled array layer is rounded to nearest even and clamped to [0, layers - 1], as
 //!   Vulkan asks; the hardware takes an integer layer and does not clamp. The layer count
 //!   is read from the texture descriptor.
+//! * Storage image writes (`Op::ImageStore`) name the PBE descriptor at
+//!   `abi::STORAGE_PBE_OFFSET` of the element; reads use its texture descriptor at 0.
 //! * Size, level and sample queries become loads of the descriptor's words and the field
 //!   extractions `hw::g13::control::descriptors::texture` places (the one home of those
 //!   bit positions). A view's levels and its base level come from the descriptor's first
@@ -258,6 +260,21 @@ const SAMPLER_KINDS: &[DescriptorKind] = &[
 
 pub fn lower_textures(sh: &mut Shader, layout: &ResourceLayout) -> Result<(), CompileError> {
     rewrite(sh, &mut |sh, inst, out| {
+        if let Op::ImageStore(w) = &inst.op {
+            if let TexSource::Binding(d) = w.texture {
+                // Writes go through the PBE descriptor after the texture descriptor.
+                let kinds = [
+                    DescriptorKind::StorageImage,
+                    DescriptorKind::StorageTexelBuffer,
+                ];
+                let pbe = |_| abi::STORAGE_PBE_OFFSET;
+                let offset = element_offset(sh, out, layout, d, &kinds, pbe)?;
+                let mut w = (**w).clone();
+                w.texture = TexSource::Bindless { set: d.set, offset };
+                out.effect(Op::ImageStore(Box::new(w)));
+                return Ok(());
+            }
+        }
         let Op::Texture(t) = &inst.op else {
             out.inst(inst);
             return Ok(());
