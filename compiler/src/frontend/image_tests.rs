@@ -330,6 +330,8 @@ fn back_end_emits_bindless_textures_with_heap_samplers() {
         assert_eq!(t.dst.size, Size::S32);
         assert_eq!(t.mask.count_ones(), 1);
     }
+    // The four components share one LOD register (computed once: f16 of lod + bias).
+    assert!(ts[..4].iter().all(|t| t.lod == ts[0].lod));
     let lod = &ts[0];
     assert!(!lod.load && lod.lod_mode == LodMode::Min && matches!(lod.sampler, Small::Reg(_)));
     assert_eq!(lod.dim, TexDim::D2);

@@ -49,6 +49,10 @@ fn tex_dim(dim: ImageDim, arrayed: bool, ms: bool) -> Result<TexDim, CompileErro
     })
 }
 
+/// What a texture operation's LOD register is computed from: the mode, the LOD or bias,
+/// the sampler entry and the minimum LOD.
+pub(super) type LodKey = (u8, Option<Value>, Value, Option<Value>);
+
 fn low16(r: Reg) -> Reg {
     Reg {
         half: r.half,
@@ -208,7 +212,30 @@ impl Sel<'_> {
             Some(m) => Some(self.fop(m)?),
             None => None,
         };
+        // Components of one vector operation share their LOD register.
+        let key: Option<LodKey> = match (&t.lod, t.sampler, load) {
+            (TexLod::Lod(l), Some(SamplerSource::Entry(e)), false) => {
+                Some((0, Some(*l), e, t.min_lod))
+            }
+            (TexLod::Bias(b), Some(SamplerSource::Entry(e)), false) => {
+                Some((1, Some(*b), e, t.min_lod))
+            }
+            (TexLod::Implicit, Some(SamplerSource::Entry(e)), false) if gather.is_none() => {
+                Some((2, None, e, t.min_lod))
+            }
+            _ => None,
+        };
+        let cached = key.and_then(|k| self.tex_lods.get(&k).copied());
         let (lod_mode, lod) = match (&t.lod, load) {
+            _ if cached.is_some() => {
+                let r = cached.ok_or_else(|| internal("cached LOD"))?;
+                let mode = match (&t.lod, t.min_lod.is_some()) {
+                    (TexLod::Lod(_), _) => LodMode::Min,
+                    (_, true) => LodMode::AutoBiasMin,
+                    (_, false) => LodMode::AutoBias,
+                };
+                (mode, Operand::Reg(r))
+            }
             (TexLod::Implicit, _) if gather.is_some() => (LodMode::Auto, Operand::Imm(0)),
             (TexLod::Lod(l), true) => match self.const_of(*l) {
                 Some(0) => (LodMode::Auto, Operand::Imm(0)),
@@ -308,6 +335,10 @@ impl Sel<'_> {
             }
             (lod, _) => return Err(internal(format!("texture LOD {lod:?}"))),
         };
+
+        if let (Some(k), Operand::Reg(r)) = (key, lod) {
+            self.tex_lods.insert(k, r);
+        }
 
         // The depth reference, then the packed offsets.
         let mut extra = Vec::new();
