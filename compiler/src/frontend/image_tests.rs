@@ -276,6 +276,18 @@ fn queries_read_the_texture_descriptor_in_set_memory() {
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
     assert_eq!(words, [37 >> 3, 20 >> 3, 5, 16, 16, 2, 5, 4, 3]);
+    // Null descriptors answer 0.
+    let null = hw::g13::image_desc::null_texture_descriptor();
+    mem.regions[0].1[144 + 32..144 + 56].copy_from_slice(&null);
+    mem.regions[0].1[16 + 96..16 + 120].copy_from_slice(&null);
+    interp::run(&sh, &d, &mut mem).unwrap();
+    let out = mem.bytes(buf_va).unwrap();
+    let words: Vec<u32> = out
+        .chunks_exact(4)
+        .take(9)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(words, [0, 0, 0, 0, 0, 0, 0, 4, 0]);
 }
 
 /// The decoded `texture` instructions of a compiled compute shader.

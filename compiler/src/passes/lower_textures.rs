@@ -13,7 +13,7 @@
 //! * Size, level and sample queries become loads of the descriptor's words and the field
 //!   extractions `hw::g13::control::descriptors::texture` places (the one home of those
 //!   bit positions). A view's levels and its base level come from the descriptor's first
-//!   and last level fields.
+//!   and last level fields; a null descriptor answers 0.
 //!
 //! Runs after `lower_descriptors` (whose bounds checks must not see these loads: descriptor
 //! words are always inside the set) and before `scalarize`.
@@ -298,6 +298,14 @@ pub fn lower_textures(sh: &mut Shader, layout: &ResourceLayout) -> Result<(), Co
             TexOp::QuerySize | TexOp::QueryLevels | TexOp::QuerySamples
         ) {
             let v = query(sh, out, &mut desc, &t)?;
+            // A null descriptor (robustness2's nullDescriptor) answers 0 to every query.
+            let null = desc.field(sh, out, tf::NULL)?;
+            let zero = konst(sh, out, 0);
+            let is_null = out.def(sh, Type::BOOL, Op::Cmp(CmpOp::INe, null, zero));
+            let v: Vec<Value> = v
+                .into_iter()
+                .map(|x| out.def(sh, Type::I32, Op::Select(is_null, zero, x)))
+                .collect();
             let op = match v.as_slice() {
                 [x] => Op::Copy(*x),
                 _ => Op::Vector(v),
