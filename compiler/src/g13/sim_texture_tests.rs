@@ -58,6 +58,7 @@ layout(set = 0, binding = 2) uniform texture2DArray im[2];
 layout(set = 0, binding = 3) uniform sampler s[3];
 layout(set = 0, binding = 3) uniform samplerShadow ss[3];
 layout(set = 0, binding = 4, r32f) uniform image2D st[2];
+layout(set = 0, binding = 1) uniform samplerCube cube[4];
 ";
 
 /// The sampler heap's entries.
@@ -342,4 +343,51 @@ fn storage_image_store_load_and_size() {
     let mut b = [0u8; 4];
     w.mem.read(IMG + off, &mut b).unwrap();
     assert_eq!(f32::from_le_bytes(b), 0.75);
+}
+
+#[test]
+fn gradients_offsets_and_the_bias_on_gradients() {
+    let mut w = rgba_world();
+    w.sampler_entry(16 + 24, 0, 0);
+    // t[1]: the same image with bias +1.0, which scales gradients by 2.
+    let mut d = [0u8; 24];
+    w.mem.read(SET + 16, &mut d).unwrap();
+    w.mem.write(SET + 48, &d).unwrap();
+    w.sampler_entry(48 + 24, 0, 0x3c00);
+    let out = w.run(
+        "void main() {
+             vec2 c = vec2(0.5 / 2.0, 1.5 / 2.0);
+             // Two texels per unit step of x at level 0: LOD 1.
+             o[0] = textureGrad(t[0], c, vec2(0.5, 0.0), vec2(0.0, 0.1));
+             o[1] = textureGrad(t[1], c, vec2(0.5, 0.0), vec2(0.0, 0.1));
+             o[2] = textureLodOffset(t[0], vec2(1.5 / 4.0, 0.5 / 4.0), 0.0, ivec2(1, 2));
+         }",
+    );
+    let f = floats(&out);
+    assert!(close(&f[0..4], &rgba(0.0, 1.0, 1.0)), "{:?}", &f[0..4]);
+    assert!(close(&f[4..8], &rgba(0.0, 0.0, 2.0)), "{:?}", &f[4..8]);
+    assert!(close(&f[8..12], &rgba(2.0, 2.0, 0.0)), "{:?}", &f[8..12]);
+}
+
+#[test]
+fn cube_maps_take_the_direction() {
+    let mut w = World::new();
+    // cube[2]: 2x2 faces, face f all (40f, 0, 0, 255).
+    let layout = Layout::new(2, 2, 6, 1, 4, Tiling::Twiddled, 1).unwrap();
+    let texel = |_: u32, _: u32, face: u32, _: u32| vec![(40 * face) as u8, 0, 0, 255];
+    w.image(16 + 64, IMG, &layout, R8G8B8A8_UNORM, Dim::Cube, &texel);
+    w.sampler_entry(16 + 64 + 24, 0, 0);
+    let out = w.run(
+        "void main() {
+             o[0].x = textureLod(cube[2], vec3(1.0, 0.2, 0.1), 0.0).x;
+             o[0].y = textureLod(cube[2], vec3(-1.0, 0.2, 0.1), 0.0).x;
+             o[0].z = textureLod(cube[2], vec3(0.1, 1.0, 0.2), 0.0).x;
+             o[0].w = textureLod(cube[2], vec3(0.1, -1.0, 0.2), 0.0).x;
+             o[1].x = textureLod(cube[2], vec3(0.1, 0.2, 1.0), 0.0).x;
+             o[1].y = textureLod(cube[2], vec3(0.1, 0.2, -1.0), 0.0).x;
+         }",
+    );
+    let f = floats(&out);
+    let want: Vec<f32> = (0..6).map(|k| (40 * k) as f32 / 255.0).collect();
+    assert!(close(&f[0..6], &want), "{:?}", &f[0..6]);
 }
