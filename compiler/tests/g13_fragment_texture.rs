@@ -43,14 +43,9 @@ fn texel(x: u32, y: u32, level: u32) -> [u8; 4] {
     [(20 * x) as u8, (20 * y) as u8, (100 * level) as u8, 255]
 }
 
-#[test]
-fn implicit_lod_comes_from_the_quad_derivatives() {
-    // uv = FragCoord / 4 on an 8x8 texture: two texels per pixel, so level 1 (4x4), whose
-    // texel under pixel (x, y) is (x, y) itself.
-    let src = "#version 450
-        layout(set = 0, binding = 0) uniform sampler2D t;
-        layout(location = 0) out vec4 c;
-        void main() { c = texture(t, gl_FragCoord.xy / 4.0); }";
+/// Runs `src` on one tile (lanes grouped in 2x2 quads) and checks every pixel against
+/// `want(x, y)`.
+fn run(src: &str, want: &dyn Fn(u32, u32) -> [u8; 4]) {
     let spirv = glslang_stage(src, "frag").expect("glslang");
     let res = ResourceLayout {
         sets: vec![Some(SetLayout {
@@ -141,8 +136,7 @@ fn implicit_lod_comes_from_the_quad_derivatives() {
             .chunks(4)
             .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
             .collect();
-        // Clamp to edge past the 4x4 level.
-        let want = texel(x.min(3), y.min(3), 1).map(|b| f32::from(b) / 255.0);
+        let want = want(x, y).map(|b| f32::from(b) / 255.0);
         for c in 0..4 {
             assert!(
                 (got[c] - want[c]).abs() < 1e-3,
@@ -150,4 +144,25 @@ fn implicit_lod_comes_from_the_quad_derivatives() {
             );
         }
     }
+}
+
+#[test]
+fn implicit_lod_comes_from_the_quad_derivatives() {
+    // uv = FragCoord / 4 on an 8x8 texture: two texels per pixel, so level 1 (4x4), whose
+    // texel under pixel (x, y) is (x, y) itself (clamped to the edge past it).
+    let src = "#version 450
+        layout(set = 0, binding = 0) uniform sampler2D t;
+        layout(location = 0) out vec4 c;
+        void main() { c = texture(t, gl_FragCoord.xy / 4.0); }";
+    run(src, &|x, y| texel(x.min(3), y.min(3), 1));
+}
+
+#[test]
+fn a_bias_operand_moves_the_implicit_lod() {
+    // As above, one level further down: level 2 (2x2), texel (x / 2, y / 2).
+    let src = "#version 450
+        layout(set = 0, binding = 0) uniform sampler2D t;
+        layout(location = 0) out vec4 c;
+        void main() { c = texture(t, gl_FragCoord.xy / 4.0, 1.0); }";
+    run(src, &|x, y| texel((x / 2).min(1), (y / 2).min(1), 2));
 }
