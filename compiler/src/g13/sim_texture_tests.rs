@@ -59,6 +59,7 @@ layout(set = 0, binding = 3) uniform sampler s[3];
 layout(set = 0, binding = 3) uniform samplerShadow ss[3];
 layout(set = 0, binding = 4, r32f) uniform image2D st[2];
 layout(set = 0, binding = 1) uniform samplerCube cube[4];
+layout(set = 0, binding = 2) uniform texture2DMSArray msa[2];
 ";
 
 /// The sampler heap's entries.
@@ -390,4 +391,41 @@ fn cube_maps_take_the_direction() {
     let f = floats(&out);
     let want: Vec<f32> = (0..6).map(|k| (40 * k) as f32 / 255.0).collect();
     assert!(close(&f[0..6], &want), "{:?}", &f[0..6]);
+}
+
+#[test]
+fn multisampled_array_fetch_names_the_sample_and_the_layer() {
+    let mut w = World::new();
+    // msa[1]: 2x2, 3 layers, 4 samples of R32_SFLOAT, value 100 layer + 10 sample + x + 2y.
+    let layout = Layout::new(2, 2, 3, 1, 4, Tiling::Twiddled, 4).unwrap();
+    w.mem.map(IMG, vec![0; layout.size as usize]);
+    for layer in 0..3 {
+        for sample in 0..4 {
+            for y in 0..2 {
+                for x in 0..2 {
+                    let v = (100 * layer + 10 * sample + x + 2 * y) as f32;
+                    let off = layout.offset_of(x, y, layer, 0, sample).unwrap();
+                    w.mem.write(IMG + off, &v.to_le_bytes()).unwrap();
+                }
+            }
+        }
+    }
+    let img = ImageDesc {
+        base: IMG,
+        layout: &layout,
+        format: pixel_format(R32_SFLOAT).unwrap(),
+        dimension: Dim::D2ArrayMultisampled,
+    };
+    let d = texture_descriptor(&img, 0, 1, 0, 3).unwrap();
+    w.mem.write(SET + 144 + 32, &d).unwrap();
+    let out = w.run(
+        "void main() {
+             o[0].x = texelFetch(sampler2DMSArray(msa[1], s[0]), ivec3(1, 0, 2), 3).x;
+             o[0].y = texelFetch(sampler2DMSArray(msa[1], s[0]), ivec3(0, 1, 1), 2).x;
+             u[0] = uint(textureSamples(sampler2DMSArray(msa[1], s[0])));
+             u[1] = uint(textureSize(sampler2DMSArray(msa[1], s[0])).z);
+         }",
+    );
+    assert_eq!(&floats(&out[0..2]), &[231.0, 122.0]);
+    assert_eq!(&out[32..34], &[4, 3]);
 }
