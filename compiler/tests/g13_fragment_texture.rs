@@ -166,3 +166,13 @@ fn a_bias_operand_moves_the_implicit_lod() {
         void main() { c = texture(t, gl_FragCoord.xy / 4.0, 1.0); }";
     run(src, &|x, y| texel((x / 2).min(1), (y / 2).min(1), 2));
 }
+
+#[test]
+fn texture_query_lod_gives_the_level_and_the_computed_lod() {
+    // Two texels per pixel on level 0: LOD 1, both as selected and as computed.
+    let src = "#version 450
+        layout(set = 0, binding = 0) uniform sampler2D t;
+        layout(location = 0) out vec4 c;
+        void main() { c = vec4(textureQueryLod(t, gl_FragCoord.xy / 4.0), 0.0, 1.0); }";
+    run(src, &|_, _| [255, 255, 0, 255]);
+}

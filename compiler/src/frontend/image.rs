@@ -302,6 +302,37 @@ impl<'m> Tr<'m> {
         if op == Op::ImageRead {
             return self.image_read(fs, inst, it, texture);
         }
+        if op == Op::ImageQueryLod {
+            if self.stage != ir::Stage::Fragment {
+                return Err(unsupported("OpImageQueryLod outside a fragment shader"));
+            }
+            let s = sampler.ok_or_else(|| invalid("OpImageQueryLod without a sampler"))?;
+            let rt = self.l.ir_type(result_type(inst)?)?;
+            if rt != Type::vec(Scalar::F32, 2) {
+                return Err(unsupported(format!(
+                    "OpImageQueryLod result of type {rt:?}"
+                )));
+            }
+            let coords =
+                self.image_lanes(fs, id(inst, 1)?, it.dim.axes(), Scalar::F32, "coordinate")?;
+            let t = Tex {
+                op: TexOp::QueryLod,
+                texture,
+                sampler: Some(SamplerSource::Binding(self.descriptor_ref(s)?)),
+                dim: it.dim,
+                arrayed: false,
+                ms: false,
+                coords,
+                lod: TexLod::Implicit,
+                min_lod: None,
+                dref: None,
+                offset: None,
+                sample: None,
+                component: 0,
+            };
+            let v = self.emit(rt, ir::Op::Texture(Box::new(t)))?;
+            return Ok(Entry::Val(super::values::FVal::V(v)));
+        }
         let query = matches!(
             op,
             Op::ImageQuerySizeLod

@@ -904,7 +904,8 @@ impl<'m> Tr<'m> {
             | Op::ImageQuerySizeLod
             | Op::ImageQuerySize
             | Op::ImageQueryLevels
-            | Op::ImageQuerySamples => {
+            | Op::ImageQuerySamples
+            | Op::ImageQueryLod => {
                 let e = self.image_instruction(fs, inst)?;
                 self.define(fs, result_id(inst)?, e)
             }

@@ -477,6 +477,10 @@ pub enum TexOp {
     /// Component `c` (0..4) of the four texels of the bilinear footprint (OpImageGather), or
     /// their comparisons against `dref` (OpImageDrefGather, component 0).
     Gather(u8),
+    /// Fragment shaders: the LOD mip selection would use (clamped) and the computed LOD
+    /// with the bias, two F32 (OpImageQueryLod); the coordinates have no array layer, so
+    /// `arrayed` is false.
+    QueryLod,
     /// The size of level `lod` (I32; level 0 if `Implicit`): width, height, depth or layers
     /// as the dimension has them (OpImageQuerySize, OpImageQuerySizeLod). Lowered by
     /// `lower_textures`.

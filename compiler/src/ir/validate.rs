@@ -91,7 +91,7 @@ impl Checker<'_> {
             t.op,
             TexOp::QuerySize | TexOp::QueryLevels | TexOp::QuerySamples
         );
-        let filtered = matches!(t.op, TexOp::Sample | TexOp::Gather(_));
+        let filtered = matches!(t.op, TexOp::Sample | TexOp::Gather(_) | TexOp::QueryLod);
         let fetch = matches!(t.op, TexOp::Fetch | TexOp::ImageRead);
         if filtered != t.sampler.is_some() {
             return bad("sampler presence");
@@ -151,6 +151,12 @@ impl Checker<'_> {
         let lanes = u32::from(rt.lanes);
         let ok = match t.op {
             TexOp::Gather(c) => c < 4 && u32::from(t.component) + lanes <= 4,
+            TexOp::QueryLod => {
+                u32::from(t.component) + lanes <= 2
+                    && rt.scalar == Scalar::F32
+                    && t.lod == TexLod::Implicit
+                    && !t.arrayed
+            }
             _ if t.dref.is_some() => t.component == 0 && lanes == 1,
             _ => u32::from(t.component) + lanes <= 4,
         };

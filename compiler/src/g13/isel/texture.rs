@@ -189,7 +189,7 @@ impl Sel<'_> {
         let load = matches!(t.op, TexOp::Fetch | TexOp::ImageRead);
         let gather = match t.op {
             TexOp::Gather(c) => Some(c),
-            TexOp::Sample | TexOp::Fetch | TexOp::ImageRead => None,
+            TexOp::Sample | TexOp::Fetch | TexOp::ImageRead | TexOp::QueryLod => None,
             _ => return Err(internal("texture query reached the back end")),
         };
         let dim = tex_dim(t.dim, t.arrayed, t.ms)?;
@@ -370,7 +370,7 @@ impl Sel<'_> {
             offset: t.offset.is_some(),
             extra,
             gather,
-            query_lod: false,
+            query_lod: t.op == TexOp::QueryLod,
             wait_slot: 0,
         }));
         Ok(())
