@@ -299,6 +299,40 @@ impl<'m> Tr<'m> {
         let image = image.ok_or_else(|| invalid(format!("{op:?} of a sampler")))?;
         let texture = TexSource::Binding(self.descriptor_ref(image)?);
         let rt = self.l.ir_type(result_type(inst)?)?;
+        if op == Op::ImageRead {
+            return self.image_read(fs, inst, it, texture);
+        }
+        if op == Op::ImageQueryLod {
+            if self.stage != ir::Stage::Fragment {
+                return Err(unsupported("OpImageQueryLod outside a fragment shader"));
+            }
+            let s = sampler.ok_or_else(|| invalid("OpImageQueryLod without a sampler"))?;
+            let rt = self.l.ir_type(result_type(inst)?)?;
+            if rt != Type::vec(Scalar::F32, 2) {
+                return Err(unsupported(format!(
+                    "OpImageQueryLod result of type {rt:?}"
+                )));
+            }
+            let coords =
+                self.image_lanes(fs, id(inst, 1)?, it.dim.axes(), Scalar::F32, "coordinate")?;
+            let t = Tex {
+                op: TexOp::QueryLod,
+                texture,
+                sampler: Some(SamplerSource::Binding(self.descriptor_ref(s)?)),
+                dim: it.dim,
+                arrayed: false,
+                ms: false,
+                coords,
+                lod: TexLod::Implicit,
+                min_lod: None,
+                dref: None,
+                offset: None,
+                sample: None,
+                component: 0,
+            };
+            let v = self.emit(rt, ir::Op::Texture(Box::new(t)))?;
+            return Ok(Entry::Val(super::values::FVal::V(v)));
+        }
         let query = matches!(
             op,
             Op::ImageQuerySizeLod
@@ -500,5 +534,99 @@ impl<'m> Tr<'m> {
         }
         let v = self.emit(rt, ir::Op::Texture(Box::new(t)))?;
         Ok(Entry::Val(super::values::FVal::V(v)))
+    }
+
+    /// OpImageRead of a storage image: a texel load through its texture descriptor.
+    fn image_read(
+        &mut self,
+        fs: &FnState<'m>,
+        inst: &Instruction,
+        it: ImageType,
+        texture: TexSource,
+    ) -> Result<Entry, CompileError> {
+        let rt = self.l.ir_type(result_type(inst)?)?;
+        if !matches!(rt.scalar, Scalar::F32 | Scalar::I32) {
+            return Err(unsupported(format!("OpImageRead result of type {rt:?}")));
+        }
+        let (coords, sample) = self.storage_coords(fs, inst, it, 2)?;
+        let t = Tex {
+            op: TexOp::ImageRead,
+            texture,
+            sampler: None,
+            dim: it.dim,
+            arrayed: it.arrayed,
+            ms: it.ms,
+            coords,
+            lod: TexLod::Lod(self.u32c(0)?),
+            min_lod: None,
+            dref: None,
+            offset: None,
+            sample,
+            component: 0,
+        };
+        let v = self.emit(rt, ir::Op::Texture(Box::new(t)))?;
+        Ok(Entry::Val(super::values::FVal::V(v)))
+    }
+
+    /// The integer coordinates of a storage image access (operand 1) and the Sample image
+    /// operand of a multisampled one (image operands from `operands`).
+    fn storage_coords(
+        &mut self,
+        fs: &FnState<'m>,
+        inst: &Instruction,
+        it: ImageType,
+        operands: usize,
+    ) -> Result<(Vec<Value>, Option<Value>), CompileError> {
+        if it.dim == ImageDim::Cube {
+            return Err(unsupported("storage image access to a cube map"));
+        }
+        let n = it.dim.axes() + usize::from(it.arrayed);
+        let coords = self.image_lanes(fs, id(inst, 1)?, n, Scalar::I32, "coordinate")?;
+        let o = image_operands(inst, operands)?;
+        if o.bias.is_some() || o.lod.is_some() || o.grad.is_some() || o.offset.is_some() {
+            return Err(unsupported("image operands on a storage image access"));
+        }
+        let sample = match (o.sample, it.ms) {
+            (Some(s), true) => Some(self.scalar_of(fs, s, Type::I32, "sample")?),
+            (None, false) => None,
+            _ => return Err(invalid("Sample image operand and multisampling disagree")),
+        };
+        Ok((coords, sample))
+    }
+
+    /// OpImageWrite of a storage image: four components through its PBE descriptor.
+    pub(super) fn image_write(
+        &mut self,
+        fs: &FnState<'m>,
+        inst: &Instruction,
+    ) -> Result<(), CompileError> {
+        let (image, _, ty) = self.image_value(fs, id(inst, 0)?)?;
+        let it = self.image_type(ty)?;
+        let image = image.ok_or_else(|| invalid("OpImageWrite of a sampler"))?;
+        let texture = TexSource::Binding(self.descriptor_ref(image)?);
+        let (coords, sample) = self.storage_coords(fs, inst, it, 3)?;
+        let v = self.simple(fs, id(inst, 2)?)?;
+        let vt = self.sh.ty(v);
+        if !matches!(vt.scalar, Scalar::F32 | Scalar::I32) {
+            return Err(unsupported(format!("OpImageWrite of {vt:?}")));
+        }
+        let mut texel = Vec::new();
+        for i in 0..vt.lanes {
+            texel.push(self.lane(v, i)?);
+        }
+        // Components the texel lacks: zero (the PBE stores only the format's channels).
+        while texel.len() < 4 {
+            let z = self.konst(Type::scalar(vt.scalar), vec![0])?;
+            texel.push(z);
+        }
+        self.effect(ir::Op::ImageStore(Box::new(ir::ImageStore {
+            texture,
+            dim: it.dim,
+            arrayed: it.arrayed,
+            ms: it.ms,
+            coords,
+            sample,
+            texel,
+        })))
     }
 }

@@ -880,9 +880,14 @@ impl<'m> Tr<'m> {
                 )
             }
             Op::ImageRead => {
+                if let Ptr::Image { .. } = self.ptr(fs, id(inst, 0)?)? {
+                    let e = self.image_instruction(fs, inst)?;
+                    return self.define(fs, result_id(inst)?, e);
+                }
                 let v = self.subpass_load(fs, inst)?;
                 def!(v)
             }
+            Op::ImageWrite => self.image_write(fs, inst),
             Op::SampledImage
             | Op::Image
             | Op::ImageSampleImplicitLod
@@ -899,7 +904,8 @@ impl<'m> Tr<'m> {
             | Op::ImageQuerySizeLod
             | Op::ImageQuerySize
             | Op::ImageQueryLevels
-            | Op::ImageQuerySamples => {
+            | Op::ImageQuerySamples
+            | Op::ImageQueryLod => {
                 let e = self.image_instruction(fs, inst)?;
                 self.define(fs, result_id(inst)?, e)
             }

@@ -120,6 +120,11 @@ struct Sel<'a> {
     runs: Vec<(u16, u16)>,
     /// The fixed register pair `ldcf` loads plane coefficients into, once made.
     coefficients: Option<[u16; 2]>,
+    /// Level-of-detail registers texture operations of the current block computed, by
+    /// their inputs: `scalarize` splits a vector result into one operation per component,
+    /// which then share one LOD (see `texture`). Cleared at every block, so a register is
+    /// only reused where its definition dominates.
+    tex_lods: HashMap<texture::LodKey, Reg>,
 }
 
 /// Selects instructions for a whole shader.
@@ -196,6 +201,7 @@ impl<'a> Sel<'a> {
             sample: None,
             runs: Vec::new(),
             coefficients: None,
+            tex_lods: HashMap::new(),
         }
     }
 
@@ -532,6 +538,7 @@ impl Sel<'_> {
         for n in list {
             match n {
                 Node::Block(insts) => {
+                    self.tex_lods.clear();
                     for i in insts {
                         self.inst(i)?;
                     }
@@ -731,6 +738,7 @@ impl Sel<'_> {
             | Op::StoreBuiltin { .. }
             | Op::Discard => self.graphics_op(inst),
             Op::Texture(t) => self.texture(self.dst(inst)?, t),
+            Op::ImageStore(w) => self.image_store(w),
             other => Err(unsupported(format!(
                 "IR operation {other:?} in the G13 back end"
             ))),

@@ -6,7 +6,7 @@ use hw::g13::control::descriptors::{
     CompareFunc, Filter, MipFilter, TextureDimension as Dim, Wrap,
 };
 use hw::g13::image_desc::{
-    pixel_format, sampler_descriptor, texture_descriptor, ImageDesc, SamplerDesc,
+    pbe_descriptor, pixel_format, sampler_descriptor, texture_descriptor, ImageDesc, SamplerDesc,
 };
 use hw::g13::layout::{Layout, Tiling};
 use hw::gpu::usc::texture::SamplerHeap;
@@ -43,6 +43,7 @@ fn layout() -> ResourceLayout {
                 b(1, DescriptorKind::CombinedImageSampler, 4, 16),
                 b(2, DescriptorKind::SampledImage, 2, 144),
                 b(3, DescriptorKind::Sampler, 3, 208),
+                b(4, DescriptorKind::StorageImage, 2, 240),
             ],
         })],
         push_constant_size: 0,
@@ -56,6 +57,9 @@ layout(set = 0, binding = 1) uniform sampler2D t[4];
 layout(set = 0, binding = 2) uniform texture2DArray im[2];
 layout(set = 0, binding = 3) uniform sampler s[3];
 layout(set = 0, binding = 3) uniform samplerShadow ss[3];
+layout(set = 0, binding = 4, r32f) uniform image2D st[2];
+layout(set = 0, binding = 1) uniform samplerCube cube[4];
+layout(set = 0, binding = 2) uniform texture2DMSArray msa[2];
 ";
 
 /// The sampler heap's entries.
@@ -308,4 +312,120 @@ fn shadow_compare_and_array_layers_round_and_clamp() {
     // 1.5 rounds to even 2; 2.5 to 2; 9 clamps to 2; -3 to 0.
     assert_eq!(&f[0..4], &[0.75, 0.75, 0.75, 0.25]);
     assert_eq!(&f[4..6], &[1.0, 0.0]);
+}
+
+#[test]
+fn storage_image_store_load_and_size() {
+    let mut w = World::new();
+    // st[1]: a 4x4 R32_SFLOAT image, texel (x, y) = x + 10y; its texture descriptor at
+    // 240 + 48, the PBE descriptor 24 bytes on.
+    let layout = Layout::new(4, 4, 1, 1, 4, Tiling::Twiddled, 1).unwrap();
+    let texel = |x: u32, y: u32, _: u32, _: u32| ((x + 10 * y) as f32).to_le_bytes().to_vec();
+    w.image(288, IMG, &layout, R32_SFLOAT, Dim::D2, &texel);
+    let img = ImageDesc {
+        base: IMG,
+        layout: &layout,
+        format: pixel_format(R32_SFLOAT).unwrap(),
+        dimension: Dim::D2,
+    };
+    let pbe = pbe_descriptor(&img, 0, 0).unwrap();
+    w.mem.write(SET + 288 + 24, &pbe).unwrap();
+    let out = w.run(
+        "void main() {
+             imageStore(st[1], ivec2(2, 1), vec4(0.75, 0.0, 0.0, 1.0));
+             o[0] = imageLoad(st[1], ivec2(3, 3));
+             u[0] = uint(imageSize(st[1]).x);
+             u[1] = uint(imageSize(st[1]).y);
+         }",
+    );
+    assert_eq!(f32::from_bits(out[0]), 33.0);
+    assert_eq!(&out[32..34], &[4, 4]);
+    let off = layout.offset_of(2, 1, 0, 0, 0).unwrap();
+    let mut b = [0u8; 4];
+    w.mem.read(IMG + off, &mut b).unwrap();
+    assert_eq!(f32::from_le_bytes(b), 0.75);
+}
+
+#[test]
+fn gradients_offsets_and_the_bias_on_gradients() {
+    let mut w = rgba_world();
+    w.sampler_entry(16 + 24, 0, 0);
+    // t[1]: the same image with bias +1.0, which scales gradients by 2.
+    let mut d = [0u8; 24];
+    w.mem.read(SET + 16, &mut d).unwrap();
+    w.mem.write(SET + 48, &d).unwrap();
+    w.sampler_entry(48 + 24, 0, 0x3c00);
+    let out = w.run(
+        "void main() {
+             vec2 c = vec2(0.5 / 2.0, 1.5 / 2.0);
+             // Two texels per unit step of x at level 0: LOD 1.
+             o[0] = textureGrad(t[0], c, vec2(0.5, 0.0), vec2(0.0, 0.1));
+             o[1] = textureGrad(t[1], c, vec2(0.5, 0.0), vec2(0.0, 0.1));
+             o[2] = textureLodOffset(t[0], vec2(1.5 / 4.0, 0.5 / 4.0), 0.0, ivec2(1, 2));
+         }",
+    );
+    let f = floats(&out);
+    assert!(close(&f[0..4], &rgba(0.0, 1.0, 1.0)), "{:?}", &f[0..4]);
+    assert!(close(&f[4..8], &rgba(0.0, 0.0, 2.0)), "{:?}", &f[4..8]);
+    assert!(close(&f[8..12], &rgba(2.0, 2.0, 0.0)), "{:?}", &f[8..12]);
+}
+
+#[test]
+fn cube_maps_take_the_direction() {
+    let mut w = World::new();
+    // cube[2]: 2x2 faces, face f all (40f, 0, 0, 255).
+    let layout = Layout::new(2, 2, 6, 1, 4, Tiling::Twiddled, 1).unwrap();
+    let texel = |_: u32, _: u32, face: u32, _: u32| vec![(40 * face) as u8, 0, 0, 255];
+    w.image(16 + 64, IMG, &layout, R8G8B8A8_UNORM, Dim::Cube, &texel);
+    w.sampler_entry(16 + 64 + 24, 0, 0);
+    let out = w.run(
+        "void main() {
+             o[0].x = textureLod(cube[2], vec3(1.0, 0.2, 0.1), 0.0).x;
+             o[0].y = textureLod(cube[2], vec3(-1.0, 0.2, 0.1), 0.0).x;
+             o[0].z = textureLod(cube[2], vec3(0.1, 1.0, 0.2), 0.0).x;
+             o[0].w = textureLod(cube[2], vec3(0.1, -1.0, 0.2), 0.0).x;
+             o[1].x = textureLod(cube[2], vec3(0.1, 0.2, 1.0), 0.0).x;
+             o[1].y = textureLod(cube[2], vec3(0.1, 0.2, -1.0), 0.0).x;
+         }",
+    );
+    let f = floats(&out);
+    let want: Vec<f32> = (0..6).map(|k| (40 * k) as f32 / 255.0).collect();
+    assert!(close(&f[0..6], &want), "{:?}", &f[0..6]);
+}
+
+#[test]
+fn multisampled_array_fetch_names_the_sample_and_the_layer() {
+    let mut w = World::new();
+    // msa[1]: 2x2, 3 layers, 4 samples of R32_SFLOAT, value 100 layer + 10 sample + x + 2y.
+    let layout = Layout::new(2, 2, 3, 1, 4, Tiling::Twiddled, 4).unwrap();
+    w.mem.map(IMG, vec![0; layout.size as usize]);
+    for layer in 0..3 {
+        for sample in 0..4 {
+            for y in 0..2 {
+                for x in 0..2 {
+                    let v = (100 * layer + 10 * sample + x + 2 * y) as f32;
+                    let off = layout.offset_of(x, y, layer, 0, sample).unwrap();
+                    w.mem.write(IMG + off, &v.to_le_bytes()).unwrap();
+                }
+            }
+        }
+    }
+    let img = ImageDesc {
+        base: IMG,
+        layout: &layout,
+        format: pixel_format(R32_SFLOAT).unwrap(),
+        dimension: Dim::D2ArrayMultisampled,
+    };
+    let d = texture_descriptor(&img, 0, 1, 0, 3).unwrap();
+    w.mem.write(SET + 144 + 32, &d).unwrap();
+    let out = w.run(
+        "void main() {
+             o[0].x = texelFetch(sampler2DMSArray(msa[1], s[0]), ivec3(1, 0, 2), 3).x;
+             o[0].y = texelFetch(sampler2DMSArray(msa[1], s[0]), ivec3(0, 1, 1), 2).x;
+             u[0] = uint(textureSamples(sampler2DMSArray(msa[1], s[0])));
+             u[1] = uint(textureSize(sampler2DMSArray(msa[1], s[0])).z);
+         }",
+    );
+    assert_eq!(&floats(&out[0..2]), &[231.0, 122.0]);
+    assert_eq!(&out[32..34], &[4, 3]);
 }

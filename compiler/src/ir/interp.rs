@@ -741,7 +741,9 @@ impl<'s> Machine<'s, '_> {
             Op::LoadInputAttachment { .. } => {
                 return Err("input attachments are not modelled by the IR interpreter".into())
             }
-            Op::Texture(_) => return Err("images are not modelled by the IR interpreter".into()),
+            Op::Texture(_) | Op::ImageStore(_) => {
+                return Err("images are not modelled by the IR interpreter".into())
+            }
             Op::StoreOutput {
                 location,
                 component,

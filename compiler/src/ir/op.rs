@@ -376,6 +376,8 @@ pub enum Op {
     /// Reads or queries an image (see [`Tex`]). Pure: Vulkan forbids writing an image that
     /// a dispatch samples, and descriptors do not change during it.
     Texture(Box<Tex>),
+    /// Writes one texel of a storage image (see [`ImageStore`]).
+    ImageStore(Box<ImageStore>),
 }
 
 /// Whether an operation has effects beyond its result (never removed by DCE, never merged by
@@ -391,6 +393,7 @@ pub fn has_side_effects(op: &Op) -> bool {
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
             | Op::Discard
+            | Op::ImageStore(_)
     )
 }
 
@@ -467,9 +470,17 @@ pub enum TexOp {
     /// Unfiltered read of one texel at integer coordinates (OpImageFetch); `lod` is the I32
     /// level, `sample` the sample of a multisampled image.
     Fetch,
+    /// A storage image read (OpImageRead): a `Fetch` through the storage image's texture
+    /// descriptor at level 0, ordered with the shader's image writes (never merged across
+    /// them).
+    ImageRead,
     /// Component `c` (0..4) of the four texels of the bilinear footprint (OpImageGather), or
     /// their comparisons against `dref` (OpImageDrefGather, component 0).
     Gather(u8),
+    /// Fragment shaders: the LOD mip selection would use (clamped) and the computed LOD
+    /// with the bias, two F32 (OpImageQueryLod); the coordinates have no array layer, so
+    /// `arrayed` is false.
+    QueryLod,
     /// The size of level `lod` (I32; level 0 if `Implicit`): width, height, depth or layers
     /// as the dimension has them (OpImageQuerySize, OpImageQuerySizeLod). Lowered by
     /// `lower_textures`.
@@ -585,5 +596,47 @@ impl Tex {
         {
             *o = f(*o);
         }
+    }
+}
+
+/// OpImageWrite of a storage image: the four components of `texel` (all F32 or all I32,
+/// converted to the image's format by the PBE) at integer `coords` (`dim.axes()`, then the
+/// layer of an arrayed image) of level 0, sample `sample` of a multisampled image. `texture`
+/// names the storage image binding element until `lower_textures`, then the PBE descriptor.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ImageStore {
+    pub texture: TexSource,
+    pub dim: ImageDim,
+    pub arrayed: bool,
+    pub ms: bool,
+    pub coords: Vec<Value>,
+    pub sample: Option<Value>,
+    pub texel: Vec<Value>,
+}
+
+impl ImageStore {
+    /// Value operands, in a fixed order.
+    pub fn operands(&self) -> Vec<Value> {
+        let mut v = vec![match self.texture {
+            TexSource::Binding(d) => d.index,
+            TexSource::Bindless { offset, .. } => offset,
+        }];
+        v.extend(self.coords.iter().copied());
+        v.extend(self.sample);
+        v.extend(self.texel.iter().copied());
+        v
+    }
+
+    /// Applies `f` to every value operand.
+    pub fn map_operands(&mut self, f: &mut dyn FnMut(Value) -> Value) {
+        match &mut self.texture {
+            TexSource::Binding(d) => d.index = f(d.index),
+            TexSource::Bindless { offset, .. } => *offset = f(*offset),
+        }
+        self.coords.iter_mut().for_each(|c| *c = f(*c));
+        if let Some(s) = &mut self.sample {
+            *s = f(*s);
+        }
+        self.texel.iter_mut().for_each(|c| *c = f(*c));
     }
 }

@@ -173,6 +173,29 @@ fn op_text(op: &Op) -> String {
         } => format!("StoreBuiltin {builtin:?}.{component} = {}", v(*value)),
         Op::Discard => "Discard".into(),
         Op::Texture(t) => tex_text(t),
+        Op::ImageStore(w) => {
+            let mut s = format!("ImageStore.{:?}", w.dim);
+            if w.arrayed {
+                s += "Array";
+            }
+            if w.ms {
+                s += "Ms";
+            }
+            match w.texture {
+                super::TexSource::Binding(d) => {
+                    let _ = write!(s, " image {}.{}[{}]", d.set, d.binding, v(d.index));
+                }
+                super::TexSource::Bindless { set, offset } => {
+                    let _ = write!(s, " pbe set {set} + {}", v(offset));
+                }
+            }
+            let _ = write!(s, " at ({})", vs(&w.coords));
+            if let Some(x) = w.sample {
+                let _ = write!(s, " sample {}", v(x));
+            }
+            let _ = write!(s, " = ({})", vs(&w.texel));
+            s
+        }
     }
 }
 

@@ -59,6 +59,7 @@ fn operands(op: &Op) -> Vec<Value> {
         }
         Op::DescriptorAddress { index, .. } | Op::DescriptorSize { index, .. } => vec![*index],
         Op::Texture(t) => t.operands(),
+        Op::ImageStore(w) => w.operands(),
     }
 }
 
@@ -90,7 +91,8 @@ impl Checker<'_> {
             t.op,
             TexOp::QuerySize | TexOp::QueryLevels | TexOp::QuerySamples
         );
-        let filtered = matches!(t.op, TexOp::Sample | TexOp::Gather(_));
+        let filtered = matches!(t.op, TexOp::Sample | TexOp::Gather(_) | TexOp::QueryLod);
+        let fetch = matches!(t.op, TexOp::Fetch | TexOp::ImageRead);
         if filtered != t.sampler.is_some() {
             return bad("sampler presence");
         }
@@ -117,7 +119,7 @@ impl Checker<'_> {
             (TexLod::Implicit, _) => {}
             (TexLod::Bias(x), TexOp::Sample) if is(*x, Type::F32)? => {}
             (TexLod::Lod(x), TexOp::Sample) if is(*x, Type::F32)? => {}
-            (TexLod::Lod(x), TexOp::Fetch) if is(*x, Type::I32)? => {}
+            (TexLod::Lod(x), TexOp::Fetch | TexOp::ImageRead) if is(*x, Type::I32)? => {}
             (TexLod::Grad { dx, dy }, TexOp::Sample) if dx.len() == axes && dy.len() == axes => {}
             _ => return bad("level of detail"),
         }
@@ -140,7 +142,7 @@ impl Checker<'_> {
                 }
             }
         }
-        if t.sample.is_some() != (t.ms && t.op == TexOp::Fetch) || (t.ms && filtered) {
+        if t.sample.is_some() != (t.ms && fetch) || (t.ms && filtered) {
             return bad("multisampling");
         }
         if t.min_lod.is_some() && t.op != TexOp::Sample {
@@ -149,13 +151,19 @@ impl Checker<'_> {
         let lanes = u32::from(rt.lanes);
         let ok = match t.op {
             TexOp::Gather(c) => c < 4 && u32::from(t.component) + lanes <= 4,
+            TexOp::QueryLod => {
+                u32::from(t.component) + lanes <= 2
+                    && rt.scalar == Scalar::F32
+                    && t.lod == TexLod::Implicit
+                    && !t.arrayed
+            }
             _ if t.dref.is_some() => t.component == 0 && lanes == 1,
             _ => u32::from(t.component) + lanes <= 4,
         };
         if !ok || !matches!(rt.scalar, Scalar::F32 | Scalar::I32) {
             return bad("result type");
         }
-        if t.dref.is_some() && (rt.scalar != Scalar::F32 || t.op == TexOp::Fetch) {
+        if t.dref.is_some() && (rt.scalar != Scalar::F32 || fetch) {
             return bad("comparison");
         }
         Ok(())
@@ -188,6 +196,7 @@ impl Checker<'_> {
                 | Op::StoreOutput { .. }
                 | Op::StoreBuiltin { .. }
                 | Op::Discard
+                | Op::ImageStore(_)
         );
         if needs_dst && rt.is_none() {
             return Err(format!("{op:?} without a result"));
@@ -338,6 +347,31 @@ impl Checker<'_> {
                 return Err("descriptor index type".into());
             }
             Op::Texture(t) => self.check_texture(t, rt)?,
+            Op::ImageStore(w) => {
+                let ok = |v: &Value, t: Type| self.ty(*v).map(|x| x == t);
+                let mut good = w.coords.len() == w.dim.axes() + usize::from(w.arrayed)
+                    && w.texel.len() == 4
+                    && w.sample.is_some() == w.ms;
+                for c in w.coords.iter().chain(&w.sample) {
+                    good &= ok(c, Type::I32)?;
+                }
+                let t0 = match w.texel.first() {
+                    Some(x) => self.ty(*x)?,
+                    None => Type::I32,
+                };
+                for x in &w.texel {
+                    good &= ok(x, t0)? && (t0 == Type::I32 || t0 == Type::F32);
+                }
+                if let TexSource::Binding(d) = w.texture {
+                    good &= ok(&d.index, Type::I32)?;
+                }
+                if let TexSource::Bindless { offset, .. } = w.texture {
+                    good &= ok(&offset, Type::I32)?;
+                }
+                if !good {
+                    return Err(format!("image store: {w:?}"));
+                }
+            }
             _ => {}
         }
         Ok(())
@@ -474,6 +508,11 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
             | Op::Discard => {}
+            Op::ImageStore(w) => {
+                if !matches!(w.texture, TexSource::Bindless { .. }) {
+                    return bad("image store not lowered");
+                }
+            }
             Op::Texture(t) => {
                 if !matches!(t.texture, TexSource::Bindless { .. })
                     || matches!(t.sampler, Some(SamplerSource::Binding(_)))

@@ -6,13 +6,15 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::{BinOp, Node, Op, Shader, Space, SysVal, Type, Value, Var};
+use crate::ir::{BinOp, Node, Op, Shader, Space, SysVal, TexOp, Type, Value, Var};
 use crate::CompileError;
 
 use super::{map_operands, substitute};
 
 fn pure(op: &Op, descriptor_words: &HashSet<Value>) -> bool {
     match op {
+        // An image write between two storage image reads changes what they read.
+        Op::Texture(t) => t.op != TexOp::ImageRead,
         Op::Load {
             space: Space::Global,
             addr,
@@ -28,6 +30,7 @@ fn pure(op: &Op, descriptor_words: &HashSet<Value>) -> bool {
         | Op::StoreOutput { .. }
         | Op::StoreBuiltin { .. }
         | Op::Discard
+        | Op::ImageStore(_)
         // A `Discard` between two reads changes it.
         | Op::SysVal(SysVal::HelperInvocation) => false,
         _ => true,

@@ -8,10 +8,12 @@
 //! * A sampled array layer is rounded to nearest even and clamped to [0, layers - 1], as
 //!   Vulkan asks; the hardware takes an integer layer and does not clamp. The layer count
 //!   is read from the texture descriptor.
+//! * Storage image writes (`Op::ImageStore`) name the PBE descriptor at
+//!   `abi::STORAGE_PBE_OFFSET` of the element; reads use its texture descriptor at 0.
 //! * Size, level and sample queries become loads of the descriptor's words and the field
 //!   extractions `hw::g13::control::descriptors::texture` places (the one home of those
 //!   bit positions). A view's levels and its base level come from the descriptor's first
-//!   and last level fields.
+//!   and last level fields; a null descriptor answers 0.
 //!
 //! Runs after `lower_descriptors` (whose bounds checks must not see these loads: descriptor
 //! words are always inside the set) and before `scalarize`.
@@ -258,6 +260,21 @@ const SAMPLER_KINDS: &[DescriptorKind] = &[
 
 pub fn lower_textures(sh: &mut Shader, layout: &ResourceLayout) -> Result<(), CompileError> {
     rewrite(sh, &mut |sh, inst, out| {
+        if let Op::ImageStore(w) = &inst.op {
+            if let TexSource::Binding(d) = w.texture {
+                // Writes go through the PBE descriptor after the texture descriptor.
+                let kinds = [
+                    DescriptorKind::StorageImage,
+                    DescriptorKind::StorageTexelBuffer,
+                ];
+                let pbe = |_| abi::STORAGE_PBE_OFFSET;
+                let offset = element_offset(sh, out, layout, d, &kinds, pbe)?;
+                let mut w = (**w).clone();
+                w.texture = TexSource::Bindless { set: d.set, offset };
+                out.effect(Op::ImageStore(Box::new(w)));
+                return Ok(());
+            }
+        }
         let Op::Texture(t) = &inst.op else {
             out.inst(inst);
             return Ok(());
@@ -281,6 +298,14 @@ pub fn lower_textures(sh: &mut Shader, layout: &ResourceLayout) -> Result<(), Co
             TexOp::QuerySize | TexOp::QueryLevels | TexOp::QuerySamples
         ) {
             let v = query(sh, out, &mut desc, &t)?;
+            // A null descriptor (robustness2's nullDescriptor) answers 0 to every query.
+            let null = desc.field(sh, out, tf::NULL)?;
+            let zero = konst(sh, out, 0);
+            let is_null = out.def(sh, Type::BOOL, Op::Cmp(CmpOp::INe, null, zero));
+            let v: Vec<Value> = v
+                .into_iter()
+                .map(|x| out.def(sh, Type::I32, Op::Select(is_null, zero, x)))
+                .collect();
             let op = match v.as_slice() {
                 [x] => Op::Copy(*x),
                 _ => Op::Vector(v),

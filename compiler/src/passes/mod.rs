@@ -178,6 +178,7 @@ pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
             *index = f(*index)
         }
         Op::Texture(t) => t.map_operands(f),
+        Op::ImageStore(w) => w.map_operands(f),
         Op::InterpolateInput { at, .. } => match at {
             ir::InterpolateAt::Centroid => {}
             ir::InterpolateAt::Sample(i) => *i = f(*i),

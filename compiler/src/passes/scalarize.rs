@@ -198,7 +198,7 @@ pub fn scalarize(sh: &mut Shader) -> Result<(), CompileError> {
             }
             Op::Texture(t) => {
                 // Operands are scalar already (the front end passes lanes); a vector result
-                // becomes one operation per component, which the back end may merge again.
+                // becomes one operation per component (the back end shares their LOD).
                 for i in 0..n as u8 {
                     let mut one = t.clone();
                     one.component += i;

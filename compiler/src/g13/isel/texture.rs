@@ -20,7 +20,9 @@ use hw::isa::*;
 
 use super::{internal, unsupported, Sel};
 use crate::g13::vreg;
-use crate::ir::{self, ImageDim, SamplerSource, Scalar, Tex, TexLod, TexOp, TexSource, Value};
+use crate::ir::{
+    self, ImageDim, ImageStore, SamplerSource, Scalar, Tex, TexLod, TexOp, TexSource, Value,
+};
 use crate::{abi, CompileError};
 
 /// Physical halves of the fixed runs of texture operations: four coordinates, and seven
@@ -28,6 +30,28 @@ use crate::{abi, CompileError};
 /// vertex preloads.
 const RUN_TEX_COORDS: u16 = 28;
 const RUN_TEX_GRADS: u16 = 36;
+/// The four components an image write stores.
+const RUN_TEX_TEXEL: u16 = 52;
+
+/// The hardware dimension of an image shape.
+fn tex_dim(dim: ImageDim, arrayed: bool, ms: bool) -> Result<TexDim, CompileError> {
+    Ok(match (dim, arrayed, ms) {
+        (ImageDim::D1, false, false) => TexDim::D1,
+        (ImageDim::D1, true, false) => TexDim::D1Array,
+        (ImageDim::D2, false, false) => TexDim::D2,
+        (ImageDim::D2, true, false) => TexDim::D2Array,
+        (ImageDim::D2, false, true) => TexDim::D2Ms,
+        (ImageDim::D2, true, true) => TexDim::D2MsArray,
+        (ImageDim::D3, false, false) => TexDim::D3,
+        (ImageDim::Cube, false, false) => TexDim::Cube,
+        (ImageDim::Cube, true, false) => TexDim::CubeArray,
+        other => return Err(unsupported(format!("texture of shape {other:?}"))),
+    })
+}
+
+/// What a texture operation's LOD register is computed from: the mode, the LOD or bias,
+/// the sampler entry and the minimum LOD.
+pub(super) type LodKey = (u8, Option<Value>, Value, Option<Value>);
 
 fn low16(r: Reg) -> Reg {
     Reg {
@@ -88,6 +112,72 @@ impl Sel<'_> {
         self.f32_to_f16_bits(Operand::Reg(s), false)
     }
 
+    /// The coordinate run: the axes, then the layer; a multisampled access adds the sample
+    /// (with the layer above it for arrays).
+    fn tex_coords(
+        &mut self,
+        dim: ImageDim,
+        coords: &[Value],
+        sample: Option<Value>,
+    ) -> Result<Reg, CompileError> {
+        let mut run = Vec::new();
+        let axes = dim.axes();
+        for c in coords.iter().take(axes) {
+            run.push(self.iop(*c)?);
+        }
+        let layer = coords.get(axes).copied();
+        match (sample, layer) {
+            (Some(s), Some(l)) => {
+                let (s, l) = (self.iop(s)?, self.iop(l)?);
+                let packed = self.temp(Size::S32)?;
+                self.shift(ShiftOp::Bfi, packed, s, l, Operand::Imm(16), 16);
+                run.push(Operand::Reg(packed));
+            }
+            (Some(s), None) => run.push(self.iop(s)?),
+            (None, Some(l)) => run.push(self.iop(l)?),
+            (None, None) => {}
+        }
+        self.tex_run(&run, RUN_TEX_COORDS)
+    }
+
+    /// `image_write` of one texel through a storage image's PBE descriptor.
+    pub(super) fn image_store(&mut self, w: &ImageStore) -> Result<(), CompileError> {
+        let TexSource::Bindless { set, offset } = w.texture else {
+            return Err(internal("image store not lowered"));
+        };
+        let dim = tex_dim(w.dim, w.arrayed, w.ms)?;
+        if w.dim == ImageDim::Cube {
+            return Err(unsupported("image write to a cube map"));
+        }
+        let coords = self.tex_coords(w.dim, &w.coords, w.sample)?;
+        let mut texel = Vec::new();
+        for x in &w.texel {
+            texel.push(self.iop(*x)?);
+        }
+        let src = self.tex_run(&texel, RUN_TEX_TEXEL)?;
+        let texture = self.bindless(set, offset)?;
+        self.emit(Instr::ImageWrite(ImageWrite {
+            src,
+            coords,
+            lod: Small::Imm(0),
+            texture,
+            dim,
+            coherent: false,
+        }));
+        Ok(())
+    }
+
+    /// The bindless texture operand of the descriptor at byte `offset` of set `set`.
+    fn bindless(&mut self, set: u32, offset: Value) -> Result<TexIndex, CompileError> {
+        let index = self.reg(offset)?;
+        if index.size != Size::S32 {
+            return Err(internal("texture descriptor offset is not 32-bit"));
+        }
+        let base = u16::try_from(abi::set_address_offset(set) / 2)
+            .map_err(|_| internal(format!("set {set}")))?;
+        Ok(TexIndex::Bindless { base, index })
+    }
+
     pub(super) fn texture(&mut self, d: Value, t: &Tex) -> Result<(), CompileError> {
         let TexSource::Bindless { set, offset } = t.texture else {
             return Err(internal("texture operation not lowered"));
@@ -96,47 +186,18 @@ impl Sel<'_> {
         if !matches!(ty.scalar, Scalar::F32 | Scalar::I32) || ty.lanes != 1 {
             return Err(internal(format!("texture result of type {ty:?}")));
         }
-        let load = t.op == TexOp::Fetch;
+        let load = matches!(t.op, TexOp::Fetch | TexOp::ImageRead);
         let gather = match t.op {
             TexOp::Gather(c) => Some(c),
-            TexOp::Sample | TexOp::Fetch => None,
+            TexOp::Sample | TexOp::Fetch | TexOp::ImageRead | TexOp::QueryLod => None,
             _ => return Err(internal("texture query reached the back end")),
         };
-        let dim = match (t.dim, t.arrayed, t.ms) {
-            (ImageDim::D1, false, false) => TexDim::D1,
-            (ImageDim::D1, true, false) => TexDim::D1Array,
-            (ImageDim::D2, false, false) => TexDim::D2,
-            (ImageDim::D2, true, false) => TexDim::D2Array,
-            (ImageDim::D2, false, true) => TexDim::D2Ms,
-            (ImageDim::D2, true, true) => TexDim::D2MsArray,
-            (ImageDim::D3, false, false) => TexDim::D3,
-            (ImageDim::Cube, false, false) => TexDim::Cube,
-            (ImageDim::Cube, true, false) => TexDim::CubeArray,
-            other => return Err(unsupported(format!("texture of shape {other:?}"))),
-        };
+        let dim = tex_dim(t.dim, t.arrayed, t.ms)?;
         if load && t.dim == ImageDim::Cube {
             return Err(unsupported("texel fetch of a cube map"));
         }
 
-        // Coordinates; a multisampled load adds the sample (with the layer above it).
-        let mut coords = Vec::new();
-        let axes = t.dim.axes();
-        for c in t.coords.iter().take(axes) {
-            coords.push(self.iop(*c)?);
-        }
-        let layer = t.coords.get(axes).copied();
-        match (t.sample, layer) {
-            (Some(s), Some(l)) => {
-                let (s, l) = (self.iop(s)?, self.iop(l)?);
-                let packed = self.temp(Size::S32)?;
-                self.shift(ShiftOp::Bfi, packed, s, l, Operand::Imm(16), 16);
-                coords.push(Operand::Reg(packed));
-            }
-            (Some(s), None) => coords.push(self.iop(s)?),
-            (None, Some(l)) => coords.push(self.iop(l)?),
-            (None, None) => {}
-        }
-        let coords = self.tex_run(&coords, RUN_TEX_COORDS)?;
+        let coords = self.tex_coords(t.dim, &t.coords, t.sample)?;
 
         // The sampler: its heap index, and its LOD bias as an f16.
         let (sampler, bias) = match t.sampler {
@@ -151,7 +212,30 @@ impl Sel<'_> {
             Some(m) => Some(self.fop(m)?),
             None => None,
         };
+        // Components of one vector operation share their LOD register.
+        let key: Option<LodKey> = match (&t.lod, t.sampler, load) {
+            (TexLod::Lod(l), Some(SamplerSource::Entry(e)), false) => {
+                Some((0, Some(*l), e, t.min_lod))
+            }
+            (TexLod::Bias(b), Some(SamplerSource::Entry(e)), false) => {
+                Some((1, Some(*b), e, t.min_lod))
+            }
+            (TexLod::Implicit, Some(SamplerSource::Entry(e)), false) if gather.is_none() => {
+                Some((2, None, e, t.min_lod))
+            }
+            _ => None,
+        };
+        let cached = key.and_then(|k| self.tex_lods.get(&k).copied());
         let (lod_mode, lod) = match (&t.lod, load) {
+            _ if cached.is_some() => {
+                let r = cached.ok_or_else(|| internal("cached LOD"))?;
+                let mode = match (&t.lod, t.min_lod.is_some()) {
+                    (TexLod::Lod(_), _) => LodMode::Min,
+                    (_, true) => LodMode::AutoBiasMin,
+                    (_, false) => LodMode::AutoBias,
+                };
+                (mode, Operand::Reg(r))
+            }
             (TexLod::Implicit, _) if gather.is_some() => (LodMode::Auto, Operand::Imm(0)),
             (TexLod::Lod(l), true) => match self.const_of(*l) {
                 Some(0) => (LodMode::Auto, Operand::Imm(0)),
@@ -214,9 +298,6 @@ impl Sel<'_> {
                 }
             }
             (TexLod::Grad { dx, dy }, false) => {
-                if t.dim == ImageDim::Cube {
-                    return Err(unsupported("cube map sampling with explicit gradients"));
-                }
                 let bias = bias.ok_or_else(|| internal("sample without a sampler"))?;
                 // 2^bias scales the footprint, so the LOD moves by the bias.
                 let scale = self.temp(Size::S32)?;
@@ -236,6 +317,10 @@ impl Sel<'_> {
                         run.push(Operand::Reg(r));
                     }
                 }
+                // 1D gradients take a second, zero axis.
+                if t.dim == ImageDim::D1 {
+                    run.extend([Operand::Imm(0), Operand::Imm(0)]);
+                }
                 if let Some(m) = min_lod {
                     let r = self.f16_sum(m, Operand::Imm(0))?;
                     run.push(Operand::Reg(r));
@@ -251,6 +336,10 @@ impl Sel<'_> {
             (lod, _) => return Err(internal(format!("texture LOD {lod:?}"))),
         };
 
+        if let (Some(k), Operand::Reg(r)) = (key, lod) {
+            self.tex_lods.insert(k, r);
+        }
+
         // The depth reference, then the packed offsets.
         let mut extra = Vec::new();
         if let Some(r) = t.dref {
@@ -265,12 +354,7 @@ impl Sel<'_> {
             Some(self.tex_run(&extra, 0)?)
         };
 
-        let index = self.reg(offset)?;
-        if index.size != Size::S32 {
-            return Err(internal("texture descriptor offset is not 32-bit"));
-        }
-        let base = u16::try_from(abi::set_address_offset(set) / 2)
-            .map_err(|_| internal(format!("set {set}")))?;
+        let texture = self.bindless(set, offset)?;
         let dst = self.def(d)?;
         self.emit(Instr::Texture(Texture {
             load,
@@ -278,7 +362,7 @@ impl Sel<'_> {
             coords,
             lod_mode,
             lod,
-            texture: TexIndex::Bindless { base, index },
+            texture,
             sampler,
             dim,
             mask: 1 << (t.component & 3),
@@ -286,7 +370,7 @@ impl Sel<'_> {
             offset: t.offset.is_some(),
             extra,
             gather,
-            query_lod: false,
+            query_lod: t.op == TexOp::QueryLod,
             wait_slot: 0,
         }));
         Ok(())
