@@ -237,8 +237,10 @@ impl Layout {
         if !bytes_per_block.is_power_of_two() || bytes_per_block > 16 {
             return invalid(format!("{bytes_per_block} bytes per block"));
         }
+        // A mip-mapped image gets the whole chain of its width and height; a 3D image whose
+        // depth is its largest dimension asks for more levels than that, which are 1x1.
         let levels = if levels > 1 {
-            32 - width.max(height).leading_zeros()
+            (32 - width.max(height).leading_zeros()).max(levels)
         } else {
             1
         };

@@ -362,3 +362,15 @@ fn astc_12x10_blocks_and_rejected_layouts() {
     let tw = Tiling::Twiddled;
     assert!(Layout::with_blocks(8, 8, 1, 1, (4, 4), 8, tw, 4, Usage::default()).is_err());
 }
+
+#[test]
+fn levels_past_the_width_and_height_chain_are_1x1() {
+    // A 4x4x32 3D image has six levels (32 slices halve five times); its slices are laid
+    // out like layers, so the layout needs levels 3..6 as 1x1 levels of their own.
+    let l = twiddled(4, 4, 32, 6, 4, 1);
+    assert_eq!(l.levels, 6);
+    for level in 0..6 {
+        assert!(l.level_offset(level).is_some(), "level {level}");
+    }
+    assert!(l.level_offset(3).unwrap() < l.level_offset(4).unwrap());
+}
