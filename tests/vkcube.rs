@@ -294,11 +294,7 @@ fn vkcube_frame_matches_lavapipe() {
     // The frame must show the cube, or two blank frames would match: vkcube's background is
     // one flat colour, and the cube covers a good part of the window.
     let bg = &lvp.2[..4];
-    let covered = lvp
-        .2
-        .chunks_exact(4)
-        .filter(|p| &p[..3] != &bg[..3])
-        .count();
+    let covered = lvp.2.chunks_exact(4).filter(|p| p[..3] != bg[..3]).count();
     assert!(
         covered > (w * h / 10) as usize,
         "lavapipe's frame shows no cube ({covered} pixels off the background)"
