@@ -9,7 +9,8 @@ packages=(
     glslang-tools spirv-tools                                      # glslangValidator (corpus), spirv-as (compiler tests)
     libpng16-16 zlib1g libgl1 libglx0 libx11-6 libxcb1             # what the CTS's deqp-vk links
     libwayland-client0 libwayland-egl1                             #   against (scripts/cts.sh)
-    xvfb libx11-xcb1                                               # WSI tests: an X server; Xlib surfaces
+    xvfb libx11-xcb1 x11-utils                                     # WSI tests: an X server; Xlib surfaces; xdpyinfo
+    gfxreconstruct                                                 # vkcube frames: capture and replay with screenshots
 )
 missing=()
 for p in "${packages[@]}"; do

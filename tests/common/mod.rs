@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, Once};
 
 /// The library under test: `target/<profile>/libvulkan_agx4.so`, beside the test's `deps/`.
-fn library_path() -> PathBuf {
+pub fn library_path() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().unwrap().parent().unwrap();
     let lib = profile_dir.join("libvulkan_agx4.so");
