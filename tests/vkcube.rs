@@ -161,7 +161,10 @@ fn vkcube_runs_300_frames() {
     let Some(xvfb) = Xvfb::start() else { return };
     let dir = scratch_dir("300");
     let mut cmd = vk_command(&vkcube, &xvfb.display, &agx4_manifest(&dir));
-    cmd.args(["--c", "300"]);
+    // A 160x160 window: the simulated GPU shades every pixel on the CPU, and 300 frames at
+    // vkcube's default 500x500 take minutes of a debug build; the frame count is what this
+    // test is about (swapchain images cycle through acquire and present 300 times).
+    cmd.args(["--c", "300", "--width", "160", "--height", "160"]);
     let out = run(cmd);
     assert_success(&out, "vkcube --c 300 on agx4");
     assert!(
