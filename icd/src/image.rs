@@ -2,8 +2,9 @@
 //! then a GPU address once bound.
 //!
 //! OPTIMAL tiling is the GPU-twiddled layout; LINEAR is row-major and limited, as the spec
-//! allows, to 2D images with one level and one layer. 3D images have one level: the layout
-//! model keeps a whole mip chain per slice, which is not how 3D levels shrink in depth.
+//! allows, to 2D images with one level and one layer. A 3D image's slices are laid out like
+//! array layers, each with the whole mip chain: level l uses the first depth >> l slices, so
+//! the deeper levels waste the memory of the slices they no longer have.
 //! Attachments may have 4 samples (2D, optimal tiling, one level; see
 //! `MULTISAMPLED_ATTACHMENTS`).
 //!
