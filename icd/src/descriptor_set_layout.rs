@@ -255,14 +255,19 @@ pub unsafe extern "system" fn destroy_descriptor_set_layout(
 mod tests {
     use super::*;
 
+    fn b(
+        binding: u32,
+        ty: vk::DescriptorType,
+        count: u32,
+    ) -> vk::DescriptorSetLayoutBinding<'static> {
+        vk::DescriptorSetLayoutBinding::default()
+            .binding(binding)
+            .descriptor_type(ty)
+            .descriptor_count(count)
+    }
+
     #[test]
     fn bindings_are_packed_in_binding_order() {
-        let b = |binding, ty, count| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(binding)
-                .descriptor_type(ty)
-                .descriptor_count(count)
-        };
         let info = build(&[
             b(3, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC, 2),
             b(0, vk::DescriptorType::STORAGE_BUFFER, 1),
@@ -289,12 +294,6 @@ mod tests {
 
     #[test]
     fn image_and_sampler_descriptors_use_the_abi_sizes_and_alignments() {
-        let b = |binding, ty, count| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(binding)
-                .descriptor_type(ty)
-                .descriptor_count(count)
-        };
         let info = build(&[
             b(0, vk::DescriptorType::SAMPLER, 3),
             b(1, vk::DescriptorType::UNIFORM_BUFFER, 1),
@@ -350,12 +349,6 @@ mod tests {
 
     #[test]
     fn input_attachments_take_no_set_memory_and_are_hidden_from_the_compiler() {
-        let b = |binding, ty, count| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(binding)
-                .descriptor_type(ty)
-                .descriptor_count(count)
-        };
         let info = build(&[
             b(0, vk::DescriptorType::INPUT_ATTACHMENT, 2),
             b(1, vk::DescriptorType::STORAGE_BUFFER, 1),

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod render;
+pub mod shaders;
 pub mod wsi;
 pub mod x11;
 
