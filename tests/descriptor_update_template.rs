@@ -70,6 +70,52 @@ impl Templates {
     }
 }
 
+/// A compute pipeline of `DISPATCH_SHADER` whose layout has `set_layout` as set 0 and its
+/// 4-byte push constant.
+///
+/// # Safety
+/// `set_layout` is a live layout of `dev` with the shader's two bindings.
+unsafe fn dispatch_pipeline(
+    dev: &ash::Device,
+    set_layout: vk::DescriptorSetLayout,
+) -> (vk::PipelineLayout, vk::ShaderModule, vk::Pipeline) {
+    let push = [vk::PushConstantRange {
+        stage_flags: vk::ShaderStageFlags::COMPUTE,
+        offset: 0,
+        size: 4,
+    }];
+    let set_layouts = [set_layout];
+    // SAFETY: valid device and create infos (the caller's contract).
+    unsafe {
+        let layout = dev
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default()
+                    .set_layouts(&set_layouts)
+                    .push_constant_ranges(&push),
+                None,
+            )
+            .unwrap();
+        let module = dev
+            .create_shader_module(
+                &vk::ShaderModuleCreateInfo::default().code(&DISPATCH_SHADER),
+                None,
+            )
+            .unwrap();
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main");
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(layout)];
+        let pipeline = dev
+            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
+            .map_err(|(_, e)| e)
+            .unwrap()[0];
+        (layout, module, pipeline)
+    }
+}
+
 fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
     let prio = [1.0f32];
     let queues = [vk::DeviceQueueCreateInfo::default()
@@ -128,37 +174,7 @@ fn template_writes_buffers_a_dispatch_uses() {
                 None,
             )
             .unwrap();
-        let push = [vk::PushConstantRange {
-            stage_flags: vk::ShaderStageFlags::COMPUTE,
-            offset: 0,
-            size: 4,
-        }];
-        let set_layouts = [set_layout];
-        let layout = dev
-            .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default()
-                    .set_layouts(&set_layouts)
-                    .push_constant_ranges(&push),
-                None,
-            )
-            .unwrap();
-        let module = dev
-            .create_shader_module(
-                &vk::ShaderModuleCreateInfo::default().code(&DISPATCH_SHADER),
-                None,
-            )
-            .unwrap();
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main");
-        let info = [vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(layout)];
-        let pipeline = dev
-            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
-            .map_err(|(_, e)| e)
-            .unwrap()[0];
+        let (layout, module, pipeline) = dispatch_pipeline(&dev, set_layout);
         let sizes = [
             vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::STORAGE_BUFFER,
@@ -181,7 +197,7 @@ fn template_writes_buffers_a_dispatch_uses() {
             .allocate_descriptor_sets(
                 &vk::DescriptorSetAllocateInfo::default()
                     .descriptor_pool(dpool)
-                    .set_layouts(&set_layouts),
+                    .set_layouts(&[set_layout]),
             )
             .unwrap()[0];
         let entries = [
@@ -494,37 +510,7 @@ fn push_descriptors_and_push_templates() {
                 None,
             )
             .unwrap();
-        let push = [vk::PushConstantRange {
-            stage_flags: vk::ShaderStageFlags::COMPUTE,
-            offset: 0,
-            size: 4,
-        }];
-        let set_layouts = [set_layout];
-        let layout = dev
-            .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default()
-                    .set_layouts(&set_layouts)
-                    .push_constant_ranges(&push),
-                None,
-            )
-            .unwrap();
-        let module = dev
-            .create_shader_module(
-                &vk::ShaderModuleCreateInfo::default().code(&DISPATCH_SHADER),
-                None,
-            )
-            .unwrap();
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main");
-        let info = [vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(layout)];
-        let pipeline = dev
-            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
-            .map_err(|(_, e)| e)
-            .unwrap()[0];
+        let (layout, module, pipeline) = dispatch_pipeline(&dev, set_layout);
         let entries = [
             vk::DescriptorUpdateTemplateEntry {
                 dst_binding: 1,
