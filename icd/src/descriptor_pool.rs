@@ -260,9 +260,16 @@ fn texture_of(view: vk::ImageView) -> [u8; 24] {
         .unwrap_or_else(hw::g13::image_desc::null_texture_descriptor)
 }
 
-/// The PBE descriptor a storage image write of `view` stores. No image has STORAGE usage yet
-/// (no format offers STORAGE_IMAGE), so no view has one, and this is the null descriptor,
-/// whose writes are dropped.
+/// The texture descriptor a storage image write of `view` stores, for its loads and size
+/// queries (the null descriptor for a null view or one without STORAGE usage).
+fn storage_texture_of(view: vk::ImageView) -> [u8; 24] {
+    ImageView::from_handle(view)
+        .and_then(|v| v.storage_texture)
+        .unwrap_or_else(hw::g13::image_desc::null_texture_descriptor)
+}
+
+/// The PBE descriptor a storage image write of `view` stores (the null descriptor, whose
+/// writes are dropped, for a null view or one without STORAGE usage).
 fn pbe_of(view: vk::ImageView) -> [u8; 24] {
     ImageView::from_handle(view)
         .and_then(|v| v.pbe)
@@ -319,12 +326,12 @@ pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(),
                 let (binding, e) = locate(i as u32)?;
                 let at = binding.element_offset(e);
                 let mut d = [0u8; 48];
-                if binding.ty != T::SAMPLER {
-                    d[..24].copy_from_slice(&texture_of(ii.image_view));
-                }
                 if binding.ty == T::STORAGE_IMAGE {
+                    d[..24].copy_from_slice(&storage_texture_of(ii.image_view));
                     let at = compiler::abi::STORAGE_PBE_OFFSET as usize;
                     d[at..at + 24].copy_from_slice(&pbe_of(ii.image_view));
+                } else if binding.ty != T::SAMPLER {
+                    d[..24].copy_from_slice(&texture_of(ii.image_view));
                 }
                 if let Some(entry_at) = binding.sampler_entry_offset() {
                     let entry_at = entry_at as usize;

@@ -184,6 +184,35 @@ pub fn sampleable(format: vk::Format, tiling: vk::ImageTiling) -> bool {
     format == vk::Format::D32_SFLOAT_S8_UINT || pixel_format(format.as_raw()).is_some()
 }
 
+/// Whether images of `format` with `tiling` may be storage images: the texture unit reads
+/// them (loads, through the texture descriptor) and the PBE writes them (`image_write`,
+/// through the PBE descriptor), both in the format's own encoding. That is every plain UNORM,
+/// SNORM, UINT, SINT and SFLOAT format of one, two or four channels, and the packed
+/// A2B10G10R10 UNORM/UINT and B10G11R11 float ones (Vulkan's mandatory and extended storage
+/// formats). sRGB formats are not: Vulkan gives storage images no sRGB conversion, while the
+/// hardware's sRGB bit would convert. Linear images (2D, one level, one layer) are written
+/// row by row through the same descriptors' stride.
+pub fn storage(format: vk::Format, tiling: vk::ImageTiling) -> bool {
+    let Some(f) = get(format) else {
+        return false;
+    };
+    if !matches!(tiling, vk::ImageTiling::OPTIMAL | vk::ImageTiling::LINEAR)
+        || pixel_format(format.as_raw()).is_none_or(|p| p.srgb)
+    {
+        return false;
+    }
+    match f.kind {
+        Kind::Unorm | Kind::Snorm | Kind::Uint | Kind::Sint | Kind::Sfloat => !f.bgra,
+        Kind::Packed(_) => matches!(
+            format,
+            vk::Format::A2B10G10R10_UNORM_PACK32
+                | vk::Format::A2B10G10R10_UINT_PACK32
+                | vk::Format::B10G11R11_UFLOAT_PACK32
+        ),
+        Kind::Srgb | Kind::DepthStencil => false,
+    }
+}
+
 /// Whether sampled images of `format` may be filtered linearly: every sampled format whose
 /// texels are not integers (the filter takes integer formats' nearest texel only), depth
 /// included; not stencil.

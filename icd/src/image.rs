@@ -14,6 +14,9 @@
 //! alone, and attachments are rendered and stored in their view's format). A
 //! VkImageFormatListCreateInfo only narrows the formats views may have.
 //!
+//! STORAGE images (the formats of `format::storage`) are laid out as ail lays out writeable
+//! images: every layer starts on a page, which PBE stores need. They are single-sampled.
+//!
 //! Layout transitions have nothing to do: agx4 has no compressed (metadata) layouts yet, so
 //! every VkImageLayout of an image is the same bytes.
 
@@ -34,11 +37,15 @@ pub const SUPPORTED_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
 /// The usages `format` supports with `tiling`: transfers, plus colour and input attachment for
 /// the formats agx4 renders to and depth/stencil attachment for its depth and stencil formats
 /// (optimal tiling only), input attachment for both, and sampling for the formats the texture
-/// unit reads ([`format::sampleable`]).
+/// unit reads ([`format::sampleable`]), storage for the formats the texture unit reads and
+/// the PBE writes ([`format::storage`]).
 pub fn supported_usage(format: vk::Format, tiling: vk::ImageTiling) -> vk::ImageUsageFlags {
     let mut u = SUPPORTED_USAGE;
     if format::sampleable(format, tiling) {
         u |= vk::ImageUsageFlags::SAMPLED;
+    }
+    if format::storage(format, tiling) {
+        u |= vk::ImageUsageFlags::STORAGE;
     }
     if tiling == vk::ImageTiling::OPTIMAL && format::renderable(format).is_some() {
         u |= vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::INPUT_ATTACHMENT;
@@ -236,8 +243,11 @@ pub fn format_properties(
     let transfer = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
     let transfer_only =
         !usage.is_empty() && transfer.contains(usage) && format::depth_stencil(format).is_none();
+    // Storage images are single-sampled (storageImageSampleCounts; no
+    // shaderStorageImageMultisample).
     let multisample = MULTISAMPLED_ATTACHMENTS
         && !cube
+        && !usage.contains(vk::ImageUsageFlags::STORAGE)
         && tiling == vk::ImageTiling::OPTIMAL
         && ty == vk::ImageType::TYPE_2D
         && (usage.intersects(attachment) || transfer_only);
@@ -329,7 +339,8 @@ pub(crate) fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result
     let usage = Usage {
         renderable: info.usage.contains(vk::ImageUsageFlags::COLOR_ATTACHMENT),
         depth_stencil: format::depth_stencil(info.format).is_some(),
-        ..Usage::default()
+        // The PBE needs page-aligned layers to store into (ail's writeable_image).
+        writeable_image: info.usage.contains(vk::ImageUsageFlags::STORAGE),
     };
     let layout = Layout::with_usage(
         e.width,

@@ -13,6 +13,10 @@
 //! format, its component mapping composed with the format's own swizzle, its levels and
 //! layers, and for a depth/stencil image the one aspect it names (depth reads as (D, 0, 0, 1)
 //! from the depth plane, stencil as (S, 0, 0, 1) from the stencil plane).
+//!
+//! A view with STORAGE usage also keeps the texture descriptor its loads read and the PBE
+//! descriptor its writes store through (docs/render-abi.md section 7): both in the view's
+//! format, cubes as 2D arrays of faces, 3D views over every slice.
 
 use crate::entry::{guard, guard_or};
 use crate::handle::{self, object, Object};
@@ -29,18 +33,31 @@ pub struct ImageView {
     pub components: vk::ComponentMapping,
     pub range: vk::ImageSubresourceRange,
     /// The image's usage, or the subset a VkImageViewUsageCreateInfo restricts the view to.
-    #[allow(dead_code)] // read by storage image descriptors once they land
+    #[allow(dead_code)] // kept for the attachment and descriptor checks still to come
     pub usage: vk::ImageUsageFlags,
     /// The texture descriptor, for views with SAMPLED usage.
     pub texture: Option<[u8; 24]>,
-    /// The PBE descriptor, for views with STORAGE usage: none yet, as no format offers
-    /// storage images.
+    /// The texture descriptor storage image loads and size queries read, for views with
+    /// STORAGE usage: cube views become 2D arrays of their faces (see [`storage_dimension`]).
+    pub storage_texture: Option<[u8; 24]>,
+    /// The PBE descriptor storage image writes go through, for views with STORAGE usage.
     pub pbe: Option<[u8; 24]>,
 }
 object!(ImageView, vk::ImageView);
 
 /// Usages that read a view through a texture descriptor in set memory.
 const DESCRIPTOR_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::SAMPLED;
+
+/// The hardware dimension storage image descriptors (texture and PBE) of a view have: a cube
+/// or cube array is the 2D array of its faces, which shaders address as (x, y, face + 6 x
+/// cube), as Mesa's hk does (the texture unit and the PBE have no cube addressing for
+/// integer coordinates); the rest as sampled.
+fn storage_dimension(view_type: vk::ImageViewType) -> Result<TextureDimension, String> {
+    match view_type {
+        vk::ImageViewType::CUBE | vk::ImageViewType::CUBE_ARRAY => Ok(TextureDimension::D2Array),
+        t => dimension(t, 1),
+    }
+}
 
 /// The hardware dimension of a view type (multisampled for images with more than one sample).
 fn dimension(view_type: vk::ImageViewType, samples: u32) -> Result<TextureDimension, String> {
@@ -95,10 +112,16 @@ fn plane<'a>(
     })
 }
 
-/// The texture descriptor of `view`, a view of `image`.
-fn texture_descriptor(image: &Image, view: &ImageView) -> Result<[u8; 24], String> {
+/// The texture descriptor of `view`, a view of `image`: for sampling, or (`storage`) for
+/// storage image loads, which see cubes as 2D arrays and the format unswizzled (storage
+/// views have the identity mapping: valid usage of storage image descriptors).
+fn texture_descriptor(image: &Image, view: &ImageView, storage: bool) -> Result<[u8; 24], String> {
     let (base, layout, pixel) = plane(image, view)?;
-    let c = view.components;
+    let c = if storage {
+        vk::ComponentMapping::default()
+    } else {
+        view.components
+    };
     let swizzle = [
         (c.r, Channel::R),
         (c.g, Channel::G),
@@ -113,7 +136,11 @@ fn texture_descriptor(image: &Image, view: &ImageView) -> Result<[u8; 24], Strin
         base,
         layout,
         format: pixel.with_view_swizzle([r, g, b, a]),
-        dimension: dimension(view.view_type, image.samples)?,
+        dimension: if storage {
+            storage_dimension(view.view_type)?
+        } else {
+            dimension(view.view_type, image.samples)?
+        },
     };
     let range = view.range;
     // A 3D view covers every slice of its levels (the descriptor's depth is level 0's).
@@ -130,6 +157,27 @@ fn texture_descriptor(image: &Image, view: &ImageView) -> Result<[u8; 24], Strin
         layers,
     )
     .map_err(|e| format!("texture descriptor: {e}"))
+}
+
+/// The PBE descriptor storage image writes of `view` go through: the view's format, its
+/// base level, and its layers (every slice of a 3D image's level 0 for 3D views, the faces
+/// for cube views).
+fn pbe_descriptor(image: &Image, view: &ImageView) -> Result<[u8; 24], String> {
+    let (base, layout, pixel) = plane(image, view)?;
+    let desc = ImageDesc {
+        base,
+        layout,
+        format: pixel,
+        dimension: storage_dimension(view.view_type)?,
+    };
+    let range = view.range;
+    let (first_layer, layers) = if view.view_type == vk::ImageViewType::TYPE_3D {
+        (0, layout.layers)
+    } else {
+        (range.base_array_layer, range.layer_count)
+    };
+    image_desc::pbe_descriptor_layers(&desc, range.base_mip_level, first_layer, layers)
+        .map_err(|e| format!("PBE descriptor: {e}"))
 }
 
 /// Usages that make a view an attachment, which its format must then support.
@@ -269,10 +317,21 @@ fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView,
         },
         usage,
         texture: None,
+        storage_texture: None,
         pbe: None,
     };
-    if usage.intersects(DESCRIPTOR_USAGE) {
-        view.texture = Some(texture_descriptor(image, &view)?);
+    if usage.contains(vk::ImageUsageFlags::SAMPLED) {
+        view.texture = Some(texture_descriptor(image, &view, false)?);
+    }
+    // A view whose format has no storage support keeps none (valid usage forbids it to be a
+    // storage image, and the image's other views may still be).
+    let tiling = match image.layout.tiling {
+        hw::g13::layout::Tiling::Linear { .. } => vk::ImageTiling::LINEAR,
+        hw::g13::layout::Tiling::Twiddled => vk::ImageTiling::OPTIMAL,
+    };
+    if usage.contains(vk::ImageUsageFlags::STORAGE) && crate::format::storage(view.format, tiling) {
+        view.storage_texture = Some(texture_descriptor(image, &view, true)?);
+        view.pbe = Some(pbe_descriptor(image, &view)?);
     }
     Ok(view)
 }

@@ -500,7 +500,8 @@ pub unsafe extern "system" fn get_memory_properties2(
 /// D16_UNORM, D32_SFLOAT, S8_UINT and D32_SFLOAT_S8_UINT images are depth/stencil
 /// attachments. Images of the formats the texture unit reads are sampled images
 /// (`format::sampleable`, linear tiling for colour formats), filtered linearly unless their
-/// texels are integers or stencil. Storage images are not offered yet.
+/// texels are integers or stencil. Images of the formats the texture unit reads and the PBE writes
+/// are storage images (`format::storage`), in both tilings.
 fn format_properties(format: vk::Format) -> vk::FormatProperties {
     let mut props = vk::FormatProperties::default();
     for (tiling, features) in [
@@ -512,6 +513,9 @@ fn format_properties(format: vk::Format) -> vk::FormatProperties {
             if crate::format::linear_filterable(format) {
                 *features |= vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR;
             }
+        }
+        if crate::format::storage(format, tiling) {
+            *features |= vk::FormatFeatureFlags::STORAGE_IMAGE;
         }
     }
     if crate::format::get(format).is_some() {

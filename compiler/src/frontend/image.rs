@@ -355,6 +355,9 @@ impl<'m> Tr<'m> {
             sample: None,
             component: 0,
         };
+        if query && it.usage == 2 && it.dim == ImageDim::Cube {
+            return self.storage_cube_size(rt, it, t);
+        }
         if query {
             t.op = match op {
                 Op::ImageQuerySizeLod => {
@@ -549,12 +552,13 @@ impl<'m> Tr<'m> {
             return Err(unsupported(format!("OpImageRead result of type {rt:?}")));
         }
         let (coords, sample) = self.storage_coords(fs, inst, it, 2)?;
+        let (dim, arrayed) = Self::storage_shape(it);
         let t = Tex {
             op: TexOp::ImageRead,
             texture,
             sampler: None,
-            dim: it.dim,
-            arrayed: it.arrayed,
+            dim,
+            arrayed,
             ms: it.ms,
             coords,
             lod: TexLod::Lod(self.u32c(0)?),
@@ -568,6 +572,44 @@ impl<'m> Tr<'m> {
         Ok(Entry::Val(super::values::FVal::V(v)))
     }
 
+    /// imageSize of a cube or cube array storage image, whose descriptor is the 2D array of
+    /// its faces (docs/render-abi.md section 7): (width, height), and for cube arrays the
+    /// face count divided by 6.
+    fn storage_cube_size(
+        &mut self,
+        rt: Type,
+        it: ImageType,
+        mut t: Tex,
+    ) -> Result<Entry, CompileError> {
+        let want = 2 + usize::from(it.arrayed);
+        if rt.scalar != Scalar::I32 || rt.lanes as usize != want {
+            return Err(invalid(format!("OpImageQuerySize result of type {rt:?}")));
+        }
+        t.op = TexOp::QuerySize;
+        t.dim = ImageDim::D2;
+        t.arrayed = true;
+        let whf = self.emit(Type::vec(Scalar::I32, 3), ir::Op::Texture(Box::new(t)))?;
+        let mut lanes = vec![self.lane(whf, 0)?, self.lane(whf, 1)?];
+        if it.arrayed {
+            let faces = self.lane(whf, 2)?;
+            let six = self.u32c(6)?;
+            lanes.push(self.bin(BinOp::UDiv, faces, six)?);
+        }
+        let v = self.emit(rt, ir::Op::Vector(lanes))?;
+        Ok(Entry::Val(super::values::FVal::V(v)))
+    }
+
+    /// How a storage image access addresses `it`: cube maps and cube arrays as the 2D array
+    /// of their faces, layer = face + 6 x cube, which is what their coordinates already say
+    /// (their descriptors are 2D arrays, docs/render-abi.md section 7).
+    fn storage_shape(it: ImageType) -> (ImageDim, bool) {
+        if it.dim == ImageDim::Cube {
+            (ImageDim::D2, true)
+        } else {
+            (it.dim, it.arrayed)
+        }
+    }
+
     /// The integer coordinates of a storage image access (operand 1) and the Sample image
     /// operand of a multisampled one (image operands from `operands`).
     fn storage_coords(
@@ -577,10 +619,8 @@ impl<'m> Tr<'m> {
         it: ImageType,
         operands: usize,
     ) -> Result<(Vec<Value>, Option<Value>), CompileError> {
-        if it.dim == ImageDim::Cube {
-            return Err(unsupported("storage image access to a cube map"));
-        }
-        let n = it.dim.axes() + usize::from(it.arrayed);
+        let (dim, arrayed) = Self::storage_shape(it);
+        let n = dim.axes() + usize::from(arrayed);
         let coords = self.image_lanes(fs, id(inst, 1)?, n, Scalar::I32, "coordinate")?;
         let o = image_operands(inst, operands)?;
         if o.bias.is_some() || o.lod.is_some() || o.grad.is_some() || o.offset.is_some() {
@@ -619,10 +659,11 @@ impl<'m> Tr<'m> {
             let z = self.konst(Type::scalar(vt.scalar), vec![0])?;
             texel.push(z);
         }
+        let (dim, arrayed) = Self::storage_shape(it);
         self.effect(ir::Op::ImageStore(Box::new(ir::ImageStore {
             texture,
-            dim: it.dim,
-            arrayed: it.arrayed,
+            dim,
+            arrayed,
             ms: it.ms,
             coords,
             sample,

@@ -40,6 +40,13 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::ImageQuery,
     Capability::ImageGatherExtended,
     Capability::MinLod,
+    // Storage images of Unknown format: loads decode what the texture descriptor says and
+    // stores encode what the PBE descriptor says, so the shader never needs the format.
+    Capability::StorageImageReadWithoutFormat,
+    Capability::StorageImageWriteWithoutFormat,
+    // The extended storage formats (two-channel, 16-bit normalised, packed) are views like
+    // any other: the descriptors carry the format.
+    Capability::StorageImageExtendedFormats,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
