@@ -269,6 +269,13 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
         // The fragment shader stores 1.0 as the alpha of non-integer targets before blending
         // (compiler g13 isel::gfx).
         alpha_to_one: vk::TRUE,
+        // Storage image loads decode the format their texture descriptor names and stores
+        // encode the one their PBE descriptor names (docs/render-abi.md section 7), so shaders
+        // need not declare it; every extended storage format is a storage format
+        // (format::storage).
+        shader_storage_image_extended_formats: vk::TRUE,
+        shader_storage_image_read_without_format: vk::TRUE,
+        shader_storage_image_write_without_format: vk::TRUE,
         ..Default::default()
     }
 }
