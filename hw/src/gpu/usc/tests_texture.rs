@@ -9,7 +9,7 @@ use crate::g13::image_desc::{
     pbe_descriptor, pbe_descriptor_layers, pixel_format, sampler_descriptor, texture_descriptor,
     ImageDesc, SamplerDesc,
 };
-use crate::g13::layout::{Layout, Tiling};
+use crate::g13::layout::{Layout, Tiling, Usage};
 use crate::gpu::usc::texture::TextureState;
 use crate::gpu::usc::{run_graphics, FlatMemory, GraphicsContext, LaunchState, Program};
 use crate::gpu::{Fault, GpuMemory};
@@ -730,6 +730,88 @@ fn image_write_level_layer_and_sample() {
                 want.to_le_bytes().to_vec()
             );
         }
+    }
+}
+
+/// Storage views as the ICD describes them, on layouts with page-aligned layers (ail's
+/// writeable images): a 3D view sees every slice, fewer at deeper levels; a 1D array view's
+/// layers count from its first layer.
+#[test]
+fn image_write_3d_slices_and_1d_array_layers() {
+    let writeable = Usage {
+        writeable_image: true,
+        ..Usage::default()
+    };
+    let vol = Layout::with_usage(8, 8, 4, 2, 4, Tiling::Twiddled, 1, writeable).unwrap();
+    assert!(vol.page_aligned_layers);
+    let mut m = memory(&vol);
+    let img = ImageDesc {
+        base: IMG,
+        layout: &vol,
+        format: pixel_format(R32_UINT).unwrap(),
+        dimension: Dim::D3,
+    };
+    // Level 1 of the volume (4x4x2); lane l writes (l, l, l) with 50 + l: lanes 0 and 1
+    // land, lanes 2 and 3 are past the level's two slices.
+    let st = state(vec![pbe_descriptor_layers(&img, 1, 0, 4).unwrap()], vec![]);
+    let write = |dim| {
+        Instr::ImageWrite(ImageWrite {
+            src: Reg::r32(24),
+            coords: Reg::r32(4),
+            lod: Small::Imm(0),
+            texture: TexIndex::Imm(0),
+            dim,
+            coherent: false,
+        })
+    };
+    let plus = |dst: u16, k: u32| {
+        Instr::IAdd(IAdd {
+            dst: Dst::from(Reg::r32(dst)),
+            a: ISrc::new(Operand::Reg(Reg::r32(1))),
+            b: ISrc::new(Operand::Imm(k)),
+            negate_b: false,
+            shift: 0,
+            saturate: false,
+        })
+    };
+    let body = vec![
+        lane_index(Reg::r32(4)),
+        lane_index(Reg::r32(5)),
+        lane_index(Reg::r32(6)),
+        plus(24, 50),
+        write(TexDim::D3),
+    ];
+    run(body, 4, st, &mut m).unwrap();
+    for l in 0..2u32 {
+        assert_eq!(get(&m, &vol, [l, l, l, 1, 0], 4), (50 + l).to_le_bytes());
+    }
+    let written = m.bytes(IMG, vol.size as usize).unwrap();
+    let nonzero = written.chunks_exact(4).filter(|t| *t != [0; 4]).count();
+    assert_eq!(nonzero, 2, "only the two texels inside level 1");
+
+    // Layers 1..3 of a 16-texel 1D image of three layers: view layer 1 is image layer 2.
+    let line = Layout::with_usage(16, 1, 3, 1, 4, Tiling::Twiddled, 1, writeable).unwrap();
+    let mut m = memory(&line);
+    let img = ImageDesc {
+        base: IMG,
+        layout: &line,
+        format: pixel_format(R32_UINT).unwrap(),
+        dimension: Dim::D1Array,
+    };
+    let st = state(vec![pbe_descriptor_layers(&img, 0, 1, 2).unwrap()], vec![]);
+    let body = vec![
+        plus(4, 5),
+        mov(Reg::r32(5), 1),
+        plus(24, 70),
+        write(TexDim::D1Array),
+    ];
+    run(body, 2, st, &mut m).unwrap();
+    for x in 0..2u32 {
+        assert_eq!(
+            get(&m, &line, [5 + x, 0, 2, 0, 0], 4),
+            (70 + x).to_le_bytes()
+        );
+        assert_eq!(get(&m, &line, [5 + x, 0, 1, 0, 0], 4), [0; 4]);
     }
 }
 
