@@ -514,6 +514,93 @@ mod tests {
     }
 
     #[test]
+    fn storage_views_describe_faces_and_slices() {
+        use hw::g13::control::descriptors::Pbe;
+        let colour = vk::ImageAspectFlags::COLOR;
+        let f = vk::Format::R32_UINT;
+        let make = |ty, extent: (u32, u32, u32), levels, layers, flags| {
+            let info = vk::ImageCreateInfo::default()
+                .flags(flags)
+                .image_type(ty)
+                .format(f)
+                .extent(vk::Extent3D {
+                    width: extent.0,
+                    height: extent.1,
+                    depth: extent.2,
+                })
+                .mip_levels(levels)
+                .array_layers(layers)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .tiling(vk::ImageTiling::OPTIMAL)
+                .usage(vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED);
+            let img = crate::image::create(&info).unwrap();
+            img.va.store(0x10_0000_0000, Ordering::Release);
+            img
+        };
+        let cube = make(
+            vk::ImageType::TYPE_2D,
+            (8, 8, 1),
+            2,
+            12,
+            vk::ImageCreateFlags::CUBE_COMPATIBLE,
+        );
+        // STORAGE images have page-aligned layers, which both descriptors carry.
+        assert!(cube.layout.page_aligned_layers);
+        let v = check(
+            &view_info(vk::ImageViewType::CUBE_ARRAY, f, colour, (1, 1), (6, 6)),
+            &cube,
+        )
+        .unwrap();
+        // Sampling sees one cube; storage sees six faces of a 2D array, at the view's level.
+        let sampled = Texture::unpack(&v.texture.unwrap()).unwrap();
+        assert_eq!(
+            (sampled.dimension, sampled.depth),
+            (TextureDimension::CubeArray, 1)
+        );
+        let t = Texture::unpack(&v.storage_texture.unwrap()).unwrap();
+        assert_eq!((t.dimension, t.depth), (TextureDimension::D2Array, 6));
+        assert!(t.page_aligned_layers);
+        let p = Pbe::unpack(&v.pbe.unwrap()).unwrap();
+        assert_eq!(
+            (p.dimension, p.layers, p.level),
+            (TextureDimension::D2Array, 6, 1)
+        );
+        assert_eq!(p.buffer, 0x10_0000_0000 + 6 * cube.layout.layer_stride);
+        assert!(p.page_aligned_layers);
+
+        let vol = make(
+            vk::ImageType::TYPE_3D,
+            (8, 8, 4),
+            3,
+            1,
+            vk::ImageCreateFlags::empty(),
+        );
+        let v = check(
+            &view_info(vk::ImageViewType::TYPE_3D, f, colour, (2, 1), (0, 1)),
+            &vol,
+        )
+        .unwrap();
+        let p = Pbe::unpack(&v.pbe.unwrap()).unwrap();
+        assert_eq!(
+            (p.dimension, p.layers, p.level),
+            (TextureDimension::D3, 4, 2)
+        );
+        let t = Texture::unpack(&v.storage_texture.unwrap()).unwrap();
+        assert_eq!(
+            (t.dimension, t.depth, t.first_level),
+            (TextureDimension::D3, 4, 2)
+        );
+
+        // A view without STORAGE usage has no storage descriptors.
+        let mut only_sampled =
+            vk::ImageViewUsageCreateInfo::default().usage(vk::ImageUsageFlags::SAMPLED);
+        let info = view_info(vk::ImageViewType::TYPE_3D, f, colour, (0, 1), (0, 1))
+            .push_next(&mut only_sampled);
+        let v = check(&info, &vol).unwrap();
+        assert!(v.pbe.is_none() && v.storage_texture.is_none() && v.texture.is_some());
+    }
+
+    #[test]
     fn swizzles_compose_with_the_format() {
         let bgra = image(
             vk::ImageType::TYPE_2D,
