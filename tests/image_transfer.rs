@@ -1093,3 +1093,194 @@ fn neighbouring_regions_share_words() {
         destroy_image(dev, img);
     });
 }
+
+/// Block-compressed images are copied in blocks: a BC1 image (8-byte 4x4 blocks) of 18x10
+/// texels (5x3 blocks, the last column and row partly outside the image) with two levels is
+/// uploaded from a buffer whose rows are 24 texels (6 blocks) long, each block lands where
+/// the block layout says; a sub-rectangle ending at the image's edge is read back; and
+/// vkCmdCopyImage moves its blocks into an R32G32_UINT image texel for block.
+#[test]
+fn compressed_copies_count_blocks() {
+    with_device(|ctx, dev, gpu| {
+        let (w, h, levels) = (18, 10, 2);
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(vk::Format::BC1_RGBA_UNORM_BLOCK)
+            .extent(vk::Extent3D {
+                width: w,
+                height: h,
+                depth: 1,
+            })
+            .mip_levels(levels)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST);
+        // SAFETY: valid device and create info.
+        let (bc1, mut mem) = unsafe {
+            let bc1 = dev.create_image(&info, None).unwrap();
+            let req = dev.get_image_memory_requirements(bc1);
+            let mem = Mapped::new(ctx, dev, req.size);
+            dev.bind_image_memory(bc1, mem.memory, 0).unwrap();
+            (bc1, mem)
+        };
+        mem.bytes_mut().fill(0);
+        let layout = Layout::with_blocks(
+            w,
+            h,
+            1,
+            levels,
+            (4, 4),
+            8,
+            Tiling::Twiddled,
+            1,
+            Default::default(),
+        )
+        .unwrap();
+        let img = Img {
+            image: bc1,
+            mem,
+            layout,
+            w,
+            h,
+            levels,
+            layers: 1,
+        };
+        gpu.to_transfer_dst(&img);
+        // Level l's blocks from a buffer of 6-block rows at offset 16 + 512 * l.
+        let mut staging = buffer(ctx, dev, 2048);
+        let at = |l: u32, bx: u32, by: u32| (16 + 512 * l + (by * 6 + bx) * 8) as usize;
+        for l in 0..levels {
+            let (bw, bh) = img.layout.level_blocks(l);
+            for (by, bx, b) in
+                (0..bh).flat_map(|y| (0..bw).flat_map(move |x| (0..8).map(move |b| (y, x, b))))
+            {
+                staging.mem.bytes_mut()[at(l, bx, by) + b as usize] = pattern(7, l, 0, bx, by, b);
+            }
+        }
+        let regions: Vec<_> = (0..levels)
+            .map(|l| vk::BufferImageCopy {
+                buffer_offset: u64::from(16 + 512 * l),
+                buffer_row_length: 24,
+                buffer_image_height: 0,
+                image_subresource: layers(l, 0, 1),
+                image_offset: vk::Offset3D::default(),
+                image_extent: vk::Extent3D {
+                    width: minify(w, l),
+                    height: minify(h, l),
+                    depth: 1,
+                },
+            })
+            .collect();
+        // SAFETY: valid handles; the image is in TRANSFER_DST_OPTIMAL.
+        gpu.run(|cb| unsafe {
+            dev.cmd_copy_buffer_to_image(
+                cb,
+                staging.buffer,
+                img.image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &regions,
+            )
+        });
+        for l in 0..levels {
+            let (bw, bh) = img.layout.level_blocks(l);
+            for by in 0..bh {
+                for bx in 0..bw {
+                    let want: Vec<u8> = (0..8).map(|b| pattern(7, l, 0, bx, by, b)).collect();
+                    assert_eq!(
+                        stored(&img, 8, bx * 4, by * 4, 0, l),
+                        &want[..],
+                        "level {l} block ({bx}, {by})"
+                    );
+                }
+            }
+        }
+        gpu.transition(
+            &img,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+        );
+        // Level 0's blocks from (1, 1) to the edge, back into a tight buffer.
+        let out = buffer(ctx, dev, 256);
+        let region = vk::BufferImageCopy {
+            buffer_offset: 0,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: layers(0, 0, 1),
+            image_offset: vk::Offset3D { x: 4, y: 4, z: 0 },
+            image_extent: vk::Extent3D {
+                width: w - 4,
+                height: h - 4,
+                depth: 1,
+            },
+        };
+        // SAFETY: valid handles.
+        gpu.run(|cb| unsafe {
+            dev.cmd_copy_image_to_buffer(
+                cb,
+                img.image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                out.buffer,
+                &[region],
+            )
+        });
+        for by in 0..2 {
+            for bx in 0..4 {
+                let got = &out.mem.bytes()[((by * 4 + bx) * 8) as usize..][..8];
+                let want: Vec<u8> = (0..8)
+                    .map(|b| pattern(7, 0, 0, bx + 1, by + 1, b))
+                    .collect();
+                assert_eq!(got, &want[..], "read-back block ({bx}, {by})");
+            }
+        }
+        // Block for texel into an uncompressed image of the same element size.
+        let c = Case {
+            format: vk::Format::R32G32_UINT,
+            bpp: 8,
+            linear: false,
+            w: 5,
+            h: 3,
+            levels: 1,
+            layers: 1,
+            one_d: false,
+        };
+        let dst = image(ctx, dev, &c);
+        gpu.to_transfer_dst(&dst);
+        let copy = vk::ImageCopy {
+            src_subresource: layers(0, 0, 1),
+            src_offset: vk::Offset3D::default(),
+            dst_subresource: layers(0, 0, 1),
+            dst_offset: vk::Offset3D::default(),
+            extent: vk::Extent3D {
+                width: w,
+                height: h,
+                depth: 1,
+            },
+        };
+        // SAFETY: valid handles.
+        gpu.run(|cb| unsafe {
+            dev.cmd_copy_image(
+                cb,
+                img.image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                dst.image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &[copy],
+            )
+        });
+        for y in 0..3 {
+            for x in 0..5 {
+                let want: Vec<u8> = (0..8).map(|b| pattern(7, 0, 0, x, y, b)).collect();
+                assert_eq!(
+                    stored(&dst, 8, x, y, 0, 0),
+                    &want[..],
+                    "copied block ({x}, {y})"
+                );
+            }
+        }
+        destroy_image(dev, dst);
+        destroy_buffer(dev, out);
+        destroy_buffer(dev, staging);
+        destroy_image(dev, img);
+    });
+}

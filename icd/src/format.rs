@@ -22,6 +22,12 @@ enum Kind {
     Packed(Packed),
     /// Depth or stencil: one plane, no colour clears.
     DepthStencil,
+    /// Block-compressed (BC, ETC2/EAC, ASTC LDR): `bytes` per block of `block` texels. Only
+    /// sampled and copied: the PBE writes texels, never blocks.
+    Compressed {
+        bytes: u32,
+        block: (u32, u32),
+    },
 }
 
 /// How the fields of a packed format read as numbers.
@@ -87,9 +93,43 @@ impl Format {
     pub fn bytes_per_texel(&self) -> u32 {
         match self.kind {
             Kind::Packed(p) => p.bytes,
+            Kind::Compressed { bytes, .. } => bytes,
             _ => self.channels * self.bits / 8,
         }
     }
+
+    /// Texels of one block (width, height): (1, 1) unless block-compressed. Transfers and
+    /// layouts count in blocks, so `bytes_per_texel` is then the bytes of one block.
+    pub fn block(&self) -> (u32, u32) {
+        match self.kind {
+            Kind::Compressed { block, .. } => block,
+            _ => (1, 1),
+        }
+    }
+
+    pub fn is_compressed(&self) -> bool {
+        matches!(self.kind, Kind::Compressed { .. })
+    }
+}
+
+/// The block-compressed formats agx4 offers (BC1-7, ETC2/EAC: VkFormat 131 to 156), with the
+/// block size from the hardware format table. ASTC LDR (157 to 184) is decoded by the
+/// simulated texture unit but not offered: its decode is 8 bits per channel, where Vulkan
+/// decodes UNORM ASTC at half-float precision, and dEQP-VK.texture.compressed.astc_* fails.
+fn compressed(format: vk::Format) -> Option<Format> {
+    if !(131..=156).contains(&format.as_raw()) {
+        return None;
+    }
+    let p = pixel_format(format.as_raw())?;
+    Some(Format {
+        channels: 4,
+        bits: 0,
+        kind: Kind::Compressed {
+            bytes: p.bytes_per_block()?,
+            block: p.block_dims(),
+        },
+        bgra: false,
+    })
 }
 
 /// The supported formats, or `None`.
@@ -106,6 +146,9 @@ pub fn get(format: vk::Format) -> Option<Format> {
     if let Some(p) = packed(format) {
         let channels = p.widths().iter().filter(|&&w| w != 0).count() as u32;
         return f(channels, 0, Kind::Packed(p));
+    }
+    if let Some(c) = compressed(format) {
+        return Some(c);
     }
     match format {
         F::R8_UNORM => f(1, 8, Kind::Unorm),
@@ -171,14 +214,14 @@ pub fn get(format: vk::Format) -> Option<Format> {
 /// Whether the texture unit reads images of `format` with `tiling`: the formats agx4 makes
 /// images of that have a hardware pixel format (`hw::g13::image_desc::pixel_format`), and
 /// D32_SFLOAT_S8_UINT, whose views read one aspect, each with its own plane's format. Linear
-/// images (2D, one level, one layer) are sampled for colour formats only: depth/stencil images
-/// are never linear.
+/// images (2D, one level, one layer) are sampled for uncompressed colour formats only:
+/// depth/stencil and block-compressed images are never linear.
 pub fn sampleable(format: vk::Format, tiling: vk::ImageTiling) -> bool {
     let Some(f) = get(format) else {
         return false;
     };
     let depth_stencil = f.kind == Kind::DepthStencil;
-    if tiling != vk::ImageTiling::OPTIMAL && depth_stencil {
+    if tiling != vk::ImageTiling::OPTIMAL && (depth_stencil || f.is_compressed()) {
         return false;
     }
     format == vk::Format::D32_SFLOAT_S8_UINT || pixel_format(format.as_raw()).is_some()
@@ -209,7 +252,7 @@ pub fn storage(format: vk::Format, tiling: vk::ImageTiling) -> bool {
                 | vk::Format::A2B10G10R10_UINT_PACK32
                 | vk::Format::B10G11R11_UFLOAT_PACK32
         ),
-        Kind::Srgb | Kind::DepthStencil => false,
+        Kind::Srgb | Kind::DepthStencil | Kind::Compressed { .. } => false,
     }
 }
 
@@ -249,6 +292,13 @@ pub fn is_packed(format: vk::Format) -> bool {
 pub fn view_compatible(image: vk::Format, view: vk::Format) -> bool {
     match (get(image), get(view)) {
         _ if image == view => get(image).is_some(),
+        // Each compressed class is one UNORM/SRGB (or UNORM/SNORM, UFLOAT/SFLOAT) pair, and
+        // the pairs are neighbours in VkFormat's numbering, starting at 131.
+        (Some(i), Some(v)) if i.is_compressed() || v.is_compressed() => {
+            i.is_compressed()
+                && v.is_compressed()
+                && (image.as_raw() - 131) / 2 == (view.as_raw() - 131) / 2
+        }
         (Some(i), Some(v)) => {
             i.kind != Kind::DepthStencil
                 && v.kind != Kind::DepthStencil
@@ -289,7 +339,7 @@ pub fn renderable(format: vk::Format) -> Option<Renderable> {
         // The tilebuffer holds sRGB as four encoded bytes; one- and two-channel sRGB
         // targets are not tested, so only the four-channel ones are offered.
         Kind::Srgb if f.channels == 4 => (Numeric::Srgb, TextureType::Unorm),
-        Kind::Srgb | Kind::DepthStencil => return None,
+        Kind::Srgb | Kind::DepthStencil | Kind::Compressed { .. } => return None,
     };
     let channels = match (f.channels, f.bits) {
         (1, 8) => Channels::R8,
@@ -634,7 +684,7 @@ pub fn pack_clear(format: &Format, value: &vk::ClearColorValue) -> Option<Vec<u8
     let (f, u, i) = unsafe { (value.float32, value.uint32, value.int32) };
     let mut out = Vec::new();
     match format.kind {
-        Kind::DepthStencil => return None,
+        Kind::DepthStencil | Kind::Compressed { .. } => return None,
         Kind::Packed(p) => {
             let mut word = 0u32;
             for (c, &(at, width)) in p.fields.iter().enumerate() {

@@ -170,6 +170,13 @@ pub fn format_properties(
     if format::depth_stencil(format).is_some() && ty != vk::ImageType::TYPE_2D {
         return None;
     }
+    // Block-compressed images are sampled and copied 2D images (and cubes) in the twiddled
+    // layout, single-sampled: ail has no linear or multisampled block layout, and 3D blocks
+    // are optional in Vulkan.
+    let compressed = format::get(format).is_some_and(|f| f.is_compressed());
+    if compressed && (ty != vk::ImageType::TYPE_2D || tiling != vk::ImageTiling::OPTIMAL) {
+        return None;
+    }
     // The spec allows a transient attachment no usage other than attachment ones.
     let attachment_only = vk::ImageUsageFlags::COLOR_ATTACHMENT
         | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
@@ -241,8 +248,10 @@ pub fn format_properties(
     // image that is only copied, cleared and resolved (no attachment usage) has the same
     // layout as an attachment, and the transfer meta shaders handle it alike.
     let transfer = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
-    let transfer_only =
-        !usage.is_empty() && transfer.contains(usage) && format::depth_stencil(format).is_none();
+    let transfer_only = !usage.is_empty()
+        && transfer.contains(usage)
+        && format::depth_stencil(format).is_none()
+        && !compressed;
     // Storage images are single-sampled (storageImageSampleCounts; no
     // shaderStorageImageMultisample).
     let multisample = MULTISAMPLED_ATTACHMENTS
@@ -342,11 +351,12 @@ pub(crate) fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result
         // The PBE needs page-aligned layers to store into (ail's writeable_image).
         writeable_image: info.usage.contains(vk::ImageUsageFlags::STORAGE),
     };
-    let layout = Layout::with_usage(
+    let layout = Layout::with_blocks(
         e.width,
         e.height,
         slices,
         info.mip_levels,
+        format.block(),
         format.bytes_per_texel(),
         tiling,
         samples,

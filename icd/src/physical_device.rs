@@ -276,6 +276,10 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
         shader_storage_image_extended_formats: vk::TRUE,
         shader_storage_image_read_without_format: vk::TRUE,
         shader_storage_image_write_without_format: vk::TRUE,
+        // BC1-7 and ETC2/EAC images are sampled (the simulated texture unit decodes their
+        // blocks), copied in blocks and blitted from (format.rs, cmd_buffer/image_transfer.rs).
+        texture_compression_bc: vk::TRUE,
+        texture_compression_etc2: vk::TRUE,
         ..Default::default()
     }
 }
@@ -525,10 +529,16 @@ fn format_properties(format: vk::Format) -> vk::FormatProperties {
             *features |= vk::FormatFeatureFlags::STORAGE_IMAGE;
         }
     }
-    if crate::format::get(format).is_some() {
+    if let Some(f) = crate::format::get(format) {
         let transfer = vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST;
-        props.linear_tiling_features |= transfer;
         props.optimal_tiling_features |= transfer;
+        if f.is_compressed() {
+            // Compressed images are twiddled only. Blits read them through the texture
+            // unit as they read any sampled image; the PBE cannot write blocks.
+            props.optimal_tiling_features |= vk::FormatFeatureFlags::BLIT_SRC;
+        } else {
+            props.linear_tiling_features |= transfer;
+        }
     }
     if let Some(r) = crate::format::renderable(format) {
         props.optimal_tiling_features |= vk::FormatFeatureFlags::COLOR_ATTACHMENT;
@@ -561,7 +571,7 @@ fn format_properties(format: vk::Format) -> vk::FormatProperties {
 /// which are tested only for the packed formats that are colour attachments.
 fn blittable_colour(format: vk::Format) -> bool {
     use hw::g13::control::descriptors::TextureType;
-    crate::format::get(format).is_some()
+    crate::format::get(format).is_some_and(|f| !f.is_compressed())
         && crate::format::depth_stencil(format).is_none()
         && (!crate::format::is_packed(format) || crate::format::renderable(format).is_some())
         && hw::g13::image_desc::pixel_format(format.as_raw())

@@ -105,6 +105,8 @@ fn image_surface(
     } else {
         base_layer
     };
+    // Block-compressed images are addressed in blocks (offsets are whole blocks: valid usage).
+    let (bw, bh) = img.format.block();
     Ok(Surface {
         va: bound_va(&img.va)? + plane_offset,
         size: l.size,
@@ -113,11 +115,19 @@ fn image_surface(
         slice: u32_of(l.layer_stride)?,
         xpitch: bpp,
         tiles,
-        origin: [offset.x as u32, offset.y as u32, z],
+        origin: [offset.x as u32 / bw, offset.y as u32 / bh, z],
     })
 }
 
-fn buffer_surface(buf: &Buffer, r: &vk::BufferImageCopy, bpp: u32) -> Result<Surface, vk::Result> {
+/// The buffer side of a copy with `img`; a compressed image's rows and row lengths are
+/// counted in texels by the API and in blocks here.
+fn buffer_surface(
+    buf: &Buffer,
+    img: &Image,
+    r: &vk::BufferImageCopy,
+    bpp: u32,
+) -> Result<Surface, vk::Result> {
+    let (bw, bh) = img.format.block();
     let row_texels = if r.buffer_row_length == 0 {
         r.image_extent.width
     } else {
@@ -128,7 +138,8 @@ fn buffer_surface(buf: &Buffer, r: &vk::BufferImageCopy, bpp: u32) -> Result<Sur
     } else {
         r.buffer_image_height
     };
-    let row = u64::from(row_texels) * u64::from(bpp);
+    let (row_blocks, rows) = (row_texels.div_ceil(bw), rows.div_ceil(bh));
+    let row = u64::from(row_blocks) * u64::from(bpp);
     Ok(Surface {
         va: bound_va(&buf.va)?,
         size: buf.size,
@@ -223,14 +234,17 @@ fn buffer<'a>(b: vk::Buffer) -> Result<&'a Buffer, vk::Result> {
     Buffer::from_handle(b).ok_or(vk::Result::ERROR_UNKNOWN)
 }
 
-/// The box of a buffer-image copy: width, height, and slices (3D depth or layer count).
+/// The box of a copy in elements of `img`: width and height (in blocks for a compressed
+/// image, whose extents may end at the image's edge inside a block), and slices (3D depth or
+/// layer count).
 fn box_extent(img: &Image, extent: vk::Extent3D, layers: &vk::ImageSubresourceLayers) -> [u32; 3] {
     let d = if img.is_3d() {
         extent.depth
     } else {
         layers.layer_count
     };
-    [extent.width, extent.height, d]
+    let (bw, bh) = img.format.block();
+    [extent.width.div_ceil(bw), extent.height.div_ceil(bh), d]
 }
 
 pub unsafe extern "system" fn cmd_copy_buffer_to_image(
@@ -246,7 +260,7 @@ pub unsafe extern "system" fn cmd_copy_buffer_to_image(
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
             let bpp = plane(img, r.image_subresource.aspect_mask).2;
-            let s = buffer_surface(buf, r, bpp)?;
+            let s = buffer_surface(buf, img, r, bpp)?;
             let d = image_surface(
                 img,
                 r.image_subresource.aspect_mask,
@@ -287,7 +301,7 @@ pub unsafe extern "system" fn cmd_copy_image_to_buffer(
                 r.image_offset,
                 r.image_subresource.base_array_layer,
             )?;
-            let d = buffer_surface(buf, r, bpp)?;
+            let d = buffer_surface(buf, img, r, bpp)?;
             copy_box(
                 dev,
                 rec,
@@ -344,12 +358,22 @@ pub unsafe extern "system" fn cmd_copy_image(
                 rec,
                 &s,
                 &d,
-                box_extent(di, r.extent, &r.dst_subresource),
+                // The extent is in the source's texels (a source block is one destination
+                // texel when only one side is compressed); the layer count is the
+                // destination's when one side is 3D.
+                copy_image_box(si, di, r),
                 bpp,
             )?;
         }
         Ok(())
     })
+}
+
+/// The box of a vkCmdCopyImage region in elements.
+fn copy_image_box(si: &Image, di: &Image, r: &vk::ImageCopy) -> [u32; 3] {
+    let [w, h, _] = box_extent(si, r.extent, &r.src_subresource);
+    let [_, _, d] = box_extent(di, r.extent, &r.dst_subresource);
+    [w, h, d]
 }
 
 pub unsafe extern "system" fn cmd_clear_color_image(
