@@ -17,8 +17,9 @@
 //! clipped to the window); from then on the swapchain is out of date and acquire and present
 //! return VK_ERROR_OUT_OF_DATE_KHR. A window that is gone makes every later call return
 //! VK_ERROR_SURFACE_LOST_KHR. A Wayland surface has no size of its own, so its swapchains
-//! never go out of date; a broken compositor connection loses it. A swapchain retired by a newer one (oldSwapchain) hands out no
-//! more images, but its acquired images can still be presented.
+//! never go out of date; a broken compositor connection loses it. A swapchain retired by a
+//! newer one (oldSwapchain) hands out no more images, but its acquired images can still be
+//! presented.
 
 use super::surface::{Platform, Surface, FORMATS, MAX_IMAGES};
 use super::{headless, wayland, x11, Backend, PresentImage};
