@@ -10,6 +10,7 @@ packages=(
     libpng16-16 zlib1g libgl1 libglx0 libx11-6 libxcb1             # what the CTS's deqp-vk links
     libwayland-client0 libwayland-egl1                             #   against (scripts/cts.sh)
     xvfb libx11-xcb1 x11-utils                                     # WSI tests: an X server; Xlib surfaces; xdpyinfo
+    weston                                                         # Wayland WSI tests: a headless compositor
     gfxreconstruct                                                 # vkcube frames: capture and replay with screenshots
 )
 missing=()

@@ -14,6 +14,7 @@ pub const INSTANCE_EXTENSIONS: &[&str] = &[
     "VK_KHR_get_surface_capabilities2",
     "VK_KHR_xcb_surface",
     "VK_KHR_xlib_surface",
+    "VK_KHR_wayland_surface",
     "VK_EXT_headless_surface",
 ];
 
@@ -43,4 +44,6 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     // Presentation (icd/src/wsi/swapchain.rs).
     "VK_KHR_swapchain",
     "VK_KHR_swapchain_mutable_format",
+    // Present regions: damage on Wayland, the copied area on X11.
+    "VK_KHR_incremental_present",
 ];

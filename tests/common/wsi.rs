@@ -16,12 +16,24 @@ impl Wsi {
     /// An instance with the surface extensions (and the validation layer if `validation`), a
     /// device with VK_KHR_swapchain.
     pub fn new(validation: bool, platform_ext: &std::ffi::CStr) -> Wsi {
+        Self::with_device_extensions(validation, platform_ext, &[])
+    }
+
+    /// [`Wsi::new`] with more device extensions.
+    pub fn with_device_extensions(
+        validation: bool,
+        platform_ext: &std::ffi::CStr,
+        device_exts: &[&std::ffi::CStr],
+    ) -> Wsi {
         let ctx = Ctx::with(validation, &[ash::khr::surface::NAME, platform_ext]);
         let prio = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(0)
             .queue_priorities(&prio)];
-        let exts = [ash::khr::swapchain::NAME.as_ptr()];
+        let exts: Vec<_> = std::iter::once(ash::khr::swapchain::NAME)
+            .chain(device_exts.iter().copied())
+            .map(|e| e.as_ptr())
+            .collect();
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&exts);
@@ -81,6 +93,28 @@ impl Wsi {
         sc: vk::SwapchainKHR,
         images: &[vk::Image],
         rgba: [f32; 4],
+    ) -> Result<Frame, vk::Result> {
+        self.present_colour_with(sc, images, rgba, None)
+    }
+
+    /// [`Wsi::present_colour`] with VK_KHR_incremental_present's rectangles (the device
+    /// must have the extension): what changed since the last present.
+    pub fn present_colour_regions(
+        &self,
+        sc: vk::SwapchainKHR,
+        images: &[vk::Image],
+        rgba: [f32; 4],
+        rects: &[vk::RectLayerKHR],
+    ) -> Result<Frame, vk::Result> {
+        self.present_colour_with(sc, images, rgba, Some(rects))
+    }
+
+    fn present_colour_with(
+        &self,
+        sc: vk::SwapchainKHR,
+        images: &[vk::Image],
+        rgba: [f32; 4],
+        rects: Option<&[vk::RectLayerKHR]>,
     ) -> Result<Frame, vk::Result> {
         let d = &self.device;
         // SAFETY: plain object creation and use on a valid device; every object is destroyed
@@ -174,10 +208,15 @@ impl Wsi {
                 .unwrap();
             let chains = [sc];
             let indices = [index];
-            let present = vk::PresentInfoKHR::default()
+            let region = [vk::PresentRegionKHR::default().rectangles(rects.unwrap_or(&[]))];
+            let mut regions = vk::PresentRegionsKHR::default().regions(&region);
+            let mut present = vk::PresentInfoKHR::default()
                 .wait_semaphores(&signals)
                 .swapchains(&chains)
                 .image_indices(&indices);
+            if rects.is_some() {
+                present = present.push_next(&mut regions);
+            }
             let r = self.swapchain_fn.queue_present(self.queue, &present);
             destroy();
             d.free_command_buffers(self.pool, &cbs);

@@ -15,6 +15,7 @@
 pub mod headless;
 pub mod surface;
 pub mod swapchain;
+pub mod wayland;
 pub mod x11;
 
 use ash::vk;
@@ -39,6 +40,56 @@ pub struct PresentImage<'a> {
     pub layout: &'a Layout,
     /// Whether the image's bytes are R, G, B, A (else B, G, R, A).
     pub rgba: bool,
+    /// What changed since the last present (VK_KHR_incremental_present); empty: all of it.
+    pub damage: &'a [vk::Rect2D],
+}
+
+/// The damage rectangles clipped to `extent`, empty ones dropped. Empty when the whole image
+/// counts as changed (no rectangles given, or none left inside the image: the application
+/// said nothing usable, so showing everything is the safe reading).
+pub fn clip_damage(rects: &[vk::Rect2D], extent: vk::Extent2D) -> Vec<vk::Rect2D> {
+    rects
+        .iter()
+        .filter_map(|r| {
+            let x0 = r.offset.x.max(0) as u32;
+            let y0 = r.offset.y.max(0) as u32;
+            let x1 = (i64::from(r.offset.x) + i64::from(r.extent.width))
+                .clamp(0, i64::from(extent.width)) as u32;
+            let y1 = (i64::from(r.offset.y) + i64::from(r.extent.height))
+                .clamp(0, i64::from(extent.height)) as u32;
+            (x1 > x0 && y1 > y0).then_some(vk::Rect2D {
+                offset: vk::Offset2D {
+                    x: x0 as i32,
+                    y: y0 as i32,
+                },
+                extent: vk::Extent2D {
+                    width: x1 - x0,
+                    height: y1 - y0,
+                },
+            })
+        })
+        .collect()
+}
+
+/// The smallest rectangle holding all of `rects` (which are non-empty).
+pub fn bounding_box(rects: &[vk::Rect2D]) -> Option<vk::Rect2D> {
+    let x0 = rects.iter().map(|r| r.offset.x).min()?;
+    let y0 = rects.iter().map(|r| r.offset.y).min()?;
+    let x1 = rects
+        .iter()
+        .map(|r| r.offset.x + r.extent.width as i32)
+        .max()?;
+    let y1 = rects
+        .iter()
+        .map(|r| r.offset.y + r.extent.height as i32)
+        .max()?;
+    Some(vk::Rect2D {
+        offset: vk::Offset2D { x: x0, y: y0 },
+        extent: vk::Extent2D {
+            width: (x1 - x0) as u32,
+            height: (y1 - y0) as u32,
+        },
+    })
 }
 
 /// What a surface's window system does with presented images.
@@ -93,8 +144,26 @@ fn spread(x: u32) -> usize {
 /// `width` x `height` rectangle at the origin is copied (clipped to the image). This is the
 /// address rule of `Layout::offset_of`, with the per-row and per-column parts hoisted.
 pub fn detile(image: &PresentImage<'_>, fmt: PixelFormat, dst: &mut [u8], width: u32, height: u32) {
+    let all = vk::Rect2D {
+        offset: vk::Offset2D::default(),
+        extent: vk::Extent2D { width, height },
+    };
+    detile_rect(image, fmt, dst, width, all)
+}
+
+/// [`detile`] of only the pixels of `rect` (at non-negative offsets), written at the same
+/// place of `dst`, whose rows are `width * 4` bytes.
+pub fn detile_rect(
+    image: &PresentImage<'_>,
+    fmt: PixelFormat,
+    dst: &mut [u8],
+    width: u32,
+    rect: vk::Rect2D,
+) {
     let l = image.layout;
-    let (w, h) = (width.min(l.width), height.min(l.height));
+    let (x0, y0) = (rect.offset.x.max(0) as u32, rect.offset.y.max(0) as u32);
+    let w = (x0 + rect.extent.width).min(width).min(l.width);
+    let h = (y0 + rect.extent.height).min(l.height);
     let base = l.level_offsets.first().copied().unwrap_or(0) as usize;
     let src = image.bytes;
     let stride = width as usize * 4;
@@ -116,13 +185,16 @@ pub fn detile(image: &PresentImage<'_>, fmt: PixelFormat, dst: &mut [u8], width:
     };
     match l.tiling {
         hw::g13::layout::Tiling::Linear { .. } => {
-            for y in 0..h as usize {
+            for y in y0 as usize..h as usize {
                 let row = base + y * l.linear_stride as usize;
-                for x in 0..w as usize {
+                for x in x0 as usize..w as usize {
                     let s = row + x * 4;
                     let Some(p) = src.get(s..s + 4) else { return };
                     let d = y * stride + x * 4;
-                    dst[d..d + 4].copy_from_slice(&convert(p));
+                    let Some(o) = dst.get_mut(d..d + 4) else {
+                        return;
+                    };
+                    o.copy_from_slice(&convert(p));
                 }
             }
         }
@@ -135,16 +207,19 @@ pub fn detile(image: &PresentImage<'_>, fmt: PixelFormat, dst: &mut [u8], width:
                 .unwrap_or(l.width)
                 .div_ceil(t.width) as usize;
             let tile_elems = (t.width * t.height) as usize;
-            for y in 0..h {
+            for y in y0..h {
                 let tile_row = (y / t.height) as usize * per_row;
                 let inner_y = spread(y % t.height) << 1;
-                for x in 0..w {
+                for x in x0..w {
                     let tile = tile_row + (x / t.width) as usize;
                     let element = tile * tile_elems + (spread(x % t.width) | inner_y);
                     let s = base + element * 4;
                     let Some(p) = src.get(s..s + 4) else { return };
                     let d = y as usize * stride + x as usize * 4;
-                    dst[d..d + 4].copy_from_slice(&convert(p));
+                    let Some(o) = dst.get_mut(d..d + 4) else {
+                        return;
+                    };
+                    o.copy_from_slice(&convert(p));
                 }
             }
         }
@@ -177,6 +252,7 @@ mod tests {
             bytes: &bytes,
             layout: &layout,
             rgba: false,
+            damage: &[],
         };
         let mut out = vec![0u8; (w * h * 4) as usize];
         detile(&img, fmt, &mut out, w, h);
@@ -202,6 +278,70 @@ mod tests {
     }
 
     #[test]
+    fn detile_rect_writes_only_the_rectangle() {
+        let (w, h) = (40u32, 20u32);
+        let layout =
+            Layout::with_usage(w, h, 1, 1, 4, Tiling::Twiddled, 1, Usage::default()).unwrap();
+        let bytes = vec![0xffu8; layout.size as usize];
+        let img = PresentImage {
+            bytes: &bytes,
+            layout: &layout,
+            rgba: false,
+            damage: &[],
+        };
+        let fmt = PixelFormat {
+            red_shift: 16,
+            green_shift: 8,
+            blue_shift: 0,
+            opaque_bits: 0,
+            big_endian: false,
+        };
+        let rect = vk::Rect2D {
+            offset: vk::Offset2D { x: 5, y: 3 },
+            extent: vk::Extent2D {
+                width: 10,
+                height: 4,
+            },
+        };
+        let mut out = vec![0u8; (w * h * 4) as usize];
+        detile_rect(&img, fmt, &mut out, w, rect);
+        for y in 0..h {
+            for x in 0..w {
+                let inside = (5..15).contains(&x) && (3..7).contains(&y);
+                let d = ((y * w + x) * 4) as usize;
+                assert_eq!(out[d] != 0, inside, "pixel {x},{y}");
+            }
+        }
+    }
+
+    #[test]
+    fn damage_is_clipped_and_bounded() {
+        let r = |x, y, w, h| vk::Rect2D {
+            offset: vk::Offset2D { x, y },
+            extent: vk::Extent2D {
+                width: w,
+                height: h,
+            },
+        };
+        let extent = vk::Extent2D {
+            width: 100,
+            height: 50,
+        };
+        let clipped = clip_damage(
+            &[
+                r(-10, -10, 20, 20),
+                r(90, 40, 50, 50),
+                r(200, 0, 5, 5),
+                r(1, 1, 0, 9),
+            ],
+            extent,
+        );
+        assert_eq!(clipped, vec![r(0, 0, 10, 10), r(90, 40, 10, 10)]);
+        assert_eq!(bounding_box(&clipped), Some(r(0, 0, 100, 50)));
+        assert_eq!(bounding_box(&[]), None);
+    }
+
+    #[test]
     fn detile_converts_channel_order() {
         let layout =
             Layout::with_usage(1, 1, 1, 1, 4, Tiling::Twiddled, 1, Usage::default()).unwrap();
@@ -210,6 +350,7 @@ mod tests {
             bytes: &bytes,
             layout: &layout,
             rgba: true,
+            damage: &[],
         };
         let fmt = PixelFormat {
             red_shift: 0,

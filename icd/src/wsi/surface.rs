@@ -1,14 +1,16 @@
 //! VkSurfaceKHR: agx4's surface objects (one per platform surface the loader asks for) and
 //! what the surface queries report.
 
-use super::x11;
+use super::{wayland, x11};
 use crate::entry::{guard, guard_or};
 use crate::handle::{self, object, Object};
 use ash::vk;
 use std::sync::Arc;
 
+#[derive(Clone)]
 pub enum Platform {
     X11(Arc<x11::Window>),
+    Wayland(Arc<wayland::Window>),
     Headless,
 }
 
@@ -58,10 +60,12 @@ impl Surface {
         Surface::from_handle(h).ok_or(vk::Result::ERROR_SURFACE_LOST_KHR)
     }
 
-    /// The surface's size now, or `None` when the swapchain decides it (headless).
+    /// The surface's size now, or `None` when the swapchain decides it (headless, and
+    /// Wayland, whose surfaces take the size of the buffers attached to them).
     pub fn current_extent(&self) -> Result<Option<vk::Extent2D>, vk::Result> {
         match &self.platform {
             Platform::X11(w) => w.extent().map(Some),
+            Platform::Wayland(w) => w.check().map(|_| None),
             Platform::Headless => Ok(None),
         }
     }
@@ -71,6 +75,7 @@ impl Surface {
     fn supported(&self) -> Result<bool, vk::Result> {
         match &self.platform {
             Platform::X11(w) => Ok(w.format()?.is_some()),
+            Platform::Wayland(_) => Ok(wayland::library_available()),
             Platform::Headless => Ok(true),
         }
     }
@@ -161,6 +166,23 @@ pub unsafe extern "system" fn create_xlib_surface(
         let window = Arc::new(unsafe { x11::Window::new(xcb, info.window as u32) });
         // SAFETY: valid usage: pAllocator null or valid, pSurface writable.
         unsafe { make(Platform::X11(window), p_allocator, p_surface) }
+    })
+}
+
+pub unsafe extern "system" fn create_wayland_surface(
+    _instance: vk::Instance,
+    p_create_info: *const vk::WaylandSurfaceCreateInfoKHR<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_surface: *mut vk::SurfaceKHR,
+) -> vk::Result {
+    guard("vkCreateWaylandSurfaceKHR", || {
+        // SAFETY: valid usage: pCreateInfo is valid.
+        let info = unsafe { &*p_create_info };
+        // SAFETY: valid usage: the display and surface outlive the VkSurfaceKHR.
+        let window =
+            Arc::new(unsafe { wayland::Window::new(info.display.cast(), info.surface.cast()) });
+        // SAFETY: valid usage: pAllocator null or valid, pSurface writable.
+        unsafe { make(Platform::Wayland(window), p_allocator, p_surface) }
     })
 }
 
@@ -391,6 +413,19 @@ pub unsafe extern "system" fn get_xlib_presentation_support(
             let visual = visual_id;
             (queue_family_index == 0 && x11::visual_format(conn.setup(), visual).is_some()).into()
         },
+    )
+}
+
+/// Any wl_display will do: every compositor has wl_shm with XRGB8888, which is all agx4 needs.
+pub unsafe extern "system" fn get_wayland_presentation_support(
+    _physical_device: vk::PhysicalDevice,
+    queue_family_index: u32,
+    display: *mut vk::wl_display,
+) -> vk::Bool32 {
+    guard_or(
+        "vkGetPhysicalDeviceWaylandPresentationSupportKHR",
+        vk::FALSE,
+        || (queue_family_index == 0 && !display.is_null() && wayland::library_available()).into(),
     )
 }
 

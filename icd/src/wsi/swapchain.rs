@@ -16,11 +16,13 @@
 //! finds the window resized returns VK_SUBOPTIMAL_KHR (the image is acquired or presented,
 //! clipped to the window); from then on the swapchain is out of date and acquire and present
 //! return VK_ERROR_OUT_OF_DATE_KHR. A window that is gone makes every later call return
-//! VK_ERROR_SURFACE_LOST_KHR. A swapchain retired by a newer one (oldSwapchain) hands out no
-//! more images, but its acquired images can still be presented.
+//! VK_ERROR_SURFACE_LOST_KHR. A Wayland surface has no size of its own, so its swapchains
+//! never go out of date; a broken compositor connection loses it. A swapchain retired by a
+//! newer one (oldSwapchain) hands out no more images, but its acquired images can still be
+//! presented.
 
 use super::surface::{Platform, Surface, FORMATS, MAX_IMAGES};
-use super::{headless, x11, Backend, PresentImage};
+use super::{headless, wayland, x11, Backend, PresentImage};
 use crate::bo::{Bo, Place};
 use crate::device::Device;
 use crate::entry::guard_or;
@@ -51,7 +53,7 @@ struct SwapImage {
     rgba: bool,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Request {
     index: u32,
     /// The swapchain timeline point that signals when the present's waits are done.
@@ -59,6 +61,8 @@ struct Request {
     /// False when the present was refused (out of date, surface lost): the image only goes
     /// back to the free list once its waits are done.
     show: bool,
+    /// VK_KHR_incremental_present's rectangles (layer 0); empty: the whole image.
+    damage: Vec<vk::Rect2D>,
 }
 
 struct State {
@@ -77,7 +81,7 @@ struct Shared {
     timeline: u32,
     mode: vk::PresentModeKHR,
     extent: vk::Extent2D,
-    window: Option<Arc<x11::Window>>,
+    platform: Platform,
     images: Vec<SwapImage>,
     state: Mutex<State>,
     changed: Condvar,
@@ -102,7 +106,12 @@ impl Shared {
     /// Checks the surface: `Ok(SUCCESS)`, `Ok(SUBOPTIMAL_KHR)` the first time the window is
     /// found resized, or the swapchain's error.
     fn check(&self) -> Result<vk::Result, vk::Result> {
-        let now = self.window.as_ref().map(|w| w.extent());
+        let now = match &self.platform {
+            Platform::X11(w) => Some(w.extent()),
+            // Only a lost connection matters: a Wayland swapchain has no size to go stale.
+            Platform::Wayland(w) => w.check().err().map(Err),
+            Platform::Headless => None,
+        };
         let mut st = self.state();
         if st.status != vk::Result::SUCCESS {
             return Err(st.status);
@@ -175,9 +184,9 @@ impl Shared {
                 return None;
             }
             if self.mode == vk::PresentModeKHR::MAILBOX {
-                if let Some(&newer) = st.queue.front() {
-                    if self.point_done(newer.point) {
-                        st.queue.pop_front();
+                let newer_done = st.queue.front().is_some_and(|n| self.point_done(n.point));
+                if newer_done {
+                    if let Some(newer) = st.queue.pop_front() {
                         st.free.push_back(req.index);
                         self.changed.notify_all();
                         req = newer;
@@ -269,6 +278,7 @@ impl Shared {
                     bytes,
                     layout: &img.layout,
                     rgba: img.rgba,
+                    damage: &req.damage,
                 };
                 if let Err(e) = backend.show(&image) {
                     self.set_status(e);
@@ -396,12 +406,10 @@ fn create(
         );
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
     }
-    let (backend, window): (Box<dyn Backend>, _) = match &surface.platform {
-        Platform::X11(w) => (
-            Box::new(x11::Presenter::new(w.clone(), e)?),
-            Some(w.clone()),
-        ),
-        Platform::Headless => (Box::new(headless::Presenter), None),
+    let backend: Box<dyn Backend> = match &surface.platform {
+        Platform::X11(w) => Box::new(x11::Presenter::new(w.clone(), e)?),
+        Platform::Wayland(w) => Box::new(wayland::Presenter::new(w, e, info.present_mode)?),
+        Platform::Headless => Box::new(headless::Presenter),
     };
     let timeline = kmd::syncobj_create(dev.kmd.as_ref(), false)
         .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
@@ -417,7 +425,7 @@ fn create(
         timeline,
         mode: info.present_mode,
         extent: e,
-        window,
+        platform: surface.platform.clone(),
         images,
         state: Mutex::new(State {
             free: (0..handles.len() as u32).collect(),
@@ -629,10 +637,32 @@ pub unsafe extern "system" fn queue_present(
                 handle::slice(info.p_image_indices, info.swapchain_count),
             )
         };
+        // SAFETY: valid usage: the pNext chain is valid.
+        let regions = unsafe { handle::find_in_chain::<vk::PresentRegionsKHR<'_>>(info.p_next) };
+        let damage_of = |i: usize| -> Vec<vk::Rect2D> {
+            let Some(r) = regions.filter(|r| !r.p_regions.is_null()) else {
+                return Vec::new();
+            };
+            // SAFETY: valid usage: pRegions holds swapchainCount regions, each with
+            // rectangleCount rectangles (or a null array).
+            let rects = unsafe {
+                let region = &*r.p_regions.add(i);
+                handle::slice(region.p_rectangles, region.rectangle_count)
+            };
+            // Swapchain images have one layer.
+            rects
+                .iter()
+                .filter(|r| r.layer == 0)
+                .map(|r| vk::Rect2D {
+                    offset: r.offset,
+                    extent: r.extent,
+                })
+                .collect()
+        };
         let mut results = Vec::with_capacity(chains.len());
         let mut requests = Vec::with_capacity(chains.len());
         let mut signals = Vec::with_capacity(chains.len());
-        for (&h, &index) in chains.iter().zip(indices) {
+        for (i, (&h, &index)) in chains.iter().zip(indices).enumerate() {
             let Some(sc) = Swapchain::from_handle(h) else {
                 return vk::Result::ERROR_UNKNOWN;
             };
@@ -651,6 +681,7 @@ pub unsafe extern "system" fn queue_present(
                     index,
                     point,
                     show: r.is_ok(),
+                    damage: damage_of(i),
                 },
             ));
             results.push(r.unwrap_or_else(|e| e));

@@ -10,9 +10,11 @@
 //! Presenting copies the image into a MIT-SHM segment and draws it with ShmPutImage, or, when
 //! the server cannot attach the segment (a remote server), sends it with PutImage in pieces
 //! under the maximum request size. Each copy ends with a round trip, so the server has read
-//! the pixels before the image (or the segment) is written again.
+//! the pixels before the image (or the segment) is written again. With VK_KHR_incremental_present
+//! rectangles, only their bounding box is copied into the segment (which holds the last
+//! image shown) and drawn.
 
-use super::{detile, Backend, PixelFormat, PresentImage};
+use super::{bounding_box, clip_damage, detile, detile_rect, Backend, PixelFormat, PresentImage};
 use ash::vk;
 use std::ffi::c_void;
 use std::sync::OnceLock;
@@ -243,6 +245,8 @@ pub struct Presenter {
     width: u32,
     height: u32,
     shm: Option<Shm>,
+    /// Whether the segment holds the last image shown (so damage alone can update it).
+    shm_filled: bool,
     /// The pixels for PutImage when there is no shared memory.
     staging: Vec<u8>,
 }
@@ -281,6 +285,7 @@ impl Presenter {
             width: extent.width,
             height: extent.height,
             shm,
+            shm_filled: false,
             staging,
         })
     }
@@ -329,7 +334,21 @@ impl Backend for Presenter {
         let (w, h, format) = (self.width, self.height, self.format);
         match &mut self.shm {
             Some(shm) => {
-                detile(image, format, shm.bytes(), w, h);
+                let all = vk::Rect2D {
+                    offset: vk::Offset2D::default(),
+                    extent: vk::Extent2D {
+                        width: w,
+                        height: h,
+                    },
+                };
+                let rect = match bounding_box(&clip_damage(image.damage, all.extent)) {
+                    Some(r) if self.shm_filled => r,
+                    _ => all,
+                };
+                detile_rect(image, format, shm.bytes(), w, rect);
+                self.shm_filled = true;
+                let (x, y) = (rect.offset.x as u16, rect.offset.y as u16);
+                let (rw, rh) = (rect.extent.width as u16, rect.extent.height as u16);
                 let window = &self.window;
                 window
                     .conn()?
@@ -338,12 +357,12 @@ impl Backend for Presenter {
                         self.gc,
                         w as u16,
                         h as u16,
-                        0,
-                        0,
-                        w as u16,
-                        h as u16,
-                        0,
-                        0,
+                        x,
+                        y,
+                        rw,
+                        rh,
+                        x as i16,
+                        y as i16,
                         self.depth,
                         xproto::ImageFormat::Z_PIXMAP.into(),
                         false,
