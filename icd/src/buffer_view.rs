@@ -33,8 +33,7 @@ object!(BufferView, vk::BufferView);
 /// block-compressed formats), and not depth or stencil (never buffer formats in Vulkan).
 fn texel_format(format: vk::Format) -> Option<PixelFormat> {
     let depth_stencil = (124..=130).contains(&format.as_raw());
-    pixel_format(format.as_raw())
-        .filter(|p| !depth_stencil && channels_bytes(p.channels).is_some())
+    pixel_format(format.as_raw()).filter(|p| !depth_stencil && channels_bytes(p.channels).is_some())
 }
 
 /// Formats storage texel buffers take: Vulkan's mandatory storage texel buffer formats plus
@@ -106,7 +105,10 @@ fn check(info: &vk::BufferViewCreateInfo<'_>) -> Result<BufferView, String> {
     };
     if range == 0
         || !range.is_multiple_of(texel)
-        || info.offset.checked_add(range).is_none_or(|end| end > buffer.size)
+        || info
+            .offset
+            .checked_add(range)
+            .is_none_or(|end| end > buffer.size)
     {
         return Err(format!(
             "range {} at offset {} of a buffer of {} bytes with {texel}-byte texels",
@@ -197,7 +199,10 @@ mod tests {
             V::B10G11R11_UFLOAT_PACK32,
         ];
         for f in uniform {
-            assert!(format_features(f).contains(F::UNIFORM_TEXEL_BUFFER), "{f:?}");
+            assert!(
+                format_features(f).contains(F::UNIFORM_TEXEL_BUFFER),
+                "{f:?}"
+            );
         }
         let storage = [
             V::R8G8B8A8_UNORM,
@@ -220,13 +225,24 @@ mod tests {
             V::R32G32B32A32_SFLOAT,
         ];
         for f in storage {
-            assert!(format_features(f).contains(F::STORAGE_TEXEL_BUFFER), "{f:?}");
+            assert!(
+                format_features(f).contains(F::STORAGE_TEXEL_BUFFER),
+                "{f:?}"
+            );
         }
-        for f in [V::D16_UNORM, V::BC1_RGB_UNORM_BLOCK, V::R32G32B32_SFLOAT, V::UNDEFINED] {
+        for f in [
+            V::D16_UNORM,
+            V::BC1_RGB_UNORM_BLOCK,
+            V::R32G32B32_SFLOAT,
+            V::UNDEFINED,
+        ] {
             assert_eq!(format_features(f), F::empty(), "{f:?}");
         }
         for f in [V::R8G8B8A8_SRGB, V::B8G8R8A8_UNORM, V::R5G6B5_UNORM_PACK16] {
-            assert!(!format_features(f).contains(F::STORAGE_TEXEL_BUFFER), "{f:?}");
+            assert!(
+                !format_features(f).contains(F::STORAGE_TEXEL_BUFFER),
+                "{f:?}"
+            );
         }
     }
 
@@ -259,11 +275,26 @@ mod tests {
         // Uniform-only formats have no PBE descriptor.
         let v = view(64, 0, 64, vk::Format::R8G8B8A8_SRGB).unwrap();
         assert!(v.pbe.is_none());
-        assert!(view(1000, 8, 4, vk::Format::R32_UINT).is_err(), "unaligned offset");
-        assert!(view(1000, 16, 1000, vk::Format::R32_UINT).is_err(), "past the end");
-        assert!(view(1000, 16, 6, vk::Format::R32_UINT).is_err(), "partial texel");
-        assert!(view(1000, 0, 16, vk::Format::D16_UNORM).is_err(), "depth format");
+        assert!(
+            view(1000, 8, 4, vk::Format::R32_UINT).is_err(),
+            "unaligned offset"
+        );
+        assert!(
+            view(1000, 16, 1000, vk::Format::R32_UINT).is_err(),
+            "past the end"
+        );
+        assert!(
+            view(1000, 16, 6, vk::Format::R32_UINT).is_err(),
+            "partial texel"
+        );
+        assert!(
+            view(1000, 0, 16, vk::Format::D16_UNORM).is_err(),
+            "depth format"
+        );
         let big = u64::from(MAX_TEXEL_BUFFER_ELEMENTS) + 1;
-        assert!(view(big, 0, big, vk::Format::R8_UINT).is_err(), "too many elements");
+        assert!(
+            view(big, 0, big, vk::Format::R8_UINT).is_err(),
+            "too many elements"
+        );
     }
 }

@@ -361,7 +361,10 @@ pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(),
             let views = unsafe { handle::slice(w.p_texel_buffer_view, w.descriptor_count) };
             for (i, &v) in views.iter().enumerate() {
                 let (binding, e) = locate(i as u32)?;
-                set.put(binding.element_offset(e), &texel_buffer_descriptor(binding.ty, v))?;
+                set.put(
+                    binding.element_offset(e),
+                    &texel_buffer_descriptor(binding.ty, v),
+                )?;
             }
         }
         _ => {

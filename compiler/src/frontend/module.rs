@@ -43,6 +43,9 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     // Texel buffers (passes::lower_texel_buffers, docs/render-abi.md section 7.1).
     Capability::SampledBuffer,
     Capability::ImageBuffer,
+    // Storage formats beyond the basic ones: the format is the descriptor's, so the shader
+    // is the same for every format.
+    Capability::StorageImageExtendedFormats,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.

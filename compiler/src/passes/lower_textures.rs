@@ -84,7 +84,13 @@ pub(super) fn element_offset(
 }
 
 /// The I32 word at byte `offset + byte` of set `set`'s memory.
-pub(super) fn set_word(sh: &mut Shader, out: &mut Out, set: u32, offset: Value, byte: u32) -> Value {
+pub(super) fn set_word(
+    sh: &mut Shader,
+    out: &mut Out,
+    set: u32,
+    offset: Value,
+    byte: u32,
+) -> Value {
     let root = konst(sh, out, abi::set_address_offset(set));
     let set_addr = out.def(
         sh,

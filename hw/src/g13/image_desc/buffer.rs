@@ -196,7 +196,9 @@ mod tests {
     #[test]
     fn limits() {
         assert_eq!(MAX_TEXEL_BUFFER_ELEMENTS, 1 << 24);
-        let full = view(13, MAX_TEXEL_BUFFER_ELEMENTS).texture_descriptor().unwrap();
+        let full = view(13, MAX_TEXEL_BUFFER_ELEMENTS)
+            .texture_descriptor()
+            .unwrap();
         assert_eq!(Texture::unpack(&full).unwrap().height, 16384);
         assert!(view(13, MAX_TEXEL_BUFFER_ELEMENTS + 1)
             .texture_descriptor()
