@@ -131,6 +131,20 @@ fn binding(b: u32, ty: vk::DescriptorType) -> vk::DescriptorSetLayoutBinding<'st
         .stage_flags(vk::ShaderStageFlags::COMPUTE)
 }
 
+/// A write of the texel buffer views `v` to binding `b` of `set`.
+fn texel_write(
+    set: vk::DescriptorSet,
+    b: u32,
+    ty: vk::DescriptorType,
+    v: &[vk::BufferView],
+) -> vk::WriteDescriptorSet<'_> {
+    vk::WriteDescriptorSet::default()
+        .dst_set(set)
+        .dst_binding(b)
+        .descriptor_type(ty)
+        .texel_buffer_view(v)
+}
+
 /// A view of `elements` texels of `format` at byte `offset` of `buffer`.
 fn view(
     dev: &ash::Device,
@@ -169,7 +183,7 @@ fn compute_reads_and_writes_texel_buffers() {
         w.checked_sub(SRC_OFFSET / 4).map_or(0x5555_5555, src_value)
     }));
     dst.write(&words(8192 / 4, &|_| SENTINEL));
-    let rd_bytes: Vec<u8> = (0..8192)
+    let rd_bytes: Vec<u8> = (0..8192usize)
         .map(|b| match b.checked_sub(RD_OFFSET) {
             Some(o) => rd_texel(o / 4)[o % 4],
             None => 0x77,
@@ -274,17 +288,25 @@ fn compute_reads_and_writes_texel_buffers() {
             offset: 0,
             range: vk::WHOLE_SIZE,
         }];
-        let texel_write = |b: u32, ty, v: &[vk::BufferView]| {
-            vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(b)
-                .descriptor_type(ty)
-                .texel_buffer_view(v)
-        };
         let writes = [
-            texel_write(0, vk::DescriptorType::UNIFORM_TEXEL_BUFFER, &views[0..1]),
-            texel_write(1, vk::DescriptorType::STORAGE_TEXEL_BUFFER, &views[1..2]),
-            texel_write(2, vk::DescriptorType::STORAGE_TEXEL_BUFFER, &views[2..3]),
+            texel_write(
+                set,
+                0,
+                vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+                &views[0..1],
+            ),
+            texel_write(
+                set,
+                1,
+                vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+                &views[1..2],
+            ),
+            texel_write(
+                set,
+                2,
+                vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+                &views[2..3],
+            ),
             vk::WriteDescriptorSet::default()
                 .dst_set(set)
                 .dst_binding(3)
