@@ -4,11 +4,13 @@
 //! What a descriptor is in set memory (docs/render-abi.md section 7): buffers are address and
 //! range; a sampled image is its view's texture descriptor; a sampler is the sampler's entry
 //! (heap index, f16 LOD bias); a combined image sampler is both, the entry at 24; a storage
-//! image is its view's texture descriptor, then its PBE descriptor at 24. A binding
+//! image is its view's texture descriptor, then its PBE descriptor at 24; texel buffers are
+//! laid out as sampled and storage images, with their buffer view's descriptors. A binding
 //! with immutable samplers holds their entries from allocation on, whatever is written.
 
 use crate::bo::{Bo, Place};
 use crate::buffer::Buffer;
+use crate::buffer_view::BufferView;
 use crate::descriptor_set_layout::{DescriptorSetLayout, LayoutBinding, SetLayoutInfo};
 use crate::device::Device;
 use crate::entry::{guard, guard_or};
@@ -276,6 +278,26 @@ fn pbe_of(view: vk::ImageView) -> [u8; 24] {
         .unwrap_or_else(hw::g13::image_desc::null_pbe_descriptor)
 }
 
+/// The set memory of a texel buffer descriptor of type `ty` (docs/render-abi.md 7.1): the
+/// view's texture descriptor, and for storage texel buffers its PBE descriptor at
+/// `STORAGE_PBE_OFFSET`. A null view (nullDescriptor) is the null texture descriptor, whose
+/// element count is 0, and a null PBE, whose writes are dropped.
+fn texel_buffer_descriptor(ty: vk::DescriptorType, view: vk::BufferView) -> Vec<u8> {
+    let view = BufferView::from_handle(view);
+    let mut d = vec![0u8; crate::descriptor_set_layout::stride(ty) as usize];
+    d[..24].copy_from_slice(
+        &view.map_or_else(hw::g13::image_desc::null_texture_descriptor, |v| v.texture),
+    );
+    if ty == vk::DescriptorType::STORAGE_TEXEL_BUFFER {
+        let at = compiler::abi::STORAGE_PBE_OFFSET as usize;
+        let pbe = view
+            .and_then(|v| v.pbe)
+            .unwrap_or_else(hw::g13::image_desc::null_pbe_descriptor);
+        d[at..at + 24].copy_from_slice(&pbe);
+    }
+    d
+}
+
 /// The sampler entry a write stores for `binding`'s element `e`: the immutable sampler's, if
 /// the binding has them, otherwise `sampler`'s (zero for a null one).
 fn sampler_entry_of(binding: &LayoutBinding, e: u32, sampler: vk::Sampler) -> [u8; 8] {
@@ -339,6 +361,17 @@ pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(),
                         .copy_from_slice(&sampler_entry_of(binding, e, ii.sampler));
                 }
                 set.put(at, &d[..binding.stride as usize])?;
+            }
+        }
+        T::UNIFORM_TEXEL_BUFFER | T::STORAGE_TEXEL_BUFFER => {
+            // SAFETY: valid usage: texel buffer writes carry descriptor_count buffer views.
+            let views = unsafe { handle::slice(w.p_texel_buffer_view, w.descriptor_count) };
+            for (i, &v) in views.iter().enumerate() {
+                let (binding, e) = locate(i as u32)?;
+                set.put(
+                    binding.element_offset(e),
+                    &texel_buffer_descriptor(binding.ty, v),
+                )?;
             }
         }
         _ => {

@@ -122,6 +122,12 @@ pub fn kind(ty: vk::DescriptorType) -> Option<compiler::DescriptorKind> {
         }
         vk::DescriptorType::SAMPLED_IMAGE => Some(compiler::DescriptorKind::SampledImage),
         vk::DescriptorType::STORAGE_IMAGE => Some(compiler::DescriptorKind::StorageImage),
+        vk::DescriptorType::UNIFORM_TEXEL_BUFFER => {
+            Some(compiler::DescriptorKind::UniformTexelBuffer)
+        }
+        vk::DescriptorType::STORAGE_TEXEL_BUFFER => {
+            Some(compiler::DescriptorKind::StorageTexelBuffer)
+        }
         _ => None,
     }
 }
@@ -289,7 +295,7 @@ mod tests {
         let (at, e) = info.locate(0, 2).unwrap();
         assert_eq!((at.binding, e), (3, 0));
         assert!(info.locate(3, 2).is_none());
-        assert!(build(&[b(0, vk::DescriptorType::UNIFORM_TEXEL_BUFFER, 1)]).is_err());
+        assert!(build(&[b(0, vk::DescriptorType::INLINE_UNIFORM_BLOCK, 1)]).is_err());
     }
 
     #[test]

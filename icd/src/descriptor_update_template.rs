@@ -130,6 +130,12 @@ unsafe fn write_one(
             w.p_buffer_info = &info;
             descriptor_pool::write(set, &w)
         }
+        T::UNIFORM_TEXEL_BUFFER | T::STORAGE_TEXEL_BUFFER => {
+            // SAFETY: as above: a VkBufferView is there.
+            let view = unsafe { std::ptr::read_unaligned(p as *const vk::BufferView) };
+            w.p_texel_buffer_view = &view;
+            descriptor_pool::write(set, &w)
+        }
         _ => Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),
     }
 }

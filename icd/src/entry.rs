@@ -5,7 +5,7 @@
 use crate::handle::Object;
 use crate::wsi::{surface, swapchain};
 use crate::{
-    buffer, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout,
+    buffer, buffer_view, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout,
     descriptor_update_template, device, event, framebuffer, image, image_view, instance, memory,
     physical_device, pipeline, pipeline_cache, pipeline_layout, query_pool, queue, render_pass,
     sampler, shader_module, sync,
@@ -149,6 +149,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdWriteTimestamp => cmd_buffer::barrier::cmd_write_timestamp,
     PFN_vkCmdWriteTimestamp2 => cmd_buffer::barrier::cmd_write_timestamp2,
     PFN_vkCreateBuffer => buffer::create_buffer,
+    PFN_vkCreateBufferView => buffer_view::create_buffer_view,
     PFN_vkCreateCommandPool => command_pool::create_command_pool,
     PFN_vkCreateComputePipelines => pipeline::create_compute_pipelines,
     PFN_vkCreateDescriptorPool => descriptor_pool::create_descriptor_pool,
@@ -176,6 +177,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCreateXcbSurfaceKHR => surface::create_xcb_surface,
     PFN_vkCreateXlibSurfaceKHR => surface::create_xlib_surface,
     PFN_vkDestroyBuffer => buffer::destroy_buffer,
+    PFN_vkDestroyBufferView => buffer_view::destroy_buffer_view,
     PFN_vkDestroyCommandPool => command_pool::destroy_command_pool,
     PFN_vkDestroyDescriptorPool => descriptor_pool::destroy_descriptor_pool,
     PFN_vkDestroyDescriptorSetLayout => descriptor_set_layout::destroy_descriptor_set_layout,

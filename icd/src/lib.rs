@@ -7,6 +7,7 @@
 mod advertised;
 mod bo;
 mod buffer;
+mod buffer_view;
 mod cmd_buffer;
 mod command_pool;
 mod debug;

@@ -143,7 +143,7 @@ fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
         max_image_dimension3_d: 2048,
         max_image_dimension_cube: 16384,
         max_image_array_layers: 2048,
-        max_texel_buffer_elements: 65536,
+        max_texel_buffer_elements: hw::g13::image_desc::buffer::MAX_TEXEL_BUFFER_ELEMENTS,
         max_uniform_buffer_range: 65536,
         max_storage_buffer_range: 1 << 30,
         max_push_constants_size: 128,
@@ -192,7 +192,7 @@ fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
         viewport_bounds_range: [-32768.0, 32767.0],
         viewport_sub_pixel_bits: 8,
         min_memory_map_alignment: 16384,
-        min_texel_buffer_offset_alignment: 16,
+        min_texel_buffer_offset_alignment: crate::buffer_view::OFFSET_ALIGNMENT,
         min_uniform_buffer_offset_alignment: 16,
         min_storage_buffer_offset_alignment: 16,
         min_texel_offset: -8,
@@ -562,6 +562,7 @@ fn format_properties(format: vk::Format) -> vk::FormatProperties {
     if crate::format::vertex_format(format).is_some() {
         props.buffer_features |= vk::FormatFeatureFlags::VERTEX_BUFFER;
     }
+    props.buffer_features |= crate::buffer_view::format_features(format);
     props
 }
 

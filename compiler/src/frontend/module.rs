@@ -40,6 +40,9 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::ImageQuery,
     Capability::ImageGatherExtended,
     Capability::MinLod,
+    // Texel buffers (passes::lower_texel_buffers, docs/render-abi.md section 7.1).
+    Capability::SampledBuffer,
+    Capability::ImageBuffer,
     // Storage images of Unknown format: loads decode what the texture descriptor says and
     // stores encode what the PBE descriptor says, so the shader never needs the format.
     Capability::StorageImageReadWithoutFormat,
@@ -268,7 +271,7 @@ pub(super) enum SpvType {
         sampled: Word,
         ms: bool,
     },
-    /// OpTypeImage of a dimension agx4 reads (1D, 2D, 3D, cube).
+    /// OpTypeImage of a dimension agx4 reads (1D, 2D, 3D, cube, buffer).
     Image(ImageType),
     Sampler,
     SampledImage {
@@ -505,6 +508,7 @@ pub(super) fn collect_types(
                     Some(Operand::Dim(spirv::Dim::Dim2D)) => Some(crate::ir::ImageDim::D2),
                     Some(Operand::Dim(spirv::Dim::Dim3D)) => Some(crate::ir::ImageDim::D3),
                     Some(Operand::Dim(spirv::Dim::DimCube)) => Some(crate::ir::ImageDim::Cube),
+                    Some(Operand::Dim(spirv::Dim::DimBuffer)) => Some(crate::ir::ImageDim::Buffer),
                     _ => None,
                 };
                 if let Some(dim) = dim {
@@ -518,6 +522,9 @@ pub(super) fn collect_types(
                     };
                     if it.ms && (dim != crate::ir::ImageDim::D2) {
                         return Err(invalid("multisampled image that is not 2D"));
+                    }
+                    if (it.arrayed || it.ms) && dim == crate::ir::ImageDim::Buffer {
+                        return Err(invalid("arrayed or multisampled texel buffer"));
                     }
                     if it.arrayed && dim == crate::ir::ImageDim::D3 {
                         return Err(invalid("arrayed 3D image"));

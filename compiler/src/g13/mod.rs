@@ -33,6 +33,8 @@ mod waits;
 #[cfg(test)]
 mod sim_tests;
 #[cfg(test)]
+mod sim_texel_buffer_tests;
+#[cfg(test)]
 mod sim_texture_tests;
 #[cfg(test)]
 pub(crate) mod tests;

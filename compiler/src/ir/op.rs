@@ -440,13 +440,17 @@ pub enum ImageDim {
     D2,
     D3,
     Cube,
+    /// A texel buffer (Dim Buffer): one integer coordinate, the element; only fetches,
+    /// storage reads and writes and size queries (`passes::lower_texel_buffers` turns it
+    /// into 2D).
+    Buffer,
 }
 
 impl ImageDim {
     /// Coordinates that address a texel (without the array layer).
     pub fn axes(self) -> usize {
         match self {
-            ImageDim::D1 => 1,
+            ImageDim::D1 | ImageDim::Buffer => 1,
             ImageDim::D2 => 2,
             ImageDim::D3 | ImageDim::Cube => 3,
         }
@@ -456,7 +460,7 @@ impl ImageDim {
     /// offsets).
     pub fn offset_axes(self) -> usize {
         match self {
-            ImageDim::Cube => 0,
+            ImageDim::Cube | ImageDim::Buffer => 0,
             d => d.axes(),
         }
     }

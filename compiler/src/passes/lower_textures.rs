@@ -34,18 +34,18 @@ fn internal(what: impl Into<String>) -> CompileError {
     CompileError::Internal(what.into())
 }
 
-fn konst(sh: &mut Shader, out: &mut Out, v: u32) -> Value {
+pub(super) fn konst(sh: &mut Shader, out: &mut Out, v: u32) -> Value {
     out.def(sh, Type::I32, Op::Const(Constant(vec![u64::from(v)])))
 }
 
-fn bin(sh: &mut Shader, out: &mut Out, op: BinOp, a: Value, b: Value) -> Value {
+pub(super) fn bin(sh: &mut Shader, out: &mut Out, op: BinOp, a: Value, b: Value) -> Value {
     let t = sh.ty(a);
     out.def(sh, t, Op::Binary(op, a, b))
 }
 
 /// Byte offset in set memory of element `d.index` of a binding of one of `kinds`, plus
 /// `extra`.
-fn element_offset(
+pub(super) fn element_offset(
     sh: &mut Shader,
     out: &mut Out,
     layout: &ResourceLayout,
@@ -84,7 +84,13 @@ fn element_offset(
 }
 
 /// The I32 word at byte `offset + byte` of set `set`'s memory.
-fn set_word(sh: &mut Shader, out: &mut Out, set: u32, offset: Value, byte: u32) -> Value {
+pub(super) fn set_word(
+    sh: &mut Shader,
+    out: &mut Out,
+    set: u32,
+    offset: Value,
+    byte: u32,
+) -> Value {
     let root = konst(sh, out, abi::set_address_offset(set));
     let set_addr = out.def(
         sh,

@@ -11,6 +11,7 @@ mod lower_float;
 mod lower_int64;
 mod lower_int_div;
 mod lower_sysvals;
+mod lower_texel_buffers;
 mod lower_textures;
 mod lower_vertex_input;
 mod promote_vars;
@@ -31,6 +32,7 @@ pub use lower_float::lower_float;
 pub use lower_int64::lower_int64;
 pub use lower_int_div::lower_int_div;
 pub use lower_sysvals::lower_sysvals;
+pub use lower_texel_buffers::lower_texel_buffers;
 pub use lower_textures::lower_textures;
 pub use lower_vertex_input::lower_vertex_input;
 pub use promote_vars::promote_vars;
@@ -80,6 +82,7 @@ pub fn run_all(shader: &mut Shader, layout: &ResourceLayout) -> Result<(), Compi
         ("dce", |s, _| dce(s)),
         ("lower_sysvals", |s, _| lower_sysvals(s)),
         ("lower_descriptors", lower_descriptors),
+        ("lower_texel_buffers", lower_texel_buffers),
         ("lower_textures", lower_textures),
         ("scalarize", |s, _| scalarize(s)),
         ("copy_prop", |s, _| copy_prop(s)),
