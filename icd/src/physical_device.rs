@@ -368,6 +368,15 @@ pub unsafe extern "system" fn get_features2(
                     (*(s as *mut vk::PhysicalDeviceShaderDemoteToHelperInvocationFeatures))
                         .shader_demote_to_helper_invocation = vk::TRUE;
                 }
+                if (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT
+                {
+                    // The border table holds the colour's raw words; the texture unit reads
+                    // them by the view's format (sampler.rs, render-abi section 7).
+                    let c = &mut *(s as *mut vk::PhysicalDeviceCustomBorderColorFeaturesEXT);
+                    c.custom_border_colors = vk::TRUE;
+                    c.custom_border_color_without_format = vk::TRUE;
+                }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES {
                     // Views are render commands of their own; geometry and tessellation
                     // shaders do not exist here.
@@ -426,6 +435,13 @@ pub unsafe extern "system" fn get_properties2(
                     (*(s as *mut vk::PhysicalDevicePushDescriptorPropertiesKHR))
                         .max_push_descriptors =
                         crate::cmd_buffer::push_descriptor::MAX_PUSH_DESCRIPTORS;
+                }
+                if (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_PROPERTIES_EXT
+                {
+                    (*(s as *mut vk::PhysicalDeviceCustomBorderColorPropertiesEXT))
+                        .max_custom_border_color_samplers =
+                        crate::sampler::MAX_CUSTOM_BORDER_SAMPLERS;
                 }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES {
                     // The rasterizer keeps or drops a point by its vertex against the view

@@ -4,7 +4,8 @@
 //! Vulkan's texel filtering rules, with these **agx4** readings where the hardware is not
 //! documented:
 //! * border colours replace the texel before the descriptor swizzle (Mesa works around RGBA4
-//!   opaque black, which only makes sense if the hardware swizzles the border);
+//!   opaque black, which only makes sense if the hardware swizzles the border); a `Custom`
+//!   border comes in channel order from the caller (`Extent::custom_border`);
 //! * a depth comparison compares channel 0 and yields (result, 0, 0, 1) before the swizzle,
 //!   each tap compared before filtering;
 //! * cube maps pick the face by the major axis. Linear filters (and gathers) of a sampler
@@ -58,14 +59,21 @@ pub struct Extent {
     pub integer: bool,
     /// UNORM depth: the compare reference is clamped to 0..=1 first.
     pub unorm: bool,
+    /// The channels of a `Custom` border colour (before the swizzle), from the sampler heap.
+    pub custom_border: Option<Texel>,
 }
 
-fn border(b: BorderColour, integer: bool) -> Result<Texel, &'static str> {
+fn border(b: BorderColour, ext: &Extent) -> Result<Texel, &'static str> {
+    let integer = ext.integer;
     let (rgb, a) = match b {
         BorderColour::TransparentBlack => (0, 0),
         BorderColour::OpaqueBlack => (0, 1),
         BorderColour::OpaqueWhite => (1, 1),
-        BorderColour::Custom => return Err("custom border colours are not modelled"),
+        BorderColour::Custom => {
+            return ext
+                .custom_border
+                .ok_or("custom border colours outside the sampler heap")
+        }
     };
     Ok(if integer {
         Texel::Int([rgb, rgb, rgb, a])
@@ -362,7 +370,7 @@ fn tap_texel<E>(
 ) -> Result<Texel, SampleError<E>> {
     let t = match at {
         At::Texel([x, y, z]) => fetch(x, y, z, level).map_err(SampleError::Fetch)?,
-        At::Border => border(s.border_colour, ext.integer).map_err(SampleError::Unmodelled)?,
+        At::Border => border(s.border_colour, &ext).map_err(SampleError::Unmodelled)?,
         At::Corner(texels) => {
             // Each of the three is compared first, as any other tap.
             let mut three = Vec::with_capacity(3);

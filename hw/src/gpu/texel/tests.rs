@@ -286,6 +286,7 @@ fn run(s: &Sampler, req: Request) -> [f32; 4] {
         layers: 1,
         integer: false,
         unorm: false,
+        custom_border: None,
     };
     let size = |l: u32| [4 >> l, 4 >> l, 1];
     let mut fetch = |x: i64, y: i64, _z: i64, l: u32| -> Result<Texel, ()> {
@@ -433,6 +434,7 @@ fn cube_sample(seamful: bool, dir: [f32; 3]) -> [f32; 4] {
         layers: 6,
         integer: false,
         unorm: false,
+        custom_border: None,
     };
     let size = |_| [2, 2, 1];
     let mut fetch = |x: i64, y: i64, z: i64, _| -> Result<Texel, ()> {
