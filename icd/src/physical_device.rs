@@ -186,7 +186,8 @@ fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
         max_draw_indexed_index_value: u32::MAX,
         max_draw_indirect_count: 1 << 30,
         max_sampler_lod_bias: 15.0,
-        max_sampler_anisotropy: 1.0,
+        // The sampler's anisotropy field is log2 of 1..16 (sampler.rs rounds to it).
+        max_sampler_anisotropy: 16.0,
         max_viewports: 1,
         max_viewport_dimensions: [16384, 16384],
         viewport_bounds_range: [-32768.0, 32767.0],
@@ -269,6 +270,10 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
         // The fragment shader stores 1.0 as the alpha of non-integer targets before blending
         // (compiler g13 isel::gfx).
         alpha_to_one: vk::TRUE,
+        // Vulkan's anisotropic approximation in the texture unit (hw texture.rs).
+        sampler_anisotropy: vk::TRUE,
+        // Cube array views are sampled (the cube index is the layer / 6) and gathered.
+        image_cube_array: vk::TRUE,
         ..Default::default()
     }
 }
