@@ -363,6 +363,7 @@ fn depth_compare_per_tap() {
         layers: 1,
         integer: false,
         unorm: true,
+        custom_border: None,
     };
     let depth = [[0.2f32, 0.4], [0.6, 0.8]];
     let size = |_| [2, 2, 1];
