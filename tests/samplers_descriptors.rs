@@ -180,7 +180,7 @@ fn distinct_samplers_run_out_of_heap_entries() {
 }
 
 /// States agx4 cannot express are refused with an error, not created wrongly (without
-/// validation: they need features and extensions agx4 does not offer).
+/// validation: they are invalid usage, or need features agx4 does not offer).
 #[test]
 fn inexpressible_samplers_are_refused() {
     let ctx = Ctx::without_validation();
@@ -686,8 +686,8 @@ fn sampled_image_views_of_every_type() {
     assert_no_validation_messages();
 }
 
-/// Cube array views are made right, though the imageCubeArray feature they need is not
-/// advertised until shaders sample them (so without validation).
+/// Cube array views are made right (without validation: `Ctx::device` does not enable the
+/// imageCubeArray feature they need).
 #[test]
 fn cube_array_views() {
     let ctx = Ctx::without_validation();
@@ -923,6 +923,70 @@ fn mirror_clamp_to_edge_samplers() {
             )
             .unwrap();
         dev.destroy_sampler(s, None);
+        dev.destroy_device(None);
+    }
+    assert_no_validation_messages();
+}
+
+/// VK_EXT_custom_border_color with both features, under validation: colours with and
+/// without a format, identical ones sharing a heap entry; a custom border without its
+/// colour structure is still refused (`inexpressible_samplers_are_refused`).
+#[test]
+fn custom_border_colour_samplers() {
+    let ctx = Ctx::new();
+    let mut supported = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default();
+    let mut props = vk::PhysicalDeviceCustomBorderColorPropertiesEXT::default();
+    // SAFETY: valid physical device; the chains hold structures of a listed extension.
+    unsafe {
+        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut supported);
+        ctx.instance
+            .get_physical_device_features2(ctx.pdev, &mut f2);
+        let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut props);
+        ctx.instance
+            .get_physical_device_properties2(ctx.pdev, &mut p2);
+    }
+    assert_eq!(supported.custom_border_colors, vk::TRUE);
+    assert_eq!(supported.custom_border_color_without_format, vk::TRUE);
+    assert!(props.max_custom_border_color_samplers >= 32);
+    let prio = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&prio)];
+    let exts = [ash::ext::custom_border_color::NAME.as_ptr()];
+    let mut enable = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default()
+        .custom_border_colors(true)
+        .custom_border_color_without_format(true);
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&exts)
+        .push_next(&mut enable);
+    let colour = |format: vk::Format, c: [f32; 4]| {
+        vk::SamplerCustomBorderColorCreateInfoEXT::default()
+            .format(format)
+            .custom_border_color(vk::ClearColorValue { float32: c })
+    };
+    let mut a = colour(vk::Format::UNDEFINED, [0.25, 0.5, 0.75, 1.0]);
+    let mut b = colour(vk::Format::R8G8B8A8_UNORM, [0.25, 0.5, 0.75, 1.0]);
+    let mut c = colour(vk::Format::UNDEFINED, [1.0, 0.0, 0.0, 1.0]);
+    let custom = || {
+        sampler_info()
+            .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_BORDER)
+            .border_color(vk::BorderColor::FLOAT_CUSTOM_EXT)
+    };
+    // SAFETY: valid physical device and create infos; everything is destroyed.
+    unsafe {
+        let dev = ctx.instance.create_device(ctx.pdev, &info, None).unwrap();
+        let samplers = [
+            dev.create_sampler(&custom().push_next(&mut a), None)
+                .unwrap(),
+            dev.create_sampler(&custom().push_next(&mut b), None)
+                .unwrap(),
+            dev.create_sampler(&custom().push_next(&mut c), None)
+                .unwrap(),
+        ];
+        for s in samplers {
+            dev.destroy_sampler(s, None);
+        }
         dev.destroy_device(None);
     }
     assert_no_validation_messages();

@@ -41,6 +41,8 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_descriptor_update_template",
     "VK_KHR_push_descriptor",
     "VK_KHR_sampler_mirror_clamp_to_edge",
+    // Custom borders live in the sampler heap's border table (icd/src/sampler.rs).
+    "VK_EXT_custom_border_color",
     // Presentation (icd/src/wsi/swapchain.rs).
     "VK_KHR_swapchain",
     "VK_KHR_swapchain_mutable_format",

@@ -186,7 +186,8 @@ fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
         max_draw_indexed_index_value: u32::MAX,
         max_draw_indirect_count: 1 << 30,
         max_sampler_lod_bias: 15.0,
-        max_sampler_anisotropy: 1.0,
+        // The sampler's anisotropy field is log2 of 1..16 (sampler.rs rounds to it).
+        max_sampler_anisotropy: 16.0,
         max_viewports: 1,
         max_viewport_dimensions: [16384, 16384],
         viewport_bounds_range: [-32768.0, 32767.0],
@@ -280,6 +281,10 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
         // blocks), copied in blocks and blitted from (format.rs, cmd_buffer/image_transfer.rs).
         texture_compression_bc: vk::TRUE,
         texture_compression_etc2: vk::TRUE,
+        // Vulkan's anisotropic approximation in the texture unit (hw texture.rs).
+        sampler_anisotropy: vk::TRUE,
+        // Cube array views are sampled (the cube index is the layer / 6) and gathered.
+        image_cube_array: vk::TRUE,
         ..Default::default()
     }
 }
@@ -379,6 +384,15 @@ pub unsafe extern "system" fn get_features2(
                     (*(s as *mut vk::PhysicalDeviceShaderDemoteToHelperInvocationFeatures))
                         .shader_demote_to_helper_invocation = vk::TRUE;
                 }
+                if (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT
+                {
+                    // The border table holds the colour's raw words; the texture unit reads
+                    // them by the view's format (sampler.rs, render-abi section 7).
+                    let c = &mut *(s as *mut vk::PhysicalDeviceCustomBorderColorFeaturesEXT);
+                    c.custom_border_colors = vk::TRUE;
+                    c.custom_border_color_without_format = vk::TRUE;
+                }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES {
                     // Views are render commands of their own; geometry and tessellation
                     // shaders do not exist here.
@@ -437,6 +451,13 @@ pub unsafe extern "system" fn get_properties2(
                     (*(s as *mut vk::PhysicalDevicePushDescriptorPropertiesKHR))
                         .max_push_descriptors =
                         crate::cmd_buffer::push_descriptor::MAX_PUSH_DESCRIPTORS;
+                }
+                if (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_PROPERTIES_EXT
+                {
+                    (*(s as *mut vk::PhysicalDeviceCustomBorderColorPropertiesEXT))
+                        .max_custom_border_color_samplers =
+                        crate::sampler::MAX_CUSTOM_BORDER_SAMPLERS;
                 }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES {
                     // The rasterizer keeps or drops a point by its vertex against the view

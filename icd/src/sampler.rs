@@ -9,17 +9,20 @@
 //! of distinct entries is VK_ERROR_OUT_OF_DEVICE_MEMORY.
 //!
 //! Every Vulkan 1.0 sampler state is expressed except anisotropy above 16 (rounded down to 16,
-//! the hardware's largest usable factor; the feature is not advertised, see
-//! physical_device.rs). Negative minLod clamps to 0 (the hardware's LOD fields are unsigned).
+//! the hardware's largest usable factor). Negative minLod clamps to 0 (the hardware's LOD
+//! fields are unsigned). Custom border colours (VK_EXT_custom_border_color) set the
+//! descriptor's border to `Custom` and put the colour's four raw 32-bit words in the heap's
+//! border table (docs/render-abi.md section 7), so no format is needed.
 //! Refused (VK_ERROR_OUT_OF_HOST_MEMORY, the least surprising of vkCreateSampler's codes, with
-//! the reason on stderr; none of them is advertised): custom border colours, YCbCr
-//! conversion, and reduction modes other than the weighted average. MIRROR_CLAMP_TO_EDGE
+//! the reason on stderr; none of them is advertised): YCbCr conversion, and reduction modes
+//! other than the weighted average. MIRROR_CLAMP_TO_EDGE
 //! (VK_KHR_sampler_mirror_clamp_to_edge) is the hardware's MirroredClampToEdge wrap.
 
 use crate::bo::Bo;
 use crate::entry::{guard, guard_or};
 use crate::handle::{self, object, Object};
 use ash::vk;
+use hw::g13::control::descriptors::BorderColour;
 use hw::g13::image_desc::{
     border_from_vk, compare_from_vk, filter_from_vk, mip_filter_from_vk, sampler_descriptor,
     wrap_from_vk, SamplerDesc,
@@ -33,17 +36,29 @@ pub const HEAP_ENTRIES: u32 = 1024;
 /// Bytes of one heap entry (a G13 sampler descriptor).
 pub const HEAP_ENTRY_SIZE: u32 = hw::g13::control::descriptors::Sampler::SIZE as u32;
 
+/// Bytes of one border table entry (cmdbuf.xml `Border`).
+pub const BORDER_SIZE: u32 = 16;
+
+/// Samplers with a custom border colour an application may have at once (each may need an
+/// entry of its own; the rest of the heap stays for the others).
+pub const MAX_CUSTOM_BORDER_SAMPLERS: u32 = HEAP_ENTRIES / 2;
+
+/// What a heap entry holds: the hardware descriptor, then the border table's 16 bytes
+/// (zero unless the descriptor's border is `Custom`).
+type EntryKey = [u8; 24];
+
 #[derive(Default)]
 struct HeapState {
-    /// Heap index of each live hardware descriptor.
-    index: HashMap<[u8; 8], u16>,
+    /// Heap index of each live entry.
+    index: HashMap<EntryKey, u16>,
     /// References to each entry (0: free).
     refs: Vec<u32>,
-    /// The descriptor in each entry, to find it in `index` when it is freed.
-    descs: Vec<[u8; 8]>,
+    /// What each entry holds, to find it in `index` when it is freed.
+    descs: Vec<EntryKey>,
 }
 
-/// The device's sampler heap: GPU memory of [`HEAP_ENTRIES`] sampler descriptors.
+/// The device's sampler heap: GPU memory of [`HEAP_ENTRIES`] sampler descriptors, then the
+/// border table of as many 16-byte custom border colours.
 pub struct SamplerHeap {
     bo: Bo,
     state: Mutex<HeapState>,
@@ -55,7 +70,7 @@ impl SamplerHeap {
             bo,
             state: Mutex::new(HeapState {
                 refs: vec![0; HEAP_ENTRIES as usize],
-                descs: vec![[0; 8]; HEAP_ENTRIES as usize],
+                descs: vec![[0; 24]; HEAP_ENTRIES as usize],
                 ..HeapState::default()
             }),
         }
@@ -63,7 +78,7 @@ impl SamplerHeap {
 
     /// Bytes the heap's buffer object needs.
     pub const fn bytes() -> u64 {
-        HEAP_ENTRIES as u64 * HEAP_ENTRY_SIZE as u64
+        HEAP_ENTRIES as u64 * (HEAP_ENTRY_SIZE + BORDER_SIZE) as u64
     }
 
     /// GPU address of entry 0.
@@ -75,11 +90,20 @@ impl SamplerHeap {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A reference to the entry holding `desc`, written into a free entry if no entry holds
-    /// it yet.
-    pub fn acquire(self: &Arc<Self>, desc: [u8; 8]) -> Result<HeapRef, vk::Result> {
+    /// A reference to the entry holding `desc` and `border` (the border table's words),
+    /// written into a free entry if no entry holds them yet.
+    pub fn acquire(
+        self: &Arc<Self>,
+        desc: [u8; 8],
+        border: [u32; 4],
+    ) -> Result<HeapRef, vk::Result> {
+        let mut key = [0u8; 24];
+        key[..8].copy_from_slice(&desc);
+        for (k, w) in border.iter().enumerate() {
+            key[8 + 4 * k..12 + 4 * k].copy_from_slice(&w.to_le_bytes());
+        }
         let mut s = self.lock();
-        let index = match s.index.get(&desc) {
+        let index = match s.index.get(&key) {
             Some(&i) => i,
             None => {
                 let free = s
@@ -90,8 +114,11 @@ impl SamplerHeap {
                 let i = free as u16;
                 self.bo
                     .write(u64::from(i) * u64::from(HEAP_ENTRY_SIZE), &desc)?;
-                s.index.insert(desc, i);
-                s.descs[free] = desc;
+                let border_at = u64::from(HEAP_ENTRIES) * u64::from(HEAP_ENTRY_SIZE)
+                    + u64::from(i) * u64::from(BORDER_SIZE);
+                self.bo.write(border_at, &key[8..])?;
+                s.index.insert(key, i);
+                s.descs[free] = key;
                 i
             }
         };
@@ -172,8 +199,10 @@ pub fn set_entry(index: u16, lod_bias: f32) -> [u8; 8] {
     e
 }
 
-/// The hardware sampler state `info` asks for, or why agx4 cannot express it.
-pub fn describe(info: &vk::SamplerCreateInfo<'_>) -> Result<SamplerDesc, String> {
+/// The hardware sampler state `info` asks for and its border table words (zero unless the
+/// border is custom), or why agx4 cannot express it.
+pub fn describe(info: &vk::SamplerCreateInfo<'_>) -> Result<(SamplerDesc, [u32; 4]), String> {
+    let mut custom = None;
     // SAFETY: valid usage: the pNext chain is valid.
     for s in unsafe { handle::chain(info.p_next) } {
         match s.s_type {
@@ -191,7 +220,14 @@ pub fn describe(info: &vk::SamplerCreateInfo<'_>) -> Result<SamplerDesc, String>
                 return Err("YCbCr conversion".into())
             }
             vk::StructureType::SAMPLER_CUSTOM_BORDER_COLOR_CREATE_INFO_EXT => {
-                return Err("a custom border colour".into())
+                // SAFETY: the sType says which structure this is.
+                let c = unsafe {
+                    &*(s as *const vk::BaseInStructure<'_>
+                        as *const vk::SamplerCustomBorderColorCreateInfoEXT<'_>)
+                };
+                // SAFETY: every member of VkClearColorValue is four 32-bit words; the raw
+                // words are what the border table holds, whatever the format.
+                custom = Some(unsafe { c.custom_border_color.uint32 });
             }
             _ => {}
         }
@@ -210,32 +246,45 @@ pub fn describe(info: &vk::SamplerCreateInfo<'_>) -> Result<SamplerDesc, String>
     } else {
         None
     };
+    let (border, words) = match info.border_color {
+        vk::BorderColor::FLOAT_CUSTOM_EXT | vk::BorderColor::INT_CUSTOM_EXT => (
+            BorderColour::Custom,
+            custom
+                .ok_or("a custom border colour without VkSamplerCustomBorderColorCreateInfoEXT")?,
+        ),
+        b => (
+            border_from_vk(b.as_raw()).ok_or(format!("border colour {b:?}"))?,
+            [0; 4],
+        ),
+    };
     let max_anisotropy = if info.anisotropy_enable != vk::FALSE {
         // Rounded up to a power of two, as the hardware field is log2; at most 16.
         (info.max_anisotropy.clamp(1.0, 16.0).ceil() as u32).next_power_of_two()
     } else {
         1
     };
-    Ok(SamplerDesc {
-        mag_filter: filter(info.mag_filter)?,
-        min_filter: filter(info.min_filter)?,
-        mip_filter: mip_filter_from_vk(info.mipmap_mode.as_raw())
-            .ok_or(format!("mipmap mode {:?}", info.mipmap_mode))?,
-        wrap: [
-            wrap(info.address_mode_u)?,
-            wrap(info.address_mode_v)?,
-            wrap(info.address_mode_w)?,
-        ],
-        compare,
-        min_lod: info.min_lod,
-        max_lod: info.max_lod,
-        max_anisotropy,
-        border: border_from_vk(info.border_color.as_raw())
-            .ok_or(format!("border colour {:?}", info.border_color))?,
-        unnormalized_coordinates: info.unnormalized_coordinates != vk::FALSE,
-        // Vulkan's cube maps are seamless.
-        seamful_cube_maps: false,
-    })
+    Ok((
+        SamplerDesc {
+            mag_filter: filter(info.mag_filter)?,
+            min_filter: filter(info.min_filter)?,
+            mip_filter: mip_filter_from_vk(info.mipmap_mode.as_raw())
+                .ok_or(format!("mipmap mode {:?}", info.mipmap_mode))?,
+            wrap: [
+                wrap(info.address_mode_u)?,
+                wrap(info.address_mode_v)?,
+                wrap(info.address_mode_w)?,
+            ],
+            compare,
+            min_lod: info.min_lod,
+            max_lod: info.max_lod,
+            max_anisotropy,
+            border,
+            unnormalized_coordinates: info.unnormalized_coordinates != vk::FALSE,
+            // Vulkan's cube maps are seamless.
+            seamful_cube_maps: false,
+        },
+        words,
+    ))
 }
 
 pub unsafe extern "system" fn create_sampler(
@@ -248,14 +297,14 @@ pub unsafe extern "system" fn create_sampler(
         let dev = crate::device::Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
-        let desc = describe(info).map_err(|why| {
+        let (desc, border) = describe(info).map_err(|why| {
             eprintln!(
                 "agx4: vkCreateSampler: {why} is not supported; returning VK_ERROR_OUT_OF_HOST_MEMORY"
             );
             vk::Result::ERROR_OUT_OF_HOST_MEMORY
         })?;
         let descriptor = sampler_descriptor(&desc);
-        let entry = dev.samplers()?.acquire(descriptor)?;
+        let entry = dev.samplers()?.acquire(descriptor, border)?;
         let sampler = Sampler {
             entry,
             // The bias range is maxSamplerLodBias's.
@@ -302,7 +351,7 @@ mod tests {
             .anisotropy_enable(true)
             .max_anisotropy(3.0)
             .border_color(vk::BorderColor::INT_OPAQUE_WHITE);
-        let d = describe(&info).unwrap();
+        let (d, _) = describe(&info).unwrap();
         assert_eq!(d.max_anisotropy, 4);
         let hw = HwSampler::unpack(&sampler_descriptor(&d)).unwrap();
         assert_eq!((hw.magnify, hw.minify), (Filter::Linear, Filter::Nearest));
@@ -318,11 +367,11 @@ mod tests {
         assert_eq!((hw.min_lod, hw.max_lod), (96, 14 * 64));
         assert!(!hw.pixel_coordinates && !hw.seamful_cube_maps);
 
-        let d = describe(&info.anisotropy_enable(true).max_anisotropy(64.0)).unwrap();
+        let (d, _) = describe(&info.anisotropy_enable(true).max_anisotropy(64.0)).unwrap();
         assert_eq!(d.max_anisotropy, 16);
-        let d = describe(&info.anisotropy_enable(false).max_anisotropy(8.0)).unwrap();
+        let (d, _) = describe(&info.anisotropy_enable(false).max_anisotropy(8.0)).unwrap();
         assert_eq!(d.max_anisotropy, 1);
-        let u = describe(
+        let (u, _) = describe(
             &vk::SamplerCreateInfo::default()
                 .unnormalized_coordinates(true)
                 .border_color(vk::BorderColor::FLOAT_OPAQUE_BLACK),
@@ -335,7 +384,21 @@ mod tests {
     #[test]
     fn inexpressible_states_are_refused() {
         let base = vk::SamplerCreateInfo::default();
+        // A custom border needs its colour.
         assert!(describe(&base.border_color(vk::BorderColor::FLOAT_CUSTOM_EXT)).is_err());
+        let mut colour = vk::SamplerCustomBorderColorCreateInfoEXT::default().custom_border_color(
+            vk::ClearColorValue {
+                int32: [-1, 2, -3, 4],
+            },
+        );
+        let (d, words) = describe(
+            &base
+                .border_color(vk::BorderColor::INT_CUSTOM_EXT)
+                .push_next(&mut colour),
+        )
+        .unwrap();
+        assert_eq!(d.border, BorderColour::Custom);
+        assert_eq!(words, [u32::MAX, 2, -3i32 as u32, 4]);
         let m = describe(&base.address_mode_v(vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE));
         assert_eq!(m.unwrap().wrap[1], Wrap::MirroredClampToEdge);
         let mut reduction = vk::SamplerReductionModeCreateInfo::default()

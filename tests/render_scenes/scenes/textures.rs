@@ -1,6 +1,7 @@
 //! Sampled images: a combined image sampler read by the fragment shader with nearest
 //! filtering (checked against the CPU), linear filtering with explicit and implicit LOD over
-//! a mip chain, and texelFetch with textureSize (checked against the CPU).
+//! a mip chain, texelFetch with textureSize (checked against the CPU), and a custom border
+//! colour.
 
 use super::super::frame::{bytes_of, clear_color, range, Frame, Pipe, R, V};
 use super::super::image::{Image, Tol};
@@ -47,6 +48,21 @@ pub fn scenes() -> Vec<Scene> {
             size: 64,
             needs: nearest,
             run: texture_fetch_size,
+        },
+        Scene {
+            name: "texture_custom_border",
+            size: 64,
+            needs: || {
+                Needs::new()
+                    .transfer(
+                        RGBA8,
+                        vk::FormatFeatureFlags::SAMPLED_IMAGE
+                            | vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR,
+                        SAMPLED,
+                    )
+                    .extension(ash::ext::custom_border_color::NAME)
+            },
+            run: texture_custom_border,
         },
     ]
 }
@@ -351,4 +367,57 @@ fn texture_fetch_size(f: &mut Frame) -> R<Vec<Out>> {
         }
     }
     Ok(vec![Out::new(got, Some(want), Tol::EXACT)])
+}
+
+/// CLAMP_TO_BORDER with a custom border colour given without a format (the harness does not
+/// enable the customBorderColors feature it would need; neither driver checks): an 8x8
+/// texture over the middle half of the frame, bilinear, so the border also blends into
+/// the edge texels. Checked against the CPU.
+fn texture_custom_border(f: &mut Frame) -> R<Vec<Out>> {
+    let view = texture(f, 8, 8, 1)?;
+    let border = [0.2f32, 0.4, 0.6, 0.8];
+    let mut custom = vk::SamplerCustomBorderColorCreateInfoEXT::default()
+        .custom_border_color(vk::ClearColorValue { float32: border });
+    let info = sampler_info(
+        vk::Filter::LINEAR,
+        vk::SamplerMipmapMode::NEAREST,
+        vk::SamplerAddressMode::CLAMP_TO_BORDER,
+    )
+    .border_color(vk::BorderColor::FLOAT_CUSTOM_EXT)
+    .push_next(&mut custom);
+    let s = f.sampler(&info)?;
+    let got = draw_textured(
+        f,
+        "tex_sample.frag",
+        view,
+        s,
+        [-0.5, -0.5, 0.0, 1.0],
+        [1.5, 1.5, 0.0, 1.0],
+    )?;
+    let bytes = texels(8, 8, 0);
+    let texel = |x: i64, y: i64, k: usize| -> f64 {
+        if (0..8).contains(&x) && (0..8).contains(&y) {
+            f64::from(bytes[((y * 8 + x) * 4) as usize + k])
+        } else {
+            f64::from(border[k]) * 255.0
+        }
+    };
+    let mut want = Image::new("want", f.w, f.h, RGBA8, [0.0; 4]);
+    for y in 0..f.h {
+        for x in 0..f.w {
+            // The pixel centre's coordinate in texels: u runs from -0.5 to 1.5 over the frame.
+            let at = |p: u32| (-0.5 + 2.0 * (f64::from(p) + 0.5) / 64.0) * 8.0 - 0.5;
+            let (u, v) = (at(x), at(y));
+            let (i, j) = (u.floor() as i64, v.floor() as i64);
+            let (a, b) = (u - u.floor(), v - v.floor());
+            let c = std::array::from_fn(|k| {
+                (1.0 - a) * (1.0 - b) * texel(i, j, k)
+                    + a * (1.0 - b) * texel(i + 1, j, k)
+                    + (1.0 - a) * b * texel(i, j + 1, k)
+                    + a * b * texel(i + 1, j + 1, k)
+            });
+            want.set(x, y, c);
+        }
+    }
+    Ok(vec![Out::new(got, Some(want), Tol::UNORM8)])
 }

@@ -4,11 +4,15 @@
 //! Vulkan's texel filtering rules, with these **agx4** readings where the hardware is not
 //! documented:
 //! * border colours replace the texel before the descriptor swizzle (Mesa works around RGBA4
-//!   opaque black, which only makes sense if the hardware swizzles the border);
+//!   opaque black, which only makes sense if the hardware swizzles the border); a `Custom`
+//!   border comes in channel order from the caller (`Extent::custom_border`);
 //! * a depth comparison compares channel 0 and yields (result, 0, 0, 1) before the swizzle,
 //!   each tap compared before filtering;
-//! * cube maps pick the face by the major axis and clamp to the face edge (no filtering
-//!   across faces);
+//! * cube maps pick the face by the major axis. Linear filters (and gathers) of a sampler
+//!   with `Seamful cube maps` clear take the texels of the footprint that fall off the face
+//!   from the adjacent face, by Vulkan's cube map edge rules; a texel off both edges (a
+//!   corner) is the mean of the three texels that meet there. With the bit set, each face
+//!   clamps at its edge (the behaviour of `VK_EXT_non_seamless_cube_map`);
 //! * integer formats are always filtered with nearest texels and the nearest level.
 
 use super::format::Texel;
@@ -55,14 +59,21 @@ pub struct Extent {
     pub integer: bool,
     /// UNORM depth: the compare reference is clamped to 0..=1 first.
     pub unorm: bool,
+    /// The channels of a `Custom` border colour (before the swizzle), from the sampler heap.
+    pub custom_border: Option<Texel>,
 }
 
-fn border(b: BorderColour, integer: bool) -> Result<Texel, &'static str> {
+fn border(b: BorderColour, ext: &Extent) -> Result<Texel, &'static str> {
+    let integer = ext.integer;
     let (rgb, a) = match b {
         BorderColour::TransparentBlack => (0, 0),
         BorderColour::OpaqueBlack => (0, 1),
         BorderColour::OpaqueWhite => (1, 1),
-        BorderColour::Custom => return Err("custom border colours are not modelled"),
+        BorderColour::Custom => {
+            return ext
+                .custom_border
+                .ok_or("custom border colours outside the sampler heap")
+        }
     };
     Ok(if integer {
         Texel::Int([rgb, rgb, rgb, a])
@@ -267,9 +278,19 @@ fn taps(u: f32, size: u32, offset: i32, filter: Filter, mode: Wrap) -> Vec<(Opti
     }
 }
 
-/// One tap of a filter footprint: the texel (x, y, z with z the layer or 3D slice), or
-/// `None` for the border, and its weight.
-type Tap = (Option<[i64; 3]>, f32);
+/// Where one tap of a filter footprint reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum At {
+    /// The texel (x, y, z with z the layer or 3D slice).
+    Texel([i64; 3]),
+    /// The sampler's border colour.
+    Border,
+    /// A seamless cube map corner: the mean of the three texels that meet there.
+    Corner([[i64; 3]; 3]),
+}
+
+/// One tap of a filter footprint and its weight.
+type Tap = (At, f32);
 
 /// The texels `filter` reads at view level `level`, x slowest and z fastest.
 fn footprint(
@@ -281,6 +302,9 @@ fn footprint(
     size: &dyn Fn(u32) -> [u32; 3],
 ) -> Vec<Tap> {
     let [w, h, dz] = size(level);
+    if req.shape == Shape::Cube && !s.seamful_cube_maps && filter == Filter::Linear && w == h {
+        return seamless_cube_footprint(s, ext, req, w);
+    }
     let (axes, coords, layer, wraps) = match req.shape {
         Shape::D1 => (1, [req.coords[0], 0.0, 0.0], req.layer, s.wrap),
         Shape::D2 => (2, req.coords, req.layer, s.wrap),
@@ -325,8 +349,8 @@ fn footprint(
         for &(y, wy) in &per_axis[1] {
             for &(z, wz) in &per_axis[2] {
                 let at = match (x, y, z) {
-                    (Some(x), Some(y), Some(z)) => Some([x, y, z]),
-                    _ => None,
+                    (Some(x), Some(y), Some(z)) => At::Texel([x, y, z]),
+                    _ => At::Border,
                 };
                 out.push((at, wx * wy * wz));
             }
@@ -340,13 +364,21 @@ fn tap_texel<E>(
     s: &Sampler,
     ext: Extent,
     req: &Request,
-    at: Option<[i64; 3]>,
+    at: At,
     level: u32,
     fetch: &mut Fetch<'_, E>,
 ) -> Result<Texel, SampleError<E>> {
     let t = match at {
-        Some([x, y, z]) => fetch(x, y, z, level).map_err(SampleError::Fetch)?,
-        None => border(s.border_colour, ext.integer).map_err(SampleError::Unmodelled)?,
+        At::Texel([x, y, z]) => fetch(x, y, z, level).map_err(SampleError::Fetch)?,
+        At::Border => border(s.border_colour, &ext).map_err(SampleError::Unmodelled)?,
+        At::Corner(texels) => {
+            // Each of the three is compared first, as any other tap.
+            let mut three = Vec::with_capacity(3);
+            for t in texels {
+                three.push(tap_texel(s, ext, req, At::Texel(t), level, fetch)?);
+            }
+            return Ok(mean(&three));
+        }
     };
     let reference = req
         .compare
@@ -358,6 +390,99 @@ fn tap_texel<E>(
         }
         (_, t, _) => t,
     })
+}
+
+/// The component-wise mean of texels of one kind (integers round toward zero).
+fn mean(texels: &[Texel]) -> Texel {
+    let n = texels.len().max(1);
+    match texels.first() {
+        Some(Texel::Int(_)) => Texel::Int(std::array::from_fn(|c| {
+            let sum: i64 = texels
+                .iter()
+                .map(|t| match t {
+                    Texel::Int(v) => i64::from(v[c] as i32),
+                    Texel::Float(_) => 0,
+                })
+                .sum();
+            (sum / n as i64) as u32
+        })),
+        _ => Texel::Float(std::array::from_fn(|c| {
+            texels
+                .iter()
+                .map(|t| match t {
+                    Texel::Float(f) => f[c],
+                    Texel::Int(_) => 0.0,
+                })
+                .sum::<f32>()
+                / n as f32
+        })),
+    }
+}
+
+/// The face a cube texel's direction (in doubled texel units, see [`cube_texel`]) points at:
+/// the axis of largest magnitude and its sign.
+fn face_of(d: [i64; 3]) -> u32 {
+    let m = (0..3).max_by_key(|&a| (d[a].abs(), 2 - a)).unwrap_or(0);
+    2 * m as u32 + u32::from(d[m] < 0)
+}
+
+/// Texel (i, j) of face `face` of an `n` x `n` cube level, where i and j may lie one texel
+/// off the face: the texel itself, the adjacent face's texel across an edge, or the three
+/// texels of a corner. Works on the direction to the texel's centre in doubled texel units
+/// (the major axis at n, face coordinate k at 2k + 1 - n): one texel off an edge, the edge
+/// axis grows to n + 1 and becomes the major axis of the adjacent face, whose texel along
+/// the old major axis is its edge texel, and whose other coordinate keeps its texel.
+fn cube_texel(face: u32, i: i64, j: i64, n: i64, cube: i64) -> At {
+    let inside = |k: i64| (0..n).contains(&k);
+    let edge = |face: u32, i: i64, j: i64| -> [i64; 3] {
+        let (st, m) = face_axes(face);
+        let mut d = [0i64; 3];
+        d[m] = if face % 2 == 0 { n } else { -n };
+        // Face coordinate sc = sign * d[axis], so d[axis] = sign * sc.
+        d[st[0].0] = st[0].1 as i64 * (2 * i + 1 - n);
+        d[st[1].0] = st[1].1 as i64 * (2 * j + 1 - n);
+        let f = face_of(d);
+        let (st, _) = face_axes(f);
+        let texel = |(axis, sign): (usize, f32)| {
+            (sign as i64 * d[axis] + n - 1)
+                .div_euclid(2)
+                .clamp(0, n - 1)
+        };
+        [texel(st[0]), texel(st[1]), 6 * cube + i64::from(f)]
+    };
+    match (inside(i), inside(j)) {
+        (true, true) => At::Texel([i, j, 6 * cube + i64::from(face)]),
+        (false, false) => {
+            let (ci, cj) = (i.clamp(0, n - 1), j.clamp(0, n - 1));
+            At::Corner([edge(face, ci, cj), edge(face, i, cj), edge(face, ci, j)])
+        }
+        _ => At::Texel(edge(face, i, j)),
+    }
+}
+
+/// The bilinear footprint of a seamless cube map sample on an `n` x `n` level, in the order
+/// [`footprint`] lists taps: (i0, j0), (i0, j1), (i1, j0), (i1, j1).
+fn seamless_cube_footprint(s: &Sampler, ext: Extent, req: &Request, n: u32) -> Vec<Tap> {
+    let (face, sc, tc) = cube_face(req.coords);
+    let cubes = (ext.layers / 6).max(1);
+    let cube = i64::from(req.layer.min(cubes - 1));
+    let n = i64::from(n);
+    let axis = |c: f32| -> (i64, f32) {
+        let u = if s.pixel_coordinates { c } else { c * n as f32 };
+        let v = if u.is_nan() { 0.0 } else { u } - 0.5;
+        let i0 = v.floor();
+        // Never more than one texel off the face.
+        ((i0 as i64).clamp(-1, n - 1), v - i0)
+    };
+    let (i0, a) = axis(sc);
+    let (j0, b) = axis(tc);
+    let mut out = Vec::with_capacity(4);
+    for (i, wi) in [(i0, 1.0 - a), (i0 + 1, a)] {
+        for (j, wj) in [(j0, 1.0 - b), (j0 + 1, b)] {
+            out.push((cube_texel(face, i, j, n, cube), wi * wj));
+        }
+    }
+    out
 }
 
 fn sample_level<E>(

@@ -286,6 +286,7 @@ fn run(s: &Sampler, req: Request) -> [f32; 4] {
         layers: 1,
         integer: false,
         unorm: false,
+        custom_border: None,
     };
     let size = |l: u32| [4 >> l, 4 >> l, 1];
     let mut fetch = |x: i64, y: i64, _z: i64, l: u32| -> Result<Texel, ()> {
@@ -362,6 +363,7 @@ fn depth_compare_per_tap() {
         layers: 1,
         integer: false,
         unorm: true,
+        custom_border: None,
     };
     let depth = [[0.2f32, 0.4], [0.6, 0.8]];
     let size = |_| [2, 2, 1];
@@ -422,4 +424,51 @@ fn every_mapped_vulkan_format_decodes() {
             "{c:?}"
         );
     }
+}
+
+/// Bilinear sample of a cube of 2x2 faces whose texel (x, y) of face f is (x, y, f, 1).
+fn cube_sample(seamful: bool, dir: [f32; 3]) -> [f32; 4] {
+    let mut s = sampler(Filter::Linear, MipFilter::None, Wrap::ClampToEdge);
+    s.seamful_cube_maps = seamful;
+    let ext = Extent {
+        levels: 1,
+        layers: 6,
+        integer: false,
+        unorm: false,
+        custom_border: None,
+    };
+    let size = |_| [2, 2, 1];
+    let mut fetch = |x: i64, y: i64, z: i64, _| -> Result<Texel, ()> {
+        Ok(Texel::Float([x as f32, y as f32, z as f32, 1.0]))
+    };
+    let req = Request {
+        shape: Shape::Cube,
+        coords: dir,
+        ..req(0.0, 0.0, 0.0)
+    };
+    floats(sample::sample(&s, ext, &req, &size, &mut fetch).unwrap())
+}
+
+#[test]
+fn seamless_cube_edges_and_corners() {
+    // +X at s = 0, t = 0.5: half the footprint is +X's column 0, half +Z's column 1 (the +Z
+    // edge at x = +1), same rows.
+    assert_eq!(cube_sample(false, [1.0, 0.0, 1.0]), [0.5, 0.5, 2.0, 1.0]);
+    // A seamful sampler clamps to +X's own edge.
+    assert_eq!(cube_sample(true, [1.0, 0.0, 1.0]), [0.0, 0.5, 0.0, 1.0]);
+    // +X's corner at s = t = 0: +X (0, 0), +Z (1, 0), +Y (1, 1), and the corner tap is the
+    // mean of those three.
+    let corner = [2.0 / 3.0, 1.0 / 3.0, 2.0, 1.0];
+    let want: [f32; 4] = std::array::from_fn(|c| {
+        0.25 * ([0.0, 0.0, 0.0, 1.0][c] + [1.0, 0.0, 4.0, 1.0][c] + [1.0, 1.0, 2.0, 1.0][c])
+            + 0.25 * corner[c]
+    });
+    let got = cube_sample(false, [1.0, 1.0, 1.0]);
+    assert!(
+        got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6),
+        "{got:?} vs {want:?}"
+    );
+    // +X at t = 1 (y = -1): its bottom row and -Y's row at x = +1, half each.
+    let t = cube_sample(false, [1.0, -1.0, 0.0]);
+    assert_eq!(t[2], 1.5, "{t:?}");
 }

@@ -565,3 +565,33 @@ fn lod_queries_return_the_clamped_and_the_computed_lod() {
     // Bias -2 (0xc000): -1, clamped to 0.
     assert!(go(Some(0xc000)).iter().all(|o| o[..2] == [0.0, -1.0]));
 }
+
+#[test]
+fn custom_borders_come_from_the_heaps_border_table() {
+    let (mut m, mut st) = heap_setup();
+    let custom = sampler_descriptor(&SamplerDesc {
+        wrap: [Wrap::ClampToBorder; 3],
+        border: BorderColour::Custom,
+        ..SamplerDesc::default()
+    });
+    m.write(HEAP + 8, &custom).unwrap();
+    // The border table follows the heap's two descriptors: entry 1's border at 16 + 16.
+    let words = [0.25f32, 0.5, 2.0, 0.75].map(f32::to_bits);
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    m.write(HEAP + 16 + 16, &bytes).unwrap();
+    // A B8G8R8A8_UNORM view (swizzle B, G, R, A): the border comes back in the view's
+    // component order, the UNORM blue clamped to 1.
+    let layout = Layout::new(4, 4, 1, 1, 4, Tiling::Twiddled, 1).unwrap();
+    st.textures = vec![texture_descriptor(&image(&layout, IMG, 44), 0, 1, 0, 1).unwrap()];
+    let mut out = m.clone();
+    Run::new(1, st.clone())
+        .go(heap_sample(1), &mut out)
+        .unwrap();
+    assert_eq!(outf(&out, 0), [0.25, 0.5, 1.0, 0.75]);
+    // An R32_UINT view reads the words as integers and keeps only red: (r, 0, 0, 1).
+    let int_layout = Layout::new(4, 4, 1, 1, 4, Tiling::Twiddled, 1).unwrap();
+    st.textures = vec![texture_descriptor(&image(&int_layout, IMG, R32_UINT), 0, 1, 0, 1).unwrap()];
+    let mut out = m.clone();
+    Run::new(1, st).go(heap_sample(1), &mut out).unwrap();
+    assert_eq!(out4(&out, 0), [0.25f32.to_bits(), 0, 0, 1]);
+}

@@ -22,6 +22,15 @@
 //!   program it runs). An entry at or past `sampler_count`, or a command without a heap
 //!   (`sampler_heap` 0), is a shader fault. **agx4** reading of the heap Mesa programs
 //!   through the firmware, where the hardware behaviour is not documented.
+//! * Custom border colours (**agx4**, docs/render-abi.md section 7): a heap entry whose
+//!   `Border colour` is `Custom` takes its colour from the border table after the heap's
+//!   descriptors, the 16-byte `Border` at `sampler_heap + 8 * sampler_count + 16 * entry`:
+//!   four 32-bit words in the view's component order, f32 for non-integer views (clamped
+//!   to the UNORM or SNORM range) and integers for integer views; each component the
+//!   descriptor swizzle takes from a channel puts its word in that channel, so the swizzle
+//!   gives back the colour. (Real G13 wants the border packed per format in memory channel
+//!   order, Mesa's agx_border.c; the table holds the raw words so that a border without a
+//!   format works.) Sampler state registers have no custom borders (a fault).
 //! * Decoding a descriptor is cached by its 24 bytes, wherever they came from.
 //!
 //! Register conventions (Mesa's agx compiler and its texture lowering; applegpu names the
@@ -110,7 +119,9 @@
 
 use super::group::SimdGroup;
 use super::program::Program;
-use crate::g13::control::descriptors::{Channel, Pbe, Sampler, Texture as TexDesc, TextureType};
+use crate::g13::control::descriptors::{
+    BorderColour, Channel, Pbe, Sampler, Texture as TexDesc, TextureType,
+};
 use crate::gpu::texel::compressed;
 use crate::gpu::texel::format::{self, Texel};
 use crate::gpu::texel::image::Surface;
@@ -125,6 +136,8 @@ use std::rc::Rc;
 pub const TEXTURE_DESCRIPTOR_BYTES: usize = 24;
 /// Bytes of a sampler descriptor.
 pub const SAMPLER_DESCRIPTOR_BYTES: usize = 8;
+/// Bytes of a custom border colour (cmdbuf.xml `Border`: four 32-bit channels).
+pub const BORDER_BYTES: usize = 16;
 
 const LANES: usize = SIMD_WIDTH;
 
@@ -247,6 +260,37 @@ fn apply_swizzle(t: Texel, sw: [Channel; 4]) -> Texel {
     }
 }
 
+/// The channels (before the descriptor swizzle) of a custom border whose words `w` are the
+/// colour in the view's component order: each component the swizzle takes from a channel
+/// puts its word in that channel, so after the swizzle the components the format has are
+/// the border's and the rest the swizzle's constants. Integer views read the words as
+/// 32-bit integers, the others as f32, clamped to the range of UNORM and SNORM types.
+fn custom_border(w: [u32; 4], ty: TextureType, swizzle: [Channel; 4]) -> Texel {
+    let mut ch = [0u32; 4];
+    // Backwards, so a channel the swizzle names twice takes the first component's word.
+    for (c, sel) in swizzle.iter().enumerate().rev() {
+        let m = match sel {
+            Channel::R => 0,
+            Channel::G => 1,
+            Channel::B => 2,
+            Channel::A => 3,
+            Channel::Zero | Channel::One => continue,
+        };
+        ch[m] = w[c];
+    }
+    if format::is_integer(ty) {
+        return Texel::Int(ch);
+    }
+    Texel::Float(ch.map(|v| {
+        let f = f32::from_bits(v);
+        match ty {
+            TextureType::Unorm => f.clamp(0.0, 1.0),
+            TextureType::Snorm => f.clamp(-1.0, 1.0),
+            _ => f,
+        }
+    }))
+}
+
 /// A decoded texture state register (see `decoded`).
 struct Bound {
     desc: TexDesc,
@@ -347,16 +391,21 @@ enum SamplerKey {
 /// register operand names sampler heap entry (value & 0xffff), read from GPU memory.
 /// `kept` remembers this instruction's samplers so a uniform one is decoded once.
 #[allow(clippy::too_many_arguments)]
+/// A sampler descriptor and, for a heap entry with a custom border colour, its four border
+/// words.
+type SamplerWithBorder = (Sampler, Option<[u32; 4]>);
+
+#[allow(clippy::too_many_arguments)]
 fn sampler(
     g: &SimdGroup,
     operand: Small,
     lane: usize,
     state: &TextureState,
     mem: &dyn GpuMemory,
-    kept: &mut Vec<(SamplerKey, Sampler)>,
+    kept: &mut Vec<(SamplerKey, SamplerWithBorder)>,
     prog: &Program,
     idx: usize,
-) -> Result<Sampler, Fault> {
+) -> Result<SamplerWithBorder, Fault> {
     let key = match operand {
         Small::Imm(v) => SamplerKey::State(usize::from(v)),
         Small::Reg(r) => {
@@ -370,8 +419,9 @@ fn sampler(
     let s = match key {
         SamplerKey::State(n) => {
             let bytes = state_word(&state.samplers, n, "sampler", prog, idx)?;
-            Sampler::unpack(bytes)
-                .map_err(|e| fault(prog, idx, format!("sampler state register {n}: {e}")))?
+            let s = Sampler::unpack(bytes)
+                .map_err(|e| fault(prog, idx, format!("sampler state register {n}: {e}")))?;
+            (s, None)
         }
         SamplerKey::Heap(i) => {
             let heap = state.sampler_heap;
@@ -397,8 +447,23 @@ fn sampler(
                 .wrapping_add(SAMPLER_DESCRIPTOR_BYTES as u64 * u64::from(i));
             let mut b = [0u8; SAMPLER_DESCRIPTOR_BYTES];
             mem.read(va, &mut b)?;
-            Sampler::unpack(&b)
-                .map_err(|e| fault(prog, idx, format!("sampler heap entry {i} at {va:#x}: {e}")))?
+            let s = Sampler::unpack(&b)
+                .map_err(|e| fault(prog, idx, format!("sampler heap entry {i} at {va:#x}: {e}")))?;
+            // The border table follows the heap's `count` descriptors.
+            let border = if s.border_colour == BorderColour::Custom {
+                let va = heap
+                    .base
+                    .wrapping_add(SAMPLER_DESCRIPTOR_BYTES as u64 * u64::from(heap.count))
+                    .wrapping_add(BORDER_BYTES as u64 * u64::from(i));
+                let mut w = [0u8; BORDER_BYTES];
+                mem.read(va, &mut w)?;
+                Some(std::array::from_fn(|k| {
+                    u32::from_le_bytes([w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]])
+                }))
+            } else {
+                None
+            };
+            (s, border)
         }
     };
     kept.push((key, s));
@@ -828,7 +893,7 @@ fn step_texture_op(
         _ => [[0.0; 3]; LANES],
     };
 
-    let mut samplers: Vec<(SamplerKey, Sampler)> = Vec::new();
+    let mut samplers: Vec<(SamplerKey, SamplerWithBorder)> = Vec::new();
     let mut fetched = Fetched::new();
     let exec = g.exec;
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
@@ -887,7 +952,7 @@ fn step_texture_op(
             )?
             .unwrap_or(zero_texel(integer))
         } else {
-            let s = sampler(g, x.sampler, lane, state, mem, &mut samplers, prog, idx)?;
+            let (s, border) = sampler(g, x.sampler, lane, state, mem, &mut samplers, prog, idx)?;
             match &b.surface {
                 None => zero_texel(integer),
                 Some(surf) => {
@@ -960,6 +1025,8 @@ fn step_texture_op(
                         layers: surf.depth,
                         integer,
                         unorm: b.desc.texture_type == TextureType::Unorm,
+                        custom_border: border
+                            .map(|w| custom_border(w, b.desc.texture_type, b.desc.swizzle)),
                     };
                     let size = |l: u32| surf.extent(l);
                     let mut f = |x: i64, y: i64, z: i64, l: u32| -> Result<Texel, Fault> {
