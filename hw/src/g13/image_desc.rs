@@ -31,6 +31,8 @@ use super::control::descriptors::{
 };
 use super::layout::{Layout, LayoutError, Tiling};
 
+pub mod atomic;
+
 /// How texels of an image are stored and read: the hardware channel layout and number type,
 /// the swizzle from hardware channels to the R, G, B, A a shader sees, and sRGB decoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
