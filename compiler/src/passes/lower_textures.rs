@@ -45,7 +45,7 @@ fn bin(sh: &mut Shader, out: &mut Out, op: BinOp, a: Value, b: Value) -> Value {
 
 /// Byte offset in set memory of element `d.index` of a binding of one of `kinds`, plus
 /// `extra`.
-fn element_offset(
+pub(super) fn element_offset(
     sh: &mut Shader,
     out: &mut Out,
     layout: &ResourceLayout,
@@ -115,10 +115,10 @@ fn set_word(sh: &mut Shader, out: &mut Out, set: u32, offset: Value, byte: u32) 
 }
 
 /// Reads fields of one texture descriptor, loading each 32-bit word once.
-struct Descriptor {
-    set: u32,
-    offset: Value,
-    words: [Option<Value>; 6],
+pub(super) struct Descriptor {
+    pub set: u32,
+    pub offset: Value,
+    pub words: [Option<Value>; 6],
 }
 
 impl Descriptor {
@@ -132,7 +132,12 @@ impl Descriptor {
     }
 
     /// The raw bits of field `f` (up to 32 bits wide, possibly across two words).
-    fn field(&mut self, sh: &mut Shader, out: &mut Out, f: Field) -> Result<Value, CompileError> {
+    pub fn field(
+        &mut self,
+        sh: &mut Shader,
+        out: &mut Out,
+        f: Field,
+    ) -> Result<Value, CompileError> {
         let (first, last) = (f.start / 32, (f.start + f.width - 1) / 32);
         if f.width > 32 || last as usize >= self.words.len() {
             return Err(internal(format!("texture descriptor field {}", f.name)));
