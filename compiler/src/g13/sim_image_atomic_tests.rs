@@ -14,6 +14,7 @@ use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
 use hw::gpu::GpuMemory;
 
 use super::tests::glslang;
+use crate::ir::{self, AtomicTarget, Node, Op};
 use crate::{
     abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
 };
@@ -174,6 +175,11 @@ impl World {
 
     /// Compiles `body` and runs it on `INVOCATIONS` invocations; returns the output words.
     fn run(&mut self, body: &str) -> Vec<u32> {
+        self.run_edited(body, &mut |_| {})
+    }
+
+    /// As [`World::run`], with `edit` applied to the front end's IR before the passes.
+    fn run_edited(&mut self, body: &str, edit: &mut dyn FnMut(&mut ir::Shader)) -> Vec<u32> {
         let src = format!(
             "#version 450
              layout(local_size_x = {INVOCATIONS}) in;
@@ -182,14 +188,17 @@ impl World {
         );
         let spirv = glslang(&src).expect("glslang");
         let l = layout();
-        let bin = crate::compile_compute(&ComputeRequest {
+        let mut shader = crate::frontend::translate(&ComputeRequest {
             spirv: &spirv,
             entry_point: "main",
             specialization: &[],
             layout: &l,
             target: Target::G13,
         })
-        .expect("compile");
+        .expect("translate");
+        edit(&mut shader);
+        crate::passes::run_all(&mut shader, &l).expect("passes");
+        let bin = super::compile(&shader).expect("compile");
         let mut at = 0;
         let mut code = Vec::new();
         while at < bin.code.len() {
@@ -415,24 +424,25 @@ fn atomics_on_the_slices_of_a_3d_level() {
 }
 
 #[test]
-fn atomics_on_the_faces_of_a_cube_array() {
-    // Two 5x5 cubes: the third coordinate is face + 6 x cube; 12 and up are outside.
+fn atomics_on_the_faces_of_a_cube_view() {
+    // The cube made of layers 6..12 of a 12-layer 5x5 image: the third coordinate is the
+    // face; 6 and up are outside. (Cube arrays wait for the ImageCubeArray capability.)
     let v = View {
         width: 5,
         height: 5,
         layers_total: 12,
         levels: 3,
-        dim: Dim::CubeArray,
+        dim: Dim::Cube,
         format: R32_UINT,
         level: 0,
-        first_layer: 0,
-        layers: 12,
+        first_layer: 6,
+        layers: 6,
     };
-    let decl = "layout(set = 0, binding = 1, r32ui) uniform uimageCubeArray im[2];";
-    let coord = "ivec3(int(i % 5u), int(i / 5u) % 5, int(i / 25u) + 2)";
+    let decl = "layout(set = 0, binding = 1, r32ui) uniform uimageCube im[2];";
+    let coord = "ivec3(int(i % 5u), int(i / 5u) % 5, int(i / 25u) - 2)";
     check_distinct(decl, coord, &v, false, &|i| {
-        let (x, y, face) = (i % 5, (i / 5) % 5, i / 25 + 2);
-        (face < 12).then_some((x, y, face, 0))
+        let (x, y, face) = (i % 5, (i / 5) % 5, (i / 25) as i32 - 2);
+        (0..6).contains(&face).then_some((x, y, face as u32 + 6, 0))
     });
 }
 
@@ -542,4 +552,68 @@ fn float_exchange_and_null_descriptors() {
         assert_eq!(f32::from_le_bytes(b), i as f32 * 0.5);
     }
     assert_eq!(out[16..20], [1; 4], "null descriptor atomics give 0");
+}
+
+/// Turns every image atomic into one on element `coords[0]` of the storage texel buffer at
+/// binding 2 (the front end takes Dim Buffer images once texel buffers land).
+fn to_texel_buffer(nodes: &mut [Node]) {
+    for n in nodes {
+        match n {
+            Node::Block(insts) => {
+                for i in insts {
+                    if let Op::ImageAtomic(a) = &mut i.op {
+                        a.target = AtomicTarget::Buffer;
+                        a.coords.truncate(1);
+                        a.image.binding = 2;
+                    }
+                }
+            }
+            Node::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                to_texel_buffer(then_body);
+                to_texel_buffer(else_body);
+            }
+            Node::Loop { body } => to_texel_buffer(body),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn texel_buffer_atomics_stop_at_the_element_count() {
+    const BUF: u64 = 0x3_0000_0000;
+    const ELEMENTS: u32 = 200;
+    let mut w = World::new();
+    let init: Vec<u8> = (0..INVOCATIONS)
+        .flat_map(|e| initial(e, 0, 0, 0).to_le_bytes())
+        .collect();
+    w.mem.map(BUF, init);
+    // The PBE fields the shader reads: `Buffer` and the element count (render-abi 7.1).
+    let mut pbe = [0u8; 24];
+    hw::g13::control::descriptors::pbe::BUFFER.put(&mut pbe, BUF);
+    hw::g13::image_desc::atomic::BUFFER_ELEMENTS.put(&mut pbe, u64::from(ELEMENTS));
+    w.mem.write(SET + 112 + 24, &pbe).unwrap();
+    let out = w.run_edited(
+        "layout(set = 0, binding = 1, r32ui) uniform uimage2D im[2];
+         void main() {
+             uint i = gl_LocalInvocationIndex;
+             u[i] = imageAtomicXor(im[0], ivec2(int(i), 0), i * 0x10001u);
+         }",
+        &mut |sh| to_texel_buffer(&mut sh.body),
+    );
+    for e in 0..INVOCATIONS {
+        let mut b = [0u8; 4];
+        w.mem.read(BUF + 4 * u64::from(e), &mut b).unwrap();
+        let old = initial(e, 0, 0, 0);
+        if e < ELEMENTS {
+            assert_eq!(out[e as usize], old, "element {e}");
+            assert_eq!(u32::from_le_bytes(b), old ^ (e * 0x10001), "element {e}");
+        } else {
+            assert_eq!(out[e as usize], 0, "element {e} past the count");
+            assert_eq!(u32::from_le_bytes(b), old, "element {e} past the count");
+        }
+    }
 }
