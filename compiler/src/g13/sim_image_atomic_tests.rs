@@ -373,7 +373,7 @@ fn atomics_on_a_2d_level_of_a_mipmapped_image() {
     let coord = "ivec2(int(i % 16u) * 2 - 2, int(i / 16u))";
     check_distinct(decl, coord, &v, false, &|i| {
         let (x, y) = ((i % 16) as i32 * 2 - 2, (i / 16) as i32);
-        (x >= 0 && x < 22 && y < 15).then_some((x as u32, y as u32, 0, 1))
+        ((0..22).contains(&x) && y < 15).then_some((x as u32, y as u32, 0, 1))
     });
 }
 
@@ -442,7 +442,7 @@ fn atomics_on_the_faces_of_a_cube_view() {
     let coord = "ivec3(int(i % 5u), int(i / 5u) % 5, int(i / 25u) - 2)";
     check_distinct(decl, coord, &v, false, &|i| {
         let (x, y, face) = (i % 5, (i / 5) % 5, (i / 25) as i32 - 2);
-        (0..6).contains(&face).then_some((x, y, face as u32 + 6, 0))
+        (0..6).contains(&face).then(|| (x, y, face as u32 + 6, 0))
     });
 }
 

@@ -34,7 +34,7 @@ use crate::{CompileError, DescriptorKind, ResourceLayout};
 
 // The base address is read as a low word and four more bits, in units of 16 bytes.
 const _: () = assert!(
-    pbe::BUFFER.start % 32 == 0
+    pbe::BUFFER.start.is_multiple_of(32)
         && pbe::BUFFER.width > 32
         && pbe::BUFFER.width <= 60
         && matches!(pbe::BUFFER.modifier, Modifier::Shr(4))
