@@ -67,8 +67,8 @@ fn storable(format: vk::Format, p: &PixelFormat) -> bool {
 }
 
 /// The buffer features of `format`: UNIFORM_TEXEL_BUFFER for every format the texture unit
-/// reads as a linear texture, STORAGE_TEXEL_BUFFER for those the PBE also writes. (Atomic
-/// texel buffer features belong to docs/render-abi.md section 7.2.)
+/// reads as a linear texture, STORAGE_TEXEL_BUFFER for those the PBE also writes, and
+/// STORAGE_TEXEL_BUFFER_ATOMIC for the 32-bit integer ones (docs/render-abi.md 7.2).
 pub fn format_features(format: vk::Format) -> vk::FormatFeatureFlags {
     let Some(p) = texel_format(format) else {
         return vk::FormatFeatureFlags::empty();
@@ -76,6 +76,9 @@ pub fn format_features(format: vk::Format) -> vk::FormatFeatureFlags {
     let mut f = vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER;
     if storable(format, &p) {
         f |= vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER;
+        if crate::format::storage_atomic(format) {
+            f |= vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER_ATOMIC;
+        }
     }
     f
 }

@@ -256,6 +256,13 @@ pub fn storage(format: vk::Format, tiling: vk::ImageTiling) -> bool {
     }
 }
 
+/// Whether storage images (optimal tiling) and storage texel buffers of `format` take atomics:
+/// the 32-bit integer formats, whose texels the shader reaches with global atomics
+/// (docs/render-abi.md 7.2). Float atomics (VK_EXT_shader_atomic_float) are not offered.
+pub fn storage_atomic(format: vk::Format) -> bool {
+    matches!(format, vk::Format::R32_UINT | vk::Format::R32_SINT)
+}
+
 /// Whether sampled images of `format` may be filtered linearly: every sampled format whose
 /// texels are not integers (the filter takes integer formats' nearest texel only), depth
 /// included; not stencil.

@@ -176,8 +176,21 @@ fn pbe_descriptor(image: &Image, view: &ImageView) -> Result<[u8; 24], String> {
     } else {
         (range.base_array_layer, range.layer_count)
     };
-    image_desc::pbe_descriptor_layers(&desc, range.base_mip_level, first_layer, layers)
-        .map_err(|e| format!("PBE descriptor: {e}"))
+    let pbe = image_desc::pbe_descriptor_layers(&desc, range.base_mip_level, first_layer, layers)
+        .map_err(|e| format!("PBE descriptor: {e}"))?;
+    // Atomics address texels through the PBE's software words (docs/render-abi.md 7.2); they
+    // exist for single-sampled twiddled images of 4-byte texels, the only ones that offer
+    // STORAGE_IMAGE_ATOMIC (format::storage_atomic).
+    let l = desc.layout;
+    if l.tiling == hw::g13::layout::Tiling::Twiddled
+        && l.samples == 1
+        && l.bytes_per_block == image_desc::atomic::TEXEL_BYTES
+    {
+        image_desc::atomic::with_atomic_words(pbe, &desc, range.base_mip_level)
+            .map_err(|e| format!("PBE atomic words: {e}"))
+    } else {
+        Ok(pbe)
+    }
 }
 
 /// Usages that make a view an attachment, which its format must then support.

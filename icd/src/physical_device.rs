@@ -548,6 +548,9 @@ fn format_properties(format: vk::Format) -> vk::FormatProperties {
         }
         if crate::format::storage(format, tiling) {
             *features |= vk::FormatFeatureFlags::STORAGE_IMAGE;
+            if tiling == vk::ImageTiling::OPTIMAL && crate::format::storage_atomic(format) {
+                *features |= vk::FormatFeatureFlags::STORAGE_IMAGE_ATOMIC;
+            }
         }
     }
     if let Some(f) = crate::format::get(format) {

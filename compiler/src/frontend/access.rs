@@ -823,6 +823,7 @@ impl<'m> Tr<'m> {
             Ptr::Builtin { builtin, lane, ty } => self.load_builtin(*builtin, *lane, *ty),
             Ptr::InputAttachment { .. } => Err(invalid("subpass input read as a value")),
             Ptr::Image { .. } => Err(invalid("image or sampler read as a value")),
+            Ptr::Texel { .. } => Err(invalid("image texel pointer read by OpLoad")),
         }
     }
 
@@ -857,6 +858,7 @@ impl<'m> Tr<'m> {
             Ptr::Builtin { .. } => Err(invalid("store to an input builtin")),
             Ptr::InputAttachment { .. } => Err(invalid("store to a subpass input")),
             Ptr::Image { .. } => Err(invalid("store to an image or sampler variable")),
+            Ptr::Texel { .. } => Err(invalid("image texel pointer written by OpStore")),
         }
     }
 
@@ -926,6 +928,9 @@ impl<'m> Tr<'m> {
     pub fn atomic(&mut self, fs: &mut FnState<'m>, inst: &Instruction) -> Result<(), CompileError> {
         let op = inst.class.opcode;
         let p = self.ptr(fs, id(inst, 0)?)?;
+        if let Ptr::Texel { .. } = p {
+            return self.image_atomic(fs, inst, p);
+        }
         let Ptr::Mem {
             base,
             off,

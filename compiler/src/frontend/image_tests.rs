@@ -166,8 +166,8 @@ fn fetch_gather_shadow_proj_and_queries() {
 #[test]
 fn unsupported_image_forms_are_errors_not_panics() {
     let e = translate(
-        "layout(set = 0, binding = 2, r32ui) uniform uimage2D im;
-         void main() { u[0] = imageAtomicAdd(im, ivec2(0), 1u); }",
+        "layout(set = 0, binding = 2, r32ui) uniform uimage2DMS im;
+         void main() { u[0] = imageAtomicAdd(im, ivec2(0), 0, 1u); }",
     );
     assert!(matches!(e, Err(CompileError::Unsupported(_))), "{e:?}");
     let e = translate(

@@ -11,6 +11,7 @@ mod glsl;
 mod glsl_bits;
 mod glsl_matrix;
 mod image;
+mod image_atomic;
 #[cfg(test)]
 mod image_tests;
 mod inst;

@@ -37,6 +37,8 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::Sampled1D,
     Capability::Image1D,
     Capability::SampledCubeArray,
+    // Storage cube arrays are 2D arrays of faces (layer = face + 6 x cube).
+    Capability::ImageCubeArray,
     Capability::ImageQuery,
     Capability::ImageGatherExtended,
     Capability::MinLod,

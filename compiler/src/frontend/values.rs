@@ -1,7 +1,7 @@
 //! What a SPIR-V id stands for during translation: a value (scalars and vectors are IR values;
 //! structs, arrays and matrices are trees of them) or a pointer.
 
-use crate::ir::{Value, Var};
+use crate::ir::{AtomicTarget, Value, Var};
 use spirv::{BuiltIn, Word};
 
 use super::layout::MatLayout;
@@ -98,6 +98,15 @@ pub(super) enum Ptr {
         sampler: Option<Handle>,
         ty: Word,
     },
+    /// OpImageTexelPointer: one texel of a storage image or storage texel buffer, which only
+    /// the atomic instructions use (`frontend::image_atomic`). `ty` is the texel's scalar
+    /// type.
+    Texel {
+        image: Handle,
+        target: AtomicTarget,
+        coords: Vec<Value>,
+        ty: Word,
+    },
 }
 
 /// One descriptor binding element: `index` is the flattened array element (I32), `None` for
@@ -135,6 +144,10 @@ impl Ptr {
                 for h in [image, sampler].into_iter().flatten() {
                     out.extend(h.index);
                 }
+            }
+            Ptr::Texel { image, coords, .. } => {
+                out.extend(image.index);
+                out.extend(coords.iter().copied());
             }
             _ => {}
         }
@@ -195,6 +208,23 @@ impl Ptr {
                 Ptr::Image {
                     image,
                     sampler,
+                    ty: *ty,
+                }
+            }
+            Ptr::Texel {
+                image,
+                target,
+                coords,
+                ty,
+            } => {
+                let image = Handle {
+                    index: image.index.map(|i| it.next().unwrap_or(i)),
+                    ..*image
+                };
+                Ptr::Texel {
+                    image,
+                    target: *target,
+                    coords: coords.iter().map(|c| it.next().unwrap_or(*c)).collect(),
                     ty: *ty,
                 }
             }

@@ -952,6 +952,9 @@ impl Sel<'_> {
         if op == IAdd && self.ty(d)? == ir::Type::I64 {
             return self.set(d, Val::Sum(a, b));
         }
+        if op == Shl && self.ty(d)? == ir::Type::I64 {
+            return self.high_word(d, a, b);
+        }
         match op {
             IAdd | ISub => {
                 let (a, b) = (self.iop(a)?, self.iop(b)?);
@@ -1302,6 +1305,32 @@ impl Sel<'_> {
     /// `base + widen(offset)` with an offset known to be a multiple of 4 becomes the index
     /// `offset / 4` (exact, even when the 32-bit offset wrapped), so the 64-bit sum is never
     /// computed; any other address is computed in full.
+    /// `a << 32` for a 64-bit `a`: the low word of `a` becomes the high word of an address
+    /// (the one 64-bit shift the passes leave, see `passes::run_all`).
+    fn high_word(&mut self, d: Value, a: Value, amount: Value) -> Result<(), CompileError> {
+        if self.const_of(amount) != Some(32) {
+            return Err(internal("64-bit shift by something other than 32"));
+        }
+        let low = match self.val(a)? {
+            Val::Widened(src, _) => self.iop(src)?,
+            _ => match self.iop(a)? {
+                Operand::Reg(r) => Operand::Reg(Reg {
+                    half: r.half,
+                    size: Size::S32,
+                }),
+                other => other,
+            },
+        };
+        let r = self.def(d)?;
+        let word = |part: u16| Reg {
+            half: r.half + part,
+            size: Size::S32,
+        };
+        self.copy(word(0), Operand::Imm(0));
+        self.copy(word(2), low);
+        Ok(())
+    }
+
     fn device_address(&mut self, addr: Value) -> Result<(Operand, Index, bool), CompileError> {
         if let Val::Sum(a, b) = self.val(addr)? {
             for (base, off) in [(a, b), (b, a)] {

@@ -741,7 +741,7 @@ impl<'s> Machine<'s, '_> {
             Op::LoadInputAttachment { .. } => {
                 return Err("input attachments are not modelled by the IR interpreter".into())
             }
-            Op::Texture(_) | Op::ImageStore(_) => {
+            Op::Texture(_) | Op::ImageStore(_) | Op::ImageAtomic(_) => {
                 return Err("images are not modelled by the IR interpreter".into())
             }
             Op::StoreOutput {

@@ -378,6 +378,9 @@ pub enum Op {
     Texture(Box<Tex>),
     /// Writes one texel of a storage image (see [`ImageStore`]).
     ImageStore(Box<ImageStore>),
+    /// An atomic access to one 32-bit texel of a storage image or storage texel buffer (see
+    /// [`ImageAtomic`]); returns the old value (I32) unless it is a store.
+    ImageAtomic(Box<ImageAtomic>),
 }
 
 /// Whether an operation has effects beyond its result (never removed by DCE, never merged by
@@ -394,6 +397,7 @@ pub fn has_side_effects(op: &Op) -> bool {
             | Op::StoreBuiltin { .. }
             | Op::Discard
             | Op::ImageStore(_)
+            | Op::ImageAtomic(_)
     )
 }
 
@@ -642,5 +646,69 @@ impl ImageStore {
             *s = f(*s);
         }
         self.texel.iter_mut().for_each(|c| *c = f(*c));
+    }
+}
+
+/// What an [`ImageAtomic`] reaches: a storage image texel, or a storage texel buffer element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AtomicTarget {
+    /// `coords` are `dim.axes()` integers (a cube's third is the face, plus 6 x cube in a
+    /// cube array), then the layer of an arrayed 1D or 2D image.
+    Image { dim: ImageDim, arrayed: bool },
+    /// `coords` is the element index.
+    Buffer,
+}
+
+/// What an [`ImageAtomic`] does to its texel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImageAtomicOp {
+    Atomic(AtomicOp),
+    /// OpAtomicLoad / OpAtomicStore: a plain 32-bit access.
+    Load,
+    Store,
+}
+
+/// OpImageTexelPointer followed by an OpAtomic* on it: `op` on the 32-bit texel at integer
+/// `coords` of level 0 of the view bound at `image` (a storage image or storage texel buffer
+/// binding element). `value` is the operand (the new value of a compare-exchange or store),
+/// `cmp` the comparator of a compare-exchange. Out of bounds it does nothing and gives 0.
+/// Until `lower_image_atomics` computes the address (docs/render-abi.md 7.2).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ImageAtomic {
+    pub image: DescriptorRef,
+    pub target: AtomicTarget,
+    pub coords: Vec<Value>,
+    pub op: ImageAtomicOp,
+    pub value: Option<Value>,
+    pub cmp: Option<Value>,
+}
+
+impl ImageAtomic {
+    /// Value operands, in a fixed order.
+    pub fn operands(&self) -> Vec<Value> {
+        let mut v = vec![self.image.index];
+        v.extend(self.coords.iter().copied());
+        v.extend(self.value);
+        v.extend(self.cmp);
+        v
+    }
+
+    /// Applies `f` to every value operand.
+    pub fn map_operands(&mut self, f: &mut dyn FnMut(Value) -> Value) {
+        self.image.index = f(self.image.index);
+        self.coords.iter_mut().for_each(|c| *c = f(*c));
+        for x in [&mut self.value, &mut self.cmp].into_iter().flatten() {
+            *x = f(*x);
+        }
+    }
+
+    /// Coordinates the target takes.
+    pub fn coord_count(&self) -> usize {
+        match self.target {
+            AtomicTarget::Image { dim, arrayed } => {
+                dim.axes() + usize::from(arrayed && dim != ImageDim::Cube)
+            }
+            AtomicTarget::Buffer => 1,
+        }
     }
 }

@@ -196,6 +196,25 @@ fn op_text(op: &Op) -> String {
             let _ = write!(s, " = ({})", vs(&w.texel));
             s
         }
+        Op::ImageAtomic(a) => {
+            let d = a.image;
+            let mut s = format!(
+                "ImageAtomic.{:?} {:?} image {}.{}[{}] at ({})",
+                a.op,
+                a.target,
+                d.set,
+                d.binding,
+                v(d.index),
+                vs(&a.coords)
+            );
+            if let Some(c) = a.cmp {
+                let _ = write!(s, " if == {}", v(c));
+            }
+            if let Some(x) = a.value {
+                let _ = write!(s, " with {}", v(x));
+            }
+            s
+        }
     }
 }
 

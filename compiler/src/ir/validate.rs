@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 
 use super::{
-    BinOp, ConvOp, InterpolateAt, Node, Op, OutputBuiltin, SamplerSource, Scalar, Shader, Space,
-    SysVal, Tex, TexLod, TexOp, TexSource, Type, UnOp, Value,
+    AtomicOp, BinOp, ConvOp, ImageAtomicOp, InterpolateAt, Node, Op, OutputBuiltin, SamplerSource,
+    Scalar, Shader, Space, SysVal, Tex, TexLod, TexOp, TexSource, Type, UnOp, Value,
 };
 
 struct Checker<'s> {
@@ -60,6 +60,7 @@ fn operands(op: &Op) -> Vec<Value> {
         Op::DescriptorAddress { index, .. } | Op::DescriptorSize { index, .. } => vec![*index],
         Op::Texture(t) => t.operands(),
         Op::ImageStore(w) => w.operands(),
+        Op::ImageAtomic(a) => a.operands(),
     }
 }
 
@@ -197,11 +198,12 @@ impl Checker<'_> {
                 | Op::StoreBuiltin { .. }
                 | Op::Discard
                 | Op::ImageStore(_)
+                | Op::ImageAtomic(_)
         );
         if needs_dst && rt.is_none() {
             return Err(format!("{op:?} without a result"));
         }
-        if !needs_dst && !matches!(op, Op::Atomic { .. }) && rt.is_some() {
+        if !needs_dst && !matches!(op, Op::Atomic { .. } | Op::ImageAtomic(_)) && rt.is_some() {
             return Err(format!("{op:?} with a result"));
         }
         let rt = rt.unwrap_or(Type::I32);
@@ -370,6 +372,22 @@ impl Checker<'_> {
                 }
                 if !good {
                     return Err(format!("image store: {w:?}"));
+                }
+            }
+            Op::ImageAtomic(a) => {
+                let ok = |v: &Value| self.ty(*v).map(|x| x == Type::I32);
+                let store = a.op == ImageAtomicOp::Store;
+                let cmpxchg = a.op == ImageAtomicOp::Atomic(AtomicOp::CompareExchange);
+                let mut good = a.coords.len() == a.coord_count()
+                    && a.value.is_some() == (a.op != ImageAtomicOp::Load)
+                    && a.cmp.is_some() == cmpxchg
+                    && !(store && dst.is_some())
+                    && rt == Type::I32;
+                for v in a.operands() {
+                    good &= ok(&v)?;
+                }
+                if !good {
+                    return Err(format!("image atomic: {a:?}"));
                 }
             }
             _ => {}
@@ -552,8 +570,9 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
                 ) {
                     return bad("binary operation the back end does not take");
                 }
-                if is64 && *b != BinOp::IAdd {
-                    return bad("64-bit arithmetic other than IAdd");
+                // Shl only moves a word into the high half of an address (by 32).
+                if is64 && !matches!(b, BinOp::IAdd | BinOp::Shl) {
+                    return bad("64-bit arithmetic other than IAdd and Shl");
                 }
             }
             Op::SysVal(s) => {
@@ -601,7 +620,7 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
         if is64
             && !matches!(
                 i.op,
-                Op::Load { .. } | Op::Conv(..) | Op::Binary(BinOp::IAdd, ..)
+                Op::Load { .. } | Op::Conv(..) | Op::Binary(BinOp::IAdd | BinOp::Shl, ..)
             )
         {
             return bad("64-bit value outside addressing");

@@ -31,6 +31,7 @@ fn pure(op: &Op, descriptor_words: &HashSet<Value>) -> bool {
         | Op::StoreBuiltin { .. }
         | Op::Discard
         | Op::ImageStore(_)
+        | Op::ImageAtomic(_)
         // A `Discard` between two reads changes it.
         | Op::SysVal(SysVal::HelperInvocation) => false,
         _ => true,

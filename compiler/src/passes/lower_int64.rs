@@ -15,7 +15,8 @@
 //! negative inputs to the unsigned conversion give 0. F16 and 64-bit atomics are rejected.
 //!
 //! Address values are found first, walking back from every `Global` access's address operand
-//! through `IAdd` and address-word loads; those instructions stay as they are.
+//! through `IAdd`, `Shl` (a high address word shifted into place) and address-word loads;
+//! those instructions stay as they are.
 //!
 //! Runs after `scalarize` (so every I64 value is a scalar) and before `lower_int_div` and
 //! `lower_float` (it emits nothing either needs to lower, but runs before them so the order
@@ -429,6 +430,8 @@ fn addresses(sh: &Shader) -> HashSet<Value> {
                 work.push(*a);
                 work.push(*b);
             }
+            // A high address word moved into place (`lower_image_atomics`).
+            Some(Op::Binary(BinOp::Shl, a, _)) => work.push(*a),
             Some(Op::Load {
                 space: Space::Global,
                 addr,

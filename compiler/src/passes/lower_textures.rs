@@ -121,10 +121,10 @@ pub(super) fn set_word(
 }
 
 /// Reads fields of one texture descriptor, loading each 32-bit word once.
-struct Descriptor {
-    set: u32,
-    offset: Value,
-    words: [Option<Value>; 6],
+pub(super) struct Descriptor {
+    pub set: u32,
+    pub offset: Value,
+    pub words: [Option<Value>; 6],
 }
 
 impl Descriptor {
@@ -138,7 +138,12 @@ impl Descriptor {
     }
 
     /// The raw bits of field `f` (up to 32 bits wide, possibly across two words).
-    fn field(&mut self, sh: &mut Shader, out: &mut Out, f: Field) -> Result<Value, CompileError> {
+    pub fn field(
+        &mut self,
+        sh: &mut Shader,
+        out: &mut Out,
+        f: Field,
+    ) -> Result<Value, CompileError> {
         let (first, last) = (f.start / 32, (f.start + f.width - 1) / 32);
         if f.width > 32 || last as usize >= self.words.len() {
             return Err(internal(format!("texture descriptor field {}", f.name)));

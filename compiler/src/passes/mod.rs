@@ -8,6 +8,7 @@ mod cse;
 mod dce;
 mod lower_descriptors;
 mod lower_float;
+mod lower_image_atomics;
 mod lower_int64;
 mod lower_int_div;
 mod lower_sysvals;
@@ -29,6 +30,7 @@ pub use cse::cse;
 pub use dce::dce;
 pub use lower_descriptors::lower_descriptors;
 pub use lower_float::lower_float;
+pub use lower_image_atomics::lower_image_atomics;
 pub use lower_int64::lower_int64;
 pub use lower_int_div::lower_int_div;
 pub use lower_sysvals::lower_sysvals;
@@ -55,8 +57,9 @@ pub use scalarize::scalarize;
 ///   at a constant address, `WorkgroupBarrier`, `MemoryBarrier`, `Texture` with a
 ///   `Bindless` texture and an `Entry` sampler (no queries: `lower_textures` computes them);
 /// * I64 appears only in addressing: `Load` in `Root` of a set address, `Load` in `Global` of
-///   the descriptor's address word, `Binary(IAdd)` on I64, and `Conv(UToU | SToS)` from I32 to
-///   I64; there are no I64 constants or variables;
+///   the descriptor's address word, `Binary(IAdd)` on I64, `Binary(Shl)` of an I64 by the
+///   I32 constant 32 (a high address word), and `Conv(UToU | SToS)` from I32 to I64; there are
+///   no I64 constants or variables;
 /// * Bool values come from `Cmp` (or `Const`, `LoadVar`, `Not/And/Or/Xor` of bools) and are
 ///   used by `Select`, `If`, `Not/And/Or/Xor`, `StoreVar` and `Conv(BoolToInt)`;
 /// * every `Global` access is bounds-checked against its descriptor's range (robustBufferAccess):
@@ -84,6 +87,7 @@ pub fn run_all(shader: &mut Shader, layout: &ResourceLayout) -> Result<(), Compi
         ("lower_descriptors", lower_descriptors),
         ("lower_texel_buffers", lower_texel_buffers),
         ("lower_textures", lower_textures),
+        ("lower_image_atomics", lower_image_atomics),
         ("scalarize", |s, _| scalarize(s)),
         ("copy_prop", |s, _| copy_prop(s)),
         // Dead address arithmetic left by lower_descriptors would read as 64-bit data.
@@ -182,6 +186,7 @@ pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
         }
         Op::Texture(t) => t.map_operands(f),
         Op::ImageStore(w) => w.map_operands(f),
+        Op::ImageAtomic(a) => a.map_operands(f),
         Op::InterpolateInput { at, .. } => match at {
             ir::InterpolateAt::Centroid => {}
             ir::InterpolateAt::Sample(i) => *i = f(*i),

@@ -31,6 +31,7 @@ use super::control::descriptors::{
 };
 use super::layout::{Layout, LayoutError, Tiling};
 
+pub mod atomic;
 pub mod buffer;
 
 /// How texels of an image are stored and read: the hardware channel layout and number type,

@@ -341,7 +341,8 @@ impl Texture {
     }
 }
 
-mod pbe {
+/// PBE descriptor fields (shaders read some: `compiler::passes::lower_image_atomics`).
+pub mod pbe {
     use super::*;
     pub const SWIZZLE: [Field; 4] = [
         Field::new("swizzle r", 16, 2),
