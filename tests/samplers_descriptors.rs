@@ -251,8 +251,20 @@ fn sampling_format_features() {
             "{f:?}"
         );
     }
-    // Compressed formats are not decoded.
-    assert!(props(vk::Format::BC1_RGB_UNORM_BLOCK)
+    // BC and ETC2/EAC images are sampled, filtered, copied and blitted from, optimal tiling
+    // only; ASTC is not offered.
+    let compressed = sampled_linear | F::TRANSFER_SRC | F::TRANSFER_DST | F::BLIT_SRC;
+    for f in [
+        vk::Format::BC1_RGB_UNORM_BLOCK,
+        vk::Format::BC7_SRGB_BLOCK,
+        vk::Format::ETC2_R8G8B8A8_UNORM_BLOCK,
+        vk::Format::EAC_R11G11_SNORM_BLOCK,
+    ] {
+        let p = props(f);
+        assert_eq!(p.optimal_tiling_features, compressed, "{f:?}");
+        assert!(p.linear_tiling_features.is_empty(), "{f:?}");
+    }
+    assert!(props(vk::Format::ASTC_4X4_UNORM_BLOCK)
         .optimal_tiling_features
         .is_empty());
     // SAFETY: valid physical device.
@@ -293,16 +305,30 @@ fn sampling_format_features() {
         )
         .is_ok());
     }
-    assert_eq!(
+    // Compressed images: sampled 2D optimal ones only.
+    let bc1 = |ty, tiling, usage| {
         ifp(
             vk::Format::BC1_RGB_UNORM_BLOCK,
-            vk::ImageType::TYPE_2D,
-            vk::ImageTiling::OPTIMAL,
-            vk::ImageUsageFlags::SAMPLED,
-            vk::ImageCreateFlags::empty()
+            ty,
+            tiling,
+            usage,
+            vk::ImageCreateFlags::empty(),
         )
-        .err(),
-        Some(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)
+        .err()
+    };
+    let (d2, opt, sampled) = (
+        vk::ImageType::TYPE_2D,
+        vk::ImageTiling::OPTIMAL,
+        vk::ImageUsageFlags::SAMPLED,
+    );
+    assert_eq!(bc1(d2, opt, sampled), None);
+    let unsupported = Some(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
+    assert_eq!(bc1(vk::ImageType::TYPE_3D, opt, sampled), unsupported);
+    assert_eq!(bc1(d2, vk::ImageTiling::LINEAR, sampled), unsupported);
+    assert_eq!(bc1(d2, opt, vk::ImageUsageFlags::STORAGE), unsupported);
+    assert_eq!(
+        bc1(d2, opt, vk::ImageUsageFlags::COLOR_ATTACHMENT),
+        unsupported
     );
     assert_no_validation_messages();
 }

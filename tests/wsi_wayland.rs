@@ -1,7 +1,7 @@
 //! Presentation to Wayland surfaces on a headless Weston of each test's own, through the real
 //! loader and the validation layer: the surface queries, every present mode, acquire
-//! time-outs, swapchains of new sizes (Wayland swapchains never go out of date by a resize;
-//! only a retired one does), present regions (VK_KHR_incremental_present), a killed
+//! time-outs, swapchains of new sizes (Wayland swapchains never go out of date by a resize),
+//! present regions (VK_KHR_incremental_present), a killed
 //! compositor losing the surface, and Debian's vkcube-wayland running on agx4.
 //!
 //! Every test skips, saying so, when weston is missing (scripts/deps.sh installs it).
@@ -232,9 +232,8 @@ fn surface_queries_and_every_present_mode() {
             let size = extent(64 + 16 * i as u32, 48 + 8 * i as u32);
             let (sc, images) =
                 wsi.swapchain(surface, size, vk::Format::B8G8R8A8_UNORM, mode, 3, old);
+            // The old one is retired by the new one (acquiring from it is invalid usage).
             if old != vk::SwapchainKHR::null() {
-                // Retired by the new one.
-                assert_eq!(wsi.try_acquire(old), Err(vk::Result::ERROR_OUT_OF_DATE_KHR));
                 wsi.swapchain_fn.destroy_swapchain(old, None);
             }
             let start = Instant::now();
@@ -324,9 +323,10 @@ fn present_regions_are_accepted() {
                 extent: extent(8, 8),
                 layer: 0,
             },
-            // Partly outside the image: clipped.
+            // Touching the image's corner. (Rectangles reaching outside the image are
+            // invalid usage; agx4 clips them: wsi::tests::damage_is_clipped_and_bounded.)
             vk::RectLayerKHR {
-                offset: vk::Offset2D { x: 60, y: 60 },
+                offset: vk::Offset2D { x: 54, y: 54 },
                 extent: extent(10, 10),
                 layer: 0,
             },
@@ -337,9 +337,10 @@ fn present_regions_are_accepted() {
                 wsi.present_colour_regions(sc, &images, [0.0, 1.0, 0.0, 1.0], &rects),
                 OPTIMAL
             );
-            // No rectangles: the whole image changed.
+            // Without regions: the whole image changed. (A region of zero rectangles means
+            // the same in the spec, but the 1.3.239 validation layer rejects it.)
             assert_eq!(
-                wsi.present_colour_regions(sc, &images, [0.0, 0.0, 1.0, 1.0], &[]),
+                wsi.present_colour(sc, &images, [0.0, 0.0, 1.0, 1.0]),
                 OPTIMAL
             );
         }
@@ -356,7 +357,10 @@ fn killed_compositor_loses_the_surface() {
         return;
     };
     let client = Client::connect(&weston);
-    let wsi = Wsi::new(true, ash::khr::wayland_surface::NAME);
+    // Without the validation layer: once the surface is lost its capabilities query fails,
+    // and the layer then judges the swapchain create info below against empty capabilities
+    // (and its messages would outlive this test in the shared list).
+    let wsi = Wsi::new(false, ash::khr::wayland_surface::NAME);
     let surface = client.vk_surface(&wsi);
     // SAFETY: valid objects throughout.
     unsafe {

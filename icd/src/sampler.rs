@@ -400,7 +400,7 @@ mod tests {
         assert_eq!(d.border, BorderColour::Custom);
         assert_eq!(words, [u32::MAX, 2, -3i32 as u32, 4]);
         let m = describe(&base.address_mode_v(vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE));
-        assert_eq!(m.unwrap().wrap[1], Wrap::MirroredClampToEdge);
+        assert_eq!(m.unwrap().0.wrap[1], Wrap::MirroredClampToEdge);
         let mut reduction = vk::SamplerReductionModeCreateInfo::default()
             .reduction_mode(vk::SamplerReductionMode::MIN);
         assert!(describe(&base.push_next(&mut reduction)).is_err());

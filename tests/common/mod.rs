@@ -64,9 +64,11 @@ unsafe extern "system" fn on_message(
     let msg = unsafe { (*data).message_as_c_str() }
         .map(|m| m.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // A test that failed while holding the lock poisons it; the callback must not panic
+    // (it runs inside the driver's call), so it takes the list anyway.
     MESSAGES
         .lock()
-        .unwrap()
+        .unwrap_or_else(|e| e.into_inner())
         .push(format!("{severity:?}: {msg}"));
     vk::FALSE
 }
@@ -179,6 +181,6 @@ impl Drop for Ctx {
 
 /// Fails the test if the validation layer said anything.
 pub fn assert_no_validation_messages() {
-    let msgs = MESSAGES.lock().unwrap();
+    let msgs = MESSAGES.lock().unwrap_or_else(|e| e.into_inner());
     assert!(msgs.is_empty(), "validation messages:\n{}", msgs.join("\n"));
 }

@@ -64,6 +64,22 @@ impl Wsi {
         count: u32,
         old: vk::SwapchainKHR,
     ) -> (vk::SwapchainKHR, Vec<vk::Image>) {
+        // As an application must (the validation layer checks the create info against what
+        // these said): the surface's capabilities, formats and present modes first.
+        // SAFETY: valid physical device and surface.
+        unsafe {
+            let pd = self.ctx.pdev;
+            let _caps = self
+                .surface_fn
+                .get_physical_device_surface_capabilities(pd, surface)
+                .unwrap();
+            self.surface_fn
+                .get_physical_device_surface_formats(pd, surface)
+                .unwrap();
+            self.surface_fn
+                .get_physical_device_surface_present_modes(pd, surface)
+                .unwrap();
+        }
         let info = vk::SwapchainCreateInfoKHR::default()
             .surface(surface)
             .min_image_count(count)

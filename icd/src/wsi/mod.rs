@@ -57,7 +57,8 @@ pub fn clip_damage(rects: &[vk::Rect2D], extent: vk::Extent2D) -> Vec<vk::Rect2D
                 .clamp(0, i64::from(extent.width)) as u32;
             let y1 = (i64::from(r.offset.y) + i64::from(r.extent.height))
                 .clamp(0, i64::from(extent.height)) as u32;
-            (x1 > x0 && y1 > y0).then_some(vk::Rect2D {
+            // Lazily: the extents underflow for rectangles outside the image.
+            (x1 > x0 && y1 > y0).then(|| vk::Rect2D {
                 offset: vk::Offset2D {
                     x: x0 as i32,
                     y: y0 as i32,

@@ -437,7 +437,7 @@ fn cube_texel(face: u32, i: i64, j: i64, n: i64, cube: i64) -> At {
     let edge = |face: u32, i: i64, j: i64| -> [i64; 3] {
         let (st, m) = face_axes(face);
         let mut d = [0i64; 3];
-        d[m] = if face % 2 == 0 { n } else { -n };
+        d[m] = if face.is_multiple_of(2) { n } else { -n };
         // Face coordinate sc = sign * d[axis], so d[axis] = sign * sc.
         d[st[0].0] = st[0].1 as i64 * (2 * i + 1 - n);
         d[st[1].0] = st[1].1 as i64 * (2 * j + 1 - n);
