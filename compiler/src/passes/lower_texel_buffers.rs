@@ -33,7 +33,7 @@ fn invalid(what: impl Into<String>) -> CompileError {
 /// The element count of the descriptor at `offset` of set `set`.
 fn element_count(sh: &mut Shader, out: &mut Out, set: u32, offset: Value) -> Value {
     // The count is a whole 32-bit word of the descriptor.
-    const _: () = assert!(ELEMENT_COUNT.start % 32 == 0 && ELEMENT_COUNT.width == 32);
+    const _: () = assert!(ELEMENT_COUNT.start.is_multiple_of(32) && ELEMENT_COUNT.width == 32);
     set_word(sh, out, set, offset, ELEMENT_COUNT.start / 8)
 }
 
