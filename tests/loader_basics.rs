@@ -92,8 +92,10 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_descriptor_update_template",
             "VK_KHR_push_descriptor",
             "VK_KHR_sampler_mirror_clamp_to_edge",
+            "VK_EXT_custom_border_color",
             "VK_KHR_swapchain",
-            "VK_KHR_swapchain_mutable_format"
+            "VK_KHR_swapchain_mutable_format",
+            "VK_KHR_incremental_present"
         ]
     );
     drop(ctx);

@@ -263,7 +263,7 @@ impl Features {
 /// Device extensions scenes may need, each after the extensions it depends on, with those
 /// dependencies and whether it also needs VK_KHR_get_physical_device_properties2 on the
 /// instance. One is enabled when the device lists it and its dependencies are enabled.
-const WANTED_EXTENSIONS: [(&CStr, &[&CStr], bool); 8] = [
+const WANTED_EXTENSIONS: [(&CStr, &[&CStr], bool); 9] = [
     (ash::khr::maintenance1::NAME, &[], false),
     (ash::khr::maintenance2::NAME, &[], false),
     (ash::khr::image_format_list::NAME, &[], false),
@@ -291,6 +291,7 @@ const WANTED_EXTENSIONS: [(&CStr, &[&CStr], bool); 8] = [
         ],
         true,
     ),
+    (ash::ext::custom_border_color::NAME, &[], true),
 ];
 
 pub struct Gpu {
@@ -423,6 +424,9 @@ impl Gpu {
         let mut mv = vk::PhysicalDeviceMultiviewFeatures::default();
         let mut imageless = vk::PhysicalDeviceImagelessFramebufferFeatures::default();
         let mut dynamic = vk::PhysicalDeviceDynamicRenderingFeatures::default();
+        // Custom border colours are enabled as far as the driver has them (scenes need the
+        // colours, with or without a format); no scene depends on more.
+        let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default();
         let supported = match &props2_fns {
             Some(p2) => {
                 let mut f2 = vk::PhysicalDeviceFeatures2::default();
@@ -434,6 +438,9 @@ impl Gpu {
                 }
                 if has(ash::khr::dynamic_rendering::NAME) {
                     f2 = f2.push_next(&mut dynamic);
+                }
+                if has(ash::ext::custom_border_color::NAME) {
+                    f2 = f2.push_next(&mut border);
                 }
                 // SAFETY: valid physical device; the chain holds structures of listed extensions.
                 unsafe { p2.get_physical_device_features2(pdev, &mut f2) };
@@ -477,6 +484,11 @@ impl Gpu {
             .imageless_framebuffer(features.imageless_framebuffer);
         let mut dynamic_on = vk::PhysicalDeviceDynamicRenderingFeatures::default()
             .dynamic_rendering(features.dynamic_rendering);
+        let mut border_on = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default()
+            .custom_border_colors(border.custom_border_colors != vk::FALSE)
+            .custom_border_color_without_format(
+                border.custom_border_color_without_format != vk::FALSE,
+            );
         let mut dinfo = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&ext_ptrs);
@@ -490,6 +502,9 @@ impl Gpu {
             }
             if has(ash::khr::dynamic_rendering::NAME) {
                 dinfo = dinfo.push_next(&mut dynamic_on);
+            }
+            if has(ash::ext::custom_border_color::NAME) {
+                dinfo = dinfo.push_next(&mut border_on);
             }
         } else {
             dinfo = dinfo.enabled_features(&features.core);
