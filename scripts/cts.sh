@@ -86,6 +86,20 @@ sed -e "s|@CTS_DIR@|$cts|g" -e "s|@CASELIST@|$caselist|g" -e "s|@ROOT@|$root|g" 
 fraction=()
 [ -n "${AGX4_CTS_FRACTION:-}" ] && fraction=(--fraction "$AGX4_CTS_FRACTION")
 
+# The wsi.xcb and wsi.xlib groups need an X server: without a display, one of our own.
+xvfb_pid=""
+if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null; then
+    for n in $(seq 90 99); do
+        [ -e "/tmp/.X$n-lock" ] && continue
+        Xvfb ":$n" -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
+        xvfb_pid=$!
+        export DISPLAY=":$n"
+        for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
+        break
+    done
+fi
+trap '[ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true' EXIT
+
 echo "== CTS suite $suite on $driver ($jobs jobs, results in $out)"
 start=$(date +%s)
 status=0
