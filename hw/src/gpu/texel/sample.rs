@@ -239,18 +239,27 @@ pub fn sample<E>(
 }
 
 /// An LOD query's pair for a lane whose LOD (bias and shader minimum included) is `lod`:
-/// the LOD mip selection uses, after the sampler's min/max clamp and clamped to the view's
-/// levels (0 when the sampler does not mipmap), then `lod` itself, relative to the view's
-/// base level. **agx4** reading: Mesa hands the instruction's two results to
-/// `textureQueryLod` unchanged, so they are taken to be Vulkan's pair.
+/// the level mip selection reads, relative to the view's base level, then `lod` itself.
+/// The level is the LOD after the sampler's min/max clamp, clamped to the view's levels
+/// (0 when the sampler does not mipmap) and, for nearest mipmapping, rounded to the level
+/// read: Vulkan's `d_l - level_base`, which is why a sampler with `maxLod` 0.25 (how
+/// applications ask for "no mipmapping") reports level 0. **agx4** reading: Mesa hands the
+/// instruction's two results to `textureQueryLod` unchanged, so they are taken to be
+/// Vulkan's pair.
 pub fn query_lod(s: &Sampler, ext: Extent, lod: f32) -> [f32; 2] {
     let clamped = lod
         .max(lod_from_fixed(s.min_lod))
         .min(lod_from_fixed(s.max_lod));
     let clamped = if clamped.is_nan() { 0.0 } else { clamped };
-    let mips = !s.pixel_coordinates && s.mip_filter != MipFilter::None;
     let q = ext.levels.saturating_sub(1) as f32;
-    [if mips { clamped.clamp(0.0, q) } else { 0.0 }, lod]
+    let level = match s.mip_filter {
+        _ if s.pixel_coordinates => 0.0,
+        MipFilter::None => 0.0,
+        // Vulkan's nearest(d) = ceil(d + 0.5) - 1: halves round down.
+        MipFilter::Nearest => (clamped.clamp(0.0, q) + 0.5).ceil() - 1.0,
+        MipFilter::Linear => clamped.clamp(0.0, q),
+    };
+    [level, lod]
 }
 
 fn scale(t: Texel, w: f32) -> Texel {

@@ -279,6 +279,33 @@ fn sampler(filter: Filter, mip: MipFilter, wrap: Wrap) -> Sampler {
     }
 }
 
+#[test]
+fn lod_queries_report_the_level_mip_selection_reads() {
+    let ext = Extent {
+        levels: 3,
+        layers: 1,
+        integer: false,
+        unorm: false,
+        custom_border: None,
+    };
+    // Nearest mipmapping reads level round(LOD), halves down; linear reads between two.
+    let nearest = sampler(Filter::Linear, MipFilter::Nearest, Wrap::Repeat);
+    assert_eq!(sample::query_lod(&nearest, ext, 0.5), [0.0, 0.5]);
+    assert_eq!(sample::query_lod(&nearest, ext, 0.75), [1.0, 0.75]);
+    assert_eq!(sample::query_lod(&nearest, ext, 5.0), [2.0, 5.0]);
+    let linear = sampler(Filter::Linear, MipFilter::Linear, Wrap::Repeat);
+    assert_eq!(sample::query_lod(&linear, ext, 0.75), [0.75, 0.75]);
+    // "No mipmapping" as applications ask for it: nearest with maxLod 0.25 stays on level 0
+    // of a view with more levels.
+    let no_mips = Sampler {
+        max_lod: 16,
+        ..nearest
+    };
+    assert_eq!(sample::query_lod(&no_mips, ext, 0.43), [0.0, 0.43]);
+    let none = sampler(Filter::Linear, MipFilter::None, Wrap::Repeat);
+    assert_eq!(sample::query_lod(&none, ext, 1.5), [0.0, 1.5]);
+}
+
 /// A 4x4 image (3 levels 4, 2, 1) whose texel at (x, y, level) is (x, y, level, 1).
 fn run(s: &Sampler, req: Request) -> [f32; 4] {
     let ext = Extent {
