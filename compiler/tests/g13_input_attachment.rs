@@ -140,6 +140,39 @@ fn front_end_reads_input_attachments_by_index() {
 }
 
 #[test]
+fn arrays_of_subpass_inputs_count_from_their_decorated_index() {
+    // Element i of an array decorated InputAttachmentIndex 3 is attachment 3 + i.
+    let src = r#"#version 450
+layout(input_attachment_index = 3, set = 0, binding = 0) uniform subpassInput inputs[3];
+layout(input_attachment_index = 1, set = 0, binding = 1) uniform isubpassInput single[1];
+layout(location = 0) out vec4 o;
+void main() {
+    o = subpassLoad(inputs[0]) + subpassLoad(inputs[2]) + vec4(subpassLoad(single[0]));
+}
+"#;
+    let g = translate(&spirv(src)).expect("translate");
+    let mut seen = Vec::new();
+    collect(&g.shader.body, &mut seen);
+    let mut indices: Vec<u32> = seen.iter().map(|&(i, _)| i).collect();
+    indices.sort();
+    indices.dedup();
+    assert_eq!(indices, [1, 3, 5]);
+    // A dynamic index needs inputAttachmentArrayDynamicIndexing, which is not offered:
+    // glslang declares its capability, which the front end refuses.
+    let dynamic = r#"#version 450
+layout(input_attachment_index = 0, set = 0, binding = 0) uniform subpassInput inputs[2];
+layout(push_constant) uniform P { int i; } p;
+layout(location = 0) out vec4 o;
+void main() { o = subpassLoad(inputs[p.i]); }
+"#;
+    let err = translate(&spirv(dynamic)).expect_err("dynamic index");
+    assert!(
+        format!("{err}").contains("InputAttachmentArrayDynamicIndexing"),
+        "{err}"
+    );
+}
+
+#[test]
 fn subpass_load_reads_the_fragment_pixel() {
     let g = translate(&spirv(SRC)).expect("translate");
     let outs = FragmentOutputs {

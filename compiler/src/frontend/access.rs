@@ -143,8 +143,17 @@ impl<'m> Tr<'m> {
                 if let Some(p) = self.image_variable(rid, ty)? {
                     return Ok(Entry::Ptr(p));
                 }
-                let SpvType::SubpassImage { ms, .. } = *self.l.get(ty)? else {
-                    return Err(unsupported("images and samplers other than subpass inputs"));
+                let (ms, elems) = match *self.l.get(ty)? {
+                    SpvType::SubpassImage { ms, .. } => (ms, 0),
+                    SpvType::Array { elem, len } => match *self.l.get(elem)? {
+                        SpvType::SubpassImage { ms, .. } => (ms, len),
+                        _ => {
+                            return Err(unsupported(
+                                "images and samplers other than subpass inputs",
+                            ))
+                        }
+                    },
+                    _ => return Err(unsupported("images and samplers other than subpass inputs")),
                 };
                 let index = self
                     .decos
@@ -153,7 +162,7 @@ impl<'m> Tr<'m> {
                     .ok_or_else(|| {
                         invalid(format!("subpass input {rid} without InputAttachmentIndex"))
                     })?;
-                Ptr::InputAttachment { index, ms }
+                Ptr::InputAttachment { index, ms, elems }
             }
             other => return Err(unsupported(format!("storage class {other:?}"))),
         };
@@ -384,6 +393,21 @@ impl<'m> Tr<'m> {
                 }
                 Ptr::Image { image, sampler, ty } => {
                     self.index_image(fs, image, sampler, ty, konst, iw)?
+                }
+                // Vulkan 1.0 indexes arrays of input attachments with constants only
+                // (inputAttachmentArrayDynamicIndexing is not offered).
+                Ptr::InputAttachment { index, ms, elems } if elems > 0 => {
+                    let i = konst.ok_or_else(|| {
+                        unsupported("dynamic index into an array of subpass inputs")
+                    })?;
+                    if i >= elems {
+                        return Err(invalid("subpass input array index out of range"));
+                    }
+                    Ptr::InputAttachment {
+                        index: index + i,
+                        ms,
+                        elems: 0,
+                    }
                 }
                 _ => return Err(invalid("access chain indexes a scalar")),
             };

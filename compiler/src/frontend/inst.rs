@@ -950,7 +950,12 @@ impl<'m> Tr<'m> {
         fs: &FnState<'m>,
         inst: &Instruction,
     ) -> Result<Value, CompileError> {
-        let Ptr::InputAttachment { index, ms } = self.ptr(fs, id(inst, 0)?)? else {
+        let Ptr::InputAttachment {
+            index,
+            ms,
+            elems: 0,
+        } = self.ptr(fs, id(inst, 0)?)?
+        else {
             return Err(unsupported(
                 "OpImageRead of an image other than a subpass input",
             ));

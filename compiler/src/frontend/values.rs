@@ -84,10 +84,13 @@ pub(super) enum Ptr {
         ty: Word,
     },
     /// A `subpassInput` variable, and also the image an OpLoad of it gives: the only use of
-    /// that image is OpImageRead, which needs nothing but the attachment index.
+    /// that image is OpImageRead, which needs nothing but the attachment index. An array of
+    /// them has `elems` > 0 and names its first element's index; element i reads attachment
+    /// `index + i`, as the InputAttachmentIndex decoration of an array says.
     InputAttachment {
         index: u32,
         ms: bool,
+        elems: u32,
     },
     /// A UniformConstant variable of an image, sampler or sampled image type (or an array
     /// of them), an element of one, and the value an OpLoad of it gives (OpSampledImage and
