@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod compute;
 pub mod render;
 pub mod shaders;
 pub mod wsi;
