@@ -169,7 +169,7 @@ fn template_writes_buffers_a_dispatch_uses() {
             template,
             &record as *const Record as *const std::ffi::c_void,
         );
-        compute::submit_and_wait(&dev, queue, |cb| {
+        common::submit_and_wait(&dev, queue, |cb| {
             dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p.pipeline);
             dev.cmd_push_constants(
                 cb,
@@ -426,7 +426,7 @@ fn push_descriptors_and_push_templates() {
                 .pipeline_layout(layout)
                 .set(0),
         );
-        compute::submit_and_wait(&dev, queue, |cb| {
+        common::submit_and_wait(&dev, queue, |cb| {
             dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p.pipeline);
             let storage = [vk::DescriptorBufferInfo {
                 buffer: out.buffer,

@@ -275,7 +275,7 @@ fn compute_stores_and_loads_through_every_view_type() {
                 .image(image)
                 .subresource_range(whole(c))
         };
-        compute::submit_and_wait(&dev, queue, |cb| {
+        common::submit_and_wait(&dev, queue, |cb| {
             let to_clear: Vec<_> = images
                 .iter()
                 .zip(&cases)

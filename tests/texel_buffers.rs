@@ -260,7 +260,7 @@ fn compute_reads_and_writes_texel_buffers() {
                 .buffer_info(&out_info),
         ];
         dev.update_descriptor_sets(&writes, &[]);
-        compute::submit_and_wait(&dev, queue, |cb| {
+        common::submit_and_wait(&dev, queue, |cb| {
             dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p.pipeline);
             dev.cmd_bind_descriptor_sets(
                 cb,

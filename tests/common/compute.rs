@@ -1,5 +1,5 @@
-//! Compute plumbing the loader tests share: set layouts, a one-set compute pipeline, a
-//! descriptor pool with one set, and "record one command buffer, submit it and wait".
+//! Compute plumbing the loader tests share: set layouts, a one-set compute pipeline and a
+//! descriptor pool with one set.
 
 use ash::vk;
 
@@ -140,51 +140,6 @@ pub unsafe fn descriptor_set(
             )
             .unwrap()[0];
         (pool, set)
-    }
-}
-
-/// Records one command buffer with `record`, submits it to `queue` and waits until it
-/// completes; the command pool is gone afterwards.
-///
-/// # Safety
-/// `queue` is queue family 0's queue of `dev`; whatever `record` records is valid.
-pub unsafe fn submit_and_wait(
-    dev: &ash::Device,
-    queue: vk::Queue,
-    record: impl FnOnce(vk::CommandBuffer),
-) {
-    // SAFETY: valid device, queue and infos (the caller's contract).
-    unsafe {
-        let pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
-        record(cb);
-        dev.end_command_buffer(cb).unwrap();
-        let fence = dev
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .unwrap();
-        dev.queue_submit(
-            queue,
-            &[vk::SubmitInfo::default().command_buffers(&[cb])],
-            fence,
-        )
-        .unwrap();
-        dev.wait_for_fences(&[fence], true, 10_000_000_000)
-            .expect("the submission completes");
-        dev.destroy_fence(fence, None);
-        dev.destroy_command_pool(pool, None);
     }
 }
 

@@ -185,3 +185,46 @@ pub fn assert_no_validation_messages() {
     let msgs = MESSAGES.lock().unwrap_or_else(|e| e.into_inner());
     assert!(msgs.is_empty(), "validation messages:\n{}", msgs.join("\n"));
 }
+
+/// Records one command buffer with `record`, submits it to `queue` and waits until it
+/// completes; the command pool is gone afterwards.
+/// `queue` is queue family 0's queue of `dev`.
+pub fn submit_and_wait(
+    dev: &ash::Device,
+    queue: vk::Queue,
+    record: impl FnOnce(vk::CommandBuffer),
+) {
+    // SAFETY: valid device, queue and infos; the GPU is idle when the pool is destroyed.
+    unsafe {
+        let pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        record(cb);
+        dev.end_command_buffer(cb).unwrap();
+        let fence = dev
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&[cb])],
+            fence,
+        )
+        .unwrap();
+        dev.wait_for_fences(&[fence], true, 10_000_000_000)
+            .expect("the submission completes");
+        dev.destroy_fence(fence, None);
+        dev.destroy_command_pool(pool, None);
+    }
+}
