@@ -8,7 +8,7 @@ mod common;
 
 use ash::vk;
 use common::render::{host_visible_type, Buf, PipelineSpec, Shaders};
-use common::{assert_no_validation_messages, submit_and_wait, Ctx};
+use common::{assert_no_validation_messages, Ctx};
 
 const SIZE: u32 = 16;
 const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
@@ -162,61 +162,84 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, alpha_to_one: bool) ->
             },
         };
 
-        submit_and_wait(dev, queue, |cb| {
-            let clears = [vk::ClearValue {
-                color: vk::ClearColorValue { float32: CLEAR },
-            }];
-            let begin = vk::RenderPassBeginInfo::default()
-                .render_pass(pass)
-                .framebuffer(fb)
-                .render_area(area)
-                .clear_values(&clears);
-            dev.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
-            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-            dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
-            let push: Vec<u8> = SOURCE.iter().flat_map(|f| f.to_le_bytes()).collect();
-            dev.cmd_push_constants(cb, layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
-            dev.cmd_draw(cb, 6, 1, 0, 0);
-            dev.cmd_end_render_pass(cb);
-            let region = vk::BufferImageCopy {
-                buffer_offset: 0,
-                buffer_row_length: 0,
-                buffer_image_height: 0,
-                image_subresource: vk::ImageSubresourceLayers {
-                    aspect_mask: vk::ImageAspectFlags::COLOR,
-                    mip_level: 0,
-                    base_array_layer: 0,
-                    layer_count: 1,
-                },
-                image_offset: vk::Offset3D::default(),
-                image_extent: vk::Extent3D {
-                    width: SIZE,
-                    height: SIZE,
-                    depth: 1,
-                },
-            };
-            dev.cmd_copy_image_to_buffer(
-                cb,
-                image,
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                out.buffer,
-                &[region],
-            );
-            let barrier = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            dev.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[barrier],
-                &[],
-                &[],
-            );
-        });
+        let pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        let clears = [vk::ClearValue {
+            color: vk::ClearColorValue { float32: CLEAR },
+        }];
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(fb)
+            .render_area(area)
+            .clear_values(&clears);
+        dev.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
+        let push: Vec<u8> = SOURCE.iter().flat_map(|f| f.to_le_bytes()).collect();
+        dev.cmd_push_constants(cb, layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
+        dev.cmd_draw(cb, 6, 1, 0, 0);
+        dev.cmd_end_render_pass(cb);
+        let region = vk::BufferImageCopy {
+            buffer_offset: 0,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: 1,
+            },
+            image_offset: vk::Offset3D::default(),
+            image_extent: vk::Extent3D {
+                width: SIZE,
+                height: SIZE,
+                depth: 1,
+            },
+        };
+        dev.cmd_copy_image_to_buffer(
+            cb,
+            image,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            out.buffer,
+            &[region],
+        );
+        let barrier = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        dev.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[barrier],
+            &[],
+            &[],
+        );
+        dev.end_command_buffer(cb).unwrap();
+        let cbs = [cb];
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs)],
+            vk::Fence::null(),
+        )
+        .unwrap();
+        dev.queue_wait_idle(queue).expect("the render completes");
         let got = out.bytes().to_vec();
 
+        dev.destroy_command_pool(pool, None);
         dev.destroy_pipeline(pipeline, None);
         shaders.destroy(dev);
         dev.destroy_framebuffer(fb, None);

@@ -8,7 +8,7 @@ mod common;
 
 use ash::vk;
 use common::render::{host_visible_type, Buf, FRAG, VERT};
-use common::{assert_no_validation_messages, submit_and_wait, Ctx};
+use common::{assert_no_validation_messages, Ctx};
 
 const SIZE: u32 = 64;
 const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
@@ -188,58 +188,82 @@ fn render_area(
     clear: [f32; 4],
     body: impl FnOnce(vk::CommandBuffer),
 ) {
-    submit_and_wait(dev, queue, |cb| {
-        // SAFETY: valid device, queue and objects; the test waits for the GPU before returning.
-        unsafe {
-            let clears = [vk::ClearValue {
-                color: vk::ClearColorValue { float32: clear },
-            }];
-            let begin = vk::RenderPassBeginInfo::default()
-                .render_pass(pass)
-                .framebuffer(t.framebuffer)
-                .render_area(area)
-                .clear_values(&clears);
-            dev.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
-            body(cb);
-            dev.cmd_end_render_pass(cb);
-            let region = vk::BufferImageCopy {
-                buffer_offset: 0,
-                buffer_row_length: 0,
-                buffer_image_height: 0,
-                image_subresource: vk::ImageSubresourceLayers {
-                    aspect_mask: vk::ImageAspectFlags::COLOR,
-                    mip_level: 0,
-                    base_array_layer: 0,
-                    layer_count: 1,
-                },
-                image_offset: vk::Offset3D::default(),
-                image_extent: vk::Extent3D {
-                    width: SIZE,
-                    height: SIZE,
-                    depth: 1,
-                },
-            };
-            dev.cmd_copy_image_to_buffer(
-                cb,
-                t.image,
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                out.buffer,
-                &[region],
-            );
-            let barrier = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            dev.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[barrier],
-                &[],
-                &[],
-            );
-        }
-    });
+    // SAFETY: valid device, queue and objects; the test waits for the GPU before returning.
+    unsafe {
+        let pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        let clears = [vk::ClearValue {
+            color: vk::ClearColorValue { float32: clear },
+        }];
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(t.framebuffer)
+            .render_area(area)
+            .clear_values(&clears);
+        dev.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+        body(cb);
+        dev.cmd_end_render_pass(cb);
+        let region = vk::BufferImageCopy {
+            buffer_offset: 0,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: 1,
+            },
+            image_offset: vk::Offset3D::default(),
+            image_extent: vk::Extent3D {
+                width: SIZE,
+                height: SIZE,
+                depth: 1,
+            },
+        };
+        dev.cmd_copy_image_to_buffer(
+            cb,
+            t.image,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            out.buffer,
+            &[region],
+        );
+        let barrier = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        dev.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[barrier],
+            &[],
+            &[],
+        );
+        dev.end_command_buffer(cb)
+            .expect("vkEndCommandBuffer of a render");
+        let cbs = [cb];
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs)],
+            vk::Fence::null(),
+        )
+        .unwrap();
+        dev.queue_wait_idle(queue).expect("the render completes");
+        dev.destroy_command_pool(pool, None);
+    }
 }
 
 /// UNORM8 of a float in [0, 1], allowing either rounding of an exact half.

@@ -10,7 +10,7 @@ mod common;
 
 use ash::vk;
 use common::render::{host_visible_type, Buf, FRAG};
-use common::{assert_no_validation_messages, submit_and_wait, Ctx};
+use common::{assert_no_validation_messages, Ctx};
 
 const SIZE: u32 = 32;
 const COLOUR: vk::Format = vk::Format::R8G8B8A8_UNORM;
@@ -298,89 +298,112 @@ fn draw(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, clamp: bool) -> (Vec<u8>
             .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
             .map_err(|(_, e)| e)
             .expect("vkCreateGraphicsPipelines with depth clamp")[0];
-        submit_and_wait(dev, queue, |cb| {
-            let clears = [
-                vk::ClearValue {
-                    color: vk::ClearColorValue {
-                        float32: [0.0, 0.0, 1.0, 1.0],
-                    },
+        let pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                None,
+            )
+            .unwrap();
+        let cb = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        let clears = [
+            vk::ClearValue {
+                color: vk::ClearColorValue {
+                    float32: [0.0, 0.0, 1.0, 1.0],
                 },
-                vk::ClearValue {
-                    depth_stencil: vk::ClearDepthStencilValue {
-                        depth: 1.0,
-                        stencil: 0,
-                    },
+            },
+            vk::ClearValue {
+                depth_stencil: vk::ClearDepthStencilValue {
+                    depth: 1.0,
+                    stencil: 0,
                 },
-            ];
-            let area = vk::Rect2D {
-                offset: vk::Offset2D { x: 0, y: 0 },
-                extent: vk::Extent2D {
-                    width: SIZE,
-                    height: SIZE,
-                },
-            };
-            dev.cmd_begin_render_pass(
-                cb,
-                &vk::RenderPassBeginInfo::default()
-                    .render_pass(pass)
-                    .framebuffer(framebuffer)
-                    .render_area(area)
-                    .clear_values(&clears),
-                vk::SubpassContents::INLINE,
-            );
-            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-            dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
-            let push: Vec<u8> = [1.0f32, 0.0, 0.0, 1.0]
-                .iter()
-                .flat_map(|f| f.to_le_bytes())
-                .collect();
-            dev.cmd_push_constants(cb, layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
-            dev.cmd_draw(cb, 3, 1, 0, 0);
-            dev.cmd_end_render_pass(cb);
-            let copy = |aspect| vk::BufferImageCopy {
-                buffer_offset: 0,
-                buffer_row_length: 0,
-                buffer_image_height: 0,
-                image_subresource: vk::ImageSubresourceLayers {
-                    aspect_mask: aspect,
-                    mip_level: 0,
-                    base_array_layer: 0,
-                    layer_count: 1,
-                },
-                image_offset: vk::Offset3D::default(),
-                image_extent: vk::Extent3D {
-                    width: SIZE,
-                    height: SIZE,
-                    depth: 1,
-                },
-            };
-            dev.cmd_copy_image_to_buffer(
-                cb,
-                colour.image,
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                out_colour.buffer,
-                &[copy(vk::ImageAspectFlags::COLOR)],
-            );
-            dev.cmd_copy_image_to_buffer(
-                cb,
-                depth.image,
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                out_depth.buffer,
-                &[copy(vk::ImageAspectFlags::DEPTH)],
-            );
-            let barrier = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            dev.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[barrier],
-                &[],
-                &[],
-            );
-        });
+            },
+        ];
+        let area = vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: SIZE,
+                height: SIZE,
+            },
+        };
+        dev.cmd_begin_render_pass(
+            cb,
+            &vk::RenderPassBeginInfo::default()
+                .render_pass(pass)
+                .framebuffer(framebuffer)
+                .render_area(area)
+                .clear_values(&clears),
+            vk::SubpassContents::INLINE,
+        );
+        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
+        let push: Vec<u8> = [1.0f32, 0.0, 0.0, 1.0]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        dev.cmd_push_constants(cb, layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
+        dev.cmd_draw(cb, 3, 1, 0, 0);
+        dev.cmd_end_render_pass(cb);
+        let copy = |aspect| vk::BufferImageCopy {
+            buffer_offset: 0,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: aspect,
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: 1,
+            },
+            image_offset: vk::Offset3D::default(),
+            image_extent: vk::Extent3D {
+                width: SIZE,
+                height: SIZE,
+                depth: 1,
+            },
+        };
+        dev.cmd_copy_image_to_buffer(
+            cb,
+            colour.image,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            out_colour.buffer,
+            &[copy(vk::ImageAspectFlags::COLOR)],
+        );
+        dev.cmd_copy_image_to_buffer(
+            cb,
+            depth.image,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            out_depth.buffer,
+            &[copy(vk::ImageAspectFlags::DEPTH)],
+        );
+        let barrier = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        dev.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[barrier],
+            &[],
+            &[],
+        );
+        dev.end_command_buffer(cb).expect("vkEndCommandBuffer");
+        let cbs = [cb];
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs)],
+            vk::Fence::null(),
+        )
+        .unwrap();
+        dev.queue_wait_idle(queue).expect("the draw completes");
+        dev.destroy_command_pool(pool, None);
         dev.destroy_pipeline(pipeline, None);
         dev.destroy_pipeline_layout(layout, None);
         dev.destroy_shader_module(vs, None);
