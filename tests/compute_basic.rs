@@ -695,12 +695,8 @@ fn dispatch_direct_and_indirect_with_dynamic_offsets_and_push_constants() {
     let cb = primaries(&dev, pool, 1)[0];
     // SAFETY: valid handles and create infos; everything outlives the submission.
     unsafe {
-        let set_layout = compute::set_layout(&dev, Default::default(), &bindings);
-        let compute::Pipeline {
-            layout,
-            module,
-            pipeline,
-        } = compute::Pipeline::new(&dev, set_layout, 4, &DISPATCH_SHADER);
+        let (set_layout, p) = compute::dispatch_pipeline(&dev, Default::default(), &bindings);
+        let (layout, module, pipeline) = (p.layout, p.module, p.pipeline);
         let sizes = [
             vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::STORAGE_BUFFER,
@@ -997,12 +993,8 @@ fn a_gpu_fault_loses_the_device() {
     let cbs = primaries(&dev, pool, 2);
     // SAFETY: valid handles; the errors are the point of the test.
     unsafe {
-        let set_layout = compute::set_layout(&dev, Default::default(), &bindings);
-        let compute::Pipeline {
-            layout,
-            module,
-            pipeline,
-        } = compute::Pipeline::new(&dev, set_layout, 4, &DISPATCH_SHADER);
+        let (set_layout, p) = compute::dispatch_pipeline(&dev, Default::default(), &bindings);
+        let (layout, module, pipeline) = (p.layout, p.module, p.pipeline);
         dev.begin_command_buffer(cbs[0], &vk::CommandBufferBeginInfo::default())
             .unwrap();
         dev.cmd_bind_pipeline(cbs[0], vk::PipelineBindPoint::COMPUTE, pipeline);

@@ -9,7 +9,6 @@ mod common;
 use ash::vk;
 use common::compute::{self, binding};
 use common::render::{host_visible_type, Buf};
-use common::shaders::DISPATCH_SHADER;
 use common::{assert_no_validation_messages, Ctx};
 
 /// The extension's commands (ash wraps only the core 1.1 names).
@@ -116,8 +115,7 @@ fn template_writes_buffers_a_dispatch_uses() {
     ];
     // SAFETY: valid handles and create infos; everything outlives the submission.
     unsafe {
-        let set_layout = compute::set_layout(&dev, Default::default(), &bindings);
-        let p = compute::Pipeline::new(&dev, set_layout, 4, &DISPATCH_SHADER);
+        let (set_layout, p) = compute::dispatch_pipeline(&dev, Default::default(), &bindings);
         let (dpool, set) = compute::descriptor_set(
             &dev,
             set_layout,
@@ -393,12 +391,8 @@ fn push_descriptors_and_push_templates() {
     ];
     // SAFETY: valid handles and create infos; everything outlives the submission.
     unsafe {
-        let set_layout = compute::set_layout(
-            &dev,
-            vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR,
-            &bindings,
-        );
-        let p = compute::Pipeline::new(&dev, set_layout, 4, &DISPATCH_SHADER);
+        let push = vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR;
+        let (set_layout, p) = compute::dispatch_pipeline(&dev, push, &bindings);
         let layout = p.layout;
         let entries = [
             vk::DescriptorUpdateTemplateEntry {

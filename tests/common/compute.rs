@@ -103,6 +103,24 @@ impl Pipeline {
     }
 }
 
+/// The set layout of `bindings` (with `flags`) and the pipeline of
+/// [`super::shaders::DISPATCH_SHADER`] over it, with its 4-byte push constant.
+///
+/// # Safety
+/// `dev` is a live device; `bindings` are the shader's two.
+pub unsafe fn dispatch_pipeline(
+    dev: &ash::Device,
+    flags: vk::DescriptorSetLayoutCreateFlags,
+    bindings: &[vk::DescriptorSetLayoutBinding<'_>],
+) -> (vk::DescriptorSetLayout, Pipeline) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let set_layout = set_layout(dev, flags, bindings);
+        let p = Pipeline::new(dev, set_layout, 4, &super::shaders::DISPATCH_SHADER);
+        (set_layout, p)
+    }
+}
+
 /// A descriptor pool of `sizes` (type, count) for `max_sets` sets, and one set of
 /// `set_layout` from it.
 ///
