@@ -273,41 +273,17 @@ fn template_writes_image_and_sampler_descriptors() {
             binding(1, T::COMBINED_IMAGE_SAMPLER, 3),
             binding(2, T::SAMPLED_IMAGE, 1),
         ];
-        let set_layout = dev
-            .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                None,
-            )
-            .unwrap();
-        let sizes = [
-            vk::DescriptorPoolSize {
-                ty: T::SAMPLER,
-                descriptor_count: 2,
-            },
-            vk::DescriptorPoolSize {
-                ty: T::COMBINED_IMAGE_SAMPLER,
-                descriptor_count: 3,
-            },
-            vk::DescriptorPoolSize {
-                ty: T::SAMPLED_IMAGE,
-                descriptor_count: 1,
-            },
-        ];
-        let dpool = dev
-            .create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(1)
-                    .pool_sizes(&sizes),
-                None,
-            )
-            .unwrap();
-        let set = dev
-            .allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(dpool)
-                    .set_layouts(&[set_layout]),
-            )
-            .unwrap()[0];
+        let set_layout = compute::set_layout(&dev, Default::default(), &bindings);
+        let (dpool, set) = compute::descriptor_set(
+            &dev,
+            set_layout,
+            1,
+            &[
+                (T::SAMPLER, 2),
+                (T::COMBINED_IMAGE_SAMPLER, 3),
+                (T::SAMPLED_IMAGE, 1),
+            ],
+        );
         let info = vk::DescriptorImageInfo {
             sampler,
             image_view: view,
