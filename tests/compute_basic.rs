@@ -5,6 +5,7 @@
 mod common;
 
 use ash::vk;
+use common::compute::{self, binding};
 use common::shaders::DISPATCH_SHADER;
 use common::{assert_no_validation_messages, Ctx};
 
@@ -182,13 +183,6 @@ fn descriptor_sets_layouts_updates_and_copies() {
     let ctx = Ctx::new();
     let (dev, _queue) = ctx.device();
     let buf = HostBuffer::new(&ctx, &dev, 4096);
-    let binding = |b: u32, ty| {
-        vk::DescriptorSetLayoutBinding::default()
-            .binding(b)
-            .descriptor_type(ty)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-    };
     let bindings = [
         binding(0, vk::DescriptorType::STORAGE_BUFFER),
         binding(1, vk::DescriptorType::UNIFORM_BUFFER),
@@ -693,13 +687,6 @@ fn dispatch_direct_and_indirect_with_dynamic_offsets_and_push_constants() {
     uniforms.write(0, &5u32.to_le_bytes());
     uniforms.write(256, &9u32.to_le_bytes());
     indirect.write(16, &[3, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]);
-    let binding = |b: u32, ty| {
-        vk::DescriptorSetLayoutBinding::default()
-            .binding(b)
-            .descriptor_type(ty)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-    };
     let bindings = [
         binding(0, vk::DescriptorType::STORAGE_BUFFER),
         binding(1, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC),
@@ -708,43 +695,8 @@ fn dispatch_direct_and_indirect_with_dynamic_offsets_and_push_constants() {
     let cb = primaries(&dev, pool, 1)[0];
     // SAFETY: valid handles and create infos; everything outlives the submission.
     unsafe {
-        let set_layout = dev
-            .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                None,
-            )
-            .unwrap();
-        let push = [vk::PushConstantRange {
-            stage_flags: vk::ShaderStageFlags::COMPUTE,
-            offset: 0,
-            size: 4,
-        }];
-        let set_layouts = [set_layout];
-        let layout = dev
-            .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default()
-                    .set_layouts(&set_layouts)
-                    .push_constant_ranges(&push),
-                None,
-            )
-            .unwrap();
-        let module = dev
-            .create_shader_module(
-                &vk::ShaderModuleCreateInfo::default().code(&DISPATCH_SHADER),
-                None,
-            )
-            .expect("the front end reads the shader");
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main");
-        let info = [vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(layout)];
-        let pipeline = dev
-            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
-            .map_err(|(_, e)| e)
-            .expect("the shader compiles")[0];
+        let (set_layout, p) = compute::dispatch_pipeline(&dev, Default::default(), &bindings);
+        let (layout, module, pipeline) = (p.layout, p.module, p.pipeline);
         let sizes = [
             vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::STORAGE_BUFFER,
@@ -1033,59 +985,16 @@ fn a_gpu_fault_loses_the_device() {
     let ctx = Ctx::without_validation();
     let (dev, queue) = ctx.device();
     let bindings = [
-        vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE),
-        vk::DescriptorSetLayoutBinding::default()
-            .binding(1)
-            .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE),
+        binding(0, vk::DescriptorType::STORAGE_BUFFER),
+        binding(1, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC),
     ];
     let buf = HostBuffer::new(&ctx, &dev, 256);
     let pool = command_pool(&dev);
     let cbs = primaries(&dev, pool, 2);
     // SAFETY: valid handles; the errors are the point of the test.
     unsafe {
-        let set_layout = dev
-            .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                None,
-            )
-            .unwrap();
-        let push = [vk::PushConstantRange {
-            stage_flags: vk::ShaderStageFlags::COMPUTE,
-            offset: 0,
-            size: 4,
-        }];
-        let set_layouts = [set_layout];
-        let layout = dev
-            .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default()
-                    .set_layouts(&set_layouts)
-                    .push_constant_ranges(&push),
-                None,
-            )
-            .unwrap();
-        let module = dev
-            .create_shader_module(
-                &vk::ShaderModuleCreateInfo::default().code(&DISPATCH_SHADER),
-                None,
-            )
-            .unwrap();
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main");
-        let info = [vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(layout)];
-        let pipeline = dev
-            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
-            .map_err(|(_, e)| e)
-            .unwrap()[0];
+        let (set_layout, p) = compute::dispatch_pipeline(&dev, Default::default(), &bindings);
+        let (layout, module, pipeline) = (p.layout, p.module, p.pipeline);
         dev.begin_command_buffer(cbs[0], &vk::CommandBufferBeginInfo::default())
             .unwrap();
         dev.cmd_bind_pipeline(cbs[0], vk::PipelineBindPoint::COMPUTE, pipeline);
@@ -1193,16 +1102,8 @@ fn pipeline_cache_keeps_compiled_pipelines() {
     // SAFETY: valid physical device and create info.
     let dev = unsafe { ctx.instance.create_device(ctx.pdev, &dev_info, None) }.unwrap();
     let bindings = [
-        vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE),
-        vk::DescriptorSetLayoutBinding::default()
-            .binding(1)
-            .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE),
+        binding(0, vk::DescriptorType::STORAGE_BUFFER),
+        binding(1, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC),
     ];
     // SAFETY: valid handles and create infos throughout.
     unsafe {
@@ -1330,16 +1231,8 @@ fn pipeline_executable_statistics() {
         .enabled_extension_names(&exts)
         .push_next(&mut feature);
     let bindings = [
-        vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE),
-        vk::DescriptorSetLayoutBinding::default()
-            .binding(1)
-            .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE),
+        binding(0, vk::DescriptorType::STORAGE_BUFFER),
+        binding(1, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC),
     ];
     // SAFETY: valid handles and create infos throughout.
     unsafe {

@@ -7,8 +7,8 @@
 mod common;
 
 use ash::vk;
+use common::compute::{self, binding};
 use common::render::{host_visible_type, Buf};
-use common::shaders::DISPATCH_SHADER;
 use common::{assert_no_validation_messages, Ctx};
 
 /// The extension's commands (ash wraps only the core 1.1 names).
@@ -70,52 +70,6 @@ impl Templates {
     }
 }
 
-/// A compute pipeline of `DISPATCH_SHADER` whose layout has `set_layout` as set 0 and its
-/// 4-byte push constant.
-///
-/// # Safety
-/// `set_layout` is a live layout of `dev` with the shader's two bindings.
-unsafe fn dispatch_pipeline(
-    dev: &ash::Device,
-    set_layout: vk::DescriptorSetLayout,
-) -> (vk::PipelineLayout, vk::ShaderModule, vk::Pipeline) {
-    let push = [vk::PushConstantRange {
-        stage_flags: vk::ShaderStageFlags::COMPUTE,
-        offset: 0,
-        size: 4,
-    }];
-    let set_layouts = [set_layout];
-    // SAFETY: valid device and create infos (the caller's contract).
-    unsafe {
-        let layout = dev
-            .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default()
-                    .set_layouts(&set_layouts)
-                    .push_constant_ranges(&push),
-                None,
-            )
-            .unwrap();
-        let module = dev
-            .create_shader_module(
-                &vk::ShaderModuleCreateInfo::default().code(&DISPATCH_SHADER),
-                None,
-            )
-            .unwrap();
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main");
-        let info = [vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(layout)];
-        let pipeline = dev
-            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
-            .map_err(|(_, e)| e)
-            .unwrap()[0];
-        (layout, module, pipeline)
-    }
-}
-
 fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
     let prio = [1.0f32];
     let queues = [vk::DeviceQueueCreateInfo::default()
@@ -155,51 +109,22 @@ fn template_writes_buffers_a_dispatch_uses() {
     let mut u = vec![0u8; 512];
     u[256..260].copy_from_slice(&11u32.to_le_bytes());
     uniforms.write(&u);
-    let binding = |b: u32, ty| {
-        vk::DescriptorSetLayoutBinding::default()
-            .binding(b)
-            .descriptor_type(ty)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-    };
     let bindings = [
         binding(0, vk::DescriptorType::STORAGE_BUFFER),
         binding(1, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC),
     ];
     // SAFETY: valid handles and create infos; everything outlives the submission.
     unsafe {
-        let set_layout = dev
-            .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                None,
-            )
-            .unwrap();
-        let (layout, module, pipeline) = dispatch_pipeline(&dev, set_layout);
-        let sizes = [
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: 1,
-            },
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC,
-                descriptor_count: 1,
-            },
-        ];
-        let dpool = dev
-            .create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(1)
-                    .pool_sizes(&sizes),
-                None,
-            )
-            .unwrap();
-        let set = dev
-            .allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(dpool)
-                    .set_layouts(&[set_layout]),
-            )
-            .unwrap()[0];
+        let (set_layout, p) = compute::dispatch_pipeline(&dev, Default::default(), &bindings);
+        let (dpool, set) = compute::descriptor_set(
+            &dev,
+            set_layout,
+            1,
+            &[
+                (vk::DescriptorType::STORAGE_BUFFER, 1),
+                (vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC, 1),
+            ],
+        );
         let entries = [
             vk::DescriptorUpdateTemplateEntry {
                 dst_binding: 1,
@@ -242,57 +167,28 @@ fn template_writes_buffers_a_dispatch_uses() {
             template,
             &record as *const Record as *const std::ffi::c_void,
         );
-        let pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
-        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-        dev.cmd_push_constants(
-            cb,
-            layout,
-            vk::ShaderStageFlags::COMPUTE,
-            0,
-            &4u32.to_le_bytes(),
-        );
-        dev.cmd_bind_descriptor_sets(
-            cb,
-            vk::PipelineBindPoint::COMPUTE,
-            layout,
-            0,
-            &[set],
-            &[256],
-        );
-        dev.cmd_dispatch(cb, 2, 1, 1);
-        dev.end_command_buffer(cb).unwrap();
-        let fence = dev
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .unwrap();
-        dev.queue_submit(
-            queue,
-            &[vk::SubmitInfo::default().command_buffers(&[cb])],
-            fence,
-        )
-        .unwrap();
-        dev.wait_for_fences(&[fence], true, 10_000_000_000)
-            .expect("the dispatch completes");
-        dev.destroy_fence(fence, None);
-        dev.destroy_command_pool(pool, None);
+        common::submit_and_wait(&dev, queue, |cb| {
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p.pipeline);
+            dev.cmd_push_constants(
+                cb,
+                p.layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &4u32.to_le_bytes(),
+            );
+            dev.cmd_bind_descriptor_sets(
+                cb,
+                vk::PipelineBindPoint::COMPUTE,
+                p.layout,
+                0,
+                &[set],
+                &[256],
+            );
+            dev.cmd_dispatch(cb, 2, 1, 1);
+        });
         tmpl.destroy(template);
-        dev.destroy_pipeline(pipeline, None);
-        dev.destroy_shader_module(module, None);
+        p.destroy(&dev);
         dev.destroy_descriptor_pool(dpool, None);
-        dev.destroy_pipeline_layout(layout, None);
         dev.destroy_descriptor_set_layout(set_layout, None);
     }
     let o = out.bytes();
@@ -377,41 +273,17 @@ fn template_writes_image_and_sampler_descriptors() {
             binding(1, T::COMBINED_IMAGE_SAMPLER, 3),
             binding(2, T::SAMPLED_IMAGE, 1),
         ];
-        let set_layout = dev
-            .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                None,
-            )
-            .unwrap();
-        let sizes = [
-            vk::DescriptorPoolSize {
-                ty: T::SAMPLER,
-                descriptor_count: 2,
-            },
-            vk::DescriptorPoolSize {
-                ty: T::COMBINED_IMAGE_SAMPLER,
-                descriptor_count: 3,
-            },
-            vk::DescriptorPoolSize {
-                ty: T::SAMPLED_IMAGE,
-                descriptor_count: 1,
-            },
-        ];
-        let dpool = dev
-            .create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(1)
-                    .pool_sizes(&sizes),
-                None,
-            )
-            .unwrap();
-        let set = dev
-            .allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(dpool)
-                    .set_layouts(&[set_layout]),
-            )
-            .unwrap()[0];
+        let set_layout = compute::set_layout(&dev, Default::default(), &bindings);
+        let (dpool, set) = compute::descriptor_set(
+            &dev,
+            set_layout,
+            1,
+            &[
+                (T::SAMPLER, 2),
+                (T::COMBINED_IMAGE_SAMPLER, 3),
+                (T::SAMPLED_IMAGE, 1),
+            ],
+        );
         let info = vk::DescriptorImageInfo {
             sampler,
             image_view: view,
@@ -489,28 +361,15 @@ fn push_descriptors_and_push_templates() {
         push_props.max_push_descriptors
     };
     assert!(max_push >= 32);
-    let binding = |b: u32, ty| {
-        vk::DescriptorSetLayoutBinding::default()
-            .binding(b)
-            .descriptor_type(ty)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-    };
     let bindings = [
         binding(0, vk::DescriptorType::STORAGE_BUFFER),
         binding(1, vk::DescriptorType::UNIFORM_BUFFER),
     ];
     // SAFETY: valid handles and create infos; everything outlives the submission.
     unsafe {
-        let set_layout = dev
-            .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default()
-                    .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
-                    .bindings(&bindings),
-                None,
-            )
-            .unwrap();
-        let (layout, module, pipeline) = dispatch_pipeline(&dev, set_layout);
+        let push = vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR;
+        let (set_layout, p) = compute::dispatch_pipeline(&dev, push, &bindings);
+        let layout = p.layout;
         let entries = [
             vk::DescriptorUpdateTemplateEntry {
                 dst_binding: 1,
@@ -537,97 +396,68 @@ fn push_descriptors_and_push_templates() {
                 .pipeline_layout(layout)
                 .set(0),
         );
-        let pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
-        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-        let storage = [vk::DescriptorBufferInfo {
-            buffer: out.buffer,
-            offset: 0,
-            range: 256,
-        }];
-        let uniform = [vk::DescriptorBufferInfo {
-            buffer: uniforms.buffer,
-            offset: 0,
-            range: 16,
-        }];
-        let writes = [
-            vk::WriteDescriptorSet::default()
-                .dst_binding(0)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .buffer_info(&storage),
-            vk::WriteDescriptorSet::default()
-                .dst_binding(1)
-                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                .buffer_info(&uniform),
-        ];
-        pushd.cmd_push_descriptor_set(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &writes);
-        dev.cmd_push_constants(
-            cb,
-            layout,
-            vk::ShaderStageFlags::COMPUTE,
-            0,
-            &3u32.to_le_bytes(),
-        );
-        dev.cmd_dispatch(cb, 1, 1, 1);
-        let record = Record {
-            uniform: vk::DescriptorBufferInfo {
-                buffer: uniforms.buffer,
-                offset: 256,
-                range: 16,
-            },
-            _unrelated: [0; 3],
-            storage: vk::DescriptorBufferInfo {
+        common::submit_and_wait(&dev, queue, |cb| {
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p.pipeline);
+            let storage = [vk::DescriptorBufferInfo {
                 buffer: out.buffer,
-                offset: 512,
+                offset: 0,
                 range: 256,
-            },
-        };
-        (tmpl.0.fp().cmd_push_descriptor_set_with_template_khr)(
-            cb,
-            template,
-            layout,
-            0,
-            &record as *const Record as *const std::ffi::c_void,
-        );
-        dev.cmd_push_constants(
-            cb,
-            layout,
-            vk::ShaderStageFlags::COMPUTE,
-            0,
-            &7u32.to_le_bytes(),
-        );
-        dev.cmd_dispatch(cb, 2, 1, 1);
-        dev.end_command_buffer(cb).unwrap();
-        let fence = dev
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .unwrap();
-        dev.queue_submit(
-            queue,
-            &[vk::SubmitInfo::default().command_buffers(&[cb])],
-            fence,
-        )
-        .unwrap();
-        dev.wait_for_fences(&[fence], true, 10_000_000_000)
-            .expect("the dispatches complete");
-        dev.destroy_fence(fence, None);
-        dev.destroy_command_pool(pool, None);
+            }];
+            let uniform = [vk::DescriptorBufferInfo {
+                buffer: uniforms.buffer,
+                offset: 0,
+                range: 16,
+            }];
+            let writes = [
+                vk::WriteDescriptorSet::default()
+                    .dst_binding(0)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(&storage),
+                vk::WriteDescriptorSet::default()
+                    .dst_binding(1)
+                    .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                    .buffer_info(&uniform),
+            ];
+            pushd.cmd_push_descriptor_set(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &writes);
+            dev.cmd_push_constants(
+                cb,
+                layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &3u32.to_le_bytes(),
+            );
+            dev.cmd_dispatch(cb, 1, 1, 1);
+            let record = Record {
+                uniform: vk::DescriptorBufferInfo {
+                    buffer: uniforms.buffer,
+                    offset: 256,
+                    range: 16,
+                },
+                _unrelated: [0; 3],
+                storage: vk::DescriptorBufferInfo {
+                    buffer: out.buffer,
+                    offset: 512,
+                    range: 256,
+                },
+            };
+            (tmpl.0.fp().cmd_push_descriptor_set_with_template_khr)(
+                cb,
+                template,
+                layout,
+                0,
+                &record as *const Record as *const std::ffi::c_void,
+            );
+            dev.cmd_push_constants(
+                cb,
+                layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &7u32.to_le_bytes(),
+            );
+            dev.cmd_dispatch(cb, 2, 1, 1);
+        });
         tmpl.destroy(template);
-        dev.destroy_pipeline(pipeline, None);
-        dev.destroy_shader_module(module, None);
-        dev.destroy_pipeline_layout(layout, None);
+        p.destroy(&dev);
         dev.destroy_descriptor_set_layout(set_layout, None);
     }
     let o = out.bytes();

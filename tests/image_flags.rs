@@ -10,7 +10,7 @@ mod common;
 
 use ash::vk;
 use common::render::{host_visible_type, Buf, FRAG, VERT};
-use common::{assert_no_validation_messages, Ctx};
+use common::{assert_no_validation_messages, submit_and_wait, Ctx};
 
 const SIZE: u32 = 16;
 const RGBA8: vk::Format = vk::Format::R8G8B8A8_UNORM;
@@ -217,40 +217,6 @@ impl Pass {
             dev.destroy_framebuffer(self.framebuffer, None);
             dev.destroy_render_pass(self.pass, None);
         }
-    }
-}
-
-/// Records with `f`, submits, waits.
-fn run(dev: &ash::Device, queue: vk::Queue, f: impl FnOnce(vk::CommandBuffer)) {
-    // SAFETY: valid device and queue; the GPU is idle when the pool is destroyed.
-    unsafe {
-        let pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
-        f(cb);
-        dev.end_command_buffer(cb).expect("vkEndCommandBuffer");
-        let cbs = [cb];
-        dev.queue_submit(
-            queue,
-            &[vk::SubmitInfo::default().command_buffers(&cbs)],
-            vk::Fence::null(),
-        )
-        .unwrap();
-        dev.queue_wait_idle(queue)
-            .expect("the submission completes");
-        dev.destroy_command_pool(pool, None);
     }
 }
 
@@ -612,7 +578,7 @@ fn cube_faces_clear_copy_and_render() {
         vk::ImageLayout::TRANSFER_DST_OPTIMAL,
         vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
     );
-    run(&dev, queue, |cb| {
+    submit_and_wait(&dev, queue, |cb| {
         barrier(
             &dev,
             cb,
@@ -905,7 +871,7 @@ fn mutable_format_views_render_in_their_format() {
     );
     // Red 1.0, green 0.2 (51), blue 0, alpha 0.6 (153).
     let colour = [1.0f32, 0.2, 0.0, 0.6];
-    run(&dev, queue, |cb| {
+    submit_and_wait(&dev, queue, |cb| {
         passes[0].record(
             &dev,
             cb,

@@ -106,6 +106,11 @@ struct Case {
 }
 
 fn image(ctx: &Ctx, dev: &ash::Device, c: &Case) -> Img {
+    image_of_blocks(ctx, dev, c, (1, 1))
+}
+
+/// As [`image`], for a format of `block` (width, height) texel blocks of `c.bpp` bytes.
+fn image_of_blocks(ctx: &Ctx, dev: &ash::Device, c: &Case, block: (u32, u32)) -> Img {
     let tiling = if c.linear {
         vk::ImageTiling::LINEAR
     } else {
@@ -142,7 +147,22 @@ fn image(ctx: &Ctx, dev: &ash::Device, c: &Case) -> Img {
     } else {
         Tiling::Twiddled
     };
-    let layout = Layout::new(c.w, c.h, c.layers, c.levels, c.bpp, t, 1).unwrap();
+    let layout = if block == (1, 1) {
+        Layout::new(c.w, c.h, c.layers, c.levels, c.bpp, t, 1)
+    } else {
+        Layout::with_blocks(
+            c.w,
+            c.h,
+            c.layers,
+            c.levels,
+            block,
+            c.bpp,
+            t,
+            1,
+            Default::default(),
+        )
+    }
+    .unwrap();
     Img {
         image,
         mem,
@@ -218,6 +238,50 @@ impl Gpu<'_> {
             self.dev.destroy_fence(fence, None);
             self.dev.free_command_buffers(self.pool, &cbs);
         }
+    }
+
+    /// vkCmdCopyBufferToImage of `regions` from `buf` to `img` in TRANSFER_DST_OPTIMAL.
+    fn copy_buffer_to_image(&self, buf: &Buf, img: &Img, regions: &[vk::BufferImageCopy]) {
+        // SAFETY: valid command buffer in recording.
+        self.run(|cb| unsafe {
+            self.dev.cmd_copy_buffer_to_image(
+                cb,
+                buf.buffer,
+                img.image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                regions,
+            )
+        });
+    }
+
+    /// vkCmdCopyImage of `regions` from `src` in TRANSFER_SRC_OPTIMAL to `dst` in
+    /// TRANSFER_DST_OPTIMAL.
+    fn copy_image(&self, src: &Img, dst: &Img, regions: &[vk::ImageCopy]) {
+        // SAFETY: valid command buffer in recording.
+        self.run(|cb| unsafe {
+            self.dev.cmd_copy_image(
+                cb,
+                src.image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                dst.image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                regions,
+            )
+        });
+    }
+
+    /// vkCmdCopyImageToBuffer of `regions` from `img` in TRANSFER_SRC_OPTIMAL to `buf`.
+    fn copy_image_to_buffer(&self, img: &Img, buf: &Buf, regions: &[vk::BufferImageCopy]) {
+        // SAFETY: valid command buffer in recording.
+        self.run(|cb| unsafe {
+            self.dev.cmd_copy_image_to_buffer(
+                cb,
+                img.image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                buf.buffer,
+                regions,
+            )
+        });
     }
 
     /// UNDEFINED -> TRANSFER_DST_OPTIMAL for every subresource (a no-op for agx4).
@@ -296,16 +360,7 @@ impl Gpu<'_> {
         }
         let mut staging = buffer(ctx, self.dev, data.len() as u64);
         staging.mem.bytes_mut()[..data.len()].copy_from_slice(&data);
-        // SAFETY: valid command buffer in recording.
-        self.run(|cb| unsafe {
-            self.dev.cmd_copy_buffer_to_image(
-                cb,
-                staging.buffer,
-                img.image,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &regions,
-            )
-        });
+        self.copy_buffer_to_image(&staging, img, &regions);
         destroy_buffer(self.dev, staging);
     }
 }
@@ -423,17 +478,7 @@ fn round_trip(ctx: &Ctx, dev: &ash::Device, gpu: &Gpu, c: Case) {
         vk::ImageLayout::TRANSFER_DST_OPTIMAL,
         vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
     );
-    // SAFETY: valid command buffer in recording.
-    gpu.run(|cb| unsafe {
-        dev.cmd_copy_image(
-            cb,
-            a.image,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            b.image,
-            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-            &regions,
-        )
-    });
+    gpu.copy_image(&a, &b, &regions);
     gpu.transition(
         &b,
         vk::ImageLayout::TRANSFER_DST_OPTIMAL,
@@ -470,16 +515,7 @@ fn round_trip(ctx: &Ctx, dev: &ash::Device, gpu: &Gpu, c: Case) {
                 depth: 1,
             },
         };
-        // SAFETY: valid command buffer in recording.
-        gpu.run(|cb| unsafe {
-            dev.cmd_copy_image_to_buffer(
-                cb,
-                b.image,
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                out.buffer,
-                &[region],
-            )
-        });
+        gpu.copy_image_to_buffer(&b, &out, &[region]);
         let got = out.mem.bytes();
         for i in 0..size {
             let want = if i < offset {
@@ -904,16 +940,7 @@ fn three_d_boxes() {
                     depth: d,
                 },
             };
-            // SAFETY: valid command buffer in recording.
-            gpu.run(|cb| unsafe {
-                dev.cmd_copy_buffer_to_image(
-                    cb,
-                    staging.buffer,
-                    a.image,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    &[up],
-                )
-            });
+            gpu.copy_buffer_to_image(&staging, &a, &[up]);
             for z in 0..d {
                 for y in 0..h {
                     for x in 0..w {
@@ -943,17 +970,7 @@ fn three_d_boxes() {
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                 vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
             );
-            // SAFETY: valid command buffer in recording.
-            gpu.run(|cb| unsafe {
-                dev.cmd_copy_image(
-                    cb,
-                    a.image,
-                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    b.image,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    &[region],
-                )
-            });
+            gpu.copy_image(&a, &b, &[region]);
             for z in 0..d {
                 for y in 0..h {
                     for x in 0..w {
@@ -992,16 +1009,7 @@ fn three_d_boxes() {
                     depth: 2,
                 },
             };
-            // SAFETY: valid command buffer in recording.
-            gpu.run(|cb| unsafe {
-                dev.cmd_copy_image_to_buffer(
-                    cb,
-                    a.image,
-                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    out.buffer,
-                    &[back],
-                )
-            });
+            gpu.copy_image_to_buffer(&a, &out, &[back]);
             for i in 0..size {
                 let want = if i < off {
                     0xee
@@ -1070,16 +1078,7 @@ fn neighbouring_regions_share_words() {
                 },
             });
         }
-        // SAFETY: valid command buffer in recording.
-        gpu.run(|cb| unsafe {
-            dev.cmd_copy_buffer_to_image(
-                cb,
-                staging.buffer,
-                img.image,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &regions,
-            )
-        });
+        gpu.copy_buffer_to_image(&staging, &img, &regions);
         for y in 0..16 {
             for x in 0..16 {
                 assert_eq!(
@@ -1103,49 +1102,17 @@ fn neighbouring_regions_share_words() {
 fn compressed_copies_count_blocks() {
     with_device(|ctx, dev, gpu| {
         let (w, h, levels) = (18, 10, 2);
-        let info = vk::ImageCreateInfo::default()
-            .image_type(vk::ImageType::TYPE_2D)
-            .format(vk::Format::BC1_RGBA_UNORM_BLOCK)
-            .extent(vk::Extent3D {
-                width: w,
-                height: h,
-                depth: 1,
-            })
-            .mip_levels(levels)
-            .array_layers(1)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST);
-        // SAFETY: valid device and create info.
-        let (bc1, mut mem) = unsafe {
-            let bc1 = dev.create_image(&info, None).unwrap();
-            let req = dev.get_image_memory_requirements(bc1);
-            let mem = Mapped::new(ctx, dev, req.size);
-            dev.bind_image_memory(bc1, mem.memory, 0).unwrap();
-            (bc1, mem)
-        };
-        mem.bytes_mut().fill(0);
-        let layout = Layout::with_blocks(
-            w,
-            h,
-            1,
-            levels,
-            (4, 4),
-            8,
-            Tiling::Twiddled,
-            1,
-            Default::default(),
-        )
-        .unwrap();
-        let img = Img {
-            image: bc1,
-            mem,
-            layout,
+        let bc1 = Case {
+            format: vk::Format::BC1_RGBA_UNORM_BLOCK,
+            bpp: 8,
+            linear: false,
             w,
             h,
             levels,
             layers: 1,
+            one_d: false,
         };
+        let img = image_of_blocks(ctx, dev, &bc1, (4, 4));
         gpu.to_transfer_dst(&img);
         // Level l's blocks from a buffer of 6-block rows at offset 16 + 512 * l.
         let mut staging = buffer(ctx, dev, 2048);
@@ -1172,16 +1139,7 @@ fn compressed_copies_count_blocks() {
                 },
             })
             .collect();
-        // SAFETY: valid handles; the image is in TRANSFER_DST_OPTIMAL.
-        gpu.run(|cb| unsafe {
-            dev.cmd_copy_buffer_to_image(
-                cb,
-                staging.buffer,
-                img.image,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &regions,
-            )
-        });
+        gpu.copy_buffer_to_image(&staging, &img, &regions);
         for l in 0..levels {
             let (bw, bh) = img.layout.level_blocks(l);
             for by in 0..bh {
@@ -1214,16 +1172,7 @@ fn compressed_copies_count_blocks() {
                 depth: 1,
             },
         };
-        // SAFETY: valid handles.
-        gpu.run(|cb| unsafe {
-            dev.cmd_copy_image_to_buffer(
-                cb,
-                img.image,
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                out.buffer,
-                &[region],
-            )
-        });
+        gpu.copy_image_to_buffer(&img, &out, &[region]);
         for by in 0..2 {
             for bx in 0..4 {
                 let got = &out.mem.bytes()[((by * 4 + bx) * 8) as usize..][..8];
@@ -1257,17 +1206,7 @@ fn compressed_copies_count_blocks() {
                 depth: 1,
             },
         };
-        // SAFETY: valid handles.
-        gpu.run(|cb| unsafe {
-            dev.cmd_copy_image(
-                cb,
-                img.image,
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                dst.image,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &[copy],
-            )
-        });
+        gpu.copy_image(&img, &dst, &[copy]);
         for y in 0..3 {
             for x in 0..5 {
                 let want: Vec<u8> = (0..8).map(|b| pattern(7, 0, 0, x, y, b)).collect();

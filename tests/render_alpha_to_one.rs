@@ -8,7 +8,7 @@ mod common;
 
 use ash::vk;
 use common::render::{host_visible_type, Buf, PipelineSpec, Shaders};
-use common::{assert_no_validation_messages, Ctx};
+use common::{assert_no_validation_messages, Ctx, OneShot};
 
 const SIZE: u32 = 16;
 const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
@@ -162,21 +162,8 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, alpha_to_one: bool) ->
             },
         };
 
-        let pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
+        let shot = OneShot::begin(dev);
+        let cb = shot.cb;
         let clears = [vk::ClearValue {
             color: vk::ClearColorValue { float32: CLEAR },
         }];
@@ -228,18 +215,9 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, alpha_to_one: bool) ->
             &[],
             &[],
         );
-        dev.end_command_buffer(cb).unwrap();
-        let cbs = [cb];
-        dev.queue_submit(
-            queue,
-            &[vk::SubmitInfo::default().command_buffers(&cbs)],
-            vk::Fence::null(),
-        )
-        .unwrap();
-        dev.queue_wait_idle(queue).expect("the render completes");
+        shot.submit_and_wait(dev, queue);
         let got = out.bytes().to_vec();
 
-        dev.destroy_command_pool(pool, None);
         dev.destroy_pipeline(pipeline, None);
         shaders.destroy(dev);
         dev.destroy_framebuffer(fb, None);

@@ -8,7 +8,7 @@ mod common;
 
 use ash::vk;
 use common::render::{host_visible_type, Buf, FRAG, VERT};
-use common::{assert_no_validation_messages, Ctx};
+use common::{assert_no_validation_messages, submit_and_wait, Ctx};
 
 const SIZE: u32 = 64;
 const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
@@ -189,22 +189,7 @@ fn render_area(
     body: impl FnOnce(vk::CommandBuffer),
 ) {
     // SAFETY: valid device, queue and objects; the test waits for the GPU before returning.
-    unsafe {
-        let pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
+    submit_and_wait(dev, queue, |cb| unsafe {
         let clears = [vk::ClearValue {
             color: vk::ClearColorValue { float32: clear },
         }];
@@ -252,18 +237,7 @@ fn render_area(
             &[],
             &[],
         );
-        dev.end_command_buffer(cb)
-            .expect("vkEndCommandBuffer of a render");
-        let cbs = [cb];
-        dev.queue_submit(
-            queue,
-            &[vk::SubmitInfo::default().command_buffers(&cbs)],
-            vk::Fence::null(),
-        )
-        .unwrap();
-        dev.queue_wait_idle(queue).expect("the render completes");
-        dev.destroy_command_pool(pool, None);
-    }
+    });
 }
 
 /// UNORM8 of a float in [0, 1], allowing either rounding of an exact half.

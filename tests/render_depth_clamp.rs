@@ -10,7 +10,7 @@ mod common;
 
 use ash::vk;
 use common::render::{host_visible_type, Buf, FRAG};
-use common::{assert_no_validation_messages, Ctx};
+use common::{assert_no_validation_messages, Ctx, OneShot};
 
 const SIZE: u32 = 32;
 const COLOUR: vk::Format = vk::Format::R8G8B8A8_UNORM;
@@ -298,21 +298,8 @@ fn draw(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, clamp: bool) -> (Vec<u8>
             .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
             .map_err(|(_, e)| e)
             .expect("vkCreateGraphicsPipelines with depth clamp")[0];
-        let pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
+        let shot = OneShot::begin(dev);
+        let cb = shot.cb;
         let clears = [
             vk::ClearValue {
                 color: vk::ClearColorValue {
@@ -394,16 +381,7 @@ fn draw(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, clamp: bool) -> (Vec<u8>
             &[],
             &[],
         );
-        dev.end_command_buffer(cb).expect("vkEndCommandBuffer");
-        let cbs = [cb];
-        dev.queue_submit(
-            queue,
-            &[vk::SubmitInfo::default().command_buffers(&cbs)],
-            vk::Fence::null(),
-        )
-        .unwrap();
-        dev.queue_wait_idle(queue).expect("the draw completes");
-        dev.destroy_command_pool(pool, None);
+        shot.submit_and_wait(dev, queue);
         dev.destroy_pipeline(pipeline, None);
         dev.destroy_pipeline_layout(layout, None);
         dev.destroy_shader_module(vs, None);

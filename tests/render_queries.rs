@@ -12,7 +12,7 @@ mod common;
 
 use ash::vk;
 use common::render::{host_visible_type, PipelineSpec, Shaders};
-use common::{assert_no_validation_messages, Ctx};
+use common::{assert_no_validation_messages, Ctx, OneShot};
 
 const SIZE: u32 = 64;
 const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
@@ -274,21 +274,7 @@ fn occlusion_queries() {
             )
             .expect("an occlusion query pool");
 
-        let cmd_pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(cmd_pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
+        let OneShot { pool: cmd_pool, cb } = OneShot::begin(&dev);
         dev.cmd_reset_query_pool(cb, qp, 0, QUERIES);
         let clears = [
             vk::ClearValue {
@@ -507,21 +493,7 @@ fn occlusion_pool_reset_on_gpu_clears_results() {
                 None,
             )
             .unwrap();
-        let cmd_pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(cmd_pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
+        let OneShot { pool: cmd_pool, cb } = OneShot::begin(&dev);
         dev.cmd_reset_query_pool(cb, qp, 0, 2);
         // A query with no draws: available, count 0.
         dev.cmd_begin_query(cb, qp, 1, vk::QueryControlFlags::empty());
@@ -554,21 +526,7 @@ fn occlusion_pool_reset_on_gpu_clears_results() {
         );
         // Resetting again makes query 1 unavailable.
         dev.destroy_command_pool(cmd_pool, None);
-        let cmd_pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(cmd_pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
+        let OneShot { pool: cmd_pool, cb } = OneShot::begin(&dev);
         dev.cmd_reset_query_pool(cb, qp, 1, 1);
         dev.end_command_buffer(cb).unwrap();
         dev.queue_submit(
@@ -639,21 +597,7 @@ fn unavailable_queries_are_not_copied() {
                 None,
             )
             .unwrap();
-        let cmd_pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(cmd_pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
+        let OneShot { pool: cmd_pool, cb } = OneShot::begin(&dev);
         dev.cmd_reset_query_pool(cb, qp, 0, 2);
         dev.cmd_begin_query(cb, qp, 0, vk::QueryControlFlags::empty());
         dev.cmd_end_query(cb, qp, 0);
@@ -845,21 +789,7 @@ fn multiview_queries_use_one_index_per_view() {
             )
             .unwrap();
 
-        let cmd_pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(cmd_pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
+        let OneShot { pool: cmd_pool, cb } = OneShot::begin(&dev);
         dev.cmd_reset_query_pool(cb, occlusion, 0, 3);
         dev.cmd_reset_query_pool(cb, stamps, 0, 4);
         let clears = [vk::ClearValue {
@@ -1268,21 +1198,7 @@ fn attachmentless_subpass_counts_samples() {
                 None,
             )
             .unwrap();
-        let cmd_pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(cmd_pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
+        let OneShot { pool: cmd_pool, cb } = OneShot::begin(&dev);
         dev.cmd_reset_query_pool(cb, qp, 0, 2);
         let area = vk::Rect2D {
             offset: vk::Offset2D { x: 0, y: 0 },

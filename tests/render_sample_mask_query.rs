@@ -8,7 +8,7 @@ mod common;
 
 use ash::vk;
 use common::render::{host_visible_type, Buf, PipelineSpec, Shaders};
-use common::{assert_no_validation_messages, Ctx};
+use common::{assert_no_validation_messages, Ctx, OneShot};
 
 const SIZE: u32 = 64;
 const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
@@ -222,21 +222,7 @@ fn masked_samples_neither_count_nor_write_depth() {
             )
             .expect("an occlusion query pool");
 
-        let cmd_pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(0),
-                None,
-            )
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(cmd_pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
+        let OneShot { pool: cmd_pool, cb } = OneShot::begin(&dev);
         dev.cmd_reset_query_pool(cb, qp, 0, QUERIES);
         let clears = [
             vk::ClearValue {

@@ -9,6 +9,7 @@
 mod common;
 
 use ash::vk;
+use common::compute::{self, binding};
 use common::render::Buf;
 use common::{assert_no_validation_messages, Ctx};
 
@@ -203,49 +204,26 @@ fn compute_stores_and_loads_through_every_view_type() {
 
         let bindings: Vec<_> = (0..5)
             .map(|b| {
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(b)
-                    .descriptor_type(if b < 4 {
+                binding(
+                    b,
+                    if b < 4 {
                         vk::DescriptorType::STORAGE_IMAGE
                     } else {
                         vk::DescriptorType::STORAGE_BUFFER
-                    })
-                    .descriptor_count(1)
-                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                    },
+                )
             })
             .collect();
-        let set_layout = dev
-            .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                None,
-            )
-            .unwrap();
-        let sizes = [
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_IMAGE,
-                descriptor_count: 4,
-            },
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: 1,
-            },
-        ];
-        let pool = dev
-            .create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(1)
-                    .pool_sizes(&sizes),
-                None,
-            )
-            .unwrap();
-        let set_layouts = [set_layout];
-        let set = dev
-            .allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(pool)
-                    .set_layouts(&set_layouts),
-            )
-            .unwrap()[0];
+        let set_layout = compute::set_layout(&dev, Default::default(), &bindings);
+        let (pool, set) = compute::descriptor_set(
+            &dev,
+            set_layout,
+            1,
+            &[
+                (vk::DescriptorType::STORAGE_IMAGE, 4),
+                (vk::DescriptorType::STORAGE_BUFFER, 1),
+            ],
+        );
         let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = views
             .iter()
             .map(|&v| {
@@ -277,45 +255,8 @@ fn compute_stores_and_loads_through_every_view_type() {
         );
         dev.update_descriptor_sets(&writes, &[]);
 
-        let layout = dev
-            .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
-                None,
-            )
-            .unwrap();
-        let module = dev
-            .create_shader_module(
-                &vk::ShaderModuleCreateInfo::default().code(&STORE_LOAD_SHADER),
-                None,
-            )
-            .expect("vkCreateShaderModule of a storage image shader");
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main");
-        let pipeline = dev
-            .create_compute_pipelines(
-                vk::PipelineCache::null(),
-                &[vk::ComputePipelineCreateInfo::default()
-                    .stage(stage)
-                    .layout(layout)],
-                None,
-            )
-            .map_err(|(_, e)| e)
-            .expect("vkCreateComputePipelines of a storage image shader")[0];
+        let p = compute::Pipeline::new(&dev, set_layout, 0, &STORE_LOAD_SHADER);
 
-        let cmd_pool = dev
-            .create_command_pool(&vk::CommandPoolCreateInfo::default(), None)
-            .unwrap();
-        let cmd = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(cmd_pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
         let whole = |c: &Case| vk::ImageSubresourceRange {
             aspect_mask: vk::ImageAspectFlags::COLOR,
             base_mip_level: 0,
@@ -334,148 +275,143 @@ fn compute_stores_and_loads_through_every_view_type() {
                 .image(image)
                 .subresource_range(whole(c))
         };
-        let to_clear: Vec<_> = images
-            .iter()
-            .zip(&cases)
-            .map(|(&i, c)| {
-                barrier(
-                    i,
-                    c,
-                    vk::AccessFlags::empty(),
-                    vk::AccessFlags::TRANSFER_WRITE,
-                    vk::ImageLayout::UNDEFINED,
-                    vk::ImageLayout::GENERAL,
-                )
-            })
-            .collect();
-        dev.cmd_pipeline_barrier(
-            cmd,
-            vk::PipelineStageFlags::TOP_OF_PIPE,
-            vk::PipelineStageFlags::TRANSFER,
-            vk::DependencyFlags::empty(),
-            &[],
-            &[],
-            &to_clear,
-        );
-        for (&image, c) in images.iter().zip(&cases) {
-            dev.cmd_clear_color_image(
-                cmd,
-                image,
-                vk::ImageLayout::GENERAL,
-                &vk::ClearColorValue {
-                    uint32: [CLEARED, 0, 0, 0],
-                },
-                &[whole(c)],
+        common::submit_and_wait(&dev, queue, |cb| {
+            let to_clear: Vec<_> = images
+                .iter()
+                .zip(&cases)
+                .map(|(&i, c)| {
+                    barrier(
+                        i,
+                        c,
+                        vk::AccessFlags::empty(),
+                        vk::AccessFlags::TRANSFER_WRITE,
+                        vk::ImageLayout::UNDEFINED,
+                        vk::ImageLayout::GENERAL,
+                    )
+                })
+                .collect();
+            dev.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &to_clear,
             );
-        }
-        let to_shader: Vec<_> = images
-            .iter()
-            .zip(&cases)
-            .map(|(&i, c)| {
-                barrier(
-                    i,
-                    c,
-                    vk::AccessFlags::TRANSFER_WRITE,
-                    vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+            for (&image, c) in images.iter().zip(&cases) {
+                dev.cmd_clear_color_image(
+                    cb,
+                    image,
                     vk::ImageLayout::GENERAL,
-                    vk::ImageLayout::GENERAL,
-                )
-            })
-            .collect();
-        dev.cmd_pipeline_barrier(
-            cmd,
-            vk::PipelineStageFlags::TRANSFER,
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::DependencyFlags::empty(),
-            &[],
-            &[],
-            &to_shader,
-        );
-        dev.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
-        dev.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
-        dev.cmd_dispatch(cmd, 1, 1, 1);
-        let to_copy: Vec<_> = images
-            .iter()
-            .zip(&cases)
-            .map(|(&i, c)| {
-                barrier(
-                    i,
-                    c,
-                    vk::AccessFlags::SHADER_WRITE,
-                    vk::AccessFlags::TRANSFER_READ,
-                    vk::ImageLayout::GENERAL,
-                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                )
-            })
-            .collect();
-        dev.cmd_pipeline_barrier(
-            cmd,
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::PipelineStageFlags::TRANSFER,
-            vk::DependencyFlags::empty(),
-            &[],
-            &[],
-            &to_copy,
-        );
-        // Level by level, all layers (or slices) at once, packed one after the other.
-        for ((&image, c), rb) in images.iter().zip(&cases).zip(&readbacks) {
-            let mut offset = 0;
-            let mut regions = Vec::new();
-            for level in 0..c.levels {
-                let (w, h) = ((c.extent.0 >> level).max(1), (c.extent.1 >> level).max(1));
-                regions.push(
-                    vk::BufferImageCopy::default()
-                        .buffer_offset(offset)
-                        .image_subresource(vk::ImageSubresourceLayers {
-                            aspect_mask: vk::ImageAspectFlags::COLOR,
-                            mip_level: level,
-                            base_array_layer: 0,
-                            layer_count: c.layers,
-                        })
-                        .image_extent(vk::Extent3D {
-                            width: w,
-                            height: h,
-                            depth: c.extent.2,
-                        }),
+                    &vk::ClearColorValue {
+                        uint32: [CLEARED, 0, 0, 0],
+                    },
+                    &[whole(c)],
                 );
-                offset += u64::from(4 * w * h * c.layers * c.extent.2);
             }
-            dev.cmd_copy_image_to_buffer(
-                cmd,
-                image,
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                rb.buffer,
-                &regions,
+            let to_shader: Vec<_> = images
+                .iter()
+                .zip(&cases)
+                .map(|(&i, c)| {
+                    barrier(
+                        i,
+                        c,
+                        vk::AccessFlags::TRANSFER_WRITE,
+                        vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+                        vk::ImageLayout::GENERAL,
+                        vk::ImageLayout::GENERAL,
+                    )
+                })
+                .collect();
+            dev.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &to_shader,
             );
-        }
-        let host = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::SHADER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
-        dev.cmd_pipeline_barrier(
-            cmd,
-            vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::PipelineStageFlags::HOST,
-            vk::DependencyFlags::empty(),
-            &[host],
-            &[],
-            &[],
-        );
-        dev.end_command_buffer(cmd).unwrap();
-        let cmds = [cmd];
-        dev.queue_submit(
-            queue,
-            &[vk::SubmitInfo::default().command_buffers(&cmds)],
-            vk::Fence::null(),
-        )
-        .unwrap();
-        dev.queue_wait_idle(queue).unwrap();
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p.pipeline);
+            dev.cmd_bind_descriptor_sets(
+                cb,
+                vk::PipelineBindPoint::COMPUTE,
+                p.layout,
+                0,
+                &[set],
+                &[],
+            );
+            dev.cmd_dispatch(cb, 1, 1, 1);
+            let to_copy: Vec<_> = images
+                .iter()
+                .zip(&cases)
+                .map(|(&i, c)| {
+                    barrier(
+                        i,
+                        c,
+                        vk::AccessFlags::SHADER_WRITE,
+                        vk::AccessFlags::TRANSFER_READ,
+                        vk::ImageLayout::GENERAL,
+                        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    )
+                })
+                .collect();
+            dev.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &to_copy,
+            );
+            // Level by level, all layers (or slices) at once, packed one after the other.
+            for ((&image, c), rb) in images.iter().zip(&cases).zip(&readbacks) {
+                let mut offset = 0;
+                let mut regions = Vec::new();
+                for level in 0..c.levels {
+                    let (w, h) = ((c.extent.0 >> level).max(1), (c.extent.1 >> level).max(1));
+                    regions.push(
+                        vk::BufferImageCopy::default()
+                            .buffer_offset(offset)
+                            .image_subresource(vk::ImageSubresourceLayers {
+                                aspect_mask: vk::ImageAspectFlags::COLOR,
+                                mip_level: level,
+                                base_array_layer: 0,
+                                layer_count: c.layers,
+                            })
+                            .image_extent(vk::Extent3D {
+                                width: w,
+                                height: h,
+                                depth: c.extent.2,
+                            }),
+                    );
+                    offset += u64::from(4 * w * h * c.layers * c.extent.2);
+                }
+                dev.cmd_copy_image_to_buffer(
+                    cb,
+                    image,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    rb.buffer,
+                    &regions,
+                );
+            }
+            let host = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::SHADER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ);
+            dev.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[host],
+                &[],
+                &[],
+            );
+        });
 
-        let words = |b: &Buf| -> Vec<u32> {
-            b.bytes()
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-                .collect()
-        };
+        let words = |b: &Buf| compute::words(b.bytes());
         // The shader's loads read back its stores, through every view type.
         let got = words(&out);
         let mut at = 0;
@@ -522,10 +458,7 @@ fn compute_stores_and_loads_through_every_view_type() {
             }
         }
 
-        dev.destroy_command_pool(cmd_pool, None);
-        dev.destroy_pipeline(pipeline, None);
-        dev.destroy_shader_module(module, None);
-        dev.destroy_pipeline_layout(layout, None);
+        p.destroy(&dev);
         dev.destroy_descriptor_pool(pool, None);
         dev.destroy_descriptor_set_layout(set_layout, None);
         for v in views {

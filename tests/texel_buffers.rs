@@ -7,6 +7,7 @@
 mod common;
 
 use ash::vk;
+use common::compute::{self, binding};
 use common::render::Buf;
 use common::{assert_no_validation_messages, Ctx};
 
@@ -123,14 +124,6 @@ fn rd_texel(i: usize) -> [u8; 4] {
     [i as u8, (i >> 8) as u8, 200, 3]
 }
 
-fn binding(b: u32, ty: vk::DescriptorType) -> vk::DescriptorSetLayoutBinding<'static> {
-    vk::DescriptorSetLayoutBinding::default()
-        .binding(b)
-        .descriptor_type(ty)
-        .descriptor_count(1)
-        .stage_flags(vk::ShaderStageFlags::COMPUTE)
-}
-
 /// A write of the texel buffer views `v` to binding `b` of `set`.
 fn texel_write(
     set: vk::DescriptorSet,
@@ -224,65 +217,18 @@ fn compute_reads_and_writes_texel_buffers() {
                 4,
             ),
         ];
-        let set_layout = dev
-            .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                None,
-            )
-            .unwrap();
-        let set_layouts = [set_layout];
-        let layout = dev
-            .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
-                None,
-            )
-            .unwrap();
-        let module = dev
-            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&SHADER), None)
-            .unwrap();
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main");
-        let pipeline = dev
-            .create_compute_pipelines(
-                vk::PipelineCache::null(),
-                &[vk::ComputePipelineCreateInfo::default()
-                    .stage(stage)
-                    .layout(layout)],
-                None,
-            )
-            .map_err(|(_, e)| e)
-            .unwrap()[0];
-        let sizes = [
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
-                descriptor_count: 1,
-            },
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_TEXEL_BUFFER,
-                descriptor_count: 2,
-            },
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: 1,
-            },
-        ];
-        let pool = dev
-            .create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(1)
-                    .pool_sizes(&sizes),
-                None,
-            )
-            .unwrap();
-        let set = dev
-            .allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(pool)
-                    .set_layouts(&set_layouts),
-            )
-            .unwrap()[0];
+        let set_layout = compute::set_layout(&dev, Default::default(), &bindings);
+        let p = compute::Pipeline::new(&dev, set_layout, 0, &SHADER);
+        let (pool, set) = compute::descriptor_set(
+            &dev,
+            set_layout,
+            1,
+            &[
+                (vk::DescriptorType::UNIFORM_TEXEL_BUFFER, 1),
+                (vk::DescriptorType::STORAGE_TEXEL_BUFFER, 2),
+                (vk::DescriptorType::STORAGE_BUFFER, 1),
+            ],
+        );
         let out_info = [vk::DescriptorBufferInfo {
             buffer: out.buffer,
             offset: 0,
@@ -314,48 +260,21 @@ fn compute_reads_and_writes_texel_buffers() {
                 .buffer_info(&out_info),
         ];
         dev.update_descriptor_sets(&writes, &[]);
-        let cpool = dev
-            .create_command_pool(&vk::CommandPoolCreateInfo::default(), None)
-            .unwrap();
-        let cb = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(cpool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
-        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-        dev.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
-        dev.cmd_dispatch(cb, (INVOCATIONS / 64) as u32, 1, 1);
-        let barrier = [vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ)];
-        dev.cmd_pipeline_barrier(
-            cb,
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::PipelineStageFlags::HOST,
-            vk::DependencyFlags::empty(),
-            &barrier,
-            &[],
-            &[],
-        );
-        dev.end_command_buffer(cb).unwrap();
-        let cbs = [cb];
-        dev.queue_submit(
-            queue,
-            &[vk::SubmitInfo::default().command_buffers(&cbs)],
-            vk::Fence::null(),
-        )
-        .unwrap();
-        dev.queue_wait_idle(queue).unwrap();
+        common::submit_and_wait(&dev, queue, |cb| {
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p.pipeline);
+            dev.cmd_bind_descriptor_sets(
+                cb,
+                vk::PipelineBindPoint::COMPUTE,
+                p.layout,
+                0,
+                &[set],
+                &[],
+            );
+            dev.cmd_dispatch(cb, (INVOCATIONS / 64) as u32, 1, 1);
+            compute::shader_writes_to_host(&dev, cb);
+        });
 
-        let o: Vec<u32> = out
-            .bytes()
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-            .collect();
+        let o = compute::words(out.bytes());
         assert_eq!(
             o[..3],
             [SRC_ELEMENTS as u32, DST_ELEMENTS as u32, RD_ELEMENTS as u32],
@@ -374,11 +293,7 @@ fn compute_reads_and_writes_texel_buffers() {
             };
             assert_eq!(loaded[4 * i..4 * i + 4], want, "imageLoad of element {i}");
         }
-        let d: Vec<u32> = dst
-            .bytes()
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-            .collect();
+        let d = compute::words(dst.bytes());
         for (w, &v) in d.iter().enumerate() {
             let want = match w.checked_sub(DST_OFFSET / 4) {
                 Some(i) if i < DST_ELEMENTS => src_value(i) * 3 + 7,
@@ -387,11 +302,8 @@ fn compute_reads_and_writes_texel_buffers() {
             assert_eq!(v, want, "storage texel buffer word {w}");
         }
 
-        dev.destroy_command_pool(cpool, None);
         dev.destroy_descriptor_pool(pool, None);
-        dev.destroy_pipeline(pipeline, None);
-        dev.destroy_shader_module(module, None);
-        dev.destroy_pipeline_layout(layout, None);
+        p.destroy(&dev);
         dev.destroy_descriptor_set_layout(set_layout, None);
         for v in views {
             dev.destroy_buffer_view(v, None);

@@ -13,6 +13,7 @@
 use crate::buffer::Buffer;
 use crate::entry::{guard, guard_or};
 use crate::handle::{object, Object};
+use crate::image_view::hand_out;
 use ash::vk;
 use hw::g13::image_desc::buffer::{TexelBufferDesc, MAX_TEXEL_BUFFER_ELEMENTS};
 use hw::g13::image_desc::{channels_bytes, pixel_format, PixelFormat};
@@ -148,18 +149,9 @@ pub unsafe extern "system" fn create_buffer_view(
         crate::device::Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
-        // Invalid create info is undefined behaviour, and the command may only fail with
-        // out-of-memory codes: the least surprising of them, with the reason on stderr.
-        let view = check(info).map_err(|why| {
-            eprintln!("agx4: vkCreateBufferView: {why}; returning VK_ERROR_OUT_OF_HOST_MEMORY");
-            vk::Result::ERROR_OUT_OF_HOST_MEMORY
-        })?;
-        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
-        let handle =
-            unsafe { view.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
-        // SAFETY: valid usage: pView is writable.
-        unsafe { *p_view = handle };
-        Ok(())
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks; pView is
+        // writable.
+        unsafe { hand_out("vkCreateBufferView", check(info), p_allocator, p_view) }
     })
 }
 

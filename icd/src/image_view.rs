@@ -360,19 +360,34 @@ pub unsafe extern "system" fn create_image_view(
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         let image = Image::from_handle(info.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        // Invalid create info is undefined behaviour, and the command may only fail with
-        // out-of-memory codes: the least surprising of them, with the reason on stderr.
-        let view = check(info, image).map_err(|why| {
-            eprintln!("agx4: vkCreateImageView: {why}; returning VK_ERROR_OUT_OF_HOST_MEMORY");
-            vk::Result::ERROR_OUT_OF_HOST_MEMORY
-        })?;
-        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
-        let handle =
-            unsafe { view.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
-        // SAFETY: valid usage: pView is writable.
-        unsafe { *p_view = handle };
-        Ok(())
+        // SAFETY: valid usage: pAllocator is null or valid allocation callbacks; pView is
+        // writable.
+        unsafe { hand_out("vkCreateImageView", check(info, image), p_allocator, p_view) }
     })
+}
+
+/// The end of a view's create command: the view `checked` made, or why the create info is
+/// invalid, into a handle at `p_out`. Invalid create info is undefined behaviour, and the
+/// command may only fail with out-of-memory codes: the least surprising of them, with the
+/// reason on stderr.
+///
+/// # Safety
+/// `p_allocator` is null or valid allocation callbacks; `p_out` is writable.
+pub(crate) unsafe fn hand_out<T: Object>(
+    command: &str,
+    checked: Result<T, String>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_out: *mut T::Handle,
+) -> Result<(), vk::Result> {
+    let view = checked.map_err(|why| {
+        eprintln!("agx4: {command}: {why}; returning VK_ERROR_OUT_OF_HOST_MEMORY");
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY
+    })?;
+    // SAFETY: guaranteed by the caller.
+    let handle = unsafe { view.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
+    // SAFETY: guaranteed by the caller.
+    unsafe { *p_out = handle };
+    Ok(())
 }
 
 pub unsafe extern "system" fn destroy_image_view(
@@ -396,6 +411,20 @@ mod tests {
         layers: u32,
         flags: vk::ImageCreateFlags,
     ) -> Image {
+        let usage = vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST;
+        image_for(ty, format, extent, levels, layers, flags, usage)
+    }
+
+    /// As [`image`], for `usage`.
+    fn image_for(
+        ty: vk::ImageType,
+        format: vk::Format,
+        extent: (u32, u32, u32),
+        levels: u32,
+        layers: u32,
+        flags: vk::ImageCreateFlags,
+        usage: vk::ImageUsageFlags,
+    ) -> Image {
         let info = vk::ImageCreateInfo::default()
             .flags(flags)
             .image_type(ty)
@@ -409,7 +438,7 @@ mod tests {
             .array_layers(layers)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST);
+            .usage(usage);
         let img = crate::image::create(&info).unwrap();
         img.va.store(0x10_0000_0000, Ordering::Release);
         img
@@ -531,24 +560,9 @@ mod tests {
         use hw::g13::control::descriptors::Pbe;
         let colour = vk::ImageAspectFlags::COLOR;
         let f = vk::Format::R32_UINT;
+        let usage = vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED;
         let make = |ty, extent: (u32, u32, u32), levels, layers, flags| {
-            let info = vk::ImageCreateInfo::default()
-                .flags(flags)
-                .image_type(ty)
-                .format(f)
-                .extent(vk::Extent3D {
-                    width: extent.0,
-                    height: extent.1,
-                    depth: extent.2,
-                })
-                .mip_levels(levels)
-                .array_layers(layers)
-                .samples(vk::SampleCountFlags::TYPE_1)
-                .tiling(vk::ImageTiling::OPTIMAL)
-                .usage(vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED);
-            let img = crate::image::create(&info).unwrap();
-            img.va.store(0x10_0000_0000, Ordering::Release);
-            img
+            image_for(ty, f, extent, levels, layers, flags, usage)
         };
         let cube = make(
             vk::ImageType::TYPE_2D,

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod compute;
 pub mod render;
 pub mod shaders;
 pub mod wsi;
@@ -183,4 +184,68 @@ impl Drop for Ctx {
 pub fn assert_no_validation_messages() {
     let msgs = MESSAGES.lock().unwrap_or_else(|e| e.into_inner());
     assert!(msgs.is_empty(), "validation messages:\n{}", msgs.join("\n"));
+}
+
+/// A command pool of queue family 0 and one primary command buffer from it, recording.
+pub struct OneShot {
+    pub pool: vk::CommandPool,
+    pub cb: vk::CommandBuffer,
+}
+
+impl OneShot {
+    pub fn begin(dev: &ash::Device) -> OneShot {
+        // SAFETY: valid device and infos.
+        unsafe {
+            let pool = dev
+                .create_command_pool(
+                    &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+                    None,
+                )
+                .unwrap();
+            let cb = dev
+                .allocate_command_buffers(
+                    &vk::CommandBufferAllocateInfo::default()
+                        .command_pool(pool)
+                        .command_buffer_count(1),
+                )
+                .unwrap()[0];
+            dev.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            OneShot { pool, cb }
+        }
+    }
+
+    /// Ends the recording, submits it to `queue` (queue family 0's), waits until it
+    /// completes and destroys the pool.
+    pub fn submit_and_wait(self, dev: &ash::Device, queue: vk::Queue) {
+        // SAFETY: valid device, queue and infos; the GPU is idle when the pool is destroyed.
+        unsafe {
+            dev.end_command_buffer(self.cb).unwrap();
+            let fence = dev
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .unwrap();
+            dev.queue_submit(
+                queue,
+                &[vk::SubmitInfo::default().command_buffers(&[self.cb])],
+                fence,
+            )
+            .unwrap();
+            dev.wait_for_fences(&[fence], true, 10_000_000_000)
+                .expect("the submission completes");
+            dev.destroy_fence(fence, None);
+            dev.destroy_command_pool(self.pool, None);
+        }
+    }
+}
+
+/// Records one command buffer with `record`, submits it to `queue` (queue family 0's) and
+/// waits until it completes; the command pool is gone afterwards.
+pub fn submit_and_wait(
+    dev: &ash::Device,
+    queue: vk::Queue,
+    record: impl FnOnce(vk::CommandBuffer),
+) {
+    let shot = OneShot::begin(dev);
+    record(shot.cb);
+    shot.submit_and_wait(dev, queue);
 }

@@ -10,17 +10,13 @@ use hw::g13::image_desc::{
     texture_descriptor, ImageDesc,
 };
 use hw::g13::layout::{Layout, Tiling, Usage};
-use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
+use hw::gpu::usc::FlatMemory;
 use hw::gpu::GpuMemory;
 
-use super::tests::glslang;
+use super::sim_harness::{memory, set0, Launch, SET};
 use crate::ir::{self, AtomicTarget, Node, Op};
-use crate::{
-    abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
-};
+use crate::{DescriptorKind, ResourceLayout};
 
-const SET: u64 = 0x80_0000;
-const OUT: u64 = 0x10_0000;
 /// Above 4 GiB, so the address's high word matters.
 const IMG: u64 = 0x2_4000_0000;
 const INVOCATIONS: u32 = 256;
@@ -33,22 +29,11 @@ const R32_SFLOAT: i32 = 100;
 /// Set 0: the output buffer at 0, storage images `im[2]` at 16 (48 bytes each), a storage
 /// texel buffer at 112.
 fn layout() -> ResourceLayout {
-    let b = |binding, kind, count, offset| BindingLayout {
-        binding,
-        kind,
-        count,
-        offset,
-    };
-    ResourceLayout {
-        sets: vec![Some(SetLayout {
-            bindings: vec![
-                b(0, DescriptorKind::StorageBuffer, 1, 0),
-                b(1, DescriptorKind::StorageImage, 2, 16),
-                b(2, DescriptorKind::StorageTexelBuffer, 1, 112),
-            ],
-        })],
-        push_constant_size: 0,
-    }
+    set0(&[
+        (0, DescriptorKind::StorageBuffer, 1, 0),
+        (1, DescriptorKind::StorageImage, 2, 16),
+        (2, DescriptorKind::StorageTexelBuffer, 1, 112),
+    ])
 }
 
 /// Where element `e` of binding 1 lives in the set.
@@ -71,6 +56,33 @@ struct View {
 }
 
 impl View {
+    /// An image of `size` (width, height, layers or slices) and `levels` levels, viewed as
+    /// `dim` of `format` through `view` (level, first layer, layers).
+    fn new(
+        size: (u32, u32, u32),
+        levels: u32,
+        dim: Dim,
+        format: i32,
+        view: (u32, u32, u32),
+    ) -> View {
+        View {
+            width: size.0,
+            height: size.1,
+            layers_total: size.2,
+            levels,
+            dim,
+            format,
+            level: view.0,
+            first_layer: view.1,
+            layers: view.2,
+        }
+    }
+
+    /// The one level and layer of a `width` x `height` 2D image of `format`.
+    fn whole_2d(width: u32, height: u32, format: i32) -> View {
+        View::new((width, height, 1), 1, Dim::D2, format, (0, 0, 1))
+    }
+
     fn layout(&self) -> Layout {
         let usage = Usage {
             writeable_image: true,
@@ -106,13 +118,7 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let mut mem = FlatMemory::new();
-        mem.map(SET, vec![0; 0x1000]);
-        mem.map(OUT, vec![0; OUT_BYTES]);
-        let mut d = [0u8; 16];
-        d[..8].copy_from_slice(&OUT.to_le_bytes());
-        d[8..12].copy_from_slice(&(OUT_BYTES as u32).to_le_bytes());
-        mem.write(SET, &d).unwrap();
+        let mut mem = memory(0x1000, OUT_BYTES);
         // Null descriptors in every other slot.
         for e in 0..2 {
             mem.write(SET + image_slot(e), &null_texture_descriptor())
@@ -154,6 +160,14 @@ impl World {
         l
     }
 
+    /// Texel (x, y) of `layer` and `level` of the image at `base`.
+    fn texel(&self, base: u64, l: &Layout, x: u32, y: u32, layer: u32, level: u32) -> u32 {
+        let off = l.offset_of(x, y, layer, level, 0).unwrap();
+        let mut b = [0u8; 4];
+        self.mem.read(base + off, &mut b).unwrap();
+        u32::from_le_bytes(b)
+    }
+
     /// Every texel of the image at `base`, by (x, y, layer, level).
     fn texels(&self, base: u64, l: &Layout) -> Vec<((u32, u32, u32, u32), u32)> {
         let mut out = Vec::new();
@@ -162,10 +176,10 @@ impl World {
             for layer in 0..l.layers {
                 for y in 0..h {
                     for x in 0..w {
-                        let off = l.offset_of(x, y, layer, level, 0).unwrap();
-                        let mut b = [0u8; 4];
-                        self.mem.read(base + off, &mut b).unwrap();
-                        out.push(((x, y, layer, level), u32::from_le_bytes(b)));
+                        out.push((
+                            (x, y, layer, level),
+                            self.texel(base, l, x, y, layer, level),
+                        ));
                     }
                 }
             }
@@ -186,41 +200,13 @@ impl World {
              layout(set = 0, binding = 0) buffer B {{ uint u[{INVOCATIONS}]; }};
              {body}"
         );
-        let spirv = glslang(&src).expect("glslang");
-        let l = layout();
-        let mut shader = crate::frontend::translate(&ComputeRequest {
-            spirv: &spirv,
-            entry_point: "main",
-            specialization: &[],
-            layout: &l,
-            target: Target::G13,
-        })
-        .expect("translate");
-        edit(&mut shader);
-        crate::passes::run_all(&mut shader, &l).expect("passes");
-        let bin = super::compile(&shader).expect("compile");
-        let mut at = 0;
-        let mut code = Vec::new();
-        while at < bin.code.len() {
-            let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
-            code.push((at as u32, i));
-            at += len;
+        Launch {
+            src: &src,
+            layout: &layout(),
+            invocations: INVOCATIONS,
+            out_bytes: OUT_BYTES,
         }
-        let prog = Program::new(0, code).expect("program");
-        let mut launch = LaunchState::new([INVOCATIONS, 1, 1], [INVOCATIONS, 1, 1]);
-        let mut root = vec![0u8; abi::ROOT_TABLE_SIZE as usize];
-        let o = abi::set_address_offset(0) as usize;
-        root[o..o + 8].copy_from_slice(&SET.to_le_bytes());
-        for (h, c) in root.chunks(2).enumerate() {
-            launch.uniforms[h] = u16::from_le_bytes([c[0], c[1]]);
-        }
-        launch.stack_bytes = bin.scratch_bytes;
-        run_workgroups(&prog, &launch, &mut self.mem).expect("run");
-        let mut out = vec![0u8; OUT_BYTES];
-        self.mem.read(OUT, &mut out).unwrap();
-        out.chunks(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-            .collect()
+        .run_with(&mut self.mem, edit, &|_| {})
     }
 }
 
@@ -358,17 +344,7 @@ fn check_distinct(
 fn atomics_on_a_2d_level_of_a_mipmapped_image() {
     // Level 1 of 45x30 is 22x15: a 16x16 grid of invocations reaches past it on both axes,
     // and (x - 2) makes some coordinates negative.
-    let v = View {
-        width: 45,
-        height: 30,
-        layers_total: 1,
-        levels: 16,
-        dim: Dim::D2,
-        format: R32_UINT,
-        level: 1,
-        first_layer: 0,
-        layers: 1,
-    };
+    let v = View::new((45, 30, 1), 16, Dim::D2, R32_UINT, (1, 0, 1));
     let decl = "layout(set = 0, binding = 1, r32ui) uniform uimage2D im[2];";
     let coord = "ivec2(int(i % 16u) * 2 - 2, int(i / 16u))";
     check_distinct(decl, coord, &v, false, &|i| {
@@ -381,17 +357,7 @@ fn atomics_on_a_2d_level_of_a_mipmapped_image() {
 fn signed_atomics_on_layers_of_a_2d_array_view() {
     // Layers 1..3 of a 4-layer 19x6 image: coordinates (x, y, layer) with x up to 19, so
     // x = 19 and layer = 3 fall outside.
-    let v = View {
-        width: 19,
-        height: 6,
-        layers_total: 4,
-        levels: 1,
-        dim: Dim::D2Array,
-        format: R32_SINT,
-        level: 0,
-        first_layer: 1,
-        layers: 3,
-    };
+    let v = View::new((19, 6, 4), 1, Dim::D2Array, R32_SINT, (0, 1, 3));
     let decl = "layout(set = 0, binding = 1, r32i) uniform iimage2DArray im[2];";
     let coord = "ivec3(int(i % 20u), int(i / 20u) % 6, int(i / 120u) + 1)";
     check_distinct(decl, coord, &v, true, &|i| {
@@ -404,17 +370,7 @@ fn signed_atomics_on_layers_of_a_2d_array_view() {
 #[test]
 fn atomics_on_the_slices_of_a_3d_level() {
     // Level 1 of 12x10x9 is 6x5x4: slices 4 and up are outside it.
-    let v = View {
-        width: 12,
-        height: 10,
-        layers_total: 9,
-        levels: 4,
-        dim: Dim::D3,
-        format: R32_UINT,
-        level: 1,
-        first_layer: 0,
-        layers: 9,
-    };
+    let v = View::new((12, 10, 9), 4, Dim::D3, R32_UINT, (1, 0, 9));
     let decl = "layout(set = 0, binding = 1, r32ui) uniform uimage3D im[2];";
     let coord = "ivec3(int(i % 7u), int(i / 7u) % 5, int(i / 35u))";
     check_distinct(decl, coord, &v, false, &|i| {
@@ -427,17 +383,7 @@ fn atomics_on_the_slices_of_a_3d_level() {
 fn atomics_on_the_faces_of_a_cube_view() {
     // The cube made of layers 6..12 of a 12-layer 5x5 image: the third coordinate is the
     // face; 6 and up are outside. (Cube arrays wait for the ImageCubeArray capability.)
-    let v = View {
-        width: 5,
-        height: 5,
-        layers_total: 12,
-        levels: 3,
-        dim: Dim::Cube,
-        format: R32_UINT,
-        level: 0,
-        first_layer: 6,
-        layers: 6,
-    };
+    let v = View::new((5, 5, 12), 3, Dim::Cube, R32_UINT, (0, 6, 6));
     let decl = "layout(set = 0, binding = 1, r32ui) uniform uimageCube im[2];";
     let coord = "ivec3(int(i % 5u), int(i / 5u) % 5, int(i / 25u) - 2)";
     check_distinct(decl, coord, &v, false, &|i| {
@@ -448,17 +394,7 @@ fn atomics_on_the_faces_of_a_cube_view() {
 
 #[test]
 fn atomics_on_a_1d_array() {
-    let v = View {
-        width: 100,
-        height: 1,
-        layers_total: 3,
-        levels: 1,
-        dim: Dim::D1Array,
-        format: R32_UINT,
-        level: 0,
-        first_layer: 0,
-        layers: 3,
-    };
+    let v = View::new((100, 1, 3), 1, Dim::D1Array, R32_UINT, (0, 0, 3));
     let decl = "layout(set = 0, binding = 1, r32ui) uniform uimage1DArray im[2];";
     let coord = "ivec2(int(i % 110u), int(i / 110u))";
     check_distinct(decl, coord, &v, false, &|i| {
@@ -469,17 +405,7 @@ fn atomics_on_a_1d_array() {
 
 #[test]
 fn many_invocations_on_one_texel_all_land() {
-    let v = View {
-        width: 8,
-        height: 8,
-        layers_total: 1,
-        levels: 1,
-        dim: Dim::D2,
-        format: R32_UINT,
-        level: 0,
-        first_layer: 0,
-        layers: 1,
-    };
+    let v = View::whole_2d(8, 8, R32_UINT);
     let mut w = World::new();
     let l = w.image(0, IMG, &v);
     let out = w.run(
@@ -491,12 +417,7 @@ fn many_invocations_on_one_texel_all_land() {
              u[i] = imageAtomicOr(im[0], ivec2(6, 6), 1u << (i % 32u));
          }",
     );
-    let texel = |x, y| {
-        let off = l.offset_of(x, y, 0, 0, 0).unwrap();
-        let mut b = [0u8; 4];
-        w.mem.read(IMG + off, &mut b).unwrap();
-        u32::from_le_bytes(b)
-    };
+    let texel = |x, y| w.texel(IMG, &l, x, y, 0, 0);
     let sum: u32 = (0..INVOCATIONS).sum();
     assert_eq!(texel(3, 5), initial(3, 5, 0, 0).wrapping_add(sum));
     for x in 0..4 {
@@ -512,17 +433,7 @@ fn many_invocations_on_one_texel_all_land() {
 
 #[test]
 fn float_exchange_and_null_descriptors() {
-    let v = View {
-        width: 4,
-        height: 4,
-        layers_total: 1,
-        levels: 1,
-        dim: Dim::D2,
-        format: R32_SFLOAT,
-        level: 0,
-        first_layer: 0,
-        layers: 1,
-    };
+    let v = View::whole_2d(4, 4, R32_SFLOAT);
     let mut w = World::new();
     let l = w.image(0, IMG, &v);
     // Element 1 of the binding keeps its null descriptor: atomics through it do nothing.
@@ -546,10 +457,8 @@ fn float_exchange_and_null_descriptors() {
             initial(x, y, 0, 0),
             "old value at ({x}, {y})"
         );
-        let off = l.offset_of(x, y, 0, 0, 0).unwrap();
-        let mut b = [0u8; 4];
-        w.mem.read(IMG + off, &mut b).unwrap();
-        assert_eq!(f32::from_le_bytes(b), i as f32 * 0.5);
+        let t = w.texel(IMG, &l, x, y, 0, 0);
+        assert_eq!(f32::from_bits(t), i as f32 * 0.5);
     }
     assert_eq!(out[16..20], [1; 4], "null descriptor atomics give 0");
 }

@@ -4,16 +4,12 @@
 
 use hw::g13::image_desc::buffer::TexelBufferDesc;
 use hw::g13::image_desc::pixel_format;
-use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
+use hw::gpu::usc::FlatMemory;
 use hw::gpu::GpuMemory;
 
-use super::tests::glslang;
-use crate::{
-    abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
-};
+use super::sim_harness::{bytes_of, memory, set0, words, Launch, SET};
+use crate::{abi, DescriptorKind, ResourceLayout};
 
-const SET: u64 = 0x80_0000;
-const OUT: u64 = 0x10_0000;
 const UNIFORM_TB: u64 = 0x40_0000;
 const STORAGE_TB: u64 = 0x60_0000;
 const OUT_BYTES: usize = 256;
@@ -29,22 +25,11 @@ const STORAGE_ELEMENTS: u32 = 1030;
 
 /// Set 0: the output buffer at 0, a uniform texel buffer at 16, a storage texel buffer at 48.
 fn layout() -> ResourceLayout {
-    let b = |binding, kind, offset| BindingLayout {
-        binding,
-        kind,
-        count: 1,
-        offset,
-    };
-    ResourceLayout {
-        sets: vec![Some(SetLayout {
-            bindings: vec![
-                b(0, DescriptorKind::StorageBuffer, 0),
-                b(1, DescriptorKind::UniformTexelBuffer, 16),
-                b(2, DescriptorKind::StorageTexelBuffer, 48),
-            ],
-        })],
-        push_constant_size: 0,
-    }
+    set0(&[
+        (0, DescriptorKind::StorageBuffer, 1, 0),
+        (1, DescriptorKind::UniformTexelBuffer, 1, 16),
+        (2, DescriptorKind::StorageTexelBuffer, 1, 48),
+    ])
 }
 
 const HEADER: &str = "#version 450
@@ -54,22 +39,12 @@ layout(set = 0, binding = 1) uniform usamplerBuffer tb;
 layout(set = 0, binding = 2, r32ui) uniform uimageBuffer sb;
 ";
 
-fn words(n: usize, f: impl Fn(usize) -> u32) -> Vec<u8> {
-    (0..n).flat_map(|i| f(i).to_le_bytes()).collect()
-}
-
 /// Memory with the two views (words `3i + 1` and `1000 + i`, then 0x5555_5555 past their
 /// counts) and their descriptors.
 fn world() -> FlatMemory {
-    let mut mem = FlatMemory::new();
-    mem.map(SET, vec![0; 0x100]);
-    mem.map(OUT, vec![0; OUT_BYTES]);
-    let mut d = [0u8; 16];
-    d[..8].copy_from_slice(&OUT.to_le_bytes());
-    d[8..12].copy_from_slice(&(OUT_BYTES as u32).to_le_bytes());
-    mem.write(SET, &d).unwrap();
+    let mut mem = memory(0x100, OUT_BYTES);
     let fill = |count: u32, f: fn(usize) -> u32| {
-        words(MAPPED / 4, move |i| {
+        bytes_of(MAPPED / 4, move |i| {
             if i < count as usize {
                 f(i)
             } else {
@@ -100,37 +75,13 @@ fn world() -> FlatMemory {
 
 /// Compiles and runs one invocation of `body`; returns the output buffer as words.
 fn run(mem: &mut FlatMemory, body: &str) -> Vec<u32> {
-    let spirv = glslang(&format!("{HEADER}{body}")).expect("glslang");
-    let bin = crate::compile_compute(&ComputeRequest {
-        spirv: &spirv,
-        entry_point: "main",
-        specialization: &[],
+    Launch {
+        src: &format!("{HEADER}{body}"),
         layout: &layout(),
-        target: Target::G13,
-    })
-    .expect("compile");
-    let mut at = 0;
-    let mut code = Vec::new();
-    while at < bin.code.len() {
-        let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
-        code.push((at as u32, i));
-        at += len;
+        invocations: 1,
+        out_bytes: OUT_BYTES,
     }
-    let prog = Program::new(0, code).expect("program");
-    let mut launch = LaunchState::new([1, 1, 1], [1, 1, 1]);
-    let mut root = vec![0u8; abi::ROOT_TABLE_SIZE as usize];
-    let o = abi::set_address_offset(0) as usize;
-    root[o..o + 8].copy_from_slice(&SET.to_le_bytes());
-    for (h, c) in root.chunks(2).enumerate() {
-        launch.uniforms[h] = u16::from_le_bytes([c[0], c[1]]);
-    }
-    launch.stack_bytes = bin.scratch_bytes;
-    run_workgroups(&prog, &launch, mem).expect("run");
-    let mut out = vec![0u8; OUT_BYTES];
-    mem.read(OUT, &mut out).unwrap();
-    out.chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    .run(mem)
 }
 
 #[test]
@@ -175,10 +126,7 @@ fn load_store_and_size_of_a_storage_texel_buffer() {
     assert_eq!(out[..4], [1030, 1005, 77, 0]);
     let mut b = vec![0u8; MAPPED];
     mem.read(STORAGE_TB, &mut b).unwrap();
-    let w: Vec<u32> = b
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let w = words(&b);
     assert_eq!(w[1029], 77);
     // Stores past the count are dropped.
     assert_eq!(w[1030], 0x5555_5555);

@@ -10,16 +10,12 @@ use hw::g13::image_desc::{
 };
 use hw::g13::layout::{Layout, Tiling};
 use hw::gpu::usc::texture::SamplerHeap;
-use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
+use hw::gpu::usc::FlatMemory;
 use hw::gpu::GpuMemory;
 
-use super::tests::glslang;
-use crate::{
-    abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
-};
+use super::sim_harness::{memory, set0, Launch, SET};
+use crate::{DescriptorKind, ResourceLayout};
 
-const SET: u64 = 0x80_0000;
-const OUT: u64 = 0x10_0000;
 const IMG: u64 = 0x40_0000;
 const HEAP: u64 = 0x90_0000;
 const OUT_BYTES: usize = 256;
@@ -30,24 +26,13 @@ const R32_SFLOAT: i32 = 100;
 /// Set 0: the output buffer at 0, combined image samplers `t[4]` at 16, sampled images
 /// `im[2]` at 144, samplers `s[3]` at 208.
 fn layout() -> ResourceLayout {
-    let b = |binding, kind, count, offset| BindingLayout {
-        binding,
-        kind,
-        count,
-        offset,
-    };
-    ResourceLayout {
-        sets: vec![Some(SetLayout {
-            bindings: vec![
-                b(0, DescriptorKind::StorageBuffer, 1, 0),
-                b(1, DescriptorKind::CombinedImageSampler, 4, 16),
-                b(2, DescriptorKind::SampledImage, 2, 144),
-                b(3, DescriptorKind::Sampler, 3, 208),
-                b(4, DescriptorKind::StorageImage, 2, 240),
-            ],
-        })],
-        push_constant_size: 0,
-    }
+    set0(&[
+        (0, DescriptorKind::StorageBuffer, 1, 0),
+        (1, DescriptorKind::CombinedImageSampler, 4, 16),
+        (2, DescriptorKind::SampledImage, 2, 144),
+        (3, DescriptorKind::Sampler, 3, 208),
+        (4, DescriptorKind::StorageImage, 2, 240),
+    ])
 }
 
 const HEADER: &str = "#version 450
@@ -88,13 +73,7 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let mut mem = FlatMemory::new();
-        mem.map(SET, vec![0; 0x1000]);
-        mem.map(OUT, vec![0; OUT_BYTES]);
-        let mut d = [0u8; 16];
-        d[..8].copy_from_slice(&OUT.to_le_bytes());
-        d[8..12].copy_from_slice(&(OUT_BYTES as u32).to_le_bytes());
-        mem.write(SET, &d).unwrap();
+        let mut mem = memory(0x1000, OUT_BYTES);
         let h: Vec<u8> = heap().iter().flat_map(sampler_descriptor).collect();
         mem.map(HEAP, h);
         World { mem }
@@ -145,43 +124,18 @@ impl World {
 
     /// Compiles and runs one invocation of `body`; returns the output buffer as words.
     fn run(&mut self, body: &str) -> Vec<u32> {
-        let src = format!("{HEADER}{body}");
-        let spirv = glslang(&src).expect("glslang");
-        let l = layout();
-        let bin = crate::compile_compute(&ComputeRequest {
-            spirv: &spirv,
-            entry_point: "main",
-            specialization: &[],
-            layout: &l,
-            target: Target::G13,
+        Launch {
+            src: &format!("{HEADER}{body}"),
+            layout: &layout(),
+            invocations: 1,
+            out_bytes: OUT_BYTES,
+        }
+        .run_with(&mut self.mem, &mut |_| {}, &|launch| {
+            launch.textures.sampler_heap = SamplerHeap {
+                base: HEAP,
+                count: heap().len() as u32,
+            };
         })
-        .expect("compile");
-        let mut at = 0;
-        let mut code = Vec::new();
-        while at < bin.code.len() {
-            let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
-            code.push((at as u32, i));
-            at += len;
-        }
-        let prog = Program::new(0, code).expect("program");
-        let mut launch = LaunchState::new([1, 1, 1], [1, 1, 1]);
-        let mut root = vec![0u8; abi::ROOT_TABLE_SIZE as usize];
-        let o = abi::set_address_offset(0) as usize;
-        root[o..o + 8].copy_from_slice(&SET.to_le_bytes());
-        for (h, c) in root.chunks(2).enumerate() {
-            launch.uniforms[h] = u16::from_le_bytes([c[0], c[1]]);
-        }
-        launch.stack_bytes = bin.scratch_bytes;
-        launch.textures.sampler_heap = SamplerHeap {
-            base: HEAP,
-            count: heap().len() as u32,
-        };
-        run_workgroups(&prog, &launch, &mut self.mem).expect("run");
-        let mut out = vec![0u8; OUT_BYTES];
-        self.mem.read(OUT, &mut out).unwrap();
-        out.chunks(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-            .collect()
     }
 }
 
