@@ -1100,11 +1100,42 @@ fn neighbouring_regions_share_words() {
 /// vkCmdCopyImage moves its blocks into an R32G32_UINT image texel for block.
 #[test]
 fn compressed_copies_count_blocks() {
+    compressed_copies(
+        vk::Format::BC1_RGBA_UNORM_BLOCK,
+        (4, 4),
+        8,
+        (18, 10),
+        vk::Format::R32G32_UINT,
+    );
+}
+
+/// The same with an ASTC footprint that is not a power of two: 10x8 blocks of 16 bytes (a
+/// 47x19 image is again 5x3 blocks, 3x2 at level 1), copied texel for block into
+/// R32G32B32A32_UINT.
+#[test]
+fn astc_copies_count_blocks() {
+    compressed_copies(
+        vk::Format::ASTC_10X8_UNORM_BLOCK,
+        (10, 8),
+        16,
+        (47, 19),
+        vk::Format::R32G32B32A32_UINT,
+    );
+}
+
+fn compressed_copies(
+    format: vk::Format,
+    block: (u32, u32),
+    bytes: u32,
+    (w, h): (u32, u32),
+    same_size: vk::Format,
+) {
+    let nb = bytes as usize;
     with_device(|ctx, dev, gpu| {
-        let (w, h, levels) = (18, 10, 2);
-        let bc1 = Case {
-            format: vk::Format::BC1_RGBA_UNORM_BLOCK,
-            bpp: 8,
+        let levels = 2;
+        let case = Case {
+            format,
+            bpp: bytes,
             linear: false,
             w,
             h,
@@ -1112,15 +1143,15 @@ fn compressed_copies_count_blocks() {
             layers: 1,
             one_d: false,
         };
-        let img = image_of_blocks(ctx, dev, &bc1, (4, 4));
+        let img = image_of_blocks(ctx, dev, &case, block);
         gpu.to_transfer_dst(&img);
         // Level l's blocks from a buffer of 6-block rows at offset 16 + 512 * l.
         let mut staging = buffer(ctx, dev, 2048);
-        let at = |l: u32, bx: u32, by: u32| (16 + 512 * l + (by * 6 + bx) * 8) as usize;
+        let at = |l: u32, bx: u32, by: u32| (16 + 512 * l + (by * 6 + bx) * bytes) as usize;
         for l in 0..levels {
             let (bw, bh) = img.layout.level_blocks(l);
             for (by, bx, b) in
-                (0..bh).flat_map(|y| (0..bw).flat_map(move |x| (0..8).map(move |b| (y, x, b))))
+                (0..bh).flat_map(|y| (0..bw).flat_map(move |x| (0..bytes).map(move |b| (y, x, b))))
             {
                 staging.mem.bytes_mut()[at(l, bx, by) + b as usize] = pattern(7, l, 0, bx, by, b);
             }
@@ -1128,7 +1159,7 @@ fn compressed_copies_count_blocks() {
         let regions: Vec<_> = (0..levels)
             .map(|l| vk::BufferImageCopy {
                 buffer_offset: u64::from(16 + 512 * l),
-                buffer_row_length: 24,
+                buffer_row_length: 6 * block.0,
                 buffer_image_height: 0,
                 image_subresource: layers(l, 0, 1),
                 image_offset: vk::Offset3D::default(),
@@ -1144,9 +1175,9 @@ fn compressed_copies_count_blocks() {
             let (bw, bh) = img.layout.level_blocks(l);
             for by in 0..bh {
                 for bx in 0..bw {
-                    let want: Vec<u8> = (0..8).map(|b| pattern(7, l, 0, bx, by, b)).collect();
+                    let want: Vec<u8> = (0..bytes).map(|b| pattern(7, l, 0, bx, by, b)).collect();
                     assert_eq!(
-                        stored(&img, 8, bx * 4, by * 4, 0, l),
+                        stored(&img, bytes, bx * block.0, by * block.1, 0, l),
                         &want[..],
                         "level {l} block ({bx}, {by})"
                     );
@@ -1165,18 +1196,22 @@ fn compressed_copies_count_blocks() {
             buffer_row_length: 0,
             buffer_image_height: 0,
             image_subresource: layers(0, 0, 1),
-            image_offset: vk::Offset3D { x: 4, y: 4, z: 0 },
+            image_offset: vk::Offset3D {
+                x: block.0 as i32,
+                y: block.1 as i32,
+                z: 0,
+            },
             image_extent: vk::Extent3D {
-                width: w - 4,
-                height: h - 4,
+                width: w - block.0,
+                height: h - block.1,
                 depth: 1,
             },
         };
         gpu.copy_image_to_buffer(&img, &out, &[region]);
         for by in 0..2 {
             for bx in 0..4 {
-                let got = &out.mem.bytes()[((by * 4 + bx) * 8) as usize..][..8];
-                let want: Vec<u8> = (0..8)
+                let got = &out.mem.bytes()[(by * 4 + bx) as usize * nb..][..nb];
+                let want: Vec<u8> = (0..bytes)
                     .map(|b| pattern(7, 0, 0, bx + 1, by + 1, b))
                     .collect();
                 assert_eq!(got, &want[..], "read-back block ({bx}, {by})");
@@ -1184,8 +1219,8 @@ fn compressed_copies_count_blocks() {
         }
         // Block for texel into an uncompressed image of the same element size.
         let c = Case {
-            format: vk::Format::R32G32_UINT,
-            bpp: 8,
+            format: same_size,
+            bpp: bytes,
             linear: false,
             w: 5,
             h: 3,
@@ -1209,9 +1244,9 @@ fn compressed_copies_count_blocks() {
         gpu.copy_image(&img, &dst, &[copy]);
         for y in 0..3 {
             for x in 0..5 {
-                let want: Vec<u8> = (0..8).map(|b| pattern(7, 0, 0, x, y, b)).collect();
+                let want: Vec<u8> = (0..bytes).map(|b| pattern(7, 0, 0, x, y, b)).collect();
                 assert_eq!(
-                    stored(&dst, 8, x, y, 0, 0),
+                    stored(&dst, bytes, x, y, 0, 0),
                     &want[..],
                     "copied block ({x}, {y})"
                 );

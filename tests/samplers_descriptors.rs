@@ -251,20 +251,23 @@ fn sampling_format_features() {
             "{f:?}"
         );
     }
-    // BC and ETC2/EAC images are sampled, filtered, copied and blitted from, optimal tiling
-    // only; ASTC is not offered.
+    // BC, ETC2/EAC and ASTC LDR images are sampled, filtered, copied and blitted from,
+    // optimal tiling only; the ASTC HDR (SFLOAT) formats are not offered.
     let compressed = sampled_linear | F::TRANSFER_SRC | F::TRANSFER_DST | F::BLIT_SRC;
     for f in [
         vk::Format::BC1_RGB_UNORM_BLOCK,
         vk::Format::BC7_SRGB_BLOCK,
         vk::Format::ETC2_R8G8B8A8_UNORM_BLOCK,
         vk::Format::EAC_R11G11_SNORM_BLOCK,
+        vk::Format::ASTC_4X4_UNORM_BLOCK,
+        vk::Format::ASTC_10X8_SRGB_BLOCK,
+        vk::Format::ASTC_12X12_UNORM_BLOCK,
     ] {
         let p = props(f);
         assert_eq!(p.optimal_tiling_features, compressed, "{f:?}");
         assert!(p.linear_tiling_features.is_empty(), "{f:?}");
     }
-    assert!(props(vk::Format::ASTC_4X4_UNORM_BLOCK)
+    assert!(props(vk::Format::ASTC_4X4_SFLOAT_BLOCK)
         .optimal_tiling_features
         .is_empty());
     // SAFETY: valid physical device.

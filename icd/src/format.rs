@@ -112,12 +112,12 @@ impl Format {
     }
 }
 
-/// The block-compressed formats agx4 offers (BC1-7, ETC2/EAC: VkFormat 131 to 156), with the
-/// block size from the hardware format table. ASTC LDR (157 to 184) is decoded by the
-/// simulated texture unit but not offered: its decode is 8 bits per channel, where Vulkan
-/// decodes UNORM ASTC at half-float precision, and dEQP-VK.texture.compressed.astc_* fails.
+/// The block-compressed formats agx4 offers (BC1-7, ETC2/EAC and the 2D ASTC LDR footprints:
+/// VkFormat 131 to 184), with the block size from the hardware format table. The simulated
+/// texture unit decodes UNORM ASTC at FP16 precision, as Vulkan requires without
+/// VK_EXT_astc_decode_mode (hw gpu::texel::astc).
 fn compressed(format: vk::Format) -> Option<Format> {
-    if !(131..=156).contains(&format.as_raw()) {
+    if !(131..=184).contains(&format.as_raw()) {
         return None;
     }
     let p = pixel_format(format.as_raw())?;

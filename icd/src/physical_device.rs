@@ -281,6 +281,8 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
         // blocks), copied in blocks and blitted from (format.rs, cmd_buffer/image_transfer.rs).
         texture_compression_bc: vk::TRUE,
         texture_compression_etc2: vk::TRUE,
+        // ASTC LDR too, decoded to FP16 (UNORM) or 8 bits (sRGB) as Vulkan requires.
+        texture_compression_astc_ldr: vk::TRUE,
         // Vulkan's anisotropic approximation in the texture unit (hw texture.rs).
         sampler_anisotropy: vk::TRUE,
         // Cube array views are sampled (the cube index is the layer / 6) and gathered.

@@ -5,10 +5,12 @@
 //! * [`minifloat`]: floats narrower than 32 bits (half, the 11- and 10-bit unsigned floats).
 //! * [`srgb`]: the sRGB transfer function.
 //! * [`format`]: decoding and encoding one texel of each channel layout and number type.
+//! * [`astc`]: agx4's ASTC LDR block decoder, to Vulkan's FP16 and sRGB results.
 //! * [`compressed`]: decoding the block of a block-compressed image (BC, ETC2/EAC, ASTC).
 //! * [`image`]: texel addresses from a texture or PBE descriptor (through the ail layout).
 //! * [`sample`]: wrapping, filtering, mip selection, border colours and depth comparison.
 
+pub mod astc;
 pub mod compressed;
 pub mod format;
 pub mod image;

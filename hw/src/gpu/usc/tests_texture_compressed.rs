@@ -379,12 +379,10 @@ fn astc_void_extent(hdr: bool) -> [u8; 16] {
 
 #[test]
 fn astc_void_extent_and_error_colour() {
+    // UNORM ASTC reads C as FP16 (Vulkan's decode_float16): 0x8000 is exactly 0.5, where
+    // an 8-bit decode gave 128 / 255.
     let t = load_block(ASTC_4X4, &astc_void_extent(false));
-    assert!(
-        t.iter().all(|&v| v == u8s([255, 128, 0, 255])),
-        "{:?}",
-        t[0]
-    );
+    assert!(t.iter().all(|&v| v == [1.0, 0.5, 0.0, 1.0]), "{:?}", t[0]);
     let magenta = [1.0, 0.0, 1.0, 1.0];
     // An HDR void extent is an error in the LDR profile; block mode 0 is reserved.
     assert!(load_block(ASTC_4X4, &astc_void_extent(true))
@@ -436,12 +434,9 @@ fn astc_ordinary_block() {
     }
     let t = load_block(ASTC_4X4, &block.to_le_bytes());
     assert_eq!(t[0], [0.0, 0.0, 0.0, 1.0]);
-    // 0xffff * 21 / 64 = 21504 (of 65535): 84 in 8 bits.
-    assert!(
-        near(t[1], u8s([84, 84, 84, 255]), 1.0 / 255.0),
-        "{:?}",
-        t[1]
-    );
+    // C = (0xffff * 21 + 32) / 64 = 21504, read as 21504 / 65536 (exact in FP16), not
+    // rounded to 8 bits.
+    assert_eq!(t[1], [0.328125, 0.328125, 0.328125, 1.0]);
     for v in &t[2..] {
         assert_eq!(*v, [1.0; 4]);
     }
@@ -453,9 +448,10 @@ fn astc_6x6_block_with_a_3x3_weight_grid() {
     // partition of endpoint mode 8, endpoints black and white (8-bit values: 128 - 17 - 45
     // leaves 66 bits). Grid weight (0, 0) is 0, the rest 31 (64). The 6x6 texels take
     // weights by the specification's infill: Ds = (1024 + 3) / 5 = 205, gs = (205 s * 2 +
-    // 32) >> 6: s = 1 gives grid 0 + 6/16. Texel (1, 0): (64 * 6 + 8) >> 4 = 24, colour
-    // (255 * 24 + 32) >> 6 = 96; texel (1, 1): weights 6, 4, 4, 2 -> (64 * 10 + 8) >> 4 =
-    // 40, colour 159; texel (5, 5) is grid point (2, 2): white.
+    // 32) >> 6: s = 1 gives grid 0 + 6/16. Texel (1, 0): (64 * 6 + 8) >> 4 = 24, C =
+    // (65535 * 24 + 32) / 64 = 24576 (0.375); texel (1, 1): weights 6, 4, 4, 2 -> (64 * 10
+    // + 8) >> 4 = 40, C = 40959, which FP16 holds only to 11 significant bits, rounded
+    // toward zero: 40928 / 65536; texel (5, 5) is grid point (2, 2): white.
     let mut b = Bits::new();
     b.put(11, 0x3bf).put(2, 0).put(4, 8);
     for v in [0, 255, 0, 255, 0, 255] {
@@ -469,22 +465,11 @@ fn astc_6x6_block_with_a_3x3_weight_grid() {
     }
     let at = [(0, 0), (1, 0), (0, 1), (1, 1), (5, 5)];
     let t = load(165, 6, 6, &[(0, 0, 0, &block.to_le_bytes())], &at);
-    assert_eq!(t[0], [0.0, 0.0, 0.0, 1.0]);
-    assert!(
-        near(t[1], u8s([96, 96, 96, 255]), 1.0 / 255.0),
-        "{:?}",
-        t[1]
-    );
-    assert!(
-        near(t[2], u8s([96, 96, 96, 255]), 1.0 / 255.0),
-        "{:?}",
-        t[2]
-    );
-    assert!(
-        near(t[3], u8s([159, 159, 159, 255]), 1.0 / 255.0),
-        "{:?}",
-        t[3]
-    );
+    let grey = |v: f32| [v, v, v, 1.0];
+    assert_eq!(t[0], grey(0.0));
+    assert_eq!(t[1], grey(0.375));
+    assert_eq!(t[2], grey(0.375));
+    assert_eq!(t[3], grey(40928.0 / 65536.0));
     assert_eq!(t[4], [1.0; 4]);
 }
 
@@ -549,8 +534,10 @@ fn a_block_is_decoded_once_for_all_its_texels() {
     let before = crate::gpu::texel::compressed::decodes();
     run(body, 16, st, &mut m).unwrap();
     assert_eq!(crate::gpu::texel::compressed::decodes() - before, 1);
-    // Colour (0x3412, 0x7856, 0xbc9a, 0xf0de): top bytes.
+    // Colour (0x3412, 0x7856, 0xbc9a, 0xf0de), each / 65536 rounded toward zero to FP16's
+    // 11 significant bits.
+    let want = [0x3410, 0x7850, 0xbc80, 0xf0c0].map(|c| c as f32 / 65536.0);
     for lane in 0..16 {
-        assert_eq!(outf(&m, lane), u8s([0x34, 0x78, 0xbc, 0xf0]), "lane {lane}");
+        assert_eq!(outf(&m, lane), want, "lane {lane}");
     }
 }
