@@ -1564,3 +1564,62 @@ void main() {
         other => panic!("expected InvalidSpirv, got {other:?}"),
     }
 }
+
+/// Arrays whose length is a specialization constant or an OpSpecConstantOp of one take the
+/// specialised length, in Function, Workgroup and push-constant-free shaders alike; without
+/// a value the default applies.
+#[test]
+fn spec_constant_array_lengths() {
+    let src = r#"#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 4) const int M = 3;
+layout(constant_id = 5) const uint S = 2u;
+shared uint sh[M * 2 + 1];
+layout(std430, set = 0, binding = 0) buffer O { uint o[]; };
+void main() {
+    uint loc[S + 1u];
+    for (uint i = 0u; i < S + 1u; i++) { loc[i] = 10u * i + 1u; }
+    uint sum = 0u;
+    for (uint i = 0u; i < S + 1u; i++) { sum += loc[i]; }
+    for (int i = 0; i < sh.length(); i++) { sh[i] = uint(i); }
+    o[0] = uint(loc.length());
+    o[1] = uint(sh.length());
+    o[2] = sum;
+    o[3] = sh[sh.length() - 1];
+}
+"#;
+    let Some(w) = glslang(src) else { return };
+    let spec = [
+        Specialization {
+            id: 4,
+            bytes: 5u32.to_le_bytes().to_vec(),
+        },
+        Specialization {
+            id: 5,
+            bytes: 6u32.to_le_bytes().to_vec(),
+        },
+    ];
+    let layout = layout_for(&[buf(0, vec![])]);
+    for (sp, shared) in [(&spec[..], 4 * 11), (&[][..], 4 * 7)] {
+        let req = ComputeRequest {
+            spirv: &w,
+            entry_point: "main",
+            specialization: sp,
+            layout: &layout,
+            target: Target::G13,
+        };
+        assert_eq!(
+            compiler::frontend::translate(&req).unwrap().shared_size,
+            shared
+        );
+    }
+    let bufs = vec![buf(0, vec![0; 16])];
+    // M = 5, S = 6: sh has 11 elements, loc 7 (1 + 11 + ... + 61 = 217).
+    for r in run(&w, &spec, &bufs, &[], [1, 1, 1], [0; 3], true) {
+        assert_eq!(as_u32(&r[0]), vec![7, 11, 217, 10]);
+    }
+    // Defaults: M = 3, S = 2: sh has 7 elements, loc 3 (1 + 11 + 21 = 33).
+    for r in run(&w, &[], &bufs, &[], [1, 1, 1], [0; 3], true) {
+        assert_eq!(as_u32(&r[0]), vec![3, 7, 33, 6]);
+    }
+}
