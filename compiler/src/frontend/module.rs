@@ -397,6 +397,9 @@ pub(super) fn collect_decorations(module: &Module) -> Result<Decorations, Compil
     Ok(d)
 }
 
+/// The constants of a module, or why one of them could not be evaluated.
+pub(super) type ConstsOrError = Result<super::constants::Constants, CompileError>;
+
 /// The type table and the constants of a module, built in one walk of its
 /// types-and-globals section because each needs the other (array lengths are constants,
 /// possibly specialised or computed by OpSpecConstantOp; constants have types). A constant
@@ -407,13 +410,7 @@ pub(super) fn collect_types(
     module: &Module,
     decorations: &Decorations,
     specialization: &[crate::Specialization],
-) -> Result<
-    (
-        HashMap<Word, SpvType>,
-        Result<super::constants::Constants, CompileError>,
-    ),
-    CompileError,
-> {
+) -> Result<(HashMap<Word, SpvType>, ConstsOrError), CompileError> {
     let mut types = HashMap::new();
     let mut consts = super::constants::Constants::new();
     let mut const_error: Option<CompileError> = None;
