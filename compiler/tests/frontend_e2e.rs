@@ -1564,3 +1564,216 @@ void main() {
         other => panic!("expected InvalidSpirv, got {other:?}"),
     }
 }
+
+/// Arrays whose length is a specialization constant or an OpSpecConstantOp of one take the
+/// specialised length, in Function, Workgroup and push-constant-free shaders alike; without
+/// a value the default applies.
+#[test]
+fn spec_constant_array_lengths() {
+    let src = r#"#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 4) const int M = 3;
+layout(constant_id = 5) const uint S = 2u;
+shared uint sh[M * 2 + 1];
+layout(std430, set = 0, binding = 0) buffer O { uint o[]; };
+void main() {
+    uint loc[S + 1u];
+    for (uint i = 0u; i < S + 1u; i++) { loc[i] = 10u * i + 1u; }
+    uint sum = 0u;
+    for (uint i = 0u; i < S + 1u; i++) { sum += loc[i]; }
+    for (int i = 0; i < sh.length(); i++) { sh[i] = uint(i); }
+    o[0] = uint(loc.length());
+    o[1] = uint(sh.length());
+    o[2] = sum;
+    o[3] = sh[sh.length() - 1];
+}
+"#;
+    let Some(w) = glslang(src) else { return };
+    let spec = [
+        Specialization {
+            id: 4,
+            bytes: 5u32.to_le_bytes().to_vec(),
+        },
+        Specialization {
+            id: 5,
+            bytes: 6u32.to_le_bytes().to_vec(),
+        },
+    ];
+    let layout = layout_for(&[buf(0, vec![])]);
+    for (sp, shared) in [(&spec[..], 4 * 11), (&[][..], 4 * 7)] {
+        let req = ComputeRequest {
+            spirv: &w,
+            entry_point: "main",
+            specialization: sp,
+            layout: &layout,
+            target: Target::G13,
+        };
+        assert_eq!(
+            compiler::frontend::translate(&req).unwrap().shared_size,
+            shared
+        );
+    }
+    let bufs = vec![buf(0, vec![0; 16])];
+    // M = 5, S = 6: sh has 11 elements, loc 7 (1 + 11 + ... + 61 = 217).
+    for r in run(&w, &spec, &bufs, &[], [1, 1, 1], [0; 3], true) {
+        assert_eq!(as_u32(&r[0]), vec![7, 11, 217, 10]);
+    }
+    // Defaults: M = 3, S = 2: sh has 7 elements, loc 3 (1 + 11 + 21 = 33).
+    for r in run(&w, &[], &bufs, &[], [1, 1, 1], [0; 3], true) {
+        assert_eq!(as_u32(&r[0]), vec![3, 7, 33, 6]);
+    }
+}
+
+/// OpCopyLogical (glslang's copy between a struct or array of one explicit layout and the
+/// same type of another, from SPIR-V 1.4 on): std140 with a row-major matrix and 16-byte
+/// array stride into a Function variable, and from there and straight into std430.
+#[test]
+fn copy_logical_between_layouts() {
+    let src = r#"#version 450
+layout(local_size_x = 1) in;
+struct S { vec3 a; float b[3]; mat2x3 m; uvec2 c; };
+layout(std140, row_major, set = 0, binding = 0) buffer I { S s; } i;
+layout(std430, set = 0, binding = 1) buffer O { S s; S arr[2]; } o;
+void main() {
+    S l = i.s;
+    l.b[1] += 1.0;
+    o.s = l;
+    o.arr[1] = i.s;
+    float bb[3] = i.s.b;
+    o.arr[0].b = bb;
+}
+"#;
+    let w = common::glslang_env(src, "comp", "vulkan1.2").expect("glslang");
+    let words = |op: u32| w[5..].iter().filter(|x| **x & 0xffff == op).count();
+    // OpCopyLogical is 400; make sure the test exercises it.
+    assert!(words(400) > 0, "glslang emitted no OpCopyLogical");
+    let mut input = vec![0f32; 32];
+    input[0..3].copy_from_slice(&[1.0, 2.0, 3.0]);
+    for (k, b) in [4.0, 5.0, 6.0].into_iter().enumerate() {
+        input[4 + 4 * k] = b;
+    }
+    // Row-major mat2x3: row r at byte 64 + 16r holds (m[0][r], m[1][r]).
+    let m = [[7.0, 8.0, 9.0], [10.0, 11.0, 12.0]];
+    for r in 0..3 {
+        input[16 + 4 * r] = m[0][r];
+        input[16 + 4 * r + 1] = m[1][r];
+    }
+    let mut input = f32s(&input);
+    input[112..120].copy_from_slice(&u32s(&[13, 14]));
+    // std430: a at 0, b at 12 (stride 4), m at 32 column-major (stride 16), c at 64; 80 bytes.
+    let s430 = |b1: f32| {
+        let mut v = vec![0f32; 20];
+        v[0..3].copy_from_slice(&[1.0, 2.0, 3.0]);
+        v[3..6].copy_from_slice(&[4.0, b1, 6.0]);
+        v[8..11].copy_from_slice(&m[0]);
+        v[12..15].copy_from_slice(&m[1]);
+        let mut b = f32s(&v);
+        b[64..72].copy_from_slice(&u32s(&[13, 14]));
+        b
+    };
+    let mut want = s430(6.0);
+    let mut arr0 = vec![0u8; 80];
+    arr0[12..24].copy_from_slice(&f32s(&[4.0, 5.0, 6.0]));
+    want.extend(arr0);
+    want.extend(s430(5.0));
+    let bufs = vec![buf(0, input), buf(1, vec![0; 240])];
+    for r in run(&w, &[], &bufs, &[], [1, 1, 1], [0; 3], true) {
+        assert_eq!(as_f32(&r[1]), as_f32(&want));
+    }
+}
+
+/// OpVectorShuffle with undefined (0xFFFFFFFF) components, at run time: the defined lanes
+/// come from the right operand lanes, whatever the undefined ones hold.
+#[test]
+fn vector_shuffle_with_undefined_components() {
+    let src = r#"
+OpCapability Shader
+OpExtension "SPV_KHR_storage_buffer_storage_class"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %rta ArrayStride 16
+OpMemberDecorate %buf 0 Offset 0
+OpDecorate %buf Block
+OpDecorate %io DescriptorSet 0
+OpDecorate %io Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%u32 = OpTypeInt 32 0
+%v4 = OpTypeVector %u32 4
+%v2 = OpTypeVector %u32 2
+%rta = OpTypeRuntimeArray %v4
+%buf = OpTypeStruct %rta
+%pbuf = OpTypePointer StorageBuffer %buf
+%pv4 = OpTypePointer StorageBuffer %v4
+%io = OpVariable %pbuf StorageBuffer
+%c0 = OpConstant %u32 0
+%c1 = OpConstant %u32 1
+%c2 = OpConstant %u32 2
+%main = OpFunction %void None %fn
+%l = OpLabel
+%pa = OpAccessChain %pv4 %io %c0 %c0
+%pb = OpAccessChain %pv4 %io %c0 %c1
+%a = OpLoad %v4 %pa
+%b = OpLoad %v4 %pb
+%s = OpVectorShuffle %v4 %a %b 0xFFFFFFFF 6 0xFFFFFFFF 1
+%t = OpVectorShuffle %v2 %b %a 0xFFFFFFFF 7
+%x = OpCompositeExtract %u32 %s 1
+%y = OpCompositeExtract %u32 %s 3
+%z = OpCompositeExtract %u32 %t 1
+%r = OpCompositeConstruct %v4 %x %y %z %c2
+%po = OpAccessChain %pv4 %io %c0 %c2
+OpStore %po %r
+OpReturn
+OpFunctionEnd
+"#;
+    let w = common::spirv_as(src);
+    let mut data = u32s(&[10, 11, 12, 13, 20, 21, 22, 23]);
+    data.extend(vec![0; 16]);
+    for r in run(&w, &[], &[buf(0, data)], &[], [1, 1, 1], [0; 3], true) {
+        assert_eq!(as_u32(&r[0])[8..], [22, 11, 13, 2]);
+    }
+}
+
+/// GLSL.std.450 Sin, Cos and Tan through the front end, the passes and the interpreter (the
+/// USC's results differ from the interpreter's in the last bit, so g13_glsl_std450, which
+/// demands equal bits, leaves them out).
+#[test]
+fn trigonometry() {
+    let src = r#"#version 450
+layout(local_size_x = 8) in;
+layout(std430, set = 0, binding = 0) buffer A { float a[8]; float o[24]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    float x = a[i];
+    o[i * 3u] = sin(x);
+    o[i * 3u + 1u] = cos(x);
+    o[i * 3u + 2u] = tan(x);
+}
+"#;
+    let xs: Vec<f32> = (0..8).map(|k| (k as f32 - 3.5) * 0.43).collect();
+    let mut data = f32s(&xs);
+    data.extend(vec![0; 24 * 4]);
+    check(
+        src,
+        true,
+        vec![buf(0, data)],
+        &[],
+        [1, 1, 1],
+        &[],
+        0,
+        &|b| {
+            let o = as_f32(b);
+            for (i, x) in xs.iter().enumerate() {
+                let want = [x.sin(), x.cos(), x.tan()];
+                for (k, w) in want.iter().enumerate() {
+                    let got = o[8 + i * 3 + k];
+                    assert!(
+                        (got - w).abs() <= 1e-5 * (1.0 + w.abs()),
+                        "{k} of {x}: {got} vs {w}"
+                    );
+                }
+            }
+        },
+    );
+}

@@ -510,3 +510,270 @@ void main() {
         }
     }
 }
+
+/// Every GLSL.std.450 instruction a compute shader can use (all but the 64-bit float
+/// packs and the fragment-only InterpolateAt*), each once, on the USC and the interpreter,
+/// against values computed here. Sin, Cos and Tan are in `trigonometry` (the USC's and the
+/// interpreter's results differ in the last bit there). NMin, NMax and NClamp, which glslang never emits, replace
+/// FMin, FMax and FClamp in a second build of the same shader.
+#[test]
+fn every_instruction_compiles_and_runs() {
+    let src = r#"#version 450
+layout(local_size_x = 8) in;
+layout(std430, binding = 0) buffer A { float a[16]; };
+layout(std430, binding = 1) buffer O { float o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    float x = a[i];
+    float y = a[i + 8u];
+    int s = int(floor(x * 10.0));
+    uint u = uint(s + 10);
+    uint b = i * 8u;
+    float r[48];
+    r[0] = round(x * 5.0);
+    r[1] = roundEven(x * 5.0);
+    r[2] = trunc(x * 5.0);
+    r[3] = abs(x);
+    r[4] = float(abs(s));
+    r[5] = sign(x);
+    r[6] = float(sign(s));
+    r[7] = floor(x * 5.0);
+    r[8] = ceil(x * 5.0);
+    r[9] = fract(x * 5.0);
+    r[10] = radians(x * 90.0);
+    r[11] = degrees(x);
+    r[12] = asin(x);
+    r[13] = acos(y);
+    r[14] = asin(x) + acos(y);
+    r[15] = atan(x);
+    r[16] = sinh(x) + cosh(y);
+    r[17] = tanh(x);
+    r[18] = asinh(x) + acosh(1.0 + abs(y)) + atanh(x);
+    r[19] = atan(x, y);
+    r[20] = pow(abs(x) + 0.5, y);
+    r[21] = exp(x) + log(abs(y) + 0.1);
+    r[22] = exp2(x) + log2(abs(y) + 0.1);
+    r[23] = sqrt(abs(x)) + inversesqrt(abs(y) + 0.1);
+    mat2 m = mat2(x, y, 1.0, 2.0);
+    r[24] = determinant(m);
+    r[25] = inverse(m)[0][0];
+    float whole;
+    r[26] = modf(x * 5.0, whole) + 10.0 * whole;
+    r[27] = min(x, y) + 10.0 * max(x, y) + 100.0 * clamp(x, -0.25, 0.25);
+    r[28] = float(min(u, 12u) + 100u * max(u, 12u) + 10000u * clamp(u, 8u, 14u));
+    r[29] = float(min(s, 2) + 100 * max(s, 2) + 10000 * clamp(s, -2, 4));
+    r[30] = mix(x, y, 0.25);
+    r[31] = step(0.1, x) + 2.0 * smoothstep(-0.5, 0.5, y);
+    r[32] = fma(x, y, 0.5);
+    int e;
+    r[33] = frexp(x, e) + 10.0 * float(e);
+    r[34] = ldexp(x, 3);
+    r[35] = uintBitsToFloat(packSnorm4x8(vec4(x, y, 0.5, -1.0)) & 0x7fffffu)
+          + unpackSnorm4x8(packSnorm4x8(vec4(x, y, 0.5, -1.0))).y;
+    r[36] = unpackUnorm4x8(packUnorm4x8(vec4(abs(x), 0.2, 0.3, 1.0))).x
+          + unpackSnorm2x16(packSnorm2x16(vec2(x, y))).y
+          + unpackUnorm2x16(packUnorm2x16(vec2(abs(x), 0.7))).x
+          + unpackHalf2x16(packHalf2x16(vec2(x, y))).y;
+    vec3 p = vec3(x, y, 0.5);
+    vec3 q = vec3(y, 0.25, x);
+    r[37] = length(p) + distance(p, q);
+    r[38] = cross(p, q).y;
+    r[39] = normalize(p).x;
+    r[40] = faceforward(p, q, vec3(1.0)).z;
+    r[41] = reflect(p, normalize(q)).x;
+    r[42] = refract(normalize(p), normalize(q), 0.5).y;
+    r[43] = float(findLSB(u) + 10 * findMSB(s) + 100 * findMSB(u));
+    for (uint k = 0u; k < 44u; k++) { o[i * 48u + k] = r[k]; }
+}
+"#;
+    let xs: [f32; 16] = [
+        -0.83, -0.61, -0.37, -0.12, 0.07, 0.29, 0.53, 0.77, // x
+        0.66, -0.44, 0.21, -0.93, 0.38, -0.05, 0.91, -0.27, // y
+    ];
+    let Some(r) = run(src, &[f32s(&xs), vec![0; 8 * 48 * 4]], [1, 1, 1], &[]) else {
+        return;
+    };
+    let o = as_f32(&r[1]);
+    let sign = |v: f64| {
+        if v > 0.0 {
+            1.0
+        } else if v < 0.0 {
+            -1.0
+        } else {
+            0.0
+        }
+    };
+    let smooth = |e0: f64, e1: f64, v: f64| {
+        let t = ((v - e0) / (e1 - e0)).clamp(0.0, 1.0);
+        t * t * (3.0 - 2.0 * t)
+    };
+    let norm = |v: [f64; 3]| {
+        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        v.map(|c| c / l)
+    };
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    for i in 0..8 {
+        let (x, y) = (f64::from(xs[i]), f64::from(xs[i + 8]));
+        let s = (x * 10.0).floor();
+        let u = s + 10.0;
+        let p = [x, y, 0.5];
+        let q = [y, 0.25, x];
+        let (m, e) = {
+            let e = x.abs().log2().floor() + 1.0;
+            (x / 2f64.powf(e), e)
+        };
+        let snorm8 = |v: f64| (v.clamp(-1.0, 1.0) * 127.0).round() / 127.0;
+        let snorm16 = |v: f64| (v.clamp(-1.0, 1.0) * 32767.0).round() / 32767.0;
+        let unorm8 = |v: f64| (v * 255.0).round() / 255.0;
+        let unorm16 = |v: f64| (v * 65535.0).round() / 65535.0;
+        let packed8: u32 = [x, y, 0.5, -1.0]
+            .iter()
+            .enumerate()
+            .map(|(k, v)| (((v.clamp(-1.0, 1.0) * 127.0).round() as i32 as u32) & 0xff) << (8 * k))
+            .sum();
+        let nn = norm(p);
+        let nq = norm(q);
+        let refl = {
+            let d = dot(p, nq);
+            p[0] - 2.0 * d * nq[0]
+        };
+        let refr = {
+            let (eta, d) = (0.5, dot(nq, nn));
+            let k = 1.0 - eta * eta * (1.0 - d * d);
+            eta * nn[1] - (eta * d + k.sqrt()) * nq[1]
+        };
+        let cr_y = p[2] * q[0] - p[0] * q[2];
+        let lsb = f64::from((u as u32).trailing_zeros());
+        let msb_s = if s < 0.0 {
+            31.0 - f64::from((!(s as i32)).leading_zeros())
+        } else {
+            31.0 - f64::from((s as i32).leading_zeros())
+        };
+        let msb_u = 31.0 - f64::from((u as u32).leading_zeros());
+        let want: [f64; 44] = [
+            (x * 5.0).round(),
+            (x * 5.0).round_ties_even(),
+            (x * 5.0).trunc(),
+            x.abs(),
+            s.abs(),
+            sign(x),
+            sign(s),
+            (x * 5.0).floor(),
+            (x * 5.0).ceil(),
+            x * 5.0 - (x * 5.0).floor(),
+            (x * 90.0).to_radians(),
+            x.to_degrees(),
+            x.asin(),
+            y.acos(),
+            x.asin() + y.acos(),
+            x.atan(),
+            x.sinh() + y.cosh(),
+            x.tanh(),
+            x.asinh() + (1.0 + y.abs()).acosh() + x.atanh(),
+            x.atan2(y),
+            (x.abs() + 0.5).powf(y),
+            x.exp() + (y.abs() + 0.1).ln(),
+            x.exp2() + (y.abs() + 0.1).log2(),
+            x.abs().sqrt() + 1.0 / (y.abs() + 0.1).sqrt(),
+            2.0 * x - y,
+            2.0 / (2.0 * x - y),
+            (x * 5.0).fract() + 10.0 * (x * 5.0).trunc(),
+            x.min(y) + 10.0 * x.max(y) + 100.0 * x.clamp(-0.25, 0.25),
+            u.min(12.0) + 100.0 * u.max(12.0) + 10000.0 * u.clamp(8.0, 14.0),
+            s.min(2.0) + 100.0 * s.max(2.0) + 10000.0 * s.clamp(-2.0, 4.0),
+            x * 0.75 + y * 0.25,
+            f64::from(u8::from(x >= 0.1)) + 2.0 * smooth(-0.5, 0.5, y),
+            x * y + 0.5,
+            m + 10.0 * e,
+            x * 8.0,
+            f64::from(f32::from_bits(packed8 & 0x7f_ffff)) + snorm8(y),
+            unorm8(x.abs()) + snorm16(y) + unorm16(x.abs()) + f64::from(half(y as f32)),
+            dot(p, p).sqrt() + {
+                let d = [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
+                dot(d, d).sqrt()
+            },
+            cr_y,
+            nn[0],
+            if dot([1.0; 3], q) < 0.0 { p[2] } else { -p[2] },
+            refl,
+            refr,
+            lsb + 10.0 * msb_s + 100.0 * msb_u,
+        ];
+        for (k, w) in want.iter().enumerate() {
+            // Denormal pack results are compared by their bits' value, which the USC keeps.
+            let tol = if k == 35 { 1e-3 } else { 2e-5 };
+            close(
+                o[i * 48 + k],
+                *w,
+                tol,
+                &format!("result {k} for x = {x}, y = {y}"),
+            );
+        }
+    }
+    // NMin, NMax, NClamp in place of FMin, FMax, FClamp: the same results for numbers.
+    let n_src = r#"#version 450
+layout(local_size_x = 8) in;
+layout(std430, binding = 0) buffer A { float a[16]; };
+layout(std430, binding = 1) buffer O { float o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    float x = a[i];
+    float y = a[i + 8u];
+    o[i * 3u] = min(x, y);
+    o[i * 3u + 1u] = max(x, y);
+    o[i * 3u + 2u] = clamp(x, -0.25, y);
+}
+"#;
+    let w = common::glslang(n_src).expect("glslang");
+    let mut m = rspirv::dr::load_words(&w).expect("parse");
+    let mut patched = 0;
+    for f in &mut m.functions {
+        for b in &mut f.blocks {
+            for inst in &mut b.instructions {
+                if let Some(rspirv::dr::Operand::LiteralExtInstInteger(n)) =
+                    inst.operands.get_mut(1)
+                {
+                    if let Some(to) = [(37, 79), (40, 80), (43, 81)]
+                        .iter()
+                        .find(|(from, _)| *from == *n)
+                    {
+                        *n = to.1;
+                        patched += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(patched, 3);
+    use rspirv::binary::Assemble;
+    let r = run_spirv(
+        &m.assemble(),
+        &[f32s(&xs), vec![0; 8 * 3 * 4]],
+        [1, 1, 1],
+        &[],
+    );
+    let o = as_f32(&r[1]);
+    for i in 0..8 {
+        let (x, y) = (xs[i], xs[i + 8]);
+        assert_eq!(o[i * 3], x.min(y));
+        assert_eq!(o[i * 3 + 1], x.max(y));
+        assert_eq!(o[i * 3 + 2], x.max(-0.25).min(y));
+    }
+}
+
+/// The f16 a value rounds to, as f32 (round to nearest even).
+fn half(v: f32) -> f32 {
+    let b = v.to_bits();
+    let sign = b & 0x8000_0000;
+    let mag = f32::from_bits(b & 0x7fff_ffff);
+    // Values here are normal f16s: keep 10 mantissa bits, rounding to nearest even.
+    let bits = mag.to_bits();
+    let drop = 13;
+    let rem = bits & ((1 << drop) - 1);
+    let half_way = 1 << (drop - 1);
+    let mut kept = bits >> drop;
+    if rem > half_way || (rem == half_way && kept & 1 == 1) {
+        kept += 1;
+    }
+    f32::from_bits(sign | (kept << drop))
+}

@@ -287,6 +287,8 @@ pub fn supported_features() -> vk::PhysicalDeviceFeatures {
         sampler_anisotropy: vk::TRUE,
         // Cube array views are sampled (the cube index is the layer / 6) and gathered.
         image_cube_array: vk::TRUE,
+        // Run-time gather offsets fill the offset register; ConstOffsets is four gathers.
+        shader_image_gather_extended: vk::TRUE,
         ..Default::default()
     }
 }

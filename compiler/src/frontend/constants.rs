@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use rspirv::dr::{Module, Operand};
+use rspirv::dr::Operand;
 use spirv::{Decoration, Op, Word};
 
 use super::module::{id, invalid, lit, result_id, result_type, unsupported, Decorations, SpvType};
@@ -277,14 +277,20 @@ fn spec_op(
     }
 }
 
-/// Evaluates every constant of the module (specializing where asked).
-pub(super) fn collect_constants(
-    module: &Module,
+/// The constants of a module by result id: their type and value.
+pub(super) type Constants = HashMap<Word, (Word, CVal)>;
+
+/// Evaluates one instruction of the types-and-globals section if it makes a constant
+/// (specializing where asked), from the constants before it: `None` for anything else.
+/// Types and constants interleave there (an array's length is a constant, a constant has a
+/// type), so the caller walks the section once, in order.
+pub(super) fn evaluate(
+    inst: &rspirv::dr::Instruction,
     types: &HashMap<Word, SpvType>,
     decorations: &Decorations,
     specialization: &[Specialization],
-) -> Result<HashMap<Word, (Word, CVal)>, CompileError> {
-    let mut consts: HashMap<Word, (Word, CVal)> = HashMap::new();
+    consts: &Constants,
+) -> Result<Option<CVal>, CompileError> {
     let spec_value = |rid: Word| -> Option<u64> {
         let spec_id = *decorations.get(rid, Decoration::SpecId)?.first()?;
         let s = specialization.iter().find(|s| s.id == spec_id)?;
@@ -293,103 +299,100 @@ pub(super) fn collect_constants(
         bytes[..n].copy_from_slice(&s.bytes[..n]);
         Some(u64::from_le_bytes(bytes))
     };
-    for inst in &module.types_global_values {
-        let op = inst.class.opcode;
-        let value = match op {
-            Op::Constant | Op::SpecConstant => {
-                let ty = result_type(inst)?;
-                if !matches!(types.get(&ty), Some(SpvType::Int { .. } | SpvType::Float)) {
-                    return Err(invalid("OpConstant of a non-scalar type"));
-                }
-                let wide = int_bits(types, ty) == 64;
-                let mut v = match inst.operands.first() {
-                    Some(Operand::LiteralBit32(v)) if !wide => *v as u64,
-                    Some(Operand::LiteralBit64(v)) if wide => *v,
-                    _ => return Err(invalid("OpConstant literal of the wrong width")),
-                };
-                if op == Op::SpecConstant {
-                    if let Some(s) = spec_value(result_id(inst)?) {
-                        v = if wide { s } else { s & 0xffff_ffff };
-                    }
-                }
-                CVal::Scalar(v)
+    let op = inst.class.opcode;
+    let value = match op {
+        Op::Constant | Op::SpecConstant => {
+            let ty = result_type(inst)?;
+            if !matches!(types.get(&ty), Some(SpvType::Int { .. } | SpvType::Float)) {
+                return Err(invalid("OpConstant of a non-scalar type"));
             }
-            Op::ConstantTrue | Op::ConstantFalse | Op::SpecConstantTrue | Op::SpecConstantFalse => {
-                let mut v = matches!(op, Op::ConstantTrue | Op::SpecConstantTrue) as u64;
-                if matches!(op, Op::SpecConstantTrue | Op::SpecConstantFalse) {
-                    if let Some(s) = spec_value(result_id(inst)?) {
-                        v = (s & 0xffff_ffff != 0) as u64;
-                    }
+            let wide = int_bits(types, ty) == 64;
+            let mut v = match inst.operands.first() {
+                Some(Operand::LiteralBit32(v)) if !wide => *v as u64,
+                Some(Operand::LiteralBit64(v)) if wide => *v,
+                _ => return Err(invalid("OpConstant literal of the wrong width")),
+            };
+            if op == Op::SpecConstant {
+                if let Some(s) = spec_value(result_id(inst)?) {
+                    v = if wide { s } else { s & 0xffff_ffff };
                 }
-                CVal::Scalar(v)
             }
-            Op::ConstantNull => null(types, result_type(inst)?, 0)?,
-            // An undefined value of a type without values (a runtime array, say) is legal
-            // as long as nothing uses it; a use then finds no such id.
-            Op::Undef => match null(types, result_type(inst)?, 0) {
-                Ok(v) => v,
-                Err(_) => continue,
-            },
-            Op::ConstantComposite | Op::SpecConstantComposite => {
-                let parts = (0..inst.operands.len())
-                    .map(|i| {
-                        let c = id(inst, i)?;
-                        consts
-                            .get(&c)
-                            .map(|(_, v)| v.clone())
-                            .ok_or_else(|| invalid(format!("undefined constant {c}")))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                if parts.iter().map(count).fold(0u32, u32::saturating_add) > 1 << 16 {
-                    return Err(unsupported("constant too large"));
-                }
-                CVal::Comp(parts)
-            }
-            Op::SpecConstantOp => {
-                let Some(Operand::LiteralSpecConstantOpInteger(sop)) = inst.operands.first() else {
-                    return Err(invalid("OpSpecConstantOp without an opcode"));
-                };
-                let mut args = Vec::new();
-                let mut arg_types = Vec::new();
-                let mut lits = Vec::new();
-                let literal_tail = matches!(
-                    sop,
-                    Op::CompositeExtract | Op::CompositeInsert | Op::VectorShuffle
-                );
-                let n_ids = match sop {
-                    Op::CompositeExtract => 1,
-                    Op::CompositeInsert | Op::VectorShuffle => 2,
-                    _ => usize::MAX,
-                };
-                for (k, o) in inst.operands[1..].iter().enumerate() {
-                    let w = match o {
-                        Operand::IdRef(w) | Operand::LiteralBit32(w) => *w,
-                        _ => return Err(invalid("bad OpSpecConstantOp operand")),
-                    };
-                    if literal_tail && k >= n_ids {
-                        lits.push(w);
-                    } else {
-                        let (t, v) = consts
-                            .get(&w)
-                            .ok_or_else(|| invalid(format!("undefined constant {w}")))?;
-                        args.push(v);
-                        arg_types.push(*t);
-                    }
-                }
-                let src = arg_types.first().map_or(32, |t| int_bits(types, *t));
-                let dst = int_bits(types, result_type(inst)?);
-                spec_op(*sop, &args, &lits, (src, dst))?
-            }
-            _ => continue,
-        };
-        let rid = result_id(inst)?;
-        let ty = result_type(inst)?;
-        if !types.contains_key(&ty) {
-            return Err(invalid(format!("constant {rid} of undefined type {ty}")));
+            CVal::Scalar(v)
         }
-        consts.insert(rid, (ty, value));
+        Op::ConstantTrue | Op::ConstantFalse | Op::SpecConstantTrue | Op::SpecConstantFalse => {
+            let mut v = matches!(op, Op::ConstantTrue | Op::SpecConstantTrue) as u64;
+            if matches!(op, Op::SpecConstantTrue | Op::SpecConstantFalse) {
+                if let Some(s) = spec_value(result_id(inst)?) {
+                    v = (s & 0xffff_ffff != 0) as u64;
+                }
+            }
+            CVal::Scalar(v)
+        }
+        Op::ConstantNull => null(types, result_type(inst)?, 0)?,
+        // An undefined value of a type without values (a runtime array, say) is legal
+        // as long as nothing uses it; a use then finds no such id.
+        Op::Undef => match null(types, result_type(inst)?, 0) {
+            Ok(v) => v,
+            Err(_) => return Ok(None),
+        },
+        Op::ConstantComposite | Op::SpecConstantComposite => {
+            let parts = (0..inst.operands.len())
+                .map(|i| {
+                    let c = id(inst, i)?;
+                    consts
+                        .get(&c)
+                        .map(|(_, v)| v.clone())
+                        .ok_or_else(|| invalid(format!("undefined constant {c}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if parts.iter().map(count).fold(0u32, u32::saturating_add) > 1 << 16 {
+                return Err(unsupported("constant too large"));
+            }
+            CVal::Comp(parts)
+        }
+        Op::SpecConstantOp => {
+            let Some(Operand::LiteralSpecConstantOpInteger(sop)) = inst.operands.first() else {
+                return Err(invalid("OpSpecConstantOp without an opcode"));
+            };
+            let mut args = Vec::new();
+            let mut arg_types = Vec::new();
+            let mut lits = Vec::new();
+            let literal_tail = matches!(
+                sop,
+                Op::CompositeExtract | Op::CompositeInsert | Op::VectorShuffle
+            );
+            let n_ids = match sop {
+                Op::CompositeExtract => 1,
+                Op::CompositeInsert | Op::VectorShuffle => 2,
+                _ => usize::MAX,
+            };
+            for (k, o) in inst.operands[1..].iter().enumerate() {
+                let w = match o {
+                    Operand::IdRef(w) | Operand::LiteralBit32(w) => *w,
+                    _ => return Err(invalid("bad OpSpecConstantOp operand")),
+                };
+                if literal_tail && k >= n_ids {
+                    lits.push(w);
+                } else {
+                    let (t, v) = consts
+                        .get(&w)
+                        .ok_or_else(|| invalid(format!("undefined constant {w}")))?;
+                    args.push(v);
+                    arg_types.push(*t);
+                }
+            }
+            let src = arg_types.first().map_or(32, |t| int_bits(types, *t));
+            let dst = int_bits(types, result_type(inst)?);
+            spec_op(*sop, &args, &lits, (src, dst))?
+        }
+        _ => return Ok(None),
+    };
+    let ty = result_type(inst)?;
+    if !types.contains_key(&ty) {
+        let rid = result_id(inst)?;
+        return Err(invalid(format!("constant {rid} of undefined type {ty}")));
     }
-    Ok(consts)
+    Ok(Some(value))
 }
 
 /// Reads a constant as a u32 (for indices, sizes, scopes).

@@ -26,6 +26,8 @@ struct ImageOperands {
     lod: Option<Word>,
     grad: Option<(Word, Word)>,
     offset: Option<Word>,
+    /// ConstOffsets: an array of four offsets, one per texel of a gather's footprint.
+    offsets: Option<Word>,
     sample: Option<Word>,
     min_lod: Option<Word>,
 }
@@ -60,10 +62,10 @@ fn image_operands(inst: &Instruction, from: usize) -> Result<ImageOperands, Comp
             0x2 => o.lod = Some(next()?),
             0x4 => o.grad = Some((next()?, next()?)),
             0x8 | 0x10 => o.offset = Some(next()?),
+            0x20 => o.offsets = Some(next()?),
             0x40 => o.sample = Some(next()?),
             0x80 => o.min_lod = Some(next()?),
             _ if b & IGNORED_OPERANDS != 0 => {}
-            0x20 => return Err(unsupported("ConstOffsets image operand")),
             _ => return Err(unsupported(format!("image operand bit {b:#x}"))),
         }
     }
@@ -245,10 +247,23 @@ impl<'m> Tr<'m> {
         w: Word,
         axes: usize,
     ) -> Result<Value, CompileError> {
+        let v = self.simple(fs, w)?;
+        self.pack_offset(v, axes)
+    }
+
+    fn pack_offset(&mut self, v: Value, axes: usize) -> Result<Value, CompileError> {
         if axes == 0 {
             return Err(invalid("texel offset on a cube map"));
         }
-        let parts = self.image_lanes(fs, w, axes, Scalar::I32, "texel offset")?;
+        let t = self.sh.ty(v);
+        if (t.lanes as usize) < axes || t.scalar != Scalar::I32 {
+            return Err(invalid(format!(
+                "texel offset of type {t:?}, {axes} I32 lanes expected"
+            )));
+        }
+        let parts = (0..axes)
+            .map(|i| self.lane(v, i as u8))
+            .collect::<Result<Vec<_>, _>>()?;
         let mask = self.u32c(0xf)?;
         let mut packed = None;
         for (i, p) in parts.into_iter().enumerate() {
@@ -523,6 +538,14 @@ impl<'m> Tr<'m> {
         if let Some(w) = o.offset {
             t.offset = Some(self.packed_offset(fs, w, it.dim.offset_axes())?);
         }
+        if let Some(w) = o.offsets {
+            if !gather || o.offset.is_some() {
+                return Err(invalid(
+                    "ConstOffsets on something other than a plain gather",
+                ));
+            }
+            return self.gather_offsets(fs, w, rt, t, it.dim.offset_axes());
+        }
         match (o.sample, it.ms && fetch) {
             (Some(s), true) => t.sample = Some(self.scalar_of(fs, s, Type::I32, "sample")?),
             (None, false) => {}
@@ -536,6 +559,39 @@ impl<'m> Tr<'m> {
             return Err(unsupported(format!("{op:?} result of type {rt:?}")));
         }
         let v = self.emit(rt, ir::Op::Texture(Box::new(t)))?;
+        Ok(Entry::Val(super::values::FVal::V(v)))
+    }
+
+    /// A gather with ConstOffsets: component i is texel i0j0 of the footprint at offset i
+    /// (the GLSL definition of textureGatherOffsets, which the CTS checks). The hardware
+    /// takes one offset per instruction, so it is four gathers, each giving its fourth
+    /// component (gathers return i0j0 last); scalarize then keeps just that texel of each.
+    fn gather_offsets(
+        &mut self,
+        fs: &FnState<'m>,
+        w: Word,
+        rt: Type,
+        t: Tex,
+        axes: usize,
+    ) -> Result<Entry, CompileError> {
+        let offsets = match self.val(fs, w)? {
+            super::values::FVal::C(parts) if parts.len() == 4 => parts,
+            _ => return Err(invalid("ConstOffsets that is not an array of four offsets")),
+        };
+        if rt.lanes != 4 || !matches!(rt.scalar, Scalar::F32 | Scalar::I32) {
+            return Err(unsupported(format!("gather result of type {rt:?}")));
+        }
+        let mut lanes = Vec::new();
+        for o in &offsets {
+            let super::values::FVal::V(o) = o else {
+                return Err(invalid("ConstOffsets element that is not a vector"));
+            };
+            let mut one = t.clone();
+            one.offset = Some(self.pack_offset(*o, axes)?);
+            let g = self.emit(rt, ir::Op::Texture(Box::new(one)))?;
+            lanes.push(self.lane(g, 3)?);
+        }
+        let v = self.emit(rt, ir::Op::Vector(lanes))?;
         Ok(Entry::Val(super::values::FVal::V(v)))
     }
 

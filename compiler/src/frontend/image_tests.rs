@@ -170,11 +170,21 @@ fn unsupported_image_forms_are_errors_not_panics() {
          void main() { u[0] = imageAtomicAdd(im, ivec2(0), 0, 1u); }",
     );
     assert!(matches!(e, Err(CompileError::Unsupported(_))), "{e:?}");
-    let e = translate(
+}
+
+#[test]
+fn gather_with_four_offsets_is_four_gathers() {
+    let sh = translate(
         "layout(set = 0, binding = 1) uniform sampler2D t;
-         void main() { o[0] = textureGatherOffsets(t, vec2(0.5), ivec2[4](ivec2(0), ivec2(1), ivec2(0), ivec2(1))); }",
-    );
-    assert!(matches!(e, Err(CompileError::Unsupported(_))), "{e:?}");
+         void main() { o[0] = textureGatherOffsets(t, vec2(0.5), ivec2[4](ivec2(0), ivec2(1), ivec2(0), ivec2(1)), 2); }",
+    )
+    .unwrap();
+    let ts = textures(&sh);
+    assert_eq!(ts.len(), 4);
+    for t in &ts {
+        assert_eq!(t.op, TexOp::Gather(2));
+        assert!(t.offset.is_some());
+    }
 }
 
 fn tex_desc(

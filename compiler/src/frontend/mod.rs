@@ -38,7 +38,9 @@ use crate::{
 pub fn check_module(words: &[u32]) -> Result<(), CompileError> {
     let m = module::parse(words)?;
     let decos = module::collect_decorations(&m)?;
-    module::collect_types(&m, &decos, &[])?;
+    // Constants are judged when a pipeline specialises them: a default value may not
+    // evaluate (a division by a specialization constant that defaults to zero).
+    let (_types, _consts) = module::collect_types(&m, &decos, &[])?;
     Ok(())
 }
 
@@ -82,8 +84,8 @@ fn translate_stage(
 ) -> Result<(ir::Shader, StageInfo), CompileError> {
     let m = module::parse(spirv)?;
     let decos = module::collect_decorations(&m)?;
-    let types = module::collect_types(&m, &decos, specialization)?;
-    let consts = constants::collect_constants(&m, &types, &decos, specialization)?;
+    let (types, consts) = module::collect_types(&m, &decos, specialization)?;
+    let consts = consts?;
     let model = match stage {
         ir::Stage::Compute => spirv::ExecutionModel::GLCompute,
         ir::Stage::Vertex => spirv::ExecutionModel::Vertex,

@@ -397,33 +397,35 @@ pub(super) fn collect_decorations(module: &Module) -> Result<Decorations, Compil
     Ok(d)
 }
 
-/// Builds the type table from the module's type declarations. Array lengths given by
-/// specialization constants take their specialised value.
+/// The constants of a module, or why one of them could not be evaluated.
+pub(super) type ConstsOrError = Result<super::constants::Constants, CompileError>;
+
+/// The type table and the constants of a module, built in one walk of its
+/// types-and-globals section because each needs the other (array lengths are constants,
+/// possibly specialised or computed by OpSpecConstantOp; constants have types). A constant
+/// that cannot be evaluated fails only what uses it here (an array length) and is otherwise
+/// reported as the second result, so a module whose specialization is still to come (at
+/// vkCreateShaderModule) is not refused for its default values.
 pub(super) fn collect_types(
     module: &Module,
     decorations: &Decorations,
     specialization: &[crate::Specialization],
-) -> Result<HashMap<Word, SpvType>, CompileError> {
+) -> Result<(HashMap<Word, SpvType>, ConstsOrError), CompileError> {
     let mut types = HashMap::new();
-    let mut constants_u32: HashMap<Word, u32> = HashMap::new();
+    let mut consts = super::constants::Constants::new();
+    let mut const_error: Option<CompileError> = None;
     for inst in &module.types_global_values {
         let op = inst.class.opcode;
-        if matches!(op, Op::Constant | Op::SpecConstant) {
-            if let (Some(rid), Some(Operand::LiteralBit32(v))) =
-                (inst.result_id, inst.operands.first())
-            {
-                let spec = decorations
-                    .get(rid, Decoration::SpecId)
-                    .and_then(|d| d.first())
-                    .and_then(|sid| specialization.iter().find(|s| s.id == *sid))
-                    .filter(|_| op == Op::SpecConstant)
-                    .map(|s| {
-                        let mut b = [0u8; 4];
-                        let n = s.bytes.len().min(4);
-                        b[..n].copy_from_slice(&s.bytes[..n]);
-                        u32::from_le_bytes(b)
-                    });
-                constants_u32.insert(rid, spec.unwrap_or(*v));
+        if !format!("{op:?}").starts_with("Type") {
+            match super::constants::evaluate(inst, &types, decorations, specialization, &consts) {
+                Ok(Some(v)) => {
+                    let (rid, ty) = (result_id(inst)?, result_type(inst)?);
+                    consts.insert(rid, (ty, v));
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    const_error.get_or_insert(e);
+                }
             }
             continue;
         }
@@ -469,9 +471,19 @@ pub(super) fn collect_types(
             }
             Op::TypeArray => {
                 let len_id = id(inst, 1)?;
-                let len = *constants_u32
-                    .get(&len_id)
-                    .ok_or_else(|| unsupported("array length that is not a plain constant"))?;
+                let len = match consts.get(&len_id) {
+                    Some((t, super::constants::CVal::Scalar(v)))
+                        if matches!(types.get(t), Some(SpvType::Int { .. })) =>
+                    {
+                        u32::try_from(*v).unwrap_or(u32::MAX)
+                    }
+                    Some(_) => return Err(invalid("array length that is not an integer")),
+                    None => {
+                        return Err(const_error.take().unwrap_or_else(|| {
+                            invalid(format!("array length {len_id} is not a constant"))
+                        }))
+                    }
+                };
                 if len == 0 {
                     return Err(invalid("array of length 0"));
                 }
@@ -629,7 +641,11 @@ pub(super) fn collect_types(
     for t in types.keys() {
         depth(&types, *t, &mut memo, 0)?;
     }
-    Ok(types)
+    let consts = match const_error {
+        Some(e) => Err(e),
+        None => Ok(consts),
+    };
+    Ok((types, consts))
 }
 
 /// Execution modes that give the workgroup size.

@@ -383,3 +383,49 @@ fn multisampled_array_fetch_names_the_sample_and_the_layer() {
     assert_eq!(&floats(&out[0..2]), &[231.0, 122.0]);
     assert_eq!(&out[32..34], &[4, 3]);
 }
+
+#[test]
+fn gathers_with_four_offsets_and_dynamic_offsets() {
+    let mut w = rgba_world();
+    w.sampler_entry(16 + 24, 0, 0);
+    // u[10], u[11]: a run-time offset (-2, 1); u[12], u[13]: (-8, 7), the ends of the range.
+    let words: [i32; 4] = [-2, 1, -8, 7];
+    for (k, v) in words.iter().enumerate() {
+        w.mem
+            .write(OUT + 4 * (42 + k as u64), &v.to_le_bytes())
+            .unwrap();
+    }
+    let out = w.run(
+        "void main() {
+             const ivec2 offs[4] = ivec2[4](ivec2(-1, 0), ivec2(1, 1), ivec2(0, -1), ivec2(1, -1));
+             ivec2 d = ivec2(int(u[10]), int(u[11]));
+             ivec2 e = ivec2(int(u[12]), int(u[13]));
+             o[0] = textureGatherOffsets(t[0], vec2(0.5), offs, 0);
+             o[1] = textureGatherOffsets(t[0], vec2(0.5), offs, 1);
+             o[2] = textureGatherOffset(t[0], vec2(0.5), d, 0);
+             o[3] = textureGatherOffset(t[0], vec2(0.5), d, 1);
+             o[4] = textureGatherOffset(t[0], vec2(0.5), e, 0);
+             o[5] = textureGatherOffset(t[0], vec2(0.5), e, 1);
+         }",
+    );
+    let f = floats(&out);
+    // The footprint at the centre has i0j0 = (1, 1); component k is texel (1, 1) plus
+    // offset k: (0, 1), (2, 2), (1, 0), (2, 0).
+    let n = |xs: [f32; 4]| xs.map(|x| 60.0 * x / 255.0);
+    assert!(close(&f[0..4], &n([0.0, 2.0, 1.0, 2.0])), "{:?}", &f[0..4]);
+    assert!(close(&f[4..8], &n([1.0, 2.0, 0.0, 0.0])), "{:?}", &f[4..8]);
+    // All moved by (-2, 1) and clamped to the edge: (0, 3), (0, 3), (0, 2), (0, 2).
+    assert!(
+        close(&f[8..12], &n([0.0, 0.0, 0.0, 0.0])),
+        "{:?}",
+        &f[8..12]
+    );
+    assert!(
+        close(&f[12..16], &n([3.0, 3.0, 2.0, 2.0])),
+        "{:?}",
+        &f[12..16]
+    );
+    // By (-8, 7): every texel clamps to (0, 3).
+    assert!(close(&f[16..20], &n([0.0; 4])), "{:?}", &f[16..20]);
+    assert!(close(&f[20..24], &n([3.0; 4])), "{:?}", &f[20..24]);
+}

@@ -14,6 +14,13 @@ pub fn glslang(src: &str) -> Option<Vec<u32>> {
 /// `frag`, ...). Same contract as [`glslang`].
 #[allow(dead_code)]
 pub fn glslang_stage(src: &str, stage: &str) -> Option<Vec<u32>> {
+    glslang_env(src, stage, "vulkan1.1")
+}
+
+/// As [`glslang_stage`] for another target environment: `vulkan1.2` gives SPIR-V 1.5, where
+/// glslang copies between types of different layouts with OpCopyLogical.
+#[allow(dead_code)]
+pub fn glslang_env(src: &str, stage: &str, env: &str) -> Option<Vec<u32>> {
     let exe = "/usr/bin/glslangValidator";
     assert!(
         std::path::Path::new(exe).exists(),
@@ -23,6 +30,7 @@ pub fn glslang_stage(src: &str, stage: &str) -> Option<Vec<u32>> {
     let h = src
         .bytes()
         .chain(stage.bytes())
+        .chain(env.bytes())
         .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
@@ -31,7 +39,7 @@ pub fn glslang_stage(src: &str, stage: &str) -> Option<Vec<u32>> {
     let (input, output) = (dir.join(format!("s.{stage}")), dir.join("s.spv"));
     std::fs::write(&input, src).expect("write the GLSL");
     let st = std::process::Command::new(exe)
-        .args(["-V", "--target-env", "vulkan1.1", "-o"])
+        .args(["-V", "--target-env", env, "-o"])
         .arg(&output)
         .arg(&input)
         .output()

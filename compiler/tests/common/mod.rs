@@ -7,5 +7,6 @@ mod spirv_as;
 pub mod usc;
 
 pub use glslang::glslang;
+pub use glslang::glslang_env;
 pub use glslang::glslang_stage;
 pub use spirv_as::spirv_as;
