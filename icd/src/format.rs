@@ -37,6 +37,8 @@ enum PackedNumeric {
     Uint,
     /// Unsigned floats with a 5-bit exponent (the 11- and 10-bit ones).
     Ufloat,
+    /// Unsigned 9-bit mantissas sharing the 5-bit exponent in bits 27..32 (E5B9G9R9).
+    SharedExponent,
 }
 
 /// A packed format: the texel size and, for R, G, B and A in that order, the bit offset and
@@ -76,6 +78,7 @@ fn packed(format: vk::Format) -> Option<Packed> {
         F::A2B10G10R10_UNORM_PACK32 => p(4, [(0, 10), (10, 10), (20, 10), (30, 2)], N::Unorm),
         F::A2B10G10R10_UINT_PACK32 => p(4, [(0, 10), (10, 10), (20, 10), (30, 2)], N::Uint),
         F::B10G11R11_UFLOAT_PACK32 => p(4, [(0, 11), (11, 11), (22, 10), (0, 0)], N::Ufloat),
+        F::E5B9G9R9_UFLOAT_PACK32 => p(4, [(0, 9), (9, 9), (18, 9), (0, 0)], N::SharedExponent),
         _ => None,
     }
 }
@@ -166,6 +169,12 @@ pub fn get(format: vk::Format) -> Option<Format> {
         F::R8G8B8A8_UINT => f(4, 8, Kind::Uint),
         F::R8G8B8A8_SINT => f(4, 8, Kind::Sint),
         F::R8G8B8A8_SRGB => f(4, 8, Kind::Srgb),
+        // Packed into a little-endian word, A8B8G8R8 is R8G8B8A8 byte for byte.
+        F::A8B8G8R8_UNORM_PACK32 => f(4, 8, Kind::Unorm),
+        F::A8B8G8R8_SNORM_PACK32 => f(4, 8, Kind::Snorm),
+        F::A8B8G8R8_UINT_PACK32 => f(4, 8, Kind::Uint),
+        F::A8B8G8R8_SINT_PACK32 => f(4, 8, Kind::Sint),
+        F::A8B8G8R8_SRGB_PACK32 => f(4, 8, Kind::Srgb),
         F::B8G8R8A8_UNORM => Some(Format {
             channels: 4,
             bits: 8,
@@ -511,6 +520,11 @@ pub fn vertex_format(format: vk::Format) -> Option<VertexFormat> {
         F::R8G8_SNORM => plain(C::Snorm8, 2),
         F::R8G8B8_SNORM => plain(C::Snorm8, 3),
         F::R8G8B8A8_SNORM => plain(C::Snorm8, 4),
+        // A8B8G8R8 packed in a little-endian word is R8G8B8A8 byte for byte.
+        F::A8B8G8R8_UNORM_PACK32 => plain(C::Unorm8, 4),
+        F::A8B8G8R8_SNORM_PACK32 => plain(C::Snorm8, 4),
+        F::A8B8G8R8_UINT_PACK32 => plain(C::Uint8, 4),
+        F::A8B8G8R8_SINT_PACK32 => plain(C::Sint8, 4),
         F::R8_UINT => plain(C::Uint8, 1),
         F::R8G8_UINT => plain(C::Uint8, 2),
         F::R8G8B8_UINT => plain(C::Uint8, 3),
@@ -633,6 +647,30 @@ pub fn f32_to_f16(v: f32) -> u16 {
 /// An unsigned float with a 5-bit exponent and `mantissa` bits (the 11- and 10-bit floats of
 /// B10G11R11_UFLOAT_PACK32) from a float: negative values and -0 become 0, NaN stays NaN,
 /// values beyond the largest finite one become infinity, the rest round to nearest even.
+/// An E5B9G9R9 texel of `rgb`, by the Vulkan specification's "RGB to Shared Exponent
+/// Conversion" (9-bit mantissas, exponent bias 15, largest exponent 31).
+fn shared_exponent(rgb: [f32; 3]) -> u32 {
+    const N: i32 = 9;
+    const B: i32 = 15;
+    let max = (((1 << N) - 1) as f32 / (1 << N) as f32) * 2f32.powi(31 - B);
+    // NaN clamps to 0 (f32::max returns the number).
+    let c = rgb.map(|v| v.max(0.0).min(max));
+    let max_c = c[0].max(c[1]).max(c[2]);
+    let floor_log2 = if max_c > 0.0 {
+        max_c.log2().floor() as i32
+    } else {
+        -B - 1
+    };
+    let mut exp = floor_log2.max(-B - 1) + 1 + B;
+    let scale = |e: i32| 2f32.powi(e - B - N);
+    let max_s = (max_c / scale(exp) + 0.5).floor() as i32;
+    if max_s >= 1 << N {
+        exp += 1;
+    }
+    let [r, g, b] = c.map(|v| (v / scale(exp) + 0.5).floor() as u32);
+    (exp as u32) << 27 | b << 18 | g << 9 | r
+}
+
 fn f32_to_ufloat(v: f32, mantissa: u32) -> u32 {
     let inf = 0x1f << mantissa;
     if v.is_nan() {
@@ -692,6 +730,9 @@ pub fn pack_clear(format: &Format, value: &vk::ClearColorValue) -> Option<Vec<u8
     let mut out = Vec::new();
     match format.kind {
         Kind::DepthStencil | Kind::Compressed { .. } => return None,
+        Kind::Packed(p) if p.numeric == PackedNumeric::SharedExponent => {
+            out.extend_from_slice(&shared_exponent([f[0], f[1], f[2]]).to_le_bytes());
+        }
         Kind::Packed(p) => {
             let mut word = 0u32;
             for (c, &(at, width)) in p.fields.iter().enumerate() {
@@ -704,6 +745,7 @@ pub fn pack_clear(format: &Format, value: &vk::ClearColorValue) -> Option<Vec<u8
                     // Integer clears keep the low bits of the value, as for plain formats.
                     PackedNumeric::Uint => u[c] & max,
                     PackedNumeric::Ufloat => f32_to_ufloat(f[c], width - 5),
+                    PackedNumeric::SharedExponent => unreachable!("packed above"),
                 };
                 word |= v << at;
             }
@@ -844,6 +886,29 @@ mod tests {
             clear(vk::Format::B8G8R8A8_SRGB, fl([0.0, 0.002, 0.5, 1.0])),
             [188, 7, 0, 255]
         );
+    }
+
+    #[test]
+    fn shared_exponent_clears() {
+        use vk::Format as F;
+        let e5 = |v: [f32; 4]| {
+            let f = get(F::E5B9G9R9_UFLOAT_PACK32).unwrap();
+            let b = pack_clear(&f, &vk::ClearColorValue { float32: v }).unwrap();
+            u32::from_le_bytes(b.try_into().unwrap())
+        };
+        // 1.0 is 256 * 2^(16 - 15 - 9): exponent 16, red mantissa 256.
+        assert_eq!(e5([1.0, 0.0, 0.0, 0.0]), 16 << 27 | 256);
+        // The largest channel sets the exponent: 0.5 -> 2^-1 = 256 * 2^(15-15-9); 0.25 and
+        // 0.125 share it as 128 and 64. Alpha is ignored.
+        assert_eq!(
+            e5([0.25, 0.5, 0.125, 7.0]),
+            15 << 27 | 64 << 18 | 256 << 9 | 128
+        );
+        // Rounding the largest mantissa up to 512 moves to the next exponent: 511.75 / 512.
+        assert_eq!(e5([0.999_5, 0.0, 0.0, 0.0]), 16 << 27 | 256);
+        // Negative values and NaN clamp to 0; huge ones to the largest value, 511 * 2^7.
+        assert_eq!(e5([-1.0, f32::NAN, 0.0, 0.0]), 0);
+        assert_eq!(e5([1e30, 0.0, 0.0, 0.0]), 31 << 27 | 511);
     }
 
     #[test]

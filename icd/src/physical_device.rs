@@ -577,12 +577,24 @@ fn format_properties(format: vk::Format) -> vk::FormatProperties {
     if crate::format::depth_stencil(format).is_some() {
         props.optimal_tiling_features |= vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT;
     }
+    if format == vk::Format::D16_UNORM {
+        // Vulkan 1.0 requires BLIT_SRC of D16_UNORM. A depth blit needs a destination of the
+        // same format with BLIT_DST, which no depth format offers, so no valid blit reads it.
+        props.optimal_tiling_features |= vk::FormatFeatureFlags::BLIT_SRC;
+    }
+    if format == vk::Format::E5B9G9R9_UFLOAT_PACK32 {
+        // Blits read it through the texture unit like any float format; the PBE does not
+        // write shared exponents, so it is no blit destination.
+        props.optimal_tiling_features |= vk::FormatFeatureFlags::BLIT_SRC;
+    }
     if blittable_colour(format) {
         // vkCmdBlitImage samples the source with the texture unit and stores through the PBE
         // (cmd_buffer/blit.rs); LINEAR filtering works for every non-integer colour format.
-        props.optimal_tiling_features |= vk::FormatFeatureFlags::BLIT_SRC
-            | vk::FormatFeatureFlags::BLIT_DST
-            | vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR;
+        props.optimal_tiling_features |=
+            vk::FormatFeatureFlags::BLIT_SRC | vk::FormatFeatureFlags::BLIT_DST;
+        if crate::format::linear_filterable(format) {
+            props.optimal_tiling_features |= vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR;
+        }
         // The texture unit reads linear images through the same descriptors (row stride
         // in the texture descriptor), so blits read them too (test blits_read_linear_images).
         props.linear_tiling_features |= vk::FormatFeatureFlags::BLIT_SRC;
@@ -594,17 +606,16 @@ fn format_properties(format: vk::Format) -> vk::FormatProperties {
     props
 }
 
-/// Colour formats that blits read and write: the ones the texture unit and the PBE both know,
-/// other than integer formats (whose blits are written but not yet tested). A packed format
-/// blits through the same texture reads and PBE stores its attachment loads and stores use,
-/// which are tested only for the packed formats that are colour attachments.
+/// Colour formats that blits read and write: the ones the texture unit and the PBE both know.
+/// Integer formats blit with NEAREST filtering only (their texels are copied, never averaged:
+/// blit.rs). A packed format blits through the same texture reads and PBE stores its
+/// attachment loads and stores use, which are tested only for the packed formats that are
+/// colour attachments.
 fn blittable_colour(format: vk::Format) -> bool {
-    use hw::g13::control::descriptors::TextureType;
     crate::format::get(format).is_some_and(|f| !f.is_compressed())
         && crate::format::depth_stencil(format).is_none()
         && (!crate::format::is_packed(format) || crate::format::renderable(format).is_some())
-        && hw::g13::image_desc::pixel_format(format.as_raw())
-            .is_some_and(|p| !matches!(p.texture_type, TextureType::Uint | TextureType::Sint))
+        && hw::g13::image_desc::pixel_format(format.as_raw()).is_some()
 }
 
 pub unsafe extern "system" fn get_format_properties(
