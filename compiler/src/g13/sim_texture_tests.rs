@@ -13,7 +13,7 @@ use hw::gpu::usc::texture::SamplerHeap;
 use hw::gpu::usc::FlatMemory;
 use hw::gpu::GpuMemory;
 
-use super::sim_harness::{memory, set0, Launch, SET};
+use super::sim_harness::{memory, set0, Launch, OUT, SET};
 use crate::{DescriptorKind, ResourceLayout};
 
 const IMG: u64 = 0x40_0000;
