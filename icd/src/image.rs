@@ -350,6 +350,7 @@ pub(crate) fn create(info: &vk::ImageCreateInfo<'_>) -> Result<Image, vk::Result
         depth_stencil: format::depth_stencil(info.format).is_some(),
         // The PBE needs page-aligned layers to store into (ail's writeable_image).
         writeable_image: info.usage.contains(vk::ImageUsageFlags::STORAGE),
+        mipmapped_z: info.image_type == vk::ImageType::TYPE_3D,
     };
     let layout = Layout::with_blocks(
         e.width,

@@ -8,8 +8,9 @@
 //!
 //! * **agx4**: a texture descriptor carries no level count; the texture unit rebuilds the
 //!   layer stride from width, height, "unk mipmapped" (set: the whole mip chain is allocated,
-//!   as [`Layout`] always does for more than one level), depth, samples and "page-aligned
-//!   layers". The simulator addresses texels exactly that way.
+//!   as [`Layout`] always does for more than one level; for 3D descriptors the chain counts
+//!   depth, [`super::layout::full_chain`]), depth, samples and "page-aligned layers". The
+//!   simulator addresses texels exactly that way.
 //! * **agx4**: the PBE "levels" field holds the levels the layout allocated
 //!   ([`Layout::levels`], the full chain), not the application's level count, so the same
 //!   rebuild gives the same layer stride.

@@ -75,7 +75,8 @@ pub enum Tiling {
     Twiddled,
 }
 
-/// Uses that change where layers start (ail's page-aligned-layer rule).
+/// Uses that change where layers start (ail's page-aligned-layer rule) or how many levels
+/// each layer holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Usage {
     pub depth_stencil: bool,
@@ -83,6 +84,18 @@ pub struct Usage {
     pub writeable_image: bool,
     /// Render target: layers of a layered image start on a page.
     pub renderable: bool,
+    /// A 3D image (ail's `mipmapped_z`): its depth halves with each level too, so its mip
+    /// chain runs down the largest of width, height and depth ([`full_chain`]).
+    pub mipmapped_z: bool,
+}
+
+/// Levels a mip-mapped layer holds: the whole chain down to 1x1(x1) of the largest of
+/// `width`, `height` and `depth` (1 for anything but a 3D image). The layout allocates this
+/// many and the texture unit rebuilds the layer stride from it, as a texture descriptor
+/// carries no level count; both must count depth for 3D images, or every slice past the
+/// first is read from the wrong place when depth is the largest dimension.
+pub fn full_chain(width: u32, height: u32, depth: u32) -> u32 {
+    32 - width.max(height).max(depth).max(1).leading_zeros()
 }
 
 /// A tile size in elements.
@@ -237,10 +250,13 @@ impl Layout {
         if !bytes_per_block.is_power_of_two() || bytes_per_block > 16 {
             return invalid(format!("{bytes_per_block} bytes per block"));
         }
-        // A mip-mapped image gets the whole chain of its width and height; a 3D image whose
-        // depth is its largest dimension asks for more levels than that, which are 1x1.
+        // A mip-mapped image gets the whole chain (counting a 3D image's depth: its slices
+        // are laid out like layers, so the levels past its width and height chain are 1x1
+        // levels of each slice). A PBE descriptor states its level count, which is the
+        // layout's, so a larger count than the chain is kept.
+        let depth = if usage.mipmapped_z { layers } else { 1 };
         let levels = if levels > 1 {
-            (32 - width.max(height).leading_zeros()).max(levels)
+            full_chain(width, height, depth).max(levels)
         } else {
             1
         };

@@ -17,7 +17,7 @@ use crate::g13::control::descriptors::{
     Layout as HwLayout, Pbe, SampleCount, Texture, TextureDimension,
 };
 use crate::g13::image_desc::{channels_block, linear_array_from_extension};
-use crate::g13::layout::{Layout, Tiling, Usage, PAGE_SIZE};
+use crate::g13::layout::{full_chain, Layout, Tiling, Usage, PAGE_SIZE};
 
 /// An image's addressing, shared by texture reads and PBE writes.
 #[derive(Debug, Clone)]
@@ -142,15 +142,17 @@ impl Surface {
                 )
             }
             _ => {
-                let chain = if t.unk_mipmapped {
-                    32 - t.width.max(t.height).leading_zeros()
-                } else {
-                    1
-                };
                 // Cube descriptors count cubes; the faces are consecutive layers.
                 let faces = match t.dimension {
                     TextureDimension::Cube | TextureDimension::CubeArray => t.depth * 6,
                     _ => t.depth,
+                };
+                // The levels the layout allocated, by the layout's own rule: a 3D
+                // descriptor's depth is the image's (3D views cover every slice).
+                let chain = if t.unk_mipmapped {
+                    full_chain(t.width, t.height, if is_3d { t.depth } else { 1 })
+                } else {
+                    1
                 };
                 let l = twiddled(
                     t.width,

@@ -499,3 +499,74 @@ fn seamless_cube_edges_and_corners() {
     let t = cube_sample(false, [1.0, -1.0, 0.0]);
     assert_eq!(t[2], 1.5, "{t:?}");
 }
+
+/// Every texel of every slice and level of a mip-mapped 3D image, as the texture unit
+/// addresses it through the image's 3D texture descriptor, against the layout the driver
+/// allocated and copies into.
+fn assert_3d_descriptor_agrees_with_layout(layout: &crate::g13::layout::Layout) {
+    use super::image::Surface;
+    use crate::g13::control::descriptors::{Texture, TextureDimension};
+    use crate::g13::image_desc::{pixel_format, texture_descriptor, ImageDesc};
+    const BASE: u64 = 0x10_0000_0000;
+    let desc = ImageDesc {
+        base: BASE,
+        layout,
+        // VK_FORMAT_R8G8B8A8_UNORM
+        format: pixel_format(37).unwrap(),
+        dimension: TextureDimension::D3,
+    };
+    let words = texture_descriptor(&desc, 0, layout.levels, 0, layout.layers).unwrap();
+    let surface = Surface::from_texture(&Texture::unpack(&words).unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(surface.levels, layout.levels);
+    for level in 0..layout.levels {
+        let [w, h, d] = surface.extent(level);
+        assert_eq!((w, h), layout.level_extent(level));
+        for z in 0..d {
+            for y in 0..h {
+                for x in 0..w {
+                    let want = BASE + layout.offset_of(x, y, z, level, 0).unwrap();
+                    let got = surface.address(x.into(), y.into(), z.into(), level, 0);
+                    assert_eq!(
+                        got,
+                        Some(want),
+                        "texel ({x}, {y}, {z}) of level {level} of a {}x{}x{} image",
+                        layout.width,
+                        layout.height,
+                        layout.layers
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn texture_unit_finds_the_slices_of_a_3d_image_deeper_than_wide() {
+    use crate::g13::layout::{Layout, Tiling, Usage};
+    let tw = Tiling::Twiddled;
+    let z = Usage {
+        mipmapped_z: true,
+        ..Usage::default()
+    };
+    // Depth the largest dimension (CTS pipeline.*.image.*.view_type.3d.*.size.5x11x17 and
+    // 8x16x32, full chains); then smaller than the chain of width and height, and a 3D
+    // image asking for fewer levels than its depth has: the layout still allocates (and
+    // the texture unit still counts) the whole chain.
+    for (w, h, d, levels) in [
+        (5, 11, 17, 5),
+        (8, 16, 32, 6),
+        (17, 11, 5, 5),
+        (32, 16, 8, 6),
+        (4, 4, 32, 4),
+    ] {
+        let l = Layout::with_blocks(w, h, d, levels, (1, 1), 4, tw, 1, z).unwrap();
+        assert_eq!(
+            l.levels,
+            crate::g13::layout::full_chain(w, h, d),
+            "{w}x{h}x{d}"
+        );
+        assert_3d_descriptor_agrees_with_layout(&l);
+    }
+}
