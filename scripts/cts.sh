@@ -87,11 +87,13 @@ fraction=()
 [ -n "${AGX4_CTS_FRACTION:-}" ] && fraction=(--fraction "$AGX4_CTS_FRACTION")
 
 # The wsi.xcb and wsi.xlib groups need an X server: without a display, one of our own.
+# -noreset: by default Xvfb resets when its last client leaves, and a test that connects
+# during the reset gets a broken connection (deqp-vk opens one per case, one case at a time).
 xvfb_pid=""
 if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null; then
     for n in $(seq 90 99); do
         [ -e "/tmp/.X$n-lock" ] && continue
-        Xvfb ":$n" -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
+        Xvfb ":$n" -noreset -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
         xvfb_pid=$!
         export DISPLAY=":$n"
         for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done

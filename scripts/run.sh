@@ -31,7 +31,7 @@ trap cleanup EXIT
 # A window needs an X server: the caller's if DISPLAY names one that answers, else an Xvfb of
 # our own on a display it picks itself (-displayfd writes the number once it accepts clients).
 if [ -z "${DISPLAY:-}" ] || ! xdpyinfo >/dev/null 2>&1; then
-    Xvfb -displayfd 3 -screen 0 800x600x24 -nolisten tcp 3>"$tmp/display" 2>/dev/null &
+    Xvfb -displayfd 3 -noreset -screen 0 800x600x24 -nolisten tcp 3>"$tmp/display" 2>/dev/null &
     xvfb_pid=$!
     for _ in $(seq 100); do [ -s "$tmp/display" ] && break; sleep 0.1; done
     [ -s "$tmp/display" ] || { echo "Xvfb did not start" >&2; exit 1; }

@@ -25,6 +25,9 @@ impl Xvfb {
                 "800x600x24",
                 "-nolisten",
                 "tcp",
+                // Not reset when the last client leaves: a test that connects during the
+                // reset would get a broken connection.
+                "-noreset",
             ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
