@@ -51,6 +51,21 @@ fn instance_and_physical_device() {
     // SAFETY: valid physical device and output chain.
     unsafe { gpdp2.get_physical_device_features2(ctx.pdev, &mut f2) };
     assert_eq!(timeline.timeline_semaphore, vk::TRUE);
+    // Every member of a chained structure is written, whatever the caller left in it.
+    let mut multiview = vk::PhysicalDeviceMultiviewFeatures::default()
+        .multiview_geometry_shader(true)
+        .multiview_tessellation_shader(true);
+    let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut multiview);
+    // SAFETY: valid physical device and output chain.
+    unsafe { gpdp2.get_physical_device_features2(ctx.pdev, &mut f2) };
+    assert_eq!(
+        (
+            multiview.multiview,
+            multiview.multiview_geometry_shader,
+            multiview.multiview_tessellation_shader
+        ),
+        (vk::TRUE, vk::FALSE, vk::FALSE)
+    );
     drop(ctx);
     assert_no_validation_messages();
 }

@@ -399,8 +399,12 @@ pub unsafe extern "system" fn get_features2(
                 }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES {
                     // Views are render commands of their own; geometry and tessellation
-                    // shaders do not exist here.
-                    (*(s as *mut vk::PhysicalDeviceMultiviewFeatures)).multiview = vk::TRUE;
+                    // shaders do not exist here. Every member is written: the caller's
+                    // structure may hold anything.
+                    let m = &mut *(s as *mut vk::PhysicalDeviceMultiviewFeatures);
+                    m.multiview = vk::TRUE;
+                    m.multiview_geometry_shader = vk::FALSE;
+                    m.multiview_tessellation_shader = vk::FALSE;
                 }
             }
         }
