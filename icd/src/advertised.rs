@@ -3,7 +3,7 @@
 // stubs cover exactly these and nothing else.
 
 /// Minor version of the Vulkan API the device exposes (major is 1).
-pub const API_MINOR: u32 = 0;
+pub const API_MINOR: u32 = 1;
 
 /// Instance extensions, in the order they are reported.
 pub const INSTANCE_EXTENSIONS: &[&str] = &[
@@ -34,6 +34,18 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_imageless_framebuffer",
     "VK_EXT_pipeline_creation_cache_control",
     "VK_KHR_bind_memory2",
+    "VK_KHR_get_memory_requirements2",
+    // Every allocation is as good as a dedicated one (memory::write_requirements2).
+    "VK_KHR_dedicated_allocation",
+    "VK_KHR_maintenance3",
+    "VK_KHR_copy_commands2",
+    // Image layouts change nothing in memory here.
+    "VK_KHR_separate_depth_stencil_layouts",
+    "VK_EXT_separate_stencil_usage",
+    "VK_EXT_private_data",
+    "VK_EXT_tooling_info",
+    "VK_KHR_format_feature_flags2",
+    "VK_KHR_driver_properties",
     "VK_EXT_host_query_reset",
     // Demoted invocations lose their coverage and run on as helpers (compiler g13 isel).
     "VK_EXT_shader_demote_to_helper_invocation",

@@ -62,6 +62,15 @@ pub unsafe extern "system" fn destroy_buffer(
     crate::entry::guard_or("vkDestroyBuffer", (), || drop(Buffer::take(buffer)))
 }
 
+/// What a buffer of `size` bytes needs.
+fn requirements(size: u64) -> vk::MemoryRequirements {
+    vk::MemoryRequirements {
+        size: size.saturating_add(BUFFER_ALIGNMENT - 1) & !(BUFFER_ALIGNMENT - 1),
+        alignment: BUFFER_ALIGNMENT,
+        memory_type_bits: ALL_MEMORY_TYPES,
+    }
+}
+
 pub unsafe extern "system" fn get_buffer_memory_requirements(
     _device: vk::Device,
     buffer: vk::Buffer,
@@ -71,15 +80,37 @@ pub unsafe extern "system" fn get_buffer_memory_requirements(
         let Some(buf) = Buffer::from_handle(buffer) else {
             return;
         };
-        let size = buf.size.saturating_add(BUFFER_ALIGNMENT - 1) & !(BUFFER_ALIGNMENT - 1);
         // SAFETY: valid usage: pMemoryRequirements is writable.
-        unsafe {
-            *p_requirements = vk::MemoryRequirements {
-                size,
-                alignment: BUFFER_ALIGNMENT,
-                memory_type_bits: ALL_MEMORY_TYPES,
-            }
+        unsafe { *p_requirements = requirements(buf.size) };
+    })
+}
+
+pub unsafe extern "system" fn get_buffer_memory_requirements2(
+    _device: vk::Device,
+    p_info: *const vk::BufferMemoryRequirementsInfo2<'_>,
+    p_requirements: *mut vk::MemoryRequirements2<'_>,
+) {
+    crate::entry::guard_or("vkGetBufferMemoryRequirements2", (), || {
+        // SAFETY: valid usage: pInfo is valid.
+        let Some(buf) = Buffer::from_handle(unsafe { (*p_info).buffer }) else {
+            return;
         };
+        // SAFETY: valid usage: pMemoryRequirements is writable, with a valid pNext chain.
+        unsafe { crate::memory::write_requirements2(p_requirements, requirements(buf.size)) };
+    })
+}
+
+/// VkDeviceBufferMemoryRequirements (maintenance4): a buffer's needs depend on its size only.
+pub unsafe extern "system" fn get_device_buffer_memory_requirements(
+    _device: vk::Device,
+    p_info: *const vk::DeviceBufferMemoryRequirements<'_>,
+    p_requirements: *mut vk::MemoryRequirements2<'_>,
+) {
+    crate::entry::guard_or("vkGetDeviceBufferMemoryRequirements", (), || {
+        // SAFETY: valid usage: pInfo and its pCreateInfo are valid.
+        let size = unsafe { (*(*p_info).p_create_info).size };
+        // SAFETY: valid usage: pMemoryRequirements is writable, with a valid pNext chain.
+        unsafe { crate::memory::write_requirements2(p_requirements, requirements(size)) };
     })
 }
 

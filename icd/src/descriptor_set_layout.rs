@@ -149,6 +149,10 @@ pub fn is_dynamic(ty: vk::DescriptorType) -> bool {
     )
 }
 
+/// The most descriptors a set layout may hold (maxPerSetDescriptors). Set memory is sized by
+/// the layout, so this only bounds what vkGetDescriptorSetLayoutSupport promises.
+pub const MAX_PER_SET_DESCRIPTORS: u32 = 1 << 16;
+
 pub struct DescriptorSetLayout {
     pub info: Arc<SetLayoutInfo>,
 }
@@ -244,6 +248,38 @@ pub unsafe extern "system" fn create_descriptor_set_layout(
         // SAFETY: valid usage: pSetLayout is writable.
         unsafe { *p_layout = handle };
         Ok(())
+    })
+}
+
+/// Supported: a layout `build` accepts with at most MAX_PER_SET_DESCRIPTORS descriptors.
+pub unsafe extern "system" fn get_descriptor_set_layout_support(
+    device: vk::Device,
+    p_create_info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
+    p_support: *mut vk::DescriptorSetLayoutSupport<'_>,
+) {
+    guard_or("vkGetDescriptorSetLayoutSupport", (), || {
+        let _ = Device::get(device);
+        // SAFETY: valid usage: pCreateInfo is valid with binding_count bindings.
+        let bindings =
+            unsafe { handle::slice((*p_create_info).p_bindings, (*p_create_info).binding_count) };
+        let total = bindings
+            .iter()
+            .try_fold(0u32, |n, b| n.checked_add(b.descriptor_count));
+        let supported =
+            total.is_some_and(|n| n <= MAX_PER_SET_DESCRIPTORS) && build(bindings).is_ok();
+        // SAFETY: valid usage: pSupport is writable, with a valid pNext chain.
+        unsafe {
+            (*p_support).supported = supported.into();
+            for s in handle::chain_mut((*p_support).p_next) {
+                if (*s).s_type
+                    == vk::StructureType::DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT
+                {
+                    // Variable descriptor counts are not supported.
+                    (*s.cast::<vk::DescriptorSetVariableDescriptorCountLayoutSupport<'_>>())
+                        .max_variable_descriptor_count = 0;
+                }
+            }
+        }
     })
 }
 

@@ -4,9 +4,10 @@
 use crate::advertised::{API_MINOR, DEVICE_EXTENSIONS};
 use crate::bo::Bo;
 use crate::entry::{guard, guard_or};
+use crate::features;
 use crate::handle::{self, object, LoaderData, Object};
 use crate::memory::PAGE_SIZE;
-use crate::physical_device::{features_subset, supported_features, PhysicalDevice};
+use crate::physical_device::PhysicalDevice;
 use crate::pipeline::Program;
 use crate::queue::Queue;
 use crate::sampler::{SamplerHeap, HEAP_ENTRIES};
@@ -260,30 +261,29 @@ impl Drop for Device {
 /// # Safety
 /// `info` must be a valid VkDeviceCreateInfo with a valid pNext chain.
 unsafe fn check_features(info: &vk::DeviceCreateInfo<'_>) -> Result<(), vk::Result> {
-    let supported = supported_features();
+    let supported = features::supported();
     // SAFETY: guaranteed by the caller.
     if let Some(f) = unsafe { info.p_enabled_features.as_ref() } {
-        if !features_subset(f, &supported) {
+        if !features::v10_subset(f, &supported.v10) {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
     }
     // SAFETY: guaranteed by the caller.
-    if let Some(f2) = unsafe { handle::find_in_chain::<vk::PhysicalDeviceFeatures2>(info.p_next) } {
-        if !features_subset(&f2.features, &supported) {
+    for s in unsafe { handle::chain(info.p_next) } {
+        if s.s_type == vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 {
+            // SAFETY: the sType names the structure.
+            let f2 = unsafe {
+                &*(s as *const vk::BaseInStructure<'_>).cast::<vk::PhysicalDeviceFeatures2<'_>>()
+            };
+            if !features::v10_subset(&f2.features, &supported.v10) {
+                return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+            }
+        }
+        // SAFETY: each structure of the chain is of the type its sType names.
+        if unsafe { features::first_unsupported(&supported, s) }.is_some() {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
     }
-    // SAFETY: guaranteed by the caller.
-    if let Some(m) =
-        unsafe { handle::find_in_chain::<vk::PhysicalDeviceMultiviewFeatures>(info.p_next) }
-    {
-        if m.multiview_geometry_shader != 0 || m.multiview_tessellation_shader != 0 {
-            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-        }
-    }
-    // VkPhysicalDeviceTimelineSemaphoreFeatures, VkPhysicalDeviceSynchronization2Features,
-    // VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR and the rest of the structures
-    // the physical device reports: all supported, nothing to check.
     Ok(())
 }
 
@@ -361,6 +361,28 @@ pub unsafe extern "system" fn get_device_queue(
         } else {
             None
         };
+        // SAFETY: valid usage: pQueue is writable.
+        unsafe { *p_queue = queue.unwrap_or_default() };
+    })
+}
+
+/// The one queue was created without flags (protected memory is not supported), so a request
+/// with flags finds no queue.
+pub unsafe extern "system" fn get_device_queue2(
+    device: vk::Device,
+    p_info: *const vk::DeviceQueueInfo2<'_>,
+    p_queue: *mut vk::Queue,
+) {
+    guard_or("vkGetDeviceQueue2", (), || {
+        // SAFETY: valid usage: pQueueInfo is valid.
+        let info = unsafe { &*p_info };
+        let queue = Device::from_handle(device)
+            .filter(|_| info.flags.is_empty())
+            .and_then(|dev| {
+                (info.queue_family_index == 0 && info.queue_index == 0)
+                    .then_some(dev.queue)
+                    .flatten()
+            });
         // SAFETY: valid usage: pQueue is writable.
         unsafe { *p_queue = queue.unwrap_or_default() };
     })

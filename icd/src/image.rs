@@ -437,6 +437,16 @@ pub unsafe extern "system" fn destroy_image(
     guard_or("vkDestroyImage", (), || drop(Image::take(image)))
 }
 
+/// What an image needs. Page alignment keeps every GPU-tiled layout's page-aligned layers
+/// page aligned.
+fn requirements(img: &Image) -> vk::MemoryRequirements {
+    vk::MemoryRequirements {
+        size: img.size.next_multiple_of(PAGE_SIZE),
+        alignment: PAGE_SIZE,
+        memory_type_bits: ALL_MEMORY_TYPES,
+    }
+}
+
 pub unsafe extern "system" fn get_image_memory_requirements(
     _device: vk::Device,
     image: vk::Image,
@@ -446,15 +456,67 @@ pub unsafe extern "system" fn get_image_memory_requirements(
         let Some(img) = Image::from_handle(image) else {
             return;
         };
-        // Page alignment keeps every GPU-tiled layout's page-aligned layers page aligned.
         // SAFETY: valid usage: pMemoryRequirements is writable.
-        unsafe {
-            *p_requirements = vk::MemoryRequirements {
-                size: img.size.next_multiple_of(PAGE_SIZE),
-                alignment: PAGE_SIZE,
-                memory_type_bits: ALL_MEMORY_TYPES,
-            }
+        unsafe { *p_requirements = requirements(img) };
+    })
+}
+
+pub unsafe extern "system" fn get_image_memory_requirements2(
+    _device: vk::Device,
+    p_info: *const vk::ImageMemoryRequirementsInfo2<'_>,
+    p_requirements: *mut vk::MemoryRequirements2<'_>,
+) {
+    guard_or("vkGetImageMemoryRequirements2", (), || {
+        // SAFETY: valid usage: pInfo is valid.
+        let Some(img) = Image::from_handle(unsafe { (*p_info).image }) else {
+            return;
         };
+        // SAFETY: valid usage: pMemoryRequirements is writable, with a valid pNext chain.
+        unsafe { crate::memory::write_requirements2(p_requirements, requirements(img)) };
+    })
+}
+
+/// VkDeviceImageMemoryRequirements (maintenance4): the image is laid out as vkCreateImage
+/// would lay it out, and dropped.
+pub unsafe extern "system" fn get_device_image_memory_requirements(
+    _device: vk::Device,
+    p_info: *const vk::DeviceImageMemoryRequirements<'_>,
+    p_requirements: *mut vk::MemoryRequirements2<'_>,
+) {
+    guard_or("vkGetDeviceImageMemoryRequirements", (), || {
+        // SAFETY: valid usage: pInfo and its pCreateInfo are valid.
+        let Ok(img) = create(unsafe { &*(*p_info).p_create_info }) else {
+            // Valid usage only asks about images vkCreateImage would accept.
+            return;
+        };
+        // SAFETY: valid usage: pMemoryRequirements is writable, with a valid pNext chain.
+        unsafe { crate::memory::write_requirements2(p_requirements, requirements(&img)) };
+    })
+}
+
+/// No sparse images: no sparse requirements.
+pub unsafe extern "system" fn get_image_sparse_memory_requirements2(
+    _device: vk::Device,
+    _p_info: *const vk::ImageSparseMemoryRequirementsInfo2<'_>,
+    p_count: *mut u32,
+    _p_requirements: *mut vk::SparseImageMemoryRequirements2<'_>,
+) {
+    // SAFETY: valid usage: pSparseMemoryRequirementCount is writable.
+    guard_or("vkGetImageSparseMemoryRequirements2", (), || unsafe {
+        *p_count = 0
+    })
+}
+
+/// No sparse images: no sparse requirements.
+pub unsafe extern "system" fn get_device_image_sparse_memory_requirements(
+    _device: vk::Device,
+    _p_info: *const vk::DeviceImageMemoryRequirements<'_>,
+    p_count: *mut u32,
+    _p_requirements: *mut vk::SparseImageMemoryRequirements2<'_>,
+) {
+    // SAFETY: valid usage: pSparseMemoryRequirementCount is writable.
+    guard_or("vkGetDeviceImageSparseMemoryRequirements", (), || unsafe {
+        *p_count = 0
     })
 }
 

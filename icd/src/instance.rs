@@ -146,6 +146,26 @@ pub unsafe extern "system" fn enumerate_physical_devices(
     )
 }
 
+/// The instance-level Vulkan version: the one the device reports.
+pub unsafe extern "system" fn enumerate_instance_version(p_api_version: *mut u32) -> vk::Result {
+    crate::entry::guard_or(
+        "vkEnumerateInstanceVersion",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: valid usage: pApiVersion is writable.
+            unsafe {
+                *p_api_version = vk::make_api_version(
+                    0,
+                    1,
+                    crate::advertised::API_MINOR,
+                    crate::entry::HEADER_VERSION,
+                )
+            };
+            vk::Result::SUCCESS
+        },
+    )
+}
+
 pub unsafe extern "system" fn enumerate_instance_extension_properties(
     p_layer_name: *const c_char,
     p_count: *mut u32,

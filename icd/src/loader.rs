@@ -53,7 +53,7 @@ pub unsafe extern "system" fn vk_icdGetInstanceProcAddr(
             None => entry::lookup(
                 name,
                 &Scope {
-                    api_minor: 0,
+                    api_minor: crate::advertised::API_MINOR,
                     extensions: &|_| false,
                     levels: &[Level::Global],
                 },

@@ -3,7 +3,7 @@
 
 use crate::device::Device;
 use crate::entry::guard;
-use crate::handle::{object, Object};
+use crate::handle::{self, object, Object};
 use ash::vk;
 use kmd_iface::uapi::*;
 use std::sync::Mutex;
@@ -259,4 +259,26 @@ pub unsafe extern "system" fn get_device_memory_commitment(
 /// The memory object behind a handle, for binding.
 pub fn get<'a>(memory: vk::DeviceMemory) -> Option<&'a Memory> {
     Memory::from_handle(memory)
+}
+
+/// Fills a VkMemoryRequirements2 and the structures chained to it.
+///
+/// # Safety
+/// `out` is a writable VkMemoryRequirements2 with a valid pNext chain.
+pub unsafe fn write_requirements2(
+    out: *mut vk::MemoryRequirements2<'_>,
+    r: vk::MemoryRequirements,
+) {
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        (*out).memory_requirements = r;
+        for s in handle::chain_mut((*out).p_next) {
+            if (*s).s_type == vk::StructureType::MEMORY_DEDICATED_REQUIREMENTS {
+                // Every resource lives equally well in a shared allocation.
+                let d = &mut *s.cast::<vk::MemoryDedicatedRequirements<'_>>();
+                d.prefers_dedicated_allocation = vk::FALSE;
+                d.requires_dedicated_allocation = vk::FALSE;
+            }
+        }
+    }
 }

@@ -3,8 +3,10 @@
 
 use crate::advertised::{API_MINOR, DEVICE_EXTENSIONS};
 use crate::entry::{guard_or, HEADER_VERSION};
+use crate::features;
 use crate::handle::{self, object, LoaderData, Object};
 use crate::memory::MEMORY_TYPES;
+use crate::properties;
 use ash::vk;
 use kmd_iface::uapi::{drm_asahi_get_params, drm_asahi_params_global};
 use kmd_iface::{Backend, Kmd};
@@ -238,78 +240,6 @@ fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
     }
 }
 
-/// The features agx4 supports. Everything not listed here is false.
-pub fn supported_features() -> vk::PhysicalDeviceFeatures {
-    // Vulkan 1.0 requires robustBufferAccess of every implementation.
-    // shaderInt64: the compiler splits 64-bit integers into 32-bit pairs (passes::lower_int64);
-    // 64-bit atomics (shaderBufferInt64Atomics) are a separate feature and stay off.
-    // independentBlend and logicOp: blending and logic ops are compiled into the fragment
-    // shader per target. multiDrawIndirect: each indirect draw becomes its own Index List.
-    vk::PhysicalDeviceFeatures {
-        robust_buffer_access: vk::TRUE,
-        shader_int64: vk::TRUE,
-        independent_blend: vk::TRUE,
-        logic_op: vk::TRUE,
-        multi_draw_indirect: vk::TRUE,
-        wide_lines: vk::TRUE,
-        // Triangles can be drawn as their edges or vertices (Fragment Face polygon mode).
-        fill_mode_non_solid: vk::TRUE,
-        // The GPU counts every passing sample into the query (cmd_buffer::query).
-        occlusion_query_precise: vk::TRUE,
-        // A secondary's draws take the occlusion query the executing primary has active
-        // (cmd_buffer/secondary.rs).
-        inherited_queries: vk::TRUE,
-        // The PPP Cull word turns off near/far clipping and clamps fragment depth to the
-        // viewport's depth range (pipeline_graphics.rs, cmd_buffer/draw.rs).
-        depth_clamp: vk::TRUE,
-        // A GPU copy puts an indirect draw's firstInstance into its root table before the
-        // render command runs (cmd_buffer/draw.rs).
-        draw_indirect_first_instance: vk::TRUE,
-        // The fragment shader loops over the pixel's samples (compiler g13 isel::gfx).
-        sample_rate_shading: vk::TRUE,
-        // The fragment shader stores 1.0 as the alpha of non-integer targets before blending
-        // (compiler g13 isel::gfx).
-        alpha_to_one: vk::TRUE,
-        // Storage image loads decode the format their texture descriptor names and stores
-        // encode the one their PBE descriptor names (docs/render-abi.md section 7), so shaders
-        // need not declare it; every extended storage format is a storage format
-        // (format::storage).
-        shader_storage_image_extended_formats: vk::TRUE,
-        shader_storage_image_read_without_format: vk::TRUE,
-        shader_storage_image_write_without_format: vk::TRUE,
-        // BC1-7 and ETC2/EAC images are sampled (the simulated texture unit decodes their
-        // blocks), copied in blocks and blitted from (format.rs, cmd_buffer/image_transfer.rs).
-        texture_compression_bc: vk::TRUE,
-        texture_compression_etc2: vk::TRUE,
-        // ASTC LDR too, decoded to FP16 (UNORM) or 8 bits (sRGB) as Vulkan requires.
-        texture_compression_astc_ldr: vk::TRUE,
-        // Vulkan's anisotropic approximation in the texture unit (hw texture.rs).
-        sampler_anisotropy: vk::TRUE,
-        // Cube array views are sampled (the cube index is the layer / 6) and gathered.
-        image_cube_array: vk::TRUE,
-        // Run-time gather offsets fill the offset register; ConstOffsets is four gathers.
-        shader_image_gather_extended: vk::TRUE,
-        ..Default::default()
-    }
-}
-
-/// Whether every feature set in `requested` is in `supported` (both are arrays of VkBool32).
-pub fn features_subset(
-    requested: &vk::PhysicalDeviceFeatures,
-    supported: &vk::PhysicalDeviceFeatures,
-) -> bool {
-    let as_words = |f: &vk::PhysicalDeviceFeatures| -> Vec<vk::Bool32> {
-        let n =
-            std::mem::size_of::<vk::PhysicalDeviceFeatures>() / std::mem::size_of::<vk::Bool32>();
-        // SAFETY: VkPhysicalDeviceFeatures is a #[repr(C)] struct made only of VkBool32 fields.
-        unsafe { std::slice::from_raw_parts(f as *const _ as *const vk::Bool32, n) }.to_vec()
-    };
-    as_words(requested)
-        .iter()
-        .zip(as_words(supported))
-        .all(|(r, s)| *r == vk::FALSE || s != vk::FALSE)
-}
-
 fn queue_family() -> vk::QueueFamilyProperties {
     vk::QueueFamilyProperties {
         queue_flags: vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER,
@@ -335,7 +265,7 @@ pub unsafe extern "system" fn get_features(
     guard_or("vkGetPhysicalDeviceFeatures", (), || {
         let _ = pd(physical_device);
         // SAFETY: valid usage: pFeatures is writable.
-        unsafe { *p_features = supported_features() };
+        unsafe { *p_features = features::supported().v10 };
     })
 }
 
@@ -345,67 +275,12 @@ pub unsafe extern "system" fn get_features2(
 ) {
     guard_or("vkGetPhysicalDeviceFeatures2", (), || {
         let _ = pd(physical_device);
+        let supported = features::supported();
         // SAFETY: valid usage: pFeatures is a writable structure with a valid pNext chain.
         unsafe {
-            (*p_features).features = supported_features();
+            (*p_features).features = supported.v10;
             for s in handle::chain_mut((*p_features).p_next) {
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES {
-                    (*(s as *mut vk::PhysicalDeviceTimelineSemaphoreFeatures)).timeline_semaphore =
-                        vk::TRUE;
-                }
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES {
-                    (*(s as *mut vk::PhysicalDeviceSynchronization2Features)).synchronization2 =
-                        vk::TRUE;
-                }
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR {
-                    (*(s as *mut vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR)).pipeline_executable_info = vk::TRUE;
-                }
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES {
-                    (*(s as *mut vk::PhysicalDeviceDynamicRenderingFeatures)).dynamic_rendering =
-                        vk::TRUE;
-                }
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES
-                {
-                    (*(s as *mut vk::PhysicalDeviceImagelessFramebufferFeatures))
-                        .imageless_framebuffer = vk::TRUE;
-                }
-                if (*s).s_type
-                    == vk::StructureType::PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES
-                {
-                    // Pipelines that must not be compiled report VK_PIPELINE_COMPILE_REQUIRED
-                    // unless their pipeline cache holds them (pipeline.rs).
-                    (*(s as *mut vk::PhysicalDevicePipelineCreationCacheControlFeatures))
-                        .pipeline_creation_cache_control = vk::TRUE;
-                }
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES {
-                    // Query memory is host-visible; vkResetQueryPool writes it (query_pool.rs).
-                    (*(s as *mut vk::PhysicalDeviceHostQueryResetFeatures)).host_query_reset =
-                        vk::TRUE;
-                }
-                if (*s).s_type
-                    == vk::StructureType::PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES
-                {
-                    (*(s as *mut vk::PhysicalDeviceShaderDemoteToHelperInvocationFeatures))
-                        .shader_demote_to_helper_invocation = vk::TRUE;
-                }
-                if (*s).s_type
-                    == vk::StructureType::PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT
-                {
-                    // The border table holds the colour's raw words; the texture unit reads
-                    // them by the view's format (sampler.rs, render-abi section 7).
-                    let c = &mut *(s as *mut vk::PhysicalDeviceCustomBorderColorFeaturesEXT);
-                    c.custom_border_colors = vk::TRUE;
-                    c.custom_border_color_without_format = vk::TRUE;
-                }
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES {
-                    // Views are render commands of their own; geometry and tessellation
-                    // shaders do not exist here. Every member is written: the caller's
-                    // structure may hold anything.
-                    let m = &mut *(s as *mut vk::PhysicalDeviceMultiviewFeatures);
-                    m.multiview = vk::TRUE;
-                    m.multiview_geometry_shader = vk::FALSE;
-                    m.multiview_tessellation_shader = vk::FALSE;
-                }
+                features::write(&supported, s);
             }
         }
     })
@@ -427,52 +302,12 @@ pub unsafe extern "system" fn get_properties2(
 ) {
     guard_or("vkGetPhysicalDeviceProperties2", (), || {
         let dev = pd(physical_device);
+        let model = properties::of(dev);
         // SAFETY: valid usage: pProperties is a writable structure with a valid pNext chain.
         unsafe {
             (*p_properties).properties = dev.properties;
             for s in handle::chain_mut((*p_properties).p_next) {
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES {
-                    // Timeline points are 64-bit syncobj points; any difference is representable.
-                    (*(s as *mut vk::PhysicalDeviceTimelineSemaphoreProperties))
-                        .max_timeline_semaphore_value_difference = u64::MAX;
-                }
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES {
-                    let m = &mut *(s as *mut vk::PhysicalDeviceMultiviewProperties);
-                    m.max_multiview_view_count = crate::render_pass::MAX_VIEWS;
-                    // The instance number is a 32-bit register; the spec's minimum is reported.
-                    m.max_multiview_instance_index = (1 << 27) - 1;
-                }
-                if (*s).s_type
-                    == vk::StructureType::PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES
-                {
-                    // Each aspect is resolved on its own, by copying sample 0.
-                    let r = &mut *(s as *mut vk::PhysicalDeviceDepthStencilResolveProperties);
-                    r.supported_depth_resolve_modes =
-                        crate::render_pass::DEPTH_STENCIL_RESOLVE_MODES;
-                    r.supported_stencil_resolve_modes =
-                        crate::render_pass::DEPTH_STENCIL_RESOLVE_MODES;
-                    r.independent_resolve_none = vk::TRUE;
-                    r.independent_resolve = vk::TRUE;
-                }
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR
-                {
-                    (*(s as *mut vk::PhysicalDevicePushDescriptorPropertiesKHR))
-                        .max_push_descriptors =
-                        crate::cmd_buffer::push_descriptor::MAX_PUSH_DESCRIPTORS;
-                }
-                if (*s).s_type
-                    == vk::StructureType::PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_PROPERTIES_EXT
-                {
-                    (*(s as *mut vk::PhysicalDeviceCustomBorderColorPropertiesEXT))
-                        .max_custom_border_color_samplers =
-                        crate::sampler::MAX_CUSTOM_BORDER_SAMPLERS;
-                }
-                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES {
-                    // The rasterizer keeps or drops a point by its vertex against the view
-                    // volume (hw::gpu::raster::clip::point_visible).
-                    (*(s as *mut vk::PhysicalDevicePointClippingProperties))
-                        .point_clipping_behavior = vk::PointClippingBehavior::ALL_CLIP_PLANES;
-                }
+                properties::write(&model, s);
             }
         }
     })
@@ -641,9 +476,43 @@ pub unsafe extern "system" fn get_format_properties2(
 ) {
     guard_or("vkGetPhysicalDeviceFormatProperties2", (), || {
         let _ = pd(physical_device);
-        // SAFETY: valid usage: pFormatProperties is writable.
-        unsafe { (*p_properties).format_properties = format_properties(format) };
+        let props = format_properties(format);
+        // SAFETY: valid usage: pFormatProperties is writable, with a valid pNext chain.
+        unsafe {
+            (*p_properties).format_properties = props;
+            for s in handle::chain_mut((*p_properties).p_next) {
+                if (*s).s_type == vk::StructureType::FORMAT_PROPERTIES_3 {
+                    let p3 = &mut *s.cast::<vk::FormatProperties3<'_>>();
+                    p3.linear_tiling_features = features2(format, props.linear_tiling_features);
+                    p3.optimal_tiling_features = features2(format, props.optimal_tiling_features);
+                    p3.buffer_features = features2(format, props.buffer_features);
+                }
+            }
+        }
     })
+}
+
+/// The 64-bit format features (Vulkan 1.3): the 32-bit ones and those only they can say.
+fn features2(format: vk::Format, f: vk::FormatFeatureFlags) -> vk::FormatFeatureFlags2 {
+    let mut f2 = vk::FormatFeatureFlags2::from_raw(u64::from(f.as_raw()));
+    // Storage loads and stores need no format in the shader (shaderStorageImageReadWithout
+    // Format and WriteWithoutFormat hold for every storage format).
+    if f.intersects(
+        vk::FormatFeatureFlags::STORAGE_IMAGE | vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER,
+    ) {
+        f2 |= vk::FormatFeatureFlags2::STORAGE_READ_WITHOUT_FORMAT
+            | vk::FormatFeatureFlags2::STORAGE_WRITE_WITHOUT_FORMAT;
+    }
+    // Sampled depth formats take depth-comparison samplers.
+    if f.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE)
+        && matches!(
+            crate::format::depth_stencil(format),
+            Some(crate::format::DepthStencil::Depth(_))
+        )
+    {
+        f2 |= vk::FormatFeatureFlags2::SAMPLED_IMAGE_DEPTH_COMPARISON;
+    }
+    f2
 }
 
 pub unsafe extern "system" fn get_image_format_properties(
@@ -686,25 +555,68 @@ pub unsafe extern "system" fn get_image_format_properties2(
             let info = unsafe { &*p_info };
             // A VkImageFormatListCreateInfo only narrows the view formats of a MUTABLE_FORMAT
             // image, which changes none of the answers (EXTENDED_USAGE looks at the whole
-            // compatibility class, as the CTS expects); any other structure asks about something
-            // agx4 does not know, so the combination is reported unsupported.
+            // compatibility class, as the CTS expects). An external handle type is not
+            // supported (external.rs); a separate stencil usage must be supported on its own.
+            // Any other structure asks about something agx4 does not know, so the
+            // combination is reported unsupported.
+            let mut stencil_usage = None;
             // SAFETY: as above.
-            let known = |s: &vk::BaseInStructure<'_>| {
-                s.s_type == vk::StructureType::IMAGE_FORMAT_LIST_CREATE_INFO
+            for s in unsafe { handle::chain(info.p_next) } {
+                match s.s_type {
+                    vk::StructureType::IMAGE_FORMAT_LIST_CREATE_INFO => {}
+                    vk::StructureType::PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO => {
+                        // SAFETY: the sType names the structure.
+                        let e = unsafe {
+                            &*(s as *const vk::BaseInStructure<'_>)
+                                .cast::<vk::PhysicalDeviceExternalImageFormatInfo<'_>>()
+                        };
+                        if !e.handle_type.is_empty() {
+                            return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
+                        }
+                    }
+                    vk::StructureType::IMAGE_STENCIL_USAGE_CREATE_INFO => {
+                        // SAFETY: the sType names the structure.
+                        let u = unsafe {
+                            &*(s as *const vk::BaseInStructure<'_>)
+                                .cast::<vk::ImageStencilUsageCreateInfo<'_>>()
+                        };
+                        stencil_usage = Some(u.stencil_usage);
+                    }
+                    _ => return vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+                }
+            }
+            let query = |usage| {
+                crate::image::format_properties(
+                    info.format,
+                    info.ty,
+                    info.tiling,
+                    usage,
+                    info.flags,
+                )
             };
-            if !unsafe { handle::chain(info.p_next) }.all(known) {
+            if stencil_usage.is_some_and(|u| query(u).is_none()) {
                 return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
             }
-            match crate::image::format_properties(
-                info.format,
-                info.ty,
-                info.tiling,
-                info.usage,
-                info.flags,
-            ) {
+            match query(info.usage) {
                 Some(p) => {
-                    // SAFETY: valid usage: pImageFormatProperties is writable.
-                    unsafe { (*p_properties).image_format_properties = p };
+                    // SAFETY: valid usage: pImageFormatProperties is writable, with a valid
+                    // pNext chain.
+                    unsafe {
+                        (*p_properties).image_format_properties = p;
+                        for s in handle::chain_mut((*p_properties).p_next) {
+                            match (*s).s_type {
+                                vk::StructureType::EXTERNAL_IMAGE_FORMAT_PROPERTIES => {
+                                    (*s.cast::<vk::ExternalImageFormatProperties<'_>>())
+                                        .external_memory_properties = Default::default();
+                                }
+                                vk::StructureType::SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES => {
+                                    (*s.cast::<vk::SamplerYcbcrConversionImageFormatProperties<'_>>())
+                                        .combined_image_sampler_descriptor_count = 1;
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
                     vk::Result::SUCCESS
                 }
                 None => vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
@@ -780,6 +692,23 @@ pub unsafe extern "system" fn enumerate_device_layer_properties(
             let _ = pd(physical_device);
             // SAFETY: valid usage: the count pointer is valid, the array null or sized.
             unsafe { handle::fill_array::<vk::LayerProperties>(&[], p_count, p_properties) }
+        },
+    )
+}
+
+/// No tools (validation, profiling, debugging) are built into agx4; layers report their own.
+pub unsafe extern "system" fn get_tool_properties(
+    _physical_device: vk::PhysicalDevice,
+    p_count: *mut u32,
+    _p_properties: *mut vk::PhysicalDeviceToolProperties<'_>,
+) -> vk::Result {
+    guard_or(
+        "vkGetPhysicalDeviceToolProperties",
+        vk::Result::ERROR_UNKNOWN,
+        || {
+            // SAFETY: valid usage: pToolCount is writable.
+            unsafe { *p_count = 0 };
+            vk::Result::SUCCESS
         },
     )
 }

@@ -8,6 +8,7 @@ pub mod barrier;
 pub mod blit;
 pub mod cdm;
 pub mod clear;
+pub mod copy2;
 pub mod dispatch;
 pub mod draw;
 pub mod image_transfer;

@@ -1,0 +1,220 @@
+//! What agx4 supports, feature by feature. One model (the Vulkan 1.0 to 1.3 feature structures
+//! and the extension-only ones) answers every feature structure of a `pNext` chain, so the
+//! promoted structures can never disagree with their Vulkan 1.x aggregates, and device creation
+//! checks what it is asked for against the same model.
+
+use ash::vk;
+use ash::vk::TaggedStructure;
+
+/// Everything agx4 supports. A member not set in [`supported`] is false.
+pub struct Features {
+    pub v10: vk::PhysicalDeviceFeatures,
+    pub v11: vk::PhysicalDeviceVulkan11Features<'static>,
+    pub v12: vk::PhysicalDeviceVulkan12Features<'static>,
+    pub v13: vk::PhysicalDeviceVulkan13Features<'static>,
+    pub custom_border_color: vk::PhysicalDeviceCustomBorderColorFeaturesEXT<'static>,
+    pub executable_properties: vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<'static>,
+}
+
+/// The features agx4 supports.
+pub fn supported() -> Features {
+    Features {
+        v10: v10(),
+        v11: vk::PhysicalDeviceVulkan11Features {
+            // Views are render commands of their own; geometry and tessellation shaders do not
+            // exist here.
+            multiview: vk::TRUE,
+            ..Default::default()
+        },
+        v12: vk::PhysicalDeviceVulkan12Features {
+            sampler_mirror_clamp_to_edge: vk::TRUE,
+            imageless_framebuffer: vk::TRUE,
+            // Query memory is host-visible; vkResetQueryPool writes it (query_pool.rs).
+            host_query_reset: vk::TRUE,
+            // Image layouts change nothing in memory here, so depth and stencil may be in
+            // different ones.
+            separate_depth_stencil_layouts: vk::TRUE,
+            timeline_semaphore: vk::TRUE,
+            ..Default::default()
+        },
+        v13: vk::PhysicalDeviceVulkan13Features {
+            // Pipelines that must not be compiled report VK_PIPELINE_COMPILE_REQUIRED unless
+            // their pipeline cache holds them (pipeline.rs).
+            pipeline_creation_cache_control: vk::TRUE,
+            // Slots keep their values themselves (private_data.rs).
+            private_data: vk::TRUE,
+            // Demoted invocations lose their coverage and run on as helpers (compiler g13 isel).
+            shader_demote_to_helper_invocation: vk::TRUE,
+            synchronization2: vk::TRUE,
+            dynamic_rendering: vk::TRUE,
+            ..Default::default()
+        },
+        // The border table holds the colour's raw words; the texture unit reads them by the
+        // view's format (sampler.rs, render-abi section 7).
+        custom_border_color: vk::PhysicalDeviceCustomBorderColorFeaturesEXT {
+            custom_border_colors: vk::TRUE,
+            custom_border_color_without_format: vk::TRUE,
+            ..Default::default()
+        },
+        executable_properties: vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR {
+            pipeline_executable_info: vk::TRUE,
+            ..Default::default()
+        },
+    }
+}
+
+/// The Vulkan 1.0 features.
+fn v10() -> vk::PhysicalDeviceFeatures {
+    // Vulkan 1.0 requires robustBufferAccess of every implementation.
+    // shaderInt64: the compiler splits 64-bit integers into 32-bit pairs (passes::lower_int64);
+    // 64-bit atomics (shaderBufferInt64Atomics) are a separate feature and stay off.
+    // independentBlend and logicOp: blending and logic ops are compiled into the fragment
+    // shader per target. multiDrawIndirect: each indirect draw becomes its own Index List.
+    vk::PhysicalDeviceFeatures {
+        robust_buffer_access: vk::TRUE,
+        shader_int64: vk::TRUE,
+        independent_blend: vk::TRUE,
+        logic_op: vk::TRUE,
+        multi_draw_indirect: vk::TRUE,
+        wide_lines: vk::TRUE,
+        // Triangles can be drawn as their edges or vertices (Fragment Face polygon mode).
+        fill_mode_non_solid: vk::TRUE,
+        // The GPU counts every passing sample into the query (cmd_buffer::query).
+        occlusion_query_precise: vk::TRUE,
+        // A secondary's draws take the occlusion query the executing primary has active
+        // (cmd_buffer/secondary.rs).
+        inherited_queries: vk::TRUE,
+        // The PPP Cull word turns off near/far clipping and clamps fragment depth to the
+        // viewport's depth range (pipeline_graphics.rs, cmd_buffer/draw.rs).
+        depth_clamp: vk::TRUE,
+        // A GPU copy puts an indirect draw's firstInstance into its root table before the
+        // render command runs (cmd_buffer/draw.rs).
+        draw_indirect_first_instance: vk::TRUE,
+        // The fragment shader loops over the pixel's samples (compiler g13 isel::gfx).
+        sample_rate_shading: vk::TRUE,
+        // The fragment shader stores 1.0 as the alpha of non-integer targets before blending
+        // (compiler g13 isel::gfx).
+        alpha_to_one: vk::TRUE,
+        // Storage image loads decode the format their texture descriptor names and stores
+        // encode the one their PBE descriptor names (docs/render-abi.md section 7), so shaders
+        // need not declare it; every extended storage format is a storage format
+        // (format::storage).
+        shader_storage_image_extended_formats: vk::TRUE,
+        shader_storage_image_read_without_format: vk::TRUE,
+        shader_storage_image_write_without_format: vk::TRUE,
+        // BC1-7 and ETC2/EAC images are sampled (the simulated texture unit decodes their
+        // blocks), copied in blocks and blitted from (format.rs, cmd_buffer/image_transfer.rs).
+        texture_compression_bc: vk::TRUE,
+        texture_compression_etc2: vk::TRUE,
+        // ASTC LDR too, decoded to FP16 (UNORM) or 8 bits (sRGB) as Vulkan requires.
+        texture_compression_astc_ldr: vk::TRUE,
+        // Vulkan's anisotropic approximation in the texture unit (hw texture.rs).
+        sampler_anisotropy: vk::TRUE,
+        // Cube array views are sampled (the cube index is the layer / 6) and gathered.
+        image_cube_array: vk::TRUE,
+        // Run-time gather offsets fill the offset register; ConstOffsets is four gathers.
+        shader_image_gather_extended: vk::TRUE,
+        ..Default::default()
+    }
+}
+
+/// Declares the feature structures agx4 answers: each member is copied from the same-named
+/// member of one part of the model.
+macro_rules! feature_structs {
+    ($($ty:ident from $src:ident { $($field:ident),* $(,)? })*) => {
+        /// Writes every member of a feature structure agx4 knows (the caller's structure may
+        /// hold anything); structures of other types are left alone.
+        ///
+        /// # Safety
+        /// `s` points to a writable structure of the type its sType names.
+        pub unsafe fn write(f: &Features, s: *mut vk::BaseOutStructure<'_>) {
+            $(
+                // SAFETY: guaranteed by the caller.
+                if unsafe { (*s).s_type } == vk::$ty::STRUCTURE_TYPE {
+                    // SAFETY: the sType names this structure type.
+                    let p = unsafe { &mut *s.cast::<vk::$ty<'_>>() };
+                    $(p.$field = f.$src.$field;)*
+                    return;
+                }
+            )*
+        }
+
+        /// The first feature a structure of a VkDeviceCreateInfo chain asks for that agx4
+        /// does not support, as "Structure.member"; None for structures of other types.
+        ///
+        /// # Safety
+        /// `s` is a structure of the type its sType names.
+        pub unsafe fn first_unsupported(f: &Features, s: &vk::BaseInStructure<'_>) -> Option<&'static str> {
+            $(
+                if s.s_type == vk::$ty::STRUCTURE_TYPE {
+                    // SAFETY: the sType names this structure type.
+                    let p = unsafe { &*(s as *const vk::BaseInStructure<'_>).cast::<vk::$ty<'_>>() };
+                    $(
+                        if p.$field != vk::FALSE && f.$src.$field == vk::FALSE {
+                            return Some(concat!(stringify!($ty), ".", stringify!($field)));
+                        }
+                    )*
+                    return None;
+                }
+            )*
+            None
+        }
+    };
+}
+
+feature_structs! {
+    PhysicalDeviceVulkan11Features from v11 { storage_buffer16_bit_access, uniform_and_storage_buffer16_bit_access, storage_push_constant16, storage_input_output16, multiview, multiview_geometry_shader, multiview_tessellation_shader, variable_pointers_storage_buffer, variable_pointers, protected_memory, sampler_ycbcr_conversion, shader_draw_parameters }
+    PhysicalDevice16BitStorageFeatures from v11 { storage_buffer16_bit_access, uniform_and_storage_buffer16_bit_access, storage_push_constant16, storage_input_output16 }
+    PhysicalDeviceMultiviewFeatures from v11 { multiview, multiview_geometry_shader, multiview_tessellation_shader }
+    PhysicalDeviceVariablePointersFeatures from v11 { variable_pointers_storage_buffer, variable_pointers }
+    PhysicalDeviceProtectedMemoryFeatures from v11 { protected_memory }
+    PhysicalDeviceSamplerYcbcrConversionFeatures from v11 { sampler_ycbcr_conversion }
+    PhysicalDeviceShaderDrawParametersFeatures from v11 { shader_draw_parameters }
+    PhysicalDeviceVulkan12Features from v12 { sampler_mirror_clamp_to_edge, draw_indirect_count, storage_buffer8_bit_access, uniform_and_storage_buffer8_bit_access, storage_push_constant8, shader_buffer_int64_atomics, shader_shared_int64_atomics, shader_float16, shader_int8, descriptor_indexing, shader_input_attachment_array_dynamic_indexing, shader_uniform_texel_buffer_array_dynamic_indexing, shader_storage_texel_buffer_array_dynamic_indexing, shader_uniform_buffer_array_non_uniform_indexing, shader_sampled_image_array_non_uniform_indexing, shader_storage_buffer_array_non_uniform_indexing, shader_storage_image_array_non_uniform_indexing, shader_input_attachment_array_non_uniform_indexing, shader_uniform_texel_buffer_array_non_uniform_indexing, shader_storage_texel_buffer_array_non_uniform_indexing, descriptor_binding_uniform_buffer_update_after_bind, descriptor_binding_sampled_image_update_after_bind, descriptor_binding_storage_image_update_after_bind, descriptor_binding_storage_buffer_update_after_bind, descriptor_binding_uniform_texel_buffer_update_after_bind, descriptor_binding_storage_texel_buffer_update_after_bind, descriptor_binding_update_unused_while_pending, descriptor_binding_partially_bound, descriptor_binding_variable_descriptor_count, runtime_descriptor_array, sampler_filter_minmax, scalar_block_layout, imageless_framebuffer, uniform_buffer_standard_layout, shader_subgroup_extended_types, separate_depth_stencil_layouts, host_query_reset, timeline_semaphore, buffer_device_address, buffer_device_address_capture_replay, buffer_device_address_multi_device, vulkan_memory_model, vulkan_memory_model_device_scope, vulkan_memory_model_availability_visibility_chains, shader_output_viewport_index, shader_output_layer, subgroup_broadcast_dynamic_id }
+    PhysicalDevice8BitStorageFeatures from v12 { storage_buffer8_bit_access, uniform_and_storage_buffer8_bit_access, storage_push_constant8 }
+    PhysicalDeviceShaderAtomicInt64Features from v12 { shader_buffer_int64_atomics, shader_shared_int64_atomics }
+    PhysicalDeviceShaderFloat16Int8Features from v12 { shader_float16, shader_int8 }
+    PhysicalDeviceDescriptorIndexingFeatures from v12 { shader_input_attachment_array_dynamic_indexing, shader_uniform_texel_buffer_array_dynamic_indexing, shader_storage_texel_buffer_array_dynamic_indexing, shader_uniform_buffer_array_non_uniform_indexing, shader_sampled_image_array_non_uniform_indexing, shader_storage_buffer_array_non_uniform_indexing, shader_storage_image_array_non_uniform_indexing, shader_input_attachment_array_non_uniform_indexing, shader_uniform_texel_buffer_array_non_uniform_indexing, shader_storage_texel_buffer_array_non_uniform_indexing, descriptor_binding_uniform_buffer_update_after_bind, descriptor_binding_sampled_image_update_after_bind, descriptor_binding_storage_image_update_after_bind, descriptor_binding_storage_buffer_update_after_bind, descriptor_binding_uniform_texel_buffer_update_after_bind, descriptor_binding_storage_texel_buffer_update_after_bind, descriptor_binding_update_unused_while_pending, descriptor_binding_partially_bound, descriptor_binding_variable_descriptor_count, runtime_descriptor_array }
+    PhysicalDeviceScalarBlockLayoutFeatures from v12 { scalar_block_layout }
+    PhysicalDeviceImagelessFramebufferFeatures from v12 { imageless_framebuffer }
+    PhysicalDeviceUniformBufferStandardLayoutFeatures from v12 { uniform_buffer_standard_layout }
+    PhysicalDeviceShaderSubgroupExtendedTypesFeatures from v12 { shader_subgroup_extended_types }
+    PhysicalDeviceSeparateDepthStencilLayoutsFeatures from v12 { separate_depth_stencil_layouts }
+    PhysicalDeviceHostQueryResetFeatures from v12 { host_query_reset }
+    PhysicalDeviceTimelineSemaphoreFeatures from v12 { timeline_semaphore }
+    PhysicalDeviceBufferDeviceAddressFeatures from v12 { buffer_device_address, buffer_device_address_capture_replay, buffer_device_address_multi_device }
+    PhysicalDeviceVulkanMemoryModelFeatures from v12 { vulkan_memory_model, vulkan_memory_model_device_scope, vulkan_memory_model_availability_visibility_chains }
+    PhysicalDeviceVulkan13Features from v13 { robust_image_access, inline_uniform_block, descriptor_binding_inline_uniform_block_update_after_bind, pipeline_creation_cache_control, private_data, shader_demote_to_helper_invocation, shader_terminate_invocation, subgroup_size_control, compute_full_subgroups, synchronization2, texture_compression_astc_hdr, shader_zero_initialize_workgroup_memory, dynamic_rendering, shader_integer_dot_product, maintenance4 }
+    PhysicalDeviceImageRobustnessFeatures from v13 { robust_image_access }
+    PhysicalDeviceInlineUniformBlockFeatures from v13 { inline_uniform_block, descriptor_binding_inline_uniform_block_update_after_bind }
+    PhysicalDevicePipelineCreationCacheControlFeatures from v13 { pipeline_creation_cache_control }
+    PhysicalDevicePrivateDataFeatures from v13 { private_data }
+    PhysicalDeviceShaderDemoteToHelperInvocationFeatures from v13 { shader_demote_to_helper_invocation }
+    PhysicalDeviceShaderTerminateInvocationFeatures from v13 { shader_terminate_invocation }
+    PhysicalDeviceSubgroupSizeControlFeatures from v13 { subgroup_size_control, compute_full_subgroups }
+    PhysicalDeviceSynchronization2Features from v13 { synchronization2 }
+    PhysicalDeviceTextureCompressionASTCHDRFeatures from v13 { texture_compression_astc_hdr }
+    PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures from v13 { shader_zero_initialize_workgroup_memory }
+    PhysicalDeviceDynamicRenderingFeatures from v13 { dynamic_rendering }
+    PhysicalDeviceShaderIntegerDotProductFeatures from v13 { shader_integer_dot_product }
+    PhysicalDeviceMaintenance4Features from v13 { maintenance4 }
+    PhysicalDeviceCustomBorderColorFeaturesEXT from custom_border_color { custom_border_colors, custom_border_color_without_format }
+    PhysicalDevicePipelineExecutablePropertiesFeaturesKHR from executable_properties { pipeline_executable_info }
+}
+
+/// Whether every feature set in `requested` is supported (both are arrays of VkBool32).
+pub fn v10_subset(
+    requested: &vk::PhysicalDeviceFeatures,
+    supported: &vk::PhysicalDeviceFeatures,
+) -> bool {
+    let as_words = |f: &vk::PhysicalDeviceFeatures| -> Vec<vk::Bool32> {
+        let n =
+            std::mem::size_of::<vk::PhysicalDeviceFeatures>() / std::mem::size_of::<vk::Bool32>();
+        // SAFETY: VkPhysicalDeviceFeatures is a #[repr(C)] struct made only of VkBool32 fields.
+        unsafe { std::slice::from_raw_parts(f as *const _ as *const vk::Bool32, n) }.to_vec()
+    };
+    as_words(requested)
+        .iter()
+        .zip(as_words(supported))
+        .all(|(r, s)| *r == vk::FALSE || s != vk::FALSE)
+}
