@@ -46,6 +46,8 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_EXT_tooling_info",
     "VK_KHR_format_feature_flags2",
     "VK_KHR_driver_properties",
+    // Feedback-loop barriers store the attachments for textures to read (cmd_buffer::render).
+    "VK_EXT_attachment_feedback_loop_layout",
     "VK_EXT_host_query_reset",
     // Demoted invocations lose their coverage and run on as helpers (compiler g13 isel).
     "VK_EXT_shader_demote_to_helper_invocation",

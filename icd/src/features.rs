@@ -14,6 +14,7 @@ pub struct Features {
     pub v13: vk::PhysicalDeviceVulkan13Features<'static>,
     pub custom_border_color: vk::PhysicalDeviceCustomBorderColorFeaturesEXT<'static>,
     pub executable_properties: vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<'static>,
+    pub feedback_loop: vk::PhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT<'static>,
 }
 
 /// The features agx4 supports.
@@ -58,6 +59,12 @@ pub fn supported() -> Features {
         },
         executable_properties: vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR {
             pipeline_executable_info: vk::TRUE,
+            ..Default::default()
+        },
+        // A feedback-loop barrier stores the attachments, which textures then read
+        // (cmd_buffer::render::barrier).
+        feedback_loop: vk::PhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT {
+            attachment_feedback_loop_layout: vk::TRUE,
             ..Default::default()
         },
     }
@@ -200,6 +207,7 @@ feature_structs! {
     PhysicalDeviceMaintenance4Features from v13 { maintenance4 }
     PhysicalDeviceCustomBorderColorFeaturesEXT from custom_border_color { custom_border_colors, custom_border_color_without_format }
     PhysicalDevicePipelineExecutablePropertiesFeaturesKHR from executable_properties { pipeline_executable_info }
+    PhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT from feedback_loop { attachment_feedback_loop_layout }
 }
 
 /// Whether every feature set in `requested` is supported (both are arrays of VkBool32).

@@ -61,6 +61,14 @@ pub fn supported_usage(format: vk::Format, tiling: vk::ImageTiling) -> vk::Image
     if u.intersects(attachments) {
         u |= vk::ImageUsageFlags::TRANSIENT_ATTACHMENT;
     }
+    // An attachment that is also read by shaders may be both at once in a feedback loop
+    // (VK_EXT_attachment_feedback_loop_layout; cmd_buffer::render::barrier).
+    let rendered =
+        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+    let read = vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::INPUT_ATTACHMENT;
+    if u.intersects(rendered) && u.intersects(read) {
+        u |= vk::ImageUsageFlags::ATTACHMENT_FEEDBACK_LOOP_EXT;
+    }
     u
 }
 

@@ -22,7 +22,7 @@ pub unsafe extern "system" fn cmd_pipeline_barrier(
     cb: vk::CommandBuffer,
     _src: vk::PipelineStageFlags,
     _dst: vk::PipelineStageFlags,
-    _flags: vk::DependencyFlags,
+    flags: vk::DependencyFlags,
     _memory_count: u32,
     _p_memory: *const vk::MemoryBarrier<'_>,
     _buffer_count: u32,
@@ -32,7 +32,11 @@ pub unsafe extern "system" fn cmd_pipeline_barrier(
 ) {
     record("vkCmdPipelineBarrier", cb, |dev, rec| {
         rec.barrier_pending = true;
-        super::render::barrier(dev, rec)
+        super::render::barrier(
+            dev,
+            rec,
+            flags.contains(vk::DependencyFlags::FEEDBACK_LOOP_EXT),
+        )
     })
 }
 
@@ -235,11 +239,17 @@ fn kind_is_wide(flags: vk::QueryResultFlags) -> bool {
 
 pub unsafe extern "system" fn cmd_pipeline_barrier2(
     cb: vk::CommandBuffer,
-    _p_dependency: *const vk::DependencyInfo<'_>,
+    p_dependency: *const vk::DependencyInfo<'_>,
 ) {
     record("vkCmdPipelineBarrier2", cb, |dev, rec| {
         rec.barrier_pending = true;
-        super::render::barrier(dev, rec)
+        // SAFETY: valid usage: pDependencyInfo is valid.
+        let flags = unsafe { (*p_dependency).dependency_flags };
+        super::render::barrier(
+            dev,
+            rec,
+            flags.contains(vk::DependencyFlags::FEEDBACK_LOOP_EXT),
+        )
     })
 }
 

@@ -1170,13 +1170,15 @@ fn depth_feedback(pass: &RenderPass, subpass: u32) -> bool {
 /// A pipeline barrier inside a render pass instance. Colour input attachments that the
 /// subpass also renders to are read from the tilebuffer, which is always current; a
 /// depth/stencil one is read from memory (shaders cannot read the ZLS unit's tiles), so the
-/// render commands end, storing what was written before the barrier, and continue.
-pub fn barrier(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
+/// render commands end, storing what was written before the barrier, and continue. So do
+/// they for a feedback-loop barrier (VK_EXT_attachment_feedback_loop_layout): textures read
+/// attachments from memory, which only holds what a render command has stored.
+pub fn barrier(dev: &Device, rec: &mut Recording, feedback_loop: bool) -> Result<(), vk::Result> {
     let Some(rs) = rec.render.as_ref() else {
         return Ok(());
     };
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    if depth_feedback(pass, rs.subpass) && rs.streams.iter().any(Stream::wrote) {
+    if (feedback_loop || depth_feedback(pass, rs.subpass)) && rs.streams.iter().any(Stream::wrote) {
         restart_streams(dev, rec)?;
     }
     Ok(())
