@@ -405,3 +405,22 @@ void main() {
         close(f32::from_bits(word(&f, l, 0)), want, &format!("lane {l}"));
     }
 }
+
+#[test]
+fn index_zero_outputs_compile_and_the_second_blend_source_is_refused() {
+    // Zink declares every fragment output with Index 0, which is what no decoration means.
+    let index0 = r#"#version 450
+layout(location = 0, index = 0) out float o;
+void main() { o = 1.0; }
+"#;
+    let state = state(Numeric::Float, 1);
+    assert!(fragment_code(index0, &state).is_ok());
+    // Index 1 feeds the second source of dual-source blending, which agx4 does not offer.
+    let index1 = r#"#version 450
+layout(location = 0, index = 0) out float o;
+layout(location = 0, index = 1) out float o2;
+void main() { o = 1.0; o2 = 0.5; }
+"#;
+    let err = fragment_code(index1, &state).expect_err("dual-source blending is not offered");
+    assert!(format!("{err}").contains("dual-source"), "{err}");
+}

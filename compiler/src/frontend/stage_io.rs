@@ -103,8 +103,15 @@ impl<'m> Tr<'m> {
             .get(rid, Decoration::Component)
             .and_then(|v| v.first().copied())
             .unwrap_or(0);
-        if self.decos.has(rid, Decoration::Index) {
-            return Err(unsupported("dual-source blending (Index decoration)"));
+        // Index 0 is what an output without the decoration has (Zink writes it on every
+        // fragment output); only Index 1 is the second source of dual-source blending.
+        let index = self
+            .decos
+            .get(rid, Decoration::Index)
+            .and_then(|v| v.first().copied())
+            .unwrap_or(0);
+        if index != 0 {
+            return Err(unsupported("dual-source blending (Index 1 decoration)"));
         }
         let q = self.qualifiers(&|d| self.decos.has(rid, d), IoQualifiers::default());
         let mut out = Vec::new();
