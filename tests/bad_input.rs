@@ -135,6 +135,31 @@ fn buffer_larger_than_the_heap_is_out_of_device_memory() {
 }
 
 #[test]
+fn a_chained_feature_agx4_lacks_fails_device_creation() {
+    let ctx = Ctx::without_validation();
+    let prio = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&prio)];
+    let mut v12 = vk::PhysicalDeviceVulkan12Features::default().draw_indirect_count(true);
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .push_next(&mut v12);
+    // SAFETY: valid physical device and create info.
+    let r = unsafe { ctx.instance.create_device(ctx.pdev, &info, None) };
+    assert_eq!(r.err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
+    // And a supported one is accepted.
+    let mut v12 = vk::PhysicalDeviceVulkan12Features::default().host_query_reset(true);
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .push_next(&mut v12);
+    // SAFETY: valid physical device and create info.
+    let dev = unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }.expect("device");
+    // SAFETY: nothing was made from it.
+    unsafe { dev.destroy_device(None) };
+}
+
+#[test]
 fn unimplemented_entry_points_return_an_error_not_a_crash() {
     let ctx = Ctx::without_validation();
     let dev = create_device(&ctx, &[], None).unwrap();

@@ -94,6 +94,11 @@ impl Ctx {
     }
 
     pub fn with(validation: bool, extra: &[&CStr]) -> Ctx {
+        Self::with_api(validation, extra, vk::API_VERSION_1_0)
+    }
+
+    /// As [`Ctx::with`], for an application of Vulkan version `api`.
+    pub fn with_api(validation: bool, extra: &[&CStr], api: u32) -> Ctx {
         use_agx4_only(&[]);
         // SAFETY: loading the system's Vulkan loader, as any Vulkan application does.
         let entry = unsafe { ash::Entry::load() }.expect("libvulkan.so.1 (install libvulkan1)");
@@ -108,7 +113,7 @@ impl Ctx {
         ];
         exts.extend(extra.iter().map(|e| e.as_ptr()));
         let mut messenger_create = messenger_info();
-        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_0);
+        let app = vk::ApplicationInfo::default().api_version(api);
         let info = vk::InstanceCreateInfo::default()
             .application_info(&app)
             .enabled_layer_names(&layers)
