@@ -33,6 +33,8 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_image_format_list",
     "VK_KHR_imageless_framebuffer",
     "VK_EXT_pipeline_creation_cache_control",
+    // The whole pipeline's creation time; no per-stage figures (pipeline.rs).
+    "VK_EXT_pipeline_creation_feedback",
     "VK_KHR_bind_memory2",
     "VK_KHR_get_memory_requirements2",
     // Every allocation is as good as a dedicated one (memory::write_requirements2).

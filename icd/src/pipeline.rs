@@ -123,7 +123,7 @@ unsafe fn create_one(
     dev: &Device,
     cache: Option<&PipelineCache>,
     info: &vk::ComputePipelineCreateInfo<'_>,
-) -> Result<ComputePipeline, vk::Result> {
+) -> Result<(ComputePipeline, bool), vk::Result> {
     let stage = &info.stage;
     if stage.stage != vk::ShaderStageFlags::COMPUTE {
         return Err(vk::Result::ERROR_UNKNOWN);
@@ -166,7 +166,9 @@ unsafe fn create_one(
         target,
     };
     let key = pipeline_cache::key(&req);
-    let binary = match cache.and_then(|c| c.lookup(key)) {
+    let hit = cache.and_then(|c| c.lookup(key));
+    let from_cache = hit.is_some();
+    let binary = match hit {
         Some(b) => b,
         None if info
             .flags
@@ -185,9 +187,10 @@ unsafe fn create_one(
             b
         }
     };
-    Ok(ComputePipeline {
+    let pipeline = ComputePipeline {
         program: Program::new(dev, binary)?,
-    })
+    };
+    Ok((pipeline, from_cache))
 }
 
 pub unsafe extern "system" fn create_compute_pipelines(
@@ -209,13 +212,15 @@ pub unsafe extern "system" fn create_compute_pipelines(
         };
         let cache = PipelineCache::from_handle(pipeline_cache);
         let flags: Vec<_> = infos.iter().map(|i| i.flags).collect();
-        create_each(&flags, out, |i| {
+        let chains: Vec<_> = infos.iter().map(|i| i.p_next).collect();
+        create_each(&flags, &chains, out, |i| {
             // SAFETY: each structure is valid, per valid usage.
-            let p = unsafe { create_one(dev, cache, &infos[i]) }?;
+            let (p, hit) = unsafe { create_one(dev, cache, &infos[i]) }?;
             // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
-            unsafe {
+            let handle = unsafe {
                 Pipeline::Compute(p).into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT)
-            }
+            }?;
+            Ok((handle, hit))
         })
     })
 }
@@ -225,16 +230,24 @@ pub unsafe extern "system" fn create_compute_pipelines(
 /// VK_PIPELINE_COMPILE_REQUIRED if a pipeline asked not to be compiled and needed to be
 /// (VK_EXT_pipeline_creation_cache_control), else success. A failed pipeline with
 /// EARLY_RETURN_ON_FAILURE ends the call: the pipelines after it are VK_NULL_HANDLE.
+/// `chains` are the create infos' pNext chains, for the creation feedback.
 fn create_each(
     flags: &[vk::PipelineCreateFlags],
+    chains: &[*const std::ffi::c_void],
     out: &mut [vk::Pipeline],
-    mut create: impl FnMut(usize) -> Result<vk::Pipeline, vk::Result>,
+    mut create: impl FnMut(usize) -> Result<(vk::Pipeline, bool), vk::Result>,
 ) -> Result<(), vk::Result> {
     out.fill(vk::Pipeline::null());
     let mut result = Ok(());
     for (i, f) in flags.iter().enumerate() {
-        match create(i) {
-            Ok(p) => out[i] = p,
+        let started = std::time::Instant::now();
+        let created = create(i);
+        // SAFETY: valid usage: each create info has a valid pNext chain.
+        let outcome = created.as_ref().ok().map(|(_, hit)| *hit);
+        // SAFETY: valid usage: each create info has a valid pNext chain.
+        unsafe { write_feedback(chains[i], started, outcome) };
+        match created {
+            Ok((p, _)) => out[i] = p,
             Err(e) => {
                 if e != vk::Result::PIPELINE_COMPILE_REQUIRED || result.is_ok() {
                     result = Err(e);
@@ -246,6 +259,45 @@ fn create_each(
         }
     }
     result
+}
+
+/// VK_EXT_pipeline_creation_feedback (core in 1.3): how long a pipeline took to create, and
+/// whether the pipeline cache held it (`outcome`: None for a failed creation). There are no
+/// per-stage figures (the stages compile together), so the stage entries say so.
+///
+/// # Safety
+/// `p_next` is a valid pNext chain of a pipeline create info.
+unsafe fn write_feedback(
+    p_next: *const std::ffi::c_void,
+    started: std::time::Instant,
+    outcome: Option<bool>,
+) {
+    // SAFETY: guaranteed by the caller.
+    let Some(info) =
+        (unsafe { handle::find_in_chain::<vk::PipelineCreationFeedbackCreateInfo<'_>>(p_next) })
+    else {
+        return;
+    };
+    let whole = vk::PipelineCreationFeedback {
+        flags: match outcome {
+            Some(true) => {
+                vk::PipelineCreationFeedbackFlags::VALID
+                    | vk::PipelineCreationFeedbackFlags::APPLICATION_PIPELINE_CACHE_HIT
+            }
+            Some(false) => vk::PipelineCreationFeedbackFlags::VALID,
+            None => vk::PipelineCreationFeedbackFlags::empty(),
+        },
+        duration: started.elapsed().as_nanos().try_into().unwrap_or(u64::MAX),
+    };
+    // SAFETY: valid usage: pPipelineCreationFeedback is writable, and
+    // pPipelineStageCreationFeedbacks holds pipelineStageCreationFeedbackCount structures.
+    unsafe {
+        *info.p_pipeline_creation_feedback = whole;
+        for i in 0..info.pipeline_stage_creation_feedback_count as usize {
+            *info.p_pipeline_stage_creation_feedbacks.add(i) =
+                vk::PipelineCreationFeedback::default();
+        }
+    }
 }
 
 pub unsafe extern "system" fn create_graphics_pipelines(
@@ -266,7 +318,8 @@ pub unsafe extern "system" fn create_graphics_pipelines(
             )
         };
         let flags: Vec<_> = infos.iter().map(|i| i.flags).collect();
-        create_each(&flags, out, |i| {
+        let chains: Vec<_> = infos.iter().map(|i| i.p_next).collect();
+        create_each(&flags, &chains, out, |i| {
             // Graphics pipelines are not kept in pipeline caches, so every one is compiled.
             if flags[i].contains(vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED) {
                 return Err(vk::Result::PIPELINE_COMPILE_REQUIRED);
@@ -274,10 +327,11 @@ pub unsafe extern "system" fn create_graphics_pipelines(
             // SAFETY: each structure is valid, per valid usage.
             let p = unsafe { crate::pipeline_graphics::create_one(dev, &infos[i]) }?;
             // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
-            unsafe {
+            let handle = unsafe {
                 Pipeline::Graphics(Box::new(p))
                     .into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT)
-            }
+            }?;
+            Ok((handle, false))
         })
     })
 }
