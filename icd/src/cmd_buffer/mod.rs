@@ -10,6 +10,7 @@ pub mod cdm;
 pub mod clear;
 pub mod dispatch;
 pub mod draw;
+pub mod dynamic_state;
 pub mod image_transfer;
 pub mod push_descriptor;
 pub mod query;
