@@ -882,6 +882,8 @@ pub unsafe extern "system" fn cmd_bind_index_buffer(
     record("vkCmdBindIndexBuffer", cb, |_, rec| {
         let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let size = match ty {
+            // VK_EXT_index_type_uint8: the VDM reads 8-bit indices natively.
+            vk::IndexType::UINT8_EXT => IndexSize::U8,
             vk::IndexType::UINT16 => IndexSize::U16,
             vk::IndexType::UINT32 => IndexSize::U32,
             _ => return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),
