@@ -135,6 +135,9 @@ pub struct GraphicsPipeline {
     /// depth range. Kept beside `fixed` rather than in it so the meta pipelines that build a
     /// `Fixed` (cmd_buffer/clear.rs) need not name it; they never clamp.
     pub depth_clamp: bool,
+    /// Whether primitives are clipped against the near and far planes: not when clamping,
+    /// unless VK_EXT_depth_clip_enable says otherwise.
+    pub depth_clip: bool,
     /// Where the fragment shader reads each input attachment from, as the subpass it was
     /// made for binds them (`subpass_inputs`); draws check that theirs agrees.
     pub inputs: Vec<InputAttachmentSource>,
@@ -824,6 +827,18 @@ pub unsafe fn create_one(
     }
     let mut pipeline = GraphicsPipeline::new(dev, binary, fixed, tilebuffer)?;
     pipeline.depth_clamp = raster.depth_clamp_enable != 0;
+    pipeline.depth_clip = !pipeline.depth_clamp;
+    // SAFETY: valid usage: the rasterization state's pNext chain is valid.
+    for s in unsafe { handle::chain(raster.p_next) } {
+        if s.s_type == vk::StructureType::PIPELINE_RASTERIZATION_DEPTH_CLIP_STATE_CREATE_INFO_EXT {
+            // SAFETY: the structure type names the structure.
+            let c = unsafe {
+                &*(s as *const vk::BaseInStructure
+                    as *const vk::PipelineRasterizationDepthClipStateCreateInfoEXT)
+            };
+            pipeline.depth_clip = c.depth_clip_enable != 0;
+        }
+    }
     pipeline.inputs = inputs;
     Ok(pipeline)
 }
@@ -870,6 +885,7 @@ impl GraphicsPipeline {
             fixed,
             tilebuffer,
             depth_clamp: false,
+            depth_clip: true,
             inputs: Vec::new(),
         })
     }

@@ -577,8 +577,9 @@ fn draw_one(
             cull_front: fx.cull_front,
             cull_back: fx.cull_back,
             flat_shading_vertex: PppVertex::V0,
-            // depthClampEnable: no near/far clipping, depth clamped to the viewport range.
-            depth_clip: !p.depth_clamp,
+            // depthClampEnable clamps depth to the viewport range; clipping against the near
+            // and far planes is off with it unless VK_EXT_depth_clip_enable turns it on.
+            depth_clip: p.depth_clip,
             depth_clamp: p.depth_clamp,
             primitive_msaa: p.fixed.samples > 1,
             front_face_ccw: fx.front_ccw,
