@@ -281,6 +281,17 @@ unsafe fn check_features(info: &vk::DeviceCreateInfo<'_>) -> Result<(), vk::Resu
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
     }
+    // SAFETY: guaranteed by the caller.
+    if let Some(e) = unsafe {
+        handle::find_in_chain::<vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT>(info.p_next)
+    } {
+        // Logic ops are compiled into fragment shaders; there is no tessellation.
+        if e.extended_dynamic_state2_logic_op != 0
+            || e.extended_dynamic_state2_patch_control_points != 0
+        {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+    }
     // VkPhysicalDeviceTimelineSemaphoreFeatures, VkPhysicalDeviceSynchronization2Features,
     // VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR and the rest of the structures
     // the physical device reports: all supported, nothing to check.
