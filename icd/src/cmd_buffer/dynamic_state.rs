@@ -479,8 +479,7 @@ mod tests {
     fn dynamic_state_comes_from_the_command_buffer() {
         let mut fx = fixed();
         fx.dynamic = everything_dynamic();
-        let mut g = GfxState::default();
-        g.ext = DynamicValues {
+        let mut ext = DynamicValues {
             cull_front: false,
             cull_back: true,
             front_ccw: false,
@@ -494,16 +493,20 @@ mod tests {
             restart: false,
             ..DynamicValues::default()
         };
-        g.ext.strides[0] = 32;
-        g.ext.stencil_ops[1] = StencilOps {
+        ext.strides[0] = 32;
+        ext.stencil_ops[1] = StencilOps {
             fail: StencilOp::IncrWrap,
             pass: StencilOp::Replace,
             depth_fail: StencilOp::DecrSat,
             compare: ZsFunc::NotEqual,
         };
-        g.stencil_reference = [5, 6];
-        g.stencil_write_mask = [0x11, 0x22];
-        g.line_width = 4.0;
+        let g = GfxState {
+            ext,
+            stencil_reference: [5, 6],
+            stencil_write_mask: [0x11, 0x22],
+            line_width: 4.0,
+            ..GfxState::default()
+        };
         let e = resolve(&fx, &g);
         assert_eq!(e.primitive, Primitive::TriangleFan);
         assert!(!e.restart && !e.cull_front && e.cull_back && !e.front_ccw);
