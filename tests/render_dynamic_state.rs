@@ -13,7 +13,8 @@
 //!   culling) draws white although the dynamic values (counter-clockwise, back culling) would
 //!   cull it.
 //!
-//! Undrawn quadrants keep the blue clear colour.
+//! Undrawn quadrants keep the blue clear colour. A second test draws with 8-bit indices
+//! (VK_EXT_index_type_uint8) and a dynamically enabled primitive restart.
 
 mod common;
 
@@ -34,16 +35,19 @@ fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
     let exts = [
         ash::ext::extended_dynamic_state::NAME.as_ptr(),
         ash::ext::extended_dynamic_state2::NAME.as_ptr(),
+        ash::ext::index_type_uint8::NAME.as_ptr(),
     ];
     let mut eds =
         vk::PhysicalDeviceExtendedDynamicStateFeaturesEXT::default().extended_dynamic_state(true);
     let mut eds2 =
         vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT::default().extended_dynamic_state2(true);
+    let mut uint8 = vk::PhysicalDeviceIndexTypeUint8FeaturesEXT::default().index_type_uint8(true);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_extension_names(&exts)
         .push_next(&mut eds)
-        .push_next(&mut eds2);
+        .push_next(&mut eds2)
+        .push_next(&mut uint8);
     // SAFETY: valid physical device and create info.
     let device = unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }
         .expect("vkCreateDevice with extended dynamic state");
@@ -138,6 +142,7 @@ fn pipeline(
         vk::DynamicState::SCISSOR_WITH_COUNT,
         vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE,
         vk::DynamicState::RASTERIZER_DISCARD_ENABLE,
+        vk::DynamicState::PRIMITIVE_RESTART_ENABLE,
     ];
     let dynamic_info = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(if dynamic {
         &states
@@ -162,7 +167,19 @@ fn pipeline(
         .expect("vkCreateGraphicsPipelines")[0]
 }
 
-fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue) -> Vec<u8> {
+/// What a render draws.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scene {
+    /// The four quadrant draws of the module comment.
+    Quadrants,
+    /// One indexed strip with 8-bit indices and a dynamically enabled restart: the top-left
+    /// and bottom-right quadrants as two strips of 4 separated by index 0xff. Vertex 255 is
+    /// the top-right corner, so a draw that did not restart would cover part of the top right.
+    Uint8Restart,
+}
+
+/// Renders `scene` into a fresh target cleared to blue and returns its bytes.
+fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, scene: Scene) -> Vec<u8> {
     let eds = ash::ext::extended_dynamic_state::Device::new(&ctx.instance, dev);
     let eds2 = ash::ext::extended_dynamic_state2::Device::new(&ctx.instance, dev);
     // A strip of 4 vertices with 8 bytes of padding after each position (stride 16), then
@@ -182,6 +199,27 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue) -> Vec<u8> {
         .flat_map(|f| f.to_le_bytes())
         .collect();
     vb.write(&bytes);
+    let mut quads = [[0.0f32; 2]; 256];
+    quads[..8].copy_from_slice(&[
+        [-1.0, -1.0],
+        [0.0, -1.0],
+        [-1.0, 0.0],
+        [0.0, 0.0],
+        [0.0, 0.0],
+        [1.0, 0.0],
+        [0.0, 1.0],
+        [1.0, 1.0],
+    ]);
+    quads[255] = [1.0, -1.0];
+    let mut vb8 = Buf::new(ctx, dev, 256 * 8, vk::BufferUsageFlags::VERTEX_BUFFER);
+    let bytes: Vec<u8> = quads
+        .iter()
+        .flatten()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    vb8.write(&bytes);
+    let mut ib = Buf::new(ctx, dev, 16, vk::BufferUsageFlags::INDEX_BUFFER);
+    ib.write(&[0, 1, 2, 3, 0xff, 4, 5, 6, 7]);
     let out = Buf::new(
         ctx,
         dev,
@@ -299,34 +337,52 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue) -> Vec<u8> {
             .render_area(area)
             .clear_values(&clears);
         dev.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+        if scene == Scene::Uint8Restart {
+            eds.cmd_set_cull_mode(cb, vk::CullModeFlags::NONE);
+            eds.cmd_set_front_face(cb, vk::FrontFace::CLOCKWISE);
+            eds.cmd_set_primitive_topology(cb, vk::PrimitiveTopology::TRIANGLE_STRIP);
+            eds.cmd_set_viewport_with_count(cb, &[full_viewport()]);
+            eds.cmd_set_scissor_with_count(cb, &[area]);
+            eds.cmd_bind_vertex_buffers2(cb, 0, &[vb8.buffer], &[0], None, Some(&[8]));
+            eds2.cmd_set_rasterizer_discard_enable(cb, false);
+            eds2.cmd_set_primitive_restart_enable(cb, true);
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, dynamic);
+            dev.cmd_bind_index_buffer(cb, ib.buffer, 0, vk::IndexType::UINT8_EXT);
+            colour(cb, [1.0, 0.0, 0.0, 1.0]);
+            dev.cmd_draw_indexed(cb, 9, 1, 0, 0, 0);
+        }
         // Top left: everything set before the bind.
-        eds.cmd_set_cull_mode(cb, vk::CullModeFlags::BACK);
-        eds.cmd_set_front_face(cb, vk::FrontFace::CLOCKWISE);
-        eds.cmd_set_primitive_topology(cb, vk::PrimitiveTopology::TRIANGLE_STRIP);
-        eds.cmd_set_viewport_with_count(cb, &[full_viewport()]);
-        eds.cmd_set_scissor_with_count(cb, &[rect(0, 0, HALF, HALF)]);
-        eds.cmd_bind_vertex_buffers2(cb, 0, &[vb.buffer], &[0], None, Some(&[16]));
-        eds2.cmd_set_rasterizer_discard_enable(cb, false);
-        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, dynamic);
-        colour(cb, [1.0, 0.0, 0.0, 1.0]);
-        dev.cmd_draw(cb, 4, 1, 0, 0);
-        // Top right: counter-clockwise front faces cull the quad.
-        eds.cmd_set_scissor_with_count(cb, &[rect(HALF, 0, HALF, HALF)]);
-        eds.cmd_set_front_face(cb, vk::FrontFace::COUNTER_CLOCKWISE);
-        colour(cb, [0.0, 1.0, 0.0, 1.0]);
-        dev.cmd_draw(cb, 4, 1, 0, 0);
-        // Bottom left: discarded.
-        eds.cmd_set_scissor_with_count(cb, &[rect(0, HALF, HALF, HALF)]);
-        eds.cmd_set_front_face(cb, vk::FrontFace::CLOCKWISE);
-        eds2.cmd_set_rasterizer_discard_enable(cb, true);
-        dev.cmd_draw(cb, 4, 1, 0, 0);
-        // Bottom right: the static pipeline, with dynamic values left that would cull.
-        eds.cmd_set_front_face(cb, vk::FrontFace::COUNTER_CLOCKWISE);
-        eds2.cmd_set_rasterizer_discard_enable(cb, false);
-        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, fixed);
-        dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[64]);
-        colour(cb, [1.0, 1.0, 1.0, 1.0]);
-        dev.cmd_draw(cb, 6, 1, 0, 0);
+        let quadrants = scene == Scene::Quadrants;
+        if quadrants {
+            eds.cmd_set_cull_mode(cb, vk::CullModeFlags::BACK);
+            eds.cmd_set_front_face(cb, vk::FrontFace::CLOCKWISE);
+            eds.cmd_set_primitive_topology(cb, vk::PrimitiveTopology::TRIANGLE_STRIP);
+            eds.cmd_set_viewport_with_count(cb, &[full_viewport()]);
+            eds.cmd_set_scissor_with_count(cb, &[rect(0, 0, HALF, HALF)]);
+            eds.cmd_bind_vertex_buffers2(cb, 0, &[vb.buffer], &[0], None, Some(&[16]));
+            eds2.cmd_set_rasterizer_discard_enable(cb, false);
+            eds2.cmd_set_primitive_restart_enable(cb, false);
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, dynamic);
+            colour(cb, [1.0, 0.0, 0.0, 1.0]);
+            dev.cmd_draw(cb, 4, 1, 0, 0);
+            // Top right: counter-clockwise front faces cull the quad.
+            eds.cmd_set_scissor_with_count(cb, &[rect(HALF, 0, HALF, HALF)]);
+            eds.cmd_set_front_face(cb, vk::FrontFace::COUNTER_CLOCKWISE);
+            colour(cb, [0.0, 1.0, 0.0, 1.0]);
+            dev.cmd_draw(cb, 4, 1, 0, 0);
+            // Bottom left: discarded.
+            eds.cmd_set_scissor_with_count(cb, &[rect(0, HALF, HALF, HALF)]);
+            eds.cmd_set_front_face(cb, vk::FrontFace::CLOCKWISE);
+            eds2.cmd_set_rasterizer_discard_enable(cb, true);
+            dev.cmd_draw(cb, 4, 1, 0, 0);
+            // Bottom right: the static pipeline, with dynamic values left that would cull.
+            eds.cmd_set_front_face(cb, vk::FrontFace::COUNTER_CLOCKWISE);
+            eds2.cmd_set_rasterizer_discard_enable(cb, false);
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, fixed);
+            dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[64]);
+            colour(cb, [1.0, 1.0, 1.0, 1.0]);
+            dev.cmd_draw(cb, 6, 1, 0, 0);
+        }
         dev.cmd_end_render_pass(cb);
         let region = vk::BufferImageCopy {
             buffer_offset: 0,
@@ -378,6 +434,8 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue) -> Vec<u8> {
         got
     };
     vb.destroy(dev);
+    vb8.destroy(dev);
+    ib.destroy(dev);
     out.destroy(dev);
     got
 }
@@ -386,13 +444,34 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue) -> Vec<u8> {
 fn dynamic_state_applies_where_the_pipeline_makes_it_dynamic() {
     let ctx = Ctx::new();
     let (dev, queue) = device(&ctx);
-    let got = render(&ctx, &dev, queue);
+    let got = render(&ctx, &dev, queue, Scene::Quadrants);
     for y in 0..SIZE {
         for x in 0..SIZE {
             let want: [u8; 4] = match (x < HALF, y < HALF) {
                 (true, true) => [255, 0, 0, 255],
                 (false, false) => [255, 255, 255, 255],
                 _ => [0, 0, 255, 255],
+            };
+            let i = ((y * SIZE + x) * 4) as usize;
+            assert_eq!(got[i..i + 4], want, "pixel ({x}, {y})");
+        }
+    }
+    // SAFETY: the GPU is idle and every object of the device is destroyed.
+    unsafe { dev.destroy_device(None) };
+    assert_no_validation_messages();
+}
+
+#[test]
+fn uint8_indices_restart_when_enabled_dynamically() {
+    let ctx = Ctx::new();
+    let (dev, queue) = device(&ctx);
+    let got = render(&ctx, &dev, queue, Scene::Uint8Restart);
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let want: [u8; 4] = if (x < HALF) == (y < HALF) {
+                [255, 0, 0, 255]
+            } else {
+                [0, 0, 255, 255]
             };
             let i = ((y * SIZE + x) * 4) as usize;
             assert_eq!(got[i..i + 4], want, "pixel ({x}, {y})");
