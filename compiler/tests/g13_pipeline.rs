@@ -1194,6 +1194,7 @@ fn vertex_attribute_formats_with_robust_fetch() {
         input.bindings.push(VertexBindingDesc {
             binding: loc as u32,
             per_instance,
+            divisor: 1,
         });
         buffers.push((per_instance, readable, stride, offset, elem));
     }

@@ -432,7 +432,32 @@ unsafe fn vertex_input(
         layout.bindings.push(VertexBindingDesc {
             binding: b.binding,
             per_instance: b.input_rate == vk::VertexInputRate::INSTANCE,
+            divisor: 1,
         });
+    }
+    // VK_EXT_vertex_attribute_divisor: the vertex shader divides the instance number.
+    // SAFETY: guaranteed by the caller: the pNext chain is valid.
+    for s in unsafe { handle::chain(v.p_next) } {
+        if s.s_type == vk::StructureType::PIPELINE_VERTEX_INPUT_DIVISOR_STATE_CREATE_INFO_KHR {
+            // SAFETY: the structure type names the structure.
+            let d = unsafe {
+                &*(s as *const vk::BaseInStructure
+                    as *const vk::PipelineVertexInputDivisorStateCreateInfoEXT)
+            };
+            // SAFETY: valid usage: the array holds its count of descriptions.
+            let divisors = unsafe {
+                handle::slice(d.p_vertex_binding_divisors, d.vertex_binding_divisor_count)
+            };
+            for div in divisors {
+                if let Some(b) = layout
+                    .bindings
+                    .iter_mut()
+                    .find(|b| b.binding == div.binding)
+                {
+                    b.divisor = div.divisor;
+                }
+            }
+        }
     }
     for a in attributes {
         let Some(format) = format::vertex_format(a.format) else {

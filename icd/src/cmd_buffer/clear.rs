@@ -283,6 +283,7 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
         bindings: vec![VertexBindingDesc {
             binding: 0,
             per_instance: false,
+            divisor: 1,
         }],
     };
     let target = dev.target.ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
