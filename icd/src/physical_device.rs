@@ -397,6 +397,45 @@ pub unsafe extern "system" fn get_features2(
                     c.custom_border_colors = vk::TRUE;
                     c.custom_border_color_without_format = vk::TRUE;
                 }
+                if (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_FEATURES_EXT
+                {
+                    // Draws pick each state from the command buffer or the pipeline
+                    // (cmd_buffer/dynamic_state.rs).
+                    (*(s as *mut vk::PhysicalDeviceExtendedDynamicStateFeaturesEXT))
+                        .extended_dynamic_state = vk::TRUE;
+                }
+                if (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_2_FEATURES_EXT
+                {
+                    // Logic ops are compiled into the fragment shader and there is no
+                    // tessellation: those two stay static.
+                    let e = &mut *(s as *mut vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT);
+                    e.extended_dynamic_state2 = vk::TRUE;
+                    e.extended_dynamic_state2_logic_op = vk::FALSE;
+                    e.extended_dynamic_state2_patch_control_points = vk::FALSE;
+                }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_INDEX_TYPE_UINT8_FEATURES_EXT {
+                    (*(s as *mut vk::PhysicalDeviceIndexTypeUint8FeaturesEXT)).index_type_uint8 =
+                        vk::TRUE;
+                }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_4444_FORMATS_FEATURES_EXT {
+                    let f = &mut *(s as *mut vk::PhysicalDevice4444FormatsFeaturesEXT);
+                    f.format_a4r4g4b4 = vk::TRUE;
+                    f.format_a4b4g4r4 = vk::TRUE;
+                }
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_DEPTH_CLIP_ENABLE_FEATURES_EXT
+                {
+                    (*(s as *mut vk::PhysicalDeviceDepthClipEnableFeaturesEXT)).depth_clip_enable =
+                        vk::TRUE;
+                }
+                if (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_VERTEX_ATTRIBUTE_DIVISOR_FEATURES_KHR
+                {
+                    let f = &mut *(s as *mut vk::PhysicalDeviceVertexAttributeDivisorFeaturesEXT);
+                    f.vertex_attribute_instance_rate_divisor = vk::TRUE;
+                    f.vertex_attribute_instance_rate_zero_divisor = vk::TRUE;
+                }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES {
                     // Views are render commands of their own; geometry and tessellation
                     // shaders do not exist here. Every member is written: the caller's
@@ -435,6 +474,13 @@ pub unsafe extern "system" fn get_properties2(
                     // Timeline points are 64-bit syncobj points; any difference is representable.
                     (*(s as *mut vk::PhysicalDeviceTimelineSemaphoreProperties))
                         .max_timeline_semaphore_value_difference = u64::MAX;
+                }
+                if (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_VERTEX_ATTRIBUTE_DIVISOR_PROPERTIES_EXT
+                {
+                    // The fetch divides by any 32-bit divisor.
+                    (*(s as *mut vk::PhysicalDeviceVertexAttributeDivisorPropertiesEXT))
+                        .max_vertex_attrib_divisor = u32::MAX;
                 }
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES {
                     let m = &mut *(s as *mut vk::PhysicalDeviceMultiviewProperties);
@@ -586,9 +632,15 @@ fn format_properties(format: vk::Format) -> vk::FormatProperties {
         // same format with BLIT_DST, which no depth format offers, so no valid blit reads it.
         props.optimal_tiling_features |= vk::FormatFeatureFlags::BLIT_SRC;
     }
-    if format == vk::Format::E5B9G9R9_UFLOAT_PACK32 {
-        // Blits read it through the texture unit like any float format; the PBE does not
-        // write shared exponents, so it is no blit destination.
+    if matches!(
+        format,
+        vk::Format::E5B9G9R9_UFLOAT_PACK32
+            | vk::Format::A4R4G4B4_UNORM_PACK16
+            | vk::Format::A4B4G4R4_UNORM_PACK16
+    ) {
+        // Blits read them through the texture unit like any float format; the PBE does not
+        // write shared exponents, and the alpha-first 4444 formats are no colour attachments
+        // (format.rs), so they are no blit destinations.
         props.optimal_tiling_features |= vk::FormatFeatureFlags::BLIT_SRC;
     }
     if blittable_colour(format) {
