@@ -59,8 +59,11 @@ pub struct VertexAttribute {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VertexBindingDesc {
     pub binding: u32,
-    /// `VK_VERTEX_INPUT_RATE_INSTANCE` (divisor 1).
+    /// `VK_VERTEX_INPUT_RATE_INSTANCE`.
     pub per_instance: bool,
+    /// Instances per element of a per-instance binding (VK_EXT_vertex_attribute_divisor);
+    /// 0 gives every instance the first instance's element. 1 unless a divisor is given.
+    pub divisor: u32,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]

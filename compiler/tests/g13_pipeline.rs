@@ -1194,6 +1194,7 @@ fn vertex_attribute_formats_with_robust_fetch() {
         input.bindings.push(VertexBindingDesc {
             binding: loc as u32,
             per_instance,
+            divisor: 1,
         });
         buffers.push((per_instance, readable, stride, offset, elem));
     }
@@ -1568,4 +1569,108 @@ fn background_load_and_end_of_tile_store_round_trip() {
         0,
     );
     tile_round_trip(64, ColourFormat::Rgb10A2Unorm, hash, 0);
+}
+
+/// Instance divisors (VK_EXT_vertex_attribute_divisor): per-instance bindings with divisors
+/// 0, 2 and 3 (3 takes the general integer division) and a first instance of 5, for instance
+/// numbers 0..7. Each binding holds its element index as a uint, so the fetched value is the
+/// element Vulkan's formula names: firstInstance + instance / divisor, firstInstance for 0.
+#[test]
+fn instance_divisors_in_vertex_fetch() {
+    let divisors = [0u32, 2, 3];
+    let mut vs = String::from("#version 450\n");
+    let mut fs = String::from("#version 450\nlayout(location = 0) out vec4 o;\n");
+    let mut body = String::new();
+    let mut fsum = String::from("    o = vec4(0.0)");
+    let mut input = VertexInputLayout::default();
+    let mut mem = FlatMemory::new();
+    let mut root = Vec::new();
+    for (loc, &divisor) in divisors.iter().enumerate() {
+        vs += &format!("layout(location = {loc}) in uint a{loc};\n");
+        vs += &format!("layout(location = {loc}) flat out uint v{loc};\n");
+        body += &format!("    v{loc} = a{loc};\n");
+        fs += &format!("layout(location = {loc}) flat in uint v{loc};\n");
+        fsum += &format!(" + vec4(v{loc})");
+        let data: Vec<u8> = (0..32u32).flat_map(|i| i.to_le_bytes()).collect();
+        let va = 0x10_0000 + 0x1000 * loc as u64;
+        mem.map(va, data);
+        let entry = abi::VERTEX_BUFFERS_OFFSET + 16 * loc as u32;
+        root.extend([
+            (entry, va as u32),
+            (entry + 4, (va >> 32) as u32),
+            (entry + 8, 32 * 4),
+            (entry + 12, 4),
+        ]);
+        input.attributes.push(VertexAttribute {
+            location: loc as u32,
+            binding: loc as u32,
+            format: VertexFormat::Plain {
+                comp: AttribComponent::U32,
+                count: 1,
+                bgra: false,
+            },
+            offset: 0,
+        });
+        input.bindings.push(VertexBindingDesc {
+            binding: loc as u32,
+            per_instance: true,
+            divisor,
+        });
+    }
+    vs += "void main() {\n";
+    vs += &body;
+    vs += "    gl_Position = vec4(1.0);\n}\n";
+    fs += "void main() {\n";
+    fs += &fsum;
+    fs += ";\n}\n";
+    let state = FragmentState {
+        targets: vec![colour_target(
+            0,
+            ColourFormat::Plain {
+                channels: 4,
+                bits: 32,
+                numeric: Numeric::Float,
+            },
+            0,
+            BlendAttachment::default(),
+        )],
+        inputs: Vec::new(),
+        logic_op: None,
+        samples: 1,
+        sample_size_bytes: 16,
+    };
+    let bin = pipeline(&vs, Some(&fs), &input, &state).expect("pipeline");
+    let first_instance = 5u32;
+    root.push((abi::FIRST_INSTANCE_OFFSET, first_instance));
+    let lanes = 8u32;
+    let mut l = launch(lanes, bin.vertex.uniform_halves, &root);
+    l.preloads = vec![
+        Preload {
+            reg: hw::isa::Reg::r32(PRELOAD_VERTEX_INDEX / 2),
+            values: vec![0; lanes as usize],
+        },
+        Preload {
+            reg: hw::isa::Reg::r32(PRELOAD_INSTANCE_NUMBER / 2),
+            values: (0..lanes).collect(),
+        },
+    ];
+    let mut gfx = GraphicsContext {
+        textures: Default::default(),
+        fragment: None,
+        vertex: Some(VertexContext::new(bin.uvs_words)),
+    };
+    run_graphics(&program(&bin.vertex.code), &l, &mut mem, &mut gfx).expect("run");
+    let v = gfx.vertex.unwrap();
+    let n = bin.uvs_words as usize;
+    for lane in 0..lanes as usize {
+        for (loc, &divisor) in divisors.iter().enumerate() {
+            let want = match divisor {
+                0 => first_instance,
+                d => first_instance + lane as u32 / d,
+            };
+            let slot = 4 + loc;
+            let got = v.uvs[lane * n + slot];
+            assert_eq!(got, want, "instance {lane} divisor {divisor}");
+        }
+    }
 }

@@ -64,4 +64,15 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_swapchain_mutable_format",
     // Present regions: damage on Wayland, the copied area on X11.
     "VK_KHR_incremental_present",
+    // Vulkan 1.3's dynamic state (icd/src/cmd_buffer/dynamic_state.rs).
+    "VK_EXT_extended_dynamic_state",
+    "VK_EXT_extended_dynamic_state2",
+    // 8-bit index buffers, read by the VDM natively.
+    "VK_EXT_index_type_uint8",
+    // A4R4G4B4 and A4B4G4R4 sampled images (a swizzle of the hardware's 4444 format).
+    "VK_EXT_4444_formats",
+    // Near/far clipping apart from depth clamp (the PPP Cull word has both bits).
+    "VK_EXT_depth_clip_enable",
+    // Instance divisors, applied by the vertex shader's fetch (compiler lower_vertex_input).
+    "VK_EXT_vertex_attribute_divisor",
 ];

@@ -98,6 +98,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdBindIndexBuffer => cmd_buffer::draw::cmd_bind_index_buffer,
     PFN_vkCmdBindPipeline => cmd_buffer::cmd_bind_pipeline,
     PFN_vkCmdBindVertexBuffers => cmd_buffer::draw::cmd_bind_vertex_buffers,
+    PFN_vkCmdBindVertexBuffers2 => cmd_buffer::dynamic_state::cmd_bind_vertex_buffers2,
     PFN_vkCmdBlitImage => cmd_buffer::blit::cmd_blit_image,
     PFN_vkCmdBlitImage2 => cmd_buffer::copy2::cmd_blit_image2,
     PFN_vkCmdClearAttachments => cmd_buffer::render::cmd_clear_attachments,
@@ -138,17 +139,31 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdResolveImage => cmd_buffer::blit::cmd_resolve_image,
     PFN_vkCmdResolveImage2 => cmd_buffer::copy2::cmd_resolve_image2,
     PFN_vkCmdSetBlendConstants => cmd_buffer::draw::cmd_set_blend_constants,
+    PFN_vkCmdSetCullMode => cmd_buffer::dynamic_state::cmd_set_cull_mode,
     PFN_vkCmdSetDepthBias => cmd_buffer::draw::cmd_set_depth_bias,
+    PFN_vkCmdSetDepthBiasEnable => cmd_buffer::dynamic_state::cmd_set_depth_bias_enable,
     PFN_vkCmdSetDepthBounds => cmd_buffer::draw::cmd_set_depth_bounds,
+    PFN_vkCmdSetDepthBoundsTestEnable => cmd_buffer::dynamic_state::cmd_set_depth_bounds_test_enable,
+    PFN_vkCmdSetDepthCompareOp => cmd_buffer::dynamic_state::cmd_set_depth_compare_op,
+    PFN_vkCmdSetDepthTestEnable => cmd_buffer::dynamic_state::cmd_set_depth_test_enable,
+    PFN_vkCmdSetDepthWriteEnable => cmd_buffer::dynamic_state::cmd_set_depth_write_enable,
     PFN_vkCmdSetDeviceMask => cmd_buffer::dispatch::cmd_set_device_mask,
     PFN_vkCmdSetEvent => cmd_buffer::barrier::cmd_set_event,
     PFN_vkCmdSetEvent2 => cmd_buffer::barrier::cmd_set_event2,
+    PFN_vkCmdSetFrontFace => cmd_buffer::dynamic_state::cmd_set_front_face,
     PFN_vkCmdSetLineWidth => cmd_buffer::draw::cmd_set_line_width,
+    PFN_vkCmdSetPrimitiveRestartEnable => cmd_buffer::dynamic_state::cmd_set_primitive_restart_enable,
+    PFN_vkCmdSetPrimitiveTopology => cmd_buffer::dynamic_state::cmd_set_primitive_topology,
+    PFN_vkCmdSetRasterizerDiscardEnable => cmd_buffer::dynamic_state::cmd_set_rasterizer_discard_enable,
     PFN_vkCmdSetScissor => cmd_buffer::draw::cmd_set_scissor,
+    PFN_vkCmdSetScissorWithCount => cmd_buffer::dynamic_state::cmd_set_scissor_with_count,
     PFN_vkCmdSetStencilCompareMask => cmd_buffer::draw::cmd_set_stencil_compare_mask,
+    PFN_vkCmdSetStencilOp => cmd_buffer::dynamic_state::cmd_set_stencil_op,
     PFN_vkCmdSetStencilReference => cmd_buffer::draw::cmd_set_stencil_reference,
+    PFN_vkCmdSetStencilTestEnable => cmd_buffer::dynamic_state::cmd_set_stencil_test_enable,
     PFN_vkCmdSetStencilWriteMask => cmd_buffer::draw::cmd_set_stencil_write_mask,
     PFN_vkCmdSetViewport => cmd_buffer::draw::cmd_set_viewport,
+    PFN_vkCmdSetViewportWithCount => cmd_buffer::dynamic_state::cmd_set_viewport_with_count,
     PFN_vkCmdUpdateBuffer => cmd_buffer::transfer::cmd_update_buffer,
     PFN_vkCmdWaitEvents => cmd_buffer::barrier::cmd_wait_events,
     PFN_vkCmdWaitEvents2 => cmd_buffer::barrier::cmd_wait_events2,
@@ -432,6 +447,13 @@ mod tests {
     #[allow(clippy::type_complexity)]
     const FEATURE_GATED: &[(&str, fn(&crate::features::Features) -> vk::Bool32)] = &[
         ("vkQueueBindSparse", |f| f.v10.sparse_binding),
+        ("vkCmdSetLogicOpEXT", |f| {
+            f.dynamic_state2.extended_dynamic_state2_logic_op
+        }),
+        ("vkCmdSetPatchControlPointsEXT", |f| {
+            f.dynamic_state2
+                .extended_dynamic_state2_patch_control_points
+        }),
         ("vkCreateSamplerYcbcrConversion", |f| {
             f.v11.sampler_ycbcr_conversion
         }),

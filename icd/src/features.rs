@@ -15,6 +15,12 @@ pub struct Features {
     pub custom_border_color: vk::PhysicalDeviceCustomBorderColorFeaturesEXT<'static>,
     pub executable_properties: vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<'static>,
     pub feedback_loop: vk::PhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT<'static>,
+    pub dynamic_state: vk::PhysicalDeviceExtendedDynamicStateFeaturesEXT<'static>,
+    pub dynamic_state2: vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT<'static>,
+    pub index_uint8: vk::PhysicalDeviceIndexTypeUint8FeaturesEXT<'static>,
+    pub formats_4444: vk::PhysicalDevice4444FormatsFeaturesEXT<'static>,
+    pub depth_clip: vk::PhysicalDeviceDepthClipEnableFeaturesEXT<'static>,
+    pub divisor: vk::PhysicalDeviceVertexAttributeDivisorFeaturesEXT<'static>,
 }
 
 /// The features agx4 supports.
@@ -65,6 +71,40 @@ pub fn supported() -> Features {
         // (cmd_buffer::render::barrier).
         feedback_loop: vk::PhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT {
             attachment_feedback_loop_layout: vk::TRUE,
+            ..Default::default()
+        },
+        // Draws pick each state from the command buffer or the pipeline
+        // (cmd_buffer/dynamic_state.rs).
+        dynamic_state: vk::PhysicalDeviceExtendedDynamicStateFeaturesEXT {
+            extended_dynamic_state: vk::TRUE,
+            ..Default::default()
+        },
+        // Logic ops are compiled into the fragment shader and there is no tessellation: those
+        // two stay static.
+        dynamic_state2: vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT {
+            extended_dynamic_state2: vk::TRUE,
+            ..Default::default()
+        },
+        // The VDM reads 8-bit indices natively.
+        index_uint8: vk::PhysicalDeviceIndexTypeUint8FeaturesEXT {
+            index_type_uint8: vk::TRUE,
+            ..Default::default()
+        },
+        // A swizzle of the hardware's 4444 format, sampled and blitted from.
+        formats_4444: vk::PhysicalDevice4444FormatsFeaturesEXT {
+            format_a4r4g4b4: vk::TRUE,
+            format_a4b4g4r4: vk::TRUE,
+            ..Default::default()
+        },
+        // The PPP Cull word has a depth clip bit apart from depth clamp.
+        depth_clip: vk::PhysicalDeviceDepthClipEnableFeaturesEXT {
+            depth_clip_enable: vk::TRUE,
+            ..Default::default()
+        },
+        // The vertex shader's fetch divides the instance (compiler lower_vertex_input).
+        divisor: vk::PhysicalDeviceVertexAttributeDivisorFeaturesEXT {
+            vertex_attribute_instance_rate_divisor: vk::TRUE,
+            vertex_attribute_instance_rate_zero_divisor: vk::TRUE,
             ..Default::default()
         },
     }
@@ -208,6 +248,12 @@ feature_structs! {
     PhysicalDeviceCustomBorderColorFeaturesEXT from custom_border_color { custom_border_colors, custom_border_color_without_format }
     PhysicalDevicePipelineExecutablePropertiesFeaturesKHR from executable_properties { pipeline_executable_info }
     PhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT from feedback_loop { attachment_feedback_loop_layout }
+    PhysicalDeviceExtendedDynamicStateFeaturesEXT from dynamic_state { extended_dynamic_state }
+    PhysicalDeviceExtendedDynamicState2FeaturesEXT from dynamic_state2 { extended_dynamic_state2, extended_dynamic_state2_logic_op, extended_dynamic_state2_patch_control_points }
+    PhysicalDeviceIndexTypeUint8FeaturesEXT from index_uint8 { index_type_uint8 }
+    PhysicalDevice4444FormatsFeaturesEXT from formats_4444 { format_a4r4g4b4, format_a4b4g4r4 }
+    PhysicalDeviceDepthClipEnableFeaturesEXT from depth_clip { depth_clip_enable }
+    PhysicalDeviceVertexAttributeDivisorFeaturesEXT from divisor { vertex_attribute_instance_rate_divisor, vertex_attribute_instance_rate_zero_divisor }
 }
 
 /// Whether every feature set in `requested` is supported (both are arrays of VkBool32).

@@ -71,6 +71,9 @@ fn packed(format: vk::Format) -> Option<Packed> {
     match format {
         F::R4G4B4A4_UNORM_PACK16 => p(2, [(12, 4), (8, 4), (4, 4), (0, 4)], N::Unorm),
         F::B4G4R4A4_UNORM_PACK16 => p(2, [(4, 4), (8, 4), (12, 4), (0, 4)], N::Unorm),
+        // VK_EXT_4444_formats (core in Vulkan 1.3): alpha in the top nibble.
+        F::A4R4G4B4_UNORM_PACK16 => p(2, [(8, 4), (4, 4), (0, 4), (12, 4)], N::Unorm),
+        F::A4B4G4R4_UNORM_PACK16 => p(2, [(0, 4), (4, 4), (8, 4), (12, 4)], N::Unorm),
         F::R5G6B5_UNORM_PACK16 => p(2, [(11, 5), (5, 6), (0, 5), (0, 0)], N::Unorm),
         F::B5G6R5_UNORM_PACK16 => p(2, [(0, 5), (5, 6), (11, 5), (0, 0)], N::Unorm),
         F::A1R5G5B5_UNORM_PACK16 => p(2, [(10, 5), (5, 5), (0, 5), (15, 1)], N::Unorm),
@@ -403,9 +406,15 @@ fn renderable_packed(format: vk::Format, p: Packed) -> Option<Renderable> {
         (N::Ufloat, [11, 11, 10, 0]) => (ColourFormat::Rg11B10Float, Channels::R11G11B10),
         _ => return None,
     };
-    // R4G4B4A4_UNORM_PACK16 differs from B4G4R4A4 only in its swizzle, but the reference
-    // renderer the scenes compare against has no attachments of it: untested, not offered.
-    if format == vk::Format::R4G4B4A4_UNORM_PACK16 {
+    // R4G4B4A4_UNORM_PACK16 and the alpha-first 4444 formats differ from B4G4R4A4 only in
+    // their swizzle, but the reference renderer the scenes compare against has no
+    // attachments of them (Vulkan requires none): untested, not offered.
+    if matches!(
+        format,
+        vk::Format::R4G4B4A4_UNORM_PACK16
+            | vk::Format::A4R4G4B4_UNORM_PACK16
+            | vk::Format::A4B4G4R4_UNORM_PACK16
+    ) {
         return None;
     }
     colour.tib_format()?;

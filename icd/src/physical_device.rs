@@ -421,9 +421,15 @@ fn format_properties(format: vk::Format) -> vk::FormatProperties {
         // same format with BLIT_DST, which no depth format offers, so no valid blit reads it.
         props.optimal_tiling_features |= vk::FormatFeatureFlags::BLIT_SRC;
     }
-    if format == vk::Format::E5B9G9R9_UFLOAT_PACK32 {
-        // Blits read it through the texture unit like any float format; the PBE does not
-        // write shared exponents, so it is no blit destination.
+    if matches!(
+        format,
+        vk::Format::E5B9G9R9_UFLOAT_PACK32
+            | vk::Format::A4R4G4B4_UNORM_PACK16
+            | vk::Format::A4B4G4R4_UNORM_PACK16
+    ) {
+        // Blits read them through the texture unit like any float format; the PBE does not
+        // write shared exponents, and the alpha-first 4444 formats are no colour attachments
+        // (format.rs), so they are no blit destinations.
         props.optimal_tiling_features |= vk::FormatFeatureFlags::BLIT_SRC;
     }
     if blittable_colour(format) {

@@ -41,6 +41,22 @@ pub struct Dynamic {
     pub stencil_compare_mask: bool,
     pub stencil_write_mask: bool,
     pub stencil_reference: bool,
+    // Vulkan 1.3 / VK_EXT_extended_dynamic_state.
+    pub cull_mode: bool,
+    pub front_face: bool,
+    pub primitive_topology: bool,
+    pub vertex_stride: bool,
+    pub depth_test_enable: bool,
+    pub depth_write_enable: bool,
+    pub depth_compare_op: bool,
+    /// Always set false by the application (depthBounds is not offered).
+    pub depth_bounds_test_enable: bool,
+    pub stencil_test_enable: bool,
+    pub stencil_op: bool,
+    // Vulkan 1.3 / VK_EXT_extended_dynamic_state2.
+    pub rasterizer_discard_enable: bool,
+    pub depth_bias_enable: bool,
+    pub primitive_restart_enable: bool,
 }
 
 /// One face's stencil state, in hardware terms.
@@ -76,15 +92,23 @@ pub struct Fixed {
     pub cull_front: bool,
     pub cull_back: bool,
     pub front_ccw: bool,
-    pub depth_bias: Option<DepthBiasState>,
+    pub depth_bias_enable: bool,
+    pub depth_bias: DepthBiasState,
     pub line_width: f32,
     /// How triangles are rasterized: filled, as their edges or as their vertices.
     pub polygon_mode: PolygonMode,
     pub samples: u32,
+    /// Whether the subpass has a depth aspect: without one the depth test is off whatever
+    /// the (possibly dynamic) enable says.
+    pub has_depth: bool,
     pub depth_test: bool,
+    /// `depthWriteEnable` as given; writes also need the depth test on.
     pub depth_write: bool,
     pub depth_compare: ZsFunc,
+    /// The stencil faces if the subpass has a stencil aspect and the test can be on (its
+    /// enable is static and true, or dynamic); `stencil_test` is the static enable.
     pub stencil: Option<[StencilFace; 2]>,
+    pub stencil_test: bool,
     pub blend_constants: [f32; 4],
     pub dynamic: Dynamic,
 }
@@ -111,6 +135,9 @@ pub struct GraphicsPipeline {
     /// depth range. Kept beside `fixed` rather than in it so the meta pipelines that build a
     /// `Fixed` (cmd_buffer/clear.rs) need not name it; they never clamp.
     pub depth_clamp: bool,
+    /// Whether primitives are clipped against the near and far planes: not when clamping,
+    /// unless VK_EXT_depth_clip_enable says otherwise.
+    pub depth_clip: bool,
     /// Where the fragment shader reads each input attachment from, as the subpass it was
     /// made for binds them (`subpass_inputs`); draws check that theirs agrees.
     pub inputs: Vec<InputAttachmentSource>,
@@ -142,7 +169,7 @@ pub fn zs_func(op: vk::CompareOp) -> ZsFunc {
     }
 }
 
-fn stencil_op(op: vk::StencilOp) -> StencilOp {
+pub fn stencil_op(op: vk::StencilOp) -> StencilOp {
     match op {
         vk::StencilOp::ZERO => StencilOp::Zero,
         vk::StencilOp::REPLACE => StencilOp::Replace,
@@ -405,7 +432,32 @@ unsafe fn vertex_input(
         layout.bindings.push(VertexBindingDesc {
             binding: b.binding,
             per_instance: b.input_rate == vk::VertexInputRate::INSTANCE,
+            divisor: 1,
         });
+    }
+    // VK_EXT_vertex_attribute_divisor: the vertex shader divides the instance number.
+    // SAFETY: guaranteed by the caller: the pNext chain is valid.
+    for s in unsafe { handle::chain(v.p_next) } {
+        if s.s_type == vk::StructureType::PIPELINE_VERTEX_INPUT_DIVISOR_STATE_CREATE_INFO_KHR {
+            // SAFETY: the structure type names the structure.
+            let d = unsafe {
+                &*(s as *const vk::BaseInStructure
+                    as *const vk::PipelineVertexInputDivisorStateCreateInfoEXT)
+            };
+            // SAFETY: valid usage: the array holds its count of descriptions.
+            let divisors = unsafe {
+                handle::slice(d.p_vertex_binding_divisors, d.vertex_binding_divisor_count)
+            };
+            for div in divisors {
+                if let Some(b) = layout
+                    .bindings
+                    .iter_mut()
+                    .find(|b| b.binding == div.binding)
+                {
+                    b.divisor = div.divisor;
+                }
+            }
+        }
     }
     for a in attributes {
         let Some(format) = format::vertex_format(a.format) else {
@@ -590,13 +642,37 @@ pub unsafe fn create_one(
                 vk::DynamicState::STENCIL_WRITE_MASK => dynamic.stencil_write_mask = true,
                 vk::DynamicState::STENCIL_REFERENCE => dynamic.stencil_reference = true,
                 // Depth bounds are read only by the depth bounds test, which needs the
-                // depthBounds feature that agx4 does not offer: the state is never used.
+                // depthBounds feature that agx4 does not offer: the state is never used,
+                // and its dynamic enable can only be set to false.
                 vk::DynamicState::DEPTH_BOUNDS => {}
+                vk::DynamicState::DEPTH_BOUNDS_TEST_ENABLE => {
+                    dynamic.depth_bounds_test_enable = true
+                }
+                vk::DynamicState::CULL_MODE => dynamic.cull_mode = true,
+                vk::DynamicState::FRONT_FACE => dynamic.front_face = true,
+                vk::DynamicState::PRIMITIVE_TOPOLOGY => dynamic.primitive_topology = true,
+                // One viewport and scissor (multiViewport is not offered): the counts are 1.
+                vk::DynamicState::VIEWPORT_WITH_COUNT => dynamic.viewport = true,
+                vk::DynamicState::SCISSOR_WITH_COUNT => dynamic.scissor = true,
+                vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE => dynamic.vertex_stride = true,
+                vk::DynamicState::DEPTH_TEST_ENABLE => dynamic.depth_test_enable = true,
+                vk::DynamicState::DEPTH_WRITE_ENABLE => dynamic.depth_write_enable = true,
+                vk::DynamicState::DEPTH_COMPARE_OP => dynamic.depth_compare_op = true,
+                vk::DynamicState::STENCIL_TEST_ENABLE => dynamic.stencil_test_enable = true,
+                vk::DynamicState::STENCIL_OP => dynamic.stencil_op = true,
+                vk::DynamicState::RASTERIZER_DISCARD_ENABLE => {
+                    dynamic.rasterizer_discard_enable = true
+                }
+                vk::DynamicState::DEPTH_BIAS_ENABLE => dynamic.depth_bias_enable = true,
+                vk::DynamicState::PRIMITIVE_RESTART_ENABLE => {
+                    dynamic.primitive_restart_enable = true
+                }
                 other => return unsupported(format!("dynamic state {other:?}")),
             }
         }
     }
-    let discard = raster.rasterizer_discard_enable != 0;
+    // A dynamic discard enable ignores the static one: the pipeline must be able to draw.
+    let discard = raster.rasterizer_discard_enable != 0 && !dynamic.rasterizer_discard_enable;
     let polygon_mode = match raster.polygon_mode {
         vk::PolygonMode::FILL => PolygonMode::Fill,
         vk::PolygonMode::LINE => PolygonMode::Line,
@@ -648,23 +724,25 @@ pub unsafe fn create_one(
         .and_then(|r| format::aspects(pass.attachments[r.index as usize].format));
     let has_depth = ds_kind.and_then(|k| k.depth).is_some();
     let has_stencil = ds_kind.is_some_and(|k| k.stencil);
-    let (depth_test, depth_write, depth_compare, stencil) = match ds.filter(|_| ds_kind.is_some()) {
-        Some(d) => {
-            if d.depth_bounds_test_enable != 0 {
-                return unsupported("depth bounds (the feature is not advertised)");
+    let (depth_test, depth_write, depth_compare, stencil, stencil_test) =
+        match ds.filter(|_| ds_kind.is_some()) {
+            Some(d) => {
+                if d.depth_bounds_test_enable != 0 && !dynamic.depth_bounds_test_enable {
+                    return unsupported("depth bounds (the feature is not advertised)");
+                }
+                let stencil_test = d.stencil_test_enable != 0;
+                let stencil = (has_stencil && (stencil_test || dynamic.stencil_test_enable))
+                    .then(|| [stencil_face(&d.front), stencil_face(&d.back)]);
+                (
+                    has_depth && d.depth_test_enable != 0,
+                    has_depth && d.depth_write_enable != 0,
+                    zs_func(d.depth_compare_op),
+                    stencil,
+                    stencil_test,
+                )
             }
-            let stencil = (has_stencil && d.stencil_test_enable != 0)
-                .then(|| [stencil_face(&d.front), stencil_face(&d.back)]);
-            let depth_test = has_depth && d.depth_test_enable != 0;
-            (
-                depth_test,
-                depth_test && d.depth_write_enable != 0,
-                zs_func(d.depth_compare_op),
-                stencil,
-            )
-        }
-        None => (false, false, ZsFunc::Always, None),
-    };
+            None => (false, false, ZsFunc::Always, None, false),
+        };
     // Static viewports and scissors (validation guarantees them when not dynamic).
     let (viewports, scissors) = match vp.filter(|_| !discard) {
         Some(v) => {
@@ -700,18 +778,21 @@ pub unsafe fn create_one(
         cull_front: raster.cull_mode.contains(vk::CullModeFlags::FRONT),
         cull_back: raster.cull_mode.contains(vk::CullModeFlags::BACK),
         front_ccw: raster.front_face == vk::FrontFace::COUNTER_CLOCKWISE,
-        depth_bias: (raster.depth_bias_enable != 0).then_some(DepthBiasState {
+        depth_bias_enable: raster.depth_bias_enable != 0,
+        depth_bias: DepthBiasState {
             constant: raster.depth_bias_constant_factor,
             clamp: raster.depth_bias_clamp,
             slope: raster.depth_bias_slope_factor,
-        }),
+        },
         line_width: raster.line_width,
         polygon_mode,
         samples,
+        has_depth,
         depth_test,
         depth_write,
         depth_compare,
         stencil,
+        stencil_test,
         blend_constants: cb.map(|c| c.blend_constants).unwrap_or_default(),
         dynamic,
     };
@@ -761,11 +842,28 @@ pub unsafe fn create_one(
     // A spilled target is written to memory by the shader, which a depth/stencil test
     // after it (a shader that discards or writes depth) cannot undo for failing samples.
     let late = binary.discards || binary.writes_depth;
-    if !tilebuffer.spilled().is_empty() && late && (fixed.depth_test || fixed.stencil.is_some()) {
+    if !tilebuffer.spilled().is_empty()
+        && late
+        && (fixed.depth_test
+            || (fixed.dynamic.depth_test_enable && fixed.has_depth)
+            || fixed.stencil.is_some())
+    {
         return unsupported(format!("subpass {subpass_index}: colour attachments that do not fit the tilebuffer with a fragment shader that discards or writes depth under a depth or stencil test"));
     }
     let mut pipeline = GraphicsPipeline::new(dev, binary, fixed, tilebuffer)?;
     pipeline.depth_clamp = raster.depth_clamp_enable != 0;
+    pipeline.depth_clip = !pipeline.depth_clamp;
+    // SAFETY: valid usage: the rasterization state's pNext chain is valid.
+    for s in unsafe { handle::chain(raster.p_next) } {
+        if s.s_type == vk::StructureType::PIPELINE_RASTERIZATION_DEPTH_CLIP_STATE_CREATE_INFO_EXT {
+            // SAFETY: the structure type names the structure.
+            let c = unsafe {
+                &*(s as *const vk::BaseInStructure
+                    as *const vk::PipelineRasterizationDepthClipStateCreateInfoEXT)
+            };
+            pipeline.depth_clip = c.depth_clip_enable != 0;
+        }
+    }
     pipeline.inputs = inputs;
     Ok(pipeline)
 }
@@ -812,6 +910,7 @@ impl GraphicsPipeline {
             fixed,
             tilebuffer,
             depth_clamp: false,
+            depth_clip: true,
             inputs: Vec::new(),
         })
     }

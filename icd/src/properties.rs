@@ -18,6 +18,7 @@ pub struct Properties {
     pub v13: vk::PhysicalDeviceVulkan13Properties<'static>,
     pub push_descriptor: vk::PhysicalDevicePushDescriptorPropertiesKHR<'static>,
     pub custom_border_color: vk::PhysicalDeviceCustomBorderColorPropertiesEXT<'static>,
+    pub divisor: vk::PhysicalDeviceVertexAttributeDivisorPropertiesEXT<'static>,
 }
 
 /// FNV-1a of a key, as a UUID.
@@ -105,6 +106,11 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
             max_custom_border_color_samplers: crate::sampler::MAX_CUSTOM_BORDER_SAMPLERS,
             ..Default::default()
         },
+        // The fetch divides by any 32-bit divisor.
+        divisor: vk::PhysicalDeviceVertexAttributeDivisorPropertiesEXT {
+            max_vertex_attrib_divisor: u32::MAX,
+            ..Default::default()
+        },
     }
 }
 
@@ -156,4 +162,5 @@ property_structs! {
     PhysicalDeviceMaintenance4Properties from v13 { max_buffer_size }
     PhysicalDevicePushDescriptorPropertiesKHR from push_descriptor { max_push_descriptors }
     PhysicalDeviceCustomBorderColorPropertiesEXT from custom_border_color { max_custom_border_color_samplers }
+    PhysicalDeviceVertexAttributeDivisorPropertiesEXT from divisor { max_vertex_attrib_divisor }
 }

@@ -274,11 +274,9 @@ fn fetch(
             abi::MAX_VERTEX_BUFFERS - 1
         )));
     }
-    let per_instance = layout
-        .bindings
-        .iter()
-        .find(|b| b.binding == attr.binding)
-        .is_some_and(|b| b.per_instance);
+    let binding = layout.bindings.iter().find(|b| b.binding == attr.binding);
+    let per_instance = binding.is_some_and(|b| b.per_instance);
+    let divisor = binding.map_or(1, |b| b.divisor);
     let (size, align) = attribute_size(attr.format);
     let nwords = if align == 4 {
         size / 4
@@ -299,7 +297,20 @@ fn fetch(
     } else {
         SysVal::VertexIndex
     };
-    let index = e.def(Type::I32, Op::SysVal(sv));
+    let mut index = e.def(Type::I32, Op::SysVal(sv));
+    if per_instance && divisor != 1 {
+        // Vulkan's element is firstInstance + (instance - firstInstance) / divisor, and
+        // firstInstance alone for a divisor of 0.
+        let first = e.root(Type::I32, abi::FIRST_INSTANCE_OFFSET);
+        let step = if divisor == 0 {
+            e.k32(0)
+        } else {
+            let rel = e.i(BinOp::ISub, index, first);
+            let d = e.k32(divisor);
+            e.i(BinOp::UDiv, rel, d)
+        };
+        index = e.i(BinOp::IAdd, first, step);
+    }
     let scaled = e.i(BinOp::IMul, index, stride);
     let byte = e.ik(BinOp::IAdd, scaled, attr.offset);
     let size_v = e.k32(size);
@@ -453,5 +464,14 @@ pub fn lower_vertex_input(sh: &mut Shader, layout: &VertexInputLayout) -> Result
     })?;
     prologue.append(&mut sh.body);
     sh.body = prologue;
+    // The front end's passes have run already: an instance divisor's division is lowered
+    // here (lower_int_div leaves the rest of the shader as it is).
+    if layout
+        .bindings
+        .iter()
+        .any(|b| b.per_instance && !matches!(b.divisor, 0 | 1))
+    {
+        super::lower_int_div(sh)?;
+    }
     Ok(())
 }

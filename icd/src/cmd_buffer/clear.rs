@@ -12,7 +12,8 @@ use crate::device::Device;
 use crate::format;
 use crate::handle::Object;
 use crate::pipeline_graphics::{
-    subpass_tilebuffer, Dynamic, Fixed, GraphicsPipeline, StencilFace, MAX_VERTEX_BINDINGS,
+    subpass_tilebuffer, DepthBiasState, Dynamic, Fixed, GraphicsPipeline, StencilFace,
+    MAX_VERTEX_BINDINGS,
 };
 use crate::render_pass::RenderPass;
 use ash::vk;
@@ -282,6 +283,7 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
         bindings: vec![VertexBindingDesc {
             binding: 0,
             per_instance: false,
+            divisor: 1,
         }],
     };
     let target = dev.target.ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
@@ -319,14 +321,21 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
         cull_front: false,
         cull_back: false,
         front_ccw: false,
-        depth_bias: None,
+        depth_bias_enable: false,
+        depth_bias: DepthBiasState {
+            constant: 0.0,
+            clamp: 0.0,
+            slope: 0.0,
+        },
         line_width: 1.0,
         polygon_mode: hw::g13::control::ppp::PolygonMode::Fill,
         samples: tib.samples,
+        has_depth: key.depth,
         depth_test: key.depth,
         depth_write: key.depth,
         depth_compare: ZsFunc::Always,
         stencil: key.stencil.then_some([replace; 2]),
+        stencil_test: key.stencil,
         blend_constants: [0.0; 4],
         dynamic: Dynamic {
             stencil_reference: true,

@@ -5,6 +5,7 @@
 //! State block, a complete PPP update and its Index List block. That costs some bytes per
 //! draw and keeps state tracking trivially correct.
 
+use super::dynamic_state::Effective;
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -50,6 +51,8 @@ pub struct GfxState {
     pub stencil_compare_mask: [u32; 2],
     pub stencil_write_mask: [u32; 2],
     pub stencil_reference: [u32; 2],
+    /// The dynamic state of Vulkan 1.3's extended dynamic state commands.
+    pub ext: super::dynamic_state::DynamicValues,
     /// State changed since the last draw (informational: every draw emits all state).
     pub dirty: bool,
     /// The active occlusion query and what the open render command's draws count into.
@@ -75,6 +78,7 @@ impl Default for GfxState {
             stencil_compare_mask: [0xff; 2],
             stencil_write_mask: [0xff; 2],
             stencil_reference: [0; 2],
+            ext: Default::default(),
             dirty: true,
             occlusion: Default::default(),
         }
@@ -110,24 +114,13 @@ fn write(t: &mut [u8], at: u32, bytes: &[u8]) {
 
 /// The draw's root table: the compute part, first instance, blend constants and the vertex
 /// buffer table.
-fn root_table(
-    va: u64,
-    rec: &Recording,
-    p: &GraphicsPipeline,
-    first_instance: u32,
-    view: u32,
-) -> Vec<u8> {
+fn root_table(va: u64, rec: &Recording, fx: &Effective, first_instance: u32, view: u32) -> Vec<u8> {
     let g = &rec.gfx;
     let mut t = super::dispatch::root_table(va, &g.sets, [0; 3], [0; 3], &rec.push);
     t.resize(GRAPHICS_ROOT_TABLE_SIZE as usize, 0);
     write(&mut t, FIRST_INSTANCE_OFFSET, &first_instance.to_le_bytes());
     write(&mut t, VIEW_INDEX_OFFSET, &view.to_le_bytes());
-    let blend = if p.fixed.dynamic.blend_constants {
-        g.blend_constants
-    } else {
-        p.fixed.blend_constants
-    };
-    for (i, c) in blend.iter().enumerate() {
+    for (i, c) in fx.blend_constants.iter().enumerate() {
         write(
             &mut t,
             BLEND_CONSTANTS_OFFSET + 4 * i as u32,
@@ -142,7 +135,7 @@ fn root_table(
             at + 8,
             &(size.min(u64::from(u32::MAX)) as u32).to_le_bytes(),
         );
-        write(&mut t, at + 12, &p.fixed.strides[i].to_le_bytes());
+        write(&mut t, at + 12, &fx.strides[i].to_le_bytes());
     }
     t
 }
@@ -310,22 +303,13 @@ fn varying_counts(p: &GraphicsPipeline) -> VaryingCounts {
     c
 }
 
-fn stencil_word(rec: &Recording, p: &GraphicsPipeline, face: usize) -> FragmentStencil {
-    let d = &p.fixed.dynamic;
-    match &p.fixed.stencil {
+fn stencil_word(fx: &Effective, face: usize) -> FragmentStencil {
+    match &fx.stencil {
         Some(s) => {
             let f = &s[face];
             FragmentStencil {
-                write_mask: if d.stencil_write_mask {
-                    rec.gfx.stencil_write_mask[face]
-                } else {
-                    f.write_mask
-                },
-                read_mask: if d.stencil_compare_mask {
-                    rec.gfx.stencil_compare_mask[face]
-                } else {
-                    f.compare_mask
-                },
+                write_mask: f.write_mask,
+                read_mask: f.compare_mask,
                 depth_pass: f.pass,
                 depth_fail: f.depth_fail,
                 stencil_fail: f.fail,
@@ -411,7 +395,8 @@ fn draw_one(
     let root = rec
         .upload
         .alloc(dev, u64::from(GRAPHICS_ROOT_TABLE_SIZE), 16)?;
-    let table = root_table(root.va, rec, p, first_instance, view);
+    let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
+    let table = root_table(root.va, rec, &fx, first_instance, view);
     rec.upload.write(&root, 0, &table)?;
     if let DrawKind::Indirect { args, indexed } = kind {
         // The first instance is in the arguments, which the GPU may still be writing: a copy
@@ -491,13 +476,7 @@ fn draw_one(
     };
 
     // Scissor and depth bias entries of the render command.
-    let fx = &p.fixed;
-    let vp = if fx.dynamic.viewport {
-        rec.gfx.viewport
-    } else {
-        fx.viewports.first().copied()
-    };
-    let vp = vp.unwrap_or(vk::Viewport {
+    let vp = fx.viewport.unwrap_or(vk::Viewport {
         x: 0.0,
         y: 0.0,
         width: fb_width as f32,
@@ -505,11 +484,7 @@ fn draw_one(
         min_depth: 0.0,
         max_depth: 1.0,
     });
-    let scissor = if fx.dynamic.scissor {
-        rec.gfx.scissor
-    } else {
-        fx.scissors.first().copied()
-    };
+    let scissor = fx.scissor;
     // The depth range works with the Cull word's clip and clamp bits: the viewport's range
     // when clamping, all of [0, 1] otherwise (as Mesa's Honeykrisp sets it).
     let depth_range = if p.depth_clamp {
@@ -520,37 +495,20 @@ fn draw_one(
     } else {
         (0.0, 1.0)
     };
-    let depth_bias = fx.depth_bias.map(|s| {
-        let s = if fx.dynamic.depth_bias {
-            rec.gfx.depth_bias
-        } else {
-            s
-        };
-        DepthBias {
-            depth_bias: s.constant,
-            slope_scale: s.slope,
-            clamp: s.clamp,
-        }
+    let depth_bias = fx.depth_bias.map(|s| DepthBias {
+        depth_bias: s.constant,
+        slope_scale: s.slope,
+        clamp: s.clamp,
     });
 
     // The PPP update: all of the draw's fixed-function state.
     let stencil_on = fx.stencil.is_some();
-    let reference = |face: usize| -> u32 {
-        match &fx.stencil {
-            Some(s) if !fx.dynamic.stencil_reference => s[face].reference,
-            Some(_) => rec.gfx.stencil_reference[face],
-            None => 0,
-        }
-    };
-    let line_width = if fx.dynamic.line_width {
-        rec.gfx.line_width
-    } else {
-        fx.line_width
-    };
+    let reference = |face: usize| -> u32 { fx.stencil.map_or(0, |s| s[face].reference) };
+    let line_width = fx.line_width;
     let face = |face: usize| FragmentFace {
         stencil_reference: reference(face),
         line_width: line_width_bits(line_width),
-        polygon_mode: fx.polygon_mode,
+        polygon_mode: p.fixed.polygon_mode,
         disable_depth_write: !fx.depth_write,
         unk_visibility: 0,
         depth_function: if fx.depth_test {
@@ -590,10 +548,10 @@ fn draw_one(
     let mut ppp = PppUpdate {
         front_face: Some(face(0)),
         front_face_2: Some(face2),
-        front_stencil: Some(stencil_word(rec, p, 0)),
+        front_stencil: Some(stencil_word(&fx, 0)),
         back_face: Some(face(1)),
         back_face_2: Some(face2),
-        back_stencil: Some(stencil_word(rec, p, 1)),
+        back_stencil: Some(stencil_word(&fx, 1)),
         viewport_count: 1,
         viewports: Some(vec![Viewport {
             translate_x: vp.x + vp.width / 2.0,
@@ -619,10 +577,11 @@ fn draw_one(
             cull_front: fx.cull_front,
             cull_back: fx.cull_back,
             flat_shading_vertex: PppVertex::V0,
-            // depthClampEnable: no near/far clipping, depth clamped to the viewport range.
-            depth_clip: !p.depth_clamp,
+            // depthClampEnable clamps depth to the viewport range; clipping against the near
+            // and far planes is off with it unless VK_EXT_depth_clip_enable turns it on.
+            depth_clip: p.depth_clip,
             depth_clamp: p.depth_clamp,
-            primitive_msaa: fx.samples > 1,
+            primitive_msaa: p.fixed.samples > 1,
             front_face_ccw: fx.front_ccw,
             rasterizer_discard: fx.rasterizer_discard,
         }),
@@ -924,6 +883,8 @@ pub unsafe extern "system" fn cmd_bind_index_buffer(
     record("vkCmdBindIndexBuffer", cb, |_, rec| {
         let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let size = match ty {
+            // VK_EXT_index_type_uint8: the VDM reads 8-bit indices natively.
+            vk::IndexType::UINT8_EXT => IndexSize::U8,
             vk::IndexType::UINT16 => IndexSize::U16,
             vk::IndexType::UINT32 => IndexSize::U32,
             _ => return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),

@@ -11,6 +11,7 @@ pub mod clear;
 pub mod copy2;
 pub mod dispatch;
 pub mod draw;
+pub mod dynamic_state;
 pub mod image_transfer;
 pub mod push_descriptor;
 pub mod query;

@@ -1,0 +1,555 @@
+//! The dynamic state of Vulkan 1.3 (VK_EXT_extended_dynamic_state and
+//! VK_EXT_extended_dynamic_state2): the values its vkCmdSet* commands record, and the state a
+//! draw runs with.
+//!
+//! A draw takes each piece of state from the command buffer if the bound pipeline made it
+//! dynamic and from the pipeline otherwise. That is the spec's rule in both directions: a
+//! value set before binding a pipeline that has the state dynamic still applies, and binding
+//! a pipeline with the state static overrides it (the value becomes undefined, so keeping
+//! it for a later pipeline that is dynamic again is as good as any).
+//!
+//! Every draw emits its complete state (draw.rs), so nothing here tracks dirtiness.
+
+use super::draw::GfxState;
+use super::record;
+use crate::buffer::Buffer;
+use crate::handle;
+use crate::handle::Object;
+use crate::pipeline_graphics::{
+    primitive, stencil_op, zs_func, DepthBiasState, Fixed, StencilFace, MAX_VERTEX_BINDINGS,
+};
+use ash::vk;
+use hw::g13::control::descriptors::{StencilOp, ZsFunc};
+use hw::g13::control::vdm::Primitive;
+use std::sync::atomic::Ordering;
+
+/// One face's stencil operations as vkCmdSetStencilOp gives them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StencilOps {
+    pub fail: StencilOp,
+    pub pass: StencilOp,
+    pub depth_fail: StencilOp,
+    pub compare: ZsFunc,
+}
+
+/// The values recorded by the commands of the two extensions (the 1.0 ones live in
+/// [`GfxState`] itself). Until the application sets one its value is undefined by the spec;
+/// these defaults are the pipeline defaults of a zeroed create info.
+#[derive(Clone, Copy, Debug)]
+pub struct DynamicValues {
+    pub cull_front: bool,
+    pub cull_back: bool,
+    pub front_ccw: bool,
+    pub primitive: Primitive,
+    /// Stride of each vertex binding, from vkCmdBindVertexBuffers2.
+    pub strides: [u32; MAX_VERTEX_BINDINGS as usize],
+    pub depth_test: bool,
+    pub depth_write: bool,
+    pub depth_compare: ZsFunc,
+    pub stencil_test: bool,
+    /// Front, back.
+    pub stencil_ops: [StencilOps; 2],
+    pub rasterizer_discard: bool,
+    pub depth_bias: bool,
+    pub restart: bool,
+}
+
+impl Default for DynamicValues {
+    fn default() -> DynamicValues {
+        let keep = StencilOps {
+            fail: StencilOp::Keep,
+            pass: StencilOp::Keep,
+            depth_fail: StencilOp::Keep,
+            compare: ZsFunc::Never,
+        };
+        DynamicValues {
+            cull_front: false,
+            cull_back: false,
+            front_ccw: false,
+            primitive: Primitive::Triangles,
+            strides: [0; MAX_VERTEX_BINDINGS as usize],
+            depth_test: false,
+            depth_write: false,
+            depth_compare: ZsFunc::Never,
+            stencil_test: false,
+            stencil_ops: [keep; 2],
+            rasterizer_discard: false,
+            depth_bias: false,
+            restart: false,
+        }
+    }
+}
+
+/// The state one draw runs with, every dynamic choice made.
+#[derive(Clone, Debug)]
+pub struct Effective {
+    pub primitive: Primitive,
+    pub restart: bool,
+    pub strides: [u32; MAX_VERTEX_BINDINGS as usize],
+    pub viewport: Option<vk::Viewport>,
+    pub scissor: Option<vk::Rect2D>,
+    pub rasterizer_discard: bool,
+    pub cull_front: bool,
+    pub cull_back: bool,
+    pub front_ccw: bool,
+    pub depth_bias: Option<DepthBiasState>,
+    pub line_width: f32,
+    pub depth_test: bool,
+    /// Already false when the depth test is off: Vulkan writes depth only under the test.
+    pub depth_write: bool,
+    pub depth_compare: ZsFunc,
+    /// Both faces with their masks and references, if the stencil test is on.
+    pub stencil: Option<[StencilFace; 2]>,
+    pub blend_constants: [f32; 4],
+}
+
+/// The command buffer's value if the state is dynamic, else the pipeline's.
+fn pick<T>(dynamic: bool, from_cb: T, from_pipeline: T) -> T {
+    if dynamic {
+        from_cb
+    } else {
+        from_pipeline
+    }
+}
+
+/// The state a draw with a pipeline of state `fx` and command buffer state `g` runs with.
+pub fn resolve(fx: &Fixed, g: &GfxState) -> Effective {
+    let d = &fx.dynamic;
+    let v = &g.ext;
+    let depth_test = if d.depth_test_enable {
+        fx.has_depth && v.depth_test
+    } else {
+        fx.depth_test
+    };
+    let depth_write =
+        depth_test && fx.has_depth && pick(d.depth_write_enable, v.depth_write, fx.depth_write);
+    let stencil_on = pick(d.stencil_test_enable, v.stencil_test, fx.stencil_test);
+    let stencil = fx.stencil.filter(|_| stencil_on).map(|faces| {
+        let mut out = faces;
+        for (i, f) in out.iter_mut().enumerate() {
+            if d.stencil_op {
+                let o = v.stencil_ops[i];
+                f.fail = o.fail;
+                f.pass = o.pass;
+                f.depth_fail = o.depth_fail;
+                f.compare = o.compare;
+            }
+            f.compare_mask = pick(
+                d.stencil_compare_mask,
+                g.stencil_compare_mask[i],
+                f.compare_mask,
+            );
+            f.write_mask = pick(d.stencil_write_mask, g.stencil_write_mask[i], f.write_mask);
+            f.reference = pick(d.stencil_reference, g.stencil_reference[i], f.reference);
+        }
+        out
+    });
+    let bias_on = pick(d.depth_bias_enable, v.depth_bias, fx.depth_bias_enable);
+    let bias = pick(d.depth_bias, g.depth_bias, fx.depth_bias);
+    Effective {
+        primitive: pick(d.primitive_topology, v.primitive, fx.primitive),
+        restart: pick(d.primitive_restart_enable, v.restart, fx.restart),
+        strides: pick(d.vertex_stride, v.strides, fx.strides),
+        viewport: pick(d.viewport, g.viewport, fx.viewports.first().copied()),
+        scissor: pick(d.scissor, g.scissor, fx.scissors.first().copied()),
+        // A pipeline made with a static discard has no fragment shader: it always discards.
+        rasterizer_discard: pick(
+            d.rasterizer_discard_enable,
+            v.rasterizer_discard,
+            fx.rasterizer_discard,
+        ),
+        cull_front: pick(d.cull_mode, v.cull_front, fx.cull_front),
+        cull_back: pick(d.cull_mode, v.cull_back, fx.cull_back),
+        front_ccw: pick(d.front_face, v.front_ccw, fx.front_ccw),
+        depth_bias: bias_on.then_some(bias),
+        line_width: pick(d.line_width, g.line_width, fx.line_width),
+        depth_test,
+        depth_write,
+        depth_compare: pick(d.depth_compare_op, v.depth_compare, fx.depth_compare),
+        stencil,
+        blend_constants: pick(d.blend_constants, g.blend_constants, fx.blend_constants),
+    }
+}
+
+fn set(
+    name: &'static str,
+    cb: vk::CommandBuffer,
+    f: impl FnOnce(&mut DynamicValues) -> Result<(), vk::Result>,
+) {
+    record(name, cb, |_, rec| f(&mut rec.gfx.ext))
+}
+
+pub unsafe extern "system" fn cmd_set_cull_mode(cb: vk::CommandBuffer, mode: vk::CullModeFlags) {
+    set("vkCmdSetCullMode", cb, |v| {
+        v.cull_front = mode.contains(vk::CullModeFlags::FRONT);
+        v.cull_back = mode.contains(vk::CullModeFlags::BACK);
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_front_face(cb: vk::CommandBuffer, face: vk::FrontFace) {
+    set("vkCmdSetFrontFace", cb, |v| {
+        v.front_ccw = face == vk::FrontFace::COUNTER_CLOCKWISE;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_primitive_topology(
+    cb: vk::CommandBuffer,
+    topology: vk::PrimitiveTopology,
+) {
+    set("vkCmdSetPrimitiveTopology", cb, |v| {
+        v.primitive = primitive(topology)?;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_viewport_with_count(
+    cb: vk::CommandBuffer,
+    count: u32,
+    p_viewports: *const vk::Viewport,
+) {
+    record("vkCmdSetViewportWithCount", cb, |_, rec| {
+        // SAFETY: valid usage: the array holds `count` viewports (one: multiViewport is not
+        // offered).
+        let vps = unsafe { handle::slice(p_viewports, count) };
+        rec.gfx.viewport = vps.first().copied();
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_scissor_with_count(
+    cb: vk::CommandBuffer,
+    count: u32,
+    p_scissors: *const vk::Rect2D,
+) {
+    record("vkCmdSetScissorWithCount", cb, |_, rec| {
+        // SAFETY: valid usage: the array holds `count` rectangles.
+        let rects = unsafe { handle::slice(p_scissors, count) };
+        rec.gfx.scissor = rects.first().copied();
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_bind_vertex_buffers2(
+    cb: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    p_buffers: *const vk::Buffer,
+    p_offsets: *const vk::DeviceSize,
+    p_sizes: *const vk::DeviceSize,
+    p_strides: *const vk::DeviceSize,
+) {
+    record("vkCmdBindVertexBuffers2", cb, |_, rec| {
+        // SAFETY: valid usage: the buffers and offsets hold `count` entries, and so do the
+        // sizes and strides when they are not null.
+        let (bufs, offsets, sizes, strides) = unsafe {
+            (
+                handle::slice(p_buffers, count),
+                handle::slice(p_offsets, count),
+                (!p_sizes.is_null()).then(|| handle::slice(p_sizes, count)),
+                (!p_strides.is_null()).then(|| handle::slice(p_strides, count)),
+            )
+        };
+        for (i, (&b, &o)) in bufs.iter().zip(offsets).enumerate() {
+            let slot = first as usize + i;
+            let buf = Buffer::from_handle(b).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let mut size = buf.size.saturating_sub(o);
+            if let Some(&s) = sizes.and_then(|s| s.get(i)) {
+                if s != vk::WHOLE_SIZE {
+                    size = size.min(s);
+                }
+            }
+            *rec.gfx
+                .vertex_buffers
+                .get_mut(slot)
+                .ok_or(vk::Result::ERROR_UNKNOWN)? = (buf.va.load(Ordering::Acquire) + o, size);
+            if let Some(&s) = strides.and_then(|s| s.get(i)) {
+                // Valid usage bounds a stride by maxVertexInputBindingStride.
+                rec.gfx.ext.strides[slot] =
+                    u32::try_from(s).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+            }
+        }
+        rec.gfx.dirty = true;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_depth_test_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    set("vkCmdSetDepthTestEnable", cb, |v| {
+        v.depth_test = on != 0;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_depth_write_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    set("vkCmdSetDepthWriteEnable", cb, |v| {
+        v.depth_write = on != 0;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_depth_compare_op(cb: vk::CommandBuffer, op: vk::CompareOp) {
+    set("vkCmdSetDepthCompareOp", cb, |v| {
+        v.depth_compare = zs_func(op);
+        Ok(())
+    })
+}
+
+/// The depth bounds test needs the depthBounds feature, which agx4 does not offer, so valid
+/// usage only ever sets this enable to false: there is nothing to record.
+pub unsafe extern "system" fn cmd_set_depth_bounds_test_enable(
+    cb: vk::CommandBuffer,
+    on: vk::Bool32,
+) {
+    set("vkCmdSetDepthBoundsTestEnable", cb, |_| {
+        if on != 0 {
+            eprintln!("agx4: the depth bounds test is not supported");
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_stencil_test_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    set("vkCmdSetStencilTestEnable", cb, |v| {
+        v.stencil_test = on != 0;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_stencil_op(
+    cb: vk::CommandBuffer,
+    faces: vk::StencilFaceFlags,
+    fail: vk::StencilOp,
+    pass: vk::StencilOp,
+    depth_fail: vk::StencilOp,
+    compare: vk::CompareOp,
+) {
+    set("vkCmdSetStencilOp", cb, |v| {
+        let ops = StencilOps {
+            fail: stencil_op(fail),
+            pass: stencil_op(pass),
+            depth_fail: stencil_op(depth_fail),
+            compare: zs_func(compare),
+        };
+        for (i, f) in [vk::StencilFaceFlags::FRONT, vk::StencilFaceFlags::BACK]
+            .into_iter()
+            .enumerate()
+        {
+            if faces.contains(f) {
+                v.stencil_ops[i] = ops;
+            }
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_rasterizer_discard_enable(
+    cb: vk::CommandBuffer,
+    on: vk::Bool32,
+) {
+    set("vkCmdSetRasterizerDiscardEnable", cb, |v| {
+        v.rasterizer_discard = on != 0;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_depth_bias_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    set("vkCmdSetDepthBiasEnable", cb, |v| {
+        v.depth_bias = on != 0;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_primitive_restart_enable(
+    cb: vk::CommandBuffer,
+    on: vk::Bool32,
+) {
+    set("vkCmdSetPrimitiveRestartEnable", cb, |v| {
+        v.restart = on != 0;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline_graphics::Dynamic;
+    use hw::g13::control::ppp::PolygonMode;
+
+    fn face(op: StencilOp, reference: u32) -> StencilFace {
+        StencilFace {
+            fail: op,
+            pass: op,
+            depth_fail: op,
+            compare: ZsFunc::Equal,
+            compare_mask: 0x0f,
+            write_mask: 0xf0,
+            reference,
+        }
+    }
+
+    /// A pipeline with every state static and set away from the command buffer defaults.
+    fn fixed() -> Fixed {
+        let mut strides = [0; MAX_VERTEX_BINDINGS as usize];
+        strides[0] = 12;
+        Fixed {
+            primitive: Primitive::LineStrip,
+            restart: true,
+            strides,
+            viewports: vec![vk::Viewport {
+                width: 7.0,
+                height: 9.0,
+                ..Default::default()
+            }],
+            scissors: vec![vk::Rect2D::default()],
+            rasterizer_discard: false,
+            cull_front: true,
+            cull_back: false,
+            front_ccw: true,
+            depth_bias_enable: true,
+            depth_bias: DepthBiasState {
+                constant: 3.0,
+                clamp: 0.0,
+                slope: 1.0,
+            },
+            line_width: 2.0,
+            polygon_mode: PolygonMode::Fill,
+            samples: 1,
+            has_depth: true,
+            depth_test: true,
+            depth_write: true,
+            depth_compare: ZsFunc::Less,
+            stencil: Some([face(StencilOp::Invert, 1), face(StencilOp::Zero, 2)]),
+            stencil_test: true,
+            blend_constants: [0.5; 4],
+            dynamic: Dynamic::default(),
+        }
+    }
+
+    fn everything_dynamic() -> Dynamic {
+        Dynamic {
+            viewport: true,
+            scissor: true,
+            line_width: true,
+            depth_bias: true,
+            blend_constants: true,
+            stencil_compare_mask: true,
+            stencil_write_mask: true,
+            stencil_reference: true,
+            cull_mode: true,
+            front_face: true,
+            primitive_topology: true,
+            vertex_stride: true,
+            depth_test_enable: true,
+            depth_write_enable: true,
+            depth_compare_op: true,
+            depth_bounds_test_enable: true,
+            stencil_test_enable: true,
+            stencil_op: true,
+            rasterizer_discard_enable: true,
+            depth_bias_enable: true,
+            primitive_restart_enable: true,
+        }
+    }
+
+    #[test]
+    fn static_pipeline_state_overrides_the_command_buffer() {
+        let mut g = GfxState::default();
+        g.ext.primitive = Primitive::Points;
+        g.ext.depth_test = false;
+        g.ext.stencil_test = false;
+        g.ext.strides[0] = 99;
+        g.stencil_reference = [77, 77];
+        let e = resolve(&fixed(), &g);
+        assert_eq!(e.primitive, Primitive::LineStrip);
+        assert!(e.restart && e.cull_front && !e.cull_back && e.front_ccw);
+        assert!(e.depth_test && e.depth_write);
+        assert_eq!(e.depth_compare, ZsFunc::Less);
+        assert_eq!(e.strides[0], 12);
+        assert_eq!(e.viewport.map(|v| v.width), Some(7.0));
+        let s = e.stencil.expect("static stencil test on");
+        assert_eq!((s[0].reference, s[1].reference), (1, 2));
+        assert_eq!(s[0].fail, StencilOp::Invert);
+        assert_eq!(e.depth_bias.map(|b| b.constant), Some(3.0));
+    }
+
+    #[test]
+    fn dynamic_state_comes_from_the_command_buffer() {
+        let mut fx = fixed();
+        fx.dynamic = everything_dynamic();
+        let mut ext = DynamicValues {
+            cull_front: false,
+            cull_back: true,
+            front_ccw: false,
+            primitive: Primitive::TriangleFan,
+            depth_test: true,
+            depth_write: false,
+            depth_compare: ZsFunc::Gequal,
+            stencil_test: true,
+            rasterizer_discard: true,
+            depth_bias: false,
+            restart: false,
+            ..DynamicValues::default()
+        };
+        ext.strides[0] = 32;
+        ext.stencil_ops[1] = StencilOps {
+            fail: StencilOp::IncrWrap,
+            pass: StencilOp::Replace,
+            depth_fail: StencilOp::DecrSat,
+            compare: ZsFunc::NotEqual,
+        };
+        let g = GfxState {
+            ext,
+            stencil_reference: [5, 6],
+            stencil_write_mask: [0x11, 0x22],
+            line_width: 4.0,
+            ..GfxState::default()
+        };
+        let e = resolve(&fx, &g);
+        assert_eq!(e.primitive, Primitive::TriangleFan);
+        assert!(!e.restart && !e.cull_front && e.cull_back && !e.front_ccw);
+        assert!(e.rasterizer_discard);
+        assert!(e.depth_test && !e.depth_write);
+        assert_eq!(e.depth_compare, ZsFunc::Gequal);
+        assert_eq!(e.strides[0], 32);
+        assert!(e.viewport.is_none() && e.scissor.is_none());
+        assert!(e.depth_bias.is_none());
+        assert_eq!(e.line_width, 4.0);
+        let s = e.stencil.expect("dynamic stencil test on");
+        assert_eq!(s[1].pass, StencilOp::Replace);
+        assert_eq!(s[1].compare, ZsFunc::NotEqual);
+        assert_eq!(s[0].fail, StencilOp::Keep);
+        assert_eq!((s[0].reference, s[1].write_mask), (5, 0x22));
+    }
+
+    #[test]
+    fn depth_writes_need_the_test_and_a_depth_aspect() {
+        let mut fx = fixed();
+        fx.dynamic.depth_test_enable = true;
+        let mut g = GfxState::default();
+        g.ext.depth_test = false;
+        let e = resolve(&fx, &g);
+        assert!(!e.depth_test && !e.depth_write);
+        // Without a depth aspect a dynamic enable does nothing.
+        fx.has_depth = false;
+        g.ext.depth_test = true;
+        let e = resolve(&fx, &g);
+        assert!(!e.depth_test && !e.depth_write);
+    }
+
+    #[test]
+    fn dynamic_enables_switch_static_state_on_and_off() {
+        let mut fx = fixed();
+        fx.dynamic.stencil_test_enable = true;
+        fx.dynamic.depth_bias_enable = true;
+        let mut g = GfxState::default();
+        g.ext.stencil_test = false;
+        g.ext.depth_bias = true;
+        fx.depth_bias_enable = false;
+        let e = resolve(&fx, &g);
+        assert!(e.stencil.is_none());
+        assert_eq!(e.depth_bias.map(|b| b.slope), Some(1.0));
+    }
+}
