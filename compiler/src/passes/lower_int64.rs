@@ -16,7 +16,10 @@
 //!
 //! Address values are found first, walking back from every `Global` access's address operand
 //! through `IAdd`, `Shl` (a high address word shifted into place) and address-word loads;
-//! those instructions stay as they are.
+//! those instructions stay as they are. An application's address (`PhysicalAddress`, a
+//! buffer device address) may come from any 64-bit arithmetic, so it is data like any other
+//! I64 up to the mark, where its two words are put back together in the addressing form the
+//! back ends take (`Shl(Conv(UToU, hi), 32) + Conv(UToU, lo)`).
 //!
 //! Runs after `scalarize` (so every I64 value is a scalar) and before `lower_int_div` and
 //! `lower_float` (it emits nothing either needs to lower, but runs before them so the order
@@ -465,6 +468,18 @@ pub fn lower_int64(sh: &mut Shader) -> Result<(), CompileError> {
     }
     let mut pairs = Pairs(HashMap::new());
     rewrite(sh, &mut |sh, inst, out| {
+        if let (Op::PhysicalAddress(x), Some(dst)) = (&inst.op, inst.dst) {
+            let (lo, hi) = pairs.get(*x)?;
+            let hi64 = out.def(sh, Type::I64, Op::Conv(ConvOp::UToU, hi));
+            let k32 = out.def(sh, Type::I32, Op::Const(Constant(vec![32])));
+            let hi64 = out.def(sh, Type::I64, Op::Binary(BinOp::Shl, hi64, k32));
+            let lo64 = out.def(sh, Type::I64, Op::Conv(ConvOp::UToU, lo));
+            out.inst(Inst {
+                dst: Some(dst),
+                op: Op::Binary(BinOp::IAdd, hi64, lo64),
+            });
+            return Ok(());
+        }
         if inst.dst.is_some_and(|v| addrs.contains(&v)) {
             out.inst(inst);
             return Ok(());
