@@ -281,6 +281,17 @@ unsafe fn check_features(info: &vk::DeviceCreateInfo<'_>) -> Result<(), vk::Resu
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
     }
+    // Buffer device addresses cannot be replayed (device_address.rs), and a device group has
+    // one device.
+    // SAFETY: guaranteed by the caller.
+    if let Some(b) = unsafe {
+        handle::find_in_chain::<vk::PhysicalDeviceBufferDeviceAddressFeatures>(info.p_next)
+    } {
+        if b.buffer_device_address_capture_replay != 0 || b.buffer_device_address_multi_device != 0
+        {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+    }
     // VkPhysicalDeviceTimelineSemaphoreFeatures, VkPhysicalDeviceSynchronization2Features,
     // VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR and the rest of the structures
     // the physical device reports: all supported, nothing to check.

@@ -6,9 +6,9 @@ use crate::handle::Object;
 use crate::wsi::{surface, swapchain};
 use crate::{
     buffer, buffer_view, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout,
-    descriptor_update_template, device, event, framebuffer, image, image_view, instance, memory,
-    physical_device, pipeline, pipeline_cache, pipeline_layout, query_pool, queue, render_pass,
-    sampler, shader_module, sync,
+    descriptor_update_template, device, device_address, event, framebuffer, image, image_view,
+    instance, memory, physical_device, pipeline, pipeline_cache, pipeline_layout, query_pool,
+    queue, render_pass, sampler, shader_module, sync,
 };
 use ash::vk;
 use std::ffi::CStr;
@@ -211,11 +211,14 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkFreeCommandBuffers => command_pool::free_command_buffers,
     PFN_vkFreeDescriptorSets => descriptor_pool::free_descriptor_sets,
     PFN_vkFreeMemory => memory::free_memory,
+    PFN_vkGetBufferDeviceAddress => device_address::get_buffer_device_address,
     PFN_vkGetBufferMemoryRequirements => buffer::get_buffer_memory_requirements,
+    PFN_vkGetBufferOpaqueCaptureAddress => device_address::get_buffer_opaque_capture_address,
     PFN_vkGetDeviceGroupPeerMemoryFeatures => device::get_device_group_peer_memory_features,
     PFN_vkGetDeviceGroupPresentCapabilitiesKHR => surface::get_device_group_present_capabilities,
     PFN_vkGetDeviceGroupSurfacePresentModesKHR => surface::get_device_group_surface_present_modes,
     PFN_vkGetDeviceMemoryCommitment => memory::get_device_memory_commitment,
+    PFN_vkGetDeviceMemoryOpaqueCaptureAddress => device_address::get_device_memory_opaque_capture_address,
     PFN_vkGetDeviceProcAddr => device_proc_addr,
     PFN_vkGetDeviceQueue => device::get_device_queue,
     PFN_vkGetEventStatus => event::get_event_status,
