@@ -537,11 +537,18 @@ impl<'m> Tr<'m> {
                 )
             }
             Base::Address(a) => {
-                let at = self.offset_address(*a, total, dyn_off)?;
-                // Marked so that lower_descriptors knows it as the application's address.
+                // The pointer is marked so that lower_descriptors knows it as the
+                // application's address; the offset is added as address arithmetic, so
+                // accesses through one pointer share its base.
+                let pa = self.emit(Type::I64, ir::Op::PhysicalAddress(*a))?;
+                if total == 0 && dyn_off.is_none() {
+                    return Ok((Space::Global, pa));
+                }
+                let o = off32(self)?;
+                let o64 = self.emit(Type::I64, ir::Op::Conv(ConvOp::UToU, o))?;
                 (
                     Space::Global,
-                    self.emit(Type::I64, ir::Op::PhysicalAddress(at))?,
+                    self.emit(Type::I64, ir::Op::Binary(BinOp::IAdd, pa, o64))?,
                 )
             }
             Base::Shared => (Space::Shared, off32(self)?),

@@ -6,7 +6,7 @@
 //! this pass relies on that form, so it runs before anything rewrites addresses.
 //!
 //! Addresses the application gave (buffer device addresses) come marked by
-//! `PhysicalAddress`: accesses through them are left as they are, unchecked, since an
+//! `PhysicalAddress` (plus a 32-bit offset): accesses through them are left as they are, unchecked, since an
 //! address carries no range (a stray one faults the GPU, as on the hardware). The mark stays
 //! until `lower_int64` rebuilds the address from the 32-bit words it computes it in.
 //!
@@ -124,6 +124,18 @@ pub fn lower_descriptors(sh: &mut Shader, layout: &ResourceLayout) -> Result<(),
         };
         Some((*a, *off))
     };
+    // A PhysicalAddress, or one plus Conv(UToU, offset), as the front end makes them.
+    let physical = |addr: Value| -> bool {
+        let base = match d.get(&addr) {
+            Some(Op::Binary(BinOp::IAdd, a, b))
+                if matches!(d.get(b), Some(Op::Conv(ConvOp::UToU, _))) =>
+            {
+                *a
+            }
+            _ => addr,
+        };
+        matches!(d.get(&base), Some(Op::PhysicalAddress(_)))
+    };
     rewrite(sh, &mut |sh, inst, out| {
         match inst.op {
             Op::DescriptorAddress {
@@ -173,7 +185,7 @@ pub fn lower_descriptors(sh: &mut Shader, layout: &ResourceLayout) -> Result<(),
                 addr,
                 ..
             } => {
-                if let Some(Op::PhysicalAddress(_)) = d.get(&addr) {
+                if physical(addr) {
                     out.inst(inst);
                     return Ok(());
                 }
