@@ -4,6 +4,7 @@
 
 mod common;
 #[path = "../compiler/tests/common/glslang.rs"]
+#[allow(dead_code)] // the shared helper's other entry points
 mod glslang;
 
 use ash::vk;
