@@ -48,6 +48,9 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_EXT_tooling_info",
     "VK_KHR_format_feature_flags2",
     "VK_KHR_driver_properties",
+    "VK_KHR_buffer_device_address",
+    "VK_EXT_scalar_block_layout",
+    "VK_KHR_uniform_buffer_standard_layout",
     // Feedback-loop barriers store the attachments for textures to read (cmd_buffer::render).
     "VK_EXT_attachment_feedback_loop_layout",
     "VK_EXT_host_query_reset",

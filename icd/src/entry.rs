@@ -6,9 +6,9 @@ use crate::handle::Object;
 use crate::wsi::{surface, swapchain};
 use crate::{
     buffer, buffer_view, cmd_buffer, command_pool, descriptor_pool, descriptor_set_layout,
-    descriptor_update_template, device, event, external, framebuffer, image, image_view, instance,
-    memory, physical_device, pipeline, pipeline_cache, pipeline_layout, private_data, query_pool,
-    queue, render_pass, sampler, shader_module, sync,
+    descriptor_update_template, device, device_address, event, external, framebuffer, image,
+    image_view, instance, memory, physical_device, pipeline, pipeline_cache, pipeline_layout,
+    private_data, query_pool, queue, render_pass, sampler, shader_module, sync,
 };
 use ash::vk;
 use std::ffi::CStr;
@@ -235,8 +235,10 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkFreeCommandBuffers => command_pool::free_command_buffers,
     PFN_vkFreeDescriptorSets => descriptor_pool::free_descriptor_sets,
     PFN_vkFreeMemory => memory::free_memory,
+    PFN_vkGetBufferDeviceAddress => device_address::get_buffer_device_address,
     PFN_vkGetBufferMemoryRequirements => buffer::get_buffer_memory_requirements,
     PFN_vkGetBufferMemoryRequirements2 => buffer::get_buffer_memory_requirements2,
+    PFN_vkGetBufferOpaqueCaptureAddress => device_address::get_buffer_opaque_capture_address,
     PFN_vkGetDescriptorSetLayoutSupport => descriptor_set_layout::get_descriptor_set_layout_support,
     PFN_vkGetDeviceBufferMemoryRequirements => buffer::get_device_buffer_memory_requirements,
     PFN_vkGetDeviceGroupPeerMemoryFeatures => device::get_device_group_peer_memory_features,
@@ -245,6 +247,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkGetDeviceImageMemoryRequirements => image::get_device_image_memory_requirements,
     PFN_vkGetDeviceImageSparseMemoryRequirements => image::get_device_image_sparse_memory_requirements,
     PFN_vkGetDeviceMemoryCommitment => memory::get_device_memory_commitment,
+    PFN_vkGetDeviceMemoryOpaqueCaptureAddress => device_address::get_device_memory_opaque_capture_address,
     PFN_vkGetDeviceProcAddr => device_proc_addr,
     PFN_vkGetDeviceQueue => device::get_device_queue,
     PFN_vkGetDeviceQueue2 => device::get_device_queue2,

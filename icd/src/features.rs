@@ -42,6 +42,13 @@ pub fn supported() -> Features {
             // different ones.
             separate_depth_stencil_layouts: vk::TRUE,
             timeline_semaphore: vk::TRUE,
+            // The compiler takes the declared Offset, ArrayStride and MatrixStride, and loads
+            // and stores work at any 4-byte alignment.
+            scalar_block_layout: vk::TRUE,
+            uniform_buffer_standard_layout: vk::TRUE,
+            // A buffer's address is where it is bound (device_address.rs). Addresses cannot be
+            // replayed (the VA allocator promises no address twice); a group has one device.
+            buffer_device_address: vk::TRUE,
             ..Default::default()
         },
         v13: vk::PhysicalDeviceVulkan13Features {

@@ -15,6 +15,7 @@ mod descriptor_pool;
 mod descriptor_set_layout;
 mod descriptor_update_template;
 mod device;
+mod device_address;
 mod entry;
 mod event;
 mod external;

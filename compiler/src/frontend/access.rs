@@ -257,11 +257,12 @@ impl<'m> Tr<'m> {
         fs: &FnState<'m>,
         inst: &Instruction,
     ) -> Result<Entry, CompileError> {
-        if inst.class.opcode == Op::PtrAccessChain {
-            return Err(unsupported("OpPtrAccessChain"));
-        }
-        let mut p = self.ptr(fs, id(inst, 0)?)?;
-        for k in 1..inst.operands.len() {
+        let (mut p, first) = if inst.class.opcode == Op::PtrAccessChain {
+            (self.ptr_element(fs, id(inst, 0)?, id(inst, 1)?)?, 2)
+        } else {
+            (self.ptr(fs, id(inst, 0)?)?, 1)
+        };
+        for k in first..inst.operands.len() {
             let iw = id(inst, k)?;
             let konst = self.index_const(iw);
             p = match p {
@@ -496,7 +497,7 @@ impl<'m> Tr<'m> {
     }
 
     /// Byte address of `off + extra` behind a memory pointer.
-    fn address(
+    pub(super) fn address(
         &mut self,
         base: &Base,
         off: u32,
@@ -533,6 +534,21 @@ impl<'m> Tr<'m> {
                 (
                     Space::Global,
                     self.emit(Type::I64, ir::Op::Binary(BinOp::IAdd, d, o64))?,
+                )
+            }
+            Base::Address(a) => {
+                // The pointer is marked so that lower_descriptors knows it as the
+                // application's address; the offset is added as address arithmetic, so
+                // accesses through one pointer share its base.
+                let pa = self.emit(Type::I64, ir::Op::PhysicalAddress(*a))?;
+                if total == 0 && dyn_off.is_none() {
+                    return Ok((Space::Global, pa));
+                }
+                let o = off32(self)?;
+                let o64 = self.emit(Type::I64, ir::Op::Conv(ConvOp::UToU, o))?;
+                (
+                    Space::Global,
+                    self.emit(Type::I64, ir::Op::Binary(BinOp::IAdd, pa, o64))?,
                 )
             }
             Base::Shared => (Space::Shared, off32(self)?),

@@ -57,6 +57,11 @@ fn null_in(
     };
     Ok(match t {
         SpvType::Bool | SpvType::Int { .. } | SpvType::Float => CVal::Scalar(0),
+        // A physical pointer is its 64-bit address; null is address 0.
+        SpvType::Pointer {
+            sc: spirv::StorageClass::PhysicalStorageBuffer,
+            ..
+        } => CVal::Scalar(0),
         SpvType::Vector { elem, n } => repeat(*elem, *n, budget)?,
         SpvType::Matrix { col, cols } => repeat(*col, *cols, budget)?,
         SpvType::Array { elem, len } => repeat(*elem, *len, budget)?,

@@ -434,6 +434,7 @@ impl<'m> Tr<'m> {
                 Err(_) => Ok(()),
             },
             Op::ArrayLength => self.array_length(fs, inst),
+            Op::ConvertUToPtr | Op::ConvertPtrToU => self.pointer_conversion(fs, inst),
             Op::ImageTexelPointer => {
                 let e = self.image_texel_pointer(fs, inst)?;
                 self.define(fs, result_id(inst)?, e)

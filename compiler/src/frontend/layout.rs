@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use spirv::{Decoration, Word};
+use spirv::{Decoration, StorageClass, Word};
 
 use super::module::{invalid, unsupported, Decorations, SpvType};
 use crate::ir::Type;
@@ -42,6 +42,11 @@ impl Layouts<'_> {
             SpvType::Int { width: 64, .. } => Type::I64,
             SpvType::Int { .. } => Type::I32,
             SpvType::Float => Type::F32,
+            // A physical pointer held as a value (in memory, a variable, a phi) is its address.
+            SpvType::Pointer {
+                sc: StorageClass::PhysicalStorageBuffer,
+                ..
+            } => Type::I64,
             SpvType::Vector { elem, n } => {
                 let Type { scalar, .. } = self.ir_type(*elem)?;
                 Type::vec(scalar, *n as u8)
@@ -53,7 +58,14 @@ impl Layouts<'_> {
     pub fn is_simple(&self, ty: Word) -> Result<bool, CompileError> {
         Ok(matches!(
             self.get(ty)?,
-            SpvType::Bool | SpvType::Int { .. } | SpvType::Float | SpvType::Vector { .. }
+            SpvType::Bool
+                | SpvType::Int { .. }
+                | SpvType::Float
+                | SpvType::Vector { .. }
+                | SpvType::Pointer {
+                    sc: StorageClass::PhysicalStorageBuffer,
+                    ..
+                }
         ))
     }
 
@@ -72,7 +84,11 @@ impl Layouts<'_> {
 
     fn align_uncached(&self, ty: Word, depth: u32) -> Result<u32, CompileError> {
         Ok(match self.get(ty)? {
-            SpvType::Int { width: 64, .. } => 8,
+            SpvType::Int { width: 64, .. }
+            | SpvType::Pointer {
+                sc: StorageClass::PhysicalStorageBuffer,
+                ..
+            } => 8,
             SpvType::Bool | SpvType::Int { .. } | SpvType::Float => 4,
             SpvType::Vector { n, elem } => {
                 let e = self.align(*elem, depth + 1)?;
@@ -175,7 +191,11 @@ impl Layouts<'_> {
         depth: u32,
     ) -> Result<u32, CompileError> {
         Ok(match self.get(ty)? {
-            SpvType::Int { width: 64, .. } => 8,
+            SpvType::Int { width: 64, .. }
+            | SpvType::Pointer {
+                sc: StorageClass::PhysicalStorageBuffer,
+                ..
+            } => 8,
             SpvType::Bool | SpvType::Int { .. } | SpvType::Float => 4,
             SpvType::Vector { n, elem } => self.size(*elem, None, depth + 1)? * n,
             SpvType::Matrix { col, cols } => {
@@ -223,9 +243,14 @@ impl Layouts<'_> {
             return Err(unsupported("local variable too large to keep in registers"));
         }
         match self.get(ty)? {
-            SpvType::Bool | SpvType::Int { .. } | SpvType::Float | SpvType::Vector { .. } => {
-                out.push(self.ir_type(ty)?)
-            }
+            SpvType::Bool
+            | SpvType::Int { .. }
+            | SpvType::Float
+            | SpvType::Vector { .. }
+            | SpvType::Pointer {
+                sc: StorageClass::PhysicalStorageBuffer,
+                ..
+            } => out.push(self.ir_type(ty)?),
             SpvType::Matrix { col, cols } => {
                 for _ in 0..*cols {
                     self.leaves(*col, out, depth + 1)?;

@@ -17,6 +17,7 @@ mod image_tests;
 mod inst;
 mod layout;
 mod module;
+mod physical;
 mod stage_io;
 mod translate;
 mod values;
@@ -214,6 +215,7 @@ fn translate_stage(
                 ))
         }),
         input_slots: HashMap::new(),
+        phys_ptrs: physical::pointer_ids(&m, &types),
     };
     for inst in &m.types_global_values {
         if inst.class.opcode != Op::Variable {

@@ -52,6 +52,8 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     // The extended storage formats (two-channel, 16-bit normalised, packed) are views like
     // any other: the descriptors carry the format.
     Capability::StorageImageExtendedFormats,
+    // Buffer device addresses: pointers are 64-bit GPU addresses (frontend::physical).
+    Capability::PhysicalStorageBufferAddresses,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
@@ -179,18 +181,22 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
                     || s == "SPV_KHR_non_semantic_info"
                     || s == "SPV_EXT_demote_to_helper_invocation"
                     || s == "SPV_KHR_multiview"
-                    || s == "SPV_KHR_device_group" => {}
+                    || s == "SPV_KHR_device_group"
+                    || s == "SPV_KHR_physical_storage_buffer"
+                    || s == "SPV_EXT_physical_storage_buffer" => {}
             Some(Operand::LiteralString(s)) => return Err(unsupported(format!("extension {s}"))),
             _ => return Err(invalid("OpExtension without a name")),
         }
     }
     match module.memory_model.as_ref().map(|m| m.operands.as_slice()) {
         Some(
-            [Operand::AddressingModel(spirv::AddressingModel::Logical), Operand::MemoryModel(spirv::MemoryModel::GLSL450 | spirv::MemoryModel::Simple)],
+            [Operand::AddressingModel(
+                spirv::AddressingModel::Logical | spirv::AddressingModel::PhysicalStorageBuffer64,
+            ), Operand::MemoryModel(spirv::MemoryModel::GLSL450 | spirv::MemoryModel::Simple)],
         ) => {}
         Some(_) => {
             return Err(unsupported(
-                "addressing or memory model other than Logical GLSL450",
+                "addressing or memory model other than Logical or PhysicalStorageBuffer64 GLSL450",
             ))
         }
         None => return Err(invalid("missing OpMemoryModel")),
@@ -563,6 +569,8 @@ pub(super) fn collect_types(
                     None => return Err(invalid("OpTypeImage without a Dim")),
                 }
             }
+            // The OpTypePointer that completes it follows; nothing needs it before then.
+            Op::TypeForwardPointer => continue,
             Op::TypeSampler => SpvType::Sampler,
             Op::TypeSampledImage => SpvType::SampledImage {
                 image: id(inst, 0)?,
@@ -624,7 +632,12 @@ pub(super) fn collect_types(
             ) => vec![*elem],
             Some(SpvType::Matrix { col, .. }) => vec![*col],
             Some(SpvType::Struct { members }) => members.clone(),
-            Some(SpvType::Pointer { pointee, .. }) => vec![*pointee],
+            // A physical pointer is an address, not a containment: a struct may point at itself.
+            Some(SpvType::Pointer { sc, pointee })
+                if *sc != StorageClass::PhysicalStorageBuffer =>
+            {
+                vec![*pointee]
+            }
             _ => vec![],
         };
         let mut m = 0;

@@ -88,6 +88,8 @@ pub(super) struct Tr<'m> {
     pub demote_allowed: bool,
     /// The varying each non-built-in Input Var holds (for the interpolateAt* functions).
     pub input_slots: HashMap<ir::Var, super::fragment_ops::InputSlot>,
+    /// Ids of physical pointer type, with that type (frontend::physical).
+    pub phys_ptrs: HashMap<Word, Word>,
 }
 
 impl<'m> Tr<'m> {
@@ -243,6 +245,9 @@ impl<'m> Tr<'m> {
     pub fn val(&mut self, fs: &FnState<'m>, w: Word) -> Result<FVal, CompileError> {
         match self.lookup(fs, w)? {
             Entry::Val(v) => Ok(v),
+            Entry::Ptr(p) if self.phys_ptrs.contains_key(&w) => {
+                Ok(FVal::V(self.physical_address(&p)?))
+            }
             Entry::Ptr(_) => Err(invalid(format!(
                 "id {w} is a pointer where a value is expected"
             ))),
@@ -262,6 +267,9 @@ impl<'m> Tr<'m> {
     pub fn ptr(&mut self, fs: &FnState<'m>, w: Word) -> Result<Ptr, CompileError> {
         match self.lookup(fs, w)? {
             Entry::Ptr(p) => Ok(p),
+            Entry::Val(FVal::V(a)) if self.phys_ptrs.contains_key(&w) => {
+                self.physical_ptr(self.phys_ptrs[&w], a)
+            }
             Entry::Val(_) => Err(invalid(format!("id {w} is not a pointer"))),
         }
     }
@@ -1049,7 +1057,8 @@ impl<'m> Tr<'m> {
                 .take_while(|i| i.class.opcode == Op::Phi)
             {
                 let ty = result_type(inst)?;
-                if matches!(self.l.get(ty)?, SpvType::Pointer { .. }) {
+                // Physical pointers are addresses (values); others name places.
+                if matches!(self.l.get(ty)?, SpvType::Pointer { .. }) && !self.l.is_simple(ty)? {
                     return Err(unsupported("phi of pointers"));
                 }
                 let pv = self.vars_for(ty)?;

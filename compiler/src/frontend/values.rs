@@ -46,6 +46,8 @@ pub(super) enum Base {
     Shared,
     Scratch,
     Root,
+    /// A physical storage buffer pointer's 64-bit address (frontend::physical).
+    Address(Value),
 }
 
 #[derive(Debug, Clone)]
@@ -132,8 +134,10 @@ impl Ptr {
     fn values(&self, out: &mut Vec<Value>) {
         match self {
             Ptr::Mem { base, dyn_off, .. } => {
-                if let Base::Descriptor { index, .. } = base {
-                    out.push(*index);
+                match base {
+                    Base::Descriptor { index, .. } => out.push(*index),
+                    Base::Address(a) => out.push(*a),
+                    _ => {}
                 }
                 out.extend(dyn_off.iter().copied());
             }
@@ -177,6 +181,7 @@ impl Ptr {
                         binding: *binding,
                         index: it.next().unwrap_or(*index),
                     },
+                    Base::Address(a) => Base::Address(it.next().unwrap_or(*a)),
                     b => b.clone(),
                 };
                 let dyn_off = dyn_off.map(|d| it.next().unwrap_or(d));

@@ -31,6 +31,8 @@ pub(crate) mod tile_programs;
 mod waits;
 
 #[cfg(test)]
+mod sim_bda_tests;
+#[cfg(test)]
 mod sim_harness;
 #[cfg(test)]
 mod sim_image_atomic_tests;

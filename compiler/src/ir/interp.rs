@@ -295,7 +295,7 @@ pub fn eval_pure(
     };
     Some(match op {
         Op::Const(c) => c.0.clone(),
-        Op::Copy(a) => get(*a)?,
+        Op::Copy(a) | Op::PhysicalAddress(a) => get(*a)?,
         Op::Unary(u, a) => {
             let x = get(*a)?;
             let bits = bits_of(*a);

@@ -311,6 +311,10 @@ pub enum Op {
         binding: u32,
         index: Value,
     },
+    /// An I64 GPU address the application gave (a physical storage buffer pointer): device
+    /// memory accesses through it are not bounds-checked (`lower_descriptors` makes it a
+    /// Copy). Marks the one kind of device address not derived from a descriptor.
+    PhysicalAddress(Value),
     /// The bound range size in bytes of that descriptor (for bounds checks and
     /// OpArrayLength).
     DescriptorSize {

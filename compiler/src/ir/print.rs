@@ -85,6 +85,7 @@ fn op_text(op: &Op) -> String {
         Op::Extract(x, i) => format!("Extract {}.{i}", v(*x)),
         Op::Insert(x, i, y) => format!("Insert {}.{i} = {}", v(*x), v(*y)),
         Op::Copy(x) => format!("Copy {}", v(*x)),
+        Op::PhysicalAddress(x) => format!("PhysicalAddress {}", v(*x)),
         Op::LoadVar(var) => format!("LoadVar $%{}", var.0).replace("$%", "$"),
         Op::StoreVar(var, x) => format!("StoreVar ${} = {}", var.0, v(*x)),
         Op::SysVal(s) => format!("SysVal {s:?}"),

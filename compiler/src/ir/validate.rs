@@ -36,7 +36,12 @@ fn operands(op: &Op) -> Vec<Value> {
             InterpolateAt::Sample(i) => vec![*i],
             InterpolateAt::Offset(x, y) => vec![*x, *y],
         },
-        Op::Unary(_, a) | Op::Conv(_, a) | Op::Extract(a, _) | Op::Copy(a) | Op::StoreVar(_, a) => {
+        Op::Unary(_, a)
+        | Op::Conv(_, a)
+        | Op::Extract(a, _)
+        | Op::Copy(a)
+        | Op::PhysicalAddress(a)
+        | Op::StoreVar(_, a) => {
             vec![*a]
         }
         Op::Binary(_, a, b) | Op::Cmp(_, a, b) | Op::Insert(a, _, b) => vec![*a, *b],
@@ -270,6 +275,9 @@ impl Checker<'_> {
                 }
             }
             Op::Copy(x) if self.ty(*x)? != rt => return Err("Copy type".into()),
+            Op::PhysicalAddress(x) if self.ty(*x)? != Type::I64 || rt != Type::I64 => {
+                return Err("PhysicalAddress type".into())
+            }
             Op::LoadVar(var) | Op::StoreVar(var, _) => {
                 let vt = self
                     .sh

@@ -5,6 +5,11 @@
 //! The front end addresses buffer memory as `IAdd(DescriptorAddress, Conv(UToU, offset32))`;
 //! this pass relies on that form, so it runs before anything rewrites addresses.
 //!
+//! Addresses the application gave (buffer device addresses) come marked by
+//! `PhysicalAddress` (plus a 32-bit offset): accesses through them are left as they are, unchecked, since an
+//! address carries no range (a stray one faults the GPU, as on the hardware). The mark stays
+//! until `lower_int64` rebuilds the address from the 32-bit words it computes it in.
+//!
 //! Dynamically indexed push constants are the one other device-memory access: loads at
 //! `IAdd(Load(Root, ROOT_ADDRESS_OFFSET), Conv(UToU, offset32))`. Their offset is clamped
 //! into the push constants rather than checked: the root table has no size to check against
@@ -119,6 +124,18 @@ pub fn lower_descriptors(sh: &mut Shader, layout: &ResourceLayout) -> Result<(),
         };
         Some((*a, *off))
     };
+    // A PhysicalAddress, or one plus Conv(UToU, offset), as the front end makes them.
+    let physical = |addr: Value| -> bool {
+        let base = match d.get(&addr) {
+            Some(Op::Binary(BinOp::IAdd, a, b))
+                if matches!(d.get(b), Some(Op::Conv(ConvOp::UToU, _))) =>
+            {
+                *a
+            }
+            _ => addr,
+        };
+        matches!(d.get(&base), Some(Op::PhysicalAddress(_)))
+    };
     rewrite(sh, &mut |sh, inst, out| {
         match inst.op {
             Op::DescriptorAddress {
@@ -168,6 +185,10 @@ pub fn lower_descriptors(sh: &mut Shader, layout: &ResourceLayout) -> Result<(),
                 addr,
                 ..
             } => {
+                if physical(addr) {
+                    out.inst(inst);
+                    return Ok(());
+                }
                 if let Some((root, off)) = root_origin(addr) {
                     let (Op::Load { align, .. }, Some(dst)) = (&inst.op, inst.dst) else {
                         return Err(CompileError::Internal(

@@ -16,7 +16,10 @@
 //!
 //! Address values are found first, walking back from every `Global` access's address operand
 //! through `IAdd`, `Shl` (a high address word shifted into place) and address-word loads;
-//! those instructions stay as they are.
+//! those instructions stay as they are. An application's address (`PhysicalAddress`, a
+//! buffer device address) may come from any 64-bit arithmetic, so it is data like any other
+//! I64 up to the mark, where its two words are put back together in the addressing form the
+//! back ends take (`Shl(Conv(UToU, hi), 32) + Conv(UToU, lo)`).
 //!
 //! Runs after `scalarize` (so every I64 value is a scalar) and before `lower_int_div` and
 //! `lower_float` (it emits nothing either needs to lower, but runs before them so the order
@@ -197,6 +200,54 @@ impl E<'_> {
             self.c(0)
         };
         (self.sel(big, thi, tlo), self.sel(big, fill, thi))
+    }
+
+    /// `a` shifted by the constant `k` (0..63) with `op` (Shl, UShr or SShr).
+    fn shift_by(&mut self, op: BinOp, a: Pair, k: u32) -> Pair {
+        if k == 0 {
+            return a;
+        }
+        let signed = op == BinOp::SShr;
+        if k >= 32 {
+            let r = k - 32;
+            return if op == BinOp::Shl {
+                let lo = self.c(0);
+                let hi = if r == 0 {
+                    a.0
+                } else {
+                    let c = self.c(r);
+                    self.b(BinOp::Shl, a.0, c)
+                };
+                (lo, hi)
+            } else {
+                let shr = if signed { BinOp::SShr } else { BinOp::UShr };
+                let lo = if r == 0 {
+                    a.1
+                } else {
+                    let c = self.c(r);
+                    self.b(shr, a.1, c)
+                };
+                let hi = if signed {
+                    let c31 = self.c(31);
+                    self.b(BinOp::SShr, a.1, c31)
+                } else {
+                    self.c(0)
+                };
+                (lo, hi)
+            };
+        }
+        let (ck, cinv) = (self.c(k), self.c(32 - k));
+        if op == BinOp::Shl {
+            let lo = self.b(BinOp::Shl, a.0, ck);
+            let h = self.b(BinOp::Shl, a.1, ck);
+            let spill = self.b(BinOp::UShr, a.0, cinv);
+            (lo, self.b(BinOp::Or, h, spill))
+        } else {
+            let l = self.b(BinOp::UShr, a.0, ck);
+            let spill = self.b(BinOp::Shl, a.1, cinv);
+            let lo = self.b(BinOp::Or, l, spill);
+            (lo, self.b(op, a.1, ck))
+        }
     }
 
     /// Unsigned quotient and remainder by restoring long division, one bit per iteration of a
@@ -465,6 +516,18 @@ pub fn lower_int64(sh: &mut Shader) -> Result<(), CompileError> {
     }
     let mut pairs = Pairs(HashMap::new());
     rewrite(sh, &mut |sh, inst, out| {
+        if let (Op::PhysicalAddress(x), Some(dst)) = (&inst.op, inst.dst) {
+            let (lo, hi) = pairs.get(*x)?;
+            let hi64 = out.def(sh, Type::I64, Op::Conv(ConvOp::UToU, hi));
+            let k32 = out.def(sh, Type::I32, Op::Const(Constant(vec![32])));
+            let hi64 = out.def(sh, Type::I64, Op::Binary(BinOp::Shl, hi64, k32));
+            let lo64 = out.def(sh, Type::I64, Op::Conv(ConvOp::UToU, lo));
+            out.inst(Inst {
+                dst: Some(dst),
+                op: Op::Binary(BinOp::IAdd, hi64, lo64),
+            });
+            return Ok(());
+        }
         if inst.dst.is_some_and(|v| addrs.contains(&v)) {
             out.inst(inst);
             return Ok(());
@@ -523,6 +586,10 @@ pub fn lower_int64(sh: &mut Shader) -> Result<(), CompileError> {
                     // A 32-bit value shifted by a 64-bit amount.
                     let s = pairs.get(y)?.0;
                     scalar = Some(e.op(e.sh.ty(x), Op::Binary(b, x, s)));
+                } else if let (true, Some([k])) = (shift, const_of(&d, y)) {
+                    // A constant amount (as bitcasts and address words use): no selects.
+                    let a = pairs.get(x)?;
+                    pair = Some(e.shift_by(b, a, (*k & 63) as u32));
                 } else if shift {
                     let a = pairs.get(x)?;
                     let s = e.amount64(y, &pairs)?;
@@ -728,6 +795,8 @@ mod tests {
 
     const OUT: u64 = 0x1000;
     const N_OUT: usize = 40;
+    /// Constant shift amounts checked, including the 32-bit boundary and 64 (taken mod 64).
+    const CONST_SHIFTS: [u32; 7] = [0, 5, 31, 32, 37, 63, 64];
 
     struct B {
         sh: Shader,
@@ -878,7 +947,15 @@ mod tests {
         let k = b.op(l, Op::Const(Constant(vec![0x1234_5678_9abc_def0])));
         let r = b.op(l, Op::Binary(BinOp::IAdd, x, k)); // 44
         b.out(r);
-        assert_eq!(b.slot as usize, N_OUT + 5);
+        // Shifts by constant amounts (45..): each op by each of CONST_SHIFTS.
+        for op in [BinOp::Shl, BinOp::UShr, BinOp::SShr] {
+            for k in CONST_SHIFTS {
+                let c = b.op(Type::I32, Op::Const(Constant(vec![u64::from(k)])));
+                let r = b.op(l, Op::Binary(op, x, c));
+                b.out(r);
+            }
+        }
+        assert_eq!(b.slot as usize, N_OUT + 5 + 3 * CONST_SHIFTS.len());
         let blk = crate::ir::Node::Block(std::mem::take(&mut b.cur));
         b.sh.body.push(blk);
         b.sh
@@ -909,7 +986,7 @@ mod tests {
         root[p + 16..p + 20].copy_from_slice(&f.to_bits().to_le_bytes());
         root[p + 20..p + 24].copy_from_slice(&s.to_le_bytes());
         let mut mem = Regions::default();
-        mem.add(OUT, vec![0xee; 8 * (N_OUT + 5)]);
+        mem.add(OUT, vec![0xee; 8 * (N_OUT + 5 + 3 * CONST_SHIFTS.len())]);
         let layout = ResourceLayout::default();
         let d = Dispatch {
             workgroups: [1, 1, 1],
@@ -1002,6 +1079,11 @@ mod tests {
             Some(sa.max(sb) as u64),
             Some(a.wrapping_add(0x1234_5678_9abc_def0)),
         ]
+        .into_iter()
+        .chain(CONST_SHIFTS.iter().map(|k| Some(a << (k & 63))))
+        .chain(CONST_SHIFTS.iter().map(|k| Some(a >> (k & 63))))
+        .chain(CONST_SHIFTS.iter().map(|k| Some((sa >> (k & 63)) as u64)))
+        .collect()
     }
 
     struct Rng(u64);

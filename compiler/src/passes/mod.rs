@@ -145,9 +145,12 @@ pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
             sample: Some(s), ..
         } => *s = f(*s),
         Op::StoreOutput { value, .. } | Op::StoreBuiltin { value, .. } => *value = f(*value),
-        Op::Unary(_, a) | Op::Conv(_, a) | Op::Extract(a, _) | Op::Copy(a) | Op::StoreVar(_, a) => {
-            *a = f(*a)
-        }
+        Op::Unary(_, a)
+        | Op::Conv(_, a)
+        | Op::Extract(a, _)
+        | Op::Copy(a)
+        | Op::PhysicalAddress(a)
+        | Op::StoreVar(_, a) => *a = f(*a),
         Op::Binary(_, a, b) | Op::Cmp(_, a, b) | Op::Insert(a, _, b) => {
             *a = f(*a);
             *b = f(*b);
