@@ -327,6 +327,33 @@ pub fn format(instr: &Instr) -> String {
                 operand(i.y)
             )
         }
+        Instr::Ballot(i) => {
+            let name = if matches!(i.cond, Cond::Int(_)) {
+                "icmp_ballot"
+            } else {
+                "fcmp_ballot"
+            };
+            format!(
+                "{name} {}, {}, {}, {}",
+                cond(i.cond, i.invert),
+                dst(i.dst),
+                cmp_operand(i.cond, i.a),
+                cmp_operand(i.cond, i.b)
+            )
+        }
+        Instr::Shuffle(i) => {
+            let q = if i.quad { "quad_" } else { "" };
+            let m = match i.mode {
+                ShuffleMode::Index => "",
+                ShuffleMode::Xor => "_xor",
+            };
+            format!(
+                "{q}shuffle{m} {}, {}, {}",
+                dst(i.dst),
+                operand(i.a),
+                operand(i.index)
+            )
+        }
         Instr::ExecCmp(i) => {
             let op = match i.op {
                 ExecOp::If => "if",

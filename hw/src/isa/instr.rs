@@ -518,6 +518,47 @@ pub struct ImageWrite {
     pub coherent: bool,
 }
 
+/// `icmp_ballot` / `fcmp_ballot`: every active thread evaluates cond(A, B), swapped when
+/// `invert`, and D of every active thread receives the mask of the active threads where it
+/// holds (bit i = thread i). Only the whole-SIMD-group form is modelled; the quad form
+/// (bit 48 clear) decodes to an error. Mesa's `ballot` pseudo-instruction is
+/// `icmp_ballot A, 0, ueq, invert`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Ballot {
+    pub dst: Dst,
+    pub cond: Cond,
+    pub invert: bool,
+    pub a: Operand,
+    pub b: Operand,
+}
+
+/// How a [`Shuffle`] turns its index into the thread it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShuffleMode {
+    /// `shuffle`: the thread numbered by the index.
+    Index,
+    /// `shuffle_xor`: the thread whose number is this thread's xor the index.
+    Xor,
+}
+
+/// `shuffle` / `shuffle_xor` and their `quad_` forms: D = A of another thread of the SIMD
+/// group (or, for the quad forms, of the thread's own quad of four). A is read whether or
+/// not the source thread is active (as `dfdx` reads its neighbours); only active threads
+/// are written. Index: the thread's own index value gives bits 2.. of the source thread
+/// number, but the hardware combines the low two bits over the whole quad (Mesa's
+/// agx_lower_divergent_shuffle: one inactive thread with a stray index spoils its quad);
+/// agx4 models that combination as the OR of the four threads' low bits, active or not,
+/// so only an index the whole quad agrees on (an immediate, say) is dependable.
+/// `shuffle_up` / `shuffle_down` (mode 2, 3) are not modelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Shuffle {
+    pub dst: Dst,
+    pub a: Operand,
+    pub index: Operand,
+    pub mode: ShuffleMode,
+    pub quad: bool,
+}
+
 /// Every instruction agx4 knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Instr {
@@ -532,6 +573,8 @@ pub enum Instr {
     FArith(FArith),
     FUnary(FUnary),
     CmpSel(CmpSel),
+    Ballot(Ballot),
+    Shuffle(Shuffle),
     ExecCmp(ExecCmp),
     PopExec(PopExec),
     Jump(Jump),
