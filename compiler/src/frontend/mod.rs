@@ -18,6 +18,7 @@ mod inst;
 mod layout;
 mod module;
 mod stage_io;
+mod subgroup;
 mod translate;
 mod values;
 

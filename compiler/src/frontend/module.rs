@@ -52,6 +52,15 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     // The extended storage formats (two-channel, 16-bit normalised, packed) are views like
     // any other: the descriptors carry the format.
     Capability::StorageImageExtendedFormats,
+    // GroupNonUniform* (frontend/subgroup.rs).
+    Capability::GroupNonUniform,
+    Capability::GroupNonUniformVote,
+    Capability::GroupNonUniformBallot,
+    Capability::GroupNonUniformArithmetic,
+    Capability::GroupNonUniformClustered,
+    Capability::GroupNonUniformShuffle,
+    Capability::GroupNonUniformShuffleRelative,
+    Capability::GroupNonUniformQuad,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
