@@ -1,4 +1,4 @@
-//! Cross-thread ALU encodings: the ballots and the shuffles. Both follow the generic ALU
+//! Cross-thread ALU encodings: the ballots, the shuffles and the SIMD / quad reductions. Both follow the generic ALU
 //! layout (destination at bit 7, sources at 16 and 28, their extension bits at 44, 42, 40),
 //! per Mesa's agx_opcodes.py / agx_pack.c.
 
@@ -101,5 +101,90 @@ pub(crate) fn dec_shuffle(b: u128) -> Result<Instr, &'static str> {
         index: dec(b, 28, 40)?,
         mode,
         quad: get(b, SHUFFLE_SIMD_BIT, 1) == 0,
+    }))
+}
+
+/// Mesa's `simd_op` codes.
+fn simd_op_code(op: SimdOp) -> u64 {
+    match op {
+        SimdOp::And => 0b00000,
+        SimdOp::FAdd => 0b00001,
+        SimdOp::Or => 0b00010,
+        SimdOp::FMul => 0b00011,
+        SimdOp::Xor => 0b00100,
+        SimdOp::FMin => 0b00101,
+        SimdOp::FMax => 0b00111,
+        SimdOp::IAdd => 0b10000,
+        SimdOp::SMin => 0b10100,
+        SimdOp::SMax => 0b10110,
+        SimdOp::UMin => 0b11100,
+        SimdOp::UMax => 0b11110,
+    }
+}
+
+const SIMD_OPS: [SimdOp; 12] = [
+    SimdOp::And,
+    SimdOp::FAdd,
+    SimdOp::Or,
+    SimdOp::FMul,
+    SimdOp::Xor,
+    SimdOp::FMin,
+    SimdOp::FMax,
+    SimdOp::IAdd,
+    SimdOp::SMin,
+    SimdOp::SMax,
+    SimdOp::UMin,
+    SimdOp::UMax,
+];
+
+/// Bits 29..31 of the reductions: quad_reduce, simd_reduce, quad_prefix, simd_prefix.
+fn reduce_kind_code(k: ReduceKind) -> u64 {
+    match k {
+        ReduceKind::QuadReduce => 0,
+        ReduceKind::SimdReduce => 1,
+        ReduceKind::QuadPrefix => 2,
+        ReduceKind::SimdPrefix => 3,
+    }
+}
+
+/// The reductions share the shuffles' first byte and set bit 15.
+const REDUCE_BIT: u32 = 15;
+
+pub(crate) fn simd_reduce(i: &SimdReduce) -> Result<Encoded, EncodeError> {
+    let cx = Ctx {
+        instr: "simd_reduce",
+    };
+    if i.dst.cache {
+        return Err(cx.err("dst", Problem::ModifierNotEncodable("cache")));
+    }
+    let mut b: u128 = SHUFFLE.into();
+    put(&mut b, REDUCE_BIT, 1, 1);
+    put_dst(&cx, &mut b, 44, i.dst, true, false)?;
+    src(&cx, &mut b, "a", i.a, 16, 42)?;
+    let op = simd_op_code(i.op);
+    put(&mut b, 28, 1, op & 1);
+    put(&mut b, 38, 3, (op >> 1) & 7);
+    put(&mut b, 47, 1, op >> 4);
+    put(&mut b, 29, 2, reduce_kind_code(i.kind));
+    Ok(fit(b, 6, 6, 15, false))
+}
+
+pub(crate) fn dec_simd_reduce(b: u128) -> Result<Instr, &'static str> {
+    let code = u64::from(get(b, 28, 1) | get(b, 38, 3) << 1 | get(b, 47, 1) << 4);
+    let op = SIMD_OPS
+        .into_iter()
+        .find(|&o| simd_op_code(o) == code)
+        .ok_or("unknown simd_op")?;
+    let kind = [
+        ReduceKind::QuadReduce,
+        ReduceKind::SimdReduce,
+        ReduceKind::QuadPrefix,
+        ReduceKind::SimdPrefix,
+    ][get(b, 29, 2) as usize];
+    Ok(Instr::SimdReduce(SimdReduce {
+        dst: get_dst(b, 44, false),
+        a: dec(b, 16, 42)?,
+        op,
+        kind,
     }))
 }

@@ -48,6 +48,7 @@ fn encode_bits(instr: &Instr, force_long: bool) -> Result<Encoded, EncodeError> 
         Instr::CmpSel(i) => isa_alu::cmpsel(i, force_long),
         Instr::Ballot(i) => isa_lane::ballot(i),
         Instr::Shuffle(i) => isa_lane::shuffle(i),
+        Instr::SimdReduce(i) => isa_lane::simd_reduce(i),
         Instr::FArith(i) => isa_float::farith(i, force_long),
         Instr::FUnary(i) => isa_float::funary(i, force_long),
         Instr::ExecCmp(i) => isa_flow::exec_cmp(i),

@@ -283,6 +283,16 @@ fn pinned() -> Vec<(&'static str, Instr, &'static str)> {
             "3e810a242400",
         ),
         (
+            "mesa: simd_prefix iadd r0, r1 (agx_pack_alu: opc 3 at bit 29, simd_op 0b10000)",
+            Instr::SimdReduce(SimdReduce {
+                dst: d(0),
+                a: r(1),
+                op: SimdOp::IAdd,
+                kind: ReduceKind::SimdPrefix,
+            }),
+            "6f8142620080",
+        ),
+        (
             "mesa: icmp_ballot r0, r1, 0, ueq, invert (agx_pack_alu, ballot extend at 32)",
             Instr::Ballot(Ballot {
                 dst: d(0),
@@ -1486,6 +1496,36 @@ fn gen(g: &mut Rng, v: usize) -> Instr {
                 quad: g.bool(),
             })
         }
+        33 => {
+            let size = gen_size(g, false);
+            Instr::SimdReduce(SimdReduce {
+                dst: Dst {
+                    reg: gen_reg(g, size),
+                    cache: false,
+                },
+                a: gen_operand(g, size),
+                op: g.pick(&[
+                    SimdOp::And,
+                    SimdOp::FAdd,
+                    SimdOp::Or,
+                    SimdOp::FMul,
+                    SimdOp::Xor,
+                    SimdOp::FMin,
+                    SimdOp::FMax,
+                    SimdOp::IAdd,
+                    SimdOp::SMin,
+                    SimdOp::SMax,
+                    SimdOp::UMin,
+                    SimdOp::UMax,
+                ]),
+                kind: g.pick(&[
+                    ReduceKind::QuadReduce,
+                    ReduceKind::SimdReduce,
+                    ReduceKind::QuadPrefix,
+                    ReduceKind::SimdPrefix,
+                ]),
+            })
+        }
         _ => {
             let (depth, stencil) = g.pick(&[(true, false), (false, true), (true, true)]);
             let src = if depth {
@@ -1536,7 +1576,7 @@ fn gen_small(g: &mut Rng) -> Small {
     }
 }
 
-const VARIANTS: usize = 33;
+const VARIANTS: usize = 34;
 
 /// Exhaustive (no wildcard): adding an `Instr` variant breaks this until the generator
 /// covers it.
@@ -1575,6 +1615,7 @@ fn variant_index(i: &Instr) -> usize {
         Instr::ImageWrite(_) => 30,
         Instr::Ballot(_) => 31,
         Instr::Shuffle(_) => 32,
+        Instr::SimdReduce(_) => 33,
     }
 }
 

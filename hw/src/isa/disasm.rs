@@ -354,6 +354,16 @@ pub fn format(instr: &Instr) -> String {
                 operand(i.index)
             )
         }
+        Instr::SimdReduce(i) => {
+            let k = match i.kind {
+                ReduceKind::QuadReduce => "quad_reduce",
+                ReduceKind::SimdReduce => "simd_reduce",
+                ReduceKind::QuadPrefix => "quad_prefix",
+                ReduceKind::SimdPrefix => "simd_prefix",
+            };
+            let op = format!("{:?}", i.op).to_lowercase();
+            format!("{k} {op}, {}, {}", dst(i.dst), operand(i.a))
+        }
         Instr::ExecCmp(i) => {
             let op = match i.op {
                 ExecOp::If => "if",

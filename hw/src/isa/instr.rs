@@ -559,6 +559,52 @@ pub struct Shuffle {
     pub quad: bool,
 }
 
+/// The operation of a [`SimdReduce`] (Mesa's `simd_op`), in hardware code order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SimdOp {
+    And,
+    FAdd,
+    Or,
+    FMul,
+    Xor,
+    FMin,
+    FMax,
+    IAdd,
+    SMin,
+    SMax,
+    UMin,
+    UMax,
+}
+
+/// Which threads a [`SimdReduce`] folds, and whether it scans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReduceKind {
+    /// `quad_reduce`: the active threads of the thread's quad.
+    QuadReduce,
+    /// `simd_reduce`: every active thread of the SIMD group.
+    SimdReduce,
+    /// `quad_prefix`: the active threads of the quad numbered below this one.
+    QuadPrefix,
+    /// `simd_prefix`: the active threads of the SIMD group numbered below this one (an
+    /// exclusive scan; Mesa adds the thread's own value for the inclusive one).
+    SimdPrefix,
+}
+
+/// `simd_reduce` / `simd_prefix` / `quad_reduce` / `quad_prefix`: D of each active thread =
+/// `op` folded over A of the threads `kind` selects, in thread order, starting from the
+/// operation's identity (0, all ones, 1.0, +-infinity, the extreme integers), which is what
+/// a thread with nothing to fold (the first of an exclusive scan) receives. Inactive threads
+/// neither contribute nor are written. Widths are the destination's (16 or 32 bits); float
+/// results follow the float ALU's rules (32-bit flushed to zero); `fmin` / `fmax` ignore a
+/// NaN operand as `fcmpsel ltn / gtn` do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SimdReduce {
+    pub dst: Dst,
+    pub a: Operand,
+    pub op: SimdOp,
+    pub kind: ReduceKind,
+}
+
 /// Every instruction agx4 knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Instr {
@@ -575,6 +621,7 @@ pub enum Instr {
     CmpSel(CmpSel),
     Ballot(Ballot),
     Shuffle(Shuffle),
+    SimdReduce(SimdReduce),
     ExecCmp(ExecCmp),
     PopExec(PopExec),
     Jump(Jump),

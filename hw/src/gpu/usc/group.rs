@@ -509,6 +509,12 @@ impl SimdGroup {
                     self.compare_lanes(x.cond, x.a, x.b, u) ^ if x.invert { u32::MAX } else { 0 };
                 self.write_lanes(x.dst.reg, &[u64::from(holds & exec); LANES], exec);
             }
+            Instr::SimdReduce(x) => {
+                let (a, _) = lanes::read(&self.regs, x.a, u);
+                let bits = x.dst.reg.size.bits();
+                let out = super::reduce::reduce(x.op, x.kind, &a, bits, exec);
+                self.write_lanes(x.dst.reg, &out, exec);
+            }
             Instr::Shuffle(x) => {
                 // Every lane's source is read, active or not (see `isa::Shuffle`).
                 let (a, _) = lanes::read(&self.regs, x.a, u);

@@ -150,6 +150,7 @@ fn check_registers(i: &Instr) -> Result<(), String> {
         ]
         .into_iter()
         .collect(),
+        Instr::SimdReduce(x) => [dst_ok(x.dst.reg), op_ok(x.a)].into_iter().collect(),
         Instr::Ballot(x) => [dst_ok(x.dst.reg), op_ok(x.a), op_ok(x.b)]
             .into_iter()
             .collect(),
