@@ -148,8 +148,10 @@ impl<'m> Tr<'m> {
     /// A lane read whose lane is `index`: an immediate when it is a constant.
     fn lane_at(&mut self, fs: &FnState<'m>, v: Value, index: u32) -> Result<Value, CompileError> {
         let l = match self.const_operand(index) {
-            Some(n) if n < SUBGROUP_SIZE => LaneRead::Lane(n as u8),
-            _ => {
+            // An invocation past the subgroup is undefined (applications guard such reads
+            // with gl_SubgroupSize); any lane will do.
+            Some(n) => LaneRead::Lane((n % SUBGROUP_SIZE) as u8),
+            None => {
                 let i = self.simple(fs, index)?;
                 LaneRead::Dynamic(i)
             }

@@ -744,6 +744,7 @@ impl Sel<'_> {
             Op::ImageStore(w) => self.image_store(w),
             Op::Ballot(b) => self.ballot(self.dst(inst)?, *b),
             Op::LaneRead(l, a) => self.lane_read(self.dst(inst)?, *l, *a),
+            Op::Reduce(r, a) => self.reduce(self.dst(inst)?, *r, *a),
             other => Err(unsupported(format!(
                 "IR operation {other:?} in the G13 back end"
             ))),

@@ -103,6 +103,10 @@ pub(crate) fn visit(i: &mut Instr, f: &mut dyn FnMut(&mut Reg, Access, u16)) {
             op(&mut x.b, f);
             dst(&mut x.dst, f);
         }
+        Instr::SimdReduce(x) => {
+            op(&mut x.a, f);
+            dst(&mut x.dst, f);
+        }
         Instr::Shuffle(x) => {
             op(&mut x.a, f);
             op(&mut x.index, f);

@@ -6,7 +6,7 @@ use super::sim_harness::{memory, set0, Launch};
 use crate::DescriptorKind;
 
 const N: usize = 64;
-const SLOTS: usize = 16;
+const SLOTS: usize = 20;
 
 const SRC: &str = "#version 450
 #extension GL_KHR_shader_subgroup_basic : enable
@@ -24,7 +24,7 @@ layout(set = 0, binding = 0) buffer B { uint u[]; };
 void main() {
     uint i = gl_LocalInvocationIndex;
     uint x = i * 7u + 3u;
-    uint o = i * 16u;
+    uint o = i * 20u;
     u[o + 0] = gl_SubgroupInvocationID | (gl_SubgroupID << 8) | (gl_NumSubgroups << 16)
         | (gl_SubgroupSize << 24);
     if (i % 3u != 0u) {
@@ -42,6 +42,10 @@ void main() {
             | (subgroupBallotFindMSB(subgroupBallot(true)) << 8)
             | (gl_SubgroupLtMask.x & 0xffu) << 16;
         u[o + 11] = uint(subgroupAdd(uint64_t(x) << 30) >> 20);
+        u[o + 16] = subgroupClusteredAdd(x, 8u) + (subgroupClusteredMax(x, 2u) << 16);
+        u[o + 17] = (subgroupAnd(x > 5u) ? 1u : 0u) | (subgroupOr(x == 17u) ? 2u : 0u)
+            | (subgroupXor(x % 4u == 0u) ? 4u : 0u) | (subgroupInclusiveXor(x % 4u == 0u) ? 8u : 0u);
+        u[o + 18] = uint(subgroupExclusiveMul(int(x % 3u) - 1));
     }
     u[o + 12] = subgroupShuffle(x, (i * 5u) % 32u);
     u[o + 13] = subgroupShuffleXor(x, 6u) + (subgroupShuffleDown(x, 1u) << 16);
@@ -96,6 +100,27 @@ fn expected() -> Vec<Option<u32>> {
             e[o + 10] = Some(below | msb << 8 | lt << 16);
             let s: u64 = active.iter().map(|&j| u64::from(x(j)) << 30).sum();
             e[o + 11] = Some((s >> 20) as u32);
+            let cluster = |c: usize| {
+                active
+                    .iter()
+                    .filter(move |&&j| j / c == i / c)
+                    .map(|&j| x(j))
+            };
+            e[o + 16] = Some(cluster(8).sum::<u32>() + (cluster(2).max().unwrap() << 16));
+            let and = active.iter().all(|&j| x(j) > 5);
+            let or = active.iter().any(|&j| x(j) == 17);
+            let xor = active.iter().filter(|&&j| x(j) % 4 == 0).count() % 2 == 1;
+            let ixor = active.iter().filter(|&&j| j <= i && x(j) % 4 == 0).count() % 2 == 1;
+            e[o + 17] = Some(
+                u32::from(and) | u32::from(or) << 1 | u32::from(xor) << 2 | u32::from(ixor) << 3,
+            );
+            e[o + 18] = Some(
+                active
+                    .iter()
+                    .filter(|&&j| j < i)
+                    .map(|&j| (x(j) % 3) as i32 - 1)
+                    .product::<i32>() as u32,
+            );
         }
         e[o + 12] = Some(x(sg + (i * 5) % 32));
         let down = if lane < 31 {

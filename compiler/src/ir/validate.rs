@@ -6,7 +6,8 @@ use std::collections::HashSet;
 
 use super::{
     AtomicOp, BinOp, ConvOp, ImageAtomicOp, InterpolateAt, LaneRead, Node, Op, OutputBuiltin,
-    SamplerSource, Scalar, Shader, Space, SysVal, Tex, TexLod, TexOp, TexSource, Type, UnOp, Value,
+    SamplerSource, Scalar, Scan, Shader, Space, SysVal, Tex, TexLod, TexOp, TexSource, Type, UnOp,
+    Value,
 };
 
 struct Checker<'s> {
@@ -552,6 +553,12 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
             | Op::StoreBuiltin { .. }
             | Op::Discard => {}
             Op::Ballot(_) => {}
+            Op::Reduce(r, v)
+                if crate::passes::hardware_reduces(r.op, sh.ty(*v))
+                    && matches!(
+                        (r.scan, r.cluster),
+                        (Scan::Reduce, 4 | 32) | (Scan::Exclusive, 32)
+                    ) => {}
             Op::LaneRead(LaneRead::Dynamic(_), _) | Op::Reduce(..) => {
                 return bad("subgroup operation not lowered");
             }

@@ -5,14 +5,23 @@
 //! * a lane read from a lane computed at run time reads each of the 32 lanes and keeps the
 //!   one whose number matches (the hardware's register-indexed shuffle needs the whole quad
 //!   to agree on the low index bits, inactive threads included);
-//! * a reduction or scan reads each of the 32 lanes and folds in the ones its mask selects:
-//!   the active invocations (a ballot of true) of the invocation's cluster, or those numbered
-//!   up to (inclusive scan) or below (exclusive scan) it. Inactive invocations never
-//!   contribute, whatever their registers hold.
+//! * a reduction or scan of 32-bit values with an operation the hardware reduces
+//!   (`hw::isa::SimdOp`: not IMul) stays for the back end when it spans the subgroup or is a
+//!   cluster of 4 (a quad); an inclusive scan becomes the exclusive one (`simd_prefix`)
+//!   folded with the invocation's own value, as Mesa does;
+//! * a Bool reduction or scan is a ballot: And is "no selected invocation is false", Or
+//!   "some selected invocation is true", Xor the parity of the true ones;
+//! * any other cluster reads the cluster's lanes with xor shuffles (lane ^ 0 .. lane ^ (c-1))
+//!   and folds in the active ones;
+//! * what is left (IMul, 64-bit values) reads each of the 32 lanes and folds in the ones its
+//!   mask selects: the active invocations (a ballot of true) of the invocation's cluster, or
+//!   those numbered up to (inclusive scan) or below (exclusive scan) it.
+//!
+//! Inactive invocations never contribute, whatever their registers hold.
 
 use crate::ir::{
     BinOp, CmpOp, Constant, ConvOp, Inst, LaneRead, Op, Reduction, Scalar, Scan, Shader, SysVal,
-    Type, Value, SUBGROUP_SIZE,
+    Type, UnOp, Value, SUBGROUP_SIZE,
 };
 use crate::CompileError;
 
@@ -76,13 +85,45 @@ fn identity(op: BinOp, ty: Type) -> Result<u64, CompileError> {
     })
 }
 
+/// Whether the back end reduces `op` on `ty` in hardware (`simd_reduce` and friends).
+pub fn hardware_reduces(op: BinOp, ty: Type) -> bool {
+    let int = matches!(
+        op,
+        BinOp::IAdd
+            | BinOp::And
+            | BinOp::Or
+            | BinOp::Xor
+            | BinOp::SMin
+            | BinOp::SMax
+            | BinOp::UMin
+            | BinOp::UMax
+    );
+    let float = matches!(op, BinOp::FAdd | BinOp::FMul | BinOp::FMin | BinOp::FMax);
+    (ty == Type::I32 && int) || (ty == Type::F32 && float)
+}
+
 fn reduce(sh: &mut Shader, out: &mut Out, r: Reduction, v: Value) -> Result<Value, CompileError> {
     let ty = sh.ty(v);
-    let id = identity(r.op, ty)?;
     let t = konst(sh, out, Type::BOOL, 1);
     let active = out.def(sh, Type::I32, Op::Ballot(t));
     let me = out.def(sh, Type::I32, Op::SysVal(SysVal::SubgroupLocalInvocationId));
     let one = konst(sh, out, Type::I32, 1);
+    let zero = konst(sh, out, Type::I32, 0);
+    if r.scan == Scan::Reduce && u32::from(r.cluster) < SUBGROUP_SIZE && ty != Type::BOOL {
+        // The cluster's lanes are me ^ 0 .. me ^ (cluster - 1).
+        let mut acc = konst(sh, out, ty, identity(r.op, ty)?);
+        for d in 0..r.cluster {
+            let x = lane_read(sh, out, LaneRead::Xor(d), v);
+            let dc = konst(sh, out, Type::I32, u64::from(d));
+            let src = out.def(sh, Type::I32, Op::Binary(BinOp::Xor, me, dc));
+            let s = out.def(sh, Type::I32, Op::Binary(BinOp::UShr, active, src));
+            let b = out.def(sh, Type::I32, Op::Binary(BinOp::And, s, one));
+            let take = out.def(sh, Type::BOOL, Op::Cmp(CmpOp::INe, b, zero));
+            let folded = out.def(sh, ty, Op::Binary(r.op, acc, x));
+            acc = out.def(sh, ty, Op::Select(take, folded, acc));
+        }
+        return Ok(acc);
+    }
     // The invocations this one's result folds in, as a mask.
     let span = match r.scan {
         Scan::Reduce if u32::from(r.cluster) >= SUBGROUP_SIZE => None,
@@ -109,8 +150,35 @@ fn reduce(sh: &mut Shader, out: &mut Out, r: Reduction, v: Value) -> Result<Valu
         Some(s) => out.def(sh, Type::I32, Op::Binary(BinOp::And, active, s)),
         None => active,
     };
-    let zero = konst(sh, out, Type::I32, 0);
-    let mut acc = konst(sh, out, ty, id);
+    if ty == Type::BOOL {
+        let selected = |sh: &mut Shader, out: &mut Out, b: Value| {
+            let m = out.def(sh, Type::I32, Op::Ballot(b));
+            out.def(sh, Type::I32, Op::Binary(BinOp::And, m, mask))
+        };
+        return Ok(match r.op {
+            BinOp::And => {
+                let f = out.def(sh, Type::BOOL, Op::Unary(UnOp::Not, v));
+                let m = selected(sh, out, f);
+                out.def(sh, Type::BOOL, Op::Cmp(CmpOp::IEq, m, zero))
+            }
+            BinOp::Or => {
+                let m = selected(sh, out, v);
+                out.def(sh, Type::BOOL, Op::Cmp(CmpOp::INe, m, zero))
+            }
+            BinOp::Xor => {
+                let m = selected(sh, out, v);
+                let n = out.def(sh, Type::I32, Op::Unary(UnOp::BitCount, m));
+                let p = out.def(sh, Type::I32, Op::Binary(BinOp::And, n, one));
+                out.def(sh, Type::BOOL, Op::Cmp(CmpOp::INe, p, zero))
+            }
+            op => {
+                return Err(CompileError::Unsupported(format!(
+                    "subgroup {op:?} of booleans"
+                )))
+            }
+        });
+    }
+    let mut acc = konst(sh, out, ty, identity(r.op, ty)?);
     for k in 0..SUBGROUP_SIZE {
         let x = lane_read(sh, out, LaneRead::Lane(k as u8), v);
         let bit = konst(sh, out, Type::I32, 1 << k);
@@ -129,6 +197,24 @@ pub fn lower_subgroups(sh: &mut Shader) -> Result<(), CompileError> {
                 if matches!(l, LaneRead::Dynamic(_)) || sh.ty(*v) == Type::I64 =>
             {
                 lane_read(sh, out, *l, *v)
+            }
+            (Some(_), Op::Reduce(r, v)) if hardware_reduces(r.op, sh.ty(*v)) => {
+                match (r.scan, r.cluster) {
+                    (Scan::Reduce, 4 | 32) | (Scan::Exclusive, _) => {
+                        out.inst(inst);
+                        return Ok(());
+                    }
+                    (Scan::Inclusive, _) => {
+                        let ex = Reduction {
+                            scan: Scan::Exclusive,
+                            ..*r
+                        };
+                        let ty = sh.ty(*v);
+                        let e = out.def(sh, ty, Op::Reduce(ex, *v));
+                        out.def(sh, ty, Op::Binary(r.op, e, *v))
+                    }
+                    _ => reduce(sh, out, *r, *v)?,
+                }
             }
             (Some(_), Op::Reduce(r, v)) => reduce(sh, out, *r, *v)?,
             _ => {

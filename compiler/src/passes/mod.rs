@@ -34,7 +34,7 @@ pub use lower_float::lower_float;
 pub use lower_image_atomics::lower_image_atomics;
 pub use lower_int64::lower_int64;
 pub use lower_int_div::lower_int_div;
-pub use lower_subgroups::lower_subgroups;
+pub use lower_subgroups::{hardware_reduces, lower_subgroups};
 pub use lower_sysvals::lower_sysvals;
 pub use lower_texel_buffers::lower_texel_buffers;
 pub use lower_textures::lower_textures;

@@ -8,7 +8,7 @@
 use hw::isa::*;
 
 use super::{internal, Sel, Val};
-use crate::ir::{LaneRead, Value};
+use crate::ir::{BinOp, LaneRead, Reduction, Scan, Value};
 use crate::CompileError;
 
 impl Sel<'_> {
@@ -56,6 +56,48 @@ impl Sel<'_> {
             index: Operand::Imm(u32::from(index)),
             mode,
             quad,
+        }));
+        Ok(())
+    }
+
+    /// A reduction `passes::lower_subgroups` left for the hardware: 32-bit, a whole-subgroup
+    /// reduction or exclusive scan, or a quad reduction.
+    pub(super) fn reduce(&mut self, d: Value, r: Reduction, a: Value) -> Result<(), CompileError> {
+        let op = match r.op {
+            BinOp::IAdd => SimdOp::IAdd,
+            BinOp::And => SimdOp::And,
+            BinOp::Or => SimdOp::Or,
+            BinOp::Xor => SimdOp::Xor,
+            BinOp::SMin => SimdOp::SMin,
+            BinOp::SMax => SimdOp::SMax,
+            BinOp::UMin => SimdOp::UMin,
+            BinOp::UMax => SimdOp::UMax,
+            BinOp::FAdd => SimdOp::FAdd,
+            BinOp::FMul => SimdOp::FMul,
+            BinOp::FMin => SimdOp::FMin,
+            BinOp::FMax => SimdOp::FMax,
+            other => return Err(internal(format!("subgroup {other:?} reached the back end"))),
+        };
+        let kind = match (r.scan, r.cluster) {
+            (Scan::Reduce, 32) => ReduceKind::SimdReduce,
+            (Scan::Reduce, 4) => ReduceKind::QuadReduce,
+            (Scan::Exclusive, 32) => ReduceKind::SimdPrefix,
+            _ => return Err(internal(format!("reduction {r:?} reached the back end"))),
+        };
+        // The source is a register: constants and uniforms are copied into one.
+        let src = match self.iop(a)? {
+            Operand::Reg(x) => Operand::Reg(x),
+            _ => Operand::Reg(self.reg(a)?),
+        };
+        let dst = self.def(d)?;
+        if dst.size != Size::S32 {
+            return Err(internal("a reduction is 32-bit"));
+        }
+        self.emit(Instr::SimdReduce(SimdReduce {
+            dst: dst.into(),
+            a: src,
+            op,
+            kind,
         }));
         Ok(())
     }
