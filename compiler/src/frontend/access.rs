@@ -911,6 +911,9 @@ impl<'m> Tr<'m> {
         if let Some(v) = self.load_stage_builtin(b, lane, ty)? {
             return Ok(v);
         }
+        if let Some(v) = self.subgroup_builtin(b, lane, ty)? {
+            return Ok(v);
+        }
         let one = |tr: &mut Self, i: u8| -> Result<Value, CompileError> {
             let sv = match b {
                 BuiltIn::LocalInvocationId => SysVal::LocalInvocationId(i),

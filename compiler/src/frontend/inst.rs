@@ -517,6 +517,7 @@ impl<'m> Tr<'m> {
                 self.define(fs, result_id(inst)?, Entry::Val(v))
             }
             op if fragment_ops::is_derivative(op) => def!(self.derivative(fs, inst)?),
+            op if super::subgroup::is_subgroup_op(op) => def!(self.subgroup_op(fs, inst)?),
             Op::IsHelperInvocationEXT => {
                 if !self.demote_allowed {
                     return Err(invalid(

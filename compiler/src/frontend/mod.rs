@@ -19,6 +19,7 @@ mod layout;
 mod module;
 mod physical;
 mod stage_io;
+mod subgroup;
 mod translate;
 mod values;
 

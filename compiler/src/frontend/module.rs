@@ -54,6 +54,15 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::StorageImageExtendedFormats,
     // Buffer device addresses: pointers are 64-bit GPU addresses (frontend::physical).
     Capability::PhysicalStorageBufferAddresses,
+    // GroupNonUniform* (frontend/subgroup.rs).
+    Capability::GroupNonUniform,
+    Capability::GroupNonUniformVote,
+    Capability::GroupNonUniformBallot,
+    Capability::GroupNonUniformArithmetic,
+    Capability::GroupNonUniformClustered,
+    Capability::GroupNonUniformShuffle,
+    Capability::GroupNonUniformShuffleRelative,
+    Capability::GroupNonUniformQuad,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.

@@ -20,6 +20,7 @@ mod gfx;
 mod input;
 mod interp;
 mod spill;
+mod subgroup;
 mod texture;
 mod tib;
 mod tile;
@@ -696,6 +697,8 @@ impl Sel<'_> {
                         SpecialReg(SpecialReg::THREAD_POSITION_IN_THREADGROUP_X.0 + i)
                     }
                     ir::SysVal::LocalInvocationIndex => SpecialReg::THREAD_INDEX_IN_THREADGROUP,
+                    ir::SysVal::SubgroupLocalInvocationId => SpecialReg::THREAD_INDEX_IN_SIMDGROUP,
+                    ir::SysVal::SubgroupId => SpecialReg::SIMDGROUP_INDEX_IN_THREADGROUP,
                     ir::SysVal::WorkgroupId(i @ 0..=2) => {
                         SpecialReg(SpecialReg::THREADGROUP_POSITION_IN_GRID_X.0 + i)
                     }
@@ -739,6 +742,9 @@ impl Sel<'_> {
             | Op::Discard => self.graphics_op(inst),
             Op::Texture(t) => self.texture(self.dst(inst)?, t),
             Op::ImageStore(w) => self.image_store(w),
+            Op::Ballot(b) => self.ballot(self.dst(inst)?, *b),
+            Op::LaneRead(l, a) => self.lane_read(self.dst(inst)?, *l, *a),
+            Op::Reduce(r, a) => self.reduce(self.dst(inst)?, *r, *a),
             other => Err(unsupported(format!(
                 "IR operation {other:?} in the G13 back end"
             ))),

@@ -98,6 +98,20 @@ pub(crate) fn visit(i: &mut Instr, f: &mut dyn FnMut(&mut Reg, Access, u16)) {
             op(&mut x.y, f);
             dst(&mut x.dst, f);
         }
+        Instr::Ballot(x) => {
+            op(&mut x.a, f);
+            op(&mut x.b, f);
+            dst(&mut x.dst, f);
+        }
+        Instr::SimdReduce(x) => {
+            op(&mut x.a, f);
+            dst(&mut x.dst, f);
+        }
+        Instr::Shuffle(x) => {
+            op(&mut x.a, f);
+            op(&mut x.index, f);
+            dst(&mut x.dst, f);
+        }
         Instr::ExecCmp(x) => {
             op(&mut x.a, f);
             op(&mut x.b, f);

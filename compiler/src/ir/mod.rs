@@ -17,10 +17,12 @@
 pub mod interp;
 mod op;
 pub mod print;
+mod subgroup;
 mod types;
 pub mod validate;
 
 pub use op::*;
+pub use subgroup::*;
 pub use types::*;
 
 /// An SSA value.

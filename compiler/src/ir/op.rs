@@ -1,7 +1,7 @@
 //! Operations. Each names its operands as [`Value`]s; the result type is the defining
 //! instruction's value type in [`super::Shader::value_types`].
 
-use super::{Type, Value, Var};
+use super::{LaneRead, Reduction, Type, Value, Var};
 
 /// A constant: the bits of each lane, zero-extended to 64 (floats as their IEEE bits).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -385,6 +385,13 @@ pub enum Op {
     /// An atomic access to one 32-bit texel of a storage image or storage texel buffer (see
     /// [`ImageAtomic`]); returns the old value (I32) unless it is a store.
     ImageAtomic(Box<ImageAtomic>),
+    /// The mask (I32, bit i = invocation i) of the active invocations of the subgroup whose
+    /// Bool operand is true (see `super::subgroup`).
+    Ballot(Value),
+    /// The operand's value in another invocation of the subgroup (same type).
+    LaneRead(LaneRead, Value),
+    /// A reduction or scan of the operand over the active invocations (same type).
+    Reduce(Reduction, Value),
 }
 
 /// Whether an operation has effects beyond its result (never removed by DCE, never merged by
@@ -402,6 +409,10 @@ pub fn has_side_effects(op: &Op) -> bool {
             | Op::Discard
             | Op::ImageStore(_)
             | Op::ImageAtomic(_)
+            // What they see depends on which invocations run them, so they never move.
+            | Op::Ballot(_)
+            | Op::LaneRead(..)
+            | Op::Reduce(..)
     )
 }
 

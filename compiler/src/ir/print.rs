@@ -197,6 +197,18 @@ fn op_text(op: &Op) -> String {
             let _ = write!(s, " = ({})", vs(&w.texel));
             s
         }
+        Op::Ballot(a) => format!("Ballot {}", v(*a)),
+        Op::LaneRead(crate::ir::LaneRead::Dynamic(l), a) => {
+            format!("LaneRead.Dynamic {} from {}", v(*a), v(*l))
+        }
+        Op::LaneRead(l, a) => format!("LaneRead.{l:?} {}", v(*a)),
+        Op::Reduce(r, a) => format!(
+            "Reduce.{:?}.{:?} cluster {} {}",
+            r.op,
+            r.scan,
+            r.cluster,
+            v(*a)
+        ),
         Op::ImageAtomic(a) => {
             let d = a.image;
             let mut s = format!(

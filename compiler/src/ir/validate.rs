@@ -5,8 +5,9 @@
 use std::collections::HashSet;
 
 use super::{
-    AtomicOp, BinOp, ConvOp, ImageAtomicOp, InterpolateAt, Node, Op, OutputBuiltin, SamplerSource,
-    Scalar, Shader, Space, SysVal, Tex, TexLod, TexOp, TexSource, Type, UnOp, Value,
+    AtomicOp, BinOp, ConvOp, ImageAtomicOp, InterpolateAt, LaneRead, Node, Op, OutputBuiltin,
+    SamplerSource, Scalar, Scan, Shader, Space, SysVal, Tex, TexLod, TexOp, TexSource, Type, UnOp,
+    Value,
 };
 
 struct Checker<'s> {
@@ -66,6 +67,9 @@ fn operands(op: &Op) -> Vec<Value> {
         Op::Texture(t) => t.operands(),
         Op::ImageStore(w) => w.operands(),
         Op::ImageAtomic(a) => a.operands(),
+        Op::Ballot(a) | Op::Reduce(_, a) => vec![*a],
+        Op::LaneRead(LaneRead::Dynamic(l), a) => vec![*a, *l],
+        Op::LaneRead(_, a) => vec![*a],
     }
 }
 
@@ -382,6 +386,28 @@ impl Checker<'_> {
                     return Err(format!("image store: {w:?}"));
                 }
             }
+            Op::Ballot(a) if self.ty(*a)? != Type::BOOL || rt != Type::I32 => {
+                return Err(format!("ballot of {a:?} to {rt:?}"));
+            }
+            Op::LaneRead(l, a) => {
+                let lane_ok = match l {
+                    LaneRead::Lane(n) | LaneRead::Xor(n) => *n < 32,
+                    LaneRead::QuadLane(n) => *n < 4,
+                    LaneRead::QuadXor(n) => (1..4).contains(n),
+                    LaneRead::Dynamic(i) => self.ty(*i)? == Type::I32,
+                };
+                if !lane_ok || self.ty(*a)? != rt || !rt.is_scalar() {
+                    return Err(format!("lane read {l:?} of {a:?} to {rt:?}"));
+                }
+            }
+            Op::Reduce(r, a)
+                if self.ty(*a)? != rt
+                    || !rt.is_scalar()
+                    || !r.cluster.is_power_of_two()
+                    || r.cluster > 32 =>
+            {
+                return Err(format!("reduction {r:?} of {a:?} to {rt:?}"));
+            }
             Op::ImageAtomic(a) => {
                 let ok = |v: &Value| self.ty(*v).map(|x| x == Type::I32);
                 let store = a.op == ImageAtomicOp::Store;
@@ -534,6 +560,21 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
             | Op::Discard => {}
+            Op::Ballot(_) => {}
+            Op::Reduce(r, v)
+                if crate::passes::hardware_reduces(r.op, sh.ty(*v))
+                    && matches!(
+                        (r.scan, r.cluster),
+                        (Scan::Reduce, 4 | 32) | (Scan::Exclusive, 32)
+                    ) => {}
+            Op::LaneRead(LaneRead::Dynamic(_), _) | Op::Reduce(..) => {
+                return bad("subgroup operation not lowered");
+            }
+            Op::LaneRead(..) => {
+                if is64 {
+                    return bad("64-bit lane read");
+                }
+            }
             Op::ImageStore(w) => {
                 if !matches!(w.texture, TexSource::Bindless { .. }) {
                     return bad("image store not lowered");
@@ -589,6 +630,8 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
                     SysVal::LocalInvocationId(_)
                         | SysVal::LocalInvocationIndex
                         | SysVal::WorkgroupId(_)
+                        | SysVal::SubgroupLocalInvocationId
+                        | SysVal::SubgroupId
                         | SysVal::VertexIndex
                         | SysVal::InstanceIndex
                         | SysVal::FragCoord(_)

@@ -32,6 +32,10 @@ fn pure(op: &Op, descriptor_words: &HashSet<Value>) -> bool {
         | Op::Discard
         | Op::ImageStore(_)
         | Op::ImageAtomic(_)
+        // Their result depends on which invocations are active where they run.
+        | Op::Ballot(_)
+        | Op::LaneRead(..)
+        | Op::Reduce(..)
         // A `Discard` between two reads changes it.
         | Op::SysVal(SysVal::HelperInvocation) => false,
         _ => true,

@@ -54,9 +54,6 @@ pub fn lower_sysvals(sh: &mut Shader) -> Result<(), CompileError> {
                     align: 4,
                 }
             }
-            SysVal::SubgroupLocalInvocationId | SysVal::SubgroupId => {
-                return Err(CompileError::Unsupported("subgroup system values".into()))
-            }
             _ => {
                 out.inst(inst);
                 return Ok(());

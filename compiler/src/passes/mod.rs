@@ -11,6 +11,7 @@ mod lower_float;
 mod lower_image_atomics;
 mod lower_int64;
 mod lower_int_div;
+mod lower_subgroups;
 mod lower_sysvals;
 mod lower_texel_buffers;
 mod lower_textures;
@@ -33,6 +34,7 @@ pub use lower_float::lower_float;
 pub use lower_image_atomics::lower_image_atomics;
 pub use lower_int64::lower_int64;
 pub use lower_int_div::lower_int_div;
+pub use lower_subgroups::{hardware_reduces, lower_subgroups};
 pub use lower_sysvals::lower_sysvals;
 pub use lower_texel_buffers::lower_texel_buffers;
 pub use lower_textures::lower_textures;
@@ -88,6 +90,7 @@ pub fn run_all(shader: &mut Shader, layout: &ResourceLayout) -> Result<(), Compi
         ("lower_texel_buffers", lower_texel_buffers),
         ("lower_textures", lower_textures),
         ("lower_image_atomics", lower_image_atomics),
+        ("lower_subgroups", |s, _| lower_subgroups(s)),
         ("scalarize", |s, _| scalarize(s)),
         ("copy_prop", |s, _| copy_prop(s)),
         // Dead address arithmetic left by lower_descriptors would read as 64-bit data.
@@ -190,6 +193,13 @@ pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
         Op::Texture(t) => t.map_operands(f),
         Op::ImageStore(w) => w.map_operands(f),
         Op::ImageAtomic(a) => a.map_operands(f),
+        Op::Ballot(a) | Op::Reduce(_, a) => *a = f(*a),
+        Op::LaneRead(l, a) => {
+            *a = f(*a);
+            if let ir::LaneRead::Dynamic(i) = l {
+                *i = f(*i);
+            }
+        }
         Op::InterpolateInput { at, .. } => match at {
             ir::InterpolateAt::Centroid => {}
             ir::InterpolateAt::Sample(i) => *i = f(*i),

@@ -2,7 +2,7 @@
 //! decoder which family and length rule a byte sequence follows.
 
 use super::error::DecodeError;
-use super::{isa_alu, isa_float, isa_flow, isa_gfx, isa_mem, isa_tex};
+use super::{isa_alu, isa_float, isa_flow, isa_gfx, isa_lane, isa_mem, isa_tex};
 use crate::isa::Instr;
 
 /// Bits of an encoded instruction (bit 0 is the low bit of the first byte) and its length.
@@ -61,6 +61,9 @@ pub(crate) enum Family {
     IUnary,
     Convert,
     CmpSel,
+    Ballot,
+    Shuffle,
+    SimdReduce,
     FArith,
     FUnary,
     ExecCmp,
@@ -133,6 +136,9 @@ pub(crate) fn classify(bytes: &[u8]) -> Result<Shape, DecodeError> {
         0x7e => Some(shape(Bitop, 6, 6, 15)),
         0x2e => Some(shape(Shift, 8, 8, 15)),
         0x12 | 0x02 => Some(shape(CmpSel, 8, 10, 15)),
+        0x32 | 0x22 => Some(shape(Ballot, 8, 8, 15)),
+        0x6f if h & 0x8000 == 0 => Some(shape(Shuffle, 6, 6, 15)),
+        0x6f => Some(shape(SimdReduce, 6, 6, 15)),
         0x52 | 0x42 => Some(shape(ExecCmp, 6, 6, 15)),
         0x05 | 0x45 => Some(shape(Device, 6, 8, 47)),
         0x69 | 0x29 => Some(shape(Threadgroup, 6, 8, 15)),
@@ -195,6 +201,9 @@ impl Shape {
             IUnary => isa_alu::dec_iunary(raw),
             Convert => isa_alu::dec_convert(raw),
             CmpSel => isa_alu::dec_cmpsel(raw),
+            Ballot => isa_lane::dec_ballot(raw),
+            Shuffle => isa_lane::dec_shuffle(raw),
+            SimdReduce => isa_lane::dec_simd_reduce(raw),
             FArith => isa_float::dec_farith(raw),
             FUnary => isa_float::dec_funary(raw),
             ExecCmp => isa_flow::dec_exec(raw),

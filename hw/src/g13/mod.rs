@@ -16,6 +16,7 @@ mod isa_alu;
 mod isa_float;
 mod isa_flow;
 mod isa_gfx;
+mod isa_lane;
 mod isa_mem;
 mod isa_tex;
 pub mod layout;
@@ -45,6 +46,9 @@ fn encode_bits(instr: &Instr, force_long: bool) -> Result<Encoded, EncodeError> 
         Instr::IUnary(i) => isa_alu::iunary(i),
         Instr::Convert(i) => isa_alu::convert(i),
         Instr::CmpSel(i) => isa_alu::cmpsel(i, force_long),
+        Instr::Ballot(i) => isa_lane::ballot(i),
+        Instr::Shuffle(i) => isa_lane::shuffle(i),
+        Instr::SimdReduce(i) => isa_lane::simd_reduce(i),
         Instr::FArith(i) => isa_float::farith(i, force_long),
         Instr::FUnary(i) => isa_float::funary(i, force_long),
         Instr::ExecCmp(i) => isa_flow::exec_cmp(i),

@@ -283,6 +283,49 @@ fn pinned() -> Vec<(&'static str, Instr, &'static str)> {
             "3e810a242400",
         ),
         (
+            "mesa: simd_prefix iadd r0, r1 (agx_pack_alu: opc 3 at bit 29, simd_op 0b10000)",
+            Instr::SimdReduce(SimdReduce {
+                dst: d(0),
+                a: r(1),
+                op: SimdOp::IAdd,
+                kind: ReduceKind::SimdPrefix,
+            }),
+            "6f8142620080",
+        ),
+        (
+            "mesa: icmp_ballot r0, r1, 0, ueq, invert (agx_pack_alu, ballot extend at 32)",
+            Instr::Ballot(Ballot {
+                dst: d(0),
+                cond: Cond::Int(ICond::UEq),
+                invert: true,
+                a: r(1),
+                b: Operand::Imm(0),
+            }),
+            "3201420200800100",
+        ),
+        (
+            "mesa: shuffle r0, r1, 3 (agx_pack_alu, simd bit 26)",
+            Instr::Shuffle(Shuffle {
+                dst: d(0),
+                a: r(1),
+                index: Operand::Imm(3),
+                mode: ShuffleMode::Index,
+                quad: false,
+            }),
+            "6f0142360000",
+        ),
+        (
+            "mesa: quad_shuffle_xor r0, r1, 1 (agx_pack_alu, mode 1 at bit 38)",
+            Instr::Shuffle(Shuffle {
+                dst: d(0),
+                a: r(1),
+                index: Operand::Imm(1),
+                mode: ShuffleMode::Xor,
+                quad: true,
+            }),
+            "6f0142124000",
+        ),
+        (
             "applegpu: icmpsel ult, r0, r1, r2, r3, r4",
             Instr::CmpSel(CmpSel {
                 cond: Cond::Int(ICond::ULt),
@@ -1430,6 +1473,59 @@ fn gen(g: &mut Rng, v: usize) -> Instr {
                 coherent: g.bool(),
             })
         }
+        31 => {
+            let (size, sa, sb) = (gen_size(g, false), gen_size(g, false), gen_size(g, false));
+            Instr::Ballot(Ballot {
+                dst: gen_dst(g, size),
+                cond: gen_cond(g),
+                invert: g.bool(),
+                a: gen_operand(g, sa),
+                b: gen_operand(g, sb),
+            })
+        }
+        32 => {
+            let (size, si) = (gen_size(g, false), gen_size(g, false));
+            Instr::Shuffle(Shuffle {
+                dst: Dst {
+                    reg: gen_reg(g, size),
+                    cache: false,
+                },
+                a: gen_operand(g, size),
+                index: gen_operand(g, si),
+                mode: g.pick(&[ShuffleMode::Index, ShuffleMode::Xor]),
+                quad: g.bool(),
+            })
+        }
+        33 => {
+            let size = gen_size(g, false);
+            Instr::SimdReduce(SimdReduce {
+                dst: Dst {
+                    reg: gen_reg(g, size),
+                    cache: false,
+                },
+                a: gen_operand(g, size),
+                op: g.pick(&[
+                    SimdOp::And,
+                    SimdOp::FAdd,
+                    SimdOp::Or,
+                    SimdOp::FMul,
+                    SimdOp::Xor,
+                    SimdOp::FMin,
+                    SimdOp::FMax,
+                    SimdOp::IAdd,
+                    SimdOp::SMin,
+                    SimdOp::SMax,
+                    SimdOp::UMin,
+                    SimdOp::UMax,
+                ]),
+                kind: g.pick(&[
+                    ReduceKind::QuadReduce,
+                    ReduceKind::SimdReduce,
+                    ReduceKind::QuadPrefix,
+                    ReduceKind::SimdPrefix,
+                ]),
+            })
+        }
         _ => {
             let (depth, stencil) = g.pick(&[(true, false), (false, true), (true, true)]);
             let src = if depth {
@@ -1480,7 +1576,7 @@ fn gen_small(g: &mut Rng) -> Small {
     }
 }
 
-const VARIANTS: usize = 31;
+const VARIANTS: usize = 34;
 
 /// Exhaustive (no wildcard): adding an `Instr` variant breaks this until the generator
 /// covers it.
@@ -1517,6 +1613,9 @@ fn variant_index(i: &Instr) -> usize {
         Instr::ZsEmit(_) => 28,
         Instr::Texture(_) => 29,
         Instr::ImageWrite(_) => 30,
+        Instr::Ballot(_) => 31,
+        Instr::Shuffle(_) => 32,
+        Instr::SimdReduce(_) => 33,
     }
 }
 

@@ -327,6 +327,43 @@ pub fn format(instr: &Instr) -> String {
                 operand(i.y)
             )
         }
+        Instr::Ballot(i) => {
+            let name = if matches!(i.cond, Cond::Int(_)) {
+                "icmp_ballot"
+            } else {
+                "fcmp_ballot"
+            };
+            format!(
+                "{name} {}, {}, {}, {}",
+                cond(i.cond, i.invert),
+                dst(i.dst),
+                cmp_operand(i.cond, i.a),
+                cmp_operand(i.cond, i.b)
+            )
+        }
+        Instr::Shuffle(i) => {
+            let q = if i.quad { "quad_" } else { "" };
+            let m = match i.mode {
+                ShuffleMode::Index => "",
+                ShuffleMode::Xor => "_xor",
+            };
+            format!(
+                "{q}shuffle{m} {}, {}, {}",
+                dst(i.dst),
+                operand(i.a),
+                operand(i.index)
+            )
+        }
+        Instr::SimdReduce(i) => {
+            let k = match i.kind {
+                ReduceKind::QuadReduce => "quad_reduce",
+                ReduceKind::SimdReduce => "simd_reduce",
+                ReduceKind::QuadPrefix => "quad_prefix",
+                ReduceKind::SimdPrefix => "simd_prefix",
+            };
+            let op = format!("{:?}", i.op).to_lowercase();
+            format!("{k} {op}, {}, {}", dst(i.dst), operand(i.a))
+        }
         Instr::ExecCmp(i) => {
             let op = match i.op {
                 ExecOp::If => "if",

@@ -518,6 +518,93 @@ pub struct ImageWrite {
     pub coherent: bool,
 }
 
+/// `icmp_ballot` / `fcmp_ballot`: every active thread evaluates cond(A, B), swapped when
+/// `invert`, and D of every active thread receives the mask of the active threads where it
+/// holds (bit i = thread i). Only the whole-SIMD-group form is modelled; the quad form
+/// (bit 48 clear) decodes to an error. Mesa's `ballot` pseudo-instruction is
+/// `icmp_ballot A, 0, ueq, invert`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Ballot {
+    pub dst: Dst,
+    pub cond: Cond,
+    pub invert: bool,
+    pub a: Operand,
+    pub b: Operand,
+}
+
+/// How a [`Shuffle`] turns its index into the thread it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShuffleMode {
+    /// `shuffle`: the thread numbered by the index.
+    Index,
+    /// `shuffle_xor`: the thread whose number is this thread's xor the index.
+    Xor,
+}
+
+/// `shuffle` / `shuffle_xor` and their `quad_` forms: D = A of another thread of the SIMD
+/// group (or, for the quad forms, of the thread's own quad of four). A is read whether or
+/// not the source thread is active (as `dfdx` reads its neighbours); only active threads
+/// are written. Index: the thread's own index value gives bits 2.. of the source thread
+/// number, but the hardware combines the low two bits over the whole quad (Mesa's
+/// agx_lower_divergent_shuffle: one inactive thread with a stray index spoils its quad);
+/// agx4 models that combination as the OR of the four threads' low bits, active or not,
+/// so only an index the whole quad agrees on (an immediate, say) is dependable.
+/// `shuffle_up` / `shuffle_down` (mode 2, 3) are not modelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Shuffle {
+    pub dst: Dst,
+    pub a: Operand,
+    pub index: Operand,
+    pub mode: ShuffleMode,
+    pub quad: bool,
+}
+
+/// The operation of a [`SimdReduce`] (Mesa's `simd_op`), in hardware code order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SimdOp {
+    And,
+    FAdd,
+    Or,
+    FMul,
+    Xor,
+    FMin,
+    FMax,
+    IAdd,
+    SMin,
+    SMax,
+    UMin,
+    UMax,
+}
+
+/// Which threads a [`SimdReduce`] folds, and whether it scans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReduceKind {
+    /// `quad_reduce`: the active threads of the thread's quad.
+    QuadReduce,
+    /// `simd_reduce`: every active thread of the SIMD group.
+    SimdReduce,
+    /// `quad_prefix`: the active threads of the quad numbered below this one.
+    QuadPrefix,
+    /// `simd_prefix`: the active threads of the SIMD group numbered below this one (an
+    /// exclusive scan; Mesa adds the thread's own value for the inclusive one).
+    SimdPrefix,
+}
+
+/// `simd_reduce` / `simd_prefix` / `quad_reduce` / `quad_prefix`: D of each active thread =
+/// `op` folded over A of the threads `kind` selects, in thread order, starting from the
+/// operation's identity (0, all ones, 1.0, +-infinity, the extreme integers), which is what
+/// a thread with nothing to fold (the first of an exclusive scan) receives. Inactive threads
+/// neither contribute nor are written. Widths are the destination's (16 or 32 bits); float
+/// results follow the float ALU's rules (32-bit flushed to zero); `fmin` / `fmax` ignore a
+/// NaN operand as `fcmpsel ltn / gtn` do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SimdReduce {
+    pub dst: Dst,
+    pub a: Operand,
+    pub op: SimdOp,
+    pub kind: ReduceKind,
+}
+
 /// Every instruction agx4 knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Instr {
@@ -532,6 +619,9 @@ pub enum Instr {
     FArith(FArith),
     FUnary(FUnary),
     CmpSel(CmpSel),
+    Ballot(Ballot),
+    Shuffle(Shuffle),
+    SimdReduce(SimdReduce),
     ExecCmp(ExecCmp),
     PopExec(PopExec),
     Jump(Jump),

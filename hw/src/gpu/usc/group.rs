@@ -504,6 +504,42 @@ impl SimdGroup {
                 }
                 self.write_lanes(x.dst.reg, &v, exec);
             }
+            Instr::Ballot(x) => {
+                let holds =
+                    self.compare_lanes(x.cond, x.a, x.b, u) ^ if x.invert { u32::MAX } else { 0 };
+                self.write_lanes(x.dst.reg, &[u64::from(holds & exec); LANES], exec);
+            }
+            Instr::SimdReduce(x) => {
+                let (a, _) = lanes::read(&self.regs, x.a, u);
+                let bits = x.dst.reg.size.bits();
+                let out = super::reduce::reduce(x.op, x.kind, &a, bits, exec);
+                self.write_lanes(x.dst.reg, &out, exec);
+            }
+            Instr::Shuffle(x) => {
+                // Every lane's source is read, active or not (see `isa::Shuffle`).
+                let (a, _) = lanes::read(&self.regs, x.a, u);
+                let (idx, _) = lanes::read(&self.regs, x.index, u);
+                let mut out: Lanes = [0; LANES];
+                lanes!(|l| {
+                    let q = l & !(QUAD_LANES - 1);
+                    let i = idx[l] as usize;
+                    // The low bits of the index are the quad's, combined over its four lanes.
+                    let low = idx[q..q + QUAD_LANES]
+                        .iter()
+                        .fold(0, |m, &v| m | v as usize)
+                        & (QUAD_LANES - 1);
+                    let src = match (x.mode, x.quad) {
+                        (ShuffleMode::Index, false) => (i & (LANES - 1) & !(QUAD_LANES - 1)) | low,
+                        (ShuffleMode::Index, true) => q | low,
+                        (ShuffleMode::Xor, false) => {
+                            l ^ ((i & (LANES - 1) & !(QUAD_LANES - 1)) | low)
+                        }
+                        (ShuffleMode::Xor, true) => l ^ low,
+                    };
+                    out[l] = a[src];
+                });
+                self.write_lanes(x.dst.reg, &out, exec);
+            }
             Instr::ExecCmp(x) => {
                 let n = u16::from(x.n);
                 let holds =

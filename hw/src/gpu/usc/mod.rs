@@ -36,6 +36,7 @@ mod lanes;
 mod loader;
 mod memops;
 mod program;
+mod reduce;
 pub mod texture;
 
 #[cfg(test)]

@@ -150,6 +150,13 @@ fn check_registers(i: &Instr) -> Result<(), String> {
         ]
         .into_iter()
         .collect(),
+        Instr::SimdReduce(x) => [dst_ok(x.dst.reg), op_ok(x.a)].into_iter().collect(),
+        Instr::Ballot(x) => [dst_ok(x.dst.reg), op_ok(x.a), op_ok(x.b)]
+            .into_iter()
+            .collect(),
+        Instr::Shuffle(x) => [dst_ok(x.dst.reg), op_ok(x.a), op_ok(x.index)]
+            .into_iter()
+            .collect(),
         Instr::Bitop(x) => [dst_ok(x.dst.reg), op_ok(x.a.op), op_ok(x.b.op)]
             .into_iter()
             .collect(),

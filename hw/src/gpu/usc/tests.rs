@@ -1001,3 +1001,112 @@ fn registers_start_zero_in_every_launch_and_workgroup() {
     assert_eq!(words(&m, OUT, 64), vec![0; 64]);
     assert_eq!(words(&m, OUT2, 64), vec![0; 64]);
 }
+
+#[test]
+fn ballot_counts_only_active_lanes_and_shuffles_read_other_lanes() {
+    // r2 = tid * 10; if (tid < 20) { r3 = ballot(tid & 1 != 0) } else { r3 = shuffle(r2, 5) }
+    // r4 = quad_shuffle_xor(r2, 2) (all lanes), stored to OUT2.
+    let p = prog(vec![
+        sr(TID, GID),
+        Instr::IMAdd(IMAdd {
+            dst: d(r32(2)),
+            a: is(reg(TID)),
+            b: is(imm(10)),
+            c: is(imm(0)),
+            negate_c: false,
+            shift: 0,
+            saturate: false,
+        }),
+        exec(ExecOp::If, Cond::Int(ICond::ULt), reg(TID), imm(20), 1),
+        bitop(r32(5), reg(TID), imm(1), 0b1000),
+        Instr::Ballot(Ballot {
+            dst: d(r32(3)),
+            cond: Cond::Int(ICond::UEq),
+            invert: true,
+            a: reg(r32(5)),
+            b: imm(0),
+        }),
+        else_(1),
+        Instr::Shuffle(Shuffle {
+            dst: d(r32(3)),
+            a: reg(r32(2)),
+            index: imm(5),
+            mode: ShuffleMode::Index,
+            quad: false,
+        }),
+        pop(1),
+        Instr::Shuffle(Shuffle {
+            dst: d(r32(4)),
+            a: reg(r32(2)),
+            index: imm(2),
+            mode: ShuffleMode::Xor,
+            quad: true,
+        }),
+        dev(true, r32(3), 0, TID),
+        dev(true, r32(4), 4, TID),
+        Instr::Stop,
+    ]);
+    let (l, mut m) = setup([32, 1, 1], [32, 1, 1], 32);
+    run_workgroups(&p, &l, &mut m).unwrap();
+    let a = words(&m, OUT, 32);
+    let b = words(&m, OUT2, 32);
+    // Odd lanes below 20.
+    let odd_below_20 = (0..20).filter(|t| t & 1 == 1).fold(0u32, |m, t| m | 1 << t);
+    for t in 0..32u32 {
+        let want = if t < 20 { odd_below_20 } else { 50 };
+        assert_eq!(a[t as usize], want, "ballot/shuffle, thread {t}");
+        assert_eq!(b[t as usize], (t ^ 2) * 10, "quad_shuffle_xor, thread {t}");
+    }
+}
+
+#[test]
+fn simd_reductions_fold_only_active_lanes() {
+    // if (tid % 3 != 0) { r3 = simd_reduce iadd tid; r4 = simd_prefix iadd tid;
+    // r5 = quad_reduce umax tid }
+    let red = |r: u16, op, kind| {
+        Instr::SimdReduce(SimdReduce {
+            dst: d(r32(r)),
+            a: reg(TID),
+            op,
+            kind,
+        })
+    };
+    let p = prog(vec![
+        sr(TID, GID),
+        mov(r32(3), 0),
+        mov(r32(4), 0),
+        mov(r32(5), 0),
+        bitop(r32(2), reg(TID), imm(3), 0b1000),
+        exec(ExecOp::If, Cond::Int(ICond::UEq), reg(r32(2)), imm(3), 1),
+        red(3, SimdOp::IAdd, ReduceKind::SimdReduce),
+        red(4, SimdOp::IAdd, ReduceKind::SimdPrefix),
+        red(5, SimdOp::UMax, ReduceKind::QuadReduce),
+        pop(1),
+        iadd(r32(3), reg(r32(3)), reg(r32(4))),
+        Instr::Shift(Shift {
+            op: ShiftOp::Bfi,
+            dst: d(r32(5)),
+            a: is(reg(r32(3))),
+            b: is(reg(r32(5))),
+            c: is(imm(24)),
+            mask_bits: 8,
+        }),
+        dev(true, r32(5), 0, TID),
+        Instr::Stop,
+    ]);
+    let (l, mut m) = setup([32, 1, 1], [32, 1, 1], 32);
+    run_workgroups(&p, &l, &mut m).unwrap();
+    let a = words(&m, OUT, 32);
+    // Lanes whose low two bits are 3 are active.
+    let active: Vec<u32> = (0..32).filter(|t| t & 3 == 3).collect();
+    let total: u32 = active.iter().sum();
+    for t in 0..32u32 {
+        let want = if t & 3 == 3 {
+            let below: u32 = active.iter().filter(|&&k| k < t).sum();
+            (total + below) | t << 24
+        } else {
+            0
+        };
+        assert_eq!(a[t as usize], want, "thread {t}");
+    }
+}

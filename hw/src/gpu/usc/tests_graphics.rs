@@ -719,3 +719,77 @@ fn coverage_special_registers_follow_discards() {
         assert_eq!(out(&m, 2, lane), c & 0b1100, "lane {lane}");
     }
 }
+
+/// A quad shuffle reads the quad the way `dfdx` / `dfdy` do: xor 1 is the horizontal
+/// neighbour and xor 2 the vertical one, helper lanes included.
+#[test]
+fn quad_shuffles_agree_with_derivatives_and_read_helpers() {
+    let shuffle = |dst: u16, n: u32| {
+        Instr::Shuffle(Shuffle {
+            dst: Dst::from(Reg::r32(dst)),
+            a: Operand::Reg(Reg::r32(3)),
+            index: Operand::Imm(n),
+            mode: ShuffleMode::Xor,
+            quad: true,
+        })
+    };
+    let mut code = vec![
+        tid(Reg::r32(1)),
+        Instr::IMAdd(IMAdd {
+            dst: Dst::from(Reg::r32(2)),
+            a: ISrc::new(Operand::Reg(Reg::r32(1))),
+            b: ISrc::new(Operand::Reg(Reg::r32(1))),
+            c: ISrc::new(Operand::Imm(0)),
+            negate_c: false,
+            shift: 0,
+            saturate: false,
+        }),
+        Instr::Convert(Convert {
+            op: ConvertOp::U32ToF,
+            dst: Dst::from(Reg::r32(3)),
+            src: ISrc::new(Operand::Reg(Reg::r32(2))),
+            round: Round::NearestEven,
+        }),
+        shuffle(4, 1),
+        shuffle(5, 2),
+        Instr::FUnary(FUnary {
+            op: FUnaryOp::Dfdx,
+            dst: Dst::from(Reg::r32(6)),
+            src: FSrc::new(Operand::Reg(Reg::r32(3))),
+            saturate: false,
+        }),
+    ];
+    for (k, r) in [4u16, 5, 6].into_iter().enumerate() {
+        code.extend(store(Reg::r32(r), k as u16));
+    }
+    code.push(Instr::Stop);
+    let (l, mut m) = launch(8);
+    let mut f = FragmentContext::new([4, 4], 1, 4);
+    for lane in 0..8 {
+        let [dx, dy] = quad_pixel(lane % 4);
+        f.lane_pixels[lane] = [2 * (lane as u32 / 4) + dx, dy];
+        f.input_coverage[lane] = 1;
+    }
+    // Lanes 2 and 7 are helpers.
+    f.coverage[2] = 0;
+    f.coverage[7] = 0;
+    let mut gfx = GraphicsContext {
+        textures: Default::default(),
+        fragment: Some(f),
+        vertex: None,
+    };
+    run_graphics(&prog(code), &l, &mut m, &mut gfx).unwrap();
+    let sq = |l: usize| (l * l) as f32;
+    for lane in [0usize, 1, 3, 4, 5, 6] {
+        let got = |s| f32::from_bits(out(&m, s, lane));
+        assert_eq!(got(0), sq(lane ^ 1), "quad_shuffle_xor 1, lane {lane}");
+        assert_eq!(got(1), sq(lane ^ 2), "quad_shuffle_xor 2, lane {lane}");
+        let own = sq(lane);
+        let dx = if lane & 1 == 0 {
+            got(0) - own
+        } else {
+            own - got(0)
+        };
+        assert_eq!(got(2), dx, "dfdx against the shuffle, lane {lane}");
+    }
+}
