@@ -56,7 +56,7 @@ fn null_in(
         Ok(CVal::Comp(vec![e; n as usize]))
     };
     Ok(match t {
-        SpvType::Bool | SpvType::Int { .. } | SpvType::Float => CVal::Scalar(0),
+        SpvType::Bool | SpvType::Int { .. } | SpvType::Float { .. } => CVal::Scalar(0),
         SpvType::Vector { elem, n } => repeat(*elem, *n, budget)?,
         SpvType::Matrix { col, cols } => repeat(*col, *cols, budget)?,
         SpvType::Array { elem, len } => repeat(*elem, *len, budget)?,
@@ -128,15 +128,17 @@ fn spec_op(
 ) -> Result<CVal, CompileError> {
     let wide = src == 64;
     // Operands sign-extended from their width.
+    let width_mask = |w: u32| if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
     let s = |x: u64| {
         if wide {
             x as i64
         } else {
-            x as u32 as i32 as i64
+            let k = 64 - src.min(32);
+            ((x << k) as i64) >> k
         }
     };
-    let dmask = if dst == 64 { u64::MAX } else { 0xffff_ffff };
-    let smask = if wide { u64::MAX } else { 0xffff_ffff };
+    let dmask = width_mask(dst);
+    let smask = width_mask(src);
     let sh = if wide { 63 } else { 31 };
     let b = |c: bool| c as u64;
     let bin = |f: &dyn Fn(u64, u64) -> Option<u64>| -> Result<CVal, CompileError> {
@@ -303,10 +305,20 @@ pub(super) fn evaluate(
     let value = match op {
         Op::Constant | Op::SpecConstant => {
             let ty = result_type(inst)?;
-            if !matches!(types.get(&ty), Some(SpvType::Int { .. } | SpvType::Float)) {
-                return Err(invalid("OpConstant of a non-scalar type"));
-            }
-            let wide = int_bits(types, ty) == 64;
+            let width = match types.get(&ty) {
+                Some(SpvType::Int { width, .. } | SpvType::Float { width }) => *width,
+                _ => return Err(invalid("OpConstant of a non-scalar type")),
+            };
+            let wide = width == 64;
+            // Narrower literals are sign-extended (signed integers) or zero-extended in their
+            // word; the IR holds the type's own bits.
+            let narrow = |v: u64| {
+                if width < 32 {
+                    v & ((1 << width) - 1)
+                } else {
+                    v
+                }
+            };
             let mut v = match inst.operands.first() {
                 Some(Operand::LiteralBit32(v)) if !wide => *v as u64,
                 Some(Operand::LiteralBit64(v)) if wide => *v,
@@ -317,7 +329,7 @@ pub(super) fn evaluate(
                     v = if wide { s } else { s & 0xffff_ffff };
                 }
             }
-            CVal::Scalar(v)
+            CVal::Scalar(narrow(v))
         }
         Op::ConstantTrue | Op::ConstantFalse | Op::SpecConstantTrue | Op::SpecConstantFalse => {
             let mut v = matches!(op, Op::ConstantTrue | Op::SpecConstantTrue) as u64;

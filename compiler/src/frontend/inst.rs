@@ -304,7 +304,8 @@ impl<'m> Tr<'m> {
             }
             let yt = self.sh.ty(y);
             let shift = matches!(b, BinOp::Shl | BinOp::UShr | BinOp::SShr);
-            let ints = |s: Scalar| matches!(s, Scalar::I32 | Scalar::I64);
+            let ints =
+                |s: Scalar| matches!(s, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64);
             // A shift amount may have another integer width than the value shifted.
             let y = if shift
                 && yt.lanes == rt.lanes
@@ -603,6 +604,10 @@ impl<'m> Tr<'m> {
                 let rt = self.result_ir_type(inst)?;
                 let xt = self.sh.ty(x);
                 if op == Op::Bitcast && xt.lanes != rt.lanes {
+                    let wide64 = xt.scalar == Scalar::I64 || rt.scalar == Scalar::I64;
+                    if !wide64 {
+                        def!(self.bitcast_narrow(x, rt)?)
+                    }
                     def!(self.bitcast_lanes(x, rt)?)
                 }
                 if xt.lanes != rt.lanes || xt.scalar == Scalar::Bool || rt.scalar == Scalar::Bool {
@@ -613,18 +618,15 @@ impl<'m> Tr<'m> {
                     Op::ConvertFToS => ConvOp::FToS,
                     Op::ConvertSToF => ConvOp::SToF,
                     Op::ConvertUToF => ConvOp::UToF,
+                    Op::Bitcast if xt.scalar.bits() != rt.scalar.bits() => {
+                        return Err(invalid("OpBitcast between types of different sizes"));
+                    }
                     Op::Bitcast => ConvOp::Bitcast,
-                    Op::UConvert | Op::SConvert if xt.scalar != rt.scalar => {
-                        if !matches!(xt.scalar, Scalar::I32 | Scalar::I64)
-                            || !matches!(rt.scalar, Scalar::I32 | Scalar::I64)
-                        {
-                            return Err(invalid(format!("{op:?} between incompatible types")));
-                        }
-                        if op == Op::UConvert {
-                            ConvOp::UToU
-                        } else {
-                            ConvOp::SToS
-                        }
+                    Op::UConvert | Op::SConvert => {
+                        def!(self.int_convert(x, rt, op == Op::SConvert)?)
+                    }
+                    Op::FConvert => {
+                        def!(self.float_convert(result_id(inst)?, x, rt)?)
                     }
                     _ => {
                         // Same width: the IR's integers carry no signedness.

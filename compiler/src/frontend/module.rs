@@ -52,6 +52,18 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     // The extended storage formats (two-channel, 16-bit normalised, packed) are views like
     // any other: the descriptors carry the format.
     Capability::StorageImageExtendedFormats,
+    // 8- and 16-bit types: 16-bit values live in 16-bit register halves and use the ALU's
+    // 16-bit forms; 8-bit ones sit zero-extended in halves (frontend::small_types).
+    Capability::Float16,
+    Capability::Int16,
+    Capability::Int8,
+    // ...and in buffer and push-constant memory: halfword and byte accesses.
+    Capability::StorageBuffer16BitAccess,
+    Capability::UniformAndStorageBuffer16BitAccess,
+    Capability::StoragePushConstant16,
+    Capability::StorageBuffer8BitAccess,
+    Capability::UniformAndStorageBuffer8BitAccess,
+    Capability::StoragePushConstant8,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
@@ -245,7 +257,9 @@ pub(super) enum SpvType {
         signed: bool,
         width: u32,
     },
-    Float,
+    Float {
+        width: u32,
+    },
     Vector {
         elem: Word,
         n: u32,
@@ -434,7 +448,7 @@ pub(super) fn collect_types(
             Op::TypeBool => SpvType::Bool,
             Op::TypeInt => {
                 let width = lit(inst, 0)?;
-                if width != 32 && width != 64 {
+                if ![8, 16, 32, 64].contains(&width) {
                     return Err(unsupported(format!("{width}-bit integers")));
                 }
                 SpvType::Int {
@@ -444,10 +458,10 @@ pub(super) fn collect_types(
             }
             Op::TypeFloat => {
                 let width = lit(inst, 0)?;
-                if width != 32 {
+                if width != 16 && width != 32 {
                     return Err(unsupported(format!("{width}-bit floats")));
                 }
-                SpvType::Float
+                SpvType::Float { width }
             }
             Op::TypeVector => {
                 let n = lit(inst, 1)?;

@@ -249,6 +249,9 @@ fn cmp(op: CmpOp, a: u64, b: u64, bits: u32) -> bool {
 
 fn conv(op: ConvOp, x: u64, from: Scalar, to: Scalar) -> u64 {
     let tm = mask(to.bits());
+    if from == Scalar::F16 || to == Scalar::F16 {
+        return conv_half(op, x, from, to);
+    }
     match op {
         ConvOp::UToU => x & mask(from.bits()) & tm,
         ConvOp::SToS => (sext(x, from.bits()) as u64) & tm,
@@ -260,6 +263,36 @@ fn conv(op: ConvOp, x: u64, from: Scalar, to: Scalar) -> u64 {
         ConvOp::FToS if to == Scalar::I64 => f(x) as i64 as u64,
         ConvOp::FToS => (f(x) as i32 as u32) as u64,
         ConvOp::FToF | ConvOp::Bitcast => x & tm,
+        ConvOp::BoolToInt => (x != 0) as u64,
+    }
+}
+
+/// Conversions with a half-precision side: through f32 (exact for every half), narrowing to
+/// half with one rounding to nearest even from the exact value.
+fn conv_half(op: ConvOp, x: u64, from: Scalar, to: Scalar) -> u64 {
+    let value = |x: u64| -> f64 {
+        if from == Scalar::F16 {
+            f64::from(super::half::to_f32(x as u16))
+        } else {
+            f64::from(f(x))
+        }
+    };
+    let out = |v: f64| -> u64 {
+        if to == Scalar::F16 {
+            u64::from(super::half::from_f64(v))
+        } else {
+            fb(v as f32)
+        }
+    };
+    let tm = mask(to.bits());
+    match op {
+        ConvOp::FToF => out(value(x)),
+        ConvOp::UToF => out((x & mask(from.bits())) as f64),
+        ConvOp::SToF => out(sext(x, from.bits()) as f64),
+        // Out of range is undefined in SPIR-V; saturate as the hardware's convert does.
+        ConvOp::FToU => (value(x) as u64) & tm,
+        ConvOp::FToS => (value(x) as i64 as u64) & tm,
+        ConvOp::Bitcast | ConvOp::UToU | ConvOp::SToS => x & tm,
         ConvOp::BoolToInt => (x != 0) as u64,
     }
 }
@@ -293,6 +326,23 @@ pub fn eval_pure(
             .map(|t| t.scalar.bits())
             .unwrap_or(32)
     };
+    // Half-precision arithmetic is not modelled here (it works on f32 bits): such values are
+    // left to the hardware, and constant folding leaves them alone.
+    let half = |v: &Value| {
+        shader
+            .value_types
+            .get(v.0 as usize)
+            .is_some_and(|t| t.scalar == Scalar::F16)
+    };
+    let half_math = match op {
+        Op::Unary(_, a) => half(a),
+        Op::Binary(_, a, b) | Op::Cmp(_, a, b) => half(a) || half(b),
+        Op::FFma(a, b, c) => half(a) || half(b) || half(c),
+        _ => false,
+    };
+    if half_math {
+        return None;
+    }
     Some(match op {
         Op::Const(c) => c.0.clone(),
         Op::Copy(a) => get(*a)?,
