@@ -191,7 +191,9 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
                     || s == "SPV_KHR_non_semantic_info"
                     || s == "SPV_EXT_demote_to_helper_invocation"
                     || s == "SPV_KHR_multiview"
-                    || s == "SPV_KHR_device_group" => {}
+                    || s == "SPV_KHR_device_group"
+                    || s == "SPV_KHR_16bit_storage"
+                    || s == "SPV_KHR_8bit_storage" => {}
             Some(Operand::LiteralString(s)) => return Err(unsupported(format!("extension {s}"))),
             _ => return Err(invalid("OpExtension without a name")),
         }
