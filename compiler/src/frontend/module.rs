@@ -352,6 +352,7 @@ fn rest_literals(inst: &Instruction, from: usize) -> Vec<u32> {
         .map(|o| match o {
             Operand::LiteralBit32(w) | Operand::IdRef(w) => *w,
             Operand::BuiltIn(b) => *b as u32,
+            Operand::FPRoundingMode(m) => *m as u32,
             _ => 0,
         })
         .collect()
