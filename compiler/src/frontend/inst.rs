@@ -54,7 +54,12 @@ impl<'m> Tr<'m> {
 
     pub fn fconst_like(&mut self, like: Value, x: f32) -> Result<Value, CompileError> {
         let t = self.sh.ty(like);
-        self.konst(t, vec![x.to_bits() as u64; t.lanes as usize])
+        let bits = if t.scalar == Scalar::F16 {
+            u64::from(ir::half::from_f64(f64::from(x)))
+        } else {
+            u64::from(x.to_bits())
+        };
+        self.konst(t, vec![bits; t.lanes as usize])
     }
 
     /// Sum of the lanes of a float vector.
@@ -529,8 +534,10 @@ impl<'m> Tr<'m> {
                 let x = self.simple(fs, id(inst, 0)?)?;
                 let s = self.sh.ty(x).scalar;
                 let ok = match op {
-                    Op::SNegate | Op::Not => matches!(s, Scalar::I32 | Scalar::I64),
-                    Op::FNegate => s == Scalar::F32,
+                    Op::SNegate | Op::Not => {
+                        matches!(s, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64)
+                    }
+                    Op::FNegate => s.is_float(),
                     _ => s == Scalar::Bool,
                 };
                 if !ok {
