@@ -784,7 +784,7 @@ impl<'m> Tr<'m> {
                     .iter()
                     .map(|c| self.dot(v, *c))
                     .collect::<Result<Vec<_>, _>>()?;
-                let t = Type::vec(Scalar::F32, lanes.len() as u8);
+                let t = Type::vec(self.sh.ty(v).scalar, lanes.len() as u8);
                 def!(self.emit(t, ir::Op::Vector(lanes))?)
             }
             Op::MatrixTimesMatrix => {
@@ -819,7 +819,7 @@ impl<'m> Tr<'m> {
                         .iter()
                         .map(|c| self.lane(*c, r))
                         .collect::<Result<Vec<_>, _>>()?;
-                    let t = Type::vec(Scalar::F32, lanes.len() as u8);
+                    let t = Type::vec(self.sh.ty(cols[0]).scalar, lanes.len() as u8);
                     out.push(FVal::V(self.emit(t, ir::Op::Vector(lanes))?));
                 }
                 self.define(fs, result_id(inst)?, Entry::Val(FVal::C(out)))
