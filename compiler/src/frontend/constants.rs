@@ -118,6 +118,29 @@ fn int_bits(types: &HashMap<Word, SpvType>, ty: Word) -> u32 {
     }
 }
 
+/// Float width in bits of a scalar or vector type (32 for anything else).
+fn float_bits(types: &HashMap<Word, SpvType>, ty: Word) -> u32 {
+    match types.get(&ty) {
+        Some(SpvType::Float { width }) => *width,
+        Some(SpvType::Vector { elem, .. }) => float_bits(types, *elem),
+        _ => 32,
+    }
+}
+
+/// The bits of float `v` (`from` bits wide) converted to `to` bits, rounding to nearest even.
+fn fconvert(v: u64, from: u32, to: u32) -> u64 {
+    let x = if from == 16 {
+        f64::from(crate::ir::half::to_f32(v as u16))
+    } else {
+        f64::from(f32::from_bits(v as u32))
+    };
+    if to == 16 {
+        u64::from(crate::ir::half::from_f64(x))
+    } else {
+        u64::from((x as f32).to_bits())
+    }
+}
+
 /// Evaluates a constant operation; `src` and `dst` are the integer widths of the first
 /// operand and of the result (they differ only for UConvert / SConvert).
 fn spec_op(
@@ -392,6 +415,14 @@ pub(super) fn evaluate(
                     args.push(v);
                     arg_types.push(*t);
                 }
+            }
+            if *sop == Op::FConvert {
+                let (Some(x), Some(t)) = (args.first(), arg_types.first()) else {
+                    return Err(invalid("OpSpecConstantOp FConvert needs an operand"));
+                };
+                let from = float_bits(types, *t);
+                let to = float_bits(types, result_type(inst)?);
+                return lanewise(x, None, &|v, _| Some(fconvert(v, from, to))).map(Some);
             }
             let src = arg_types.first().map_or(32, |t| int_bits(types, *t));
             let dst = int_bits(types, result_type(inst)?);

@@ -621,6 +621,11 @@ impl<'m> Tr<'m> {
                     return Err(invalid(format!("{op:?} between incompatible types")));
                 }
                 let c = match op {
+                    Op::ConvertFToU | Op::ConvertFToS | Op::ConvertSToF | Op::ConvertUToF
+                        if self.half_and_64(xt, rt) =>
+                    {
+                        def!(self.convert_via_single(op, x, rt)?)
+                    }
                     Op::ConvertFToU => ConvOp::FToU,
                     Op::ConvertFToS => ConvOp::FToS,
                     Op::ConvertSToF => ConvOp::SToF,

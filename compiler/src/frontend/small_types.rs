@@ -87,6 +87,39 @@ impl Tr<'_> {
         self.emit(nt, ir::Op::Conv(ConvOp::Bitcast, picked))
     }
 
+    /// Whether a conversion is between halves and 64-bit integers, which `lower_int64`
+    /// builds only for singles.
+    pub(super) fn half_and_64(&self, xt: Type, rt: Type) -> bool {
+        let pair = [xt.scalar, rt.scalar];
+        pair.contains(&Scalar::F16) && pair.contains(&Scalar::I64)
+    }
+
+    /// A conversion between halves and 64-bit integers through singles. Exact both ways: a
+    /// half is a single, and a 64-bit integer whose magnitude is below 2^24 is one too, while
+    /// any larger one rounds to a single at or above 65520 and so to the same infinity
+    /// (or, converted to an integer, saturates) as directly.
+    pub(super) fn convert_via_single(
+        &mut self,
+        op: spirv::Op,
+        x: Value,
+        rt: Type,
+    ) -> Result<Value, CompileError> {
+        let single = Type::vec(Scalar::F32, rt.lanes);
+        let c = match op {
+            spirv::Op::ConvertFToU => ConvOp::FToU,
+            spirv::Op::ConvertFToS => ConvOp::FToS,
+            spirv::Op::ConvertSToF => ConvOp::SToF,
+            _ => ConvOp::UToF,
+        };
+        if self.sh.ty(x).scalar == Scalar::F16 {
+            let s = self.emit(single, ir::Op::Conv(ConvOp::FToF, x))?;
+            self.emit(rt, ir::Op::Conv(c, s))
+        } else {
+            let s = self.emit(single, ir::Op::Conv(c, x))?;
+            self.emit(rt, ir::Op::Conv(ConvOp::FToF, s))
+        }
+    }
+
     /// OpBitcast between lanes of different widths where neither side is 64-bit: each wide
     /// lane holds `ratio` narrow lanes, the lowest-numbered in its low bits.
     pub(super) fn bitcast_narrow(&mut self, x: Value, rt: Type) -> Result<Value, CompileError> {
