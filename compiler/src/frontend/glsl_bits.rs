@@ -154,13 +154,14 @@ impl<'m> Tr<'m> {
     /// x * 2^e, as three multiplications by exact powers of two so that every exponent whose
     /// result is a normal float is reached (a single factor covers only -126..=127).
     pub(super) fn ldexp(&mut self, x: Value, e: Value) -> Result<Value, CompileError> {
+        // Narrow exponents are signed: sign-extended, they clamp as 32-bit ones do.
+        let e = match self.sh.ty(e).scalar {
+            Scalar::I8 | Scalar::I16 => self.conv_to(Scalar::I32, ConvOp::SToS, e)?,
+            _ => e,
+        };
         if self.sh.ty(x).scalar == Scalar::F16 {
             // Every half times a power of two is exact as a single; one rounding back.
             let xw = self.conv_to(Scalar::F32, ConvOp::FToF, x)?;
-            let e = match self.sh.ty(e).scalar {
-                Scalar::I8 | Scalar::I16 => self.conv_to(Scalar::I32, ConvOp::SToS, e)?,
-                _ => e,
-            };
             let r = self.ldexp(xw, e)?;
             return self.conv_to(Scalar::F16, ConvOp::FToF, r);
         }
