@@ -267,6 +267,80 @@ fn conv(op: ConvOp, x: u64, from: Scalar, to: Scalar) -> u64 {
     }
 }
 
+/// Half-precision arithmetic as G13 computes it (`hw::g13::float_mode`): the exact values of
+/// the operands, one rounding to nearest even of the result, denormals kept. The unary
+/// functions that the ALU evaluates in single precision round their single result.
+fn half_op(op: &Op, n: usize, get: &dyn Fn(Value) -> Option<Vec<u64>>) -> Option<Vec<u64>> {
+    let h = |x: u64| f64::from(super::half::to_f32(x as u16));
+    let out = |x: f64| u64::from(super::half::from_f64(x));
+    let lanes = |v: Value| -> Option<Vec<f64>> {
+        let x = get(v)?;
+        Some((0..n).map(|i| h(lane(&x, i))).collect())
+    };
+    Some(match op {
+        Op::Unary(u, a) => {
+            let x = lanes(*a)?;
+            let single = |f: fn(f32) -> f32, x: f64| out(f64::from(f(x as f32)));
+            x.into_iter()
+                .map(|x| {
+                    Some(match u {
+                        UnOp::FNeg => out(-x),
+                        UnOp::FAbs => out(x.abs()),
+                        UnOp::FFloor => out(x.floor()),
+                        UnOp::FCeil => out(x.ceil()),
+                        UnOp::FTrunc => out(x.trunc()),
+                        UnOp::FRoundEven => out(x.round_ties_even()),
+                        UnOp::FRcp => single(|x| 1.0 / x, x),
+                        UnOp::FRsqrt => single(|x| 1.0 / x.sqrt(), x),
+                        UnOp::FExp2 => single(f32::exp2, x),
+                        UnOp::FLog2 => single(f32::log2, x),
+                        _ => return None,
+                    })
+                })
+                .collect::<Option<_>>()?
+        }
+        Op::Binary(b, x, y) => {
+            let (x, y) = (lanes(*x)?, lanes(*y)?);
+            x.into_iter()
+                .zip(y)
+                .map(|(x, y)| {
+                    Some(match b {
+                        BinOp::FAdd => out(x + y),
+                        BinOp::FSub => out(x - y),
+                        BinOp::FMul => out(x * y),
+                        // A NaN operand loses, as the hardware's compare-selects do.
+                        BinOp::FMin => out(if y.is_nan() || x < y { x } else { y }),
+                        BinOp::FMax => out(if y.is_nan() || x > y { x } else { y }),
+                        _ => return None,
+                    })
+                })
+                .collect::<Option<_>>()?
+        }
+        Op::FFma(a, b, c) => {
+            let (a, b, c) = (lanes(*a)?, lanes(*b)?, lanes(*c)?);
+            (0..n).map(|i| out(a[i].mul_add(b[i], c[i]))).collect()
+        }
+        Op::Cmp(c, x, y) => {
+            let (x, y) = (lanes(*x)?, lanes(*y)?);
+            x.into_iter()
+                .zip(y)
+                .map(|(x, y)| {
+                    Some(u64::from(match c {
+                        CmpOp::FOEq => x == y,
+                        CmpOp::FOLt => x < y,
+                        CmpOp::FOLe => x <= y,
+                        CmpOp::FOGt => x > y,
+                        CmpOp::FOGe => x >= y,
+                        CmpOp::FUNe => x.is_nan() || y.is_nan() || x != y,
+                        _ => return None,
+                    }))
+                })
+                .collect::<Option<_>>()?
+        }
+        _ => return None,
+    })
+}
+
 /// Conversions with a half-precision side: through f32 (exact for every half), narrowing to
 /// half with one rounding to nearest even from the exact value.
 fn conv_half(op: ConvOp, x: u64, from: Scalar, to: Scalar) -> u64 {
@@ -326,8 +400,6 @@ pub fn eval_pure(
             .map(|t| t.scalar.bits())
             .unwrap_or(32)
     };
-    // Half-precision arithmetic is not modelled here (it works on f32 bits): such values are
-    // left to the hardware, and constant folding leaves them alone.
     let half = |v: &Value| {
         shader
             .value_types
@@ -335,13 +407,11 @@ pub fn eval_pure(
             .is_some_and(|t| t.scalar == Scalar::F16)
     };
     let half_math = match op {
-        Op::Unary(_, a) => half(a),
-        Op::Binary(_, a, b) | Op::Cmp(_, a, b) => half(a) || half(b),
-        Op::FFma(a, b, c) => half(a) || half(b) || half(c),
+        Op::Unary(_, a) | Op::Binary(_, a, _) | Op::Cmp(_, a, _) | Op::FFma(a, _, _) => half(a),
         _ => false,
     };
     if half_math {
-        return None;
+        return half_op(op, n, get);
     }
     Some(match op {
         Op::Const(c) => c.0.clone(),
@@ -484,6 +554,8 @@ struct GraphicsIo {
 fn bytes_of(ty: Type) -> Result<usize, String> {
     match ty.scalar {
         Scalar::I32 | Scalar::F32 => Ok(4 * ty.lanes as usize),
+        Scalar::I16 | Scalar::F16 => Ok(2 * ty.lanes as usize),
+        Scalar::I8 => Ok(ty.lanes as usize),
         Scalar::I64 => Ok(8 * ty.lanes as usize),
         other => Err(format!("memory access of {other:?}")),
     }
