@@ -281,6 +281,32 @@ unsafe fn check_features(info: &vk::DeviceCreateInfo<'_>) -> Result<(), vk::Resu
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
     }
+    // 16-bit stage inputs and outputs, protected memory and shader draw parameters are not
+    // supported: asking for them fails.
+    // SAFETY: guaranteed by the caller.
+    if let Some(s) =
+        unsafe { handle::find_in_chain::<vk::PhysicalDevice16BitStorageFeatures>(info.p_next) }
+    {
+        if s.storage_input_output16 != 0 {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+    }
+    // SAFETY: guaranteed by the caller.
+    if let Some(p) =
+        unsafe { handle::find_in_chain::<vk::PhysicalDeviceProtectedMemoryFeatures>(info.p_next) }
+    {
+        if p.protected_memory != 0 {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+    }
+    // SAFETY: guaranteed by the caller.
+    if let Some(d) = unsafe {
+        handle::find_in_chain::<vk::PhysicalDeviceShaderDrawParametersFeatures>(info.p_next)
+    } {
+        if d.shader_draw_parameters != 0 {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+    }
     // VkPhysicalDeviceTimelineSemaphoreFeatures, VkPhysicalDeviceSynchronization2Features,
     // VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR and the rest of the structures
     // the physical device reports: all supported, nothing to check.
