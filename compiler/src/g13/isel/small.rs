@@ -53,13 +53,14 @@ pub(super) fn check(sh: &ir::Shader, dst: Option<Value>, op: &Op) -> Result<(), 
                 return refuse(format!("{b:?} on {dt:?} in the G13 back end"));
             }
         }
-        Op::Cmp(c, a, _) if ty(a) == Scalar::I8 => {
-            if !matches!(
-                c,
-                CmpOp::IEq | CmpOp::INe | CmpOp::ULt | CmpOp::ULe | CmpOp::UGt | CmpOp::UGe
-            ) {
-                return refuse(format!("{c:?} on 8-bit integers in the G13 back end"));
-            }
+        Op::Cmp(c, a, _)
+            if ty(a) == Scalar::I8
+                && !matches!(
+                    c,
+                    CmpOp::IEq | CmpOp::INe | CmpOp::ULt | CmpOp::ULe | CmpOp::UGt | CmpOp::UGe
+                ) =>
+        {
+            return refuse(format!("{c:?} on 8-bit integers in the G13 back end"));
         }
         Op::BitfieldInsert(..) | Op::UBitfieldExtract(..) | Op::SBitfieldExtract(..)
             if small(dt) =>
