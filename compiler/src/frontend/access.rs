@@ -331,8 +331,9 @@ impl<'m> Tr<'m> {
                                 Some(m) => m,
                                 None => self.l.default_mat(col)?,
                             };
+                            let c = self.l.component_bytes(col)?;
                             let (step, ls) = if m.row_major {
-                                (4, m.stride)
+                                (c, m.stride)
                             } else {
                                 (m.stride, 4)
                             };
@@ -351,6 +352,9 @@ impl<'m> Tr<'m> {
                             // source of a lane stride, are never 64-bit).
                             let lane_stride = if self.l.ir_type(elem)?.scalar == Scalar::I64 {
                                 8
+                            } else if lane_stride == 4 {
+                                // Packed lanes: 4 stands for "the component's own size".
+                                self.l.component_bytes(elem)?
                             } else {
                                 lane_stride
                             };
@@ -607,7 +611,7 @@ impl<'m> Tr<'m> {
                 ir::Op::Load {
                     space,
                     addr,
-                    align: if wide { 8 } else { 4 },
+                    align: (mem_t.scalar.bits() / 8).clamp(1, 8),
                 },
             )?
         } else {
@@ -619,7 +623,7 @@ impl<'m> Tr<'m> {
                     ir::Op::Load {
                         space,
                         addr,
-                        align: 4,
+                        align: (mem_t.scalar.bits() / 8).clamp(1, 4),
                     },
                 )?);
             }
@@ -666,7 +670,7 @@ impl<'m> Tr<'m> {
                 space,
                 addr,
                 value: v,
-                align: 4,
+                align: (self.sh.ty(v).scalar.bits() / 8).clamp(1, 8),
             });
         }
         for i in 0..t.lanes {
@@ -679,7 +683,7 @@ impl<'m> Tr<'m> {
                 space,
                 addr,
                 value: lane,
-                align: 4,
+                align: (t.scalar.bits() / 8).clamp(1, 4),
             })?;
         }
         Ok(())
@@ -714,10 +718,11 @@ impl<'m> Tr<'m> {
                     Some(m) => m,
                     None => self.l.default_mat(col)?,
                 };
+                let c = self.l.component_bytes(col)?;
                 (0..cols)
                     .map(|i| {
                         if m.row_major {
-                            (i * 4, col, Some(m), m.stride)
+                            (i * c, col, Some(m), m.stride)
                         } else {
                             (i * m.stride, col, Some(m), 4)
                         }

@@ -56,7 +56,7 @@ fn null_in(
         Ok(CVal::Comp(vec![e; n as usize]))
     };
     Ok(match t {
-        SpvType::Bool | SpvType::Int { .. } | SpvType::Float => CVal::Scalar(0),
+        SpvType::Bool | SpvType::Int { .. } | SpvType::Float { .. } => CVal::Scalar(0),
         // A physical pointer is its 64-bit address; null is address 0.
         SpvType::Pointer {
             sc: spirv::StorageClass::PhysicalStorageBuffer,
@@ -123,6 +123,29 @@ fn int_bits(types: &HashMap<Word, SpvType>, ty: Word) -> u32 {
     }
 }
 
+/// Float width in bits of a scalar or vector type (32 for anything else).
+fn float_bits(types: &HashMap<Word, SpvType>, ty: Word) -> u32 {
+    match types.get(&ty) {
+        Some(SpvType::Float { width }) => *width,
+        Some(SpvType::Vector { elem, .. }) => float_bits(types, *elem),
+        _ => 32,
+    }
+}
+
+/// The bits of float `v` (`from` bits wide) converted to `to` bits, rounding to nearest even.
+fn fconvert(v: u64, from: u32, to: u32) -> u64 {
+    let x = if from == 16 {
+        f64::from(crate::ir::half::to_f32(v as u16))
+    } else {
+        f64::from(f32::from_bits(v as u32))
+    };
+    if to == 16 {
+        u64::from(crate::ir::half::from_f64(x))
+    } else {
+        u64::from((x as f32).to_bits())
+    }
+}
+
 /// Evaluates a constant operation; `src` and `dst` are the integer widths of the first
 /// operand and of the result (they differ only for UConvert / SConvert).
 fn spec_op(
@@ -133,15 +156,17 @@ fn spec_op(
 ) -> Result<CVal, CompileError> {
     let wide = src == 64;
     // Operands sign-extended from their width.
+    let width_mask = |w: u32| if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
     let s = |x: u64| {
         if wide {
             x as i64
         } else {
-            x as u32 as i32 as i64
+            let k = 64 - src.min(32);
+            ((x << k) as i64) >> k
         }
     };
-    let dmask = if dst == 64 { u64::MAX } else { 0xffff_ffff };
-    let smask = if wide { u64::MAX } else { 0xffff_ffff };
+    let dmask = width_mask(dst);
+    let smask = width_mask(src);
     let sh = if wide { 63 } else { 31 };
     let b = |c: bool| c as u64;
     let bin = |f: &dyn Fn(u64, u64) -> Option<u64>| -> Result<CVal, CompileError> {
@@ -308,10 +333,20 @@ pub(super) fn evaluate(
     let value = match op {
         Op::Constant | Op::SpecConstant => {
             let ty = result_type(inst)?;
-            if !matches!(types.get(&ty), Some(SpvType::Int { .. } | SpvType::Float)) {
-                return Err(invalid("OpConstant of a non-scalar type"));
-            }
-            let wide = int_bits(types, ty) == 64;
+            let width = match types.get(&ty) {
+                Some(SpvType::Int { width, .. } | SpvType::Float { width }) => *width,
+                _ => return Err(invalid("OpConstant of a non-scalar type")),
+            };
+            let wide = width == 64;
+            // Narrower literals are sign-extended (signed integers) or zero-extended in their
+            // word; the IR holds the type's own bits.
+            let narrow = |v: u64| {
+                if width < 32 {
+                    v & ((1 << width) - 1)
+                } else {
+                    v
+                }
+            };
             let mut v = match inst.operands.first() {
                 Some(Operand::LiteralBit32(v)) if !wide => *v as u64,
                 Some(Operand::LiteralBit64(v)) if wide => *v,
@@ -322,7 +357,7 @@ pub(super) fn evaluate(
                     v = if wide { s } else { s & 0xffff_ffff };
                 }
             }
-            CVal::Scalar(v)
+            CVal::Scalar(narrow(v))
         }
         Op::ConstantTrue | Op::ConstantFalse | Op::SpecConstantTrue | Op::SpecConstantFalse => {
             let mut v = matches!(op, Op::ConstantTrue | Op::SpecConstantTrue) as u64;
@@ -385,6 +420,14 @@ pub(super) fn evaluate(
                     args.push(v);
                     arg_types.push(*t);
                 }
+            }
+            if *sop == Op::FConvert {
+                let (Some(x), Some(t)) = (args.first(), arg_types.first()) else {
+                    return Err(invalid("OpSpecConstantOp FConvert needs an operand"));
+                };
+                let from = float_bits(types, *t);
+                let to = float_bits(types, result_type(inst)?);
+                return lanewise(x, None, &|v, _| Some(fconvert(v, from, to))).map(Some);
             }
             let src = arg_types.first().map_or(32, |t| int_bits(types, *t));
             let dst = int_bits(types, result_type(inst)?);

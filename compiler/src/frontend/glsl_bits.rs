@@ -73,11 +73,25 @@ impl<'m> Tr<'m> {
         n: u32,
     ) -> Result<FVal, CompileError> {
         let x = self.simple(fs, id(inst, 2)?)?;
-        let (first, second) = if matches!(n, 35 | 36) {
-            self.modf(x)?
+        // Halves: decomposed as the singles they convert to exactly (a half's denormals are
+        // normal singles), the float parts rounded back exactly.
+        let half = self.sh.ty(x).scalar == Scalar::F16;
+        let xw = if half {
+            self.conv_to(Scalar::F32, ConvOp::FToF, x)?
         } else {
-            self.frexp(x)?
+            x
         };
+        let (mut first, mut second) = if matches!(n, 35 | 36) {
+            self.modf(xw)?
+        } else {
+            self.frexp(xw)?
+        };
+        if half {
+            first = self.conv_to(Scalar::F16, ConvOp::FToF, first)?;
+            if matches!(n, 35 | 36) {
+                second = self.conv_to(Scalar::F16, ConvOp::FToF, second)?;
+            }
+        }
         if matches!(n, 36 | 52) {
             return Ok(FVal::C(vec![FVal::V(first), FVal::V(second)]));
         }
@@ -140,6 +154,17 @@ impl<'m> Tr<'m> {
     /// x * 2^e, as three multiplications by exact powers of two so that every exponent whose
     /// result is a normal float is reached (a single factor covers only -126..=127).
     pub(super) fn ldexp(&mut self, x: Value, e: Value) -> Result<Value, CompileError> {
+        // Narrow exponents are signed: sign-extended, they clamp as 32-bit ones do.
+        let e = match self.sh.ty(e).scalar {
+            Scalar::I8 | Scalar::I16 => self.conv_to(Scalar::I32, ConvOp::SToS, e)?,
+            _ => e,
+        };
+        if self.sh.ty(x).scalar == Scalar::F16 {
+            // Every half times a power of two is exact as a single; one rounding back.
+            let xw = self.conv_to(Scalar::F32, ConvOp::FToF, x)?;
+            let r = self.ldexp(xw, e)?;
+            return self.conv_to(Scalar::F16, ConvOp::FToF, r);
+        }
         self.float_arg(x, "ldexp")?;
         let t = self.sh.ty(e);
         if !matches!(t.scalar, Scalar::I32 | Scalar::I64) || t.lanes != self.sh.ty(x).lanes {

@@ -6,7 +6,7 @@ use rspirv::dr::Instruction;
 use super::module::{id, invalid};
 use super::translate::{FnState, Tr};
 use super::values::FVal;
-use crate::ir::{self, BinOp, Scalar, Type, Value};
+use crate::ir::{self, BinOp, Type, Value};
 use crate::CompileError;
 
 impl<'m> Tr<'m> {
@@ -23,7 +23,7 @@ impl<'m> Tr<'m> {
         let mut e = Vec::with_capacity(size);
         for c in &cols {
             let t = self.sh.ty(*c);
-            if t.scalar != Scalar::F32 || t.lanes as usize != size || !(2..=4).contains(&size) {
+            if !t.scalar.is_float() || t.lanes as usize != size || !(2..=4).contains(&size) {
                 return Err(invalid(
                     "Determinant/MatrixInverse of a matrix that is not a square float matrix",
                 ));
@@ -69,7 +69,7 @@ impl<'m> Tr<'m> {
                 lanes.push(self.bin(BinOp::FDiv, row[c], det)?);
             }
             out.push(FVal::V(self.emit(
-                Type::vec(Scalar::F32, size as u8),
+                Type::vec(self.sh.ty(det).scalar, size as u8),
                 ir::Op::Vector(lanes),
             )?));
         }

@@ -54,7 +54,12 @@ impl<'m> Tr<'m> {
 
     pub fn fconst_like(&mut self, like: Value, x: f32) -> Result<Value, CompileError> {
         let t = self.sh.ty(like);
-        self.konst(t, vec![x.to_bits() as u64; t.lanes as usize])
+        let bits = if t.scalar == Scalar::F16 {
+            u64::from(ir::half::from_f64(f64::from(x)))
+        } else {
+            u64::from(x.to_bits())
+        };
+        self.konst(t, vec![bits; t.lanes as usize])
     }
 
     /// Sum of the lanes of a float vector.
@@ -304,7 +309,8 @@ impl<'m> Tr<'m> {
             }
             let yt = self.sh.ty(y);
             let shift = matches!(b, BinOp::Shl | BinOp::UShr | BinOp::SShr);
-            let ints = |s: Scalar| matches!(s, Scalar::I32 | Scalar::I64);
+            let ints =
+                |s: Scalar| matches!(s, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64);
             // A shift amount may have another integer width than the value shifted.
             let y = if shift
                 && yt.lanes == rt.lanes
@@ -530,8 +536,10 @@ impl<'m> Tr<'m> {
                 let x = self.simple(fs, id(inst, 0)?)?;
                 let s = self.sh.ty(x).scalar;
                 let ok = match op {
-                    Op::SNegate | Op::Not => matches!(s, Scalar::I32 | Scalar::I64),
-                    Op::FNegate => s == Scalar::F32,
+                    Op::SNegate | Op::Not => {
+                        matches!(s, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64)
+                    }
+                    Op::FNegate => s.is_float(),
                     _ => s == Scalar::Bool,
                 };
                 if !ok {
@@ -605,28 +613,34 @@ impl<'m> Tr<'m> {
                 let rt = self.result_ir_type(inst)?;
                 let xt = self.sh.ty(x);
                 if op == Op::Bitcast && xt.lanes != rt.lanes {
+                    let wide64 = xt.scalar == Scalar::I64 || rt.scalar == Scalar::I64;
+                    if !wide64 {
+                        def!(self.bitcast_narrow(x, rt)?)
+                    }
                     def!(self.bitcast_lanes(x, rt)?)
                 }
                 if xt.lanes != rt.lanes || xt.scalar == Scalar::Bool || rt.scalar == Scalar::Bool {
                     return Err(invalid(format!("{op:?} between incompatible types")));
                 }
                 let c = match op {
+                    Op::ConvertFToU | Op::ConvertFToS | Op::ConvertSToF | Op::ConvertUToF
+                        if self.half_and_64(xt, rt) =>
+                    {
+                        def!(self.convert_via_single(op, x, rt)?)
+                    }
                     Op::ConvertFToU => ConvOp::FToU,
                     Op::ConvertFToS => ConvOp::FToS,
                     Op::ConvertSToF => ConvOp::SToF,
                     Op::ConvertUToF => ConvOp::UToF,
+                    Op::Bitcast if xt.scalar.bits() != rt.scalar.bits() => {
+                        return Err(invalid("OpBitcast between types of different sizes"));
+                    }
                     Op::Bitcast => ConvOp::Bitcast,
-                    Op::UConvert | Op::SConvert if xt.scalar != rt.scalar => {
-                        if !matches!(xt.scalar, Scalar::I32 | Scalar::I64)
-                            || !matches!(rt.scalar, Scalar::I32 | Scalar::I64)
-                        {
-                            return Err(invalid(format!("{op:?} between incompatible types")));
-                        }
-                        if op == Op::UConvert {
-                            ConvOp::UToU
-                        } else {
-                            ConvOp::SToS
-                        }
+                    Op::UConvert | Op::SConvert => {
+                        def!(self.int_convert(x, rt, op == Op::SConvert)?)
+                    }
+                    Op::FConvert => {
+                        def!(self.float_convert(result_id(inst)?, x, rt)?)
                     }
                     _ => {
                         // Same width: the IR's integers carry no signedness.
@@ -777,7 +791,7 @@ impl<'m> Tr<'m> {
                     .iter()
                     .map(|c| self.dot(v, *c))
                     .collect::<Result<Vec<_>, _>>()?;
-                let t = Type::vec(Scalar::F32, lanes.len() as u8);
+                let t = Type::vec(self.sh.ty(v).scalar, lanes.len() as u8);
                 def!(self.emit(t, ir::Op::Vector(lanes))?)
             }
             Op::MatrixTimesMatrix => {
@@ -812,7 +826,7 @@ impl<'m> Tr<'m> {
                         .iter()
                         .map(|c| self.lane(*c, r))
                         .collect::<Result<Vec<_>, _>>()?;
-                    let t = Type::vec(Scalar::F32, lanes.len() as u8);
+                    let t = Type::vec(self.sh.ty(cols[0]).scalar, lanes.len() as u8);
                     out.push(FVal::V(self.emit(t, ir::Op::Vector(lanes))?));
                 }
                 self.define(fs, result_id(inst)?, Entry::Val(FVal::C(out)))

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use spirv::{Decoration, StorageClass, Word};
 
 use super::module::{invalid, unsupported, Decorations, SpvType};
-use crate::ir::Type;
+use crate::ir::{Scalar, Type};
 use crate::CompileError;
 
 /// A type and the matrix layout (stride, row-major) it is measured with.
@@ -40,8 +40,11 @@ impl Layouts<'_> {
         Ok(match self.get(ty)? {
             SpvType::Bool => Type::BOOL,
             SpvType::Int { width: 64, .. } => Type::I64,
+            SpvType::Int { width: 16, .. } => Type::scalar(Scalar::I16),
+            SpvType::Int { width: 8, .. } => Type::scalar(Scalar::I8),
             SpvType::Int { .. } => Type::I32,
-            SpvType::Float => Type::F32,
+            SpvType::Float { width: 16 } => Type::scalar(Scalar::F16),
+            SpvType::Float { .. } => Type::F32,
             // A physical pointer held as a value (in memory, a variable, a phi) is its address.
             SpvType::Pointer {
                 sc: StorageClass::PhysicalStorageBuffer,
@@ -55,12 +58,23 @@ impl Layouts<'_> {
         })
     }
 
+    /// Bytes of one component of a scalar, vector or matrix type in memory (bools as 32-bit
+    /// words): the step between packed lanes.
+    pub fn component_bytes(&self, ty: Word) -> Result<u32, CompileError> {
+        Ok(match self.get(ty)? {
+            SpvType::Int { width, .. } | SpvType::Float { width } => width / 8,
+            SpvType::Vector { elem, .. } => self.component_bytes(*elem)?,
+            SpvType::Matrix { col, .. } => self.component_bytes(*col)?,
+            _ => 4,
+        })
+    }
+
     pub fn is_simple(&self, ty: Word) -> Result<bool, CompileError> {
         Ok(matches!(
             self.get(ty)?,
             SpvType::Bool
                 | SpvType::Int { .. }
-                | SpvType::Float
+                | SpvType::Float { .. }
                 | SpvType::Vector { .. }
                 | SpvType::Pointer {
                     sc: StorageClass::PhysicalStorageBuffer,
@@ -84,12 +98,12 @@ impl Layouts<'_> {
 
     fn align_uncached(&self, ty: Word, depth: u32) -> Result<u32, CompileError> {
         Ok(match self.get(ty)? {
-            SpvType::Int { width: 64, .. }
-            | SpvType::Pointer {
+            SpvType::Pointer {
                 sc: StorageClass::PhysicalStorageBuffer,
                 ..
             } => 8,
-            SpvType::Bool | SpvType::Int { .. } | SpvType::Float => 4,
+            SpvType::Int { width, .. } | SpvType::Float { width } => width / 8,
+            SpvType::Bool => 4,
             SpvType::Vector { n, elem } => {
                 let e = self.align(*elem, depth + 1)?;
                 if *n == 2 {
@@ -191,12 +205,12 @@ impl Layouts<'_> {
         depth: u32,
     ) -> Result<u32, CompileError> {
         Ok(match self.get(ty)? {
-            SpvType::Int { width: 64, .. }
-            | SpvType::Pointer {
+            SpvType::Pointer {
                 sc: StorageClass::PhysicalStorageBuffer,
                 ..
             } => 8,
-            SpvType::Bool | SpvType::Int { .. } | SpvType::Float => 4,
+            SpvType::Int { width, .. } | SpvType::Float { width } => width / 8,
+            SpvType::Bool => 4,
             SpvType::Vector { n, elem } => self.size(*elem, None, depth + 1)? * n,
             SpvType::Matrix { col, cols } => {
                 let m = match mat {
@@ -207,10 +221,11 @@ impl Layouts<'_> {
                     SpvType::Vector { n, .. } => *n,
                     _ => return Err(invalid("matrix column is not a vector")),
                 };
+                let c = self.component_bytes(*col)?;
                 if m.row_major {
-                    m.stride * (rows - 1) + 4 * cols
+                    m.stride * (rows - 1) + c * cols
                 } else {
-                    m.stride * (cols - 1) + 4 * rows
+                    m.stride * (cols - 1) + c * rows
                 }
             }
             SpvType::Array { elem, len } => {
@@ -245,7 +260,7 @@ impl Layouts<'_> {
         match self.get(ty)? {
             SpvType::Bool
             | SpvType::Int { .. }
-            | SpvType::Float
+            | SpvType::Float { .. }
             | SpvType::Vector { .. }
             | SpvType::Pointer {
                 sc: StorageClass::PhysicalStorageBuffer,

@@ -18,6 +18,7 @@ mod inst;
 mod layout;
 mod module;
 mod physical;
+mod small_types;
 mod stage_io;
 mod subgroup;
 mod translate;

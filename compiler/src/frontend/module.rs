@@ -63,6 +63,18 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::GroupNonUniformShuffle,
     Capability::GroupNonUniformShuffleRelative,
     Capability::GroupNonUniformQuad,
+    // 8- and 16-bit types: 16-bit values live in 16-bit register halves and use the ALU's
+    // 16-bit forms; 8-bit ones sit zero-extended in halves (frontend::small_types).
+    Capability::Float16,
+    Capability::Int16,
+    Capability::Int8,
+    // ...and in buffer and push-constant memory: halfword and byte accesses.
+    Capability::StorageBuffer16BitAccess,
+    Capability::UniformAndStorageBuffer16BitAccess,
+    Capability::StoragePushConstant16,
+    Capability::StorageBuffer8BitAccess,
+    Capability::UniformAndStorageBuffer8BitAccess,
+    Capability::StoragePushConstant8,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
@@ -192,7 +204,9 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
                     || s == "SPV_KHR_multiview"
                     || s == "SPV_KHR_device_group"
                     || s == "SPV_KHR_physical_storage_buffer"
-                    || s == "SPV_EXT_physical_storage_buffer" => {}
+                    || s == "SPV_EXT_physical_storage_buffer"
+                    || s == "SPV_KHR_16bit_storage"
+                    || s == "SPV_KHR_8bit_storage" => {}
             Some(Operand::LiteralString(s)) => return Err(unsupported(format!("extension {s}"))),
             _ => return Err(invalid("OpExtension without a name")),
         }
@@ -260,7 +274,9 @@ pub(super) enum SpvType {
         signed: bool,
         width: u32,
     },
-    Float,
+    Float {
+        width: u32,
+    },
     Vector {
         elem: Word,
         n: u32,
@@ -351,6 +367,7 @@ fn rest_literals(inst: &Instruction, from: usize) -> Vec<u32> {
         .map(|o| match o {
             Operand::LiteralBit32(w) | Operand::IdRef(w) => *w,
             Operand::BuiltIn(b) => *b as u32,
+            Operand::FPRoundingMode(m) => *m as u32,
             _ => 0,
         })
         .collect()
@@ -449,7 +466,7 @@ pub(super) fn collect_types(
             Op::TypeBool => SpvType::Bool,
             Op::TypeInt => {
                 let width = lit(inst, 0)?;
-                if width != 32 && width != 64 {
+                if ![8, 16, 32, 64].contains(&width) {
                     return Err(unsupported(format!("{width}-bit integers")));
                 }
                 SpvType::Int {
@@ -459,10 +476,10 @@ pub(super) fn collect_types(
             }
             Op::TypeFloat => {
                 let width = lit(inst, 0)?;
-                if width != 32 {
+                if width != 16 && width != 32 {
                     return Err(unsupported(format!("{width}-bit floats")));
                 }
-                SpvType::Float
+                SpvType::Float { width }
             }
             Op::TypeVector => {
                 let n = lit(inst, 1)?;

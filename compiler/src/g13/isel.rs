@@ -19,6 +19,7 @@ mod coeff;
 mod gfx;
 mod input;
 mod interp;
+mod small;
 mod spill;
 mod subgroup;
 mod texture;
@@ -83,10 +84,10 @@ fn size_of(ty: ir::Type) -> Result<Size, CompileError> {
         )));
     }
     match ty.scalar {
-        Scalar::Bool => Ok(Size::S16),
+        // 8-bit integers sit zero-extended in halves (see `small`).
+        Scalar::Bool | Scalar::I8 | Scalar::I16 | Scalar::F16 => Ok(Size::S16),
         Scalar::I32 | Scalar::F32 => Ok(Size::S32),
         Scalar::I64 => Ok(Size::S64),
-        s => Err(unsupported(format!("{s:?} values in the G13 back end"))),
     }
 }
 
@@ -605,6 +606,7 @@ impl Sel<'_> {
     }
 
     fn inst(&mut self, inst: &Inst) -> Result<(), CompileError> {
+        small::check(self.shader, inst.dst, &inst.op)?;
         match &inst.op {
             Op::Const(c) => {
                 let d = self.dst(inst)?;
@@ -1093,6 +1095,9 @@ impl Sel<'_> {
     }
 
     fn conv(&mut self, d: Value, op: ConvOp, a: Value) -> Result<(), CompileError> {
+        if self.conv_small(d, op, a)?.is_some() {
+            return Ok(());
+        }
         let from = self.ty(a)?;
         let to = self.ty(d)?;
         match op {
@@ -1337,7 +1342,14 @@ impl Sel<'_> {
         Ok(())
     }
 
-    fn device_address(&mut self, addr: Value) -> Result<(Operand, Index, bool), CompileError> {
+    fn device_address(
+        &mut self,
+        addr: Value,
+        bytes: u32,
+    ) -> Result<(Operand, Index, bool), CompileError> {
+        if bytes != 4 {
+            return self.narrow_device_address(addr, bytes);
+        }
         if let Val::Sum(a, b) = self.val(addr)? {
             for (base, off) in [(a, b), (b, a)] {
                 let Val::Widened(o, signed) = self.val(off)? else {
@@ -1370,6 +1382,48 @@ impl Sel<'_> {
         Ok((self.base(addr)?, Index::Imm(0), true))
     }
 
+    /// `device_address` for 1- and 2-byte elements: the index counts elements, so an offset
+    /// that is a constant multiple of the element (or any offset, for bytes) becomes the
+    /// index; otherwise the address is computed in full.
+    fn narrow_device_address(
+        &mut self,
+        addr: Value,
+        bytes: u32,
+    ) -> Result<(Operand, Index, bool), CompileError> {
+        if let Val::Sum(a, b) = self.val(addr)? {
+            for (base, off) in [(a, b), (b, a)] {
+                let Val::Widened(o, signed) = self.val(off)? else {
+                    continue;
+                };
+                if let Some(c) = self.const_of(o) {
+                    let c = c as u32;
+                    let n = if signed {
+                        i64::from(c as i32) / i64::from(bytes)
+                    } else {
+                        i64::from(c / bytes)
+                    };
+                    if c.is_multiple_of(bytes) && (0..=i64::from(i16::MAX)).contains(&n) {
+                        let base = self.base(base)?;
+                        return Ok((base, Index::Imm(n as i16), true));
+                    }
+                } else if bytes == 1 {
+                    let o = self.iop(o)?;
+                    let o = match o {
+                        Operand::Reg(r) => r,
+                        other => {
+                            let r = self.temp(Size::S32)?;
+                            self.copy(r, other);
+                            r
+                        }
+                    };
+                    let base = self.base(base)?;
+                    return Ok((base, Index::Reg(o), !signed));
+                }
+            }
+        }
+        Ok((self.base(addr)?, Index::Imm(0), true))
+    }
+
     /// Memory format, element mask and first register for a 32- or 64-bit transfer.
     fn transfer(r: Reg) -> Result<(Reg, u8), CompileError> {
         match r.size {
@@ -1381,7 +1435,8 @@ impl Sel<'_> {
                 },
                 0b11,
             )),
-            Size::S16 => Err(unsupported("16-bit memory access in the G13 back end")),
+            // 8- and 16-bit values: one element of a byte or halfword format.
+            Size::S16 => Ok((r, 0b1)),
         }
     }
 
@@ -1413,7 +1468,12 @@ impl Sel<'_> {
             } else {
                 abi::ROOT_TABLE_SIZE
             };
-            if size == Size::S16 || off % align != 0 || off + align > u64::from(table) {
+            let byte = self.ty(d)?.scalar == Scalar::I8;
+            let bool16 = self.ty(d)?.scalar == Scalar::Bool;
+            if byte && off < u64::from(table) {
+                return self.root_byte(d, off);
+            }
+            if bool16 || off % align != 0 || off + align > u64::from(table) {
                 return Err(unsupported(format!(
                     "root table load of {size:?} at byte {off}"
                 )));
@@ -1426,11 +1486,12 @@ impl Sel<'_> {
                 }),
             );
         }
+        let format = self.mem_format(d)?;
         let r = self.def(d)?;
         let (reg, mask) = Self::transfer(r)?;
         let i = match space {
             Space::Global => {
-                let (base, index, index_unsigned) = self.device_address(addr)?;
+                let (base, index, index_unsigned) = self.device_address(addr, format.bytes())?;
                 Instr::DeviceMem(DeviceMem {
                     store: false,
                     reg,
@@ -1438,7 +1499,7 @@ impl Sel<'_> {
                     index,
                     index_unsigned,
                     shift: 0,
-                    format: MemFormat::I32,
+                    format,
                     mask,
                     wait_slot: 0,
                 })
@@ -1450,7 +1511,7 @@ impl Sel<'_> {
                     reg,
                     base,
                     index: Index::Imm(0),
-                    format: MemFormat::I32,
+                    format,
                     mask,
                     wait_slot: 0,
                 })
@@ -1461,7 +1522,7 @@ impl Sel<'_> {
                     store: false,
                     reg,
                     offset,
-                    format: MemFormat::I32,
+                    format,
                     mask,
                     wait_slot: 0,
                 })
@@ -1473,11 +1534,12 @@ impl Sel<'_> {
     }
 
     fn store(&mut self, space: Space, addr: Value, value: Value) -> Result<(), CompileError> {
+        let format = self.mem_format(value)?;
         let data = self.reg(value)?;
         let (reg, mask) = Self::transfer(data)?;
         let i = match space {
             Space::Global => {
-                let (base, index, index_unsigned) = self.device_address(addr)?;
+                let (base, index, index_unsigned) = self.device_address(addr, format.bytes())?;
                 Instr::DeviceMem(DeviceMem {
                     store: true,
                     reg,
@@ -1485,7 +1547,7 @@ impl Sel<'_> {
                     index,
                     index_unsigned,
                     shift: 0,
-                    format: MemFormat::I32,
+                    format,
                     mask,
                     wait_slot: 0,
                 })
@@ -1497,7 +1559,7 @@ impl Sel<'_> {
                     reg,
                     base,
                     index: Index::Imm(0),
-                    format: MemFormat::I32,
+                    format,
                     mask,
                     wait_slot: 0,
                 })
@@ -1508,7 +1570,7 @@ impl Sel<'_> {
                     store: true,
                     reg,
                     offset,
-                    format: MemFormat::I32,
+                    format,
                     mask,
                     wait_slot: 0,
                 })

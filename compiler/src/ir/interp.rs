@@ -249,6 +249,9 @@ fn cmp(op: CmpOp, a: u64, b: u64, bits: u32) -> bool {
 
 fn conv(op: ConvOp, x: u64, from: Scalar, to: Scalar) -> u64 {
     let tm = mask(to.bits());
+    if from == Scalar::F16 || to == Scalar::F16 {
+        return conv_half(op, x, from, to);
+    }
     match op {
         ConvOp::UToU => x & mask(from.bits()) & tm,
         ConvOp::SToS => (sext(x, from.bits()) as u64) & tm,
@@ -260,6 +263,110 @@ fn conv(op: ConvOp, x: u64, from: Scalar, to: Scalar) -> u64 {
         ConvOp::FToS if to == Scalar::I64 => f(x) as i64 as u64,
         ConvOp::FToS => (f(x) as i32 as u32) as u64,
         ConvOp::FToF | ConvOp::Bitcast => x & tm,
+        ConvOp::BoolToInt => (x != 0) as u64,
+    }
+}
+
+/// Half-precision arithmetic as G13 computes it (`hw::g13::float_mode`): the exact values of
+/// the operands, one rounding to nearest even of the result, denormals kept. The unary
+/// functions that the ALU evaluates in single precision round their single result.
+fn half_op(op: &Op, n: usize, get: &dyn Fn(Value) -> Option<Vec<u64>>) -> Option<Vec<u64>> {
+    let h = |x: u64| f64::from(super::half::to_f32(x as u16));
+    let out = |x: f64| u64::from(super::half::from_f64(x));
+    let lanes = |v: Value| -> Option<Vec<f64>> {
+        let x = get(v)?;
+        Some((0..n).map(|i| h(lane(&x, i))).collect())
+    };
+    Some(match op {
+        Op::Unary(u, a) => {
+            let x = lanes(*a)?;
+            let single = |f: fn(f32) -> f32, x: f64| out(f64::from(f(x as f32)));
+            x.into_iter()
+                .map(|x| {
+                    Some(match u {
+                        UnOp::FNeg => out(-x),
+                        UnOp::FAbs => out(x.abs()),
+                        UnOp::FFloor => out(x.floor()),
+                        UnOp::FCeil => out(x.ceil()),
+                        UnOp::FTrunc => out(x.trunc()),
+                        UnOp::FRoundEven => out(x.round_ties_even()),
+                        UnOp::FRcp => single(|x| 1.0 / x, x),
+                        UnOp::FRsqrt => single(|x| 1.0 / x.sqrt(), x),
+                        UnOp::FExp2 => single(f32::exp2, x),
+                        UnOp::FLog2 => single(f32::log2, x),
+                        _ => return None,
+                    })
+                })
+                .collect::<Option<_>>()?
+        }
+        Op::Binary(b, x, y) => {
+            let (x, y) = (lanes(*x)?, lanes(*y)?);
+            x.into_iter()
+                .zip(y)
+                .map(|(x, y)| {
+                    Some(match b {
+                        BinOp::FAdd => out(x + y),
+                        BinOp::FSub => out(x - y),
+                        BinOp::FMul => out(x * y),
+                        // A NaN operand loses, as the hardware's compare-selects do.
+                        BinOp::FMin => out(if y.is_nan() || x < y { x } else { y }),
+                        BinOp::FMax => out(if y.is_nan() || x > y { x } else { y }),
+                        _ => return None,
+                    })
+                })
+                .collect::<Option<_>>()?
+        }
+        Op::FFma(a, b, c) => {
+            let (a, b, c) = (lanes(*a)?, lanes(*b)?, lanes(*c)?);
+            (0..n).map(|i| out(a[i].mul_add(b[i], c[i]))).collect()
+        }
+        Op::Cmp(c, x, y) => {
+            let (x, y) = (lanes(*x)?, lanes(*y)?);
+            x.into_iter()
+                .zip(y)
+                .map(|(x, y)| {
+                    Some(u64::from(match c {
+                        CmpOp::FOEq => x == y,
+                        CmpOp::FOLt => x < y,
+                        CmpOp::FOLe => x <= y,
+                        CmpOp::FOGt => x > y,
+                        CmpOp::FOGe => x >= y,
+                        CmpOp::FUNe => x.is_nan() || y.is_nan() || x != y,
+                        _ => return None,
+                    }))
+                })
+                .collect::<Option<_>>()?
+        }
+        _ => return None,
+    })
+}
+
+/// Conversions with a half-precision side: through f32 (exact for every half), narrowing to
+/// half with one rounding to nearest even from the exact value.
+fn conv_half(op: ConvOp, x: u64, from: Scalar, to: Scalar) -> u64 {
+    let value = |x: u64| -> f64 {
+        if from == Scalar::F16 {
+            f64::from(super::half::to_f32(x as u16))
+        } else {
+            f64::from(f(x))
+        }
+    };
+    let out = |v: f64| -> u64 {
+        if to == Scalar::F16 {
+            u64::from(super::half::from_f64(v))
+        } else {
+            fb(v as f32)
+        }
+    };
+    let tm = mask(to.bits());
+    match op {
+        ConvOp::FToF => out(value(x)),
+        ConvOp::UToF => out((x & mask(from.bits())) as f64),
+        ConvOp::SToF => out(sext(x, from.bits()) as f64),
+        // Out of range is undefined in SPIR-V; saturate as the hardware's convert does.
+        ConvOp::FToU => (value(x) as u64) & tm,
+        ConvOp::FToS => (value(x) as i64 as u64) & tm,
+        ConvOp::Bitcast | ConvOp::UToU | ConvOp::SToS => x & tm,
         ConvOp::BoolToInt => (x != 0) as u64,
     }
 }
@@ -293,6 +400,19 @@ pub fn eval_pure(
             .map(|t| t.scalar.bits())
             .unwrap_or(32)
     };
+    let half = |v: &Value| {
+        shader
+            .value_types
+            .get(v.0 as usize)
+            .is_some_and(|t| t.scalar == Scalar::F16)
+    };
+    let half_math = match op {
+        Op::Unary(_, a) | Op::Binary(_, a, _) | Op::Cmp(_, a, _) | Op::FFma(a, _, _) => half(a),
+        _ => false,
+    };
+    if half_math {
+        return half_op(op, n, get);
+    }
     Some(match op {
         Op::Const(c) => c.0.clone(),
         Op::Copy(a) | Op::PhysicalAddress(a) => get(*a)?,
@@ -434,6 +554,8 @@ struct GraphicsIo {
 fn bytes_of(ty: Type) -> Result<usize, String> {
     match ty.scalar {
         Scalar::I32 | Scalar::F32 => Ok(4 * ty.lanes as usize),
+        Scalar::I16 | Scalar::F16 => Ok(2 * ty.lanes as usize),
+        Scalar::I8 => Ok(ty.lanes as usize),
         Scalar::I64 => Ok(8 * ty.lanes as usize),
         other => Err(format!("memory access of {other:?}")),
     }

@@ -14,6 +14,7 @@
 //!
 //! Before `scalarize` values may be vectors; after it, every value is scalar.
 
+pub mod half;
 pub mod interp;
 mod op;
 pub mod print;

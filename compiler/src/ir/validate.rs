@@ -652,17 +652,19 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
                         return bad("root access other than a load");
                     }
                 } else if let Some(d) = i.dst {
+                    let small = is_small_memory_type(sh.ty(d)) && !matches!(i.op, Op::Atomic { .. });
                     if sh.ty(d) != Type::I32
                         && sh.ty(d) != Type::F32
+                        && !small
                         && !(sh.ty(d) == Type::I64 && *space == Space::Global)
                     {
-                        return bad("memory value other than 32-bit");
+                        return bad("memory value other than 8-, 16- or 32-bit");
                     }
                 }
                 if let Op::Store { value, .. } = &i.op {
                     let t = sh.ty(*value);
-                    if t != Type::I32 && t != Type::F32 {
-                        return bad("stored value other than 32-bit");
+                    if t != Type::I32 && t != Type::F32 && !is_small_memory_type(t) {
+                        return bad("stored value other than 8-, 16- or 32-bit");
                     }
                 }
             }
@@ -696,4 +698,9 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
         }
         _ => Ok(()),
     })
+}
+
+/// 8- and 16-bit scalars, which the back end moves with byte and halfword memory accesses.
+fn is_small_memory_type(t: Type) -> bool {
+    t.lanes == 1 && matches!(t.scalar, Scalar::I8 | Scalar::I16 | Scalar::F16)
 }

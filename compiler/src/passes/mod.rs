@@ -18,6 +18,7 @@ mod lower_textures;
 mod lower_vertex_input;
 mod promote_vars;
 mod scalarize;
+mod widen_small;
 
 use std::collections::HashMap;
 
@@ -41,6 +42,7 @@ pub use lower_textures::lower_textures;
 pub use lower_vertex_input::lower_vertex_input;
 pub use promote_vars::promote_vars;
 pub use scalarize::scalarize;
+pub use widen_small::widen_small;
 
 /// Runs every pass in a fixed order.
 ///
@@ -100,6 +102,7 @@ pub fn run_all(shader: &mut Shader, layout: &ResourceLayout) -> Result<(), Compi
         ("const_fold", |s, _| const_fold(s)),
         ("algebraic", |s, _| algebraic(s)),
         ("copy_prop", |s, _| copy_prop(s)),
+        ("widen_small", |s, _| widen_small(s)),
         ("lower_int_div", |s, _| lower_int_div(s)),
         ("lower_float", |s, _| lower_float(s)),
         ("const_fold", |s, _| const_fold(s)),

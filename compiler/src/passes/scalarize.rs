@@ -1,9 +1,10 @@
 //! Vectors become scalars: every vector value becomes one value per lane, vector Vars one Var
-//! per lane, and vector loads and stores one 32-bit access per lane at 4-byte steps.
+//! per lane, and vector loads and stores one access per lane at steps of the lane's size
+//! (4 bytes, or 2 and 1 for 16- and 8-bit lanes).
 
 use std::collections::HashMap;
 
-use crate::ir::{BinOp, Constant, ConvOp, Inst, Op, Shader, Space, Type, Value, Var};
+use crate::ir::{BinOp, Constant, ConvOp, Inst, Op, Scalar, Shader, Space, Type, Value, Var};
 use crate::CompileError;
 
 use super::{rewrite, Out};
@@ -22,19 +23,40 @@ impl Lanes {
     }
 }
 
-fn lane_align(align: u32, i: u32) -> u32 {
+/// Bytes between the lanes of a vector in memory: 32-bit lanes (bools as 32-bit words) or
+/// the narrower lanes of 8- and 16-bit types.
+fn lane_bytes(ty: Type) -> u32 {
+    match ty.scalar {
+        Scalar::I8 => 1,
+        Scalar::I16 | Scalar::F16 => 2,
+        _ => 4,
+    }
+}
+
+fn lane_align(align: u32, i: u32, bytes: u32) -> u32 {
     if i == 0 {
         return align;
     }
-    let off = 4 * i;
+    let off = bytes * i;
     align.min(1 << off.trailing_zeros())
 }
 
-fn lane_addr(sh: &mut Shader, out: &mut Out, space: Space, addr: Value, i: u32) -> Value {
+fn lane_addr(
+    sh: &mut Shader,
+    out: &mut Out,
+    space: Space,
+    addr: Value,
+    i: u32,
+    bytes: u32,
+) -> Value {
     if i == 0 {
         return addr;
     }
-    let c = out.def(sh, Type::I32, Op::Const(Constant(vec![4 * i as u64])));
+    let c = out.def(
+        sh,
+        Type::I32,
+        Op::Const(Constant(vec![u64::from(bytes * i)])),
+    );
     if space == Space::Global {
         let c64 = out.def(sh, Type::I64, Op::Conv(ConvOp::UToU, c));
         out.def(sh, Type::I64, Op::Binary(BinOp::IAdd, addr, c64))
@@ -111,15 +133,16 @@ pub fn scalarize(sh: &mut Shader) -> Result<(), CompileError> {
                 return Ok(());
             }
             Op::Load { space, addr, align } => {
+                let bytes = lane_bytes(scalar_ty);
                 for i in 0..n as u32 {
-                    let a = lane_addr(sh, out, space, addr, i);
+                    let a = lane_addr(sh, out, space, addr, i, bytes);
                     lanes_out.push(out.def(
                         sh,
                         scalar_ty,
                         Op::Load {
                             space,
                             addr: a,
-                            align: lane_align(align, i),
+                            align: lane_align(align, i, bytes),
                         },
                     ));
                 }
@@ -131,14 +154,15 @@ pub fn scalarize(sh: &mut Shader) -> Result<(), CompileError> {
                 align,
             } => {
                 let m = sh.ty(value).lanes as usize;
+                let bytes = lane_bytes(sh.ty(value));
                 let xs = st.of(value, m);
                 for (i, x) in xs.into_iter().enumerate() {
-                    let a = lane_addr(sh, out, space, addr, i as u32);
+                    let a = lane_addr(sh, out, space, addr, i as u32, bytes);
                     out.effect(Op::Store {
                         space,
                         addr: a,
                         value: x,
-                        align: lane_align(align, i as u32),
+                        align: lane_align(align, i as u32, bytes),
                     });
                 }
                 return Ok(());

@@ -23,6 +23,10 @@ pub fn as_u32(b: &[u8]) -> Vec<u32> {
         .collect()
 }
 
+pub fn layout(n: usize) -> ResourceLayout {
+    layout_for(n)
+}
+
 fn layout_for(n: usize) -> ResourceLayout {
     let bindings = (0..n as u32)
         .map(|b| BindingLayout {

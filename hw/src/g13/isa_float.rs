@@ -1,6 +1,10 @@
 //! Float ALU encodings: fadd, fmul, fmadd (16- and 32-bit opcodes) and the float unary group.
-//! The destination's width picks the 16- or 32-bit opcode; 16-bit opcodes have 3-bit source
-//! types (16-bit only) with the abs/neg pair one bit lower.
+//! The 16-bit opcodes (applegpu/Mesa `hadd`, `hmul`, `hfma`) take only 16-bit operands, with
+//! 3-bit source types and the abs/neg pair one bit lower. The 32-bit opcodes take 16- or
+//! 32-bit sources and destinations in any mix (Mesa converts between f16 and f32 with them).
+//! The encoder picks the 16-bit opcode exactly when every operand is 16-bit (or an
+//! immediate), so a 32-bit opcode whose operands are all 16-bit is not agx4's encoding and
+//! decodes to an error (re-encoding it would not give the same bits).
 
 use super::bits::{fit, get, put, Encoded};
 use super::error::{EncodeError, Problem};
@@ -45,13 +49,22 @@ fn opcode(op: FOp, half: bool) -> u128 {
     }
 }
 
+/// Whether the 16-bit opcode encodes `i`: a 16-bit destination and no 32-bit source.
+fn all_16(i: &FArith) -> bool {
+    let narrow = |s: &FSrc| match s.op {
+        Operand::Reg(r) | Operand::Uniform(r) => r.size == Size::S16,
+        Operand::Imm(_) => true,
+    };
+    let c_ok = i.op != FOp::MAdd || narrow(&i.c);
+    i.dst.reg.size == Size::S16 && narrow(&i.a) && narrow(&i.b) && c_ok
+}
+
 pub(crate) fn farith(i: &FArith, force_long: bool) -> Result<Encoded, EncodeError> {
     let cx = Ctx { instr: "farith" };
-    let half = match i.dst.reg.size {
-        Size::S16 => true,
-        Size::S32 => false,
-        Size::S64 => return Err(cx.err("dst", Problem::WidthNotAllowed(64))),
-    };
+    if i.dst.reg.size == Size::S64 {
+        return Err(cx.err("dst", Problem::WidthNotAllowed(64)));
+    }
+    let half = all_16(i);
     let kind = if half { SRC16 } else { SRC32 };
     let mut b = opcode(i.op, half);
     put(&mut b, 6, 1, u64::from(i.saturate));
@@ -99,8 +112,11 @@ pub(crate) fn dec_farith(b: u128) -> Result<Instr, &'static str> {
             saturate,
         }
     };
-    if half != (i.dst.reg.size == Size::S16) {
+    if half && i.dst.reg.size != Size::S16 {
         return Err("16-bit float opcode with a 32-bit destination");
+    }
+    if !half && all_16(&i) {
+        return Err("32-bit float opcode with only 16-bit operands");
     }
     Ok(Instr::FArith(i))
 }

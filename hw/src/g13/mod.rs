@@ -11,6 +11,7 @@ mod bits;
 pub mod control;
 mod error;
 mod float_imm;
+pub mod float_mode;
 pub mod image_desc;
 mod isa_alu;
 mod isa_float;

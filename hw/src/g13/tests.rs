@@ -1710,3 +1710,54 @@ fn garbage_and_truncation_never_panic() {
         Err(DecodeError::Unknown { .. })
     ));
 }
+
+/// Mixed widths take the 32-bit opcode (Mesa's f2f16 / f2f32 are `fadd` with -0.0): they
+/// encode, decode back to themselves, and the same operands all 16-bit take the 16-bit one.
+#[test]
+fn farith_mixed_widths() {
+    let to_half = Instr::FArith(FArith {
+        op: FOp::Add,
+        dst: Dst::from(h(5)),
+        a: fs(r(3)),
+        b: fs(Operand::Imm(0x80)),
+        c: fs(Operand::Imm(0)),
+        saturate: false,
+    });
+    let to_single = Instr::FArith(FArith {
+        op: FOp::MAdd,
+        dst: d(2),
+        a: fs(Operand::Reg(h(9))),
+        b: fs(Operand::Reg(h(10))),
+        c: fs(r(7)),
+        saturate: false,
+    });
+    for i in [to_half, to_single] {
+        let mut b = Vec::new();
+        encode(&i, &mut b).unwrap();
+        let add = matches!(i, Instr::FArith(FArith { op: FOp::Add, .. }));
+        assert_eq!(b[0] & 0x3f, if add { 0x2a } else { 0x3a });
+        assert_eq!(decode(&b).unwrap(), (i, b.len()));
+    }
+    let all_half = Instr::FArith(FArith {
+        op: FOp::Add,
+        dst: Dst::from(h(5)),
+        a: fs(Operand::Reg(h(3))),
+        b: fs(Operand::Imm(0x80)),
+        c: fs(Operand::Imm(0)),
+        saturate: false,
+    });
+    let mut b = Vec::new();
+    encode(&all_half, &mut b).unwrap();
+    assert_eq!(b[0] & 0x3f, 0x26);
+    assert_eq!(decode(&b).unwrap(), (all_half, b.len()));
+    // The 32-bit opcode with those all-16-bit operands is not agx4's encoding.
+    let mut wide = Vec::new();
+    let Instr::FArith(mut x) = all_half else {
+        unreachable!()
+    };
+    x.a = fs(r(3));
+    encode(&Instr::FArith(x), &mut wide).unwrap();
+    // Source A's type is bits 22..26 with the width in bits 24..25: make it 16-bit.
+    wide[3] &= !0x03;
+    assert!(decode(&wide).is_err());
+}

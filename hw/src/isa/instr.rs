@@ -135,8 +135,11 @@ pub struct Convert {
     pub round: Round,
 }
 
-/// Float instructions with two or three sources. 16-bit variants exist for each; the width is
-/// the destination's. Results are flushed to zero for 32-bit (applegpu FloatDst).
+/// Float instructions with two or three sources. Sources and destination are each 16- or
+/// 32-bit: a 16-bit source is widened exactly, a 32-bit result is flushed to zero when
+/// denormal, a 16-bit one keeps its denormals; both round to nearest even
+/// (`crate::g13::float_mode` holds these facts). The encoder
+/// picks the 16-bit opcode when every operand is 16-bit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FOp {
     /// D = A + B

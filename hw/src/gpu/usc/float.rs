@@ -2,9 +2,9 @@
 //! flush-to-zero (applegpu: 32-bit sources and results flush denormals, 16-bit ones keep
 //! them), the 8-bit float immediate table and round-toward-zero narrowing.
 
-/// Flush a 32-bit denormal to a zero of the same sign.
+/// Flush a 32-bit denormal to a zero of the same sign (`g13::float_mode`).
 pub fn ftz(x: f32) -> f32 {
-    if x.is_subnormal() {
+    if crate::g13::float_mode::F32_FLUSHES_DENORMALS && x.is_subnormal() {
         f32::from_bits(x.to_bits() & 0x8000_0000)
     } else {
         x
