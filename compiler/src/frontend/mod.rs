@@ -17,6 +17,7 @@ mod image_tests;
 mod inst;
 mod layout;
 mod module;
+mod rspirv_gaps;
 mod stage_io;
 mod translate;
 mod values;

@@ -52,6 +52,15 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     // The extended storage formats (two-channel, 16-bit normalised, packed) are views like
     // any other: the descriptors carry the format.
     Capability::StorageImageExtendedFormats,
+    // The Vulkan memory model: availability and visibility are per access (frontend::memory).
+    Capability::VulkanMemoryModel,
+    Capability::VulkanMemoryModelDeviceScope,
+    // Integer dot products, lowered to multiplies and adds (frontend::dot_product).
+    Capability::DotProduct,
+    Capability::DotProductInputAll,
+    Capability::DotProductInput4x8BitPacked,
+    // Uniform and UniformId are hints that agx4 does not need.
+    Capability::UniformDecoration,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
@@ -146,6 +155,11 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
     // rspirv reports malformed streams as errors; the unwind guard only protects callers from
     // a panic inside the library on input it did not expect.
     let load = |w: &[u32]| std::panic::catch_unwind(|| rspirv::dr::load_words(w));
+    let (words, lifted) = match super::rspirv_gaps::lift(words) {
+        Some((w, l)) if !l.is_empty() => (std::borrow::Cow::Owned(w), l),
+        _ => (std::borrow::Cow::Borrowed(words), Default::default()),
+    };
+    let words: &[u32] = &words;
     let (words, tails) = match split_spec_op_tails(words) {
         Some((w, t)) if !t.is_empty() => (std::borrow::Cow::Owned(w), t),
         _ => (std::borrow::Cow::Borrowed(words), SpecOpTails::new()),
@@ -165,6 +179,7 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
         Err(_) => return Err(invalid("parser rejected the instruction stream")),
     };
     restore_spec_op_tails(&mut module, tails);
+    super::rspirv_gaps::restore(&mut module, lifted).map_err(invalid)?;
     for cap in &module.capabilities {
         match cap.operands.first() {
             Some(Operand::Capability(c)) if ALLOWED_CAPABILITIES.contains(c) => {}
@@ -179,18 +194,25 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
                     || s == "SPV_KHR_non_semantic_info"
                     || s == "SPV_EXT_demote_to_helper_invocation"
                     || s == "SPV_KHR_multiview"
-                    || s == "SPV_KHR_device_group" => {}
+                    || s == "SPV_KHR_device_group"
+                    || s == "SPV_KHR_vulkan_memory_model"
+                    || s == "SPV_KHR_terminate_invocation"
+                    || s == "SPV_KHR_integer_dot_product"
+                    // Reflection decorations for HLSL front ends; nothing to compile.
+                    || s == "SPV_GOOGLE_hlsl_functionality1"
+                    || s == "SPV_GOOGLE_user_type"
+                    || s == "SPV_GOOGLE_decorate_string" => {}
             Some(Operand::LiteralString(s)) => return Err(unsupported(format!("extension {s}"))),
             _ => return Err(invalid("OpExtension without a name")),
         }
     }
     match module.memory_model.as_ref().map(|m| m.operands.as_slice()) {
         Some(
-            [Operand::AddressingModel(spirv::AddressingModel::Logical), Operand::MemoryModel(spirv::MemoryModel::GLSL450 | spirv::MemoryModel::Simple)],
+            [Operand::AddressingModel(spirv::AddressingModel::Logical), Operand::MemoryModel(spirv::MemoryModel::GLSL450 | spirv::MemoryModel::Simple | spirv::MemoryModel::Vulkan)],
         ) => {}
         Some(_) => {
             return Err(unsupported(
-                "addressing or memory model other than Logical GLSL450",
+                "addressing or memory model other than Logical GLSL450 or Vulkan",
             ))
         }
         None => return Err(invalid("missing OpMemoryModel")),
