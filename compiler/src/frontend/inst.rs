@@ -516,6 +516,7 @@ impl<'m> Tr<'m> {
                 self.define(fs, result_id(inst)?, Entry::Val(v))
             }
             op if fragment_ops::is_derivative(op) => def!(self.derivative(fs, inst)?),
+            op if super::dot_product::is_integer_dot(op) => def!(self.integer_dot(fs, inst)?),
             Op::IsHelperInvocationEXT => {
                 if !self.demote_allowed {
                     return Err(invalid(

@@ -6,6 +6,7 @@
 
 mod access;
 mod constants;
+mod dot_product;
 mod fragment_ops;
 mod glsl;
 mod glsl_bits;

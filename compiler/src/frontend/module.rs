@@ -208,7 +208,11 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
     }
     match module.memory_model.as_ref().map(|m| m.operands.as_slice()) {
         Some(
-            [Operand::AddressingModel(spirv::AddressingModel::Logical), Operand::MemoryModel(spirv::MemoryModel::GLSL450 | spirv::MemoryModel::Simple | spirv::MemoryModel::Vulkan)],
+            [Operand::AddressingModel(spirv::AddressingModel::Logical), Operand::MemoryModel(
+                spirv::MemoryModel::GLSL450
+                | spirv::MemoryModel::Simple
+                | spirv::MemoryModel::Vulkan,
+            )],
         ) => {}
         Some(_) => {
             return Err(unsupported(

@@ -118,7 +118,15 @@ mod tests {
 
     #[test]
     fn truncated_instruction_is_refused() {
-        let words = [spirv::MAGIC_NUMBER, 0x0001_0400, 0, 16, 0, (9 << 16) | DECORATE_ID, 5];
+        let words = [
+            spirv::MAGIC_NUMBER,
+            0x0001_0400,
+            0,
+            16,
+            0,
+            (9 << 16) | DECORATE_ID,
+            5,
+        ];
         assert!(lift(&words).is_none());
     }
 }
