@@ -19,6 +19,7 @@ mod inst;
 mod layout;
 mod module;
 mod rspirv_gaps;
+mod shared_init;
 mod stage_io;
 mod translate;
 mod values;
@@ -242,6 +243,8 @@ fn translate_stage(
         let e = tr.variable(inst)?;
         tr.globals.insert(rid, e);
     }
+    let zeroed = tr.zeroed_workgroup_ranges(&m)?;
+    tr.zero_workgroup_memory(&zeroed)?;
     tr.run_function(entry_fn, Vec::new(), None, true)?;
     let info = StageInfo {
         per_sample: tr.per_sample,
