@@ -166,7 +166,10 @@ impl<'m> Tr<'m> {
             }
             other => return Err(unsupported(format!("storage class {other:?}"))),
         };
-        self.initialize(inst, &ptr, ty)?;
+        // Workgroup initializers are shared work (frontend::shared_init).
+        if sc != StorageClass::Workgroup {
+            self.initialize(inst, &ptr, ty)?;
+        }
         Ok(Entry::Ptr(ptr))
     }
 

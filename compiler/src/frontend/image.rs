@@ -36,6 +36,11 @@ struct ImageOperands {
 /// hints: results are 32-bit, so sign and zero extension do not arise).
 const IGNORED_OPERANDS: u32 = 0x400 | 0x800 | 0x1000 | 0x2000 | 0x4000;
 
+/// MakeTexelAvailable and MakeTexelVisible: each carries a scope id. The simulated texture
+/// unit and PBE read and write memory directly, so the texel is available and visible at
+/// every scope once the access is done; the scope is read and dropped.
+const SCOPED_OPERANDS: u32 = 0x100 | 0x200;
+
 fn image_operands(inst: &Instruction, from: usize) -> Result<ImageOperands, CompileError> {
     let mut o = ImageOperands::default();
     let Some(op) = inst.operands.get(from) else {
@@ -66,6 +71,9 @@ fn image_operands(inst: &Instruction, from: usize) -> Result<ImageOperands, Comp
             0x40 => o.sample = Some(next()?),
             0x80 => o.min_lod = Some(next()?),
             _ if b & IGNORED_OPERANDS != 0 => {}
+            _ if b & SCOPED_OPERANDS != 0 => {
+                next()?;
+            }
             _ => return Err(unsupported(format!("image operand bit {b:#x}"))),
         }
     }

@@ -524,6 +524,7 @@ impl<'m> Tr<'m> {
             }
             op if fragment_ops::is_derivative(op) => def!(self.derivative(fs, inst)?),
             op if super::subgroup::is_subgroup_op(op) => def!(self.subgroup_op(fs, inst)?),
+            op if super::dot_product::is_integer_dot(op) => def!(self.integer_dot(fs, inst)?),
             Op::IsHelperInvocationEXT => {
                 if !self.demote_allowed {
                     return Err(invalid(

@@ -6,6 +6,7 @@
 
 mod access;
 mod constants;
+mod dot_product;
 mod fragment_ops;
 mod glsl;
 mod glsl_bits;
@@ -19,6 +20,8 @@ mod layout;
 mod module;
 mod physical;
 mod small_types;
+mod rspirv_gaps;
+mod shared_init;
 mod stage_io;
 mod subgroup;
 mod translate;
@@ -244,6 +247,8 @@ fn translate_stage(
         let e = tr.variable(inst)?;
         tr.globals.insert(rid, e);
     }
+    let zeroed = tr.zeroed_workgroup_ranges(&m)?;
+    tr.zero_workgroup_memory(&zeroed)?;
     tr.run_function(entry_fn, Vec::new(), None, true)?;
     let info = StageInfo {
         per_sample: tr.per_sample,

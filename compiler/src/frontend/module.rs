@@ -75,6 +75,15 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::StorageBuffer8BitAccess,
     Capability::UniformAndStorageBuffer8BitAccess,
     Capability::StoragePushConstant8,
+    // The Vulkan memory model: availability and visibility are per access (frontend::memory).
+    Capability::VulkanMemoryModel,
+    Capability::VulkanMemoryModelDeviceScope,
+    // Integer dot products, lowered to multiplies and adds (frontend::dot_product).
+    Capability::DotProduct,
+    Capability::DotProductInputAll,
+    Capability::DotProductInput4x8BitPacked,
+    // Uniform and UniformId are hints that agx4 does not need.
+    Capability::UniformDecoration,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
@@ -169,6 +178,11 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
     // rspirv reports malformed streams as errors; the unwind guard only protects callers from
     // a panic inside the library on input it did not expect.
     let load = |w: &[u32]| std::panic::catch_unwind(|| rspirv::dr::load_words(w));
+    let (words, lifted) = match super::rspirv_gaps::lift(words) {
+        Some((w, l)) if !l.is_empty() => (std::borrow::Cow::Owned(w), l),
+        _ => (std::borrow::Cow::Borrowed(words), Default::default()),
+    };
+    let words: &[u32] = &words;
     let (words, tails) = match split_spec_op_tails(words) {
         Some((w, t)) if !t.is_empty() => (std::borrow::Cow::Owned(w), t),
         _ => (std::borrow::Cow::Borrowed(words), SpecOpTails::new()),
@@ -188,6 +202,7 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
         Err(_) => return Err(invalid("parser rejected the instruction stream")),
     };
     restore_spec_op_tails(&mut module, tails);
+    super::rspirv_gaps::restore(&mut module, lifted).map_err(invalid)?;
     for cap in &module.capabilities {
         match cap.operands.first() {
             Some(Operand::Capability(c)) if ALLOWED_CAPABILITIES.contains(c) => {}
@@ -206,7 +221,14 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
                     || s == "SPV_KHR_physical_storage_buffer"
                     || s == "SPV_EXT_physical_storage_buffer"
                     || s == "SPV_KHR_16bit_storage"
-                    || s == "SPV_KHR_8bit_storage" => {}
+                    || s == "SPV_KHR_8bit_storage"
+                    || s == "SPV_KHR_vulkan_memory_model"
+                    || s == "SPV_KHR_terminate_invocation"
+                    || s == "SPV_KHR_integer_dot_product"
+                    // Reflection decorations for HLSL front ends; nothing to compile.
+                    || s == "SPV_GOOGLE_hlsl_functionality1"
+                    || s == "SPV_GOOGLE_user_type"
+                    || s == "SPV_GOOGLE_decorate_string" => {}
             Some(Operand::LiteralString(s)) => return Err(unsupported(format!("extension {s}"))),
             _ => return Err(invalid("OpExtension without a name")),
         }
@@ -215,11 +237,15 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
         Some(
             [Operand::AddressingModel(
                 spirv::AddressingModel::Logical | spirv::AddressingModel::PhysicalStorageBuffer64,
-            ), Operand::MemoryModel(spirv::MemoryModel::GLSL450 | spirv::MemoryModel::Simple)],
+            ), Operand::MemoryModel(
+                spirv::MemoryModel::GLSL450
+                | spirv::MemoryModel::Simple
+                | spirv::MemoryModel::Vulkan,
+            )],
         ) => {}
         Some(_) => {
             return Err(unsupported(
-                "addressing or memory model other than Logical or PhysicalStorageBuffer64 GLSL450",
+                "addressing model other than Logical or PhysicalStorageBuffer64, or memory model other than GLSL450 or Vulkan",
             ))
         }
         None => return Err(invalid("missing OpMemoryModel")),

@@ -270,7 +270,9 @@ fn run_in(
         for wy in 0..wg_count[1] {
             for wx in 0..wg_count[0] {
                 let wg = [wx, wy, wz];
-                shared.fill(0);
+                // Threadgroup memory is not cleared between workgroups on the hardware: each
+                // starts with what the previous one left, so a shader that reads before it
+                // writes (or forgets a zero initializer) sees stale data here too.
                 for (s, g) in groups.iter_mut().enumerate() {
                     let mut alive = 0u32;
                     for (lane, id) in local_ids[s].iter().enumerate() {
