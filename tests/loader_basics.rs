@@ -26,7 +26,7 @@ fn instance_and_physical_device() {
         "{name}"
     );
     assert_eq!(vk::api_version_major(props.api_version), 1);
-    assert_eq!(vk::api_version_minor(props.api_version), 0);
+    assert_eq!(vk::api_version_minor(props.api_version), 1);
     assert_eq!(props.vendor_id, 0x106b);
     assert_eq!(props.device_type, vk::PhysicalDeviceType::INTEGRATED_GPU);
     assert_eq!(qf.len(), 1);
@@ -100,7 +100,33 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_image_format_list",
             "VK_KHR_imageless_framebuffer",
             "VK_EXT_pipeline_creation_cache_control",
+            "VK_EXT_pipeline_creation_feedback",
             "VK_KHR_bind_memory2",
+            "VK_KHR_get_memory_requirements2",
+            "VK_KHR_dedicated_allocation",
+            "VK_KHR_maintenance3",
+            "VK_KHR_copy_commands2",
+            "VK_KHR_separate_depth_stencil_layouts",
+            "VK_EXT_separate_stencil_usage",
+            "VK_EXT_private_data",
+            "VK_EXT_tooling_info",
+            "VK_KHR_format_feature_flags2",
+            "VK_KHR_driver_properties",
+            "VK_KHR_buffer_device_address",
+            "VK_EXT_scalar_block_layout",
+            "VK_KHR_uniform_buffer_standard_layout",
+            "VK_EXT_subgroup_size_control",
+            "VK_KHR_16bit_storage",
+            "VK_KHR_8bit_storage",
+            "VK_KHR_shader_float16_int8",
+            "VK_KHR_shader_float_controls",
+            "VK_KHR_spirv_1_4",
+            "VK_KHR_shader_non_semantic_info",
+            "VK_KHR_shader_terminate_invocation",
+            "VK_KHR_zero_initialize_workgroup_memory",
+            "VK_KHR_shader_integer_dot_product",
+            "VK_KHR_vulkan_memory_model",
+            "VK_EXT_attachment_feedback_loop_layout",
             "VK_EXT_host_query_reset",
             "VK_EXT_shader_demote_to_helper_invocation",
             "VK_KHR_storage_buffer_storage_class",
@@ -110,7 +136,13 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_EXT_custom_border_color",
             "VK_KHR_swapchain",
             "VK_KHR_swapchain_mutable_format",
-            "VK_KHR_incremental_present"
+            "VK_KHR_incremental_present",
+            "VK_EXT_extended_dynamic_state",
+            "VK_EXT_extended_dynamic_state2",
+            "VK_EXT_index_type_uint8",
+            "VK_EXT_4444_formats",
+            "VK_EXT_depth_clip_enable",
+            "VK_EXT_vertex_attribute_divisor",
         ]
     );
     drop(ctx);

@@ -51,6 +51,18 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_buffer_device_address",
     "VK_EXT_scalar_block_layout",
     "VK_KHR_uniform_buffer_standard_layout",
+    // Shader compiler (compiler/src/frontend): subgroup size, 8/16-bit types, SPIR-V 1.4.
+    "VK_EXT_subgroup_size_control",
+    "VK_KHR_16bit_storage",
+    "VK_KHR_8bit_storage",
+    "VK_KHR_shader_float16_int8",
+    "VK_KHR_shader_float_controls",
+    "VK_KHR_spirv_1_4",
+    "VK_KHR_shader_non_semantic_info",
+    "VK_KHR_shader_terminate_invocation",
+    "VK_KHR_zero_initialize_workgroup_memory",
+    "VK_KHR_shader_integer_dot_product",
+    "VK_KHR_vulkan_memory_model",
     // Feedback-loop barriers store the attachments for textures to read (cmd_buffer::render).
     "VK_EXT_attachment_feedback_loop_layout",
     "VK_EXT_host_query_reset",

@@ -260,8 +260,11 @@ impl Drop for Device {
 ///
 /// # Safety
 /// `info` must be a valid VkDeviceCreateInfo with a valid pNext chain.
-unsafe fn check_features(info: &vk::DeviceCreateInfo<'_>) -> Result<(), vk::Result> {
-    let supported = features::supported();
+unsafe fn check_features(
+    pd: &PhysicalDevice,
+    info: &vk::DeviceCreateInfo<'_>,
+) -> Result<(), vk::Result> {
+    let supported = features::supported_on(pd.kmd.backend());
     // SAFETY: guaranteed by the caller.
     if let Some(f) = unsafe { info.p_enabled_features.as_ref() } {
         if !features::v10_subset(f, &supported.v10) {
@@ -307,7 +310,7 @@ pub unsafe extern "system" fn create_device(
             )?
         };
         // SAFETY: as above, the structure and its chain are valid.
-        unsafe { check_features(info)? };
+        unsafe { check_features(pd, info)? };
         // A device group, if given, must be the one group agx4 reports: this device alone.
         // SAFETY: as above.
         if let Some(group) =

@@ -23,17 +23,39 @@ pub struct Features {
     pub divisor: vk::PhysicalDeviceVertexAttributeDivisorFeaturesEXT<'static>,
 }
 
-/// The features agx4 supports.
+/// The features agx4 supports on a device of `backend`.
+pub fn supported_on(backend: kmd_iface::Backend) -> Features {
+    let mut f = supported();
+    if backend != kmd_iface::Backend::Sim {
+        // Real G13 loads and stores carry a coherence bit agx4 does not set yet.
+        f.v12.vulkan_memory_model = vk::FALSE;
+        f.v12.vulkan_memory_model_device_scope = vk::FALSE;
+    }
+    f
+}
+
+/// The features agx4 supports on the simulated device.
 pub fn supported() -> Features {
     Features {
         v10: v10(),
         v11: vk::PhysicalDeviceVulkan11Features {
+            // Halfword loads and stores of buffers, uniform halves for push constants.
+            // 16-bit stage inputs and outputs are not done.
+            storage_buffer16_bit_access: vk::TRUE,
+            uniform_and_storage_buffer16_bit_access: vk::TRUE,
+            storage_push_constant16: vk::TRUE,
             // Views are render commands of their own; geometry and tessellation shaders do not
             // exist here.
             multiview: vk::TRUE,
             ..Default::default()
         },
         v12: vk::PhysicalDeviceVulkan12Features {
+            // Byte loads and stores; 8-bit values sit zero-extended in register halves.
+            storage_buffer8_bit_access: vk::TRUE,
+            uniform_and_storage_buffer8_bit_access: vk::TRUE,
+            storage_push_constant8: vk::TRUE,
+            shader_float16: vk::TRUE,
+            shader_int8: vk::TRUE,
             sampler_mirror_clamp_to_edge: vk::TRUE,
             imageless_framebuffer: vk::TRUE,
             // Query memory is host-visible; vkResetQueryPool writes it (query_pool.rs).
@@ -49,6 +71,10 @@ pub fn supported() -> Features {
             // A buffer's address is where it is bound (device_address.rs). Addresses cannot be
             // replayed (the VA allocator promises no address twice); a group has one device.
             buffer_device_address: vk::TRUE,
+            // Memory is coherent at every scope on the simulated GPU; on real G13 the loads
+            // and stores would need their coherent bit (set in `supported_on`).
+            vulkan_memory_model: vk::TRUE,
+            vulkan_memory_model_device_scope: vk::TRUE,
             ..Default::default()
         },
         v13: vk::PhysicalDeviceVulkan13Features {
@@ -61,6 +87,16 @@ pub fn supported() -> Features {
             shader_demote_to_helper_invocation: vk::TRUE,
             synchronization2: vk::TRUE,
             dynamic_rendering: vk::TRUE,
+            // OpTerminateInvocation discards and returns, like OpKill.
+            shader_terminate_invocation: vk::TRUE,
+            // Invocations share the zeroing and meet at a barrier (frontend::shared_init).
+            shader_zero_initialize_workgroup_memory: vk::TRUE,
+            // Lowered to multiplies and adds (frontend::dot_product).
+            shader_integer_dot_product: vk::TRUE,
+            // 32 is the only subgroup size; a workgroup fills SIMD groups in local-index order,
+            // so a local size x that is a multiple of 32 gives full subgroups.
+            subgroup_size_control: vk::TRUE,
+            compute_full_subgroups: vk::TRUE,
             ..Default::default()
         },
         // The border table holds the colour's raw words; the texture unit reads them by the
@@ -127,6 +163,8 @@ fn v10() -> vk::PhysicalDeviceFeatures {
     vk::PhysicalDeviceFeatures {
         robust_buffer_access: vk::TRUE,
         shader_int64: vk::TRUE,
+        // 16-bit integers live in register halves and use the ALU's 16-bit forms.
+        shader_int16: vk::TRUE,
         independent_blend: vk::TRUE,
         logic_op: vk::TRUE,
         multi_draw_indirect: vk::TRUE,

@@ -263,9 +263,9 @@ pub unsafe extern "system" fn get_features(
     p_features: *mut vk::PhysicalDeviceFeatures,
 ) {
     guard_or("vkGetPhysicalDeviceFeatures", (), || {
-        let _ = pd(physical_device);
+        let supported = features::supported_on(pd(physical_device).kmd.backend());
         // SAFETY: valid usage: pFeatures is writable.
-        unsafe { *p_features = features::supported().v10 };
+        unsafe { *p_features = supported.v10 };
     })
 }
 
@@ -274,8 +274,7 @@ pub unsafe extern "system" fn get_features2(
     p_features: *mut vk::PhysicalDeviceFeatures2<'_>,
 ) {
     guard_or("vkGetPhysicalDeviceFeatures2", (), || {
-        let _ = pd(physical_device);
-        let supported = features::supported();
+        let supported = features::supported_on(pd(physical_device).kmd.backend());
         // SAFETY: valid usage: pFeatures is a writable structure with a valid pNext chain.
         unsafe {
             (*p_features).features = supported.v10;

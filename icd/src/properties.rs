@@ -40,12 +40,11 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
         driver_id: DRIVER_ID,
         // agx4 has not passed the Vulkan CTS: conformance version 0.0.0.0.
         conformance_version: vk::ConformanceVersion::default(),
-        // 32-bit floats: the USC flushes denormal sources and results (hw gpu::usc::float)
-        // and rounds to nearest even; other bit sizes have no float arithmetic here.
+        // G13's float behaviour is fixed per width (hw::g13::float_mode), but the compiler
+        // does not yet honour the float-controls execution modes in its own folding, so no
+        // mode is promised.
         denorm_behavior_independence: vk::ShaderFloatControlsIndependence::ALL,
         rounding_mode_independence: vk::ShaderFloatControlsIndependence::ALL,
-        shader_denorm_flush_to_zero_float32: vk::TRUE,
-        shader_rounding_mode_rte_float32: vk::TRUE,
         // Each aspect is resolved on its own, by copying sample 0.
         supported_depth_resolve_modes: crate::render_pass::DEPTH_STENCIL_RESOLVE_MODES,
         supported_stencil_resolve_modes: crate::render_pass::DEPTH_STENCIL_RESOLVE_MODES,
@@ -72,8 +71,18 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
             )),
             driver_uuid: uuid_of(concat!("agx4 driver ", env!("CARGO_PKG_VERSION"))),
             subgroup_size: hw::isa::SIMD_WIDTH as u32,
-            subgroup_supported_stages: vk::ShaderStageFlags::empty(),
-            subgroup_supported_operations: vk::SubgroupFeatureFlags::empty(),
+            // Compiled onto G13's ballots, shuffles and SIMD reductions (frontend::subgroup,
+            // passes::lower_subgroups); quads are the derivative quads.
+            subgroup_supported_stages: vk::ShaderStageFlags::COMPUTE
+                | vk::ShaderStageFlags::FRAGMENT,
+            subgroup_supported_operations: vk::SubgroupFeatureFlags::BASIC
+                | vk::SubgroupFeatureFlags::VOTE
+                | vk::SubgroupFeatureFlags::ARITHMETIC
+                | vk::SubgroupFeatureFlags::BALLOT
+                | vk::SubgroupFeatureFlags::SHUFFLE
+                | vk::SubgroupFeatureFlags::SHUFFLE_RELATIVE
+                | vk::SubgroupFeatureFlags::CLUSTERED
+                | vk::SubgroupFeatureFlags::QUAD,
             // The rasterizer keeps or drops a point by its vertex against the view volume
             // (hw::gpu::raster::clip::point_visible).
             point_clipping_behavior: vk::PointClippingBehavior::ALL_CLIP_PLANES,
@@ -90,6 +99,7 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
             max_subgroup_size: hw::isa::SIMD_WIDTH as u32,
             max_compute_workgroup_subgroups: limits.max_compute_work_group_invocations
                 / hw::isa::SIMD_WIDTH as u32,
+            required_subgroup_size_stages: vk::ShaderStageFlags::COMPUTE,
             // Texel buffer views start at 16-byte multiples (buffer_view.rs) whatever the
             // texel size.
             storage_texel_buffer_offset_alignment_bytes: crate::buffer_view::OFFSET_ALIGNMENT,
