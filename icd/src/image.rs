@@ -262,7 +262,13 @@ pub fn format_properties(
         && !compressed;
     // Storage images are single-sampled (storageImageSampleCounts; no
     // shaderStorageImageMultisample).
+    // Formats that are never rendered to (block-compressed, shared-exponent, sRGB R8...)
+    // have no multisampled form.
+    let renderable = supported_usage(format, tiling).intersects(
+        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+    );
     let multisample = MULTISAMPLED_ATTACHMENTS
+        && renderable
         && !cube
         && !usage.contains(vk::ImageUsageFlags::STORAGE)
         && tiling == vk::ImageTiling::OPTIMAL

@@ -540,7 +540,12 @@ pub unsafe extern "system" fn get_image_format_properties(
                     unsafe { *p_properties = p };
                     vk::Result::SUCCESS
                 }
-                None => vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+                None => {
+                    // An unsupported combination reads as all zeros.
+                    // SAFETY: valid usage: pImageFormatProperties is writable.
+                    unsafe { *p_properties = vk::ImageFormatProperties::default() };
+                    vk::Result::ERROR_FORMAT_NOT_SUPPORTED
+                }
             }
         },
     )
@@ -556,6 +561,9 @@ pub unsafe extern "system" fn get_image_format_properties2(
         vk::Result::ERROR_UNKNOWN,
         || {
             let _ = pd(physical_device);
+            // An unsupported combination reads as all zeros; a supported one overwrites them.
+            // SAFETY: valid usage: pImageFormatProperties is writable.
+            unsafe { (*p_properties).image_format_properties = Default::default() };
             // SAFETY: valid usage: pImageFormatInfo is valid, with a valid pNext chain.
             let info = unsafe { &*p_info };
             // A VkImageFormatListCreateInfo only narrows the view formats of a MUTABLE_FORMAT
