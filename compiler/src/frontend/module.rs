@@ -81,6 +81,7 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     // Integer dot products, lowered to multiplies and adds (frontend::dot_product).
     Capability::DotProduct,
     Capability::DotProductInputAll,
+    Capability::DotProductInput4x8Bit,
     Capability::DotProductInput4x8BitPacked,
     // Uniform and UniformId are hints that agx4 does not need.
     Capability::UniformDecoration,
