@@ -2,6 +2,7 @@
 //! accept (documented on `run_all`).
 
 mod algebraic;
+mod bound_local;
 mod const_fold;
 mod copy_prop;
 mod cse;
@@ -26,6 +27,7 @@ use crate::ir::{self, Inst, Node, Op, Shader, Value};
 use crate::{CompileError, ResourceLayout};
 
 pub use algebraic::algebraic;
+pub use bound_local::bound_local;
 pub use const_fold::const_fold;
 pub use copy_prop::copy_prop;
 pub use cse::cse;
@@ -110,6 +112,9 @@ pub fn run_all(shader: &mut Shader, layout: &ResourceLayout) -> Result<(), Compi
         ("copy_prop", |s, _| copy_prop(s)),
         ("promote_vars", |s, _| promote_vars(s)),
         ("copy_prop", |s, _| copy_prop(s)),
+        // After the last pass that adds local-memory accesses, before the folding that
+        // simplifies its clamps.
+        ("bound_local", |s, _| bound_local(s)),
         ("const_fold", |s, _| const_fold(s)),
         ("cse", |s, _| cse(s)),
         ("copy_prop", |s, _| copy_prop(s)),
