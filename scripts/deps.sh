@@ -12,6 +12,7 @@ packages=(
     xvfb libx11-xcb1 x11-utils                                     # WSI tests: an X server; Xlib surfaces; xdpyinfo
     weston                                                         # Wayland WSI tests: a headless compositor
     gfxreconstruct                                                 # vkcube frames: capture and replay with screenshots
+    piglit libgl1-mesa-dri libegl-mesa0 mesa-utils                 # OpenGL through Zink: piglit (scripts/piglit.sh), glxinfo
 )
 missing=()
 for p in "${packages[@]}"; do

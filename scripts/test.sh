@@ -40,3 +40,6 @@ echo "main job: 3 passed, 0 failed"
 
 echo "== Vulkan CTS: the CI slice on agx4, compared with cts/agx4-fails.txt (cts/README.md)"
 scripts/cts.sh ci
+
+echo "== piglit through Zink on agx4: one test in 20 of cts/piglit/include.txt, compared with cts/piglit/agx4-fails.txt"
+scripts/piglit.sh 20
