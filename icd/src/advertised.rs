@@ -90,4 +90,6 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_EXT_depth_clip_enable",
     // Instance divisors, applied by the vertex shader's fetch (compiler lower_vertex_input).
     "VK_EXT_vertex_attribute_divisor",
+    // Bresenham lines are the rasterizer's lines (hw::gpu::raster::line).
+    "VK_EXT_line_rasterization",
 ];

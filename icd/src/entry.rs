@@ -65,16 +65,20 @@ mod generated {
 }
 pub use generated::{EXTENSION_SPEC_VERSIONS, HEADER_VERSION};
 
-/// Pairs a command name with its implementation, checked against ash's `PFN_` type.
+/// Pairs a command name with its implementation, checked against ash's `PFN_` type. A name in
+/// brackets after the type is the command's canonical name in the registry agx4 builds with,
+/// where ash names the type after a later alias.
 macro_rules! implemented {
-    ($($name:ident => $f:expr,)*) => {
+    ($($name:ident $([$canonical:literal])? => $f:expr,)*) => {
         &[$(
-            (stringify!($name), {
+            (implemented!(@name $name $($canonical)?), {
                 let f: ash::vk::$name = $f;
                 RawFn(f as *const ())
             }),
         )*]
     };
+    (@name $name:ident) => { stringify!($name) };
+    (@name $name:ident $canonical:literal) => { $canonical };
 }
 
 /// The commands agx4 implements, by canonical name, sorted.
@@ -151,6 +155,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdSetEvent => cmd_buffer::barrier::cmd_set_event,
     PFN_vkCmdSetEvent2 => cmd_buffer::barrier::cmd_set_event2,
     PFN_vkCmdSetFrontFace => cmd_buffer::dynamic_state::cmd_set_front_face,
+    PFN_vkCmdSetLineStippleKHR ["PFN_vkCmdSetLineStippleEXT"] => cmd_buffer::draw::cmd_set_line_stipple,
     PFN_vkCmdSetLineWidth => cmd_buffer::draw::cmd_set_line_width,
     PFN_vkCmdSetPrimitiveRestartEnable => cmd_buffer::dynamic_state::cmd_set_primitive_restart_enable,
     PFN_vkCmdSetPrimitiveTopology => cmd_buffer::dynamic_state::cmd_set_primitive_topology,

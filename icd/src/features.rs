@@ -21,6 +21,7 @@ pub struct Features {
     pub formats_4444: vk::PhysicalDevice4444FormatsFeaturesEXT<'static>,
     pub depth_clip: vk::PhysicalDeviceDepthClipEnableFeaturesEXT<'static>,
     pub divisor: vk::PhysicalDeviceVertexAttributeDivisorFeaturesEXT<'static>,
+    pub line_rasterization: vk::PhysicalDeviceLineRasterizationFeaturesEXT<'static>,
 }
 
 /// The features agx4 supports on a device of `backend`.
@@ -148,6 +149,14 @@ pub fn supported() -> Features {
         divisor: vk::PhysicalDeviceVertexAttributeDivisorFeaturesEXT {
             vertex_attribute_instance_rate_divisor: vk::TRUE,
             vertex_attribute_instance_rate_zero_divisor: vk::TRUE,
+            ..Default::default()
+        },
+        // Lines cover the pixel nearest the segment in each column (row) of their major axis,
+        // `width` pixels thick along the minor axis (hw::gpu::raster::line): Bresenham lines,
+        // which are also the default mode. Rectangular and smooth lines and stipples are not
+        // modelled.
+        line_rasterization: vk::PhysicalDeviceLineRasterizationFeaturesEXT {
+            bresenham_lines: vk::TRUE,
             ..Default::default()
         },
     }
@@ -299,6 +308,7 @@ feature_structs! {
     PhysicalDevice4444FormatsFeaturesEXT from formats_4444 { format_a4r4g4b4, format_a4b4g4r4 }
     PhysicalDeviceDepthClipEnableFeaturesEXT from depth_clip { depth_clip_enable }
     PhysicalDeviceVertexAttributeDivisorFeaturesEXT from divisor { vertex_attribute_instance_rate_divisor, vertex_attribute_instance_rate_zero_divisor }
+    PhysicalDeviceLineRasterizationFeaturesEXT from line_rasterization { rectangular_lines, bresenham_lines, smooth_lines, stippled_rectangular_lines, stippled_bresenham_lines, stippled_smooth_lines }
 }
 
 /// Whether every feature set in `requested` is supported (both are arrays of VkBool32).

@@ -97,7 +97,6 @@ pub struct Fixed {
     pub line_width: f32,
     /// How triangles are rasterized: filled, as their edges or as their vertices.
     pub polygon_mode: PolygonMode,
-    pub samples: u32,
     /// Whether the subpass has a depth aspect: without one the depth test is off whatever
     /// the (possibly dynamic) enable says.
     pub has_depth: bool,
@@ -138,6 +137,9 @@ pub struct GraphicsPipeline {
     /// Whether primitives are clipped against the near and far planes: not when clamping,
     /// unless VK_EXT_depth_clip_enable says otherwise.
     pub depth_clip: bool,
+    /// VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT: line primitives cover whole pixels under
+    /// multisampling (the Cull word's primitive MSAA bit).
+    pub bresenham_lines: bool,
     /// Where the fragment shader reads each input attachment from, as the subpass it was
     /// made for binds them (`subpass_inputs`); draws check that theirs agrees.
     pub inputs: Vec<InputAttachmentSource>,
@@ -786,7 +788,6 @@ pub unsafe fn create_one(
         },
         line_width: raster.line_width,
         polygon_mode,
-        samples,
         has_depth,
         depth_test,
         depth_write,
@@ -863,6 +864,17 @@ pub unsafe fn create_one(
             };
             pipeline.depth_clip = c.depth_clip_enable != 0;
         }
+        if s.s_type == vk::StructureType::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_EXT {
+            // SAFETY: the structure type names the structure.
+            let l = unsafe {
+                &*(s as *const vk::BaseInStructure
+                    as *const vk::PipelineRasterizationLineStateCreateInfoEXT)
+            };
+            // Valid usage allows only the modes of the features agx4 offers: the default
+            // mode and Bresenham; stippling needs a feature it does not offer.
+            pipeline.bresenham_lines =
+                l.line_rasterization_mode == vk::LineRasterizationModeEXT::BRESENHAM;
+        }
     }
     pipeline.inputs = inputs;
     Ok(pipeline)
@@ -911,6 +923,7 @@ impl GraphicsPipeline {
             tilebuffer,
             depth_clamp: false,
             depth_clip: true,
+            bresenham_lines: false,
             inputs: Vec::new(),
         })
     }

@@ -19,6 +19,7 @@ pub struct Properties {
     pub push_descriptor: vk::PhysicalDevicePushDescriptorPropertiesKHR<'static>,
     pub custom_border_color: vk::PhysicalDeviceCustomBorderColorPropertiesEXT<'static>,
     pub divisor: vk::PhysicalDeviceVertexAttributeDivisorPropertiesEXT<'static>,
+    pub line_rasterization: vk::PhysicalDeviceLineRasterizationPropertiesEXT<'static>,
 }
 
 /// FNV-1a of a key, as a UUID.
@@ -121,6 +122,10 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
             max_vertex_attrib_divisor: u32::MAX,
             ..Default::default()
         },
+        line_rasterization: vk::PhysicalDeviceLineRasterizationPropertiesEXT {
+            line_sub_pixel_precision_bits: limits.sub_pixel_precision_bits,
+            ..Default::default()
+        },
     }
 }
 
@@ -173,4 +178,5 @@ property_structs! {
     PhysicalDevicePushDescriptorPropertiesKHR from push_descriptor { max_push_descriptors }
     PhysicalDeviceCustomBorderColorPropertiesEXT from custom_border_color { max_custom_border_color_samplers }
     PhysicalDeviceVertexAttributeDivisorPropertiesEXT from divisor { max_vertex_attrib_divisor }
+    PhysicalDeviceLineRasterizationPropertiesEXT from line_rasterization { line_sub_pixel_precision_bits }
 }

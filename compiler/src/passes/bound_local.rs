@@ -6,7 +6,7 @@
 //! is clamped with one unsigned minimum: a negative offset wraps to a large one and lands on
 //! the last element, other variables may be read or written, as both specifications allow.
 
-use crate::ir::{BinOp, Constant, Op, Scalar, Shader, Space, Type, Value};
+use crate::ir::{BinOp, Constant, Op, Scalar, Shader, Space, Type};
 use crate::CompileError;
 
 use super::{const_of, defs, rewrite};
@@ -60,7 +60,7 @@ fn access_bytes(ty: Type) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Inst, Node};
+    use crate::ir::{Inst, Node, Value};
 
     fn shader_with(space: Space, addr_op: Op) -> (Shader, Value) {
         let mut sh = Shader::default();

@@ -329,7 +329,6 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
         },
         line_width: 1.0,
         polygon_mode: hw::g13::control::ppp::PolygonMode::Fill,
-        samples: tib.samples,
         has_depth: key.depth,
         depth_test: key.depth,
         depth_write: key.depth,

@@ -581,7 +581,9 @@ fn draw_one(
             // and far planes is off with it unless VK_EXT_depth_clip_enable turns it on.
             depth_clip: p.depth_clip,
             depth_clamp: p.depth_clamp,
-            primitive_msaa: p.fixed.samples > 1,
+            // Only Bresenham lines cover whole pixels; everything else is sampled per sample.
+            primitive_msaa: p.bresenham_lines
+                && matches!(fx.primitive, Primitive::Lines | Primitive::LineStrip),
             front_face_ccw: fx.front_ccw,
             rasterizer_discard: fx.rasterizer_discard,
         }),
@@ -935,6 +937,17 @@ pub unsafe extern "system" fn cmd_set_line_width(cb: vk::CommandBuffer, width: f
         rec.gfx.line_width = width;
         Ok(())
     })
+}
+
+/// Stippled lines need one of the stippled*Lines features of VK_EXT_line_rasterization, which
+/// agx4 does not offer; a pipeline may still make the stipple dynamic, so it is recorded as
+/// nothing.
+pub unsafe extern "system" fn cmd_set_line_stipple(
+    cb: vk::CommandBuffer,
+    _factor: u32,
+    _pattern: u16,
+) {
+    record("vkCmdSetLineStippleEXT", cb, |_, _| Ok(()))
 }
 
 /// Depth bounds only matter to the depth bounds test, which needs the depthBounds feature

@@ -15,6 +15,9 @@ use super::{RasterError, Rect, SUBPIXEL_ONE};
 pub struct Line {
     pub ends: [WindowVertex; 2],
     pub halves: [Triangle; 2],
+    /// Every sample of a pixel is covered when the pixel centre is (Bresenham lines under
+    /// multisampling); otherwise each sample is tested on its own.
+    pub whole_pixels: bool,
 }
 
 /// Clamps a requested width to the device's `lineWidthRange` (agx4 reports [1, 1]).
@@ -58,11 +61,28 @@ impl Line {
         Ok(Some(Line {
             ends,
             halves: [t0, t1],
+            whole_pixels: false,
         }))
     }
 
+    /// The same line, covering whole pixels or single samples.
+    pub fn with_whole_pixels(self, whole_pixels: bool) -> Line {
+        Line {
+            whole_pixels,
+            ..self
+        }
+    }
+
     pub fn sample_mask(&self, x: u32, y: u32, samples: SampleCount) -> u32 {
-        self.halves[0].sample_mask(x, y, samples) | self.halves[1].sample_mask(x, y, samples)
+        let test = |s| self.halves[0].sample_mask(x, y, s) | self.halves[1].sample_mask(x, y, s);
+        if !self.whole_pixels {
+            return test(samples);
+        }
+        if test(SampleCount::One) != 0 {
+            (1 << samples.count()) - 1
+        } else {
+            0
+        }
     }
 
     /// Calls `f(x, y, mask)` for every pixel with covered samples (the two halves never both

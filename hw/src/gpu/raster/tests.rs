@@ -835,3 +835,29 @@ fn varyings_through_clipping_match_the_unclipped_triangle() {
     }
     assert!(checked > 200, "{checked}");
 }
+
+#[test]
+fn whole_pixel_lines_cover_every_sample_of_the_pixels_their_centres_choose() {
+    // A shallow line: per-sample coverage gives partial masks, whole-pixel coverage gives
+    // all four samples of exactly the pixels single-sample rasterization picks.
+    let l = Line::setup([wv(2.5, 10.2), wv(20.5, 13.9)], 1.0)
+        .unwrap()
+        .unwrap();
+    let mut single = Vec::new();
+    l.rasterize(SampleCount::One, &BIG, |x, y, _| single.push((x, y)));
+    let mut partial = 0;
+    l.rasterize(SampleCount::Four, &BIG, |_, _, m| {
+        partial += (m != 0b1111) as u32
+    });
+    assert!(
+        partial > 0,
+        "per-sample coverage of a shallow line has partial pixels"
+    );
+    let whole = l.with_whole_pixels(true);
+    let mut covered = Vec::new();
+    whole.rasterize(SampleCount::Four, &BIG, |x, y, m| {
+        assert_eq!(m, 0b1111, "pixel ({x}, {y})");
+        covered.push((x, y));
+    });
+    assert_eq!(covered, single);
+}

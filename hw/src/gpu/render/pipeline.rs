@@ -459,6 +459,7 @@ impl DrawSink for Renderer<'_> {
             line_width: ppp
                 .front_face
                 .map_or(1.0, |f| (f.line_width + 1) as f32 / 16.0),
+            whole_pixel_lines: cull.is_some_and(|c| c.primitive_msaa),
             polygon_mode: ppp.front_face.map_or(PolygonMode::Fill, |f| f.polygon_mode),
             bindings: bindings.as_ref(),
         };

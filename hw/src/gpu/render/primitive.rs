@@ -69,6 +69,9 @@ pub struct DrawSetup<'a> {
     pub setup: SetupState,
     pub point_size: bool,
     pub line_width: f32,
+    /// Lines cover whole pixels: every sample of a pixel whose centre they cover (the Cull
+    /// word's `primitive msaa`, which Vulkan's Bresenham line mode sets).
+    pub whole_pixel_lines: bool,
     /// How triangles are rasterized (Fragment Face `polygon mode`).
     pub polygon_mode: PolygonMode,
     pub bindings: Option<&'a Bindings>,
@@ -227,6 +230,7 @@ impl DrawSetup<'_> {
             super::unfilled::rectangular_line(win, self.line_width)
         } else {
             Line::setup(win, self.line_width)
+                .map(|l| l.map(|l| l.with_whole_pixels(self.whole_pixel_lines)))
         };
         let Some(line) = line.map_err(raster_fault)? else {
             return Ok(());

@@ -120,5 +120,6 @@ pub(super) fn rectangular_line(
     Ok(Some(Line {
         ends,
         halves: [t0, t1],
+        whole_pixels: false,
     }))
 }
