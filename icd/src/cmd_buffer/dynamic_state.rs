@@ -416,7 +416,6 @@ mod tests {
             },
             line_width: 2.0,
             polygon_mode: PolygonMode::Fill,
-            samples: 1,
             has_depth: true,
             depth_test: true,
             depth_write: true,
