@@ -63,9 +63,11 @@ mod tests {
     use crate::ir::{Inst, Node, Value};
 
     fn shader_with(space: Space, addr_op: Op) -> (Shader, Value) {
-        let mut sh = Shader::default();
-        sh.scratch_size = 64;
-        sh.shared_size = 128;
+        let mut sh = Shader {
+            scratch_size: 64,
+            shared_size: 128,
+            ..Default::default()
+        };
         let a = sh.new_value(Type::I32);
         let d = sh.new_value(Type::F32);
         sh.body = vec![Node::Block(vec![
