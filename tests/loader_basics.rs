@@ -105,6 +105,8 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_get_memory_requirements2",
             "VK_KHR_dedicated_allocation",
             "VK_KHR_maintenance3",
+            "VK_KHR_maintenance4",
+            "VK_EXT_image_robustness",
             "VK_KHR_copy_commands2",
             "VK_KHR_separate_depth_stencil_layouts",
             "VK_EXT_separate_stencil_usage",

@@ -40,6 +40,10 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     // Every allocation is as good as a dedicated one (memory::write_requirements2).
     "VK_KHR_dedicated_allocation",
     "VK_KHR_maintenance3",
+    // See features.rs's maintenance4: the device-level requirements match the objects'.
+    "VK_KHR_maintenance4",
+    // robustImageAccess: on the simulated device only (features.rs, supported_on).
+    "VK_EXT_image_robustness",
     "VK_KHR_copy_commands2",
     // Image layouts change nothing in memory here.
     "VK_KHR_separate_depth_stencil_layouts",

@@ -31,6 +31,11 @@ pub fn supported_on(backend: kmd_iface::Backend) -> Features {
         // Real G13 loads and stores carry a coherence bit agx4 does not set yet.
         f.v12.vulkan_memory_model = vk::FALSE;
         f.v12.vulkan_memory_model_device_scope = vk::FALSE;
+        // Real G13 texture loads give the out-of-bounds texel for coordinates past the edges
+        // but not for layers and levels past the view's (Mesa moves those to an x past the
+        // edge in the shader); agx4's shaders do not do that yet, and the simulated texture
+        // unit zeroes them all.
+        f.v13.robust_image_access = vk::FALSE;
     }
     f
 }
@@ -98,6 +103,15 @@ pub fn supported() -> Features {
             // so a local size x that is a multiple of 32 gives full subgroups.
             subgroup_size_control: vk::TRUE,
             compute_full_subgroups: vk::TRUE,
+            // Out-of-bounds image and texel buffer loads read the zero texel (the texture
+            // unit; passes::lower_texel_buffers), stores are dropped (the PBE) and so are
+            // atomics (passes::lower_image_atomics). Always on: nothing depends on the feature.
+            robust_image_access: vk::TRUE,
+            // Device-level memory requirements come from the same code as the objects'
+            // (buffer.rs, image.rs); pipelines and command buffers copy what they need from a
+            // pipeline layout; LocalSizeId is read by the compiler front end; longer outputs
+            // than the next stage's inputs only leave components unread.
+            maintenance4: vk::TRUE,
             ..Default::default()
         },
         // The border table holds the colour's raw words; the texture unit reads them by the
