@@ -90,6 +90,11 @@ pub enum BlendFactor {
     ConstantAlpha,
     OneMinusConstantAlpha,
     SrcAlphaSaturate,
+    /// The dual-source factors: channels of the fragment output at Location 0 Index 1.
+    Src1Color,
+    OneMinusSrc1Color,
+    Src1Alpha,
+    OneMinusSrc1Alpha,
 }
 
 /// `VkBlendOp` (the core five).

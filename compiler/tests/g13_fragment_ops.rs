@@ -133,9 +133,21 @@ fn run(code: &[u8], samples: u32) -> FragmentContext {
     run_with(code, samples, vec![INV_W, Plane::default(), V, P_OVER_W])
 }
 
+/// Runs a single-sampled shader over a tilebuffer whose every word holds `dst`.
+fn run_over(code: &[u8], dst: u32) -> FragmentContext {
+    run_full(code, 1, vec![INV_W, Plane::default(), V, P_OVER_W], dst)
+}
+
 /// Runs with the given coefficient planes (1/W, Z, then the varyings in layout order).
 fn run_with(code: &[u8], samples: u32, planes: Vec<Plane>) -> FragmentContext {
+    run_full(code, samples, planes, 0)
+}
+
+fn run_full(code: &[u8], samples: u32, planes: Vec<Plane>, dst: u32) -> FragmentContext {
     let mut f = FragmentContext::new(TILE, samples, 4);
+    for w in f.tilebuffer.chunks_exact_mut(4) {
+        w.copy_from_slice(&dst.to_le_bytes());
+    }
     f.tile_origin = ORIGIN;
     f.sample_positions = if samples == 4 {
         POSITIONS.to_vec()
@@ -407,20 +419,44 @@ void main() {
 }
 
 #[test]
-fn index_zero_outputs_compile_and_the_second_blend_source_is_refused() {
+fn index_zero_outputs_compile_and_index_one_is_the_second_blend_source() {
     // Zink declares every fragment output with Index 0, which is what no decoration means.
     let index0 = r#"#version 450
 layout(location = 0, index = 0) out float o;
 void main() { o = 1.0; }
 "#;
-    let state = state(Numeric::Float, 1);
-    assert!(fragment_code(index0, &state).is_ok());
-    // Index 1 feeds the second source of dual-source blending, which agx4 does not offer.
+    let plain = state(Numeric::Float, 1);
+    assert!(fragment_code(index0, &plain).is_ok());
+    // Index 1 is SRC1 of target 0's blend: colour = src * src1.a + dst * (1 - src1.r).
     let index1 = r#"#version 450
 layout(location = 0, index = 0) out float o;
-layout(location = 0, index = 1) out float o2;
+layout(location = 0, index = 1) out vec4 o2;
+void main() { o = 0.5; o2 = vec4(0.25, 7.0, 7.0, 0.75); }
+"#;
+    let mut blended = state(Numeric::Float, 1);
+    blended.targets[0].blend = BlendAttachment {
+        enable: true,
+        src_color: BlendFactor::Src1Alpha,
+        dst_color: BlendFactor::OneMinusSrc1Color,
+        ..BlendAttachment::default()
+    };
+    let f = run_over(
+        &fragment_code(index1, &blended).expect("compile"),
+        2.0f32.to_bits(),
+    );
+    for l in (0..32).filter(|&l| coverage(l) != 0) {
+        close(
+            f32::from_bits(word(&f, l, 0)),
+            0.5 * 0.75 + 2.0 * (1.0 - 0.25),
+            &format!("lane {l}"),
+        );
+    }
+    // Only target 0 has a second source.
+    let index1_at_1 = r#"#version 450
+layout(location = 0) out float o;
+layout(location = 1, index = 1) out float o2;
 void main() { o = 1.0; o2 = 0.5; }
 "#;
-    let err = fragment_code(index1, &state).expect_err("dual-source blending is not offered");
+    let err = fragment_code(index1_at_1, &plain).expect_err("Index 1 at Location 1");
     assert!(format!("{err}").contains("dual-source"), "{err}");
 }

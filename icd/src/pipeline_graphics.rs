@@ -226,7 +226,10 @@ fn blend_factor(f: vk::BlendFactor) -> Result<BlendFactor, vk::Result> {
         V::CONSTANT_ALPHA => BlendFactor::ConstantAlpha,
         V::ONE_MINUS_CONSTANT_ALPHA => BlendFactor::OneMinusConstantAlpha,
         V::SRC_ALPHA_SATURATE => BlendFactor::SrcAlphaSaturate,
-        // Dual-source factors need the dualSrcBlend feature, which is not advertised.
+        V::SRC1_COLOR => BlendFactor::Src1Color,
+        V::ONE_MINUS_SRC1_COLOR => BlendFactor::OneMinusSrc1Color,
+        V::SRC1_ALPHA => BlendFactor::Src1Alpha,
+        V::ONE_MINUS_SRC1_ALPHA => BlendFactor::OneMinusSrc1Alpha,
         other => return unsupported(format!("blend factor {other:?}")),
     })
 }

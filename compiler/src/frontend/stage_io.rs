@@ -17,8 +17,15 @@ use crate::CompileError;
 /// Where the value of an output Var goes when the entry point returns.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum OutTarget {
-    Location { location: u32, component: u8 },
+    Location {
+        location: u32,
+        component: u8,
+    },
     Builtin(OutputBuiltin),
+    /// A fragment output at Location 0 Index 1, from this component on.
+    SecondBlendSource {
+        component: u8,
+    },
 }
 
 fn leaf_vars(t: &VarTree, out: &mut Vec<Var>) {
@@ -103,16 +110,6 @@ impl<'m> Tr<'m> {
             .get(rid, Decoration::Component)
             .and_then(|v| v.first().copied())
             .unwrap_or(0);
-        // Index 0 is what an output without the decoration has (Zink writes it on every
-        // fragment output); only Index 1 is the second source of dual-source blending.
-        let index = self
-            .decos
-            .get(rid, Decoration::Index)
-            .and_then(|v| v.first().copied())
-            .unwrap_or(0);
-        if index != 0 {
-            return Err(unsupported("dual-source blending (Index 1 decoration)"));
-        }
         let q = self.qualifiers(&|d| self.decos.has(rid, d), IoQualifiers::default());
         let mut out = Vec::new();
         let mut next = location;
@@ -282,6 +279,18 @@ impl<'m> Tr<'m> {
                         }
                     }
                 } else {
+                    // Index 0 is what an output without the decoration has (Zink writes it
+                    // on every fragment output); Index 1 is the second source of
+                    // dual-source blending, which only target 0 has
+                    // (maxFragmentDualSrcAttachments is 1).
+                    let index = self
+                        .decos
+                        .get(rid, Decoration::Index)
+                        .and_then(|v| v.first().copied())
+                        .unwrap_or(0);
+                    if index > 1 || (index == 1 && self.stage != ir::Stage::Fragment) {
+                        return Err(invalid(format!("output Index {index}")));
+                    }
                     let slots = self.io_slots(rid, ty)?;
                     let mut leaves = Vec::new();
                     leaf_vars(&tree, &mut leaves);
@@ -290,13 +299,22 @@ impl<'m> Tr<'m> {
                     }
                     for (v, slot) in leaves.into_iter().zip(slots) {
                         self.io_leaf_type(v, slot.component)?;
-                        self.outputs.push((
-                            v,
-                            OutTarget::Location {
+                        let target = match index {
+                            0 => OutTarget::Location {
                                 location: slot.location,
                                 component: slot.component,
                             },
-                        ));
+                            _ if slot.location == 0 => OutTarget::SecondBlendSource {
+                                component: slot.component,
+                            },
+                            _ => {
+                                return Err(unsupported(format!(
+                                    "dual-source output at Location {} (only 0 has one)",
+                                    slot.location
+                                )))
+                            }
+                        };
+                        self.outputs.push((v, target));
                     }
                 }
                 Ok(Some(Ptr::Vars { tree, ty }))
@@ -330,6 +348,11 @@ impl<'m> Tr<'m> {
                 OutTarget::Builtin(builtin) => ir::Op::StoreBuiltin {
                     builtin,
                     component: 0,
+                    value: x,
+                },
+                OutTarget::SecondBlendSource { component } => ir::Op::StoreBuiltin {
+                    builtin: OutputBuiltin::SecondBlendSource,
+                    component,
                     value: x,
                 },
             };

@@ -127,6 +127,9 @@ struct Sel<'a> {
     /// which then share one LOD (see `texture`). Cleared at every block, so a register is
     /// only reused where its definition dominates.
     tex_lods: HashMap<texture::LodKey, Reg>,
+    /// While target 0 is written: the second blend source (Location 0 Index 1), raw until
+    /// `blend_source` clamps it as the target's format asks.
+    second_source: Option<[Reg; 4]>,
 }
 
 /// Selects instructions for a whole shader.
@@ -204,6 +207,7 @@ impl<'a> Sel<'a> {
             runs: Vec::new(),
             coefficients: None,
             tex_lods: HashMap::new(),
+            second_source: None,
         }
     }
 

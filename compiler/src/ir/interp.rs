@@ -897,8 +897,8 @@ impl<'s> Machine<'s, '_> {
                     OutputBuiltin::FragDepth => {
                         write_components(std::slice::from_mut(&mut o.frag_depth), *component, &x)?
                     }
-                    OutputBuiltin::SampleMask => {
-                        return Err("SampleMask output is not interpreted".into())
+                    OutputBuiltin::SampleMask | OutputBuiltin::SecondBlendSource => {
+                        return Err(format!("{builtin:?} output is not interpreted"))
                     }
                 }
                 None

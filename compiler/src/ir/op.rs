@@ -239,6 +239,9 @@ pub enum OutputBuiltin {
     /// Fragment shaders: gl_SampleMask[0], one I32: the samples whose bit is clear are
     /// discarded (in a per-sample shader only the bit of the sample being shaded counts).
     SampleMask,
+    /// Fragment shaders: the output at Location 0 Index 1, up to four F32 or I32
+    /// components: the second source (SRC1) of dual-source blending into target 0.
+    SecondBlendSource,
 }
 
 /// Memory a load, store or atomic reaches.

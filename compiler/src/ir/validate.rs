@@ -349,6 +349,8 @@ impl Checker<'_> {
                         OutputBuiltin::Position => (4, Scalar::F32),
                         OutputBuiltin::PointSize | OutputBuiltin::FragDepth => (1, Scalar::F32),
                         OutputBuiltin::SampleMask => (1, Scalar::I32),
+                        // Typed as the target-0 output it pairs with.
+                        OutputBuiltin::SecondBlendSource => (4, t.scalar),
                     };
                     if t.scalar != scalar || *component as u32 + t.lanes as u32 > lanes {
                         return Err(format!("{builtin:?} written with {t:?}"));

@@ -245,6 +245,13 @@ impl Sel<'_> {
         for r in &mut out {
             *r = self.clamp_for(c, Operand::Reg(*r))?;
         }
+        // Vulkan clamps the second source like the first.
+        if let Some(mut second) = self.second_source {
+            for r in &mut second {
+                *r = self.clamp_for(c, Operand::Reg(*r))?;
+            }
+            self.second_source = Some(second);
+        }
         Ok(out)
     }
 
@@ -267,6 +274,13 @@ impl Sel<'_> {
             size: Size::S32,
         });
         self.clamp_for(c, u)
+    }
+
+    /// Channel `k` of the second blend source (only target 0 has one).
+    fn second(&self, k: usize) -> Result<Reg, CompileError> {
+        self.second_source
+            .map(|s| s[k])
+            .ok_or_else(|| unsupported("a SRC1 blend factor on a target other than 0"))
     }
 
     fn factor(
@@ -301,6 +315,16 @@ impl Sel<'_> {
             BlendFactor::ConstantAlpha => Operand::Reg(self.blend_constant(c, 3)?),
             BlendFactor::OneMinusConstantAlpha => {
                 let r = self.blend_constant(c, 3)?;
+                minus(self, r)?
+            }
+            BlendFactor::Src1Color => Operand::Reg(self.second(k)?),
+            BlendFactor::OneMinusSrc1Color => {
+                let r = self.second(k)?;
+                minus(self, r)?
+            }
+            BlendFactor::Src1Alpha => Operand::Reg(self.second(3)?),
+            BlendFactor::OneMinusSrc1Alpha => {
+                let r = self.second(3)?;
                 minus(self, r)?
             }
             BlendFactor::SrcAlphaSaturate if k == 3 => one,

@@ -50,6 +50,8 @@ const SAMPLE_MASK_KEY: (u32, u8) = (u32::MAX, 1);
 /// Output key of location 0's alpha as alpha to coverage reads it (also with no attachment
 /// at location 0).
 const COVERAGE_ALPHA_KEY: (u32, u8) = (u32::MAX, 2);
+/// Output words of the second blend source (Location 0 Index 1), by component.
+const SECOND_SOURCE_LOCATION: u32 = u32::MAX - 1;
 
 /// The interface a vertex or fragment shader is compiled against.
 #[derive(Debug, Clone, Copy)]
@@ -476,6 +478,9 @@ impl<'a> Sel<'a> {
                     (OutputBuiltin::SampleMask, Stage::Fragment) if *component == 0 => {
                         self.record_output(SAMPLE_MASK_KEY, *value)
                     }
+                    (OutputBuiltin::SecondBlendSource, Stage::Fragment) if *component < 4 => {
+                        self.record_output((SECOND_SOURCE_LOCATION, *component), *value)
+                    }
                     (b, s) => Err(unsupported(format!(
                         "built-in output {b:?}[{component}] of a {s:?} shader in the G13 back end"
                     ))),
@@ -693,9 +698,14 @@ impl<'a> Sel<'a> {
                     }));
                 }
                 let mut colours: Vec<(u32, [Option<Reg>; 4])> = Vec::new();
+                let mut second: [Option<Reg>; 4] = [None; 4];
                 for ((location, component), id) in outs {
                     let value = vreg(id, 0, Size::S32);
                     if [SAMPLE_MASK_KEY, COVERAGE_ALPHA_KEY].contains(&(location, component)) {
+                        continue;
+                    }
+                    if location == SECOND_SOURCE_LOCATION {
+                        second[usize::from(component)] = Some(value);
                         continue;
                     }
                     if (location, component) == DEPTH_KEY {
@@ -726,6 +736,14 @@ impl<'a> Sel<'a> {
                         // An unwritten alpha is stored as 1.0.
                         vals[3] = None;
                     }
+                    // Only target 0 blends with a second source; its unwritten channels
+                    // read 0, like unwritten varyings.
+                    self.second_source = if location == 0 {
+                        let zero = self.imm_r(0)?;
+                        Some(second.map(|r| r.unwrap_or(zero)))
+                    } else {
+                        None
+                    };
                     self.write_colour(&c, vals, t.outputs.logic_op, t.outputs.samples)?;
                 }
             }
