@@ -124,8 +124,9 @@ pub struct GraphicsPipeline {
     /// The USC Registers `spill size` of each stage: the per-thread stack its launch gives.
     pub vertex_spill: u32,
     pub fragment_spill: u32,
-    /// USC address of the CF binding header and bindings.
-    pub cf_bindings: u32,
+    /// USC address of the CF binding header and bindings, one copy per vertex that flat
+    /// varyings come from (the binding's shade model names it; indexed by [`flat_vertex`]).
+    pub cf_bindings: [u32; 3],
     pub cf_binding_count: u32,
     pub fixed: Fixed,
     /// The tilebuffer layout of the subpass it was made for.
@@ -140,6 +141,8 @@ pub struct GraphicsPipeline {
     /// VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT: line primitives cover whole pixels under
     /// multisampling (the Cull word's primitive MSAA bit).
     pub bresenham_lines: bool,
+    /// VK_EXT_provoking_vertex's last-vertex mode: flat varyings from a primitive's last vertex.
+    pub provoking_last: bool,
     /// Where the fragment shader reads each input attachment from, as the subpass it was
     /// made for binds them (`subpass_inputs`); draws check that theirs agrees.
     pub inputs: Vec<InputAttachmentSource>,
@@ -547,8 +550,31 @@ fn upload(dev: &Device, bytes: &[u8]) -> Result<(Bo, u32), vk::Result> {
     Ok((bo, offset))
 }
 
-/// The CF binding header and bindings (docs/render-abi.md section 4).
-fn cf_words(b: &GraphicsPipelineBinary) -> Vec<u8> {
+/// The shade model of flat varyings taken from hardware vertex 0, 1 or 2 of a primitive.
+const FLAT_MODELS: [ShadeModel; 3] = [
+    ShadeModel::FlatVertex0,
+    ShadeModel::FlatVertex1,
+    ShadeModel::FlatVertex2,
+];
+/// Alignment of each copy of the CF bindings (the bindings are 8-byte words; 64 keeps
+/// every copy on its own cache line, as the first one starts its buffer).
+const CF_ALIGN: usize = 64;
+
+/// Which hardware vertex of a primitive (an index of `GraphicsPipeline::cf_bindings`) flat
+/// varyings come from. The hardware numbers a fan's triangle (0, i+1, i+2), so Vulkan's
+/// first vertex (i+1) is vertex 1 there and vertex 0 elsewhere; the last is always vertex 2.
+/// Mesa's asahi drivers program the same choice.
+pub fn flat_vertex(last: bool, primitive: Primitive) -> usize {
+    match (last, primitive) {
+        (true, _) => 2,
+        (false, Primitive::TriangleFan) => 1,
+        (false, _) => 0,
+    }
+}
+
+/// The CF binding header and bindings (docs/render-abi.md section 4), flat varyings shaded
+/// with `flat`.
+fn cf_words(b: &GraphicsPipelineBinary, flat: ShadeModel) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(
         &CfBindingHeader {
@@ -563,11 +589,10 @@ fn cf_words(b: &GraphicsPipelineBinary) -> Vec<u8> {
             CfSource::FragcoordZ => (CoefficientSource::FragcoordZ, 0),
             CfSource::PointCoord => (CoefficientSource::PointCoord, 0),
         };
-        // Vulkan's provoking vertex is the first one.
         let shade_model = match c.shade {
             CfShade::Perspective => ShadeModel::Perspective,
             CfShade::Linear => ShadeModel::Linear,
-            CfShade::Flat => ShadeModel::FlatVertex0,
+            CfShade::Flat => flat,
         };
         out.extend_from_slice(
             &CfBinding {
@@ -878,6 +903,17 @@ pub unsafe fn create_one(
             pipeline.bresenham_lines =
                 l.line_rasterization_mode == vk::LineRasterizationModeEXT::BRESENHAM;
         }
+        if s.s_type
+            == vk::StructureType::PIPELINE_RASTERIZATION_PROVOKING_VERTEX_STATE_CREATE_INFO_EXT
+        {
+            // SAFETY: the structure type names the structure.
+            let c = unsafe {
+                &*(s as *const vk::BaseInStructure
+                    as *const vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT)
+            };
+            pipeline.provoking_last =
+                c.provoking_vertex_mode == vk::ProvokingVertexModeEXT::LAST_VERTEX;
+        }
     }
     pipeline.inputs = inputs;
     Ok(pipeline)
@@ -900,10 +936,19 @@ impl GraphicsPipeline {
             None => (None, None),
         };
         let (cf_bo, cf_bindings) = if binary.fragment.is_some() {
-            let (bo, off) = upload(dev, &cf_words(&binary))?;
-            (Some(bo), off)
+            // The provoking vertex depends on the draw's topology (fans differ), so every
+            // flat vertex gets its copy of the bindings; a draw points at the one it needs.
+            let mut words = Vec::new();
+            let mut at = [0usize; 3];
+            for (i, flat) in FLAT_MODELS.into_iter().enumerate() {
+                at[i] = words.len();
+                words.extend(cf_words(&binary, flat));
+                words.resize(words.len().next_multiple_of(CF_ALIGN), 0);
+            }
+            let (bo, off) = upload(dev, &words)?;
+            (Some(bo), at.map(|a| off + a as u32))
         } else {
-            (None, 0)
+            (None, [0; 3])
         };
         let cf_binding_count = binary.cf_bindings.len() as u32;
         let vertex_spill = crate::pipeline::scratch_spill_size(dev, binary.vertex.scratch_bytes)?;
@@ -927,6 +972,7 @@ impl GraphicsPipeline {
             depth_clamp: false,
             depth_clip: true,
             bresenham_lines: false,
+            provoking_last: false,
             inputs: Vec::new(),
         })
     }

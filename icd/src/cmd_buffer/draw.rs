@@ -502,6 +502,7 @@ fn draw_one(
     });
 
     // The PPP update: all of the draw's fixed-function state.
+    let flat = crate::pipeline_graphics::flat_vertex(p.provoking_last, fx.primitive);
     let stencil_on = fx.stencil.is_some();
     let reference = |face: usize| -> u32 { fx.stencil.map_or(0, |s| s[face].reference) };
     let line_width = fx.line_width;
@@ -576,7 +577,7 @@ fn draw_one(
         cull: Some(Cull {
             cull_front: fx.cull_front,
             cull_back: fx.cull_back,
-            flat_shading_vertex: PppVertex::V0,
+            flat_shading_vertex: [PppVertex::V0, PppVertex::V1, PppVertex::V2][flat],
             // depthClampEnable clamps depth to the viewport range; clipping against the near
             // and far planes is off with it unless VK_EXT_depth_clip_enable turns it on.
             depth_clip: p.depth_clip,
@@ -602,7 +603,7 @@ fn draw_one(
             cf_binding_count: p.cf_binding_count,
             unknown_1: 0,
             pipeline: words,
-            cf_bindings: p.cf_bindings,
+            cf_bindings: p.cf_bindings[flat],
             word_3: FragmentShaderWord3::default(),
         }),
         output_size: Some(OutputSize { count: b.uvs_words }),
@@ -718,7 +719,8 @@ fn draw_one(
             count_2: b.uvs_words,
         }),
         vertex_unknown: Some(VertexUnknown {
-            flat_shading_control: VdmVertex::V0,
+            flat_shading_control: [VdmVertex::V0, VdmVertex::V1, VdmVertex::V2]
+                [crate::pipeline_graphics::flat_vertex(p.provoking_last, fx.primitive)],
             unknown_4: fx.rasterizer_discard,
             unknown_5: fx.rasterizer_discard,
             generate_primitive_id: false,

@@ -14,7 +14,10 @@
 //! - The vertex of an indexed draw is `index + base_vertex` with 32-bit wraparound, as
 //!   `gl_VertexIndex` is a 32-bit integer.
 //! - Triangle strip primitive i is (i, i+1, i+2) for even i and (i+1, i, i+2) for odd i; fan
-//!   primitive i is (i+1, i+2, 0). Counting starts again after each restart.
+//!   primitive i is (0, i+1, i+2), the same winding as Vulkan's (i+1, i+2, 0) but numbered
+//!   the way the flat shading vertex counts it: Mesa's asahi drivers take a fan's first
+//!   vertex (i+1) from vertex 1 and its last (i+2) from vertex 2. Counting starts again after
+//!   each restart.
 //! - The provoking vertex follows Vulkan's first-vertex convention or, with
 //!   VK_EXT_provoking_vertex, the last-vertex one. The VDM names it by position (V0..V2); the
 //!   mapping from those positions to a convention is the one Mesa's drivers program (V0
@@ -167,7 +170,7 @@ impl Assembler<'_> {
             }
             Primitive::TriangleFan if n >= 2 => {
                 let first = self.seg.first;
-                self.emit(Shape::Triangle, [p1, v, first], p1, v)?
+                self.emit(Shape::Triangle, [first, p1, v], p1, v)?
             }
             Primitive::Quads | Primitive::QuadStrip => {
                 return Err(Fault::Unimplemented(

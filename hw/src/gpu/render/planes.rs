@@ -99,8 +99,8 @@ pub struct PlaneInputs<'a> {
     pub inv_w: [f32; 3],
     pub persp: [&'a [f32]; 3],
     pub linear: [&'a [f32]; 3],
-    /// Records of the primitive's vertices in Vulkan order (fewer than three for points and
-    /// lines: the last one repeats).
+    /// Records of the primitive's vertices in the order assembly numbers them (fewer than
+    /// three for points and lines: the last one repeats).
     pub flat: [&'a [u32]; 3],
     pub primitive_id: u32,
 }

@@ -469,7 +469,7 @@ fn every_topology_in_vulkan_order() {
     );
     assert_eq!(
         shapes(&nonindexed(Primitive::TriangleFan, 5)),
-        v(&[&[1, 2, 0], &[2, 3, 0], &[3, 4, 0]])
+        v(&[&[0, 1, 2], &[0, 2, 3], &[0, 3, 4]])
     );
     // Too few vertices for one primitive: nothing.
     assert!(shapes(&nonindexed(Primitive::TriangleStrip, 2)).is_empty());
@@ -563,7 +563,7 @@ fn fan_restart_with_32_bit_indices() {
         ..indexed(Primitive::TriangleFan, IndexSize::U32, 8, Some(32))
     };
     let p = run(&d, Some(u32::MAX), ProvokingVertex::First, &m).unwrap();
-    assert_eq!(verts(&p), [vec![1, 2, 7], vec![2, 3, 7], vec![4, 5, 8]]);
+    assert_eq!(verts(&p), [vec![7, 1, 2], vec![7, 2, 3], vec![8, 4, 5]]);
 }
 
 #[test]
