@@ -74,9 +74,22 @@ pub struct AssembledPrimitive {
     pub primitive_id: u32,
     /// The vertex index flat-shaded outputs come from.
     pub provoking: u32,
+    /// An odd triangle of a strip: its vertices are listed (i+1, i, i+2) for the winding,
+    /// but the flat shading vertex counts them (i, i+1, i+2), as Mesa's asahi drivers' choice
+    /// of vertex 0 for Vulkan's first vertex (i) of every strip triangle implies.
+    pub odd_strip: bool,
 }
 
 impl AssembledPrimitive {
+    /// The records of the vertices in the order the flat shading vertex counts them.
+    pub fn flat_records<'r>(&self, recs: [&'r [u32]; 3]) -> [&'r [u32]; 3] {
+        if self.odd_strip {
+            [recs[1], recs[0], recs[2]]
+        } else {
+            recs
+        }
+    }
+
     pub fn vertices(&self) -> &[u32] {
         let n = match self.shape {
             Shape::Point => 1,
@@ -138,6 +151,7 @@ impl Assembler<'_> {
         let p = AssembledPrimitive {
             shape,
             vertices: v,
+            odd_strip: self.primitive == Primitive::TriangleStrip && v[0] != first,
             instance: self.instance,
             primitive_id: self.primitive_id,
             provoking: match self.provoking {

@@ -198,7 +198,7 @@ impl DrawSetup<'_> {
                 inv_w: win.map(|v| v.inv_w),
                 persp: [&persp[0], &persp[1], &persp[2]],
                 linear: [&lin[0], &lin[1], &lin[2]],
-                flat: recs,
+                flat: p.flat_records(recs),
                 primitive_id: p.primitive_id,
             };
             out.push(RasterPrim {

@@ -506,6 +506,29 @@ fn provoking_vertex_first_and_last() {
     assert_eq!(pv(Primitive::TriangleFan, 5, Last), [2, 3, 4]);
 }
 
+/// The vertex each flat shading vertex (0, 1, 2) of every primitive names.
+fn flat_vertices(p: &[AssembledPrimitive]) -> Vec<[u32; 3]> {
+    p.iter()
+        .map(|p| {
+            let v = p.vertices();
+            let recs: [&[u32]; 3] = std::array::from_fn(|i| std::slice::from_ref(&v[i]));
+            p.flat_records(recs).map(|r| r[0])
+        })
+        .collect()
+}
+
+#[test]
+fn flat_shading_vertices_follow_the_hardware_numbering() {
+    let m = FlatMemory::new();
+    let run1 = |prim, n| run(&nonindexed(prim, n), None, ProvokingVertex::First, &m).unwrap();
+    // Strips: vertex 0 is Vulkan's first vertex (i) and vertex 2 its last, odd ones too.
+    let strip = flat_vertices(&run1(Primitive::TriangleStrip, 5));
+    assert_eq!(strip, [[0, 1, 2], [1, 2, 3], [2, 3, 4]]);
+    // Fans: vertex 1 is the first vertex (i + 1), vertex 2 the last (i + 2).
+    let fan = flat_vertices(&run1(Primitive::TriangleFan, 5));
+    assert_eq!(fan, [[0, 1, 2], [0, 2, 3], [0, 3, 4]]);
+}
+
 #[test]
 fn provoking_convention_from_the_vdm_word() {
     use ProvokingVertex::{First, Last};

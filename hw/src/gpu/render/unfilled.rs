@@ -64,12 +64,12 @@ impl DrawSetup<'_> {
         match self.polygon_mode {
             PolygonMode::Line => {
                 for (a, b) in [(0, 1), (1, 2), (2, 0)] {
-                    self.line(p, [recs[a], recs[b]], recs, true, out)?;
+                    self.line(p, [recs[a], recs[b]], p.flat_records(recs), true, out)?;
                 }
             }
             PolygonMode::Point => {
                 for rec in recs {
-                    self.point(p, rec, recs, out)?;
+                    self.point(p, rec, p.flat_records(recs), out)?;
                 }
             }
             PolygonMode::Fill => {
