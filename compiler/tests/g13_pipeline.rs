@@ -462,6 +462,9 @@ fn factor(fct: BlendFactor, k: usize, s: &[f64; 4], d: &[f64; 4], c: &[f64; 4]) 
         OneMinusConstantAlpha => 1.0 - c[3],
         SrcAlphaSaturate if k == 3 => 1.0,
         SrcAlphaSaturate => s[3].min(1.0 - d[3]),
+        // These shaders write no Index 1 output: the second source reads 0.
+        Src1Color | Src1Alpha => 0.0,
+        OneMinusSrc1Color | OneMinusSrc1Alpha => 1.0,
     }
 }
 
