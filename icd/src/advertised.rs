@@ -96,4 +96,7 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_EXT_vertex_attribute_divisor",
     // Bresenham lines are the rasterizer's lines (hw::gpu::raster::line).
     "VK_EXT_line_rasterization",
+    // Flat varyings from the last vertex: the PPP Cull word and the CF bindings' shade model
+    // (pipeline_graphics::flat_vertex).
+    "VK_EXT_provoking_vertex",
 ];

@@ -22,6 +22,7 @@ pub struct Features {
     pub depth_clip: vk::PhysicalDeviceDepthClipEnableFeaturesEXT<'static>,
     pub divisor: vk::PhysicalDeviceVertexAttributeDivisorFeaturesEXT<'static>,
     pub line_rasterization: vk::PhysicalDeviceLineRasterizationFeaturesEXT<'static>,
+    pub provoking_vertex: vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>,
 }
 
 /// The features agx4 supports on a device of `backend`.
@@ -173,6 +174,12 @@ pub fn supported() -> Features {
             bresenham_lines: vk::TRUE,
             ..Default::default()
         },
+        // The PPP Cull word and the CF bindings name the vertex flat varyings come from
+        // (pipeline_graphics::flat_vertex). No transform feedback, so nothing to preserve.
+        provoking_vertex: vk::PhysicalDeviceProvokingVertexFeaturesEXT {
+            provoking_vertex_last: vk::TRUE,
+            ..Default::default()
+        },
     }
 }
 
@@ -190,6 +197,8 @@ fn v10() -> vk::PhysicalDeviceFeatures {
         shader_int16: vk::TRUE,
         independent_blend: vk::TRUE,
         logic_op: vk::TRUE,
+        // The Location 0 Index 1 output is the SRC1 operand of target 0's compiled-in blend.
+        dual_src_blend: vk::TRUE,
         multi_draw_indirect: vk::TRUE,
         wide_lines: vk::TRUE,
         // Triangles can be drawn as their edges or vertices (Fragment Face polygon mode).
@@ -323,6 +332,7 @@ feature_structs! {
     PhysicalDeviceDepthClipEnableFeaturesEXT from depth_clip { depth_clip_enable }
     PhysicalDeviceVertexAttributeDivisorFeaturesEXT from divisor { vertex_attribute_instance_rate_divisor, vertex_attribute_instance_rate_zero_divisor }
     PhysicalDeviceLineRasterizationFeaturesEXT from line_rasterization { rectangular_lines, bresenham_lines, smooth_lines, stippled_rectangular_lines, stippled_bresenham_lines, stippled_smooth_lines }
+    PhysicalDeviceProvokingVertexFeaturesEXT from provoking_vertex { provoking_vertex_last, transform_feedback_preserves_provoking_vertex }
 }
 
 /// Whether every feature set in `requested` is supported (both are arrays of VkBool32).

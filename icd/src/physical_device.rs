@@ -176,7 +176,8 @@ fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
         max_vertex_output_components: 64,
         max_fragment_input_components: 64,
         max_fragment_output_attachments: 8,
-        max_fragment_dual_src_attachments: 0,
+        // Location 0 Index 1 is the second source of target 0 only (compiler isel/blend.rs).
+        max_fragment_dual_src_attachments: 1,
         max_fragment_combined_output_resources: 16,
         max_compute_shared_memory_size: 32768,
         max_compute_work_group_count: [65535, 65535, 65535],

@@ -20,6 +20,7 @@ pub struct Properties {
     pub custom_border_color: vk::PhysicalDeviceCustomBorderColorPropertiesEXT<'static>,
     pub divisor: vk::PhysicalDeviceVertexAttributeDivisorPropertiesEXT<'static>,
     pub line_rasterization: vk::PhysicalDeviceLineRasterizationPropertiesEXT<'static>,
+    pub provoking_vertex: vk::PhysicalDeviceProvokingVertexPropertiesEXT<'static>,
 }
 
 /// FNV-1a of a key, as a UUID.
@@ -126,6 +127,13 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
             line_sub_pixel_precision_bits: limits.sub_pixel_precision_bits,
             ..Default::default()
         },
+        // The mode is a pipeline's (each has its own CF bindings); there is no transform
+        // feedback for the fan question to arise.
+        provoking_vertex: vk::PhysicalDeviceProvokingVertexPropertiesEXT {
+            provoking_vertex_mode_per_pipeline: vk::TRUE,
+            transform_feedback_preserves_triangle_fan_provoking_vertex: vk::FALSE,
+            ..Default::default()
+        },
     }
 }
 
@@ -179,4 +187,5 @@ property_structs! {
     PhysicalDeviceCustomBorderColorPropertiesEXT from custom_border_color { max_custom_border_color_samplers }
     PhysicalDeviceVertexAttributeDivisorPropertiesEXT from divisor { max_vertex_attrib_divisor }
     PhysicalDeviceLineRasterizationPropertiesEXT from line_rasterization { line_sub_pixel_precision_bits }
+    PhysicalDeviceProvokingVertexPropertiesEXT from provoking_vertex { provoking_vertex_mode_per_pipeline, transform_feedback_preserves_triangle_fan_provoking_vertex }
 }
