@@ -6,7 +6,9 @@
 //! (heap index, f16 LOD bias); a combined image sampler is both, the entry at 24; a storage
 //! image is its view's texture descriptor, then its PBE descriptor at 24; texel buffers are
 //! laid out as sampled and storage images, with their buffer view's descriptors. A binding
-//! with immutable samplers holds their entries from allocation on, whatever is written.
+//! with immutable samplers holds their entries from allocation on, whatever is written. An
+//! inline uniform block holds a buffer descriptor of its data from allocation on, then the
+//! data (descriptor_set_layout.rs).
 
 use crate::bo::{Bo, Place};
 use crate::buffer::Buffer;
@@ -67,6 +69,18 @@ impl DescriptorSet {
     fn write_immutable_samplers(&self) -> Result<(), vk::Result> {
         write_immutable_samplers(self)
     }
+
+    /// Writes each inline uniform block's buffer descriptor, which points at its data in
+    /// this set.
+    fn write_inline_headers(&self) -> Result<(), vk::Result> {
+        for b in &self.layout.bindings {
+            if let Some(header) = b.inline_header_offset() {
+                let data = self.va() + u64::from(b.offset);
+                self.write_descriptor(header, &buffer_descriptor(data, b.count))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A buffer descriptor: address, range size, zero (`compiler::abi`).
@@ -99,13 +113,20 @@ pub unsafe extern "system" fn create_descriptor_pool(
         let descriptors: u64 = sizes
             .iter()
             .map(|s| {
+                if s.ty == vk::DescriptorType::INLINE_UNIFORM_BLOCK {
+                    // A byte count; its bindings' descriptors and padding come below.
+                    return u64::from(s.descriptor_count);
+                }
                 let size = crate::descriptor_set_layout::kind(s.ty)
                     .map_or(48, compiler::abi::descriptor_size)
                     .max(BUFFER_DESCRIPTOR_SIZE);
                 u64::from(s.descriptor_count) * u64::from(size)
             })
             .sum();
-        let bytes = descriptors + u64::from(info.max_sets) * u64::from(BUFFER_DESCRIPTOR_SIZE);
+        let bytes = descriptors
+            + u64::from(info.max_sets) * u64::from(BUFFER_DESCRIPTOR_SIZE)
+            // SAFETY: valid usage: pCreateInfo's pNext chain is valid.
+            + unsafe { inline_block_overhead(info, sizes) };
         let bo = Bo::new(dev, bytes, Place::Heap, false)?;
         let space = VaAllocator::new(0, bo.size);
         let pool = DescriptorPool {
@@ -123,6 +144,40 @@ pub unsafe extern "system" fn create_descriptor_pool(
         unsafe { *p_pool = handle };
         Ok(())
     })
+}
+
+/// Bytes a pool needs beyond its inline uniform blocks' data: each binding's buffer
+/// descriptor, and up to 16 bytes of alignment padding after its data. The bindings are
+/// VkDescriptorPoolInlineUniformBlockCreateInfo's maxInlineUniformBlockBindings, or without
+/// it as many as the data could make (one per 4 bytes).
+///
+/// # Safety
+/// `info`'s pNext chain must be valid.
+unsafe fn inline_block_overhead(
+    info: &vk::DescriptorPoolCreateInfo<'_>,
+    sizes: &[vk::DescriptorPoolSize],
+) -> u64 {
+    let data: u64 = sizes
+        .iter()
+        .filter(|s| s.ty == vk::DescriptorType::INLINE_UNIFORM_BLOCK)
+        .map(|s| u64::from(s.descriptor_count))
+        .sum();
+    if data == 0 {
+        return 0;
+    }
+    // SAFETY: guaranteed by the caller.
+    let declared = unsafe { handle::chain(info.p_next) }
+        .find(|s| s.s_type == vk::StructureType::DESCRIPTOR_POOL_INLINE_UNIFORM_BLOCK_CREATE_INFO)
+        .map(|s| {
+            // SAFETY: the structure type names the structure.
+            let i = unsafe {
+                &*(s as *const vk::BaseInStructure
+                    as *const vk::DescriptorPoolInlineUniformBlockCreateInfo)
+            };
+            u64::from(i.max_inline_uniform_block_bindings)
+        });
+    let bindings = declared.unwrap_or(data / 4).min(data.div_ceil(4));
+    bindings * u64::from(2 * BUFFER_DESCRIPTOR_SIZE)
 }
 
 fn free_set(state: &mut PoolState, set: vk::DescriptorSet) {
@@ -202,7 +257,9 @@ pub unsafe extern "system" fn allocate_descriptor_sets(
                 offset,
                 reserved,
             };
-            let written = set.write_immutable_samplers();
+            let written = set
+                .write_immutable_samplers()
+                .and_then(|()| set.write_inline_headers());
             made.push(set.into_handle());
             if let Err(e) = written {
                 result = Err(e);
@@ -325,9 +382,78 @@ impl SetMemory for DescriptorSet {
     }
 }
 
+/// Writes `data` into inline uniform block memory from byte `first` of `binding` on, running
+/// on into the following bindings as Vulkan's consecutive-binding rule says.
+pub fn write_inline(
+    set: &impl SetMemory,
+    binding: u32,
+    first: u32,
+    data: &[u8],
+) -> Result<(), vk::Result> {
+    let mut done = 0usize;
+    while done < data.len() {
+        let (b, e) = set
+            .layout()
+            .locate(binding, first + done as u32)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
+        if b.ty != vk::DescriptorType::INLINE_UNIFORM_BLOCK {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        let n = ((b.count - e) as usize).min(data.len() - done);
+        set.put(b.element_offset(e), &data[done..done + n])?;
+        done += n;
+    }
+    Ok(())
+}
+
+/// Reads `len` bytes of inline uniform block memory from byte `first` of `binding` on, as
+/// `write_inline` writes them.
+fn read_inline(
+    set: &DescriptorSet,
+    binding: u32,
+    first: u32,
+    len: u32,
+) -> Result<Vec<u8>, vk::Result> {
+    let mut bytes = vec![0u8; len as usize];
+    let mut done = 0usize;
+    while done < bytes.len() {
+        let (b, e) = set
+            .layout
+            .locate(binding, first + done as u32)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
+        if b.ty != vk::DescriptorType::INLINE_UNIFORM_BLOCK {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        let n = ((b.count - e) as usize).min(bytes.len() - done);
+        set.bo.read(
+            set.offset + u64::from(b.element_offset(e)),
+            &mut bytes[done..done + n],
+        )?;
+        done += n;
+    }
+    Ok(bytes)
+}
+
 /// Writes the descriptors `w` describes into `set`.
 pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(), vk::Result> {
     use vk::DescriptorType as T;
+    if w.descriptor_type == T::INLINE_UNIFORM_BLOCK {
+        // The bytes come in VkWriteDescriptorSetInlineUniformBlock; dstArrayElement is a byte
+        // offset and descriptorCount a byte count.
+        // SAFETY: valid usage: the pNext chain is valid and holds that structure.
+        let block = unsafe { handle::chain(w.p_next) }
+            .find(|s| s.s_type == vk::StructureType::WRITE_DESCRIPTOR_SET_INLINE_UNIFORM_BLOCK)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: the structure type names the structure.
+        let block = unsafe {
+            &*(block as *const vk::BaseInStructure
+                as *const vk::WriteDescriptorSetInlineUniformBlock)
+        };
+        let len = w.descriptor_count.min(block.data_size);
+        // SAFETY: valid usage: pData holds dataSize bytes.
+        let data = unsafe { handle::slice(block.p_data as *const u8, len) };
+        return write_inline(set, w.dst_binding, w.dst_array_element, data);
+    }
     if crate::descriptor_set_layout::takes_no_memory(w.descriptor_type) {
         // Nothing to write: the ICD reads input attachments from the subpass.
         return Ok(());
@@ -403,6 +529,15 @@ pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(),
 fn copy_descriptors(c: &vk::CopyDescriptorSet<'_>) -> Result<(), vk::Result> {
     let src = DescriptorSet::from_handle(c.src_set).ok_or(vk::Result::ERROR_UNKNOWN)?;
     let dst = DescriptorSet::from_handle(c.dst_set).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let (first, _) = src
+        .layout
+        .locate(c.src_binding, c.src_array_element)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if first.ty == vk::DescriptorType::INLINE_UNIFORM_BLOCK {
+        // Byte offsets and a byte count; the data moves, each set keeps its own descriptors.
+        let bytes = read_inline(src, c.src_binding, c.src_array_element, c.descriptor_count)?;
+        return write_inline(dst, c.dst_binding, c.dst_array_element, &bytes);
+    }
     // Read everything first: source and destination ranges may overlap within one set.
     let mut descriptors = Vec::with_capacity(c.descriptor_count as usize);
     for i in 0..c.descriptor_count {

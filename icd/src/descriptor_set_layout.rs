@@ -12,6 +12,12 @@
 //! they make, each holding its own reference to its sampler heap entry (so the layout, and the
 //! sets made from it, outlive the VkSamplers); allocation writes them into every set.
 //!
+//! An inline uniform block binding (descriptorCount is a byte size) holds its data in the set:
+//! a 16-byte buffer descriptor, then the data, the descriptor pointing at the data (its
+//! address is written when the set is allocated). The shader reads the block as any uniform
+//! buffer, through that descriptor, so the compiler needs nothing new; the binding's `offset`
+//! is where the data starts and its elements are bytes.
+//!
 //! Input attachment bindings take no set memory: a fragment shader reads input attachment `n`
 //! through the texture state the ICD loads from the current subpass's `pInputAttachments[n]`
 //! (docs/render-abi.md section 4), which Vulkan requires to be the view the set holds.
@@ -51,6 +57,12 @@ impl LayoutBinding {
     /// Byte offset of element `e` in set memory.
     pub fn element_offset(&self, e: u32) -> u32 {
         self.offset + e * self.stride
+    }
+
+    /// For an inline uniform block: the offset of the buffer descriptor in front of its data.
+    pub fn inline_header_offset(&self) -> Option<u32> {
+        (self.ty == vk::DescriptorType::INLINE_UNIFORM_BLOCK)
+            .then(|| self.offset - compiler::abi::BUFFER_DESCRIPTOR_SIZE)
     }
 
     /// Offset of the sampler entry inside one of this binding's descriptors, for the types
@@ -96,11 +108,20 @@ impl SetLayoutInfo {
                 .bindings
                 .iter()
                 .filter(|b| !takes_no_memory(b.ty))
-                .map(|b| compiler::BindingLayout {
-                    binding: b.binding,
-                    kind: kind(b.ty).unwrap_or(compiler::DescriptorKind::StorageBuffer),
-                    count: b.count,
-                    offset: b.offset,
+                .map(|b| match b.inline_header_offset() {
+                    // The shader reads the block through the descriptor in front of it.
+                    Some(header) => compiler::BindingLayout {
+                        binding: b.binding,
+                        kind: compiler::DescriptorKind::UniformBuffer,
+                        count: 1,
+                        offset: header,
+                    },
+                    None => compiler::BindingLayout {
+                        binding: b.binding,
+                        kind: kind(b.ty).unwrap_or(compiler::DescriptorKind::StorageBuffer),
+                        count: b.count,
+                        offset: b.offset,
+                    },
                 })
                 .collect(),
         }
@@ -139,8 +160,19 @@ pub fn takes_no_memory(ty: vk::DescriptorType) -> bool {
 
 /// Whether agx4 accepts the descriptor type in layouts, pools and updates.
 pub fn is_supported(ty: vk::DescriptorType) -> bool {
-    kind(ty).is_some() || takes_no_memory(ty)
+    kind(ty).is_some() || takes_no_memory(ty) || ty == vk::DescriptorType::INLINE_UNIFORM_BLOCK
 }
+
+/// The largest inline uniform block binding, in bytes (maxInlineUniformBlockSize).
+pub const MAX_INLINE_UNIFORM_BLOCK_SIZE: u32 = 4096;
+
+/// Inline uniform block bindings a set layout may hold (maxDescriptorSetInlineUniformBlocks
+/// and the per-stage limit): a software limit, set memory is sized by the layout.
+pub const MAX_INLINE_UNIFORM_BLOCKS: u32 = 32;
+
+/// Bytes of inline uniform block data a pipeline layout may hold
+/// (maxInlineUniformTotalSize).
+pub const MAX_INLINE_UNIFORM_TOTAL_SIZE: u32 = MAX_INLINE_UNIFORM_BLOCKS * 1024;
 
 pub fn is_dynamic(ty: vk::DescriptorType) -> bool {
     matches!(
@@ -158,8 +190,12 @@ pub struct DescriptorSetLayout {
 }
 object!(DescriptorSetLayout, vk::DescriptorSetLayout);
 
-/// Bytes one descriptor of `ty` takes in set memory (0 for input attachments).
+/// Bytes one descriptor of `ty` takes in set memory (0 for input attachments; an inline
+/// uniform block's elements are its bytes).
 pub fn stride(ty: vk::DescriptorType) -> u32 {
+    if ty == vk::DescriptorType::INLINE_UNIFORM_BLOCK {
+        return 1;
+    }
     kind(ty).map_or(0, descriptor_size)
 }
 
@@ -189,8 +225,21 @@ pub fn build(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> Result<SetLayou
             .descriptor_count
             .checked_mul(stride)
             .ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
-        let align = if stride.is_multiple_of(16) { 16 } else { 8 };
-        let offset = info.size.next_multiple_of(align);
+        let inline = b.descriptor_type == vk::DescriptorType::INLINE_UNIFORM_BLOCK;
+        if inline && !b.descriptor_count.is_multiple_of(4) {
+            // Valid usage: the size is a multiple of 4.
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        let align = if stride.is_multiple_of(16) || inline {
+            16
+        } else {
+            8
+        };
+        let mut offset = info.size.next_multiple_of(align);
+        if inline {
+            // The data follows its buffer descriptor, 16-byte aligned as uniform buffers are.
+            offset += compiler::abi::BUFFER_DESCRIPTOR_SIZE;
+        }
         let takes_samplers = matches!(
             b.descriptor_type,
             vk::DescriptorType::SAMPLER | vk::DescriptorType::COMBINED_IMAGE_SAMPLER
@@ -251,7 +300,27 @@ pub unsafe extern "system" fn create_descriptor_set_layout(
     })
 }
 
-/// Supported: a layout `build` accepts with at most MAX_PER_SET_DESCRIPTORS descriptors.
+/// Whether `bindings` keep to the limits the device reports: MAX_PER_SET_DESCRIPTORS
+/// descriptors (an inline uniform block counting as one), MAX_INLINE_UNIFORM_BLOCKS inline
+/// uniform blocks of at most MAX_INLINE_UNIFORM_BLOCK_SIZE bytes each.
+fn within_limits(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> bool {
+    let mut descriptors = 0u64;
+    let mut blocks = 0u32;
+    for b in bindings {
+        if b.descriptor_type == vk::DescriptorType::INLINE_UNIFORM_BLOCK {
+            if b.descriptor_count > MAX_INLINE_UNIFORM_BLOCK_SIZE {
+                return false;
+            }
+            blocks += 1;
+            descriptors += 1;
+        } else {
+            descriptors += u64::from(b.descriptor_count);
+        }
+    }
+    descriptors <= u64::from(MAX_PER_SET_DESCRIPTORS) && blocks <= MAX_INLINE_UNIFORM_BLOCKS
+}
+
+/// Supported: a layout `build` accepts within the limits the device reports.
 pub unsafe extern "system" fn get_descriptor_set_layout_support(
     device: vk::Device,
     p_create_info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
@@ -262,11 +331,7 @@ pub unsafe extern "system" fn get_descriptor_set_layout_support(
         // SAFETY: valid usage: pCreateInfo is valid with binding_count bindings.
         let bindings =
             unsafe { handle::slice((*p_create_info).p_bindings, (*p_create_info).binding_count) };
-        let total = bindings
-            .iter()
-            .try_fold(0u32, |n, b| n.checked_add(b.descriptor_count));
-        let supported =
-            total.is_some_and(|n| n <= MAX_PER_SET_DESCRIPTORS) && build(bindings).is_ok();
+        let supported = within_limits(bindings) && build(bindings).is_ok();
         // SAFETY: valid usage: pSupport is writable, with a valid pNext chain.
         unsafe {
             (*p_support).supported = supported.into();
@@ -331,7 +396,7 @@ mod tests {
         let (at, e) = info.locate(0, 2).unwrap();
         assert_eq!((at.binding, e), (3, 0));
         assert!(info.locate(3, 2).is_none());
-        assert!(build(&[b(0, vk::DescriptorType::INLINE_UNIFORM_BLOCK, 1)]).is_err());
+        assert!(build(&[b(0, vk::DescriptorType::INLINE_UNIFORM_BLOCK, 6)]).is_err());
     }
 
     #[test]
@@ -406,5 +471,60 @@ mod tests {
         let c = info.to_compiler();
         assert_eq!(c.bindings.len(), 1);
         assert_eq!((c.bindings[0].binding, c.bindings[0].offset), (1, 0));
+    }
+
+    #[test]
+    fn inline_uniform_blocks_hold_a_descriptor_then_their_bytes() {
+        use vk::DescriptorType as T;
+        let info = build(&[
+            b(0, T::SAMPLER, 1),
+            b(1, T::INLINE_UNIFORM_BLOCK, 20),
+            b(2, T::INLINE_UNIFORM_BLOCK, 8),
+            b(3, T::STORAGE_BUFFER, 1),
+        ])
+        .unwrap();
+        let layout: Vec<_> = info
+            .bindings
+            .iter()
+            .map(|b| (b.binding, b.offset, b.stride, b.inline_header_offset()))
+            .collect();
+        // Sampler 0..8; header 16..32, data 32..52; header 64..80, data 80..88; buffer 96.
+        assert_eq!(
+            layout,
+            vec![
+                (0, 0, 8, None),
+                (1, 32, 1, Some(16)),
+                (2, 80, 1, Some(64)),
+                (3, 96, 16, None)
+            ]
+        );
+        assert_eq!(info.size, 112);
+        // A byte offset past binding 1 runs on into binding 2.
+        let (at, e) = info.locate(1, 22).unwrap();
+        assert_eq!((at.binding, e), (2, 2));
+        // The compiler sees a uniform buffer descriptor at the header.
+        let c = info.to_compiler();
+        let seen: Vec<_> = c
+            .bindings
+            .iter()
+            .map(|b| (b.binding, b.kind, b.count, b.offset))
+            .collect();
+        use compiler::DescriptorKind as K;
+        assert_eq!(
+            seen,
+            vec![
+                (0, K::Sampler, 1, 0),
+                (1, K::UniformBuffer, 1, 16),
+                (2, K::UniformBuffer, 1, 64),
+                (3, K::StorageBuffer, 1, 96)
+            ]
+        );
+        let big = [b(
+            0,
+            T::INLINE_UNIFORM_BLOCK,
+            MAX_INLINE_UNIFORM_BLOCK_SIZE + 4,
+        )];
+        assert!(!within_limits(&big));
+        assert!(within_limits(&[b(0, T::INLINE_UNIFORM_BLOCK, 256)]));
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! Templates of type PUSH_DESCRIPTORS (VK_KHR_push_descriptor) are applied by
 //! vkCmdPushDescriptorSetWithTemplateKHR (cmd_buffer/push_descriptor.rs). Descriptor types are
-//! those layouts accept (descriptor_set_layout.rs).
+//! those layouts accept (descriptor_set_layout.rs); an inline uniform block entry is one run of
+//! bytes.
 
 use crate::descriptor_pool::{self, DescriptorSet, SetMemory};
 use crate::entry::{guard, guard_or};
@@ -24,6 +25,20 @@ impl DescriptorUpdateTemplate {
     /// `data` must hold every descriptor the template names.
     pub unsafe fn apply(&self, set: &impl SetMemory, data: *const u8) -> Result<(), vk::Result> {
         for entry in &self.entries {
+            if entry.descriptor_type == vk::DescriptorType::INLINE_UNIFORM_BLOCK {
+                // One run of bytes: dstArrayElement is a byte offset, descriptorCount a byte
+                // count, and the stride is ignored.
+                // SAFETY: guaranteed by the caller: the bytes are at `offset`.
+                let bytes =
+                    unsafe { handle::slice(data.add(entry.offset), entry.descriptor_count) };
+                descriptor_pool::write_inline(
+                    set,
+                    entry.dst_binding,
+                    entry.dst_array_element,
+                    bytes,
+                )?;
+                continue;
+            }
             for i in 0..entry.descriptor_count {
                 // SAFETY: guaranteed by the caller.
                 unsafe { write_one(set, entry, i, data) }?;
