@@ -85,6 +85,20 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::DotProductInput4x8BitPacked,
     // Uniform and UniformId are hints that agx4 does not need.
     Capability::UniformDecoration,
+    // Descriptor indexing: each lane reads its own descriptor (buffer descriptors are
+    // per-lane loads, texture and PBE descriptors bindless with a per-lane offset, as on the
+    // hardware, which Mesa's hk reports as native), so NonUniform marks need no lowering;
+    // runtime-sized descriptor arrays take their size from the set layout.
+    Capability::ShaderNonUniform,
+    Capability::RuntimeDescriptorArray,
+    Capability::UniformTexelBufferArrayDynamicIndexing,
+    Capability::StorageTexelBufferArrayDynamicIndexing,
+    Capability::UniformBufferArrayNonUniformIndexing,
+    Capability::SampledImageArrayNonUniformIndexing,
+    Capability::StorageBufferArrayNonUniformIndexing,
+    Capability::StorageImageArrayNonUniformIndexing,
+    Capability::UniformTexelBufferArrayNonUniformIndexing,
+    Capability::StorageTexelBufferArrayNonUniformIndexing,
 ];
 
 /// Parses the words with rspirv and checks the header and capabilities.
@@ -215,6 +229,7 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
         match ext.operands.first() {
             Some(Operand::LiteralString(s))
                 if s == "SPV_KHR_storage_buffer_storage_class"
+                    || s == "SPV_EXT_descriptor_indexing"
                     || s == "SPV_KHR_non_semantic_info"
                     || s == "SPV_EXT_demote_to_helper_invocation"
                     || s == "SPV_KHR_multiview"
