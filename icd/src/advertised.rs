@@ -75,6 +75,8 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_storage_buffer_storage_class",
     "VK_KHR_descriptor_update_template",
     "VK_KHR_push_descriptor",
+    // Set memory holds the block behind a uniform buffer descriptor (descriptor_set_layout.rs).
+    "VK_EXT_inline_uniform_block",
     "VK_KHR_sampler_mirror_clamp_to_edge",
     // Custom borders live in the sampler heap's border table (icd/src/sampler.rs).
     "VK_EXT_custom_border_color",

@@ -113,6 +113,9 @@ pub fn supported() -> Features {
             // pipeline layout; LocalSizeId is read by the compiler front end; longer outputs
             // than the next stage's inputs only leave components unread.
             maintenance4: vk::TRUE,
+            // Inline uniform blocks live in set memory behind a uniform buffer descriptor
+            // (descriptor_set_layout.rs).
+            inline_uniform_block: vk::TRUE,
             ..Default::default()
         },
         // The border table holds the colour's raw words; the texture unit reads them by the
@@ -238,6 +241,14 @@ fn v10() -> vk::PhysicalDeviceFeatures {
         image_cube_array: vk::TRUE,
         // Run-time gather offsets fill the offset register; ConstOffsets is four gathers.
         shader_image_gather_extended: vk::TRUE,
+        // Buffer descriptors are read at set address + index * 16 with the index in a
+        // register, and image descriptors bindlessly at set address + index * stride
+        // (compiler lower_descriptors, lower_textures), so indices need not be
+        // constant (glsl.opaque_type_indexing compute: no failures).
+        shader_uniform_buffer_array_dynamic_indexing: vk::TRUE,
+        shader_sampled_image_array_dynamic_indexing: vk::TRUE,
+        shader_storage_buffer_array_dynamic_indexing: vk::TRUE,
+        shader_storage_image_array_dynamic_indexing: vk::TRUE,
         ..Default::default()
     }
 }

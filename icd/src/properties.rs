@@ -108,6 +108,21 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
             uniform_texel_buffer_offset_alignment_bytes: crate::buffer_view::OFFSET_ALIGNMENT,
             // Buffers are limited by the heap only (buffer.rs).
             max_buffer_size: dev.heap_size,
+            // Inline uniform blocks sit in set memory and are read as uniform buffers
+            // (descriptor_set_layout.rs); the limits are software ones, and update-after-bind
+            // layouts hold as many, since set memory is read when the GPU runs.
+            max_inline_uniform_block_size:
+                crate::descriptor_set_layout::MAX_INLINE_UNIFORM_BLOCK_SIZE,
+            max_per_stage_descriptor_inline_uniform_blocks:
+                crate::descriptor_set_layout::MAX_INLINE_UNIFORM_BLOCKS,
+            max_per_stage_descriptor_update_after_bind_inline_uniform_blocks:
+                crate::descriptor_set_layout::MAX_INLINE_UNIFORM_BLOCKS,
+            max_descriptor_set_inline_uniform_blocks:
+                crate::descriptor_set_layout::MAX_INLINE_UNIFORM_BLOCKS,
+            max_descriptor_set_update_after_bind_inline_uniform_blocks:
+                crate::descriptor_set_layout::MAX_INLINE_UNIFORM_BLOCKS,
+            max_inline_uniform_total_size:
+                crate::descriptor_set_layout::MAX_INLINE_UNIFORM_TOTAL_SIZE,
             ..Default::default()
         },
         push_descriptor: vk::PhysicalDevicePushDescriptorPropertiesKHR {
