@@ -66,8 +66,9 @@ const RUN_LDCF_AB: u16 = 12;
 const RUN_LDCF_C: u16 = 16;
 const RUN_TEXEL: u16 = 20;
 
-/// Largest number of virtual registers the `4 * id + part` numbering allows.
-const MAX_VREGS: usize = (u16::MAX as usize) / 4;
+/// Largest number of virtual registers the `4 * id + part` numbering allows, less the ids
+/// register allocation keeps for spill temporaries.
+const MAX_VREGS: usize = super::regalloc::ID_SPACE - super::regalloc::SPILL_RESERVE;
 
 fn unsupported(what: impl Into<String>) -> CompileError {
     CompileError::Unsupported(what.into())

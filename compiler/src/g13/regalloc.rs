@@ -14,8 +14,14 @@
 //! 32-bit values take an even half, 64-bit values a half divisible by four; `r0l` (half 0) is
 //! the exec nesting counter and is not handed out in programs with control flow. When registers run out, the range with
 //! the farthest end is spilled to the stack (after the IR's scratch area): every instruction
-//! touching it gets a fresh short-lived register, filled by `stack_load` before and written
-//! back by `stack_store` after, and allocation runs again.
+//! touching it gets a short-lived temporary, filled by `stack_load` before and written back
+//! by `stack_store` after, and allocation runs again.
+//!
+//! Virtual register ids are scarce (`4 * id + part` must fit 16 bits), so spilling must not
+//! spend one per rewritten instruction: temporaries of one size share a few ids, each id
+//! with one live range per instruction it serves, and ids are renumbered densely every
+//! round. Spilling then needs no more ids than it frees, and selection keeps a small reserve
+//! ([`SPILL_RESERVE`]), so every program selection accepts can be allocated.
 
 use hw::isa::*;
 
@@ -72,9 +78,25 @@ pub(crate) struct Interval {
     reuse: bool,
 }
 
-const MAX_ROUNDS: usize = 64;
+/// Virtual register ids the `4 * id + part` numbering has room for.
+pub(crate) const ID_SPACE: usize = (u16::MAX as usize) / 4 + 1;
+
+/// Ids selection leaves for spill temporaries. Temporaries of one size share ids (see
+/// [`insert_spill_code`]); an instruction touches at most a handful of registers of each
+/// size, so twice that many per size always suffices with room to spare.
+pub(crate) const SPILL_RESERVE: usize = 64;
 
 pub(crate) fn allocate(prog: &VProgram, budget: u16) -> Result<Allocation, CompileError> {
+    allocate_in(prog, budget, ID_SPACE)
+}
+
+/// [`allocate`] with `id_space` virtual register ids (tests shrink it to reach the limit with
+/// small programs).
+pub(crate) fn allocate_in(
+    prog: &VProgram,
+    budget: u16,
+    id_space: usize,
+) -> Result<Allocation, CompileError> {
     let budget = budget.min(GPR_HALVES);
     let (renamed, mut vregs) = super::coalesce::coalesce(&prog.items, &prog.vregs);
     let mut work: Vec<(Item, Tag)> = renamed
@@ -86,14 +108,20 @@ pub(crate) fn allocate(prog: &VProgram, budget: u16) -> Result<Allocation, Compi
     let mut spillable: Vec<bool> = vregs.iter().map(|v| v.fixed.is_none()).collect();
     spillable[NESTING_VREG as usize] = false;
     let mut slot: Vec<Option<u32>> = vec![None; vregs.len()];
+    let mut local = vec![false; vregs.len()];
     let mut stack_end = prog.scratch_base;
 
-    for _ in 0..MAX_ROUNDS {
+    // Every round either places every range or turns at least one spillable register into
+    // non-spillable temporaries, so the rounds end.
+    loop {
+        // Ids that coalescing merged away and spilled registers that now live on the stack
+        // are free again.
+        compact(&mut work, &mut vregs, &mut spillable, &mut slot, &mut local);
         let items: Vec<Item> = work.iter().map(|w| w.0).collect();
-        let intervals = live_ranges(&items, &vregs);
-        match linear_scan(&intervals, &vregs, &spillable, budget)? {
+        let ranges = ranges(&items, &vregs, &local);
+        match linear_scan(&ranges, &vregs, &spillable, budget)? {
             Scan::Assigned(base) => {
-                return Ok(finish(&work, &base, stack_end));
+                return Ok(finish(&work, &ranges, &base, &local, stack_end));
             }
             Scan::Spill(spilled) => {
                 for &s in &spilled {
@@ -109,13 +137,61 @@ pub(crate) fn allocate(prog: &VProgram, budget: u16) -> Result<Allocation, Compi
                         "spill area exceeds the stack offset range".into(),
                     ));
                 }
-                work = insert_spill_code(&work, &spilled, &slot, &mut vregs, &mut spillable)?;
+                work = insert_spill_code(
+                    &work,
+                    &spilled,
+                    &slot,
+                    &mut Tables {
+                        vregs: &mut vregs,
+                        spillable: &mut spillable,
+                        local: &mut local,
+                    },
+                    id_space,
+                )?;
             }
         }
     }
-    Err(CompileError::Limit(
-        "register allocation did not converge".into(),
-    ))
+}
+
+/// Renumbers the virtual registers the work list still names densely from 0 (the nesting
+/// counter keeps id 0), with their tables.
+fn compact(
+    work: &mut [(Item, Tag)],
+    vregs: &mut Vec<VregInfo>,
+    spillable: &mut Vec<bool>,
+    slot: &mut Vec<Option<u32>>,
+    local: &mut Vec<bool>,
+) {
+    let mut used = vec![false; vregs.len()];
+    used[NESTING_VREG as usize] = true;
+    for (item, _) in work.iter_mut() {
+        if let Item::Op(i) = item {
+            visit(i, &mut |r, _, _| used[usize::from(r.half / 4)] = true);
+        }
+    }
+    if used.iter().all(|&u| u) {
+        return;
+    }
+    let mut new_id = vec![u16::MAX; vregs.len()];
+    for (next, (id, _)) in used.iter().enumerate().filter(|(_, &u)| u).enumerate() {
+        new_id[id] = next as u16;
+    }
+    for (item, _) in work.iter_mut() {
+        if let Item::Op(i) = item {
+            visit(i, &mut |r, _, _| {
+                let (id, part) = id_part(r);
+                r.half = new_id[usize::from(id)] * 4 + part;
+            });
+        }
+    }
+    fn keep<T>(v: &mut Vec<T>, used: &[bool]) {
+        let mut k = used.iter();
+        v.retain(|_| *k.next().expect("one flag per id"));
+    }
+    keep(vregs, &used);
+    keep(spillable, &used);
+    keep(slot, &used);
+    keep(local, &used);
 }
 
 fn id_part(r: &Reg) -> (u16, u16) {
@@ -186,6 +262,72 @@ pub(crate) fn live_ranges(work: &[Item], vregs: &[VregInfo]) -> Vec<Option<Inter
     iv
 }
 
+/// One live range to place: a whole virtual register, or one segment of a spill temporary.
+#[derive(Debug, Clone, Copy)]
+struct Range {
+    id: u16,
+    iv: Interval,
+}
+
+/// The live ranges of one allocation round. A spill temporary (`local`) is one id shared by
+/// the short-lived registers of many rewritten instructions, so it has one range per
+/// segment: each begins where the temporary is written without being read (a fill, or an
+/// instruction that only writes it) and ends at its last touch before the next such write.
+/// All its touches sit next to one instruction, with no label between, so loops never grow
+/// them.
+fn ranges(items: &[Item], vregs: &[VregInfo], local: &[bool]) -> Vec<Range> {
+    let mut out: Vec<Range> = live_ranges(items, vregs)
+        .into_iter()
+        .enumerate()
+        .filter(|&(id, _)| !local[id])
+        .filter_map(|(id, iv)| iv.map(|iv| Range { id: id as u16, iv }))
+        .collect();
+    let mut open: Vec<Option<usize>> = vec![None; vregs.len()];
+    let mut segments: Vec<Range> = Vec::new();
+    for (pos, item) in items.iter().enumerate() {
+        let Item::Op(i) = item else { continue };
+        let alu = !is_memory(i);
+        let mut touches: Vec<(u16, bool, bool)> = Vec::new();
+        let mut i = *i;
+        visit(&mut i, &mut |r, access, _| {
+            let (id, _) = id_part(r);
+            if !local[id as usize] {
+                return;
+            }
+            let k = match touches.iter().position(|t| t.0 == id) {
+                Some(k) => k,
+                None => {
+                    touches.push((id, false, false));
+                    touches.len() - 1
+                }
+            };
+            match access {
+                Access::Use => touches[k].1 = true,
+                Access::Def => touches[k].2 = true,
+            }
+        });
+        for (id, used, defined) in touches {
+            let seg = &mut open[id as usize];
+            match *seg {
+                Some(k) if used || !defined => segments[k].iv.end = pos,
+                _ => {
+                    *seg = Some(segments.len());
+                    segments.push(Range {
+                        id,
+                        iv: Interval {
+                            start: pos,
+                            end: pos,
+                            reuse: alu && defined && !used,
+                        },
+                    });
+                }
+            }
+        }
+    }
+    out.extend(segments);
+    out
+}
+
 fn is_memory(i: &Instr) -> bool {
     matches!(
         i,
@@ -203,40 +345,39 @@ fn align_of(size: Size) -> u16 {
 
 /// Outcome of one linear-scan round.
 enum Scan {
-    /// A base half for every live virtual register.
+    /// A base half for every range.
     Assigned(Vec<Option<u16>>),
     /// Registers to spill before trying again.
     Spill(Vec<u16>),
 }
 
 fn linear_scan(
-    iv: &[Option<Interval>],
+    ranges: &[Range],
     vregs: &[VregInfo],
     spillable: &[bool],
     budget: u16,
 ) -> Result<Scan, CompileError> {
-    let mut order: Vec<u16> = (0..iv.len() as u16)
-        .filter(|&id| id != NESTING_VREG && iv[id as usize].is_some())
+    let mut order: Vec<usize> = (0..ranges.len())
+        .filter(|&r| ranges[r].id != NESTING_VREG)
         .collect();
     // Preloaded registers first: nothing may take their halves before they are placed.
-    order.sort_by_key(|&id| {
-        (
-            iv[id as usize].map(|x| x.start),
-            vregs[id as usize].fixed.is_none(),
-            id,
-        )
+    order.sort_by_key(|&r| {
+        let Range { id, iv } = ranges[r];
+        (iv.start, vregs[id as usize].fixed.is_none(), id, r)
     });
 
     let mut free = vec![true; budget as usize];
     // r0l belongs to the nesting counter in programs with control flow (which all set it).
-    if iv[NESTING_VREG as usize].is_some() {
+    if ranges.iter().any(|r| r.id == NESTING_VREG) {
         if let Some(f) = free.first_mut() {
             *f = false;
         }
     }
-    let mut base: Vec<Option<u16>> = vec![None; iv.len()];
-    let mut active: Vec<u16> = Vec::new();
+    // Indexed by range.
+    let mut base: Vec<Option<u16>> = vec![None; ranges.len()];
+    let mut active: Vec<usize> = Vec::new();
     let mut spilled: Vec<u16> = Vec::new();
+    let size_of = |r: usize| vregs[ranges[r].id as usize].size;
 
     let release = |free: &mut Vec<bool>, b: u16, size: Size| {
         for h in b..b + size.halves() {
@@ -244,15 +385,15 @@ fn linear_scan(
         }
     };
 
-    for id in order {
-        let cur = iv[id as usize].expect("filtered");
+    for cur_range in order {
+        let Range { id, iv: cur } = ranges[cur_range];
         active.retain(|&a| {
-            let x = iv[a as usize].expect("active has a range");
+            let x = ranges[a].iv;
             if x.end < cur.start || (cur.reuse && x.end == cur.start) {
                 release(
                     &mut free,
-                    base[a as usize].expect("active has a register"),
-                    vregs[a as usize].size,
+                    base[a].expect("active has a register"),
+                    size_of(a),
                 );
                 false
             } else {
@@ -273,8 +414,8 @@ fn linear_scan(
             for h in halves {
                 free[h as usize] = false;
             }
-            base[id as usize] = Some(b);
-            active.push(id);
+            base[cur_range] = Some(b);
+            active.push(cur_range);
             continue;
         }
         loop {
@@ -286,36 +427,33 @@ fn linear_scan(
                 for h in b..b + size.halves() {
                     free[h as usize] = false;
                 }
-                base[id as usize] = Some(b);
-                active.push(id);
+                base[cur_range] = Some(b);
+                active.push(cur_range);
                 break;
             }
-            // Out of registers: spill whichever spillable range ends last.
+            // Out of registers: spill whichever spillable range ends last. (Spill
+            // temporaries are not spillable, so a spillable register is a whole range.)
             let victim = active
                 .iter()
                 .copied()
-                .chain(std::iter::once(id))
-                .filter(|&v| spillable[v as usize])
-                .max_by_key(|&v| (iv[v as usize].expect("live").end, v));
+                .chain(std::iter::once(cur_range))
+                .filter(|&r| spillable[ranges[r].id as usize])
+                .max_by_key(|&r| (ranges[r].iv.end, ranges[r].id));
             match victim {
                 None => {
                     return Err(CompileError::Limit(format!(
                         "{budget} register halves are too few for this shader"
                     )))
                 }
-                Some(v) if v == id => {
+                Some(r) if r == cur_range => {
                     spilled.push(id);
                     break;
                 }
-                Some(v) => {
-                    active.retain(|&a| a != v);
-                    release(
-                        &mut free,
-                        base[v as usize].expect("active"),
-                        vregs[v as usize].size,
-                    );
-                    base[v as usize] = None;
-                    spilled.push(v);
+                Some(r) => {
+                    active.retain(|&a| a != r);
+                    release(&mut free, base[r].expect("active"), size_of(r));
+                    base[r] = None;
+                    spilled.push(ranges[r].id);
                 }
             }
         }
@@ -361,13 +499,35 @@ struct Touch {
     written: Option<(u16, u16)>,
 }
 
+/// The per-id tables spill code adds temporaries to.
+struct Tables<'a> {
+    vregs: &'a mut Vec<VregInfo>,
+    spillable: &'a mut Vec<bool>,
+    local: &'a mut Vec<bool>,
+}
+
+/// Rewrites every instruction touching a spilled register to use a temporary, filled before
+/// and stored after. Temporaries of one size share a few ids, since each lives only around
+/// its instruction (see [`ranges`]): spilling therefore needs at most as many new ids as
+/// one instruction touches registers, and it always fits in the id space a spill frees.
 fn insert_spill_code(
     work: &[(Item, Tag)],
     spilled: &[u16],
     slot: &[Option<u32>],
-    vregs: &mut Vec<VregInfo>,
-    spillable: &mut Vec<bool>,
+    t: &mut Tables<'_>,
+    id_space: usize,
 ) -> Result<Vec<(Item, Tag)>, CompileError> {
+    let vregs = &mut *t.vregs;
+    // A spilled register's id is free once all its touches are rewritten, and no other
+    // temporary can take it at an instruction that touches it (those are `taken` below), so
+    // it joins the temporaries at once.
+    for &s in spilled {
+        t.local[s as usize] = true;
+        t.spillable[s as usize] = false;
+    }
+    let mut pool: Vec<u16> = (0..vregs.len() as u16)
+        .filter(|&k| t.local[k as usize])
+        .collect();
     let mut is_spilled = vec![false; vregs.len()];
     for &s in spilled {
         is_spilled[s as usize] = true;
@@ -419,20 +579,37 @@ fn insert_spill_code(
             out.push((item, tag));
             continue;
         }
+        // Temporaries this instruction already touches (from earlier rounds) stay apart.
+        let mut taken: Vec<u16> = Vec::new();
+        visit(&mut instr, &mut |r, _, _| taken.push(r.half / 4));
         let mut fresh = Vec::new();
         for &Touch { id, .. } in &touched {
-            if vregs.len() >= (u16::MAX as usize) / 4 {
-                return Err(CompileError::Limit(
-                    "too many registers after spilling".into(),
-                ));
-            }
-            vregs.push(VregInfo {
-                size: vregs[id as usize].size,
-                multi_def: false,
-                fixed: None,
-            });
-            spillable.push(false);
-            fresh.push(vregs.len() as u16 - 1);
+            let size = vregs[id as usize].size;
+            let reuse = pool
+                .iter()
+                .copied()
+                .find(|&k| vregs[k as usize].size == size && !taken.contains(&k));
+            let temp = match reuse {
+                Some(k) => k,
+                None => {
+                    if vregs.len() >= id_space {
+                        return Err(CompileError::Limit(
+                            "too many registers after spilling".into(),
+                        ));
+                    }
+                    vregs.push(VregInfo {
+                        size,
+                        multi_def: false,
+                        fixed: None,
+                    });
+                    t.spillable.push(false);
+                    t.local.push(true);
+                    pool.push(vregs.len() as u16 - 1);
+                    vregs.len() as u16 - 1
+                }
+            };
+            taken.push(temp);
+            fresh.push(temp);
         }
         for (k, &Touch { id, read, .. }) in touched.iter().enumerate() {
             if let Some(input) = read {
@@ -486,12 +663,32 @@ fn insert_spill_code(
     Ok(out)
 }
 
-fn finish(work: &[(Item, Tag)], base: &[Option<u16>], stack_end: u32) -> Allocation {
+fn finish(
+    work: &[(Item, Tag)],
+    ranges: &[Range],
+    range_base: &[Option<u16>],
+    local: &[bool],
+    stack_end: u32,
+) -> Allocation {
+    // A whole register's base, and each temporary's segments (start, end, base) in order.
+    let mut base: Vec<Option<u16>> = vec![None; local.len()];
+    let mut segments: Vec<Vec<(usize, usize, u16)>> = vec![Vec::new(); local.len()];
+    for (r, b) in ranges.iter().zip(range_base) {
+        let Some(b) = *b else { continue };
+        if local[r.id as usize] {
+            segments[r.id as usize].push((r.iv.start, r.iv.end, b));
+        } else {
+            base[r.id as usize] = Some(b);
+        }
+    }
+    for s in &mut segments {
+        s.sort_unstable();
+    }
     let mut items = Vec::with_capacity(work.len());
     let mut origins = Vec::with_capacity(work.len());
     let mut top = 0u32;
     let (mut spills, mut fills) = (0, 0);
-    for &(item, tag) in work {
+    for (pos, &(item, tag)) in work.iter().enumerate() {
         let origin = match tag {
             Tag::Input(orig) => Origin::Input(orig),
             Tag::Spill { vreg, part, offset } => {
@@ -512,6 +709,13 @@ fn finish(work: &[(Item, Tag)], base: &[Option<u16>], stack_end: u32) -> Allocat
                 let (id, part) = id_part(r);
                 let b = if id == NESTING_VREG {
                     0
+                } else if local[id as usize] {
+                    let segs = &segments[id as usize];
+                    let k = segs.partition_point(|s| s.0 <= pos);
+                    k.checked_sub(1)
+                        .map(|k| segs[k])
+                        .filter(|s| s.1 >= pos)
+                        .map_or(0, |s| s.2)
                 } else {
                     base[id as usize].unwrap_or(0)
                 };
