@@ -174,3 +174,86 @@ fn unimplemented_entry_points_return_an_error_not_a_crash() {
         dev.destroy_device(None);
     }
 }
+
+/// SPIR-V of a GLSL compute shader, through Debian's glslangValidator.
+fn glsl(src: &str) -> Vec<u32> {
+    let dir = std::env::temp_dir().join(format!("agx4-bad-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (input, output) = (dir.join("s.comp"), dir.join("s.spv"));
+    std::fs::write(&input, src).unwrap();
+    let st = std::process::Command::new("/usr/bin/glslangValidator")
+        .args(["-V", "--target-env", "vulkan1.1", "-o"])
+        .arg(&output)
+        .arg(&input)
+        .output()
+        .expect("glslangValidator (scripts/deps.sh installs it)");
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stdout)
+    );
+    let bytes = std::fs::read(&output).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn a_shader_beyond_a_compiler_limit_is_out_of_host_memory() {
+    // Valid SPIR-V nested deeper than the compiler's tables allow: the listed code for an
+    // implementation out of room, never VK_ERROR_UNKNOWN (which means a bug).
+    let depth = 80;
+    let mut src = String::from(
+        "#version 450\nlayout(local_size_x = 1) in;\n\
+         layout(std430, binding = 0) buffer B { uint v[]; };\nvoid main() {\n",
+    );
+    for k in 0..depth {
+        src += &format!("if (v[{k}] != 0u) {{ v[{k}] = 1u;\n");
+    }
+    src += &"}".repeat(depth);
+    src += "\n}\n";
+    let code = glsl(&src);
+    let ctx = Ctx::without_validation();
+    let dev = create_device(&ctx, &[], None).unwrap();
+    // SAFETY: valid device and create infos; everything made here is destroyed here.
+    unsafe {
+        let bindings = [vk::DescriptorSetLayoutBinding::default()
+            .binding(0)
+            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+            .descriptor_count(1)
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)];
+        let set_layout = dev
+            .create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                None,
+            )
+            .unwrap();
+        let set_layouts = [set_layout];
+        let layout = dev
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
+                None,
+            )
+            .unwrap();
+        let module = dev
+            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
+            .unwrap();
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main");
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(layout)];
+        let r = dev.create_compute_pipelines(vk::PipelineCache::null(), &info, None);
+        let (pipes, e) = r.expect_err("80 nested ifs exceed the compiler's nesting limit");
+        assert_eq!(e, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        assert_eq!(pipes, [vk::Pipeline::null()]);
+        dev.destroy_shader_module(module, None);
+        dev.destroy_pipeline_layout(layout, None);
+        dev.destroy_descriptor_set_layout(set_layout, None);
+        dev.destroy_device(None);
+    }
+}

@@ -69,6 +69,23 @@ pub(crate) fn scratch_spill_size(dev: &Device, scratch: u32) -> Result<u32, vk::
     })
 }
 
+/// The result for a shader the compiler refuses. vkCreate*Pipelines may fail only with the
+/// out-of-memory codes (VK_ERROR_INVALID_SHADER_NV belongs to NVIDIA's extension), and
+/// VK_ERROR_UNKNOWN means an application or implementation bug. A valid shader that exceeds
+/// one of agx4's own fixed-size resources (value ids, branch or stack offset ranges, nesting
+/// depth) is neither: it is the implementation running out of room, and the listed code for
+/// that is VK_ERROR_OUT_OF_HOST_MEMORY (the compiler's tables live on the host; Mesa's
+/// drivers report compile failures the same way). A compiler bug stays VK_ERROR_UNKNOWN, and
+/// the message goes to stderr either way. (Unsupported SPIR-V keeps
+/// VK_ERROR_FEATURE_NOT_PRESENT, as graphics pipelines have always reported it.)
+pub(crate) fn compile_error_result(e: &compiler::CompileError) -> vk::Result {
+    match e {
+        compiler::CompileError::Limit(_) => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        compiler::CompileError::Unsupported(_) => vk::Result::ERROR_FEATURE_NOT_PRESENT,
+        _ => vk::Result::ERROR_UNKNOWN,
+    }
+}
+
 pub struct ComputePipeline {
     pub program: Program,
 }
@@ -179,7 +196,7 @@ unsafe fn create_one(
         None => {
             let b = compiler::compile_compute(&req).map_err(|e| {
                 eprintln!("agx4: vkCreateComputePipelines: {e}");
-                vk::Result::ERROR_UNKNOWN
+                compile_error_result(&e)
             })?;
             if let Some(c) = cache {
                 c.insert(key, b.clone());

@@ -863,10 +863,7 @@ pub unsafe fn create_one(
     let binary =
         compiler::compile_graphics_pipeline_coverage(&req, &options, &coverage).map_err(|e| {
             eprintln!("agx4: vkCreateGraphicsPipelines: {e}");
-            match e {
-                compiler::CompileError::Unsupported(_) => vk::Result::ERROR_FEATURE_NOT_PRESENT,
-                _ => vk::Result::ERROR_UNKNOWN,
-            }
+            crate::pipeline::compile_error_result(&e)
         })?;
     // A spilled target is written to memory by the shader, which a depth/stencil test
     // after it (a shader that discards or writes depth) cannot undo for failing samples.
