@@ -13,11 +13,12 @@
 
 use hw::isa::*;
 
-use super::regalloc::live_ranges;
+use super::regalloc::{grow, is_memory, loops_of, Interval};
 use super::regs::{touches_nesting, visit, Access};
 use super::{Item, VregInfo, NESTING_VREG};
 
-/// `d = s` as a whole-register copy between two different virtual registers of one size.
+/// `d = s` as a whole-register copy between two virtual registers of one size (the ids as
+/// the item names them; the caller maps them through earlier merges).
 fn as_copy(item: &Item, vregs: &[VregInfo]) -> Option<(u16, u16)> {
     let Item::Op(Instr::IAdd(x)) = item else {
         return None;
@@ -33,34 +34,14 @@ fn as_copy(item: &Item, vregs: &[VregInfo]) -> Option<(u16, u16)> {
     let whole = |r: Reg, id: u16| {
         r.half.is_multiple_of(4) && vregs.get(id as usize).is_some_and(|v| v.size == r.size)
     };
-    if did == sid || did == NESTING_VREG || sid == NESTING_VREG || d.size != s.size {
-        return None;
-    }
-    // A preloaded register keeps its physical home only until it is copied out.
-    let fixed = |id: u16| vregs.get(id as usize).is_some_and(|v| v.fixed.is_some());
-    if fixed(did) || fixed(sid) {
+    if d.size != s.size {
         return None;
     }
     (whole(d, did) && whole(s, sid)).then_some((did, sid))
 }
 
-/// For every position, which virtual registers it reads and writes.
-fn accesses(item: &Item) -> Vec<(u16, Access)> {
-    let mut out = Vec::new();
-    if let Item::Op(i) = item {
-        let mut i = *i;
-        visit(&mut i, &mut |r, a, _| out.push((r.half / 4, a)));
-    }
-    out
-}
-
 fn is_alu(item: &Item) -> bool {
-    matches!(item, Item::Op(i) if !matches!(i,
-        Instr::DeviceMem(_)
-            | Instr::ThreadgroupMem(_)
-            | Instr::StackMem(_)
-            | Instr::Atomic(_)
-            | Instr::ThreadgroupAtomic(_)))
+    matches!(item, Item::Op(i) if !is_memory(i))
 }
 
 fn changes_exec(item: &Item) -> bool {
@@ -70,45 +51,115 @@ fn changes_exec(item: &Item) -> bool {
     }
 }
 
-fn rename(items: &mut [Item], from: u16, to: u16) {
-    for item in items.iter_mut() {
-        if let Item::Op(i) = item {
-            visit(i, &mut |r, _, _| {
-                if r.half / 4 == from {
-                    r.half = to * 4 + r.half % 4;
-                }
-            });
+/// Where each virtual register is touched, kept up to date as registers merge, so each
+/// copy is judged without walking the whole program again.
+struct Touches {
+    /// Per id: (position, access), in program order with reads before writes at one
+    /// position, as `visit` reports them.
+    at: Vec<Vec<(usize, Access)>>,
+    loops: Vec<(usize, usize)>,
+    /// Instructions up to each position that change the exec mask (prefix counts).
+    exec_changes: Vec<usize>,
+    alu: Vec<bool>,
+}
+
+impl Touches {
+    fn new(items: &[Item], n: usize) -> Touches {
+        let mut at = vec![Vec::new(); n];
+        let mut exec_changes = Vec::with_capacity(items.len() + 1);
+        exec_changes.push(0);
+        for (p, item) in items.iter().enumerate() {
+            if let Item::Op(i) = item {
+                let mut i = *i;
+                visit(&mut i, &mut |r, a, _| {
+                    at[usize::from(r.half / 4)].push((p, a))
+                });
+            }
+            let last = *exec_changes.last().expect("starts with 0");
+            exec_changes.push(last + usize::from(changes_exec(item)));
+        }
+        Touches {
+            at,
+            loops: loops_of(items),
+            exec_changes,
+            alu: items.iter().map(is_alu).collect(),
         }
     }
+
+    fn defs(&self, id: u16) -> Vec<usize> {
+        let mut d: Vec<usize> = self.at[id as usize]
+            .iter()
+            .filter(|t| t.1 == Access::Def)
+            .map(|t| t.0)
+            .collect();
+        d.dedup();
+        d
+    }
+
+    /// Whether `id` is written in (lo, hi].
+    fn defined_in(&self, id: u16, lo: usize, hi: usize) -> bool {
+        self.at[id as usize]
+            .iter()
+            .any(|&(p, a)| a == Access::Def && p > lo && p <= hi)
+    }
+
+    /// The allocator's live range of `id` (as `regalloc::live_ranges` computes it).
+    fn interval(&self, id: u16, info: &VregInfo) -> Option<Interval> {
+        let at = &self.at[id as usize];
+        let &(first, access) = at.first()?;
+        let mut x = Interval {
+            start: first,
+            end: at.last().expect("not empty").0,
+            reuse: self.alu[first] && access == Access::Def,
+        };
+        grow(&mut x, info, &self.loops);
+        Some(x)
+    }
+
+    fn exec_changes_in(&self, lo: usize, hi: usize) -> bool {
+        self.exec_changes[hi + 1] > self.exec_changes[lo]
+    }
+
+    fn merge(&mut self, from: u16, to: u16) {
+        let moved = std::mem::take(&mut self.at[from as usize]);
+        let into = &mut self.at[to as usize];
+        into.extend(moved);
+        // Reads before writes at one position, as `visit` reports them.
+        into.sort_by_key(|&(p, a)| (p, a == Access::Def));
+    }
+}
+
+fn find(alias: &mut [u16], id: u16) -> u16 {
+    let mut r = id;
+    while alias[r as usize] != r {
+        r = alias[r as usize];
+    }
+    alias[id as usize] = r;
+    r
 }
 
 /// The items with coalesced registers renamed, and the register table to go with them.
 pub(crate) fn coalesce(items: &[Item], vregs: &[VregInfo]) -> (Vec<Item>, Vec<VregInfo>) {
     let mut items = items.to_vec();
     let mut vregs = vregs.to_vec();
-    let copies: Vec<usize> = (0..items.len())
-        .filter(|&c| as_copy(&items[c], &vregs).is_some())
-        .collect();
-    for c in copies {
-        // Earlier merges may have renamed this copy's registers.
+    let mut t = Touches::new(&items, vregs.len());
+    let mut alias: Vec<u16> = (0..vregs.len() as u16).collect();
+    // A preloaded register keeps its physical home only until it is copied out.
+    let fixed = |vregs: &[VregInfo], id: u16| vregs[id as usize].fixed.is_some();
+    for c in 0..items.len() {
         let Some((d, s)) = as_copy(&items[c], &vregs) else {
             continue;
         };
-        let acc: Vec<Vec<(u16, Access)>> = items.iter().map(accesses).collect();
-        let iv = live_ranges(&items, &vregs);
-        let defs_of = |id: u16| -> Vec<usize> {
-            (0..items.len())
-                .filter(|&p| acc[p].contains(&(id, Access::Def)))
-                .collect()
-        };
-        let defined_in = |id: u16, lo: usize, hi: usize| -> bool {
-            // (lo, hi]
-            defs_of(id).iter().any(|&p| p > lo && p <= hi)
-        };
-        let merged = if !vregs[d as usize].multi_def && defs_of(d) == [c] {
+        // Earlier merges may have renamed this copy's registers.
+        let (d, s) = (find(&mut alias, d), find(&mut alias, s));
+        if d == s || d == NESTING_VREG || s == NESTING_VREG || fixed(&vregs, d) || fixed(&vregs, s)
+        {
+            continue;
+        }
+        let merged = if !vregs[d as usize].multi_def && t.defs(d) == [c] {
             // `d` is a second name for `s` as long as `s` keeps its value.
-            let end = iv[d as usize].map_or(c, |x| x.end);
-            (!defined_in(s, c, end)).then_some((d, s))
+            let end = t.interval(d, &vregs[d as usize]).map_or(c, |x| x.end);
+            (!t.defined_in(s, c, end)).then_some((d, s))
         } else {
             None
         };
@@ -116,31 +167,42 @@ pub(crate) fn coalesce(items: &[Item], vregs: &[VregInfo]) -> (Vec<Item>, Vec<Vr
             if vregs[s as usize].multi_def {
                 return None;
             }
-            let sdefs = defs_of(s);
+            let sdefs = t.defs(s);
             let first = *sdefs.first()?;
             if first >= c || sdefs.iter().any(|&p| p >= c) {
                 return None;
             }
-            if (first..=c).any(|p| changes_exec(&items[p])) {
+            if t.exec_changes_in(first, c) {
                 return None;
             }
             // `d`'s old value must be dead from `s`'s definition to the copy.
-            let touched_between = (first + 1..c).any(|p| acc[p].iter().any(|&(id, _)| id == d));
-            let at_first = acc[first].iter().any(|&(id, _)| id == d);
+            let dat = &t.at[d as usize];
+            let touched_between = dat.iter().any(|&(p, _)| p > first && p < c);
+            let at_first = dat.iter().any(|&(p, _)| p == first);
+            let def_at_first = dat.contains(&(first, Access::Def));
             if touched_between
                 || (at_first && (sdefs.len() > 1 || !is_alu(&items[first])))
-                || acc[first].contains(&(d, Access::Def))
+                || def_at_first
             {
                 return None;
             }
             // `s`'s later reads must still find its value in `d`.
-            let end = iv[s as usize].map_or(c, |x| x.end);
-            (!defined_in(d, c, end)).then_some((s, d))
+            let end = t.interval(s, &vregs[s as usize]).map_or(c, |x| x.end);
+            (!t.defined_in(d, c, end)).then_some((s, d))
         });
         if let Some((from, to)) = merged {
-            rename(&mut items, from, to);
+            alias[from as usize] = to;
+            t.merge(from, to);
             let md = vregs[from as usize].multi_def || vregs[to as usize].multi_def;
             vregs[to as usize].multi_def = md;
+        }
+    }
+    for item in items.iter_mut() {
+        if let Item::Op(i) = item {
+            visit(i, &mut |r, _, _| {
+                let to = find(&mut alias, r.half / 4);
+                r.half = to * 4 + r.half % 4;
+            });
         }
     }
     (items, vregs)

@@ -75,7 +75,7 @@ pub(crate) struct Interval {
     pub end: usize,
     /// The range begins with a plain write by an ALU instruction, which reads its sources
     /// before writing: it may take the register of a source whose range ends there.
-    reuse: bool,
+    pub reuse: bool,
 }
 
 /// Virtual register ids the `4 * id + part` numbering has room for.
@@ -201,29 +201,43 @@ fn id_part(r: &Reg) -> (u16, u16) {
 /// First and last position of every virtual register, grown over loops.
 pub(crate) fn live_ranges(work: &[Item], vregs: &[VregInfo]) -> Vec<Option<Interval>> {
     let mut iv: Vec<Option<Interval>> = vec![None; vregs.len()];
+    for (pos, item) in work.iter().enumerate() {
+        if let Item::Op(i) = item {
+            let alu = !is_memory(i);
+            let mut i = *i;
+            visit(&mut i, &mut |r, access, _| {
+                let (id, _) = id_part(r);
+                let e = &mut iv[id as usize];
+                *e = Some(match *e {
+                    None => Interval {
+                        start: pos,
+                        end: pos,
+                        reuse: alu && access == Access::Def,
+                    },
+                    Some(x) => Interval {
+                        end: x.end.max(pos),
+                        ..x
+                    },
+                });
+            });
+        }
+    }
+    let loops = loops_of(work);
+    for (id, e) in iv.iter_mut().enumerate() {
+        if let Some(x) = e {
+            grow(x, &vregs[id], &loops);
+        }
+    }
+    iv
+}
+
+/// The loops of a program as (head, back edge) positions, inner loops first, so growth over
+/// an inner loop is seen by the loops around it.
+pub(crate) fn loops_of(work: &[Item]) -> Vec<(usize, usize)> {
     let mut label_pos = std::collections::HashMap::new();
     let mut loops = Vec::new();
     for (pos, item) in work.iter().enumerate() {
         match item {
-            Item::Op(i) => {
-                let alu = !is_memory(i);
-                let mut i = *i;
-                visit(&mut i, &mut |r, access, _| {
-                    let (id, _) = id_part(r);
-                    let e = &mut iv[id as usize];
-                    *e = Some(match *e {
-                        None => Interval {
-                            start: pos,
-                            end: pos,
-                            reuse: alu && access == Access::Def,
-                        },
-                        Some(x) => Interval {
-                            end: x.end.max(pos),
-                            ..x
-                        },
-                    });
-                });
-            }
             Item::Label(l) => {
                 label_pos.insert(*l, pos);
             }
@@ -232,34 +246,33 @@ pub(crate) fn live_ranges(work: &[Item], vregs: &[VregInfo]) -> Vec<Option<Inter
                     loops.push((head, pos));
                 }
             }
+            Item::Op(_) => {}
         }
     }
-    // Preloaded registers hold their value from entry on.
-    for (id, e) in iv.iter_mut().enumerate() {
-        if let (Some(x), Some(_)) = (e.as_mut(), vregs[id].fixed) {
-            x.start = 0;
-            x.reuse = false;
-        }
-    }
-    // Inner loops first, so growth over an inner loop is seen by the loops around it.
     loops.sort_by_key(|&(h, e)| e - h);
-    for &(head, back) in &loops {
-        for (id, e) in iv.iter_mut().enumerate() {
-            let Some(x) = e else { continue };
-            if vregs[id].multi_def {
-                if x.start <= back && x.end >= head {
-                    if head < x.start {
-                        x.start = head;
-                        x.reuse = false;
-                    }
-                    x.end = x.end.max(back);
+    loops
+}
+
+/// Turns a register's first and last appearance into its live range: preloaded registers
+/// hold their value from entry on, and ranges grow over the loops of [`loops_of`].
+pub(crate) fn grow(x: &mut Interval, info: &VregInfo, loops: &[(usize, usize)]) {
+    if info.fixed.is_some() {
+        x.start = 0;
+        x.reuse = false;
+    }
+    for &(head, back) in loops {
+        if info.multi_def {
+            if x.start <= back && x.end >= head {
+                if head < x.start {
+                    x.start = head;
+                    x.reuse = false;
                 }
-            } else if x.start < head && x.end >= head && x.end < back {
-                x.end = back;
+                x.end = x.end.max(back);
             }
+        } else if x.start < head && x.end >= head && x.end < back {
+            x.end = back;
         }
     }
-    iv
 }
 
 /// One live range to place: a whole virtual register, or one segment of a spill temporary.
@@ -328,7 +341,7 @@ fn ranges(items: &[Item], vregs: &[VregInfo], local: &[bool]) -> Vec<Range> {
     out
 }
 
-fn is_memory(i: &Instr) -> bool {
+pub(crate) fn is_memory(i: &Instr) -> bool {
     matches!(
         i,
         Instr::DeviceMem(_)
