@@ -37,6 +37,8 @@ mod sim_harness;
 #[cfg(test)]
 mod sim_image_atomic_tests;
 #[cfg(test)]
+mod sim_subgroup_ext_tests;
+#[cfg(test)]
 mod sim_subgroup_tests;
 #[cfg(test)]
 mod sim_tests;

@@ -5,7 +5,7 @@
 use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
 use hw::gpu::GpuMemory;
 
-use super::tests::glslang;
+use super::tests::{glslang, glslang_env};
 use crate::ir;
 use crate::{
     abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
@@ -86,8 +86,25 @@ impl Launch<'_> {
         setup: &dyn Fn(&mut LaunchState),
     ) -> Vec<u32> {
         let spirv = glslang(self.src).expect("glslang");
+        self.run_spirv(&spirv, mem, edit, setup)
+    }
+
+    /// As [`Launch::run`], with the GLSL compiled for glslang's target environment `env`
+    /// (`vulkan1.2` gives SPIR-V 1.5, which allows a broadcast from a non-constant id).
+    pub fn run_env(&self, env: &str, mem: &mut FlatMemory) -> Vec<u32> {
+        let spirv = glslang_env(self.src, "comp", env).expect("glslang");
+        self.run_spirv(&spirv, mem, &mut |_| {}, &|_| {})
+    }
+
+    fn run_spirv(
+        &self,
+        spirv: &[u32],
+        mem: &mut FlatMemory,
+        edit: &mut dyn FnMut(&mut ir::Shader),
+        setup: &dyn Fn(&mut LaunchState),
+    ) -> Vec<u32> {
         let mut shader = crate::frontend::translate(&ComputeRequest {
-            spirv: &spirv,
+            spirv,
             entry_point: "main",
             specialization: &[],
             layout: self.layout,

@@ -1209,7 +1209,7 @@ fn scoreboard_slots_never_overflow_and_barriers_drain_them() {
 
 #[path = "../../tests/common/glslang.rs"]
 mod shared_glslang;
-pub(crate) use shared_glslang::glslang;
+pub(crate) use shared_glslang::{glslang, glslang_env};
 
 /// The lowered IR of a GLSL shader with `buffers` storage buffers in set 0.
 pub(super) fn lowered(src: &str, buffers: u32) -> Option<Shader> {

@@ -5,7 +5,7 @@
 //! * a lane read from a lane computed at run time reads each of the 32 lanes and keeps the
 //!   one whose number matches (the hardware's register-indexed shuffle needs the whole quad
 //!   to agree on the low index bits, inactive threads included);
-//! * a reduction or scan of 32-bit values with an operation the hardware reduces
+//! * a reduction or scan of 16- or 32-bit values with an operation the hardware reduces
 //!   (`hw::isa::SimdOp`: not IMul) stays for the back end when it spans the subgroup or is a
 //!   cluster of 4 (a quad); an inclusive scan becomes the exclusive one (`simd_prefix`)
 //!   folded with the invocation's own value, as Mesa does;
@@ -66,17 +66,26 @@ fn identity(op: BinOp, ty: Type) -> Result<u64, CompileError> {
     } else {
         (1u64 << bits) - 1
     };
-    let f = |x: f32| u64::from(x.to_bits());
-    Ok(match (op, ty.scalar) {
+    // Float identities at the value's width: 0, 1 and the infinities are exact in both.
+    let f = |x: f32| match ty.scalar {
+        Scalar::F16 => Some(u64::from(crate::ir::half::from_f64(f64::from(x)))),
+        Scalar::F32 => Some(u64::from(x.to_bits())),
+        _ => None,
+    };
+    let float = match op {
+        BinOp::FAdd => f(0.0),
+        BinOp::FMul => f(1.0),
+        BinOp::FMin => f(f32::INFINITY),
+        BinOp::FMax => f(f32::NEG_INFINITY),
+        _ => None,
+    };
+    Ok(match (op, float) {
+        (_, Some(bits)) => bits,
         (BinOp::IAdd | BinOp::Or | BinOp::Xor | BinOp::UMax, _) => 0,
         (BinOp::IMul, _) => 1,
         (BinOp::And | BinOp::UMin, _) => ones,
         (BinOp::SMin, _) => ones >> 1,
         (BinOp::SMax, _) => (ones >> 1) + 1,
-        (BinOp::FAdd, Scalar::F32) => f(0.0),
-        (BinOp::FMul, Scalar::F32) => f(1.0),
-        (BinOp::FMin, Scalar::F32) => f(f32::INFINITY),
-        (BinOp::FMax, Scalar::F32) => f(f32::NEG_INFINITY),
         _ => {
             return Err(CompileError::Unsupported(format!(
                 "subgroup {op:?} of {ty:?}"
@@ -99,7 +108,12 @@ pub fn hardware_reduces(op: BinOp, ty: Type) -> bool {
             | BinOp::UMax
     );
     let float = matches!(op, BinOp::FAdd | BinOp::FMul | BinOp::FMin | BinOp::FMax);
-    (ty == Type::I32 && int) || (ty == Type::F32 && float)
+    // The hardware forms take 16- or 32-bit registers (Mesa's agx_compile reduces 16-bit
+    // values directly). 8-bit values sit zero-extended in halves, which a signed minimum or
+    // an add's carry into bit 8 would misread, so they take the generic path.
+    let int_ty = ty == Type::I32 || ty == Type::scalar(Scalar::I16);
+    let float_ty = ty == Type::F32 || ty == Type::scalar(Scalar::F16);
+    (int_ty && int) || (float_ty && float)
 }
 
 fn reduce(sh: &mut Shader, out: &mut Out, r: Reduction, v: Value) -> Result<Value, CompileError> {

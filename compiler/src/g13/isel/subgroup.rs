@@ -60,7 +60,7 @@ impl Sel<'_> {
         Ok(())
     }
 
-    /// A reduction `passes::lower_subgroups` left for the hardware: 32-bit, a whole-subgroup
+    /// A reduction `passes::lower_subgroups` left for the hardware: 16- or 32-bit, a whole-subgroup
     /// reduction or exclusive scan, or a quad reduction.
     pub(super) fn reduce(&mut self, d: Value, r: Reduction, a: Value) -> Result<(), CompileError> {
         let op = match r.op {
@@ -90,8 +90,8 @@ impl Sel<'_> {
             _ => Operand::Reg(self.reg(a)?),
         };
         let dst = self.def(d)?;
-        if dst.size != Size::S32 {
-            return Err(internal("a reduction is 32-bit"));
+        if dst.size == Size::S64 {
+            return Err(internal("a reduction is 16- or 32-bit"));
         }
         self.emit(Instr::SimdReduce(SimdReduce {
             dst: dst.into(),
