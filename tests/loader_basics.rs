@@ -121,6 +121,7 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_16bit_storage",
             "VK_KHR_8bit_storage",
             "VK_KHR_shader_float16_int8",
+            "VK_KHR_shader_subgroup_extended_types",
             "VK_KHR_shader_float_controls",
             "VK_KHR_spirv_1_4",
             "VK_KHR_shader_non_semantic_info",

@@ -55,11 +55,13 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_buffer_device_address",
     "VK_EXT_scalar_block_layout",
     "VK_KHR_uniform_buffer_standard_layout",
-    // Shader compiler (compiler/src/frontend): subgroup size, 8/16-bit types, SPIR-V 1.4.
+    // Shader compiler (compiler/src/frontend): subgroup size, 8/16-bit types (also in
+    // subgroup operations), SPIR-V 1.4.
     "VK_EXT_subgroup_size_control",
     "VK_KHR_16bit_storage",
     "VK_KHR_8bit_storage",
     "VK_KHR_shader_float16_int8",
+    "VK_KHR_shader_subgroup_extended_types",
     "VK_KHR_shader_float_controls",
     "VK_KHR_spirv_1_4",
     "VK_KHR_shader_non_semantic_info",

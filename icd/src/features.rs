@@ -63,6 +63,13 @@ pub fn supported() -> Features {
             storage_push_constant8: vk::TRUE,
             shader_float16: vk::TRUE,
             shader_int8: vk::TRUE,
+            // Subgroup operations on 8/16/64-bit types: 16-bit values reduce in the
+            // hardware's 16-bit simd_reduce/prefix forms, 8-bit and 64-bit ones (and IMul)
+            // fold shuffled lanes (compiler passes::lower_subgroups).
+            shader_subgroup_extended_types: vk::TRUE,
+            // A broadcast from a non-constant id reads every lane and selects one (the
+            // register-indexed shuffle needs the whole quad to agree on the index).
+            subgroup_broadcast_dynamic_id: vk::TRUE,
             sampler_mirror_clamp_to_edge: vk::TRUE,
             imageless_framebuffer: vk::TRUE,
             // Query memory is host-visible; vkResetQueryPool writes it (query_pool.rs).
