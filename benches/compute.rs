@@ -298,7 +298,7 @@ fn write_agx4_manifest(tmp: &Path) -> Result<PathBuf> {
     let lib = agx4_library()?;
     let manifest = tmp.join("agx4_icd.json");
     let json = format!(
-        r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.0.239"}}}}"#,
+        r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.3.239"}}}}"#,
         lib.display()
     );
     std::fs::write(&manifest, json).map_err(|e| format!("writing {}: {e}", manifest.display()))?;

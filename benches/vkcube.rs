@@ -129,7 +129,7 @@ fn main() {
     std::fs::write(
         &manifest,
         format!(
-            r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.0.239"}}}}"#,
+            r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.3.239"}}}}"#,
             lib.display()
         ),
     )

@@ -267,7 +267,7 @@ fn million_triangles_agx4_vs_lavapipe() {
     let manifest = dir.join("agx4_icd.json");
     std::fs::write(
         &manifest,
-        format!(r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.0.239"}}}}"#, agx4_library().display()),
+        format!(r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.3.239"}}}}"#, agx4_library().display()),
     )
     .unwrap();
     assert!(

@@ -57,7 +57,7 @@ fn tool(name: &str, package: &str) -> Option<PathBuf> {
 fn agx4_manifest(dir: &Path) -> PathBuf {
     let manifest = dir.join("agx4_icd.json");
     let json = format!(
-        r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.0.239"}}}}"#,
+        r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.3.239"}}}}"#,
         common::library_path().display()
     );
     std::fs::write(&manifest, json).unwrap();

@@ -432,7 +432,7 @@ fn killed_compositor_loses_the_surface() {
 fn agx4_manifest(dir: &Path) -> PathBuf {
     let manifest = dir.join("agx4_icd.json");
     let json = format!(
-        r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.0.239"}}}}"#,
+        r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.3.239"}}}}"#,
         common::library_path().display()
     );
     std::fs::write(&manifest, json).unwrap();

@@ -3,7 +3,7 @@
 // stubs cover exactly these and nothing else.
 
 /// Minor version of the Vulkan API the device exposes (major is 1).
-pub const API_MINOR: u32 = 1;
+pub const API_MINOR: u32 = 3;
 
 /// Instance extensions, in the order they are reported.
 pub const INSTANCE_EXTENSIONS: &[&str] = &[

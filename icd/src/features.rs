@@ -41,6 +41,41 @@ pub fn supported_on(backend: kmd_iface::Backend) -> Features {
     f
 }
 
+/// The highest Vulkan 1.x minor version, at most the advertised one, whose required features
+/// are all in `f`. Real G13 lacks two that Vulkan 1.3 requires (the memory model and robust
+/// image access, see `supported_on`), so a device there reports Vulkan 1.2.
+pub fn api_minor_met(f: &Features) -> u32 {
+    let v12 = f.v12.subgroup_broadcast_dynamic_id != 0
+        && f.v12.shader_subgroup_extended_types != 0
+        && f.v12.imageless_framebuffer != 0
+        && f.v12.uniform_buffer_standard_layout != 0
+        && f.v12.separate_depth_stencil_layouts != 0
+        && f.v12.host_query_reset != 0
+        && f.v12.timeline_semaphore != 0;
+    let v13 = f.v13.robust_image_access != 0
+        && f.v13.inline_uniform_block != 0
+        && f.v13.pipeline_creation_cache_control != 0
+        && f.v13.private_data != 0
+        && f.v13.shader_demote_to_helper_invocation != 0
+        && f.v13.shader_terminate_invocation != 0
+        && f.v13.subgroup_size_control != 0
+        && f.v13.compute_full_subgroups != 0
+        && f.v13.synchronization2 != 0
+        && f.v13.shader_zero_initialize_workgroup_memory != 0
+        && f.v13.dynamic_rendering != 0
+        && f.v13.shader_integer_dot_product != 0
+        && f.v13.maintenance4 != 0
+        && f.v12.vulkan_memory_model != 0
+        && f.v12.vulkan_memory_model_device_scope != 0
+        && f.v12.buffer_device_address != 0;
+    let met = match (v12, v13) {
+        (true, true) => 3,
+        (true, false) => 2,
+        _ => 1,
+    };
+    met.min(crate::advertised::API_MINOR)
+}
+
 /// The features agx4 supports on the simulated device.
 pub fn supported() -> Features {
     Features {
@@ -368,4 +403,19 @@ pub fn v10_subset(
         .iter()
         .zip(as_words(supported))
         .all(|(r, s)| *r == vk::FALSE || s != vk::FALSE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_simulated_device_meets_vulkan_1_3_and_real_g13_1_2() {
+        assert_eq!(api_minor_met(&supported()), 3);
+        assert_eq!(api_minor_met(&supported_on(kmd_iface::Backend::Sim)), 3);
+        assert_eq!(api_minor_met(&supported_on(kmd_iface::Backend::Drm)), 2);
+        let mut f = supported();
+        f.v12.timeline_semaphore = vk::FALSE;
+        assert_eq!(api_minor_met(&f), 1);
+    }
 }

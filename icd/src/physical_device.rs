@@ -44,7 +44,13 @@ impl PhysicalDevice {
             Backend::Sim => format!("{} ({}, simulated by agx4)", identity.name, identity.code()),
             Backend::Drm => format!("{} ({})", identity.name, identity.code()),
         };
-        let properties = properties(&params, &name);
+        let mut properties = properties(&params, &name);
+        properties.api_version = vk::make_api_version(
+            0,
+            1,
+            features::api_minor_met(&features::supported_on(kmd.backend())),
+            HEADER_VERSION,
+        );
         Ok(PhysicalDevice {
             _loader: LoaderData::new(),
             kmd,

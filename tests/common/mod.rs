@@ -36,7 +36,7 @@ pub fn use_agx4_only(extra_env: &[(&str, &str)]) {
         std::fs::create_dir_all(&dir).unwrap();
         let manifest = dir.join("agx4_icd.json");
         let json = format!(
-            r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.0.239"}}}}"#,
+            r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.3.239"}}}}"#,
             library_path().display()
         );
         std::fs::write(&manifest, json).unwrap();

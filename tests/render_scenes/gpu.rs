@@ -41,7 +41,7 @@ impl Driver {
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let manifest = dir.join("agx4_icd.json");
         let json = format!(
-            r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.0.239"}}}}"#,
+            r#"{{"file_format_version": "1.0.1", "ICD": {{"library_path": "{}", "api_version": "1.3.239"}}}}"#,
             lib.display()
         );
         // Tests in this process call this concurrently while other threads' loaders read the
