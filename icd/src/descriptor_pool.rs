@@ -230,16 +230,24 @@ pub unsafe extern "system" fn allocate_descriptor_sets(
         // SAFETY: valid usage: pDescriptorSets has room for descriptor_set_count handles.
         let out = unsafe { std::slice::from_raw_parts_mut(p_sets, layouts.len()) };
         out.fill(vk::DescriptorSet::null());
+        // SAFETY: valid usage: pAllocateInfo's pNext chain is valid.
+        let variable = unsafe { variable_counts(info) };
         let pool =
             DescriptorPool::from_handle(info.descriptor_pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mut state = lock(&pool.state);
         let mut made = Vec::new();
         let mut result = Ok(());
-        for &l in layouts {
-            let layout = DescriptorSetLayout::from_handle(l)
+        for (i, &l) in layouts.iter().enumerate() {
+            let layout = &DescriptorSetLayout::from_handle(l)
                 .ok_or(vk::Result::ERROR_UNKNOWN)?
-                .info
-                .clone();
+                .info;
+            // A set of a layout with a variable-count binding has its own view of the layout,
+            // with that binding's count (0 unless the allocation names one).
+            let layout = if layout.variable_binding().is_some() {
+                Arc::new(layout.with_variable_count(variable.get(i).copied().unwrap_or(0)))
+            } else {
+                layout.clone()
+            };
             if state.sets.len() + made.len() >= state.max_sets as usize {
                 result = Err(vk::Result::ERROR_OUT_OF_POOL_MEMORY);
                 break;
@@ -278,6 +286,30 @@ pub unsafe extern "system" fn allocate_descriptor_sets(
         state.sets.extend(made);
         Ok(())
     })
+}
+
+/// The counts of VkDescriptorSetVariableDescriptorCountAllocateInfo in `info`'s chain, one
+/// per set (none without it, or when its descriptorSetCount is 0).
+///
+/// # Safety
+/// `info` must be valid, with a valid pNext chain.
+unsafe fn variable_counts<'a>(info: &'a vk::DescriptorSetAllocateInfo<'_>) -> &'a [u32] {
+    // SAFETY: guaranteed by the caller.
+    let found = unsafe { handle::chain(info.p_next) }.find(|s| {
+        s.s_type == vk::StructureType::DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO
+    });
+    match found {
+        Some(s) => {
+            // SAFETY: the structure type names the structure; valid usage: its
+            // pDescriptorCounts holds descriptorSetCount counts.
+            unsafe {
+                let v = &*(s as *const vk::BaseInStructure
+                    as *const vk::DescriptorSetVariableDescriptorCountAllocateInfo);
+                handle::slice(v.p_descriptor_counts, v.descriptor_set_count)
+            }
+        }
+        None => &[],
+    }
 }
 
 pub unsafe extern "system" fn free_descriptor_sets(

@@ -18,6 +18,14 @@
 //! buffer, through that descriptor, so the compiler needs nothing new; the binding's `offset`
 //! is where the data starts and its elements are bytes.
 //!
+//! Descriptor indexing: the binding with VARIABLE_DESCRIPTOR_COUNT (the highest one, by valid
+//! usage) is sized per set at allocation (`with_variable_count`); since it comes last, only
+//! the set's size changes, never another binding's offset. Update-after-bind, partially bound
+//! and update-unused-while-pending need nothing: shaders read descriptors from set memory when
+//! they run, so a descriptor written before submission is the one they see, and one they never
+//! read may hold anything (dynamic buffers, which are copied at bind time, cannot be
+//! update-after-bind by valid usage).
+//!
 //! Input attachment bindings take no set memory: a fragment shader reads input attachment `n`
 //! through the texture state the ICD loads from the current subpass's `pInputAttachments[n]`
 //! (docs/render-abi.md section 4), which Vulkan requires to be the view the set holds.
@@ -51,6 +59,8 @@ pub struct LayoutBinding {
     pub dynamic_index: Option<u32>,
     /// Immutable samplers, one per element (empty without).
     pub immutable: Vec<ImmutableSampler>,
+    /// VkDescriptorSetLayoutBindingFlagsCreateInfo's flags for this binding.
+    pub flags: vk::DescriptorBindingFlags,
 }
 
 impl LayoutBinding {
@@ -78,7 +88,7 @@ impl LayoutBinding {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct SetLayoutInfo {
     pub bindings: Vec<LayoutBinding>,
     /// Bytes of set memory.
@@ -87,6 +97,29 @@ pub struct SetLayoutInfo {
 }
 
 impl SetLayoutInfo {
+    /// The binding whose descriptor count each set chooses (VARIABLE_DESCRIPTOR_COUNT).
+    pub fn variable_binding(&self) -> Option<&LayoutBinding> {
+        self.bindings.last().filter(|b| {
+            b.flags
+                .contains(vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT)
+        })
+    }
+
+    /// This layout as a set with `count` descriptors (bytes, for an inline uniform block) in
+    /// its variable-count binding sees it; the layout itself if it has none. `count` is at
+    /// most the binding's descriptorCount (valid usage); a larger one is clamped to it.
+    pub fn with_variable_count(&self, count: u32) -> SetLayoutInfo {
+        let mut info = self.clone();
+        if self.variable_binding().is_some() {
+            if let Some(last) = info.bindings.last_mut() {
+                last.count = count.min(last.count);
+                last.immutable.truncate(last.count as usize);
+                info.size = last.offset + last.count * last.stride;
+            }
+        }
+        info
+    }
+
     /// The binding and element that `element` descriptors after (`binding`, 0) fall on:
     /// Vulkan updates run on into the following bindings.
     pub fn locate(&self, binding: u32, element: u32) -> Option<(&LayoutBinding, u32)> {
@@ -199,15 +232,54 @@ pub fn stride(ty: vk::DescriptorType) -> u32 {
     kind(ty).map_or(0, descriptor_size)
 }
 
-/// Lays out bindings; fails for descriptor types agx4 does not support yet.
+/// The per-binding flags of VkDescriptorSetLayoutBindingFlagsCreateInfo in `info`'s chain, one
+/// per binding of `info` (none without it).
+///
+/// # Safety
+/// `info` must be valid, with a valid pNext chain.
+pub unsafe fn binding_flags<'a>(
+    info: &'a vk::DescriptorSetLayoutCreateInfo<'_>,
+) -> &'a [vk::DescriptorBindingFlags] {
+    // SAFETY: guaranteed by the caller.
+    let found = unsafe { handle::chain(info.p_next) }
+        .find(|s| s.s_type == vk::StructureType::DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
+    match found {
+        Some(s) => {
+            // SAFETY: the structure type names the structure; valid usage: its bindingCount
+            // is 0 or the layout's, with that many flags.
+            unsafe {
+                let f = &*(s as *const vk::BaseInStructure
+                    as *const vk::DescriptorSetLayoutBindingFlagsCreateInfo);
+                handle::slice(f.p_binding_flags, f.binding_count)
+            }
+        }
+        None => &[],
+    }
+}
+
+/// Lays out bindings (`flags` is empty or holds one entry per binding); fails for descriptor
+/// types agx4 does not support yet.
 ///
 /// Valid usage: each binding's pImmutableSamplers is null or holds descriptorCount live
 /// samplers of this driver.
-pub fn build(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> Result<SetLayoutInfo, vk::Result> {
-    let mut sorted: Vec<_> = bindings.iter().filter(|b| b.descriptor_count > 0).collect();
-    sorted.sort_by_key(|b| b.binding);
+pub fn build(
+    bindings: &[vk::DescriptorSetLayoutBinding<'_>],
+    flags: &[vk::DescriptorBindingFlags],
+) -> Result<SetLayoutInfo, vk::Result> {
+    let mut sorted: Vec<_> = bindings
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.descriptor_count > 0)
+        .map(|(i, b)| (b, flags.get(i).copied().unwrap_or_default()))
+        .collect();
+    sorted.sort_by_key(|(b, _)| b.binding);
     let mut info = SetLayoutInfo::default();
-    for b in sorted {
+    let last = sorted.len().saturating_sub(1);
+    for (i, (b, flags)) in sorted.into_iter().enumerate() {
+        if i != last && flags.contains(vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT) {
+            // Valid usage: only the highest binding may have a variable count.
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
         if !is_supported(b.descriptor_type) {
             eprintln!(
                 "agx4: descriptor type {:?} is not supported yet",
@@ -268,6 +340,7 @@ pub fn build(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> Result<SetLayou
             stride,
             dynamic_index,
             immutable,
+            flags,
         });
         info.size = offset
             .checked_add(bytes)
@@ -287,7 +360,9 @@ pub unsafe extern "system" fn create_descriptor_set_layout(
         // SAFETY: valid usage: pCreateInfo is valid with binding_count bindings.
         let bindings =
             unsafe { handle::slice((*p_create_info).p_bindings, (*p_create_info).binding_count) };
-        let info = build(bindings)?;
+        // SAFETY: as above, with a valid pNext chain.
+        let flags = unsafe { binding_flags(&*p_create_info) };
+        let info = build(bindings, flags)?;
         let layout = DescriptorSetLayout {
             info: Arc::new(info),
         };
@@ -320,6 +395,29 @@ fn within_limits(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> bool {
     descriptors <= u64::from(MAX_PER_SET_DESCRIPTORS) && blocks <= MAX_INLINE_UNIFORM_BLOCKS
 }
 
+/// The largest count a set of `info` may give its variable-count binding within the limits
+/// the device reports (0 without one): an inline uniform block's size limit, or what
+/// MAX_PER_SET_DESCRIPTORS leaves after the other bindings.
+fn max_variable_count(info: &SetLayoutInfo) -> u32 {
+    let Some(v) = info.variable_binding() else {
+        return 0;
+    };
+    if v.ty == vk::DescriptorType::INLINE_UNIFORM_BLOCK {
+        return MAX_INLINE_UNIFORM_BLOCK_SIZE;
+    }
+    let others: u32 = info.bindings[..info.bindings.len() - 1]
+        .iter()
+        .map(|b| {
+            if b.ty == vk::DescriptorType::INLINE_UNIFORM_BLOCK {
+                1
+            } else {
+                b.count
+            }
+        })
+        .sum();
+    MAX_PER_SET_DESCRIPTORS.saturating_sub(others)
+}
+
 /// Supported: a layout `build` accepts within the limits the device reports.
 pub unsafe extern "system" fn get_descriptor_set_layout_support(
     device: vk::Device,
@@ -331,17 +429,21 @@ pub unsafe extern "system" fn get_descriptor_set_layout_support(
         // SAFETY: valid usage: pCreateInfo is valid with binding_count bindings.
         let bindings =
             unsafe { handle::slice((*p_create_info).p_bindings, (*p_create_info).binding_count) };
-        let supported = within_limits(bindings) && build(bindings).is_ok();
+        // SAFETY: as above, with a valid pNext chain.
+        let flags = unsafe { binding_flags(&*p_create_info) };
+        let built = build(bindings, flags)
+            .ok()
+            .filter(|_| within_limits(bindings));
+        let variable_max = built.as_ref().map_or(0, max_variable_count);
         // SAFETY: valid usage: pSupport is writable, with a valid pNext chain.
         unsafe {
-            (*p_support).supported = supported.into();
+            (*p_support).supported = built.is_some().into();
             for s in handle::chain_mut((*p_support).p_next) {
                 if (*s).s_type
                     == vk::StructureType::DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT
                 {
-                    // Variable descriptor counts are not supported.
                     (*s.cast::<vk::DescriptorSetVariableDescriptorCountLayoutSupport<'_>>())
-                        .max_variable_descriptor_count = 0;
+                        .max_variable_descriptor_count = variable_max;
                 }
             }
         }
@@ -375,12 +477,15 @@ mod tests {
 
     #[test]
     fn bindings_are_packed_in_binding_order() {
-        let info = build(&[
-            b(3, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC, 2),
-            b(0, vk::DescriptorType::STORAGE_BUFFER, 1),
-            b(1, vk::DescriptorType::STORAGE_BUFFER_DYNAMIC, 1),
-            b(2, vk::DescriptorType::UNIFORM_BUFFER, 0),
-        ])
+        let info = build(
+            &[
+                b(3, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC, 2),
+                b(0, vk::DescriptorType::STORAGE_BUFFER, 1),
+                b(1, vk::DescriptorType::STORAGE_BUFFER_DYNAMIC, 1),
+                b(2, vk::DescriptorType::UNIFORM_BUFFER, 0),
+            ],
+            &[],
+        )
         .unwrap();
         let offsets: Vec<_> = info
             .bindings
@@ -396,20 +501,23 @@ mod tests {
         let (at, e) = info.locate(0, 2).unwrap();
         assert_eq!((at.binding, e), (3, 0));
         assert!(info.locate(3, 2).is_none());
-        assert!(build(&[b(0, vk::DescriptorType::INLINE_UNIFORM_BLOCK, 6)]).is_err());
+        assert!(build(&[b(0, vk::DescriptorType::INLINE_UNIFORM_BLOCK, 6)], &[]).is_err());
     }
 
     #[test]
     fn image_and_sampler_descriptors_use_the_abi_sizes_and_alignments() {
-        let info = build(&[
-            b(0, vk::DescriptorType::SAMPLER, 3),
-            b(1, vk::DescriptorType::UNIFORM_BUFFER, 1),
-            b(2, vk::DescriptorType::SAMPLER, 1),
-            b(3, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, 2),
-            b(4, vk::DescriptorType::SAMPLER, 1),
-            b(5, vk::DescriptorType::SAMPLED_IMAGE, 4),
-            b(6, vk::DescriptorType::STORAGE_IMAGE, 2),
-        ])
+        let info = build(
+            &[
+                b(0, vk::DescriptorType::SAMPLER, 3),
+                b(1, vk::DescriptorType::UNIFORM_BUFFER, 1),
+                b(2, vk::DescriptorType::SAMPLER, 1),
+                b(3, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, 2),
+                b(4, vk::DescriptorType::SAMPLER, 1),
+                b(5, vk::DescriptorType::SAMPLED_IMAGE, 4),
+                b(6, vk::DescriptorType::STORAGE_IMAGE, 2),
+            ],
+            &[],
+        )
         .unwrap();
         let layout: Vec<_> = info
             .bindings
@@ -455,11 +563,41 @@ mod tests {
     }
 
     #[test]
+    fn a_variable_count_binding_is_sized_per_set() {
+        use vk::DescriptorType as T;
+        let bindings = [b(0, T::STORAGE_BUFFER, 1), b(1, T::SAMPLED_IMAGE, 10)];
+        let variable = [
+            vk::DescriptorBindingFlags::empty(),
+            vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT,
+        ];
+        let info = build(&bindings, &variable).unwrap();
+        assert_eq!(info.size, 16 + 10 * 32);
+        assert_eq!(info.variable_binding().map(|b| b.binding), Some(1));
+        let set = info.with_variable_count(3);
+        assert_eq!((set.size, set.bindings[1].count), (16 + 3 * 32, 3));
+        assert!(set.locate(1, 2).is_some() && set.locate(1, 3).is_none());
+        // The layout's other bindings and the compiler's view do not change.
+        assert_eq!(set.bindings[0].offset, info.bindings[0].offset);
+        assert_eq!(info.to_compiler().bindings[1].count, 10);
+        assert_eq!(max_variable_count(&info), MAX_PER_SET_DESCRIPTORS - 1);
+        // A layout without one keeps its size; only the highest binding may be variable.
+        let fixed = build(&bindings, &[]).unwrap();
+        assert!(fixed.variable_binding().is_none());
+        assert_eq!(fixed.with_variable_count(3).size, fixed.size);
+        assert_eq!(max_variable_count(&fixed), 0);
+        let flipped = [variable[1], variable[0]];
+        assert!(build(&bindings, &flipped).is_err());
+    }
+
+    #[test]
     fn input_attachments_take_no_set_memory_and_are_hidden_from_the_compiler() {
-        let info = build(&[
-            b(0, vk::DescriptorType::INPUT_ATTACHMENT, 2),
-            b(1, vk::DescriptorType::STORAGE_BUFFER, 1),
-        ])
+        let info = build(
+            &[
+                b(0, vk::DescriptorType::INPUT_ATTACHMENT, 2),
+                b(1, vk::DescriptorType::STORAGE_BUFFER, 1),
+            ],
+            &[],
+        )
         .unwrap();
         let offsets: Vec<_> = info
             .bindings
@@ -476,12 +614,15 @@ mod tests {
     #[test]
     fn inline_uniform_blocks_hold_a_descriptor_then_their_bytes() {
         use vk::DescriptorType as T;
-        let info = build(&[
-            b(0, T::SAMPLER, 1),
-            b(1, T::INLINE_UNIFORM_BLOCK, 20),
-            b(2, T::INLINE_UNIFORM_BLOCK, 8),
-            b(3, T::STORAGE_BUFFER, 1),
-        ])
+        let info = build(
+            &[
+                b(0, T::SAMPLER, 1),
+                b(1, T::INLINE_UNIFORM_BLOCK, 20),
+                b(2, T::INLINE_UNIFORM_BLOCK, 8),
+                b(3, T::STORAGE_BUFFER, 1),
+            ],
+            &[],
+        )
         .unwrap();
         let layout: Vec<_> = info
             .bindings
