@@ -137,6 +137,7 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_descriptor_update_template",
             "VK_KHR_push_descriptor",
             "VK_EXT_inline_uniform_block",
+            "VK_EXT_descriptor_indexing",
             "VK_KHR_sampler_mirror_clamp_to_edge",
             "VK_EXT_custom_border_color",
             "VK_KHR_swapchain",

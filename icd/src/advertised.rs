@@ -79,6 +79,9 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_push_descriptor",
     // Set memory holds the block behind a uniform buffer descriptor (descriptor_set_layout.rs).
     "VK_EXT_inline_uniform_block",
+    // Shaders read set memory when they run; variable counts are sized at allocation
+    // (descriptor_set_layout.rs, descriptor_pool.rs).
+    "VK_EXT_descriptor_indexing",
     "VK_KHR_sampler_mirror_clamp_to_edge",
     // Custom borders live in the sampler heap's border table (icd/src/sampler.rs).
     "VK_EXT_custom_border_color",

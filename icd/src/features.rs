@@ -124,6 +124,32 @@ pub fn supported() -> Features {
             // and stores would need their coherent bit (set in `supported_on`).
             vulkan_memory_model: vk::TRUE,
             vulkan_memory_model_device_scope: vk::TRUE,
+            // Descriptor indexing: each lane reads its own descriptors from set memory, so
+            // dynamically and non-uniformly indexed arrays need no lowering (compiler
+            // frontend); shaders read set memory when they run, so descriptors may be written
+            // after binding, while unused, or never (descriptor_set_layout.rs); a
+            // variable-count binding is sized per set at allocation (descriptor_pool.rs).
+            // Input attachments are not indexed non-uniformly: a fragment shader reads them
+            // through texture state loaded from the subpass, not from set memory.
+            descriptor_indexing: vk::TRUE,
+            shader_uniform_texel_buffer_array_dynamic_indexing: vk::TRUE,
+            shader_storage_texel_buffer_array_dynamic_indexing: vk::TRUE,
+            shader_sampled_image_array_non_uniform_indexing: vk::TRUE,
+            shader_storage_buffer_array_non_uniform_indexing: vk::TRUE,
+            shader_uniform_texel_buffer_array_non_uniform_indexing: vk::TRUE,
+            shader_storage_texel_buffer_array_non_uniform_indexing: vk::TRUE,
+            shader_storage_image_array_non_uniform_indexing: vk::TRUE,
+            shader_uniform_buffer_array_non_uniform_indexing: vk::TRUE,
+            descriptor_binding_uniform_buffer_update_after_bind: vk::TRUE,
+            descriptor_binding_sampled_image_update_after_bind: vk::TRUE,
+            descriptor_binding_storage_image_update_after_bind: vk::TRUE,
+            descriptor_binding_storage_buffer_update_after_bind: vk::TRUE,
+            descriptor_binding_uniform_texel_buffer_update_after_bind: vk::TRUE,
+            descriptor_binding_storage_texel_buffer_update_after_bind: vk::TRUE,
+            descriptor_binding_update_unused_while_pending: vk::TRUE,
+            descriptor_binding_partially_bound: vk::TRUE,
+            descriptor_binding_variable_descriptor_count: vk::TRUE,
+            runtime_descriptor_array: vk::TRUE,
             ..Default::default()
         },
         v13: vk::PhysicalDeviceVulkan13Features {
@@ -158,6 +184,7 @@ pub fn supported() -> Features {
             // Inline uniform blocks live in set memory behind a uniform buffer descriptor
             // (descriptor_set_layout.rs).
             inline_uniform_block: vk::TRUE,
+            descriptor_binding_inline_uniform_block_update_after_bind: vk::TRUE,
             ..Default::default()
         },
         // The border table holds the colour's raw words; the texture unit reads them by the

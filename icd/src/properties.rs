@@ -36,6 +36,10 @@ fn uuid_of(key: &str) -> [u8; vk::UUID_SIZE] {
 }
 
 /// The properties of `dev`.
+/// The update-after-bind limits that are not tied to an ordinary one: the spec's minimum
+/// for devices with descriptorIndexing.
+const UAB_LIMIT: u32 = 500_000;
+
 pub fn of(dev: &PhysicalDevice) -> Properties {
     let limits = &dev.properties.limits;
     let mut v12 = vk::PhysicalDeviceVulkan12Properties {
@@ -55,6 +59,37 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
         // Timeline points are 64-bit syncobj points; any difference is representable.
         max_timeline_semaphore_value_difference: u64::MAX,
         framebuffer_integer_color_sample_counts: limits.framebuffer_color_sample_counts,
+        // Update-after-bind sets are ordinary sets (shaders read set memory when they run),
+        // so their limits are software ones: the spec's minimums, or the ordinary limit where
+        // that is larger. The dynamic buffer limits are the ordinary ones (dynamic buffers
+        // cannot be update-after-bind, but a layout may hold both kinds of set).
+        max_update_after_bind_descriptors_in_all_pools: UAB_LIMIT,
+        max_per_stage_descriptor_update_after_bind_samplers: UAB_LIMIT,
+        max_per_stage_descriptor_update_after_bind_uniform_buffers: limits
+            .max_per_stage_descriptor_uniform_buffers,
+        max_per_stage_descriptor_update_after_bind_storage_buffers: UAB_LIMIT,
+        max_per_stage_descriptor_update_after_bind_sampled_images: UAB_LIMIT,
+        max_per_stage_descriptor_update_after_bind_storage_images: UAB_LIMIT,
+        max_per_stage_descriptor_update_after_bind_input_attachments: limits
+            .max_per_stage_descriptor_input_attachments,
+        max_per_stage_update_after_bind_resources: UAB_LIMIT,
+        max_descriptor_set_update_after_bind_samplers: UAB_LIMIT,
+        max_descriptor_set_update_after_bind_uniform_buffers: limits
+            .max_descriptor_set_uniform_buffers,
+        max_descriptor_set_update_after_bind_uniform_buffers_dynamic: limits
+            .max_descriptor_set_uniform_buffers_dynamic,
+        max_descriptor_set_update_after_bind_storage_buffers: UAB_LIMIT,
+        max_descriptor_set_update_after_bind_storage_buffers_dynamic: limits
+            .max_descriptor_set_storage_buffers_dynamic,
+        max_descriptor_set_update_after_bind_sampled_images: UAB_LIMIT,
+        max_descriptor_set_update_after_bind_storage_images: UAB_LIMIT,
+        max_descriptor_set_update_after_bind_input_attachments: limits
+            .max_descriptor_set_input_attachments,
+        // Buffer descriptors carry their range, read when the shader runs, so bounds checks
+        // hold for descriptors written after binding too.
+        robust_buffer_access_update_after_bind: vk::TRUE,
+        // The *NonUniformIndexingNative flags stay false and so does quadDivergentImplicitLod:
+        // neither is promised until measured on hardware.
         ..Default::default()
     };
     crate::handle::write_name(&mut v12.driver_name, "agx4");
