@@ -395,27 +395,38 @@ fn within_limits(bindings: &[vk::DescriptorSetLayoutBinding<'_>]) -> bool {
     descriptors <= u64::from(MAX_PER_SET_DESCRIPTORS) && blocks <= MAX_INLINE_UNIFORM_BLOCKS
 }
 
-/// The largest count a set of `info` may give its variable-count binding within the limits
+/// The largest count a set may give the variable-count binding of `bindings` within the limits
 /// the device reports (0 without one): an inline uniform block's size limit, or what
-/// MAX_PER_SET_DESCRIPTORS leaves after the other bindings.
-fn max_variable_count(info: &SetLayoutInfo) -> u32 {
-    let Some(v) = info.variable_binding() else {
+/// MAX_PER_SET_DESCRIPTORS leaves after the other bindings. It is worked out from the create
+/// info, not the built layout, so that the binding's own descriptorCount (even 0, which
+/// `build` leaves out) does not change it.
+fn max_variable_count(
+    bindings: &[vk::DescriptorSetLayoutBinding<'_>],
+    flags: &[vk::DescriptorBindingFlags],
+) -> u32 {
+    let Some(v) = flags
+        .iter()
+        .take(bindings.len())
+        .position(|f| f.contains(vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT))
+    else {
         return 0;
     };
-    if v.ty == vk::DescriptorType::INLINE_UNIFORM_BLOCK {
+    if bindings[v].descriptor_type == vk::DescriptorType::INLINE_UNIFORM_BLOCK {
         return MAX_INLINE_UNIFORM_BLOCK_SIZE;
     }
-    let others: u32 = info.bindings[..info.bindings.len() - 1]
+    let others: u64 = bindings
         .iter()
-        .map(|b| {
-            if b.ty == vk::DescriptorType::INLINE_UNIFORM_BLOCK {
+        .enumerate()
+        .filter(|(i, _)| *i != v)
+        .map(|(_, b)| {
+            if b.descriptor_type == vk::DescriptorType::INLINE_UNIFORM_BLOCK {
                 1
             } else {
-                b.count
+                u64::from(b.descriptor_count)
             }
         })
         .sum();
-    MAX_PER_SET_DESCRIPTORS.saturating_sub(others)
+    u64::from(MAX_PER_SET_DESCRIPTORS).saturating_sub(others) as u32
 }
 
 /// Supported: a layout `build` accepts within the limits the device reports.
@@ -434,7 +445,11 @@ pub unsafe extern "system" fn get_descriptor_set_layout_support(
         let built = build(bindings, flags)
             .ok()
             .filter(|_| within_limits(bindings));
-        let variable_max = built.as_ref().map_or(0, max_variable_count);
+        let variable_max = if built.is_some() {
+            max_variable_count(bindings, flags)
+        } else {
+            0
+        };
         // SAFETY: valid usage: pSupport is writable, with a valid pNext chain.
         unsafe {
             (*p_support).supported = built.is_some().into();
@@ -579,12 +594,21 @@ mod tests {
         // The layout's other bindings and the compiler's view do not change.
         assert_eq!(set.bindings[0].offset, info.bindings[0].offset);
         assert_eq!(info.to_compiler().bindings[1].count, 10);
-        assert_eq!(max_variable_count(&info), MAX_PER_SET_DESCRIPTORS - 1);
+        assert_eq!(
+            max_variable_count(&bindings, &variable),
+            MAX_PER_SET_DESCRIPTORS - 1
+        );
+        // The variable binding's own count, even 0, does not change the answer.
+        let zero = [b(0, T::STORAGE_BUFFER, 1), b(1, T::SAMPLED_IMAGE, 0)];
+        assert_eq!(
+            max_variable_count(&zero, &variable),
+            MAX_PER_SET_DESCRIPTORS - 1
+        );
         // A layout without one keeps its size; only the highest binding may be variable.
         let fixed = build(&bindings, &[]).unwrap();
         assert!(fixed.variable_binding().is_none());
         assert_eq!(fixed.with_variable_count(3).size, fixed.size);
-        assert_eq!(max_variable_count(&fixed), 0);
+        assert_eq!(max_variable_count(&bindings, &[]), 0);
         let flipped = [variable[1], variable[0]];
         assert!(build(&bindings, &flipped).is_err());
     }
