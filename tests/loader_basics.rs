@@ -151,6 +151,8 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_EXT_vertex_attribute_divisor",
             "VK_EXT_line_rasterization",
             "VK_EXT_provoking_vertex",
+            "VK_EXT_conditional_rendering",
+            "VK_KHR_draw_indirect_count",
         ]
     );
     drop(ctx);

@@ -56,6 +56,12 @@ pub enum Meta {
         dst_twiddled: bool,
         log2_bpp: u8,
     },
+    /// Copies records of indirect command words (binding 2, `STRIDE` words apart) to packed
+    /// records (binding 3), or zeros in their place when a record must not run: when the
+    /// condition word (binding 0) fails the test the flags ask for (conditional rendering),
+    /// or when the record's number is not below the count word (binding 1: draw indirect
+    /// count). Push constants [`guard`].
+    GuardedCopy,
 }
 
 /// Push constants of the copies: the word count (destination words for `CopyBytes`), then
@@ -90,6 +96,21 @@ pub mod query {
     pub const STRIDE: u32 = 0;
     pub const COUNT: u32 = 4;
     pub const SIZE: u32 = 8;
+}
+
+/// Push constants of the guarded copy: destination words, words per record, source words
+/// between records, and the tests that apply ([`guard::USE_CONDITION`] and the other flags).
+pub mod guard {
+    pub const WORDS: u32 = 0;
+    pub const RECORD: u32 = 4;
+    pub const STRIDE: u32 = 8;
+    pub const FLAGS: u32 = 12;
+    pub const SIZE: u32 = 16;
+    /// Records run only if the condition word is non-zero (zero with [`INVERTED`]).
+    pub const USE_CONDITION: u32 = 1;
+    pub const INVERTED: u32 = 2;
+    /// Records run only if their number is below the count word.
+    pub const USE_COUNT: u32 = 4;
 }
 
 /// Push constants of the image copy. Offsets in bytes are relative to the binding's start.
@@ -127,6 +148,7 @@ impl Meta {
             Meta::DispatchFixup => fixup::SIZE,
             Meta::QueryCopy { .. } => query::SIZE,
             Meta::ImageCopy { .. } => image::SIZE,
+            Meta::GuardedCopy => guard::SIZE,
         }
     }
 
@@ -138,6 +160,7 @@ impl Meta {
                 2
             }
             Meta::DispatchFixup => 3,
+            Meta::GuardedCopy => 4,
         }
     }
 
@@ -176,6 +199,7 @@ pub fn build(kind: Meta) -> Shader {
             dst_twiddled,
             log2_bpp,
         } => b.image_copy(src_twiddled, dst_twiddled, u32::from(log2_bpp)),
+        Meta::GuardedCopy => b.guarded_copy(),
     }
     b.finish()
 }
@@ -448,6 +472,50 @@ impl Builder {
         });
     }
 
+    fn guarded_copy(&mut self) {
+        let words = self.push_constant(Type::I32, guard::WORDS);
+        let record = self.push_constant(Type::I32, guard::RECORD);
+        let stride = self.push_constant(Type::I32, guard::STRIDE);
+        let flags = self.push_constant(Type::I32, guard::FLAGS);
+        self.bounded(words, |b, id| {
+            let zero = b.i32(0);
+            let r = b.bin(Type::I32, BinOp::UDiv, id, record);
+            let first = b.bin(Type::I32, BinOp::IMul, r, record);
+            let w = b.bin(Type::I32, BinOp::ISub, id, first);
+            let row = b.bin(Type::I32, BinOp::IMul, r, stride);
+            let from = b.bin(Type::I32, BinOp::IAdd, row, w);
+            // Condition test: (word != 0) == !inverted, or pass when unused.
+            let at = b.element(0, zero, 4);
+            let cond = b.load(Type::I32, at, 4);
+            let nonzero = b.cmp(CmpOp::INe, cond, zero);
+            let set = b.i32(1);
+            let clear = b.i32(0);
+            let truth = b.select(nonzero, set, clear);
+            let inverted_bit = b.and_const(flags, guard::INVERTED);
+            let inverted = b.cmp(CmpOp::INe, inverted_bit, zero);
+            let flipped = b.bin(Type::I32, BinOp::Xor, truth, set);
+            let truth = b.select(inverted, flipped, truth);
+            let use_cond_bit = b.and_const(flags, guard::USE_CONDITION);
+            let use_cond = b.cmp(CmpOp::INe, use_cond_bit, zero);
+            let cond_ok = b.select(use_cond, truth, set);
+            // Count test: record number below the count word, or pass when unused.
+            let at = b.element(1, zero, 4);
+            let count = b.load(Type::I32, at, 4);
+            let below = b.cmp(CmpOp::ULt, r, count);
+            let below = b.select(below, set, clear);
+            let use_count_bit = b.and_const(flags, guard::USE_COUNT);
+            let use_count = b.cmp(CmpOp::INe, use_count_bit, zero);
+            let count_ok = b.select(use_count, below, set);
+            let ok = b.bin(Type::I32, BinOp::And, cond_ok, count_ok);
+            let run = b.cmp(CmpOp::INe, ok, zero);
+            let src = b.element(2, from, 4);
+            let v = b.load(Type::I32, src, 4);
+            let value = b.select(run, v, zero);
+            let to = b.element(3, id, 4);
+            b.store(to, value, 4);
+        });
+    }
+
     fn un(&mut self, op: crate::ir::UnOp, a: Value) -> Value {
         self.def(Type::I32, Op::Unary(op, a))
     }
@@ -705,6 +773,7 @@ mod tests {
             (Meta::CopyBytes, 1),
             (Meta::Fill, 1),
             (Meta::DispatchFixup, 6),
+            (Meta::GuardedCopy, 1),
             (
                 Meta::QueryCopy {
                     wide: true,

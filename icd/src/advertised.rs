@@ -106,4 +106,8 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     // Flat varyings from the last vertex: the PPP Cull word and the CF bindings' shade model
     // (pipeline_graphics::flat_vertex).
     "VK_EXT_provoking_vertex",
+    // Draws and dispatches guarded by a word in memory become indirect ones
+    // (cmd_buffer::conditional), as do draws counted by one.
+    "VK_EXT_conditional_rendering",
+    "VK_KHR_draw_indirect_count",
 ];

@@ -94,6 +94,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkBindBufferMemory2 => buffer::bind_buffer_memory2,
     PFN_vkBindImageMemory => image::bind_image_memory,
     PFN_vkBindImageMemory2 => image::bind_image_memory2,
+    PFN_vkCmdBeginConditionalRenderingEXT => cmd_buffer::conditional::cmd_begin_conditional_rendering,
     PFN_vkCmdBeginQuery => cmd_buffer::query::cmd_begin_query,
     PFN_vkCmdBeginRenderPass => cmd_buffer::render::cmd_begin_render_pass,
     PFN_vkCmdBeginRenderPass2 => cmd_buffer::render::cmd_begin_render_pass2,
@@ -123,7 +124,10 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdDraw => cmd_buffer::draw::cmd_draw,
     PFN_vkCmdDrawIndexed => cmd_buffer::draw::cmd_draw_indexed,
     PFN_vkCmdDrawIndexedIndirect => cmd_buffer::draw::cmd_draw_indexed_indirect,
+    PFN_vkCmdDrawIndexedIndirectCount => cmd_buffer::draw::cmd_draw_indexed_indirect_count,
     PFN_vkCmdDrawIndirect => cmd_buffer::draw::cmd_draw_indirect,
+    PFN_vkCmdDrawIndirectCount => cmd_buffer::draw::cmd_draw_indirect_count,
+    PFN_vkCmdEndConditionalRenderingEXT => cmd_buffer::conditional::cmd_end_conditional_rendering,
     PFN_vkCmdEndQuery => cmd_buffer::query::cmd_end_query,
     PFN_vkCmdEndRenderPass => cmd_buffer::render::cmd_end_render_pass,
     PFN_vkCmdEndRenderPass2 => cmd_buffer::render::cmd_end_render_pass2,
@@ -467,10 +471,6 @@ mod tests {
         }),
         ("vkDestroySamplerYcbcrConversion", |f| {
             f.v11.sampler_ycbcr_conversion
-        }),
-        ("vkCmdDrawIndirectCount", |f| f.v12.draw_indirect_count),
-        ("vkCmdDrawIndexedIndirectCount", |f| {
-            f.v12.draw_indirect_count
         }),
         ("vkGetBufferDeviceAddress", |f| f.v12.buffer_device_address),
         ("vkGetBufferOpaqueCaptureAddress", |f| {

@@ -23,6 +23,7 @@ pub struct Features {
     pub divisor: vk::PhysicalDeviceVertexAttributeDivisorFeaturesEXT<'static>,
     pub line_rasterization: vk::PhysicalDeviceLineRasterizationFeaturesEXT<'static>,
     pub provoking_vertex: vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>,
+    pub conditional_rendering: vk::PhysicalDeviceConditionalRenderingFeaturesEXT<'static>,
 }
 
 /// The features agx4 supports on a device of `backend`.
@@ -106,6 +107,9 @@ pub fn supported() -> Features {
             // register-indexed shuffle needs the whole quad to agree on the index).
             subgroup_broadcast_dynamic_id: vk::TRUE,
             sampler_mirror_clamp_to_edge: vk::TRUE,
+            // The draws' records are copied with those past the count zeroed
+            // (cmd_buffer::conditional).
+            draw_indirect_count: vk::TRUE,
             imageless_framebuffer: vk::TRUE,
             // Query memory is host-visible; vkResetQueryPool writes it (query_pool.rs).
             host_query_reset: vk::TRUE,
@@ -250,6 +254,13 @@ pub fn supported() -> Features {
         // (pipeline_graphics::flat_vertex). No transform feedback, so nothing to preserve.
         provoking_vertex: vk::PhysicalDeviceProvokingVertexFeaturesEXT {
             provoking_vertex_last: vk::TRUE,
+            ..Default::default()
+        },
+        // Guarded draws and dispatches become indirect ones whose counts a meta shader
+        // copies or zeroes (cmd_buffer::conditional). Secondaries do not inherit a
+        // condition: their guarded copies are recorded before they know of one.
+        conditional_rendering: vk::PhysicalDeviceConditionalRenderingFeaturesEXT {
+            conditional_rendering: vk::TRUE,
             ..Default::default()
         },
     }
@@ -413,6 +424,7 @@ feature_structs! {
     PhysicalDeviceVertexAttributeDivisorFeaturesEXT from divisor { vertex_attribute_instance_rate_divisor, vertex_attribute_instance_rate_zero_divisor }
     PhysicalDeviceLineRasterizationFeaturesEXT from line_rasterization { rectangular_lines, bresenham_lines, smooth_lines, stippled_rectangular_lines, stippled_bresenham_lines, stippled_smooth_lines }
     PhysicalDeviceProvokingVertexFeaturesEXT from provoking_vertex { provoking_vertex_last, transform_feedback_preserves_provoking_vertex }
+    PhysicalDeviceConditionalRenderingFeaturesEXT from conditional_rendering { conditional_rendering, inherited_conditional_rendering }
 }
 
 /// Whether every feature set in `requested` is supported (both are arrays of VkBool32).

@@ -6,7 +6,8 @@
 //! the reference with an always-passing test. Only the target being cleared has a colour
 //! write mask.
 
-use super::draw::{draw_with, DrawKind};
+use super::conditional::Condition;
+use super::draw::{draw_with, guard_draw, DrawKind};
 use super::Recording;
 use crate::device::Device;
 use crate::format;
@@ -362,7 +363,8 @@ impl ClearPipelines {
 }
 
 /// Clears `rects` of the open subpass: the colour slot `colour` to `words` (the
-/// shader-side clear value), and/or depth to `depth` and stencil to `stencil`.
+/// shader-side clear value), and/or depth to `depth` and stencil to `stencil`; only if
+/// `condition` holds, when one is given (vkCmdClearAttachments under conditional rendering).
 pub fn clear_rects(
     dev: &Device,
     rec: &mut Recording,
@@ -370,6 +372,7 @@ pub fn clear_rects(
     depth: Option<f32>,
     stencil: Option<u32>,
     rects: &[vk::ClearRect],
+    condition: Option<Condition>,
 ) -> Result<(), vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
@@ -408,17 +411,17 @@ pub fn clear_rects(
     let s = stencil.unwrap_or(0) & 0xff;
     rec.gfx.stencil_reference = [s, s];
     let count = (data.len() / VERTEX_BYTES as usize) as u32;
-    let result = draw_with(
-        dev,
-        rec,
-        &pipeline,
-        DrawKind::Direct {
-            count,
-            instances: 1,
-            first_vertex: 0,
-            first_instance: 0,
-        },
-    );
+    let kind = DrawKind::Direct {
+        count,
+        instances: 1,
+        first_vertex: 0,
+        first_instance: 0,
+    };
+    let result = match condition {
+        Some(c) => guard_draw(dev, rec, kind, c),
+        None => Ok(kind),
+    }
+    .and_then(|kind| draw_with(dev, rec, &pipeline, kind));
     rec.gfx = saved;
     result
 }

@@ -1,6 +1,7 @@
 //! vkCmdDispatch, vkCmdDispatchBase, vkCmdDispatchIndirect, and the launch sequence shared
 //! with meta operations: a root table, the USC words that preload it, a CDM launch.
 
+use super::conditional::{guarded_copy, words_in_memory, Condition, Records};
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -189,6 +190,11 @@ fn dispatch_base(
     if groups.contains(&0) {
         return Ok(());
     }
+    if let Some(c) = rec.condition {
+        let src = words_in_memory(dev, rec, &groups)?;
+        let args = guard_dispatch(dev, rec, src, c)?;
+        return dispatch_indirect(dev, rec, args, base);
+    }
     let pipeline = bound_pipeline(rec)?;
     let local = pipeline.program.binary.local_size;
     let mut threads = [0u32; 3];
@@ -247,36 +253,68 @@ pub unsafe extern "system" fn cmd_dispatch_indirect(
     offset: vk::DeviceSize,
 ) {
     record("vkCmdDispatchIndirect", cb, |dev, rec| {
-        let pipeline = bound_pipeline(rec)?;
         let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        // The GPU fills in the workgroup counts of this root table copy and the thread counts
-        // the launch reads.
-        let (sets, push) = (rec.sets, rec.push);
-        let root_va = push_root(dev, rec, &sets, [0; 3], [0; 3], &push)?;
-        let grid_va = rec.upload.push(dev, &[0u8; 12], 16)?;
-        let mut push = vec![0u8; meta::fixup::SIZE as usize];
-        let buffers = [
-            (buf.va.load(Ordering::Acquire) + offset, 12),
-            (grid_va, 12),
-            (root_va + u64::from(NUM_WORKGROUPS_OFFSET), 12),
-        ];
-        for (i, l) in pipeline.program.binary.local_size.iter().enumerate() {
-            let at = (meta::fixup::LOCAL_SIZE + 4 * i as u32) as usize;
-            push[at..at + 4].copy_from_slice(&l.to_le_bytes());
+        let mut args = buf.va.load(Ordering::Acquire) + offset;
+        if let Some(c) = rec.condition {
+            args = guard_dispatch(dev, rec, (args, 12), c)?;
         }
-        // The application's barriers apply to the fix-up, which reads its buffer.
-        meta_launch(dev, rec, Meta::DispatchFixup, &push, 1, &buffers)?;
-        rec.barrier_pending = true;
-        launch(
-            dev,
-            rec,
-            &pipeline.program,
-            root_va,
-            CdmMode::IndirectGlobal,
-            [0; 3],
-            grid_va,
-        )
+        dispatch_indirect(dev, rec, args, [0; 3])
     })
+}
+
+/// A copy of the VkDispatchIndirectCommand at `src` whose counts are zero unless condition
+/// `c` holds.
+fn guard_dispatch(
+    dev: &Device,
+    rec: &mut Recording,
+    src: (u64, u64),
+    c: Condition,
+) -> Result<u64, vk::Result> {
+    let records = Records {
+        src,
+        words: 3,
+        stride: 12,
+        count: 1,
+    };
+    guarded_copy(dev, rec, &records, Some(c), None)
+}
+
+/// Dispatches the bound pipeline with the workgroup counts of the VkDispatchIndirectCommand
+/// at `args`, starting at workgroup `base`.
+fn dispatch_indirect(
+    dev: &Device,
+    rec: &mut Recording,
+    args: u64,
+    base: [u32; 3],
+) -> Result<(), vk::Result> {
+    let pipeline = bound_pipeline(rec)?;
+    // The GPU fills in the workgroup counts of this root table copy and the thread counts
+    // the launch reads.
+    let (sets, push) = (rec.sets, rec.push);
+    let root_va = push_root(dev, rec, &sets, [0; 3], base, &push)?;
+    let grid_va = rec.upload.push(dev, &[0u8; 12], 16)?;
+    let mut push = vec![0u8; meta::fixup::SIZE as usize];
+    let buffers = [
+        (args, 12),
+        (grid_va, 12),
+        (root_va + u64::from(NUM_WORKGROUPS_OFFSET), 12),
+    ];
+    for (i, l) in pipeline.program.binary.local_size.iter().enumerate() {
+        let at = (meta::fixup::LOCAL_SIZE + 4 * i as u32) as usize;
+        push[at..at + 4].copy_from_slice(&l.to_le_bytes());
+    }
+    // The application's barriers apply to the fix-up, which reads its buffer.
+    meta_launch(dev, rec, Meta::DispatchFixup, &push, 1, &buffers)?;
+    rec.barrier_pending = true;
+    launch(
+        dev,
+        rec,
+        &pipeline.program,
+        root_va,
+        CdmMode::IndirectGlobal,
+        [0; 3],
+        grid_va,
+    )
 }
 
 #[cfg(test)]

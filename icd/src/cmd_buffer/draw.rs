@@ -5,6 +5,7 @@
 //! State block, a complete PPP update and its Index List block. That costs some bytes per
 //! draw and keeps state tracking trivially correct.
 
+use super::conditional::{guarded_copy, words_in_memory, Condition, Records};
 use super::dynamic_state::Effective;
 use super::{record, Recording};
 use crate::buffer::Buffer;
@@ -327,13 +328,83 @@ fn stencil_word(fx: &Effective, face: usize) -> FragmentStencil {
     }
 }
 
-/// Records one draw with the bound pipeline.
+/// Records one draw with the bound pipeline, under the conditional rendering in effect.
 fn draw(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk::Result> {
+    let kind = match rec.condition {
+        Some(c) => guard_draw(dev, rec, kind, c)?,
+        None => kind,
+    };
+    draw_unguarded(dev, rec, kind)
+}
+
+/// Records one draw with the bound pipeline, whatever the conditional rendering.
+fn draw_unguarded(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk::Result> {
     let p = Pipeline::graphics(rec.gfx.pipeline).ok_or_else(|| {
         eprintln!("agx4: draw without a bound graphics pipeline");
         vk::Result::ERROR_UNKNOWN
     })?;
     draw_with(dev, rec, p, kind)
+}
+
+/// Words of a VkDrawIndirectCommand or VkDrawIndexedIndirectCommand.
+fn indirect_words(indexed: bool) -> u32 {
+    if indexed {
+        5
+    } else {
+        4
+    }
+}
+
+/// `kind` as an indirect draw whose counts are zero unless condition `c` holds.
+pub fn guard_draw(
+    dev: &Device,
+    rec: &mut Recording,
+    kind: DrawKind,
+    c: Condition,
+) -> Result<DrawKind, vk::Result> {
+    let (src, indexed) = match kind {
+        DrawKind::Direct {
+            count,
+            instances,
+            first_vertex,
+            first_instance,
+        } => (
+            words_in_memory(dev, rec, &[count, instances, first_vertex, first_instance])?,
+            false,
+        ),
+        DrawKind::Indexed {
+            count,
+            instances,
+            first_index,
+            vertex_offset,
+            first_instance,
+        } => (
+            words_in_memory(
+                dev,
+                rec,
+                &[
+                    count,
+                    instances,
+                    first_index,
+                    vertex_offset as u32,
+                    first_instance,
+                ],
+            )?,
+            true,
+        ),
+        DrawKind::Indirect { args, indexed } => {
+            ((args, u64::from(indirect_words(indexed)) * 4), indexed)
+        }
+    };
+    let words = indirect_words(indexed);
+    let records = Records {
+        src,
+        words,
+        stride: words * 4,
+        count: 1,
+    };
+    let args = guarded_copy(dev, rec, &records, Some(c), None)?;
+    Ok(DrawKind::Indirect { args, indexed })
 }
 
 /// Records one draw with pipeline `p` and the command buffer's other state, into every
@@ -798,6 +869,9 @@ pub unsafe extern "system" fn cmd_draw_indexed(
     })
 }
 
+/// `count` indirect draws from `buffer`, `stride` bytes apart; with `count_va`, only as many
+/// as the 32-bit word there says (vkCmdDraw*IndirectCount, `count` being the maximum).
+#[allow(clippy::too_many_arguments)]
 fn draw_indirect(
     dev: &Device,
     rec: &mut Recording,
@@ -806,11 +880,35 @@ fn draw_indirect(
     count: u32,
     stride: u32,
     indexed: bool,
+    count_va: Option<u64>,
 ) -> Result<(), vk::Result> {
     let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let base = buf.va.load(Ordering::Acquire) + offset;
+    let mut base = buf.va.load(Ordering::Acquire) + offset;
+    let mut stride = stride;
+    let words = indirect_words(indexed);
+    if count == 0 {
+        return Ok(());
+    }
+    if count == 1 {
+        // The stride of a single draw is not used and need not be valid.
+        stride = words * 4;
+    }
+    if rec.condition.is_some() || count_va.is_some() {
+        let records = Records {
+            src: (
+                base,
+                u64::from(stride) * u64::from(count - 1) + u64::from(words) * 4,
+            ),
+            words,
+            stride,
+            count,
+        };
+        let condition = rec.condition;
+        base = guarded_copy(dev, rec, &records, condition, count_va)?;
+        stride = words * 4;
+    }
     for i in 0..count {
-        draw(
+        draw_unguarded(
             dev,
             rec,
             DrawKind::Indirect {
@@ -830,7 +928,7 @@ pub unsafe extern "system" fn cmd_draw_indirect(
     stride: u32,
 ) {
     record("vkCmdDrawIndirect", cb, |dev, rec| {
-        draw_indirect(dev, rec, buffer, offset, count, stride, false)
+        draw_indirect(dev, rec, buffer, offset, count, stride, false, None)
     })
 }
 
@@ -842,8 +940,81 @@ pub unsafe extern "system" fn cmd_draw_indexed_indirect(
     stride: u32,
 ) {
     record("vkCmdDrawIndexedIndirect", cb, |dev, rec| {
-        draw_indirect(dev, rec, buffer, offset, count, stride, true)
+        draw_indirect(dev, rec, buffer, offset, count, stride, true, None)
     })
+}
+
+/// vkCmdDrawIndirectCount and vkCmdDrawIndexedIndirectCount.
+#[allow(clippy::too_many_arguments)]
+fn draw_indirect_count(
+    name: &'static str,
+    cb: vk::CommandBuffer,
+    buffer: vk::Buffer,
+    offset: vk::DeviceSize,
+    count_buffer: vk::Buffer,
+    count_offset: vk::DeviceSize,
+    max_draws: u32,
+    stride: u32,
+    indexed: bool,
+) {
+    record(name, cb, |dev, rec| {
+        let counts = Buffer::from_handle(count_buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let count_va = counts.va.load(Ordering::Acquire) + count_offset;
+        draw_indirect(
+            dev,
+            rec,
+            buffer,
+            offset,
+            max_draws,
+            stride,
+            indexed,
+            Some(count_va),
+        )
+    })
+}
+
+pub unsafe extern "system" fn cmd_draw_indirect_count(
+    cb: vk::CommandBuffer,
+    buffer: vk::Buffer,
+    offset: vk::DeviceSize,
+    count_buffer: vk::Buffer,
+    count_offset: vk::DeviceSize,
+    max_draws: u32,
+    stride: u32,
+) {
+    draw_indirect_count(
+        "vkCmdDrawIndirectCount",
+        cb,
+        buffer,
+        offset,
+        count_buffer,
+        count_offset,
+        max_draws,
+        stride,
+        false,
+    )
+}
+
+pub unsafe extern "system" fn cmd_draw_indexed_indirect_count(
+    cb: vk::CommandBuffer,
+    buffer: vk::Buffer,
+    offset: vk::DeviceSize,
+    count_buffer: vk::Buffer,
+    count_offset: vk::DeviceSize,
+    max_draws: u32,
+    stride: u32,
+) {
+    draw_indirect_count(
+        "vkCmdDrawIndexedIndirectCount",
+        cb,
+        buffer,
+        offset,
+        count_buffer,
+        count_offset,
+        max_draws,
+        stride,
+        true,
+    )
 }
 
 pub unsafe extern "system" fn cmd_bind_vertex_buffers(

@@ -8,6 +8,7 @@ pub mod barrier;
 pub mod blit;
 pub mod cdm;
 pub mod clear;
+pub mod conditional;
 pub mod copy2;
 pub mod dispatch;
 pub mod draw;
@@ -69,6 +70,8 @@ pub struct Recording {
     pub push_sets: Vec<Option<push_descriptor::PushSet>>,
     /// A dependency was recorded: the next launch must wait for the earlier ones.
     pub barrier_pending: bool,
+    /// Conditional rendering in effect (vkCmdBeginConditionalRenderingEXT).
+    pub condition: Option<conditional::Condition>,
     pub error: Option<vk::Result>,
     pub executable: bool,
 }
@@ -87,6 +90,7 @@ impl Default for Recording {
             push: [0; MAX_PUSH_CONSTANTS_SIZE as usize],
             push_sets: Vec::new(),
             barrier_pending: false,
+            condition: None,
             error: None,
             executable: false,
         }

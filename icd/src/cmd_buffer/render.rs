@@ -1324,7 +1324,15 @@ fn clear_area_rects(
         };
         let words = super::clear::colour_words(pass, subpass, slot as u32, &value)
             .ok_or(vk::Result::ERROR_UNKNOWN)?;
-        super::clear::clear_rects(dev, rec, Some((slot as u32, words)), None, None, &rect)?;
+        super::clear::clear_rects(
+            dev,
+            rec,
+            Some((slot as u32, words)),
+            None,
+            None,
+            &rect,
+            None,
+        )?;
     }
     if let Some(r) = sp.depth_stencil {
         if !aim(rec, r.index)? {
@@ -1342,7 +1350,7 @@ fn clear_area_rects(
         let stencil = (kind.stencil && desc.stencil_load_op == vk::AttachmentLoadOp::CLEAR)
             .then_some(value.stencil);
         if depth.is_some() || stencil.is_some() {
-            super::clear::clear_rects(dev, rec, None, depth, stencil, &rect)?;
+            super::clear::clear_rects(dev, rec, None, depth, stencil, &rect, None)?;
         }
     }
     Ok(())
@@ -1640,6 +1648,7 @@ fn clear_attachments(
             }
         })
         .collect();
+    let condition = rec.condition;
     for r in rects {
         let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
         // A multiview subpass clears every view; otherwise the rectangle names layers.
@@ -1656,7 +1665,8 @@ fn clear_attachments(
         // cleared by the background program and the ZLS unit; smaller rectangles are drawn.
         // A secondary command buffer knows neither the render area nor the render command
         // it ends up in, so it draws every rectangle.
-        if covers(r.rect, rs.reach) && !rs.inherited {
+        // Under conditional rendering the clear must stay a (guarded) draw.
+        if covers(r.rect, rs.reach) && !rs.inherited && condition.is_none() {
             if rs.streams.iter().any(|s| s.draws > 0) {
                 restart_streams(dev, rec)?;
             }
@@ -1685,13 +1695,21 @@ fn clear_attachments(
             if let Some((slot, _, value)) = w.colour {
                 if let Some(words) = super::clear::colour_words(pass, subpass, slot, &value) {
                     result = result.and_then(|_| {
-                        super::clear::clear_rects(dev, rec, Some((slot, words)), None, None, &one)
+                        super::clear::clear_rects(
+                            dev,
+                            rec,
+                            Some((slot, words)),
+                            None,
+                            None,
+                            &one,
+                            condition,
+                        )
                     });
                 }
             }
             if w.depth.is_some() || w.stencil.is_some() {
                 result = result.and_then(|_| {
-                    super::clear::clear_rects(dev, rec, None, w.depth, w.stencil, &one)
+                    super::clear::clear_rects(dev, rec, None, w.depth, w.stencil, &one, condition)
                 });
             }
         }
