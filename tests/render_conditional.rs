@@ -47,7 +47,7 @@ fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
 /// Two triangles covering the quadrant `q` (0 top left, 1 top right, 2 bottom left, 3
 /// bottom right) in clip space.
 fn quad(q: u32) -> [[f32; 2]; 6] {
-    let x0 = if q % 2 == 0 { -1.0 } else { 0.0 };
+    let x0 = if q.is_multiple_of(2) { -1.0 } else { 0.0 };
     let y0 = if q / 2 == 0 { -1.0 } else { 0.0 };
     let (x1, y1) = (x0 + 1.0, y0 + 1.0);
     [[x0, y0], [x1, y0], [x1, y1], [x0, y0], [x1, y1], [x0, y1]]
