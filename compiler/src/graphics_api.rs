@@ -6,7 +6,7 @@ use crate::g13::{
     compile_graphics, compile_graphics_with, ColourOutput, FragmentOutputs, VaryingLayout,
     CF_FIRST_VARYING, CF_W, CF_Z, UVS_CLIP_W,
 };
-use crate::ir::{GraphicsShader, Interpolation, Node, Op, OutputBuiltin, Stage, SysVal};
+use crate::ir::{GraphicsShader, Interpolation, Node, Op, OutputBuiltin, Space, Stage, SysVal};
 use crate::{CompileError, ShaderRequest, Stats};
 use hw::g13::tilebuffer::{ColourFormat, TibFormat};
 
@@ -271,10 +271,26 @@ pub struct GraphicsPipelineBinary {
     pub discards: bool,
     /// The fragment shader writes depth (late depth test).
     pub writes_depth: bool,
+    /// The fragment shader stores to memory or runs atomics: without
+    /// [`early_fragment_tests`](Self::early_fragment_tests) it must run before the
+    /// depth/stencil test, on every covered sample (late test).
+    pub writes_memory: bool,
+    /// The fragment shader asks for the depth/stencil test before it (EarlyFragmentTests).
+    pub early_fragment_tests: bool,
     pub writes_stencil: bool,
     /// The fragment shader reads input attachments (it depends on
     /// `FragmentState::inputs`).
     pub reads_input_attachments: bool,
+}
+
+impl GraphicsPipelineBinary {
+    /// The depth/stencil test runs after the fragment shader: it discards or writes depth or
+    /// stencil, or it has side effects that samples failing the test must still have, and
+    /// it does not ask for early tests.
+    pub fn late_tests(&self) -> bool {
+        !self.early_fragment_tests
+            && (self.discards || self.writes_depth || self.writes_stencil || self.writes_memory)
+    }
 }
 
 /// Calls `f` for every instruction of `body`.
@@ -598,9 +614,21 @@ pub fn compile_graphics_pipeline_coverage(
         None => (None, false, false),
     };
     let mut reads_input_attachments = false;
+    let mut writes_memory = false;
     if let Some(fs) = &fs {
         each_inst(&fs.shader.body, &mut |op| {
             reads_input_attachments |= matches!(op, Op::LoadInputAttachment { .. });
+            writes_memory |= matches!(
+                op,
+                Op::Store {
+                    space: Space::Global,
+                    ..
+                } | Op::Atomic {
+                    space: Space::Global,
+                    ..
+                } | Op::ImageStore(_)
+                    | Op::ImageAtomic(_)
+            );
         });
     }
     Ok(GraphicsPipelineBinary {
@@ -612,6 +640,8 @@ pub fn compile_graphics_pipeline_coverage(
         cf_registers: layout.cf_slots,
         discards,
         writes_depth,
+        writes_memory,
+        early_fragment_tests: fs.as_ref().is_some_and(|f| f.early_fragment_tests),
         writes_stencil: false,
         reads_input_attachments,
     })

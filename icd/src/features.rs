@@ -38,6 +38,9 @@ pub fn supported_on(backend: kmd_iface::Backend) -> Features {
         // edge in the shader); agx4's shaders do not do that yet, and the simulated texture
         // unit zeroes them all.
         f.v13.robust_image_access = vk::FALSE;
+        // Real G13 runs the late test of a punch-through pass at the shader's sample_mask
+        // (Mesa appends one to shaders with side effects); agx4's shaders do not yet.
+        f.v10.fragment_stores_and_atomics = vk::FALSE;
     }
     f
 }
@@ -283,6 +286,14 @@ fn v10() -> vk::PhysicalDeviceFeatures {
         // The Location 0 Index 1 output is the SRC1 operand of target 0's compiled-in blend.
         dual_src_blend: vk::TRUE,
         multi_draw_indirect: vk::TRUE,
+        // Index values are 32-bit all the way through the VDM.
+        full_draw_index_uint32: vk::TRUE,
+        // Shaders of every stage reach memory the same way. A fragment shader with side
+        // effects and no EarlyFragmentTests runs before the depth/stencil test on every
+        // covered sample (compiler GraphicsPipelineBinary::late_tests); helper lanes and
+        // discarded samples write nothing.
+        vertex_pipeline_stores_and_atomics: vk::TRUE,
+        fragment_stores_and_atomics: vk::TRUE,
         wide_lines: vk::TRUE,
         // Triangles can be drawn as their edges or vertices (Fragment Face polygon mode).
         fill_mode_non_solid: vk::TRUE,

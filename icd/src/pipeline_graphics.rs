@@ -866,8 +866,9 @@ pub unsafe fn create_one(
             crate::pipeline::compile_error_result(&e)
         })?;
     // A spilled target is written to memory by the shader, which a depth/stencil test
-    // after it (a shader that discards or writes depth) cannot undo for failing samples.
-    let late = binary.discards || binary.writes_depth;
+    // after it (a shader that discards, writes depth or has side effects) cannot undo for
+    // failing samples.
+    let late = binary.late_tests();
     if !tilebuffer.spilled().is_empty()
         && late
         && (fixed.depth_test

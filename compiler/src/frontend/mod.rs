@@ -72,6 +72,7 @@ pub fn translate_graphics(req: &ShaderRequest<'_>) -> Result<ir::GraphicsShader,
         stage: req.stage,
         depth_replacing: info.depth_replacing,
         per_sample: info.per_sample,
+        early_fragment_tests: info.early_fragment_tests,
         shader,
     })
 }
@@ -80,6 +81,7 @@ pub fn translate_graphics(req: &ShaderRequest<'_>) -> Result<ir::GraphicsShader,
 struct StageInfo {
     depth_replacing: bool,
     per_sample: bool,
+    early_fragment_tests: bool,
 }
 
 fn translate_stage(
@@ -105,6 +107,7 @@ fn translate_stage(
     let info = StageInfo {
         depth_replacing: has_mode(spirv::ExecutionMode::DepthReplacing),
         per_sample: false,
+        early_fragment_tests: has_mode(spirv::ExecutionMode::EarlyFragmentTests),
     };
 
     let mut local_size = match ep.local_size {

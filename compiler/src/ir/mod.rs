@@ -90,6 +90,9 @@ pub struct GraphicsShader {
     /// Fragment shaders: the shader reads SampleId or has Sample-qualified inputs, so it runs
     /// once per sample.
     pub per_sample: bool,
+    /// Fragment shaders: the EarlyFragmentTests execution mode (depth/stencil tests run
+    /// before the shader even when it has side effects).
+    pub early_fragment_tests: bool,
     /// `local_size` is [0; 3].
     pub shader: Shader,
 }

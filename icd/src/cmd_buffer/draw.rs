@@ -528,7 +528,7 @@ fn draw_one(
                 .pack(&mut fw);
             }
             UscWord::FragmentProperties {
-                early_z: !(b.discards || b.writes_depth || b.writes_stencil),
+                early_z: !b.late_tests(),
             }
             .pack(&mut fw);
             UscWord::Shader {
@@ -604,7 +604,7 @@ fn draw_one(
         tag_write_disable: fx.rasterizer_discard,
         sample_mask_after_depth_stencil: false,
         disable_tri_merging: false,
-        pass_type: if b.discards {
+        pass_type: if b.discards || (b.writes_memory && !b.early_fragment_tests) {
             PassType::PunchThrough
         } else {
             PassType::Opaque
