@@ -41,10 +41,21 @@ pub enum VertexFormat {
         count: u8,
         bgra: bool,
     },
-    /// A2B10G10R10_UNORM_PACK32 / _UINT / _SNORM / _SINT.
-    A2B10G10R10 {
-        numeric: hw::g13::tilebuffer::Numeric,
-    },
+    /// A 32-bit word of three 10-bit channels and a 2-bit alpha in the top bits:
+    /// A2B10G10R10 (red in the low bits), or A2R10G10B10 when `bgra` (blue in the low bits).
+    Packed1010102 { numeric: PackedNumeric, bgra: bool },
+}
+
+/// How the channels of a packed 10:10:10:2 vertex attribute are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PackedNumeric {
+    Unorm,
+    Snorm,
+    Uint,
+    Sint,
+    /// Integers converted to float (USCALED/SSCALED).
+    Uscaled,
+    Sscaled,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1084,8 +1084,9 @@ fn attr_cases() -> Vec<AttrCase> {
             want: |i| [0xdead_beef, i, 0, 1],
         },
         AttrCase {
-            format: VertexFormat::A2B10G10R10 {
-                numeric: Numeric::Unorm,
+            format: VertexFormat::Packed1010102 {
+                numeric: PackedNumeric::Unorm,
+                bgra: false,
             },
             glsl: "vec4",
             bytes: |i| {
@@ -1096,8 +1097,9 @@ fn attr_cases() -> Vec<AttrCase> {
             want: |i| fbits([1.0, f64::from(i) / 1023.0, 512.0 / 1023.0, 2.0 / 3.0]),
         },
         AttrCase {
-            format: VertexFormat::A2B10G10R10 {
-                numeric: Numeric::Snorm,
+            format: VertexFormat::Packed1010102 {
+                numeric: PackedNumeric::Snorm,
+                bgra: false,
             },
             glsl: "vec4",
             bytes: |i| {
@@ -1108,8 +1110,9 @@ fn attr_cases() -> Vec<AttrCase> {
             want: |i| fbits([-1.0, f64::from(i) / 511.0, 1.0, -1.0]),
         },
         AttrCase {
-            format: VertexFormat::A2B10G10R10 {
-                numeric: Numeric::Sint,
+            format: VertexFormat::Packed1010102 {
+                numeric: PackedNumeric::Sint,
+                bgra: false,
             },
             glsl: "ivec4",
             bytes: |i| {
@@ -1122,9 +1125,73 @@ fn attr_cases() -> Vec<AttrCase> {
     ]
 }
 
+/// The packed 10:10:10:2 formats beyond A2B10G10R10 UNORM/SNORM/SINT (kept apart: a
+/// pipeline has at most 16 vertex buffers).
+fn packed_attr_cases() -> Vec<AttrCase> {
+    vec![
+        // A2R10G10B10: blue in the low bits.
+        AttrCase {
+            format: VertexFormat::Packed1010102 {
+                numeric: PackedNumeric::Unorm,
+                bgra: true,
+            },
+            glsl: "vec4",
+            bytes: |i| {
+                (1023 | (i << 10) | (512 << 20) | (1 << 30))
+                    .to_le_bytes()
+                    .to_vec()
+            },
+            want: |i| fbits([512.0 / 1023.0, f64::from(i) / 1023.0, 1.0, 1.0 / 3.0]),
+        },
+        AttrCase {
+            format: VertexFormat::Packed1010102 {
+                numeric: PackedNumeric::Uint,
+                bgra: true,
+            },
+            glsl: "uvec4",
+            bytes: |i| {
+                (7 | (i << 10) | (1000 << 20) | (3 << 30))
+                    .to_le_bytes()
+                    .to_vec()
+            },
+            want: |i| [1000, i, 7, 3],
+        },
+        AttrCase {
+            format: VertexFormat::Packed1010102 {
+                numeric: PackedNumeric::Uscaled,
+                bgra: false,
+            },
+            glsl: "vec4",
+            bytes: |i| (1023 | (i << 10) | (2 << 30)).to_le_bytes().to_vec(),
+            want: |i| fbits([1023.0, f64::from(i), 0.0, 2.0]),
+        },
+        AttrCase {
+            format: VertexFormat::Packed1010102 {
+                numeric: PackedNumeric::Sscaled,
+                bgra: true,
+            },
+            glsl: "vec4",
+            bytes: |i| {
+                (0x200 | (i << 10) | (0x3ff << 20) | (2 << 30))
+                    .to_le_bytes()
+                    .to_vec()
+            },
+            want: |i| fbits([-1.0, f64::from(i), -512.0, -2.0]),
+        },
+    ]
+}
+
 #[test]
 fn vertex_attribute_formats_with_robust_fetch() {
-    let cases = attr_cases();
+    check_attr_cases(attr_cases());
+}
+
+#[test]
+fn packed_1010102_vertex_formats_with_robust_fetch() {
+    check_attr_cases(packed_attr_cases());
+}
+
+fn check_attr_cases(cases: Vec<AttrCase>) {
     // One attribute per location, each in its own binding (odd strides and offsets keep the
     // 8- and 16-bit formats unaligned); binding 1 is per instance.
     let mut vs = String::from("#version 450\n");

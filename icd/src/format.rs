@@ -490,8 +490,10 @@ pub fn depth_stencil(format: vk::Format) -> Option<DepthStencil> {
 /// The vertex attribute format the compiler fetches for `format`, or `None` for formats
 /// agx4 cannot fetch.
 pub fn vertex_format(format: vk::Format) -> Option<VertexFormat> {
+    use compiler::PackedNumeric as P;
     use vk::Format as F;
     use AttribComponent as C;
+    let packed = |numeric, bgra| Some(VertexFormat::Packed1010102 { numeric, bgra });
     let plain = |comp, count| {
         Some(VertexFormat::Plain {
             comp,
@@ -574,18 +576,18 @@ pub fn vertex_format(format: vk::Format) -> Option<VertexFormat> {
         F::R16G16_SSCALED => plain(C::Sscaled16, 2),
         F::R16G16B16_SSCALED => plain(C::Sscaled16, 3),
         F::R16G16B16A16_SSCALED => plain(C::Sscaled16, 4),
-        F::A2B10G10R10_UNORM_PACK32 => Some(VertexFormat::A2B10G10R10 {
-            numeric: Numeric::Unorm,
-        }),
-        F::A2B10G10R10_SNORM_PACK32 => Some(VertexFormat::A2B10G10R10 {
-            numeric: Numeric::Snorm,
-        }),
-        F::A2B10G10R10_UINT_PACK32 => Some(VertexFormat::A2B10G10R10 {
-            numeric: Numeric::Uint,
-        }),
-        F::A2B10G10R10_SINT_PACK32 => Some(VertexFormat::A2B10G10R10 {
-            numeric: Numeric::Sint,
-        }),
+        F::A2B10G10R10_UNORM_PACK32 => packed(P::Unorm, false),
+        F::A2B10G10R10_SNORM_PACK32 => packed(P::Snorm, false),
+        F::A2B10G10R10_UINT_PACK32 => packed(P::Uint, false),
+        F::A2B10G10R10_SINT_PACK32 => packed(P::Sint, false),
+        F::A2B10G10R10_USCALED_PACK32 => packed(P::Uscaled, false),
+        F::A2B10G10R10_SSCALED_PACK32 => packed(P::Sscaled, false),
+        F::A2R10G10B10_UNORM_PACK32 => packed(P::Unorm, true),
+        F::A2R10G10B10_SNORM_PACK32 => packed(P::Snorm, true),
+        F::A2R10G10B10_UINT_PACK32 => packed(P::Uint, true),
+        F::A2R10G10B10_SINT_PACK32 => packed(P::Sint, true),
+        F::A2R10G10B10_USCALED_PACK32 => packed(P::Uscaled, true),
+        F::A2R10G10B10_SSCALED_PACK32 => packed(P::Sscaled, true),
         _ => None,
     }
 }

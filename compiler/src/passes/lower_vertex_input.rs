@@ -14,12 +14,11 @@
 //! attributes are read as the aligned words around them and shifted into place.
 
 use crate::abi;
-use crate::graphics_api::{AttribComponent, VertexFormat, VertexInputLayout};
+use crate::graphics_api::{AttribComponent, PackedNumeric, VertexFormat, VertexInputLayout};
 use crate::ir::{
     BinOp, CmpOp, Constant, ConvOp, Inst, Node, Op, Shader, Space, SysVal, Type, Value,
 };
 use crate::CompileError;
-use hw::g13::tilebuffer::Numeric;
 
 /// Straight-line IR under construction.
 struct Emit<'s> {
@@ -149,7 +148,7 @@ fn attribute_size(f: VertexFormat) -> (u32, u32) {
             let b = component_bytes(comp);
             (b * u32::from(count), b)
         }
-        VertexFormat::A2B10G10R10 { .. } => (4, 4),
+        VertexFormat::Packed1010102 { .. } => (4, 4),
     }
 }
 
@@ -159,8 +158,8 @@ fn is_integer_format(f: VertexFormat) -> bool {
         VertexFormat::Plain { comp, .. } => {
             matches!(comp, U32 | S32 | Uint8 | Sint8 | Uint16 | Sint16)
         }
-        VertexFormat::A2B10G10R10 { numeric } => {
-            matches!(numeric, Numeric::Uint | Numeric::Sint)
+        VertexFormat::Packed1010102 { numeric, .. } => {
+            matches!(numeric, PackedNumeric::Uint | PackedNumeric::Sint)
         }
     }
 }
@@ -223,28 +222,35 @@ fn convert(e: &mut Emit<'_>, f: VertexFormat, words: &[Value]) -> Result<[Value;
                 out.swap(0, 2);
             }
         }
-        VertexFormat::A2B10G10R10 { numeric } => {
+        VertexFormat::Packed1010102 { numeric, bgra } => {
             let w = words[0];
             for (k, o) in out.iter_mut().enumerate() {
                 let bits = if k == 3 { 2 } else { 10 };
                 let at = 10 * k as u32;
                 *o = match numeric {
-                    Numeric::Unorm => {
+                    PackedNumeric::Unorm => {
                         let n = e.ubfe(w, at, bits);
                         e.norm(n, false, ((1u32 << bits) - 1) as f32)
                     }
-                    Numeric::Snorm => {
+                    PackedNumeric::Snorm => {
                         let n = e.sbfe(w, at, bits);
                         e.norm(n, true, ((1u32 << (bits - 1)) - 1) as f32)
                     }
-                    Numeric::Uint => e.ubfe(w, at, bits),
-                    Numeric::Sint => e.sbfe(w, at, bits),
-                    other => {
-                        return Err(CompileError::Unsupported(format!(
-                            "A2B10G10R10 vertex format with {other:?} channels"
-                        )))
+                    PackedNumeric::Uint => e.ubfe(w, at, bits),
+                    PackedNumeric::Sint => e.sbfe(w, at, bits),
+                    PackedNumeric::Uscaled => {
+                        let n = e.ubfe(w, at, bits);
+                        e.conv(Type::F32, ConvOp::UToF, n)
+                    }
+                    PackedNumeric::Sscaled => {
+                        let n = e.sbfe(w, at, bits);
+                        e.conv(Type::F32, ConvOp::SToF, n)
                     }
                 };
+            }
+            // A2R10G10B10 holds blue in the low bits.
+            if bgra {
+                out.swap(0, 2);
             }
         }
     }

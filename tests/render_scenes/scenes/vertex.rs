@@ -1,5 +1,6 @@
 //! Vertex attribute formats: SNORM16 and FLOAT16 positions, UNORM8 and FLOAT16 colours,
-//! UINT colours read as integers, and A2B10G10R10 colours.
+//! UINT colours read as integers, and packed 10:10:10:2 colours (A2B10G10R10 and
+//! A2R10G10B10, normalised and scaled).
 
 use super::super::frame::{bytes_of, Frame, Pipe, R};
 use super::super::image::Tol;
@@ -45,6 +46,29 @@ pub fn scenes() -> Vec<Scene> {
                     .vertex(F::A2B10G10R10_UNORM_PACK32)
             },
             run: vertex_1010102,
+        },
+        Scene {
+            name: "vertex_a2r10g10b10",
+            size: 64,
+            needs: || {
+                Needs::new()
+                    .color(RGBA8)
+                    .vertex(F::R32G32_SFLOAT)
+                    .vertex(F::A2R10G10B10_UNORM_PACK32)
+            },
+            run: vertex_a2r10g10b10,
+        },
+        Scene {
+            name: "vertex_1010102_scaled",
+            size: 64,
+            needs: || {
+                Needs::new()
+                    .color(RGBA8)
+                    .vertex(F::R32G32_SFLOAT)
+                    .vertex(F::A2R10G10B10_USCALED_PACK32)
+                    .vertex(F::A2B10G10R10_SSCALED_PACK32)
+            },
+            run: vertex_1010102_scaled,
         },
     ]
 }
@@ -240,6 +264,110 @@ fn vertex_1010102(f: &mut Frame) -> R<Vec<Out>> {
             y1 as u32,
             [v[0], v[1], v[2], a],
         );
+    }
+    Ok(vec![Out::new(got, Some(want), Tol::UNORM8)])
+}
+
+/// As `vertex_1010102` with blue in the low bits (A2R10G10B10_UNORM).
+fn vertex_a2r10g10b10(f: &mut Frame) -> R<Vec<Out>> {
+    let enc = |c: [u8; 4]| {
+        let (r, g, b, a) = (
+            c[0] as u32 * 4,
+            c[1] as u32 * 4,
+            c[2] as u32 * 4,
+            c[3] as u32 / 85,
+        );
+        (b | (g << 10) | (r << 20) | (a << 30)).to_le_bytes()
+    };
+    let data = quads_with(f, &RECTS, enc);
+    let p = Pipe {
+        bindings: vec![(12, vk::VertexInputRate::VERTEX)],
+        attrs: vec![
+            (0, 0, F::R32G32_SFLOAT, 0),
+            (1, 0, F::A2R10G10B10_UNORM_PACK32, 8),
+        ],
+        ..Pipe::default()
+    };
+    let got = draw_two_bindings(f, &[(&p, vec![data])], 18)?;
+    let mut want = want_rgba8(f, BG);
+    for ((x0, y0, x1, y1), c) in RECTS {
+        let v = [0, 1, 2].map(|k| (c[k] as f64 * 4.0 / 1023.0 * 255.0).round());
+        let a = ((c[3] as u32 / 85) as f64 / 3.0 * 255.0).round();
+        want.fill(
+            x0 as u32,
+            y0 as u32,
+            x1 as u32,
+            y1 as u32,
+            [v[0], v[1], v[2], a],
+        );
+    }
+    Ok(vec![Out::new(got, Some(want), Tol::UNORM8)])
+}
+
+/// Scaled packed colours: integers read as floats, which the UNORM8 target clamps to [0, 1].
+/// Channels hold 0 or 1 (a code above 127) and alpha 1, so the clamp changes nothing; quad
+/// set A is A2R10G10B10_USCALED, set B A2B10G10R10_SSCALED with -1 for the zero channels
+/// (clamped to 0), which shows the sign extension as well.
+fn vertex_1010102_scaled(f: &mut Frame) -> R<Vec<Out>> {
+    let bit = |v: u8| u32::from(v > 127);
+    let uscaled = |c: [u8; 4]| {
+        let (r, g, b) = (bit(c[0]), bit(c[1]), bit(c[2]));
+        (b | (g << 10) | (r << 20) | (1 << 30)).to_le_bytes()
+    };
+    // -1 in 10 bits is 0x3ff.
+    let s10 = |v: u8| -> u32 {
+        if v > 127 {
+            1
+        } else {
+            0x3ff
+        }
+    };
+    let sscaled = |c: [u8; 4]| {
+        let (r, g, b) = (s10(c[0]), s10(c[1]), s10(c[2]));
+        (r | (g << 10) | (b << 20) | (1 << 30)).to_le_bytes()
+    };
+    let pa = Pipe {
+        bindings: vec![(12, vk::VertexInputRate::VERTEX)],
+        attrs: vec![
+            (0, 0, F::R32G32_SFLOAT, 0),
+            (1, 0, F::A2R10G10B10_USCALED_PACK32, 8),
+        ],
+        ..Pipe::default()
+    };
+    let pb = Pipe {
+        bindings: vec![(12, vk::VertexInputRate::VERTEX)],
+        attrs: vec![
+            (0, 0, F::R32G32_SFLOAT, 0),
+            (1, 0, F::A2B10G10R10_SSCALED_PACK32, 8),
+        ],
+        ..Pipe::default()
+    };
+    // Set A covers the left half of each rectangle, set B the right half.
+    let halves = |left: bool| -> [ColouredRect; 3] {
+        RECTS.map(|((x0, y0, x1, y1), c)| {
+            let mid = (x0 + x1) / 2.0;
+            if left {
+                ((x0, y0, mid, y1), c)
+            } else {
+                ((mid, y0, x1, y1), c)
+            }
+        })
+    };
+    let a = quads_with(f, &halves(true), uscaled);
+    let b = quads_with(f, &halves(false), sscaled);
+    let got = draw_two_bindings(f, &[(&pa, vec![a]), (&pb, vec![b])], 18)?;
+    let mut want = want_rgba8(f, BG);
+    for side in [true, false] {
+        for ((x0, y0, x1, y1), c) in halves(side) {
+            let v = [0, 1, 2].map(|k| if c[k] > 127 { 255.0 } else { 0.0 });
+            want.fill(
+                x0 as u32,
+                y0 as u32,
+                x1 as u32,
+                y1 as u32,
+                [v[0], v[1], v[2], 255.0],
+            );
+        }
     }
     Ok(vec![Out::new(got, Some(want), Tol::UNORM8)])
 }
