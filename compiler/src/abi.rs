@@ -85,6 +85,11 @@ pub const fn descriptor_size(kind: crate::DescriptorKind) -> u32 {
 pub const SET_ALIGNMENT: u32 = 16;
 
 /// Graphics root table (docs/render-abi.md section 5): the compute table, then the draw words.
+/// Root table offset of the i32 base vertex of the draw (gl_BaseVertex: firstVertex, or
+/// vertexOffset for indexed draws). It sits right before the first instance, as the two do in
+/// the indirect arguments of either draw kind, so one copy fills both for indirect draws.
+pub const BASE_VERTEX_OFFSET: u32 = ROOT_TABLE_SIZE;
+
 /// Root table offset of the u32 first instance of the draw (for indirect draws, copied there
 /// from the arguments by the GPU before the render command runs).
 pub const FIRST_INSTANCE_OFFSET: u32 = ROOT_TABLE_SIZE + 4;
@@ -96,6 +101,10 @@ pub const BLEND_CONSTANTS_OFFSET: u32 = ROOT_TABLE_SIZE + 8;
 /// runs in: each view of a multiview subpass is its own render command with its own copy of
 /// the draws (0 without multiview).
 pub const VIEW_INDEX_OFFSET: u32 = ROOT_TABLE_SIZE + 24;
+
+/// Root table offset of the u32 draw index (gl_DrawID): the index of the draw within a
+/// multi-draw indirect command, 0 for every other draw.
+pub const DRAW_INDEX_OFFSET: u32 = ROOT_TABLE_SIZE + 28;
 
 /// Root table offset of the vertex buffer table: [`MAX_VERTEX_BUFFERS`] entries of
 /// [`VERTEX_BUFFER_ENTRY_SIZE`] bytes (u64 address of the bound offset, u32 bytes readable

@@ -182,10 +182,12 @@ pub enum Feature {
     Multiview,
     ImagelessFramebuffer,
     DynamicRendering,
+    /// shaderDrawParameters (VK_KHR_shader_draw_parameters).
+    ShaderDrawParameters,
 }
 
 impl Feature {
-    pub const ALL: [Feature; 12] = [
+    pub const ALL: [Feature; 13] = [
         Feature::LogicOp,
         Feature::IndependentBlend,
         Feature::SampleRateShading,
@@ -198,6 +200,7 @@ impl Feature {
         Feature::Multiview,
         Feature::ImagelessFramebuffer,
         Feature::DynamicRendering,
+        Feature::ShaderDrawParameters,
     ];
 
     /// The VkPhysicalDeviceFeatures member, for the core features.
@@ -212,9 +215,10 @@ impl Feature {
             Feature::DrawIndirectFirstInstance => &mut f.draw_indirect_first_instance,
             Feature::FullDrawIndexUint32 => &mut f.full_draw_index_uint32,
             Feature::DepthClamp => &mut f.depth_clamp,
-            Feature::Multiview | Feature::ImagelessFramebuffer | Feature::DynamicRendering => {
-                return None
-            }
+            Feature::Multiview
+            | Feature::ImagelessFramebuffer
+            | Feature::DynamicRendering
+            | Feature::ShaderDrawParameters => return None,
         })
     }
 }
@@ -226,6 +230,7 @@ pub struct Features {
     pub multiview: bool,
     pub imageless_framebuffer: bool,
     pub dynamic_rendering: bool,
+    pub shader_draw_parameters: bool,
 }
 
 impl Features {
@@ -234,6 +239,7 @@ impl Features {
             Feature::Multiview => self.multiview,
             Feature::ImagelessFramebuffer => self.imageless_framebuffer,
             Feature::DynamicRendering => self.dynamic_rendering,
+            Feature::ShaderDrawParameters => self.shader_draw_parameters,
             _ => {
                 let mut copy = self.core;
                 f.core_field(&mut copy).is_some_and(|b| *b != vk::FALSE)
@@ -247,6 +253,7 @@ impl Features {
             multiview: supported.multiview,
             imageless_framebuffer: supported.imageless_framebuffer,
             dynamic_rendering: supported.dynamic_rendering,
+            shader_draw_parameters: supported.shader_draw_parameters,
             ..Features::default()
         };
         for f in Feature::ALL {
@@ -263,7 +270,7 @@ impl Features {
 /// Device extensions scenes may need, each after the extensions it depends on, with those
 /// dependencies and whether it also needs VK_KHR_get_physical_device_properties2 on the
 /// instance. One is enabled when the device lists it and its dependencies are enabled.
-const WANTED_EXTENSIONS: [(&CStr, &[&CStr], bool); 9] = [
+const WANTED_EXTENSIONS: [(&CStr, &[&CStr], bool); 10] = [
     (ash::khr::maintenance1::NAME, &[], false),
     (ash::khr::maintenance2::NAME, &[], false),
     (ash::khr::image_format_list::NAME, &[], false),
@@ -292,6 +299,7 @@ const WANTED_EXTENSIONS: [(&CStr, &[&CStr], bool); 9] = [
         true,
     ),
     (ash::ext::custom_border_color::NAME, &[], true),
+    (ash::khr::shader_draw_parameters::NAME, &[], true),
 ];
 
 pub struct Gpu {
@@ -427,6 +435,7 @@ impl Gpu {
         // Custom border colours are enabled as far as the driver has them (scenes need the
         // colours, with or without a format); no scene depends on more.
         let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default();
+        let mut draw_params = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
         let supported = match &props2_fns {
             Some(p2) => {
                 let mut f2 = vk::PhysicalDeviceFeatures2::default();
@@ -442,6 +451,9 @@ impl Gpu {
                 if has(ash::ext::custom_border_color::NAME) {
                     f2 = f2.push_next(&mut border);
                 }
+                if has(ash::khr::shader_draw_parameters::NAME) {
+                    f2 = f2.push_next(&mut draw_params);
+                }
                 // SAFETY: valid physical device; the chain holds structures of listed extensions.
                 unsafe { p2.get_physical_device_features2(pdev, &mut f2) };
                 let core = f2.features;
@@ -450,6 +462,7 @@ impl Gpu {
                     multiview: mv.multiview != vk::FALSE,
                     imageless_framebuffer: imageless.imageless_framebuffer != vk::FALSE,
                     dynamic_rendering: dynamic.dynamic_rendering != vk::FALSE,
+                    shader_draw_parameters: draw_params.shader_draw_parameters != vk::FALSE,
                 }
             }
             None => Features {
@@ -489,6 +502,8 @@ impl Gpu {
             .custom_border_color_without_format(
                 border.custom_border_color_without_format != vk::FALSE,
             );
+        let mut draw_params_on = vk::PhysicalDeviceShaderDrawParametersFeatures::default()
+            .shader_draw_parameters(features.shader_draw_parameters);
         let mut dinfo = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&ext_ptrs);
@@ -505,6 +520,9 @@ impl Gpu {
             }
             if has(ash::ext::custom_border_color::NAME) {
                 dinfo = dinfo.push_next(&mut border_on);
+            }
+            if has(ash::khr::shader_draw_parameters::NAME) {
+                dinfo = dinfo.push_next(&mut draw_params_on);
             }
         } else {
             dinfo = dinfo.enabled_features(&features.core);

@@ -31,6 +31,9 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::DerivativeControl,
     // interpolateAtCentroid/Sample/Offset (frontend::fragment_ops).
     Capability::InterpolationFunction,
+    // BaseVertex, BaseInstance, DrawIndex: words of the graphics root table
+    // (docs/render-abi.md section 5).
+    Capability::DrawParameters,
     // DeviceIndex: a device group of one device, so always 0 (VK_KHR_device_group).
     Capability::DeviceGroup,
     // Images and samplers in descriptor sets (frontend::image, docs/render-abi.md section 7).
@@ -234,6 +237,7 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
                     || s == "SPV_EXT_demote_to_helper_invocation"
                     || s == "SPV_KHR_multiview"
                     || s == "SPV_KHR_device_group"
+                    || s == "SPV_KHR_shader_draw_parameters"
                     || s == "SPV_KHR_physical_storage_buffer"
                     || s == "SPV_EXT_physical_storage_buffer"
                     || s == "SPV_KHR_16bit_storage"

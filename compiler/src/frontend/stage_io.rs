@@ -372,6 +372,9 @@ impl<'m> Tr<'m> {
         let sv = |i: u32| match b {
             BuiltIn::VertexIndex => Some(ir::SysVal::VertexIndex),
             BuiltIn::InstanceIndex => Some(ir::SysVal::InstanceIndex),
+            BuiltIn::BaseVertex => Some(ir::SysVal::BaseVertex),
+            BuiltIn::BaseInstance => Some(ir::SysVal::BaseInstance),
+            BuiltIn::DrawIndex => Some(ir::SysVal::DrawIndex),
             BuiltIn::FragCoord => Some(ir::SysVal::FragCoord(i as u8)),
             BuiltIn::PointCoord => Some(ir::SysVal::PointCoord(i as u8)),
             BuiltIn::FrontFacing => Some(ir::SysVal::FrontFacing),
@@ -386,7 +389,11 @@ impl<'m> Tr<'m> {
             return Ok(None);
         }
         let allowed: &[ir::Stage] = match b {
-            BuiltIn::VertexIndex | BuiltIn::InstanceIndex => &[ir::Stage::Vertex],
+            BuiltIn::VertexIndex
+            | BuiltIn::InstanceIndex
+            | BuiltIn::BaseVertex
+            | BuiltIn::BaseInstance
+            | BuiltIn::DrawIndex => &[ir::Stage::Vertex],
             BuiltIn::ViewIndex => &[ir::Stage::Vertex, ir::Stage::Fragment],
             _ => &[ir::Stage::Fragment],
         };

@@ -708,6 +708,11 @@ impl<'s> Machine<'s, '_> {
                 let io = self.io.as_ref().ok_or("HelperInvocation in a dispatch")?;
                 u64::from(io.discarded)
             }
+            // Draw parameters come from the root table like ViewIndex (lower_sysvals turns them
+            // into these loads before the back end).
+            SysVal::BaseVertex => self.root_u32(abi::BASE_VERTEX_OFFSET)? as u64,
+            SysVal::BaseInstance => self.root_u32(abi::FIRST_INSTANCE_OFFSET)? as u64,
+            SysVal::DrawIndex => self.root_u32(abi::DRAW_INDEX_OFFSET)? as u64,
             SysVal::VertexIndex
             | SysVal::InstanceIndex
             | SysVal::FragCoord(_)

@@ -149,6 +149,12 @@ pub enum SysVal {
     VertexIndex,
     /// Vertex shaders: Vulkan's gl_InstanceIndex, including firstInstance (I32).
     InstanceIndex,
+    /// Vertex shaders: gl_BaseVertex, the draw's firstVertex or vertexOffset (I32).
+    BaseVertex,
+    /// Vertex shaders: gl_BaseInstance, the draw's firstInstance (I32).
+    BaseInstance,
+    /// Vertex shaders: gl_DrawID, the index of the draw in a multi-draw command (I32).
+    DrawIndex,
     /// Fragment shaders: one component of gl_FragCoord (F32): x, y are the framebuffer
     /// position of the sample or pixel centre (upper-left origin), z the depth, w 1/clip w.
     FragCoord(u8),

@@ -1,6 +1,8 @@
 //! System values the hardware does not provide: the global invocation id (from the workgroup
 //! id, the workgroup size and the dispatch base in the root table), the workgroup size (a
-//! constant once specialised) and the number of workgroups (root table).
+//! constant once specialised), the number of workgroups, and the draw parameters of vertex
+//! shaders (base vertex, base instance, draw index), which the ICD writes into each draw's
+//! root table.
 
 use crate::abi;
 use crate::ir::{BinOp, Constant, Inst, Op, Shader, Space, SysVal, Type};
@@ -48,6 +50,19 @@ pub fn lower_sysvals(sh: &mut Shader) -> Result<(), CompileError> {
                         (abi::NUM_WORKGROUPS_OFFSET + 4 * c(x) as u32) as u64,
                     ])),
                 );
+                Op::Load {
+                    space: Space::Root,
+                    addr: a,
+                    align: 4,
+                }
+            }
+            SysVal::BaseVertex | SysVal::BaseInstance | SysVal::DrawIndex => {
+                let off = match *s {
+                    SysVal::BaseVertex => abi::BASE_VERTEX_OFFSET,
+                    SysVal::BaseInstance => abi::FIRST_INSTANCE_OFFSET,
+                    _ => abi::DRAW_INDEX_OFFSET,
+                };
+                let a = out.def(sh, Type::I32, Op::Const(Constant(vec![u64::from(off)])));
                 Op::Load {
                     space: Space::Root,
                     addr: a,

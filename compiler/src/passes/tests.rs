@@ -731,3 +731,36 @@ fn cse_forwards_vars_within_a_block() {
     assert_eq!(count(&sh, &|op| matches!(op, Op::LoadVar(_))), 1);
     assert_eq!(run(&sh, &[9], 1, [1, 1, 1]), vec![9]);
 }
+
+#[test]
+fn lower_sysvals_reads_draw_parameters_from_the_root_table() {
+    let mut b = B::new();
+    for sv in [SysVal::BaseVertex, SysVal::BaseInstance, SysVal::DrawIndex] {
+        let _ = b.op(Type::I32, Op::SysVal(sv));
+    }
+    let mut sh = b.finish();
+    super::lower_sysvals(&mut sh).unwrap();
+    assert_eq!(count(&sh, &|op| matches!(op, Op::SysVal(_))), 0);
+    // Each value is a 32-bit root load of its constant offset.
+    let mut consts = std::collections::HashMap::new();
+    let mut offsets = Vec::new();
+    super::for_each_inst(&sh.body, &mut |i| match &i.op {
+        Op::Const(c) => {
+            consts.insert(i.dst.unwrap(), c.0[0]);
+        }
+        Op::Load {
+            space: Space::Root,
+            addr,
+            ..
+        } => offsets.push(consts[addr] as u32),
+        _ => {}
+    });
+    assert_eq!(
+        offsets,
+        [
+            abi::BASE_VERTEX_OFFSET,
+            abi::FIRST_INSTANCE_OFFSET,
+            abi::DRAW_INDEX_OFFSET
+        ]
+    );
+}

@@ -15,8 +15,9 @@ use crate::pipeline::Pipeline;
 use crate::pipeline_graphics::{DepthBiasState, GraphicsPipeline, MAX_VERTEX_BINDINGS};
 use ash::vk;
 use compiler::abi::{
-    BLEND_CONSTANTS_OFFSET, FIRST_INSTANCE_OFFSET, GRAPHICS_ROOT_TABLE_SIZE, MAX_SETS,
-    VERTEX_BUFFERS_OFFSET, VERTEX_BUFFER_ENTRY_SIZE, VIEW_INDEX_OFFSET,
+    BASE_VERTEX_OFFSET, BLEND_CONSTANTS_OFFSET, DRAW_INDEX_OFFSET, FIRST_INSTANCE_OFFSET,
+    GRAPHICS_ROOT_TABLE_SIZE, MAX_SETS, VERTEX_BUFFERS_OFFSET, VERTEX_BUFFER_ENTRY_SIZE,
+    VIEW_INDEX_OFFSET,
 };
 use compiler::{CfShade, CfSource};
 use hw::g13::control::descriptors::{DepthBias, Scissor};
@@ -105,6 +106,8 @@ pub enum DrawKind {
     Indirect {
         args: u64,
         indexed: bool,
+        /// The draw's index within its multi-draw command (gl_DrawID).
+        draw_index: u32,
     },
 }
 
@@ -113,13 +116,27 @@ fn write(t: &mut [u8], at: u32, bytes: &[u8]) {
     t[at..at + bytes.len()].copy_from_slice(bytes);
 }
 
-/// The draw's root table: the compute part, first instance, blend constants and the vertex
+/// What a draw's root table says about the draw itself (the shader draw parameters).
+#[derive(Clone, Copy, Debug)]
+struct DrawParams {
+    base_vertex: i32,
+    first_instance: u32,
+    draw_index: u32,
+}
+
+/// The draw's root table: the compute part, draw parameters, blend constants and the vertex
 /// buffer table.
-fn root_table(va: u64, rec: &Recording, fx: &Effective, first_instance: u32, view: u32) -> Vec<u8> {
+fn root_table(va: u64, rec: &Recording, fx: &Effective, d: DrawParams, view: u32) -> Vec<u8> {
     let g = &rec.gfx;
     let mut t = super::dispatch::root_table(va, &g.sets, [0; 3], [0; 3], &rec.push);
     t.resize(GRAPHICS_ROOT_TABLE_SIZE as usize, 0);
-    write(&mut t, FIRST_INSTANCE_OFFSET, &first_instance.to_le_bytes());
+    write(&mut t, BASE_VERTEX_OFFSET, &d.base_vertex.to_le_bytes());
+    write(
+        &mut t,
+        FIRST_INSTANCE_OFFSET,
+        &d.first_instance.to_le_bytes(),
+    );
+    write(&mut t, DRAW_INDEX_OFFSET, &d.draw_index.to_le_bytes());
     write(&mut t, VIEW_INDEX_OFFSET, &view.to_le_bytes());
     for (i, c) in fx.blend_constants.iter().enumerate() {
         write(
@@ -448,11 +465,31 @@ fn draw_one(
     let (fb_width, fb_height) = (fb.width, fb.height);
     let view = rs.view_index();
     let tib = rs.tilebuffer.clone();
-    let first_instance = match kind {
-        DrawKind::Direct { first_instance, .. } | DrawKind::Indexed { first_instance, .. } => {
-            first_instance
-        }
-        DrawKind::Indirect { .. } => 0,
+    let params = match kind {
+        DrawKind::Direct {
+            first_vertex,
+            first_instance,
+            ..
+        } => DrawParams {
+            base_vertex: first_vertex as i32,
+            first_instance,
+            draw_index: 0,
+        },
+        DrawKind::Indexed {
+            vertex_offset,
+            first_instance,
+            ..
+        } => DrawParams {
+            base_vertex: vertex_offset,
+            first_instance,
+            draw_index: 0,
+        },
+        // The GPU copies the rest from the arguments below.
+        DrawKind::Indirect { draw_index, .. } => DrawParams {
+            base_vertex: 0,
+            first_instance: 0,
+            draw_index,
+        },
     };
     match kind {
         DrawKind::Direct { count: 0, .. }
@@ -467,19 +504,20 @@ fn draw_one(
         .upload
         .alloc(dev, u64::from(GRAPHICS_ROOT_TABLE_SIZE), 16)?;
     let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
-    let table = root_table(root.va, rec, &fx, first_instance, view);
+    let table = root_table(root.va, rec, &fx, params, view);
     rec.upload.write(&root, 0, &table)?;
-    if let DrawKind::Indirect { args, indexed } = kind {
-        // The first instance is in the arguments, which the GPU may still be writing: a copy
-        // that runs before the render command puts it into the root table.
-        let at = if indexed { 16 } else { 12 };
+    if let DrawKind::Indirect { args, indexed, .. } = kind {
+        // The base vertex (firstVertex or vertexOffset) and first instance are in the
+        // arguments, which the GPU may still be writing: a copy that runs before the render
+        // command puts them into the root table. They are adjacent there as in the arguments.
+        let at = if indexed { 12 } else { 8 };
         rec.barrier_pending = true;
         super::transfer::copy_bytes(
             dev,
             rec,
             args + at,
-            root.va + u64::from(FIRST_INSTANCE_OFFSET),
-            4,
+            root.va + u64::from(BASE_VERTEX_OFFSET),
+            8,
         )?;
     }
     let b = &p.binary;
@@ -753,7 +791,7 @@ fn draw_one(
                 ),
             }
         }
-        DrawKind::Indirect { args, indexed } => {
+        DrawKind::Indirect { args, indexed, .. } => {
             let ix = if indexed {
                 Some(bound_index.ok_or(vk::Result::ERROR_UNKNOWN)?)
             } else {
@@ -914,6 +952,7 @@ fn draw_indirect(
             DrawKind::Indirect {
                 args: base + u64::from(i) * u64::from(stride),
                 indexed,
+                draw_index: i,
             },
         )?;
     }

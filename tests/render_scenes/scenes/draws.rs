@@ -1,5 +1,6 @@
 //! Draw calls and per-draw state: one triangle, indexed (16- and 32-bit), instanced, indirect,
-//! scissor and viewport, discard, interpolation qualifiers, front face and culling.
+//! shader draw parameters, scissor and viewport, discard, interpolation qualifiers, front face
+//! and culling.
 
 use super::super::frame::{bytes_of, c8, clear_color, codes, Frame, Pipe, R, V};
 use super::super::gpu::Feature;
@@ -62,6 +63,18 @@ pub fn scenes() -> Vec<Scene> {
                     .feature(Feature::MultiDrawIndirect)
             },
             run: multi_draw_indirect,
+        },
+        Scene {
+            name: "draw_parameters",
+            size: 64,
+            needs: || {
+                Needs::new()
+                    .color(RGBA8)
+                    .feature(Feature::ShaderDrawParameters)
+                    .feature(Feature::MultiDrawIndirect)
+                    .feature(Feature::DrawIndirectFirstInstance)
+            },
+            run: draw_parameters,
         },
         Scene {
             name: "scissor_viewport",
@@ -367,6 +380,77 @@ fn multi_draw_indirect(f: &mut Frame) -> R<Vec<Out>> {
         if i != 2 {
             want.fill(a, b, c, d, codes(col));
         }
+    }
+    Ok(vec![Out::new(got, Some(want), Tol::EXACT)])
+}
+
+/// gl_BaseVertex, gl_BaseInstance and gl_DrawID (draw_params.vert) of six quads in a 3 x 2
+/// grid: quad i is vertices 6i..6i+6, drawn by vkCmdDraw, vkCmdDrawIndexed (its vertexOffset
+/// is the base vertex), and two-draw vkCmdDrawIndirect and vkCmdDrawIndexedIndirect
+/// commands, whose second draws have draw index 1.
+fn draw_parameters(f: &mut Frame) -> R<Vec<Out>> {
+    let t = rgba8_target(f)?;
+    let p = Pipe {
+        vs: "draw_params.vert",
+        ..Pipe::default()
+    };
+    let pipe = f.pipeline(&p, t.rp)?;
+    let rects: Vec<[u32; 4]> = (0..6u32)
+        .map(|i| {
+            let (x, y) = ((i % 3) * 21 + 1, (i / 3) * 32 + 2);
+            [x, y, x + 19, y + 28]
+        })
+        .collect();
+    let verts: Vec<V> = rects
+        .iter()
+        .flat_map(|r| f.rect_w(r.map(|v| v as f32), 0.5, [1.0; 4], true))
+        .collect();
+    // (base vertex, base instance, draw index) of each quad.
+    let params: [(u32, u32, u32); 6] = [
+        (0, 3, 0),
+        (6, 5, 0),
+        (12, 9, 0),
+        (18, 13, 1),
+        (24, 17, 0),
+        (30, 21, 1),
+    ];
+    let idx: Vec<u16> = (0..6).collect();
+    // Two (vertexCount, instanceCount, firstVertex, firstInstance) at 0, then two
+    // (indexCount, instanceCount, firstIndex, vertexOffset, firstInstance) at 32.
+    let args: [u32; 18] = [6, 1, 12, 9, 6, 1, 18, 13, 6, 1, 0, 24, 17, 6, 1, 0, 30, 21];
+    let vb = f.buffer(vk::BufferUsageFlags::VERTEX_BUFFER, &bytes_of(&verts))?;
+    let ib = f.buffer(vk::BufferUsageFlags::INDEX_BUFFER, &bytes_of(&idx))?;
+    let ab = f.buffer(vk::BufferUsageFlags::INDIRECT_BUFFER, &bytes_of(&args))?;
+    f.submit(|cb| {
+        f.begin(cb, t.rp, t.fb, &[clear_color(BG)]);
+        // SAFETY: recording inside the pass; buffers alive and large enough.
+        unsafe {
+            f.d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipe);
+            f.d.cmd_bind_vertex_buffers(cb, 0, &[vb], &[0]);
+            f.d.cmd_bind_index_buffer(cb, ib, 0, vk::IndexType::UINT16);
+            f.d.cmd_draw(cb, 6, 1, 0, 3);
+            f.d.cmd_draw_indexed(cb, 6, 1, 0, 6, 5);
+            f.d.cmd_draw_indirect(cb, ab, 0, 2, 16);
+            f.d.cmd_draw_indexed_indirect(cb, ab, 32, 2, 20);
+            f.d.cmd_end_render_pass(cb);
+        }
+    })?;
+    let got = f.read(
+        "color",
+        t.img,
+        RGBA8,
+        vk::ImageAspectFlags::COLOR,
+        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+    )?;
+    let mut want = want_rgba8(f, BG);
+    for (r, &(bv, bi, di)) in rects.iter().zip(&params) {
+        want.fill(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            [f64::from(bv), f64::from(bi), f64::from(di * 100), 255.0],
+        );
     }
     Ok(vec![Out::new(got, Some(want), Tol::EXACT)])
 }
