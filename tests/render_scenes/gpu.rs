@@ -184,10 +184,11 @@ pub enum Feature {
     DynamicRendering,
     /// shaderDrawParameters (VK_KHR_shader_draw_parameters).
     ShaderDrawParameters,
+    DepthBiasClamp,
 }
 
 impl Feature {
-    pub const ALL: [Feature; 13] = [
+    pub const ALL: [Feature; 14] = [
         Feature::LogicOp,
         Feature::IndependentBlend,
         Feature::SampleRateShading,
@@ -201,6 +202,7 @@ impl Feature {
         Feature::ImagelessFramebuffer,
         Feature::DynamicRendering,
         Feature::ShaderDrawParameters,
+        Feature::DepthBiasClamp,
     ];
 
     /// The VkPhysicalDeviceFeatures member, for the core features.
@@ -215,6 +217,7 @@ impl Feature {
             Feature::DrawIndirectFirstInstance => &mut f.draw_indirect_first_instance,
             Feature::FullDrawIndexUint32 => &mut f.full_draw_index_uint32,
             Feature::DepthClamp => &mut f.depth_clamp,
+            Feature::DepthBiasClamp => &mut f.depth_bias_clamp,
             Feature::Multiview
             | Feature::ImagelessFramebuffer
             | Feature::DynamicRendering

@@ -636,7 +636,10 @@ fn draw_one(
     let control = FragmentControl {
         visibility_mode: VisibilityMode::None,
         scissor_enable: true,
-        depth_bias_enable: fx.depth_bias.is_some(),
+        // Vulkan biases polygons only (also when drawn as edges or vertices); the GPU would
+        // bias lines and points too, so the bias is off for those topologies (as in Mesa).
+        depth_bias_enable: fx.depth_bias.is_some()
+            && object_type(fx.primitive) == ObjectType::Triangle,
         stencil_test_enable: stencil_on,
         two_sided_stencil: stencil_on,
         tag_write_disable: fx.rasterizer_discard,

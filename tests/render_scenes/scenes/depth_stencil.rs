@@ -4,6 +4,7 @@
 //! stencil aspect.
 
 use super::super::frame::{bytes_of, c8, clear_color, clear_depth, codes, Frame, Pipe, R, V};
+use super::super::gpu::Feature;
 use super::super::image::{Image, Tol};
 use super::super::needs::Needs;
 use super::super::run::{Out, Scene};
@@ -35,6 +36,17 @@ pub fn scenes() -> Vec<Scene> {
             size: 64,
             needs: || Needs::new().color(RGBA8).depth(D32),
             run: depth_bias,
+        },
+        Scene {
+            name: "depth_bias_clamp",
+            size: 64,
+            needs: || {
+                Needs::new()
+                    .color(RGBA8)
+                    .depth(D32)
+                    .feature(Feature::DepthBiasClamp)
+            },
+            run: depth_bias_clamp,
         },
         Scene {
             name: "stencil_ops",
@@ -295,6 +307,51 @@ fn depth_bias(f: &mut Frame) -> R<Vec<Out>> {
     want.fill(4, 4, 28, 28, codes(green));
     want.fill(4, 36, 60, 60, codes(c8(255, 255, 0, 255)));
     Ok(vec![Out::new(color, Some(want), Tol::EXACT)])
+}
+
+/// depthBiasClamp: over a quad at depth 0.5, quads at 0.6 tested with LESS under a huge
+/// negative constant bias clamped to -0.05 (0.55: fails) and to -0.2 (0.4: passes); then a
+/// quad at 0.2 with a huge positive bias clamped to 0.4 whose fragment shader writes
+/// gl_FragCoord.z as red, which includes the bias (0.6: code 153).
+fn depth_bias_clamp(f: &mut Frame) -> R<Vec<Out>> {
+    let base = f.rect(0.0, 0.0, 64.0, 64.0, 0.5, c8(255, 0, 0, 255));
+    let green = c8(0, 255, 0, 255);
+    let held = f.rect(4.0, 4.0, 28.0, 28.0, 0.6, green);
+    let through = f.rect(36.0, 4.0, 60.0, 28.0, 0.6, green);
+    let shown = f.rect(4.0, 36.0, 60.0, 60.0, 0.2, green);
+    let always = Pipe {
+        depth: Some((true, true, vk::CompareOp::ALWAYS)),
+        ..Pipe::default()
+    };
+    let less_no_write = |bias| Pipe {
+        depth: Some((true, false, vk::CompareOp::LESS)),
+        depth_bias: Some(bias),
+        ..Pipe::default()
+    };
+    let p_held = less_no_write((-1e8, -0.05, 0.0));
+    let p_through = less_no_write((-1e8, -0.2, 0.0));
+    let p_shown = Pipe {
+        fs: "frag_z.frag",
+        depth: Some((true, false, vk::CompareOp::ALWAYS)),
+        depth_bias: Some((1e8, 0.4, 0.0)),
+        ..Pipe::default()
+    };
+    let (color, _) = draw_ds(
+        f,
+        D32,
+        (1.0, 0),
+        &[
+            (&always, &base),
+            (&p_held, &held),
+            (&p_through, &through),
+            (&p_shown, &shown),
+        ],
+        vk::ImageAspectFlags::DEPTH,
+    )?;
+    let mut want = want_rgba8(f, [1.0, 0.0, 0.0, 1.0]);
+    want.fill(36, 4, 60, 28, codes(green));
+    want.fill(4, 36, 60, 60, [153.0, 0.0, 0.0, 255.0]);
+    Ok(vec![Out::new(color, Some(want), Tol::UNORM8)])
 }
 
 fn stencil_state(

@@ -31,34 +31,43 @@ pub struct FragState {
     /// Scissor in framebuffer pixels (the whole framebuffer when disabled).
     pub scissor: Rect,
     pub bias: Option<DepthBias>,
+    /// Coefficient registers the fragment shader's depth (`FragcoordZ`) planes go into: the
+    /// depth bias moves them as it moves the depth tested, so gl_FragCoord.z includes it.
+    pub depth_registers: Vec<usize>,
     /// Result slot address and how it counts.
     pub occlusion: Option<(u64, VisibilityMode)>,
 }
 
-/// The minimum resolvable depth difference at depth `z` (Vulkan's `r`).
-fn depth_unit(format: DepthFormat, z: f32) -> f32 {
+/// The minimum resolvable depth difference of a primitive whose largest depth magnitude is
+/// `z_max` (Vulkan's `r`: for float formats from the exponent of the primitive's largest
+/// depth, so one value for the whole primitive).
+fn depth_unit(format: DepthFormat, z_max: f32) -> f32 {
     match format {
         DepthFormat::D16Unorm => 1.0 / 65536.0,
         DepthFormat::D32Sfloat => {
-            let e = if z == 0.0 {
+            let e = if z_max == 0.0 {
                 -126
             } else {
-                ((z.abs().to_bits() >> 23) as i32) - 127
+                ((z_max.abs().to_bits() >> 23) as i32) - 127
             };
             2f32.powi(e - 23)
         }
     }
 }
 
-fn biased(z: f32, prim: &RasterPrim, bias: Option<&DepthBias>, format: DepthFormat) -> f32 {
-    let Some(b) = bias else { return z };
-    let mut o = b.slope_scale * prim.depth_slope + b.depth_bias * depth_unit(format, z);
+/// The depth bias of a primitive: the slope and constant terms, limited by a non-zero clamp
+/// (towards zero from whichever side the clamp's sign names). One offset for the whole
+/// primitive, added to the depth tested and to the shader's depth planes.
+fn bias_offset(prim: &RasterPrim, bias: Option<&DepthBias>, format: DepthFormat) -> f32 {
+    let Some(b) = bias else { return 0.0 };
+    let o = b.slope_scale * prim.depth_slope + b.depth_bias * depth_unit(format, prim.depth_max);
     if b.clamp > 0.0 {
-        o = o.min(b.clamp);
+        o.min(b.clamp)
     } else if b.clamp < 0.0 {
-        o = o.max(b.clamp);
+        o.max(b.clamp)
+    } else {
+        o
     }
-    z + o
 }
 
 /// Tests the samples of `mask` at pixel (x, y); returns those that pass.
@@ -78,7 +87,7 @@ fn test_pixel(
     } else {
         Facing::Front
     };
-    let format = t.zls.depth_format;
+    let offset = bias_offset(prim, state.bias.as_ref(), t.zls.depth_format);
     let mut pass = 0;
     for s in 0..t.samples.count() {
         if mask & (1 << s) == 0 {
@@ -88,7 +97,7 @@ fn test_pixel(
             Some(z) => z,
             None => {
                 let (px, py) = sample_point(x, y, t.samples, s);
-                biased(prim.geom.depth(px, py), prim, state.bias.as_ref(), format)
+                prim.geom.depth(px, py) + offset
             }
         };
         let at = (x - origin[0], y - origin[1], s as u32);
@@ -134,6 +143,7 @@ pub fn shade(
         }
     }
     let mut lanes_run = 0;
+    let bias = bias_offset(prim, state.bias.as_ref(), t.zls.depth_format);
     if let Some(fs) = &state.fs {
         let quads = quads_of(&pixels, if early { Some(&raster) } else { None });
         let record = t.samples.count() * t.sample_bytes as usize;
@@ -156,6 +166,13 @@ pub fn shade(
                 .as_mut()
                 .ok_or(Fault::Internal("fragment context lost"))?;
             f.coefficients.clone_from(&prim.planes);
+            if bias != 0.0 {
+                for &r in &state.depth_registers {
+                    if let Some(p) = f.coefficients.get_mut(r) {
+                        p.c += bias;
+                    }
+                }
+            }
             f.backfacing = prim.backfacing;
             f.depth = Default::default();
             f.stencil = Default::default();

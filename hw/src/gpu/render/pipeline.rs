@@ -15,7 +15,7 @@ use super::programs::Programs;
 use super::tiles::{run_tile, Pass, PassInput, Target, TilePrograms};
 use super::vertex;
 use super::walker::{walk_vdm_stream, DrawCall, DrawSink};
-use crate::g13::control::descriptors::{DepthBias, Scissor, ZsFunc};
+use crate::g13::control::descriptors::{CoefficientSource, DepthBias, Scissor, ZsFunc};
 use crate::g13::control::ppp::{PolygonMode, PppUpdate, PppVertex, VisibilityMode};
 use crate::g13::control::vdm::VdmVertex;
 use crate::gpu::isp::{CompareOp, DepthRange, DepthState, StencilFace, StencilState, ZsState};
@@ -352,6 +352,15 @@ impl Renderer<'_> {
             _ => (None, None),
         };
         let early_z = fs.as_ref().is_none_or(|p| p.words.early_z.unwrap_or(true));
+        let depth_registers = bindings.as_ref().map_or(Vec::new(), |b| {
+            b.list
+                .iter()
+                .filter(|c| c.source == CoefficientSource::FragcoordZ)
+                .flat_map(|c| {
+                    (0..c.components).map(move |k| (c.base_coefficient_register + k) as usize)
+                })
+                .collect()
+        });
         Ok((
             FragState {
                 fs,
@@ -359,6 +368,7 @@ impl Renderer<'_> {
                 zs: ZsState { depth, stencil },
                 scissor,
                 bias,
+                depth_registers,
                 occlusion,
             },
             bindings,

@@ -59,6 +59,9 @@ pub struct RasterPrim {
     pub planes: Vec<Plane>,
     /// Largest depth slope (per pixel) for depth bias.
     pub depth_slope: f32,
+    /// Largest depth magnitude at the primitive's vertices, which sets the depth bias unit of
+    /// float depth formats.
+    pub depth_max: f32,
 }
 
 /// The draw state primitive processing needs.
@@ -206,6 +209,7 @@ impl DrawSetup<'_> {
                 backfacing: !t.front_facing,
                 planes: self.planes(&inp)?,
                 depth_slope: zp.a.abs().max(zp.b.abs()),
+                depth_max: z.iter().fold(0.0f32, |m, z| m.max(z.abs())),
                 geom: Geometry::Triangle(t),
             });
         }
@@ -263,6 +267,7 @@ impl DrawSetup<'_> {
             backfacing: false,
             planes: self.planes(&inp)?,
             depth_slope: 0.0,
+            depth_max: win[0].z.abs().max(win[1].z.abs()),
             geom: Geometry::Line(line),
         });
         Ok(())
@@ -309,6 +314,7 @@ impl DrawSetup<'_> {
             backfacing: false,
             planes: self.planes(&inp)?,
             depth_slope: 0.0,
+            depth_max: centre.z.abs(),
             geom: Geometry::Point(point),
         });
         Ok(())

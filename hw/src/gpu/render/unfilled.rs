@@ -24,9 +24,9 @@ fn raster_fault(e: RasterError) -> Fault {
 }
 
 impl DrawSetup<'_> {
-    /// Facing and depth slope of the triangle, or `None` when it is culled, has no area or
-    /// lies outside the view volume.
-    fn survivor(&self, recs: &[&[u32]; 3]) -> Result<Option<(bool, f32)>, Fault> {
+    /// Facing, depth slope and largest depth magnitude of the triangle, or `None` when it is
+    /// culled, has no area or lies outside the view volume.
+    fn survivor(&self, recs: &[&[u32]; 3]) -> Result<Option<(bool, f32, f32)>, Fault> {
         let poly = clip_triangle(recs.map(position), self.clip);
         // The pieces of a clipped triangle share its plane, so the first one with area
         // decides for all.
@@ -42,7 +42,8 @@ impl DrawSetup<'_> {
                     y: win.map(|v| v.y_pixels()),
                 };
                 let zp = frame.fit(win.map(|v| f64::from(v.z)));
-                return Ok(Some((t.front_facing, zp.a.abs().max(zp.b.abs()))));
+                let z_max = win.iter().fold(0.0f32, |m, v| m.max(v.z.abs()));
+                return Ok(Some((t.front_facing, zp.a.abs().max(zp.b.abs()), z_max)));
             }
             // A culled piece means the whole triangle is culled, but a piece with no area
             // says nothing; Triangle::setup does not tell the two apart, so look on.
@@ -57,7 +58,7 @@ impl DrawSetup<'_> {
         recs: [&[u32]; 3],
         out: &mut Vec<RasterPrim>,
     ) -> Result<(), Fault> {
-        let Some((front_facing, slope)) = self.survivor(&recs)? else {
+        let Some((front_facing, slope, z_max)) = self.survivor(&recs)? else {
             return Ok(());
         };
         let start = out.len();
@@ -79,6 +80,7 @@ impl DrawSetup<'_> {
         for piece in &mut out[start..] {
             piece.backfacing = !front_facing;
             piece.depth_slope = slope;
+            piece.depth_max = z_max;
         }
         Ok(())
     }
