@@ -570,6 +570,11 @@ pub fn compile_graphics_pipeline_coverage(
     }
     let mut vs = crate::translate_graphics(&req.vertex)?;
     crate::passes::lower_vertex_input(&mut vs.shader, req.vertex_input)?;
+    crate::passes::clamp_point_size(
+        &mut vs.shader,
+        hw::g13::points::POINT_SIZE_MIN,
+        hw::g13::points::POINT_SIZE_MAX,
+    )?;
     for pass in [
         crate::passes::const_fold,
         crate::passes::copy_prop,

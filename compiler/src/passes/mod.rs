@@ -3,6 +3,7 @@
 
 mod algebraic;
 mod bound_local;
+mod clamp_point_size;
 mod const_fold;
 mod copy_prop;
 mod cse;
@@ -28,6 +29,7 @@ use crate::{CompileError, ResourceLayout};
 
 pub use algebraic::algebraic;
 pub use bound_local::bound_local;
+pub use clamp_point_size::clamp_point_size;
 pub use const_fold::const_fold;
 pub use copy_prop::copy_prop;
 pub use cse::cse;

@@ -22,6 +22,7 @@ mod isa_mem;
 mod isa_tex;
 pub mod layout;
 mod operand_codec;
+pub mod points;
 pub mod tilebuffer;
 
 #[cfg(test)]
