@@ -185,10 +185,11 @@ pub enum Feature {
     /// shaderDrawParameters (VK_KHR_shader_draw_parameters).
     ShaderDrawParameters,
     DepthBiasClamp,
+    LargePoints,
 }
 
 impl Feature {
-    pub const ALL: [Feature; 14] = [
+    pub const ALL: [Feature; 15] = [
         Feature::LogicOp,
         Feature::IndependentBlend,
         Feature::SampleRateShading,
@@ -203,6 +204,7 @@ impl Feature {
         Feature::DynamicRendering,
         Feature::ShaderDrawParameters,
         Feature::DepthBiasClamp,
+        Feature::LargePoints,
     ];
 
     /// The VkPhysicalDeviceFeatures member, for the core features.
@@ -218,6 +220,7 @@ impl Feature {
             Feature::FullDrawIndexUint32 => &mut f.full_draw_index_uint32,
             Feature::DepthClamp => &mut f.depth_clamp,
             Feature::DepthBiasClamp => &mut f.depth_bias_clamp,
+            Feature::LargePoints => &mut f.large_points,
             Feature::Multiview
             | Feature::ImagelessFramebuffer
             | Feature::DynamicRendering

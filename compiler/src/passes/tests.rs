@@ -764,3 +764,38 @@ fn lower_sysvals_reads_draw_parameters_from_the_root_table() {
         ]
     );
 }
+
+#[test]
+fn clamp_point_size_bounds_the_written_size() {
+    let mut b = B::new();
+    let v = b.op(
+        Type::F32,
+        Op::Const(Constant(vec![u64::from(9000f32.to_bits())])),
+    );
+    b.cur.push(Inst {
+        dst: None,
+        op: Op::StoreBuiltin {
+            builtin: crate::ir::OutputBuiltin::PointSize,
+            component: 0,
+            value: v,
+        },
+    });
+    let mut sh = b.finish();
+    super::clamp_point_size(&mut sh, 1.0, 511.9375).unwrap();
+    super::const_fold(&mut sh).unwrap();
+    let mut stored = None;
+    super::for_each_inst(&sh.body, &mut |i| {
+        if let Op::StoreBuiltin { value, .. } = &i.op {
+            stored = Some(*value);
+        }
+    });
+    let mut value = None;
+    super::for_each_inst(&sh.body, &mut |i| {
+        if i.dst == stored {
+            if let Op::Const(c) = &i.op {
+                value = Some(f32::from_bits(c.0[0] as u32));
+            }
+        }
+    });
+    assert_eq!(value, Some(511.9375));
+}

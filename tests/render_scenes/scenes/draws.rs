@@ -65,6 +65,12 @@ pub fn scenes() -> Vec<Scene> {
             run: multi_draw_indirect,
         },
         Scene {
+            name: "large_points",
+            size: 64,
+            needs: || Needs::new().color(RGBA8).feature(Feature::LargePoints),
+            run: large_points,
+        },
+        Scene {
             name: "draw_parameters",
             size: 64,
             needs: || {
@@ -380,6 +386,40 @@ fn multi_draw_indirect(f: &mut Frame) -> R<Vec<Out>> {
         if i != 2 {
             want.fill(a, b, c, d, codes(col));
         }
+    }
+    Ok(vec![Out::new(got, Some(want), Tol::EXACT)])
+}
+
+/// Points of 8, 20 and 33 pixels (largePoints; point_size.vert takes the size from the
+/// colour's alpha code), centred so that their sides fall on pixel edges or centres are
+/// clear of them.
+fn large_points(f: &mut Frame) -> R<Vec<Out>> {
+    let p = Pipe {
+        vs: "point_size.vert",
+        topology: vk::PrimitiveTopology::POINT_LIST,
+        ..Pipe::default()
+    };
+    // (centre x, centre y, size, colour): an odd size is centred on a pixel centre.
+    let points: [(f32, f32, u8, [u8; 3]); 3] = [
+        (8.0, 8.0, 8, [255, 0, 0]),
+        (40.0, 14.0, 20, [0, 255, 0]),
+        (24.5, 44.5, 33, [0, 0, 255]),
+    ];
+    let verts: Vec<V> = points
+        .iter()
+        .map(|&(x, y, s, c)| f.v(x, y, 0.5, c8(c[0], c[1], c[2], s)))
+        .collect();
+    let got = draw_rgba8(f, BG, &[(&p, &verts)])?;
+    let mut want = want_rgba8(f, BG);
+    for (x, y, s, c) in points {
+        let h = f32::from(s) / 2.0;
+        want.fill(
+            (x - h) as u32,
+            (y - h) as u32,
+            (x + h) as u32,
+            (y + h) as u32,
+            [f64::from(c[0]), f64::from(c[1]), f64::from(c[2]), 255.0],
+        );
     }
     Ok(vec![Out::new(got, Some(want), Tol::EXACT)])
 }
