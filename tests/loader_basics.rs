@@ -94,6 +94,7 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_device_group",
             "VK_KHR_maintenance1",
             "VK_KHR_multiview",
+            "VK_KHR_shader_draw_parameters",
             "VK_KHR_maintenance2",
             "VK_KHR_create_renderpass2",
             "VK_KHR_depth_stencil_resolve",

@@ -26,6 +26,8 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_device_group",
     "VK_KHR_maintenance1",
     "VK_KHR_multiview",
+    // gl_BaseVertex, gl_BaseInstance, gl_DrawID (features.rs shaderDrawParameters).
+    "VK_KHR_shader_draw_parameters",
     "VK_KHR_maintenance2",
     "VK_KHR_create_renderpass2",
     "VK_KHR_depth_stencil_resolve",

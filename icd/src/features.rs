@@ -93,6 +93,10 @@ pub fn supported() -> Features {
             // Views are render commands of their own; geometry and tessellation shaders do not
             // exist here.
             multiview: vk::TRUE,
+            // BaseVertex, BaseInstance and DrawIndex are words of each draw's root table;
+            // indirect draws get the first two from their arguments by a GPU copy
+            // (cmd_buffer/draw.rs).
+            shader_draw_parameters: vk::TRUE,
             ..Default::default()
         },
         v12: vk::PhysicalDeviceVulkan12Features {
@@ -295,6 +299,8 @@ fn v10() -> vk::PhysicalDeviceFeatures {
         vertex_pipeline_stores_and_atomics: vk::TRUE,
         fragment_stores_and_atomics: vk::TRUE,
         wide_lines: vk::TRUE,
+        // Points up to 511.9375 pixels (hw::g13::points); vertex shaders clamp the size.
+        large_points: vk::TRUE,
         // Triangles can be drawn as their edges or vertices (Fragment Face polygon mode).
         fill_mode_non_solid: vk::TRUE,
         // The GPU counts every passing sample into the query (cmd_buffer::query).
@@ -305,6 +311,9 @@ fn v10() -> vk::PhysicalDeviceFeatures {
         // The PPP Cull word turns off near/far clipping and clamps fragment depth to the
         // viewport's depth range (pipeline_graphics.rs, cmd_buffer/draw.rs).
         depth_clamp: vk::TRUE,
+        // The depth bias array entry carries the clamp, which the GPU applies to the bias
+        // (hw gpu/render/fragment.rs).
+        depth_bias_clamp: vk::TRUE,
         // A GPU copy puts an indirect draw's firstInstance into its root table before the
         // render command runs (cmd_buffer/draw.rs).
         draw_indirect_first_instance: vk::TRUE,

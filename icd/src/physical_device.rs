@@ -237,10 +237,15 @@ fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
         max_cull_distances: 0,
         max_combined_clip_and_cull_distances: 0,
         discrete_queue_priorities: 2,
-        point_size_range: [1.0, 1.0],
+        // Vertex shaders clamp the size they write to this range (compiler
+        // passes::clamp_point_size with hw::g13::points).
+        point_size_range: [
+            hw::g13::points::POINT_SIZE_MIN,
+            hw::g13::points::POINT_SIZE_MAX,
+        ],
         // The PPP line width is 4.4 fixed point: 1/16 to 16 pixels.
         line_width_range: [1.0, 16.0],
-        point_size_granularity: 0.0,
+        point_size_granularity: hw::g13::points::POINT_SIZE_GRANULARITY,
         line_width_granularity: 0.0625,
         strict_lines: vk::FALSE,
         standard_sample_locations: vk::TRUE,
