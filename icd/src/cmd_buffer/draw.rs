@@ -379,6 +379,10 @@ pub fn guard_draw(
     kind: DrawKind,
     c: Condition,
 ) -> Result<DrawKind, vk::Result> {
+    let draw_index = match kind {
+        DrawKind::Indirect { draw_index, .. } => draw_index,
+        _ => 0,
+    };
     let (src, indexed) = match kind {
         DrawKind::Direct {
             count,
@@ -409,7 +413,7 @@ pub fn guard_draw(
             )?,
             true,
         ),
-        DrawKind::Indirect { args, indexed } => {
+        DrawKind::Indirect { args, indexed, .. } => {
             ((args, u64::from(indirect_words(indexed)) * 4), indexed)
         }
     };
@@ -421,7 +425,11 @@ pub fn guard_draw(
         count: 1,
     };
     let args = guarded_copy(dev, rec, &records, Some(c), None)?;
-    Ok(DrawKind::Indirect { args, indexed })
+    Ok(DrawKind::Indirect {
+        args,
+        indexed,
+        draw_index,
+    })
 }
 
 /// Records one draw with pipeline `p` and the command buffer's other state, into every
