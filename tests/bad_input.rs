@@ -141,7 +141,7 @@ fn a_chained_feature_agx4_lacks_fails_device_creation() {
     let queues = [vk::DeviceQueueCreateInfo::default()
         .queue_family_index(0)
         .queue_priorities(&prio)];
-    let mut v12 = vk::PhysicalDeviceVulkan12Features::default().draw_indirect_count(true);
+    let mut v12 = vk::PhysicalDeviceVulkan12Features::default().shader_buffer_int64_atomics(true);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .push_next(&mut v12);
