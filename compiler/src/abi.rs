@@ -143,3 +143,54 @@ pub const SPILLED_TARGET_TEXTURE_BASE: u32 =
 /// Bytes of the graphics root table.
 pub const GRAPHICS_ROOT_TABLE_SIZE: u32 =
     VERTEX_BUFFERS_OFFSET + MAX_VERTEX_BUFFERS * VERTEX_BUFFER_ENTRY_SIZE;
+
+/// Transform feedback capture draws (docs/render-abi.md section 5, `passes::lower_xfb`): the
+/// capture variant of a vertex shader preloads a longer root table, the graphics one followed
+/// by [`XFB_BUFFER_PARAMS_SIZE`] bytes per transform feedback buffer, then the draw's words.
+pub const XFB_PARAMS_OFFSET: u32 = GRAPHICS_ROOT_TABLE_SIZE;
+
+/// Bytes of one buffer's words: u64 address of the bound offset, u64 address of the u32
+/// byte offset to start writing at, u64 address to write the u32 end offset to, u32 bytes
+/// bound, u32 zero.
+pub const XFB_BUFFER_PARAMS_SIZE: u32 = 32;
+
+/// Offsets inside a buffer's words.
+pub const XFB_BUFFER_ADDRESS: u32 = 0;
+pub const XFB_BUFFER_START_PTR: u32 = 8;
+pub const XFB_BUFFER_END_PTR: u32 = 16;
+pub const XFB_BUFFER_SIZE: u32 = 24;
+
+/// Root table offset of buffer `b`'s words.
+pub const fn xfb_buffer_offset(b: u32) -> u32 {
+    XFB_PARAMS_OFFSET + b * XFB_BUFFER_PARAMS_SIZE
+}
+
+/// The draw's words (u32 unless said): vertices per primitive, primitives per instance,
+/// instances, the first vertex (or vertex offset of an indexed draw), the index size in
+/// bytes (0: not indexed), the vertex step between primitives, the topology's
+/// [`XFB_ORDER_*`](XFB_ORDER_SWAP_ODD) bits, then the u64 address of the first index and
+/// the u64 address of the transform feedback query counters (u32 primitives written, u32
+/// primitives needed, which the draw adds to; never 0).
+pub const XFB_DRAW_OFFSET: u32 = XFB_PARAMS_OFFSET + 4 * XFB_BUFFER_PARAMS_SIZE;
+pub const XFB_VERTS_PER_PRIM: u32 = XFB_DRAW_OFFSET;
+pub const XFB_PRIMS_PER_INSTANCE: u32 = XFB_DRAW_OFFSET + 4;
+pub const XFB_INSTANCES: u32 = XFB_DRAW_OFFSET + 8;
+pub const XFB_BASE_VERTEX: u32 = XFB_DRAW_OFFSET + 12;
+pub const XFB_INDEX_SIZE: u32 = XFB_DRAW_OFFSET + 16;
+pub const XFB_PRIM_STEP: u32 = XFB_DRAW_OFFSET + 20;
+pub const XFB_ORDER: u32 = XFB_DRAW_OFFSET + 24;
+pub const XFB_INDEX_ADDRESS: u32 = XFB_DRAW_OFFSET + 32;
+pub const XFB_QUERY_ADDRESS: u32 = XFB_DRAW_OFFSET + 40;
+
+/// Order bits: odd primitives swap their second and third vertices (triangle strips, with
+/// or without adjacency).
+pub const XFB_ORDER_SWAP_ODD: u32 = 1;
+/// Corners start one vertex later (fans, line adjacency topologies).
+pub const XFB_ORDER_SKIP_ONE: u32 = 2;
+/// Corners are every other vertex (triangle adjacency topologies).
+pub const XFB_ORDER_EVERY_OTHER: u32 = 4;
+/// The third corner is the draw's first vertex (triangle fans).
+pub const XFB_ORDER_FAN: u32 = 8;
+
+/// Bytes of the capture variant's root table.
+pub const XFB_ROOT_TABLE_SIZE: u32 = XFB_DRAW_OFFSET + 48;

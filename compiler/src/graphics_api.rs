@@ -292,6 +292,49 @@ pub struct GraphicsPipelineBinary {
     /// The fragment shader reads input attachments (it depends on
     /// `FragmentState::inputs`).
     pub reads_input_attachments: bool,
+    /// The vertex shader's transform feedback capture variant, if it has captured outputs.
+    pub xfb: Option<XfbBinary>,
+}
+
+/// The capture variant of a vertex shader (`passes::lower_xfb`): it preloads
+/// `abi::XFB_ROOT_TABLE_SIZE` bytes of root table.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct XfbBinary {
+    pub vertex: StageBinary,
+    /// Bytes per vertex of each buffer the shader captures into; 0 for the others.
+    pub strides: [u32; crate::ir::XFB_BUFFERS],
+}
+
+/// Compiles the capture variant of vertex shader `vs` (lowered vertex input, passes run).
+fn compile_xfb(
+    vs: &GraphicsShader,
+    layout: &VaryingLayout,
+) -> Result<Option<XfbBinary>, CompileError> {
+    let Some(info) = &vs.xfb else {
+        return Ok(None);
+    };
+    if !(0..crate::ir::XFB_BUFFERS).any(|b| info.used(b)) {
+        return Ok(None);
+    }
+    let mut cap = vs.clone();
+    crate::passes::lower_xfb(&mut cap.shader, info)?;
+    for pass in [
+        crate::passes::const_fold,
+        crate::passes::copy_prop,
+        crate::passes::cse,
+        crate::passes::dce,
+    ] {
+        pass(&mut cap.shader)?;
+    }
+    let mut b = stage_binary(compile_graphics(&cap, layout, &FragmentOutputs::default())?);
+    b.uniform_halves = crate::abi::XFB_ROOT_TABLE_SIZE / 2;
+    let mut strides = [0; crate::ir::XFB_BUFFERS];
+    for (i, s) in strides.iter_mut().enumerate() {
+        if info.used(i) {
+            *s = info.strides[i];
+        }
+    }
+    Ok(Some(XfbBinary { vertex: b, strides }))
 }
 
 impl GraphicsPipelineBinary {
@@ -619,6 +662,7 @@ pub fn compile_graphics_pipeline_coverage(
         }
     }
     let vbin = compile_graphics(&vs, &layout, &FragmentOutputs::default())?;
+    let xfb = compile_xfb(&vs, &layout)?;
     let (fragment, discards, writes_depth) = match &fs {
         Some(fs) => {
             let outputs = fragment_outputs(req.fragment_state)?;
@@ -660,6 +704,7 @@ pub fn compile_graphics_pipeline_coverage(
         early_fragment_tests: fs.as_ref().is_some_and(|f| f.early_fragment_tests),
         writes_stencil: false,
         reads_input_attachments,
+        xfb,
     })
 }
 

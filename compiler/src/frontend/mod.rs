@@ -26,6 +26,7 @@ mod stage_io;
 mod subgroup;
 mod translate;
 mod values;
+mod xfb;
 
 use std::collections::{HashMap, HashSet};
 
@@ -74,6 +75,7 @@ pub fn translate_graphics(req: &ShaderRequest<'_>) -> Result<ir::GraphicsShader,
         per_sample: info.per_sample,
         early_fragment_tests: info.early_fragment_tests,
         shader,
+        xfb: info.xfb,
     })
 }
 
@@ -82,6 +84,7 @@ struct StageInfo {
     depth_replacing: bool,
     per_sample: bool,
     early_fragment_tests: bool,
+    xfb: Option<ir::XfbInfo>,
 }
 
 fn translate_stage(
@@ -108,6 +111,7 @@ fn translate_stage(
         depth_replacing: has_mode(spirv::ExecutionMode::DepthReplacing),
         per_sample: false,
         early_fragment_tests: has_mode(spirv::ExecutionMode::EarlyFragmentTests),
+        xfb: None,
     };
 
     let mut local_size = match ep.local_size {
@@ -224,6 +228,9 @@ fn translate_stage(
         }),
         input_slots: HashMap::new(),
         phys_ptrs: physical::pointer_ids(&m, &types),
+        xfb_mode: stage == ir::Stage::Vertex && has_mode(spirv::ExecutionMode::Xfb),
+        xfb_leaves: Vec::new(),
+        xfb_strides: [0; ir::XFB_BUFFERS],
     };
     for inst in &m.types_global_values {
         if inst.class.opcode != Op::Variable {
@@ -255,6 +262,7 @@ fn translate_stage(
     tr.run_function(entry_fn, Vec::new(), None, true)?;
     let info = StageInfo {
         per_sample: tr.per_sample,
+        xfb: tr.xfb_info(),
         ..info
     };
     let mut sh = tr.sh;

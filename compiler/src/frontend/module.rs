@@ -21,6 +21,8 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::Matrix,
     Capability::Int64,
     Capability::DemoteToHelperInvocation,
+    // Xfb outputs: captured by the vertex shader's capture variant (passes::lower_xfb).
+    Capability::TransformFeedback,
     // Sample-qualified inputs and SampleId: the shader runs per sample.
     Capability::SampleRateShading,
     // subpassInput: read with a texture load (docs/render-abi.md section 4).

@@ -317,6 +317,7 @@ impl<'m> Tr<'m> {
                         self.outputs.push((v, target));
                     }
                 }
+                self.collect_xfb(rid, ty, &tree)?;
                 Ok(Some(Ptr::Vars { tree, ty }))
             }
             _ => Ok(None),

@@ -90,6 +90,10 @@ pub(super) struct Tr<'m> {
     pub input_slots: HashMap<ir::Var, super::fragment_ops::InputSlot>,
     /// Ids of physical pointer type, with that type (frontend::physical).
     pub phys_ptrs: HashMap<Word, Word>,
+    /// The entry point declares the Xfb execution mode (frontend::xfb).
+    pub xfb_mode: bool,
+    pub xfb_leaves: Vec<super::xfb::XfbLeaf>,
+    pub xfb_strides: [u32; ir::XFB_BUFFERS],
 }
 
 impl<'m> Tr<'m> {

@@ -447,6 +447,20 @@ impl Sel<'_> {
     /// A register or uniform holding `v` (for memory bases).
     fn base(&mut self, v: Value) -> Result<Operand, CompileError> {
         match self.resolved(v)? {
+            // A memory instruction's uniform base names only the first 256 halves; one
+            // further on (the capture words of passes::lower_xfb) is copied to a register.
+            Val::Uniform(u) if u.half >= 256 => {
+                let id = self.new_vreg(u.size, false)?;
+                // A move takes 32 bits at a time.
+                for part in (0..u.size.halves()).step_by(2) {
+                    let src = Reg {
+                        half: u.half + part,
+                        size: Size::S32,
+                    };
+                    self.copy(vreg(id, part, Size::S32), Operand::Uniform(src));
+                }
+                Ok(Operand::Reg(vreg(id, 0, u.size)))
+            }
             Val::Uniform(u) => Ok(Operand::Uniform(u)),
             Val::Reg(id, size) => Ok(Operand::Reg(vreg(id, 0, size))),
             Val::Const(bits, size) => Ok(Operand::Reg(self.materialize(bits, size)?)),
@@ -1468,7 +1482,15 @@ impl Sel<'_> {
                 .const_of(addr)
                 .ok_or_else(|| unsupported("root table load at a non-constant offset"))?;
             let align = u64::from(size.halves()) * 2;
-            let table = if self.gfx.is_some() {
+            // Vertex shaders may be capture variants, whose table goes on with the
+            // transform feedback words (passes::lower_xfb); only those read past the
+            // graphics table.
+            let table = if self
+                .gfx
+                .is_some_and(|t| t.stage == crate::ir::Stage::Vertex)
+            {
+                abi::XFB_ROOT_TABLE_SIZE
+            } else if self.gfx.is_some() {
                 abi::GRAPHICS_ROOT_TABLE_SIZE
             } else {
                 abi::ROOT_TABLE_SIZE

@@ -21,10 +21,12 @@ pub mod print;
 mod subgroup;
 mod types;
 pub mod validate;
+mod xfb;
 
 pub use op::*;
 pub use subgroup::*;
 pub use types::*;
+pub use xfb::*;
 
 /// An SSA value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -95,6 +97,8 @@ pub struct GraphicsShader {
     pub early_fragment_tests: bool,
     /// `local_size` is [0; 3].
     pub shader: Shader,
+    /// Vertex shaders: the outputs transform feedback captures (none: no Xfb mode).
+    pub xfb: Option<XfbInfo>,
 }
 
 impl Shader {
