@@ -146,6 +146,15 @@ pub struct GraphicsPipeline {
     /// Where the fragment shader reads each input attachment from, as the subpass it was
     /// made for binds them (`subpass_inputs`); draws check that theirs agrees.
     pub inputs: Vec<InputAttachmentSource>,
+    /// The vertex shader's transform feedback capture variant (cmd_buffer/xfb.rs).
+    pub xfb: Option<XfbCode>,
+}
+
+/// A resident capture variant: its code's offset from `usc_exec_base` and its spill size.
+pub struct XfbCode {
+    _bo: Bo,
+    pub code: u32,
+    pub spill: u32,
 }
 
 fn invalid<T>(why: impl Into<String>) -> Result<T, vk::Result> {
@@ -948,6 +957,18 @@ impl GraphicsPipeline {
         } else {
             (None, [0; 3])
         };
+        let xfb = match &binary.xfb {
+            Some(x) => {
+                let (bo, code) = upload(dev, &x.vertex.code)?;
+                let spill = crate::pipeline::scratch_spill_size(dev, x.vertex.scratch_bytes)?;
+                Some(XfbCode {
+                    _bo: bo,
+                    code,
+                    spill,
+                })
+            }
+            None => None,
+        };
         let cf_binding_count = binary.cf_bindings.len() as u32;
         let vertex_spill = crate::pipeline::scratch_spill_size(dev, binary.vertex.scratch_bytes)?;
         let fragment_spill = match &binary.fragment {
@@ -972,6 +993,7 @@ impl GraphicsPipeline {
             bresenham_lines: false,
             provoking_last: false,
             inputs: Vec::new(),
+            xfb,
         })
     }
 }

@@ -360,6 +360,9 @@ fn draw_unguarded(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(
         eprintln!("agx4: draw without a bound graphics pipeline");
         vk::Result::ERROR_UNKNOWN
     })?;
+    if rec.xfb.active() {
+        super::xfb::capture(dev, rec, p, kind)?;
+    }
     draw_with(dev, rec, p, kind)
 }
 
@@ -451,18 +454,44 @@ pub fn draw_with(
             .as_mut()
             .ok_or(vk::Result::ERROR_UNKNOWN)?
             .current = t;
-        draw_one(dev, rec, p, kind)?;
+        draw_one(dev, rec, p, kind, None)?;
     }
     Ok(())
 }
 
-/// Records one draw into the current stream.
+/// A transform feedback capture draw (xfb.rs) recorded in place of the ordinary one: the
+/// pipeline's capture variant as a point list of `count` vertices per instance, rasterization
+/// discarded, with the capture words after the graphics root table.
+pub struct CaptureDraw<'a> {
+    pub binary: &'a compiler::XfbBinary,
+    pub code: u32,
+    pub spill: u32,
+    /// Root table bytes from `abi::XFB_PARAMS_OFFSET` to `abi::XFB_ROOT_TABLE_SIZE`.
+    pub params: Vec<u8>,
+    pub count: u32,
+    pub instances: u32,
+}
+
+/// Records a capture draw into the current stream; returns its root table.
+pub fn draw_capture(
+    dev: &Device,
+    rec: &mut Recording,
+    p: &GraphicsPipeline,
+    kind: DrawKind,
+    cap: &CaptureDraw<'_>,
+) -> Result<Option<super::upload::Alloc>, vk::Result> {
+    draw_one(dev, rec, p, kind, Some(cap))
+}
+
+/// Records one draw into the current stream (a capture draw with `cap`); returns its root
+/// table.
 fn draw_one(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
     kind: DrawKind,
-) -> Result<(), vk::Result> {
+    cap: Option<&CaptureDraw<'_>>,
+) -> Result<Option<super::upload::Alloc>, vk::Result> {
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
     super::render::adopt_samples(rs, &p.tilebuffer)?;
     if rs.tilebuffer != p.tilebuffer {
@@ -503,16 +532,23 @@ fn draw_one(
         DrawKind::Direct { count: 0, .. }
         | DrawKind::Direct { instances: 0, .. }
         | DrawKind::Indexed { count: 0, .. }
-        | DrawKind::Indexed { instances: 0, .. } => return Ok(()),
+        | DrawKind::Indexed { instances: 0, .. } => return Ok(None),
         _ => {}
     }
 
     // Root table and the USC words that preload it.
-    let root = rec
-        .upload
-        .alloc(dev, u64::from(GRAPHICS_ROOT_TABLE_SIZE), 16)?;
-    let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
-    let table = root_table(root.va, rec, &fx, params, view);
+    let root_size = match cap {
+        Some(c) => GRAPHICS_ROOT_TABLE_SIZE as usize + c.params.len(),
+        None => GRAPHICS_ROOT_TABLE_SIZE as usize,
+    };
+    let root = rec.upload.alloc(dev, root_size as u64, 16)?;
+    let mut fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
+    let mut table = root_table(root.va, rec, &fx, params, view);
+    if let Some(c) = cap {
+        table.extend_from_slice(&c.params);
+        fx.primitive = Primitive::Points;
+        fx.rasterizer_discard = true;
+    }
     rec.upload.write(&root, 0, &table)?;
     if let DrawKind::Indirect { args, indexed, .. } = kind {
         // The base vertex (firstVertex or vertexOffset) and first instance are in the
@@ -538,13 +574,17 @@ fn draw_one(
         sample_stride_bytes: 0,
     }
     .pack(&mut vw);
-    pack_uniform_range(0, b.vertex.uniform_halves, root.va, &mut vw);
+    let (vs_bin, vs_code, vs_spill) = match cap {
+        Some(c) => (&c.binary.vertex, c.code, c.spill),
+        None => (&b.vertex, p.vertex_code, p.vertex_spill),
+    };
+    pack_uniform_range(0, vs_bin.uniform_halves, root.va, &mut vw);
     UscWord::Shader {
-        code: p.vertex_code,
+        code: vs_code,
         loads_varyings: false,
     }
     .pack(&mut vw);
-    registers(b.vertex.gpr_halves, p.vertex_spill).pack(&mut vw);
+    registers(vs_bin.gpr_halves, vs_spill).pack(&mut vw);
     UscWord::NoPreshader.pack(&mut vw);
     let vs_words = usc_offset(dev, rec.upload.push(dev, &vw, 64)?)?;
     let fs_words = match (&b.fragment, p.fragment_code) {
@@ -760,72 +800,85 @@ fn draw_one(
         IndexSize::U32 => 4,
     };
     let bound_index = rec.gfx.index;
-    let list = match kind {
-        DrawKind::Direct {
-            count,
-            instances,
-            first_vertex,
-            ..
-        } => IndexList {
-            primitive: fx.primitive,
+    let list = match (cap, kind) {
+        (Some(c), _) => IndexList {
+            primitive: Primitive::Points,
             restart_enable: false,
             index_size: IndexSize::U32,
             index_buffer: None,
-            count: Some(count),
-            instances: Some(instances),
-            start: Some(first_vertex),
+            count: Some(c.count),
+            instances: Some(c.instances),
+            start: Some(0),
             indirect: None,
             index_buffer_size: None,
         },
-        DrawKind::Indexed {
-            count,
-            instances,
-            first_index,
-            vertex_offset,
-            ..
-        } => {
-            let (addr, size, isz) = bound_index.ok_or(vk::Result::ERROR_UNKNOWN)?;
-            let skip = u64::from(first_index) * index_bytes(isz);
-            IndexList {
+        (None, kind) => match kind {
+            DrawKind::Direct {
+                count,
+                instances,
+                first_vertex,
+                ..
+            } => IndexList {
                 primitive: fx.primitive,
-                restart_enable: fx.restart,
-                index_size: isz,
-                index_buffer: Some(addr + skip),
+                restart_enable: false,
+                index_size: IndexSize::U32,
+                index_buffer: None,
                 count: Some(count),
                 instances: Some(instances),
-                start: Some(vertex_offset as u32),
+                start: Some(first_vertex),
                 indirect: None,
-                index_buffer_size: Some(
-                    size.saturating_sub(skip)
-                        .next_multiple_of(4)
-                        .min(0xffff_fffc) as u32,
-                ),
+                index_buffer_size: None,
+            },
+            DrawKind::Indexed {
+                count,
+                instances,
+                first_index,
+                vertex_offset,
+                ..
+            } => {
+                let (addr, size, isz) = bound_index.ok_or(vk::Result::ERROR_UNKNOWN)?;
+                let skip = u64::from(first_index) * index_bytes(isz);
+                IndexList {
+                    primitive: fx.primitive,
+                    restart_enable: fx.restart,
+                    index_size: isz,
+                    index_buffer: Some(addr + skip),
+                    count: Some(count),
+                    instances: Some(instances),
+                    start: Some(vertex_offset as u32),
+                    indirect: None,
+                    index_buffer_size: Some(
+                        size.saturating_sub(skip)
+                            .next_multiple_of(4)
+                            .min(0xffff_fffc) as u32,
+                    ),
+                }
             }
-        }
-        DrawKind::Indirect { args, indexed, .. } => {
-            let ix = if indexed {
-                Some(bound_index.ok_or(vk::Result::ERROR_UNKNOWN)?)
-            } else {
-                None
-            };
-            IndexList {
-                primitive: fx.primitive,
-                restart_enable: indexed && fx.restart,
-                index_size: ix.map(|i| i.2).unwrap_or(IndexSize::U32),
-                index_buffer: ix.map(|i| i.0),
-                count: None,
-                instances: None,
-                start: None,
-                indirect: Some(args),
-                index_buffer_size: ix.map(|i| i.1.next_multiple_of(4).min(0xffff_fffc) as u32),
+            DrawKind::Indirect { args, indexed, .. } => {
+                let ix = if indexed {
+                    Some(bound_index.ok_or(vk::Result::ERROR_UNKNOWN)?)
+                } else {
+                    None
+                };
+                IndexList {
+                    primitive: fx.primitive,
+                    restart_enable: indexed && fx.restart,
+                    index_size: ix.map(|i| i.2).unwrap_or(IndexSize::U32),
+                    index_buffer: ix.map(|i| i.0),
+                    count: None,
+                    instances: None,
+                    start: None,
+                    indirect: Some(args),
+                    index_buffer_size: ix.map(|i| i.1.next_multiple_of(4).min(0xffff_fffc) as u32),
+                }
             }
-        }
+        },
     };
     let state = VdmState {
         restart_index: list.index_buffer.map(|_| restart_index(list.index_size)),
         vertex_shader_word_0: Some(ShaderCounts {
             unknown_0: false,
-            uniform_halves: b.vertex.uniform_halves,
+            uniform_halves: vs_bin.uniform_halves,
             texture_states: 0,
             sampler_states: 0,
             preshader_halves: 0,
@@ -871,7 +924,7 @@ fn draw_one(
     list.pack(&mut rs.vdm);
     rs.draws += 1;
     rec.gfx.dirty = false;
-    Ok(())
+    Ok(Some(root))
 }
 
 pub unsafe extern "system" fn cmd_draw(

@@ -21,6 +21,7 @@ pub mod rendering;
 pub mod secondary;
 pub mod transfer;
 pub mod upload;
+pub mod xfb;
 
 use crate::descriptor_pool::DescriptorSet;
 use crate::device::Device;
@@ -74,6 +75,8 @@ pub struct Recording {
     pub condition: Option<conditional::Condition>,
     pub error: Option<vk::Result>,
     pub executable: bool,
+    /// Transform feedback bindings and the capture chain (xfb.rs).
+    pub xfb: xfb::XfbState,
 }
 
 impl Default for Recording {
@@ -93,6 +96,7 @@ impl Default for Recording {
             condition: None,
             error: None,
             executable: false,
+            xfb: Default::default(),
         }
     }
 }

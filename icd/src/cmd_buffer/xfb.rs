@@ -1,0 +1,345 @@
+//! Transform feedback (VK_EXT_transform_feedback), emulated: AGX has no transform feedback
+//! hardware. While transform feedback is active, a draw whose pipeline's vertex shader has
+//! captured outputs is recorded twice: first a capture draw that runs the shader's capture
+//! variant (compiler `passes::lower_xfb`) once per vertex of every primitive, in the order
+//! Vulkan writes them, storing the outputs into the bound buffers; then the ordinary draw.
+//!
+//! Byte offsets live in GPU memory, so counter buffers written by the GPU work without the
+//! CPU: each capture draw reads its starting offset of each buffer from an address (a
+//! counter buffer given to Begin, a zero word, or the end offset the previous capture draw
+//! wrote) and writes its end offset to a fresh word that the next capture draw reads. End
+//! points the last capture draw's end offset at the counter buffer instead.
+
+use super::draw::{draw_capture, CaptureDraw, DrawKind};
+use super::upload::Alloc;
+use super::{record, Recording};
+use crate::buffer::Buffer;
+use crate::device::Device;
+use crate::handle::{self, Object};
+use crate::pipeline_graphics::GraphicsPipeline;
+use ash::vk;
+use compiler::abi;
+use compiler::ir::XFB_BUFFERS;
+use hw::g13::control::vdm::{IndexSize, Primitive};
+use std::sync::atomic::Ordering;
+
+/// Transform feedback state of a command buffer.
+#[derive(Default, Clone, Debug)]
+pub struct XfbState {
+    /// Address of the bound offset and bytes bound, per buffer.
+    buffers: [Option<(u64, u64)>; XFB_BUFFERS],
+    active: bool,
+    /// Where the next capture draw reads each buffer's starting offset.
+    start: [u64; XFB_BUFFERS],
+    /// The root table of the last capture draw since Begin that wrote each buffer's end.
+    last: [Option<Alloc>; XFB_BUFFERS],
+    /// A zero word (the start of a buffer without a counter buffer) and a dummy query
+    /// slot, made once per command buffer.
+    zero: u64,
+    no_query: u64,
+}
+
+impl XfbState {
+    pub fn active(&self) -> bool {
+        self.active
+    }
+}
+
+/// How Vulkan's transform feedback writes a topology's primitives: vertices per primitive,
+/// vertex step between primitives, `abi::XFB_ORDER_*` bits and the number of primitives of
+/// `count` vertices.
+fn decomposition(p: Primitive, count: u32) -> Option<(u32, u32, u32, u32)> {
+    Some(match p {
+        Primitive::Points => (1, 1, 0, count),
+        Primitive::Lines => (2, 2, 0, count / 2),
+        Primitive::LineStrip => (2, 1, 0, count.saturating_sub(1)),
+        Primitive::Triangles => (3, 3, 0, count / 3),
+        Primitive::TriangleStrip => (3, 1, abi::XFB_ORDER_SWAP_ODD, count.saturating_sub(2)),
+        // Vulkan's fan triangle i is (i + 1, i + 2, 0).
+        Primitive::TriangleFan => (
+            3,
+            1,
+            abi::XFB_ORDER_SKIP_ONE | abi::XFB_ORDER_FAN,
+            count.saturating_sub(2),
+        ),
+        _ => return None,
+    })
+}
+
+fn put(t: &mut [u8], at: u32, bytes: &[u8]) {
+    let at = (at - abi::XFB_PARAMS_OFFSET) as usize;
+    t[at..at + bytes.len()].copy_from_slice(bytes);
+}
+
+fn zero_words(dev: &Device, rec: &mut Recording) -> Result<(u64, u64), vk::Result> {
+    if rec.xfb.zero == 0 {
+        rec.xfb.zero = rec.upload.push(dev, &[0; 8], 8)?;
+        rec.xfb.no_query = rec.upload.push(dev, &[0; 8], 8)?;
+    }
+    Ok((rec.xfb.zero, rec.xfb.no_query))
+}
+
+/// Records the capture draw of a draw with pipeline `p`, if transform feedback is active
+/// and the pipeline captures anything.
+pub fn capture(
+    dev: &Device,
+    rec: &mut Recording,
+    p: &GraphicsPipeline,
+    kind: DrawKind,
+) -> Result<(), vk::Result> {
+    if !rec.xfb.active {
+        return Ok(());
+    }
+    let (Some(binary), Some(code)) = (&p.binary.xfb, &p.xfb) else {
+        return Ok(());
+    };
+    let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
+    let (count, instances, base, index) = match kind {
+        DrawKind::Direct {
+            count,
+            instances,
+            first_vertex,
+            ..
+        } => (count, instances, first_vertex, None),
+        DrawKind::Indexed {
+            count,
+            instances,
+            first_index,
+            vertex_offset,
+            ..
+        } => {
+            let (addr, _, size) = rec.gfx.index.ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let bytes = match size {
+                IndexSize::U8 => 1,
+                IndexSize::U16 => 2,
+                IndexSize::U32 => 4,
+            };
+            (
+                count,
+                instances,
+                vertex_offset as u32,
+                Some((addr + u64::from(first_index) * u64::from(bytes), bytes)),
+            )
+        }
+        DrawKind::Indirect { .. } => {
+            eprintln!("agx4: transform feedback of indirect draws is not implemented");
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+    };
+    let Some((n, step, order, prims)) = decomposition(fx.primitive, count) else {
+        eprintln!(
+            "agx4: transform feedback of {:?} primitives is not implemented",
+            fx.primitive
+        );
+        return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+    };
+    if prims == 0 || instances == 0 {
+        return Ok(());
+    }
+    let verts = prims
+        .checked_mul(n)
+        .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+    let (_, no_query) = zero_words(dev, rec)?;
+    let mut params = vec![0u8; (abi::XFB_ROOT_TABLE_SIZE - abi::XFB_PARAMS_OFFSET) as usize];
+    let mut ends = [0u64; XFB_BUFFERS];
+    for b in 0..XFB_BUFFERS {
+        if binary.strides[b] == 0 {
+            continue;
+        }
+        let Some((addr, size)) = rec.xfb.buffers[b] else {
+            eprintln!(
+                "agx4: a draw captures into transform feedback buffer {b}, which is not bound"
+            );
+            return Err(vk::Result::ERROR_UNKNOWN);
+        };
+        let end = rec.upload.push(dev, &[0; 4], 4)?;
+        let words = abi::xfb_buffer_offset(b as u32);
+        put(
+            &mut params,
+            words + abi::XFB_BUFFER_ADDRESS,
+            &addr.to_le_bytes(),
+        );
+        put(
+            &mut params,
+            words + abi::XFB_BUFFER_START_PTR,
+            &rec.xfb.start[b].to_le_bytes(),
+        );
+        put(
+            &mut params,
+            words + abi::XFB_BUFFER_END_PTR,
+            &end.to_le_bytes(),
+        );
+        let size = size.min(u64::from(u32::MAX)) as u32;
+        put(
+            &mut params,
+            words + abi::XFB_BUFFER_SIZE,
+            &size.to_le_bytes(),
+        );
+        ends[b] = end;
+    }
+    put(&mut params, abi::XFB_VERTS_PER_PRIM, &n.to_le_bytes());
+    put(
+        &mut params,
+        abi::XFB_PRIMS_PER_INSTANCE,
+        &prims.to_le_bytes(),
+    );
+    put(&mut params, abi::XFB_INSTANCES, &instances.to_le_bytes());
+    put(&mut params, abi::XFB_BASE_VERTEX, &base.to_le_bytes());
+    put(
+        &mut params,
+        abi::XFB_INDEX_SIZE,
+        &index.map_or(0u32, |i| i.1).to_le_bytes(),
+    );
+    put(&mut params, abi::XFB_PRIM_STEP, &step.to_le_bytes());
+    put(&mut params, abi::XFB_ORDER, &order.to_le_bytes());
+    put(
+        &mut params,
+        abi::XFB_INDEX_ADDRESS,
+        &index.map_or(0u64, |i| i.0).to_le_bytes(),
+    );
+    put(&mut params, abi::XFB_QUERY_ADDRESS, &no_query.to_le_bytes());
+    let cap = CaptureDraw {
+        binary,
+        code: code.code,
+        spill: code.spill,
+        params,
+        count: verts,
+        instances,
+    };
+    let root = draw_capture(dev, rec, p, kind, &cap)?;
+    for b in 0..XFB_BUFFERS {
+        if ends[b] != 0 {
+            rec.xfb.start[b] = ends[b];
+            rec.xfb.last[b] = root;
+        }
+    }
+    Ok(())
+}
+
+pub unsafe extern "system" fn cmd_bind_transform_feedback_buffers(
+    cb: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    p_buffers: *const vk::Buffer,
+    p_offsets: *const vk::DeviceSize,
+    p_sizes: *const vk::DeviceSize,
+) {
+    record("vkCmdBindTransformFeedbackBuffersEXT", cb, |_, rec| {
+        // SAFETY: valid usage: the arrays hold `count` entries; pSizes may be null.
+        let (bufs, offsets) = unsafe {
+            (
+                handle::slice(p_buffers, count),
+                handle::slice(p_offsets, count),
+            )
+        };
+        let sizes = if p_sizes.is_null() {
+            None
+        } else {
+            // SAFETY: as above, when not null.
+            Some(unsafe { handle::slice(p_sizes, count) })
+        };
+        for (i, (&b, &o)) in bufs.iter().zip(offsets).enumerate() {
+            let slot = rec
+                .xfb
+                .buffers
+                .get_mut(first as usize + i)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let buf = Buffer::from_handle(b).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let left = buf.size.saturating_sub(o);
+            let size = match sizes.map(|s| s[i]) {
+                Some(vk::WHOLE_SIZE) | None => left,
+                Some(s) => s.min(left),
+            };
+            *slot = Some((buf.va.load(Ordering::Acquire) + o, size));
+        }
+        Ok(())
+    })
+}
+
+/// The counter buffer addresses given to Begin or End, per transform feedback buffer.
+///
+/// # Safety
+/// The arrays hold `count` entries or are null.
+unsafe fn counters(
+    first: u32,
+    count: u32,
+    p_buffers: *const vk::Buffer,
+    p_offsets: *const vk::DeviceSize,
+) -> Result<[Option<u64>; XFB_BUFFERS], vk::Result> {
+    let mut out = [None; XFB_BUFFERS];
+    if p_buffers.is_null() {
+        return Ok(out);
+    }
+    // SAFETY: the caller's contract.
+    let bufs = unsafe { handle::slice(p_buffers, count) };
+    let offsets = if p_offsets.is_null() {
+        None
+    } else {
+        // SAFETY: the caller's contract.
+        Some(unsafe { handle::slice(p_offsets, count) })
+    };
+    for (i, &b) in bufs.iter().enumerate() {
+        if b == vk::Buffer::null() {
+            continue;
+        }
+        let buf = Buffer::from_handle(b).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let o = offsets.map_or(0, |o| o[i]);
+        let slot = out
+            .get_mut(first as usize + i)
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
+        *slot = Some(buf.va.load(Ordering::Acquire) + o);
+    }
+    Ok(out)
+}
+
+pub unsafe extern "system" fn cmd_begin_transform_feedback(
+    cb: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    p_buffers: *const vk::Buffer,
+    p_offsets: *const vk::DeviceSize,
+) {
+    record("vkCmdBeginTransformFeedbackEXT", cb, |dev, rec| {
+        // SAFETY: valid usage: the arrays hold `count` entries or are null.
+        let c = unsafe { counters(first, count, p_buffers, p_offsets)? };
+        let (zero, _) = zero_words(dev, rec)?;
+        for b in 0..XFB_BUFFERS {
+            rec.xfb.start[b] = c[b].unwrap_or(zero);
+            rec.xfb.last[b] = None;
+        }
+        rec.xfb.active = true;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_end_transform_feedback(
+    cb: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    p_buffers: *const vk::Buffer,
+    p_offsets: *const vk::DeviceSize,
+) {
+    record("vkCmdEndTransformFeedbackEXT", cb, |dev, rec| {
+        // SAFETY: valid usage: the arrays hold `count` entries or are null.
+        let c = unsafe { counters(first, count, p_buffers, p_offsets)? };
+        for b in 0..XFB_BUFFERS {
+            let Some(counter) = c[b] else { continue };
+            match rec.xfb.last[b] {
+                // The last capture draw writes its end offset into the counter buffer.
+                Some(root) => {
+                    let at = u64::from(abi::xfb_buffer_offset(b as u32) + abi::XFB_BUFFER_END_PTR);
+                    rec.upload.write(&root, at, &counter.to_le_bytes())?;
+                }
+                // Nothing was captured since Begin: the counter keeps the starting offset.
+                None if rec.xfb.start[b] != counter => {
+                    rec.barrier_pending = true;
+                    super::transfer::copy_bytes(dev, rec, rec.xfb.start[b], counter, 4)?;
+                }
+                None => {}
+            }
+        }
+        rec.xfb.active = false;
+        rec.xfb.last = [None; XFB_BUFFERS];
+        Ok(())
+    })
+}
