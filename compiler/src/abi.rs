@@ -169,8 +169,8 @@ pub const fn xfb_buffer_offset(b: u32) -> u32 {
 /// instances, the first vertex (or vertex offset of an indexed draw), the index size in
 /// bytes (0: not indexed), the vertex step between primitives, the topology's
 /// [`XFB_ORDER_*`](XFB_ORDER_SWAP_ODD) bits, then the u64 address of the first index and
-/// the u64 address of the transform feedback query counters (u32 primitives written, u32
-/// primitives needed, which the draw adds to; never 0).
+/// the u64 addresses of the transform feedback query's u32 counters of primitives written
+/// and primitives needed, which the draw adds to (never 0: a dummy without a query).
 pub const XFB_DRAW_OFFSET: u32 = XFB_PARAMS_OFFSET + 4 * XFB_BUFFER_PARAMS_SIZE;
 pub const XFB_VERTS_PER_PRIM: u32 = XFB_DRAW_OFFSET;
 pub const XFB_PRIMS_PER_INSTANCE: u32 = XFB_DRAW_OFFSET + 4;
@@ -181,6 +181,7 @@ pub const XFB_PRIM_STEP: u32 = XFB_DRAW_OFFSET + 20;
 pub const XFB_ORDER: u32 = XFB_DRAW_OFFSET + 24;
 pub const XFB_INDEX_ADDRESS: u32 = XFB_DRAW_OFFSET + 32;
 pub const XFB_QUERY_ADDRESS: u32 = XFB_DRAW_OFFSET + 40;
+pub const XFB_QUERY_NEEDED_ADDRESS: u32 = XFB_DRAW_OFFSET + 48;
 
 /// Order bits: odd primitives swap their second and third vertices (triangle strips, with
 /// or without adjacency).
@@ -193,4 +194,4 @@ pub const XFB_ORDER_EVERY_OTHER: u32 = 4;
 pub const XFB_ORDER_FAN: u32 = 8;
 
 /// Bytes of the capture variant's root table.
-pub const XFB_ROOT_TABLE_SIZE: u32 = XFB_DRAW_OFFSET + 48;
+pub const XFB_ROOT_TABLE_SIZE: u32 = XFB_DRAW_OFFSET + 56;

@@ -27,6 +27,8 @@ pub const MAX_OCCLUSION_QUERIES: u32 = 1 << 15;
 pub enum QueryKind {
     Timestamp,
     Occlusion,
+    /// VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT: primitives written, primitives needed.
+    TransformFeedback,
 }
 
 pub struct QueryPool {
@@ -46,16 +48,28 @@ impl QueryPool {
     }
 
     /// Occlusion pools: the availability words (see the module comment).
+    /// Arrays of one u64 per query, one per result value: counts of occlusion queries;
+    /// primitives written, then primitives needed of transform feedback queries. The
+    /// availability entries follow them.
+    pub fn value_arrays(&self) -> u32 {
+        match self.kind {
+            QueryKind::TransformFeedback => 2,
+            _ => 1,
+        }
+    }
+
     pub fn availability_va(&self) -> u64 {
-        self.bo.va + u64::from(self.count) * 8
+        self.bo.va + u64::from(self.value_arrays() * self.count) * 8
     }
 
     fn available(&self, query: u32) -> Result<bool, vk::Result> {
         match self.kind {
             QueryKind::Timestamp => Ok(self.bo.read_u64(u64::from(query) * 8)? != 0),
-            QueryKind::Occlusion => {
-                Ok(self.bo.read_u64(u64::from(self.count + query) * 8)? >> 32 != 0)
-            }
+            QueryKind::Occlusion | QueryKind::TransformFeedback => Ok(self
+                .bo
+                .read_u64(u64::from(self.value_arrays() * self.count + query) * 8)?
+                >> 32
+                != 0),
         }
     }
 }
@@ -84,6 +98,27 @@ pub unsafe extern "system" fn create_query_pool(
         let dev = Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo is valid.
         let info = unsafe { &*p_create_info };
+        if info.query_type == vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT {
+            let bo = Bo::new(
+                dev,
+                (3 * u64::from(info.query_count) + 1) * 8,
+                Place::Heap,
+                true,
+            )?;
+            let pool = QueryPool {
+                kmd: dev.kmd.clone(),
+                bo,
+                object: 0,
+                count: info.query_count,
+                kind: QueryKind::TransformFeedback,
+            };
+            // SAFETY: valid usage: pAllocator is null or valid callbacks.
+            let handle =
+                unsafe { pool.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
+            // SAFETY: valid usage: pQueryPool is writable.
+            unsafe { *p_pool = handle };
+            return Ok(());
+        }
         if info.query_type == vk::QueryType::OCCLUSION {
             if info.query_count > MAX_OCCLUSION_QUERIES {
                 eprintln!(
@@ -190,7 +225,9 @@ pub unsafe extern "system" fn get_query_pool_results(
                 std::thread::sleep(Duration::from_micros(100));
                 available = pool.available(q)?;
             }
-            let value = pool.bo.read_u64(u64::from(q) * 8)?;
+            let values: Vec<u64> = (0..pool.value_arrays())
+                .map(|a| pool.bo.read_u64(u64::from(a * pool.count + q) * 8))
+                .collect::<Result<_, _>>()?;
             let base = (u64::from(i) * stride) as usize;
             let mut put = |slot: usize, v: u64| -> Result<(), vk::Result> {
                 let bytes = v.to_le_bytes();
@@ -201,10 +238,12 @@ pub unsafe extern "system" fn get_query_pool_results(
                 Ok(())
             };
             if available || flags.contains(vk::QueryResultFlags::PARTIAL) {
-                put(0, value)?;
+                for (slot, v) in values.iter().enumerate() {
+                    put(slot, *v)?;
+                }
             }
             if with_availability {
-                put(1, u64::from(available))?;
+                put(values.len(), u64::from(available))?;
             }
             if !available {
                 result = Err(vk::Result::NOT_READY);
@@ -240,8 +279,12 @@ pub unsafe extern "system" fn reset_query_pool(
         }
         let zeros = vec![0u8; count as usize * 8];
         let mut result = pool.bo.write(u64::from(first) * 8, &zeros);
-        if pool.kind == QueryKind::Occlusion {
-            result = result.and_then(|_| pool.bo.write(u64::from(pool.count + first) * 8, &zeros));
+        if pool.kind != QueryKind::Timestamp {
+            // The other value arrays and the availability entries.
+            for a in 1..=pool.value_arrays() {
+                result = result
+                    .and_then(|_| pool.bo.write(u64::from(a * pool.count + first) * 8, &zeros));
+            }
         }
         if let Err(e) = result {
             eprintln!("agx4: vkResetQueryPool: {e:?}");

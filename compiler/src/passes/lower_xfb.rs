@@ -267,8 +267,7 @@ fn prologue(sh: &mut Shader, info: &XfbInfo) -> Result<(Vec<Node>, Capture), Com
             cmp: None,
         },
     );
-    let k4 = e.k32(4);
-    let q_needed = e.offset(q, k4, false);
+    let q_needed = e.root(Type::I64, abi::XFB_QUERY_NEEDED_ADDRESS);
     e.def(
         Type::I32,
         Op::Atomic {

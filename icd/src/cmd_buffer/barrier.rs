@@ -156,7 +156,7 @@ pub unsafe extern "system" fn cmd_reset_query_pool(
         if first.checked_add(count).is_none_or(|end| end > pool.count) {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
-        if pool.kind == QueryKind::Occlusion {
+        if pool.kind != QueryKind::Timestamp {
             return super::query::reset(dev, rec, pool, first, count);
         }
         // A zero timestamp means "not available".
@@ -190,7 +190,7 @@ pub unsafe extern "system" fn cmd_copy_query_pool_results(
         if first.checked_add(count).is_none_or(|end| end > pool.count) {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
-        if pool.kind == QueryKind::Occlusion {
+        if pool.kind != QueryKind::Timestamp {
             return super::query::copy(
                 dev, rec, pool, first, count, dst, dst_offset, stride, flags,
             );

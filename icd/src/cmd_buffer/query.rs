@@ -103,6 +103,53 @@ fn flag_word(pool: &QueryPool, q: u32) -> u64 {
     pool.availability_va() + u64::from(q) * 8 + 4
 }
 
+/// `pool` if it is a transform feedback query pool holding `query`.
+fn xfb_pool<'a>(pool: vk::QueryPool, query: u32) -> Result<Option<&'a QueryPool>, vk::Result> {
+    let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    if pool.kind != QueryKind::TransformFeedback {
+        return Ok(None);
+    }
+    if query >= pool.count {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    Ok(Some(pool))
+}
+
+/// vkCmdBeginQueryIndexedEXT: stream 0 is the only one (maxTransformFeedbackStreams 1).
+pub unsafe extern "system" fn cmd_begin_query_indexed(
+    cb: vk::CommandBuffer,
+    pool: vk::QueryPool,
+    query: u32,
+    flags: vk::QueryControlFlags,
+    index: u32,
+) {
+    if index != 0 {
+        record("vkCmdBeginQueryIndexedEXT", cb, |_, _| {
+            Err(vk::Result::ERROR_FEATURE_NOT_PRESENT)
+        });
+        return;
+    }
+    // SAFETY: the same arguments, valid by the caller's valid usage.
+    unsafe { cmd_begin_query(cb, pool, query, flags) }
+}
+
+/// vkCmdEndQueryIndexedEXT: stream 0 only.
+pub unsafe extern "system" fn cmd_end_query_indexed(
+    cb: vk::CommandBuffer,
+    pool: vk::QueryPool,
+    query: u32,
+    index: u32,
+) {
+    if index != 0 {
+        record("vkCmdEndQueryIndexedEXT", cb, |_, _| {
+            Err(vk::Result::ERROR_FEATURE_NOT_PRESENT)
+        });
+        return;
+    }
+    // SAFETY: the same arguments, valid by the caller's valid usage.
+    unsafe { cmd_end_query(cb, pool, query) }
+}
+
 fn occlusion_pool<'a>(pool: vk::QueryPool, query: u32) -> Result<&'a QueryPool, vk::Result> {
     let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
     if pool.kind != QueryKind::Occlusion {
@@ -122,6 +169,9 @@ pub unsafe extern "system" fn cmd_begin_query(
     flags: vk::QueryControlFlags,
 ) {
     record("vkCmdBeginQuery", cb, |_, rec| {
+        if let Some(p) = xfb_pool(pool, query)? {
+            return super::xfb::begin_query(rec, p, query);
+        }
         let pool = occlusion_pool(pool, query)?;
         if rec.gfx.occlusion.active.is_some() {
             return Err(vk::Result::ERROR_UNKNOWN);
@@ -142,6 +192,16 @@ pub unsafe extern "system" fn cmd_end_query(
     query: u32,
 ) {
     record("vkCmdEndQuery", cb, |dev, rec| {
+        if let Some(p) = xfb_pool(pool, query)? {
+            super::xfb::end_query(rec)?;
+            let word = flag_word(p, query);
+            // The capture draws' counts are final once the render command ends.
+            if rec.render.is_some() {
+                rec.gfx.occlusion.pending.push(word);
+                return Ok(());
+            }
+            return mark_available(dev, rec, word);
+        }
         let pool = occlusion_pool(pool, query)?;
         if rec.gfx.occlusion.active.take().is_none() {
             return Err(vk::Result::ERROR_UNKNOWN);
@@ -177,20 +237,16 @@ pub fn reset(
     count: u32,
 ) -> Result<(), vk::Result> {
     rec.barrier_pending = true;
-    fill_words(
-        dev,
-        rec,
-        pool.va() + u64::from(first) * 8,
-        u64::from(count) * 2,
-        0,
-    )?;
-    fill_words(
-        dev,
-        rec,
-        pool.availability_va() + u64::from(first) * 8,
-        u64::from(count) * 2,
-        0,
-    )?;
+    // Every value array, then the availability entries.
+    for a in 0..=pool.value_arrays() {
+        fill_words(
+            dev,
+            rec,
+            pool.va() + u64::from(a * pool.count + first) * 8,
+            u64::from(count) * 2,
+            0,
+        )?;
+    }
     rec.barrier_pending = true;
     Ok(())
 }
@@ -229,7 +285,7 @@ pub fn copy(
     let dst = dst.va.load(Ordering::Acquire) + dst_offset;
     let span = |at: u64, bytes: u64| (dst + at, u64::from(count - 1) * stride + bytes);
     let src_bytes = u64::from(count) * 8;
-    let counters = (pool.va() + u64::from(first) * 8, src_bytes);
+    let values = pool.value_arrays();
     let zero_when_available = (pool.availability_va() + u64::from(first) * 8, src_bytes);
     let one_or_zero = (pool.availability_va() + u64::from(first) * 8 + 4, src_bytes);
     let launch = |rec: &mut Recording, kind: Meta, src: (u64, u64), to: (u64, u64)| {
@@ -241,22 +297,32 @@ pub fn copy(
         availability: false,
         partial: false,
     };
-    if !partial {
-        launch(rec, narrow_if_available, zero_when_available, span(0, 4))?;
-        if wide {
-            launch(rec, narrow_if_available, zero_when_available, span(4, 4))?;
+    for a in 0..values {
+        let at = u64::from(a) * value_bytes;
+        let counters = (pool.va() + u64::from(a * pool.count + first) * 8, src_bytes);
+        if !partial {
+            launch(rec, narrow_if_available, zero_when_available, span(at, 4))?;
+            if wide {
+                launch(
+                    rec,
+                    narrow_if_available,
+                    zero_when_available,
+                    span(at + 4, 4),
+                )?;
+            }
         }
+        launch(
+            rec,
+            Meta::QueryCopy {
+                wide,
+                availability: false,
+                partial,
+            },
+            counters,
+            span(at, value_bytes),
+        )?;
     }
-    launch(
-        rec,
-        Meta::QueryCopy {
-            wide,
-            availability: false,
-            partial,
-        },
-        counters,
-        span(0, value_bytes),
-    )?;
+    let value_bytes = value_bytes * u64::from(values);
     if flags.contains(vk::QueryResultFlags::WITH_AVAILABILITY) {
         launch(
             rec,
@@ -266,7 +332,7 @@ pub fn copy(
                 partial: true,
             },
             one_or_zero,
-            span(value_bytes, value_bytes),
+            span(value_bytes, value_bytes / u64::from(values)),
         )?;
     }
     rec.barrier_pending = true;

@@ -37,6 +37,8 @@ pub struct XfbState {
     /// slot, made once per command buffer.
     zero: u64,
     no_query: u64,
+    /// The active transform feedback query's counters: primitives written, needed.
+    query: Option<(u64, u64)>,
 }
 
 impl XfbState {
@@ -197,7 +199,13 @@ pub fn capture(
         abi::XFB_INDEX_ADDRESS,
         &index.map_or(0u64, |i| i.0).to_le_bytes(),
     );
-    put(&mut params, abi::XFB_QUERY_ADDRESS, &no_query.to_le_bytes());
+    let (written, needed) = rec.xfb.query.unwrap_or((no_query, no_query + 4));
+    put(&mut params, abi::XFB_QUERY_ADDRESS, &written.to_le_bytes());
+    put(
+        &mut params,
+        abi::XFB_QUERY_NEEDED_ADDRESS,
+        &needed.to_le_bytes(),
+    );
     let cap = CaptureDraw {
         binary,
         code: code.code,
@@ -342,4 +350,27 @@ pub unsafe extern "system" fn cmd_end_transform_feedback(
         rec.xfb.last = [None; XFB_BUFFERS];
         Ok(())
     })
+}
+
+/// Begins transform feedback query `query` of `pool`: capture draws add to its counters.
+pub fn begin_query(
+    rec: &mut Recording,
+    pool: &crate::query_pool::QueryPool,
+    query: u32,
+) -> Result<(), vk::Result> {
+    if rec.xfb.query.is_some() {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    let written = pool.va() + u64::from(query) * 8;
+    let needed = pool.va() + u64::from(pool.count + query) * 8;
+    rec.xfb.query = Some((written, needed));
+    Ok(())
+}
+
+pub fn end_query(rec: &mut Recording) -> Result<(), vk::Result> {
+    rec.xfb
+        .query
+        .take()
+        .map(|_| ())
+        .ok_or(vk::Result::ERROR_UNKNOWN)
 }
