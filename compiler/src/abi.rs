@@ -168,7 +168,8 @@ pub const fn xfb_buffer_offset(b: u32) -> u32 {
 /// The draw's words (u32 unless said): vertices per primitive, primitives per instance,
 /// instances, the first vertex (or vertex offset of an indexed draw), the index size in
 /// bytes (0: not indexed), the vertex step between primitives, the topology's
-/// [`XFB_ORDER_*`](XFB_ORDER_SWAP_ODD) bits, then the u64 address of the first index and
+/// [`XFB_ORDER_*`](XFB_ORDER_SWAP_ODD) bits, the first index, then the u64 address of the
+/// bound index buffer and
 /// the u64 addresses of the transform feedback query's u32 counters of primitives written
 /// and primitives needed, which the draw adds to (never 0: a dummy without a query).
 pub const XFB_DRAW_OFFSET: u32 = XFB_PARAMS_OFFSET + 4 * XFB_BUFFER_PARAMS_SIZE;
@@ -179,6 +180,7 @@ pub const XFB_BASE_VERTEX: u32 = XFB_DRAW_OFFSET + 12;
 pub const XFB_INDEX_SIZE: u32 = XFB_DRAW_OFFSET + 16;
 pub const XFB_PRIM_STEP: u32 = XFB_DRAW_OFFSET + 20;
 pub const XFB_ORDER: u32 = XFB_DRAW_OFFSET + 24;
+pub const XFB_FIRST_INDEX: u32 = XFB_DRAW_OFFSET + 28;
 pub const XFB_INDEX_ADDRESS: u32 = XFB_DRAW_OFFSET + 32;
 pub const XFB_QUERY_ADDRESS: u32 = XFB_DRAW_OFFSET + 40;
 pub const XFB_QUERY_NEEDED_ADDRESS: u32 = XFB_DRAW_OFFSET + 48;

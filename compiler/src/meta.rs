@@ -62,6 +62,35 @@ pub enum Meta {
     /// or when the record's number is not below the count word (binding 1: draw indirect
     /// count). Push constants [`guard`].
     GuardedCopy,
+    /// Transform feedback of an indirect draw (icd cmd_buffer/xfb.rs): reads the draw's
+    /// VkDrawIndirectCommand or VkDrawIndexedIndirectCommand (binding 0) and writes the
+    /// capture draw's VkDrawIndirectCommand (binding 1: primitives x vertices per primitive,
+    /// the instances, 0, the first instance) and the capture words of its root table
+    /// (binding 2, from `abi::XFB_DRAW_OFFSET`): primitives per instance, instances, first
+    /// vertex or vertex offset, first index. Push constants [`xfb_args`]. Launch one
+    /// workgroup.
+    XfbDrawArgs,
+    /// vkCmdDrawIndirectByteCountEXT: reads a transform feedback counter (binding 0) and
+    /// writes the vertex count `(counter - offset) / stride` (0 below the offset) to
+    /// binding 1. Push constants [`xfb_byte_count`]. Launch one workgroup.
+    XfbByteCount,
+}
+
+/// Push constants of [`Meta::XfbDrawArgs`]: the draw has `max(count - SKIP, 0) / DIVIDE`
+/// primitives of `VERTICES` vertices; `INDEXED` is 1 for an indexed draw's arguments.
+pub mod xfb_args {
+    pub const SKIP: u32 = 0;
+    pub const DIVIDE: u32 = 4;
+    pub const VERTICES: u32 = 8;
+    pub const INDEXED: u32 = 12;
+    pub const SIZE: u32 = 16;
+}
+
+/// Push constants of [`Meta::XfbByteCount`].
+pub mod xfb_byte_count {
+    pub const OFFSET: u32 = 0;
+    pub const STRIDE: u32 = 4;
+    pub const SIZE: u32 = 8;
 }
 
 /// Push constants of the copies: the word count (destination words for `CopyBytes`), then
@@ -149,6 +178,8 @@ impl Meta {
             Meta::QueryCopy { .. } => query::SIZE,
             Meta::ImageCopy { .. } => image::SIZE,
             Meta::GuardedCopy => guard::SIZE,
+            Meta::XfbDrawArgs => xfb_args::SIZE,
+            Meta::XfbByteCount => xfb_byte_count::SIZE,
         }
     }
 
@@ -159,8 +190,9 @@ impl Meta {
             Meta::CopyWords | Meta::CopyBytes | Meta::QueryCopy { .. } | Meta::ImageCopy { .. } => {
                 2
             }
-            Meta::DispatchFixup => 3,
             Meta::GuardedCopy => 4,
+            Meta::DispatchFixup | Meta::XfbDrawArgs => 3,
+            Meta::XfbByteCount => 2,
         }
     }
 
@@ -200,6 +232,8 @@ pub fn build(kind: Meta) -> Shader {
             log2_bpp,
         } => b.image_copy(src_twiddled, dst_twiddled, u32::from(log2_bpp)),
         Meta::GuardedCopy => b.guarded_copy(),
+        Meta::XfbDrawArgs => b.xfb_draw_args(),
+        Meta::XfbByteCount => b.xfb_byte_count(),
     }
     b.finish()
 }
@@ -513,6 +547,61 @@ impl Builder {
             let value = b.select(run, v, zero);
             let to = b.element(3, id, 4);
             b.store(to, value, 4);
+    fn word(&mut self, binding: u32, index: u32) -> Value {
+        let i = self.i32(index);
+        let at = self.element(binding, i, 4);
+        self.load(Type::I32, at, 4)
+    }
+
+    fn put_word(&mut self, binding: u32, index: u32, value: Value) {
+        let i = self.i32(index);
+        let at = self.element(binding, i, 4);
+        self.store(at, value, 4);
+    }
+
+    fn xfb_draw_args(&mut self) {
+        let one = self.i32(1);
+        self.bounded(one, |b, _| {
+            let skip = b.push_constant(Type::I32, xfb_args::SKIP);
+            let divide = b.push_constant(Type::I32, xfb_args::DIVIDE);
+            let vertices = b.push_constant(Type::I32, xfb_args::VERTICES);
+            let indexed = b.push_constant(Type::I32, xfb_args::INDEXED);
+            let zero = b.i32(0);
+            let indexed = b.def(Type::BOOL, Op::Cmp(CmpOp::INe, indexed, zero));
+            let w: Vec<Value> = (0..5).map(|i| b.word(0, i)).collect();
+            let (count, instances) = (w[0], w[1]);
+            let first_index = b.def(Type::I32, Op::Select(indexed, w[2], zero));
+            let base = b.def(Type::I32, Op::Select(indexed, w[3], w[2]));
+            let first_instance = b.def(Type::I32, Op::Select(indexed, w[4], w[3]));
+            let enough = b.def(Type::BOOL, Op::Cmp(CmpOp::UGe, count, skip));
+            let left = b.bin(Type::I32, BinOp::ISub, count, skip);
+            let left = b.def(Type::I32, Op::Select(enough, left, zero));
+            let prims = b.bin(Type::I32, BinOp::UDiv, left, divide);
+            let verts = b.mul(prims, vertices);
+            for (i, v) in [verts, instances, zero, first_instance]
+                .into_iter()
+                .enumerate()
+            {
+                b.put_word(1, i as u32, v);
+            }
+            for (i, v) in [(1, prims), (2, instances), (3, base), (7, first_index)] {
+                b.put_word(2, i, v);
+            }
+        });
+    }
+
+    fn xfb_byte_count(&mut self) {
+        let one = self.i32(1);
+        self.bounded(one, |b, _| {
+            let offset = b.push_constant(Type::I32, xfb_byte_count::OFFSET);
+            let stride = b.push_constant(Type::I32, xfb_byte_count::STRIDE);
+            let counter = b.word(0, 0);
+            let zero = b.i32(0);
+            let enough = b.def(Type::BOOL, Op::Cmp(CmpOp::UGe, counter, offset));
+            let bytes = b.bin(Type::I32, BinOp::ISub, counter, offset);
+            let bytes = b.def(Type::I32, Op::Select(enough, bytes, zero));
+            let count = b.bin(Type::I32, BinOp::UDiv, bytes, stride);
+            b.put_word(1, 0, count);
         });
     }
 
@@ -774,6 +863,8 @@ mod tests {
             (Meta::Fill, 1),
             (Meta::DispatchFixup, 6),
             (Meta::GuardedCopy, 1),
+            (Meta::XfbDrawArgs, 8),
+            (Meta::XfbByteCount, 1),
             (
                 Meta::QueryCopy {
                     wide: true,

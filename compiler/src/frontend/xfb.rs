@@ -157,8 +157,21 @@ impl Tr<'_> {
         }
         let buffer = self.first(self.decos.get(rid, Decoration::XfbBuffer));
         let stride = self.first(self.decos.get(rid, Decoration::XfbStride));
-        self.note_stride(buffer, stride)?;
         let offset = self.first(self.decos.get(rid, Decoration::Offset));
+        // Each element of an array of blocks goes to its own buffer, the decorated one
+        // and the ones after it (as GLSL's xfb_buffer on an arrayed block means).
+        if let (SpvType::Array { elem, .. }, VarTree::Node(kids)) = (self.l.get(ty)?, tree) {
+            let elem = *elem;
+            if self.decos.has(elem, Decoration::Block) {
+                for (i, kid) in kids.iter().enumerate() {
+                    let buffer = buffer.map(|b| b + i as u32);
+                    self.note_stride(buffer, stride)?;
+                    self.xfb_walk(elem, kid, At { offset, buffer }, 0)?;
+                }
+                return Ok(());
+            }
+        }
+        self.note_stride(buffer, stride)?;
         self.xfb_walk(ty, tree, At { offset, buffer }, 0)
     }
 

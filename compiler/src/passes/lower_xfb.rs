@@ -158,7 +158,9 @@ fn prologue(sh: &mut Shader, info: &XfbInfo) -> Result<(Vec<Node>, Capture), Com
     nodes.push(e.take());
     let ib = e.root(Type::I64, abi::XFB_INDEX_ADDRESS);
     let ib_lo = e.root(Type::I32, abi::XFB_INDEX_ADDRESS);
-    let byte = e.i(BinOp::IMul, rel, index_size);
+    let first_index = e.root(Type::I32, abi::XFB_FIRST_INDEX);
+    let element = e.i(BinOp::IAdd, rel, first_index);
+    let byte = e.i(BinOp::IMul, element, index_size);
     let addr_lo = e.i(BinOp::IAdd, ib_lo, byte);
     let low = e.ik(BinOp::And, addr_lo, 3);
     let word_byte = e.i(BinOp::ISub, byte, low);
