@@ -547,6 +547,9 @@ impl Builder {
             let value = b.select(run, v, zero);
             let to = b.element(3, id, 4);
             b.store(to, value, 4);
+        });
+    }
+
     fn word(&mut self, binding: u32, index: u32) -> Value {
         let i = self.i32(index);
         let at = self.element(binding, i, 4);

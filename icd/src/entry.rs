@@ -131,6 +131,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdBindTransformFeedbackBuffersEXT => cmd_buffer::xfb::cmd_bind_transform_feedback_buffers,
     PFN_vkCmdBeginTransformFeedbackEXT => cmd_buffer::xfb::cmd_begin_transform_feedback,
     PFN_vkCmdEndTransformFeedbackEXT => cmd_buffer::xfb::cmd_end_transform_feedback,
+    PFN_vkCmdDrawIndirectByteCountEXT => cmd_buffer::xfb::cmd_draw_indirect_byte_count,
     PFN_vkCmdBeginQueryIndexedEXT => cmd_buffer::query::cmd_begin_query_indexed,
     PFN_vkCmdEndQueryIndexedEXT => cmd_buffer::query::cmd_end_query_indexed,
     PFN_vkCmdEndQuery => cmd_buffer::query::cmd_end_query,

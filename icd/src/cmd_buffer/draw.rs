@@ -346,7 +346,7 @@ fn stencil_word(fx: &Effective, face: usize) -> FragmentStencil {
 }
 
 /// Records one draw with the bound pipeline, under the conditional rendering in effect.
-fn draw(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk::Result> {
+pub fn draw(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk::Result> {
     let kind = match rec.condition {
         Some(c) => guard_draw(dev, rec, kind, c)?,
         None => kind,
@@ -470,6 +470,8 @@ pub struct CaptureDraw<'a> {
     pub params: Vec<u8>,
     pub count: u32,
     pub instances: u32,
+    /// The GPU writes the vertex count and instances here (a VkDrawIndirectCommand) instead.
+    pub indirect: Option<u64>,
 }
 
 /// Records a capture draw into the current stream; returns its root table.
@@ -806,10 +808,10 @@ fn draw_one(
             restart_enable: false,
             index_size: IndexSize::U32,
             index_buffer: None,
-            count: Some(c.count),
-            instances: Some(c.instances),
-            start: Some(0),
-            indirect: None,
+            count: c.indirect.is_none().then_some(c.count),
+            instances: c.indirect.is_none().then_some(c.instances),
+            start: c.indirect.is_none().then_some(0),
+            indirect: c.indirect,
             index_buffer_size: None,
         },
         (None, kind) => match kind {

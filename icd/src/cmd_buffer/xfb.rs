@@ -10,6 +10,7 @@
 //! wrote) and writes its end offset to a fresh word that the next capture draw reads. End
 //! points the last capture draw's end offset at the counter buffer instead.
 
+use super::dispatch::meta_launch;
 use super::draw::{draw_capture, CaptureDraw, DrawKind};
 use super::upload::Alloc;
 use super::{record, Recording};
@@ -20,6 +21,7 @@ use crate::pipeline_graphics::GraphicsPipeline;
 use ash::vk;
 use compiler::abi;
 use compiler::ir::XFB_BUFFERS;
+use compiler::meta::{xfb_args, xfb_byte_count, Meta};
 use hw::g13::control::vdm::{IndexSize, Primitive};
 use std::sync::atomic::Ordering;
 
@@ -48,22 +50,17 @@ impl XfbState {
 }
 
 /// How Vulkan's transform feedback writes a topology's primitives: vertices per primitive,
-/// vertex step between primitives, `abi::XFB_ORDER_*` bits and the number of primitives of
-/// `count` vertices.
-fn decomposition(p: Primitive, count: u32) -> Option<(u32, u32, u32, u32)> {
+/// vertex step between primitives, `abi::XFB_ORDER_*` bits, and (skip, divide) such that
+/// `count` vertices make `max(count - skip, 0) / divide` primitives.
+fn decomposition(p: Primitive) -> Option<(u32, u32, u32, u32, u32)> {
     Some(match p {
-        Primitive::Points => (1, 1, 0, count),
-        Primitive::Lines => (2, 2, 0, count / 2),
-        Primitive::LineStrip => (2, 1, 0, count.saturating_sub(1)),
-        Primitive::Triangles => (3, 3, 0, count / 3),
-        Primitive::TriangleStrip => (3, 1, abi::XFB_ORDER_SWAP_ODD, count.saturating_sub(2)),
+        Primitive::Points => (1, 1, 0, 0, 1),
+        Primitive::Lines => (2, 2, 0, 0, 2),
+        Primitive::LineStrip => (2, 1, 0, 1, 1),
+        Primitive::Triangles => (3, 3, 0, 0, 3),
+        Primitive::TriangleStrip => (3, 1, abi::XFB_ORDER_SWAP_ODD, 2, 1),
         // Vulkan's fan triangle i is (i + 1, i + 2, 0).
-        Primitive::TriangleFan => (
-            3,
-            1,
-            abi::XFB_ORDER_SKIP_ONE | abi::XFB_ORDER_FAN,
-            count.saturating_sub(2),
-        ),
+        Primitive::TriangleFan => (3, 1, abi::XFB_ORDER_SKIP_ONE | abi::XFB_ORDER_FAN, 2, 1),
         _ => return None,
     })
 }
@@ -96,46 +93,52 @@ pub fn capture(
         return Ok(());
     };
     let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
-    let (count, instances, base, index) = match kind {
-        DrawKind::Direct {
-            count,
-            instances,
-            first_vertex,
-            ..
-        } => (count, instances, first_vertex, None),
-        DrawKind::Indexed {
-            count,
-            instances,
-            first_index,
-            vertex_offset,
-            ..
-        } => {
-            let (addr, _, size) = rec.gfx.index.ok_or(vk::Result::ERROR_UNKNOWN)?;
-            let bytes = match size {
-                IndexSize::U8 => 1,
-                IndexSize::U16 => 2,
-                IndexSize::U32 => 4,
-            };
-            (
-                count,
-                instances,
-                vertex_offset as u32,
-                Some((addr + u64::from(first_index) * u64::from(bytes), bytes)),
-            )
-        }
-        DrawKind::Indirect { .. } => {
-            eprintln!("agx4: transform feedback of indirect draws is not implemented");
-            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-        }
-    };
-    let Some((n, step, order, prims)) = decomposition(fx.primitive, count) else {
+    let Some((n, step, order, skip, divide)) = decomposition(fx.primitive) else {
         eprintln!(
             "agx4: transform feedback of {:?} primitives is not implemented",
             fx.primitive
         );
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     };
-    if prims == 0 || instances == 0 {
+    let index_bytes = |size: IndexSize| match size {
+        IndexSize::U8 => 1u32,
+        IndexSize::U16 => 2,
+        IndexSize::U32 => 4,
+    };
+    let bound_index = || -> Result<(u64, u32), vk::Result> {
+        let (addr, _, size) = rec.gfx.index.ok_or(vk::Result::ERROR_UNKNOWN)?;
+        Ok((addr, index_bytes(size)))
+    };
+    // Vertices per instance, instances, first vertex or vertex offset, first index, the
+    // index buffer; an indirect draw's come from the GPU.
+    let (count, instances, base, first_index, index, indirect) = match kind {
+        DrawKind::Direct {
+            count,
+            instances,
+            first_vertex,
+            ..
+        } => (count, instances, first_vertex, 0, None, None),
+        DrawKind::Indexed {
+            count,
+            instances,
+            first_index,
+            vertex_offset,
+            ..
+        } => (
+            count,
+            instances,
+            vertex_offset as u32,
+            first_index,
+            Some(bound_index()?),
+            None,
+        ),
+        DrawKind::Indirect { args, indexed, .. } => {
+            let index = if indexed { Some(bound_index()?) } else { None };
+            (0, 0, 0, 0, index, Some((args, indexed)))
+        }
+    };
+    let prims = count.saturating_sub(skip) / divide;
+    if indirect.is_none() && (prims == 0 || instances == 0) {
         return Ok(());
     }
     let verts = prims
@@ -196,6 +199,11 @@ pub fn capture(
     put(&mut params, abi::XFB_ORDER, &order.to_le_bytes());
     put(
         &mut params,
+        abi::XFB_FIRST_INDEX,
+        &first_index.to_le_bytes(),
+    );
+    put(
+        &mut params,
         abi::XFB_INDEX_ADDRESS,
         &index.map_or(0u64, |i| i.0).to_le_bytes(),
     );
@@ -206,6 +214,10 @@ pub fn capture(
         abi::XFB_QUERY_NEEDED_ADDRESS,
         &needed.to_le_bytes(),
     );
+    let capture_args = match indirect {
+        Some(_) => Some(rec.upload.alloc(dev, 16, 16)?),
+        None => None,
+    };
     let cap = CaptureDraw {
         binary,
         code: code.code,
@@ -213,8 +225,33 @@ pub fn capture(
         params,
         count: verts,
         instances,
+        indirect: capture_args.map(|a| a.va),
     };
     let root = draw_capture(dev, rec, p, kind, &cap)?;
+    if let (Some((args, indexed)), Some(out), Some(root)) = (indirect, capture_args, root) {
+        // The GPU turns the draw's arguments into the capture draw's and its root words;
+        // compute inside a render pass runs before the render command.
+        let mut push = [0u8; xfb_args::SIZE as usize];
+        for (at, v) in [
+            (xfb_args::SKIP, skip),
+            (xfb_args::DIVIDE, divide),
+            (xfb_args::VERTICES, n),
+            (xfb_args::INDEXED, u32::from(indexed)),
+        ] {
+            push[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let words = root.va + u64::from(abi::XFB_DRAW_OFFSET);
+        rec.barrier_pending = true;
+        meta_launch(
+            dev,
+            rec,
+            Meta::XfbDrawArgs,
+            &push,
+            1,
+            &[(args, 20), (out.va, 16), (words, 32)],
+        )?;
+        rec.barrier_pending = true;
+    }
     for b in 0..XFB_BUFFERS {
         if ends[b] != 0 {
             rec.xfb.start[b] = ends[b];
@@ -373,4 +410,48 @@ pub fn end_query(rec: &mut Recording) -> Result<(), vk::Result> {
         .take()
         .map(|_| ())
         .ok_or(vk::Result::ERROR_UNKNOWN)
+}
+
+/// vkCmdDrawIndirectByteCountEXT: a draw of `(counter - counterOffset) / vertexStride`
+/// vertices, the count computed on the GPU into the arguments of an indirect draw.
+pub unsafe extern "system" fn cmd_draw_indirect_byte_count(
+    cb: vk::CommandBuffer,
+    instances: u32,
+    first_instance: u32,
+    counter_buffer: vk::Buffer,
+    counter_buffer_offset: vk::DeviceSize,
+    counter_offset: u32,
+    vertex_stride: u32,
+) {
+    record("vkCmdDrawIndirectByteCountEXT", cb, |dev, rec| {
+        let buf = Buffer::from_handle(counter_buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let counter = buf.va.load(Ordering::Acquire) + counter_buffer_offset;
+        let mut args = [0u8; 16];
+        args[4..8].copy_from_slice(&instances.to_le_bytes());
+        args[12..16].copy_from_slice(&first_instance.to_le_bytes());
+        let args = rec.upload.push(dev, &args, 16)?;
+        let mut push = [0u8; xfb_byte_count::SIZE as usize];
+        push[xfb_byte_count::OFFSET as usize..][..4].copy_from_slice(&counter_offset.to_le_bytes());
+        push[xfb_byte_count::STRIDE as usize..][..4]
+            .copy_from_slice(&vertex_stride.max(1).to_le_bytes());
+        rec.barrier_pending = true;
+        meta_launch(
+            dev,
+            rec,
+            Meta::XfbByteCount,
+            &push,
+            1,
+            &[(counter, 4), (args, 4)],
+        )?;
+        rec.barrier_pending = true;
+        super::draw::draw(
+            dev,
+            rec,
+            DrawKind::Indirect {
+                args,
+                indexed: false,
+                draw_index: 0,
+            },
+        )
+    })
 }
