@@ -1590,7 +1590,7 @@ pub unsafe extern "system" fn cmd_end_render_pass2(
 
 /// Ends the open render commands with everything stored and opens continuations on the same
 /// layers, so later work can clear whole targets with the background program.
-fn restart_streams(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
+pub(crate) fn restart_streams(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
     let layers: Vec<u32> = rec
         .render
         .as_ref()

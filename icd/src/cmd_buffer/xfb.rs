@@ -41,6 +41,8 @@ pub struct XfbState {
     no_query: u64,
     /// The active transform feedback query's counters: primitives written, needed.
     query: Option<(u64, u64)>,
+    /// End wrote a counter buffer from the open render command's draws.
+    counter_in_render: bool,
 }
 
 impl XfbState {
@@ -383,6 +385,9 @@ pub unsafe extern "system" fn cmd_end_transform_feedback(
                 None => {}
             }
         }
+        if rec.render.is_some() && c.iter().any(Option::is_some) {
+            rec.xfb.counter_in_render = true;
+        }
         rec.xfb.active = false;
         rec.xfb.last = [None; XFB_BUFFERS];
         Ok(())
@@ -430,6 +435,12 @@ pub unsafe extern "system" fn cmd_draw_indirect_byte_count(
         args[4..8].copy_from_slice(&instances.to_le_bytes());
         args[12..16].copy_from_slice(&first_instance.to_le_bytes());
         let args = rec.upload.push(dev, &args, 16)?;
+        // Compute inside a render pass runs before its render command: a counter the open
+        // render command's capture draws write is read after it, in a continuation.
+        if rec.xfb.counter_in_render && rec.render.is_some() {
+            super::render::restart_streams(dev, rec)?;
+        }
+        rec.xfb.counter_in_render = false;
         let mut push = [0u8; xfb_byte_count::SIZE as usize];
         push[xfb_byte_count::OFFSET as usize..][..4].copy_from_slice(&counter_offset.to_le_bytes());
         push[xfb_byte_count::STRIDE as usize..][..4]
