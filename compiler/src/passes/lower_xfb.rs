@@ -242,8 +242,8 @@ fn prologue(sh: &mut Shader, info: &XfbInfo) -> Result<(Vec<Node>, Capture), Com
     let first_instance = e.cmp(CmpOp::IEq, inst, zero);
     let leader = e.and(first_vertex, first_instance);
     nodes.push(e.take());
-    for b in 0..XFB_BUFFERS {
-        let Some(start) = starts[b] else { continue };
+    for (b, start) in starts.iter().enumerate() {
+        let Some(start) = *start else { continue };
         let ptr = e.root(
             Type::I64,
             abi::xfb_buffer_offset(b as u32) + abi::XFB_BUFFER_END_PTR,
@@ -366,7 +366,7 @@ fn capture_stores(
 pub fn lower_xfb(sh: &mut Shader, info: &XfbInfo) -> Result<(), CompileError> {
     for s in &info.slots {
         let stride = info.strides[usize::from(s.buffer)];
-        if stride == 0 || stride % 4 != 0 || s.offset % 4 != 0 {
+        if stride == 0 || !stride.is_multiple_of(4) || !s.offset.is_multiple_of(4) {
             return Err(CompileError::Unsupported(format!(
                 "transform feedback output at offset {} of buffer {} (stride {stride})",
                 s.offset, s.buffer

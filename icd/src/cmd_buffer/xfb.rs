@@ -149,7 +149,7 @@ pub fn capture(
     let (_, no_query) = zero_words(dev, rec)?;
     let mut params = vec![0u8; (abi::XFB_ROOT_TABLE_SIZE - abi::XFB_PARAMS_OFFSET) as usize];
     let mut ends = [0u64; XFB_BUFFERS];
-    for b in 0..XFB_BUFFERS {
+    for (b, end_slot) in ends.iter_mut().enumerate() {
         if binary.strides[b] == 0 {
             continue;
         }
@@ -182,7 +182,7 @@ pub fn capture(
             words + abi::XFB_BUFFER_SIZE,
             &size.to_le_bytes(),
         );
-        ends[b] = end;
+        *end_slot = end;
     }
     put(&mut params, abi::XFB_VERTS_PER_PRIM, &n.to_le_bytes());
     put(
@@ -254,9 +254,9 @@ pub fn capture(
         )?;
         rec.barrier_pending = true;
     }
-    for b in 0..XFB_BUFFERS {
-        if ends[b] != 0 {
-            rec.xfb.start[b] = ends[b];
+    for (b, &end) in ends.iter().enumerate() {
+        if end != 0 {
+            rec.xfb.start[b] = end;
             rec.xfb.last[b] = root;
         }
     }
@@ -350,8 +350,8 @@ pub unsafe extern "system" fn cmd_begin_transform_feedback(
         // SAFETY: valid usage: the arrays hold `count` entries or are null.
         let c = unsafe { counters(first, count, p_buffers, p_offsets)? };
         let (zero, _) = zero_words(dev, rec)?;
-        for b in 0..XFB_BUFFERS {
-            rec.xfb.start[b] = c[b].unwrap_or(zero);
+        for (b, counter) in c.iter().enumerate() {
+            rec.xfb.start[b] = counter.unwrap_or(zero);
             rec.xfb.last[b] = None;
         }
         rec.xfb.active = true;
@@ -369,8 +369,8 @@ pub unsafe extern "system" fn cmd_end_transform_feedback(
     record("vkCmdEndTransformFeedbackEXT", cb, |dev, rec| {
         // SAFETY: valid usage: the arrays hold `count` entries or are null.
         let c = unsafe { counters(first, count, p_buffers, p_offsets)? };
-        for b in 0..XFB_BUFFERS {
-            let Some(counter) = c[b] else { continue };
+        for (b, counter) in c.iter().enumerate() {
+            let Some(counter) = *counter else { continue };
             match rec.xfb.last[b] {
                 // The last capture draw writes its end offset into the counter buffer.
                 Some(root) => {
