@@ -184,6 +184,10 @@ pub const XFB_FIRST_INDEX: u32 = XFB_DRAW_OFFSET + 28;
 pub const XFB_INDEX_ADDRESS: u32 = XFB_DRAW_OFFSET + 32;
 pub const XFB_QUERY_ADDRESS: u32 = XFB_DRAW_OFFSET + 40;
 pub const XFB_QUERY_NEEDED_ADDRESS: u32 = XFB_DRAW_OFFSET + 48;
+/// Strips and fans with primitive restart: 1, and the draw's index count (the capture
+/// walks the indices to find each primitive); 0 otherwise.
+pub const XFB_RESTART: u32 = XFB_DRAW_OFFSET + 56;
+pub const XFB_INDEX_COUNT: u32 = XFB_DRAW_OFFSET + 60;
 
 /// Order bits: odd primitives swap their second and third vertices (triangle strips, with
 /// or without adjacency).
@@ -196,4 +200,4 @@ pub const XFB_ORDER_EVERY_OTHER: u32 = 4;
 pub const XFB_ORDER_FAN: u32 = 8;
 
 /// Bytes of the capture variant's root table.
-pub const XFB_ROOT_TABLE_SIZE: u32 = XFB_DRAW_OFFSET + 56;
+pub const XFB_ROOT_TABLE_SIZE: u32 = XFB_DRAW_OFFSET + 64;

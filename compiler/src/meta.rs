@@ -67,8 +67,8 @@ pub enum Meta {
     /// capture draw's VkDrawIndirectCommand (binding 1: primitives x vertices per primitive,
     /// the instances, 0, the first instance) and the capture words of its root table
     /// (binding 2, from `abi::XFB_DRAW_OFFSET`): primitives per instance, instances, first
-    /// vertex or vertex offset, first index. Push constants [`xfb_args`]. Launch one
-    /// workgroup.
+    /// vertex or vertex offset, first index, index count. Push constants [`xfb_args`].
+    /// Launch one workgroup.
     XfbDrawArgs,
     /// vkCmdDrawIndirectByteCountEXT: reads a transform feedback counter (binding 0) and
     /// writes the vertex count `(counter - offset) / stride` (0 below the offset) to
@@ -587,7 +587,13 @@ impl Builder {
             {
                 b.put_word(1, i as u32, v);
             }
-            for (i, v) in [(1, prims), (2, instances), (3, base), (7, first_index)] {
+            for (i, v) in [
+                (1, prims),
+                (2, instances),
+                (3, base),
+                (7, first_index),
+                (15, count),
+            ] {
                 b.put_word(2, i, v);
             }
         });
@@ -866,7 +872,7 @@ mod tests {
             (Meta::Fill, 1),
             (Meta::DispatchFixup, 6),
             (Meta::GuardedCopy, 1),
-            (Meta::XfbDrawArgs, 8),
+            (Meta::XfbDrawArgs, 9),
             (Meta::XfbByteCount, 1),
             (
                 Meta::QueryCopy {

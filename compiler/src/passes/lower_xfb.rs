@@ -95,6 +95,31 @@ impl Emit<'_> {
     }
 }
 
+/// The index at element `rel` (from the draw's first index): the aligned word holding it,
+/// then its bits (`mask` keeps an index's bits).
+fn fetch_index(e: &mut Emit<'_>, rel: Value, index_size: Value, mask: Value) -> Value {
+    let ib = e.root(Type::I64, abi::XFB_INDEX_ADDRESS);
+    let ib_lo = e.root(Type::I32, abi::XFB_INDEX_ADDRESS);
+    let first_index = e.root(Type::I32, abi::XFB_FIRST_INDEX);
+    let element = e.i(BinOp::IAdd, rel, first_index);
+    let byte = e.i(BinOp::IMul, element, index_size);
+    let addr_lo = e.i(BinOp::IAdd, ib_lo, byte);
+    let low = e.ik(BinOp::And, addr_lo, 3);
+    let word_byte = e.i(BinOp::ISub, byte, low);
+    let addr = e.offset(ib, word_byte, true);
+    let word = e.def(
+        Type::I32,
+        Op::Load {
+            space: Space::Global,
+            addr,
+            align: 4,
+        },
+    );
+    let shift = e.ik(BinOp::Shl, low, 3);
+    let shifted = e.i(BinOp::UShr, word, shift);
+    e.i(BinOp::And, shifted, mask)
+}
+
 /// What the rewritten body needs from the prologue.
 struct Capture {
     /// The draw's vertex the capture invocation stands for.
@@ -149,32 +174,18 @@ fn prologue(sh: &mut Shader, info: &XfbInfo) -> Result<(Vec<Node>, Capture), Com
     let centre = e.and(fan, third);
     let rel = e.select(Type::I32, centre, zero, rel);
 
-    // Through the index buffer: the aligned word holding the index, then its bits.
+    // Strips and fans with primitive restart: walk the indices to the primitive's last
+    // vertex (each index that is not the restart index adds a vertex to the open strip or
+    // fan, and completes a primitive once the strip holds n), and count the primitives.
     let index_size = e.root(Type::I32, abi::XFB_INDEX_SIZE);
     let base_vertex = e.root(Type::I32, abi::XFB_BASE_VERTEX);
     let indexed = e.cmp(CmpOp::INe, index_size, zero);
+    let restart = e.root(Type::I32, abi::XFB_RESTART);
+    let restart = e.cmp(CmpOp::INe, restart, zero);
     let slot = e.sh.new_var(Type::I32);
+    let prims_slot = e.sh.new_var(Type::I32);
     e.effect(Op::StoreVar(slot, rel));
-    nodes.push(e.take());
-    let ib = e.root(Type::I64, abi::XFB_INDEX_ADDRESS);
-    let ib_lo = e.root(Type::I32, abi::XFB_INDEX_ADDRESS);
-    let first_index = e.root(Type::I32, abi::XFB_FIRST_INDEX);
-    let element = e.i(BinOp::IAdd, rel, first_index);
-    let byte = e.i(BinOp::IMul, element, index_size);
-    let addr_lo = e.i(BinOp::IAdd, ib_lo, byte);
-    let low = e.ik(BinOp::And, addr_lo, 3);
-    let word_byte = e.i(BinOp::ISub, byte, low);
-    let addr = e.offset(ib, word_byte, true);
-    let word = e.def(
-        Type::I32,
-        Op::Load {
-            space: Space::Global,
-            addr,
-            align: 4,
-        },
-    );
-    let shift = e.ik(BinOp::Shl, low, 3);
-    let shifted = e.i(BinOp::UShr, word, shift);
+    e.effect(Op::StoreVar(prims_slot, prims));
     let bits = e.ik(BinOp::Shl, index_size, 3);
     let one = e.k32(1);
     let mask = e.i(BinOp::Shl, one, bits);
@@ -183,7 +194,83 @@ fn prologue(sh: &mut Shader, info: &XfbInfo) -> Result<(Vec<Node>, Capture), Com
     let whole = e.cmp(CmpOp::UGe, index_size, four);
     let all = e.k32(u32::MAX);
     let mask = e.select(Type::I32, whole, all, mask);
-    let index = e.i(BinOp::And, shifted, mask);
+    nodes.push(e.take());
+    {
+        let count = e.root(Type::I32, abi::XFB_INDEX_COUNT);
+        let (i_v, pos_v, seen_v, found_v) = (
+            e.sh.new_var(Type::I32),
+            e.sh.new_var(Type::I32),
+            e.sh.new_var(Type::I32),
+            e.sh.new_var(Type::I32),
+        );
+        for v in [i_v, pos_v, seen_v, found_v] {
+            e.effect(Op::StoreVar(v, zero));
+        }
+        let mut walk = vec![e.take()];
+        let i = e.def(Type::I32, Op::LoadVar(i_v));
+        let done = e.cmp(CmpOp::UGe, i, count);
+        let mut body = vec![e.take()];
+        body.push(Node::If {
+            cond: done,
+            then_body: vec![Node::Break],
+            else_body: Vec::new(),
+        });
+        let idx = fetch_index(&mut e, i, index_size, mask);
+        let is_restart = e.cmp(CmpOp::IEq, idx, mask);
+        let pos = e.def(Type::I32, Op::LoadVar(pos_v));
+        let pos1 = e.ik(BinOp::IAdd, pos, 1);
+        let pos = e.select(Type::I32, is_restart, zero, pos1);
+        e.effect(Op::StoreVar(pos_v, pos));
+        let full = e.cmp(CmpOp::UGe, pos, n);
+        let seen = e.def(Type::I32, Op::LoadVar(seen_v));
+        let this = e.cmp(CmpOp::IEq, seen, prim);
+        let hit = e.and(full, this);
+        // The corner's index position: the strip's last n, or (fans) the newest two and
+        // the fan's first.
+        let j = e.i(BinOp::ISub, pos, n);
+        let odd = e.ik(BinOp::And, j, 1);
+        let odd = e.cmp(CmpOp::INe, odd, zero);
+        let swap = e.flag(order, abi::XFB_ORDER_SWAP_ODD);
+        let swap = e.and(swap, odd);
+        let swap = e.and(swap, not_first);
+        let c = e.select(Type::I32, swap, swapped, corner);
+        let first_of_prim = e.i(BinOp::ISub, i, n);
+        let first_of_prim = e.ik(BinOp::IAdd, first_of_prim, 1);
+        let strip_at = e.i(BinOp::IAdd, first_of_prim, c);
+        let newest = e.ik(BinOp::ISub, i, 1);
+        let newest = e.i(BinOp::IAdd, newest, corner);
+        let fan_first = e.i(BinOp::ISub, i, pos);
+        let fan_first = e.ik(BinOp::IAdd, fan_first, 1);
+        let fan_at = e.select(Type::I32, third, fan_first, newest);
+        let fan_order = e.flag(order, abi::XFB_ORDER_FAN);
+        let at = e.select(Type::I32, fan_order, fan_at, strip_at);
+        let found = e.def(Type::I32, Op::LoadVar(found_v));
+        let found = e.select(Type::I32, hit, at, found);
+        e.effect(Op::StoreVar(found_v, found));
+        let more = e.ik(BinOp::IAdd, seen, 1);
+        let seen = e.select(Type::I32, full, more, seen);
+        e.effect(Op::StoreVar(seen_v, seen));
+        let next = e.ik(BinOp::IAdd, i, 1);
+        e.effect(Op::StoreVar(i_v, next));
+        body.push(e.take());
+        walk.push(Node::Loop { body });
+        let found = e.def(Type::I32, Op::LoadVar(found_v));
+        let seen = e.def(Type::I32, Op::LoadVar(seen_v));
+        e.effect(Op::StoreVar(slot, found));
+        e.effect(Op::StoreVar(prims_slot, seen));
+        walk.push(e.take());
+        nodes.push(Node::If {
+            cond: restart,
+            then_body: walk,
+            else_body: Vec::new(),
+        });
+    }
+    let rel = e.def(Type::I32, Op::LoadVar(slot));
+    let prims = e.def(Type::I32, Op::LoadVar(prims_slot));
+    nodes.push(e.take());
+
+    // Through the index buffer.
+    let index = fetch_index(&mut e, rel, index_size, mask);
     e.effect(Op::StoreVar(slot, index));
     nodes.push(Node::If {
         cond: indexed,

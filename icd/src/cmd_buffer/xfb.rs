@@ -204,6 +204,14 @@ pub fn capture(
         abi::XFB_FIRST_INDEX,
         &first_index.to_le_bytes(),
     );
+    // Strips and fans with primitive restart find their primitives on the GPU.
+    let restart = index.is_some() && fx.restart && step == 1 && n > 1;
+    put(
+        &mut params,
+        abi::XFB_RESTART,
+        &u32::from(restart).to_le_bytes(),
+    );
+    put(&mut params, abi::XFB_INDEX_COUNT, &count.to_le_bytes());
     put(
         &mut params,
         abi::XFB_INDEX_ADDRESS,
@@ -250,7 +258,7 @@ pub fn capture(
             Meta::XfbDrawArgs,
             &push,
             1,
-            &[(args, 20), (out.va, 16), (words, 32)],
+            &[(args, 20), (out.va, 16), (words, 64)],
         )?;
         rec.barrier_pending = true;
     }
