@@ -807,8 +807,25 @@ pub unsafe fn create_one(
         }
         None => (Vec::new(), Vec::new()),
     };
+    // With a dynamic topology only its class counts: an adjacency topology stands for its
+    // class's plain one (draws take theirs from vkCmdSetPrimitiveTopology).
+    let topology = match ia.topology {
+        vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY if dynamic.primitive_topology => {
+            vk::PrimitiveTopology::LINE_LIST
+        }
+        vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY if dynamic.primitive_topology => {
+            vk::PrimitiveTopology::LINE_STRIP
+        }
+        vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY if dynamic.primitive_topology => {
+            vk::PrimitiveTopology::TRIANGLE_LIST
+        }
+        vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY if dynamic.primitive_topology => {
+            vk::PrimitiveTopology::TRIANGLE_STRIP
+        }
+        t => t,
+    };
     let fixed = Fixed {
-        primitive: primitive(ia.topology)?,
+        primitive: primitive(topology)?,
         restart: ia.primitive_restart_enable != 0,
         strides,
         viewports,
