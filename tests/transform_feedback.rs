@@ -2,8 +2,8 @@
 //! layer. A vertex shader captures (gl_VertexIndex, gl_InstanceIndex) as a vec2 per vertex;
 //! draws with rasterization discarded check the order Vulkan writes strips, fans and indexed
 //! lists in, instancing, resuming from a counter buffer written by End, the overflow rule
-//! (a primitive is written whole or not at all) and the transform feedback query's
-//! primitives written and needed. The expected records are computed here from the spec's
+//! (a primitive is written whole or not at all), the transform feedback query's primitives
+//! written and needed, and strips and fans with primitive restart. The expected records are computed here from the spec's
 //! decomposition of each topology.
 
 mod common;
@@ -120,12 +120,23 @@ fn pass(dev: &ash::Device) -> Pass {
 }
 
 fn pipeline(dev: &ash::Device, p: &Pass, topology: vk::PrimitiveTopology) -> vk::Pipeline {
+    pipeline_with(dev, p, topology, false)
+}
+
+fn pipeline_with(
+    dev: &ash::Device,
+    p: &Pass,
+    topology: vk::PrimitiveTopology,
+    restart: bool,
+) -> vk::Pipeline {
     let stages = [vk::PipelineShaderStageCreateInfo::default()
         .stage(vk::ShaderStageFlags::VERTEX)
         .module(p.vs)
         .name(c"main")];
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-    let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
+    let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+        .topology(topology)
+        .primitive_restart_enable(restart);
     let viewports = [vk::Viewport {
         x: 0.0,
         y: 0.0,
@@ -385,6 +396,96 @@ fn transform_feedback_captures_in_vulkan_order_resumes_and_stops_at_overflow() {
     unsafe {
         dev.destroy_query_pool(queries, None);
         for pl in [strip, fan, list] {
+            dev.destroy_pipeline(pl, None);
+        }
+        dev.destroy_shader_module(p.vs, None);
+        dev.destroy_pipeline_layout(p.layout, None);
+        dev.destroy_framebuffer(p.fb, None);
+        dev.destroy_render_pass(p.pass, None);
+    }
+    out.destroy(&dev);
+    counter.destroy(&dev);
+    index.destroy(&dev);
+    // SAFETY: everything made from the device is destroyed.
+    unsafe { dev.destroy_device(None) };
+    assert_no_validation_messages();
+}
+
+#[test]
+fn transform_feedback_of_strips_with_primitive_restart() {
+    let ctx = Ctx::new();
+    let (dev, queue) = device(&ctx);
+    let xfb = Xfb(ash::ext::transform_feedback::Device::new(
+        &ctx.instance,
+        &dev,
+    ));
+    let p = pass(&dev);
+    let strip = pipeline_with(&dev, &p, vk::PrimitiveTopology::TRIANGLE_STRIP, true);
+    let fan = pipeline_with(&dev, &p, vk::PrimitiveTopology::TRIANGLE_FAN, true);
+    let out = Buf::new(
+        &ctx,
+        &dev,
+        1024,
+        vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT,
+    );
+    let mut counter = Buf::new(
+        &ctx,
+        &dev,
+        4,
+        vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT,
+    );
+    counter.write(&[0; 4]);
+    let mut index = Buf::new(&ctx, &dev, 64, vk::BufferUsageFlags::INDEX_BUFFER);
+    // Two strips (4 and 3 vertices) and a restart index that ends the lone vertex 7.
+    let indices: [u16; 10] = [0, 1, 2, 3, 0xffff, 7, 0xffff, 10, 11, 12];
+    index.write(
+        &indices
+            .iter()
+            .flat_map(|i| i.to_le_bytes())
+            .collect::<Vec<_>>(),
+    );
+    submit_and_wait(&dev, queue, |cb| {
+        let info = vk::RenderPassBeginInfo::default()
+            .render_pass(p.pass)
+            .framebuffer(p.fb)
+            .render_area(vk::Rect2D {
+                offset: vk::Offset2D { x: 0, y: 0 },
+                extent: vk::Extent2D {
+                    width: 16,
+                    height: 16,
+                },
+            });
+        // SAFETY: a recording command buffer; everything bound is valid.
+        unsafe {
+            dev.cmd_begin_render_pass(cb, &info, vk::SubpassContents::INLINE);
+            xfb.bind(cb, out.buffer, 1024);
+            dev.cmd_bind_index_buffer(cb, index.buffer, 0, vk::IndexType::UINT16);
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, strip);
+            xfb.begin(cb, None);
+            dev.cmd_draw_indexed(cb, 10, 1, 0, 0, 0);
+            xfb.end(cb, Some((counter.buffer, 0)));
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, fan);
+            xfb.begin(cb, Some((counter.buffer, 0)));
+            dev.cmd_draw_indexed(cb, 10, 1, 0, 100, 0);
+            xfb.end(cb, Some((counter.buffer, 0)));
+            dev.cmd_end_render_pass(cb);
+        }
+    });
+    let strips = [[0, 1, 2], [1, 3, 2], [10, 11, 12]];
+    // Fans (i + 1, i + 2, first) of each run, with the vertex offset.
+    let fans = [[101, 102, 100], [102, 103, 100], [111, 112, 110]];
+    let want: Vec<(u32, u32)> = strips
+        .iter()
+        .chain(&fans)
+        .flatten()
+        .map(|&v| (v, 0))
+        .collect();
+    assert_eq!(records(&out, 0, want.len() + 1)[..want.len()], want[..]);
+    assert_eq!(records(&out, 0, want.len() + 1)[want.len()], (0, 0));
+    assert_eq!(u32_at(&counter, 0), (want.len() as u64 * STRIDE) as u32);
+    // SAFETY: the GPU is idle.
+    unsafe {
+        for pl in [strip, fan] {
             dev.destroy_pipeline(pl, None);
         }
         dev.destroy_shader_module(p.vs, None);
