@@ -154,6 +154,7 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_EXT_provoking_vertex",
             "VK_EXT_conditional_rendering",
             "VK_KHR_draw_indirect_count",
+            "VK_EXT_transform_feedback",
         ]
     );
     drop(ctx);

@@ -112,4 +112,6 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     // (cmd_buffer::conditional), as do draws counted by one.
     "VK_EXT_conditional_rendering",
     "VK_KHR_draw_indirect_count",
+    // Vertex outputs captured by the vertex shader's capture variant (cmd_buffer/xfb.rs).
+    "VK_EXT_transform_feedback",
 ];

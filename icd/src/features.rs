@@ -24,6 +24,7 @@ pub struct Features {
     pub line_rasterization: vk::PhysicalDeviceLineRasterizationFeaturesEXT<'static>,
     pub provoking_vertex: vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>,
     pub conditional_rendering: vk::PhysicalDeviceConditionalRenderingFeaturesEXT<'static>,
+    pub transform_feedback: vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'static>,
 }
 
 /// The features agx4 supports on a device of `backend`.
@@ -258,7 +259,8 @@ pub fn supported() -> Features {
             ..Default::default()
         },
         // The PPP Cull word and the CF bindings name the vertex flat varyings come from
-        // (pipeline_graphics::flat_vertex). No transform feedback, so nothing to preserve.
+        // (pipeline_graphics::flat_vertex). Transform feedback writes Vulkan's first-vertex
+        // order whatever the mode (transformFeedbackPreservesProvokingVertex is off).
         provoking_vertex: vk::PhysicalDeviceProvokingVertexFeaturesEXT {
             provoking_vertex_last: vk::TRUE,
             ..Default::default()
@@ -268,6 +270,13 @@ pub fn supported() -> Features {
         // condition: their guarded copies are recorded before they know of one.
         conditional_rendering: vk::PhysicalDeviceConditionalRenderingFeaturesEXT {
             conditional_rendering: vk::TRUE,
+            ..Default::default()
+        },
+        // Captured by a draw of the vertex shader's capture variant before each draw
+        // (cmd_buffer/xfb.rs). No geometry stage, so one stream.
+        transform_feedback: vk::PhysicalDeviceTransformFeedbackFeaturesEXT {
+            transform_feedback: vk::TRUE,
+            geometry_streams: vk::FALSE,
             ..Default::default()
         },
     }
@@ -445,6 +454,7 @@ feature_structs! {
     PhysicalDeviceLineRasterizationFeaturesEXT from line_rasterization { rectangular_lines, bresenham_lines, smooth_lines, stippled_rectangular_lines, stippled_bresenham_lines, stippled_smooth_lines }
     PhysicalDeviceProvokingVertexFeaturesEXT from provoking_vertex { provoking_vertex_last, transform_feedback_preserves_provoking_vertex }
     PhysicalDeviceConditionalRenderingFeaturesEXT from conditional_rendering { conditional_rendering, inherited_conditional_rendering }
+    PhysicalDeviceTransformFeedbackFeaturesEXT from transform_feedback { transform_feedback, geometry_streams }
 }
 
 /// Whether every feature set in `requested` is supported (both are arrays of VkBool32).

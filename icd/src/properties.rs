@@ -21,6 +21,7 @@ pub struct Properties {
     pub divisor: vk::PhysicalDeviceVertexAttributeDivisorPropertiesEXT<'static>,
     pub line_rasterization: vk::PhysicalDeviceLineRasterizationPropertiesEXT<'static>,
     pub provoking_vertex: vk::PhysicalDeviceProvokingVertexPropertiesEXT<'static>,
+    pub transform_feedback: vk::PhysicalDeviceTransformFeedbackPropertiesEXT<'static>,
 }
 
 /// FNV-1a of a key, as a UUID.
@@ -177,11 +178,28 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
             line_sub_pixel_precision_bits: limits.sub_pixel_precision_bits,
             ..Default::default()
         },
-        // The mode is a pipeline's (each has its own CF bindings); there is no transform
-        // feedback for the fan question to arise.
+        // The mode is a pipeline's (each has its own CF bindings); transform feedback
+        // writes fans as Vulkan's (i + 1, i + 2, 0) in either mode.
         provoking_vertex: vk::PhysicalDeviceProvokingVertexPropertiesEXT {
             provoking_vertex_mode_per_pipeline: vk::TRUE,
             transform_feedback_preserves_triangle_fan_provoking_vertex: vk::FALSE,
+            ..Default::default()
+        },
+        // The capture variant stores each vertex's outputs with ordinary stores
+        // (compiler passes::lower_xfb): sizes are the root table's 32-bit words; queries
+        // count in the capture draws; vkCmdDrawIndirectByteCountEXT computes its count on
+        // the GPU (cmd_buffer/xfb.rs). One stream: there is no geometry stage.
+        transform_feedback: vk::PhysicalDeviceTransformFeedbackPropertiesEXT {
+            max_transform_feedback_streams: 1,
+            max_transform_feedback_buffers: compiler::ir::XFB_BUFFERS as u32,
+            max_transform_feedback_buffer_size: u64::from(u32::MAX),
+            max_transform_feedback_stream_data_size: 512,
+            max_transform_feedback_buffer_data_size: 512,
+            max_transform_feedback_buffer_data_stride: 2048,
+            transform_feedback_queries: vk::TRUE,
+            transform_feedback_streams_lines_triangles: vk::FALSE,
+            transform_feedback_rasterization_stream_select: vk::FALSE,
+            transform_feedback_draw: vk::TRUE,
             ..Default::default()
         },
     }
@@ -238,4 +256,5 @@ property_structs! {
     PhysicalDeviceVertexAttributeDivisorPropertiesEXT from divisor { max_vertex_attrib_divisor }
     PhysicalDeviceLineRasterizationPropertiesEXT from line_rasterization { line_sub_pixel_precision_bits }
     PhysicalDeviceProvokingVertexPropertiesEXT from provoking_vertex { provoking_vertex_mode_per_pipeline, transform_feedback_preserves_triangle_fan_provoking_vertex }
+    PhysicalDeviceTransformFeedbackPropertiesEXT from transform_feedback { max_transform_feedback_streams, max_transform_feedback_buffers, max_transform_feedback_buffer_size, max_transform_feedback_stream_data_size, max_transform_feedback_buffer_data_size, max_transform_feedback_buffer_data_stride, transform_feedback_queries, transform_feedback_streams_lines_triangles, transform_feedback_rasterization_stream_select, transform_feedback_draw }
 }
