@@ -24,6 +24,7 @@ pub mod layout;
 mod operand_codec;
 pub mod points;
 pub mod tilebuffer;
+pub mod uvs;
 
 #[cfg(test)]
 mod tests;

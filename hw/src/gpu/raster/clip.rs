@@ -3,6 +3,13 @@
 //!
 //! Every output vertex carries weights over the primitive's input vertices, taken in clip
 //! space, so varyings can be interpolated later without this module knowing about them.
+//!
+//! User clip planes (the vertex shader's clip distances, enabled per plane by Output Select)
+//! are tested after the view volume: a point is inside plane k when its distance is >= 0,
+//! and distances vary linearly in clip space, so a clipped vertex's distance is its weights
+//! applied to the input vertices' distances.
+
+use crate::g13::uvs::MAX_CLIP_DISTANCE_PLANES;
 
 /// Smallest w kept. The view volume alone admits w = 0 at x = y = z = 0 (and, without the
 /// near plane under depth clamp, along x = y = 0), where the perspective divide is undefined;
@@ -15,6 +22,30 @@ pub struct ClipOptions {
     /// `depthClampEnable`: near and far planes are not clipped (depth is clamped per fragment
     /// instead).
     pub depth_clamp: bool,
+}
+
+/// The user clip planes of one primitive: which are enabled and each input vertex's
+/// distances (plane k at index k).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct UserClip {
+    pub planes: u16,
+    pub distances: [[f32; MAX_CLIP_DISTANCE_PLANES]; 3],
+}
+
+impl UserClip {
+    /// No user planes.
+    pub const NONE: UserClip = UserClip {
+        planes: 0,
+        distances: [[0.0; MAX_CLIP_DISTANCE_PLANES]; 3],
+    };
+
+    /// Distance to user plane `k` of a point with clip-space `weights` over the inputs.
+    fn distance(&self, k: usize, weights: &[f32; 3]) -> f32 {
+        (0..3)
+            .filter(|i| weights[*i] != 0.0)
+            .map(|i| weights[i] * self.distances[i][k])
+            .sum()
+    }
 }
 
 /// A vertex after clipping: its clip-space position and its weights over the input vertices.
@@ -42,8 +73,11 @@ impl ClipVertex {
     }
 }
 
-/// Up to 3 + 7 vertices: each plane adds at most one vertex to a convex polygon.
-pub const MAX_POLYGON_VERTICES: usize = 10;
+/// Planes of the view volume (six and the W plane).
+const VOLUME_PLANES: usize = 7;
+
+/// Up to 3 + 7 + 16 vertices: each plane adds at most one vertex to a convex polygon.
+pub const MAX_POLYGON_VERTICES: usize = 3 + VOLUME_PLANES + MAX_CLIP_DISTANCE_PLANES;
 
 /// A convex polygon produced by clipping one triangle.
 #[derive(Debug, Clone, Copy)]
@@ -125,6 +159,16 @@ fn place_on_plane(pos: &mut [f32; 4], plane: usize, opts: ClipOptions) {
     }
 }
 
+/// Distance of `v` to plane `plane`: the view volume's first (`n` of them), then the
+/// enabled user planes in order.
+fn distance(v: &ClipVertex, plane: usize, n: usize, opts: ClipOptions, user: &UserClip) -> f32 {
+    if plane < n {
+        plane_distance(&v.pos, plane, opts)
+    } else {
+        user.distance(plane - n, &v.weights)
+    }
+}
+
 /// Intersection of edge (inside, outside) with a plane. Always computed from the inside
 /// vertex so that two triangles sharing the edge produce bit-identical vertices.
 fn intersect(
@@ -132,7 +176,7 @@ fn intersect(
     d_in: f32,
     outside: &ClipVertex,
     d_out: f32,
-    plane: usize,
+    plane: Option<usize>,
     opts: ClipOptions,
 ) -> ClipVertex {
     let t = d_in / (d_in - d_out);
@@ -140,7 +184,10 @@ fn intersect(
     for (i, p) in pos.iter_mut().enumerate() {
         *p = inside.pos[i] + t * (outside.pos[i] - inside.pos[i]);
     }
-    place_on_plane(&mut pos, plane, opts);
+    // A user plane is not a plane of the position, so there is nothing to snap.
+    if let Some(plane) = plane {
+        place_on_plane(&mut pos, plane, opts);
+    }
     let mut weights = [0.0; 3];
     for (i, wt) in weights.iter_mut().enumerate() {
         *wt = inside.weights[i] + t * (outside.weights[i] - inside.weights[i]);
@@ -148,14 +195,19 @@ fn intersect(
     ClipVertex { pos, weights }
 }
 
-/// Clips a triangle; the result is empty when nothing is visible.
+/// Clips a triangle against the view volume; the result is empty when nothing is visible.
 pub fn clip_triangle(pos: [[f32; 4]; 3], opts: ClipOptions) -> Polygon {
+    clip_triangle_user(pos, opts, &UserClip::NONE)
+}
+
+/// Clips a triangle against the view volume and the enabled user planes.
+pub fn clip_triangle_user(pos: [[f32; 4]; 3], opts: ClipOptions, user: &UserClip) -> Polygon {
     let mut poly = Polygon::empty();
-    let mut outcodes = [0u8; 3];
-    let mut planes = 0;
+    let mut outcodes = [0u32; 3];
+    let mut n = 0;
     for (i, p) in pos.iter().enumerate() {
-        let (d, n) = plane_distances(p, opts);
-        planes = n;
+        let (d, planes) = plane_distances(p, opts);
+        n = planes;
         for (k, dk) in d.iter().take(n).enumerate() {
             // NaN positions compare as outside every plane.
             if dk.is_nan() || *dk < 0.0 {
@@ -166,33 +218,45 @@ pub fn clip_triangle(pos: [[f32; 4]; 3], opts: ClipOptions) -> Polygon {
         weights[i] = 1.0;
         poly.push(ClipVertex { pos: *p, weights });
     }
+    for k in 0..MAX_CLIP_DISTANCE_PLANES {
+        if user.planes & (1 << k) == 0 {
+            continue;
+        }
+        for (i, code) in outcodes.iter_mut().enumerate() {
+            let d = user.distances[i][k];
+            if d.is_nan() || d < 0.0 {
+                *code |= 1 << (n + k);
+            }
+        }
+    }
     if outcodes[0] & outcodes[1] & outcodes[2] != 0 {
         return Polygon::empty();
     }
-    if outcodes[0] | outcodes[1] | outcodes[2] == 0 {
+    let mask = outcodes[0] | outcodes[1] | outcodes[2];
+    if mask == 0 {
         return poly;
     }
-    let mask = outcodes[0] | outcodes[1] | outcodes[2];
-    for plane in 0..planes {
+    for plane in 0..n + MAX_CLIP_DISTANCE_PLANES {
         if mask & (1 << plane) == 0 {
             continue;
         }
+        let snap = (plane < n).then_some(plane);
         let mut out = Polygon::empty();
         let verts = poly.vertices();
         for i in 0..verts.len() {
             let a = &verts[i];
             let b = &verts[(i + 1) % verts.len()];
-            let da = plane_distance(&a.pos, plane, opts);
-            let db = plane_distance(&b.pos, plane, opts);
+            let da = distance(a, plane, n, opts, user);
+            let db = distance(b, plane, n, opts, user);
             let a_in = da >= 0.0;
             let b_in = db >= 0.0;
             if a_in {
                 out.push(*a);
             }
             if a_in && !b_in {
-                out.push(intersect(a, da, b, db, plane, opts));
+                out.push(intersect(a, da, b, db, snap, opts));
             } else if !a_in && b_in {
-                out.push(intersect(b, db, a, da, plane, opts));
+                out.push(intersect(b, db, a, da, snap, opts));
             }
         }
         if out.len < 3 {
@@ -206,12 +270,23 @@ pub fn clip_triangle(pos: [[f32; 4]; 3], opts: ClipOptions) -> Polygon {
 /// A clipped line segment: two vertices with weights over the two input vertices (the third
 /// weight is zero).
 pub fn clip_line(pos: [[f32; 4]; 2], opts: ClipOptions) -> Option<[ClipVertex; 2]> {
+    clip_line_user(pos, opts, &UserClip::NONE)
+}
+
+/// [`clip_line`] with the enabled user planes too (the distances of vertices 0 and 1).
+pub fn clip_line_user(
+    pos: [[f32; 4]; 2],
+    opts: ClipOptions,
+    user: &UserClip,
+) -> Option<[ClipVertex; 2]> {
     let (d0, n) = plane_distances(&pos[0], opts);
     let (d1, _) = plane_distances(&pos[1], opts);
+    let user_pairs = (0..MAX_CLIP_DISTANCE_PLANES)
+        .filter(|k| user.planes & (1 << k) != 0)
+        .map(|k| (user.distances[0][k], user.distances[1][k]));
     let mut t0 = 0.0f32;
     let mut t1 = 1.0f32;
-    for k in 0..n {
-        let (a, b) = (d0[k], d1[k]);
+    for (a, b) in (0..n).map(|k| (d0[k], d1[k])).chain(user_pairs) {
         if a.is_nan() || b.is_nan() {
             return None;
         }
@@ -251,6 +326,14 @@ pub fn clip_line(pos: [[f32; 4]; 2], opts: ClipOptions) -> Option<[ClipVertex; 2
 
 /// Points are kept whole or discarded, by their vertex alone.
 pub fn point_visible(pos: [f32; 4], opts: ClipOptions) -> bool {
+    point_visible_user(pos, opts, &UserClip::NONE)
+}
+
+/// [`point_visible`] with the enabled user planes too (the distances of vertex 0).
+pub fn point_visible_user(pos: [f32; 4], opts: ClipOptions, user: &UserClip) -> bool {
     let (d, n) = plane_distances(&pos, opts);
     d.iter().take(n).all(|v| *v >= 0.0)
+        && (0..MAX_CLIP_DISTANCE_PLANES)
+            .filter(|k| user.planes & (1 << k) != 0)
+            .all(|k| user.distances[0][k] >= 0.0)
 }

@@ -2,7 +2,10 @@
 //! tie-breaking, pinned hand-worked cases, and mesh-wide coverage counts.
 
 use super::bin::{touches, BinMode, TileBins, TvbCostModel, TILE_SIZE};
-use super::clip::{clip_line, clip_triangle, point_visible, ClipOptions};
+use super::clip::{
+    clip_line, clip_line_user, clip_triangle, clip_triangle_user, point_visible,
+    point_visible_user, ClipOptions, UserClip,
+};
 use super::coverage::{pixel_centre, SampleCount};
 use super::line::{clamp_width, Line};
 use super::point::{clamp_size, Point};
@@ -860,4 +863,62 @@ fn whole_pixel_lines_cover_every_sample_of_the_pixels_their_centres_choose() {
         covered.push((x, y));
     });
     assert_eq!(covered, single);
+}
+
+fn user(planes: u16, d: [[f32; 2]; 3]) -> UserClip {
+    let mut u = UserClip {
+        planes,
+        ..UserClip::NONE
+    };
+    for (i, v) in d.iter().enumerate() {
+        u.distances[i][..2].copy_from_slice(v);
+    }
+    u
+}
+
+#[test]
+fn user_planes_cut_triangles_where_the_distance_crosses_zero() {
+    let pos = [
+        [-0.5, -0.5, 0.5, 1.0],
+        [0.5, -0.5, 0.5, 1.0],
+        [-0.5, 0.5, 0.5, 1.0],
+    ];
+    let opts = ClipOptions::default();
+    // Plane 0: distance = -x, so the part with x <= 0 survives.
+    let u = user(0b1, [[0.5, 0.0], [-0.5, 0.0], [0.5, 0.0]]);
+    let poly = clip_triangle_user(pos, opts, &u);
+    assert!(!poly.is_empty());
+    for v in poly.vertices() {
+        assert!(v.pos[0] <= 1e-6, "vertex {v:?} on the negative side");
+        // The distance the weights give is what the plane test used.
+        let d: f32 = (0..3).map(|i| v.weights[i] * u.distances[i][0]).sum();
+        assert!(d >= -1e-6);
+    }
+    assert_eq!(poly.vertices().len(), 4);
+    // Disabled planes are ignored whatever their distances say.
+    let off = user(0b10, [[-1.0, 1.0], [-1.0, 1.0], [-1.0, 1.0]]);
+    assert_eq!(clip_triangle_user(pos, opts, &off).vertices().len(), 3);
+    // Every vertex outside one enabled plane: nothing left.
+    let out = user(0b11, [[1.0, -1.0], [2.0, -0.5], [0.0, -2.0]]);
+    assert!(clip_triangle_user(pos, opts, &out).is_empty());
+    // Zero is inside.
+    let zero = user(0b1, [[0.0, 0.0]; 3]);
+    assert_eq!(clip_triangle_user(pos, opts, &zero).vertices().len(), 3);
+    assert_eq!(clip_triangle(pos, opts).vertices().len(), 3);
+}
+
+#[test]
+fn user_planes_cut_lines_and_drop_points() {
+    let pos = [[-0.5, 0.0, 0.5, 1.0], [0.5, 0.0, 0.5, 1.0]];
+    let opts = ClipOptions::default();
+    let u = user(0b1, [[1.0, 0.0], [-1.0, 0.0], [0.0, 0.0]]);
+    let [a, b] = clip_line_user(pos, opts, &u).expect("half the line is inside");
+    assert_eq!(a.pos, pos[0]);
+    assert!((b.pos[0] - 0.0).abs() < 1e-6 && (b.weights[1] - 0.5).abs() < 1e-6);
+    assert!(clip_line(pos, opts).is_some());
+    let gone = user(0b1, [[-1.0, 0.0], [-0.1, 0.0], [0.0, 0.0]]);
+    assert!(clip_line_user(pos, opts, &gone).is_none());
+    assert!(point_visible_user(pos[0], opts, &u));
+    assert!(!point_visible_user(pos[0], opts, &gone));
+    assert!(point_visible(pos[0], opts));
 }

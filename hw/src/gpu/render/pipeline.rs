@@ -460,6 +460,9 @@ impl DrawSink for Renderer<'_> {
             clip: ClipOptions {
                 depth_clamp: cull.is_some_and(|c| !c.depth_clip),
             },
+            clip_planes: ppp
+                .output_select
+                .map_or(0, |o| o.clip_distance_planes as u16),
             setup: setup_state(
                 cull.is_some_and(|c| c.cull_front),
                 cull.is_some_and(|c| c.cull_back),

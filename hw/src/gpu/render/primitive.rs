@@ -6,7 +6,10 @@ use super::assembly::{AssembledPrimitive, Shape};
 use super::planes::{self, Bindings, Frame, PlaneInputs};
 use super::vertex::ShadedVertices;
 use crate::g13::control::ppp::{PolygonMode, Viewport as PppViewport};
-use crate::gpu::raster::clip::{clip_line, clip_triangle, point_visible, ClipOptions, ClipVertex};
+use crate::g13::uvs;
+use crate::gpu::raster::clip::{
+    clip_line_user, clip_triangle_user, point_visible_user, ClipOptions, ClipVertex, UserClip,
+};
 use crate::gpu::raster::coverage::SampleCount;
 use crate::gpu::raster::line::Line;
 use crate::gpu::raster::point::Point;
@@ -69,6 +72,8 @@ pub struct DrawSetup<'a> {
     pub state: u32,
     pub viewport: PppViewport,
     pub clip: ClipOptions,
+    /// User clip planes the clipper tests (Output Select `clip_distance_planes`).
+    pub clip_planes: u16,
     pub setup: SetupState,
     pub point_size: bool,
     pub line_width: f32,
@@ -103,6 +108,30 @@ impl DrawSetup<'_> {
         let y = f64::from(vp.translate_y) + f64::from(vp.scale_y) * f64::from(p[1] * inv_w);
         let z = vp.translate_z + vp.scale_z * (p[2] * inv_w);
         WindowVertex::from_pixels(x, y, z, inv_w).map_err(raster_fault)
+    }
+
+    /// The user clip distances of up to three vertex records (the group at the end of each).
+    pub(super) fn user_clip(&self, recs: &[&[u32]]) -> Result<UserClip, Fault> {
+        let mut u = UserClip {
+            planes: self.clip_planes,
+            ..UserClip::NONE
+        };
+        if self.clip_planes == 0 {
+            return Ok(u);
+        }
+        for (i, r) in recs.iter().take(3).enumerate() {
+            let base = uvs::clip_distance_base(r.len(), self.clip_planes).ok_or_else(|| {
+                Fault::BadControlWord {
+                    va: 0,
+                    reason: "UVS record too short for its clip distances".into(),
+                }
+            })?;
+            let n = uvs::clip_distance_words(self.clip_planes);
+            for (k, w) in r[base..base + n].iter().enumerate() {
+                u.distances[i][k] = f(*w);
+            }
+        }
+        Ok(u)
     }
 
     fn planes(&self, inp: &PlaneInputs) -> Result<Vec<Plane>, Fault> {
@@ -164,7 +193,7 @@ impl DrawSetup<'_> {
         out: &mut Vec<RasterPrim>,
     ) -> Result<(), Fault> {
         let pos = recs.map(position);
-        let poly = clip_triangle(pos, self.clip);
+        let poly = clip_triangle_user(pos, self.clip, &self.user_clip(&recs)?);
         let input_w = pos.map(|q| q[3]);
         let linear = self.bindings.is_some_and(|b| b.uses_linear());
         for tri in poly.triangles() {
@@ -226,7 +255,9 @@ impl DrawSetup<'_> {
         rectangle: bool,
         out: &mut Vec<RasterPrim>,
     ) -> Result<(), Fault> {
-        let Some(ends) = clip_line([position(recs[0]), position(recs[1])], self.clip) else {
+        let user = self.user_clip(&recs)?;
+        let Some(ends) = clip_line_user([position(recs[0]), position(recs[1])], self.clip, &user)
+        else {
             return Ok(());
         };
         let win = [self.window(ends[0].pos)?, self.window(ends[1].pos)?];
@@ -282,7 +313,7 @@ impl DrawSetup<'_> {
         out: &mut Vec<RasterPrim>,
     ) -> Result<(), Fault> {
         let pos = position(rec);
-        if !point_visible(pos, self.clip) {
+        if !point_visible_user(pos, self.clip, &self.user_clip(&[rec])?) {
             return Ok(());
         }
         let centre = self.window(pos)?;

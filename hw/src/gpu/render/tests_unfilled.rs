@@ -72,6 +72,7 @@ fn draw(mode: PolygonMode, cull_front: bool, cull_back: bool) -> Vec<RasterPrim>
         clip: ClipOptions::default(),
         setup: setup_state(cull_front, cull_back, true),
         point_size: false,
+        clip_planes: 0,
         line_width: 1.0,
         whole_pixel_lines: false,
         polygon_mode: mode,

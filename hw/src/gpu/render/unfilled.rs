@@ -9,7 +9,7 @@ use super::assembly::AssembledPrimitive;
 use super::planes::Frame;
 use super::primitive::{position, DrawSetup, RasterPrim};
 use crate::g13::control::ppp::PolygonMode;
-use crate::gpu::raster::clip::clip_triangle;
+use crate::gpu::raster::clip::clip_triangle_user;
 use crate::gpu::raster::line::Line;
 use crate::gpu::raster::setup::{SetupState, Triangle};
 use crate::gpu::raster::viewport::WindowVertex;
@@ -27,7 +27,7 @@ impl DrawSetup<'_> {
     /// Facing, depth slope and largest depth magnitude of the triangle, or `None` when it is
     /// culled, has no area or lies outside the view volume.
     fn survivor(&self, recs: &[&[u32]; 3]) -> Result<Option<(bool, f32, f32)>, Fault> {
-        let poly = clip_triangle(recs.map(position), self.clip);
+        let poly = clip_triangle_user(recs.map(position), self.clip, &self.user_clip(recs)?);
         // The pieces of a clipped triangle share its plane, so the first one with area
         // decides for all.
         for tri in poly.triangles() {
