@@ -6,7 +6,9 @@ use crate::g13::{
     compile_graphics, compile_graphics_with, ColourOutput, FragmentOutputs, VaryingLayout,
     CF_FIRST_VARYING, CF_W, CF_Z, UVS_CLIP_W,
 };
-use crate::ir::{GraphicsShader, Interpolation, Node, Op, OutputBuiltin, Space, Stage, SysVal};
+use crate::ir::{
+    self, GraphicsShader, Interpolation, Node, Op, OutputBuiltin, Space, Stage, SysVal,
+};
 use crate::{CompileError, ShaderRequest, Stats};
 use hw::g13::tilebuffer::{ColourFormat, TibFormat};
 
@@ -275,6 +277,8 @@ pub struct GraphicsPipelineBinary {
     pub uvs_words: u32,
     /// The vertex shader writes a point size (UVS word 4).
     pub writes_point_size: bool,
+    /// Output Select's `clip_distance_planes`: the user clip planes the clipper tests.
+    pub clip_distance_planes: u16,
     pub cf_bindings: Vec<CfBindingDesc>,
     /// Coefficient registers the fragment launch fills.
     pub cf_registers: u32,
@@ -383,6 +387,12 @@ fn fragment_inputs(fs: &GraphicsShader) -> Result<Vec<(u32, u8, Interpolation)>,
                 mode,
                 ..
             } => (location, component, mode),
+            // The cull test's flags are linear: their planes are then exactly zero when every
+            // vertex's flag is.
+            Op::InputPlaneBits {
+                location,
+                component,
+            } => (location, component, Interpolation::NoPerspective),
             _ => return,
         };
         match v.iter().find(|x| x.0 == location && x.1 == component) {
@@ -408,6 +418,99 @@ fn writes_builtin(g: &GraphicsShader, b: OutputBuiltin) -> bool {
         }
     });
     found
+}
+
+/// Clip distances (planes 0 to n - 1) a vertex shader writes.
+fn clip_distances(vs: &GraphicsShader) -> u8 {
+    let mut n = 0;
+    each_inst(&vs.shader.body, &mut |op| {
+        if let Op::StoreBuiltin {
+            builtin: OutputBuiltin::ClipDistance(k),
+            ..
+        } = op
+        {
+            n = n.max(k + 1);
+        }
+    });
+    n
+}
+
+/// Cull distances a vertex shader writes (the flags it stores, see `ir::CULL_FLAG_LOCATION`).
+fn cull_distances(vs: &GraphicsShader) -> u32 {
+    let mut n = 0;
+    each_inst(&vs.shader.body, &mut |op| {
+        if let Op::StoreOutput {
+            location,
+            component,
+            ..
+        } = *op
+        {
+            if let Some(group) = location.checked_sub(ir::CULL_FLAG_LOCATION) {
+                if group < 2 {
+                    n = n.max(4 * group + u32::from(component) + 1);
+                }
+            }
+        }
+    });
+    n
+}
+
+/// Cull distances have no test in the G13 rasterizer (as in Mesa's asahi driver, which does
+/// the same): the fragment shader discards every fragment of a primitive whose vertices all
+/// have a negative distance for one plane. Each vertex writes a flag (1.0 when the distance
+/// is >= 0, else 0.0) interpolated linearly, so the flag's plane coefficients are all zero
+/// exactly when every vertex's flag is; the test runs before the shader's own code.
+fn add_cull_test(fs: &mut GraphicsShader, planes: u32) {
+    if planes == 0 {
+        return;
+    }
+    let sh = &mut fs.shader;
+    let mut insts = Vec::new();
+    let zero = sh.new_value(ir::Type::I32);
+    insts.push(ir::Inst {
+        dst: Some(zero),
+        op: Op::Const(ir::Constant(vec![0])),
+    });
+    let mut culled: Option<ir::Value> = None;
+    for k in 0..planes {
+        let bits = sh.new_value(ir::Type::I32);
+        insts.push(ir::Inst {
+            dst: Some(bits),
+            op: Op::InputPlaneBits {
+                location: ir::CULL_FLAG_LOCATION + k / 4,
+                component: (k % 4) as u8,
+            },
+        });
+        let is_zero = sh.new_value(ir::Type::BOOL);
+        insts.push(ir::Inst {
+            dst: Some(is_zero),
+            op: Op::Cmp(ir::CmpOp::IEq, bits, zero),
+        });
+        culled = Some(match culled {
+            None => is_zero,
+            Some(c) => {
+                let or = sh.new_value(ir::Type::BOOL);
+                insts.push(ir::Inst {
+                    dst: Some(or),
+                    op: Op::Binary(ir::BinOp::Or, c, is_zero),
+                });
+                or
+            }
+        });
+    }
+    let Some(cond) = culled else { return };
+    let prologue = [
+        Node::Block(insts),
+        Node::If {
+            cond,
+            then_body: vec![Node::Block(vec![ir::Inst {
+                dst: None,
+                op: Op::Discard,
+            }])],
+            else_body: Vec::new(),
+        },
+    ];
+    sh.body.splice(0..0, prologue);
 }
 
 fn shade_of(i: Interpolation) -> CfShade {
@@ -626,7 +729,7 @@ pub fn compile_graphics_pipeline_coverage(
     ] {
         pass(&mut vs.shader)?;
     }
-    let fs = match &req.fragment {
+    let mut fs = match &req.fragment {
         Some(f) => {
             if f.stage != Stage::Fragment {
                 return Err(CompileError::Internal(format!(
@@ -646,12 +749,16 @@ pub fn compile_graphics_pipeline_coverage(
             ..GraphicsShader::default()
         }),
     };
+    if let Some(fs) = &mut fs {
+        add_cull_test(fs, cull_distances(&vs));
+    }
     let inputs = match &fs {
         Some(fs) => fragment_inputs(fs)?,
         None => Vec::new(),
     };
     let point_size = writes_builtin(&vs, OutputBuiltin::PointSize);
     let mut layout = VaryingLayout::new(&inputs, point_size)?;
+    layout.add_clip_distances(clip_distances(&vs))?;
     if let Some(fs) = &fs {
         let mut reads = false;
         each_inst(&fs.shader.body, &mut |op| {
@@ -696,6 +803,7 @@ pub fn compile_graphics_pipeline_coverage(
         fragment,
         uvs_words: layout.uvs_words,
         writes_point_size: point_size,
+        clip_distance_planes: layout.clip_distance_planes(),
         cf_bindings: cf_bindings(&layout),
         cf_registers: layout.cf_slots,
         discards,

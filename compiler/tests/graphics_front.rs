@@ -547,17 +547,64 @@ fn translate_err(src: &str, stage: &str, model: Stage) -> CompileError {
 }
 
 #[test]
-fn clip_distance_is_refused() {
-    let src = r#"#version 450
+fn clip_and_cull_distances_go_to_the_clipper_and_the_varyings() {
+    use compiler::ir::{CLIP_DISTANCE_LOCATION, CULL_DISTANCE_LOCATION, CULL_FLAG_LOCATION};
+    let vs = r#"#version 450
+layout(location = 0) in vec4 p;
+out float gl_ClipDistance[2];
+out float gl_CullDistance[3];
 void main() {
-    gl_Position = vec4(1.0);
-    gl_ClipDistance[0] = 0.5;
+    gl_Position = p;
+    gl_ClipDistance[0] = p.x;
+    gl_ClipDistance[1] = -p.y;
+    gl_CullDistance[0] = p.z;
+    gl_CullDistance[1] = 0.0;
+    gl_CullDistance[2] = -p.z;
 }
 "#;
-    assert!(matches!(
-        translate_err(src, "vert", Stage::Vertex),
-        CompileError::Unsupported(_)
-    ));
+    let sh = translate(vs, Stage::Vertex);
+    let out = run(
+        &sh,
+        &[0; 16],
+        &[],
+        &[vertex(0, &[(0, bits([0.25, 0.5, -2.0, 1.0]))])],
+    );
+    let o = out[0].as_ref().unwrap();
+    assert_eq!(o.clip_distance[0], Some(0.25f32.to_bits()));
+    assert_eq!(o.clip_distance[1], Some((-0.5f32).to_bits()));
+    assert_eq!(o.clip_distance[2], None);
+    close(&floats(&loc(o, CLIP_DISTANCE_LOCATION)[..2]), &[0.25, -0.5]);
+    close(
+        &floats(&loc(o, CULL_DISTANCE_LOCATION)[..3]),
+        &[-2.0, 0.0, 2.0],
+    );
+    // The cull flags: 1.0 where the distance is >= 0 (zero included).
+    close(&floats(&loc(o, CULL_FLAG_LOCATION)[..3]), &[0.0, 1.0, 1.0]);
+
+    let fs = r#"#version 450
+in float gl_ClipDistance[2];
+in float gl_CullDistance[1];
+layout(location = 0) out vec4 c;
+void main() { c = vec4(gl_ClipDistance[0], gl_ClipDistance[1], gl_CullDistance[0], 1.0); }
+"#;
+    let sh = translate(fs, Stage::Fragment);
+    let out = run(
+        &sh,
+        &[0; 16],
+        &[],
+        &[fragment(
+            0.5,
+            0.5,
+            &[
+                (CLIP_DISTANCE_LOCATION, bits([0.5, 0.75, 0.0, 0.0])),
+                (CULL_DISTANCE_LOCATION, bits([-3.0, 0.0, 0.0, 0.0])),
+            ],
+        )],
+    );
+    close(
+        &floats(loc(out[0].as_ref().unwrap(), 0)),
+        &[0.5, 0.75, -3.0, 1.0],
+    );
 }
 
 #[test]

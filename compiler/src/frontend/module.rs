@@ -29,6 +29,10 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::InputAttachment,
     // ViewIndex: a word of the graphics root table (docs/render-abi.md section 5).
     Capability::MultiView,
+    // Clip distances: user planes of the clipper; cull distances: the fragment shader's cull
+    // test (frontend::stage_io, graphics_api::add_cull_test).
+    Capability::ClipDistance,
+    Capability::CullDistance,
     // Fine and coarse derivatives: the hardware's quad derivative is the fine one.
     Capability::DerivativeControl,
     // interpolateAtCentroid/Sample/Offset (frontend::fragment_ops).

@@ -26,6 +26,11 @@ pub(super) enum OutTarget {
     SecondBlendSource {
         component: u8,
     },
+    /// Cull distance `index`: its flag (1.0 when >= 0, else 0.0) goes to the cull flag
+    /// varying the fragment shader's cull test reads.
+    CullFlag {
+        index: u8,
+    },
 }
 
 fn leaf_vars(t: &VarTree, out: &mut Vec<Var>) {
@@ -189,6 +194,9 @@ impl<'m> Tr<'m> {
         }
         match sc {
             StorageClass::Input => {
+                if let Some(b) = self.distance_builtin(rid) {
+                    return self.distance_input(b, ty).map(Some);
+                }
                 if self.decos.has(rid, Decoration::BuiltIn) {
                     return Ok(None);
                 }
@@ -235,17 +243,16 @@ impl<'m> Tr<'m> {
                     .and_then(|v| v.first())
                 {
                     let b = BuiltIn::from_u32(*b).ok_or_else(|| invalid("unknown builtin"))?;
-                    if let Some(ob) = output_builtin(b)? {
+                    if matches!(b, BuiltIn::ClipDistance | BuiltIn::CullDistance) {
+                        // A variable of its own is written whenever the shader declares it.
+                        self.distance_outputs(b, &tree)?;
+                    } else if let Some(ob) = output_builtin(b)? {
                         let mut leaves = Vec::new();
                         leaf_vars(&tree, &mut leaves);
                         let [v] = leaves[..] else {
                             return Err(unsupported(format!("{b:?} of an unusual type")));
                         };
                         self.outputs.push((v, OutTarget::Builtin(ob)));
-                    } else if self.written_members.iter().any(|(v, _)| *v == rid) {
-                        return Err(unsupported(format!(
-                            "{b:?} (clip and cull distances are not implemented)"
-                        )));
                     }
                 } else if self.has_member_builtins(ty) {
                     let (SpvType::Struct { members }, VarTree::Node(kids)) =
@@ -261,6 +268,14 @@ impl<'m> Tr<'m> {
                             .ok_or_else(|| unsupported("block mixing built-in and user outputs"))?;
                         let b = BuiltIn::from_u32(b).ok_or_else(|| invalid("unknown builtin"))?;
                         let written = self.written_members.contains(&(rid, m as u32));
+                        if matches!(b, BuiltIn::ClipDistance | BuiltIn::CullDistance) {
+                            // glslang declares both in every gl_PerVertex (as float[1] when
+                            // unused): only the written ones enable planes.
+                            if written {
+                                self.distance_outputs(b, kid)?;
+                            }
+                            continue;
+                        }
                         match output_builtin(b)? {
                             Some(ob) if written => {
                                 let mut leaves = Vec::new();
@@ -269,11 +284,6 @@ impl<'m> Tr<'m> {
                                     return Err(unsupported(format!("{b:?} of an unusual type")));
                                 };
                                 self.outputs.push((v, OutTarget::Builtin(ob)));
-                            }
-                            None if written => {
-                                return Err(unsupported(format!(
-                                    "{b:?} (clip and cull distances are not implemented)"
-                                )))
                             }
                             _ => {}
                         }
@@ -324,6 +334,106 @@ impl<'m> Tr<'m> {
         }
     }
 
+    /// ClipDistance or CullDistance, when variable `rid` is one of them.
+    fn distance_builtin(&self, rid: Word) -> Option<BuiltIn> {
+        let b = *self.decos.get(rid, Decoration::BuiltIn)?.first()?;
+        BuiltIn::from_u32(b).filter(|b| matches!(b, BuiltIn::ClipDistance | BuiltIn::CullDistance))
+    }
+
+    /// The leaves (array elements) of a clip or cull distance array, at most
+    /// [`ir::MAX_CLIP_DISTANCES`] F32 scalars.
+    fn distance_leaves(&self, b: BuiltIn, tree: &VarTree) -> Result<Vec<Var>, CompileError> {
+        let mut leaves = Vec::new();
+        leaf_vars(tree, &mut leaves);
+        if leaves.len() > ir::MAX_CLIP_DISTANCES as usize {
+            return Err(CompileError::Limit(format!(
+                "{} {b:?} elements",
+                leaves.len()
+            )));
+        }
+        for v in &leaves {
+            if self.sh.var_types[v.0 as usize] != Type::F32 {
+                return Err(invalid(format!("{b:?} that is not an array of float")));
+            }
+        }
+        Ok(leaves)
+    }
+
+    /// A vertex shader's gl_ClipDistance or gl_CullDistance: the clipper's planes or the cull
+    /// flags, and the values themselves as varyings for a fragment shader that reads them.
+    fn distance_outputs(&mut self, b: BuiltIn, tree: &VarTree) -> Result<(), CompileError> {
+        if self.stage != ir::Stage::Vertex {
+            return Err(invalid(format!(
+                "{b:?} output of a {:?} shader",
+                self.stage
+            )));
+        }
+        let clip = b == BuiltIn::ClipDistance;
+        let base = if clip {
+            ir::CLIP_DISTANCE_LOCATION
+        } else {
+            ir::CULL_DISTANCE_LOCATION
+        };
+        for (k, v) in self.distance_leaves(b, tree)?.into_iter().enumerate() {
+            let k = k as u8;
+            let hw = if clip {
+                OutTarget::Builtin(OutputBuiltin::ClipDistance(k))
+            } else {
+                OutTarget::CullFlag { index: k }
+            };
+            self.outputs.push((v, hw));
+            let varying = OutTarget::Location {
+                location: base + u32::from(k / 4),
+                component: k % 4,
+            };
+            self.outputs.push((v, varying));
+        }
+        Ok(())
+    }
+
+    /// A fragment shader's gl_ClipDistance or gl_CullDistance: the vertex shader's values,
+    /// interpolated.
+    fn distance_input(&mut self, b: BuiltIn, ty: Word) -> Result<Ptr, CompileError> {
+        if self.stage != ir::Stage::Fragment {
+            return Err(unsupported(format!(
+                "{b:?} input of a {:?} shader",
+                self.stage
+            )));
+        }
+        let base = if b == BuiltIn::ClipDistance {
+            ir::CLIP_DISTANCE_LOCATION
+        } else {
+            ir::CULL_DISTANCE_LOCATION
+        };
+        let tree = self.var_tree(ty, 0)?;
+        for (k, v) in self.distance_leaves(b, &tree)?.into_iter().enumerate() {
+            let location = base + k as u32 / 4;
+            let component = (k % 4) as u8;
+            let interp = InputInterp {
+                mode: Interpolation::Smooth,
+                sampling: Sampling::Center,
+            };
+            self.input_slots.insert(
+                v,
+                super::fragment_ops::InputSlot {
+                    location,
+                    component,
+                    mode: interp.mode,
+                },
+            );
+            let x = self.emit(
+                Type::F32,
+                ir::Op::LoadInput {
+                    location,
+                    component,
+                    interp,
+                },
+            )?;
+            self.effect(ir::Op::StoreVar(v, x))?;
+        }
+        Ok(Ptr::Vars { tree, ty })
+    }
+
     fn has_member_builtins(&self, ty: Word) -> bool {
         match self.l.get(ty) {
             Ok(SpvType::Struct { members }) => (0..members.len() as u32)
@@ -356,6 +466,17 @@ impl<'m> Tr<'m> {
                     component,
                     value: x,
                 },
+                OutTarget::CullFlag { index } => {
+                    let zero = self.fconst_like(x, 0.0)?;
+                    let one = self.fconst_like(x, 1.0)?;
+                    let inside = self.emit(Type::BOOL, ir::Op::Cmp(ir::CmpOp::FOGe, x, zero))?;
+                    let flag = self.emit(Type::F32, ir::Op::Select(inside, one, zero))?;
+                    ir::Op::StoreOutput {
+                        location: ir::CULL_FLAG_LOCATION + u32::from(index / 4),
+                        component: index % 4,
+                        value: flag,
+                    }
+                }
             };
             self.effect(op)?;
         }

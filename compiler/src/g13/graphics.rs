@@ -3,7 +3,8 @@
 //! tilebuffer, and how the vertex and instance index reach a vertex shader.
 //!
 //! Layout facts follow Mesa's asahi driver (public): the UVS record starts with the four
-//! clip-space position words, then the point size when written, then the user varyings; the
+//! clip-space position words, then the point size when written, then the user varyings, then
+//! the clip distances (`hw::g13::uvs`: the clipper finds them at the end of the record); the
 //! fragment shader's coefficient registers start with the plane of 1/W (which perspective-
 //! correct `iter` divides by) and then the plane of Z.
 //!
@@ -70,6 +71,8 @@ pub struct VaryingLayout {
     /// The two coefficient slots holding gl_PointCoord's planes, when the fragment shader
     /// reads it (after the varyings).
     pub point_coord_cf: Option<u8>,
+    /// Clip distances (planes 0 to n - 1) the vertex shader writes for the clipper.
+    pub clip_distances: u8,
 }
 
 impl VaryingLayout {
@@ -117,7 +120,33 @@ impl VaryingLayout {
             uvs_words: (first_uvs + varyings.len()) as u32,
             cf_slots: (usize::from(CF_FIRST_VARYING) + varyings.len()) as u32,
             point_coord_cf: None,
+            clip_distances: 0,
         })
+    }
+
+    /// Appends the group of `n` clip distances (planes 0 to n - 1) to the UVS record.
+    pub fn add_clip_distances(&mut self, n: u8) -> Result<(), CompileError> {
+        if u32::from(n) > crate::ir::MAX_CLIP_DISTANCES || self.clip_distances != 0 {
+            return Err(CompileError::Limit(format!("{n} clip distances")));
+        }
+        self.clip_distances = n;
+        self.uvs_words += u32::from(n);
+        Ok(())
+    }
+
+    /// Output Select's `clip_distance_planes`: one bit per clip distance.
+    pub fn clip_distance_planes(&self) -> u16 {
+        ((1u32 << self.clip_distances) - 1) as u16
+    }
+
+    /// UVS word of clip distance `k`, when the layout has it.
+    pub fn clip_distance_uvs(&self, k: u8) -> Option<u8> {
+        if k >= self.clip_distances {
+            return None;
+        }
+        let base =
+            hw::g13::uvs::clip_distance_base(self.uvs_words as usize, self.clip_distance_planes())?;
+        u8::try_from(base + usize::from(k)).ok()
     }
 
     /// Gives gl_PointCoord the next two coefficient slots (the rasterizer fills them from the

@@ -757,6 +757,7 @@ impl Sel<'_> {
             }
             Op::LoadInput { .. }
             | Op::InterpolateInput { .. }
+            | Op::InputPlaneBits { .. }
             | Op::LoadInputAttachment { .. }
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }

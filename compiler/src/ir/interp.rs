@@ -865,6 +865,20 @@ impl<'s> Machine<'s, '_> {
                     .ok_or("input components out of range")?;
                 Some(lanes.iter().map(|x| *x as u64).collect())
             }
+            // Constant over the pixel, so A = B = 0 and C is the input's value.
+            Op::InputPlaneBits {
+                location,
+                component,
+            } => {
+                let io = self.io.as_ref().ok_or("InputPlaneBits in a dispatch")?;
+                let x = io
+                    .inputs
+                    .locations
+                    .get(location)
+                    .and_then(|s| s.get(*component as usize))
+                    .ok_or_else(|| format!("no input at location {location}"))?;
+                Some(vec![u64::from(*x << 1)])
+            }
             Op::LoadInputAttachment { .. } => {
                 return Err("input attachments are not modelled by the IR interpreter".into())
             }
@@ -901,6 +915,13 @@ impl<'s> Machine<'s, '_> {
                     }
                     OutputBuiltin::FragDepth => {
                         write_components(std::slice::from_mut(&mut o.frag_depth), *component, &x)?
+                    }
+                    OutputBuiltin::ClipDistance(k) => {
+                        let slot = o
+                            .clip_distance
+                            .get_mut(usize::from(*k))
+                            .ok_or("clip distance out of range")?;
+                        write_components(std::slice::from_mut(slot), *component, &x)?
                     }
                     OutputBuiltin::SampleMask | OutputBuiltin::SecondBlendSource => {
                         return Err(format!("{builtin:?} output is not interpreted"))
@@ -1109,6 +1130,8 @@ pub struct StageOutputs {
     pub position: [Option<u32>; 4],
     pub point_size: Option<u32>,
     pub frag_depth: Option<u32>,
+    /// gl_ClipDistance[k] as the clipper receives it.
+    pub clip_distance: [Option<u32>; super::MAX_CLIP_DISTANCES as usize],
 }
 
 /// Runs `shader` once per element of `items`, each invocation on its own (graphics stages

@@ -248,7 +248,22 @@ pub enum OutputBuiltin {
     /// Fragment shaders: the output at Location 0 Index 1, up to four F32 or I32
     /// components: the second source (SRC1) of dual-source blending into target 0.
     SecondBlendSource,
+    /// Vertex shaders: gl_ClipDistance[k], one F32 (component 0), for k below
+    /// [`MAX_CLIP_DISTANCES`]: the clipper keeps the part of the primitive where it is >= 0.
+    ClipDistance(u8),
 }
+
+/// Clip distances a vertex shader may write (and cull distances, and the two together).
+pub const MAX_CLIP_DISTANCES: u32 = 8;
+
+/// Locations past any user location (Vulkan's are below maxVertexOutputComponents / 4) that
+/// carry built-in varyings from the vertex to the fragment shader: gl_ClipDistance and
+/// gl_CullDistance (element k at location + k / 4, component k % 4), both readable by a
+/// fragment shader, and the cull flags (1.0 where cull distance k is >= 0, else 0.0; see
+/// `graphics_api`'s cull test).
+pub const CLIP_DISTANCE_LOCATION: u32 = 0x4000_0000;
+pub const CULL_DISTANCE_LOCATION: u32 = CLIP_DISTANCE_LOCATION + 2;
+pub const CULL_FLAG_LOCATION: u32 = CLIP_DISTANCE_LOCATION + 4;
 
 /// Memory a load, store or atomic reaches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -353,6 +368,13 @@ pub enum Op {
         component: u8,
         mode: Interpolation,
         at: InterpolateAt,
+    },
+    /// Fragment shaders: the raw plane coefficients A, B and C of the varying at `location`
+    /// `component` OR-ed together and shifted left by one, which drops the sign bit (I32):
+    /// zero exactly when the varying is +-0 over the whole primitive. Pure.
+    InputPlaneBits {
+        location: u32,
+        component: u8,
     },
     /// Fragment shaders: reads input attachment `index` (the `InputAttachmentIndex`
     /// decoration) at the fragment's pixel, starting at component `component` (0..4). The

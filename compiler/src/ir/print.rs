@@ -154,6 +154,10 @@ fn op_text(op: &Op) -> String {
             };
             format!("InterpolateInput loc {location}.{component} {mode:?} at {at}")
         }
+        Op::InputPlaneBits {
+            location,
+            component,
+        } => format!("InputPlaneBits loc {location}.{component}"),
         Op::LoadInputAttachment {
             index,
             component,

@@ -26,6 +26,7 @@ fn operands(op: &Op) -> Vec<Value> {
         | Op::WorkgroupBarrier
         | Op::MemoryBarrier
         | Op::LoadInput { .. }
+        | Op::InputPlaneBits { .. }
         | Op::LoadInputAttachment { sample: None, .. }
         | Op::Discard => vec![],
         Op::LoadInputAttachment {
@@ -318,6 +319,11 @@ impl Checker<'_> {
             {
                 return Err(format!("input of type {rt:?} from component {component}"));
             }
+            Op::InputPlaneBits { component, .. } if rt != Type::I32 || *component > 3 => {
+                return Err(format!(
+                    "InputPlaneBits of type {rt:?} at component {component}"
+                ));
+            }
             Op::InterpolateInput { at, .. } => {
                 let want = match at {
                     InterpolateAt::Centroid => vec![],
@@ -351,6 +357,14 @@ impl Checker<'_> {
                         OutputBuiltin::SampleMask => (1, Scalar::I32),
                         // Typed as the target-0 output it pairs with.
                         OutputBuiltin::SecondBlendSource => (4, t.scalar),
+                        OutputBuiltin::ClipDistance(k)
+                            if u32::from(*k) < super::MAX_CLIP_DISTANCES =>
+                        {
+                            (1, Scalar::F32)
+                        }
+                        OutputBuiltin::ClipDistance(k) => {
+                            return Err(format!("clip distance {k}"));
+                        }
                     };
                     if t.scalar != scalar || *component as u32 + t.lanes as u32 > lanes {
                         return Err(format!("{builtin:?} written with {t:?}"));
@@ -559,6 +573,7 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
             | Op::LoadInput { .. }
             | Op::LoadInputAttachment { .. }
             | Op::InterpolateInput { .. }
+            | Op::InputPlaneBits { .. }
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
             | Op::Discard => {}

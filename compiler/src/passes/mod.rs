@@ -154,6 +154,7 @@ pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
         | Op::WorkgroupBarrier
         | Op::MemoryBarrier
         | Op::LoadInput { .. }
+        | Op::InputPlaneBits { .. }
         | Op::LoadInputAttachment { sample: None, .. }
         | Op::Discard => {}
         Op::LoadInputAttachment {

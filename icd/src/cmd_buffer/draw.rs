@@ -726,8 +726,10 @@ fn draw_one(
         }]),
         w_clamp: Some(WClamp { w_clamp: 1e-10 }),
         output_select: Some(OutputSelect {
-            varyings: b.uvs_words > 4 + u32::from(b.writes_point_size),
+            varyings: b.uvs_words
+                > 4 + u32::from(b.writes_point_size) + b.clip_distance_planes.count_ones(),
             point_size: b.writes_point_size,
+            clip_distance_planes: u32::from(b.clip_distance_planes),
             frag_coord_z: b
                 .cf_bindings
                 .iter()

@@ -8,7 +8,7 @@
 
 use hw::isa::*;
 
-use super::{Sel, RUN_LDCF_AB, RUN_LDCF_C};
+use super::{Sel, OR, RUN_LDCF_AB, RUN_LDCF_C};
 use crate::g13::vreg;
 use crate::CompileError;
 
@@ -23,6 +23,29 @@ impl Sel<'_> {
             cf,
         }));
         self.copy(dst, Operand::Reg(vreg(c, 0, Size::S32)));
+        Ok(())
+    }
+
+    /// `InputPlaneBits`: (A | B | C) << 1 of coefficient slot `cf` into `dst`.
+    pub(super) fn plane_bits(&mut self, dst: Reg, cf: u8) -> Result<(), CompileError> {
+        let ab = self.fixed_run(RUN_LDCF_AB, Size::S64)?;
+        let c = self.fixed_run(RUN_LDCF_C, Size::S32)?;
+        self.emit(Instr::LdCf(LdCf {
+            dst: vreg(ab, 0, Size::S32),
+            channels: 1,
+            cf,
+        }));
+        let a_or_b = self.bitop_r(
+            Operand::Reg(vreg(ab, 0, Size::S32)),
+            Operand::Reg(vreg(ab, 2, Size::S32)),
+            OR,
+        )?;
+        let all = self.bitop_r(
+            Operand::Reg(a_or_b),
+            Operand::Reg(vreg(c, 0, Size::S32)),
+            OR,
+        )?;
+        self.shl(dst, Operand::Reg(all), Operand::Imm(1));
         Ok(())
     }
 }

@@ -423,6 +423,23 @@ impl<'a> Sel<'a> {
                 mode,
                 at,
             } => self.interpolate_input(self.dst(inst)?, *location, *component, *mode, *at),
+            Op::InputPlaneBits {
+                location,
+                component,
+            } => {
+                let t = self.stage_is(Stage::Fragment, "InputPlaneBits")?;
+                let cf = t
+                    .layout
+                    .find(*location, *component)
+                    .ok_or_else(|| {
+                        unsupported(format!(
+                            "input location {location} component {component} is not in the varying layout"
+                        ))
+                    })?
+                    .cf;
+                let r = self.def32(self.dst(inst)?)?;
+                self.plane_bits(r, cf)
+            }
             Op::LoadInputAttachment {
                 index,
                 component,
@@ -470,6 +487,14 @@ impl<'a> Sel<'a> {
                             self.record_output((u32::from(UVS_POINT_SIZE), 0), *value)
                         } else {
                             Ok(())
+                        }
+                    }
+                    (OutputBuiltin::ClipDistance(k), Stage::Vertex) if *component == 0 => {
+                        match t.layout.clip_distance_uvs(*k) {
+                            Some(uvs) => self.record_output((u32::from(uvs), 0), *value),
+                            None => Err(internal(format!(
+                                "clip distance {k} is not in the varying layout"
+                            ))),
                         }
                     }
                     (OutputBuiltin::FragDepth, Stage::Fragment) if *component == 0 => {
