@@ -262,7 +262,7 @@ fn translate_stage(
     tr.run_function(entry_fn, Vec::new(), None, true)?;
     let info = StageInfo {
         per_sample: tr.per_sample,
-        xfb: tr.xfb_info(),
+        xfb: tr.xfb_info()?,
         ..info
     };
     let mut sh = tr.sh;

@@ -176,9 +176,9 @@ impl Tr<'_> {
     }
 
     /// The shader's transform feedback outputs: the recorded leaves that are written out.
-    pub(super) fn xfb_info(&self) -> Option<ir::XfbInfo> {
+    pub(super) fn xfb_info(&self) -> Result<Option<ir::XfbInfo>, CompileError> {
         if !self.xfb_mode {
-            return None;
+            return Ok(None);
         }
         let mut info = ir::XfbInfo {
             slots: Vec::new(),
@@ -198,6 +198,12 @@ impl Tr<'_> {
                 },
                 super::stage_io::OutTarget::Builtin(b) => ir::XfbSource::Builtin(b),
                 super::stage_io::OutTarget::SecondBlendSource { .. } => continue,
+                // Only the cull test's flag leaves the vertex shader, not the distance.
+                super::stage_io::OutTarget::CullFlag { .. } => {
+                    return Err(CompileError::Unsupported(
+                        "transform feedback of gl_CullDistance".into(),
+                    ))
+                }
             };
             info.slots.push(ir::XfbSlot {
                 source,
@@ -206,7 +212,7 @@ impl Tr<'_> {
                 offset: leaf.offset,
             });
         }
-        Some(info)
+        Ok(Some(info))
     }
 }
 
