@@ -1,5 +1,5 @@
-//! Triangles in the Line and Point polygon modes, checked against pixel sets worked out by
-//! hand from the geometry.
+//! Triangles in the Line and Point polygon modes (and cut by a user clip plane), checked
+//! against pixel sets worked out by hand from the geometry.
 
 use super::assembly::{assemble, AssembledPrimitive, ProvokingVertex};
 use super::primitive::{setup_state, DrawSetup, RasterPrim};
@@ -139,4 +139,70 @@ fn culling_happens_before_the_mode() {
             "{mode:?}: back culling keeps it"
         );
     }
+}
+
+/// [`draw`] with one user clip plane whose distance, 8 - window x, ends each record (the
+/// clip distance group): the part right of x = 8 is outside.
+fn draw_clipped(mode: PolygonMode) -> Vec<RasterPrim> {
+    let half = SIZE as f32 / 2.0;
+    let recs: Vec<Vec<u32>> = CORNERS
+        .iter()
+        .map(|&(x, y)| {
+            [(x - half) / half, (y - half) / half, 0.5, 1.0, 8.0 - x]
+                .iter()
+                .map(|v| v.to_bits())
+                .collect()
+        })
+        .collect();
+    let shaded = ShadedVertices::from_records(5, &recs);
+    let setup = DrawSetup {
+        state: 0,
+        viewport: Viewport {
+            translate_x: half,
+            scale_x: half,
+            translate_y: half,
+            scale_y: half,
+            translate_z: 0.0,
+            scale_z: 1.0,
+        },
+        clip: ClipOptions::default(),
+        setup: setup_state(false, false, true),
+        point_size: false,
+        clip_planes: 0b1,
+        line_width: 1.0,
+        whole_pixel_lines: false,
+        polygon_mode: mode,
+        bindings: None,
+    };
+    let mut out = Vec::new();
+    setup
+        .process(&triangle(), &shaded, &mut out)
+        .expect("processes");
+    out
+}
+
+#[test]
+fn user_clip_planes_cut_filled_triangles_and_drop_points() {
+    let points = covered(&draw_clipped(PolygonMode::Point));
+    assert_eq!(points, [(2, 2), (2, 12)].into());
+    let filled = covered(&draw_clipped(PolygonMode::Fill));
+    // Pixel centres x + 0.5 < 8 of the triangle x <= y: columns 2..=7.
+    let mut want = BTreeSet::new();
+    for y in 2..=12u32 {
+        for x in 2..=y.min(7) {
+            want.insert((x, y));
+        }
+    }
+    // Edge pixels are decided by the fill rule; compare away from the triangle's own edges.
+    let inner = |s: &BTreeSet<(u32, u32)>| -> BTreeSet<(u32, u32)> {
+        s.iter()
+            .filter(|(x, y)| *x > 2 && *y < 12 && x != y)
+            .copied()
+            .collect()
+    };
+    assert_eq!(inner(&filled), inner(&want));
+    assert!(
+        filled.iter().all(|(x, _)| *x <= 7),
+        "nothing right of the plane"
+    );
 }
