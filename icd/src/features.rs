@@ -358,6 +358,11 @@ fn v10() -> vk::PhysicalDeviceFeatures {
         shader_sampled_image_array_dynamic_indexing: vk::TRUE,
         shader_storage_buffer_array_dynamic_indexing: vk::TRUE,
         shader_storage_image_array_dynamic_indexing: vk::TRUE,
+        // Clip distances are the clipper's user planes (Output Select enables them); cull
+        // distances have no hardware test and are a test in the fragment shader, as in Mesa's
+        // asahi driver (compiler graphics_api::add_cull_test).
+        shader_clip_distance: vk::TRUE,
+        shader_cull_distance: vk::TRUE,
         ..Default::default()
     }
 }

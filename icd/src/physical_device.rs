@@ -233,9 +233,12 @@ fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
         // The one queue family is graphics and compute, and it takes timestamps.
         timestamp_compute_and_graphics: vk::TRUE,
         timestamp_period,
-        max_clip_distances: 0,
-        max_cull_distances: 0,
-        max_combined_clip_and_cull_distances: 0,
+        // Eight user clip planes, as Mesa's asahi driver enables (Output Select has bits for
+        // sixteen); cull distances travel as varyings, limited to the same count so that the
+        // two together fit the vertex output budget.
+        max_clip_distances: compiler::ir::MAX_CLIP_DISTANCES,
+        max_cull_distances: compiler::ir::MAX_CLIP_DISTANCES,
+        max_combined_clip_and_cull_distances: compiler::ir::MAX_CLIP_DISTANCES,
         discrete_queue_priorities: 2,
         // Vertex shaders clamp the size they write to this range (compiler
         // passes::clamp_point_size with hw::g13::points).
