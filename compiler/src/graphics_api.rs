@@ -716,6 +716,8 @@ pub fn compile_graphics_pipeline_coverage(
     }
     let mut vs = crate::translate_graphics(&req.vertex)?;
     crate::passes::lower_vertex_input(&mut vs.shader, req.vertex_input)?;
+    // Transform feedback captures gl_PointSize as written; only the rasterized size is clamped.
+    let unclamped = vs.clone();
     crate::passes::clamp_point_size(
         &mut vs.shader,
         hw::g13::points::POINT_SIZE_MIN,
@@ -769,7 +771,7 @@ pub fn compile_graphics_pipeline_coverage(
         }
     }
     let vbin = compile_graphics(&vs, &layout, &FragmentOutputs::default())?;
-    let xfb = compile_xfb(&vs, &layout)?;
+    let xfb = compile_xfb(&unclamped, &layout)?;
     let (fragment, discards, writes_depth) = match &fs {
         Some(fs) => {
             let outputs = fragment_outputs(req.fragment_state)?;

@@ -185,7 +185,11 @@ impl Tr<'_> {
             strides: self.xfb_strides,
         };
         for leaf in &self.xfb_leaves {
-            let Some((_, target)) = self.outputs.iter().find(|(v, _)| *v == leaf.var) else {
+            // A cull distance is written twice: as the cull test's flag and as the varying
+            // with its value; the value is what transform feedback captures.
+            let Some((_, target)) = self.outputs.iter().find(|(v, t)| {
+                *v == leaf.var && !matches!(t, super::stage_io::OutTarget::CullFlag { .. })
+            }) else {
                 continue;
             };
             let source = match *target {
