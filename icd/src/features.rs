@@ -39,9 +39,6 @@ pub fn supported_on(backend: kmd_iface::Backend) -> Features {
         // edge in the shader); agx4's shaders do not do that yet, and the simulated texture
         // unit zeroes them all.
         f.v13.robust_image_access = vk::FALSE;
-        // Real G13 runs the late test of a punch-through pass at the shader's sample_mask
-        // (Mesa appends one to shaders with side effects); agx4's shaders do not yet.
-        f.v10.fragment_stores_and_atomics = vk::FALSE;
     }
     f
 }
@@ -301,12 +298,11 @@ fn v10() -> vk::PhysicalDeviceFeatures {
         multi_draw_indirect: vk::TRUE,
         // Index values are 32-bit all the way through the VDM.
         full_draw_index_uint32: vk::TRUE,
-        // Shaders of every stage reach memory the same way. A fragment shader with side
-        // effects and no EarlyFragmentTests runs before the depth/stencil test on every
-        // covered sample (compiler GraphicsPipelineBinary::late_tests); helper lanes and
-        // discarded samples write nothing.
+        // Vertex shaders reach memory as compute shaders do. fragmentStoresAndAtomics stays
+        // off: fragment shaders with side effects run before the depth/stencil test when
+        // they must (compiler GraphicsPipelineBinary::late_tests), but the CTS's
+        // glsl.builtin_var.fragdepth cases, which it unlocks, still fail.
         vertex_pipeline_stores_and_atomics: vk::TRUE,
-        fragment_stores_and_atomics: vk::TRUE,
         wide_lines: vk::TRUE,
         // Points up to 511.9375 pixels (hw::g13::points); vertex shaders clamp the size.
         large_points: vk::TRUE,
