@@ -12,7 +12,7 @@
 mod common;
 
 use ash::vk;
-use common::render::{host_visible_type, Buf, PipelineSpec, Shaders};
+use common::render::{Buf, ColourTarget, PipelineSpec, Shaders};
 use common::{assert_no_validation_messages, Ctx, OneShot};
 
 const SIZE: u32 = 32;
@@ -138,190 +138,44 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, reads: bool) -> Vec<u8
     ];
     let bytes: Vec<u8> = verts.iter().flat_map(|f| f.to_le_bytes()).collect();
     vb.write(&bytes);
-    let out = Buf::new(
-        ctx,
-        dev,
-        u64::from(SIZE * SIZE * 4),
-        vk::BufferUsageFlags::TRANSFER_DST,
-    );
-    // SAFETY: valid device and create infos; every object is destroyed after the GPU is idle.
-    let got = unsafe {
-        let info = vk::ImageCreateInfo::default()
-            .image_type(vk::ImageType::TYPE_2D)
-            .format(FORMAT)
-            .extent(vk::Extent3D {
-                width: SIZE,
-                height: SIZE,
-                depth: 1,
-            })
-            .mip_levels(1)
-            .array_layers(1)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC)
-            .initial_layout(vk::ImageLayout::UNDEFINED);
-        let image = dev.create_image(&info, None).unwrap();
-        let req = dev.get_image_memory_requirements(image);
-        let memory = dev
-            .allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(host_visible_type(ctx)),
-                None,
-            )
-            .unwrap();
-        dev.bind_image_memory(image, memory, 0).unwrap();
-        let range = vk::ImageSubresourceRange {
-            aspect_mask: vk::ImageAspectFlags::COLOR,
-            base_mip_level: 0,
-            level_count: 1,
-            base_array_layer: 0,
-            layer_count: 1,
-        };
-        let view = dev
-            .create_image_view(
-                &vk::ImageViewCreateInfo::default()
-                    .image(image)
-                    .view_type(vk::ImageViewType::TYPE_2D)
-                    .format(FORMAT)
-                    .subresource_range(range),
-                None,
-            )
-            .unwrap();
-        let attachments = [vk::AttachmentDescription::default()
-            .format(FORMAT)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
-            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-            .initial_layout(vk::ImageLayout::UNDEFINED)
-            .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)];
-        let colour_ref = [vk::AttachmentReference {
-            attachment: 0,
-            layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-        }];
-        let subpass = [vk::SubpassDescription::default()
-            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-            .color_attachments(&colour_ref)];
-        let dependency = [vk::SubpassDependency {
-            src_subpass: 0,
-            dst_subpass: vk::SUBPASS_EXTERNAL,
-            src_stage_mask: vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-            dst_stage_mask: vk::PipelineStageFlags::TRANSFER,
-            src_access_mask: vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
-            dst_access_mask: vk::AccessFlags::TRANSFER_READ,
-            dependency_flags: vk::DependencyFlags::empty(),
-        }];
-        let pass = dev
-            .create_render_pass(
-                &vk::RenderPassCreateInfo::default()
-                    .attachments(&attachments)
-                    .subpasses(&subpass)
-                    .dependencies(&dependency),
-                None,
-            )
-            .unwrap();
-        let views = [view];
-        let fb = dev
-            .create_framebuffer(
-                &vk::FramebufferCreateInfo::default()
-                    .render_pass(pass)
-                    .attachments(&views)
-                    .width(SIZE)
-                    .height(SIZE)
-                    .layers(1),
-                None,
-            )
-            .unwrap();
-        let mut shaders = Shaders::new(dev);
-        let module = |code: &[u32]| {
+    let target = ColourTarget::new(ctx, dev, SIZE, FORMAT);
+    let mut shaders = Shaders::new(dev);
+    let module = |code: &[u32]| {
+        // SAFETY: valid device and SPIR-V.
+        unsafe {
             dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None)
                 .unwrap()
-        };
-        dev.destroy_shader_module(shaders.vs, None);
-        shaders.vs = module(&CLIP_VERT);
-        if reads {
-            dev.destroy_shader_module(shaders.fs, None);
-            shaders.fs = module(&READS_FRAG);
         }
-        let pipeline = shaders.pipeline(dev, pass, &PipelineSpec::new(SIZE));
-        let layout = shaders.layout;
-        let area = vk::Rect2D {
-            offset: vk::Offset2D { x: 0, y: 0 },
-            extent: vk::Extent2D {
-                width: SIZE,
-                height: SIZE,
-            },
-        };
-
-        let shot = OneShot::begin(dev);
-        let cb = shot.cb;
-        let clears = [vk::ClearValue {
-            color: vk::ClearColorValue { float32: CLEAR },
-        }];
-        let begin = vk::RenderPassBeginInfo::default()
-            .render_pass(pass)
-            .framebuffer(fb)
-            .render_area(area)
-            .clear_values(&clears);
-        dev.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+    };
+    // SAFETY: no pipeline uses the replaced modules yet.
+    unsafe { dev.destroy_shader_module(shaders.vs, None) };
+    shaders.vs = module(&CLIP_VERT);
+    if reads {
+        // SAFETY: as above.
+        unsafe { dev.destroy_shader_module(shaders.fs, None) };
+        shaders.fs = module(&READS_FRAG);
+    }
+    let pipeline = shaders.pipeline(dev, target.pass, &PipelineSpec::new(SIZE));
+    let shot = OneShot::begin(dev);
+    let cb = shot.cb;
+    target.begin(dev, cb, CLEAR);
+    let push: Vec<u8> = COLOUR.iter().flat_map(|f| f.to_le_bytes()).collect();
+    // SAFETY: `cb` is recording inside the render pass the pipeline was made for.
+    unsafe {
         dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
         dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
-        let push: Vec<u8> = COLOUR.iter().flat_map(|f| f.to_le_bytes()).collect();
-        dev.cmd_push_constants(cb, layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
+        dev.cmd_push_constants(cb, shaders.layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
         dev.cmd_draw(cb, 6, 1, 0, 0);
         dev.cmd_end_render_pass(cb);
-        let region = vk::BufferImageCopy {
-            buffer_offset: 0,
-            buffer_row_length: 0,
-            buffer_image_height: 0,
-            image_subresource: vk::ImageSubresourceLayers {
-                aspect_mask: vk::ImageAspectFlags::COLOR,
-                mip_level: 0,
-                base_array_layer: 0,
-                layer_count: 1,
-            },
-            image_offset: vk::Offset3D::default(),
-            image_extent: vk::Extent3D {
-                width: SIZE,
-                height: SIZE,
-                depth: 1,
-            },
-        };
-        dev.cmd_copy_image_to_buffer(
-            cb,
-            image,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            out.buffer,
-            &[region],
-        );
-        let barrier = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
-        dev.cmd_pipeline_barrier(
-            cb,
-            vk::PipelineStageFlags::TRANSFER,
-            vk::PipelineStageFlags::HOST,
-            vk::DependencyFlags::empty(),
-            &[barrier],
-            &[],
-            &[],
-        );
-        shot.submit_and_wait(dev, queue);
-        let got = out.bytes().to_vec();
-
-        dev.destroy_pipeline(pipeline, None);
-        shaders.destroy(dev);
-        dev.destroy_framebuffer(fb, None);
-        dev.destroy_render_pass(pass, None);
-        dev.destroy_image_view(view, None);
-        dev.destroy_image(image, None);
-        dev.free_memory(memory, None);
-        got
-    };
+    }
+    target.read_back(dev, cb);
+    shot.submit_and_wait(dev, queue);
+    let got = target.out.bytes().to_vec();
+    // SAFETY: the GPU is idle.
+    unsafe { dev.destroy_pipeline(pipeline, None) };
+    shaders.destroy(dev);
+    target.destroy(dev);
     vb.destroy(dev);
-    out.destroy(dev);
     got
 }
 

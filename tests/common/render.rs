@@ -1,5 +1,6 @@
 //! Pieces the small rendering tests share: a pass-through vertex shader and a push-constant
-//! colour fragment shader (precompiled SPIR-V), and mapped host-visible buffers.
+//! colour fragment shader (precompiled SPIR-V), mapped host-visible buffers, and a square
+//! colour target with its one-subpass render pass and read-back.
 
 use super::Ctx;
 use ash::vk;
@@ -295,5 +296,211 @@ impl Shaders {
             dev.destroy_shader_module(self.vs, None);
             dev.destroy_shader_module(self.fs, None);
         }
+    }
+}
+
+/// A `size` x `size` colour image in host-visible memory with a view, a render pass of one
+/// subpass that clears it and leaves it ready to copy from, a framebuffer, and a mapped
+/// buffer that [`ColourTarget::read_back`] copies it into.
+pub struct ColourTarget {
+    pub size: u32,
+    pub image: vk::Image,
+    pub memory: vk::DeviceMemory,
+    pub view: vk::ImageView,
+    pub pass: vk::RenderPass,
+    pub framebuffer: vk::Framebuffer,
+    pub out: Buf,
+}
+
+impl ColourTarget {
+    pub fn new(ctx: &Ctx, dev: &ash::Device, size: u32, format: vk::Format) -> ColourTarget {
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format)
+            .extent(vk::Extent3D {
+                width: size,
+                height: size,
+                depth: 1,
+            })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        let attachments = [vk::AttachmentDescription::default()
+            .format(format)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)];
+        let colour_ref = [vk::AttachmentReference {
+            attachment: 0,
+            layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+        }];
+        let subpass = [vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&colour_ref)];
+        let dependency = [vk::SubpassDependency {
+            src_subpass: 0,
+            dst_subpass: vk::SUBPASS_EXTERNAL,
+            src_stage_mask: vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            dst_stage_mask: vk::PipelineStageFlags::TRANSFER,
+            src_access_mask: vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
+            dst_access_mask: vk::AccessFlags::TRANSFER_READ,
+            dependency_flags: vk::DependencyFlags::empty(),
+        }];
+        let out = Buf::new(
+            ctx,
+            dev,
+            u64::from(size * size * 4),
+            vk::BufferUsageFlags::TRANSFER_DST,
+        );
+        // SAFETY: valid device and create infos.
+        unsafe {
+            let image = dev.create_image(&info, None).unwrap();
+            let req = dev.get_image_memory_requirements(image);
+            let memory = dev
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(req.size)
+                        .memory_type_index(host_visible_type(ctx)),
+                    None,
+                )
+                .unwrap();
+            dev.bind_image_memory(image, memory, 0).unwrap();
+            let range = vk::ImageSubresourceRange {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                base_mip_level: 0,
+                level_count: 1,
+                base_array_layer: 0,
+                layer_count: 1,
+            };
+            let view = dev
+                .create_image_view(
+                    &vk::ImageViewCreateInfo::default()
+                        .image(image)
+                        .view_type(vk::ImageViewType::TYPE_2D)
+                        .format(format)
+                        .subresource_range(range),
+                    None,
+                )
+                .unwrap();
+            let pass = dev
+                .create_render_pass(
+                    &vk::RenderPassCreateInfo::default()
+                        .attachments(&attachments)
+                        .subpasses(&subpass)
+                        .dependencies(&dependency),
+                    None,
+                )
+                .unwrap();
+            let views = [view];
+            let framebuffer = dev
+                .create_framebuffer(
+                    &vk::FramebufferCreateInfo::default()
+                        .render_pass(pass)
+                        .attachments(&views)
+                        .width(size)
+                        .height(size)
+                        .layers(1),
+                    None,
+                )
+                .unwrap();
+            ColourTarget {
+                size,
+                image,
+                memory,
+                view,
+                pass,
+                framebuffer,
+                out,
+            }
+        }
+    }
+
+    /// The whole target.
+    pub fn area(&self) -> vk::Rect2D {
+        vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: self.size,
+                height: self.size,
+            },
+        }
+    }
+
+    /// Records the start of the render pass over the whole target, cleared to `clear`.
+    pub fn begin(&self, dev: &ash::Device, cb: vk::CommandBuffer, clear: [f32; 4]) {
+        let clears = [vk::ClearValue {
+            color: vk::ClearColorValue { float32: clear },
+        }];
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(self.pass)
+            .framebuffer(self.framebuffer)
+            .render_area(self.area())
+            .clear_values(&clears);
+        // SAFETY: `cb` is recording, outside a render pass.
+        unsafe { dev.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE) };
+    }
+
+    /// Records the copy of the image (after the render pass) into `out`, visible to the host
+    /// once the command buffer completes.
+    pub fn read_back(&self, dev: &ash::Device, cb: vk::CommandBuffer) {
+        let region = vk::BufferImageCopy {
+            buffer_offset: 0,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: 1,
+            },
+            image_offset: vk::Offset3D::default(),
+            image_extent: vk::Extent3D {
+                width: self.size,
+                height: self.size,
+                depth: 1,
+            },
+        };
+        let barrier = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        // SAFETY: `cb` is recording, outside a render pass; the image is in
+        // TRANSFER_SRC_OPTIMAL after the render pass.
+        unsafe {
+            dev.cmd_copy_image_to_buffer(
+                cb,
+                self.image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                self.out.buffer,
+                &[region],
+            );
+            dev.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[barrier],
+                &[],
+                &[],
+            );
+        }
+    }
+
+    pub fn destroy(self, dev: &ash::Device) {
+        // SAFETY: the GPU is idle.
+        unsafe {
+            dev.destroy_framebuffer(self.framebuffer, None);
+            dev.destroy_render_pass(self.pass, None);
+            dev.destroy_image_view(self.view, None);
+            dev.destroy_image(self.image, None);
+            dev.free_memory(self.memory, None);
+        }
+        self.out.destroy(dev);
     }
 }
