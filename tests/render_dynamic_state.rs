@@ -19,7 +19,7 @@
 mod common;
 
 use ash::vk;
-use common::render::{host_visible_type, Buf, Shaders};
+use common::render::{Buf, ColourTarget, Shaders};
 use common::{assert_no_validation_messages, Ctx, OneShot};
 
 const SIZE: u32 = 16;
@@ -220,102 +220,10 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, scene: Scene) -> Vec<u
     vb8.write(&bytes);
     let mut ib = Buf::new(ctx, dev, 16, vk::BufferUsageFlags::INDEX_BUFFER);
     ib.write(&[0, 1, 2, 3, 0xff, 4, 5, 6, 7]);
-    let out = Buf::new(
-        ctx,
-        dev,
-        u64::from(SIZE * SIZE * 4),
-        vk::BufferUsageFlags::TRANSFER_DST,
-    );
+    let target = ColourTarget::new(ctx, dev, SIZE, FORMAT);
+    let pass = target.pass;
     // SAFETY: valid device and create infos; every object is destroyed after the GPU is idle.
     let got = unsafe {
-        let info = vk::ImageCreateInfo::default()
-            .image_type(vk::ImageType::TYPE_2D)
-            .format(FORMAT)
-            .extent(vk::Extent3D {
-                width: SIZE,
-                height: SIZE,
-                depth: 1,
-            })
-            .mip_levels(1)
-            .array_layers(1)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC)
-            .initial_layout(vk::ImageLayout::UNDEFINED);
-        let image = dev.create_image(&info, None).unwrap();
-        let req = dev.get_image_memory_requirements(image);
-        let memory = dev
-            .allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(host_visible_type(ctx)),
-                None,
-            )
-            .unwrap();
-        dev.bind_image_memory(image, memory, 0).unwrap();
-        let range = vk::ImageSubresourceRange {
-            aspect_mask: vk::ImageAspectFlags::COLOR,
-            base_mip_level: 0,
-            level_count: 1,
-            base_array_layer: 0,
-            layer_count: 1,
-        };
-        let view = dev
-            .create_image_view(
-                &vk::ImageViewCreateInfo::default()
-                    .image(image)
-                    .view_type(vk::ImageViewType::TYPE_2D)
-                    .format(FORMAT)
-                    .subresource_range(range),
-                None,
-            )
-            .unwrap();
-        let attachments = [vk::AttachmentDescription::default()
-            .format(FORMAT)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
-            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-            .initial_layout(vk::ImageLayout::UNDEFINED)
-            .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)];
-        let colour_ref = [vk::AttachmentReference {
-            attachment: 0,
-            layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-        }];
-        let subpass = [vk::SubpassDescription::default()
-            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-            .color_attachments(&colour_ref)];
-        let dependency = [vk::SubpassDependency {
-            src_subpass: 0,
-            dst_subpass: vk::SUBPASS_EXTERNAL,
-            src_stage_mask: vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-            dst_stage_mask: vk::PipelineStageFlags::TRANSFER,
-            src_access_mask: vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
-            dst_access_mask: vk::AccessFlags::TRANSFER_READ,
-            dependency_flags: vk::DependencyFlags::empty(),
-        }];
-        let pass = dev
-            .create_render_pass(
-                &vk::RenderPassCreateInfo::default()
-                    .attachments(&attachments)
-                    .subpasses(&subpass)
-                    .dependencies(&dependency),
-                None,
-            )
-            .unwrap();
-        let views = [view];
-        let fb = dev
-            .create_framebuffer(
-                &vk::FramebufferCreateInfo::default()
-                    .render_pass(pass)
-                    .attachments(&views)
-                    .width(SIZE)
-                    .height(SIZE)
-                    .layers(1),
-                None,
-            )
-            .unwrap();
         let shaders = Shaders::new(dev);
         let dynamic = pipeline(dev, &shaders, pass, true);
         let fixed = pipeline(dev, &shaders, pass, false);
@@ -328,15 +236,7 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, scene: Scene) -> Vec<u
 
         let shot = OneShot::begin(dev);
         let cb = shot.cb;
-        let clears = [vk::ClearValue {
-            color: vk::ClearColorValue { float32: CLEAR },
-        }];
-        let begin = vk::RenderPassBeginInfo::default()
-            .render_pass(pass)
-            .framebuffer(fb)
-            .render_area(area)
-            .clear_values(&clears);
-        dev.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+        target.begin(dev, cb, CLEAR);
         if scene == Scene::Uint8Restart {
             eds.cmd_set_cull_mode(cb, vk::CullModeFlags::NONE);
             eds.cmd_set_front_face(cb, vk::FrontFace::CLOCKWISE);
@@ -384,59 +284,19 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, scene: Scene) -> Vec<u
             dev.cmd_draw(cb, 6, 1, 0, 0);
         }
         dev.cmd_end_render_pass(cb);
-        let region = vk::BufferImageCopy {
-            buffer_offset: 0,
-            buffer_row_length: 0,
-            buffer_image_height: 0,
-            image_subresource: vk::ImageSubresourceLayers {
-                aspect_mask: vk::ImageAspectFlags::COLOR,
-                mip_level: 0,
-                base_array_layer: 0,
-                layer_count: 1,
-            },
-            image_offset: vk::Offset3D::default(),
-            image_extent: vk::Extent3D {
-                width: SIZE,
-                height: SIZE,
-                depth: 1,
-            },
-        };
-        dev.cmd_copy_image_to_buffer(
-            cb,
-            image,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            out.buffer,
-            &[region],
-        );
-        let barrier = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
-        dev.cmd_pipeline_barrier(
-            cb,
-            vk::PipelineStageFlags::TRANSFER,
-            vk::PipelineStageFlags::HOST,
-            vk::DependencyFlags::empty(),
-            &[barrier],
-            &[],
-            &[],
-        );
+        target.read_back(dev, cb);
         shot.submit_and_wait(dev, queue);
-        let got = out.bytes().to_vec();
+        let got = target.out.bytes().to_vec();
 
         dev.destroy_pipeline(dynamic, None);
         dev.destroy_pipeline(fixed, None);
         shaders.destroy(dev);
-        dev.destroy_framebuffer(fb, None);
-        dev.destroy_render_pass(pass, None);
-        dev.destroy_image_view(view, None);
-        dev.destroy_image(image, None);
-        dev.free_memory(memory, None);
         got
     };
+    target.destroy(dev);
     vb.destroy(dev);
     vb8.destroy(dev);
     ib.destroy(dev);
-    out.destroy(dev);
     got
 }
 
