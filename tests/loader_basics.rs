@@ -155,6 +155,7 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_EXT_conditional_rendering",
             "VK_KHR_draw_indirect_count",
             "VK_EXT_transform_feedback",
+            "VK_EXT_primitives_generated_query",
         ]
     );
     drop(ctx);

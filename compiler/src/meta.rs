@@ -74,6 +74,31 @@ pub enum Meta {
     /// writes the vertex count `(counter - offset) / stride` (0 below the offset) to
     /// binding 1. Push constants [`xfb_byte_count`]. Launch one workgroup.
     XfbByteCount,
+    /// Primitives generated queries (icd cmd_buffer/primgen.rs): reads a draw's
+    /// VkDrawIndirectCommand or VkDrawIndexedIndirectCommand (binding 0), counts the
+    /// primitives its vertices make per instance, and adds that times the instances to the
+    /// u64 counter at binding 2. Without restart a draw of `count` vertices makes
+    /// `max(count - SKIP, 0) / DIVIDE` primitives; with restart the index buffer (binding 1,
+    /// from a 4-byte-aligned start) is walked: a strip's primitive ends at every vertex
+    /// after the first `SKIP` of a run, a list's at every `DIVIDE`th. Push constants
+    /// [`primgen`]. Launch one workgroup.
+    PrimitivesGenerated,
+}
+
+/// Push constants of [`Meta::PrimitivesGenerated`].
+pub mod primgen {
+    pub const SKIP: u32 = 0;
+    pub const DIVIDE: u32 = 4;
+    /// 1 for an indexed draw's arguments.
+    pub const INDEXED: u32 = 8;
+    /// 1 for list topologies (each primitive has its own vertices).
+    pub const LIST: u32 = 12;
+    /// The restart index (all ones of the index size), or 0 without restart.
+    pub const RESTART: u32 = 16;
+    pub const INDEX_BYTES: u32 = 20;
+    /// Where index 0 starts, in bytes from binding 1's start (0 to 3).
+    pub const INDEX_OFFSET: u32 = 24;
+    pub const SIZE: u32 = 28;
 }
 
 /// Push constants of [`Meta::XfbDrawArgs`]: the draw has `max(count - SKIP, 0) / DIVIDE`
@@ -180,6 +205,7 @@ impl Meta {
             Meta::GuardedCopy => guard::SIZE,
             Meta::XfbDrawArgs => xfb_args::SIZE,
             Meta::XfbByteCount => xfb_byte_count::SIZE,
+            Meta::PrimitivesGenerated => primgen::SIZE,
         }
     }
 
@@ -191,7 +217,7 @@ impl Meta {
                 2
             }
             Meta::GuardedCopy => 4,
-            Meta::DispatchFixup | Meta::XfbDrawArgs => 3,
+            Meta::DispatchFixup | Meta::XfbDrawArgs | Meta::PrimitivesGenerated => 3,
             Meta::XfbByteCount => 2,
         }
     }
@@ -234,6 +260,7 @@ pub fn build(kind: Meta) -> Shader {
         Meta::GuardedCopy => b.guarded_copy(),
         Meta::XfbDrawArgs => b.xfb_draw_args(),
         Meta::XfbByteCount => b.xfb_byte_count(),
+        Meta::PrimitivesGenerated => b.primitives_generated(),
     }
     b.finish()
 }
@@ -614,6 +641,109 @@ impl Builder {
         });
     }
 
+    fn primitives_generated(&mut self) {
+        use primgen::*;
+        let one = self.i32(1);
+        self.bounded(one, |b, _| {
+            let skip = b.push_constant(Type::I32, SKIP);
+            let divide = b.push_constant(Type::I32, DIVIDE);
+            let indexed = b.push_constant(Type::I32, INDEXED);
+            let list = b.push_constant(Type::I32, LIST);
+            let restart = b.push_constant(Type::I32, RESTART);
+            let index_bytes = b.push_constant(Type::I32, INDEX_BYTES);
+            let index_offset = b.push_constant(Type::I32, INDEX_OFFSET);
+            let zero = b.i32(0);
+            let one = b.i32(1);
+            let indexed = b.cmp(CmpOp::INe, indexed, zero);
+            let list = b.cmp(CmpOp::INe, list, zero);
+            let count = b.word(0, 0);
+            let instances = b.word(0, 1);
+            let third = b.word(0, 2);
+            let first_index = b.select(indexed, third, zero);
+            let enough = b.cmp(CmpOp::UGe, count, skip);
+            let left = b.bin(Type::I32, BinOp::ISub, count, skip);
+            let left = b.select(enough, left, zero);
+            let plain = b.bin(Type::I32, BinOp::UDiv, left, divide);
+            let prims = b.shader.new_var(Type::I32);
+            b.effect(Op::StoreVar(prims, plain));
+            let walk = b.cmp(CmpOp::INe, restart, zero);
+            b.begin_if();
+            {
+                let run = b.shader.new_var(Type::I32);
+                let i = b.shader.new_var(Type::I32);
+                for v in [prims, run, i] {
+                    b.effect(Op::StoreVar(v, zero));
+                }
+                b.begin_block();
+                let at = b.def(Type::I32, Op::LoadVar(i));
+                let done = b.cmp(CmpOp::UGe, at, count);
+                b.begin_if();
+                b.flush();
+                if let Some(top) = b.stack.last_mut() {
+                    top.push(Node::Break);
+                }
+                b.end_if(done);
+                let pos = b.add(first_index, at);
+                let pos_bytes = b.mul(pos, index_bytes);
+                let byte = b.add(index_offset, pos_bytes);
+                let aligned = b.and_const(byte, !3);
+                let word_at = b.at(1, aligned);
+                let word = b.load(Type::I32, word_at, 4);
+                let in_word = b.and_const(byte, 3);
+                let three = b.i32(3);
+                let shift = b.bin(Type::I32, BinOp::Shl, in_word, three);
+                let moved = b.bin(Type::I32, BinOp::UShr, word, shift);
+                let index = b.bin(Type::I32, BinOp::And, moved, restart);
+                let is_restart = b.cmp(CmpOp::IEq, index, restart);
+                let before = b.def(Type::I32, Op::LoadVar(run));
+                let longer = b.add(before, one);
+                let run_now = b.select(is_restart, zero, longer);
+                let list_end = b.cmp(CmpOp::IEq, run_now, divide);
+                let strip_end = b.cmp(CmpOp::UGt, run_now, skip);
+                let list_step = b.select(list_end, one, zero);
+                let strip_step = b.select(strip_end, one, zero);
+                let step = b.select(list, list_step, strip_step);
+                // A list starts its next primitive after each one it completes.
+                let list_reset = b.select(list, list_step, zero);
+                let list_reset = b.cmp(CmpOp::INe, list_reset, zero);
+                let run_next = b.select(list_reset, zero, run_now);
+                b.effect(Op::StoreVar(run, run_next));
+                let counted = b.def(Type::I32, Op::LoadVar(prims));
+                let counted = b.add(counted, step);
+                b.effect(Op::StoreVar(prims, counted));
+                let next = b.add(at, one);
+                b.effect(Op::StoreVar(i, next));
+                b.end_loop();
+            }
+            b.end_if(walk);
+            let per_instance = b.def(Type::I32, Op::LoadVar(prims));
+            let total = b.mul(per_instance, instances);
+            // The counter is a u64: add with the carry into the high word.
+            let low = b.word(2, 0);
+            let high = b.word(2, 1);
+            let low_sum = b.add(low, total);
+            let carried = b.cmp(CmpOp::ULt, low_sum, total);
+            let carry = b.select(carried, one, zero);
+            let high_sum = b.add(high, carry);
+            b.put_word(2, 0, low_sum);
+            b.put_word(2, 1, high_sum);
+        });
+    }
+
+    /// Opens the body of a loop; close it with [`end_loop`].
+    fn begin_block(&mut self) {
+        self.flush();
+        self.stack.push(Vec::new());
+    }
+
+    fn end_loop(&mut self) {
+        self.flush();
+        let body = self.stack.pop().unwrap_or_default();
+        if let Some(top) = self.stack.last_mut() {
+            top.push(Node::Loop { body });
+        }
+    }
+
     fn un(&mut self, op: crate::ir::UnOp, a: Value) -> Value {
         self.def(Type::I32, Op::Unary(op, a))
     }
@@ -874,6 +1004,7 @@ mod tests {
             (Meta::GuardedCopy, 1),
             (Meta::XfbDrawArgs, 9),
             (Meta::XfbByteCount, 1),
+            (Meta::PrimitivesGenerated, 2),
             (
                 Meta::QueryCopy {
                     wide: true,
@@ -938,6 +1069,11 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn primitives_generated_compiles() {
+        compile(Meta::PrimitivesGenerated, Target::G13).unwrap();
     }
 
     #[test]

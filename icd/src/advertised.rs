@@ -114,4 +114,6 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_draw_indirect_count",
     // Vertex outputs captured by the vertex shader's capture variant (cmd_buffer/xfb.rs).
     "VK_EXT_transform_feedback",
+    // Counted from each draw's arguments on the GPU (cmd_buffer/primgen.rs).
+    "VK_EXT_primitives_generated_query",
 ];

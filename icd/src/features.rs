@@ -25,6 +25,7 @@ pub struct Features {
     pub provoking_vertex: vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>,
     pub conditional_rendering: vk::PhysicalDeviceConditionalRenderingFeaturesEXT<'static>,
     pub transform_feedback: vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'static>,
+    pub primitives_generated: vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT<'static>,
 }
 
 /// The features agx4 supports on a device of `backend`.
@@ -269,6 +270,13 @@ pub fn supported() -> Features {
             conditional_rendering: vk::TRUE,
             ..Default::default()
         },
+        // Counted from each draw's arguments by a meta shader (cmd_buffer/primgen.rs), so
+        // rasterization does not matter; one stream, as for transform feedback.
+        primitives_generated: vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT {
+            primitives_generated_query: vk::TRUE,
+            primitives_generated_query_with_rasterizer_discard: vk::TRUE,
+            ..Default::default()
+        },
         // Captured by a draw of the vertex shader's capture variant before each draw
         // (cmd_buffer/xfb.rs). No geometry stage, so one stream.
         transform_feedback: vk::PhysicalDeviceTransformFeedbackFeaturesEXT {
@@ -456,6 +464,7 @@ feature_structs! {
     PhysicalDeviceProvokingVertexFeaturesEXT from provoking_vertex { provoking_vertex_last, transform_feedback_preserves_provoking_vertex }
     PhysicalDeviceConditionalRenderingFeaturesEXT from conditional_rendering { conditional_rendering, inherited_conditional_rendering }
     PhysicalDeviceTransformFeedbackFeaturesEXT from transform_feedback { transform_feedback, geometry_streams }
+    PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT from primitives_generated { primitives_generated_query, primitives_generated_query_with_rasterizer_discard, primitives_generated_query_with_non_zero_streams }
 }
 
 /// Whether every feature set in `requested` is supported (both are arrays of VkBool32).

@@ -1,4 +1,5 @@
-//! VkQueryPool: timestamps and occlusion queries, both in GPU memory.
+//! VkQueryPool: timestamps, occlusion, transform feedback and primitives generated queries,
+//! all in GPU memory. Primitives generated pools are laid out as occlusion pools are.
 //!
 //! Timestamp pools are a buffer the firmware writes command timestamps into, bound with
 //! GEM_BIND_OBJECT and mapped in the VM so GPU resets and copies reach it. Each query is a
@@ -29,6 +30,8 @@ pub enum QueryKind {
     Occlusion,
     /// VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT: primitives written, primitives needed.
     TransformFeedback,
+    /// VK_QUERY_TYPE_PRIMITIVES_GENERATED_EXT: one counter, laid out like occlusion's.
+    PrimitivesGenerated,
 }
 
 pub struct QueryPool {
@@ -65,7 +68,9 @@ impl QueryPool {
     fn available(&self, query: u32) -> Result<bool, vk::Result> {
         match self.kind {
             QueryKind::Timestamp => Ok(self.bo.read_u64(u64::from(query) * 8)? != 0),
-            QueryKind::Occlusion | QueryKind::TransformFeedback => Ok(self
+            QueryKind::Occlusion
+            | QueryKind::TransformFeedback
+            | QueryKind::PrimitivesGenerated => Ok(self
                 .bo
                 .read_u64(u64::from(self.value_arrays() * self.count + query) * 8)?
                 >> 32
@@ -119,8 +124,15 @@ pub unsafe extern "system" fn create_query_pool(
             unsafe { *p_pool = handle };
             return Ok(());
         }
-        if info.query_type == vk::QueryType::OCCLUSION {
-            if info.query_count > MAX_OCCLUSION_QUERIES {
+        if info.query_type == vk::QueryType::OCCLUSION
+            || info.query_type == vk::QueryType::PRIMITIVES_GENERATED_EXT
+        {
+            let kind = if info.query_type == vk::QueryType::OCCLUSION {
+                QueryKind::Occlusion
+            } else {
+                QueryKind::PrimitivesGenerated
+            };
+            if kind == QueryKind::Occlusion && info.query_count > MAX_OCCLUSION_QUERIES {
                 eprintln!(
                     "agx4: occlusion query pools hold at most {MAX_OCCLUSION_QUERIES} queries"
                 );
@@ -137,7 +149,7 @@ pub unsafe extern "system" fn create_query_pool(
                 bo,
                 object: 0,
                 count: info.query_count,
-                kind: QueryKind::Occlusion,
+                kind,
             };
             // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
             let handle =

@@ -145,6 +145,8 @@ pub struct PipelineSpec {
     pub blend: vk::PipelineColorBlendAttachmentState,
     /// The subpass has a colour attachment (else the blend state has none).
     pub colour: bool,
+    pub topology: vk::PrimitiveTopology,
+    pub primitive_restart: bool,
 }
 
 impl PipelineSpec {
@@ -160,6 +162,8 @@ impl PipelineSpec {
             blend: vk::PipelineColorBlendAttachmentState::default()
                 .color_write_mask(vk::ColorComponentFlags::RGBA),
             colour: true,
+            topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+            primitive_restart: false,
         }
     }
 }
@@ -229,7 +233,8 @@ impl Shaders {
             .vertex_binding_descriptions(&bindings)
             .vertex_attribute_descriptions(&attributes);
         let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+            .topology(spec.topology)
+            .primitive_restart_enable(spec.primitive_restart);
         let size = spec.size;
         let viewports = [vk::Viewport {
             x: 0.0,

@@ -100,6 +100,12 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     // runtime-sized descriptor arrays take their size from the set layout.
     Capability::ShaderNonUniform,
     Capability::RuntimeDescriptorArray,
+    // Vulkan 1.0's dynamically uniform indexing is the non-uniform case's subset; Zink
+    // declares these whenever it indexes an array of blocks or samplers.
+    Capability::UniformBufferArrayDynamicIndexing,
+    Capability::SampledImageArrayDynamicIndexing,
+    Capability::StorageBufferArrayDynamicIndexing,
+    Capability::StorageImageArrayDynamicIndexing,
     Capability::UniformTexelBufferArrayDynamicIndexing,
     Capability::StorageTexelBufferArrayDynamicIndexing,
     Capability::UniformBufferArrayNonUniformIndexing,

@@ -14,6 +14,7 @@ pub mod dispatch;
 pub mod draw;
 pub mod dynamic_state;
 pub mod image_transfer;
+pub mod primgen;
 pub mod push_descriptor;
 pub mod query;
 pub mod render;
@@ -77,6 +78,8 @@ pub struct Recording {
     pub executable: bool,
     /// Transform feedback bindings and the capture chain (xfb.rs).
     pub xfb: xfb::XfbState,
+    /// The counter of the active primitives generated query (primgen.rs).
+    pub primgen: Option<u64>,
 }
 
 impl Default for Recording {
@@ -97,6 +100,7 @@ impl Default for Recording {
             error: None,
             executable: false,
             xfb: Default::default(),
+            primgen: None,
         }
     }
 }

@@ -1,5 +1,7 @@
 //! Occlusion queries: vkCmdBeginQuery, vkCmdEndQuery, and the occlusion side of
-//! vkCmdResetQueryPool and vkCmdCopyQueryPoolResults.
+//! vkCmdResetQueryPool and vkCmdCopyQueryPoolResults. Begin and End hand transform feedback
+//! queries to xfb.rs and primitives generated queries to primgen.rs; their counters are
+//! laid out and copied as occlusion counters are.
 //!
 //! While a query is active every draw carries the PPP occlusion query word with the query's
 //! index and a Fragment Control visibility mode (counting for precise queries, boolean
@@ -103,10 +105,14 @@ fn flag_word(pool: &QueryPool, q: u32) -> u64 {
     pool.availability_va() + u64::from(q) * 8 + 4
 }
 
-/// `pool` if it is a transform feedback query pool holding `query`.
-fn xfb_pool<'a>(pool: vk::QueryPool, query: u32) -> Result<Option<&'a QueryPool>, vk::Result> {
+/// `pool` if it is a query pool of `kind` holding `query`.
+fn pool_of<'a>(
+    pool: vk::QueryPool,
+    query: u32,
+    kind: QueryKind,
+) -> Result<Option<&'a QueryPool>, vk::Result> {
     let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    if pool.kind != QueryKind::TransformFeedback {
+    if pool.kind != kind {
         return Ok(None);
     }
     if query >= pool.count {
@@ -169,8 +175,11 @@ pub unsafe extern "system" fn cmd_begin_query(
     flags: vk::QueryControlFlags,
 ) {
     record("vkCmdBeginQuery", cb, |_, rec| {
-        if let Some(p) = xfb_pool(pool, query)? {
+        if let Some(p) = pool_of(pool, query, QueryKind::TransformFeedback)? {
             return super::xfb::begin_query(rec, p, query);
+        }
+        if let Some(p) = pool_of(pool, query, QueryKind::PrimitivesGenerated)? {
+            return super::primgen::begin_query(rec, p, query);
         }
         let pool = occlusion_pool(pool, query)?;
         if rec.gfx.occlusion.active.is_some() {
@@ -192,8 +201,14 @@ pub unsafe extern "system" fn cmd_end_query(
     query: u32,
 ) {
     record("vkCmdEndQuery", cb, |dev, rec| {
-        if let Some(p) = xfb_pool(pool, query)? {
-            super::xfb::end_query(rec)?;
+        let xfb = pool_of(pool, query, QueryKind::TransformFeedback)?;
+        let primgen = pool_of(pool, query, QueryKind::PrimitivesGenerated)?;
+        if let Some(p) = xfb.or(primgen) {
+            if xfb.is_some() {
+                super::xfb::end_query(rec)?;
+            } else {
+                super::primgen::end_query(rec)?;
+            }
             let word = flag_word(p, query);
             // The capture draws' counts are final once the render command ends.
             if rec.render.is_some() {

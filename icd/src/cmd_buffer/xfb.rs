@@ -54,7 +54,7 @@ impl XfbState {
 /// How Vulkan's transform feedback writes a topology's primitives: vertices per primitive,
 /// vertex step between primitives, `abi::XFB_ORDER_*` bits, and (skip, divide) such that
 /// `count` vertices make `max(count - skip, 0) / divide` primitives.
-fn decomposition(p: Primitive) -> Option<(u32, u32, u32, u32, u32)> {
+pub(super) fn decomposition(p: Primitive) -> Option<(u32, u32, u32, u32, u32)> {
     Some(match p {
         Primitive::Points => (1, 1, 0, 0, 1),
         Primitive::Lines => (2, 2, 0, 0, 2),
