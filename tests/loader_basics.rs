@@ -156,6 +156,7 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_draw_indirect_count",
             "VK_EXT_transform_feedback",
             "VK_EXT_primitives_generated_query",
+            "VK_EXT_multi_draw",
         ]
     );
     drop(ctx);

@@ -116,4 +116,6 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_EXT_transform_feedback",
     // Counted from each draw's arguments on the GPU (cmd_buffer/primgen.rs).
     "VK_EXT_primitives_generated_query",
+    // Many draws in one command, recorded as indirect draws (cmd_buffer/multi_draw.rs).
+    "VK_EXT_multi_draw",
 ];

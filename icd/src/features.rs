@@ -26,6 +26,7 @@ pub struct Features {
     pub conditional_rendering: vk::PhysicalDeviceConditionalRenderingFeaturesEXT<'static>,
     pub transform_feedback: vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'static>,
     pub primitives_generated: vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT<'static>,
+    pub multi_draw: vk::PhysicalDeviceMultiDrawFeaturesEXT<'static>,
 }
 
 /// The features agx4 supports on a device of `backend`.
@@ -270,6 +271,10 @@ pub fn supported() -> Features {
             conditional_rendering: vk::TRUE,
             ..Default::default()
         },
+        multi_draw: vk::PhysicalDeviceMultiDrawFeaturesEXT {
+            multi_draw: vk::TRUE,
+            ..Default::default()
+        },
         // Counted from each draw's arguments by a meta shader (cmd_buffer/primgen.rs), so
         // rasterization does not matter; one stream, as for transform feedback.
         primitives_generated: vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT {
@@ -464,6 +469,7 @@ feature_structs! {
     PhysicalDeviceProvokingVertexFeaturesEXT from provoking_vertex { provoking_vertex_last, transform_feedback_preserves_provoking_vertex }
     PhysicalDeviceConditionalRenderingFeaturesEXT from conditional_rendering { conditional_rendering, inherited_conditional_rendering }
     PhysicalDeviceTransformFeedbackFeaturesEXT from transform_feedback { transform_feedback, geometry_streams }
+    PhysicalDeviceMultiDrawFeaturesEXT from multi_draw { multi_draw }
     PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT from primitives_generated { primitives_generated_query, primitives_generated_query_with_rasterizer_discard, primitives_generated_query_with_non_zero_streams }
 }
 

@@ -22,6 +22,7 @@ pub struct Properties {
     pub line_rasterization: vk::PhysicalDeviceLineRasterizationPropertiesEXT<'static>,
     pub provoking_vertex: vk::PhysicalDeviceProvokingVertexPropertiesEXT<'static>,
     pub transform_feedback: vk::PhysicalDeviceTransformFeedbackPropertiesEXT<'static>,
+    pub multi_draw: vk::PhysicalDeviceMultiDrawPropertiesEXT<'static>,
 }
 
 /// FNV-1a of a key, as a UUID.
@@ -202,6 +203,11 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
             transform_feedback_draw: vk::TRUE,
             ..Default::default()
         },
+        // Each draw of a multi-draw command is one record in upload memory.
+        multi_draw: vk::PhysicalDeviceMultiDrawPropertiesEXT {
+            max_multi_draw_count: crate::cmd_buffer::multi_draw::MAX_MULTI_DRAW_COUNT,
+            ..Default::default()
+        },
     }
 }
 
@@ -256,5 +262,6 @@ property_structs! {
     PhysicalDeviceVertexAttributeDivisorPropertiesEXT from divisor { max_vertex_attrib_divisor }
     PhysicalDeviceLineRasterizationPropertiesEXT from line_rasterization { line_sub_pixel_precision_bits }
     PhysicalDeviceProvokingVertexPropertiesEXT from provoking_vertex { provoking_vertex_mode_per_pipeline, transform_feedback_preserves_triangle_fan_provoking_vertex }
+    PhysicalDeviceMultiDrawPropertiesEXT from multi_draw { max_multi_draw_count }
     PhysicalDeviceTransformFeedbackPropertiesEXT from transform_feedback { max_transform_feedback_streams, max_transform_feedback_buffers, max_transform_feedback_buffer_size, max_transform_feedback_stream_data_size, max_transform_feedback_buffer_data_size, max_transform_feedback_buffer_data_stride, transform_feedback_queries, transform_feedback_streams_lines_triangles, transform_feedback_rasterization_stream_select, transform_feedback_draw }
 }

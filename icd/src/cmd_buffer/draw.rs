@@ -992,8 +992,21 @@ fn draw_indirect(
     count_va: Option<u64>,
 ) -> Result<(), vk::Result> {
     let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let mut base = buf.va.load(Ordering::Acquire) + offset;
-    let mut stride = stride;
+    let base = buf.va.load(Ordering::Acquire) + offset;
+    draw_records(dev, rec, base, count, stride, indexed, count_va)
+}
+
+/// `count` draws whose VkDraw(Indexed)IndirectCommand records are in GPU memory at `base`,
+/// `stride` bytes apart; with `count_va`, only as many as the 32-bit word there says.
+pub(super) fn draw_records(
+    dev: &Device,
+    rec: &mut Recording,
+    mut base: u64,
+    count: u32,
+    mut stride: u32,
+    indexed: bool,
+    count_va: Option<u64>,
+) -> Result<(), vk::Result> {
     let words = indirect_words(indexed);
     if count == 0 {
         return Ok(());

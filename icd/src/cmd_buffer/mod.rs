@@ -14,6 +14,7 @@ pub mod dispatch;
 pub mod draw;
 pub mod dynamic_state;
 pub mod image_transfer;
+pub mod multi_draw;
 pub mod primgen;
 pub mod push_descriptor;
 pub mod query;
