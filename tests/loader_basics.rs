@@ -157,6 +157,7 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_EXT_transform_feedback",
             "VK_EXT_primitives_generated_query",
             "VK_EXT_multi_draw",
+            "VK_EXT_robustness2",
         ]
     );
     drop(ctx);

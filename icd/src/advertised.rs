@@ -118,4 +118,6 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_EXT_primitives_generated_query",
     // Many draws in one command, recorded as indirect draws (cmd_buffer/multi_draw.rs).
     "VK_EXT_multi_draw",
+    // Bounds checks are exact and null descriptors are empty ones (features.rs).
+    "VK_EXT_robustness2",
 ];

@@ -27,6 +27,7 @@ pub struct Features {
     pub transform_feedback: vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'static>,
     pub primitives_generated: vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT<'static>,
     pub multi_draw: vk::PhysicalDeviceMultiDrawFeaturesEXT<'static>,
+    pub robustness2: vk::PhysicalDeviceRobustness2FeaturesEXT<'static>,
 }
 
 /// The features agx4 supports on a device of `backend`.
@@ -271,6 +272,15 @@ pub fn supported() -> Features {
             conditional_rendering: vk::TRUE,
             ..Default::default()
         },
+        // Every buffer access is checked against its descriptor's exact range (reads past it
+        // give zero, writes are dropped), image accesses against the view, and a null
+        // descriptor has a range and size of zero (descriptor_pool.rs).
+        robustness2: vk::PhysicalDeviceRobustness2FeaturesEXT {
+            robust_buffer_access2: vk::TRUE,
+            robust_image_access2: vk::TRUE,
+            null_descriptor: vk::TRUE,
+            ..Default::default()
+        },
         multi_draw: vk::PhysicalDeviceMultiDrawFeaturesEXT {
             multi_draw: vk::TRUE,
             ..Default::default()
@@ -470,6 +480,7 @@ feature_structs! {
     PhysicalDeviceConditionalRenderingFeaturesEXT from conditional_rendering { conditional_rendering, inherited_conditional_rendering }
     PhysicalDeviceTransformFeedbackFeaturesEXT from transform_feedback { transform_feedback, geometry_streams }
     PhysicalDeviceMultiDrawFeaturesEXT from multi_draw { multi_draw }
+    PhysicalDeviceRobustness2FeaturesEXT from robustness2 { robust_buffer_access2, robust_image_access2, null_descriptor }
     PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT from primitives_generated { primitives_generated_query, primitives_generated_query_with_rasterizer_discard, primitives_generated_query_with_non_zero_streams }
 }
 

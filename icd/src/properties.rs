@@ -23,6 +23,7 @@ pub struct Properties {
     pub provoking_vertex: vk::PhysicalDeviceProvokingVertexPropertiesEXT<'static>,
     pub transform_feedback: vk::PhysicalDeviceTransformFeedbackPropertiesEXT<'static>,
     pub multi_draw: vk::PhysicalDeviceMultiDrawPropertiesEXT<'static>,
+    pub robustness2: vk::PhysicalDeviceRobustness2PropertiesEXT<'static>,
 }
 
 /// FNV-1a of a key, as a UUID.
@@ -203,6 +204,11 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
             transform_feedback_draw: vk::TRUE,
             ..Default::default()
         },
+        robustness2: vk::PhysicalDeviceRobustness2PropertiesEXT {
+            robust_storage_buffer_access_size_alignment: 4,
+            robust_uniform_buffer_access_size_alignment: 4,
+            ..Default::default()
+        },
         // Each draw of a multi-draw command is one record in upload memory.
         multi_draw: vk::PhysicalDeviceMultiDrawPropertiesEXT {
             max_multi_draw_count: crate::cmd_buffer::multi_draw::MAX_MULTI_DRAW_COUNT,
@@ -263,5 +269,6 @@ property_structs! {
     PhysicalDeviceLineRasterizationPropertiesEXT from line_rasterization { line_sub_pixel_precision_bits }
     PhysicalDeviceProvokingVertexPropertiesEXT from provoking_vertex { provoking_vertex_mode_per_pipeline, transform_feedback_preserves_triangle_fan_provoking_vertex }
     PhysicalDeviceMultiDrawPropertiesEXT from multi_draw { max_multi_draw_count }
+    PhysicalDeviceRobustness2PropertiesEXT from robustness2 { robust_storage_buffer_access_size_alignment, robust_uniform_buffer_access_size_alignment }
     PhysicalDeviceTransformFeedbackPropertiesEXT from transform_feedback { max_transform_feedback_streams, max_transform_feedback_buffers, max_transform_feedback_buffer_size, max_transform_feedback_stream_data_size, max_transform_feedback_buffer_data_size, max_transform_feedback_buffer_data_stride, transform_feedback_queries, transform_feedback_streams_lines_triangles, transform_feedback_rasterization_stream_select, transform_feedback_draw }
 }
