@@ -42,6 +42,7 @@ pub fn supported_on(backend: kmd_iface::Backend) -> Features {
         // edge in the shader); agx4's shaders do not do that yet, and the simulated texture
         // unit zeroes them all.
         f.v13.robust_image_access = vk::FALSE;
+        f.robustness2.robust_image_access2 = vk::FALSE;
     }
     f
 }
