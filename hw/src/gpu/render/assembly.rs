@@ -2,9 +2,12 @@
 //! Vulkan's order (the "Drawing Commands" chapter's topology definitions).
 //!
 //! Rules this follows, and why:
-//! - Strips and fans restart on the restart index when the draw enables it; list topologies
-//!   never do (Vulkan 1.0 forbids enabling restart for them, so the value is an ordinary
-//!   index there). Restart applies only to indexed draws. The index is compared with the
+//! - Every topology restarts on the restart index when the draw enables it: the index ends
+//!   the segment, a list's incomplete primitive is dropped and its vertex count starts again
+//!   (OpenGL's rule, and Vulkan's with primitiveTopologyListRestart). Mesa's asahi drivers
+//!   pass the enable through for lists (Honeykrisp advertises primitiveTopologyListRestart,
+//!   the Gallium driver serves GL's restart on every topology), so the hardware does it.
+//!   Restart applies only to indexed draws. The index is compared with the
 //!   restart value cut to the index width, which is all Vulkan ever uses (all ones of the
 //!   type); the hardware's behaviour for other values is not known.
 //! - An index past the block's index buffer size reads as 0. Vulkan 1.0 makes such a read
@@ -213,17 +216,6 @@ impl Assembler<'_> {
     }
 }
 
-fn restarts(primitive: Primitive) -> bool {
-    matches!(
-        primitive,
-        Primitive::LineStrip
-            | Primitive::LineLoop
-            | Primitive::TriangleStrip
-            | Primitive::TriangleFan
-            | Primitive::QuadStrip
-    )
-}
-
 /// Assemble every instance of a draw, handing each primitive to `out` in order (instance by
 /// instance). `restart_index` is the VDM state's, needed only if the draw restarts.
 pub fn assemble(
@@ -239,7 +231,7 @@ pub fn assemble(
         ));
     }
     let restart = match &draw.indices {
-        Some(ix) if draw.restart_enable && restarts(draw.primitive) => {
+        Some(ix) if draw.restart_enable => {
             let r = restart_index.ok_or(Fault::BadControlWord {
                 va: 0,
                 reason: "draw enables restart but no restart index was set".into(),
@@ -277,4 +269,71 @@ pub fn assemble(
         a.end_segment()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::usc::FlatMemory;
+
+    /// The primitives of one instance of an indexed 16-bit draw of `indices` with restart on.
+    fn with_restart(primitive: Primitive, indices: &[u16]) -> Vec<Vec<u32>> {
+        let bytes: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let mem = FlatMemory::with(0x1000, &bytes);
+        let draw = DrawParams {
+            primitive,
+            restart_enable: true,
+            indices: Some(IndexSource {
+                buffer: 0x1000,
+                size: IndexSize::U16,
+                bound_bytes: Some(bytes.len() as u32),
+                first_index: 0,
+            }),
+            count: indices.len() as u32,
+            instances: 1,
+            first_vertex: 0,
+            base_vertex: 0,
+            first_instance: 0,
+            indirect: None,
+        };
+        let mut out = Vec::new();
+        assemble(
+            &draw,
+            Some(0xffff),
+            ProvokingVertex::First,
+            &mem,
+            &mut |p| {
+                out.push(p.vertices().to_vec());
+                Ok(())
+            },
+        )
+        .expect("assembles");
+        out
+    }
+
+    #[test]
+    fn lists_drop_the_incomplete_primitive_at_a_restart() {
+        let r = 0xffff;
+        assert_eq!(
+            with_restart(Primitive::Triangles, &[0, 1, r, 2, 3, 4, 5, r, 6, 7, 8]),
+            vec![vec![2, 3, 4], vec![6, 7, 8]]
+        );
+        assert_eq!(
+            with_restart(Primitive::Lines, &[0, r, 1, 2, 3]),
+            vec![vec![1, 2]]
+        );
+        assert_eq!(
+            with_restart(Primitive::Points, &[0, r, 1]),
+            vec![vec![0], vec![1]]
+        );
+    }
+
+    #[test]
+    fn strips_start_again_after_a_restart() {
+        let r = 0xffff;
+        assert_eq!(
+            with_restart(Primitive::LineStrip, &[0, 1, 2, r, 3, 4]),
+            vec![vec![0, 1], vec![1, 2], vec![3, 4]]
+        );
+    }
 }

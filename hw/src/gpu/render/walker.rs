@@ -99,8 +99,8 @@ pub struct IndexSource {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DrawParams {
     pub primitive: Primitive,
-    /// The block's restart enable; [`crate::gpu::render::assemble`] applies it only where
-    /// Vulkan allows restart.
+    /// The block's restart enable ([`crate::gpu::render::assemble`] applies it to indexed
+    /// draws of every topology).
     pub restart_enable: bool,
     pub indices: Option<IndexSource>,
     /// Vertices (non-indexed) or indices (indexed).
