@@ -57,6 +57,13 @@ pub struct Dynamic {
     pub rasterizer_discard_enable: bool,
     pub depth_bias_enable: bool,
     pub primitive_restart_enable: bool,
+    // VK_EXT_extended_dynamic_state3: the pieces that are per-draw words (PPP, CF binding
+    // choice), never compiled into a shader.
+    pub polygon_mode: bool,
+    pub depth_clamp_enable: bool,
+    pub depth_clip_enable: bool,
+    pub provoking_vertex_mode: bool,
+    pub line_rasterization_mode: bool,
 }
 
 /// One face's stencil state, in hardware terms.
@@ -109,6 +116,19 @@ pub struct Fixed {
     pub stencil: Option<[StencilFace; 2]>,
     pub stencil_test: bool,
     pub blend_constants: [f32; 4],
+    /// `depthClampEnable`: no near/far clipping, fragment depth clamped to the viewport's
+    /// depth range.
+    pub depth_clamp: bool,
+    /// Whether primitives are clipped against the near and far planes, if
+    /// VK_EXT_depth_clip_enable says; None follows the (possibly dynamic) depth clamp enable:
+    /// clipping is off when clamping.
+    pub depth_clip: Option<bool>,
+    /// VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT: line primitives cover whole pixels under
+    /// multisampling (the Cull word's primitive MSAA bit).
+    pub bresenham_lines: bool,
+    /// VK_EXT_provoking_vertex's last-vertex mode: flat varyings from a primitive's last
+    /// vertex.
+    pub provoking_last: bool,
     pub dynamic: Dynamic,
 }
 
@@ -131,18 +151,6 @@ pub struct GraphicsPipeline {
     pub fixed: Fixed,
     /// The tilebuffer layout of the subpass it was made for.
     pub tilebuffer: TilebufferLayout,
-    /// `depthClampEnable`: no near/far clipping, fragment depth clamped to the viewport's
-    /// depth range. Kept beside `fixed` rather than in it so the meta pipelines that build a
-    /// `Fixed` (cmd_buffer/clear.rs) need not name it; they never clamp.
-    pub depth_clamp: bool,
-    /// Whether primitives are clipped against the near and far planes: not when clamping,
-    /// unless VK_EXT_depth_clip_enable says otherwise.
-    pub depth_clip: bool,
-    /// VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT: line primitives cover whole pixels under
-    /// multisampling (the Cull word's primitive MSAA bit).
-    pub bresenham_lines: bool,
-    /// VK_EXT_provoking_vertex's last-vertex mode: flat varyings from a primitive's last vertex.
-    pub provoking_last: bool,
     /// Where the fragment shader reads each input attachment from, as the subpass it was
     /// made for binds them (`subpass_inputs`); draws check that theirs agrees.
     pub inputs: Vec<InputAttachmentSource>,
@@ -706,6 +714,13 @@ pub unsafe fn create_one(
                 vk::DynamicState::PRIMITIVE_RESTART_ENABLE => {
                     dynamic.primitive_restart_enable = true
                 }
+                vk::DynamicState::POLYGON_MODE_EXT => dynamic.polygon_mode = true,
+                vk::DynamicState::DEPTH_CLAMP_ENABLE_EXT => dynamic.depth_clamp_enable = true,
+                vk::DynamicState::DEPTH_CLIP_ENABLE_EXT => dynamic.depth_clip_enable = true,
+                vk::DynamicState::PROVOKING_VERTEX_MODE_EXT => dynamic.provoking_vertex_mode = true,
+                vk::DynamicState::LINE_RASTERIZATION_MODE_EXT => {
+                    dynamic.line_rasterization_mode = true
+                }
                 other => return unsupported(format!("dynamic state {other:?}")),
             }
         }
@@ -716,7 +731,8 @@ pub unsafe fn create_one(
         vk::PolygonMode::FILL => PolygonMode::Fill,
         vk::PolygonMode::LINE => PolygonMode::Line,
         vk::PolygonMode::POINT => PolygonMode::Point,
-        _ if discard => PolygonMode::Fill,
+        // A dynamic mode or one that never rasterizes: the static value does not matter.
+        _ if discard || dynamic.polygon_mode => PolygonMode::Fill,
         other => return unsupported(format!("polygon mode {other:?}")),
     };
     let samples = ms.map(|m| m.rasterization_samples.as_raw()).unwrap_or(1);
@@ -849,6 +865,10 @@ pub unsafe fn create_one(
         stencil,
         stencil_test,
         blend_constants: cb.map(|c| c.blend_constants).unwrap_or_default(),
+        depth_clamp: raster.depth_clamp_enable != 0,
+        depth_clip: None,
+        bresenham_lines: false,
+        provoking_last: false,
         dynamic,
     };
     let inputs = subpass_inputs(pass, subpass_index);
@@ -904,8 +924,6 @@ pub unsafe fn create_one(
         return unsupported(format!("subpass {subpass_index}: colour attachments that do not fit the tilebuffer with a fragment shader that discards or writes depth under a depth or stencil test"));
     }
     let mut pipeline = GraphicsPipeline::new(dev, binary, fixed, tilebuffer)?;
-    pipeline.depth_clamp = raster.depth_clamp_enable != 0;
-    pipeline.depth_clip = !pipeline.depth_clamp;
     // SAFETY: valid usage: the rasterization state's pNext chain is valid.
     for s in unsafe { handle::chain(raster.p_next) } {
         if s.s_type == vk::StructureType::PIPELINE_RASTERIZATION_DEPTH_CLIP_STATE_CREATE_INFO_EXT {
@@ -914,7 +932,7 @@ pub unsafe fn create_one(
                 &*(s as *const vk::BaseInStructure
                     as *const vk::PipelineRasterizationDepthClipStateCreateInfoEXT)
             };
-            pipeline.depth_clip = c.depth_clip_enable != 0;
+            pipeline.fixed.depth_clip = Some(c.depth_clip_enable != 0);
         }
         if s.s_type == vk::StructureType::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_EXT {
             // SAFETY: the structure type names the structure.
@@ -924,7 +942,7 @@ pub unsafe fn create_one(
             };
             // Valid usage allows only the modes of the features agx4 offers: the default
             // mode and Bresenham; stippling needs a feature it does not offer.
-            pipeline.bresenham_lines =
+            pipeline.fixed.bresenham_lines =
                 l.line_rasterization_mode == vk::LineRasterizationModeEXT::BRESENHAM;
         }
         if s.s_type
@@ -935,7 +953,7 @@ pub unsafe fn create_one(
                 &*(s as *const vk::BaseInStructure
                     as *const vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT)
             };
-            pipeline.provoking_last =
+            pipeline.fixed.provoking_last =
                 c.provoking_vertex_mode == vk::ProvokingVertexModeEXT::LAST_VERTEX;
         }
     }
@@ -1005,10 +1023,6 @@ impl GraphicsPipeline {
             cf_binding_count,
             fixed,
             tilebuffer,
-            depth_clamp: false,
-            depth_clip: true,
-            bresenham_lines: false,
-            provoking_last: false,
             inputs: Vec::new(),
             xfb,
         })

@@ -337,6 +337,10 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
         stencil: key.stencil.then_some([replace; 2]),
         stencil_test: key.stencil,
         blend_constants: [0.0; 4],
+        depth_clamp: false,
+        depth_clip: None,
+        bresenham_lines: false,
+        provoking_last: false,
         dynamic: Dynamic {
             stencil_reference: true,
             ..Dynamic::default()

@@ -649,7 +649,7 @@ fn draw_one(
     let scissor = fx.scissor;
     // The depth range works with the Cull word's clip and clamp bits: the viewport's range
     // when clamping, all of [0, 1] otherwise (as Mesa's Honeykrisp sets it).
-    let depth_range = if p.depth_clamp {
+    let depth_range = if fx.depth_clamp {
         (
             vp.min_depth.min(vp.max_depth),
             vp.min_depth.max(vp.max_depth),
@@ -664,14 +664,14 @@ fn draw_one(
     });
 
     // The PPP update: all of the draw's fixed-function state.
-    let flat = crate::pipeline_graphics::flat_vertex(p.provoking_last, fx.primitive);
+    let flat = crate::pipeline_graphics::flat_vertex(fx.provoking_last, fx.primitive);
     let stencil_on = fx.stencil.is_some();
     let reference = |face: usize| -> u32 { fx.stencil.map_or(0, |s| s[face].reference) };
     let line_width = fx.line_width;
     let face = |face: usize| FragmentFace {
         stencil_reference: reference(face),
         line_width: line_width_bits(line_width),
-        polygon_mode: p.fixed.polygon_mode,
+        polygon_mode: fx.polygon_mode,
         disable_depth_write: !fx.depth_write,
         unk_visibility: 0,
         depth_function: if fx.depth_test {
@@ -747,10 +747,10 @@ fn draw_one(
             flat_shading_vertex: [PppVertex::V0, PppVertex::V1, PppVertex::V2][flat],
             // depthClampEnable clamps depth to the viewport range; clipping against the near
             // and far planes is off with it unless VK_EXT_depth_clip_enable turns it on.
-            depth_clip: p.depth_clip,
-            depth_clamp: p.depth_clamp,
+            depth_clip: fx.depth_clip,
+            depth_clamp: fx.depth_clamp,
             // Only Bresenham lines cover whole pixels; everything else is sampled per sample.
-            primitive_msaa: p.bresenham_lines
+            primitive_msaa: fx.bresenham_lines
                 && matches!(fx.primitive, Primitive::Lines | Primitive::LineStrip),
             front_face_ccw: fx.front_ccw,
             rasterizer_discard: fx.rasterizer_discard,
@@ -900,7 +900,7 @@ fn draw_one(
         }),
         vertex_unknown: Some(VertexUnknown {
             flat_shading_control: [VdmVertex::V0, VdmVertex::V1, VdmVertex::V2]
-                [crate::pipeline_graphics::flat_vertex(p.provoking_last, fx.primitive)],
+                [crate::pipeline_graphics::flat_vertex(fx.provoking_last, fx.primitive)],
             unknown_4: fx.rasterizer_discard,
             unknown_5: fx.rasterizer_discard,
             generate_primitive_id: false,

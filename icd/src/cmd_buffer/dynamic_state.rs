@@ -1,6 +1,7 @@
 //! The dynamic state of Vulkan 1.3 (VK_EXT_extended_dynamic_state and
-//! VK_EXT_extended_dynamic_state2): the values its vkCmdSet* commands record, and the state a
-//! draw runs with.
+//! VK_EXT_extended_dynamic_state2) and the part of VK_EXT_extended_dynamic_state3 that is
+//! per-draw words rather than shader code: the values the vkCmdSet* commands record, and the
+//! state a draw runs with.
 //!
 //! A draw takes each piece of state from the command buffer if the bound pipeline made it
 //! dynamic and from the pipeline otherwise. That is the spec's rule in both directions: a
@@ -20,6 +21,7 @@ use crate::pipeline_graphics::{
 };
 use ash::vk;
 use hw::g13::control::descriptors::{StencilOp, ZsFunc};
+use hw::g13::control::ppp::PolygonMode;
 use hw::g13::control::vdm::Primitive;
 use std::sync::atomic::Ordering;
 
@@ -52,6 +54,12 @@ pub struct DynamicValues {
     pub rasterizer_discard: bool,
     pub depth_bias: bool,
     pub restart: bool,
+    // VK_EXT_extended_dynamic_state3.
+    pub polygon_mode: PolygonMode,
+    pub depth_clamp: bool,
+    pub depth_clip: bool,
+    pub provoking_last: bool,
+    pub bresenham_lines: bool,
 }
 
 impl Default for DynamicValues {
@@ -76,6 +84,11 @@ impl Default for DynamicValues {
             rasterizer_discard: false,
             depth_bias: false,
             restart: false,
+            polygon_mode: PolygonMode::Fill,
+            depth_clamp: false,
+            depth_clip: true,
+            provoking_last: false,
+            bresenham_lines: false,
         }
     }
 }
@@ -101,6 +114,12 @@ pub struct Effective {
     /// Both faces with their masks and references, if the stencil test is on.
     pub stencil: Option<[StencilFace; 2]>,
     pub blend_constants: [f32; 4],
+    pub polygon_mode: PolygonMode,
+    pub depth_clamp: bool,
+    /// Clipping against the near and far planes.
+    pub depth_clip: bool,
+    pub provoking_last: bool,
+    pub bresenham_lines: bool,
 }
 
 /// The command buffer's value if the state is dynamic, else the pipeline's.
@@ -146,6 +165,14 @@ pub fn resolve(fx: &Fixed, g: &GfxState) -> Effective {
     });
     let bias_on = pick(d.depth_bias_enable, v.depth_bias, fx.depth_bias_enable);
     let bias = pick(d.depth_bias, g.depth_bias, fx.depth_bias);
+    let depth_clamp = pick(d.depth_clamp_enable, v.depth_clamp, fx.depth_clamp);
+    // Without VK_EXT_depth_clip_enable's word on it (static or dynamic), clipping is off
+    // exactly when clamping, which may itself be dynamic.
+    let depth_clip = if d.depth_clip_enable {
+        v.depth_clip
+    } else {
+        fx.depth_clip.unwrap_or(!depth_clamp)
+    };
     Effective {
         primitive: pick(d.primitive_topology, v.primitive, fx.primitive),
         restart: pick(d.primitive_restart_enable, v.restart, fx.restart),
@@ -168,6 +195,15 @@ pub fn resolve(fx: &Fixed, g: &GfxState) -> Effective {
         depth_compare: pick(d.depth_compare_op, v.depth_compare, fx.depth_compare),
         stencil,
         blend_constants: pick(d.blend_constants, g.blend_constants, fx.blend_constants),
+        polygon_mode: pick(d.polygon_mode, v.polygon_mode, fx.polygon_mode),
+        depth_clamp,
+        depth_clip,
+        provoking_last: pick(d.provoking_vertex_mode, v.provoking_last, fx.provoking_last),
+        bresenham_lines: pick(
+            d.line_rasterization_mode,
+            v.bresenham_lines,
+            fx.bresenham_lines,
+        ),
     }
 }
 
@@ -372,11 +408,69 @@ pub unsafe extern "system" fn cmd_set_primitive_restart_enable(
     })
 }
 
+pub unsafe extern "system" fn cmd_set_polygon_mode(cb: vk::CommandBuffer, mode: vk::PolygonMode) {
+    set("vkCmdSetPolygonModeEXT", cb, |v| {
+        v.polygon_mode = match mode {
+            vk::PolygonMode::FILL => PolygonMode::Fill,
+            vk::PolygonMode::LINE => PolygonMode::Line,
+            vk::PolygonMode::POINT => PolygonMode::Point,
+            other => {
+                // FILL_RECTANGLE_NV needs VK_NV_fill_rectangle, which agx4 does not offer.
+                eprintln!("agx4: polygon mode {other:?} is not supported");
+                return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+            }
+        };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_depth_clamp_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    set("vkCmdSetDepthClampEnableEXT", cb, |v| {
+        v.depth_clamp = on != 0;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_depth_clip_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    set("vkCmdSetDepthClipEnableEXT", cb, |v| {
+        v.depth_clip = on != 0;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_provoking_vertex_mode(
+    cb: vk::CommandBuffer,
+    mode: vk::ProvokingVertexModeEXT,
+) {
+    set("vkCmdSetProvokingVertexModeEXT", cb, |v| {
+        v.provoking_last = mode == vk::ProvokingVertexModeEXT::LAST_VERTEX;
+        Ok(())
+    })
+}
+
+/// Valid usage allows only the modes whose features agx4 offers: the default mode and
+/// Bresenham, which rasterize alike apart from the multisample coverage of lines.
+pub unsafe extern "system" fn cmd_set_line_rasterization_mode(
+    cb: vk::CommandBuffer,
+    mode: vk::LineRasterizationModeEXT,
+) {
+    set("vkCmdSetLineRasterizationModeEXT", cb, |v| {
+        v.bresenham_lines = match mode {
+            vk::LineRasterizationModeEXT::DEFAULT => false,
+            vk::LineRasterizationModeEXT::BRESENHAM => true,
+            other => {
+                eprintln!("agx4: line rasterization mode {other:?} is not supported");
+                return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+            }
+        };
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::pipeline_graphics::Dynamic;
-    use hw::g13::control::ppp::PolygonMode;
 
     fn face(op: StencilOp, reference: u32) -> StencilFace {
         StencilFace {
@@ -423,6 +517,10 @@ mod tests {
             stencil: Some([face(StencilOp::Invert, 1), face(StencilOp::Zero, 2)]),
             stencil_test: true,
             blend_constants: [0.5; 4],
+            depth_clamp: true,
+            depth_clip: None,
+            bresenham_lines: true,
+            provoking_last: true,
             dynamic: Dynamic::default(),
         }
     }
@@ -450,6 +548,11 @@ mod tests {
             rasterizer_discard_enable: true,
             depth_bias_enable: true,
             primitive_restart_enable: true,
+            polygon_mode: true,
+            depth_clamp_enable: true,
+            depth_clip_enable: true,
+            provoking_vertex_mode: true,
+            line_rasterization_mode: true,
         }
     }
 
@@ -472,6 +575,10 @@ mod tests {
         assert_eq!((s[0].reference, s[1].reference), (1, 2));
         assert_eq!(s[0].fail, StencilOp::Invert);
         assert_eq!(e.depth_bias.map(|b| b.constant), Some(3.0));
+        assert_eq!(e.polygon_mode, PolygonMode::Fill);
+        // Clamping turns clipping off when nothing else says.
+        assert!(e.depth_clamp && !e.depth_clip);
+        assert!(e.provoking_last && e.bresenham_lines);
     }
 
     #[test]
@@ -521,6 +628,34 @@ mod tests {
         assert_eq!(s[1].compare, ZsFunc::NotEqual);
         assert_eq!(s[0].fail, StencilOp::Keep);
         assert_eq!((s[0].reference, s[1].write_mask), (5, 0x22));
+        // The defaults of the extended_dynamic_state3 values.
+        assert_eq!(e.polygon_mode, PolygonMode::Fill);
+        assert!(!e.depth_clamp && e.depth_clip);
+        assert!(!e.provoking_last && !e.bresenham_lines);
+    }
+
+    #[test]
+    fn extended_dynamic_state3_values_come_from_the_command_buffer() {
+        let mut fx = fixed();
+        fx.dynamic.polygon_mode = true;
+        fx.dynamic.depth_clamp_enable = true;
+        fx.dynamic.provoking_vertex_mode = true;
+        let mut g = GfxState::default();
+        g.ext.polygon_mode = PolygonMode::Line;
+        g.ext.depth_clamp = false;
+        g.ext.provoking_last = false;
+        let e = resolve(&fx, &g);
+        assert_eq!(e.polygon_mode, PolygonMode::Line);
+        // Clipping follows the dynamic clamp enable unless the pipeline names it.
+        assert!(!e.depth_clamp && e.depth_clip && !e.provoking_last);
+        assert!(e.bresenham_lines, "the line mode stays static");
+        fx.depth_clip = Some(false);
+        assert!(!resolve(&fx, &g).depth_clip);
+        fx.dynamic.depth_clip_enable = true;
+        g.ext.depth_clip = true;
+        g.ext.depth_clamp = true;
+        let e = resolve(&fx, &g);
+        assert!(e.depth_clamp && e.depth_clip);
     }
 
     #[test]
