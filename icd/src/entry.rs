@@ -162,6 +162,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdSetDepthBoundsTestEnable => cmd_buffer::dynamic_state::cmd_set_depth_bounds_test_enable,
     PFN_vkCmdSetDepthClampEnableEXT => cmd_buffer::dynamic_state::cmd_set_depth_clamp_enable,
     PFN_vkCmdSetDepthClipEnableEXT => cmd_buffer::dynamic_state::cmd_set_depth_clip_enable,
+    PFN_vkCmdSetDepthClipNegativeOneToOneEXT => cmd_buffer::dynamic_state::cmd_set_depth_clip_negative_one_to_one,
     PFN_vkCmdSetDepthCompareOp => cmd_buffer::dynamic_state::cmd_set_depth_compare_op,
     PFN_vkCmdSetDepthTestEnable => cmd_buffer::dynamic_state::cmd_set_depth_test_enable,
     PFN_vkCmdSetDepthWriteEnable => cmd_buffer::dynamic_state::cmd_set_depth_write_enable,

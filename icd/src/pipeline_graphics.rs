@@ -662,12 +662,8 @@ pub unsafe fn create_one(
     // SAFETY: valid usage: the state pointers are valid or null where allowed.
     let (ia, raster, ms, ds, cb, dyn_info, vp) = unsafe {
         (
-            info.p_input_assembly_state
-                .as_ref()
-                .ok_or(vk::Result::ERROR_UNKNOWN)?,
-            info.p_rasterization_state
-                .as_ref()
-                .ok_or(vk::Result::ERROR_UNKNOWN)?,
+            info.p_input_assembly_state.as_ref(),
+            info.p_rasterization_state.as_ref(),
             info.p_multisample_state.as_ref(),
             info.p_depth_stencil_state.as_ref(),
             info.p_color_blend_state.as_ref(),
@@ -675,6 +671,13 @@ pub unsafe fn create_one(
             info.p_viewport_state.as_ref(),
         )
     };
+    // With VK_EXT_extended_dynamic_state3 valid usage lets these two be null when every
+    // state they hold is dynamic (topology and restart enable; depth clamp, discard, polygon
+    // mode, cull mode, front face, depth bias and line width): any values do then.
+    let default_ia = vk::PipelineInputAssemblyStateCreateInfo::default();
+    let default_raster = vk::PipelineRasterizationStateCreateInfo::default().line_width(1.0);
+    let ia = ia.unwrap_or(&default_ia);
+    let raster = raster.unwrap_or(&default_raster);
     let mut dynamic = Dynamic::default();
     if let Some(d) = dyn_info {
         // SAFETY: valid usage: pDynamicStates holds dynamicStateCount values.
@@ -721,6 +724,12 @@ pub unsafe fn create_one(
                 vk::DynamicState::LINE_RASTERIZATION_MODE_EXT => {
                     dynamic.line_rasterization_mode = true
                 }
+                // Stippling needs stippledLineEnable, which needs features agx4 does not
+                // offer, and the clip space depth range needs VK_EXT_depth_clip_control:
+                // the states are never used. Mesa 22.3's Zink makes both dynamic with
+                // extended_dynamic_state3 whatever the features say.
+                vk::DynamicState::LINE_STIPPLE_EXT
+                | vk::DynamicState::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT => {}
                 other => return unsupported(format!("dynamic state {other:?}")),
             }
         }

@@ -449,22 +449,29 @@ pub unsafe extern "system" fn cmd_set_provoking_vertex_mode(
 }
 
 /// Valid usage allows only the modes whose features agx4 offers: the default mode and
-/// Bresenham, which rasterize alike apart from the multisample coverage of lines.
+/// Bresenham, which rasterize alike apart from the multisample coverage of lines. Mesa 22.3's
+/// Zink passes GL's rectangular and smooth modes here without checking the features (its
+/// static path falls back to the default mode for them), so those get the default mode too
+/// rather than failing the command buffer.
 pub unsafe extern "system" fn cmd_set_line_rasterization_mode(
     cb: vk::CommandBuffer,
     mode: vk::LineRasterizationModeEXT,
 ) {
     set("vkCmdSetLineRasterizationModeEXT", cb, |v| {
-        v.bresenham_lines = match mode {
-            vk::LineRasterizationModeEXT::DEFAULT => false,
-            vk::LineRasterizationModeEXT::BRESENHAM => true,
-            other => {
-                eprintln!("agx4: line rasterization mode {other:?} is not supported");
-                return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-            }
-        };
+        v.bresenham_lines = mode == vk::LineRasterizationModeEXT::BRESENHAM;
         Ok(())
     })
+}
+
+/// VK_EXT_depth_clip_control is not offered, so valid usage never makes this state dynamic
+/// nor sets it. Mesa 22.3's Zink does both with extended_dynamic_state3 whatever the features
+/// say (and converts depth to [0, 1] in its shaders when clip control is missing), so the
+/// value is recorded as nothing: clip space depth stays [0, 1].
+pub unsafe extern "system" fn cmd_set_depth_clip_negative_one_to_one(
+    cb: vk::CommandBuffer,
+    _negative_one_to_one: vk::Bool32,
+) {
+    set("vkCmdSetDepthClipNegativeOneToOneEXT", cb, |_| Ok(()))
 }
 
 #[cfg(test)]
