@@ -3,7 +3,7 @@
 //! draws with rasterization discarded check the order Vulkan writes strips, fans and indexed
 //! lists in, instancing, resuming from a counter buffer written by End, the overflow rule
 //! (a primitive is written whole or not at all), the transform feedback query's primitives
-//! written and needed, and strips and fans with primitive restart. The expected records are computed here from the spec's
+//! written and needed, and strips, fans and lists with primitive restart. The expected records are computed here from the spec's
 //! decomposition of each topology.
 
 mod common;
@@ -62,13 +62,19 @@ fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
     let queues = [vk::DeviceQueueCreateInfo::default()
         .queue_family_index(0)
         .queue_priorities(&prio)];
-    let exts = [ash::ext::transform_feedback::NAME.as_ptr()];
+    let exts = [
+        ash::ext::transform_feedback::NAME.as_ptr(),
+        ash::ext::primitive_topology_list_restart::NAME.as_ptr(),
+    ];
     let mut xfb =
         vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default().transform_feedback(true);
+    let mut list_restart = vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default()
+        .primitive_topology_list_restart(true);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_extension_names(&exts)
-        .push_next(&mut xfb);
+        .push_next(&mut xfb)
+        .push_next(&mut list_restart);
     // SAFETY: valid physical device and create info.
     let dev = unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }.expect("vkCreateDevice");
     // SAFETY: family 0, index 0 was created above.
@@ -486,6 +492,93 @@ fn transform_feedback_of_strips_with_primitive_restart() {
     // SAFETY: the GPU is idle.
     unsafe {
         for pl in [strip, fan] {
+            dev.destroy_pipeline(pl, None);
+        }
+        dev.destroy_shader_module(p.vs, None);
+        dev.destroy_pipeline_layout(p.layout, None);
+        dev.destroy_framebuffer(p.fb, None);
+        dev.destroy_render_pass(p.pass, None);
+    }
+    out.destroy(&dev);
+    counter.destroy(&dev);
+    index.destroy(&dev);
+    // SAFETY: everything made from the device is destroyed.
+    unsafe { dev.destroy_device(None) };
+    assert_no_validation_messages();
+}
+
+#[test]
+fn transform_feedback_of_lists_with_primitive_restart() {
+    let ctx = Ctx::new();
+    let (dev, queue) = device(&ctx);
+    let xfb = Xfb(ash::ext::transform_feedback::Device::new(
+        &ctx.instance,
+        &dev,
+    ));
+    let p = pass(&dev);
+    let triangles = pipeline_with(&dev, &p, vk::PrimitiveTopology::TRIANGLE_LIST, true);
+    let lines = pipeline_with(&dev, &p, vk::PrimitiveTopology::LINE_LIST, true);
+    let out = Buf::new(
+        &ctx,
+        &dev,
+        1024,
+        vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT,
+    );
+    let mut counter = Buf::new(
+        &ctx,
+        &dev,
+        4,
+        vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT,
+    );
+    counter.write(&[0; 4]);
+    let mut index = Buf::new(&ctx, &dev, 64, vk::BufferUsageFlags::INDEX_BUFFER);
+    // A restart drops the incomplete primitive before it; the list starts counting again.
+    let indices: [u16; 10] = [0, 1, 2, 3, 4, 0xffff, 5, 6, 7, 8];
+    index.write(
+        &indices
+            .iter()
+            .flat_map(|i| i.to_le_bytes())
+            .collect::<Vec<_>>(),
+    );
+    submit_and_wait(&dev, queue, |cb| {
+        let info = vk::RenderPassBeginInfo::default()
+            .render_pass(p.pass)
+            .framebuffer(p.fb)
+            .render_area(vk::Rect2D {
+                offset: vk::Offset2D { x: 0, y: 0 },
+                extent: vk::Extent2D {
+                    width: 16,
+                    height: 16,
+                },
+            });
+        // SAFETY: a recording command buffer; everything bound is valid.
+        unsafe {
+            dev.cmd_begin_render_pass(cb, &info, vk::SubpassContents::INLINE);
+            xfb.bind(cb, out.buffer, 1024);
+            dev.cmd_bind_index_buffer(cb, index.buffer, 0, vk::IndexType::UINT16);
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, triangles);
+            xfb.begin(cb, None);
+            dev.cmd_draw_indexed(cb, 10, 1, 0, 0, 0);
+            xfb.end(cb, Some((counter.buffer, 0)));
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, lines);
+            xfb.begin(cb, Some((counter.buffer, 0)));
+            dev.cmd_draw_indexed(cb, 10, 1, 0, 100, 0);
+            xfb.end(cb, Some((counter.buffer, 0)));
+            dev.cmd_end_render_pass(cb);
+        }
+    });
+    // Triangles (0, 1, 2) and (5, 6, 7): 3, 4 and the lone 8 are dropped. Lines (0, 1),
+    // (2, 3), (5, 6), (7, 8) with the vertex offset: the lone 4 is dropped.
+    let want: Vec<(u32, u32)> = [0, 1, 2, 5, 6, 7, 100, 101, 102, 103, 105, 106, 107, 108]
+        .iter()
+        .map(|&v| (v, 0))
+        .collect();
+    assert_eq!(records(&out, 0, want.len() + 1)[..want.len()], want[..]);
+    assert_eq!(records(&out, 0, want.len() + 1)[want.len()], (0, 0));
+    assert_eq!(u32_at(&counter, 0), (want.len() as u64 * STRIDE) as u32);
+    // SAFETY: the GPU is idle.
+    unsafe {
+        for pl in [triangles, lines] {
             dev.destroy_pipeline(pl, None);
         }
         dev.destroy_shader_module(p.vs, None);

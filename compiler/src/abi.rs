@@ -184,8 +184,8 @@ pub const XFB_FIRST_INDEX: u32 = XFB_DRAW_OFFSET + 28;
 pub const XFB_INDEX_ADDRESS: u32 = XFB_DRAW_OFFSET + 32;
 pub const XFB_QUERY_ADDRESS: u32 = XFB_DRAW_OFFSET + 40;
 pub const XFB_QUERY_NEEDED_ADDRESS: u32 = XFB_DRAW_OFFSET + 48;
-/// Strips and fans with primitive restart: 1, and the draw's index count (the capture
-/// walks the indices to find each primitive); 0 otherwise.
+/// Indexed draws with primitive restart: 1, and the draw's index count (the capture walks
+/// the indices to find each primitive); 0 otherwise.
 pub const XFB_RESTART: u32 = XFB_DRAW_OFFSET + 56;
 pub const XFB_INDEX_COUNT: u32 = XFB_DRAW_OFFSET + 60;
 
@@ -198,6 +198,10 @@ pub const XFB_ORDER_SKIP_ONE: u32 = 2;
 pub const XFB_ORDER_EVERY_OTHER: u32 = 4;
 /// The third corner is the draw's first vertex (triangle fans).
 pub const XFB_ORDER_FAN: u32 = 8;
+/// Each primitive has vertices of its own (point, line and triangle lists): under primitive
+/// restart a list starts counting again after each completed primitive, so a restart drops
+/// an incomplete one.
+pub const XFB_ORDER_LIST: u32 = 16;
 
 /// Bytes of the capture variant's root table.
 pub const XFB_ROOT_TABLE_SIZE: u32 = XFB_DRAW_OFFSET + 64;

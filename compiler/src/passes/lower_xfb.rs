@@ -174,9 +174,10 @@ fn prologue(sh: &mut Shader, info: &XfbInfo) -> Result<(Vec<Node>, Capture), Com
     let centre = e.and(fan, third);
     let rel = e.select(Type::I32, centre, zero, rel);
 
-    // Strips and fans with primitive restart: walk the indices to the primitive's last
-    // vertex (each index that is not the restart index adds a vertex to the open strip or
-    // fan, and completes a primitive once the strip holds n), and count the primitives.
+    // Primitive restart: walk the indices to the primitive's last vertex (each index that
+    // is not the restart index adds a vertex to the open strip or fan, and completes a
+    // primitive once the strip holds n; a list starts again after each primitive), and
+    // count the primitives.
     let index_size = e.root(Type::I32, abi::XFB_INDEX_SIZE);
     let base_vertex = e.root(Type::I32, abi::XFB_BASE_VERTEX);
     let indexed = e.cmp(CmpOp::INe, index_size, zero);
@@ -222,6 +223,10 @@ fn prologue(sh: &mut Shader, info: &XfbInfo) -> Result<(Vec<Node>, Capture), Com
         let pos = e.select(Type::I32, is_restart, zero, pos1);
         e.effect(Op::StoreVar(pos_v, pos));
         let full = e.cmp(CmpOp::UGe, pos, n);
+        let list = e.flag(order, abi::XFB_ORDER_LIST);
+        let list_full = e.and(list, full);
+        let next_pos = e.select(Type::I32, list_full, zero, pos);
+        e.effect(Op::StoreVar(pos_v, next_pos));
         let seen = e.def(Type::I32, Op::LoadVar(seen_v));
         let this = e.cmp(CmpOp::IEq, seen, prim);
         let hit = e.and(full, this);

@@ -56,10 +56,10 @@ impl XfbState {
 /// `count` vertices make `max(count - skip, 0) / divide` primitives.
 pub(super) fn decomposition(p: Primitive) -> Option<(u32, u32, u32, u32, u32)> {
     Some(match p {
-        Primitive::Points => (1, 1, 0, 0, 1),
-        Primitive::Lines => (2, 2, 0, 0, 2),
+        Primitive::Points => (1, 1, abi::XFB_ORDER_LIST, 0, 1),
+        Primitive::Lines => (2, 2, abi::XFB_ORDER_LIST, 0, 2),
         Primitive::LineStrip => (2, 1, 0, 1, 1),
-        Primitive::Triangles => (3, 3, 0, 0, 3),
+        Primitive::Triangles => (3, 3, abi::XFB_ORDER_LIST, 0, 3),
         Primitive::TriangleStrip => (3, 1, abi::XFB_ORDER_SWAP_ODD, 2, 1),
         // Vulkan's fan triangle i is (i + 1, i + 2, 0).
         Primitive::TriangleFan => (3, 1, abi::XFB_ORDER_SKIP_ONE | abi::XFB_ORDER_FAN, 2, 1),
@@ -204,8 +204,9 @@ pub fn capture(
         abi::XFB_FIRST_INDEX,
         &first_index.to_le_bytes(),
     );
-    // Strips and fans with primitive restart find their primitives on the GPU.
-    let restart = index.is_some() && fx.restart && step == 1 && n > 1;
+    // Indexed draws with primitive restart find their primitives on the GPU (lists too:
+    // VK_EXT_primitive_topology_list_restart).
+    let restart = index.is_some() && fx.restart;
     put(
         &mut params,
         abi::XFB_RESTART,
