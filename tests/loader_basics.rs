@@ -146,6 +146,8 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_KHR_incremental_present",
             "VK_EXT_extended_dynamic_state",
             "VK_EXT_extended_dynamic_state2",
+            "VK_EXT_extended_dynamic_state3",
+            "VK_EXT_primitive_topology_list_restart",
             "VK_EXT_index_type_uint8",
             "VK_EXT_4444_formats",
             "VK_EXT_depth_clip_enable",

@@ -95,6 +95,10 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     // Vulkan 1.3's dynamic state (icd/src/cmd_buffer/dynamic_state.rs).
     "VK_EXT_extended_dynamic_state",
     "VK_EXT_extended_dynamic_state2",
+    // The part of it that is per-draw words (icd/src/features.rs lists which).
+    "VK_EXT_extended_dynamic_state3",
+    // Restart on point, line and triangle lists (the VDM restarts every topology).
+    "VK_EXT_primitive_topology_list_restart",
     // 8-bit index buffers, read by the VDM natively.
     "VK_EXT_index_type_uint8",
     // A4R4G4B4 and A4B4G4R4 sampled images (a swizzle of the hardware's 4444 format).

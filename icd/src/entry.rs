@@ -480,6 +480,101 @@ mod tests {
             f.dynamic_state2
                 .extended_dynamic_state2_patch_control_points
         }),
+        // VK_EXT_extended_dynamic_state3's states that are compiled into shaders or belong
+        // to features agx4 does not have.
+        ("vkCmdSetTessellationDomainOriginEXT", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_tessellation_domain_origin
+        }),
+        ("vkCmdSetRasterizationSamplesEXT", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_rasterization_samples
+        }),
+        ("vkCmdSetSampleMaskEXT", |f| {
+            f.dynamic_state3.extended_dynamic_state3_sample_mask
+        }),
+        ("vkCmdSetAlphaToCoverageEnableEXT", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_alpha_to_coverage_enable
+        }),
+        ("vkCmdSetAlphaToOneEnableEXT", |f| {
+            f.dynamic_state3.extended_dynamic_state3_alpha_to_one_enable
+        }),
+        ("vkCmdSetLogicOpEnableEXT", |f| {
+            f.dynamic_state3.extended_dynamic_state3_logic_op_enable
+        }),
+        ("vkCmdSetColorBlendEnableEXT", |f| {
+            f.dynamic_state3.extended_dynamic_state3_color_blend_enable
+        }),
+        ("vkCmdSetColorBlendEquationEXT", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_color_blend_equation
+        }),
+        ("vkCmdSetColorWriteMaskEXT", |f| {
+            f.dynamic_state3.extended_dynamic_state3_color_write_mask
+        }),
+        ("vkCmdSetRasterizationStreamEXT", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_rasterization_stream
+        }),
+        ("vkCmdSetConservativeRasterizationModeEXT", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_conservative_rasterization_mode
+        }),
+        ("vkCmdSetExtraPrimitiveOverestimationSizeEXT", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_extra_primitive_overestimation_size
+        }),
+        ("vkCmdSetSampleLocationsEnableEXT", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_sample_locations_enable
+        }),
+        ("vkCmdSetColorBlendAdvancedEXT", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_color_blend_advanced
+        }),
+        ("vkCmdSetLineStippleEnableEXT", |f| {
+            f.dynamic_state3.extended_dynamic_state3_line_stipple_enable
+        }),
+        ("vkCmdSetViewportWScalingEnableNV", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_viewport_w_scaling_enable
+        }),
+        ("vkCmdSetViewportSwizzleNV", |f| {
+            f.dynamic_state3.extended_dynamic_state3_viewport_swizzle
+        }),
+        ("vkCmdSetCoverageToColorEnableNV", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_coverage_to_color_enable
+        }),
+        ("vkCmdSetCoverageToColorLocationNV", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_coverage_to_color_location
+        }),
+        ("vkCmdSetCoverageModulationModeNV", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_coverage_modulation_mode
+        }),
+        ("vkCmdSetCoverageModulationTableEnableNV", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_coverage_modulation_table_enable
+        }),
+        ("vkCmdSetCoverageModulationTableNV", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_coverage_modulation_table
+        }),
+        ("vkCmdSetShadingRateImageEnableNV", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_shading_rate_image_enable
+        }),
+        ("vkCmdSetRepresentativeFragmentTestEnableNV", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_representative_fragment_test_enable
+        }),
+        ("vkCmdSetCoverageReductionModeNV", |f| {
+            f.dynamic_state3
+                .extended_dynamic_state3_coverage_reduction_mode
+        }),
         ("vkCreateSamplerYcbcrConversion", |f| {
             f.v11.sampler_ycbcr_conversion
         }),

@@ -17,6 +17,8 @@ pub struct Features {
     pub feedback_loop: vk::PhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT<'static>,
     pub dynamic_state: vk::PhysicalDeviceExtendedDynamicStateFeaturesEXT<'static>,
     pub dynamic_state2: vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT<'static>,
+    pub dynamic_state3: vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'static>,
+    pub list_restart: vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT<'static>,
     pub index_uint8: vk::PhysicalDeviceIndexTypeUint8FeaturesEXT<'static>,
     pub formats_4444: vk::PhysicalDevice4444FormatsFeaturesEXT<'static>,
     pub depth_clip: vk::PhysicalDeviceDepthClipEnableFeaturesEXT<'static>,
@@ -227,6 +229,25 @@ pub fn supported() -> Features {
         // two stay static.
         dynamic_state2: vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT {
             extended_dynamic_state2: vk::TRUE,
+            ..Default::default()
+        },
+        // The states that are per-draw words: the PPP Fragment Face word's polygon mode, the
+        // Cull word's depth clamp, depth clip and line MSAA bits, and the CF bindings copy
+        // for the provoking vertex (cmd_buffer/dynamic_state.rs). Blending, write masks,
+        // alpha to coverage/one, the sample mask and logic ops are compiled into the fragment
+        // shader and stay static. Stippled lines are not offered, so neither is their enable.
+        dynamic_state3: vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT {
+            extended_dynamic_state3_polygon_mode: vk::TRUE,
+            extended_dynamic_state3_depth_clamp_enable: vk::TRUE,
+            extended_dynamic_state3_depth_clip_enable: vk::TRUE,
+            extended_dynamic_state3_provoking_vertex_mode: vk::TRUE,
+            extended_dynamic_state3_line_rasterization_mode: vk::TRUE,
+            ..Default::default()
+        },
+        // The VDM restarts list topologies too: a restart drops the incomplete primitive
+        // (hw gpu/render/assembly.rs). No tessellation, so no patch lists.
+        list_restart: vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT {
+            primitive_topology_list_restart: vk::TRUE,
             ..Default::default()
         },
         // The VDM reads 8-bit indices natively.
@@ -472,6 +493,8 @@ feature_structs! {
     PhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT from feedback_loop { attachment_feedback_loop_layout }
     PhysicalDeviceExtendedDynamicStateFeaturesEXT from dynamic_state { extended_dynamic_state }
     PhysicalDeviceExtendedDynamicState2FeaturesEXT from dynamic_state2 { extended_dynamic_state2, extended_dynamic_state2_logic_op, extended_dynamic_state2_patch_control_points }
+    PhysicalDeviceExtendedDynamicState3FeaturesEXT from dynamic_state3 { extended_dynamic_state3_tessellation_domain_origin, extended_dynamic_state3_depth_clamp_enable, extended_dynamic_state3_polygon_mode, extended_dynamic_state3_rasterization_samples, extended_dynamic_state3_sample_mask, extended_dynamic_state3_alpha_to_coverage_enable, extended_dynamic_state3_alpha_to_one_enable, extended_dynamic_state3_logic_op_enable, extended_dynamic_state3_color_blend_enable, extended_dynamic_state3_color_blend_equation, extended_dynamic_state3_color_write_mask, extended_dynamic_state3_rasterization_stream, extended_dynamic_state3_conservative_rasterization_mode, extended_dynamic_state3_extra_primitive_overestimation_size, extended_dynamic_state3_depth_clip_enable, extended_dynamic_state3_sample_locations_enable, extended_dynamic_state3_color_blend_advanced, extended_dynamic_state3_provoking_vertex_mode, extended_dynamic_state3_line_rasterization_mode, extended_dynamic_state3_line_stipple_enable, extended_dynamic_state3_depth_clip_negative_one_to_one, extended_dynamic_state3_viewport_w_scaling_enable, extended_dynamic_state3_viewport_swizzle, extended_dynamic_state3_coverage_to_color_enable, extended_dynamic_state3_coverage_to_color_location, extended_dynamic_state3_coverage_modulation_mode, extended_dynamic_state3_coverage_modulation_table_enable, extended_dynamic_state3_coverage_modulation_table, extended_dynamic_state3_coverage_reduction_mode, extended_dynamic_state3_representative_fragment_test_enable, extended_dynamic_state3_shading_rate_image_enable }
+    PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT from list_restart { primitive_topology_list_restart, primitive_topology_patch_list_restart }
     PhysicalDeviceIndexTypeUint8FeaturesEXT from index_uint8 { index_type_uint8 }
     PhysicalDevice4444FormatsFeaturesEXT from formats_4444 { format_a4r4g4b4, format_a4b4g4r4 }
     PhysicalDeviceDepthClipEnableFeaturesEXT from depth_clip { depth_clip_enable }

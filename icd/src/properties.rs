@@ -24,6 +24,7 @@ pub struct Properties {
     pub transform_feedback: vk::PhysicalDeviceTransformFeedbackPropertiesEXT<'static>,
     pub multi_draw: vk::PhysicalDeviceMultiDrawPropertiesEXT<'static>,
     pub robustness2: vk::PhysicalDeviceRobustness2PropertiesEXT<'static>,
+    pub dynamic_state3: vk::PhysicalDeviceExtendedDynamicState3PropertiesEXT<'static>,
 }
 
 /// FNV-1a of a key, as a UUID.
@@ -187,6 +188,12 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
             transform_feedback_preserves_triangle_fan_provoking_vertex: vk::FALSE,
             ..Default::default()
         },
+        // A pipeline's topology class changes nothing in its shaders or words that a draw's
+        // topology does not set again (cmd_buffer/draw.rs emits the object type per draw).
+        dynamic_state3: vk::PhysicalDeviceExtendedDynamicState3PropertiesEXT {
+            dynamic_primitive_topology_unrestricted: vk::TRUE,
+            ..Default::default()
+        },
         // The capture variant stores each vertex's outputs with ordinary stores
         // (compiler passes::lower_xfb): sizes are the root table's 32-bit words; queries
         // count in the capture draws; vkCmdDrawIndirectByteCountEXT computes its count on
@@ -270,5 +277,6 @@ property_structs! {
     PhysicalDeviceProvokingVertexPropertiesEXT from provoking_vertex { provoking_vertex_mode_per_pipeline, transform_feedback_preserves_triangle_fan_provoking_vertex }
     PhysicalDeviceMultiDrawPropertiesEXT from multi_draw { max_multi_draw_count }
     PhysicalDeviceRobustness2PropertiesEXT from robustness2 { robust_storage_buffer_access_size_alignment, robust_uniform_buffer_access_size_alignment }
+    PhysicalDeviceExtendedDynamicState3PropertiesEXT from dynamic_state3 { dynamic_primitive_topology_unrestricted }
     PhysicalDeviceTransformFeedbackPropertiesEXT from transform_feedback { max_transform_feedback_streams, max_transform_feedback_buffers, max_transform_feedback_buffer_size, max_transform_feedback_stream_data_size, max_transform_feedback_buffer_data_size, max_transform_feedback_buffer_data_stride, transform_feedback_queries, transform_feedback_streams_lines_triangles, transform_feedback_rasterization_stream_select, transform_feedback_draw }
 }
