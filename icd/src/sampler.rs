@@ -17,6 +17,8 @@
 //! the reason on stderr; none of them is advertised): YCbCr conversion, and reduction modes
 //! other than the weighted average. MIRROR_CLAMP_TO_EDGE
 //! (VK_KHR_sampler_mirror_clamp_to_edge) is the hardware's MirroredClampToEdge wrap.
+//! VK_SAMPLER_CREATE_NON_SEAMLESS_CUBE_MAP_BIT_EXT is the descriptor's `Seamful cube maps` bit;
+//! other sampler flags are refused.
 
 use crate::bo::Bo;
 use crate::entry::{guard, guard_or};
@@ -203,6 +205,7 @@ pub fn set_entry(index: u16, lod_bias: f32) -> [u8; 8] {
 /// border is custom), or why agx4 cannot express it.
 pub fn describe(info: &vk::SamplerCreateInfo<'_>) -> Result<(SamplerDesc, [u32; 4]), String> {
     let mut custom = None;
+    let mut mapping = None;
     // SAFETY: valid usage: the pNext chain is valid.
     for s in unsafe { handle::chain(info.p_next) } {
         match s.s_type {
@@ -229,10 +232,19 @@ pub fn describe(info: &vk::SamplerCreateInfo<'_>) -> Result<(SamplerDesc, [u32; 
                 // words are what the border table holds, whatever the format.
                 custom = Some(unsafe { c.custom_border_color.uint32 });
             }
+            vk::StructureType::SAMPLER_BORDER_COLOR_COMPONENT_MAPPING_CREATE_INFO_EXT => {
+                // SAFETY: the sType says which structure this is.
+                let m = unsafe {
+                    &*(s as *const vk::BaseInStructure<'_>
+                        as *const vk::SamplerBorderColorComponentMappingCreateInfoEXT<'_>)
+                };
+                mapping = Some(m.components);
+            }
             _ => {}
         }
     }
-    if !info.flags.is_empty() {
+    let non_seamless = vk::SamplerCreateFlags::NON_SEAMLESS_CUBE_MAP_EXT;
+    if !(info.flags & !non_seamless).is_empty() {
         return Err(format!("flags {:?}", info.flags));
     }
     let filter = |f: vk::Filter| filter_from_vk(f.as_raw()).ok_or(format!("filter {f:?}"));
@@ -247,11 +259,18 @@ pub fn describe(info: &vk::SamplerCreateInfo<'_>) -> Result<(SamplerDesc, [u32; 
         None
     };
     let (border, words) = match info.border_color {
-        vk::BorderColor::FLOAT_CUSTOM_EXT | vk::BorderColor::INT_CUSTOM_EXT => (
-            BorderColour::Custom,
-            custom
-                .ok_or("a custom border colour without VkSamplerCustomBorderColorCreateInfoEXT")?,
-        ),
+        vk::BorderColor::FLOAT_CUSTOM_EXT | vk::BorderColor::INT_CUSTOM_EXT => {
+            let words = custom
+                .ok_or("a custom border colour without VkSamplerCustomBorderColorCreateInfoEXT")?;
+            let int = info.border_color == vk::BorderColor::INT_CUSTOM_EXT;
+            (
+                BorderColour::Custom,
+                match mapping {
+                    Some(m) => swizzle_border(words, m, int),
+                    None => words,
+                },
+            )
+        }
         b => (
             border_from_vk(b.as_raw()).ok_or(format!("border colour {b:?}"))?,
             [0; 4],
@@ -280,11 +299,32 @@ pub fn describe(info: &vk::SamplerCreateInfo<'_>) -> Result<(SamplerDesc, [u32; 
             max_anisotropy,
             border,
             unnormalized_coordinates: info.unnormalized_coordinates != vk::FALSE,
-            // Vulkan's cube maps are seamless.
-            seamful_cube_maps: false,
+            // Vulkan's cube maps are seamless unless VK_EXT_non_seamless_cube_map's flag asks
+            // for each face to be filtered on its own, which is the hardware's seamful mode.
+            seamful_cube_maps: info.flags.contains(non_seamless),
         },
         words,
     ))
+}
+
+/// A custom border's words as the view with component mapping `m` shows them
+/// (VK_EXT_border_color_swizzle). The texture unit puts the border table's words where the
+/// view's swizzle reads them, so a border comes out as stored; the view's swizzle reaches it
+/// only through the mapping the application repeats here. `int` says whether ONE is the
+/// integer 1 or the float 1.0.
+fn swizzle_border(words: [u32; 4], m: vk::ComponentMapping, int: bool) -> [u32; 4] {
+    let one = if int { 1 } else { 1.0f32.to_bits() };
+    let pick = |c: vk::ComponentSwizzle, own: usize| match c {
+        vk::ComponentSwizzle::IDENTITY => words[own],
+        vk::ComponentSwizzle::R => words[0],
+        vk::ComponentSwizzle::G => words[1],
+        vk::ComponentSwizzle::B => words[2],
+        vk::ComponentSwizzle::A => words[3],
+        vk::ComponentSwizzle::ONE => one,
+        // ZERO (and any value outside the enum, which valid usage excludes).
+        _ => 0,
+    };
+    [pick(m.r, 0), pick(m.g, 1), pick(m.b, 2), pick(m.a, 3)]
 }
 
 pub unsafe extern "system" fn create_sampler(
@@ -407,6 +447,53 @@ mod tests {
         let mut avg = vk::SamplerReductionModeCreateInfo::default()
             .reduction_mode(vk::SamplerReductionMode::WEIGHTED_AVERAGE);
         assert!(describe(&base.push_next(&mut avg)).is_ok());
+    }
+
+    #[test]
+    fn border_component_mappings_swizzle_custom_borders() {
+        let mut colour = vk::SamplerCustomBorderColorCreateInfoEXT::default().custom_border_color(
+            vk::ClearColorValue {
+                float32: [0.25, 0.5, 0.75, 0.125],
+            },
+        );
+        let mut map = vk::SamplerBorderColorComponentMappingCreateInfoEXT::default().components(
+            vk::ComponentMapping {
+                r: vk::ComponentSwizzle::A,
+                g: vk::ComponentSwizzle::IDENTITY,
+                b: vk::ComponentSwizzle::ONE,
+                a: vk::ComponentSwizzle::ZERO,
+            },
+        );
+        let info = vk::SamplerCreateInfo::default()
+            .border_color(vk::BorderColor::FLOAT_CUSTOM_EXT)
+            .push_next(&mut colour)
+            .push_next(&mut map);
+        let (_, words) = describe(&info).unwrap();
+        let f = |x: f32| x.to_bits();
+        assert_eq!(words, [f(0.125), f(0.5), f(1.0), 0]);
+        // Integer borders get an integer one.
+        let (_, words) = describe(&info.border_color(vk::BorderColor::INT_CUSTOM_EXT)).unwrap();
+        assert_eq!(words[2], 1);
+    }
+
+    #[test]
+    fn non_seamless_cube_maps_set_the_seamful_bit() {
+        let base = vk::SamplerCreateInfo::default();
+        let (d, _) = describe(&base).unwrap();
+        assert!(
+            !HwSampler::unpack(&sampler_descriptor(&d))
+                .unwrap()
+                .seamful_cube_maps
+        );
+        let (d, _) =
+            describe(&base.flags(vk::SamplerCreateFlags::NON_SEAMLESS_CUBE_MAP_EXT)).unwrap();
+        assert!(
+            HwSampler::unpack(&sampler_descriptor(&d))
+                .unwrap()
+                .seamful_cube_maps
+        );
+        // Other flags (subsampled images, descriptor buffers) stay refused.
+        assert!(describe(&base.flags(vk::SamplerCreateFlags::SUBSAMPLED_EXT)).is_err());
     }
 
     #[test]
