@@ -75,13 +75,15 @@ pub fn supported_usage(format: vk::Format, tiling: vk::ImageTiling) -> vk::Image
 /// The VkImageCreateFlags agx4 supports; any other bit makes a format unsupported.
 /// ALIAS (VK_KHR_bind_memory2): two images made with the same parameters and bound to the
 /// same memory see the same texels, since an image's layout depends on its parameters alone.
-/// EXTENDED_USAGE (VK_KHR_maintenance2): see `image_usage`.
+/// EXTENDED_USAGE (VK_KHR_maintenance2): see `image_usage`. 2D_ARRAY_COMPATIBLE and
+/// 2D_VIEW_COMPATIBLE_EXT (VK_EXT_image_2d_view_of_3d): see `format_properties`.
 pub const SUPPORTED_FLAGS: vk::ImageCreateFlags = vk::ImageCreateFlags::from_raw(
     vk::ImageCreateFlags::CUBE_COMPATIBLE.as_raw()
         | vk::ImageCreateFlags::MUTABLE_FORMAT.as_raw()
         | vk::ImageCreateFlags::ALIAS.as_raw()
         | vk::ImageCreateFlags::EXTENDED_USAGE.as_raw()
-        | vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE.as_raw(),
+        | vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE.as_raw()
+        | vk::ImageCreateFlags::TYPE_2D_VIEW_COMPATIBLE_EXT.as_raw(),
 );
 
 /// Faces of a cube.
@@ -194,11 +196,13 @@ pub fn format_properties(
     {
         return None;
     }
-    // 2D and 2D array views of depth slices (VK_KHR_maintenance1): a slice of a 3D image is
-    // laid out as an array layer is (hw::g13::layout), so it is rendered as one.
-    if flags.contains(vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE)
-        && ty != vk::ImageType::TYPE_3D
-    {
+    // 2D and 2D array views of depth slices (VK_KHR_maintenance1), and 2D views of one
+    // slice for sampling and storage (VK_EXT_image_2d_view_of_3d): a slice of a 3D image is
+    // laid out as an array layer is (hw::g13::layout), so it is rendered, sampled and stored
+    // as one.
+    let view_flags = vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE
+        | vk::ImageCreateFlags::TYPE_2D_VIEW_COMPATIBLE_EXT;
+    if flags.intersects(view_flags) && ty != vk::ImageType::TYPE_3D {
         return None;
     }
     // Cube maps are 2D and need layers, which only optimal tiling has.

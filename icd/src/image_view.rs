@@ -208,19 +208,26 @@ fn check(info: &vk::ImageViewCreateInfo<'_>, image: &Image) -> Result<ImageView,
     } else {
         r.level_count
     };
-    // A 2D or 2D array view of a 3D image (2D_ARRAY_COMPATIBLE) takes depth slices of one
-    // level as its layers.
+    // A 2D or 2D array view of a 3D image (2D_ARRAY_COMPATIBLE), or a 2D view of one
+    // (2D_VIEW_COMPATIBLE_EXT), takes depth slices of one level as its layers.
     let slices = image.is_3d()
         && matches!(
             info.view_type,
             vk::ImageViewType::TYPE_2D | vk::ImageViewType::TYPE_2D_ARRAY
         );
     let image_layers = if slices {
-        if !image
+        let compatible = image
             .flags
             .contains(vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE)
-        {
-            return Err("a 2D view of a 3D image that is not 2D_ARRAY_COMPATIBLE".into());
+            || (info.view_type == vk::ImageViewType::TYPE_2D
+                && image
+                    .flags
+                    .contains(vk::ImageCreateFlags::TYPE_2D_VIEW_COMPATIBLE_EXT));
+        if !compatible {
+            return Err(format!(
+                "a {:?} view of a 3D image made with {:?}",
+                info.view_type, image.flags
+            ));
         }
         if levels != 1 {
             return Err(format!("a 2D view of {levels} levels of a 3D image"));
