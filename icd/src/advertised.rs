@@ -87,6 +87,12 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_sampler_mirror_clamp_to_edge",
     // Custom borders live in the sampler heap's border table (icd/src/sampler.rs).
     "VK_EXT_custom_border_color",
+    // Faces filtered on their own: the sampler's seamful cube map bit (icd/src/sampler.rs).
+    "VK_EXT_non_seamless_cube_map",
+    // Custom borders swizzled by the mapping the sampler is given (icd/src/sampler.rs).
+    "VK_EXT_border_color_swizzle",
+    // 2D views of one slice of a 3D image, laid out as a layer (icd/src/image_view.rs).
+    "VK_EXT_image_2d_view_of_3d",
     // Presentation (icd/src/wsi/swapchain.rs).
     "VK_KHR_swapchain",
     "VK_KHR_swapchain_mutable_format",

@@ -30,6 +30,9 @@ pub struct Features {
     pub primitives_generated: vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT<'static>,
     pub multi_draw: vk::PhysicalDeviceMultiDrawFeaturesEXT<'static>,
     pub robustness2: vk::PhysicalDeviceRobustness2FeaturesEXT<'static>,
+    pub non_seamless_cube_map: vk::PhysicalDeviceNonSeamlessCubeMapFeaturesEXT<'static>,
+    pub border_color_swizzle: vk::PhysicalDeviceBorderColorSwizzleFeaturesEXT<'static>,
+    pub image_2d_view_of_3d: vk::PhysicalDeviceImage2DViewOf3DFeaturesEXT<'static>,
 }
 
 /// The features agx4 supports on a device of `backend`.
@@ -321,6 +324,27 @@ pub fn supported() -> Features {
             geometry_streams: vk::FALSE,
             ..Default::default()
         },
+        // The sampler's seamful cube map bit, which the texture unit honours (sampler.rs).
+        non_seamless_cube_map: vk::PhysicalDeviceNonSeamlessCubeMapFeaturesEXT {
+            non_seamless_cube_map: vk::TRUE,
+            ..Default::default()
+        },
+        // The texture unit swizzles a custom border as it shows the view's own components
+        // (render-abi section 7), so the view's mapping reaches the border only through the
+        // VkSamplerBorderColorComponentMappingCreateInfoEXT the sampler is given (sampler.rs);
+        // a sampler cannot know the views it will meet, hence not from the image.
+        border_color_swizzle: vk::PhysicalDeviceBorderColorSwizzleFeaturesEXT {
+            border_color_swizzle: vk::TRUE,
+            border_color_swizzle_from_image: vk::FALSE,
+            ..Default::default()
+        },
+        // A 3D image's slices are laid out as array layers are (image.rs), so a 2D view of one
+        // is a one-layer view (image_view.rs).
+        image_2d_view_of_3d: vk::PhysicalDeviceImage2DViewOf3DFeaturesEXT {
+            image2_d_view_of3_d: vk::TRUE,
+            sampler2_d_view_of3_d: vk::TRUE,
+            ..Default::default()
+        },
     }
 }
 
@@ -506,6 +530,9 @@ feature_structs! {
     PhysicalDeviceMultiDrawFeaturesEXT from multi_draw { multi_draw }
     PhysicalDeviceRobustness2FeaturesEXT from robustness2 { robust_buffer_access2, robust_image_access2, null_descriptor }
     PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT from primitives_generated { primitives_generated_query, primitives_generated_query_with_rasterizer_discard, primitives_generated_query_with_non_zero_streams }
+    PhysicalDeviceNonSeamlessCubeMapFeaturesEXT from non_seamless_cube_map { non_seamless_cube_map }
+    PhysicalDeviceBorderColorSwizzleFeaturesEXT from border_color_swizzle { border_color_swizzle, border_color_swizzle_from_image }
+    PhysicalDeviceImage2DViewOf3DFeaturesEXT from image_2d_view_of_3d { image2_d_view_of3_d, sampler2_d_view_of3_d }
 }
 
 /// Whether every feature set in `requested` is supported (both are arrays of VkBool32).
