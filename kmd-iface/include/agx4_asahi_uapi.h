@@ -121,6 +121,31 @@ struct drm_syncobj_timeline_array {
 	uint32_t flags;
 };
 
+/* PRIME: a GEM handle as a dma-buf file descriptor and back. flags (handle->fd only) may hold
+ * DRM_CLOEXEC and DRM_RDWR, which are O_CLOEXEC and O_RDWR. Importing an fd the file already
+ * has a handle for returns that handle. */
+#define DRM_RDWR 02u
+#define DRM_CLOEXEC 02000000u
+
+struct drm_prime_handle {
+	uint32_t handle;
+	uint32_t flags;
+	int32_t fd;
+};
+
+/* Syncobj <-> fd. Without flags the fd stands for the syncobj itself (importing it gives a new
+ * handle to the same syncobj); with the SYNC_FILE flags it is a sync file holding the syncobj's
+ * current fence (export) or a fence to put in the syncobj (import). */
+#define DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE (1u << 0)
+#define DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE (1u << 0)
+
+struct drm_syncobj_handle {
+	uint32_t handle;
+	uint32_t flags;
+	int32_t fd;
+	uint32_t pad;
+};
+
 /* Copy the fence at src_point of src into dst: a point of a timeline when dst_point != 0,
  * else dst's binary fence. flags may hold WAIT_FOR_SUBMIT. */
 struct drm_syncobj_transfer {
@@ -436,8 +461,13 @@ enum agx4_drm_ioctl {
 	DRM_IOCTL_VERSION = AGX4_DRM_IOWR(0x00, struct drm_version),
 	DRM_IOCTL_GEM_CLOSE = AGX4_DRM_IOW(0x09, struct drm_gem_close),
 
+	DRM_IOCTL_PRIME_HANDLE_TO_FD = AGX4_DRM_IOWR(0x2d, struct drm_prime_handle),
+	DRM_IOCTL_PRIME_FD_TO_HANDLE = AGX4_DRM_IOWR(0x2e, struct drm_prime_handle),
+
 	DRM_IOCTL_SYNCOBJ_CREATE = AGX4_DRM_IOWR(0xBF, struct drm_syncobj_create),
 	DRM_IOCTL_SYNCOBJ_DESTROY = AGX4_DRM_IOWR(0xC0, struct drm_syncobj_destroy),
+	DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD = AGX4_DRM_IOWR(0xC1, struct drm_syncobj_handle),
+	DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE = AGX4_DRM_IOWR(0xC2, struct drm_syncobj_handle),
 	DRM_IOCTL_SYNCOBJ_WAIT = AGX4_DRM_IOWR(0xC3, struct drm_syncobj_wait),
 	DRM_IOCTL_SYNCOBJ_RESET = AGX4_DRM_IOWR(0xC4, struct drm_syncobj_array),
 	DRM_IOCTL_SYNCOBJ_SIGNAL = AGX4_DRM_IOWR(0xC5, struct drm_syncobj_array),

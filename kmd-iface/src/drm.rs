@@ -250,6 +250,26 @@ impl Kmd for DrmKmd {
         // SAFETY: no user pointers.
         unsafe { self.ioctl_in(DRM_IOCTL_SYNCOBJ_TRANSFER, args) }
     }
+
+    fn prime_handle_to_fd(&self, args: &mut drm_prime_handle) -> KmdResult {
+        // SAFETY: no user pointers.
+        unsafe { self.ioctl(DRM_IOCTL_PRIME_HANDLE_TO_FD, args) }
+    }
+
+    fn prime_fd_to_handle(&self, args: &mut drm_prime_handle) -> KmdResult {
+        // SAFETY: no user pointers.
+        unsafe { self.ioctl(DRM_IOCTL_PRIME_FD_TO_HANDLE, args) }
+    }
+
+    fn syncobj_handle_to_fd(&self, args: &mut drm_syncobj_handle) -> KmdResult {
+        // SAFETY: no user pointers.
+        unsafe { self.ioctl(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, args) }
+    }
+
+    fn syncobj_fd_to_handle(&self, args: &mut drm_syncobj_handle) -> KmdResult {
+        // SAFETY: no user pointers.
+        unsafe { self.ioctl(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, args) }
+    }
 }
 
 #[cfg(test)]

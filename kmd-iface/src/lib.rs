@@ -79,4 +79,16 @@ pub trait Kmd: Send + Sync {
     /// writable u64 values.
     unsafe fn syncobj_query(&self, args: &mut drm_syncobj_timeline_array) -> KmdResult;
     fn syncobj_transfer(&self, args: &drm_syncobj_transfer) -> KmdResult;
+
+    // Sharing: file descriptors for GEM objects (PRIME) and syncobjs. The fds returned belong
+    // to the caller, who closes them; fds passed in stay the caller's.
+    /// DRM_IOCTL_PRIME_HANDLE_TO_FD: `fd` is set to a new dma-buf fd for `handle`.
+    fn prime_handle_to_fd(&self, args: &mut drm_prime_handle) -> KmdResult;
+    /// DRM_IOCTL_PRIME_FD_TO_HANDLE: `handle` is set to this file's handle for the object.
+    fn prime_fd_to_handle(&self, args: &mut drm_prime_handle) -> KmdResult;
+    /// DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD (syncobj fd, or a sync file with EXPORT_SYNC_FILE).
+    fn syncobj_handle_to_fd(&self, args: &mut drm_syncobj_handle) -> KmdResult;
+    /// DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE (new handle, or with IMPORT_SYNC_FILE the sync file's
+    /// fence put into the existing `handle`).
+    fn syncobj_fd_to_handle(&self, args: &mut drm_syncobj_handle) -> KmdResult;
 }

@@ -67,6 +67,9 @@ assert_offset!(drm_version, desc, 56);
 assert_size!(drm_gem_close, 8);
 assert_size!(drm_syncobj_create, 8);
 assert_size!(drm_syncobj_destroy, 8);
+assert_size!(drm_prime_handle, 12);
+assert_size!(drm_syncobj_handle, 16);
+assert_offset!(drm_syncobj_handle, fd, 8);
 assert_size!(drm_syncobj_wait, 40);
 assert_offset!(drm_syncobj_wait, timeout_nsec, 8);
 assert_offset!(drm_syncobj_wait, count_handles, 16);
@@ -165,6 +168,23 @@ assert_request!(
     DRM_IOCTL_SYNCOBJ_DESTROY,
     drm_iowr::<drm_syncobj_destroy>(0xc0)
 );
+assert_request!(
+    DRM_IOCTL_PRIME_HANDLE_TO_FD,
+    drm_iowr::<drm_prime_handle>(0x2d)
+);
+assert_request!(
+    DRM_IOCTL_PRIME_FD_TO_HANDLE,
+    drm_iowr::<drm_prime_handle>(0x2e)
+);
+assert_request!(
+    DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD,
+    drm_iowr::<drm_syncobj_handle>(0xc1)
+);
+assert_request!(
+    DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE,
+    drm_iowr::<drm_syncobj_handle>(0xc2)
+);
+const _: () = assert!(DRM_CLOEXEC == libc::O_CLOEXEC as u32 && DRM_RDWR == libc::O_RDWR as u32);
 assert_request!(DRM_IOCTL_SYNCOBJ_WAIT, drm_iowr::<drm_syncobj_wait>(0xc3));
 assert_request!(DRM_IOCTL_SYNCOBJ_RESET, drm_iowr::<drm_syncobj_array>(0xc4));
 assert_request!(

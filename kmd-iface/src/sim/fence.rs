@@ -66,7 +66,15 @@ impl Fence {
 pub(crate) struct SyncHub {
     state: Mutex<SyncTable>,
     cond: Condvar,
+    /// Set once a syncobj or fence of this file has been shared through an fd. Another
+    /// device's firmware may then signal a fence, or another file change a syncobj, that this
+    /// hub's waiters look at without this hub's condition variable being notified; from then
+    /// on waiters re-check at least every [`SHARED_POLL`].
+    shared: AtomicBool,
 }
+
+/// How often waiters of a hub with shared objects re-check (see [`SyncHub::shared`]).
+const SHARED_POLL: Duration = Duration::from_millis(1);
 
 /// Longest single sleep: waits re-check their deadline at least this often, which also keeps
 /// very distant deadlines from overflowing the platform's timed wait.
@@ -98,6 +106,11 @@ impl SyncHub {
         self.cond.notify_all();
     }
 
+    /// Note that objects of this file are now shared with others (see [`SyncHub::shared`]).
+    pub(crate) fn mark_shared(&self) {
+        self.shared.store(true, Ordering::Release);
+    }
+
     /// Sleep until notified or until `deadline_ns` (CLOCK_MONOTONIC) passes. Returns the
     /// guard and whether the deadline has passed.
     pub(crate) fn sleep<'a>(
@@ -105,15 +118,27 @@ impl SyncHub {
         guard: MutexGuard<'a, SyncTable>,
         deadline_ns: Option<u64>,
     ) -> (MutexGuard<'a, SyncTable>, bool) {
+        let cap = if self.shared.load(Ordering::Acquire) {
+            SHARED_POLL
+        } else {
+            MAX_SLEEP
+        };
         let Some(deadline) = deadline_ns else {
-            let g = self.cond.wait(guard).unwrap_or_else(|e| e.into_inner());
+            let g = if cap == MAX_SLEEP {
+                self.cond.wait(guard).unwrap_or_else(|e| e.into_inner())
+            } else {
+                self.cond
+                    .wait_timeout(guard, cap)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
+            };
             return (g, false);
         };
         let now = super::clock::monotonic_ns();
         if now >= deadline {
             return (guard, true);
         }
-        let dur = Duration::from_nanos(deadline - now).min(MAX_SLEEP);
+        let dur = Duration::from_nanos(deadline - now).min(cap);
         let (g, _) = self
             .cond
             .wait_timeout(guard, dur)

@@ -6,7 +6,8 @@ use crate::uapi::*;
 use crate::KmdResult;
 use hw::uat::PAGE_SIZE;
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock, Weak};
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
 
 /// Where fake mmap offsets start: above any 32-bit offset, as DRM places them.
 const MMAP_OFFSET_START: u64 = 1 << 32;
@@ -23,7 +24,6 @@ pub(crate) struct GemObject {
     /// The VM a `VM_PRIVATE` object may be bound in.
     pub(crate) vm_private: Option<u32>,
     pub(crate) mem: HostMem,
-    mmap_offset: OnceLock<u64>,
 }
 
 struct OffsetEntry {
@@ -35,7 +35,12 @@ struct OffsetEntry {
 #[derive(Default)]
 pub(crate) struct GemTable {
     handles: BTreeMap<u32, Arc<GemObject>>,
+    /// The handle of each object this file has, by object address: an object has at most
+    /// one handle per file, and importing it again returns that handle.
+    handle_of: HashMap<usize, u32>,
     offsets: BTreeMap<u64, OffsetEntry>,
+    /// This file's fake mmap offset of each object that has one, by object address.
+    offset_of: HashMap<usize, u64>,
     next_offset: u64,
     /// Live CPU mappings by (address, length), counted because one object mapped twice
     /// yields the same address here.
@@ -59,24 +64,88 @@ impl GemTable {
         if size > MAX_OBJECT_SIZE {
             return Err(libc::ENOMEM);
         }
-        let mem = HostMem::new(usize::try_from(size).map_err(|_| libc::ENOMEM)?)?;
+        let len = usize::try_from(size).map_err(|_| libc::ENOMEM)?;
         let vm_private = (args.flags & DRM_ASAHI_GEM_VM_PRIVATE != 0).then_some(args.vm_id);
+        // Only an object outside any VM's reservation can be exported, so only those pay for
+        // an fd.
+        let mem = match vm_private {
+            Some(_) => HostMem::new(len)?,
+            None => HostMem::new_shared(len)?,
+        };
         let handle = super::table::lowest_free(&self.handles)?;
         let obj = Arc::new(GemObject {
             handle,
             size,
             vm_private,
             mem,
-            mmap_offset: OnceLock::new(),
         });
-        self.handles.insert(handle, obj);
-        args.handle = handle;
+        args.handle = self.insert(obj)?;
         Ok(())
+    }
+
+    fn insert(&mut self, obj: Arc<GemObject>) -> KmdResult<u32> {
+        let handle = super::table::lowest_free(&self.handles)?;
+        self.handle_of.insert(Arc::as_ptr(&obj) as usize, handle);
+        self.handles.insert(handle, obj);
+        Ok(handle)
     }
 
     /// GEM_CLOSE: drop the handle; unknown handles are EINVAL, as in DRM.
     pub(crate) fn close(&mut self, handle: u32) -> KmdResult<Arc<GemObject>> {
-        self.handles.remove(&handle).ok_or(libc::EINVAL)
+        let obj = self.handles.remove(&handle).ok_or(libc::EINVAL)?;
+        let addr = Arc::as_ptr(&obj) as usize;
+        self.handle_of.remove(&addr);
+        // The offset itself stays (its weak entry refuses the mmap, as DRM revokes access);
+        // only the by-address entry must go, since the address may be reused.
+        self.offset_of.remove(&addr);
+        Ok(obj)
+    }
+
+    /// PRIME_HANDLE_TO_FD: a new fd for the object's memfd. A VM-private object shares its
+    /// VM's reservation and cannot leave it: EINVAL, as the kernel answers.
+    pub(crate) fn export(&self, args: &mut drm_prime_handle) -> KmdResult {
+        if args.flags & !(DRM_CLOEXEC | DRM_RDWR) != 0 {
+            return Err(libc::EINVAL);
+        }
+        let obj = self.lookup(args.handle)?;
+        let fd = match (obj.vm_private, obj.mem.fd()) {
+            (None, Some(fd)) => fd,
+            _ => return Err(libc::EINVAL),
+        };
+        super::share::register_gem(&obj)?;
+        args.fd = super::share::dup(fd, args.flags & DRM_CLOEXEC != 0)?;
+        Ok(())
+    }
+
+    /// PRIME_FD_TO_HANDLE: this file's handle for the object behind a dma-buf fd, made if
+    /// the file has none. An fd that is not a simulated dma-buf is EINVAL.
+    pub(crate) fn import(&mut self, args: &mut drm_prime_handle) -> KmdResult {
+        let obj = match super::share::find_gem(args.fd) {
+            Some(obj) => obj,
+            None => {
+                // Made by another process, or its exporter is gone: map the memfd itself.
+                let mem = HostMem::import(args.fd)?;
+                let size = mem.len() as u64;
+                if !size.is_multiple_of(PAGE_SIZE) || size > MAX_OBJECT_SIZE {
+                    return Err(libc::EINVAL);
+                }
+                let handle = super::table::lowest_free(&self.handles)?;
+                let obj = Arc::new(GemObject {
+                    handle,
+                    size,
+                    vm_private: None,
+                    mem,
+                });
+                super::share::register_gem(&obj)?;
+                obj
+            }
+        };
+        if let Some(&h) = self.handle_of.get(&(Arc::as_ptr(&obj) as usize)) {
+            args.handle = h;
+            return Ok(());
+        }
+        args.handle = self.insert(obj)?;
+        Ok(())
     }
 
     /// GEM_MMAP_OFFSET: one stable fake offset per object, never reused.
@@ -85,7 +154,8 @@ impl GemTable {
             return Err(libc::EINVAL);
         }
         let obj = self.lookup(args.handle)?;
-        if let Some(&off) = obj.mmap_offset.get() {
+        let addr = Arc::as_ptr(&obj) as usize;
+        if let Some(&off) = self.offset_of.get(&addr) {
             args.offset = off;
             return Ok(());
         }
@@ -99,7 +169,7 @@ impl GemTable {
                 obj: Arc::downgrade(&obj),
             },
         );
-        let _ = obj.mmap_offset.set(start);
+        self.offset_of.insert(addr, start);
         args.offset = start;
         Ok(())
     }
@@ -124,11 +194,7 @@ impl GemTable {
             return Err(libc::EINVAL);
         };
         // DRM revokes a file's access to an offset when its last handle to the object goes.
-        if !self
-            .handles
-            .get(&obj.handle)
-            .is_some_and(|h| Arc::ptr_eq(h, &obj))
-        {
+        if !self.handle_of.contains_key(&(Arc::as_ptr(&obj) as usize)) {
             return Err(libc::EACCES);
         }
         let within = usize::try_from(offset - start).map_err(|_| libc::EINVAL)?;

@@ -1,14 +1,29 @@
 //! Host memory backing a simulated GEM object.
+//!
+//! A VM-private object is an anonymous mapping. A shareable one (created without
+//! `VM_PRIVATE`, which is what the kernel requires of an object it will export) is a shared
+//! mapping of a sealed memfd: that memfd is the simulator's dma-buf, so whoever maps it (another
+//! simulated device in this process, or another process) sees the same bytes.
 
 use crate::{Errno, KmdResult};
+use std::ffi::CStr;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::ptr::NonNull;
 
-/// An anonymous mapping: the kernel zero-fills its pages on first touch, which is exactly
-/// the lazily zeroed memory a fresh GEM object has, and costs nothing for untouched pages.
+/// The name every simulated dma-buf memfd carries; `/proc/self/fd` shows it as
+/// `/memfd:agx4-dmabuf (deleted)`, which is how an import recognises one.
+const DMABUF_NAME: &CStr = c"agx4-dmabuf";
+/// Seals on a simulated dma-buf: its size can never change, as a dma-buf's cannot.
+const DMABUF_SEALS: i32 = libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_SEAL;
+
+/// The zero-filled-on-first-touch memory a fresh GEM object has, costing nothing for
+/// untouched pages.
 #[derive(Debug)]
 pub(crate) struct HostMem {
     ptr: NonNull<u8>,
     len: usize,
+    /// The memfd behind a shareable object.
+    fd: Option<OwnedFd>,
 }
 
 // SAFETY: the mapping is owned by this value and freed only on drop; it is plain memory that
@@ -40,7 +55,91 @@ impl HostMem {
             return Err(libc::ENOMEM as Errno);
         }
         let ptr = NonNull::new(p.cast::<u8>()).ok_or(libc::ENOMEM)?;
-        Ok(HostMem { ptr, len })
+        Ok(HostMem { ptr, len, fd: None })
+    }
+
+    /// A shareable object: a fresh sealed memfd of `len` bytes, mapped shared.
+    pub(crate) fn new_shared(len: usize) -> KmdResult<HostMem> {
+        if len == 0 {
+            return Err(libc::EINVAL);
+        }
+        // SAFETY: memfd_create reads the NUL-terminated name and returns a new fd or -1.
+        let raw = unsafe {
+            libc::memfd_create(
+                DMABUF_NAME.as_ptr(),
+                libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING,
+            )
+        };
+        if raw < 0 {
+            return Err(libc::ENOMEM);
+        }
+        // SAFETY: `raw` is a new fd that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let size = libc::off_t::try_from(len).map_err(|_| libc::ENOMEM)?;
+        // SAFETY: plain fd calls on the fd we own.
+        let ok = unsafe {
+            libc::ftruncate(fd.as_raw_fd(), size) == 0
+                && libc::fcntl(fd.as_raw_fd(), libc::F_ADD_SEALS, DMABUF_SEALS) == 0
+        };
+        if !ok {
+            return Err(libc::ENOMEM);
+        }
+        HostMem::map_fd(fd, len)
+    }
+
+    /// Maps a simulated dma-buf that came in as an fd (the caller's fd is left alone). Anything
+    /// else — a plain file, a pipe, a memfd that is not one of ours or not sealed to its size —
+    /// is EINVAL, as DRM refuses an fd that is not a dma-buf.
+    pub(crate) fn import(fd: i32) -> KmdResult<HostMem> {
+        if !is_dmabuf(fd) {
+            return Err(libc::EINVAL);
+        }
+        // SAFETY: fstat writes one struct stat for a descriptor that is open (checked above).
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(fd, &mut st) } != 0 || st.st_size <= 0 {
+            return Err(libc::EINVAL);
+        }
+        let len = usize::try_from(st.st_size).map_err(|_| libc::EINVAL)?;
+        // SAFETY: F_DUPFD_CLOEXEC returns a new fd for the same file, or -1.
+        let raw = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+        if raw < 0 {
+            return Err(libc::EMFILE);
+        }
+        // SAFETY: `raw` is a new fd that nothing else owns.
+        HostMem::map_fd(unsafe { OwnedFd::from_raw_fd(raw) }, len)
+    }
+
+    fn map_fd(fd: OwnedFd, len: usize) -> KmdResult<HostMem> {
+        // SAFETY: a new shared mapping of a memfd at least `len` bytes long (its size is
+        // sealed), placed where the kernel chooses, so it aliases no Rust object.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(libc::ENOMEM as Errno);
+        }
+        let ptr = NonNull::new(p.cast::<u8>()).ok_or(libc::ENOMEM)?;
+        Ok(HostMem {
+            ptr,
+            len,
+            fd: Some(fd),
+        })
+    }
+
+    /// The memfd of a shareable object.
+    pub(crate) fn fd(&self) -> Option<&OwnedFd> {
+        self.fd.as_ref()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 
     /// Address of byte `offset`, for handing a CPU mapping to the caller.
@@ -79,6 +178,18 @@ impl HostMem {
     }
 }
 
+/// Whether `fd` is a simulated dma-buf: a memfd with our name and our seals.
+fn is_dmabuf(fd: i32) -> bool {
+    // SAFETY: F_GET_SEALS only reads the descriptor's state; a bad fd gives -1.
+    let seals = unsafe { libc::fcntl(fd, libc::F_GET_SEALS) };
+    if seals < 0 || seals & DMABUF_SEALS != DMABUF_SEALS {
+        return false;
+    }
+    let want = format!("/memfd:{} (deleted)", DMABUF_NAME.to_string_lossy());
+    std::fs::read_link(format!("/proc/self/fd/{fd}"))
+        .is_ok_and(|p| p.as_os_str().as_encoded_bytes() == want.as_bytes())
+}
+
 impl Drop for HostMem {
     fn drop(&mut self) {
         // SAFETY: `ptr`/`len` are exactly the mapping created in `new`, and no reference into
@@ -110,5 +221,32 @@ mod tests {
         assert!(!m.write(u64::MAX, &[0]));
         assert!(m.ptr_at(0x4000).is_none());
         assert_eq!(HostMem::new(0).err(), Some(libc::EINVAL));
+    }
+
+    #[test]
+    fn shared_memory_is_seen_through_an_import() {
+        let a = HostMem::new_shared(0x4000).expect("memfd");
+        let fd = a.fd().expect("shared memory has an fd").as_raw_fd();
+        let b = HostMem::import(fd).expect("our own memfd imports");
+        assert_eq!(b.len(), 0x4000);
+        assert!(a.write(0x123, &[7, 8, 9]));
+        let mut got = [0u8; 3];
+        assert!(b.read(0x123, &mut got));
+        assert_eq!(got, [7, 8, 9]);
+    }
+
+    #[test]
+    fn foreign_fds_are_not_dmabufs() {
+        let f = std::fs::File::open("/proc/self/status").expect("a plain file");
+        assert_eq!(HostMem::import(f.as_raw_fd()).err(), Some(libc::EINVAL));
+        // SAFETY: a plain memfd with another name, owned here.
+        let raw = unsafe { libc::memfd_create(c"other".as_ptr(), libc::MFD_CLOEXEC) };
+        assert!(raw >= 0);
+        // SAFETY: `raw` is ours.
+        let m = unsafe { OwnedFd::from_raw_fd(raw) };
+        // SAFETY: plain call on our fd.
+        assert_eq!(unsafe { libc::ftruncate(m.as_raw_fd(), 0x4000) }, 0);
+        assert_eq!(HostMem::import(m.as_raw_fd()).err(), Some(libc::EINVAL));
+        assert_eq!(HostMem::import(-1).err(), Some(libc::EINVAL));
     }
 }

@@ -12,6 +12,7 @@ mod gem;
 mod hostmem;
 mod params;
 mod queue;
+mod share;
 mod submit;
 mod syncobj;
 mod table;
@@ -343,6 +344,22 @@ impl Kmd for SimKmd {
 
     fn syncobj_transfer(&self, args: &drm_syncobj_transfer) -> KmdResult {
         self.hub.transfer(args)
+    }
+
+    fn prime_handle_to_fd(&self, args: &mut drm_prime_handle) -> KmdResult {
+        lock(&self.gem).export(args)
+    }
+
+    fn prime_fd_to_handle(&self, args: &mut drm_prime_handle) -> KmdResult {
+        lock(&self.gem).import(args)
+    }
+
+    fn syncobj_handle_to_fd(&self, args: &mut drm_syncobj_handle) -> KmdResult {
+        self.hub.handle_to_fd(args)
+    }
+
+    fn syncobj_fd_to_handle(&self, args: &mut drm_syncobj_handle) -> KmdResult {
+        self.hub.fd_to_handle(args)
     }
 }
 

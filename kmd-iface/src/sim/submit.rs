@@ -57,8 +57,8 @@ pub(crate) unsafe fn submit(kmd: &SimKmd, args: &drm_asahi_submit) -> KmdResult 
     let done = Fence::pending();
     for o in outs {
         match o {
-            OutSync::Binary(h) => table.get_mut(h).map(|s| s.replace(Some(done.clone()))),
-            OutSync::Timeline(h, p) => table.get_mut(h).map(|s| s.add_point(done.clone(), p)),
+            OutSync::Binary(h) => table.get_mut(h).map(|mut s| s.replace(Some(done.clone()))),
+            OutSync::Timeline(h, p) => table.get_mut(h).map(|mut s| s.add_point(done.clone(), p)),
         };
     }
     kmd.hub.notify_locked();

@@ -5,10 +5,11 @@
 //! their highest value kept, so a long-lived timeline stays small.
 
 use super::fence::{Fence, SyncHub};
+use super::table::lock;
 use crate::uapi::*;
 use crate::KmdResult;
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How long TRANSFER with WAIT_FOR_SUBMIT waits for the source fence to appear (as DRM).
 const TRANSFER_SUBMIT_TIMEOUT_NS: u64 = 5_000_000_000;
@@ -117,19 +118,33 @@ impl Timeline {
     }
 }
 
+/// A syncobj as several handles (in this file or, through an fd, in another simulated device)
+/// can share it. Its own lock is a leaf: taken under the hub lock, never two at once.
+pub(crate) type SharedSyncobj = Arc<Mutex<Syncobj>>;
+
 /// All syncobjs of the file, by handle.
 #[derive(Debug, Default)]
 pub(crate) struct SyncTable {
-    objs: BTreeMap<u32, Syncobj>,
+    objs: BTreeMap<u32, SharedSyncobj>,
 }
 
 impl SyncTable {
-    pub(crate) fn get(&self, handle: u32) -> Option<&Syncobj> {
-        self.objs.get(&handle)
+    pub(crate) fn get(&self, handle: u32) -> Option<MutexGuard<'_, Syncobj>> {
+        self.objs.get(&handle).map(|o| lock(o))
     }
 
-    pub(crate) fn get_mut(&mut self, handle: u32) -> Option<&mut Syncobj> {
-        self.objs.get_mut(&handle)
+    pub(crate) fn get_mut(&mut self, handle: u32) -> Option<MutexGuard<'_, Syncobj>> {
+        self.get(handle)
+    }
+
+    /// The shared object behind a handle, for export.
+    pub(crate) fn shared(&self, handle: u32) -> Option<SharedSyncobj> {
+        self.objs.get(&handle).cloned()
+    }
+
+    /// A new handle for an existing (imported) syncobj.
+    pub(crate) fn insert(&mut self, obj: SharedSyncobj) -> KmdResult<u32> {
+        super::table::insert_lowest(&mut self.objs, obj)
     }
 
     /// Every handle must exist before an array operation touches any of them.
@@ -151,7 +166,7 @@ impl SyncHub {
             _ => Syncobj::Plain(Fence::signaled()),
         };
         let mut t = self.lock();
-        args.handle = super::table::insert_lowest(&mut t.objs, obj)?;
+        args.handle = t.insert(Arc::new(Mutex::new(obj)))?;
         Ok(())
     }
 
@@ -168,7 +183,7 @@ impl SyncHub {
         let mut t = self.lock();
         t.check(handles)?;
         for h in handles {
-            if let Some(o) = t.get_mut(*h) {
+            if let Some(mut o) = t.get_mut(*h) {
                 o.replace(signal.then(Fence::signaled));
             }
         }
@@ -180,7 +195,7 @@ impl SyncHub {
         let mut t = self.lock();
         t.check(handles)?;
         for (h, p) in handles.iter().zip(points) {
-            if let Some(o) = t.get_mut(*h) {
+            if let Some(mut o) = t.get_mut(*h) {
                 o.add_point(Fence::signaled(), *p);
             }
         }
@@ -193,7 +208,7 @@ impl SyncHub {
         t.check(handles)?;
         Ok(handles
             .iter()
-            .map(|h| t.get_mut(*h).map_or(0, |o| o.query(last_submitted)))
+            .map(|h| t.get_mut(*h).map_or(0, |mut o| o.query(last_submitted)))
             .collect())
     }
 
@@ -219,11 +234,53 @@ impl SyncHub {
                 }
             }
         };
-        let dst = t.get_mut(args.dst_handle).ok_or(libc::ENOENT)?;
+        let mut dst = t.get_mut(args.dst_handle).ok_or(libc::ENOENT)?;
         match args.dst_point {
             0 => dst.replace(Some(fence)),
             p => dst.add_point(fence, p),
         }
+        self.notify_locked();
+        Ok(())
+    }
+}
+
+impl SyncHub {
+    /// SYNCOBJ_HANDLE_TO_FD: an fd for the syncobj itself, or with EXPORT_SYNC_FILE a sync
+    /// file holding its current fence (EINVAL when it has none, as DRM).
+    pub(crate) fn handle_to_fd(&self, args: &mut drm_syncobj_handle) -> KmdResult {
+        if args.pad != 0 || args.flags & !DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE != 0 {
+            return Err(libc::EINVAL);
+        }
+        let t = self.lock();
+        let obj = t.shared(args.handle).ok_or(libc::ENOENT)?;
+        let fd = if args.flags & DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE != 0 {
+            let fence = lock(&obj).find(0)?;
+            super::share::export_sync_file(fence)?
+        } else {
+            super::share::export_syncobj(obj)?
+        };
+        self.mark_shared();
+        args.fd = fd;
+        Ok(())
+    }
+
+    /// SYNCOBJ_FD_TO_HANDLE: a new handle for the syncobj behind a syncobj fd, or with
+    /// IMPORT_SYNC_FILE the sync file's fence put into the existing `handle`. Any other fd is
+    /// EINVAL.
+    pub(crate) fn fd_to_handle(&self, args: &mut drm_syncobj_handle) -> KmdResult {
+        if args.pad != 0 || args.flags & !DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE != 0 {
+            return Err(libc::EINVAL);
+        }
+        let mut t = self.lock();
+        if args.flags & DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE != 0 {
+            let fence = super::share::import_sync_file(args.fd)?;
+            let mut obj = t.get_mut(args.handle).ok_or(libc::ENOENT)?;
+            obj.replace(Some(fence));
+        } else {
+            let obj = super::share::import_syncobj(args.fd)?;
+            args.handle = t.insert(obj)?;
+        }
+        self.mark_shared();
         self.notify_locked();
         Ok(())
     }

@@ -461,6 +461,24 @@ impl Kmd for TraceKmd {
         });
         Ok(())
     }
+
+    // Shared objects are refused while tracing: a replay has no other device or process to
+    // take an fd from, so it could not reproduce what an import would see.
+    fn prime_handle_to_fd(&self, _args: &mut drm_prime_handle) -> KmdResult {
+        Err(libc::EOPNOTSUPP)
+    }
+
+    fn prime_fd_to_handle(&self, _args: &mut drm_prime_handle) -> KmdResult {
+        Err(libc::EOPNOTSUPP)
+    }
+
+    fn syncobj_handle_to_fd(&self, _args: &mut drm_syncobj_handle) -> KmdResult {
+        Err(libc::EOPNOTSUPP)
+    }
+
+    fn syncobj_fd_to_handle(&self, _args: &mut drm_syncobj_handle) -> KmdResult {
+        Err(libc::EOPNOTSUPP)
+    }
 }
 
 /// # Safety
