@@ -46,6 +46,10 @@ pub struct Device {
     pub properties: vk::PhysicalDeviceProperties,
     heap_size: u64,
     heap_used: AtomicU64,
+    /// References to each shareable GEM handle (memory.rs): DRM gives a file one handle per
+    /// object, so memory imported twice, or imported where it was exported, shares a handle
+    /// that is closed only when the last allocation using it goes.
+    pub shared_gems: Mutex<HashMap<u32, u32>>,
     /// The sampler heap every render and compute command names (sampler.rs); `None` only
     /// while the device is being dropped.
     samplers: Option<Arc<SamplerHeap>>,
@@ -168,6 +172,7 @@ impl Device {
             properties: pd.properties,
             heap_size: pd.heap_size,
             heap_used: AtomicU64::new(0),
+            shared_gems: Mutex::default(),
             samplers: Some(samplers),
             lost,
             queue: Some(queue.into_handle()),

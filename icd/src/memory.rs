@@ -49,40 +49,123 @@ pub struct Memory {
     pub size: u64,
     /// Bytes allocated and bound (whole pages).
     bound: u64,
+    /// A shareable GEM object (exportable, or imported), counted in `Device::shared_gems`.
+    shared: bool,
     /// CPU address of the whole object while mapped.
     mapping: Mutex<Option<usize>>,
 }
 object!(Memory, vk::DeviceMemory);
 
+/// Where an allocation's GEM object comes from.
+enum Source {
+    /// A new object; `shareable` ones stay outside the VM's reservation so they can be
+    /// exported (a VM-private object cannot be).
+    New { shareable: bool },
+    /// The dma-buf behind an fd the application hands over.
+    Import { fd: i32 },
+}
+
+/// One more reference to a shareable GEM handle.
+fn ref_shared(dev: &Device, gem: u32) {
+    *lock(&dev.shared_gems).entry(gem).or_insert(0) += 1;
+}
+
+/// Drops a reference to a GEM handle (the only one if it is not shared); the handle is closed
+/// with the last.
+fn unref_gem(dev: &Device, gem: u32, shared: bool) {
+    if shared {
+        let mut refs = lock(&dev.shared_gems);
+        match refs.get_mut(&gem) {
+            Some(n) if *n > 1 => {
+                *n -= 1;
+                return;
+            }
+            _ => {
+                refs.remove(&gem);
+            }
+        }
+    }
+    let _ = dev.kmd.gem_close(&drm_gem_close {
+        handle: gem,
+        pad: 0,
+    });
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The size of the dma-buf behind `fd`, as Mesa learns it: its end offset.
+fn dmabuf_size(fd: i32) -> Option<u64> {
+    // SAFETY: lseek only moves the file offset of an fd the application handed over; a bad
+    // fd gives -1.
+    let end = unsafe { libc::lseek(fd, 0, libc::SEEK_END) };
+    // SAFETY: as above; put the offset back where importers expect it.
+    unsafe { libc::lseek(fd, 0, libc::SEEK_SET) };
+    u64::try_from(end).ok().filter(|&n| n > 0)
+}
+
 impl Memory {
-    fn allocate(dev: &Device, size: u64, type_index: u32) -> Result<Memory, vk::Result> {
+    fn allocate(
+        dev: &Device,
+        size: u64,
+        type_index: u32,
+        source: Source,
+    ) -> Result<Memory, vk::Result> {
         let ty = MEMORY_TYPES
             .get(type_index as usize)
             .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
-        let bound = size
-            .checked_add(PAGE_SIZE - 1)
-            .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?
-            & !(PAGE_SIZE - 1);
-        let charge = dev.charge_heap(bound)?;
-        let mut create = drm_asahi_gem_create {
-            size: bound,
-            flags: ty.gem_flags | DRM_ASAHI_GEM_VM_PRIVATE,
-            vm_id: dev.vm_id,
-            handle: 0,
-            pad: 0,
+        let (gem, bound, shared) = match source {
+            Source::New { shareable } => {
+                let bound = size
+                    .checked_add(PAGE_SIZE - 1)
+                    .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?
+                    & !(PAGE_SIZE - 1);
+                let (flags, vm_id) = match shareable {
+                    true => (ty.gem_flags, 0),
+                    false => (ty.gem_flags | DRM_ASAHI_GEM_VM_PRIVATE, dev.vm_id),
+                };
+                let mut create = drm_asahi_gem_create {
+                    size: bound,
+                    flags,
+                    vm_id,
+                    handle: 0,
+                    pad: 0,
+                };
+                dev.kmd
+                    .gem_create(&mut create)
+                    .map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+                if shareable {
+                    ref_shared(dev, create.handle);
+                }
+                (create.handle, bound, shareable)
+            }
+            Source::Import { fd } => {
+                let bad = vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                let mut args = drm_prime_handle {
+                    handle: 0,
+                    flags: 0,
+                    fd,
+                };
+                dev.kmd.prime_fd_to_handle(&mut args).map_err(|_| bad)?;
+                ref_shared(dev, args.handle);
+                let bound = dmabuf_size(fd).filter(|&n| n >= size && n % PAGE_SIZE == 0);
+                let Some(bound) = bound else {
+                    unref_gem(dev, args.handle, true);
+                    return Err(bad);
+                };
+                (args.handle, bound, true)
+            }
         };
-        dev.kmd
-            .gem_create(&mut create)
-            .map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
-        let gem = create.handle;
-        let close = || {
-            let _ = dev.kmd.gem_close(&drm_gem_close {
-                handle: gem,
-                pad: 0,
-            });
+        let charge = match dev.charge_heap(bound) {
+            Ok(c) => c,
+            Err(e) => {
+                unref_gem(dev, gem, shared);
+                return Err(e);
+            }
         };
         let Some(va) = dev.va_alloc(bound, PAGE_SIZE) else {
-            close();
+            unref_gem(dev, gem, shared);
             return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
         };
         let op = drm_asahi_gem_bind_op {
@@ -94,7 +177,7 @@ impl Memory {
         };
         if crate::kmd::vm_bind(dev.kmd.as_ref(), dev.vm_id, &[op]).is_err() {
             dev.va_free(va, bound);
-            close();
+            unref_gem(dev, gem, shared);
             return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
         }
         charge.keep();
@@ -103,6 +186,7 @@ impl Memory {
             va,
             size,
             bound,
+            shared,
             mapping: Mutex::new(None),
         })
     }
@@ -122,10 +206,7 @@ impl Memory {
         };
         let _ = crate::kmd::vm_bind(dev.kmd.as_ref(), dev.vm_id, &[op]);
         dev.va_free(self.va, self.bound);
-        let _ = dev.kmd.gem_close(&drm_gem_close {
-            handle: self.gem,
-            pad: 0,
-        });
+        unref_gem(dev, self.gem, self.shared);
         dev.uncharge_heap(self.bound);
     }
 
@@ -170,7 +251,32 @@ pub unsafe extern "system" fn allocate_memory(
         let dev = Device::get(device_h)?;
         // SAFETY: valid usage: pAllocateInfo points to a valid structure.
         let info = unsafe { &*p_allocate_info };
-        let mem = Memory::allocate(dev, info.allocation_size, info.memory_type_index)?;
+        // SAFETY: valid usage: the pNext chain is valid.
+        let (export, import) = unsafe {
+            (
+                handle::find_in_chain::<vk::ExportMemoryAllocateInfo>(info.p_next),
+                handle::find_in_chain::<vk::ImportMemoryFdInfoKHR>(info.p_next),
+            )
+        };
+        let source = match import.filter(|i| !i.handle_type.is_empty()) {
+            Some(i) if !crate::external::MEMORY_HANDLE_TYPES.contains(i.handle_type) => {
+                return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)
+            }
+            Some(i) => Source::Import { fd: i.fd },
+            None => Source::New {
+                shareable: export.is_some_and(|e| !e.handle_types.is_empty()),
+            },
+        };
+        let import_fd = match source {
+            Source::Import { fd } => Some(fd),
+            Source::New { .. } => None,
+        };
+        let mem = Memory::allocate(dev, info.allocation_size, info.memory_type_index, source)?;
+        if let Some(fd) = import_fd {
+            // A successful import takes ownership of the fd.
+            // SAFETY: the application handed the fd over; nothing else closes it.
+            unsafe { libc::close(fd) };
+        }
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
         let handle = unsafe { mem.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
         // SAFETY: valid usage: pMemory is writable.
@@ -281,4 +387,67 @@ pub unsafe fn write_requirements2(
             }
         }
     }
+}
+
+pub unsafe extern "system" fn get_memory_fd(
+    device_h: vk::Device,
+    p_get_fd_info: *const vk::MemoryGetFdInfoKHR<'_>,
+    p_fd: *mut i32,
+) -> vk::Result {
+    guard("vkGetMemoryFdKHR", || {
+        let dev = Device::get(device_h)?;
+        // SAFETY: valid usage: pGetFdInfo points to a valid structure.
+        let info = unsafe { &*p_get_fd_info };
+        let mem = Memory::from_handle(info.memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // Valid usage guarantees memory made for export; a private object cannot be.
+        if !mem.shared || !crate::external::MEMORY_HANDLE_TYPES.contains(info.handle_type) {
+            return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        }
+        let mut args = drm_prime_handle {
+            handle: mem.gem,
+            flags: DRM_CLOEXEC | DRM_RDWR,
+            fd: -1,
+        };
+        dev.kmd.prime_handle_to_fd(&mut args).map_err(|e| match e {
+            libc::EMFILE | libc::ENFILE => vk::Result::ERROR_TOO_MANY_OBJECTS,
+            _ => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        })?;
+        // SAFETY: valid usage: pFd is writable.
+        unsafe { *p_fd = args.fd };
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn get_memory_fd_properties(
+    device_h: vk::Device,
+    handle_type: vk::ExternalMemoryHandleTypeFlags,
+    fd: i32,
+    p_properties: *mut vk::MemoryFdPropertiesKHR<'_>,
+) -> vk::Result {
+    guard("vkGetMemoryFdPropertiesKHR", || {
+        let dev = Device::get(device_h)?;
+        // OPAQUE_FD is not asked about (valid usage); only a dma-buf is.
+        if handle_type != vk::ExternalMemoryHandleTypeFlags::DMA_BUF_EXT {
+            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        }
+        // Whether the kernel takes the fd as a dma-buf is the test; the handle is dropped
+        // again unless this device already holds it.
+        let mut args = drm_prime_handle {
+            handle: 0,
+            flags: 0,
+            fd,
+        };
+        dev.kmd
+            .prime_fd_to_handle(&mut args)
+            .map_err(|_| vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+        if !lock(&dev.shared_gems).contains_key(&args.handle) {
+            let _ = dev.kmd.gem_close(&drm_gem_close {
+                handle: args.handle,
+                pad: 0,
+            });
+        }
+        // SAFETY: valid usage: pMemoryFdProperties is writable.
+        unsafe { (*p_properties).memory_type_bits = ALL_MEMORY_TYPES };
+        Ok(())
+    })
 }

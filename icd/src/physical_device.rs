@@ -587,11 +587,12 @@ pub unsafe extern "system" fn get_image_format_properties2(
             let info = unsafe { &*p_info };
             // A VkImageFormatListCreateInfo only narrows the view formats of a MUTABLE_FORMAT
             // image, which changes none of the answers (EXTENDED_USAGE looks at the whole
-            // compatibility class, as the CTS expects). An external handle type is not
-            // supported (external.rs); a separate stencil usage must be supported on its own.
+            // compatibility class, as the CTS expects). An external handle type is answered
+            // by external.rs; a separate stencil usage must be supported on its own.
             // Any other structure asks about something agx4 does not know, so the
             // combination is reported unsupported.
             let mut stencil_usage = None;
+            let mut external = None;
             // SAFETY: as above.
             for s in unsafe { handle::chain(info.p_next) } {
                 match s.s_type {
@@ -603,7 +604,13 @@ pub unsafe extern "system" fn get_image_format_properties2(
                                 .cast::<vk::PhysicalDeviceExternalImageFormatInfo<'_>>()
                         };
                         if !e.handle_type.is_empty() {
-                            return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
+                            match crate::external::image_memory_properties(
+                                e.handle_type,
+                                info.tiling,
+                            ) {
+                                Some(p) => external = Some(p),
+                                None => return vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+                            }
                         }
                     }
                     vk::StructureType::IMAGE_STENCIL_USAGE_CREATE_INFO => {
@@ -639,7 +646,8 @@ pub unsafe extern "system" fn get_image_format_properties2(
                             match (*s).s_type {
                                 vk::StructureType::EXTERNAL_IMAGE_FORMAT_PROPERTIES => {
                                     (*s.cast::<vk::ExternalImageFormatProperties<'_>>())
-                                        .external_memory_properties = Default::default();
+                                        .external_memory_properties =
+                                        external.unwrap_or_default();
                                 }
                                 vk::StructureType::SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES => {
                                     (*s.cast::<vk::SamplerYcbcrConversionImageFormatProperties<'_>>())

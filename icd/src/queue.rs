@@ -40,6 +40,9 @@ struct Job {
     signals: Vec<SyncPoint>,
     /// The hardware commands of the job's command buffers, in order.
     cmds: Vec<HwCommand>,
+    /// Temporary semaphore payloads the waits consumed: destroyed once the job is in the
+    /// kernel's hands (sync.rs).
+    consumed: Vec<u32>,
 }
 
 #[derive(Default)]
@@ -159,7 +162,7 @@ impl Queue {
         self.push(vec![Job {
             waits,
             signals,
-            cmds: Vec::new(),
+            ..Job::default()
         }])
     }
 
@@ -233,6 +236,9 @@ impl Shared {
                 if let Err(e) = self.execute(&job) {
                     let _ = self.mark_lost(&format!("submitting (errno {e})"));
                 }
+            }
+            for &h in &job.consumed {
+                let _ = kmd::syncobj_destroy(self.kmd.as_ref(), h);
             }
             let mut state = lock(&self.state);
             state.done += 1;
@@ -502,30 +508,42 @@ unsafe fn job_from_submit(submit: &vk::SubmitInfo<'_>) -> Result<Job, vk::Result
         },
         None => (&[][..], &[][..]),
     };
-    let point = |sem: vk::Semaphore, values: &[u64], i: usize| -> Result<SyncPoint, vk::Result> {
+    let mut consumed = Vec::new();
+    let mut point = |sem: vk::Semaphore,
+                     values: &[u64],
+                     i: usize,
+                     wait: bool|
+     -> Result<SyncPoint, vk::Result> {
         let s = Semaphore::from_handle(sem).ok_or(vk::Result::ERROR_UNKNOWN)?;
         let value = if s.timeline {
             *values.get(i).ok_or(vk::Result::ERROR_UNKNOWN)?
         } else {
             0
         };
-        Ok(SyncPoint {
-            syncobj: s.syncobj,
-            value,
-        })
+        let syncobj = if wait {
+            let (h, temporary) = s.take_for_wait();
+            consumed.extend(temporary);
+            h
+        } else {
+            s.active()
+        };
+        Ok(SyncPoint { syncobj, value })
     };
+    let waits = wait_sems
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| point(s, wait_values, i, true))
+        .collect::<Result<_, _>>()?;
+    let signals = signal_sems
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| point(s, signal_values, i, false))
+        .collect::<Result<_, _>>()?;
     Ok(Job {
-        waits: wait_sems
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| point(s, wait_values, i))
-            .collect::<Result<_, _>>()?,
-        signals: signal_sems
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| point(s, signal_values, i))
-            .collect::<Result<_, _>>()?,
+        waits,
+        signals,
         cmds,
+        consumed,
     })
 }
 
@@ -548,10 +566,12 @@ pub unsafe extern "system" fn queue_submit(
             if jobs.is_empty() {
                 jobs.push(Job::default());
             }
-            jobs.last_mut().unwrap().signals.push(SyncPoint {
-                syncobj: f.syncobj,
-                value: 0,
-            });
+            if let Some(last) = jobs.last_mut() {
+                last.signals.push(SyncPoint {
+                    syncobj: f.active(),
+                    value: 0,
+                });
+            }
         }
         q.push(jobs)
     })
@@ -579,13 +599,22 @@ unsafe fn job_from_submit2(submit: &vk::SubmitInfo2<'_>) -> Result<Job, vk::Resu
             ),
         )
     };
-    let point = |info: &vk::SemaphoreSubmitInfo<'_>| -> Result<SyncPoint, vk::Result> {
-        let s = Semaphore::from_handle(info.semaphore).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        Ok(SyncPoint {
-            syncobj: s.syncobj,
-            value: if s.timeline { info.value } else { 0 },
-        })
-    };
+    let mut consumed = Vec::new();
+    let mut point =
+        |info: &vk::SemaphoreSubmitInfo<'_>, wait: bool| -> Result<SyncPoint, vk::Result> {
+            let s = Semaphore::from_handle(info.semaphore).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let syncobj = if wait {
+                let (h, temporary) = s.take_for_wait();
+                consumed.extend(temporary);
+                h
+            } else {
+                s.active()
+            };
+            Ok(SyncPoint {
+                syncobj,
+                value: if s.timeline { info.value } else { 0 },
+            })
+        };
     let mut cmds = Vec::new();
     for b in buffers {
         cmds.extend(
@@ -594,10 +623,19 @@ unsafe fn job_from_submit2(submit: &vk::SubmitInfo2<'_>) -> Result<Job, vk::Resu
                 .commands()?,
         );
     }
+    let waits = waits
+        .iter()
+        .map(|w| point(w, true))
+        .collect::<Result<_, _>>()?;
+    let signals = signals
+        .iter()
+        .map(|s| point(s, false))
+        .collect::<Result<_, _>>()?;
     Ok(Job {
-        waits: waits.iter().map(point).collect::<Result<_, _>>()?,
-        signals: signals.iter().map(point).collect::<Result<_, _>>()?,
+        waits,
+        signals,
         cmds,
+        consumed,
     })
 }
 
@@ -622,7 +660,7 @@ pub unsafe extern "system" fn queue_submit2(
             }
             if let Some(last) = jobs.last_mut() {
                 last.signals.push(SyncPoint {
-                    syncobj: f.syncobj,
+                    syncobj: f.active(),
                     value: 0,
                 });
             }

@@ -550,8 +550,8 @@ fn acquire(
     drop(st);
     // The image is free: nothing reads it any more, so its semaphore and fence signal now.
     let mut syncobjs = Vec::new();
-    syncobjs.extend(Semaphore::from_handle(semaphore).map(|s| s.syncobj));
-    syncobjs.extend(Fence::from_handle(fence).map(|f| f.syncobj));
+    syncobjs.extend(Semaphore::from_handle(semaphore).map(|s| s.active()));
+    syncobjs.extend(Fence::from_handle(fence).map(|f| f.active()));
     if let Err(e) = super::signal_binary(dev.kmd.as_ref(), &syncobjs) {
         shared.release(index);
         return Err(e);
@@ -690,7 +690,7 @@ pub unsafe extern "system" fn queue_present(
             .iter()
             .filter_map(|&s| Semaphore::from_handle(s))
             .map(|s| SyncPoint {
-                syncobj: s.syncobj,
+                syncobj: s.active(),
                 value: 0,
             })
             .collect();
