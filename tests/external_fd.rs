@@ -501,3 +501,68 @@ fn queries_answer_what_works() {
     };
     assert_eq!(ids(&a.ctx), ids(&b.ctx));
 }
+
+/// The environment variable that turns [`dma_buf_memory_reaches_another_process`] into its
+/// child: it names the inherited dma-buf fd to import.
+const CHILD_FD_ENV: &str = "AGX4_TEST_EXTERNAL_FD_CHILD";
+
+/// The child of [`dma_buf_memory_reaches_another_process`]: imports the inherited fd and
+/// overwrites its first bytes.
+#[test]
+#[ignore = "run by dma_buf_memory_reaches_another_process in a child process"]
+fn child_process_side() {
+    let fd = std::env::var(CHILD_FD_ENV).expect("started by the parent test");
+    let fd: i32 = fd.parse().expect("an fd number");
+    let b = Dev::new();
+    let ty = vk::ExternalMemoryHandleTypeFlags::DMA_BUF_EXT;
+    let mem = b
+        .import_memory(ty, fd)
+        .expect("import in the child process");
+    let p = b.map(mem);
+    // SAFETY: the mapping is SIZE bytes.
+    unsafe {
+        assert_eq!(*p.add(100), 0x3c, "the parent's bytes");
+        std::ptr::write_bytes(p, 0xc3, 16);
+        b.device.unmap_memory(mem);
+        b.device.free_memory(mem, None);
+    }
+}
+
+#[test]
+fn dma_buf_memory_reaches_another_process() {
+    let a = Dev::new();
+    let ty = vk::ExternalMemoryHandleTypeFlags::DMA_BUF_EXT;
+    let mem = a.exportable_memory(ty);
+    let p = a.map(mem);
+    // SAFETY: the mapping is SIZE bytes.
+    unsafe { std::ptr::write_bytes(p, 0x3c, SIZE as usize) };
+    let info = vk::MemoryGetFdInfoKHR::default()
+        .memory(mem)
+        .handle_type(ty);
+    // SAFETY: memory exported as a dma-buf.
+    let fd = unsafe { a.mem_fd.get_memory_fd(&info) }.expect("vkGetMemoryFdKHR");
+    // The child inherits the fd: clear close-on-exec.
+    // SAFETY: plain fcntl on our fd.
+    assert_eq!(unsafe { libc::fcntl(fd, libc::F_SETFD, 0) }, 0);
+    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args(["--exact", "child_process_side", "--ignored", "--nocapture"])
+        .env(CHILD_FD_ENV, fd.to_string())
+        .output()
+        .expect("run the child");
+    // SAFETY: our fd, no longer needed here.
+    unsafe { libc::close(fd) };
+    let log = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && log.contains("1 passed"),
+        "child failed: {log}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // SAFETY: the mapping is SIZE bytes; the child has exited.
+    unsafe {
+        assert_eq!(*p, 0xc3, "the child's write is seen here");
+        assert_eq!(*p.add(15), 0xc3);
+        assert_eq!(*p.add(16), 0x3c);
+        a.device.unmap_memory(mem);
+        a.device.free_memory(mem, None);
+    }
+}
