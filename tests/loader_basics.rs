@@ -163,6 +163,14 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_EXT_primitives_generated_query",
             "VK_EXT_multi_draw",
             "VK_EXT_robustness2",
+            "VK_KHR_external_memory",
+            "VK_KHR_external_memory_fd",
+            "VK_EXT_external_memory_dma_buf",
+            "VK_KHR_external_semaphore",
+            "VK_KHR_external_semaphore_fd",
+            "VK_KHR_external_fence",
+            "VK_KHR_external_fence_fd",
+            "VK_EXT_queue_family_foreign",
         ]
     );
     drop(ctx);

@@ -9,6 +9,10 @@ pub const API_MINOR: u32 = 3;
 pub const INSTANCE_EXTENSIONS: &[&str] = &[
     "VK_KHR_get_physical_device_properties2",
     "VK_KHR_device_group_creation",
+    // Vulkan 1.1's external object queries (external.rs), under their extension names.
+    "VK_KHR_external_memory_capabilities",
+    "VK_KHR_external_semaphore_capabilities",
+    "VK_KHR_external_fence_capabilities",
     // Window-system integration (icd/src/wsi/).
     "VK_KHR_surface",
     "VK_KHR_get_surface_capabilities2",
@@ -130,4 +134,16 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_EXT_multi_draw",
     // Bounds checks are exact and null descriptors are empty ones (features.rs).
     "VK_EXT_robustness2",
+    // Memory, semaphores and fences shared by file descriptor: dma-bufs and syncobj fds
+    // through DRM PRIME and the syncobj fd ioctls (memory.rs, sync.rs, external.rs).
+    "VK_KHR_external_memory",
+    "VK_KHR_external_memory_fd",
+    "VK_EXT_external_memory_dma_buf",
+    "VK_KHR_external_semaphore",
+    "VK_KHR_external_semaphore_fd",
+    "VK_KHR_external_fence",
+    "VK_KHR_external_fence_fd",
+    // Ownership transfers to a foreign queue need nothing: memory is coherent and images
+    // keep one layout whoever owns them.
+    "VK_EXT_queue_family_foreign",
 ];
