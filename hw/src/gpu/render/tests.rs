@@ -618,10 +618,18 @@ fn line_strip_restart_and_line_loop_restart() {
 }
 
 #[test]
-fn list_topologies_ignore_restart() {
+fn list_topologies_restart_too() {
+    // 0, 1, restart, 0: the restart drops the incomplete (0, 1) and nothing completes after.
     let m = FlatMemory::with(INDICES, &[0, 0, 1, 0, 0xff, 0xff, 0, 0]);
     let d = DrawParams {
         restart_enable: true,
+        ..indexed(Primitive::Triangles, IndexSize::U16, 4, Some(8))
+    };
+    let p = run(&d, Some(0xffff), ProvokingVertex::First, &m).unwrap();
+    assert!(verts(&p).is_empty());
+    // Without the enable the index is an ordinary one.
+    let d = DrawParams {
+        restart_enable: false,
         ..indexed(Primitive::Triangles, IndexSize::U16, 3, Some(8))
     };
     let p = run(&d, Some(0xffff), ProvokingVertex::First, &m).unwrap();
