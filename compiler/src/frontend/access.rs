@@ -374,6 +374,13 @@ impl<'m> Tr<'m> {
                         _ => return Err(invalid("access chain indexes a scalar")),
                     }
                 }
+                p @ Ptr::PerVertex { .. } => {
+                    let dynamic = match konst {
+                        Some(_) => None,
+                        None => Some(self.simple(fs, iw)?),
+                    };
+                    self.index_per_vertex(p, konst, dynamic)?
+                }
                 p @ (Ptr::Vars { .. } | Ptr::Choice { .. }) => {
                     let dynamic = match konst {
                         Some(_) => None,
@@ -474,6 +481,7 @@ impl<'m> Tr<'m> {
                 let ty = self.l.children(ty)?.first().copied().unwrap_or(ty);
                 Ok(Ptr::Choice { arms, ty })
             }
+            (p @ Ptr::PerVertex { .. }, _, _) => self.index_per_vertex(p, konst, dynamic),
             (Ptr::Choice { arms, ty }, _, _) => {
                 let kty = match self.l.children(ty)?.get(konst.unwrap_or(0) as usize) {
                     Some(t) => *t,
@@ -869,6 +877,7 @@ impl<'m> Tr<'m> {
                 ))
             }
             Ptr::Builtin { builtin, lane, ty } => self.load_builtin(*builtin, *lane, *ty),
+            Ptr::PerVertex { vertex, slots, .. } => self.load_per_vertex(*vertex, slots),
             Ptr::InputAttachment { .. } => Err(invalid("subpass input read as a value")),
             Ptr::Image { .. } => Err(invalid("image or sampler read as a value")),
             Ptr::Texel { .. } => Err(invalid("image texel pointer read by OpLoad")),
@@ -904,6 +913,7 @@ impl<'m> Tr<'m> {
                 self.effect(ir::Op::StoreVar(*var, new))
             }
             Ptr::Builtin { .. } => Err(invalid("store to an input builtin")),
+            Ptr::PerVertex { .. } => Err(invalid("store to a geometry shader input")),
             Ptr::InputAttachment { .. } => Err(invalid("store to a subpass input")),
             Ptr::Image { .. } => Err(invalid("store to an image or sampler variable")),
             Ptr::Texel { .. } => Err(invalid("image texel pointer written by OpStore")),

@@ -471,6 +471,10 @@ impl<'m> Tr<'m> {
                 }
             }
             Op::MemoryBarrier => self.effect(ir::Op::MemoryBarrier),
+            Op::EmitVertex => self.geometry_op(true, None),
+            Op::EndPrimitive => self.geometry_op(false, None),
+            Op::EmitStreamVertex => self.geometry_op(true, Some(id(inst, 0)?)),
+            Op::EndStreamPrimitive => self.geometry_op(false, Some(id(inst, 0)?)),
             Op::DemoteToHelperInvocation => {
                 if !self.demote_allowed {
                     return Err(invalid(

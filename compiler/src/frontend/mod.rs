@@ -8,6 +8,7 @@ mod access;
 mod constants;
 mod dot_product;
 mod fragment_ops;
+mod geometry;
 mod glsl;
 mod glsl_bits;
 mod glsl_matrix;
@@ -43,7 +44,7 @@ use crate::{
 
 /// Header, instruction stream and capability checks (what vkCreateShaderModule needs).
 pub fn check_module(words: &[u32]) -> Result<(), CompileError> {
-    let m = module::parse(words)?;
+    let m = module::parse(words, false)?;
     let decos = module::collect_decorations(&m)?;
     // Constants are judged when a pipeline specialises them: a default value may not
     // evaluate (a division by a specialization constant that defaults to zero).
@@ -76,6 +77,7 @@ pub fn translate_graphics(req: &ShaderRequest<'_>) -> Result<ir::GraphicsShader,
         early_fragment_tests: info.early_fragment_tests,
         shader,
         xfb: info.xfb,
+        geometry: info.geometry,
     })
 }
 
@@ -85,6 +87,7 @@ struct StageInfo {
     per_sample: bool,
     early_fragment_tests: bool,
     xfb: Option<ir::XfbInfo>,
+    geometry: Option<ir::GeometryInfo>,
 }
 
 fn translate_stage(
@@ -93,13 +96,16 @@ fn translate_stage(
     specialization: &[crate::Specialization],
     stage: ir::Stage,
 ) -> Result<(ir::Shader, StageInfo), CompileError> {
-    let m = module::parse(spirv)?;
+    // The Geometry capability is accepted only here, for a geometry entry point: nothing
+    // public offers geometry shaders yet (check_module refuses the capability).
+    let m = module::parse(spirv, stage == ir::Stage::Geometry)?;
     let decos = module::collect_decorations(&m)?;
     let (types, consts) = module::collect_types(&m, &decos, specialization)?;
     let consts = consts?;
     let model = match stage {
         ir::Stage::Compute => spirv::ExecutionModel::GLCompute,
         ir::Stage::Vertex => spirv::ExecutionModel::Vertex,
+        ir::Stage::Geometry => spirv::ExecutionModel::Geometry,
         ir::Stage::Fragment => spirv::ExecutionModel::Fragment,
     };
     let ep = module::find_stage_entry_point(&m, entry_point, model)?;
@@ -112,7 +118,18 @@ fn translate_stage(
         per_sample: false,
         early_fragment_tests: has_mode(spirv::ExecutionMode::EarlyFragmentTests),
         xfb: None,
+        geometry: match stage {
+            ir::Stage::Geometry => Some(geometry::geometry_info(&ep.modes, &|m| {
+                ep.literals.iter().find(|(k, _)| *k == m).map(|(_, v)| *v)
+            })?),
+            _ => None,
+        },
     };
+    if stage == ir::Stage::Geometry && has_mode(spirv::ExecutionMode::Xfb) {
+        return Err(unsupported(
+            "transform feedback of a geometry shader's vertices",
+        ));
+    }
 
     let mut local_size = match ep.local_size {
         Some(LocalSize::Literal(s)) => s,
@@ -231,6 +248,7 @@ fn translate_stage(
         xfb_mode: stage == ir::Stage::Vertex && has_mode(spirv::ExecutionMode::Xfb),
         xfb_leaves: Vec::new(),
         xfb_strides: [0; ir::XFB_BUFFERS],
+        geometry: info.geometry,
     };
     for inst in &m.types_global_values {
         if inst.class.opcode != Op::Variable {

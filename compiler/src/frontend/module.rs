@@ -116,6 +116,15 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::StorageTexelBufferArrayNonUniformIndexing,
 ];
 
+/// Capabilities of geometry shaders, accepted only when a geometry entry point is translated
+/// (see `parse`). GeometryStreams: EmitStreamVertex to stream 0 is an EmitVertex; other
+/// streams are refused where they are used.
+const GEOMETRY_CAPABILITIES: &[Capability] = &[
+    Capability::Geometry,
+    Capability::GeometryPointSize,
+    Capability::GeometryStreams,
+];
+
 /// Parses the words with rspirv and checks the header and capabilities.
 /// `words` without the debug instructions that carry strings (OpSourceContinued, OpSource,
 /// OpSourceExtension, OpName, OpMemberName, OpString, OpLine, OpModuleProcessed), or `None`
@@ -189,7 +198,8 @@ fn restore_spec_op_tails(module: &mut Module, mut tails: SpecOpTails) {
     }
 }
 
-pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
+/// `geometry`: also accept [`GEOMETRY_CAPABILITIES`].
+pub(super) fn parse(words: &[u32], geometry: bool) -> Result<Module, CompileError> {
     if words.len() < 5 {
         return Err(invalid("module shorter than its 5-word header"));
     }
@@ -236,6 +246,7 @@ pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
     for cap in &module.capabilities {
         match cap.operands.first() {
             Some(Operand::Capability(c)) if ALLOWED_CAPABILITIES.contains(c) => {}
+            Some(Operand::Capability(c)) if geometry && GEOMETRY_CAPABILITIES.contains(c) => {}
             Some(Operand::Capability(c)) => return Err(unsupported(format!("capability {c:?}"))),
             _ => return Err(invalid("OpCapability without a capability operand")),
         }
@@ -757,6 +768,9 @@ pub(super) struct EntryPoint {
     pub local_size: Option<LocalSize>,
     /// Every execution mode of the entry point (without operands).
     pub modes: Vec<spirv::ExecutionMode>,
+    /// The first literal operand of every execution mode that has one (OutputVertices,
+    /// Invocations).
+    pub literals: Vec<(spirv::ExecutionMode, u32)>,
 }
 
 pub(super) fn find_stage_entry_point(
@@ -782,12 +796,16 @@ pub(super) fn find_stage_entry_point(
             .collect::<Result<_, _>>()?;
         let mut local_size = None;
         let mut modes = Vec::new();
+        let mut literals = Vec::new();
         for em in &module.execution_modes {
             if id(em, 0)? != function {
                 continue;
             }
             if let Some(Operand::ExecutionMode(m)) = em.operands.get(1) {
                 modes.push(*m);
+                if let Some(Operand::LiteralBit32(v)) = em.operands.get(2) {
+                    literals.push((*m, *v));
+                }
             }
             match em.operands.get(1) {
                 Some(Operand::ExecutionMode(spirv::ExecutionMode::LocalSize)) => {
@@ -804,6 +822,7 @@ pub(super) fn find_stage_entry_point(
             interface,
             local_size,
             modes,
+            literals,
         });
     }
     Err(CompileError::NoEntryPoint(name.to_string()))

@@ -1,4 +1,5 @@
-//! Vertex and fragment stage interfaces: Input and Output variables (locations and
+//! Vertex, geometry and fragment stage interfaces (a geometry shader's per-vertex inputs are
+//! `super::geometry`'s): Input and Output variables (locations and
 //! built-ins), the graphics built-in inputs, and the writes of outputs when the entry point
 //! returns.
 //!
@@ -56,10 +57,10 @@ fn output_builtin(b: BuiltIn) -> Result<Option<OutputBuiltin>, CompileError> {
 /// Where one leaf (scalar or vector) of an interface variable lives, and how it is
 /// interpolated: the variable's own decorations with its struct members' on top.
 #[derive(Debug, Clone, Copy)]
-struct IoSlot {
-    location: u32,
-    component: u8,
-    interp: InputInterp,
+pub(super) struct IoSlot {
+    pub location: u32,
+    pub component: u8,
+    pub interp: InputInterp,
 }
 
 /// Interpolation decorations found so far on the way from the variable to a leaf.
@@ -105,7 +106,7 @@ impl<'m> Tr<'m> {
     /// `var_tree` makes its leaves (Vulkan's location assignment: each scalar or vector,
     /// matrix column and array element takes a location; members of a block follow one
     /// another unless they carry their own Location, and their Component defaults to 0).
-    fn io_slots(&self, rid: Word, ty: Word) -> Result<Vec<IoSlot>, CompileError> {
+    pub(super) fn io_slots(&self, rid: Word, ty: Word) -> Result<Vec<IoSlot>, CompileError> {
         let location = self
             .decos
             .get(rid, Decoration::Location)
@@ -194,6 +195,9 @@ impl<'m> Tr<'m> {
         }
         match sc {
             StorageClass::Input => {
+                if self.stage == ir::Stage::Geometry && !self.is_primitive_builtin(rid) {
+                    return self.per_vertex_input(rid, ty).map(Some);
+                }
                 if let Some(b) = self.distance_builtin(rid) {
                     return self.distance_input(b, ty).map(Some);
                 }
@@ -236,6 +240,9 @@ impl<'m> Tr<'m> {
                 Ok(Some(Ptr::Vars { tree, ty }))
             }
             StorageClass::Output => {
+                if self.stage == ir::Stage::Geometry {
+                    self.check_stream_zero(rid, ty)?;
+                }
                 let tree = self.var_tree(ty, 0)?;
                 if let Some(b) = self
                     .decos
@@ -334,6 +341,37 @@ impl<'m> Tr<'m> {
         }
     }
 
+    /// A geometry shader input that is one value per invocation (gl_InvocationID,
+    /// gl_PrimitiveIDIn), not an array over the input vertices.
+    fn is_primitive_builtin(&self, rid: Word) -> bool {
+        self.decos
+            .get(rid, Decoration::BuiltIn)
+            .and_then(|v| v.first())
+            .is_some_and(|b| {
+                *b == BuiltIn::InvocationId as u32 || *b == BuiltIn::PrimitiveId as u32
+            })
+    }
+
+    /// A geometry shader output must go to vertex stream 0, the only one agx4 has.
+    fn check_stream_zero(&self, rid: Word, ty: Word) -> Result<(), CompileError> {
+        let mut streams: Vec<u32> = self
+            .decos
+            .get(rid, Decoration::Stream)
+            .map(|v| v.to_vec())
+            .unwrap_or_default();
+        if let Ok(SpvType::Struct { members }) = self.l.get(ty) {
+            for m in 0..members.len() as u32 {
+                streams.extend(self.decos.member(ty, m, Decoration::Stream).unwrap_or(&[]));
+            }
+        }
+        match streams.iter().find(|s| **s != 0) {
+            Some(s) => Err(unsupported(format!(
+                "geometry shader output to vertex stream {s} (agx4 has stream 0 only)"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// ClipDistance or CullDistance, when variable `rid` is one of them.
     fn distance_builtin(&self, rid: Word) -> Option<BuiltIn> {
         let b = *self.decos.get(rid, Decoration::BuiltIn)?.first()?;
@@ -362,7 +400,7 @@ impl<'m> Tr<'m> {
     /// A vertex shader's gl_ClipDistance or gl_CullDistance: the clipper's planes or the cull
     /// flags, and the values themselves as varyings for a fragment shader that reads them.
     fn distance_outputs(&mut self, b: BuiltIn, tree: &VarTree) -> Result<(), CompileError> {
-        if self.stage != ir::Stage::Vertex {
+        if !matches!(self.stage, ir::Stage::Vertex | ir::Stage::Geometry) {
             return Err(invalid(format!(
                 "{b:?} output of a {:?} shader",
                 self.stage
@@ -434,7 +472,7 @@ impl<'m> Tr<'m> {
         Ok(Ptr::Vars { tree, ty })
     }
 
-    fn has_member_builtins(&self, ty: Word) -> bool {
+    pub(super) fn has_member_builtins(&self, ty: Word) -> bool {
         match self.l.get(ty) {
             Ok(SpvType::Struct { members }) => (0..members.len() as u32)
                 .any(|m| self.decos.member(ty, m, Decoration::BuiltIn).is_some()),
@@ -505,6 +543,8 @@ impl<'m> Tr<'m> {
             BuiltIn::ViewIndex => Some(ir::SysVal::ViewIndex),
             BuiltIn::SampleMask => Some(ir::SysVal::SampleMaskIn),
             BuiltIn::HelperInvocation => Some(ir::SysVal::HelperInvocation),
+            BuiltIn::InvocationId => Some(ir::SysVal::InvocationId),
+            BuiltIn::PrimitiveId => Some(ir::SysVal::PrimitiveId),
             _ => None,
         };
         if sv(0).is_none() {
@@ -517,8 +557,13 @@ impl<'m> Tr<'m> {
             | BuiltIn::BaseInstance
             | BuiltIn::DrawIndex => &[ir::Stage::Vertex],
             BuiltIn::ViewIndex => &[ir::Stage::Vertex, ir::Stage::Fragment],
+            // A fragment shader's PrimitiveId needs the geometryShader feature too.
+            BuiltIn::InvocationId | BuiltIn::PrimitiveId => &[ir::Stage::Geometry],
             _ => &[ir::Stage::Fragment],
         };
+        if b == BuiltIn::PrimitiveId && self.stage == ir::Stage::Fragment {
+            return Err(unsupported("PrimitiveId in a fragment shader"));
+        }
         if !allowed.contains(&self.stage) {
             return Err(invalid(format!("{b:?} in a {:?} shader", self.stage)));
         }

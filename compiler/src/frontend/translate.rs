@@ -94,6 +94,8 @@ pub(super) struct Tr<'m> {
     pub xfb_mode: bool,
     pub xfb_leaves: Vec<super::xfb::XfbLeaf>,
     pub xfb_strides: [u32; ir::XFB_BUFFERS],
+    /// Geometry shaders: the execution modes (the input primitive sizes per-vertex inputs).
+    pub geometry: Option<ir::GeometryInfo>,
 }
 
 impl<'m> Tr<'m> {
@@ -857,6 +859,10 @@ impl<'m> Tr<'m> {
                         None
                     };
                     match &fs.ret {
+                        // A geometry shader's outputs count only at OpEmitVertex.
+                        RetMode::Entry if self.stage == ir::Stage::Geometry => {
+                            self.cur.push(Node::Return)
+                        }
                         RetMode::Entry => {
                             self.emit_outputs()?;
                             self.cur.push(Node::Return)

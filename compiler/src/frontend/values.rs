@@ -35,6 +35,18 @@ pub(super) enum VarTree {
     Node(Vec<VarTree>),
 }
 
+/// Where each leaf of a geometry shader's per-vertex input comes from, shaped like its type
+/// (a vector is one leaf; indexing it narrows `component` and `ty`).
+#[derive(Debug, Clone)]
+pub(super) enum SlotTree {
+    Leaf {
+        slot: crate::ir::PerVertexSlot,
+        component: u8,
+        ty: crate::ir::Type,
+    },
+    Node(Vec<SlotTree>),
+}
+
 /// Where memory behind a pointer starts.
 #[derive(Debug, Clone)]
 pub(super) enum Base {
@@ -83,6 +95,13 @@ pub(super) enum Ptr {
     /// out of range). Loads select among the arms, stores write each arm conditionally.
     Choice {
         arms: Vec<(Value, Ptr)>,
+        ty: Word,
+    },
+    /// Geometry shaders: an arrayed per-vertex Input variable (`vertex` None) or a part of
+    /// one vertex's element of it; `ty` is the SPIR-V type pointed at (`super::geometry`).
+    PerVertex {
+        vertex: Option<Value>,
+        slots: SlotTree,
         ty: Word,
     },
     /// A `subpassInput` variable, and also the image an OpLoad of it gives: the only use of

@@ -259,6 +259,15 @@ pub fn compile_graphics_with(
     outputs: &FragmentOutputs,
     coverage: &CoverageOptions,
 ) -> Result<GraphicsBinary, CompileError> {
+    if g.stage == Stage::Geometry {
+        // AGX has no geometry stage: a geometry shader runs merged with the vertex shader as
+        // a compute-like point draw (docs/geometry.md), which is not built yet.
+        return Err(CompileError::Unsupported(
+            "geometry shaders (no machine code of their own on AGX; the VS+GS merge is not \
+             implemented yet)"
+                .into(),
+        ));
+    }
     if !matches!(g.stage, Stage::Vertex | Stage::Fragment) {
         return Err(CompileError::Internal(format!(
             "compile_graphics given a {:?} shader",

@@ -702,6 +702,9 @@ impl<'s> Machine<'s, '_> {
             }
             SysVal::SamplePosition(_) => return Err("SamplePosition is not interpreted".into()),
             SysVal::SampleMaskIn => return Err("SampleMaskIn is not interpreted".into()),
+            SysVal::InvocationId | SysVal::PrimitiveId => {
+                return Err(format!("{s:?}: geometry shaders are not interpreted"))
+            }
             // One invocation alone: helpers exist only in quads; a discarded one stops
             // counting, so what it computes after is never seen.
             SysVal::HelperInvocation => {
@@ -928,6 +931,9 @@ impl<'s> Machine<'s, '_> {
                     }
                 }
                 None
+            }
+            Op::LoadPerVertex { .. } | Op::EmitVertex | Op::EndPrimitive => {
+                return Err(format!("{op:?}: geometry shaders are not interpreted"));
             }
             Op::Discard => {
                 let io = self.io.as_mut().ok_or("Discard in a dispatch")?;

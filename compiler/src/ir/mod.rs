@@ -14,6 +14,7 @@
 //!
 //! Before `scalarize` values may be vectors; after it, every value is scalar.
 
+mod geometry;
 pub mod half;
 pub mod interp;
 mod op;
@@ -23,6 +24,7 @@ mod types;
 pub mod validate;
 mod xfb;
 
+pub use geometry::*;
 pub use op::*;
 pub use subgroup::*;
 pub use types::*;
@@ -81,7 +83,7 @@ pub struct Shader {
     pub body: Vec<Node>,
 }
 
-/// A vertex or fragment shader: the body and what the pipeline needs to know about it.
+/// A vertex, geometry or fragment shader: the body and what the pipeline needs to know about it.
 /// Kept beside `Shader` (not inside it) so that every existing `Shader` constructor and back
 /// end keeps its meaning; the passes run on `shader` unchanged.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -99,6 +101,8 @@ pub struct GraphicsShader {
     pub shader: Shader,
     /// Vertex shaders: the outputs transform feedback captures (none: no Xfb mode).
     pub xfb: Option<XfbInfo>,
+    /// Geometry shaders (and only they): the primitives, vertex count and invocations.
+    pub geometry: Option<GeometryInfo>,
 }
 
 impl Shader {

@@ -180,6 +180,12 @@ pub enum SysVal {
     /// covers and the pipeline's sample mask keeps; in a per-sample shader only the bit of the
     /// sample being shaded.
     SampleMaskIn,
+    /// Geometry shaders: gl_InvocationID (I32), which of the `GeometryInfo::invocations` runs
+    /// for this input primitive this is.
+    InvocationId,
+    /// Geometry shaders: gl_PrimitiveIDIn (I32), the index of the input primitive in the
+    /// draw (restarts at 0 for every instance).
+    PrimitiveId,
 }
 
 /// The pipeline stage a shader runs in.
@@ -188,6 +194,8 @@ pub enum Stage {
     #[default]
     Compute,
     Vertex,
+    /// Emulated: see `super::geometry` and docs/geometry.md.
+    Geometry,
     Fragment,
 }
 
@@ -404,6 +412,22 @@ pub enum Op {
         component: u8,
         value: Value,
     },
+    /// Geometry shaders: reads input `slot` of vertex `vertex` (I32, below
+    /// `InputPrimitive::vertices`; an index out of range gives an undefined value) of the input
+    /// primitive, from 32-bit `component` on, as `LoadInput` reads (I32 or F32, 1 to 4 lanes
+    /// with `component + lanes <= 4`). Pure: the inputs are constant during an invocation.
+    LoadPerVertex {
+        vertex: Value,
+        slot: super::PerVertexSlot,
+        component: u8,
+    },
+    /// Geometry shaders: the values last stored to each output (`StoreOutput`,
+    /// `StoreBuiltin`) become one vertex of the current output strip (stream 0); the outputs
+    /// are undefined afterwards until stored again. Emits beyond `max_vertices` are dropped.
+    EmitVertex,
+    /// Geometry shaders: ends the current output strip; the next `EmitVertex` starts a new
+    /// one. Ending the invocation ends the strip too.
+    EndPrimitive,
     /// Fragment shaders: the invocation's outputs (colour, depth) are dropped and it writes
     /// nothing. Execution continues (demote-to-helper semantics: derivatives stay valid);
     /// OpKill is translated as `Discard` followed by `Node::Return`.
@@ -438,6 +462,8 @@ pub fn has_side_effects(op: &Op) -> bool {
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
             | Op::Discard
+            | Op::EmitVertex
+            | Op::EndPrimitive
             | Op::ImageStore(_)
             | Op::ImageAtomic(_)
             // What they see depends on which invocations run them, so they never move.

@@ -177,6 +177,19 @@ fn op_text(op: &Op) -> String {
             value,
         } => format!("StoreBuiltin {builtin:?}.{component} = {}", v(*value)),
         Op::Discard => "Discard".into(),
+        Op::LoadPerVertex {
+            vertex,
+            slot,
+            component,
+        } => {
+            let slot = match slot {
+                super::PerVertexSlot::Location(l) => format!("loc {l}"),
+                super::PerVertexSlot::Builtin(b) => format!("{b:?}"),
+            };
+            format!("LoadPerVertex [{}] {slot}.{component}", v(*vertex))
+        }
+        Op::EmitVertex => "EmitVertex".into(),
+        Op::EndPrimitive => "EndPrimitive".into(),
         Op::Texture(t) => tex_text(t),
         Op::ImageStore(w) => {
             let mut s = format!("ImageStore.{:?}", w.dim);

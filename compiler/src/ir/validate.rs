@@ -9,6 +9,7 @@ use super::{
     SamplerSource, Scalar, Scan, Shader, Space, SysVal, Tex, TexLod, TexOp, TexSource, Type, UnOp,
     Value,
 };
+use super::{GraphicsShader, Stage, MAX_GEOMETRY_INVOCATIONS, MAX_GEOMETRY_OUTPUT_VERTICES};
 
 struct Checker<'s> {
     sh: &'s Shader,
@@ -28,7 +29,10 @@ fn operands(op: &Op) -> Vec<Value> {
         | Op::LoadInput { .. }
         | Op::InputPlaneBits { .. }
         | Op::LoadInputAttachment { sample: None, .. }
-        | Op::Discard => vec![],
+        | Op::Discard
+        | Op::EmitVertex
+        | Op::EndPrimitive => vec![],
+        Op::LoadPerVertex { vertex, .. } => vec![*vertex],
         Op::LoadInputAttachment {
             sample: Some(s), ..
         } => vec![*s],
@@ -207,6 +211,8 @@ impl Checker<'_> {
                 | Op::StoreOutput { .. }
                 | Op::StoreBuiltin { .. }
                 | Op::Discard
+                | Op::EmitVertex
+                | Op::EndPrimitive
                 | Op::ImageStore(_)
                 | Op::ImageAtomic(_)
         );
@@ -318,6 +324,16 @@ impl Checker<'_> {
                     || *component as u32 + rt.lanes as u32 > 4 =>
             {
                 return Err(format!("input of type {rt:?} from component {component}"));
+            }
+            Op::LoadPerVertex {
+                vertex, component, ..
+            } if self.ty(*vertex)? != Type::I32
+                || !matches!(rt.scalar, Scalar::I32 | Scalar::F32)
+                || *component as u32 + rt.lanes as u32 > 4 =>
+            {
+                return Err(format!(
+                    "per-vertex input of type {rt:?} from component {component}"
+                ));
             }
             Op::InputPlaneBits { component, .. } if rt != Type::I32 || *component > 3 => {
                 return Err(format!(
@@ -515,6 +531,43 @@ pub fn validate(sh: &Shader) -> Result<(), String> {
     c.list(&sh.body, 0)
 }
 
+/// [`validate`] plus the rules of the shader's stage: the geometry-only operations and
+/// system values appear in geometry shaders alone, and a geometry shader declares a
+/// [`GeometryInfo`] within Vulkan's limits.
+pub fn validate_graphics(g: &GraphicsShader) -> Result<(), String> {
+    validate(&g.shader)?;
+    let geometry = g.stage == Stage::Geometry;
+    match (&g.geometry, geometry) {
+        (None, false) => {}
+        (Some(info), true) => {
+            if !(1..=MAX_GEOMETRY_OUTPUT_VERTICES).contains(&info.max_vertices) {
+                return Err(format!("{} output vertices", info.max_vertices));
+            }
+            if !(1..=MAX_GEOMETRY_INVOCATIONS).contains(&info.invocations) {
+                return Err(format!("{} invocations", info.invocations));
+            }
+        }
+        (Some(_), false) => return Err(format!("{:?} shader with geometry info", g.stage)),
+        (None, true) => return Err("geometry shader without geometry info".into()),
+    }
+    if g.xfb.is_some() && g.stage != Stage::Vertex {
+        return Err(format!("{:?} shader with transform feedback", g.stage));
+    }
+    walk(&g.shader.body, &mut |i| {
+        let geometry_only = matches!(
+            i.op,
+            Op::LoadPerVertex { .. }
+                | Op::EmitVertex
+                | Op::EndPrimitive
+                | Op::SysVal(SysVal::InvocationId | SysVal::PrimitiveId)
+        );
+        if geometry_only && !geometry {
+            return Err(format!("{:?} in a {:?} shader", i.op, g.stage));
+        }
+        Ok(())
+    })
+}
+
 fn walk<'a>(
     ns: &'a [Node],
     f: &mut dyn FnMut(&'a super::Inst) -> Result<(), String>,
@@ -576,7 +629,11 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
             | Op::InputPlaneBits { .. }
             | Op::StoreOutput { .. }
             | Op::StoreBuiltin { .. }
-            | Op::Discard => {}
+            | Op::Discard
+            // Geometry shaders keep their own view until the VS+GS merge.
+            | Op::LoadPerVertex { .. }
+            | Op::EmitVertex
+            | Op::EndPrimitive => {}
             Op::Ballot(_) => {}
             Op::Reduce(r, v)
                 if crate::passes::hardware_reduces(r.op, sh.ty(*v))
@@ -659,6 +716,9 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
                         | SysVal::ViewIndex
                         | SysVal::SampleMaskIn
                         | SysVal::HelperInvocation
+                        // Geometry shaders keep them until the VS+GS merge.
+                        | SysVal::InvocationId
+                        | SysVal::PrimitiveId
                 ) {
                     return bad("system value");
                 }

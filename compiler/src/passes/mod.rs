@@ -88,6 +88,24 @@ pub use widen_small::widen_small;
 /// correctly rounded to within 1 ULP (as AGX's is). Integer division is a float-reciprocal
 /// estimate refined with `UMulHigh` and two correction steps (exact for all 32-bit inputs).
 pub fn run_all(shader: &mut Shader, layout: &ResourceLayout) -> Result<(), CompileError> {
+    let debug = crate::debug::flags().ir;
+    run_all_observed(shader, layout, &mut |name, s| {
+        if debug {
+            eprintln!("agx4: IR after {name}\n{}", ir::print::print(s));
+            ir::validate::validate(s).map_err(|e| format!("after {name}: {e}"))?;
+        }
+        Ok(())
+    })
+}
+
+/// [`run_all`] that calls `after` with the IR straight from the front end (as "front end")
+/// and after every pass (by its name); an error from `after` stops it as an internal error.
+/// Tests use it to validate the IR between passes.
+pub fn run_all_observed(
+    shader: &mut Shader,
+    layout: &ResourceLayout,
+    after: &mut dyn FnMut(&str, &Shader) -> Result<(), String>,
+) -> Result<(), CompileError> {
     type Pass = fn(&mut Shader, &ResourceLayout) -> Result<(), CompileError>;
     let passes: &[(&str, Pass)] = &[
         ("promote_vars", |s, _| promote_vars(s)),
@@ -124,19 +142,10 @@ pub fn run_all(shader: &mut Shader, layout: &ResourceLayout) -> Result<(), Compi
         ("copy_prop", |s, _| copy_prop(s)),
         ("dce", |s, _| dce(s)),
     ];
-    let debug = crate::debug::flags().ir;
-    if debug {
-        eprintln!("agx4: IR after the front end\n{}", ir::print::print(shader));
-        ir::validate::validate(shader)
-            .map_err(|e| CompileError::Internal(format!("front end: {e}")))?;
-    }
+    after("the front end", shader).map_err(CompileError::Internal)?;
     for (name, pass) in passes {
         pass(shader, layout)?;
-        if debug {
-            eprintln!("agx4: IR after {name}\n{}", ir::print::print(shader));
-            ir::validate::validate(shader)
-                .map_err(|e| CompileError::Internal(format!("after {name}: {e}")))?;
-        }
+        after(name, shader).map_err(CompileError::Internal)?;
     }
     ir::validate::backend_form(shader).map_err(|e| {
         CompileError::Internal(format!(
@@ -156,7 +165,10 @@ pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
         | Op::LoadInput { .. }
         | Op::InputPlaneBits { .. }
         | Op::LoadInputAttachment { sample: None, .. }
-        | Op::Discard => {}
+        | Op::Discard
+        | Op::EmitVertex
+        | Op::EndPrimitive => {}
+        Op::LoadPerVertex { vertex, .. } => *vertex = f(*vertex),
         Op::LoadInputAttachment {
             sample: Some(s), ..
         } => *s = f(*s),

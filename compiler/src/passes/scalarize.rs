@@ -184,6 +184,23 @@ pub fn scalarize(sh: &mut Shader) -> Result<(), CompileError> {
                     ));
                 }
             }
+            Op::LoadPerVertex {
+                vertex,
+                slot,
+                component,
+            } => {
+                for i in 0..n as u8 {
+                    lanes_out.push(out.def(
+                        sh,
+                        scalar_ty,
+                        Op::LoadPerVertex {
+                            vertex,
+                            slot,
+                            component: component + i,
+                        },
+                    ));
+                }
+            }
             Op::InterpolateInput {
                 location,
                 component,
