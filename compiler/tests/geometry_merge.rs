@@ -1,0 +1,386 @@
+//! `passes::merge_vertex_inputs`: a vertex shader merged into a geometry shader once per
+//! input vertex. Checked on the IR (no per-vertex reads left, one copy of the vertex shader
+//! per corner, only the outputs the geometry shader reads stored, valid after the cleanup
+//! passes) and by running a merged program in the IR interpreter against values computed
+//! here.
+
+mod common;
+
+use common::glslang_stage;
+use compiler::ir::interp::{self, Dispatch, Regions};
+use compiler::ir::validate::{backend_form, validate_graphics};
+use compiler::ir::{
+    Constant, GraphicsShader, Inst, Node, Op, Shader, Space, Stage, SysVal, Type, Value,
+};
+use compiler::passes::merge_vertex_inputs;
+use compiler::{
+    abi, BindingLayout, CompileError, DescriptorKind, ResourceLayout, SetLayout, ShaderRequest,
+    Target,
+};
+
+const ROOT_VA: u64 = 0x8000;
+const SET_VA: u64 = 0x1000;
+const BUF_VA: u64 = 0x10_0000;
+
+fn layout() -> ResourceLayout {
+    ResourceLayout {
+        sets: vec![Some(SetLayout {
+            bindings: vec![BindingLayout {
+                binding: 0,
+                kind: DescriptorKind::StorageBuffer,
+                count: 1,
+                offset: 0,
+            }],
+        })],
+        push_constant_size: abi::MAX_PUSH_CONSTANTS_SIZE,
+    }
+}
+
+/// A stage through the front end and every pass.
+fn stage(src: &str, stage: Stage) -> GraphicsShader {
+    let ext = match stage {
+        Stage::Vertex => "vert",
+        _ => "geom",
+    };
+    // A tag per call: tests compiling the same source at once would share glslang's temporary
+    // directory (it is named by process and source).
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let words = glslang_stage(&format!("{src}\n// {n}\n"), ext).expect("glslang");
+    let layout = layout();
+    compiler::translate_graphics(&ShaderRequest {
+        spirv: &words,
+        entry_point: "main",
+        stage,
+        specialization: &[],
+        layout: &layout,
+        target: Target::G13,
+    })
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Corners given as constant vertex indices.
+fn constant_corners(
+    vertices: Vec<u32>,
+) -> impl FnMut(&mut Shader) -> Result<(Vec<Node>, Vec<Value>), CompileError> {
+    move |sh| {
+        let mut insts = Vec::new();
+        let mut corners = Vec::new();
+        for v in &vertices {
+            let x = sh.new_value(Type::I32);
+            insts.push(Inst {
+                dst: Some(x),
+                op: Op::Const(Constant(vec![u64::from(*v)])),
+            });
+            corners.push(x);
+        }
+        Ok((vec![Node::Block(insts)], corners))
+    }
+}
+
+/// gl_PrimitiveIDIn * 3 + k, as a list draw's prologue would give.
+fn list_corners(sh: &mut Shader) -> Result<(Vec<Node>, Vec<Value>), CompileError> {
+    let mut insts = Vec::new();
+    let mut def = |sh: &mut Shader, op: Op| {
+        let x = sh.new_value(Type::I32);
+        insts.push(Inst { dst: Some(x), op });
+        x
+    };
+    let p = def(sh, Op::SysVal(SysVal::PrimitiveId));
+    let three = def(sh, Op::Const(Constant(vec![3])));
+    let first = def(sh, Op::Binary(compiler::ir::BinOp::IMul, p, three));
+    let mut corners = Vec::new();
+    for k in 0..3 {
+        let kc = def(sh, Op::Const(Constant(vec![k])));
+        corners.push(def(sh, Op::Binary(compiler::ir::BinOp::IAdd, first, kc)));
+    }
+    Ok((vec![Node::Block(insts)], corners))
+}
+
+fn all_insts(ns: &[Node], out: &mut Vec<Inst>) {
+    for n in ns {
+        match n {
+            Node::Block(is) => out.extend(is.iter().cloned()),
+            Node::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                all_insts(then_body, out);
+                all_insts(else_body, out);
+            }
+            Node::Loop { body } => all_insts(body, out),
+            _ => {}
+        }
+    }
+}
+
+fn insts(ns: &[Node]) -> Vec<Inst> {
+    let mut out = Vec::new();
+    all_insts(ns, &mut out);
+    out
+}
+
+/// The cleanup passes a merged program gets, validating the stage rules and the back end's
+/// form after them.
+fn cleanup(g: &mut GraphicsShader) {
+    for pass in [
+        compiler::passes::const_fold,
+        compiler::passes::copy_prop,
+        compiler::passes::cse,
+        compiler::passes::dce,
+    ] {
+        pass(&mut g.shader).unwrap_or_else(|e| panic!("{e}"));
+        validate_graphics(g).unwrap_or_else(|e| panic!("{e}"));
+    }
+    backend_form(&g.shader)
+        .unwrap_or_else(|e| panic!("{e}\n{}", compiler::ir::print::print(&g.shader)));
+}
+
+const VS: &str = "#version 450
+    layout(location = 0) out vec4 c;
+    layout(location = 2) out float unused;
+    void main() {
+        float v = float(gl_VertexIndex);
+        gl_Position = vec4(v, v * v, 0.5, 1.0);
+        c = vec4(v + 100.0, 0.0, 0.0, -v);
+        unused = 7.0;
+    }";
+
+#[test]
+fn one_vertex_shader_copy_per_corner() {
+    let vs = stage(VS, Stage::Vertex);
+    let gs = stage(
+        "#version 450
+        layout(triangles) in;
+        layout(triangle_strip, max_vertices = 3) out;
+        layout(location = 0) in vec4 c[];
+        layout(location = 0) out float o;
+        void main() {
+            for (int i = 0; i < 3; i++) {
+                gl_Position = gl_in[i].gl_Position;
+                o = c[i].w;
+                EmitVertex();
+            }
+        }",
+        Stage::Geometry,
+    );
+    let mut merged =
+        merge_vertex_inputs(&vs, &gs, &mut list_corners).unwrap_or_else(|e| panic!("{e}"));
+    validate_graphics(&merged)
+        .unwrap_or_else(|e| panic!("{e}\n{}", compiler::ir::print::print(&merged.shader)));
+    assert_eq!(merged.stage, Stage::Geometry);
+    assert_eq!(merged.geometry, gs.geometry);
+    let all = insts(&merged.shader.body);
+    assert!(!all.iter().any(|i| matches!(i.op, Op::LoadPerVertex { .. })));
+    assert!(!all.iter().any(|i| i.op == Op::SysVal(SysVal::VertexIndex)));
+    // The prologue, then one Loop per corner holding that copy of the vertex shader.
+    let copies: Vec<_> = merged.shader.body[1..4]
+        .iter()
+        .map(|n| match n {
+            Node::Loop { body } => insts(body),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    // gl_Position (4 components) and c.w (the one component of c the GS reads) go to
+    // scratch; c's other components and `unused` go nowhere.
+    for (k, copy) in copies.iter().enumerate() {
+        let stores: Vec<_> = copy
+            .iter()
+            .filter_map(|i| match i.op {
+                Op::Store {
+                    space: Space::Scratch,
+                    addr,
+                    ..
+                } => Some(addr),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stores.len(), 5, "copy {k}");
+        assert!(!copy
+            .iter()
+            .any(|i| matches!(i.op, Op::StoreOutput { .. } | Op::StoreBuiltin { .. })));
+    }
+    assert_eq!(
+        merged.shader.scratch_size,
+        gs.shader.scratch_size + 5 * 3 * 4
+    );
+    // The GS's own outputs and emits are untouched (the output half's business).
+    assert_eq!(all.iter().filter(|i| i.op == Op::EmitVertex).count(), 1);
+    cleanup(&mut merged);
+    // The back end still refuses it while it has geometry operations.
+    assert!(matches!(
+        compiler::g13::compile(&merged.shader),
+        Err(CompileError::Unsupported(_))
+    ));
+}
+
+#[test]
+fn merged_program_computes_the_vertex_values() {
+    // No EmitVertex: the geometry shader writes what it reads from gl_in to a buffer, so the
+    // merged program runs in the interpreter as a one-invocation dispatch.
+    let vs = stage(VS, Stage::Vertex);
+    let gs = stage(
+        "#version 450
+        layout(lines_adjacency) in;
+        layout(points, max_vertices = 1) out;
+        layout(location = 0) in vec4 c[];
+        layout(std430, set = 0, binding = 0) buffer B { int k; float r[]; };
+        void main() {
+            for (int i = 0; i < 4; i++) {
+                r[i] = gl_in[i].gl_Position.y;
+                r[4 + i] = c[(i + k) & 3].x;
+            }
+            r[8] = c[k + 9].w;
+        }",
+        Stage::Geometry,
+    );
+    let corners = vec![5, 6, 7, 9];
+    let mut merged = merge_vertex_inputs(&vs, &gs, &mut constant_corners(corners.clone()))
+        .unwrap_or_else(|e| panic!("{e}"));
+    cleanup(&mut merged);
+    // Run it as one compute invocation.
+    merged.shader.local_size = [1, 1, 1];
+    let layout = layout();
+    let k = 1u32;
+    // k, then r[0..9].
+    let mut buf = vec![0u8; 40];
+    buf[..4].copy_from_slice(&k.to_le_bytes());
+    let mut mem = Regions::default();
+    let mut root = vec![0u8; abi::GRAPHICS_ROOT_TABLE_SIZE as usize];
+    let mut set = vec![0u8; 64];
+    set[..8].copy_from_slice(&BUF_VA.to_le_bytes());
+    set[8..12].copy_from_slice(&(buf.len() as u32).to_le_bytes());
+    mem.add(SET_VA, set);
+    mem.add(BUF_VA, buf);
+    let o = abi::set_address_offset(0) as usize;
+    root[o..o + 8].copy_from_slice(&SET_VA.to_le_bytes());
+    let o = abi::ROOT_ADDRESS_OFFSET as usize;
+    root[o..o + 8].copy_from_slice(&ROOT_VA.to_le_bytes());
+    mem.add(ROOT_VA, root.clone());
+    let d = Dispatch {
+        workgroups: [1, 1, 1],
+        root: &root,
+        layout: &layout,
+        step_limit: 1_000_000,
+    };
+    interp::run(&merged.shader, &d, &mut mem)
+        .unwrap_or_else(|e| panic!("{e}\n{}", compiler::ir::print::print(&merged.shader)));
+    let out = mem.bytes(BUF_VA).expect("buffer");
+    let r: Vec<f32> = out[4..40]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let v: Vec<f32> = corners.iter().map(|x| *x as f32).collect();
+    let mut want: Vec<f32> = v.iter().map(|x| x * x).collect();
+    for i in 0..4 {
+        want.push(v[(i + k as usize) & 3] + 100.0);
+    }
+    // c[10] is past the primitive: undefined, and clamped to the last vertex here.
+    want.push(-v[3]);
+    assert_eq!(r, want);
+}
+
+#[test]
+fn wrong_inputs_are_refused() {
+    let vs = stage(VS, Stage::Vertex);
+    let gs = stage(
+        "#version 450
+        layout(points) in;
+        layout(points, max_vertices = 1) out;
+        void main() { gl_Position = gl_in[0].gl_Position; EmitVertex(); }",
+        Stage::Geometry,
+    );
+    // Corners that do not match the input primitive, and the stages swapped.
+    assert!(matches!(
+        merge_vertex_inputs(&vs, &gs, &mut constant_corners(vec![1, 2])),
+        Err(CompileError::Internal(_))
+    ));
+    assert!(matches!(
+        merge_vertex_inputs(&gs, &vs, &mut constant_corners(vec![1])),
+        Err(CompileError::Internal(_))
+    ));
+    assert!(merge_vertex_inputs(&vs, &gs, &mut constant_corners(vec![1])).is_ok());
+}
+
+#[test]
+fn scratch_of_both_shaders_and_an_early_return() {
+    // Both shaders index local arrays dynamically (scratch of their own), and the vertex
+    // shader returns early for one vertex: its copies must neither overlap the geometry
+    // shader's scratch nor stop the other copies.
+    let vs = stage(
+        "#version 450
+        layout(location = 0) out vec4 c;
+        void main() {
+            float t[4] = float[4](10.0, 20.0, 30.0, 40.0);
+            gl_Position = vec4(t[gl_VertexIndex & 3]);
+            c = vec4(1.0);
+            if (gl_VertexIndex == 6) {
+                return;
+            }
+            c = vec4(float(gl_VertexIndex));
+        }",
+        Stage::Vertex,
+    );
+    assert!(vs.shader.scratch_size > 0, "the VS uses scratch");
+    let gs = stage(
+        "#version 450
+        layout(triangles) in;
+        layout(points, max_vertices = 1) out;
+        layout(location = 0) in vec4 c[];
+        layout(std430, set = 0, binding = 0) buffer B { int k; float r[]; };
+        void main() {
+            float mine[3] = float[3](-1.0, -2.0, -3.0);
+            for (int i = 0; i < 3; i++) {
+                r[i] = gl_in[i].gl_Position.x + mine[(i + k) % 3];
+                r[3 + i] = c[i].x;
+            }
+        }",
+        Stage::Geometry,
+    );
+    assert!(gs.shader.scratch_size > 0, "the GS uses scratch");
+    let corners = vec![5, 6, 7];
+    let mut merged = merge_vertex_inputs(&vs, &gs, &mut constant_corners(corners.clone()))
+        .unwrap_or_else(|e| panic!("{e}"));
+    cleanup(&mut merged);
+    merged.shader.local_size = [1, 1, 1];
+    let layout = layout();
+    let k = 2u32;
+    let mut buf = vec![0u8; 4 + 6 * 4];
+    buf[..4].copy_from_slice(&k.to_le_bytes());
+    let mut mem = Regions::default();
+    let mut root = vec![0u8; abi::GRAPHICS_ROOT_TABLE_SIZE as usize];
+    let mut set = vec![0u8; 64];
+    set[..8].copy_from_slice(&BUF_VA.to_le_bytes());
+    set[8..12].copy_from_slice(&(buf.len() as u32).to_le_bytes());
+    mem.add(SET_VA, set);
+    mem.add(BUF_VA, buf);
+    let o = abi::set_address_offset(0) as usize;
+    root[o..o + 8].copy_from_slice(&SET_VA.to_le_bytes());
+    let o = abi::ROOT_ADDRESS_OFFSET as usize;
+    root[o..o + 8].copy_from_slice(&ROOT_VA.to_le_bytes());
+    mem.add(ROOT_VA, root.clone());
+    let d = Dispatch {
+        workgroups: [1, 1, 1],
+        root: &root,
+        layout: &layout,
+        step_limit: 1_000_000,
+    };
+    interp::run(&merged.shader, &d, &mut mem)
+        .unwrap_or_else(|e| panic!("{e}\n{}", compiler::ir::print::print(&merged.shader)));
+    let out = mem.bytes(BUF_VA).expect("buffer");
+    let r: Vec<f32> = out[4..]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let t = [10.0, 20.0, 30.0, 40.0];
+    let mine = [-1.0, -2.0, -3.0];
+    let mut want = Vec::new();
+    for (i, v) in corners.iter().enumerate() {
+        want.push(t[(*v & 3) as usize] + mine[(i + k as usize) % 3]);
+    }
+    for v in &corners {
+        want.push(if *v == 6 { 1.0 } else { *v as f32 });
+    }
+    assert_eq!(r, want);
+}
