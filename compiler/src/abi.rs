@@ -205,3 +205,17 @@ pub const XFB_ORDER_LIST: u32 = 16;
 
 /// Bytes of the capture variant's root table.
 pub const XFB_ROOT_TABLE_SIZE: u32 = XFB_DRAW_OFFSET + 64;
+
+/// Geometry draws (docs/geometry.md, `passes::lower_geometry_outputs`): the merged VS+GS
+/// program's root table is the capture variant's (its prologue finds primitives with the
+/// same draw words) followed by the u64 address of the output vertex records and the u64
+/// address of the index list.
+pub const GEOMETRY_RECORD_ADDRESS: u32 = XFB_ROOT_TABLE_SIZE;
+pub const GEOMETRY_INDEX_ADDRESS: u32 = XFB_ROOT_TABLE_SIZE + 8;
+
+/// Bytes of the geometry draw's root table.
+pub const GEOMETRY_ROOT_TABLE_SIZE: u32 = XFB_ROOT_TABLE_SIZE + 16;
+
+/// The index the geometry draw writes to break a strip and to pad an invocation's unused
+/// index slots (the primitive restart index of 32-bit indices).
+pub const GEOMETRY_RESTART_INDEX: u32 = u32::MAX;

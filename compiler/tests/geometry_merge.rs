@@ -384,3 +384,122 @@ fn scratch_of_both_shaders_and_an_early_return() {
     }
     assert_eq!(r, want);
 }
+
+#[test]
+fn records_and_index_list_of_a_whole_geometry_draw_invocation() {
+    // VS + GS merged, then the outputs lowered: the program writes vertex records and its
+    // index region, which are compared with what the spec's EmitVertex / EndPrimitive give.
+    let vs = stage(VS, Stage::Vertex);
+    let mut gs = stage(
+        "#version 450
+        layout(triangles) in;
+        layout(triangle_strip, max_vertices = 5) out;
+        layout(location = 0) in vec4 c[];
+        layout(location = 0) out float o;
+        void main() {
+            for (int i = 0; i < 3; i++) {
+                gl_Position = gl_in[i].gl_Position;
+                o = c[i].x;
+                EmitVertex();
+            }
+            EndPrimitive();
+            EndPrimitive(); // an empty strip: no restart of its own
+            gl_Position = gl_in[2].gl_Position * 2.0;
+            o = -1.0;
+            EmitVertex();
+            for (int j = 0; j < 3; j++) {
+                // The fifth vertex fits; the last two are past max_vertices and dropped.
+                gl_Position = vec4(float(j));
+                o = float(j);
+                EmitVertex();
+            }
+        }",
+        Stage::Geometry,
+    );
+    gs = merge_vertex_inputs(&vs, &gs, &mut constant_corners(vec![5, 6, 7]))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let inv = 1u32;
+    let record = compiler::passes::lower_geometry_outputs(&mut gs, &mut |sh: &mut Shader| {
+        let x = sh.new_value(Type::I32);
+        let i = Inst {
+            dst: Some(x),
+            op: Op::Const(Constant(vec![u64::from(inv)])),
+        };
+        Ok((vec![Node::Block(vec![i])], x))
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    use compiler::ir::{OutputBuiltin, PerVertexSlot};
+    let pos = |c| (PerVertexSlot::Builtin(OutputBuiltin::Position), c);
+    assert_eq!(
+        record.slots,
+        vec![
+            (pos(0), 0),
+            (pos(1), 4),
+            (pos(2), 8),
+            (pos(3), 12),
+            ((PerVertexSlot::Location(0), 0), 16)
+        ]
+    );
+    assert_eq!(record.stride, 20);
+    let all = insts(&gs.shader.body);
+    assert!(!all.iter().any(|i| matches!(
+        i.op,
+        Op::EmitVertex
+            | Op::EndPrimitive
+            | Op::LoadPerVertex { .. }
+            | Op::StoreOutput { .. }
+            | Op::StoreBuiltin { .. }
+    )));
+    validate_graphics(&gs).unwrap_or_else(|e| panic!("{e}"));
+    cleanup(&mut gs);
+
+    const RECORDS_VA: u64 = 0x20_0000;
+    const INDICES_VA: u64 = 0x30_0000;
+    let max = 5u32;
+    let mut mem = Regions::default();
+    mem.add(RECORDS_VA, vec![0xab; (2 * max * record.stride) as usize]);
+    mem.add(INDICES_VA, vec![0xab; (2 * 2 * max * 4) as usize]);
+    let mut root = vec![0u8; abi::GEOMETRY_ROOT_TABLE_SIZE as usize];
+    let put = |root: &mut Vec<u8>, at: u32, v: u64| {
+        root[at as usize..at as usize + 8].copy_from_slice(&v.to_le_bytes());
+    };
+    put(&mut root, abi::GEOMETRY_RECORD_ADDRESS, RECORDS_VA);
+    put(&mut root, abi::GEOMETRY_INDEX_ADDRESS, INDICES_VA);
+    put(&mut root, abi::ROOT_ADDRESS_OFFSET, ROOT_VA);
+    mem.add(ROOT_VA, root.clone());
+    gs.shader.local_size = [1, 1, 1];
+    let layout = layout();
+    let d = Dispatch {
+        workgroups: [1, 1, 1],
+        root: &root,
+        layout: &layout,
+        step_limit: 1_000_000,
+    };
+    interp::run(&gs.shader, &d, &mut mem)
+        .unwrap_or_else(|e| panic!("{e}\n{}", compiler::ir::print::print(&gs.shader)));
+    let words = |b: &[u8]| -> Vec<u32> {
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let recs = words(mem.bytes(RECORDS_VA).expect("records"));
+    let idx = words(mem.bytes(INDICES_VA).expect("indices"));
+    // Invocation 0's regions are untouched.
+    assert!(recs[..(max * 5) as usize].iter().all(|w| *w == 0xabab_abab));
+    assert!(idx[..(2 * max) as usize].iter().all(|w| *w == 0xabab_abab));
+    let f = |xs: [f32; 5]| xs.map(f32::to_bits).to_vec();
+    let want: Vec<u32> = [
+        f([5.0, 25.0, 0.5, 1.0, 105.0]),
+        f([6.0, 36.0, 0.5, 1.0, 106.0]),
+        f([7.0, 49.0, 0.5, 1.0, 107.0]),
+        f([14.0, 98.0, 1.0, 2.0, -1.0]),
+        f([0.0, 0.0, 0.0, 0.0, 0.0]),
+    ]
+    .concat();
+    assert_eq!(&recs[(max * 5) as usize..], &want[..]);
+    let r = abi::GEOMETRY_RESTART_INDEX;
+    assert_eq!(
+        &idx[(2 * max) as usize..],
+        &[5, 6, 7, r, 8, 9, r, r, r, r][..]
+    );
+}
