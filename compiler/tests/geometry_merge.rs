@@ -301,6 +301,25 @@ fn wrong_inputs_are_refused() {
         Err(CompileError::Internal(_))
     ));
     assert!(merge_vertex_inputs(&vs, &gs, &mut constant_corners(vec![1])).is_ok());
+    // A vertex shader that returns from inside one of its loops is not merged yet.
+    let looping = stage(
+        "#version 450
+        layout(push_constant) uniform P { int n; };
+        void main() {
+            gl_Position = vec4(0.0);
+            for (int i = 0; i < n; i++) {
+                if (i == gl_VertexIndex) {
+                    return;
+                }
+                gl_Position.x += 1.0;
+            }
+        }",
+        Stage::Vertex,
+    );
+    match merge_vertex_inputs(&looping, &gs, &mut constant_corners(vec![1])) {
+        Err(CompileError::Unsupported(m)) => assert!(m.contains("loop"), "{m}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
