@@ -26,15 +26,11 @@ pub fn glslang_env(src: &str, stage: &str, env: &str) -> Option<Vec<u32>> {
         std::path::Path::new(exe).exists(),
         "{exe} is missing: install glslang-tools (scripts/deps.sh does)"
     );
-    // A per-source directory, so tests compiling in parallel never share files.
-    let h = src
-        .bytes()
-        .chain(stage.bytes())
-        .chain(env.bytes())
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-        });
-    let dir = std::env::temp_dir().join(format!("agx4-glslang-{}-{h:x}", std::process::id()));
+    // A directory per call, so tests compiling in parallel (even the same source) never
+    // share files.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("agx4-glslang-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (input, output) = (dir.join(format!("s.{stage}")), dir.join("s.spv"));
     std::fs::write(&input, src).expect("write the GLSL");
