@@ -125,7 +125,14 @@ pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result
             Some(gfx) => &gfx.textures,
             None => &TextureState::default(),
         };
-        if step_texture(g, prog, idx, state, m.uniforms, &mut *m.device)? {
+        // Helper lanes of a fragment quad never change device memory, image writes included
+        // (the hardware predicates them, as it does plain stores below).
+        let helpers = m
+            .graphics
+            .as_deref()
+            .and_then(|c| c.fragment.as_ref())
+            .map_or(0, |f| f.helpers());
+        if step_texture(g, prog, idx, state, helpers, m.uniforms, &mut *m.device)? {
             return Ok(());
         }
     }

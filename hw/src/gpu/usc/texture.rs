@@ -1085,12 +1085,14 @@ fn step_texture_op(
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn step_image_write(
     g: &mut SimdGroup,
     prog: &Program,
     idx: usize,
     x: &ImageWrite,
     state: &TextureState,
+    helpers: u32,
     uniforms: &[u16],
     mem: &mut dyn GpuMemory,
 ) -> Result<(), Fault> {
@@ -1104,7 +1106,7 @@ fn step_image_write(
         return Err(fault(prog, idx, "image_write to a cube dimension"));
     }
     let mut fetched = Fetched::new();
-    let exec = g.exec;
+    let exec = g.exec & !helpers;
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
         let (bytes, src) = descriptor(
             g,
@@ -1172,19 +1174,21 @@ fn step_image_write(
     Ok(())
 }
 
-/// Runs a `texture` or `image_write` instruction for every active lane and advances the pc.
-/// Returns false if the instruction at `idx` is neither.
+/// Runs a `texture` or `image_write` instruction for every active lane and advances the pc;
+/// an `image_write` skips the lanes of `helpers`. Returns false if the instruction at `idx`
+/// is neither.
 pub fn step_texture(
     g: &mut SimdGroup,
     prog: &Program,
     idx: usize,
     state: &TextureState,
+    helpers: u32,
     uniforms: &[u16],
     mem: &mut dyn GpuMemory,
 ) -> Result<bool, Fault> {
     match prog.instrs[idx] {
         Instr::Texture(x) => step_texture_op(g, prog, idx, &x, state, uniforms, mem)?,
-        Instr::ImageWrite(x) => step_image_write(g, prog, idx, &x, state, uniforms, mem)?,
+        Instr::ImageWrite(x) => step_image_write(g, prog, idx, &x, state, helpers, uniforms, mem)?,
         _ => return Ok(false),
     }
     g.pc += 1;
