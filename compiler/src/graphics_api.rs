@@ -741,6 +741,9 @@ pub fn compile_graphics_pipeline_coverage(
             }
             let mut g = crate::translate_graphics(f)?;
             g.per_sample |= options.sample_shading;
+            if g.per_sample {
+                crate::passes::guard_helper_writes(&mut g.shader)?;
+            }
             Some(g)
         }
         // A pipeline without a fragment stage still gets an empty fragment shader: PPP
