@@ -11,7 +11,9 @@ use crate::g13::image_desc::{
 };
 use crate::g13::layout::{Layout, Tiling, Usage};
 use crate::gpu::usc::texture::TextureState;
-use crate::gpu::usc::{run_graphics, FlatMemory, GraphicsContext, LaunchState, Program};
+use crate::gpu::usc::{
+    run_graphics, FlatMemory, FragmentContext, GraphicsContext, LaunchState, Program,
+};
 use crate::gpu::{Fault, GpuMemory};
 use crate::isa::*;
 
@@ -620,6 +622,60 @@ fn image_write_rgba8_drops_outside_pixels() {
             };
             assert_eq!(get(&m, &layout, [x, y, 0, 0, 0], 4), want, "({x}, {y})");
         }
+    }
+}
+
+/// A helper lane of a fragment quad (no covered sample) writes no texel.
+#[test]
+fn image_write_skips_helper_lanes() {
+    let layout = Layout::new(4, 4, 1, 1, 4, Tiling::Twiddled, 1).unwrap();
+    let mut m = memory(&layout);
+    let img = ImageDesc {
+        base: IMG,
+        layout: &layout,
+        format: pixel_format(RGBA8).unwrap(),
+        dimension: Dim::D2,
+    };
+    let st = state(vec![pbe_descriptor(&img, 0, 0).unwrap()], vec![]);
+    // Lane l writes texel (l, 0).
+    let code = vec![
+        Instr::GetSr(GetSr {
+            dst: Dst::from(Reg::r32(4)),
+            sr: SpecialReg::THREAD_INDEX_IN_SIMDGROUP,
+        }),
+        mov(Reg::r32(5), 0),
+        movf(Reg::r32(24), 1.0),
+        movf(Reg::r32(25), 1.0),
+        movf(Reg::r32(26), 1.0),
+        movf(Reg::r32(27), 1.0),
+        Instr::ImageWrite(ImageWrite {
+            src: Reg::r32(24),
+            coords: Reg::r32(4),
+            lod: Small::Imm(0),
+            texture: TexIndex::Imm(0),
+            dim: TexDim::D2,
+            coherent: false,
+        }),
+        Instr::Stop,
+    ];
+    let l = LaunchState::new([4, 1, 1], [4, 1, 1]);
+    let mut f = FragmentContext::new([4, 4], 1, 4);
+    // Lanes 1 and 2 are helpers.
+    f.coverage[1] = 0;
+    f.coverage[2] = 0;
+    let mut gfx = GraphicsContext {
+        textures: st,
+        fragment: Some(f),
+        vertex: None,
+    };
+    run_graphics(&prog(code), &l, &mut m, &mut gfx).unwrap();
+    for x in 0..4u32 {
+        let want = if x == 1 || x == 2 {
+            vec![0; 4]
+        } else {
+            vec![255; 4]
+        };
+        assert_eq!(get(&m, &layout, [x, 0, 0, 0, 0], 4), want, "texel ({x}, 0)");
     }
 }
 
