@@ -799,3 +799,79 @@ fn clamp_point_size_bounds_the_written_size() {
     });
     assert_eq!(value, Some(511.9375));
 }
+
+#[test]
+fn guard_helper_writes_puts_every_memory_write_under_the_helper_test() {
+    let mut b = B::new();
+    let one = b.c(1);
+    b.output(0, one);
+    let z = b.c(0);
+    let addr = b.op(Type::I64, Op::Conv(ConvOp::UToU, z));
+    let old = b.op(
+        Type::I32,
+        Op::Atomic {
+            space: Space::Global,
+            op: AtomicOp::Add,
+            addr,
+            value: one,
+            cmp: None,
+        },
+    );
+    b.output(1, old);
+    let mut sh = b.finish();
+    super::guard_helper_writes(&mut sh).unwrap();
+    validate(&sh).unwrap_or_else(|e| panic!("{e}\n{}", crate::ir::print::print(&sh)));
+    // Values defined as "not a helper": Cmp(IEq, HelperInvocation, 0).
+    let mut helper = Vec::new();
+    let mut zeros = Vec::new();
+    let mut live = Vec::new();
+    super::for_each_inst(&sh.body, &mut |i| match &i.op {
+        Op::SysVal(SysVal::HelperInvocation) => helper.extend(i.dst),
+        Op::Const(c) if c.0 == [0] => zeros.extend(i.dst),
+        _ => {}
+    });
+    super::for_each_inst(&sh.body, &mut |i| {
+        if let Op::Cmp(CmpOp::IEq, a, z) = &i.op {
+            if helper.contains(a) && zeros.contains(z) {
+                live.extend(i.dst);
+            }
+        }
+    });
+    fn writes(op: &Op) -> bool {
+        matches!(
+            op,
+            Op::Store {
+                space: Space::Global,
+                ..
+            } | Op::Atomic { .. }
+        )
+    }
+    // Every write sits in an If on one of those values; none is outside.
+    fn walk(nodes: &[Node], live: &[Value], guarded: bool, found: &mut usize) {
+        for n in nodes {
+            match n {
+                Node::Block(insts) => {
+                    for i in insts.iter().filter(|i| writes(&i.op)) {
+                        assert!(guarded, "unguarded {:?}", i.op);
+                        *found += 1;
+                    }
+                }
+                Node::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
+                    walk(then_body, live, guarded || live.contains(cond), found);
+                    walk(else_body, live, guarded, found);
+                }
+                Node::Loop { body } => walk(body, live, guarded, found),
+                _ => {}
+            }
+        }
+    }
+    let mut found = 0;
+    walk(&sh.body, &live, false, &mut found);
+    assert_eq!(found, 3);
+    // The atomic's result reaches the later store through a Var.
+    assert_eq!(count(&sh, &|op| matches!(op, Op::LoadVar(_))), 1);
+}
