@@ -48,6 +48,9 @@ pub fn supported_on(backend: kmd_iface::Backend) -> Features {
         // unit zeroes them all.
         f.v13.robust_image_access = vk::FALSE;
         f.robustness2.robust_image_access2 = vk::FALSE;
+        // Real G13 runs the late test of a punch-through pass at the shader's sample_mask
+        // (Mesa appends one to shaders with side effects); agx4's shaders do not yet.
+        f.v10.fragment_stores_and_atomics = vk::FALSE;
     }
     f
 }
@@ -367,11 +370,13 @@ fn v10() -> vk::PhysicalDeviceFeatures {
         multi_draw_indirect: vk::TRUE,
         // Index values are 32-bit all the way through the VDM.
         full_draw_index_uint32: vk::TRUE,
-        // Vertex shaders reach memory as compute shaders do. fragmentStoresAndAtomics stays
-        // off: fragment shaders with side effects run before the depth/stencil test when
-        // they must (compiler GraphicsPipelineBinary::late_tests), but the CTS's
-        // glsl.builtin_var.fragdepth cases, which it unlocks, still fail.
+        // Shaders of every stage reach memory the same way. A fragment shader with side
+        // effects and no EarlyFragmentTests runs before the depth/stencil test on every
+        // covered sample (compiler GraphicsPipelineBinary::late_tests); helper lanes and
+        // discarded samples write nothing (per-sample shaders test their own sample:
+        // compiler passes::guard_helper_writes).
         vertex_pipeline_stores_and_atomics: vk::TRUE,
+        fragment_stores_and_atomics: vk::TRUE,
         wide_lines: vk::TRUE,
         // Points up to 511.9375 pixels (hw::g13::points); vertex shaders clamp the size.
         large_points: vk::TRUE,
