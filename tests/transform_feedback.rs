@@ -417,8 +417,11 @@ fn transform_feedback_captures_in_vulkan_order_resumes_and_stops_at_overflow() {
     assert_no_validation_messages();
 }
 
-#[test]
-fn transform_feedback_of_strips_with_primitive_restart() {
+/// Captures two indexed draws of `indices` with primitive restart, one in each topology of
+/// `topologies` (the second with vertex offset 100, continuing from the first's counter),
+/// and checks that the buffer holds exactly the vertices `want` (only their first word is
+/// non-zero) and that the counter ends after them.
+fn capture_with_restart(topologies: [vk::PrimitiveTopology; 2], indices: [u16; 10], want: &[u32]) {
     let ctx = Ctx::new();
     let (dev, queue) = device(&ctx);
     let xfb = Xfb(ash::ext::transform_feedback::Device::new(
@@ -426,8 +429,7 @@ fn transform_feedback_of_strips_with_primitive_restart() {
         &dev,
     ));
     let p = pass(&dev);
-    let strip = pipeline_with(&dev, &p, vk::PrimitiveTopology::TRIANGLE_STRIP, true);
-    let fan = pipeline_with(&dev, &p, vk::PrimitiveTopology::TRIANGLE_FAN, true);
+    let pipelines = topologies.map(|t| pipeline_with(&dev, &p, t, true));
     let out = Buf::new(
         &ctx,
         &dev,
@@ -442,8 +444,6 @@ fn transform_feedback_of_strips_with_primitive_restart() {
     );
     counter.write(&[0; 4]);
     let mut index = Buf::new(&ctx, &dev, 64, vk::BufferUsageFlags::INDEX_BUFFER);
-    // Two strips (4 and 3 vertices) and a restart index that ends the lone vertex 7.
-    let indices: [u16; 10] = [0, 1, 2, 3, 0xffff, 7, 0xffff, 10, 11, 12];
     index.write(
         &indices
             .iter()
@@ -466,32 +466,22 @@ fn transform_feedback_of_strips_with_primitive_restart() {
             dev.cmd_begin_render_pass(cb, &info, vk::SubpassContents::INLINE);
             xfb.bind(cb, out.buffer, 1024);
             dev.cmd_bind_index_buffer(cb, index.buffer, 0, vk::IndexType::UINT16);
-            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, strip);
-            xfb.begin(cb, None);
-            dev.cmd_draw_indexed(cb, 10, 1, 0, 0, 0);
-            xfb.end(cb, Some((counter.buffer, 0)));
-            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, fan);
-            xfb.begin(cb, Some((counter.buffer, 0)));
-            dev.cmd_draw_indexed(cb, 10, 1, 0, 100, 0);
-            xfb.end(cb, Some((counter.buffer, 0)));
+            for (i, (pipeline, offset)) in pipelines.iter().zip([0, 100]).enumerate() {
+                dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, *pipeline);
+                xfb.begin(cb, (i > 0).then_some((counter.buffer, 0)));
+                dev.cmd_draw_indexed(cb, 10, 1, 0, offset, 0);
+                xfb.end(cb, Some((counter.buffer, 0)));
+            }
             dev.cmd_end_render_pass(cb);
         }
     });
-    let strips = [[0, 1, 2], [1, 3, 2], [10, 11, 12]];
-    // Fans (i + 1, i + 2, first) of each run, with the vertex offset.
-    let fans = [[101, 102, 100], [102, 103, 100], [111, 112, 110]];
-    let want: Vec<(u32, u32)> = strips
-        .iter()
-        .chain(&fans)
-        .flatten()
-        .map(|&v| (v, 0))
-        .collect();
+    let want: Vec<(u32, u32)> = want.iter().map(|&v| (v, 0)).collect();
     assert_eq!(records(&out, 0, want.len() + 1)[..want.len()], want[..]);
     assert_eq!(records(&out, 0, want.len() + 1)[want.len()], (0, 0));
     assert_eq!(u32_at(&counter, 0), (want.len() as u64 * STRIDE) as u32);
     // SAFETY: the GPU is idle.
     unsafe {
-        for pl in [strip, fan] {
+        for pl in pipelines {
             dev.destroy_pipeline(pl, None);
         }
         dev.destroy_shader_module(p.vs, None);
@@ -508,88 +498,33 @@ fn transform_feedback_of_strips_with_primitive_restart() {
 }
 
 #[test]
+fn transform_feedback_of_strips_with_primitive_restart() {
+    // Two strips (4 and 3 vertices) and a restart index that ends the lone vertex 7.
+    let strips = [[0, 1, 2], [1, 3, 2], [10, 11, 12]];
+    // Fans (i + 1, i + 2, first) of each run, with the vertex offset.
+    let fans = [[101, 102, 100], [102, 103, 100], [111, 112, 110]];
+    let want: Vec<u32> = strips.iter().chain(&fans).flatten().copied().collect();
+    capture_with_restart(
+        [
+            vk::PrimitiveTopology::TRIANGLE_STRIP,
+            vk::PrimitiveTopology::TRIANGLE_FAN,
+        ],
+        [0, 1, 2, 3, 0xffff, 7, 0xffff, 10, 11, 12],
+        &want,
+    );
+}
+
+#[test]
 fn transform_feedback_of_lists_with_primitive_restart() {
-    let ctx = Ctx::new();
-    let (dev, queue) = device(&ctx);
-    let xfb = Xfb(ash::ext::transform_feedback::Device::new(
-        &ctx.instance,
-        &dev,
-    ));
-    let p = pass(&dev);
-    let triangles = pipeline_with(&dev, &p, vk::PrimitiveTopology::TRIANGLE_LIST, true);
-    let lines = pipeline_with(&dev, &p, vk::PrimitiveTopology::LINE_LIST, true);
-    let out = Buf::new(
-        &ctx,
-        &dev,
-        1024,
-        vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT,
-    );
-    let mut counter = Buf::new(
-        &ctx,
-        &dev,
-        4,
-        vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT,
-    );
-    counter.write(&[0; 4]);
-    let mut index = Buf::new(&ctx, &dev, 64, vk::BufferUsageFlags::INDEX_BUFFER);
     // A restart drops the incomplete primitive before it; the list starts counting again.
-    let indices: [u16; 10] = [0, 1, 2, 3, 4, 0xffff, 5, 6, 7, 8];
-    index.write(
-        &indices
-            .iter()
-            .flat_map(|i| i.to_le_bytes())
-            .collect::<Vec<_>>(),
-    );
-    submit_and_wait(&dev, queue, |cb| {
-        let info = vk::RenderPassBeginInfo::default()
-            .render_pass(p.pass)
-            .framebuffer(p.fb)
-            .render_area(vk::Rect2D {
-                offset: vk::Offset2D { x: 0, y: 0 },
-                extent: vk::Extent2D {
-                    width: 16,
-                    height: 16,
-                },
-            });
-        // SAFETY: a recording command buffer; everything bound is valid.
-        unsafe {
-            dev.cmd_begin_render_pass(cb, &info, vk::SubpassContents::INLINE);
-            xfb.bind(cb, out.buffer, 1024);
-            dev.cmd_bind_index_buffer(cb, index.buffer, 0, vk::IndexType::UINT16);
-            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, triangles);
-            xfb.begin(cb, None);
-            dev.cmd_draw_indexed(cb, 10, 1, 0, 0, 0);
-            xfb.end(cb, Some((counter.buffer, 0)));
-            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, lines);
-            xfb.begin(cb, Some((counter.buffer, 0)));
-            dev.cmd_draw_indexed(cb, 10, 1, 0, 100, 0);
-            xfb.end(cb, Some((counter.buffer, 0)));
-            dev.cmd_end_render_pass(cb);
-        }
-    });
     // Triangles (0, 1, 2) and (5, 6, 7): 3, 4 and the lone 8 are dropped. Lines (0, 1),
     // (2, 3), (5, 6), (7, 8) with the vertex offset: the lone 4 is dropped.
-    let want: Vec<(u32, u32)> = [0, 1, 2, 5, 6, 7, 100, 101, 102, 103, 105, 106, 107, 108]
-        .iter()
-        .map(|&v| (v, 0))
-        .collect();
-    assert_eq!(records(&out, 0, want.len() + 1)[..want.len()], want[..]);
-    assert_eq!(records(&out, 0, want.len() + 1)[want.len()], (0, 0));
-    assert_eq!(u32_at(&counter, 0), (want.len() as u64 * STRIDE) as u32);
-    // SAFETY: the GPU is idle.
-    unsafe {
-        for pl in [triangles, lines] {
-            dev.destroy_pipeline(pl, None);
-        }
-        dev.destroy_shader_module(p.vs, None);
-        dev.destroy_pipeline_layout(p.layout, None);
-        dev.destroy_framebuffer(p.fb, None);
-        dev.destroy_render_pass(p.pass, None);
-    }
-    out.destroy(&dev);
-    counter.destroy(&dev);
-    index.destroy(&dev);
-    // SAFETY: everything made from the device is destroyed.
-    unsafe { dev.destroy_device(None) };
-    assert_no_validation_messages();
+    capture_with_restart(
+        [
+            vk::PrimitiveTopology::TRIANGLE_LIST,
+            vk::PrimitiveTopology::LINE_LIST,
+        ],
+        [0, 1, 2, 3, 4, 0xffff, 5, 6, 7, 8],
+        &[0, 1, 2, 5, 6, 7, 100, 101, 102, 103, 105, 106, 107, 108],
+    );
 }

@@ -137,6 +137,40 @@ fn cleanup(g: &mut GraphicsShader) {
         .unwrap_or_else(|e| panic!("{e}\n{}", compiler::ir::print::print(&g.shader)));
 }
 
+/// Runs `sh` as one compute invocation over a buffer (set 0, binding 0) holding the int `k`
+/// and then `floats` zeros; returns the floats afterwards.
+fn run_on_buffer(sh: &mut Shader, k: u32, floats: usize) -> Vec<f32> {
+    sh.local_size = [1, 1, 1];
+    let layout = layout();
+    let mut buf = vec![0u8; 4 + 4 * floats];
+    buf[..4].copy_from_slice(&k.to_le_bytes());
+    let mut mem = Regions::default();
+    let mut root = vec![0u8; abi::GRAPHICS_ROOT_TABLE_SIZE as usize];
+    let mut set = vec![0u8; 64];
+    set[..8].copy_from_slice(&BUF_VA.to_le_bytes());
+    set[8..12].copy_from_slice(&(buf.len() as u32).to_le_bytes());
+    mem.add(SET_VA, set);
+    mem.add(BUF_VA, buf);
+    let o = abi::set_address_offset(0) as usize;
+    root[o..o + 8].copy_from_slice(&SET_VA.to_le_bytes());
+    let o = abi::ROOT_ADDRESS_OFFSET as usize;
+    root[o..o + 8].copy_from_slice(&ROOT_VA.to_le_bytes());
+    mem.add(ROOT_VA, root.clone());
+    let d = Dispatch {
+        workgroups: [1, 1, 1],
+        root: &root,
+        layout: &layout,
+        step_limit: 1_000_000,
+    };
+    interp::run(sh, &d, &mut mem)
+        .unwrap_or_else(|e| panic!("{e}\n{}", compiler::ir::print::print(sh)));
+    let out = mem.bytes(BUF_VA).expect("buffer");
+    out[4..]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
 const VS: &str = "#version 450
     layout(location = 0) out vec4 c;
     layout(location = 2) out float unused;
@@ -239,38 +273,9 @@ fn merged_program_computes_the_vertex_values() {
     let mut merged = merge_vertex_inputs(&vs, &gs, &mut constant_corners(corners.clone()))
         .unwrap_or_else(|e| panic!("{e}"));
     cleanup(&mut merged);
-    // Run it as one compute invocation.
-    merged.shader.local_size = [1, 1, 1];
-    let layout = layout();
+    // Run it as one compute invocation: k, then r[0..9].
     let k = 1u32;
-    // k, then r[0..9].
-    let mut buf = vec![0u8; 40];
-    buf[..4].copy_from_slice(&k.to_le_bytes());
-    let mut mem = Regions::default();
-    let mut root = vec![0u8; abi::GRAPHICS_ROOT_TABLE_SIZE as usize];
-    let mut set = vec![0u8; 64];
-    set[..8].copy_from_slice(&BUF_VA.to_le_bytes());
-    set[8..12].copy_from_slice(&(buf.len() as u32).to_le_bytes());
-    mem.add(SET_VA, set);
-    mem.add(BUF_VA, buf);
-    let o = abi::set_address_offset(0) as usize;
-    root[o..o + 8].copy_from_slice(&SET_VA.to_le_bytes());
-    let o = abi::ROOT_ADDRESS_OFFSET as usize;
-    root[o..o + 8].copy_from_slice(&ROOT_VA.to_le_bytes());
-    mem.add(ROOT_VA, root.clone());
-    let d = Dispatch {
-        workgroups: [1, 1, 1],
-        root: &root,
-        layout: &layout,
-        step_limit: 1_000_000,
-    };
-    interp::run(&merged.shader, &d, &mut mem)
-        .unwrap_or_else(|e| panic!("{e}\n{}", compiler::ir::print::print(&merged.shader)));
-    let out = mem.bytes(BUF_VA).expect("buffer");
-    let r: Vec<f32> = out[4..40]
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let r = run_on_buffer(&mut merged.shader, k, 9);
     let v: Vec<f32> = corners.iter().map(|x| *x as f32).collect();
     let mut want: Vec<f32> = v.iter().map(|x| x * x).collect();
     for i in 0..4 {
@@ -362,36 +367,8 @@ fn scratch_of_both_shaders_and_an_early_return() {
     let mut merged = merge_vertex_inputs(&vs, &gs, &mut constant_corners(corners.clone()))
         .unwrap_or_else(|e| panic!("{e}"));
     cleanup(&mut merged);
-    merged.shader.local_size = [1, 1, 1];
-    let layout = layout();
     let k = 2u32;
-    let mut buf = vec![0u8; 4 + 6 * 4];
-    buf[..4].copy_from_slice(&k.to_le_bytes());
-    let mut mem = Regions::default();
-    let mut root = vec![0u8; abi::GRAPHICS_ROOT_TABLE_SIZE as usize];
-    let mut set = vec![0u8; 64];
-    set[..8].copy_from_slice(&BUF_VA.to_le_bytes());
-    set[8..12].copy_from_slice(&(buf.len() as u32).to_le_bytes());
-    mem.add(SET_VA, set);
-    mem.add(BUF_VA, buf);
-    let o = abi::set_address_offset(0) as usize;
-    root[o..o + 8].copy_from_slice(&SET_VA.to_le_bytes());
-    let o = abi::ROOT_ADDRESS_OFFSET as usize;
-    root[o..o + 8].copy_from_slice(&ROOT_VA.to_le_bytes());
-    mem.add(ROOT_VA, root.clone());
-    let d = Dispatch {
-        workgroups: [1, 1, 1],
-        root: &root,
-        layout: &layout,
-        step_limit: 1_000_000,
-    };
-    interp::run(&merged.shader, &d, &mut mem)
-        .unwrap_or_else(|e| panic!("{e}\n{}", compiler::ir::print::print(&merged.shader)));
-    let out = mem.bytes(BUF_VA).expect("buffer");
-    let r: Vec<f32> = out[4..]
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let r = run_on_buffer(&mut merged.shader, k, 6);
     let t = [10.0, 20.0, 30.0, 40.0];
     let mine = [-1.0, -2.0, -3.0];
     let mut want = Vec::new();
