@@ -202,6 +202,9 @@ pub const XFB_ORDER_FAN: u32 = 8;
 /// restart a list starts counting again after each completed primitive, so a restart drops
 /// an incomplete one.
 pub const XFB_ORDER_LIST: u32 = 16;
+/// Geometry draws only: triangle strips with adjacency, whose corners follow the spec's
+/// table of first, last, even and odd primitives (`passes::geometry_prologue`).
+pub const GEOMETRY_ORDER_STRIP_ADJACENCY: u32 = 32;
 
 /// Bytes of the capture variant's root table.
 pub const XFB_ROOT_TABLE_SIZE: u32 = XFB_DRAW_OFFSET + 64;

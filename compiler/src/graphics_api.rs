@@ -222,6 +222,8 @@ pub struct GraphicsPipelineRequest<'a> {
     pub vertex: ShaderRequest<'a>,
     /// `None`: no fragment shader (depth-only rendering).
     pub fragment: Option<ShaderRequest<'a>>,
+    /// A geometry shader (docs/geometry.md).
+    pub geometry: Option<ShaderRequest<'a>>,
     pub vertex_input: &'a VertexInputLayout,
     pub fragment_state: &'a FragmentState,
 }
@@ -298,6 +300,9 @@ pub struct GraphicsPipelineBinary {
     pub reads_input_attachments: bool,
     /// The vertex shader's transform feedback capture variant, if it has captured outputs.
     pub xfb: Option<XfbBinary>,
+    /// The geometry draw's program, with a geometry shader: `vertex` is then the
+    /// rasterization draw's pass-through vertex shader.
+    pub geometry: Option<crate::GeometryBinary>,
 }
 
 /// The capture variant of a vertex shader (`passes::lower_xfb`): it preloads
@@ -575,7 +580,7 @@ fn cf_bindings(layout: &VaryingLayout) -> Vec<CfBindingDesc> {
     out
 }
 
-fn stage_binary(b: crate::g13::GraphicsBinary) -> StageBinary {
+pub(crate) fn stage_binary(b: crate::g13::GraphicsBinary) -> StageBinary {
     StageBinary {
         code: b.code,
         gpr_halves: b.gpr_halves,
@@ -717,7 +722,16 @@ pub fn compile_graphics_pipeline_coverage(
     let mut vs = crate::translate_graphics(&req.vertex)?;
     crate::passes::lower_vertex_input(&mut vs.shader, req.vertex_input)?;
     // Transform feedback captures gl_PointSize as written; only the rasterized size is clamped.
-    let unclamped = vs.clone();
+    let mut unclamped = vs.clone();
+    let geometry = match &req.geometry {
+        Some(g) => {
+            let (binary, passthrough) = crate::geometry_pipeline::compile_geometry(&vs, g)?;
+            vs = passthrough;
+            unclamped = vs.clone();
+            Some(binary)
+        }
+        None => None,
+    };
     crate::passes::clamp_point_size(
         &mut vs.shader,
         hw::g13::points::POINT_SIZE_MIN,
@@ -761,6 +775,15 @@ pub fn compile_graphics_pipeline_coverage(
         Some(fs) => fragment_inputs(fs)?,
         None => Vec::new(),
     };
+    if geometry.is_none()
+        && inputs
+            .iter()
+            .any(|i| i.0 == crate::ir::PRIMITIVE_ID_LOCATION)
+    {
+        return Err(CompileError::Unsupported(
+            "gl_PrimitiveID in a fragment shader without a geometry shader".into(),
+        ));
+    }
     let point_size = writes_builtin(&vs, OutputBuiltin::PointSize);
     let mut layout = VaryingLayout::new(&inputs, point_size)?;
     layout.add_clip_distances(clip_distances(&vs))?;
@@ -773,8 +796,15 @@ pub fn compile_graphics_pipeline_coverage(
             layout.add_point_coord()?;
         }
     }
-    let vbin = compile_graphics(&vs, &layout, &FragmentOutputs::default())?;
-    let xfb = compile_xfb(&unclamped, &layout)?;
+    let mut vbin = compile_graphics(&vs, &layout, &FragmentOutputs::default())?;
+    let xfb = match geometry {
+        // The pass-through vertex shader reads records through the geometry root table.
+        Some(_) => {
+            vbin.uniform_halves = crate::abi::GEOMETRY_ROOT_TABLE_SIZE / 2;
+            None
+        }
+        None => compile_xfb(&unclamped, &layout)?,
+    };
     let (fragment, discards, writes_depth) = match &fs {
         Some(fs) => {
             let outputs = fragment_outputs(req.fragment_state)?;
@@ -818,6 +848,7 @@ pub fn compile_graphics_pipeline_coverage(
         writes_stencil: false,
         reads_input_attachments,
         xfb,
+        geometry,
     })
 }
 

@@ -13,6 +13,7 @@ mod api;
 pub mod debug;
 pub mod frontend;
 pub mod g13;
+mod geometry_pipeline;
 mod graphics_api;
 pub mod ir;
 pub mod meta;
@@ -21,4 +22,5 @@ pub mod passes;
 pub mod reflect;
 
 pub use api::*;
+pub use geometry_pipeline::GeometryBinary;
 pub use graphics_api::*;

@@ -75,6 +75,7 @@ fn fragment_code(fs: &str, state: &FragmentState) -> Result<Vec<u8>, CompileErro
         fragment: Some(req(spirv(fs, "frag"), Stage::Fragment)),
         vertex_input: &VertexInputLayout::default(),
         fragment_state: state,
+        geometry: None,
     })?;
     Ok(bin.fragment.expect("fragment stage").code)
 }

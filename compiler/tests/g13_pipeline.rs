@@ -55,6 +55,7 @@ fn pipeline(
         fragment: fw.map(|f| req(f, Stage::Fragment)),
         vertex_input: input,
         fragment_state: state,
+        geometry: None,
     })
 }
 

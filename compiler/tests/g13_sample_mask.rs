@@ -89,6 +89,7 @@ fn pipeline(
             fragment: fs.map(|f| req(spirv(f, "frag"), Stage::Fragment)),
             vertex_input: &VertexInputLayout::default(),
             fragment_state: state,
+            geometry: None,
         },
         &GraphicsPipelineOptions { sample_shading },
         &coverage,

@@ -81,6 +81,7 @@ fn fragment_code(
             fragment: Some(req(spirv(fs, "frag"), Stage::Fragment)),
             vertex_input: &VertexInputLayout::default(),
             fragment_state: state,
+            geometry: None,
         },
         &GraphicsPipelineOptions { sample_shading },
     )?;

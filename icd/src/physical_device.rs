@@ -185,6 +185,13 @@ fn limits(timestamp_hz: u64) -> vk::PhysicalDeviceLimits {
         max_vertex_input_binding_stride: 2048,
         max_vertex_output_components: 64,
         max_fragment_input_components: 64,
+        // Geometry shaders (docs/geometry.md): the spec's minimums, which the compiler's
+        // limits (ir::MAX_GEOMETRY_OUTPUT_VERTICES, ir::MAX_GEOMETRY_INVOCATIONS) match.
+        max_geometry_shader_invocations: 32,
+        max_geometry_input_components: 64,
+        max_geometry_output_components: 64,
+        max_geometry_output_vertices: 256,
+        max_geometry_total_output_components: 1024,
         max_fragment_output_attachments: 8,
         // Location 0 Index 1 is the second source of target 0 only (compiler isel/blend.rs).
         max_fragment_dual_src_attachments: 1,

@@ -156,9 +156,11 @@ pub struct GraphicsPipeline {
     pub inputs: Vec<InputAttachmentSource>,
     /// The vertex shader's transform feedback capture variant (cmd_buffer/xfb.rs).
     pub xfb: Option<XfbCode>,
+    /// The geometry draw's program (cmd_buffer/geometry.rs).
+    pub geometry: Option<XfbCode>,
 }
 
-/// A resident capture variant: its code's offset from `usc_exec_base` and its spill size.
+/// A resident capture variant or geometry draw program: its code's offset from `usc_exec_base` and its spill size.
 pub struct XfbCode {
     _bo: Bo,
     pub code: u32,
@@ -224,6 +226,12 @@ pub fn primitive(t: vk::PrimitiveTopology) -> Result<Primitive, vk::Result> {
         vk::PrimitiveTopology::TRIANGLE_LIST => Primitive::Triangles,
         vk::PrimitiveTopology::TRIANGLE_STRIP => Primitive::TriangleStrip,
         vk::PrimitiveTopology::TRIANGLE_FAN => Primitive::TriangleFan,
+        // Only a geometry shader sees the adjacent vertices; which topology of the class a
+        // draw has follows from the geometry shader's input primitive (cmd_buffer/geometry.rs).
+        vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY => Primitive::Lines,
+        vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY => Primitive::LineStrip,
+        vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY => Primitive::Triangles,
+        vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY => Primitive::TriangleStrip,
         other => return unsupported(format!("topology {other:?}")),
     })
 }
@@ -650,10 +658,11 @@ pub unsafe fn create_one(
         .ok_or(vk::Result::ERROR_UNKNOWN)?;
     // SAFETY: valid usage: pStages holds stageCount structures.
     let stages = unsafe { handle::slice(info.p_stages, info.stage_count) };
-    let (mut vs, mut fs) = (None, None);
+    let (mut vs, mut gs, mut fs) = (None, None, None);
     for s in stages {
         match s.stage {
             vk::ShaderStageFlags::VERTEX => vs = Some(s),
+            vk::ShaderStageFlags::GEOMETRY => gs = Some(s),
             vk::ShaderStageFlags::FRAGMENT => fs = Some(s),
             other => return unsupported(format!("shader stage {other:?}")),
         }
@@ -832,6 +841,19 @@ pub unsafe fn create_one(
         }
         None => (Vec::new(), Vec::new()),
     };
+    let adjacency = matches!(
+        ia.topology,
+        vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY
+            | vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY
+            | vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY
+            | vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY
+    );
+    if adjacency && gs.is_none() {
+        return unsupported(format!(
+            "topology {:?} without a geometry shader",
+            ia.topology
+        ));
+    }
     // With a dynamic topology only its class counts: an adjacency topology stands for its
     // class's plain one (draws take theirs from vkCmdSetPrimitiveTopology).
     let topology = match ia.topology {
@@ -897,6 +919,11 @@ pub unsafe fn create_one(
     // SAFETY: valid usage: the stage infos are valid.
     let vs_src = unsafe { stage_source(vs)? };
     // SAFETY: as above.
+    let gs_src = match gs {
+        Some(g) => Some(unsafe { stage_source(g)? }),
+        None => None,
+    };
+    // SAFETY: as above.
     let fs_src = match fs.filter(|_| !discard) {
         Some(f) => Some(unsafe { stage_source(f)? }),
         None => None,
@@ -913,6 +940,9 @@ pub unsafe fn create_one(
             .map(|f| request(f, compiler::ir::Stage::Fragment, &layout.resources, target)),
         vertex_input: &vertex_input,
         fragment_state: &fragment_state,
+        geometry: gs_src
+            .as_ref()
+            .map(|g| request(g, compiler::ir::Stage::Geometry, &layout.resources, target)),
     };
     let options = compiler::GraphicsPipelineOptions { sample_shading };
     let binary =
@@ -1013,6 +1043,18 @@ impl GraphicsPipeline {
             }
             None => None,
         };
+        let geometry = match &binary.geometry {
+            Some(g) => {
+                let (bo, code) = upload(dev, &g.program.code)?;
+                let spill = crate::pipeline::scratch_spill_size(dev, g.program.scratch_bytes)?;
+                Some(XfbCode {
+                    _bo: bo,
+                    code,
+                    spill,
+                })
+            }
+            None => None,
+        };
         let cf_binding_count = binary.cf_bindings.len() as u32;
         let vertex_spill = crate::pipeline::scratch_spill_size(dev, binary.vertex.scratch_bytes)?;
         let fragment_spill = match &binary.fragment {
@@ -1034,6 +1076,7 @@ impl GraphicsPipeline {
             tilebuffer,
             inputs: Vec::new(),
             xfb,
+            geometry,
         })
     }
 }

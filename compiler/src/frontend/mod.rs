@@ -44,7 +44,7 @@ use crate::{
 
 /// Header, instruction stream and capability checks (what vkCreateShaderModule needs).
 pub fn check_module(words: &[u32]) -> Result<(), CompileError> {
-    let m = module::parse(words, false)?;
+    let m = module::parse(words, true)?;
     let decos = module::collect_decorations(&m)?;
     // Constants are judged when a pipeline specialises them: a default value may not
     // evaluate (a division by a specialization constant that defaults to zero).

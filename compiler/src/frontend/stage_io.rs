@@ -201,6 +201,14 @@ impl<'m> Tr<'m> {
                 if let Some(b) = self.distance_builtin(rid) {
                     return self.distance_input(b, ty).map(Some);
                 }
+                let primitive_id = self
+                    .decos
+                    .get(rid, Decoration::BuiltIn)
+                    .and_then(|v| v.first())
+                    .is_some_and(|b| *b == BuiltIn::PrimitiveId as u32);
+                if self.stage == ir::Stage::Fragment && primitive_id {
+                    return self.primitive_id_input(ty).map(Some);
+                }
                 if self.decos.has(rid, Decoration::BuiltIn) {
                     return Ok(None);
                 }
@@ -253,6 +261,19 @@ impl<'m> Tr<'m> {
                     if matches!(b, BuiltIn::ClipDistance | BuiltIn::CullDistance) {
                         // A variable of its own is written whenever the shader declares it.
                         self.distance_outputs(b, &tree)?;
+                    } else if b == BuiltIn::PrimitiveId && self.stage == ir::Stage::Geometry {
+                        let mut leaves = Vec::new();
+                        leaf_vars(&tree, &mut leaves);
+                        let [v] = leaves[..] else {
+                            return Err(invalid("PrimitiveId that is not a scalar"));
+                        };
+                        self.outputs.push((
+                            v,
+                            OutTarget::Location {
+                                location: ir::PRIMITIVE_ID_LOCATION,
+                                component: 0,
+                            },
+                        ));
                     } else if let Some(ob) = output_builtin(b)? {
                         let mut leaves = Vec::new();
                         leaf_vars(&tree, &mut leaves);
@@ -427,6 +448,38 @@ impl<'m> Tr<'m> {
             self.outputs.push((v, varying));
         }
         Ok(())
+    }
+
+    /// A fragment shader's gl_PrimitiveID: the geometry shader's, a flat varying.
+    fn primitive_id_input(&mut self, ty: Word) -> Result<Ptr, CompileError> {
+        let tree = self.var_tree(ty, 0)?;
+        let mut leaves = Vec::new();
+        leaf_vars(&tree, &mut leaves);
+        let [v] = leaves[..] else {
+            return Err(invalid("PrimitiveId that is not a scalar"));
+        };
+        let interp = InputInterp {
+            mode: Interpolation::Flat,
+            sampling: Sampling::Center,
+        };
+        self.input_slots.insert(
+            v,
+            super::fragment_ops::InputSlot {
+                location: ir::PRIMITIVE_ID_LOCATION,
+                component: 0,
+                mode: interp.mode,
+            },
+        );
+        let x = self.emit(
+            Type::I32,
+            ir::Op::LoadInput {
+                location: ir::PRIMITIVE_ID_LOCATION,
+                component: 0,
+                interp,
+            },
+        )?;
+        self.effect(ir::Op::StoreVar(v, x))?;
+        Ok(Ptr::Vars { tree, ty })
     }
 
     /// A fragment shader's gl_ClipDistance or gl_CullDistance: the vertex shader's values,

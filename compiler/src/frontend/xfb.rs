@@ -331,6 +331,7 @@ mod tests {
             fragment: None,
             vertex_input: &vertex_input,
             fragment_state: &fragment_state,
+            geometry: None,
         })
         .unwrap();
         let x = b.xfb.expect("a capture variant");

@@ -1483,14 +1483,15 @@ impl Sel<'_> {
                 .const_of(addr)
                 .ok_or_else(|| unsupported("root table load at a non-constant offset"))?;
             let align = u64::from(size.halves()) * 2;
-            // Vertex shaders may be capture variants, whose table goes on with the
-            // transform feedback words (passes::lower_xfb); only those read past the
-            // graphics table.
+            // Vertex shaders may be capture variants or geometry draw programs (and their
+            // pass-through shaders), whose table goes on with the transform feedback and
+            // geometry words (passes::lower_xfb, geometry_pipeline); only those read past
+            // the graphics table.
             let table = if self
                 .gfx
                 .is_some_and(|t| t.stage == crate::ir::Stage::Vertex)
             {
-                abi::XFB_ROOT_TABLE_SIZE
+                abi::GEOMETRY_ROOT_TABLE_SIZE
             } else if self.gfx.is_some() {
                 abi::GRAPHICS_ROOT_TABLE_SIZE
             } else {

@@ -272,6 +272,9 @@ pub const MAX_CLIP_DISTANCES: u32 = 8;
 pub const CLIP_DISTANCE_LOCATION: u32 = 0x4000_0000;
 pub const CULL_DISTANCE_LOCATION: u32 = CLIP_DISTANCE_LOCATION + 2;
 pub const CULL_FLAG_LOCATION: u32 = CLIP_DISTANCE_LOCATION + 4;
+/// gl_PrimitiveID from a geometry shader to the fragment shader: a flat I32 varying
+/// (component 0). A fragment shader reads it only after a geometry shader.
+pub const PRIMITIVE_ID_LOCATION: u32 = CLIP_DISTANCE_LOCATION + 6;
 
 /// Memory a load, store or atomic reaches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

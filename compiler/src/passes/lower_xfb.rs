@@ -22,56 +22,57 @@ use crate::ir::{
 };
 use crate::CompileError;
 
-struct Emit<'s> {
-    sh: &'s mut Shader,
-    insts: Vec<Inst>,
+/// Builds instructions into a block (shared with `geometry_prologue`).
+pub(super) struct Emit<'s> {
+    pub(super) sh: &'s mut Shader,
+    pub(super) insts: Vec<Inst>,
 }
 
 impl Emit<'_> {
-    fn def(&mut self, ty: Type, op: Op) -> Value {
+    pub(super) fn def(&mut self, ty: Type, op: Op) -> Value {
         let v = self.sh.new_value(ty);
         self.insts.push(Inst { dst: Some(v), op });
         v
     }
 
-    fn effect(&mut self, op: Op) {
+    pub(super) fn effect(&mut self, op: Op) {
         self.insts.push(Inst { dst: None, op });
     }
 
-    fn k32(&mut self, x: u32) -> Value {
+    pub(super) fn k32(&mut self, x: u32) -> Value {
         self.def(Type::I32, Op::Const(Constant(vec![u64::from(x)])))
     }
 
-    fn i(&mut self, op: BinOp, a: Value, b: Value) -> Value {
+    pub(super) fn i(&mut self, op: BinOp, a: Value, b: Value) -> Value {
         self.def(Type::I32, Op::Binary(op, a, b))
     }
 
-    fn ik(&mut self, op: BinOp, a: Value, k: u32) -> Value {
+    pub(super) fn ik(&mut self, op: BinOp, a: Value, k: u32) -> Value {
         let k = self.k32(k);
         self.i(op, a, k)
     }
 
-    fn cmp(&mut self, op: CmpOp, a: Value, b: Value) -> Value {
+    pub(super) fn cmp(&mut self, op: CmpOp, a: Value, b: Value) -> Value {
         self.def(Type::BOOL, Op::Cmp(op, a, b))
     }
 
-    fn select(&mut self, ty: Type, c: Value, a: Value, b: Value) -> Value {
+    pub(super) fn select(&mut self, ty: Type, c: Value, a: Value, b: Value) -> Value {
         self.def(ty, Op::Select(c, a, b))
     }
 
-    fn and(&mut self, a: Value, b: Value) -> Value {
+    pub(super) fn and(&mut self, a: Value, b: Value) -> Value {
         let f = self.def(Type::BOOL, Op::Const(Constant(vec![0])));
         self.select(Type::BOOL, a, b, f)
     }
 
     /// `bit` of the order word is set.
-    fn flag(&mut self, order: Value, bit: u32) -> Value {
+    pub(super) fn flag(&mut self, order: Value, bit: u32) -> Value {
         let b = self.ik(BinOp::And, order, bit);
         let z = self.k32(0);
         self.cmp(CmpOp::INe, b, z)
     }
 
-    fn root(&mut self, ty: Type, off: u32) -> Value {
+    pub(super) fn root(&mut self, ty: Type, off: u32) -> Value {
         let a = self.k32(off);
         self.def(
             ty,
@@ -84,20 +85,20 @@ impl Emit<'_> {
     }
 
     /// `base` (I64) plus an unsigned or signed I32 byte offset.
-    fn offset(&mut self, base: Value, off: Value, signed: bool) -> Value {
+    pub(super) fn offset(&mut self, base: Value, off: Value, signed: bool) -> Value {
         let op = if signed { ConvOp::SToS } else { ConvOp::UToU };
         let wide = self.def(Type::I64, Op::Conv(op, off));
         self.def(Type::I64, Op::Binary(BinOp::IAdd, base, wide))
     }
 
-    fn take(&mut self) -> Node {
+    pub(super) fn take(&mut self) -> Node {
         Node::Block(std::mem::take(&mut self.insts))
     }
 }
 
 /// The index at element `rel` (from the draw's first index): the aligned word holding it,
 /// then its bits (`mask` keeps an index's bits).
-fn fetch_index(e: &mut Emit<'_>, rel: Value, index_size: Value, mask: Value) -> Value {
+pub(super) fn fetch_index(e: &mut Emit<'_>, rel: Value, index_size: Value, mask: Value) -> Value {
     let ib = e.root(Type::I64, abi::XFB_INDEX_ADDRESS);
     let ib_lo = e.root(Type::I32, abi::XFB_INDEX_ADDRESS);
     let first_index = e.root(Type::I32, abi::XFB_FIRST_INDEX);

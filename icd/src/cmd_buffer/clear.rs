@@ -296,6 +296,7 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
             .map(|w| shader(w, compiler::ir::Stage::Fragment, &layout, target)),
         vertex_input: &vertex_input,
         fragment_state: &fragment_state,
+        geometry: None,
     };
     let binary = compiler::compile_graphics_pipeline(&req).map_err(|e| {
         eprintln!("agx4: clear pipeline: {e}");

@@ -366,6 +366,9 @@ fn draw_unguarded(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(
     if let Some(counter) = rec.primgen {
         super::primgen::count(dev, rec, p, kind, counter)?;
     }
+    if p.binary.geometry.is_some() {
+        return super::geometry::draw(dev, rec, p, kind);
+    }
     draw_with(dev, rec, p, kind)
 }
 
@@ -457,7 +460,7 @@ pub fn draw_with(
             .as_mut()
             .ok_or(vk::Result::ERROR_UNKNOWN)?
             .current = t;
-        draw_one(dev, rec, p, kind, None)?;
+        draw_one(dev, rec, p, kind, None, None)?;
     }
     Ok(())
 }
@@ -466,7 +469,7 @@ pub fn draw_with(
 /// pipeline's capture variant as a point list of `count` vertices per instance, rasterization
 /// discarded, with the capture words after the graphics root table.
 pub struct CaptureDraw<'a> {
-    pub binary: &'a compiler::XfbBinary,
+    pub binary: &'a compiler::StageBinary,
     pub code: u32,
     pub spill: u32,
     /// Root table bytes from `abi::XFB_PARAMS_OFFSET` to `abi::XFB_ROOT_TABLE_SIZE`.
@@ -485,17 +488,42 @@ pub fn draw_capture(
     kind: DrawKind,
     cap: &CaptureDraw<'_>,
 ) -> Result<Option<super::upload::Alloc>, vk::Result> {
-    draw_one(dev, rec, p, kind, Some(cap))
+    draw_one(dev, rec, p, kind, Some(cap), None)
 }
 
-/// Records one draw into the current stream (a capture draw with `cap`); returns its root
-/// table.
+/// The rasterization draw of a pipeline with a geometry shader (geometry.rs): the
+/// pipeline's pass-through vertex shader over the index list the geometry draw wrote, with
+/// primitive restart, as one instance.
+pub struct RasterDraw {
+    /// Root table bytes from `abi::XFB_PARAMS_OFFSET` to `abi::GEOMETRY_ROOT_TABLE_SIZE`.
+    pub params: Vec<u8>,
+    /// The geometry shader's output topology.
+    pub primitive: Primitive,
+    /// The index list: `count` 32-bit indices.
+    pub index: u64,
+    pub count: u32,
+}
+
+/// Records a geometry pipeline's rasterization draw into the current stream.
+pub fn draw_raster(
+    dev: &Device,
+    rec: &mut Recording,
+    p: &GraphicsPipeline,
+    kind: DrawKind,
+    raster: &RasterDraw,
+) -> Result<(), vk::Result> {
+    draw_one(dev, rec, p, kind, None, Some(raster)).map(|_| ())
+}
+
+/// Records one draw into the current stream (a capture draw with `cap`, a geometry
+/// pipeline's rasterization draw with `raster`); returns its root table.
 fn draw_one(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
     kind: DrawKind,
     cap: Option<&CaptureDraw<'_>>,
+    raster: Option<&RasterDraw>,
 ) -> Result<Option<super::upload::Alloc>, vk::Result> {
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
     super::render::adopt_samples(rs, &p.tilebuffer)?;
@@ -542,9 +570,10 @@ fn draw_one(
     }
 
     // Root table and the USC words that preload it.
-    let root_size = match cap {
-        Some(c) => GRAPHICS_ROOT_TABLE_SIZE as usize + c.params.len(),
-        None => GRAPHICS_ROOT_TABLE_SIZE as usize,
+    let root_size = match (cap, raster) {
+        (Some(c), _) => GRAPHICS_ROOT_TABLE_SIZE as usize + c.params.len(),
+        (None, Some(r)) => GRAPHICS_ROOT_TABLE_SIZE as usize + r.params.len(),
+        (None, None) => GRAPHICS_ROOT_TABLE_SIZE as usize,
     };
     let root = rec.upload.alloc(dev, root_size as u64, 16)?;
     let mut fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
@@ -553,6 +582,10 @@ fn draw_one(
         table.extend_from_slice(&c.params);
         fx.primitive = Primitive::Points;
         fx.rasterizer_discard = true;
+    }
+    if let Some(r) = raster {
+        table.extend_from_slice(&r.params);
+        fx.primitive = r.primitive;
     }
     rec.upload.write(&root, 0, &table)?;
     if let DrawKind::Indirect { args, indexed, .. } = kind {
@@ -580,7 +613,7 @@ fn draw_one(
     }
     .pack(&mut vw);
     let (vs_bin, vs_code, vs_spill) = match cap {
-        Some(c) => (&c.binary.vertex, c.code, c.spill),
+        Some(c) => (c.binary, c.code, c.spill),
         None => (&b.vertex, p.vertex_code, p.vertex_spill),
     };
     pack_uniform_range(0, vs_bin.uniform_halves, root.va, &mut vw);
@@ -808,6 +841,24 @@ fn draw_one(
     };
     let bound_index = rec.gfx.index;
     let list = match (cap, kind) {
+        (None, _) if raster.is_some() => {
+            let r = raster.ok_or(vk::Result::ERROR_UNKNOWN)?;
+            IndexList {
+                primitive: r.primitive,
+                restart_enable: true,
+                index_size: IndexSize::U32,
+                index_buffer: Some(r.index),
+                count: Some(r.count),
+                instances: Some(1),
+                start: Some(0),
+                indirect: None,
+                index_buffer_size: Some(
+                    (u64::from(r.count) * 4)
+                        .next_multiple_of(4)
+                        .min(0xffff_fffc) as u32,
+                ),
+            }
+        }
         (Some(c), _) => IndexList {
             primitive: Primitive::Points,
             restart_enable: false,

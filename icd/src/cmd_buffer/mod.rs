@@ -13,6 +13,7 @@ pub mod copy2;
 pub mod dispatch;
 pub mod draw;
 pub mod dynamic_state;
+pub mod geometry;
 pub mod image_transfer;
 pub mod multi_draw;
 pub mod primgen;

@@ -230,7 +230,7 @@ pub fn capture(
         None => None,
     };
     let cap = CaptureDraw {
-        binary,
+        binary: &binary.vertex,
         code: code.code,
         spill: code.spill,
         params,

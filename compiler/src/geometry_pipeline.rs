@@ -1,0 +1,206 @@
+//! Graphics pipelines with a geometry shader (docs/geometry.md). AGX has no geometry stage,
+//! so such a pipeline compiles into two programs:
+//!
+//! - the geometry draw's program: the vertex shader merged into the geometry shader
+//!   (`passes::merge_vertex_inputs`), with the prologue that finds each invocation's input
+//!   primitive (`passes::geometry_prologue`) and the output half that writes vertex records
+//!   and an index list (`passes::lower_geometry_outputs`). It runs as a point draw with
+//!   rasterization discarded, like the transform feedback capture variant.
+//! - a pass-through vertex shader that reads one record per vertex for the rasterization
+//!   draw, which stands for the application's vertex shader in the rest of the pipeline.
+
+use crate::abi;
+use crate::g13::{FragmentOutputs, VaryingLayout};
+use crate::graphics_api::{stage_binary, StageBinary};
+use crate::ir::{
+    BinOp, Constant, ConvOp, GraphicsShader, InputPrimitive, Inst, Node, Op, OutputPrimitive,
+    PerVertexSlot, Shader, Space, Stage, SysVal, Type,
+};
+use crate::passes::{self, geometry_prologue, GeometryRecord};
+use crate::{CompileError, ShaderRequest};
+
+/// The geometry draw's program and what the ICD needs to record the two draws.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GeometryBinary {
+    /// The merged program; it preloads `abi::GEOMETRY_ROOT_TABLE_SIZE` bytes of root table.
+    pub program: StageBinary,
+    /// Bytes per output vertex record.
+    pub stride: u32,
+    pub max_vertices: u32,
+    pub invocations: u32,
+    pub input: InputPrimitive,
+    pub output: OutputPrimitive,
+}
+
+/// Compiles the geometry draw's program from `vs` (vertex input lowered, point size not
+/// clamped) and the geometry shader of `gs`; returns it with the pass-through vertex shader.
+pub(crate) fn compile_geometry(
+    vs: &GraphicsShader,
+    gs: &ShaderRequest<'_>,
+) -> Result<(GeometryBinary, GraphicsShader), CompileError> {
+    if gs.stage != Stage::Geometry {
+        return Err(CompileError::Internal(format!(
+            "geometry stage request for a {:?} shader",
+            gs.stage
+        )));
+    }
+    let g = crate::translate_graphics(gs)?;
+    let info = g
+        .geometry
+        .ok_or_else(|| CompileError::Internal("geometry shader without GeometryInfo".into()))?;
+    let mut ids = None;
+    let mut merged = passes::merge_vertex_inputs(vs, &g, &mut |sh| {
+        let p = geometry_prologue::corners(sh, &info)?;
+        ids = Some((p.primitive, p.invocation));
+        Ok((p.head, p.corners))
+    })?;
+    let (primitive, invocation) =
+        ids.ok_or_else(|| CompileError::Internal("the geometry prologue did not run".into()))?;
+    let record = passes::lower_geometry_outputs(&mut merged, &mut |sh| {
+        geometry_prologue::flat_invocation(sh, &info)
+    })?;
+    passes::rewrite(&mut merged.shader, &mut |_, inst, out| {
+        let op = match inst.op {
+            Op::SysVal(SysVal::PrimitiveId) => Op::Copy(primitive),
+            Op::SysVal(SysVal::InvocationId) => Op::Copy(invocation),
+            op => op,
+        };
+        out.inst(Inst { dst: inst.dst, op });
+        Ok(())
+    })?;
+    passes::lower_int_div(&mut merged.shader)?;
+    for pass in [
+        passes::const_fold,
+        passes::copy_prop,
+        passes::cse,
+        passes::dce,
+    ] {
+        pass(&mut merged.shader)?;
+    }
+    // What is left has the form of a vertex shader with rasterization discarded.
+    merged.stage = Stage::Vertex;
+    merged.geometry = None;
+    merged.xfb = None;
+    let layout = VaryingLayout::new(&[], false)?;
+    let mut program = stage_binary(crate::g13::compile_graphics(
+        &merged,
+        &layout,
+        &FragmentOutputs::default(),
+    )?);
+    program.uniform_halves = abi::GEOMETRY_ROOT_TABLE_SIZE / 2;
+    let passthrough = passthrough_vertex(&record);
+    Ok((
+        GeometryBinary {
+            program,
+            stride: record.stride,
+            max_vertices: info.max_vertices,
+            invocations: info.invocations,
+            input: info.input,
+            output: info.output,
+        },
+        passthrough,
+    ))
+}
+
+/// The rasterization draw's vertex shader: vertex i writes the outputs of record i.
+fn passthrough_vertex(record: &GeometryRecord) -> GraphicsShader {
+    let mut sh = Shader::default();
+    let mut insts = Vec::new();
+    let def = |sh: &mut Shader, insts: &mut Vec<Inst>, ty: Type, op: Op| {
+        let v = sh.new_value(ty);
+        insts.push(Inst { dst: Some(v), op });
+        v
+    };
+    let vi = def(
+        &mut sh,
+        &mut insts,
+        Type::I32,
+        Op::SysVal(SysVal::VertexIndex),
+    );
+    let at = def(
+        &mut sh,
+        &mut insts,
+        Type::I32,
+        Op::Const(Constant(vec![u64::from(abi::GEOMETRY_RECORD_ADDRESS)])),
+    );
+    let base = def(
+        &mut sh,
+        &mut insts,
+        Type::I64,
+        Op::Load {
+            space: Space::Root,
+            addr: at,
+            align: 8,
+        },
+    );
+    let stride = def(
+        &mut sh,
+        &mut insts,
+        Type::I32,
+        Op::Const(Constant(vec![u64::from(record.stride)])),
+    );
+    let off = def(
+        &mut sh,
+        &mut insts,
+        Type::I32,
+        Op::Binary(BinOp::IMul, vi, stride),
+    );
+    let off = def(&mut sh, &mut insts, Type::I64, Op::Conv(ConvOp::UToU, off));
+    let rec = def(
+        &mut sh,
+        &mut insts,
+        Type::I64,
+        Op::Binary(BinOp::IAdd, base, off),
+    );
+    for &((slot, component), byte) in &record.slots {
+        let k = def(
+            &mut sh,
+            &mut insts,
+            Type::I64,
+            Op::Const(Constant(vec![u64::from(byte)])),
+        );
+        let addr = def(
+            &mut sh,
+            &mut insts,
+            Type::I64,
+            Op::Binary(BinOp::IAdd, rec, k),
+        );
+        let bits = def(
+            &mut sh,
+            &mut insts,
+            Type::I32,
+            Op::Load {
+                space: Space::Global,
+                addr,
+                align: 4,
+            },
+        );
+        let op = match slot {
+            PerVertexSlot::Location(location) => Op::StoreOutput {
+                location,
+                component,
+                value: bits,
+            },
+            PerVertexSlot::Builtin(builtin) => {
+                let value = def(
+                    &mut sh,
+                    &mut insts,
+                    Type::F32,
+                    Op::Conv(ConvOp::Bitcast, bits),
+                );
+                Op::StoreBuiltin {
+                    builtin,
+                    component,
+                    value,
+                }
+            }
+        };
+        insts.push(Inst { dst: None, op });
+    }
+    sh.body = vec![Node::Block(insts)];
+    GraphicsShader {
+        stage: Stage::Vertex,
+        shader: sh,
+        ..GraphicsShader::default()
+    }
+}

@@ -1,0 +1,186 @@
+//! Draws with a geometry shader (docs/geometry.md). AGX has no geometry stage: each draw
+//! becomes two draws in the render command. The geometry draw runs the pipeline's merged
+//! vertex and geometry program (compiler `geometry_pipeline`) as a point list of
+//! (primitives x GS invocations) vertices per instance with rasterization discarded; every
+//! invocation writes its output vertices as records and its strips as an index list, in a
+//! region of its own. The rasterization draw then runs the pass-through vertex shader over
+//! that index list with primitive restart, in the geometry shader's output topology, and
+//! the pipeline's fragment shader and fixed-function state as usual.
+//!
+//! The rasterization draw reads what the geometry draw wrote in the same render command;
+//! the simulator runs a stream's draws in order. Real G13 may overlap the vertex work of
+//! consecutive draws, and whether that needs a barrier between them is not checked yet.
+
+use super::draw::{draw_capture, draw_raster, CaptureDraw, DrawKind, RasterDraw};
+use super::Recording;
+use crate::device::Device;
+use crate::pipeline_graphics::GraphicsPipeline;
+use ash::vk;
+use compiler::abi;
+use compiler::ir::{InputPrimitive, OutputPrimitive};
+use hw::g13::control::vdm::{IndexSize, Primitive};
+
+/// The most bytes one draw's output vertex records and index list may take.
+const MAX_OUTPUT_BYTES: u64 = 1 << 30;
+
+/// How the draw's topology gives the geometry shader its input primitives: vertices per
+/// primitive, vertex step between primitives, order bits (`abi::XFB_ORDER_SWAP_ODD`,
+/// `abi::XFB_ORDER_FAN`, `abi::GEOMETRY_ORDER_STRIP_ADJACENCY`), and (skip, divide) such
+/// that `count` vertices make `max(count - skip, 0) / divide` primitives. A pipeline's
+/// topology class must match its geometry shader's input, so the adjacency topologies
+/// (which `Primitive` names by their plain class) follow from that input.
+fn decomposition(p: Primitive, input: InputPrimitive) -> Option<(u32, u32, u32, u32, u32)> {
+    use InputPrimitive as I;
+    Some(match (input, p) {
+        (I::Points, Primitive::Points) => (1, 1, 0, 0, 1),
+        (I::Lines, Primitive::Lines) => (2, 2, 0, 0, 2),
+        (I::Lines, Primitive::LineStrip) => (2, 1, 0, 1, 1),
+        (I::Triangles, Primitive::Triangles) => (3, 3, 0, 0, 3),
+        (I::Triangles, Primitive::TriangleStrip) => (3, 1, abi::XFB_ORDER_SWAP_ODD, 2, 1),
+        (I::Triangles, Primitive::TriangleFan) => (3, 1, abi::XFB_ORDER_FAN, 2, 1),
+        (I::LinesAdjacency, Primitive::Lines) => (4, 4, 0, 0, 4),
+        (I::LinesAdjacency, Primitive::LineStrip) => (4, 1, 0, 3, 1),
+        (I::TrianglesAdjacency, Primitive::Triangles) => (6, 6, 0, 0, 6),
+        (I::TrianglesAdjacency, Primitive::TriangleStrip) => {
+            (6, 2, abi::GEOMETRY_ORDER_STRIP_ADJACENCY, 4, 2)
+        }
+        _ => return None,
+    })
+}
+
+fn output_primitive(o: OutputPrimitive) -> Primitive {
+    match o {
+        OutputPrimitive::Points => Primitive::Points,
+        OutputPrimitive::LineStrip => Primitive::LineStrip,
+        OutputPrimitive::TriangleStrip => Primitive::TriangleStrip,
+    }
+}
+
+fn put(t: &mut [u8], at: u32, bytes: &[u8]) {
+    let at = (at - abi::XFB_PARAMS_OFFSET) as usize;
+    t[at..at + bytes.len()].copy_from_slice(bytes);
+}
+
+/// Records a draw with pipeline `p`, which has a geometry shader, into every stream draws
+/// go to.
+pub fn draw(
+    dev: &Device,
+    rec: &mut Recording,
+    p: &GraphicsPipeline,
+    kind: DrawKind,
+) -> Result<(), vk::Result> {
+    let (Some(g), Some(code)) = (&p.binary.geometry, &p.geometry) else {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    };
+    let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
+    let Some((n, step, order, skip, divide)) = decomposition(fx.primitive, g.input) else {
+        eprintln!(
+            "agx4: a draw of {:?} primitives with a geometry shader taking {:?}",
+            fx.primitive, g.input
+        );
+        return Err(vk::Result::ERROR_UNKNOWN);
+    };
+    let index_bytes = |size: IndexSize| match size {
+        IndexSize::U8 => 1u32,
+        IndexSize::U16 => 2,
+        IndexSize::U32 => 4,
+    };
+    let (count, instances, base, first_index, index) = match kind {
+        DrawKind::Direct {
+            count,
+            instances,
+            first_vertex,
+            ..
+        } => (count, instances, first_vertex, 0, None),
+        DrawKind::Indexed {
+            count,
+            instances,
+            first_index,
+            vertex_offset,
+            ..
+        } => {
+            let (addr, _, size) = rec.gfx.index.ok_or(vk::Result::ERROR_UNKNOWN)?;
+            (
+                count,
+                instances,
+                vertex_offset as u32,
+                first_index,
+                Some((addr, index_bytes(size))),
+            )
+        }
+        DrawKind::Indirect { .. } => {
+            eprintln!("agx4: indirect draws with a geometry shader are not implemented");
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        }
+    };
+    let prims = count.saturating_sub(skip) / divide;
+    if prims == 0 || instances == 0 {
+        return Ok(());
+    }
+    let too_big = vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+    let per_instance = prims.checked_mul(g.invocations).ok_or(too_big)?;
+    let invocations = u64::from(per_instance) * u64::from(instances);
+    let records = invocations * u64::from(g.max_vertices);
+    let record_bytes = records * u64::from(g.stride.max(4));
+    let indices = u32::try_from(records * 2).map_err(|_| too_big)?;
+    if record_bytes + u64::from(indices) * 4 > MAX_OUTPUT_BYTES {
+        eprintln!("agx4: a geometry shader draw would write more than {MAX_OUTPUT_BYTES} bytes");
+        return Err(too_big);
+    }
+    let record_buf = rec.upload.alloc(dev, record_bytes, 16)?;
+    let index_buf = rec.upload.alloc(dev, u64::from(indices) * 4, 16)?;
+
+    let mut params = vec![0u8; (abi::GEOMETRY_ROOT_TABLE_SIZE - abi::XFB_PARAMS_OFFSET) as usize];
+    // The words the prologue reads, as the transform feedback capture draw has them.
+    for (at, v) in [
+        (abi::XFB_VERTS_PER_PRIM, n),
+        (abi::XFB_PRIMS_PER_INSTANCE, prims),
+        (abi::XFB_INSTANCES, instances),
+        (abi::XFB_BASE_VERTEX, base),
+        (abi::XFB_INDEX_SIZE, index.map_or(0, |i| i.1)),
+        (abi::XFB_PRIM_STEP, step),
+        (abi::XFB_ORDER, order),
+        (abi::XFB_FIRST_INDEX, first_index),
+        (abi::XFB_RESTART, u32::from(index.is_some() && fx.restart)),
+        (abi::XFB_INDEX_COUNT, count),
+    ] {
+        put(&mut params, at, &v.to_le_bytes());
+    }
+    for (at, v) in [
+        (abi::XFB_INDEX_ADDRESS, index.map_or(0, |i| i.0)),
+        (abi::GEOMETRY_RECORD_ADDRESS, record_buf.va),
+        (abi::GEOMETRY_INDEX_ADDRESS, index_buf.va),
+    ] {
+        put(&mut params, at, &v.to_le_bytes());
+    }
+    let geometry_draw = CaptureDraw {
+        binary: &g.program,
+        code: code.code,
+        spill: code.spill,
+        params: params.clone(),
+        count: per_instance,
+        instances,
+        indirect: None,
+    };
+    let raster = RasterDraw {
+        params,
+        primitive: output_primitive(g.output),
+        index: index_buf.va,
+        count: indices,
+    };
+    let targets = rec
+        .render
+        .as_ref()
+        .ok_or(vk::Result::ERROR_UNKNOWN)?
+        .targets
+        .clone();
+    for t in targets {
+        rec.render
+            .as_mut()
+            .ok_or(vk::Result::ERROR_UNKNOWN)?
+            .current = t;
+        draw_capture(dev, rec, p, kind, &geometry_draw)?;
+        draw_raster(dev, rec, p, kind, &raster)?;
+    }
+    Ok(())
+}
