@@ -215,9 +215,13 @@ pub const XFB_ROOT_TABLE_SIZE: u32 = XFB_DRAW_OFFSET + 64;
 /// address of the index list.
 pub const GEOMETRY_RECORD_ADDRESS: u32 = XFB_ROOT_TABLE_SIZE;
 pub const GEOMETRY_INDEX_ADDRESS: u32 = XFB_ROOT_TABLE_SIZE + 8;
+/// The rasterization draw of a geometry shader that writes gl_Layer: the framebuffer layer
+/// it renders (u32). The pass-through vertex shader moves vertices of other layers outside
+/// the clip volume.
+pub const GEOMETRY_LAYER: u32 = XFB_ROOT_TABLE_SIZE + 16;
 
 /// Bytes of the geometry draw's root table.
-pub const GEOMETRY_ROOT_TABLE_SIZE: u32 = XFB_ROOT_TABLE_SIZE + 16;
+pub const GEOMETRY_ROOT_TABLE_SIZE: u32 = XFB_ROOT_TABLE_SIZE + 32;
 
 /// The index the geometry draw writes to break a strip and to pad an invocation's unused
 /// index slots (the primitive restart index of 32-bit indices).

@@ -13,8 +13,8 @@ use crate::abi;
 use crate::g13::{FragmentOutputs, VaryingLayout};
 use crate::graphics_api::{stage_binary, StageBinary};
 use crate::ir::{
-    BinOp, Constant, ConvOp, GraphicsShader, InputPrimitive, Inst, Node, Op, OutputPrimitive,
-    PerVertexSlot, Shader, Space, Stage, SysVal, Type,
+    BinOp, CmpOp, Constant, ConvOp, GraphicsShader, InputPrimitive, Inst, Node, Op, OutputPrimitive,
+    PerVertexSlot, Shader, Space, Stage, SysVal, Type, OutputBuiltin, LAYER_LOCATION,
 };
 use crate::passes::{self, geometry_prologue, GeometryRecord};
 use crate::{CompileError, ShaderRequest};
@@ -30,6 +30,9 @@ pub struct GeometryBinary {
     pub invocations: u32,
     pub input: InputPrimitive,
     pub output: OutputPrimitive,
+    /// The geometry shader writes gl_Layer: the ICD records a rasterization draw per
+    /// framebuffer layer (`abi::GEOMETRY_LAYER`).
+    pub writes_layer: bool,
 }
 
 /// Compiles the geometry draw's program from `vs` (vertex input lowered, point size not
@@ -97,6 +100,10 @@ pub(crate) fn compile_geometry(
             invocations: info.invocations,
             input: info.input,
             output: info.output,
+            writes_layer: record
+                .slots
+                .iter()
+                .any(|s| s.0 .0 == PerVertexSlot::Location(LAYER_LOCATION)),
         },
         passthrough,
     ))
@@ -152,6 +159,9 @@ fn passthrough_vertex(record: &GeometryRecord) -> GraphicsShader {
         Type::I64,
         Op::Binary(BinOp::IAdd, base, off),
     );
+    let mut position = [None; 4];
+    let mut layer = None;
+    let mut stores = Vec::new();
     for &((slot, component), byte) in &record.slots {
         let k = def(
             &mut sh,
@@ -159,12 +169,7 @@ fn passthrough_vertex(record: &GeometryRecord) -> GraphicsShader {
             Type::I64,
             Op::Const(Constant(vec![u64::from(byte)])),
         );
-        let addr = def(
-            &mut sh,
-            &mut insts,
-            Type::I64,
-            Op::Binary(BinOp::IAdd, rec, k),
-        );
+        let addr = def(&mut sh, &mut insts, Type::I64, Op::Binary(BinOp::IAdd, rec, k));
         let bits = def(
             &mut sh,
             &mut insts,
@@ -175,28 +180,86 @@ fn passthrough_vertex(record: &GeometryRecord) -> GraphicsShader {
                 align: 4,
             },
         );
-        let op = match slot {
-            PerVertexSlot::Location(location) => Op::StoreOutput {
-                location,
-                component,
-                value: bits,
-            },
+        match slot {
+            PerVertexSlot::Location(location) => {
+                if location == LAYER_LOCATION {
+                    layer = Some(bits);
+                }
+                stores.push(Op::StoreOutput {
+                    location,
+                    component,
+                    value: bits,
+                });
+            }
             PerVertexSlot::Builtin(builtin) => {
-                let value = def(
-                    &mut sh,
-                    &mut insts,
-                    Type::F32,
-                    Op::Conv(ConvOp::Bitcast, bits),
-                );
-                Op::StoreBuiltin {
+                let value = def(&mut sh, &mut insts, Type::F32, Op::Conv(ConvOp::Bitcast, bits));
+                if builtin == OutputBuiltin::Position {
+                    position[usize::from(component & 3)] = Some(stores.len());
+                }
+                stores.push(Op::StoreBuiltin {
                     builtin,
                     component,
                     value,
-                }
+                });
             }
-        };
-        insts.push(Inst { dst: None, op });
+        }
     }
+    match layer {
+        // A vertex of another layer than the draw's goes outside the clip volume (x = 2w,
+        // w = 1), so its primitive is not drawn on this layer.
+        Some(layer) => {
+            let at = def(
+                &mut sh,
+                &mut insts,
+                Type::I32,
+                Op::Const(Constant(vec![u64::from(abi::GEOMETRY_LAYER)])),
+            );
+            let drawn = def(
+                &mut sh,
+                &mut insts,
+                Type::I32,
+                Op::Load {
+                    space: Space::Root,
+                    addr: at,
+                    align: 4,
+                },
+            );
+            let keep = def(
+                &mut sh,
+                &mut insts,
+                Type::BOOL,
+                Op::Cmp(CmpOp::IEq, layer, drawn),
+            );
+            for (c, away) in [(0, 2.0f32), (1, 0.0), (2, 0.0), (3, 1.0)] {
+                let Some(i) = position[c] else { continue };
+                let Op::StoreBuiltin { value, .. } = &mut stores[i] else {
+                    continue;
+                };
+                let far = def(
+                    &mut sh,
+                    &mut insts,
+                    Type::F32,
+                    Op::Const(Constant(vec![u64::from(away.to_bits())])),
+                );
+                *value = def(
+                    &mut sh,
+                    &mut insts,
+                    Type::F32,
+                    Op::Select(keep, *value, far),
+                );
+            }
+        }
+        // gl_Layer is 0 for a fragment shader after a geometry shader that does not write it.
+        None => {
+            let zero = def(&mut sh, &mut insts, Type::I32, Op::Const(Constant(vec![0])));
+            stores.push(Op::StoreOutput {
+                location: LAYER_LOCATION,
+                component: 0,
+                value: zero,
+            });
+        }
+    }
+    insts.extend(stores.into_iter().map(|op| Inst { dst: None, op }));
     sh.body = vec![Node::Block(insts)];
     GraphicsShader {
         stage: Stage::Vertex,

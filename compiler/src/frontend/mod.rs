@@ -44,7 +44,7 @@ use crate::{
 
 /// Header, instruction stream and capability checks (what vkCreateShaderModule needs).
 pub fn check_module(words: &[u32]) -> Result<(), CompileError> {
-    let m = module::parse(words, true)?;
+    let m = module::parse(words)?;
     let decos = module::collect_decorations(&m)?;
     // Constants are judged when a pipeline specialises them: a default value may not
     // evaluate (a division by a specialization constant that defaults to zero).
@@ -98,7 +98,7 @@ fn translate_stage(
 ) -> Result<(ir::Shader, StageInfo), CompileError> {
     // The Geometry capability is accepted only here, for a geometry entry point: nothing
     // public offers geometry shaders yet (check_module refuses the capability).
-    let m = module::parse(spirv, stage == ir::Stage::Geometry)?;
+    let m = module::parse(spirv)?;
     let decos = module::collect_decorations(&m)?;
     let (types, consts) = module::collect_types(&m, &decos, specialization)?;
     let consts = consts?;

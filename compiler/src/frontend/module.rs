@@ -116,8 +116,8 @@ const ALLOWED_CAPABILITIES: &[Capability] = &[
     Capability::StorageTexelBufferArrayNonUniformIndexing,
 ];
 
-/// Capabilities of geometry shaders, accepted only when a geometry entry point is translated
-/// (see `parse`). GeometryStreams: EmitStreamVertex to stream 0 is an EmitVertex; other
+/// Capabilities of geometry shaders (a fragment shader that reads gl_PrimitiveID declares
+/// Geometry too). GeometryStreams: EmitStreamVertex to stream 0 is an EmitVertex; other
 /// streams are refused where they are used.
 const GEOMETRY_CAPABILITIES: &[Capability] = &[
     Capability::Geometry,
@@ -198,8 +198,7 @@ fn restore_spec_op_tails(module: &mut Module, mut tails: SpecOpTails) {
     }
 }
 
-/// `geometry`: also accept [`GEOMETRY_CAPABILITIES`].
-pub(super) fn parse(words: &[u32], geometry: bool) -> Result<Module, CompileError> {
+pub(super) fn parse(words: &[u32]) -> Result<Module, CompileError> {
     if words.len() < 5 {
         return Err(invalid("module shorter than its 5-word header"));
     }
@@ -246,7 +245,7 @@ pub(super) fn parse(words: &[u32], geometry: bool) -> Result<Module, CompileErro
     for cap in &module.capabilities {
         match cap.operands.first() {
             Some(Operand::Capability(c)) if ALLOWED_CAPABILITIES.contains(c) => {}
-            Some(Operand::Capability(c)) if geometry && GEOMETRY_CAPABILITIES.contains(c) => {}
+            Some(Operand::Capability(c)) if GEOMETRY_CAPABILITIES.contains(c) => {}
             Some(Operand::Capability(c)) => return Err(unsupported(format!("capability {c:?}"))),
             _ => return Err(invalid("OpCapability without a capability operand")),
         }

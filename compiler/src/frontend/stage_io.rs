@@ -201,13 +201,18 @@ impl<'m> Tr<'m> {
                 if let Some(b) = self.distance_builtin(rid) {
                     return self.distance_input(b, ty).map(Some);
                 }
-                let primitive_id = self
+                let flat_builtin = match self
                     .decos
                     .get(rid, Decoration::BuiltIn)
                     .and_then(|v| v.first())
-                    .is_some_and(|b| *b == BuiltIn::PrimitiveId as u32);
-                if self.stage == ir::Stage::Fragment && primitive_id {
-                    return self.primitive_id_input(ty).map(Some);
+                    .and_then(|b| BuiltIn::from_u32(*b))
+                {
+                    Some(BuiltIn::PrimitiveId) => Some(ir::PRIMITIVE_ID_LOCATION),
+                    Some(BuiltIn::Layer) => Some(ir::LAYER_LOCATION),
+                    _ => None,
+                };
+                if let (ir::Stage::Fragment, Some(location)) = (self.stage, flat_builtin) {
+                    return self.flat_builtin_input(location, ty).map(Some);
                 }
                 if self.decos.has(rid, Decoration::BuiltIn) {
                     return Ok(None);
@@ -261,16 +266,23 @@ impl<'m> Tr<'m> {
                     if matches!(b, BuiltIn::ClipDistance | BuiltIn::CullDistance) {
                         // A variable of its own is written whenever the shader declares it.
                         self.distance_outputs(b, &tree)?;
-                    } else if b == BuiltIn::PrimitiveId && self.stage == ir::Stage::Geometry {
+                    } else if matches!(b, BuiltIn::PrimitiveId | BuiltIn::Layer)
+                        && self.stage == ir::Stage::Geometry
+                    {
                         let mut leaves = Vec::new();
                         leaf_vars(&tree, &mut leaves);
                         let [v] = leaves[..] else {
-                            return Err(invalid("PrimitiveId that is not a scalar"));
+                            return Err(invalid(format!("{b:?} that is not a scalar")));
+                        };
+                        let location = if b == BuiltIn::Layer {
+                            ir::LAYER_LOCATION
+                        } else {
+                            ir::PRIMITIVE_ID_LOCATION
                         };
                         self.outputs.push((
                             v,
                             OutTarget::Location {
-                                location: ir::PRIMITIVE_ID_LOCATION,
+                                location,
                                 component: 0,
                             },
                         ));
@@ -450,13 +462,14 @@ impl<'m> Tr<'m> {
         Ok(())
     }
 
-    /// A fragment shader's gl_PrimitiveID: the geometry shader's, a flat varying.
-    fn primitive_id_input(&mut self, ty: Word) -> Result<Ptr, CompileError> {
+    /// A fragment shader's gl_PrimitiveID or gl_Layer: the geometry shader's, a flat varying
+    /// at `location`.
+    fn flat_builtin_input(&mut self, location: u32, ty: Word) -> Result<Ptr, CompileError> {
         let tree = self.var_tree(ty, 0)?;
         let mut leaves = Vec::new();
         leaf_vars(&tree, &mut leaves);
         let [v] = leaves[..] else {
-            return Err(invalid("PrimitiveId that is not a scalar"));
+            return Err(invalid("PrimitiveId or Layer that is not a scalar"));
         };
         let interp = InputInterp {
             mode: Interpolation::Flat,
@@ -465,7 +478,7 @@ impl<'m> Tr<'m> {
         self.input_slots.insert(
             v,
             super::fragment_ops::InputSlot {
-                location: ir::PRIMITIVE_ID_LOCATION,
+                location,
                 component: 0,
                 mode: interp.mode,
             },
@@ -473,7 +486,7 @@ impl<'m> Tr<'m> {
         let x = self.emit(
             Type::I32,
             ir::Op::LoadInput {
-                location: ir::PRIMITIVE_ID_LOCATION,
+                location,
                 component: 0,
                 interp,
             },

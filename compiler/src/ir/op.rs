@@ -275,6 +275,9 @@ pub const CULL_FLAG_LOCATION: u32 = CLIP_DISTANCE_LOCATION + 4;
 /// gl_PrimitiveID from a geometry shader to the fragment shader: a flat I32 varying
 /// (component 0). A fragment shader reads it only after a geometry shader.
 pub const PRIMITIVE_ID_LOCATION: u32 = CLIP_DISTANCE_LOCATION + 6;
+/// gl_Layer from a geometry shader: a flat I32 varying (component 0) that the pass-through
+/// vertex shader compares with the layer its draw renders, and that a fragment shader reads.
+pub const LAYER_LOCATION: u32 = CLIP_DISTANCE_LOCATION + 7;
 
 /// Memory a load, store or atomic reaches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

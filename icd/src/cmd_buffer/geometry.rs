@@ -162,23 +162,29 @@ pub fn draw(
         instances,
         indirect: None,
     };
-    let raster = RasterDraw {
-        params,
-        primitive: output_primitive(g.output),
-        index: index_buf.va,
-        count: indices,
+    let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // A geometry shader that writes gl_Layer renders every layer of the framebuffer: each
+    // layer's render command gets both draws, and its rasterization draw keeps the
+    // primitives of its layer.
+    let streams: Vec<(usize, u32)> = if g.writes_layer && rs.view_mask == 0 {
+        (0..rs.fb.layers.max(1))
+            .map(|l| (rs.stream_for(l), l))
+            .collect()
+    } else {
+        rs.targets.iter().map(|&t| (t, rs.streams[t].layer)).collect()
     };
-    let targets = rec
-        .render
-        .as_ref()
-        .ok_or(vk::Result::ERROR_UNKNOWN)?
-        .targets
-        .clone();
-    for t in targets {
+    for (t, layer) in streams {
         rec.render
             .as_mut()
             .ok_or(vk::Result::ERROR_UNKNOWN)?
             .current = t;
+        let mut raster = RasterDraw {
+            params: params.clone(),
+            primitive: output_primitive(g.output),
+            index: index_buf.va,
+            count: indices,
+        };
+        put(&mut raster.params, abi::GEOMETRY_LAYER, &layer.to_le_bytes());
         draw_capture(dev, rec, p, kind, &geometry_draw)?;
         draw_raster(dev, rec, p, kind, &raster)?;
     }

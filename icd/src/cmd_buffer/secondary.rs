@@ -170,6 +170,11 @@ fn splice(dev: &Device, rec: &mut Recording, f: &Stream) -> Result<(), vk::Resul
         return Ok(());
     }
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // A secondary that did not know the framebuffer recorded layered geometry draws for
+    // every layer there may be; the primary keeps those of its framebuffer's layers.
+    if rs.view_mask == 0 && f.layer >= rs.fb.layers.max(1) {
+        return Ok(());
+    }
     // A layer the primary has no render command for yet (a secondary's vkCmdClearAttachments
     // of a layered framebuffer) gets one that loads what is there.
     rs.current = rs.stream_for(f.layer);
