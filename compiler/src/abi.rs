@@ -219,6 +219,9 @@ pub const GEOMETRY_INDEX_ADDRESS: u32 = XFB_ROOT_TABLE_SIZE + 8;
 /// it renders (u32). The pass-through vertex shader moves vertices of other layers outside
 /// the clip volume.
 pub const GEOMETRY_LAYER: u32 = XFB_ROOT_TABLE_SIZE + 16;
+/// The u64 address of the active primitives generated query's counter (or of a dummy
+/// word): each geometry draw invocation adds the primitives it emitted.
+pub const GEOMETRY_PRIMGEN_ADDRESS: u32 = XFB_ROOT_TABLE_SIZE + 24;
 
 /// Bytes of the geometry draw's root table.
 pub const GEOMETRY_ROOT_TABLE_SIZE: u32 = XFB_ROOT_TABLE_SIZE + 32;

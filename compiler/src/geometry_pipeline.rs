@@ -13,8 +13,8 @@ use crate::abi;
 use crate::g13::{FragmentOutputs, VaryingLayout};
 use crate::graphics_api::{stage_binary, StageBinary};
 use crate::ir::{
-    BinOp, CmpOp, Constant, ConvOp, GraphicsShader, InputPrimitive, Inst, Node, Op, OutputPrimitive,
-    PerVertexSlot, Shader, Space, Stage, SysVal, Type, OutputBuiltin, LAYER_LOCATION,
+    BinOp, CmpOp, Constant, ConvOp, GraphicsShader, InputPrimitive, Inst, Node, Op, OutputBuiltin,
+    OutputPrimitive, PerVertexSlot, Shader, Space, Stage, SysVal, Type, LAYER_LOCATION,
 };
 use crate::passes::{self, geometry_prologue, GeometryRecord};
 use crate::{CompileError, ShaderRequest};
@@ -169,7 +169,12 @@ fn passthrough_vertex(record: &GeometryRecord) -> GraphicsShader {
             Type::I64,
             Op::Const(Constant(vec![u64::from(byte)])),
         );
-        let addr = def(&mut sh, &mut insts, Type::I64, Op::Binary(BinOp::IAdd, rec, k));
+        let addr = def(
+            &mut sh,
+            &mut insts,
+            Type::I64,
+            Op::Binary(BinOp::IAdd, rec, k),
+        );
         let bits = def(
             &mut sh,
             &mut insts,
@@ -192,7 +197,12 @@ fn passthrough_vertex(record: &GeometryRecord) -> GraphicsShader {
                 });
             }
             PerVertexSlot::Builtin(builtin) => {
-                let value = def(&mut sh, &mut insts, Type::F32, Op::Conv(ConvOp::Bitcast, bits));
+                let value = def(
+                    &mut sh,
+                    &mut insts,
+                    Type::F32,
+                    Op::Conv(ConvOp::Bitcast, bits),
+                );
                 if builtin == OutputBuiltin::Position {
                     position[usize::from(component & 3)] = Some(stores.len());
                 }

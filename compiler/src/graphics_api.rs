@@ -776,9 +776,9 @@ pub fn compile_graphics_pipeline_coverage(
         None => Vec::new(),
     };
     if geometry.is_none()
-        && inputs.iter().any(|i| {
-            i.0 == crate::ir::PRIMITIVE_ID_LOCATION || i.0 == crate::ir::LAYER_LOCATION
-        })
+        && inputs
+            .iter()
+            .any(|i| i.0 == crate::ir::PRIMITIVE_ID_LOCATION || i.0 == crate::ir::LAYER_LOCATION)
     {
         return Err(CompileError::Unsupported(
             "gl_PrimitiveID or gl_Layer in a fragment shader without a geometry shader".into(),

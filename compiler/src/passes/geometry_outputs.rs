@@ -11,8 +11,8 @@
 
 use crate::abi;
 use crate::ir::{
-    BinOp, CmpOp, Constant, ConvOp, GraphicsShader, Inst, Node, Op, PerVertexSlot, Shader, Space,
-    Stage, Type, Value, Var,
+    AtomicOp, BinOp, CmpOp, Constant, ConvOp, GraphicsShader, Inst, Node, Op, OutputPrimitive,
+    PerVertexSlot, Shader, Space, Stage, Type, Value, Var,
 };
 use crate::CompileError;
 
@@ -79,6 +79,10 @@ struct Lower<'s> {
     emitted: Var,
     written: Var,
     strip: Var,
+    /// Complete output primitives so far (for primitives generated queries).
+    prims: Var,
+    /// Vertices of one output primitive: 1, 2 or 3.
+    per_prim: u32,
     inv: Value,
     records: Value,
     indices: Value,
@@ -166,6 +170,18 @@ impl Lower<'_> {
         self.put_index(&mut body, record);
         self.incr(&mut body, self.emitted);
         self.incr(&mut body, self.strip);
+        // The strip's vertex completes a primitive once it holds `per_prim`.
+        let held = self.def(&mut body, Type::I32, Op::LoadVar(self.strip));
+        let per_prim = self.k32(&mut body, self.per_prim);
+        let complete = self.def(&mut body, Type::BOOL, Op::Cmp(CmpOp::UGe, held, per_prim));
+        let n = self.def(&mut body, Type::I32, Op::LoadVar(self.prims));
+        let one = self.k32(&mut body, 1);
+        let more = self.i(&mut body, BinOp::IAdd, n, one);
+        let n = self.def(&mut body, Type::I32, Op::Select(complete, more, n));
+        body.push(Inst {
+            dst: None,
+            op: Op::StoreVar(self.prims, n),
+        });
         vec![
             Node::Block(head),
             Node::If {
@@ -197,6 +213,72 @@ impl Lower<'_> {
                 then_body: vec![Node::Block(body)],
                 else_body: Vec::new(),
             },
+        ]
+    }
+
+    /// The end of the invocation: adds its primitives to the primitives generated counter
+    /// (a u64 at the root table's `abi::GEOMETRY_PRIMGEN_ADDRESS`), then pads the index
+    /// region.
+    fn finish(&mut self) -> Vec<Node> {
+        let mut head = Vec::new();
+        let n = self.def(&mut head, Type::I32, Op::LoadVar(self.prims));
+        let zero = self.k32(&mut head, 0);
+        let any = self.def(&mut head, Type::BOOL, Op::Cmp(CmpOp::INe, n, zero));
+        let mut add = Vec::new();
+        let at = self.k32(&mut add, abi::GEOMETRY_PRIMGEN_ADDRESS);
+        let low = self.def(
+            &mut add,
+            Type::I64,
+            Op::Load {
+                space: Space::Root,
+                addr: at,
+                align: 8,
+            },
+        );
+        let old = self.def(
+            &mut add,
+            Type::I32,
+            Op::Atomic {
+                space: Space::Global,
+                op: AtomicOp::Add,
+                addr: low,
+                value: n,
+                cmp: None,
+            },
+        );
+        // The low word wrapped: carry into the high one.
+        let sum = self.i(&mut add, BinOp::IAdd, old, n);
+        let carry = self.def(&mut add, Type::BOOL, Op::Cmp(CmpOp::ULt, sum, old));
+        let mut high = Vec::new();
+        let four = self.k32(&mut high, 4);
+        let addr = self.address(&mut high, low, four);
+        let one = self.k32(&mut high, 1);
+        self.def(
+            &mut high,
+            Type::I32,
+            Op::Atomic {
+                space: Space::Global,
+                op: AtomicOp::Add,
+                addr,
+                value: one,
+                cmp: None,
+            },
+        );
+        vec![
+            Node::Block(head),
+            Node::If {
+                cond: any,
+                then_body: vec![
+                    Node::Block(add),
+                    Node::If {
+                        cond: carry,
+                        then_body: vec![Node::Block(high)],
+                        else_body: Vec::new(),
+                    },
+                ],
+                else_body: Vec::new(),
+            },
+            self.pad(),
         ]
     }
 
@@ -279,7 +361,7 @@ impl Lower<'_> {
                     body: self.nodes(body)?,
                 }),
                 Node::Return => {
-                    out.push(self.pad());
+                    out.extend(self.finish());
                     out.push(Node::Return);
                 }
                 n @ (Node::Break | Node::Continue) => out.push(n),
@@ -315,7 +397,8 @@ pub fn lower_geometry_outputs(
     let sh = &mut g.shader;
     let (mut head, inv) = prologue(sh)?;
     let current: Vec<Var> = keys.iter().map(|_| sh.new_var(Type::I32)).collect();
-    let (emitted, written, strip) = (
+    let (emitted, written, strip, prims) = (
+        sh.new_var(Type::I32),
         sh.new_var(Type::I32),
         sh.new_var(Type::I32),
         sh.new_var(Type::I32),
@@ -355,7 +438,7 @@ pub fn lower_geometry_outputs(
             align: 8,
         },
     );
-    for v in [emitted, written, strip] {
+    for v in [emitted, written, strip, prims] {
         init.push(Inst {
             dst: None,
             op: Op::StoreVar(v, zero),
@@ -378,6 +461,12 @@ pub fn lower_geometry_outputs(
         emitted,
         written,
         strip,
+        prims,
+        per_prim: match info.output {
+            OutputPrimitive::Points => 1,
+            OutputPrimitive::LineStrip => 2,
+            OutputPrimitive::TriangleStrip => 3,
+        },
         inv,
         records,
         indices,
@@ -385,7 +474,7 @@ pub fn lower_geometry_outputs(
     };
     let mut body = l.nodes(body)?;
     if !matches!(body.last(), Some(Node::Return)) {
-        body.push(l.pad());
+        body.extend(l.finish());
     }
     head.extend(body);
     l.sh.body = head;

@@ -363,11 +363,12 @@ fn draw_unguarded(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(
     if rec.xfb.active() {
         super::xfb::capture(dev, rec, p, kind)?;
     }
-    if let Some(counter) = rec.primgen {
-        super::primgen::count(dev, rec, p, kind, counter)?;
-    }
+    // A geometry shader's primitives are counted as it emits them.
     if p.binary.geometry.is_some() {
         return super::geometry::draw(dev, rec, p, kind);
+    }
+    if let Some(counter) = rec.primgen {
+        super::primgen::count(dev, rec, p, kind, counter)?;
     }
     draw_with(dev, rec, p, kind)
 }

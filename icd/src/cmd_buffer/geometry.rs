@@ -146,14 +146,19 @@ pub fn draw(
     ] {
         put(&mut params, at, &v.to_le_bytes());
     }
+    let (_, no_query) = super::xfb::zero_words(dev, rec)?;
     for (at, v) in [
+        (
+            abi::GEOMETRY_PRIMGEN_ADDRESS,
+            rec.primgen.unwrap_or(no_query),
+        ),
         (abi::XFB_INDEX_ADDRESS, index.map_or(0, |i| i.0)),
         (abi::GEOMETRY_RECORD_ADDRESS, record_buf.va),
         (abi::GEOMETRY_INDEX_ADDRESS, index_buf.va),
     ] {
         put(&mut params, at, &v.to_le_bytes());
     }
-    let geometry_draw = CaptureDraw {
+    let mut geometry_draw = CaptureDraw {
         binary: &g.program,
         code: code.code,
         spill: code.spill,
@@ -171,7 +176,10 @@ pub fn draw(
             .map(|l| (rs.stream_for(l), l))
             .collect()
     } else {
-        rs.targets.iter().map(|&t| (t, rs.streams[t].layer)).collect()
+        rs.targets
+            .iter()
+            .map(|&t| (t, rs.streams[t].layer))
+            .collect()
     };
     for (t, layer) in streams {
         rec.render
@@ -184,9 +192,20 @@ pub fn draw(
             index: index_buf.va,
             count: indices,
         };
-        put(&mut raster.params, abi::GEOMETRY_LAYER, &layer.to_le_bytes());
+        put(
+            &mut raster.params,
+            abi::GEOMETRY_LAYER,
+            &layer.to_le_bytes(),
+        );
         draw_capture(dev, rec, p, kind, &geometry_draw)?;
         draw_raster(dev, rec, p, kind, &raster)?;
+        // Every layer's or view's geometry draw emits the same primitives: the query
+        // counts them once.
+        put(
+            &mut geometry_draw.params,
+            abi::GEOMETRY_PRIMGEN_ADDRESS,
+            &no_query.to_le_bytes(),
+        );
     }
     Ok(())
 }

@@ -72,7 +72,7 @@ fn put(t: &mut [u8], at: u32, bytes: &[u8]) {
     t[at..at + bytes.len()].copy_from_slice(bytes);
 }
 
-fn zero_words(dev: &Device, rec: &mut Recording) -> Result<(u64, u64), vk::Result> {
+pub(super) fn zero_words(dev: &Device, rec: &mut Recording) -> Result<(u64, u64), vk::Result> {
     if rec.xfb.zero == 0 {
         rec.xfb.zero = rec.upload.push(dev, &[0; 8], 8)?;
         rec.xfb.no_query = rec.upload.push(dev, &[0; 8], 8)?;
