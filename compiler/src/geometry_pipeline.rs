@@ -91,7 +91,10 @@ pub(crate) fn compile_geometry(
         &FragmentOutputs::default(),
     )?);
     program.uniform_halves = abi::GEOMETRY_ROOT_TABLE_SIZE / 2;
-    let passthrough = passthrough_vertex(&record);
+    // Transform feedback captures the geometry shader's vertices: the pass-through vertex
+    // shader writes the same outputs, so its capture variant does.
+    let mut passthrough = passthrough_vertex(&record);
+    passthrough.xfb = g.xfb.clone();
     Ok((
         GeometryBinary {
             program,

@@ -797,14 +797,15 @@ pub fn compile_graphics_pipeline_coverage(
         }
     }
     let mut vbin = compile_graphics(&vs, &layout, &FragmentOutputs::default())?;
-    let xfb = match geometry {
-        // The pass-through vertex shader reads records through the geometry root table.
-        Some(_) => {
-            vbin.uniform_halves = crate::abi::GEOMETRY_ROOT_TABLE_SIZE / 2;
-            None
+    let mut xfb = compile_xfb(&unclamped, &layout)?;
+    if geometry.is_some() {
+        // The pass-through vertex shader and its capture variant read records through the
+        // geometry root table.
+        vbin.uniform_halves = crate::abi::GEOMETRY_ROOT_TABLE_SIZE / 2;
+        if let Some(x) = &mut xfb {
+            x.vertex.uniform_halves = crate::abi::GEOMETRY_ROOT_TABLE_SIZE / 2;
         }
-        None => compile_xfb(&unclamped, &layout)?,
-    };
+    }
     let (fragment, discards, writes_depth) = match &fs {
         Some(fs) => {
             let outputs = fragment_outputs(req.fragment_state)?;

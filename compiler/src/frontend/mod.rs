@@ -125,11 +125,6 @@ fn translate_stage(
             _ => None,
         },
     };
-    if stage == ir::Stage::Geometry && has_mode(spirv::ExecutionMode::Xfb) {
-        return Err(unsupported(
-            "transform feedback of a geometry shader's vertices",
-        ));
-    }
 
     let mut local_size = match ep.local_size {
         Some(LocalSize::Literal(s)) => s,
@@ -245,7 +240,8 @@ fn translate_stage(
         }),
         input_slots: HashMap::new(),
         phys_ptrs: physical::pointer_ids(&m, &types),
-        xfb_mode: stage == ir::Stage::Vertex && has_mode(spirv::ExecutionMode::Xfb),
+        xfb_mode: matches!(stage, ir::Stage::Vertex | ir::Stage::Geometry)
+            && has_mode(spirv::ExecutionMode::Xfb),
         xfb_leaves: Vec::new(),
         xfb_strides: [0; ir::XFB_BUFFERS],
         geometry: info.geometry,

@@ -550,7 +550,7 @@ pub fn validate_graphics(g: &GraphicsShader) -> Result<(), String> {
         (Some(_), false) => return Err(format!("{:?} shader with geometry info", g.stage)),
         (None, true) => return Err("geometry shader without geometry info".into()),
     }
-    if g.xfb.is_some() && g.stage != Stage::Vertex {
+    if g.xfb.is_some() && !matches!(g.stage, Stage::Vertex | Stage::Geometry) {
         return Err(format!("{:?} shader with transform feedback", g.stage));
     }
     walk(&g.shader.body, &mut |i| {

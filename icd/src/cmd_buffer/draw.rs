@@ -360,12 +360,12 @@ fn draw_unguarded(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(
         eprintln!("agx4: draw without a bound graphics pipeline");
         vk::Result::ERROR_UNKNOWN
     })?;
-    if rec.xfb.active() {
-        super::xfb::capture(dev, rec, p, kind)?;
-    }
-    // A geometry shader's primitives are counted as it emits them.
+    // A geometry shader's primitives are captured and counted as it emits them.
     if p.binary.geometry.is_some() {
         return super::geometry::draw(dev, rec, p, kind);
+    }
+    if rec.xfb.active() {
+        super::xfb::capture(dev, rec, p, kind)?;
     }
     if let Some(counter) = rec.primgen {
         super::primgen::count(dev, rec, p, kind, counter)?;

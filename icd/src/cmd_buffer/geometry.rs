@@ -181,6 +181,7 @@ pub fn draw(
             .map(|&t| (t, rs.streams[t].layer))
             .collect()
     };
+    let mut first = true;
     for (t, layer) in streams {
         rec.render
             .as_mut()
@@ -198,6 +199,27 @@ pub fn draw(
             &layer.to_le_bytes(),
         );
         draw_capture(dev, rec, p, kind, &geometry_draw)?;
+        if first {
+            // Transform feedback captures the emitted primitives once, from the index list.
+            let list = DrawKind::Indexed {
+                count: indices,
+                instances: 1,
+                first_index: 0,
+                vertex_offset: 0,
+                first_instance: 0,
+            };
+            super::xfb::capture_with(
+                dev,
+                rec,
+                p,
+                list,
+                raster.primitive,
+                true,
+                Some((index_buf.va, 4)),
+                &[(abi::GEOMETRY_RECORD_ADDRESS, record_buf.va)],
+            )?;
+        }
+        first = false;
         draw_raster(dev, rec, p, kind, &raster)?;
         // Every layer's or view's geometry draw emits the same primitives: the query
         // counts them once.

@@ -88,56 +88,67 @@ pub fn capture(
     p: &GraphicsPipeline,
     kind: DrawKind,
 ) -> Result<(), vk::Result> {
+    let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
+    let index = match kind {
+        DrawKind::Direct { .. } | DrawKind::Indirect { indexed: false, .. } => None,
+        DrawKind::Indexed { .. } | DrawKind::Indirect { indexed: true, .. } => {
+            let (addr, _, size) = rec.gfx.index.ok_or(vk::Result::ERROR_UNKNOWN)?;
+            Some((addr, index_bytes(size)))
+        }
+    };
+    capture_with(dev, rec, p, kind, fx.primitive, fx.restart, index, &[])
+}
+
+fn index_bytes(size: IndexSize) -> u32 {
+    match size {
+        IndexSize::U8 => 1,
+        IndexSize::U16 => 2,
+        IndexSize::U32 => 4,
+    }
+}
+
+/// Records the capture draw of a draw `kind` of `primitive`s with pipeline `p`, reading
+/// the index buffer `index` (address, bytes per index) for indexed draws, with primitive
+/// restart if `restart`; `extra` root words (offset, u64) go after the capture words (a
+/// geometry pipeline's record address).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn capture_with(
+    dev: &Device,
+    rec: &mut Recording,
+    p: &GraphicsPipeline,
+    kind: DrawKind,
+    primitive: Primitive,
+    restart: bool,
+    index: Option<(u64, u32)>,
+    extra: &[(u32, u64)],
+) -> Result<(), vk::Result> {
     if !rec.xfb.active {
         return Ok(());
     }
     let (Some(binary), Some(code)) = (&p.binary.xfb, &p.xfb) else {
         return Ok(());
     };
-    let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
-    let Some((n, step, order, skip, divide)) = decomposition(fx.primitive) else {
-        eprintln!(
-            "agx4: transform feedback of {:?} primitives is not implemented",
-            fx.primitive
-        );
+    let Some((n, step, order, skip, divide)) = decomposition(primitive) else {
+        eprintln!("agx4: transform feedback of {primitive:?} primitives is not implemented");
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     };
-    let index_bytes = |size: IndexSize| match size {
-        IndexSize::U8 => 1u32,
-        IndexSize::U16 => 2,
-        IndexSize::U32 => 4,
-    };
-    let bound_index = || -> Result<(u64, u32), vk::Result> {
-        let (addr, _, size) = rec.gfx.index.ok_or(vk::Result::ERROR_UNKNOWN)?;
-        Ok((addr, index_bytes(size)))
-    };
-    // Vertices per instance, instances, first vertex or vertex offset, first index, the
-    // index buffer; an indirect draw's come from the GPU.
-    let (count, instances, base, first_index, index, indirect) = match kind {
+    // Vertices per instance, instances, first vertex or vertex offset, first index; an
+    // indirect draw's come from the GPU.
+    let (count, instances, base, first_index, indirect) = match kind {
         DrawKind::Direct {
             count,
             instances,
             first_vertex,
             ..
-        } => (count, instances, first_vertex, 0, None, None),
+        } => (count, instances, first_vertex, 0, None),
         DrawKind::Indexed {
             count,
             instances,
             first_index,
             vertex_offset,
             ..
-        } => (
-            count,
-            instances,
-            vertex_offset as u32,
-            first_index,
-            Some(bound_index()?),
-            None,
-        ),
-        DrawKind::Indirect { args, indexed, .. } => {
-            let index = if indexed { Some(bound_index()?) } else { None };
-            (0, 0, 0, 0, index, Some((args, indexed)))
-        }
+        } => (count, instances, vertex_offset as u32, first_index, None),
+        DrawKind::Indirect { args, indexed, .. } => (0, 0, 0, 0, Some((args, indexed))),
     };
     let prims = count.saturating_sub(skip) / divide;
     if indirect.is_none() && (prims == 0 || instances == 0) {
@@ -147,7 +158,15 @@ pub fn capture(
         .checked_mul(n)
         .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
     let (_, no_query) = zero_words(dev, rec)?;
-    let mut params = vec![0u8; (abi::XFB_ROOT_TABLE_SIZE - abi::XFB_PARAMS_OFFSET) as usize];
+    let table_end = if extra.is_empty() {
+        abi::XFB_ROOT_TABLE_SIZE
+    } else {
+        abi::GEOMETRY_ROOT_TABLE_SIZE
+    };
+    let mut params = vec![0u8; (table_end - abi::XFB_PARAMS_OFFSET) as usize];
+    for &(at, v) in extra {
+        put(&mut params, at, &v.to_le_bytes());
+    }
     let mut ends = [0u64; XFB_BUFFERS];
     for (b, end_slot) in ends.iter_mut().enumerate() {
         if binary.strides[b] == 0 {
@@ -206,7 +225,7 @@ pub fn capture(
     );
     // Indexed draws with primitive restart find their primitives on the GPU (lists too:
     // VK_EXT_primitive_topology_list_restart).
-    let restart = index.is_some() && fx.restart;
+    let restart = index.is_some() && restart;
     put(
         &mut params,
         abi::XFB_RESTART,
