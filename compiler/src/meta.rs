@@ -83,6 +83,30 @@ pub enum Meta {
     /// after the first `SKIP` of a run, a list's at every `DIVIDE`th. Push constants
     /// [`primgen`]. Launch one workgroup.
     PrimitivesGenerated,
+    /// An indirect draw with a geometry shader (icd cmd_buffer/geometry.rs): reads the
+    /// draw's VkDrawIndirectCommand or VkDrawIndexedIndirectCommand (binding 0); writes the
+    /// geometry draw's VkDrawIndirectCommand (primitives x GS invocations, the instances, 0,
+    /// the first instance) and then the rasterization draw's VkDrawIndexedIndirectCommand
+    /// (2 x max vertices index slots per invocation, one instance) to binding 1, and the
+    /// geometry draw's words from `abi::XFB_DRAW_OFFSET` (as [`Meta::XfbDrawArgs`]) to
+    /// binding 2. Primitives and then instances are cut down so that at most `CAPACITY`
+    /// invocations run: their output space was allocated when the draw was recorded.
+    /// Push constants [`geometry_args`]. Launch one workgroup.
+    GeometryDrawArgs,
+}
+
+/// Push constants of [`Meta::GeometryDrawArgs`].
+pub mod geometry_args {
+    /// As in [`super::xfb_args`].
+    pub const SKIP: u32 = 0;
+    pub const DIVIDE: u32 = 4;
+    pub const INDEXED: u32 = 8;
+    /// The geometry shader's invocations per primitive and most emitted vertices.
+    pub const INVOCATIONS: u32 = 12;
+    pub const MAX_VERTICES: u32 = 16;
+    /// The most invocations (at least `INVOCATIONS`).
+    pub const CAPACITY: u32 = 20;
+    pub const SIZE: u32 = 24;
 }
 
 /// Push constants of [`Meta::PrimitivesGenerated`].
@@ -206,6 +230,7 @@ impl Meta {
             Meta::XfbDrawArgs => xfb_args::SIZE,
             Meta::XfbByteCount => xfb_byte_count::SIZE,
             Meta::PrimitivesGenerated => primgen::SIZE,
+            Meta::GeometryDrawArgs => geometry_args::SIZE,
         }
     }
 
@@ -217,7 +242,10 @@ impl Meta {
                 2
             }
             Meta::GuardedCopy => 4,
-            Meta::DispatchFixup | Meta::XfbDrawArgs | Meta::PrimitivesGenerated => 3,
+            Meta::DispatchFixup
+            | Meta::XfbDrawArgs
+            | Meta::PrimitivesGenerated
+            | Meta::GeometryDrawArgs => 3,
             Meta::XfbByteCount => 2,
         }
     }
@@ -261,6 +289,7 @@ pub fn build(kind: Meta) -> Shader {
         Meta::XfbDrawArgs => b.xfb_draw_args(),
         Meta::XfbByteCount => b.xfb_byte_count(),
         Meta::PrimitivesGenerated => b.primitives_generated(),
+        Meta::GeometryDrawArgs => b.geometry_draw_args(),
     }
     b.finish()
 }
@@ -611,6 +640,65 @@ impl Builder {
             for (i, v) in [verts, instances, zero, first_instance]
                 .into_iter()
                 .enumerate()
+            {
+                b.put_word(1, i as u32, v);
+            }
+            for (i, v) in [
+                (1, prims),
+                (2, instances),
+                (3, base),
+                (7, first_index),
+                (15, count),
+            ] {
+                b.put_word(2, i, v);
+            }
+        });
+    }
+
+    fn geometry_draw_args(&mut self) {
+        use geometry_args::*;
+        let one = self.i32(1);
+        self.bounded(one, |b, _| {
+            let skip = b.push_constant(Type::I32, SKIP);
+            let divide = b.push_constant(Type::I32, DIVIDE);
+            let indexed = b.push_constant(Type::I32, INDEXED);
+            let invocations = b.push_constant(Type::I32, INVOCATIONS);
+            let max_vertices = b.push_constant(Type::I32, MAX_VERTICES);
+            let capacity = b.push_constant(Type::I32, CAPACITY);
+            let zero = b.i32(0);
+            let one = b.i32(1);
+            let indexed = b.def(Type::BOOL, Op::Cmp(CmpOp::INe, indexed, zero));
+            let w: Vec<Value> = (0..5).map(|i| b.word(0, i)).collect();
+            let (count, instances) = (w[0], w[1]);
+            let first_index = b.def(Type::I32, Op::Select(indexed, w[2], zero));
+            let base = b.def(Type::I32, Op::Select(indexed, w[3], w[2]));
+            let first_instance = b.def(Type::I32, Op::Select(indexed, w[4], w[3]));
+            let enough = b.def(Type::BOOL, Op::Cmp(CmpOp::UGe, count, skip));
+            let left = b.bin(Type::I32, BinOp::ISub, count, skip);
+            let left = b.def(Type::I32, Op::Select(enough, left, zero));
+            let prims = b.bin(Type::I32, BinOp::UDiv, left, divide);
+            let fit = b.bin(Type::I32, BinOp::UDiv, capacity, invocations);
+            let prims = b.bin(Type::I32, BinOp::UMin, prims, fit);
+            let per_instance = b.mul(prims, invocations);
+            let some = b.bin(Type::I32, BinOp::UMax, per_instance, one);
+            let fit = b.bin(Type::I32, BinOp::UDiv, capacity, some);
+            let instances = b.bin(Type::I32, BinOp::UMin, instances, fit);
+            let total = b.mul(per_instance, instances);
+            let slots = b.mul(total, max_vertices);
+            let indices = b.add(slots, slots);
+            for (i, v) in [
+                per_instance,
+                instances,
+                zero,
+                first_instance,
+                indices,
+                one,
+                zero,
+                zero,
+                zero,
+            ]
+            .into_iter()
+            .enumerate()
             {
                 b.put_word(1, i as u32, v);
             }
@@ -1005,6 +1093,7 @@ mod tests {
             (Meta::XfbDrawArgs, 9),
             (Meta::XfbByteCount, 1),
             (Meta::PrimitivesGenerated, 2),
+            (Meta::GeometryDrawArgs, 14),
             (
                 Meta::QueryCopy {
                     wide: true,
@@ -1074,6 +1163,11 @@ mod tests {
     #[test]
     fn primitives_generated_compiles() {
         compile(Meta::PrimitivesGenerated, Target::G13).unwrap();
+    }
+
+    #[test]
+    fn geometry_draw_args_compiles() {
+        compile(Meta::GeometryDrawArgs, Target::G13).unwrap();
     }
 
     #[test]

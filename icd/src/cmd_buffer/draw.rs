@@ -347,11 +347,23 @@ fn stencil_word(fx: &Effective, face: usize) -> FragmentStencil {
 
 /// Records one draw with the bound pipeline, under the conditional rendering in effect.
 pub fn draw(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk::Result> {
-    let kind = match rec.condition {
-        Some(c) => guard_draw(dev, rec, kind, c)?,
-        None => kind,
+    let Some(c) = rec.condition else {
+        return draw_unguarded(dev, rec, kind);
     };
-    draw_unguarded(dev, rec, kind)
+    let known = match kind {
+        DrawKind::Direct {
+            count, instances, ..
+        }
+        | DrawKind::Indexed {
+            count, instances, ..
+        } => Some((count, instances)),
+        DrawKind::Indirect { .. } => rec.known_args,
+    };
+    let kind = guard_draw(dev, rec, kind, c)?;
+    let outer = std::mem::replace(&mut rec.known_args, known);
+    let r = draw_unguarded(dev, rec, kind);
+    rec.known_args = outer;
+    r
 }
 
 /// Records one draw with the bound pipeline, whatever the conditional rendering.
@@ -503,6 +515,8 @@ pub struct RasterDraw {
     /// The index list: `count` 32-bit indices.
     pub index: u64,
     pub count: u32,
+    /// The GPU writes the VkDrawIndexedIndirectCommand here instead.
+    pub indirect: Option<u64>,
 }
 
 /// Records a geometry pipeline's rasterization draw into the current stream.
@@ -849,10 +863,10 @@ fn draw_one(
                 restart_enable: true,
                 index_size: IndexSize::U32,
                 index_buffer: Some(r.index),
-                count: Some(r.count),
-                instances: Some(1),
-                start: Some(0),
-                indirect: None,
+                count: r.indirect.is_none().then_some(r.count),
+                instances: r.indirect.is_none().then_some(1),
+                start: r.indirect.is_none().then_some(0),
+                indirect: r.indirect,
                 index_buffer_size: Some(
                     (u64::from(r.count) * 4)
                         .next_multiple_of(4)

@@ -11,6 +11,7 @@
 //! the simulator runs a stream's draws in order. Real G13 may overlap the vertex work of
 //! consecutive draws, and whether that needs a barrier between them is not checked yet.
 
+use super::dispatch::meta_launch;
 use super::draw::{draw_capture, draw_raster, CaptureDraw, DrawKind, RasterDraw};
 use super::Recording;
 use crate::device::Device;
@@ -18,10 +19,15 @@ use crate::pipeline_graphics::GraphicsPipeline;
 use ash::vk;
 use compiler::abi;
 use compiler::ir::{InputPrimitive, OutputPrimitive};
+use compiler::meta::{geometry_args, Meta};
 use hw::g13::control::vdm::{IndexSize, Primitive};
 
 /// The most bytes one draw's output vertex records and index list may take.
 const MAX_OUTPUT_BYTES: u64 = 1 << 30;
+
+/// The output space of an indirect draw, whose size is not known when it is recorded: the
+/// GPU cuts the draw down to what fits (Meta::GeometryDrawArgs).
+const INDIRECT_OUTPUT_BYTES: u64 = 256 << 10;
 
 /// How the draw's topology gives the geometry shader its input primitives: vertices per
 /// primitive, vertex step between primitives, order bits (`abi::XFB_ORDER_SWAP_ODD`,
@@ -85,41 +91,70 @@ pub fn draw(
         IndexSize::U16 => 2,
         IndexSize::U32 => 4,
     };
-    let (count, instances, base, first_index, index) = match kind {
+    let bound_index = |rec: &Recording| -> Result<(u64, u32), vk::Result> {
+        let (addr, _, size) = rec.gfx.index.ok_or(vk::Result::ERROR_UNKNOWN)?;
+        Ok((addr, index_bytes(size)))
+    };
+    // Primitives per instance, instances, first vertex or vertex offset, first index, the
+    // index buffer; an indirect draw's come from the GPU, which also writes the two draws'
+    // arguments.
+    let (prims, instances, base, first_index, count, index, indirect) = match kind {
         DrawKind::Direct {
             count,
             instances,
             first_vertex,
             ..
-        } => (count, instances, first_vertex, 0, None),
+        } => (
+            count.saturating_sub(skip) / divide,
+            instances,
+            first_vertex,
+            0,
+            count,
+            None,
+            None,
+        ),
         DrawKind::Indexed {
             count,
             instances,
             first_index,
             vertex_offset,
             ..
-        } => {
-            let (addr, _, size) = rec.gfx.index.ok_or(vk::Result::ERROR_UNKNOWN)?;
-            (
-                count,
-                instances,
-                vertex_offset as u32,
-                first_index,
-                Some((addr, index_bytes(size))),
-            )
-        }
-        DrawKind::Indirect { .. } => {
-            eprintln!("agx4: indirect draws with a geometry shader are not implemented");
-            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+        } => (
+            count.saturating_sub(skip) / divide,
+            instances,
+            vertex_offset as u32,
+            first_index,
+            count,
+            Some(bound_index(rec)?),
+            None,
+        ),
+        DrawKind::Indirect { args, indexed, .. } => {
+            let index = if indexed {
+                Some(bound_index(rec)?)
+            } else {
+                None
+            };
+            (0, 0, 0, 0, 0, index, Some((args, indexed)))
         }
     };
-    let prims = count.saturating_sub(skip) / divide;
-    if prims == 0 || instances == 0 {
+    if indirect.is_none() && (prims == 0 || instances == 0) {
         return Ok(());
     }
     let too_big = vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
-    let per_instance = prims.checked_mul(g.invocations).ok_or(too_big)?;
-    let invocations = u64::from(per_instance) * u64::from(instances);
+    let per_record = u64::from(g.max_vertices) * (u64::from(g.stride.max(4)) + 8);
+    let invocations = match (indirect, rec.known_args) {
+        // Arguments the CPU wrote: room for the largest draw.
+        (Some(_), Some((count, instances))) => {
+            let prims = count.saturating_sub(skip) / divide;
+            (u64::from(prims) * u64::from(g.invocations) * u64::from(instances))
+                .max(u64::from(g.invocations))
+        }
+        // Room for what fits in INDIRECT_OUTPUT_BYTES, at least one primitive.
+        (Some(_), None) => (INDIRECT_OUTPUT_BYTES / per_record).max(u64::from(g.invocations)),
+        (None, _) => {
+            u64::from(prims.checked_mul(g.invocations).ok_or(too_big)?) * u64::from(instances)
+        }
+    };
     let records = invocations * u64::from(g.max_vertices);
     let record_bytes = records * u64::from(g.stride.max(4));
     let indices = u32::try_from(records * 2).map_err(|_| too_big)?;
@@ -129,6 +164,12 @@ pub fn draw(
     }
     let record_buf = rec.upload.alloc(dev, record_bytes, 16)?;
     let index_buf = rec.upload.alloc(dev, u64::from(indices) * 4, 16)?;
+    // The geometry draw's VkDrawIndirectCommand, then the rasterization draw's
+    // VkDrawIndexedIndirectCommand.
+    let draw_args = match indirect {
+        Some(_) => Some(rec.upload.alloc(dev, 36, 16)?.va),
+        None => None,
+    };
 
     let mut params = vec![0u8; (abi::GEOMETRY_ROOT_TABLE_SIZE - abi::XFB_PARAMS_OFFSET) as usize];
     // The words the prologue reads, as the transform feedback capture draw has them.
@@ -163,9 +204,9 @@ pub fn draw(
         code: code.code,
         spill: code.spill,
         params: params.clone(),
-        count: per_instance,
+        count: prims * g.invocations,
         instances,
-        indirect: None,
+        indirect: draw_args,
     };
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
     // A geometry shader that writes gl_Layer renders every layer of the framebuffer: each
@@ -192,21 +233,59 @@ pub fn draw(
             primitive: output_primitive(g.output),
             index: index_buf.va,
             count: indices,
+            indirect: draw_args.map(|a| a + 16),
         };
         put(
             &mut raster.params,
             abi::GEOMETRY_LAYER,
             &layer.to_le_bytes(),
         );
-        draw_capture(dev, rec, p, kind, &geometry_draw)?;
+        let root = draw_capture(dev, rec, p, kind, &geometry_draw)?;
+        if let (Some((args, indexed)), Some(out), Some(root)) = (indirect, draw_args, root) {
+            // The GPU turns the draw's arguments into the two draws' and the geometry
+            // draw's root words; compute inside a render pass runs before the render
+            // command.
+            let mut push = [0u8; geometry_args::SIZE as usize];
+            for (at, v) in [
+                (geometry_args::SKIP, skip),
+                (geometry_args::DIVIDE, divide),
+                (geometry_args::INDEXED, u32::from(indexed)),
+                (geometry_args::INVOCATIONS, g.invocations),
+                (geometry_args::MAX_VERTICES, g.max_vertices),
+                (
+                    geometry_args::CAPACITY,
+                    u32::try_from(invocations).map_err(|_| too_big)?,
+                ),
+            ] {
+                push[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            let words = root.va + u64::from(abi::XFB_DRAW_OFFSET);
+            rec.barrier_pending = true;
+            meta_launch(
+                dev,
+                rec,
+                Meta::GeometryDrawArgs,
+                &push,
+                1,
+                &[(args, 20), (out, 36), (words, 64)],
+            )?;
+            rec.barrier_pending = true;
+        }
         if first {
             // Transform feedback captures the emitted primitives once, from the index list.
-            let list = DrawKind::Indexed {
-                count: indices,
-                instances: 1,
-                first_index: 0,
-                vertex_offset: 0,
-                first_instance: 0,
+            let list = match draw_args {
+                Some(a) => DrawKind::Indirect {
+                    args: a + 16,
+                    indexed: true,
+                    draw_index: 0,
+                },
+                None => DrawKind::Indexed {
+                    count: indices,
+                    instances: 1,
+                    first_index: 0,
+                    vertex_offset: 0,
+                    first_instance: 0,
+                },
             };
             super::xfb::capture_with(
                 dev,

@@ -82,6 +82,10 @@ pub struct Recording {
     pub xfb: xfb::XfbState,
     /// The counter of the active primitives generated query (primgen.rs).
     pub primgen: Option<u64>,
+    /// While indirect draws whose arguments the CPU wrote are recorded (multi-draw,
+    /// conditional rendering): their largest vertex or index count and instance count. A
+    /// draw with a geometry shader sizes its output by them (geometry.rs).
+    pub known_args: Option<(u32, u32)>,
 }
 
 impl Default for Recording {
@@ -103,6 +107,7 @@ impl Default for Recording {
             executable: false,
             xfb: Default::default(),
             primgen: None,
+            known_args: None,
         }
     }
 }

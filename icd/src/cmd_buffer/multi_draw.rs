@@ -49,7 +49,11 @@ pub unsafe extern "system" fn cmd_draw_multi(
                 .flat_map(|d| [d.vertex_count, instances, d.first_vertex, first_instance]),
         );
         let base = rec.upload.push(dev, &records, 4)?;
-        draw_records(dev, rec, base, count, 16, false, None)
+        let most = draws.iter().map(|d| d.vertex_count).max().unwrap_or(0);
+        rec.known_args = Some((most, instances));
+        let r = draw_records(dev, rec, base, count, 16, false, None);
+        rec.known_args = None;
+        r
     })
 }
 
@@ -81,6 +85,10 @@ pub unsafe extern "system" fn cmd_draw_multi_indexed(
             ]
         }));
         let base = rec.upload.push(dev, &records, 4)?;
-        draw_records(dev, rec, base, count, 20, true, None)
+        let most = draws.iter().map(|d| d.index_count).max().unwrap_or(0);
+        rec.known_args = Some((most, instances));
+        let r = draw_records(dev, rec, base, count, 20, true, None);
+        rec.known_args = None;
+        r
     })
 }
