@@ -247,6 +247,8 @@ pub enum CfSource {
     FragcoordZ,
     /// The point sprite's coordinates, two components (gl_PointCoord).
     PointCoord,
+    /// The primitive's number in its instance (gl_PrimitiveID without a geometry shader).
+    PrimitiveId,
 }
 
 /// One coefficient binding the ICD packs into the PPP (docs/render-abi.md section 4).
@@ -528,7 +530,9 @@ fn shade_of(i: Interpolation) -> CfShade {
 
 /// The coefficient bindings of a varying layout: 1/W, Z, then the varyings (runs of up to
 /// four consecutive slots with one shade model share a binding, the hardware's maximum).
-fn cf_bindings(layout: &VaryingLayout) -> Vec<CfBindingDesc> {
+/// With `generated_primitive_id` (no geometry shader writes it), the rasterizer gives
+/// gl_PrimitiveID's slot the primitive's number instead of a UVS word.
+fn cf_bindings(layout: &VaryingLayout, generated_primitive_id: bool) -> Vec<CfBindingDesc> {
     let mut out = vec![
         CfBindingDesc {
             base_cf: CF_W,
@@ -547,6 +551,15 @@ fn cf_bindings(layout: &VaryingLayout) -> Vec<CfBindingDesc> {
     ];
     for s in &layout.slots {
         let shade = shade_of(s.interp);
+        if generated_primitive_id && s.location == crate::ir::PRIMITIVE_ID_LOCATION {
+            out.push(CfBindingDesc {
+                base_cf: s.cf,
+                components: 1,
+                shade: CfShade::Flat,
+                source: CfSource::PrimitiveId,
+            });
+            continue;
+        }
         if let Some(last) = out.last_mut() {
             if let CfSource::Varying { base_slot } = last.source {
                 let next_cf = u16::from(last.base_cf) + u16::from(last.components);
@@ -775,13 +788,9 @@ pub fn compile_graphics_pipeline_coverage(
         Some(fs) => fragment_inputs(fs)?,
         None => Vec::new(),
     };
-    if geometry.is_none()
-        && inputs
-            .iter()
-            .any(|i| i.0 == crate::ir::PRIMITIVE_ID_LOCATION || i.0 == crate::ir::LAYER_LOCATION)
-    {
+    if geometry.is_none() && inputs.iter().any(|i| i.0 == crate::ir::LAYER_LOCATION) {
         return Err(CompileError::Unsupported(
-            "gl_PrimitiveID or gl_Layer in a fragment shader without a geometry shader".into(),
+            "gl_Layer in a fragment shader without a geometry shader".into(),
         ));
     }
     let point_size = writes_builtin(&vs, OutputBuiltin::PointSize);
@@ -840,7 +849,7 @@ pub fn compile_graphics_pipeline_coverage(
         uvs_words: layout.uvs_words,
         writes_point_size: point_size,
         clip_distance_planes: layout.clip_distance_planes(),
-        cf_bindings: cf_bindings(&layout),
+        cf_bindings: cf_bindings(&layout, geometry.is_none()),
         cf_registers: layout.cf_slots,
         discards,
         writes_depth,

@@ -613,6 +613,7 @@ fn cf_words(b: &GraphicsPipelineBinary, flat: ShadeModel) -> Vec<u8> {
             CfSource::Varying { base_slot } => (CoefficientSource::Varying, u32::from(base_slot)),
             CfSource::FragcoordZ => (CoefficientSource::FragcoordZ, 0),
             CfSource::PointCoord => (CoefficientSource::PointCoord, 0),
+            CfSource::PrimitiveId => (CoefficientSource::PrimitiveId, 0),
         };
         let shade_model = match c.shade {
             CfShade::Perspective => ShadeModel::Perspective,

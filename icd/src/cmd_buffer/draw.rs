@@ -307,7 +307,10 @@ fn varying_counts(p: &GraphicsPipeline) -> VaryingCounts {
         // coordinates come from the rasterizer.
         if matches!(
             b.source,
-            CfSource::Varying { base_slot: 3 } | CfSource::FragcoordZ | CfSource::PointCoord
+            CfSource::Varying { base_slot: 3 }
+                | CfSource::FragcoordZ
+                | CfSource::PointCoord
+                | CfSource::PrimitiveId
         ) {
             continue;
         }
@@ -759,6 +762,11 @@ fn draw_one(
         control,
     };
     let counts = varying_counts(p);
+    // The fragment shader reads gl_PrimitiveID from the rasterizer (no geometry shader).
+    let primitive_id = b
+        .cf_bindings
+        .iter()
+        .any(|c| c.source == CfSource::PrimitiveId);
     let mut ppp = PppUpdate {
         front_face: Some(face(0)),
         front_face_2: Some(face2),
@@ -805,6 +813,7 @@ fn draw_one(
         }),
         cull_2: Some(Cull2 {
             rasterizer_discard: fx.rasterizer_discard,
+            needs_primitive_id: primitive_id,
             ..Default::default()
         }),
         fragment_shader: fs_words.map(|(words, uniform_halves)| FragmentShader {
@@ -969,7 +978,7 @@ fn draw_one(
                 [crate::pipeline_graphics::flat_vertex(fx.provoking_last, fx.primitive)],
             unknown_4: fx.rasterizer_discard,
             unknown_5: fx.rasterizer_discard,
-            generate_primitive_id: false,
+            generate_primitive_id: primitive_id,
         }),
     };
     let rs = rec
