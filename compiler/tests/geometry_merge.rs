@@ -451,6 +451,7 @@ fn records_and_index_list_of_a_whole_geometry_draw_invocation() {
 
     const RECORDS_VA: u64 = 0x20_0000;
     const INDICES_VA: u64 = 0x30_0000;
+    const PRIMGEN_VA: u64 = 0x40_0000;
     let max = 5u32;
     let mut mem = Regions::default();
     mem.add(RECORDS_VA, vec![0xab; (2 * max * record.stride) as usize]);
@@ -461,7 +462,13 @@ fn records_and_index_list_of_a_whole_geometry_draw_invocation() {
     };
     put(&mut root, abi::GEOMETRY_RECORD_ADDRESS, RECORDS_VA);
     put(&mut root, abi::GEOMETRY_INDEX_ADDRESS, INDICES_VA);
+    put(&mut root, abi::GEOMETRY_PRIMGEN_ADDRESS, PRIMGEN_VA);
     put(&mut root, abi::ROOT_ADDRESS_OFFSET, ROOT_VA);
+    // The primitives generated counter, with a low word about to carry.
+    mem.add(
+        PRIMGEN_VA,
+        [u32::MAX, 7].iter().flat_map(|w| w.to_le_bytes()).collect(),
+    );
     mem.add(ROOT_VA, root.clone());
     gs.shader.local_size = [1, 1, 1];
     let layout = layout();
@@ -498,4 +505,6 @@ fn records_and_index_list_of_a_whole_geometry_draw_invocation() {
         &idx[(2 * max) as usize..],
         &[5, 6, 7, r, 8, 9, r, r, r, r][..]
     );
+    // One triangle; the second strip has two vertices, which make none. The count carries.
+    assert_eq!(words(mem.bytes(PRIMGEN_VA).expect("counter")), [0, 8]);
 }
