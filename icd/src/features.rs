@@ -370,6 +370,8 @@ fn v10() -> vk::PhysicalDeviceFeatures {
         multi_draw_indirect: vk::TRUE,
         // Index values are 32-bit all the way through the VDM.
         full_draw_index_uint32: vk::TRUE,
+        geometry_shader: vk::TRUE,
+        shader_tessellation_and_geometry_point_size: vk::TRUE,
         // Shaders of every stage reach memory the same way. A fragment shader with side
         // effects and no EarlyFragmentTests runs before the depth/stencil test on every
         // covered sample (compiler GraphicsPipelineBinary::late_tests); helper lanes and

@@ -147,6 +147,8 @@ pub struct PipelineSpec {
     pub colour: bool,
     pub topology: vk::PrimitiveTopology,
     pub primitive_restart: bool,
+    /// A geometry shader between VERT and FRAG.
+    pub geometry: Option<vk::ShaderModule>,
 }
 
 impl PipelineSpec {
@@ -164,6 +166,7 @@ impl PipelineSpec {
             colour: true,
             topology: vk::PrimitiveTopology::TRIANGLE_LIST,
             primitive_restart: false,
+            geometry: None,
         }
     }
 }
@@ -208,16 +211,26 @@ impl Shaders {
         pass: vk::RenderPass,
         spec: &PipelineSpec,
     ) -> vk::Pipeline {
-        let stages = [
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::VERTEX)
-                .module(self.vs)
-                .name(c"main"),
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .module(self.fs)
-                .name(c"main"),
-        ];
+        let mut stages = vec![vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(self.vs)
+            .name(c"main")];
+        if let Some(gs) = spec.geometry {
+            stages.push(
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::GEOMETRY)
+                    .module(gs)
+                    .name(c"main"),
+            );
+        }
+        if spec.fragment {
+            stages.push(
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::FRAGMENT)
+                    .module(self.fs)
+                    .name(c"main"),
+            );
+        }
         let bindings = [vk::VertexInputBindingDescription {
             binding: 0,
             stride: 8,
@@ -275,9 +288,8 @@ impl Shaders {
         let blend_att = [spec.blend];
         let blend = vk::PipelineColorBlendStateCreateInfo::default()
             .attachments(&blend_att[..usize::from(spec.colour)]);
-        let n = if spec.fragment { 2 } else { 1 };
         let info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stages[..n])
+            .stages(&stages)
             .vertex_input_state(&vertex_input)
             .input_assembly_state(&assembly)
             .viewport_state(&viewport)
