@@ -205,6 +205,9 @@ pub const XFB_ORDER_LIST: u32 = 16;
 /// Geometry draws only: triangle strips with adjacency, whose corners follow the spec's
 /// table of first, last, even and odd primitives (`passes::geometry_prologue`).
 pub const GEOMETRY_ORDER_STRIP_ADJACENCY: u32 = 32;
+/// Geometry draws only: the pipeline's last vertex provokes, which changes the corner order
+/// of strips and fans (`passes::geometry_prologue`).
+pub const GEOMETRY_ORDER_LAST_VERTEX: u32 = 64;
 
 /// Bytes of the capture variant's root table.
 pub const XFB_ROOT_TABLE_SIZE: u32 = XFB_DRAW_OFFSET + 64;

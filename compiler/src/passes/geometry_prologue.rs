@@ -173,10 +173,17 @@ pub fn corners(sh: &mut Shader, info: &GeometryInfo) -> Result<GeometryPrologue,
     let swap = e.flag(order, abi::XFB_ORDER_SWAP_ODD);
     let fan = e.flag(order, abi::XFB_ORDER_FAN);
     let adjacency = e.flag(order, abi::GEOMETRY_ORDER_STRIP_ADJACENCY);
+    let last_vertex = e.flag(order, abi::GEOMETRY_ORDER_LAST_VERTEX);
     let mut corners = Vec::new();
     let slot = e.sh.new_var(Type::I32);
     for c in 0..info.input.vertices() {
-        let off = corner_offset(&mut e, c, [swap, fan, adjacency], [odd, first, last], seg);
+        let off = corner_offset(
+            &mut e,
+            c,
+            [swap, fan, adjacency, last_vertex],
+            [odd, first, last],
+            seg,
+        );
         let rel = e.i(BinOp::IAdd, start, off);
         e.effect(Op::StoreVar(slot, rel));
         head.push(e.take());
@@ -200,38 +207,69 @@ pub fn corners(sh: &mut Shader, info: &GeometryInfo) -> Result<GeometryPrologue,
     })
 }
 
-/// The offset of corner `c` from its primitive's window start.
+/// The offset of corner `c` from its primitive's window start. With the last vertex
+/// provoking (`abi::GEOMETRY_ORDER_LAST_VERTEX`), strips and fans keep that vertex in place
+/// instead of the first, as OpenGL orders them (and Mesa's AGX drivers, which Zink's GL
+/// tests expect): odd strip triangles swap their first two corners, fan triangle j is
+/// (0, j + 1, j + 2), and odd strip-with-adjacency primitives after the first rotate their
+/// six corners by four.
 fn corner_offset(
     e: &mut Emit<'_>,
     c: u32,
-    [swap, fan, adjacency]: [Value; 3],
+    [swap, fan, adjacency, last_vertex]: [Value; 4],
     [odd, first, last]: [Value; 3],
     seg: Value,
 ) -> Value {
     let plain = e.k32(c);
-    // Triangle strips: odd triangles take their second and third vertices swapped.
-    let strip = if c == 0 {
-        plain
-    } else {
-        let swapped = e.k32(3 - c);
+    // Triangle strips: odd triangles swap the two corners that do not provoke.
+    let strip = {
+        let first_mode = e.k32(if c == 0 { 0 } else { 3 - c });
+        let last_mode = e.k32(if c == 2 { 2 } else { 1 - c });
+        let swapped = e.select(Type::I32, last_vertex, last_mode, first_mode);
         let s = e.and(swap, odd);
         e.select(Type::I32, s, swapped, plain)
     };
-    // Fans: triangle j of a fan is (j + 1, j + 2, 0).
+    // Fans: triangle j is (j + 1, j + 2, 0), or (0, j + 1, j + 2) with the last vertex
+    // provoking; the window starts at j.
+    let hub = {
+        let z = e.k32(0);
+        e.i(BinOp::ISub, z, seg)
+    };
     let fan_off = match c {
-        0 => e.k32(1),
-        1 => e.k32(2),
+        0 => {
+            let one = e.k32(1);
+            e.select(Type::I32, last_vertex, hub, one)
+        }
+        1 => {
+            let (one, two) = (e.k32(1), e.k32(2));
+            e.select(Type::I32, last_vertex, one, two)
+        }
         _ => {
-            let z = e.k32(0);
-            e.i(BinOp::ISub, z, seg)
+            let two = e.k32(2);
+            e.select(Type::I32, last_vertex, two, hub)
         }
     };
     let r = e.select(Type::I32, fan, fan_off, strip);
-    // Triangle strips with adjacency (the spec's table with the first vertex provoking).
+    // Triangle strips with adjacency: the spec's table (first vertex provoking), whose
+    // corner (c + 4) % 6 odd primitives after the first take with the last vertex provoking.
     let yes = e.def(Type::BOOL, Op::Const(Constant(vec![1])));
     let even_or_first = e.select(Type::BOOL, odd, first, yes);
+    let own = strip_adjacency_offset(e, c, [odd, first, last, even_or_first]);
+    let rotated = strip_adjacency_offset(e, (c + 4) % 6, [odd, first, last, even_or_first]);
+    let no = e.def(Type::BOOL, Op::Const(Constant(vec![0])));
+    let rotate = e.select(Type::BOOL, even_or_first, no, last_vertex);
+    let adj = e.select(Type::I32, rotate, rotated, own);
+    e.select(Type::I32, adjacency, adj, r)
+}
+
+/// Corner `c`'s offset in the spec's table of triangle strips with adjacency.
+fn strip_adjacency_offset(
+    e: &mut Emit<'_>,
+    c: u32,
+    [odd, first, last, even_or_first]: [Value; 4],
+) -> Value {
     let k = |e: &mut Emit<'_>, x: i32| e.k32(x as u32);
-    let adj = match c {
+    match c {
         0 => k(e, 0),
         1 => {
             let a = k(e, -2);
@@ -260,8 +298,7 @@ fn corner_offset(
             let b = k(e, -2);
             e.select(Type::I32, even_or_first, a, b)
         }
-    };
-    e.select(Type::I32, adjacency, adj, r)
+    }
 }
 
 /// The flat invocation index the output half numbers records and index regions by:

@@ -86,6 +86,11 @@ pub fn draw(
         );
         return Err(vk::Result::ERROR_UNKNOWN);
     };
+    let last_vertex = if fx.provoking_last {
+        abi::GEOMETRY_ORDER_LAST_VERTEX
+    } else {
+        0
+    };
     let index_bytes = |size: IndexSize| match size {
         IndexSize::U8 => 1u32,
         IndexSize::U16 => 2,
@@ -180,7 +185,7 @@ pub fn draw(
         (abi::XFB_BASE_VERTEX, base),
         (abi::XFB_INDEX_SIZE, index.map_or(0, |i| i.1)),
         (abi::XFB_PRIM_STEP, step),
-        (abi::XFB_ORDER, order),
+        (abi::XFB_ORDER, order | last_vertex),
         (abi::XFB_FIRST_INDEX, first_index),
         (abi::XFB_RESTART, u32::from(index.is_some() && fx.restart)),
         (abi::XFB_INDEX_COUNT, count),
