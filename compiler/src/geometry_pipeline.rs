@@ -13,7 +13,8 @@ use crate::abi;
 use crate::g13::{FragmentOutputs, VaryingLayout};
 use crate::graphics_api::{stage_binary, StageBinary};
 use crate::ir::{
-    BinOp, CmpOp, Constant, ConvOp, GraphicsShader, InputPrimitive, Inst, Node, Op, OutputBuiltin,
+    BinOp, CmpOp, Constant, ConvOp, GeometryInfo, GraphicsShader, InputPrimitive, Inst, Node, Op,
+    OutputBuiltin,
     OutputPrimitive, PerVertexSlot, Shader, Space, Stage, SysVal, Type, LAYER_LOCATION,
 };
 use crate::passes::{self, geometry_prologue, GeometryRecord};
@@ -35,24 +36,30 @@ pub struct GeometryBinary {
     pub writes_layer: bool,
 }
 
-/// Compiles the geometry draw's program from `vs` (vertex input lowered, point size not
-/// clamped) and the geometry shader of `gs`; returns it with the pass-through vertex shader.
-pub(crate) fn compile_geometry(
-    vs: &GraphicsShader,
-    gs: &ShaderRequest<'_>,
-) -> Result<(GeometryBinary, GraphicsShader), CompileError> {
+/// Translates the geometry shader of `gs`.
+pub(crate) fn translate_geometry(gs: &ShaderRequest<'_>) -> Result<GraphicsShader, CompileError> {
     if gs.stage != Stage::Geometry {
         return Err(CompileError::Internal(format!(
             "geometry stage request for a {:?} shader",
             gs.stage
         )));
     }
-    let g = crate::translate_graphics(gs)?;
+    crate::translate_graphics(gs)
+}
+
+/// The geometry shader `g` merged with `vs`, its outputs lowered to vertex records.
+struct Merged {
+    shader: GraphicsShader,
+    record: GeometryRecord,
+    info: GeometryInfo,
+}
+
+fn merge(vs: &GraphicsShader, g: &GraphicsShader) -> Result<Merged, CompileError> {
     let info = g
         .geometry
         .ok_or_else(|| CompileError::Internal("geometry shader without GeometryInfo".into()))?;
     let mut ids = None;
-    let mut merged = passes::merge_vertex_inputs(vs, &g, &mut |sh| {
+    let mut merged = passes::merge_vertex_inputs(vs, g, &mut |sh| {
         let p = geometry_prologue::corners(sh, &info)?;
         ids = Some((p.primitive, p.invocation));
         Ok((p.head, p.corners))
@@ -71,6 +78,37 @@ pub(crate) fn compile_geometry(
         out.inst(Inst { dst: inst.dst, op });
         Ok(())
     })?;
+    Ok(Merged {
+        shader: merged,
+        record,
+        info,
+    })
+}
+
+/// The pass-through vertex shader of a pipeline with vertex shader `vs` (its vertex input
+/// need not be lowered: the records hold only what the geometry shader `g` writes).
+pub(crate) fn passthrough_of(
+    vs: &GraphicsShader,
+    g: &GraphicsShader,
+) -> Result<GraphicsShader, CompileError> {
+    let m = merge(vs, g)?;
+    let mut passthrough = passthrough_vertex(&m.record);
+    passthrough.xfb = g.xfb.clone();
+    Ok(passthrough)
+}
+
+/// Compiles the geometry draw's program from `vs` (vertex input lowered, point size not
+/// clamped) and the translated geometry shader `g`; returns it with the pass-through vertex
+/// shader.
+pub(crate) fn compile_geometry(
+    vs: &GraphicsShader,
+    g: &GraphicsShader,
+) -> Result<(GeometryBinary, GraphicsShader), CompileError> {
+    let Merged {
+        shader: mut merged,
+        record,
+        info,
+    } = merge(vs, g)?;
     passes::lower_int_div(&mut merged.shader)?;
     for pass in [
         passes::const_fold,

@@ -726,38 +726,119 @@ pub fn compile_graphics_pipeline_coverage(
     options: &GraphicsPipelineOptions,
     coverage: &CoverageOptions,
 ) -> Result<GraphicsPipelineBinary, CompileError> {
+    let (mut binary, stage) = compile_graphics_pipeline_deferred(req, options, coverage)?;
+    let variant = stage.compile(req.vertex_input)?;
+    binary.vertex = variant.vertex;
+    binary.xfb = variant.xfb;
+    binary.geometry = variant.geometry;
+    Ok(binary)
+}
+
+/// A pipeline's vertex shader before its vertex input layout is known
+/// (VK_EXT_vertex_input_dynamic_state): translated and optimised, with the varying layout
+/// its pipeline's fragment shader fixed. [`VertexStage::compile`] lowers the attribute
+/// fetch for one layout; the layout changes nothing else about the pipeline.
+#[derive(Debug, Clone)]
+pub struct VertexStage {
+    vs: GraphicsShader,
+    /// The translated geometry shader, merged with `vs` per layout.
+    gs: Option<GraphicsShader>,
+    varyings: VaryingLayout,
+    locations: Vec<u32>,
+}
+
+/// A vertex shader compiled against one vertex input layout: its program and its
+/// transform feedback capture variant, which reads the same attributes. With a geometry
+/// shader, `geometry` is the merged program that fetches the attributes, and `vertex` and
+/// `xfb` are the pass-through shader's (the same for every layout).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct VertexVariant {
+    pub vertex: StageBinary,
+    pub xfb: Option<XfbBinary>,
+    pub geometry: Option<crate::GeometryBinary>,
+}
+
+impl VertexStage {
+    /// The input locations the shader reads, in increasing order: only the attributes at
+    /// these locations (and their bindings) change its code.
+    pub fn locations(&self) -> &[u32] {
+        &self.locations
+    }
+
+    /// The programs of the shader fetching its attributes as `input` describes.
+    pub fn compile(&self, input: &VertexInputLayout) -> Result<VertexVariant, CompileError> {
+        let mut vs = self.vs.clone();
+        crate::passes::lower_vertex_input(&mut vs.shader, input)?;
+        let geometry = match &self.gs {
+            Some(g) => {
+                let (binary, passthrough) = crate::geometry_pipeline::compile_geometry(&vs, g)?;
+                vs = passthrough;
+                Some(binary)
+            }
+            None => None,
+        };
+        // Transform feedback captures gl_PointSize as written; only the rasterized size is
+        // clamped.
+        let unclamped = vs.clone();
+        crate::passes::clamp_point_size(
+            &mut vs.shader,
+            hw::g13::points::POINT_SIZE_MIN,
+            hw::g13::points::POINT_SIZE_MAX,
+        )?;
+        for pass in [
+            crate::passes::const_fold,
+            crate::passes::copy_prop,
+            crate::passes::cse,
+            crate::passes::dce,
+        ] {
+            pass(&mut vs.shader)?;
+        }
+        let mut vbin = compile_graphics(&vs, &self.varyings, &FragmentOutputs::default())?;
+        let mut xfb = compile_xfb(&unclamped, &self.varyings)?;
+        if geometry.is_some() {
+            // The pass-through vertex shader and its capture variant read records through the
+            // geometry root table.
+            vbin.uniform_halves = crate::abi::GEOMETRY_ROOT_TABLE_SIZE / 2;
+            if let Some(x) = &mut xfb {
+                x.vertex.uniform_halves = crate::abi::GEOMETRY_ROOT_TABLE_SIZE / 2;
+            }
+        }
+        Ok(VertexVariant {
+            vertex: stage_binary(vbin),
+            xfb,
+            geometry,
+        })
+    }
+}
+
+/// Compiles a graphics pipeline whose vertex input layout is given at draw time (the
+/// request's `vertex_input` is not read): everything but the vertex programs, which
+/// [`VertexStage::compile`] makes per layout. The binary's `vertex` has no code and its
+/// `xfb` is None.
+pub fn compile_graphics_pipeline_deferred(
+    req: &GraphicsPipelineRequest<'_>,
+    options: &GraphicsPipelineOptions,
+    coverage: &CoverageOptions,
+) -> Result<(GraphicsPipelineBinary, VertexStage), CompileError> {
     if req.vertex.stage != Stage::Vertex {
         return Err(CompileError::Internal(format!(
             "vertex stage request for a {:?} shader",
             req.vertex.stage
         )));
     }
-    let mut vs = crate::translate_graphics(&req.vertex)?;
-    crate::passes::lower_vertex_input(&mut vs.shader, req.vertex_input)?;
-    // Transform feedback captures gl_PointSize as written; only the rasterized size is clamped.
-    let mut unclamped = vs.clone();
-    let geometry = match &req.geometry {
-        Some(g) => {
-            let (binary, passthrough) = crate::geometry_pipeline::compile_geometry(&vs, g)?;
-            vs = passthrough;
-            unclamped = vs.clone();
-            Some(binary)
-        }
+    // What the vertex shader writes (point size, clip and cull distances) is read before
+    // its fetch is lowered: no vertex input layout adds or removes an output store. With a
+    // geometry shader, the rest of the pipeline sees the pass-through vertex shader, which
+    // depends on the geometry shader's outputs only.
+    let vs = crate::translate_graphics(&req.vertex)?;
+    let gs = match &req.geometry {
+        Some(g) => Some(crate::geometry_pipeline::translate_geometry(g)?),
         None => None,
     };
-    crate::passes::clamp_point_size(
-        &mut vs.shader,
-        hw::g13::points::POINT_SIZE_MIN,
-        hw::g13::points::POINT_SIZE_MAX,
-    )?;
-    for pass in [
-        crate::passes::const_fold,
-        crate::passes::copy_prop,
-        crate::passes::cse,
-        crate::passes::dce,
-    ] {
-        pass(&mut vs.shader)?;
-    }
+    let shape = match &gs {
+        Some(g) => crate::geometry_pipeline::passthrough_of(&vs, g)?,
+        None => vs.clone(),
+    };
     let mut fs = match &req.fragment {
         Some(f) => {
             if f.stage != Stage::Fragment {
@@ -782,20 +863,20 @@ pub fn compile_graphics_pipeline_coverage(
         }),
     };
     if let Some(fs) = &mut fs {
-        add_cull_test(fs, cull_distances(&vs));
+        add_cull_test(fs, cull_distances(&shape));
     }
     let inputs = match &fs {
         Some(fs) => fragment_inputs(fs)?,
         None => Vec::new(),
     };
-    if geometry.is_none() && inputs.iter().any(|i| i.0 == crate::ir::LAYER_LOCATION) {
+    if gs.is_none() && inputs.iter().any(|i| i.0 == crate::ir::LAYER_LOCATION) {
         return Err(CompileError::Unsupported(
             "gl_Layer in a fragment shader without a geometry shader".into(),
         ));
     }
-    let point_size = writes_builtin(&vs, OutputBuiltin::PointSize);
+    let point_size = writes_builtin(&shape, OutputBuiltin::PointSize);
     let mut layout = VaryingLayout::new(&inputs, point_size)?;
-    layout.add_clip_distances(clip_distances(&vs))?;
+    layout.add_clip_distances(clip_distances(&shape))?;
     if let Some(fs) = &fs {
         let mut reads = false;
         each_inst(&fs.shader.body, &mut |op| {
@@ -803,16 +884,6 @@ pub fn compile_graphics_pipeline_coverage(
         });
         if reads {
             layout.add_point_coord()?;
-        }
-    }
-    let mut vbin = compile_graphics(&vs, &layout, &FragmentOutputs::default())?;
-    let mut xfb = compile_xfb(&unclamped, &layout)?;
-    if geometry.is_some() {
-        // The pass-through vertex shader and its capture variant read records through the
-        // geometry root table.
-        vbin.uniform_halves = crate::abi::GEOMETRY_ROOT_TABLE_SIZE / 2;
-        if let Some(x) = &mut xfb {
-            x.vertex.uniform_halves = crate::abi::GEOMETRY_ROOT_TABLE_SIZE / 2;
         }
     }
     let (fragment, discards, writes_depth) = match &fs {
@@ -843,13 +914,19 @@ pub fn compile_graphics_pipeline_coverage(
             );
         });
     }
-    Ok(GraphicsPipelineBinary {
-        vertex: stage_binary(vbin),
+    let binary = GraphicsPipelineBinary {
+        vertex: StageBinary {
+            code: Vec::new(),
+            gpr_halves: 0,
+            uniform_halves: 0,
+            scratch_bytes: 0,
+            stats: Stats::default(),
+        },
         fragment,
         uvs_words: layout.uvs_words,
         writes_point_size: point_size,
         clip_distance_planes: layout.clip_distance_planes(),
-        cf_bindings: cf_bindings(&layout, geometry.is_none()),
+        cf_bindings: cf_bindings(&layout, gs.is_none()),
         cf_registers: layout.cf_slots,
         discards,
         writes_depth,
@@ -857,9 +934,19 @@ pub fn compile_graphics_pipeline_coverage(
         early_fragment_tests: fs.as_ref().is_some_and(|f| f.early_fragment_tests),
         writes_stencil: false,
         reads_input_attachments,
-        xfb,
-        geometry,
-    })
+        xfb: None,
+        geometry: None,
+    };
+    let locations = crate::passes::vertex_input_locations(&vs.shader);
+    Ok((
+        binary,
+        VertexStage {
+            vs,
+            gs,
+            varyings: layout,
+            locations,
+        },
+    ))
 }
 
 /// What a background program does to one colour target at the start of a tile.

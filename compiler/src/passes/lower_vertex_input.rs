@@ -418,12 +418,19 @@ fn input_locations(body: &[Node], out: &mut Vec<u32>) {
     }
 }
 
-/// Lowers every `LoadInput` of a vertex shader (after the other passes: inputs are scalar)
-/// to fetches through the vertex buffer table.
-pub fn lower_vertex_input(sh: &mut Shader, layout: &VertexInputLayout) -> Result<(), CompileError> {
+/// The input locations a vertex shader reads (its `LoadInput`s), in increasing order: the
+/// attributes a vertex input layout must give it, and the only ones its fetch depends on.
+pub fn vertex_input_locations(sh: &Shader) -> Vec<u32> {
     let mut locations = Vec::new();
     input_locations(&sh.body, &mut locations);
     locations.sort_unstable();
+    locations
+}
+
+/// Lowers every `LoadInput` of a vertex shader (after the other passes: inputs are scalar)
+/// to fetches through the vertex buffer table.
+pub fn lower_vertex_input(sh: &mut Shader, layout: &VertexInputLayout) -> Result<(), CompileError> {
+    let locations = vertex_input_locations(sh);
     let mut prologue = Vec::new();
     let mut values: Vec<(u32, [Value; 4])> = Vec::new();
     for loc in locations {

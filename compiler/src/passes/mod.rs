@@ -51,7 +51,7 @@ pub use lower_subgroups::{hardware_reduces, lower_subgroups};
 pub use lower_sysvals::lower_sysvals;
 pub use lower_texel_buffers::lower_texel_buffers;
 pub use lower_textures::lower_textures;
-pub use lower_vertex_input::lower_vertex_input;
+pub use lower_vertex_input::{lower_vertex_input, vertex_input_locations};
 pub use lower_xfb::lower_xfb;
 pub use merge_geometry::{merge_vertex_inputs, CornerPrologue};
 pub use promote_vars::promote_vars;
