@@ -14,8 +14,8 @@ use crate::g13::{FragmentOutputs, VaryingLayout};
 use crate::graphics_api::{stage_binary, StageBinary};
 use crate::ir::{
     BinOp, CmpOp, Constant, ConvOp, GeometryInfo, GraphicsShader, InputPrimitive, Inst, Node, Op,
-    OutputBuiltin,
-    OutputPrimitive, PerVertexSlot, Shader, Space, Stage, SysVal, Type, LAYER_LOCATION,
+    OutputBuiltin, OutputPrimitive, PerVertexSlot, Shader, Space, Stage, SysVal, Type,
+    LAYER_LOCATION,
 };
 use crate::passes::{self, geometry_prologue, GeometryRecord};
 use crate::{CompileError, ShaderRequest};

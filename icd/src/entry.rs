@@ -185,6 +185,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdSetStencilReference => cmd_buffer::draw::cmd_set_stencil_reference,
     PFN_vkCmdSetStencilTestEnable => cmd_buffer::dynamic_state::cmd_set_stencil_test_enable,
     PFN_vkCmdSetStencilWriteMask => cmd_buffer::draw::cmd_set_stencil_write_mask,
+    PFN_vkCmdSetVertexInputEXT => cmd_buffer::vertex_input::cmd_set_vertex_input,
     PFN_vkCmdSetViewport => cmd_buffer::draw::cmd_set_viewport,
     PFN_vkCmdSetViewportWithCount => cmd_buffer::dynamic_state::cmd_set_viewport_with_count,
     PFN_vkCmdUpdateBuffer => cmd_buffer::transfer::cmd_update_buffer,

@@ -431,11 +431,18 @@ fn executables(pipeline: vk::Pipeline) -> Result<Vec<Executable>, vk::Result> {
             }
             Pipeline::Graphics(g) => {
                 let b = &g.binary;
-                let mut vs = common_stats(
-                    &b.vertex.stats,
-                    b.vertex.gpr_halves,
-                    b.vertex.uniform_halves,
-                );
+                // A dynamic vertex input layout compiles a program per layout at draw time:
+                // the pipeline itself has no vertex code to describe.
+                let (mut vs, description) = match g.vertex.fixed() {
+                    Some(v) => (
+                        common_stats(&v.binary.stats, v.binary.gpr_halves, v.binary.uniform_halves),
+                        "The pipeline's vertex shader",
+                    ),
+                    None => (
+                        Vec::new(),
+                        "The pipeline's vertex shader, compiled for each vertex input layout at draw time",
+                    ),
+                };
                 vs.push((
                     "Varyings",
                     "32-bit words of each vertex's output record",
@@ -443,7 +450,7 @@ fn executables(pipeline: vk::Pipeline) -> Result<Vec<Executable>, vk::Result> {
                 ));
                 let mut list = vec![Executable {
                     name: "Vertex shader",
-                    description: "The pipeline's vertex shader",
+                    description,
                     stage: vk::ShaderStageFlags::VERTEX,
                     stats: vs,
                 }];

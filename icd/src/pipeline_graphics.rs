@@ -13,9 +13,11 @@ use crate::shader_module::ShaderModule;
 use ash::vk;
 use compiler::{
     BlendAttachment, BlendFactor, BlendOp, CfShade, CfSource, ColourTarget, FragmentState,
-    GraphicsPipelineBinary, GraphicsPipelineRequest, InputAttachmentSource, LogicOp, ShaderRequest,
-    VertexAttribute, VertexBindingDesc, VertexInputLayout,
+    GeometryBinary, GraphicsPipelineBinary, GraphicsPipelineRequest, InputAttachmentSource,
+    LogicOp, ShaderRequest, StageBinary, VertexAttribute, VertexBindingDesc, VertexInputLayout,
+    VertexVariant, XfbBinary,
 };
+use hashbrown::HashMap;
 use hw::g13::control::descriptors::{
     CfBinding, CfBindingHeader, CoefficientSource, ShadeModel, StencilOp, ZsFunc,
 };
@@ -23,6 +25,7 @@ use hw::g13::control::ppp::PolygonMode;
 use hw::g13::control::vdm::Primitive;
 use hw::g13::tilebuffer::{Placement, TilebufferLayout};
 use std::ffi::CStr;
+use std::sync::{Arc, Mutex};
 
 /// Most vertex input bindings (`maxVertexInputBindings`), the size of the root table's
 /// vertex buffer table.
@@ -64,6 +67,9 @@ pub struct Dynamic {
     pub depth_clip_enable: bool,
     pub provoking_vertex_mode: bool,
     pub line_rasterization_mode: bool,
+    /// VK_EXT_vertex_input_dynamic_state: bindings, attributes and strides come from
+    /// vkCmdSetVertexInputEXT, and the vertex program from [`VertexPrograms::Dynamic`].
+    pub vertex_input: bool,
 }
 
 /// One face's stencil state, in hardware terms.
@@ -134,15 +140,15 @@ pub struct Fixed {
 
 /// A compiled, resident graphics pipeline.
 pub struct GraphicsPipeline {
+    /// The pipeline's compiled state; its `vertex` and `xfb` are empty: the vertex programs
+    /// are in [`vertex`](Self::vertex).
     pub binary: GraphicsPipelineBinary,
-    _vertex_code: Bo,
+    pub vertex: VertexPrograms,
     _fragment_code: Option<Bo>,
     _cf: Option<Bo>,
-    /// Offsets from `usc_exec_base`.
-    pub vertex_code: u32,
+    /// Offset from `usc_exec_base`.
     pub fragment_code: Option<u32>,
-    /// The USC Registers `spill size` of each stage: the per-thread stack its launch gives.
-    pub vertex_spill: u32,
+    /// The USC Registers `spill size` of the fragment launch: the per-thread stack it gives.
     pub fragment_spill: u32,
     /// USC address of the CF binding header and bindings, one copy per vertex that flat
     /// varyings come from (the binding's shade model names it; indexed by [`flat_vertex`]).
@@ -154,17 +160,108 @@ pub struct GraphicsPipeline {
     /// Where the fragment shader reads each input attachment from, as the subpass it was
     /// made for binds them (`subpass_inputs`); draws check that theirs agrees.
     pub inputs: Vec<InputAttachmentSource>,
-    /// The vertex shader's transform feedback capture variant (cmd_buffer/xfb.rs).
-    pub xfb: Option<XfbCode>,
-    /// The geometry draw's program (cmd_buffer/geometry.rs).
-    pub geometry: Option<XfbCode>,
 }
 
-/// A resident capture variant or geometry draw program: its code's offset from `usc_exec_base` and its spill size.
-pub struct XfbCode {
+/// A resident vertex shader compiled for one vertex input layout: its code's offset from
+/// `usc_exec_base`, the USC Registers `spill size` its launch gives, and its transform
+/// feedback capture variant (cmd_buffer/xfb.rs), which reads the same attributes.
+pub struct VertexProgram {
+    pub binary: StageBinary,
     _bo: Bo,
     pub code: u32,
     pub spill: u32,
+    pub xfb: Option<XfbCode>,
+    /// With a geometry shader, the geometry draw's program (cmd_buffer/geometry.rs);
+    /// `binary` is then the pass-through vertex shader of the rasterization draw.
+    pub geometry: Option<GeometryCode>,
+}
+
+/// A resident geometry draw program: its code's offset from `usc_exec_base` and its spill
+/// size.
+pub struct GeometryCode {
+    pub binary: GeometryBinary,
+    _bo: Bo,
+    pub code: u32,
+    pub spill: u32,
+}
+
+/// A resident capture variant: its code's offset from `usc_exec_base` and its spill size.
+pub struct XfbCode {
+    pub binary: XfbBinary,
+    _bo: Bo,
+    pub code: u32,
+    pub spill: u32,
+}
+
+impl VertexProgram {
+    /// Uploads the programs of `variant`.
+    pub fn new(dev: &Device, variant: VertexVariant) -> Result<VertexProgram, vk::Result> {
+        let (bo, code) = upload(dev, &variant.vertex.code)?;
+        let spill = crate::pipeline::scratch_spill_size(dev, variant.vertex.scratch_bytes)?;
+        let xfb = match variant.xfb {
+            Some(x) => {
+                let (bo, code) = upload(dev, &x.vertex.code)?;
+                let spill = crate::pipeline::scratch_spill_size(dev, x.vertex.scratch_bytes)?;
+                Some(XfbCode {
+                    binary: x,
+                    _bo: bo,
+                    code,
+                    spill,
+                })
+            }
+            None => None,
+        };
+        let geometry = match variant.geometry {
+            Some(g) => {
+                let (bo, code) = upload(dev, &g.program.code)?;
+                let spill = crate::pipeline::scratch_spill_size(dev, g.program.scratch_bytes)?;
+                Some(GeometryCode {
+                    binary: g,
+                    _bo: bo,
+                    code,
+                    spill,
+                })
+            }
+            None => None,
+        };
+        Ok(VertexProgram {
+            binary: variant.vertex,
+            _bo: bo,
+            code,
+            spill,
+            xfb,
+            geometry,
+        })
+    }
+}
+
+/// The vertex programs of a pipeline.
+pub enum VertexPrograms {
+    /// The vertex input layout is pipeline state: one program, made with the pipeline.
+    Fixed(VertexProgram),
+    /// VK_EXT_vertex_input_dynamic_state: a program per layout, made by the first draw that
+    /// needs it (cmd_buffer/vertex_input.rs).
+    Dynamic(DynamicVertex),
+}
+
+/// The vertex shader of a pipeline whose vertex input layout is given at draw time, and the
+/// programs compiled from it so far. Command buffers recording on several threads share
+/// them, so the map is behind a lock; it is keyed by the part of the layout the shader
+/// reads (the attributes at its input locations and their bindings), so layouts that differ
+/// elsewhere share a program.
+pub struct DynamicVertex {
+    pub stage: compiler::VertexStage,
+    pub variants: Mutex<HashMap<VertexInputLayout, Arc<VertexProgram>>>,
+}
+
+impl VertexPrograms {
+    /// The single program of a pipeline with a static vertex input layout.
+    pub fn fixed(&self) -> Option<&VertexProgram> {
+        match self {
+            VertexPrograms::Fixed(v) => Some(v),
+            VertexPrograms::Dynamic(_) => None,
+        }
+    }
 }
 
 fn invalid<T>(why: impl Into<String>) -> Result<T, vk::Result> {
@@ -715,6 +812,7 @@ pub unsafe fn create_one(
                 vk::DynamicState::VIEWPORT_WITH_COUNT => dynamic.viewport = true,
                 vk::DynamicState::SCISSOR_WITH_COUNT => dynamic.scissor = true,
                 vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE => dynamic.vertex_stride = true,
+                vk::DynamicState::VERTEX_INPUT_EXT => dynamic.vertex_input = true,
                 vk::DynamicState::DEPTH_TEST_ENABLE => dynamic.depth_test_enable = true,
                 vk::DynamicState::DEPTH_WRITE_ENABLE => dynamic.depth_write_enable = true,
                 vk::DynamicState::DEPTH_COMPARE_OP => dynamic.depth_compare_op = true,
@@ -786,11 +884,12 @@ pub unsafe fn create_one(
         ));
     }
     let mut strides = [0u32; MAX_VERTEX_BINDINGS as usize];
-    // SAFETY: valid usage: the vertex input state is valid.
+    // A dynamic vertex input layout ignores the state (which may then be null).
+    // SAFETY: valid usage: the vertex input state is valid unless it is dynamic.
     let vertex_input = match unsafe { info.p_vertex_input_state.as_ref() } {
         // SAFETY: as above.
-        Some(v) => unsafe { vertex_input(v, &mut strides)? },
-        None => VertexInputLayout::default(),
+        Some(v) if !dynamic.vertex_input => unsafe { vertex_input(v, &mut strides)? },
+        _ => VertexInputLayout::default(),
     };
     // Tests of an aspect the attachment does not have behave as disabled.
     let ds_kind = subpass
@@ -946,11 +1045,19 @@ pub unsafe fn create_one(
             .map(|g| request(g, compiler::ir::Stage::Geometry, &layout.resources, target)),
     };
     let options = compiler::GraphicsPipelineOptions { sample_shading };
-    let binary =
-        compiler::compile_graphics_pipeline_coverage(&req, &options, &coverage).map_err(|e| {
-            eprintln!("agx4: vkCreateGraphicsPipelines: {e}");
-            crate::pipeline::compile_error_result(&e)
-        })?;
+    let failed = |e: compiler::CompileError| {
+        eprintln!("agx4: vkCreateGraphicsPipelines: {e}");
+        crate::pipeline::compile_error_result(&e)
+    };
+    let (binary, stage) = if dynamic.vertex_input {
+        let (b, stage) = compiler::compile_graphics_pipeline_deferred(&req, &options, &coverage)
+            .map_err(failed)?;
+        (b, Some(stage))
+    } else {
+        let b = compiler::compile_graphics_pipeline_coverage(&req, &options, &coverage)
+            .map_err(failed)?;
+        (b, None)
+    };
     // A spilled target is written to memory by the shader, which a depth/stencil test
     // after it (a shader that discards, writes depth or has side effects) cannot undo for
     // failing samples.
@@ -963,7 +1070,12 @@ pub unsafe fn create_one(
     {
         return unsupported(format!("subpass {subpass_index}: colour attachments that do not fit the tilebuffer with a fragment shader that discards or writes depth under a depth or stencil test"));
     }
-    let mut pipeline = GraphicsPipeline::new(dev, binary, fixed, tilebuffer)?;
+    let mut pipeline = match stage {
+        Some(stage) => {
+            GraphicsPipeline::with_dynamic_vertex_input(dev, binary, stage, fixed, tilebuffer)?
+        }
+        None => GraphicsPipeline::new(dev, binary, fixed, tilebuffer)?,
+    };
     // SAFETY: valid usage: the rasterization state's pNext chain is valid.
     for s in unsafe { handle::chain(raster.p_next) } {
         if s.s_type == vk::StructureType::PIPELINE_RASTERIZATION_DEPTH_CLIP_STATE_CREATE_INFO_EXT {
@@ -1005,11 +1117,42 @@ impl GraphicsPipeline {
     /// Uploads a compiled pipeline's code and coefficient bindings.
     pub fn new(
         dev: &Device,
-        binary: GraphicsPipelineBinary,
+        mut binary: GraphicsPipelineBinary,
         fixed: Fixed,
         tilebuffer: TilebufferLayout,
     ) -> Result<GraphicsPipeline, vk::Result> {
-        let (vertex_bo, vertex_code) = upload(dev, &binary.vertex.code)?;
+        let variant = VertexVariant {
+            vertex: std::mem::replace(&mut binary.vertex, empty_stage()),
+            xfb: binary.xfb.take(),
+            geometry: binary.geometry.take(),
+        };
+        let vertex = VertexPrograms::Fixed(VertexProgram::new(dev, variant)?);
+        GraphicsPipeline::build(dev, binary, vertex, fixed, tilebuffer)
+    }
+
+    /// Uploads a pipeline compiled without its vertex programs
+    /// (`compiler::compile_graphics_pipeline_deferred`): draws compile them per layout.
+    pub fn with_dynamic_vertex_input(
+        dev: &Device,
+        binary: GraphicsPipelineBinary,
+        stage: compiler::VertexStage,
+        fixed: Fixed,
+        tilebuffer: TilebufferLayout,
+    ) -> Result<GraphicsPipeline, vk::Result> {
+        let vertex = VertexPrograms::Dynamic(DynamicVertex {
+            stage,
+            variants: Mutex::new(HashMap::new()),
+        });
+        GraphicsPipeline::build(dev, binary, vertex, fixed, tilebuffer)
+    }
+
+    fn build(
+        dev: &Device,
+        binary: GraphicsPipelineBinary,
+        vertex: VertexPrograms,
+        fixed: Fixed,
+        tilebuffer: TilebufferLayout,
+    ) -> Result<GraphicsPipeline, vk::Result> {
         let (fragment_bo, fragment_code) = match &binary.fragment {
             Some(f) => {
                 let (bo, off) = upload(dev, &f.code)?;
@@ -1032,52 +1175,35 @@ impl GraphicsPipeline {
         } else {
             (None, [0; 3])
         };
-        let xfb = match &binary.xfb {
-            Some(x) => {
-                let (bo, code) = upload(dev, &x.vertex.code)?;
-                let spill = crate::pipeline::scratch_spill_size(dev, x.vertex.scratch_bytes)?;
-                Some(XfbCode {
-                    _bo: bo,
-                    code,
-                    spill,
-                })
-            }
-            None => None,
-        };
-        let geometry = match &binary.geometry {
-            Some(g) => {
-                let (bo, code) = upload(dev, &g.program.code)?;
-                let spill = crate::pipeline::scratch_spill_size(dev, g.program.scratch_bytes)?;
-                Some(XfbCode {
-                    _bo: bo,
-                    code,
-                    spill,
-                })
-            }
-            None => None,
-        };
         let cf_binding_count = binary.cf_bindings.len() as u32;
-        let vertex_spill = crate::pipeline::scratch_spill_size(dev, binary.vertex.scratch_bytes)?;
         let fragment_spill = match &binary.fragment {
             Some(f) => crate::pipeline::scratch_spill_size(dev, f.scratch_bytes)?,
             None => 0,
         };
         Ok(GraphicsPipeline {
             binary,
-            _vertex_code: vertex_bo,
+            vertex,
             _fragment_code: fragment_bo,
             _cf: cf_bo,
-            vertex_code,
             fragment_code,
-            vertex_spill,
             fragment_spill,
             cf_bindings,
             cf_binding_count,
             fixed,
             tilebuffer,
             inputs: Vec::new(),
-            xfb,
-            geometry,
         })
+    }
+}
+
+/// A stage binary without code (what a pipeline's binary keeps once its vertex programs have
+/// moved into [`VertexPrograms`]).
+fn empty_stage() -> StageBinary {
+    StageBinary {
+        code: Vec::new(),
+        gpr_halves: 0,
+        uniform_halves: 0,
+        scratch_bytes: 0,
+        stats: compiler::Stats::default(),
     }
 }

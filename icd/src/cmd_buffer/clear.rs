@@ -426,7 +426,10 @@ pub fn clear_rects(
         Some(c) => guard_draw(dev, rec, kind, c),
         None => Ok(kind),
     }
-    .and_then(|kind| draw_with(dev, rec, &pipeline, kind));
+    .and_then(|kind| {
+        let vertex = pipeline.vertex.fixed().ok_or(vk::Result::ERROR_UNKNOWN)?;
+        draw_with(dev, rec, &pipeline, vertex, kind)
+    });
     rec.gfx = saved;
     result
 }

@@ -12,7 +12,9 @@ use crate::buffer::Buffer;
 use crate::device::Device;
 use crate::handle::{self, Object};
 use crate::pipeline::Pipeline;
-use crate::pipeline_graphics::{DepthBiasState, GraphicsPipeline, MAX_VERTEX_BINDINGS};
+use crate::pipeline_graphics::{
+    DepthBiasState, GraphicsPipeline, VertexProgram, MAX_VERTEX_BINDINGS,
+};
 use ash::vk;
 use compiler::abi::{
     BASE_VERTEX_OFFSET, BLEND_CONSTANTS_OFFSET, DRAW_INDEX_OFFSET, FIRST_INSTANCE_OFFSET,
@@ -55,6 +57,8 @@ pub struct GfxState {
     pub stencil_reference: [u32; 2],
     /// The dynamic state of Vulkan 1.3's extended dynamic state commands.
     pub ext: super::dynamic_state::DynamicValues,
+    /// vkCmdSetVertexInputEXT's layout and the vertex program last chosen for it.
+    pub vertex_input: super::vertex_input::VertexInputState,
     /// State changed since the last draw (informational: every draw emits all state).
     pub dirty: bool,
     /// The active occlusion query and what the open render command's draws count into.
@@ -81,6 +85,7 @@ impl Default for GfxState {
             stencil_write_mask: [0xff; 2],
             stencil_reference: [0; 2],
             ext: Default::default(),
+            vertex_input: Default::default(),
             dirty: true,
             occlusion: Default::default(),
         }
@@ -375,17 +380,20 @@ fn draw_unguarded(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(
         eprintln!("agx4: draw without a bound graphics pipeline");
         vk::Result::ERROR_UNKNOWN
     })?;
+    // The vertex program for the bound vertex input layout (the pipeline's own unless the
+    // layout is dynamic), chosen once for the capture draw and every view.
+    let vertex = super::vertex_input::program(dev, rec, p)?;
     // A geometry shader's primitives are captured and counted as it emits them.
-    if p.binary.geometry.is_some() {
-        return super::geometry::draw(dev, rec, p, kind);
+    if vertex.geometry.is_some() {
+        return super::geometry::draw(dev, rec, p, &vertex, kind);
     }
     if rec.xfb.active() {
-        super::xfb::capture(dev, rec, p, kind)?;
+        super::xfb::capture(dev, rec, p, &vertex, kind)?;
     }
     if let Some(counter) = rec.primgen {
         super::primgen::count(dev, rec, p, kind, counter)?;
     }
-    draw_with(dev, rec, p, kind)
+    draw_with(dev, rec, p, &vertex, kind)
 }
 
 /// Words of a VkDrawIndirectCommand or VkDrawIndexedIndirectCommand.
@@ -457,12 +465,13 @@ pub fn guard_draw(
     })
 }
 
-/// Records one draw with pipeline `p` and the command buffer's other state, into every
-/// stream draws go to (each view of a multiview subpass).
+/// Records one draw with pipeline `p`, its vertex program `vertex` and the command buffer's
+/// other state, into every stream draws go to (each view of a multiview subpass).
 pub fn draw_with(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
+    vertex: &VertexProgram,
     kind: DrawKind,
 ) -> Result<(), vk::Result> {
     let targets = rec
@@ -476,7 +485,7 @@ pub fn draw_with(
             .as_mut()
             .ok_or(vk::Result::ERROR_UNKNOWN)?
             .current = t;
-        draw_one(dev, rec, p, kind, None, None)?;
+        draw_one(dev, rec, p, vertex, kind, None, None)?;
     }
     Ok(())
 }
@@ -501,10 +510,11 @@ pub fn draw_capture(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
+    vertex: &VertexProgram,
     kind: DrawKind,
     cap: &CaptureDraw<'_>,
 ) -> Result<Option<super::upload::Alloc>, vk::Result> {
-    draw_one(dev, rec, p, kind, Some(cap), None)
+    draw_one(dev, rec, p, vertex, kind, Some(cap), None)
 }
 
 /// The rasterization draw of a pipeline with a geometry shader (geometry.rs): the
@@ -522,23 +532,27 @@ pub struct RasterDraw {
     pub indirect: Option<u64>,
 }
 
-/// Records a geometry pipeline's rasterization draw into the current stream.
+/// Records a geometry pipeline's rasterization draw into the current stream; `vertex`
+/// holds the pass-through vertex shader.
 pub fn draw_raster(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
+    vertex: &VertexProgram,
     kind: DrawKind,
     raster: &RasterDraw,
 ) -> Result<(), vk::Result> {
-    draw_one(dev, rec, p, kind, None, Some(raster)).map(|_| ())
+    draw_one(dev, rec, p, vertex, kind, None, Some(raster)).map(|_| ())
 }
 
-/// Records one draw into the current stream (a capture draw with `cap`, a geometry
-/// pipeline's rasterization draw with `raster`); returns its root table.
+/// Records one draw into the current stream with vertex program `vertex` (a capture draw
+/// with `cap`, which runs its own program instead; a geometry pipeline's rasterization draw
+/// with `raster`); returns its root table.
 fn draw_one(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
+    vertex: &VertexProgram,
     kind: DrawKind,
     cap: Option<&CaptureDraw<'_>>,
     raster: Option<&RasterDraw>,
@@ -632,7 +646,7 @@ fn draw_one(
     .pack(&mut vw);
     let (vs_bin, vs_code, vs_spill) = match cap {
         Some(c) => (c.binary, c.code, c.spill),
-        None => (&b.vertex, p.vertex_code, p.vertex_spill),
+        None => (&vertex.binary, vertex.code, vertex.spill),
     };
     pack_uniform_range(0, vs_bin.uniform_halves, root.va, &mut vw);
     UscWord::Shader {

@@ -43,7 +43,8 @@ pub struct DynamicValues {
     pub cull_back: bool,
     pub front_ccw: bool,
     pub primitive: Primitive,
-    /// Stride of each vertex binding, from vkCmdBindVertexBuffers2.
+    /// Stride of each vertex binding, from vkCmdBindVertexBuffers2 or vkCmdSetVertexInputEXT
+    /// (whichever came last).
     pub strides: [u32; MAX_VERTEX_BINDINGS as usize],
     pub depth_test: bool,
     pub depth_write: bool,
@@ -176,7 +177,8 @@ pub fn resolve(fx: &Fixed, g: &GfxState) -> Effective {
     Effective {
         primitive: pick(d.primitive_topology, v.primitive, fx.primitive),
         restart: pick(d.primitive_restart_enable, v.restart, fx.restart),
-        strides: pick(d.vertex_stride, v.strides, fx.strides),
+        // vkCmdSetVertexInputEXT sets the strides too.
+        strides: pick(d.vertex_stride || d.vertex_input, v.strides, fx.strides),
         viewport: pick(d.viewport, g.viewport, fx.viewports.first().copied()),
         scissor: pick(d.scissor, g.scissor, fx.scissors.first().copied()),
         // A pipeline made with a static discard has no fragment shader: it always discards.
@@ -560,7 +562,21 @@ mod tests {
             depth_clip_enable: true,
             provoking_vertex_mode: true,
             line_rasterization_mode: true,
+            vertex_input: true,
         }
+    }
+
+    #[test]
+    fn dynamic_vertex_input_takes_the_command_buffer_strides() {
+        // VK_EXT_vertex_input_dynamic_state without a dynamic stride: vkCmdSetVertexInputEXT
+        // set the strides, which live where vkCmdBindVertexBuffers2 puts its own.
+        let mut fx = fixed();
+        fx.dynamic.vertex_input = true;
+        let mut g = GfxState::default();
+        g.ext.strides[0] = 20;
+        assert_eq!(resolve(&fx, &g).strides[0], 20);
+        fx.dynamic.vertex_input = false;
+        assert_eq!(resolve(&fx, &g).strides[0], 12);
     }
 
     #[test]

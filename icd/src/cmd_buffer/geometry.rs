@@ -15,7 +15,7 @@ use super::dispatch::meta_launch;
 use super::draw::{draw_capture, draw_raster, CaptureDraw, DrawKind, RasterDraw};
 use super::Recording;
 use crate::device::Device;
-use crate::pipeline_graphics::GraphicsPipeline;
+use crate::pipeline_graphics::{GraphicsPipeline, VertexProgram};
 use ash::vk;
 use compiler::abi;
 use compiler::ir::{InputPrimitive, OutputPrimitive};
@@ -68,16 +68,18 @@ fn put(t: &mut [u8], at: u32, bytes: &[u8]) {
 }
 
 /// Records a draw with pipeline `p`, which has a geometry shader, into every stream draws
-/// go to.
+/// go to; `vertex` holds the geometry draw's program and the pass-through vertex shader.
 pub fn draw(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
+    vertex: &VertexProgram,
     kind: DrawKind,
 ) -> Result<(), vk::Result> {
-    let (Some(g), Some(code)) = (&p.binary.geometry, &p.geometry) else {
+    let Some(code) = &vertex.geometry else {
         return Err(vk::Result::ERROR_UNKNOWN);
     };
+    let g = &code.binary;
     let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
     let Some((n, step, order, skip, divide)) = decomposition(fx.primitive, g.input) else {
         eprintln!(
@@ -245,7 +247,7 @@ pub fn draw(
             abi::GEOMETRY_LAYER,
             &layer.to_le_bytes(),
         );
-        let root = draw_capture(dev, rec, p, kind, &geometry_draw)?;
+        let root = draw_capture(dev, rec, p, vertex, kind, &geometry_draw)?;
         if let (Some((args, indexed)), Some(out), Some(root)) = (indirect, draw_args, root) {
             // The GPU turns the draw's arguments into the two draws' and the geometry
             // draw's root words; compute inside a render pass runs before the render
@@ -296,6 +298,7 @@ pub fn draw(
                 dev,
                 rec,
                 p,
+                vertex,
                 list,
                 raster.primitive,
                 true,
@@ -304,7 +307,7 @@ pub fn draw(
             )?;
         }
         first = false;
-        draw_raster(dev, rec, p, kind, &raster)?;
+        draw_raster(dev, rec, p, vertex, kind, &raster)?;
         // Every layer's or view's geometry draw emits the same primitives: the query
         // counts them once.
         put(

@@ -24,6 +24,7 @@ pub mod rendering;
 pub mod secondary;
 pub mod transfer;
 pub mod upload;
+pub mod vertex_input;
 pub mod xfb;
 
 use crate::descriptor_pool::DescriptorSet;
@@ -268,6 +269,7 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
             vk::PipelineBindPoint::GRAPHICS => {
                 crate::pipeline::Pipeline::graphics(pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
                 rec.gfx.pipeline = pipeline;
+                rec.gfx.vertex_input.rebind();
                 rec.gfx.dirty = true;
             }
             _ => return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),

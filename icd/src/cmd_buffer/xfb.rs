@@ -17,7 +17,7 @@ use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
 use crate::handle::{self, Object};
-use crate::pipeline_graphics::GraphicsPipeline;
+use crate::pipeline_graphics::{GraphicsPipeline, VertexProgram};
 use ash::vk;
 use compiler::abi;
 use compiler::ir::XFB_BUFFERS;
@@ -80,12 +80,13 @@ pub(super) fn zero_words(dev: &Device, rec: &mut Recording) -> Result<(u64, u64)
     Ok((rec.xfb.zero, rec.xfb.no_query))
 }
 
-/// Records the capture draw of a draw with pipeline `p`, if transform feedback is active
-/// and the pipeline captures anything.
+/// Records the capture draw of a draw with pipeline `p` and its vertex program `vertex`, if
+/// transform feedback is active and the program captures anything.
 pub fn capture(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
+    vertex: &VertexProgram,
     kind: DrawKind,
 ) -> Result<(), vk::Result> {
     let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
@@ -96,7 +97,17 @@ pub fn capture(
             Some((addr, index_bytes(size)))
         }
     };
-    capture_with(dev, rec, p, kind, fx.primitive, fx.restart, index, &[])
+    capture_with(
+        dev,
+        rec,
+        p,
+        vertex,
+        kind,
+        fx.primitive,
+        fx.restart,
+        index,
+        &[],
+    )
 }
 
 fn index_bytes(size: IndexSize) -> u32 {
@@ -107,7 +118,8 @@ fn index_bytes(size: IndexSize) -> u32 {
     }
 }
 
-/// Records the capture draw of a draw `kind` of `primitive`s with pipeline `p`, reading
+/// Records the capture draw of a draw `kind` of `primitive`s with pipeline `p` and its
+/// vertex program `vertex`, reading
 /// the index buffer `index` (address, bytes per index) for indexed draws, with primitive
 /// restart if `restart`; `extra` root words (offset, u64) go after the capture words (a
 /// geometry pipeline's record address).
@@ -116,6 +128,7 @@ pub(super) fn capture_with(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
+    vertex: &VertexProgram,
     kind: DrawKind,
     primitive: Primitive,
     restart: bool,
@@ -125,9 +138,10 @@ pub(super) fn capture_with(
     if !rec.xfb.active {
         return Ok(());
     }
-    let (Some(binary), Some(code)) = (&p.binary.xfb, &p.xfb) else {
+    let Some(code) = &vertex.xfb else {
         return Ok(());
     };
+    let binary = &code.binary;
     let Some((n, step, order, skip, divide)) = decomposition(primitive) else {
         eprintln!("agx4: transform feedback of {primitive:?} primitives is not implemented");
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
@@ -257,7 +271,7 @@ pub(super) fn capture_with(
         instances,
         indirect: capture_args.map(|a| a.va),
     };
-    let root = draw_capture(dev, rec, p, kind, &cap)?;
+    let root = draw_capture(dev, rec, p, vertex, kind, &cap)?;
     if let (Some((args, indexed)), Some(out), Some(root)) = (indirect, capture_args, root) {
         // The GPU turns the draw's arguments into the capture draw's and its root words;
         // compute inside a render pass runs before the render command.
