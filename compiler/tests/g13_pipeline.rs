@@ -1745,3 +1745,133 @@ fn instance_divisors_in_vertex_fetch() {
         }
     }
 }
+
+/// A pipeline compiled without its vertex input (`compile_graphics_pipeline_deferred`, for
+/// VK_EXT_vertex_input_dynamic_state) gives, for each layout, the vertex programs the
+/// pipeline compiled with that layout has, transform feedback capture variant included; and
+/// different layouts give different fetch code.
+#[test]
+fn deferred_vertex_stage_matches_the_static_pipeline_per_layout() {
+    let vs = r#"#version 450
+layout(location = 0) in vec4 a;
+layout(location = 2) in vec2 b;
+layout(location = 0, xfb_buffer = 0, xfb_offset = 0, xfb_stride = 16) out vec4 o;
+void main() { o = a; gl_Position = vec4(b, 0.0, 1.0); }
+"#;
+    let fs = r#"#version 450
+layout(location = 0) in vec4 o;
+layout(location = 0) out vec4 c;
+void main() { c = o; }
+"#;
+    let state = FragmentState {
+        targets: vec![colour_target(
+            0,
+            rgba8(Numeric::Unorm),
+            0,
+            BlendAttachment::default(),
+        )],
+        inputs: Vec::new(),
+        logic_op: None,
+        samples: 1,
+        sample_size_bytes: 4,
+    };
+    let plain = |comp, count| VertexFormat::Plain {
+        comp,
+        count,
+        bgra: false,
+    };
+    let layout = |fa, oa, fb, ob, divisor| VertexInputLayout {
+        attributes: vec![
+            VertexAttribute {
+                location: 0,
+                binding: 0,
+                format: fa,
+                offset: oa,
+            },
+            VertexAttribute {
+                location: 2,
+                binding: 1,
+                format: fb,
+                offset: ob,
+            },
+        ],
+        bindings: vec![
+            VertexBindingDesc {
+                binding: 0,
+                per_instance: false,
+                divisor: 1,
+            },
+            VertexBindingDesc {
+                binding: 1,
+                per_instance: true,
+                divisor,
+            },
+        ],
+    };
+    let first = layout(
+        plain(AttribComponent::F32, 4),
+        0,
+        plain(AttribComponent::F32, 2),
+        4,
+        3,
+    );
+    let second = layout(
+        plain(AttribComponent::Unorm8, 4),
+        2,
+        plain(AttribComponent::Snorm16, 2),
+        0,
+        1,
+    );
+    let res = ResourceLayout::default();
+    let vw = spirv(vs, "vert");
+    let fw = spirv(fs, "frag");
+    let req = |words, stage| ShaderRequest {
+        spirv: words,
+        entry_point: "main",
+        stage,
+        specialization: &[],
+        layout: &res,
+        target: Target::G13,
+    };
+    let request = |input| GraphicsPipelineRequest {
+        vertex: req(&vw, Stage::Vertex),
+        fragment: Some(req(&fw, Stage::Fragment)),
+        vertex_input: input,
+        fragment_state: &state,
+    };
+    let (options, coverage) = (
+        GraphicsPipelineOptions::default(),
+        CoverageOptions::default(),
+    );
+    // The request's vertex input is not read.
+    let unread = VertexInputLayout::default();
+    let (rest, stage) = compile_graphics_pipeline_deferred(&request(&unread), &options, &coverage)
+        .expect("deferred pipeline");
+    assert_eq!(stage.locations(), &[0, 2]);
+    assert!(rest.vertex.code.is_empty() && rest.xfb.is_none());
+    for input in [&first, &second] {
+        let whole = compile_graphics_pipeline(&request(input)).expect("static pipeline");
+        let v = stage.compile(input).expect("variant");
+        assert_eq!(v.vertex, whole.vertex);
+        assert!(whole.xfb.is_some(), "the shader captures an output");
+        assert_eq!(v.xfb, whole.xfb);
+        assert_eq!(rest.fragment, whole.fragment);
+        assert_eq!(
+            (rest.uvs_words, &rest.cf_bindings),
+            (whole.uvs_words, &whole.cf_bindings)
+        );
+    }
+    let (a, b) = (
+        stage.compile(&first).expect("first"),
+        stage.compile(&second).expect("second"),
+    );
+    assert_ne!(a.vertex.code, b.vertex.code);
+    assert_ne!(a.xfb, b.xfb);
+    // A location the layout does not give is refused, not read as something else.
+    let mut missing = first.clone();
+    missing.attributes.remove(1);
+    assert!(matches!(
+        stage.compile(&missing),
+        Err(CompileError::Unsupported(_))
+    ));
+}
