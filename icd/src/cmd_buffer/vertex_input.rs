@@ -181,10 +181,14 @@ fn set_vertex_input(
             offset: a.offset,
         });
     }
+    // Layers such as Zink set the layout before every draw: an unchanged one keeps the
+    // program already chosen.
     let vi = &mut rec.gfx.vertex_input;
-    vi.layout = layout;
-    vi.serial += 1;
-    vi.chosen = None;
+    if vi.layout != layout {
+        vi.layout = layout;
+        vi.serial += 1;
+        vi.chosen = None;
+    }
     rec.gfx.dirty = true;
     Ok(())
 }
