@@ -155,6 +155,7 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_EXT_4444_formats",
             "VK_EXT_depth_clip_enable",
             "VK_EXT_vertex_attribute_divisor",
+            "VK_EXT_vertex_input_dynamic_state",
             "VK_EXT_line_rasterization",
             "VK_EXT_provoking_vertex",
             "VK_EXT_conditional_rendering",

@@ -117,6 +117,9 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "VK_EXT_depth_clip_enable",
     // Instance divisors, applied by the vertex shader's fetch (compiler lower_vertex_input).
     "VK_EXT_vertex_attribute_divisor",
+    // Vertex bindings and attributes set at record time: the vertex shader is compiled per
+    // layout it reads, once (cmd_buffer/vertex_input.rs).
+    "VK_EXT_vertex_input_dynamic_state",
     // Bresenham lines are the rasterizer's lines (hw::gpu::raster::line).
     "VK_EXT_line_rasterization",
     // Flat varyings from the last vertex: the PPP Cull word and the CF bindings' shade model

@@ -23,6 +23,7 @@ pub struct Features {
     pub formats_4444: vk::PhysicalDevice4444FormatsFeaturesEXT<'static>,
     pub depth_clip: vk::PhysicalDeviceDepthClipEnableFeaturesEXT<'static>,
     pub divisor: vk::PhysicalDeviceVertexAttributeDivisorFeaturesEXT<'static>,
+    pub vertex_input_dynamic_state: vk::PhysicalDeviceVertexInputDynamicStateFeaturesEXT<'static>,
     pub line_rasterization: vk::PhysicalDeviceLineRasterizationFeaturesEXT<'static>,
     pub provoking_vertex: vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>,
     pub conditional_rendering: vk::PhysicalDeviceConditionalRenderingFeaturesEXT<'static>,
@@ -278,6 +279,12 @@ pub fn supported() -> Features {
             vertex_attribute_instance_rate_zero_divisor: vk::TRUE,
             ..Default::default()
         },
+        // A pipeline that makes the layout dynamic compiles its vertex shader's fetch per
+        // layout at draw time, once per layout (cmd_buffer/vertex_input.rs).
+        vertex_input_dynamic_state: vk::PhysicalDeviceVertexInputDynamicStateFeaturesEXT {
+            vertex_input_dynamic_state: vk::TRUE,
+            ..Default::default()
+        },
         // Lines cover the pixel nearest the segment in each column (row) of their major axis,
         // `width` pixels thick along the minor axis (hw::gpu::raster::line): Bresenham lines,
         // which are also the default mode. Rectangular and smooth lines and stipples are not
@@ -530,6 +537,7 @@ feature_structs! {
     PhysicalDevice4444FormatsFeaturesEXT from formats_4444 { format_a4r4g4b4, format_a4b4g4r4 }
     PhysicalDeviceDepthClipEnableFeaturesEXT from depth_clip { depth_clip_enable }
     PhysicalDeviceVertexAttributeDivisorFeaturesEXT from divisor { vertex_attribute_instance_rate_divisor, vertex_attribute_instance_rate_zero_divisor }
+    PhysicalDeviceVertexInputDynamicStateFeaturesEXT from vertex_input_dynamic_state { vertex_input_dynamic_state }
     PhysicalDeviceLineRasterizationFeaturesEXT from line_rasterization { rectangular_lines, bresenham_lines, smooth_lines, stippled_rectangular_lines, stippled_bresenham_lines, stippled_smooth_lines }
     PhysicalDeviceProvokingVertexFeaturesEXT from provoking_vertex { provoking_vertex_last, transform_feedback_preserves_provoking_vertex }
     PhysicalDeviceConditionalRenderingFeaturesEXT from conditional_rendering { conditional_rendering, inherited_conditional_rendering }
