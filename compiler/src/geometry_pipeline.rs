@@ -85,13 +85,15 @@ fn merge(vs: &GraphicsShader, g: &GraphicsShader) -> Result<Merged, CompileError
     })
 }
 
-/// The pass-through vertex shader of a pipeline with vertex shader `vs` (its vertex input
-/// need not be lowered: the records hold only what the geometry shader `g` writes).
-pub(crate) fn passthrough_of(
-    vs: &GraphicsShader,
-    g: &GraphicsShader,
-) -> Result<GraphicsShader, CompileError> {
-    let m = merge(vs, g)?;
+/// The pass-through vertex shader of a pipeline with the geometry shader `g`, before its
+/// vertex shader's input layout is known. The records hold only what `g` writes, so an
+/// empty vertex shader stands in for the real one.
+pub(crate) fn passthrough_of(g: &GraphicsShader) -> Result<GraphicsShader, CompileError> {
+    let empty = GraphicsShader {
+        stage: Stage::Vertex,
+        ..GraphicsShader::default()
+    };
+    let m = merge(&empty, g)?;
     let mut passthrough = passthrough_vertex(&m.record);
     passthrough.xfb = g.xfb.clone();
     Ok(passthrough)

@@ -836,7 +836,7 @@ pub fn compile_graphics_pipeline_deferred(
         None => None,
     };
     let shape = match &gs {
-        Some(g) => crate::geometry_pipeline::passthrough_of(&vs, g)?,
+        Some(g) => crate::geometry_pipeline::passthrough_of(g)?,
         None => vs.clone(),
     };
     let mut fs = match &req.fragment {
