@@ -1838,6 +1838,7 @@ void main() { c = o; }
         fragment: Some(req(&fw, Stage::Fragment)),
         vertex_input: input,
         fragment_state: &state,
+        geometry: None,
     };
     let (options, coverage) = (
         GraphicsPipelineOptions::default(),
