@@ -4,7 +4,8 @@
 //! (gl_InvocationID 0 and 1), drops primitive 1 (gl_PrimitiveIDIn), and moves invocation
 //! 1's copy half the screen down. So the top left and bottom left quadrants get a triangle
 //! and the right half stays black, with a direct draw and with an indirect one (whose
-//! counts the GPU turns into the emulation's two draws).
+//! counts the GPU turns into the emulation's two draws). Without a geometry shader, a
+//! triangle list with adjacency draws only corners 0, 2 and 4 of each primitive.
 
 mod common;
 
@@ -96,15 +97,39 @@ fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
     (device, queue)
 }
 
+/// Primitive 0 in the top left quadrant, primitive 1 in the top right one.
+const TRIANGLES: [[f32; 2]; 6] = [
+    [-1.0, -1.0],
+    [0.0, -1.0],
+    [-1.0, 0.0],
+    [0.0, -1.0],
+    [1.0, -1.0],
+    [0.0, 0.0],
+];
+
+/// One triangle with adjacency: its triangle (corners 0, 2, 4) in the top left quadrant,
+/// the adjacent vertices (1, 3, 5) at the far corner, where nothing may be drawn.
+const WITH_ADJACENCY: [[f32; 2]; 6] = [
+    [-1.0, -1.0],
+    [1.0, 1.0],
+    [0.0, -1.0],
+    [1.0, 1.0],
+    [-1.0, 0.0],
+    [1.0, 0.0],
+];
+
 fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, indirect: bool) -> Vec<u8> {
-    let triangles: [[f32; 2]; 6] = [
-        [-1.0, -1.0],
-        [0.0, -1.0],
-        [-1.0, 0.0],
-        [0.0, -1.0],
-        [1.0, -1.0],
-        [0.0, 0.0],
-    ];
+    draw(ctx, dev, queue, &TRIANGLES, Some(&GEOM), indirect)
+}
+
+fn draw(
+    ctx: &Ctx,
+    dev: &ash::Device,
+    queue: vk::Queue,
+    triangles: &[[f32; 2]; 6],
+    geometry: Option<&[u32]>,
+    indirect: bool,
+) -> Vec<u8> {
     let mut vb = Buf::new(ctx, dev, 48, vk::BufferUsageFlags::VERTEX_BUFFER);
     let verts: Vec<u8> = triangles
         .iter()
@@ -122,11 +147,17 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, indirect: bool) -> Vec
     // SAFETY: valid device and create infos; every object is destroyed after the GPU is idle.
     let got = unsafe {
         let shaders = Shaders::new(dev);
-        let gs = dev
-            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&GEOM), None)
-            .expect("geometry shader module");
+        let gs = geometry.map(|code| {
+            dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None)
+                .expect("geometry shader module")
+        });
         let spec = PipelineSpec {
-            geometry: Some(gs),
+            geometry: gs,
+            topology: if gs.is_some() {
+                vk::PrimitiveTopology::TRIANGLE_LIST
+            } else {
+                vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY
+            },
             ..PipelineSpec::new(SIZE)
         };
         let pipeline = shaders.pipeline(dev, target.pass, &spec);
@@ -147,7 +178,9 @@ fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, indirect: bool) -> Vec
         shot.submit_and_wait(dev, queue);
         let got = target.out.bytes().to_vec();
         dev.destroy_pipeline(pipeline, None);
-        dev.destroy_shader_module(gs, None);
+        if let Some(gs) = gs {
+            dev.destroy_shader_module(gs, None);
+        }
         shaders.destroy(dev);
         got
     };
@@ -196,4 +229,24 @@ fn geometry_shader_invocations_copy_and_drop_primitives() {
 #[test]
 fn geometry_shader_with_an_indirect_draw() {
     check(true);
+}
+
+#[test]
+fn adjacency_without_a_geometry_shader_draws_the_plain_triangle() {
+    let ctx = Ctx::with_api(true, &[], vk::API_VERSION_1_2);
+    let (dev, queue) = device(&ctx);
+    for indirect in [false, true] {
+        let got = draw(&ctx, &dev, queue, &WITH_ADJACENCY, None, indirect);
+        let (red, black) = ([255, 0, 0, 255], [0, 0, 0, 255]);
+        for (x, y, want) in [(2, 2, red), (10, 2, black), (2, 10, black), (12, 12, black)] {
+            assert_eq!(
+                at(&got, x, y),
+                want,
+                "pixel ({x}, {y}), indirect {indirect}"
+            );
+        }
+    }
+    // SAFETY: the GPU is idle and every object of the device is destroyed.
+    unsafe { dev.destroy_device(None) };
+    assert_no_validation_messages();
 }

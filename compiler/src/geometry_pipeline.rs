@@ -320,3 +320,136 @@ fn passthrough_vertex(record: &GeometryRecord) -> GraphicsShader {
         ..GraphicsShader::default()
     }
 }
+
+/// The geometry shader a pipeline without one runs for a topology with adjacency: each
+/// input primitive becomes its plain line or triangle (corners 1 and 2 of a line, 0, 2 and 4
+/// of a triangle), every output of `vs` passed through, and gl_PrimitiveID as a geometry
+/// shader writes it. The adjacency vertices are read by no one, as the spec has it.
+pub(crate) fn adjacency_passthrough(
+    vs: &GraphicsShader,
+    input: InputPrimitive,
+) -> Result<GraphicsShader, CompileError> {
+    let (corners, output): (&[u32], _) = match input {
+        InputPrimitive::LinesAdjacency => (&[1, 2], OutputPrimitive::LineStrip),
+        InputPrimitive::TrianglesAdjacency => (&[0, 2, 4], OutputPrimitive::TriangleStrip),
+        other => {
+            return Err(CompileError::Internal(format!(
+                "adjacency pass-through for {other:?}"
+            )))
+        }
+    };
+    let mut stores = Vec::new();
+    vertex_stores(&vs.shader, &vs.shader.body, &mut stores);
+    if let Some((_, _, ty)) = stores
+        .iter()
+        .find(|(_, _, ty)| ty.scalar.bits() != 32 || ty.lanes > 4)
+    {
+        return Err(CompileError::Unsupported(format!(
+            "a {ty:?} vertex shader output with an adjacency topology and no geometry shader"
+        )));
+    }
+    let mut g = GraphicsShader {
+        stage: Stage::Geometry,
+        xfb: vs.xfb.clone(),
+        geometry: Some(GeometryInfo {
+            input,
+            output,
+            max_vertices: corners.len() as u32,
+            invocations: 1,
+        }),
+        ..GraphicsShader::default()
+    };
+    let sh = &mut g.shader;
+    let mut insts = Vec::new();
+    let def = |sh: &mut Shader, insts: &mut Vec<Inst>, ty: Type, op: Op| {
+        let v = sh.new_value(ty);
+        insts.push(Inst { dst: Some(v), op });
+        v
+    };
+    let primitive = def(sh, &mut insts, Type::I32, Op::SysVal(SysVal::PrimitiveId));
+    for &k in corners {
+        let vertex = def(
+            sh,
+            &mut insts,
+            Type::I32,
+            Op::Const(Constant(vec![u64::from(k)])),
+        );
+        for &(slot, component, ty) in &stores {
+            let value = def(
+                sh,
+                &mut insts,
+                ty,
+                Op::LoadPerVertex {
+                    vertex,
+                    slot,
+                    component,
+                },
+            );
+            let op = match slot {
+                PerVertexSlot::Location(location) => Op::StoreOutput {
+                    location,
+                    component,
+                    value,
+                },
+                PerVertexSlot::Builtin(builtin) => Op::StoreBuiltin {
+                    builtin,
+                    component,
+                    value,
+                },
+            };
+            insts.push(Inst { dst: None, op });
+        }
+        insts.push(Inst {
+            dst: None,
+            op: Op::StoreOutput {
+                location: crate::ir::PRIMITIVE_ID_LOCATION,
+                component: 0,
+                value: primitive,
+            },
+        });
+        insts.push(Inst {
+            dst: None,
+            op: Op::EmitVertex,
+        });
+    }
+    sh.body = vec![Node::Block(insts)];
+    Ok(g)
+}
+
+/// Every (slot, first component, type) a vertex shader stores an output to.
+fn vertex_stores(sh: &Shader, ns: &[Node], out: &mut Vec<(PerVertexSlot, u8, Type)>) {
+    for n in ns {
+        match n {
+            Node::Block(is) => {
+                for i in is {
+                    let store = match i.op {
+                        Op::StoreOutput {
+                            location,
+                            component,
+                            value,
+                        } => (PerVertexSlot::Location(location), component, sh.ty(value)),
+                        Op::StoreBuiltin {
+                            builtin,
+                            component,
+                            value,
+                        } => (PerVertexSlot::Builtin(builtin), component, sh.ty(value)),
+                        _ => continue,
+                    };
+                    if !out.contains(&store) {
+                        out.push(store);
+                    }
+                }
+            }
+            Node::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                vertex_stores(sh, then_body, out);
+                vertex_stores(sh, else_body, out);
+            }
+            Node::Loop { body } => vertex_stores(sh, body, out),
+            Node::Break | Node::Continue | Node::Return => {}
+        }
+    }
+}

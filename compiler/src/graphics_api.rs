@@ -671,6 +671,9 @@ pub struct GraphicsPipelineOptions {
     /// `sampleShadingEnable`: the fragment shader runs once per sample (the highest rate,
     /// which satisfies any `minSampleShading`), as if it read SampleId.
     pub sample_shading: bool,
+    /// The topology has adjacency and the pipeline no geometry shader: it runs one that
+    /// passes the plain primitive through (`geometry_pipeline::adjacency_passthrough`).
+    pub adjacency: Option<crate::ir::InputPrimitive>,
 }
 
 /// The multisample state the fragment shader applies itself (the rasterizer has no API
@@ -831,9 +834,10 @@ pub fn compile_graphics_pipeline_deferred(
     // geometry shader, the rest of the pipeline sees the pass-through vertex shader, which
     // depends on the geometry shader's outputs only.
     let vs = crate::translate_graphics(&req.vertex)?;
-    let gs = match &req.geometry {
-        Some(g) => Some(crate::geometry_pipeline::translate_geometry(g)?),
-        None => None,
+    let gs = match (&req.geometry, options.adjacency) {
+        (Some(g), _) => Some(crate::geometry_pipeline::translate_geometry(g)?),
+        (None, Some(input)) => Some(crate::geometry_pipeline::adjacency_passthrough(&vs, input)?),
+        (None, None) => None,
     };
     let shape = match &gs {
         Some(g) => crate::geometry_pipeline::passthrough_of(g)?,

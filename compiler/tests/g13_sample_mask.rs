@@ -91,7 +91,10 @@ fn pipeline(
             fragment_state: state,
             geometry: None,
         },
-        &GraphicsPipelineOptions { sample_shading },
+        &GraphicsPipelineOptions {
+            sample_shading,
+            ..Default::default()
+        },
         &coverage,
     )
 }

@@ -83,7 +83,10 @@ fn fragment_code(
             fragment_state: state,
             geometry: None,
         },
-        &GraphicsPipelineOptions { sample_shading },
+        &GraphicsPipelineOptions {
+            sample_shading,
+            ..Default::default()
+        },
     )?;
     Ok(bin.fragment.expect("fragment stage").code)
 }

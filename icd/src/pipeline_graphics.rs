@@ -948,12 +948,24 @@ pub unsafe fn create_one(
             | vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY
             | vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY
     );
-    if adjacency && gs.is_none() {
-        return unsupported(format!(
-            "topology {:?} without a geometry shader",
-            ia.topology
-        ));
-    }
+    // Without a geometry shader the pipeline runs one that drops the adjacent vertices
+    // (compiler `adjacency_passthrough`), so every draw of the topology goes through the
+    // geometry emulation. A dynamic topology could change class members at draw time, which
+    // that shader cannot follow.
+    let adjacency_input = match ia.topology {
+        _ if !adjacency || gs.is_some() => None,
+        _ if dynamic.primitive_topology => {
+            return unsupported(format!(
+                "dynamic topology {:?} without a geometry shader",
+                ia.topology
+            ))
+        }
+        vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY
+        | vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY => {
+            Some(compiler::ir::InputPrimitive::LinesAdjacency)
+        }
+        _ => Some(compiler::ir::InputPrimitive::TrianglesAdjacency),
+    };
     // With a dynamic topology only its class counts: an adjacency topology stands for its
     // class's plain one (draws take theirs from vkCmdSetPrimitiveTopology).
     let topology = match ia.topology {
@@ -1044,7 +1056,10 @@ pub unsafe fn create_one(
             .as_ref()
             .map(|g| request(g, compiler::ir::Stage::Geometry, &layout.resources, target)),
     };
-    let options = compiler::GraphicsPipelineOptions { sample_shading };
+    let options = compiler::GraphicsPipelineOptions {
+        sample_shading,
+        adjacency: adjacency_input,
+    };
     let failed = |e: compiler::CompileError| {
         eprintln!("agx4: vkCreateGraphicsPipelines: {e}");
         crate::pipeline::compile_error_result(&e)

@@ -222,12 +222,15 @@ fn corner_offset(
 ) -> Value {
     let plain = e.k32(c);
     // Triangle strips: odd triangles swap the two corners that do not provoke.
-    let strip = {
+    // (Only triangles, corners 0 to 2, have the swap flag.)
+    let strip = if c < 3 {
         let first_mode = e.k32(if c == 0 { 0 } else { 3 - c });
         let last_mode = e.k32(if c == 2 { 2 } else { 1 - c });
         let swapped = e.select(Type::I32, last_vertex, last_mode, first_mode);
         let s = e.and(swap, odd);
         e.select(Type::I32, s, swapped, plain)
+    } else {
+        plain
     };
     // Fans: triangle j is (j + 1, j + 2, 0), or (0, j + 1, j + 2) with the last vertex
     // provoking; the window starts at j.
