@@ -34,6 +34,10 @@ pub struct GeometryBinary {
     /// The geometry shader writes gl_Layer: the ICD records a rasterization draw per
     /// framebuffer layer (`abi::GEOMETRY_LAYER`).
     pub writes_layer: bool,
+    /// The pipeline has no geometry shader of its own: this one drops the adjacent vertices
+    /// of its topology ([`adjacency_passthrough`]), and nothing counts it as a geometry
+    /// shader (pipeline statistics).
+    pub generated: bool,
 }
 
 /// Translates the geometry shader of `gs`.
@@ -147,6 +151,7 @@ pub(crate) fn compile_geometry(
                 .slots
                 .iter()
                 .any(|s| s.0 .0 == PerVertexSlot::Location(LAYER_LOCATION)),
+            generated: false,
         },
         passthrough,
     ))

@@ -746,6 +746,8 @@ pub struct VertexStage {
     vs: GraphicsShader,
     /// The translated geometry shader, merged with `vs` per layout.
     gs: Option<GraphicsShader>,
+    /// `gs` is the generated one of an adjacency topology (`GeometryBinary::generated`).
+    gs_generated: bool,
     varyings: VaryingLayout,
     locations: Vec<u32>,
 }
@@ -774,7 +776,8 @@ impl VertexStage {
         crate::passes::lower_vertex_input(&mut vs.shader, input)?;
         let geometry = match &self.gs {
             Some(g) => {
-                let (binary, passthrough) = crate::geometry_pipeline::compile_geometry(&vs, g)?;
+                let (mut binary, passthrough) = crate::geometry_pipeline::compile_geometry(&vs, g)?;
+                binary.generated = self.gs_generated;
                 vs = passthrough;
                 Some(binary)
             }
@@ -947,6 +950,7 @@ pub fn compile_graphics_pipeline_deferred(
         VertexStage {
             vs,
             gs,
+            gs_generated: req.geometry.is_none(),
             varyings: layout,
             locations,
         },
