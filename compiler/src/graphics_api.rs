@@ -817,15 +817,23 @@ impl VertexStage {
     }
 }
 
-/// Compiles a graphics pipeline whose vertex input layout is given at draw time (the
-/// request's `vertex_input` is not read): everything but the vertex programs, which
-/// [`VertexStage::compile`] makes per layout. The binary's `vertex` has no code and its
-/// `xfb` is None.
-pub fn compile_graphics_pipeline_deferred(
+/// A pipeline's shaders translated, with the varying layout between them: what the rest of
+/// the pipeline and a fragment variant are both compiled from. The vertex shader's fetch is
+/// not lowered yet, so no vertex input layout is needed (a fragment variant of a pipeline
+/// with a dynamic vertex input layout comes from here too).
+struct Front {
+    vs: GraphicsShader,
+    /// The translated geometry shader, merged with `vs` per vertex input layout.
+    gs: Option<GraphicsShader>,
+    fs: Option<GraphicsShader>,
+    layout: VaryingLayout,
+    point_size: bool,
+}
+
+fn front(
     req: &GraphicsPipelineRequest<'_>,
     options: &GraphicsPipelineOptions,
-    coverage: &CoverageOptions,
-) -> Result<(GraphicsPipelineBinary, VertexStage), CompileError> {
+) -> Result<Front, CompileError> {
     if req.vertex.stage != Stage::Vertex {
         return Err(CompileError::Internal(format!(
             "vertex stage request for a {:?} shader",
@@ -893,6 +901,52 @@ pub fn compile_graphics_pipeline_deferred(
             layout.add_point_coord()?;
         }
     }
+    Ok(Front {
+        vs,
+        gs,
+        fs,
+        layout,
+        point_size,
+    })
+}
+
+/// Compiles the fragment shader of a pipeline for `req.fragment_state`: the code the whole
+/// pipeline gets for it, everything else unchanged. This is how a driver makes the variant of
+/// a pipeline whose blend state, write masks or logic op are dynamic (they are compiled into
+/// the shader's end). `req.vertex_input` is not read. `None` if the pipeline has no fragment
+/// stage at all.
+pub fn compile_fragment_variant(
+    req: &GraphicsPipelineRequest<'_>,
+    options: &GraphicsPipelineOptions,
+    coverage: &CoverageOptions,
+) -> Result<Option<StageBinary>, CompileError> {
+    let f = front(req, options)?;
+    match &f.fs {
+        Some(fs) => {
+            let outputs = fragment_outputs(req.fragment_state)?;
+            let b = compile_graphics_with(fs, &f.layout, &outputs, coverage)?;
+            Ok(Some(stage_binary(b)))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Compiles a graphics pipeline whose vertex input layout is given at draw time (the
+/// request's `vertex_input` is not read): everything but the vertex programs, which
+/// [`VertexStage::compile`] makes per layout. The binary's `vertex` has no code and its
+/// `xfb` is None.
+pub fn compile_graphics_pipeline_deferred(
+    req: &GraphicsPipelineRequest<'_>,
+    options: &GraphicsPipelineOptions,
+    coverage: &CoverageOptions,
+) -> Result<(GraphicsPipelineBinary, VertexStage), CompileError> {
+    let Front {
+        vs,
+        gs,
+        fs,
+        layout,
+        point_size,
+    } = front(req, options)?;
     let (fragment, discards, writes_depth) = match &fs {
         Some(fs) => {
             let outputs = fragment_outputs(req.fragment_state)?;
