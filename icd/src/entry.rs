@@ -155,6 +155,10 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdResolveImage => cmd_buffer::blit::cmd_resolve_image,
     PFN_vkCmdResolveImage2 => cmd_buffer::copy2::cmd_resolve_image2,
     PFN_vkCmdSetBlendConstants => cmd_buffer::draw::cmd_set_blend_constants,
+    PFN_vkCmdSetColorBlendEnableEXT => cmd_buffer::dynamic_state::cmd_set_color_blend_enable,
+    PFN_vkCmdSetColorBlendEquationEXT => cmd_buffer::dynamic_state::cmd_set_color_blend_equation,
+    PFN_vkCmdSetColorWriteEnableEXT => cmd_buffer::dynamic_state::cmd_set_color_write_enable,
+    PFN_vkCmdSetColorWriteMaskEXT => cmd_buffer::dynamic_state::cmd_set_color_write_mask,
     PFN_vkCmdSetCullMode => cmd_buffer::dynamic_state::cmd_set_cull_mode,
     PFN_vkCmdSetDepthBias => cmd_buffer::draw::cmd_set_depth_bias,
     PFN_vkCmdSetDepthBiasEnable => cmd_buffer::dynamic_state::cmd_set_depth_bias_enable,
@@ -173,6 +177,8 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdSetLineRasterizationModeEXT => cmd_buffer::dynamic_state::cmd_set_line_rasterization_mode,
     PFN_vkCmdSetLineStippleKHR ["PFN_vkCmdSetLineStippleEXT"] => cmd_buffer::draw::cmd_set_line_stipple,
     PFN_vkCmdSetLineWidth => cmd_buffer::draw::cmd_set_line_width,
+    PFN_vkCmdSetLogicOpEXT => cmd_buffer::dynamic_state::cmd_set_logic_op,
+    PFN_vkCmdSetLogicOpEnableEXT => cmd_buffer::dynamic_state::cmd_set_logic_op_enable,
     PFN_vkCmdSetPolygonModeEXT => cmd_buffer::dynamic_state::cmd_set_polygon_mode,
     PFN_vkCmdSetPrimitiveRestartEnable => cmd_buffer::dynamic_state::cmd_set_primitive_restart_enable,
     PFN_vkCmdSetPrimitiveTopology => cmd_buffer::dynamic_state::cmd_set_primitive_topology,
@@ -480,9 +486,6 @@ mod tests {
     #[allow(clippy::type_complexity)]
     const FEATURE_GATED: &[(&str, fn(&crate::features::Features) -> vk::Bool32)] = &[
         ("vkQueueBindSparse", |f| f.v10.sparse_binding),
-        ("vkCmdSetLogicOpEXT", |f| {
-            f.dynamic_state2.extended_dynamic_state2_logic_op
-        }),
         ("vkCmdSetPatchControlPointsEXT", |f| {
             f.dynamic_state2
                 .extended_dynamic_state2_patch_control_points
@@ -506,19 +509,6 @@ mod tests {
         }),
         ("vkCmdSetAlphaToOneEnableEXT", |f| {
             f.dynamic_state3.extended_dynamic_state3_alpha_to_one_enable
-        }),
-        ("vkCmdSetLogicOpEnableEXT", |f| {
-            f.dynamic_state3.extended_dynamic_state3_logic_op_enable
-        }),
-        ("vkCmdSetColorBlendEnableEXT", |f| {
-            f.dynamic_state3.extended_dynamic_state3_color_blend_enable
-        }),
-        ("vkCmdSetColorBlendEquationEXT", |f| {
-            f.dynamic_state3
-                .extended_dynamic_state3_color_blend_equation
-        }),
-        ("vkCmdSetColorWriteMaskEXT", |f| {
-            f.dynamic_state3.extended_dynamic_state3_color_write_mask
         }),
         ("vkCmdSetRasterizationStreamEXT", |f| {
             f.dynamic_state3

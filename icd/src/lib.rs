@@ -32,6 +32,7 @@ mod loader;
 mod memory;
 mod physical_device;
 mod pipeline;
+mod pipeline_blend;
 mod pipeline_cache;
 mod pipeline_graphics;
 mod pipeline_layout;

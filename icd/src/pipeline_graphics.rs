@@ -7,15 +7,18 @@ use crate::bo::{Bo, Place};
 use crate::device::Device;
 use crate::format;
 use crate::handle::{self, Object};
+use crate::pipeline_blend::{
+    blend_factor, blend_op, logic_op, BlendEquation, BlendKey, BlendValues, FragmentVariants,
+    OwnedStage,
+};
 use crate::pipeline_layout::PipelineLayout;
-use crate::render_pass::RenderPass;
+use crate::render_pass::{RenderPass, MAX_COLOR_ATTACHMENTS};
 use crate::shader_module::ShaderModule;
 use ash::vk;
 use compiler::{
-    BlendAttachment, BlendFactor, BlendOp, CfShade, CfSource, ColourTarget, FragmentState,
-    GeometryBinary, GraphicsPipelineBinary, GraphicsPipelineRequest, InputAttachmentSource,
-    LogicOp, ShaderRequest, StageBinary, VertexAttribute, VertexBindingDesc, VertexInputLayout,
-    VertexVariant, XfbBinary,
+    CfShade, CfSource, ColourTarget, FragmentState, GeometryBinary, GraphicsPipelineBinary,
+    GraphicsPipelineRequest, InputAttachmentSource, ShaderRequest, StageBinary, VertexAttribute,
+    VertexBindingDesc, VertexInputLayout, VertexVariant, XfbBinary,
 };
 use hashbrown::HashMap;
 use hw::g13::control::descriptors::{
@@ -70,6 +73,16 @@ pub struct Dynamic {
     /// VK_EXT_vertex_input_dynamic_state: bindings, attributes and strides come from
     /// vkCmdSetVertexInputEXT, and the vertex program from [`VertexPrograms::Dynamic`].
     pub vertex_input: bool,
+    // The colour blend state, compiled into the fragment shader: a draw picks the program
+    // variant for its values (pipeline_blend.rs).
+    /// VK_EXT_color_write_enable.
+    pub color_write_enable: bool,
+    pub color_blend_enable: bool,
+    pub color_blend_equation: bool,
+    pub color_write_mask: bool,
+    pub logic_op_enable: bool,
+    /// VK_EXT_extended_dynamic_state2's logic op.
+    pub logic_op: bool,
 }
 
 /// One face's stencil state, in hardware terms.
@@ -135,6 +148,8 @@ pub struct Fixed {
     /// VK_EXT_provoking_vertex's last-vertex mode: flat varyings from a primitive's last
     /// vertex.
     pub provoking_last: bool,
+    /// The static colour blend values (the dynamic ones are ignored).
+    pub blend: BlendValues,
     pub dynamic: Dynamic,
 }
 
@@ -160,6 +175,8 @@ pub struct GraphicsPipeline {
     /// Where the fragment shader reads each input attachment from, as the subpass it was
     /// made for binds them (`subpass_inputs`); draws check that theirs agrees.
     pub inputs: Vec<InputAttachmentSource>,
+    /// With dynamic colour blend state: the fragment variants (pipeline_blend.rs).
+    pub variants: Option<Box<FragmentVariants>>,
 }
 
 /// A resident vertex shader compiled for one vertex input layout: its code's offset from
@@ -331,65 +348,6 @@ pub fn primitive(t: vk::PrimitiveTopology) -> Result<Primitive, vk::Result> {
         vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY => Primitive::TriangleStrip,
         other => return unsupported(format!("topology {other:?}")),
     })
-}
-
-fn blend_factor(f: vk::BlendFactor) -> Result<BlendFactor, vk::Result> {
-    use vk::BlendFactor as V;
-    Ok(match f {
-        V::ZERO => BlendFactor::Zero,
-        V::ONE => BlendFactor::One,
-        V::SRC_COLOR => BlendFactor::SrcColor,
-        V::ONE_MINUS_SRC_COLOR => BlendFactor::OneMinusSrcColor,
-        V::DST_COLOR => BlendFactor::DstColor,
-        V::ONE_MINUS_DST_COLOR => BlendFactor::OneMinusDstColor,
-        V::SRC_ALPHA => BlendFactor::SrcAlpha,
-        V::ONE_MINUS_SRC_ALPHA => BlendFactor::OneMinusSrcAlpha,
-        V::DST_ALPHA => BlendFactor::DstAlpha,
-        V::ONE_MINUS_DST_ALPHA => BlendFactor::OneMinusDstAlpha,
-        V::CONSTANT_COLOR => BlendFactor::ConstantColor,
-        V::ONE_MINUS_CONSTANT_COLOR => BlendFactor::OneMinusConstantColor,
-        V::CONSTANT_ALPHA => BlendFactor::ConstantAlpha,
-        V::ONE_MINUS_CONSTANT_ALPHA => BlendFactor::OneMinusConstantAlpha,
-        V::SRC_ALPHA_SATURATE => BlendFactor::SrcAlphaSaturate,
-        V::SRC1_COLOR => BlendFactor::Src1Color,
-        V::ONE_MINUS_SRC1_COLOR => BlendFactor::OneMinusSrc1Color,
-        V::SRC1_ALPHA => BlendFactor::Src1Alpha,
-        V::ONE_MINUS_SRC1_ALPHA => BlendFactor::OneMinusSrc1Alpha,
-        other => return unsupported(format!("blend factor {other:?}")),
-    })
-}
-
-fn blend_op(o: vk::BlendOp) -> Result<BlendOp, vk::Result> {
-    Ok(match o {
-        vk::BlendOp::ADD => BlendOp::Add,
-        vk::BlendOp::SUBTRACT => BlendOp::Subtract,
-        vk::BlendOp::REVERSE_SUBTRACT => BlendOp::ReverseSubtract,
-        vk::BlendOp::MIN => BlendOp::Min,
-        vk::BlendOp::MAX => BlendOp::Max,
-        other => return unsupported(format!("blend op {other:?}")),
-    })
-}
-
-fn logic_op(o: vk::LogicOp) -> LogicOp {
-    use vk::LogicOp as V;
-    match o {
-        V::CLEAR => LogicOp::Clear,
-        V::AND => LogicOp::And,
-        V::AND_REVERSE => LogicOp::AndReverse,
-        V::AND_INVERTED => LogicOp::AndInverted,
-        V::NO_OP => LogicOp::NoOp,
-        V::XOR => LogicOp::Xor,
-        V::OR => LogicOp::Or,
-        V::NOR => LogicOp::Nor,
-        V::EQUIVALENT => LogicOp::Equivalent,
-        V::INVERT => LogicOp::Invert,
-        V::OR_REVERSE => LogicOp::OrReverse,
-        V::COPY_INVERTED => LogicOp::CopyInverted,
-        V::OR_INVERTED => LogicOp::OrInverted,
-        V::NAND => LogicOp::Nand,
-        V::SET => LogicOp::Set,
-        _ => LogicOp::Copy,
-    }
 }
 
 /// The tilebuffer layout of subpass `subpass` of `pass`: its colour attachments in order,
@@ -610,21 +568,13 @@ unsafe fn vertex_input(
 }
 
 /// The fragment state the compiler needs: the subpass's targets with their tilebuffer
-/// placement and the blend state.
-///
-/// # Safety
-/// `blend` must be null or a valid colour blend state with one attachment per colour
-/// attachment of the subpass.
-unsafe fn fragment_state(
+/// placement and the blend state `blend`.
+fn fragment_state(
     tib: &TilebufferLayout,
-    blend: Option<&vk::PipelineColorBlendStateCreateInfo<'_>>,
+    blend: &BlendKey,
     samples: u32,
     inputs: Vec<InputAttachmentSource>,
-) -> Result<FragmentState, vk::Result> {
-    // SAFETY: guaranteed by the caller.
-    let atts = blend
-        .map(|b| unsafe { handle::slice(b.p_attachments, b.attachment_count) })
-        .unwrap_or(&[]);
+) -> FragmentState {
     let mut targets = Vec::new();
     for (i, t) in tib.targets.iter().enumerate() {
         let Some(t) = t else { continue };
@@ -632,36 +582,93 @@ unsafe fn fragment_state(
             Placement::Tile { offset_bytes, .. } => (offset_bytes as u16, false),
             Placement::Spilled => (0, true),
         };
-        let b = match atts.get(i) {
-            Some(a) => BlendAttachment {
-                enable: a.blend_enable != 0,
-                src_color: blend_factor(a.src_color_blend_factor)?,
-                dst_color: blend_factor(a.dst_color_blend_factor)?,
-                color_op: blend_op(a.color_blend_op)?,
-                src_alpha: blend_factor(a.src_alpha_blend_factor)?,
-                dst_alpha: blend_factor(a.dst_alpha_blend_factor)?,
-                alpha_op: blend_op(a.alpha_blend_op)?,
-                write_mask: (a.color_write_mask.as_raw() & 0xf) as u8,
-            },
-            None => BlendAttachment::default(),
-        };
         targets.push(ColourTarget {
             location: i as u32,
             format: t.format,
             tib_format: t.tib_format,
             offset,
-            blend: b,
+            blend: blend.attachments.get(i).copied().unwrap_or_default(),
             spilled,
         });
     }
-    let logic = blend.and_then(|b| (b.logic_op_enable != 0).then(|| logic_op(b.logic_op)));
-    Ok(FragmentState {
+    FragmentState {
         targets,
         inputs,
-        logic_op: logic,
+        logic_op: blend.logic_op,
         samples,
         sample_size_bytes: tib.sample_size_bytes,
-    })
+    }
+}
+
+/// Bit i set: the subpass has colour attachment i.
+fn present_targets(tib: &TilebufferLayout) -> u8 {
+    tib.targets
+        .iter()
+        .take(MAX_COLOR_ATTACHMENTS)
+        .enumerate()
+        .filter(|(_, t)| t.is_some())
+        .fold(0, |m, (i, _)| m | (1 << i))
+}
+
+/// The static colour blend values of a pipeline: what `cb` (and the
+/// VkPipelineColorWriteCreateInfoEXT in its chain) says for each state that `dynamic` leaves
+/// static, defaults for the others.
+///
+/// # Safety
+/// `cb` must be null or a valid colour blend state; its attachments are read only when one
+/// of the per-attachment states is static (valid usage lets them be absent otherwise).
+unsafe fn static_blend(
+    cb: Option<&vk::PipelineColorBlendStateCreateInfo<'_>>,
+    dynamic: &Dynamic,
+) -> Result<BlendValues, vk::Result> {
+    let mut v = BlendValues::default();
+    let Some(cb) = cb else { return Ok(v) };
+    let per_attachment =
+        !(dynamic.color_blend_enable && dynamic.color_blend_equation && dynamic.color_write_mask);
+    if per_attachment {
+        // SAFETY: guaranteed by the caller.
+        let atts = unsafe { handle::slice(cb.p_attachments, cb.attachment_count) };
+        for (i, a) in atts.iter().take(MAX_COLOR_ATTACHMENTS).enumerate() {
+            if !dynamic.color_blend_enable && a.blend_enable != 0 {
+                v.blend_enable |= 1 << i;
+            }
+            if !dynamic.color_blend_equation {
+                v.equations[i] = BlendEquation {
+                    src_color: blend_factor(a.src_color_blend_factor)?,
+                    dst_color: blend_factor(a.dst_color_blend_factor)?,
+                    color_op: blend_op(a.color_blend_op)?,
+                    src_alpha: blend_factor(a.src_alpha_blend_factor)?,
+                    dst_alpha: blend_factor(a.dst_alpha_blend_factor)?,
+                    alpha_op: blend_op(a.alpha_blend_op)?,
+                };
+            }
+            if !dynamic.color_write_mask {
+                v.write_masks[i] = (a.color_write_mask.as_raw() & 0xf) as u8;
+            }
+        }
+    }
+    v.logic_op_enable = cb.logic_op_enable != 0;
+    v.logic_op = logic_op(cb.logic_op);
+    // SAFETY: guaranteed by the caller: the chain is valid.
+    for s in unsafe { handle::chain(cb.p_next) } {
+        if s.s_type == vk::StructureType::PIPELINE_COLOR_WRITE_CREATE_INFO_EXT
+            && !dynamic.color_write_enable
+        {
+            // SAFETY: the structure type names the structure.
+            let c = unsafe {
+                &*(s as *const vk::BaseInStructure as *const vk::PipelineColorWriteCreateInfoEXT)
+            };
+            // SAFETY: valid usage: pColorWriteEnables holds attachmentCount values.
+            let en = unsafe { handle::slice(c.p_color_write_enables, c.attachment_count) };
+            v.write_enable = en
+                .iter()
+                .take(MAX_COLOR_ATTACHMENTS)
+                .enumerate()
+                .filter(|(_, e)| **e != 0)
+                .fold(0, |m, (i, _)| m | (1 << i));
+        }
+    }
+    Ok(v)
 }
 
 fn upload(dev: &Device, bytes: &[u8]) -> Result<(Bo, u32), vk::Result> {
@@ -838,6 +845,12 @@ pub unsafe fn create_one(
                 // extended_dynamic_state3 whatever the features say.
                 vk::DynamicState::LINE_STIPPLE_EXT
                 | vk::DynamicState::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT => {}
+                vk::DynamicState::COLOR_WRITE_ENABLE_EXT => dynamic.color_write_enable = true,
+                vk::DynamicState::COLOR_BLEND_ENABLE_EXT => dynamic.color_blend_enable = true,
+                vk::DynamicState::COLOR_BLEND_EQUATION_EXT => dynamic.color_blend_equation = true,
+                vk::DynamicState::COLOR_WRITE_MASK_EXT => dynamic.color_write_mask = true,
+                vk::DynamicState::LOGIC_OP_ENABLE_EXT => dynamic.logic_op_enable = true,
+                vk::DynamicState::LOGIC_OP_EXT => dynamic.logic_op = true,
                 other => return unsupported(format!("dynamic state {other:?}")),
             }
         }
@@ -1012,18 +1025,23 @@ pub unsafe fn create_one(
         depth_clip: None,
         bresenham_lines: false,
         provoking_last: false,
+        // SAFETY: valid usage: the colour blend state is valid, with one attachment per
+        // colour attachment unless every per-attachment state is dynamic.
+        blend: unsafe { static_blend(cb.filter(|_| !discard), &dynamic)? },
         dynamic,
     };
     let inputs = subpass_inputs(pass, subpass_index);
-    // SAFETY: valid usage: the colour blend state has one attachment per colour attachment.
-    let fragment_state = unsafe {
-        fragment_state(
-            &tilebuffer,
-            cb.filter(|_| !discard),
-            samples,
-            inputs.clone(),
-        )?
-    };
+    // The pipeline's own program is compiled for its static blend state and, for the dynamic
+    // parts, the values a command buffer starts with (every write on, no blending, no logic
+    // op): the state Zink's always-dynamic colour write enable leaves most draws in.
+    let present = present_targets(&tilebuffer);
+    let base_blend = crate::pipeline_blend::resolve(
+        &fixed.dynamic,
+        &fixed.blend,
+        &BlendValues::default(),
+        present,
+    );
+    let fragment_state = fragment_state(&tilebuffer, &base_blend, samples, inputs.clone());
     let target = dev.target.ok_or_else(|| {
         eprintln!("agx4: no shader compiler for this GPU generation");
         vk::Result::ERROR_UNKNOWN
@@ -1085,12 +1103,32 @@ pub unsafe fn create_one(
     {
         return unsupported(format!("subpass {subpass_index}: colour attachments that do not fit the tilebuffer with a fragment shader that discards or writes depth under a depth or stencil test"));
     }
+    let variants = (crate::pipeline_blend::any_dynamic(&fixed.dynamic) && !discard).then(|| {
+        let own = |src: &StageSource<'_>| OwnedStage {
+            spirv: src.module.words.clone(),
+            entry: src.entry.to_owned(),
+            specialization: src.specialization.clone(),
+        };
+        Box::new(FragmentVariants::new(
+            own(&vs_src),
+            gs_src.as_ref().map(own),
+            fs_src.as_ref().map(own),
+            layout.resources.clone(),
+            target,
+            fragment_state.clone(),
+            options,
+            coverage,
+            present,
+            base_blend,
+        ))
+    });
     let mut pipeline = match stage {
         Some(stage) => {
             GraphicsPipeline::with_dynamic_vertex_input(dev, binary, stage, fixed, tilebuffer)?
         }
         None => GraphicsPipeline::new(dev, binary, fixed, tilebuffer)?,
     };
+    pipeline.variants = variants;
     // SAFETY: valid usage: the rasterization state's pNext chain is valid.
     for s in unsafe { handle::chain(raster.p_next) } {
         if s.s_type == vk::StructureType::PIPELINE_RASTERIZATION_DEPTH_CLIP_STATE_CREATE_INFO_EXT {
@@ -1207,6 +1245,7 @@ impl GraphicsPipeline {
             fixed,
             tilebuffer,
             inputs: Vec::new(),
+            variants: None,
         })
     }
 }

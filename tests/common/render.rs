@@ -149,6 +149,8 @@ pub struct PipelineSpec {
     pub primitive_restart: bool,
     /// A geometry shader between VERT and FRAG.
     pub geometry: Option<vk::ShaderModule>,
+    /// The pipeline's dynamic states.
+    pub dynamic: Vec<vk::DynamicState>,
 }
 
 impl PipelineSpec {
@@ -167,6 +169,7 @@ impl PipelineSpec {
             topology: vk::PrimitiveTopology::TRIANGLE_LIST,
             primitive_restart: false,
             geometry: None,
+            dynamic: Vec::new(),
         }
     }
 }
@@ -288,7 +291,9 @@ impl Shaders {
         let blend_att = [spec.blend];
         let blend = vk::PipelineColorBlendStateCreateInfo::default()
             .attachments(&blend_att[..usize::from(spec.colour)]);
+        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&spec.dynamic);
         let info = vk::GraphicsPipelineCreateInfo::default()
+            .dynamic_state(&dynamic)
             .stages(&stages)
             .vertex_input_state(&vertex_input)
             .input_assembly_state(&assembly)

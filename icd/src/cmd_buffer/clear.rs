@@ -342,6 +342,7 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
         depth_clip: None,
         bresenham_lines: false,
         provoking_last: false,
+        blend: crate::pipeline_blend::BlendValues::default(),
         dynamic: Dynamic {
             stencil_reference: true,
             ..Dynamic::default()

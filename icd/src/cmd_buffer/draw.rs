@@ -659,6 +659,25 @@ fn draw_one(
     let vs_words = usc_offset(dev, rec.upload.push(dev, &vw, 64)?)?;
     let fs_words = match (&b.fragment, p.fragment_code) {
         (Some(f), Some(code)) => {
+            // The pipeline's own program, unless its blend state is dynamic and the draw's
+            // differs from the one that program was compiled for.
+            let mut prog = crate::pipeline_blend::FragmentProgram {
+                code,
+                gpr_halves: f.gpr_halves,
+                uniform_halves: f.uniform_halves,
+                spill: p.fragment_spill,
+            };
+            if let Some(v) = &p.variants {
+                let key = crate::pipeline_blend::resolve(
+                    &p.fixed.dynamic,
+                    &p.fixed.blend,
+                    &rec.gfx.ext.blend,
+                    v.present,
+                );
+                if key != v.base {
+                    prog = v.get(dev, &key)?;
+                }
+            }
             let inputs = if b.reads_input_attachments {
                 super::render::input_textures(dev, rec, &p.inputs)?
             } else {
@@ -666,7 +685,7 @@ fn draw_one(
             };
             let mut fw = Vec::new();
             super::render::tile_shared_word(&tib, &mut fw);
-            pack_uniform_range(0, f.uniform_halves, root.va, &mut fw);
+            pack_uniform_range(0, prog.uniform_halves, root.va, &mut fw);
             if let Some((buffer, count)) = inputs {
                 UscWord::Texture {
                     start: compiler::abi::INPUT_ATTACHMENT_TEXTURE_BASE,
@@ -688,15 +707,15 @@ fn draw_one(
             }
             .pack(&mut fw);
             UscWord::Shader {
-                code,
+                code: prog.code,
                 loads_varyings: p.cf_binding_count > 0,
             }
             .pack(&mut fw);
-            registers(f.gpr_halves, p.fragment_spill).pack(&mut fw);
+            registers(prog.gpr_halves, prog.spill).pack(&mut fw);
             UscWord::NoPreshader.pack(&mut fw);
             Some((
                 usc_offset(dev, rec.upload.push(dev, &fw, 64)?)?,
-                f.uniform_halves,
+                prog.uniform_halves,
             ))
         }
         _ => None,

@@ -16,6 +16,7 @@ use super::record;
 use crate::buffer::Buffer;
 use crate::handle;
 use crate::handle::Object;
+use crate::pipeline_blend::{logic_op, BlendEquation, BlendValues};
 use crate::pipeline_graphics::{
     primitive, stencil_op, zs_func, DepthBiasState, Fixed, StencilFace, MAX_VERTEX_BINDINGS,
 };
@@ -61,6 +62,10 @@ pub struct DynamicValues {
     pub depth_clip: bool,
     pub provoking_last: bool,
     pub bresenham_lines: bool,
+    /// The colour blend values (VK_EXT_color_write_enable, the blend part of
+    /// VK_EXT_extended_dynamic_state3 and the logic op of extended_dynamic_state2): a draw
+    /// picks its fragment program variant by them (pipeline_blend.rs).
+    pub blend: BlendValues,
 }
 
 impl Default for DynamicValues {
@@ -90,6 +95,7 @@ impl Default for DynamicValues {
             depth_clip: true,
             provoking_last: false,
             bresenham_lines: false,
+            blend: BlendValues::default(),
         }
     }
 }
@@ -476,6 +482,99 @@ pub unsafe extern "system" fn cmd_set_depth_clip_negative_one_to_one(
     set("vkCmdSetDepthClipNegativeOneToOneEXT", cb, |_| Ok(()))
 }
 
+/// Sets bits `first ..` of `mask` from `values`; attachments past the last one agx4 has are
+/// never written, so their values are dropped.
+fn set_bits(mask: &mut u8, first: u32, values: impl Iterator<Item = bool>) {
+    for (i, on) in values.enumerate() {
+        let at = first as usize + i;
+        if at < 8 {
+            if on {
+                *mask |= 1 << at;
+            } else {
+                *mask &= !(1 << at);
+            }
+        }
+    }
+}
+
+pub unsafe extern "system" fn cmd_set_color_write_enable(
+    cb: vk::CommandBuffer,
+    count: u32,
+    p_enables: *const vk::Bool32,
+) {
+    set("vkCmdSetColorWriteEnableEXT", cb, |v| {
+        // SAFETY: valid usage: the array holds `count` values.
+        let en = unsafe { handle::slice(p_enables, count) };
+        // The enables are given from attachment 0; the rest keep theirs.
+        set_bits(&mut v.blend.write_enable, 0, en.iter().map(|e| *e != 0));
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_color_blend_enable(
+    cb: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    p_enables: *const vk::Bool32,
+) {
+    set("vkCmdSetColorBlendEnableEXT", cb, |v| {
+        // SAFETY: valid usage: the array holds `count` values.
+        let en = unsafe { handle::slice(p_enables, count) };
+        set_bits(&mut v.blend.blend_enable, first, en.iter().map(|e| *e != 0));
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_color_blend_equation(
+    cb: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    p_equations: *const vk::ColorBlendEquationEXT,
+) {
+    set("vkCmdSetColorBlendEquationEXT", cb, |v| {
+        // SAFETY: valid usage: the array holds `count` equations.
+        let eqs = unsafe { handle::slice(p_equations, count) };
+        for (i, e) in eqs.iter().enumerate() {
+            if let Some(slot) = v.blend.equations.get_mut(first as usize + i) {
+                *slot = BlendEquation::from_vk(e)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_color_write_mask(
+    cb: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    p_masks: *const vk::ColorComponentFlags,
+) {
+    set("vkCmdSetColorWriteMaskEXT", cb, |v| {
+        // SAFETY: valid usage: the array holds `count` masks.
+        let masks = unsafe { handle::slice(p_masks, count) };
+        for (i, m) in masks.iter().enumerate() {
+            if let Some(slot) = v.blend.write_masks.get_mut(first as usize + i) {
+                *slot = (m.as_raw() & 0xf) as u8;
+            }
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_logic_op_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    set("vkCmdSetLogicOpEnableEXT", cb, |v| {
+        v.blend.logic_op_enable = on != 0;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_logic_op(cb: vk::CommandBuffer, op: vk::LogicOp) {
+    set("vkCmdSetLogicOpEXT", cb, |v| {
+        v.blend.logic_op = logic_op(op);
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -530,6 +629,7 @@ mod tests {
             depth_clip: None,
             bresenham_lines: true,
             provoking_last: true,
+            blend: BlendValues::default(),
             dynamic: Dynamic::default(),
         }
     }
@@ -563,6 +663,12 @@ mod tests {
             provoking_vertex_mode: true,
             line_rasterization_mode: true,
             vertex_input: true,
+            color_write_enable: true,
+            color_blend_enable: true,
+            color_blend_equation: true,
+            color_write_mask: true,
+            logic_op_enable: true,
+            logic_op: true,
         }
     }
 
