@@ -1,8 +1,9 @@
-//! Dynamic colour blend state through the loader, under the validation layer:
+//! Dynamic colour blend and multisample state through the loader, under the validation layer:
 //! VK_EXT_color_write_enable, the blend states of VK_EXT_extended_dynamic_state3 (blend
-//! enable, blend equation, write mask, logic op enable) and VK_EXT_extended_dynamic_state2's
-//! logic op. agx4 compiles all of them into the fragment shader, so every draw below that
-//! changes one runs another variant of the same pipeline's fragment program.
+//! enable, blend equation, write mask, logic op enable), its sample mask and alpha-to-one
+//! enable, and VK_EXT_extended_dynamic_state2's logic op. agx4 compiles all of them into the
+//! fragment shader, so every draw below that changes one runs another variant of the same
+//! pipeline's fragment program.
 //!
 //! One pipeline draws each quadrant of a 16x16 RGBA8 target cleared to blue, with its
 //! fragment shader writing (1, 0, 0, 0.5) and a different dynamic state per draw; each
@@ -32,12 +33,16 @@ fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
         ash::ext::extended_dynamic_state3::NAME.as_ptr(),
         ash::ext::color_write_enable::NAME.as_ptr(),
     ];
-    let features = vk::PhysicalDeviceFeatures::default().logic_op(true);
+    let features = vk::PhysicalDeviceFeatures::default()
+        .logic_op(true)
+        .alpha_to_one(true);
     let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
         .extended_dynamic_state3_color_blend_enable(true)
         .extended_dynamic_state3_color_blend_equation(true)
         .extended_dynamic_state3_color_write_mask(true)
-        .extended_dynamic_state3_logic_op_enable(true);
+        .extended_dynamic_state3_logic_op_enable(true)
+        .extended_dynamic_state3_sample_mask(true)
+        .extended_dynamic_state3_alpha_to_one_enable(true);
     let mut eds2 = vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT::default()
         .extended_dynamic_state2(true)
         .extended_dynamic_state2_logic_op(true);
@@ -215,6 +220,35 @@ fn logic_op_enable_and_op_change_between_draws() {
             [0, 255, 255, 127],
         ],
     );
+    // SAFETY: the GPU is idle and every object of the device is destroyed.
+    unsafe { dev.destroy_device(None) };
+    assert_no_validation_messages();
+}
+
+#[test]
+fn sample_mask_and_alpha_to_one_change_between_draws() {
+    let ctx = Ctx::new();
+    let (dev, queue) = device(&ctx);
+    let eds3 = ash::ext::extended_dynamic_state3::Device::new(&ctx.instance, &dev);
+    let set = |q: usize, cb: vk::CommandBuffer| {
+        // Quadrant 2 masks the only sample away; quadrant 1 replaces alpha by 1.
+        let (mask, one) = match q {
+            1 => (1, true),
+            2 => (0, false),
+            _ => (1, false),
+        };
+        // SAFETY: `cb` is recording; the pipeline has these states dynamic.
+        unsafe {
+            eds3.cmd_set_sample_mask(cb, vk::SampleCountFlags::TYPE_1, &[mask]);
+            eds3.cmd_set_alpha_to_one_enable(cb, one);
+        }
+    };
+    let dynamic = [
+        vk::DynamicState::SAMPLE_MASK_EXT,
+        vk::DynamicState::ALPHA_TO_ONE_ENABLE_EXT,
+    ];
+    let got = render(&ctx, &dev, queue, &dynamic, &set);
+    check(&got, [WRITTEN, [255, 0, 0, 255], CLEARED, WRITTEN]);
     // SAFETY: the GPU is idle and every object of the device is destroyed.
     unsafe { dev.destroy_device(None) };
     assert_no_validation_messages();

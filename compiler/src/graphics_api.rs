@@ -910,22 +910,35 @@ fn front(
     })
 }
 
-/// Compiles the fragment shader of a pipeline for `req.fragment_state`: the code the whole
-/// pipeline gets for it, everything else unchanged. This is how a driver makes the variant of
-/// a pipeline whose blend state, write masks or logic op are dynamic (they are compiled into
-/// the shader's end). `req.vertex_input` is not read. `None` if the pipeline has no fragment
-/// stage at all.
+/// A fragment shader compiled by [`compile_fragment_variant`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FragmentVariantBinary {
+    pub stage: StageBinary,
+    /// The shader may discard (as [`GraphicsPipelineBinary::discards`]): a sample mask or
+    /// alpha to coverage makes it kill samples.
+    pub discards: bool,
+}
+
+/// Compiles the fragment shader of a pipeline for `req.fragment_state` and `coverage`: the
+/// code the whole pipeline gets for them, everything else unchanged. This is how a driver
+/// makes the variant of a pipeline whose blend state, write masks, logic op, sample mask or
+/// alpha to coverage/one are dynamic (they are compiled into the shader).
+/// `req.vertex_input` is not read. `None` if the pipeline has no fragment stage at all.
 pub fn compile_fragment_variant(
     req: &GraphicsPipelineRequest<'_>,
     options: &GraphicsPipelineOptions,
     coverage: &CoverageOptions,
-) -> Result<Option<StageBinary>, CompileError> {
+) -> Result<Option<FragmentVariantBinary>, CompileError> {
     let f = front(req, options)?;
     match &f.fs {
         Some(fs) => {
             let outputs = fragment_outputs(req.fragment_state)?;
             let b = compile_graphics_with(fs, &f.layout, &outputs, coverage)?;
-            Ok(Some(stage_binary(b)))
+            let discards = b.discards;
+            Ok(Some(FragmentVariantBinary {
+                stage: stage_binary(b),
+                discards,
+            }))
         }
         None => Ok(None),
     }

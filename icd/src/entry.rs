@@ -154,6 +154,8 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdResetQueryPool => cmd_buffer::barrier::cmd_reset_query_pool,
     PFN_vkCmdResolveImage => cmd_buffer::blit::cmd_resolve_image,
     PFN_vkCmdResolveImage2 => cmd_buffer::copy2::cmd_resolve_image2,
+    PFN_vkCmdSetAlphaToCoverageEnableEXT => cmd_buffer::dynamic_state::cmd_set_alpha_to_coverage_enable,
+    PFN_vkCmdSetAlphaToOneEnableEXT => cmd_buffer::dynamic_state::cmd_set_alpha_to_one_enable,
     PFN_vkCmdSetBlendConstants => cmd_buffer::draw::cmd_set_blend_constants,
     PFN_vkCmdSetColorBlendEnableEXT => cmd_buffer::dynamic_state::cmd_set_color_blend_enable,
     PFN_vkCmdSetColorBlendEquationEXT => cmd_buffer::dynamic_state::cmd_set_color_blend_equation,
@@ -184,6 +186,7 @@ static IMPLEMENTED: &[(&str, RawFn)] = implemented! {
     PFN_vkCmdSetPrimitiveTopology => cmd_buffer::dynamic_state::cmd_set_primitive_topology,
     PFN_vkCmdSetProvokingVertexModeEXT => cmd_buffer::dynamic_state::cmd_set_provoking_vertex_mode,
     PFN_vkCmdSetRasterizerDiscardEnable => cmd_buffer::dynamic_state::cmd_set_rasterizer_discard_enable,
+    PFN_vkCmdSetSampleMaskEXT => cmd_buffer::dynamic_state::cmd_set_sample_mask,
     PFN_vkCmdSetScissor => cmd_buffer::draw::cmd_set_scissor,
     PFN_vkCmdSetScissorWithCount => cmd_buffer::dynamic_state::cmd_set_scissor_with_count,
     PFN_vkCmdSetStencilCompareMask => cmd_buffer::draw::cmd_set_stencil_compare_mask,
@@ -499,16 +502,6 @@ mod tests {
         ("vkCmdSetRasterizationSamplesEXT", |f| {
             f.dynamic_state3
                 .extended_dynamic_state3_rasterization_samples
-        }),
-        ("vkCmdSetSampleMaskEXT", |f| {
-            f.dynamic_state3.extended_dynamic_state3_sample_mask
-        }),
-        ("vkCmdSetAlphaToCoverageEnableEXT", |f| {
-            f.dynamic_state3
-                .extended_dynamic_state3_alpha_to_coverage_enable
-        }),
-        ("vkCmdSetAlphaToOneEnableEXT", |f| {
-            f.dynamic_state3.extended_dynamic_state3_alpha_to_one_enable
         }),
         ("vkCmdSetRasterizationStreamEXT", |f| {
             f.dynamic_state3

@@ -1,9 +1,11 @@
-//! The colour blend state of a graphics pipeline (blend enables and equations, write masks,
-//! VK_EXT_color_write_enable's enables, the logic op) and the fragment shader variants that
-//! make it dynamic.
+//! The colour blend and multisample state of a graphics pipeline that is compiled into its
+//! fragment shader (blend enables and equations, write masks, VK_EXT_color_write_enable's
+//! enables, the logic op; the sample mask and alpha to coverage/one) and the fragment shader
+//! variants that make it dynamic.
 //!
-//! AGX has no fixed-function blender: blending, write masks and logic ops are compiled into
-//! the end of the fragment shader (compiler g13/isel/blend.rs). A pipeline that makes any of
+//! AGX has no fixed-function blender and no API sample mask: blending, write masks and logic
+//! ops are compiled into the end of the fragment shader (compiler g13/isel/blend.rs), the
+//! sample mask and alpha to coverage/one into its start. A pipeline that makes any of
 //! them dynamic therefore keeps what it needs to compile its fragment shader again, and a
 //! draw picks the program for the state it runs with: the pipeline's own program when that
 //! state is the one the pipeline was compiled for, else a variant compiled once per state
@@ -70,6 +72,10 @@ pub struct BlendValues {
     pub write_masks: [u8; MAX_COLOR_ATTACHMENTS],
     pub logic_op_enable: bool,
     pub logic_op: LogicOp,
+    /// The first word of the sample mask (agx4's sample counts fit it).
+    pub sample_mask: u32,
+    pub alpha_to_coverage: bool,
+    pub alpha_to_one: bool,
 }
 
 impl Default for BlendValues {
@@ -83,27 +89,38 @@ impl Default for BlendValues {
             write_masks: [0xf; MAX_COLOR_ATTACHMENTS],
             logic_op_enable: false,
             logic_op: LogicOp::Copy,
+            sample_mask: u32::MAX,
+            alpha_to_coverage: false,
+            alpha_to_one: false,
         }
     }
 }
 
-/// The blend state a fragment program is compiled for, normalised so that states that
-/// write alike compare equal: an attachment without writes ignores its equation and enable,
-/// one without blending its equation. It is the key of a pipeline's variants.
+/// The state a fragment program is compiled for, normalised so that states that write alike
+/// compare equal: an attachment without writes ignores its equation and enable, one without
+/// blending its equation, the sample mask only has bits of existing samples. It is the key
+/// of a pipeline's variants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct BlendKey {
+pub struct FragmentKey {
     pub attachments: [BlendAttachment; MAX_COLOR_ATTACHMENTS],
     pub logic_op: Option<LogicOp>,
+    pub coverage: compiler::CoverageOptions,
 }
 
 fn bit(mask: u8, i: usize) -> bool {
     mask & (1 << i) != 0
 }
 
-/// The blend state a draw with pipeline dynamic flags `d`, static values `fx` and command
-/// buffer values `cb` runs with, for the attachments in `present` (bit i = attachment i is
-/// in the subpass; the others are never written).
-pub fn resolve(d: &Dynamic, fx: &BlendValues, cb: &BlendValues, present: u8) -> BlendKey {
+/// The state a draw with pipeline dynamic flags `d`, static values `fx` and command buffer
+/// values `cb` runs with, for the attachments in `present` (bit i = attachment i is in the
+/// subpass; the others are never written) and `samples` rasterization samples.
+pub fn resolve(
+    d: &Dynamic,
+    fx: &BlendValues,
+    cb: &BlendValues,
+    present: u8,
+    samples: u32,
+) -> FragmentKey {
     let pick = |dynamic: bool| if dynamic { cb } else { fx };
     let write_enable = pick(d.color_write_enable).write_enable;
     let blend_enable = pick(d.color_blend_enable).blend_enable;
@@ -131,13 +148,20 @@ pub fn resolve(d: &Dynamic, fx: &BlendValues, cb: &BlendValues, present: u8) -> 
     let logic_op = pick(d.logic_op_enable)
         .logic_op_enable
         .then_some(pick(d.logic_op).logic_op);
-    BlendKey {
+    let all = ((1u64 << samples.min(32)) - 1) as u32;
+    let coverage = compiler::CoverageOptions {
+        sample_mask: pick(d.sample_mask).sample_mask & all,
+        alpha_to_coverage: pick(d.alpha_to_coverage_enable).alpha_to_coverage,
+        alpha_to_one: pick(d.alpha_to_one_enable).alpha_to_one,
+    };
+    FragmentKey {
         attachments,
         logic_op,
+        coverage,
     }
 }
 
-/// Whether any of the state compiled into the fragment shader's end is dynamic.
+/// Whether any of the state compiled into the fragment shader is dynamic.
 pub fn any_dynamic(d: &Dynamic) -> bool {
     d.color_write_enable
         || d.color_blend_enable
@@ -145,6 +169,14 @@ pub fn any_dynamic(d: &Dynamic) -> bool {
         || d.color_write_mask
         || d.logic_op_enable
         || d.logic_op
+        || d.alpha_to_one_enable
+        || kills_dynamically(d)
+}
+
+/// Whether a dynamic state may make the fragment shader kill samples (so a variant may need
+/// the late depth/stencil test where the pipeline's own program does not).
+pub fn kills_dynamically(d: &Dynamic) -> bool {
+    d.sample_mask || d.alpha_to_coverage_enable
 }
 
 /// A fragment program a draw can launch: its code's offset from `usc_exec_base` and what its
@@ -155,6 +187,8 @@ pub struct FragmentProgram {
     pub gpr_halves: u32,
     pub uniform_halves: u32,
     pub spill: u32,
+    /// The program may kill samples (late depth/stencil test, punch-through pass).
+    pub discards: bool,
 }
 
 /// A compiled variant, resident for as long as its pipeline.
@@ -202,14 +236,15 @@ pub struct FragmentVariants {
     /// blend state and the logic op.
     pub state: compiler::FragmentState,
     pub options: compiler::GraphicsPipelineOptions,
-    pub coverage: compiler::CoverageOptions,
     /// Bit i = colour attachment i is in the subpass.
     pub present: u8,
+    /// Rasterization samples.
+    pub samples: u32,
     /// The state the pipeline's own program was compiled for.
-    pub base: BlendKey,
+    pub base: FragmentKey,
     /// Compiled at most once per key: a draw that finds no entry compiles with the lock
     /// held, so a second thread asking for the same key waits and then finds it.
-    cache: Mutex<hashbrown::HashMap<BlendKey, Arc<Variant>>>,
+    cache: Mutex<hashbrown::HashMap<FragmentKey, Arc<Variant>>>,
 }
 
 impl FragmentVariants {
@@ -222,9 +257,9 @@ impl FragmentVariants {
         target: compiler::Target,
         state: compiler::FragmentState,
         options: compiler::GraphicsPipelineOptions,
-        coverage: compiler::CoverageOptions,
         present: u8,
-        base: BlendKey,
+        samples: u32,
+        base: FragmentKey,
     ) -> FragmentVariants {
         FragmentVariants {
             vertex,
@@ -234,8 +269,8 @@ impl FragmentVariants {
             target,
             state,
             options,
-            coverage,
             present,
+            samples,
             base,
             cache: Mutex::new(hashbrown::HashMap::new()),
         }
@@ -243,7 +278,7 @@ impl FragmentVariants {
 
     /// The program for blend state `key` (which must differ from `base`: the pipeline's own
     /// program serves that one), compiled on first use.
-    pub fn get(&self, dev: &Device, key: &BlendKey) -> Result<FragmentProgram, vk::Result> {
+    pub fn get(&self, dev: &Device, key: &FragmentKey) -> Result<FragmentProgram, vk::Result> {
         let mut map = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(v) = map.get(key) {
             return Ok(v.program);
@@ -254,7 +289,7 @@ impl FragmentVariants {
         Ok(program)
     }
 
-    fn compile(&self, dev: &Device, key: &BlendKey) -> Result<Variant, vk::Result> {
+    fn compile(&self, dev: &Device, key: &FragmentKey) -> Result<Variant, vk::Result> {
         let mut state = self.state.clone();
         for t in &mut state.targets {
             if let Some(b) = key.attachments.get(t.location as usize) {
@@ -280,12 +315,14 @@ impl FragmentVariants {
             vertex_input: &no_input,
             fragment_state: &state,
         };
-        let bin = compiler::compile_fragment_variant(&req, &self.options, &self.coverage)
+        let bin = compiler::compile_fragment_variant(&req, &self.options, &key.coverage)
             .map_err(|e| {
-                eprintln!("agx4: fragment shader variant for dynamic blend state: {e}");
+                eprintln!("agx4: fragment shader variant for dynamic state: {e}");
                 crate::pipeline::compile_error_result(&e)
             })?
             .ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let discards = bin.discards;
+        let bin = bin.stage;
         let bo = Bo::new(dev, bin.code.len().max(4) as u64, Place::Usc, false)?;
         bo.write(0, &bin.code)?;
         let code = u32::try_from(bo.va - dev.usc_base)
@@ -298,6 +335,7 @@ impl FragmentVariants {
                 gpr_halves: bin.gpr_halves,
                 uniform_halves: bin.uniform_halves,
                 spill,
+                discards,
             },
         })
     }
@@ -390,7 +428,7 @@ mod tests {
             write_masks: [0; MAX_COLOR_ATTACHMENTS],
             ..BlendValues::default()
         };
-        let k = resolve(&Dynamic::default(), &fx, &cb, 0b1);
+        let k = resolve(&Dynamic::default(), &fx, &cb, 0b1, 1);
         assert_eq!(k.attachments[0].write_mask, 0xf);
     }
 
@@ -409,12 +447,12 @@ mod tests {
             write_enable: 0,
             ..BlendValues::default()
         };
-        let k = resolve(&d, &fx, &off, 0b1);
+        let k = resolve(&d, &fx, &off, 0b1, 1);
         assert_eq!(k.attachments[0].write_mask, 0);
         // Same key as any other attachment that writes nothing.
         fx.equations[0] = BlendEquation::default();
-        assert_eq!(k, resolve(&d, &fx, &off, 0b1));
-        assert_ne!(k, resolve(&d, &fx, &BlendValues::default(), 0b1));
+        assert_eq!(k, resolve(&d, &fx, &off, 0b1, 1));
+        assert_ne!(k, resolve(&d, &fx, &BlendValues::default(), 0b1, 1));
     }
 
     #[test]
@@ -427,14 +465,17 @@ mod tests {
         let fx = BlendValues::default();
         let mut cb = BlendValues::default();
         cb.equations[1] = blending();
-        let plain = resolve(&d, &fx, &BlendValues::default(), 0b11);
-        assert_eq!(resolve(&d, &fx, &cb, 0b11), plain);
+        let plain = resolve(&d, &fx, &BlendValues::default(), 0b11, 1);
+        assert_eq!(resolve(&d, &fx, &cb, 0b11, 1), plain);
         cb.blend_enable = 0b10;
-        let k = resolve(&d, &fx, &cb, 0b11);
+        let k = resolve(&d, &fx, &cb, 0b11, 1);
         assert!(k.attachments[1].enable && !k.attachments[0].enable);
         assert_eq!(k.attachments[1].src_color, BlendFactor::SrcAlpha);
         // Attachments outside the subpass never count.
-        assert_eq!(resolve(&d, &fx, &cb, 0b01), resolve(&d, &fx, &fx, 0b01));
+        assert_eq!(
+            resolve(&d, &fx, &cb, 0b01, 1),
+            resolve(&d, &fx, &fx, 0b01, 1)
+        );
     }
 
     #[test]
@@ -449,11 +490,46 @@ mod tests {
             logic_op: LogicOp::Xor,
             ..BlendValues::default()
         };
-        assert_eq!(resolve(&d, &fx, &cb, 1).logic_op, None);
+        assert_eq!(resolve(&d, &fx, &cb, 1, 1).logic_op, None);
         let on = BlendValues {
             logic_op_enable: true,
             ..cb
         };
-        assert_eq!(resolve(&d, &fx, &on, 1).logic_op, Some(LogicOp::Xor));
+        assert_eq!(resolve(&d, &fx, &on, 1, 1).logic_op, Some(LogicOp::Xor));
+    }
+
+    #[test]
+    fn sample_mask_keeps_the_bits_of_existing_samples() {
+        let d = Dynamic {
+            sample_mask: true,
+            ..Dynamic::default()
+        };
+        let cb = BlendValues {
+            sample_mask: 0xfff5,
+            ..BlendValues::default()
+        };
+        let fx = BlendValues::default();
+        assert_eq!(resolve(&d, &fx, &cb, 1, 4).coverage.sample_mask, 0x5);
+        // Every sample of the pass: the same key as no mask at all.
+        let full = BlendValues {
+            sample_mask: 0xf,
+            ..cb
+        };
+        assert_eq!(resolve(&d, &fx, &full, 1, 4), resolve(&d, &fx, &fx, 1, 4));
+    }
+
+    #[test]
+    fn only_the_multisample_states_that_kill_samples_may_need_late_tests() {
+        let a2o = Dynamic {
+            alpha_to_one_enable: true,
+            ..Dynamic::default()
+        };
+        assert!(any_dynamic(&a2o) && !kills_dynamically(&a2o));
+        let a2c = Dynamic {
+            alpha_to_coverage_enable: true,
+            ..Dynamic::default()
+        };
+        assert!(any_dynamic(&a2c) && kills_dynamically(&a2c));
+        assert!(!any_dynamic(&Dynamic::default()));
     }
 }

@@ -8,7 +8,7 @@ use crate::device::Device;
 use crate::format;
 use crate::handle::{self, Object};
 use crate::pipeline_blend::{
-    blend_factor, blend_op, logic_op, BlendEquation, BlendKey, BlendValues, FragmentVariants,
+    blend_factor, blend_op, logic_op, BlendEquation, BlendValues, FragmentKey, FragmentVariants,
     OwnedStage,
 };
 use crate::pipeline_layout::PipelineLayout;
@@ -83,6 +83,10 @@ pub struct Dynamic {
     pub logic_op_enable: bool,
     /// VK_EXT_extended_dynamic_state2's logic op.
     pub logic_op: bool,
+    // The multisample state the fragment shader applies (its variants too).
+    pub sample_mask: bool,
+    pub alpha_to_coverage_enable: bool,
+    pub alpha_to_one_enable: bool,
 }
 
 /// One face's stencil state, in hardware terms.
@@ -571,7 +575,7 @@ unsafe fn vertex_input(
 /// placement and the blend state `blend`.
 fn fragment_state(
     tib: &TilebufferLayout,
-    blend: &BlendKey,
+    blend: &FragmentKey,
     samples: u32,
     inputs: Vec<InputAttachmentSource>,
 ) -> FragmentState {
@@ -851,6 +855,11 @@ pub unsafe fn create_one(
                 vk::DynamicState::COLOR_WRITE_MASK_EXT => dynamic.color_write_mask = true,
                 vk::DynamicState::LOGIC_OP_ENABLE_EXT => dynamic.logic_op_enable = true,
                 vk::DynamicState::LOGIC_OP_EXT => dynamic.logic_op = true,
+                vk::DynamicState::SAMPLE_MASK_EXT => dynamic.sample_mask = true,
+                vk::DynamicState::ALPHA_TO_COVERAGE_ENABLE_EXT => {
+                    dynamic.alpha_to_coverage_enable = true
+                }
+                vk::DynamicState::ALPHA_TO_ONE_ENABLE_EXT => dynamic.alpha_to_one_enable = true,
                 other => return unsupported(format!("dynamic state {other:?}")),
             }
         }
@@ -866,19 +875,19 @@ pub unsafe fn create_one(
         other => return unsupported(format!("polygon mode {other:?}")),
     };
     let samples = ms.map(|m| m.rasterization_samples.as_raw()).unwrap_or(1);
-    let mut coverage = compiler::CoverageOptions::default();
-    if let Some(m) = ms {
-        coverage.alpha_to_coverage = m.alpha_to_coverage_enable != 0 && !discard;
-        coverage.alpha_to_one = m.alpha_to_one_enable != 0;
+    // The multisample state the fragment shader applies: static values here, dynamic ones
+    // from the draw (pipeline_blend.rs).
+    let (mut sample_mask, mut alpha_to_coverage, mut alpha_to_one) = (u32::MAX, false, false);
+    if let Some(m) = ms.filter(|_| !discard) {
+        alpha_to_coverage = m.alpha_to_coverage_enable != 0;
+        alpha_to_one = m.alpha_to_one_enable != 0;
         // The fragment shader kills the samples the mask drops (the rasterizer has no mask).
-        // SAFETY: valid usage: a non-null pSampleMask holds ceil(samples / 32) words, and
-        // agx4's sample counts fit the first.
-        let mask = unsafe { m.p_sample_mask.as_ref() }
-            .copied()
-            .unwrap_or(u32::MAX);
-        let all = ((1u64 << samples.min(32)) - 1) as u32;
-        if !discard {
-            coverage.sample_mask = mask & all;
+        if !dynamic.sample_mask {
+            // SAFETY: valid usage: a non-null pSampleMask holds ceil(samples / 32) words,
+            // and agx4's sample counts fit the first.
+            sample_mask = unsafe { m.p_sample_mask.as_ref() }
+                .copied()
+                .unwrap_or(u32::MAX);
         }
     }
     // Any minSampleShading is met by shading every sample, the only rate the compiler has.
@@ -1025,22 +1034,30 @@ pub unsafe fn create_one(
         depth_clip: None,
         bresenham_lines: false,
         provoking_last: false,
-        // SAFETY: valid usage: the colour blend state is valid, with one attachment per
-        // colour attachment unless every per-attachment state is dynamic.
-        blend: unsafe { static_blend(cb.filter(|_| !discard), &dynamic)? },
+        blend: BlendValues {
+            sample_mask,
+            alpha_to_coverage,
+            alpha_to_one,
+            // SAFETY: valid usage: the colour blend state is valid, with one attachment per
+            // colour attachment unless every per-attachment state is dynamic.
+            ..unsafe { static_blend(cb.filter(|_| !discard), &dynamic)? }
+        },
         dynamic,
     };
     let inputs = subpass_inputs(pass, subpass_index);
     // The pipeline's own program is compiled for its static blend state and, for the dynamic
     // parts, the values a command buffer starts with (every write on, no blending, no logic
-    // op): the state Zink's always-dynamic colour write enable leaves most draws in.
+    // op, every sample): the state Zink's always-dynamic colour write enable leaves most
+    // draws in.
     let present = present_targets(&tilebuffer);
     let base_blend = crate::pipeline_blend::resolve(
         &fixed.dynamic,
         &fixed.blend,
         &BlendValues::default(),
         present,
+        samples,
     );
+    let coverage = base_blend.coverage;
     let fragment_state = fragment_state(&tilebuffer, &base_blend, samples, inputs.clone());
     let target = dev.target.ok_or_else(|| {
         eprintln!("agx4: no shader compiler for this GPU generation");
@@ -1094,7 +1111,7 @@ pub unsafe fn create_one(
     // A spilled target is written to memory by the shader, which a depth/stencil test
     // after it (a shader that discards, writes depth or has side effects) cannot undo for
     // failing samples.
-    let late = binary.late_tests();
+    let late = binary.late_tests() || crate::pipeline_blend::kills_dynamically(&fixed.dynamic);
     if !tilebuffer.spilled().is_empty()
         && late
         && (fixed.depth_test
@@ -1117,8 +1134,8 @@ pub unsafe fn create_one(
             target,
             fragment_state.clone(),
             options,
-            coverage,
             present,
+            samples,
             base_blend,
         ))
     });

@@ -657,15 +657,16 @@ fn draw_one(
     registers(vs_bin.gpr_halves, vs_spill).pack(&mut vw);
     UscWord::NoPreshader.pack(&mut vw);
     let vs_words = usc_offset(dev, rec.upload.push(dev, &vw, 64)?)?;
-    let fs_words = match (&b.fragment, p.fragment_code) {
+    // The pipeline's own fragment program, unless state compiled into it is dynamic and the
+    // draw's differs from the one that program was compiled for.
+    let fragment = match (&b.fragment, p.fragment_code) {
         (Some(f), Some(code)) => {
-            // The pipeline's own program, unless its blend state is dynamic and the draw's
-            // differs from the one that program was compiled for.
             let mut prog = crate::pipeline_blend::FragmentProgram {
                 code,
                 gpr_halves: f.gpr_halves,
                 uniform_halves: f.uniform_halves,
                 spill: p.fragment_spill,
+                discards: b.discards,
             };
             if let Some(v) = &p.variants {
                 let key = crate::pipeline_blend::resolve(
@@ -673,11 +674,22 @@ fn draw_one(
                     &p.fixed.blend,
                     &rec.gfx.ext.blend,
                     v.present,
+                    v.samples,
                 );
                 if key != v.base {
                     prog = v.get(dev, &key)?;
                 }
             }
+            Some(prog)
+        }
+        _ => None,
+    };
+    // A variant that kills samples (a dynamic sample mask or alpha to coverage) needs the
+    // late depth/stencil test and a punch-through pass like a shader that discards.
+    let discards = b.discards || fragment.is_some_and(|f| f.discards);
+    let late_tests = b.late_tests() || (discards && !b.early_fragment_tests);
+    let fs_words = match fragment {
+        Some(prog) => {
             let inputs = if b.reads_input_attachments {
                 super::render::input_textures(dev, rec, &p.inputs)?
             } else {
@@ -703,7 +715,7 @@ fn draw_one(
                 .pack(&mut fw);
             }
             UscWord::FragmentProperties {
-                early_z: !b.late_tests(),
+                early_z: !late_tests,
             }
             .pack(&mut fw);
             UscWord::Shader {
@@ -782,7 +794,7 @@ fn draw_one(
         tag_write_disable: fx.rasterizer_discard,
         sample_mask_after_depth_stencil: false,
         disable_tri_merging: false,
-        pass_type: if b.discards || (b.writes_memory && !b.early_fragment_tests) {
+        pass_type: if discards || (b.writes_memory && !b.early_fragment_tests) {
             PassType::PunchThrough
         } else {
             PassType::Opaque

@@ -575,6 +575,37 @@ pub unsafe extern "system" fn cmd_set_logic_op(cb: vk::CommandBuffer, op: vk::Lo
     })
 }
 
+/// agx4's sample counts (1 and 4) fit the first word of the mask.
+pub unsafe extern "system" fn cmd_set_sample_mask(
+    cb: vk::CommandBuffer,
+    samples: vk::SampleCountFlags,
+    p_mask: *const vk::SampleMask,
+) {
+    set("vkCmdSetSampleMaskEXT", cb, |v| {
+        // SAFETY: valid usage: the array holds ceil(samples / 32) words, at least one.
+        let words = unsafe { handle::slice(p_mask, samples.as_raw().div_ceil(32)) };
+        v.blend.sample_mask = words.first().copied().unwrap_or(u32::MAX);
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_alpha_to_coverage_enable(
+    cb: vk::CommandBuffer,
+    on: vk::Bool32,
+) {
+    set("vkCmdSetAlphaToCoverageEnableEXT", cb, |v| {
+        v.blend.alpha_to_coverage = on != 0;
+        Ok(())
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_alpha_to_one_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    set("vkCmdSetAlphaToOneEnableEXT", cb, |v| {
+        v.blend.alpha_to_one = on != 0;
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -669,6 +700,9 @@ mod tests {
             color_write_mask: true,
             logic_op_enable: true,
             logic_op: true,
+            sample_mask: true,
+            alpha_to_coverage_enable: true,
+            alpha_to_one_enable: true,
         }
     }
 
