@@ -58,9 +58,9 @@ impl BlendEquation {
     }
 }
 
-/// The colour blend values of a pipeline or a command buffer, one entry per colour
-/// attachment index. The pipeline holds the static ones, the command buffer what the
-/// vkCmdSet* commands recorded.
+/// The colour blend and multisample values compiled into a fragment shader, as a pipeline
+/// or a command buffer holds them (per-attachment ones by colour attachment index). The
+/// pipeline holds the static ones, the command buffer what the vkCmdSet* commands recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlendValues {
     /// VK_EXT_color_write_enable: bit i clear = attachment i gets no write.
