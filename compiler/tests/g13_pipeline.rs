@@ -1876,3 +1876,101 @@ void main() { c = o; }
         Err(CompileError::Unsupported(_))
     ));
 }
+
+/// A fragment variant (`compile_fragment_variant`, what a pipeline with dynamic blend state
+/// compiles at draw time) is the fragment program the whole pipeline gets for the same
+/// state, also with a geometry shader, whose outputs and not the vertex shader's decide the
+/// varyings the fragment shader reads; and it needs no vertex input layout (a pipeline whose
+/// layout is dynamic has none when it compiles one).
+#[test]
+fn fragment_variant_is_the_whole_pipelines_fragment_program() {
+    let vs = r#"#version 450
+layout(location = 0) in vec4 a;
+layout(location = 0) out vec4 o;
+void main() { o = a; gl_Position = vec4(a.xy, 0.0, 1.0); }
+"#;
+    let gs = r#"#version 450
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+layout(location = 0) in vec4 o[];
+layout(location = 3) out vec2 g;
+void main() {
+    for (int i = 0; i < 3; i++) {
+        g = o[i].zw * float(i + 1);
+        gl_Position = gl_in[i].gl_Position;
+        EmitVertex();
+    }
+    EndPrimitive();
+}
+"#;
+    let fs = r#"#version 450
+layout(location = 3) in vec2 g;
+layout(location = 0) out vec4 c;
+void main() { c = vec4(g, 0.25, 0.5); }
+"#;
+    let state = |blend| FragmentState {
+        targets: vec![colour_target(0, rgba8(Numeric::Unorm), 0, blend)],
+        inputs: Vec::new(),
+        logic_op: None,
+        samples: 1,
+        sample_size_bytes: 4,
+    };
+    let plain = state(BlendAttachment::default());
+    let blended = state(BlendAttachment {
+        enable: true,
+        src_color: BlendFactor::SrcAlpha,
+        dst_color: BlendFactor::OneMinusSrcAlpha,
+        ..BlendAttachment::default()
+    });
+    let input = VertexInputLayout {
+        attributes: vec![VertexAttribute {
+            location: 0,
+            binding: 0,
+            format: VertexFormat::Plain {
+                comp: AttribComponent::F32,
+                count: 4,
+                bgra: false,
+            },
+            offset: 0,
+        }],
+        bindings: vec![VertexBindingDesc {
+            binding: 0,
+            per_instance: false,
+            divisor: 1,
+        }],
+    };
+    let unread = VertexInputLayout::default();
+    let res = ResourceLayout::default();
+    let (vw, gw, fw) = (spirv(vs, "vert"), spirv(gs, "geom"), spirv(fs, "frag"));
+    let req = |words, stage| ShaderRequest {
+        spirv: words,
+        entry_point: "main",
+        stage,
+        specialization: &[],
+        layout: &res,
+        target: Target::G13,
+    };
+    let request = |input, state| GraphicsPipelineRequest {
+        vertex: req(&vw, Stage::Vertex),
+        fragment: Some(req(&fw, Stage::Fragment)),
+        vertex_input: input,
+        fragment_state: state,
+        geometry: Some(req(&gw, Stage::Geometry)),
+    };
+    let (options, coverage) = (
+        GraphicsPipelineOptions::default(),
+        CoverageOptions::default(),
+    );
+    let mut codes = Vec::new();
+    for st in [&plain, &blended] {
+        let whole = compile_graphics_pipeline(&request(&input, st)).expect("whole pipeline");
+        assert!(whole.geometry.is_some());
+        let v = compile_fragment_variant(&request(&unread, st), &options, &coverage)
+            .expect("variant")
+            .expect("a fragment stage");
+        assert_eq!(Some(&v.stage), whole.fragment.as_ref());
+        assert_eq!(v.discards, whole.discards);
+        codes.push(v.stage.code);
+    }
+    assert_ne!(codes[0], codes[1], "blending changes the program");
+}
