@@ -7,7 +7,10 @@
 //!
 //! One pipeline draws each quadrant of a 16x16 RGBA8 target cleared to blue, with its
 //! fragment shader writing (1, 0, 0, 0.5) and a different dynamic state per draw; each
-//! quadrant must show what that state says. Every expected byte is exact in UNORM8.
+//! quadrant must show what that state says. Every expected byte is exact in UNORM8. The
+//! colour write test also runs with a pass-through geometry shader and with a dynamic
+//! vertex input layout (VK_EXT_vertex_input_dynamic_state), whose pipelines compile their
+//! vertex side differently but pick fragment variants the same way.
 
 mod common;
 
@@ -23,6 +26,72 @@ const SOURCE: [f32; 4] = [1.0, 0.0, 0.0, 0.5];
 const WRITTEN: [u8; 4] = [255, 0, 0, 128];
 const CLEARED: [u8; 4] = [0, 0, 255, 255];
 
+/// glslangValidator -V of:
+/// ```glsl
+/// #version 450
+/// layout(triangles) in;
+/// layout(triangle_strip, max_vertices = 3) out;
+/// void main() {
+///     for (int i = 0; i < 3; i++) {
+///         gl_Position = gl_in[i].gl_Position;
+///         EmitVertex();
+///     }
+///     EndPrimitive();
+/// }
+/// ```
+#[rustfmt::skip]
+const PASS_GEOM: [u32; 343] = [
+0x07230203, 0x00010000, 0x0008000b, 0x00000029, 0x00000000, 0x00020011, 0x00000002, 0x0006000b, 0x00000001, 0x4c534c47,
+0x6474732e, 0x3035342e, 0x00000000, 0x0003000e, 0x00000000, 0x00000001, 0x0007000f, 0x00000003, 0x00000004, 0x6e69616d,
+0x00000000, 0x0000001a, 0x0000001f, 0x00030010, 0x00000004, 0x00000016, 0x00040010, 0x00000004, 0x00000000, 0x00000001,
+0x00030010, 0x00000004, 0x0000001d, 0x00040010, 0x00000004, 0x0000001a, 0x00000003, 0x00030003, 0x00000002, 0x000001c2,
+0x00040005, 0x00000004, 0x6e69616d, 0x00000000, 0x00030005, 0x00000008, 0x00000069, 0x00060005, 0x00000018, 0x505f6c67,
+0x65567265, 0x78657472, 0x00000000, 0x00060006, 0x00000018, 0x00000000, 0x505f6c67, 0x7469736f, 0x006e6f69, 0x00070006,
+0x00000018, 0x00000001, 0x505f6c67, 0x746e696f, 0x657a6953, 0x00000000, 0x00070006, 0x00000018, 0x00000002, 0x435f6c67,
+0x4470696c, 0x61747369, 0x0065636e, 0x00070006, 0x00000018, 0x00000003, 0x435f6c67, 0x446c6c75, 0x61747369, 0x0065636e,
+0x00030005, 0x0000001a, 0x00000000, 0x00060005, 0x0000001b, 0x505f6c67, 0x65567265, 0x78657472, 0x00000000, 0x00060006,
+0x0000001b, 0x00000000, 0x505f6c67, 0x7469736f, 0x006e6f69, 0x00070006, 0x0000001b, 0x00000001, 0x505f6c67, 0x746e696f,
+0x657a6953, 0x00000000, 0x00070006, 0x0000001b, 0x00000002, 0x435f6c67, 0x4470696c, 0x61747369, 0x0065636e, 0x00070006,
+0x0000001b, 0x00000003, 0x435f6c67, 0x446c6c75, 0x61747369, 0x0065636e, 0x00040005, 0x0000001f, 0x695f6c67, 0x0000006e,
+0x00050048, 0x00000018, 0x00000000, 0x0000000b, 0x00000000, 0x00050048, 0x00000018, 0x00000001, 0x0000000b, 0x00000001,
+0x00050048, 0x00000018, 0x00000002, 0x0000000b, 0x00000003, 0x00050048, 0x00000018, 0x00000003, 0x0000000b, 0x00000004,
+0x00030047, 0x00000018, 0x00000002, 0x00050048, 0x0000001b, 0x00000000, 0x0000000b, 0x00000000, 0x00050048, 0x0000001b,
+0x00000001, 0x0000000b, 0x00000001, 0x00050048, 0x0000001b, 0x00000002, 0x0000000b, 0x00000003, 0x00050048, 0x0000001b,
+0x00000003, 0x0000000b, 0x00000004, 0x00030047, 0x0000001b, 0x00000002, 0x00020013, 0x00000002, 0x00030021, 0x00000003,
+0x00000002, 0x00040015, 0x00000006, 0x00000020, 0x00000001, 0x00040020, 0x00000007, 0x00000007, 0x00000006, 0x0004002b,
+0x00000006, 0x00000009, 0x00000000, 0x0004002b, 0x00000006, 0x00000010, 0x00000003, 0x00020014, 0x00000011, 0x00030016,
+0x00000013, 0x00000020, 0x00040017, 0x00000014, 0x00000013, 0x00000004, 0x00040015, 0x00000015, 0x00000020, 0x00000000,
+0x0004002b, 0x00000015, 0x00000016, 0x00000001, 0x0004001c, 0x00000017, 0x00000013, 0x00000016, 0x0006001e, 0x00000018,
+0x00000014, 0x00000013, 0x00000017, 0x00000017, 0x00040020, 0x00000019, 0x00000003, 0x00000018, 0x0004003b, 0x00000019,
+0x0000001a, 0x00000003, 0x0006001e, 0x0000001b, 0x00000014, 0x00000013, 0x00000017, 0x00000017, 0x0004002b, 0x00000015,
+0x0000001c, 0x00000003, 0x0004001c, 0x0000001d, 0x0000001b, 0x0000001c, 0x00040020, 0x0000001e, 0x00000001, 0x0000001d,
+0x0004003b, 0x0000001e, 0x0000001f, 0x00000001, 0x00040020, 0x00000021, 0x00000001, 0x00000014, 0x00040020, 0x00000024,
+0x00000003, 0x00000014, 0x0004002b, 0x00000006, 0x00000027, 0x00000001, 0x00050036, 0x00000002, 0x00000004, 0x00000000,
+0x00000003, 0x000200f8, 0x00000005, 0x0004003b, 0x00000007, 0x00000008, 0x00000007, 0x0003003e, 0x00000008, 0x00000009,
+0x000200f9, 0x0000000a, 0x000200f8, 0x0000000a, 0x000400f6, 0x0000000c, 0x0000000d, 0x00000000, 0x000200f9, 0x0000000e,
+0x000200f8, 0x0000000e, 0x0004003d, 0x00000006, 0x0000000f, 0x00000008, 0x000500b1, 0x00000011, 0x00000012, 0x0000000f,
+0x00000010, 0x000400fa, 0x00000012, 0x0000000b, 0x0000000c, 0x000200f8, 0x0000000b, 0x0004003d, 0x00000006, 0x00000020,
+0x00000008, 0x00060041, 0x00000021, 0x00000022, 0x0000001f, 0x00000020, 0x00000009, 0x0004003d, 0x00000014, 0x00000023,
+0x00000022, 0x00050041, 0x00000024, 0x00000025, 0x0000001a, 0x00000009, 0x0003003e, 0x00000025, 0x00000023, 0x000100da,
+0x000200f9, 0x0000000d, 0x000200f8, 0x0000000d, 0x0004003d, 0x00000006, 0x00000026, 0x00000008, 0x00050080, 0x00000006,
+0x00000028, 0x00000026, 0x00000027, 0x0003003e, 0x00000008, 0x00000028, 0x000200f9, 0x0000000a, 0x000200f8, 0x0000000c,
+0x000100db, 0x000100fd, 0x00010038,
+];
+
+/// How the pipeline's vertex side is built.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    /// A pass-through geometry shader between the vertex and fragment shaders.
+    geometry: bool,
+    /// The vertex input layout is dynamic (set with vkCmdSetVertexInputEXT).
+    vertex_input: bool,
+}
+
+const PLAIN: Shape = Shape {
+    geometry: false,
+    vertex_input: false,
+};
+
 fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
     let prio = [1.0f32];
     let queues = [vk::DeviceQueueCreateInfo::default()
@@ -32,10 +101,12 @@ fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
         ash::ext::extended_dynamic_state2::NAME.as_ptr(),
         ash::ext::extended_dynamic_state3::NAME.as_ptr(),
         ash::ext::color_write_enable::NAME.as_ptr(),
+        ash::ext::vertex_input_dynamic_state::NAME.as_ptr(),
     ];
     let features = vk::PhysicalDeviceFeatures::default()
         .logic_op(true)
-        .alpha_to_one(true);
+        .alpha_to_one(true)
+        .geometry_shader(true);
     let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
         .extended_dynamic_state3_color_blend_enable(true)
         .extended_dynamic_state3_color_blend_equation(true)
@@ -47,13 +118,16 @@ fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
         .extended_dynamic_state2(true)
         .extended_dynamic_state2_logic_op(true);
     let mut cwe = vk::PhysicalDeviceColorWriteEnableFeaturesEXT::default().color_write_enable(true);
+    let mut vi = vk::PhysicalDeviceVertexInputDynamicStateFeaturesEXT::default()
+        .vertex_input_dynamic_state(true);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_extension_names(&exts)
         .enabled_features(&features)
         .push_next(&mut eds2)
         .push_next(&mut eds3)
-        .push_next(&mut cwe);
+        .push_next(&mut cwe)
+        .push_next(&mut vi);
     // SAFETY: valid physical device and create info.
     let device = unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }
         .expect("vkCreateDevice with the dynamic blend states");
@@ -77,12 +151,13 @@ fn quadrant_of(i: usize) -> usize {
     usize::from(x >= SIZE / 2) + 2 * usize::from(y >= SIZE / 2)
 }
 
-/// Draws the four quadrants with one pipeline whose `dynamic` states are dynamic, calling
-/// `set(q, cb)` before the draw of quadrant `q`; returns the target's bytes.
+/// Draws the four quadrants with one pipeline of `shape` whose `dynamic` states are dynamic,
+/// calling `set(q, cb)` before the draw of quadrant `q`; returns the target's bytes.
 fn render(
     ctx: &Ctx,
     dev: &ash::Device,
     queue: vk::Queue,
+    shape: Shape,
     dynamic: &[vk::DynamicState],
     set: &dyn Fn(usize, vk::CommandBuffer),
 ) -> Vec<u8> {
@@ -94,11 +169,22 @@ fn render(
     vb.write(&bytes);
     let target = ColourTarget::new(ctx, dev, SIZE, FORMAT);
     let shaders = Shaders::new(dev);
+    let gs = shape.geometry.then(|| {
+        let info = vk::ShaderModuleCreateInfo::default().code(&PASS_GEOM);
+        // SAFETY: valid device and create info; destroyed below.
+        unsafe { dev.create_shader_module(&info, None) }.expect("geometry shader module")
+    });
+    let mut dynamic = dynamic.to_vec();
+    if shape.vertex_input {
+        dynamic.push(vk::DynamicState::VERTEX_INPUT_EXT);
+    }
     let spec = PipelineSpec {
-        dynamic: dynamic.to_vec(),
+        dynamic,
+        geometry: gs,
         ..PipelineSpec::new(SIZE)
     };
     let pipeline = shaders.pipeline(dev, target.pass, &spec);
+    let vi = ash::ext::vertex_input_dynamic_state::Device::new(&ctx.instance, dev);
     let shot = OneShot::begin(dev);
     let cb = shot.cb;
     target.begin(dev, cb, CLEAR);
@@ -107,6 +193,20 @@ fn render(
     unsafe {
         dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
         dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
+        if shape.vertex_input {
+            // The layout the static pipelines have (tests/common/render.rs).
+            let bindings = [vk::VertexInputBindingDescription2EXT::default()
+                .binding(0)
+                .stride(8)
+                .input_rate(vk::VertexInputRate::VERTEX)
+                .divisor(1)];
+            let attributes = [vk::VertexInputAttributeDescription2EXT::default()
+                .location(0)
+                .binding(0)
+                .format(vk::Format::R32G32_SFLOAT)
+                .offset(0)];
+            vi.cmd_set_vertex_input(cb, &bindings, &attributes);
+        }
         dev.cmd_push_constants(cb, shaders.layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
         for q in 0..4 {
             set(q, cb);
@@ -118,7 +218,12 @@ fn render(
     shot.submit_and_wait(dev, queue);
     let got = target.out.bytes().to_vec();
     // SAFETY: the GPU is idle.
-    unsafe { dev.destroy_pipeline(pipeline, None) };
+    unsafe {
+        dev.destroy_pipeline(pipeline, None);
+        if let Some(gs) = gs {
+            dev.destroy_shader_module(gs, None);
+        }
+    }
     shaders.destroy(dev);
     target.destroy(dev);
     vb.destroy(dev);
@@ -176,11 +281,20 @@ fn colour_write_enable_mask_and_equation_change_between_draws() {
         vk::DynamicState::COLOR_BLEND_ENABLE_EXT,
         vk::DynamicState::COLOR_BLEND_EQUATION_EXT,
     ];
-    let got = render(&ctx, &dev, queue, &dynamic, &set);
-    check(
-        &got,
-        [WRITTEN, CLEARED, [255, 0, 255, 128], [255, 0, 255, 255]],
-    );
+    for geometry in [false, true] {
+        for vertex_input in [false, true] {
+            let shape = Shape {
+                geometry,
+                vertex_input,
+            };
+            eprintln!("{shape:?}");
+            let got = render(&ctx, &dev, queue, shape, &dynamic, &set);
+            check(
+                &got,
+                [WRITTEN, CLEARED, [255, 0, 255, 128], [255, 0, 255, 255]],
+            );
+        }
+    }
     // SAFETY: the GPU is idle and every object of the device is destroyed.
     unsafe { dev.destroy_device(None) };
     assert_no_validation_messages();
@@ -209,7 +323,7 @@ fn logic_op_enable_and_op_change_between_draws() {
         vk::DynamicState::LOGIC_OP_ENABLE_EXT,
         vk::DynamicState::LOGIC_OP_EXT,
     ];
-    let got = render(&ctx, &dev, queue, &dynamic, &set);
+    let got = render(&ctx, &dev, queue, PLAIN, &dynamic, &set);
     // Source bytes (255, 0, 0, 128) against the clear colour's (0, 0, 255, 255).
     check(
         &got,
@@ -247,7 +361,7 @@ fn sample_mask_and_alpha_to_one_change_between_draws() {
         vk::DynamicState::SAMPLE_MASK_EXT,
         vk::DynamicState::ALPHA_TO_ONE_ENABLE_EXT,
     ];
-    let got = render(&ctx, &dev, queue, &dynamic, &set);
+    let got = render(&ctx, &dev, queue, PLAIN, &dynamic, &set);
     check(&got, [WRITTEN, [255, 0, 0, 255], CLEARED, WRITTEN]);
     // SAFETY: the GPU is idle and every object of the device is destroyed.
     unsafe { dev.destroy_device(None) };
