@@ -151,6 +151,7 @@ fn extensions_are_exactly_the_advertised_ones() {
             "VK_EXT_extended_dynamic_state",
             "VK_EXT_extended_dynamic_state2",
             "VK_EXT_extended_dynamic_state3",
+            "VK_EXT_color_write_enable",
             "VK_EXT_primitive_topology_list_restart",
             "VK_EXT_index_type_uint8",
             "VK_EXT_4444_formats",

@@ -105,8 +105,11 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     // Vulkan 1.3's dynamic state (icd/src/cmd_buffer/dynamic_state.rs).
     "VK_EXT_extended_dynamic_state",
     "VK_EXT_extended_dynamic_state2",
-    // The part of it that is per-draw words (icd/src/features.rs lists which).
+    // Its per-draw words and its blend states (icd/src/features.rs lists which).
     "VK_EXT_extended_dynamic_state3",
+    // Colour writes switched per attachment by the fragment variant a draw picks
+    // (icd/src/pipeline_blend.rs).
+    "VK_EXT_color_write_enable",
     // Restart on point, line and triangle lists (the VDM restarts every topology).
     "VK_EXT_primitive_topology_list_restart",
     // 8-bit index buffers, read by the VDM natively.

@@ -34,6 +34,7 @@ pub struct Features {
     pub non_seamless_cube_map: vk::PhysicalDeviceNonSeamlessCubeMapFeaturesEXT<'static>,
     pub border_color_swizzle: vk::PhysicalDeviceBorderColorSwizzleFeaturesEXT<'static>,
     pub image_2d_view_of_3d: vk::PhysicalDeviceImage2DViewOf3DFeaturesEXT<'static>,
+    pub color_write_enable: vk::PhysicalDeviceColorWriteEnableFeaturesEXT<'static>,
 }
 
 /// The features agx4 supports on a device of `backend`.
@@ -232,23 +233,40 @@ pub fn supported() -> Features {
             extended_dynamic_state: vk::TRUE,
             ..Default::default()
         },
-        // Logic ops are compiled into the fragment shader and there is no tessellation: those
-        // two stay static.
+        // Logic ops are compiled into the fragment shader: a draw picks the pipeline's
+        // variant for its logic op (pipeline_blend.rs). There is no tessellation, so no
+        // dynamic patch control points.
         dynamic_state2: vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT {
             extended_dynamic_state2: vk::TRUE,
+            extended_dynamic_state2_logic_op: vk::TRUE,
             ..Default::default()
         },
         // The states that are per-draw words: the PPP Fragment Face word's polygon mode, the
         // Cull word's depth clamp, depth clip and line MSAA bits, and the CF bindings copy
-        // for the provoking vertex (cmd_buffer/dynamic_state.rs). Blending, write masks,
-        // alpha to coverage/one, the sample mask and logic ops are compiled into the fragment
-        // shader and stay static. Stippled lines are not offered, so neither is their enable.
+        // for the provoking vertex (cmd_buffer/dynamic_state.rs). Blend enables, equations,
+        // write masks and the logic op enable are compiled into the fragment shader's end,
+        // the sample mask and alpha to coverage/one into its start: a draw picks the
+        // pipeline's variant for them (pipeline_blend.rs). The rasterization sample count
+        // shapes the tilebuffer and stays static. Stippled lines are not offered, so neither
+        // is their enable.
         dynamic_state3: vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT {
             extended_dynamic_state3_polygon_mode: vk::TRUE,
             extended_dynamic_state3_depth_clamp_enable: vk::TRUE,
             extended_dynamic_state3_depth_clip_enable: vk::TRUE,
             extended_dynamic_state3_provoking_vertex_mode: vk::TRUE,
             extended_dynamic_state3_line_rasterization_mode: vk::TRUE,
+            extended_dynamic_state3_color_blend_enable: vk::TRUE,
+            extended_dynamic_state3_color_blend_equation: vk::TRUE,
+            extended_dynamic_state3_color_write_mask: vk::TRUE,
+            extended_dynamic_state3_logic_op_enable: vk::TRUE,
+            extended_dynamic_state3_sample_mask: vk::TRUE,
+            extended_dynamic_state3_alpha_to_coverage_enable: vk::TRUE,
+            extended_dynamic_state3_alpha_to_one_enable: vk::TRUE,
+            ..Default::default()
+        },
+        // A disabled attachment is compiled as a zero write mask (pipeline_blend.rs).
+        color_write_enable: vk::PhysicalDeviceColorWriteEnableFeaturesEXT {
+            color_write_enable: vk::TRUE,
             ..Default::default()
         },
         // The VDM restarts list topologies too: a restart drops the incomplete primitive
@@ -548,6 +566,7 @@ feature_structs! {
     PhysicalDeviceNonSeamlessCubeMapFeaturesEXT from non_seamless_cube_map { non_seamless_cube_map }
     PhysicalDeviceBorderColorSwizzleFeaturesEXT from border_color_swizzle { border_color_swizzle, border_color_swizzle_from_image }
     PhysicalDeviceImage2DViewOf3DFeaturesEXT from image_2d_view_of_3d { image2_d_view_of3_d, sampler2_d_view_of3_d }
+    PhysicalDeviceColorWriteEnableFeaturesEXT from color_write_enable { color_write_enable }
 }
 
 /// Whether every feature set in `requested` is supported (both are arrays of VkBool32).
