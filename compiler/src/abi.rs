@@ -140,9 +140,15 @@ pub const INPUT_ATTACHMENT_STENCIL_TEXTURE_BASE: u32 =
 pub const SPILLED_TARGET_TEXTURE_BASE: u32 =
     INPUT_ATTACHMENT_STENCIL_TEXTURE_BASE + MAX_INPUT_ATTACHMENTS;
 
-/// Bytes of the graphics root table.
-pub const GRAPHICS_ROOT_TABLE_SIZE: u32 =
+/// Root table offset of the u64 GPU address of the fragment shader invocations counter of
+/// the active pipeline statistics query, or 0 when no query counts them. Every fragment
+/// shader of a pipeline with a fragment stage adds 1 there per non-helper invocation
+/// (`passes::count_fragment_invocations`).
+pub const FRAGMENT_INVOCATIONS_COUNTER_OFFSET: u32 =
     VERTEX_BUFFERS_OFFSET + MAX_VERTEX_BUFFERS * VERTEX_BUFFER_ENTRY_SIZE;
+
+/// Bytes of the graphics root table (a multiple of 16, as root tables are aligned).
+pub const GRAPHICS_ROOT_TABLE_SIZE: u32 = FRAGMENT_INVOCATIONS_COUNTER_OFFSET + 16;
 
 /// Transform feedback capture draws (docs/render-abi.md section 5, `passes::lower_xfb`): the
 /// capture variant of a vertex shader preloads a longer root table, the graphics one followed

@@ -963,7 +963,15 @@ pub fn compile_graphics_pipeline_deferred(
     let (fragment, discards, writes_depth) = match &fs {
         Some(fs) => {
             let outputs = fragment_outputs(req.fragment_state)?;
-            let b = compile_graphics_with(fs, &layout, &outputs, coverage)?;
+            // The application's fragment stage counts its invocations for pipeline
+            // statistics queries; the empty stand-in of a pipeline without one does not.
+            let b = if req.fragment.is_some() {
+                let mut counted = fs.clone();
+                crate::passes::count_fragment_invocations(&mut counted.shader)?;
+                compile_graphics_with(&counted, &layout, &outputs, coverage)?
+            } else {
+                compile_graphics_with(fs, &layout, &outputs, coverage)?
+            };
             let discards = b.discards;
             let depth = writes_builtin(fs, OutputBuiltin::FragDepth);
             (Some(stage_binary(b)), discards, depth)

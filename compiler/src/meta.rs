@@ -80,8 +80,10 @@ pub enum Meta {
     /// u64 counter at binding 2. Without restart a draw of `count` vertices makes
     /// `max(count - SKIP, 0) / DIVIDE` primitives; with restart the index buffer (binding 1,
     /// from a 4-byte-aligned start) is walked: a strip's primitive ends at every vertex
-    /// after the first `SKIP` of a run, a list's at every `DIVIDE`th. Push constants
-    /// [`primgen`]. Launch one workgroup.
+    /// after the first `SKIP` of a run, a list's at every `DIVIDE`th. With `VERTICES` set it
+    /// counts the draw's vertices instead: `count`, or with restart the indices that are not
+    /// the restart index (pipeline statistics: input assembly vertices, vertex shader
+    /// invocations). Push constants [`primgen`]. Launch one workgroup.
     PrimitivesGenerated,
     /// An indirect draw with a geometry shader (icd cmd_buffer/geometry.rs): reads the
     /// draw's VkDrawIndirectCommand or VkDrawIndexedIndirectCommand (binding 0); writes the
@@ -93,6 +95,11 @@ pub enum Meta {
     /// invocations run: their output space was allocated when the draw was recorded.
     /// Push constants [`geometry_args`]. Launch one workgroup.
     GeometryDrawArgs,
+    /// Compute shader invocations of a dispatch (pipeline statistics queries, icd
+    /// cmd_buffer/statistics.rs): reads the three workgroup counts (binding 0: a
+    /// VkDispatchIndirectCommand) and adds their product times `LOCAL` to the u64 counter at
+    /// binding 1. Push constants [`dispatch_invocations`]. Launch one workgroup.
+    DispatchInvocations,
 }
 
 /// Push constants of [`Meta::GeometryDrawArgs`].
@@ -109,6 +116,12 @@ pub mod geometry_args {
     pub const SIZE: u32 = 24;
 }
 
+/// Push constants of [`Meta::DispatchInvocations`]: invocations per workgroup.
+pub mod dispatch_invocations {
+    pub const LOCAL: u32 = 0;
+    pub const SIZE: u32 = 4;
+}
+
 /// Push constants of [`Meta::PrimitivesGenerated`].
 pub mod primgen {
     pub const SKIP: u32 = 0;
@@ -122,7 +135,9 @@ pub mod primgen {
     pub const INDEX_BYTES: u32 = 20;
     /// Where index 0 starts, in bytes from binding 1's start (0 to 3).
     pub const INDEX_OFFSET: u32 = 24;
-    pub const SIZE: u32 = 28;
+    /// 1: count vertices rather than primitives.
+    pub const VERTICES: u32 = 28;
+    pub const SIZE: u32 = 32;
 }
 
 /// Push constants of [`Meta::XfbDrawArgs`]: the draw has `max(count - SKIP, 0) / DIVIDE`
@@ -231,6 +246,7 @@ impl Meta {
             Meta::XfbByteCount => xfb_byte_count::SIZE,
             Meta::PrimitivesGenerated => primgen::SIZE,
             Meta::GeometryDrawArgs => geometry_args::SIZE,
+            Meta::DispatchInvocations => dispatch_invocations::SIZE,
         }
     }
 
@@ -246,7 +262,7 @@ impl Meta {
             | Meta::XfbDrawArgs
             | Meta::PrimitivesGenerated
             | Meta::GeometryDrawArgs => 3,
-            Meta::XfbByteCount => 2,
+            Meta::XfbByteCount | Meta::DispatchInvocations => 2,
         }
     }
 
@@ -290,6 +306,7 @@ pub fn build(kind: Meta) -> Shader {
         Meta::XfbByteCount => b.xfb_byte_count(),
         Meta::PrimitivesGenerated => b.primitives_generated(),
         Meta::GeometryDrawArgs => b.geometry_draw_args(),
+        Meta::DispatchInvocations => b.dispatch_invocations(),
     }
     b.finish()
 }
@@ -740,6 +757,7 @@ impl Builder {
             let restart = b.push_constant(Type::I32, RESTART);
             let index_bytes = b.push_constant(Type::I32, INDEX_BYTES);
             let index_offset = b.push_constant(Type::I32, INDEX_OFFSET);
+            let vertices = b.push_constant(Type::I32, VERTICES);
             let zero = b.i32(0);
             let one = b.i32(1);
             let indexed = b.cmp(CmpOp::INe, indexed, zero);
@@ -754,12 +772,15 @@ impl Builder {
             let plain = b.bin(Type::I32, BinOp::UDiv, left, divide);
             let prims = b.shader.new_var(Type::I32);
             b.effect(Op::StoreVar(prims, plain));
+            // Vertices: all of them, or with restart those that are not restart indices.
+            let verts = b.shader.new_var(Type::I32);
+            b.effect(Op::StoreVar(verts, count));
             let walk = b.cmp(CmpOp::INe, restart, zero);
             b.begin_if();
             {
                 let run = b.shader.new_var(Type::I32);
                 let i = b.shader.new_var(Type::I32);
-                for v in [prims, run, i] {
+                for v in [prims, run, i, verts] {
                     b.effect(Op::StoreVar(v, zero));
                 }
                 b.begin_block();
@@ -799,23 +820,65 @@ impl Builder {
                 let counted = b.def(Type::I32, Op::LoadVar(prims));
                 let counted = b.add(counted, step);
                 b.effect(Op::StoreVar(prims, counted));
+                let vertex = b.select(is_restart, zero, one);
+                let seen = b.def(Type::I32, Op::LoadVar(verts));
+                let seen = b.add(seen, vertex);
+                b.effect(Op::StoreVar(verts, seen));
                 let next = b.add(at, one);
                 b.effect(Op::StoreVar(i, next));
                 b.end_loop();
             }
             b.end_if(walk);
-            let per_instance = b.def(Type::I32, Op::LoadVar(prims));
-            let total = b.mul(per_instance, instances);
-            // The counter is a u64: add with the carry into the high word.
-            let low = b.word(2, 0);
-            let high = b.word(2, 1);
-            let low_sum = b.add(low, total);
-            let carried = b.cmp(CmpOp::ULt, low_sum, total);
-            let carry = b.select(carried, one, zero);
-            let high_sum = b.add(high, carry);
-            b.put_word(2, 0, low_sum);
-            b.put_word(2, 1, high_sum);
+            let per_prims = b.def(Type::I32, Op::LoadVar(prims));
+            let per_verts = b.def(Type::I32, Op::LoadVar(verts));
+            let vertices = b.cmp(CmpOp::INe, vertices, zero);
+            let per_instance = b.select(vertices, per_verts, per_prims);
+            b.add_product(2, per_instance, instances);
         });
+    }
+
+    fn dispatch_invocations(&mut self) {
+        use dispatch_invocations::*;
+        let one = self.i32(1);
+        self.bounded(one, |b, _| {
+            let local = b.push_constant(Type::I32, LOCAL);
+            let x = b.word(0, 0);
+            let y = b.word(0, 1);
+            let z = b.word(0, 2);
+            // A 64-bit product, one u32 factor at a time (the limits keep it below 2^64).
+            let mut low = x;
+            let mut high = b.i32(0);
+            for factor in [y, z, local] {
+                let carry = b.bin(Type::I32, BinOp::UMulHigh, low, factor);
+                let high_part = b.mul(high, factor);
+                high = b.add(high_part, carry);
+                low = b.mul(low, factor);
+            }
+            b.add_u64(1, low, high);
+        });
+    }
+
+    /// Adds the 64-bit product `a * c` of two u32 to the u64 at the start of `binding`.
+    fn add_product(&mut self, binding: u32, a: Value, c: Value) {
+        let low = self.mul(a, c);
+        let high = self.bin(Type::I32, BinOp::UMulHigh, a, c);
+        self.add_u64(binding, low, high);
+    }
+
+    /// Adds the u64 (`low`, `high`) to the u64 at the start of `binding`, carrying into the
+    /// high word.
+    fn add_u64(&mut self, binding: u32, low: Value, high: Value) {
+        let zero = self.i32(0);
+        let one = self.i32(1);
+        let old_low = self.word(binding, 0);
+        let old_high = self.word(binding, 1);
+        let low_sum = self.add(old_low, low);
+        let carried = self.cmp(CmpOp::ULt, low_sum, low);
+        let carry = self.select(carried, one, zero);
+        let high_sum = self.add(old_high, high);
+        let high_sum = self.add(high_sum, carry);
+        self.put_word(binding, 0, low_sum);
+        self.put_word(binding, 1, high_sum);
     }
 
     /// Opens the body of a loop; close it with [`end_loop`].
@@ -1094,6 +1157,7 @@ mod tests {
             (Meta::XfbByteCount, 1),
             (Meta::PrimitivesGenerated, 2),
             (Meta::GeometryDrawArgs, 14),
+            (Meta::DispatchInvocations, 2),
             (
                 Meta::QueryCopy {
                     wide: true,
@@ -1163,6 +1227,7 @@ mod tests {
     #[test]
     fn primitives_generated_compiles() {
         compile(Meta::PrimitivesGenerated, Target::G13).unwrap();
+        compile(Meta::DispatchInvocations, Target::G13).unwrap();
     }
 
     #[test]
