@@ -1,5 +1,7 @@
-//! VkQueryPool: timestamps, occlusion, transform feedback and primitives generated queries,
-//! all in GPU memory. Primitives generated pools are laid out as occlusion pools are.
+//! VkQueryPool: timestamps, occlusion, transform feedback, primitives generated and pipeline
+//! statistics queries, all in GPU memory. Primitives generated pools are laid out as
+//! occlusion pools are; transform feedback and pipeline statistics pools likewise, with one
+//! value array per result value.
 //!
 //! Timestamp pools are a buffer the firmware writes command timestamps into, bound with
 //! GEM_BIND_OBJECT and mapped in the VM so GPU resets and copies reach it. Each query is a
@@ -32,6 +34,10 @@ pub enum QueryKind {
     TransformFeedback,
     /// VK_QUERY_TYPE_PRIMITIVES_GENERATED_EXT: one counter, laid out like occlusion's.
     PrimitivesGenerated,
+    /// VK_QUERY_TYPE_PIPELINE_STATISTICS: one counter array per statistic the pool counts,
+    /// in the order of their bits (the order results are written in), then availability as
+    /// for occlusion (cmd_buffer/statistics.rs).
+    PipelineStatistics,
 }
 
 pub struct QueryPool {
@@ -41,6 +47,8 @@ pub struct QueryPool {
     pub object: u32,
     pub count: u32,
     pub kind: QueryKind,
+    /// The statistics a pipeline statistics pool counts (empty for other kinds).
+    pub statistics: vk::QueryPipelineStatisticFlags,
 }
 object!(QueryPool, vk::QueryPool);
 
@@ -57,6 +65,7 @@ impl QueryPool {
     pub fn value_arrays(&self) -> u32 {
         match self.kind {
             QueryKind::TransformFeedback => 2,
+            QueryKind::PipelineStatistics => self.statistics.as_raw().count_ones(),
             _ => 1,
         }
     }
@@ -70,7 +79,8 @@ impl QueryPool {
             QueryKind::Timestamp => Ok(self.bo.read_u64(u64::from(query) * 8)? != 0),
             QueryKind::Occlusion
             | QueryKind::TransformFeedback
-            | QueryKind::PrimitivesGenerated => Ok(self
+            | QueryKind::PrimitivesGenerated
+            | QueryKind::PipelineStatistics => Ok(self
                 .bo
                 .read_u64(u64::from(self.value_arrays() * self.count + query) * 8)?
                 >> 32
@@ -116,6 +126,7 @@ pub unsafe extern "system" fn create_query_pool(
                 object: 0,
                 count: info.query_count,
                 kind: QueryKind::TransformFeedback,
+                statistics: vk::QueryPipelineStatisticFlags::empty(),
             };
             // SAFETY: valid usage: pAllocator is null or valid callbacks.
             let handle =
@@ -150,6 +161,37 @@ pub unsafe extern "system" fn create_query_pool(
                 object: 0,
                 count: info.query_count,
                 kind,
+                statistics: vk::QueryPipelineStatisticFlags::empty(),
+            };
+            // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
+            let handle =
+                unsafe { pool.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
+            // SAFETY: valid usage: pQueryPool is writable.
+            unsafe { *p_pool = handle };
+            return Ok(());
+        }
+        if info.query_type == vk::QueryType::PIPELINE_STATISTICS {
+            let statistics = info.pipeline_statistics;
+            if statistics.is_empty() {
+                eprintln!("agx4: a pipeline statistics query pool counts no statistic");
+                return Err(vk::Result::ERROR_UNKNOWN);
+            }
+            let values = u64::from(statistics.as_raw().count_ones());
+            // The values, the availability entries, and one more word for the 4-byte-offset
+            // view of the last availability entry (cmd_buffer/query.rs copy).
+            let bo = Bo::new(
+                dev,
+                ((values + 1) * u64::from(info.query_count) + 1) * 8,
+                Place::Heap,
+                true,
+            )?;
+            let pool = QueryPool {
+                kmd: dev.kmd.clone(),
+                bo,
+                object: 0,
+                count: info.query_count,
+                kind: QueryKind::PipelineStatistics,
+                statistics,
             };
             // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
             let handle =
@@ -186,6 +228,7 @@ pub unsafe extern "system" fn create_query_pool(
             object: args.object_handle,
             count: info.query_count,
             kind: QueryKind::Timestamp,
+            statistics: vk::QueryPipelineStatisticFlags::empty(),
         };
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
         let handle =

@@ -423,6 +423,8 @@ pub fn clear_rects(
         first_vertex: 0,
         first_instance: 0,
     };
+    // A clear is no draw of the application's: pipeline statistics do not count it.
+    let stats = rec.stats.take();
     let result = match condition {
         Some(c) => guard_draw(dev, rec, kind, c),
         None => Ok(kind),
@@ -432,6 +434,7 @@ pub fn clear_rects(
         draw_with(dev, rec, &pipeline, vertex, kind)
     });
     rec.gfx = saved;
+    rec.stats = stats;
     result
 }
 

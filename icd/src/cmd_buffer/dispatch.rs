@@ -213,7 +213,17 @@ fn dispatch_base(
         CdmMode::Direct,
         threads,
         0,
-    )
+    )?;
+    if rec.stats.is_some() {
+        let src = words_in_memory(dev, rec, &groups)?;
+        super::statistics::count_dispatch(dev, rec, src.0, invocations(pipeline))?;
+    }
+    Ok(())
+}
+
+/// Invocations per workgroup of `pipeline`.
+fn invocations(pipeline: &ComputePipeline) -> u32 {
+    pipeline.program.binary.local_size.iter().product()
 }
 
 pub unsafe extern "system" fn cmd_dispatch(cb: vk::CommandBuffer, x: u32, y: u32, z: u32) {
@@ -314,7 +324,8 @@ fn dispatch_indirect(
         CdmMode::IndirectGlobal,
         [0; 3],
         grid_va,
-    )
+    )?;
+    super::statistics::count_dispatch(dev, rec, args, invocations(pipeline))
 }
 
 #[cfg(test)]

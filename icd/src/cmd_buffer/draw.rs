@@ -18,8 +18,8 @@ use crate::pipeline_graphics::{
 use ash::vk;
 use compiler::abi::{
     BASE_VERTEX_OFFSET, BLEND_CONSTANTS_OFFSET, DRAW_INDEX_OFFSET, FIRST_INSTANCE_OFFSET,
-    GRAPHICS_ROOT_TABLE_SIZE, MAX_SETS, VERTEX_BUFFERS_OFFSET, VERTEX_BUFFER_ENTRY_SIZE,
-    VIEW_INDEX_OFFSET,
+    FRAGMENT_INVOCATIONS_COUNTER_OFFSET, GRAPHICS_ROOT_TABLE_SIZE, MAX_SETS, VERTEX_BUFFERS_OFFSET,
+    VERTEX_BUFFER_ENTRY_SIZE, VIEW_INDEX_OFFSET,
 };
 use compiler::{CfShade, CfSource};
 use hw::g13::control::descriptors::{DepthBias, Scissor};
@@ -143,6 +143,11 @@ fn root_table(va: u64, rec: &Recording, fx: &Effective, d: DrawParams, view: u32
     );
     write(&mut t, DRAW_INDEX_OFFSET, &d.draw_index.to_le_bytes());
     write(&mut t, VIEW_INDEX_OFFSET, &view.to_le_bytes());
+    write(
+        &mut t,
+        FRAGMENT_INVOCATIONS_COUNTER_OFFSET,
+        &super::statistics::fragment_counter(rec).to_le_bytes(),
+    );
     for (i, c) in fx.blend_constants.iter().enumerate() {
         write(
             &mut t,
@@ -392,6 +397,9 @@ fn draw_unguarded(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(
     }
     if let Some(counter) = rec.primgen {
         super::primgen::count(dev, rec, p, kind, counter)?;
+    }
+    if let Some(active) = rec.stats {
+        super::statistics::count_draw(dev, rec, p, kind, active)?;
     }
     draw_with(dev, rec, p, &vertex, kind)
 }

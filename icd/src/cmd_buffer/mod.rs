@@ -22,6 +22,7 @@ pub mod query;
 pub mod render;
 pub mod rendering;
 pub mod secondary;
+pub mod statistics;
 pub mod transfer;
 pub mod upload;
 pub mod vertex_input;
@@ -87,6 +88,8 @@ pub struct Recording {
     /// conditional rendering): their largest vertex or index count and instance count. A
     /// draw with a geometry shader sizes its output by them (geometry.rs).
     pub known_args: Option<(u32, u32)>,
+    /// The active pipeline statistics query (statistics.rs).
+    pub stats: Option<statistics::Active>,
 }
 
 impl Default for Recording {
@@ -109,6 +112,7 @@ impl Default for Recording {
             xfb: Default::default(),
             primgen: None,
             known_args: None,
+            stats: None,
         }
     }
 }

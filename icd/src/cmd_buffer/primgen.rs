@@ -27,8 +27,23 @@ pub fn count(
     kind: DrawKind,
     counter: u64,
 ) -> Result<(), vk::Result> {
+    count_as(dev, rec, p, kind, counter, false)
+}
+
+/// Adds the primitives of the draw `kind` with pipeline `p`, or with `vertices` its vertices
+/// (those that are not restart indices), to the u64 counter at `counter`.
+pub fn count_as(
+    dev: &Device,
+    rec: &mut Recording,
+    p: &GraphicsPipeline,
+    kind: DrawKind,
+    counter: u64,
+    vertices: bool,
+) -> Result<(), vk::Result> {
     let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
-    let Some((n, step, _, skip, divide)) = decomposition(fx.primitive) else {
+    // Vertices are counted whatever primitives they make.
+    let shape = decomposition(fx.primitive).or(vertices.then_some((1, 1, 1, 0, 1)));
+    let Some((n, step, _, skip, divide)) = shape else {
         eprintln!(
             "agx4: primitives generated queries of {:?} primitives are not implemented",
             fx.primitive
@@ -90,6 +105,7 @@ pub fn count(
         (primgen::RESTART, restart),
         (primgen::INDEX_BYTES, index_bytes),
         (primgen::INDEX_OFFSET, index_offset),
+        (primgen::VERTICES, u32::from(vertices)),
     ] {
         push[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
     }

@@ -1,7 +1,8 @@
 //! Occlusion queries: vkCmdBeginQuery, vkCmdEndQuery, and the occlusion side of
 //! vkCmdResetQueryPool and vkCmdCopyQueryPoolResults. Begin and End hand transform feedback
-//! queries to xfb.rs and primitives generated queries to primgen.rs; their counters are
-//! laid out and copied as occlusion counters are.
+//! queries to xfb.rs, primitives generated queries to primgen.rs and pipeline statistics
+//! queries to statistics.rs; their counters are laid out and copied as occlusion counters
+//! are.
 //!
 //! While a query is active every draw carries the PPP occlusion query word with the query's
 //! index and a Fragment Control visibility mode (counting for precise queries, boolean
@@ -181,6 +182,9 @@ pub unsafe extern "system" fn cmd_begin_query(
         if let Some(p) = pool_of(pool, query, QueryKind::PrimitivesGenerated)? {
             return super::primgen::begin_query(rec, p, query);
         }
+        if let Some(p) = pool_of(pool, query, QueryKind::PipelineStatistics)? {
+            return super::statistics::begin_query(rec, p, query);
+        }
         let pool = occlusion_pool(pool, query)?;
         if rec.gfx.occlusion.active.is_some() {
             return Err(vk::Result::ERROR_UNKNOWN);
@@ -201,6 +205,22 @@ pub unsafe extern "system" fn cmd_end_query(
     query: u32,
 ) {
     record("vkCmdEndQuery", cb, |dev, rec| {
+        if let Some(p) = pool_of(pool, query, QueryKind::PipelineStatistics)? {
+            super::statistics::end_query(rec)?;
+            let Some(rs) = rec.render.as_ref() else {
+                return mark_available(dev, rec, flag_word(p, query));
+            };
+            // As for occlusion queries: in a multiview subpass the query uses one index per
+            // view; the first holds the counts of every view, the others stay zero.
+            let views = rs.query_count();
+            if query.checked_add(views).is_none_or(|end| end > p.count) {
+                return Err(vk::Result::ERROR_UNKNOWN);
+            }
+            for v in 0..views {
+                rec.gfx.occlusion.pending.push(flag_word(p, query + v));
+            }
+            return Ok(());
+        }
         let xfb = pool_of(pool, query, QueryKind::TransformFeedback)?;
         let primgen = pool_of(pool, query, QueryKind::PrimitivesGenerated)?;
         if let Some(p) = xfb.or(primgen) {
