@@ -100,6 +100,10 @@ pub enum Meta {
     /// VkDispatchIndirectCommand) and adds their product times `LOCAL` to the u64 counter at
     /// binding 1. Push constants [`dispatch_invocations`]. Launch one workgroup.
     DispatchInvocations,
+    /// Moves a u64 counter into another: adds the u64 at binding 0 to the u64 at binding 1
+    /// and zeros binding 0 (inherited pipeline statistics, icd cmd_buffer/statistics.rs).
+    /// No push constants. Launch one workgroup.
+    DrainCounter,
 }
 
 /// Push constants of [`Meta::GeometryDrawArgs`].
@@ -247,6 +251,7 @@ impl Meta {
             Meta::PrimitivesGenerated => primgen::SIZE,
             Meta::GeometryDrawArgs => geometry_args::SIZE,
             Meta::DispatchInvocations => dispatch_invocations::SIZE,
+            Meta::DrainCounter => 0,
         }
     }
 
@@ -262,7 +267,7 @@ impl Meta {
             | Meta::XfbDrawArgs
             | Meta::PrimitivesGenerated
             | Meta::GeometryDrawArgs => 3,
-            Meta::XfbByteCount | Meta::DispatchInvocations => 2,
+            Meta::XfbByteCount | Meta::DispatchInvocations | Meta::DrainCounter => 2,
         }
     }
 
@@ -307,6 +312,7 @@ pub fn build(kind: Meta) -> Shader {
         Meta::PrimitivesGenerated => b.primitives_generated(),
         Meta::GeometryDrawArgs => b.geometry_draw_args(),
         Meta::DispatchInvocations => b.dispatch_invocations(),
+        Meta::DrainCounter => b.drain_counter(),
     }
     b.finish()
 }
@@ -858,6 +864,18 @@ impl Builder {
         });
     }
 
+    fn drain_counter(&mut self) {
+        let one = self.i32(1);
+        self.bounded(one, |b, _| {
+            let low = b.word(0, 0);
+            let high = b.word(0, 1);
+            b.add_u64(1, low, high);
+            let zero = b.i32(0);
+            b.put_word(0, 0, zero);
+            b.put_word(0, 1, zero);
+        });
+    }
+
     /// Adds the 64-bit product `a * c` of two u32 to the u64 at the start of `binding`.
     fn add_product(&mut self, binding: u32, a: Value, c: Value) {
         let low = self.mul(a, c);
@@ -1158,6 +1176,7 @@ mod tests {
             (Meta::PrimitivesGenerated, 2),
             (Meta::GeometryDrawArgs, 14),
             (Meta::DispatchInvocations, 2),
+            (Meta::DrainCounter, 4),
             (
                 Meta::QueryCopy {
                     wide: true,
@@ -1228,6 +1247,7 @@ mod tests {
     fn primitives_generated_compiles() {
         compile(Meta::PrimitivesGenerated, Target::G13).unwrap();
         compile(Meta::DispatchInvocations, Target::G13).unwrap();
+        compile(Meta::DrainCounter, Target::G13).unwrap();
     }
 
     #[test]

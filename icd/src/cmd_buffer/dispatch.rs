@@ -214,7 +214,7 @@ fn dispatch_base(
         threads,
         0,
     )?;
-    if rec.stats.is_some() {
+    if super::statistics::counts_dispatches(rec) {
         let src = words_in_memory(dev, rec, &groups)?;
         super::statistics::count_dispatch(dev, rec, src.0, invocations(pipeline))?;
     }

@@ -398,9 +398,7 @@ fn draw_unguarded(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(
     if let Some(counter) = rec.primgen {
         super::primgen::count(dev, rec, p, kind, counter)?;
     }
-    if let Some(active) = rec.stats {
-        super::statistics::count_draw(dev, rec, p, kind, active)?;
-    }
+    super::statistics::before_draw(dev, rec, p, kind)?;
     draw_with(dev, rec, p, &vertex, kind)
 }
 

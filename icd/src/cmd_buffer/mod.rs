@@ -90,6 +90,10 @@ pub struct Recording {
     pub known_args: Option<(u32, u32)>,
     /// The active pipeline statistics query (statistics.rs).
     pub stats: Option<statistics::Active>,
+    /// A secondary's inherited pipeline statistics (statistics.rs).
+    pub stats_inherit: statistics::Inherited,
+    /// Fragment counts of executed secondaries to move after the subpass (statistics.rs).
+    pub stats_drains: Vec<(u64, u64)>,
 }
 
 impl Default for Recording {
@@ -113,6 +117,8 @@ impl Default for Recording {
             primgen: None,
             known_args: None,
             stats: None,
+            stats_inherit: Default::default(),
+            stats_drains: Vec::new(),
         }
     }
 }
@@ -227,6 +233,10 @@ pub unsafe extern "system" fn begin_command_buffer(
             let info = unsafe { p_begin_info.as_ref() }.ok_or(vk::Result::ERROR_UNKNOWN)?;
             // SAFETY: as above.
             unsafe { secondary::begin(dev, &mut rec, info) }?;
+            // SAFETY: as above.
+            if let Some(inheritance) = unsafe { info.p_inheritance_info.as_ref() } {
+                rec.stats_inherit.statistics = inheritance.pipeline_statistics;
+            }
         }
         Ok(())
     })
@@ -422,6 +432,7 @@ pub unsafe extern "system" fn cmd_execute_commands(
                 // Its segments become hardware commands of their own, after the primary's
                 // work so far; its streams stay in its own upload memory.
                 rec.segments.extend_from_slice(&srec.segments);
+                statistics::execute(dev, rec, &srec)?;
             }
         }
         Ok(())

@@ -40,6 +40,33 @@ pub fn count_as(
     counter: u64,
     vertices: bool,
 ) -> Result<(), vk::Result> {
+    let (push, [args, index]) = prepare(dev, rec, p, kind, vertices)?;
+    launch(dev, rec, &push, &[args, index, (counter, 8)])
+}
+
+/// Launches the counting shader with `push` and its three bindings.
+pub fn launch(
+    dev: &Device,
+    rec: &mut Recording,
+    push: &[u8],
+    buffers: &[(u64, u64)],
+) -> Result<(), vk::Result> {
+    // Draws recorded earlier add to the same counter.
+    rec.barrier_pending = true;
+    meta_launch(dev, rec, Meta::PrimitivesGenerated, push, 1, buffers)?;
+    rec.barrier_pending = true;
+    Ok(())
+}
+
+/// The push constants and the first two bindings (arguments, index buffer) of the counting
+/// shader for draw `kind`; the counter is the third.
+pub fn prepare(
+    dev: &Device,
+    rec: &mut Recording,
+    p: &GraphicsPipeline,
+    kind: DrawKind,
+    vertices: bool,
+) -> Result<(Vec<u8>, [(u64, u64); 2]), vk::Result> {
     let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
     // Vertices are counted whatever primitives they make.
     let shape = decomposition(fx.primitive).or(vertices.then_some((1, 1, 1, 0, 1)));
@@ -95,8 +122,7 @@ pub fn count_as(
         }
         _ => ((args.0, 4), 0, 0, 0),
     };
-    let counter_binding = (counter, 8);
-    let mut push = [0u8; primgen::SIZE as usize];
+    let mut push = vec![0u8; primgen::SIZE as usize];
     for (at, v) in [
         (primgen::SKIP, skip),
         (primgen::DIVIDE, divide),
@@ -109,18 +135,7 @@ pub fn count_as(
     ] {
         push[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
     }
-    // Draws recorded earlier add to the same counter.
-    rec.barrier_pending = true;
-    meta_launch(
-        dev,
-        rec,
-        Meta::PrimitivesGenerated,
-        &push,
-        1,
-        &[args, index, counter_binding],
-    )?;
-    rec.barrier_pending = true;
-    Ok(())
+    Ok((push, [args, index]))
 }
 
 /// Begins primitives generated query `query` of `pool`: draws add to its counter.

@@ -707,6 +707,7 @@ fn finish_render(dev: &Device, rec: &mut Recording, store_all: bool) -> Result<(
         rec.open_segment(dev)?;
         rec.close_segment(Some(s))?;
     }
+    super::statistics::after_render(dev, rec)?;
     super::query::after_render(dev, rec)?;
     Ok(())
 }

@@ -154,6 +154,8 @@ pub fn execute(dev: &Device, rec: &mut Recording, s: &Recording) -> Result<(), v
     // Its compute work (first-instance copies) runs before the render commands that read it.
     rec.close_segment(None)?;
     rec.segments.extend_from_slice(&s.segments);
+    // Its counts for an inherited pipeline statistics query.
+    super::statistics::execute(dev, rec, s)?;
     for f in &srs.streams {
         splice(dev, rec, f)?;
     }
