@@ -9,6 +9,7 @@
 //! - dispatches: direct (2, 3, 1) and indirect (1, 2, 2) workgroups of 8 invocations;
 //! - the geometry statistics of a device without geometry shaders stay 0, and so do compute
 //!   invocations in a query of draws.
+//!
 //! The same results come back from vkCmdCopyQueryPoolResults. A secondary command buffer
 //! inheriting the statistics counts into whichever query its primary has active, and into
 //! none while no query is.

@@ -49,7 +49,7 @@ pub fn launch(
     dev: &Device,
     rec: &mut Recording,
     push: &[u8],
-    buffers: &[(u64, u64)],
+    buffers: &[Range],
 ) -> Result<(), vk::Result> {
     // Draws recorded earlier add to the same counter.
     rec.barrier_pending = true;
@@ -57,6 +57,9 @@ pub fn launch(
     rec.barrier_pending = true;
     Ok(())
 }
+
+/// A GPU address range: a meta shader's binding.
+type Range = (u64, u64);
 
 /// The push constants and the first two bindings (arguments, index buffer) of the counting
 /// shader for draw `kind`; the counter is the third.
@@ -66,7 +69,7 @@ pub fn prepare(
     p: &GraphicsPipeline,
     kind: DrawKind,
     vertices: bool,
-) -> Result<(Vec<u8>, [(u64, u64); 2]), vk::Result> {
+) -> Result<(Vec<u8>, [Range; 2]), vk::Result> {
     let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
     // Vertices are counted whatever primitives they make.
     let shape = decomposition(fx.primitive).or(vertices.then_some((1, 1, 1, 0, 1)));
