@@ -231,9 +231,18 @@ pub const GEOMETRY_LAYER: u32 = XFB_ROOT_TABLE_SIZE + 16;
 /// The u64 address of the active primitives generated query's counter (or of a dummy
 /// word): each geometry draw invocation adds the primitives it emitted.
 pub const GEOMETRY_PRIMGEN_ADDRESS: u32 = XFB_ROOT_TABLE_SIZE + 24;
+/// Pipeline statistics (icd cmd_buffer/statistics.rs): the u64 addresses of the active
+/// query's counters the geometry draw adds to, or 0 for statistics no query counts. Each
+/// invocation that has an input primitive adds 1 to the geometry shader invocations counter
+/// and the primitives it emitted to the geometry shader primitives counter and to both
+/// clipping counters: with a geometry shader, the clipper sees what it emits.
+pub const GEOMETRY_STAT_INVOCATIONS_ADDRESS: u32 = XFB_ROOT_TABLE_SIZE + 32;
+pub const GEOMETRY_STAT_PRIMITIVES_ADDRESS: u32 = XFB_ROOT_TABLE_SIZE + 40;
+pub const GEOMETRY_STAT_CLIPPING_INVOCATIONS_ADDRESS: u32 = XFB_ROOT_TABLE_SIZE + 48;
+pub const GEOMETRY_STAT_CLIPPING_PRIMITIVES_ADDRESS: u32 = XFB_ROOT_TABLE_SIZE + 56;
 
 /// Bytes of the geometry draw's root table.
-pub const GEOMETRY_ROOT_TABLE_SIZE: u32 = XFB_ROOT_TABLE_SIZE + 32;
+pub const GEOMETRY_ROOT_TABLE_SIZE: u32 = XFB_ROOT_TABLE_SIZE + 64;
 
 /// The index the geometry draw writes to break a strip and to pad an invocation's unused
 /// index slots (the primitive restart index of 32-bit indices).

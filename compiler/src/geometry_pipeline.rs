@@ -65,14 +65,16 @@ fn merge(vs: &GraphicsShader, g: &GraphicsShader) -> Result<Merged, CompileError
     let mut ids = None;
     let mut merged = passes::merge_vertex_inputs(vs, g, &mut |sh| {
         let p = geometry_prologue::corners(sh, &info)?;
-        ids = Some((p.primitive, p.invocation));
+        ids = Some((p.primitive, p.invocation, p.valid));
         Ok((p.head, p.corners))
     })?;
-    let (primitive, invocation) =
+    let (primitive, invocation, valid) =
         ids.ok_or_else(|| CompileError::Internal("the geometry prologue did not run".into()))?;
-    let record = passes::lower_geometry_outputs(&mut merged, &mut |sh| {
-        geometry_prologue::flat_invocation(sh, &info)
-    })?;
+    let record = passes::lower_geometry_outputs(
+        &mut merged,
+        &mut |sh| geometry_prologue::flat_invocation(sh, &info),
+        valid,
+    )?;
     passes::rewrite(&mut merged.shader, &mut |_, inst, out| {
         let op = match inst.op {
             Op::SysVal(SysVal::PrimitiveId) => Op::Copy(primitive),

@@ -80,10 +80,11 @@ pub enum Meta {
     /// u64 counter at binding 2. Without restart a draw of `count` vertices makes
     /// `max(count - SKIP, 0) / DIVIDE` primitives; with restart the index buffer (binding 1,
     /// from a 4-byte-aligned start) is walked: a strip's primitive ends at every vertex
-    /// after the first `SKIP` of a run, a list's at every `DIVIDE`th. With `VERTICES` set it
-    /// counts the draw's vertices instead: `count`, or with restart the indices that are not
-    /// the restart index (pipeline statistics: input assembly vertices, vertex shader
-    /// invocations). Push constants [`primgen`]. Launch one workgroup.
+    /// after the first `SKIP` of a run (every `DIVIDE`th of them), a list's at every
+    /// `DIVIDE`th. With `VERTICES` set it counts the draw's vertices instead: `count`, or
+    /// with restart the indices that are not the restart index (pipeline statistics: input
+    /// assembly vertices, vertex shader invocations). Push constants [`primgen`]. Launch
+    /// one workgroup.
     PrimitivesGenerated,
     /// An indirect draw with a geometry shader (icd cmd_buffer/geometry.rs): reads the
     /// draw's VkDrawIndirectCommand or VkDrawIndexedIndirectCommand (binding 0); writes the
@@ -815,8 +816,14 @@ impl Builder {
                 let run_now = b.select(is_restart, zero, longer);
                 let list_end = b.cmp(CmpOp::IEq, run_now, divide);
                 let strip_end = b.cmp(CmpOp::UGt, run_now, skip);
+                // Strips whose primitives are DIVIDE vertices apart (triangle strips with
+                // adjacency: 2) end one at every DIVIDE-th vertex past the first SKIP.
+                let past = b.bin(Type::I32, BinOp::ISub, run_now, skip);
+                let phase = b.bin(Type::I32, BinOp::UMod, past, divide);
+                let on_step = b.cmp(CmpOp::IEq, phase, zero);
                 let list_step = b.select(list_end, one, zero);
                 let strip_step = b.select(strip_end, one, zero);
+                let strip_step = b.select(on_step, strip_step, zero);
                 let step = b.select(list, list_step, strip_step);
                 // A list starts its next primitive after each one it completes.
                 let list_reset = b.select(list, list_step, zero);

@@ -415,14 +415,27 @@ fn records_and_index_list_of_a_whole_geometry_draw_invocation() {
     gs = merge_vertex_inputs(&vs, &gs, &mut constant_corners(vec![5, 6, 7]))
         .unwrap_or_else(|e| panic!("{e}"));
     let inv = 1u32;
-    let record = compiler::passes::lower_geometry_outputs(&mut gs, &mut |sh: &mut Shader| {
-        let x = sh.new_value(Type::I32);
-        let i = Inst {
-            dst: Some(x),
-            op: Op::Const(Constant(vec![u64::from(inv)])),
-        };
-        Ok((vec![Node::Block(vec![i])], x))
-    })
+    // The invocation has its input primitive (what the draw's prologue finds).
+    let valid = gs.shader.new_value(Type::I32);
+    gs.shader.body.insert(
+        0,
+        Node::Block(vec![Inst {
+            dst: Some(valid),
+            op: Op::Const(Constant(vec![1])),
+        }]),
+    );
+    let record = compiler::passes::lower_geometry_outputs(
+        &mut gs,
+        &mut |sh: &mut Shader| {
+            let x = sh.new_value(Type::I32);
+            let i = Inst {
+                dst: Some(x),
+                op: Op::Const(Constant(vec![u64::from(inv)])),
+            };
+            Ok((vec![Node::Block(vec![i])], x))
+        },
+        valid,
+    )
     .unwrap_or_else(|e| panic!("{e}"));
     use compiler::ir::{OutputBuiltin, PerVertexSlot};
     let pos = |c| (PerVertexSlot::Builtin(OutputBuiltin::Position), c);
@@ -452,6 +465,7 @@ fn records_and_index_list_of_a_whole_geometry_draw_invocation() {
     const RECORDS_VA: u64 = 0x20_0000;
     const INDICES_VA: u64 = 0x30_0000;
     const PRIMGEN_VA: u64 = 0x40_0000;
+    const STATS_VA: u64 = 0x50_0000;
     let max = 5u32;
     let mut mem = Regions::default();
     mem.add(RECORDS_VA, vec![0xab; (2 * max * record.stride) as usize]);
@@ -463,6 +477,20 @@ fn records_and_index_list_of_a_whole_geometry_draw_invocation() {
     put(&mut root, abi::GEOMETRY_RECORD_ADDRESS, RECORDS_VA);
     put(&mut root, abi::GEOMETRY_INDEX_ADDRESS, INDICES_VA);
     put(&mut root, abi::GEOMETRY_PRIMGEN_ADDRESS, PRIMGEN_VA);
+    // Pipeline statistics: geometry shader invocations and primitives, clipping invocations
+    // and primitives.
+    for (i, at) in [
+        abi::GEOMETRY_STAT_INVOCATIONS_ADDRESS,
+        abi::GEOMETRY_STAT_PRIMITIVES_ADDRESS,
+        abi::GEOMETRY_STAT_CLIPPING_INVOCATIONS_ADDRESS,
+        abi::GEOMETRY_STAT_CLIPPING_PRIMITIVES_ADDRESS,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        put(&mut root, at, STATS_VA + 8 * i as u64);
+    }
+    mem.add(STATS_VA, vec![0; 32]);
     put(&mut root, abi::ROOT_ADDRESS_OFFSET, ROOT_VA);
     // The primitives generated counter, with a low word about to carry.
     mem.add(
@@ -507,4 +535,9 @@ fn records_and_index_list_of_a_whole_geometry_draw_invocation() {
     );
     // One triangle; the second strip has two vertices, which make none. The count carries.
     assert_eq!(words(mem.bytes(PRIMGEN_VA).expect("counter")), [0, 8]);
+    // One invocation; the triangle it emitted, which the clipper sees.
+    assert_eq!(
+        words(mem.bytes(STATS_VA).expect("statistics")),
+        [1, 0, 1, 0, 1, 0, 1, 0]
+    );
 }

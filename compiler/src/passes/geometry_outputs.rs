@@ -79,11 +79,14 @@ struct Lower<'s> {
     emitted: Var,
     written: Var,
     strip: Var,
-    /// Complete output primitives so far (for primitives generated queries).
+    /// Complete output primitives so far (for primitives generated queries and pipeline
+    /// statistics).
     prims: Var,
     /// Vertices of one output primitive: 1, 2 or 3.
     per_prim: u32,
     inv: Value,
+    /// I32, 0 for an invocation without an input primitive.
+    valid: Value,
     records: Value,
     indices: Value,
     max_vertices: u32,
@@ -216,16 +219,75 @@ impl Lower<'_> {
         ]
     }
 
-    /// The end of the invocation: adds its primitives to the primitives generated counter
-    /// (a u64 at the root table's `abi::GEOMETRY_PRIMGEN_ADDRESS`), then pads the index
-    /// region.
+    /// The end of the invocation: counts it and its primitives (`add_to_counter`), then pads
+    /// the index region. An invocation without an input primitive (the prologue returns
+    /// before the body) gets here too, to pad its region: it counts as no invocation.
     fn finish(&mut self) -> Vec<Node> {
         let mut head = Vec::new();
         let n = self.def(&mut head, Type::I32, Op::LoadVar(self.prims));
         let zero = self.k32(&mut head, 0);
         let any = self.def(&mut head, Type::BOOL, Op::Cmp(CmpOp::INe, n, zero));
+        let real = self.def(&mut head, Type::BOOL, Op::Cmp(CmpOp::INe, self.valid, zero));
+        let one = self.k32(&mut head, 1);
+        let mut out = vec![
+            Node::Block(head),
+            Node::If {
+                cond: real,
+                then_body: self.add_to_counter(abi::GEOMETRY_STAT_INVOCATIONS_ADDRESS, one),
+                else_body: Vec::new(),
+            },
+        ];
+        // Emitted primitives: the primitives generated query's, and the pipeline
+        // statistics of the geometry shader's output and of the clipper, which sees it.
+        let mut emitted = Vec::new();
+        for at in [
+            abi::GEOMETRY_PRIMGEN_ADDRESS,
+            abi::GEOMETRY_STAT_PRIMITIVES_ADDRESS,
+            abi::GEOMETRY_STAT_CLIPPING_INVOCATIONS_ADDRESS,
+            abi::GEOMETRY_STAT_CLIPPING_PRIMITIVES_ADDRESS,
+        ] {
+            emitted.extend(self.add_to_counter(at, n));
+        }
+        out.push(Node::If {
+            cond: any,
+            then_body: emitted,
+            else_body: Vec::new(),
+        });
+        out.push(self.pad());
+        out
+    }
+
+    /// Adds `n` (I32) to the u64 counter whose address is the root table's u64 at `at`,
+    /// with the carry into the high word; nothing when that address is 0 (no query counts
+    /// it). 64-bit atomics are not used: the low word's atomic add returns the old value,
+    /// and only the invocation that wraps it carries.
+    fn add_to_counter(&mut self, at: u32, n: Value) -> Vec<Node> {
+        let mut head = Vec::new();
+        let low_at = self.k32(&mut head, at);
+        let high_at = self.k32(&mut head, at + 4);
+        let low_word = self.def(
+            &mut head,
+            Type::I32,
+            Op::Load {
+                space: Space::Root,
+                addr: low_at,
+                align: 4,
+            },
+        );
+        let high_word = self.def(
+            &mut head,
+            Type::I32,
+            Op::Load {
+                space: Space::Root,
+                addr: high_at,
+                align: 4,
+            },
+        );
+        let either = self.i(&mut head, BinOp::Or, low_word, high_word);
+        let zero = self.k32(&mut head, 0);
+        let counting = self.def(&mut head, Type::BOOL, Op::Cmp(CmpOp::INe, either, zero));
         let mut add = Vec::new();
-        let at = self.k32(&mut add, abi::GEOMETRY_PRIMGEN_ADDRESS);
+        let at = self.k32(&mut add, at);
         let low = self.def(
             &mut add,
             Type::I64,
@@ -267,7 +329,7 @@ impl Lower<'_> {
         vec![
             Node::Block(head),
             Node::If {
-                cond: any,
+                cond: counting,
                 then_body: vec![
                     Node::Block(add),
                     Node::If {
@@ -278,7 +340,6 @@ impl Lower<'_> {
                 ],
                 else_body: Vec::new(),
             },
-            self.pad(),
         ]
     }
 
@@ -379,10 +440,13 @@ pub type InvocationPrologue<'p> =
 /// Lowers a geometry shader's outputs (see the module documentation); the result has no
 /// geometry operations left but `SysVal::InvocationId` and `SysVal::PrimitiveId`, which the
 /// draw's prologue provides. Takes the shader in the form `run_all` leaves (scalar outputs)
-/// and returns the record layout the pass-through vertex shader reads.
+/// and returns the record layout the pass-through vertex shader reads. `valid` (I32, defined
+/// before the shader's first `Return`) is 0 for an invocation without an input primitive,
+/// which the draw runs but the geometry shader invocations statistic does not count.
 pub fn lower_geometry_outputs(
     g: &mut GraphicsShader,
     prologue: InvocationPrologue<'_>,
+    valid: Value,
 ) -> Result<GeometryRecord, CompileError> {
     let info = match (g.stage, g.geometry) {
         (Stage::Geometry, Some(info)) => info,
@@ -468,6 +532,7 @@ pub fn lower_geometry_outputs(
             OutputPrimitive::TriangleStrip => 3,
         },
         inv,
+        valid,
         records,
         indices,
         max_vertices: info.max_vertices,

@@ -24,6 +24,8 @@ pub struct GeometryPrologue {
     pub primitive: Value,
     /// gl_InvocationID.
     pub invocation: Value,
+    /// I32, 0 for an invocation without a primitive (the head returns for those).
+    pub valid: Value,
 }
 
 /// Builds the prologue in `sh` for a geometry shader with `info`.
@@ -204,6 +206,7 @@ pub fn corners(sh: &mut Shader, info: &GeometryInfo) -> Result<GeometryPrologue,
         corners,
         primitive: prim,
         invocation,
+        valid,
     })
 }
 
