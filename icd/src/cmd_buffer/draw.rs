@@ -388,8 +388,10 @@ fn draw_unguarded(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(
     // The vertex program for the bound vertex input layout (the pipeline's own unless the
     // layout is dynamic), chosen once for the capture draw and every view.
     let vertex = super::vertex_input::program(dev, rec, p)?;
-    // A geometry shader's primitives are captured and counted as it emits them.
+    // A geometry shader's primitives are captured and counted as it emits them; the
+    // pipeline statistics of its input come from the draw's arguments, as for any draw.
     if vertex.geometry.is_some() {
+        super::statistics::before_draw(dev, rec, p, &vertex, kind)?;
         return super::geometry::draw(dev, rec, p, &vertex, kind);
     }
     if rec.xfb.active() {
@@ -398,7 +400,7 @@ fn draw_unguarded(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(
     if let Some(counter) = rec.primgen {
         super::primgen::count(dev, rec, p, kind, counter)?;
     }
-    super::statistics::before_draw(dev, rec, p, kind)?;
+    super::statistics::before_draw(dev, rec, p, &vertex, kind)?;
     draw_with(dev, rec, p, &vertex, kind)
 }
 

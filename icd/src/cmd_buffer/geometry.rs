@@ -35,7 +35,7 @@ const INDIRECT_OUTPUT_BYTES: u64 = 256 << 10;
 /// that `count` vertices make `max(count - skip, 0) / divide` primitives. A pipeline's
 /// topology class must match its geometry shader's input, so the adjacency topologies
 /// (which `Primitive` names by their plain class) follow from that input.
-fn decomposition(p: Primitive, input: InputPrimitive) -> Option<(u32, u32, u32, u32, u32)> {
+pub fn decomposition(p: Primitive, input: InputPrimitive) -> Option<(u32, u32, u32, u32, u32)> {
     use InputPrimitive as I;
     Some(match (input, p) {
         (I::Points, Primitive::Points) => (1, 1, 0, 0, 1),
@@ -195,6 +195,29 @@ pub fn draw(
         put(&mut params, at, &v.to_le_bytes());
     }
     let (_, no_query) = super::xfb::zero_words(dev, rec)?;
+    type Flag = vk::QueryPipelineStatisticFlags;
+    let statistics = [
+        (
+            abi::GEOMETRY_STAT_INVOCATIONS_ADDRESS,
+            Flag::GEOMETRY_SHADER_INVOCATIONS,
+        ),
+        (
+            abi::GEOMETRY_STAT_PRIMITIVES_ADDRESS,
+            Flag::GEOMETRY_SHADER_PRIMITIVES,
+        ),
+        (
+            abi::GEOMETRY_STAT_CLIPPING_INVOCATIONS_ADDRESS,
+            Flag::CLIPPING_INVOCATIONS,
+        ),
+        (
+            abi::GEOMETRY_STAT_CLIPPING_PRIMITIVES_ADDRESS,
+            Flag::CLIPPING_PRIMITIVES,
+        ),
+    ];
+    for (at, bit) in statistics {
+        let counter = super::statistics::shader_counter(dev, rec, bit)?;
+        put(&mut params, at, &counter.to_le_bytes());
+    }
     for (at, v) in [
         (
             abi::GEOMETRY_PRIMGEN_ADDRESS,
@@ -308,13 +331,16 @@ pub fn draw(
         }
         first = false;
         draw_raster(dev, rec, p, vertex, kind, &raster)?;
-        // Every layer's or view's geometry draw emits the same primitives: the query
-        // counts them once.
+        // Every layer's or view's geometry draw emits the same primitives: the queries
+        // count them once.
         put(
             &mut geometry_draw.params,
             abi::GEOMETRY_PRIMGEN_ADDRESS,
             &no_query.to_le_bytes(),
         );
+        for (at, _) in statistics {
+            put(&mut geometry_draw.params, at, &0u64.to_le_bytes());
+        }
     }
     Ok(())
 }

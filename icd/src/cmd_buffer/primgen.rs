@@ -71,8 +71,13 @@ pub fn prepare(
     vertices: bool,
 ) -> Result<(Vec<u8>, [Range; 2]), vk::Result> {
     let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
-    // Vertices are counted whatever primitives they make.
-    let shape = decomposition(fx.primitive).or(vertices.then_some((1, 1, 1, 0, 1)));
+    // A geometry shader's input topology may have adjacency, which the pipeline's
+    // primitive class does not tell; vertices are counted whatever primitives they make.
+    let shape = match &p.binary.geometry {
+        Some(g) => super::geometry::decomposition(fx.primitive, g.input),
+        None => decomposition(fx.primitive),
+    }
+    .or(vertices.then_some((1, 1, 1, 0, 1)));
     let Some((n, step, _, skip, divide)) = shape else {
         eprintln!(
             "agx4: primitives generated queries of {:?} primitives are not implemented",

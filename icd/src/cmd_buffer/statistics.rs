@@ -10,14 +10,27 @@
 //!   primitives, the same shader in its primitive mode. Every primitive reaches the clipper;
 //!   counting each once as clipping output is what the spec allows for a clipper whose
 //!   output is not observable (one or more for a primitive with a vertex inside the clip
-//!   volume, zero or more otherwise).
+//!   volume, zero or more otherwise). With a geometry shader the input assembly counts the
+//!   draw's primitives in the shader's input topology (adjacency included), and the
+//!   clipper sees the primitives the geometry shader emits instead (below).
 //! - fragment shader invocations: the fragment shader adds to the counter itself
 //!   (compiler `passes::count_fragment_invocations`); the draw's root table holds the
 //!   counter's address.
 //! - compute shader invocations: the `DispatchInvocations` meta shader after each dispatch,
 //!   from the workgroup counts (read on the GPU for indirect dispatches).
-//! - geometry and tessellation statistics: agx4 has neither stage, so those counters keep
-//!   the zero of their reset, as the spec asks of stages a pipeline does not have.
+//! - geometry shader invocations and primitives, and the clipping statistics of a pipeline
+//!   with a geometry shader: the geometry draw's program counts them (docs/geometry.md,
+//!   compiler `passes::lower_geometry_outputs`). Each of its invocations that has an input
+//!   primitive (input primitives x GS invocations x instances, under primitive restart only
+//!   those that exist, for indirect draws whatever the GPU reads) adds 1 to the
+//!   invocations counter and the primitives it emitted to the other three; the geometry
+//!   draw's root table holds the counters' addresses (`abi::GEOMETRY_STAT_*`). A pipeline
+//!   without a geometry shader leaves the geometry counters at the zero of their reset, as
+//!   the spec asks of stages a pipeline does not have; so does tessellation, which agx4
+//!   does not have.
+//! - the vertex shader of a pipeline with a geometry shader runs in the geometry draw once
+//!   per corner of each input primitive; the statistic counts the draw's vertices as for
+//!   any other pipeline, the invocations a GPU that reuses shared vertices would make.
 //!
 //! Availability is written as for primitives generated queries (query.rs), after the render
 //! command that ran the query's last draws.
@@ -25,10 +38,11 @@
 //! Inherited queries: a secondary begun with `pipelineStatistics` in its inheritance info
 //! does not know the counters it will count into. It keeps its draws' and dispatches'
 //! counting launches without the counter (`Deferred`), and the primary that executes it
-//! runs them with its active query's counters. Its fragment shaders count into a u64 of the
-//! secondary's own memory (`Inherited::cell`), which the primary moves into its counter
-//! (or discards) with the `DrainCounter` meta shader once the render commands that ran
-//! them are done, once per subpass however often the secondary ran in it. The cell is the
+//! runs them with its active query's counters. Its shaders that count (fragment shaders, the
+//! geometry draw's program) count into u64s of the secondary's own memory, one per
+//! statistic (`Inherited::cells`), which the primary moves into its counters (or discards)
+//! with the `DrainCounter` meta shader once the render commands that ran them are done,
+//! once per subpass however often the secondary ran in it. The cell is the
 //! secondary's, so two primaries running one SIMULTANEOUS_USE secondary at the same time on
 //! the GPU would share it; agx4 has one queue, which runs submissions in order.
 
@@ -74,6 +88,26 @@ const FROM_DRAW: [(Flag, bool); 5] = [
     (Flag::CLIPPING_PRIMITIVES, false),
 ];
 
+/// The statistics of a draw with pipeline `p` that come from its arguments. With a geometry
+/// shader the clipping statistics come from what it emits instead (`shader_counter`).
+fn from_draw(p: &GraphicsPipeline) -> impl Iterator<Item = (Flag, bool)> {
+    let geometry = p.binary.geometry.is_some();
+    FROM_DRAW.into_iter().filter(move |&(bit, _)| {
+        !(geometry && matches!(bit, Flag::CLIPPING_INVOCATIONS | Flag::CLIPPING_PRIMITIVES))
+    })
+}
+
+/// Statistics the shaders count themselves, into a counter whose address their root table
+/// holds: fragment shader invocations (every pipeline with a fragment stage), the rest
+/// (pipelines with a geometry shader: the geometry draw's program).
+const SHADER_COUNTED: [Flag; 5] = [
+    Flag::FRAGMENT_SHADER_INVOCATIONS,
+    Flag::GEOMETRY_SHADER_INVOCATIONS,
+    Flag::GEOMETRY_SHADER_PRIMITIVES,
+    Flag::CLIPPING_INVOCATIONS,
+    Flag::CLIPPING_PRIMITIVES,
+];
+
 /// Adds the statistics of the draw `kind` with pipeline `p` to the active query's counters.
 pub fn count_draw(
     dev: &Device,
@@ -82,7 +116,7 @@ pub fn count_draw(
     kind: DrawKind,
     active: Active,
 ) -> Result<(), vk::Result> {
-    for (bit, vertices) in FROM_DRAW {
+    for (bit, vertices) in from_draw(p) {
         if let Some(counter) = active.counter(bit) {
             super::primgen::count_as(dev, rec, p, kind, counter, vertices)?;
         }
@@ -106,8 +140,9 @@ pub struct Inherited {
     /// The inheritance info's `pipelineStatistics`.
     pub statistics: Flag,
     pub deferred: Vec<Deferred>,
-    /// The u64 its fragment shaders count into (0 until a draw needs it).
-    pub cell: u64,
+    /// The u64 its shaders count each statistic of `SHADER_COUNTED` into, once a draw
+    /// needed it.
+    pub cells: Vec<(Flag, u64)>,
 }
 
 /// Counts the statistics of draw `kind` with pipeline `p`: into the active query, or for an
@@ -125,7 +160,7 @@ pub fn before_draw(
     if inherited.is_empty() {
         return Ok(());
     }
-    for (bit, vertices) in FROM_DRAW {
+    for (bit, vertices) in from_draw(p) {
         if inherited.contains(bit) {
             let (push, [args, index]) = super::primgen::prepare(dev, rec, p, kind, vertices)?;
             rec.stats_inherit.deferred.push(Deferred {
@@ -136,18 +171,48 @@ pub fn before_draw(
             });
         }
     }
-    if inherited.contains(Flag::FRAGMENT_SHADER_INVOCATIONS) && rec.stats_inherit.cell == 0 {
-        rec.stats_inherit.cell = rec.upload.push(dev, &[0u8; 8], 8)?;
-    }
+    // The root table of the draw reads it without allocating (`fragment_counter`).
+    shader_counter(dev, rec, Flag::FRAGMENT_SHADER_INVOCATIONS)?;
     Ok(())
 }
 
 /// The fragment shader invocations counter draws recorded now add to (0: none).
 pub fn fragment_counter(rec: &Recording) -> u64 {
+    let bit = Flag::FRAGMENT_SHADER_INVOCATIONS;
     match rec.stats {
-        Some(a) => a.counter(Flag::FRAGMENT_SHADER_INVOCATIONS).unwrap_or(0),
-        None => rec.stats_inherit.cell,
+        Some(a) => a.counter(bit).unwrap_or(0),
+        None => cell(rec, bit).unwrap_or(0),
     }
+}
+
+fn cell(rec: &Recording, bit: Flag) -> Option<u64> {
+    rec.stats_inherit
+        .cells
+        .iter()
+        .find(|&&(b, _)| b == bit)
+        .map(|&(_, c)| c)
+}
+
+/// The counter of statistic `bit` that shaders of draws recorded now add to: the active
+/// query's, or for a secondary that inherits the statistic, its cell; 0 when nothing counts
+/// it, and for statistics outside `SHADER_COUNTED`, which launches count (a shader adding to
+/// them too would count twice).
+pub fn shader_counter(dev: &Device, rec: &mut Recording, bit: Flag) -> Result<u64, vk::Result> {
+    if !SHADER_COUNTED.contains(&bit) {
+        return Ok(0);
+    }
+    if let Some(a) = rec.stats {
+        return Ok(a.counter(bit).unwrap_or(0));
+    }
+    if !rec.stats_inherit.statistics.contains(bit) {
+        return Ok(0);
+    }
+    if let Some(c) = cell(rec, bit) {
+        return Ok(c);
+    }
+    let c = rec.upload.push(dev, &[0u8; 8], 8)?;
+    rec.stats_inherit.cells.push((bit, c));
+    Ok(c)
 }
 
 /// vkCmdExecuteCommands: runs secondary `s`'s counting launches with `rec`'s active query and
@@ -163,12 +228,11 @@ pub fn execute(dev: &Device, rec: &mut Recording, s: &Recording) -> Result<(), v
         meta_launch(dev, rec, d.meta, &d.push, 1, &buffers)?;
         rec.barrier_pending = true;
     }
-    let cell = s.stats_inherit.cell;
-    if cell != 0 && !rec.stats_drains.iter().any(|&(c, _)| c == cell) {
-        let counter = match rec
-            .stats
-            .and_then(|a| a.counter(Flag::FRAGMENT_SHADER_INVOCATIONS))
-        {
+    for &(bit, cell) in &s.stats_inherit.cells {
+        if rec.stats_drains.iter().any(|&(c, _)| c == cell) {
+            continue;
+        }
+        let counter = match rec.stats.and_then(|a| a.counter(bit)) {
             Some(c) => c,
             // No query takes the counts: they go to a scratch word.
             None => rec.upload.push(dev, &[0u8; 8], 8)?,
