@@ -7,18 +7,23 @@
 //!   restart index is none), 4 primitives, again 2 x 64 fragments;
 //! - a pipeline without a fragment stage: no fragment shader invocations;
 //! - dispatches: direct (2, 3, 1) and indirect (1, 2, 2) workgroups of 8 invocations;
-//! - the geometry statistics of a device without geometry shaders stay 0, and so do compute
-//!   invocations in a query of draws.
+//! - pipelines without a geometry shader leave its statistics at 0, and draws leave compute
+//!   invocations at 0;
+//! - draws through `GEOMETRY_COPY_DROP` (two invocations per input triangle, primitive 1
+//!   dropped, invocation 1's copy moved 4 pixels down): the geometry shader's invocations
+//!   and emitted triangles, and the clipper counting those, for a direct instanced draw, an
+//!   indirect one and an indexed strip with primitive restart.
 //!
 //! The same results come back from vkCmdCopyQueryPoolResults. A secondary command buffer
 //! inheriting the statistics counts into whichever query its primary has active, and into
-//! none while no query is.
+//! none while no query is, also with a geometry shader.
 
 mod common;
 
 use ash::vk;
 use common::compute::{self, binding};
 use common::render::{Buf, ColourTarget, PipelineSpec, Shaders};
+use common::shaders::GEOMETRY_COPY_DROP;
 use common::{assert_no_validation_messages, Ctx, OneShot};
 
 const SIZE: u32 = 8;
@@ -38,6 +43,21 @@ const GRAPHICS: [Flag; 8] = [
     Flag::COMPUTE_SHADER_INVOCATIONS,
 ];
 
+/// Every statistic, in result order.
+const ALL: [Flag; 11] = [
+    Flag::INPUT_ASSEMBLY_VERTICES,
+    Flag::INPUT_ASSEMBLY_PRIMITIVES,
+    Flag::VERTEX_SHADER_INVOCATIONS,
+    Flag::GEOMETRY_SHADER_INVOCATIONS,
+    Flag::GEOMETRY_SHADER_PRIMITIVES,
+    Flag::CLIPPING_INVOCATIONS,
+    Flag::CLIPPING_PRIMITIVES,
+    Flag::FRAGMENT_SHADER_INVOCATIONS,
+    Flag::TESSELLATION_CONTROL_SHADER_PATCHES,
+    Flag::TESSELLATION_EVALUATION_SHADER_INVOCATIONS,
+    Flag::COMPUTE_SHADER_INVOCATIONS,
+];
+
 fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
     let prio = [1.0f32];
     let queues = [vk::DeviceQueueCreateInfo::default()
@@ -45,7 +65,8 @@ fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
         .queue_priorities(&prio)];
     let features = vk::PhysicalDeviceFeatures::default()
         .pipeline_statistics_query(true)
-        .inherited_queries(true);
+        .inherited_queries(true)
+        .geometry_shader(true);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_features(&features);
@@ -207,6 +228,130 @@ fn draws_count_exactly() {
     assert_no_validation_messages();
 }
 
+/// Queries of draws through `GEOMETRY_COPY_DROP`, every statistic, from
+/// vkGetQueryPoolResults: a triangle list of 6 vertices (two triangles tiling the target), 2
+/// instances; the same list through vkCmdDrawIndirect, 1 instance; an indexed triangle
+/// strip with primitive restart, `0 1 2 3 R 0 1 2 3`.
+fn geometry_counts(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue) -> [[u64; 12]; 3] {
+    let list = [
+        [-1.0f32, -1.0],
+        [1.0, -1.0],
+        [-1.0, 1.0],
+        [1.0, -1.0],
+        [1.0, 1.0],
+        [-1.0, 1.0],
+    ];
+    let strip = [[-1.0f32, -1.0], [1.0, -1.0], [-1.0, 1.0], [1.0, 1.0]];
+    let mut vb = Buf::new(ctx, dev, 10 * 8, vk::BufferUsageFlags::VERTEX_BUFFER);
+    let corners: Vec<[f32; 2]> = list.iter().chain(&strip).copied().collect();
+    vb.write(&bytes(&corners, |c| {
+        c.iter().flat_map(|f| f.to_le_bytes()).collect()
+    }));
+    let mut ib = Buf::new(ctx, dev, 18, vk::BufferUsageFlags::INDEX_BUFFER);
+    ib.write(&bytes(&[0u16, 1, 2, 3, 0xffff, 0, 1, 2, 3], |i| {
+        i.to_le_bytes().to_vec()
+    }));
+    let mut args = Buf::new(ctx, dev, 16, vk::BufferUsageFlags::INDIRECT_BUFFER);
+    args.write(&bytes(&[6u32, 1, 0, 0], |w| w.to_le_bytes().to_vec()));
+    let statistics = ALL.iter().fold(Flag::empty(), |a, &b| a | b);
+    let target = ColourTarget::new(ctx, dev, SIZE, FORMAT);
+    let mut got = [[0u64; 12]; 3];
+    // SAFETY: valid device and create infos; every object is destroyed after the GPU is idle.
+    unsafe {
+        let shaders = Shaders::new(dev);
+        let gs = dev
+            .create_shader_module(
+                &vk::ShaderModuleCreateInfo::default().code(&GEOMETRY_COPY_DROP),
+                None,
+            )
+            .expect("geometry shader module");
+        let listed = shaders.pipeline(
+            dev,
+            target.pass,
+            &PipelineSpec {
+                geometry: Some(gs),
+                ..PipelineSpec::new(SIZE)
+            },
+        );
+        let stripped = shaders.pipeline(
+            dev,
+            target.pass,
+            &PipelineSpec {
+                topology: vk::PrimitiveTopology::TRIANGLE_STRIP,
+                primitive_restart: true,
+                geometry: Some(gs),
+                ..PipelineSpec::new(SIZE)
+            },
+        );
+        let pool = pool(dev, statistics, 3);
+        let shot = OneShot::begin(dev);
+        let cb = shot.cb;
+        dev.cmd_reset_query_pool(cb, pool, 0, 3);
+        target.begin(dev, cb, [0.0; 4]);
+        dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
+        dev.cmd_bind_index_buffer(cb, ib.buffer, 0, vk::IndexType::UINT16);
+        let push = [0u8; 16];
+        dev.cmd_push_constants(cb, shaders.layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
+        let flags = vk::QueryControlFlags::empty();
+
+        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, listed);
+        dev.cmd_begin_query(cb, pool, 0, flags);
+        dev.cmd_draw(cb, 6, 2, 0, 0);
+        dev.cmd_end_query(cb, pool, 0);
+
+        dev.cmd_begin_query(cb, pool, 1, flags);
+        dev.cmd_draw_indirect(cb, args.buffer, 0, 1, 16);
+        dev.cmd_end_query(cb, pool, 1);
+
+        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, stripped);
+        dev.cmd_begin_query(cb, pool, 2, flags);
+        dev.cmd_draw_indexed(cb, 9, 1, 0, 6, 0);
+        dev.cmd_end_query(cb, pool, 2);
+        dev.cmd_end_render_pass(cb);
+        shot.submit_and_wait(dev, queue);
+        dev.get_query_pool_results(
+            pool,
+            0,
+            &mut got,
+            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
+        )
+        .unwrap();
+        dev.destroy_query_pool(pool, None);
+        for p in [listed, stripped] {
+            dev.destroy_pipeline(p, None);
+        }
+        dev.destroy_shader_module(gs, None);
+        shaders.destroy(dev);
+    }
+    target.destroy(dev);
+    for b in [vb, ib, args] {
+        b.destroy(dev);
+    }
+    got
+}
+
+#[test]
+fn geometry_shader_draws_count_exactly() {
+    let ctx = Ctx::with_api(true, &[], vk::API_VERSION_1_2);
+    let (dev, queue) = device(&ctx);
+    let got = geometry_counts(&ctx, &dev, queue);
+    // Vertices, primitives and VS invocations as without a geometry shader; GS invocations
+    // (primitives x 2 x instances); GS primitives, clipper in and out: each kept primitive
+    // twice; FS; tessellation and CS (none); available. The lower left triangle covers 28
+    // pixels (the diagonal's pixel centres belong to the other one), its copy 4 pixels down
+    // 22; the upper right one 36, its copy 10. The strip's triangles are lower left, upper
+    // right (primitive 1: dropped), lower left, upper right.
+    let want = [
+        [12, 4, 12, 8, 4, 4, 4, 2 * (28 + 22), 0, 0, 0, 1],
+        [6, 2, 6, 4, 2, 2, 2, 28 + 22, 0, 0, 0, 1],
+        [8, 4, 8, 8, 6, 6, 6, 2 * (28 + 22) + 36 + 10, 0, 0, 0, 1],
+    ];
+    assert_eq!(got, want);
+    // SAFETY: the GPU is idle and every object of the device is destroyed.
+    unsafe { dev.destroy_device(None) };
+    assert_no_validation_messages();
+}
+
 #[test]
 fn dispatches_count_their_invocations() {
     let ctx = Ctx::with_api(true, &[], vk::API_VERSION_1_2);
@@ -300,8 +445,10 @@ fn dispatches_count_their_invocations() {
     assert_no_validation_messages();
 }
 
-#[test]
-fn secondaries_count_into_the_inherited_query() {
+/// Query results of four runs of one secondary that inherits every statistic and draws 6
+/// vertices (a triangle list) with `geometry` as its geometry shader: in queries 0 and 1,
+/// without a query, and in query 2.
+fn secondary_counts(geometry: Option<&[u32]>) -> [[u64; 12]; 3] {
     let ctx = Ctx::with_api(true, &[], vk::API_VERSION_1_2);
     let (dev, queue) = device(&ctx);
     let corners = [
@@ -317,12 +464,20 @@ fn secondaries_count_into_the_inherited_query() {
         c.iter().flat_map(|f| f.to_le_bytes()).collect()
     }));
     let target = ColourTarget::new(&ctx, &dev, SIZE, FORMAT);
-    let statistics = GRAPHICS.iter().fold(Flag::empty(), |a, &b| a | b);
-    let mut got = [[0u64; 9]; 3];
+    let statistics = ALL.iter().fold(Flag::empty(), |a, &b| a | b);
+    let mut got = [[0u64; 12]; 3];
     // SAFETY: valid device and create infos; every object is destroyed after the GPU is idle.
     unsafe {
         let shaders = Shaders::new(&dev);
-        let pipeline = shaders.pipeline(&dev, target.pass, &PipelineSpec::new(SIZE));
+        let gs = geometry.map(|code| {
+            dev.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None)
+                .expect("geometry shader module")
+        });
+        let spec = PipelineSpec {
+            geometry: gs,
+            ..PipelineSpec::new(SIZE)
+        };
+        let pipeline = shaders.pipeline(&dev, target.pass, &spec);
         let pool = pool(&dev, statistics, 3);
         let shot = OneShot::begin(&dev);
         let cb = shot.cb;
@@ -397,12 +552,35 @@ fn secondaries_count_into_the_inherited_query() {
         .unwrap();
         dev.destroy_query_pool(pool, None);
         dev.destroy_pipeline(pipeline, None);
+        if let Some(gs) = gs {
+            dev.destroy_shader_module(gs, None);
+        }
         shaders.destroy(&dev);
     }
-    assert_eq!(got, [[6, 2, 6, 0, 2, 2, 64, 0, 1]; 3]);
     target.destroy(&dev);
     vb.destroy(&dev);
     // SAFETY: the GPU is idle and every object of the device is destroyed.
     unsafe { dev.destroy_device(None) };
     assert_no_validation_messages();
+    got
+}
+
+#[test]
+fn secondaries_count_into_the_inherited_query() {
+    // Vertices, primitives, VS, GS and its primitives (none), clipper in and out, FS,
+    // tessellation (none), CS (none), available.
+    assert_eq!(
+        secondary_counts(None),
+        [[6, 2, 6, 0, 0, 2, 2, 64, 0, 0, 0, 1]; 3]
+    );
+}
+
+#[test]
+fn secondaries_count_a_geometry_shader_into_the_inherited_query() {
+    // The geometry shader runs 2 x 2 times and emits primitive 0 twice: 28 fragments where
+    // it is, 22 of its copy 4 pixels down (the rest falls outside the target).
+    assert_eq!(
+        secondary_counts(Some(&GEOMETRY_COPY_DROP)),
+        [[6, 2, 6, 4, 2, 2, 2, 50, 0, 0, 0, 1]; 3]
+    );
 }
