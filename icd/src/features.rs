@@ -414,6 +414,9 @@ fn v10() -> vk::PhysicalDeviceFeatures {
         // A secondary's draws take the occlusion query the executing primary has active
         // (cmd_buffer/secondary.rs).
         inherited_queries: vk::TRUE,
+        // Every statistic is counted by GPU work the driver adds: meta shaders from draw and
+        // dispatch arguments, fragment shaders themselves (cmd_buffer/statistics.rs).
+        pipeline_statistics_query: vk::TRUE,
         // The PPP Cull word turns off near/far clipping and clamps fragment depth to the
         // viewport's depth range (pipeline_graphics.rs, cmd_buffer/draw.rs).
         depth_clamp: vk::TRUE,
