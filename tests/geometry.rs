@@ -57,7 +57,14 @@ const WITH_ADJACENCY: [[f32; 2]; 6] = [
 ];
 
 fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue, indirect: bool) -> Vec<u8> {
-    draw(ctx, dev, queue, &TRIANGLES, Some(&GEOMETRY_COPY_DROP), indirect)
+    draw(
+        ctx,
+        dev,
+        queue,
+        &TRIANGLES,
+        Some(&GEOMETRY_COPY_DROP),
+        indirect,
+    )
 }
 
 fn draw(

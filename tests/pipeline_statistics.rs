@@ -12,7 +12,9 @@
 //! - draws through `GEOMETRY_COPY_DROP` (two invocations per input triangle, primitive 1
 //!   dropped, invocation 1's copy moved 4 pixels down): the geometry shader's invocations
 //!   and emitted triangles, and the clipper counting those, for a direct instanced draw, an
-//!   indirect one and an indexed strip with primitive restart.
+//!   indirect one and an indexed strip with primitive restart;
+//! - a triangle list with adjacency without a geometry shader: the adjacent vertices are
+//!   ignored, and no geometry stage counts.
 //!
 //! The same results come back from vkCmdCopyQueryPoolResults. A secondary command buffer
 //! inheriting the statistics counts into whichever query its primary has active, and into
@@ -347,6 +349,79 @@ fn geometry_shader_draws_count_exactly() {
         [8, 4, 8, 8, 6, 6, 6, 2 * (28 + 22) + 36 + 10, 0, 0, 0, 1],
     ];
     assert_eq!(got, want);
+    // SAFETY: the GPU is idle and every object of the device is destroyed.
+    unsafe { dev.destroy_device(None) };
+    assert_no_validation_messages();
+}
+
+/// A triangle list with adjacency and no geometry shader, the two triangles of `draws`
+/// at corners 0, 2, 4 of each primitive: the adjacent vertices are shaded and ignored.
+#[test]
+fn adjacency_without_a_geometry_shader() {
+    let ctx = Ctx::with_api(true, &[], vk::API_VERSION_1_2);
+    let (dev, queue) = device(&ctx);
+    let far = [9.0f32, 9.0];
+    let corners = [
+        [-1.0f32, -1.0],
+        far,
+        [1.0, -1.0],
+        far,
+        [-1.0, 1.0],
+        far,
+        [1.0, -1.0],
+        far,
+        [1.0, 1.0],
+        far,
+        [-1.0, 1.0],
+        far,
+    ];
+    let mut vb = Buf::new(&ctx, &dev, 12 * 8, vk::BufferUsageFlags::VERTEX_BUFFER);
+    vb.write(&bytes(&corners, |c| {
+        c.iter().flat_map(|f| f.to_le_bytes()).collect()
+    }));
+    let statistics = ALL.iter().fold(Flag::empty(), |a, &b| a | b);
+    let target = ColourTarget::new(&ctx, &dev, SIZE, FORMAT);
+    let mut got = [[0u64; 12]; 1];
+    // SAFETY: valid device and create infos; every object is destroyed after the GPU is idle.
+    unsafe {
+        let shaders = Shaders::new(&dev);
+        let pipeline = shaders.pipeline(
+            &dev,
+            target.pass,
+            &PipelineSpec {
+                topology: vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY,
+                ..PipelineSpec::new(SIZE)
+            },
+        );
+        let pool = pool(&dev, statistics, 1);
+        let shot = OneShot::begin(&dev);
+        let cb = shot.cb;
+        dev.cmd_reset_query_pool(cb, pool, 0, 1);
+        target.begin(&dev, cb, [0.0; 4]);
+        dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
+        let push = [0u8; 16];
+        dev.cmd_push_constants(cb, shaders.layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
+        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        dev.cmd_begin_query(cb, pool, 0, vk::QueryControlFlags::empty());
+        dev.cmd_draw(cb, 12, 1, 0, 0);
+        dev.cmd_end_query(cb, pool, 0);
+        dev.cmd_end_render_pass(cb);
+        shot.submit_and_wait(&dev, queue);
+        dev.get_query_pool_results(
+            pool,
+            0,
+            &mut got,
+            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
+        )
+        .unwrap();
+        dev.destroy_query_pool(pool, None);
+        dev.destroy_pipeline(pipeline, None);
+        shaders.destroy(&dev);
+    }
+    // No geometry stage counts; the clipper sees the two triangles, which cover the target.
+    assert_eq!(got, [[12, 2, 12, 0, 0, 2, 2, 64, 0, 0, 0, 1]]);
+    target.destroy(&dev);
+    vb.destroy(&dev);
     // SAFETY: the GPU is idle and every object of the device is destroyed.
     unsafe { dev.destroy_device(None) };
     assert_no_validation_messages();

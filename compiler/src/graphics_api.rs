@@ -932,8 +932,7 @@ pub fn compile_fragment_variant(
     let f = front(req, options)?;
     match &f.fs {
         Some(fs) => {
-            let outputs = fragment_outputs(req.fragment_state)?;
-            let b = compile_graphics_with(fs, &f.layout, &outputs, coverage)?;
+            let b = compile_fragment(req, fs, &f.layout, coverage)?;
             let discards = b.discards;
             Ok(Some(FragmentVariantBinary {
                 stage: stage_binary(b),
@@ -941,6 +940,25 @@ pub fn compile_fragment_variant(
             }))
         }
         None => Ok(None),
+    }
+}
+
+/// Compiles the fragment program `fs` of the pipeline `req` for `coverage`. The
+/// application's fragment stage counts its invocations for pipeline statistics queries;
+/// the empty stand-in of a pipeline without one does not.
+fn compile_fragment(
+    req: &GraphicsPipelineRequest<'_>,
+    fs: &GraphicsShader,
+    layout: &VaryingLayout,
+    coverage: &CoverageOptions,
+) -> Result<crate::g13::GraphicsBinary, CompileError> {
+    let outputs = fragment_outputs(req.fragment_state)?;
+    if req.fragment.is_some() {
+        let mut counted = fs.clone();
+        crate::passes::count_fragment_invocations(&mut counted.shader)?;
+        compile_graphics_with(&counted, layout, &outputs, coverage)
+    } else {
+        compile_graphics_with(fs, layout, &outputs, coverage)
     }
 }
 
@@ -962,16 +980,7 @@ pub fn compile_graphics_pipeline_deferred(
     } = front(req, options)?;
     let (fragment, discards, writes_depth) = match &fs {
         Some(fs) => {
-            let outputs = fragment_outputs(req.fragment_state)?;
-            // The application's fragment stage counts its invocations for pipeline
-            // statistics queries; the empty stand-in of a pipeline without one does not.
-            let b = if req.fragment.is_some() {
-                let mut counted = fs.clone();
-                crate::passes::count_fragment_invocations(&mut counted.shader)?;
-                compile_graphics_with(&counted, &layout, &outputs, coverage)?
-            } else {
-                compile_graphics_with(fs, &layout, &outputs, coverage)?
-            };
+            let b = compile_fragment(req, fs, &layout, coverage)?;
             let discards = b.discards;
             let depth = writes_builtin(fs, OutputBuiltin::FragDepth);
             (Some(stage_binary(b)), discards, depth)

@@ -215,7 +215,17 @@ pub fn draw(
         ),
     ];
     for (at, bit) in statistics {
-        let counter = super::statistics::shader_counter(dev, rec, bit)?;
+        // A generated geometry shader (adjacency without one) is no geometry stage of the
+        // pipeline's; the clipper still sees what it emits.
+        let stage = matches!(
+            bit,
+            Flag::GEOMETRY_SHADER_INVOCATIONS | Flag::GEOMETRY_SHADER_PRIMITIVES
+        );
+        let counter = if stage && g.generated {
+            0
+        } else {
+            super::statistics::shader_counter(dev, rec, bit)?
+        };
         put(&mut params, at, &counter.to_le_bytes());
     }
     for (at, v) in [

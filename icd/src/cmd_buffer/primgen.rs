@@ -16,6 +16,7 @@ use crate::device::Device;
 use crate::pipeline_graphics::GraphicsPipeline;
 use ash::vk;
 use compiler::meta::{primgen, Meta};
+use compiler::GeometryBinary;
 use hw::g13::control::vdm::IndexSize;
 
 /// Adds the primitives of the draw `kind` with pipeline `p` to the active query's counter
@@ -27,20 +28,22 @@ pub fn count(
     kind: DrawKind,
     counter: u64,
 ) -> Result<(), vk::Result> {
-    count_as(dev, rec, p, kind, counter, false)
+    count_as(dev, rec, p, None, kind, counter, false)
 }
 
-/// Adds the primitives of the draw `kind` with pipeline `p`, or with `vertices` its vertices
-/// (those that are not restart indices), to the u64 counter at `counter`.
+/// Adds the primitives of the draw `kind` with pipeline `p` (and its geometry draw's
+/// `geometry`, whose input topology the draw has), or with `vertices` its vertices (those
+/// that are not restart indices), to the u64 counter at `counter`.
 pub fn count_as(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
+    geometry: Option<&GeometryBinary>,
     kind: DrawKind,
     counter: u64,
     vertices: bool,
 ) -> Result<(), vk::Result> {
-    let (push, [args, index]) = prepare(dev, rec, p, kind, vertices)?;
+    let (push, [args, index]) = prepare(dev, rec, p, geometry, kind, vertices)?;
     launch(dev, rec, &push, &[args, index, (counter, 8)])
 }
 
@@ -67,13 +70,14 @@ pub fn prepare(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
+    geometry: Option<&GeometryBinary>,
     kind: DrawKind,
     vertices: bool,
 ) -> Result<(Vec<u8>, [Range; 2]), vk::Result> {
     let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
     // A geometry shader's input topology may have adjacency, which the pipeline's
     // primitive class does not tell; vertices are counted whatever primitives they make.
-    let shape = match &p.binary.geometry {
+    let shape = match geometry {
         Some(g) => super::geometry::decomposition(fx.primitive, g.input),
         None => decomposition(fx.primitive),
     }

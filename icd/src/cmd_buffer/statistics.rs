@@ -50,10 +50,11 @@ use super::dispatch::meta_launch;
 use super::draw::DrawKind;
 use super::Recording;
 use crate::device::Device;
-use crate::pipeline_graphics::GraphicsPipeline;
+use crate::pipeline_graphics::{GraphicsPipeline, VertexProgram};
 use crate::query_pool::QueryPool;
 use ash::vk;
 use compiler::meta::{dispatch_invocations, Meta};
+use compiler::GeometryBinary;
 
 type Flag = vk::QueryPipelineStatisticFlags;
 
@@ -88,10 +89,10 @@ const FROM_DRAW: [(Flag, bool); 5] = [
     (Flag::CLIPPING_PRIMITIVES, false),
 ];
 
-/// The statistics of a draw with pipeline `p` that come from its arguments. With a geometry
-/// shader the clipping statistics come from what it emits instead (`shader_counter`).
-fn from_draw(p: &GraphicsPipeline) -> impl Iterator<Item = (Flag, bool)> {
-    let geometry = p.binary.geometry.is_some();
+/// The statistics of a draw that come from its arguments. With a geometry draw (`geometry`)
+/// the clipping statistics come from what it emits instead (`shader_counter`).
+fn from_draw(geometry: Option<&GeometryBinary>) -> impl Iterator<Item = (Flag, bool)> {
+    let geometry = geometry.is_some();
     FROM_DRAW.into_iter().filter(move |&(bit, _)| {
         !(geometry && matches!(bit, Flag::CLIPPING_INVOCATIONS | Flag::CLIPPING_PRIMITIVES))
     })
@@ -113,12 +114,13 @@ pub fn count_draw(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
+    geometry: Option<&GeometryBinary>,
     kind: DrawKind,
     active: Active,
 ) -> Result<(), vk::Result> {
-    for (bit, vertices) in from_draw(p) {
+    for (bit, vertices) in from_draw(geometry) {
         if let Some(counter) = active.counter(bit) {
-            super::primgen::count_as(dev, rec, p, kind, counter, vertices)?;
+            super::primgen::count_as(dev, rec, p, geometry, kind, counter, vertices)?;
         }
     }
     Ok(())
@@ -151,18 +153,21 @@ pub fn before_draw(
     dev: &Device,
     rec: &mut Recording,
     p: &GraphicsPipeline,
+    vertex: &VertexProgram,
     kind: DrawKind,
 ) -> Result<(), vk::Result> {
+    let geometry = vertex.geometry.as_ref().map(|g| &g.binary);
     if let Some(active) = rec.stats {
-        return count_draw(dev, rec, p, kind, active);
+        return count_draw(dev, rec, p, geometry, kind, active);
     }
     let inherited = rec.stats_inherit.statistics;
     if inherited.is_empty() {
         return Ok(());
     }
-    for (bit, vertices) in from_draw(p) {
+    for (bit, vertices) in from_draw(geometry) {
         if inherited.contains(bit) {
-            let (push, [args, index]) = super::primgen::prepare(dev, rec, p, kind, vertices)?;
+            let (push, [args, index]) =
+                super::primgen::prepare(dev, rec, p, geometry, kind, vertices)?;
             rec.stats_inherit.deferred.push(Deferred {
                 bit,
                 meta: Meta::PrimitivesGenerated,
