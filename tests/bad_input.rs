@@ -48,7 +48,7 @@ fn unknown_device_extension_is_not_present() {
 fn unsupported_feature_is_not_present() {
     let ctx = Ctx::without_validation();
     let features = vk::PhysicalDeviceFeatures {
-        geometry_shader: vk::TRUE,
+        tessellation_shader: vk::TRUE,
         ..Default::default()
     };
     assert_eq!(
