@@ -9,11 +9,11 @@ use common::compute::{self, binding};
 use common::shaders::DISPATCH_SHADER;
 use common::{assert_no_validation_messages, Ctx};
 
-/// A compute shader that declares the Geometry capability (spirv-as of a module with an empty
-/// `main`, LocalSize 1 1 1).
-const GEOMETRY_CAPABILITY: [u32; 37] = [
+/// A compute shader that declares the Tessellation capability, which agx4 does not offer
+/// (spirv-as of a module with an empty `main`, LocalSize 1 1 1).
+const TESSELLATION_CAPABILITY: [u32; 37] = [
     0x07230203, 0x00010000, 0x00070000, 0x00000005, 0x00000000, 0x00020011, 0x00000001, 0x00020011,
-    0x00000002, 0x0003000e, 0x00000000, 0x00000001, 0x0005000f, 0x00000005, 0x00000001, 0x6e69616d,
+    0x00000003, 0x0003000e, 0x00000000, 0x00000001, 0x0005000f, 0x00000005, 0x00000001, 0x6e69616d,
     0x00000000, 0x00060010, 0x00000001, 0x00000011, 0x00000001, 0x00000001, 0x00000001, 0x00020013,
     0x00000002, 0x00030021, 0x00000003, 0x00000002, 0x00050036, 0x00000002, 0x00000001, 0x00000000,
     0x00000003, 0x000200f8, 0x00000004, 0x000100fd, 0x00010038,
@@ -397,7 +397,7 @@ fn unsupported_capability_fails_cleanly() {
     // SAFETY: valid handles and create infos; errors are the expected outcome.
     unsafe {
         let module = dev.create_shader_module(
-            &vk::ShaderModuleCreateInfo::default().code(&GEOMETRY_CAPABILITY),
+            &vk::ShaderModuleCreateInfo::default().code(&TESSELLATION_CAPABILITY),
             None,
         );
         // The front end may refuse the module already; if not, the pipeline must fail.
@@ -413,7 +413,7 @@ fn unsupported_capability_fails_cleanly() {
                 .stage(stage)
                 .layout(layout)];
             let r = dev.create_compute_pipelines(vk::PipelineCache::null(), &info, None);
-            let (pipelines, err) = r.expect_err("the Geometry capability is not supported");
+            let (pipelines, err) = r.expect_err("the Tessellation capability is not supported");
             assert_ne!(err, vk::Result::SUCCESS);
             assert_eq!(pipelines, vec![vk::Pipeline::null()]);
             dev.destroy_pipeline_layout(layout, None);
