@@ -95,6 +95,30 @@ fn pool(dev: &ash::Device, statistics: Flag, count: u32) -> vk::QueryPool {
 
 /// The draw queries' results with availability: from vkGetQueryPoolResults, then from
 /// vkCmdCopyQueryPoolResults.
+/// Starts the command buffer both draw tests record: queries 0 to 2 of `pool` reset, the
+/// target's render pass begun, the vertex and 16-bit index buffers bound, the push
+/// constants zero.
+///
+/// # Safety
+/// All handles are valid and belong to `dev`.
+unsafe fn begin_draws(
+    dev: &ash::Device,
+    shaders: &Shaders,
+    target: &ColourTarget,
+    [vb, ib]: [&Buf; 2],
+    pool: vk::QueryPool,
+) -> OneShot {
+    let shot = OneShot::begin(dev);
+    let cb = shot.cb;
+    dev.cmd_reset_query_pool(cb, pool, 0, 3);
+    target.begin(dev, cb, [0.0; 4]);
+    dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
+    dev.cmd_bind_index_buffer(cb, ib.buffer, 0, vk::IndexType::UINT16);
+    let push = [0u8; 16];
+    dev.cmd_push_constants(cb, shaders.layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
+    shot
+}
+
 fn draw_counts(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue) -> [[[u64; 9]; 3]; 2] {
     let list = [
         [-1.0f32, -1.0],
@@ -140,14 +164,8 @@ fn draw_counts(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue) -> [[[u64; 9]; 3]
             },
         );
         let pool = pool(dev, statistics, 3);
-        let shot = OneShot::begin(dev);
+        let shot = begin_draws(dev, &shaders, &target, [&vb, &ib], pool);
         let cb = shot.cb;
-        dev.cmd_reset_query_pool(cb, pool, 0, 3);
-        target.begin(dev, cb, [0.0; 4]);
-        dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
-        dev.cmd_bind_index_buffer(cb, ib.buffer, 0, vk::IndexType::UINT16);
-        let push = [0u8; 16];
-        dev.cmd_push_constants(cb, shaders.layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
         let flags = vk::QueryControlFlags::empty();
 
         dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, listed);
@@ -286,14 +304,8 @@ fn geometry_counts(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue) -> [[u64; 12]
             },
         );
         let pool = pool(dev, statistics, 3);
-        let shot = OneShot::begin(dev);
+        let shot = begin_draws(dev, &shaders, &target, [&vb, &ib], pool);
         let cb = shot.cb;
-        dev.cmd_reset_query_pool(cb, pool, 0, 3);
-        target.begin(dev, cb, [0.0; 4]);
-        dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
-        dev.cmd_bind_index_buffer(cb, ib.buffer, 0, vk::IndexType::UINT16);
-        let push = [0u8; 16];
-        dev.cmd_push_constants(cb, shaders.layout, vk::ShaderStageFlags::FRAGMENT, 0, &push);
         let flags = vk::QueryControlFlags::empty();
 
         dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, listed);
