@@ -12,7 +12,8 @@ packages=(
     xvfb libx11-xcb1 x11-utils                                     # WSI tests: an X server; Xlib surfaces; xdpyinfo
     weston                                                         # Wayland WSI tests: a headless compositor
     gfxreconstruct                                                 # vkcube frames: capture and replay with screenshots
-    piglit libgl1-mesa-dri libegl-mesa0 mesa-utils                 # OpenGL through Zink: piglit (scripts/piglit.sh), glxinfo
+    piglit libgl1-mesa-dri libegl-mesa0 mesa-utils waffle-utils    # OpenGL through Zink: piglit (scripts/piglit.sh), glxinfo, glxgears, wflinfo
+    glmark2-x11                                                    # scripts/glmark2.sh
 )
 missing=()
 for p in "${packages[@]}"; do

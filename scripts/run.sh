@@ -20,24 +20,13 @@ shot=${AGX4_CUBE_SHOT_FRAME:-30}
 screenshot=${AGX4_CUBE_SCREENSHOT:-$PWD/${CARGO_TARGET_DIR:-target}/vkcube-frame.ppm}
 [ "$shot" -ge 1 ] && [ "$shot" -le "$frames" ] || { echo "AGX4_CUBE_SHOT_FRAME must be in 1..$frames" >&2; exit 1; }
 tmp=$(mktemp -d)
-xvfb_pid=""
+. scripts/lib/xserver.sh
 cleanup() {
-    # Only the Xvfb this script started, by its pid.
-    [ -z "$xvfb_pid" ] || { kill "$xvfb_pid" 2>/dev/null; wait "$xvfb_pid" 2>/dev/null || true; }
+    stop_x_server
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-# A window needs an X server: the caller's if DISPLAY names one that answers, else an Xvfb of
-# our own on a display it picks itself (-displayfd writes the number once it accepts clients).
-if [ -z "${DISPLAY:-}" ] || ! xdpyinfo >/dev/null 2>&1; then
-    Xvfb -displayfd 3 -noreset -screen 0 800x600x24 -nolisten tcp 3>"$tmp/display" 2>/dev/null &
-    xvfb_pid=$!
-    for _ in $(seq 100); do [ -s "$tmp/display" ] && break; sleep 0.1; done
-    [ -s "$tmp/display" ] || { echo "Xvfb did not start" >&2; exit 1; }
-    export DISPLAY=":$(tr -d '\n' < "$tmp/display")"
-    echo "vkcube: started Xvfb on $DISPLAY"
-fi
+ensure_x_server "$tmp"
 
 # vkcube records nothing itself, so the run is captured with gfxreconstruct's layer and the
 # chosen frame is replayed on agx4 for its screenshot. The capture layer only copies vkcube's

@@ -38,6 +38,9 @@ VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation VK_DRIVER_FILES="$PWD/agx4_icd.js
     "${CARGO_TARGET_DIR:-target}/release/examples/compute"
 echo "main job: 3 passed, 0 failed"
 
+echo "== OpenGL through Zink on agx4: glxinfo, wflinfo on surfaceless EGL, glxgears"
+scripts/gl-check.sh
+
 echo "== Vulkan CTS: the CI slice on agx4, compared with cts/agx4-fails.txt (cts/README.md)"
 scripts/cts.sh ci
 

@@ -1,0 +1,23 @@
+# Sourced by the scripts that open windows. `ensure_x_server DIR` keeps the caller's X server
+# when DISPLAY names one that answers, else starts an Xvfb of its own on a display it picks
+# itself (-displayfd writes the number once it accepts clients) and exports DISPLAY.
+# `stop_x_server` stops only that Xvfb, by its pid; call it from the caller's EXIT trap.
+xserver_pid=""
+
+ensure_x_server() {
+    local dir=$1
+    if [ -n "${DISPLAY:-}" ] && xdpyinfo >/dev/null 2>&1; then
+        return 0
+    fi
+    Xvfb -displayfd 3 -noreset -screen 0 1024x768x24 -nolisten tcp 3>"$dir/display" 2>/dev/null &
+    xserver_pid=$!
+    for _ in $(seq 100); do [ -s "$dir/display" ] && break; sleep 0.1; done
+    [ -s "$dir/display" ] || { echo "Xvfb did not start" >&2; return 1; }
+    DISPLAY=":$(tr -d '\n' <"$dir/display")"
+    export DISPLAY
+    echo "started Xvfb on $DISPLAY"
+}
+
+stop_x_server() {
+    [ -z "$xserver_pid" ] || { kill "$xserver_pid" 2>/dev/null; wait "$xserver_pid" 2>/dev/null || true; }
+}
