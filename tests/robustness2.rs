@@ -15,21 +15,43 @@ use common::{assert_no_validation_messages, Ctx};
 /// What the host puts in every word of the source buffer.
 const FILLED: u32 = 7;
 
-fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
+/// Which robustness features a test device enables.
+#[derive(Clone, Copy, Default)]
+struct Robustness {
+    robust_buffer_access: bool,
+    robust_buffer_access2: bool,
+    null_descriptor: bool,
+}
+
+const ALL: Robustness = Robustness {
+    robust_buffer_access: true,
+    robust_buffer_access2: true,
+    null_descriptor: true,
+};
+
+/// A device with `r` enabled and VK_KHR_pipeline_executable_properties (for the statistics).
+fn device(ctx: &Ctx, r: Robustness) -> (ash::Device, vk::Queue) {
     let prio = [1.0f32];
     let queues = [vk::DeviceQueueCreateInfo::default()
         .queue_family_index(0)
         .queue_priorities(&prio)];
-    let exts = [ash::ext::robustness2::NAME.as_ptr()];
+    let exts = [
+        ash::ext::robustness2::NAME.as_ptr(),
+        ash::khr::pipeline_executable_properties::NAME.as_ptr(),
+    ];
     let mut robustness2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default()
-        .robust_buffer_access2(true)
-        .null_descriptor(true);
-    let features = vk::PhysicalDeviceFeatures::default().robust_buffer_access(true);
+        .robust_buffer_access2(r.robust_buffer_access2)
+        .null_descriptor(r.null_descriptor);
+    let mut executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+        .pipeline_executable_info(true);
+    let features =
+        vk::PhysicalDeviceFeatures::default().robust_buffer_access(r.robust_buffer_access);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_extension_names(&exts)
         .enabled_features(&features)
-        .push_next(&mut robustness2);
+        .push_next(&mut robustness2)
+        .push_next(&mut executables);
     // SAFETY: valid physical device and create info.
     let device = unsafe { ctx.instance.create_device(ctx.pdev, &info, None) }
         .expect("vkCreateDevice with robustness2");
@@ -41,7 +63,7 @@ fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
 #[test]
 fn out_of_range_and_null_buffer_accesses_read_zero_and_write_nothing() {
     let ctx = Ctx::new();
-    let (dev, queue) = device(&ctx);
+    let (dev, queue) = device(&ctx, ALL);
     // SAFETY: valid device and create infos; every object is destroyed at the end, after the
     // queue is idle.
     unsafe {
@@ -109,6 +131,85 @@ fn out_of_range_and_null_buffer_accesses_read_zero_and_write_nothing() {
         src.destroy(&dev);
         dst.destroy(&dev);
         dev.destroy_device(None);
+    }
+    assert_no_validation_messages();
+}
+
+/// Instructions in `SHADER`'s compiled code on a device with `r` enabled.
+fn instructions(ctx: &Ctx, r: Robustness) -> u64 {
+    let (dev, _) = device(ctx, r);
+    let pe = ash::khr::pipeline_executable_properties::Device::new(&ctx.instance, &dev);
+    // SAFETY: valid device and create infos; every object is destroyed before returning.
+    unsafe {
+        let bindings = [0, 1, 2].map(|b| binding(b, vk::DescriptorType::STORAGE_BUFFER));
+        let set_layout = compute::set_layout(&dev, Default::default(), &bindings);
+        let set_layouts = [set_layout];
+        let layout = dev
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
+                None,
+            )
+            .expect("vkCreatePipelineLayout");
+        let module = dev
+            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&SHADER), None)
+            .expect("vkCreateShaderModule");
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main");
+        let create = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(layout)
+            .flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR)];
+        let pipeline = dev
+            .create_compute_pipelines(vk::PipelineCache::null(), &create, None)
+            .map_err(|(_, e)| e)
+            .expect("vkCreateComputePipelines")[0];
+        let stats = pe
+            .get_pipeline_executable_statistics(
+                &vk::PipelineExecutableInfoKHR::default()
+                    .pipeline(pipeline)
+                    .executable_index(0),
+            )
+            .expect("vkGetPipelineExecutableStatisticsKHR");
+        let n = stats
+            .iter()
+            .find(|s| s.name_as_c_str() == Ok(c"Instructions"))
+            .map(|s| s.value.u64)
+            .expect("an Instructions statistic");
+        dev.destroy_pipeline(pipeline, None);
+        dev.destroy_shader_module(module, None);
+        dev.destroy_pipeline_layout(layout, None);
+        dev.destroy_descriptor_set_layout(set_layout, None);
+        dev.destroy_device(None);
+        n
+    }
+}
+
+/// Bounds checks cost instructions, so shaders carry them only on devices that enable a
+/// feature defining out-of-range or null-descriptor accesses: robustBufferAccess (which
+/// robustBufferAccess2 requires) or nullDescriptor.
+#[test]
+fn buffer_accesses_are_checked_only_when_a_robustness_feature_is_enabled() {
+    let ctx = Ctx::new();
+    let unchecked = instructions(&ctx, Robustness::default());
+    let one_each = [
+        Robustness {
+            robust_buffer_access: true,
+            ..Default::default()
+        },
+        Robustness {
+            null_descriptor: true,
+            ..Default::default()
+        },
+    ];
+    for r in one_each {
+        let checked = instructions(&ctx, r);
+        // Six accesses, each with a compare, a branch and its end at least.
+        assert!(
+            checked >= unchecked + 6 * 3,
+            "checked {checked} instructions, unchecked {unchecked}"
+        );
     }
     assert_no_validation_messages();
 }

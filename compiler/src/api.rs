@@ -38,12 +38,26 @@ pub struct SetLayout {
     pub bindings: Vec<BindingLayout>,
 }
 
-/// The pipeline layout as the shader sees it.
+/// Whether buffer accesses through descriptors are bounds-checked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum BufferRobustness {
+    /// Each access is checked against its descriptor's range: loads outside it give zero,
+    /// stores and atomics outside it do nothing (robustBufferAccess, robustBufferAccess2 and
+    /// nullDescriptor all hold). The default, since it is always correct.
+    #[default]
+    Checked,
+    /// Accesses go where the shader says. Vulkan leaves out-of-range accesses undefined
+    /// unless the device enables robustness, and on AGX a stray one can fault the GPU.
+    Unchecked,
+}
+
+/// The pipeline layout as the shader sees it, and how it may access the resources.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct ResourceLayout {
     /// Indexed by set number; `None` for a hole.
     pub sets: Vec<Option<SetLayout>>,
     pub push_constant_size: u32,
+    pub buffer_robustness: BufferRobustness,
 }
 
 /// One specialization constant value: the constant ID and its bytes (1, 2, 4 or 8).

@@ -285,6 +285,7 @@ impl Meta {
         ResourceLayout {
             sets: vec![Some(SetLayout { bindings })],
             push_constant_size: self.push_constant_size(),
+            ..Default::default()
         }
     }
 }

@@ -117,6 +117,7 @@ fn layout_for(bufs: &[Buffer]) -> ResourceLayout {
     ResourceLayout {
         sets,
         push_constant_size: abi::MAX_PUSH_CONSTANTS_SIZE,
+        ..Default::default()
     }
 }
 

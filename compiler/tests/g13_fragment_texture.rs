@@ -57,6 +57,7 @@ fn run(src: &str, want: &dyn Fn(u32, u32) -> [u8; 4]) {
             }],
         })],
         push_constant_size: 0,
+        ..Default::default()
     };
     let g = compiler::translate_graphics(&ShaderRequest {
         spirv: &spirv,

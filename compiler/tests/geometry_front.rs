@@ -18,6 +18,7 @@ fn layout() -> ResourceLayout {
     ResourceLayout {
         sets: Vec::new(),
         push_constant_size: abi::MAX_PUSH_CONSTANTS_SIZE,
+        ..Default::default()
     }
 }
 

@@ -33,6 +33,7 @@ fn layout() -> ResourceLayout {
             }],
         })],
         push_constant_size: abi::MAX_PUSH_CONSTANTS_SIZE,
+        ..Default::default()
     }
 }
 

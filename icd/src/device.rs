@@ -36,6 +36,10 @@ pub struct Device {
     pub usc_va: Arc<Mutex<VaAllocator>>,
     /// The compiler back end for this GPU, if agx4 has one.
     pub target: Option<compiler::Target>,
+    /// Whether shaders bounds-check buffer accesses: only when the application enabled a
+    /// feature that defines out-of-range accesses (robustBufferAccess, robustBufferAccess2,
+    /// nullDescriptor). Every pipeline layout carries it to the compiler.
+    pub buffer_robustness: compiler::BufferRobustness,
     /// Meta shaders (copies, fills, fix-ups), compiled on first use.
     pub meta: Mutex<HashMap<compiler::meta::Meta, Arc<Program>>>,
     /// The render passes dynamic rendering instances run as, by description.
@@ -102,7 +106,11 @@ fn layout(params: &drm_asahi_params_global) -> Option<Layout> {
 }
 
 impl Device {
-    fn new(pd: &PhysicalDevice, extensions: Vec<&'static str>) -> Result<Device, vk::Result> {
+    fn new(
+        pd: &PhysicalDevice,
+        extensions: Vec<&'static str>,
+        buffer_robustness: compiler::BufferRobustness,
+    ) -> Result<Device, vk::Result> {
         let kmd = pd.kmd.clone();
         let layout = layout(&pd.params).ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
         let mut vm = drm_asahi_vm_create {
@@ -166,6 +174,7 @@ impl Device {
                 layout.usc_base + USC_WINDOW,
             ))),
             target: compiler::Target::for_generation(pd.identity.generation),
+            buffer_robustness,
             meta: Mutex::new(HashMap::new()),
             dynamic_passes: Mutex::new(HashMap::new()),
             max_commands: pd.params.max_commands_per_submission.max(1),
@@ -268,13 +277,17 @@ impl Drop for Device {
 unsafe fn check_features(
     pd: &PhysicalDevice,
     info: &vk::DeviceCreateInfo<'_>,
-) -> Result<(), vk::Result> {
+) -> Result<compiler::BufferRobustness, vk::Result> {
     let supported = features::supported_on(pd.kmd.backend());
+    // Shaders bounds-check buffer accesses only when some enabled feature defines what an
+    // access out of range (or through a null descriptor) does.
+    let mut robust = false;
     // SAFETY: guaranteed by the caller.
     if let Some(f) = unsafe { info.p_enabled_features.as_ref() } {
         if !features::v10_subset(f, &supported.v10) {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
+        robust |= f.robust_buffer_access == vk::TRUE;
     }
     // SAFETY: guaranteed by the caller.
     for s in unsafe { handle::chain(info.p_next) } {
@@ -286,13 +299,26 @@ unsafe fn check_features(
             if !features::v10_subset(&f2.features, &supported.v10) {
                 return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
             }
+            robust |= f2.features.robust_buffer_access == vk::TRUE;
+        }
+        if s.s_type == vk::StructureType::PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT {
+            // SAFETY: the sType names the structure.
+            let r2 = unsafe {
+                &*(s as *const vk::BaseInStructure<'_>)
+                    .cast::<vk::PhysicalDeviceRobustness2FeaturesEXT<'_>>()
+            };
+            robust |= r2.robust_buffer_access2 == vk::TRUE || r2.null_descriptor == vk::TRUE;
         }
         // SAFETY: each structure of the chain is of the type its sType names.
         if unsafe { features::first_unsupported(&supported, s) }.is_some() {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
     }
-    Ok(())
+    Ok(if robust {
+        compiler::BufferRobustness::Checked
+    } else {
+        compiler::BufferRobustness::Unchecked
+    })
 }
 
 pub unsafe extern "system" fn create_device(
@@ -315,7 +341,7 @@ pub unsafe extern "system" fn create_device(
             )?
         };
         // SAFETY: as above, the structure and its chain are valid.
-        unsafe { check_features(pd, info)? };
+        let buffer_robustness = unsafe { check_features(pd, info)? };
         // A device group, if given, must be the one group agx4 reports: this device alone.
         // SAFETY: as above.
         if let Some(group) =
@@ -337,7 +363,7 @@ pub unsafe extern "system" fn create_device(
                 return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
             }
         }
-        let device = Device::new(pd, extensions)?;
+        let device = Device::new(pd, extensions, buffer_robustness)?;
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
         let handle =
             unsafe { device.into_handle_in(p_allocator, vk::SystemAllocationScope::DEVICE) }?;

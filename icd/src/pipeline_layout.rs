@@ -21,7 +21,7 @@ pub unsafe extern "system" fn create_pipeline_layout(
     p_layout: *mut vk::PipelineLayout,
 ) -> vk::Result {
     guard("vkCreatePipelineLayout", || {
-        Device::get(device)?;
+        let dev = Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo is valid and its arrays hold their counts.
         let (sets, ranges) = unsafe {
             let info = &*p_create_info;
@@ -53,6 +53,7 @@ pub unsafe extern "system" fn create_pipeline_layout(
         let resources = compiler::ResourceLayout {
             sets,
             push_constant_size,
+            buffer_robustness: dev.buffer_robustness,
         };
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
         let handle = unsafe {

@@ -23,6 +23,7 @@ fn layout() -> ResourceLayout {
             ],
         })],
         push_constant_size: 16,
+        ..Default::default()
     }
 }
 

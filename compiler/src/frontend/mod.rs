@@ -412,6 +412,7 @@ fn fuzz_layout() -> ResourceLayout {
     ResourceLayout {
         sets: vec![Some(set); 4],
         push_constant_size: crate::abi::MAX_PUSH_CONSTANTS_SIZE,
+        ..Default::default()
     }
 }
 

@@ -31,6 +31,7 @@ pub fn set0(bindings: &[(u32, DescriptorKind, u32, u32)]) -> ResourceLayout {
                 .collect(),
         })],
         push_constant_size: 0,
+        ..Default::default()
     }
 }
 

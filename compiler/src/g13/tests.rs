@@ -1225,6 +1225,7 @@ pub(super) fn lowered(src: &str, buffers: u32) -> Option<Shader> {
     let layout = crate::ResourceLayout {
         sets: vec![Some(crate::SetLayout { bindings })],
         push_constant_size: abi::MAX_PUSH_CONSTANTS_SIZE,
+        ..Default::default()
     };
     let req = crate::ComputeRequest {
         spirv: &spirv,

@@ -1,6 +1,7 @@
-//! Descriptors become loads through the root table, and every device-memory access made
-//! through a descriptor is bounds-checked against the descriptor's range (robustBufferAccess):
-//! loads outside it give 0, stores and atomics outside it do nothing.
+//! Descriptors become loads through the root table, and, when the layout asks for
+//! `BufferRobustness::Checked`, every device-memory access made through a descriptor is
+//! bounds-checked against the descriptor's range (robustBufferAccess): loads outside it give
+//! 0, stores and atomics outside it do nothing.
 //!
 //! The front end addresses buffer memory as `IAdd(DescriptorAddress, Conv(UToU, offset32))`;
 //! this pass relies on that form, so it runs before anything rewrites addresses.
@@ -18,7 +19,7 @@
 
 use crate::abi;
 use crate::ir::{BinOp, CmpOp, Constant, ConvOp, Inst, Node, Op, Shader, Space, Type, Value};
-use crate::{CompileError, ResourceLayout};
+use crate::{BufferRobustness, CompileError, ResourceLayout};
 
 use super::{defs, rewrite, Out};
 
@@ -222,6 +223,10 @@ pub fn lower_descriptors(sh: &mut Shader, layout: &ResourceLayout) -> Result<(),
                         "device memory access not derived from a descriptor".into(),
                     ));
                 };
+                if layout.buffer_robustness == BufferRobustness::Unchecked {
+                    out.inst(inst);
+                    return Ok(());
+                }
                 let n = match &inst.op {
                     Op::Store { value, .. } => bytes(sh.ty(*value)),
                     _ => inst.dst.map(|v| bytes(sh.ty(v))).unwrap_or(4),

@@ -82,9 +82,10 @@ pub use widen_small::widen_small;
 ///   no I64 constants or variables;
 /// * Bool values come from `Cmp` (or `Const`, `LoadVar`, `Not/And/Or/Xor` of bools) and are
 ///   used by `Select`, `If`, `Not/And/Or/Xor`, `StoreVar` and `Conv(BoolToInt)`;
-/// * every `Global` access is bounds-checked against its descriptor's range (robustBufferAccess):
-///   an out-of-bounds load gives 0, an out-of-bounds store or atomic does nothing. The checks
-///   are `If` nodes around the access, whose loaded value flows out through a Var.
+/// * under `BufferRobustness::Checked`, every `Global` access through a descriptor is
+///   bounds-checked against its descriptor's range (robustBufferAccess): an out-of-bounds load
+///   gives 0, an out-of-bounds store or atomic does nothing. The checks are `If` nodes around
+///   the access, whose loaded value flows out through a Var.
 ///
 /// 64-bit integer data (shaderInt64) never reaches the back end: `lower_int64`, right after
 /// `scalarize`, rewrites every I64 value that is not an address into a (low, high) pair of I32

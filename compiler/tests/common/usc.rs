@@ -39,6 +39,7 @@ fn layout_for(n: usize) -> ResourceLayout {
     ResourceLayout {
         sets: vec![Some(SetLayout { bindings })],
         push_constant_size: abi::MAX_PUSH_CONSTANTS_SIZE,
+        ..Default::default()
     }
 }
 
