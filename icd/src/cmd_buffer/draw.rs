@@ -900,10 +900,40 @@ fn draw_one(
         ppp.depth_bias_scissor = words.depth_bias_scissor;
         ppp.occlusion_query = words.occlusion_query;
     }
-    let mut ppp_bytes = Vec::new();
-    ppp.pack(&mut ppp_bytes)
-        .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
-    let ppp_va = rec.upload.push(dev, &ppp_bytes, 64)?;
+    // Only the words that change the state the stream's last draw left, when it is known.
+    let before = match inherited {
+        false => rec
+            .render
+            .as_mut()
+            .ok_or(vk::Result::ERROR_UNKNOWN)?
+            .stream()?
+            .emitted
+            .take(),
+        true => None,
+    };
+    let ppp_update = match &before {
+        Some((_, p0)) => ppp.changes_from(p0),
+        None => ppp.clone(),
+    };
+    let ppp_block = if ppp_update.is_empty() {
+        None
+    } else {
+        let mut ppp_bytes = Vec::new();
+        ppp_update
+            .pack(&mut ppp_bytes)
+            .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+        let pointer = rec.upload.push(dev, &ppp_bytes, 64)?;
+        let size_words =
+            u32::try_from(ppp_bytes.len() / 4).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+        Some(
+            PppState {
+                pointer,
+                size_words,
+            }
+            .pack()
+            .map_err(|_| vk::Result::ERROR_UNKNOWN)?,
+        )
+    };
 
     // The index buffer and the draw block.
     let restart_index = |size: IndexSize| match size {
@@ -1039,16 +1069,22 @@ fn draw_one(
         .as_mut()
         .ok_or(vk::Result::ERROR_UNKNOWN)?
         .stream()?;
-    state.pack(&mut rs.vdm);
-    let words = u32::try_from(ppp_bytes.len() / 4).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
-    rs.vdm.extend_from_slice(
-        &PppState {
-            pointer: ppp_va,
-            size_words: words,
-        }
-        .pack()
-        .map_err(|_| vk::Result::ERROR_UNKNOWN)?,
-    );
+    let state_update = match &before {
+        Some((v0, _)) => state.changes_from(v0),
+        None => state,
+    };
+    if !state_update.is_empty() {
+        state_update.pack(&mut rs.vdm);
+    }
+    if let Some(block) = ppp_block {
+        rs.vdm.extend_from_slice(&block);
+    }
+    if !inherited {
+        let (mut vdm_now, mut ppp_now) = before.unwrap_or_default();
+        vdm_now.apply(&state);
+        ppp_now.apply(ppp);
+        rs.emitted = Some((vdm_now, ppp_now));
+    }
     if inherited {
         rs.late.push(LateDraw {
             at: rs.vdm.len(),

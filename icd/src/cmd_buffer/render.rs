@@ -29,7 +29,8 @@ use compiler::{
     InputAttachmentSource, TileLoad, TileProgram, TileProgramRequest, TileStore, TileTarget,
 };
 use hw::g13::control::descriptors::{TextureDimension, ZlsControl, ZlsFormat};
-use hw::g13::control::vdm::{VdmBarrier, VdmStreamTerminate};
+use hw::g13::control::ppp::PppUpdate;
+use hw::g13::control::vdm::{VdmBarrier, VdmState, VdmStreamTerminate};
 use hw::g13::control::{pack_uniform_range, UscWord};
 use hw::g13::image_desc::{self, ImageDesc};
 use hw::g13::tilebuffer::{Placement, TilebufferLayout};
@@ -65,6 +66,10 @@ pub struct Stream {
     /// In a secondary command buffer's stream fragment: the draws whose late state the
     /// executing primary supplies (draw.rs `LateState`, secondary.rs).
     pub late: Vec<super::draw::LateDraw>,
+    /// The VDM and PPP state in force after the stream's last draw, when this recorder wrote
+    /// all of it: the next draw emits only the words that differ. `None` when unknown (a new
+    /// stream, or after a secondary's draws), so the next draw emits every word.
+    pub emitted: Option<(VdmState, PppUpdate)>,
 }
 
 impl Stream {
@@ -94,6 +99,7 @@ impl Stream {
             cleared_depth: None,
             cleared_stencil: None,
             late: Vec::new(),
+            emitted: None,
         }
     }
 }

@@ -213,5 +213,7 @@ fn splice(dev: &Device, rec: &mut Recording, f: &Stream) -> Result<(), vk::Resul
     let rest = f.vdm.get(from..).ok_or(vk::Result::ERROR_UNKNOWN)?;
     stream.vdm.extend_from_slice(rest);
     stream.draws += f.draws;
+    // The secondary's draws left state the primary did not track.
+    stream.emitted = None;
     Ok(())
 }

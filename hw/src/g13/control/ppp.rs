@@ -836,6 +836,96 @@ pub struct PppUpdate {
 }
 
 impl PppUpdate {
+    /// Merges an update into the state in force: the words it carries replace theirs.
+    pub fn apply(&mut self, u: PppUpdate) {
+        fn take<T>(dst: &mut Option<T>, src: Option<T>) {
+            if src.is_some() {
+                *dst = src;
+            }
+        }
+        // The viewport count describes the region clip and viewport lists, so it changes only
+        // with them.
+        if u.region_clips.is_some() || u.viewports.is_some() {
+            self.viewport_count = u.viewport_count;
+        }
+        take(&mut self.fragment_control, u.fragment_control);
+        take(&mut self.fragment_control_2, u.fragment_control_2);
+        take(&mut self.front_face, u.front_face);
+        take(&mut self.front_face_2, u.front_face_2);
+        take(&mut self.front_stencil, u.front_stencil);
+        take(&mut self.back_face, u.back_face);
+        take(&mut self.back_face_2, u.back_face_2);
+        take(&mut self.back_stencil, u.back_stencil);
+        take(&mut self.depth_bias_scissor, u.depth_bias_scissor);
+        take(&mut self.region_clips, u.region_clips);
+        take(&mut self.viewports, u.viewports);
+        take(&mut self.w_clamp, u.w_clamp);
+        take(&mut self.output_select, u.output_select);
+        take(&mut self.varying_counts_32, u.varying_counts_32);
+        take(&mut self.varying_counts_16, u.varying_counts_16);
+        take(&mut self.cull, u.cull);
+        take(&mut self.cull_2, u.cull_2);
+        take(&mut self.fragment_shader, u.fragment_shader);
+        take(&mut self.occlusion_query, u.occlusion_query);
+        take(&mut self.occlusion_query_2, u.occlusion_query_2);
+        self.output_unknown |= u.output_unknown;
+        take(&mut self.output_size, u.output_size);
+        take(&mut self.varying_word_2, u.varying_word_2);
+    }
+
+    /// The update that takes the state in force from `before` to `before.apply(self)`: only
+    /// the words that change it. The viewport count is kept (it must match the lists when
+    /// they are present, and means nothing when they are not).
+    pub fn changes_from(&self, before: &PppUpdate) -> PppUpdate {
+        fn changed<T: PartialEq + Clone>(new: &Option<T>, old: &Option<T>) -> Option<T> {
+            new.as_ref().filter(|n| Some(*n) != old.as_ref()).cloned()
+        }
+        // The lists go together when the count changes, so both are described by it.
+        let count_changed = self.viewport_count != before.viewport_count;
+        fn list<T: PartialEq + Clone>(
+            count_changed: bool,
+            new: &Option<Vec<T>>,
+            old: &Option<Vec<T>>,
+        ) -> Option<Vec<T>> {
+            if count_changed {
+                new.clone()
+            } else {
+                changed(new, old)
+            }
+        }
+        PppUpdate {
+            fragment_control: changed(&self.fragment_control, &before.fragment_control),
+            fragment_control_2: changed(&self.fragment_control_2, &before.fragment_control_2),
+            front_face: changed(&self.front_face, &before.front_face),
+            front_face_2: changed(&self.front_face_2, &before.front_face_2),
+            front_stencil: changed(&self.front_stencil, &before.front_stencil),
+            back_face: changed(&self.back_face, &before.back_face),
+            back_face_2: changed(&self.back_face_2, &before.back_face_2),
+            back_stencil: changed(&self.back_stencil, &before.back_stencil),
+            depth_bias_scissor: changed(&self.depth_bias_scissor, &before.depth_bias_scissor),
+            viewport_count: self.viewport_count,
+            region_clips: list(count_changed, &self.region_clips, &before.region_clips),
+            viewports: list(count_changed, &self.viewports, &before.viewports),
+            w_clamp: changed(&self.w_clamp, &before.w_clamp),
+            output_select: changed(&self.output_select, &before.output_select),
+            varying_counts_32: changed(&self.varying_counts_32, &before.varying_counts_32),
+            varying_counts_16: changed(&self.varying_counts_16, &before.varying_counts_16),
+            cull: changed(&self.cull, &before.cull),
+            cull_2: changed(&self.cull_2, &before.cull_2),
+            fragment_shader: changed(&self.fragment_shader, &before.fragment_shader),
+            occlusion_query: changed(&self.occlusion_query, &before.occlusion_query),
+            occlusion_query_2: changed(&self.occlusion_query_2, &before.occlusion_query_2),
+            output_unknown: self.output_unknown && !before.output_unknown,
+            output_size: changed(&self.output_size, &before.output_size),
+            varying_word_2: changed(&self.varying_word_2, &before.varying_word_2),
+        }
+    }
+
+    /// Whether the update carries no word.
+    pub fn is_empty(&self) -> bool {
+        self.header() == PppHeader::default()
+    }
+
     pub fn header(&self) -> PppHeader {
         PppHeader {
             fragment_control: self.fragment_control.is_some(),

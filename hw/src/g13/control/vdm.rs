@@ -224,6 +224,35 @@ pub struct VdmState {
 }
 
 impl VdmState {
+    /// Merges a State block into the state in force: the words it carries replace theirs.
+    pub fn apply(&mut self, s: &VdmState) {
+        self.restart_index = s.restart_index.or(self.restart_index);
+        self.vertex_shader_word_0 = s.vertex_shader_word_0.or(self.vertex_shader_word_0);
+        self.vertex_shader_word_1 = s.vertex_shader_word_1.or(self.vertex_shader_word_1);
+        self.vertex_outputs = s.vertex_outputs.or(self.vertex_outputs);
+        self.vertex_unknown = s.vertex_unknown.or(self.vertex_unknown);
+    }
+
+    /// The block that takes the state in force from `before` to `before.apply(self)`: only
+    /// the words that change it.
+    pub fn changes_from(&self, before: &VdmState) -> VdmState {
+        fn changed<T: PartialEq + Copy>(new: Option<T>, old: Option<T>) -> Option<T> {
+            new.filter(|n| Some(*n) != old)
+        }
+        VdmState {
+            restart_index: changed(self.restart_index, before.restart_index),
+            vertex_shader_word_0: changed(self.vertex_shader_word_0, before.vertex_shader_word_0),
+            vertex_shader_word_1: changed(self.vertex_shader_word_1, before.vertex_shader_word_1),
+            vertex_outputs: changed(self.vertex_outputs, before.vertex_outputs),
+            vertex_unknown: changed(self.vertex_unknown, before.vertex_unknown),
+        }
+    }
+
+    /// Whether the block carries no word.
+    pub fn is_empty(&self) -> bool {
+        *self == VdmState::default()
+    }
+
     /// Bytes of the block: header and words, padded to 8.
     pub fn size(&self) -> usize {
         let words = 1 + [

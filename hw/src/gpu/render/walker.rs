@@ -35,54 +35,6 @@ pub struct PipelineState {
     pub ppp: PppUpdate,
 }
 
-impl PipelineState {
-    fn apply_vdm(&mut self, s: &VdmState) {
-        let v = &mut self.vertex;
-        v.restart_index = s.restart_index.or(v.restart_index);
-        v.vertex_shader_word_0 = s.vertex_shader_word_0.or(v.vertex_shader_word_0);
-        v.vertex_shader_word_1 = s.vertex_shader_word_1.or(v.vertex_shader_word_1);
-        v.vertex_outputs = s.vertex_outputs.or(v.vertex_outputs);
-        v.vertex_unknown = s.vertex_unknown.or(v.vertex_unknown);
-    }
-
-    fn apply_ppp(&mut self, u: PppUpdate) {
-        fn take<T>(dst: &mut Option<T>, src: Option<T>) {
-            if src.is_some() {
-                *dst = src;
-            }
-        }
-        let p = &mut self.ppp;
-        // The viewport count describes the region clip and viewport lists, so it changes only
-        // with them.
-        if u.region_clips.is_some() || u.viewports.is_some() {
-            p.viewport_count = u.viewport_count;
-        }
-        take(&mut p.fragment_control, u.fragment_control);
-        take(&mut p.fragment_control_2, u.fragment_control_2);
-        take(&mut p.front_face, u.front_face);
-        take(&mut p.front_face_2, u.front_face_2);
-        take(&mut p.front_stencil, u.front_stencil);
-        take(&mut p.back_face, u.back_face);
-        take(&mut p.back_face_2, u.back_face_2);
-        take(&mut p.back_stencil, u.back_stencil);
-        take(&mut p.depth_bias_scissor, u.depth_bias_scissor);
-        take(&mut p.region_clips, u.region_clips);
-        take(&mut p.viewports, u.viewports);
-        take(&mut p.w_clamp, u.w_clamp);
-        take(&mut p.output_select, u.output_select);
-        take(&mut p.varying_counts_32, u.varying_counts_32);
-        take(&mut p.varying_counts_16, u.varying_counts_16);
-        take(&mut p.cull, u.cull);
-        take(&mut p.cull_2, u.cull_2);
-        take(&mut p.fragment_shader, u.fragment_shader);
-        take(&mut p.occlusion_query, u.occlusion_query);
-        take(&mut p.occlusion_query_2, u.occlusion_query_2);
-        p.output_unknown |= u.output_unknown;
-        take(&mut p.output_size, u.output_size);
-        take(&mut p.varying_word_2, u.varying_word_2);
-    }
-}
-
 /// Where a draw's indices come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IndexSource {
@@ -161,12 +113,12 @@ pub fn walk_vdm_stream(
         let next = va.wrapping_add(size);
         match block {
             VdmBlock::State(s) => {
-                state.apply_vdm(&s);
+                state.vertex.apply(&s);
                 va = next;
             }
             VdmBlock::Ppp(p) => {
                 let (u, _) = PppUpdate::read(mem, p.pointer, p.size_words)?;
-                state.apply_ppp(u);
+                state.ppp.apply(u);
                 stats.ppp_updates += 1;
                 va = next;
             }
