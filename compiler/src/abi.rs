@@ -39,6 +39,11 @@ pub const MAX_PUSH_CONSTANTS_SIZE: u32 = 128;
 /// Bytes of the root table.
 pub const ROOT_TABLE_SIZE: u32 = PUSH_CONSTANTS_OFFSET + MAX_PUSH_CONSTANTS_SIZE;
 
+/// Uniform halves a compute launch may load from descriptor memory after the root table's
+/// (`UniformPreload`): the first and the end.
+pub const PRELOAD_UNIFORM_START: u32 = ROOT_TABLE_SIZE / 2;
+pub const PRELOAD_UNIFORM_END: u32 = 256;
+
 /// Bytes of one buffer descriptor in set memory.
 pub const BUFFER_DESCRIPTOR_SIZE: u32 = 16;
 

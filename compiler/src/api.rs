@@ -117,6 +117,60 @@ pub struct Stats {
     pub fills: u32,
 }
 
+/// Uniform halves `[uniform_half, uniform_half + halves)` that a launch loads from memory
+/// (USC Uniform words), at the 64-bit address stored at byte `root_offset` of the root table
+/// (a bound set's address) plus `byte_offset`. The hardware reads the memory when the launch
+/// starts, so descriptors written after binding (update-after-bind) are seen, as a load in
+/// the shader would see them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct UniformPreload {
+    pub uniform_half: u32,
+    pub halves: u32,
+    pub root_offset: u32,
+    pub byte_offset: u32,
+}
+
+impl ComputeBinary {
+    /// Uniform halves a launch allocates: the root table's and every preload's.
+    pub fn uniform_halves_used(&self) -> u32 {
+        self.preloads
+            .iter()
+            .map(|p| p.uniform_half + p.halves)
+            .fold(self.uniform_halves, u32::max)
+    }
+
+    /// The uniform file a launch starts with, for harnesses that run the binary without the
+    /// ICD: the root table's first `uniform_halves` halves, then each preload read from
+    /// memory by `read(address, bytes)` (skipped when its set address is 0, as the ICD skips
+    /// an unbound set's).
+    pub fn launch_uniforms(&self, root: &[u8], read: &mut dyn FnMut(u64, &mut [u8])) -> Vec<u16> {
+        let mut u = vec![0u16; self.uniform_halves_used() as usize];
+        for (h, pair) in root
+            .chunks_exact(2)
+            .take(self.uniform_halves as usize)
+            .enumerate()
+        {
+            u[h] = u16::from_le_bytes([pair[0], pair[1]]);
+        }
+        for p in &self.preloads {
+            let at = p.root_offset as usize;
+            let Some(base) = root.get(at..at + 8) else {
+                continue;
+            };
+            let base = u64::from_le_bytes(base.try_into().unwrap_or_default());
+            if base == 0 {
+                continue;
+            }
+            let mut bytes = vec![0u8; p.halves as usize * 2];
+            read(base + u64::from(p.byte_offset), &mut bytes);
+            for (k, pair) in bytes.chunks_exact(2).enumerate() {
+                u[p.uniform_half as usize + k] = u16::from_le_bytes([pair[0], pair[1]]);
+            }
+        }
+        u
+    }
+}
+
 /// A compiled compute shader and what its launch must provide.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ComputeBinary {
@@ -127,6 +181,9 @@ pub struct ComputeBinary {
     pub gpr_halves: u32,
     /// Uniform halves the launch must preload from the root table (`abi`).
     pub uniform_halves: u32,
+    /// More uniform ranges the launch loads from memory: descriptor words the shader would
+    /// otherwise load itself (see [`UniformPreload`]).
+    pub preloads: Vec<UniformPreload>,
     /// Per-invocation scratch bytes (stack), including spills.
     pub scratch_bytes: u32,
     /// Workgroup memory bytes.
@@ -166,7 +223,7 @@ pub fn compile_compute(req: &ComputeRequest<'_>) -> Result<ComputeBinary, Compil
     let mut shader = crate::frontend::translate(req)?;
     crate::passes::run_all(&mut shader, req.layout)?;
     match req.target {
-        Target::G13 => crate::g13::compile(&shader),
+        Target::G13 => crate::g13::compile_with_preloads(&shader),
     }
 }
 

@@ -345,6 +345,7 @@ impl Builder {
             value_types: Vec::new(),
             var_types: Vec::new(),
             body: Vec::new(),
+            contract: false,
         };
         Builder {
             shader,

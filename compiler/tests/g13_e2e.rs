@@ -172,7 +172,8 @@ void main() {
             assert_eq!(&o[i * 4..i * 4 + 4], &[0.0; 4], "thread {i} must not write");
             continue;
         }
-        assert_eq!(o[i * 4], x * 2.5 + 1.5, "fma-free mul-add, thread {i}");
+        // SPIR-V lets the multiply and add contract, and agx4 fuses them: one rounding.
+        assert_eq!(o[i * 4], x.mul_add(2.5, 1.5), "fused mul-add, thread {i}");
         assert_eq!(
             o[i * 4 + 1],
             x.floor() - (x * 0.5).ceil() + (-x).trunc(),
@@ -602,4 +603,40 @@ OpFunctionEnd
         })
         .collect();
     assert_eq!(as_u32(&r[0]), want);
+}
+
+/// `a * b + c` is one fused multiply-add (one rounding) unless the GLSL says `precise`
+/// (SPIR-V NoContraction), on the simulated USC.
+#[test]
+fn contraction_fuses_unless_precise() {
+    let src = |qualifier: &str| {
+        format!(
+            r#"#version 450
+layout(local_size_x = 1) in;
+layout(std430, set = 0, binding = 0) buffer A {{ float a[]; }};
+layout(std430, set = 0, binding = 1) buffer O {{ float o[]; }};
+void main() {{
+    {qualifier} float r = a[0] * a[1] + a[2];
+    o[0] = r;
+}}
+"#
+        )
+    };
+    // (1 + 2^-12) squared is 1 + 2^-11 + 2^-24: one rounding keeps the 2^-24, two lose it.
+    let x = f32::from_bits(0x3f80_0800);
+    let input = u32s(&[x.to_bits(), x.to_bits(), (-1.0f32).to_bits()]);
+    let fused = x.mul_add(x, -1.0).to_bits();
+    let unfused = (x * x + -1.0f32).to_bits();
+    assert_ne!(fused, unfused);
+    for (qualifier, want) in [("", fused), ("precise", unfused)] {
+        let Some(r) = run(
+            &src(qualifier),
+            &[input.clone(), vec![0; 4]],
+            [1, 1, 1],
+            &[],
+        ) else {
+            return;
+        };
+        assert_eq!(as_u32(&r[1])[0], want, "{qualifier:?}");
+    }
 }

@@ -70,6 +70,12 @@ fn serialize_entry(key: u64, b: &ComputeBinary, out: &mut Vec<u8>) {
     }
     out.extend_from_slice(&(b.code.len() as u32).to_le_bytes());
     out.extend_from_slice(&b.code);
+    out.extend_from_slice(&(b.preloads.len() as u32).to_le_bytes());
+    for p in &b.preloads {
+        for w in [p.uniform_half, p.halves, p.root_offset, p.byte_offset] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    }
 }
 
 /// Parses entries after the header; stops at the first damaged one.
@@ -89,6 +95,22 @@ fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
         let Some(code) = take(len, &mut data) else {
             return;
         };
+        let Some(n) = take(4, &mut data) else {
+            return;
+        };
+        let n = u32::from_le_bytes(n.try_into().unwrap_or_default()) as usize;
+        let Some(p) = n.checked_mul(16).and_then(|b| take(b, &mut data)) else {
+            return;
+        };
+        let word = |i: usize| u32::from_le_bytes([p[i], p[i + 1], p[i + 2], p[i + 3]]);
+        let preloads = (0..n)
+            .map(|k| compiler::UniformPreload {
+                uniform_half: word(16 * k),
+                halves: word(16 * k + 4),
+                root_offset: word(16 * k + 8),
+                byte_offset: word(16 * k + 12),
+            })
+            .collect();
         let w: Vec<u32> = f
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -97,6 +119,7 @@ fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
             code,
             gpr_halves: w[0],
             uniform_halves: w[1],
+            preloads,
             scratch_bytes: w[2],
             shared_bytes: w[3],
             local_size: [w[4], w[5], w[6]],
@@ -272,6 +295,12 @@ mod tests {
             code: vec![1, 2, 3, 4, 5],
             gpr_halves: 8,
             uniform_halves: 112,
+            preloads: vec![compiler::UniformPreload {
+                uniform_half: 112,
+                halves: 4,
+                root_offset: 8,
+                byte_offset: 32,
+            }],
             scratch_bytes: 0,
             shared_bytes: 256,
             local_size: [64, 2, 1],

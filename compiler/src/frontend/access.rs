@@ -241,10 +241,14 @@ impl<'m> Tr<'m> {
         idx: Value,
         stride: u32,
     ) -> Result<Option<Value>, CompileError> {
-        // Byte offsets are 32-bit (no buffer reaches 4 GiB): a 64-bit index keeps its low word.
+        // Byte offsets are 32-bit (no buffer reaches 4 GiB): a 64-bit index keeps its low word,
+        // and an 8- or 16-bit one is sign-extended (SPIR-V indices are signed).
         let idx = match self.sh.ty(idx) {
             Type::I32 => idx,
             Type::I64 => self.emit(Type::I32, ir::Op::Conv(ConvOp::UToU, idx))?,
+            t if t.lanes == 1 && matches!(t.scalar, ir::Scalar::I8 | ir::Scalar::I16) => {
+                self.emit(Type::I32, ir::Op::Conv(ConvOp::SToS, idx))?
+            }
             _ => return Err(invalid("access chain index is not an integer")),
         };
         let s = self.u32c(stride)?;

@@ -217,6 +217,10 @@ fn translate_stage(
             value_types: Vec::new(),
             var_types: Vec::new(),
             body: Vec::new(),
+            contract: !decos
+                .ids
+                .values()
+                .any(|l| l.iter().any(|(d, _)| *d == Decoration::NoContraction)),
         },
         cur: Vec::new(),
         scratch_offsets: HashMap::new(),

@@ -47,6 +47,29 @@ pub(crate) enum JumpKind {
     Return,
 }
 
+/// Which threads a branch takes (enter an `if`, leave a loop): those where
+/// `cond(a, b) != invert`. `if` and `while` compare their two sources themselves, so a
+/// comparison feeding only a branch needs no instruction of its own.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Test {
+    pub cond: Cond,
+    pub a: Operand,
+    pub b: Operand,
+    pub invert: bool,
+}
+
+impl Test {
+    /// The threads whose boolean register `c` is nonzero (zero with `when_zero`).
+    pub fn nonzero(c: Operand, when_zero: bool) -> Test {
+        Test {
+            cond: Cond::Int(ICond::UEq),
+            a: c,
+            b: Operand::Imm(0),
+            invert: !when_zero,
+        }
+    }
+}
+
 /// Open `if`: the labels its instructions branch to.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct IfFrame {
@@ -170,13 +193,7 @@ impl ExecLowering {
 
     /// `cond` is a 16-bit boolean (0 or 1) operand; the `then` arm runs where it is 1, or
     /// where it is 0 with `when_zero`.
-    pub fn if_begin(
-        &mut self,
-        cond: Operand,
-        when_zero: bool,
-        has_else: bool,
-        out: &mut Vec<Item>,
-    ) -> IfFrame {
+    pub fn if_begin(&mut self, test: Test, has_else: bool, out: &mut Vec<Item>) -> IfFrame {
         let frame = IfFrame {
             else_label: self.label(),
             end_label: self.label(),
@@ -184,10 +201,10 @@ impl ExecLowering {
         };
         out.push(Item::Op(Instr::ExecCmp(ExecCmp {
             op: ExecOp::If,
-            cond: Cond::Int(ICond::UEq),
-            invert: !when_zero,
-            a: cond,
-            b: Operand::Imm(0),
+            cond: test.cond,
+            invert: test.invert,
+            a: test.a,
+            b: test.b,
             n: 1,
         })));
         let skip = if has_else {
@@ -271,18 +288,18 @@ impl ExecLowering {
         self.loop_nesting == 0 && !self.loop_continues && self.total_nesting > 0
     }
 
-    /// `if (cond != 0) break` (or `== 0` with `when_zero`) as a single `while`: threads that
-    /// stay get counter 0, threads that leave get 1, the level `pop_exec` at the loop's end
-    /// takes off, just as `break`'s counter write and that pop would.
-    pub fn break_if(&mut self, cond: Operand, when_zero: bool, out: &mut Vec<Item>) {
+    /// `if (test) break` as a single `while`: threads that stay get counter 0, threads that
+    /// leave get 1, the level `pop_exec` at the loop's end takes off, just as `break`'s
+    /// counter write and that pop would.
+    pub fn break_if(&mut self, test: Test, out: &mut Vec<Item>) {
         debug_assert!(self.can_break_in_place());
         out.push(Item::Op(Instr::ExecCmp(ExecCmp {
             op: ExecOp::While,
-            cond: Cond::Int(ICond::UEq),
-            // `while` keeps threads whose condition holds.
-            invert: when_zero,
-            a: cond,
-            b: Operand::Imm(0),
+            cond: test.cond,
+            // `while` keeps threads whose condition holds: those the test does not take.
+            invert: !test.invert,
+            a: test.a,
+            b: test.b,
             n: 1,
         })));
     }

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use hw::isa::*;
 
-use super::exec::{ExecLowering, JumpKind};
+use super::exec::{ExecLowering, JumpKind, Test};
 use super::{vreg, Item, VProgram, VregInfo, NESTING_VREG};
 use crate::ir::{self, BinOp, CmpOp, ConvOp, Inst, Node, Op, Scalar, Shader, Space, UnOp, Value};
 use crate::{abi, CompileError};
@@ -131,11 +131,87 @@ struct Sel<'a> {
     /// While target 0 is written: the second blend source (Location 0 Index 1), raw until
     /// `blend_source` clamps it as the target's format asks.
     second_source: Option<[Reg; 4]>,
+    /// Comparisons whose only use is the condition of the `If` right after their block
+    /// ([`branch_only_compares`]): the `if` or `while` compares itself, so these emit nothing.
+    branch_compares: HashMap<Value, (CmpOp, Value, Value)>,
+    /// Whether loads of constant descriptor words may become uniform preloads.
+    preloading: bool,
+    /// Registers holding copies of 64-bit uniforms made in the current block, by first half:
+    /// reused while their definition dominates, like `tex_lods`.
+    uniform_copies: HashMap<u16, Reg>,
+    /// The uniform preloads made so far, and the first uniform half of each by its source
+    /// (root offset of the base address, byte offset, halves).
+    uniform_preloads: Vec<crate::UniformPreload>,
+    preload_at: HashMap<(u32, u32, u32), u16>,
+}
+
+/// The comparisons a branch can make itself: a `Cmp` in the block just before an `If` whose
+/// condition it is, used nowhere else.
+fn branch_only_compares(shader: &Shader) -> HashMap<Value, (CmpOp, Value, Value)> {
+    let mut uses: HashMap<Value, u32> = HashMap::new();
+    crate::passes::for_each_inst(&shader.body, &mut |i| {
+        let mut op = i.op.clone();
+        crate::passes::map_operands(&mut op, &mut |v| {
+            *uses.entry(v).or_insert(0) += 1;
+            v
+        });
+    });
+    fn walk(
+        nodes: &[Node],
+        uses: &mut HashMap<Value, u32>,
+        found: &mut Vec<(Value, (CmpOp, Value, Value))>,
+    ) {
+        for (k, n) in nodes.iter().enumerate() {
+            match n {
+                Node::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
+                    *uses.entry(*cond).or_insert(0) += 1;
+                    if let Some(Node::Block(insts)) = k.checked_sub(1).map(|p| &nodes[p]) {
+                        let def = insts.iter().find(|i| i.dst == Some(*cond));
+                        if let Some(Inst {
+                            op: Op::Cmp(c, a, b),
+                            ..
+                        }) = def
+                        {
+                            found.push((*cond, (*c, *a, *b)));
+                        }
+                    }
+                    walk(then_body, uses, found);
+                    walk(else_body, uses, found);
+                }
+                Node::Loop { body } => walk(body, uses, found),
+                _ => {}
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(&shader.body, &mut uses, &mut found);
+    found
+        .into_iter()
+        .filter(|(v, _)| uses.get(v) == Some(&1))
+        .collect()
 }
 
 /// Selects instructions for a whole shader.
 pub(crate) fn select(shader: &Shader) -> Result<VProgram, CompileError> {
     select_with(shader, None)
+}
+
+/// [`select`] for a compute shader whose launch loads uniform preloads: loads of constant
+/// descriptor words become uniforms (see `Sel::preload`).
+pub(crate) fn select_preloading(shader: &Shader) -> Result<VProgram, CompileError> {
+    let mut s = Sel::new(shader, None);
+    s.preloading = true;
+    s.exec.begin(&shader.body, false, &mut s.out);
+    s.nodes(&shader.body)?;
+    s.keep_fixed_runs();
+    if s.out.last() != Some(&Item::Op(Instr::Stop)) {
+        s.out.push(Item::Op(Instr::Stop));
+    }
+    Ok(s.finish())
 }
 
 /// Selects instructions for a vertex or fragment shader.
@@ -209,6 +285,11 @@ impl<'a> Sel<'a> {
             coefficients: None,
             tex_lods: HashMap::new(),
             second_source: None,
+            branch_compares: branch_only_compares(shader),
+            preloading: false,
+            uniform_copies: HashMap::new(),
+            uniform_preloads: Vec::new(),
+            preload_at: HashMap::new(),
         }
     }
 
@@ -217,6 +298,7 @@ impl<'a> Sel<'a> {
             items: self.out,
             vregs: self.vregs,
             scratch_base: self.shader.scratch_size,
+            preloads: self.uniform_preloads,
         }
     }
 }
@@ -385,14 +467,19 @@ impl Sel<'_> {
         }
     }
 
-    /// ALU sources cannot name 64-bit uniforms: copy one into a register word by word.
+    /// ALU sources cannot name 64-bit uniforms: copy one into a register word by word (once
+    /// per block, see `uniform_copies`).
     fn uniform_to_reg(&mut self, u: Reg) -> Result<Reg, CompileError> {
         if u.size != Size::S64 {
             let r = self.temp(u.size)?;
             self.copy(r, Operand::Uniform(u));
             return Ok(r);
         }
+        if let Some(&r) = self.uniform_copies.get(&u.half) {
+            return Ok(r);
+        }
         let id = self.new_vreg(Size::S64, false)?;
+        self.uniform_copies.insert(u.half, vreg(id, 0, Size::S64));
         for part in [0, 2] {
             let src = Operand::Uniform(Reg {
                 half: u.half + part,
@@ -560,6 +647,7 @@ impl Sel<'_> {
             match n {
                 Node::Block(insts) => {
                     self.tex_lods.clear();
+                    self.uniform_copies.clear();
                     for i in insts {
                         self.inst(i)?;
                     }
@@ -569,15 +657,16 @@ impl Sel<'_> {
                     then_body,
                     else_body,
                 } => {
-                    let c = self.iop(*cond)?;
                     let only_break = |b: &[Node]| matches!(b, [Node::Break]);
                     if self.loop_depth > 0 && self.exec.can_break_in_place() {
                         if only_break(then_body) && else_body.is_empty() {
-                            self.exec.break_if(c, false, &mut self.out);
+                            let t = self.branch_test(*cond, false)?;
+                            self.exec.break_if(t, &mut self.out);
                             continue;
                         }
                         if then_body.is_empty() && only_break(else_body) {
-                            self.exec.break_if(c, true, &mut self.out);
+                            let t = self.branch_test(*cond, true)?;
+                            self.exec.break_if(t, &mut self.out);
                             continue;
                         }
                     }
@@ -588,13 +677,16 @@ impl Sel<'_> {
                         (false, then_body, else_body)
                     };
                     let has_else = !else_body.is_empty();
-                    let frame = self.exec.if_begin(c, when_zero, has_else, &mut self.out);
+                    let t = self.branch_test(*cond, when_zero)?;
+                    let frame = self.exec.if_begin(t, has_else, &mut self.out);
                     self.nodes(then_body)?;
                     if has_else {
                         self.exec.if_else(&frame, &mut self.out);
                         self.nodes(else_body)?;
                     }
                     self.exec.if_end(frame, &mut self.out);
+                    // Copies made in either arm do not dominate what follows.
+                    self.uniform_copies.clear();
                 }
                 Node::Loop { body } => {
                     // A `continue` that ends the body changes nothing.
@@ -607,6 +699,7 @@ impl Sel<'_> {
                     self.nodes(body)?;
                     self.loop_depth -= 1;
                     self.exec.loop_end(frame, &mut self.out);
+                    self.uniform_copies.clear();
                 }
                 Node::Break | Node::Continue if self.loop_depth == 0 => {
                     return Err(internal("break or continue outside a loop"));
@@ -1084,9 +1177,48 @@ impl Sel<'_> {
         Ok(())
     }
 
+    /// The threads a branch on the boolean `cond` takes (those where it is true, or false
+    /// with `when_zero`), comparing directly when `cond` is a branch-only comparison.
+    fn branch_test(&mut self, cond: Value, when_zero: bool) -> Result<Test, CompileError> {
+        let Some(&(op, a, b)) = self.branch_compares.get(&cond) else {
+            return Ok(Test::nonzero(self.iop(cond)?, when_zero));
+        };
+        let (c, swap) = compare_cond(op);
+        let (a, b) = match c {
+            Cond::Int(_) => (self.iop(a)?, self.iop(b)?),
+            Cond::Float(_) => (self.fop(a)?, self.fop(b)?),
+        };
+        // The boolean would be `c(a, b) != swap`; the branch takes it, or its negation.
+        Ok(Test {
+            cond: c,
+            a,
+            b,
+            invert: swap != when_zero,
+        })
+    }
+
     fn cmp(&mut self, d: Value, op: CmpOp, a: Value, b: Value) -> Result<(), CompileError> {
-        use CmpOp::*;
-        let (cond, swap) = match op {
+        if self.branch_compares.contains_key(&d) {
+            return Ok(());
+        }
+        let (cond, swap) = compare_cond(op);
+        let (a, b) = match cond {
+            Cond::Int(_) => (self.iop(a)?, self.iop(b)?),
+            Cond::Float(_) => (self.fop(a)?, self.fop(b)?),
+        };
+        let r = self.def(d)?;
+        let (x, y) = if swap { (0, 1) } else { (1, 0) };
+        self.cmpsel(r, cond, a, b, Operand::Imm(x), Operand::Imm(y));
+        Ok(())
+    }
+}
+
+/// The hardware condition of a comparison, and whether its result is that condition's
+/// negation.
+fn compare_cond(op: CmpOp) -> (Cond, bool) {
+    use CmpOp::*;
+    {
+        match op {
             IEq => (Cond::Int(ICond::UEq), false),
             INe => (Cond::Int(ICond::UEq), true),
             ULt => (Cond::Int(ICond::ULt), false),
@@ -1103,17 +1235,11 @@ impl Sel<'_> {
             FOGt => (Cond::Float(FCond::Gt), false),
             FOGe => (Cond::Float(FCond::Ge), false),
             FUNe => (Cond::Float(FCond::Eq), true),
-        };
-        let (a, b) = match cond {
-            Cond::Int(_) => (self.iop(a)?, self.iop(b)?),
-            Cond::Float(_) => (self.fop(a)?, self.fop(b)?),
-        };
-        let r = self.def(d)?;
-        let (x, y) = if swap { (0, 1) } else { (1, 0) };
-        self.cmpsel(r, cond, a, b, Operand::Imm(x), Operand::Imm(y));
-        Ok(())
+        }
     }
+}
 
+impl Sel<'_> {
     fn conv(&mut self, d: Value, op: ConvOp, a: Value) -> Result<(), CompileError> {
         if self.conv_small(d, op, a)?.is_some() {
             return Ok(());
@@ -1362,11 +1488,46 @@ impl Sel<'_> {
         Ok(())
     }
 
+    /// `addr` as a base value plus a constant byte offset, looking through nested sums with
+    /// zero-extended constants (64-bit adds, so regrouping them is exact); `None` when no
+    /// constant is added.
+    fn constant_offset(&mut self, addr: Value) -> Result<Option<(Value, u64)>, CompileError> {
+        let mut base = addr;
+        let mut total = 0u64;
+        for _ in 0..8 {
+            let Val::Sum(a, b) = self.val(base)? else {
+                break;
+            };
+            let mut found = None;
+            for (x, off) in [(a, b), (b, a)] {
+                if let Val::Widened(o, false) = self.val(off)? {
+                    if let Some(c) = self.const_of(o) {
+                        found = Some((x, c));
+                        break;
+                    }
+                }
+            }
+            let Some((x, c)) = found else {
+                break;
+            };
+            base = x;
+            total = total.wrapping_add(c & 0xffff_ffff);
+        }
+        Ok((base != addr).then_some((base, total)))
+    }
+
     fn device_address(
         &mut self,
         addr: Value,
         bytes: u32,
     ) -> Result<(Operand, Index, bool), CompileError> {
+        if let Some((base, c)) = self.constant_offset(addr)? {
+            let n = u64::from(bytes);
+            if c % n == 0 && c / n <= i16::MAX as u64 {
+                let base = self.base(base)?;
+                return Ok((base, Index::Imm((c / n) as i16), true));
+            }
+        }
         if bytes != 4 {
             return self.narrow_device_address(addr, bytes);
         }
@@ -1515,6 +1676,11 @@ impl Sel<'_> {
                 }),
             );
         }
+        if space == Space::Global && self.preloading {
+            if let Some(u) = self.preload(d, addr)? {
+                return self.set(d, Val::Uniform(u));
+            }
+        }
         let format = self.mem_format(d)?;
         let r = self.def(d)?;
         let (reg, mask) = Self::transfer(r)?;
@@ -1560,6 +1726,58 @@ impl Sel<'_> {
         };
         self.emit(i);
         Ok(())
+    }
+
+    /// A 32- or 64-bit load from a bound set's memory at a constant offset (a descriptor's
+    /// address or size word) as a uniform the launch preloads, when the preload area has
+    /// room; `None` leaves it a load. Set memory is always readable while a set is bound, so
+    /// loading it at launch, even for a load the shader would have skipped, is harmless.
+    fn preload(&mut self, d: Value, addr: Value) -> Result<Option<Reg>, CompileError> {
+        let size = size_of(self.ty(d)?)?;
+        if !matches!(self.ty(d)?.scalar, Scalar::I32 | Scalar::I64 | Scalar::F32)
+            || size == Size::S16
+        {
+            return Ok(None);
+        }
+        // The set's address plus a constant, or (offset 0) the address alone.
+        let (base, byte_offset) = self.constant_offset(addr)?.unwrap_or((addr, 0));
+        // Looked at, not resolved: resolving would emit the arithmetic of a sum.
+        let Val::Uniform(u) = self.val(base)? else {
+            return Ok(None);
+        };
+        let root_offset = u32::from(u.half) * 2;
+        let sets = abi::set_address_offset(0)..abi::set_address_offset(abi::MAX_SETS);
+        let halves = u32::from(size.halves());
+        let Ok(byte_offset) = u32::try_from(byte_offset) else {
+            return Ok(None);
+        };
+        if u.size != Size::S64 || !sets.contains(&root_offset) || byte_offset % (halves * 2) != 0 {
+            return Ok(None);
+        }
+        let key = (root_offset, byte_offset, halves);
+        if let Some(&half) = self.preload_at.get(&key) {
+            return Ok(Some(Reg { half, size }));
+        }
+        let end = self
+            .uniform_preloads
+            .last()
+            .map_or(abi::PRELOAD_UNIFORM_START, |p| p.uniform_half + p.halves);
+        // 64-bit uniforms start at a multiple of four halves.
+        let start = end.next_multiple_of(halves.max(2));
+        if start + halves > abi::PRELOAD_UNIFORM_END {
+            return Ok(None);
+        }
+        self.uniform_preloads.push(crate::UniformPreload {
+            uniform_half: start,
+            halves,
+            root_offset,
+            byte_offset,
+        });
+        self.preload_at.insert(key, start as u16);
+        Ok(Some(Reg {
+            half: start as u16,
+            size,
+        }))
     }
 
     fn store(&mut self, space: Space, addr: Value, value: Value) -> Result<(), CompileError> {

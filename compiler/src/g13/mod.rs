@@ -100,6 +100,8 @@ pub(crate) struct VProgram {
     pub vregs: Vec<VregInfo>,
     /// Per-thread stack bytes the IR's scratch space uses; spills go after it.
     pub scratch_base: u32,
+    /// Uniform ranges the launch loads from descriptor memory.
+    pub preloads: Vec<crate::UniformPreload>,
 }
 
 /// The virtual register that stands for the physical `r0l`.
@@ -119,16 +121,20 @@ pub(crate) fn vreg(id: u16, part: u16, size: Size) -> Reg {
     }
 }
 
-/// Options for tests: the register budget in halves.
+/// Back-end options: the register budget in halves (tests lower it), and whether constant
+/// descriptor words may become uniform preloads (application compute shaders, whose
+/// launches emit them).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Options {
     pub gpr_budget: u16,
+    pub preloads: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
         Options {
             gpr_budget: hw::isa::GPR_HALVES,
+            preloads: false,
         }
     }
 }
@@ -137,6 +143,7 @@ impl Default for Options {
 #[derive(Debug, Clone)]
 pub(crate) struct Compiled {
     pub items: Vec<Item>,
+    pub preloads: Vec<crate::UniformPreload>,
     pub gpr_halves: u32,
     pub scratch_bytes: u32,
     pub spills: u32,
@@ -145,7 +152,12 @@ pub(crate) struct Compiled {
 
 /// Everything up to (not including) encoding, with a register budget.
 pub(crate) fn compile_items(shader: &Shader, opts: Options) -> Result<Compiled, CompileError> {
-    compile_vprog(&isel::select(shader)?, opts)
+    let vprog = if opts.preloads {
+        isel::select_preloading(shader)?
+    } else {
+        isel::select(shader)?
+    };
+    compile_vprog(&vprog, opts)
 }
 
 /// Register allocation and waits for a selected program.
@@ -160,6 +172,7 @@ pub(crate) fn compile_vprog(vprog: &VProgram, opts: Options) -> Result<Compiled,
     let items = waits::insert_waits(&kept);
     Ok(Compiled {
         items,
+        preloads: vprog.preloads.clone(),
         gpr_halves: alloc.gpr_halves,
         scratch_bytes: alloc.scratch_bytes,
         spills: alloc.spills,
@@ -168,7 +181,22 @@ pub(crate) fn compile_vprog(vprog: &VProgram, opts: Options) -> Result<Compiled,
 }
 
 pub fn compile(shader: &Shader) -> Result<ComputeBinary, CompileError> {
-    let c = compile_items(shader, Options::default())?;
+    compile_opts(shader, Options::default())
+}
+
+/// [`compile`], with constant descriptor words preloaded into uniforms by the launch.
+pub fn compile_with_preloads(shader: &Shader) -> Result<ComputeBinary, CompileError> {
+    compile_opts(
+        shader,
+        Options {
+            preloads: true,
+            ..Options::default()
+        },
+    )
+}
+
+fn compile_opts(shader: &Shader, opts: Options) -> Result<ComputeBinary, CompileError> {
+    let c = compile_items(shader, opts)?;
     let encoded = encode::encode_program(&c.items)?;
     let stats = stats::Stats::new(&c, &encoded);
     stats.report(&encoded.code);
@@ -176,6 +204,7 @@ pub fn compile(shader: &Shader) -> Result<ComputeBinary, CompileError> {
         code: encoded.code,
         gpr_halves: c.gpr_halves,
         uniform_halves: abi::ROOT_TABLE_SIZE / 2,
+        preloads: c.preloads,
         scratch_bytes: c.scratch_bytes,
         shared_bytes: shader.shared_size,
         local_size: shader.local_size,

@@ -14,7 +14,14 @@ const VA: u64 = 0x1_2340_0000;
 /// Compiles `shader` with a register budget, runs `groups` workgroups of `local` threads on
 /// memory holding `words` at the set-0 address, and returns the memory afterwards.
 fn run(shader: &Shader, budget: u16, local: u32, groups: u32, words: &[u32]) -> Vec<u32> {
-    let c = compile_items(shader, Options { gpr_budget: budget }).expect("compile");
+    let c = compile_items(
+        shader,
+        Options {
+            gpr_budget: budget,
+            ..Options::default()
+        },
+    )
+    .expect("compile");
     let e = encode::encode_program(&c.items).expect("encode");
     let mut at = 0;
     let mut code = Vec::new();

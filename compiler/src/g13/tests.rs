@@ -29,6 +29,7 @@ impl Build {
                 value_types: Vec::new(),
                 var_types: Vec::new(),
                 body: Vec::new(),
+                contract: false,
             },
             stack: vec![Vec::new()],
             block: Vec::new(),
@@ -407,6 +408,18 @@ fn if_instr(cond: Reg) -> Item {
     }))
 }
 
+/// An `if` that compares `a` with the immediate `b` itself.
+fn if_compare(cond: ICond, a: Reg, b: u32) -> Item {
+    Item::Op(Instr::ExecCmp(ExecCmp {
+        op: ExecOp::If,
+        cond: Cond::Int(cond),
+        invert: false,
+        a: Operand::Reg(a),
+        b: Operand::Imm(b),
+        n: 1,
+    }))
+}
+
 fn uncond(op: ExecOp, n: u8) -> Item {
     Item::Op(Instr::ExecCmp(ExecCmp {
         op,
@@ -466,11 +479,11 @@ fn if_else_is_the_mesa_sequence() {
         },
     );
     let v = isel::select(&b.finish()).unwrap();
-    let c = cond_reg(&v.items);
-    assert_eq!(c.size, Size::S16, "booleans are 16-bit");
+    // The comparison feeds only the branch, so `if` makes it: x < 5 directly.
+    let x = cond_reg(&v.items);
     let expect = vec![
         set_r0l(0),
-        if_instr(c),
+        if_compare(ICond::ULt, x, 5),
         Item::Jump {
             cond: JumpCond::None,
             target: 0,
@@ -496,10 +509,10 @@ fn if_without_else_skips_to_the_pop() {
     let c = b.cmp(CmpOp::IEq, x, zero);
     b.if_(c, |b| b.effect(Op::MemoryBarrier), |_| {});
     let v = isel::select(&b.finish()).unwrap();
-    let c = cond_reg(&v.items);
+    let x = cond_reg(&v.items);
     let expect = vec![
         set_r0l(0),
-        if_instr(c),
+        if_compare(ICond::UEq, x, 0),
         Item::Jump {
             cond: JumpCond::None,
             target: 1,
@@ -524,7 +537,9 @@ fn loop_with_break_and_continue() {
         b.node(Node::Break);
     });
     let v = isel::select(&b.finish()).unwrap();
+    // Two branches read the comparison: it is a boolean register, which `if` tests.
     let c = cond_reg(&v.items);
+    assert_eq!(c.size, Size::S16, "booleans are 16-bit");
     let expect = vec![
         set_r0l(0),
         // Top level: every thread is active, so no push.

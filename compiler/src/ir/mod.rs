@@ -81,6 +81,10 @@ pub struct Shader {
     /// Type of every variable, indexed by `Var.0`.
     pub var_types: Vec<Type>,
     pub body: Vec<Node>,
+    /// A float multiply and add may become one fused multiply-add (`passes::fuse_ffma`):
+    /// true for a SPIR-V module with no `NoContraction` decoration. False by default, so
+    /// shaders built by hand round every operation as written.
+    pub contract: bool,
 }
 
 /// A vertex, geometry or fragment shader: the body and what the pipeline needs to know about it.

@@ -859,6 +859,7 @@ mod tests {
                 value_types: vec![],
                 var_types: vec![],
                 body: vec![],
+                contract: false,
             },
             cur: vec![],
             slot: 0,

@@ -1,16 +1,60 @@
-//! 32-bit integer division and remainder without a divide instruction: a float reciprocal
-//! estimate of the divisor, one Newton-Raphson step in fixed point with `UMulHigh`, then two
+//! 32-bit integer division and remainder without a divide instruction. A constant divisor
+//! becomes a multiply by its "magic" reciprocal and a shift (Granlund and Montgomery's
+//! method, exact for every 32-bit dividend, [`magic`]). Any other divisor gets a float
+//! reciprocal estimate, one Newton-Raphson step in fixed point with `UMulHigh`, then two
 //! correction steps that make quotient and remainder exact. Signed forms work on magnitudes.
 //! Also expands IAbs and ISign, which the back ends do not take.
 
 use crate::ir::{BinOp, CmpOp, Constant, ConvOp, Inst, Op, Scalar, Shader, Type, UnOp, Value};
 use crate::CompileError;
 
-use super::{rewrite, Out};
+use super::{const_of, defs, rewrite, Out};
+
+/// How to divide by the constant `d` (not 0): `q = umulhi(n, m) >> shift`, or, when the
+/// reciprocal needs 33 bits (`wide`), `t = umulhi(n, m); q = (((n - t) >> 1) + t) >> shift`
+/// with `m` its low 32 bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Magic {
+    pub m: u32,
+    pub shift: u32,
+    pub wide: bool,
+}
+
+/// The magic reciprocal of `d` (2 or more, not a power of two). With `p = 32 + l` and
+/// `m = ceil(2^p / d)`, the product `n * m / 2^p` is `n / d` plus `n * e / (d * 2^p)` where
+/// `e = m * d - 2^p < d`; when `e <= 2^l` that excess stays below `1 / d` for every
+/// `n < 2^32`, so the floor is exact. The smallest such `l` with `m < 2^32` gives one multiply
+/// and one shift; `l = ceil(log2 d)` always qualifies, with a 33-bit `m` in the worst case.
+pub(crate) fn magic(d: u32) -> Magic {
+    let ceil_log2 = 32 - (d - 1).leading_zeros();
+    for l in 0..=ceil_log2 {
+        let p = 32 + l;
+        let m = (1u128 << p).div_ceil(u128::from(d));
+        let e = m * u128::from(d) - (1u128 << p);
+        if e <= 1u128 << l && m < 1u128 << 32 {
+            return Magic {
+                m: m as u32,
+                shift: l,
+                wide: false,
+            };
+        }
+    }
+    // m = ceil(2^(32 + l) / d) lies in [2^32, 2^33): the add-and-halve form computes
+    // floor(n * m / 2^(32 + l)) without the 33rd bit.
+    let l = ceil_log2;
+    let m = (1u128 << (32 + l)).div_ceil(u128::from(d));
+    Magic {
+        m: (m - (1u128 << 32)) as u32,
+        shift: l - 1,
+        wide: true,
+    }
+}
 
 struct E<'a> {
     sh: &'a mut Shader,
     out: &'a mut Out,
+    /// The magnitude of the divisor of the operation being lowered, when it is a constant.
+    konst: Option<u32>,
 }
 
 impl E<'_> {
@@ -34,8 +78,37 @@ impl E<'_> {
         self.op(Type::I32, Op::Unary(UnOp::INeg, x))
     }
 
+    /// Unsigned quotient and remainder by the constant `d` (not 0).
+    fn udivmod_const(&mut self, n: Value, d: u32) -> (Value, Value) {
+        let dv = self.c(d);
+        let q = if d.is_power_of_two() {
+            let k = self.c(d.trailing_zeros());
+            self.b(BinOp::UShr, n, k)
+        } else {
+            let mg = magic(d);
+            let m = self.c(mg.m);
+            let t = self.b(BinOp::UMulHigh, n, m);
+            let t = if mg.wide {
+                let one = self.c(1);
+                let diff = self.b(BinOp::ISub, n, t);
+                let half = self.b(BinOp::UShr, diff, one);
+                self.b(BinOp::IAdd, half, t)
+            } else {
+                t
+            };
+            let k = self.c(mg.shift);
+            self.b(BinOp::UShr, t, k)
+        };
+        let qd = self.b(BinOp::IMul, q, dv);
+        let rem = self.b(BinOp::ISub, n, qd);
+        (q, rem)
+    }
+
     /// Unsigned quotient and remainder.
     fn udivmod(&mut self, n: Value, d: Value) -> (Value, Value) {
+        if let Some(k) = self.konst.filter(|&k| k != 0) {
+            return self.udivmod_const(n, k);
+        }
         let fd = self.op(Type::F32, Op::Conv(ConvOp::UToF, d));
         let r = self.op(Type::F32, Op::Unary(UnOp::FRcp, fd));
         // Just below 2^32, so the scaled estimate never exceeds the true 2^32/d.
@@ -69,6 +142,11 @@ impl E<'_> {
 }
 
 pub fn lower_int_div(sh: &mut Shader) -> Result<(), CompileError> {
+    let d = defs(sh);
+    let konst = |v: Value| -> Option<u32> {
+        let c = const_of(&d, v)?;
+        (c.len() == 1).then(|| c[0] as u32)
+    };
     rewrite(sh, &mut |sh, inst, out| {
         let Some(dst) = inst.dst else {
             out.inst(inst);
@@ -93,7 +171,18 @@ pub fn lower_int_div(sh: &mut Shader) -> Result<(), CompileError> {
             )));
         }
         let _ = Scalar::I32;
-        let mut e = E { sh, out };
+        let divisor = match inst.op {
+            Op::Binary(BinOp::UDiv | BinOp::UMod, _, d) => konst(d),
+            Op::Binary(BinOp::SDiv | BinOp::SRem | BinOp::SMod, _, d) => {
+                konst(d).map(|k| (k as i32).unsigned_abs())
+            }
+            _ => None,
+        };
+        let mut e = E {
+            sh,
+            out,
+            konst: divisor,
+        };
         let r = match inst.op {
             Op::Binary(BinOp::UDiv, n, d) => e.udivmod(n, d).0,
             Op::Binary(BinOp::UMod, n, d) => e.udivmod(n, d).1,

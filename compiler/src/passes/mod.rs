@@ -9,6 +9,7 @@ mod copy_prop;
 mod count_fragment_invocations;
 mod cse;
 mod dce;
+mod fuse_ffma;
 mod geometry_outputs;
 pub mod geometry_prologue;
 mod guard_helper_writes;
@@ -41,6 +42,7 @@ pub use copy_prop::copy_prop;
 pub use count_fragment_invocations::count_fragment_invocations;
 pub use cse::cse;
 pub use dce::dce;
+pub use fuse_ffma::fuse_ffma;
 pub use geometry_outputs::{lower_geometry_outputs, GeometryRecord, InvocationPrologue};
 pub use geometry_prologue::GeometryPrologue;
 pub use guard_helper_writes::guard_helper_writes;
@@ -132,6 +134,8 @@ pub fn run_all_observed(
         ("copy_prop", |s, _| copy_prop(s)),
         // Dead address arithmetic left by lower_descriptors would read as 64-bit data.
         ("dce", |s, _| dce(s)),
+        // Before lower_int64 and lower_float, whose float sequences must round as written.
+        ("fuse_ffma", |s, _| fuse_ffma(s)),
         ("lower_int64", |s, _| lower_int64(s)),
         ("copy_prop", |s, _| copy_prop(s)),
         ("const_fold", |s, _| const_fold(s)),

@@ -26,6 +26,7 @@ impl B {
                 value_types: vec![],
                 var_types: vec![],
                 body: vec![],
+                contract: false,
             },
             cur: vec![],
         }
@@ -275,6 +276,53 @@ fn algebraic_identities_and_strength_reduction() {
     );
 }
 
+/// `x * y + z` in F32, with the product used `uses` times.
+fn multiply_add(contract: bool, product_uses: u32) -> Shader {
+    let mut b = B::new();
+    b.sh.contract = contract;
+    let words: Vec<Value> = (0..3).map(|k| b.input(k)).collect();
+    let f: Vec<Value> = words
+        .iter()
+        .map(|&w| b.op(Type::F32, Op::Conv(ConvOp::Bitcast, w)))
+        .collect();
+    let p = b.op(Type::F32, Op::Binary(BinOp::FMul, f[0], f[1]));
+    let s = b.op(Type::F32, Op::Binary(BinOp::FAdd, f[2], p));
+    b.output(0, s);
+    for k in 1..product_uses {
+        b.output(k, p);
+    }
+    b.finish()
+}
+
+#[test]
+fn fuse_ffma_contracts_single_use_products_when_allowed() {
+    let muls = |sh: &Shader| count(sh, &|op| matches!(op, Op::Binary(BinOp::FMul, ..)));
+    let fmas = |sh: &Shader| count(sh, &|op| matches!(op, Op::FFma(..)));
+    // (1 + 2^-12) squared is 1 + 2^-11 + 2^-24: one rounding keeps the 2^-24, two lose it.
+    let x = f32::from_bits(0x3f80_0800);
+    let inputs = [x.to_bits(), x.to_bits(), (-1.0f32).to_bits()];
+    let unfused = (x * x + -1.0f32).to_bits();
+    let fused = x.mul_add(x, -1.0).to_bits();
+    assert_ne!(fused, unfused);
+
+    let mut sh = multiply_add(true, 1);
+    super::fuse_ffma(&mut sh).unwrap();
+    validate(&sh).unwrap();
+    assert_eq!((muls(&sh), fmas(&sh)), (0, 1));
+    assert_eq!(run(&sh, &inputs, 1, [1, 1, 1]), vec![fused]);
+
+    // NoContraction in the module: every operation rounds.
+    let mut sh = multiply_add(false, 1);
+    super::fuse_ffma(&mut sh).unwrap();
+    assert_eq!((muls(&sh), fmas(&sh)), (1, 0));
+    assert_eq!(run(&sh, &inputs, 1, [1, 1, 1]), vec![unfused]);
+
+    // A product used elsewhere too stays, so fusing would save nothing.
+    let mut sh = multiply_add(true, 2);
+    super::fuse_ffma(&mut sh).unwrap();
+    assert_eq!((muls(&sh), fmas(&sh)), (1, 0));
+}
+
 #[test]
 fn promote_vars_single_store_and_block_local() {
     let mut b = B::new();
@@ -484,6 +532,107 @@ fn lower_int_div_is_exact() {
             sx.signum() as u32,
         ];
         assert_eq!(run(&sh, &[x, y], 7, [1, 1, 1]), e, "x = {x:#x}, y = {y:#x}");
+    }
+}
+
+/// Every division and remainder by constant divisors, lowered (magic reciprocals), against
+/// Rust's, for dividends at the edges and random ones; and `magic` itself in exact arithmetic
+/// for many more divisors.
+#[test]
+fn lower_int_div_by_constants_is_exact() {
+    let divisors: Vec<u32> = [
+        1,
+        2,
+        3,
+        5,
+        6,
+        7,
+        10,
+        11,
+        25,
+        40,
+        64,
+        100,
+        125,
+        641,
+        1000,
+        6700417,
+        0x7fff_ffff,
+        0x8000_0000,
+        0x8000_0001,
+        0xffff_fffe,
+        0xffff_ffff,
+        0xfffffff6,
+        0xffff_ff9c,
+    ]
+    .to_vec();
+    let ops = [
+        BinOp::UDiv,
+        BinOp::UMod,
+        BinOp::SDiv,
+        BinOp::SRem,
+        BinOp::SMod,
+    ];
+    let mut dividends: Vec<u32> = vec![0, 1, 2, 39, 40, 41, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..200 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        dividends.push(seed as u32);
+    }
+    for &y in &divisors {
+        let mut b = B::new();
+        let x = b.input(0);
+        let c = b.c(y);
+        for (k, op) in ops.iter().enumerate() {
+            let r = b.op(Type::I32, Op::Binary(*op, x, c));
+            b.output(k as u32, r);
+        }
+        let mut sh = b.finish();
+        super::lower_int_div(&mut sh).unwrap();
+        super::copy_prop(&mut sh).unwrap();
+        backend_form(&sh).unwrap();
+        for &x in &dividends {
+            let (sx, sy) = (x as i32, y as i32);
+            let srem = sx.wrapping_rem(sy);
+            let smod = if srem != 0 && (srem < 0) != (sy < 0) {
+                srem.wrapping_add(sy)
+            } else {
+                srem
+            };
+            let e = vec![
+                x / y,
+                x % y,
+                sx.wrapping_div(sy) as u32,
+                srem as u32,
+                smod as u32,
+            ];
+            assert_eq!(run(&sh, &[x], 5, [1, 1, 1]), e, "x = {x:#x}, y = {y:#x}");
+        }
+    }
+    // The reciprocal alone, on the CPU: exact for the extreme dividends of every form.
+    let apply = |n: u32, mg: super::lower_int_div::Magic| -> u32 {
+        let t = ((u64::from(n) * u64::from(mg.m)) >> 32) as u32;
+        let t = if mg.wide { ((n - t) >> 1) + t } else { t };
+        t >> mg.shift
+    };
+    for d in (3u32..5000).chain((0..5000).map(|k| u32::MAX - k)) {
+        if d.is_power_of_two() {
+            continue;
+        }
+        let mg = super::lower_int_div::magic(d);
+        for n in [
+            u32::MAX,
+            u32::MAX - 1,
+            d - 1,
+            d,
+            d.saturating_add(1),
+            (u32::MAX / d) * d - 1,
+            (u32::MAX / d) * d,
+        ] {
+            assert_eq!(apply(n, mg), n / d, "n = {n}, d = {d}, {mg:?}");
+        }
     }
 }
 

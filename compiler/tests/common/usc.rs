@@ -101,11 +101,6 @@ pub fn run_spirv(spirv: &[u32], bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8])
         bin.local_size,
         std::array::from_fn(|i| groups[i] * bin.local_size[i]),
     );
-    launch.uniforms = root
-        .chunks(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        .collect();
-    launch.uniforms.truncate(bin.uniform_halves as usize);
     launch.shared_bytes = bin.shared_bytes;
     launch.stack_bytes = bin.scratch_bytes;
     launch.max_lane_steps = 1 << 30;
@@ -115,6 +110,9 @@ pub fn run_spirv(spirv: &[u32], bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8])
     for (k, b) in bufs.iter().enumerate() {
         mem.map(BUF_BASE + 0x1_0000 * k as u64, b.clone());
     }
+    launch.uniforms = bin.launch_uniforms(&root, &mut |va, out| {
+        mem.read(va, out).expect("preload from mapped memory")
+    });
     run_workgroups(&prog, &launch, &mut mem).unwrap_or_else(|f| panic!("USC fault: {f:?}"));
     let usc: Vec<Vec<u8>> = bufs
         .iter()

@@ -53,9 +53,10 @@ fn push_root(
     Ok(a.va)
 }
 
-/// The USC words of one launch of `program` with its root table at `root`, in the order
-/// Mesa writes them: shared memory, uniforms, shader, registers, no preshader.
-fn usc_words(program: &Program, root: u64) -> Vec<u8> {
+/// The USC words of one launch of `program` with its root table at `root` and `sets` bound,
+/// in the order Mesa writes them: shared memory, uniforms (the root table, then the binary's
+/// preloads from set memory), shader, registers, no preshader.
+fn usc_words(program: &Program, root: u64, sets: &[u64]) -> Vec<u8> {
     let b = &program.binary;
     let mut w = Vec::new();
     let shared = b.shared_bytes.div_ceil(256) * 256;
@@ -68,6 +69,22 @@ fn usc_words(program: &Program, root: u64) -> Vec<u8> {
     }
     .pack(&mut w);
     pack_uniform_range(0, b.uniform_halves, root, &mut w);
+    for p in &b.preloads {
+        let set = p
+            .root_offset
+            .wrapping_sub(compiler::abi::set_address_offset(0))
+            / 8;
+        // An unbound set (address 0) is only legal where the shader never reads it.
+        match sets.get(set as usize) {
+            Some(&base) if base != 0 => pack_uniform_range(
+                p.uniform_half,
+                p.halves,
+                base + u64::from(p.byte_offset),
+                &mut w,
+            ),
+            _ => {}
+        }
+    }
     UscWord::Shader {
         code: program.code_offset,
         loads_varyings: false,
@@ -87,13 +104,13 @@ pub fn launch(
     dev: &Device,
     rec: &mut Recording,
     program: &Program,
-    root: u64,
+    (root, sets): (u64, &[u64]),
     mode: CdmMode,
     global_size: [u32; 3],
     indirect: u64,
 ) -> Result<(), vk::Result> {
     rec.open_segment(dev)?;
-    let words = usc_words(program, root);
+    let words = usc_words(program, root, sets);
     let words_va = rec.upload.push(dev, &words, 64)?;
     let pipeline = words_va
         .checked_sub(dev.usc_base)
@@ -104,7 +121,7 @@ pub fn launch(
     }
     rec.barrier_pending = false;
     CdmLaunch {
-        uniform_halves: program.binary.uniform_halves,
+        uniform_halves: program.binary.uniform_halves_used(),
         texture_states: 0,
         sampler_states: 0,
         preshader_halves: 0,
@@ -167,7 +184,7 @@ pub fn meta_launch_grid(
         dev,
         rec,
         &program,
-        root_va,
+        (root_va, &[set_va]),
         CdmMode::Direct,
         [groups[0] * meta::LOCAL_SIZE, groups[1], groups[2]],
         0,
@@ -209,7 +226,7 @@ fn dispatch_base(
         dev,
         rec,
         &pipeline.program,
-        root_va,
+        (root_va, &sets),
         CdmMode::Direct,
         threads,
         0,
@@ -320,7 +337,7 @@ fn dispatch_indirect(
         dev,
         rec,
         &pipeline.program,
-        root_va,
+        (root_va, &sets),
         CdmMode::IndirectGlobal,
         [0; 3],
         grid_va,

@@ -629,6 +629,7 @@ impl<'a> Sel<'a> {
             imm: 0,
         }));
         let frame = self.exec.sample_loop_begin(&mut self.out);
+        self.uniform_copies.clear();
         let index = self.temp(Size::S32)?;
         self.copy(index, Operand::Reg(next));
         self.exec.sample_loop_exit_if(
@@ -646,6 +647,7 @@ impl<'a> Sel<'a> {
         self.write_outputs()?;
         self.sample = None;
         self.exec.sample_loop_end(frame, &mut self.out);
+        self.uniform_copies.clear();
         Ok(())
     }
 

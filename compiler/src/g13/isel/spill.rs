@@ -21,6 +21,7 @@ use hw::isa::*;
 use super::tib::{channels, is_integer, numeric};
 use super::{unsupported, Sel, AND, RUN_COORDS, RUN_SAMPLE, RUN_TEXEL};
 use crate::abi;
+use crate::g13::exec::Test;
 use crate::g13::graphics::ColourOutput;
 use crate::g13::vreg;
 use crate::graphics_api::LogicOp;
@@ -104,9 +105,13 @@ impl Sel<'_> {
         };
         for (index, bit) in each {
             let covered = self.bitop_r(Operand::Reg(coverage), bit, AND)?;
-            let frame = self
-                .exec
-                .if_begin(Operand::Reg(covered), false, false, &mut self.out);
+            let frame = self.exec.if_begin(
+                Test::nonzero(Operand::Reg(covered), false),
+                false,
+                &mut self.out,
+            );
+            // Register copies made before or inside the `if` are not reused past it.
+            self.uniform_copies.clear();
             for (part, sr) in [
                 (0, SpecialReg::THREAD_POSITION_IN_GRID_X),
                 (2, SpecialReg::THREAD_POSITION_IN_GRID_Y),
@@ -169,6 +174,7 @@ impl Sel<'_> {
                 coherent: false,
             }));
             self.exec.if_end(frame, &mut self.out);
+            self.uniform_copies.clear();
         }
         Ok(())
     }
