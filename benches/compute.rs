@@ -166,6 +166,43 @@ impl Summary {
     }
 }
 
+/// Mesa's figures for one shader (`benches/data/mesa-25.0.7-compute.tsv`).
+struct MesaFigures {
+    instrs: u64,
+    preamble: u64,
+    gpr_halves: u64,
+    spills: u64,
+}
+
+/// Mesa 25.0.7's AGX compiler on the same corpus, by shader name (see benches/data/README.md).
+fn mesa_figures() -> Result<std::collections::HashMap<String, MesaFigures>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches")
+        .join("data")
+        .join("mesa-25.0.7-compute.tsv");
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let mut m = std::collections::HashMap::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let num = |i: usize| -> Result<u64> {
+            f.get(i)
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| format!("{}: bad line {line:?}", path.display()))
+        };
+        m.insert(
+            f[0].to_string(),
+            MesaFigures {
+                instrs: num(1)?,
+                preamble: num(2)?,
+                gpr_halves: num(3)?,
+                spills: num(4)?,
+            },
+        );
+    }
+    Ok(m)
+}
+
 fn corpus(tmp: &Path) -> Result<()> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
@@ -176,27 +213,41 @@ fn corpus(tmp: &Path) -> Result<()> {
         .filter(|p| p.extension().is_some_and(|x| x == "comp"))
         .collect();
     names.sort();
+    let mesa = mesa_figures()?;
 
     println!(
         "== Shader corpus: {} shaders in {}, agx4 compiler, Target::G13 ==",
         names.len(),
         dir.display()
     );
-    println!("compile time over {COMPILE_REPS} repetitions each (after one warm-up), SPIR-V from glslangValidator -V, no specialization");
+    println!("compile time over {COMPILE_REPS} repetitions each (after one warm-up), SPIR-V from glslangValidator -V, no specialization,");
+    println!("buffer accesses unchecked (a device without robustness, as Mesa's figures were taken); gprs in 16-bit halves;");
+    println!("Mesa 25.0.7's AGX compiler (benches/data) beside: main shader and uniform preamble instructions");
     println!();
     println!(
-        "{:<28} {:>10} {:>10} {:>7} {:>8} {:>5}",
-        "shader", "mean µs", "max µs", "instrs", "bytes", "gprs"
+        "{:<28} {:>9} {:>7} {:>5} {:>6} | {:>6} {:>8} {:>5} {:>6} | {:>6}",
+        "shader",
+        "mean µs",
+        "instrs",
+        "gprs",
+        "spills",
+        "mesa",
+        "preamble",
+        "gprs",
+        "spills",
+        "ratio"
     );
     let mut rows = Vec::new();
     let mut failures = Vec::new();
+    // (agx4 instructions, Mesa instructions) of the shaders both have figures for.
+    let mut pairs: Vec<(String, u64, u64)> = Vec::new();
     for path in &names {
         let name = path
-            .file_name()
+            .file_stem()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let words = glslang(path, &tmp.join(format!("{name}.spv")))?;
-        let layout = match compiler::reflect::layout_from_spirv(&words) {
+        let mut layout = match compiler::reflect::layout_from_spirv(&words) {
             Ok(l) => l,
             Err(e) => {
                 println!("{name:<28} layout: {e}");
@@ -204,6 +255,7 @@ fn corpus(tmp: &Path) -> Result<()> {
                 continue;
             }
         };
+        layout.buffer_robustness = compiler::BufferRobustness::Unchecked;
         let binary = match compile(&words, &layout) {
             Ok(b) => b,
             Err(e) => {
@@ -222,13 +274,26 @@ fn corpus(tmp: &Path) -> Result<()> {
         let mean = times.iter().sum::<Duration>() / COMPILE_REPS;
         let max = times.iter().max().copied().unwrap_or_default();
         let s = binary.stats;
+        let theirs = match mesa.get(&name) {
+            Some(m) => {
+                pairs.push((name.clone(), u64::from(s.instructions), m.instrs));
+                format!(
+                    "{:>6} {:>8} {:>5} {:>6} | {:>6.2}",
+                    m.instrs,
+                    m.preamble,
+                    m.gpr_halves,
+                    m.spills,
+                    f64::from(s.instructions) / m.instrs.max(1) as f64
+                )
+            }
+            None => format!("{:>6} {:>8} {:>5} {:>6} | {:>6}", "-", "-", "-", "-", "-"),
+        };
         println!(
-            "{name:<28} {:>10.1} {:>10.1} {:>7} {:>8} {:>5}",
+            "{name:<28} {:>9.1} {:>7} {:>5} {:>6} | {theirs}",
             mean.as_secs_f64() * 1e6,
-            max.as_secs_f64() * 1e6,
             s.instructions,
-            s.code_bytes,
-            s.gpr_halves / 2
+            s.gpr_halves,
+            s.spills,
         );
         rows.push((mean, max, s));
     }
@@ -267,6 +332,28 @@ fn corpus(tmp: &Path) -> Result<()> {
         bytes.max,
         bytes.sum
     );
+    if !pairs.is_empty() {
+        let ours: u64 = pairs.iter().map(|p| p.1).sum();
+        let theirs: u64 = pairs.iter().map(|p| p.2).sum();
+        let mut ratios: Vec<f64> = pairs
+            .iter()
+            .map(|p| p.1 as f64 / p.2.max(1) as f64)
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        let over: Vec<&str> = pairs
+            .iter()
+            .filter(|p| p.1 as f64 > 1.1 * p.2 as f64)
+            .map(|p| p.0.as_str())
+            .collect();
+        println!(
+            "against Mesa:  {} shaders; instructions agx4 {ours}, Mesa {theirs} (main shaders, preambles not counted), ratio {:.2}; per shader median {:.2}, max {:.2}; {} above 1.1x",
+            pairs.len(),
+            ours as f64 / theirs.max(1) as f64,
+            ratios[ratios.len() / 2],
+            ratios[ratios.len() - 1],
+            over.len()
+        );
+    }
     println!();
     Ok(())
 }
@@ -479,16 +566,6 @@ fn simulate(words: &[u32], invocations: u32, iterations: u32, want: &[u32]) -> R
     root[p..p + 4].copy_from_slice(&iterations.to_le_bytes());
 
     let mut launch = LaunchState::new(binary.local_size, [invocations, 1, 1]);
-    // The launch preloads the first `uniform_halves` halves of the root table.
-    for (h, pair) in root
-        .chunks(2)
-        .enumerate()
-        .take(binary.uniform_halves as usize)
-    {
-        if let Some(u) = launch.uniforms.get_mut(h) {
-            *u = u16::from_le_bytes([pair[0], pair[1]]);
-        }
-    }
     launch.shared_bytes = binary.shared_bytes;
     launch.stack_bytes = binary.scratch_bytes;
     launch.max_lane_steps = u64::MAX;
@@ -496,6 +573,15 @@ fn simulate(words: &[u32], invocations: u32, iterations: u32, want: &[u32]) -> R
     let mut mem = FlatMemory::new();
     mem.map(SET_VA, set);
     mem.map(DATA_VA, data.clone());
+    // The launch preloads the root table's uniforms and the binary's preloads.
+    let uniforms = binary.launch_uniforms(&root, &mut |va, out| {
+        let _ = mem.read(va, out);
+    });
+    for (h, u) in uniforms.into_iter().enumerate() {
+        if let Some(slot) = launch.uniforms.get_mut(h) {
+            *slot = u;
+        }
+    }
     let t = Instant::now();
     let stats = run_workgroups(&program, &launch, &mut mem)
         .map_err(|f| format!("simulated kernel faulted: {f:?}"))?;
