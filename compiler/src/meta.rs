@@ -346,6 +346,7 @@ impl Builder {
             var_types: Vec::new(),
             body: Vec::new(),
             contract: false,
+            offsets_in_range: false,
         };
         Builder {
             shader,

@@ -640,3 +640,62 @@ void main() {{
         assert_eq!(as_u32(&r[1])[0], want, "{qualifier:?}");
     }
 }
+
+/// Without robustness, `o[i] = a[i] + 1` indexes both buffers with `i` itself (the byte
+/// offset's shift and the shift back are gone) through descriptor words the launch preloads
+/// into uniforms; with robustness, each access also checks its range.
+#[test]
+fn unchecked_accesses_index_directly_through_preloaded_descriptors() {
+    let src = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std430, set = 0, binding = 0) readonly buffer A { uint a[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer O { uint o[]; };
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    o[i] = a[i] + 1u;
+}
+"#;
+    let Some(spirv) = common::glslang(src) else {
+        return;
+    };
+    let compile = |robustness| {
+        let mut layout = common::usc::layout(2);
+        layout.buffer_robustness = robustness;
+        let req = compiler::ComputeRequest {
+            spirv: &spirv,
+            entry_point: "main",
+            specialization: &[],
+            layout: &layout,
+            target: compiler::Target::G13,
+        };
+        let bin = compiler::compile_compute(&req).expect("compile");
+        let mut instrs = Vec::new();
+        let mut at = 0;
+        while at < bin.code.len() {
+            let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
+            instrs.push(i);
+            at += len;
+        }
+        (bin, instrs)
+    };
+    let memory = |instrs: &[hw::isa::Instr]| {
+        instrs
+            .iter()
+            .filter(|i| matches!(i, hw::isa::Instr::DeviceMem(_)))
+            .count()
+    };
+    let (bin, instrs) = compile(compiler::BufferRobustness::Unchecked);
+    assert_eq!(memory(&instrs), 2, "one load and one store: {instrs:?}");
+    assert!(
+        !instrs.iter().any(|i| matches!(i, hw::isa::Instr::Shift(_))),
+        "no offset shifts: {instrs:?}"
+    );
+    assert_eq!(
+        bin.preloads.len(),
+        2,
+        "both buffers' addresses are preloaded"
+    );
+    // The range checks cost a comparison and a branch per access at least.
+    let (checked, _) = compile(compiler::BufferRobustness::Checked);
+    assert!(checked.stats.instructions >= bin.stats.instructions + 4);
+}

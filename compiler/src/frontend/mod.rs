@@ -221,6 +221,7 @@ fn translate_stage(
                 .ids
                 .values()
                 .any(|l| l.iter().any(|(d, _)| *d == Decoration::NoContraction)),
+            offsets_in_range: false,
         },
         cur: Vec::new(),
         scratch_offsets: HashMap::new(),

@@ -1548,6 +1548,16 @@ impl Sel<'_> {
                         return Ok((base, Index::Imm(quarter as i16), true));
                     }
                 } else if self.multiple_of_4(o, 0) {
+                    // `x << 2` indexes with `x` itself where a wrapped offset is out of range
+                    // anyway (unchecked buffer accesses): the index is shifted back by the
+                    // hardware, without the 32-bit wrap, which only an access past 4 GiB sees.
+                    if let Some(&(BinOp::Shl, x, k)) = self.binops.get(&o) {
+                        if self.shader.offsets_in_range && !signed && self.const_of(k) == Some(2) {
+                            let x = self.reg(x)?;
+                            let base = self.base(base)?;
+                            return Ok((base, Index::Reg(x), true));
+                        }
+                    }
                     let o = self.iop(o)?;
                     let q = self.temp(Size::S32)?;
                     if signed {

@@ -19,6 +19,7 @@
 //! compare-and-select of the immediates 1 and 0, and `if` tests them against zero.
 
 mod coalesce;
+mod dead_defs;
 mod encode;
 mod exec;
 mod graphics;
@@ -152,11 +153,12 @@ pub(crate) struct Compiled {
 
 /// Everything up to (not including) encoding, with a register budget.
 pub(crate) fn compile_items(shader: &Shader, opts: Options) -> Result<Compiled, CompileError> {
-    let vprog = if opts.preloads {
+    let mut vprog = if opts.preloads {
         isel::select_preloading(shader)?
     } else {
         isel::select(shader)?
     };
+    dead_defs::remove_dead_defs(&mut vprog);
     compile_vprog(&vprog, opts)
 }
 

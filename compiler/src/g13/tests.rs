@@ -30,6 +30,7 @@ impl Build {
                 var_types: Vec::new(),
                 body: Vec::new(),
                 contract: false,
+                offsets_in_range: false,
             },
             stack: vec![Vec::new()],
             block: Vec::new(),

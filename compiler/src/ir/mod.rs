@@ -85,6 +85,10 @@ pub struct Shader {
     /// true for a SPIR-V module with no `NoContraction` decoration. False by default, so
     /// shaders built by hand round every operation as written.
     pub contract: bool,
+    /// Buffer accesses through descriptors are unchecked, so one whose 32-bit byte offset
+    /// wrapped is out of range (undefined behaviour) anyway: the back end may index with the
+    /// unwrapped value. Set by `passes::lower_descriptors`.
+    pub offsets_in_range: bool,
 }
 
 /// A vertex, geometry or fragment shader: the body and what the pipeline needs to know about it.

@@ -81,6 +81,7 @@ fn bytes(t: Type) -> u32 {
 }
 
 pub fn lower_descriptors(sh: &mut Shader, layout: &ResourceLayout) -> Result<(), CompileError> {
+    sh.offsets_in_range = layout.buffer_robustness == BufferRobustness::Unchecked;
     let d = defs(sh);
     // For an address IAdd(DescriptorAddress, Conv(UToU, off)): the descriptor and the offset.
     let origin = |addr: Value| -> Option<(u32, u32, Value, Value)> {

@@ -860,6 +860,7 @@ mod tests {
                 var_types: vec![],
                 body: vec![],
                 contract: false,
+                offsets_in_range: false,
             },
             cur: vec![],
             slot: 0,

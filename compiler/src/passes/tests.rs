@@ -27,6 +27,7 @@ impl B {
                 var_types: vec![],
                 body: vec![],
                 contract: false,
+                offsets_in_range: false,
             },
             cur: vec![],
         }
