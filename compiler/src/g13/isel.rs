@@ -197,21 +197,13 @@ fn branch_only_compares(shader: &Shader) -> HashMap<Value, (CmpOp, Value, Value)
 
 /// Selects instructions for a whole shader.
 pub(crate) fn select(shader: &Shader) -> Result<VProgram, CompileError> {
-    select_with(shader, None)
+    select_with(shader, None, false)
 }
 
 /// [`select`] for a compute shader whose launch loads uniform preloads: loads of constant
 /// descriptor words become uniforms (see `Sel::preload`).
 pub(crate) fn select_preloading(shader: &Shader) -> Result<VProgram, CompileError> {
-    let mut s = Sel::new(shader, None);
-    s.preloading = true;
-    s.exec.begin(&shader.body, false, &mut s.out);
-    s.nodes(&shader.body)?;
-    s.keep_fixed_runs();
-    if s.out.last() != Some(&Item::Op(Instr::Stop)) {
-        s.out.push(Item::Op(Instr::Stop));
-    }
-    Ok(s.finish())
+    select_with(shader, None, true)
 }
 
 /// Selects instructions for a vertex or fragment shader.
@@ -219,14 +211,16 @@ pub(crate) fn select_graphics(
     shader: &Shader,
     target: GraphicsTarget<'_>,
 ) -> Result<VProgram, CompileError> {
-    select_with(shader, Some(target))
+    select_with(shader, Some(target), false)
 }
 
 fn select_with<'a>(
     shader: &'a Shader,
     gfx: Option<GraphicsTarget<'a>>,
+    preloading: bool,
 ) -> Result<VProgram, CompileError> {
     let mut s = Sel::new(shader, gfx);
+    s.preloading = preloading;
     if gfx.is_some() {
         s.capture_preloads()?;
     }
@@ -1217,25 +1211,23 @@ impl Sel<'_> {
 /// negation.
 fn compare_cond(op: CmpOp) -> (Cond, bool) {
     use CmpOp::*;
-    {
-        match op {
-            IEq => (Cond::Int(ICond::UEq), false),
-            INe => (Cond::Int(ICond::UEq), true),
-            ULt => (Cond::Int(ICond::ULt), false),
-            UGe => (Cond::Int(ICond::ULt), true),
-            UGt => (Cond::Int(ICond::UGt), false),
-            ULe => (Cond::Int(ICond::UGt), true),
-            SLt => (Cond::Int(ICond::SLt), false),
-            SGe => (Cond::Int(ICond::SLt), true),
-            SGt => (Cond::Int(ICond::SGt), false),
-            SLe => (Cond::Int(ICond::SGt), true),
-            FOEq => (Cond::Float(FCond::Eq), false),
-            FOLt => (Cond::Float(FCond::Lt), false),
-            FOLe => (Cond::Float(FCond::Le), false),
-            FOGt => (Cond::Float(FCond::Gt), false),
-            FOGe => (Cond::Float(FCond::Ge), false),
-            FUNe => (Cond::Float(FCond::Eq), true),
-        }
+    match op {
+        IEq => (Cond::Int(ICond::UEq), false),
+        INe => (Cond::Int(ICond::UEq), true),
+        ULt => (Cond::Int(ICond::ULt), false),
+        UGe => (Cond::Int(ICond::ULt), true),
+        UGt => (Cond::Int(ICond::UGt), false),
+        ULe => (Cond::Int(ICond::UGt), true),
+        SLt => (Cond::Int(ICond::SLt), false),
+        SGe => (Cond::Int(ICond::SLt), true),
+        SGt => (Cond::Int(ICond::SGt), false),
+        SLe => (Cond::Int(ICond::SGt), true),
+        FOEq => (Cond::Float(FCond::Eq), false),
+        FOLt => (Cond::Float(FCond::Lt), false),
+        FOLe => (Cond::Float(FCond::Le), false),
+        FOGt => (Cond::Float(FCond::Gt), false),
+        FOGe => (Cond::Float(FCond::Ge), false),
+        FUNe => (Cond::Float(FCond::Eq), true),
     }
 }
 
