@@ -12,14 +12,8 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 cargo build --release --quiet --lib
 export VK_DRIVER_FILES="$PWD/agx4_icd.json" NODEVICE_SELECT=1 MESA_LOADER_DRIVER_OVERRIDE=zink
-tmp=$(mktemp -d)
 . scripts/lib/xserver.sh
-cleanup() {
-    stop_x_server
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-ensure_x_server "$tmp"
+x_session
 # EGL warns without a runtime folder; give it a private one.
 export XDG_RUNTIME_DIR="$tmp"
 

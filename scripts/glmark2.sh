@@ -11,14 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 cargo build --release --quiet --lib
-tmp=$(mktemp -d)
 . scripts/lib/xserver.sh
-cleanup() {
-    stop_x_server
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-ensure_x_server "$tmp"
+x_session
 export XDG_RUNTIME_DIR="$tmp" NODEVICE_SELECT=1 MESA_LOADER_DRIVER_OVERRIDE=zink
 
 run() {

@@ -19,14 +19,8 @@ frames=${AGX4_CUBE_FRAMES:-60}
 shot=${AGX4_CUBE_SHOT_FRAME:-30}
 screenshot=${AGX4_CUBE_SCREENSHOT:-$PWD/${CARGO_TARGET_DIR:-target}/vkcube-frame.ppm}
 [ "$shot" -ge 1 ] && [ "$shot" -le "$frames" ] || { echo "AGX4_CUBE_SHOT_FRAME must be in 1..$frames" >&2; exit 1; }
-tmp=$(mktemp -d)
 . scripts/lib/xserver.sh
-cleanup() {
-    stop_x_server
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-ensure_x_server "$tmp"
+x_session
 
 # vkcube records nothing itself, so the run is captured with gfxreconstruct's layer and the
 # chosen frame is replayed on agx4 for its screenshot. The capture layer only copies vkcube's

@@ -148,19 +148,7 @@ struct Sel<'a> {
 /// The comparisons a branch can make itself: a `Cmp` in the block just before an `If` whose
 /// condition it is, used nowhere else.
 fn branch_only_compares(shader: &Shader) -> HashMap<Value, (CmpOp, Value, Value)> {
-    let mut uses: HashMap<Value, u32> = HashMap::new();
-    crate::passes::for_each_inst(&shader.body, &mut |i| {
-        let mut op = i.op.clone();
-        crate::passes::map_operands(&mut op, &mut |v| {
-            *uses.entry(v).or_insert(0) += 1;
-            v
-        });
-    });
-    fn walk(
-        nodes: &[Node],
-        uses: &mut HashMap<Value, u32>,
-        found: &mut Vec<(Value, (CmpOp, Value, Value))>,
-    ) {
+    fn walk(nodes: &[Node], found: &mut Vec<(Value, (CmpOp, Value, Value))>) {
         for (k, n) in nodes.iter().enumerate() {
             match n {
                 Node::If {
@@ -168,7 +156,6 @@ fn branch_only_compares(shader: &Shader) -> HashMap<Value, (CmpOp, Value, Value)
                     then_body,
                     else_body,
                 } => {
-                    *uses.entry(*cond).or_insert(0) += 1;
                     if let Some(Node::Block(insts)) = k.checked_sub(1).map(|p| &nodes[p]) {
                         let def = insts.iter().find(|i| i.dst == Some(*cond));
                         if let Some(Inst {
@@ -179,16 +166,17 @@ fn branch_only_compares(shader: &Shader) -> HashMap<Value, (CmpOp, Value, Value)
                             found.push((*cond, (*c, *a, *b)));
                         }
                     }
-                    walk(then_body, uses, found);
-                    walk(else_body, uses, found);
+                    walk(then_body, found);
+                    walk(else_body, found);
                 }
-                Node::Loop { body } => walk(body, uses, found),
+                Node::Loop { body } => walk(body, found),
                 _ => {}
             }
         }
     }
+    let uses = crate::passes::use_counts(&shader.body);
     let mut found = Vec::new();
-    walk(&shader.body, &mut uses, &mut found);
+    walk(&shader.body, &mut found);
     found
         .into_iter()
         .filter(|(v, _)| uses.get(v) == Some(&1))

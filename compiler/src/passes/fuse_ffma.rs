@@ -14,38 +14,7 @@ use std::collections::HashMap;
 use crate::ir::{BinOp, Node, Op, Scalar, Shader, Value};
 use crate::CompileError;
 
-use super::{for_each_inst, map_operands};
-
-/// How many times each value is used, by instructions and by `If` conditions.
-fn use_counts(nodes: &[Node]) -> HashMap<Value, u32> {
-    let mut uses = HashMap::new();
-    for_each_inst(nodes, &mut |i| {
-        let mut op = i.op.clone();
-        map_operands(&mut op, &mut |v| {
-            *uses.entry(v).or_insert(0) += 1;
-            v
-        });
-    });
-    fn conds(nodes: &[Node], uses: &mut HashMap<Value, u32>) {
-        for n in nodes {
-            match n {
-                Node::If {
-                    cond,
-                    then_body,
-                    else_body,
-                } => {
-                    *uses.entry(*cond).or_insert(0) += 1;
-                    conds(then_body, uses);
-                    conds(else_body, uses);
-                }
-                Node::Loop { body } => conds(body, uses),
-                _ => {}
-            }
-        }
-    }
-    conds(nodes, &mut uses);
-    uses
-}
+use super::use_counts;
 
 /// Fuses within one node list: a product defined in any block of the list may join a sum in
 /// a later block of the same list, since both run equally often (nested lists get their own

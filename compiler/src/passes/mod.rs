@@ -270,6 +270,37 @@ pub(crate) fn for_each_inst(nodes: &[Node], f: &mut dyn FnMut(&Inst)) {
     }
 }
 
+/// How many times each value is used, by instructions and by `If` conditions.
+pub(crate) fn use_counts(nodes: &[Node]) -> HashMap<Value, u32> {
+    let mut uses = HashMap::new();
+    for_each_inst(nodes, &mut |i| {
+        let mut op = i.op.clone();
+        map_operands(&mut op, &mut |v| {
+            *uses.entry(v).or_insert(0) += 1;
+            v
+        });
+    });
+    fn conds(nodes: &[Node], uses: &mut HashMap<Value, u32>) {
+        for n in nodes {
+            match n {
+                Node::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
+                    *uses.entry(*cond).or_insert(0) += 1;
+                    conds(then_body, uses);
+                    conds(else_body, uses);
+                }
+                Node::Loop { body } => conds(body, uses),
+                _ => {}
+            }
+        }
+    }
+    conds(nodes, &mut uses);
+    uses
+}
+
 /// Replaces uses of values by the map (following chains), in instructions and If conditions.
 pub(crate) fn substitute(nodes: &mut [Node], map: &HashMap<Value, Value>) {
     if map.is_empty() {

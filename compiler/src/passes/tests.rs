@@ -457,6 +457,25 @@ fn scalarize_vectors_and_memory() {
     assert_eq!(run(&sh, &[5, 7], 4, [1, 1, 1]), vec![5, 5, 15, 15]);
 }
 
+/// UDiv, UMod, SDiv, SRem and SMod of `x` by `y` (not 0), as SPIR-V defines them.
+fn divisions(x: u32, y: u32) -> [u32; 5] {
+    let (sx, sy) = (x as i32, y as i32);
+    let srem = sx.wrapping_rem(sy);
+    // SMod takes the divisor's sign.
+    let smod = if srem != 0 && (srem < 0) != (sy < 0) {
+        srem.wrapping_add(sy)
+    } else {
+        srem
+    };
+    [
+        x / y,
+        x % y,
+        sx.wrapping_div(sy) as u32,
+        srem as u32,
+        smod as u32,
+    ]
+}
+
 fn division_shader(ops: &[BinOp]) -> Shader {
     let mut b = B::new();
     let x = b.input(0);
@@ -516,22 +535,9 @@ fn lower_int_div_is_exact() {
         }
     }
     for (x, y) in cases {
-        let (sx, sy) = (x as i32, y as i32);
-        let srem = sx.wrapping_rem(sy);
-        let smod = if srem != 0 && (srem < 0) != (sy < 0) {
-            srem.wrapping_add(sy)
-        } else {
-            srem
-        };
-        let e = vec![
-            x / y,
-            x % y,
-            sx.wrapping_div(sy) as u32,
-            srem as u32,
-            smod as u32,
-            sx.wrapping_abs() as u32,
-            sx.signum() as u32,
-        ];
+        let sx = x as i32;
+        let mut e = divisions(x, y).to_vec();
+        e.extend([sx.wrapping_abs() as u32, sx.signum() as u32]);
         assert_eq!(run(&sh, &[x, y], 7, [1, 1, 1]), e, "x = {x:#x}, y = {y:#x}");
     }
 }
@@ -595,20 +601,7 @@ fn lower_int_div_by_constants_is_exact() {
         super::copy_prop(&mut sh).unwrap();
         backend_form(&sh).unwrap();
         for &x in &dividends {
-            let (sx, sy) = (x as i32, y as i32);
-            let srem = sx.wrapping_rem(sy);
-            let smod = if srem != 0 && (srem < 0) != (sy < 0) {
-                srem.wrapping_add(sy)
-            } else {
-                srem
-            };
-            let e = vec![
-                x / y,
-                x % y,
-                sx.wrapping_div(sy) as u32,
-                srem as u32,
-                smod as u32,
-            ];
+            let e = divisions(x, y).to_vec();
             assert_eq!(run(&sh, &[x], 5, [1, 1, 1]), e, "x = {x:#x}, y = {y:#x}");
         }
     }
