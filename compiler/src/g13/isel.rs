@@ -5,7 +5,7 @@
 //! one, else a `mov_imm` right before the user), so they never occupy a register for long.
 //! Root-table loads become uniform-register operands and emit nothing.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use hw::isa::*;
 
@@ -13,12 +13,16 @@ use super::exec::{ExecLowering, JumpKind, Test};
 use super::{vreg, Item, VProgram, VregInfo, NESTING_VREG};
 use crate::ir::{self, BinOp, CmpOp, ConvOp, Inst, Node, Op, Scalar, Shader, Space, UnOp, Value};
 use crate::{abi, CompileError};
+use scoped::Scoped;
 
 mod blend;
 mod coeff;
+mod fuse;
 mod gfx;
 mod input;
 mod interp;
+mod pairs;
+mod scoped;
 mod small;
 mod spill;
 mod subgroup;
@@ -33,8 +37,9 @@ pub(crate) use tile::{select_tile_program, TileOp, TileTargetOp};
 /// Where an IR value lives.
 #[derive(Debug, Clone, Copy)]
 enum Val {
-    /// Virtual register `id`, the whole of it.
-    Reg(u16, Size),
+    /// A virtual register (`vreg`): the whole of one, or a 32-bit part of a 64-bit one
+    /// (the two results of a paired load).
+    Reg(Reg),
     /// Bits of a constant (not yet in a register).
     Const(u64, Size),
     /// A uniform register (root table).
@@ -44,6 +49,25 @@ enum Val {
     Widened(Value, bool),
     /// A 64-bit sum not computed yet (an address: base + widened offset).
     Sum(Value, Value),
+}
+
+/// The address operands of a device access: `base + ((index << shift) * element bytes)`.
+struct Address {
+    base: Operand,
+    index: Index,
+    index_unsigned: bool,
+    shift: u8,
+}
+
+impl Address {
+    fn new(base: Operand, index: Index, index_unsigned: bool) -> Self {
+        Address {
+            base,
+            index,
+            index_unsigned,
+            shift: 0,
+        }
+    }
 }
 
 const AND: u8 = 0b1000;
@@ -134,11 +158,26 @@ struct Sel<'a> {
     /// Comparisons whose only use is the condition of the `If` right after their block
     /// ([`branch_only_compares`]): the `if` or `while` compares itself, so these emit nothing.
     branch_compares: HashMap<Value, (CmpOp, Value, Value)>,
+    /// Comparisons seen so far, by result: a `Select` on one compares itself
+    /// (`cmpsel`), so the boolean is not needed.
+    compares: HashMap<Value, (CmpOp, Value, Value)>,
+    /// Every address as base plus constant, for finding paired loads.
+    addresses: pairs::Addresses,
+    /// The paired loads of the current block: the lower's result to the upper's.
+    load_pairs: HashMap<Value, Value>,
+    /// Additions that absorb the shift or multiply feeding them.
+    fusions: fuse::Fusions,
+    /// Comparisons used only as the condition of `Select`s, which emit nothing themselves.
+    select_only_compares: HashSet<Value>,
     /// Whether loads of constant descriptor words may become uniform preloads.
     preloading: bool,
-    /// Registers holding copies of 64-bit uniforms made in the current block, by first half:
-    /// reused while their definition dominates, like `tex_lods`.
-    uniform_copies: HashMap<u16, Reg>,
+    /// Registers holding copies of 64-bit uniforms, by first half, reused while their
+    /// definition dominates.
+    uniform_copies: Scoped<u16, Reg>,
+    /// Deferred values (`Val::Widened`, `Val::Sum`) computed into registers, reused while
+    /// their definition dominates: an address one access needed in full, the next access
+    /// to the same place reads again.
+    resolved_values: Scoped<Value, Val>,
     /// The uniform preloads made so far, and the first uniform half of each by its source
     /// (root offset of the base address, byte offset, halves).
     uniform_preloads: Vec<crate::UniformPreload>,
@@ -180,6 +219,24 @@ fn branch_only_compares(shader: &Shader) -> HashMap<Value, (CmpOp, Value, Value)
     found
         .into_iter()
         .filter(|(v, _)| uses.get(v) == Some(&1))
+        .collect()
+}
+
+/// The 32-bit comparisons whose every use is the condition of a `Select`.
+fn select_only_compares(shader: &Shader) -> HashSet<Value> {
+    let mut compares = HashSet::new();
+    let mut as_condition: HashMap<Value, u32> = HashMap::new();
+    crate::passes::for_each_inst(&shader.body, &mut |i| match i.op {
+        Op::Cmp(_, a, _) if shader.ty(a).scalar.bits() == 32 => {
+            compares.extend(i.dst);
+        }
+        Op::Select(c, _, _) => *as_condition.entry(c).or_insert(0) += 1,
+        _ => {}
+    });
+    let uses = crate::passes::use_counts(&shader.body);
+    compares
+        .into_iter()
+        .filter(|v| as_condition.get(v).is_some_and(|n| uses.get(v) == Some(n)))
         .collect()
 }
 
@@ -268,8 +325,14 @@ impl<'a> Sel<'a> {
             tex_lods: HashMap::new(),
             second_source: None,
             branch_compares: branch_only_compares(shader),
+            compares: HashMap::new(),
+            select_only_compares: select_only_compares(shader),
+            fusions: fuse::find(shader),
+            addresses: pairs::Addresses::new(shader),
+            load_pairs: HashMap::new(),
             preloading: false,
-            uniform_copies: HashMap::new(),
+            uniform_copies: Scoped::new(),
+            resolved_values: Scoped::new(),
             uniform_preloads: Vec::new(),
             preload_at: HashMap::new(),
         }
@@ -355,6 +418,15 @@ impl Sel<'_> {
     /// result is not remembered: the point may be inside control flow that a later use is
     /// not in.
     fn resolved(&mut self, v: Value) -> Result<Val, CompileError> {
+        if let Some(r) = self.resolved_values.get(&v) {
+            return Ok(r);
+        }
+        let r = self.resolve(v)?;
+        self.resolved_values.insert(v, r);
+        Ok(r)
+    }
+
+    fn resolve(&mut self, v: Value) -> Result<Val, CompileError> {
         match self.val(v)? {
             Val::Widened(src, sign_extend) => {
                 let s = self.ext_op(src, sign_extend)?;
@@ -371,13 +443,13 @@ impl Sel<'_> {
                     shift: 0,
                     saturate: false,
                 }));
-                Ok(Val::Reg(r.half / 4, Size::S64))
+                Ok(Val::Reg(r))
             }
             Val::Sum(a, b) => {
                 let (a, b) = (self.iop(a)?, self.iop(b)?);
                 let r = self.temp(Size::S64)?;
                 self.iadd(r, a, b, false);
-                Ok(Val::Reg(r.half / 4, Size::S64))
+                Ok(Val::Reg(r))
             }
             other => Ok(other),
         }
@@ -387,7 +459,7 @@ impl Sel<'_> {
     fn def(&mut self, v: Value) -> Result<Reg, CompileError> {
         let size = size_of(self.ty(v)?)?;
         let id = self.new_vreg(size, false)?;
-        self.set(v, Val::Reg(id, size))?;
+        self.set(v, Val::Reg(vreg(id, 0, size)))?;
         Ok(vreg(id, 0, size))
     }
 
@@ -432,7 +504,7 @@ impl Sel<'_> {
         match self.resolved(v)? {
             Val::Const(bits, _) if bits < 256 => Ok(Operand::Imm(bits as u32)),
             Val::Const(bits, size) => Ok(Operand::Reg(self.materialize(bits, size)?)),
-            Val::Reg(id, size) => Ok(Operand::Reg(vreg(id, 0, size))),
+            Val::Reg(r) => Ok(Operand::Reg(r)),
             Val::Uniform(u) if u.size == Size::S64 => Ok(Operand::Reg(self.uniform_to_reg(u)?)),
             Val::Uniform(u) => Ok(Operand::Uniform(u)),
             Val::Widened(..) | Val::Sum(..) => Err(internal("deferred value after resolving")),
@@ -450,14 +522,14 @@ impl Sel<'_> {
     }
 
     /// ALU sources cannot name 64-bit uniforms: copy one into a register word by word (once
-    /// per block, see `uniform_copies`).
+    /// while it dominates, see `uniform_copies`).
     fn uniform_to_reg(&mut self, u: Reg) -> Result<Reg, CompileError> {
         if u.size != Size::S64 {
             let r = self.temp(u.size)?;
             self.copy(r, Operand::Uniform(u));
             return Ok(r);
         }
-        if let Some(&r) = self.uniform_copies.get(&u.half) {
+        if let Some(r) = self.uniform_copies.get(&u.half) {
             return Ok(r);
         }
         let id = self.new_vreg(Size::S64, false)?;
@@ -476,7 +548,7 @@ impl Sel<'_> {
     fn fop(&mut self, v: Value) -> Result<Operand, CompileError> {
         match self.resolved(v)? {
             Val::Const(bits, size) => Ok(Operand::Reg(self.materialize(bits, size)?)),
-            Val::Reg(id, size) => Ok(Operand::Reg(vreg(id, 0, size))),
+            Val::Reg(r) => Ok(Operand::Reg(r)),
             Val::Uniform(u) => Ok(Operand::Uniform(u)),
             Val::Widened(..) | Val::Sum(..) => Err(internal("deferred value after resolving")),
         }
@@ -506,7 +578,7 @@ impl Sel<'_> {
     /// A general-purpose register holding `v`.
     fn reg(&mut self, v: Value) -> Result<Reg, CompileError> {
         match self.resolved(v)? {
-            Val::Reg(id, size) => Ok(vreg(id, 0, size)),
+            Val::Reg(r) => Ok(r),
             Val::Const(bits, size) => self.materialize(bits, size),
             Val::Uniform(u) => self.uniform_to_reg(u),
             Val::Widened(..) | Val::Sum(..) => Err(internal("deferred value after resolving")),
@@ -531,7 +603,7 @@ impl Sel<'_> {
                 Ok(Operand::Reg(vreg(id, 0, u.size)))
             }
             Val::Uniform(u) => Ok(Operand::Uniform(u)),
-            Val::Reg(id, size) => Ok(Operand::Reg(vreg(id, 0, size))),
+            Val::Reg(r) => Ok(Operand::Reg(r)),
             Val::Const(bits, size) => Ok(Operand::Reg(self.materialize(bits, size)?)),
             Val::Widened(..) | Val::Sum(..) => Err(internal("deferred value after resolving")),
         }
@@ -629,7 +701,7 @@ impl Sel<'_> {
             match n {
                 Node::Block(insts) => {
                     self.tex_lods.clear();
-                    self.uniform_copies.clear();
+                    self.load_pairs = pairs::find(self.shader, &self.addresses, insts);
                     for i in insts {
                         self.inst(i)?;
                     }
@@ -661,14 +733,12 @@ impl Sel<'_> {
                     let has_else = !else_body.is_empty();
                     let t = self.branch_test(*cond, when_zero)?;
                     let frame = self.exec.if_begin(t, has_else, &mut self.out);
-                    self.nodes(then_body)?;
+                    self.scoped(then_body)?;
                     if has_else {
                         self.exec.if_else(&frame, &mut self.out);
-                        self.nodes(else_body)?;
+                        self.scoped(else_body)?;
                     }
                     self.exec.if_end(frame, &mut self.out);
-                    // Copies made in either arm do not dominate what follows.
-                    self.uniform_copies.clear();
                 }
                 Node::Loop { body } => {
                     // A `continue` that ends the body changes nothing.
@@ -678,10 +748,9 @@ impl Sel<'_> {
                     };
                     let frame = self.exec.loop_begin(body, &mut self.out);
                     self.loop_depth += 1;
-                    self.nodes(body)?;
+                    self.scoped(body)?;
                     self.loop_depth -= 1;
                     self.exec.loop_end(frame, &mut self.out);
-                    self.uniform_copies.clear();
                 }
                 Node::Break | Node::Continue if self.loop_depth == 0 => {
                     return Err(internal("break or continue outside a loop"));
@@ -692,6 +761,26 @@ impl Sel<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The nodes of an arm or a loop body: what they compute into the caches dominates
+    /// nothing after them.
+    fn scoped(&mut self, list: &[Node]) -> Result<(), CompileError> {
+        let marks = self.cache_marks();
+        let r = self.nodes(list);
+        self.release_caches(marks);
+        r
+    }
+
+    /// Where the dominance-scoped caches stand, before code that runs conditionally.
+    fn cache_marks(&self) -> (scoped::Mark, scoped::Mark) {
+        (self.uniform_copies.mark(), self.resolved_values.mark())
+    }
+
+    /// Forgets what the caches learnt since `marks`: registers defined in conditional code.
+    fn release_caches(&mut self, marks: (scoped::Mark, scoped::Mark)) {
+        self.uniform_copies.release(marks.0);
+        self.resolved_values.release(marks.1);
     }
 
     fn dst(&self, inst: &Inst) -> Result<Value, CompileError> {
@@ -719,6 +808,9 @@ impl Sel<'_> {
             Op::Binary(op, a, b) => {
                 let d = self.dst(inst)?;
                 self.binops.insert(d, (*op, *a, *b));
+                if self.fusions.absorbed.contains(&d) {
+                    return Ok(());
+                }
                 self.binary(d, *op, *a, *b)
             }
             Op::FFma(a, b, c) => {
@@ -737,6 +829,17 @@ impl Sel<'_> {
                 let d = self.dst(inst)?;
                 if size_of(self.ty(d)?)? == Size::S64 {
                     return Err(unsupported("64-bit select in the G13 back end"));
+                }
+                if let Some(&(op, x, y)) = self.compares.get(c) {
+                    if self.ty(x)?.scalar.bits() == 32 {
+                        let (cond, swap) = compare_cond(op);
+                        let (x, y) = self.compare_sources(cond, x, y)?;
+                        let (a, b) = (self.iop(*a)?, self.iop(*b)?);
+                        let (a, b) = if swap { (b, a) } else { (a, b) };
+                        let r = self.def(d)?;
+                        self.cmpsel(r, cond, x, y, a, b);
+                        return Ok(());
+                    }
                 }
                 let (c, a, b) = (self.iop(*c)?, self.iop(*a)?, self.iop(*b)?);
                 let r = self.def(d)?;
@@ -797,6 +900,9 @@ impl Sel<'_> {
                     ir::SysVal::SubgroupId => SpecialReg::SIMDGROUP_INDEX_IN_THREADGROUP,
                     ir::SysVal::WorkgroupId(i @ 0..=2) => {
                         SpecialReg(SpecialReg::THREADGROUP_POSITION_IN_GRID_X.0 + i)
+                    }
+                    ir::SysVal::ThreadPositionInGrid(i @ 0..=2) => {
+                        SpecialReg(SpecialReg::THREAD_POSITION_IN_GRID_X.0 + i)
                     }
                     other => {
                         return Err(unsupported(format!(
@@ -1050,6 +1156,43 @@ impl Sel<'_> {
         Ok(())
     }
 
+    fn fused_add(&mut self, d: Value, f: fuse::Fused) -> Result<(), CompileError> {
+        let i = match f {
+            fuse::Fused::ShiftAdd {
+                a,
+                x,
+                shift,
+                negate,
+            } => {
+                let (a, x) = (self.iop(a)?, self.iop(x)?);
+                let r = self.def(d)?;
+                Instr::IAdd(IAdd {
+                    dst: r.into(),
+                    a: isrc(a),
+                    b: isrc(x),
+                    negate_b: negate,
+                    shift,
+                    saturate: false,
+                })
+            }
+            fuse::Fused::MulAdd { x, y, c, negate } => {
+                let (x, y, c) = (self.iop(x)?, self.iop(y)?, self.iop(c)?);
+                let r = self.def(d)?;
+                Instr::IMAdd(IMAdd {
+                    dst: r.into(),
+                    a: isrc(x),
+                    b: isrc(y),
+                    c: isrc(c),
+                    negate_c: negate,
+                    shift: 0,
+                    saturate: false,
+                })
+            }
+        };
+        self.emit(i);
+        Ok(())
+    }
+
     fn binary(&mut self, d: Value, op: BinOp, a: Value, b: Value) -> Result<(), CompileError> {
         use BinOp::*;
         if op == IAdd && self.ty(d)? == ir::Type::I64 {
@@ -1057,6 +1200,9 @@ impl Sel<'_> {
         }
         if op == Shl && self.ty(d)? == ir::Type::I64 {
             return self.high_word(d, a, b);
+        }
+        if let Some(&f) = self.fusions.adds.get(&d) {
+            return self.fused_add(d, f);
         }
         match op {
             IAdd | ISub => {
@@ -1166,10 +1312,7 @@ impl Sel<'_> {
             return Ok(Test::nonzero(self.iop(cond)?, when_zero));
         };
         let (c, swap) = compare_cond(op);
-        let (a, b) = match c {
-            Cond::Int(_) => (self.iop(a)?, self.iop(b)?),
-            Cond::Float(_) => (self.fop(a)?, self.fop(b)?),
-        };
+        let (a, b) = self.compare_sources(c, a, b)?;
         // The boolean would be `c(a, b) != swap`; the branch takes it, or its negation.
         Ok(Test {
             cond: c,
@@ -1179,15 +1322,26 @@ impl Sel<'_> {
         })
     }
 
+    /// The sources of a comparison: small integers and table floats as immediates.
+    fn compare_sources(
+        &mut self,
+        cond: Cond,
+        a: Value,
+        b: Value,
+    ) -> Result<(Operand, Operand), CompileError> {
+        Ok(match cond {
+            Cond::Int(_) => (self.iop(a)?, self.iop(b)?),
+            Cond::Float(_) => (self.farith_op(a)?, self.farith_op(b)?),
+        })
+    }
+
     fn cmp(&mut self, d: Value, op: CmpOp, a: Value, b: Value) -> Result<(), CompileError> {
-        if self.branch_compares.contains_key(&d) {
+        self.compares.insert(d, (op, a, b));
+        if self.branch_compares.contains_key(&d) || self.select_only_compares.contains(&d) {
             return Ok(());
         }
         let (cond, swap) = compare_cond(op);
-        let (a, b) = match cond {
-            Cond::Int(_) => (self.iop(a)?, self.iop(b)?),
-            Cond::Float(_) => (self.fop(a)?, self.fop(b)?),
-        };
+        let (a, b) = self.compare_sources(cond, a, b)?;
         let r = self.def(d)?;
         let (x, y) = if swap { (0, 1) } else { (1, 0) };
         self.cmpsel(r, cond, a, b, Operand::Imm(x), Operand::Imm(y));
@@ -1438,10 +1592,6 @@ impl Sel<'_> {
         }
     }
 
-    /// Base, index and index signedness of a device access at `addr`. An address
-    /// `base + widen(offset)` with an offset known to be a multiple of 4 becomes the index
-    /// `offset / 4` (exact, even when the 32-bit offset wrapped), so the 64-bit sum is never
-    /// computed; any other address is computed in full.
     /// `a << 32` for a 64-bit `a`: the low word of `a` becomes the high word of an address
     /// (the one 64-bit shift the passes leave, see `passes::run_all`).
     fn high_word(&mut self, d: Value, a: Value, amount: Value) -> Result<(), CompileError> {
@@ -1496,16 +1646,16 @@ impl Sel<'_> {
         Ok((base != addr).then_some((base, total)))
     }
 
-    fn device_address(
-        &mut self,
-        addr: Value,
-        bytes: u32,
-    ) -> Result<(Operand, Index, bool), CompileError> {
+    /// The address operands of a device access at `addr`. An address `base + widen(offset)`
+    /// with an offset known to be a multiple of 4 becomes the index `offset / 4` (exact, even
+    /// when the 32-bit offset wrapped), so the 64-bit sum is never computed; any other
+    /// address is computed in full.
+    fn device_address(&mut self, addr: Value, bytes: u32) -> Result<Address, CompileError> {
         if let Some((base, c)) = self.constant_offset(addr)? {
             let n = u64::from(bytes);
             if c % n == 0 && c / n <= i16::MAX as u64 {
                 let base = self.base(base)?;
-                return Ok((base, Index::Imm((c / n) as i16), true));
+                return Ok(Address::new(base, Index::Imm((c / n) as i16), true));
             }
         }
         if bytes != 4 {
@@ -1525,17 +1675,24 @@ impl Sel<'_> {
                     };
                     if c.is_multiple_of(4) && (0..=i64::from(i16::MAX)).contains(&quarter) {
                         let base = self.base(base)?;
-                        return Ok((base, Index::Imm(quarter as i16), true));
+                        return Ok(Address::new(base, Index::Imm(quarter as i16), true));
                     }
                 } else if self.multiple_of_4(o, 0) {
                     // `x << 2` indexes with `x` itself where a wrapped offset is out of range
                     // anyway (unchecked buffer accesses): the index is shifted back by the
                     // hardware, without the 32-bit wrap, which only an access past 4 GiB sees.
+                    // `x << 3` and `x << 4` likewise, with the access's own index shift.
                     if let Some(&(BinOp::Shl, x, k)) = self.binops.get(&o) {
-                        if self.shader.offsets_in_range && !signed && self.const_of(k) == Some(2) {
+                        let k = self.const_of(k).unwrap_or(0);
+                        if self.shader.offsets_in_range && !signed && (2..=4).contains(&k) {
                             let x = self.reg(x)?;
                             let base = self.base(base)?;
-                            return Ok((base, Index::Reg(x), true));
+                            return Ok(Address {
+                                base,
+                                index: Index::Reg(x),
+                                index_unsigned: true,
+                                shift: (k - 2) as u8,
+                            });
                         }
                     }
                     let o = self.iop(o)?;
@@ -1546,21 +1703,17 @@ impl Sel<'_> {
                         self.ushr(q, o, Operand::Imm(2), 0);
                     }
                     let base = self.base(base)?;
-                    return Ok((base, Index::Reg(q), !signed));
+                    return Ok(Address::new(base, Index::Reg(q), !signed));
                 }
             }
         }
-        Ok((self.base(addr)?, Index::Imm(0), true))
+        Ok(Address::new(self.base(addr)?, Index::Imm(0), true))
     }
 
     /// `device_address` for 1- and 2-byte elements: the index counts elements, so an offset
     /// that is a constant multiple of the element (or any offset, for bytes) becomes the
     /// index; otherwise the address is computed in full.
-    fn narrow_device_address(
-        &mut self,
-        addr: Value,
-        bytes: u32,
-    ) -> Result<(Operand, Index, bool), CompileError> {
+    fn narrow_device_address(&mut self, addr: Value, bytes: u32) -> Result<Address, CompileError> {
         if let Val::Sum(a, b) = self.val(addr)? {
             for (base, off) in [(a, b), (b, a)] {
                 let Val::Widened(o, signed) = self.val(off)? else {
@@ -1575,7 +1728,7 @@ impl Sel<'_> {
                     };
                     if c.is_multiple_of(bytes) && (0..=i64::from(i16::MAX)).contains(&n) {
                         let base = self.base(base)?;
-                        return Ok((base, Index::Imm(n as i16), true));
+                        return Ok(Address::new(base, Index::Imm(n as i16), true));
                     }
                 } else if bytes == 1 {
                     let o = self.iop(o)?;
@@ -1588,11 +1741,11 @@ impl Sel<'_> {
                         }
                     };
                     let base = self.base(base)?;
-                    return Ok((base, Index::Reg(o), !signed));
+                    return Ok(Address::new(base, Index::Reg(o), !signed));
                 }
             }
         }
-        Ok((self.base(addr)?, Index::Imm(0), true))
+        Ok(Address::new(self.base(addr)?, Index::Imm(0), true))
     }
 
     /// Memory format, element mask and first register for a 32- or 64-bit transfer.
@@ -1671,19 +1824,28 @@ impl Sel<'_> {
                 return self.set(d, Val::Uniform(u));
             }
         }
+        if space == Space::Global {
+            if self.vals[d.0 as usize].is_some() {
+                // The upper half of a pair, loaded with the lower.
+                return Ok(());
+            }
+            if let Some(&upper) = self.load_pairs.get(&d) {
+                return self.load_pair(d, upper, addr);
+            }
+        }
         let format = self.mem_format(d)?;
         let r = self.def(d)?;
         let (reg, mask) = Self::transfer(r)?;
         let i = match space {
             Space::Global => {
-                let (base, index, index_unsigned) = self.device_address(addr, format.bytes())?;
+                let a = self.device_address(addr, format.bytes())?;
                 Instr::DeviceMem(DeviceMem {
                     store: false,
                     reg,
-                    base,
-                    index,
-                    index_unsigned,
-                    shift: 0,
+                    base: a.base,
+                    index: a.index,
+                    index_unsigned: a.index_unsigned,
+                    shift: a.shift,
                     format,
                     mask,
                     wait_slot: 0,
@@ -1715,6 +1877,27 @@ impl Sel<'_> {
             Space::Root => unreachable!("handled above"),
         };
         self.emit(i);
+        Ok(())
+    }
+
+    /// The 32-bit loads `lower` at `addr` and `upper` at `addr + 4` as one.
+    fn load_pair(&mut self, lower: Value, upper: Value, addr: Value) -> Result<(), CompileError> {
+        let format = self.mem_format(lower)?;
+        let id = self.new_vreg(Size::S64, false)?;
+        self.set(lower, Val::Reg(vreg(id, 0, Size::S32)))?;
+        self.set(upper, Val::Reg(vreg(id, 2, Size::S32)))?;
+        let a = self.device_address(addr, format.bytes())?;
+        self.emit(Instr::DeviceMem(DeviceMem {
+            store: false,
+            reg: vreg(id, 0, Size::S32),
+            base: a.base,
+            index: a.index,
+            index_unsigned: a.index_unsigned,
+            shift: a.shift,
+            format,
+            mask: 0b11,
+            wait_slot: 0,
+        }));
         Ok(())
     }
 
@@ -1776,14 +1959,14 @@ impl Sel<'_> {
         let (reg, mask) = Self::transfer(data)?;
         let i = match space {
             Space::Global => {
-                let (base, index, index_unsigned) = self.device_address(addr, format.bytes())?;
+                let a = self.device_address(addr, format.bytes())?;
                 Instr::DeviceMem(DeviceMem {
                     store: true,
                     reg,
-                    base,
-                    index,
-                    index_unsigned,
-                    shift: 0,
+                    base: a.base,
+                    index: a.index,
+                    index_unsigned: a.index_unsigned,
+                    shift: a.shift,
                     format,
                     mask,
                     wait_slot: 0,

@@ -27,6 +27,7 @@ mod hoist;
 mod isel;
 mod regalloc;
 mod regs;
+mod skips;
 mod stats;
 pub(crate) mod tile_programs;
 mod waits;
@@ -165,12 +166,13 @@ pub(crate) fn compile_items(shader: &Shader, opts: Options) -> Result<Compiled, 
 /// Register allocation and waits for a selected program.
 pub(crate) fn compile_vprog(vprog: &VProgram, opts: Options) -> Result<Compiled, CompileError> {
     let alloc = regalloc::allocate(vprog, opts.gpr_budget)?;
-    let kept: Vec<Item> = alloc
+    let mut kept: Vec<Item> = alloc
         .items
         .iter()
         .copied()
         .filter(|i| !coalesce::is_self_copy(i))
         .collect();
+    skips::drop_cheap_skips(&mut kept);
     let items = waits::insert_waits(&kept);
     Ok(Compiled {
         items,

@@ -693,6 +693,11 @@ impl<'s> Machine<'s, '_> {
                     .wrapping_mul(ls[i(c)])
                     .wrapping_add(inv.local[i(c)])) as u64
             }
+            SysVal::ThreadPositionInGrid(c) => {
+                (self.group[i(c)]
+                    .wrapping_mul(ls[i(c)])
+                    .wrapping_add(inv.local[i(c)])) as u64
+            }
             SysVal::NumWorkgroups(c) => {
                 self.root_u32(abi::NUM_WORKGROUPS_OFFSET + 4 * i(c) as u32)? as u64
             }

@@ -139,6 +139,10 @@ pub enum SysVal {
     LocalInvocationIndex,
     WorkgroupId(u8),
     GlobalInvocationId(u8),
+    /// The hardware's position of the invocation in the dispatched grid: `WorkgroupId`
+    /// (without the base of vkCmdDispatchBase) times the workgroup size, plus
+    /// `LocalInvocationId`. `lower_sysvals` builds `GlobalInvocationId` on it.
+    ThreadPositionInGrid(u8),
     NumWorkgroups(u8),
     /// The workgroup size may be a specialization constant, so it is a value, not a literal.
     WorkgroupSize(u8),

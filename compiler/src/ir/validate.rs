@@ -704,6 +704,7 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
                     SysVal::LocalInvocationId(_)
                         | SysVal::LocalInvocationIndex
                         | SysVal::WorkgroupId(_)
+                        | SysVal::ThreadPositionInGrid(_)
                         | SysVal::SubgroupLocalInvocationId
                         | SysVal::SubgroupId
                         | SysVal::VertexIndex

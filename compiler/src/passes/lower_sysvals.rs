@@ -32,14 +32,13 @@ pub fn lower_sysvals(sh: &mut Shader) -> Result<(), CompileError> {
         };
         let c = |x: u8| (x % 3) as usize;
         let op = match *s {
+            // The hardware's grid position, plus the base workgroup's first invocation.
             SysVal::GlobalInvocationId(x) => {
-                let g = out.def(sh, Type::I32, Op::SysVal(SysVal::WorkgroupId(x)));
+                let p = out.def(sh, Type::I32, Op::SysVal(SysVal::ThreadPositionInGrid(x)));
                 let base = root_u32(sh, out, abi::BASE_WORKGROUP_OFFSET + 4 * c(x) as u32);
-                let g = out.def(sh, Type::I32, Op::Binary(BinOp::IAdd, g, base));
                 let size = out.def(sh, Type::I32, Op::Const(Constant(vec![ls[c(x)] as u64])));
-                let m = out.def(sh, Type::I32, Op::Binary(BinOp::IMul, g, size));
-                let l = out.def(sh, Type::I32, Op::SysVal(SysVal::LocalInvocationId(x)));
-                Op::Binary(BinOp::IAdd, m, l)
+                let m = out.def(sh, Type::I32, Op::Binary(BinOp::IMul, base, size));
+                Op::Binary(BinOp::IAdd, m, p)
             }
             SysVal::WorkgroupSize(x) => Op::Const(Constant(vec![ls[c(x)] as u64])),
             SysVal::NumWorkgroups(x) => {

@@ -13,6 +13,7 @@ mod fuse_ffma;
 mod geometry_outputs;
 pub mod geometry_prologue;
 mod guard_helper_writes;
+mod if_convert;
 mod lower_descriptors;
 mod lower_float;
 mod lower_image_atomics;
@@ -46,6 +47,7 @@ pub use fuse_ffma::fuse_ffma;
 pub use geometry_outputs::{lower_geometry_outputs, GeometryRecord, InvocationPrologue};
 pub use geometry_prologue::GeometryPrologue;
 pub use guard_helper_writes::guard_helper_writes;
+pub use if_convert::if_convert;
 pub use lower_descriptors::lower_descriptors;
 pub use lower_float::lower_float;
 pub use lower_image_atomics::lower_image_atomics;
@@ -147,6 +149,8 @@ pub fn run_all_observed(
         ("const_fold", |s, _| const_fold(s)),
         ("algebraic", |s, _| algebraic(s)),
         ("copy_prop", |s, _| copy_prop(s)),
+        // After the lowerings, so an arm's cost is what the back end will run.
+        ("if_convert", |s, _| if_convert(s)),
         ("promote_vars", |s, _| promote_vars(s)),
         ("copy_prop", |s, _| copy_prop(s)),
         // After the last pass that adds local-memory accesses, before the folding that

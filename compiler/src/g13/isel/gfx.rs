@@ -628,8 +628,8 @@ impl<'a> Sel<'a> {
             dst: next.into(),
             imm: 0,
         }));
+        let marks = self.cache_marks();
         let frame = self.exec.sample_loop_begin(&mut self.out);
-        self.uniform_copies.clear();
         let index = self.temp(Size::S32)?;
         self.copy(index, Operand::Reg(next));
         self.exec.sample_loop_exit_if(
@@ -647,7 +647,7 @@ impl<'a> Sel<'a> {
         self.write_outputs()?;
         self.sample = None;
         self.exec.sample_loop_end(frame, &mut self.out);
-        self.uniform_copies.clear();
+        self.release_caches(marks);
         Ok(())
     }
 

@@ -105,13 +105,13 @@ impl Sel<'_> {
         };
         for (index, bit) in each {
             let covered = self.bitop_r(Operand::Reg(coverage), bit, AND)?;
+            // Registers made inside the `if` are not reused past it.
+            let marks = self.cache_marks();
             let frame = self.exec.if_begin(
                 Test::nonzero(Operand::Reg(covered), false),
                 false,
                 &mut self.out,
             );
-            // Register copies made before or inside the `if` are not reused past it.
-            self.uniform_copies.clear();
             for (part, sr) in [
                 (0, SpecialReg::THREAD_POSITION_IN_GRID_X),
                 (2, SpecialReg::THREAD_POSITION_IN_GRID_Y),
@@ -174,7 +174,7 @@ impl Sel<'_> {
                 coherent: false,
             }));
             self.exec.if_end(frame, &mut self.out);
-            self.uniform_copies.clear();
+            self.release_caches(marks);
         }
         Ok(())
     }
