@@ -861,16 +861,21 @@ impl<'m> Tr<'m> {
                 };
                 def!(self.emit(t, o)?)
             }
-            Op::BitReverse | Op::BitCount => {
+            Op::BitReverse => {
                 let x = self.simple(fs, id(inst, 0)?)?;
-                def!(self.un(
-                    if op == Op::BitReverse {
-                        UnOp::BitReverse
-                    } else {
-                        UnOp::BitCount
-                    },
-                    x
-                )?)
+                def!(self.un(UnOp::BitReverse, x)?)
+            }
+            Op::BitCount => {
+                let x = self.simple(fs, id(inst, 0)?)?;
+                let n = self.un(UnOp::BitCount, x)?;
+                // The count may be wider or narrower than the base (SPIR-V lets the result
+                // type's width differ).
+                let rt = self.l.ir_type(result_type(inst)?)?;
+                if rt == self.sh.ty(n) {
+                    def!(n)
+                } else {
+                    def!(self.emit(rt, ir::Op::Conv(ConvOp::UToU, n))?)
+                }
             }
             Op::IAddCarry | Op::ISubBorrow | Op::UMulExtended | Op::SMulExtended => {
                 let a = self.simple(fs, id(inst, 0)?)?;

@@ -10,7 +10,7 @@ use super::constants::CVal;
 use super::layout::Layouts;
 use super::module::{id, invalid, result_id, result_type, unsupported, Decorations, SpvType};
 use super::values::{Def, Entry, FVal, Ptr};
-use crate::ir::{self, Constant, Inst, Node, Shader, Type, Value, Var};
+use crate::ir::{self, Constant, Inst, Node, Scalar, Shader, Type, Value, Var};
 use crate::CompileError;
 
 /// Blocks translated (counting duplicates) before the front end gives up.
@@ -782,20 +782,29 @@ impl<'m> Tr<'m> {
                 Op::Switch => {
                     let m =
                         sel_merge.ok_or_else(|| invalid("OpSwitch without OpSelectionMerge"))?;
-                    let sel = self.simple(fs, id(term, 0)?)?;
-                    let sel_ty = self.sh.ty(sel);
-                    if sel_ty != Type::I32 && sel_ty != Type::I64 {
-                        return Err(unsupported(
-                            "switch on a selector of neither 32 nor 64 bits",
-                        ));
+                    let mut sel = self.simple(fs, id(term, 0)?)?;
+                    let mut sel_ty = self.sh.ty(sel);
+                    // An 8- or 16-bit selector is compared zero-extended, with its literals
+                    // (one word each) cut to its width.
+                    let narrow = match sel_ty {
+                        Type::I32 | Type::I64 => None,
+                        t if t.is_scalar() && matches!(t.scalar, Scalar::I8 | Scalar::I16) => {
+                            Some(t.scalar.bits())
+                        }
+                        _ => return Err(invalid("OpSwitch selector of a non-integer type")),
+                    };
+                    if narrow.is_some() {
+                        sel = self.emit(Type::I32, ir::Op::Conv(ir::ConvOp::UToU, sel))?;
+                        sel_ty = Type::I32;
                     }
+                    let lit_mask = narrow.map_or(u64::MAX, |bits| (1u64 << bits) - 1);
                     let default = id(term, 1)?;
                     let mut groups: Vec<(Word, Vec<u64>)> = Vec::new();
                     let mut k = 2;
                     while k < term.operands.len() {
                         // The literals are as wide as the selector (SPIR-V's OpSwitch).
                         let lit = match (term.operands.get(k), sel_ty == Type::I64) {
-                            (Some(Operand::LiteralBit32(v)), false) => *v as u64,
+                            (Some(Operand::LiteralBit32(v)), false) => *v as u64 & lit_mask,
                             (Some(Operand::LiteralBit64(v)), true) => *v,
                             _ => return Err(invalid("OpSwitch case literal")),
                         };

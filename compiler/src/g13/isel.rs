@@ -1695,6 +1695,30 @@ impl Sel<'_> {
                             });
                         }
                     }
+                    // `(x << 2) + c` likewise: the index `x + c / 4`.
+                    if let Some(&(BinOp::IAdd, p, c)) = self.binops.get(&o) {
+                        let shifted = |s: &Self, v: Value| match s.binops.get(&v) {
+                            Some(&(BinOp::Shl, x, k)) if s.const_of(k) == Some(2) => Some(x),
+                            _ => None,
+                        };
+                        let parts = [(p, c), (c, p)].into_iter().find_map(|(p, c)| {
+                            let c = self.const_of(c).filter(|c| c % 4 == 0)?;
+                            Some((shifted(self, p)?, c / 4))
+                        });
+                        if let Some((x, quarter)) =
+                            parts.filter(|_| self.shader.offsets_in_range && !signed)
+                        {
+                            let x = self.iop(x)?;
+                            let q = self.temp(Size::S32)?;
+                            let c = match quarter {
+                                0..=255 => Operand::Imm(quarter as u32),
+                                _ => Operand::Reg(self.imm_r(quarter as u32)?),
+                            };
+                            self.iadd(q, x, c, false);
+                            let base = self.base(base)?;
+                            return Ok(Address::new(base, Index::Reg(q), true));
+                        }
+                    }
                     let o = self.iop(o)?;
                     let q = self.temp(Size::S32)?;
                     if signed {
@@ -2039,9 +2063,14 @@ impl Sel<'_> {
         } else {
             self.reg(value)?
         };
-        let base = match space {
-            Space::Global => self.base(addr)?,
-            Space::Shared => self.shared_base(addr)?,
+        // A device atomic's index is sign-extended and not shifted: an index `device_address`
+        // finds is below 2^30 (or the access is out of range anyway, see there).
+        let (base, index) = match space {
+            Space::Global => match self.device_address(addr, 4)? {
+                a if a.shift == 0 => (a.base, a.index),
+                _ => (self.base(addr)?, Index::Imm(0)),
+            },
+            Space::Shared => (self.shared_base(addr)?, Index::Imm(0)),
             other => return Err(unsupported(format!("atomics in {other:?} memory"))),
         };
         let dst = match d {
@@ -2054,7 +2083,7 @@ impl Sel<'_> {
                 dst,
                 src,
                 base,
-                index: Index::Imm(0),
+                index,
                 wait_slot: 0,
             })
         } else {

@@ -1018,3 +1018,97 @@ fn guard_helper_writes_puts_every_memory_write_under_the_helper_test() {
     // The atomic's result reaches the later store through a Var.
     assert_eq!(count(&sh, &|op| matches!(op, Op::LoadVar(_))), 1);
 }
+
+/// `if (x < 10) { v = x * 3; if (x < 5) { v = v + 1; } } else { v = 7; w = 1; }`, then
+/// outputs v and w (both start at 2): nested, with a load of a variable its own arm stored,
+/// an arm without a store of `w`, and (with `divide`) `v = v / (x - 5)` for the increment, a
+/// guarded division that must stay a branch.
+fn branchy(divide: bool) -> Shader {
+    let mut b = B::new();
+    let x = b.input(0);
+    let v = b.sh.new_var(Type::I32);
+    let w = b.sh.new_var(Type::I32);
+    let two = b.c(2);
+    b.eff(Op::StoreVar(v, two));
+    b.eff(Op::StoreVar(w, two));
+    let ten = b.c(10);
+    let lt = b.op(Type::BOOL, Op::Cmp(CmpOp::ULt, x, ten));
+    let pre = b.block();
+    let three = b.c(3);
+    let m = b.op(Type::I32, Op::Binary(BinOp::IMul, x, three));
+    b.eff(Op::StoreVar(v, m));
+    let five = b.c(5);
+    let small = b.op(Type::BOOL, Op::Cmp(CmpOp::ULt, x, five));
+    let then_pre = b.block();
+    let cur = b.op(Type::I32, Op::LoadVar(v));
+    let one = b.c(1);
+    let inc = if divide {
+        // Never by zero where the arm runs (x < 5).
+        let d = b.op(Type::I32, Op::Binary(BinOp::ISub, x, five));
+        b.op(Type::I32, Op::Binary(BinOp::UDiv, cur, d))
+    } else {
+        b.op(Type::I32, Op::Binary(BinOp::IAdd, cur, one))
+    };
+    b.eff(Op::StoreVar(v, inc));
+    let inner = b.block();
+    let seven = b.c(7);
+    b.eff(Op::StoreVar(v, seven));
+    let one = b.c(1);
+    b.eff(Op::StoreVar(w, one));
+    let else_arm = b.block();
+    b.sh.body = vec![
+        pre,
+        Node::If {
+            cond: lt,
+            then_body: vec![
+                then_pre,
+                Node::If {
+                    cond: small,
+                    then_body: vec![inner],
+                    else_body: vec![],
+                },
+            ],
+            else_body: vec![else_arm],
+        },
+    ];
+    let rv = b.op(Type::I32, Op::LoadVar(v));
+    b.output(0, rv);
+    let rw = b.op(Type::I32, Op::LoadVar(w));
+    b.output(1, rw);
+    b.finish()
+}
+
+#[test]
+fn if_convert_flattens_arithmetic_arms_and_keeps_guarded_ones() {
+    let ifs = |sh: &Shader| {
+        fn walk(n: &[Node]) -> usize {
+            n.iter()
+                .map(|n| match n {
+                    Node::If {
+                        then_body,
+                        else_body,
+                        ..
+                    } => 1 + walk(then_body) + walk(else_body),
+                    Node::Loop { body } => walk(body),
+                    _ => 0,
+                })
+                .sum()
+        }
+        walk(&sh.body)
+    };
+    for divide in [false, true] {
+        let before = branchy(divide);
+        let mut after = before.clone();
+        super::if_convert(&mut after).unwrap();
+        validate(&after).unwrap();
+        // The inner `if` divides when asked to: it stays, and so does the outer one.
+        assert_eq!(ifs(&after), if divide { 2 } else { 0 });
+        for x in [0, 4, 5, 9, 10, 11, u32::MAX] {
+            assert_eq!(
+                run(&after, &[x], 2, [1, 1, 1]),
+                run(&before, &[x], 2, [1, 1, 1]),
+                "x = {x}, divide = {divide}"
+            );
+        }
+    }
+}
