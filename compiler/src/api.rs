@@ -118,16 +118,26 @@ pub struct Stats {
 }
 
 /// Uniform halves `[uniform_half, uniform_half + halves)` that a launch loads from memory
-/// (USC Uniform words), at the 64-bit address stored at byte `root_offset` of the root table
-/// (a bound set's address) plus `byte_offset`. The hardware reads the memory when the launch
-/// starts, so descriptors written after binding (update-after-bind) are seen, as a load in
-/// the shader would see them.
+/// (USC Uniform words), at `byte_offset` into the memory `source` names. The hardware reads
+/// the memory when the launch starts, so descriptors written after binding
+/// (update-after-bind) are seen, as a load in the shader would see them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct UniformPreload {
     pub uniform_half: u32,
     pub halves: u32,
-    pub root_offset: u32,
+    pub source: PreloadSource,
     pub byte_offset: u32,
+}
+
+/// Where a [`UniformPreload`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PreloadSource {
+    /// A bound set's memory, at the 64-bit address stored at byte `root_offset` of the root
+    /// table.
+    Set { root_offset: u32 },
+    /// The binary's own constant data ([`ComputeBinary::constants`]), which the program
+    /// keeps in GPU memory beside its code.
+    Constants,
 }
 
 impl ComputeBinary {
@@ -153,16 +163,26 @@ impl ComputeBinary {
             u[h] = u16::from_le_bytes([pair[0], pair[1]]);
         }
         for p in &self.preloads {
-            let at = p.root_offset as usize;
-            let Some(base) = root.get(at..at + 8) else {
-                continue;
-            };
-            let base = u64::from_le_bytes(base.try_into().unwrap_or_default());
-            if base == 0 {
-                continue;
-            }
             let mut bytes = vec![0u8; p.halves as usize * 2];
-            read(base + u64::from(p.byte_offset), &mut bytes);
+            match p.source {
+                PreloadSource::Set { root_offset } => {
+                    let at = root_offset as usize;
+                    let Some(base) = root.get(at..at + 8) else {
+                        continue;
+                    };
+                    let base = u64::from_le_bytes(base.try_into().unwrap_or_default());
+                    if base == 0 {
+                        continue;
+                    }
+                    read(base + u64::from(p.byte_offset), &mut bytes);
+                }
+                PreloadSource::Constants => {
+                    let at = p.byte_offset as usize;
+                    if let Some(c) = self.constants.get(at..at + bytes.len()) {
+                        bytes.copy_from_slice(c);
+                    }
+                }
+            }
             for (k, pair) in bytes.chunks_exact(2).enumerate() {
                 u[p.uniform_half as usize + k] = u16::from_le_bytes([pair[0], pair[1]]);
             }
@@ -182,8 +202,11 @@ pub struct ComputeBinary {
     /// Uniform halves the launch must preload from the root table (`abi`).
     pub uniform_halves: u32,
     /// More uniform ranges the launch loads from memory: descriptor words the shader would
-    /// otherwise load itself (see [`UniformPreload`]).
+    /// otherwise load itself, and constants (see [`UniformPreload`]).
     pub preloads: Vec<UniformPreload>,
+    /// Constant data for [`PreloadSource::Constants`] preloads: 32-bit constants the shader
+    /// reads as uniforms instead of moving them into registers.
+    pub constants: Vec<u8>,
     /// Per-invocation scratch bytes (stack), including spills.
     pub scratch_bytes: u32,
     /// Workgroup memory bytes.

@@ -699,3 +699,62 @@ void main() {
     let (checked, _) = compile(compiler::BufferRobustness::Checked);
     assert!(checked.stats.instructions >= bin.stats.instructions + 4);
 }
+
+/// Constants too wide for an immediate are uniforms the launch preloads from the binary's
+/// constant data: no `mov_imm` in the code, each distinct constant stored once, and the
+/// results right on the simulated USC (whose uniforms come from `launch_uniforms`).
+#[test]
+fn wide_constants_are_preloaded_uniforms() {
+    let src = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std430, set = 0, binding = 0) readonly buffer A { uint a[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer O { uint o[]; };
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    uint x = a[i];
+    o[i] = (x * 12345u + 0x7654321u) ^ (x > 1000u ? 0x7654321u : 99999u);
+}
+"#;
+    let Some(spirv) = common::glslang(src) else {
+        return;
+    };
+    // Unchecked: a checked load's default value would be a move of its own.
+    let mut layout = common::usc::layout(2);
+    layout.buffer_robustness = compiler::BufferRobustness::Unchecked;
+    let req = compiler::ComputeRequest {
+        spirv: &spirv,
+        entry_point: "main",
+        specialization: &[],
+        layout: &layout,
+        target: compiler::Target::G13,
+    };
+    let bin = compiler::compile_compute(&req).expect("compile");
+    let mut at = 0;
+    while at < bin.code.len() {
+        let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
+        // (The exec nesting counter, r0l, is set with a move, as always.)
+        assert!(
+            !matches!(i, hw::isa::Instr::MovImm(m) if m.dst.reg.half != 0),
+            "a constant is moved into a register: {i:?}"
+        );
+        at += len;
+    }
+    let words: Vec<u32> = as_u32(&bin.constants);
+    for c in [12345u32, 0x7654321, 99999] {
+        assert_eq!(
+            words.iter().filter(|&&w| w == c).count(),
+            1,
+            "{c:#x} in {words:x?}"
+        );
+    }
+    let a: Vec<u32> = (0..32).map(|k| k * 77 + 900).collect();
+    let r = run(src, &[u32s(&a), vec![0; 128]], [1, 1, 1], &[]).expect("glslang");
+    let want: Vec<u32> = a
+        .iter()
+        .map(|&x| {
+            (x.wrapping_mul(12345).wrapping_add(0x7654321))
+                ^ if x > 1000 { 0x7654321 } else { 99999 }
+        })
+        .collect();
+    assert_eq!(as_u32(&r[1]), want);
+}

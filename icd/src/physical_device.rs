@@ -96,7 +96,7 @@ fn pipeline_cache_uuid(params: &drm_asahi_params_global) -> [u8; 16] {
     // FNV-1a over what makes compiled code incompatible: driver version, the cache's entry
     // format (2: with uniform preloads) and GPU identity.
     let key = format!(
-        "agx4 {} cache 2 {:x} {} {}",
+        "agx4 {} cache 3 {:x} {} {}",
         env!("CARGO_PKG_VERSION"),
         params.chip_id,
         params.gpu_generation,

@@ -21,6 +21,9 @@ pub struct Program {
     _code: Bo,
     /// Offset of the code from the queue's `usc_exec_base`.
     pub code_offset: u32,
+    /// GPU address of the binary's constant data (after the code, in the same object), which
+    /// `PreloadSource::Constants` preloads read.
+    pub constants_va: u64,
     /// The `spill size` field of the launch's USC Registers word: the per-thread stack.
     pub spill_size: u32,
 }
@@ -36,11 +39,15 @@ impl Program {
             );
             return Err(vk::Result::ERROR_UNKNOWN);
         }
-        let code = Bo::new(dev, binary.code.len() as u64, Place::Usc, false)?;
+        let constants_at = (binary.code.len() as u64).next_multiple_of(16);
+        let size = constants_at + binary.constants.len() as u64;
+        let code = Bo::new(dev, size, Place::Usc, false)?;
         code.write(0, &binary.code)?;
+        code.write(constants_at, &binary.constants)?;
         let code_offset = u32::try_from(code.va - dev.usc_base)
             .map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
         Ok(Program {
+            constants_va: code.va + constants_at,
             binary,
             _code: code,
             code_offset,

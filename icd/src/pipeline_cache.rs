@@ -2,14 +2,15 @@
 //! (SPIR-V, entry point, specialization, layout, target).
 //!
 //! Serialized form: the header the spec defines (VK_PIPELINE_CACHE_HEADER_VERSION_ONE), then
-//! entries of: key (u64), the binary's 12 u32 fields, code length (u32), code bytes. All
+//! entries of: key (u64), the binary's 12 u32 fields, code length (u32), code bytes, preload
+//! count (u32) and four u32 per preload, constant data length (u32) and bytes. All
 //! little-endian. Data with another header, or damaged entries, is ignored.
 
 use crate::device::Device;
 use crate::entry::{guard, guard_or};
 use crate::handle::{self, object, Object};
 use ash::vk;
-use compiler::{ComputeBinary, ComputeRequest, Stats};
+use compiler::{ComputeBinary, ComputeRequest, PreloadSource, Stats};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -72,11 +73,21 @@ fn serialize_entry(key: u64, b: &ComputeBinary, out: &mut Vec<u8>) {
     out.extend_from_slice(&b.code);
     out.extend_from_slice(&(b.preloads.len() as u32).to_le_bytes());
     for p in &b.preloads {
-        for w in [p.uniform_half, p.halves, p.root_offset, p.byte_offset] {
+        let source = match p.source {
+            PreloadSource::Set { root_offset } => root_offset,
+            PreloadSource::Constants => CONSTANTS_SOURCE,
+        };
+        for w in [p.uniform_half, p.halves, source, p.byte_offset] {
             out.extend_from_slice(&w.to_le_bytes());
         }
     }
+    out.extend_from_slice(&(b.constants.len() as u32).to_le_bytes());
+    out.extend_from_slice(&b.constants);
 }
+
+/// A preload's source word in an entry: a set's root table offset, or this for the
+/// binary's constants.
+const CONSTANTS_SOURCE: u32 = u32::MAX;
 
 /// Parses entries after the header; stops at the first damaged one.
 fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
@@ -107,10 +118,20 @@ fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
             .map(|k| compiler::UniformPreload {
                 uniform_half: word(16 * k),
                 halves: word(16 * k + 4),
-                root_offset: word(16 * k + 8),
+                source: match word(16 * k + 8) {
+                    CONSTANTS_SOURCE => PreloadSource::Constants,
+                    root_offset => PreloadSource::Set { root_offset },
+                },
                 byte_offset: word(16 * k + 12),
             })
             .collect();
+        let Some(len) = take(4, &mut data) else {
+            return;
+        };
+        let len = u32::from_le_bytes(len.try_into().unwrap_or_default()) as usize;
+        let Some(constants) = take(len, &mut data) else {
+            return;
+        };
         let w: Vec<u32> = f
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -120,6 +141,7 @@ fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
             gpr_halves: w[0],
             uniform_halves: w[1],
             preloads,
+            constants,
             scratch_bytes: w[2],
             shared_bytes: w[3],
             local_size: [w[4], w[5], w[6]],
@@ -295,12 +317,21 @@ mod tests {
             code: vec![1, 2, 3, 4, 5],
             gpr_halves: 8,
             uniform_halves: 112,
-            preloads: vec![compiler::UniformPreload {
-                uniform_half: 112,
-                halves: 4,
-                root_offset: 8,
-                byte_offset: 32,
-            }],
+            preloads: vec![
+                compiler::UniformPreload {
+                    uniform_half: 112,
+                    halves: 4,
+                    source: PreloadSource::Set { root_offset: 8 },
+                    byte_offset: 32,
+                },
+                compiler::UniformPreload {
+                    uniform_half: 116,
+                    halves: 2,
+                    source: PreloadSource::Constants,
+                    byte_offset: 0,
+                },
+            ],
+            constants: vec![0, 0, 0x80, 0x3f],
             scratch_bytes: 0,
             shared_bytes: 256,
             local_size: [64, 2, 1],

@@ -6,6 +6,7 @@
 //! statistics line and the disassembly; `AGX4_COMPILER_DEBUG=ir` adds the IR after every pass.
 
 use compiler::{BufferRobustness, ComputeRequest, Target};
+use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -55,14 +56,20 @@ fn main() -> ExitCode {
     match compiler::compile_compute(&req) {
         Ok(bin) => {
             let s = bin.stats;
-            println!(
-                "agx4-shader: instrs {}, bytes {}, gprs {} halves, spills {}, fills {}",
-                s.instructions, s.code_bytes, s.gpr_halves, s.spills, s.fills
+            let text = match hw::isa::disasm::disassemble(&bin.code) {
+                Ok(text) => text,
+                Err(e) => format!("(disassembly failed: {e})\n"),
+            };
+            // A reader that stops early (`| head`) closes the pipe: not an error.
+            let _ = write!(
+                std::io::stdout().lock(),
+                "agx4-shader: instrs {}, bytes {}, gprs {} halves, spills {}, fills {}\n{text}",
+                s.instructions,
+                s.code_bytes,
+                s.gpr_halves,
+                s.spills,
+                s.fills
             );
-            match hw::isa::disasm::disassemble(&bin.code) {
-                Ok(text) => print!("{text}"),
-                Err(e) => eprintln!("agx4-compile: disassembly failed: {e}"),
-            }
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -251,7 +251,8 @@ impl<'m> Tr<'m> {
                     let q = self.bin(BinOp::FMul, xj, yi)?;
                     lanes.push(self.bin(BinOp::FSub, p, q)?);
                 }
-                self.emit(Type::vec(crate::ir::Scalar::F32, 3), ir::Op::Vector(lanes))?
+                let scalar = self.sh.ty(x).scalar;
+                self.emit(Type::vec(scalar, 3), ir::Op::Vector(lanes))?
             }
             69 => {
                 let n = self.sh.ty(x).lanes;

@@ -165,8 +165,18 @@ struct Sel<'a> {
     addresses: pairs::Addresses,
     /// The paired loads of the current block: the lower's result to the upper's.
     load_pairs: HashMap<Value, Value>,
+    /// The paired stores of the current block, the pair of each store by its position, and
+    /// the pair and half of each value stored by one.
+    store_pairs: Vec<pairs::StorePair>,
+    store_at: HashMap<usize, usize>,
+    store_parts: HashMap<Value, (usize, u16)>,
+    /// The position of the instruction being selected in its block.
+    position: usize,
     /// Additions that absorb the shift or multiply feeding them.
     fusions: fuse::Fusions,
+    /// 64-bit values that are a high address word in place (`x << 32`): a sum of one and a
+    /// widened 32-bit value is an address made of its two words, not a base plus an offset.
+    high_words: HashSet<Value>,
     /// Comparisons used only as the condition of `Select`s, which emit nothing themselves.
     select_only_compares: HashSet<Value>,
     /// Whether loads of constant descriptor words may become uniform preloads.
@@ -182,6 +192,10 @@ struct Sel<'a> {
     /// (root offset of the base address, byte offset, halves).
     uniform_preloads: Vec<crate::UniformPreload>,
     preload_at: HashMap<(u32, u32, u32), u16>,
+    /// Constants the launch preloads into uniforms (`PreloadSource::Constants`): their
+    /// bytes, and the uniform half of each by its bits.
+    constants: Vec<u8>,
+    constant_at: HashMap<u32, u16>,
 }
 
 /// The comparisons a branch can make itself: a `Cmp` in the block just before an `If` whose
@@ -328,13 +342,20 @@ impl<'a> Sel<'a> {
             compares: HashMap::new(),
             select_only_compares: select_only_compares(shader),
             fusions: fuse::find(shader),
+            high_words: HashSet::new(),
             addresses: pairs::Addresses::new(shader),
             load_pairs: HashMap::new(),
+            store_pairs: Vec::new(),
+            store_at: HashMap::new(),
+            store_parts: HashMap::new(),
+            position: 0,
             preloading: false,
             uniform_copies: Scoped::new(),
             resolved_values: Scoped::new(),
             uniform_preloads: Vec::new(),
             preload_at: HashMap::new(),
+            constants: Vec::new(),
+            constant_at: HashMap::new(),
         }
     }
 
@@ -344,6 +365,7 @@ impl<'a> Sel<'a> {
             vregs: self.vregs,
             scratch_base: self.shader.scratch_size,
             preloads: self.uniform_preloads,
+            constants: self.constants,
         }
     }
 }
@@ -458,6 +480,18 @@ impl Sel<'_> {
     /// A fresh register for the result `v`.
     fn def(&mut self, v: Value) -> Result<Reg, CompileError> {
         let size = size_of(self.ty(v)?)?;
+        if let Some(&(p, part)) = self.store_parts.get(&v) {
+            if size == Size::S32 {
+                let id = match self.store_pairs[p].vreg {
+                    Some(id) => id,
+                    None => self.new_vreg(Size::S64, false)?,
+                };
+                self.store_pairs[p].vreg = Some(id);
+                let r = vreg(id, part, Size::S32);
+                self.set(v, Val::Reg(r))?;
+                return Ok(r);
+            }
+        }
         let id = self.new_vreg(size, false)?;
         self.set(v, Val::Reg(vreg(id, 0, size)))?;
         Ok(vreg(id, 0, size))
@@ -503,6 +537,12 @@ impl Sel<'_> {
     fn iop(&mut self, v: Value) -> Result<Operand, CompileError> {
         match self.resolved(v)? {
             Val::Const(bits, _) if bits < 256 => Ok(Operand::Imm(bits as u32)),
+            Val::Const(bits, Size::S32) if self.preloading => {
+                match self.constant_uniform(bits as u32) {
+                    Some(u) => Ok(Operand::Uniform(u)),
+                    None => Ok(Operand::Reg(self.materialize(bits, Size::S32)?)),
+                }
+            }
             Val::Const(bits, size) => Ok(Operand::Reg(self.materialize(bits, size)?)),
             Val::Reg(r) => Ok(Operand::Reg(r)),
             Val::Uniform(u) if u.size == Size::S64 => Ok(Operand::Reg(self.uniform_to_reg(u)?)),
@@ -547,6 +587,12 @@ impl Sel<'_> {
     /// A float source: constants always in registers (float immediates use a table).
     fn fop(&mut self, v: Value) -> Result<Operand, CompileError> {
         match self.resolved(v)? {
+            Val::Const(bits, Size::S32) if self.preloading => {
+                match self.constant_uniform(bits as u32) {
+                    Some(u) => Ok(Operand::Uniform(u)),
+                    None => Ok(Operand::Reg(self.materialize(bits, Size::S32)?)),
+                }
+            }
             Val::Const(bits, size) => Ok(Operand::Reg(self.materialize(bits, size)?)),
             Val::Reg(r) => Ok(Operand::Reg(r)),
             Val::Uniform(u) => Ok(Operand::Uniform(u)),
@@ -702,7 +748,17 @@ impl Sel<'_> {
                 Node::Block(insts) => {
                     self.tex_lods.clear();
                     self.load_pairs = pairs::find(self.shader, &self.addresses, insts);
-                    for i in insts {
+                    self.store_pairs = pairs::find_stores(self.shader, &self.addresses, insts);
+                    self.store_at.clear();
+                    self.store_parts.clear();
+                    for (k, p) in self.store_pairs.iter().enumerate() {
+                        self.store_at.insert(p.first, k);
+                        self.store_at.insert(p.second, k);
+                        self.store_parts.insert(p.lo, (k, 0));
+                        self.store_parts.insert(p.hi, (k, 2));
+                    }
+                    for (k, i) in insts.iter().enumerate() {
+                        self.position = k;
                         self.inst(i)?;
                     }
                 }
@@ -1245,12 +1301,12 @@ impl Sel<'_> {
                     shift: 0,
                     saturate: false,
                 }));
-                let r = self.def(d)?;
+                // The high word is the result itself, read in place.
                 let hi = Reg {
                     half: wide.half + 2,
                     size: Size::S32,
                 };
-                self.copy(r, Operand::Reg(hi));
+                self.set(d, Val::Reg(hi))?;
             }
             And | Or | Xor => {
                 let (a, b) = (self.iop(a)?, self.iop(b)?);
@@ -1608,6 +1664,7 @@ impl Sel<'_> {
                 other => other,
             },
         };
+        self.high_words.insert(d);
         let r = self.def(d)?;
         let word = |part: u16| Reg {
             half: r.half + part,
@@ -1653,6 +1710,11 @@ impl Sel<'_> {
     fn device_address(&mut self, addr: Value, bytes: u32) -> Result<Address, CompileError> {
         if let Some((base, c)) = self.constant_offset(addr)? {
             let n = u64::from(bytes);
+            if bytes == 4 && c % 4 == 0 {
+                if let Some(a) = self.shifted_plus_constant(base, c / 4)? {
+                    return Ok(a);
+                }
+            }
             if c % n == 0 && c / n <= i16::MAX as u64 {
                 let base = self.base(base)?;
                 return Ok(Address::new(base, Index::Imm((c / n) as i16), true));
@@ -1666,6 +1728,9 @@ impl Sel<'_> {
                 let Val::Widened(o, signed) = self.val(off)? else {
                     continue;
                 };
+                // Folds that take the offset to be in range do not apply to an address's
+                // low word, which may wrap.
+                let in_range = self.shader.offsets_in_range && !self.high_words.contains(&base);
                 if let Some(c) = self.const_of(o) {
                     let c = c as u32;
                     let quarter = if signed {
@@ -1684,7 +1749,7 @@ impl Sel<'_> {
                     // `x << 3` and `x << 4` likewise, with the access's own index shift.
                     if let Some(&(BinOp::Shl, x, k)) = self.binops.get(&o) {
                         let k = self.const_of(k).unwrap_or(0);
-                        if self.shader.offsets_in_range && !signed && (2..=4).contains(&k) {
+                        if in_range && !signed && (2..=4).contains(&k) {
                             let x = self.reg(x)?;
                             let base = self.base(base)?;
                             return Ok(Address {
@@ -1695,26 +1760,11 @@ impl Sel<'_> {
                             });
                         }
                     }
-                    // `(x << 2) + c` likewise: the index `x + c / 4`.
-                    if let Some(&(BinOp::IAdd, p, c)) = self.binops.get(&o) {
-                        let shifted = |s: &Self, v: Value| match s.binops.get(&v) {
-                            Some(&(BinOp::Shl, x, k)) if s.const_of(k) == Some(2) => Some(x),
-                            _ => None,
-                        };
-                        let parts = [(p, c), (c, p)].into_iter().find_map(|(p, c)| {
-                            let c = self.const_of(c).filter(|c| c % 4 == 0)?;
-                            Some((shifted(self, p)?, c / 4))
-                        });
-                        if let Some((x, quarter)) =
-                            parts.filter(|_| self.shader.offsets_in_range && !signed)
-                        {
-                            let x = self.iop(x)?;
-                            let q = self.temp(Size::S32)?;
-                            let c = match quarter {
-                                0..=255 => Operand::Imm(quarter as u32),
-                                _ => Operand::Reg(self.imm_r(quarter as u32)?),
-                            };
-                            self.iadd(q, x, c, false);
+                    // `(x << k) + c` likewise (k up to 6): the index `(x << (k - 2)) + c / 4`,
+                    // one `iadd`.
+                    if in_range && !signed {
+                        if let Some((x, k, quarter @ 0..=0xffff)) = self.shifted_parts(o) {
+                            let q = self.shifted_index(x, k, quarter)?;
                             let base = self.base(base)?;
                             return Ok(Address::new(base, Index::Reg(q), true));
                         }
@@ -1732,6 +1782,81 @@ impl Sel<'_> {
             }
         }
         Ok(Address::new(self.base(addr)?, Index::Imm(0), true))
+    }
+
+    /// `b + widen(offset) + 4 * quarter`, the offset as [`Sel::shifted_parts`] takes it, as
+    /// base `b` and one `iadd`'s index, where offsets are in range (see `device_address`):
+    /// the 64-bit sum is never computed.
+    fn shifted_plus_constant(
+        &mut self,
+        sum: Value,
+        quarter: u64,
+    ) -> Result<Option<Address>, CompileError> {
+        if !self.shader.offsets_in_range || quarter > 0xffff {
+            return Ok(None);
+        }
+        let Val::Sum(a, b) = self.val(sum)? else {
+            return Ok(None);
+        };
+        for (base, off) in [(a, b), (b, a)] {
+            let Val::Widened(o, false) = self.val(off)? else {
+                continue;
+            };
+            if self.high_words.contains(&base) {
+                continue;
+            }
+            let Some((x, k, inner)) = self.shifted_parts(o) else {
+                continue;
+            };
+            let quarter = quarter + inner;
+            if quarter > 0xffff {
+                continue;
+            }
+            let q = self.shifted_index(x, k, quarter)?;
+            let base = self.base(base)?;
+            return Ok(Some(Address::new(base, Index::Reg(q), true)));
+        }
+        Ok(None)
+    }
+
+    /// A 32-bit offset `(x << k) + 4 * quarter` (k from 2 to 6; quarter 0 for `x << k`) as
+    /// (x, k, quarter).
+    fn shifted_parts(&self, o: Value) -> Option<(Value, u64, u64)> {
+        let (p, quarter) = match self.binops.get(&o) {
+            Some(&(BinOp::IAdd, p, c)) => match (self.const_of(c), self.const_of(p)) {
+                (Some(c), _) if c % 4 == 0 => (p, c / 4),
+                (_, Some(pc)) if pc % 4 == 0 => (c, pc / 4),
+                _ => return None,
+            },
+            _ => (o, 0),
+        };
+        match self.binops.get(&p) {
+            Some(&(BinOp::Shl, x, k)) => match self.const_of(k) {
+                Some(k @ 2..=6) => Some((x, k, quarter)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `(x << (k - 2)) + quarter` (k from 2 to 6, quarter below 2^16) in one `iadd`: a
+    /// word index for the byte offset `(x << k) + 4 * quarter`.
+    fn shifted_index(&mut self, x: Value, k: u64, quarter: u64) -> Result<Reg, CompileError> {
+        let x = self.iop(x)?;
+        let c = match quarter {
+            0..=255 => Operand::Imm(quarter as u32),
+            _ => Operand::Reg(self.imm_r(quarter as u32)?),
+        };
+        let q = self.temp(Size::S32)?;
+        self.emit(Instr::IAdd(IAdd {
+            dst: q.into(),
+            a: isrc(c),
+            b: isrc(x),
+            negate_b: false,
+            shift: (k - 2) as u8,
+            saturate: false,
+        }));
+        Ok(q)
     }
 
     /// `device_address` for 1- and 2-byte elements: the index counts elements, so an offset
@@ -1967,7 +2092,7 @@ impl Sel<'_> {
         self.uniform_preloads.push(crate::UniformPreload {
             uniform_half: start,
             halves,
-            root_offset,
+            source: crate::PreloadSource::Set { root_offset },
             byte_offset,
         });
         self.preload_at.insert(key, start as u16);
@@ -1977,7 +2102,95 @@ impl Sel<'_> {
         }))
     }
 
+    /// A 32-bit constant as a uniform the launch preloads from the binary's constant data,
+    /// where the shader's launch takes preloads and the area has room: a source operand
+    /// without a `mov_imm`.
+    fn constant_uniform(&mut self, bits: u32) -> Option<Reg> {
+        if !self.preloading {
+            return None;
+        }
+        let reg = |half| Reg {
+            half,
+            size: Size::S32,
+        };
+        if let Some(&half) = self.constant_at.get(&bits) {
+            return Some(reg(half));
+        }
+        let end = self
+            .uniform_preloads
+            .last()
+            .map_or(abi::PRELOAD_UNIFORM_START, |p| p.uniform_half + p.halves);
+        let start = end.next_multiple_of(2);
+        if start + 2 > abi::PRELOAD_UNIFORM_END {
+            return None;
+        }
+        let byte_offset = self.constants.len() as u32;
+        self.constants.extend_from_slice(&bits.to_le_bytes());
+        // Constants in adjacent uniforms are one load.
+        match self.uniform_preloads.last_mut() {
+            Some(p)
+                if p.source == crate::PreloadSource::Constants
+                    && p.uniform_half + p.halves == start
+                    && p.byte_offset + 2 * p.halves == byte_offset =>
+            {
+                p.halves += 2;
+            }
+            _ => self.uniform_preloads.push(crate::UniformPreload {
+                uniform_half: start,
+                halves: 2,
+                source: crate::PreloadSource::Constants,
+                byte_offset,
+            }),
+        }
+        self.constant_at.insert(bits, start as u16);
+        Some(reg(start as u16))
+    }
+
+    /// A store that is half of a pair: nothing at the first, one store of both at the second
+    /// when their values sit in one register's halves, else the two stores in order.
+    fn paired_store(&mut self, p: usize, addr: Value, value: Value) -> Result<(), CompileError> {
+        let sp = self.store_pairs[p];
+        if self.position == sp.first {
+            return Ok(());
+        }
+        let (lo, hi) = (self.val(sp.lo)?, self.val(sp.hi)?);
+        if let (Some(id), Val::Reg(l), Val::Reg(h)) = (sp.vreg, lo, hi) {
+            if l == vreg(id, 0, Size::S32) && h == vreg(id, 2, Size::S32) {
+                let format = self.mem_format(sp.lo)?;
+                let a = self.device_address(sp.lo_addr, format.bytes())?;
+                self.emit(Instr::DeviceMem(DeviceMem {
+                    store: true,
+                    reg: l,
+                    base: a.base,
+                    index: a.index,
+                    index_unsigned: a.index_unsigned,
+                    shift: a.shift,
+                    format,
+                    mask: 0b11,
+                    wait_slot: 0,
+                }));
+                return Ok(());
+            }
+        }
+        self.single_store(Space::Global, sp.first_addr, sp.first_value)?;
+        self.single_store(Space::Global, addr, value)
+    }
+
     fn store(&mut self, space: Space, addr: Value, value: Value) -> Result<(), CompileError> {
+        if space == Space::Global {
+            if let Some(&p) = self.store_at.get(&self.position) {
+                return self.paired_store(p, addr, value);
+            }
+        }
+        self.single_store(space, addr, value)
+    }
+
+    fn single_store(
+        &mut self,
+        space: Space,
+        addr: Value,
+        value: Value,
+    ) -> Result<(), CompileError> {
         let format = self.mem_format(value)?;
         let data = self.reg(value)?;
         let (reg, mask) = Self::transfer(data)?;

@@ -102,8 +102,10 @@ pub(crate) struct VProgram {
     pub vregs: Vec<VregInfo>,
     /// Per-thread stack bytes the IR's scratch space uses; spills go after it.
     pub scratch_base: u32,
-    /// Uniform ranges the launch loads from descriptor memory.
+    /// Uniform ranges the launch loads from descriptor memory and from `constants`.
     pub preloads: Vec<crate::UniformPreload>,
+    /// The constant data of `PreloadSource::Constants` preloads.
+    pub constants: Vec<u8>,
 }
 
 /// The virtual register that stands for the physical `r0l`.
@@ -146,6 +148,7 @@ impl Default for Options {
 pub(crate) struct Compiled {
     pub items: Vec<Item>,
     pub preloads: Vec<crate::UniformPreload>,
+    pub constants: Vec<u8>,
     pub gpr_halves: u32,
     pub scratch_bytes: u32,
     pub spills: u32,
@@ -177,6 +180,7 @@ pub(crate) fn compile_vprog(vprog: &VProgram, opts: Options) -> Result<Compiled,
     Ok(Compiled {
         items,
         preloads: vprog.preloads.clone(),
+        constants: vprog.constants.clone(),
         gpr_halves: alloc.gpr_halves,
         scratch_bytes: alloc.scratch_bytes,
         spills: alloc.spills,
@@ -209,6 +213,7 @@ fn compile_opts(shader: &Shader, opts: Options) -> Result<ComputeBinary, Compile
         gpr_halves: c.gpr_halves,
         uniform_halves: abi::ROOT_TABLE_SIZE / 2,
         preloads: c.preloads,
+        constants: c.constants,
         scratch_bytes: c.scratch_bytes,
         shared_bytes: shader.shared_size,
         local_size: shader.local_size,

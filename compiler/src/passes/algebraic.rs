@@ -1,10 +1,12 @@
 //! Algebraic simplification: identities (x+0, x*1, x<<0, x|0, ...), absorbing elements for
-//! integers (x*0, x&0), strength reduction of multiplication and unsigned division and modulo
-//! by powers of two, and selects whose arms agree.
+//! integers (x*0, x&0), strength reduction of multiplication, unsigned division and modulo,
+//! and floored signed modulo by powers of two, selects whose arms agree or whose condition
+//! is constant, unsigned comparisons with 0 that always hold or never do, and unsigned clamps
+//! that the operand's bounds show never clamp.
 
 use std::collections::HashMap;
 
-use crate::ir::{BinOp, Constant, ConvOp, Op, Scalar, Shader, UnOp, Value};
+use crate::ir::{BinOp, CmpOp, Constant, ConvOp, Op, Scalar, Shader, Type, UnOp, Value};
 use crate::CompileError;
 
 use super::{const_of, defs};
@@ -13,6 +15,44 @@ fn splat_of(d: &HashMap<Value, Op>, v: Value) -> Option<u64> {
     let c = const_of(d, v)?;
     let first = *c.first()?;
     c.iter().all(|x| *x == first).then_some(first)
+}
+
+/// Bounds (unsigned, inclusive) of a 32-bit integer value, from what computes it: enough to
+/// see that a clamp of an offset built from a masked index never clamps.
+fn urange(d: &HashMap<Value, Op>, v: Value, depth: u32) -> (u64, u64) {
+    const ALL: (u64, u64) = (0, 0xffff_ffff);
+    if depth > 8 {
+        return ALL;
+    }
+    if let Some(c) = splat_of(d, v) {
+        return (c, c);
+    }
+    let r = |x: Value| urange(d, x, depth + 1);
+    let fits = |(lo, hi): (u64, u64)| if hi <= 0xffff_ffff { (lo, hi) } else { ALL };
+    match d.get(&v) {
+        Some(Op::Binary(BinOp::And, x, y)) => (0, r(*x).1.min(r(*y).1)),
+        Some(Op::Binary(BinOp::Shl, x, k)) => match splat_of(d, *k) {
+            Some(k @ 0..=31) => fits((r(*x).0 << k, r(*x).1 << k)),
+            _ => ALL,
+        },
+        Some(Op::Binary(BinOp::UShr, x, k)) => match splat_of(d, *k) {
+            Some(k @ 0..=31) => (r(*x).0 >> k, r(*x).1 >> k),
+            _ => ALL,
+        },
+        Some(Op::Binary(BinOp::IAdd, x, y)) => {
+            let (a, b) = (r(*x), r(*y));
+            fits((a.0 + b.0, a.1 + b.1))
+        }
+        Some(Op::Binary(BinOp::UMin, x, y)) => {
+            let (a, b) = (r(*x), r(*y));
+            (a.0.min(b.0), a.1.min(b.1))
+        }
+        Some(Op::Binary(BinOp::UMax, x, y)) => {
+            let (a, b) = (r(*x), r(*y));
+            (a.0.max(b.0), a.1.max(b.1))
+        }
+        _ => ALL,
+    }
 }
 
 /// The simpler operation `op` can become, if any.
@@ -74,10 +114,28 @@ fn simplify(sh: &Shader, d: &HashMap<Value, Op>, op: &Op, dst: Value) -> Option<
                         Value(u32::MAX - 64 - (cy.unwrap_or(1).trailing_zeros())),
                     ))
                 }
+                // The floored remainder by a positive power of two, in two's complement.
+                BinOp::SMod
+                    if ty.scalar == Scalar::I32
+                        && cy.is_some_and(|c| c.is_power_of_two() && c < 1 << 31) =>
+                {
+                    Some(Op::Binary(
+                        BinOp::And,
+                        *x,
+                        Value(u32::MAX - 64 - (cy.unwrap_or(1).trailing_zeros())),
+                    ))
+                }
                 BinOp::FMul if cy == Some(1.0f32.to_bits() as u64) => Some(Op::Copy(*x)),
                 BinOp::FMul if cx == Some(1.0f32.to_bits() as u64) => Some(Op::Copy(*y)),
                 BinOp::FAdd if cy == Some(0x8000_0000) => Some(Op::Copy(*x)),
                 BinOp::FSub if cy == Some(0) => Some(Op::Copy(*x)),
+                // A clamp that never clamps.
+                BinOp::UMin if ty == Type::I32 && urange(d, *x, 0).1 <= urange(d, *y, 0).0 => {
+                    Some(Op::Copy(*x))
+                }
+                BinOp::UMax if ty == Type::I32 && urange(d, *x, 0).0 >= urange(d, *y, 0).1 => {
+                    Some(Op::Copy(*x))
+                }
                 BinOp::And | BinOp::Or | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax
                     if x == y =>
                 {
@@ -87,6 +145,17 @@ fn simplify(sh: &Shader, d: &HashMap<Value, Op>, op: &Op, dst: Value) -> Option<
             }
         }
         Op::Select(_, a, b) if a == b => Some(Op::Copy(*a)),
+        Op::Select(c, a, b) => match splat_of(d, *c) {
+            Some(0) => Some(Op::Copy(*b)),
+            Some(_) => Some(Op::Copy(*a)),
+            None => None,
+        },
+        // Nothing is below 0 unsigned (OpArrayLength's clamp of a size less a header).
+        Op::Cmp(CmpOp::ULt, _, y) if splat_of(d, *y) == Some(0) => Some(zero_const()),
+        Op::Cmp(CmpOp::UGt, x, _) if splat_of(d, *x) == Some(0) => Some(zero_const()),
+        Op::Cmp(CmpOp::UGe, _, y) if splat_of(d, *y) == Some(0) => {
+            Some(Op::Const(Constant(vec![1; lanes])))
+        }
         Op::Conv(ConvOp::Bitcast, x) if sh.ty(*x) == ty => Some(Op::Copy(*x)),
         Op::Unary(UnOp::Not | UnOp::INeg | UnOp::FNeg, x) => match d.get(x) {
             Some(Op::Unary(u2, y))

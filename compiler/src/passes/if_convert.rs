@@ -15,9 +15,10 @@ use crate::CompileError;
 
 use super::Out;
 
-/// Arithmetic instructions (constants, copies and variable accesses not counted) an arm may
-/// hold: beyond this, running both arms costs more than the branch saves.
-const MAX_ARM_COST: usize = 8;
+/// Arithmetic instructions an arm may hold: beyond this, running both arms costs more than
+/// the branch saves. Constants, copies and variable accesses are not counted, nor are
+/// comparisons, which the back end mostly makes inside the select or branch using them.
+const MAX_ARM_COST: usize = 10;
 
 pub fn if_convert(sh: &mut Shader) -> Result<(), CompileError> {
     // How many loads of each variable the shader has: a variable whose every load read a
@@ -83,7 +84,7 @@ fn arm(sh: &Shader, nodes: &[Node]) -> Option<Vec<Inst>> {
         }
         if !matches!(
             i.op,
-            Op::Const(_) | Op::Copy(_) | Op::LoadVar(_) | Op::StoreVar(..)
+            Op::Const(_) | Op::Copy(_) | Op::LoadVar(_) | Op::StoreVar(..) | Op::Cmp(..)
         ) {
             cost += 1;
         }

@@ -247,18 +247,41 @@ fn algebraic_identities_and_strength_reduction() {
     let d = b.op(Type::I32, Op::Binary(BinOp::UDiv, x, eight));
     let r = b.op(Type::I32, Op::Binary(BinOp::UMod, x, eight));
     let sh0 = b.op(Type::I32, Op::Binary(BinOp::Shl, m, zero));
-    for (k, v) in [m, z, s, d, r, sh0].into_iter().enumerate() {
+    let fm = b.op(Type::I32, Op::Binary(BinOp::SMod, x, eight));
+    let never = b.op(Type::BOOL, Op::Cmp(CmpOp::ULt, x, zero));
+    let picked = b.op(Type::I32, Op::Select(never, one, eight));
+    // ((x & 3) << 2) + 96 is within [96, 108]: neither clamp clamps.
+    let three = b.c(3);
+    let two = b.c(2);
+    let c96 = b.c(96);
+    let c220 = b.c(220);
+    let lane = b.op(Type::I32, Op::Binary(BinOp::And, x, three));
+    let word = b.op(Type::I32, Op::Binary(BinOp::Shl, lane, two));
+    let off = b.op(Type::I32, Op::Binary(BinOp::IAdd, word, c96));
+    let below = b.op(Type::I32, Op::Binary(BinOp::UMin, off, c220));
+    let clamped = b.op(Type::I32, Op::Binary(BinOp::UMax, below, c96));
+    for (k, v) in [m, z, s, d, r, sh0, fm, picked, clamped]
+        .into_iter()
+        .enumerate()
+    {
         b.output(k as u32, v);
     }
     let mut sh = b.finish();
-    super::algebraic(&mut sh).unwrap();
-    super::copy_prop(&mut sh).unwrap();
+    // Twice: the select's condition becomes a constant in the first.
+    for _ in 0..2 {
+        super::algebraic(&mut sh).unwrap();
+        super::copy_prop(&mut sh).unwrap();
+    }
     super::dce(&mut sh).unwrap();
     validate(&sh).unwrap();
     assert_eq!(
         count(&sh, &|op| matches!(
             op,
-            Op::Binary(BinOp::IMul | BinOp::UDiv | BinOp::UMod, ..)
+            Op::Binary(
+                BinOp::IMul | BinOp::UDiv | BinOp::UMod | BinOp::SMod | BinOp::UMin | BinOp::UMax,
+                ..
+            ) | Op::Cmp(..)
+                | Op::Select(..)
         )),
         0
     );
@@ -270,11 +293,22 @@ fn algebraic_identities_and_strength_reduction() {
         0,
         "x + 0 stays"
     );
-    let x = 1234567u32;
-    assert_eq!(
-        run(&sh, &[x], 6, [1, 1, 1]),
-        vec![x, 0, x * 8, x / 8, x % 8, x]
-    );
+    for x in [1234567u32, (-1234567i32) as u32, (-8i32) as u32, 0] {
+        assert_eq!(
+            run(&sh, &[x], 9, [1, 1, 1]),
+            vec![
+                x,
+                0,
+                x.wrapping_mul(8),
+                x / 8,
+                x % 8,
+                x,
+                (x as i32).rem_euclid(8) as u32,
+                8,
+                ((x & 3) << 2) + 96,
+            ]
+        );
+    }
 }
 
 /// `x * y + z` in F32, with the product used `uses` times.

@@ -13,6 +13,7 @@ use compiler::abi::{
     ROOT_TABLE_SIZE,
 };
 use compiler::meta::{self, Meta};
+use compiler::PreloadSource;
 use hw::g13::control::{pack_uniform_range, CdmBarrier, CdmLaunch, CdmMode, SharedLayout, UscWord};
 use std::sync::atomic::Ordering;
 
@@ -70,20 +71,23 @@ fn usc_words(program: &Program, root: u64, sets: &[u64]) -> Vec<u8> {
     .pack(&mut w);
     pack_uniform_range(0, b.uniform_halves, root, &mut w);
     for p in &b.preloads {
-        let set = p
-            .root_offset
-            .wrapping_sub(compiler::abi::set_address_offset(0))
-            / 8;
-        // An unbound set (address 0) is only legal where the shader never reads it.
-        match sets.get(set as usize) {
-            Some(&base) if base != 0 => pack_uniform_range(
-                p.uniform_half,
-                p.halves,
-                base + u64::from(p.byte_offset),
-                &mut w,
-            ),
-            _ => {}
-        }
+        let base = match p.source {
+            PreloadSource::Set { root_offset } => {
+                let set = root_offset.wrapping_sub(compiler::abi::set_address_offset(0)) / 8;
+                // An unbound set (address 0) is only legal where the shader never reads it.
+                match sets.get(set as usize) {
+                    Some(&base) if base != 0 => base,
+                    _ => continue,
+                }
+            }
+            PreloadSource::Constants => program.constants_va,
+        };
+        pack_uniform_range(
+            p.uniform_half,
+            p.halves,
+            base + u64::from(p.byte_offset),
+            &mut w,
+        );
     }
     UscWord::Shader {
         code: program.code_offset,

@@ -194,15 +194,26 @@ pub unsafe fn pipeline_pass(
                     .then(|| (AttachmentKey::for_pipeline(f, samples), false))
             })
             .collect();
-        let ds = if r.depth_attachment_format != vk::Format::UNDEFINED {
-            r.depth_attachment_format
-        } else {
-            r.stencil_attachment_format
-        };
+        let ds = depth_stencil_format(r.depth_attachment_format, r.stencil_attachment_format);
         key.depth_stencil =
             (ds != vk::Format::UNDEFINED).then(|| AttachmentKey::for_pipeline(ds, samples));
     }
     key.build()
+}
+
+/// The depth/stencil attachment format a pass made from dynamic rendering formats has: the
+/// one format given, or the aspect of the combined D32_SFLOAT_S8_UINT the rendering uses (a
+/// depth-only or stencil-only rendering has no test of the other aspect, whatever the
+/// image's format; VkPipelineRenderingCreateInfo).
+fn depth_stencil_format(depth: vk::Format, stencil: vk::Format) -> vk::Format {
+    const UNDEFINED: vk::Format = vk::Format::UNDEFINED;
+    const COMBINED: vk::Format = vk::Format::D32_SFLOAT_S8_UINT;
+    match (depth, stencil) {
+        (COMBINED, UNDEFINED) => vk::Format::D32_SFLOAT,
+        (UNDEFINED, COMBINED) => vk::Format::S8_UINT,
+        (UNDEFINED, s) => s,
+        (d, _) => d,
+    }
 }
 
 /// The device's render pass that a secondary command buffer continuing a dynamic rendering
@@ -219,11 +230,7 @@ pub unsafe fn inherited_pass(
     // SAFETY: guaranteed by the caller: pColorAttachmentFormats holds colorAttachmentCount.
     let formats =
         unsafe { handle::slice(info.p_color_attachment_formats, info.color_attachment_count) };
-    let ds = if info.depth_attachment_format != vk::Format::UNDEFINED {
-        info.depth_attachment_format
-    } else {
-        info.stencil_attachment_format
-    };
+    let ds = depth_stencil_format(info.depth_attachment_format, info.stencil_attachment_format);
     let key = PassKey {
         colours: formats
             .iter()

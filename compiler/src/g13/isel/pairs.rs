@@ -10,11 +10,25 @@ use std::collections::HashMap;
 use crate::ir::{has_side_effects, BinOp, ConvOp, Inst, Op, Scalar, Shader, Space, Value};
 use crate::passes::for_each_inst;
 
-/// Addresses as base plus a constant: from every 64-bit `IAdd` of a widened constant.
+/// What two addresses must share to be a constant apart: a 64-bit base and, where offsets
+/// are in range, a 32-bit variable offset added to it.
+pub(super) type Base = (Value, Option<Value>);
+
+/// Addresses as a base plus a constant: from 64-bit `IAdd`s of widened constants, and where
+/// offsets are in range (a 32-bit offset that wraps is out of range anyway) from 32-bit
+/// `IAdd`s of a constant inside the widened offset.
 pub(super) struct Addresses {
     sums: HashMap<Value, (Value, Value)>,
     widened: HashMap<Value, u64>,
+    /// 32-bit values widened to 64 bits, by the widened value.
+    widened_values: HashMap<Value, Value>,
+    /// 32-bit `x + constant`, by the result.
+    offsets: HashMap<Value, (Value, u64)>,
     root_loads: Vec<Value>,
+    /// 64-bit `x << 32`: high address words, whose sum with a widened low word is an
+    /// address made of words (the low word may wrap), not a base plus an offset.
+    high_words: Vec<Value>,
+    in_range: bool,
 }
 
 impl Addresses {
@@ -23,7 +37,11 @@ impl Addresses {
         let mut a = Addresses {
             sums: HashMap::new(),
             widened: HashMap::new(),
+            widened_values: HashMap::new(),
+            offsets: HashMap::new(),
             root_loads: Vec::new(),
+            high_words: Vec::new(),
+            in_range: shader.offsets_in_range,
         };
         for_each_inst(&shader.body, &mut |i| {
             let Some(d) = i.dst else { return };
@@ -32,12 +50,28 @@ impl Addresses {
                     consts.insert(d, c.0[0]);
                 }
                 Op::Conv(ConvOp::UToU, x) if shader.ty(d).scalar == Scalar::I64 => {
-                    if let Some(&c) = consts.get(x) {
-                        a.widened.insert(d, c & 0xffff_ffff);
+                    match consts.get(x) {
+                        Some(&c) => {
+                            a.widened.insert(d, c & 0xffff_ffff);
+                        }
+                        None if shader.ty(*x) == crate::ir::Type::I32 => {
+                            a.widened_values.insert(d, *x);
+                        }
+                        None => {}
                     }
                 }
                 Op::Binary(BinOp::IAdd, x, y) if shader.ty(d).scalar == Scalar::I64 => {
                     a.sums.insert(d, (*x, *y));
+                }
+                Op::Binary(BinOp::Shl, ..) if shader.ty(d).scalar == Scalar::I64 => {
+                    a.high_words.push(d);
+                }
+                Op::Binary(BinOp::IAdd, x, y) if shader.ty(d) == crate::ir::Type::I32 => {
+                    if let Some(&c) = consts.get(y) {
+                        a.offsets.insert(d, (*x, c & 0xffff_ffff));
+                    } else if let Some(&c) = consts.get(x) {
+                        a.offsets.insert(d, (*y, c & 0xffff_ffff));
+                    }
                 }
                 Op::Load {
                     space: Space::Root, ..
@@ -48,8 +82,8 @@ impl Addresses {
         a
     }
 
-    /// `addr` as (base, constant byte offset).
-    fn split(&self, mut addr: Value) -> (Value, u64) {
+    /// `addr` as its base and a constant byte offset.
+    fn split(&self, mut addr: Value) -> (Base, u64) {
         let mut offset = 0u64;
         for _ in 0..16 {
             let Some(&(x, y)) = self.sums.get(&addr) else {
@@ -59,11 +93,29 @@ impl Addresses {
                 (addr, offset) = (x, offset.wrapping_add(c));
             } else if let Some(&c) = self.widened.get(&x) {
                 (addr, offset) = (y, offset.wrapping_add(c));
+            } else if self.in_range {
+                for (base, w) in [(x, y), (y, x)] {
+                    if self.high_words.contains(&base) {
+                        continue;
+                    }
+                    let Some(&v) = self.widened_values.get(&w) else {
+                        continue;
+                    };
+                    let (v, c) = self.offsets.get(&v).copied().unwrap_or((v, 0));
+                    return ((base, Some(v)), offset.wrapping_add(c));
+                }
+                break;
             } else {
                 break;
             }
         }
-        (addr, offset)
+        ((addr, None), offset)
+    }
+
+    /// Whether the address is in descriptor set memory (a set's address from the root table
+    /// plus a constant), which shaders only read.
+    fn in_set_memory(&self, base: Base) -> bool {
+        base.1.is_none() && self.root_loads.contains(&base.0)
     }
 }
 
@@ -71,7 +123,7 @@ impl Addresses {
 pub(super) fn find(shader: &Shader, addrs: &Addresses, insts: &[Inst]) -> HashMap<Value, Value> {
     let mut pairs = HashMap::new();
     // Candidate lower loads since the last memory write, by (base, offset).
-    let mut open: HashMap<(Value, u64), Value> = HashMap::new();
+    let mut open: HashMap<(Base, u64), Value> = HashMap::new();
     let mut taken: Vec<Value> = Vec::new();
     for i in insts {
         match (&i.op, i.dst) {
@@ -87,7 +139,7 @@ pub(super) fn find(shader: &Shader, addrs: &Addresses, insts: &[Inst]) -> HashMa
             {
                 let (base, offset) = addrs.split(*addr);
                 // Descriptor words from set memory become uniform preloads instead.
-                if addrs.root_loads.contains(&base) {
+                if addrs.in_set_memory(base) {
                     continue;
                 }
                 if let Some(lo) = offset
@@ -107,5 +159,117 @@ pub(super) fn find(shader: &Shader, addrs: &Addresses, insts: &[Inst]) -> HashMa
             _ => {}
         }
     }
+    pairs
+}
+
+/// Two 32-bit stores of one block, 4 bytes apart from one base, with no memory access
+/// between them: one `device_store` of two elements when instruction selection computes the
+/// two values straight into the halves of one 64-bit register (`parts`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct StorePair {
+    /// Positions of the two stores in the block.
+    pub first: usize,
+    pub second: usize,
+    /// The first store's address and value, for storing it late on its own.
+    pub first_addr: Value,
+    pub first_value: Value,
+    /// The values at the lower and upper address, and the lower address.
+    pub lo: Value,
+    pub hi: Value,
+    pub lo_addr: Value,
+    /// The 64-bit register the values are computed into, once one is.
+    pub vreg: Option<u16>,
+}
+
+fn pure(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Const(_)
+            | Op::Unary(..)
+            | Op::Binary(..)
+            | Op::FFma(..)
+            | Op::Cmp(..)
+            | Op::Select(..)
+            | Op::Conv(..)
+            | Op::BitfieldInsert(..)
+            | Op::UBitfieldExtract(..)
+            | Op::SBitfieldExtract(..)
+            | Op::Copy(_)
+            | Op::LoadVar(_)
+            | Op::StoreVar(..)
+            | Op::SysVal(_)
+    )
+}
+
+/// The store pairs of a block.
+pub(super) fn find_stores(shader: &Shader, addrs: &Addresses, insts: &[Inst]) -> Vec<StorePair> {
+    let mut pairs: Vec<StorePair> = Vec::new();
+    // Stores since the last other memory access: (base, offset) -> (position, addr, value).
+    let mut open: HashMap<(Base, u64), (usize, Value, Value)> = HashMap::new();
+    for (k, i) in insts.iter().enumerate() {
+        match &i.op {
+            Op::Store {
+                space: Space::Global,
+                addr,
+                value,
+                ..
+            } => {
+                let t = shader.ty(*value);
+                let (base, offset) = addrs.split(*addr);
+                let word = t.is_scalar() && matches!(t.scalar, Scalar::I32 | Scalar::F32);
+                let partner = [
+                    (offset.wrapping_sub(4), true),
+                    (offset.wrapping_add(4), false),
+                ]
+                .into_iter()
+                .find_map(|(o, below)| open.get(&(base, o)).map(|&p| (p, below)));
+                match partner {
+                    Some(((first, first_addr, first_value), below)) if word => {
+                        let (lo, hi, lo_addr) = if below {
+                            (first_value, *value, first_addr)
+                        } else {
+                            (*value, first_value, *addr)
+                        };
+                        pairs.push(StorePair {
+                            first,
+                            second: k,
+                            first_addr,
+                            first_value,
+                            lo,
+                            hi,
+                            lo_addr,
+                            vreg: None,
+                        });
+                        // Each store pairs once; a later one starts afresh.
+                        open.clear();
+                    }
+                    _ if word => {
+                        open.insert((base, offset), (k, *addr, *value));
+                    }
+                    _ => open.clear(),
+                }
+            }
+            // Only arithmetic may sit between a pair: the first store waits for the second.
+            // Reads of the root table and of descriptor set memory, which no shader writes,
+            // are arithmetic here.
+            op if pure(op) => {}
+            Op::Load {
+                space: Space::Root, ..
+            } => {}
+            Op::Load {
+                space: Space::Global,
+                addr,
+                ..
+            } if addrs.in_set_memory(addrs.split(*addr).0) => {}
+            _ => open.clear(),
+        }
+    }
+    // A value in two pairs, or in both halves of one, cannot be computed into both.
+    let mut seen: HashMap<Value, usize> = HashMap::new();
+    for p in &pairs {
+        *seen.entry(p.lo).or_insert(0) += 1;
+        *seen.entry(p.hi).or_insert(0) += 1;
+    }
+    pairs.retain(|p| seen[&p.lo] == 1 && seen[&p.hi] == 1);
     pairs
 }
