@@ -160,6 +160,16 @@ impl Bo {
         Ok(())
     }
 
+    /// Zeroes `len` bytes at `offset`; an out-of-range request is refused.
+    pub fn zero(&self, offset: u64, len: usize) -> Result<(), vk::Result> {
+        if !self.check(offset, len) {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        // SAFETY: the range is inside the live mapping of `size` bytes (checked above).
+        unsafe { std::ptr::write_bytes(self.ptr.add(offset as usize), 0, len) };
+        Ok(())
+    }
+
     /// Copies bytes at `offset` into `out`; out-of-range reads are refused.
     pub fn read(&self, offset: u64, out: &mut [u8]) -> Result<(), vk::Result> {
         if !self.check(offset, out.len()) {

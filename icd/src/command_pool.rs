@@ -1,6 +1,6 @@
 //! VkCommandPool: owns its command buffers, so destroying or resetting it reaches them all.
 
-use crate::cmd_buffer::{CommandBuffer, Recording};
+use crate::cmd_buffer::CommandBuffer;
 use crate::device::Device;
 use crate::entry::{guard, guard_or};
 use crate::handle::{self, object, Object};
@@ -68,7 +68,7 @@ pub unsafe extern "system" fn reset_command_pool(
         let pool = CommandPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
         for &cb in pool.buffers().iter() {
             if let Some(cb) = CommandBuffer::from_handle(cb) {
-                *cb.lock() = Recording::default();
+                cb.lock().reset();
             }
         }
         Ok(())

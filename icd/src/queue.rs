@@ -141,9 +141,20 @@ impl Queue {
         })
     }
 
-    fn push(&self, jobs: Vec<Job>) -> Result<(), vk::Result> {
+    fn push(&self, mut jobs: Vec<Job>) -> Result<(), vk::Result> {
         if self.shared.lost.load(Ordering::Acquire) {
             return Err(vk::Result::ERROR_DEVICE_LOST);
+        }
+        // A batch with nothing to wait for, run or signal changes nothing anyone can see:
+        // it never reaches the worker.
+        jobs.retain(|j| {
+            !(j.waits.is_empty()
+                && j.signals.is_empty()
+                && j.cmds.is_empty()
+                && j.consumed.is_empty())
+        });
+        if jobs.is_empty() {
+            return Ok(());
         }
         let mut state = lock(&self.shared.state);
         state.pushed += jobs.len() as u64;

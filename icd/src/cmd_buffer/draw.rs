@@ -643,7 +643,7 @@ fn draw_one(
         )?;
     }
     let b = &p.binary;
-    let mut vw = Vec::new();
+    let mut vw = Vec::with_capacity(96);
     UscWord::Shared {
         uses_shared: false,
         layout: SharedLayout::VertexCompute,
@@ -703,7 +703,7 @@ fn draw_one(
             } else {
                 None
             };
-            let mut fw = Vec::new();
+            let mut fw = Vec::with_capacity(128);
             super::render::tile_shared_word(&tib, &mut fw);
             pack_uniform_range(0, prog.uniform_halves, root.va, &mut fw);
             if let Some((buffer, count)) = inputs {

@@ -124,6 +124,16 @@ impl Default for Recording {
 }
 
 impl Recording {
+    /// Back to the initial state (vkResetCommandBuffer, vkBeginCommandBuffer,
+    /// vkResetCommandPool), keeping some upload memory for the next recording.
+    pub fn reset(&mut self) {
+        let upload = std::mem::take(&mut self.upload).recycled();
+        *self = Recording {
+            upload,
+            ..Recording::default()
+        };
+    }
+
     /// Ends the open segment, if any, giving it `end_stamp` as its end timestamp.
     pub fn close_segment(
         &mut self,
@@ -227,7 +237,7 @@ pub unsafe extern "system" fn begin_command_buffer(
         // Beginning resets implicitly; one-time-submit and simultaneous-use need nothing more,
         // since a recorded buffer is read-only GPU memory until the next reset.
         let mut rec = cb.lock();
-        *rec = Recording::default();
+        rec.reset();
         if cb.level == vk::CommandBufferLevel::SECONDARY {
             // SAFETY: valid usage: pBeginInfo is valid, and so is a secondary's inheritance.
             let info = unsafe { p_begin_info.as_ref() }.ok_or(vk::Result::ERROR_UNKNOWN)?;
@@ -267,7 +277,7 @@ pub unsafe extern "system" fn reset_command_buffer(
 ) -> vk::Result {
     guard("vkResetCommandBuffer", || {
         let cb = CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        *cb.lock() = Recording::default();
+        cb.lock().reset();
         Ok(())
     })
 }

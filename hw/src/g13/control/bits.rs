@@ -96,10 +96,46 @@ impl Field {
         self.decode(self.encode(value)) == value
     }
 
-    /// Store `value` into `bytes` (bits past the end of `bytes` are dropped). Works a byte at
-    /// a time: control streams are packed on every draw, so this is on the driver's hot path.
+    /// The eight bytes of `bytes` from `first` that hold this field whole, with the field's
+    /// shift in them: the window ends at the word's end when the field starts in the last
+    /// eight bytes, so most fields of a control word take one 64-bit read-modify-write.
+    #[inline(always)]
+    fn window(&self, len: usize) -> Option<(usize, u32)> {
+        let first = ((self.start / 8) as usize).min(len.checked_sub(8)?);
+        let shift = self.start - 8 * first as u32;
+        (shift + self.width <= 64).then_some((first, shift))
+    }
+
+    /// Store `value` into `bytes` (bits past the end of `bytes` are dropped). Control streams
+    /// are packed on every draw, so this is on the driver's hot path.
+    #[inline(always)]
     pub fn put(&self, bytes: &mut [u8], value: u64) {
         let raw = self.encode(value);
+        if let Some((first, shift)) = self.window(bytes.len()) {
+            if let Some(w) = bytes
+                .get_mut(first..first + 8)
+                .and_then(|w| <&mut [u8; 8]>::try_from(w).ok())
+            {
+                let m = self.mask() << shift;
+                *w = ((u64::from_le_bytes(*w) & !m) | ((raw << shift) & m)).to_le_bytes();
+                return;
+            }
+        }
+        // A one-word (32-bit) control word.
+        if let Ok(w) = <&mut [u8; 4]>::try_from(&mut *bytes) {
+            if self.start + self.width <= 32 {
+                let m = (self.mask() << self.start) as u32;
+                let v = (raw << self.start) as u32 & m;
+                *w = ((u32::from_le_bytes(*w) & !m) | v).to_le_bytes();
+                return;
+            }
+        }
+        self.put_bytes(bytes, raw);
+    }
+
+    /// `put` a byte at a time: short words, and fields wider than one window.
+    #[cold]
+    fn put_bytes(&self, bytes: &mut [u8], raw: u64) {
         let mut done = 0;
         while done < self.width {
             let bit = self.start + done;
@@ -115,7 +151,26 @@ impl Field {
     }
 
     /// Read the value of this field from `bytes` (missing bytes read as zero).
+    #[inline(always)]
     pub fn get(&self, bytes: &[u8]) -> u64 {
+        if let Some((first, shift)) = self.window(bytes.len()) {
+            if let Some(w) = bytes
+                .get(first..first + 8)
+                .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            {
+                return self.decode(u64::from_le_bytes(w) >> shift);
+            }
+        }
+        if let Ok(w) = <[u8; 4]>::try_from(bytes) {
+            if self.start + self.width <= 32 {
+                return self.decode(u64::from(u32::from_le_bytes(w)) >> self.start);
+            }
+        }
+        self.get_bytes(bytes)
+    }
+
+    #[cold]
+    fn get_bytes(&self, bytes: &[u8]) -> u64 {
         let mut raw = 0u64;
         let mut done = 0;
         while done < self.width {
@@ -182,18 +237,26 @@ mod tests {
         assert_eq!(f.get(&b), 0x12_3456_789c);
     }
 
-    /// Every start and width up to 64 bits, in a 12-byte word: the field's bits change and no
-    /// other bit does, and `get` reads back what `put` wrote; a field past the end is cut.
+    /// Every start and width up to 64 bits, in words of 4, 8 and 12 bytes: the field's bits
+    /// change and no other bit does, and `get` reads back what `put` wrote; a field past the
+    /// end is cut.
     #[test]
     fn put_touches_exactly_the_fields_bits() {
+        for len in [4, 8, 12] {
+            put_touches_exactly_the_fields_bits_of(len);
+        }
+    }
+
+    fn put_touches_exactly_the_fields_bits_of(len: usize) {
         let value = 0xf0e1_d2c3_b4a5_9687u64;
-        for start in 0..96 {
+        let bits = 8 * len as u32;
+        for start in 0..bits {
             for width in 1..=64 {
                 let f = Field::new("f", start, width);
                 for background in [0u8, 0xff] {
-                    let mut b = [background; 12];
+                    let mut b = vec![background; len];
                     f.put(&mut b, value);
-                    for bit in 0..96 {
+                    for bit in 0..bits {
                         let got = (b[bit as usize / 8] >> (bit % 8)) & 1;
                         let want = if (start..start + width).contains(&bit) {
                             ((value >> (bit - start)) & 1) as u8
@@ -202,10 +265,10 @@ mod tests {
                         };
                         assert_eq!(got, want, "start {start} width {width} bit {bit}");
                     }
-                    let kept = if start + width <= 96 {
+                    let kept = if start + width <= bits {
                         f.encode(value)
                     } else {
-                        f.encode(value) & ((1u64 << (96 - start)) - 1)
+                        f.encode(value) & ((1u64 << (bits - start)) - 1)
                     };
                     assert_eq!(f.get(&b), f.decode(kept), "start {start} width {width}");
                 }

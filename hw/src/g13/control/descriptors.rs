@@ -44,10 +44,12 @@ pub(super) fn get_m1(f: Field, b: &[u8]) -> u32 {
     f.get(b) as u32 + 1
 }
 
+#[inline(always)]
 pub(super) fn put_bool(f: Field, b: &mut [u8], v: bool) {
     f.put(b, v.into());
 }
 
+#[inline(always)]
 pub(super) fn get_bool(f: Field, b: &[u8]) -> bool {
     f.get(b) != 0
 }
