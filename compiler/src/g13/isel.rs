@@ -236,6 +236,37 @@ fn branch_only_compares(shader: &Shader) -> HashMap<Value, (CmpOp, Value, Value)
         .collect()
 }
 
+/// A loop body without the `continue`s that end it, which change nothing: a final
+/// `continue`, and the `continue` arm of a final `if` (a do-while's `if c continue else
+/// break`, which then is one conditional break).
+fn without_final_continue(body: &[Node]) -> std::borrow::Cow<'_, [Node]> {
+    let only_continue = |arm: &[Node]| matches!(arm, [Node::Continue]);
+    match body {
+        [rest @ .., Node::Continue] => std::borrow::Cow::Borrowed(rest),
+        [rest @ .., Node::If {
+            cond,
+            then_body,
+            else_body,
+        }] if only_continue(then_body) || only_continue(else_body) => {
+            let keep = |arm: &Vec<Node>| {
+                if only_continue(arm) {
+                    Vec::new()
+                } else {
+                    arm.clone()
+                }
+            };
+            let mut b = rest.to_vec();
+            b.push(Node::If {
+                cond: *cond,
+                then_body: keep(then_body),
+                else_body: keep(else_body),
+            });
+            std::borrow::Cow::Owned(b)
+        }
+        all => std::borrow::Cow::Borrowed(all),
+    }
+}
+
 /// The 32-bit comparisons whose every use is the condition of a `Select`.
 fn select_only_compares(shader: &Shader) -> HashSet<Value> {
     let mut compares = HashSet::new();
@@ -437,8 +468,8 @@ impl Sel<'_> {
     }
 
     /// Where `v` lives, computing a deferred 64-bit value into a register at this point. The
-    /// result is not remembered: the point may be inside control flow that a later use is
-    /// not in.
+    /// register is reused while its definition dominates (`resolved_values`): later uses
+    /// inside the same construct, not those after an arm or a loop body it was made in.
     fn resolved(&mut self, v: Value) -> Result<Val, CompileError> {
         if let Some(r) = self.resolved_values.get(&v) {
             return Ok(r);
@@ -611,13 +642,17 @@ impl Sel<'_> {
         self.fop(v)
     }
 
-    /// A float constant as an arithmetic source: an immediate when the table has it.
+    /// A float constant as an arithmetic source: an immediate when the table has it, else a
+    /// preloaded uniform or a register.
     fn float_imm(&mut self, x: f32) -> Result<Operand, CompileError> {
         match hw::g13::float_imm_from_bits(x.to_bits()) {
             Some(code) => Ok(Operand::Imm(u32::from(code))),
-            None => Ok(Operand::Reg(
-                self.materialize(u64::from(x.to_bits()), Size::S32)?,
-            )),
+            None => match self.constant_uniform(x.to_bits()) {
+                Some(u) => Ok(Operand::Uniform(u)),
+                None => Ok(Operand::Reg(
+                    self.materialize(u64::from(x.to_bits()), Size::S32)?,
+                )),
+            },
         }
     }
 
@@ -797,14 +832,10 @@ impl Sel<'_> {
                     self.exec.if_end(frame, &mut self.out);
                 }
                 Node::Loop { body } => {
-                    // A `continue` that ends the body changes nothing.
-                    let body = match &body[..] {
-                        [rest @ .., Node::Continue] => rest,
-                        all => all,
-                    };
-                    let frame = self.exec.loop_begin(body, &mut self.out);
+                    let body = without_final_continue(body);
+                    let frame = self.exec.loop_begin(&body, &mut self.out);
                     self.loop_depth += 1;
-                    self.scoped(body)?;
+                    self.scoped(&body)?;
                     self.loop_depth -= 1;
                     self.exec.loop_end(frame, &mut self.out);
                 }
@@ -1159,27 +1190,14 @@ impl Sel<'_> {
     /// (cos adds a quarter turn first), the reduction Mesa's AGX back end uses.
     fn sincos(&mut self, d: Value, a: Value, cos: bool) -> Result<(), CompileError> {
         let a = self.fop(a)?;
-        let inv_tau =
-            self.materialize(u64::from((0.5 / std::f32::consts::PI).to_bits()), Size::S32)?;
+        let inv_tau = self.float_imm(0.5 / std::f32::consts::PI)?;
         let turns = self.temp(Size::S32)?;
         if cos {
             let quarter = self.float_imm(0.25)?;
-            self.farith(
-                FOp::MAdd,
-                turns,
-                fsrc(a),
-                fsrc(Operand::Reg(inv_tau)),
-                fsrc(quarter),
-            );
+            self.farith(FOp::MAdd, turns, fsrc(a), fsrc(inv_tau), fsrc(quarter));
         } else {
             let z = Operand::Imm(0);
-            self.farith(
-                FOp::Mul,
-                turns,
-                fsrc(a),
-                fsrc(Operand::Reg(inv_tau)),
-                fsrc(z),
-            );
+            self.farith(FOp::Mul, turns, fsrc(a), fsrc(inv_tau), fsrc(z));
         }
         let fl = self.temp(Size::S32)?;
         self.funary(FUnaryOp::Floor, fl, Operand::Reg(turns));
@@ -1974,7 +1992,7 @@ impl Sel<'_> {
             }
         }
         if space == Space::Global {
-            if self.vals[d.0 as usize].is_some() {
+            if self.vals.get(d.0 as usize).is_some_and(Option::is_some) {
                 // The upper half of a pair, loaded with the lower.
                 return Ok(());
             }

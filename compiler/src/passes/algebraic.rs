@@ -9,50 +9,12 @@ use std::collections::HashMap;
 use crate::ir::{BinOp, CmpOp, Constant, ConvOp, Op, Scalar, Shader, Type, UnOp, Value};
 use crate::CompileError;
 
-use super::{const_of, defs};
+use super::{const_of, defs, urange};
 
 fn splat_of(d: &HashMap<Value, Op>, v: Value) -> Option<u64> {
     let c = const_of(d, v)?;
     let first = *c.first()?;
     c.iter().all(|x| *x == first).then_some(first)
-}
-
-/// Bounds (unsigned, inclusive) of a 32-bit integer value, from what computes it: enough to
-/// see that a clamp of an offset built from a masked index never clamps.
-fn urange(d: &HashMap<Value, Op>, v: Value, depth: u32) -> (u64, u64) {
-    const ALL: (u64, u64) = (0, 0xffff_ffff);
-    if depth > 8 {
-        return ALL;
-    }
-    if let Some(c) = splat_of(d, v) {
-        return (c, c);
-    }
-    let r = |x: Value| urange(d, x, depth + 1);
-    let fits = |(lo, hi): (u64, u64)| if hi <= 0xffff_ffff { (lo, hi) } else { ALL };
-    match d.get(&v) {
-        Some(Op::Binary(BinOp::And, x, y)) => (0, r(*x).1.min(r(*y).1)),
-        Some(Op::Binary(BinOp::Shl, x, k)) => match splat_of(d, *k) {
-            Some(k @ 0..=31) => fits((r(*x).0 << k, r(*x).1 << k)),
-            _ => ALL,
-        },
-        Some(Op::Binary(BinOp::UShr, x, k)) => match splat_of(d, *k) {
-            Some(k @ 0..=31) => (r(*x).0 >> k, r(*x).1 >> k),
-            _ => ALL,
-        },
-        Some(Op::Binary(BinOp::IAdd, x, y)) => {
-            let (a, b) = (r(*x), r(*y));
-            fits((a.0 + b.0, a.1 + b.1))
-        }
-        Some(Op::Binary(BinOp::UMin, x, y)) => {
-            let (a, b) = (r(*x), r(*y));
-            (a.0.min(b.0), a.1.min(b.1))
-        }
-        Some(Op::Binary(BinOp::UMax, x, y)) => {
-            let (a, b) = (r(*x), r(*y));
-            (a.0.max(b.0), a.1.max(b.1))
-        }
-        _ => ALL,
-    }
 }
 
 /// The simpler operation `op` can become, if any.
@@ -130,10 +92,10 @@ fn simplify(sh: &Shader, d: &HashMap<Value, Op>, op: &Op, dst: Value) -> Option<
                 BinOp::FAdd if cy == Some(0x8000_0000) => Some(Op::Copy(*x)),
                 BinOp::FSub if cy == Some(0) => Some(Op::Copy(*x)),
                 // A clamp that never clamps.
-                BinOp::UMin if ty == Type::I32 && urange(d, *x, 0).1 <= urange(d, *y, 0).0 => {
+                BinOp::UMin if ty == Type::I32 && urange(sh, d, *x).1 <= urange(sh, d, *y).0 => {
                     Some(Op::Copy(*x))
                 }
-                BinOp::UMax if ty == Type::I32 && urange(d, *x, 0).0 >= urange(d, *y, 0).1 => {
+                BinOp::UMax if ty == Type::I32 && urange(sh, d, *x).0 >= urange(sh, d, *y).1 => {
                     Some(Op::Copy(*x))
                 }
                 BinOp::And | BinOp::Or | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax

@@ -2,14 +2,15 @@
 //! the shader declared. SPIR-V leaves an out-of-bounds index into a Function, Private or
 //! Workgroup array undefined, and GLSL promises that it never interrupts the program (piglit's
 //! glsl-array-bounds tests index a local array with -2), but an access outside its area faults
-//! on the GPU and loses the device. So an address that is not a constant known to be inside
-//! is clamped with one unsigned minimum: a negative offset wraps to a large one and lands on
-//! the last element, other variables may be read or written, as both specifications allow.
+//! on the GPU and loses the device. So an address not known to be inside (a constant, or a
+//! value whose bounds `urange` finds, such as an offset from the local invocation id) is
+//! clamped with one unsigned minimum: a negative offset wraps to a large one and lands on the
+//! last element, other variables may be read or written, as both specifications allow.
 
 use crate::ir::{BinOp, Constant, Op, Scalar, Shader, Space, Type};
 use crate::CompileError;
 
-use super::{const_of, defs, rewrite};
+use super::{const_of, defs, rewrite, urange};
 
 pub fn bound_local(sh: &mut Shader) -> Result<(), CompileError> {
     let defs = defs(sh);
@@ -36,7 +37,8 @@ pub fn bound_local(sh: &mut Shader) -> Result<(), CompileError> {
                 let last = area.saturating_sub(bytes);
                 let inside = const_of(&defs, *addr)
                     .and_then(|c| c.first())
-                    .is_some_and(|&a| a <= u64::from(last));
+                    .is_some_and(|&a| a <= u64::from(last))
+                    || (bytes <= area && urange(sh, &defs, *addr).1 <= u64::from(last));
                 if !inside {
                     let limit = out.def(sh, Type::I32, Op::Const(Constant(vec![last.into()])));
                     *addr = out.def(sh, Type::I32, Op::Binary(BinOp::UMin, *addr, limit));
@@ -117,6 +119,20 @@ mod tests {
         assert_eq!(x, a);
         let k = insts.iter().find(|i| i.dst == Some(limit)).unwrap();
         assert_eq!(k.op, Op::Const(Constant(vec![60])));
+    }
+
+    /// An offset bounded by the workgroup size: left alone when every invocation's is inside.
+    #[test]
+    fn offsets_bounded_by_the_workgroup_size_are_left_alone_when_inside() {
+        for (threads, clamped) in [(125, false), (126, true)] {
+            let (mut sh, a) = shader_with(
+                Space::Shared,
+                Op::SysVal(crate::ir::SysVal::LocalInvocationIndex),
+            );
+            sh.local_size = [threads, 1, 1];
+            bound_local(&mut sh).unwrap();
+            assert_eq!(load_addr(&sh).0 != a, clamped, "{threads} invocations");
+        }
     }
 
     #[test]

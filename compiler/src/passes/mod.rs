@@ -274,6 +274,64 @@ pub(crate) fn for_each_inst(nodes: &[Node], f: &mut dyn FnMut(&Inst)) {
     }
 }
 
+/// Bounds (unsigned, inclusive) of a 32-bit integer value, from what computes it: masks,
+/// shifts, sums and products by constants, clamps, and the invocation's position in its
+/// workgroup. Enough to see that an offset built from a local id or a masked index stays
+/// inside what a clamp allows.
+pub(crate) fn urange(sh: &Shader, d: &HashMap<Value, Op>, v: Value) -> (u64, u64) {
+    fn go(sh: &Shader, d: &HashMap<Value, Op>, v: Value, depth: u32) -> (u64, u64) {
+        const ALL: (u64, u64) = (0, 0xffff_ffff);
+        if depth > 8 || sh.ty(v) != ir::Type::I32 {
+            return ALL;
+        }
+        let konst = |v: Value| match const_of(d, v) {
+            Some(&[c]) => Some(c & 0xffff_ffff),
+            _ => None,
+        };
+        if let Some(c) = konst(v) {
+            return (c, c);
+        }
+        let r = |x: Value| go(sh, d, x, depth + 1);
+        let fits = |(lo, hi): (u64, u64)| if hi <= 0xffff_ffff { (lo, hi) } else { ALL };
+        let ls = sh.local_size.map(u64::from);
+        match d.get(&v) {
+            Some(Op::SysVal(ir::SysVal::LocalInvocationId(c))) if ls[*c as usize % 3] > 0 => {
+                (0, ls[*c as usize % 3] - 1)
+            }
+            Some(Op::SysVal(ir::SysVal::LocalInvocationIndex)) if ls.iter().all(|&n| n > 0) => {
+                (0, ls.iter().product::<u64>() - 1)
+            }
+            Some(Op::Binary(ir::BinOp::And, x, y)) => (0, r(*x).1.min(r(*y).1)),
+            Some(Op::Binary(ir::BinOp::Shl, x, k)) => match konst(*k) {
+                Some(k @ 0..=31) => fits((r(*x).0 << k, r(*x).1 << k)),
+                _ => ALL,
+            },
+            Some(Op::Binary(ir::BinOp::UShr, x, k)) => match konst(*k) {
+                Some(k @ 0..=31) => (r(*x).0 >> k, r(*x).1 >> k),
+                _ => ALL,
+            },
+            Some(Op::Binary(ir::BinOp::IAdd, x, y)) => {
+                let (a, b) = (r(*x), r(*y));
+                fits((a.0 + b.0, a.1 + b.1))
+            }
+            Some(Op::Binary(ir::BinOp::IMul, x, y)) => {
+                let (a, b) = (r(*x), r(*y));
+                fits((a.0 * b.0, a.1.saturating_mul(b.1)))
+            }
+            Some(Op::Binary(ir::BinOp::UMin, x, y)) => {
+                let (a, b) = (r(*x), r(*y));
+                (a.0.min(b.0), a.1.min(b.1))
+            }
+            Some(Op::Binary(ir::BinOp::UMax, x, y)) => {
+                let (a, b) = (r(*x), r(*y));
+                (a.0.max(b.0), a.1.max(b.1))
+            }
+            _ => ALL,
+        }
+    }
+    go(sh, d, v, 0)
+}
+
 /// How many times each value is used, by instructions and by `If` conditions.
 pub(crate) fn use_counts(nodes: &[Node]) -> HashMap<Value, u32> {
     let mut uses = HashMap::new();
