@@ -658,26 +658,7 @@ void main() {
     let Some(spirv) = common::glslang(src) else {
         return;
     };
-    let compile = |robustness| {
-        let mut layout = common::usc::layout(2);
-        layout.buffer_robustness = robustness;
-        let req = compiler::ComputeRequest {
-            spirv: &spirv,
-            entry_point: "main",
-            specialization: &[],
-            layout: &layout,
-            target: compiler::Target::G13,
-        };
-        let bin = compiler::compile_compute(&req).expect("compile");
-        let mut instrs = Vec::new();
-        let mut at = 0;
-        while at < bin.code.len() {
-            let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
-            instrs.push(i);
-            at += len;
-        }
-        (bin, instrs)
-    };
+    let compile = |robustness| common::usc::compile(&spirv, 2, robustness);
     let memory = |instrs: &[hw::isa::Instr]| {
         instrs
             .iter()
@@ -719,25 +700,13 @@ void main() {
         return;
     };
     // Unchecked: a checked load's default value would be a move of its own.
-    let mut layout = common::usc::layout(2);
-    layout.buffer_robustness = compiler::BufferRobustness::Unchecked;
-    let req = compiler::ComputeRequest {
-        spirv: &spirv,
-        entry_point: "main",
-        specialization: &[],
-        layout: &layout,
-        target: compiler::Target::G13,
-    };
-    let bin = compiler::compile_compute(&req).expect("compile");
-    let mut at = 0;
-    while at < bin.code.len() {
-        let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
+    let (bin, instrs) = common::usc::compile(&spirv, 2, compiler::BufferRobustness::Unchecked);
+    for i in instrs {
         // (The exec nesting counter, r0l, is set with a move, as always.)
         assert!(
             !matches!(i, hw::isa::Instr::MovImm(m) if m.dst.reg.half != 0),
             "a constant is moved into a register: {i:?}"
         );
-        at += len;
     }
     let words: Vec<u32> = as_u32(&bin.constants);
     for c in [12345u32, 0x7654321, 99999] {

@@ -144,18 +144,9 @@ void main() {
 "#);
     let Some(spirv) = glslang(&s) else { return };
     let layout = common::usc::layout(1);
-    let req = compiler::ComputeRequest {
-        spirv: &spirv,
-        entry_point: "main",
-        specialization: &[],
-        layout: &layout,
-        target: compiler::Target::G13,
-    };
-    let bin = compiler::compile_compute(&req).expect("compile");
-    let mut at = 0;
+    let (_, instrs) = common::usc::compile(&spirv, 1, layout.buffer_robustness);
     let mut half_ops = 0;
-    while at < bin.code.len() {
-        let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
+    for i in instrs {
         if let hw::isa::Instr::FArith(f) = i {
             assert_eq!(
                 f.dst.reg.size,
@@ -164,7 +155,6 @@ void main() {
             );
             half_ops += 1;
         }
-        at += len;
     }
     assert!(half_ops >= 1, "no 16-bit float instruction");
 }

@@ -68,6 +68,22 @@ impl Address {
             shift: 0,
         }
     }
+
+    /// The `device_load` (or `device_store`) of the `mask` elements at this address from (to)
+    /// the registers from `reg`.
+    fn access(self, store: bool, reg: Reg, format: MemFormat, mask: u8) -> Instr {
+        Instr::DeviceMem(DeviceMem {
+            store,
+            reg,
+            base: self.base,
+            index: self.index,
+            index_unsigned: self.index_unsigned,
+            shift: self.shift,
+            format,
+            mask,
+            wait_slot: 0,
+        })
+    }
 }
 
 const AND: u8 = 0b1000;
@@ -2006,17 +2022,7 @@ impl Sel<'_> {
         let i = match space {
             Space::Global => {
                 let a = self.device_address(addr, format.bytes())?;
-                Instr::DeviceMem(DeviceMem {
-                    store: false,
-                    reg,
-                    base: a.base,
-                    index: a.index,
-                    index_unsigned: a.index_unsigned,
-                    shift: a.shift,
-                    format,
-                    mask,
-                    wait_slot: 0,
-                })
+                a.access(false, reg, format, mask)
             }
             Space::Shared => {
                 let base = self.shared_base(addr)?;
@@ -2054,17 +2060,7 @@ impl Sel<'_> {
         self.set(lower, Val::Reg(vreg(id, 0, Size::S32)))?;
         self.set(upper, Val::Reg(vreg(id, 2, Size::S32)))?;
         let a = self.device_address(addr, format.bytes())?;
-        self.emit(Instr::DeviceMem(DeviceMem {
-            store: false,
-            reg: vreg(id, 0, Size::S32),
-            base: a.base,
-            index: a.index,
-            index_unsigned: a.index_unsigned,
-            shift: a.shift,
-            format,
-            mask: 0b11,
-            wait_slot: 0,
-        }));
+        self.emit(a.access(false, vreg(id, 0, Size::S32), format, 0b11));
         Ok(())
     }
 
@@ -2176,17 +2172,7 @@ impl Sel<'_> {
             if l == vreg(id, 0, Size::S32) && h == vreg(id, 2, Size::S32) {
                 let format = self.mem_format(sp.lo)?;
                 let a = self.device_address(sp.lo_addr, format.bytes())?;
-                self.emit(Instr::DeviceMem(DeviceMem {
-                    store: true,
-                    reg: l,
-                    base: a.base,
-                    index: a.index,
-                    index_unsigned: a.index_unsigned,
-                    shift: a.shift,
-                    format,
-                    mask: 0b11,
-                    wait_slot: 0,
-                }));
+                self.emit(a.access(true, l, format, 0b11));
                 return Ok(());
             }
         }
@@ -2215,17 +2201,7 @@ impl Sel<'_> {
         let i = match space {
             Space::Global => {
                 let a = self.device_address(addr, format.bytes())?;
-                Instr::DeviceMem(DeviceMem {
-                    store: true,
-                    reg,
-                    base: a.base,
-                    index: a.index,
-                    index_unsigned: a.index_unsigned,
-                    shift: a.shift,
-                    format,
-                    mask,
-                    wait_slot: 0,
-                })
+                a.access(true, reg, format, mask)
             }
             Space::Shared => {
                 let base = self.shared_base(addr)?;

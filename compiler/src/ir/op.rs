@@ -461,6 +461,25 @@ pub enum Op {
 
 /// Whether an operation has effects beyond its result (never removed by DCE, never merged by
 /// CSE, never moved).
+impl Op {
+    /// Whether the operation computes its result from its operands alone, lane by lane:
+    /// what scalarizing splits, constant folding evaluates, and speculation may move.
+    pub fn is_arithmetic(&self) -> bool {
+        matches!(
+            self,
+            Op::Unary(..)
+                | Op::Binary(..)
+                | Op::FFma(..)
+                | Op::Cmp(..)
+                | Op::Select(..)
+                | Op::Conv(..)
+                | Op::BitfieldInsert(..)
+                | Op::UBitfieldExtract(..)
+                | Op::SBitfieldExtract(..)
+        )
+    }
+}
+
 pub fn has_side_effects(op: &Op) -> bool {
     matches!(
         op,

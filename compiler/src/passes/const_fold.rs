@@ -7,22 +7,11 @@ use crate::ir::{interp::eval_pure, Constant, Node, Op, Scalar, Shader, Value};
 use crate::CompileError;
 
 fn foldable(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Unary(..)
-            | Op::Binary(..)
-            | Op::FFma(..)
-            | Op::Cmp(..)
-            | Op::Select(..)
-            | Op::Conv(..)
-            | Op::BitfieldInsert(..)
-            | Op::UBitfieldExtract(..)
-            | Op::SBitfieldExtract(..)
-            | Op::Vector(_)
-            | Op::Extract(..)
-            | Op::Insert(..)
-            | Op::Copy(_)
-    )
+    op.is_arithmetic()
+        || matches!(
+            op,
+            Op::Vector(_) | Op::Extract(..) | Op::Insert(..) | Op::Copy(_)
+        )
 }
 
 fn fold(sh: &mut Shader, nodes: Vec<Node>, consts: &mut HashMap<Value, Vec<u64>>) -> Vec<Node> {

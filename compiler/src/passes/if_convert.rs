@@ -96,23 +96,14 @@ fn speculable(sh: &Shader, op: &Op) -> bool {
     // The back ends select 32-bit and smaller values only.
     let selectable = |t: Type| t.is_scalar() && t.scalar != Scalar::I64;
     match op {
-        Op::Const(_)
-        | Op::FFma(..)
-        | Op::Cmp(..)
-        | Op::Select(..)
-        | Op::Conv(..)
-        | Op::BitfieldInsert(..)
-        | Op::UBitfieldExtract(..)
-        | Op::SBitfieldExtract(..)
-        | Op::Copy(_)
-        | Op::LoadVar(_) => true,
+        Op::Const(_) | Op::Copy(_) | Op::LoadVar(_) => true,
         Op::StoreVar(v, _) => selectable(sh.var_types[v.0 as usize]),
         Op::Unary(u, _) => !matches!(u, UnOp::FDdx | UnOp::FDdy),
         Op::Binary(b, _, _) => !matches!(
             b,
             BinOp::UDiv | BinOp::SDiv | BinOp::UMod | BinOp::SRem | BinOp::SMod
         ),
-        _ => false,
+        op => op.is_arithmetic(),
     }
 }
 

@@ -276,15 +276,7 @@ pub fn scalarize(sh: &mut Shader) -> Result<(), CompileError> {
                 }
                 return Ok(());
             }
-            op @ (Op::Unary(..)
-            | Op::Binary(..)
-            | Op::FFma(..)
-            | Op::Cmp(..)
-            | Op::Select(..)
-            | Op::Conv(..)
-            | Op::BitfieldInsert(..)
-            | Op::UBitfieldExtract(..)
-            | Op::SBitfieldExtract(..)) => {
+            op if op.is_arithmetic() => {
                 for i in 0..n {
                     let mut o = op.clone();
                     super::map_operands(&mut o, &mut |v| {

@@ -27,6 +27,33 @@ pub fn layout(n: usize) -> ResourceLayout {
     layout_for(n)
 }
 
+/// Compiles `spirv` for `buffers` storage buffers with `robustness`: the binary and its
+/// instructions, decoded.
+pub fn compile(
+    spirv: &[u32],
+    buffers: usize,
+    robustness: compiler::BufferRobustness,
+) -> (compiler::ComputeBinary, Vec<hw::isa::Instr>) {
+    let mut layout = layout_for(buffers);
+    layout.buffer_robustness = robustness;
+    let req = ComputeRequest {
+        spirv,
+        entry_point: "main",
+        specialization: &[],
+        layout: &layout,
+        target: Target::G13,
+    };
+    let bin = compiler::compile_compute(&req).expect("compile");
+    let mut instrs = Vec::new();
+    let mut at = 0;
+    while at < bin.code.len() {
+        let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
+        instrs.push(i);
+        at += len;
+    }
+    (bin, instrs)
+}
+
 fn layout_for(n: usize) -> ResourceLayout {
     let bindings = (0..n as u32)
         .map(|b| BindingLayout {

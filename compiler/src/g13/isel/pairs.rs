@@ -182,23 +182,11 @@ pub(super) struct StorePair {
 }
 
 fn pure(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Const(_)
-            | Op::Unary(..)
-            | Op::Binary(..)
-            | Op::FFma(..)
-            | Op::Cmp(..)
-            | Op::Select(..)
-            | Op::Conv(..)
-            | Op::BitfieldInsert(..)
-            | Op::UBitfieldExtract(..)
-            | Op::SBitfieldExtract(..)
-            | Op::Copy(_)
-            | Op::LoadVar(_)
-            | Op::StoreVar(..)
-            | Op::SysVal(_)
-    )
+    op.is_arithmetic()
+        || matches!(
+            op,
+            Op::Const(_) | Op::Copy(_) | Op::LoadVar(_) | Op::StoreVar(..) | Op::SysVal(_)
+        )
 }
 
 /// The store pairs of a block.
