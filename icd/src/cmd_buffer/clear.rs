@@ -412,10 +412,10 @@ pub fn clear_rects(
         return Ok(());
     }
     let va = rec.upload.push(dev, &data, 16)?;
-    let saved = rec.gfx.clone();
-    rec.gfx.vertex_buffers[0] = (va, data.len() as u64);
+    let saved = rec.gfx().clone();
+    rec.gfx_mut().vertex_buffers[0] = (va, data.len() as u64);
     let s = stencil.unwrap_or(0) & 0xff;
-    rec.gfx.stencil_reference = [s, s];
+    rec.gfx_mut().stencil_reference = [s, s];
     let count = (data.len() / VERTEX_BYTES as usize) as u32;
     let kind = DrawKind::Direct {
         count,
@@ -433,7 +433,7 @@ pub fn clear_rects(
         let vertex = pipeline.vertex.fixed().ok_or(vk::Result::ERROR_UNKNOWN)?;
         draw_with(dev, rec, &pipeline, vertex, kind)
     });
-    rec.gfx = saved;
+    *rec.gfx_mut() = saved;
     rec.stats = stats;
     result
 }

@@ -224,7 +224,7 @@ fn dispatch_base(
             .checked_mul(local[i])
             .ok_or(vk::Result::ERROR_UNKNOWN)?;
     }
-    let (sets, push) = (rec.sets, rec.push);
+    let (sets, push) = (rec.sets, *rec.push());
     let root_va = push_root(dev, rec, &sets, groups, base, &push)?;
     launch(
         dev,
@@ -321,7 +321,7 @@ fn dispatch_indirect(
     let pipeline = bound_pipeline(rec)?;
     // The GPU fills in the workgroup counts of this root table copy and the thread counts
     // the launch reads.
-    let (sets, push) = (rec.sets, rec.push);
+    let (sets, push) = (rec.sets, *rec.push());
     let root_va = push_root(dev, rec, &sets, [0; 3], base, &push)?;
     let grid_va = rec.upload.push(dev, &[0u8; 12], 16)?;
     let mut push = vec![0u8; meta::fixup::SIZE as usize];

@@ -1,9 +1,13 @@
 //! Graphics bindings, dynamic state and draws.
 //!
-//! Every draw writes its own root table (docs/render-abi.md section 5), so the vertex and
-//! fragment USC words that preload it are per draw too; each draw therefore records a VDM
-//! State block, a complete PPP update and its Index List block. That costs some bytes per
-//! draw and keeps state tracking trivially correct.
+//! A draw writes its own root table (docs/render-abi.md section 5), so the vertex and
+//! fragment USC words that preload it are its own too; it records the VDM State and PPP words
+//! that differ from what the stream's last draw left, then its Index List block.
+//!
+//! A draw that repeats the stream's last one, recorded in the same state epoch (no binding,
+//! dynamic state, push constant or query changed since: `Recording::gfx_mut` and friends
+//! count the changes) with the same draw parameters, is its Index List block alone: the root
+//! table, the USC words and the state of the draw before it all still hold.
 
 use super::conditional::{guarded_copy, words_in_memory, Condition, Records};
 use super::dynamic_state::Effective;
@@ -59,8 +63,6 @@ pub struct GfxState {
     pub ext: super::dynamic_state::DynamicValues,
     /// vkCmdSetVertexInputEXT's layout and the vertex program last chosen for it.
     pub vertex_input: super::vertex_input::VertexInputState,
-    /// State changed since the last draw (informational: every draw emits all state).
-    pub dirty: bool,
     /// The active occlusion query and what the open render command's draws count into.
     pub occlusion: super::query::OcclusionState,
 }
@@ -86,7 +88,6 @@ impl Default for GfxState {
             stencil_reference: [0; 2],
             ext: Default::default(),
             vertex_input: Default::default(),
-            dirty: true,
             occlusion: Default::default(),
         }
     }
@@ -122,7 +123,7 @@ fn write(t: &mut [u8], at: u32, bytes: &[u8]) {
 }
 
 /// What a draw's root table says about the draw itself (the shader draw parameters).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct DrawParams {
     base_vertex: i32,
     first_instance: u32,
@@ -132,8 +133,8 @@ struct DrawParams {
 /// The draw's root table: the compute part, draw parameters, blend constants and the vertex
 /// buffer table.
 fn root_table(va: u64, rec: &Recording, fx: &Effective, d: DrawParams, view: u32) -> Vec<u8> {
-    let g = &rec.gfx;
-    let mut t = super::dispatch::root_table(va, &g.sets, [0; 3], [0; 3], &rec.push);
+    let g = &rec.gfx();
+    let mut t = super::dispatch::root_table(va, &g.sets, [0; 3], [0; 3], rec.push());
     t.resize(GRAPHICS_ROOT_TABLE_SIZE as usize, 0);
     write(&mut t, BASE_VERTEX_OFFSET, &d.base_vertex.to_le_bytes());
     write(
@@ -271,7 +272,7 @@ pub fn bind_late(
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
     let [x0, x1, y0, y1] = scissor_rect(rs.area, late.scissor, (rs.fb.width, rs.fb.height));
     let (visibility_mode, occlusion_query) =
-        super::query::draw_visibility(&mut rec.gfx.occlusion, query)?;
+        super::query::draw_visibility(&mut rec.gfx_mut().occlusion, query)?;
     let s = rec
         .render
         .as_mut()
@@ -358,8 +359,166 @@ fn stencil_word(fx: &Effective, face: usize) -> FragmentStencil {
     }
 }
 
+/// What a stream's last draw left for a next draw that differs from it only in its counts
+/// (`repeat`): it was recorded in state epoch `epoch` with draw parameters `params`, and
+/// nothing else has been recorded into the stream since.
+#[derive(Clone, Copy, Debug)]
+pub struct Repeatable {
+    epoch: u64,
+    params: DrawParams,
+    primitive: Primitive,
+    restart: bool,
+}
+
+/// The draw parameters of a direct draw that draws something.
+fn direct_params(kind: DrawKind) -> Option<DrawParams> {
+    match kind {
+        DrawKind::Direct {
+            count,
+            instances,
+            first_vertex,
+            first_instance,
+        } if count > 0 && instances > 0 => Some(DrawParams {
+            base_vertex: first_vertex as i32,
+            first_instance,
+            draw_index: 0,
+        }),
+        DrawKind::Indexed {
+            count,
+            instances,
+            vertex_offset,
+            first_instance,
+            ..
+        } if count > 0 && instances > 0 => Some(DrawParams {
+            base_vertex: vertex_offset,
+            first_instance,
+            draw_index: 0,
+        }),
+        _ => None,
+    }
+}
+
+/// Whether draws now are plain draws into one stream, which another draw in the same state
+/// may repeat: no conditional rendering, no transform feedback, queries that count
+/// primitives or invocations, or multiview.
+fn repeatable(rec: &Recording) -> bool {
+    rec.condition.is_none()
+        && !rec.xfb.active()
+        && rec.primgen.is_none()
+        && rec.stats.is_none()
+        && rec.stats_inherit.statistics.is_empty()
+        && rec.render.as_ref().is_some_and(|rs| rs.targets.len() == 1)
+}
+
+/// Records direct draw `kind` as an index list alone when the stream's last draw was recorded
+/// in the current state epoch with the same draw parameters: its root table, USC words and
+/// VDM and PPP state are all still in force. Returns whether it did.
+fn repeat(rec: &mut Recording, kind: DrawKind) -> Result<bool, vk::Result> {
+    let Some(params) = direct_params(kind) else {
+        return Ok(false);
+    };
+    if !repeatable(rec) {
+        return Ok(false);
+    }
+    let (epoch, index) = (rec.epoch(), rec.gfx().index);
+    let Some(rs) = rec.render.as_mut() else {
+        return Ok(false);
+    };
+    if rs.inherited {
+        return Ok(false);
+    }
+    let s = rs.stream()?;
+    let Some(last) = s.repeatable else {
+        return Ok(false);
+    };
+    if last.epoch != epoch || last.params != params {
+        return Ok(false);
+    }
+    index_list(kind, last.primitive, last.restart, index)?.pack(&mut s.vdm);
+    s.draws += 1;
+    Ok(true)
+}
+
+/// The index list block of direct or indirect draw `kind` with bound index buffer `index`.
+fn index_list(
+    kind: DrawKind,
+    primitive: Primitive,
+    restart: bool,
+    index: Option<(u64, u64, IndexSize)>,
+) -> Result<IndexList, vk::Result> {
+    let index_bytes = |s: IndexSize| match s {
+        IndexSize::U8 => 1u64,
+        IndexSize::U16 => 2,
+        IndexSize::U32 => 4,
+    };
+    Ok(match kind {
+        DrawKind::Direct {
+            count,
+            instances,
+            first_vertex,
+            ..
+        } => IndexList {
+            primitive,
+            restart_enable: false,
+            index_size: IndexSize::U32,
+            index_buffer: None,
+            count: Some(count),
+            instances: Some(instances),
+            start: Some(first_vertex),
+            indirect: None,
+            index_buffer_size: None,
+        },
+        DrawKind::Indexed {
+            count,
+            instances,
+            first_index,
+            vertex_offset,
+            ..
+        } => {
+            let (addr, size, isz) = index.ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let skip = u64::from(first_index) * index_bytes(isz);
+            IndexList {
+                primitive,
+                restart_enable: restart,
+                index_size: isz,
+                index_buffer: Some(addr + skip),
+                count: Some(count),
+                instances: Some(instances),
+                start: Some(vertex_offset as u32),
+                indirect: None,
+                index_buffer_size: Some(
+                    size.saturating_sub(skip)
+                        .next_multiple_of(4)
+                        .min(0xffff_fffc) as u32,
+                ),
+            }
+        }
+        DrawKind::Indirect { args, indexed, .. } => {
+            let ix = if indexed {
+                Some(index.ok_or(vk::Result::ERROR_UNKNOWN)?)
+            } else {
+                None
+            };
+            IndexList {
+                primitive,
+                restart_enable: indexed && restart,
+                index_size: ix.map(|i| i.2).unwrap_or(IndexSize::U32),
+                index_buffer: ix.map(|i| i.0),
+                count: None,
+                instances: None,
+                start: None,
+                indirect: Some(args),
+                index_buffer_size: ix.map(|i| i.1.next_multiple_of(4).min(0xffff_fffc) as u32),
+            }
+        }
+    })
+}
+
 /// Records one draw with the bound pipeline, under the conditional rendering in effect.
 pub fn draw(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk::Result> {
+    if repeat(rec, kind)? {
+        return Ok(());
+    }
     let Some(c) = rec.condition else {
         return draw_unguarded(dev, rec, kind);
     };
@@ -381,7 +540,7 @@ pub fn draw(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk:
 
 /// Records one draw with the bound pipeline, whatever the conditional rendering.
 fn draw_unguarded(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk::Result> {
-    let p = Pipeline::graphics(rec.gfx.pipeline).ok_or_else(|| {
+    let p = Pipeline::graphics(rec.gfx().pipeline).ok_or_else(|| {
         eprintln!("agx4: draw without a bound graphics pipeline");
         vk::Result::ERROR_UNKNOWN
     })?;
@@ -487,12 +646,10 @@ pub fn draw_with(
         .as_ref()
         .ok_or(vk::Result::ERROR_UNKNOWN)?
         .targets
-        .clone();
-    for t in targets {
-        rec.render
-            .as_mut()
-            .ok_or(vk::Result::ERROR_UNKNOWN)?
-            .current = t;
+        .len();
+    for i in 0..targets {
+        let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+        rs.current = *rs.targets.get(i).ok_or(vk::Result::ERROR_UNKNOWN)?;
         draw_one(dev, rec, p, vertex, kind, None, None)?;
     }
     Ok(())
@@ -616,7 +773,7 @@ fn draw_one(
         (None, None) => GRAPHICS_ROOT_TABLE_SIZE as usize,
     };
     let root = rec.upload.alloc(dev, root_size as u64, 16)?;
-    let mut fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
+    let mut fx = super::dynamic_state::resolve(&p.fixed, rec.gfx());
     let mut table = root_table(root.va, rec, &fx, params, view);
     if let Some(c) = cap {
         table.extend_from_slice(&c.params);
@@ -680,7 +837,7 @@ fn draw_one(
                 let key = crate::pipeline_blend::resolve(
                     &p.fixed.dynamic,
                     &p.fixed.blend,
-                    &rec.gfx.ext.blend,
+                    &rec.gfx().ext.blend,
                     v.present,
                     v.samples,
                 );
@@ -696,6 +853,9 @@ fn draw_one(
     // late depth/stencil test and a punch-through pass like a shader that discards.
     let discards = b.discards || fragment.is_some_and(|f| f.discards);
     let late_tests = b.late_tests() || (discards && !b.early_fragment_tests);
+    // Input attachment and spilled target textures are uploaded per draw, so a draw reading
+    // them is never repeated.
+    let mut textures_per_draw = false;
     let fs_words = match fragment {
         Some(prog) => {
             let inputs = if b.reads_input_attachments {
@@ -703,6 +863,8 @@ fn draw_one(
             } else {
                 None
             };
+            let spilled = super::render::spilled_textures(dev, rec)?;
+            textures_per_draw = inputs.is_some() || spilled.is_some();
             let mut fw = Vec::with_capacity(128);
             super::render::tile_shared_word(&tib, &mut fw);
             pack_uniform_range(0, prog.uniform_halves, root.va, &mut fw);
@@ -714,7 +876,7 @@ fn draw_one(
                 }
                 .pack(&mut fw);
             }
-            if let Some((buffer, count)) = super::render::spilled_textures(dev, rec)? {
+            if let Some((buffer, count)) = spilled {
                 UscWord::Texture {
                     start: compiler::abi::SPILLED_TARGET_TEXTURE_BASE,
                     count,
@@ -888,7 +1050,7 @@ fn draw_one(
     };
     // A draw of a secondary command buffer continuing a render pass instance gets its late
     // words when a primary executes it; any other draw gets them now, in the same update.
-    let query = rec.gfx.occlusion.active();
+    let query = rec.gfx().occlusion.active();
     let inherited = rec
         .render
         .as_ref()
@@ -941,12 +1103,7 @@ fn draw_one(
         IndexSize::U16 => 0xffff,
         IndexSize::U32 => 0xffff_ffff,
     };
-    let index_bytes = |s: IndexSize| match s {
-        IndexSize::U8 => 1u64,
-        IndexSize::U16 => 2,
-        IndexSize::U32 => 4,
-    };
-    let bound_index = rec.gfx.index;
+    let bound_index = rec.gfx().index;
     let list = match (cap, kind) {
         (None, _) if raster.is_some() => {
             let r = raster.ok_or(vk::Result::ERROR_UNKNOWN)?;
@@ -977,67 +1134,7 @@ fn draw_one(
             indirect: c.indirect,
             index_buffer_size: None,
         },
-        (None, kind) => match kind {
-            DrawKind::Direct {
-                count,
-                instances,
-                first_vertex,
-                ..
-            } => IndexList {
-                primitive: fx.primitive,
-                restart_enable: false,
-                index_size: IndexSize::U32,
-                index_buffer: None,
-                count: Some(count),
-                instances: Some(instances),
-                start: Some(first_vertex),
-                indirect: None,
-                index_buffer_size: None,
-            },
-            DrawKind::Indexed {
-                count,
-                instances,
-                first_index,
-                vertex_offset,
-                ..
-            } => {
-                let (addr, size, isz) = bound_index.ok_or(vk::Result::ERROR_UNKNOWN)?;
-                let skip = u64::from(first_index) * index_bytes(isz);
-                IndexList {
-                    primitive: fx.primitive,
-                    restart_enable: fx.restart,
-                    index_size: isz,
-                    index_buffer: Some(addr + skip),
-                    count: Some(count),
-                    instances: Some(instances),
-                    start: Some(vertex_offset as u32),
-                    indirect: None,
-                    index_buffer_size: Some(
-                        size.saturating_sub(skip)
-                            .next_multiple_of(4)
-                            .min(0xffff_fffc) as u32,
-                    ),
-                }
-            }
-            DrawKind::Indirect { args, indexed, .. } => {
-                let ix = if indexed {
-                    Some(bound_index.ok_or(vk::Result::ERROR_UNKNOWN)?)
-                } else {
-                    None
-                };
-                IndexList {
-                    primitive: fx.primitive,
-                    restart_enable: indexed && fx.restart,
-                    index_size: ix.map(|i| i.2).unwrap_or(IndexSize::U32),
-                    index_buffer: ix.map(|i| i.0),
-                    count: None,
-                    instances: None,
-                    start: None,
-                    indirect: Some(args),
-                    index_buffer_size: ix.map(|i| i.1.next_multiple_of(4).min(0xffff_fffc) as u32),
-                }
-            }
-        },
+        (None, kind) => index_list(kind, fx.primitive, fx.restart, bound_index)?,
     };
     let state = VdmState {
         restart_index: list.index_buffer.map(|_| restart_index(list.index_size)),
@@ -1064,11 +1161,30 @@ fn draw_one(
             generate_primitive_id: primitive_id,
         }),
     };
+    // Read after everything this draw changed in the state (the occlusion query binding).
+    let repeatable = match direct_params(kind) {
+        Some(params)
+            if cap.is_none()
+                && raster.is_none()
+                && !inherited
+                && !textures_per_draw
+                && repeatable(rec) =>
+        {
+            Some(Repeatable {
+                epoch: rec.epoch(),
+                params,
+                primitive: fx.primitive,
+                restart: fx.restart,
+            })
+        }
+        _ => None,
+    };
     let rs = rec
         .render
         .as_mut()
         .ok_or(vk::Result::ERROR_UNKNOWN)?
         .stream()?;
+    rs.repeatable = repeatable;
     let state_update = match &before {
         Some((v0, _)) => state.changes_from(v0),
         None => state,
@@ -1094,7 +1210,6 @@ fn draw_one(
     }
     list.pack(&mut rs.vdm);
     rs.draws += 1;
-    rec.gfx.dirty = false;
     Ok(Some(root))
 }
 
@@ -1321,7 +1436,7 @@ pub unsafe extern "system" fn cmd_bind_vertex_buffers(
         };
         for (i, (&b, &o)) in bufs.iter().zip(offsets).enumerate() {
             let slot = rec
-                .gfx
+                .gfx_mut()
                 .vertex_buffers
                 .get_mut(first as usize + i)
                 .ok_or(vk::Result::ERROR_UNKNOWN)?;
@@ -1331,7 +1446,7 @@ pub unsafe extern "system" fn cmd_bind_vertex_buffers(
                 buf.size.saturating_sub(o),
             );
         }
-        rec.gfx.dirty = true;
+        rec.state_changed();
         Ok(())
     })
 }
@@ -1351,7 +1466,7 @@ pub unsafe extern "system" fn cmd_bind_index_buffer(
             vk::IndexType::UINT32 => IndexSize::U32,
             _ => return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),
         };
-        rec.gfx.index = Some((
+        rec.gfx_mut().index = Some((
             buf.va.load(Ordering::Acquire) + offset,
             buf.size.saturating_sub(offset),
             size,
@@ -1370,7 +1485,7 @@ pub unsafe extern "system" fn cmd_set_viewport(
         // SAFETY: valid usage: the array holds `count` viewports.
         let vps = unsafe { handle::slice(p_viewports, count) };
         if first == 0 {
-            rec.gfx.viewport = vps.first().copied().or(rec.gfx.viewport);
+            rec.gfx_mut().viewport = vps.first().copied().or(rec.gfx().viewport);
         }
         Ok(())
     })
@@ -1386,7 +1501,7 @@ pub unsafe extern "system" fn cmd_set_scissor(
         // SAFETY: valid usage: the array holds `count` rectangles.
         let rects = unsafe { handle::slice(p_scissors, count) };
         if first == 0 {
-            rec.gfx.scissor = rects.first().copied().or(rec.gfx.scissor);
+            rec.gfx_mut().scissor = rects.first().copied().or(rec.gfx().scissor);
         }
         Ok(())
     })
@@ -1394,7 +1509,7 @@ pub unsafe extern "system" fn cmd_set_scissor(
 
 pub unsafe extern "system" fn cmd_set_line_width(cb: vk::CommandBuffer, width: f32) {
     record("vkCmdSetLineWidth", cb, |_, rec| {
-        rec.gfx.line_width = width;
+        rec.gfx_mut().line_width = width;
         Ok(())
     })
 }
@@ -1424,7 +1539,7 @@ pub unsafe extern "system" fn cmd_set_depth_bias(
     slope: f32,
 ) {
     record("vkCmdSetDepthBias", cb, |_, rec| {
-        rec.gfx.depth_bias = DepthBiasState {
+        rec.gfx_mut().depth_bias = DepthBiasState {
             constant,
             clamp,
             slope,
@@ -1439,7 +1554,7 @@ pub unsafe extern "system" fn cmd_set_blend_constants(
 ) {
     record("vkCmdSetBlendConstants", cb, |_, rec| {
         // SAFETY: valid usage: four floats.
-        rec.gfx.blend_constants = unsafe { *constants };
+        rec.gfx_mut().blend_constants = unsafe { *constants };
         Ok(())
     })
 }
@@ -1461,7 +1576,7 @@ pub unsafe extern "system" fn cmd_set_stencil_compare_mask(
 ) {
     record("vkCmdSetStencilCompareMask", cb, |_, rec| {
         for f in faces(mask) {
-            rec.gfx.stencil_compare_mask[f] = value & 0xff;
+            rec.gfx_mut().stencil_compare_mask[f] = value & 0xff;
         }
         Ok(())
     })
@@ -1474,7 +1589,7 @@ pub unsafe extern "system" fn cmd_set_stencil_write_mask(
 ) {
     record("vkCmdSetStencilWriteMask", cb, |_, rec| {
         for f in faces(mask) {
-            rec.gfx.stencil_write_mask[f] = value & 0xff;
+            rec.gfx_mut().stencil_write_mask[f] = value & 0xff;
         }
         Ok(())
     })
@@ -1487,7 +1602,7 @@ pub unsafe extern "system" fn cmd_set_stencil_reference(
 ) {
     record("vkCmdSetStencilReference", cb, |_, rec| {
         for f in faces(mask) {
-            rec.gfx.stencil_reference[f] = value & 0xff;
+            rec.gfx_mut().stencil_reference[f] = value & 0xff;
         }
         Ok(())
     })

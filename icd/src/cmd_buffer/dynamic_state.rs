@@ -220,7 +220,7 @@ fn set(
     cb: vk::CommandBuffer,
     f: impl FnOnce(&mut DynamicValues) -> Result<(), vk::Result>,
 ) {
-    record(name, cb, |_, rec| f(&mut rec.gfx.ext))
+    record(name, cb, |_, rec| f(&mut rec.gfx_mut().ext))
 }
 
 pub unsafe extern "system" fn cmd_set_cull_mode(cb: vk::CommandBuffer, mode: vk::CullModeFlags) {
@@ -257,7 +257,7 @@ pub unsafe extern "system" fn cmd_set_viewport_with_count(
         // SAFETY: valid usage: the array holds `count` viewports (one: multiViewport is not
         // offered).
         let vps = unsafe { handle::slice(p_viewports, count) };
-        rec.gfx.viewport = vps.first().copied();
+        rec.gfx_mut().viewport = vps.first().copied();
         Ok(())
     })
 }
@@ -270,7 +270,7 @@ pub unsafe extern "system" fn cmd_set_scissor_with_count(
     record("vkCmdSetScissorWithCount", cb, |_, rec| {
         // SAFETY: valid usage: the array holds `count` rectangles.
         let rects = unsafe { handle::slice(p_scissors, count) };
-        rec.gfx.scissor = rects.first().copied();
+        rec.gfx_mut().scissor = rects.first().copied();
         Ok(())
     })
 }
@@ -304,17 +304,17 @@ pub unsafe extern "system" fn cmd_bind_vertex_buffers2(
                     size = size.min(s);
                 }
             }
-            *rec.gfx
+            *rec.gfx_mut()
                 .vertex_buffers
                 .get_mut(slot)
                 .ok_or(vk::Result::ERROR_UNKNOWN)? = (buf.va.load(Ordering::Acquire) + o, size);
             if let Some(&s) = strides.and_then(|s| s.get(i)) {
                 // Valid usage bounds a stride by maxVertexInputBindingStride.
-                rec.gfx.ext.strides[slot] =
+                rec.gfx_mut().ext.strides[slot] =
                     u32::try_from(s).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
             }
         }
-        rec.gfx.dirty = true;
+        rec.state_changed();
         Ok(())
     })
 }

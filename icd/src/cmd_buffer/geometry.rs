@@ -80,7 +80,7 @@ pub fn draw(
         return Err(vk::Result::ERROR_UNKNOWN);
     };
     let g = &code.binary;
-    let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
+    let fx = super::dynamic_state::resolve(&p.fixed, rec.gfx());
     let Some((n, step, order, skip, divide)) = decomposition(fx.primitive, g.input) else {
         eprintln!(
             "agx4: a draw of {:?} primitives with a geometry shader taking {:?}",
@@ -99,7 +99,7 @@ pub fn draw(
         IndexSize::U32 => 4,
     };
     let bound_index = |rec: &Recording| -> Result<(u64, u32), vk::Result> {
-        let (addr, _, size) = rec.gfx.index.ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let (addr, _, size) = rec.gfx().index.ok_or(vk::Result::ERROR_UNKNOWN)?;
         Ok((addr, index_bytes(size)))
     };
     // Primitives per instance, instances, first vertex or vertex offset, first index, the

@@ -62,8 +62,12 @@ pub struct Recording {
     pub upload: Upload,
     pub cdm: Cdm,
     pub segments: Vec<HwCommand>,
-    /// Graphics bindings and dynamic state.
-    pub gfx: draw::GfxState,
+    /// Graphics bindings and dynamic state; read through `gfx` and changed through `gfx_mut`.
+    gfx_state: draw::GfxState,
+    /// Counts changes of the state draws read (bindings, dynamic state, push constants,
+    /// queries): a draw recorded in the same epoch as the one before it, with the same draw
+    /// parameters, repeats it with an index list alone (draw.rs `repeat`).
+    epoch: u64,
     /// The render pass instance being recorded.
     pub render: Option<Box<render::RenderState>>,
     /// Launches in the open segment.
@@ -71,7 +75,8 @@ pub struct Recording {
     pub pipeline: vk::Pipeline,
     /// GPU address of each bound set (with dynamic offsets applied).
     pub sets: [u64; MAX_SETS as usize],
-    pub push: [u8; MAX_PUSH_CONSTANTS_SIZE as usize],
+    /// Push constant values; read through `push` and changed through `push_mut`.
+    push_values: [u8; MAX_PUSH_CONSTANTS_SIZE as usize],
     /// Push descriptor sets: compute sets, then graphics sets (push_descriptor.rs).
     pub push_sets: Vec<Option<push_descriptor::PushSet>>,
     /// A dependency was recorded: the next launch must wait for the earlier ones.
@@ -102,12 +107,13 @@ impl Default for Recording {
             upload: Upload::default(),
             cdm: Cdm::default(),
             segments: Vec::new(),
-            gfx: draw::GfxState::default(),
+            gfx_state: draw::GfxState::default(),
+            epoch: 0,
             render: None,
             launches: 0,
             pipeline: vk::Pipeline::null(),
             sets: [0; MAX_SETS as usize],
-            push: [0; MAX_PUSH_CONSTANTS_SIZE as usize],
+            push_values: [0; MAX_PUSH_CONSTANTS_SIZE as usize],
             push_sets: Vec::new(),
             barrier_pending: false,
             condition: None,
@@ -124,6 +130,36 @@ impl Default for Recording {
 }
 
 impl Recording {
+    pub fn gfx(&self) -> &draw::GfxState {
+        &self.gfx_state
+    }
+
+    /// The graphics state, to change it: starts a new state epoch.
+    pub fn gfx_mut(&mut self) -> &mut draw::GfxState {
+        self.epoch += 1;
+        &mut self.gfx_state
+    }
+
+    pub fn push(&self) -> &[u8; MAX_PUSH_CONSTANTS_SIZE as usize] {
+        &self.push_values
+    }
+
+    /// The push constants, to change them: starts a new state epoch.
+    pub fn push_mut(&mut self) -> &mut [u8; MAX_PUSH_CONSTANTS_SIZE as usize] {
+        self.epoch += 1;
+        &mut self.push_values
+    }
+
+    /// Marks a change of state that draws read outside the graphics state and push constants
+    /// (queries, render pass streams).
+    pub fn state_changed(&mut self) {
+        self.epoch += 1;
+    }
+
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
     /// Back to the initial state (vkResetCommandBuffer, vkBeginCommandBuffer,
     /// vkResetCommandPool), keeping some upload memory for the next recording.
     pub fn reset(&mut self) {
@@ -292,9 +328,9 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
             vk::PipelineBindPoint::COMPUTE => rec.pipeline = pipeline,
             vk::PipelineBindPoint::GRAPHICS => {
                 crate::pipeline::Pipeline::graphics(pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
-                rec.gfx.pipeline = pipeline;
-                rec.gfx.vertex_input.rebind();
-                rec.gfx.dirty = true;
+                rec.gfx_mut().pipeline = pipeline;
+                rec.gfx_mut().vertex_input.rebind();
+                rec.state_changed();
             }
             _ => return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),
         }
@@ -364,7 +400,7 @@ pub unsafe extern "system" fn cmd_bind_descriptor_sets(
             }
             let Some(set) = DescriptorSet::from_handle(s) else {
                 if graphics {
-                    rec.gfx.sets[index] = 0;
+                    rec.gfx_mut().sets[index] = 0;
                 } else {
                     rec.sets[index] = 0;
                 }
@@ -379,7 +415,7 @@ pub unsafe extern "system" fn cmd_bind_descriptor_sets(
                 dynamic_copy(dev, rec, set, mine)?
             };
             if graphics {
-                rec.gfx.sets[index] = addr;
+                rec.gfx_mut().sets[index] = addr;
             } else {
                 rec.sets[index] = addr;
             }
@@ -400,7 +436,7 @@ pub unsafe extern "system" fn cmd_push_constants(
         // SAFETY: valid usage: pValues holds `size` bytes.
         let values = unsafe { handle::slice(p_values as *const u8, size) };
         let dst = rec
-            .push
+            .push_mut()
             .get_mut(offset as usize..offset as usize + size as usize)
             .ok_or(vk::Result::ERROR_UNKNOWN)?;
         dst.copy_from_slice(values);

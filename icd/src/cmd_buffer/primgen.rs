@@ -74,7 +74,7 @@ pub fn prepare(
     kind: DrawKind,
     vertices: bool,
 ) -> Result<(Vec<u8>, [Range; 2]), vk::Result> {
-    let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
+    let fx = super::dynamic_state::resolve(&p.fixed, rec.gfx());
     // A geometry shader's input topology may have adjacency, which the pipeline's
     // primitive class does not tell; vertices are counted whatever primitives they make.
     let shape = match geometry {
@@ -121,7 +121,7 @@ pub fn prepare(
         }
     };
     // Restart walks the index buffer from a word-aligned start; a binding is never empty.
-    let (index, restart, index_bytes, index_offset) = match rec.gfx.index {
+    let (index, restart, index_bytes, index_offset) = match rec.gfx().index {
         Some((addr, bytes, size)) if indexed && fx.restart => {
             let (width, all_ones) = match size {
                 IndexSize::U8 => (1, 0xff),

@@ -83,12 +83,12 @@ pub fn draw_visibility(
 
 /// The `isp_oclqry_base` of the render command being closed.
 pub fn render_results(rec: &mut Recording) -> u64 {
-    rec.gfx.occlusion.render_base.take().unwrap_or(0)
+    rec.gfx_mut().occlusion.render_base.take().unwrap_or(0)
 }
 
 /// After a render command: marks the queries it ended available.
 pub fn after_render(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
-    for word in std::mem::take(&mut rec.gfx.occlusion.pending) {
+    for word in std::mem::take(&mut rec.gfx_mut().occlusion.pending) {
         mark_available(dev, rec, word)?;
     }
     Ok(())
@@ -186,15 +186,15 @@ pub unsafe extern "system" fn cmd_begin_query(
             return super::statistics::begin_query(rec, p, query);
         }
         let pool = occlusion_pool(pool, query)?;
-        if rec.gfx.occlusion.active.is_some() {
+        if rec.gfx().occlusion.active.is_some() {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
-        rec.gfx.occlusion.active = Some(Active {
+        rec.gfx_mut().occlusion.active = Some(Active {
             results: pool.va(),
             index: query,
             precise: flags.contains(vk::QueryControlFlags::PRECISE),
         });
-        rec.gfx.dirty = true;
+        rec.state_changed();
         Ok(())
     })
 }
@@ -217,7 +217,10 @@ pub unsafe extern "system" fn cmd_end_query(
                 return Err(vk::Result::ERROR_UNKNOWN);
             }
             for v in 0..views {
-                rec.gfx.occlusion.pending.push(flag_word(p, query + v));
+                rec.gfx_mut()
+                    .occlusion
+                    .pending
+                    .push(flag_word(p, query + v));
             }
             return Ok(());
         }
@@ -232,16 +235,16 @@ pub unsafe extern "system" fn cmd_end_query(
             let word = flag_word(p, query);
             // The capture draws' counts are final once the render command ends.
             if rec.render.is_some() {
-                rec.gfx.occlusion.pending.push(word);
+                rec.gfx_mut().occlusion.pending.push(word);
                 return Ok(());
             }
             return mark_available(dev, rec, word);
         }
         let pool = occlusion_pool(pool, query)?;
-        if rec.gfx.occlusion.active.take().is_none() {
+        if rec.gfx_mut().occlusion.active.take().is_none() {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
-        rec.gfx.dirty = true;
+        rec.state_changed();
         let word = flag_word(pool, query);
         // Inside a render pass the counts are final when the render command ends; outside,
         // every render command that counted has been recorded already.
@@ -254,7 +257,10 @@ pub unsafe extern "system" fn cmd_end_query(
                 return Err(vk::Result::ERROR_UNKNOWN);
             }
             for v in 0..views {
-                rec.gfx.occlusion.pending.push(flag_word(pool, query + v));
+                rec.gfx_mut()
+                    .occlusion
+                    .pending
+                    .push(flag_word(pool, query + v));
             }
             Ok(())
         } else {

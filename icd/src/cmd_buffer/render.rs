@@ -70,6 +70,9 @@ pub struct Stream {
     /// all of it: the next draw emits only the words that differ. `None` when unknown (a new
     /// stream, or after a secondary's draws), so the next draw emits every word.
     pub emitted: Option<(VdmState, PppUpdate)>,
+    /// What the stream's last draw left for a draw that repeats it (draw.rs `repeat`); `None`
+    /// after anything else was recorded into the stream.
+    pub repeatable: Option<super::draw::Repeatable>,
 }
 
 impl Stream {
@@ -100,6 +103,7 @@ impl Stream {
             cleared_stencil: None,
             late: Vec::new(),
             emitted: None,
+            repeatable: None,
         }
     }
 }
@@ -1131,7 +1135,7 @@ fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), 
         rs.targets = vec![0];
     }
     rs.current = 0;
-    rec.gfx.dirty = true;
+    rec.state_changed();
     clear_partial_area(dev, rec)?;
     // A depth/stencil input attachment is read from memory: what the load op or the
     // partial-area clear put into its tiles must be stored before the first draw reads it.
@@ -1609,7 +1613,7 @@ pub(crate) fn restart_streams(dev: &Device, rec: &mut Recording) -> Result<(), v
     finish_render(dev, rec, true)?;
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
     rs.streams = layers.into_iter().map(|l| Stream::new(l, true)).collect();
-    rec.gfx.dirty = true;
+    rec.state_changed();
     Ok(())
 }
 

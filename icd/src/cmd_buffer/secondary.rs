@@ -161,7 +161,9 @@ pub fn execute(dev: &Device, rec: &mut Recording, s: &Recording) -> Result<(), v
     }
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
     rs.timestamps.extend_from_slice(&srs.timestamps);
-    rec.gfx.occlusion.add_pending(s.gfx.occlusion.pending());
+    rec.gfx_mut()
+        .occlusion
+        .add_pending(s.gfx().occlusion.pending());
     Ok(())
 }
 
@@ -182,7 +184,7 @@ fn splice(dev: &Device, rec: &mut Recording, f: &Stream) -> Result<(), vk::Resul
     rs.current = rs.stream_for(f.layer);
     let mut from = 0;
     for &LateDraw { at, state, query } in &f.late {
-        let query = query.or(rec.gfx.occlusion.active());
+        let query = query.or(rec.gfx().occlusion.active());
         let words = draw::bind_late(rec, &state, query)?;
         let mut bytes = Vec::new();
         words
@@ -215,5 +217,6 @@ fn splice(dev: &Device, rec: &mut Recording, f: &Stream) -> Result<(), vk::Resul
     stream.draws += f.draws;
     // The secondary's draws left state the primary did not track.
     stream.emitted = None;
+    stream.repeatable = None;
     Ok(())
 }

@@ -323,12 +323,12 @@ pub fn begin_query(rec: &mut Recording, pool: &QueryPool, query: u32) -> Result<
         statistics: pool.statistics,
     });
     // The fragment counter is in the draws' root tables.
-    rec.gfx.dirty = true;
+    rec.state_changed();
     Ok(())
 }
 
 pub fn end_query(rec: &mut Recording) -> Result<(), vk::Result> {
-    rec.gfx.dirty = true;
+    rec.state_changed();
     rec.stats
         .take()
         .map(|_| ())

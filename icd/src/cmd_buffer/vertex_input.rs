@@ -74,8 +74,8 @@ pub fn program<'p>(
         VertexPrograms::Fixed(v) => return Ok(Program::Fixed(v)),
         VertexPrograms::Dynamic(d) => d,
     };
-    let pipeline = rec.gfx.pipeline;
-    let vi = &mut rec.gfx.vertex_input;
+    let pipeline = rec.gfx().pipeline;
+    let vi = &mut rec.gfx_mut().vertex_input;
     if let Some((chosen, serial, prog)) = &vi.chosen {
         if *chosen == pipeline && *serial == vi.serial {
             return Ok(Program::Variant(prog.clone()));
@@ -152,7 +152,7 @@ fn set_vertex_input(
             return Err(vk::Result::ERROR_UNKNOWN);
         }
         let per_instance = b.input_rate == vk::VertexInputRate::INSTANCE;
-        rec.gfx.ext.strides[b.binding as usize] = b.stride;
+        rec.gfx_mut().ext.strides[b.binding as usize] = b.stride;
         layout.bindings.push(VertexBindingDesc {
             binding: b.binding,
             per_instance,
@@ -183,13 +183,13 @@ fn set_vertex_input(
     }
     // Layers such as Zink set the layout before every draw: an unchanged one keeps the
     // program already chosen.
-    let vi = &mut rec.gfx.vertex_input;
+    let vi = &mut rec.gfx_mut().vertex_input;
     if vi.layout != layout {
         vi.layout = layout;
         vi.serial += 1;
         vi.chosen = None;
     }
-    rec.gfx.dirty = true;
+    rec.state_changed();
     Ok(())
 }
 

@@ -89,11 +89,11 @@ pub fn capture(
     vertex: &VertexProgram,
     kind: DrawKind,
 ) -> Result<(), vk::Result> {
-    let fx = super::dynamic_state::resolve(&p.fixed, &rec.gfx);
+    let fx = super::dynamic_state::resolve(&p.fixed, rec.gfx());
     let index = match kind {
         DrawKind::Direct { .. } | DrawKind::Indirect { indexed: false, .. } => None,
         DrawKind::Indexed { .. } | DrawKind::Indirect { indexed: true, .. } => {
-            let (addr, _, size) = rec.gfx.index.ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let (addr, _, size) = rec.gfx().index.ok_or(vk::Result::ERROR_UNKNOWN)?;
             Some((addr, index_bytes(size)))
         }
     };
