@@ -186,6 +186,18 @@ impl Bo {
         Ok(())
     }
 
+    /// Whether the bytes at `offset` are `bytes` (false when the range is outside).
+    pub fn holds(&self, offset: u64, bytes: &[u8]) -> bool {
+        if !self.check(offset, bytes.len()) {
+            return false;
+        }
+        // SAFETY: the range is inside the live mapping of `size` bytes (checked above), and
+        // the slice lives only for the comparison.
+        let here =
+            unsafe { std::slice::from_raw_parts(self.ptr.add(offset as usize), bytes.len()) };
+        here == bytes
+    }
+
     pub fn read_u64(&self, offset: u64) -> Result<u64, vk::Result> {
         let mut b = [0u8; 8];
         self.read(offset, &mut b)?;

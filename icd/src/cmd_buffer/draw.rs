@@ -22,8 +22,8 @@ use crate::pipeline_graphics::{
 use ash::vk;
 use compiler::abi::{
     BASE_VERTEX_OFFSET, BLEND_CONSTANTS_OFFSET, DRAW_INDEX_OFFSET, FIRST_INSTANCE_OFFSET,
-    FRAGMENT_INVOCATIONS_COUNTER_OFFSET, GRAPHICS_ROOT_TABLE_SIZE, MAX_SETS, VERTEX_BUFFERS_OFFSET,
-    VERTEX_BUFFER_ENTRY_SIZE, VIEW_INDEX_OFFSET,
+    FRAGMENT_INVOCATIONS_COUNTER_OFFSET, GRAPHICS_ROOT_TABLE_SIZE, MAX_SETS, ROOT_ADDRESS_OFFSET,
+    VERTEX_BUFFERS_OFFSET, VERTEX_BUFFER_ENTRY_SIZE, VIEW_INDEX_OFFSET,
 };
 use compiler::{CfShade, CfSource};
 use hw::g13::control::descriptors::{DepthBias, Scissor};
@@ -712,7 +712,9 @@ pub fn draw_raster(
 
 /// Records one draw into the current stream with vertex program `vertex` (a capture draw
 /// with `cap`, which runs its own program instead; a geometry pipeline's rasterization draw
-/// with `raster`); returns its root table.
+/// with `raster`); returns its root table when the GPU may still write to it (capture,
+/// rasterization and indirect draws). The root table of any other draw is the same memory as
+/// an identical earlier one's (`Upload::push_shared`).
 fn draw_one(
     dev: &Device,
     rec: &mut Recording,
@@ -772,9 +774,8 @@ fn draw_one(
         (None, Some(r)) => GRAPHICS_ROOT_TABLE_SIZE as usize + r.params.len(),
         (None, None) => GRAPHICS_ROOT_TABLE_SIZE as usize,
     };
-    let root = rec.upload.alloc(dev, root_size as u64, 16)?;
     let mut fx = super::dynamic_state::resolve(&p.fixed, rec.gfx());
-    let mut table = root_table(root.va, rec, &fx, params, view);
+    let mut table = root_table(0, rec, &fx, params, view);
     if let Some(c) = cap {
         table.extend_from_slice(&c.params);
         fx.primitive = Primitive::Points;
@@ -784,7 +785,17 @@ fn draw_one(
         table.extend_from_slice(&r.params);
         fx.primitive = r.primitive;
     }
-    rec.upload.write(&root, 0, &table)?;
+    let written = cap.is_some() || raster.is_some() || matches!(kind, DrawKind::Indirect { .. });
+    let (root_va, root) = if written {
+        let root = rec.upload.alloc(dev, root_size as u64, 16)?;
+        let at = ROOT_ADDRESS_OFFSET as usize;
+        table[at..at + 8].copy_from_slice(&root.va.to_le_bytes());
+        rec.upload.write(&root, 0, &table)?;
+        (root.va, Some(root))
+    } else {
+        let at = Some(ROOT_ADDRESS_OFFSET as usize);
+        (rec.upload.push_shared(dev, &mut table, 16, at)?, None)
+    };
     if let DrawKind::Indirect { args, indexed, .. } = kind {
         // The base vertex (firstVertex or vertexOffset) and first instance are in the
         // arguments, which the GPU may still be writing: a copy that runs before the render
@@ -795,7 +806,7 @@ fn draw_one(
             dev,
             rec,
             args + at,
-            root.va + u64::from(BASE_VERTEX_OFFSET),
+            root_va + u64::from(BASE_VERTEX_OFFSET),
             8,
         )?;
     }
@@ -813,7 +824,7 @@ fn draw_one(
         Some(c) => (c.binary, c.code, c.spill),
         None => (&vertex.binary, vertex.code, vertex.spill),
     };
-    pack_uniform_range(0, vs_bin.uniform_halves, root.va, &mut vw);
+    pack_uniform_range(0, vs_bin.uniform_halves, root_va, &mut vw);
     UscWord::Shader {
         code: vs_code,
         loads_varyings: false,
@@ -821,7 +832,7 @@ fn draw_one(
     .pack(&mut vw);
     registers(vs_bin.gpr_halves, vs_spill).pack(&mut vw);
     UscWord::NoPreshader.pack(&mut vw);
-    let vs_words = usc_offset(dev, rec.upload.push(dev, &vw, 64)?)?;
+    let vs_words = usc_offset(dev, rec.upload.push_shared(dev, &mut vw, 64, None)?)?;
     // The pipeline's own fragment program, unless state compiled into it is dynamic and the
     // draw's differs from the one that program was compiled for.
     let fragment = match (&b.fragment, p.fragment_code) {
@@ -867,7 +878,7 @@ fn draw_one(
             textures_per_draw = inputs.is_some() || spilled.is_some();
             let mut fw = Vec::with_capacity(128);
             super::render::tile_shared_word(&tib, &mut fw);
-            pack_uniform_range(0, prog.uniform_halves, root.va, &mut fw);
+            pack_uniform_range(0, prog.uniform_halves, root_va, &mut fw);
             if let Some((buffer, count)) = inputs {
                 UscWord::Texture {
                     start: compiler::abi::INPUT_ATTACHMENT_TEXTURE_BASE,
@@ -896,7 +907,7 @@ fn draw_one(
             registers(prog.gpr_halves, prog.spill).pack(&mut fw);
             UscWord::NoPreshader.pack(&mut fw);
             Some((
-                usc_offset(dev, rec.upload.push(dev, &fw, 64)?)?,
+                usc_offset(dev, rec.upload.push_shared(dev, &mut fw, 64, None)?)?,
                 prog.uniform_halves,
             ))
         }
@@ -1084,7 +1095,7 @@ fn draw_one(
         ppp_update
             .pack(&mut ppp_bytes)
             .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
-        let pointer = rec.upload.push(dev, &ppp_bytes, 64)?;
+        let pointer = rec.upload.push_shared(dev, &mut ppp_bytes, 64, None)?;
         let size_words =
             u32::try_from(ppp_bytes.len() / 4).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
         Some(
@@ -1210,7 +1221,7 @@ fn draw_one(
     }
     list.pack(&mut rs.vdm);
     rs.draws += 1;
-    Ok(Some(root))
+    Ok(root)
 }
 
 pub unsafe extern "system" fn cmd_draw(

@@ -126,10 +126,12 @@ impl PppHeader {
     }
 
     pub fn pack(&self) -> [u8; 4] {
-        let mut b = [0u8; 4];
+        // One word built in a register: this runs for every draw.
+        let mut w = 0u32;
         for (f, v) in header::FLAGS.iter().zip(self.flags()) {
-            put_bool(*f, &mut b, v);
+            w |= u32::from(v) << f.start;
         }
+        let mut b = w.to_le_bytes();
         put_m1(header::FLAGS[23], &mut b, self.viewport_count);
         b
     }
