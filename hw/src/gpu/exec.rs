@@ -2,8 +2,9 @@
 //! in [`super::render`].
 //!
 //! `AGX4_SIM_NOEXEC=1` (read once per process) makes [`execute_compute`] parse and validate
-//! the control stream, USC words and shaders without running any shader, to measure the
-//! driver's CPU cost apart from the simulated GPU's.
+//! the control stream, USC words and shaders without running any shader, and
+//! [`execute_render`] parse the VDM stream and tile programs without shading or rasterising,
+//! to measure the driver's CPU cost apart from the simulated GPU's.
 
 use super::cdm::{self, ComputeStats};
 use super::render::{RenderStats, TvbBudget};
@@ -46,6 +47,9 @@ pub fn execute_render(
         return Err(Fault::Unimplemented(
             "VDM control streams of this GPU generation",
         ));
+    }
+    if no_execute() {
+        return super::render::walk_only(cmd, mem);
     }
     super::render::execute(cmd, mem, tvb)
 }

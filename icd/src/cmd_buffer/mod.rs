@@ -51,7 +51,7 @@ pub struct Segment {
 #[derive(Clone)]
 pub enum HwCommand {
     Compute(Segment),
-    Render(Box<drm_asahi_cmd_render>),
+    Render(std::sync::Arc<drm_asahi_cmd_render>),
     /// vkCmdWaitEvents outside a render pass: the queue waits for the work before it to
     /// finish and for each event's word to be set (the host may set it after submission,
     /// which no GPU command can wait for), then submits what follows.

@@ -710,7 +710,8 @@ fn finish_render(dev: &Device, rec: &mut Recording, store_all: bool) -> Result<(
         last.ts_frag.end = first;
     }
     for cmd in cmds {
-        rec.segments.push(HwCommand::Render(Box::new(cmd)));
+        rec.segments
+            .push(HwCommand::Render(std::sync::Arc::new(cmd)));
     }
     // Further stamps end empty compute commands queued after the render.
     for s in stamps {

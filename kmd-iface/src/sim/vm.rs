@@ -123,7 +123,8 @@ impl PageTable {
 pub(crate) struct Vm {
     pub(crate) id: u32,
     kernel: Range<u64>,
-    pt: RwLock<PageTable>,
+    /// Shared with the views of running commands; a change while one runs copies it.
+    pt: RwLock<Arc<PageTable>>,
 }
 
 /// One validated bind operation, ready to apply.
@@ -158,7 +159,7 @@ impl Vm {
         Ok(Vm {
             id,
             kernel: start..end,
-            pt: RwLock::new(PageTable::default()),
+            pt: RwLock::new(Arc::default()),
         })
     }
 
@@ -227,7 +228,8 @@ impl Vm {
 
     /// Apply ops that all passed [`Vm::validate`], in order, atomically for GPU readers.
     pub(crate) fn apply(&self, ops: Vec<BindOp>) {
-        let mut pt = table::write(&self.pt);
+        let mut guard = table::write(&self.pt);
+        let pt = Arc::make_mut(&mut guard);
         for op in ops {
             match op {
                 BindOp::Map {
@@ -255,12 +257,12 @@ impl Vm {
 
     /// GEM_CLOSE drops the object's mappings from every VM, as the Asahi kernel does.
     pub(crate) fn remove_object(&self, obj: &Arc<GemObject>) {
-        table::write(&self.pt).remove_object(obj);
+        Arc::make_mut(&mut table::write(&self.pt)).remove_object(obj);
     }
 
     /// VM_DESTROY unmaps the whole user range; queues still using the VM then fault.
     pub(crate) fn clear(&self) {
-        *table::write(&self.pt) = PageTable::default();
+        *table::write(&self.pt) = Arc::default();
     }
 
     pub(crate) fn mappings(&self) -> Vec<MappingInfo> {
@@ -268,10 +270,10 @@ impl Vm {
     }
 
     /// What one GPU command sees: the mappings at its start. The snapshot holds the objects,
-    /// so memory cannot vanish under a running command.
+    /// so memory cannot vanish under a running command; taking it copies nothing.
     pub(crate) fn view(&self) -> VmView {
         VmView {
-            pt: table::read(&self.pt).clone(),
+            pt: Arc::clone(&table::read(&self.pt)),
         }
     }
 }
@@ -282,7 +284,7 @@ fn overlaps(r: &Range<u64>, start: u64, end: u64) -> bool {
 
 /// GPU memory of one VM as the GPU model reaches it.
 pub(crate) struct VmView {
-    pt: PageTable,
+    pt: Arc<PageTable>,
 }
 
 impl VmView {

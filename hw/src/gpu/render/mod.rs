@@ -18,7 +18,7 @@ mod walker;
 
 pub use assembly::{assemble, fetch_index, AssembledPrimitive, ProvokingVertex, Shape};
 pub use budget::{RenderStats, TvbBudget, TvbFull, UnlimitedTvb};
-pub use pipeline::execute;
+pub use pipeline::{execute, walk_only};
 pub use walker::{
     draw_params, walk_vdm_stream, DrawCall, DrawParams, DrawSink, IndexSource, PipelineState,
     WalkStats,

@@ -70,6 +70,32 @@ pub fn execute(
     Ok(r.stats)
 }
 
+/// Parses a render command as [`execute`] does (its target, tile programs and VDM stream with
+/// every state update and draw) without shading or rasterising anything: the no-execute mode
+/// that measures the driver apart from the simulated GPU.
+pub fn walk_only(cmd: &RenderCommand, mem: &mut dyn GpuMemory) -> Result<RenderStats, Fault> {
+    struct Count(u64);
+    impl DrawSink for Count {
+        fn draw(&mut self, _: &DrawCall, _: &mut dyn GpuMemory) -> Result<(), Fault> {
+            self.0 += 1;
+            Ok(())
+        }
+    }
+    Target::new(cmd)?;
+    let heap = SamplerHeap {
+        base: cmd.sampler_heap,
+        count: cmd.sampler_count,
+    };
+    let mut programs = Programs::new(cmd.usc_exec_base, heap);
+    TilePrograms::load(cmd, &mut programs, mem)?;
+    let mut count = Count(0);
+    walk_vdm_stream(cmd, mem, &mut count)?;
+    Ok(RenderStats {
+        draws: count.0,
+        ..RenderStats::default()
+    })
+}
+
 struct Renderer<'a> {
     cmd: &'a RenderCommand,
     target: Target,
