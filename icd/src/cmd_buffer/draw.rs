@@ -133,7 +133,7 @@ struct DrawParams {
 /// The draw's root table: the compute part, draw parameters, blend constants and the vertex
 /// buffer table.
 fn root_table(va: u64, rec: &Recording, fx: &Effective, d: DrawParams, view: u32) -> Vec<u8> {
-    let g = &rec.gfx();
+    let g = rec.gfx();
     let mut t = super::dispatch::root_table(va, &g.sets, [0; 3], [0; 3], rec.push());
     t.resize(GRAPHICS_ROOT_TABLE_SIZE as usize, 0);
     write(&mut t, BASE_VERTEX_OFFSET, &d.base_vertex.to_le_bytes());
