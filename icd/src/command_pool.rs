@@ -68,7 +68,7 @@ pub unsafe extern "system" fn reset_command_pool(
         let pool = CommandPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
         for &cb in pool.buffers().iter() {
             if let Some(cb) = CommandBuffer::from_handle(cb) {
-                cb.lock().reset();
+                cb.lock()?.reset();
             }
         }
         Ok(())

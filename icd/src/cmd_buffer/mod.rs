@@ -36,7 +36,9 @@ use ash::vk;
 use cdm::Cdm;
 use compiler::abi::{BUFFER_DESCRIPTOR_SIZE, MAX_PUSH_CONSTANTS_SIZE, MAX_SETS};
 use kmd_iface::uapi::*;
-use std::sync::{Mutex, MutexGuard};
+use std::cell::UnsafeCell;
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicBool, Ordering};
 use upload::Upload;
 
 /// One hardware compute command: a CDM stream segment and its timestamps.
@@ -206,12 +208,56 @@ impl Recording {
     }
 }
 
+/// A command buffer's recording, without a lock. Vulkan makes the application synchronize
+/// externally every command that records into, begins, ends or resets a command buffer (or
+/// resets its pool): no two threads change it at once, and the application orders the threads
+/// that do in turn. A lock would cost every vkCmd* two atomic read-modify-writes, a third of a
+/// repeated draw. Submission and vkCmdExecuteCommands only read the recording, from several
+/// threads at once for a simultaneous-use buffer, which Vulkan allows only while nothing
+/// records into it.
+pub struct RecordingCell {
+    /// A thread is changing the recording. Plain loads and stores: not a lock, but a check
+    /// that reports most overlapping uses (invalid usage) as an error instead of corrupting
+    /// the recording.
+    busy: AtomicBool,
+    rec: UnsafeCell<Recording>,
+}
+
+// SAFETY: the recording is reached only as `RecordingCell`'s documentation says: changed by
+// one thread at a time, read by several only while nothing changes it, with the application's
+// external synchronization ordering the threads, as Vulkan's valid usage requires.
+unsafe impl Sync for RecordingCell {}
+
+/// A recording being changed (see [`RecordingCell`]).
+pub struct RecordingMut<'a>(&'a RecordingCell);
+
+impl Deref for RecordingMut<'_> {
+    type Target = Recording;
+    fn deref(&self) -> &Recording {
+        // SAFETY: this thread holds the recording alone (`RecordingCell`).
+        unsafe { &*self.0.rec.get() }
+    }
+}
+
+impl DerefMut for RecordingMut<'_> {
+    fn deref_mut(&mut self) -> &mut Recording {
+        // SAFETY: this thread holds the recording alone (`RecordingCell`).
+        unsafe { &mut *self.0.rec.get() }
+    }
+}
+
+impl Drop for RecordingMut<'_> {
+    fn drop(&mut self) {
+        self.0.busy.store(false, Ordering::Relaxed);
+    }
+}
+
 #[repr(C)]
 pub struct CommandBuffer {
     _loader: LoaderData,
     pub device: vk::Device,
     pub level: vk::CommandBufferLevel,
-    pub rec: Mutex<Recording>,
+    rec: RecordingCell,
 }
 object!(CommandBuffer, vk::CommandBuffer);
 
@@ -221,17 +267,38 @@ impl CommandBuffer {
             _loader: LoaderData::new(),
             device,
             level,
-            rec: Mutex::new(Recording::default()),
+            rec: RecordingCell {
+                busy: AtomicBool::new(false),
+                rec: UnsafeCell::new(Recording::default()),
+            },
         }
     }
 
-    pub fn lock(&self) -> MutexGuard<'_, Recording> {
-        self.rec.lock().unwrap_or_else(|e| e.into_inner())
+    /// The recording, to change it: an error if another thread is caught using it.
+    pub fn lock(&self) -> Result<RecordingMut<'_>, vk::Result> {
+        let cell = &self.rec;
+        if cell.busy.load(Ordering::Relaxed) {
+            eprintln!("agx4: a command buffer used by two threads at once (invalid usage)");
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        cell.busy.store(true, Ordering::Relaxed);
+        Ok(RecordingMut(cell))
+    }
+
+    /// The recording, to read it (submission, vkCmdExecuteCommands): an error if a thread is
+    /// caught changing it.
+    pub fn read(&self) -> Result<&Recording, vk::Result> {
+        if self.rec.busy.load(Ordering::Relaxed) {
+            eprintln!("agx4: a command buffer read while it is recorded (invalid usage)");
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        // SAFETY: nothing changes the recording while it is read (`RecordingCell`).
+        Ok(unsafe { &*self.rec.rec.get() })
     }
 
     /// The hardware commands of a recorded command buffer, for SUBMIT.
     pub fn commands(&self) -> Result<Vec<HwCommand>, vk::Result> {
-        let rec = self.lock();
+        let rec = self.read()?;
         if !rec.executable {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
@@ -252,7 +319,9 @@ pub fn record(
         let Ok(dev) = Device::get(cb.device) else {
             return;
         };
-        let mut rec = cb.lock();
+        let Ok(mut rec) = cb.lock() else {
+            return;
+        };
         if rec.error.is_some() {
             return;
         }
@@ -272,7 +341,7 @@ pub unsafe extern "system" fn begin_command_buffer(
         let dev = Device::get(cb.device)?;
         // Beginning resets implicitly; one-time-submit and simultaneous-use need nothing more,
         // since a recorded buffer is read-only GPU memory until the next reset.
-        let mut rec = cb.lock();
+        let mut rec = cb.lock()?;
         rec.reset();
         if cb.level == vk::CommandBufferLevel::SECONDARY {
             // SAFETY: valid usage: pBeginInfo is valid, and so is a secondary's inheritance.
@@ -291,7 +360,7 @@ pub unsafe extern "system" fn begin_command_buffer(
 pub unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Result {
     guard("vkEndCommandBuffer", || {
         let cb = CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let mut rec = cb.lock();
+        let mut rec = cb.lock()?;
         if let Some(e) = rec.error {
             return Err(e);
         }
@@ -313,7 +382,7 @@ pub unsafe extern "system" fn reset_command_buffer(
 ) -> vk::Result {
     guard("vkResetCommandBuffer", || {
         let cb = CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        cb.lock().reset();
+        cb.lock()?.reset();
         Ok(())
     })
 }
@@ -458,7 +527,7 @@ pub unsafe extern "system" fn cmd_execute_commands(
         // SAFETY: valid usage: pCommandBuffers holds `count` handles.
         for &s in unsafe { handle::slice(p_buffers, count) } {
             let secondary = CommandBuffer::from_handle(s).ok_or(vk::Result::ERROR_UNKNOWN)?;
-            let srec = secondary.lock();
+            let srec = secondary.read()?;
             if let Some(e) = srec.error {
                 return Err(e);
             }
@@ -470,7 +539,7 @@ pub unsafe extern "system" fn cmd_execute_commands(
             }
             if rec.render.is_some() {
                 // Its draws join the open render commands (secondary.rs).
-                secondary::execute(dev, rec, &srec)?;
+                secondary::execute(dev, rec, srec)?;
             } else if srec.render.is_some() {
                 eprintln!("agx4: vkCmdExecuteCommands: a secondary begun with RENDER_PASS_CONTINUE outside a render pass instance");
                 return Err(vk::Result::ERROR_UNKNOWN);
@@ -478,7 +547,7 @@ pub unsafe extern "system" fn cmd_execute_commands(
                 // Its segments become hardware commands of their own, after the primary's
                 // work so far; its streams stay in its own upload memory.
                 rec.segments.extend_from_slice(&srec.segments);
-                statistics::execute(dev, rec, &srec)?;
+                statistics::execute(dev, rec, srec)?;
             }
         }
         Ok(())

@@ -401,37 +401,44 @@ impl IndexList {
 
     pub fn pack(&self, out: &mut Vec<u8>) {
         use index_list::*;
-        let mut h = [0u8; 4];
-        BUFFER_HI.put(&mut h, self.index_buffer.unwrap_or(0) >> 32);
-        PRIMITIVE.put(&mut h, self.primitive.bits());
-        put_bool(RESTART, &mut h, self.restart_enable);
-        INDEX_SIZE.put(&mut h, self.index_size.bits());
-        put_bool(SIZE_PRESENT, &mut h, self.index_buffer_size.is_some());
-        put_bool(BUFFER_PRESENT, &mut h, self.index_buffer.is_some());
-        put_bool(COUNT_PRESENT, &mut h, self.count.is_some());
-        put_bool(INSTANCES_PRESENT, &mut h, self.instances.is_some());
-        put_bool(START_PRESENT, &mut h, self.start.is_some());
-        put_bool(INDIRECT_PRESENT, &mut h, self.indirect.is_some());
-        BLOCK_TYPE.put(&mut h, BLOCK_INDEX_LIST);
-        out.extend_from_slice(&h);
+        // Built on the stack and appended once: every draw packs one.
+        let mut block = [0u8; 32];
+        let h = &mut block[..4];
+        BUFFER_HI.put(h, self.index_buffer.unwrap_or(0) >> 32);
+        PRIMITIVE.put(h, self.primitive.bits());
+        put_bool(RESTART, h, self.restart_enable);
+        INDEX_SIZE.put(h, self.index_size.bits());
+        put_bool(SIZE_PRESENT, h, self.index_buffer_size.is_some());
+        put_bool(BUFFER_PRESENT, h, self.index_buffer.is_some());
+        put_bool(COUNT_PRESENT, h, self.count.is_some());
+        put_bool(INSTANCES_PRESENT, h, self.instances.is_some());
+        put_bool(START_PRESENT, h, self.start.is_some());
+        put_bool(INDIRECT_PRESENT, h, self.indirect.is_some());
+        BLOCK_TYPE.put(h, BLOCK_INDEX_LIST);
+        let mut n = 4;
+        let mut word = |w: u32| {
+            block[n..n + 4].copy_from_slice(&w.to_le_bytes());
+            n += 4;
+        };
         if let Some(a) = self.index_buffer {
-            out.extend_from_slice(&(a as u32).to_le_bytes());
+            word(a as u32);
         }
         for v in [self.count, self.instances, self.start]
             .into_iter()
             .flatten()
         {
-            out.extend_from_slice(&v.to_le_bytes());
+            word(v);
         }
         if let Some(a) = self.indirect {
-            out.extend_from_slice(&u32::from((a >> 32) as u8).to_le_bytes());
-            out.extend_from_slice(&(a as u32).to_le_bytes());
+            word(u32::from((a >> 32) as u8));
+            word(a as u32);
         }
         if let Some(s) = self.index_buffer_size {
             let mut w = [0u8; 4];
             BUFFER_SIZE.put(&mut w, s.into());
-            out.extend_from_slice(&w);
+            word(u32::from_le_bytes(w));
         }
+        out.extend_from_slice(&block[..n]);
     }
 
     pub fn unpack(b: &[u8]) -> Result<(IndexList, usize), Fault> {
