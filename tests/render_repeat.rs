@@ -9,7 +9,10 @@
 //! 4. vertex buffer bound 12 vertices further, the same draw: quadrant 2 green only if the
 //!    binding counts;
 //! 5. an indexed draw of quadrant 3 twice (the second a repeat with another first index that
-//!    lands on the same vertices), and then blue push constants and the same indexed draw.
+//!    lands on the same vertices), and then blue push constants and the same indexed draw;
+//! 6. quadrant 1 (vertices 6..12) drawn green, red, green and red, each after its push
+//!    constants: the last two go back to root tables of the first two, whose words the driver
+//!    reuses (`rebind`), and must still end red.
 //!
 //! So the expected image: quadrant 0 green, 1 red, 2 green, 3 blue.
 
@@ -82,6 +85,10 @@ fn repeated_draws_see_every_state_change() {
         dev.cmd_draw_indexed(cb, 6, 1, 6, 0, 0);
         push([0.0, 0.0, 1.0, 1.0]);
         dev.cmd_draw_indexed(cb, 6, 1, 6, 0, 0);
+        for c in [[0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0]].repeat(2) {
+            push(c);
+            dev.cmd_draw(cb, 6, 1, 6, 0);
+        }
         dev.cmd_end_render_pass(cb);
         target.read_back(&dev, cb);
         shot.submit_and_wait(&dev, queue);

@@ -21,6 +21,20 @@ use std::sync::atomic::Ordering;
 /// base, its own address, push constants.
 pub fn root_table(va: u64, sets: &[u64], groups: [u32; 3], base: [u32; 3], push: &[u8]) -> Vec<u8> {
     let mut t = vec![0u8; ROOT_TABLE_SIZE as usize];
+    fill_root_table(&mut t, va, sets, groups, base, push);
+    t
+}
+
+/// Writes [`root_table`] into the first `ROOT_TABLE_SIZE` bytes of `t`, which are zero.
+pub fn fill_root_table(
+    t: &mut [u8],
+    va: u64,
+    sets: &[u64],
+    groups: [u32; 3],
+    base: [u32; 3],
+    push: &[u8],
+) {
+    let t = &mut t[..ROOT_TABLE_SIZE as usize];
     let at = ROOT_ADDRESS_OFFSET as usize;
     t[at..at + 8].copy_from_slice(&va.to_le_bytes());
     for (i, s) in sets.iter().enumerate() {
@@ -36,7 +50,6 @@ pub fn root_table(va: u64, sets: &[u64], groups: [u32; 3], base: [u32; 3], push:
     let p = PUSH_CONSTANTS_OFFSET as usize;
     let n = push.len().min(t.len() - p);
     t[p..p + n].copy_from_slice(&push[..n]);
-    t
 }
 
 /// Uploads a root table (see [`root_table`]) and returns its GPU address.

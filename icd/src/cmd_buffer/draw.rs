@@ -131,42 +131,33 @@ struct DrawParams {
 }
 
 /// The draw's root table: the compute part, draw parameters, blend constants and the vertex
-/// buffer table.
-fn root_table(va: u64, rec: &Recording, fx: &Effective, d: DrawParams, view: u32) -> Vec<u8> {
+/// buffer table, written into `t` (`GRAPHICS_ROOT_TABLE_SIZE` zero bytes at least).
+fn root_table(t: &mut [u8], va: u64, rec: &Recording, fx: &Effective, d: DrawParams, view: u32) {
     let g = rec.gfx();
-    let mut t = super::dispatch::root_table(va, &g.sets, [0; 3], [0; 3], rec.push());
-    t.resize(GRAPHICS_ROOT_TABLE_SIZE as usize, 0);
-    write(&mut t, BASE_VERTEX_OFFSET, &d.base_vertex.to_le_bytes());
+    let t = &mut t[..GRAPHICS_ROOT_TABLE_SIZE as usize];
+    super::dispatch::fill_root_table(t, va, &g.sets, [0; 3], [0; 3], rec.push());
+    write(t, BASE_VERTEX_OFFSET, &d.base_vertex.to_le_bytes());
+    write(t, FIRST_INSTANCE_OFFSET, &d.first_instance.to_le_bytes());
+    write(t, DRAW_INDEX_OFFSET, &d.draw_index.to_le_bytes());
+    write(t, VIEW_INDEX_OFFSET, &view.to_le_bytes());
     write(
-        &mut t,
-        FIRST_INSTANCE_OFFSET,
-        &d.first_instance.to_le_bytes(),
-    );
-    write(&mut t, DRAW_INDEX_OFFSET, &d.draw_index.to_le_bytes());
-    write(&mut t, VIEW_INDEX_OFFSET, &view.to_le_bytes());
-    write(
-        &mut t,
+        t,
         FRAGMENT_INVOCATIONS_COUNTER_OFFSET,
         &super::statistics::fragment_counter(rec).to_le_bytes(),
     );
     for (i, c) in fx.blend_constants.iter().enumerate() {
-        write(
-            &mut t,
-            BLEND_CONSTANTS_OFFSET + 4 * i as u32,
-            &c.to_le_bytes(),
-        );
+        write(t, BLEND_CONSTANTS_OFFSET + 4 * i as u32, &c.to_le_bytes());
     }
     for (i, &(addr, size)) in g.vertex_buffers.iter().enumerate() {
         let at = VERTEX_BUFFERS_OFFSET + VERTEX_BUFFER_ENTRY_SIZE * i as u32;
-        write(&mut t, at, &addr.to_le_bytes());
+        write(t, at, &addr.to_le_bytes());
         write(
-            &mut t,
+            t,
             at + 8,
             &(size.min(u64::from(u32::MAX)) as u32).to_le_bytes(),
         );
-        write(&mut t, at + 12, &fx.strides[i].to_le_bytes());
+        write(t, at + 12, &fx.strides[i].to_le_bytes());
     }
-    t
 }
 
 fn usc_offset(dev: &Device, va: u64) -> Result<u32, vk::Result> {
@@ -360,14 +351,35 @@ fn stencil_word(fx: &Effective, face: usize) -> FragmentStencil {
 }
 
 /// What a stream's last draw left for a next draw that differs from it only in its counts
-/// (`repeat`): it was recorded in state epoch `epoch` with draw parameters `params`, and
-/// nothing else has been recorded into the stream since.
+/// (`repeat`) or only in what its root table holds (`rebind`): it was recorded in state epoch
+/// `epoch` and fixed-function epoch `ff_epoch` with draw parameters `params`, and nothing
+/// else has been recorded into the stream since.
 #[derive(Clone, Copy, Debug)]
 pub struct Repeatable {
     epoch: u64,
+    ff_epoch: u64,
     params: DrawParams,
+    /// The draw was indexed (its VDM state has the index size's restart index).
+    indexed: bool,
     primitive: Primitive,
     restart: bool,
+    vertex: VertexLaunch,
+    fragment: Option<FragmentLaunch>,
+    /// The root tables of the latest draws in this fixed-function epoch, latest first, with
+    /// the words that load them: a draw that goes back to one of them reuses the words.
+    bound: [Option<Bound>; 2],
+}
+
+/// A root table of a draw and the words that load it.
+#[derive(Clone, Copy, Debug)]
+struct Bound {
+    root_va: u64,
+    /// Offsets of the vertex and fragment USC words.
+    vs_words: u32,
+    fs_words: Option<u32>,
+    /// The PPP update that points the fragment shader word at `fs_words` (address, size in
+    /// words), once a draw in the fixed-function epoch needed it.
+    ppp: Option<(u64, u32)>,
 }
 
 /// The draw parameters of a direct draw that draws something.
@@ -431,12 +443,150 @@ fn repeat(rec: &mut Recording, kind: DrawKind) -> Result<bool, vk::Result> {
     let Some(last) = s.repeatable else {
         return Ok(false);
     };
-    if last.epoch != epoch || last.params != params {
+    let indexed = matches!(kind, DrawKind::Indexed { .. });
+    if last.epoch != epoch || last.params != params || last.indexed != indexed {
         return Ok(false);
     }
     index_list(kind, last.primitive, last.restart, index)?.pack(&mut s.vdm);
     s.draws += 1;
     Ok(true)
+}
+
+/// Records direct draw `kind` when the stream's last draw was recorded in the current
+/// fixed-function epoch: only its root table differs (other descriptor sets, vertex buffers,
+/// push constants or draw parameters), so the draw is a new root table, the USC words that
+/// load it, the VDM and PPP words that point at those, and its index list. Returns whether
+/// it did.
+fn rebind(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<bool, vk::Result> {
+    let Some(params) = direct_params(kind) else {
+        return Ok(false);
+    };
+    if !repeatable(rec) {
+        return Ok(false);
+    }
+    let ff_epoch = rec.ff_epoch();
+    let Some(rs) = rec.render.as_mut() else {
+        return Ok(false);
+    };
+    if rs.inherited {
+        return Ok(false);
+    }
+    let view = rs.view_index();
+    let Some(last) = rs.stream()?.repeatable else {
+        return Ok(false);
+    };
+    if last.ff_epoch != ff_epoch {
+        return Ok(false);
+    }
+    let p = Pipeline::graphics(rec.gfx().pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let fx = super::dynamic_state::resolve(&p.fixed, rec.gfx());
+    let mut table = [0u8; GRAPHICS_ROOT_TABLE_SIZE as usize];
+    root_table(&mut table, 0, rec, &fx, params, view);
+    let at = Some(ROOT_ADDRESS_OFFSET as usize);
+    let root_va = rec.upload.push_shared(dev, &mut table, 16, at)?;
+    let found = last.bound.iter().flatten().find(|b| b.root_va == root_va);
+    let mut bound = match found {
+        Some(&b) => b,
+        None => Bound {
+            root_va,
+            vs_words: vertex_words(dev, rec, last.vertex, root_va)?,
+            fs_words: match last.fragment {
+                Some(f) => Some(fragment_words(dev, rec, f, [None, None], root_va)?),
+                None => None,
+            },
+            ppp: None,
+        },
+    };
+    let index = rec.gfx().index;
+    let indexed = matches!(kind, DrawKind::Indexed { .. });
+    let restart_index = match (indexed, index) {
+        (true, Some((_, _, size))) => Some(restart_index(size)),
+        _ => None,
+    };
+    let epoch = rec.epoch();
+    let rs = rec
+        .render
+        .as_mut()
+        .ok_or(vk::Result::ERROR_UNKNOWN)?
+        .stream()?;
+    let (vdm_now, ppp_now) = rs.emitted.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // The PPP update that points the fragment shader word at this draw's USC words.
+    let ppp = match (bound.fs_words, ppp_now.fragment_shader) {
+        (Some(words), Some(f)) if f.pipeline != words => {
+            let shader = FragmentShader {
+                pipeline: words,
+                ..f
+            };
+            let (pointer, size_words) = match bound.ppp {
+                Some(p) => p,
+                None => {
+                    let mut bytes = Vec::with_capacity(64);
+                    PppUpdate {
+                        fragment_shader: Some(shader),
+                        viewport_count: 1,
+                        ..Default::default()
+                    }
+                    .pack(&mut bytes)
+                    .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+                    let size =
+                        u32::try_from(bytes.len() / 4).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+                    (rec.upload.push_shared(dev, &mut bytes, 64, None)?, size)
+                }
+            };
+            bound.ppp = Some((pointer, size_words));
+            Some((shader, pointer, size_words))
+        }
+        // The stream's state has no fragment shader word to repoint: record it in full.
+        (Some(_), None) => return Ok(false),
+        _ => None,
+    };
+    let state = VdmState {
+        restart_index,
+        vertex_shader_word_1: Some(VertexShaderWord1 {
+            unknown: 0,
+            pipeline: bound.vs_words,
+        }),
+        ..Default::default()
+    }
+    .changes_from(vdm_now);
+    vdm_now.apply(&state);
+    if !state.is_empty() {
+        state.pack(&mut rs.vdm);
+    }
+    if let Some((shader, pointer, size_words)) = ppp {
+        ppp_now.fragment_shader = Some(shader);
+        let block = PppState {
+            pointer,
+            size_words,
+        }
+        .pack()
+        .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+        rs.vdm.extend_from_slice(&block);
+    }
+    index_list(kind, last.primitive, last.restart, index)?.pack(&mut rs.vdm);
+    rs.draws += 1;
+    let other = last
+        .bound
+        .into_iter()
+        .flatten()
+        .find(|b| b.root_va != root_va);
+    rs.repeatable = Some(Repeatable {
+        epoch,
+        params,
+        indexed,
+        bound: [Some(bound), other],
+        ..last
+    });
+    Ok(true)
+}
+
+/// The primitive restart index of an index size.
+fn restart_index(size: IndexSize) -> u32 {
+    match size {
+        IndexSize::U8 => 0xff,
+        IndexSize::U16 => 0xffff,
+        IndexSize::U32 => 0xffff_ffff,
+    }
 }
 
 /// The index list block of direct or indirect draw `kind` with bound index buffer `index`.
@@ -516,7 +666,7 @@ fn index_list(
 
 /// Records one draw with the bound pipeline, under the conditional rendering in effect.
 pub fn draw(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk::Result> {
-    if repeat(rec, kind)? {
+    if repeat(rec, kind)? || rebind(dev, rec, kind)? {
         return Ok(());
     }
     let Some(c) = rec.condition else {
@@ -710,6 +860,91 @@ pub fn draw_raster(
     draw_one(dev, rec, p, vertex, kind, None, Some(raster)).map(|_| ())
 }
 
+/// What a draw's vertex USC words say besides the root table's address.
+#[derive(Clone, Copy, Debug)]
+pub struct VertexLaunch {
+    code: u32,
+    uniform_halves: u32,
+    gpr_halves: u32,
+    spill: u32,
+}
+
+/// Uploads the vertex USC words of a draw (shared with an identical earlier draw's) and
+/// returns their offset in the shader window.
+fn vertex_words(
+    dev: &Device,
+    rec: &mut Recording,
+    v: VertexLaunch,
+    root_va: u64,
+) -> Result<u32, vk::Result> {
+    let mut vw = Vec::with_capacity(128);
+    UscWord::Shared {
+        uses_shared: false,
+        layout: SharedLayout::VertexCompute,
+        bytes_per_threadgroup: 0,
+        sample_count: 1,
+        sample_stride_bytes: 0,
+    }
+    .pack(&mut vw);
+    pack_uniform_range(0, v.uniform_halves, root_va, &mut vw);
+    UscWord::Shader {
+        code: v.code,
+        loads_varyings: false,
+    }
+    .pack(&mut vw);
+    registers(v.gpr_halves, v.spill).pack(&mut vw);
+    UscWord::NoPreshader.pack(&mut vw);
+    usc_offset(dev, rec.upload.push_shared(dev, &mut vw, 64, None)?)
+}
+
+/// What a draw's fragment USC words say besides the root table's address and the per-draw
+/// textures.
+#[derive(Clone, Copy, Debug)]
+pub struct FragmentLaunch {
+    prog: crate::pipeline_blend::FragmentProgram,
+    early_z: bool,
+    loads_varyings: bool,
+}
+
+/// Uploads the fragment USC words of a draw in the current render (shared with an identical
+/// earlier draw's) and returns their offset in the shader window. `textures`: the input
+/// attachment and spilled target texture tables, when the draw has them.
+fn fragment_words(
+    dev: &Device,
+    rec: &mut Recording,
+    f: FragmentLaunch,
+    textures: [Option<(u64, u32)>; 2],
+    root_va: u64,
+) -> Result<u32, vk::Result> {
+    let mut fw = Vec::with_capacity(192);
+    let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
+    super::render::tile_shared_word(&rs.tilebuffer, &mut fw);
+    pack_uniform_range(0, f.prog.uniform_halves, root_va, &mut fw);
+    let bases = [
+        compiler::abi::INPUT_ATTACHMENT_TEXTURE_BASE,
+        compiler::abi::SPILLED_TARGET_TEXTURE_BASE,
+    ];
+    for (t, start) in textures.into_iter().zip(bases) {
+        if let Some((buffer, count)) = t {
+            UscWord::Texture {
+                start,
+                count,
+                buffer,
+            }
+            .pack(&mut fw);
+        }
+    }
+    UscWord::FragmentProperties { early_z: f.early_z }.pack(&mut fw);
+    UscWord::Shader {
+        code: f.prog.code,
+        loads_varyings: f.loads_varyings,
+    }
+    .pack(&mut fw);
+    registers(f.prog.gpr_halves, f.prog.spill).pack(&mut fw);
+    UscWord::NoPreshader.pack(&mut fw);
+    usc_offset(dev, rec.upload.push_shared(dev, &mut fw, 64, None)?)
+}
+
 /// Records one draw into the current stream with vertex program `vertex` (a capture draw
 /// with `cap`, which runs its own program instead; a geometry pipeline's rasterization draw
 /// with `raster`); returns its root table when the GPU may still write to it (capture,
@@ -733,7 +968,6 @@ fn draw_one(
     let fb = &rs.fb;
     let (fb_width, fb_height) = (fb.width, fb.height);
     let view = rs.view_index();
-    let tib = rs.tilebuffer.clone();
     let params = match kind {
         DrawKind::Direct {
             first_vertex,
@@ -775,7 +1009,9 @@ fn draw_one(
         (None, None) => GRAPHICS_ROOT_TABLE_SIZE as usize,
     };
     let mut fx = super::dynamic_state::resolve(&p.fixed, rec.gfx());
-    let mut table = root_table(0, rec, &fx, params, view);
+    let mut table = Vec::with_capacity(root_size);
+    table.resize(GRAPHICS_ROOT_TABLE_SIZE as usize, 0);
+    root_table(&mut table, 0, rec, &fx, params, view);
     if let Some(c) = cap {
         table.extend_from_slice(&c.params);
         fx.primitive = Primitive::Points;
@@ -811,28 +1047,17 @@ fn draw_one(
         )?;
     }
     let b = &p.binary;
-    let mut vw = Vec::with_capacity(96);
-    UscWord::Shared {
-        uses_shared: false,
-        layout: SharedLayout::VertexCompute,
-        bytes_per_threadgroup: 0,
-        sample_count: 1,
-        sample_stride_bytes: 0,
-    }
-    .pack(&mut vw);
     let (vs_bin, vs_code, vs_spill) = match cap {
         Some(c) => (c.binary, c.code, c.spill),
         None => (&vertex.binary, vertex.code, vertex.spill),
     };
-    pack_uniform_range(0, vs_bin.uniform_halves, root_va, &mut vw);
-    UscWord::Shader {
+    let vertex_launch = VertexLaunch {
         code: vs_code,
-        loads_varyings: false,
-    }
-    .pack(&mut vw);
-    registers(vs_bin.gpr_halves, vs_spill).pack(&mut vw);
-    UscWord::NoPreshader.pack(&mut vw);
-    let vs_words = usc_offset(dev, rec.upload.push_shared(dev, &mut vw, 64, None)?)?;
+        uniform_halves: vs_bin.uniform_halves,
+        gpr_halves: vs_bin.gpr_halves,
+        spill: vs_spill,
+    };
+    let vs_words = vertex_words(dev, rec, vertex_launch, root_va)?;
     // The pipeline's own fragment program, unless state compiled into it is dynamic and the
     // draw's differs from the one that program was compiled for.
     let fragment = match (&b.fragment, p.fragment_code) {
@@ -867,8 +1092,13 @@ fn draw_one(
     // Input attachment and spilled target textures are uploaded per draw, so a draw reading
     // them is never repeated.
     let mut textures_per_draw = false;
-    let fs_words = match fragment {
-        Some(prog) => {
+    let fragment_launch = fragment.map(|prog| FragmentLaunch {
+        prog,
+        early_z: !late_tests,
+        loads_varyings: p.cf_binding_count > 0,
+    });
+    let fs_words = match fragment_launch {
+        Some(f) => {
             let inputs = if b.reads_input_attachments {
                 super::render::input_textures(dev, rec, &p.inputs)?
             } else {
@@ -876,42 +1106,12 @@ fn draw_one(
             };
             let spilled = super::render::spilled_textures(dev, rec)?;
             textures_per_draw = inputs.is_some() || spilled.is_some();
-            let mut fw = Vec::with_capacity(128);
-            super::render::tile_shared_word(&tib, &mut fw);
-            pack_uniform_range(0, prog.uniform_halves, root_va, &mut fw);
-            if let Some((buffer, count)) = inputs {
-                UscWord::Texture {
-                    start: compiler::abi::INPUT_ATTACHMENT_TEXTURE_BASE,
-                    count,
-                    buffer,
-                }
-                .pack(&mut fw);
-            }
-            if let Some((buffer, count)) = spilled {
-                UscWord::Texture {
-                    start: compiler::abi::SPILLED_TARGET_TEXTURE_BASE,
-                    count,
-                    buffer,
-                }
-                .pack(&mut fw);
-            }
-            UscWord::FragmentProperties {
-                early_z: !late_tests,
-            }
-            .pack(&mut fw);
-            UscWord::Shader {
-                code: prog.code,
-                loads_varyings: p.cf_binding_count > 0,
-            }
-            .pack(&mut fw);
-            registers(prog.gpr_halves, prog.spill).pack(&mut fw);
-            UscWord::NoPreshader.pack(&mut fw);
             Some((
-                usc_offset(dev, rec.upload.push_shared(dev, &mut fw, 64, None)?)?,
-                prog.uniform_halves,
+                fragment_words(dev, rec, f, [inputs, spilled], root_va)?,
+                f.prog.uniform_halves,
             ))
         }
-        _ => None,
+        None => None,
     };
 
     // Scissor and depth bias entries of the render command.
@@ -1091,7 +1291,7 @@ fn draw_one(
     let ppp_block = if ppp_update.is_empty() {
         None
     } else {
-        let mut ppp_bytes = Vec::new();
+        let mut ppp_bytes = Vec::with_capacity(256);
         ppp_update
             .pack(&mut ppp_bytes)
             .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
@@ -1109,11 +1309,6 @@ fn draw_one(
     };
 
     // The index buffer and the draw block.
-    let restart_index = |size: IndexSize| match size {
-        IndexSize::U8 => 0xff,
-        IndexSize::U16 => 0xffff,
-        IndexSize::U32 => 0xffff_ffff,
-    };
     let bound_index = rec.gfx().index;
     let list = match (cap, kind) {
         (None, _) if raster.is_some() => {
@@ -1183,9 +1378,22 @@ fn draw_one(
         {
             Some(Repeatable {
                 epoch: rec.epoch(),
+                ff_epoch: rec.ff_epoch(),
                 params,
+                indexed: matches!(kind, DrawKind::Indexed { .. }),
                 primitive: fx.primitive,
                 restart: fx.restart,
+                vertex: vertex_launch,
+                fragment: fragment_launch,
+                bound: [
+                    Some(Bound {
+                        root_va,
+                        vs_words,
+                        fs_words: fs_words.map(|(w, _)| w),
+                        ppp: None,
+                    }),
+                    None,
+                ],
             })
         }
         _ => None,
@@ -1447,7 +1655,7 @@ pub unsafe extern "system" fn cmd_bind_vertex_buffers(
         };
         for (i, (&b, &o)) in bufs.iter().zip(offsets).enumerate() {
             let slot = rec
-                .gfx_mut()
+                .bindings_mut()
                 .vertex_buffers
                 .get_mut(first as usize + i)
                 .ok_or(vk::Result::ERROR_UNKNOWN)?;
@@ -1457,7 +1665,6 @@ pub unsafe extern "system" fn cmd_bind_vertex_buffers(
                 buf.size.saturating_sub(o),
             );
         }
-        rec.state_changed();
         Ok(())
     })
 }
@@ -1477,7 +1684,7 @@ pub unsafe extern "system" fn cmd_bind_index_buffer(
             vk::IndexType::UINT32 => IndexSize::U32,
             _ => return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),
         };
-        rec.gfx_mut().index = Some((
+        rec.bindings_mut().index = Some((
             buf.va.load(Ordering::Acquire) + offset,
             buf.size.saturating_sub(offset),
             size,

@@ -70,6 +70,10 @@ pub struct Recording {
     /// queries): a draw recorded in the same epoch as the one before it, with the same draw
     /// parameters, repeats it with an index list alone (draw.rs `repeat`).
     epoch: u64,
+    /// Counts the changes among those that reach more than the root table (and the index
+    /// buffer): a draw in the same fixed-function epoch as the one before it needs only a
+    /// new root table and the USC words that load it (draw.rs `rebind`).
+    ff_epoch: u64,
     /// The render pass instance being recorded.
     pub render: Option<Box<render::RenderState>>,
     /// Launches in the open segment.
@@ -111,6 +115,7 @@ impl Default for Recording {
             segments: Vec::new(),
             gfx_state: draw::GfxState::default(),
             epoch: 0,
+            ff_epoch: 0,
             render: None,
             launches: 0,
             pipeline: vk::Pipeline::null(),
@@ -138,6 +143,14 @@ impl Recording {
 
     /// The graphics state, to change it: starts a new state epoch.
     pub fn gfx_mut(&mut self) -> &mut draw::GfxState {
+        self.state_changed();
+        &mut self.gfx_state
+    }
+
+    /// The graphics state, to change only what draws read through their root tables or index
+    /// lists (descriptor sets, vertex and index buffers): starts a new state epoch, not a new
+    /// fixed-function one.
+    pub fn bindings_mut(&mut self) -> &mut draw::GfxState {
         self.epoch += 1;
         &mut self.gfx_state
     }
@@ -156,10 +169,15 @@ impl Recording {
     /// (queries, render pass streams).
     pub fn state_changed(&mut self) {
         self.epoch += 1;
+        self.ff_epoch += 1;
     }
 
     pub fn epoch(&self) -> u64 {
         self.epoch
+    }
+
+    pub fn ff_epoch(&self) -> u64 {
+        self.ff_epoch
     }
 
     /// Back to the initial state (vkResetCommandBuffer, vkBeginCommandBuffer,
@@ -469,7 +487,7 @@ pub unsafe extern "system" fn cmd_bind_descriptor_sets(
             }
             let Some(set) = DescriptorSet::from_handle(s) else {
                 if graphics {
-                    rec.gfx_mut().sets[index] = 0;
+                    rec.bindings_mut().sets[index] = 0;
                 } else {
                     rec.sets[index] = 0;
                 }
@@ -484,7 +502,7 @@ pub unsafe extern "system" fn cmd_bind_descriptor_sets(
                 dynamic_copy(dev, rec, set, mine)?
             };
             if graphics {
-                rec.gfx_mut().sets[index] = addr;
+                rec.bindings_mut().sets[index] = addr;
             } else {
                 rec.sets[index] = addr;
             }

@@ -94,7 +94,7 @@ fn push(
         rec.upload.push(dev, &bytes, u64::from(SET_ALIGNMENT))?
     };
     if graphics {
-        rec.gfx_mut().sets[set as usize] = addr;
+        rec.bindings_mut().sets[set as usize] = addr;
     } else {
         rec.sets[set as usize] = addr;
     }

@@ -177,7 +177,7 @@ impl Upload {
             Ok(())
         };
         if let Some(Some(e)) = self.shared.get(slot).copied() {
-            if e.hash == hash && e.at.size == bytes.len() as u64 && e.at.va % align == 0 {
+            if e.hash == hash && e.at.size == bytes.len() as u64 && e.at.va & (align - 1) == 0 {
                 set_address(bytes, e.at.va)?;
                 if self
                     .chunks

@@ -273,7 +273,13 @@ impl UscWord {
             }
         };
         TAG.put(&mut b, t.into());
-        out.extend_from_slice(&b[..n]);
+        // Copies of a constant size, which compile to moves rather than calls: every draw
+        // packs a dozen words.
+        match n {
+            8 => out.extend_from_slice(&b),
+            4 => out.extend_from_slice(&b[..4]),
+            _ => out.extend_from_slice(&b[..n]),
+        }
     }
 
     /// Unpack one word from the start of `b`; returns it and its size.
