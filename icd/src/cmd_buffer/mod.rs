@@ -571,3 +571,19 @@ pub unsafe extern "system" fn cmd_execute_commands(
         Ok(())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlapping_use_of_a_recording_is_refused() {
+        let cb = CommandBuffer::new(vk::Device::null(), vk::CommandBufferLevel::PRIMARY);
+        let rec = cb.lock().expect("a fresh command buffer");
+        assert!(cb.lock().is_err(), "a second writer while one records");
+        assert!(cb.read().is_err(), "a reader while one records");
+        drop(rec);
+        assert!(cb.read().is_ok());
+        assert!(cb.lock().is_ok(), "the recording is free again");
+    }
+}
