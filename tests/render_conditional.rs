@@ -13,7 +13,7 @@
 mod common;
 
 use ash::vk;
-use common::render::{Buf, ColourTarget, PipelineSpec, Shaders};
+use common::render::{quadrants_buffer, Buf, ColourTarget, PipelineSpec, Shaders};
 use common::{assert_no_validation_messages, Ctx, OneShot};
 
 const SIZE: u32 = 16;
@@ -44,27 +44,12 @@ fn device(ctx: &Ctx) -> (ash::Device, vk::Queue) {
     (device, queue)
 }
 
-/// Two triangles covering the quadrant `q` (0 top left, 1 top right, 2 bottom left, 3
-/// bottom right) in clip space.
-fn quad(q: u32) -> [[f32; 2]; 6] {
-    let x0 = if q.is_multiple_of(2) { -1.0 } else { 0.0 };
-    let y0 = if q / 2 == 0 { -1.0 } else { 0.0 };
-    let (x1, y1) = (x0 + 1.0, y0 + 1.0);
-    [[x0, y0], [x1, y0], [x1, y1], [x0, y0], [x1, y1], [x0, y1]]
-}
-
 fn words(w: &[u32]) -> Vec<u8> {
     w.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
 fn render(ctx: &Ctx, dev: &ash::Device, queue: vk::Queue) -> Vec<u8> {
-    let mut vb = Buf::new(ctx, dev, 4 * 6 * 8, vk::BufferUsageFlags::VERTEX_BUFFER);
-    let verts: Vec<u8> = (0..4)
-        .flat_map(quad)
-        .flatten()
-        .flat_map(|f| f.to_le_bytes())
-        .collect();
-    vb.write(&verts);
+    let vb = quadrants_buffer(ctx, dev);
     let mut ib = Buf::new(ctx, dev, 24, vk::BufferUsageFlags::INDEX_BUFFER);
     ib.write(&words(&[6, 7, 8, 9, 10, 11]));
     // Condition words: 1 at offset 0, 0 at offset 4.

@@ -19,18 +19,11 @@
 mod common;
 
 use ash::vk;
-use common::render::{Buf, ColourTarget, PipelineSpec, Shaders};
+use common::render::{quadrants_buffer, Buf, ColourTarget, PipelineSpec, Shaders};
 use common::{assert_no_validation_messages, Ctx, OneShot};
 
 const SIZE: u32 = 16;
 const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
-
-fn quad(q: u32) -> [[f32; 2]; 6] {
-    let x0 = if q.is_multiple_of(2) { -1.0 } else { 0.0 };
-    let y0 = if q / 2 == 0 { -1.0 } else { 0.0 };
-    let (x1, y1) = (x0 + 1.0, y0 + 1.0);
-    [[x0, y0], [x1, y0], [x1, y1], [x0, y0], [x1, y1], [x0, y1]]
-}
 
 fn colour(c: [f32; 4]) -> Vec<u8> {
     c.iter().flat_map(|f| f.to_le_bytes()).collect()
@@ -40,13 +33,7 @@ fn colour(c: [f32; 4]) -> Vec<u8> {
 fn repeated_draws_see_every_state_change() {
     let ctx = Ctx::new();
     let (dev, queue) = ctx.device();
-    let mut vb = Buf::new(&ctx, &dev, 4 * 6 * 8, vk::BufferUsageFlags::VERTEX_BUFFER);
-    let verts: Vec<u8> = (0..4)
-        .flat_map(quad)
-        .flatten()
-        .flat_map(|f| f.to_le_bytes())
-        .collect();
-    vb.write(&verts);
+    let vb = quadrants_buffer(&ctx, &dev);
     // Quadrant 3's vertices twice over: indices 0..6 and 6..12 name the same vertices.
     let mut ib = Buf::new(&ctx, &dev, 48, vk::BufferUsageFlags::INDEX_BUFFER);
     let indices: Vec<u8> = (0u32..12)

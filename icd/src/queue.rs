@@ -579,6 +579,12 @@ unsafe fn job_from_submit(submit: &vk::SubmitInfo<'_>) -> Result<Job, vk::Result
     })
 }
 
+/// Whether a submission has no fence and batches that wait for, run and signal nothing:
+/// `counts` holds each batch's semaphore and command buffer counts ORed together.
+fn nothing_to_submit(fence: vk::Fence, mut counts: impl Iterator<Item = u32>) -> bool {
+    fence == vk::Fence::null() && counts.all(|c| c == 0)
+}
+
 pub unsafe extern "system" fn queue_submit(
     queue: vk::Queue,
     submit_count: u32,
@@ -589,12 +595,10 @@ pub unsafe extern "system" fn queue_submit(
         let q = Queue::from_handle(queue).ok_or(vk::Result::ERROR_UNKNOWN)?;
         // SAFETY: valid usage: pSubmits holds submit_count valid structures.
         let submits = unsafe { handle::slice(p_submits, submit_count) };
-        let empty = |s: &vk::SubmitInfo<'_>| {
-            s.wait_semaphore_count == 0
-                && s.command_buffer_count == 0
-                && s.signal_semaphore_count == 0
-        };
-        if fence == vk::Fence::null() && submits.iter().all(empty) {
+        let counts = submits
+            .iter()
+            .map(|s| s.wait_semaphore_count | s.command_buffer_count | s.signal_semaphore_count);
+        if nothing_to_submit(fence, counts) {
             return q.submit_nothing();
         }
         // SAFETY: each structure is valid, per valid usage.
@@ -689,12 +693,12 @@ pub unsafe extern "system" fn queue_submit2(
         let q = Queue::from_handle(queue).ok_or(vk::Result::ERROR_UNKNOWN)?;
         // SAFETY: valid usage: pSubmits holds submit_count valid structures.
         let submits = unsafe { handle::slice(p_submits, submit_count) };
-        let empty = |s: &vk::SubmitInfo2<'_>| {
-            s.wait_semaphore_info_count == 0
-                && s.command_buffer_info_count == 0
-                && s.signal_semaphore_info_count == 0
-        };
-        if fence == vk::Fence::null() && submits.iter().all(empty) {
+        let counts = submits.iter().map(|s| {
+            s.wait_semaphore_info_count
+                | s.command_buffer_info_count
+                | s.signal_semaphore_info_count
+        });
+        if nothing_to_submit(fence, counts) {
             return q.submit_nothing();
         }
         // SAFETY: each structure is valid, per valid usage.

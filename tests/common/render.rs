@@ -69,6 +69,28 @@ pub fn host_visible_type(ctx: &Ctx) -> u32 {
         .unwrap()
 }
 
+/// Two triangles covering quadrant `q` of clip space (0 top left, 1 top right, 2 bottom
+/// left, 3 bottom right).
+pub fn quadrant(q: u32) -> [[f32; 2]; 6] {
+    let x0 = if q.is_multiple_of(2) { -1.0 } else { 0.0 };
+    let y0 = if q / 2 == 0 { -1.0 } else { 0.0 };
+    let (x1, y1) = (x0 + 1.0, y0 + 1.0);
+    [[x0, y0], [x1, y0], [x1, y1], [x0, y0], [x1, y1], [x0, y1]]
+}
+
+/// A vertex buffer of the four quadrants' triangles in order: quadrant `q` is vertices
+/// `6q..6q + 6`, two floats each.
+pub fn quadrants_buffer(ctx: &Ctx, dev: &ash::Device) -> Buf {
+    let mut vb = Buf::new(ctx, dev, 4 * 6 * 8, vk::BufferUsageFlags::VERTEX_BUFFER);
+    let verts: Vec<u8> = (0..4)
+        .flat_map(quadrant)
+        .flatten()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    vb.write(&verts);
+    vb
+}
+
 /// A host-visible buffer, mapped.
 pub struct Buf {
     pub buffer: vk::Buffer,

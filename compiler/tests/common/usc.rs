@@ -27,6 +27,21 @@ pub fn layout(n: usize) -> ResourceLayout {
     layout_for(n)
 }
 
+/// The request for entry point `main` of `spirv` on G13 with `layout`.
+fn request<'a>(spirv: &'a [u32], layout: &'a ResourceLayout) -> ComputeRequest<'a> {
+    ComputeRequest {
+        spirv,
+        entry_point: "main",
+        specialization: &[],
+        layout,
+        target: Target::G13,
+    }
+}
+
+fn compile_with(spirv: &[u32], layout: &ResourceLayout) -> compiler::ComputeBinary {
+    compiler::compile_compute(&request(spirv, layout)).unwrap_or_else(|e| panic!("compile: {e}"))
+}
+
 /// Compiles `spirv` for `buffers` storage buffers with `robustness`: the binary and its
 /// instructions, decoded.
 pub fn compile(
@@ -36,14 +51,7 @@ pub fn compile(
 ) -> (compiler::ComputeBinary, Vec<hw::isa::Instr>) {
     let mut layout = layout_for(buffers);
     layout.buffer_robustness = robustness;
-    let req = ComputeRequest {
-        spirv,
-        entry_point: "main",
-        specialization: &[],
-        layout: &layout,
-        target: Target::G13,
-    };
-    let bin = compiler::compile_compute(&req).expect("compile");
+    let bin = compile_with(spirv, &layout);
     let mut instrs = Vec::new();
     let mut at = 0;
     while at < bin.code.len() {
@@ -104,14 +112,7 @@ pub fn run(src: &str, bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> Option
 /// [`run`] on a SPIR-V module.
 pub fn run_spirv(spirv: &[u32], bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> Vec<Vec<u8>> {
     let layout = layout_for(bufs.len());
-    let req = ComputeRequest {
-        spirv,
-        entry_point: "main",
-        specialization: &[],
-        layout: &layout,
-        target: Target::G13,
-    };
-    let bin = compiler::compile_compute(&req).unwrap_or_else(|e| panic!("compile: {e}"));
+    let bin = compile_with(spirv, &layout);
     assert_eq!(bin.code.len() as u32, bin.stats.code_bytes);
 
     // The USC.
@@ -153,7 +154,7 @@ pub fn run_spirv(spirv: &[u32], bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8])
         .collect();
 
     // The IR interpreter on the same lowered IR.
-    let mut shader = compiler::frontend::translate(&req).expect("translate");
+    let mut shader = compiler::frontend::translate(&request(spirv, &layout)).expect("translate");
     compiler::passes::run_all(&mut shader, &layout).expect("passes");
     let mut imem = Regions::default();
     imem.add(SET_BASE, set);

@@ -21,7 +21,7 @@ use ash::vk;
 use compiler::meta_image::{self, uniforms as u, ImageMeta};
 use hw::g13::control::descriptors::{TextureDimension, TextureType};
 use hw::g13::control::{
-    pack_uniform_range, sampler_states, CdmBarrier, CdmLaunch, CdmMode, SharedLayout, UscWord,
+    pack_uniform_range, sampler_states, CdmBarrier, CdmLaunch, CdmMode, UscWord,
 };
 use hw::g13::image_desc::{self, filter_from_vk, ImageDesc, PixelFormat, SamplerDesc};
 use std::sync::atomic::Ordering;
@@ -123,14 +123,7 @@ fn run(dev: &Device, rec: &mut Recording, l: &Launch) -> Result<(), vk::Result> 
     let sampler_va = rec.upload.push(dev, &l.sampler, 16)?;
 
     let mut w = Vec::new();
-    UscWord::Shared {
-        uses_shared: false,
-        layout: SharedLayout::VertexCompute,
-        bytes_per_threadgroup: 0,
-        sample_count: 1,
-        sample_stride_bytes: 0,
-    }
-    .pack(&mut w);
+    UscWord::vertex_compute_shared(0).pack(&mut w);
     pack_uniform_range(0, prog.uniform_halves, uniforms_va, &mut w);
     UscWord::Texture {
         start: 0,

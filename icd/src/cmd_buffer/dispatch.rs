@@ -14,7 +14,7 @@ use compiler::abi::{
 };
 use compiler::meta::{self, Meta};
 use compiler::PreloadSource;
-use hw::g13::control::{pack_uniform_range, CdmBarrier, CdmLaunch, CdmMode, SharedLayout, UscWord};
+use hw::g13::control::{pack_uniform_range, CdmBarrier, CdmLaunch, CdmMode, UscWord};
 use std::sync::atomic::Ordering;
 
 /// A root table that will live at GPU address `va`: bound set addresses, workgroup counts and
@@ -74,14 +74,7 @@ fn usc_words(program: &Program, root: u64, sets: &[u64]) -> Vec<u8> {
     let b = &program.binary;
     let mut w = Vec::new();
     let shared = b.shared_bytes.div_ceil(256) * 256;
-    UscWord::Shared {
-        uses_shared: shared > 0,
-        layout: SharedLayout::VertexCompute,
-        bytes_per_threadgroup: shared,
-        sample_count: 1,
-        sample_stride_bytes: 0,
-    }
-    .pack(&mut w);
+    UscWord::vertex_compute_shared(shared).pack(&mut w);
     pack_uniform_range(0, b.uniform_halves, root, &mut w);
     for p in &b.preloads {
         let base = match p.source {

@@ -38,7 +38,7 @@ use hw::g13::control::vdm::{
     IndexList, IndexSize, PppState, Primitive, ShaderCounts, VdmState, VdmVertex, VertexOutputs,
     VertexShaderWord1, VertexUnknown,
 };
-use hw::g13::control::{pack_uniform_range, SharedLayout, UscWord};
+use hw::g13::control::{pack_uniform_range, UscWord};
 use std::sync::atomic::Ordering;
 
 /// Graphics bindings and dynamic state of a command buffer.
@@ -878,14 +878,7 @@ fn vertex_words(
     root_va: u64,
 ) -> Result<u32, vk::Result> {
     let mut vw = Vec::with_capacity(128);
-    UscWord::Shared {
-        uses_shared: false,
-        layout: SharedLayout::VertexCompute,
-        bytes_per_threadgroup: 0,
-        sample_count: 1,
-        sample_stride_bytes: 0,
-    }
-    .pack(&mut vw);
+    UscWord::vertex_compute_shared(0).pack(&mut vw);
     pack_uniform_range(0, v.uniform_halves, root_va, &mut vw);
     UscWord::Shader {
         code: v.code,

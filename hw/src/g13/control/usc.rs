@@ -168,6 +168,18 @@ pub enum UscWord {
 }
 
 impl UscWord {
+    /// The Shared word of a vertex or compute launch with `bytes` of threadgroup memory
+    /// (a multiple of 256; 0 for none).
+    pub fn vertex_compute_shared(bytes: u32) -> UscWord {
+        UscWord::Shared {
+            uses_shared: bytes > 0,
+            layout: SharedLayout::VertexCompute,
+            bytes_per_threadgroup: bytes,
+            sample_count: 1,
+            sample_stride_bytes: 0,
+        }
+    }
+
     /// Bytes of the word with this tag, or `None` for an unknown tag.
     fn size_for_tag(t: u8) -> Option<usize> {
         Some(match t {
