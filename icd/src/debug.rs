@@ -5,6 +5,7 @@
 //! - `stubs`: log every call to an entry point that is not implemented.
 //! - `noshm`: X11 presentation does not use MIT-SHM (PutImage instead), to test that path.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 #[derive(Default)]
@@ -14,9 +15,25 @@ pub struct Debug {
     pub no_shm: bool,
 }
 
+static DEBUG: OnceLock<Debug> = OnceLock::new();
+
+/// Set once `AGX4_DEBUG` names an entry point to panic: the panic barrier of every entry point
+/// tests only this flag on its common path, with no call (entry.rs).
+static PANIC_ASKED: AtomicBool = AtomicBool::new(false);
+
 pub fn get() -> &'static Debug {
-    static DEBUG: OnceLock<Debug> = OnceLock::new();
-    DEBUG.get_or_init(|| parse(&std::env::var("AGX4_DEBUG").unwrap_or_default()))
+    DEBUG.get_or_init(|| {
+        let d = parse(&std::env::var("AGX4_DEBUG").unwrap_or_default());
+        PANIC_ASKED.store(d.panic_in.is_some(), Ordering::Relaxed);
+        d
+    })
+}
+
+/// Whether some entry point was asked to panic. The loader reaches every entry point through
+/// `vk_icdGetInstanceProcAddr`, which reads the switches first (loader.rs).
+#[inline(always)]
+pub fn panic_asked() -> bool {
+    PANIC_ASKED.load(Ordering::Relaxed)
 }
 
 fn parse(s: &str) -> Debug {

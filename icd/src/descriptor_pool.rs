@@ -537,21 +537,7 @@ pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(),
             let infos = unsafe { handle::slice(w.p_buffer_info, w.descriptor_count) };
             for (i, bi) in infos.iter().enumerate() {
                 let (binding, e) = locate(i as u32)?;
-                let descriptor = match Buffer::from_handle(bi.buffer) {
-                    Some(buf) => {
-                        let range = if bi.range == vk::WHOLE_SIZE {
-                            buf.size.saturating_sub(bi.offset)
-                        } else {
-                            bi.range
-                        };
-                        buffer_descriptor(
-                            buf.va.load(Ordering::Acquire) + bi.offset,
-                            u32::try_from(range).unwrap_or(u32::MAX),
-                        )
-                    }
-                    None => [0u8; 16],
-                };
-                set.put(binding.element_offset(e), &descriptor)?;
+                set.put(binding.element_offset(e), &buffer_descriptor_of(bi))?;
             }
         }
     }
@@ -613,6 +599,15 @@ pub unsafe extern "system" fn update_descriptor_sets(
     p_copies: *const vk::CopyDescriptorSet<'_>,
 ) {
     guard_or("vkUpdateDescriptorSets", (), || {
+        // The most frequent call, one buffer write and no copy, touches only caller-saved
+        // registers: no frame, no loop.
+        if write_count == 1 && copy_count == 0 && !p_writes.is_null() {
+            // SAFETY: valid usage: pDescriptorWrites holds writeCount (one) structures.
+            let w = unsafe { &*p_writes };
+            if DescriptorSet::from_handle(w.dst_set).is_some_and(|s| s.write_one_buffer(w)) {
+                return;
+            }
+        }
         // SAFETY: valid usage: the arrays hold write_count / copy_count structures.
         let (writes, copies) = unsafe {
             (
@@ -620,18 +615,96 @@ pub unsafe extern "system" fn update_descriptor_sets(
                 handle::slice(p_copies, copy_count),
             )
         };
-        for w in writes {
-            let result = DescriptorSet::from_handle(w.dst_set)
-                .ok_or(vk::Result::ERROR_UNKNOWN)
-                .and_then(|s| write(s, w));
-            if let Err(e) = result {
-                eprintln!("agx4: vkUpdateDescriptorSets: a write failed ({e:?})");
-            }
-        }
-        for c in copies {
-            if let Err(e) = copy_descriptors(c) {
-                eprintln!("agx4: vkUpdateDescriptorSets: a copy failed ({e:?})");
-            }
-        }
+        update(writes, copies);
     })
+}
+
+#[inline(never)]
+fn update(writes: &[vk::WriteDescriptorSet<'_>], copies: &[vk::CopyDescriptorSet<'_>]) {
+    for w in writes {
+        let Some(set) = DescriptorSet::from_handle(w.dst_set) else {
+            update_failed("write", vk::Result::ERROR_UNKNOWN);
+            continue;
+        };
+        if !set.write_one_buffer(w) {
+            write_general(set, w);
+        }
+    }
+    if !copies.is_empty() {
+        copy_all(copies);
+    }
+}
+
+// The two out-of-line halves of vkUpdateDescriptorSets, so the common case's loop keeps a
+// small frame.
+#[inline(never)]
+fn write_general(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) {
+    if let Err(e) = write(set, w) {
+        update_failed("write", e);
+    }
+}
+
+#[inline(never)]
+fn copy_all(copies: &[vk::CopyDescriptorSet<'_>]) {
+    for c in copies {
+        if let Err(e) = copy_descriptors(c) {
+            update_failed("copy", e);
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn update_failed(what: &str, e: vk::Result) {
+    eprintln!("agx4: vkUpdateDescriptorSets: a {what} failed ({e:?})");
+}
+
+impl DescriptorSet {
+    /// The most frequent write, one uniform or storage buffer descriptor into a binding that
+    /// sits at its own index in the layout, done without the general path's lookups. Returns
+    /// `false`, having written nothing, for any other write; `write` then takes it.
+    #[inline(always)]
+    fn write_one_buffer(&self, w: &vk::WriteDescriptorSet<'_>) -> bool {
+        use vk::DescriptorType as T;
+        let buffer_type = matches!(
+            w.descriptor_type,
+            T::UNIFORM_BUFFER
+                | T::STORAGE_BUFFER
+                | T::UNIFORM_BUFFER_DYNAMIC
+                | T::STORAGE_BUFFER_DYNAMIC
+        );
+        if !buffer_type || w.descriptor_count != 1 || w.p_buffer_info.is_null() {
+            return false;
+        }
+        let Some(b) = self.layout.bindings.get(w.dst_binding as usize) else {
+            return false;
+        };
+        if b.binding != w.dst_binding || b.ty != w.descriptor_type || w.dst_array_element >= b.count
+        {
+            return false;
+        }
+        // SAFETY: valid usage: a buffer write's pBufferInfo holds descriptorCount (one)
+        // structures; null was refused above.
+        let info = unsafe { &*w.p_buffer_info };
+        let at = b.element_offset(w.dst_array_element);
+        self.write_descriptor(at, &buffer_descriptor_of(info))
+            .is_ok()
+    }
+}
+
+/// The descriptor of a buffer write's buffer range; zero for a null buffer (nullDescriptor).
+#[inline(always)]
+fn buffer_descriptor_of(info: &vk::DescriptorBufferInfo) -> [u8; 16] {
+    let Some(buf) = Buffer::from_handle(info.buffer) else {
+        return [0u8; 16];
+    };
+    let range = if info.range == vk::WHOLE_SIZE {
+        buf.size.saturating_sub(info.offset)
+    } else {
+        info.range
+    };
+    buffer_descriptor(
+        buf.va.load(Ordering::Acquire) + info.offset,
+        u32::try_from(range).unwrap_or(u32::MAX),
+    )
 }

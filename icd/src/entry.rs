@@ -423,6 +423,7 @@ unsafe extern "system" fn device_proc_addr(
 
 /// Runs an entry point's body behind a panic barrier: a panic becomes `VK_ERROR_UNKNOWN`
 /// instead of unwinding into the loader or the application.
+#[inline(always)]
 pub fn guard(name: &'static str, body: impl FnOnce() -> Result<(), vk::Result>) -> vk::Result {
     guard_or(name, vk::Result::ERROR_UNKNOWN, || match body() {
         Ok(()) => vk::Result::SUCCESS,
@@ -431,20 +432,45 @@ pub fn guard(name: &'static str, body: impl FnOnce() -> Result<(), vk::Result>) 
 }
 
 /// [`guard`] for entry points that return something other than `VkResult`.
+///
+/// Inlined so the unwinding barrier costs the common, non-panicking call nothing: no frame
+/// of its own, the body in the entry point's frame. Everything that runs only when
+/// something goes wrong lives in cold functions.
+#[inline(always)]
 pub fn guard_or<T>(name: &'static str, on_panic: T, body: impl FnOnce() -> T) -> T {
     let run = || {
-        if crate::debug::get().panic_in.as_deref() == Some(name) {
-            panic!("AGX4_DEBUG asked {name} to panic");
-        }
+        panic_if_asked(name);
         body()
     };
     match catch_unwind(AssertUnwindSafe(run)) {
         Ok(v) => v,
         Err(_) => {
-            eprintln!("agx4: internal error (panic) in {name}; returning an error instead");
+            report_panic(name);
             on_panic
         }
     }
+}
+
+/// `AGX4_DEBUG=panic=<name>`: makes entry point `name` panic, to test the barrier.
+#[inline(always)]
+fn panic_if_asked(name: &'static str) {
+    if crate::debug::panic_asked() {
+        panic_if_named(name);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn panic_if_named(name: &'static str) {
+    if crate::debug::get().panic_in.as_deref() == Some(name) {
+        panic!("AGX4_DEBUG asked {name} to panic");
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn report_panic(name: &'static str) {
+    eprintln!("agx4: internal error (panic) in {name}; returning an error instead");
 }
 
 /// Called by the generated stubs of commands that return nothing.

@@ -19,6 +19,8 @@ const ICD_INTERFACE_VERSION: u32 = 5;
 pub unsafe extern "system" fn vk_icdNegotiateLoaderICDInterfaceVersion(
     p_supported_version: *mut u32,
 ) -> vk::Result {
+    // Read AGX4_DEBUG before any panic barrier needs it (debug::already_read).
+    crate::debug::get();
     guard_or(
         "vk_icdNegotiateLoaderICDInterfaceVersion",
         vk::Result::ERROR_INCOMPATIBLE_DRIVER,
@@ -42,6 +44,7 @@ pub unsafe extern "system" fn vk_icdGetInstanceProcAddr(
     instance: vk::Instance,
     name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
+    crate::debug::get();
     guard_or("vkGetInstanceProcAddr", None, || {
         if name.is_null() {
             return None;
