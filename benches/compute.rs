@@ -1,8 +1,11 @@
-//! `cargo bench --bench compute`: figures for agx4's compute path, printed, not asserted.
+//! `cargo bench --bench compute`: figures for agx4's compiler and compute path, printed, not
+//! asserted.
 //!
 //! 1. The GLSL corpus (`tests/compute/*.comp`), compiled with glslangValidator into a temp
 //!    dir and then by agx4's compiler directly: compile time per shader, instructions and
-//!    code bytes.
+//!    code bytes, beside Mesa's AGX compiler's figures.
+//!    The graphics half (`corpus/graphics.rs`): the render scenes' vertex/fragment pairs made
+//!    into pipelines on agx4, their executable statistics beside Mesa's.
 //! 2. One long-running kernel (an integer hash and float mix loop) dispatched through the
 //!    Vulkan loader on agx4 and on Mesa's lavapipe in the same process, results verified
 //!    against the CPU; the same compiled kernel run in-process on the simulated USC for the
@@ -11,6 +14,9 @@
 //!    with `AGX4_SIM_NOEXEC=1` (read once per process).
 //!
 //! `AGX4_BENCH_ITERATIONS` and `AGX4_BENCH_INVOCATIONS` change the kernel's size.
+
+#[path = "corpus/graphics.rs"]
+mod graphics_corpus;
 
 use ash::vk;
 use compiler::abi::{
@@ -97,6 +103,7 @@ fn run_in(tmp: &Path) -> Result<()> {
     }
 
     corpus(tmp)?;
+    graphics_corpus::corpus(tmp)?;
     kernel(tmp, &agx4_manifest)
 }
 
@@ -104,8 +111,14 @@ fn run_in(tmp: &Path) -> Result<()> {
 // Part 1: the corpus through the compiler.
 
 fn glslang(src: &Path, out: &Path) -> Result<Vec<u32>> {
+    glslang_for(src, out, "vulkan1.0")
+}
+
+/// SPIR-V of the GLSL file `src` for the Vulkan version `env` (glslangValidator's
+/// `--target-env`), written to `out` on the way.
+fn glslang_for(src: &Path, out: &Path, env: &str) -> Result<Vec<u32>> {
     let o = Command::new(GLSLANG)
-        .args(["-V", "--target-env", "vulkan1.0", "-o"])
+        .args(["-V", "--target-env", env, "-o"])
         .arg(out)
         .arg(src)
         .output()

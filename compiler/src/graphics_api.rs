@@ -674,6 +674,9 @@ pub struct GraphicsPipelineOptions {
     /// The topology has adjacency and the pipeline no geometry shader: it runs one that
     /// passes the plain primitive through (`geometry_pipeline::adjacency_passthrough`).
     pub adjacency: Option<crate::ir::InputPrimitive>,
+    /// The device may run pipeline statistics queries: the application's fragment shader
+    /// counts its invocations (`passes::count_fragment_invocations`).
+    pub count_fragment_invocations: bool,
 }
 
 /// The multisample state the fragment shader applies itself (the rasterizer has no API
@@ -750,6 +753,8 @@ pub struct VertexStage {
     gs_generated: bool,
     varyings: VaryingLayout,
     locations: Vec<u32>,
+    /// Out-of-range attribute reads are defined (zero): robustness is enabled.
+    robust: bool,
 }
 
 /// A vertex shader compiled against one vertex input layout: its program and its
@@ -773,7 +778,7 @@ impl VertexStage {
     /// The programs of the shader fetching its attributes as `input` describes.
     pub fn compile(&self, input: &VertexInputLayout) -> Result<VertexVariant, CompileError> {
         let mut vs = self.vs.clone();
-        crate::passes::lower_vertex_input(&mut vs.shader, input)?;
+        crate::passes::lower_vertex_input(&mut vs.shader, input, self.robust)?;
         let geometry = match &self.gs {
             Some(g) => {
                 let (mut binary, passthrough) = crate::geometry_pipeline::compile_geometry(&vs, g)?;
@@ -932,7 +937,7 @@ pub fn compile_fragment_variant(
     let f = front(req, options)?;
     match &f.fs {
         Some(fs) => {
-            let b = compile_fragment(req, fs, &f.layout, coverage)?;
+            let b = compile_fragment(req, options, fs, &f.layout, coverage)?;
             let discards = b.discards;
             Ok(Some(FragmentVariantBinary {
                 stage: stage_binary(b),
@@ -944,16 +949,17 @@ pub fn compile_fragment_variant(
 }
 
 /// Compiles the fragment program `fs` of the pipeline `req` for `coverage`. The
-/// application's fragment stage counts its invocations for pipeline statistics queries;
-/// the empty stand-in of a pipeline without one does not.
+/// application's fragment stage counts its invocations for pipeline statistics queries when
+/// the device may run them; the empty stand-in of a pipeline without one never does.
 fn compile_fragment(
     req: &GraphicsPipelineRequest<'_>,
+    options: &GraphicsPipelineOptions,
     fs: &GraphicsShader,
     layout: &VaryingLayout,
     coverage: &CoverageOptions,
 ) -> Result<crate::g13::GraphicsBinary, CompileError> {
     let outputs = fragment_outputs(req.fragment_state)?;
-    if req.fragment.is_some() {
+    if req.fragment.is_some() && options.count_fragment_invocations {
         let mut counted = fs.clone();
         crate::passes::count_fragment_invocations(&mut counted.shader)?;
         compile_graphics_with(&counted, layout, &outputs, coverage)
@@ -980,7 +986,7 @@ pub fn compile_graphics_pipeline_deferred(
     } = front(req, options)?;
     let (fragment, discards, writes_depth) = match &fs {
         Some(fs) => {
-            let b = compile_fragment(req, fs, &layout, coverage)?;
+            let b = compile_fragment(req, options, fs, &layout, coverage)?;
             let discards = b.discards;
             let depth = writes_builtin(fs, OutputBuiltin::FragDepth);
             (Some(stage_binary(b)), discards, depth)
@@ -1037,6 +1043,7 @@ pub fn compile_graphics_pipeline_deferred(
             gs_generated: req.geometry.is_none(),
             varyings: layout,
             locations,
+            robust: req.vertex.layout.buffer_robustness == crate::BufferRobustness::Checked,
         },
     ))
 }

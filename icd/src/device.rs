@@ -40,6 +40,10 @@ pub struct Device {
     /// feature that defines out-of-range accesses (robustBufferAccess, robustBufferAccess2,
     /// nullDescriptor). Every pipeline layout carries it to the compiler.
     pub buffer_robustness: compiler::BufferRobustness,
+    /// Whether the application enabled pipelineStatisticsQuery: only then do fragment shaders
+    /// count their invocations (compiler `passes::count_fragment_invocations`), since without
+    /// it no statistics query can exist.
+    pub pipeline_statistics: bool,
     /// Meta shaders (copies, fills, fix-ups), compiled on first use.
     pub meta: Mutex<HashMap<compiler::meta::Meta, Arc<Program>>>,
     /// The render passes dynamic rendering instances run as, by description.
@@ -109,7 +113,7 @@ impl Device {
     fn new(
         pd: &PhysicalDevice,
         extensions: Vec<&'static str>,
-        buffer_robustness: compiler::BufferRobustness,
+        enabled: EnabledFeatures,
     ) -> Result<Device, vk::Result> {
         let kmd = pd.kmd.clone();
         let layout = layout(&pd.params).ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
@@ -174,7 +178,8 @@ impl Device {
                 layout.usc_base + USC_WINDOW,
             ))),
             target: compiler::Target::for_generation(pd.identity.generation),
-            buffer_robustness,
+            buffer_robustness: enabled.buffer_robustness,
+            pipeline_statistics: enabled.pipeline_statistics,
             meta: Mutex::new(HashMap::new()),
             dynamic_passes: Mutex::new(HashMap::new()),
             max_commands: pd.params.max_commands_per_submission.max(1),
@@ -270,6 +275,12 @@ impl Drop for Device {
     }
 }
 
+/// The enabled features that change how shaders are compiled.
+struct EnabledFeatures {
+    buffer_robustness: compiler::BufferRobustness,
+    pipeline_statistics: bool,
+}
+
 /// Checks the features requested at device creation against what agx4 supports.
 ///
 /// # Safety
@@ -277,17 +288,19 @@ impl Drop for Device {
 unsafe fn check_features(
     pd: &PhysicalDevice,
     info: &vk::DeviceCreateInfo<'_>,
-) -> Result<compiler::BufferRobustness, vk::Result> {
+) -> Result<EnabledFeatures, vk::Result> {
     let supported = features::supported_on(pd.kmd.backend());
     // Shaders bounds-check buffer accesses only when some enabled feature defines what an
     // access out of range (or through a null descriptor) does.
     let mut robust = false;
+    let mut statistics = false;
     // SAFETY: guaranteed by the caller.
     if let Some(f) = unsafe { info.p_enabled_features.as_ref() } {
         if !features::v10_subset(f, &supported.v10) {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
         robust |= f.robust_buffer_access == vk::TRUE;
+        statistics |= f.pipeline_statistics_query == vk::TRUE;
     }
     // SAFETY: guaranteed by the caller.
     for s in unsafe { handle::chain(info.p_next) } {
@@ -300,6 +313,7 @@ unsafe fn check_features(
                 return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
             }
             robust |= f2.features.robust_buffer_access == vk::TRUE;
+            statistics |= f2.features.pipeline_statistics_query == vk::TRUE;
         }
         if s.s_type == vk::StructureType::PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT {
             // SAFETY: the sType names the structure.
@@ -314,10 +328,13 @@ unsafe fn check_features(
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
     }
-    Ok(if robust {
-        compiler::BufferRobustness::Checked
-    } else {
-        compiler::BufferRobustness::Unchecked
+    Ok(EnabledFeatures {
+        buffer_robustness: if robust {
+            compiler::BufferRobustness::Checked
+        } else {
+            compiler::BufferRobustness::Unchecked
+        },
+        pipeline_statistics: statistics,
     })
 }
 
@@ -341,7 +358,7 @@ pub unsafe extern "system" fn create_device(
             )?
         };
         // SAFETY: as above, the structure and its chain are valid.
-        let buffer_robustness = unsafe { check_features(pd, info)? };
+        let enabled = unsafe { check_features(pd, info)? };
         // A device group, if given, must be the one group agx4 reports: this device alone.
         // SAFETY: as above.
         if let Some(group) =
@@ -363,7 +380,7 @@ pub unsafe extern "system" fn create_device(
                 return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
             }
         }
-        let device = Device::new(pd, extensions, buffer_robustness)?;
+        let device = Device::new(pd, extensions, enabled)?;
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
         let handle =
             unsafe { device.into_handle_in(p_allocator, vk::SystemAllocationScope::DEVICE) }?;

@@ -1094,6 +1094,7 @@ pub unsafe fn create_one(
     let options = compiler::GraphicsPipelineOptions {
         sample_shading,
         adjacency: adjacency_input,
+        count_fragment_invocations: dev.pipeline_statistics,
     };
     let failed = |e: compiler::CompileError| {
         eprintln!("agx4: vkCreateGraphicsPipelines: {e}");

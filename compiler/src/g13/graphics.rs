@@ -281,7 +281,9 @@ pub fn compile_graphics_with(
         per_sample: g.per_sample,
         coverage: *coverage,
     };
-    let vprog = isel::select_graphics(&g.shader, target)?;
+    let mut vprog = isel::select_graphics(&g.shader, target)?;
+    super::dead_defs::remove_dead_defs(&mut vprog);
+    super::share_imms::share_immediates(&mut vprog);
     let discards = vprog
         .items
         .iter()

@@ -515,13 +515,34 @@ impl Sel<'_> {
                 Ok(Val::Reg(r))
             }
             Val::Sum(a, b) => {
-                let (a, b) = (self.iop(a)?, self.iop(b)?);
+                let (a, b) = (self.sum_source(a)?, self.sum_source(b)?);
                 let r = self.temp(Size::S64)?;
-                self.iadd(r, a, b, false);
+                self.emit(Instr::IAdd(IAdd {
+                    dst: r.into(),
+                    a,
+                    b,
+                    negate_b: false,
+                    shift: 0,
+                    saturate: false,
+                }));
                 Ok(Val::Reg(r))
             }
             other => Ok(other),
         }
+    }
+
+    /// A source of a 64-bit sum. A widened 32-bit value is read as it is, the add extending
+    /// it, rather than widened by an instruction of its own.
+    fn sum_source(&mut self, v: Value) -> Result<ISrc, CompileError> {
+        if let Val::Widened(src, sign_extend) = self.val(v)? {
+            let op = self.ext_op(src, sign_extend)?;
+            return Ok(ISrc {
+                op,
+                sign_extend,
+                hint: Hint::None,
+            });
+        }
+        Ok(isrc(self.iop(v)?))
     }
 
     /// A fresh register for the result `v`.

@@ -27,6 +27,7 @@ mod hoist;
 mod isel;
 mod regalloc;
 mod regs;
+mod share_imms;
 mod skips;
 mod stats;
 pub(crate) mod tile_programs;
@@ -163,6 +164,7 @@ pub(crate) fn compile_items(shader: &Shader, opts: Options) -> Result<Compiled, 
         isel::select(shader)?
     };
     dead_defs::remove_dead_defs(&mut vprog);
+    share_imms::share_immediates(&mut vprog);
     compile_vprog(&vprog, opts)
 }
 

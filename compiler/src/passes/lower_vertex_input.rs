@@ -5,10 +5,12 @@
 //! Each attribute read by the shader is fetched once, at entry (inputs do not change while
 //! the shader runs). Its vertex buffer table entry in the root table gives the address of
 //! the bound offset, the readable bytes from there and the stride; the element is the
-//! vertex index (or the instance index for per-instance bindings). An element whose bytes do
-//! not all lie in the readable range reads as zero words (robust access), which the format
-//! conversion turns into zero components before the missing ones are filled in. The load
-//! itself sits under an `if`, so an out-of-range address is never touched.
+//! vertex index (or the instance index for per-instance bindings). With robustness enabled,
+//! an element whose bytes do not all lie in the readable range reads as zero words, which
+//! the format conversion turns into zero components before the missing ones are filled in;
+//! the load itself sits under an `if`, so an out-of-range address is never touched. Without
+//! robustness an out-of-range fetch is the application's error (Vulkan leaves it undefined)
+//! and the loads are unconditional.
 //!
 //! Components of 8 or 16 bits may start at any byte multiple of their size, so such
 //! attributes are read as the aligned words around them and shifted into place.
@@ -263,6 +265,7 @@ fn fetch(
     sh: &mut Shader,
     layout: &VertexInputLayout,
     location: u32,
+    robust: bool,
 ) -> Result<(Vec<Node>, [Value; 4]), CompileError> {
     let attr = layout
         .attributes
@@ -296,7 +299,6 @@ fn fetch(
     };
     let entry = abi::VERTEX_BUFFERS_OFFSET + abi::VERTEX_BUFFER_ENTRY_SIZE * attr.binding;
     let base = e.root(Type::I64, entry);
-    let readable = e.root(Type::I32, entry + 8);
     let stride = e.root(Type::I32, entry + 12);
     let sv = if per_instance {
         SysVal::InstanceIndex
@@ -319,37 +321,51 @@ fn fetch(
     }
     let scaled = e.i(BinOp::IMul, index, stride);
     let byte = e.ik(BinOp::IAdd, scaled, attr.offset);
-    let size_v = e.k32(size);
-    let fits = e.cmp(CmpOp::UGe, readable, size_v);
-    let last = e.i(BinOp::ISub, readable, size_v);
-    let before = e.cmp(CmpOp::ULe, byte, last);
-    let f = e.def(Type::BOOL, Op::Const(Constant(vec![0])));
-    let in_range = e.select(Type::BOOL, fits, before, f);
     let zero = e.k32(0);
-    let vars: Vec<_> = (0..nwords).map(|_| e.sh.new_var(Type::I32)).collect();
-    for &v in &vars {
+    let in_range = if robust {
+        let readable = e.root(Type::I32, entry + 8);
+        let size_v = e.k32(size);
+        let fits = e.cmp(CmpOp::UGe, readable, size_v);
+        let last = e.i(BinOp::ISub, readable, size_v);
+        let before = e.cmp(CmpOp::ULe, byte, last);
+        let f = e.def(Type::BOOL, Op::Const(Constant(vec![0])));
+        Some(e.select(Type::BOOL, fits, before, f))
+    } else {
+        None
+    };
+    // Robust words start as zero and are loaded only in range.
+    let vars: Option<Vec<_>> =
+        in_range.map(|_| (0..nwords).map(|_| e.sh.new_var(Type::I32)).collect());
+    for &v in vars.iter().flatten() {
         e.effect(Op::StoreVar(v, zero));
     }
-    // The attribute's address, not its offset, decides where the aligned words start (the
-    // bound offset may be odd).
-    let base_lo = e.root(Type::I32, entry);
-    let addr_lo = e.i(BinOp::IAdd, base_lo, byte);
-    let low = e.ik(BinOp::And, addr_lo, 3);
-    let word_byte = if align == 4 {
-        byte
+    // Aligned words are at constant offsets from the element's address, which the loads take
+    // as their index, and which every attribute of the binding shares (no buffer reaches
+    // 4 GiB, so adding past the 32-bit offset is exact). Otherwise the attribute's address,
+    // not its offset, decides where the aligned words around it start (the bound offset may
+    // be odd).
+    let (low, start, first_offset, widen) = if align == 4 {
+        (zero, scaled, attr.offset, ConvOp::UToU)
     } else {
-        e.i(BinOp::ISub, byte, low)
-    };
-    let widen = if align == 4 {
-        ConvOp::UToU
-    } else {
-        ConvOp::SToS
+        let base_lo = e.root(Type::I32, entry);
+        let addr_lo = e.i(BinOp::IAdd, base_lo, byte);
+        let low = e.ik(BinOp::And, addr_lo, 3);
+        let word_byte = e.i(BinOp::ISub, byte, low);
+        (low, word_byte, 0, ConvOp::SToS)
     };
     nodes.push(Node::Block(std::mem::take(&mut e.insts)));
-    for (k, &v) in vars.iter().enumerate() {
-        let off = e.ik(BinOp::IAdd, word_byte, 4 * k as u32);
-        let wide = e.conv(Type::I64, widen, off);
-        let addr = e.bin(Type::I64, BinOp::IAdd, base, wide);
+    let wide = e.conv(Type::I64, widen, start);
+    let first = e.bin(Type::I64, BinOp::IAdd, base, wide);
+    let mut loaded = Vec::new();
+    for k in 0..nwords as usize {
+        let offset = first_offset + 4 * k as u32;
+        let addr = if offset == 0 {
+            first
+        } else {
+            let off = e.k32(offset);
+            let off = e.conv(Type::I64, ConvOp::UToU, off);
+            e.bin(Type::I64, BinOp::IAdd, first, off)
+        };
         let w = e.def(
             Type::I32,
             Op::Load {
@@ -358,17 +374,27 @@ fn fetch(
                 align: 4,
             },
         );
-        e.effect(Op::StoreVar(v, w));
+        match &vars {
+            Some(vars) => e.effect(Op::StoreVar(vars[k], w)),
+            None => loaded.push(w),
+        }
     }
-    nodes.push(Node::If {
-        cond: in_range,
-        then_body: vec![Node::Block(std::mem::take(&mut e.insts))],
-        else_body: Vec::new(),
-    });
-    let raw: Vec<Value> = vars
-        .iter()
-        .map(|&v| e.def(Type::I32, Op::LoadVar(v)))
-        .collect();
+    let loads = vec![Node::Block(std::mem::take(&mut e.insts))];
+    match in_range {
+        Some(cond) => nodes.push(Node::If {
+            cond,
+            then_body: loads,
+            else_body: Vec::new(),
+        }),
+        None => nodes.extend(loads),
+    }
+    let raw: Vec<Value> = match vars {
+        Some(vars) => vars
+            .iter()
+            .map(|&v| e.def(Type::I32, Op::LoadVar(v)))
+            .collect(),
+        None => loaded,
+    };
     let words = if align == 4 {
         raw
     } else {
@@ -428,13 +454,17 @@ pub fn vertex_input_locations(sh: &Shader) -> Vec<u32> {
 }
 
 /// Lowers every `LoadInput` of a vertex shader (after the other passes: inputs are scalar)
-/// to fetches through the vertex buffer table.
-pub fn lower_vertex_input(sh: &mut Shader, layout: &VertexInputLayout) -> Result<(), CompileError> {
+/// to fetches through the vertex buffer table; `robust`: out-of-range fetches read zero.
+pub fn lower_vertex_input(
+    sh: &mut Shader,
+    layout: &VertexInputLayout,
+    robust: bool,
+) -> Result<(), CompileError> {
     let locations = vertex_input_locations(sh);
     let mut prologue = Vec::new();
     let mut values: Vec<(u32, [Value; 4])> = Vec::new();
     for loc in locations {
-        let (nodes, vals) = fetch(sh, layout, loc)?;
+        let (nodes, vals) = fetch(sh, layout, loc, robust)?;
         prologue.extend(nodes);
         values.push((loc, vals));
     }
@@ -477,6 +507,8 @@ pub fn lower_vertex_input(sh: &mut Shader, layout: &VertexInputLayout) -> Result
     })?;
     prologue.append(&mut sh.body);
     sh.body = prologue;
+    // Attributes of one binding share the element's address.
+    super::cse(sh)?;
     // The front end's passes have run already: an instance divisor's division is lowered
     // here (lower_int_div leaves the rest of the shader as it is).
     if layout
