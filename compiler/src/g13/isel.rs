@@ -154,6 +154,10 @@ struct Sel<'a> {
     gfx: Option<GraphicsTarget<'a>>,
     /// The register holding each output word written so far (see `gfx`).
     outputs: BTreeMap<(u32, u8), u16>,
+    /// Vertex output words whose one store left the value in place (see `gfx`).
+    direct_outputs: BTreeMap<(u32, u8), Value>,
+    /// Vertex shaders: the outputs stored once, outside any `if` or loop.
+    sole_stores: HashSet<gfx::StoreKey>,
     /// Copies of preloaded registers taken at entry, by physical half (see `gfx`).
     preloads: BTreeMap<u16, Reg>,
     /// A per-sample fragment shader's current sample, while its loop runs.
@@ -379,6 +383,13 @@ impl<'a> Sel<'a> {
             binops: HashMap::new(),
             gfx,
             outputs: BTreeMap::new(),
+            direct_outputs: BTreeMap::new(),
+            sole_stores: match gfx {
+                Some(t) if t.stage == crate::ir::Stage::Vertex => {
+                    gfx::sole_top_level_stores(&shader.body)
+                }
+                _ => HashSet::new(),
+            },
             preloads: BTreeMap::new(),
             sample: None,
             runs: Vec::new(),

@@ -17,6 +17,66 @@ use crate::g13::vreg;
 use crate::graphics_api::CoverageOptions;
 use crate::ir::{self, InputInterp, Inst, Node, Op, OutputBuiltin, Sampling, Stage, SysVal, Value};
 use crate::{abi, CompileError};
+use std::collections::{HashMap, HashSet};
+
+/// Which output a store writes, as the IR names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum StoreKey {
+    Location(u32, u8),
+    Builtin(OutputBuiltin, u8),
+}
+
+fn store_key(op: &Op) -> Option<StoreKey> {
+    match *op {
+        Op::StoreOutput {
+            location,
+            component,
+            ..
+        } => Some(StoreKey::Location(location, component)),
+        Op::StoreBuiltin {
+            builtin, component, ..
+        } => Some(StoreKey::Builtin(builtin, component)),
+        _ => None,
+    }
+}
+
+/// The outputs `body` writes with exactly one store, outside any `if` or loop.
+pub(super) fn sole_top_level_stores(body: &[Node]) -> HashSet<StoreKey> {
+    fn walk(
+        nodes: &[Node],
+        top: bool,
+        count: &mut HashMap<StoreKey, u32>,
+        at_top: &mut HashSet<StoreKey>,
+    ) {
+        for n in nodes {
+            match n {
+                Node::Block(insts) => {
+                    for k in insts.iter().filter_map(|i| store_key(&i.op)) {
+                        *count.entry(k).or_default() += 1;
+                        if top {
+                            at_top.insert(k);
+                        }
+                    }
+                }
+                Node::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    walk(then_body, false, count, at_top);
+                    walk(else_body, false, count, at_top);
+                }
+                Node::Loop { body } => walk(body, false, count, at_top),
+                Node::Break | Node::Continue | Node::Return => {}
+            }
+        }
+    }
+    let mut count = HashMap::new();
+    let mut at_top = HashSet::new();
+    walk(body, true, &mut count, &mut at_top);
+    at_top.retain(|k| count.get(k) == Some(&1));
+    at_top
+}
 
 /// Calls `f` for every system value `body` reads.
 fn reads_sysvals(body: &[Node], f: &mut impl FnMut(SysVal)) {
@@ -453,7 +513,11 @@ impl<'a> Sel<'a> {
                 let t = self.target("StoreOutput")?;
                 match t.stage {
                     Stage::Vertex => match t.layout.find(*location, *component) {
-                        Some(slot) => self.record_output((u32::from(slot.uvs), 0), *value),
+                        Some(slot) => self.record_vertex_output(
+                            (u32::from(slot.uvs), 0),
+                            StoreKey::Location(*location, *component),
+                            *value,
+                        ),
                         // No fragment shader input reads it.
                         None => Ok(()),
                     },
@@ -479,19 +543,30 @@ impl<'a> Sel<'a> {
             } => {
                 let t = self.target("StoreBuiltin")?;
                 match (builtin, t.stage) {
-                    (OutputBuiltin::Position, Stage::Vertex) if *component < 4 => {
-                        self.record_output((u32::from(UVS_POSITION + component), 0), *value)
-                    }
+                    (OutputBuiltin::Position, Stage::Vertex) if *component < 4 => self
+                        .record_vertex_output(
+                            (u32::from(UVS_POSITION + component), 0),
+                            StoreKey::Builtin(*builtin, *component),
+                            *value,
+                        ),
                     (OutputBuiltin::PointSize, Stage::Vertex) if *component == 0 => {
                         if t.layout.point_size {
-                            self.record_output((u32::from(UVS_POINT_SIZE), 0), *value)
+                            self.record_vertex_output(
+                                (u32::from(UVS_POINT_SIZE), 0),
+                                StoreKey::Builtin(*builtin, *component),
+                                *value,
+                            )
                         } else {
                             Ok(())
                         }
                     }
                     (OutputBuiltin::ClipDistance(k), Stage::Vertex) if *component == 0 => {
                         match t.layout.clip_distance_uvs(*k) {
-                            Some(uvs) => self.record_output((u32::from(uvs), 0), *value),
+                            Some(uvs) => self.record_vertex_output(
+                                (u32::from(uvs), 0),
+                                StoreKey::Builtin(*builtin, *component),
+                                *value,
+                            ),
                             None => Err(internal(format!(
                                 "clip distance {k} is not in the varying layout"
                             ))),
@@ -652,6 +727,28 @@ impl<'a> Sel<'a> {
     }
 
     /// Copies `value` into the register standing for output word `key`.
+    /// A vertex shader output word. The sole store of an output, outside any `if` or loop,
+    /// leaves the value where it is for the `st_vary` after the body to read; any other store
+    /// copies it into the output's register, as `record_output` does.
+    fn record_vertex_output(
+        &mut self,
+        key: (u32, u8),
+        store: StoreKey,
+        value: Value,
+    ) -> Result<(), CompileError> {
+        let first = !self.outputs.contains_key(&key) && !self.direct_outputs.contains_key(&key);
+        if first && self.sole_stores.contains(&store) && size_of(self.ty(value)?)? == Size::S32 {
+            self.direct_outputs.insert(key, value);
+            return Ok(());
+        }
+        // Another store reaches the same word: the earlier one, which ran before this point,
+        // goes to the register first.
+        if let Some(earlier) = self.direct_outputs.remove(&key) {
+            self.record_output(key, earlier)?;
+        }
+        self.record_output(key, value)
+    }
+
     fn record_output(&mut self, key: (u32, u8), value: Value) -> Result<(), CompileError> {
         if size_of(self.ty(value)?)? != Size::S32 {
             return Err(unsupported(format!(
@@ -688,7 +785,7 @@ impl<'a> Sel<'a> {
             // Varyings the fragment shader reads but this shader never writes read 0.
             for slot in &t.layout.slots {
                 let key = (u32::from(slot.uvs), 0);
-                if !self.outputs.contains_key(&key) {
+                if !self.outputs.contains_key(&key) && !self.direct_outputs.contains_key(&key) {
                     let id = self.new_vreg(Size::S32, true)?;
                     self.emit(Instr::MovImm(MovImm {
                         dst: vreg(id, 0, Size::S32).into(),
@@ -701,12 +798,20 @@ impl<'a> Sel<'a> {
         let outs: Vec<((u32, u8), u16)> = self.outputs.iter().map(|(&k, &v)| (k, v)).collect();
         match t.stage {
             Stage::Vertex => {
-                let n = outs.len();
-                for (i, ((slot, _), id)) in outs.into_iter().enumerate() {
+                let mut words: Vec<((u32, u8), Reg)> = outs
+                    .into_iter()
+                    .map(|(k, id)| (k, vreg(id, 0, Size::S32)))
+                    .collect();
+                for (k, value) in std::mem::take(&mut self.direct_outputs) {
+                    words.push((k, self.reg(value)?));
+                }
+                words.sort_by_key(|w| w.0);
+                let n = words.len();
+                for (i, ((slot, _), src)) in words.into_iter().enumerate() {
                     let index =
                         u8::try_from(slot).map_err(|_| unsupported(format!("UVS word {slot}")))?;
                     self.emit(Instr::StVary(StVary {
-                        src: vreg(id, 0, Size::S32),
+                        src,
                         index: Small::Imm(index),
                         last: i + 1 == n,
                     }));
