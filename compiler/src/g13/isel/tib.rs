@@ -12,6 +12,7 @@ use hw::g13::tilebuffer::{ColourFormat, Numeric, TibFormat};
 use hw::isa::*;
 
 use super::{isrc, unsupported, Sel, AND, NEG_ZERO_IMM, OR};
+use crate::g13::vreg;
 use crate::CompileError;
 
 /// One tile element access: element index (for the mask and the byte offset), the raw
@@ -266,6 +267,40 @@ impl Sel<'_> {
         signed: bool,
         scale: f32,
     ) -> Result<Reg, CompileError> {
+        let scaled = self.norm_scaled(x, signed, scale)?;
+        let op = if signed {
+            ConvertOp::FToS32
+        } else {
+            ConvertOp::FToU32
+        };
+        self.conv_r(op, Operand::Reg(scaled), Round::NearestEven)
+    }
+
+    /// [`Self::norm_to_int`] into the 16-bit register `dst` (the integer fits: `scale` is at
+    /// most 65535, and the conversion saturates to 16 bits as it does to 32).
+    fn norm_to_half(
+        &mut self,
+        x: Reg,
+        signed: bool,
+        scale: f32,
+        dst: Reg,
+    ) -> Result<(), CompileError> {
+        let scaled = self.norm_scaled(x, signed, scale)?;
+        self.emit(Instr::Convert(Convert {
+            op: if signed {
+                ConvertOp::FToS16
+            } else {
+                ConvertOp::FToU16
+            },
+            dst: dst.into(),
+            src: isrc(Operand::Reg(scaled)),
+            round: Round::NearestEven,
+        }));
+        Ok(())
+    }
+
+    /// `x` clamped to the normalised range and scaled to the integer range.
+    fn norm_scaled(&mut self, x: Reg, signed: bool, scale: f32) -> Result<Reg, CompileError> {
         let clamped = if signed {
             let one = self.fconst(1.0)?;
             let m = self.fminmax_r(false, Operand::Reg(x), one)?;
@@ -275,13 +310,7 @@ impl Sel<'_> {
             self.fsat_r(Operand::Reg(x))?
         };
         let k = self.fconst(scale)?;
-        let scaled = self.fmul_r(Operand::Reg(clamped), k)?;
-        let op = if signed {
-            ConvertOp::FToS32
-        } else {
-            ConvertOp::FToU32
-        };
-        self.conv_r(op, Operand::Reg(scaled), Round::NearestEven)
+        self.fmul_r(Operand::Reg(clamped), k)
     }
 
     /// The float of a (zero- or sign-extended) normalised integer.
@@ -587,8 +616,12 @@ impl Sel<'_> {
                     TibFormat::U16Norm => (false, 65535.0),
                     _ => (true, 32767.0),
                 };
+                // The integers go to consecutive 16-bit halves of one register, which one
+                // st_tile stores (tile_access).
+                let id = self.new_vreg(Size::S64, false)?;
                 for (k, v) in vals.iter().enumerate().take(n.into()) {
-                    let reg = self.norm_to_int(*v, signed, scale)?;
+                    let reg = vreg(id, k as u16, Size::S16);
+                    self.norm_to_half(*v, signed, scale, reg)?;
                     out.push(Element {
                         index: k as u8,
                         format,
@@ -782,11 +815,30 @@ impl Sel<'_> {
         samples: Small,
         mask: u8,
     ) -> Result<(), CompileError> {
-        for e in elems {
-            if mask & (1 << e.index) == 0 {
-                continue;
+        let selected: Vec<&Element> = elems
+            .iter()
+            .filter(|e| mask & (1 << e.index) != 0)
+            .collect();
+        let mut k = 0;
+        while k < selected.len() {
+            let first = selected[k];
+            // Elements that follow on in index, format and register (halves of one vreg, as
+            // tib_pack leaves normalised integers) move with one instruction.
+            let mut run = 1;
+            while let Some(e) = selected.get(k + run) {
+                let step = run as u16 * first.reg.size.halves();
+                let follows = e.index == first.index + run as u8
+                    && e.format == first.format
+                    && e.reg.size == first.reg.size
+                    && e.reg.half == first.reg.half + step
+                    && e.reg.half / 4 == first.reg.half / 4;
+                if !follows {
+                    break;
+                }
+                run += 1;
             }
-            let end = u32::from(offset) + (u32::from(e.index) + 1) * e.format.bytes();
+            let last = selected[k + run - 1];
+            let end = u32::from(offset) + (u32::from(last.index) + 1) * last.format.bytes();
             if end > 512 {
                 return Err(unsupported(format!(
                     "colour target at tilebuffer byte {offset}"
@@ -794,13 +846,14 @@ impl Sel<'_> {
             }
             self.emit(Instr::TileMem(TileMem {
                 store,
-                reg: e.reg,
-                format: e.format,
-                mask: 1 << e.index,
+                reg: first.reg,
+                format: first.format,
+                mask: (((1u16 << run) - 1) << first.index) as u8,
                 pixel_offset: offset,
                 samples,
                 coords: None,
             }));
+            k += run;
         }
         Ok(())
     }
