@@ -279,7 +279,37 @@ pub(crate) fn for_each_inst(nodes: &[Node], f: &mut dyn FnMut(&Inst)) {
 /// workgroup. Enough to see that an offset built from a local id or a masked index stays
 /// inside what a clamp allows.
 pub(crate) fn urange(sh: &Shader, d: &HashMap<Value, Op>, v: Value) -> (u64, u64) {
-    fn go(sh: &Shader, d: &HashMap<Value, Op>, v: Value, depth: u32) -> (u64, u64) {
+    urange_knowing(sh, d, &HashMap::new(), v)
+}
+
+/// [`urange`] where the values in `known` are also known to lie in the given ranges (as
+/// they do under the branches that compared them).
+pub(crate) fn urange_knowing(
+    sh: &Shader,
+    d: &HashMap<Value, Op>,
+    known: &HashMap<Value, (u64, u64)>,
+    v: Value,
+) -> (u64, u64) {
+    fn go(
+        sh: &Shader,
+        d: &HashMap<Value, Op>,
+        known: &HashMap<Value, (u64, u64)>,
+        v: Value,
+        depth: u32,
+    ) -> (u64, u64) {
+        let (lo, hi) = from_def(sh, d, known, v, depth);
+        match known.get(&v) {
+            Some(&(klo, khi)) if klo.max(lo) <= khi.min(hi) => (klo.max(lo), khi.min(hi)),
+            _ => (lo, hi),
+        }
+    }
+    fn from_def(
+        sh: &Shader,
+        d: &HashMap<Value, Op>,
+        known: &HashMap<Value, (u64, u64)>,
+        v: Value,
+        depth: u32,
+    ) -> (u64, u64) {
         const ALL: (u64, u64) = (0, 0xffff_ffff);
         if depth > 8 || sh.ty(v) != ir::Type::I32 {
             return ALL;
@@ -291,7 +321,7 @@ pub(crate) fn urange(sh: &Shader, d: &HashMap<Value, Op>, v: Value) -> (u64, u64
         if let Some(c) = konst(v) {
             return (c, c);
         }
-        let r = |x: Value| go(sh, d, x, depth + 1);
+        let r = |x: Value| go(sh, d, known, x, depth + 1);
         let fits = |(lo, hi): (u64, u64)| if hi <= 0xffff_ffff { (lo, hi) } else { ALL };
         let ls = sh.local_size.map(u64::from);
         match d.get(&v) {
@@ -314,6 +344,15 @@ pub(crate) fn urange(sh: &Shader, d: &HashMap<Value, Op>, v: Value) -> (u64, u64
                 let (a, b) = (r(*x), r(*y));
                 fits((a.0 + b.0, a.1 + b.1))
             }
+            Some(Op::Binary(ir::BinOp::ISub, x, y)) => {
+                let (a, b) = (r(*x), r(*y));
+                // Exact only when it cannot wrap.
+                if a.0 >= b.1 {
+                    (a.0 - b.1, a.1 - b.0)
+                } else {
+                    ALL
+                }
+            }
             Some(Op::Binary(ir::BinOp::IMul, x, y)) => {
                 let (a, b) = (r(*x), r(*y));
                 fits((a.0 * b.0, a.1.saturating_mul(b.1)))
@@ -329,7 +368,7 @@ pub(crate) fn urange(sh: &Shader, d: &HashMap<Value, Op>, v: Value) -> (u64, u64
             _ => ALL,
         }
     }
-    go(sh, d, v, 0)
+    go(sh, d, known, v, 0)
 }
 
 /// How many times each value is used, by instructions and by `If` conditions.

@@ -154,7 +154,8 @@ impl Sel<'_> {
             one => vec![one],
         };
         for which in each {
-            let dst_elems = self.tib_elements(c.colour, c.format)?;
+            let dst_elems =
+                self.tib_elements(c.colour, c.format, !matches!(mode, Mode::Logic(_)))?;
             self.tile_access(false, c.offset, &dst_elems, which, 0xf)?;
             let out: Vec<Element> = match mode {
                 Mode::Logic(op) => {

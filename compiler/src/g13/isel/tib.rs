@@ -320,10 +320,11 @@ impl Sel<'_> {
         signed: bool,
         scale: f32,
     ) -> Result<Reg, CompileError> {
-        let op = if signed {
-            ConvertOp::S32ToF
-        } else {
-            ConvertOp::U32ToF
+        let op = match (signed, v.size) {
+            (false, Size::S16) => ConvertOp::U16ToF,
+            (true, Size::S16) => ConvertOp::S16ToF,
+            (false, _) => ConvertOp::U32ToF,
+            (true, _) => ConvertOp::S32ToF,
         };
         let f = self.conv_r(op, Operand::Reg(v), Round::NearestEven)?;
         let k = self.fconst(1.0 / scale)?;
@@ -670,13 +671,31 @@ impl Sel<'_> {
         Ok(out)
     }
 
-    /// Fresh registers for the raw elements of a target (for `ld_tile`).
+    /// Fresh registers for the raw elements of a target (for `ld_tile`). With `packed`, the
+    /// elements of an unsigned normalised format go to consecutive 16-bit halves of one
+    /// register, which one `ld_tile` fills (`tile_access`); `tib_unpack` reads them either
+    /// way, bitwise logic ops want them 32-bit.
     pub(super) fn tib_elements(
         &mut self,
         c: ColourFormat,
         t: TibFormat,
+        packed: bool,
     ) -> Result<Vec<Element>, CompileError> {
         let (n, format) = element_layout(c, t);
+        let unsigned_norm = matches!(
+            t,
+            TibFormat::U8Norm | TibFormat::U16Norm | TibFormat::Srgba8
+        );
+        if packed && unsigned_norm && n >= 2 {
+            let id = self.new_vreg(Size::S64, false)?;
+            return Ok((0..n)
+                .map(|k| Element {
+                    index: k,
+                    format,
+                    reg: vreg(id, u16::from(k), Size::S16),
+                })
+                .collect());
+        }
         (0..n)
             .map(|k| {
                 Ok(Element {

@@ -153,7 +153,7 @@ impl Sel<'_> {
             }
             TileOp::Store { texture } => {
                 for (s, which) in per_sample.iter().enumerate() {
-                    let elems: Vec<Element> = self.tib_elements(t.colour, t.format)?;
+                    let elems: Vec<Element> = self.tib_elements(t.colour, t.format, true)?;
                     self.tile_access(false, t.offset, &elems, *which, 0xf)?;
                     let vals = self.tib_unpack_stored(t.colour, t.format, &elems)?;
                     for (k, v) in vals.iter().enumerate() {
@@ -314,7 +314,7 @@ impl Sel<'_> {
             } else {
                 Small::Imm(0xff)
             };
-            let elems: Vec<Element> = self.tib_elements(t.colour, t.format)?;
+            let elems: Vec<Element> = self.tib_elements(t.colour, t.format, true)?;
             self.tile_access(false, t.offset, &elems, which, 0xf)?;
             let vals = if integer {
                 self.tib_unpack_stored(t.colour, t.format, &elems)?
