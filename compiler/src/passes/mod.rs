@@ -14,6 +14,7 @@ mod geometry_outputs;
 pub mod geometry_prologue;
 mod guard_helper_writes;
 mod if_convert;
+mod licm;
 mod lower_descriptors;
 mod lower_float;
 mod lower_image_atomics;
@@ -48,6 +49,7 @@ pub use geometry_outputs::{lower_geometry_outputs, GeometryRecord, InvocationPro
 pub use geometry_prologue::GeometryPrologue;
 pub use guard_helper_writes::guard_helper_writes;
 pub use if_convert::if_convert;
+pub use licm::licm;
 pub use lower_descriptors::lower_descriptors;
 pub use lower_float::lower_float;
 pub use lower_image_atomics::lower_image_atomics;
@@ -157,6 +159,8 @@ pub fn run_all_observed(
         // simplifies its clamps.
         ("bound_local", |s, _| bound_local(s)),
         ("const_fold", |s, _| const_fold(s)),
+        // After the lowerings, whose sequences (a divisor's reciprocal) are what it moves.
+        ("licm", |s, _| licm(s)),
         ("cse", |s, _| cse(s)),
         ("copy_prop", |s, _| copy_prop(s)),
         ("dce", |s, _| dce(s)),
