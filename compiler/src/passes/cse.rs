@@ -6,7 +6,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::{BinOp, Node, Op, Shader, Space, SysVal, TexOp, Type, Value, Var};
+use crate::ir::{
+    has_side_effects, BinOp, Node, Op, Shader, Space, SysVal, TexOp, Type, Value, Var,
+};
 use crate::CompileError;
 
 use super::{map_operands, substitute};
@@ -57,6 +59,10 @@ impl Cse {
                     // Inside a block Vars behave like memory with no one else writing it: a
                     // load after a store or load of the same Var reuses that value.
                     let mut known: HashMap<Var, Value> = HashMap::new();
+                    // Likewise memory between writes: a second load of an address since the
+                    // last write anywhere (this invocation's stores, atomics, barriers) reads
+                    // what the first did, as far as a program without data races can tell.
+                    let mut loaded: HashMap<(Space, Value, Type), Value> = HashMap::new();
                     insts.retain_mut(|i| {
                         let subst = &self.subst;
                         map_operands(&mut i.op, &mut |v| *subst.get(&v).unwrap_or(&v));
@@ -73,6 +79,19 @@ impl Cse {
                                 known.insert(*var, d);
                                 return true;
                             }
+                            (Op::Load { space, addr, .. }, Some(d))
+                                if *space != Space::Root
+                                    && !pure(&i.op, &self.descriptor_words) =>
+                            {
+                                let key = (*space, *addr, sh.ty(d));
+                                if let Some(x) = loaded.get(&key) {
+                                    self.subst.insert(d, *x);
+                                    return false;
+                                }
+                                loaded.insert(key, d);
+                                return true;
+                            }
+                            (op, _) if has_side_effects(op) => loaded.clear(),
                             _ => {}
                         }
                         let Some(d) = i.dst else { return true };
