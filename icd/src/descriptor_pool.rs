@@ -619,6 +619,7 @@ pub unsafe extern "system" fn update_descriptor_sets(
     })
 }
 
+/// Every other call: each write by the common path if it can, else the general one.
 #[inline(never)]
 fn update(writes: &[vk::WriteDescriptorSet<'_>], copies: &[vk::CopyDescriptorSet<'_>]) {
     for w in writes {
@@ -635,8 +636,7 @@ fn update(writes: &[vk::WriteDescriptorSet<'_>], copies: &[vk::CopyDescriptorSet
     }
 }
 
-// The two out-of-line halves of vkUpdateDescriptorSets, so the common case's loop keeps a
-// small frame.
+// Out of line, like `update`, so the common case in update_descriptor_sets keeps no frame.
 #[inline(never)]
 fn write_general(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) {
     if let Err(e) = write(set, w) {

@@ -726,7 +726,6 @@ impl<'a> Sel<'a> {
         Ok(())
     }
 
-    /// Copies `value` into the register standing for output word `key`.
     /// A vertex shader output word. The sole store of an output, outside any `if` or loop,
     /// leaves the value where it is for the `st_vary` after the body to read; any other store
     /// copies it into the output's register, as `record_output` does.
@@ -749,6 +748,7 @@ impl<'a> Sel<'a> {
         self.record_output(key, value)
     }
 
+    /// Copies `value` into the register standing for output word `key`.
     fn record_output(&mut self, key: (u32, u8), value: Value) -> Result<(), CompileError> {
         if size_of(self.ty(value)?)? != Size::S32 {
             return Err(unsupported(format!(
