@@ -139,6 +139,16 @@ impl E<'_> {
         let nx = self.neg(x);
         (self.sel(neg, nx, x), neg)
     }
+
+    /// [`Self::abs`] of an operand, which is its own magnitude when it is already an
+    /// absolute value (`|INT_MIN|` is INT_MIN, whose bits are the magnitude 2^31).
+    fn magnitude(&mut self, x: Value, is_abs: bool) -> (Value, Value) {
+        if !is_abs {
+            return self.abs(x);
+        }
+        let z = self.c(0);
+        (x, self.cmp(CmpOp::SLt, x, z))
+    }
 }
 
 pub fn lower_int_div(sh: &mut Shader) -> Result<(), CompileError> {
@@ -147,6 +157,8 @@ pub fn lower_int_div(sh: &mut Shader) -> Result<(), CompileError> {
         let c = const_of(&d, v)?;
         (c.len() == 1).then(|| c[0] as u32)
     };
+    // Definitions as they were before this pass rewrote any.
+    let is_abs = |v: Value| matches!(d.get(&v), Some(Op::Unary(UnOp::IAbs, _)));
     rewrite(sh, &mut |sh, inst, out| {
         let Some(dst) = inst.dst else {
             out.inst(inst);
@@ -187,16 +199,16 @@ pub fn lower_int_div(sh: &mut Shader) -> Result<(), CompileError> {
             Op::Binary(BinOp::UDiv, n, d) => e.udivmod(n, d).0,
             Op::Binary(BinOp::UMod, n, d) => e.udivmod(n, d).1,
             Op::Binary(BinOp::SDiv, n, d) => {
-                let (an, nn) = e.abs(n);
-                let (ad, dn) = e.abs(d);
+                let (an, nn) = e.magnitude(n, is_abs(n));
+                let (ad, dn) = e.magnitude(d, is_abs(d));
                 let q = e.udivmod(an, ad).0;
                 let flip = e.op(Type::BOOL, Op::Binary(BinOp::Xor, nn, dn));
                 let nq = e.neg(q);
                 e.sel(flip, nq, q)
             }
             Op::Binary(b @ (BinOp::SRem | BinOp::SMod), n, d) => {
-                let (an, nn) = e.abs(n);
-                let (ad, dn) = e.abs(d);
+                let (an, nn) = e.magnitude(n, is_abs(n));
+                let (ad, dn) = e.magnitude(d, is_abs(d));
                 let r = e.udivmod(an, ad).1;
                 let nr = e.neg(r);
                 let r = e.sel(nn, nr, r);

@@ -522,6 +522,13 @@ fn division_shader(ops: &[BinOp]) -> Shader {
     b.output(ops.len() as u32, a);
     let s = b.op(Type::I32, Op::Unary(UnOp::ISign, x));
     b.output(ops.len() as u32 + 1, s);
+    // The signed operations again on |x| and |y| (which the lowering need not take the
+    // absolute value of twice; |INT_MIN| stays INT_MIN).
+    let ay = b.op(Type::I32, Op::Unary(UnOp::IAbs, y));
+    for (k, op) in [BinOp::SDiv, BinOp::SRem, BinOp::SMod].iter().enumerate() {
+        let r = b.op(Type::I32, Op::Binary(*op, a, ay));
+        b.output(ops.len() as u32 + 2 + k as u32, r);
+    }
     b.finish()
 }
 
@@ -572,7 +579,13 @@ fn lower_int_div_is_exact() {
         let sx = x as i32;
         let mut e = divisions(x, y).to_vec();
         e.extend([sx.wrapping_abs() as u32, sx.signum() as u32]);
-        assert_eq!(run(&sh, &[x, y], 7, [1, 1, 1]), e, "x = {x:#x}, y = {y:#x}");
+        let (ax, ay) = (sx.wrapping_abs() as u32, (y as i32).wrapping_abs() as u32);
+        e.extend(&divisions(ax, ay)[2..]);
+        assert_eq!(
+            run(&sh, &[x, y], 10, [1, 1, 1]),
+            e,
+            "x = {x:#x}, y = {y:#x}"
+        );
     }
 }
 
