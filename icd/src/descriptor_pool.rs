@@ -599,8 +599,8 @@ pub unsafe extern "system" fn update_descriptor_sets(
     p_copies: *const vk::CopyDescriptorSet<'_>,
 ) {
     guard_or("vkUpdateDescriptorSets", (), || {
-        // The most frequent call, one buffer write and no copy, touches only caller-saved
-        // registers: no frame, no loop.
+        // The most frequent call, one buffer write and no copy, takes a short path: no loop,
+        // no lookup beyond the binding at its own index.
         if write_count == 1 && copy_count == 0 && !p_writes.is_null() {
             // SAFETY: valid usage: pDescriptorWrites holds writeCount (one) structures.
             let w = unsafe { &*p_writes };
@@ -636,7 +636,8 @@ fn update(writes: &[vk::WriteDescriptorSet<'_>], copies: &[vk::CopyDescriptorSet
     }
 }
 
-// Out of line, like `update`, so the common case in update_descriptor_sets keeps no frame.
+// Out of line, like `update`, so the common case in update_descriptor_sets keeps a small
+// frame.
 #[inline(never)]
 fn write_general(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) {
     if let Err(e) = write(set, w) {
