@@ -1,8 +1,9 @@
-//! Memory encodings: device, threadgroup and stack loads/stores, and the two atomics.
+//! Memory encodings: device, threadgroup and stack loads/stores, the two atomics, and
+//! `uniform_store` (a variant of the device store).
 //!
-//! Device and stack accesses carry their length bit at bit 47 and always need the long form
-//! (the element mask lives in the last two bytes). agx4 emits the same constant "unknown" bits
-//! Mesa emits and accepts nothing else when decoding.
+//! Device, uniform and stack accesses carry their length bit at bit 47 and always need the
+//! long form (the element mask lives in the last two bytes). agx4 emits the same constant
+//! "unknown" bits Mesa emits and accepts nothing else when decoding.
 
 use super::bits::{fit, get, put, Encoded};
 use super::error::{EncodeError, Problem};
@@ -160,6 +161,11 @@ pub(crate) fn device(i: &DeviceMem) -> Result<Encoded, EncodeError> {
 }
 
 pub(crate) fn dec_device(b: u128) -> Result<Instr, &'static str> {
+    // Opcode 0x45 is shared with `uniform_store`, which sets bits 28 and 29: device accesses
+    // leave both clear.
+    if get(b, 28, 2) == 0b11 {
+        return Ok(dec_uniform_store(b));
+    }
     Ok(Instr::DeviceMem(DeviceMem {
         store: get(b, 6, 1) != 0,
         reg: reg_from(get(b, 10, 6) | get(b, 40, 2) << 6, get(b, 49, 1)),
@@ -171,6 +177,46 @@ pub(crate) fn dec_device(b: u128) -> Result<Instr, &'static str> {
         mask: get(b, 52, 4) as u8,
         wait_slot: get(b, 30, 1) as u8,
     }))
+}
+
+/// `uniform_store`: the device store opcode with format I16, no base (bits 16..20 and
+/// 36..40 clear), bit 25 clear and bits 26..30 set (where a device access has its index
+/// signedness, a set bit, its base's uniform flag and two clear bits), no shift, no
+/// scoreboard, and bits 44..47 clear (a device access sets bit 46). Data register and index are placed as for device memory; the index
+/// counts uniform halves.
+pub(crate) fn uniform_store(i: &UniformStore) -> Result<Encoded, EncodeError> {
+    let cx = Ctx {
+        instr: "uniform_store",
+    };
+    if i.reg.size != Size::S16 {
+        return Err(cx.err("reg", Problem::WidthNotAllowed(i.reg.size.bits())));
+    }
+    let mut b: u128 = 0x45;
+    let f = format_code(MemFormat::I16);
+    put(&mut b, 7, 3, f & 7);
+    put(&mut b, 48, 1, f >> 3);
+    let (r, wide) = data_reg(&cx, i.reg, i.mask, MemFormat::I16)?;
+    put(&mut b, 10, 6, r & 0x3f);
+    put(&mut b, 40, 2, r >> 6);
+    put(&mut b, 49, 1, wide);
+    if let Index::Imm(v) = i.index {
+        cx.imm("index", i64::from(v), 0, i64::from(UNIFORM_HALVES) - 1)?;
+    }
+    put_device_index(&cx, &mut b, i.index)?;
+    put(&mut b, 26, 1, 1);
+    put(&mut b, 27, 1, 1);
+    put(&mut b, 28, 2, 0b11);
+    put(&mut b, 52, 4, mask_ok(&cx, i.mask)?);
+    Ok(fit(b, 6, 8, 47, true))
+}
+
+/// The fields of a `uniform_store`; whatever else is set fails the decoder's re-encoding.
+fn dec_uniform_store(b: u128) -> Instr {
+    Instr::UniformStore(UniformStore {
+        reg: Reg::r16((get(b, 10, 6) | get(b, 40, 2) << 6) as u16),
+        index: get_device_index(b),
+        mask: get(b, 52, 4) as u8,
+    })
 }
 
 pub(crate) fn stack(i: &StackMem) -> Result<Encoded, EncodeError> {

@@ -66,6 +66,7 @@ fn encode_bits(instr: &Instr, force_long: bool) -> Result<Encoded, EncodeError> 
         Instr::StackMem(i) => isa_mem::stack(i),
         Instr::Atomic(i) => isa_mem::atomic(i),
         Instr::ThreadgroupAtomic(i) => isa_mem::threadgroup_atomic(i, force_long),
+        Instr::UniformStore(i) => isa_mem::uniform_store(i),
         Instr::Iter(i) => isa_gfx::iter(i).map(|e| long_if(e, force_long)),
         Instr::LdCf(i) => isa_gfx::ldcf(i).map(|e| long_if(e, force_long)),
         Instr::StVary(i) => isa_gfx::st_vary(i),

@@ -509,6 +509,33 @@ fn pinned() -> Vec<(&'static str, Instr, &'static str)> {
             "c5ac640f50ce400a",
         ),
         (
+            "mesa (uniform_store fields by hand): uniform_store i16, xy, r4l_r4h, 256",
+            Instr::UniformStore(UniformStore {
+                reg: h(8),
+                index: Index::Imm(256),
+                mask: 0b11,
+            }),
+            "c520003d00803001",
+        ),
+        (
+            "mesa (uniform_store fields by hand): uniform_store i16, x, r10h, r3",
+            Instr::UniformStore(UniformStore {
+                reg: h(21),
+                index: Index::Reg(Reg::r32(3)),
+                mask: 1,
+            }),
+            "c554603c00801000",
+        ),
+        (
+            "mesa (uniform_store fields by hand): uniform_store i16, xyzw, r100l_.._r101h, 511",
+            Instr::UniformStore(UniformStore {
+                reg: h(200),
+                index: Index::Imm(511),
+                mask: 0xf,
+            }),
+            "c520f03d0f83f001",
+        ),
+        (
             "applegpu disasm: threadgroup_atomic imin, r126, r47l, r71l, r71",
             Instr::ThreadgroupAtomic(ThreadgroupAtomic {
                 op: AtomicOp::SMin,
@@ -1526,6 +1553,19 @@ fn gen(g: &mut Rng, v: usize) -> Instr {
                 ]),
             })
         }
+        34 => {
+            let mask = 1 + g.below(15) as u8;
+            let index = if g.bool() {
+                Index::Imm(g.below(u64::from(UNIFORM_HALVES)) as i16)
+            } else {
+                Index::Reg(gen_reg(g, Size::S32))
+            };
+            Instr::UniformStore(UniformStore {
+                reg: h(g.below(256 - 4) as u16),
+                index,
+                mask,
+            })
+        }
         _ => {
             let (depth, stencil) = g.pick(&[(true, false), (false, true), (true, true)]);
             let src = if depth {
@@ -1576,7 +1616,7 @@ fn gen_small(g: &mut Rng) -> Small {
     }
 }
 
-const VARIANTS: usize = 34;
+const VARIANTS: usize = 35;
 
 /// Exhaustive (no wildcard): adding an `Instr` variant breaks this until the generator
 /// covers it.
@@ -1616,6 +1656,7 @@ fn variant_index(i: &Instr) -> usize {
         Instr::Ballot(_) => 31,
         Instr::Shuffle(_) => 32,
         Instr::SimdReduce(_) => 33,
+        Instr::UniformStore(_) => 34,
     }
 }
 
@@ -1760,4 +1801,119 @@ fn farith_mixed_widths() {
     // Source A's type is bits 22..26 with the width in bits 24..25: make it 16-bit.
     wide[3] &= !0x03;
     assert!(decode(&wide).is_err());
+}
+
+/// `uniform_store` shares the device store opcode: bits 28..30 tell them apart, and the bits
+/// a device store would set (bit 46, the 32-bit flag, a base, a shift, a scoreboard slot)
+/// are not a `uniform_store`.
+#[test]
+fn uniform_store_is_told_from_device_memory() {
+    let us = Instr::UniformStore(UniformStore {
+        reg: h(8),
+        index: Index::Imm(256),
+        mask: 0b11,
+    });
+    let mut bytes = Vec::new();
+    encode(&us, &mut bytes).unwrap();
+    assert_eq!(bytes.len(), 8);
+    assert_eq!(decode(&bytes), Ok((us, 8)));
+    // A device store with the same data register, index and mask leaves bits 28..30 clear.
+    let ds = Instr::DeviceMem(DeviceMem {
+        store: true,
+        reg: h(8),
+        base: Operand::Uniform(Reg::r64(0)),
+        index: Index::Imm(256),
+        index_unsigned: false,
+        shift: 0,
+        format: MemFormat::I16,
+        mask: 0b11,
+        wait_slot: 0,
+    });
+    let mut dev = Vec::new();
+    encode(&ds, &mut dev).unwrap();
+    assert_eq!(dev[0], bytes[0]);
+    assert_eq!(dev[3] >> 4 & 3, 0);
+    assert_eq!(bytes[3] >> 4 & 3, 3);
+    assert_eq!(decode(&dev), Ok((ds, 8)));
+    // (byte, bit): one of 28/29 alone, bit 46, the 32-bit flag (49), a base bit (16), a
+    // shift bit (42), the scoreboard bit (30), the index signedness bit (25).
+    for (byte, bit) in [
+        (3, 4),
+        (3, 5),
+        (5, 6),
+        (6, 1),
+        (2, 0),
+        (5, 2),
+        (3, 6),
+        (3, 1),
+    ] {
+        let mut b = bytes.clone();
+        b[byte] ^= 1 << bit;
+        if let Ok((i, _)) = decode(&b) {
+            assert!(
+                !matches!(i, Instr::UniformStore(_)),
+                "byte {byte} bit {bit}: {i:?}"
+            );
+            let mut again = Vec::new();
+            encode(&i, &mut again).unwrap();
+            assert_eq!(again, b);
+        }
+    }
+    assert_eq!(
+        crate::isa::disasm::format(&us),
+        "uniform_store i16, xy, r4l_r4h, 256"
+    );
+}
+
+#[test]
+fn uniform_store_operands_are_checked() {
+    let base = UniformStore {
+        reg: h(8),
+        index: Index::Imm(0),
+        mask: 1,
+    };
+    let cases = [
+        (
+            UniformStore {
+                reg: Reg::r32(4),
+                ..base
+            },
+            "reg",
+        ),
+        (
+            UniformStore {
+                index: Index::Imm(512),
+                ..base
+            },
+            "index",
+        ),
+        (
+            UniformStore {
+                index: Index::Imm(-1),
+                ..base
+            },
+            "index",
+        ),
+        (
+            UniformStore {
+                index: Index::Reg(h(6)),
+                ..base
+            },
+            "index",
+        ),
+        (UniformStore { mask: 0, ..base }, "mask"),
+        (UniformStore { mask: 0x10, ..base }, "mask"),
+        (
+            UniformStore {
+                reg: h(254),
+                mask: 0b111,
+                ..base
+            },
+            "reg",
+        ),
+    ];
+    for (i, operand) in cases {
+        let e = encode(&Instr::UniformStore(i), &mut Vec::new()).unwrap_err();
+        assert_eq!(e.operand, operand, "{i:?}");
+    }
 }

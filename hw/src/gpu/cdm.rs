@@ -2,11 +2,13 @@
 //!
 //! Blocks are read from `ctrl_stream_base` on. A launch reads its USC words at
 //! `usc_exec_base + pipeline` (the field is a 32-bit USC address, as Mesa writes it), preloads
-//! the uniform file and the texture and sampler state, decodes the shader at `usc_exec_base + code` and runs the grid. Barriers
-//! are validated and otherwise have nothing to do, since launches run one after another to
-//! completion. A link continues at its target; a link with return remembers one return
-//! address, which a Stream Return (or a barrier with its return bit) goes back to. Terminate
-//! ends the stream. `ctrl_stream_end` is not used: the stream's own blocks say where it ends.
+//! the uniform file and the texture and sampler state, decodes the shader at
+//! `usc_exec_base + code`, runs the preshader the words name (once, before any workgroup: the
+//! grid sees the uniform file it leaves) and runs the grid. Barriers are validated and
+//! otherwise have nothing to do, since launches run one after another to completion. A link
+//! continues at its target; a link with return remembers one return address, which a Stream
+//! Return (or a barrier with its return bit) goes back to. Terminate ends the stream.
+//! `ctrl_stream_end` is not used: the stream's own blocks say where it ends.
 //!
 //! A stream that executes more than [`MAX_BLOCKS`] blocks, or reaches the same link twice in
 //! the same state (an endless loop, as the stream has no conditions), faults.
@@ -128,6 +130,11 @@ fn launch(
         return Err(bad(va, format!("local size {local:?} is not allowed")));
     }
     let program = usc::load_program(mem, cmd.usc_exec_base.wrapping_add(u64::from(code)))?;
+    // Loaded (decoded and checked) in validation mode too, so a bad preshader faults there.
+    let preshader = usc_state
+        .preshader
+        .map(|p| usc::load_program(mem, cmd.usc_exec_base.wrapping_add(u64::from(p))))
+        .transpose()?;
     stats.launches += 1;
     if !execute || grid.contains(&0) {
         return Ok(());
@@ -137,7 +144,7 @@ fn launch(
         base: cmd.sampler_heap,
         count: cmd.sampler_count,
     };
-    let launch = LaunchState {
+    let mut launch = LaunchState {
         uniforms: usc_state.uniforms,
         local_size: local,
         grid_threads: grid,
@@ -147,6 +154,11 @@ fn launch(
         preloads: Vec::new(),
         textures,
     };
+    if let Some(pre) = preshader {
+        let (uniforms, pre_stats) = usc::run_preshader(&pre, &launch, mem)?;
+        launch.uniforms = uniforms;
+        stats.usc += pre_stats;
+    }
     stats.usc += usc::run_workgroups(&program, &launch, mem)?;
     Ok(())
 }

@@ -434,6 +434,122 @@ mod tests {
         assert!(matches!(r, Err(Fault::Shader { .. })), "{r:?}");
     }
 
+    fn encode_all(code: &[Instr]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for i in code {
+            crate::g13::encode(i, &mut out).expect("encodable");
+        }
+        out
+    }
+
+    const SRC: u64 = 0x8000;
+
+    /// A launch of [`shader`] over 64 threads (two workgroups) whose USC words name a
+    /// preshader at `preshader`: uniforms u0 = OUT, u2 = 1000, u4 = SRC.
+    fn preshader_memory(preshader: &[u8]) -> FlatMemory {
+        let mut m = FlatMemory::new();
+        let mut exec = vec![0u8; 0x2000];
+        let code = shader();
+        exec[0x100..0x100 + code.len()].copy_from_slice(&code);
+        exec[0x400..0x400 + preshader.len()].copy_from_slice(preshader);
+        let mut w = Vec::new();
+        crate::g13::control::pack_uniform_range(0, 12, 0x5000, &mut w);
+        UscWord::Shader {
+            code: 0x100,
+            loads_varyings: false,
+        }
+        .pack(&mut w);
+        UscWord::Registers {
+            count_halves: 8,
+            spill_size: 0,
+        }
+        .pack(&mut w);
+        UscWord::Preshader { code: 0x400 }.pack(&mut w);
+        exec[0x1000..0x1000 + w.len()].copy_from_slice(&w);
+        m.map(EXEC_BASE, exec);
+        let mut u = uniforms(OUT, 1000);
+        u.extend_from_slice(&[0; 4]);
+        u.extend_from_slice(&SRC.to_le_bytes());
+        m.map(0x5000, u);
+        m.map(SRC, 5000u32.to_le_bytes().to_vec());
+        let mut s = Vec::new();
+        launch(0x1000, 64).pack(&mut s);
+        CdmBlock::Terminate.pack(&mut s);
+        m.map(0x6000, s);
+        m.map(OUT, vec![0; 4 * 64]);
+        m
+    }
+
+    /// The preshader loads a word from device memory and stores it to u2: every thread of
+    /// both workgroups adds the preshader's value, not the one the USC words preloaded.
+    #[test]
+    fn cdm_preshader_sets_the_uniforms_of_the_grid() {
+        let pre = encode_all(&[
+            Instr::DeviceMem(DeviceMem {
+                store: false,
+                reg: Reg::r32(1),
+                base: Operand::Uniform(Reg::r64(4)),
+                index: Index::Imm(0),
+                index_unsigned: false,
+                shift: 0,
+                format: MemFormat::I32,
+                mask: 1,
+                wait_slot: 0,
+            }),
+            Instr::Wait(Wait { slot: 0 }),
+            Instr::UniformStore(UniformStore {
+                reg: Reg::r16(2),
+                index: Index::Imm(4),
+                mask: 0b11,
+            }),
+            Instr::Stop,
+        ]);
+        let mut m = preshader_memory(&pre);
+        let stats = cdm::run_stream(&command(), &mut m, true).expect("runs");
+        assert_eq!(stats.launches, 1);
+        assert_eq!(stats.usc.workgroups, 2);
+        // Four preshader instructions on one lane, four main ones on 64.
+        assert_eq!(stats.usc.lane_instructions, 4 + 4 * 64);
+        let out = words(&m, OUT, 64);
+        for t in 0..64u32 {
+            assert_eq!(out[t as usize], t + 5000, "thread {t}");
+        }
+        // Validation runs no shader, preshader included.
+        let mut m = preshader_memory(&pre);
+        let stats = cdm::run_stream(&command(), &mut m, false).expect("valid");
+        assert_eq!(stats.usc.lane_instructions, 0);
+        assert!(words(&m, OUT, 64).iter().all(|&w| w == 0));
+    }
+
+    #[test]
+    fn cdm_bad_preshaders_fault() {
+        // Undecodable: faults in validation too.
+        let mut m = preshader_memory(&[0xff, 0xff]);
+        let r = cdm::run_stream(&command(), &mut m, false);
+        assert!(matches!(r, Err(Fault::Shader { .. })), "{r:?}");
+        // A store past the uniform file faults at the preshader's pc, before any workgroup.
+        // (The budget test of an endless preshader is in the USC tests: the CDM's default
+        // budget takes minutes to run out.)
+        let past = encode_all(&[
+            Instr::UniformStore(UniformStore {
+                reg: Reg::r16(2),
+                index: Index::Imm(511),
+                mask: 0b11,
+            }),
+            Instr::Stop,
+        ]);
+        let mut m = preshader_memory(&past);
+        cdm::run_stream(&command(), &mut m, false).expect("decodes");
+        match cdm::run_stream(&command(), &mut m, true) {
+            Err(Fault::Shader { pc, reason }) => {
+                assert_eq!(pc, EXEC_BASE + 0x400);
+                assert!(reason.contains("uniform file"), "{reason}");
+            }
+            other => panic!("expected a shader fault, got {other:?}"),
+        }
+        assert!(words(&m, OUT, 64).iter().all(|&w| w == 0));
+    }
+
     #[test]
     fn render_without_a_framebuffer_faults() {
         let mut tvb = crate::gpu::render::UnlimitedTvb;

@@ -7,6 +7,8 @@
 //! texture and sampler state registers; the Shared word gives threadgroup memory and, for
 //! fragment-stage programs, the tilebuffer's samples per pixel and bytes per sample; the
 //! Fragment Properties word says whether the depth/stencil test may run before the shader.
+//! The word that ends the sequence may name a preshader, which whoever starts the launch
+//! runs first.
 
 use super::usc::texture::{TextureState, SAMPLER_DESCRIPTOR_BYTES, TEXTURE_DESCRIPTOR_BYTES};
 use super::{Fault, GpuMemory};
@@ -34,6 +36,10 @@ pub struct UscState {
     pub sample_stride_bytes: u32,
     /// From the Fragment Properties word, when present.
     pub early_z: Option<bool>,
+    /// From the Preshader word that ends the sequence: offset of the preshader's code from
+    /// the USC exec base. The preshader runs once before the launch (see
+    /// [`super::usc::run_preshader`]) and its uniform file replaces `uniforms`.
+    pub preshader: Option<u32>,
 }
 
 fn bad(va: u64, why: impl Into<String>) -> Fault {
@@ -54,6 +60,7 @@ pub fn read_usc_words(mem: &dyn GpuMemory, va: u64) -> Result<UscState, Fault> {
         sample_count: 1,
         sample_stride_bytes: 0,
         early_z: None,
+        preshader: None,
     };
     let mut va = va;
     for _ in 0..MAX_USC_WORDS {
@@ -124,10 +131,9 @@ pub fn read_usc_words(mem: &dyn GpuMemory, va: u64) -> Result<UscState, Fault> {
                 s.stack_bytes = stack_bytes_for_spill_size(spill_size);
             }
             UscWord::NoPreshader => return Ok(s),
-            UscWord::Preshader { .. } => {
-                // A preshader writes uniform registers, which the instruction model has no
-                // destination for yet.
-                return Err(Fault::Unimplemented("USC preshader"));
+            UscWord::Preshader { code } => {
+                s.preshader = Some(code);
+                return Ok(s);
             }
         }
         va = va.wrapping_add(n);
@@ -228,5 +234,23 @@ mod tests {
         assert_eq!((s.sample_count, s.sample_stride_bytes), (4, 16));
         assert_eq!(s.early_z, Some(false));
         assert_eq!(s.code, Some(0x80));
+        assert_eq!(s.preshader, None);
+    }
+
+    #[test]
+    fn preshader_word_ends_the_sequence() {
+        let mut w = Vec::new();
+        UscWord::Shader {
+            code: 0x80,
+            loads_varyings: false,
+        }
+        .pack(&mut w);
+        UscWord::Preshader { code: 0x240 }.pack(&mut w);
+        // Never read: the preshader word ends the sequence.
+        w.extend_from_slice(&[0xff; 8]);
+        let mut m = FlatMemory::new();
+        m.map(0x1000, w);
+        let s = read_usc_words(&m, 0x1000).expect("reads");
+        assert_eq!((s.code, s.preshader), (Some(0x80), Some(0x240)));
     }
 }

@@ -453,6 +453,13 @@ pub fn format(instr: &Instr) -> String {
             index(i.index),
             reg(i.src)
         ),
+        Instr::UniformStore(i) => format!(
+            "uniform_store {}, {}, {}, {}",
+            format_name(MemFormat::I16),
+            mask_name(i.mask),
+            reg_vector(i.reg, i.mask),
+            index(i.index)
+        ),
         Instr::ThreadgroupBarrier => "threadgroup_barrier".into(),
         Instr::MemoryBarrier => "memory_barrier".into(),
         Instr::Stop => "stop".into(),

@@ -316,6 +316,23 @@ pub struct StackMem {
     pub wait_slot: u8,
 }
 
+/// `uniform_store`: initialises uniform registers from a preshader (the program the USC
+/// words name to run once before a launch's main shader). The 16-bit registers from `reg`
+/// (popcount(mask) of them, consecutive) go to the uniform file: the k-th set bit i of `mask`
+/// takes register `reg + k` to uniform half `index + i`, so a gap in the mask skips uniform
+/// halves, not registers. `index` counts 16-bit uniform halves (0..512): a sign-extended
+/// 16-bit immediate or a 32-bit register. The value comes from the lowest active thread.
+/// Units are always 16 bits: a 32-bit value is mask 0b11, a 64-bit one 0b1111. Encoded as a
+/// device store whose base is replaced by the uniform file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct UniformStore {
+    /// A 16-bit register: the first of the run.
+    pub reg: Reg,
+    pub index: Index,
+    /// Bit i set: uniform half `index + i` is written. 1..=15.
+    pub mask: u8,
+}
+
 /// `atomic` on device memory: address = base + sext(index) * 4 (agx4 always encodes the index
 /// as signed; the hardware's unsigned bit is not modelled); D (if `dst` is some)
 /// receives the old value. For `CmpXchg` the source is a 64-bit pair: compare value in the low
@@ -634,6 +651,7 @@ pub enum Instr {
     StackMem(StackMem),
     Atomic(Atomic),
     ThreadgroupAtomic(ThreadgroupAtomic),
+    UniformStore(UniformStore),
     /// `threadgroup_barrier`: every SIMD group of the workgroup waits here.
     ThreadgroupBarrier,
     /// `memory_barrier`: orders this thread's device memory accesses.

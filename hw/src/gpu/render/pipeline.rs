@@ -47,7 +47,7 @@ pub fn execute(
         base: cmd.sampler_heap,
         count: cmd.sampler_count,
     };
-    let mut programs = Programs::new(cmd.usc_exec_base, heap);
+    let mut programs = Programs::new(cmd.usc_exec_base, heap, true);
     let tile_programs = TilePrograms::load(cmd, &mut programs, mem)?;
     let tiles = (target.tiles_x * target.tiles_y) as usize;
     let mut r = Renderer {
@@ -86,7 +86,7 @@ pub fn walk_only(cmd: &RenderCommand, mem: &mut dyn GpuMemory) -> Result<RenderS
         base: cmd.sampler_heap,
         count: cmd.sampler_count,
     };
-    let mut programs = Programs::new(cmd.usc_exec_base, heap);
+    let mut programs = Programs::new(cmd.usc_exec_base, heap, false);
     TilePrograms::load(cmd, &mut programs, mem)?;
     let mut count = Count(0);
     walk_vdm_stream(cmd, mem, &mut count)?;
@@ -255,7 +255,7 @@ impl Renderer<'_> {
     fn frag_state(
         &mut self,
         ppp: &PppUpdate,
-        mem: &dyn GpuMemory,
+        mem: &mut dyn GpuMemory,
     ) -> Result<(FragState, Option<Bindings>), Fault> {
         let t = &self.target;
         let fc = ppp.fragment_control;

@@ -327,9 +327,9 @@ impl TilePrograms {
     pub fn load(
         cmd: &RenderCommand,
         programs: &mut Programs,
-        mem: &dyn GpuMemory,
+        mem: &mut dyn GpuMemory,
     ) -> Result<TilePrograms, Fault> {
-        let opt = |p: &mut Programs, usc: u32| -> Result<_, Fault> {
+        let opt = |p: &mut Programs, mem: &mut dyn GpuMemory, usc: u32| -> Result<_, Fault> {
             if usc == 0 {
                 Ok(None)
             } else {
@@ -339,8 +339,8 @@ impl TilePrograms {
         Ok(TilePrograms {
             bg: programs.load(mem, cmd.bg.usc)?,
             eot: programs.load(mem, cmd.eot.usc)?,
-            partial_bg: opt(programs, cmd.partial_bg.usc)?,
-            partial_eot: opt(programs, cmd.partial_eot.usc)?,
+            partial_bg: opt(programs, mem, cmd.partial_bg.usc)?,
+            partial_eot: opt(programs, mem, cmd.partial_eot.usc)?,
         })
     }
 }

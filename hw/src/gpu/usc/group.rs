@@ -608,6 +608,7 @@ impl SimdGroup {
             | Instr::StackMem(_)
             | Instr::Atomic(_)
             | Instr::ThreadgroupAtomic(_)
+            | Instr::UniformStore(_)
             | Instr::Iter(_)
             | Instr::LdCf(_)
             | Instr::StVary(_)

@@ -1,6 +1,7 @@
 //! Memory instructions of one SIMD group: device memory through [`GpuMemory`], the
-//! workgroup's threadgroup memory, per-thread stack, and atomics on both. Loads complete
-//! before the next instruction, so `wait` has nothing to wait for.
+//! workgroup's threadgroup memory, per-thread stack, atomics on both, and a preshader's
+//! `uniform_store`. Loads complete before the next instruction, so `wait` has nothing to
+//! wait for.
 
 use super::graphics::{step_graphics, GraphicsContext};
 use super::group::{sext, SimdGroup};
@@ -19,6 +20,11 @@ pub struct MemCtx<'a> {
     pub uniforms: &'a [u16],
     /// Fragment/vertex state of a graphics launch; `None` for compute.
     pub graphics: Option<&'a mut GraphicsContext>,
+    /// A preshader's pending writes to the uniform file, `(half, value)` in order; `None`
+    /// outside a preshader, where `uniform_store` faults. `uniforms` stays borrowed while a
+    /// group steps, so `uniform_store` only queues its halves here: the preshader's loop
+    /// ([`super::run_preshader`]) applies them after each instruction.
+    pub uniform_stores: Option<&'a mut Vec<(usize, u16)>>,
 }
 
 fn shader_fault(prog: &Program, idx: usize, why: impl Into<String>) -> Fault {
@@ -138,6 +144,9 @@ pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result
     }
     let instr = prog.instrs[idx];
     g.pc += 1;
+    if let Instr::UniformStore(x) = instr {
+        return uniform_store(g, prog, idx, &x, m);
+    }
     let mut lanes = g.exec;
     // Helper lanes of a fragment quad never change device memory (Mesa: the hardware
     // predicates their stores).
@@ -292,6 +301,53 @@ pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result
                     "non-memory instruction reached the memory unit",
                 ))
             }
+        }
+    }
+    Ok(())
+}
+
+/// `uniform_store`: queues the halves of the lowest active lane (a preshader runs only lane
+/// 0) for the uniform file. With no lane active nothing is written.
+fn uniform_store(
+    g: &SimdGroup,
+    prog: &Program,
+    idx: usize,
+    x: &UniformStore,
+    m: &mut MemCtx<'_>,
+) -> Result<(), Fault> {
+    let Some(out) = m.uniform_stores.as_deref_mut() else {
+        return Err(shader_fault(
+            prog,
+            idx,
+            "uniform_store outside a preshader (only a preshader writes the uniform file)",
+        ));
+    };
+    if g.exec == 0 {
+        return Ok(());
+    }
+    let l = g.exec.trailing_zeros() as usize;
+    let index = match x.index {
+        Index::Imm(v) => i64::from(v),
+        Index::Reg(r) => sext(g.reg(r, l) & 0xffff_ffff, 32),
+    };
+    // Halves index .. index + (highest mask bit + 1) are addressed, gaps included.
+    let extent = i64::from(u8::BITS - x.mask.leading_zeros());
+    if index < 0 || index + extent > i64::from(UNIFORM_HALVES) {
+        return Err(shader_fault(
+            prog,
+            idx,
+            format!(
+                "uniform_store to halves {index}..{} outside the {UNIFORM_HALVES}-half uniform file",
+                index + extent
+            ),
+        ));
+    }
+    let mut k = 0;
+    for i in 0..4 {
+        if x.mask & (1 << i) != 0 {
+            let v = g.reg(Reg::r16(x.reg.half + k), l) as u16;
+            out.push((index as usize + i, v));
+            k += 1;
         }
     }
     Ok(())

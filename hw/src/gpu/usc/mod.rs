@@ -26,6 +26,10 @@
 //! - A budget of lane steps (32 per instruction a group issues) turns an endless loop into a
 //!   [`Fault::Shader`].
 //!
+//! - A preshader ([`run_preshader`]) is one SIMD group with only lane 0 alive, run before a
+//!   launch's workgroups; its `uniform_store`s write the uniform file the launch then runs
+//!   with. `uniform_store` anywhere else faults.
+//!
 //! Shaders in GPU memory are decoded once and cached by [`load_program`].
 
 mod flat_memory;
@@ -148,6 +152,88 @@ pub fn run_workgroups(
     mem: &mut dyn GpuMemory,
 ) -> Result<ExecStats, Fault> {
     run_with(program, launch, mem, None)
+}
+
+/// Runs a preshader: one SIMD group with only lane 0 active (workgroup 0, local id 0), over
+/// `launch`'s uniforms, stack and textures; returns the uniform file after its
+/// uniform_stores.
+///
+/// The group sees a workgroup of one thread (`local_size` reads 1), no threadgroup memory
+/// and none of `launch.preloads`. Each `uniform_store` changes the uniform file before the
+/// next instruction, so the preshader reads back what it stored. A `threadgroup_barrier`
+/// faults (a preshader has no workgroup to wait for), as do graphics instructions (it has no
+/// pixel or vertex); `launch.max_lane_steps` bounds it like any launch. The returned
+/// [`ExecStats`] count no workgroup: the preshader is not part of the grid.
+pub fn run_preshader(
+    program: &Program,
+    launch: &LaunchState,
+    mem: &mut dyn GpuMemory,
+) -> Result<(Vec<u16>, ExecStats), Fault> {
+    let mut uniforms = launch.uniforms.clone();
+    uniforms.resize(usize::from(UNIFORM_HALVES), 0);
+    // Texture state reaches the group as in a compute launch: through a context with no
+    // fragment or vertex part.
+    let mut textures = (!launch.textures.is_empty()).then(|| GraphicsContext {
+        textures: launch.textures.clone(),
+        ..GraphicsContext::default()
+    });
+    let mut g = SimdGroup::new();
+    g.reset(
+        1,
+        Position {
+            workgroup: [0; 3],
+            local_size: [1, 1, 1],
+            simd_index: 0,
+        },
+    );
+    let ids = [[0u32; 3]; SIMD_WIDTH];
+    let mut stats = ExecStats::default();
+    let mut budget = launch.max_lane_steps;
+    let mut pending = Vec::new();
+    let mut r = Ok(());
+    while g.state == GroupState::Running {
+        if budget < SIMD_WIDTH as u64 {
+            r = Err(Fault::Shader {
+                pc: program.pc(g.pc),
+                reason: "preshader instruction budget exhausted (endless loop?)".into(),
+            });
+            break;
+        }
+        budget -= SIMD_WIDTH as u64;
+        stats.group_instructions += 1;
+        stats.lane_instructions += u64::from(g.exec.count_ones());
+        r = match g.step_alu(program, &uniforms, &ids) {
+            Ok(true) => Ok(()),
+            Ok(false) => memops::step_mem(
+                &mut g,
+                program,
+                &mut MemCtx {
+                    device: &mut *mem,
+                    shared: &mut [],
+                    stack_bytes: launch.stack_bytes,
+                    uniforms: &uniforms,
+                    graphics: textures.as_mut(),
+                    uniform_stores: Some(&mut pending),
+                },
+            ),
+            Err(e) => Err(e),
+        };
+        if r.is_err() {
+            break;
+        }
+        for (half, v) in pending.drain(..) {
+            uniforms[half] = v;
+        }
+        if g.state == GroupState::AtBarrier {
+            r = Err(Fault::Shader {
+                pc: program.pc(g.pc.saturating_sub(1)),
+                reason: "threadgroup_barrier in a preshader".into(),
+            });
+            break;
+        }
+    }
+    TOTAL_LANE_INSTRUCTIONS.fetch_add(stats.lane_instructions, Ordering::Relaxed);
+    r.map(|()| (uniforms, stats))
 }
 
 /// Runs a graphics launch: one workgroup of at most [`SIMD_WIDTH`] threads whose lane i is
@@ -317,6 +403,7 @@ fn run_in(
                     stack_bytes: launch.stack_bytes,
                     uniforms,
                     graphics: gfx.as_deref_mut(),
+                    uniform_stores: None,
                 };
                 let before = stats.lane_instructions;
                 let r = run_one_workgroup(

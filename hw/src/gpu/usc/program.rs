@@ -128,6 +128,17 @@ pub(super) fn elem_halves(reg: Reg, format: MemFormat) -> Option<u16> {
     }
 }
 
+/// A register that must be a 16-bit half (the data run of `uniform_store`).
+fn half_ok(r: Reg) -> Result<(), String> {
+    if r.size != Size::S16 {
+        return Err(format!(
+            "{}-bit register where 16 bits are required",
+            r.size.bits()
+        ));
+    }
+    Ok(())
+}
+
 fn index_ok(i: Index) -> Result<(), String> {
     match i {
         Index::Reg(r) => dst_ok(r),
@@ -206,6 +217,13 @@ fn check_registers(i: &Instr) -> Result<(), String> {
         Instr::StackMem(x) => [run_ok(x.reg, x.mask, x.format), index_ok(x.offset)]
             .into_iter()
             .collect(),
+        Instr::UniformStore(x) => [
+            half_ok(x.reg),
+            run_ok(x.reg, x.mask, MemFormat::I16),
+            index_ok(x.index),
+        ]
+        .into_iter()
+        .collect(),
         Instr::Atomic(x) => [
             x.dst.map_or(Ok(()), dst_ok),
             dst_ok(x.src),

@@ -1113,3 +1113,151 @@ fn simd_reductions_fold_only_active_lanes() {
         assert_eq!(a[t as usize], want, "thread {t}");
     }
 }
+
+// ---- preshaders -----------------------------------------------------------------------------
+
+fn ustore(half: u16, index: Index, mask: u8) -> Instr {
+    Instr::UniformStore(UniformStore {
+        reg: r16(half),
+        index,
+        mask,
+    })
+}
+
+/// A 32-bit uniform of a uniform file.
+fn u32_at(u: &[u16], half: usize) -> u32 {
+    u32::from(u[half]) | u32::from(u[half + 1]) << 16
+}
+
+/// The preshader's stores land in the uniform file it returns, it reads back what it
+/// stored, a gap in the mask skips uniform halves and not registers, and only lane 0 runs.
+#[test]
+fn preshader_writes_the_uniform_file() {
+    let p = prog(vec![
+        mov(r32(2), 0xdead_beef),
+        // u10 (halves 20, 21) = r2
+        ustore(4, Index::Imm(20), 0b11),
+        // r3 = u10 + 1, stored at halves r5 = 22, 23
+        iadd(r32(3), Operand::Uniform(r32(10)), imm(1)),
+        mov(r32(5), 22),
+        ustore(6, Index::Reg(r32(5)), 0b11),
+        // r4l = 0x1111, r4h = 0x2222 to halves 30 and 32 (mask 0b101)
+        mov(r16(8), 0x1111),
+        mov(r16(9), 0x2222),
+        ustore(8, Index::Imm(30), 0b101),
+        // the lane number and the lanes alive (a ballot) to halves 40, 42
+        sr(r32(6), SpecialReg(52)),
+        Instr::Ballot(Ballot {
+            dst: d(r32(7)),
+            cond: Cond::Int(ICond::UEq),
+            invert: false,
+            a: imm(0),
+            b: imm(0),
+        }),
+        ustore(12, Index::Imm(40), 0b1111),
+        Instr::Stop,
+    ]);
+    let (mut l, mut m) = setup([32, 1, 1], [64, 1, 1], 1);
+    l.uniforms[31] = 0x7777;
+    let (u, stats) = run_preshader(&p, &l, &mut m).expect("runs");
+    assert_eq!(u.len(), usize::from(UNIFORM_HALVES));
+    assert_eq!(u32_at(&u, 20), 0xdead_beef);
+    assert_eq!(u32_at(&u, 22), 0xdead_bef0);
+    assert_eq!((u[30], u[31], u[32]), (0x1111, 0x7777, 0x2222));
+    assert_eq!((u32_at(&u, 40), u32_at(&u, 42)), (0, 1));
+    // The launch's own uniforms are kept.
+    assert_eq!(&u[..8], &l.uniforms[..8]);
+    assert_eq!(stats.group_instructions, 12);
+    assert_eq!(stats.lane_instructions, 12);
+    assert_eq!(stats.workgroups, 0);
+}
+
+#[test]
+fn uniform_store_outside_a_preshader_faults() {
+    let p = prog(vec![ustore(2, Index::Imm(0), 1), Instr::Stop]);
+    let (l, mut m) = setup([32, 1, 1], [32, 1, 1], 1);
+    match run_workgroups(&p, &l, &mut m) {
+        Err(Fault::Shader { pc, reason }) => {
+            assert_eq!(pc, 0x1_0000);
+            assert!(reason.contains("preshader"), "{reason}");
+        }
+        other => panic!("expected a shader fault, got {other:?}"),
+    }
+}
+
+#[test]
+fn preshader_faults() {
+    let (mut l, mut m) = setup([32, 1, 1], [32, 1, 1], 1);
+    l.max_lane_steps = 1 << 16;
+    let shader_fault =
+        |p: &Program, l: &LaunchState, m: &mut FlatMemory, what: &str| match run_preshader(p, l, m)
+        {
+            Err(Fault::Shader { reason, .. }) => {
+                assert!(reason.contains(what), "{reason} (expected {what})")
+            }
+            other => panic!("expected a shader fault ({what}), got {other:?}"),
+        };
+    let endless = prog(vec![mov(r32(2), 0), jmp(JumpCond::Any, 0), Instr::Stop]);
+    shader_fault(&endless, &l, &mut m, "budget");
+    let past_end = prog(vec![ustore(2, Index::Imm(511), 0b11), Instr::Stop]);
+    shader_fault(&past_end, &l, &mut m, "outside");
+    let gap_past_end = prog(vec![ustore(2, Index::Imm(509), 0b1001), Instr::Stop]);
+    shader_fault(&gap_past_end, &l, &mut m, "outside");
+    let negative = prog(vec![
+        mov(r32(3), u32::MAX),
+        ustore(2, Index::Reg(r32(3)), 1),
+        Instr::Stop,
+    ]);
+    shader_fault(&negative, &l, &mut m, "outside");
+    let barrier = prog(vec![Instr::ThreadgroupBarrier, Instr::Stop]);
+    shader_fault(&barrier, &l, &mut m, "barrier");
+    let vary = prog(vec![
+        Instr::StVary(StVary {
+            src: r32(2),
+            index: Small::Imm(0),
+            last: true,
+        }),
+        Instr::Stop,
+    ]);
+    assert!(matches!(
+        run_preshader(&vary, &l, &mut m),
+        Err(Fault::Shader { .. })
+    ));
+    // The last half of the file is reachable.
+    let last = prog(vec![
+        mov(r16(2), 0xabcd),
+        ustore(2, Index::Imm(511), 1),
+        Instr::Stop,
+    ]);
+    let (u, _) = run_preshader(&last, &l, &mut m).expect("runs");
+    assert_eq!(u[511], 0xabcd);
+    // A uniform_store's data run is 16-bit registers.
+    let wide = Program::new(
+        0,
+        vec![(
+            0,
+            Instr::UniformStore(UniformStore {
+                reg: r32(2),
+                index: Index::Imm(0),
+                mask: 1,
+            }),
+        )],
+    );
+    assert!(matches!(wide, Err(Fault::Shader { .. })));
+}
+
+/// A store under an exec mask with no lane active writes nothing.
+#[test]
+fn preshader_store_with_no_active_lane_writes_nothing() {
+    let p = prog(vec![
+        mov(r16(2), 5),
+        exec(ExecOp::If, Cond::Int(ICond::UEq), imm(0), imm(1), 1),
+        ustore(2, Index::Imm(0), 1),
+        pop(1),
+        ustore(2, Index::Imm(1), 1),
+        Instr::Stop,
+    ]);
+    let (l, mut m) = setup([32, 1, 1], [32, 1, 1], 1);
+    let (u, _) = run_preshader(&p, &l, &mut m).expect("runs");
+    assert_eq!((u[0], u[1]), (l.uniforms[0], 5));
+}
