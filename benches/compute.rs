@@ -23,7 +23,7 @@ use compiler::abi::{
     BUFFER_DESCRIPTOR_SIZE, NUM_WORKGROUPS_OFFSET, PUSH_CONSTANTS_OFFSET, ROOT_TABLE_SIZE,
 };
 use compiler::{ComputeRequest, ResourceLayout, Target};
-use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
+use hw::gpu::usc::{run_preshader, run_workgroups, FlatMemory, LaunchState, Program};
 use hw::gpu::GpuMemory;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -535,6 +535,19 @@ struct SimRun {
     gpr_halves: u32,
 }
 
+/// The simulated USC's program of `code`.
+fn decoded(code: &[u8]) -> Result<Program> {
+    let mut instrs = Vec::new();
+    let mut at = 0;
+    while at < code.len() {
+        let (i, len) = hw::g13::decode(&code[at..])
+            .map_err(|e| format!("decoding the kernel at {at:#x}: {e:?}"))?;
+        instrs.push((at as u32, i));
+        at += len;
+    }
+    Program::new(0, instrs).map_err(|e| format!("{e:?}"))
+}
+
 /// Compiles the kernel as the ICD would and runs it on the simulated USC in this process,
 /// with the root table, descriptor set and buffer laid out as `compiler::abi` says.
 fn simulate(words: &[u32], invocations: u32, iterations: u32, want: &[u32]) -> Result<SimRun> {
@@ -542,15 +555,7 @@ fn simulate(words: &[u32], invocations: u32, iterations: u32, want: &[u32]) -> R
     const DATA_VA: u64 = 0x20_0000_0000;
     let layout = compiler::reflect::layout_from_spirv(words).map_err(|e| e.to_string())?;
     let binary = compile(words, &layout).map_err(|e| format!("compiling the kernel: {e}"))?;
-    let mut code = Vec::new();
-    let mut at = 0;
-    while at < binary.code.len() {
-        let (i, len) = hw::g13::decode(&binary.code[at..])
-            .map_err(|e| format!("decoding the kernel at {at:#x}: {e:?}"))?;
-        code.push((at as u32, i));
-        at += len;
-    }
-    let program = Program::new(0, code).map_err(|e| format!("{e:?}"))?;
+    let program = decoded(binary.main_code())?;
 
     let data: Vec<u8> = initial(invocations)
         .iter()
@@ -596,6 +601,11 @@ fn simulate(words: &[u32], invocations: u32, iterations: u32, want: &[u32]) -> R
         }
     }
     let t = Instant::now();
+    if let Some(code) = binary.preamble_code() {
+        let (uniforms, _) = run_preshader(&decoded(code)?, &launch, &mut mem)
+            .map_err(|f| format!("the kernel's preamble faulted: {f:?}"))?;
+        launch.uniforms = uniforms;
+    }
     let stats = run_workgroups(&program, &launch, &mut mem)
         .map_err(|f| format!("simulated kernel faulted: {f:?}"))?;
     let time = t.elapsed();

@@ -44,6 +44,13 @@ pub const ROOT_TABLE_SIZE: u32 = PUSH_CONSTANTS_OFFSET + MAX_PUSH_CONSTANTS_SIZE
 pub const PRELOAD_UNIFORM_START: u32 = ROOT_TABLE_SIZE / 2;
 pub const PRELOAD_UNIFORM_END: u32 = 256;
 
+/// Uniform halves where a compute shader's preamble leaves its results
+/// (`passes::preamble`), for the main shader to read: the upper half of the uniform file,
+/// which nothing else of a compute launch uses. The preamble writes them with
+/// `uniform_store` before the launch's threads start.
+pub const PREAMBLE_UNIFORM_START: u32 = 256;
+pub const PREAMBLE_UNIFORM_END: u32 = 512;
+
 /// Bytes of one buffer descriptor in set memory.
 pub const BUFFER_DESCRIPTOR_SIZE: u32 = 16;
 

@@ -115,6 +115,20 @@ pub struct Stats {
     pub gpr_halves: u32,
     pub spills: u32,
     pub fills: u32,
+    /// Instructions of the uniform preamble (0 without one), which runs once per launch.
+    pub preamble_instructions: u32,
+}
+
+/// Where a binary's uniform preamble is (`passes::preamble`): the program a launch runs once
+/// before its threads, which leaves values for the main shader in uniform registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PreambleCode {
+    /// Byte offset of its code in the binary's `code`.
+    pub offset: u32,
+    /// Registers it uses, in 16-bit halves.
+    pub gpr_halves: u32,
+    /// Uniform halves it writes from `abi::PREAMBLE_UNIFORM_START` on.
+    pub result_halves: u32,
 }
 
 /// Uniform halves `[uniform_half, uniform_half + halves)` that a launch loads from memory
@@ -141,12 +155,28 @@ pub enum PreloadSource {
 }
 
 impl ComputeBinary {
-    /// Uniform halves a launch allocates: the root table's and every preload's.
+    /// Uniform halves a launch allocates: the root table's, every preload's and the
+    /// preamble's results.
     pub fn uniform_halves_used(&self) -> u32 {
+        let results = self
+            .preamble
+            .map_or(0, |p| crate::abi::PREAMBLE_UNIFORM_START + p.result_halves);
         self.preloads
             .iter()
             .map(|p| p.uniform_half + p.halves)
-            .fold(self.uniform_halves, u32::max)
+            .fold(self.uniform_halves.max(results), u32::max)
+    }
+
+    /// The main shader's code: all of `code` up to the preamble, which follows it.
+    pub fn main_code(&self) -> &[u8] {
+        let end = self.preamble.map_or(self.code.len(), |p| p.offset as usize);
+        self.code.get(..end).unwrap_or(&self.code)
+    }
+
+    /// The preamble's code, if there is one.
+    pub fn preamble_code(&self) -> Option<&[u8]> {
+        self.preamble
+            .and_then(|p| self.code.get(p.offset as usize..))
     }
 
     /// The uniform file a launch starts with, for harnesses that run the binary without the
@@ -207,6 +237,8 @@ pub struct ComputeBinary {
     /// Constant data for [`PreloadSource::Constants`] preloads: 32-bit constants the shader
     /// reads as uniforms instead of moving them into registers.
     pub constants: Vec<u8>,
+    /// The uniform preamble, if the shader has one; its code is inside `code`.
+    pub preamble: Option<PreambleCode>,
     /// Per-invocation scratch bytes (stack), including spills.
     pub scratch_bytes: u32,
     /// Workgroup memory bytes.
@@ -246,8 +278,38 @@ pub fn compile_compute(req: &ComputeRequest<'_>) -> Result<ComputeBinary, Compil
     let mut shader = crate::frontend::translate(req)?;
     crate::passes::run_all(&mut shader, req.layout)?;
     match req.target {
-        Target::G13 => crate::g13::compile_with_preloads(&shader),
+        Target::G13 => {
+            if let Some(b) = compile_split(&shader, req.layout)? {
+                return Ok(b);
+            }
+            crate::g13::compile_with_preloads(&shader)
+        }
     }
+}
+
+/// The shader as a uniform preamble and a main shader, when it has values worth moving
+/// and the preamble fits its launch.
+fn compile_split(
+    shader: &crate::ir::Shader,
+    layout: &ResourceLayout,
+) -> Result<Option<ComputeBinary>, CompileError> {
+    let flags = crate::debug::flags();
+    if flags.no_preamble {
+        return Ok(None);
+    }
+    let area = crate::abi::PREAMBLE_UNIFORM_END - crate::abi::PREAMBLE_UNIFORM_START;
+    let Some((preamble, main)) = crate::passes::preamble::split(shader, layout, area)? else {
+        return Ok(None);
+    };
+    for (name, s) in [("preamble", &preamble), ("main shader", &main)] {
+        if flags.ir {
+            eprintln!("agx4: IR of the {name}\n{}", crate::ir::print::print(s));
+        }
+        crate::ir::validate::validate(s)
+            .and_then(|()| crate::ir::validate::backend_form(s))
+            .map_err(|e| CompileError::Internal(format!("{name} after the split: {e}")))?;
+    }
+    crate::g13::compile_with_preamble(&main, &preamble)
 }
 
 /// Translates a vertex or fragment entry point to IR and runs every generation-neutral pass

@@ -10,6 +10,8 @@ pub struct Flags {
     pub stats: bool,
     /// Disassembly of the final code.
     pub asm: bool,
+    /// No uniform preambles (`passes::preamble`): every value is computed in the shader.
+    pub no_preamble: bool,
 }
 
 pub fn flags() -> Flags {
@@ -22,6 +24,7 @@ pub fn flags() -> Flags {
                     "ir" => f.ir = true,
                     "stats" => f.stats = true,
                     "asm" => f.asm = true,
+                    "nopreamble" => f.no_preamble = true,
                     "" => {}
                     other => eprintln!("agx4: AGX4_COMPILER_DEBUG: unknown flag {other:?}"),
                 }

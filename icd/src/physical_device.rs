@@ -94,9 +94,9 @@ fn heap_size() -> u64 {
 
 fn pipeline_cache_uuid(params: &drm_asahi_params_global) -> [u8; 16] {
     // FNV-1a over what makes compiled code incompatible: driver version, the cache's entry
-    // format (2: with uniform preloads) and GPU identity.
+    // format (4: with uniform preambles) and GPU identity.
     let key = format!(
-        "agx4 {} cache 3 {:x} {} {}",
+        "agx4 {} cache 4 {:x} {} {}",
         env!("CARGO_PKG_VERSION"),
         params.chip_id,
         params.gpu_generation,

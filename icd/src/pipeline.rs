@@ -99,7 +99,7 @@ pub struct ComputePipeline {
 
 /// What a VkPipeline handle holds.
 pub enum Pipeline {
-    Compute(ComputePipeline),
+    Compute(Box<ComputePipeline>),
     Graphics(Box<GraphicsPipeline>),
 }
 object!(Pipeline, vk::Pipeline);
@@ -242,7 +242,8 @@ pub unsafe extern "system" fn create_compute_pipelines(
             let (p, hit) = unsafe { create_one(dev, cache, &infos[i]) }?;
             // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
             let handle = unsafe {
-                Pipeline::Compute(p).into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT)
+                Pipeline::Compute(Box::new(p))
+                    .into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT)
             }?;
             Ok((handle, hit))
         })

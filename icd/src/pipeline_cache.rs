@@ -46,8 +46,12 @@ fn header(dev: &Device) -> [u8; HEADER_SIZE] {
     out
 }
 
-fn fields(b: &ComputeBinary) -> [u32; 12] {
+/// A binary without a preamble, in the preamble offset field.
+const NO_PREAMBLE: u32 = u32::MAX;
+
+fn fields(b: &ComputeBinary) -> [u32; 16] {
     let s = &b.stats;
+    let p = b.preamble;
     [
         b.gpr_halves,
         b.uniform_halves,
@@ -61,6 +65,10 @@ fn fields(b: &ComputeBinary) -> [u32; 12] {
         s.gpr_halves,
         s.spills,
         s.fills,
+        s.preamble_instructions,
+        p.map_or(NO_PREAMBLE, |p| p.offset),
+        p.map_or(0, |p| p.gpr_halves),
+        p.map_or(0, |p| p.result_halves),
     ]
 }
 
@@ -98,7 +106,7 @@ fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
     };
     while !data.is_empty() {
         let Some(k) = take(8, &mut data) else { return };
-        let Some(f) = take(48, &mut data) else { return };
+        let Some(f) = take(64, &mut data) else { return };
         let Some(len) = take(4, &mut data) else {
             return;
         };
@@ -142,6 +150,11 @@ fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
             uniform_halves: w[1],
             preloads,
             constants,
+            preamble: (w[13] != NO_PREAMBLE).then_some(compiler::PreambleCode {
+                offset: w[13],
+                gpr_halves: w[14],
+                result_halves: w[15],
+            }),
             scratch_bytes: w[2],
             shared_bytes: w[3],
             local_size: [w[4], w[5], w[6]],
@@ -151,6 +164,7 @@ fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
                 gpr_halves: w[9],
                 spills: w[10],
                 fills: w[11],
+                preamble_instructions: w[12],
             },
         };
         into.insert(u64::from_le_bytes(k.try_into().unwrap_or_default()), binary);
@@ -332,6 +346,11 @@ mod tests {
                 },
             ],
             constants: vec![0, 0, 0x80, 0x3f],
+            preamble: Some(compiler::PreambleCode {
+                offset: 16,
+                gpr_halves: 24,
+                result_halves: 6,
+            }),
             scratch_bytes: 0,
             shared_bytes: 256,
             local_size: [64, 2, 1],
@@ -341,15 +360,21 @@ mod tests {
                 gpr_halves: 8,
                 spills: 1,
                 fills: 2,
+                preamble_instructions: 3,
             },
+        };
+        let plain = ComputeBinary {
+            preamble: None,
+            ..b.clone()
         };
         let mut bytes = Vec::new();
         serialize_entry(42, &b, &mut bytes);
-        serialize_entry(7, &b, &mut bytes);
+        serialize_entry(7, &plain, &mut bytes);
         let mut out = BTreeMap::new();
         parse_entries(&bytes, &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(out[&42], b);
+        assert_eq!(out[&7], plain);
         let mut out = BTreeMap::new();
         parse_entries(&bytes[..bytes.len() - 1], &mut out);
         assert_eq!(out.keys().copied().collect::<Vec<_>>(), vec![42]);

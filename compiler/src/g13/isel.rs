@@ -218,6 +218,15 @@ struct Sel<'a> {
     constant_at: HashMap<u32, u16>,
 }
 
+/// The uniform half of 32-bit result `offset` of a compute shader's preamble.
+fn preamble_half(offset: u32) -> Result<u16, CompileError> {
+    let half = abi::PREAMBLE_UNIFORM_START + offset;
+    if !offset.is_multiple_of(2) || half + 2 > abi::PREAMBLE_UNIFORM_END {
+        return Err(internal(format!("preamble result at half {offset}")));
+    }
+    Ok(half as u16)
+}
+
 /// The comparisons a branch can make itself: a `Cmp` in the block just before an `If` whose
 /// condition it is, used nowhere else.
 fn branch_only_compares(shader: &Shader) -> HashMap<Value, (CmpOp, Value, Value)> {
@@ -307,13 +316,23 @@ fn select_only_compares(shader: &Shader) -> HashSet<Value> {
 
 /// Selects instructions for a whole shader.
 pub(crate) fn select(shader: &Shader) -> Result<VProgram, CompileError> {
-    select_with(shader, None, false)
+    select_with(shader, None, false, None)
 }
 
 /// [`select`] for a compute shader whose launch loads uniform preloads: loads of constant
 /// descriptor words become uniforms (see `Sel::preload`).
 pub(crate) fn select_preloading(shader: &Shader) -> Result<VProgram, CompileError> {
-    select_with(shader, None, true)
+    select_with(shader, None, true, None)
+}
+
+/// [`select_preloading`] for a shader whose launch also runs a preamble that already takes
+/// `preloads` of `constants`: the shader shares them and adds its own after.
+pub(crate) fn select_preloading_after(
+    shader: &Shader,
+    preloads: &[crate::UniformPreload],
+    constants: &[u8],
+) -> Result<VProgram, CompileError> {
+    select_with(shader, None, true, Some((preloads, constants)))
 }
 
 /// Selects instructions for a vertex or fragment shader.
@@ -321,16 +340,20 @@ pub(crate) fn select_graphics(
     shader: &Shader,
     target: GraphicsTarget<'_>,
 ) -> Result<VProgram, CompileError> {
-    select_with(shader, Some(target), false)
+    select_with(shader, Some(target), false, None)
 }
 
 fn select_with<'a>(
     shader: &'a Shader,
     gfx: Option<GraphicsTarget<'a>>,
     preloading: bool,
+    seed: Option<(&[crate::UniformPreload], &[u8])>,
 ) -> Result<VProgram, CompileError> {
     let mut s = Sel::new(shader, gfx);
     s.preloading = preloading;
+    if let Some((preloads, constants)) = seed {
+        s.seed_preloads(preloads, constants)?;
+    }
     if gfx.is_some() {
         s.capture_preloads()?;
     }
@@ -415,6 +438,37 @@ impl<'a> Sel<'a> {
             constants: Vec::new(),
             constant_at: HashMap::new(),
         }
+    }
+
+    /// Starts from preloads another program of the launch made (see
+    /// [`select_preloading_after`]).
+    fn seed_preloads(
+        &mut self,
+        preloads: &[crate::UniformPreload],
+        constants: &[u8],
+    ) -> Result<(), CompileError> {
+        for p in preloads {
+            match p.source {
+                crate::PreloadSource::Set { root_offset } => {
+                    let key = (root_offset, p.byte_offset, p.halves);
+                    self.preload_at.insert(key, p.uniform_half as u16);
+                }
+                crate::PreloadSource::Constants => {
+                    for k in 0..p.halves / 2 {
+                        let at = (p.byte_offset + 4 * k) as usize;
+                        let Some(w) = constants.get(at..at + 4) else {
+                            return Err(internal("preload past the constant data"));
+                        };
+                        let bits = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                        self.constant_at
+                            .insert(bits, (p.uniform_half + 2 * k) as u16);
+                    }
+                }
+            }
+        }
+        self.uniform_preloads = preloads.to_vec();
+        self.constants = constants.to_vec();
+        Ok(())
     }
 
     fn finish(self) -> VProgram {
@@ -1083,6 +1137,28 @@ impl Sel<'_> {
             Op::Ballot(b) => self.ballot(self.dst(inst)?, *b),
             Op::LaneRead(l, a) => self.lane_read(self.dst(inst)?, *l, *a),
             Op::Reduce(r, a) => self.reduce(self.dst(inst)?, *r, *a),
+            Op::LoadPreamble { offset } => {
+                let half = preamble_half(*offset)?;
+                let u = Reg {
+                    half,
+                    size: Size::S32,
+                };
+                self.set(self.dst(inst)?, Val::Uniform(u))
+            }
+            Op::StorePreamble { offset, value } => {
+                let half = preamble_half(*offset)?;
+                let r = self.reg(*value)?;
+                // uniform_store moves 16-bit halves: both of the 32-bit register.
+                self.emit(Instr::UniformStore(UniformStore {
+                    reg: Reg {
+                        half: r.half,
+                        size: Size::S16,
+                    },
+                    index: Index::Imm(half as i16),
+                    mask: 0b11,
+                }));
+                Ok(())
+            }
             other => Err(unsupported(format!(
                 "IR operation {other:?} in the G13 back end"
             ))),
@@ -2200,6 +2276,18 @@ impl Sel<'_> {
             return Ok(());
         }
         let (lo, hi) = (self.val(sp.lo)?, self.val(sp.hi)?);
+        // Two uniforms (a preamble's results): copied into one register pair, one store.
+        if let (Val::Uniform(l), Val::Uniform(h)) = (lo, hi) {
+            if l.size == Size::S32 && h.size == Size::S32 {
+                let format = self.mem_format(sp.lo)?;
+                let id = self.new_vreg(Size::S64, false)?;
+                self.copy(vreg(id, 0, Size::S32), Operand::Uniform(l));
+                self.copy(vreg(id, 2, Size::S32), Operand::Uniform(h));
+                let a = self.device_address(sp.lo_addr, format.bytes())?;
+                self.emit(a.access(true, vreg(id, 0, Size::S32), format, 0b11));
+                return Ok(());
+            }
+        }
         if let (Some(id), Val::Reg(l), Val::Reg(h)) = (sp.vreg, lo, hi) {
             if l == vreg(id, 0, Size::S32) && h == vreg(id, 2, Size::S32) {
                 let format = self.mem_format(sp.lo)?;

@@ -68,7 +68,7 @@ pub use graphics::{
     PRELOAD_VERTEX_INDEX, SR_BACKFACING, UVS_CLIP_W, UVS_POINT_SIZE, UVS_POSITION,
 };
 
-use crate::{abi, ir::Shader, CompileError, ComputeBinary};
+use crate::{abi, ir, ir::Shader, CompileError, ComputeBinary};
 
 /// One element of a back-end program.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -205,6 +205,73 @@ pub fn compile_with_preloads(shader: &Shader) -> Result<ComputeBinary, CompileEr
     )
 }
 
+/// A compute shader split by `passes::preamble`: `preamble` computes the results `main`
+/// reads. The preamble is selected first, so the main shader shares its preloads and
+/// constants; its code follows the main shader's. `None` when the preamble would need stack
+/// (spills), which a preshader launch does not give.
+pub fn compile_with_preamble(
+    main: &Shader,
+    preamble: &Shader,
+) -> Result<Option<ComputeBinary>, CompileError> {
+    let opts = Options {
+        preloads: true,
+        ..Options::default()
+    };
+    let mut pv = isel::select_preloading(preamble)?;
+    dead_defs::remove_dead_defs(&mut pv);
+    share_imms::share_immediates(&mut pv);
+    let pc = compile_vprog(&pv, opts)?;
+    // The CDM and VDM words give a preshader's registers in 4 bits of 16-half groups.
+    if pc.spills > 0 || pc.scratch_bytes > 0 || pc.gpr_halves > MAX_PREAMBLE_GPR_HALVES {
+        return Ok(None);
+    }
+    let mut mv = isel::select_preloading_after(main, &pc.preloads, &pc.constants)?;
+    dead_defs::remove_dead_defs(&mut mv);
+    share_imms::share_immediates(&mut mv);
+    let mc = compile_vprog(&mv, opts)?;
+    let me = encode::encode_program(&mc.items)?;
+    let pe = encode::encode_program(&pc.items)?;
+    let stats = stats::Stats::new(&mc, &me);
+    let pstats = stats::Stats::new(&pc, &pe);
+    stats.report(&me.code);
+    pstats.report_preamble(&pe.code);
+    let mut code = me.code;
+    let offset = code.len() as u32;
+    code.extend_from_slice(&pe.code);
+    let mut api_stats = stats.api();
+    api_stats.preamble_instructions = pstats.instructions;
+    Ok(Some(ComputeBinary {
+        code,
+        gpr_halves: mc.gpr_halves.max(pc.gpr_halves),
+        uniform_halves: abi::ROOT_TABLE_SIZE / 2,
+        preloads: mc.preloads,
+        constants: mc.constants,
+        preamble: Some(crate::PreambleCode {
+            offset,
+            gpr_halves: pc.gpr_halves,
+            result_halves: preamble_result_halves(preamble),
+        }),
+        scratch_bytes: mc.scratch_bytes,
+        shared_bytes: main.shared_size,
+        local_size: main.local_size,
+        stats: api_stats,
+    }))
+}
+
+/// Registers a preamble may use, in halves.
+const MAX_PREAMBLE_GPR_HALVES: u32 = 15 * 16;
+
+/// Halves of the result area a preamble writes (from its `StorePreamble`s).
+fn preamble_result_halves(preamble: &Shader) -> u32 {
+    let mut end = 0;
+    crate::passes::for_each_inst(&preamble.body, &mut |i| {
+        if let ir::Op::StorePreamble { offset, .. } = i.op {
+            end = end.max(offset + 2);
+        }
+    });
+    end
+}
+
 fn compile_opts(shader: &Shader, opts: Options) -> Result<ComputeBinary, CompileError> {
     let c = compile_items(shader, opts)?;
     let encoded = encode::encode_program(&c.items)?;
@@ -216,6 +283,7 @@ fn compile_opts(shader: &Shader, opts: Options) -> Result<ComputeBinary, Compile
         uniform_halves: abi::ROOT_TABLE_SIZE / 2,
         preloads: c.preloads,
         constants: c.constants,
+        preamble: None,
         scratch_bytes: c.scratch_bytes,
         shared_bytes: shader.shared_size,
         local_size: shader.local_size,

@@ -349,6 +349,7 @@ pub(crate) fn is_memory(i: &Instr) -> bool {
             | Instr::StackMem(_)
             | Instr::Atomic(_)
             | Instr::ThreadgroupAtomic(_)
+            | Instr::UniformStore(_)
     )
 }
 

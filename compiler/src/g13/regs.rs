@@ -130,6 +130,10 @@ pub(crate) fn visit(i: &mut Instr, f: &mut dyn FnMut(&mut Reg, Access, u16)) {
             index(&mut m.offset, f);
             data(m.store, &mut m.reg, m.mask, f);
         }
+        Instr::UniformStore(u) => {
+            index(&mut u.index, f);
+            data(true, &mut u.reg, u.mask, f);
+        }
         Instr::Atomic(a) => {
             op(&mut a.base, f);
             index(&mut a.index, f);

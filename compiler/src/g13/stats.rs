@@ -30,7 +30,17 @@ impl Stats {
             gpr_halves: self.gprs,
             spills: self.spills,
             fills: self.fills,
+            preamble_instructions: 0,
         }
+    }
+
+    /// What `AGX4_COMPILER_DEBUG` asks for, of a preamble.
+    pub fn report_preamble(&self, code: &[u8]) {
+        let flags = crate::debug::flags();
+        if flags.stats || flags.asm {
+            eprintln!("agx4-shader: preamble:");
+        }
+        self.report(code);
     }
 
     /// The shader-db style line.

@@ -893,6 +893,10 @@ impl<'s> Machine<'s, '_> {
             Op::Texture(_) | Op::ImageStore(_) | Op::ImageAtomic(_) => {
                 return Err("images are not modelled by the IR interpreter".into())
             }
+            // The preamble split happens after every pass the interpreter checks.
+            Op::LoadPreamble { .. } | Op::StorePreamble { .. } => {
+                return Err("preambles are not modelled by the IR interpreter".into())
+            }
             // One invocation alone has no subgroup.
             Op::Ballot(_) | Op::LaneRead(..) | Op::Reduce(..) => {
                 return Err("subgroup operations are not modelled by the IR interpreter".into())

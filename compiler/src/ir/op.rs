@@ -457,6 +457,18 @@ pub enum Op {
     LaneRead(LaneRead, Value),
     /// A reduction or scan of the operand over the active invocations (same type).
     Reduce(Reduction, Value),
+    /// The scalar (I32, F32, I16 or F16) that the shader's preamble stored at `offset`
+    /// 16-bit halves into its result area (`passes::preamble`). Pure: the preamble runs
+    /// once before the launch, so every invocation sees the same value.
+    LoadPreamble {
+        offset: u32,
+    },
+    /// Preamble shaders only: stores `value` (a scalar, as `LoadPreamble` reads it) at
+    /// `offset` halves into the result area the main shader reads.
+    StorePreamble {
+        offset: u32,
+        value: Value,
+    },
 }
 
 /// Whether an operation has effects beyond its result (never removed by DCE, never merged by
@@ -495,6 +507,7 @@ pub fn has_side_effects(op: &Op) -> bool {
             | Op::EndPrimitive
             | Op::ImageStore(_)
             | Op::ImageAtomic(_)
+            | Op::StorePreamble { .. }
             // What they see depends on which invocations run them, so they never move.
             | Op::Ballot(_)
             | Op::LaneRead(..)

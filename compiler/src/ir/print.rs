@@ -177,6 +177,8 @@ fn op_text(op: &Op) -> String {
             value,
         } => format!("StoreBuiltin {builtin:?}.{component} = {}", v(*value)),
         Op::Discard => "Discard".into(),
+        Op::LoadPreamble { offset } => format!("LoadPreamble {offset}"),
+        Op::StorePreamble { offset, value } => format!("StorePreamble {offset} = {}", v(*value)),
         Op::LoadPerVertex {
             vertex,
             slot,

@@ -31,12 +31,15 @@ fn operands(op: &Op) -> Vec<Value> {
         | Op::LoadInputAttachment { sample: None, .. }
         | Op::Discard
         | Op::EmitVertex
-        | Op::EndPrimitive => vec![],
+        | Op::EndPrimitive
+        | Op::LoadPreamble { .. } => vec![],
         Op::LoadPerVertex { vertex, .. } => vec![*vertex],
         Op::LoadInputAttachment {
             sample: Some(s), ..
         } => vec![*s],
-        Op::StoreOutput { value, .. } | Op::StoreBuiltin { value, .. } => vec![*value],
+        Op::StoreOutput { value, .. }
+        | Op::StoreBuiltin { value, .. }
+        | Op::StorePreamble { value, .. } => vec![*value],
         Op::InterpolateInput { at, .. } => match at {
             InterpolateAt::Centroid => vec![],
             InterpolateAt::Sample(i) => vec![*i],
@@ -215,6 +218,7 @@ impl Checker<'_> {
                 | Op::EndPrimitive
                 | Op::ImageStore(_)
                 | Op::ImageAtomic(_)
+                | Op::StorePreamble { .. }
         );
         if needs_dst && rt.is_none() {
             return Err(format!("{op:?} without a result"));
@@ -635,6 +639,16 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
             | Op::EmitVertex
             | Op::EndPrimitive => {}
             Op::Ballot(_) => {}
+            Op::LoadPreamble { .. } | Op::StorePreamble { .. } => {
+                let t = match (&i.op, i.dst) {
+                    (Op::StorePreamble { value, .. }, _) => sh.ty(*value),
+                    (_, Some(d)) => sh.ty(d),
+                    _ => return bad("preamble load without a result"),
+                };
+                if t != Type::I32 && t != Type::F32 {
+                    return bad("preamble value other than a 32-bit scalar");
+                }
+            }
             Op::Reduce(r, v)
                 if crate::passes::hardware_reduces(r.op, sh.ty(*v))
                     && matches!(

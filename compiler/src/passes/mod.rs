@@ -27,6 +27,7 @@ mod lower_textures;
 mod lower_vertex_input;
 mod lower_xfb;
 mod merge_geometry;
+pub mod preamble;
 mod promote_vars;
 mod scalarize;
 mod widen_small;
@@ -190,12 +191,15 @@ pub(crate) fn map_operands(op: &mut Op, f: &mut dyn FnMut(Value) -> Value) {
         | Op::LoadInputAttachment { sample: None, .. }
         | Op::Discard
         | Op::EmitVertex
-        | Op::EndPrimitive => {}
+        | Op::EndPrimitive
+        | Op::LoadPreamble { .. } => {}
         Op::LoadPerVertex { vertex, .. } => *vertex = f(*vertex),
         Op::LoadInputAttachment {
             sample: Some(s), ..
         } => *s = f(*s),
-        Op::StoreOutput { value, .. } | Op::StoreBuiltin { value, .. } => *value = f(*value),
+        Op::StoreOutput { value, .. }
+        | Op::StoreBuiltin { value, .. }
+        | Op::StorePreamble { value, .. } => *value = f(*value),
         Op::Unary(_, a)
         | Op::Conv(_, a)
         | Op::Extract(a, _)

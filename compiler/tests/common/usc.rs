@@ -6,7 +6,7 @@ use compiler::ir::interp::{self, Dispatch, Regions};
 use compiler::{
     abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
 };
-use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
+use hw::gpu::usc::{run_preshader, run_workgroups, FlatMemory, LaunchState, Program};
 use hw::gpu::GpuMemory;
 
 const BUF_BASE: u64 = 0x10_0000;
@@ -52,21 +52,35 @@ pub fn compile(
     let mut layout = layout_for(buffers);
     layout.buffer_robustness = robustness;
     let bin = compile_with(spirv, &layout);
-    let mut instrs = Vec::new();
-    let mut at = 0;
-    while at < bin.code.len() {
-        let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
-        instrs.push(i);
-        at += len;
-    }
+    let instrs = decode(bin.main_code())
+        .into_iter()
+        .map(|(_, i)| i)
+        .collect();
     (bin, instrs)
 }
 
+/// The instructions of `code`, each with its byte offset.
+fn decode(code: &[u8]) -> Vec<(u32, hw::isa::Instr)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < code.len() {
+        let (i, len) = hw::g13::decode(&code[at..]).expect("decode");
+        out.push((at as u32, i));
+        at += len;
+    }
+    out
+}
+
 fn layout_for(n: usize) -> ResourceLayout {
-    let bindings = (0..n as u32)
+    layout_of(&vec![DescriptorKind::StorageBuffer; n])
+}
+
+/// Set 0 with one buffer binding of each kind, bindings 0, 1, ...
+fn layout_of(kinds: &[DescriptorKind]) -> ResourceLayout {
+    let bindings = (0..kinds.len() as u32)
         .map(|b| BindingLayout {
             binding: b,
-            kind: DescriptorKind::StorageBuffer,
+            kind: kinds[b as usize],
             count: 1,
             offset: b * abi::BUFFER_DESCRIPTOR_SIZE,
         })
@@ -111,19 +125,27 @@ pub fn run(src: &str, bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> Option
 
 /// [`run`] on a SPIR-V module.
 pub fn run_spirv(spirv: &[u32], bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8]) -> Vec<Vec<u8>> {
-    let layout = layout_for(bufs.len());
+    let kinds = vec![DescriptorKind::StorageBuffer; bufs.len()];
+    let robustness = compiler::BufferRobustness::default();
+    run_spirv_kinds(spirv, (&kinds, robustness), bufs, groups, push).0
+}
+
+/// [`run_spirv`] with buffer `k` bound as a descriptor of `kinds[k]`, accesses checked or
+/// not as `robustness` says; also returns the binary.
+pub fn run_spirv_kinds(
+    spirv: &[u32],
+    (kinds, robustness): (&[DescriptorKind], compiler::BufferRobustness),
+    bufs: &[Vec<u8>],
+    groups: [u32; 3],
+    push: &[u8],
+) -> (Vec<Vec<u8>>, compiler::ComputeBinary) {
+    let mut layout = layout_of(kinds);
+    layout.buffer_robustness = robustness;
     let bin = compile_with(spirv, &layout);
-    assert_eq!(bin.code.len() as u32, bin.stats.code_bytes);
+    assert_eq!(bin.main_code().len() as u32, bin.stats.code_bytes);
 
     // The USC.
-    let mut code = Vec::new();
-    let mut at = 0;
-    while at < bin.code.len() {
-        let (i, len) = hw::g13::decode(&bin.code[at..]).expect("decode");
-        code.push((at as u32, i));
-        at += len;
-    }
-    let prog = Program::new(0, code).expect("program");
+    let prog = Program::new(0, decode(bin.main_code())).expect("program");
     let (root, set) = root_and_set(bufs, groups, push);
     let mut launch = LaunchState::new(
         bin.local_size,
@@ -141,6 +163,12 @@ pub fn run_spirv(spirv: &[u32], bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8])
     launch.uniforms = bin.launch_uniforms(&root, &mut |va, out| {
         mem.read(va, out).expect("preload from mapped memory")
     });
+    if let Some(code) = bin.preamble_code() {
+        let pre = Program::new(0, decode(code)).expect("preamble program");
+        let (uniforms, _) = run_preshader(&pre, &launch, &mut mem)
+            .unwrap_or_else(|f| panic!("USC fault in the preamble: {f:?}"));
+        launch.uniforms = uniforms;
+    }
     run_workgroups(&prog, &launch, &mut mem).unwrap_or_else(|f| panic!("USC fault: {f:?}"));
     let usc: Vec<Vec<u8>> = bufs
         .iter()
@@ -179,7 +207,7 @@ pub fn run_spirv(spirv: &[u32], bufs: &[Vec<u8>], groups: [u32; 3], push: &[u8])
             "buffer {k}: USC and IR interpreter disagree"
         );
     }
-    usc
+    (usc, bin)
 }
 
 /// `words` with every GLSL.std.450 instruction `ext` replaced by the core instruction `op`

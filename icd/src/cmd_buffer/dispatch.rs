@@ -69,7 +69,8 @@ fn push_root(
 
 /// The USC words of one launch of `program` with its root table at `root` and `sets` bound,
 /// in the order Mesa writes them: shared memory, uniforms (the root table, then the binary's
-/// preloads from set memory), shader, registers, no preshader.
+/// preloads from set memory), shader, registers, then the preshader (the binary's uniform
+/// preamble) or none.
 fn usc_words(program: &Program, root: u64, sets: &[u64]) -> Vec<u8> {
     let b = &program.binary;
     let mut w = Vec::new();
@@ -105,7 +106,13 @@ fn usc_words(program: &Program, root: u64, sets: &[u64]) -> Vec<u8> {
         spill_size: program.spill_size,
     }
     .pack(&mut w);
-    UscWord::NoPreshader.pack(&mut w);
+    match b.preamble {
+        Some(p) => UscWord::Preshader {
+            code: program.code_offset + p.offset,
+        },
+        None => UscWord::NoPreshader,
+    }
+    .pack(&mut w);
     w
 }
 
@@ -134,7 +141,10 @@ pub fn launch(
         uniform_halves: program.binary.uniform_halves_used(),
         texture_states: 0,
         sampler_states: 0,
-        preshader_halves: 0,
+        preshader_halves: program
+            .binary
+            .preamble
+            .map_or(0, |p| p.gpr_halves.div_ceil(16) * 16),
         mode,
         pipeline,
         global_size,

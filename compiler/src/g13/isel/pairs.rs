@@ -185,7 +185,12 @@ fn pure(op: &Op) -> bool {
     op.is_arithmetic()
         || matches!(
             op,
-            Op::Const(_) | Op::Copy(_) | Op::LoadVar(_) | Op::StoreVar(..) | Op::SysVal(_)
+            Op::Const(_)
+                | Op::Copy(_)
+                | Op::LoadVar(_)
+                | Op::StoreVar(..)
+                | Op::SysVal(_)
+                | Op::LoadPreamble { .. }
         )
 }
 

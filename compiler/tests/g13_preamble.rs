@@ -1,0 +1,190 @@
+//! The uniform preamble (`passes::preamble`) on the simulated USC: what it takes out of the
+//! main shader, that its results reach the main shader through the uniform file, and that
+//! it never runs a load the shader would have skipped.
+
+mod common;
+
+use common::usc::{as_u32, run_spirv_kinds, u32s};
+use compiler::BufferRobustness::{Checked, Unchecked};
+use compiler::DescriptorKind::{StorageBuffer, UniformBuffer};
+
+fn floats(xs: &[f32]) -> Vec<u8> {
+    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn as_f32(b: &[u8]) -> Vec<f32> {
+    as_u32(b).into_iter().map(f32::from_bits).collect()
+}
+
+/// Uniform-buffer words and the arithmetic on them and on push constants run once, in the
+/// preamble; the main shader reads the results as uniforms and loads nothing from the UBO.
+#[test]
+fn uniform_buffer_values_come_from_the_preamble() {
+    let src = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std140, set = 0, binding = 0) uniform U { vec4 scale; uint n; };
+layout(std430, set = 0, binding = 1) buffer O { float o[]; };
+layout(push_constant) uniform P { float bias; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    float f = scale.x * scale.y, g = bias * scale.z;
+    if (i < n)
+        o[i] = o[i] * f + g;
+}
+"#;
+    let Some(spirv) = common::glslang(src) else {
+        return;
+    };
+    let mut ubo = floats(&[1.5, -2.0, 0.25, 9.0]);
+    ubo.extend(u32s(&[50]));
+    ubo.resize(32, 0);
+    let o: Vec<f32> = (0..64).map(|k| k as f32 - 7.0).collect();
+    let push = floats(&[3.0]);
+    let (r, bin) = run_spirv_kinds(
+        &spirv,
+        (&[UniformBuffer, StorageBuffer], Unchecked),
+        &[ubo, floats(&o)],
+        [2, 1, 1],
+        &push,
+    );
+    let want: Vec<f32> = o
+        .iter()
+        .enumerate()
+        .map(|(k, &x)| {
+            if k < 50 {
+                x * (1.5 * -2.0) + 3.0 * 0.25
+            } else {
+                x
+            }
+        })
+        .collect();
+    assert_eq!(as_f32(&r[1]), want);
+
+    let p = bin.preamble.expect("a preamble");
+    assert!(p.result_halves >= 4, "{p:?}");
+    assert!(bin.stats.preamble_instructions > 0);
+    let main = decode(bin.main_code());
+    // The UBO's address is at set offset 0: the main shader does not read through it.
+    let loads = main
+        .iter()
+        .filter(|i| matches!(i, hw::isa::Instr::DeviceMem(m) if !m.store))
+        .count();
+    assert_eq!(loads, 1, "only o[i] is loaded: {main:?}");
+    assert!(main
+        .iter()
+        .all(|i| !matches!(i, hw::isa::Instr::UniformStore(_))));
+    let pre = decode(bin.preamble_code().expect("preamble code"));
+    assert!(pre
+        .iter()
+        .any(|i| matches!(i, hw::isa::Instr::UniformStore(_))));
+}
+
+/// A uniform-buffer load that only some invocations reach stays in the main shader: the
+/// preamble runs it for the whole launch, and here the word is past the bound memory (the
+/// simulated memory faults if anything reads it).
+#[test]
+fn loads_behind_a_branch_stay_in_the_main_shader() {
+    let src = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std140, set = 0, binding = 0) uniform U { uint n; uint pad[3]; uvec4 far[8]; };
+layout(std430, set = 0, binding = 1) buffer O { uint o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i == 1000u)
+        o[0] = far[7].w;
+    o[i] = i * n + (n ^ 5u);
+}
+"#;
+    let Some(spirv) = common::glslang(src) else {
+        return;
+    };
+    // Only the first 16 bytes of the block exist.
+    let ubo = u32s(&[6, 0, 0, 0]);
+    let (r, bin) = run_spirv_kinds(
+        &spirv,
+        (&[UniformBuffer, StorageBuffer], Unchecked),
+        &[ubo, vec![0; 32 * 4]],
+        [1, 1, 1],
+        &[],
+    );
+    let want: Vec<u32> = (0..32).map(|i| i * 6 + (6 ^ 5)).collect();
+    assert_eq!(as_u32(&r[1]), want);
+    // `n ^ 5` is still worth computing once.
+    assert!(bin.preamble.is_some());
+}
+
+/// Storage buffers are not read in the preamble: other invocations may write them.
+#[test]
+fn storage_buffer_loads_are_not_hoisted() {
+    let src = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std430, set = 0, binding = 0) buffer A { uint a[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    a[i + 1u] = a[0] * 3u + i;
+}
+"#;
+    let Some(spirv) = common::glslang(src) else {
+        return;
+    };
+    for robustness in [Unchecked, Checked] {
+        let (r, bin) = run_spirv_kinds(
+            &spirv,
+            (&[StorageBuffer], robustness),
+            &[u32s(&[7; 33])],
+            [1, 1, 1],
+            &[],
+        );
+        // With robustness, the range checks' arithmetic on the descriptor's size is uniform
+        // and may move; the load may not.
+        let pre = bin.preamble_code().map(decode).unwrap_or_default();
+        assert!(
+            !pre.iter()
+                .any(|i| matches!(i, hw::isa::Instr::DeviceMem(_))),
+            "{pre:?}"
+        );
+        let a = as_u32(&r[0]);
+        assert_eq!(a[1], 21);
+        assert_eq!(a[32], 7 * 3 + 31);
+    }
+}
+
+/// With robustness the uniform buffer's loads are checked, under `if`s, and stay in the
+/// main shader; the results are the same.
+#[test]
+fn checked_uniform_buffer_loads_give_the_same_results() {
+    let src = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std140, set = 0, binding = 0) uniform U { uint k; uint m; };
+layout(std430, set = 0, binding = 1) buffer O { uint o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    o[i] = i * (k + m) + (k ^ m);
+}
+"#;
+    let Some(spirv) = common::glslang(src) else {
+        return;
+    };
+    for robustness in [Unchecked, Checked] {
+        let (r, _) = run_spirv_kinds(
+            &spirv,
+            (&[UniformBuffer, StorageBuffer], robustness),
+            &[u32s(&[9, 4, 0, 0]), vec![0; 32 * 4]],
+            [1, 1, 1],
+            &[],
+        );
+        let want: Vec<u32> = (0..32).map(|i| i * 13 + (9 ^ 4)).collect();
+        assert_eq!(as_u32(&r[1]), want, "{robustness:?}");
+    }
+}
+
+fn decode(code: &[u8]) -> Vec<hw::isa::Instr> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < code.len() {
+        let (i, len) = hw::g13::decode(&code[at..]).expect("decode");
+        out.push(i);
+        at += len;
+    }
+    out
+}
