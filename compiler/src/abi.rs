@@ -51,6 +51,10 @@ pub const PRELOAD_UNIFORM_END: u32 = 256;
 pub const PREAMBLE_UNIFORM_START: u32 = 256;
 pub const PREAMBLE_UNIFORM_END: u32 = 512;
 
+/// Where a vertex or fragment shader's preamble leaves its results: after the longest root
+/// table a graphics launch preloads (a geometry draw's), up to the end of the uniform file.
+pub const GRAPHICS_PREAMBLE_UNIFORM_START: u32 = GEOMETRY_ROOT_TABLE_SIZE / 2;
+
 /// Bytes of one buffer descriptor in set memory.
 pub const BUFFER_DESCRIPTOR_SIZE: u32 = 16;
 

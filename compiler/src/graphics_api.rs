@@ -3,8 +3,8 @@
 
 use crate::g13::tile_programs;
 use crate::g13::{
-    compile_graphics, compile_graphics_with, ColourOutput, FragmentOutputs, VaryingLayout,
-    CF_FIRST_VARYING, CF_W, CF_Z, UVS_CLIP_W,
+    compile_graphics, compile_graphics_split, compile_graphics_with, ColourOutput, FragmentOutputs,
+    VaryingLayout, CF_FIRST_VARYING, CF_W, CF_Z, UVS_CLIP_W,
 };
 use crate::ir::{
     self, GraphicsShader, Interpolation, Node, Op, OutputBuiltin, Space, Stage, SysVal,
@@ -269,7 +269,26 @@ pub struct StageBinary {
     pub uniform_halves: u32,
     /// Per-thread stack bytes (dynamically indexed locals and spills) the launch must give.
     pub scratch_bytes: u32,
+    /// The uniform preamble, if the shader has one; its code follows the main shader's in
+    /// `code`, and its results start at `abi::GRAPHICS_PREAMBLE_UNIFORM_START`.
+    pub preamble: Option<crate::PreambleCode>,
     pub stats: Stats,
+}
+
+impl StageBinary {
+    /// Uniform halves the launch allocates: the root table's and the preamble's results.
+    pub fn launch_uniform_halves(&self) -> u32 {
+        self.preamble.map_or(self.uniform_halves, |p| {
+            self.uniform_halves
+                .max(crate::abi::GRAPHICS_PREAMBLE_UNIFORM_START + p.result_halves)
+        })
+    }
+
+    /// The main shader's code: all of `code` up to the preamble.
+    pub fn main_code(&self) -> &[u8] {
+        let end = self.preamble.map_or(self.code.len(), |p| p.offset as usize);
+        self.code.get(..end).unwrap_or(&self.code)
+    }
 }
 
 /// A compiled graphics pipeline.
@@ -599,6 +618,7 @@ pub(crate) fn stage_binary(b: crate::g13::GraphicsBinary) -> StageBinary {
         gpr_halves: b.gpr_halves,
         uniform_halves: b.uniform_halves,
         scratch_bytes: b.scratch_bytes,
+        preamble: b.preamble,
         stats: b.stats,
     }
 }
@@ -755,6 +775,8 @@ pub struct VertexStage {
     locations: Vec<u32>,
     /// Out-of-range attribute reads are defined (zero): robustness is enabled.
     robust: bool,
+    /// The vertex shader's descriptors (which are uniform buffers, for its preamble).
+    resources: crate::ResourceLayout,
 }
 
 /// A vertex shader compiled against one vertex input layout: its program and its
@@ -804,7 +826,19 @@ impl VertexStage {
         ] {
             pass(&mut vs.shader)?;
         }
-        let mut vbin = compile_graphics(&vs, &self.varyings, &FragmentOutputs::default())?;
+        let none = FragmentOutputs::default();
+        let mut vbin = match geometry {
+            // The pass-through shader of a geometry draw reads the geometry root table, which
+            // leaves no room for preamble results.
+            Some(_) => compile_graphics(&vs, &self.varyings, &none)?,
+            None => compile_graphics_split(
+                &vs,
+                &self.varyings,
+                &none,
+                &CoverageOptions::default(),
+                &self.resources,
+            )?,
+        };
         let mut xfb = compile_xfb(&unclamped, &self.varyings)?;
         if geometry.is_some() {
             // The pass-through vertex shader and its capture variant read records through the
@@ -959,12 +993,15 @@ fn compile_fragment(
     coverage: &CoverageOptions,
 ) -> Result<crate::g13::GraphicsBinary, CompileError> {
     let outputs = fragment_outputs(req.fragment_state)?;
-    if req.fragment.is_some() && options.count_fragment_invocations {
+    let Some(f) = &req.fragment else {
+        return compile_graphics_with(fs, layout, &outputs, coverage);
+    };
+    if options.count_fragment_invocations {
         let mut counted = fs.clone();
         crate::passes::count_fragment_invocations(&mut counted.shader)?;
-        compile_graphics_with(&counted, layout, &outputs, coverage)
+        compile_graphics_split(&counted, layout, &outputs, coverage, f.layout)
     } else {
-        compile_graphics_with(fs, layout, &outputs, coverage)
+        compile_graphics_split(fs, layout, &outputs, coverage, f.layout)
     }
 }
 
@@ -1017,6 +1054,7 @@ pub fn compile_graphics_pipeline_deferred(
             gpr_halves: 0,
             uniform_halves: 0,
             scratch_bytes: 0,
+            preamble: None,
             stats: Stats::default(),
         },
         fragment,
@@ -1044,6 +1082,7 @@ pub fn compile_graphics_pipeline_deferred(
             varyings: layout,
             locations,
             robust: req.vertex.layout.buffer_robustness == crate::BufferRobustness::Checked,
+            resources: req.vertex.layout.clone(),
         },
     ))
 }

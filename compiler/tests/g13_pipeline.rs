@@ -70,6 +70,23 @@ fn program(code: &[u8]) -> Program {
     Program::new(0, out).expect("program")
 }
 
+/// Runs a stage binary as its launch would: its preamble first, when it has one, whose
+/// uniform file the main shader then starts from.
+fn run_stage(
+    stage: &compiler::StageBinary,
+    l: &LaunchState,
+    mem: &mut FlatMemory,
+    gfx: &mut GraphicsContext,
+) {
+    let mut l = l.clone();
+    if let Some(p) = stage.preamble {
+        let pre = program(&stage.code[p.offset as usize..]);
+        let (uniforms, _) = hw::gpu::usc::run_preshader(&pre, &l, mem).expect("preamble");
+        l.uniforms = uniforms;
+    }
+    run_graphics(&program(stage.main_code()), &l, mem, gfx).expect("run");
+}
+
 fn decode_all(code: &[u8]) -> Vec<hw::isa::Instr> {
     let mut out = Vec::new();
     let mut at = 0;
@@ -523,7 +540,7 @@ fn check_unorm8_blend(b: BlendAttachment, samples: u32) {
     let fsb = bin.fragment.expect("fragment");
     let l = launch(32, fsb.uniform_halves, &constant_root());
     let mut gfx = fragment_ctx(samples, 8, hash);
-    run_graphics(&program(&fsb.code), &l, &mut FlatMemory::new(), &mut gfx).expect("run");
+    run_stage(&fsb, &l, &mut FlatMemory::new(), &mut gfx);
     let fc = gfx.fragment.unwrap();
     // Constants are clamped for a unorm target.
     let c = CONSTANTS.map(|x| f64::from(x).clamp(0.0, 1.0));
@@ -674,7 +691,7 @@ fn float_target_blends_without_clamping() {
     // Destination: finite halves (exponent never 31).
     let dst_half = |i: usize| hash(i) & 0xbf;
     let mut gfx = fragment_ctx(1, 8, dst_half);
-    run_graphics(&program(&fsb.code), &l, &mut FlatMemory::new(), &mut gfx).expect("run");
+    run_stage(&fsb, &l, &mut FlatMemory::new(), &mut gfx);
     let fc = gfx.fragment.unwrap();
     let c = CONSTANTS.map(f64::from);
     for lane in 0..32 {
@@ -777,7 +794,7 @@ fn every_logic_op_on_uint8() {
         let fsb = bin.fragment.unwrap();
         let l = launch(32, fsb.uniform_halves, &[]);
         let mut gfx = fragment_ctx(1, 4, hash);
-        run_graphics(&program(&fsb.code), &l, &mut FlatMemory::new(), &mut gfx).expect("run");
+        run_stage(&fsb, &l, &mut FlatMemory::new(), &mut gfx);
         let fc = gfx.fragment.unwrap();
         for lane in 0..32 {
             let [x, y] = fc.lane_pixels[lane];
@@ -823,7 +840,7 @@ void main() { o = vec4(1.0, 0.0, 0.2, 0.6); f = vec4(0.5, 0.25, 2.0, -1.0); }
     let fsb = bin.fragment.unwrap();
     let l = launch(32, fsb.uniform_halves, &[]);
     let mut gfx = fragment_ctx(1, 20, hash);
-    run_graphics(&program(&fsb.code), &l, &mut FlatMemory::new(), &mut gfx).expect("run");
+    run_stage(&fsb, &l, &mut FlatMemory::new(), &mut gfx);
     let fc = gfx.fragment.unwrap();
     let s = [
         255u8,
@@ -906,7 +923,7 @@ void main() { o = vec4(21.0 / 31.0, 1.0, 6.0 / 31.0, 1.0); }
             let fsb = bin.fragment.unwrap();
             let l = launch(32, fsb.uniform_halves, &[]);
             let mut gfx = fragment_ctx(1, size as u32, fill);
-            run_graphics(&program(&fsb.code), &l, &mut FlatMemory::new(), &mut gfx).expect("run");
+            run_stage(&fsb, &l, &mut FlatMemory::new(), &mut gfx);
             let fc = gfx.fragment.unwrap();
             let src = [21u32, (1 << bits[1]) - 1, 6, 1];
             for lane in 0..32 {
@@ -955,7 +972,7 @@ void main() { o = vec4(1.0, 0.0, 1.0, 0.0); }
     let fsb = bin.fragment.unwrap();
     let l = launch(32, fsb.uniform_halves, &[]);
     let mut gfx = fragment_ctx(1, 4, hash);
-    run_graphics(&program(&fsb.code), &l, &mut FlatMemory::new(), &mut gfx).expect("run");
+    run_stage(&fsb, &l, &mut FlatMemory::new(), &mut gfx);
     let fc = gfx.fragment.unwrap();
     for lane in 0..32 {
         let before = u32::from_le_bytes(std::array::from_fn(|i| hash(lane * 4 + i)));
@@ -1322,7 +1339,7 @@ fn check_attr_cases(cases: Vec<AttrCase>) {
         fragment: None,
         vertex: Some(VertexContext::new(bin.uvs_words)),
     };
-    run_graphics(&program(&bin.vertex.code), &l, &mut mem, &mut gfx).expect("run");
+    run_stage(&bin.vertex, &l, &mut mem, &mut gfx);
     let v = gfx.vertex.unwrap();
     let n = bin.uvs_words as usize;
     for lane in 0..vertices as usize {
@@ -1467,7 +1484,7 @@ void main() {
         vertex: Some(VertexContext::new(bin.uvs_words)),
     };
     let uvs_check = |gfx: &mut GraphicsContext| {
-        run_graphics(&program(&bin.vertex.code), &l, &mut FlatMemory::new(), gfx).expect("run");
+        run_stage(&bin.vertex, &l, &mut FlatMemory::new(), gfx);
     };
     uvs_check(&mut gfx);
     let v = gfx.vertex.unwrap();
@@ -1730,7 +1747,7 @@ fn instance_divisors_in_vertex_fetch() {
         fragment: None,
         vertex: Some(VertexContext::new(bin.uvs_words)),
     };
-    run_graphics(&program(&bin.vertex.code), &l, &mut mem, &mut gfx).expect("run");
+    run_stage(&bin.vertex, &l, &mut mem, &mut gfx);
     let v = gfx.vertex.unwrap();
     let n = bin.uvs_words as usize;
     for lane in 0..lanes as usize {

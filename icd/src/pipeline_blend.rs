@@ -185,10 +185,15 @@ pub fn kills_dynamically(d: &Dynamic) -> bool {
 pub struct FragmentProgram {
     pub code: u32,
     pub gpr_halves: u32,
+    /// Root table halves the launch preloads.
     pub uniform_halves: u32,
     pub spill: u32,
     /// The program may kill samples (late depth/stencil test, punch-through pass).
     pub discards: bool,
+    /// Its uniform preamble, which follows the code.
+    pub preamble: Option<compiler::PreambleCode>,
+    /// Uniform halves the launch allocates (the root table's and the preamble's results).
+    pub launch_uniform_halves: u32,
 }
 
 /// A compiled variant, resident for as long as its pipeline.
@@ -336,6 +341,8 @@ impl FragmentVariants {
                 uniform_halves: bin.uniform_halves,
                 spill,
                 discards,
+                preamble: bin.preamble,
+                launch_uniform_halves: bin.launch_uniform_halves(),
             },
         })
     }

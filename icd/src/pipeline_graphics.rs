@@ -1276,6 +1276,7 @@ fn empty_stage() -> StageBinary {
         gpr_halves: 0,
         uniform_halves: 0,
         scratch_bytes: 0,
+        preamble: None,
         stats: compiler::Stats::default(),
     }
 }

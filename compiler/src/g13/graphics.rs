@@ -239,6 +239,9 @@ pub struct GraphicsBinary {
     pub scratch_bytes: u32,
     /// The shader may discard (its coverage output matters).
     pub discards: bool,
+    /// The uniform preamble, if the shader has one; its code follows the main shader's in
+    /// `code`.
+    pub preamble: Option<crate::PreambleCode>,
     pub stats: Stats,
 }
 
@@ -299,6 +302,52 @@ pub fn compile_graphics_with(
         uniform_halves: abi::GRAPHICS_ROOT_TABLE_SIZE / 2,
         scratch_bytes: c.scratch_bytes,
         discards,
+        preamble: None,
         stats: st.api(),
     })
+}
+
+/// [`compile_graphics_with`] with the values uniform over a draw computed once, by a
+/// preamble (`passes::preamble`), when there are any worth it: `resources` says which
+/// descriptors are uniform buffers.
+pub fn compile_graphics_split(
+    g: &GraphicsShader,
+    layout: &VaryingLayout,
+    outputs: &FragmentOutputs,
+    coverage: &CoverageOptions,
+    resources: &crate::ResourceLayout,
+) -> Result<GraphicsBinary, CompileError> {
+    let area = abi::PREAMBLE_UNIFORM_END - abi::GRAPHICS_PREAMBLE_UNIFORM_START;
+    let split = if crate::debug::flags().no_preamble {
+        None
+    } else {
+        crate::passes::preamble::split(&g.shader, resources, area)?
+    };
+    let Some((preamble, main)) = split else {
+        return compile_graphics_with(g, layout, outputs, coverage);
+    };
+    crate::ir::validate::validate(&preamble)
+        .and_then(|()| crate::ir::validate::backend_form(&preamble))
+        .map_err(|e| CompileError::Internal(format!("preamble after the split: {e}")))?;
+    let mut pv = isel::select_graphics_preamble(&preamble)?;
+    super::dead_defs::remove_dead_defs(&mut pv);
+    super::share_imms::share_immediates(&mut pv);
+    let pc = compile_vprog(&pv, Options::default())?;
+    if pc.spills > 0 || pc.scratch_bytes > 0 || pc.gpr_halves > super::MAX_PREAMBLE_GPR_HALVES {
+        return compile_graphics_with(g, layout, outputs, coverage);
+    }
+    let mut gm = g.clone();
+    gm.shader = main;
+    let mut b = compile_graphics_with(&gm, layout, outputs, coverage)?;
+    let pe = encode::encode_program(&pc.items)?;
+    let pst = stats::Stats::new(&pc, &pe);
+    pst.report_preamble(&pe.code);
+    b.preamble = Some(crate::PreambleCode {
+        offset: b.code.len() as u32,
+        gpr_halves: pc.gpr_halves,
+        result_halves: super::preamble_result_halves(&preamble),
+    });
+    b.code.extend_from_slice(&pe.code);
+    b.stats.preamble_instructions = pst.instructions;
+    Ok(b)
 }

@@ -216,11 +216,14 @@ struct Sel<'a> {
     /// bytes, and the uniform half of each by its bits.
     constants: Vec<u8>,
     constant_at: HashMap<u32, u16>,
+    /// The first uniform half of the preamble's results (`abi`): where `LoadPreamble` reads
+    /// and `StorePreamble` writes.
+    preamble_base: u32,
 }
 
-/// The uniform half of 32-bit result `offset` of a compute shader's preamble.
-fn preamble_half(offset: u32) -> Result<u16, CompileError> {
-    let half = abi::PREAMBLE_UNIFORM_START + offset;
+/// The uniform half of 32-bit result `offset` of a preamble whose results start at `base`.
+fn preamble_half(base: u32, offset: u32) -> Result<u16, CompileError> {
+    let half = base + offset;
     if !offset.is_multiple_of(2) || half + 2 > abi::PREAMBLE_UNIFORM_END {
         return Err(internal(format!("preamble result at half {offset}")));
     }
@@ -316,13 +319,13 @@ fn select_only_compares(shader: &Shader) -> HashSet<Value> {
 
 /// Selects instructions for a whole shader.
 pub(crate) fn select(shader: &Shader) -> Result<VProgram, CompileError> {
-    select_with(shader, None, false, None)
+    select_with(shader, None, false, None, abi::PREAMBLE_UNIFORM_START)
 }
 
 /// [`select`] for a compute shader whose launch loads uniform preloads: loads of constant
 /// descriptor words become uniforms (see `Sel::preload`).
 pub(crate) fn select_preloading(shader: &Shader) -> Result<VProgram, CompileError> {
-    select_with(shader, None, true, None)
+    select_with(shader, None, true, None, abi::PREAMBLE_UNIFORM_START)
 }
 
 /// [`select_preloading`] for a shader whose launch also runs a preamble that already takes
@@ -332,7 +335,13 @@ pub(crate) fn select_preloading_after(
     preloads: &[crate::UniformPreload],
     constants: &[u8],
 ) -> Result<VProgram, CompileError> {
-    select_with(shader, None, true, Some((preloads, constants)))
+    select_with(
+        shader,
+        None,
+        true,
+        Some((preloads, constants)),
+        abi::PREAMBLE_UNIFORM_START,
+    )
 }
 
 /// Selects instructions for a vertex or fragment shader.
@@ -340,7 +349,25 @@ pub(crate) fn select_graphics(
     shader: &Shader,
     target: GraphicsTarget<'_>,
 ) -> Result<VProgram, CompileError> {
-    select_with(shader, Some(target), false, None)
+    select_with(
+        shader,
+        Some(target),
+        false,
+        None,
+        abi::GRAPHICS_PREAMBLE_UNIFORM_START,
+    )
+}
+
+/// Selects instructions for the preamble of a vertex or fragment shader: a plain program
+/// whose results go where graphics launches keep them.
+pub(crate) fn select_graphics_preamble(shader: &Shader) -> Result<VProgram, CompileError> {
+    select_with(
+        shader,
+        None,
+        false,
+        None,
+        abi::GRAPHICS_PREAMBLE_UNIFORM_START,
+    )
 }
 
 fn select_with<'a>(
@@ -348,9 +375,11 @@ fn select_with<'a>(
     gfx: Option<GraphicsTarget<'a>>,
     preloading: bool,
     seed: Option<(&[crate::UniformPreload], &[u8])>,
+    preamble_base: u32,
 ) -> Result<VProgram, CompileError> {
     let mut s = Sel::new(shader, gfx);
     s.preloading = preloading;
+    s.preamble_base = preamble_base;
     if let Some((preloads, constants)) = seed {
         s.seed_preloads(preloads, constants)?;
     }
@@ -437,6 +466,7 @@ impl<'a> Sel<'a> {
             preload_at: HashMap::new(),
             constants: Vec::new(),
             constant_at: HashMap::new(),
+            preamble_base: abi::PREAMBLE_UNIFORM_START,
         }
     }
 
@@ -1138,7 +1168,7 @@ impl Sel<'_> {
             Op::LaneRead(l, a) => self.lane_read(self.dst(inst)?, *l, *a),
             Op::Reduce(r, a) => self.reduce(self.dst(inst)?, *r, *a),
             Op::LoadPreamble { offset } => {
-                let half = preamble_half(*offset)?;
+                let half = preamble_half(self.preamble_base, *offset)?;
                 let u = Reg {
                     half,
                     size: Size::S32,
@@ -1146,7 +1176,7 @@ impl Sel<'_> {
                 self.set(self.dst(inst)?, Val::Uniform(u))
             }
             Op::StorePreamble { offset, value } => {
-                let half = preamble_half(*offset)?;
+                let half = preamble_half(self.preamble_base, *offset)?;
                 let r = self.reg(*value)?;
                 // uniform_store moves 16-bit halves: both of the 32-bit register.
                 self.emit(Instr::UniformStore(UniformStore {
@@ -2087,7 +2117,10 @@ impl Sel<'_> {
                 .is_some_and(|t| t.stage == crate::ir::Stage::Vertex)
             {
                 abi::GEOMETRY_ROOT_TABLE_SIZE
-            } else if self.gfx.is_some() {
+            } else if self.gfx.is_some()
+                || self.preamble_base == abi::GRAPHICS_PREAMBLE_UNIFORM_START
+            {
+                // A vertex or fragment shader's preamble reads the graphics table too.
                 abi::GRAPHICS_ROOT_TABLE_SIZE
             } else {
                 abi::ROOT_TABLE_SIZE

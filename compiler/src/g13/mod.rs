@@ -63,9 +63,10 @@ pub fn tib_element_layout(
 }
 
 pub use graphics::{
-    compile_graphics, compile_graphics_with, ColourOutput, FragmentOutputs, GraphicsBinary,
-    VaryingLayout, VaryingSlot, CF_FIRST_VARYING, CF_W, CF_Z, PRELOAD_INSTANCE_NUMBER,
-    PRELOAD_VERTEX_INDEX, SR_BACKFACING, UVS_CLIP_W, UVS_POINT_SIZE, UVS_POSITION,
+    compile_graphics, compile_graphics_split, compile_graphics_with, ColourOutput, FragmentOutputs,
+    GraphicsBinary, VaryingLayout, VaryingSlot, CF_FIRST_VARYING, CF_W, CF_Z,
+    PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX, SR_BACKFACING, UVS_CLIP_W, UVS_POINT_SIZE,
+    UVS_POSITION,
 };
 
 use crate::{abi, ir, ir::Shader, CompileError, ComputeBinary};
@@ -259,10 +260,10 @@ pub fn compile_with_preamble(
 }
 
 /// Registers a preamble may use, in halves.
-const MAX_PREAMBLE_GPR_HALVES: u32 = 15 * 16;
+pub(crate) const MAX_PREAMBLE_GPR_HALVES: u32 = 15 * 16;
 
 /// Halves of the result area a preamble writes (from its `StorePreamble`s).
-fn preamble_result_halves(preamble: &Shader) -> u32 {
+pub(crate) fn preamble_result_halves(preamble: &Shader) -> u32 {
     let mut end = 0;
     crate::passes::for_each_inst(&preamble.body, &mut |i| {
         if let ir::Op::StorePreamble { offset, .. } = i.op {

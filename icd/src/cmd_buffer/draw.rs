@@ -867,6 +867,7 @@ pub struct VertexLaunch {
     uniform_halves: u32,
     gpr_halves: u32,
     spill: u32,
+    preamble: Option<compiler::PreambleCode>,
 }
 
 /// Uploads the vertex USC words of a draw (shared with an identical earlier draw's) and
@@ -886,8 +887,24 @@ fn vertex_words(
     }
     .pack(&mut vw);
     registers(v.gpr_halves, v.spill).pack(&mut vw);
-    UscWord::NoPreshader.pack(&mut vw);
+    preshader_word(v.code, v.preamble).pack(&mut vw);
     usc_offset(dev, rec.upload.push_shared(dev, &mut vw, 64, None)?)
+}
+
+/// The word that ends a program's USC words: its preamble (whose code follows the
+/// program's at `code`), or none.
+fn preshader_word(code: u32, preamble: Option<compiler::PreambleCode>) -> UscWord {
+    match preamble {
+        Some(p) => UscWord::Preshader {
+            code: code + p.offset,
+        },
+        None => UscWord::NoPreshader,
+    }
+}
+
+/// The preshader register count of a launch whose program has `preamble`.
+fn preshader_halves(preamble: Option<compiler::PreambleCode>) -> u32 {
+    preamble.map_or(0, |p| p.gpr_halves.div_ceil(16) * 16)
 }
 
 /// What a draw's fragment USC words say besides the root table's address and the per-draw
@@ -934,7 +951,7 @@ fn fragment_words(
     }
     .pack(&mut fw);
     registers(f.prog.gpr_halves, f.prog.spill).pack(&mut fw);
-    UscWord::NoPreshader.pack(&mut fw);
+    preshader_word(f.prog.code, f.prog.preamble).pack(&mut fw);
     usc_offset(dev, rec.upload.push_shared(dev, &mut fw, 64, None)?)
 }
 
@@ -1049,6 +1066,7 @@ fn draw_one(
         uniform_halves: vs_bin.uniform_halves,
         gpr_halves: vs_bin.gpr_halves,
         spill: vs_spill,
+        preamble: vs_bin.preamble,
     };
     let vs_words = vertex_words(dev, rec, vertex_launch, root_va)?;
     // The pipeline's own fragment program, unless state compiled into it is dynamic and the
@@ -1061,6 +1079,8 @@ fn draw_one(
                 uniform_halves: f.uniform_halves,
                 spill: p.fragment_spill,
                 discards: b.discards,
+                preamble: f.preamble,
+                launch_uniform_halves: f.launch_uniform_halves(),
             };
             if let Some(v) = &p.variants {
                 let key = crate::pipeline_blend::resolve(
@@ -1101,7 +1121,7 @@ fn draw_one(
             textures_per_draw = inputs.is_some() || spilled.is_some();
             Some((
                 fragment_words(dev, rec, f, [inputs, spilled], root_va)?,
-                f.prog.uniform_halves,
+                f.prog,
             ))
         }
         None => None,
@@ -1235,13 +1255,13 @@ fn draw_one(
             needs_primitive_id: primitive_id,
             ..Default::default()
         }),
-        fragment_shader: fs_words.map(|(words, uniform_halves)| FragmentShader {
+        fragment_shader: fs_words.map(|(words, prog)| FragmentShader {
             counts: ShaderCounts {
                 unknown_0: false,
-                uniform_halves,
+                uniform_halves: prog.launch_uniform_halves,
                 texture_states: 0,
                 sampler_states: 0,
-                preshader_halves: 0,
+                preshader_halves: preshader_halves(prog.preamble),
             },
             cf_binding_count: p.cf_binding_count,
             unknown_1: 0,
@@ -1339,10 +1359,10 @@ fn draw_one(
         restart_index: list.index_buffer.map(|_| restart_index(list.index_size)),
         vertex_shader_word_0: Some(ShaderCounts {
             unknown_0: false,
-            uniform_halves: vs_bin.uniform_halves,
+            uniform_halves: vs_bin.launch_uniform_halves(),
             texture_states: 0,
             sampler_states: 0,
-            preshader_halves: 0,
+            preshader_halves: preshader_halves(vs_bin.preamble),
         }),
         vertex_shader_word_1: Some(VertexShaderWord1 {
             unknown: 0,
