@@ -432,6 +432,7 @@ impl Device {
             let value = unsafe { s.value.u64 };
             match s.name_as_c_str().map(|n| n.to_string_lossy()).as_deref() {
                 Ok("Instructions") => f.instrs = value,
+                Ok("Preamble instructions") => f.preamble = value,
                 Ok("GPRs") => f.gpr_halves = value,
                 Ok("Spills") => f.spills = value,
                 _ => {}
@@ -519,10 +520,11 @@ pub fn corpus(tmp: &Path) -> Result<()> {
     println!("not count; agx4's shaders include them.");
     println!();
     println!(
-        "{:<30} {:<8} {:>7} {:>5} {:>6} | {:>6} {:>8} {:>5} {:>6} | {:>6}",
+        "{:<30} {:<8} {:>7} {:>8} {:>5} {:>6} | {:>6} {:>8} {:>5} {:>6} | {:>6}",
         "pipeline",
         "stage",
         "instrs",
+        "preamble",
         "gprs",
         "spills",
         "mesa",
@@ -572,8 +574,8 @@ pub fn corpus(tmp: &Path) -> Result<()> {
                 None => format!("{:>6} {:>8} {:>5} {:>6} | {:>6}", "-", "-", "-", "-", "-"),
             };
             println!(
-                "{:<30} {stage:<8} {:>7} {:>5} {:>6} | {beside}",
-                d.pair, ours.instrs, ours.gpr_halves, ours.spills
+                "{:<30} {stage:<8} {:>7} {:>8} {:>5} {:>6} | {beside}",
+                d.pair, ours.instrs, ours.preamble, ours.gpr_halves, ours.spills
             );
         }
     }

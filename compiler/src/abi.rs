@@ -51,6 +51,11 @@ pub const PRELOAD_UNIFORM_END: u32 = 256;
 pub const PREAMBLE_UNIFORM_START: u32 = 256;
 pub const PREAMBLE_UNIFORM_END: u32 = 512;
 
+/// Most halves of 64-bit results (buffer addresses) a compute preamble leaves right below
+/// `PREAMBLE_UNIFORM_START`, where a memory instruction can name them as its base; the
+/// launch's preloads then end where they begin.
+pub const PREAMBLE_WIDE_HALVES: u32 = 32;
+
 /// Where a vertex or fragment shader's preamble leaves its results: after the longest root
 /// table a graphics launch preloads (a geometry draw's), up to the end of the uniform file.
 pub const GRAPHICS_PREAMBLE_UNIFORM_START: u32 = GEOMETRY_ROOT_TABLE_SIZE / 2;

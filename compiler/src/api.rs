@@ -127,8 +127,16 @@ pub struct PreambleCode {
     pub offset: u32,
     /// Registers it uses, in 16-bit halves.
     pub gpr_halves: u32,
-    /// Uniform halves it writes from `abi::PREAMBLE_UNIFORM_START` on.
+    /// The uniform halves it writes: `result_halves` from `first_half` on.
+    pub first_half: u32,
     pub result_halves: u32,
+}
+
+impl PreambleCode {
+    /// The uniform half after its results.
+    pub fn results_end(&self) -> u32 {
+        self.first_half + self.result_halves
+    }
 }
 
 /// Uniform halves `[uniform_half, uniform_half + halves)` that a launch loads from memory
@@ -158,9 +166,7 @@ impl ComputeBinary {
     /// Uniform halves a launch allocates: the root table's, every preload's and the
     /// preamble's results.
     pub fn uniform_halves_used(&self) -> u32 {
-        let results = self
-            .preamble
-            .map_or(0, |p| crate::abi::PREAMBLE_UNIFORM_START + p.result_halves);
+        let results = self.preamble.map_or(0, |p| p.results_end());
         self.preloads
             .iter()
             .map(|p| p.uniform_half + p.halves)
@@ -297,7 +303,10 @@ fn compile_split(
     if flags.no_preamble {
         return Ok(None);
     }
-    let area = crate::abi::PREAMBLE_UNIFORM_END - crate::abi::PREAMBLE_UNIFORM_START;
+    let area = crate::passes::preamble::Area {
+        halves: crate::abi::PREAMBLE_UNIFORM_END - crate::abi::PREAMBLE_UNIFORM_START,
+        wide_halves: crate::abi::PREAMBLE_WIDE_HALVES,
+    };
     let Some((preamble, main)) = crate::passes::preamble::split(shader, layout, area)? else {
         return Ok(None);
     };

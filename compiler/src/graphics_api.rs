@@ -279,8 +279,7 @@ impl StageBinary {
     /// Uniform halves the launch allocates: the root table's and the preamble's results.
     pub fn launch_uniform_halves(&self) -> u32 {
         self.preamble.map_or(self.uniform_halves, |p| {
-            self.uniform_halves
-                .max(crate::abi::GRAPHICS_PREAMBLE_UNIFORM_START + p.result_halves)
+            self.uniform_halves.max(p.results_end())
         })
     }
 

@@ -347,6 +347,7 @@ impl Builder {
             body: Vec::new(),
             contract: false,
             offsets_in_range: false,
+            read_only_buffers: Default::default(),
         };
         Builder {
             shader,

@@ -5,6 +5,7 @@
 mod common;
 
 use common::usc::{as_u32, run_spirv_kinds, u32s};
+use compiler::abi;
 use compiler::BufferRobustness::{Checked, Unchecked};
 use compiler::DescriptorKind::{StorageBuffer, UniformBuffer};
 
@@ -187,4 +188,107 @@ fn decode(code: &[u8]) -> Vec<hw::isa::Instr> {
         at += len;
     }
     out
+}
+
+/// A storage buffer the shader only reads (readonly, not aliased) does not change during
+/// the launch: its words at uniform offsets are read once, by the preamble. One that a
+/// second variable of the same binding writes is read by every invocation.
+#[test]
+fn read_only_storage_buffers_are_read_in_the_preamble() {
+    let read_only = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std430, set = 0, binding = 0) readonly buffer A { uint a[]; };
+layout(std430, set = 0, binding = 1) buffer O { uint o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    o[i] = i * a[0] + a[1] * 3u;
+}
+"#;
+    let aliased = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std430, set = 0, binding = 0) readonly buffer A { uint a[]; };
+layout(std430, set = 0, binding = 0) buffer W { uint w[]; };
+layout(std430, set = 0, binding = 1) buffer O { uint o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    o[i] = i * a[0] + a[1] * 3u;
+    w[i + 2u] = i;
+}
+"#;
+    for (src, hoisted) in [(read_only, true), (aliased, false)] {
+        let Some(spirv) = common::glslang(src) else {
+            return;
+        };
+        let mut a = vec![5u32, 7];
+        a.resize(34, 0);
+        let (r, bin) = run_spirv_kinds(
+            &spirv,
+            (&[StorageBuffer, StorageBuffer], Unchecked),
+            &[u32s(&a), vec![0; 32 * 4]],
+            [1, 1, 1],
+            &[],
+        );
+        let want: Vec<u32> = (0..32).map(|i| i * 5 + 21).collect();
+        assert_eq!(as_u32(&r[1]), want);
+        let main_loads = decode(bin.main_code())
+            .iter()
+            .filter(|i| matches!(i, hw::isa::Instr::DeviceMem(m) if !m.store))
+            .count();
+        assert_eq!(main_loads == 0, hoisted, "{src}");
+    }
+}
+
+/// The second pair of a `vec4` access (`base + 16 * i + 8`) is made at a base the preamble
+/// computes (`base + 8`, a 64-bit result below uniform half 256), with the first pair's
+/// index: the same results with and without robustness.
+#[test]
+fn vec4_accesses_share_their_index_through_a_rebased_address() {
+    let src = r#"#version 450
+layout(local_size_x = 16) in;
+layout(std430, set = 0, binding = 0) readonly buffer A { ivec4 a[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer O { ivec4 o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    ivec4 v = a[i];
+    o[i * 2u] = v.wzyx * ivec4(1, -2, 3, -4) + v.yyxx;
+    o[i * 2u + 1u] = v - v.xxxx;
+}
+"#;
+    let Some(spirv) = common::glslang(src) else {
+        return;
+    };
+    let a: Vec<u32> = (0..64u32)
+        .map(|k| k.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    for robustness in [Unchecked, Checked] {
+        let (r, bin) = run_spirv_kinds(
+            &spirv,
+            (&[StorageBuffer, StorageBuffer], robustness),
+            &[u32s(&a), vec![0; 32 * 16]],
+            [1, 1, 1],
+            &[],
+        );
+        let o = as_u32(&r[1]);
+        for i in 0..16 {
+            let v: Vec<i32> = a[4 * i..4 * i + 4].iter().map(|&x| x as i32).collect();
+            let first = [
+                v[3].wrapping_mul(1).wrapping_add(v[1]),
+                v[2].wrapping_mul(-2).wrapping_add(v[1]),
+                v[1].wrapping_mul(3).wrapping_add(v[0]),
+                v[0].wrapping_mul(-4).wrapping_add(v[0]),
+            ];
+            let second = [0, v[1] - v[0], v[2] - v[0], v[3] - v[0]];
+            let got: Vec<i32> = o[8 * i..8 * i + 8].iter().map(|&x| x as i32).collect();
+            assert_eq!(&got[..4], &first, "{robustness:?} {i}");
+            assert_eq!(&got[4..], &second, "{robustness:?} {i}");
+        }
+        if robustness == Unchecked {
+            let p = bin.preamble.expect("a preamble");
+            assert!(p.first_half < abi::PREAMBLE_UNIFORM_START, "{p:?}");
+            let pre = decode(bin.preamble_code().expect("code"));
+            assert!(pre
+                .iter()
+                .any(|i| matches!(i, hw::isa::Instr::UniformStore(u) if u.mask == 0b1111)));
+        }
+    }
 }

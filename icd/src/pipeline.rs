@@ -416,6 +416,11 @@ fn common_stats(
             "Registers reloaded from scratch",
             u64::from(s.fills),
         ),
+        (
+            "Preamble instructions",
+            "Machine instructions of the uniform preamble, which runs once per launch",
+            u64::from(s.preamble_instructions),
+        ),
     ]
 }
 

@@ -49,7 +49,7 @@ fn header(dev: &Device) -> [u8; HEADER_SIZE] {
 /// A binary without a preamble, in the preamble offset field.
 const NO_PREAMBLE: u32 = u32::MAX;
 
-fn fields(b: &ComputeBinary) -> [u32; 16] {
+fn fields(b: &ComputeBinary) -> [u32; 17] {
     let s = &b.stats;
     let p = b.preamble;
     [
@@ -68,6 +68,7 @@ fn fields(b: &ComputeBinary) -> [u32; 16] {
         s.preamble_instructions,
         p.map_or(NO_PREAMBLE, |p| p.offset),
         p.map_or(0, |p| p.gpr_halves),
+        p.map_or(0, |p| p.first_half),
         p.map_or(0, |p| p.result_halves),
     ]
 }
@@ -106,7 +107,7 @@ fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
     };
     while !data.is_empty() {
         let Some(k) = take(8, &mut data) else { return };
-        let Some(f) = take(64, &mut data) else { return };
+        let Some(f) = take(68, &mut data) else { return };
         let Some(len) = take(4, &mut data) else {
             return;
         };
@@ -153,7 +154,8 @@ fn parse_entries(mut data: &[u8], into: &mut BTreeMap<u64, ComputeBinary>) {
             preamble: (w[13] != NO_PREAMBLE).then_some(compiler::PreambleCode {
                 offset: w[13],
                 gpr_halves: w[14],
-                result_halves: w[15],
+                first_half: w[15],
+                result_halves: w[16],
             }),
             scratch_bytes: w[2],
             shared_bytes: w[3],
@@ -349,6 +351,7 @@ mod tests {
             preamble: Some(compiler::PreambleCode {
                 offset: 16,
                 gpr_halves: 24,
+                first_half: 252,
                 result_halves: 6,
             }),
             scratch_bytes: 0,

@@ -55,6 +55,45 @@ impl<'m> Tr<'m> {
         Ok(off)
     }
 
+    /// The struct a buffer variable of type `ty` holds (through arrays of descriptors).
+    fn buffer_struct(&self, ty: Word) -> Result<Word, CompileError> {
+        let mut t = ty;
+        while let SpvType::Array { elem, .. } | SpvType::RuntimeArray { elem } = self.l.get(t)? {
+            t = *elem;
+        }
+        Ok(t)
+    }
+
+    /// Whether a `Uniform` variable of type `ty` is a uniform buffer (a Block, not an old
+    /// style storage buffer's BufferBlock). A `StorageBuffer` variable's struct is a Block
+    /// too.
+    fn is_uniform_block(&self, ty: Word) -> Result<bool, CompileError> {
+        let t = self.buffer_struct(ty)?;
+        Ok(self.decos.has(t, Decoration::Block))
+    }
+
+    /// Whether storage buffer variable `var` of type `ty` is never written through and
+    /// shares its memory with nothing (see `ir::Shader::read_only_buffers`).
+    fn read_only_buffer(&self, var: Word, ty: Word) -> Result<bool, CompileError> {
+        const SHARED: [Decoration; 3] = [
+            Decoration::Aliased,
+            Decoration::Volatile,
+            Decoration::Coherent,
+        ];
+        if SHARED.iter().any(|&d| self.decos.has(var, d)) {
+            return Ok(false);
+        }
+        let whole = self.decos.has(var, Decoration::NonWritable);
+        let t = self.buffer_struct(ty)?;
+        let SpvType::Struct { members } = self.l.get(t)? else {
+            return Ok(whole);
+        };
+        Ok((0..members.len() as u32).all(|m| {
+            SHARED.iter().all(|&d| self.decos.member(t, m, d).is_none())
+                && (whole || self.decos.member(t, m, Decoration::NonWritable).is_some())
+        }))
+    }
+
     /// The pointer an OpVariable (global or local) stands for; emits its initializer.
     pub fn variable(&mut self, inst: &Instruction) -> Result<Entry, CompileError> {
         let rid = result_id(inst)?;
@@ -91,6 +130,14 @@ impl<'m> Tr<'m> {
                         "buffer variable {rid} without DescriptorSet/Binding"
                     )));
                 };
+                if sc == StorageClass::StorageBuffer || !self.is_uniform_block(ty)? {
+                    let read_only = self.read_only_buffer(rid, ty)?;
+                    self.sh
+                        .read_only_buffers
+                        .entry((set, binding))
+                        .and_modify(|r| *r &= read_only)
+                        .or_insert(read_only);
+                }
                 let index = self.u32c(0)?;
                 mem(
                     Base::Descriptor {

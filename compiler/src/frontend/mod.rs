@@ -222,6 +222,7 @@ fn translate_stage(
                 .values()
                 .any(|l| l.iter().any(|(d, _)| *d == Decoration::NoContraction)),
             offsets_in_range: false,
+            read_only_buffers: Default::default(),
         },
         cur: Vec::new(),
         scratch_offsets: HashMap::new(),
@@ -286,6 +287,16 @@ fn translate_stage(
     };
     let mut sh = tr.sh;
     sh.body = tr.cur;
+    // A physical pointer may reach any buffer's memory, so none is read-only.
+    let physical = m.capabilities.iter().any(|c| {
+        c.operands.first()
+            == Some(&Operand::Capability(
+                spirv::Capability::PhysicalStorageBufferAddresses,
+            ))
+    });
+    if physical {
+        sh.read_only_buffers.values_mut().for_each(|r| *r = false);
+    }
     Ok((sh, info))
 }
 

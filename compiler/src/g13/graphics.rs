@@ -317,7 +317,11 @@ pub fn compile_graphics_split(
     coverage: &CoverageOptions,
     resources: &crate::ResourceLayout,
 ) -> Result<GraphicsBinary, CompileError> {
-    let area = abi::PREAMBLE_UNIFORM_END - abi::GRAPHICS_PREAMBLE_UNIFORM_START;
+    // No 64-bit results: a memory base must be below uniform half 256.
+    let area = crate::passes::preamble::Area {
+        halves: abi::PREAMBLE_UNIFORM_END - abi::GRAPHICS_PREAMBLE_UNIFORM_START,
+        wide_halves: 0,
+    };
     let split = if crate::debug::flags().no_preamble {
         None
     } else {
@@ -345,7 +349,8 @@ pub fn compile_graphics_split(
     b.preamble = Some(crate::PreambleCode {
         offset: b.code.len() as u32,
         gpr_halves: pc.gpr_halves,
-        result_halves: super::preamble_result_halves(&preamble),
+        first_half: abi::GRAPHICS_PREAMBLE_UNIFORM_START,
+        result_halves: super::preamble_result_halves(&preamble).1,
     });
     b.code.extend_from_slice(&pe.code);
     b.stats.preamble_instructions = pst.instructions;

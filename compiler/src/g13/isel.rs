@@ -219,15 +219,30 @@ struct Sel<'a> {
     /// The first uniform half of the preamble's results (`abi`): where `LoadPreamble` reads
     /// and `StorePreamble` writes.
     preamble_base: u32,
+    /// Where preloads must end: `abi::PRELOAD_UNIFORM_END`, or the first of a compute
+    /// preamble's 64-bit results below it.
+    preload_end: u32,
 }
 
-/// The uniform half of 32-bit result `offset` of a preamble whose results start at `base`.
-fn preamble_half(base: u32, offset: u32) -> Result<u16, CompileError> {
+/// The uniform register of result `offset` (of `size`) of a preamble whose results start
+/// at `base`. A 64-bit one is aligned, and below half 256 where memory bases must be.
+fn preamble_reg(base: u32, offset: u32, size: Size) -> Result<Reg, CompileError> {
     let half = base + offset;
-    if !offset.is_multiple_of(2) || half + 2 > abi::PREAMBLE_UNIFORM_END {
-        return Err(internal(format!("preamble result at half {offset}")));
+    let ok = match size {
+        Size::S32 => half.is_multiple_of(2) && half + 2 <= abi::PREAMBLE_UNIFORM_END,
+        Size::S64 => half.is_multiple_of(4) && half + 4 <= 256,
+        Size::S16 => false,
+    };
+    if !ok {
+        return Err(internal(format!(
+            "preamble result of {:?} at uniform half {half}",
+            size
+        )));
     }
-    Ok(half as u16)
+    Ok(Reg {
+        half: half as u16,
+        size,
+    })
 }
 
 /// The comparisons a branch can make itself: a `Cmp` in the block just before an `If` whose
@@ -334,14 +349,24 @@ pub(crate) fn select_preloading_after(
     shader: &Shader,
     preloads: &[crate::UniformPreload],
     constants: &[u8],
+    preamble_base: u32,
 ) -> Result<VProgram, CompileError> {
     select_with(
         shader,
         None,
         true,
         Some((preloads, constants)),
-        abi::PREAMBLE_UNIFORM_START,
+        preamble_base,
     )
+}
+
+/// [`select_preloading`] for a compute shader's preamble, whose results start at uniform
+/// half `preamble_base` (the preloads end there).
+pub(crate) fn select_preamble(
+    shader: &Shader,
+    preamble_base: u32,
+) -> Result<VProgram, CompileError> {
+    select_with(shader, None, true, None, preamble_base)
 }
 
 /// Selects instructions for a vertex or fragment shader.
@@ -380,6 +405,7 @@ fn select_with<'a>(
     let mut s = Sel::new(shader, gfx);
     s.preloading = preloading;
     s.preamble_base = preamble_base;
+    s.preload_end = preamble_base.min(abi::PRELOAD_UNIFORM_END);
     if let Some((preloads, constants)) = seed {
         s.seed_preloads(preloads, constants)?;
     }
@@ -467,6 +493,7 @@ impl<'a> Sel<'a> {
             constants: Vec::new(),
             constant_at: HashMap::new(),
             preamble_base: abi::PREAMBLE_UNIFORM_START,
+            preload_end: abi::PRELOAD_UNIFORM_END,
         }
     }
 
@@ -1168,24 +1195,21 @@ impl Sel<'_> {
             Op::LaneRead(l, a) => self.lane_read(self.dst(inst)?, *l, *a),
             Op::Reduce(r, a) => self.reduce(self.dst(inst)?, *r, *a),
             Op::LoadPreamble { offset } => {
-                let half = preamble_half(self.preamble_base, *offset)?;
-                let u = Reg {
-                    half,
-                    size: Size::S32,
-                };
-                self.set(self.dst(inst)?, Val::Uniform(u))
+                let d = self.dst(inst)?;
+                let u = preamble_reg(self.preamble_base, *offset, size_of(self.ty(d)?)?)?;
+                self.set(d, Val::Uniform(u))
             }
             Op::StorePreamble { offset, value } => {
-                let half = preamble_half(self.preamble_base, *offset)?;
+                let u = preamble_reg(self.preamble_base, *offset, size_of(self.ty(*value)?)?)?;
                 let r = self.reg(*value)?;
-                // uniform_store moves 16-bit halves: both of the 32-bit register.
+                // uniform_store moves 16-bit halves: all of the register.
                 self.emit(Instr::UniformStore(UniformStore {
                     reg: Reg {
                         half: r.half,
                         size: Size::S16,
                     },
-                    index: Index::Imm(half as i16),
-                    mask: 0b11,
+                    index: Index::Imm(u.half as i16),
+                    mask: (1u8 << u.size.halves()) - 1,
                 }));
                 Ok(())
             }
@@ -2241,7 +2265,7 @@ impl Sel<'_> {
             .map_or(abi::PRELOAD_UNIFORM_START, |p| p.uniform_half + p.halves);
         // 64-bit uniforms start at a multiple of four halves.
         let start = end.next_multiple_of(halves.max(2));
-        if start + halves > abi::PRELOAD_UNIFORM_END {
+        if start + halves > self.preload_end {
             return Ok(None);
         }
         self.uniform_preloads.push(crate::UniformPreload {
@@ -2276,7 +2300,7 @@ impl Sel<'_> {
             .last()
             .map_or(abi::PRELOAD_UNIFORM_START, |p| p.uniform_half + p.halves);
         let start = end.next_multiple_of(2);
-        if start + 2 > abi::PRELOAD_UNIFORM_END {
+        if start + 2 > self.preload_end {
             return None;
         }
         let byte_offset = self.constants.len() as u32;

@@ -218,7 +218,10 @@ pub fn compile_with_preamble(
         preloads: true,
         ..Options::default()
     };
-    let mut pv = isel::select_preloading(preamble)?;
+    // The 64-bit results come first in the area and end at PREAMBLE_UNIFORM_START.
+    let (wide, halves) = preamble_result_halves(preamble);
+    let first_half = abi::PREAMBLE_UNIFORM_START - wide;
+    let mut pv = isel::select_preamble(preamble, first_half)?;
     dead_defs::remove_dead_defs(&mut pv);
     share_imms::share_immediates(&mut pv);
     let pc = compile_vprog(&pv, opts)?;
@@ -226,7 +229,7 @@ pub fn compile_with_preamble(
     if pc.spills > 0 || pc.scratch_bytes > 0 || pc.gpr_halves > MAX_PREAMBLE_GPR_HALVES {
         return Ok(None);
     }
-    let mut mv = isel::select_preloading_after(main, &pc.preloads, &pc.constants)?;
+    let mut mv = isel::select_preloading_after(main, &pc.preloads, &pc.constants, first_half)?;
     dead_defs::remove_dead_defs(&mut mv);
     share_imms::share_immediates(&mut mv);
     let mc = compile_vprog(&mv, opts)?;
@@ -250,7 +253,8 @@ pub fn compile_with_preamble(
         preamble: Some(crate::PreambleCode {
             offset,
             gpr_halves: pc.gpr_halves,
-            result_halves: preamble_result_halves(preamble),
+            first_half,
+            result_halves: halves,
         }),
         scratch_bytes: mc.scratch_bytes,
         shared_bytes: main.shared_size,
@@ -262,15 +266,22 @@ pub fn compile_with_preamble(
 /// Registers a preamble may use, in halves.
 pub(crate) const MAX_PREAMBLE_GPR_HALVES: u32 = 15 * 16;
 
-/// Halves of the result area a preamble writes (from its `StorePreamble`s).
-pub(crate) fn preamble_result_halves(preamble: &Shader) -> u32 {
-    let mut end = 0;
+/// Halves of the result area a preamble writes (from its `StorePreamble`s): of its 64-bit
+/// results, and in all.
+pub(crate) fn preamble_result_halves(preamble: &Shader) -> (u32, u32) {
+    let (mut wide, mut end) = (0, 0);
     crate::passes::for_each_inst(&preamble.body, &mut |i| {
-        if let ir::Op::StorePreamble { offset, .. } = i.op {
-            end = end.max(offset + 2);
+        if let ir::Op::StorePreamble { offset, value } = i.op {
+            let halves = if preamble.ty(value) == ir::Type::I64 {
+                wide += 4;
+                4
+            } else {
+                2
+            };
+            end = end.max(offset + halves);
         }
     });
-    end
+    (wide, end)
 }
 
 fn compile_opts(shader: &Shader, opts: Options) -> Result<ComputeBinary, CompileError> {

@@ -31,6 +31,7 @@ impl Build {
                 body: Vec::new(),
                 contract: false,
                 offsets_in_range: false,
+                read_only_buffers: Default::default(),
             },
             stack: vec![Vec::new()],
             block: Vec::new(),

@@ -89,6 +89,12 @@ pub struct Shader {
     /// wrapped is out of range (undefined behaviour) anyway: the back end may index with the
     /// unwrapped value. Set by `passes::lower_descriptors`.
     pub offsets_in_range: bool,
+    /// Every storage buffer binding (set, binding) the shader declares, and whether none of
+    /// its variables may be written: all NonWritable, none Aliased, Volatile or Coherent,
+    /// and no physical pointers in the module (which could reach the same memory). Without
+    /// Aliased, Vulkan lets a compiler assume no other variable reaches a buffer's memory,
+    /// so a read-only one does not change during a launch (`passes::preamble`).
+    pub read_only_buffers: std::collections::BTreeMap<(u32, u32), bool>,
 }
 
 /// A vertex, geometry or fragment shader: the body and what the pipeline needs to know about it.

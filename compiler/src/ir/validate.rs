@@ -645,8 +645,8 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
                     (_, Some(d)) => sh.ty(d),
                     _ => return bad("preamble load without a result"),
                 };
-                if t != Type::I32 && t != Type::F32 {
-                    return bad("preamble value other than a 32-bit scalar");
+                if t != Type::I32 && t != Type::F32 && t != Type::I64 {
+                    return bad("preamble value other than a 32-bit scalar or an address");
                 }
             }
             Op::Reduce(r, v)
@@ -765,7 +765,10 @@ pub fn backend_form(sh: &Shader) -> Result<(), String> {
         if is64
             && !matches!(
                 i.op,
-                Op::Load { .. } | Op::Conv(..) | Op::Binary(BinOp::IAdd | BinOp::Shl, ..)
+                Op::Load { .. }
+                    | Op::Conv(..)
+                    | Op::Binary(BinOp::IAdd | BinOp::Shl, ..)
+                    | Op::LoadPreamble { .. }
             )
         {
             return bad("64-bit value outside addressing");

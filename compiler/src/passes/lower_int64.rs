@@ -861,6 +861,7 @@ mod tests {
                 body: vec![],
                 contract: false,
                 offsets_in_range: false,
+                read_only_buffers: Default::default(),
             },
             cur: vec![],
             slot: 0,

@@ -3,9 +3,9 @@
 //! the main shader reads them from a result area instead of computing them per SIMD group.
 //!
 //! A value is *uniform* here when it is a constant, a root table word, a load of memory the
-//! launch cannot change (descriptor set memory, and uniform buffers reached through an
-//! address word of a constant descriptor) at a uniform address, or arithmetic on uniform
-//! values. The preamble runs all of it, whatever the shader's branches would have decided,
+//! launch cannot change (descriptor set memory, and uniform buffers or storage buffers the
+//! shader only reads, reached through an address word of a constant descriptor) at a
+//! uniform address, or arithmetic on uniform values. The preamble runs all of it, whatever the shader's branches would have decided,
 //! so it only takes what is safe to run anyway: arithmetic (AGX arithmetic has no traps,
 //! derivatives aside) and descriptor words from anywhere in the shader (every set a shader
 //! names must be bound), but loads of uniform buffers only from code every invocation runs
@@ -21,6 +21,11 @@
 //! registers the launch preloads), and addresses that are such a word plus a constant (the
 //! memory instruction's own index). Results are 32-bit scalars; a boolean or 64-bit value
 //! the rest uses stays in the main shader, and its operands are considered instead.
+//!
+//! Compute shaders also get 64-bit results: a buffer address plus a constant that an access
+//! adds to a varying index (`(B + x) + 8`, the second pair of a `vec4`) is rebased on the
+//! uniform `B + 8`, which the preamble computes and the memory instruction takes as its base
+//! (`rebase_addresses`); the shader no longer adds the constant to its index.
 //!
 //! The split keeps value numbers: the preamble is a shader over the same value types, so a
 //! value means the same computation in both.
@@ -51,16 +56,33 @@ struct Uniform {
     constant: Option<u64>,
 }
 
-/// The preamble and the rewritten main shader, or `None` when nothing is worth moving.
-/// `area_halves` is the size of the result area in 16-bit halves.
+/// Room for a preamble's results, in 16-bit halves: `halves` for 32-bit values, and
+/// `wide_halves` for 64-bit buffer addresses (a memory instruction names a uniform base only
+/// below uniform half 256, so only launches whose result area starts there have room).
+#[derive(Debug, Clone, Copy)]
+pub struct Area {
+    pub halves: u32,
+    pub wide_halves: u32,
+}
+
+/// The preamble and the rewritten main shader, or `None` when nothing is worth moving. In
+/// the result area the 64-bit results come first, from offset 0, then the 32-bit ones.
 pub fn split(
     sh: &Shader,
     layout: &ResourceLayout,
-    area_halves: u32,
+    area: Area,
 ) -> Result<Option<(Shader, Shader)>, CompileError> {
+    let mut work = sh.clone();
+    let rebased = rebase_addresses(&mut work, area.wide_halves / 4);
+    let sh = &work;
     let mut uniform: HashMap<Value, Uniform> = HashMap::new();
     let mut order: Vec<&Inst> = Vec::new();
     classify_nodes(sh, layout, &sh.body, true, &mut uniform, &mut order);
+    for v in &rebased {
+        if let Some(u) = uniform.get_mut(v) {
+            u.free = false;
+        }
+    }
     if order.is_empty() {
         return Ok(None);
     }
@@ -77,22 +99,24 @@ pub fn split(
     rest_uses(&sh.body, &uniform, &mut |v| note(v, &mut wanted));
 
     // Results, in the order the rest first needs them; a value that cannot be one leaves
-    // its operands wanted instead.
-    let mut results: Vec<(Value, u32)> = Vec::new();
-    let mut used_halves = 0;
+    // its operands wanted instead. The only 64-bit results are the rebased addresses, which
+    // have room by construction.
+    let mut narrow: Vec<Value> = Vec::new();
+    let mut wide: Vec<Value> = Vec::new();
     let mut k = 0;
     while k < wanted.len() {
         let v = wanted[k];
         k += 1;
-        let u = uniform[&v];
-        if u.free {
+        if uniform[&v].free {
             continue;
         }
         let ty = sh.ty(v);
-        let storable = ty == Type::I32 || ty == Type::F32;
-        if storable && used_halves + 2 <= area_halves {
-            results.push((v, used_halves));
-            used_halves += 2;
+        if ty == Type::I64 && rebased.contains(&v) {
+            wide.push(v);
+            continue;
+        }
+        if (ty == Type::I32 || ty == Type::F32) && 2 * (narrow.len() as u32 + 1) <= area.halves {
+            narrow.push(v);
             continue;
         }
         let mut op = defs[&v].clone();
@@ -101,9 +125,21 @@ pub fn split(
             x
         });
     }
-    if results.is_empty() {
+    if narrow.is_empty() && wide.is_empty() {
         return Ok(None);
     }
+    let wide_halves = 4 * wide.len() as u32;
+    let results: Vec<(Value, u32)> = wide
+        .iter()
+        .enumerate()
+        .map(|(k, &v)| (v, 4 * k as u32))
+        .chain(
+            narrow
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| (v, wide_halves + 2 * k as u32)),
+        )
+        .collect();
 
     // The preamble: every uniform instruction the results need, in order, then the stores.
     let mut needed: HashSet<Value> = HashSet::new();
@@ -135,13 +171,202 @@ pub fn split(
         body: vec![Node::Block(body)],
         contract: sh.contract,
         offsets_in_range: sh.offsets_in_range,
+        read_only_buffers: Default::default(),
     };
 
     let mut main = sh.clone();
     let at: HashMap<Value, u32> = results.iter().copied().collect();
-    replace_results(&mut main.body, &at);
+    let mut reads = Vec::new();
+    replace_results(&mut main.body, &at, &mut reads);
+    // A read of the result area has no operands, so it may go first: a rebased address
+    // made in one block may then serve later ones.
+    main.body.insert(0, Node::Block(reads));
     super::dce(&mut main)?;
     Ok(Some((preamble, main)))
+}
+
+/// Rewrites addresses `(B + x) + c` of buffer descriptor word `B`, a varying `x` and a
+/// constant `c` with a multiple of 8 in it, into `(B + hi) + x` (+ `c - hi`, below 8): `B +
+/// hi` is then a uniform the preamble computes once, which a memory instruction takes as its
+/// base, where the shader would otherwise add `hi` to its index per access. Pairs of 32-bit
+/// accesses (at `c - hi` 0 and 4) keep one base. At most `max` such bases; returns them.
+fn rebase_addresses(sh: &mut Shader, max: u32) -> HashSet<Value> {
+    let mut r = Rebase {
+        defs: super::defs(sh),
+        bases: HashMap::new(),
+        max: max as usize,
+    };
+    let body = std::mem::take(&mut sh.body);
+    sh.body = r.nodes(sh, body);
+    r.bases.into_values().collect()
+}
+
+struct Rebase {
+    defs: HashMap<Value, Op>,
+    /// `B + hi` by (B, hi).
+    bases: HashMap<(Value, u64), Value>,
+    max: usize,
+}
+
+impl Rebase {
+    fn nodes(&mut self, sh: &mut Shader, nodes: Vec<Node>) -> Vec<Node> {
+        nodes
+            .into_iter()
+            .map(|n| match n {
+                Node::Block(insts) => Node::Block(self.block(sh, insts)),
+                Node::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => Node::If {
+                    cond,
+                    then_body: self.nodes(sh, then_body),
+                    else_body: self.nodes(sh, else_body),
+                },
+                Node::Loop { body } => Node::Loop {
+                    body: self.nodes(sh, body),
+                },
+                other => other,
+            })
+            .collect()
+    }
+
+    /// The constant of `Conv(UToU, Const)`.
+    fn widened_constant(&self, v: Value) -> Option<u64> {
+        let Some(Op::Conv(ConvOp::UToU, k)) = self.defs.get(&v) else {
+            return None;
+        };
+        match self.defs.get(k) {
+            Some(Op::Const(c)) => c.0.first().map(|&c| c & 0xffff_ffff),
+            _ => None,
+        }
+    }
+
+    /// Whether `v` is a load of a descriptor word: set memory at a root table address plus
+    /// a constant.
+    fn descriptor_word(&self, v: Value) -> bool {
+        let Some(Op::Load {
+            space: Space::Global,
+            addr,
+            ..
+        }) = self.defs.get(&v)
+        else {
+            return false;
+        };
+        let root = |x: &Value| {
+            matches!(
+                self.defs.get(x),
+                Some(Op::Load {
+                    space: Space::Root,
+                    ..
+                })
+            )
+        };
+        match self.defs.get(addr) {
+            Some(Op::Load {
+                space: Space::Root, ..
+            }) => true,
+            Some(Op::Binary(BinOp::IAdd, a, b)) => {
+                (root(a) && self.widened_constant(*b).is_some())
+                    || (root(b) && self.widened_constant(*a).is_some())
+            }
+            _ => false,
+        }
+    }
+
+    fn def(sh: &mut Shader, out: &mut Vec<Inst>, ty: Type, op: Op) -> Value {
+        let v = sh.new_value(ty);
+        out.push(Inst { dst: Some(v), op });
+        v
+    }
+
+    fn block(&mut self, sh: &mut Shader, insts: Vec<Inst>) -> Vec<Inst> {
+        // `(B + hi) + x` by (B, x, hi), reused while in this block.
+        let mut sums: HashMap<(Value, Value, u64), Value> = HashMap::new();
+        let mut out = Vec::with_capacity(insts.len());
+        for mut i in insts {
+            let Some((d, b, x, hi, lo)) = self.candidate(sh, &i) else {
+                out.push(i);
+                continue;
+            };
+            let base = match self.bases.get(&(b, hi)) {
+                Some(&v) => v,
+                None if self.bases.len() < self.max => {
+                    let k = Self::def(
+                        sh,
+                        &mut out,
+                        Type::I32,
+                        Op::Const(crate::ir::Constant(vec![hi])),
+                    );
+                    let k64 = Self::def(sh, &mut out, Type::I64, Op::Conv(ConvOp::UToU, k));
+                    let v = Self::def(sh, &mut out, Type::I64, Op::Binary(BinOp::IAdd, b, k64));
+                    self.bases.insert((b, hi), v);
+                    v
+                }
+                None => {
+                    out.push(i);
+                    continue;
+                }
+            };
+            if lo == 0 {
+                i.op = Op::Binary(BinOp::IAdd, base, x);
+                sums.entry((b, x, hi)).or_insert(d);
+                out.push(i);
+                continue;
+            }
+            let sum = match sums.get(&(b, x, hi)) {
+                Some(&s) => s,
+                None => {
+                    let s = Self::def(sh, &mut out, Type::I64, Op::Binary(BinOp::IAdd, base, x));
+                    sums.insert((b, x, hi), s);
+                    s
+                }
+            };
+            let k = Self::def(
+                sh,
+                &mut out,
+                Type::I32,
+                Op::Const(crate::ir::Constant(vec![lo])),
+            );
+            let k64 = Self::def(sh, &mut out, Type::I64, Op::Conv(ConvOp::UToU, k));
+            i.op = Op::Binary(BinOp::IAdd, sum, k64);
+            out.push(i);
+        }
+        out
+    }
+
+    /// `d = (B + x) + c` as (d, B, x, hi, lo) with `c = hi + lo`, `hi` a nonzero multiple
+    /// of 8 and `lo` below 8.
+    fn candidate(&self, sh: &Shader, i: &Inst) -> Option<(Value, Value, Value, u64, u64)> {
+        let d = i.dst?;
+        let Op::Binary(BinOp::IAdd, a, b) = i.op else {
+            return None;
+        };
+        if sh.ty(d) != Type::I64 {
+            return None;
+        }
+        let (inner, c) = match (self.widened_constant(b), self.widened_constant(a)) {
+            (Some(c), _) => (a, c),
+            (_, Some(c)) => (b, c),
+            _ => return None,
+        };
+        let Some(Op::Binary(BinOp::IAdd, p, q)) = self.defs.get(&inner) else {
+            return None;
+        };
+        let (base, x) = if self.descriptor_word(*p) {
+            (*p, *q)
+        } else if self.descriptor_word(*q) {
+            (*q, *p)
+        } else {
+            return None;
+        };
+        // Only a varying `x`: a constant one is the index already.
+        if self.widened_constant(x).is_some() || c >= 1 << 31 {
+            return None;
+        }
+        let (hi, lo) = (c & !7, c & 7);
+        (hi != 0).then_some((d, base, x, hi, lo))
+    }
 }
 
 /// Classifies the instructions of `nodes` in order (see [`classify`]); `always` says every
@@ -198,26 +423,29 @@ fn returns(nodes: &[Node]) -> bool {
     })
 }
 
-/// Turns the definitions of the results into reads of the result area.
-fn replace_results(nodes: &mut [Node], at: &HashMap<Value, u32>) {
+/// Takes the definitions of the results out, as reads of the result area (`reads`).
+fn replace_results(nodes: &mut [Node], at: &HashMap<Value, u32>, reads: &mut Vec<Inst>) {
     for n in nodes {
         match n {
-            Node::Block(insts) => {
-                for i in insts.iter_mut() {
-                    if let Some(&offset) = i.dst.and_then(|d| at.get(&d)) {
-                        i.op = Op::LoadPreamble { offset };
-                    }
+            Node::Block(insts) => insts.retain(|i| match i.dst.and_then(|d| at.get(&d)) {
+                Some(&offset) => {
+                    reads.push(Inst {
+                        dst: i.dst,
+                        op: Op::LoadPreamble { offset },
+                    });
+                    false
                 }
-            }
+                None => true,
+            }),
             Node::If {
                 then_body,
                 else_body,
                 ..
             } => {
-                replace_results(then_body, at);
-                replace_results(else_body, at);
+                replace_results(then_body, at, reads);
+                replace_results(else_body, at, reads);
             }
-            Node::Loop { body } => replace_results(body, at),
+            Node::Loop { body } => replace_results(body, at, reads),
             _ => {}
         }
     }
@@ -299,7 +527,7 @@ fn classify(
                 Region::Set { set, offset } => {
                     // A descriptor word at a constant offset is a preloaded uniform; one of
                     // a uniform buffer's address words points at read-only memory.
-                    let ubo = offset.is_some_and(|o| uniform_buffer_address(layout, set, o));
+                    let ubo = offset.is_some_and(|o| read_only_buffer_address(sh, layout, set, o));
                     Some(Uniform {
                         free: offset.is_some() && a.free,
                         region: ubo.then_some(Region::ReadOnly),
@@ -358,16 +586,24 @@ fn classify(
     }
 }
 
-/// Whether byte `offset` of set `set`'s memory is the address word of a uniform buffer
-/// descriptor.
-fn uniform_buffer_address(layout: &ResourceLayout, set: u32, offset: u64) -> bool {
+/// Whether byte `offset` of set `set`'s memory is the address word of a buffer descriptor
+/// whose memory the launch does not change: a uniform buffer, or a storage buffer the shader
+/// only reads (`Shader::read_only_buffers`).
+fn read_only_buffer_address(sh: &Shader, layout: &ResourceLayout, set: u32, offset: u64) -> bool {
     let Some(Some(s)) = layout.sets.get(set as usize) else {
         return false;
     };
     let size = u64::from(abi::BUFFER_DESCRIPTOR_SIZE);
     s.bindings.iter().any(|b| {
         let start = u64::from(b.offset);
-        b.kind == DescriptorKind::UniformBuffer
+        let read_only = match b.kind {
+            DescriptorKind::UniformBuffer => true,
+            DescriptorKind::StorageBuffer => {
+                sh.read_only_buffers.get(&(set, b.binding)) == Some(&true)
+            }
+            _ => false,
+        };
+        read_only
             && offset >= start
             && offset < start + u64::from(b.count) * size
             && (offset - start).is_multiple_of(size)

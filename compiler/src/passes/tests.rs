@@ -28,6 +28,7 @@ impl B {
                 body: vec![],
                 contract: false,
                 offsets_in_range: false,
+                read_only_buffers: Default::default(),
             },
             cur: vec![],
         }
