@@ -938,3 +938,29 @@ OpFunctionEnd
         Some([Some(1.0); 4])
     );
 }
+
+/// A fragment shader whose interface lists gl_SampleID runs once per sample even when it
+/// never reads it (the CTS's `sample_id_static_use`): the interface is a static use.
+#[test]
+fn sample_id_in_the_interface_alone_makes_the_shader_per_sample() {
+    let unused = r#"#version 450
+layout(location = 0) out vec4 o;
+void main() {
+    gl_SampleID;
+    o = vec4(1.0);
+}
+"#;
+    let plain = r#"#version 450
+layout(location = 0) out vec4 o;
+void main() {
+    o = vec4(1.0);
+}
+"#;
+    for (src, per_sample) in [(unused, true), (plain, false)] {
+        let Some(spirv) = glslang_stage(src, "frag") else {
+            return;
+        };
+        let (raw, _) = translate_words(&spirv, Stage::Fragment);
+        assert_eq!(raw.per_sample, per_sample, "{src}");
+    }
+}

@@ -236,7 +236,17 @@ fn translate_stage(
         stage,
         outputs: Vec::new(),
         written_members,
-        per_sample: false,
+        // A fragment shader whose interface lists SampleId or SamplePosition runs per sample
+        // even if it never reads them: the interface is its static use (Vulkan's sample
+        // shading rule).
+        per_sample: stage == ir::Stage::Fragment
+            && ep.interface.iter().any(|&v| {
+                decos.get(v, spirv::Decoration::BuiltIn).is_some_and(|b| {
+                    [spirv::BuiltIn::SampleId, spirv::BuiltIn::SamplePosition]
+                        .iter()
+                        .any(|&s| b.first() == Some(&(s as u32)))
+                })
+            }),
         origin_upper_left: ep.modes.contains(&spirv::ExecutionMode::OriginUpperLeft),
         demote_allowed: m.capabilities.iter().any(|c| {
             c.operands.first()
