@@ -1,8 +1,9 @@
 //! Algebraic simplification: identities (x+0, x*1, x<<0, x|0, ...), absorbing elements for
 //! integers (x*0, x&0), strength reduction of multiplication, unsigned division and modulo,
 //! and floored signed modulo by powers of two, selects whose arms agree or whose condition
-//! is constant, unsigned comparisons with 0 that always hold or never do, and unsigned clamps
-//! that the operand's bounds show never clamp.
+//! is constant, unsigned comparisons with 0 that always hold or never do, unsigned clamps
+//! that the operand's bounds show never clamp, and right shifts that the operand's bounds
+//! show leave nothing.
 
 use std::collections::HashMap;
 
@@ -98,6 +99,14 @@ fn simplify(sh: &Shader, d: &HashMap<Value, Op>, op: &Op, dst: Value) -> Option<
                 BinOp::UMax if ty == Type::I32 && urange(sh, d, *x).0 >= urange(sh, d, *y).1 => {
                     Some(Op::Copy(*x))
                 }
+                // A shift that moves every bit the operand may have out (the carry between
+                // the words of a small 64-bit value shifted left).
+                BinOp::UShr
+                    if ty == Type::I32
+                        && cy.is_some_and(|k| k < 32 && urange(sh, d, *x).1 >> k == 0) =>
+                {
+                    Some(zero_const())
+                }
                 BinOp::And | BinOp::Or | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax
                     if x == y =>
                 {
@@ -107,6 +116,15 @@ fn simplify(sh: &Shader, d: &HashMap<Value, Op>, op: &Op, dst: Value) -> Option<
             }
         }
         Op::Select(_, a, b) if a == b => Some(Op::Copy(*a)),
+        // Arms that are the same constant (a 64-bit select's high words, split by
+        // lower_int64, before CSE has merged the constants).
+        Op::Select(_, a, b)
+            if splat_of(d, *a).is_some()
+                && splat_of(d, *a) == splat_of(d, *b)
+                && sh.ty(*a) == sh.ty(*b) =>
+        {
+            Some(Op::Copy(*a))
+        }
         Op::Select(c, a, b) => match splat_of(d, *c) {
             Some(0) => Some(Op::Copy(*b)),
             Some(_) => Some(Op::Copy(*a)),

@@ -340,6 +340,11 @@ pub(crate) fn urange_knowing(
                 (0, ls.iter().product::<u64>() - 1)
             }
             Some(Op::Binary(ir::BinOp::And, x, y)) => (0, r(*x).1.min(r(*y).1)),
+            Some(Op::Select(_, a, b)) => {
+                let (a, b) = (r(*a), r(*b));
+                (a.0.min(b.0), a.1.max(b.1))
+            }
+            Some(Op::Conv(ir::ConvOp::BoolToInt, _)) => (0, 1),
             Some(Op::Binary(ir::BinOp::Shl, x, k)) => match konst(*k) {
                 Some(k @ 0..=31) => fits((r(*x).0 << k, r(*x).1 << k)),
                 _ => ALL,

@@ -195,7 +195,22 @@ fn rebase_addresses(sh: &mut Shader, max: u32) -> HashSet<Value> {
         defs: super::defs(sh),
         bases: HashMap::new(),
         max: max as usize,
+        reach: HashMap::new(),
     };
+    // Only a whole second pair of one 16-byte element (a vec4's words 2 and 3, and nothing
+    // further from the same index) gains: a single word moved to another base would break
+    // the pair it makes with the next field.
+    super::for_each_inst(&sh.body, &mut |i| {
+        if let Some((_, b, x, hi, lo)) = r.candidate(sh, i, true) {
+            let c = hi + lo;
+            let e = r.reach.entry((b, x)).or_insert(0);
+            *e |= if c < 16 && c % 4 == 0 {
+                1 << (c / 4)
+            } else {
+                1 << 8
+            };
+        }
+    });
     let body = std::mem::take(&mut sh.body);
     sh.body = r.nodes(sh, body);
     r.bases.into_values().collect()
@@ -206,6 +221,9 @@ struct Rebase {
     /// `B + hi` by (B, hi).
     bases: HashMap<(Value, u64), Value>,
     max: usize,
+    /// The constants added to each (B, x): bit `c / 4` for the words of a 16-byte element,
+    /// bit 8 for anything else.
+    reach: HashMap<(Value, Value), u16>,
 }
 
 impl Rebase {
@@ -285,10 +303,19 @@ impl Rebase {
         let mut sums: HashMap<(Value, Value, u64), Value> = HashMap::new();
         let mut out = Vec::with_capacity(insts.len());
         for mut i in insts {
-            let Some((d, b, x, hi, lo)) = self.candidate(sh, &i) else {
+            let Some((d, b, x, hi, lo)) = self.candidate(sh, &i, false) else {
                 out.push(i);
                 continue;
             };
+            // Words 2 and 3 (offsets 8 and 12), and nothing past the element.
+            if self
+                .reach
+                .get(&(b, x))
+                .is_none_or(|&m| m & 0b1_0000_1100 != 0b1100)
+            {
+                out.push(i);
+                continue;
+            }
             let base = match self.bases.get(&(b, hi)) {
                 Some(&v) => v,
                 None if self.bases.len() < self.max => {
@@ -336,8 +363,13 @@ impl Rebase {
     }
 
     /// `d = (B + x) + c` as (d, B, x, hi, lo) with `c = hi + lo`, `hi` a nonzero multiple
-    /// of 8 and `lo` below 8.
-    fn candidate(&self, sh: &Shader, i: &Inst) -> Option<(Value, Value, Value, u64, u64)> {
+    /// of 8 (any, with `all`) and `lo` below 8.
+    fn candidate(
+        &self,
+        sh: &Shader,
+        i: &Inst,
+        all: bool,
+    ) -> Option<(Value, Value, Value, u64, u64)> {
         let d = i.dst?;
         let Op::Binary(BinOp::IAdd, a, b) = i.op else {
             return None;
@@ -365,7 +397,7 @@ impl Rebase {
             return None;
         }
         let (hi, lo) = (c & !7, c & 7);
-        (hi != 0).then_some((d, base, x, hi, lo))
+        (all || hi != 0).then_some((d, base, x, hi, lo))
     }
 }
 
