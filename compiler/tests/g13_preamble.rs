@@ -80,11 +80,11 @@ void main() {
         .any(|i| matches!(i, hw::isa::Instr::UniformStore(_))));
 }
 
-/// A uniform-buffer load that only some invocations reach stays in the main shader: the
-/// preamble runs it for the whole launch, and here the word is past the bound memory (the
-/// simulated memory faults if anything reads it).
+/// A uniform-buffer load that only some invocations reach, past the bound memory here (the
+/// simulated memory faults if anything reads it), must not fault when the preamble runs it
+/// for the whole launch.
 #[test]
-fn loads_behind_a_branch_stay_in_the_main_shader() {
+fn loads_behind_a_branch_never_read_past_the_range() {
     let src = r#"#version 450
 layout(local_size_x = 32) in;
 layout(std140, set = 0, binding = 0) uniform U { uint n; uint pad[3]; uvec4 far[8]; };
@@ -150,8 +150,8 @@ void main() {
     }
 }
 
-/// With robustness the uniform buffer's loads are checked, under `if`s, and stay in the
-/// main shader; the results are the same.
+/// With robustness the uniform buffer's loads are checked, under `if`s: the preamble reads
+/// them behind its own range test, and the results are the same.
 #[test]
 fn checked_uniform_buffer_loads_give_the_same_results() {
     let src = r#"#version 450
@@ -167,7 +167,7 @@ void main() {
         return;
     };
     for robustness in [Unchecked, Checked] {
-        let (r, _) = run_spirv_kinds(
+        let (r, bin) = run_spirv_kinds(
             &spirv,
             (&[UniformBuffer, StorageBuffer], robustness),
             &[u32s(&[9, 4, 0, 0]), vec![0; 32 * 4]],
@@ -176,7 +176,54 @@ void main() {
         );
         let want: Vec<u32> = (0..32).map(|i| i * 13 + (9 ^ 4)).collect();
         assert_eq!(as_u32(&r[1]), want, "{robustness:?}");
+        // Checked or not, the words are read once, by the preamble (checked ones behind
+        // its range test).
+        let loads = decode(bin.main_code())
+            .iter()
+            .filter(|i| matches!(i, hw::isa::Instr::DeviceMem(m) if !m.store))
+            .count();
+        assert_eq!(loads, 0, "{robustness:?}");
     }
+}
+
+/// A uniform-buffer load behind a branch moves to the preamble with a range test: inside
+/// the range it reads the word, so invocations that take the branch see it; past the range
+/// (the 16 bytes that exist here) it reads a word that is always there instead.
+#[test]
+fn loads_behind_a_branch_are_range_tested_in_the_preamble() {
+    let src = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std140, set = 0, binding = 0) uniform U { uint k; uint m; uint pad[2]; uvec4 far[8]; };
+layout(std430, set = 0, binding = 1) buffer O { uint o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if ((i & 1u) == 1u)
+        o[i] = m * 3u + i;
+    else if (i == 1000u)
+        o[i] = far[7].w;
+    else
+        o[i] = k;
+}
+"#;
+    let Some(spirv) = common::glslang(src) else {
+        return;
+    };
+    let (r, bin) = run_spirv_kinds(
+        &spirv,
+        (&[UniformBuffer, StorageBuffer], Unchecked),
+        &[u32s(&[6, 11, 0, 0]), vec![0; 32 * 4]],
+        [1, 1, 1],
+        &[],
+    );
+    let want: Vec<u32> = (0..32)
+        .map(|i| if i & 1 == 1 { 33 + i } else { 6 })
+        .collect();
+    assert_eq!(as_u32(&r[1]), want);
+    let loads = decode(bin.main_code())
+        .iter()
+        .filter(|i| matches!(i, hw::isa::Instr::DeviceMem(m) if !m.store))
+        .count();
+    assert_eq!(loads, 0, "the words come from the preamble");
 }
 
 fn decode(code: &[u8]) -> Vec<hw::isa::Instr> {

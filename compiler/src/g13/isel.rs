@@ -230,7 +230,7 @@ fn preamble_reg(base: u32, offset: u32, size: Size) -> Result<Reg, CompileError>
     let half = base + offset;
     let ok = match size {
         Size::S32 => half.is_multiple_of(2) && half + 2 <= abi::PREAMBLE_UNIFORM_END,
-        Size::S64 => half.is_multiple_of(4) && half + 4 <= 256,
+        Size::S64 => half.is_multiple_of(4) && half + 4 <= u32::from(MEMORY_BASE_UNIFORM_HALVES),
         Size::S16 => false,
     };
     if !ok {
@@ -830,7 +830,7 @@ impl Sel<'_> {
         match self.resolved(v)? {
             // A memory instruction's uniform base names only the first 256 halves; one
             // further on (the capture words of passes::lower_xfb) is copied to a register.
-            Val::Uniform(u) if u.half >= 256 => {
+            Val::Uniform(u) if u.half >= MEMORY_BASE_UNIFORM_HALVES => {
                 let id = self.new_vreg(u.size, false)?;
                 // A move takes 32 bits at a time.
                 for part in (0..u.size.halves()).step_by(2) {

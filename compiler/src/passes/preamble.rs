@@ -5,13 +5,16 @@
 //! A value is *uniform* here when it is a constant, a root table word, a load of memory the
 //! launch cannot change (descriptor set memory, and uniform buffers or storage buffers the
 //! shader only reads, reached through an address word of a constant descriptor) at a
-//! uniform address, or arithmetic on uniform values. The preamble runs all of it, whatever the shader's branches would have decided,
-//! so it only takes what is safe to run anyway: arithmetic (AGX arithmetic has no traps,
-//! derivatives aside) and descriptor words from anywhere in the shader (every set a shader
-//! names must be bound), but loads of uniform buffers only from code every invocation runs
-//! (the top-level blocks before anything that may end the invocation), since an offset the
-//! shader guards with a branch may be past the buffer's range. Robustness checks are `If`
-//! nodes, so checked loads stay in the main shader.
+//! uniform address, or arithmetic on uniform values. The preamble runs all of it, whatever
+//! the shader's branches would have decided, so it only takes what is safe to run anyway:
+//! arithmetic (AGX arithmetic has no traps, derivatives aside) and descriptor words from
+//! anywhere in the shader (every set a shader names must be bound); loads of read-only
+//! buffers as they are from code every invocation runs (the top-level blocks before
+//! anything that may end the invocation); and elsewhere (behind a branch, or a robustness
+//! check's `If`) only at a constant offset, behind a test of the descriptor's range, since
+//! an offset the shader guards may be past it: there the preamble reads the root table
+//! instead (`guarded_load`). Mesa can speculate such loads because AGX soft-faults; agx4's
+//! device faults.
 //!
 //! Of the uniform values, those the rest of the shader uses become results: the preamble
 //! computes them (and what they need) and stores them with `StorePreamble`; in the main
@@ -33,7 +36,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::abi;
-use crate::ir::{BinOp, ConvOp, Inst, Node, Op, Shader, Space, Type, UnOp, Value};
+use crate::ir::{BinOp, CmpOp, ConvOp, Inst, Node, Op, Shader, Space, Type, UnOp, Value};
 use crate::{CompileError, DescriptorKind, ResourceLayout};
 
 /// Where a uniform address points.
@@ -41,8 +44,14 @@ use crate::{CompileError, DescriptorKind, ResourceLayout};
 enum Region {
     /// Into set `set`'s memory, at byte `offset` when it is a constant.
     Set { set: u32, offset: Option<u64> },
-    /// Into memory no invocation of the launch writes (a uniform buffer).
-    ReadOnly,
+    /// Into memory no invocation of the launch writes (a uniform buffer), `offset` bytes
+    /// (when constant) past the address in the buffer descriptor at byte `desc` of set
+    /// `set`'s memory.
+    ReadOnly {
+        set: u32,
+        desc: u64,
+        offset: Option<u64>,
+    },
 }
 
 /// What the classification knows about a uniform value.
@@ -54,6 +63,19 @@ struct Uniform {
     region: Option<Region>,
     /// The value is a constant (or a widened one), for address arithmetic.
     constant: Option<u64>,
+    /// A load of a read-only buffer that not every invocation runs, at a constant offset:
+    /// the preamble loads it only when the offset is inside the descriptor's range (see
+    /// [`guarded_load`]).
+    guard: Option<Guard>,
+}
+
+/// Where a guarded load reads: `offset` bytes into the buffer of the descriptor at byte
+/// `desc` of set `set`'s memory.
+#[derive(Debug, Clone, Copy)]
+struct Guard {
+    set: u32,
+    desc: u64,
+    offset: u64,
 }
 
 /// Room for a preamble's results, in 16-bit halves: `halves` for 32-bit values, and
@@ -153,11 +175,20 @@ pub fn split(
             });
         }
     }
-    let mut body: Vec<Inst> = order
-        .iter()
-        .filter(|i| i.dst.is_some_and(|d| needed.contains(&d)))
-        .map(|&i| i.clone())
-        .collect();
+    let mut pre = Shader {
+        value_types: sh.value_types.clone(),
+        ..Shader::default()
+    };
+    let mut body: Vec<Inst> = Vec::new();
+    for &i in &order {
+        let Some(d) = i.dst.filter(|d| needed.contains(d)) else {
+            continue;
+        };
+        match (uniform[&d].guard, &i.op) {
+            (Some(g), Op::Load { align, .. }) => guarded_load(&mut pre, &mut body, d, g, *align),
+            _ => body.push(i.clone()),
+        }
+    }
     body.extend(results.iter().map(|&(value, offset)| Inst {
         dst: None,
         op: Op::StorePreamble { offset, value },
@@ -166,7 +197,7 @@ pub fn split(
         local_size: [1, 1, 1],
         shared_size: 0,
         scratch_size: 0,
-        value_types: sh.value_types.clone(),
+        value_types: pre.value_types,
         var_types: Vec::new(),
         body: vec![Node::Block(body)],
         contract: sh.contract,
@@ -183,6 +214,77 @@ pub fn split(
     main.body.insert(0, Node::Block(reads));
     super::dce(&mut main)?;
     Ok(Some((preamble, main)))
+}
+
+/// `d = ` a load at byte `g.offset` of a read-only buffer, for the preamble, which runs it
+/// whether or not the shader would have: inside the descriptor's range it loads there,
+/// outside (where the shader's branch cannot have been taken, or reads undefined values) it
+/// loads the root table's first word instead, which is always there. The address is built
+/// from the descriptor's two words, as AGX has no 64-bit select.
+fn guarded_load(sh: &mut Shader, out: &mut Vec<Inst>, d: Value, g: Guard, align: u32) {
+    let bytes = u64::from(sh.ty(d).scalar.bits().div_ceil(8)) * u64::from(sh.ty(d).lanes);
+    let mut def = |ty: Type, op: Op| {
+        let v = sh.new_value(ty);
+        out.push(Inst { dst: Some(v), op });
+        v
+    };
+    let konst = |def: &mut dyn FnMut(Type, Op) -> Value, k: u64| {
+        def(
+            Type::I32,
+            Op::Const(crate::ir::Constant(vec![k & 0xffff_ffff])),
+        )
+    };
+    let root = |def: &mut dyn FnMut(Type, Op) -> Value, ty: Type, at: u32| {
+        let k = konst(def, u64::from(at));
+        def(
+            ty,
+            Op::Load {
+                space: Space::Root,
+                addr: k,
+                align: 4,
+            },
+        )
+    };
+    let set = root(&mut def, Type::I64, abi::set_address_offset(g.set));
+    let word = |def: &mut dyn FnMut(Type, Op) -> Value, at: u64| {
+        let k = konst(def, at);
+        let k64 = def(Type::I64, Op::Conv(ConvOp::UToU, k));
+        let a = def(Type::I64, Op::Binary(BinOp::IAdd, set, k64));
+        def(
+            Type::I32,
+            Op::Load {
+                space: Space::Global,
+                addr: a,
+                align: 4,
+            },
+        )
+    };
+    let (lo, hi) = (word(&mut def, g.desc), word(&mut def, g.desc + 4));
+    let size = word(&mut def, g.desc + 8);
+    let end = konst(&mut def, g.offset + bytes);
+    let inside = def(Type::BOOL, Op::Cmp(CmpOp::ULe, end, size));
+    let k = konst(&mut def, g.offset);
+    let lo = def(Type::I32, Op::Binary(BinOp::IAdd, lo, k));
+    let wrapped = def(Type::BOOL, Op::Cmp(CmpOp::ULt, lo, k));
+    let carry = def(Type::I32, Op::Conv(ConvOp::BoolToInt, wrapped));
+    let hi = def(Type::I32, Op::Binary(BinOp::IAdd, hi, carry));
+    let rlo = root(&mut def, Type::I32, abi::ROOT_ADDRESS_OFFSET);
+    let rhi = root(&mut def, Type::I32, abi::ROOT_ADDRESS_OFFSET + 4);
+    let lo = def(Type::I32, Op::Select(inside, lo, rlo));
+    let hi = def(Type::I32, Op::Select(inside, hi, rhi));
+    let hi64 = def(Type::I64, Op::Conv(ConvOp::UToU, hi));
+    let k32 = konst(&mut def, 32);
+    let high = def(Type::I64, Op::Binary(BinOp::Shl, hi64, k32));
+    let lo64 = def(Type::I64, Op::Conv(ConvOp::UToU, lo));
+    let addr = def(Type::I64, Op::Binary(BinOp::IAdd, high, lo64));
+    out.push(Inst {
+        dst: Some(d),
+        op: Op::Load {
+            space: Space::Global,
+            addr,
+            align: align.min(4),
+        },
+    });
 }
 
 /// Rewrites addresses `(B + x) + c` of buffer descriptor word `B`, a varying `x` and a
@@ -526,6 +628,7 @@ fn classify(
         free: false,
         region: None,
         constant: None,
+        guard: None,
     };
     match op {
         Op::Const(c) => Some(Uniform {
@@ -546,7 +649,7 @@ fn classify(
                     set,
                     offset: Some(0),
                 }),
-                constant: None,
+                ..plain
             })
         }
         Op::Load {
@@ -559,17 +662,30 @@ fn classify(
                 Region::Set { set, offset } => {
                     // A descriptor word at a constant offset is a preloaded uniform; one of
                     // a uniform buffer's address words points at read-only memory.
-                    let ubo = offset.is_some_and(|o| read_only_buffer_address(sh, layout, set, o));
+                    let desc = offset.filter(|&o| read_only_buffer_address(sh, layout, set, o));
                     Some(Uniform {
                         free: offset.is_some() && a.free,
-                        region: ubo.then_some(Region::ReadOnly),
-                        constant: None,
+                        region: desc.map(|desc| Region::ReadOnly {
+                            set,
+                            desc,
+                            offset: Some(0),
+                        }),
+                        ..plain
                     })
                 }
-                // Only where every invocation loads it: the preamble loads it whatever
-                // the shader's branches decide, and an offset past the buffer's range
-                // faults.
-                Region::ReadOnly => always.then_some(plain),
+                // Where every invocation loads it, as it is. Elsewhere the preamble must
+                // not load past the buffer's range (which may fault) where the shader's
+                // branches would not have: at a constant offset it checks the range first.
+                Region::ReadOnly { .. } if always => Some(plain),
+                Region::ReadOnly {
+                    set,
+                    desc,
+                    offset: Some(offset),
+                } => Some(Uniform {
+                    guard: Some(Guard { set, desc, offset }),
+                    ..plain
+                }),
+                Region::ReadOnly { offset: None, .. } => None,
             }
         }
         Op::Copy(x) => uniform.get(x).copied(),
@@ -581,8 +697,8 @@ fn classify(
             });
             Some(Uniform {
                 free: constant.is_some(),
-                region: None,
                 constant,
+                ..plain
             })
         }
         Op::Binary(BinOp::IAdd, a, b) if sh.ty(d) == Type::I64 => {
@@ -593,13 +709,17 @@ fn classify(
                         set,
                         offset: offset.zip(other.constant).map(|(o, k)| o.wrapping_add(k)),
                     },
-                    Region::ReadOnly => Region::ReadOnly,
+                    Region::ReadOnly { set, desc, offset } => Region::ReadOnly {
+                        set,
+                        desc,
+                        offset: offset.zip(other.constant).map(|(o, k)| o.wrapping_add(k)),
+                    },
                 };
                 Some(Uniform {
                     // The memory instruction takes a constant offset as its index.
                     free: base.free && other.constant.is_some(),
                     region: Some(region),
-                    constant: None,
+                    ..plain
                 })
             };
             add(ua, ub).or_else(|| add(ub, ua)).or(Some(plain))

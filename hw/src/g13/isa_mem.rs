@@ -76,7 +76,7 @@ fn device_base(cx: &Ctx, op: Operand) -> Result<(u64, u64), EncodeError> {
     if r.size != Size::S64 {
         return Err(cx.err("base", Problem::WidthNotAllowed(r.size.bits())));
     }
-    cx.reg("base", r, 256)?;
+    cx.reg("base", r, MEMORY_BASE_UNIFORM_HALVES)?;
     Ok((u64::from(r.half), uniform))
 }
 

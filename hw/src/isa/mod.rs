@@ -46,3 +46,7 @@ pub const GPR_HALVES: u16 = 256;
 
 /// Uniform register file size, in 16-bit halves (u0..u255 as 32-bit).
 pub const UNIFORM_HALVES: u16 = 512;
+
+/// Uniform halves a device memory instruction can name as its 64-bit base: the base field
+/// has 8 bits.
+pub const MEMORY_BASE_UNIFORM_HALVES: u16 = 256;
