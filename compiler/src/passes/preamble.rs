@@ -677,15 +677,16 @@ fn classify(
                 // not load past the buffer's range (which may fault) where the shader's
                 // branches would not have: at a constant offset it checks the range first.
                 Region::ReadOnly { .. } if always => Some(plain),
+                // (Its 32-bit range test needs an offset well inside 32 bits.)
                 Region::ReadOnly {
                     set,
                     desc,
                     offset: Some(offset),
-                } => Some(Uniform {
+                } if offset < 1 << 31 => Some(Uniform {
                     guard: Some(Guard { set, desc, offset }),
                     ..plain
                 }),
-                Region::ReadOnly { offset: None, .. } => None,
+                Region::ReadOnly { .. } => None,
             }
         }
         Op::Copy(x) => uniform.get(x).copied(),
