@@ -66,11 +66,7 @@ void main() {
     assert!(bin.stats.preamble_instructions > 0);
     let main = decode(bin.main_code());
     // The UBO's address is at set offset 0: the main shader does not read through it.
-    let loads = main
-        .iter()
-        .filter(|i| matches!(i, hw::isa::Instr::DeviceMem(m) if !m.store))
-        .count();
-    assert_eq!(loads, 1, "only o[i] is loaded: {main:?}");
+    assert_eq!(main_loads(&bin), 1, "only o[i] is loaded: {main:?}");
     assert!(main
         .iter()
         .all(|i| !matches!(i, hw::isa::Instr::UniformStore(_))));
@@ -178,10 +174,7 @@ void main() {
         assert_eq!(as_u32(&r[1]), want, "{robustness:?}");
         // Checked or not, the words are read once, by the preamble (checked ones behind
         // its range test).
-        let loads = decode(bin.main_code())
-            .iter()
-            .filter(|i| matches!(i, hw::isa::Instr::DeviceMem(m) if !m.store))
-            .count();
+        let loads = main_loads(&bin);
         assert_eq!(loads, 0, "{robustness:?}");
     }
 }
@@ -219,22 +212,24 @@ void main() {
         .map(|i| if i & 1 == 1 { 33 + i } else { 6 })
         .collect();
     assert_eq!(as_u32(&r[1]), want);
-    let loads = decode(bin.main_code())
-        .iter()
-        .filter(|i| matches!(i, hw::isa::Instr::DeviceMem(m) if !m.store))
-        .count();
+    let loads = main_loads(&bin);
     assert_eq!(loads, 0, "the words come from the preamble");
 }
 
+/// The instructions of `code`.
 fn decode(code: &[u8]) -> Vec<hw::isa::Instr> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    while at < code.len() {
-        let (i, len) = hw::g13::decode(&code[at..]).expect("decode");
-        out.push(i);
-        at += len;
-    }
-    out
+    common::usc::decode(code)
+        .into_iter()
+        .map(|(_, i)| i)
+        .collect()
+}
+
+/// Device loads in the binary's main shader.
+fn main_loads(bin: &compiler::ComputeBinary) -> usize {
+    decode(bin.main_code())
+        .iter()
+        .filter(|i| matches!(i, hw::isa::Instr::DeviceMem(m) if !m.store))
+        .count()
 }
 
 /// A storage buffer the shader only reads (readonly, not aliased) does not change during
@@ -277,11 +272,7 @@ void main() {
         );
         let want: Vec<u32> = (0..32).map(|i| i * 5 + 21).collect();
         assert_eq!(as_u32(&r[1]), want);
-        let main_loads = decode(bin.main_code())
-            .iter()
-            .filter(|i| matches!(i, hw::isa::Instr::DeviceMem(m) if !m.store))
-            .count();
-        assert_eq!(main_loads == 0, hoisted, "{src}");
+        assert_eq!(main_loads(&bin) == 0, hoisted, "{src}");
     }
 }
 

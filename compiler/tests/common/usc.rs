@@ -60,7 +60,7 @@ pub fn compile(
 }
 
 /// The instructions of `code`, each with its byte offset.
-fn decode(code: &[u8]) -> Vec<(u32, hw::isa::Instr)> {
+pub fn decode(code: &[u8]) -> Vec<(u32, hw::isa::Instr)> {
     let mut out = Vec::new();
     let mut at = 0;
     while at < code.len() {

@@ -133,6 +133,25 @@ mod tests {
         w
     }
 
+    /// USC words that preload `halves` uniforms from `buffer`, name the shader at 0x100
+    /// with `registers` halves, and end with `end`.
+    fn plain_words(halves: u32, buffer: u64, registers: u32, end: UscWord) -> Vec<u8> {
+        let mut w = Vec::new();
+        crate::g13::control::pack_uniform_range(0, halves, buffer, &mut w);
+        UscWord::Shader {
+            code: 0x100,
+            loads_varyings: false,
+        }
+        .pack(&mut w);
+        UscWord::Registers {
+            count_halves: registers,
+            spill_size: 0,
+        }
+        .pack(&mut w);
+        end.pack(&mut w);
+        w
+    }
+
     fn uniforms(out: u64, add: u32) -> Vec<u8> {
         let mut u = out.to_le_bytes().to_vec();
         u.extend_from_slice(&add.to_le_bytes());
@@ -387,19 +406,7 @@ mod tests {
         let mut m = FlatMemory::new();
         let mut exec = vec![0u8; 0x2000];
         exec[0x100..0x100 + bin.len()].copy_from_slice(&bin);
-        let mut w = Vec::new();
-        crate::g13::control::pack_uniform_range(0, 8, 0x5000, &mut w);
-        UscWord::Shader {
-            code: 0x100,
-            loads_varyings: false,
-        }
-        .pack(&mut w);
-        UscWord::Registers {
-            count_halves: 48,
-            spill_size: 0,
-        }
-        .pack(&mut w);
-        UscWord::NoPreshader.pack(&mut w);
+        let w = plain_words(8, 0x5000, 48, UscWord::NoPreshader);
         exec[0x1000..0x1000 + w.len()].copy_from_slice(&w);
         m.map(EXEC_BASE, exec);
         let mut u = OUT.to_le_bytes().to_vec();
@@ -452,19 +459,7 @@ mod tests {
         let code = shader();
         exec[0x100..0x100 + code.len()].copy_from_slice(&code);
         exec[0x400..0x400 + preshader.len()].copy_from_slice(preshader);
-        let mut w = Vec::new();
-        crate::g13::control::pack_uniform_range(0, 12, 0x5000, &mut w);
-        UscWord::Shader {
-            code: 0x100,
-            loads_varyings: false,
-        }
-        .pack(&mut w);
-        UscWord::Registers {
-            count_halves: 8,
-            spill_size: 0,
-        }
-        .pack(&mut w);
-        UscWord::Preshader { code: 0x400 }.pack(&mut w);
+        let w = plain_words(12, 0x5000, 8, UscWord::Preshader { code: 0x400 });
         exec[0x1000..0x1000 + w.len()].copy_from_slice(&w);
         m.map(EXEC_BASE, exec);
         let mut u = uniforms(OUT, 1000);
