@@ -144,6 +144,15 @@ impl Bo {
             .is_some_and(|end| end <= self.size)
     }
 
+    /// The host address of `len` mapped bytes at `offset`; `None` past the mapping. The
+    /// pointer stays valid for as long as this Bo lives.
+    pub fn host_range(&self, offset: u64, len: u64) -> Option<*mut u8> {
+        let len = usize::try_from(len).ok()?;
+        // SAFETY: the range is inside the live mapping of `size` bytes (checked first).
+        self.check(offset, len)
+            .then(|| unsafe { self.ptr.add(offset as usize) })
+    }
+
     /// Copies `bytes` to byte `offset`; out-of-range writes are refused.
     pub fn write(&self, offset: u64, bytes: &[u8]) -> Result<(), vk::Result> {
         if !self.check(offset, bytes.len()) {
