@@ -276,11 +276,11 @@ void main() {
     }
 }
 
-/// The second pair of a `vec4` access (`base + 16 * i + 8`) is made at a base the preamble
-/// computes (`base + 8`, a 64-bit result below uniform half 256), with the first pair's
-/// index: the same results with and without robustness.
+/// A whole `vec4` access is one memory instruction of four words (a 128-bit register),
+/// loads and stores alike, at the element's own address: the same results with and without
+/// robustness.
 #[test]
-fn vec4_accesses_share_their_index_through_a_rebased_address() {
+fn whole_vec4_accesses_move_four_words_at_once() {
     let src = r#"#version 450
 layout(local_size_x = 16) in;
 layout(std430, set = 0, binding = 0) readonly buffer A { ivec4 a[]; };
@@ -319,6 +319,58 @@ void main() {
             let got: Vec<i32> = o[8 * i..8 * i + 8].iter().map(|&x| x as i32).collect();
             assert_eq!(&got[..4], &first, "{robustness:?} {i}");
             assert_eq!(&got[4..], &second, "{robustness:?} {i}");
+        }
+        if robustness == Unchecked {
+            let quads = |store: bool| {
+                decode(bin.main_code())
+                    .iter()
+                    .filter(|i| {
+                        matches!(i, hw::isa::Instr::DeviceMem(m)
+                            if m.store == store && m.mask == 0b1111)
+                    })
+                    .count()
+            };
+            assert_eq!((quads(false), quads(true)), (1, 2));
+        }
+    }
+}
+
+/// The second pair of a `vec4` read alone (`base + 16 * i + 8`) is made at a base the
+/// preamble computes (`base + 8`, a 64-bit result below uniform half 256), with the index of
+/// the element: the same results with and without robustness.
+#[test]
+fn second_pairs_share_the_index_through_a_rebased_address() {
+    let src = r#"#version 450
+layout(local_size_x = 16) in;
+layout(std430, set = 0, binding = 0) readonly buffer A { ivec4 a[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer O { ivec2 o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    o[i] = a[i].zw * ivec2(3, -5);
+}
+"#;
+    let Some(spirv) = common::glslang(src) else {
+        return;
+    };
+    let a: Vec<u32> = (0..64u32)
+        .map(|k| k.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    for robustness in [Unchecked, Checked] {
+        let (r, bin) = run_spirv_kinds(
+            &spirv,
+            (&[StorageBuffer, StorageBuffer], robustness),
+            &[u32s(&a), vec![0; 16 * 8]],
+            [1, 1, 1],
+            &[],
+        );
+        let o = as_u32(&r[1]);
+        for i in 0..16 {
+            let want = [
+                (a[4 * i + 2] as i32).wrapping_mul(3),
+                (a[4 * i + 3] as i32).wrapping_mul(-5),
+            ];
+            let got = [o[2 * i] as i32, o[2 * i + 1] as i32];
+            assert_eq!(got, want, "{robustness:?} {i}");
         }
         if robustness == Unchecked {
             let p = bin.preamble.expect("a preamble");

@@ -144,8 +144,11 @@ pub(crate) fn coalesce(items: &[Item], vregs: &[VregInfo]) -> (Vec<Item>, Vec<Vr
     let mut vregs = vregs.to_vec();
     let mut t = Touches::new(&items, vregs.len());
     let mut alias: Vec<u16> = (0..vregs.len() as u16).collect();
-    // A preloaded register keeps its physical home only until it is copied out.
-    let fixed = |vregs: &[VregInfo], id: u16| vregs[id as usize].fixed.is_some();
+    // A preloaded register keeps its physical home only until it is copied out; the ids of
+    // a 128-bit register must stay consecutive.
+    let fixed = |vregs: &[VregInfo], id: u16| {
+        vregs[id as usize].fixed.is_some() || vregs[id as usize].wide != super::Wide::No
+    };
     for c in 0..items.len() {
         let Some((d, s)) = as_copy(&items[c], &vregs) else {
             continue;

@@ -36,10 +36,14 @@ pub(crate) fn remove_dead_defs(p: &mut VProgram) {
         for item in &p.items {
             if let Item::Op(i) = item {
                 let mut i = *i;
-                visit(&mut i, &mut |r, access, _| {
+                // A read of several registers at once (a memory instruction's data) reads
+                // every id it covers: the upper half of a 128-bit register has its own.
+                visit(&mut i, &mut |r, access, width| {
                     if access == Access::Use {
-                        if let Some(x) = read.get_mut(usize::from(r.half / 4)) {
-                            *x = true;
+                        for id in r.half / 4..=(r.half + width.max(1) - 1) / 4 {
+                            if let Some(x) = read.get_mut(usize::from(id)) {
+                                *x = true;
+                            }
                         }
                     }
                 });

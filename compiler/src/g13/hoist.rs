@@ -64,7 +64,7 @@ pub(crate) fn hoist_constants<T: Copy>(work: &mut Vec<(Item, T)>, vregs: &[VregI
                 .iter()
                 .enumerate()
                 .filter(|(_, x)| x.is_some_and(|x| x.start <= p && x.end >= p))
-                .map(|(id, _)| u32::from(vregs[id].size.halves()))
+                .map(|(id, _)| u32::from(vregs[id].placed_halves()))
                 .sum();
             pressure = pressure.max(live);
         }

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use hw::isa::*;
 
 use super::exec::{ExecLowering, JumpKind, Test};
-use super::{vreg, Item, VProgram, VregInfo, NESTING_VREG};
+use super::{vreg, Item, VProgram, VregInfo, Wide, NESTING_VREG};
 use crate::ir::{self, BinOp, CmpOp, ConvOp, Inst, Node, Op, Scalar, Shader, Space, UnOp, Value};
 use crate::{abi, CompileError};
 use scoped::Scoped;
@@ -185,11 +185,17 @@ struct Sel<'a> {
     addresses: pairs::Addresses,
     /// The paired loads of the current block: the lower's result to the upper's.
     load_pairs: HashMap<Value, Value>,
+    /// The runs of four loads of the current block, by the first load's result.
+    load_quads: HashMap<Value, pairs::LoadQuad>,
     /// The paired stores of the current block, the pair of each store by its position, and
     /// the pair and half of each value stored by one.
     store_pairs: Vec<pairs::StorePair>,
     store_at: HashMap<usize, usize>,
     store_parts: HashMap<Value, (usize, u16)>,
+    /// The runs of four words among the store pairs, and each paired pair's run and place
+    /// in it (0 for the lower address).
+    store_quads: Vec<pairs::StoreQuad>,
+    quad_of_pair: HashMap<usize, (usize, u16)>,
     /// The position of the instruction being selected in its block.
     position: usize,
     /// Additions that absorb the shift or multiply feeding them.
@@ -453,6 +459,7 @@ impl<'a> Sel<'a> {
                 size: Size::S16,
                 multi_def: true,
                 fixed: None,
+                wide: Wide::No,
             }],
             vals: vec![None; shader.value_types.len()],
             vars: vec![None; shader.var_types.len()],
@@ -481,9 +488,12 @@ impl<'a> Sel<'a> {
             high_words: HashSet::new(),
             addresses: pairs::Addresses::new(shader),
             load_pairs: HashMap::new(),
+            load_quads: HashMap::new(),
             store_pairs: Vec::new(),
             store_at: HashMap::new(),
             store_parts: HashMap::new(),
+            store_quads: Vec::new(),
+            quad_of_pair: HashMap::new(),
             position: 0,
             preloading: false,
             uniform_copies: Scoped::new(),
@@ -554,6 +564,7 @@ impl Sel<'_> {
             size,
             multi_def,
             fixed: None,
+            wide: Wide::No,
         });
         Ok(self.vregs.len() as u16 - 1)
     }
@@ -671,6 +682,12 @@ impl Sel<'_> {
     fn def(&mut self, v: Value) -> Result<Reg, CompileError> {
         let size = size_of(self.ty(v)?)?;
         if let Some(&(p, part)) = self.store_parts.get(&v) {
+            if let (Some(&(q, place)), Size::S32) = (self.quad_of_pair.get(&p), size) {
+                let id = self.quad_vreg(q)?;
+                let r = vreg(id + place, part, Size::S32);
+                self.set(v, Val::Reg(r))?;
+                return Ok(r);
+            }
             if size == Size::S32 {
                 let id = match self.store_pairs[p].vreg {
                     Some(id) => id,
@@ -941,7 +958,8 @@ impl Sel<'_> {
             match n {
                 Node::Block(insts) => {
                     self.tex_lods.clear();
-                    self.load_pairs = pairs::find(self.shader, &self.addresses, insts);
+                    (self.load_pairs, self.load_quads) =
+                        pairs::find(self.shader, &self.addresses, insts);
                     self.store_pairs = pairs::find_stores(self.shader, &self.addresses, insts);
                     self.store_at.clear();
                     self.store_parts.clear();
@@ -950,6 +968,12 @@ impl Sel<'_> {
                         self.store_at.insert(p.second, k);
                         self.store_parts.insert(p.lo, (k, 0));
                         self.store_parts.insert(p.hi, (k, 2));
+                    }
+                    self.store_quads = pairs::find_quads(&self.store_pairs);
+                    self.quad_of_pair.clear();
+                    for (q, quad) in self.store_quads.iter().enumerate() {
+                        self.quad_of_pair.insert(quad.pairs[0], (q, 0));
+                        self.quad_of_pair.insert(quad.pairs[1], (q, 1));
                     }
                     for (k, i) in insts.iter().enumerate() {
                         self.position = k;
@@ -2177,6 +2201,9 @@ impl Sel<'_> {
                 // The upper half of a pair, loaded with the lower.
                 return Ok(());
             }
+            if let Some(&quad) = self.load_quads.get(&d) {
+                return self.load_quad(quad);
+            }
             if let Some(&upper) = self.load_pairs.get(&d) {
                 return self.load_pair(d, upper, addr);
             }
@@ -2215,6 +2242,23 @@ impl Sel<'_> {
             Space::Root => unreachable!("handled above"),
         };
         self.emit(i);
+        Ok(())
+    }
+
+    /// The four 32-bit loads of `quad` as one, into a 128-bit register.
+    fn load_quad(&mut self, quad: pairs::LoadQuad) -> Result<(), CompileError> {
+        let format = self.mem_format(quad.words[0])?;
+        let id = self.new_vreg(Size::S64, false)?;
+        let high = self.new_vreg(Size::S64, false)?;
+        debug_assert_eq!(high, id + 1);
+        self.vregs[id as usize].wide = Wide::Low;
+        self.vregs[high as usize].wide = Wide::High;
+        for (k, &w) in quad.words.iter().enumerate() {
+            let r = vreg(id + k as u16 / 2, (k as u16 % 2) * 2, Size::S32);
+            self.set(w, Val::Reg(r))?;
+        }
+        let a = self.device_address(quad.addr, format.bytes())?;
+        self.emit(a.access(false, vreg(id, 0, Size::S32), format, 0b1111));
         Ok(())
     }
 
@@ -2325,13 +2369,104 @@ impl Sel<'_> {
         Some(reg(start as u16))
     }
 
-    /// A store that is half of a pair: nothing at the first, one store of both at the second
-    /// when their values sit in one register's halves, else the two stores in order.
-    fn paired_store(&mut self, p: usize, addr: Value, value: Value) -> Result<(), CompileError> {
-        let sp = self.store_pairs[p];
-        if self.position == sp.first {
+    /// The 128-bit register of store run `q`, made on first use.
+    fn quad_vreg(&mut self, q: usize) -> Result<u16, CompileError> {
+        if let Some(id) = self.store_quads[q].vreg {
+            return Ok(id);
+        }
+        let id = self.new_vreg(Size::S64, false)?;
+        let high = self.new_vreg(Size::S64, false)?;
+        debug_assert_eq!(high, id + 1);
+        self.vregs[id as usize].wide = Wide::Low;
+        self.vregs[high as usize].wide = Wide::High;
+        self.store_quads[q].vreg = Some(id);
+        Ok(id)
+    }
+
+    /// Instructions a store pair takes on its own: one store when both values sit in the
+    /// pair's register, two copies and one store for two uniforms, else a store each (and a
+    /// copy for a value not in a register).
+    fn pair_cost(&mut self, sp: &pairs::StorePair) -> Result<usize, CompileError> {
+        let (lo, hi) = (self.val(sp.lo)?, self.val(sp.hi)?);
+        Ok(match (sp.vreg, lo, hi) {
+            (_, Val::Uniform(l), Val::Uniform(h)) if l.size == Size::S32 && h.size == Size::S32 => {
+                3
+            }
+            (Some(id), Val::Reg(l), Val::Reg(h))
+                if l == vreg(id, 0, Size::S32) && h == vreg(id, 2, Size::S32) =>
+            {
+                1
+            }
+            _ => [lo, hi]
+                .iter()
+                .map(|v| if matches!(v, Val::Reg(_)) { 1 } else { 2 })
+                .sum(),
+        })
+    }
+
+    /// A store that is part of a run of four: nothing until the last, then one store of the
+    /// four from a 128-bit register (values not computed into it are copied there first),
+    /// unless storing the two pairs on their own takes fewer instructions.
+    fn quad_store(&mut self, q: usize) -> Result<(), CompileError> {
+        let quad = self.store_quads[q];
+        if self.position != quad.last {
             return Ok(());
         }
+        let [pl, ph] = quad.pairs;
+        let (a, b) = (self.store_pairs[pl], self.store_pairs[ph]);
+        let values = [a.lo, a.hi, b.lo, b.hi];
+        let format = self.mem_format(a.lo)?;
+        let mut same_format = true;
+        let mut copies = 0;
+        for (k, &v) in values.iter().enumerate() {
+            same_format &= self.mem_format(v)? == format;
+            let home = quad
+                .vreg
+                .map(|id| vreg(id + k as u16 / 2, (k as u16 % 2) * 2, Size::S32));
+            if !matches!(self.val(v)?, Val::Reg(r) if Some(r) == home) {
+                copies += 1;
+            }
+        }
+        let alone = self.pair_cost(&a)? + self.pair_cost(&b)?;
+        if !same_format || copies + 1 > alone {
+            self.emit_pair(pl)?;
+            return self.emit_pair(ph);
+        }
+        let id = self.quad_vreg(q)?;
+        for (k, &v) in values.iter().enumerate() {
+            let home = vreg(id + k as u16 / 2, (k as u16 % 2) * 2, Size::S32);
+            match self.resolved(v)? {
+                Val::Reg(r) if r == home => {}
+                Val::Const(bits, _) => self.emit(Instr::MovImm(MovImm {
+                    dst: home.into(),
+                    imm: bits as u32,
+                })),
+                _ => {
+                    let src = self.iop(v)?;
+                    self.copy(home, src);
+                }
+            }
+        }
+        let addr = self.device_address(a.lo_addr, format.bytes())?;
+        self.emit(addr.access(true, vreg(id, 0, Size::S32), format, 0b1111));
+        Ok(())
+    }
+
+    /// A store that is half of a pair: nothing at the first, then the pair.
+    fn paired_store(&mut self, p: usize) -> Result<(), CompileError> {
+        if let Some(&(q, _)) = self.quad_of_pair.get(&p) {
+            return self.quad_store(q);
+        }
+        if self.position == self.store_pairs[p].first {
+            return Ok(());
+        }
+        self.emit_pair(p)
+    }
+
+    /// Store pair `p`: one store of both when their values sit in one register's halves,
+    /// else the two stores in order.
+    fn emit_pair(&mut self, p: usize) -> Result<(), CompileError> {
+        let sp = self.store_pairs[p];
         let (lo, hi) = (self.val(sp.lo)?, self.val(sp.hi)?);
         // Two uniforms (a preamble's results): copied into one register pair, one store.
         if let (Val::Uniform(l), Val::Uniform(h)) = (lo, hi) {
@@ -2354,13 +2489,13 @@ impl Sel<'_> {
             }
         }
         self.single_store(Space::Global, sp.first_addr, sp.first_value)?;
-        self.single_store(Space::Global, addr, value)
+        self.single_store(Space::Global, sp.second_addr, sp.second_value)
     }
 
     fn store(&mut self, space: Space, addr: Value, value: Value) -> Result<(), CompileError> {
         if space == Space::Global {
             if let Some(&p) = self.store_at.get(&self.position) {
-                return self.paired_store(p, addr, value);
+                return self.paired_store(p);
             }
         }
         self.single_store(space, addr, value)

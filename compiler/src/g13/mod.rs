@@ -95,6 +95,34 @@ pub(crate) struct VregInfo {
     /// A register the launch preloads: the allocator gives it exactly these physical halves
     /// from program entry to its last use (instruction selection copies it out at entry).
     pub fixed: Option<u16>,
+    /// Part of a 128-bit register (four 32-bit words a memory instruction moves at once).
+    pub wide: Wide,
+}
+
+/// A 128-bit register is two 64-bit virtual registers with consecutive ids, so that `4 * id
+/// + part` names its halves 0 to 7 from the lower id on. The allocator gives them one live
+/// range and places the upper 64 bits right after the lower; it never spills or coalesces
+/// them, and instruction selection keeps their range short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Wide {
+    #[default]
+    No,
+    /// The lower 64 bits; the next id holds the upper.
+    Low,
+    /// The upper 64 bits of the previous id.
+    High,
+}
+
+impl VregInfo {
+    /// Halves the allocator places for this id: a 128-bit register's lower id stands for
+    /// both.
+    pub fn placed_halves(&self) -> u16 {
+        match self.wide {
+            Wide::No => self.size.halves(),
+            Wide::Low => 8,
+            Wide::High => 0,
+        }
+    }
 }
 
 /// A program over virtual registers, as instruction selection leaves it.

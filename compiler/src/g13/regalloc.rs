@@ -26,7 +26,7 @@
 use hw::isa::*;
 
 use super::regs::{visit, Access};
-use super::{vreg, Item, VProgram, VregInfo, NESTING_VREG};
+use super::{Item, VProgram, VregInfo, Wide, NESTING_VREG};
 use crate::CompileError;
 
 /// Why an item of the allocated program is there: the verifier in the tests checks the
@@ -105,7 +105,11 @@ pub(crate) fn allocate_in(
         .map(|(i, &orig)| (i, Tag::Input(orig)))
         .collect();
     super::hoist::hoist_constants(&mut work, &vregs, budget);
-    let mut spillable: Vec<bool> = vregs.iter().map(|v| v.fixed.is_none()).collect();
+    // A 128-bit register spills whole, through its lower id.
+    let mut spillable: Vec<bool> = vregs
+        .iter()
+        .map(|v| v.fixed.is_none() && v.wide != Wide::High)
+        .collect();
     spillable[NESTING_VREG as usize] = false;
     let mut slot: Vec<Option<u32>> = vec![None; vregs.len()];
     let mut local = vec![false; vregs.len()];
@@ -121,12 +125,12 @@ pub(crate) fn allocate_in(
         let ranges = ranges(&items, &vregs, &local);
         match linear_scan(&ranges, &vregs, &spillable, budget)? {
             Scan::Assigned(base) => {
-                return Ok(finish(&work, &ranges, &base, &local, stack_end));
+                return Ok(finish(&work, &ranges, &base, &vregs, &local, stack_end));
             }
             Scan::Spill(spilled) => {
                 for &s in &spilled {
                     if slot[s as usize].is_none() {
-                        let bytes = u32::from(vregs[s as usize].size.halves()) * 2;
+                        let bytes = u32::from(vregs[s as usize].placed_halves()) * 2;
                         stack_end = stack_end.div_ceil(bytes) * bytes;
                         slot[s as usize] = Some(stack_end);
                         stack_end += bytes;
@@ -167,6 +171,14 @@ fn compact(
     for (item, _) in work.iter_mut() {
         if let Item::Op(i) = item {
             visit(i, &mut |r, _, _| used[usize::from(r.half / 4)] = true);
+        }
+    }
+    // The two ids of a 128-bit register stay, and stay consecutive (renumbering keeps the
+    // order).
+    for id in 1..vregs.len() {
+        if vregs[id].wide == Wide::High && (used[id] || used[id - 1]) {
+            used[id] = true;
+            used[id - 1] = true;
         }
     }
     if used.iter().all(|&u| u) {
@@ -220,6 +232,25 @@ pub(crate) fn live_ranges(work: &[Item], vregs: &[VregInfo]) -> Vec<Option<Inter
                     },
                 });
             });
+        }
+    }
+    // A 128-bit register's range covers both its ids, and belongs to the lower.
+    for id in 1..vregs.len() {
+        if vregs[id].wide == Wide::High {
+            if let Some(hi) = iv[id].take() {
+                iv[id - 1] = Some(match iv[id - 1] {
+                    None => hi,
+                    Some(lo) => Interval {
+                        start: lo.start.min(hi.start),
+                        end: lo.end.max(hi.end),
+                        reuse: if lo.start <= hi.start {
+                            lo.reuse
+                        } else {
+                            hi.reuse
+                        },
+                    },
+                });
+            }
         }
     }
     let loops = loops_of(work);
@@ -307,6 +338,12 @@ fn ranges(items: &[Item], vregs: &[VregInfo], local: &[bool]) -> Vec<Range> {
             if !local[id as usize] {
                 return;
             }
+            // A 128-bit temporary's segments are its lower id's.
+            let id = if vregs[id as usize].wide == Wide::High {
+                id - 1
+            } else {
+                id
+            };
             let k = match touches.iter().position(|t| t.0 == id) {
                 Some(k) => k,
                 None => {
@@ -353,8 +390,9 @@ pub(crate) fn is_memory(i: &Instr) -> bool {
     )
 }
 
-fn align_of(size: Size) -> u16 {
-    size.halves()
+/// A register's alignment in halves: its size, and 64 bits for a 128-bit register.
+fn align_of(info: &VregInfo) -> u16 {
+    info.placed_halves().min(4)
 }
 
 /// Outcome of one linear-scan round.
@@ -391,10 +429,10 @@ fn linear_scan(
     let mut base: Vec<Option<u16>> = vec![None; ranges.len()];
     let mut active: Vec<usize> = Vec::new();
     let mut spilled: Vec<u16> = Vec::new();
-    let size_of = |r: usize| vregs[ranges[r].id as usize].size;
+    let halves_of = |r: usize| vregs[ranges[r].id as usize].placed_halves();
 
-    let release = |free: &mut Vec<bool>, b: u16, size: Size| {
-        for h in b..b + size.halves() {
+    let release = |free: &mut Vec<bool>, b: u16, halves: u16| {
+        for h in b..b + halves {
             free[h as usize] = true;
         }
     };
@@ -407,18 +445,19 @@ fn linear_scan(
                 release(
                     &mut free,
                     base[a].expect("active has a register"),
-                    size_of(a),
+                    halves_of(a),
                 );
                 false
             } else {
                 true
             }
         });
-        let size = vregs[id as usize].size;
-        if let Some(b) = vregs[id as usize].fixed {
-            let halves = b..b + size.halves();
-            if b % align_of(size) != 0
-                || b + size.halves() > budget
+        let info = &vregs[id as usize];
+        let n = info.placed_halves();
+        if let Some(b) = info.fixed {
+            let halves = b..b + n;
+            if b % align_of(info) != 0
+                || b + n > budget
                 || !halves.clone().all(|h| free[h as usize])
             {
                 return Err(CompileError::Internal(format!(
@@ -433,12 +472,12 @@ fn linear_scan(
             continue;
         }
         loop {
-            let step = align_of(size);
-            let found = (0..budget).step_by(step as usize).find(|&b| {
-                b + size.halves() <= budget && (b..b + size.halves()).all(|h| free[h as usize])
-            });
+            let step = align_of(info);
+            let found = (0..budget)
+                .step_by(step as usize)
+                .find(|&b| b + n <= budget && (b..b + n).all(|h| free[h as usize]));
             if let Some(b) = found {
-                for h in b..b + size.halves() {
+                for h in b..b + n {
                     free[h as usize] = false;
                 }
                 base[cur_range] = Some(b);
@@ -465,7 +504,7 @@ fn linear_scan(
                 }
                 Some(r) => {
                     active.retain(|&a| a != r);
-                    release(&mut free, base[r].expect("active"), size_of(r));
+                    release(&mut free, base[r].expect("active"), halves_of(r));
                     base[r] = None;
                     spilled.push(ranges[r].id);
                 }
@@ -479,22 +518,15 @@ fn linear_scan(
     }
 }
 
-fn stack_access(store: bool, r: Reg, offset: u32) -> Instr {
-    let (reg, format, mask) = match r.size {
-        Size::S16 => (r, MemFormat::I16, 0b1),
-        Size::S32 => (r, MemFormat::I32, 0b1),
-        Size::S64 => (
-            Reg {
-                half: r.half,
-                size: Size::S32,
-            },
-            MemFormat::I32,
-            0b11,
-        ),
+/// A stack load or store of `halves` halves from register half `half` on.
+fn stack_access(store: bool, half: u16, halves: u16, offset: u32) -> Instr {
+    let (size, format, mask) = match halves {
+        1 => (Size::S16, MemFormat::I16, 0b1),
+        n => (Size::S32, MemFormat::I32, (1u8 << (n / 2)) - 1),
     };
     Instr::StackMem(StackMem {
         store,
-        reg,
+        reg: Reg { half, size },
         offset: Index::Imm(offset as i16),
         format,
         mask,
@@ -535,15 +567,24 @@ fn insert_spill_code(
     // A spilled register's id is free once all its touches are rewritten, and no other
     // temporary can take it at an instruction that touches it (those are `taken` below), so
     // it joins the temporaries at once.
-    for &s in spilled {
+    // A 128-bit register's upper id goes with its lower.
+    let spilled: Vec<u16> = spilled
+        .iter()
+        .flat_map(|&s| {
+            let wide = vregs[s as usize].wide == Wide::Low;
+            std::iter::once(s).chain(wide.then_some(s + 1))
+        })
+        .collect();
+    for &s in &spilled {
         t.local[s as usize] = true;
         t.spillable[s as usize] = false;
     }
+    // Temporaries by their (lower) id: a 128-bit one is its pair of ids.
     let mut pool: Vec<u16> = (0..vregs.len() as u16)
-        .filter(|&k| t.local[k as usize])
+        .filter(|&k| t.local[k as usize] && vregs[k as usize].wide != Wide::High)
         .collect();
     let mut is_spilled = vec![false; vregs.len()];
-    for &s in spilled {
+    for &s in &spilled {
         is_spilled[s as usize] = true;
     }
     let mut out = Vec::with_capacity(work.len() * 2);
@@ -567,6 +608,13 @@ fn insert_spill_code(
             if !is_spilled[id as usize] {
                 return;
             }
+            // The upper id of a 128-bit register is halves 4 to 7 of the lower (in the
+            // input too: selection makes the two ids together, and nothing renames them).
+            let (id, part, input) = if vregs[id as usize].wide == Wide::High {
+                (id - 1, part + 4, input - 1)
+            } else {
+                (id, part, input)
+            };
             let t = match touched.iter().position(|t| t.id == id) {
                 Some(k) => &mut touched[k],
                 None => {
@@ -599,38 +647,48 @@ fn insert_spill_code(
         let mut fresh = Vec::new();
         for &Touch { id, .. } in &touched {
             let size = vregs[id as usize].size;
-            let reuse = pool
-                .iter()
-                .copied()
-                .find(|&k| vregs[k as usize].size == size && !taken.contains(&k));
+            let wide = vregs[id as usize].wide;
+            let ids = |k: u16| k..=k + u16::from(wide == Wide::Low);
+            let reuse = pool.iter().copied().find(|&k| {
+                let v = vregs[k as usize];
+                v.size == size && v.wide == wide && !ids(k).any(|i| taken.contains(&i))
+            });
             let temp = match reuse {
                 Some(k) => k,
                 None => {
-                    if vregs.len() >= id_space {
+                    let k = vregs.len() as u16;
+                    if usize::from(*ids(k).end()) >= id_space {
                         return Err(CompileError::Limit(
                             "too many registers after spilling".into(),
                         ));
                     }
-                    vregs.push(VregInfo {
-                        size,
-                        multi_def: false,
-                        fixed: None,
-                    });
-                    t.spillable.push(false);
-                    t.local.push(true);
-                    pool.push(vregs.len() as u16 - 1);
-                    vregs.len() as u16 - 1
+                    let parts: &[Wide] = match wide {
+                        Wide::Low => &[Wide::Low, Wide::High],
+                        _ => &[Wide::No],
+                    };
+                    for &part in parts {
+                        vregs.push(VregInfo {
+                            size,
+                            multi_def: false,
+                            fixed: None,
+                            wide: part,
+                        });
+                        t.spillable.push(false);
+                        t.local.push(true);
+                    }
+                    pool.push(k);
+                    k
                 }
             };
-            taken.push(temp);
+            taken.extend(ids(temp));
             fresh.push(temp);
         }
         for (k, &Touch { id, read, .. }) in touched.iter().enumerate() {
             if let Some(input) = read {
                 let offset = slot[id as usize].expect("spilled registers have a slot");
-                let size = vregs[id as usize].size;
+                let halves = vregs[id as usize].placed_halves();
                 out.push((
-                    Item::Op(stack_access(false, vreg(fresh[k], 0, size), offset)),
+                    Item::Op(stack_access(false, fresh[k] * 4, halves, offset)),
                     Tag::Fill {
                         vreg: input,
                         offset,
@@ -640,6 +698,11 @@ fn insert_spill_code(
         }
         visit(&mut instr, &mut |r, _, _| {
             let (id, part) = id_part(r);
+            let (id, part) = if is_spilled[id as usize] && vregs[id as usize].wide == Wide::High {
+                (id - 1, part + 4)
+            } else {
+                (id, part)
+            };
             if let Some(k) = touched.iter().position(|t| t.id == id) {
                 r.half = fresh[k] * 4 + part;
             }
@@ -658,13 +721,8 @@ fn insert_spill_code(
             if let Some((part, width)) = written {
                 let offset =
                     slot[id as usize].expect("spilled registers have a slot") + u32::from(part) * 2;
-                let size = match width {
-                    1 => Size::S16,
-                    2 => Size::S32,
-                    _ => Size::S64,
-                };
                 out.push((
-                    Item::Op(stack_access(true, vreg(fresh[k], part, size), offset)),
+                    Item::Op(stack_access(true, fresh[k] * 4 + part, width, offset)),
                     Tag::Spill {
                         vreg: written_input,
                         part,
@@ -681,6 +739,7 @@ fn finish(
     work: &[(Item, Tag)],
     ranges: &[Range],
     range_base: &[Option<u16>],
+    vregs: &[VregInfo],
     local: &[bool],
     stack_end: u32,
 ) -> Allocation {
@@ -721,6 +780,12 @@ fn finish(
             }
             visit(i, &mut |r, _, width| {
                 let (id, part) = id_part(r);
+                // A 128-bit register's upper id sits 4 halves after its lower.
+                let (id, part) = if vregs[id as usize].wide == Wide::High {
+                    (id - 1, part + 4)
+                } else {
+                    (id, part)
+                };
                 let b = if id == NESTING_VREG {
                     0
                 } else if local[id as usize] {

@@ -51,9 +51,9 @@ pub(crate) fn share_immediates(p: &mut VProgram) {
         let id = r.half / 4;
         let shareable = r.half % 4 == 0
             && id != NESTING_VREG
-            && p.vregs
-                .get(usize::from(id))
-                .is_some_and(|v| v.fixed.is_none() && !v.multi_def && v.size == r.size);
+            && p.vregs.get(usize::from(id)).is_some_and(|v| {
+                v.fixed.is_none() && !v.multi_def && v.size == r.size && v.wide == super::Wide::No
+            });
         if !shareable {
             continue;
         }

@@ -926,6 +926,54 @@ fn glsl_shader_gives_the_same_results_when_spilling() {
 }
 
 #[test]
+fn wide_registers_give_the_same_results_when_spilling() {
+    let Some(s) = super::tests::lowered(super::tests::GLSL_VEC4_PRESSURE, 2) else {
+        return;
+    };
+    let a_addr = VA + 0x100;
+    let o_addr = VA + 0x200;
+    let mut mem = vec![0u32; 0x400 / 4];
+    mem[0] = a_addr as u32;
+    mem[1] = (a_addr >> 32) as u32;
+    mem[2] = 8 * 16;
+    mem[4] = o_addr as u32;
+    mem[5] = (o_addr >> 32) as u32;
+    mem[6] = 32 * 16;
+    for k in 0..32u32 {
+        mem[0x40 + k as usize] = k.wrapping_mul(0x0101_0107) ^ 0x5a5a;
+    }
+    // The CPU's answer, from the source's arithmetic.
+    let a = |k: u32| -> [u32; 4] {
+        let w = |j: u32| mem[0x40 + (4 * (k & 7) + j) as usize];
+        [w(0), w(1), w(2), w(3)]
+    };
+    let op = |f: &dyn Fn(usize) -> u32| -> [u32; 4] { [f(0), f(1), f(2), f(3)] };
+    for i in 0..32u32 {
+        let v: Vec<[u32; 4]> = (0..6).map(|k| a(i + k)).collect();
+        let mut acc = [i; 4];
+        for r in 0..(i & 3) + 2 {
+            let t = op(&|c| {
+                v[0][c]
+                    .wrapping_mul(v[1][c])
+                    .wrapping_add(v[2][c] ^ v[3][c])
+                    .wrapping_sub(v[4][c].wrapping_mul(r))
+                    .wrapping_add(v[5][c])
+            });
+            let sum = op(&|c| acc[c].wrapping_add(t[c]));
+            acc = [sum[1], sum[2], sum[3], sum[0]];
+        }
+        let want = op(&|c| acc[c].wrapping_add(v[0][c]));
+        let got = run(&s, GPR_HALVES, 32, 1, &mem);
+        let at = 0x80 + 4 * i as usize;
+        assert_eq!(&got[at..at + 4], &want, "thread {i}");
+    }
+    let reference = run(&s, GPR_HALVES, 32, 1, &mem);
+    for budget in [48, 32, 24, 16] {
+        assert_eq!(run(&s, budget, 32, 1, &mem), reference, "budget {budget}");
+    }
+}
+
+#[test]
 fn swapped_variables_compute_the_same_results() {
     let want: Vec<u32> = (0..32u32)
         .map(|x| {

@@ -175,6 +175,13 @@ enum Loc {
 
 /// (virtual register, half inside it).
 type Content = (u16, u16);
+
+/// Half `part` of virtual register `id`, where a 128-bit register's halves 4 to 7 are the
+/// next id's halves 0 to 3.
+fn content(id: u16, part: u16) -> Content {
+    (id + part / 4, part % 4)
+}
+
 /// Every virtual register half a location is known to equal: one after an ordinary write,
 /// more after copies (which coalescing turns into copies of a register onto itself).
 type State = BTreeMap<Loc, BTreeSet<Content>>;
@@ -250,7 +257,7 @@ fn transfer(
                 }
                 if *a == Access::Use && check {
                     for h in 0..*w {
-                        let want = (id, part + h);
+                        let want = content(id, part + h);
                         let got = st.get(&Loc::Half(p.half + h));
                         if !holds(st, Loc::Half(p.half + h), want) {
                             return Err(format!(
@@ -277,7 +284,7 @@ fn transfer(
                     let (id, part) = (v.half / 4, v.half % 4);
                     for h in 0..*w {
                         let mut set = copied.get(h as usize).cloned().unwrap_or_default();
-                        set.insert((id, part + h));
+                        set.insert(content(id, part + h));
                         st.insert(Loc::Half(p.half + h), set);
                     }
                 }
@@ -290,7 +297,7 @@ fn transfer(
             };
             let (r, w) = stack_reg(&p);
             for h in 0..w {
-                let want = (vreg, part + h);
+                let want = content(vreg, part + h);
                 if check && !holds(st, Loc::Half(r.half + h), want) {
                     return Err(format!(
                         "item {k}: spill of {vreg} reads the wrong register"
@@ -306,7 +313,7 @@ fn transfer(
             };
             let (r, w) = stack_reg(&p);
             for h in 0..w {
-                let want = (vreg, h);
+                let want = content(vreg, h);
                 let slot = Loc::Stack(offset / 2 + u32::from(h));
                 if check && !holds(st, slot, want) {
                     return Err(format!(
@@ -1278,6 +1285,51 @@ void main() {
     o[i] = acc + v[0] + v[11];
 }
 "#;
+
+/// Whole `uvec4`s loaded and stored as 128-bit registers, six of them live across a loop.
+pub(super) const GLSL_VEC4_PRESSURE: &str = r#"#version 450
+layout(local_size_x = 32) in;
+layout(std430, set = 0, binding = 0) buffer A { uvec4 a[]; };
+layout(std430, set = 0, binding = 1) buffer O { uvec4 o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    uvec4 v0 = a[i & 7u], v1 = a[(i + 1u) & 7u], v2 = a[(i + 2u) & 7u];
+    uvec4 v3 = a[(i + 3u) & 7u], v4 = a[(i + 4u) & 7u], v5 = a[(i + 5u) & 7u];
+    uvec4 acc = uvec4(i);
+    for (uint r = 0u; r < (i & 3u) + 2u; r++) {
+        acc += v0 * v1 + (v2 ^ v3) - v4 * r + v5;
+        acc = acc.yzwx;
+    }
+    o[i] = acc + v0;
+}
+"#;
+
+/// Selected with 128-bit registers (a shader selection did not give any would test
+/// nothing).
+fn wide_registers(v: &VProgram) -> usize {
+    v.vregs.iter().filter(|r| r.wide == Wide::Low).count()
+}
+
+#[test]
+fn wide_registers_allocate_and_spill_correctly_at_every_budget() {
+    let Some(s) = lowered(GLSL_VEC4_PRESSURE, 2) else {
+        return;
+    };
+    let n = wide_registers(&isel::select(&s).expect("isel"));
+    assert!(n >= 6, "{n} wide registers");
+    let mut spilled = false;
+    for budget in [GPR_HALVES, 64, 48, 32, 24, 16] {
+        let a = alloc_and_verify(&s, budget);
+        spilled |= a.origins.iter().any(|o| matches!(o, Origin::Fill { .. }))
+            && a.items
+                .iter()
+                .any(|i| matches!(i, Item::Op(Instr::StackMem(m)) if !m.store && m.mask == 0b1111));
+    }
+    assert!(
+        spilled,
+        "a tight budget should spill a 128-bit register whole"
+    );
+}
 
 #[test]
 fn glsl_shaders_allocate_correctly_at_every_budget() {

@@ -303,6 +303,12 @@ fn rebase_addresses(sh: &mut Shader, max: u32) -> HashSet<Value> {
     // further from the same index) gains: a single word moved to another base would break
     // the pair it makes with the next field.
     super::for_each_inst(&sh.body, &mut |i| {
+        // Word 0: an access at `B + x` itself.
+        if let Op::Load { addr, .. } | Op::Store { addr, .. } = &i.op {
+            if let Some((b, x)) = r.indexed(*addr) {
+                *r.reach.entry((b, x)).or_insert(0) |= 1;
+            }
+        }
         if let Some((_, b, x, hi, lo)) = r.candidate(sh, i, true) {
             let c = hi + lo;
             let e = r.reach.entry((b, x)).or_insert(0);
@@ -409,11 +415,12 @@ impl Rebase {
                 out.push(i);
                 continue;
             };
-            // Words 2 and 3 (offsets 8 and 12), and nothing past the element.
+            // Words 2 and 3 (offsets 8 and 12), and nothing past the element; not a whole
+            // element (words 0 to 3), which a memory instruction moves at once from one base.
             if self
                 .reach
                 .get(&(b, x))
-                .is_none_or(|&m| m & 0b1_0000_1100 != 0b1100)
+                .is_none_or(|&m| m & 0b1_0000_1100 != 0b1100 || m & 0b11 == 0b11)
             {
                 out.push(i);
                 continue;
@@ -466,6 +473,22 @@ impl Rebase {
 
     /// `d = (B + x) + c` as (d, B, x, hi, lo) with `c = hi + lo`, `hi` a nonzero multiple
     /// of 8 (any, with `all`) and `lo` below 8.
+    /// `(B, x)` of `v = B + x`, a buffer descriptor word plus a varying `x` (a constant one
+    /// is the index already).
+    fn indexed(&self, v: Value) -> Option<(Value, Value)> {
+        let Some(Op::Binary(BinOp::IAdd, p, q)) = self.defs.get(&v) else {
+            return None;
+        };
+        let (base, x) = if self.descriptor_word(*p) {
+            (*p, *q)
+        } else if self.descriptor_word(*q) {
+            (*q, *p)
+        } else {
+            return None;
+        };
+        self.widened_constant(x).is_none().then_some((base, x))
+    }
+
     fn candidate(
         &self,
         sh: &Shader,
@@ -484,18 +507,8 @@ impl Rebase {
             (_, Some(c)) => (b, c),
             _ => return None,
         };
-        let Some(Op::Binary(BinOp::IAdd, p, q)) = self.defs.get(&inner) else {
-            return None;
-        };
-        let (base, x) = if self.descriptor_word(*p) {
-            (*p, *q)
-        } else if self.descriptor_word(*q) {
-            (*q, *p)
-        } else {
-            return None;
-        };
-        // Only a varying `x`: a constant one is the index already.
-        if self.widened_constant(x).is_some() || c >= 1 << 31 {
+        let (base, x) = self.indexed(inner)?;
+        if c >= 1 << 31 {
             return None;
         }
         let (hi, lo) = (c & !7, c & 7);

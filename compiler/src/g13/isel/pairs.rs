@@ -119,9 +119,28 @@ impl Addresses {
     }
 }
 
-/// The pairs of a block's loads, by the lower load's result: the upper load's result.
-pub(super) fn find(shader: &Shader, addrs: &Addresses, insts: &[Inst]) -> HashMap<Value, Value> {
+/// Four 32-bit loads of one stretch (between memory writes) at consecutive words: one
+/// `device_load` of four elements into a 128-bit register, where the first of them was.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LoadQuad {
+    /// The results, by address.
+    pub words: [Value; 4],
+    /// The lowest word's address.
+    pub addr: Value,
+}
+
+/// The paired loads of a block, by the lower load's result (the upper load's result), and
+/// the runs of four, by the result of the first of their loads in the block.
+pub(super) fn find(
+    shader: &Shader,
+    addrs: &Addresses,
+    insts: &[Inst],
+) -> (HashMap<Value, Value>, HashMap<Value, LoadQuad>) {
     let mut pairs = HashMap::new();
+    // Each pair's lower result, upper result, base, lower offset, lower address and stretch.
+    let mut found: Vec<(Value, Value, Base, u64, Value, usize)> = Vec::new();
+    let mut stretch = 0;
+    let mut addr_of: HashMap<Value, Value> = HashMap::new();
     // Candidate lower loads since the last memory write, by (base, offset).
     let mut open: HashMap<(Base, u64), Value> = HashMap::new();
     let mut taken: Vec<Value> = Vec::new();
@@ -142,6 +161,7 @@ pub(super) fn find(shader: &Shader, addrs: &Addresses, insts: &[Inst]) -> HashMa
                 if addrs.in_set_memory(base) {
                     continue;
                 }
+                addr_of.insert(d, *addr);
                 if let Some(lo) = offset
                     .checked_sub(4)
                     .and_then(|o| open.get(&(base, o)).copied())
@@ -149,17 +169,50 @@ pub(super) fn find(shader: &Shader, addrs: &Addresses, insts: &[Inst]) -> HashMa
                     if !taken.contains(&lo) {
                         pairs.insert(lo, d);
                         taken.extend([lo, d]);
+                        found.push((lo, d, base, offset - 4, addr_of[&lo], stretch));
                         continue;
                     }
                 }
                 open.insert((base, offset), d);
             }
             (Op::StoreVar(..), _) => {}
-            (op, _) if has_side_effects(op) => open.clear(),
+            (op, _) if has_side_effects(op) => {
+                open.clear();
+                stretch += 1;
+            }
             _ => {}
         }
     }
-    pairs
+    // Pairs 8 bytes apart in one stretch; `found` is in program order of the lower loads,
+    // and a pair's lower load comes before its upper, so `p.0` is the run's first load.
+    let mut quads = HashMap::new();
+    let mut used = vec![false; found.len()];
+    for a in 0..found.len() {
+        for b in a + 1..found.len() {
+            let (p, q) = (found[a], found[b]);
+            if used[a] || used[b] || p.2 != q.2 || p.5 != q.5 {
+                continue;
+            }
+            // The lower pair first: the run is loaded at the lower pair's first load, where
+            // the address of the other pair's loads may not be computed yet.
+            if q.3 != p.3.wrapping_add(8) {
+                continue;
+            }
+            let (low, high) = (p, q);
+            used[a] = true;
+            used[b] = true;
+            pairs.remove(&p.0);
+            pairs.remove(&q.0);
+            quads.insert(
+                p.0,
+                LoadQuad {
+                    words: [low.0, low.1, high.0, high.1],
+                    addr: low.4,
+                },
+            );
+        }
+    }
+    (pairs, quads)
 }
 
 /// Two 32-bit stores of one block, 4 bytes apart from one base, with no memory access
@@ -170,15 +223,71 @@ pub(super) struct StorePair {
     /// Positions of the two stores in the block.
     pub first: usize,
     pub second: usize,
-    /// The first store's address and value, for storing it late on its own.
+    /// Each store's address and value, for storing them late on their own.
     pub first_addr: Value,
     pub first_value: Value,
+    pub second_addr: Value,
+    pub second_value: Value,
     /// The values at the lower and upper address, and the lower address.
     pub lo: Value,
     pub hi: Value,
     pub lo_addr: Value,
     /// The 64-bit register the values are computed into, once one is.
     pub vreg: Option<u16>,
+    /// The lower address as base and constant, and the stretch of the block (between other
+    /// memory accesses) the pair sits in: two pairs 8 bytes apart in one stretch are a run
+    /// of four words.
+    base: Base,
+    lo_offset: u64,
+    stretch: usize,
+    /// How many global stores of the block come before the pair's second.
+    ordinal: usize,
+}
+
+/// Two store pairs of one stretch, 8 bytes apart: one `device_store` of four elements from
+/// a 128-bit register, by the pairs' indices (lower address first).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct StoreQuad {
+    pub pairs: [usize; 2],
+    /// The position of the last of the four stores, where the quad is stored.
+    pub last: usize,
+    /// The 128-bit register's lower id, once values are computed into it.
+    pub vreg: Option<u16>,
+}
+
+/// The runs of four words among a block's store pairs.
+pub(super) fn find_quads(pairs: &[StorePair]) -> Vec<StoreQuad> {
+    let mut quads = Vec::new();
+    let mut taken = vec![false; pairs.len()];
+    for a in 0..pairs.len() {
+        for b in a + 1..pairs.len() {
+            let (p, q) = (&pairs[a], &pairs[b]);
+            // Four stores in a row: no other store may move across them.
+            if taken[a]
+                || taken[b]
+                || p.stretch != q.stretch
+                || p.base != q.base
+                || q.ordinal != p.ordinal + 2
+            {
+                continue;
+            }
+            let order = if q.lo_offset == p.lo_offset.wrapping_add(8) {
+                [a, b]
+            } else if p.lo_offset == q.lo_offset.wrapping_add(8) {
+                [b, a]
+            } else {
+                continue;
+            };
+            taken[a] = true;
+            taken[b] = true;
+            quads.push(StoreQuad {
+                pairs: order,
+                last: p.second.max(q.second),
+                vreg: None,
+            });
+        }
+    }
+    quads
 }
 
 fn pure(op: &Op) -> bool {
@@ -199,6 +308,10 @@ pub(super) fn find_stores(shader: &Shader, addrs: &Addresses, insts: &[Inst]) ->
     let mut pairs: Vec<StorePair> = Vec::new();
     // Stores since the last other memory access: (base, offset) -> (position, addr, value).
     let mut open: HashMap<(Base, u64), (usize, Value, Value)> = HashMap::new();
+    let mut stretch = 0;
+    // The previous global store (its position) and how many came before it.
+    let mut prev: Option<usize> = None;
+    let mut ordinal = 0;
     for (k, i) in insts.iter().enumerate() {
         match &i.op {
             Op::Store {
@@ -215,23 +328,34 @@ pub(super) fn find_stores(shader: &Shader, addrs: &Addresses, insts: &[Inst]) ->
                     (offset.wrapping_add(4), false),
                 ]
                 .into_iter()
-                .find_map(|(o, below)| open.get(&(base, o)).map(|&p| (p, below)));
+                .find_map(|(o, below)| open.get(&(base, o)).map(|&p| (p, below)))
+                // The first store waits for the second, so no store may sit between them:
+                // it could write the same memory through another base.
+                .filter(|((first, ..), _)| Some(*first) == prev);
+                prev = Some(k);
+                ordinal += 1;
                 match partner {
                     Some(((first, first_addr, first_value), below)) if word => {
-                        let (lo, hi, lo_addr) = if below {
-                            (first_value, *value, first_addr)
+                        let (lo, hi, lo_addr, lo_offset) = if below {
+                            (first_value, *value, first_addr, offset.wrapping_sub(4))
                         } else {
-                            (*value, first_value, *addr)
+                            (*value, first_value, *addr, offset)
                         };
                         pairs.push(StorePair {
                             first,
                             second: k,
                             first_addr,
                             first_value,
+                            second_addr: *addr,
+                            second_value: *value,
                             lo,
                             hi,
                             lo_addr,
                             vreg: None,
+                            base,
+                            lo_offset,
+                            stretch,
+                            ordinal: ordinal - 1,
                         });
                         // Each store pairs once; a later one starts afresh.
                         open.clear();
@@ -239,7 +363,10 @@ pub(super) fn find_stores(shader: &Shader, addrs: &Addresses, insts: &[Inst]) ->
                     _ if word => {
                         open.insert((base, offset), (k, *addr, *value));
                     }
-                    _ => open.clear(),
+                    _ => {
+                        open.clear();
+                        stretch += 1;
+                    }
                 }
             }
             // Only arithmetic may sit between a pair: the first store waits for the second.
@@ -254,7 +381,10 @@ pub(super) fn find_stores(shader: &Shader, addrs: &Addresses, insts: &[Inst]) ->
                 addr,
                 ..
             } if addrs.in_set_memory(addrs.split(*addr).0) => {}
-            _ => open.clear(),
+            _ => {
+                open.clear();
+                stretch += 1;
+            }
         }
     }
     // A value in two pairs, or in both halves of one, cannot be computed into both.
