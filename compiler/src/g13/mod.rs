@@ -99,10 +99,10 @@ pub(crate) struct VregInfo {
     pub wide: Wide,
 }
 
-/// A 128-bit register is two 64-bit virtual registers with consecutive ids, so that `4 * id
-/// + part` names its halves 0 to 7 from the lower id on. The allocator gives them one live
-/// range and places the upper 64 bits right after the lower; it never spills or coalesces
-/// them, and instruction selection keeps their range short.
+/// A 128-bit register is two 64-bit virtual registers with consecutive ids, so that the
+/// usual `4 * id + part` names its halves 0 to 7 from the lower id on. The allocator gives
+/// them one live range, places the upper 64 bits right after the lower, spills and fills
+/// them whole, and never coalesces them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum Wide {
     #[default]
