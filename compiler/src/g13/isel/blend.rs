@@ -139,7 +139,7 @@ impl Sel<'_> {
         }
         // Packing the source once serves every sample of a logic op.
         let src_elems = match mode {
-            Mode::Logic(_) => Some(self.tib_pack(c.colour, c.format, vals)?),
+            Mode::Logic(_) => Some(self.tib_pack_bits(c.colour, c.format, vals)?),
             _ => None,
         };
         let src_vals = match mode {

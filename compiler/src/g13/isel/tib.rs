@@ -2,9 +2,12 @@
 //! floats for float, normalised and sRGB formats, 32-bit integers for integer formats) and
 //! the bytes `st_tile` / `ld_tile` move.
 //!
-//! The tile accesses use only the raw element formats (I8, I16, I32): every conversion is
-//! done here in ALU code, one element (channel, or the whole pixel for the packed formats)
-//! per access, so the same code serves fragment outputs, blending and the tile programs.
+//! Stores of the normalised 8- and 16-bit formats leave the conversion to `st_tile` (its
+//! U8Norm to S16Norm formats, from f32 registers), except where a logic op needs the bits.
+//! Every other conversion, and every load,
+//! is done here in ALU code with the raw element formats (I8, I16, I32), one element
+//! (channel, or the whole pixel for the packed formats) per access, so the same code serves
+//! fragment outputs, blending and the tile programs.
 //! Rounding follows Vulkan's rules for normalised and packed float formats (round to
 //! nearest; the 11/10-bit floats round once to half precision and again to their width).
 
@@ -576,6 +579,27 @@ impl Sel<'_> {
         t: TibFormat,
         vals: [Reg; 4],
     ) -> Result<Vec<Element>, CompileError> {
+        self.tib_pack_as(c, t, vals, false)
+    }
+
+    /// [`Self::tib_pack`] with the elements' bits in registers (raw formats), where a logic
+    /// op needs them rather than `st_tile`'s own conversion.
+    pub(super) fn tib_pack_bits(
+        &mut self,
+        c: ColourFormat,
+        t: TibFormat,
+        vals: [Reg; 4],
+    ) -> Result<Vec<Element>, CompileError> {
+        self.tib_pack_as(c, t, vals, true)
+    }
+
+    fn tib_pack_as(
+        &mut self,
+        c: ColourFormat,
+        t: TibFormat,
+        vals: [Reg; 4],
+        bits: bool,
+    ) -> Result<Vec<Element>, CompileError> {
         let (n, format) = element_layout(c, t);
         let unorm_float = matches!(
             c,
@@ -610,7 +634,9 @@ impl Sel<'_> {
                     });
                 }
             }
-            TibFormat::U8Norm | TibFormat::S8Norm | TibFormat::U16Norm | TibFormat::S16Norm => {
+            TibFormat::U8Norm | TibFormat::S8Norm | TibFormat::U16Norm | TibFormat::S16Norm
+                if bits =>
+            {
                 let (signed, scale) = match t {
                     TibFormat::U8Norm => (false, 255.0),
                     TibFormat::S8Norm => (true, 127.0),
@@ -627,6 +653,22 @@ impl Sel<'_> {
                         index: k as u8,
                         format,
                         reg,
+                    });
+                }
+            }
+            TibFormat::U8Norm | TibFormat::S8Norm | TibFormat::U16Norm | TibFormat::S16Norm => {
+                // `st_tile` converts the floats itself (hw::gpu::texel::format's rule).
+                let format = match t {
+                    TibFormat::U8Norm => MemFormat::U8Norm,
+                    TibFormat::S8Norm => MemFormat::S8Norm,
+                    TibFormat::U16Norm => MemFormat::U16Norm,
+                    _ => MemFormat::S16Norm,
+                };
+                for (k, v) in vals.iter().enumerate().take(n.into()) {
+                    out.push(Element {
+                        index: k as u8,
+                        format,
+                        reg: *v,
                     });
                 }
             }

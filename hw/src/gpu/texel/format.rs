@@ -155,8 +155,8 @@ pub fn decode(
             let mut out = [0.0, 0.0, 0.0, 1.0];
             for (i, &(v, w)) in raw.iter().enumerate() {
                 out[i] = match (ty, w) {
-                    (TextureType::Unorm, _) => v as f32 / unorm_max(w),
-                    (TextureType::Snorm, _) => (sext(v, w) as f32 / snorm_max(w)).max(-1.0),
+                    (TextureType::Unorm, _) => norm_to_float(v, w, false),
+                    (TextureType::Snorm, _) => norm_to_float(v, w, true),
                     (_, 32) => f32::from_bits(v),
                     (_, 16) => minifloat::decode(v, 5, 10, true),
                     (_, 11) => minifloat::decode(v, 5, 6, false),
@@ -171,6 +171,26 @@ pub fn decode(
             Ok(Texel::Float(out))
         }
         TextureType::Xr => Err("extended-range (XR) texels are not modelled".into()),
+    }
+}
+
+/// A normalised integer of `w` bits as a float: the rule of texture reads, and of tile
+/// accesses in a normalised format.
+pub fn norm_to_float(v: u32, w: u32, signed: bool) -> f32 {
+    if signed {
+        (sext(v, w) as f32 / snorm_max(w)).max(-1.0)
+    } else {
+        v as f32 / unorm_max(w)
+    }
+}
+
+/// A float as a normalised integer of `w` bits (clamped; NaN is 0; the low `w` bits of a
+/// signed result): the rule of image stores, and of tile stores in a normalised format.
+pub fn float_to_norm(v: f32, w: u32, signed: bool) -> u32 {
+    if signed {
+        encode_snorm(v, w)
+    } else {
+        encode_unorm(v, w)
     }
 }
 

@@ -7,7 +7,7 @@
 use super::float::{f64_to_f16, Rounding};
 use super::group::SimdGroup;
 use super::program::Program;
-use crate::gpu::Fault;
+use crate::gpu::{texel, Fault};
 use crate::isa::*;
 
 const LANES: usize = SIMD_WIDTH;
@@ -282,14 +282,28 @@ pub fn step_graphics(
                 ));
             }
             let size = match x.format {
-                MemFormat::I8 | MemFormat::I16 | MemFormat::I32 | MemFormat::F16 => {
-                    x.format.bytes()
-                }
+                MemFormat::I8
+                | MemFormat::I16
+                | MemFormat::I32
+                | MemFormat::F16
+                | MemFormat::U8Norm
+                | MemFormat::S8Norm
+                | MemFormat::U16Norm
+                | MemFormat::S16Norm => x.format.bytes(),
                 _ => {
                     return Err(Fault::Unimplemented(
                         "tilebuffer access with a packed format",
                     ))
                 }
+            };
+            // The normalised formats convert: a float register (f32, or f16 in a 16-bit
+            // one) to the integer the tile holds, and back.
+            let norm = match x.format {
+                MemFormat::U8Norm => Some((8, false)),
+                MemFormat::S8Norm => Some((8, true)),
+                MemFormat::U16Norm => Some((16, false)),
+                MemFormat::S16Norm => Some((16, true)),
+                _ => None,
             };
             let step = if x.reg.size == Size::S16 { 1 } else { 2 };
             for l in lanes {
@@ -336,15 +350,29 @@ pub fn step_graphics(
                         };
                         let bytes = &mut f.tilebuffer[base + at as usize..][..size as usize];
                         if x.store {
-                            let v = g.reg(r, l);
+                            let mut v = g.reg(r, l);
+                            if let Some((bits, signed)) = norm {
+                                let f = match r.size {
+                                    Size::S16 => super::float::f16_to_f32(v as u16),
+                                    _ => f32::from_bits(v as u32),
+                                };
+                                v = u64::from(texel::format::float_to_norm(f, bits, signed));
+                            }
                             for (i, b) in bytes.iter_mut().enumerate() {
                                 *b = (v >> (8 * i)) as u8;
                             }
                         } else {
-                            let v = bytes
+                            let mut v = bytes
                                 .iter()
                                 .rev()
                                 .fold(0u64, |a, &b| (a << 8) | u64::from(b));
+                            if let Some((bits, signed)) = norm {
+                                let f = texel::format::norm_to_float(v as u32, bits, signed);
+                                v = match r.size {
+                                    Size::S16 => u64::from(texel::minifloat::f32_to_f16(f)),
+                                    _ => u64::from(f.to_bits()),
+                                };
+                            }
                             g.set_reg(r, l, v);
                         }
                         k += 1;

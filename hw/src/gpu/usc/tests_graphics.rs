@@ -255,6 +255,61 @@ fn st_tile_then_ld_tile_round_trip() {
     assert_eq!(f.tilebuffer, want);
 }
 
+/// `st_tile` in a normalised format converts f32 registers (clamped, NaN as 0, rounded as
+/// image stores round) and `ld_tile` converts back, to f32 or to f16 in a 16-bit register.
+#[test]
+fn normalised_tile_formats_convert() {
+    let inputs = [0.5f32, 2.0, -0.25, f32::NAN];
+    let tile = |store: bool, reg: Reg, format: MemFormat, mask: u8, pixel_offset: u16| {
+        Instr::TileMem(TileMem {
+            store,
+            reg,
+            format,
+            mask,
+            pixel_offset,
+            samples: Small::Imm(0xff),
+            coords: None,
+        })
+    };
+    let mut code = Vec::new();
+    for (k, x) in inputs.iter().enumerate() {
+        code.push(mov(Reg::r32(2 + k as u16), x.to_bits()));
+    }
+    code.extend([
+        tile(true, Reg::r32(2), MemFormat::U8Norm, 0b1111, 0),
+        tile(true, Reg::r32(2), MemFormat::S16Norm, 0b1111, 4),
+        tile(false, Reg::r32(8), MemFormat::U8Norm, 0b1111, 0),
+        tile(false, Reg::r16(24), MemFormat::S16Norm, 0b1, 4),
+    ]);
+    // r12 holds the f16 in its low half (registers start at zero).
+    for k in 0..5 {
+        code.extend(store(Reg::r32(8 + k), k));
+    }
+    code.push(Instr::Stop);
+    let (l, mut m) = launch(1);
+    let mut gfx = GraphicsContext {
+        textures: Default::default(),
+        fragment: Some(FragmentContext::new([1, 1], 1, 12)),
+        vertex: None,
+    };
+    run_graphics(&prog(code), &l, &mut m, &mut gfx).unwrap();
+    let f = gfx.fragment.unwrap();
+    // 0.5 * 255 = 127.5 rounds away from zero; 2.0 clamps to 1; -0.25 and NaN give 0.
+    assert_eq!(&f.tilebuffer[0..4], &[128, 255, 0, 0]);
+    let s16 = |i: usize| i16::from_le_bytes([f.tilebuffer[4 + 2 * i], f.tilebuffer[5 + 2 * i]]);
+    // 0.5 * 32767 = 16383.5 rounds to 16384; -0.25 * 32767 = -8191.75 rounds to -8192.
+    assert_eq!([s16(0), s16(1), s16(2), s16(3)], [16384, 32767, -8192, 0]);
+    for (k, byte) in [128u32, 255, 0, 0].into_iter().enumerate() {
+        assert_eq!(
+            out(&m, k, 0),
+            (byte as f32 / 255.0).to_bits(),
+            "element {k}"
+        );
+    }
+    let half = crate::gpu::texel::minifloat::f32_to_f16(16384.0 / 32767.0);
+    assert_eq!(out(&m, 4, 0), u32::from(half));
+}
+
 #[test]
 fn st_vary_writes_uvs_records() {
     let code = vec![
