@@ -187,6 +187,9 @@ struct Sel<'a> {
     load_pairs: HashMap<Value, Value>,
     /// The runs of four loads of the current block, by the first load's result.
     load_quads: HashMap<Value, pairs::LoadQuad>,
+    /// The fragment inputs of the current block that one `iter` evaluates together, by the
+    /// first one's result (`gfx::input_runs`).
+    input_runs: HashMap<Value, Vec<Value>>,
     /// The paired stores of the current block, the pair of each store by its position, and
     /// the pair and half of each value stored by one.
     store_pairs: Vec<pairs::StorePair>,
@@ -470,10 +473,8 @@ impl<'a> Sel<'a> {
             outputs: BTreeMap::new(),
             direct_outputs: BTreeMap::new(),
             sole_stores: match gfx {
-                Some(t) if t.stage == crate::ir::Stage::Vertex => {
-                    gfx::sole_top_level_stores(&shader.body)
-                }
-                _ => HashSet::new(),
+                Some(_) => gfx::sole_top_level_stores(&shader.body),
+                None => HashSet::new(),
             },
             preloads: BTreeMap::new(),
             sample: None,
@@ -489,6 +490,7 @@ impl<'a> Sel<'a> {
             addresses: pairs::Addresses::new(shader),
             load_pairs: HashMap::new(),
             load_quads: HashMap::new(),
+            input_runs: HashMap::new(),
             store_pairs: Vec::new(),
             store_at: HashMap::new(),
             store_parts: HashMap::new(),
@@ -960,6 +962,7 @@ impl Sel<'_> {
                     self.tex_lods.clear();
                     (self.load_pairs, self.load_quads) =
                         pairs::find(self.shader, &self.addresses, insts);
+                    self.input_runs = self.input_runs(insts);
                     self.store_pairs = pairs::find_stores(self.shader, &self.addresses, insts);
                     self.store_at.clear();
                     self.store_parts.clear();

@@ -13,7 +13,7 @@ use crate::g13::graphics::{
     FragmentOutputs, VaryingLayout, CF_W, CF_Z, PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX,
     SR_BACKFACING, UVS_POINT_SIZE, UVS_POSITION,
 };
-use crate::g13::vreg;
+use crate::g13::{vreg, Wide};
 use crate::graphics_api::CoverageOptions;
 use crate::ir::{self, InputInterp, Inst, Node, Op, OutputBuiltin, Sampling, Stage, SysVal, Value};
 use crate::{abi, CompileError};
@@ -450,6 +450,103 @@ impl<'a> Sel<'a> {
         Ok(())
     }
 
+    /// The runs of a fragment block's interpolated inputs that one `iter` can evaluate: two
+    /// to four components of one location, read with one interpolation, whose coefficient
+    /// slots follow each other. By the first load of each run in the block: the results,
+    /// by component.
+    pub(super) fn input_runs(&self, insts: &[Inst]) -> HashMap<Value, Vec<Value>> {
+        let mut runs = HashMap::new();
+        let Some(t) = self.gfx.filter(|t| t.stage == Stage::Fragment) else {
+            return runs;
+        };
+        // Per (location, interpolation): the first load of each component, in order.
+        let mut seen: Vec<((u32, InputInterp), Vec<(u8, u8, Value)>)> = Vec::new();
+        for i in insts {
+            let (
+                Op::LoadInput {
+                    location,
+                    component,
+                    interp,
+                },
+                Some(d),
+            ) = (&i.op, i.dst)
+            else {
+                continue;
+            };
+            let Some(slot) = t.layout.find(*location, *component) else {
+                continue;
+            };
+            if interp.mode == ir::Interpolation::Flat || slot.interp != interp.mode {
+                continue;
+            }
+            let key = (*location, *interp);
+            let k = match seen.iter().position(|s| s.0 == key) {
+                Some(k) => k,
+                None => {
+                    seen.push((key, Vec::new()));
+                    seen.len() - 1
+                }
+            };
+            if !seen[k].1.iter().any(|c| c.0 == *component) {
+                seen[k].1.push((*component, slot.cf, d));
+            }
+        }
+        for (_, mut comps) in seen {
+            let first = comps.first().map(|c| c.2);
+            comps.sort_by_key(|c| c.0);
+            let Some(&(c0, cf0, _)) = comps.first() else {
+                continue;
+            };
+            let run: Vec<Value> = comps
+                .iter()
+                .enumerate()
+                .take_while(|&(k, c)| {
+                    c.0 == c0 + k as u8 && u32::from(c.1) == u32::from(cf0) + k as u32
+                })
+                .map(|(_, c)| c.2)
+                .collect();
+            // The run is evaluated where its first load in the block is.
+            if let (2..=4, Some(first)) = (run.len(), first) {
+                if run.contains(&first) {
+                    runs.insert(first, run);
+                }
+            }
+        }
+        runs
+    }
+
+    /// One `iter` of the inputs `run` (consecutive components), into a 64-bit register for
+    /// two and a 128-bit one for three or four.
+    fn input_run(
+        &mut self,
+        run: &[Value],
+        interp: InputInterp,
+        cf: u8,
+    ) -> Result<(), CompileError> {
+        let id = self.new_vreg(Size::S64, false)?;
+        if run.len() > 2 {
+            let high = self.new_vreg(Size::S64, false)?;
+            debug_assert_eq!(high, id + 1);
+            self.vregs[id as usize].wide = Wide::Low;
+            self.vregs[high as usize].wide = Wide::High;
+        }
+        for (k, &v) in run.iter().enumerate() {
+            self.set(
+                v,
+                Val::Reg(vreg(id + k as u16 / 2, (k as u16 % 2) * 2, Size::S32)),
+            )?;
+        }
+        let (w, at) = hw_interp(interp, self.sample)?;
+        self.emit(Instr::Iter(Iter {
+            dst: vreg(id, 0, Size::S32),
+            channels: run.len() as u8,
+            cf,
+            perspective_w: w,
+            interp: at,
+        }));
+        Ok(())
+    }
+
     pub(super) fn graphics_op(&mut self, inst: &Inst) -> Result<(), CompileError> {
         match &inst.op {
             Op::LoadInput {
@@ -458,6 +555,11 @@ impl<'a> Sel<'a> {
                 interp,
             } => {
                 let t = self.stage_is(Stage::Fragment, "LoadInput (vertex attributes)")?;
+                let d = self.dst(inst)?;
+                if self.vals.get(d.0 as usize).is_some_and(Option::is_some) {
+                    // Evaluated with the rest of its run.
+                    return Ok(());
+                }
                 let slot = *t.layout.find(*location, *component).ok_or_else(|| {
                     unsupported(format!(
                         "input location {location} component {component} is not in the varying layout"
@@ -469,7 +571,12 @@ impl<'a> Sel<'a> {
                         interp.mode, slot.interp
                     )));
                 }
-                let r = self.def32(self.dst(inst)?)?;
+                if let Some(run) = self.input_runs.get(&d).cloned() {
+                    // The run's lowest component's slot.
+                    let cf = slot.cf - (run.iter().position(|&v| v == d).unwrap_or(0) as u8);
+                    return self.input_run(&run, *interp, cf);
+                }
+                let r = self.def32(d)?;
                 if interp.mode == ir::Interpolation::Flat {
                     return self.flat_input(r, slot.cf);
                 }
@@ -513,7 +620,7 @@ impl<'a> Sel<'a> {
                 let t = self.target("StoreOutput")?;
                 match t.stage {
                     Stage::Vertex => match t.layout.find(*location, *component) {
-                        Some(slot) => self.record_vertex_output(
+                        Some(slot) => self.record_sole_output(
                             (u32::from(slot.uvs), 0),
                             StoreKey::Location(*location, *component),
                             *value,
@@ -532,7 +639,11 @@ impl<'a> Sel<'a> {
                             // Writes to a location with no attachment are discarded.
                             return Ok(());
                         }
-                        self.record_output((*location, *component), *value)
+                        self.record_sole_output(
+                            (*location, *component),
+                            StoreKey::Location(*location, *component),
+                            *value,
+                        )
                     }
                 }
             }
@@ -544,14 +655,14 @@ impl<'a> Sel<'a> {
                 let t = self.target("StoreBuiltin")?;
                 match (builtin, t.stage) {
                     (OutputBuiltin::Position, Stage::Vertex) if *component < 4 => self
-                        .record_vertex_output(
+                        .record_sole_output(
                             (u32::from(UVS_POSITION + component), 0),
                             StoreKey::Builtin(*builtin, *component),
                             *value,
                         ),
                     (OutputBuiltin::PointSize, Stage::Vertex) if *component == 0 => {
                         if t.layout.point_size {
-                            self.record_vertex_output(
+                            self.record_sole_output(
                                 (u32::from(UVS_POINT_SIZE), 0),
                                 StoreKey::Builtin(*builtin, *component),
                                 *value,
@@ -562,7 +673,7 @@ impl<'a> Sel<'a> {
                     }
                     (OutputBuiltin::ClipDistance(k), Stage::Vertex) if *component == 0 => {
                         match t.layout.clip_distance_uvs(*k) {
-                            Some(uvs) => self.record_vertex_output(
+                            Some(uvs) => self.record_sole_output(
                                 (u32::from(uvs), 0),
                                 StoreKey::Builtin(*builtin, *component),
                                 *value,
@@ -726,10 +837,11 @@ impl<'a> Sel<'a> {
         Ok(())
     }
 
-    /// A vertex shader output word. The sole store of an output, outside any `if` or loop,
-    /// leaves the value where it is for the `st_vary` after the body to read; any other store
-    /// copies it into the output's register, as `record_output` does.
-    fn record_vertex_output(
+    /// A vertex shader output word or a fragment shader colour component. The sole store of
+    /// an output, outside any `if` or loop, leaves the value where it is for the `st_vary`
+    /// or `st_tile` after the body to read; any other store copies it into the output's
+    /// register, as `record_output` does.
+    fn record_sole_output(
         &mut self,
         key: (u32, u8),
         store: StoreKey,
@@ -796,15 +908,19 @@ impl<'a> Sel<'a> {
             }
         }
         let outs: Vec<((u32, u8), u16)> = self.outputs.iter().map(|(&k, &v)| (k, v)).collect();
+        // Outputs left where their sole store found them, by output word (vertex) or
+        // location and component (fragment).
+        let mut direct: Vec<((u32, u8), Reg)> = Vec::new();
+        for (k, value) in std::mem::take(&mut self.direct_outputs) {
+            direct.push((k, self.reg(value)?));
+        }
         match t.stage {
             Stage::Vertex => {
                 let mut words: Vec<((u32, u8), Reg)> = outs
                     .into_iter()
                     .map(|(k, id)| (k, vreg(id, 0, Size::S32)))
                     .collect();
-                for (k, value) in std::mem::take(&mut self.direct_outputs) {
-                    words.push((k, self.reg(value)?));
-                }
+                words.extend(direct);
                 words.sort_by_key(|w| w.0);
                 let n = words.len();
                 for (i, ((slot, _), src)) in words.into_iter().enumerate() {
@@ -831,8 +947,13 @@ impl<'a> Sel<'a> {
                 }
                 let mut colours: Vec<(u32, [Option<Reg>; 4])> = Vec::new();
                 let mut second: [Option<Reg>; 4] = [None; 4];
-                for ((location, component), id) in outs {
-                    let value = vreg(id, 0, Size::S32);
+                let mut outs: Vec<((u32, u8), Reg)> = outs
+                    .into_iter()
+                    .map(|(k, id)| (k, vreg(id, 0, Size::S32)))
+                    .chain(direct)
+                    .collect();
+                outs.sort_by_key(|o| o.0);
+                for ((location, component), value) in outs {
                     if [SAMPLE_MASK_KEY, COVERAGE_ALPHA_KEY].contains(&(location, component)) {
                         continue;
                     }

@@ -15,7 +15,7 @@ use hw::g13::tilebuffer::{ColourFormat, Numeric, TibFormat};
 use hw::isa::*;
 
 use super::{isrc, unsupported, Sel, AND, NEG_ZERO_IMM, OR};
-use crate::g13::vreg;
+use crate::g13::{vreg, Wide};
 use crate::CompileError;
 
 /// One tile element access: element index (for the mask and the byte offset), the raw
@@ -885,6 +885,13 @@ impl Sel<'_> {
             let first = selected[k];
             // Elements that follow on in index, format and register (halves of one vreg, as
             // tib_pack leaves normalised integers) move with one instruction.
+            // Halves of one virtual register are consecutive, and so are the two ids of a
+            // 128-bit one.
+            let first_id = first.reg.half / 4;
+            let wide = self.vregs.get(usize::from(first_id)).map(|v| v.wide);
+            let one_register = |half: u16| {
+                half / 4 == first_id || (wide == Some(Wide::Low) && half / 4 == first_id + 1)
+            };
             let mut run = 1;
             while let Some(e) = selected.get(k + run) {
                 let step = run as u16 * first.reg.size.halves();
@@ -892,7 +899,7 @@ impl Sel<'_> {
                     && e.format == first.format
                     && e.reg.size == first.reg.size
                     && e.reg.half == first.reg.half + step
-                    && e.reg.half / 4 == first.reg.half / 4;
+                    && one_register(e.reg.half);
                 if !follows {
                     break;
                 }
