@@ -1991,3 +1991,40 @@ void main() { c = vec4(g, 0.25, 0.5); }
     }
     assert_ne!(codes[0], codes[1], "blending changes the program");
 }
+
+/// A vec4 varying written to an RGBA8 UNORM target is one `iter` of four components into a
+/// 128-bit register and one converting `st_tile` of all four, with nothing between them.
+#[test]
+fn a_passed_through_colour_is_one_iter_and_one_tile_store() {
+    const VS: &str = r#"#version 450
+layout(location = 0) out vec4 v_col;
+void main() { gl_Position = vec4(0.0, 0.0, 0.0, 1.0); v_col = vec4(gl_VertexIndex) * 0.25; }
+"#;
+    const FS: &str = r#"#version 450
+layout(location = 0) in vec4 v_col;
+layout(location = 0) out vec4 o;
+void main() { o = v_col; }
+"#;
+    let state = FragmentState {
+        targets: vec![colour_target(
+            0,
+            rgba8(Numeric::Unorm),
+            0,
+            BlendAttachment::default(),
+        )],
+        inputs: Vec::new(),
+        logic_op: None,
+        samples: 1,
+        sample_size_bytes: 4,
+    };
+    let bin = pipeline(VS, Some(FS), &VertexInputLayout::default(), &state).expect("pipeline");
+    let code = decode_all(bin.fragment.expect("fragment").main_code());
+    match code.as_slice() {
+        [hw::isa::Instr::Iter(i), hw::isa::Instr::TileMem(t), hw::isa::Instr::Stop] => {
+            assert_eq!(i.channels, 4);
+            assert!(t.store && t.mask == 0b1111 && t.reg == i.dst, "{t:?} {i:?}");
+            assert_eq!(t.format, hw::isa::MemFormat::U8Norm);
+        }
+        other => panic!("{other:#?}"),
+    }
+}
