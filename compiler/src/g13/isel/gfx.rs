@@ -459,8 +459,10 @@ impl<'a> Sel<'a> {
         let Some(t) = self.gfx.filter(|t| t.stage == Stage::Fragment) else {
             return runs;
         };
-        // Per (location, interpolation): the first load of each component, in order.
-        let mut seen: Vec<((u32, InputInterp), Vec<(u8, u8, Value)>)> = Vec::new();
+        // Per (location, interpolation): the first load of each component, in order, as
+        // (component, coefficient slot, result).
+        type Loads = Vec<(u8, u8, Value)>;
+        let mut seen: Vec<((u32, InputInterp), Loads)> = Vec::new();
         for i in insts {
             let (
                 Op::LoadInput {
