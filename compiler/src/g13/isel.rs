@@ -190,6 +190,10 @@ struct Sel<'a> {
     /// The fragment inputs of the current block that one `iter` evaluates together, by the
     /// first one's result (`gfx::input_runs`).
     input_runs: HashMap<Value, Vec<Value>>,
+    /// Registers colour outputs are computed into (`gfx::plan_output_homes`): each home's
+    /// register once made and its component count, and each value's home and component.
+    output_homes: Vec<(Option<u16>, u8)>,
+    output_parts: HashMap<Value, (usize, u16)>,
     /// The paired stores of the current block, the pair of each store by its position, and
     /// the pair and half of each value stored by one.
     store_pairs: Vec<pairs::StorePair>,
@@ -420,6 +424,7 @@ fn select_with<'a>(
     }
     if gfx.is_some() {
         s.capture_preloads()?;
+        s.plan_output_homes();
     }
     let sample_loop = gfx.is_some_and(|t| t.per_sample_loop());
     // Writes of spilled colour targets run under `if`s after the body.
@@ -491,6 +496,8 @@ impl<'a> Sel<'a> {
             load_pairs: HashMap::new(),
             load_quads: HashMap::new(),
             input_runs: HashMap::new(),
+            output_homes: Vec::new(),
+            output_parts: HashMap::new(),
             store_pairs: Vec::new(),
             store_at: HashMap::new(),
             store_parts: HashMap::new(),
@@ -683,6 +690,12 @@ impl Sel<'_> {
     /// A fresh register for the result `v`.
     fn def(&mut self, v: Value) -> Result<Reg, CompileError> {
         let size = size_of(self.ty(v)?)?;
+        if let (Some(&(h, k)), Size::S32) = (self.output_parts.get(&v), size) {
+            let id = self.output_home(h)?;
+            let r = vreg(id + k / 2, (k % 2) * 2, Size::S32);
+            self.set(v, Val::Reg(r))?;
+            return Ok(r);
+        }
         if let Some(&(p, part)) = self.store_parts.get(&v) {
             if let (Some(&(q, place)), Size::S32) = (self.quad_of_pair.get(&p), size) {
                 let id = self.quad_vreg(q)?;

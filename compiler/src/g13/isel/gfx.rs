@@ -17,7 +17,7 @@ use crate::g13::{vreg, Wide};
 use crate::graphics_api::CoverageOptions;
 use crate::ir::{self, InputInterp, Inst, Node, Op, OutputBuiltin, Sampling, Stage, SysVal, Value};
 use crate::{abi, CompileError};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Which output a store writes, as the IR names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -515,6 +515,68 @@ impl<'a> Sel<'a> {
             }
         }
         runs
+    }
+
+    /// Homes for the values a fragment shader stores once, at top level, to the components
+    /// of a colour location: computed straight into one register (64-bit for two
+    /// components, 128-bit for three or four), so that one `st_tile` stores them. By value:
+    /// (home index, component index in it).
+    pub(super) fn plan_output_homes(&mut self) {
+        let Some(t) = self.gfx.filter(|t| t.stage == Stage::Fragment) else {
+            return;
+        };
+        // Per location: the value of each component, and values seen more than once.
+        let mut by_location: BTreeMap<u32, [Option<Value>; 4]> = BTreeMap::new();
+        let mut seen: HashMap<Value, u32> = HashMap::new();
+        for n in &self.shader.body {
+            let Node::Block(insts) = n else { continue };
+            for i in insts {
+                let Op::StoreOutput {
+                    location,
+                    component,
+                    value,
+                } = i.op
+                else {
+                    continue;
+                };
+                *seen.entry(value).or_default() += 1;
+                let sole = self
+                    .sole_stores
+                    .contains(&StoreKey::Location(location, component));
+                if sole && component < 4 && t.outputs.find(location).is_some() {
+                    by_location.entry(location).or_default()[usize::from(component)] = Some(value);
+                }
+            }
+        }
+        for comps in by_location.values() {
+            // The components from x on that are stored.
+            let run: Vec<Value> = comps.iter().map_while(|c| *c).collect();
+            if run.len() < 2 || run.iter().any(|v| seen[v] > 1) {
+                continue;
+            }
+            let home = self.output_homes.len();
+            self.output_homes.push((None, run.len() as u8));
+            for (k, v) in run.into_iter().enumerate() {
+                self.output_parts.insert(v, (home, k as u16));
+            }
+        }
+    }
+
+    /// The register of output home `h` (made on first use).
+    pub(super) fn output_home(&mut self, h: usize) -> Result<u16, CompileError> {
+        let (made, n) = self.output_homes[h];
+        if let Some(id) = made {
+            return Ok(id);
+        }
+        let id = self.new_vreg(Size::S64, false)?;
+        if n > 2 {
+            let high = self.new_vreg(Size::S64, false)?;
+            debug_assert_eq!(high, id + 1);
+            self.vregs[id as usize].wide = Wide::Low;
+            self.vregs[high as usize].wide = Wide::High;
+        }
+        self.output_homes[h].0 = Some(id);
+        Ok(id)
     }
 
     /// One `iter` of the inputs `run` (consecutive components), into a 64-bit register for
