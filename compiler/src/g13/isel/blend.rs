@@ -277,6 +277,14 @@ impl Sel<'_> {
         self.clamp_for(c, u)
     }
 
+    /// `x * factor`, which is `x` itself for the factor one (exactly, in IEEE arithmetic).
+    fn scaled(&mut self, x: Reg, f: BlendFactor, fv: Operand) -> Result<Reg, CompileError> {
+        if f == BlendFactor::One {
+            return Ok(x);
+        }
+        self.fmul_r(Operand::Reg(x), fv)
+    }
+
     /// Channel `k` of the second blend source (only target 0 has one).
     fn second(&self, k: usize) -> Result<Reg, CompileError> {
         self.second_source
@@ -284,6 +292,8 @@ impl Sel<'_> {
             .ok_or_else(|| unsupported("a SRC1 blend factor on a target other than 0"))
     }
 
+    /// Blend factor `f` for channel `k`. `ones` remembers the `1 - x` already computed for
+    /// this target, which several channels share (one minus source alpha, say).
     fn factor(
         &mut self,
         c: &ColourOutput,
@@ -291,11 +301,17 @@ impl Sel<'_> {
         k: usize,
         src: &[Reg; 4],
         dst: &[Reg; 4],
+        ones: &mut Vec<(Reg, Reg)>,
     ) -> Result<Operand, CompileError> {
         let one = self.fconst(1.0)?;
-        let minus = |s: &mut Self, r: Reg| -> Result<Operand, CompileError> {
+        let mut minus = |s: &mut Self, r: Reg| -> Result<Operand, CompileError> {
+            if let Some(&(_, m)) = ones.iter().find(|o| o.0 == r) {
+                return Ok(Operand::Reg(m));
+            }
             let one = s.fconst(1.0)?;
-            Ok(Operand::Reg(s.fsub_r(one, Operand::Reg(r))?))
+            let m = s.fsub_r(one, Operand::Reg(r))?;
+            ones.push((r, m));
+            Ok(Operand::Reg(m))
         };
         Ok(match f {
             BlendFactor::Zero => Operand::Imm(0),
@@ -345,6 +361,13 @@ impl Sel<'_> {
     ) -> Result<[Reg; 4], CompileError> {
         let b = c.blend;
         let mut out = src;
+        let mut ones = Vec::new();
+        // A fixed-point target's destination is finite and the sign of a zero does not
+        // survive quantisation, so `dst * 0` drops out of a sum exactly.
+        let fixed_point = matches!(
+            numeric(c.colour),
+            Numeric::Unorm | Numeric::Snorm | Numeric::Srgb
+        );
         for (k, o) in out.iter_mut().enumerate() {
             let (sf, df, op) = if k == 3 {
                 (b.src_alpha, b.dst_alpha, b.alpha_op)
@@ -357,11 +380,18 @@ impl Sel<'_> {
                     Operand::Reg(src[k]),
                     Operand::Reg(dst[k]),
                 )?,
+                _ if fixed_point
+                    && df == BlendFactor::Zero
+                    && matches!(op, BlendOp::Add | BlendOp::Subtract) =>
+                {
+                    let sfv = self.factor(c, sf, k, &src, &dst, &mut ones)?;
+                    self.scaled(src[k], sf, sfv)?
+                }
                 _ => {
-                    let sfv = self.factor(c, sf, k, &src, &dst)?;
-                    let dfv = self.factor(c, df, k, &src, &dst)?;
-                    let s = self.fmul_r(Operand::Reg(src[k]), sfv)?;
-                    let d = self.fmul_r(Operand::Reg(dst[k]), dfv)?;
+                    let sfv = self.factor(c, sf, k, &src, &dst, &mut ones)?;
+                    let dfv = self.factor(c, df, k, &src, &dst, &mut ones)?;
+                    let s = self.scaled(src[k], sf, sfv)?;
+                    let d = self.scaled(dst[k], df, dfv)?;
                     match op {
                         BlendOp::Add => self.fadd_r(Operand::Reg(s), Operand::Reg(d))?,
                         BlendOp::Subtract => self.fsub_r(Operand::Reg(s), Operand::Reg(d))?,
