@@ -11,8 +11,10 @@
 //! tile programs) are live from entry, placed before anything else at their physical halves
 //! and never spilled or coalesced.
 //!
-//! 32-bit values take an even half, 64-bit values a half divisible by four; `r0l` (half 0) is
-//! the exec nesting counter and is not handed out in programs with control flow. When registers run out, the range with
+//! 32-bit values take an even half, 64-bit values a half divisible by four, and 128-bit
+//! registers (two ids, [`Wide`]) eight halves from a half divisible by four, with one range
+//! for both ids; `r0l` (half 0) is the exec nesting counter and is not handed out in
+//! programs with control flow. When registers run out, the range with
 //! the farthest end is spilled to the stack (after the IR's scratch area): every instruction
 //! touching it gets a short-lived temporary, filled by `stack_load` before and written back
 //! by `stack_store` after, and allocation runs again.
