@@ -276,6 +276,43 @@ void main() {
     }
 }
 
+/// 64 words of hashed bits, the input of the vec4 tests.
+fn hashed_words() -> Vec<u32> {
+    (0..64u32)
+        .map(|k| k.wrapping_mul(2_654_435_761) >> 7)
+        .collect()
+}
+
+/// `src` run on `a` (storage buffer 0) and `out_words` zero words (storage buffer 1), one
+/// workgroup, without and with robustness: each time, the robustness, the output words and
+/// the binary. Nothing without glslang.
+fn run_both_ways(
+    src: &str,
+    a: &[u32],
+    out_words: usize,
+) -> Vec<(
+    compiler::BufferRobustness,
+    Vec<u32>,
+    compiler::ComputeBinary,
+)> {
+    let Some(spirv) = common::glslang(src) else {
+        return Vec::new();
+    };
+    [Unchecked, Checked]
+        .into_iter()
+        .map(|robustness| {
+            let (r, bin) = run_spirv_kinds(
+                &spirv,
+                (&[StorageBuffer, StorageBuffer], robustness),
+                &[u32s(a), vec![0; out_words * 4]],
+                [1, 1, 1],
+                &[],
+            );
+            (robustness, as_u32(&r[1]), bin)
+        })
+        .collect()
+}
+
 /// A whole `vec4` access is one memory instruction of four words (a 128-bit register),
 /// loads and stores alike, at the element's own address: the same results with and without
 /// robustness.
@@ -292,21 +329,8 @@ void main() {
     o[i * 2u + 1u] = v - v.xxxx;
 }
 "#;
-    let Some(spirv) = common::glslang(src) else {
-        return;
-    };
-    let a: Vec<u32> = (0..64u32)
-        .map(|k| k.wrapping_mul(2_654_435_761) >> 7)
-        .collect();
-    for robustness in [Unchecked, Checked] {
-        let (r, bin) = run_spirv_kinds(
-            &spirv,
-            (&[StorageBuffer, StorageBuffer], robustness),
-            &[u32s(&a), vec![0; 32 * 16]],
-            [1, 1, 1],
-            &[],
-        );
-        let o = as_u32(&r[1]);
+    let a = hashed_words();
+    for (robustness, o, bin) in run_both_ways(src, &a, 32 * 4) {
         for i in 0..16 {
             let v: Vec<i32> = a[4 * i..4 * i + 4].iter().map(|&x| x as i32).collect();
             let first = [
@@ -349,21 +373,8 @@ void main() {
     o[i] = a[i].zw * ivec2(3, -5);
 }
 "#;
-    let Some(spirv) = common::glslang(src) else {
-        return;
-    };
-    let a: Vec<u32> = (0..64u32)
-        .map(|k| k.wrapping_mul(2_654_435_761) >> 7)
-        .collect();
-    for robustness in [Unchecked, Checked] {
-        let (r, bin) = run_spirv_kinds(
-            &spirv,
-            (&[StorageBuffer, StorageBuffer], robustness),
-            &[u32s(&a), vec![0; 16 * 8]],
-            [1, 1, 1],
-            &[],
-        );
-        let o = as_u32(&r[1]);
+    let a = hashed_words();
+    for (robustness, o, bin) in run_both_ways(src, &a, 16 * 2) {
         for i in 0..16 {
             let want = [
                 (a[4 * i + 2] as i32).wrapping_mul(3),

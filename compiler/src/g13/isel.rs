@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use hw::isa::*;
 
 use super::exec::{ExecLowering, JumpKind, Test};
-use super::{vreg, Item, VProgram, VregInfo, Wide, NESTING_VREG};
+use super::{vreg, word, Item, VProgram, VregInfo, Wide, NESTING_VREG};
 use crate::ir::{self, BinOp, CmpOp, ConvOp, Inst, Node, Op, Scalar, Shader, Space, UnOp, Value};
 use crate::{abi, CompileError};
 use scoped::Scoped;
@@ -604,6 +604,19 @@ impl Sel<'_> {
         }
     }
 
+    /// A fresh register of `words` 32-bit words, two to four: 64-bit for two, 128-bit (two
+    /// ids, `Wide`) for more. Its (lower) id; `word` names its words.
+    fn new_words(&mut self, words: usize) -> Result<u16, CompileError> {
+        let id = self.new_vreg(Size::S64, false)?;
+        if words > 2 {
+            let high = self.new_vreg(Size::S64, false)?;
+            debug_assert_eq!(high, id + 1);
+            self.vregs[id as usize].wide = Wide::Low;
+            self.vregs[high as usize].wide = Wide::High;
+        }
+        Ok(id)
+    }
+
     fn temp(&mut self, size: Size) -> Result<Reg, CompileError> {
         let id = self.new_vreg(size, false)?;
         Ok(vreg(id, 0, size))
@@ -692,7 +705,7 @@ impl Sel<'_> {
         let size = size_of(self.ty(v)?)?;
         if let (Some(&(h, k)), Size::S32) = (self.output_parts.get(&v), size) {
             let id = self.output_home(h)?;
-            let r = vreg(id + k / 2, (k % 2) * 2, Size::S32);
+            let r = word(id, usize::from(k));
             self.set(v, Val::Reg(r))?;
             return Ok(r);
         }
@@ -2264,14 +2277,9 @@ impl Sel<'_> {
     /// The four 32-bit loads of `quad` as one, into a 128-bit register.
     fn load_quad(&mut self, quad: pairs::LoadQuad) -> Result<(), CompileError> {
         let format = self.mem_format(quad.words[0])?;
-        let id = self.new_vreg(Size::S64, false)?;
-        let high = self.new_vreg(Size::S64, false)?;
-        debug_assert_eq!(high, id + 1);
-        self.vregs[id as usize].wide = Wide::Low;
-        self.vregs[high as usize].wide = Wide::High;
+        let id = self.new_words(4)?;
         for (k, &w) in quad.words.iter().enumerate() {
-            let r = vreg(id + k as u16 / 2, (k as u16 % 2) * 2, Size::S32);
-            self.set(w, Val::Reg(r))?;
+            self.set(w, Val::Reg(word(id, k)))?;
         }
         let a = self.device_address(quad.addr, format.bytes())?;
         self.emit(a.access(false, vreg(id, 0, Size::S32), format, 0b1111));
@@ -2390,11 +2398,7 @@ impl Sel<'_> {
         if let Some(id) = self.store_quads[q].vreg {
             return Ok(id);
         }
-        let id = self.new_vreg(Size::S64, false)?;
-        let high = self.new_vreg(Size::S64, false)?;
-        debug_assert_eq!(high, id + 1);
-        self.vregs[id as usize].wide = Wide::Low;
-        self.vregs[high as usize].wide = Wide::High;
+        let id = self.new_words(4)?;
         self.store_quads[q].vreg = Some(id);
         Ok(id)
     }
@@ -2436,9 +2440,7 @@ impl Sel<'_> {
         let mut copies = 0;
         for (k, &v) in values.iter().enumerate() {
             same_format &= self.mem_format(v)? == format;
-            let home = quad
-                .vreg
-                .map(|id| vreg(id + k as u16 / 2, (k as u16 % 2) * 2, Size::S32));
+            let home = quad.vreg.map(|id| word(id, k));
             if !matches!(self.val(v)?, Val::Reg(r) if Some(r) == home) {
                 copies += 1;
             }
@@ -2450,7 +2452,7 @@ impl Sel<'_> {
         }
         let id = self.quad_vreg(q)?;
         for (k, &v) in values.iter().enumerate() {
-            let home = vreg(id + k as u16 / 2, (k as u16 % 2) * 2, Size::S32);
+            let home = word(id, k);
             match self.resolved(v)? {
                 Val::Reg(r) if r == home => {}
                 Val::Const(bits, _) => self.emit(Instr::MovImm(MovImm {

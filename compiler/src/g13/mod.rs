@@ -155,6 +155,11 @@ pub(crate) fn vreg(id: u16, part: u16, size: Size) -> Reg {
     }
 }
 
+/// 32-bit word `k` (0 to 3) of the 64- or 128-bit register whose (lower) id is `id`.
+pub(crate) fn word(id: u16, k: usize) -> Reg {
+    vreg(id + k as u16 / 2, (k as u16 % 2) * 2, Size::S32)
+}
+
 /// Back-end options: the register budget in halves (tests lower it), and whether constant
 /// descriptor words may become uniform preloads (application compute shaders, whose
 /// launches emit them).

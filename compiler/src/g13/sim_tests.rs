@@ -896,24 +896,31 @@ fn addressing_forms_match_the_cpu() {
     }
 }
 
+/// `bytes` of memory at VA for a shader of two storage buffers: set 0 holds their
+/// descriptors, `a` (sizes `a_size`, 32 hashed words) at byte 0x100 and `o` (`o_size`,
+/// zeros) at byte 0x200.
+fn two_buffers(a_size: u32, o_size: u32, bytes: usize) -> Vec<u32> {
+    let a_addr = VA + 0x100;
+    let o_addr = VA + 0x200;
+    let mut mem = vec![0u32; bytes / 4];
+    mem[0] = a_addr as u32;
+    mem[1] = (a_addr >> 32) as u32;
+    mem[2] = a_size;
+    mem[4] = o_addr as u32;
+    mem[5] = (o_addr >> 32) as u32;
+    mem[6] = o_size;
+    for k in 0..32u32 {
+        mem[0x40 + k as usize] = k.wrapping_mul(0x0101_0107) ^ 0x5a5a;
+    }
+    mem
+}
+
 #[test]
 fn glsl_shader_gives_the_same_results_when_spilling() {
     let Some(s) = super::tests::lowered(super::tests::GLSL_PRESSURE, 2) else {
         return;
     };
-    // Buffers: set 0 at VA holds two descriptors; the data follows.
-    let a_addr = VA + 0x100;
-    let o_addr = VA + 0x200;
-    let mut mem = vec![0u32; 0x300 / 4];
-    mem[0] = a_addr as u32;
-    mem[1] = (a_addr >> 32) as u32;
-    mem[2] = 32 * 4;
-    mem[4] = o_addr as u32;
-    mem[5] = (o_addr >> 32) as u32;
-    mem[6] = 32 * 4;
-    for k in 0..32u32 {
-        mem[0x40 + k as usize] = k.wrapping_mul(0x0101_0107) ^ 0x5a5a;
-    }
+    let mem = two_buffers(32 * 4, 32 * 4, 0x300);
     let reference = run(&s, GPR_HALVES, 32, 1, &mem);
     assert_ne!(
         &reference[0x80..0xa0],
@@ -930,18 +937,7 @@ fn wide_registers_give_the_same_results_when_spilling() {
     let Some(s) = super::tests::lowered(super::tests::GLSL_VEC4_PRESSURE, 2) else {
         return;
     };
-    let a_addr = VA + 0x100;
-    let o_addr = VA + 0x200;
-    let mut mem = vec![0u32; 0x400 / 4];
-    mem[0] = a_addr as u32;
-    mem[1] = (a_addr >> 32) as u32;
-    mem[2] = 8 * 16;
-    mem[4] = o_addr as u32;
-    mem[5] = (o_addr >> 32) as u32;
-    mem[6] = 32 * 16;
-    for k in 0..32u32 {
-        mem[0x40 + k as usize] = k.wrapping_mul(0x0101_0107) ^ 0x5a5a;
-    }
+    let mem = two_buffers(8 * 16, 32 * 16, 0x400);
     // The CPU's answer, from the source's arithmetic.
     let a = |k: u32| -> [u32; 4] {
         let w = |j: u32| mem[0x40 + (4 * (k & 7) + j) as usize];

@@ -1304,8 +1304,7 @@ void main() {
 }
 "#;
 
-/// Selected with 128-bit registers (a shader selection did not give any would test
-/// nothing).
+/// How many 128-bit registers selection made (a test whose shader gets none tests nothing).
 fn wide_registers(v: &VProgram) -> usize {
     v.vregs.iter().filter(|r| r.wide == Wide::Low).count()
 }

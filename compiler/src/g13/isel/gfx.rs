@@ -13,7 +13,7 @@ use crate::g13::graphics::{
     FragmentOutputs, VaryingLayout, CF_W, CF_Z, PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX,
     SR_BACKFACING, UVS_POINT_SIZE, UVS_POSITION,
 };
-use crate::g13::{vreg, Wide};
+use crate::g13::{vreg, word};
 use crate::graphics_api::CoverageOptions;
 use crate::ir::{self, InputInterp, Inst, Node, Op, OutputBuiltin, Sampling, Stage, SysVal, Value};
 use crate::{abi, CompileError};
@@ -568,13 +568,7 @@ impl<'a> Sel<'a> {
         if let Some(id) = made {
             return Ok(id);
         }
-        let id = self.new_vreg(Size::S64, false)?;
-        if n > 2 {
-            let high = self.new_vreg(Size::S64, false)?;
-            debug_assert_eq!(high, id + 1);
-            self.vregs[id as usize].wide = Wide::Low;
-            self.vregs[high as usize].wide = Wide::High;
-        }
+        let id = self.new_words(usize::from(n))?;
         self.output_homes[h].0 = Some(id);
         Ok(id)
     }
@@ -587,18 +581,9 @@ impl<'a> Sel<'a> {
         interp: InputInterp,
         cf: u8,
     ) -> Result<(), CompileError> {
-        let id = self.new_vreg(Size::S64, false)?;
-        if run.len() > 2 {
-            let high = self.new_vreg(Size::S64, false)?;
-            debug_assert_eq!(high, id + 1);
-            self.vregs[id as usize].wide = Wide::Low;
-            self.vregs[high as usize].wide = Wide::High;
-        }
+        let id = self.new_words(run.len())?;
         for (k, &v) in run.iter().enumerate() {
-            self.set(
-                v,
-                Val::Reg(vreg(id + k as u16 / 2, (k as u16 % 2) * 2, Size::S32)),
-            )?;
+            self.set(v, Val::Reg(word(id, k)))?;
         }
         let (w, at) = hw_interp(interp, self.sample)?;
         self.emit(Instr::Iter(Iter {
