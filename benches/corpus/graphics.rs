@@ -40,7 +40,8 @@ struct Figures {
     preamble: u64,
     gpr_halves: u64,
     spills: u64,
-    /// Mesa's prolog (vertex) or epilog (fragment); 0 for agx4, whose shaders include them.
+    /// Mesa's prolog (vertex) or epilog (fragment), and the sample loop its linker wraps
+    /// around a sample-shaded fragment shader; 0 for agx4, whose shaders include them.
     linked: u64,
 }
 
@@ -151,7 +152,7 @@ fn mesa_figures() -> Result<HashMap<(String, String), Figures>> {
                 preamble: num(3)?,
                 gpr_halves: num(4)?,
                 spills: num(5)?,
-                linked: num(7)?,
+                linked: num(7)? + num(8)?,
             },
         );
     }
@@ -520,8 +521,9 @@ pub fn corpus(tmp: &Path) -> Result<()> {
     );
     println!("generic state per pipeline (benches/data/graphics-pipelines.tsv), no robustness, no pipeline statistics;");
     println!("figures from VK_KHR_pipeline_executable_properties; gprs in 16-bit halves; Mesa 25.0.7 (benches/data) beside.");
-    println!("Mesa's vertex fetch (prolog) and colour output (epilog) are separate programs linked at draw time;");
-    println!("agx4's shaders include them, so Mesa's count is its main program plus that part (+linked).");
+    println!("Mesa's vertex fetch (prolog) and colour output (epilog) are separate programs linked at draw time,");
+    println!("so is the loop over the samples of a sample-shaded fragment shader. agx4's shaders include them,");
+    println!("so Mesa's count is its main program plus that part (+linked).");
     println!();
     println!(
         "{:<30} {:<8} {:>7} {:>8} {:>5} {:>6} | {:>6} {:>7} {:>8} {:>5} {:>6} | {:>6}",

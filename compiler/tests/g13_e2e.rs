@@ -641,6 +641,47 @@ void main() {{
     }
 }
 
+/// A negation or absolute value read only by float adds, multiplies and multiply-adds is a
+/// source modifier of each, not an instruction: `-|x| * y + |z|` is one `fmadd`, with the
+/// right values (signed zeros included) on the simulated USC.
+#[test]
+fn negation_and_absolute_value_are_source_modifiers() {
+    let src = r#"#version 450
+layout(local_size_x = 8) in;
+layout(std430, set = 0, binding = 0) buffer A { float a[]; };
+layout(std430, set = 0, binding = 1) buffer O { float o[]; };
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    float x = a[3u * i], y = a[3u * i + 1u], z = a[3u * i + 2u];
+    o[2u * i] = -abs(x) * y + abs(z);
+    o[2u * i + 1u] = y - (-x);
+}
+"#;
+    let vals = [1.5f32, -2.0, -0.0, 0.0, 3.25, -7.0, 0.5, -0.25];
+    let mut a = Vec::new();
+    for k in 0..8 {
+        a.extend([vals[k], vals[(k + 3) % 8], vals[(k + 5) % 8]].map(f32::to_bits));
+    }
+    let Some(r) = run(src, &[u32s(&a), vec![0; 64]], [1, 1, 1], &[]) else {
+        return;
+    };
+    let o = as_u32(&r[1]);
+    for k in 0..8 {
+        let [x, y, z] = [0, 1, 2].map(|j| f32::from_bits(a[3 * k + j]));
+        assert_eq!(o[2 * k], (-x.abs()).mul_add(y, z.abs()).to_bits(), "{k}");
+        assert_eq!(o[2 * k + 1], (y + x).to_bits(), "{k}");
+    }
+    let Some(spirv) = common::glslang(src) else {
+        return;
+    };
+    let (_, instrs) = common::usc::compile(&spirv, 2, compiler::BufferRobustness::Unchecked);
+    let float_ops = instrs
+        .iter()
+        .filter(|i| matches!(i, hw::isa::Instr::FArith(_)))
+        .count();
+    assert_eq!(float_ops, 2, "{instrs:#?}");
+}
+
 /// Without robustness, `o[i] = a[i] + 1` indexes both buffers with `i` itself (the byte
 /// offset's shift and the shift back are gone) through descriptor words the launch preloads
 /// into uniforms; with robustness, each access also checks its range.

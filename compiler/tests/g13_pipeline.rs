@@ -1992,6 +1992,105 @@ void main() { c = vec4(g, 0.25, 0.5); }
     assert_ne!(codes[0], codes[1], "blending changes the program");
 }
 
+/// The vertex index is read where the launch preloads it: the copy out of its fixed register
+/// takes that register, as nothing else needs it, and disappears.
+#[test]
+fn the_vertex_index_is_not_copied_out_of_its_preloaded_register() {
+    let vs = r#"#version 450
+layout(location = 0) in vec4 pos;
+layout(location = 0) out vec4 v_col;
+void main() { gl_Position = pos; v_col = vec4(gl_VertexIndex); }
+"#;
+    let input = VertexInputLayout {
+        attributes: vec![VertexAttribute {
+            location: 0,
+            binding: 0,
+            format: VertexFormat::Plain {
+                comp: AttribComponent::F32,
+                count: 4,
+                bgra: false,
+            },
+            offset: 0,
+        }],
+        bindings: vec![VertexBindingDesc {
+            binding: 0,
+            per_instance: false,
+            divisor: 1,
+        }],
+    };
+    let state = FragmentState {
+        targets: Vec::new(),
+        inputs: Vec::new(),
+        logic_op: None,
+        samples: 1,
+        sample_size_bytes: 4,
+    };
+    let bin = pipeline(vs, None, &input, &state).expect("pipeline");
+    let code = decode_all(bin.vertex.main_code());
+    let copies: Vec<_> = code
+        .iter()
+        .filter(|i| {
+            matches!(i, hw::isa::Instr::IAdd(x)
+                if matches!(x.a.op, hw::isa::Operand::Reg(r)
+                        if r.half == compiler::g13::PRELOAD_VERTEX_INDEX)
+                    && x.b.op == hw::isa::Operand::Imm(0)
+                    && !x.negate_b
+                    && x.shift == 0)
+        })
+        .collect();
+    assert!(
+        copies.is_empty(),
+        "{}",
+        hw::isa::disasm::disassemble(bin.vertex.main_code()).unwrap_or_default()
+    );
+}
+
+/// Constant components of a colour go straight into the register its computed components
+/// are computed into, so one `st_tile` stores them all; blue and alpha, one constant, each
+/// get a `mov_imm` of their own.
+#[test]
+fn constant_colour_components_join_the_computed_ones_in_one_tile_store() {
+    const FS: &str = r#"#version 450
+layout(location = 0) in vec4 v_col;
+layout(location = 0) out vec4 o;
+void main() { o = vec4(v_col.x * 2.0, v_col.y * 3.0, 1.0, 1.0); }
+"#;
+    let state = FragmentState {
+        targets: vec![colour_target(
+            0,
+            rgba8(Numeric::Unorm),
+            0,
+            BlendAttachment::default(),
+        )],
+        inputs: Vec::new(),
+        logic_op: None,
+        samples: 1,
+        sample_size_bytes: 4,
+    };
+    let vs = r#"#version 450
+layout(location = 0) out vec4 v_col;
+void main() { gl_Position = vec4(0.0, 0.0, 0.0, 1.0); v_col = vec4(gl_VertexIndex) * 0.25; }
+"#;
+    let bin = pipeline(vs, Some(FS), &VertexInputLayout::default(), &state).expect("pipeline");
+    let code = decode_all(bin.fragment.expect("fragment").main_code());
+    let stores: Vec<_> = code
+        .iter()
+        .filter_map(|i| match i {
+            hw::isa::Instr::TileMem(t) if t.store => Some(t),
+            _ => None,
+        })
+        .collect();
+    match stores.as_slice() {
+        [t] => assert_eq!(t.mask, 0b1111, "{t:?}"),
+        other => panic!("{other:#?}\n{code:#?}"),
+    }
+    let ones = code
+        .iter()
+        .filter(|i| matches!(i, hw::isa::Instr::MovImm(m) if m.imm == 1.0f32.to_bits()))
+        .count();
+    assert_eq!(ones, 2, "{code:#?}");
+}
+
 /// A vec4 varying written to an RGBA8 UNORM target is one `iter` of four components into a
 /// 128-bit register and one converting `st_tile` of all four, with nothing between them.
 #[test]

@@ -213,6 +213,46 @@ void main() { o = uint(gl_SampleID) * 10u + 7u; }
     check(&f, |_, s| Some(s as u32 * 10 + 7));
 }
 
+/// How many of the decoded instructions `code` has for which `f` holds.
+fn count(code: &[u8], f: impl Fn(&hw::isa::Instr) -> bool) -> usize {
+    let mut n = 0;
+    let mut at = 0;
+    while at < code.len() {
+        let (i, len) = hw::g13::decode(&code[at..]).expect("decode");
+        n += usize::from(f(&i));
+        at += len;
+    }
+    n
+}
+
+#[test]
+fn a_sample_loop_without_return_tests_its_count_once_at_the_bottom() {
+    use hw::isa::{ExecOp, Instr};
+    let exec = |op: ExecOp| move |i: &Instr| matches!(i, Instr::ExecCmp(x) if x.op == op);
+    // No `return`: one `while` per sample and no `if`.
+    let plain = r#"#version 450
+layout(location = 0) out uint o;
+void main() { o = uint(gl_SampleID) * 10u + 7u; }
+"#;
+    let st = state(
+        one_channel(Numeric::Uint),
+        SAMPLES,
+        BlendAttachment::default(),
+    );
+    let code = fragment_code(plain, &st, false).expect("compile");
+    assert_eq!(count(&code, exec(ExecOp::While)), 1);
+    assert_eq!(count(&code, exec(ExecOp::If)), 0);
+    // A discard ends its sample with a `return`: the count is tested at the top, where every
+    // thread is active, and the bottom `while` brings the returned threads back.
+    let discards = r#"#version 450
+layout(location = 0) out uint o;
+void main() { if (gl_SampleID == 1) discard; o = 5u; }
+"#;
+    let code = fragment_code(discards, &st, false).expect("compile");
+    assert_eq!(count(&code, exec(ExecOp::While)), 1);
+    assert!(count(&code, exec(ExecOp::If)) >= 2);
+}
+
 #[test]
 fn sample_id_of_a_single_sampled_pixel_is_zero() {
     let fs = r#"#version 450

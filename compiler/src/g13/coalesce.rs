@@ -19,7 +19,7 @@ use super::{Item, VregInfo, NESTING_VREG};
 
 /// `d = s` as a whole-register copy between two virtual registers of one size (the ids as
 /// the item names them; the caller maps them through earlier merges).
-fn as_copy(item: &Item, vregs: &[VregInfo]) -> Option<(u16, u16)> {
+pub(super) fn as_copy(item: &Item, vregs: &[VregInfo]) -> Option<(u16, u16)> {
     let Item::Op(Instr::IAdd(x)) = item else {
         return None;
     };

@@ -28,7 +28,8 @@
 //!
 //! A per-sample fragment shader runs its whole body in one more loop, once per sample. There
 //! a `return` ends only the current sample: it is that loop's `continue`, however deeply it
-//! sits, so the thread comes back for the next sample.
+//! sits, so the thread comes back for the next sample. Without `return`s it is the shortest
+//! loop: one level, the sample count tested by the `while` at its bottom.
 
 use hw::isa::*;
 
@@ -128,26 +129,43 @@ impl ExecLowering {
         }
     }
 
-    /// Opens the loop a per-sample fragment shader runs its body in, once per sample. It
-    /// takes the two levels of a loop with `continue`: a `return` in the body becomes one.
-    pub fn sample_loop_begin(&mut self, out: &mut Vec<Item>) -> LoopFrame {
+    /// Opens the loop a per-sample fragment shader runs its body in, once per sample. With
+    /// `returns` it takes the two levels of a loop with `continue`, as a `return` in the body
+    /// becomes one; without, one level, and the loop tests its count at the bottom
+    /// ([`Self::sample_loop_while`]).
+    pub fn sample_loop_begin(&mut self, returns: bool, out: &mut Vec<Item>) -> LoopFrame {
         out.push(Item::Op(Instr::MovImm(MovImm {
             dst: R0L.into(),
             imm: 0,
         })));
+        let levels = if returns { 2 } else { 1 };
         let frame = LoopFrame {
             head: self.label(),
-            levels: 2,
+            levels,
             outer_loop_nesting: self.loop_nesting,
             outer_continues: self.loop_continues,
         };
         self.loop_nesting = 0;
-        self.loop_continues = true;
+        self.loop_continues = returns;
         self.total_nesting += 1;
-        self.levels += 2;
+        self.levels += u32::from(levels);
         self.sample_loop = Some(self.levels);
         out.push(Item::Label(frame.head));
         frame
+    }
+
+    /// The bottom test of a per-sample loop without `return`s: every thread is active here,
+    /// so all of them stay for another sample where `a` `cond` `b` holds (unsigned integers).
+    pub fn sample_loop_while(&mut self, cond: ICond, a: Operand, b: Operand, out: &mut Vec<Item>) {
+        debug_assert!(!self.loop_continues && self.loop_nesting == 0);
+        out.push(Item::Op(Instr::ExecCmp(ExecCmp {
+            op: ExecOp::While,
+            cond: Cond::Int(cond),
+            invert: false,
+            a,
+            b,
+            n: 1,
+        })));
     }
 
     /// Leaves the per-sample loop where `a` `cond` `b` holds (unsigned integers).

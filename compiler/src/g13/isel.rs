@@ -17,6 +17,7 @@ use scoped::Scoped;
 
 mod blend;
 mod coeff;
+mod fmods;
 mod fuse;
 mod gfx;
 mod input;
@@ -194,6 +195,9 @@ struct Sel<'a> {
     /// register once made and its component count, and each value's home and component.
     output_homes: Vec<(Option<u16>, u8)>,
     output_parts: HashMap<Value, (usize, u16)>,
+    /// Constant components of homed outputs, by output key: a `mov_imm` puts each in its
+    /// place, so one constant may fill several components.
+    output_consts: HashMap<(u32, u8), (usize, u16)>,
     /// The paired stores of the current block, the pair of each store by its position, and
     /// the pair and half of each value stored by one.
     store_pairs: Vec<pairs::StorePair>,
@@ -207,6 +211,8 @@ struct Sel<'a> {
     position: usize,
     /// Additions that absorb the shift or multiply feeding them.
     fusions: fuse::Fusions,
+    /// Negations and absolute values read as source modifiers (`fmods`), by their result.
+    fmods: HashMap<Value, fmods::Modifier>,
     /// 64-bit values that are a high address word in place (`x << 32`): a sum of one and a
     /// widened 32-bit value is an address made of its two words, not a base plus an offset.
     high_words: HashSet<Value>,
@@ -491,6 +497,7 @@ impl<'a> Sel<'a> {
             compares: HashMap::new(),
             select_only_compares: select_only_compares(shader),
             fusions: fuse::find(shader),
+            fmods: fmods::find(shader),
             high_words: HashSet::new(),
             addresses: pairs::Addresses::new(shader),
             load_pairs: HashMap::new(),
@@ -498,6 +505,7 @@ impl<'a> Sel<'a> {
             input_runs: HashMap::new(),
             output_homes: Vec::new(),
             output_parts: HashMap::new(),
+            output_consts: HashMap::new(),
             store_pairs: Vec::new(),
             store_at: HashMap::new(),
             store_parts: HashMap::new(),
@@ -846,6 +854,19 @@ impl Sel<'_> {
         self.fop(v)
     }
 
+    /// `v` as a source of a float add, multiply or multiply-add: through the modifiers of
+    /// an absorbed negation or absolute value.
+    fn farith_src(&mut self, v: Value) -> Result<FSrc, CompileError> {
+        match self.fmods.get(&v).copied() {
+            Some(m) => Ok(FSrc {
+                abs: m.abs,
+                neg: m.neg,
+                ..fsrc(self.farith_op(m.base)?)
+            }),
+            None => Ok(fsrc(self.farith_op(v)?)),
+        }
+    }
+
     /// A float constant as an arithmetic source: an immediate when the table has it, else a
     /// preloaded uniform or a register.
     fn float_imm(&mut self, x: f32) -> Result<Operand, CompileError> {
@@ -1115,12 +1136,12 @@ impl Sel<'_> {
             Op::FFma(a, b, c) => {
                 let d = self.dst(inst)?;
                 let (a, b, c) = (
-                    self.farith_op(*a)?,
-                    self.farith_op(*b)?,
-                    self.farith_op(*c)?,
+                    self.farith_src(*a)?,
+                    self.farith_src(*b)?,
+                    self.farith_src(*c)?,
                 );
                 let r = self.def(d)?;
-                self.farith(FOp::MAdd, r, fsrc(a), fsrc(b), fsrc(c));
+                self.farith(FOp::MAdd, r, a, b, c);
                 Ok(())
             }
             Op::Cmp(op, a, b) => self.cmp(self.dst(inst)?, *op, *a, *b),
@@ -1353,6 +1374,8 @@ impl Sel<'_> {
                     src: isrc(Operand::Reg(low)),
                 }));
             }
+            // Its uses read `a` with a source modifier.
+            UnOp::FNeg | UnOp::FAbs if self.fmods.contains_key(&d) => {}
             UnOp::FNeg | UnOp::FAbs => {
                 // x + (-0.0) is x exactly, including the sign of zero.
                 let a = self.fop(a)?;
@@ -1588,12 +1611,11 @@ impl Sel<'_> {
                 self.cmpsel(r, Cond::Int(c), a, b, a, b);
             }
             FAdd | FSub | FMul => {
-                let (a, b) = (self.farith_op(a)?, self.farith_op(b)?);
+                let (a, mut b) = (self.farith_src(a)?, self.farith_src(b)?);
                 let r = self.def(d)?;
-                let mut bs = fsrc(b);
-                bs.neg = op == FSub;
+                b.neg ^= op == FSub;
                 let fop = if op == FMul { FOp::Mul } else { FOp::Add };
-                self.farith(fop, r, fsrc(a), bs, fsrc(Operand::Imm(0)));
+                self.farith(fop, r, a, b, fsrc(Operand::Imm(0)));
             }
             FMin | FMax => {
                 let (a, b) = (self.fop(a)?, self.fop(b)?);

@@ -125,7 +125,8 @@ pub(crate) fn allocate_in(
         compact(&mut work, &mut vregs, &mut spillable, &mut slot, &mut local);
         let items: Vec<Item> = work.iter().map(|w| w.0).collect();
         let ranges = ranges(&items, &vregs, &local);
-        match linear_scan(&ranges, &vregs, &spillable, budget)? {
+        let hints = copy_hints(&items, &ranges, &vregs, &local);
+        match linear_scan(&ranges, &hints, &vregs, &spillable, budget)? {
             Scan::Assigned(base) => {
                 return Ok(finish(&work, &ranges, &base, &vregs, &local, stack_end));
             }
@@ -405,8 +406,42 @@ enum Scan {
     Spill(Vec<u16>),
 }
 
+/// For each range that begins with a whole-register copy whose source's range ends there,
+/// that source's range: taking its register makes the copy `r = r`, which `finish` drops.
+/// (Coalescing merges most copies before allocation; this catches the ones it may not, such
+/// as the copy of a preloaded register out of its fixed home.)
+fn copy_hints(
+    items: &[Item],
+    ranges: &[Range],
+    vregs: &[VregInfo],
+    local: &[bool],
+) -> Vec<Option<usize>> {
+    let mut whole: Vec<Option<usize>> = vec![None; vregs.len()];
+    for (r, range) in ranges.iter().enumerate() {
+        if !local[range.id as usize] {
+            whole[range.id as usize] = Some(r);
+        }
+    }
+    let mut hints = vec![None; ranges.len()];
+    for (pos, item) in items.iter().enumerate() {
+        let Some((d, s)) = super::coalesce::as_copy(item, vregs) else {
+            continue;
+        };
+        if let (Some(rd), Some(rs)) = (whole[d as usize], whole[s as usize]) {
+            if ranges[rd].iv.start == pos
+                && ranges[rs].iv.end == pos
+                && vregs[d as usize].wide == Wide::No
+            {
+                hints[rd] = Some(rs);
+            }
+        }
+    }
+    hints
+}
+
 fn linear_scan(
     ranges: &[Range],
+    hints: &[Option<usize>],
     vregs: &[VregInfo],
     spillable: &[bool],
     budget: u16,
@@ -472,6 +507,20 @@ fn linear_scan(
             base[cur_range] = Some(b);
             active.push(cur_range);
             continue;
+        }
+        if let Some(b) = hints[cur_range].and_then(|s| base[s]) {
+            if cur.reuse
+                && b % align_of(info) == 0
+                && b + n <= budget
+                && (b..b + n).all(|h| free[h as usize])
+            {
+                for h in b..b + n {
+                    free[h as usize] = false;
+                }
+                base[cur_range] = Some(b);
+                active.push(cur_range);
+                continue;
+            }
         }
         loop {
             let step = align_of(info);

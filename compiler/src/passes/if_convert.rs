@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{BinOp, Inst, Node, Op, Scalar, Shader, Type, UnOp, Value, Var};
+use crate::ir::{BinOp, Inst, Node, Op, Scalar, Shader, SysVal, Type, UnOp, Value, Var};
 use crate::CompileError;
 
 use super::Out;
@@ -97,6 +97,9 @@ fn speculable(sh: &Shader, op: &Op) -> bool {
     let selectable = |t: Type| t.is_scalar() && t.scalar != Scalar::I64;
     match op {
         Op::Const(_) | Op::Copy(_) | Op::LoadVar(_) => true,
+        // A register or uniform read; the helper flag is left where it is, as it changes at
+        // a discard.
+        Op::SysVal(s) => *s != SysVal::HelperInvocation,
         Op::StoreVar(v, _) => selectable(sh.var_types[v.0 as usize]),
         Op::Unary(u, _) => !matches!(u, UnOp::FDdx | UnOp::FDdy),
         Op::Binary(b, _, _) => !matches!(

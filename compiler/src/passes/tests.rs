@@ -1162,6 +1162,49 @@ fn if_convert_flattens_arithmetic_arms_and_keeps_guarded_ones() {
 }
 
 #[test]
+fn if_convert_moves_system_value_reads_out_of_arms() {
+    let mut b = B::new();
+    let x = b.input(0);
+    let v = b.sh.new_var(Type::I32);
+    let ten = b.c(10);
+    let lt = b.op(Type::BOOL, Op::Cmp(CmpOp::ULt, x, ten));
+    let pre = b.block();
+    let id = b.op(Type::I32, Op::SysVal(SysVal::WorkgroupId(0)));
+    let sum = b.op(Type::I32, Op::Binary(BinOp::IAdd, id, x));
+    b.eff(Op::StoreVar(v, sum));
+    let then_arm = b.block();
+    let seven = b.c(7);
+    b.eff(Op::StoreVar(v, seven));
+    let else_arm = b.block();
+    b.sh.body = vec![
+        pre,
+        Node::If {
+            cond: lt,
+            then_body: vec![then_arm],
+            else_body: vec![else_arm],
+        },
+    ];
+    let r = b.op(Type::I32, Op::LoadVar(v));
+    b.output(0, r);
+    let before = b.finish();
+    let mut after = before.clone();
+    super::if_convert(&mut after).unwrap();
+    validate(&after).unwrap();
+    assert!(
+        !after.body.iter().any(|n| matches!(n, Node::If { .. })),
+        "{}",
+        crate::ir::print::print(&after)
+    );
+    for x in [0, 9, 10, u32::MAX] {
+        assert_eq!(
+            run(&after, &[x], 2, [2, 1, 1]),
+            run(&before, &[x], 2, [2, 1, 1]),
+            "x = {x}"
+        );
+    }
+}
+
+#[test]
 fn cse_reuses_loads_until_memory_is_written() {
     let mut b = B::new();
     let z = b.c(0);

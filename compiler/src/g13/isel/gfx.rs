@@ -78,6 +78,20 @@ pub(super) fn sole_top_level_stores(body: &[Node]) -> HashSet<StoreKey> {
     at_top
 }
 
+/// Whether `body` has a `return` anywhere in it.
+fn returns_from(body: &[Node]) -> bool {
+    body.iter().any(|n| match n {
+        Node::Return => true,
+        Node::If {
+            then_body,
+            else_body,
+            ..
+        } => returns_from(then_body) || returns_from(else_body),
+        Node::Loop { body } => returns_from(body),
+        Node::Block(_) | Node::Break | Node::Continue => false,
+    })
+}
+
 /// Calls `f` for every system value `body` reads.
 fn reads_sysvals(body: &[Node], f: &mut impl FnMut(SysVal)) {
     for n in body {
@@ -528,9 +542,13 @@ impl<'a> Sel<'a> {
         // Per location: the value of each component, and values seen more than once.
         let mut by_location: BTreeMap<u32, [Option<Value>; 4]> = BTreeMap::new();
         let mut seen: HashMap<Value, u32> = HashMap::new();
+        let mut consts: HashSet<Value> = HashSet::new();
         for n in &self.shader.body {
             let Node::Block(insts) = n else { continue };
             for i in insts {
+                if let (Op::Const(_), Some(d)) = (&i.op, i.dst) {
+                    consts.insert(d);
+                }
                 let Op::StoreOutput {
                     location,
                     component,
@@ -548,16 +566,21 @@ impl<'a> Sel<'a> {
                 }
             }
         }
-        for comps in by_location.values() {
+        for (&location, comps) in &by_location {
             // The components from x on that are stored.
             let run: Vec<Value> = comps.iter().map_while(|c| *c).collect();
-            if run.len() < 2 || run.iter().any(|v| seen[v] > 1) {
+            if run.len() < 2 || run.iter().any(|v| seen[v] > 1 && !consts.contains(v)) {
                 continue;
             }
             let home = self.output_homes.len();
             self.output_homes.push((None, run.len() as u8));
             for (k, v) in run.into_iter().enumerate() {
-                self.output_parts.insert(v, (home, k as u16));
+                if consts.contains(&v) {
+                    self.output_consts
+                        .insert((location, k as u8), (home, k as u16));
+                } else {
+                    self.output_parts.insert(v, (home, k as u16));
+                }
             }
         }
     }
@@ -857,30 +880,48 @@ impl<'a> Sel<'a> {
     pub(super) fn per_sample_body(&mut self, body: &[Node]) -> Result<(), CompileError> {
         let t = self.target("per-sample shading")?;
         let samples = t.outputs.samples;
-        let next = self.new_vreg(Size::S32, true)?;
-        let next = crate::g13::vreg(next, 0, Size::S32);
+        // A `return` ends its thread's sample early, with the thread inactive at the bottom
+        // of the loop: the count must then advance at the top, where every thread runs.
+        let returns = returns_from(body);
+        let counter = self.new_vreg(Size::S32, true)?;
+        let counter = crate::g13::vreg(counter, 0, Size::S32);
         self.emit(Instr::MovImm(MovImm {
-            dst: next.into(),
+            dst: counter.into(),
             imm: 0,
         }));
         let marks = self.cache_marks();
-        let frame = self.exec.sample_loop_begin(&mut self.out);
-        let index = self.temp(Size::S32)?;
-        self.copy(index, Operand::Reg(next));
-        self.exec.sample_loop_exit_if(
-            ICond::UGt,
-            Operand::Reg(index),
-            Operand::Imm(samples - 1),
-            &mut self.out,
-        );
+        let frame = self.exec.sample_loop_begin(returns, &mut self.out);
+        let index = if returns {
+            let index = self.temp(Size::S32)?;
+            self.copy(index, Operand::Reg(counter));
+            self.exec.sample_loop_exit_if(
+                ICond::UGt,
+                Operand::Reg(index),
+                Operand::Imm(samples - 1),
+                &mut self.out,
+            );
+            index
+        } else {
+            counter
+        };
         let bit = self.temp(Size::S32)?;
         self.shl(bit, Operand::Imm(1), Operand::Reg(index));
-        // Advanced before the body: a `return` in it skips to the next iteration.
-        self.iadd(next, Operand::Reg(index), Operand::Imm(1), false);
+        if returns {
+            self.iadd(counter, Operand::Reg(index), Operand::Imm(1), false);
+        }
         self.sample = Some(SampleIter { index, bit });
         self.nodes(body)?;
         self.write_outputs()?;
         self.sample = None;
+        if !returns {
+            self.iadd(counter, Operand::Reg(counter), Operand::Imm(1), false);
+            self.exec.sample_loop_while(
+                ICond::ULt,
+                Operand::Reg(counter),
+                Operand::Imm(samples),
+                &mut self.out,
+            );
+        }
         self.exec.sample_loop_end(frame, &mut self.out);
         self.release_caches(marks);
         Ok(())
@@ -961,7 +1002,18 @@ impl<'a> Sel<'a> {
         // location and component (fragment).
         let mut direct: Vec<((u32, u8), Reg)> = Vec::new();
         for (k, value) in std::mem::take(&mut self.direct_outputs) {
-            direct.push((k, self.reg(value)?));
+            let r = match (self.output_consts.get(&k), self.val(value)?) {
+                (Some(&(h, part)), Val::Const(bits, Size::S32)) => {
+                    let r = word(self.output_home(h)?, usize::from(part));
+                    self.emit(Instr::MovImm(MovImm {
+                        dst: r.into(),
+                        imm: bits as u32,
+                    }));
+                    r
+                }
+                _ => self.reg(value)?,
+            };
+            direct.push((k, r));
         }
         match t.stage {
             Stage::Vertex => {
