@@ -17,6 +17,7 @@ use scoped::Scoped;
 
 mod blend;
 mod coeff;
+mod component_runs;
 mod fmods;
 mod fuse;
 mod gfx;
@@ -96,16 +97,6 @@ const AND_NOT_B: u8 = 0b0010;
 
 /// -0.0 in the float immediate table.
 const NEG_ZERO_IMM: u32 = 0x80;
-
-/// Physical halves of the fixed register runs of fragment shaders (`Sel::fixed_run`): x, y
-/// (64-bit) and the sample of 2D multisampled texture loads and image writes; A, B (64-bit)
-/// and C of `ldcf`; the four 32-bit components of a texel (two 64-bit registers) that image
-/// writes and texture loads of spilled colour targets move.
-const RUN_COORDS: u16 = 4;
-const RUN_SAMPLE: u16 = 8;
-const RUN_LDCF_AB: u16 = 12;
-const RUN_LDCF_C: u16 = 16;
-const RUN_TEXEL: u16 = 20;
 
 /// Largest number of virtual registers the `4 * id + part` numbering allows, less the ids
 /// register allocation keeps for spill temporaries.
@@ -191,8 +182,15 @@ struct Sel<'a> {
     /// The fragment inputs of the current block that one `iter` evaluates together, by the
     /// first one's result (`gfx::input_runs`).
     input_runs: HashMap<Value, Vec<Value>>,
-    /// Registers colour outputs are computed into (`gfx::plan_output_homes`): each home's
-    /// register once made and its component count, and each value's home and component.
+    /// The texture operations of the current block that one instruction does together, by
+    /// the first one's result (`texture::tex_runs`).
+    tex_runs: HashMap<Value, Vec<(u8, Value)>>,
+    /// Likewise the input attachment reads (`input::attachment_runs`).
+    attachment_runs: HashMap<Value, Vec<(u8, Value)>>,
+    /// Registers values are computed into so that one instruction reads them where they
+    /// are: colour outputs (`gfx::plan_output_homes`) and texture coordinates
+    /// (`texture::plan_coordinate_homes`). Each home's register once made and its word
+    /// count, and each value's home and word.
     output_homes: Vec<(Option<u16>, u8)>,
     output_parts: HashMap<Value, (usize, u16)>,
     /// Constant components of homed outputs, by output key: a `mov_imm` puts each in its
@@ -432,6 +430,7 @@ fn select_with<'a>(
         s.capture_preloads()?;
         s.plan_output_homes();
     }
+    s.plan_coordinate_homes();
     let sample_loop = gfx.is_some_and(|t| t.per_sample_loop());
     // Writes of spilled colour targets run under `if`s after the body.
     let spills = gfx.is_some_and(|t| t.outputs.colours.iter().any(|c| c.spilled));
@@ -503,6 +502,8 @@ impl<'a> Sel<'a> {
             load_pairs: HashMap::new(),
             load_quads: HashMap::new(),
             input_runs: HashMap::new(),
+            tex_runs: HashMap::new(),
+            attachment_runs: HashMap::new(),
             output_homes: Vec::new(),
             output_parts: HashMap::new(),
             output_consts: HashMap::new(),
@@ -1010,6 +1011,11 @@ impl Sel<'_> {
                     (self.load_pairs, self.load_quads) =
                         pairs::find(self.shader, &self.addresses, insts);
                     self.input_runs = self.input_runs(insts);
+                    self.tex_runs = texture::tex_runs(self.shader, insts);
+                    if let Some(t) = self.gfx {
+                        self.attachment_runs =
+                            input::attachment_runs(self.shader, &t.outputs.inputs, insts);
+                    }
                     self.store_pairs = pairs::find_stores(self.shader, &self.addresses, insts);
                     self.store_at.clear();
                     self.store_parts.clear();

@@ -648,10 +648,10 @@ impl<'a> Sel<'a> {
                     let cf = slot.cf - (run.iter().position(|&v| v == d).unwrap_or(0) as u8);
                     return self.input_run(&run, *interp, cf);
                 }
-                let r = self.def32(d)?;
                 if interp.mode == ir::Interpolation::Flat {
-                    return self.flat_input(r, slot.cf);
+                    return self.flat_input(d, slot.cf);
                 }
+                let r = self.def32(d)?;
                 let (w, at) = hw_interp(*interp, self.sample)?;
                 self.iter(r, slot.cf, w, at);
                 Ok(())

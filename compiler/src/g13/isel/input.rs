@@ -8,17 +8,20 @@
 //! one is a 2D multisampled texture load whose third coordinate is the sample, or a tile
 //! read of that sample alone.
 //!
-//! The multisampled texture load takes x, y and the sample in three consecutive registers,
-//! wider than a virtual register, so they are a fixed run (as in the tile programs): two
-//! fixed registers at `RUN_COORDS` and `RUN_SAMPLE` (`Sel::fixed_run`).
+//! The multisampled texture load takes x, y and the sample in three consecutive registers:
+//! the words of one 128-bit register. The components of one attachment a block reads at one
+//! sample are one load (`attachment_runs`).
 
 use hw::isa::*;
 
 use super::tib::{element_layout, half_float_unorm_bits, is_integer, Element};
-use super::{internal, unsupported, Sel, RUN_COORDS, RUN_SAMPLE};
-use crate::g13::vreg;
+use std::collections::HashMap;
+
+use super::component_runs::ComponentRuns;
+use super::{internal, unsupported, Sel, Val};
+use crate::g13::{vreg, word};
 use crate::graphics_api::InputAttachmentSource;
-use crate::ir::{Scalar, Stage, Value};
+use crate::ir::{Inst, Op, Scalar, Stage, Value};
 use crate::{abi, CompileError};
 
 impl Sel<'_> {
@@ -32,6 +35,10 @@ impl Sel<'_> {
         sample: Option<Value>,
     ) -> Result<(), CompileError> {
         let t = self.stage_is(Stage::Fragment, "LoadInputAttachment")?;
+        if self.vals.get(d.0 as usize).is_some_and(Option::is_some) {
+            // Loaded with the rest of its run.
+            return Ok(());
+        }
         if index >= abi::MAX_INPUT_ATTACHMENTS || component > 3 {
             return Err(unsupported(format!(
                 "input attachment {index} component {component}"
@@ -64,7 +71,8 @@ impl Sel<'_> {
         }
     }
 
-    /// A texture load of one component through texture state register `texture`.
+    /// A texture load through texture state register `texture` of one component, or of the
+    /// components of `d`'s run (`attachment_runs`), into consecutive registers.
     fn input_from_memory(
         &mut self,
         d: Value,
@@ -74,28 +82,38 @@ impl Sel<'_> {
     ) -> Result<(), CompileError> {
         let texture = u8::try_from(texture)
             .map_err(|_| internal(format!("texture state register {texture}")))?;
+        // x, y and, multisampled, the sample: the words of one register.
         let (coords, dim) = match sample {
-            None => (self.new_vreg(Size::S64, false)?, TexDim::D2),
+            None => (self.new_words(2)?, TexDim::D2),
             Some(s) => {
-                let coords = self.fixed_run(RUN_COORDS, Size::S64)?;
-                let sample_reg = self.fixed_run(RUN_SAMPLE, Size::S32)?;
+                let coords = self.new_words(3)?;
                 let s = self.iop(s)?;
-                self.copy(vreg(sample_reg, 0, Size::S32), s);
+                self.copy(word(coords, 2), s);
                 (coords, TexDim::D2Ms)
             }
         };
         // The pixel, as the x, y pair a 2D texture load takes.
-        for (part, sr) in [
+        for (k, sr) in [
             (0, SpecialReg::THREAD_POSITION_IN_GRID_X),
-            (2, SpecialReg::THREAD_POSITION_IN_GRID_Y),
+            (1, SpecialReg::THREAD_POSITION_IN_GRID_Y),
         ] {
             self.emit(Instr::GetSr(GetSr {
-                dst: vreg(coords, part, Size::S32).into(),
+                dst: word(coords, k).into(),
                 sr,
             }));
         }
-        let r = self.def32(d)?;
-        // One component per load: the result lands in one ordinary register.
+        let (r, mask) = match self.attachment_runs.get(&d).cloned() {
+            Some(run) => {
+                let id = self.new_words(run.len())?;
+                let mut mask = 0;
+                for (k, &(c, v)) in run.iter().enumerate() {
+                    self.set(v, Val::Reg(word(id, k)))?;
+                    mask |= 1 << c;
+                }
+                (vreg(id, 0, Size::S32), mask)
+            }
+            None => (self.def32(d)?, 1 << component),
+        };
         self.emit(Instr::Texture(Texture {
             load: true,
             dst: r,
@@ -105,7 +123,7 @@ impl Sel<'_> {
             texture: TexIndex::Imm(texture),
             sampler: Small::Imm(0),
             dim,
-            mask: 1 << component,
+            mask,
             shadow: false,
             offset: false,
             extra: None,
@@ -187,4 +205,35 @@ impl Sel<'_> {
         self.copy(r, Operand::Reg(v));
         Ok(())
     }
+}
+
+/// The input attachment reads of a block that one texture load can do: two to four
+/// components of one attachment, at one sample, read from memory with one type (depth and
+/// stencil are read through different texture state). By the first one's result: the
+/// components and their results, lowest component first.
+pub(super) fn attachment_runs(
+    sh: &crate::ir::Shader,
+    sources: &[InputAttachmentSource],
+    insts: &[Inst],
+) -> HashMap<Value, Vec<(u8, Value)>> {
+    let mut runs = ComponentRuns::new();
+    for i in insts {
+        let (
+            Op::LoadInputAttachment {
+                index,
+                component,
+                sample,
+            },
+            Some(d),
+        ) = (&i.op, i.dst)
+        else {
+            continue;
+        };
+        let source = sources.get(*index as usize).copied().unwrap_or_default();
+        if matches!(source, InputAttachmentSource::Tile { .. }) || *component > 3 {
+            continue;
+        }
+        runs.add((*index, *sample, sh.ty(d).scalar), *component, d);
+    }
+    runs.finish()
 }

@@ -12,18 +12,17 @@
 //! pixel-rate shader writes every covered sample with the same value, a per-sample shader
 //! the sample it shades.
 //!
-//! The texel and the coordinates (x, y, sample) are register runs wider than a virtual
-//! register: fixed runs (`Sel::fixed_run`).
+//! The texel and the coordinates (x, y, sample) are the words of one register each.
 
 use hw::g13::tilebuffer::Numeric;
 use hw::isa::*;
 
 use super::tib::{channels, is_integer, numeric};
-use super::{unsupported, Sel, AND, RUN_COORDS, RUN_SAMPLE, RUN_TEXEL};
+use super::{unsupported, Sel, AND};
 use crate::abi;
 use crate::g13::exec::Test;
 use crate::g13::graphics::ColourOutput;
-use crate::g13::vreg;
+use crate::g13::{vreg, word};
 use crate::graphics_api::LogicOp;
 use crate::CompileError;
 
@@ -74,17 +73,6 @@ impl Sel<'_> {
             (Ok(t), Ok(p)) => (t, p),
             _ => return Err(unsupported(format!("spilled colour target {}", c.location))),
         };
-        let coords = self.fixed_run(RUN_COORDS, Size::S64)?;
-        let sample_reg = self.fixed_run(RUN_SAMPLE, Size::S32)?;
-        let texel_lo = self.fixed_run(RUN_TEXEL, Size::S64)?;
-        let texel_hi = self.fixed_run(RUN_TEXEL + 4, Size::S64)?;
-        let texel = |k: usize| {
-            vreg(
-                if k < 2 { texel_lo } else { texel_hi },
-                2 * (k % 2) as u16,
-                Size::S32,
-            )
-        };
         let dim = if samples > 1 {
             TexDim::D2Ms
         } else {
@@ -112,22 +100,25 @@ impl Sel<'_> {
                 false,
                 &mut self.out,
             );
-            for (part, sr) in [
+            // x, y and, multisampled, the sample: the words of one register.
+            let coords = self.new_words(if samples > 1 { 3 } else { 2 })?;
+            for (k, sr) in [
                 (0, SpecialReg::THREAD_POSITION_IN_GRID_X),
-                (2, SpecialReg::THREAD_POSITION_IN_GRID_Y),
+                (1, SpecialReg::THREAD_POSITION_IN_GRID_Y),
             ] {
                 self.emit(Instr::GetSr(GetSr {
-                    dst: vreg(coords, part, Size::S32).into(),
+                    dst: word(coords, k).into(),
                     sr,
                 }));
             }
             if samples > 1 {
-                self.copy(vreg(sample_reg, 0, Size::S32), index);
+                self.copy(word(coords, 2), index);
             }
             let out = if rmw {
+                let loaded = self.new_words(4)?;
                 self.emit(Instr::Texture(Texture {
                     load: true,
-                    dst: texel(0),
+                    dst: vreg(loaded, 0, Size::S32),
                     coords: vreg(coords, 0, Size::S32),
                     lod_mode: LodMode::Auto,
                     lod: Operand::Imm(0),
@@ -142,12 +133,7 @@ impl Sel<'_> {
                     query_lod: false,
                     wait_slot: 0,
                 }));
-                let mut dst = [zero; 4];
-                for (k, d) in dst.iter_mut().enumerate() {
-                    let r = self.t32()?;
-                    self.copy(r, Operand::Reg(texel(k)));
-                    *d = r;
-                }
+                let dst: [Reg; 4] = std::array::from_fn(|k| word(loaded, k));
                 let mut res = if blend {
                     self.blend(c, src_vals, dst)?
                 } else {
@@ -162,11 +148,12 @@ impl Sel<'_> {
             } else {
                 src_vals
             };
+            let texel = self.new_words(4)?;
             for (k, v) in out.iter().enumerate() {
-                self.copy(texel(k), Operand::Reg(*v));
+                self.copy(word(texel, k), Operand::Reg(*v));
             }
             self.emit(Instr::ImageWrite(ImageWrite {
-                src: texel(0),
+                src: vreg(texel, 0, Size::S32),
                 coords: vreg(coords, 0, Size::S32),
                 lod: Small::Imm(0),
                 texture: TexIndex::Imm(pbe),

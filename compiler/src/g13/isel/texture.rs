@@ -1,5 +1,6 @@
 //! Texture operations on images in descriptor sets (docs/render-abi.md section 7): one
-//! `texture_sample` or `texture_load` per result component, naming the texture bindlessly
+//! `texture_sample` or `texture_load` per operation, its components (`tex_runs`) into
+//! consecutive registers, naming the texture bindlessly
 //! (the set's address in the root table as the base, the descriptor's byte offset in a
 //! register as the index) and the sampler by its heap index in a register.
 //!
@@ -8,8 +9,9 @@
 //! multisampled load's sample, with the layer in its high half for arrays); the LOD is a
 //! 16-bit register (f16 for samples, the level for loads) or, for gradients, a run of 32-bit
 //! registers (d/dx, d/dy of each axis interleaved, then the f16 minimum LOD); `extra` holds
-//! the depth reference, then the packed offsets. Runs of three or more registers are wider
-//! than a virtual register, so they are fixed runs (`Sel::fixed_run`).
+//! the depth reference, then the packed offsets. A run of up to four words is one register
+//! (128-bit for three or four), computed in place where its values allow
+//! (`plan_coordinate_homes`); the longer gradient runs are fixed runs (`Sel::fixed_run`).
 //!
 //! The sampler entry word carries the sampler's LOD bias as an f16 in its high half; float
 //! instructions read 16-bit sources as f16, so the bias is added straight from there, and a
@@ -18,20 +20,20 @@
 
 use hw::isa::*;
 
-use super::{internal, unsupported, Sel};
-use crate::g13::vreg;
+use std::collections::HashMap;
+
+use super::component_runs::ComponentRuns;
+use super::{internal, unsupported, Sel, Val};
+use crate::g13::{vreg, word};
 use crate::ir::{
-    self, ImageDim, ImageStore, SamplerSource, Scalar, Tex, TexLod, TexOp, TexSource, Value,
+    self, ImageDim, ImageStore, Inst, Op, SamplerSource, Scalar, Tex, TexLod, TexOp, TexSource,
+    Value,
 };
 use crate::{abi, CompileError};
 
-/// Physical halves of the fixed runs of texture operations: four coordinates, and seven
-/// gradient registers. Above the fragment shaders' runs (`RUN_TEXEL` ends at 28) and the
-/// vertex preloads.
-const RUN_TEX_COORDS: u16 = 28;
-const RUN_TEX_GRADS: u16 = 36;
-/// The four components an image write stores.
-const RUN_TEX_TEXEL: u16 = 52;
+/// Physical halves of the one fixed run of texture operations, of up to seven gradient
+/// registers: above the vertex preloads (`graphics::PRELOAD_INSTANCE_NUMBER` ends at 14).
+const RUN_TEX_GRADS: u16 = 16;
 
 /// The hardware dimension of an image shape.
 fn tex_dim(dim: ImageDim, arrayed: bool, ms: bool) -> Result<TexDim, CompileError> {
@@ -68,19 +70,36 @@ fn high16(r: Reg) -> Reg {
 }
 
 impl Sel<'_> {
-    /// A run of 32-bit registers holding `vals` (bits copied as they are): an ordinary
-    /// register for one or two, the fixed run at `fixed` for more.
-    fn tex_run(&mut self, vals: &[Operand], fixed: u16) -> Result<Reg, CompileError> {
+    /// A run of 32-bit registers holding `vals` (bits copied as they are): the register
+    /// already holding them in order (the words of one register from its first, as an
+    /// `iter` or a planned home leaves them), else a fresh register of up to four words, or
+    /// the fixed run at `fixed` for more (gradients).
+    fn tex_run(&mut self, vals: &[Operand], fixed: Option<u16>) -> Result<Reg, CompileError> {
         let n = vals.len() as u16;
+        if let Some(&Operand::Reg(first)) = vals.first() {
+            // Words k of one register are halves 2k from its first, which is a multiple of 4.
+            let in_place = first.half % 4 == 0
+                && vals.iter().enumerate().all(|(k, v)| {
+                    *v == Operand::Reg(Reg {
+                        half: first.half + 2 * k as u16,
+                        size: Size::S32,
+                    })
+                });
+            if in_place {
+                return Ok(first);
+            }
+        }
         let mut parts = Vec::new();
         match n {
             0 => return Err(internal("empty texture register run")),
             1 => parts.push(self.temp(Size::S32)?),
-            2 => {
-                let id = self.new_vreg(Size::S64, false)?;
-                parts.extend([vreg(id, 0, Size::S32), vreg(id, 2, Size::S32)]);
+            2..=4 => {
+                let id = self.new_words(usize::from(n))?;
+                parts.extend((0..usize::from(n)).map(|k| word(id, k)));
             }
             _ => {
+                let fixed =
+                    fixed.ok_or_else(|| internal(format!("texture register run of {n}")))?;
                 for k in 0..n.div_ceil(2) {
                     let size = if 2 * k + 1 < n { Size::S64 } else { Size::S32 };
                     let id = self.fixed_run(fixed + 4 * k, size)?;
@@ -137,7 +156,62 @@ impl Sel<'_> {
             (None, Some(l)) => run.push(self.iop(l)?),
             (None, None) => {}
         }
-        self.tex_run(&run, RUN_TEX_COORDS)
+        self.tex_run(&run, None)
+    }
+
+    /// Homes for texture coordinates that only texture operations alike but for the
+    /// component read: computed straight into the words of one register, in the order of
+    /// the coordinate run (`tex_coords`), which `tex_run` then takes as it is.
+    pub(super) fn plan_coordinate_homes(&mut self) {
+        let uses = crate::passes::use_counts(&self.shader.body);
+        // Per operation (but the component): its run and how often each run value is read.
+        let mut ops: Vec<(Tex, Vec<Value>, HashMap<Value, u32>)> = Vec::new();
+        let mut consts: Vec<Value> = Vec::new();
+        crate::passes::for_each_inst(&self.shader.body, &mut |i| {
+            if let (Op::Const(_), Some(d)) = (&i.op, i.dst) {
+                consts.push(d);
+            }
+            let Op::Texture(t) = &i.op else { return };
+            let key = Tex {
+                component: 0,
+                ..(**t).clone()
+            };
+            let axes = t.dim.axes();
+            let mut run: Vec<Value> = t.coords.iter().take(axes).copied().collect();
+            match (t.sample, t.coords.get(axes)) {
+                (Some(_), Some(_)) => return,
+                (Some(x), None) | (None, Some(&x)) => run.push(x),
+                (None, None) => {}
+            }
+            let k = match ops.iter().position(|o| o.0 == key) {
+                Some(k) => k,
+                None => {
+                    ops.push((key, run, HashMap::new()));
+                    ops.len() - 1
+                }
+            };
+            for v in t.operands() {
+                *ops[k].2.entry(v).or_default() += 1;
+            }
+        });
+        for (_, run, reads) in ops {
+            let distinct = run.iter().enumerate().all(|(k, v)| !run[..k].contains(v));
+            let only_here = run.iter().all(|v| {
+                reads.get(v) == uses.get(v)
+                    && !consts.contains(v)
+                    && !self.output_parts.contains_key(v)
+                    && self.shader.ty(*v).scalar.bits() == 32
+                    && self.shader.ty(*v).lanes == 1
+            });
+            if !(2..=4).contains(&run.len()) || !distinct || !only_here {
+                continue;
+            }
+            let home = self.output_homes.len();
+            self.output_homes.push((None, run.len() as u8));
+            for (k, v) in run.into_iter().enumerate() {
+                self.output_parts.insert(v, (home, k as u16));
+            }
+        }
     }
 
     /// `image_write` of one texel through a storage image's PBE descriptor.
@@ -154,7 +228,7 @@ impl Sel<'_> {
         for x in &w.texel {
             texel.push(self.iop(*x)?);
         }
-        let src = self.tex_run(&texel, RUN_TEX_TEXEL)?;
+        let src = self.tex_run(&texel, None)?;
         let texture = self.bindless(set, offset)?;
         self.emit(Instr::ImageWrite(ImageWrite {
             src,
@@ -179,6 +253,10 @@ impl Sel<'_> {
     }
 
     pub(super) fn texture(&mut self, d: Value, t: &Tex) -> Result<(), CompileError> {
+        if self.vals.get(d.0 as usize).is_some_and(Option::is_some) {
+            // Loaded with the rest of its run.
+            return Ok(());
+        }
         let TexSource::Bindless { set, offset } = t.texture else {
             return Err(internal("texture operation not lowered"));
         };
@@ -325,7 +403,7 @@ impl Sel<'_> {
                     let r = self.f16_sum(m, Operand::Imm(0))?;
                     run.push(Operand::Reg(r));
                 }
-                let r = self.tex_run(&run, RUN_TEX_GRADS)?;
+                let r = self.tex_run(&run, Some(RUN_TEX_GRADS))?;
                 let mode = if min_lod.is_some() {
                     LodMode::GradMin
                 } else {
@@ -351,11 +429,23 @@ impl Sel<'_> {
         let extra = if extra.is_empty() {
             None
         } else {
-            Some(self.tex_run(&extra, 0)?)
+            Some(self.tex_run(&extra, None)?)
         };
 
         let texture = self.bindless(set, offset)?;
-        let dst = self.def(d)?;
+        let (dst, mask) = match self.tex_runs.get(&d).cloned() {
+            Some(run) => {
+                // The components land in consecutive registers, lowest first.
+                let id = self.new_words(run.len())?;
+                let mut mask = 0;
+                for (k, &(c, v)) in run.iter().enumerate() {
+                    self.set(v, Val::Reg(word(id, k)))?;
+                    mask |= 1 << c;
+                }
+                (vreg(id, 0, Size::S32), mask)
+            }
+            None => (self.def(d)?, 1 << (t.component & 3)),
+        };
         self.emit(Instr::Texture(Texture {
             load,
             dst,
@@ -365,7 +455,7 @@ impl Sel<'_> {
             texture,
             sampler,
             dim,
-            mask: 1 << (t.component & 3),
+            mask,
             shadow: t.dref.is_some(),
             offset: t.offset.is_some(),
             extra,
@@ -375,4 +465,39 @@ impl Sel<'_> {
         }));
         Ok(())
     }
+}
+
+/// The texture operations of a block that one instruction can do: two to four components of
+/// one sample or load, alike in everything but the component. By the first one's result:
+/// the components and their results, lowest component first.
+pub(super) fn tex_runs(sh: &ir::Shader, insts: &[Inst]) -> HashMap<Value, Vec<(u8, Value)>> {
+    let mut runs = ComponentRuns::new();
+    for i in insts {
+        if ir::has_side_effects(&i.op)
+            && !matches!(
+                i.op,
+                Op::StoreVar(..) | Op::StoreOutput { .. } | Op::StoreBuiltin { .. }
+            )
+        {
+            runs.close();
+            continue;
+        }
+        let (Op::Texture(t), Some(d)) = (&i.op, i.dst) else {
+            continue;
+        };
+        let ty = sh.ty(d);
+        if !matches!(t.op, TexOp::Sample | TexOp::Fetch | TexOp::ImageRead)
+            || t.dref.is_some()
+            || ty.lanes != 1
+            || !matches!(ty.scalar, Scalar::F32 | Scalar::I32)
+        {
+            continue;
+        }
+        let key = Tex {
+            component: 0,
+            ..(**t).clone()
+        };
+        runs.add(key, t.component & 3, d);
+    }
+    runs.finish()
 }
