@@ -817,8 +817,12 @@ impl VertexStage {
             hw::g13::points::POINT_SIZE_MIN,
             hw::g13::points::POINT_SIZE_MAX,
         )?;
+        // The fetch's conversions meet the shader's own here (a float of an integer
+        // attribute is the float of the element as loaded).
         for pass in [
             crate::passes::const_fold,
+            crate::passes::copy_prop,
+            crate::passes::algebraic,
             crate::passes::copy_prop,
             crate::passes::cse,
             crate::passes::dce,

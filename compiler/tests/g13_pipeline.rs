@@ -37,7 +37,17 @@ fn pipeline(
     input: &VertexInputLayout,
     state: &FragmentState,
 ) -> Result<GraphicsPipelineBinary, CompileError> {
-    let res = ResourceLayout::default();
+    pipeline_in(vs, fs, input, state, ResourceLayout::default())
+}
+
+/// [`pipeline`] with resource layout `res` (its robustness applies to vertex fetch too).
+fn pipeline_in(
+    vs: &str,
+    fs: Option<&str>,
+    input: &VertexInputLayout,
+    state: &FragmentState,
+    res: ResourceLayout,
+) -> Result<GraphicsPipelineBinary, CompileError> {
     let vw = spirv(vs, "vert");
     let fw = fs.map(|f| spirv(f, "frag"));
     let req = |words: &'static [u32], stage| ShaderRequest {
@@ -1201,15 +1211,28 @@ fn packed_attr_cases() -> Vec<AttrCase> {
 
 #[test]
 fn vertex_attribute_formats_with_robust_fetch() {
-    check_attr_cases(attr_cases());
+    check_attr_cases(attr_cases(), true);
 }
 
 #[test]
 fn packed_1010102_vertex_formats_with_robust_fetch() {
-    check_attr_cases(packed_attr_cases());
+    check_attr_cases(packed_attr_cases(), true);
 }
 
-fn check_attr_cases(cases: Vec<AttrCase>) {
+/// Without robustness, 8- and 16-bit components load as elements of their own width.
+#[test]
+fn vertex_attribute_formats_with_unchecked_fetch() {
+    check_attr_cases(attr_cases(), false);
+}
+
+#[test]
+fn packed_1010102_vertex_formats_with_unchecked_fetch() {
+    check_attr_cases(packed_attr_cases(), false);
+}
+
+/// Out-of-range elements (past the readable bytes) read zeros with `robust`; without it the
+/// buffer holds every element the test reads.
+fn check_attr_cases(cases: Vec<AttrCase>, robust: bool) {
     // One attribute per location, each in its own binding (odd strides and offsets keep the
     // 8- and 16-bit formats unaligned); binding 1 is per instance.
     let mut vs = String::from("#version 450\n");
@@ -1308,7 +1331,11 @@ fn check_attr_cases(cases: Vec<AttrCase>) {
         samples: 1,
         sample_size_bytes: 16,
     };
-    let bin = pipeline(&vs, Some(&fs), &input, &state).expect("pipeline");
+    let mut res = ResourceLayout::default();
+    if !robust {
+        res.buffer_robustness = BufferRobustness::Unchecked;
+    }
+    let bin = pipeline_in(&vs, Some(&fs), &input, &state, res).expect("pipeline");
     assert_eq!(bin.uvs_words, 4 + 4 * cases.len() as u32);
     // Bindings hold at most four components and cover every coefficient register once.
     assert!(bin
@@ -1350,7 +1377,7 @@ fn check_attr_cases(cases: Vec<AttrCase>) {
             } else {
                 lane as u32
             };
-            let in_range = index * stride + offset + elem <= readable;
+            let in_range = !robust || index * stride + offset + elem <= readable;
             let want = if in_range {
                 (c.want)(index)
             } else {
@@ -2043,6 +2070,59 @@ void main() { gl_Position = pos; v_col = vec4(gl_VertexIndex); }
         "{}",
         hw::isa::disasm::disassemble(bin.vertex.main_code()).unwrap_or_default()
     );
+}
+
+/// Source-alpha blending of an RGBA8 UNORM target reads the destination with one converting
+/// `ld_tile`, blends each channel with a multiply and a fused multiply-add, and stores the
+/// four results, computed into one register, with one `st_tile`.
+#[test]
+fn a_blended_unorm_target_is_one_tile_load_and_one_tile_store() {
+    const FS: &str = r#"#version 450
+layout(location = 0) in vec4 v_col;
+layout(location = 0) out vec4 o;
+void main() { o = v_col; }
+"#;
+    let state = FragmentState {
+        targets: vec![colour_target(
+            0,
+            rgba8(Numeric::Unorm),
+            0,
+            BlendAttachment {
+                enable: true,
+                src_color: BlendFactor::SrcAlpha,
+                dst_color: BlendFactor::OneMinusSrcAlpha,
+                ..BlendAttachment::default()
+            },
+        )],
+        inputs: Vec::new(),
+        logic_op: None,
+        samples: 1,
+        sample_size_bytes: 4,
+    };
+    let vs = r#"#version 450
+layout(location = 0) out vec4 v_col;
+void main() { gl_Position = vec4(0.0, 0.0, 0.0, 1.0); v_col = vec4(gl_VertexIndex) * 0.25; }
+"#;
+    let bin = pipeline(vs, Some(FS), &VertexInputLayout::default(), &state).expect("pipeline");
+    let code = decode_all(bin.fragment.expect("fragment").main_code());
+    let tile: Vec<_> = code
+        .iter()
+        .filter_map(|i| match i {
+            hw::isa::Instr::TileMem(t) => Some((t.store, t.mask, t.format)),
+            _ => None,
+        })
+        .collect();
+    let u8norm = hw::isa::MemFormat::U8Norm;
+    assert_eq!(
+        tile,
+        [(false, 0b1111, u8norm), (true, 0b1111, u8norm)],
+        "{code:#?}"
+    );
+    let fmas = code
+        .iter()
+        .filter(|i| matches!(i, hw::isa::Instr::FArith(f) if f.op == hw::isa::FOp::MAdd))
+        .count();
+    assert_eq!(fmas, 3, "{code:#?}");
 }
 
 /// Constant components of a colour go straight into the register its computed components

@@ -185,6 +185,9 @@ struct Sel<'a> {
     /// The texture operations of the current block that one instruction does together, by
     /// the first one's result (`texture::tex_runs`).
     tex_runs: HashMap<Value, Vec<(u8, Value)>>,
+    /// The runs of 8- and 16-bit loads of the current block that one `device_load` does, by
+    /// the first one's result (`pairs::small_runs`).
+    small_runs: HashMap<Value, Vec<Value>>,
     /// Likewise the input attachment reads (`input::attachment_runs`).
     attachment_runs: HashMap<Value, Vec<(u8, Value)>>,
     /// Registers values are computed into so that one instruction reads them where they
@@ -503,6 +506,7 @@ impl<'a> Sel<'a> {
             load_quads: HashMap::new(),
             input_runs: HashMap::new(),
             tex_runs: HashMap::new(),
+            small_runs: HashMap::new(),
             attachment_runs: HashMap::new(),
             output_homes: Vec::new(),
             output_parts: HashMap::new(),
@@ -1012,6 +1016,7 @@ impl Sel<'_> {
                         pairs::find(self.shader, &self.addresses, insts);
                     self.input_runs = self.input_runs(insts);
                     self.tex_runs = texture::tex_runs(self.shader, insts);
+                    self.small_runs = pairs::small_runs(self.shader, &self.addresses, insts);
                     if let Some(t) = self.gfx {
                         self.attachment_runs =
                             input::attachment_runs(self.shader, &t.outputs.inputs, insts);
@@ -2264,6 +2269,9 @@ impl Sel<'_> {
             if let Some(&upper) = self.load_pairs.get(&d) {
                 return self.load_pair(d, upper, addr);
             }
+            if let Some(run) = self.small_runs.get(&d).cloned() {
+                return self.load_small_run(&run, addr);
+            }
         }
         let format = self.mem_format(d)?;
         let r = self.def(d)?;
@@ -2311,6 +2319,20 @@ impl Sel<'_> {
         }
         let a = self.device_address(quad.addr, format.bytes())?;
         self.emit(a.access(false, vreg(id, 0, Size::S32), format, 0b1111));
+        Ok(())
+    }
+
+    /// A run of 8- or 16-bit loads (`pairs::small_runs`) as one, into the 16-bit halves of
+    /// one register; `addr` is the first's address.
+    fn load_small_run(&mut self, run: &[Value], addr: Value) -> Result<(), CompileError> {
+        let format = self.mem_format(run[0])?;
+        let id = self.new_vreg(Size::S64, false)?;
+        for (k, &v) in run.iter().enumerate() {
+            self.set(v, Val::Reg(vreg(id, k as u16, Size::S16)))?;
+        }
+        let a = self.device_address(addr, format.bytes())?;
+        let mask = (1u8 << run.len()) - 1;
+        self.emit(a.access(false, vreg(id, 0, Size::S16), format, mask));
         Ok(())
     }
 

@@ -194,12 +194,21 @@ pub(crate) fn visit(i: &mut Instr, f: &mut dyn FnMut(&mut Reg, Access, u16)) {
             f(&mut x.src, Access::Use, h);
         }
         Instr::Texture(x) => {
-            op(&mut x.lod, f);
+            // Gradients are a run of registers, read whole.
+            match (x.gradient_halves(), &mut x.lod) {
+                (Some(h), Operand::Reg(r)) => f(r, Access::Use, h),
+                _ => op(&mut x.lod, f),
+            }
             tex_index(&mut x.texture, f);
             small(&mut x.sampler, f);
             f(&mut x.coords, Access::Use, coord_halves(x.dim));
             if let Some(e) = &mut x.extra {
-                f(e, Access::Use, 2);
+                // The depth reference, then the offsets: a word each.
+                f(
+                    e,
+                    Access::Use,
+                    2 * (u16::from(x.shadow) + u16::from(x.offset)).max(1),
+                );
             }
             let h = x.dst.size.halves() * x.mask.count_ones() as u16;
             f(&mut x.dst, Access::Def, h);

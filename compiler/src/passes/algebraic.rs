@@ -2,12 +2,14 @@
 //! integers (x*0, x&0), strength reduction of multiplication, unsigned division and modulo,
 //! and floored signed modulo by powers of two, selects whose arms agree or whose condition
 //! is constant, unsigned comparisons with 0 that always hold or never do, unsigned clamps
-//! that the operand's bounds show never clamp, and right shifts that the operand's bounds
-//! show leave nothing.
+//! that the operand's bounds show never clamp, right shifts that the operand's bounds
+//! show leave nothing, conversions to float of widened integers, comparisons of a
+//! fragment's position that its sign decides, and selects on the `or` or `and` of two
+//! comparisons as two selects.
 
 use std::collections::HashMap;
 
-use crate::ir::{BinOp, CmpOp, Constant, ConvOp, Op, Scalar, Shader, Type, UnOp, Value};
+use crate::ir::{BinOp, CmpOp, Constant, ConvOp, Op, Scalar, Shader, SysVal, Type, UnOp, Value};
 use crate::CompileError;
 
 use super::{const_of, defs, urange};
@@ -130,6 +132,19 @@ fn simplify(sh: &Shader, d: &HashMap<Value, Op>, op: &Op, dst: Value) -> Option<
             Some(_) => Some(Op::Copy(*a)),
             None => None,
         },
+        // A fragment's framebuffer position is never negative (nor NaN): compared with a
+        // constant below it, the answer is known.
+        Op::Cmp(op @ (CmpOp::FOGe | CmpOp::FOGt | CmpOp::FOLt | CmpOp::FOLe), x, y)
+            if matches!(d.get(x), Some(Op::SysVal(SysVal::FragCoord(0 | 1)))) =>
+        {
+            let c = f32::from_bits(splat_of(d, *y)? as u32);
+            let above = match op {
+                CmpOp::FOGe | CmpOp::FOLt => c <= 0.0,
+                _ => c < 0.0,
+            };
+            let holds = matches!(op, CmpOp::FOGe | CmpOp::FOGt);
+            above.then(|| Op::Const(Constant(vec![u64::from(holds); lanes])))
+        }
         // Nothing is below 0 unsigned (OpArrayLength's clamp of a size less a header).
         Op::Cmp(CmpOp::ULt, _, y) if splat_of(d, *y) == Some(0) => Some(zero_const()),
         Op::Cmp(CmpOp::UGt, x, _) if splat_of(d, *x) == Some(0) => Some(zero_const()),
@@ -137,6 +152,16 @@ fn simplify(sh: &Shader, d: &HashMap<Value, Op>, op: &Op, dst: Value) -> Option<
             Some(Op::Const(Constant(vec![1; lanes])))
         }
         Op::Conv(ConvOp::Bitcast, x) if sh.ty(*x) == ty => Some(Op::Copy(*x)),
+        // The float of a widened integer is the float of the narrow one.
+        Op::Conv(op @ (ConvOp::UToF | ConvOp::SToF), y) => match d.get(y) {
+            Some(&Op::Conv(ext @ (ConvOp::UToU | ConvOp::SToS), x))
+                if (ext == ConvOp::UToU) == (*op == ConvOp::UToF)
+                    && sh.ty(x).scalar.bits() < sh.ty(*y).scalar.bits() =>
+            {
+                Some(Op::Conv(*op, x))
+            }
+            _ => None,
+        },
         Op::Unary(UnOp::Not | UnOp::INeg | UnOp::FNeg, x) => match d.get(x) {
             Some(Op::Unary(u2, y))
                 if Some(u2)
@@ -169,7 +194,26 @@ fn placeholder(v: Value) -> Option<u64> {
 
 pub fn algebraic(sh: &mut Shader) -> Result<(), CompileError> {
     let d = defs(sh);
+    let uses = super::use_counts(&sh.body);
+    let is_cmp = |v: Value| matches!(d.get(&v), Some(Op::Cmp(..)));
     super::rewrite(sh, &mut |sh, mut inst, out| {
+        // A select on `a || b` or `a && b` of two comparisons is two selects that each
+        // compare for themselves (`icmpsel`, `fcmpsel`): the boolean operation and the
+        // booleans it combines go.
+        if let (Some(dst), Op::Select(c, x, y)) = (inst.dst, inst.op.clone()) {
+            if let Some(&Op::Binary(op @ (BinOp::Or | BinOp::And), a, b)) = d.get(&c) {
+                if uses.get(&c) == Some(&1) && is_cmp(a) && is_cmp(b) && sh.ty(c).lanes == 1 {
+                    let t = sh.ty(dst);
+                    inst.op = if op == BinOp::Or {
+                        let inner = out.def(sh, t, Op::Select(b, x, y));
+                        Op::Select(a, x, inner)
+                    } else {
+                        let inner = out.def(sh, t, Op::Select(b, x, y));
+                        Op::Select(a, inner, y)
+                    };
+                }
+            }
+        }
         if let Some(dst) = inst.dst {
             if let Some(mut new) = simplify(sh, &d, &inst.op, dst) {
                 if let Op::Binary(_, _, y) = &mut new {

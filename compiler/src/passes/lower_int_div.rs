@@ -8,7 +8,7 @@
 use crate::ir::{BinOp, CmpOp, Constant, ConvOp, Inst, Op, Scalar, Shader, Type, UnOp, Value};
 use crate::CompileError;
 
-use super::{const_of, defs, rewrite, Out};
+use super::{const_of, defs, rewrite, urange, Out};
 
 /// How to divide by the constant `d` (not 0): `q = umulhi(n, m) >> shift`, or, when the
 /// reciprocal needs 33 bits (`wide`), `t = umulhi(n, m); q = (((n - t) >> 1) + t) >> shift`
@@ -153,6 +153,7 @@ impl E<'_> {
 
 pub fn lower_int_div(sh: &mut Shader) -> Result<(), CompileError> {
     let d = defs(sh);
+    let defs_before = d.clone();
     let konst = |v: Value| -> Option<u32> {
         let c = const_of(&d, v)?;
         (c.len() == 1).then(|| c[0] as u32)
@@ -195,9 +196,20 @@ pub fn lower_int_div(sh: &mut Shader) -> Result<(), CompileError> {
             out,
             konst: divisor,
         };
+        // A dividend that is never negative over a positive constant divisor: the signed
+        // forms are the unsigned ones.
+        let unsigned = match inst.op {
+            Op::Binary(BinOp::SDiv | BinOp::SRem | BinOp::SMod, n, d) => {
+                konst(d).is_some_and(|k| (k as i32) > 0)
+                    && urange(e.sh, &defs_before, n).1 <= 0x7fff_ffff
+            }
+            _ => false,
+        };
         let r = match inst.op {
             Op::Binary(BinOp::UDiv, n, d) => e.udivmod(n, d).0,
             Op::Binary(BinOp::UMod, n, d) => e.udivmod(n, d).1,
+            Op::Binary(BinOp::SDiv, n, d) if unsigned => e.udivmod(n, d).0,
+            Op::Binary(BinOp::SRem | BinOp::SMod, n, d) if unsigned => e.udivmod(n, d).1,
             Op::Binary(BinOp::SDiv, n, d) => {
                 let (an, nn) = e.magnitude(n, is_abs(n));
                 let (ad, dn) = e.magnitude(d, is_abs(d));

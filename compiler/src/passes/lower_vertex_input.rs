@@ -12,13 +12,15 @@
 //! robustness an out-of-range fetch is the application's error (Vulkan leaves it undefined)
 //! and the loads are unconditional.
 //!
-//! Components of 8 or 16 bits may start at any byte multiple of their size, so such
-//! attributes are read as the aligned words around them and shifted into place.
+//! Components of 8 or 16 bits may start at any byte multiple of their size. Without
+//! robustness each is loaded as an element of its own width (one `device_load` of the byte
+//! or halfword format reads them together); with it, and for half floats, the attribute is
+//! read as the aligned words around it and shifted into place.
 
 use crate::abi;
 use crate::graphics_api::{AttribComponent, PackedNumeric, VertexFormat, VertexInputLayout};
 use crate::ir::{
-    BinOp, CmpOp, Constant, ConvOp, Inst, Node, Op, Shader, Space, SysVal, Type, Value,
+    BinOp, CmpOp, Constant, ConvOp, Inst, Node, Op, Scalar, Shader, Space, SysVal, Type, Value,
 };
 use crate::CompileError;
 
@@ -166,6 +168,64 @@ fn is_integer_format(f: VertexFormat) -> bool {
     }
 }
 
+/// The element type an 8- or 16-bit integer or normalised component loads as (`None`: the
+/// component loads in whole words).
+fn small_element(c: AttribComponent) -> Option<Scalar> {
+    use AttribComponent::*;
+    match c {
+        Unorm8 | Snorm8 | Uint8 | Sint8 | Uscaled8 | Sscaled8 => Some(Scalar::I8),
+        Unorm16 | Snorm16 | Uint16 | Sint16 | Uscaled16 | Sscaled16 => Some(Scalar::I16),
+        F32 | U32 | S32 | F16 => None,
+    }
+}
+
+/// The four component values (I32 for integer formats, F32 otherwise) of an attribute
+/// loaded as one 8- or 16-bit element per component (`small_element`).
+fn convert_elements(
+    e: &mut Emit<'_>,
+    comp: AttribComponent,
+    bgra: bool,
+    elems: &[Value],
+) -> Result<[Value; 4], CompileError> {
+    use AttribComponent::*;
+    let count = elems.len();
+    if !(1..=4).contains(&count) || (bgra && count < 3) {
+        return Err(CompileError::Unsupported(format!(
+            "vertex format {comp:?} x{count} (bgra {bgra})"
+        )));
+    }
+    let int = matches!(comp, Uint8 | Sint8 | Uint16 | Sint16);
+    let (zero, one) = if int {
+        (e.k32(0), e.k32(1))
+    } else {
+        (e.kf(0.0), e.kf(1.0))
+    };
+    let mut out = [zero, zero, zero, one];
+    let bits = match comp {
+        Unorm8 | Snorm8 | Uint8 | Sint8 | Uscaled8 | Sscaled8 => 8,
+        _ => 16,
+    };
+    for (o, &v) in out.iter_mut().zip(elems) {
+        *o = match comp {
+            Uint8 | Uint16 => e.conv(Type::I32, ConvOp::UToU, v),
+            Sint8 | Sint16 => e.conv(Type::I32, ConvOp::SToS, v),
+            Unorm8 | Unorm16 => e.norm(v, false, ((1u32 << bits) - 1) as f32),
+            Snorm8 | Snorm16 => e.norm(v, true, ((1u32 << (bits - 1)) - 1) as f32),
+            Uscaled8 | Uscaled16 => e.conv(Type::F32, ConvOp::UToF, v),
+            Sscaled8 | Sscaled16 => e.conv(Type::F32, ConvOp::SToF, v),
+            F32 | U32 | S32 | F16 => {
+                return Err(CompileError::Internal(format!(
+                    "{comp:?} is not loaded as small elements"
+                )))
+            }
+        };
+    }
+    if bgra {
+        out.swap(0, 2);
+    }
+    Ok(out)
+}
+
 /// The four component values (I32 for integer formats, F32 otherwise) of an attribute
 /// whose bytes start at bit 0 of `words`.
 fn convert(e: &mut Emit<'_>, f: VertexFormat, words: &[Value]) -> Result<[Value; 4], CompileError> {
@@ -287,7 +347,13 @@ fn fetch(
     let per_instance = binding.is_some_and(|b| b.per_instance);
     let divisor = binding.map_or(1, |b| b.divisor);
     let (size, align) = attribute_size(attr.format);
-    let nwords = if align == 4 {
+    // Without robustness, 8- and 16-bit integer and normalised components load as elements of
+    // their own width, at any alignment (one `device_load` of the format reads them all).
+    let small_elements = match attr.format {
+        VertexFormat::Plain { comp, .. } if !robust => small_element(comp),
+        _ => None,
+    };
+    let nwords = if align == 4 || small_elements.is_some() {
         size / 4
     } else {
         size.div_ceil(4) + 1
@@ -344,7 +410,7 @@ fn fetch(
     // 4 GiB, so adding past the 32-bit offset is exact). Otherwise the attribute's address,
     // not its offset, decides where the aligned words around it start (the bound offset may
     // be odd).
-    let (low, start, first_offset, widen) = if align == 4 {
+    let (low, start, first_offset, widen) = if align == 4 || small_elements.is_some() {
         (zero, scaled, attr.offset, ConvOp::UToU)
     } else {
         let base_lo = e.root(Type::I32, entry);
@@ -356,6 +422,27 @@ fn fetch(
     nodes.push(Node::Block(std::mem::take(&mut e.insts)));
     let wide = e.conv(Type::I64, widen, start);
     let first = e.bin(Type::I64, BinOp::IAdd, base, wide);
+    if let (Some(scalar), VertexFormat::Plain { comp, count, bgra }) = (small_elements, attr.format)
+    {
+        let bytes = scalar.bits() / 8;
+        let mut elems = Vec::new();
+        for j in 0..u32::from(count) {
+            let off = e.k32(first_offset + j * bytes);
+            let off = e.conv(Type::I64, ConvOp::UToU, off);
+            let addr = e.bin(Type::I64, BinOp::IAdd, first, off);
+            elems.push(e.def(
+                Type::scalar(scalar),
+                Op::Load {
+                    space: Space::Global,
+                    addr,
+                    align: bytes,
+                },
+            ));
+        }
+        let vals = convert_elements(&mut e, comp, bgra, &elems)?;
+        nodes.push(Node::Block(std::mem::take(&mut e.insts)));
+        return Ok((nodes, vals));
+    }
     let mut loaded = Vec::new();
     for k in 0..nwords as usize {
         let offset = first_offset + 4 * k as u32;

@@ -345,6 +345,13 @@ pub(crate) fn urange_knowing(
                 (a.0.min(b.0), a.1.max(b.1))
             }
             Some(Op::Conv(ir::ConvOp::BoolToInt, _)) => (0, 1),
+            // A fragment's pixel position is below 2^16 (a framebuffer's size limit), so its
+            // integer part is too.
+            Some(Op::Conv(ir::ConvOp::FToS | ir::ConvOp::FToU, x))
+                if matches!(d.get(x), Some(Op::SysVal(ir::SysVal::FragCoord(0 | 1)))) =>
+            {
+                (0, 0xffff)
+            }
             Some(Op::Binary(ir::BinOp::Shl, x, k)) => match konst(*k) {
                 Some(k @ 0..=31) => fits((r(*x).0 << k, r(*x).1 << k)),
                 _ => ALL,

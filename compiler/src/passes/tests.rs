@@ -1205,6 +1205,100 @@ fn if_convert_moves_system_value_reads_out_of_arms() {
 }
 
 #[test]
+fn a_pixel_position_divides_by_a_positive_constant_without_signs() {
+    // Counts the comparisons and selects the signed forms spend on signs.
+    let sign_work = |pixel: bool| {
+        let mut b = B::new();
+        let x = if pixel {
+            let fx = b.op(Type::F32, Op::SysVal(SysVal::FragCoord(0)));
+            b.op(Type::I32, Op::Conv(ConvOp::FToS, fx))
+        } else {
+            b.input(0)
+        };
+        let k = b.c(22);
+        let q = b.op(Type::I32, Op::Binary(BinOp::SDiv, x, k));
+        b.output(0, q);
+        let r = b.op(Type::I32, Op::Binary(BinOp::SMod, x, k));
+        b.output(1, r);
+        let mut sh = b.finish();
+        super::lower_int_div(&mut sh).unwrap();
+        validate(&sh).unwrap();
+        let mut n = 0;
+        super::for_each_inst(&sh.body, &mut |i| {
+            n += usize::from(matches!(i.op, Op::Cmp(CmpOp::SLt, ..) | Op::Select(..)));
+        });
+        n
+    };
+    assert_eq!(sign_work(true), 0);
+    assert!(sign_work(false) > 0);
+}
+
+#[test]
+fn a_select_on_or_and_and_of_comparisons_is_two_selects() {
+    for and in [false, true] {
+        let mut b = B::new();
+        let x = b.input(0);
+        let (three, nine) = (b.c(3), b.c(9));
+        let lo = b.op(Type::BOOL, Op::Cmp(CmpOp::ULt, x, three));
+        let hi = b.op(Type::BOOL, Op::Cmp(CmpOp::UGt, x, nine));
+        let op = if and { BinOp::And } else { BinOp::Or };
+        let c = b.op(Type::BOOL, Op::Binary(op, lo, hi));
+        let (yes, no) = (b.c(100), b.c(200));
+        let r = b.op(Type::I32, Op::Select(c, yes, no));
+        b.output(0, r);
+        let before = b.finish();
+        let mut after = before.clone();
+        super::algebraic(&mut after).unwrap();
+        super::dce(&mut after).unwrap();
+        validate(&after).unwrap();
+        let mut ops = (0, 0);
+        super::for_each_inst(&after.body, &mut |i| match i.op {
+            Op::Select(..) => ops.0 += 1,
+            Op::Binary(BinOp::And | BinOp::Or, ..) => ops.1 += 1,
+            _ => {}
+        });
+        assert_eq!(ops, (2, 0), "and = {and}");
+        for x in [0, 2, 3, 5, 9, 10, u32::MAX] {
+            assert_eq!(
+                run(&after, &[x], 1, [1, 1, 1]),
+                run(&before, &[x], 1, [1, 1, 1])
+            );
+        }
+    }
+}
+
+#[test]
+fn comparisons_a_pixel_positions_sign_decides_are_constants() {
+    let known = |op: CmpOp, c: f32| {
+        let mut b = B::new();
+        let x = b.op(Type::F32, Op::SysVal(SysVal::FragCoord(0)));
+        let k = b.op(Type::F32, Op::Const(Constant(vec![u64::from(c.to_bits())])));
+        let r = b.op(Type::BOOL, Op::Cmp(op, x, k));
+        let r = b.op(Type::I32, Op::Conv(ConvOp::BoolToInt, r));
+        b.output(0, r);
+        let mut sh = b.finish();
+        super::algebraic(&mut sh).unwrap();
+        let mut result = None;
+        super::for_each_inst(&sh.body, &mut |i| {
+            if let (Op::Const(Constant(v)), Some(d)) = (&i.op, i.dst) {
+                if sh.ty(d) == Type::BOOL {
+                    result = Some(v[0] != 0);
+                }
+            }
+        });
+        result
+    };
+    assert_eq!(known(CmpOp::FOGe, 0.0), Some(true));
+    assert_eq!(known(CmpOp::FOGt, -1.0), Some(true));
+    assert_eq!(known(CmpOp::FOLt, 0.0), Some(false));
+    assert_eq!(known(CmpOp::FOLe, -0.5), Some(false));
+    // A sample position may be exactly 0, and above 0 anything may be.
+    assert_eq!(known(CmpOp::FOGt, 0.0), None);
+    assert_eq!(known(CmpOp::FOLe, 0.0), None);
+    assert_eq!(known(CmpOp::FOGe, 0.25), None);
+}
+
+#[test]
 fn cse_reuses_loads_until_memory_is_written() {
     let mut b = B::new();
     let z = b.c(0);

@@ -523,6 +523,29 @@ pub struct Texture {
     pub wait_slot: u8,
 }
 
+impl Texture {
+    /// Halves of the register run `lod` names in the gradient modes: d/dx and d/dy of each
+    /// coordinate axis interleaved (two axes for 1D and 2D, 1D with a zero second axis as
+    /// Mesa passes it; three for 3D and cube maps), then with `GradMin` an f16 minimum LOD
+    /// in one more 32-bit register. `None` in the other modes.
+    pub fn gradient_halves(&self) -> Option<u16> {
+        let axes = match self.dim {
+            TexDim::D1
+            | TexDim::D1Array
+            | TexDim::D2
+            | TexDim::D2Array
+            | TexDim::D2Ms
+            | TexDim::D2MsArray => 2,
+            TexDim::D3 | TexDim::Cube | TexDim::CubeArray => 3,
+        };
+        match self.lod_mode {
+            LodMode::Grad => Some(4 * axes),
+            LodMode::GradMin => Some(4 * axes + 2),
+            _ => None,
+        }
+    }
+}
+
 /// `image_write`: store the 16- or 32-bit register run from `src` (four components) as one
 /// texel of the image described by `texture` at the coordinates from `coords`, mip level
 /// `lod` (a 16-bit register or an immediate), converting through the PBE to the image format.

@@ -14,6 +14,7 @@ use super::tib::{channels, half_float_unorm_bits, is_integer, numeric, Element};
 use super::{unsupported, Sel, AND};
 use crate::abi;
 use crate::g13::graphics::ColourOutput;
+use crate::g13::word;
 use crate::graphics_api::{BlendFactor, BlendOp, LogicOp};
 use crate::CompileError;
 
@@ -154,8 +155,14 @@ impl Sel<'_> {
             one => vec![one],
         };
         for which in each {
-            let dst_elems =
-                self.tib_elements(c.colour, c.format, !matches!(mode, Mode::Logic(_)))?;
+            let dst_elems = match mode {
+                Mode::Blend | Mode::Plain => self.tib_elements_as_floats(c.colour, c.format)?,
+                _ => None,
+            };
+            let dst_elems = match dst_elems {
+                Some(e) => e,
+                None => self.tib_elements(c.colour, c.format, !matches!(mode, Mode::Logic(_)))?,
+            };
             self.tile_access(false, c.offset, &dst_elems, which, 0xf)?;
             let out: Vec<Element> = match mode {
                 Mode::Logic(op) => {
@@ -352,7 +359,10 @@ impl Sel<'_> {
         })
     }
 
-    /// Vulkan's blend equation per channel.
+    /// Vulkan's blend equation per channel, into the words of one register, which one
+    /// `st_tile` then stores. `src * sf + dst * df` is one multiply and one fused
+    /// multiply-add (blending needs no particular rounding, and the fused form is the closer
+    /// one).
     pub(super) fn blend(
         &mut self,
         c: &ColourOutput,
@@ -360,7 +370,8 @@ impl Sel<'_> {
         dst: [Reg; 4],
     ) -> Result<[Reg; 4], CompileError> {
         let b = c.blend;
-        let mut out = src;
+        let home = self.new_words(4)?;
+        let out: [Reg; 4] = std::array::from_fn(|k| word(home, k));
         let mut ones = Vec::new();
         // A fixed-point target's destination is finite and the sign of a zero does not
         // survive quantisation, so `dst * 0` drops out of a sum exactly.
@@ -368,39 +379,72 @@ impl Sel<'_> {
             numeric(c.colour),
             Numeric::Unorm | Numeric::Snorm | Numeric::Srgb
         );
-        for (k, o) in out.iter_mut().enumerate() {
+        for (k, &o) in out.iter().enumerate() {
             let (sf, df, op) = if k == 3 {
                 (b.src_alpha, b.dst_alpha, b.alpha_op)
             } else {
                 (b.src_color, b.dst_color, b.color_op)
             };
-            *o = match op {
-                BlendOp::Min | BlendOp::Max => self.fminmax_r(
-                    op == BlendOp::Max,
-                    Operand::Reg(src[k]),
-                    Operand::Reg(dst[k]),
-                )?,
+            let reg = |r: Reg| FSrc::new(Operand::Reg(r));
+            match op {
+                BlendOp::Min | BlendOp::Max => {
+                    let c = if op == BlendOp::Max {
+                        FCond::GtN
+                    } else {
+                        FCond::LtN
+                    };
+                    let (s, d) = (Operand::Reg(src[k]), Operand::Reg(dst[k]));
+                    self.cmpsel(o, Cond::Float(c), s, d, s, d);
+                }
                 _ if fixed_point
                     && df == BlendFactor::Zero
                     && matches!(op, BlendOp::Add | BlendOp::Subtract) =>
                 {
                     let sfv = self.factor(c, sf, k, &src, &dst, &mut ones)?;
-                    self.scaled(src[k], sf, sfv)?
+                    self.scaled_into(o, src[k], sf, sfv);
                 }
                 _ => {
                     let sfv = self.factor(c, sf, k, &src, &dst, &mut ones)?;
                     let dfv = self.factor(c, df, k, &src, &dst, &mut ones)?;
                     let s = self.scaled(src[k], sf, sfv)?;
-                    let d = self.scaled(dst[k], df, dfv)?;
-                    match op {
-                        BlendOp::Add => self.fadd_r(Operand::Reg(s), Operand::Reg(d))?,
-                        BlendOp::Subtract => self.fsub_r(Operand::Reg(s), Operand::Reg(d))?,
-                        _ => self.fsub_r(Operand::Reg(d), Operand::Reg(s))?,
+                    // s + d, s - d or d - s, with d = dst * df fused in unless df is one.
+                    let (neg_s, neg_d) = match op {
+                        BlendOp::Add => (false, false),
+                        BlendOp::Subtract => (false, true),
+                        _ => (true, false),
+                    };
+                    let s = FSrc {
+                        neg: neg_s,
+                        ..reg(s)
+                    };
+                    let d = FSrc {
+                        neg: neg_d,
+                        ..reg(dst[k])
+                    };
+                    if df == BlendFactor::One {
+                        self.farith(FOp::Add, o, s, d, FSrc::new(Operand::Imm(0)));
+                    } else {
+                        self.farith(FOp::MAdd, o, d, FSrc::new(dfv), s);
                     }
                 }
-            };
+            }
         }
         Ok(out)
+    }
+
+    /// `x * factor` into `o`: a copy for the factor one.
+    fn scaled_into(&mut self, o: Reg, x: Reg, f: BlendFactor, fv: Operand) {
+        if f == BlendFactor::One {
+            self.copy(o, Operand::Reg(x));
+        } else {
+            self.farith(
+                FOp::Mul,
+                o,
+                FSrc::new(Operand::Reg(x)),
+                FSrc::new(fv),
+                FSrc::new(Operand::Imm(0)),
+            );
+        }
     }
 }
 

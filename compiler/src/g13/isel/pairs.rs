@@ -396,3 +396,59 @@ pub(super) fn find_stores(shader: &Shader, addrs: &Addresses, insts: &[Inst]) ->
     pairs.retain(|p| seen[&p.lo] == 1 && seen[&p.hi] == 1);
     pairs
 }
+
+/// Runs of 8- or 16-bit device loads of one block: two to four of one type from one base at
+/// consecutive elements, in order, with no memory write between. One `device_load` of that
+/// format loads a run (mask `x` to `xyzw`), each element zero-extended into a 16-bit half of
+/// one 64-bit register; vertex attributes of 8- and 16-bit components load this way. By the
+/// first load's result: the run's results.
+pub(super) fn small_runs(
+    shader: &Shader,
+    addrs: &Addresses,
+    insts: &[Inst],
+) -> HashMap<Value, Vec<Value>> {
+    // The run being extended: its base, next offset, element bytes and results.
+    let mut open: Option<(Base, u64, u64, Vec<Value>)> = None;
+    let mut runs = HashMap::new();
+    let mut close = |open: &mut Option<(Base, u64, u64, Vec<Value>)>| {
+        if let Some((_, _, _, vals)) = open.take() {
+            if vals.len() >= 2 {
+                runs.insert(vals[0], vals);
+            }
+        }
+    };
+    for i in insts {
+        match (&i.op, i.dst) {
+            (
+                Op::Load {
+                    space: Space::Global,
+                    addr,
+                    ..
+                },
+                Some(d),
+            ) if matches!(shader.ty(d).scalar, Scalar::I8 | Scalar::I16)
+                && shader.ty(d).is_scalar() =>
+            {
+                let bytes = u64::from(shader.ty(d).scalar.bits() / 8);
+                let (base, offset) = addrs.split(*addr);
+                match &mut open {
+                    Some((b, next, n, vals))
+                        if *b == base && *next == offset && *n == bytes && vals.len() < 4 =>
+                    {
+                        vals.push(d);
+                        *next += bytes;
+                    }
+                    _ => {
+                        close(&mut open);
+                        open = Some((base, offset + bytes, bytes, vec![d]));
+                    }
+                }
+            }
+            (Op::StoreVar(..), _) => {}
+            (op, _) if has_side_effects(op) => close(&mut open),
+            _ => {}
+        }
+    }
+    close(&mut open);
+    runs
+}

@@ -15,7 +15,7 @@ use hw::g13::tilebuffer::{ColourFormat, Numeric, TibFormat};
 use hw::isa::*;
 
 use super::{isrc, unsupported, Sel, AND, NEG_ZERO_IMM, OR};
-use crate::g13::{vreg, Wide};
+use crate::g13::{vreg, word, Wide};
 use crate::CompileError;
 
 /// One tile element access: element index (for the mask and the byte offset), the raw
@@ -749,6 +749,33 @@ impl Sel<'_> {
             .collect()
     }
 
+    /// The elements of a normalised target as `ld_tile` converts them to floats, in the
+    /// words of one register (one load); `None` for other formats.
+    pub(super) fn tib_elements_as_floats(
+        &mut self,
+        c: ColourFormat,
+        t: TibFormat,
+    ) -> Result<Option<Vec<Element>>, CompileError> {
+        let format = match t {
+            TibFormat::U8Norm => MemFormat::U8Norm,
+            TibFormat::S8Norm => MemFormat::S8Norm,
+            TibFormat::U16Norm => MemFormat::U16Norm,
+            TibFormat::S16Norm => MemFormat::S16Norm,
+            _ => return Ok(None),
+        };
+        let n = element_layout(c, t).0;
+        let id = self.new_words(usize::from(n.max(2)))?;
+        Ok(Some(
+            (0..n)
+                .map(|k| Element {
+                    index: k,
+                    format,
+                    reg: word(id, usize::from(k)),
+                })
+                .collect(),
+        ))
+    }
+
     /// Like [`Self::tib_pack`], but `vals` are as memory holds them: an sRGB target's
     /// colour channels are already encoded (attachment loads through a descriptor without
     /// sRGB decoding), so they are only quantised.
@@ -800,6 +827,18 @@ impl Sel<'_> {
             .first()
             .map(|e| e.reg)
             .ok_or_else(|| unsupported("a target with no elements"))?;
+        // Converted by the load (`tib_elements_as_floats`).
+        if elems.iter().all(|e| {
+            matches!(
+                e.format,
+                MemFormat::U8Norm | MemFormat::S8Norm | MemFormat::U16Norm | MemFormat::S16Norm
+            )
+        }) {
+            for e in elems {
+                out[usize::from(e.index)] = e.reg;
+            }
+            return Ok(out);
+        }
         match t {
             TibFormat::I8 | TibFormat::I16 | TibFormat::I32 => {
                 let bits = match t {

@@ -840,7 +840,7 @@ fn step_texture_op(
                 idx,
                 "gradient",
                 r.half,
-                2 * (2 * axes + u16::from(with_min)),
+                x.gradient_halves().unwrap_or(0),
             )?;
             Lod::Gradients {
                 base: r.half,
