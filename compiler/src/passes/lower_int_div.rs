@@ -142,6 +142,15 @@ impl E<'_> {
 
     /// [`Self::abs`] of an operand, which is its own magnitude when it is already an
     /// absolute value (`|INT_MIN|` is INT_MIN, whose bits are the magnitude 2^31).
+    /// [`Self::magnitude`], or `x` itself and no sign when it is known `nonneg`.
+    fn magnitude_unless(&mut self, nonneg: bool, x: Value, is_abs: bool) -> (Value, Option<Value>) {
+        if nonneg {
+            return (x, None);
+        }
+        let (m, neg) = self.magnitude(x, is_abs);
+        (m, Some(neg))
+    }
+
     fn magnitude(&mut self, x: Value, is_abs: bool) -> (Value, Value) {
         if !is_abs {
             return self.abs(x);
@@ -196,14 +205,14 @@ pub fn lower_int_div(sh: &mut Shader) -> Result<(), CompileError> {
             out,
             konst: divisor,
         };
-        // A dividend that is never negative over a positive constant divisor: the signed
-        // forms are the unsigned ones.
-        let unsigned = match inst.op {
+        // A dividend that is never negative needs no sign of its own; over a positive
+        // constant divisor, the signed forms are the unsigned ones.
+        let (nonneg, unsigned) = match inst.op {
             Op::Binary(BinOp::SDiv | BinOp::SRem | BinOp::SMod, n, d) => {
-                konst(d).is_some_and(|k| (k as i32) > 0)
-                    && urange(e.sh, &defs_before, n).1 <= 0x7fff_ffff
+                let nonneg = urange(e.sh, &defs_before, n).1 <= 0x7fff_ffff;
+                (nonneg, nonneg && konst(d).is_some_and(|k| (k as i32) > 0))
             }
-            _ => false,
+            _ => (false, false),
         };
         let r = match inst.op {
             Op::Binary(BinOp::UDiv, n, d) => e.udivmod(n, d).0,
@@ -211,19 +220,29 @@ pub fn lower_int_div(sh: &mut Shader) -> Result<(), CompileError> {
             Op::Binary(BinOp::SDiv, n, d) if unsigned => e.udivmod(n, d).0,
             Op::Binary(BinOp::SRem | BinOp::SMod, n, d) if unsigned => e.udivmod(n, d).1,
             Op::Binary(BinOp::SDiv, n, d) => {
-                let (an, nn) = e.magnitude(n, is_abs(n));
+                let (an, nn) = e.magnitude_unless(nonneg, n, is_abs(n));
                 let (ad, dn) = e.magnitude(d, is_abs(d));
                 let q = e.udivmod(an, ad).0;
-                let flip = e.op(Type::BOOL, Op::Binary(BinOp::Xor, nn, dn));
+                let flip = match nn {
+                    Some(nn) => e.op(Type::BOOL, Op::Binary(BinOp::Xor, nn, dn)),
+                    None => dn,
+                };
                 let nq = e.neg(q);
                 e.sel(flip, nq, q)
             }
             Op::Binary(b @ (BinOp::SRem | BinOp::SMod), n, d) => {
-                let (an, nn) = e.magnitude(n, is_abs(n));
+                let (an, nn) = e.magnitude_unless(nonneg, n, is_abs(n));
                 let (ad, dn) = e.magnitude(d, is_abs(d));
                 let r = e.udivmod(an, ad).1;
-                let nr = e.neg(r);
-                let r = e.sel(nn, nr, r);
+                // The remainder takes the dividend's sign (a remainder of magnitudes is below
+                // 2^31, so never negative as a signed value).
+                let r = match nn {
+                    Some(nn) => {
+                        let nr = e.neg(r);
+                        e.sel(nn, nr, r)
+                    }
+                    None => r,
+                };
                 if b == BinOp::SRem {
                     r
                 } else {
@@ -231,8 +250,13 @@ pub fn lower_int_div(sh: &mut Shader) -> Result<(), CompileError> {
                     // other sign.
                     let z = e.c(0);
                     let nz = e.cmp(CmpOp::INe, r, z);
-                    let rn = e.cmp(CmpOp::SLt, r, z);
-                    let differ = e.op(Type::BOOL, Op::Binary(BinOp::Xor, rn, dn));
+                    let differ = match nn {
+                        Some(_) => {
+                            let rn = e.cmp(CmpOp::SLt, r, z);
+                            e.op(Type::BOOL, Op::Binary(BinOp::Xor, rn, dn))
+                        }
+                        None => dn,
+                    };
                     let fix = e.op(Type::BOOL, Op::Binary(BinOp::And, nz, differ));
                     let rd = e.b(BinOp::IAdd, r, d);
                     e.sel(fix, rd, r)

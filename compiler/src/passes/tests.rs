@@ -1234,6 +1234,63 @@ fn a_pixel_position_divides_by_a_positive_constant_without_signs() {
 }
 
 #[test]
+fn signed_division_of_a_never_negative_dividend_skips_its_sign() {
+    // x & 0x7fff is never negative; the divisor is any signed value.
+    let build = |masked: bool| {
+        let mut b = B::new();
+        let x = b.input(0);
+        let x = if masked {
+            let m = b.c(0x7fff);
+            b.op(Type::I32, Op::Binary(BinOp::And, x, m))
+        } else {
+            x
+        };
+        let d = b.input(1);
+        for (k, op) in [BinOp::SDiv, BinOp::SRem, BinOp::SMod]
+            .into_iter()
+            .enumerate()
+        {
+            let r = b.op(Type::I32, Op::Binary(op, x, d));
+            b.output(k as u32, r);
+        }
+        b.finish()
+    };
+    let sign_compares = |sh: &Shader| {
+        let mut n = 0;
+        super::for_each_inst(&sh.body, &mut |i| {
+            n += usize::from(matches!(i.op, Op::Cmp(CmpOp::SLt, ..)));
+        });
+        n
+    };
+    let lowered = |sh: &Shader| {
+        let mut sh = sh.clone();
+        super::lower_int_div(&mut sh).unwrap();
+        validate(&sh).unwrap();
+        sh
+    };
+    let before = build(true);
+    let after = lowered(&before);
+    assert!(sign_compares(&after) < sign_compares(&lowered(&build(false))));
+    for x in [0, 1, 7, 0x7fff, 0x1234_5678, u32::MAX] {
+        for d in [
+            1,
+            3,
+            7,
+            u32::MAX,
+            (-5i32) as u32,
+            i32::MIN as u32,
+            0x7fff_ffff,
+        ] {
+            assert_eq!(
+                run(&after, &[x, d], 3, [1, 1, 1]),
+                run(&before, &[x, d], 3, [1, 1, 1]),
+                "x = {x:#x}, d = {d:#x}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_select_on_or_and_and_of_comparisons_is_two_selects() {
     for and in [false, true] {
         let mut b = B::new();
