@@ -168,14 +168,17 @@ fn is_integer_format(f: VertexFormat) -> bool {
     }
 }
 
-/// The element type an 8- or 16-bit integer or normalised component loads as (`None`: the
-/// component loads in whole words).
-fn small_element(c: AttribComponent) -> Option<Scalar> {
+/// The element type the 8- or 16-bit integer or normalised components of a format load as
+/// (`None`: the attribute loads in whole words).
+fn small_element_of(f: VertexFormat) -> Option<Scalar> {
     use AttribComponent::*;
-    match c {
-        Unorm8 | Snorm8 | Uint8 | Sint8 | Uscaled8 | Sscaled8 => Some(Scalar::I8),
-        Unorm16 | Snorm16 | Uint16 | Sint16 | Uscaled16 | Sscaled16 => Some(Scalar::I16),
-        F32 | U32 | S32 | F16 => None,
+    match f {
+        VertexFormat::Plain { comp, .. } => match comp {
+            Unorm8 | Snorm8 | Uint8 | Sint8 | Uscaled8 | Sscaled8 => Some(Scalar::I8),
+            Unorm16 | Snorm16 | Uint16 | Sint16 | Uscaled16 | Sscaled16 => Some(Scalar::I16),
+            F32 | U32 | S32 | F16 => None,
+        },
+        VertexFormat::Packed1010102 { .. } => None,
     }
 }
 
@@ -183,28 +186,29 @@ fn small_element(c: AttribComponent) -> Option<Scalar> {
 /// loaded as one 8- or 16-bit element per component (`small_element`).
 fn convert_elements(
     e: &mut Emit<'_>,
-    comp: AttribComponent,
-    bgra: bool,
+    f: VertexFormat,
     elems: &[Value],
 ) -> Result<[Value; 4], CompileError> {
     use AttribComponent::*;
+    let (VertexFormat::Plain { comp, bgra, .. }, Some(bits)) =
+        (f, small_element_of(f).map(Scalar::bits))
+    else {
+        return Err(CompileError::Internal(format!(
+            "{f:?} is not loaded as small elements"
+        )));
+    };
     let count = elems.len();
     if !(1..=4).contains(&count) || (bgra && count < 3) {
         return Err(CompileError::Unsupported(format!(
             "vertex format {comp:?} x{count} (bgra {bgra})"
         )));
     }
-    let int = matches!(comp, Uint8 | Sint8 | Uint16 | Sint16);
-    let (zero, one) = if int {
+    let (zero, one) = if is_integer_format(f) {
         (e.k32(0), e.k32(1))
     } else {
         (e.kf(0.0), e.kf(1.0))
     };
     let mut out = [zero, zero, zero, one];
-    let bits = match comp {
-        Unorm8 | Snorm8 | Uint8 | Sint8 | Uscaled8 | Sscaled8 => 8,
-        _ => 16,
-    };
     for (o, &v) in out.iter_mut().zip(elems) {
         *o = match comp {
             Uint8 | Uint16 => e.conv(Type::I32, ConvOp::UToU, v),
@@ -349,9 +353,10 @@ fn fetch(
     let (size, align) = attribute_size(attr.format);
     // Without robustness, 8- and 16-bit integer and normalised components load as elements of
     // their own width, at any alignment (one `device_load` of the format reads them all).
-    let small_elements = match attr.format {
-        VertexFormat::Plain { comp, .. } if !robust => small_element(comp),
-        _ => None,
+    let small_elements = if robust {
+        None
+    } else {
+        small_element_of(attr.format)
     };
     let nwords = if align == 4 || small_elements.is_some() {
         size / 4
@@ -422,8 +427,7 @@ fn fetch(
     nodes.push(Node::Block(std::mem::take(&mut e.insts)));
     let wide = e.conv(Type::I64, widen, start);
     let first = e.bin(Type::I64, BinOp::IAdd, base, wide);
-    if let (Some(scalar), VertexFormat::Plain { comp, count, bgra }) = (small_elements, attr.format)
-    {
+    if let (Some(scalar), VertexFormat::Plain { count, .. }) = (small_elements, attr.format) {
         let bytes = scalar.bits() / 8;
         let mut elems = Vec::new();
         for j in 0..u32::from(count) {
@@ -439,7 +443,7 @@ fn fetch(
                 },
             ));
         }
-        let vals = convert_elements(&mut e, comp, bgra, &elems)?;
+        let vals = convert_elements(&mut e, attr.format, &elems)?;
         nodes.push(Node::Block(std::mem::take(&mut e.insts)));
         return Ok((nodes, vals));
     }

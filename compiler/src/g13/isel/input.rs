@@ -12,12 +12,12 @@
 //! the words of one 128-bit register. The components of one attachment a block reads at one
 //! sample are one load (`attachment_runs`).
 
-use hw::isa::*;
-
-use super::tib::{element_layout, half_float_unorm_bits, is_integer, Element};
 use std::collections::HashMap;
 
+use hw::isa::*;
+
 use super::component_runs::ComponentRuns;
+use super::tib::{element_layout, half_float_unorm_bits, is_integer, Element};
 use super::{internal, unsupported, Sel, Val};
 use crate::g13::{vreg, word};
 use crate::graphics_api::InputAttachmentSource;
