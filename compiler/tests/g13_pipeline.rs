@@ -97,6 +97,38 @@ fn run_stage(
     run_graphics(&program(stage.main_code()), &l, mem, gfx).expect("run");
 }
 
+/// One vec4 of f32 at location 0, per vertex, from binding 0.
+fn vec4_at_location_0() -> VertexInputLayout {
+    VertexInputLayout {
+        attributes: vec![VertexAttribute {
+            location: 0,
+            binding: 0,
+            format: VertexFormat::Plain {
+                comp: AttribComponent::F32,
+                count: 4,
+                bgra: false,
+            },
+            offset: 0,
+        }],
+        bindings: vec![VertexBindingDesc {
+            binding: 0,
+            per_instance: false,
+            divisor: 1,
+        }],
+    }
+}
+
+/// One RGBA8 UNORM colour target at location 0, blended as `blend`, one sample.
+fn rgba8_unorm_state(blend: BlendAttachment) -> FragmentState {
+    FragmentState {
+        targets: vec![colour_target(0, rgba8(Numeric::Unorm), 0, blend)],
+        inputs: Vec::new(),
+        logic_op: None,
+        samples: 1,
+        sample_size_bytes: 4,
+    }
+}
+
 fn decode_all(code: &[u8]) -> Vec<hw::isa::Instr> {
     let mut out = Vec::new();
     let mut at = 0;
@@ -1443,18 +1475,7 @@ void main() {
     if (a.x > 100.0) discard;
 }
 "#;
-    let state = FragmentState {
-        targets: vec![colour_target(
-            0,
-            rgba8(Numeric::Unorm),
-            0,
-            BlendAttachment::default(),
-        )],
-        inputs: Vec::new(),
-        logic_op: None,
-        samples: 1,
-        sample_size_bytes: 4,
-    };
+    let state = rgba8_unorm_state(BlendAttachment::default());
     let bin = pipeline(vs, Some(fs), &VertexInputLayout::default(), &state).expect("pipeline");
     assert!(bin.writes_point_size);
     assert!(bin.discards);
@@ -1807,18 +1828,7 @@ layout(location = 0) in vec4 o;
 layout(location = 0) out vec4 c;
 void main() { c = o; }
 "#;
-    let state = FragmentState {
-        targets: vec![colour_target(
-            0,
-            rgba8(Numeric::Unorm),
-            0,
-            BlendAttachment::default(),
-        )],
-        inputs: Vec::new(),
-        logic_op: None,
-        samples: 1,
-        sample_size_bytes: 4,
-    };
+    let state = rgba8_unorm_state(BlendAttachment::default());
     let plain = |comp, count| VertexFormat::Plain {
         comp,
         count,
@@ -1966,23 +1976,7 @@ void main() { c = vec4(g, 0.25, 0.5); }
         dst_color: BlendFactor::OneMinusSrcAlpha,
         ..BlendAttachment::default()
     });
-    let input = VertexInputLayout {
-        attributes: vec![VertexAttribute {
-            location: 0,
-            binding: 0,
-            format: VertexFormat::Plain {
-                comp: AttribComponent::F32,
-                count: 4,
-                bgra: false,
-            },
-            offset: 0,
-        }],
-        bindings: vec![VertexBindingDesc {
-            binding: 0,
-            per_instance: false,
-            divisor: 1,
-        }],
-    };
+    let input = vec4_at_location_0();
     let unread = VertexInputLayout::default();
     let res = ResourceLayout::default();
     let (vw, gw, fw) = (spirv(vs, "vert"), spirv(gs, "geom"), spirv(fs, "frag"));
@@ -2028,23 +2022,7 @@ layout(location = 0) in vec4 pos;
 layout(location = 0) out vec4 v_col;
 void main() { gl_Position = pos; v_col = vec4(gl_VertexIndex); }
 "#;
-    let input = VertexInputLayout {
-        attributes: vec![VertexAttribute {
-            location: 0,
-            binding: 0,
-            format: VertexFormat::Plain {
-                comp: AttribComponent::F32,
-                count: 4,
-                bgra: false,
-            },
-            offset: 0,
-        }],
-        bindings: vec![VertexBindingDesc {
-            binding: 0,
-            per_instance: false,
-            divisor: 1,
-        }],
-    };
+    let input = vec4_at_location_0();
     let state = FragmentState {
         targets: Vec::new(),
         inputs: Vec::new(),
@@ -2082,23 +2060,12 @@ layout(location = 0) in vec4 v_col;
 layout(location = 0) out vec4 o;
 void main() { o = v_col; }
 "#;
-    let state = FragmentState {
-        targets: vec![colour_target(
-            0,
-            rgba8(Numeric::Unorm),
-            0,
-            BlendAttachment {
-                enable: true,
-                src_color: BlendFactor::SrcAlpha,
-                dst_color: BlendFactor::OneMinusSrcAlpha,
-                ..BlendAttachment::default()
-            },
-        )],
-        inputs: Vec::new(),
-        logic_op: None,
-        samples: 1,
-        sample_size_bytes: 4,
-    };
+    let state = rgba8_unorm_state(BlendAttachment {
+        enable: true,
+        src_color: BlendFactor::SrcAlpha,
+        dst_color: BlendFactor::OneMinusSrcAlpha,
+        ..BlendAttachment::default()
+    });
     let vs = r#"#version 450
 layout(location = 0) out vec4 v_col;
 void main() { gl_Position = vec4(0.0, 0.0, 0.0, 1.0); v_col = vec4(gl_VertexIndex) * 0.25; }
@@ -2135,18 +2102,7 @@ layout(location = 0) in vec4 v_col;
 layout(location = 0) out vec4 o;
 void main() { o = vec4(v_col.x * 2.0, v_col.y * 3.0, 1.0, 1.0); }
 "#;
-    let state = FragmentState {
-        targets: vec![colour_target(
-            0,
-            rgba8(Numeric::Unorm),
-            0,
-            BlendAttachment::default(),
-        )],
-        inputs: Vec::new(),
-        logic_op: None,
-        samples: 1,
-        sample_size_bytes: 4,
-    };
+    let state = rgba8_unorm_state(BlendAttachment::default());
     let vs = r#"#version 450
 layout(location = 0) out vec4 v_col;
 void main() { gl_Position = vec4(0.0, 0.0, 0.0, 1.0); v_col = vec4(gl_VertexIndex) * 0.25; }
@@ -2184,18 +2140,7 @@ layout(location = 0) in vec4 v_col;
 layout(location = 0) out vec4 o;
 void main() { o = v_col; }
 "#;
-    let state = FragmentState {
-        targets: vec![colour_target(
-            0,
-            rgba8(Numeric::Unorm),
-            0,
-            BlendAttachment::default(),
-        )],
-        inputs: Vec::new(),
-        logic_op: None,
-        samples: 1,
-        sample_size_bytes: 4,
-    };
+    let state = rgba8_unorm_state(BlendAttachment::default());
     let bin = pipeline(VS, Some(FS), &VertexInputLayout::default(), &state).expect("pipeline");
     let code = decode_all(bin.fragment.expect("fragment").main_code());
     match code.as_slice() {

@@ -4,7 +4,12 @@
 
 use std::collections::HashMap;
 
+use hw::isa::{Reg, Size};
+
+use super::{Sel, Val};
+use crate::g13::{vreg, word};
 use crate::ir::Value;
+use crate::CompileError;
 
 /// One group: its key, its first read's result, and the (component, result) of each read.
 type Group<K> = (K, Value, Vec<(u8, Value)>);
@@ -49,5 +54,22 @@ impl<K: PartialEq> ComponentRuns<K> {
             }
         }
         runs
+    }
+}
+
+impl Sel<'_> {
+    /// The destination of a run's one instruction: a register of a word per component,
+    /// whose words the run's results now are, and the component mask.
+    pub(super) fn run_destination(
+        &mut self,
+        run: &[(u8, Value)],
+    ) -> Result<(Reg, u8), CompileError> {
+        let id = self.new_words(run.len())?;
+        let mut mask = 0;
+        for (k, &(c, v)) in run.iter().enumerate() {
+            self.set(v, Val::Reg(word(id, k)))?;
+            mask |= 1 << c;
+        }
+        Ok((vreg(id, 0, Size::S32), mask))
     }
 }

@@ -18,7 +18,7 @@ use hw::isa::*;
 
 use super::component_runs::ComponentRuns;
 use super::tib::{element_layout, half_float_unorm_bits, is_integer, Element};
-use super::{internal, unsupported, Sel, Val};
+use super::{internal, unsupported, Sel};
 use crate::g13::{vreg, word};
 use crate::graphics_api::InputAttachmentSource;
 use crate::ir::{Inst, Op, Scalar, Stage, Value};
@@ -103,15 +103,7 @@ impl Sel<'_> {
             }));
         }
         let (r, mask) = match self.attachment_runs.get(&d).cloned() {
-            Some(run) => {
-                let id = self.new_words(run.len())?;
-                let mut mask = 0;
-                for (k, &(c, v)) in run.iter().enumerate() {
-                    self.set(v, Val::Reg(word(id, k)))?;
-                    mask |= 1 << c;
-                }
-                (vreg(id, 0, Size::S32), mask)
-            }
+            Some(run) => self.run_destination(&run)?,
             None => (self.def32(d)?, 1 << component),
         };
         self.emit(Instr::Texture(Texture {

@@ -23,7 +23,7 @@ use hw::isa::*;
 use std::collections::HashMap;
 
 use super::component_runs::ComponentRuns;
-use super::{internal, unsupported, Sel, Val};
+use super::{internal, unsupported, Sel};
 use crate::g13::{vreg, word};
 use crate::ir::{
     self, ImageDim, ImageStore, Inst, Op, SamplerSource, Scalar, Tex, TexLod, TexOp, TexSource,
@@ -434,16 +434,7 @@ impl Sel<'_> {
 
         let texture = self.bindless(set, offset)?;
         let (dst, mask) = match self.tex_runs.get(&d).cloned() {
-            Some(run) => {
-                // The components land in consecutive registers, lowest first.
-                let id = self.new_words(run.len())?;
-                let mut mask = 0;
-                for (k, &(c, v)) in run.iter().enumerate() {
-                    self.set(v, Val::Reg(word(id, k)))?;
-                    mask |= 1 << c;
-                }
-                (vreg(id, 0, Size::S32), mask)
-            }
+            Some(run) => self.run_destination(&run)?,
             None => (self.def(d)?, 1 << (t.component & 3)),
         };
         self.emit(Instr::Texture(Texture {
