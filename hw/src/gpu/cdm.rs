@@ -153,6 +153,7 @@ fn launch(
         max_lane_steps: usc::DEFAULT_MAX_LANE_STEPS,
         preloads: Vec::new(),
         textures,
+        executor: usc::jit::Executor::from_env(),
     };
     if let Some(pre) = preshader {
         let (uniforms, pre_stats) = usc::run_preshader(&pre, &launch, mem)?;

@@ -71,4 +71,35 @@ pub trait GpuMemory {
     fn write_u64(&mut self, va: u64, v: u64) -> Result<(), Fault> {
         self.write(va, &v.to_le_bytes())
     }
+
+    /// The same memory for several host threads at once, when it can be shared (the USC
+    /// then spreads workgroups over threads; see `usc::parallel`).
+    fn shared(&self) -> Option<&dyn SharedGpuMemory> {
+        None
+    }
+}
+
+/// GPU memory several host threads access at once. Each access is whole for its thread but
+/// not atomic against the others', as plain loads and stores on the hardware: two workgroups
+/// that write the same bytes without atomics race there too.
+pub trait SharedGpuMemory: Sync {
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), Fault>;
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault>;
+}
+
+/// A [`SharedGpuMemory`] as the [`GpuMemory`] one thread uses.
+pub struct SharedView<'a>(pub &'a dyn SharedGpuMemory);
+
+impl GpuMemory for SharedView<'_> {
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), Fault> {
+        self.0.read(va, buf)
+    }
+
+    fn write(&mut self, va: u64, data: &[u8]) -> Result<(), Fault> {
+        self.0.write(va, data)
+    }
+
+    fn shared(&self) -> Option<&dyn SharedGpuMemory> {
+        Some(self.0)
+    }
 }

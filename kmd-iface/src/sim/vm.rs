@@ -9,7 +9,7 @@ use super::params::{VM_END, VM_KERNEL_MIN_SIZE, VM_START};
 use super::table;
 use crate::uapi::*;
 use crate::KmdResult;
-use hw::gpu::{Access, Fault, GpuMemory};
+use hw::gpu::{Access, Fault, GpuMemory, SharedGpuMemory};
 use hw::uat::{is_page_aligned, PAGE_SIZE};
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -332,6 +332,22 @@ impl GpuMemory for VmView {
     }
 
     fn write(&mut self, va: u64, data: &[u8]) -> Result<(), Fault> {
+        SharedGpuMemory::write(self, va, data)
+    }
+
+    fn shared(&self) -> Option<&dyn SharedGpuMemory> {
+        Some(self)
+    }
+}
+
+/// The page table is an immutable snapshot and object memory is written through raw copies
+/// (`HostMem::write` takes `&self`), so workgroups on several threads share one view.
+impl SharedGpuMemory for VmView {
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), Fault> {
+        GpuMemory::read(self, va, buf)
+    }
+
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault> {
         self.access(va, data.len(), Access::Write, |obj, off, r| {
             obj.mem.write(off, &data[r])
         })

@@ -87,6 +87,12 @@ impl SimdGroup {
         self.stack.fill(0);
     }
 
+    /// The register file, `[half * 32 + lane]`.
+    #[cfg(test)]
+    pub fn regs(&self) -> &[u16] {
+        &self.regs
+    }
+
     #[inline]
     pub fn reg(&self, r: Reg, lane: usize) -> u64 {
         let h = usize::from(r.half);
@@ -155,6 +161,37 @@ impl SimdGroup {
             x = -x;
         }
         x
+    }
+
+    /// Runs a translated region from the current instruction, whose first pass `budget`
+    /// already paid for; returns the lane-instructions and passes it issued.
+    pub fn run_region(
+        &mut self,
+        r: &super::jit::Region,
+        u: &[u16],
+        budget: &mut u64,
+    ) -> (u64, u64) {
+        let mut ctx = super::jit::Ctx {
+            regs: self.regs.as_mut_ptr(),
+            uniforms: u.as_ptr(),
+            alive16: std::array::from_fn(|l| u16::from(self.alive >> l & 1 != 0).wrapping_neg()),
+            exec: self.exec,
+            stopped: 0,
+            lane_instructions: 0,
+            budget: *budget,
+            passes: 0,
+        };
+        // SAFETY: `regs` is the whole register file, which `Program::new` checked every
+        // register of the program against, and `u` the whole uniform file (launches resize it
+        // to `UNIFORM_HALVES`, the bound `Program::new` checks uniforms against).
+        self.pc = unsafe { r.run(&mut ctx) } as usize;
+        self.exec = ctx.exec;
+        self.dirty_rows = self.dirty_rows.max(usize::from(r.rows));
+        if ctx.stopped != 0 {
+            self.state = GroupState::Stopped;
+        }
+        *budget = ctx.budget;
+        (ctx.lane_instructions, ctx.passes)
     }
 
     /// Recompute the exec mask from the nesting counters.

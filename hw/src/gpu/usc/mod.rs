@@ -36,9 +36,11 @@ mod flat_memory;
 mod float;
 mod graphics;
 mod group;
+pub mod jit;
 mod lanes;
 mod loader;
 mod memops;
+mod parallel;
 mod program;
 mod reduce;
 pub mod texture;
@@ -90,6 +92,9 @@ pub struct LaunchState {
     /// Texture and sampler state registers and the sampler heap of a compute launch (a
     /// graphics launch carries its own in [`GraphicsContext`]).
     pub textures: texture::TextureState,
+    /// Which executor runs the program ([`jit::Executor::from_env`] unless a caller, such as
+    /// the differential test, chooses).
+    pub executor: jit::Executor,
 }
 
 /// One 32-bit register preloaded per thread.
@@ -111,6 +116,7 @@ impl LaunchState {
             max_lane_steps: DEFAULT_MAX_LANE_STEPS,
             preloads: Vec::new(),
             textures: texture::TextureState::default(),
+            executor: jit::Executor::from_env(),
         }
     }
 }
@@ -260,6 +266,7 @@ fn run_with(
     mem: &mut dyn GpuMemory,
     gfx: Option<&mut GraphicsContext>,
 ) -> Result<ExecStats, Fault> {
+    let graphics = gfx.is_some();
     // A compute launch with texture state reaches it through a context with no fragment or
     // vertex part, so graphics instructions still fault as they would without one.
     let mut compute_textures;
@@ -285,8 +292,38 @@ fn run_with(
     let wg_count: [u32; 3] =
         std::array::from_fn(|i| launch.grid_threads[i].div_ceil(launch.local_size[i]));
 
+    let jit = match launch.executor {
+        jit::Executor::Jit => jit::compiled(program),
+        jit::Executor::Interpreter => None,
+    };
+    let pool = parallel::threads();
+    let many = wg_count.iter().map(|&n| u64::from(n)).product::<u64>() > 1;
+    if !graphics && many && pool > 1 && parallel::independent(program) {
+        if let Some(shared) = mem.shared() {
+            return parallel::run(
+                program,
+                jit,
+                launch,
+                shared,
+                gfx.as_deref(),
+                threads,
+                wg_count,
+                pool,
+                parallel::ALONE,
+            );
+        }
+    }
     let mut scratch = SCRATCH.take().unwrap_or_default();
-    let r = run_in(program, launch, mem, gfx, &mut scratch, threads, wg_count);
+    let r = run_in(
+        program,
+        jit,
+        launch,
+        mem,
+        gfx,
+        &mut scratch,
+        threads,
+        wg_count,
+    );
     SCRATCH.set(Some(scratch));
     r
 }
@@ -309,8 +346,10 @@ thread_local! {
 
 /// The body of [`run_with`] over reused buffers. Every group is reset before it runs, so
 /// what a buffer held from an earlier launch is never seen.
+#[allow(clippy::too_many_arguments)]
 fn run_in(
     program: &Program,
+    jit: Option<&jit::Compiled>,
     launch: &LaunchState,
     mem: &mut dyn GpuMemory,
     mut gfx: Option<&mut GraphicsContext>,
@@ -332,24 +371,8 @@ fn run_in(
         groups.push(SimdGroup::new());
     }
     let local_ids = &mut scratch.local_ids;
-    local_ids.clear();
-    local_ids.resize(groups_per_wg, [[0u32; 3]; SIMD_WIDTH]);
-    // Thread t sits at (t % lx, (t / lx) % ly, t / (lx * ly)), counted up without dividing.
-    let mut id = [0u32; 3];
-    for t in 0..threads as usize {
-        local_ids[t / SIMD_WIDTH][t % SIMD_WIDTH] = id;
-        id[0] += 1;
-        if id[0] == lx {
-            id[0] = 0;
-            id[1] += 1;
-            if id[1] == ly {
-                id[1] = 0;
-                id[2] += 1;
-            }
-        }
-    }
+    fill_local_ids(local_ids, threads, lx, ly, groups_per_wg);
     let local_ids = &local_ids[..];
-
     let mut stats = ExecStats::default();
     let mut budget = launch.max_lane_steps;
     for wz in 0..wg_count[2] {
@@ -359,44 +382,7 @@ fn run_in(
                 // Threadgroup memory is not cleared between workgroups on the hardware: each
                 // starts with what the previous one left, so a shader that reads before it
                 // writes (or forgets a zero initializer) sees stale data here too.
-                for (s, g) in groups.iter_mut().enumerate() {
-                    let mut alive = 0u32;
-                    for (lane, id) in local_ids[s].iter().enumerate() {
-                        let t = s as u32 * 32 + lane as u32;
-                        if t >= threads {
-                            break;
-                        }
-                        let inside = (0..3).all(|i| {
-                            u64::from(wg[i]) * u64::from(launch.local_size[i]) + u64::from(id[i])
-                                < u64::from(launch.grid_threads[i])
-                        });
-                        if inside {
-                            alive |= 1 << lane;
-                        }
-                    }
-                    g.reset(
-                        alive,
-                        Position {
-                            workgroup: wg,
-                            local_size: launch.local_size,
-                            simd_index: s as u32,
-                        },
-                    );
-                    for p in &launch.preloads {
-                        for lane in 0..SIMD_WIDTH {
-                            let t = s * SIMD_WIDTH + lane;
-                            let v = p.values.get(t).copied().unwrap_or(0);
-                            g.set_reg(p.reg, lane, u64::from(v));
-                        }
-                    }
-                    g.fragment = gfx.as_deref().and_then(|c| c.fragment.as_ref()).map(|f| {
-                        group::FragmentSr {
-                            pixels: f.lane_pixels,
-                            input_coverage: f.input_coverage,
-                            backfacing: f.backfacing,
-                        }
-                    });
-                }
+                start_workgroup(groups, local_ids, launch, wg, threads, gfx.as_deref());
                 let mut ctx = MemCtx {
                     device: &mut *mem,
                     shared: &mut shared,
@@ -408,6 +394,7 @@ fn run_in(
                 let before = stats.lane_instructions;
                 let r = run_one_workgroup(
                     program,
+                    jit,
                     groups,
                     local_ids,
                     &mut ctx,
@@ -424,8 +411,85 @@ fn run_in(
     Ok(stats)
 }
 
+/// The local ids of a workgroup's threads, per SIMD group and lane.
+fn fill_local_ids(
+    local_ids: &mut Vec<[[u32; 3]; SIMD_WIDTH]>,
+    threads: u32,
+    lx: u32,
+    ly: u32,
+    groups_per_wg: usize,
+) {
+    local_ids.clear();
+    local_ids.resize(groups_per_wg, [[0u32; 3]; SIMD_WIDTH]);
+    // Thread t sits at (t % lx, (t / lx) % ly, t / (lx * ly)), counted up without dividing.
+    let mut id = [0u32; 3];
+    for t in 0..threads as usize {
+        local_ids[t / SIMD_WIDTH][t % SIMD_WIDTH] = id;
+        id[0] += 1;
+        if id[0] == lx {
+            id[0] = 0;
+            id[1] += 1;
+            if id[1] == ly {
+                id[1] = 0;
+                id[2] += 1;
+            }
+        }
+    }
+}
+
+/// Resets the SIMD groups of a workgroup to start workgroup `wg`: its live lanes, position,
+/// preloads and, in a fragment launch, the pixel special registers.
+fn start_workgroup(
+    groups: &mut [SimdGroup],
+    local_ids: &[[[u32; 3]; SIMD_WIDTH]],
+    launch: &LaunchState,
+    wg: [u32; 3],
+    threads: u32,
+    gfx: Option<&GraphicsContext>,
+) {
+    for (s, g) in groups.iter_mut().enumerate() {
+        let mut alive = 0u32;
+        for (lane, id) in local_ids[s].iter().enumerate() {
+            let t = s as u32 * 32 + lane as u32;
+            if t >= threads {
+                break;
+            }
+            let inside = (0..3).all(|i| {
+                u64::from(wg[i]) * u64::from(launch.local_size[i]) + u64::from(id[i])
+                    < u64::from(launch.grid_threads[i])
+            });
+            if inside {
+                alive |= 1 << lane;
+            }
+        }
+        g.reset(
+            alive,
+            Position {
+                workgroup: wg,
+                local_size: launch.local_size,
+                simd_index: s as u32,
+            },
+        );
+        for p in &launch.preloads {
+            for lane in 0..SIMD_WIDTH {
+                let t = s * SIMD_WIDTH + lane;
+                let v = p.values.get(t).copied().unwrap_or(0);
+                g.set_reg(p.reg, lane, u64::from(v));
+            }
+        }
+        g.fragment = gfx
+            .and_then(|c| c.fragment.as_ref())
+            .map(|f| group::FragmentSr {
+                pixels: f.lane_pixels,
+                input_coverage: f.input_coverage,
+                backfacing: f.backfacing,
+            });
+    }
+}
+
 fn run_one_workgroup(
     prog: &Program,
+    jit: Option<&jit::Compiled>,
     groups: &mut [SimdGroup],
     local_ids: &[[[u32; 3]; SIMD_WIDTH]],
     m: &mut MemCtx<'_>,
@@ -435,6 +499,18 @@ fn run_one_workgroup(
     loop {
         for (g, ids) in groups.iter_mut().zip(local_ids) {
             while g.state == GroupState::Running {
+                // A region runs only when the budget covers all of it, so a budget that runs
+                // out faults at the same instruction as in the interpreter.
+                if let Some(r) = jit.and_then(|j| j.region(g.pc)) {
+                    let steps = u64::from(r.len) * SIMD_WIDTH as u64;
+                    if *budget >= steps {
+                        *budget -= steps;
+                        let (lanes, passes) = g.run_region(r, m.uniforms, budget);
+                        stats.group_instructions += u64::from(r.len) * passes;
+                        stats.lane_instructions += lanes;
+                        continue;
+                    }
+                }
                 if *budget < SIMD_WIDTH as u64 {
                     return Err(Fault::Shader {
                         pc: prog.pc(g.pc),

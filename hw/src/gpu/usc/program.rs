@@ -15,6 +15,8 @@ pub struct Program {
     /// For a `Jump` at index i, the index of its target, or `NO_TARGET` when the target is
     /// not the start of an instruction of this program.
     pub(super) targets: Vec<u32>,
+    /// The host-code translation, made the first time the program runs on the JIT.
+    pub(super) jit: super::jit::JitSlot,
 }
 
 pub(super) const NO_TARGET: u32 = u32::MAX;
@@ -58,6 +60,7 @@ impl Program {
             instrs,
             offsets,
             targets,
+            jit: Default::default(),
         })
     }
 

@@ -1261,3 +1261,102 @@ fn preshader_store_with_no_active_lane_writes_nothing() {
     let (u, _) = run_preshader(&p, &l, &mut m).expect("runs");
     assert_eq!((u[0], u[1]), (l.uniforms[0], 5));
 }
+
+// ---- workgroups on several threads ----------------------------------------------------------
+
+/// Flat memory behind a lock, shareable between threads.
+struct Locked(std::sync::Mutex<FlatMemory>);
+
+impl crate::gpu::SharedGpuMemory for Locked {
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), Fault> {
+        self.0.lock().unwrap().read(va, buf)
+    }
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault> {
+        self.0.lock().unwrap().write(va, data)
+    }
+}
+
+/// out[gid] = a mix of gid and the workgroup id, through a loop, so every workgroup does
+/// some work; `words` sizes the output, so a short one makes later workgroups fault.
+fn mixing_launch(words: usize) -> (Program, LaunchState, FlatMemory) {
+    let wg = SpecialReg::THREADGROUP_POSITION_IN_GRID_X;
+    let p = prog(vec![
+        sr(r32(5), GID),
+        sr(r32(1), GID),
+        sr(r32(2), wg),
+        mov(r32(3), 0),
+        // while r3 < 20: r1 = 3 * r1 + workgroup, r3 += 1
+        exec(
+            ExecOp::While,
+            Cond::Int(ICond::ULt),
+            reg(r32(3)),
+            imm(20),
+            1,
+        ),
+        iadd(r32(4), reg(r32(1)), reg(r32(1))),
+        iadd(r32(1), reg(r32(4)), reg(r32(1))),
+        iadd(r32(1), reg(r32(1)), reg(r32(2))),
+        iadd(r32(3), reg(r32(3)), imm(1)),
+        jmp(JumpCond::Any, off(9, 4)),
+        pop(1),
+        dev(true, r32(1), 0, r32(5)),
+        Instr::Stop,
+    ]);
+    let (l, m) = setup([64, 1, 1], [64 * 40, 1, 1], words);
+    (p, l, m)
+}
+
+#[test]
+fn workgroups_on_several_threads_give_the_serial_result() {
+    let (p, l, mut serial) = mixing_launch(64 * 40);
+    let want = run_workgroups(&p, &l, &mut serial).unwrap();
+    assert!(parallel::independent(&p));
+    for pool in [2, 3, 4] {
+        let (_, _, m) = mixing_launch(64 * 40);
+        let shared = Locked(std::sync::Mutex::new(m));
+        let jit = jit::compiled(&p);
+        let got = parallel::run(
+            &p,
+            jit,
+            &l,
+            &shared,
+            None,
+            64,
+            [40, 1, 1],
+            pool,
+            std::time::Duration::ZERO,
+        )
+        .unwrap();
+        assert_eq!(got, want, "{pool} threads: counts");
+        let m = shared.0.into_inner().unwrap();
+        assert_eq!(
+            words(&m, OUT, 64 * 40),
+            words(&serial, OUT, 64 * 40),
+            "{pool} threads"
+        );
+    }
+}
+
+#[test]
+fn a_fault_on_several_threads_is_the_first_in_grid_order() {
+    // Room for 5 workgroups and a half: workgroup 5 faults first, then every later one.
+    let (p, l, mut serial) = mixing_launch(64 * 5 + 32);
+    let want = run_workgroups(&p, &l, &mut serial).unwrap_err();
+    for pool in [2, 4] {
+        let (_, _, m) = mixing_launch(64 * 5 + 32);
+        let shared = Locked(std::sync::Mutex::new(m));
+        let got = parallel::run(
+            &p,
+            jit::compiled(&p),
+            &l,
+            &shared,
+            None,
+            64,
+            [40, 1, 1],
+            pool,
+            std::time::Duration::ZERO,
+        )
+        .unwrap_err();
+        assert_eq!(got, want, "{pool} threads");
+    }
+}

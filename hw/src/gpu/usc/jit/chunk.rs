@@ -1,0 +1,396 @@
+//! Eight lanes of a SIMD group as host vectors, and the register rows they hold.
+//!
+//! A region runs in four chunks of eight lanes. Within a chunk a register row (a 16-bit half
+//! of all eight lanes) is one `I16X8` value and a 32-bit register is a pair of `I32X4`
+//! values (lanes 0-3 and 4-7); rows are loaded from the register file when first read and
+//! stored back when the chunk ends, so the instructions between work on host registers.
+//!
+//! A write keeps only the active lanes' new values, as the interpreter's `write_lanes`. While
+//! the exec mask stays the same, a 32-bit register's new value is kept unblended, with the
+//! value it had before: inactive lanes then hold junk that only inactive lanes read. The blend
+//! happens once, before the mask changes (exec-mask instructions read every lane) and before
+//! the rows are stored.
+
+use cranelift_codegen::ir::{types::*, ConstantData, Endianness, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::FunctionBuilder;
+use std::collections::BTreeMap;
+
+/// Lanes per chunk.
+pub const CHUNK_LANES: usize = 8;
+/// Bytes of one register row (32 lanes of 16 bits) in the register file.
+const ROW_BYTES: i32 = 64;
+
+/// One 32-bit register slot (halves 2k and 2k+1) as the chunk knows it.
+#[derive(Default, Clone, Copy)]
+struct Slot {
+    w32: Option<[Value; 2]>,
+    lo: Option<Value>,
+    hi: Option<Value>,
+    lo_dirty: bool,
+    hi_dirty: bool,
+    /// When `w32` is unblended: the register's value before this mask's first write to it.
+    old: Option<[Value; 2]>,
+    /// `w32` holds no denormal in an active lane (a float result or an integer's float).
+    flushed: bool,
+}
+
+/// The state of one chunk while a region's instructions are emitted into it.
+pub struct Chunk<'a, 'b> {
+    pub b: &'a mut FunctionBuilder<'b>,
+    /// Address of this chunk's lane 0 in row 0 of the register file.
+    regs: Value,
+    /// Address of the uniform file.
+    uni: Value,
+    /// `0xffff` in lanes that exist, per lane of the chunk.
+    pub alive: Value,
+    /// `0xffff` in active lanes.
+    pub m16: Value,
+    m32: Option<[Value; 2]>,
+    /// The chunk's exec bits (I32, bit l = lane l of the chunk).
+    pub bits: Value,
+    /// Instructions issued since `bits` last changed, not yet counted.
+    pending: u32,
+    /// Lane-instructions counted so far in this chunk (I64).
+    pub count: Value,
+    slots: BTreeMap<u16, Slot>,
+}
+
+fn flags() -> MemFlagsData {
+    // Register rows are 2-byte aligned only: no `aligned` flag, so no aligned-only folding.
+    MemFlagsData::new().with_notrap()
+}
+
+impl<'a, 'b> Chunk<'a, 'b> {
+    /// A chunk whose exec bits are `bits` (I32) and alive lanes `alive` (I16X8).
+    pub fn new(
+        b: &'a mut FunctionBuilder<'b>,
+        regs: Value,
+        uni: Value,
+        alive: Value,
+        bits: Value,
+    ) -> Chunk<'a, 'b> {
+        let m16 = mask_of_bits(b, bits);
+        let count = b.ins().iconst(I64, 0);
+        Chunk {
+            b,
+            regs,
+            uni,
+            alive,
+            m16,
+            m32: None,
+            bits,
+            pending: 0,
+            count,
+            slots: BTreeMap::new(),
+        }
+    }
+
+    /// One more instruction issued under the current mask.
+    pub fn issue(&mut self) {
+        self.pending += 1;
+    }
+
+    fn settle_count(&mut self) {
+        if self.pending > 0 {
+            let n = self.b.ins().popcnt(self.bits);
+            let n = self.b.ins().uextend(I64, n);
+            let n = self.b.ins().imul_imm_s(n, i64::from(self.pending));
+            self.count = self.b.ins().iadd(self.count, n);
+            self.pending = 0;
+        }
+    }
+
+    /// The exec mask becomes `(r0l == 0) & alive`, as after an exec-mask instruction (which
+    /// settled the writes before it read its operands).
+    pub fn update_exec(&mut self) {
+        self.settle_count();
+        let r0l = self.row(0);
+        let zero = self.const16(0);
+        let zero = self
+            .b
+            .ins()
+            .icmp(cranelift_codegen::ir::condcodes::IntCC::Equal, r0l, zero);
+        self.m16 = self.b.ins().band(zero, self.alive);
+        self.m32 = None;
+        let bits = self.b.ins().vhigh_bits(I32, self.m16);
+        self.bits = bits;
+    }
+
+    /// Blends every unblended write with the value before it, under the current mask.
+    pub fn settle(&mut self) {
+        let open: Vec<u16> = self
+            .slots
+            .iter()
+            .filter(|(_, s)| s.old.is_some())
+            .map(|(&k, _)| k)
+            .collect();
+        if open.is_empty() {
+            return;
+        }
+        let m = self.m32();
+        for k in open {
+            let s = self.slots[&k];
+            let (Some(new), Some(old)) = (s.w32, s.old) else {
+                continue;
+            };
+            let w = [
+                self.b.ins().bitselect(m[0], new[0], old[0]),
+                self.b.ins().bitselect(m[1], new[1], old[1]),
+            ];
+            self.slots.insert(
+                k,
+                Slot {
+                    w32: Some(w),
+                    lo: None,
+                    hi: None,
+                    lo_dirty: true,
+                    hi_dirty: true,
+                    old: None,
+                    flushed: false,
+                },
+            );
+        }
+    }
+
+    /// Settles the count and stores every written row. Returns the chunk's lane count.
+    pub fn finish(mut self) -> (Value, Value) {
+        self.settle();
+        self.settle_count();
+        let slots: Vec<(u16, Slot)> = self.slots.iter().map(|(&k, &v)| (k, v)).collect();
+        for (s, slot) in slots {
+            if slot.lo_dirty {
+                let v = self.row(2 * s);
+                self.store_row(2 * s, v);
+            }
+            if slot.hi_dirty {
+                let v = self.row(2 * s + 1);
+                self.store_row(2 * s + 1, v);
+            }
+        }
+        (self.count, self.bits)
+    }
+
+    fn store_row(&mut self, half: u16, v: Value) {
+        self.b
+            .ins()
+            .store(flags(), v, self.regs, i32::from(half) * ROW_BYTES);
+    }
+
+    /// The exec mask as two `I32X4` lane masks.
+    pub fn m32(&mut self) -> [Value; 2] {
+        if let Some(m) = self.m32 {
+            return m;
+        }
+        // Compared again rather than only widened, so the back end sees a lane mask and
+        // blends with one instruction.
+        let wide = [
+            self.b.ins().swiden_low(self.m16),
+            self.b.ins().swiden_high(self.m16),
+        ];
+        let zero = self.const32(0)[0];
+        let ne = cranelift_codegen::ir::condcodes::IntCC::NotEqual;
+        let m = wide.map(|w| self.b.ins().icmp(ne, w, zero));
+        self.m32 = Some(m);
+        m
+    }
+
+    /// Register row `half` (I16X8).
+    pub fn row(&mut self, half: u16) -> Value {
+        let s = self.slots.get(&(half / 2)).copied().unwrap_or_default();
+        let cached = if half.is_multiple_of(2) { s.lo } else { s.hi };
+        if let Some(v) = cached {
+            return v;
+        }
+        let v = match s.w32 {
+            Some(w) => {
+                let (lo, hi) = split(self.b, w);
+                if half.is_multiple_of(2) {
+                    lo
+                } else {
+                    hi
+                }
+            }
+            None => self
+                .b
+                .ins()
+                .load(I16X8, flags(), self.regs, i32::from(half) * ROW_BYTES),
+        };
+        let e = self.slots.entry(half / 2).or_default();
+        if half.is_multiple_of(2) {
+            e.lo = Some(v);
+        } else {
+            e.hi = Some(v);
+        }
+        v
+    }
+
+    /// The 32-bit register at `half` (even) as two `I32X4`.
+    pub fn reg32(&mut self, half: u16) -> [Value; 2] {
+        if let Some(w) = self.slots.get(&(half / 2)).and_then(|s| s.w32) {
+            return w;
+        }
+        let lo = self.row(half);
+        let hi = self.row(half + 1);
+        let w = join(self.b, lo, hi);
+        self.slots.entry(half / 2).or_default().w32 = Some(w);
+        w
+    }
+
+    /// The 32-bit register at `half`, and whether its active lanes hold no denormal.
+    pub fn reg32_flushed(&mut self, half: u16) -> ([Value; 2], bool) {
+        let w = self.reg32(half);
+        (w, self.slots[&(half / 2)].flushed)
+    }
+
+    /// Writes a 32-bit register in the active lanes.
+    pub fn write32(&mut self, half: u16, v: [Value; 2]) {
+        self.write32_flushed(half, v, false);
+    }
+
+    /// As [`Chunk::write32`], recording whether the value's active lanes are free of
+    /// denormals.
+    pub fn write32_flushed(&mut self, half: u16, v: [Value; 2], flushed: bool) {
+        let before = self.slots.get(&(half / 2)).and_then(|s| s.old);
+        let old = match before {
+            Some(o) => o,
+            None => self.reg32(half),
+        };
+        self.slots.insert(
+            half / 2,
+            Slot {
+                w32: Some(v),
+                lo: None,
+                hi: None,
+                lo_dirty: true,
+                hi_dirty: true,
+                old: Some(old),
+                flushed,
+            },
+        );
+    }
+
+    /// Writes row `half` in the lanes of `mask` (I16X8), the active ones unless given.
+    pub fn write16_masked(&mut self, half: u16, v: Value, mask: Value) {
+        if self.slots.get(&(half / 2)).is_some_and(|s| s.old.is_some()) {
+            self.settle();
+        }
+        let old = self.row(half);
+        let new = self.b.ins().bitselect(mask, v, old);
+        // The other half keeps its value: make sure it exists without the 32-bit form.
+        let other = half ^ 1;
+        let _ = self.row(other);
+        let e = self.slots.entry(half / 2).or_default();
+        e.w32 = None;
+        e.flushed = false;
+        if half.is_multiple_of(2) {
+            e.lo = Some(new);
+            e.lo_dirty = true;
+        } else {
+            e.hi = Some(new);
+            e.hi_dirty = true;
+        }
+    }
+
+    pub fn write16(&mut self, half: u16, v: Value) {
+        let m = self.m16;
+        self.write16_masked(half, v, m);
+    }
+
+    /// A 16-bit uniform, zero-extended to I32.
+    pub fn uniform16(&mut self, half: u16) -> Value {
+        let v = self
+            .b
+            .ins()
+            .load(I16, flags(), self.uni, i32::from(half) * 2);
+        self.b.ins().uextend(I32, v)
+    }
+
+    /// The 32-bit uniform at `half`.
+    pub fn uniform32(&mut self, half: u16) -> Value {
+        self.b
+            .ins()
+            .load(I32, flags(), self.uni, i32::from(half) * 2)
+    }
+
+    pub fn splat32(&mut self, x: Value) -> [Value; 2] {
+        let v = self.b.ins().splat(I32X4, x);
+        [v, v]
+    }
+
+    pub fn const32(&mut self, x: u32) -> [Value; 2] {
+        let c = self.b.ins().iconst(I32, i64::from(x));
+        self.splat32(c)
+    }
+
+    pub fn const16(&mut self, x: u16) -> Value {
+        let c = self.b.ins().iconst(I16, i64::from(x));
+        self.b.ins().splat(I16X8, c)
+    }
+}
+
+/// The lane mask (I16X8, 0xffff where set) of eight exec bits.
+fn mask_of_bits(b: &mut FunctionBuilder, bits: Value) -> Value {
+    let lane_bits: Vec<u8> = (0..CHUNK_LANES as u16)
+        .flat_map(|l| (1u16 << l).to_le_bytes())
+        .collect();
+    let k = b.func.dfg.constants.insert(ConstantData::from(lane_bits));
+    let lane_bits = b.ins().vconst(I16X8, k);
+    let x = b.ins().ireduce(I16, bits);
+    let x = b.ins().splat(I16X8, x);
+    let x = b.ins().band(x, lane_bits);
+    let zero = b.ins().iconst(I16, 0);
+    let zero = b.ins().splat(I16X8, zero);
+    b.ins()
+        .icmp(cranelift_codegen::ir::condcodes::IntCC::NotEqual, x, zero)
+}
+
+fn le() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+fn shuffle(b: &mut FunctionBuilder, x: Value, y: Value, idx: [u8; 16]) -> Value {
+    let bx = b.ins().bitcast(I8X16, le(), x);
+    let by = b.ins().bitcast(I8X16, le(), y);
+    let imm = b.func.dfg.immediates.push(ConstantData::from(idx.to_vec()));
+    b.ins().shuffle(bx, by, imm)
+}
+
+/// Two rows (low and high halves, I16X8) as a 32-bit value in two I32X4.
+pub fn join(b: &mut FunctionBuilder, lo: Value, hi: Value) -> [Value; 2] {
+    let mut first = [0u8; 16];
+    let mut second = [0u8; 16];
+    for l in 0..4u8 {
+        for (out, lane) in [(&mut first, l), (&mut second, l + 4)] {
+            let i = 4 * l as usize;
+            out[i] = 2 * lane;
+            out[i + 1] = 2 * lane + 1;
+            out[i + 2] = 16 + 2 * lane;
+            out[i + 3] = 16 + 2 * lane + 1;
+        }
+    }
+    let v0 = shuffle(b, lo, hi, first);
+    let v1 = shuffle(b, lo, hi, second);
+    [
+        b.ins().bitcast(I32X4, le(), v0),
+        b.ins().bitcast(I32X4, le(), v1),
+    ]
+}
+
+/// A 32-bit value (two I32X4) as its low and high rows (I16X8).
+pub fn split(b: &mut FunctionBuilder, w: [Value; 2]) -> (Value, Value) {
+    let mut lo = [0u8; 16];
+    let mut hi = [0u8; 16];
+    for l in 0..8u8 {
+        let base = 4 * (l % 4) + if l < 4 { 0 } else { 16 };
+        lo[2 * l as usize] = base;
+        lo[2 * l as usize + 1] = base + 1;
+        hi[2 * l as usize] = base + 2;
+        hi[2 * l as usize + 1] = base + 3;
+    }
+    let l = shuffle(b, w[0], w[1], lo);
+    let h = shuffle(b, w[0], w[1], hi);
+    (
+        b.ins().bitcast(I16X8, le(), l),
+        b.ins().bitcast(I16X8, le(), h),
+    )
+}

@@ -1,0 +1,728 @@
+//! One AGX instruction as host vector code over a chunk of eight lanes.
+//!
+//! Each arm decides first whether it can express the instruction exactly as the interpreter
+//! (`usc::group`) executes it, and returns [`Unsupported`] before it emits anything when it
+//! cannot; the region planner asks this of every instruction, so these arms are the one home
+//! of what the translator covers. Semantics follow `SimdGroup::step_alu` bit for bit: the
+//! differential test (`usc::jit::tests`) holds them to it.
+
+use super::chunk::{split, Chunk};
+use crate::gpu::usc::float::float_immediate;
+use crate::isa::*;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types::*, InstBuilder, MemFlagsData, Value};
+
+/// The instruction has a form the translator does not cover; the interpreter runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unsupported;
+
+type R<T> = Result<T, Unsupported>;
+
+/// A 32-bit-per-lane value of the chunk: lanes 0-3 and 4-7.
+type V32 = [Value; 2];
+
+/// Emits `i` into the chunk. Control instructions (`jump`, `stop`) and no-ops only count.
+pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
+    match i {
+        Instr::MovImm(x) => {
+            let r = x.dst.reg;
+            match r.size {
+                Size::S16 => {
+                    let v = c.const16(x.imm as u16);
+                    c.issue();
+                    c.write16(r.half, v);
+                }
+                Size::S32 => {
+                    let v = c.const32(x.imm);
+                    c.issue();
+                    c.write32(r.half, v);
+                }
+                Size::S64 => {
+                    let v = c.const32(x.imm);
+                    let z = c.const32(0);
+                    c.issue();
+                    c.write32(r.half, v);
+                    c.write32(r.half + 2, z);
+                }
+            }
+        }
+        Instr::IAdd(x) => {
+            let bits = x.dst.reg.size.bits();
+            if bits > 32 || (x.saturate && x.shift == 0) {
+                return Err(Unsupported);
+            }
+            int_ok(&x.a)?;
+            int_ok(&x.b)?;
+            c.issue();
+            let a = int32(c, &x.a);
+            let b = int32(c, &x.b);
+            let b = shl_small(c, b, x.shift);
+            let r = lanes2(c, a, b, |c, a, b| {
+                if x.negate_b {
+                    c.b.ins().isub(a, b)
+                } else {
+                    c.b.ins().iadd(a, b)
+                }
+            });
+            write_int(c, x.dst.reg, r);
+        }
+        Instr::IMAdd(x) => {
+            let bits = x.dst.reg.size.bits();
+            if bits > 32 || (x.saturate && x.shift == 0) {
+                return Err(Unsupported);
+            }
+            int_ok(&x.a)?;
+            int_ok(&x.b)?;
+            int_ok(&x.c)?;
+            c.issue();
+            let a = int32(c, &x.a);
+            let b = int32(c, &x.b);
+            let k = int32(c, &x.c);
+            let k = shl_small(c, k, x.shift);
+            let p = lanes2(c, a, b, |c, a, b| c.b.ins().imul(a, b));
+            let r = lanes2(c, p, k, |c, p, k| {
+                if x.negate_c {
+                    c.b.ins().isub(p, k)
+                } else {
+                    c.b.ins().iadd(p, k)
+                }
+            });
+            write_int(c, x.dst.reg, r);
+        }
+        Instr::Bitop(x) => {
+            if x.dst.reg.size.bits() > 32 {
+                return Err(Unsupported);
+            }
+            int_ok(&x.a)?;
+            int_ok(&x.b)?;
+            c.issue();
+            let a = int32(c, &x.a);
+            let b = int32(c, &x.b);
+            let t = x.table & 0xf;
+            let r = lanes2(c, a, b, |c, a, b| truth_table(c, t, a, b));
+            write_int(c, x.dst.reg, r);
+        }
+        Instr::Shift(x) => shift(c, x)?,
+        Instr::Convert(x) => convert(c, x)?,
+        Instr::FArith(x) => {
+            if x.dst.reg.size != Size::S32 {
+                return Err(Unsupported);
+            }
+            float_ok(x.a.op)?;
+            float_ok(x.b.op)?;
+            if x.op == FOp::MAdd {
+                float_ok(x.c.op)?;
+            }
+            c.issue();
+            let a = fsrc(c, &x.a);
+            let b = fsrc(c, &x.b);
+            let k = if x.op == FOp::MAdd {
+                Some(fsrc(c, &x.c))
+            } else {
+                None
+            };
+            let mut r = [a[0]; 2];
+            for l in 0..2 {
+                let fa = to_f(c, a[l]);
+                let fb = to_f(c, b[l]);
+                let f = match (x.op, k) {
+                    (FOp::Add, _) => c.b.ins().fadd(fa, fb),
+                    (FOp::Mul, _) => c.b.ins().fmul(fa, fb),
+                    (FOp::MAdd, Some(k)) => {
+                        let fk = to_f(c, k[l]);
+                        c.b.ins().fma(fa, fb, fk)
+                    }
+                    (FOp::MAdd, None) => unreachable!("MAdd reads C"),
+                };
+                r[l] = f32_out(c, f, x.saturate);
+            }
+            c.write32_flushed(x.dst.reg.half, r, true);
+        }
+        Instr::FUnary(x) => {
+            if x.dst.reg.size != Size::S32
+                || !matches!(
+                    x.op,
+                    FUnaryOp::Floor
+                        | FUnaryOp::Ceil
+                        | FUnaryOp::Trunc
+                        | FUnaryOp::Rint
+                        | FUnaryOp::Rcp
+                        | FUnaryOp::Rsqrt
+                )
+            {
+                return Err(Unsupported);
+            }
+            float_ok(x.src.op)?;
+            c.issue();
+            let a = fsrc(c, &x.src);
+            let mut r = [a[0]; 2];
+            for l in 0..2 {
+                let f = to_f(c, a[l]);
+                let rounded = match x.op {
+                    FUnaryOp::Floor => Some(c.b.ins().floor(f)),
+                    FUnaryOp::Ceil => Some(c.b.ins().ceil(f)),
+                    FUnaryOp::Trunc => Some(c.b.ins().trunc(f)),
+                    FUnaryOp::Rint => Some(c.b.ins().nearest(f)),
+                    _ => None,
+                };
+                let f = match x.op {
+                    // The interpreter's rounding (the host's libm) returns a NaN as it came,
+                    // signalling ones included; the vector instructions would quiet them.
+                    _ if rounded.is_some() => {
+                        let nan = c.b.ins().fcmp(FloatCC::Unordered, f, f);
+                        c.b.ins().bitselect(nan, f, rounded.unwrap_or(f))
+                    }
+                    FUnaryOp::Rcp => {
+                        let one = fconst_splat(c, 1.0);
+                        c.b.ins().fdiv(one, f)
+                    }
+                    _ => {
+                        let one = fconst_splat(c, 1.0);
+                        let s = c.b.ins().sqrt(f);
+                        c.b.ins().fdiv(one, s)
+                    }
+                };
+                r[l] = f32_out(c, f, x.saturate);
+            }
+            c.write32_flushed(x.dst.reg.half, r, true);
+        }
+        Instr::CmpSel(x) => {
+            if x.dst.reg.size.bits() > 32 {
+                return Err(Unsupported);
+            }
+            cond_ok(x.cond, x.a, x.b)?;
+            raw_ok(x.x)?;
+            raw_ok(x.y)?;
+            c.issue();
+            let m = compare(c, x.cond, x.a, x.b);
+            let xv = raw32(c, x.x);
+            let yv = raw32(c, x.y);
+            let r = [
+                c.b.ins().bitselect(m[0], xv[0], yv[0]),
+                c.b.ins().bitselect(m[1], xv[1], yv[1]),
+            ];
+            write_int(c, x.dst.reg, r);
+        }
+        Instr::ExecCmp(x) => {
+            cond_ok(x.cond, x.a, x.b)?;
+            c.issue();
+            // It reads every lane's operands and counter.
+            c.settle();
+            let m = compare(c, x.cond, x.a, x.b);
+            let holds = c.b.ins().snarrow(m[0], m[1]);
+            let holds = if x.invert {
+                c.b.ins().bnot(holds)
+            } else {
+                holds
+            };
+            let v = c.row(0);
+            let n = c.const16(u16::from(x.n));
+            let one = c.const16(1);
+            // `!cond` as 0 or 1.
+            let not_cond = c.b.ins().band_not(one, holds);
+            let nv = match x.op {
+                ExecOp::If => {
+                    let zero = c.const16(0);
+                    let nz = c.b.ins().icmp(IntCC::NotEqual, v, zero);
+                    let up = c.b.ins().iadd(v, n);
+                    c.b.ins().bitselect(nz, up, not_cond)
+                }
+                ExecOp::Else => {
+                    let zero = c.const16(0);
+                    let z = c.b.ins().icmp(IntCC::Equal, v, zero);
+                    let is1 = c.b.ins().icmp(IntCC::Equal, v, one);
+                    let inner = c.b.ins().bitselect(is1, not_cond, v);
+                    c.b.ins().bitselect(z, n, inner)
+                }
+                ExecOp::While => {
+                    let ge = c.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, v, n);
+                    let other = c.b.ins().band_not(n, holds);
+                    c.b.ins().bitselect(ge, v, other)
+                }
+            };
+            let alive = c.alive;
+            c.write16_masked(0, nv, alive);
+            c.update_exec();
+        }
+        Instr::PopExec(p) => {
+            c.issue();
+            c.settle();
+            let v = c.row(0);
+            let n = c.const16(u16::from(p.n));
+            let nv = c.b.ins().usub_sat(v, n);
+            let alive = c.alive;
+            c.write16_masked(0, nv, alive);
+            c.update_exec();
+        }
+        Instr::Jump(_) | Instr::Stop | Instr::Wait(_) | Instr::MemoryBarrier => c.issue(),
+        _ => return Err(Unsupported),
+    }
+    Ok(())
+}
+
+/// Applies `f` to lanes 0-3 and 4-7.
+fn lanes2(c: &mut Chunk, a: V32, b: V32, f: impl Fn(&mut Chunk, Value, Value) -> Value) -> V32 {
+    [f(c, a[0], b[0]), f(c, a[1], b[1])]
+}
+
+fn map2(c: &mut Chunk, a: V32, f: impl Fn(&mut Chunk, Value) -> Value) -> V32 {
+    [f(c, a[0]), f(c, a[1])]
+}
+
+/// Integer sources the translator reads: any register but 64-bit ones' high words are fine,
+/// since every covered result depends only on the low 32 bits of each extended source.
+fn int_ok(_s: &ISrc) -> R<()> {
+    Ok(())
+}
+
+/// A raw operand (zero-extended at its width) whose low 32 bits are all a covered result
+/// reads.
+fn raw_ok(_o: Operand) -> R<()> {
+    Ok(())
+}
+
+/// A float operand of 32 bits (or an immediate); halves need the f16 conversion.
+fn float_ok(o: Operand) -> R<()> {
+    match o {
+        Operand::Reg(r) | Operand::Uniform(r) if r.size == Size::S16 => Err(Unsupported),
+        _ => Ok(()),
+    }
+}
+
+fn cond_ok(cond: Cond, a: Operand, b: Operand) -> R<()> {
+    match cond {
+        Cond::Int(_) => {
+            for o in [a, b] {
+                if let Operand::Reg(r) | Operand::Uniform(r) = o {
+                    if r.size == Size::S64 {
+                        return Err(Unsupported);
+                    }
+                }
+            }
+            Ok(())
+        }
+        Cond::Float(_) => {
+            float_ok(a)?;
+            float_ok(b)
+        }
+    }
+}
+
+/// The low 32 bits of an operand zero-extended from its width (`lanes::read`).
+fn raw32(c: &mut Chunk, o: Operand) -> V32 {
+    ext32(c, o, false)
+}
+
+/// The low 32 bits of an integer source extended from its width (`lanes::read_int`).
+fn int32(c: &mut Chunk, s: &ISrc) -> V32 {
+    ext32(c, s.op, s.sign_extend)
+}
+
+fn ext32(c: &mut Chunk, o: Operand, signed: bool) -> V32 {
+    match o {
+        Operand::Reg(r) => match r.size {
+            Size::S16 => {
+                let row = c.row(r.half);
+                if signed {
+                    [c.b.ins().swiden_low(row), c.b.ins().swiden_high(row)]
+                } else {
+                    [c.b.ins().uwiden_low(row), c.b.ins().uwiden_high(row)]
+                }
+            }
+            _ => c.reg32(r.half),
+        },
+        Operand::Uniform(r) => {
+            let v = match r.size {
+                Size::S16 => {
+                    let v = c.uniform16(r.half);
+                    if signed {
+                        let v = c.b.ins().ireduce(I16, v);
+                        c.b.ins().sextend(I32, v)
+                    } else {
+                        v
+                    }
+                }
+                _ => c.uniform32(r.half),
+            };
+            c.splat32(v)
+        }
+        Operand::Imm(v) => c.const32(v),
+    }
+}
+
+/// `shl` of the interpreter: shifts of 5 or more give 0.
+fn shl_small(c: &mut Chunk, v: V32, s: u8) -> V32 {
+    match s {
+        0 => v,
+        1..=4 => map2(c, v, |c, x| shlk(c, x, i64::from(s))),
+        _ => c.const32(0),
+    }
+}
+
+/// Writes the low bits of a 32-bit result to a 16- or 32-bit register.
+fn write_int(c: &mut Chunk, r: Reg, v: V32) {
+    match r.size {
+        Size::S16 => {
+            let (lo, _) = split(c.b, v);
+            c.write16(r.half, lo);
+        }
+        _ => c.write32(r.half, v),
+    }
+}
+
+fn truth_table(c: &mut Chunk, t: u8, a: Value, b: Value) -> Value {
+    match t {
+        0b1000 => c.b.ins().band(a, b),
+        0b1110 => c.b.ins().bor(a, b),
+        0b0110 => c.b.ins().bxor(a, b),
+        _ => {
+            let mut acc: Option<Value> = None;
+            for bit in 0..4 {
+                if t >> bit & 1 == 0 {
+                    continue;
+                }
+                let term = match bit {
+                    0 => {
+                        let o = c.b.ins().bor(a, b);
+                        c.b.ins().bnot(o)
+                    }
+                    1 => c.b.ins().band_not(a, b),
+                    2 => c.b.ins().band_not(b, a),
+                    _ => c.b.ins().band(a, b),
+                };
+                acc = Some(match acc {
+                    Some(x) => c.b.ins().bor(x, term),
+                    None => term,
+                });
+            }
+            match acc {
+                Some(x) => x,
+                None => c.b.ins().bxor(a, a),
+            }
+        }
+    }
+}
+
+/// A compile-time shift amount: an immediate operand.
+fn imm_of(s: &ISrc) -> R<u64> {
+    match s.op {
+        Operand::Imm(v) => Ok(if s.sign_extend {
+            i64::from(v as i32) as u64
+        } else {
+            u64::from(v)
+        }),
+        _ => Err(Unsupported),
+    }
+}
+
+/// True when an integer source extends to 64 bits with a zero high word.
+fn high_word_zero(s: &ISrc) -> bool {
+    match s.op {
+        Operand::Reg(r) | Operand::Uniform(r) => match r.size {
+            Size::S16 => !s.sign_extend,
+            Size::S32 => !s.sign_extend,
+            Size::S64 => false,
+        },
+        Operand::Imm(_) => !s.sign_extend,
+    }
+}
+
+fn shift(c: &mut Chunk, x: &Shift) -> R<()> {
+    if x.dst.reg.size.bits() > 32 {
+        return Err(Unsupported);
+    }
+    let mask: u64 = if x.mask_bits == 0 || x.mask_bits >= 32 {
+        0xffff_ffff
+    } else {
+        (1u64 << x.mask_bits) - 1
+    };
+    let mask32 = mask as u32;
+    let r = match x.op {
+        ShiftOp::Bfi => {
+            let s = imm_of(&x.c)? & 0x7f;
+            c.issue();
+            let a = int32(c, &x.a);
+            let b = int32(c, &x.b);
+            let keep = !(if s >= 64 { 0 } else { mask << s }) as u32;
+            let ins = if s >= 32 { 0 } else { mask32 };
+            map_pair(c, a, b, |c, a, b| {
+                let a = andk(c, a, i64::from(keep));
+                if ins == 0 {
+                    return a;
+                }
+                let b = andk(c, b, i64::from(ins));
+                let b = shlk(c, b, s as i64);
+                c.b.ins().bor(a, b)
+            })
+        }
+        ShiftOp::Bfeil => {
+            let s = imm_of(&x.c)? & 0x7f;
+            if !high_word_zero(&x.b) {
+                return Err(Unsupported);
+            }
+            c.issue();
+            let a = int32(c, &x.a);
+            let b = int32(c, &x.b);
+            map_pair(c, a, b, |c, a, b| {
+                let a = andk(c, a, i64::from(!mask32));
+                if s >= 32 {
+                    return a;
+                }
+                let b = ushrk(c, b, s as i64);
+                let b = andk(c, b, i64::from(mask32));
+                c.b.ins().bor(a, b)
+            })
+        }
+        ShiftOp::Extr => {
+            let s = imm_of(&x.c)? & 0x7f;
+            c.issue();
+            let a = int32(c, &x.a);
+            let b = int32(c, &x.b);
+            map_pair(c, a, b, |c, a, b| {
+                let v = match s {
+                    0 => a,
+                    1..=31 => {
+                        let lo = ushrk(c, a, s as i64);
+                        let hi = shlk(c, b, 32 - s as i64);
+                        c.b.ins().bor(lo, hi)
+                    }
+                    32 => b,
+                    33..=63 => ushrk(c, b, s as i64 - 32),
+                    _ => c.b.ins().bxor(a, a),
+                };
+                andk(c, v, i64::from(mask32))
+            })
+        }
+        ShiftOp::Asr => {
+            let s = imm_of(&x.b)? & 0x7f;
+            if matches!(x.a.op, Operand::Reg(r) | Operand::Uniform(r) if r.size == Size::S64) {
+                return Err(Unsupported);
+            }
+            c.issue();
+            // The raw A sign-extended from its own width.
+            let a = ext32(c, x.a.op, true);
+            map2(c, a, |c, a| sshrk(c, a, s.min(31) as i64))
+        }
+        ShiftOp::Shlhi | ShiftOp::Shrhi => return Err(Unsupported),
+    };
+    write_int(c, x.dst.reg, r);
+    Ok(())
+}
+
+fn map_pair(c: &mut Chunk, a: V32, b: V32, f: impl Fn(&mut Chunk, Value, Value) -> Value) -> V32 {
+    lanes2(c, a, b, f)
+}
+
+fn convert(c: &mut Chunk, x: &Convert) -> R<()> {
+    if x.dst.reg.size != Size::S32 {
+        return Err(Unsupported);
+    }
+    match x.op {
+        ConvertOp::U32ToF
+        | ConvertOp::S32ToF
+        | ConvertOp::U16ToF
+        | ConvertOp::S16ToF
+        | ConvertOp::U8ToF
+        | ConvertOp::S8ToF => {
+            if x.round != Round::NearestEven {
+                return Err(Unsupported);
+            }
+            c.issue();
+            let v = raw32(c, x.src.op);
+            let r = map2(c, v, |c, v| match x.op {
+                ConvertOp::U32ToF => c.b.ins().fcvt_from_uint(F32X4, v),
+                ConvertOp::S32ToF => c.b.ins().fcvt_from_sint(F32X4, v),
+                ConvertOp::U16ToF | ConvertOp::U8ToF => {
+                    let m = if x.op == ConvertOp::U16ToF {
+                        0xffff
+                    } else {
+                        0xff
+                    };
+                    let v = andk(c, v, m);
+                    c.b.ins().fcvt_from_sint(F32X4, v)
+                }
+                _ => {
+                    let k = if x.op == ConvertOp::S16ToF { 16 } else { 24 };
+                    let v = shlk(c, v, k);
+                    let v = sshrk(c, v, k);
+                    c.b.ins().fcvt_from_sint(F32X4, v)
+                }
+            });
+            let r = map2(c, r, |c, f| {
+                c.b.ins().bitcast(I32X4, MemFlagsData::new(), f)
+            });
+            // The float of an integer is never denormal.
+            c.write32_flushed(x.dst.reg.half, r, true);
+        }
+        ConvertOp::FToU32 | ConvertOp::FToS32 => {
+            float_ok(x.src.op)?;
+            c.issue();
+            let v = float_bits(c, x.src.op);
+            let r = map2(c, v, |c, v| {
+                let f = to_f(c, v);
+                let f = match x.round {
+                    Round::NearestEven => c.b.ins().nearest(f),
+                    Round::TowardZero => f,
+                };
+                if x.op == ConvertOp::FToU32 {
+                    c.b.ins().fcvt_to_uint_sat(I32X4, f)
+                } else {
+                    c.b.ins().fcvt_to_sint_sat(I32X4, f)
+                }
+            });
+            c.write32(x.dst.reg.half, r);
+        }
+        _ => return Err(Unsupported),
+    }
+    Ok(())
+}
+
+fn to_f(c: &mut Chunk, v: Value) -> Value {
+    c.b.ins().bitcast(F32X4, MemFlagsData::new(), v)
+}
+
+fn fconst_splat(c: &mut Chunk, x: f32) -> Value {
+    let k = c.b.ins().f32const(x);
+    c.b.ins().splat(F32X4, k)
+}
+
+/// A 32-bit float operand as lane bits, flushed as `read_float_op` flushes it.
+fn float_bits(c: &mut Chunk, o: Operand) -> V32 {
+    if let Operand::Imm(v) = o {
+        return c.const32(float_immediate(v as u8).to_bits());
+    }
+    if let Operand::Reg(r) = o {
+        if r.size != Size::S16 {
+            let (v, flushed) = c.reg32_flushed(r.half);
+            if flushed {
+                return v;
+            }
+        }
+    }
+    let v = raw32(c, o);
+    map2(c, v, ftz)
+}
+
+/// A float source with its modifiers, as lane bits.
+fn fsrc(c: &mut Chunk, s: &FSrc) -> V32 {
+    let mut v = float_bits(c, s.op);
+    if s.abs {
+        v = map2(c, v, |c, x| andk(c, x, 0x7fff_ffff));
+    }
+    if s.neg {
+        v = map2(c, v, |c, x| xork(c, x, 0x8000_0000u32 as i64));
+    }
+    v
+}
+
+/// Denormal lanes keep only their sign (`float::ftz`).
+fn ftz(c: &mut Chunk, x: Value) -> Value {
+    if !crate::g13::float_mode::F32_FLUSHES_DENORMALS {
+        return x;
+    }
+    let e = andk(c, x, 0x7f80_0000);
+    let zero = c.const32(0)[0];
+    let den = c.b.ins().icmp(IntCC::Equal, e, zero);
+    let s = andk(c, x, 0x8000_0000u32 as i64);
+    c.b.ins().bitselect(den, s, x)
+}
+
+/// A single-precision result as register bits: saturated when asked (NaN to 0, then
+/// clamped as `f32::clamp` does, so -0 stays -0), then flushed.
+fn f32_out(c: &mut Chunk, f: Value, saturate: bool) -> Value {
+    let f = if saturate {
+        let zero = fconst_splat(c, 0.0);
+        let one = fconst_splat(c, 1.0);
+        let nan = c.b.ins().fcmp(FloatCC::Unordered, f, f);
+        let f = c.b.ins().bitselect(nan, zero, f);
+        let lt = c.b.ins().fcmp(FloatCC::LessThan, f, zero);
+        let f = c.b.ins().bitselect(lt, zero, f);
+        let gt = c.b.ins().fcmp(FloatCC::GreaterThan, f, one);
+        c.b.ins().bitselect(gt, one, f)
+    } else {
+        f
+    };
+    let v = c.b.ins().bitcast(I32X4, MemFlagsData::new(), f);
+    ftz(c, v)
+}
+
+/// A condition in every lane of the chunk, as I32X4 masks.
+fn compare(c: &mut Chunk, cond: Cond, a: Operand, b: Operand) -> V32 {
+    match cond {
+        Cond::Int(ic) => {
+            let signed = matches!(ic, ICond::SLt | ICond::SGt);
+            let av = ext_signed_cmp(c, a, signed);
+            let bv = ext_signed_cmp(c, b, signed);
+            let cc = match ic {
+                ICond::UEq | ICond::SEq => IntCC::Equal,
+                ICond::ULt => IntCC::UnsignedLessThan,
+                ICond::UGt => IntCC::UnsignedGreaterThan,
+                ICond::SLt => IntCC::SignedLessThan,
+                ICond::SGt => IntCC::SignedGreaterThan,
+            };
+            lanes2(c, av, bv, |c, x, y| c.b.ins().icmp(cc, x, y))
+        }
+        Cond::Float(fc) => {
+            let av = float_bits(c, a);
+            let bv = float_bits(c, b);
+            lanes2(c, av, bv, |c, x, y| {
+                let x = to_f(c, x);
+                let y = to_f(c, y);
+                match fc {
+                    FCond::Eq => c.b.ins().fcmp(FloatCC::Equal, x, y),
+                    FCond::Lt => c.b.ins().fcmp(FloatCC::LessThan, x, y),
+                    FCond::Gt => c.b.ins().fcmp(FloatCC::GreaterThan, x, y),
+                    FCond::Ge => c.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, y),
+                    FCond::Le => c.b.ins().fcmp(FloatCC::LessThanOrEqual, x, y),
+                    FCond::LtN | FCond::GtN => {
+                        let cc = if fc == FCond::LtN {
+                            FloatCC::LessThan
+                        } else {
+                            FloatCC::GreaterThan
+                        };
+                        let x_ord = c.b.ins().fcmp(FloatCC::Ordered, x, x);
+                        let y_nan = c.b.ins().fcmp(FloatCC::Unordered, y, y);
+                        let r = c.b.ins().fcmp(cc, x, y);
+                        let r = c.b.ins().bor(y_nan, r);
+                        c.b.ins().band(x_ord, r)
+                    }
+                }
+            })
+        }
+    }
+}
+
+/// A compare operand: raw, sign-extended from its width for the signed conditions.
+fn ext_signed_cmp(c: &mut Chunk, o: Operand, signed: bool) -> V32 {
+    ext32(c, o, signed)
+}
+
+/// `x & k` in every lane.
+fn andk(c: &mut Chunk, x: Value, k: impl Into<i64>) -> Value {
+    let k = c.const32(k.into() as u32)[0];
+    c.b.ins().band(x, k)
+}
+
+fn xork(c: &mut Chunk, x: Value, k: impl Into<i64>) -> Value {
+    let k = c.const32(k.into() as u32)[0];
+    c.b.ins().bxor(x, k)
+}
+
+fn shift_amount(c: &mut Chunk, s: impl Into<i64>) -> Value {
+    c.b.ins().iconst(I32, s.into())
+}
+
+fn shlk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {
+    let s = shift_amount(c, s);
+    c.b.ins().ishl(x, s)
+}
+
+fn ushrk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {
+    let s = shift_amount(c, s);
+    c.b.ins().ushr(x, s)
+}
+
+fn sshrk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {
+    let s = shift_amount(c, s);
+    c.b.ins().sshr(x, s)
+}

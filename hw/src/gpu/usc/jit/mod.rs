@@ -1,0 +1,505 @@
+//! The USC's second executor: decoded AGX programs translated to host code with Cranelift.
+//!
+//! A program is cut into regions: straight runs of instructions the translator covers
+//! ([`emit`]), each starting at a leader (the entry, a branch target, or the instruction after
+//! one the interpreter must run) and ending at a branch, a `stop`, an uncovered instruction or
+//! the next leader. A region is one host function over the whole SIMD group: its lanes run in
+//! four chunks of eight as host vectors ([`chunk`]), exec-mask instructions included, and a
+//! closing branch is decided on the group's exec mask after the last chunk. Everything else
+//! (memory, textures, special registers, cross-lane operations) stays with the interpreter,
+//! which remains the reference: `AGX4_SIM_EXEC=interp` runs it alone, and the differential
+//! test holds the two to identical registers, exec masks and counts.
+//!
+//! Programs are translated once, the first time they run on this executor, and the code lives
+//! as long as the [`Program`] does.
+
+mod chunk;
+mod emit;
+#[cfg(test)]
+mod tests;
+
+use super::program::{Program, NO_TARGET};
+use crate::isa::{Instr, JumpCond, SIMD_WIDTH};
+use chunk::{Chunk, CHUNK_LANES};
+use cranelift_codegen::ir::{
+    types::*, AbiParam, Function, InstBuilder, MemFlagsData, UserFuncName,
+};
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module};
+use std::mem::offset_of;
+use std::sync::{Arc, OnceLock};
+
+/// Which executor runs USC programs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Executor {
+    /// Every instruction through `SimdGroup::step_alu` and `memops::step_mem`.
+    Interpreter,
+    /// Translated regions where the translator covers the code, the interpreter elsewhere.
+    Jit,
+}
+
+impl Executor {
+    /// `AGX4_SIM_EXEC`: `interp` or `jit` (the default).
+    pub fn from_env() -> Executor {
+        static E: OnceLock<Executor> = OnceLock::new();
+        *E.get_or_init(|| match std::env::var("AGX4_SIM_EXEC").as_deref() {
+            Ok("interp") => Executor::Interpreter,
+            _ => Executor::Jit,
+        })
+    }
+}
+
+/// What a region function reads and writes besides the register file.
+#[repr(C)]
+pub struct Ctx {
+    pub regs: *mut u16,
+    pub uniforms: *const u16,
+    /// `0xffff` for every lane that exists.
+    pub alive16: [u16; SIMD_WIDTH],
+    /// The exec mask on entry and on return.
+    pub exec: u32,
+    /// Set to 1 when the region ended with `stop`.
+    pub stopped: u32,
+    /// Lane-instructions the region issued (the sum of its exec masks' populations).
+    pub lane_instructions: u64,
+    /// Lane steps left after the first pass; passes of a loop region take theirs from it.
+    pub budget: u64,
+    /// Times the region ran its instructions (more than 1 only for loop regions).
+    pub passes: u64,
+}
+
+/// `fn(ctx) -> index of the next instruction`.
+type RegionFn = unsafe extern "C" fn(*mut Ctx) -> u32;
+
+/// One translated region.
+#[derive(Clone, Copy)]
+pub struct Region {
+    entry: RegionFn,
+    /// Instructions it issues (all of them, every time: regions are straight-line).
+    pub len: u32,
+    /// One past the highest register row it may write.
+    pub rows: u16,
+}
+
+impl Region {
+    /// Runs the region.
+    ///
+    /// # Safety
+    /// `ctx.regs` must point at a register file holding every row the program's instructions
+    /// name (`Program::new` checked them against the file size), and `ctx.uniforms` at the
+    /// full uniform file.
+    pub unsafe fn run(&self, ctx: &mut Ctx) -> u32 {
+        // SAFETY: the function was compiled for this signature and only touches the rows
+        // and uniforms its instructions name, which the caller guarantees exist.
+        unsafe { (self.entry)(ctx) }
+    }
+}
+
+/// A program's translated regions, by the index of their first instruction.
+pub struct Compiled {
+    regions: Vec<Option<Region>>,
+    module: Option<JITModule>,
+}
+
+// SAFETY: after `finalize_definitions` the module's code is immutable and only ever called;
+// the module itself is touched again only by `Drop`, which has exclusive access.
+unsafe impl Send for Compiled {}
+// SAFETY: as above: shared use is calling finished code.
+unsafe impl Sync for Compiled {}
+
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: the regions (the only pointers into this memory) go with `self`.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+impl Compiled {
+    /// The region starting at instruction `pc`, if there is one.
+    #[inline]
+    pub fn region(&self, pc: usize) -> Option<&Region> {
+        self.regions.get(pc).and_then(Option::as_ref)
+    }
+
+    /// Instructions covered by regions (for reports and tests).
+    pub fn covered(&self) -> usize {
+        self.regions.iter().flatten().map(|r| r.len as usize).sum()
+    }
+}
+
+fn isa() -> Option<&'static OwnedTargetIsa> {
+    static ISA: OnceLock<Option<OwnedTargetIsa>> = OnceLock::new();
+    ISA.get_or_init(|| {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").ok()?;
+        flags.set("is_pic", "false").ok()?;
+        let isa = cranelift_native::builder().ok()?;
+        isa.finish(settings::Flags::new(flags)).ok()
+    })
+    .as_ref()
+}
+
+/// Where a [`Program`] keeps its translation: made on first use, shared by clones made after
+/// it, and never part of the program's identity.
+#[derive(Default)]
+pub struct JitSlot(OnceLock<Option<Arc<Compiled>>>);
+
+impl Clone for JitSlot {
+    fn clone(&self) -> JitSlot {
+        let s = JitSlot::default();
+        if let Some(c) = self.0.get() {
+            let _ = s.0.set(c.clone());
+        }
+        s
+    }
+}
+
+impl PartialEq for JitSlot {
+    fn eq(&self, _: &JitSlot) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for JitSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match self.0.get() {
+            None => "not translated",
+            Some(None) => "not translatable on this host",
+            Some(Some(_)) => "translated",
+        };
+        f.write_str(state)
+    }
+}
+
+/// The translation of `prog`, made on first use; `None` when the host has no Cranelift
+/// back end (then the interpreter runs everything).
+pub fn compiled(prog: &Program) -> Option<&Compiled> {
+    prog.jit
+        .0
+        .get_or_init(|| {
+            // A translator bug must not take the simulated GPU down: the interpreter runs
+            // whatever could not be translated.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compile(prog)))
+                .ok()
+                .flatten()
+                .map(Arc::new)
+        })
+        .as_deref()
+}
+
+/// Whether the translator covers `i` (it emits it into a scratch function).
+fn covers(isa: &OwnedTargetIsa, i: &Instr) -> bool {
+    let mut func = Function::with_name_signature(UserFuncName::default(), signature(isa));
+    let mut fctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut func, &mut fctx);
+    let block = b.create_block();
+    b.append_block_params_for_function_params(block);
+    b.switch_to_block(block);
+    let p = b.block_params(block)[0];
+    let alive = b.ins().load(I16X8, MemFlagsData::new(), p, 0);
+    let bits = b.ins().iconst(I32, 0xff);
+    let mut c = Chunk::new(&mut b, p, p, alive, bits);
+    emit::emit(&mut c, i).is_ok()
+}
+
+fn signature(isa: &OwnedTargetIsa) -> cranelift_codegen::ir::Signature {
+    let mut sig = cranelift_codegen::ir::Signature::new(isa.default_call_conv());
+    sig.params.push(AbiParam::new(isa.pointer_type()));
+    sig.returns.push(AbiParam::new(I32));
+    sig
+}
+
+/// The regions of `prog` as `(first, end)` instruction index ranges.
+fn plan(prog: &Program, covered: &[bool]) -> Vec<(usize, usize)> {
+    let n = prog.instrs.len();
+    let mut leader = vec![false; n + 1];
+    if n > 0 {
+        leader[0] = true;
+    }
+    for (i, instr) in prog.instrs.iter().enumerate() {
+        if matches!(instr, Instr::Jump(_)) {
+            let t = prog.targets[i];
+            if t != NO_TARGET {
+                leader[t as usize] = true;
+            }
+        }
+        if !covered[i] || matches!(instr, Instr::Jump(_) | Instr::Stop) {
+            leader[i + 1] = true;
+        }
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        if !leader[i] || !covered[i] {
+            i += 1;
+            continue;
+        }
+        let mut end = i;
+        while end < n && covered[end] {
+            let ends = matches!(prog.instrs[end], Instr::Jump(_) | Instr::Stop);
+            end += 1;
+            if ends || leader[end] {
+                break;
+            }
+        }
+        out.push((i, end));
+        i = end;
+    }
+    out
+}
+
+fn compile(prog: &Program) -> Option<Compiled> {
+    let isa = isa()?;
+    let covered: Vec<bool> = prog
+        .instrs
+        .iter()
+        .enumerate()
+        .map(|(i, instr)| {
+            // A jump whose target is not an instruction faults in the interpreter.
+            !(matches!(instr, Instr::Jump(_)) && prog.targets[i] == NO_TARGET) && covers(isa, instr)
+        })
+        .collect();
+    let ranges = plan(prog, &covered);
+    let mut regions = vec![None; prog.instrs.len()];
+    if ranges.is_empty() {
+        return Some(Compiled {
+            regions,
+            module: None,
+        });
+    }
+    let builder = JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
+    let mut module = JITModule::new(builder);
+    let mut ctx = Context::new();
+    let mut fctx = FunctionBuilderContext::new();
+    let mut ids = Vec::new();
+    for (k, &(first, end)) in ranges.iter().enumerate() {
+        ctx.func = Function::with_name_signature(UserFuncName::user(0, k as u32), signature(isa));
+        build(isa, &mut ctx.func, &mut fctx, prog, first, end);
+        let id = module
+            .declare_function(&format!("r{k}"), Linkage::Local, &ctx.func.signature)
+            .ok()?;
+        let debug = std::env::var_os("AGX4_SIM_JIT_DEBUG").is_some();
+        ctx.set_disasm(debug);
+        module.define_function(id, &mut ctx).ok()?;
+        if debug {
+            if let Some(code) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
+                eprintln!("== region {k}: instructions {first}..{end}\n{code}");
+            }
+        }
+        module.clear_context(&mut ctx);
+        ids.push(id);
+    }
+    module.finalize_definitions().ok()?;
+    for (&(first, end), id) in ranges.iter().zip(ids) {
+        let ptr = module.get_finalized_function(id);
+        // SAFETY: `build` made this function with `signature`: one pointer in, one I32 out,
+        // in the host's default calling convention, which is `extern "C"`.
+        let entry: RegionFn = unsafe { std::mem::transmute::<*const u8, RegionFn>(ptr) };
+        let rows = prog.instrs[first..end]
+            .iter()
+            .map(rows_written)
+            .max()
+            .unwrap_or(0);
+        regions[first] = Some(Region {
+            entry,
+            len: (end - first) as u32,
+            rows,
+        });
+    }
+    Some(Compiled {
+        regions,
+        module: Some(module),
+    })
+}
+
+/// One past the highest row an instruction the translator covers may write.
+fn rows_written(i: &Instr) -> u16 {
+    use crate::isa::Size;
+    let dst = match i {
+        Instr::MovImm(x) => Some(x.dst.reg),
+        Instr::IAdd(x) => Some(x.dst.reg),
+        Instr::IMAdd(x) => Some(x.dst.reg),
+        Instr::Bitop(x) => Some(x.dst.reg),
+        Instr::Shift(x) => Some(x.dst.reg),
+        Instr::Convert(x) => Some(x.dst.reg),
+        Instr::FArith(x) => Some(x.dst.reg),
+        Instr::FUnary(x) => Some(x.dst.reg),
+        Instr::CmpSel(x) => Some(x.dst.reg),
+        Instr::ExecCmp(_) | Instr::PopExec(_) => return 1,
+        _ => None,
+    };
+    dst.map_or(0, |r| {
+        r.half
+            + if r.size == Size::S16 {
+                1
+            } else {
+                r.size.halves()
+            }
+    })
+}
+
+/// Emits the region `first..end` of `prog` into `func`.
+///
+/// A region whose closing branch goes back to its own first instruction (a loop body) loops
+/// inside the function while the branch is taken and the budget covers another pass, so a
+/// loop costs one call instead of one per iteration.
+fn build(
+    isa: &OwnedTargetIsa,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    prog: &Program,
+    first: usize,
+    end: usize,
+) {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    let last = &prog.instrs[end - 1];
+    let self_loop = matches!(last, Instr::Jump(j) if j.cond == JumpCond::Any)
+        && prog.targets[end - 1] as usize == first;
+    let steps = ((end - first) * SIMD_WIDTH) as i64;
+
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let ctx = b.block_params(entry)[0];
+    let f = MemFlagsData::trusted();
+    let regs = b.ins().load(I64, f, ctx, offset_of!(Ctx, regs) as i32);
+    let uni = b.ins().load(I64, f, ctx, offset_of!(Ctx, uniforms) as i32);
+    let exec0 = b.ins().load(I32, f, ctx, offset_of!(Ctx, exec) as i32);
+    let budget0 = b.ins().load(I64, f, ctx, offset_of!(Ctx, budget) as i32);
+    let zero = b.ins().iconst(I64, 0);
+    let one = b.ins().iconst(I64, 1);
+
+    // pass(exec, lane count so far, budget left, passes so far)
+    let pass = b.create_block();
+    for t in [I32, I64, I64, I64] {
+        b.append_block_param(pass, t);
+    }
+    b.ins().jump(
+        pass,
+        &[exec0.into(), zero.into(), budget0.into(), one.into()],
+    );
+    b.switch_to_block(pass);
+    let [exec, mut count, budget, passes] = [0, 1, 2, 3].map(|i| b.block_params(pass)[i]);
+
+    let mut new_exec = b.ins().iconst(I32, 0);
+    for k in 0..SIMD_WIDTH / CHUNK_LANES {
+        let lane0 = (k * CHUNK_LANES) as i64;
+        let chunk_regs = b.ins().iadd_imm_s(regs, lane0 * 2);
+        let alive = b.ins().load(
+            I16X8,
+            MemFlagsData::new().with_notrap(),
+            ctx,
+            (offset_of!(Ctx, alive16) as i64 + lane0 * 2) as i32,
+        );
+        let bits = b.ins().ushr_imm_s(exec, lane0);
+        let bits = b.ins().band_imm_s(bits, 0xff);
+        let mut c = Chunk::new(&mut b, chunk_regs, uni, alive, bits);
+        for i in &prog.instrs[first..end] {
+            // `compile` planned the region from instructions `emit` accepted.
+            let _ = emit::emit(&mut c, i);
+        }
+        let (n, bits) = c.finish();
+        count = b.ins().iadd(count, n);
+        let bits = b.ins().ishl_imm_s(bits, lane0);
+        new_exec = b.ins().bor(new_exec, bits);
+    }
+
+    let done = b.create_block();
+    for t in [I32, I32, I64, I64, I64] {
+        b.append_block_param(done, t);
+    }
+    let next = b.ins().iconst(I32, end as i64);
+    let ret = match last {
+        Instr::Jump(j) => {
+            let target = b.ins().iconst(I32, i64::from(prog.targets[end - 1]));
+            let cc = match j.cond {
+                JumpCond::Any => IntCC::NotEqual,
+                JumpCond::None => IntCC::Equal,
+            };
+            let taken = b.ins().icmp_imm_s(cc, new_exec, 0);
+            if self_loop {
+                let enough = b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, budget, steps);
+                let again = b.ins().band(taken, enough);
+                let left = b.ins().iadd_imm_s(budget, -steps);
+                let more = b.ins().iadd_imm_s(passes, 1);
+                let ret = b.ins().select(taken, target, next);
+                let repeat = b.create_block();
+                b.ins().brif(
+                    again,
+                    repeat,
+                    &[],
+                    done,
+                    &[
+                        ret.into(),
+                        new_exec.into(),
+                        count.into(),
+                        budget.into(),
+                        passes.into(),
+                    ],
+                );
+                b.switch_to_block(repeat);
+                b.seal_block(repeat);
+                b.ins().jump(
+                    pass,
+                    &[new_exec.into(), count.into(), left.into(), more.into()],
+                );
+                b.seal_block(pass);
+                b.switch_to_block(done);
+                b.seal_block(done);
+                let p = b.block_params(done).to_vec();
+                finish_region(&mut b, ctx, &p);
+                b.finalize(isa.frontend_config());
+                return;
+            }
+            b.ins().select(taken, target, next)
+        }
+        Instr::Stop => {
+            let stop = b.ins().iconst(I32, 1);
+            b.ins().store(f, stop, ctx, offset_of!(Ctx, stopped) as i32);
+            next
+        }
+        _ => next,
+    };
+    b.seal_block(pass);
+    b.ins().jump(
+        done,
+        &[
+            ret.into(),
+            new_exec.into(),
+            count.into(),
+            budget.into(),
+            passes.into(),
+        ],
+    );
+    b.switch_to_block(done);
+    b.seal_block(done);
+    let p = b.block_params(done).to_vec();
+    finish_region(&mut b, ctx, &p);
+    b.finalize(isa.frontend_config());
+}
+
+/// Stores the exec mask, count, budget and passes, and returns the next instruction:
+/// `p` is (next, exec, count, budget, passes).
+fn finish_region(
+    b: &mut FunctionBuilder,
+    ctx: cranelift_codegen::ir::Value,
+    p: &[cranelift_codegen::ir::Value],
+) {
+    let f = MemFlagsData::trusted();
+    b.ins().store(f, p[1], ctx, offset_of!(Ctx, exec) as i32);
+    b.ins()
+        .store(f, p[2], ctx, offset_of!(Ctx, lane_instructions) as i32);
+    b.ins().store(f, p[3], ctx, offset_of!(Ctx, budget) as i32);
+    b.ins().store(f, p[4], ctx, offset_of!(Ctx, passes) as i32);
+    b.ins().return_(&[p[0]]);
+}
