@@ -16,6 +16,9 @@ echo "== tests"
 cargo build --workspace --quiet
 cargo test --workspace
 
+echo "== the simulated USC's translated code against its interpreter: how much the differential test covered"
+cargo test --quiet -p hw --lib jit::tests -- --nocapture 2>&1 | grep "random programs"
+
 echo "== fuzz: mutated SPIR-V through the whole compiler, seeded with the corpus modules"
 cargo run --release --quiet -p compiler --bin agx4-fuzz-spirv -- --seconds 60 "${CARGO_TARGET_DIR:-target}/compute-spv"
 

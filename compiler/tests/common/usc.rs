@@ -6,6 +6,7 @@ use compiler::ir::interp::{self, Dispatch, Regions};
 use compiler::{
     abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
 };
+use hw::gpu::usc::jit::Executor;
 use hw::gpu::usc::{run_preshader, run_workgroups, FlatMemory, LaunchState, Program};
 use hw::gpu::GpuMemory;
 
@@ -169,7 +170,27 @@ pub fn run_spirv_kinds(
             .unwrap_or_else(|f| panic!("USC fault in the preamble: {f:?}"));
         launch.uniforms = uniforms;
     }
-    run_workgroups(&prog, &launch, &mut mem).unwrap_or_else(|f| panic!("USC fault: {f:?}"));
+    // The interpreter is the USC's reference executor: the translated code must leave the
+    // same memory after the same number of instructions.
+    let mut reference = mem.clone();
+    launch.executor = Executor::Interpreter;
+    let want = run_workgroups(&prog, &launch, &mut reference)
+        .unwrap_or_else(|f| panic!("USC fault (interpreter): {f:?}"));
+    launch.executor = Executor::JitEager;
+    let got =
+        run_workgroups(&prog, &launch, &mut mem).unwrap_or_else(|f| panic!("USC fault: {f:?}"));
+    assert_eq!(
+        got, want,
+        "translated code and interpreter count differently"
+    );
+    for (k, b) in bufs.iter().enumerate() {
+        let va = BUF_BASE + 0x1_0000 * k as u64;
+        assert_eq!(
+            mem.bytes(va, b.len()),
+            reference.bytes(va, b.len()),
+            "buffer {k}: translated code and interpreter disagree"
+        );
+    }
     let usc: Vec<Vec<u8>> = bufs
         .iter()
         .enumerate()

@@ -196,13 +196,29 @@ pub fn float_to_norm(v: f32, w: u32, signed: bool) -> u32 {
 
 fn encode_unorm(v: f32, w: u32) -> u32 {
     let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
-    (v * unorm_max(w)).round() as u32
+    round_half_away(v * unorm_max(w)) as u32
 }
 
 fn encode_snorm(v: f32, w: u32) -> u32 {
     let v = if v.is_nan() { 0.0 } else { v.clamp(-1.0, 1.0) };
-    let q = (v * snorm_max(w)).round() as i32;
+    let q = round_half_away(v * snorm_max(w)) as i32;
     (q as u32) & (((1u64 << w) - 1) as u32)
+}
+
+/// `f32::round` (ties away from zero) for values of magnitude below 2^63, with integer
+/// conversions: without SSE4.1 in the host baseline, `round` is a call into libm, and every
+/// pixel an image store or a tile store writes goes through here.
+fn round_half_away(x: f32) -> f32 {
+    let t = x as i64 as f32;
+    // Exact: `t` is `x` truncated, and a float minus its integer part loses nothing.
+    let d = x - t;
+    if d >= 0.5 {
+        t + 1.0
+    } else if d <= -0.5 {
+        t - 1.0
+    } else {
+        t
+    }
 }
 
 fn shared_exponent(rgb: [f32; 3]) -> u32 {
@@ -276,4 +292,34 @@ pub fn encode(
         put_bits(out, o, w, bits);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod round_tests {
+    #[test]
+    fn round_half_away_is_f32_round_over_the_normalised_range() {
+        // Zeros may come back with the other sign: the callers convert to integers.
+        let mut x = 0.0f32;
+        while x <= 4.3e9 {
+            for v in [x, x.next_up(), x.next_down()] {
+                for v in [v, -v] {
+                    assert_eq!(super::round_half_away(v), v.round(), "{v}");
+                }
+            }
+            x = if x < 300.0 { x + 0.125 } else { x * 1.001 };
+        }
+        for v in [
+            0.5f32,
+            1.5,
+            2.5,
+            -0.5,
+            -2.5,
+            0.49999997,
+            254.5,
+            65534.5,
+            4294967295.0,
+        ] {
+            assert_eq!(super::round_half_away(v), v.round(), "{v}");
+        }
+    }
 }

@@ -292,17 +292,12 @@ fn run_with(
     let wg_count: [u32; 3] =
         std::array::from_fn(|i| launch.grid_threads[i].div_ceil(launch.local_size[i]));
 
-    let jit = match launch.executor {
-        jit::Executor::Jit => jit::compiled(program),
-        jit::Executor::Interpreter => None,
-    };
     let pool = parallel::threads();
     let many = wg_count.iter().map(|&n| u64::from(n)).product::<u64>() > 1;
     if !graphics && many && pool > 1 && parallel::independent(program) {
         if let Some(shared) = mem.shared() {
             return parallel::run(
                 program,
-                jit,
                 launch,
                 shared,
                 gfx.as_deref(),
@@ -314,16 +309,7 @@ fn run_with(
         }
     }
     let mut scratch = SCRATCH.take().unwrap_or_default();
-    let r = run_in(
-        program,
-        jit,
-        launch,
-        mem,
-        gfx,
-        &mut scratch,
-        threads,
-        wg_count,
-    );
+    let r = run_in(program, launch, mem, gfx, &mut scratch, threads, wg_count);
     SCRATCH.set(Some(scratch));
     r
 }
@@ -346,10 +332,8 @@ thread_local! {
 
 /// The body of [`run_with`] over reused buffers. Every group is reset before it runs, so
 /// what a buffer held from an earlier launch is never seen.
-#[allow(clippy::too_many_arguments)]
 fn run_in(
     program: &Program,
-    jit: Option<&jit::Compiled>,
     launch: &LaunchState,
     mem: &mut dyn GpuMemory,
     mut gfx: Option<&mut GraphicsContext>,
@@ -373,6 +357,7 @@ fn run_in(
     let local_ids = &mut scratch.local_ids;
     fill_local_ids(local_ids, threads, lx, ly, groups_per_wg);
     let local_ids = &local_ids[..];
+    let mut tier = jit::Tiered::new(program, launch.executor);
     let mut stats = ExecStats::default();
     let mut budget = launch.max_lane_steps;
     for wz in 0..wg_count[2] {
@@ -392,9 +377,10 @@ fn run_in(
                     uniform_stores: None,
                 };
                 let before = stats.lane_instructions;
+                let before_groups = stats.group_instructions;
                 let r = run_one_workgroup(
                     program,
-                    jit,
+                    tier.current(),
                     groups,
                     local_ids,
                     &mut ctx,
@@ -403,6 +389,7 @@ fn run_in(
                 );
                 TOTAL_LANE_INSTRUCTIONS
                     .fetch_add(stats.lane_instructions - before, Ordering::Relaxed);
+                tier.ran(stats.group_instructions - before_groups);
                 r?;
                 stats.workgroups += 1;
             }

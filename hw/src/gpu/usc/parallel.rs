@@ -57,7 +57,6 @@ pub fn independent(program: &Program) -> bool {
 /// What the threads of one launch share.
 struct Launch<'a> {
     program: &'a Program,
-    jit: Option<&'a jit::Compiled>,
     launch: &'a LaunchState,
     mem: &'a dyn SharedGpuMemory,
     textures: Option<&'a GraphicsContext>,
@@ -80,7 +79,6 @@ struct Launch<'a> {
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     program: &Program,
-    jit: Option<&jit::Compiled>,
     launch: &LaunchState,
     mem: &dyn SharedGpuMemory,
     textures: Option<&GraphicsContext>,
@@ -91,7 +89,6 @@ pub fn run(
 ) -> Result<ExecStats, Fault> {
     let l = Launch {
         program,
-        jit,
         launch,
         mem,
         textures,
@@ -159,6 +156,7 @@ fn run_share(
     // Independent programs never touch threadgroup memory.
     let mut shared: [u8; 0] = [];
     let [wx, wy, _] = l.wg_count.map(u64::from);
+    let mut tier = jit::Tiered::new(l.program, launch.executor);
     loop {
         if l.faulted.load(Ordering::Relaxed) {
             return;
@@ -184,7 +182,7 @@ fn run_share(
         let mut stats = ExecStats::default();
         let r = run_one_workgroup(
             l.program,
-            l.jit,
+            tier.current(),
             groups,
             local_ids,
             &mut ctx,
@@ -193,6 +191,7 @@ fn run_share(
         );
         l.spent.fetch_add(allowed - budget, Ordering::Relaxed);
         TOTAL_LANE_INSTRUCTIONS.fetch_add(stats.lane_instructions, Ordering::Relaxed);
+        tier.ran(stats.group_instructions);
         *mine += stats;
         match r {
             Ok(()) => mine.workgroups += 1,

@@ -1302,7 +1302,8 @@ fn mixing_launch(words: usize) -> (Program, LaunchState, FlatMemory) {
         dev(true, r32(1), 0, r32(5)),
         Instr::Stop,
     ]);
-    let (l, m) = setup([64, 1, 1], [64 * 40, 1, 1], words);
+    let (mut l, m) = setup([64, 1, 1], [64 * 40, 1, 1], words);
+    l.executor = jit::Executor::JitEager;
     (p, l, m)
 }
 
@@ -1314,10 +1315,8 @@ fn workgroups_on_several_threads_give_the_serial_result() {
     for pool in [2, 3, 4] {
         let (_, _, m) = mixing_launch(64 * 40);
         let shared = Locked(std::sync::Mutex::new(m));
-        let jit = jit::compiled(&p);
         let got = parallel::run(
             &p,
-            jit,
             &l,
             &shared,
             None,
@@ -1347,7 +1346,6 @@ fn a_fault_on_several_threads_is_the_first_in_grid_order() {
         let shared = Locked(std::sync::Mutex::new(m));
         let got = parallel::run(
             &p,
-            jit::compiled(&p),
             &l,
             &shared,
             None,

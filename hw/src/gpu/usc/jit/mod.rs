@@ -31,6 +31,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module};
 use std::mem::offset_of;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// Which executor runs USC programs.
@@ -38,18 +39,72 @@ use std::sync::{Arc, OnceLock};
 pub enum Executor {
     /// Every instruction through `SimdGroup::step_alu` and `memops::step_mem`.
     Interpreter,
-    /// Translated regions where the translator covers the code, the interpreter elsewhere.
+    /// The interpreter until a program has issued [`HOT`] instructions, then translated
+    /// regions where the translator covers the code and the interpreter elsewhere. Most
+    /// programs of a test suite run a few thousand instructions once, far less time than
+    /// translating them takes.
     Jit,
+    /// Translated regions from a program's first instruction (the differential tests).
+    JitEager,
 }
 
+/// SIMD-group instructions a program issues in the interpreter before it is translated:
+/// a few milliseconds of interpretation, about what translating a program costs.
+pub const HOT: u64 = 1 << 16;
+
 impl Executor {
-    /// `AGX4_SIM_EXEC`: `interp` or `jit` (the default).
+    /// `AGX4_SIM_EXEC`: `interp`, `jit` (the default) or `jit-eager`.
     pub fn from_env() -> Executor {
         static E: OnceLock<Executor> = OnceLock::new();
         *E.get_or_init(|| match std::env::var("AGX4_SIM_EXEC").as_deref() {
             Ok("interp") => Executor::Interpreter,
+            Ok("jit-eager") => Executor::JitEager,
             _ => Executor::Jit,
         })
+    }
+}
+
+/// The translation one thread of a launch runs with: none while the program is cold.
+pub struct Tiered<'a> {
+    program: &'a Program,
+    executor: Executor,
+    compiled: Option<&'a Compiled>,
+}
+
+impl<'a> Tiered<'a> {
+    pub fn new(program: &'a Program, executor: Executor) -> Tiered<'a> {
+        let hot = match executor {
+            Executor::Interpreter => false,
+            Executor::Jit => program.jit.interpreted.load(Ordering::Relaxed) >= HOT,
+            Executor::JitEager => true,
+        };
+        Tiered {
+            program,
+            executor,
+            compiled: if hot { compiled(program) } else { None },
+        }
+    }
+
+    /// The translation to run the next workgroup with.
+    #[inline]
+    pub fn current(&self) -> Option<&'a Compiled> {
+        self.compiled
+    }
+
+    /// Counts SIMD-group instructions the interpreter ran; translates once the program
+    /// is hot.
+    pub fn ran(&mut self, group_instructions: u64) {
+        if self.executor != Executor::Jit || self.compiled.is_some() {
+            return;
+        }
+        let before = self
+            .program
+            .jit
+            .interpreted
+            .fetch_add(group_instructions, Ordering::Relaxed);
+        if before + group_instructions >= HOT {
+            self.compiled = compiled(self.program);
+        }
     }
 }
 
@@ -148,13 +203,17 @@ fn isa() -> Option<&'static OwnedTargetIsa> {
 /// Where a [`Program`] keeps its translation: made on first use, shared by clones made after
 /// it, and never part of the program's identity.
 #[derive(Default)]
-pub struct JitSlot(OnceLock<Option<Arc<Compiled>>>);
+pub struct JitSlot {
+    code: OnceLock<Option<Arc<Compiled>>>,
+    /// SIMD-group instructions the interpreter ran of the program (see [`Tiered`]).
+    interpreted: AtomicU64,
+}
 
 impl Clone for JitSlot {
     fn clone(&self) -> JitSlot {
         let s = JitSlot::default();
-        if let Some(c) = self.0.get() {
-            let _ = s.0.set(c.clone());
+        if let Some(c) = self.code.get() {
+            let _ = s.code.set(c.clone());
         }
         s
     }
@@ -168,7 +227,7 @@ impl PartialEq for JitSlot {
 
 impl std::fmt::Debug for JitSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let state = match self.0.get() {
+        let state = match self.code.get() {
             None => "not translated",
             Some(None) => "not translatable on this host",
             Some(Some(_)) => "translated",
@@ -181,7 +240,7 @@ impl std::fmt::Debug for JitSlot {
 /// back end (then the interpreter runs everything).
 pub fn compiled(prog: &Program) -> Option<&Compiled> {
     prog.jit
-        .0
+        .code
         .get_or_init(|| {
             // A translator bug must not take the simulated GPU down: the interpreter runs
             // whatever could not be translated.
