@@ -13,6 +13,8 @@ mod generation;
 pub mod gpu;
 mod identity;
 pub mod isa;
+#[cfg(test)]
+mod test_rng;
 pub mod uat;
 
 pub use generation::{Evidence, Generation, Variant};

@@ -461,17 +461,26 @@ impl Layout {
         }
         let base = u64::from(layer) * self.layer_stride + self.level_offsets[level as usize];
         let bpp = u64::from(self.bytes_per_block);
-        let (x, y) = (x / self.block_width, y / self.block_height);
+        // Every texel a simulated texture unit or PBE touches comes through here, so the
+        // common cases avoid integer division: 1x1 blocks, and tiles (always powers of two)
+        // by shifts and masks.
+        let (x, y) = if (self.block_width, self.block_height) == (1, 1) {
+            (x, y)
+        } else {
+            (x / self.block_width, y / self.block_height)
+        };
         match self.tiling {
             Tiling::Linear { .. } => {
                 Ok(base + u64::from(y) * u64::from(self.linear_stride) + u64::from(x) * bpp)
             }
             Tiling::Twiddled => {
                 let t = self.tiles[level as usize];
-                let per_row = self.stride_el[level as usize].div_ceil(t.width);
-                let tile = u64::from((y / t.height) * per_row + x / t.width);
-                let inner = spread(x % t.width) | (spread(y % t.height) << 1);
-                let element = tile * u64::from(t.width * t.height) + inner;
+                debug_assert!(t.width.is_power_of_two() && t.height.is_power_of_two());
+                let (tw, th) = (t.width.trailing_zeros(), t.height.trailing_zeros());
+                let per_row = (self.stride_el[level as usize] + t.width - 1) >> tw;
+                let tile = u64::from((y >> th) * per_row + (x >> tw));
+                let inner = spread(x & (t.width - 1)) | (spread(y & (t.height - 1)) << 1);
+                let element = (tile << (tw + th)) + inner;
                 Ok(base + element * u64::from(self.element_bytes()) + u64::from(sample) * bpp)
             }
         }

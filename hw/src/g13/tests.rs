@@ -961,26 +961,7 @@ fn jump_length_is_fixed() {
     }
 }
 
-/// Small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn bool(&mut self) -> bool {
-        self.below(2) == 1
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-}
+use crate::test_rng::Rng;
 
 fn gen_reg(g: &mut Rng, size: Size) -> Reg {
     let half = match size {

@@ -9,6 +9,7 @@ mod command;
 mod exec;
 pub mod isp;
 mod memory;
+pub mod pool;
 pub mod raster;
 pub mod render;
 pub mod texel;

@@ -13,7 +13,8 @@ use hw::gpu::{Access, Fault, GpuMemory, SharedGpuMemory};
 use hw::uat::{is_page_aligned, PAGE_SIZE};
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
 
 /// A run of pages `[key, end)` mapping object pages from `offset` on.
 #[derive(Clone, Debug)]
@@ -43,11 +44,17 @@ pub struct MappingInfo {
 #[derive(Clone, Default, Debug)]
 pub(crate) struct PageTable {
     runs: BTreeMap<u64, Mapping>,
+    /// The runs as one sorted array, made the first time a GPU command translates through
+    /// this table: a snapshot is edited never and read for every access, and a binary
+    /// search over an array (after a one-entry hint, [`VmView`]) costs far less than a walk
+    /// down the B-tree. Every edit drops it.
+    flat: OnceLock<Box<[(u64, Mapping)]>>,
 }
 
 impl PageTable {
     /// Remove `[start, end)`, trimming runs that straddle either edge.
     fn unmap(&mut self, start: u64, end: u64) {
+        self.flat = OnceLock::new();
         let hit: Vec<u64> = self
             .runs
             .range(..end)
@@ -82,25 +89,41 @@ impl PageTable {
     /// Map over whatever was there, as the kernel's GPU VA manager replaces old mappings.
     fn map(&mut self, start: u64, m: Mapping) {
         self.unmap(start, m.end);
+        self.flat = OnceLock::new();
         self.runs.insert(start, m);
     }
 
     fn remove_object(&mut self, obj: &Arc<GemObject>) {
+        self.flat = OnceLock::new();
         self.runs.retain(|_, m| !Arc::ptr_eq(&m.obj, obj));
     }
 
-    /// The run containing `va` and the object offset `va` lands on.
-    fn translate(&self, va: u64) -> Option<(&Mapping, u64)> {
-        let (&start, m) = self.runs.range(..=va).next_back()?;
-        if va >= m.end {
-            return None;
-        }
+    fn flat(&self) -> &[(u64, Mapping)] {
+        self.flat
+            .get_or_init(|| self.runs.iter().map(|(&k, m)| (k, m.clone())).collect())
+    }
+
+    /// The run containing `va` (trying the run at index `hint` first), its index, and the
+    /// object offset `va` lands on.
+    fn translate(&self, va: u64, hint: usize) -> Option<(&Mapping, usize, u64)> {
+        let flat = self.flat();
+        let contains = |i: usize| flat.get(i).is_some_and(|(s, m)| *s <= va && va < m.end);
+        let i = if contains(hint) {
+            hint
+        } else {
+            let i = flat.partition_point(|(s, _)| *s <= va).checked_sub(1)?;
+            if !contains(i) {
+                return None;
+            }
+            i
+        };
+        let (start, m) = &flat[i];
         let off = if m.single_page {
             m.offset + va % PAGE_SIZE
         } else {
             m.offset + (va - start)
         };
-        Some((m, off))
+        Some((m, i, off))
     }
 
     fn infos(&self) -> Vec<MappingInfo> {
@@ -274,6 +297,7 @@ impl Vm {
     pub(crate) fn view(&self) -> VmView {
         VmView {
             pt: Arc::clone(&table::read(&self.pt)),
+            hint: AtomicUsize::new(0),
         }
     }
 }
@@ -285,6 +309,9 @@ fn overlaps(r: &Range<u64>, start: u64, end: u64) -> bool {
 /// GPU memory of one VM as the GPU model reaches it.
 pub(crate) struct VmView {
     pt: Arc<PageTable>,
+    /// The run the last access landed in: accesses come in runs to one buffer or image.
+    /// Only a guess, so threads sharing the view may overwrite each other's.
+    hint: AtomicUsize,
 }
 
 impl VmView {
@@ -301,10 +328,14 @@ impl VmView {
                 va: u64::MAX,
                 access,
             })?;
-            let (m, off) = self
+            let hint = self.hint.load(Ordering::Relaxed);
+            let (m, run, off) = self
                 .pt
-                .translate(cur)
+                .translate(cur, hint)
                 .ok_or(Fault::Unmapped { va: cur, access })?;
+            if run != hint {
+                self.hint.store(run, Ordering::Relaxed);
+            }
             let allowed = match access {
                 Access::Read => m.read,
                 Access::Write => m.write,
@@ -351,5 +382,62 @@ impl SharedGpuMemory for VmView {
         self.access(va, data.len(), Access::Write, |obj, off, r| {
             obj.mem.write(off, &data[r])
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::hostmem::HostMem;
+
+    /// The run the B-tree holds for `va`, looked up the plain way.
+    fn model(pt: &PageTable, va: u64) -> Option<(u64, u64)> {
+        let (&start, m) = pt.runs.range(..=va).next_back()?;
+        (va < m.end).then_some((start, m.end))
+    }
+
+    #[test]
+    fn translation_through_the_array_and_hint_finds_the_b_trees_run() {
+        let obj = Arc::new(GemObject {
+            handle: 1,
+            size: 64 * PAGE_SIZE,
+            vm_private: None,
+            mem: HostMem::new((64 * PAGE_SIZE) as usize).unwrap(),
+        });
+        let mut pt = PageTable::default();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..300 {
+            let start = next(200) * PAGE_SIZE;
+            let end = start + (1 + next(20)) * PAGE_SIZE;
+            if next(3) == 0 {
+                pt.unmap(start, end);
+            } else {
+                let single_page = next(4) == 0;
+                let m = Mapping {
+                    end,
+                    obj: obj.clone(),
+                    offset: next(8) * PAGE_SIZE,
+                    single_page,
+                    read: true,
+                    write: true,
+                };
+                pt.map(start, m);
+            }
+            let runs = pt.runs.len();
+            for _ in 0..50 {
+                let va = next(230 * PAGE_SIZE);
+                let hint = next(runs as u64 + 2) as usize;
+                let got = pt
+                    .translate(va, hint)
+                    .map(|(m, i, _)| (pt.flat()[i].0, m.end));
+                assert_eq!(got, model(&pt, va), "va {va:#x} hint {hint}");
+            }
+        }
     }
 }

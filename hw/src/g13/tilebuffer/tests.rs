@@ -244,20 +244,7 @@ fn bad_input_is_an_error() {
     }
 }
 
-/// Small deterministic generator so the property tests need no extra crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use crate::test_rng::Rng;
 
 fn random_format(rng: &mut Rng) -> Option<ColourFormat> {
     const NUMERIC: [Numeric; 6] = [

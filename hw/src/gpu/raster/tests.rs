@@ -13,21 +13,7 @@ use super::setup::{CullMode, FrontFace, SetupState, Triangle};
 use super::viewport::{to_window, Viewport, WindowVertex};
 use super::Rect;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// Uniform in [0, n).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use crate::test_rng::Rng;
 
 fn wv(x: f64, y: f64) -> WindowVertex {
     WindowVertex::from_pixels(x, y, 0.5, 1.0).unwrap()

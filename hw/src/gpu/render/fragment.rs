@@ -110,7 +110,8 @@ fn test_pixel(
 
 /// Shades `prim` inside `area` (the tile within the framebuffer). `gfx` is the tile's context
 /// from [`super::tiles::fragment_context`], holding its tilebuffer; it serves every primitive
-/// of the tile. Returns the fragment shader lanes run.
+/// of the tile. Returns the fragment shader lanes run; the samples that passed go to
+/// `visibility` when the draw counts them.
 #[allow(clippy::too_many_arguments)]
 pub fn shade(
     t: &Target,
@@ -121,6 +122,7 @@ pub fn shade(
     prim: &RasterPrim,
     state: &FragState,
     mem: &mut dyn GpuMemory,
+    visibility: &mut Visibility,
 ) -> Result<u64, Fault> {
     let region = area.intersect(&state.scissor);
     if region.is_empty() {
@@ -226,16 +228,47 @@ pub fn shade(
         }
     }
     if let Some((addr, mode)) = state.occlusion.filter(|_| passed > 0) {
-        match mode {
-            VisibilityMode::Counting => {
-                let v = mem.read_u64(addr)?;
-                mem.write_u64(addr, v.wrapping_add(passed))?;
-            }
-            VisibilityMode::Boolean => mem.write_u64(addr, 1)?,
-            _ => {}
-        }
+        visibility.add(addr, mode, passed);
     }
     Ok(lanes_run)
+}
+
+/// The samples that passed the depth and stencil tests, per occlusion query result slot, as
+/// the tiles of a pass count them. The pass writes them to memory at its end, so tiles that
+/// run on different threads never update a slot at the same time.
+#[derive(Debug, Default)]
+pub struct Visibility(Vec<(u64, VisibilityMode, u64)>);
+
+impl Visibility {
+    fn add(&mut self, addr: u64, mode: VisibilityMode, passed: u64) {
+        match self.0.iter_mut().find(|e| e.0 == addr && e.1 == mode) {
+            Some(e) => e.2 = e.2.wrapping_add(passed),
+            None => self.0.push((addr, mode, passed)),
+        }
+    }
+
+    pub fn merge(&mut self, other: Visibility) {
+        for (addr, mode, passed) in other.0 {
+            self.add(addr, mode, passed);
+        }
+    }
+
+    /// Adds the counts to (counting) or sets (boolean) their slots, in address order, so a
+    /// slot that faults is the same one whichever thread counted what.
+    pub fn write(mut self, mem: &mut dyn GpuMemory) -> Result<(), Fault> {
+        self.0.sort_by_key(|e| e.0);
+        for (addr, mode, passed) in self.0 {
+            match mode {
+                VisibilityMode::Counting => {
+                    let v = mem.read_u64(addr)?;
+                    mem.write_u64(addr, v.wrapping_add(passed))?;
+                }
+                VisibilityMode::Boolean => mem.write_u64(addr, 1)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A 2x2 pixel block shaded by one quad of lanes (the block's top-left pixel has even

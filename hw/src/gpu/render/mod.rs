@@ -7,6 +7,7 @@
 mod assembly;
 mod budget;
 mod fragment;
+mod pass;
 mod pipeline;
 mod planes;
 mod primitive;
@@ -18,7 +19,7 @@ mod walker;
 
 pub use assembly::{assemble, fetch_index, AssembledPrimitive, ProvokingVertex, Shape};
 pub use budget::{RenderStats, TvbBudget, TvbFull, UnlimitedTvb};
-pub use pipeline::{execute, walk_only};
+pub use pipeline::{execute, execute_on, walk_only};
 pub use walker::{
     draw_params, walk_vdm_stream, DrawCall, DrawParams, DrawSink, IndexSource, PipelineState,
     WalkStats,

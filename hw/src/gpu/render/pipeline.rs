@@ -9,16 +9,18 @@
 use super::assembly::{assemble, AssembledPrimitive, ProvokingVertex};
 use super::budget::{RenderStats, TvbBudget, TvbFull};
 use super::fragment::FragState;
+use super::pass::run_pass;
 use super::planes::Bindings;
 use super::primitive::{setup_state, DrawSetup, Geometry, RasterPrim};
 use super::programs::Programs;
-use super::tiles::{run_tile, Pass, PassInput, Target, TilePrograms};
+use super::tiles::{Pass, PassInput, Target, TilePrograms};
 use super::vertex;
 use super::walker::{walk_vdm_stream, DrawCall, DrawSink};
 use crate::g13::control::descriptors::{CoefficientSource, DepthBias, Scissor, ZsFunc};
 use crate::g13::control::ppp::{PolygonMode, PppUpdate, PppVertex, VisibilityMode};
 use crate::g13::control::vdm::VdmVertex;
 use crate::gpu::isp::{CompareOp, DepthRange, DepthState, StencilFace, StencilState, ZsState};
+use crate::gpu::pool::Pool;
 use crate::gpu::raster::bin::{touches, TvbCostModel};
 use crate::gpu::raster::clip::ClipOptions;
 use crate::gpu::raster::Rect;
@@ -42,6 +44,17 @@ pub fn execute(
     mem: &mut dyn GpuMemory,
     tvb: &mut dyn TvbBudget,
 ) -> Result<RenderStats, Fault> {
+    execute_on(cmd, mem, tvb, Pool::host())
+}
+
+/// [`execute`] with vertices and tiles on up to `pool`'s threads (when `mem` can be shared
+/// and the shaders allow it; see `pass` and `vertex`).
+pub fn execute_on(
+    cmd: &RenderCommand,
+    mem: &mut dyn GpuMemory,
+    tvb: &mut dyn TvbBudget,
+    pool: Pool,
+) -> Result<RenderStats, Fault> {
     let target = Target::new(cmd)?;
     let heap = SamplerHeap {
         base: cmd.sampler_heap,
@@ -64,6 +77,7 @@ pub fn execute(
         uses_depth: false,
         uses_stencil: false,
         stats: RenderStats::default(),
+        pool,
     };
     walk_vdm_stream(cmd, mem, &mut r)?;
     r.pass(mem, true)?;
@@ -112,6 +126,7 @@ struct Renderer<'a> {
     uses_depth: bool,
     uses_stencil: bool,
     stats: RenderStats,
+    pool: Pool,
 }
 
 impl Renderer<'_> {
@@ -127,12 +142,7 @@ impl Renderer<'_> {
             prims: &self.prims,
             states: &self.states,
         };
-        for ty in 0..self.target.tiles_y {
-            for tx in 0..self.target.tiles_x {
-                let list = &self.bins[(ty * self.target.tiles_x + tx) as usize];
-                self.stats.fragments += run_tile(&inp, tx, ty, list, pass, mem)?;
-            }
-        }
+        self.stats.fragments += run_pass(&inp, &self.bins, pass, mem, self.pool)?;
         self.passes += 1;
         self.prims.clear();
         for b in &mut self.bins {
@@ -457,7 +467,7 @@ impl DrawSink for Renderer<'_> {
             return Ok(());
         }
         let vs = self.programs.load(mem, vs_words.pipeline)?;
-        let shaded = vertex::shade(&vs, slots, &prims, mem)?;
+        let shaded = vertex::shade(&vs, slots, &prims, mem, self.pool)?;
         let discard = ppp.cull.is_some_and(|c| c.rasterizer_discard)
             || ppp.cull_2.is_some_and(|c| c.rasterizer_discard);
         if discard {

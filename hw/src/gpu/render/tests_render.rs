@@ -18,7 +18,8 @@ use crate::g13::control::ppp::*;
 use crate::g13::control::vdm::*;
 use crate::g13::control::{SharedLayout, UscWord};
 use crate::g13::layout::{Layout, Tiling, Usage};
-use crate::gpu::usc::FlatMemory;
+use crate::gpu::pool::Pool;
+use crate::gpu::usc::{FlatMemory, Locked};
 use crate::gpu::{BgEotProgram, Fault, RenderCommand, ZlsBuffer};
 use crate::isa::*;
 
@@ -650,6 +651,31 @@ impl Scene {
         Ok((out, stats, m))
     }
 
+    /// As [`Scene::render`], with vertices and tiles on `threads` host threads, helpers from
+    /// the start.
+    fn render_on_threads(
+        &self,
+        tvb: &mut dyn TvbBudget,
+        threads: usize,
+    ) -> Result<(Vec<u32>, RenderStats), Fault> {
+        let (m, cmd) = self.memory();
+        let mut m = Locked::new(m);
+        let pool = Pool {
+            threads,
+            alone: std::time::Duration::ZERO,
+        };
+        let stats = execute_on(&cmd, &mut m, tvb, pool)?;
+        let m = m.into_inner();
+        let n = (self.stride() * self.rows() * self.samples) as usize;
+        let out = m
+            .bytes(OUT, n * 4)
+            .unwrap()
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        Ok((out, stats))
+    }
+
     fn at(&self, out: &[u32], x: u32, y: u32, s: u32) -> u32 {
         out[((y * self.stride() + x) * self.samples + s) as usize]
     }
@@ -834,6 +860,34 @@ fn scatter(n: usize, width: u32, height: u32) -> Vec<Tri> {
         })
         .filter(|t| area2(&t.v) != 0.0)
         .collect()
+}
+
+#[test]
+fn tiles_and_vertices_on_several_threads_give_the_serial_render() {
+    let mut s = Scene::new(160, 96, 1);
+    s.opts.depth = Some(ZsFunc::Less);
+    s.depth_buffer = true;
+    s.tris = scatter(300, 160, 96);
+    let (want, want_stats, _) = s.render(&mut UnlimitedTvb).expect("renders");
+    let before = super::pass::THREADED_PASSES.load(std::sync::atomic::Ordering::Relaxed);
+    for threads in [2, 3, 4] {
+        let (got, stats) = s
+            .render_on_threads(&mut UnlimitedTvb, threads)
+            .expect("renders");
+        assert_eq!(stats, want_stats, "{threads} threads");
+        assert!(got == want, "{threads} threads: the pixels differ");
+        // Partial renders too: their passes end with stores and start with loads.
+        let mut tiny = TinyTvb {
+            capacity: 2000,
+            resident: 0,
+            flushes: 0,
+        };
+        let (got, stats) = s.render_on_threads(&mut tiny, threads).expect("renders");
+        assert!(stats.partial_renders > 2, "{stats:?}");
+        assert!(got == want, "{threads} threads with partial renders");
+    }
+    let after = super::pass::THREADED_PASSES.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(after > before, "no pass ran on several threads");
 }
 
 #[test]

@@ -23,7 +23,7 @@ use crate::gpu::usc::{self, FragmentContext, GraphicsContext, LaunchState, MAX_S
 use crate::gpu::{Fault, GpuMemory, RenderCommand, ZlsBuffer};
 use crate::isa::SIMD_WIDTH;
 
-pub use super::fragment::FragState;
+pub use super::fragment::{FragState, Visibility};
 
 fn bad(why: impl Into<String>) -> Fault {
     Fault::BadControlWord {
@@ -353,7 +353,8 @@ pub struct PassInput<'a> {
     pub states: &'a [FragState],
 }
 
-/// One tile through one pass. Returns the fragment shader lanes run.
+/// One tile through one pass. Returns the fragment shader lanes run; occlusion counts go to
+/// `visibility`.
 pub fn run_tile(
     inp: &PassInput,
     tx: u32,
@@ -361,6 +362,7 @@ pub fn run_tile(
     list: &[u32],
     pass: Pass,
     mem: &mut dyn GpuMemory,
+    visibility: &mut Visibility,
 ) -> Result<u64, Fault> {
     let t = inp.target;
     let rect = t.tile_rect(tx, ty);
@@ -394,7 +396,9 @@ pub fn run_tile(
         for &i in list {
             let prim = &inp.prims[i as usize];
             let state = &inp.states[prim.state as usize];
-            fragments += fragment::shade(t, &area, origin, &mut zs, &mut gfx, prim, state, mem)?;
+            fragments += fragment::shade(
+                t, &area, origin, &mut zs, &mut gfx, prim, state, mem, visibility,
+            )?;
         }
         Ok(fragments)
     };

@@ -6,11 +6,13 @@
 
 use super::assembly::AssembledPrimitive;
 use super::programs::Loaded;
-use crate::gpu::usc::{self, GraphicsContext, LaunchState, Preload, VertexContext};
-use crate::gpu::{Fault, GpuMemory};
-use crate::isa::{Reg, SIMD_WIDTH};
+use crate::gpu::pool::{self, Pool};
+use crate::gpu::usc::{self, GraphicsContext, LaunchState, Preload, Program, VertexContext};
+use crate::gpu::{Fault, GpuMemory, SharedView};
+use crate::isa::{Instr, Reg, SIMD_WIDTH};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Mutex;
 
 /// Hashes (vertex, instance) keys with one multiply per word. The map is looked up three
 /// times per primitive, and the standard SipHash was a visible share of a draw's time; the
@@ -81,12 +83,105 @@ impl ShadedVertices {
     }
 }
 
-/// Shades the vertices `prims` use, in order of first use.
+/// Whether `p` writes nothing but its vertices' UVS records, so that groups of vertices may
+/// be shaded on several threads in any order: no device stores, atomics, image writes or
+/// uniform stores (transform feedback is device stores).
+fn writes_only_records(p: &Program) -> bool {
+    !p.instrs().iter().any(|i| match i {
+        Instr::DeviceMem(m) => m.store,
+        Instr::Atomic(_)
+        | Instr::ThreadgroupMem(_)
+        | Instr::ThreadgroupAtomic(_)
+        | Instr::UniformStore(_)
+        | Instr::ImageWrite(_) => true,
+        _ => false,
+    })
+}
+
+/// What shading one group of up to 32 vertices needs. One launch state and one vertex
+/// context serve every group, refilled per group as if new: rebuilding them (uniform file,
+/// preload lists, UVS records) for each 32 vertices cost a visible share of a draw of small
+/// triangles.
+struct Group {
+    gfx: GraphicsContext,
+    launch: LaunchState,
+    context: Option<VertexContext>,
+}
+
+impl Group {
+    fn new(vs: &Loaded, slots: u32) -> Group {
+        let mut launch = LaunchState::new([1, 1, 1], [1, 1, 1]);
+        launch.uniforms.clone_from(&vs.words.uniforms);
+        launch.stack_bytes = vs.words.stack_bytes;
+        launch.shared_bytes = vs.words.shared_bytes;
+        launch.preloads = vec![
+            Preload {
+                reg: Reg::r32(5),
+                values: Vec::with_capacity(SIMD_WIDTH),
+            },
+            Preload {
+                reg: Reg::r32(6),
+                values: Vec::with_capacity(SIMD_WIDTH),
+            },
+        ];
+        Group {
+            gfx: GraphicsContext {
+                textures: vs.words.textures.clone(),
+                fragment: None,
+                vertex: None,
+            },
+            launch,
+            context: Some(VertexContext::new(slots)),
+        }
+    }
+
+    /// Shades the (vertex, instance) pairs of `chunk` and copies their records to `out`.
+    fn shade(
+        &mut self,
+        vs: &Loaded,
+        chunk: &[(u32, u32)],
+        mem: &mut dyn GpuMemory,
+        out: &mut [u32],
+    ) -> Result<(), Fault> {
+        let n = chunk.len() as u32;
+        let launch = &mut self.launch;
+        launch.local_size = [n, 1, 1];
+        launch.grid_threads = [n, 1, 1];
+        for (p, pick) in launch
+            .preloads
+            .iter_mut()
+            .zip([|k: &(u32, u32)| k.0, |k: &(u32, u32)| k.1])
+        {
+            p.values.clear();
+            p.values.extend(chunk.iter().map(pick));
+        }
+        let mut context = self
+            .context
+            .take()
+            .ok_or(Fault::Internal("vertex context lost"))?;
+        context.uvs.fill(0);
+        context.finished = 0;
+        self.gfx.vertex = Some(context);
+        let run = usc::run_graphics(&vs.program, launch, mem, &mut self.gfx);
+        self.context = self.gfx.vertex.take();
+        run?;
+        let context = self
+            .context
+            .as_ref()
+            .ok_or(Fault::Internal("vertex context lost"))?;
+        out.copy_from_slice(&context.uvs[..out.len()]);
+        Ok(())
+    }
+}
+
+/// Shades the vertices `prims` use, in order of first use, 32 at a time; on several threads
+/// when the shader writes nothing but its records.
 pub fn shade(
     vs: &Loaded,
     slots: u32,
     prims: &[AssembledPrimitive],
     mem: &mut dyn GpuMemory,
+    pool: Pool,
 ) -> Result<ShadedVertices, Fault> {
     use std::collections::hash_map::Entry;
     let mut order = Vec::new();
@@ -114,51 +209,31 @@ pub fn shade(
     }
     let s = slots as usize;
     let mut uvs = vec![0u32; order.len() * s];
-    let mut gfx = GraphicsContext {
-        textures: vs.words.textures.clone(),
-        fragment: None,
-        vertex: None,
-    };
-    // One launch state and one vertex context serve every group of the draw, refilled per
-    // group as if new: rebuilding them (uniform file, preload lists, UVS records) for each
-    // 32 vertices cost a visible share of a draw of small triangles.
-    let mut launch = LaunchState::new([1, 1, 1], [1, 1, 1]);
-    launch.uniforms.clone_from(&vs.words.uniforms);
-    launch.stack_bytes = vs.words.stack_bytes;
-    launch.shared_bytes = vs.words.shared_bytes;
-    launch.preloads = vec![
-        Preload {
-            reg: Reg::r32(5),
-            values: Vec::with_capacity(SIMD_WIDTH),
-        },
-        Preload {
-            reg: Reg::r32(6),
-            values: Vec::with_capacity(SIMD_WIDTH),
-        },
-    ];
-    let mut context = VertexContext::new(slots);
-    for (chunk_no, chunk) in order.chunks(SIMD_WIDTH).enumerate() {
-        let n = chunk.len() as u32;
-        launch.local_size = [n, 1, 1];
-        launch.grid_threads = [n, 1, 1];
-        for (p, pick) in launch
-            .preloads
-            .iter_mut()
-            .zip([|k: &(u32, u32)| k.0, |k: &(u32, u32)| k.1])
-        {
-            p.values.clear();
-            p.values.extend(chunk.iter().map(pick));
+    let chunks = order.len().div_ceil(SIMD_WIDTH) as u64;
+    match mem.shared() {
+        Some(shared) if pool.threads > 1 && chunks > 1 && writes_only_records(&vs.program) => {
+            let out: Vec<Mutex<&mut [u32]>> =
+                uvs.chunks_mut(SIMD_WIDTH * s).map(Mutex::new).collect();
+            pool::run(
+                chunks,
+                pool.threads,
+                pool.alone,
+                || Group::new(vs, slots),
+                |g, i| {
+                    let i = i as usize;
+                    let chunk = &order[i * SIMD_WIDTH..order.len().min((i + 1) * SIMD_WIDTH)];
+                    let mut out = out[i].lock().unwrap_or_else(|e| e.into_inner());
+                    g.shade(vs, chunk, &mut SharedView(shared), &mut out)
+                },
+                |_| {},
+            )?;
         }
-        context.uvs.fill(0);
-        context.finished = 0;
-        gfx.vertex = Some(context);
-        let run = usc::run_graphics(&vs.program, &launch, mem, &mut gfx);
-        let back = gfx.vertex.take();
-        run?;
-        context = back.ok_or(Fault::Internal("vertex context lost"))?;
-        let base = chunk_no * SIMD_WIDTH * s;
-        let len = chunk.len() * s;
-        uvs[base..base + len].copy_from_slice(&context.uvs[..len]);
+        _ => {
+            let mut g = Group::new(vs, slots);
+            for (chunk, out) in order.chunks(SIMD_WIDTH).zip(uvs.chunks_mut(SIMD_WIDTH * s)) {
+                g.shade(vs, chunk, mem, out)?;
+            }
+        }
     }
     Ok(ShadedVertices {
         slots: s,

@@ -59,3 +59,45 @@ impl GpuMemory for FlatMemory {
         Ok(())
     }
 }
+
+/// A [`FlatMemory`] behind a lock, which threads may share: what tests run multithreaded
+/// launches and renders on.
+#[cfg(test)]
+pub struct Locked(pub std::sync::Mutex<FlatMemory>);
+
+#[cfg(test)]
+impl Locked {
+    pub fn new(m: FlatMemory) -> Locked {
+        Locked(std::sync::Mutex::new(m))
+    }
+
+    pub fn into_inner(self) -> FlatMemory {
+        self.0.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+impl crate::gpu::SharedGpuMemory for Locked {
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), Fault> {
+        self.0.lock().unwrap().read(va, buf)
+    }
+
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault> {
+        self.0.lock().unwrap().write(va, data)
+    }
+}
+
+#[cfg(test)]
+impl GpuMemory for Locked {
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), Fault> {
+        crate::gpu::SharedGpuMemory::read(self, va, buf)
+    }
+
+    fn write(&mut self, va: u64, data: &[u8]) -> Result<(), Fault> {
+        crate::gpu::SharedGpuMemory::write(self, va, data)
+    }
+
+    fn shared(&self) -> Option<&dyn crate::gpu::SharedGpuMemory> {
+        Some(self)
+    }
+}

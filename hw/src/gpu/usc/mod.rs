@@ -51,6 +51,8 @@ mod tests;
 mod tests_graphics;
 
 pub use flat_memory::FlatMemory;
+#[cfg(test)]
+pub use flat_memory::Locked;
 pub use graphics::{FragmentContext, GraphicsContext, Plane, VertexContext, MAX_SAMPLES};
 pub use loader::load_program;
 pub use program::Program;
@@ -292,7 +294,7 @@ fn run_with(
     let wg_count: [u32; 3] =
         std::array::from_fn(|i| launch.grid_threads[i].div_ceil(launch.local_size[i]));
 
-    let pool = parallel::threads();
+    let pool = crate::gpu::pool::threads();
     let many = wg_count.iter().map(|&n| u64::from(n)).product::<u64>() > 1;
     if !graphics && many && pool > 1 && parallel::independent(program) {
         if let Some(shared) = mem.shared() {
@@ -304,7 +306,7 @@ fn run_with(
                 threads,
                 wg_count,
                 pool,
-                parallel::ALONE,
+                crate::gpu::pool::ALONE,
             );
         }
     }

@@ -7,12 +7,10 @@
 //! does not depend on which thread runs which workgroup, so it does not depend on the thread
 //! count: workgroups that write the same bytes without atomics race on the hardware too.
 //!
-//! The calling thread starts alone and starts helpers only when the launch has run long
-//! enough to pay for them, so the many short dispatches of a test suite stay on one thread.
-//! A fault ends the launch with the fault of the first faulting workgroup in grid order, as
-//! the serial loop reports; every workgroup before it has run. The lane-step budget is shared:
-//! each workgroup may spend what the others have left it, so an endless loop still faults,
-//! though where it stops can depend on the thread count.
+//! The threads and the fault order are [`crate::gpu::pool`]'s: workgroups are its items, in
+//! grid order (x fastest). The lane-step budget is shared: each workgroup may spend what the
+//! others have left it, so an endless loop still faults, though where it stops can depend on
+//! the thread count.
 
 use super::group::SimdGroup;
 use super::memops::MemCtx;
@@ -20,26 +18,11 @@ use super::{
     jit, run_one_workgroup, start_workgroup, ExecStats, GraphicsContext, LaunchState, Program,
     Scratch, SCRATCH, TOTAL_LANE_INSTRUCTIONS,
 };
-use crate::gpu::{Fault, SharedGpuMemory, SharedView};
+use crate::gpu::{pool, Fault, SharedGpuMemory, SharedView};
 use crate::isa::{Instr, SIMD_WIDTH, UNIFORM_HALVES};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
-
-/// How long the calling thread runs a launch alone before it starts helpers.
-pub const ALONE: Duration = Duration::from_millis(2);
-
-/// Host threads a launch may use: `AGX4_SIM_THREADS`, or the host's cores.
-pub fn threads() -> usize {
-    static N: OnceLock<usize> = OnceLock::new();
-    *N.get_or_init(|| {
-        std::env::var("AGX4_SIM_THREADS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-    })
-}
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
 
 /// Whether workgroups of `program` may run on several threads (see the module comment).
 pub fn independent(program: &Program) -> bool {
@@ -54,24 +37,12 @@ pub fn independent(program: &Program) -> bool {
     })
 }
 
-/// What the threads of one launch share.
-struct Launch<'a> {
-    program: &'a Program,
-    launch: &'a LaunchState,
-    mem: &'a dyn SharedGpuMemory,
-    textures: Option<&'a GraphicsContext>,
-    threads: u32,
-    wg_count: [u32; 3],
-    total: u64,
-    /// The next workgroup (linear, x fastest) to hand out.
-    next: AtomicU64,
-    /// Lane steps spent by finished workgroups.
-    spent: AtomicU64,
-    /// Set once a workgroup faulted: later workgroups are not started.
-    faulted: AtomicBool,
-    /// The first faulting workgroup in grid order and its fault.
-    fault: Mutex<Option<(u64, Fault)>>,
-    stats: Mutex<ExecStats>,
+/// One thread's buffers and tally.
+struct Worker<'a> {
+    scratch: Scratch,
+    tier: jit::Tiered<'a>,
+    textures: Option<GraphicsContext>,
+    mine: ExecStats,
 }
 
 /// Runs every workgroup of the launch over up to `pool` threads, the calling thread alone for
@@ -87,129 +58,75 @@ pub fn run(
     pool: usize,
     alone: Duration,
 ) -> Result<ExecStats, Fault> {
-    let l = Launch {
-        program,
-        launch,
-        mem,
-        textures,
-        threads,
-        wg_count,
-        total: wg_count.iter().map(|&n| u64::from(n)).product(),
-        next: AtomicU64::new(0),
-        spent: AtomicU64::new(0),
-        faulted: AtomicBool::new(false),
-        fault: Mutex::new(None),
-        stats: Mutex::new(ExecStats::default()),
-    };
-    std::thread::scope(|s| {
-        let start_helpers = || {
-            for _ in 1..pool {
-                s.spawn(|| work(&l, None));
-            }
-        };
-        work(&l, Some((&start_helpers, alone)));
-    });
-    if let Some((_, f)) = l.fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(f);
-    }
-    Ok(l.stats.into_inner().unwrap_or_else(|e| e.into_inner()))
-}
-
-/// A way to start the helper threads, and how long to run alone before calling it.
-type Helpers<'a> = Option<(&'a dyn Fn(), Duration)>;
-
-/// One thread's share: workgroups from the shared counter until none is left. The calling
-/// thread passes `start_helpers`, which it calls once the launch has run for its duration.
-fn work(l: &Launch, mut start_helpers: Helpers) {
-    let began = Instant::now();
-    let mut scratch = SCRATCH.take().unwrap_or_default();
-    let mut mine = ExecStats::default();
-    run_share(l, &mut scratch, &mut mine, &mut start_helpers, began);
-    SCRATCH.set(Some(scratch));
-    let mut st = l.stats.lock().unwrap_or_else(|e| e.into_inner());
-    *st += mine;
-}
-
-fn run_share(
-    l: &Launch,
-    scratch: &mut Scratch,
-    mine: &mut ExecStats,
-    start_helpers: &mut Helpers,
-    began: Instant,
-) {
-    let launch = l.launch;
     let [lx, ly, _] = launch.local_size;
-    let groups_per_wg = l.threads.div_ceil(SIMD_WIDTH as u32) as usize;
-    let uniforms = &mut scratch.uniforms;
-    uniforms.clear();
-    uniforms.extend_from_slice(&launch.uniforms);
-    uniforms.resize(usize::from(UNIFORM_HALVES), 0);
-    let groups = &mut scratch.groups;
-    groups.truncate(groups_per_wg);
-    while groups.len() < groups_per_wg {
-        groups.push(SimdGroup::new());
-    }
-    let local_ids = &mut scratch.local_ids;
-    super::fill_local_ids(local_ids, l.threads, lx, ly, groups_per_wg);
-    let mut textures = l.textures.cloned();
-    let mut view = SharedView(l.mem);
-    // Independent programs never touch threadgroup memory.
-    let mut shared: [u8; 0] = [];
-    let [wx, wy, _] = l.wg_count.map(u64::from);
-    let mut tier = jit::Tiered::new(l.program, launch.executor);
-    loop {
-        if l.faulted.load(Ordering::Relaxed) {
-            return;
+    let groups_per_wg = threads.div_ceil(SIMD_WIDTH as u32) as usize;
+    let [wx, wy, wz] = wg_count.map(u64::from);
+    // Lane steps spent by finished workgroups.
+    let spent = AtomicU64::new(0);
+    let stats = Mutex::new(ExecStats::default());
+    let start = || {
+        let mut scratch = SCRATCH.take().unwrap_or_default();
+        scratch.uniforms.clear();
+        scratch.uniforms.extend_from_slice(&launch.uniforms);
+        scratch.uniforms.resize(usize::from(UNIFORM_HALVES), 0);
+        scratch.groups.truncate(groups_per_wg);
+        while scratch.groups.len() < groups_per_wg {
+            scratch.groups.push(SimdGroup::new());
         }
-        let idx = l.next.fetch_add(1, Ordering::Relaxed);
-        if idx >= l.total {
-            return;
+        super::fill_local_ids(&mut scratch.local_ids, threads, lx, ly, groups_per_wg);
+        Worker {
+            scratch,
+            tier: jit::Tiered::new(program, launch.executor),
+            textures: textures.cloned(),
+            mine: ExecStats::default(),
         }
+    };
+    let job = |w: &mut Worker, idx: u64| {
         let wg = [idx % wx, idx / wx % wy, idx / (wx * wy)].map(|v| v as u32);
-        start_workgroup(groups, local_ids, launch, wg, l.threads, None);
+        let Scratch {
+            groups,
+            uniforms,
+            local_ids,
+        } = &mut w.scratch;
+        start_workgroup(groups, local_ids, launch, wg, threads, None);
+        let mut view = SharedView(mem);
+        // Independent programs never touch threadgroup memory.
+        let mut shared: [u8; 0] = [];
         let mut ctx = MemCtx {
             device: &mut view,
             shared: &mut shared,
             stack_bytes: launch.stack_bytes,
             uniforms,
-            graphics: textures.as_mut(),
+            graphics: w.textures.as_mut(),
             uniform_stores: None,
         };
         let allowed = launch
             .max_lane_steps
-            .saturating_sub(l.spent.load(Ordering::Relaxed));
+            .saturating_sub(spent.load(Ordering::Relaxed));
         let mut budget = allowed;
-        let mut stats = ExecStats::default();
+        let mut st = ExecStats::default();
         let r = run_one_workgroup(
-            l.program,
-            tier.current(),
+            program,
+            w.tier.current(),
             groups,
             local_ids,
             &mut ctx,
-            &mut stats,
+            &mut st,
             &mut budget,
         );
-        l.spent.fetch_add(allowed - budget, Ordering::Relaxed);
-        TOTAL_LANE_INSTRUCTIONS.fetch_add(stats.lane_instructions, Ordering::Relaxed);
-        tier.ran(stats.group_instructions);
-        *mine += stats;
-        match r {
-            Ok(()) => mine.workgroups += 1,
-            Err(f) => {
-                let mut first = l.fault.lock().unwrap_or_else(|e| e.into_inner());
-                if first.as_ref().is_none_or(|(i, _)| idx < *i) {
-                    *first = Some((idx, f));
-                }
-                // Workgroups before this one are already handed out and will finish.
-                l.faulted.store(true, Ordering::Relaxed);
-                return;
-            }
-        }
-        if let Some((start, alone)) = *start_helpers {
-            if began.elapsed() >= alone && idx + 1 < l.total {
-                start();
-                *start_helpers = None;
-            }
-        }
-    }
+        spent.fetch_add(allowed - budget, Ordering::Relaxed);
+        TOTAL_LANE_INSTRUCTIONS.fetch_add(st.lane_instructions, Ordering::Relaxed);
+        w.tier.ran(st.group_instructions);
+        w.mine += st;
+        r?;
+        w.mine.workgroups += 1;
+        Ok(())
+    };
+    let end = |w: Worker| {
+        SCRATCH.set(Some(w.scratch));
+        let mut st = stats.lock().unwrap_or_else(|e| e.into_inner());
+        *st += w.mine;
+    };
+    pool::run(wx * wy * wz, pool, alone, start, job, end)?;
+    Ok(stats.into_inner().unwrap_or_else(|e| e.into_inner()))
 }

@@ -72,6 +72,11 @@ impl Program {
         self.instrs.is_empty()
     }
 
+    /// The instructions, in address order.
+    pub fn instrs(&self) -> &[Instr] {
+        &self.instrs
+    }
+
     pub(super) fn pc(&self, index: usize) -> u64 {
         self.base.wrapping_add(u64::from(
             self.offsets.get(index).copied().unwrap_or(u32::MAX),

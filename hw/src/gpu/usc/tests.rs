@@ -1265,17 +1265,6 @@ fn preshader_store_with_no_active_lane_writes_nothing() {
 // ---- workgroups on several threads ----------------------------------------------------------
 
 /// Flat memory behind a lock, shareable between threads.
-struct Locked(std::sync::Mutex<FlatMemory>);
-
-impl crate::gpu::SharedGpuMemory for Locked {
-    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), Fault> {
-        self.0.lock().unwrap().read(va, buf)
-    }
-    fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault> {
-        self.0.lock().unwrap().write(va, data)
-    }
-}
-
 /// out[gid] = a mix of gid and the workgroup id, through a loop, so every workgroup does
 /// some work; `words` sizes the output, so a short one makes later workgroups fault.
 fn mixing_launch(words: usize) -> (Program, LaunchState, FlatMemory) {
@@ -1307,27 +1296,32 @@ fn mixing_launch(words: usize) -> (Program, LaunchState, FlatMemory) {
     (p, l, m)
 }
 
+/// [`mixing_launch`]'s 40 workgroups over `pool` threads, helpers from the first on: the
+/// result and the memory after.
+fn mixing_on_threads(words: usize, pool: usize) -> (Result<ExecStats, Fault>, FlatMemory) {
+    let (p, l, m) = mixing_launch(words);
+    let shared = Locked::new(m);
+    let got = parallel::run(
+        &p,
+        &l,
+        &shared,
+        None,
+        64,
+        [40, 1, 1],
+        pool,
+        std::time::Duration::ZERO,
+    );
+    (got, shared.into_inner())
+}
+
 #[test]
 fn workgroups_on_several_threads_give_the_serial_result() {
     let (p, l, mut serial) = mixing_launch(64 * 40);
     let want = run_workgroups(&p, &l, &mut serial).unwrap();
     assert!(parallel::independent(&p));
     for pool in [2, 3, 4] {
-        let (_, _, m) = mixing_launch(64 * 40);
-        let shared = Locked(std::sync::Mutex::new(m));
-        let got = parallel::run(
-            &p,
-            &l,
-            &shared,
-            None,
-            64,
-            [40, 1, 1],
-            pool,
-            std::time::Duration::ZERO,
-        )
-        .unwrap();
-        assert_eq!(got, want, "{pool} threads: counts");
-        let m = shared.0.into_inner().unwrap();
+        let (got, m) = mixing_on_threads(64 * 40, pool);
+        assert_eq!(got.unwrap(), want, "{pool} threads: counts");
         assert_eq!(
             words(&m, OUT, 64 * 40),
             words(&serial, OUT, 64 * 40),
@@ -1342,19 +1336,7 @@ fn a_fault_on_several_threads_is_the_first_in_grid_order() {
     let (p, l, mut serial) = mixing_launch(64 * 5 + 32);
     let want = run_workgroups(&p, &l, &mut serial).unwrap_err();
     for pool in [2, 4] {
-        let (_, _, m) = mixing_launch(64 * 5 + 32);
-        let shared = Locked(std::sync::Mutex::new(m));
-        let got = parallel::run(
-            &p,
-            &l,
-            &shared,
-            None,
-            64,
-            [40, 1, 1],
-            pool,
-            std::time::Duration::ZERO,
-        )
-        .unwrap_err();
-        assert_eq!(got, want, "{pool} threads");
+        let (got, _) = mixing_on_threads(64 * 5 + 32, pool);
+        assert_eq!(got.unwrap_err(), want, "{pool} threads");
     }
 }

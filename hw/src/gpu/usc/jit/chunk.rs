@@ -13,7 +13,7 @@
 
 use cranelift_codegen::ir::{types::*, ConstantData, Endianness, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::FunctionBuilder;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Lanes per chunk.
 pub const CHUNK_LANES: usize = 8;
@@ -53,6 +53,50 @@ pub struct Chunk<'a, 'b> {
     /// Lane-instructions counted so far in this chunk (I64).
     pub count: Value,
     slots: BTreeMap<u16, Slot>,
+    /// Slots read or written as 16-bit rows (a loop carries these as rows, [`Carry`]).
+    used16: BTreeSet<u16>,
+}
+
+/// How a loop region carries a register slot from one pass to the next in host registers:
+/// as its 32-bit value when the region reads and writes it only whole, else as its two rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Carry {
+    W32(u16),
+    Rows(u16),
+}
+
+impl Carry {
+    fn slot(self) -> u16 {
+        match self {
+            Carry::W32(s) | Carry::Rows(s) => s,
+        }
+    }
+
+    /// The slot's value loaded from the register file at `regs` (a chunk's lane 0).
+    pub fn load(self, b: &mut FunctionBuilder, regs: Value) -> [Value; 2] {
+        let row = |b: &mut FunctionBuilder, h: u16| {
+            b.ins().load(I16X8, flags(), regs, i32::from(h) * ROW_BYTES)
+        };
+        let s = self.slot();
+        let (lo, hi) = (row(b, 2 * s), row(b, 2 * s + 1));
+        match self {
+            Carry::W32(_) => join(b, lo, hi),
+            Carry::Rows(_) => [lo, hi],
+        }
+    }
+
+    /// Stores the slot's carried value `v` to the register file at `regs`.
+    pub fn store(self, b: &mut FunctionBuilder, regs: Value, v: [Value; 2]) {
+        let (lo, hi) = match self {
+            Carry::W32(_) => split(b, v),
+            Carry::Rows(_) => (v[0], v[1]),
+        };
+        let s = self.slot();
+        b.ins()
+            .store(flags(), lo, regs, i32::from(2 * s) * ROW_BYTES);
+        b.ins()
+            .store(flags(), hi, regs, i32::from(2 * s + 1) * ROW_BYTES);
+    }
 }
 
 fn flags() -> MemFlagsData {
@@ -82,7 +126,59 @@ impl<'a, 'b> Chunk<'a, 'b> {
             pending: 0,
             count,
             slots: BTreeMap::new(),
+            used16: BTreeSet::new(),
         }
+    }
+
+    /// How a loop over the instructions emitted so far should carry each slot they touched.
+    pub fn carries(&self) -> Vec<Carry> {
+        self.slots
+            .keys()
+            .map(|&s| {
+                if self.used16.contains(&s) {
+                    Carry::Rows(s)
+                } else {
+                    Carry::W32(s)
+                }
+            })
+            .collect()
+    }
+
+    /// Starts the chunk with the values a loop carried in (as [`Chunk::carried`] gave them).
+    pub fn seed(&mut self, carries: &[Carry], values: &[Value]) {
+        for (c, v) in carries.iter().zip(values.chunks(2)) {
+            let slot = match c {
+                Carry::W32(_) => Slot {
+                    w32: Some([v[0], v[1]]),
+                    ..Slot::default()
+                },
+                Carry::Rows(_) => Slot {
+                    lo: Some(v[0]),
+                    hi: Some(v[1]),
+                    ..Slot::default()
+                },
+            };
+            self.slots.insert(c.slot(), slot);
+        }
+    }
+
+    /// Settles the chunk and returns its lane count, exec bits and the values of `carries`
+    /// (two per slot), to go round the loop in host registers instead of through the file.
+    pub fn carried(mut self, carries: &[Carry]) -> (Value, Value, Vec<Value>) {
+        self.settle();
+        self.settle_count();
+        let mut out = Vec::with_capacity(2 * carries.len());
+        for &c in carries {
+            match c {
+                Carry::W32(s) => out.extend(self.reg32(2 * s)),
+                Carry::Rows(s) => {
+                    let lo = self.row_any(2 * s);
+                    let hi = self.row_any(2 * s + 1);
+                    out.extend([lo, hi]);
+                }
+            }
+        }
+        (self.count, self.bits, out)
     }
 
     /// One more instruction issued under the current mask.
@@ -159,11 +255,11 @@ impl<'a, 'b> Chunk<'a, 'b> {
         let slots: Vec<(u16, Slot)> = self.slots.iter().map(|(&k, &v)| (k, v)).collect();
         for (s, slot) in slots {
             if slot.lo_dirty {
-                let v = self.row(2 * s);
+                let v = self.row_any(2 * s);
                 self.store_row(2 * s, v);
             }
             if slot.hi_dirty {
-                let v = self.row(2 * s + 1);
+                let v = self.row_any(2 * s + 1);
                 self.store_row(2 * s + 1, v);
             }
         }
@@ -194,8 +290,13 @@ impl<'a, 'b> Chunk<'a, 'b> {
         m
     }
 
-    /// Register row `half` (I16X8).
+    /// Register row `half` (I16X8), as a 16-bit operand.
     pub fn row(&mut self, half: u16) -> Value {
+        self.used16.insert(half / 2);
+        self.row_any(half)
+    }
+
+    fn row_any(&mut self, half: u16) -> Value {
         let s = self.slots.get(&(half / 2)).copied().unwrap_or_default();
         let cached = if half.is_multiple_of(2) { s.lo } else { s.hi };
         if let Some(v) = cached {
@@ -229,8 +330,8 @@ impl<'a, 'b> Chunk<'a, 'b> {
         if let Some(w) = self.slots.get(&(half / 2)).and_then(|s| s.w32) {
             return w;
         }
-        let lo = self.row(half);
-        let hi = self.row(half + 1);
+        let lo = self.row_any(half);
+        let hi = self.row_any(half + 1);
         let w = join(self.b, lo, hi);
         self.slots.entry(half / 2).or_default().w32 = Some(w);
         w

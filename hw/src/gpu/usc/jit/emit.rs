@@ -51,19 +51,11 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
             if bits > 32 || (x.saturate && x.shift == 0) {
                 return Err(Unsupported);
             }
-            int_ok(&x.a)?;
-            int_ok(&x.b)?;
             c.issue();
             let a = int32(c, &x.a);
             let b = int32(c, &x.b);
             let b = shl_small(c, b, x.shift);
-            let r = lanes2(c, a, b, |c, a, b| {
-                if x.negate_b {
-                    c.b.ins().isub(a, b)
-                } else {
-                    c.b.ins().iadd(a, b)
-                }
-            });
+            let r = add_or_sub(c, a, b, x.negate_b);
             write_int(c, x.dst.reg, r);
         }
         Instr::IMAdd(x) => {
@@ -71,30 +63,19 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
             if bits > 32 || (x.saturate && x.shift == 0) {
                 return Err(Unsupported);
             }
-            int_ok(&x.a)?;
-            int_ok(&x.b)?;
-            int_ok(&x.c)?;
             c.issue();
             let a = int32(c, &x.a);
             let b = int32(c, &x.b);
             let k = int32(c, &x.c);
             let k = shl_small(c, k, x.shift);
             let p = lanes2(c, a, b, |c, a, b| c.b.ins().imul(a, b));
-            let r = lanes2(c, p, k, |c, p, k| {
-                if x.negate_c {
-                    c.b.ins().isub(p, k)
-                } else {
-                    c.b.ins().iadd(p, k)
-                }
-            });
+            let r = add_or_sub(c, p, k, x.negate_c);
             write_int(c, x.dst.reg, r);
         }
         Instr::Bitop(x) => {
             if x.dst.reg.size.bits() > 32 {
                 return Err(Unsupported);
             }
-            int_ok(&x.a)?;
-            int_ok(&x.b)?;
             c.issue();
             let a = int32(c, &x.a);
             let b = int32(c, &x.b);
@@ -170,7 +151,7 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
                     // signalling ones included; the vector instructions would quiet them.
                     _ if rounded.is_some() => {
                         let nan = c.b.ins().fcmp(FloatCC::Unordered, f, f);
-                        c.b.ins().bitselect(nan, f, rounded.unwrap_or(f))
+                        fselect(c, nan, f, rounded.unwrap_or(f))
                     }
                     FUnaryOp::Rcp => {
                         let one = fconst_splat(c, 1.0);
@@ -191,8 +172,6 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
                 return Err(Unsupported);
             }
             cond_ok(x.cond, x.a, x.b)?;
-            raw_ok(x.x)?;
-            raw_ok(x.y)?;
             c.issue();
             let m = compare(c, x.cond, x.a, x.b);
             let xv = raw32(c, x.x);
@@ -265,20 +244,20 @@ fn lanes2(c: &mut Chunk, a: V32, b: V32, f: impl Fn(&mut Chunk, Value, Value) ->
     [f(c, a[0], b[0]), f(c, a[1], b[1])]
 }
 
+/// `a + b`, or `a - b` when `negate` (integer sources read whole: every covered result
+/// depends only on the low 32 bits of each extended source).
+fn add_or_sub(c: &mut Chunk, a: V32, b: V32, negate: bool) -> V32 {
+    lanes2(c, a, b, |c, a, b| {
+        if negate {
+            c.b.ins().isub(a, b)
+        } else {
+            c.b.ins().iadd(a, b)
+        }
+    })
+}
+
 fn map2(c: &mut Chunk, a: V32, f: impl Fn(&mut Chunk, Value) -> Value) -> V32 {
     [f(c, a[0]), f(c, a[1])]
-}
-
-/// Integer sources the translator reads: any register but 64-bit ones' high words are fine,
-/// since every covered result depends only on the low 32 bits of each extended source.
-fn int_ok(_s: &ISrc) -> R<()> {
-    Ok(())
-}
-
-/// A raw operand (zero-extended at its width) whose low 32 bits are all a covered result
-/// reads.
-fn raw_ok(_o: Operand) -> R<()> {
-    Ok(())
 }
 
 /// A float operand of 32 bits (or an immediate); halves need the f16 conversion.
@@ -627,6 +606,12 @@ fn ftz(c: &mut Chunk, x: Value) -> Value {
     c.b.ins().bitselect(den, s, x)
 }
 
+/// `a` where the lane mask `m` (I32X4, from a float compare) is set, else `b` (both F32X4).
+fn fselect(c: &mut Chunk, m: Value, a: Value, b: Value) -> Value {
+    let m = c.b.ins().bitcast(F32X4, MemFlagsData::new(), m);
+    c.b.ins().bitselect(m, a, b)
+}
+
 /// A single-precision result as register bits: saturated when asked (NaN to 0, then
 /// clamped as `f32::clamp` does, so -0 stays -0), then flushed.
 fn f32_out(c: &mut Chunk, f: Value, saturate: bool) -> Value {
@@ -634,11 +619,11 @@ fn f32_out(c: &mut Chunk, f: Value, saturate: bool) -> Value {
         let zero = fconst_splat(c, 0.0);
         let one = fconst_splat(c, 1.0);
         let nan = c.b.ins().fcmp(FloatCC::Unordered, f, f);
-        let f = c.b.ins().bitselect(nan, zero, f);
+        let f = fselect(c, nan, zero, f);
         let lt = c.b.ins().fcmp(FloatCC::LessThan, f, zero);
-        let f = c.b.ins().bitselect(lt, zero, f);
+        let f = fselect(c, lt, zero, f);
         let gt = c.b.ins().fcmp(FloatCC::GreaterThan, f, one);
-        c.b.ins().bitselect(gt, one, f)
+        fselect(c, gt, one, f)
     } else {
         f
     };

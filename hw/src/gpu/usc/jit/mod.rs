@@ -20,9 +20,9 @@ mod tests;
 
 use super::program::{Program, NO_TARGET};
 use crate::isa::{Instr, JumpCond, SIMD_WIDTH};
-use chunk::{Chunk, CHUNK_LANES};
+use chunk::{Carry, Chunk, CHUNK_LANES};
 use cranelift_codegen::ir::{
-    types::*, AbiParam, Function, InstBuilder, MemFlagsData, UserFuncName,
+    types::*, AbiParam, BlockArg, Function, InstBuilder, MemFlagsData, UserFuncName, Value,
 };
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
@@ -252,7 +252,9 @@ pub fn compiled(prog: &Program) -> Option<&Compiled> {
         .as_deref()
 }
 
-/// Whether the translator covers `i` (it emits it into a scratch function).
+/// Whether the translator covers `i`: it emits it into a scratch function, which must then
+/// pass Cranelift's verifier, so a form emitted wrongly stays with the interpreter instead
+/// of failing the whole program's translation.
 fn covers(isa: &OwnedTargetIsa, i: &Instr) -> bool {
     let mut func = Function::with_name_signature(UserFuncName::default(), signature(isa));
     let mut fctx = FunctionBuilderContext::new();
@@ -260,11 +262,19 @@ fn covers(isa: &OwnedTargetIsa, i: &Instr) -> bool {
     let block = b.create_block();
     b.append_block_params_for_function_params(block);
     b.switch_to_block(block);
+    b.seal_block(block);
     let p = b.block_params(block)[0];
     let alive = b.ins().load(I16X8, MemFlagsData::new(), p, 0);
     let bits = b.ins().iconst(I32, 0xff);
     let mut c = Chunk::new(&mut b, p, p, alive, bits);
-    emit::emit(&mut c, i).is_ok()
+    if emit::emit(&mut c, i).is_err() {
+        return false;
+    }
+    let _ = c.finish();
+    let ret = b.ins().iconst(I32, 0);
+    b.ins().return_(&[ret]);
+    b.finalize(isa.frontend_config());
+    cranelift_codegen::verify_function(&func, isa.flags()).is_ok()
 }
 
 fn signature(isa: &OwnedTargetIsa) -> cranelift_codegen::ir::Signature {
@@ -345,7 +355,12 @@ fn compile(prog: &Program) -> Option<Compiled> {
             .ok()?;
         let debug = std::env::var_os("AGX4_SIM_JIT_DEBUG").is_some();
         ctx.set_disasm(debug);
-        module.define_function(id, &mut ctx).ok()?;
+        if let Err(e) = module.define_function(id, &mut ctx) {
+            if debug {
+                eprintln!("== region {k}: instructions {first}..{end} not translated: {e:?}");
+            }
+            return None;
+        }
         if debug {
             if let Some(code) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
                 eprintln!("== region {k}: instructions {first}..{end}\n{code}");
@@ -403,11 +418,54 @@ fn rows_written(i: &Instr) -> u16 {
     })
 }
 
+/// What every region function starts with: the context's fields and, per chunk, the
+/// address of its lane 0 in the register file and its alive lanes.
+struct Entry {
+    ctx: Value,
+    uni: Value,
+    exec: Value,
+    budget: Value,
+    chunk_regs: Vec<Value>,
+    alive: Vec<Value>,
+}
+
+fn entry(b: &mut FunctionBuilder) -> Entry {
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let ctx = b.block_params(entry)[0];
+    let f = MemFlagsData::trusted();
+    let regs = b.ins().load(I64, f, ctx, offset_of!(Ctx, regs) as i32);
+    let uni = b.ins().load(I64, f, ctx, offset_of!(Ctx, uniforms) as i32);
+    let exec = b.ins().load(I32, f, ctx, offset_of!(Ctx, exec) as i32);
+    let budget = b.ins().load(I64, f, ctx, offset_of!(Ctx, budget) as i32);
+    let mut chunk_regs = Vec::with_capacity(CHUNKS);
+    let mut alive = Vec::with_capacity(CHUNKS);
+    for k in 0..CHUNKS {
+        let lane0 = (k * CHUNK_LANES) as i64;
+        chunk_regs.push(b.ins().iadd_imm_s(regs, lane0 * 2));
+        alive.push(b.ins().load(
+            I16X8,
+            MemFlagsData::new().with_notrap(),
+            ctx,
+            (offset_of!(Ctx, alive16) as i64 + lane0 * 2) as i32,
+        ));
+    }
+    Entry {
+        ctx,
+        uni,
+        exec,
+        budget,
+        chunk_regs,
+        alive,
+    }
+}
+
+/// Chunks of a SIMD group.
+const CHUNKS: usize = SIMD_WIDTH / CHUNK_LANES;
+
 /// Emits the region `first..end` of `prog` into `func`.
-///
-/// A region whose closing branch goes back to its own first instruction (a loop body) loops
-/// inside the function while the branch is taken and the budget covers another pass, so a
-/// loop costs one call instead of one per iteration.
 fn build(
     isa: &OwnedTargetIsa,
     func: &mut Function,
@@ -418,49 +476,20 @@ fn build(
 ) {
     use cranelift_codegen::ir::condcodes::IntCC;
     let last = &prog.instrs[end - 1];
-    let self_loop = matches!(last, Instr::Jump(j) if j.cond == JumpCond::Any)
-        && prog.targets[end - 1] as usize == first;
-    let steps = ((end - first) * SIMD_WIDTH) as i64;
-
-    let mut b = FunctionBuilder::new(func, fctx);
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    b.seal_block(entry);
-    let ctx = b.block_params(entry)[0];
-    let f = MemFlagsData::trusted();
-    let regs = b.ins().load(I64, f, ctx, offset_of!(Ctx, regs) as i32);
-    let uni = b.ins().load(I64, f, ctx, offset_of!(Ctx, uniforms) as i32);
-    let exec0 = b.ins().load(I32, f, ctx, offset_of!(Ctx, exec) as i32);
-    let budget0 = b.ins().load(I64, f, ctx, offset_of!(Ctx, budget) as i32);
-    let zero = b.ins().iconst(I64, 0);
-    let one = b.ins().iconst(I64, 1);
-
-    // pass(exec, lane count so far, budget left, passes so far)
-    let pass = b.create_block();
-    for t in [I32, I64, I64, I64] {
-        b.append_block_param(pass, t);
+    if matches!(last, Instr::Jump(j) if j.cond == JumpCond::Any)
+        && prog.targets[end - 1] as usize == first
+    {
+        return build_loop(isa, func, fctx, prog, first, end);
     }
-    b.ins().jump(
-        pass,
-        &[exec0.into(), zero.into(), budget0.into(), one.into()],
-    );
-    b.switch_to_block(pass);
-    let [exec, mut count, budget, passes] = [0, 1, 2, 3].map(|i| b.block_params(pass)[i]);
-
+    let mut b = FunctionBuilder::new(func, fctx);
+    let e = entry(&mut b);
+    let mut count = b.ins().iconst(I64, 0);
     let mut new_exec = b.ins().iconst(I32, 0);
-    for k in 0..SIMD_WIDTH / CHUNK_LANES {
+    for k in 0..CHUNKS {
         let lane0 = (k * CHUNK_LANES) as i64;
-        let chunk_regs = b.ins().iadd_imm_s(regs, lane0 * 2);
-        let alive = b.ins().load(
-            I16X8,
-            MemFlagsData::new().with_notrap(),
-            ctx,
-            (offset_of!(Ctx, alive16) as i64 + lane0 * 2) as i32,
-        );
-        let bits = b.ins().ushr_imm_s(exec, lane0);
+        let bits = b.ins().ushr_imm_s(e.exec, lane0);
         let bits = b.ins().band_imm_s(bits, 0xff);
-        let mut c = Chunk::new(&mut b, chunk_regs, uni, alive, bits);
+        let mut c = Chunk::new(&mut b, e.chunk_regs[k], e.uni, e.alive[k], bits);
         for i in &prog.instrs[first..end] {
             // `compile` planned the region from instructions `emit` accepted.
             let _ = emit::emit(&mut c, i);
@@ -469,11 +498,6 @@ fn build(
         count = b.ins().iadd(count, n);
         let bits = b.ins().ishl_imm_s(bits, lane0);
         new_exec = b.ins().bor(new_exec, bits);
-    }
-
-    let done = b.create_block();
-    for t in [I32, I32, I64, I64, I64] {
-        b.append_block_param(done, t);
     }
     let next = b.ins().iconst(I32, end as i64);
     let ret = match last {
@@ -484,67 +508,177 @@ fn build(
                 JumpCond::None => IntCC::Equal,
             };
             let taken = b.ins().icmp_imm_s(cc, new_exec, 0);
-            if self_loop {
-                let enough = b
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, budget, steps);
-                let again = b.ins().band(taken, enough);
-                let left = b.ins().iadd_imm_s(budget, -steps);
-                let more = b.ins().iadd_imm_s(passes, 1);
-                let ret = b.ins().select(taken, target, next);
-                let repeat = b.create_block();
-                b.ins().brif(
-                    again,
-                    repeat,
-                    &[],
-                    done,
-                    &[
-                        ret.into(),
-                        new_exec.into(),
-                        count.into(),
-                        budget.into(),
-                        passes.into(),
-                    ],
-                );
-                b.switch_to_block(repeat);
-                b.seal_block(repeat);
-                b.ins().jump(
-                    pass,
-                    &[new_exec.into(), count.into(), left.into(), more.into()],
-                );
-                b.seal_block(pass);
-                b.switch_to_block(done);
-                b.seal_block(done);
-                let p = b.block_params(done).to_vec();
-                finish_region(&mut b, ctx, &p);
-                b.finalize(isa.frontend_config());
-                return;
-            }
             b.ins().select(taken, target, next)
         }
         Instr::Stop => {
             let stop = b.ins().iconst(I32, 1);
-            b.ins().store(f, stop, ctx, offset_of!(Ctx, stopped) as i32);
+            let f = MemFlagsData::trusted();
+            b.ins()
+                .store(f, stop, e.ctx, offset_of!(Ctx, stopped) as i32);
             next
         }
         _ => next,
     };
-    b.seal_block(pass);
-    b.ins().jump(
-        done,
-        &[
-            ret.into(),
-            new_exec.into(),
-            count.into(),
-            budget.into(),
-            passes.into(),
-        ],
-    );
-    b.switch_to_block(done);
-    b.seal_block(done);
-    let p = b.block_params(done).to_vec();
-    finish_region(&mut b, ctx, &p);
+    let passes = b.ins().iconst(I64, 1);
+    finish_region(&mut b, e.ctx, &[ret, new_exec, count, e.budget, passes]);
     b.finalize(isa.frontend_config());
+}
+
+/// Emits a region whose closing branch (`jump_any`) goes back to its own first instruction:
+/// a loop body, which loops inside the function while the branch is taken and the budget
+/// covers another pass, so a loop costs one call instead of one per iteration.
+///
+/// Each chunk runs its own passes with the registers the body touches in host registers
+/// ([`Carry`]), meeting the register file only before and after. Lanes of different chunks
+/// meet only in the closing branch, which loops while any lane of the group is active: the
+/// group runs P passes, P the first pass after which no chunk has an active lane (or the
+/// last the budget covers). Chunks find P together: in each round every chunk runs on until
+/// it has run at least the current P passes and has no active lane (or reaches the budget's
+/// last pass), and P becomes the most passes any chunk ran; once all ran the same number,
+/// that is the first pass after which all are inactive. A chunk's extra passes with no
+/// active lane still run its exec-mask instructions, which move its lanes' nesting counters
+/// as the group's passes would.
+fn build_loop(
+    isa: &OwnedTargetIsa,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    prog: &Program,
+    first: usize,
+    end: usize,
+) {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    let steps = ((end - first) * SIMD_WIDTH) as i64;
+    let carries = carries_of(isa, prog, first, end);
+    let mut b = FunctionBuilder::new(func, fctx);
+    let e = entry(&mut b);
+    // The first pass is paid for; pass j + 1 runs while the budget left covers it.
+    let steps_v = b.ins().iconst(I64, steps);
+    let covered = b.ins().udiv(e.budget, steps_v);
+    let pmax = b.ins().iadd_imm_s(covered, 1);
+    let zero = b.ins().iconst(I64, 0);
+    let one = b.ins().iconst(I64, 1);
+
+    // round(P, count, pos and bits per chunk)
+    let round = b.create_block();
+    b.append_block_param(round, I64);
+    b.append_block_param(round, I64);
+    let mut init: Vec<BlockArg> = vec![one.into(), zero.into()];
+    for k in 0..CHUNKS {
+        b.append_block_param(round, I64);
+        b.append_block_param(round, I32);
+        let bits = b.ins().ushr_imm_s(e.exec, (k * CHUNK_LANES) as i64);
+        let bits = b.ins().band_imm_s(bits, 0xff);
+        init.extend([BlockArg::from(zero), bits.into()]);
+    }
+    b.ins().jump(round, &init);
+    b.switch_to_block(round);
+    let rp = b.block_params(round).to_vec();
+    let (p, mut count) = (rp[0], rp[1]);
+    let mut after = Vec::with_capacity(CHUNKS);
+    for k in 0..CHUNKS {
+        let (pos0, bits0) = (rp[2 + 2 * k], rp[3 + 2 * k]);
+        // head(pos, bits, lanes counted, carried values)
+        let head = b.create_block();
+        b.append_block_param(head, I64);
+        b.append_block_param(head, I32);
+        b.append_block_param(head, I64);
+        let mut args: Vec<BlockArg> = vec![pos0.into(), bits0.into(), zero.into()];
+        for c in &carries {
+            for v in c.load(&mut b, e.chunk_regs[k]) {
+                let t = b.func.dfg.value_type(v);
+                b.append_block_param(head, t);
+                args.push(v.into());
+            }
+        }
+        b.ins().jump(head, &args);
+        b.switch_to_block(head);
+        let hp = b.block_params(head).to_vec();
+        let (pos, bits, lanes) = (hp[0], hp[1], hp[2]);
+        let short = b.ins().icmp(IntCC::UnsignedLessThan, pos, p);
+        let active = b.ins().icmp_imm_s(IntCC::NotEqual, bits, 0);
+        let room = b.ins().icmp(IntCC::UnsignedLessThan, pos, pmax);
+        let go_on = b.ins().band(active, room);
+        let more = b.ins().bor(short, go_on);
+        let body = b.create_block();
+        let done = b.create_block();
+        b.ins().brif(more, body, &[], done, &[]);
+
+        b.switch_to_block(body);
+        b.seal_block(body);
+        let mut c = Chunk::new(&mut b, e.chunk_regs[k], e.uni, e.alive[k], bits);
+        c.seed(&carries, &hp[3..]);
+        for i in &prog.instrs[first..end] {
+            // `compile` planned the region from instructions `emit` accepted.
+            let _ = emit::emit(&mut c, i);
+        }
+        let (n, new_bits, values) = c.carried(&carries);
+        let next_pos = b.ins().iadd_imm_s(pos, 1);
+        let counted = b.ins().iadd(lanes, n);
+        let mut args: Vec<BlockArg> = vec![next_pos.into(), new_bits.into(), counted.into()];
+        args.extend(values.iter().map(|&v| BlockArg::from(v)));
+        b.ins().jump(head, &args);
+        b.seal_block(head);
+
+        b.switch_to_block(done);
+        b.seal_block(done);
+        for (j, c) in carries.iter().enumerate() {
+            c.store(&mut b, e.chunk_regs[k], [hp[3 + 2 * j], hp[4 + 2 * j]]);
+        }
+        count = b.ins().iadd(count, lanes);
+        after.push((pos, bits));
+    }
+    let mut most = after[0].0;
+    for &(pos, _) in &after[1..] {
+        most = b.ins().umax(most, pos);
+    }
+    let mut same = b.ins().iconst(I8, 1);
+    for &(pos, _) in &after {
+        let eq = b.ins().icmp(IntCC::Equal, pos, most);
+        same = b.ins().band(same, eq);
+    }
+    let exit = b.create_block();
+    let mut again: Vec<BlockArg> = vec![most.into(), count.into()];
+    for &(pos, bits) in &after {
+        again.extend([BlockArg::from(pos), bits.into()]);
+    }
+    b.ins().brif(same, exit, &[], round, &again);
+    b.seal_block(round);
+
+    b.switch_to_block(exit);
+    b.seal_block(exit);
+    let mut new_exec = b.ins().iconst(I32, 0);
+    for (k, &(_, bits)) in after.iter().enumerate() {
+        let bits = b.ins().ishl_imm_s(bits, (k * CHUNK_LANES) as i64);
+        new_exec = b.ins().bor(new_exec, bits);
+    }
+    let extra = b.ins().iadd_imm_s(most, -1);
+    let spent = b.ins().imul_imm_s(extra, steps);
+    let budget = b.ins().isub(e.budget, spent);
+    let taken = b.ins().icmp_imm_s(IntCC::NotEqual, new_exec, 0);
+    let target = b.ins().iconst(I32, first as i64);
+    let next = b.ins().iconst(I32, end as i64);
+    let ret = b.ins().select(taken, target, next);
+    finish_region(&mut b, e.ctx, &[ret, new_exec, count, budget, most]);
+    b.finalize(isa.frontend_config());
+}
+
+/// How a loop region from `first` to `end` carries the slots it touches, found by emitting
+/// it once into a scratch function.
+fn carries_of(isa: &OwnedTargetIsa, prog: &Program, first: usize, end: usize) -> Vec<Carry> {
+    let mut func = Function::with_name_signature(UserFuncName::default(), signature(isa));
+    let mut fctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut func, &mut fctx);
+    let block = b.create_block();
+    b.append_block_params_for_function_params(block);
+    b.switch_to_block(block);
+    let p = b.block_params(block)[0];
+    let alive = b.ins().load(I16X8, MemFlagsData::new(), p, 0);
+    let bits = b.ins().iconst(I32, 0xff);
+    let mut c = Chunk::new(&mut b, p, p, alive, bits);
+    for i in &prog.instrs[first..end] {
+        let _ = emit::emit(&mut c, i);
+    }
+    c.carries()
 }
 
 /// Stores the exec mask, count, budget and passes, and returns the next instruction:
