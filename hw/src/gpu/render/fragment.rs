@@ -16,7 +16,7 @@ use crate::g13::control::ppp::VisibilityMode;
 use crate::gpu::isp::{DepthFormat, Facing, ZsState, ZsTile};
 use crate::gpu::raster::coverage::sample_point;
 use crate::gpu::raster::Rect;
-use crate::gpu::usc::{self, GraphicsContext};
+use crate::gpu::usc::{self, GraphicsContext, LaunchState};
 use crate::gpu::{Fault, GpuMemory};
 use crate::isa::{quad_lane, quad_pixel, QUAD_LANES, SIMD_WIDTH};
 use std::sync::Arc;
@@ -123,12 +123,19 @@ pub fn shade(
     state: &FragState,
     mem: &mut dyn GpuMemory,
     visibility: &mut Visibility,
+    scratch: &mut Scratch,
 ) -> Result<u64, Fault> {
     let region = area.intersect(&state.scissor);
     if region.is_empty() {
         return Ok(0);
     }
-    let mut pixels: Vec<(u32, u32, u32)> = Vec::new();
+    let Scratch {
+        pixels,
+        raster,
+        launch,
+    } = scratch;
+    pixels.clear();
+    raster.clear();
     prim.geom
         .rasterize(t.samples, &region, |x, y, m| pixels.push((x, y, m)));
     if pixels.is_empty() {
@@ -136,7 +143,6 @@ pub fn shade(
     }
     let early = state.early_z || state.fs.is_none();
     let mut passed = 0u64;
-    let mut raster = Vec::new();
     if early {
         for p in pixels.iter_mut() {
             raster.push(p.2);
@@ -147,7 +153,7 @@ pub fn shade(
     let mut lanes_run = 0;
     let bias = bias_offset(prim, state.bias.as_ref(), t.zls.depth_format);
     if let Some(fs) = &state.fs {
-        let quads = quads_of(&pixels, if early { Some(&raster) } else { None });
+        let quads = quads_of(pixels, if early { Some(raster) } else { None });
         let record = t.samples.count() * t.sample_bytes as usize;
         gfx.textures.clone_from(&fs.words.textures);
         // Each primitive starts from the lanes of a fresh context (`fragment_context`), as
@@ -161,7 +167,16 @@ pub fn shade(
             f.coverage = [((1u16 << t.samples.count()) - 1) as u8; SIMD_WIDTH];
             f.input_coverage = f.coverage;
         }
-        let mut launch = launch_of(fs, SIMD_WIDTH as u32);
+        // The tile's primitives mostly share their draw's shader: its launch state (with
+        // its uniform file) is built once and refitted per group.
+        let launch = match launch {
+            Some((of, l)) if Arc::ptr_eq(of, fs) => l,
+            _ => {
+                &mut launch
+                    .insert((fs.clone(), launch_of(fs, SIMD_WIDTH as u32)))
+                    .1
+            }
+        };
         for chunk in quads.chunks(SIMD_WIDTH / QUAD_LANES) {
             let f = gfx
                 .fragment
@@ -194,8 +209,8 @@ pub fn shade(
                 }
             }
             let lanes = chunk.len() * QUAD_LANES;
-            set_lanes(&mut launch, lanes as u32);
-            usc::run_graphics(&fs.program, &launch, mem, gfx)?;
+            set_lanes(launch, lanes as u32);
+            usc::run_graphics(&fs.program, launch, mem, gfx)?;
             if early {
                 continue;
             }
@@ -231,6 +246,15 @@ pub fn shade(
         visibility.add(addr, mode, passed);
     }
     Ok(lanes_run)
+}
+
+/// Buffers [`shade`] reuses from one primitive of a tile to the next.
+#[derive(Default)]
+pub struct Scratch {
+    pixels: Vec<(u32, u32, u32)>,
+    raster: Vec<u32>,
+    /// The launch state of the last fragment shader run, with that shader.
+    launch: Option<(Arc<Loaded>, LaunchState)>,
 }
 
 /// The samples that passed the depth and stencil tests, per occlusion query result slot, as
@@ -293,7 +317,7 @@ impl Quad {
 /// still live; `raster` gives their rasterized coverage when an early test changed it):
 /// every 2x2 block with a live pixel, in row-major block order. The block's other pixels
 /// run as helpers, so derivatives always see a whole quad, as on the hardware.
-fn quads_of(pixels: &[(u32, u32, u32)], raster: Option<&Vec<u32>>) -> Vec<Quad> {
+fn quads_of(pixels: &[(u32, u32, u32)], raster: Option<&[u32]>) -> Vec<Quad> {
     // A grid of the blocks the pixels span (a small primitive spans a few of a tile's).
     let (mut x0, mut x1) = (u32::MAX, 0);
     for p in pixels {

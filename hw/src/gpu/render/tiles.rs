@@ -391,13 +391,23 @@ pub fn run_tile(
         fragment: Some(fragment_context(t, origin, std::mem::take(&mut tilebuffer))),
         ..GraphicsContext::default()
     };
+    let mut scratch = fragment::Scratch::default();
     let mut shade_all = || -> Result<u64, Fault> {
         let mut fragments = 0;
         for &i in list {
             let prim = &inp.prims[i as usize];
             let state = &inp.states[prim.state as usize];
             fragments += fragment::shade(
-                t, &area, origin, &mut zs, &mut gfx, prim, state, mem, visibility,
+                t,
+                &area,
+                origin,
+                &mut zs,
+                &mut gfx,
+                prim,
+                state,
+                mem,
+                visibility,
+                &mut scratch,
             )?;
         }
         Ok(fragments)

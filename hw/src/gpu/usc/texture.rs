@@ -1107,19 +1107,32 @@ fn step_image_write(
     }
     let mut fetched = Fetched::new();
     let exec = g.exec & !helpers;
+    // An immediate index names the same descriptor in every lane (the tile programs'
+    // stores): it is read and decoded once for the instruction, at its first lane, where a
+    // lane-by-lane loop would first fail too.
+    let mut shared: Option<Rc<BoundPbe>> = None;
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
-        let (bytes, src) = descriptor(
-            g,
-            x.texture,
-            lane,
-            state,
-            uniforms,
-            &*mem,
-            &mut fetched,
-            prog,
-            idx,
-        )?;
-        let bound = bind_pbe(&bytes, src, prog, idx)?;
+        let bound = match &shared {
+            Some(b) => b.clone(),
+            None => {
+                let (bytes, src) = descriptor(
+                    g,
+                    x.texture,
+                    lane,
+                    state,
+                    uniforms,
+                    &*mem,
+                    &mut fetched,
+                    prog,
+                    idx,
+                )?;
+                let b = bind_pbe(&bytes, src, prog, idx)?;
+                if matches!(x.texture, TexIndex::Imm(_)) {
+                    shared = Some(b.clone());
+                }
+                b
+            }
+        };
         let (p, surf) = (&bound.pbe, &bound.surface);
         let Some(surf) = surf else {
             continue;
