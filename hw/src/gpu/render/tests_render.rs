@@ -641,14 +641,7 @@ impl Scene {
     ) -> Result<(Vec<u32>, RenderStats, FlatMemory), Fault> {
         let (mut m, cmd) = self.memory();
         let stats = execute(&cmd, &mut m, tvb)?;
-        let n = (self.stride() * self.rows() * self.samples) as usize;
-        let out = m
-            .bytes(OUT, n * 4)
-            .unwrap()
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        Ok((out, stats, m))
+        Ok((self.output(&m), stats, m))
     }
 
     /// As [`Scene::render`], with vertices and tiles on `threads` host threads, helpers from
@@ -665,15 +658,17 @@ impl Scene {
             alone: std::time::Duration::ZERO,
         };
         let stats = execute_on(&cmd, &mut m, tvb, pool)?;
-        let m = m.into_inner();
+        Ok((self.output(&m.into_inner()), stats))
+    }
+
+    /// The words the end-of-tile program stored.
+    fn output(&self, m: &FlatMemory) -> Vec<u32> {
         let n = (self.stride() * self.rows() * self.samples) as usize;
-        let out = m
-            .bytes(OUT, n * 4)
+        m.bytes(OUT, n * 4)
             .unwrap()
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        Ok((out, stats))
+            .collect()
     }
 
     fn at(&self, out: &[u32], x: u32, y: u32, s: u32) -> u32 {

@@ -256,6 +256,21 @@ pub fn compiled(prog: &Program) -> Option<&Compiled> {
 /// pass Cranelift's verifier, so a form emitted wrongly stays with the interpreter instead
 /// of failing the whole program's translation.
 fn covers(isa: &OwnedTargetIsa, i: &Instr) -> bool {
+    scratch(isa, true, |mut c| {
+        emit::emit(&mut c, i).ok()?;
+        let _ = c.finish();
+        Some(())
+    })
+    .is_some()
+}
+
+/// Runs `body` on one chunk of a function made to be thrown away, and with `verify` checks
+/// the function `body` left with Cranelift's verifier; `None` if `body` or the check fails.
+fn scratch<R>(
+    isa: &OwnedTargetIsa,
+    verify: bool,
+    body: impl FnOnce(Chunk) -> Option<R>,
+) -> Option<R> {
     let mut func = Function::with_name_signature(UserFuncName::default(), signature(isa));
     let mut fctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(&mut func, &mut fctx);
@@ -266,15 +281,14 @@ fn covers(isa: &OwnedTargetIsa, i: &Instr) -> bool {
     let p = b.block_params(block)[0];
     let alive = b.ins().load(I16X8, MemFlagsData::new(), p, 0);
     let bits = b.ins().iconst(I32, 0xff);
-    let mut c = Chunk::new(&mut b, p, p, alive, bits);
-    if emit::emit(&mut c, i).is_err() {
-        return false;
+    let r = body(Chunk::new(&mut b, p, p, alive, bits))?;
+    if verify {
+        let ret = b.ins().iconst(I32, 0);
+        b.ins().return_(&[ret]);
+        b.finalize(isa.frontend_config());
+        cranelift_codegen::verify_function(&func, isa.flags()).ok()?;
     }
-    let _ = c.finish();
-    let ret = b.ins().iconst(I32, 0);
-    b.ins().return_(&[ret]);
-    b.finalize(isa.frontend_config());
-    cranelift_codegen::verify_function(&func, isa.flags()).is_ok()
+    Some(r)
 }
 
 fn signature(isa: &OwnedTargetIsa) -> cranelift_codegen::ir::Signature {
@@ -665,20 +679,13 @@ fn build_loop(
 /// How a loop region from `first` to `end` carries the slots it touches, found by emitting
 /// it once into a scratch function.
 fn carries_of(isa: &OwnedTargetIsa, prog: &Program, first: usize, end: usize) -> Vec<Carry> {
-    let mut func = Function::with_name_signature(UserFuncName::default(), signature(isa));
-    let mut fctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut func, &mut fctx);
-    let block = b.create_block();
-    b.append_block_params_for_function_params(block);
-    b.switch_to_block(block);
-    let p = b.block_params(block)[0];
-    let alive = b.ins().load(I16X8, MemFlagsData::new(), p, 0);
-    let bits = b.ins().iconst(I32, 0xff);
-    let mut c = Chunk::new(&mut b, p, p, alive, bits);
-    for i in &prog.instrs[first..end] {
-        let _ = emit::emit(&mut c, i);
-    }
-    c.carries()
+    scratch(isa, false, |mut c| {
+        for i in &prog.instrs[first..end] {
+            let _ = emit::emit(&mut c, i);
+        }
+        Some(c.carries())
+    })
+    .unwrap_or_default()
 }
 
 /// Stores the exec mask, count, budget and passes, and returns the next instruction:

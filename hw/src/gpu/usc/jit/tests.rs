@@ -197,6 +197,35 @@ fn run(prog: &Program, rng_seed: u64, jit: bool, budget: u64) -> Outcome {
     }
 }
 
+/// Panics, naming `what` and listing `code`, unless the interpreter's outcome `want` and the
+/// translator's `got` agree in registers, exec mask, state, pc, counts and result.
+fn assert_same(want: &Outcome, got: &Outcome, what: &str, code: &[Instr]) {
+    let listing = || {
+        code.iter()
+            .enumerate()
+            .map(|(k, i)| format!("{k:3}: {i:?}\n"))
+            .collect::<String>()
+    };
+    if let Some((row, lane, w, g)) = first_difference(&want.regs, &got.regs) {
+        panic!(
+            "{what}: register half {row} lane {lane}: interpreter {w:#06x}, translator {g:#06x}\n{}",
+            listing()
+        );
+    }
+    assert_eq!(
+        (want.exec, want.state, want.pc, want.stats),
+        (got.exec, got.state, got.pc, got.stats),
+        "{what}: exec, state, pc or counts differ\n{}",
+        listing()
+    );
+    assert_eq!(
+        format!("{:?}", want.result),
+        format!("{:?}", got.result),
+        "{what}: outcomes differ\n{}",
+        listing()
+    );
+}
+
 fn first_difference(a: &[u16], b: &[u16]) -> Option<(usize, usize, u16, u16)> {
     a.iter()
         .zip(b)
@@ -228,30 +257,7 @@ fn random_programs_run_the_same_on_the_translator_and_the_interpreter() {
         let budget = 32 * (200 + rng.below(400));
         let want = run(&prog, seed, false, budget);
         let got = run(&prog, seed, true, budget);
-        let listing = || {
-            code.iter()
-                .enumerate()
-                .map(|(k, i)| format!("{k:3}: {i:?}\n"))
-                .collect::<String>()
-        };
-        if let Some((row, lane, w, g)) = first_difference(&want.regs, &got.regs) {
-            panic!(
-                "program {p}: register half {row} lane {lane}: interpreter {w:#06x}, translator {g:#06x}\n{}",
-                listing()
-            );
-        }
-        assert_eq!(
-            (want.exec, want.state, want.pc, want.stats),
-            (got.exec, got.state, got.pc, got.stats),
-            "program {p}: exec, state, pc or counts differ\n{}",
-            listing()
-        );
-        assert_eq!(
-            format!("{:?}", want.result),
-            format!("{:?}", got.result),
-            "program {p}: outcomes differ\n{}",
-            listing()
-        );
+        assert_same(&want, &got, &format!("program {p}"), &code);
     }
     eprintln!(
         "{programs} random programs, {instructions} instructions, {covered} of them in translated regions"
@@ -313,25 +319,7 @@ fn loops_translated_whole_run_the_same_on_the_translator_and_the_interpreter() {
         let budget = 32 * body as u64 * (1 + rng.below(200));
         let want = run(&prog, seed, false, budget);
         let got = run(&prog, seed, true, budget);
-        let listing = || format!("{code:#?}");
-        if let Some((row, lane, w, g)) = first_difference(&want.regs, &got.regs) {
-            panic!(
-                "loop {p}: register half {row} lane {lane}: interpreter {w:#06x}, translator {g:#06x}\n{}",
-                listing()
-            );
-        }
-        assert_eq!(
-            (want.exec, want.state, want.pc, want.stats),
-            (got.exec, got.state, got.pc, got.stats),
-            "loop {p}: exec, state, pc or counts differ\n{}",
-            listing()
-        );
-        assert_eq!(
-            format!("{:?}", want.result),
-            format!("{:?}", got.result),
-            "loop {p}: outcomes differ\n{}",
-            listing()
-        );
+        assert_same(&want, &got, &format!("loop {p}"), &code);
         passes += want.stats.group_instructions / body as u64;
     }
     eprintln!("{programs} random loops translated whole, {passes} passes");
