@@ -11,7 +11,9 @@
 //! happens once, before the mask changes (exec-mask instructions read every lane) and before
 //! the rows are stored.
 
-use cranelift_codegen::ir::{types::*, ConstantData, Endianness, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{
+    types::*, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlot, Value,
+};
 use cranelift_frontend::FunctionBuilder;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -55,6 +57,10 @@ pub struct Chunk<'a, 'b> {
     slots: BTreeMap<u16, Slot>,
     /// Slots read or written as 16-bit rows (a loop carries these as rows, [`Carry`]).
     used16: BTreeSet<u16>,
+    /// Uniforms read so far, splat (`I32X4`).
+    uniforms: BTreeMap<UniformRead, Value>,
+    /// Uniforms splat into stack slots before a loop ([`Chunk::spilled_uniforms`]).
+    spilled: BTreeMap<UniformRead, (StackSlot, i32)>,
 }
 
 /// How a loop region carries a register slot from one pass to the next in host registers:
@@ -104,6 +110,28 @@ fn flags() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
 }
 
+/// How an instruction reads a uniform: its first half, widened to 32 bits in every lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum UniformRead {
+    W32(u16),
+    Zext16(u16),
+    Sext16(u16),
+}
+
+impl UniformRead {
+    /// Loads it from the uniform file at `uni`, as an `I32X4` splat. No region writes the
+    /// uniform file (uniform stores are interpreted), so the load is pure.
+    pub fn load(self, b: &mut FunctionBuilder, uni: Value) -> Value {
+        let f = flags().with_readonly().with_can_move();
+        let v = match self {
+            UniformRead::W32(h) => b.ins().load(I32, f, uni, i32::from(h) * 2),
+            UniformRead::Zext16(h) => b.ins().uload16(I32, f, uni, i32::from(h) * 2),
+            UniformRead::Sext16(h) => b.ins().sload16(I32, f, uni, i32::from(h) * 2),
+        };
+        b.ins().splat(I32X4, v)
+    }
+}
+
 impl<'a, 'b> Chunk<'a, 'b> {
     /// A chunk whose exec bits are `bits` (I32) and alive lanes `alive` (I16X8).
     pub fn new(
@@ -127,6 +155,8 @@ impl<'a, 'b> Chunk<'a, 'b> {
             count,
             slots: BTreeMap::new(),
             used16: BTreeSet::new(),
+            uniforms: BTreeMap::new(),
+            spilled: BTreeMap::new(),
         }
     }
 
@@ -397,20 +427,37 @@ impl<'a, 'b> Chunk<'a, 'b> {
         self.write16_masked(half, v, m);
     }
 
-    /// A 16-bit uniform, zero-extended to I32.
-    pub fn uniform16(&mut self, half: u16) -> Value {
-        let v = self
-            .b
-            .ins()
-            .load(I16, flags(), self.uni, i32::from(half) * 2);
-        self.b.ins().uextend(I32, v)
+    /// The uniform read `u` in every lane, loaded once per region where the region shares
+    /// its loads between chunks ([`Chunk::take_uniforms`]).
+    pub fn uniform(&mut self, u: UniformRead) -> [Value; 2] {
+        let v = match self.uniforms.get(&u) {
+            Some(&v) => v,
+            None => {
+                let v = match self.spilled.get(&u) {
+                    Some(&(slot, at)) => self.b.ins().stack_load(I64, I32X4, slot, at),
+                    None => u.load(self.b, self.uni),
+                };
+                self.uniforms.insert(u, v);
+                v
+            }
+        };
+        [v, v]
     }
 
-    /// The 32-bit uniform at `half`.
-    pub fn uniform32(&mut self, half: u16) -> Value {
-        self.b
-            .ins()
-            .load(I32, flags(), self.uni, i32::from(half) * 2)
+    /// Where a loop region keeps the uniforms it loaded before its loop.
+    pub fn spilled_uniforms(&mut self, s: BTreeMap<UniformRead, (StackSlot, i32)>) {
+        self.spilled = s;
+    }
+
+    /// The uniforms this chunk loaded, or was given: a later chunk of a straight region
+    /// (one block, so they dominate it) reuses them; a loop plan lists them.
+    pub fn take_uniforms(&mut self) -> BTreeMap<UniformRead, Value> {
+        std::mem::take(&mut self.uniforms)
+    }
+
+    /// Starts the chunk with uniform values loaded where they dominate it.
+    pub fn give_uniforms(&mut self, u: BTreeMap<UniformRead, Value>) {
+        self.uniforms = u;
     }
 
     pub fn splat32(&mut self, x: Value) -> [Value; 2] {

@@ -6,7 +6,7 @@
 //! of what the translator covers. Semantics follow `SimdGroup::step_alu` bit for bit: the
 //! differential test (`usc::jit::tests`) holds them to it.
 
-use super::chunk::{split, Chunk};
+use super::chunk::{split, Chunk, UniformRead};
 use crate::gpu::usc::float::float_immediate;
 use crate::isa::*;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -310,21 +310,11 @@ fn ext32(c: &mut Chunk, o: Operand, signed: bool) -> V32 {
             }
             _ => c.reg32(r.half),
         },
-        Operand::Uniform(r) => {
-            let v = match r.size {
-                Size::S16 => {
-                    let v = c.uniform16(r.half);
-                    if signed {
-                        let v = c.b.ins().ireduce(I16, v);
-                        c.b.ins().sextend(I32, v)
-                    } else {
-                        v
-                    }
-                }
-                _ => c.uniform32(r.half),
-            };
-            c.splat32(v)
-        }
+        Operand::Uniform(r) => c.uniform(match r.size {
+            Size::S16 if signed => UniformRead::Sext16(r.half),
+            Size::S16 => UniformRead::Zext16(r.half),
+            _ => UniformRead::W32(r.half),
+        }),
         Operand::Imm(v) => c.const32(v),
     }
 }
@@ -448,7 +438,11 @@ fn shift(c: &mut Chunk, x: &Shift) -> R<()> {
                     return a;
                 }
                 let b = ushrk(c, b, s as i64);
-                let b = andk(c, b, i64::from(mask32));
+                // The shift already cleared the bits above the field when it is that wide.
+                let b = andk(c, b, i64::from(mask32 | !(u32::MAX >> s)));
+                if mask32 == u32::MAX {
+                    return b;
+                }
                 c.b.ins().bor(a, b)
             })
         }
@@ -682,9 +676,14 @@ fn ext_signed_cmp(c: &mut Chunk, o: Operand, signed: bool) -> V32 {
     ext32(c, o, signed)
 }
 
-/// `x & k` in every lane.
+/// `x & k` in every lane (`x` itself for an all-ones `k`: Cranelift keeps vector ands with
+/// an all-ones constant).
 fn andk(c: &mut Chunk, x: Value, k: impl Into<i64>) -> Value {
-    let k = c.const32(k.into() as u32)[0];
+    let k = k.into() as u32;
+    if k == u32::MAX {
+        return x;
+    }
+    let k = c.const32(k)[0];
     c.b.ins().band(x, k)
 }
 

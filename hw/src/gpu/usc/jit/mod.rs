@@ -20,9 +20,10 @@ mod tests;
 
 use super::program::{Program, NO_TARGET};
 use crate::isa::{Instr, JumpCond, SIMD_WIDTH};
-use chunk::{Carry, Chunk, CHUNK_LANES};
+use chunk::{Carry, Chunk, UniformRead, CHUNK_LANES};
 use cranelift_codegen::ir::{
-    types::*, AbiParam, BlockArg, Function, InstBuilder, MemFlagsData, UserFuncName, Value,
+    types::*, AbiParam, BlockArg, Function, InstBuilder, MemFlagsData, StackSlotData,
+    StackSlotKind, UserFuncName, Value,
 };
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
@@ -30,6 +31,7 @@ use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module};
+use std::collections::BTreeMap;
 use std::mem::offset_of;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -499,15 +501,18 @@ fn build(
     let e = entry(&mut b);
     let mut count = b.ins().iconst(I64, 0);
     let mut new_exec = b.ins().iconst(I32, 0);
+    let mut uniforms = BTreeMap::new();
     for k in 0..CHUNKS {
         let lane0 = (k * CHUNK_LANES) as i64;
         let bits = b.ins().ushr_imm_s(e.exec, lane0);
         let bits = b.ins().band_imm_s(bits, 0xff);
         let mut c = Chunk::new(&mut b, e.chunk_regs[k], e.uni, e.alive[k], bits);
+        c.give_uniforms(uniforms);
         for i in &prog.instrs[first..end] {
             // `compile` planned the region from instructions `emit` accepted.
             let _ = emit::emit(&mut c, i);
         }
+        uniforms = c.take_uniforms();
         let (n, bits) = c.finish();
         count = b.ins().iadd(count, n);
         let bits = b.ins().ishl_imm_s(bits, lane0);
@@ -562,9 +567,24 @@ fn build_loop(
 ) {
     use cranelift_codegen::ir::condcodes::IntCC;
     let steps = ((end - first) * SIMD_WIDTH) as i64;
-    let carries = carries_of(isa, prog, first, end);
+    let (carries, reads) = loop_plan(isa, prog, first, end);
     let mut b = FunctionBuilder::new(func, fctx);
     let e = entry(&mut b);
+    // Loaded and splat once, before the loop, into a stack slot the passes read with one
+    // instruction each. (Kept as values, Cranelift would place the pure load and splat where
+    // they are used, inside the loop, and redo them every pass.)
+    let splats = b.create_sized_stack_slot(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        16 * reads.len() as u32,
+        4,
+    ));
+    let mut spilled = BTreeMap::new();
+    for (j, &u) in reads.iter().enumerate() {
+        let v = u.load(&mut b, e.uni);
+        let at = 16 * j as i32;
+        b.ins().stack_store(I64, v, splats, at);
+        spilled.insert(u, (splats, at));
+    }
     // The first pass is paid for; pass j + 1 runs while the budget left covers it.
     let steps_v = b.ins().iconst(I64, steps);
     let covered = b.ins().udiv(e.budget, steps_v);
@@ -608,6 +628,7 @@ fn build_loop(
         b.switch_to_block(head);
         let hp = b.block_params(head).to_vec();
         let (pos, bits, lanes) = (hp[0], hp[1], hp[2]);
+        let carried = &hp[3..];
         let short = b.ins().icmp(IntCC::UnsignedLessThan, pos, p);
         let active = b.ins().icmp_imm_s(IntCC::NotEqual, bits, 0);
         let room = b.ins().icmp(IntCC::UnsignedLessThan, pos, pmax);
@@ -620,7 +641,8 @@ fn build_loop(
         b.switch_to_block(body);
         b.seal_block(body);
         let mut c = Chunk::new(&mut b, e.chunk_regs[k], e.uni, e.alive[k], bits);
-        c.seed(&carries, &hp[3..]);
+        c.seed(&carries, carried);
+        c.spilled_uniforms(spilled.clone());
         for i in &prog.instrs[first..end] {
             // `compile` planned the region from instructions `emit` accepted.
             let _ = emit::emit(&mut c, i);
@@ -635,8 +657,8 @@ fn build_loop(
 
         b.switch_to_block(done);
         b.seal_block(done);
-        for (j, c) in carries.iter().enumerate() {
-            c.store(&mut b, e.chunk_regs[k], [hp[3 + 2 * j], hp[4 + 2 * j]]);
+        for (c, v) in carries.iter().zip(carried.chunks(2)) {
+            c.store(&mut b, e.chunk_regs[k], [v[0], v[1]]);
         }
         count = b.ins().iadd(count, lanes);
         after.push((pos, bits));
@@ -676,14 +698,20 @@ fn build_loop(
     b.finalize(isa.frontend_config());
 }
 
-/// How a loop region from `first` to `end` carries the slots it touches, found by emitting
-/// it once into a scratch function.
-fn carries_of(isa: &OwnedTargetIsa, prog: &Program, first: usize, end: usize) -> Vec<Carry> {
+/// How a loop region from `first` to `end` carries the slots it touches, and the uniforms
+/// it reads, found by emitting it once into a scratch function.
+fn loop_plan(
+    isa: &OwnedTargetIsa,
+    prog: &Program,
+    first: usize,
+    end: usize,
+) -> (Vec<Carry>, Vec<UniformRead>) {
     scratch(isa, false, |mut c| {
         for i in &prog.instrs[first..end] {
             let _ = emit::emit(&mut c, i);
         }
-        Some(c.carries())
+        let reads = c.take_uniforms().into_keys().collect();
+        Some((c.carries(), reads))
     })
     .unwrap_or_default()
 }
