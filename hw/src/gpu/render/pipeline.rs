@@ -20,12 +20,13 @@ use crate::g13::control::descriptors::{CoefficientSource, DepthBias, Scissor, Zs
 use crate::g13::control::ppp::{PolygonMode, PppUpdate, PppVertex, VisibilityMode};
 use crate::g13::control::vdm::VdmVertex;
 use crate::gpu::isp::{CompareOp, DepthRange, DepthState, StencilFace, StencilState, ZsState};
-use crate::gpu::pool::Pool;
+use crate::gpu::pool::{self, Pool};
 use crate::gpu::raster::bin::{touches, TvbCostModel};
 use crate::gpu::raster::clip::ClipOptions;
 use crate::gpu::raster::Rect;
 use crate::gpu::usc::texture::SamplerHeap;
 use crate::gpu::{Fault, GpuMemory, RenderCommand};
+use std::sync::Mutex;
 
 /// Largest vertex count times instance count of one draw the model accepts: its primitives
 /// and vertices are held in memory at once.
@@ -176,64 +177,14 @@ impl Renderer<'_> {
         Ok(())
     }
 
-    /// Tiles the primitive covers a sample of.
-    fn tiles_of(&self, p: &RasterPrim) -> Vec<u32> {
-        let t = &self.target;
-        let fb = Rect::new(0, 0, t.width, t.height);
-        let area = fb.intersect(&self.states[p.state as usize].scissor);
-        let bounds = match &p.geom {
-            Geometry::Triangle(tri) => tri.pixel_bounds(&area),
-            Geometry::Line(l) => {
-                let (a, b) = (
-                    l.halves[0].pixel_bounds(&area),
-                    l.halves[1].pixel_bounds(&area),
-                );
-                let (x0, y0) = (a.x.min(b.x), a.y.min(b.y));
-                let (x1, y1) = (a.x_end().max(b.x_end()), a.y_end().max(b.y_end()));
-                Rect::new(x0, y0, x1 - x0, y1 - y0).intersect(&area)
-            }
-            Geometry::Point(pt) => {
-                let one = crate::gpu::raster::SUBPIXEL_ONE;
-                let x0 = pt.x0.div_euclid(one).max(0);
-                let y0 = pt.y0.div_euclid(one).max(0);
-                let x1 = (pt.x1.div_euclid(one) + 1).max(x0);
-                let y1 = (pt.y1.div_euclid(one) + 1).max(y0);
-                let clamp = |v: i64| v.min(i64::from(u32::MAX)) as u32;
-                let r = Rect::new(clamp(x0), clamp(y0), clamp(x1 - x0), clamp(y1 - y0));
-                r.intersect(&area)
-            }
-        };
-        let mut out = Vec::new();
-        if bounds.is_empty() {
-            return out;
-        }
-        for ty in bounds.y / t.tile_h..=(bounds.y_end() - 1) / t.tile_h {
-            for tx in bounds.x / t.tile_w..=(bounds.x_end() - 1) / t.tile_w {
-                let r = t.tile_rect(tx, ty).intersect(&bounds);
-                let hit = match &p.geom {
-                    Geometry::Triangle(tri) => touches(tri, t.samples, &r),
-                    Geometry::Line(l) => {
-                        let mut any = false;
-                        l.rasterize(t.samples, &r, |_, _, _| any = true);
-                        any
-                    }
-                    Geometry::Point(pt) => {
-                        let mut any = false;
-                        pt.rasterize(t.samples, &r, |_, _, _| any = true);
-                        any
-                    }
-                };
-                if hit {
-                    out.push(ty * t.tiles_x + tx);
-                }
-            }
-        }
-        out
-    }
-
-    /// Bins one primitive, running a partial render first if the heap has no room.
-    fn bin(&mut self, p: RasterPrim, mem: &mut dyn GpuMemory) -> Result<(), Fault> {
-        let tiles = self.tiles_of(&p);
+    /// Bins one primitive into `tiles`, running a partial render first if the heap has no
+    /// room.
+    fn bin(
+        &mut self,
+        p: RasterPrim,
+        tiles: Vec<u32>,
+        mem: &mut dyn GpuMemory,
+    ) -> Result<(), Fault> {
         if tiles.is_empty() {
             return Ok(());
         }
@@ -512,17 +463,135 @@ impl DrawSink for Renderer<'_> {
             polygon_mode: ppp.front_face.map_or(PolygonMode::Fill, |f| f.polygon_mode),
             bindings: bindings.as_ref(),
         };
-        let mut out = Vec::new();
-        for (k, p) in prims.iter().enumerate() {
-            out.clear();
-            match shaded.primitive_records(k) {
-                Some(recs) => setup.process_records(p, recs, &mut out)?,
-                None => setup.process(p, &shaded, &mut out)?,
+        // Setup and the tiles each primitive touches are independent per primitive, so they
+        // run on the pool in batches; binning (TVB reservations, partial renders) stays in
+        // primitive order, and a batch's fault is raised only once the primitives before
+        // it are binned, as a serial loop would.
+        let batches = prims.len().div_ceil(SETUP_BATCH);
+        let results: Vec<Mutex<SetupBatch>> = (0..batches).map(|_| Mutex::default()).collect();
+        let (target, states) = (&self.target, &self.states[..]);
+        let set_up = |i: u64| {
+            let first = i as usize * SETUP_BATCH;
+            let range = first..prims.len().min(first + SETUP_BATCH);
+            let batch = setup_batch(&setup, &prims, &shaded, range, target, states);
+            *results[i as usize]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = batch;
+        };
+        pool::run(
+            batches as u64,
+            self.pool.threads,
+            self.pool.alone,
+            || (),
+            |_, i| {
+                set_up(i);
+                Ok(())
+            },
+            |_| {},
+        )?;
+        for r in results {
+            let batch = r.into_inner().unwrap_or_else(|e| e.into_inner());
+            for (rp, tiles) in batch.binned {
+                self.bin(rp, tiles, mem)?;
             }
-            for rp in out.drain(..) {
-                self.bin(rp, mem)?;
+            if let Some(f) = batch.fault {
+                return Err(f);
             }
         }
         Ok(())
     }
+}
+
+/// Primitives set up in one task of a draw's setup (fewer in tests, whose scenes are small,
+/// so that they run several batches on several threads).
+const SETUP_BATCH: usize = if cfg!(test) { 64 } else { 512 };
+
+/// A batch of a draw's primitives, set up: what to bin, with the tiles each touches, and the
+/// fault that stopped the batch, if one did.
+#[derive(Default)]
+struct SetupBatch {
+    binned: Vec<(RasterPrim, Vec<u32>)>,
+    fault: Option<Fault>,
+}
+
+fn setup_batch(
+    setup: &DrawSetup,
+    prims: &[AssembledPrimitive],
+    shaded: &vertex::ShadedVertices,
+    range: std::ops::Range<usize>,
+    target: &Target,
+    states: &[FragState],
+) -> SetupBatch {
+    let mut batch = SetupBatch::default();
+    let mut out = Vec::new();
+    for k in range {
+        let p = &prims[k];
+        let r = match shaded.primitive_records(k) {
+            Some(recs) => setup.process_records(p, recs, &mut out),
+            None => setup.process(p, shaded, &mut out),
+        };
+        if let Err(f) = r {
+            batch.fault = Some(f);
+            break;
+        }
+        for rp in out.drain(..) {
+            let tiles = tiles_of(target, states, &rp);
+            batch.binned.push((rp, tiles));
+        }
+    }
+    batch
+}
+
+/// Tiles the primitive covers a sample of.
+fn tiles_of(t: &Target, states: &[FragState], p: &RasterPrim) -> Vec<u32> {
+    let fb = Rect::new(0, 0, t.width, t.height);
+    let area = fb.intersect(&states[p.state as usize].scissor);
+    let bounds = match &p.geom {
+        Geometry::Triangle(tri) => tri.pixel_bounds(&area),
+        Geometry::Line(l) => {
+            let (a, b) = (
+                l.halves[0].pixel_bounds(&area),
+                l.halves[1].pixel_bounds(&area),
+            );
+            let (x0, y0) = (a.x.min(b.x), a.y.min(b.y));
+            let (x1, y1) = (a.x_end().max(b.x_end()), a.y_end().max(b.y_end()));
+            Rect::new(x0, y0, x1 - x0, y1 - y0).intersect(&area)
+        }
+        Geometry::Point(pt) => {
+            let one = crate::gpu::raster::SUBPIXEL_ONE;
+            let x0 = pt.x0.div_euclid(one).max(0);
+            let y0 = pt.y0.div_euclid(one).max(0);
+            let x1 = (pt.x1.div_euclid(one) + 1).max(x0);
+            let y1 = (pt.y1.div_euclid(one) + 1).max(y0);
+            let clamp = |v: i64| v.min(i64::from(u32::MAX)) as u32;
+            let r = Rect::new(clamp(x0), clamp(y0), clamp(x1 - x0), clamp(y1 - y0));
+            r.intersect(&area)
+        }
+    };
+    let mut out = Vec::new();
+    if bounds.is_empty() {
+        return out;
+    }
+    for ty in bounds.y / t.tile_h..=(bounds.y_end() - 1) / t.tile_h {
+        for tx in bounds.x / t.tile_w..=(bounds.x_end() - 1) / t.tile_w {
+            let r = t.tile_rect(tx, ty).intersect(&bounds);
+            let hit = match &p.geom {
+                Geometry::Triangle(tri) => touches(tri, t.samples, &r),
+                Geometry::Line(l) => {
+                    let mut any = false;
+                    l.rasterize(t.samples, &r, |_, _, _| any = true);
+                    any
+                }
+                Geometry::Point(pt) => {
+                    let mut any = false;
+                    pt.rasterize(t.samples, &r, |_, _, _| any = true);
+                    any
+                }
+            };
+            if hit {
+                out.push(ty * t.tiles_x + tx);
+            }
+        }
+    }
+    out
 }

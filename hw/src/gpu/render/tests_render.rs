@@ -858,7 +858,7 @@ fn scatter(n: usize, width: u32, height: u32) -> Vec<Tri> {
 }
 
 #[test]
-fn tiles_and_vertices_on_several_threads_give_the_serial_render() {
+fn tiles_vertices_and_setup_on_several_threads_give_the_serial_render() {
     let mut s = Scene::new(160, 96, 1);
     s.opts.depth = Some(ZsFunc::Less);
     s.depth_buffer = true;

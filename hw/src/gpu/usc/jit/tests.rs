@@ -234,6 +234,13 @@ fn first_difference(a: &[u16], b: &[u16]) -> Option<(usize, usize, u16, u16)> {
         .map(|(i, (x, y))| (i / SIMD_WIDTH, i % SIMD_WIDTH, *x, *y))
 }
 
+/// A program of `code` at 8-byte offsets (the translator and interpreter never look at the
+/// encodings' lengths).
+fn program_of(code: &[Instr]) -> Program {
+    let at = code.iter().enumerate().map(|(k, i)| (k as u32 * 8, *i));
+    Program::new(0, at.collect()).expect("generated programs are valid")
+}
+
 #[test]
 fn random_programs_run_the_same_on_the_translator_and_the_interpreter() {
     let programs = 3000;
@@ -241,14 +248,7 @@ fn random_programs_run_the_same_on_the_translator_and_the_interpreter() {
     let (mut instructions, mut covered) = (0usize, 0usize);
     for p in 0..programs {
         let code = random_program(&mut rng);
-        let prog = Program::new(
-            0,
-            code.iter()
-                .enumerate()
-                .map(|(k, i)| (k as u32 * 8, *i))
-                .collect(),
-        )
-        .expect("generated programs are valid");
+        let prog = program_of(&code);
         instructions += code.len();
         // Every region the planner makes must translate: a failure would leave the whole
         // program to the interpreter and this comparison would prove nothing.
@@ -299,14 +299,7 @@ fn loops_translated_whole_run_the_same_on_the_translator_and_the_interpreter() {
     let mut passes = 0u64;
     for p in 0..programs {
         let code = random_loop(&mut rng);
-        let prog = Program::new(
-            0,
-            code.iter()
-                .enumerate()
-                .map(|(k, i)| (k as u32 * 8, *i))
-                .collect(),
-        )
-        .expect("generated programs are valid");
+        let prog = program_of(&code);
         let c = compiled(&prog).expect("the loop translates");
         let body = code.len() - 1;
         assert_eq!(
