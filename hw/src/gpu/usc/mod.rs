@@ -345,11 +345,17 @@ fn run_in(
 ) -> Result<ExecStats, Fault> {
     let [lx, ly, _] = launch.local_size;
     let groups_per_wg = threads.div_ceil(SIMD_WIDTH as u32) as usize;
-    let uniforms = &mut scratch.uniforms;
-    uniforms.clear();
-    uniforms.extend_from_slice(&launch.uniforms);
-    uniforms.resize(usize::from(UNIFORM_HALVES), 0);
-    let uniforms = &uniforms[..];
+    // A launch's uniform file is usually whole already (the USC words make it so): then it
+    // is read in place rather than copied, 1 KiB per launch of a few pixels.
+    let uniforms = if launch.uniforms.len() == usize::from(UNIFORM_HALVES) {
+        &launch.uniforms[..]
+    } else {
+        let u = &mut scratch.uniforms;
+        u.clear();
+        u.extend_from_slice(&launch.uniforms);
+        u.resize(usize::from(UNIFORM_HALVES), 0);
+        &u[..]
+    };
     let mut shared = vec![0u8; launch.shared_bytes as usize];
     let groups = &mut scratch.groups;
     groups.truncate(groups_per_wg);
