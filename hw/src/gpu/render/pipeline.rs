@@ -466,36 +466,37 @@ impl DrawSink for Renderer<'_> {
         // Setup and the tiles each primitive touches are independent per primitive, so they
         // run on the pool in batches; binning (TVB reservations, partial renders) stays in
         // primitive order, and a batch's fault is raised only once the primitives before
-        // it are binned, as a serial loop would.
+        // it are binned, as a serial loop would. A window of batches at a time is set up
+        // and binned, so a huge draw never holds all its set-up primitives at once.
         let batches = prims.len().div_ceil(SETUP_BATCH);
-        let results: Vec<Mutex<SetupBatch>> = (0..batches).map(|_| Mutex::default()).collect();
-        let (target, states) = (&self.target, &self.states[..]);
-        let set_up = |i: u64| {
-            let first = i as usize * SETUP_BATCH;
-            let range = first..prims.len().min(first + SETUP_BATCH);
-            let batch = setup_batch(&setup, &prims, &shaded, range, target, states);
-            *results[i as usize]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()) = batch;
-        };
-        pool::run(
-            batches as u64,
-            self.pool.threads,
-            self.pool.alone,
-            || (),
-            |_, i| {
-                set_up(i);
-                Ok(())
-            },
-            |_| {},
-        )?;
-        for r in results {
-            let batch = r.into_inner().unwrap_or_else(|e| e.into_inner());
-            for (rp, tiles) in batch.binned {
-                self.bin(rp, tiles, mem)?;
-            }
-            if let Some(f) = batch.fault {
-                return Err(f);
+        for window in (0..batches).step_by(SETUP_WINDOW) {
+            let n = (batches - window).min(SETUP_WINDOW);
+            let (target, states) = (&self.target, &self.states[..]);
+            let results: Vec<Mutex<SetupBatch>> = (0..n).map(|_| Mutex::default()).collect();
+            pool::run(
+                n as u64,
+                self.pool.threads,
+                self.pool.alone,
+                || (),
+                |_, i| {
+                    let first = (window + i as usize) * SETUP_BATCH;
+                    let range = first..prims.len().min(first + SETUP_BATCH);
+                    let batch = setup_batch(&setup, &prims, &shaded, range, target, states);
+                    *results[i as usize]
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner()) = batch;
+                    Ok(())
+                },
+                |_| {},
+            )?;
+            for r in results {
+                let batch = r.into_inner().unwrap_or_else(|e| e.into_inner());
+                for (rp, tiles) in batch.binned {
+                    self.bin(rp, tiles, mem)?;
+                }
+                if let Some(f) = batch.fault {
+                    return Err(f);
+                }
             }
         }
         Ok(())
@@ -505,6 +506,9 @@ impl DrawSink for Renderer<'_> {
 /// Primitives set up in one task of a draw's setup (fewer in tests, whose scenes are small,
 /// so that they run several batches on several threads).
 const SETUP_BATCH: usize = if cfg!(test) { 64 } else { 512 };
+/// Batches set up before they are binned (in tests, few enough that a scene has several
+/// windows).
+const SETUP_WINDOW: usize = if cfg!(test) { 2 } else { 64 };
 
 /// A batch of a draw's primitives, set up: what to bin, with the tiles each touches, and the
 /// fault that stopped the batch, if one did.
