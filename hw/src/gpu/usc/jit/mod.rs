@@ -365,7 +365,14 @@ fn compile(prog: &Program) -> Option<Compiled> {
     let mut ids = Vec::new();
     for (k, &(first, end)) in ranges.iter().enumerate() {
         ctx.func = Function::with_name_signature(UserFuncName::user(0, k as u32), signature(isa));
-        build(isa, &mut ctx.func, &mut fctx, prog, first, end);
+        let span = Span { prog, first, end };
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        if span.loops() {
+            build_loop(isa, &mut b, span);
+        } else {
+            build(&mut b, span);
+        }
+        b.finalize(isa.frontend_config());
         let id = module
             .declare_function(&format!("r{k}"), Linkage::Local, &ctx.func.signature)
             .ok()?;
@@ -481,24 +488,29 @@ fn entry(b: &mut FunctionBuilder) -> Entry {
 /// Chunks of a SIMD group.
 const CHUNKS: usize = SIMD_WIDTH / CHUNK_LANES;
 
-/// Emits the region `first..end` of `prog` into `func`.
-fn build(
-    isa: &OwnedTargetIsa,
-    func: &mut Function,
-    fctx: &mut FunctionBuilderContext,
-    prog: &Program,
+/// A region to translate: instructions `first..end` of `prog`.
+#[derive(Clone, Copy)]
+struct Span<'a> {
+    prog: &'a Program,
     first: usize,
     end: usize,
-) {
-    use cranelift_codegen::ir::condcodes::IntCC;
-    let last = &prog.instrs[end - 1];
-    if matches!(last, Instr::Jump(j) if j.cond == JumpCond::Any)
-        && prog.targets[end - 1] as usize == first
-    {
-        return build_loop(isa, func, fctx, prog, first, end);
+}
+
+impl Span<'_> {
+    /// Whether the region's closing branch (`jump_any`) goes back to its first instruction.
+    fn loops(&self) -> bool {
+        let at = self.end - 1;
+        matches!(self.prog.instrs[at], Instr::Jump(j) if j.cond == JumpCond::Any)
+            && self.prog.targets[at] as usize == self.first
     }
-    let mut b = FunctionBuilder::new(func, fctx);
-    let e = entry(&mut b);
+}
+
+/// Emits the straight region `span` into `b`.
+fn build(b: &mut FunctionBuilder, span: Span) {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    let Span { prog, first, end } = span;
+    let last = &prog.instrs[end - 1];
+    let e = entry(b);
     let mut count = b.ins().iconst(I64, 0);
     let mut new_exec = b.ins().iconst(I32, 0);
     let mut uniforms = BTreeMap::new();
@@ -506,7 +518,7 @@ fn build(
         let lane0 = (k * CHUNK_LANES) as i64;
         let bits = b.ins().ushr_imm_s(e.exec, lane0);
         let bits = b.ins().band_imm_s(bits, 0xff);
-        let mut c = Chunk::new(&mut b, e.chunk_regs[k], e.uni, e.alive[k], bits);
+        let mut c = Chunk::new(b, e.chunk_regs[k], e.uni, e.alive[k], bits);
         c.give_uniforms(uniforms);
         for i in &prog.instrs[first..end] {
             // `compile` planned the region from instructions `emit` accepted.
@@ -539,8 +551,7 @@ fn build(
         _ => next,
     };
     let passes = b.ins().iconst(I64, 1);
-    finish_region(&mut b, e.ctx, &[ret, new_exec, count, e.budget, passes]);
-    b.finalize(isa.frontend_config());
+    finish_region(b, e.ctx, &[ret, new_exec, count, e.budget, passes]);
 }
 
 /// Emits a region whose closing branch (`jump_any`) goes back to its own first instruction:
@@ -557,19 +568,12 @@ fn build(
 /// that is the first pass after which all are inactive. A chunk's extra passes with no
 /// active lane still run its exec-mask instructions, which move its lanes' nesting counters
 /// as the group's passes would.
-fn build_loop(
-    isa: &OwnedTargetIsa,
-    func: &mut Function,
-    fctx: &mut FunctionBuilderContext,
-    prog: &Program,
-    first: usize,
-    end: usize,
-) {
+fn build_loop(isa: &OwnedTargetIsa, b: &mut FunctionBuilder, span: Span) {
     use cranelift_codegen::ir::condcodes::IntCC;
+    let Span { prog, first, end } = span;
     let steps = ((end - first) * SIMD_WIDTH) as i64;
-    let (carries, reads) = loop_plan(isa, prog, first, end);
-    let mut b = FunctionBuilder::new(func, fctx);
-    let e = entry(&mut b);
+    let (carries, reads) = loop_plan(isa, span);
+    let e = entry(b);
     // Loaded and splat once, before the loop, into a stack slot the passes read with one
     // instruction each. (Kept as values, Cranelift would place the pure load and splat where
     // they are used, inside the loop, and redo them every pass.)
@@ -580,7 +584,7 @@ fn build_loop(
     ));
     let mut spilled = BTreeMap::new();
     for (j, &u) in reads.iter().enumerate() {
-        let v = u.load(&mut b, e.uni);
+        let v = u.load(b, e.uni);
         let at = 16 * j as i32;
         b.ins().stack_store(I64, v, splats, at);
         spilled.insert(u, (splats, at));
@@ -618,7 +622,7 @@ fn build_loop(
         b.append_block_param(head, I64);
         let mut args: Vec<BlockArg> = vec![pos0.into(), bits0.into(), zero.into()];
         for c in &carries {
-            for v in c.load(&mut b, e.chunk_regs[k]) {
+            for v in c.load(b, e.chunk_regs[k]) {
                 let t = b.func.dfg.value_type(v);
                 b.append_block_param(head, t);
                 args.push(v.into());
@@ -640,7 +644,7 @@ fn build_loop(
 
         b.switch_to_block(body);
         b.seal_block(body);
-        let mut c = Chunk::new(&mut b, e.chunk_regs[k], e.uni, e.alive[k], bits);
+        let mut c = Chunk::new(b, e.chunk_regs[k], e.uni, e.alive[k], bits);
         c.seed(&carries, carried);
         c.spilled_uniforms(spilled.clone());
         for i in &prog.instrs[first..end] {
@@ -658,7 +662,7 @@ fn build_loop(
         b.switch_to_block(done);
         b.seal_block(done);
         for (c, v) in carries.iter().zip(carried.chunks(2)) {
-            c.store(&mut b, e.chunk_regs[k], [v[0], v[1]]);
+            c.store(b, e.chunk_regs[k], [v[0], v[1]]);
         }
         count = b.ins().iadd(count, lanes);
         after.push((pos, bits));
@@ -694,20 +698,14 @@ fn build_loop(
     let target = b.ins().iconst(I32, first as i64);
     let next = b.ins().iconst(I32, end as i64);
     let ret = b.ins().select(taken, target, next);
-    finish_region(&mut b, e.ctx, &[ret, new_exec, count, budget, most]);
-    b.finalize(isa.frontend_config());
+    finish_region(b, e.ctx, &[ret, new_exec, count, budget, most]);
 }
 
-/// How a loop region from `first` to `end` carries the slots it touches, and the uniforms
+/// How a loop region carries the slots it touches, and the uniforms
 /// it reads, found by emitting it once into a scratch function.
-fn loop_plan(
-    isa: &OwnedTargetIsa,
-    prog: &Program,
-    first: usize,
-    end: usize,
-) -> (Vec<Carry>, Vec<UniformRead>) {
+fn loop_plan(isa: &OwnedTargetIsa, span: Span) -> (Vec<Carry>, Vec<UniformRead>) {
     scratch(isa, false, |mut c| {
-        for i in &prog.instrs[first..end] {
+        for i in &span.prog.instrs[span.first..span.end] {
             let _ = emit::emit(&mut c, i);
         }
         let reads = c.take_uniforms().into_keys().collect();
