@@ -220,6 +220,10 @@ pub(crate) fn visit(i: &mut Instr, f: &mut dyn FnMut(&mut Reg, Access, u16)) {
             let h = 4 * x.src.size.halves();
             f(&mut x.src, Access::Use, h);
         }
+        Instr::BlockImageStore(x) => {
+            tex_index(&mut x.texture, f);
+            f(&mut x.offset, Access::Use, 2);
+        }
         Instr::PopExec(_)
         | Instr::Jump(_)
         | Instr::Wait(_)

@@ -81,6 +81,7 @@ pub(crate) enum Family {
     Coverage,
     Texture,
     ImageWrite,
+    BlockStore,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -125,6 +126,7 @@ pub(crate) fn classify(bytes: &[u8]) -> Result<Shape, DecodeError> {
         0x41 | 0xc1 => Some(shape(Coverage, 4, 4, 15)),
         0x31 | 0x71 => Some(shape(Texture, 8, 12, 15)),
         0xf1 => Some(shape(ImageWrite, 6, 8, 15)),
+        0xb1 => Some(shape(BlockStore, 6, 10, 15)),
         _ => None,
     }
     .or(match b0 & 0x7f {
@@ -221,6 +223,7 @@ impl Shape {
             Coverage => isa_gfx::dec_coverage(raw),
             Texture => isa_tex::dec_texture(raw),
             ImageWrite => isa_tex::dec_image_write(raw),
+            BlockStore => isa_tex::dec_block_image_store(raw),
         };
         r.map_err(|reason| DecodeError::Unmodelled {
             bytes: bytes[..len].to_vec(),

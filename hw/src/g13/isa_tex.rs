@@ -337,3 +337,60 @@ pub(crate) fn dec_image_write(b: u128) -> Result<Instr, &'static str> {
         coherent,
     }))
 }
+
+/// `block_image_store`, always in its 10-byte form (Mesa sets the length bit and a constant
+/// bit in the last two bytes). Mesa's constant control bits are emitted as they are: the
+/// immediate-LOD flag (31), cache control 9 (43..47) and bit 67.
+pub(crate) fn block_image_store(
+    i: &BlockImageStore,
+    force_long: bool,
+) -> Result<Encoded, EncodeError> {
+    let cx = Ctx {
+        instr: "block_image_store",
+    };
+    let mut b: u128 = 0xb1 | 1 << 31 | 1 << 67;
+    let f = super::isa_mem::format_code(i.format);
+    put(&mut b, 8, 1, f & 1);
+    put(&mut b, 64, 3, f >> 1);
+    let r = reg_of(&cx, "offset", i.offset, &[Size::S32])?;
+    put(&mut b, 9, 6, r & 0x3f);
+    put(&mut b, 56, 2, r >> 6);
+    let (t, tt, u) = texture(&cx, i.texture)?;
+    put(&mut b, 32, 6, t & 0x3f);
+    put(&mut b, 78, 2, t >> 6);
+    put(&mut b, 38, 2, tt);
+    put(&mut b, 48, 5, u);
+    if !matches!(i.dim, TexDim::D2 | TexDim::D2Ms) {
+        return Err(cx.err(
+            "dim",
+            Problem::KindNotAllowed("a block store of other than one 2D layer"),
+        ));
+    }
+    let dim = dim_code(i.dim);
+    put(&mut b, 40, 3, dim & 7);
+    put(&mut b, 55, 1, dim >> 3);
+    put(&mut b, 43, 4, 0x9);
+    Ok(fit(b, 6, 10, 15, force_long))
+}
+
+/// Decodes `block_image_store`; any bit the model does not know (explicit coordinates, a
+/// layer register, another cache control) makes it unmodelled rather than lost.
+pub(crate) fn dec_block_image_store(b: u128) -> Result<Instr, &'static str> {
+    let i = BlockImageStore {
+        format: super::isa_mem::format_from(get(b, 8, 1) | get(b, 64, 3) << 1)?,
+        offset: Reg {
+            half: (get(b, 9, 6) | get(b, 56, 2) << 6) as u16,
+            size: Size::S32,
+        },
+        texture: texture_from(
+            get(b, 32, 6) | get(b, 78, 2) << 6,
+            get(b, 38, 2),
+            get(b, 48, 5),
+        )?,
+        dim: dim_from(get(b, 40, 3) | get(b, 55, 1) << 3)?,
+    };
+    match block_image_store(&i, true) {
+        Ok(e) if e.bits == b => Ok(Instr::BlockImageStore(i)),
+        _ => Err("block_image_store with coordinates, a layer or control bits agx4 does not model"),
+    }
+}

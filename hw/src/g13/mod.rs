@@ -75,6 +75,7 @@ fn encode_bits(instr: &Instr, force_long: bool) -> Result<Encoded, EncodeError> 
         Instr::ZsEmit(i) => isa_gfx::zs_emit(i),
         Instr::Texture(i) => isa_tex::texture_op(i, force_long),
         Instr::ImageWrite(i) => isa_tex::image_write(i, force_long),
+        Instr::BlockImageStore(i) => isa_tex::block_image_store(i, force_long),
     }
 }
 

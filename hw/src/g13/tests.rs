@@ -826,6 +826,26 @@ fn pinned() -> Vec<(&'static str, Instr, &'static str)> {
             }),
             "f1a08804cc7b030c",
         ),
+        (
+            "Mesa agx_pack.c block_image_store words: u8norm, offset r2, ts0, 2d",
+            Instr::BlockImageStore(BlockImageStore {
+                format: MemFormat::U8Norm,
+                offset: Reg::r32(2),
+                texture: TexIndex::Imm(0),
+                dim: TexDim::D2,
+            }),
+            "b1880080004a00000a00",
+        ),
+        (
+            "Mesa agx_pack.c block_image_store words: srgba8, offset r65, ts70, 2d_ms",
+            Instr::BlockImageStore(BlockImageStore {
+                format: MemFormat::SRGBA8,
+                offset: Reg::r32(65),
+                texture: TexIndex::Imm(70),
+                dim: TexDim::D2Ms,
+            }),
+            "b1840080064c00020d40",
+        ),
     ]
 }
 
@@ -1534,6 +1554,23 @@ fn gen(g: &mut Rng, v: usize) -> Instr {
                 ]),
             })
         }
+        35 => Instr::BlockImageStore(BlockImageStore {
+            format: g.pick(&[
+                MemFormat::I8,
+                MemFormat::I16,
+                MemFormat::I32,
+                MemFormat::F16,
+                MemFormat::U8Norm,
+                MemFormat::S8Norm,
+                MemFormat::U16Norm,
+                MemFormat::S16Norm,
+                MemFormat::RGB10A2,
+                MemFormat::SRGBA8,
+            ]),
+            offset: Reg::r32(g.below(128) as u16),
+            texture: gen_tex(g),
+            dim: g.pick(&[TexDim::D2, TexDim::D2Ms]),
+        }),
         34 => {
             let mask = 1 + g.below(15) as u8;
             let index = if g.bool() {
@@ -1597,7 +1634,7 @@ fn gen_small(g: &mut Rng) -> Small {
     }
 }
 
-const VARIANTS: usize = 35;
+const VARIANTS: usize = 36;
 
 /// Exhaustive (no wildcard): adding an `Instr` variant breaks this until the generator
 /// covers it.
@@ -1638,6 +1675,7 @@ fn variant_index(i: &Instr) -> usize {
         Instr::Shuffle(_) => 32,
         Instr::SimdReduce(_) => 33,
         Instr::UniformStore(_) => 34,
+        Instr::BlockImageStore(_) => 35,
     }
 }
 

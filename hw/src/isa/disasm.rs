@@ -546,6 +546,13 @@ pub fn format(instr: &Instr) -> String {
             tex_index(i.texture),
             tex_dim(i.dim)
         ),
+        Instr::BlockImageStore(i) => format!(
+            "block_image_store.{} {}, {}, {}",
+            format_name(i.format),
+            reg(i.offset),
+            tex_index(i.texture),
+            tex_dim(i.dim)
+        ),
     }
 }
 

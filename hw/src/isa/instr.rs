@@ -561,6 +561,22 @@ pub struct ImageWrite {
     pub coherent: bool,
 }
 
+/// `block_image_store`: store a whole image block from the tile memory through the PBE
+/// descriptor `texture`. In a tile program the block is the tile: every pixel of it (every
+/// sample, with `dim` multisampled), its element of `format` read at the tilebuffer byte
+/// offset held in the 32-bit register `offset`, converted to the image's format, written at
+/// the tile's own pixels of level 0 (pixels outside the image are dropped). One issue stores
+/// the block once, however many lanes are active (none: nothing); a group's lanes do not
+/// each store. Mesa's end-of-tile programs are made of these. Only the implicit-coordinate,
+/// single-layer form is modelled (docs/render-abi.md section 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BlockImageStore {
+    pub format: MemFormat,
+    pub offset: Reg,
+    pub texture: TexIndex,
+    pub dim: TexDim,
+}
+
 /// `icmp_ballot` / `fcmp_ballot`: every active thread evaluates cond(A, B), swapped when
 /// `invert`, and D of every active thread receives the mask of the active threads where it
 /// holds (bit i = thread i). Only the whole-SIMD-group form is modelled; the quad form
@@ -689,4 +705,5 @@ pub enum Instr {
     ZsEmit(ZsEmit),
     Texture(Texture),
     ImageWrite(ImageWrite),
+    BlockImageStore(BlockImageStore),
 }

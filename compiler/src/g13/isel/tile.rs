@@ -349,11 +349,78 @@ impl Sel<'_> {
     }
 }
 
+/// The `block_image_store` format of a tilebuffer format, `None` for the two the block store
+/// has no format code for in agx4's model (11:11:10 and 9:9:9:5 floats).
+fn block_format(t: TibFormat) -> Option<MemFormat> {
+    Some(match t {
+        TibFormat::I8 => MemFormat::I8,
+        TibFormat::I16 => MemFormat::I16,
+        TibFormat::I32 => MemFormat::I32,
+        TibFormat::F16 => MemFormat::F16,
+        TibFormat::U8Norm => MemFormat::U8Norm,
+        TibFormat::S8Norm => MemFormat::S8Norm,
+        TibFormat::U16Norm => MemFormat::U16Norm,
+        TibFormat::S16Norm => MemFormat::S16Norm,
+        TibFormat::Rgb10A2 => MemFormat::RGB10A2,
+        TibFormat::Srgba8 => MemFormat::SRGBA8,
+        TibFormat::Rg11B10F | TibFormat::Rgb9E5 => return None,
+    })
+}
+
+/// An end-of-tile program that only stores targets, each through one `block_image_store`
+/// (the tile in one instruction, as Mesa's end-of-tile programs do), or `None` when some
+/// target needs per-pixel work (resolves, targets kept in memory, formats without a block
+/// store code).
+fn select_block_stores(
+    targets: &[TileTargetOp],
+    samples: u32,
+) -> Result<Option<VProgram>, CompileError> {
+    let mut stores = Vec::new();
+    for t in targets {
+        match t.op {
+            TileOp::Nothing => {}
+            TileOp::Store { texture } => match block_format(t.format) {
+                Some(f) => stores.push((f, t.offset, texture)),
+                None => return Ok(None),
+            },
+            _ => return Ok(None),
+        }
+    }
+    if stores.is_empty() {
+        return Ok(None);
+    }
+    let empty = Shader::default();
+    let mut s = Sel::new(&empty, None);
+    let dim = if samples > 1 {
+        TexDim::D2Ms
+    } else {
+        TexDim::D2
+    };
+    for (format, offset, texture) in stores {
+        let r = s.t32()?;
+        s.emit(Instr::MovImm(MovImm {
+            dst: r.into(),
+            imm: u32::from(offset),
+        }));
+        s.emit(Instr::BlockImageStore(BlockImageStore {
+            format,
+            offset: r,
+            texture: TexIndex::Imm(texture),
+            dim,
+        }));
+    }
+    s.emit(Instr::Stop);
+    Ok(Some(s.finish()))
+}
+
 /// Selects a tile program over `targets` for a tilebuffer of `samples` samples per pixel.
 pub(crate) fn select_tile_program(
     targets: &[TileTargetOp],
     samples: u32,
 ) -> Result<VProgram, CompileError> {
+    if let Some(p) = select_block_stores(targets, samples)? {
+        return Ok(p);
+    }
     let empty = Shader::default();
     let mut s = Sel::new(&empty, None);
     let runs = Runs {

@@ -31,7 +31,7 @@ pub static THREADED_PASSES: AtomicU64 = AtomicU64::new(0);
 fn writes_only_own_pixels(p: &Program, tile_program: bool) -> bool {
     !p.instrs().iter().any(|i| match i {
         Instr::DeviceMem(m) => m.store && !tile_program,
-        Instr::ImageWrite(_) => !tile_program,
+        Instr::ImageWrite(_) | Instr::BlockImageStore(_) => !tile_program,
         Instr::Atomic(_)
         | Instr::ThreadgroupMem(_)
         | Instr::ThreadgroupAtomic(_)

@@ -21,7 +21,7 @@ use crate::gpu::raster::coverage::SAMPLE_LOCATION_BITS;
 use crate::gpu::raster::Rect;
 use crate::gpu::usc::{self, FragmentContext, GraphicsContext, LaunchState, MAX_SAMPLES};
 use crate::gpu::{Fault, GpuMemory, RenderCommand, ZlsBuffer};
-use crate::isa::SIMD_WIDTH;
+use crate::isa::{Instr, SIMD_WIDTH};
 
 pub use super::fragment::{FragState, Visibility};
 
@@ -205,6 +205,20 @@ pub fn set_lanes(l: &mut LaunchState, lanes: u32) {
     l.grid_threads = [lanes, 1, 1];
 }
 
+/// Whether every SIMD group of a tile program does exactly what the first one does: its
+/// instructions read nothing that differs between lanes or groups, change no tile memory and
+/// write memory only through block stores, which write the same bytes however often they run
+/// (Mesa's end-of-tile programs are of this kind). Running the first group alone then leaves
+/// memory and the tile as running them all would.
+fn same_in_every_group(p: &crate::gpu::usc::Program) -> bool {
+    p.instrs().iter().all(|i| {
+        matches!(
+            i,
+            Instr::MovImm(_) | Instr::BlockImageStore(_) | Instr::Wait(_) | Instr::Stop
+        )
+    })
+}
+
 /// Runs a tile program over every pixel of the tile at `origin`.
 fn run_tile_program(
     t: &Target,
@@ -219,7 +233,11 @@ fn run_tile_program(
         fragment: Some(fragment_context(t, origin, std::mem::take(tilebuffer))),
         vertex: None,
     };
-    let n = t.tile_w * t.tile_h;
+    let n = if same_in_every_group(&p.program) {
+        SIMD_WIDTH as u32
+    } else {
+        t.tile_w * t.tile_h
+    };
     let mut result = Ok(());
     let mut launch = launch_of(p, SIMD_WIDTH as u32);
     for start in (0..n).step_by(SIMD_WIDTH) {

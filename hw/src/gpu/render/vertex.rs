@@ -93,7 +93,8 @@ fn writes_only_records(p: &Program) -> bool {
         | Instr::ThreadgroupMem(_)
         | Instr::ThreadgroupAtomic(_)
         | Instr::UniformStore(_)
-        | Instr::ImageWrite(_) => true,
+        | Instr::ImageWrite(_)
+        | Instr::BlockImageStore(_) => true,
         _ => false,
     })
 }

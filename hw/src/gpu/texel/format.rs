@@ -71,6 +71,26 @@ pub fn texel_bytes(c: Channels) -> Option<u32> {
     }
 }
 
+/// The width of every channel of a layout whose channels are all one byte-aligned width, one
+/// after another (R8G8B8A8, R16G16, R32 ...), else `None`.
+pub fn uniform_channel_bits(c: Channels) -> Option<u32> {
+    let f = fields(c)?;
+    let w = f[0].1;
+    let aligned = w % 8 == 0
+        && f.iter()
+            .enumerate()
+            .all(|(k, &(o, fw))| fw == w && o == k as u32 * w);
+    aligned.then_some(w)
+}
+
+/// Channels of a layout (3 for the shared-exponent one), or `None` if it is not modelled.
+pub fn channel_count(c: Channels) -> Option<usize> {
+    match c {
+        Channels::R9G9B9E5 => Some(3),
+        _ => fields(c).map(<[_]>::len),
+    }
+}
+
 fn get_bits(b: &[u8], off: u32, w: u32) -> u32 {
     let mut v = 0u64;
     let first = (off / 8) as usize;

@@ -653,7 +653,8 @@ impl SimdGroup {
             | Instr::SampleMask(_)
             | Instr::ZsEmit(_)
             | Instr::Texture(_)
-            | Instr::ImageWrite(_) => {
+            | Instr::ImageWrite(_)
+            | Instr::BlockImageStore(_) => {
                 self.pc = here;
                 return Ok(false);
             }

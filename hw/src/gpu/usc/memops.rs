@@ -126,6 +126,18 @@ pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result
     if step_graphics(g, prog, idx, m.graphics.as_deref_mut())? {
         return Ok(());
     }
+    if let Instr::BlockImageStore(x) = prog.instrs[idx] {
+        let Some(gfx) = m.graphics.as_deref() else {
+            return Err(super::texture::fault(
+                prog,
+                idx,
+                "block_image_store outside a graphics launch",
+            ));
+        };
+        super::block_store::step_block_store(g, prog, idx, &x, gfx, m.uniforms, &mut *m.device)?;
+        g.pc += 1;
+        return Ok(());
+    }
     if matches!(prog.instrs[idx], Instr::Texture(_) | Instr::ImageWrite(_)) {
         let state = match m.graphics.as_deref() {
             Some(gfx) => &gfx.textures,

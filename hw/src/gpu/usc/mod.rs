@@ -32,6 +32,7 @@
 //!
 //! Shaders in GPU memory are decoded once and cached by [`load_program`].
 
+mod block_store;
 mod flat_memory;
 mod float;
 mod graphics;

@@ -265,6 +265,7 @@ fn check_registers(i: &Instr) -> Result<(), String> {
         Instr::StVary(x) => dst_ok(x.src),
         Instr::TileMem(x) => run_ok(x.reg, x.mask, x.format),
         Instr::ZsEmit(x) => dst_ok(x.src),
+        Instr::BlockImageStore(x) => dst_ok(x.offset),
         // Texture and image instructions fault when run; their registers are not checked here.
         Instr::Texture(_)
         | Instr::ImageWrite(_)

@@ -1251,3 +1251,86 @@ fn null_descriptors_read_zero_and_drop_writes() {
     run(vec![Instr::Texture(tex(true, TexDim::D2))], 1, st, &mut m).unwrap();
     assert_eq!(out4(&m, 0), [0; 4]);
 }
+
+/// `block_image_store` writes the whole tile, whichever lanes run it, at the tile's own
+/// pixels (none outside the image), each sample to its sample, with the PBE's swizzle and
+/// format: a byte copy for RGBA8/BGRA8, a conversion for 10:10:10:2 and half floats.
+#[test]
+fn block_image_store_writes_the_tile_through_the_pbe() {
+    const BGRA8: i32 = 44;
+    const A2B10G10R10: i32 = 64;
+    let cases = [
+        (RGBA8, MemFormat::U8Norm, 4, 1),
+        (BGRA8, MemFormat::U8Norm, 4, 1),
+        (A2B10G10R10, MemFormat::RGB10A2, 4, 1),
+        (RGBA16F, MemFormat::F16, 8, 1),
+        (RGBA8, MemFormat::U8Norm, 4, 2),
+    ];
+    for (vk, format, bytes, samples) in cases {
+        let (w, h) = (24, 20);
+        let layout = Layout::new(w, h, 1, 1, bytes, Tiling::Twiddled, samples).unwrap();
+        let mut m = memory(&layout);
+        let img = ImageDesc {
+            base: IMG,
+            layout: &layout,
+            format: pixel_format(vk).unwrap(),
+            dimension: if samples > 1 {
+                Dim::D2Multisampled
+            } else {
+                Dim::D2
+            },
+        };
+        let st = state(vec![pbe_descriptor(&img, 0, 0).unwrap()], vec![]);
+        // A 16x16 tile at (16, 16) hangs over the image's right and bottom edges. Each
+        // sample holds 12 bytes; the target starts at byte 4. Element values are kept
+        // finite for the half floats (exponent below 31).
+        let stride = 12usize;
+        let mut f = FragmentContext::new([16, 16], samples, stride as u32);
+        f.tile_origin = [16, 16];
+        for (i, b) in f.tilebuffer.iter_mut().enumerate() {
+            *b = (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3] & 0xbf;
+        }
+        let tile = f.tilebuffer.clone();
+        let code = vec![
+            mov(Reg::r32(3), 4),
+            Instr::BlockImageStore(BlockImageStore {
+                format,
+                offset: Reg::r32(3),
+                texture: TexIndex::Imm(0),
+                dim: if samples > 1 {
+                    TexDim::D2Ms
+                } else {
+                    TexDim::D2
+                },
+            }),
+            Instr::Stop,
+        ];
+        // Two lanes run it; the tile is stored once and whole all the same.
+        let l = LaunchState::new([2, 1, 1], [2, 1, 1]);
+        let mut gfx = GraphicsContext {
+            textures: st,
+            fragment: Some(f),
+            vertex: None,
+        };
+        run_graphics(&prog(code), &l, &mut m, &mut gfx).unwrap();
+        for y in 0..h {
+            for x in 0..w {
+                for s in 0..samples {
+                    let got = get(&m, &layout, [x, y, 0, 0, s], bytes as usize);
+                    if x < 16 || y < 16 {
+                        assert_eq!(got, vec![0; bytes as usize], "({x}, {y}) is not the tile's");
+                        continue;
+                    }
+                    let p = (((y - 16) * 16 + (x - 16)) * samples + s) as usize;
+                    let e = &tile[p * stride + 4..p * stride + 4 + bytes as usize];
+                    let want: Vec<u8> = match vk {
+                        // Memory holds B, G, R, A; the tile R, G, B, A.
+                        BGRA8 => vec![e[2], e[1], e[0], e[3]],
+                        _ => e.to_vec(),
+                    };
+                    assert_eq!(got, want, "{vk} ({x}, {y}) sample {s}");
+                }
+            }
+        }
+    }
+}

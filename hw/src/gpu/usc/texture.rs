@@ -167,7 +167,7 @@ impl TextureState {
     }
 }
 
-fn fault(prog: &Program, idx: usize, why: impl Into<String>) -> Fault {
+pub(super) fn fault(prog: &Program, idx: usize, why: impl Into<String>) -> Fault {
     Fault::Shader {
         pc: prog.pc(idx),
         reason: why.into(),
@@ -299,7 +299,7 @@ struct Bound {
 
 /// Where a descriptor came from, for fault messages.
 #[derive(Clone, Copy)]
-enum Source {
+pub(super) enum Source {
     State(usize),
     Memory(u64),
 }
@@ -331,13 +331,13 @@ fn uniform_value(
 
 /// Descriptors one instruction has read from memory, by address: lanes naming the same
 /// descriptor read it once, as the unit reads each distinct descriptor of a group once.
-type Fetched = Vec<(u64, [u8; TEXTURE_DESCRIPTOR_BYTES])>;
+pub(super) type Fetched = Vec<(u64, [u8; TEXTURE_DESCRIPTOR_BYTES])>;
 
 /// The descriptor bytes `t` names for `lane`. Bindless operands add the lane's 32-bit
 /// `index` register (an unsigned byte offset) to the 64-bit uniform at `base` and read the
 /// 24 bytes there through the VM, so each lane may name its own descriptor.
 #[allow(clippy::too_many_arguments)]
-fn descriptor(
+pub(super) fn descriptor(
     g: &SimdGroup,
     t: TexIndex,
     lane: usize,
@@ -487,9 +487,9 @@ fn state_word<'a, const N: usize>(
 }
 
 /// A decoded PBE state register (see `decoded`).
-struct BoundPbe {
-    pbe: Pbe,
-    surface: Option<Surface>,
+pub(super) struct BoundPbe {
+    pub pbe: Pbe,
+    pub surface: Option<Surface>,
 }
 
 /// Recently decoded descriptors of this thread, keyed by their bytes.
@@ -541,7 +541,7 @@ fn bind(
     })
 }
 
-fn bind_pbe(
+pub(super) fn bind_pbe(
     bytes: &[u8; TEXTURE_DESCRIPTOR_BYTES],
     src: Source,
     prog: &Program,

@@ -1,0 +1,372 @@
+//! `block_image_store`: the PBE writing a whole tile of the tile memory to an image in one
+//! instruction (docs/render-abi.md section 2). The tile's elements are read as `ld_tile`
+//! would give them to a shader, then written as `image_write` writes a texel, so a block
+//! store and a per-pixel load-and-write loop leave the same bytes in memory.
+
+use super::graphics::GraphicsContext;
+use super::group::SimdGroup;
+use super::program::Program;
+use super::texture::{bind_pbe, descriptor, fault, Fetched};
+use crate::g13::control::descriptors::{Channel, Channels, TextureType};
+use crate::gpu::texel::format;
+use crate::gpu::texel::minifloat::f16_to_f32;
+use crate::gpu::{Fault, GpuMemory};
+use crate::isa::*;
+
+/// Channels an element run of `format` holds when the image has `channels` of them: the
+/// packed formats hold the whole pixel in one unit.
+fn elements(format: MemFormat, channels: usize) -> usize {
+    match format {
+        MemFormat::RGB10A2 => 1,
+        _ => channels,
+    }
+}
+
+/// The shader-side value of one pixel's elements (`src`, little-endian), as `ld_tile` and
+/// the end-of-tile unpacking give it: f32 bits for float and normalised formats (an sRGB
+/// element stays encoded: the PBE of an sRGB target is a plain UNORM view), integers
+/// (sign-extended for SINT images) for integer ones; missing channels read (0, 0, 0, 1).
+fn tile_value(format: MemFormat, ty: TextureType, src: &[u8], n: usize) -> [u32; 4] {
+    let integer = format::is_integer(ty);
+    let mut out = [0, 0, 0, if integer { 1 } else { 1.0f32.to_bits() }];
+    let unit = format.bytes() as usize;
+    let raw = |k: usize| {
+        src[k * unit..(k + 1) * unit]
+            .iter()
+            .rev()
+            .fold(0u32, |a, &b| a << 8 | u32::from(b))
+    };
+    let bits = 8 * unit as u32;
+    match format {
+        MemFormat::I8 | MemFormat::I16 | MemFormat::I32 => {
+            for (k, o) in out.iter_mut().enumerate().take(n) {
+                let v = raw(k);
+                *o = if ty == TextureType::Sint && bits < 32 {
+                    (((v << (32 - bits)) as i32) >> (32 - bits)) as u32
+                } else {
+                    v
+                };
+            }
+        }
+        MemFormat::F16 => {
+            for (k, o) in out.iter_mut().enumerate().take(n) {
+                *o = f16_to_f32(raw(k) as u16).to_bits();
+            }
+        }
+        MemFormat::U8Norm | MemFormat::U16Norm | MemFormat::SRGBA8 => {
+            for (k, o) in out.iter_mut().enumerate().take(n) {
+                *o = format::norm_to_float(raw(k), bits, false).to_bits();
+            }
+        }
+        MemFormat::S8Norm | MemFormat::S16Norm => {
+            for (k, o) in out.iter_mut().enumerate().take(n) {
+                *o = format::norm_to_float(raw(k), bits, true).to_bits();
+            }
+        }
+        MemFormat::RGB10A2 => {
+            let w = raw(0);
+            for (k, o) in out.iter_mut().enumerate() {
+                let width = if k == 3 { 2 } else { 10 };
+                let q = (w >> (10 * k)) & ((1 << width) - 1);
+                *o = format::norm_to_float(q, width, false).to_bits();
+            }
+        }
+    }
+    out
+}
+
+/// How one pixel's elements become one texel of the image.
+struct Conversion {
+    format: MemFormat,
+    channels: Channels,
+    ty: TextureType,
+    srgb: bool,
+    swizzle: [Channel; 4],
+    /// Elements per pixel in the tile.
+    elements: usize,
+    texel_bytes: usize,
+    /// When the conversion gives every element's bits back unchanged, the element each
+    /// memory channel takes: the texel is then a byte copy.
+    copy: Option<[usize; 4]>,
+}
+
+impl Conversion {
+    fn new(
+        format: MemFormat,
+        channels: Channels,
+        ty: TextureType,
+        srgb: bool,
+        swizzle: [Channel; 4],
+    ) -> Option<Conversion> {
+        let count = format::channel_count(channels)?;
+        let texel_bytes = format::texel_bytes(channels)? as usize;
+        let elements = elements(format, count);
+        let same_bits = match (format, ty) {
+            (MemFormat::I8 | MemFormat::I16 | MemFormat::I32, TextureType::Uint)
+            | (MemFormat::I8 | MemFormat::I16 | MemFormat::I32, TextureType::Sint)
+            | (MemFormat::I32, TextureType::Float) => true,
+            (MemFormat::U8Norm | MemFormat::U16Norm | MemFormat::SRGBA8, TextureType::Unorm) => {
+                !srgb
+            }
+            _ => false,
+        };
+        let mut copy = None;
+        if same_bits && format::uniform_channel_bits(channels) == Some(8 * format.bytes()) {
+            let mut plan = [0; 4];
+            let from = swizzle.map(source);
+            if from[..count].iter().all(|&k| k < elements) {
+                plan[..count].copy_from_slice(&from[..count]);
+                copy = Some(plan);
+            }
+        }
+        Some(Conversion {
+            format,
+            channels,
+            ty,
+            srgb,
+            swizzle,
+            elements,
+            texel_bytes,
+            copy,
+        })
+    }
+
+    /// The texel of the pixel whose elements start `src`, into `out` (`texel_bytes` long).
+    fn texel(&self, src: &[u8], out: &mut [u8]) -> Result<(), String> {
+        if let Some(plan) = self.copy {
+            let u = self.format.bytes() as usize;
+            for (j, chunk) in out.chunks_exact_mut(u).enumerate() {
+                chunk.copy_from_slice(&src[plan[j] * u..(plan[j] + 1) * u]);
+            }
+            return Ok(());
+        }
+        let comp = tile_value(self.format, self.ty, src, self.elements);
+        // Memory channel j receives the component the PBE swizzle names for it.
+        let value = self.swizzle.map(|ch| comp[source(ch)]);
+        format::encode(self.channels, self.ty, self.srgb, value, out)
+    }
+}
+
+/// The component a swizzle channel names.
+fn source(ch: Channel) -> usize {
+    match ch {
+        Channel::G => 1,
+        Channel::B => 2,
+        Channel::A => 3,
+        _ => 0,
+    }
+}
+
+/// Consecutive byte runs bound for memory, written as one access each.
+struct Runs<'m> {
+    mem: &'m mut dyn GpuMemory,
+    start: u64,
+    bytes: Vec<u8>,
+}
+
+impl Runs<'_> {
+    fn put(&mut self, addr: u64, b: &[u8]) -> Result<(), Fault> {
+        if addr != self.start.wrapping_add(self.bytes.len() as u64) {
+            self.flush()?;
+            self.start = addr;
+        }
+        self.bytes.extend_from_slice(b);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), Fault> {
+        if !self.bytes.is_empty() {
+            self.mem.write(self.start, &self.bytes)?;
+            self.bytes.clear();
+        }
+        Ok(())
+    }
+}
+
+/// Runs the `block_image_store` at `idx` (the caller advances the pc). The offset and the
+/// descriptor are read at the first active lane; a group with no active lane stores nothing.
+pub fn step_block_store(
+    g: &SimdGroup,
+    prog: &Program,
+    idx: usize,
+    x: &BlockImageStore,
+    gfx: &GraphicsContext,
+    uniforms: &[u16],
+    mem: &mut dyn GpuMemory,
+) -> Result<(), Fault> {
+    if g.exec == 0 {
+        return Ok(());
+    }
+    let lane = g.exec.trailing_zeros() as usize;
+    let f = gfx.fragment.as_ref().ok_or_else(|| {
+        fault(
+            prog,
+            idx,
+            "block_image_store outside a fragment-stage launch",
+        )
+    })?;
+    let samples = match x.dim {
+        TexDim::D2 if f.samples == 1 => 1,
+        TexDim::D2Ms => f.samples,
+        _ => {
+            return Err(fault(
+                prog,
+                idx,
+                format!(
+                    "block_image_store of dimension {:?} from a {}-sample tile",
+                    x.dim, f.samples
+                ),
+            ))
+        }
+    };
+    let offset = g.reg(x.offset, lane) as u32;
+    let mut fetched = Fetched::new();
+    let (bytes, src) = descriptor(
+        g,
+        x.texture,
+        lane,
+        &gfx.textures,
+        uniforms,
+        &*mem,
+        &mut fetched,
+        prog,
+        idx,
+    )?;
+    let bound = bind_pbe(&bytes, src, prog, idx)?;
+    let (p, Some(surf)) = (&bound.pbe, &bound.surface) else {
+        return Ok(());
+    };
+    let conv = Conversion::new(x.format, p.channels, p.texture_type, p.srgb, p.swizzle)
+        .ok_or_else(|| fault(prog, idx, format!("block_image_store to {:?}", p.channels)))?;
+    let n = conv.elements;
+    let unit = x.format.bytes();
+    if offset + n as u32 * unit > f.bytes_per_sample {
+        return Err(fault(
+            prog,
+            idx,
+            format!(
+                "block_image_store of {n} elements at tile byte {offset} past the {}-byte sample",
+                f.bytes_per_sample
+            ),
+        ));
+    }
+    let (tw, th) = (f.tile_size[0], f.tile_size[1]);
+    let stride = f.bytes_per_sample as usize;
+    let texel = conv.texel_bytes;
+    let mut out = Runs {
+        mem,
+        start: 0,
+        bytes: Vec::with_capacity((tw * th) as usize * texel),
+    };
+    let mut buf = [0u8; 16];
+    for y in 0..th {
+        for xx in 0..tw {
+            let (px, py) = (f.tile_origin[0] + xx, f.tile_origin[1] + y);
+            for s in 0..samples {
+                let Some(addr) = surf.address(i64::from(px), i64::from(py), 0, 0, s) else {
+                    continue;
+                };
+                let at = (((y * tw + xx) * f.samples + s) as usize) * stride + offset as usize;
+                let b = &mut buf[..texel];
+                conv.texel(&f.tilebuffer[at..], b)
+                    .map_err(|e| fault(prog, idx, format!("block_image_store: {e}")))?;
+                out.put(addr, b)?;
+            }
+        }
+    }
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Channel::{A, B, G, R};
+
+    /// Element bytes to try: every byte value in every position for 8-bit elements, edge and
+    /// scattered values for wider ones.
+    fn inputs(unit: usize, elements: usize) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut seed = 0x9e37_79b9u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        let edges: [u32; 8] = [0, 1, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff_ffff];
+        for k in 0..elements {
+            for v in 0..256u32 {
+                let mut b: Vec<u8> = (0..unit * elements).map(|_| next() as u8).collect();
+                let x = if unit == 1 {
+                    v
+                } else if v < 8 {
+                    edges[v as usize]
+                } else {
+                    next()
+                };
+                b[k * unit..(k + 1) * unit].copy_from_slice(&x.to_le_bytes()[..unit]);
+                out.push(b);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn byte_copies_give_what_the_conversion_gives() {
+        use MemFormat as M;
+        use TextureType as T;
+        let cases = [
+            (M::U8Norm, Channels::R8G8B8A8, T::Unorm, [R, G, B, A]),
+            (M::U8Norm, Channels::R8G8B8A8, T::Unorm, [B, G, R, A]),
+            (M::SRGBA8, Channels::R8G8B8A8, T::Unorm, [B, G, R, A]),
+            (M::U8Norm, Channels::R8G8, T::Unorm, [R, G, R, R]),
+            (M::I8, Channels::R8G8B8A8, T::Uint, [R, G, B, A]),
+            (M::I8, Channels::R8, T::Sint, [R, R, R, R]),
+            (M::U16Norm, Channels::R16G16B16A16, T::Unorm, [R, G, B, A]),
+            (M::I16, Channels::R16G16, T::Sint, [R, G, R, R]),
+            (M::I32, Channels::R32G32B32A32, T::Float, [R, G, B, A]),
+            (M::I32, Channels::R32, T::Uint, [R, R, R, R]),
+        ];
+        for (format, channels, ty, swizzle) in cases {
+            let fast = Conversion::new(format, channels, ty, false, swizzle).unwrap();
+            assert!(
+                fast.copy.is_some(),
+                "{format:?} {channels:?} {ty:?} is a copy"
+            );
+            let slow = Conversion {
+                copy: None,
+                ..Conversion::new(format, channels, ty, false, swizzle).unwrap()
+            };
+            for src in inputs(format.bytes() as usize, fast.elements) {
+                let (mut a, mut b) = ([0u8; 16], [0u8; 16]);
+                fast.texel(&src, &mut a[..fast.texel_bytes]).unwrap();
+                slow.texel(&src, &mut b[..slow.texel_bytes]).unwrap();
+                assert_eq!(
+                    a, b,
+                    "{format:?} {channels:?} {ty:?} {swizzle:?} from {src:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn conversions_that_change_bits_are_not_copies() {
+        use MemFormat as M;
+        use TextureType as T;
+        let rgba = [R, G, B, A];
+        // -128 reads as -1.0, which stores as -127; sRGB would be encoded twice; a half
+        // float goes through f32; 8-bit elements do not fill 16-bit channels.
+        for (format, channels, ty, srgb) in [
+            (M::S8Norm, Channels::R8G8B8A8, T::Snorm, false),
+            (M::SRGBA8, Channels::R8G8B8A8, T::Unorm, true),
+            (M::F16, Channels::R16G16B16A16, T::Float, false),
+            (M::U8Norm, Channels::R16G16B16A16, T::Unorm, false),
+        ] {
+            let c = Conversion::new(format, channels, ty, srgb, rgba).unwrap();
+            assert!(
+                c.copy.is_none(),
+                "{format:?} {channels:?} {ty:?} srgb {srgb}"
+            );
+        }
+    }
+}
