@@ -61,6 +61,9 @@ pub struct Chunk<'a, 'b> {
     uniforms: BTreeMap<UniformRead, Value>,
     /// Uniforms splat into stack slots before a loop ([`Chunk::spilled_uniforms`]).
     spilled: BTreeMap<UniformRead, (StackSlot, i32)>,
+    /// `I32X4` values whose lanes all have the top bit clear (masked by a small constant or
+    /// shifted right), so an unsigned conversion of them may use the signed one.
+    nonneg: BTreeSet<Value>,
 }
 
 /// How a loop region carries a register slot from one pass to the next in host registers:
@@ -157,6 +160,7 @@ impl<'a, 'b> Chunk<'a, 'b> {
             used16: BTreeSet::new(),
             uniforms: BTreeMap::new(),
             spilled: BTreeMap::new(),
+            nonneg: BTreeSet::new(),
         }
     }
 
@@ -463,6 +467,16 @@ impl<'a, 'b> Chunk<'a, 'b> {
     pub fn splat32(&mut self, x: Value) -> [Value; 2] {
         let v = self.b.ins().splat(I32X4, x);
         [v, v]
+    }
+
+    /// Records that every lane of `v` (an `I32X4`) has its top bit clear.
+    pub fn mark_nonneg(&mut self, v: Value) {
+        self.nonneg.insert(v);
+    }
+
+    /// Whether every lane of `v` is known to have its top bit clear.
+    pub fn is_nonneg(&self, v: Value) -> bool {
+        self.nonneg.contains(&v)
     }
 
     pub fn const32(&mut self, x: u32) -> [Value; 2] {

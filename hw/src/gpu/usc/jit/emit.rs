@@ -81,6 +81,11 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
             let b = int32(c, &x.b);
             let t = x.table & 0xf;
             let r = lanes2(c, a, b, |c, a, b| truth_table(c, t, a, b));
+            // An and with a constant below 2^31 leaves every lane's top bit clear.
+            let small = |s: &ISrc| imm_of(s).is_ok_and(|k| (k as u32) < 1 << 31);
+            if t == 0b1000 && (small(&x.a) || small(&x.b)) {
+                r.iter().for_each(|&v| c.mark_nonneg(v));
+            }
             write_int(c, x.dst.reg, r);
         }
         Instr::Shift(x) => shift(c, x)?,
@@ -503,6 +508,9 @@ fn convert(c: &mut Chunk, x: &Convert) -> R<()> {
             c.issue();
             let v = raw32(c, x.src.op);
             let r = map2(c, v, |c, v| match x.op {
+                // A value with its top bit clear converts the same either way, and the
+                // signed conversion is one host instruction, the unsigned a sequence.
+                ConvertOp::U32ToF if c.is_nonneg(v) => c.b.ins().fcvt_from_sint(F32X4, v),
                 ConvertOp::U32ToF => c.b.ins().fcvt_from_uint(F32X4, v),
                 ConvertOp::S32ToF => c.b.ins().fcvt_from_sint(F32X4, v),
                 ConvertOp::U16ToF | ConvertOp::U8ToF => {
@@ -683,8 +691,13 @@ fn andk(c: &mut Chunk, x: Value, k: impl Into<i64>) -> Value {
     if k == u32::MAX {
         return x;
     }
+    let k_small = k < 1 << 31;
     let k = c.const32(k)[0];
-    c.b.ins().band(x, k)
+    let r = c.b.ins().band(x, k);
+    if k_small {
+        c.mark_nonneg(r);
+    }
+    r
 }
 
 fn xork(c: &mut Chunk, x: Value, k: impl Into<i64>) -> Value {
@@ -702,8 +715,13 @@ fn shlk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {
 }
 
 fn ushrk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {
-    let s = shift_amount(c, s);
-    c.b.ins().ushr(x, s)
+    let s = s.into();
+    let amount = shift_amount(c, s);
+    let r = c.b.ins().ushr(x, amount);
+    if (1..32).contains(&s) {
+        c.mark_nonneg(r);
+    }
+    r
 }
 
 fn sshrk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {

@@ -317,3 +317,54 @@ fn loops_translated_whole_run_the_same_on_the_translator_and_the_interpreter() {
     }
     eprintln!("{programs} random loops translated whole, {passes} passes");
 }
+
+/// Unsigned conversions of values known to fit in 31 bits (masked by a small constant,
+/// shifted right) take the signed conversion; values that may not fit (a large mask, a shift
+/// by 0) keep the unsigned one. Both must give the interpreter's floats.
+#[test]
+fn unsigned_conversions_of_small_values_run_the_same() {
+    let mut rng = Rng(0x5eed_0f_c0de);
+    let r = |n: u16| Reg::r32(n);
+    let convert = |dst: u16, src: u16| {
+        Instr::Convert(Convert {
+            op: ConvertOp::U32ToF,
+            dst: r(dst).into(),
+            src: ISrc::new(Operand::Reg(r(src))),
+            round: Round::NearestEven,
+        })
+    };
+    for p in 0..200 {
+        let mask = match p % 4 {
+            0 => rng.below(1 << 31) as u32,
+            1 => 0xff,
+            2 => 0x8000_0000 | rng.next() as u32,
+            _ => u32::MAX,
+        };
+        let shift = rng.below(4) as u32;
+        let code = vec![
+            Instr::Bitop(Bitop {
+                dst: r(4).into(),
+                a: ISrc::new(Operand::Reg(r(1))),
+                b: ISrc::new(Operand::Imm(mask)),
+                table: 0b1000,
+            }),
+            convert(5, 4),
+            Instr::Shift(Shift {
+                op: ShiftOp::Bfeil,
+                dst: r(6).into(),
+                a: ISrc::new(Operand::Imm(0)),
+                b: ISrc::new(Operand::Reg(r(2))),
+                c: ISrc::new(Operand::Imm(shift)),
+                mask_bits: 0,
+            }),
+            convert(7, 6),
+            Instr::Stop,
+        ];
+        let prog = program_of(&code);
+        assert!(compiled(&prog).expect("the program translates").covered() >= 4);
+        let seed = rng.next();
+        let want = run(&prog, seed, false, 32 * 100);
+        let got = run(&prog, seed, true, 32 * 100);
+        assert_same(&want, &got, &format!("mask {mask:#x} shift {shift}"), &code);
+    }
+}
