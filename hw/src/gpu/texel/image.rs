@@ -263,6 +263,12 @@ impl Surface {
     /// Address of sample `sample` of texel (x, y) of layer or slice `z` at view level
     /// `level` (of the block holding it, for block-compressed images); `None` outside the
     /// image.
+    /// Whether texels are stored twiddled (Morton order inside power-of-two tiles), so that
+    /// a writer walking an aligned square in Morton order meets consecutive addresses.
+    pub fn twiddled(&self) -> bool {
+        matches!(self.kind, Kind::Twiddled(_))
+    }
+
     pub fn address(&self, x: i64, y: i64, z: i64, level: u32, sample: u32) -> Option<u64> {
         if level >= self.levels || sample >= self.samples {
             return None;

@@ -210,22 +210,26 @@ pub fn sample<E>(
         return Err(SampleError::Unmodelled("bicubic filtering"));
     }
     let d = lod.clamp(0.0, q);
-    let levels: Vec<(u32, f32)> = match mip {
-        MipFilter::None => vec![(0, 1.0)],
-        MipFilter::Nearest => vec![(((d + 0.5).ceil() - 1.0).clamp(0.0, q) as u32, 1.0)],
+    let none = (0, 0.0);
+    let levels: Few<(u32, f32), 2> = match mip {
+        MipFilter::None => Few::of(&[(0, 1.0)], none),
+        MipFilter::Nearest => Few::of(
+            &[(((d + 0.5).ceil() - 1.0).clamp(0.0, q) as u32, 1.0)],
+            none,
+        ),
         MipFilter::Linear => {
             let hi = d.floor();
             let lo = (hi + 1.0).min(q);
             let t = d - hi;
             if t == 0.0 || lo == hi {
-                vec![(hi as u32, 1.0)]
+                Few::of(&[(hi as u32, 1.0)], none)
             } else {
-                vec![(hi as u32, 1.0 - t), (lo as u32, t)]
+                Few::of(&[(hi as u32, 1.0 - t), (lo as u32, t)], none)
             }
         }
     };
     let mut acc: Option<Texel> = None;
-    for (level, weight) in levels {
+    for &(level, weight) in levels.iter() {
         let t = sample_level(s, ext, req, level, filter, size, fetch)?;
         acc = Some(match (acc, t) {
             (None, t) => scale(t, weight),
@@ -269,21 +273,68 @@ fn scale(t: Texel, w: f32) -> Texel {
     }
 }
 
+/// Up to `N` items kept in place: footprints and mip levels are built for every lane of
+/// every texture instruction, where heap vectors cost more than the filtering.
+#[derive(Debug, Clone, Copy)]
+struct Few<T: Copy, const N: usize> {
+    items: [T; N],
+    len: usize,
+}
+
+impl<T: Copy, const N: usize> Few<T, N> {
+    fn new(fill: T) -> Self {
+        Few {
+            items: [fill; N],
+            len: 0,
+        }
+    }
+
+    fn of(items: &[T], fill: T) -> Self {
+        let mut f = Few::new(fill);
+        for &i in items {
+            f.push(i);
+        }
+        f
+    }
+
+    fn push(&mut self, item: T) {
+        self.items[self.len] = item;
+        self.len += 1;
+    }
+}
+
+impl<T: Copy, const N: usize> std::ops::Deref for Few<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.items[..self.len]
+    }
+}
+
+/// The taps of one axis: (texel index, weight).
+type AxisTaps = Few<(Option<i64>, f32), 2>;
+
 /// One axis: taps (texel index, weight).
-fn taps(u: f32, size: u32, offset: i32, filter: Filter, mode: Wrap) -> Vec<(Option<i64>, f32)> {
+fn taps(u: f32, size: u32, offset: i32, filter: Filter, mode: Wrap) -> AxisTaps {
     let size = i64::from(size);
+    let none = (None, 0.0);
     match filter {
         Filter::Linear => {
             let v = u - 0.5;
             let i0 = v.floor();
             let a = v - i0;
             let i0 = i0 as i64 + i64::from(offset);
-            vec![
-                (wrap(i0, size, mode), 1.0 - a),
-                (wrap(i0 + 1, size, mode), a),
-            ]
+            Few::of(
+                &[
+                    (wrap(i0, size, mode), 1.0 - a),
+                    (wrap(i0 + 1, size, mode), a),
+                ],
+                none,
+            )
         }
-        _ => vec![(wrap(u.floor() as i64 + i64::from(offset), size, mode), 1.0)],
+        _ => Few::of(
+            &[(wrap(u.floor() as i64 + i64::from(offset), size, mode), 1.0)],
+            none,
+        ),
     }
 }
 
@@ -301,6 +352,11 @@ enum At {
 /// One tap of a filter footprint and its weight.
 type Tap = (At, f32);
 
+/// The taps of a footprint: at most 2 x 2 x 2 (trilinear in one level of a 3D image).
+type Taps = Few<Tap, 8>;
+
+const NO_TAP: Tap = (At::Border, 0.0);
+
 /// The texels `filter` reads at view level `level`, x slowest and z fastest.
 fn footprint(
     s: &Sampler,
@@ -309,7 +365,7 @@ fn footprint(
     level: u32,
     filter: Filter,
     size: &dyn Fn(u32) -> [u32; 3],
-) -> Vec<Tap> {
+) -> Taps {
     let [w, h, dz] = size(level);
     if req.shape == Shape::Cube && !s.seamful_cube_maps && filter == Filter::Linear && w == h {
         return seamless_cube_footprint(s, ext, req, w);
@@ -334,11 +390,11 @@ fn footprint(
         i64::from(layer.min(ext.layers.saturating_sub(1)))
     };
     let dims = [w, h, dz];
-    let mut per_axis: Vec<Vec<(Option<i64>, f32)>> = Vec::with_capacity(3);
-    for a in 0..3 {
+    let mut per_axis = [AxisTaps::new((None, 0.0)); 3];
+    for (a, axis) in per_axis.iter_mut().enumerate() {
         if a >= axes {
             let fixed = if a == 2 { layer } else { 0 };
-            per_axis.push(vec![(Some(fixed), 1.0)]);
+            axis.push((Some(fixed), 1.0));
             continue;
         }
         let mut c = coords[a];
@@ -351,12 +407,12 @@ fn footprint(
             c * dims[a] as f32
         };
         let u = if u.is_nan() { 0.0 } else { u };
-        per_axis.push(taps(u, dims[a], req.offset[a], filter, wraps[a]));
+        *axis = taps(u, dims[a], req.offset[a], filter, wraps[a]);
     }
-    let mut out = Vec::with_capacity(8);
-    for &(x, wx) in &per_axis[0] {
-        for &(y, wy) in &per_axis[1] {
-            for &(z, wz) in &per_axis[2] {
+    let mut out = Taps::new(NO_TAP);
+    for &(x, wx) in per_axis[0].iter() {
+        for &(y, wy) in per_axis[1].iter() {
+            for &(z, wz) in per_axis[2].iter() {
                 let at = match (x, y, z) {
                     (Some(x), Some(y), Some(z)) => At::Texel([x, y, z]),
                     _ => At::Border,
@@ -471,7 +527,7 @@ fn cube_texel(face: u32, i: i64, j: i64, n: i64, cube: i64) -> At {
 
 /// The bilinear footprint of a seamless cube map sample on an `n` x `n` level, in the order
 /// [`footprint`] lists taps: (i0, j0), (i0, j1), (i1, j0), (i1, j1).
-fn seamless_cube_footprint(s: &Sampler, ext: Extent, req: &Request, n: u32) -> Vec<Tap> {
+fn seamless_cube_footprint(s: &Sampler, ext: Extent, req: &Request, n: u32) -> Taps {
     let (face, sc, tc) = cube_face(req.coords);
     let cubes = (ext.layers / 6).max(1);
     let cube = i64::from(req.layer.min(cubes - 1));
@@ -485,7 +541,7 @@ fn seamless_cube_footprint(s: &Sampler, ext: Extent, req: &Request, n: u32) -> V
     };
     let (i0, a) = axis(sc);
     let (j0, b) = axis(tc);
-    let mut out = Vec::with_capacity(4);
+    let mut out = Taps::new(NO_TAP);
     for (i, wi) in [(i0, 1.0 - a), (i0 + 1, a)] {
         for (j, wj) in [(j0, 1.0 - b), (j0 + 1, b)] {
             out.push((cube_texel(face, i, j, n, cube), wi * wj));
@@ -508,7 +564,7 @@ fn sample_level<E>(
         return tap_texel(s, ext, req, at, level, fetch);
     }
     let mut acc = [0.0f32; 4];
-    for (at, weight) in taps {
+    for &(at, weight) in taps.iter() {
         match tap_texel(s, ext, req, at, level, fetch)? {
             Texel::Float(f) => {
                 for (a, v) in acc.iter_mut().zip(f) {

@@ -134,9 +134,10 @@ impl Conversion {
     /// The texel of the pixel whose elements start `src`, into `out` (`texel_bytes` long).
     fn texel(&self, src: &[u8], out: &mut [u8]) -> Result<(), String> {
         if let Some(plan) = self.copy {
-            let u = self.format.bytes() as usize;
-            for (j, chunk) in out.chunks_exact_mut(u).enumerate() {
-                chunk.copy_from_slice(&src[plan[j] * u..(plan[j] + 1) * u]);
+            match self.format.bytes() {
+                1 => permute::<1>(plan, src, out),
+                2 => permute::<2>(plan, src, out),
+                _ => permute::<4>(plan, src, out),
             }
             return Ok(());
         }
@@ -144,6 +145,15 @@ impl Conversion {
         // Memory channel j receives the component the PBE swizzle names for it.
         let value = self.swizzle.map(|ch| comp[source(ch)]);
         format::encode(self.channels, self.ty, self.srgb, value, out)
+    }
+}
+
+/// Memory channel j of `out` is element `plan[j]` of `src`, elements of `U` bytes (a
+/// constant, so each move is a plain load and store rather than a copy call).
+fn permute<const U: usize>(plan: [usize; 4], src: &[u8], out: &mut [u8]) {
+    for (j, chunk) in out.chunks_exact_mut(U).enumerate() {
+        let from: &[u8; U] = src[plan[j] * U..][..U].try_into().unwrap_or(&[0; U]);
+        chunk.copy_from_slice(from);
     }
 }
 
@@ -181,6 +191,27 @@ impl Runs<'_> {
         }
         Ok(())
     }
+}
+
+/// Pixel `i` of a `tw` x `th` tile (powers of two) walked in Morton order inside squares of
+/// the smaller side, the squares left to right then top to bottom: the order a twiddled
+/// image's texels follow in memory, so the stores of a tile coalesce into long runs.
+fn morton_xy(i: u32, tw: u32, th: u32) -> [u32; 2] {
+    let side = tw.min(th);
+    let inner = i & (side * side - 1);
+    let square = i / (side * side);
+    let compact = |mut v: u32| {
+        v &= 0x5555_5555;
+        v = (v | (v >> 1)) & 0x3333_3333;
+        v = (v | (v >> 2)) & 0x0f0f_0f0f;
+        v = (v | (v >> 4)) & 0x00ff_00ff;
+        (v | (v >> 8)) & 0x0000_ffff
+    };
+    let per_row = tw / side;
+    [
+        compact(inner) + (square % per_row) * side,
+        compact(inner >> 1) + (square / per_row) * side,
+    ]
 }
 
 /// Runs the `block_image_store` at `idx` (the caller advances the pc). The offset and the
@@ -259,19 +290,23 @@ pub fn step_block_store(
         bytes: Vec::with_capacity((tw * th) as usize * texel),
     };
     let mut buf = [0u8; 16];
-    for y in 0..th {
-        for xx in 0..tw {
-            let (px, py) = (f.tile_origin[0] + xx, f.tile_origin[1] + y);
-            for s in 0..samples {
-                let Some(addr) = surf.address(i64::from(px), i64::from(py), 0, 0, s) else {
-                    continue;
-                };
-                let at = (((y * tw + xx) * f.samples + s) as usize) * stride + offset as usize;
-                let b = &mut buf[..texel];
-                conv.texel(&f.tilebuffer[at..], b)
-                    .map_err(|e| fault(prog, idx, format!("block_image_store: {e}")))?;
-                out.put(addr, b)?;
-            }
+    let morton = surf.twiddled();
+    for i in 0..tw * th {
+        let [xx, y] = if morton {
+            morton_xy(i, tw, th)
+        } else {
+            [i % tw, i / tw]
+        };
+        let (px, py) = (f.tile_origin[0] + xx, f.tile_origin[1] + y);
+        for s in 0..samples {
+            let Some(addr) = surf.address(i64::from(px), i64::from(py), 0, 0, s) else {
+                continue;
+            };
+            let at = (((y * tw + xx) * f.samples + s) as usize) * stride + offset as usize;
+            let b = &mut buf[..texel];
+            conv.texel(&f.tilebuffer[at..], b)
+                .map_err(|e| fault(prog, idx, format!("block_image_store: {e}")))?;
+            out.put(addr, b)?;
         }
     }
     out.flush()
@@ -347,6 +382,21 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn morton_walk_visits_every_pixel_once() {
+        for (tw, th) in [(32, 32), (32, 16), (16, 16)] {
+            let mut seen = vec![false; (tw * th) as usize];
+            for i in 0..tw * th {
+                let [x, y] = morton_xy(i, tw, th);
+                assert!(x < tw && y < th);
+                assert!(!std::mem::replace(&mut seen[(y * tw + x) as usize], true));
+            }
+        }
+        // The first four pixels are the top-left 2x2 quad, x first.
+        let quad: Vec<[u32; 2]> = (0..4).map(|i| morton_xy(i, 32, 32)).collect();
+        assert_eq!(quad, [[0, 0], [1, 0], [0, 1], [1, 1]]);
     }
 
     #[test]

@@ -276,109 +276,7 @@ pub fn step_graphics(
         }
         Instr::TileMem(x) => {
             let f = frag(gfx, prog, idx, if x.store { "st_tile" } else { "ld_tile" })?;
-            if x.coords.is_some() {
-                return Err(Fault::Unimplemented(
-                    "ld_tile/st_tile with explicit coordinates",
-                ));
-            }
-            let size = match x.format {
-                MemFormat::I8
-                | MemFormat::I16
-                | MemFormat::I32
-                | MemFormat::F16
-                | MemFormat::U8Norm
-                | MemFormat::S8Norm
-                | MemFormat::U16Norm
-                | MemFormat::S16Norm => x.format.bytes(),
-                _ => {
-                    return Err(Fault::Unimplemented(
-                        "tilebuffer access with a packed format",
-                    ))
-                }
-            };
-            // The normalised formats convert: a float register (f32, or f16 in a 16-bit
-            // one) to the integer the tile holds, and back.
-            let norm = match x.format {
-                MemFormat::U8Norm => Some((8, false)),
-                MemFormat::S8Norm => Some((8, true)),
-                MemFormat::U16Norm => Some((16, false)),
-                MemFormat::S16Norm => Some((16, true)),
-                _ => None,
-            };
-            let step = if x.reg.size == Size::S16 { 1 } else { 2 };
-            for l in lanes {
-                let mut set = small_value(g, x.samples, l);
-                if set == 0xff {
-                    set = (1 << f.samples) - 1;
-                }
-                // Stores write only the samples the lane still covers.
-                if x.store {
-                    set &= u32::from(f.coverage[l]);
-                }
-                // Samples of the set that exist; a load reads only the first of them.
-                let mut chosen = set & ((1u64 << f.samples) - 1) as u32;
-                if !x.store {
-                    chosen &= chosen.wrapping_neg();
-                }
-                for s in ExecLanes(chosen).map(|s| s as u32) {
-                    let base = record(f, l, s).ok_or_else(|| {
-                        fault(
-                            prog,
-                            idx,
-                            format!("lane {l} sample {s} is outside the tile"),
-                        )
-                    })?;
-                    let mut k = 0u16;
-                    for e in 0..4u32 {
-                        if x.mask & (1 << e) == 0 {
-                            continue;
-                        }
-                        let at = u32::from(x.pixel_offset) + e * size;
-                        if at + size > f.bytes_per_sample {
-                            return Err(fault(
-                                prog,
-                                idx,
-                                format!(
-                                    "tile access at byte {at} of a {}-byte sample",
-                                    f.bytes_per_sample
-                                ),
-                            ));
-                        }
-                        let r = Reg {
-                            half: x.reg.half + k * step,
-                            size: x.reg.size,
-                        };
-                        let bytes = &mut f.tilebuffer[base + at as usize..][..size as usize];
-                        if x.store {
-                            let mut v = g.reg(r, l);
-                            if let Some((bits, signed)) = norm {
-                                let f = match r.size {
-                                    Size::S16 => super::float::f16_to_f32(v as u16),
-                                    _ => f32::from_bits(v as u32),
-                                };
-                                v = u64::from(texel::format::float_to_norm(f, bits, signed));
-                            }
-                            for (i, b) in bytes.iter_mut().enumerate() {
-                                *b = (v >> (8 * i)) as u8;
-                            }
-                        } else {
-                            let mut v = bytes
-                                .iter()
-                                .rev()
-                                .fold(0u64, |a, &b| (a << 8) | u64::from(b));
-                            if let Some((bits, signed)) = norm {
-                                let f = texel::format::norm_to_float(v as u32, bits, signed);
-                                v = match r.size {
-                                    Size::S16 => u64::from(texel::minifloat::f32_to_f16(f)),
-                                    _ => u64::from(f.to_bits()),
-                                };
-                            }
-                            g.set_reg(r, l, v);
-                        }
-                        k += 1;
-                    }
-                }
-            }
+            tile_mem(g, prog, idx, &x, f, lanes)?;
         }
         Instr::GetSr(x) => {
             let f = frag(gfx, prog, idx, "get_sr of the coverage")?;
@@ -421,4 +319,147 @@ pub fn step_graphics(
     }
     g.pc = idx + 1;
     Ok(true)
+}
+
+/// `ld_tile` / `st_tile` for the active lanes.
+fn tile_mem(
+    g: &mut SimdGroup,
+    prog: &Program,
+    idx: usize,
+    x: &TileMem,
+    f: &mut FragmentContext,
+    lanes: ExecLanes,
+) -> Result<(), Fault> {
+    if x.coords.is_some() {
+        return Err(Fault::Unimplemented(
+            "ld_tile/st_tile with explicit coordinates",
+        ));
+    }
+    let size = match x.format {
+        MemFormat::I8
+        | MemFormat::I16
+        | MemFormat::I32
+        | MemFormat::F16
+        | MemFormat::U8Norm
+        | MemFormat::S8Norm
+        | MemFormat::U16Norm
+        | MemFormat::S16Norm => x.format.bytes(),
+        _ => {
+            return Err(Fault::Unimplemented(
+                "tilebuffer access with a packed format",
+            ))
+        }
+    };
+    // The normalised formats convert: a float register (f32, or f16 in a 16-bit one) to
+    // the integer the tile holds, and back.
+    let norm = match x.format {
+        MemFormat::U8Norm => Some((8, false)),
+        MemFormat::S8Norm => Some((8, true)),
+        MemFormat::U16Norm => Some((16, false)),
+        MemFormat::S16Norm => Some((16, true)),
+        _ => None,
+    };
+    let step = if x.reg.size == Size::S16 { 1 } else { 2 };
+    // The elements the mask selects, once for all lanes: (byte in the sample, register).
+    // An element past the sample is a fault, raised at the first sample actually accessed.
+    let mut elems = [(0usize, x.reg); 4];
+    let mut count = 0;
+    let mut past: Option<u32> = None;
+    for e in 0..4u32 {
+        if x.mask & (1 << e) == 0 {
+            continue;
+        }
+        let at = u32::from(x.pixel_offset) + e * size;
+        if at + size > f.bytes_per_sample {
+            past.get_or_insert(at);
+        }
+        elems[count] = (
+            at as usize,
+            Reg {
+                half: x.reg.half + count as u16 * step,
+                size: x.reg.size,
+            },
+        );
+        count += 1;
+    }
+    let elems = &elems[..count];
+    let size = size as usize;
+    // The last register value each element's conversion saw and what it gave: lanes storing
+    // one value (a clear, a flat colour) convert it once.
+    let mut last = [(u64::MAX, 0u64); 4];
+    for l in lanes {
+        let mut set = small_value(g, x.samples, l);
+        if set == 0xff {
+            set = (1 << f.samples) - 1;
+        }
+        // Stores write only the samples the lane still covers.
+        if x.store {
+            set &= u32::from(f.coverage[l]);
+        }
+        // Samples of the set that exist; a load reads only the first of them.
+        let mut chosen = set & ((1u64 << f.samples) - 1) as u32;
+        if !x.store {
+            chosen &= chosen.wrapping_neg();
+        }
+        for s in ExecLanes(chosen).map(|s| s as u32) {
+            let base = record(f, l, s).ok_or_else(|| {
+                fault(
+                    prog,
+                    idx,
+                    format!("lane {l} sample {s} is outside the tile"),
+                )
+            })?;
+            if let Some(at) = past {
+                return Err(fault(
+                    prog,
+                    idx,
+                    format!(
+                        "tile access at byte {at} of a {}-byte sample",
+                        f.bytes_per_sample
+                    ),
+                ));
+            }
+            for (k, &(at, r)) in elems.iter().enumerate() {
+                let bytes = &mut f.tilebuffer[base + at..][..size];
+                if x.store {
+                    let mut v = g.reg(r, l);
+                    if let Some((bits, signed)) = norm {
+                        let memo = &mut last[k];
+                        if memo.0 != v {
+                            let fl = match r.size {
+                                Size::S16 => super::float::f16_to_f32(v as u16),
+                                _ => f32::from_bits(v as u32),
+                            };
+                            let n = texel::format::float_to_norm(fl, bits, signed);
+                            *memo = (v, u64::from(n));
+                        }
+                        v = memo.1;
+                    }
+                    // Sized moves, not a copy call per element.
+                    match size {
+                        1 => bytes[0] = v as u8,
+                        2 => bytes.copy_from_slice(&(v as u16).to_le_bytes()),
+                        _ => bytes.copy_from_slice(&(v as u32).to_le_bytes()),
+                    }
+                } else {
+                    let mut v = match size {
+                        1 => u64::from(bytes[0]),
+                        2 => u64::from(u16::from_le_bytes([bytes[0], bytes[1]])),
+                        _ => {
+                            u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+                        }
+                    };
+                    if let Some((bits, signed)) = norm {
+                        let fl = texel::format::norm_to_float(v as u32, bits, signed);
+                        v = match r.size {
+                            Size::S16 => u64::from(texel::minifloat::f32_to_f16(fl)),
+                            _ => u64::from(fl.to_bits()),
+                        };
+                    }
+                    g.set_reg(r, l, v);
+                }
+            }
+        }
+    }
+    Ok(())
 }
