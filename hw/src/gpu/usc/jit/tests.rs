@@ -323,7 +323,7 @@ fn loops_translated_whole_run_the_same_on_the_translator_and_the_interpreter() {
 /// by 0) keep the unsigned one. Both must give the interpreter's floats.
 #[test]
 fn unsigned_conversions_of_small_values_run_the_same() {
-    let mut rng = Rng(0x5eed_0f_c0de);
+    let mut rng = Rng(0x5eed_c0de);
     let r = |n: u16| Reg::r32(n);
     let convert = |dst: u16, src: u16| {
         Instr::Convert(Convert {
