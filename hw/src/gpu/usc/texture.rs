@@ -586,6 +586,34 @@ fn fetch(
     })
 }
 
+/// Texels one instruction has read through one descriptor, by (x, y, z, level): direct
+/// mapped, so a lookup is one compare. Nothing writes memory during the instruction, so a
+/// texel read again would be the same; a read that faults is never kept.
+#[derive(Default)]
+struct TexelCache {
+    entries: [Option<([i64; 3], u32, Texel)>; 32],
+}
+
+impl TexelCache {
+    fn get(
+        &mut self,
+        at: [i64; 3],
+        level: u32,
+        read: impl FnOnce() -> Result<Texel, Fault>,
+    ) -> Result<Texel, Fault> {
+        // Neighbouring texels land in different entries: x and y in the low bits.
+        let slot = ((at[0] & 3) | (at[1] & 3) << 2 | (at[2] & 1) << 4) as usize;
+        if let Some((a, l, t)) = self.entries[slot] {
+            if a == at && l == level {
+                return Ok(t);
+            }
+        }
+        let t = read()?;
+        self.entries[slot] = Some((at, level, t));
+        Ok(t)
+    }
+}
+
 fn zero_texel(integer: bool) -> Texel {
     if integer {
         Texel::Int([0; 4])
@@ -896,19 +924,35 @@ fn step_texture_op(
     let mut samplers: Vec<(SamplerKey, SamplerWithBorder)> = Vec::new();
     let mut fetched = Fetched::new();
     let exec = g.exec;
+    // An immediate index names one descriptor for every lane: bound once, and the texels
+    // its lanes' filters read are kept for the others (neighbouring lanes share taps).
+    let mut shared: Option<Rc<Bound>> = None;
+    let mut texels = TexelCache::default();
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
-        let (bytes, src) = descriptor(
-            g,
-            x.texture,
-            lane,
-            state,
-            uniforms,
-            mem,
-            &mut fetched,
-            prog,
-            idx,
-        )?;
-        let b = &*bind(&bytes, src, prog, idx)?;
+        let bound = match &shared {
+            Some(b) => b.clone(),
+            None => {
+                let (bytes, src) = descriptor(
+                    g,
+                    x.texture,
+                    lane,
+                    state,
+                    uniforms,
+                    mem,
+                    &mut fetched,
+                    prog,
+                    idx,
+                )?;
+                let b = bind(&bytes, src, prog, idx)?;
+                if matches!(x.texture, TexIndex::Imm(_)) {
+                    shared = Some(b.clone());
+                } else {
+                    texels = TexelCache::default();
+                }
+                b
+            }
+        };
+        let b = &*bound;
         let integer = format::is_integer(b.desc.texture_type);
         let c: [u32; 4] = std::array::from_fn(|i| {
             if (i as u16) < ncoords {
@@ -1030,7 +1074,9 @@ fn step_texture_op(
                     };
                     let size = |l: u32| surf.extent(l);
                     let mut f = |x: i64, y: i64, z: i64, l: u32| -> Result<Texel, Fault> {
-                        Ok(fetch(b, mem, [x, y, z], l, 0)?.unwrap_or(zero_texel(integer)))
+                        texels.get([x, y, z], l, || {
+                            Ok(fetch(b, mem, [x, y, z], l, 0)?.unwrap_or(zero_texel(integer)))
+                        })
                     };
                     let unwrap = |e| match e {
                         SampleError::Fetch(f) => f,
