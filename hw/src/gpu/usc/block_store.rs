@@ -214,6 +214,25 @@ fn morton_xy(i: u32, tw: u32, th: u32) -> [u32; 2] {
     ]
 }
 
+/// [`morton_xy`] for every pixel of a tile of one of the three tile sizes, computed once;
+/// `None` for other sizes (which the render command refuses), walked row by row instead.
+fn morton_order(tw: u32, th: u32) -> Option<&'static [[u8; 2]]> {
+    use std::sync::OnceLock;
+    static ORDERS: [OnceLock<Vec<[u8; 2]>>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let k = match (tw, th) {
+        (32, 32) => 0,
+        (32, 16) => 1,
+        (16, 16) => 2,
+        _ => return None,
+    };
+    Some(ORDERS[k].get_or_init(|| {
+        (0..tw * th)
+            .map(|i| morton_xy(i, tw, th).map(|v| v as u8))
+            .collect()
+    }))
+}
+
 /// Runs the `block_image_store` at `idx` (the caller advances the pc). The offset and the
 /// descriptor are read at the first active lane; a group with no active lane stores nothing.
 pub fn step_block_store(
@@ -290,12 +309,15 @@ pub fn step_block_store(
         bytes: Vec::with_capacity((tw * th) as usize * texel),
     };
     let mut buf = [0u8; 16];
-    let morton = surf.twiddled();
+    let order = if surf.twiddled() {
+        morton_order(tw, th)
+    } else {
+        None
+    };
     for i in 0..tw * th {
-        let [xx, y] = if morton {
-            morton_xy(i, tw, th)
-        } else {
-            [i % tw, i / tw]
+        let [xx, y] = match order {
+            Some(o) => o[i as usize].map(u32::from),
+            None => [i % tw, i / tw],
         };
         let (px, py) = (f.tile_origin[0] + xx, f.tile_origin[1] + y);
         for s in 0..samples {
