@@ -1555,18 +1555,7 @@ fn gen(g: &mut Rng, v: usize) -> Instr {
             })
         }
         35 => Instr::BlockImageStore(BlockImageStore {
-            format: g.pick(&[
-                MemFormat::I8,
-                MemFormat::I16,
-                MemFormat::I32,
-                MemFormat::F16,
-                MemFormat::U8Norm,
-                MemFormat::S8Norm,
-                MemFormat::U16Norm,
-                MemFormat::S16Norm,
-                MemFormat::RGB10A2,
-                MemFormat::SRGBA8,
-            ]),
+            format: g.pick(&FORMATS),
             offset: Reg::r32(g.below(128) as u16),
             texture: gen_tex(g),
             dim: g.pick(&[TexDim::D2, TexDim::D2Ms]),

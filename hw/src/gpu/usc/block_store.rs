@@ -6,7 +6,7 @@
 use super::graphics::GraphicsContext;
 use super::group::SimdGroup;
 use super::program::Program;
-use super::texture::{bind_pbe, descriptor, fault, Fetched};
+use super::texture::{bind_pbe, bound_for_lane, fault, Fetched};
 use crate::g13::control::descriptors::{Channel, Channels, TextureType};
 use crate::gpu::texel::format;
 use crate::gpu::texel::minifloat::f16_to_f32;
@@ -270,19 +270,19 @@ pub fn step_block_store(
         }
     };
     let offset = g.reg(x.offset, lane) as u32;
-    let mut fetched = Fetched::new();
-    let (bytes, src) = descriptor(
+    let bound = bound_for_lane(
+        &mut None,
         g,
         x.texture,
         lane,
         &gfx.textures,
         uniforms,
         &*mem,
-        &mut fetched,
+        &mut Fetched::new(),
         prog,
         idx,
+        bind_pbe,
     )?;
-    let bound = bind_pbe(&bytes, src, prog, idx)?;
     let (p, Some(surf)) = (&bound.pbe, &bound.surface) else {
         return Ok(());
     };

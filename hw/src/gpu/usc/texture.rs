@@ -337,7 +337,7 @@ pub(super) type Fetched = Vec<(u64, [u8; TEXTURE_DESCRIPTOR_BYTES])>;
 /// `index` register (an unsigned byte offset) to the 64-bit uniform at `base` and read the
 /// 24 bytes there through the VM, so each lane may name its own descriptor.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn descriptor(
+fn descriptor(
     g: &SimdGroup,
     t: TexIndex,
     lane: usize,
@@ -378,6 +378,38 @@ pub(super) fn descriptor(
     };
     let bytes = state_word(&state.textures, n, "texture", prog, idx)?;
     Ok((*bytes, Source::State(n)))
+}
+
+/// Decodes descriptor bytes into a bound texture or PBE ([`bind`], [`bind_pbe`]).
+pub(super) type Binder<T> =
+    fn(&[u8; TEXTURE_DESCRIPTOR_BYTES], Source, &Program, usize) -> Result<Rc<T>, Fault>;
+
+/// The descriptor `t` names for `lane`, bound by `bind_with`. An immediate index names one
+/// descriptor for every lane: it is read and bound once per instruction, at its first lane
+/// (where a lane-by-lane loop would first fail too), and kept in `shared`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn bound_for_lane<T>(
+    shared: &mut Option<Rc<T>>,
+    g: &SimdGroup,
+    t: TexIndex,
+    lane: usize,
+    state: &TextureState,
+    uniforms: &[u16],
+    mem: &dyn GpuMemory,
+    fetched: &mut Fetched,
+    prog: &Program,
+    idx: usize,
+    bind_with: Binder<T>,
+) -> Result<Rc<T>, Fault> {
+    if let Some(b) = shared {
+        return Ok(b.clone());
+    }
+    let (bytes, src) = descriptor(g, t, lane, state, uniforms, mem, fetched, prog, idx)?;
+    let b = bind_with(&bytes, src, prog, idx)?;
+    if matches!(t, TexIndex::Imm(_)) {
+        *shared = Some(b.clone());
+    }
+    Ok(b)
 }
 
 /// Which sampler a lane uses: a state register (immediate operand) or a heap entry.
@@ -929,29 +961,23 @@ fn step_texture_op(
     let mut shared: Option<Rc<Bound>> = None;
     let mut texels = TexelCache::default();
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
-        let bound = match &shared {
-            Some(b) => b.clone(),
-            None => {
-                let (bytes, src) = descriptor(
-                    g,
-                    x.texture,
-                    lane,
-                    state,
-                    uniforms,
-                    mem,
-                    &mut fetched,
-                    prog,
-                    idx,
-                )?;
-                let b = bind(&bytes, src, prog, idx)?;
-                if matches!(x.texture, TexIndex::Imm(_)) {
-                    shared = Some(b.clone());
-                } else {
-                    texels = TexelCache::default();
-                }
-                b
-            }
-        };
+        let bound = bound_for_lane(
+            &mut shared,
+            g,
+            x.texture,
+            lane,
+            state,
+            uniforms,
+            mem,
+            &mut fetched,
+            prog,
+            idx,
+            bind,
+        )?;
+        if shared.is_none() {
+            // Each lane's own descriptor: texels of another lane's are not this one's.
+            texels = TexelCache::default();
+        }
         let b = &*bound;
         let integer = format::is_integer(b.desc.texture_type);
         let c: [u32; 4] = std::array::from_fn(|i| {
@@ -1153,32 +1179,21 @@ fn step_image_write(
     }
     let mut fetched = Fetched::new();
     let exec = g.exec & !helpers;
-    // An immediate index names the same descriptor in every lane (the tile programs'
-    // stores): it is read and decoded once for the instruction, at its first lane, where a
-    // lane-by-lane loop would first fail too.
     let mut shared: Option<Rc<BoundPbe>> = None;
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
-        let bound = match &shared {
-            Some(b) => b.clone(),
-            None => {
-                let (bytes, src) = descriptor(
-                    g,
-                    x.texture,
-                    lane,
-                    state,
-                    uniforms,
-                    &*mem,
-                    &mut fetched,
-                    prog,
-                    idx,
-                )?;
-                let b = bind_pbe(&bytes, src, prog, idx)?;
-                if matches!(x.texture, TexIndex::Imm(_)) {
-                    shared = Some(b.clone());
-                }
-                b
-            }
-        };
+        let bound = bound_for_lane(
+            &mut shared,
+            g,
+            x.texture,
+            lane,
+            state,
+            uniforms,
+            &*mem,
+            &mut fetched,
+            prog,
+            idx,
+            bind_pbe,
+        )?;
         let (p, surf) = (&bound.pbe, &bound.surface);
         let Some(surf) = surf else {
             continue;
