@@ -956,10 +956,12 @@ fn step_texture_op(
     let mut samplers: Vec<(SamplerKey, SamplerWithBorder)> = Vec::new();
     let mut fetched = Fetched::new();
     let exec = g.exec;
-    // An immediate index names one descriptor for every lane: bound once, and the texels
-    // its lanes' filters read are kept for the others (neighbouring lanes share taps).
+    // An immediate index names one descriptor for every lane, bound once; the texels the
+    // lanes' filters read through one descriptor are kept for the others (neighbouring lanes
+    // share taps).
     let mut shared: Option<Rc<Bound>> = None;
     let mut texels = TexelCache::default();
+    let mut texels_of: Option<Rc<Bound>> = None;
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
         let bound = bound_for_lane(
             &mut shared,
@@ -974,9 +976,13 @@ fn step_texture_op(
             idx,
             bind,
         )?;
-        if shared.is_none() {
-            // Each lane's own descriptor: texels of another lane's are not this one's.
-            texels = TexelCache::default();
+        // Lanes naming the same descriptor bytes get the same binding (`decoded` caches
+        // them); texels read through another descriptor are not this one's.
+        if !texels_of.as_ref().is_some_and(|t| Rc::ptr_eq(t, &bound)) {
+            if texels_of.is_some() {
+                texels = TexelCache::default();
+            }
+            texels_of = Some(bound.clone());
         }
         let b = &*bound;
         let integer = format::is_integer(b.desc.texture_type);
