@@ -266,6 +266,21 @@ pub(crate) fn dec_texture(b: u128) -> Result<Instr, &'static str> {
     }))
 }
 
+/// The texture operand of the PBE writes (`image_write`, `block_image_store`): low bits at
+/// 32, its type at 38, the bindless base at 48, the two high bits at `hi` (62 or 78).
+fn pbe_texture(b: u128, hi: u32) -> Result<TexIndex, &'static str> {
+    texture_from(
+        get(b, 32, 6) | get(b, hi, 2) << 6,
+        get(b, 38, 2),
+        get(b, 48, 5),
+    )
+}
+
+/// The dimension of the PBE writes: three bits at 40, the fourth at 55.
+fn pbe_dim(b: u128) -> Result<TexDim, &'static str> {
+    dim_from(get(b, 40, 3) | get(b, 55, 1) << 3)
+}
+
 pub(crate) fn image_write(i: &ImageWrite, force_long: bool) -> Result<Encoded, EncodeError> {
     let cx = Ctx {
         instr: "image_write",
@@ -328,12 +343,8 @@ pub(crate) fn dec_image_write(b: u128) -> Result<Instr, &'static str> {
         } else {
             Small::Reg(Reg::r16(d as u16))
         },
-        texture: texture_from(
-            get(b, 32, 6) | get(b, 62, 2) << 6,
-            get(b, 38, 2),
-            get(b, 48, 5),
-        )?,
-        dim: dim_from(get(b, 40, 3) | get(b, 55, 1) << 3)?,
+        texture: pbe_texture(b, 62)?,
+        dim: pbe_dim(b)?,
         coherent,
     }))
 }
@@ -382,12 +393,8 @@ pub(crate) fn dec_block_image_store(b: u128) -> Result<Instr, &'static str> {
             half: (get(b, 9, 6) | get(b, 56, 2) << 6) as u16,
             size: Size::S32,
         },
-        texture: texture_from(
-            get(b, 32, 6) | get(b, 78, 2) << 6,
-            get(b, 38, 2),
-            get(b, 48, 5),
-        )?,
-        dim: dim_from(get(b, 40, 3) | get(b, 55, 1) << 3)?,
+        texture: pbe_texture(b, 78)?,
+        dim: pbe_dim(b)?,
     };
     match block_image_store(&i, true) {
         Ok(e) if e.bits == b => Ok(Instr::BlockImageStore(i)),

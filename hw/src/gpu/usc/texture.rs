@@ -329,87 +329,110 @@ fn uniform_value(
     Ok(run.iter().rev().fold(0, |a, &v| a << 16 | u64::from(v)))
 }
 
-/// Descriptors one instruction has read from memory, by address: lanes naming the same
-/// descriptor read it once, as the unit reads each distinct descriptor of a group once.
-pub(super) type Fetched = Vec<(u64, [u8; TEXTURE_DESCRIPTOR_BYTES])>;
-
-/// The descriptor bytes `t` names for `lane`. Bindless operands add the lane's 32-bit
-/// `index` register (an unsigned byte offset) to the 64-bit uniform at `base` and read the
-/// 24 bytes there through the VM, so each lane may name its own descriptor.
-#[allow(clippy::too_many_arguments)]
-fn descriptor(
-    g: &SimdGroup,
-    t: TexIndex,
-    lane: usize,
-    state: &TextureState,
-    uniforms: &[u16],
-    mem: &dyn GpuMemory,
-    fetched: &mut Fetched,
-    prog: &Program,
-    idx: usize,
-) -> Result<([u8; TEXTURE_DESCRIPTOR_BYTES], Source), Fault> {
-    let n = match t {
-        TexIndex::Imm(n) => usize::from(n),
-        TexIndex::Reg(r) => {
-            check_run(prog, idx, "texture index", r.half, 1)?;
-            g.reg(r, lane) as u16 as usize
-        }
-        TexIndex::Bindless { base, index } => {
-            check_run(prog, idx, "bindless index", index.half, 2)?;
-            let set = uniform_value(uniforms, base, 4, "bindless base", prog, idx)?;
-            let offset = g.reg(
-                Reg {
-                    half: index.half,
-                    size: Size::S32,
-                },
-                lane,
-            ) as u32;
-            let va = set.wrapping_add(u64::from(offset));
-            if let Some((_, b)) = fetched.iter().find(|(a, _)| *a == va) {
-                return Ok((*b, Source::Memory(va)));
-            }
-            let mut b = [0u8; TEXTURE_DESCRIPTOR_BYTES];
-            // An unmapped or unreadable descriptor is the VM's page or permission fault,
-            // naming the address, as the hardware's would.
-            mem.read(va, &mut b)?;
-            fetched.push((va, b));
-            return Ok((b, Source::Memory(va)));
-        }
-    };
-    let bytes = state_word(&state.textures, n, "texture", prog, idx)?;
-    Ok((*bytes, Source::State(n)))
-}
-
 /// Decodes descriptor bytes into a bound texture or PBE ([`bind`], [`bind_pbe`]).
 pub(super) type Binder<T> =
     fn(&[u8; TEXTURE_DESCRIPTOR_BYTES], Source, &Program, usize) -> Result<Rc<T>, Fault>;
 
-/// The descriptor `t` names for `lane`, bound by `bind_with`. An immediate index names one
-/// descriptor for every lane: it is read and bound once per instruction, at its first lane
-/// (where a lane-by-lane loop would first fail too), and kept in `shared`.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn bound_for_lane<T>(
-    shared: &mut Option<Rc<T>>,
-    g: &SimdGroup,
+/// The descriptors one texture, image or block-store instruction reads, lane by lane.
+///
+/// Where descriptors come from: an immediate or register operand names a texture state
+/// register; a bindless operand adds the lane's 32-bit `index` register (an unsigned byte
+/// offset) to the 64-bit uniform at `base` and reads the 24 bytes there through the VM, so
+/// each lane may name its own descriptor. Lanes naming the same bindless address read it
+/// once, as the unit reads each distinct descriptor of a group once. An immediate index
+/// names one descriptor for every lane: it is read and bound once, at the first lane (where
+/// a lane-by-lane loop would first fail too).
+pub(super) struct Descriptors<'a, T> {
     t: TexIndex,
-    lane: usize,
-    state: &TextureState,
-    uniforms: &[u16],
-    mem: &dyn GpuMemory,
-    fetched: &mut Fetched,
-    prog: &Program,
+    state: &'a TextureState,
+    uniforms: &'a [u16],
+    prog: &'a Program,
     idx: usize,
     bind_with: Binder<T>,
-) -> Result<Rc<T>, Fault> {
-    if let Some(b) = shared {
-        return Ok(b.clone());
+    /// Descriptors read from memory so far, by address.
+    fetched: Vec<(u64, [u8; TEXTURE_DESCRIPTOR_BYTES])>,
+    /// The binding of an immediate index, once read.
+    shared: Option<Rc<T>>,
+}
+
+impl<'a, T> Descriptors<'a, T> {
+    pub(super) fn new(
+        t: TexIndex,
+        state: &'a TextureState,
+        uniforms: &'a [u16],
+        prog: &'a Program,
+        idx: usize,
+        bind_with: Binder<T>,
+    ) -> Self {
+        Descriptors {
+            t,
+            state,
+            uniforms,
+            prog,
+            idx,
+            bind_with,
+            fetched: Vec::new(),
+            shared: None,
+        }
     }
-    let (bytes, src) = descriptor(g, t, lane, state, uniforms, mem, fetched, prog, idx)?;
-    let b = bind_with(&bytes, src, prog, idx)?;
-    if matches!(t, TexIndex::Imm(_)) {
-        *shared = Some(b.clone());
+
+    /// The bound descriptor `lane` names. `mem` is passed per lane because image writes
+    /// change memory between lanes.
+    pub(super) fn for_lane(
+        &mut self,
+        g: &SimdGroup,
+        lane: usize,
+        mem: &dyn GpuMemory,
+    ) -> Result<Rc<T>, Fault> {
+        if let Some(b) = &self.shared {
+            return Ok(b.clone());
+        }
+        let (bytes, src) = self.bytes(g, lane, mem)?;
+        let b = (self.bind_with)(&bytes, src, self.prog, self.idx)?;
+        if matches!(self.t, TexIndex::Imm(_)) {
+            self.shared = Some(b.clone());
+        }
+        Ok(b)
     }
-    Ok(b)
+
+    fn bytes(
+        &mut self,
+        g: &SimdGroup,
+        lane: usize,
+        mem: &dyn GpuMemory,
+    ) -> Result<([u8; TEXTURE_DESCRIPTOR_BYTES], Source), Fault> {
+        let (prog, idx) = (self.prog, self.idx);
+        let n = match self.t {
+            TexIndex::Imm(n) => usize::from(n),
+            TexIndex::Reg(r) => {
+                check_run(prog, idx, "texture index", r.half, 1)?;
+                g.reg(r, lane) as u16 as usize
+            }
+            TexIndex::Bindless { base, index } => {
+                check_run(prog, idx, "bindless index", index.half, 2)?;
+                let set = uniform_value(self.uniforms, base, 4, "bindless base", prog, idx)?;
+                let offset = g.reg(
+                    Reg {
+                        half: index.half,
+                        size: Size::S32,
+                    },
+                    lane,
+                ) as u32;
+                let va = set.wrapping_add(u64::from(offset));
+                if let Some((_, b)) = self.fetched.iter().find(|(a, _)| *a == va) {
+                    return Ok((*b, Source::Memory(va)));
+                }
+                let mut b = [0u8; TEXTURE_DESCRIPTOR_BYTES];
+                // An unmapped or unreadable descriptor is the VM's page or permission fault,
+                // naming the address, as the hardware's would.
+                mem.read(va, &mut b)?;
+                self.fetched.push((va, b));
+                return Ok((b, Source::Memory(va)));
+            }
+        };
+        let bytes = state_word(&self.state.textures, n, "texture", prog, idx)?;
+        Ok((*bytes, Source::State(n)))
+    }
 }
 
 /// Which sampler a lane uses: a state register (immediate operand) or a heap entry.
@@ -954,28 +977,14 @@ fn step_texture_op(
     };
 
     let mut samplers: Vec<(SamplerKey, SamplerWithBorder)> = Vec::new();
-    let mut fetched = Fetched::new();
     let exec = g.exec;
-    // An immediate index names one descriptor for every lane, bound once; the texels the
-    // lanes' filters read through one descriptor are kept for the others (neighbouring lanes
-    // share taps).
-    let mut shared: Option<Rc<Bound>> = None;
+    // The texels the lanes' filters read through one descriptor are kept for the others
+    // (neighbouring lanes share taps).
+    let mut descriptors = Descriptors::new(x.texture, state, uniforms, prog, idx, bind);
     let mut texels = TexelCache::default();
     let mut texels_of: Option<Rc<Bound>> = None;
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
-        let bound = bound_for_lane(
-            &mut shared,
-            g,
-            x.texture,
-            lane,
-            state,
-            uniforms,
-            mem,
-            &mut fetched,
-            prog,
-            idx,
-            bind,
-        )?;
+        let bound = descriptors.for_lane(g, lane, mem)?;
         // Lanes naming the same descriptor bytes get the same binding (`decoded` caches
         // them); texels read through another descriptor are not this one's.
         if !texels_of.as_ref().is_some_and(|t| Rc::ptr_eq(t, &bound)) {
@@ -1183,23 +1192,10 @@ fn step_image_write(
     if matches!(x.dim, TexDim::Cube | TexDim::CubeArray) {
         return Err(fault(prog, idx, "image_write to a cube dimension"));
     }
-    let mut fetched = Fetched::new();
     let exec = g.exec & !helpers;
-    let mut shared: Option<Rc<BoundPbe>> = None;
+    let mut descriptors = Descriptors::new(x.texture, state, uniforms, prog, idx, bind_pbe);
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
-        let bound = bound_for_lane(
-            &mut shared,
-            g,
-            x.texture,
-            lane,
-            state,
-            uniforms,
-            &*mem,
-            &mut fetched,
-            prog,
-            idx,
-            bind_pbe,
-        )?;
+        let bound = descriptors.for_lane(g, lane, &*mem)?;
         let (p, surf) = (&bound.pbe, &bound.surface);
         let Some(surf) = surf else {
             continue;
