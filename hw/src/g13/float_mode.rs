@@ -19,3 +19,9 @@ pub const FLOAT_ROUNDS_TO_NEAREST_EVEN: bool = true;
 /// Signed zeros, infinities and NaNs pass through arithmetic as IEEE 754 says at both widths
 /// (the ALU has no fast-math mode that drops them).
 pub const FLOAT_PRESERVES_SIGNED_ZERO_INF_NAN: bool = true;
+
+/// A 32-bit add, multiply or fused multiply-add whose result is NaN gives this default NaN,
+/// whatever NaN its operands held (applegpu's fma model, run against the hardware, returns
+/// the default NaN for every NaN operand). The host's payload rules differ between
+/// instructions and compilers, so this also keeps the simulator's results one value.
+pub const F32_DEFAULT_NAN: u32 = 0x7fc0_0000;

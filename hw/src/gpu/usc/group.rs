@@ -795,8 +795,14 @@ fn shl128(v: u64, s: u64) -> u128 {
 
 /// A single-precision ALU result as register bits: saturated when asked, then flushed.
 #[inline]
+/// A 32-bit arithmetic result as register bits: saturated, the default NaN for any NaN,
+/// flushed.
 fn f32_out(r: f32, saturate: bool) -> u64 {
-    u64::from(ftz(sat32(r, saturate)).to_bits())
+    let r = sat32(r, saturate);
+    if r.is_nan() {
+        return u64::from(crate::g13::float_mode::F32_DEFAULT_NAN);
+    }
+    u64::from(ftz(r).to_bits())
 }
 
 fn sat32(x: f32, on: bool) -> f32 {

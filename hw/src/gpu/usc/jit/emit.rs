@@ -120,6 +120,7 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
                     }
                     (FOp::MAdd, None) => unreachable!("MAdd reads C"),
                 };
+                let f = default_nan(c, f);
                 r[l] = f32_out(c, f, x.saturate);
             }
             c.write32_flushed(x.dst.reg.half, r, true);
@@ -606,6 +607,14 @@ fn ftz(c: &mut Chunk, x: Value) -> Value {
     let den = c.b.ins().icmp(IntCC::Equal, e, zero);
     let s = andk(c, x, 0x8000_0000u32 as i64);
     c.b.ins().bitselect(den, s, x)
+}
+
+/// `f` (F32X4) with every NaN lane the default NaN (`float_mode::F32_DEFAULT_NAN`).
+fn default_nan(c: &mut Chunk, f: Value) -> Value {
+    let nan = c.b.ins().fcmp(FloatCC::Unordered, f, f);
+    let bits = c.const32(crate::g13::float_mode::F32_DEFAULT_NAN)[0];
+    let d = c.b.ins().bitcast(F32X4, MemFlagsData::new(), bits);
+    fselect(c, nan, d, f)
 }
 
 /// `a` where the lane mask `m` (I32X4, from a float compare) is set, else `b` (both F32X4).
