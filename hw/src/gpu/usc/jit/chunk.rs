@@ -12,7 +12,8 @@
 //! the rows are stored.
 
 use cranelift_codegen::ir::{
-    types::*, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlot, Value,
+    types::*, Block, BlockArg, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlot,
+    Value,
 };
 use cranelift_frontend::FunctionBuilder;
 use std::collections::{BTreeMap, BTreeSet};
@@ -64,6 +65,12 @@ pub struct Chunk<'a, 'b> {
     /// `I32X4` values whose lanes all have the top bit clear (masked by a small constant or
     /// shifted right), so an unsigned conversion of them may use the signed one.
     nonneg: BTreeSet<Value>,
+    /// Set for a chunk emitted on the promise that all eight lanes exist and are active, and
+    /// stay active ([`Chunk::new_full`]): where the pass goes if an exec-mask instruction
+    /// would break the promise.
+    bail: Option<(Block, Vec<BlockArg>)>,
+    /// The constant a full chunk's `r0l` was seeded with or last set to.
+    zero16: Option<Value>,
 }
 
 /// How a loop region carries a register slot from one pass to the next in host registers:
@@ -161,7 +168,66 @@ impl<'a, 'b> Chunk<'a, 'b> {
             uniforms: BTreeMap::new(),
             spilled: BTreeMap::new(),
             nonneg: BTreeSet::new(),
+            bail: None,
+            zero16: None,
         }
+    }
+
+    /// A chunk whose eight lanes all exist and are active, with every lane's `r0l` zero (the
+    /// caller checked both). Writes need no blend and the exec mask no update; an exec-mask
+    /// instruction only checks that every lane stays active ([`Chunk::stay_or_bail`]) and
+    /// branches to `bail` if not. Nothing a region does outside the register file happens
+    /// before its end, so `bail` (given `args`, the pass's inputs) can run the pass again
+    /// the general way.
+    pub fn new_full(
+        b: &'a mut FunctionBuilder<'b>,
+        regs: Value,
+        uni: Value,
+        bail: Block,
+        args: Vec<BlockArg>,
+    ) -> Chunk<'a, 'b> {
+        let all = b.ins().iconst(I16, 0xffff);
+        let all = b.ins().splat(I16X8, all);
+        let bits = b.ins().iconst(I32, 0xff);
+        let mut c = Chunk::new(b, regs, uni, all, bits);
+        c.m16 = all;
+        c.bail = Some((bail, args));
+        c
+    }
+
+    /// Whether the chunk was made by [`Chunk::new_full`].
+    pub fn is_full(&self) -> bool {
+        self.bail.is_some()
+    }
+
+    /// In a full chunk, whether `r0l` still holds the zero it was seeded with.
+    pub fn r0l_known_zero(&self) -> bool {
+        self.is_full()
+            && self
+                .slots
+                .get(&0)
+                .and_then(|s| s.lo)
+                .is_some_and(|v| self.zero16 == Some(v))
+    }
+
+    /// In a full chunk after an exec-mask instruction kept every lane active: `r0l` is zero.
+    pub fn set_r0l_zero(&mut self) {
+        let z = self.const16(0);
+        let m = self.m16;
+        self.write16_masked(0, z, m);
+        self.zero16 = Some(z);
+    }
+
+    /// In a full chunk, at an exec-mask instruction: continues if `stay` (I8: every lane
+    /// remains active) is true, else leaves for the bail block.
+    pub fn stay_or_bail(&mut self, stay: Value) {
+        let Some((bail, args)) = &self.bail else {
+            return;
+        };
+        let cont = self.b.create_block();
+        self.b.ins().brif(stay, cont, &[], *bail, args);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
     }
 
     /// How a loop over the instructions emitted so far should carry each slot they touched.
@@ -179,6 +245,8 @@ impl<'a, 'b> Chunk<'a, 'b> {
     }
 
     /// Starts the chunk with the values a loop carried in (as [`Chunk::carried`] gave them).
+    /// In a full chunk `r0l` is known to be zero, and a carried `r0l` is seeded as that
+    /// constant.
     pub fn seed(&mut self, carries: &[Carry], values: &[Value]) {
         for (c, v) in carries.iter().zip(values.chunks(2)) {
             let slot = match c {
@@ -186,6 +254,15 @@ impl<'a, 'b> Chunk<'a, 'b> {
                     w32: Some([v[0], v[1]]),
                     ..Slot::default()
                 },
+                Carry::Rows(0) if self.is_full() => {
+                    let z = self.const16(0);
+                    self.zero16 = Some(z);
+                    Slot {
+                        lo: Some(z),
+                        hi: Some(v[1]),
+                        ..Slot::default()
+                    }
+                }
                 Carry::Rows(_) => Slot {
                     lo: Some(v[0]),
                     hi: Some(v[1]),
@@ -196,9 +273,26 @@ impl<'a, 'b> Chunk<'a, 'b> {
         }
     }
 
+    /// Records that a carried 32-bit slot holds no denormal in any lane.
+    pub fn mark_flushed(&mut self, carry: Carry) {
+        if let Carry::W32(s) = carry {
+            if let Some(slot) = self.slots.get_mut(&s) {
+                slot.flushed = true;
+            }
+        }
+    }
+
+    /// Whether a carried 32-bit slot's value holds no denormal in an active lane.
+    pub fn is_flushed(&self, carry: Carry) -> bool {
+        match carry {
+            Carry::W32(s) => self.slots.get(&s).is_some_and(|slot| slot.flushed),
+            Carry::Rows(_) => false,
+        }
+    }
+
     /// Settles the chunk and returns its lane count, exec bits and the values of `carries`
     /// (two per slot), to go round the loop in host registers instead of through the file.
-    pub fn carried(mut self, carries: &[Carry]) -> (Value, Value, Vec<Value>) {
+    pub fn carried(&mut self, carries: &[Carry]) -> (Value, Value, Vec<Value>) {
         self.settle();
         self.settle_count();
         let mut out = Vec::with_capacity(2 * carries.len());
@@ -387,8 +481,10 @@ impl<'a, 'b> Chunk<'a, 'b> {
     pub fn write32_flushed(&mut self, half: u16, v: [Value; 2], flushed: bool) {
         let before = self.slots.get(&(half / 2)).and_then(|s| s.old);
         let old = match before {
-            Some(o) => o,
-            None => self.reg32(half),
+            // Every lane is active: the new value is the whole register.
+            _ if self.is_full() => None,
+            Some(o) => Some(o),
+            None => Some(self.reg32(half)),
         };
         self.slots.insert(
             half / 2,
@@ -398,7 +494,7 @@ impl<'a, 'b> Chunk<'a, 'b> {
                 hi: None,
                 lo_dirty: true,
                 hi_dirty: true,
-                old: Some(old),
+                old,
                 flushed,
             },
         );
@@ -410,7 +506,12 @@ impl<'a, 'b> Chunk<'a, 'b> {
             self.settle();
         }
         let old = self.row(half);
-        let new = self.b.ins().bitselect(mask, v, old);
+        let every_lane = self.is_full() && (mask == self.m16 || mask == self.alive);
+        let new = if every_lane {
+            v
+        } else {
+            self.b.ins().bitselect(mask, v, old)
+        };
         // The other half keeps its value: make sure it exists without the 32-bit form.
         let other = half ^ 1;
         let _ = self.row(other);

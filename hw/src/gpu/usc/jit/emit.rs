@@ -193,6 +193,21 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
             c.issue();
             // It reads every lane's operands and counter.
             c.settle();
+            if c.r0l_known_zero() {
+                // Every lane is active with a zero counter: `if` keeps the lanes where the
+                // condition holds; `while` and `else` leave a zero counter alone when their
+                // `n` is zero, else `while` keeps the lanes where it holds and `else` none.
+                let stay = match x.op {
+                    ExecOp::If => Some(holds_everywhere(c, x)),
+                    ExecOp::While | ExecOp::Else if x.n == 0 => None,
+                    ExecOp::While => Some(holds_everywhere(c, x)),
+                    ExecOp::Else => Some(c.b.ins().iconst(I8, 0)),
+                };
+                if let Some(stay) = stay {
+                    c.stay_or_bail(stay);
+                }
+                return Ok(());
+            }
             let m = compare(c, x.cond, x.a, x.b);
             let holds = c.b.ins().snarrow(m[0], m[1]);
             let holds = if x.invert {
@@ -225,24 +240,40 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
                     c.b.ins().bitselect(ge, v, other)
                 }
             };
-            let alive = c.alive;
-            c.write16_masked(0, nv, alive);
-            c.update_exec();
+            exec_counter(c, nv);
         }
         Instr::PopExec(p) => {
             c.issue();
+            if c.r0l_known_zero() {
+                // Popping a zero counter leaves it zero.
+                return Ok(());
+            }
             c.settle();
             let v = c.row(0);
             let n = c.const16(u16::from(p.n));
             let nv = c.b.ins().usub_sat(v, n);
-            let alive = c.alive;
-            c.write16_masked(0, nv, alive);
-            c.update_exec();
+            exec_counter(c, nv);
         }
         Instr::Jump(_) | Instr::Stop | Instr::Wait(_) | Instr::MemoryBarrier => c.issue(),
         _ => return Err(Unsupported),
     }
     Ok(())
+}
+
+/// Writes an exec-mask instruction's new counters `nv` (I16X8) to `r0l` in every lane and
+/// updates the exec mask; a full chunk instead leaves unless every lane stays active.
+fn exec_counter(c: &mut Chunk, nv: Value) {
+    if c.is_full() {
+        let zero = c.const16(0);
+        let stay = c.b.ins().icmp(IntCC::Equal, nv, zero);
+        let stay = c.b.ins().vall_true(stay);
+        c.stay_or_bail(stay);
+        c.set_r0l_zero();
+        return;
+    }
+    let alive = c.alive;
+    c.write16_masked(0, nv, alive);
+    c.update_exec();
 }
 
 /// Applies `f` to lanes 0-3 and 4-7.
@@ -686,6 +717,48 @@ fn compare(c: &mut Chunk, cond: Cond, a: Operand, b: Operand) -> V32 {
             })
         }
     }
+}
+
+/// Whether an exec-mask instruction's condition holds in all eight lanes (I8). An integer
+/// condition is tested through its complement, which holds in no lane: Cranelift's
+/// complements of `ult`, `ugt`, `slt` and `sgt` take one instruction fewer than they do.
+fn holds_everywhere(c: &mut Chunk, x: &ExecCmp) -> Value {
+    let (cond, invert) = match x.cond {
+        Cond::Int(ic) => {
+            let complement = match ic {
+                ICond::ULt => Some(IntCC::UnsignedGreaterThanOrEqual),
+                ICond::UGt => Some(IntCC::UnsignedLessThanOrEqual),
+                ICond::SLt => Some(IntCC::SignedGreaterThanOrEqual),
+                ICond::SGt => Some(IntCC::SignedLessThanOrEqual),
+                ICond::UEq | ICond::SEq => None,
+            };
+            match complement {
+                Some(cc) if !x.invert => {
+                    let signed = matches!(ic, ICond::SLt | ICond::SGt);
+                    let av = ext_signed_cmp(c, x.a, signed);
+                    let bv = ext_signed_cmp(c, x.b, signed);
+                    let fails = lanes2(c, av, bv, |c, p, q| c.b.ins().icmp(cc, p, q));
+                    return none_set(c, fails);
+                }
+                _ => (x.cond, x.invert),
+            }
+        }
+        Cond::Float(_) => (x.cond, x.invert),
+    };
+    let m = compare(c, cond, x.a, x.b);
+    if invert {
+        none_set(c, m)
+    } else {
+        let both = c.b.ins().band(m[0], m[1]);
+        c.b.ins().vall_true(both)
+    }
+}
+
+/// Whether no lane of the mask pair `m` is set (I8).
+fn none_set(c: &mut Chunk, m: V32) -> Value {
+    let either = c.b.ins().bor(m[0], m[1]);
+    let any = c.b.ins().vany_true(either);
+    c.b.ins().bxor_imm_u(any, 1)
 }
 
 /// A compare operand: raw, sign-extended from its width for the signed conditions.

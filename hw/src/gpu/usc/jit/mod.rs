@@ -22,8 +22,8 @@ use super::program::{Program, NO_TARGET};
 use crate::isa::{Instr, JumpCond, SIMD_WIDTH};
 use chunk::{Carry, Chunk, UniformRead, CHUNK_LANES};
 use cranelift_codegen::ir::{
-    types::*, AbiParam, BlockArg, Function, InstBuilder, MemFlagsData, StackSlotData,
-    StackSlotKind, UserFuncName, Value,
+    types::*, AbiParam, Block, BlockArg, Function, InstBuilder, MemFlagsData, StackSlot,
+    StackSlotData, StackSlotKind, UserFuncName, Value,
 };
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
@@ -567,10 +567,11 @@ fn build(b: &mut FunctionBuilder, span: Span) {
 /// last pass), and P becomes the most passes any chunk ran; once all ran the same number,
 /// that is the first pass after which all are inactive. A chunk's extra passes with no
 /// active lane still run its exec-mask instructions, which move its lanes' nesting counters
-/// as the group's passes would.
+/// as the group's passes would. Passes in which all of a chunk's lanes stay active run
+/// without exec masks ([`ChunkPasses`]).
 fn build_loop(isa: &OwnedTargetIsa, b: &mut FunctionBuilder, span: Span) {
     use cranelift_codegen::ir::condcodes::IntCC;
-    let Span { prog, first, end } = span;
+    let Span { first, end, .. } = span;
     let steps = ((end - first) * SIMD_WIDTH) as i64;
     let (carries, reads) = loop_plan(isa, span);
     let e = entry(b);
@@ -644,19 +645,16 @@ fn build_loop(isa: &OwnedTargetIsa, b: &mut FunctionBuilder, span: Span) {
 
         b.switch_to_block(body);
         b.seal_block(body);
-        let mut c = Chunk::new(b, e.chunk_regs[k], e.uni, e.alive[k], bits);
-        c.seed(&carries, carried);
-        c.spilled_uniforms(spilled.clone());
-        for i in &prog.instrs[first..end] {
-            // `compile` planned the region from instructions `emit` accepted.
-            let _ = emit::emit(&mut c, i);
-        }
-        let (n, new_bits, values) = c.carried(&carries);
-        let next_pos = b.ins().iadd_imm_s(pos, 1);
-        let counted = b.ins().iadd(lanes, n);
-        let mut args: Vec<BlockArg> = vec![next_pos.into(), new_bits.into(), counted.into()];
-        args.extend(values.iter().map(|&v| BlockArg::from(v)));
-        b.ins().jump(head, &args);
+        let passes = ChunkPasses {
+            span,
+            carries: &carries,
+            spilled: &spilled,
+            regs: e.chunk_regs[k],
+            uni: e.uni,
+            head,
+            pmax,
+        };
+        passes.emit(b, [pos, bits, lanes], carried, e.alive[k]);
         b.seal_block(head);
 
         b.switch_to_block(done);
@@ -699,6 +697,194 @@ fn build_loop(isa: &OwnedTargetIsa, b: &mut FunctionBuilder, span: Span) {
     let next = b.ins().iconst(I32, end as i64);
     let ret = b.ins().select(taken, target, next);
     finish_region(b, e.ctx, &[ret, new_exec, count, budget, most]);
+}
+
+/// The passes of a loop region's body in one chunk, from its loop head back to it.
+///
+/// A pass with every lane of the chunk active and its counter zero runs as a full chunk
+/// ([`Chunk::new_full`]), which leaves for the general pass with the same inputs if an
+/// exec-mask instruction would deactivate a lane. After a full pass that ends with the
+/// counter known zero, further full passes run in a loop of their own: no exec bits or
+/// counters to carry, and the registers the body writes as flushed floats read without
+/// being flushed again.
+struct ChunkPasses<'s> {
+    span: Span<'s>,
+    carries: &'s [Carry],
+    spilled: &'s BTreeMap<UniformRead, (StackSlot, i32)>,
+    /// The chunk's lane 0 in the register file, and the uniform file.
+    regs: Value,
+    uni: Value,
+    head: Block,
+    /// One past the last pass the budget covers.
+    pmax: Value,
+}
+
+/// What one pass left: its lane-instructions, exec bits, carried values (two per carry),
+/// which carries it left as flushed floats, and whether it left `r0l` known zero.
+struct PassOut {
+    n: Value,
+    bits: Value,
+    values: Vec<Value>,
+    flushed: Vec<bool>,
+    r0l_zero: bool,
+}
+
+impl ChunkPasses<'_> {
+    /// Emits the passes, starting in the current block with the head's pass number, exec
+    /// bits and lanes counted (`state`) and carried values.
+    fn emit(&self, b: &mut FunctionBuilder, state: [Value; 3], carried: &[Value], alive: Value) {
+        use cranelift_codegen::ir::condcodes::IntCC;
+        let [pos, bits, lanes] = state;
+        let general = b.create_block();
+        for v in state.iter().chain(carried) {
+            let t = b.func.dfg.value_type(*v);
+            b.append_block_param(general, t);
+        }
+        let args = |state: [Value; 3], values: &[Value]| -> Vec<BlockArg> {
+            state.iter().chain(values).map(|&v| v.into()).collect()
+        };
+        let r0l = self.carries.iter().position(|&c| c == Carry::Rows(0));
+        let all_active = b.ins().icmp_imm_s(IntCC::Equal, bits, 0xff);
+        let counters_zero = match r0l {
+            Some(j) => {
+                let z = zero_row(b);
+                let eq = b.ins().icmp(IntCC::Equal, carried[2 * j], z);
+                b.ins().vall_true(eq)
+            }
+            None => b.ins().iconst(I8, 1),
+        };
+        let go_full = b.ins().band(all_active, counters_zero);
+        let full = b.create_block();
+        b.ins()
+            .brif(go_full, full, &[], general, &args(state, carried));
+
+        b.switch_to_block(full);
+        b.seal_block(full);
+        let c = Chunk::new_full(b, self.regs, self.uni, general, args(state, carried));
+        let out = self.pass(c, carried, &[]);
+        let next = [
+            b.ins().iadd_imm_s(pos, 1),
+            out.bits,
+            b.ins().iadd(lanes, out.n),
+        ];
+        if out.r0l_zero || r0l.is_none() {
+            self.full_loop(b, general, next, &out, r0l);
+        } else {
+            b.ins().jump(self.head, &args(next, &out.values));
+        }
+
+        b.switch_to_block(general);
+        b.seal_block(general);
+        let gp = b.block_params(general).to_vec();
+        let c = Chunk::new(b, self.regs, self.uni, alive, gp[1]);
+        let out = self.pass(c, &gp[3..], &[]);
+        let next = [
+            b.ins().iadd_imm_s(gp[0], 1),
+            out.bits,
+            b.ins().iadd(gp[2], out.n),
+        ];
+        b.ins().jump(self.head, &args(next, &out.values));
+    }
+
+    /// Full passes in a loop of their own after the first (`first`, which ended with `r0l`
+    /// zero if the body has exec-mask instructions), while the budget covers them; back to
+    /// the head when it does not, to the general pass when a lane would leave.
+    fn full_loop(
+        &self,
+        b: &mut FunctionBuilder,
+        general: Block,
+        next: [Value; 3],
+        first: &PassOut,
+        r0l: Option<usize>,
+    ) {
+        use cranelift_codegen::ir::condcodes::IntCC;
+        // The loop carries the pass number, the lanes counted and the values, without the
+        // exec bits (all set) or `r0l` (zero).
+        let without_r0l = |values: &[Value]| -> Vec<Value> {
+            let skip = r0l.map(|j| 2 * j);
+            (0..values.len())
+                .filter(|&i| Some(i) != skip)
+                .map(|i| values[i])
+                .collect()
+        };
+        let with_r0l = |b: &mut FunctionBuilder, values: &[Value]| -> Vec<Value> {
+            let mut v = values.to_vec();
+            if let Some(j) = r0l {
+                v.insert(2 * j, zero_row(b));
+            }
+            v
+        };
+        let inner = b.create_block();
+        b.append_block_param(inner, I64);
+        b.append_block_param(inner, I64);
+        let kept = without_r0l(&first.values);
+        for &v in &kept {
+            let t = b.func.dfg.value_type(v);
+            b.append_block_param(inner, t);
+        }
+        let mut entry: Vec<BlockArg> = vec![next[0].into(), next[2].into()];
+        entry.extend(kept.iter().map(|&v| BlockArg::from(v)));
+        b.ins().jump(inner, &entry);
+
+        b.switch_to_block(inner);
+        let ip = b.block_params(inner).to_vec();
+        let (pos, lanes) = (ip[0], ip[1]);
+        let body = b.create_block();
+        let exit = b.create_block();
+        let room = b.ins().icmp(IntCC::UnsignedLessThan, pos, self.pmax);
+        b.ins().brif(room, body, &[], exit, &[]);
+
+        b.switch_to_block(exit);
+        b.seal_block(exit);
+        let all = b.ins().iconst(I32, 0xff);
+        let values = with_r0l(b, &ip[2..]);
+        let mut back: Vec<BlockArg> = vec![pos.into(), all.into(), lanes.into()];
+        back.extend(values.iter().map(|&v| BlockArg::from(v)));
+        b.ins().jump(self.head, &back);
+
+        b.switch_to_block(body);
+        b.seal_block(body);
+        let all = b.ins().iconst(I32, 0xff);
+        let values = with_r0l(b, &ip[2..]);
+        let mut bail: Vec<BlockArg> = vec![pos.into(), all.into(), lanes.into()];
+        bail.extend(values.iter().map(|&v| BlockArg::from(v)));
+        let c = Chunk::new_full(b, self.regs, self.uni, general, bail);
+        let out = self.pass(c, &values, &first.flushed);
+        let pos = b.ins().iadd_imm_s(pos, 1);
+        let lanes = b.ins().iadd(lanes, out.n);
+        let mut again: Vec<BlockArg> = vec![pos.into(), lanes.into()];
+        again.extend(without_r0l(&out.values).into_iter().map(BlockArg::from));
+        b.ins().jump(inner, &again);
+        b.seal_block(inner);
+    }
+
+    /// One pass of the body in `c`, from `carried`; `flushed` marks carries whose values
+    /// hold no denormal in any lane.
+    fn pass(&self, mut c: Chunk, carried: &[Value], flushed: &[bool]) -> PassOut {
+        c.seed(self.carries, carried);
+        for (&carry, _) in self.carries.iter().zip(flushed).filter(|(_, &f)| f) {
+            c.mark_flushed(carry);
+        }
+        c.spilled_uniforms(self.spilled.clone());
+        for i in &self.span.prog.instrs[self.span.first..self.span.end] {
+            // `compile` planned the region from instructions `emit` accepted.
+            let _ = emit::emit(&mut c, i);
+        }
+        let (n, bits, values) = c.carried(self.carries);
+        PassOut {
+            n,
+            bits,
+            values,
+            flushed: self.carries.iter().map(|&k| c.is_flushed(k)).collect(),
+            r0l_zero: c.r0l_known_zero(),
+        }
+    }
+}
+
+/// An `I16X8` of zeros.
+fn zero_row(b: &mut FunctionBuilder) -> Value {
+    let z = b.ins().iconst(I16, 0);
+    b.ins().splat(I16X8, z)
 }
 
 /// How a loop region carries the slots it touches, and the uniforms

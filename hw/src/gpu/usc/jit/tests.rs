@@ -137,8 +137,15 @@ struct Outcome {
 }
 
 fn run(prog: &Program, rng_seed: u64, jit: bool, budget: u64) -> Outcome {
+    run_from(prog, rng_seed, jit, budget, false)
+}
+
+/// As [`run`]; with `all_active`, every lane exists and starts active (counters zero), as a
+/// compute kernel's groups start.
+fn run_from(prog: &Program, rng_seed: u64, jit: bool, budget: u64, all_active: bool) -> Outcome {
     let mut rng = Rng(rng_seed);
     let alive = match rng.below(3) {
+        _ if all_active => u32::MAX,
         0 => u32::MAX,
         _ => rng.next() as u32 | 1,
     };
@@ -155,7 +162,8 @@ fn run(prog: &Program, rng_seed: u64, jit: bool, budget: u64) -> Outcome {
         for lane in 0..SIMD_WIDTH {
             let v = if half == 0 {
                 // Nesting counters: mostly 0 so lanes run, sometimes a small depth.
-                rng.below(4).saturating_sub(2) | (rng.next() & 0xffff) << 16
+                let depth = rng.below(4).saturating_sub(2);
+                (if all_active { 0 } else { depth }) | (rng.next() & 0xffff) << 16
             } else {
                 u64::from(random_word(&mut rng))
             };
@@ -316,6 +324,104 @@ fn loops_translated_whole_run_the_same_on_the_translator_and_the_interpreter() {
         passes += want.stats.group_instructions / body as u64;
     }
     eprintln!("{programs} random loops translated whole, {passes} passes");
+}
+
+/// A counted loop as compilers emit one: `while_icmp` on a counter against trip counts,
+/// random covered instructions, the counter's increment, `jmp_exec_any` back. Every lane
+/// starts active and the trip counts are mostly the same in every lane, so most passes keep
+/// whole chunks active (the translator's full-chunk passes) and the last ones leave them for
+/// the general pass; the random instructions may write the counter, the trip counts or the
+/// nesting counters too.
+/// Returns the code and the index of the loop's first instruction.
+fn random_counted_loop(rng: &mut Rng) -> (Vec<Instr>, usize) {
+    let isa = super::isa().expect("the host has a Cranelift back end");
+    let counter = Reg::r32(1 + rng.below(20) as u16);
+    let trip = Reg::r32(21 + rng.below(20) as u16);
+    let k = 1 + rng.below(40) as u32;
+    let mut code = vec![
+        Instr::MovImm(MovImm {
+            dst: counter.into(),
+            imm: 0,
+        }),
+        Instr::MovImm(MovImm {
+            dst: trip.into(),
+            imm: k,
+        }),
+    ];
+    if rng.below(2) == 0 {
+        // Trip counts k to k + 3, by a random register's low bits.
+        let r = Reg::r32(41 + rng.below(20) as u16);
+        code.push(Instr::Bitop(Bitop {
+            dst: r.into(),
+            a: ISrc::new(Operand::Reg(r)),
+            b: ISrc::new(Operand::Imm(3)),
+            table: 0b1000,
+        }));
+        code.push(Instr::IAdd(IAdd {
+            dst: trip.into(),
+            a: ISrc::new(Operand::Reg(trip)),
+            b: ISrc::new(Operand::Reg(r)),
+            negate_b: false,
+            shift: 0,
+            saturate: false,
+        }));
+    }
+    let start = code.len();
+    code.push(Instr::ExecCmp(ExecCmp {
+        op: ExecOp::While,
+        cond: Cond::Int(ICond::ULt),
+        a: Operand::Reg(counter),
+        b: Operand::Reg(trip),
+        invert: false,
+        n: rng.below(3) as u8,
+    }));
+    for _ in 0..1 + rng.below(8) {
+        let i = loop {
+            let i = random_alu(rng);
+            if super::covers(isa, &i) {
+                break i;
+            }
+        };
+        code.push(i);
+    }
+    code.push(Instr::IAdd(IAdd {
+        dst: counter.into(),
+        a: ISrc::new(Operand::Reg(counter)),
+        b: ISrc::new(Operand::Imm(1)),
+        negate_b: false,
+        shift: 0,
+        saturate: false,
+    }));
+    let body = (code.len() - start) as i32;
+    code.push(Instr::Jump(Jump {
+        cond: JumpCond::Any,
+        offset: -body * 8,
+    }));
+    code.push(Instr::PopExec(PopExec { n: 1 }));
+    code.push(Instr::Stop);
+    (code, start)
+}
+
+#[test]
+fn counted_loops_run_the_same_on_the_translator_and_the_interpreter() {
+    let programs = 300;
+    let mut rng = Rng(0x7f4a_7c15_9e37_79b9);
+    let mut passes = 0u64;
+    for p in 0..programs {
+        let (code, start) = random_counted_loop(&mut rng);
+        let prog = program_of(&code);
+        let body = code.len() - 2 - start;
+        let c = compiled(&prog).expect("the loop translates");
+        let region = c.region(start).map(|r| r.len as usize);
+        assert_eq!(region, Some(body), "counted loop {p}");
+        let seed = rng.next();
+        let budget = 32 * (start + 2 + body * (1 + rng.below(50) as usize)) as u64;
+        let want = run_from(&prog, seed, false, budget, true);
+        let got = run_from(&prog, seed, true, budget, true);
+        assert_same(&want, &got, &format!("counted loop {p}"), &code);
+        passes += want.stats.group_instructions / body as u64;
+    }
+    eprintln!("{programs} random counted loops translated whole, {passes} passes");
 }
 
 /// Unsigned conversions of values known to fit in 31 bits (masked by a small constant,
