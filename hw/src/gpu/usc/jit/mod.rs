@@ -834,20 +834,23 @@ impl ChunkPasses<'_> {
         let room = b.ins().icmp(IntCC::UnsignedLessThan, pos, self.pmax);
         b.ins().brif(room, body, &[], exit, &[]);
 
+        // The inputs of the pass the loop is at, as the head and the general pass take them.
+        let inputs = |b: &mut FunctionBuilder| -> (Vec<Value>, Vec<BlockArg>) {
+            let all = b.ins().iconst(I32, 0xff);
+            let values = with_r0l(b, &ip[2..]);
+            let mut args: Vec<BlockArg> = vec![pos.into(), all.into(), lanes.into()];
+            args.extend(values.iter().map(|&v| BlockArg::from(v)));
+            (values, args)
+        };
+
         b.switch_to_block(exit);
         b.seal_block(exit);
-        let all = b.ins().iconst(I32, 0xff);
-        let values = with_r0l(b, &ip[2..]);
-        let mut back: Vec<BlockArg> = vec![pos.into(), all.into(), lanes.into()];
-        back.extend(values.iter().map(|&v| BlockArg::from(v)));
+        let (_, back) = inputs(b);
         b.ins().jump(self.head, &back);
 
         b.switch_to_block(body);
         b.seal_block(body);
-        let all = b.ins().iconst(I32, 0xff);
-        let values = with_r0l(b, &ip[2..]);
-        let mut bail: Vec<BlockArg> = vec![pos.into(), all.into(), lanes.into()];
-        bail.extend(values.iter().map(|&v| BlockArg::from(v)));
+        let (values, bail) = inputs(b);
         let c = Chunk::new_full(b, self.regs, self.uni, general, bail);
         let out = self.pass(c, &values, &first.flushed);
         let pos = b.ins().iadd_imm_s(pos, 1);

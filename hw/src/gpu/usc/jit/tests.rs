@@ -300,30 +300,44 @@ fn random_loop(rng: &mut Rng) -> Vec<Instr> {
     code
 }
 
-#[test]
-fn loops_translated_whole_run_the_same_on_the_translator_and_the_interpreter() {
-    let programs = 300;
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+/// Loops from `make` (the code and the index of the loop's first instruction; after the loop
+/// come `trailing` instructions) run on both executors from random registers, with budgets
+/// from one pass to `most_passes`, so some stop on the budget mid-way. Returns the passes run.
+fn loops_run_the_same(
+    seed: u64,
+    all_active: bool,
+    most_passes: u64,
+    trailing: usize,
+    make: impl Fn(&mut Rng) -> (Vec<Instr>, usize),
+) -> u64 {
+    let mut rng = Rng(seed);
     let mut passes = 0u64;
-    for p in 0..programs {
-        let code = random_loop(&mut rng);
+    for p in 0..LOOPS {
+        let (code, start) = make(&mut rng);
         let prog = program_of(&code);
+        let body = code.len() - trailing - start;
         let c = compiled(&prog).expect("the loop translates");
-        let body = code.len() - 1;
-        assert_eq!(
-            c.region(0).map(|r| r.len as usize),
-            Some(body),
-            "program {p}"
-        );
+        let region = c.region(start).map(|r| r.len as usize);
+        assert_eq!(region, Some(body), "loop {p}");
+        let budget = 32 * (start + trailing + body * (1 + rng.below(most_passes)) as usize) as u64;
         let seed = rng.next();
-        // Budgets from a few passes to many, so some loops stop on the budget mid-way.
-        let budget = 32 * body as u64 * (1 + rng.below(200));
-        let want = run(&prog, seed, false, budget);
-        let got = run(&prog, seed, true, budget);
+        let want = run_from(&prog, seed, false, budget, all_active);
+        let got = run_from(&prog, seed, true, budget, all_active);
         assert_same(&want, &got, &format!("loop {p}"), &code);
         passes += want.stats.group_instructions / body as u64;
     }
-    eprintln!("{programs} random loops translated whole, {passes} passes");
+    passes
+}
+
+/// Random loops each differential test runs.
+const LOOPS: usize = 300;
+
+#[test]
+fn loops_translated_whole_run_the_same_on_the_translator_and_the_interpreter() {
+    let passes = loops_run_the_same(0x2545_f491_4f6c_dd1d, false, 200, 1, |rng| {
+        (random_loop(rng), 0)
+    });
+    eprintln!("{LOOPS} random loops translated whole, {passes} passes");
 }
 
 /// A counted loop as compilers emit one: `while_icmp` on a counter against trip counts,
@@ -404,24 +418,8 @@ fn random_counted_loop(rng: &mut Rng) -> (Vec<Instr>, usize) {
 
 #[test]
 fn counted_loops_run_the_same_on_the_translator_and_the_interpreter() {
-    let programs = 300;
-    let mut rng = Rng(0x7f4a_7c15_9e37_79b9);
-    let mut passes = 0u64;
-    for p in 0..programs {
-        let (code, start) = random_counted_loop(&mut rng);
-        let prog = program_of(&code);
-        let body = code.len() - 2 - start;
-        let c = compiled(&prog).expect("the loop translates");
-        let region = c.region(start).map(|r| r.len as usize);
-        assert_eq!(region, Some(body), "counted loop {p}");
-        let seed = rng.next();
-        let budget = 32 * (start + 2 + body * (1 + rng.below(50) as usize)) as u64;
-        let want = run_from(&prog, seed, false, budget, true);
-        let got = run_from(&prog, seed, true, budget, true);
-        assert_same(&want, &got, &format!("counted loop {p}"), &code);
-        passes += want.stats.group_instructions / body as u64;
-    }
-    eprintln!("{programs} random counted loops translated whole, {passes} passes");
+    let passes = loops_run_the_same(0x7f4a_7c15_9e37_79b9, true, 50, 2, random_counted_loop);
+    eprintln!("{LOOPS} random counted loops translated whole, {passes} passes");
 }
 
 /// Unsigned conversions of values known to fit in 31 bits (masked by a small constant,
