@@ -22,6 +22,8 @@ pub const FLOAT_PRESERVES_SIGNED_ZERO_INF_NAN: bool = true;
 
 /// A 32-bit add, multiply or fused multiply-add whose result is NaN gives this default NaN,
 /// whatever NaN its operands held (applegpu's fma model, run against the hardware, returns
-/// the default NaN for every NaN operand). The host's payload rules differ between
-/// instructions and compilers, so this also keeps the simulator's results one value.
+/// the default NaN for every NaN operand). Derivatives, differences of neighbouring lanes,
+/// follow the same rule in agx4's model (their NaN behaviour is not public). The host's
+/// payload rules differ between instructions and compilers, so this also keeps the
+/// simulator's results one value.
 pub const F32_DEFAULT_NAN: u32 = 0x7fc0_0000;

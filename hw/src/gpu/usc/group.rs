@@ -490,11 +490,12 @@ impl SimdGroup {
                 let mut out: Lanes = [0; LANES];
                 lanes!(|l| {
                     let (lo, hi) = (l & !axis, l | axis);
-                    let r = sat32(a[hi] - a[lo], x.saturate);
+                    let d = a[hi] - a[lo];
                     out[l] = if half {
+                        let r = sat32(d, x.saturate);
                         u64::from(f64_to_f16(f64::from(r), Rounding::NearestEven))
                     } else {
-                        u64::from(ftz(r).to_bits())
+                        f32_out(d, x.saturate)
                     };
                 });
                 self.write_lanes(x.dst.reg, &out, exec);

@@ -618,6 +618,18 @@ fn shuffle(b: &mut FunctionBuilder, x: Value, y: Value, idx: [u8; 16]) -> Value 
     b.ins().shuffle(bx, by, imm)
 }
 
+/// The lanes `idx` of `v` (I32X4), in that order.
+pub fn lanes32(b: &mut FunctionBuilder, v: Value, idx: [u8; 4]) -> Value {
+    let mut bytes = [0u8; 16];
+    for (k, &l) in idx.iter().enumerate() {
+        for j in 0..4 {
+            bytes[4 * k + j as usize] = 4 * l + j;
+        }
+    }
+    let r = shuffle(b, v, v, bytes);
+    b.ins().bitcast(I32X4, le(), r)
+}
+
 /// Two rows (low and high halves, I16X8) as a 32-bit value in two I32X4.
 pub fn join(b: &mut FunctionBuilder, lo: Value, hi: Value) -> [Value; 2] {
     let mut first = [0u8; 16];

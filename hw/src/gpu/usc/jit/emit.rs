@@ -6,7 +6,7 @@
 //! of what the translator covers. Semantics follow `SimdGroup::step_alu` bit for bit: the
 //! differential test (`usc::jit::tests`) holds them to it.
 
-use super::chunk::{split, Chunk, UniformRead};
+use super::chunk::{lanes32, split, Chunk, UniformRead};
 use crate::gpu::usc::float::float_immediate;
 use crate::isa::*;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -120,6 +120,34 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
                     }
                     (FOp::MAdd, None) => unreachable!("MAdd reads C"),
                 };
+                let f = default_nan(c, f);
+                r[l] = f32_out(c, f, x.saturate);
+            }
+            c.write32_flushed(x.dst.reg.half, r, true);
+        }
+        Instr::FUnary(x) if matches!(x.op, FUnaryOp::Dfdx | FUnaryOp::Dfdy) => {
+            if x.dst.reg.size != Size::S32 {
+                return Err(Unsupported);
+            }
+            float_ok(x.src.op)?;
+            c.issue();
+            // Every lane of the quad is read, active or not: blend pending writes first.
+            c.settle();
+            let a = fsrc(c, &x.src);
+            // A quad is four consecutive lanes, one I32X4 (`isa::quad_lane`): each lane's
+            // pair across the axis differs in lane bit 0 (x) or 1 (y), and the difference is
+            // the member with that bit set minus the one with it clear.
+            let (hi, lo) = if x.op == FUnaryOp::Dfdx {
+                ([1, 1, 3, 3], [0, 0, 2, 2])
+            } else {
+                ([2, 3, 2, 3], [0, 1, 0, 1])
+            };
+            let mut r = [a[0]; 2];
+            for l in 0..2 {
+                let h = lanes32(c.b, a[l], hi);
+                let w = lanes32(c.b, a[l], lo);
+                let (h, w) = (to_f(c, h), to_f(c, w));
+                let f = c.b.ins().fsub(h, w);
                 let f = default_nan(c, f);
                 r[l] = f32_out(c, f, x.saturate);
             }
