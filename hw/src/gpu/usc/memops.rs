@@ -172,6 +172,9 @@ pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result
             lanes &= !f.helpers();
         }
     }
+    // The address a device load last read whole, and its bytes.
+    let mut last: Option<u64> = None;
+    let mut whole = [0u8; 16];
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
@@ -182,6 +185,27 @@ pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result
                 let (base, _) = g.operand(x.base, l, m.uniforms);
                 let off = index_value(g, x.index, x.index_unsigned, l)
                     << if x.shift == 3 { 2 } else { x.shift };
+                // A load of consecutive elements reads them in one access, and a lane loading
+                // where the previous one did takes those bytes again (a load changes no
+                // memory). If the access faults, the element-wise path below finds the
+                // faulting element, as it always did.
+                let run = x.mask >> x.mask.trailing_zeros();
+                if !x.store && x.mask != 0 && run & (run + 1) == 0 {
+                    let first = i64::from(x.mask.trailing_zeros());
+                    let n = x.mask.count_ones() as usize;
+                    let size = size as usize;
+                    let at = base.wrapping_add(((off + first) * size as i64) as u64)
+                        & !(size as u64 - 1);
+                    let bytes = &mut whole[..n * size];
+                    if last == Some(at) || m.device.read(at, bytes).is_ok() {
+                        last = Some(at);
+                        for (k, e) in bytes.chunks_exact(size).enumerate() {
+                            g.set_reg(elem_reg(x.reg, k as u16, step), l, to_reg(e));
+                        }
+                        continue;
+                    }
+                    last = None;
+                }
                 let mut k = 0;
                 for e in 0..4i64 {
                     if x.mask & (1 << e) == 0 {
