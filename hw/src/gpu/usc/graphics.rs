@@ -15,8 +15,10 @@ const LANES: usize = SIMD_WIDTH;
 /// Most samples per pixel the model keeps outputs for.
 pub const MAX_SAMPLES: usize = 8;
 
-/// Plane equation of one varying component: value(x, y) = a*x + b*y + c.
+/// Plane equation of one varying component: value(x, y) = a*x + b*y + c. `repr(C)`:
+/// translated code reads the fields at offsets 0, 4 and 8.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[repr(C)]
 pub struct Plane {
     pub a: f32,
     pub b: f32,
@@ -232,6 +234,7 @@ pub fn step_graphics(
                     };
                     let bits = match x.dst.size {
                         Size::S16 => u64::from(f64_to_f16(v, Rounding::NearestEven)),
+                        _ if v.is_nan() => u64::from(crate::g13::float_mode::F32_DEFAULT_NAN),
                         _ => u64::from((v as f32).to_bits()),
                     };
                     g.set_reg(r, l, bits);

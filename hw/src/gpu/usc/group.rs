@@ -165,12 +165,24 @@ impl SimdGroup {
 
     /// Runs a translated region from the current instruction, whose first pass `budget`
     /// already paid for; returns the lane-instructions and passes it issued.
+    /// `fragment` is the launch's fragment state, which a region with `iter`s reads (the
+    /// caller checked it holds [`Region::planes`](super::jit::Region::planes) coefficients).
     pub fn run_region(
         &mut self,
         r: &super::jit::Region,
         u: &[u16],
+        fragment: Option<&super::graphics::FragmentContext>,
         budget: &mut u64,
     ) -> (u64, u64) {
+        let centres: [f64; 2 * LANES];
+        let (planes, centres) = match fragment {
+            Some(f) if r.planes > 0 => {
+                centres =
+                    std::array::from_fn(|i| f64::from(f.lane_pixels[i % LANES][i / LANES]) + 0.5);
+                (f.coefficients.as_ptr(), &raw const centres)
+            }
+            _ => (std::ptr::null(), std::ptr::null()),
+        };
         let mut ctx = super::jit::Ctx {
             regs: self.regs.as_mut_ptr(),
             uniforms: u.as_ptr(),
@@ -180,10 +192,14 @@ impl SimdGroup {
             lane_instructions: 0,
             budget: *budget,
             passes: 0,
+            planes,
+            centres,
         };
         // SAFETY: `regs` is the whole register file, which `Program::new` checked every
         // register of the program against, and `u` the whole uniform file (launches resize it
-        // to `UNIFORM_HALVES`, the bound `Program::new` checks uniforms against).
+        // to `UNIFORM_HALVES`, the bound `Program::new` checks uniforms against). A region
+        // with `iter`s reads `planes` below `r.planes`, which the caller checked exist, and
+        // `centres`, which lives until the call returns.
         self.pc = unsafe { r.run(&mut ctx) } as usize;
         self.exec = ctx.exec;
         self.dirty_rows = self.dirty_rows.max(usize::from(r.rows));

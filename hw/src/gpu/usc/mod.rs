@@ -499,9 +499,13 @@ fn run_one_workgroup(
                 // out faults at the same instruction as in the interpreter.
                 if let Some(r) = jit.and_then(|j| j.region(g.pc)) {
                     let steps = u64::from(r.len) * SIMD_WIDTH as u64;
-                    if *budget >= steps {
+                    let fragment = m.graphics.as_deref().and_then(|c| c.fragment.as_ref());
+                    // Without the coefficients its `iter`s read, the interpreter runs the
+                    // region's code and faults as it does.
+                    let planes = fragment.map_or(0, |f| f.coefficients.len());
+                    if *budget >= steps && r.planes as usize <= planes {
                         *budget -= steps;
-                        let (lanes, passes) = g.run_region(r, m.uniforms, budget);
+                        let (lanes, passes) = g.run_region(r, m.uniforms, fragment, budget);
                         stats.group_instructions += u64::from(r.len) * passes;
                         stats.lane_instructions += lanes;
                         continue;

@@ -71,6 +71,9 @@ pub struct Chunk<'a, 'b> {
     bail: Option<(Block, Vec<BlockArg>)>,
     /// The constant a full chunk's `r0l` was seeded with or last set to.
     zero16: Option<Value>,
+    /// The region's context pointer and the chunk's first lane, for instructions that read
+    /// the fragment state it points at ([`Chunk::with_fragment`]).
+    pub fragment: Option<(Value, usize)>,
 }
 
 /// How a loop region carries a register slot from one pass to the next in host registers:
@@ -170,6 +173,7 @@ impl<'a, 'b> Chunk<'a, 'b> {
             nonneg: BTreeSet::new(),
             bail: None,
             zero16: None,
+            fragment: None,
         }
     }
 
@@ -193,6 +197,13 @@ impl<'a, 'b> Chunk<'a, 'b> {
         c.m16 = all;
         c.bail = Some((bail, args));
         c
+    }
+
+    /// Lets the chunk read the fragment state of the region context `ctx` (`jit::Ctx`); the
+    /// chunk holds lanes `lane0..lane0 + 8`.
+    pub fn with_fragment(mut self, ctx: Value, lane0: usize) -> Self {
+        self.fragment = Some((ctx, lane0));
+        self
     }
 
     /// Whether the chunk was made by [`Chunk::new_full`].
@@ -627,6 +638,13 @@ pub fn lanes32(b: &mut FunctionBuilder, v: Value, idx: [u8; 4]) -> Value {
         }
     }
     let r = shuffle(b, v, v, bytes);
+    b.ins().bitcast(I32X4, le(), r)
+}
+
+/// Lanes 0 and 1 of `lo` then lanes 0 and 1 of `hi` (all I32X4).
+pub fn lanes_of_two(b: &mut FunctionBuilder, lo: Value, hi: Value) -> Value {
+    let idx: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+    let r = shuffle(b, lo, hi, idx);
     b.ins().bitcast(I32X4, le(), r)
 }
 

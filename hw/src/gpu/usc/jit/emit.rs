@@ -6,7 +6,7 @@
 //! of what the translator covers. Semantics follow `SimdGroup::step_alu` bit for bit: the
 //! differential test (`usc::jit::tests`) holds them to it.
 
-use super::chunk::{lanes32, split, Chunk, UniformRead};
+use super::chunk::{lanes32, lanes_of_two, split, Chunk, UniformRead};
 use crate::gpu::usc::float::float_immediate;
 use crate::isa::*;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -124,6 +124,16 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
                 r[l] = f32_out(c, f, x.saturate);
             }
             c.write32_flushed(x.dst.reg.half, r, true);
+        }
+        Instr::Iter(x) => {
+            let Some((ctx, lane0)) = c.fragment else {
+                return Err(Unsupported);
+            };
+            if x.interp != Interpolation::Center || x.dst.size != Size::S32 {
+                return Err(Unsupported);
+            }
+            c.issue();
+            iter(c, x, ctx, lane0);
         }
         Instr::FUnary(x) if matches!(x.op, FUnaryOp::Dfdx | FUnaryOp::Dfdy) => {
             if x.dst.reg.size != Size::S32 {
@@ -302,6 +312,64 @@ fn exec_counter(c: &mut Chunk, nv: Value) {
     let alive = c.alive;
     c.write16_masked(0, nv, alive);
     c.update_exec();
+}
+
+/// `iter` at pixel centres, as `usc::graphics` evaluates it: per lane, in double precision,
+/// `(a * x + b * y) + c` of each component's plane, divided by the `w` plane's value when
+/// perspective-correct, rounded once to single precision (no flush), a NaN as the default
+/// NaN. Lanes are in `F64X2` pairs.
+fn iter(c: &mut Chunk, x: &Iter, ctx: Value, lane0: usize) {
+    use super::Ctx;
+    use std::mem::offset_of;
+    let f = MemFlagsData::trusted().with_readonly().with_can_move();
+    let planes = c.b.ins().load(I64, f, ctx, offset_of!(Ctx, planes) as i32);
+    let centres = c.b.ins().load(I64, f, ctx, offset_of!(Ctx, centres) as i32);
+    let pair = |c: &mut Chunk, axis: usize, j: usize| {
+        let at = 8 * (axis * SIMD_WIDTH + lane0 + 2 * j);
+        c.b.ins().load(F64X2, f, centres, at as i32)
+    };
+    let xs: Vec<Value> = (0..4).map(|j| pair(c, 0, j)).collect();
+    let ys: Vec<Value> = (0..4).map(|j| pair(c, 1, j)).collect();
+    // The plane in `slot`, evaluated at the four pairs of lanes.
+    let eval = |c: &mut Chunk, slot: u32| -> Vec<Value> {
+        let term = |c: &mut Chunk, k: i32| {
+            let v = c.b.ins().load(F32, f, planes, 12 * slot as i32 + 4 * k);
+            let v = c.b.ins().fpromote(F64, v);
+            c.b.ins().splat(F64X2, v)
+        };
+        let (a, b, k) = (term(c, 0), term(c, 1), term(c, 2));
+        (0..4)
+            .map(|j| {
+                let ax = c.b.ins().fmul(a, xs[j]);
+                let by = c.b.ins().fmul(b, ys[j]);
+                let s = c.b.ins().fadd(ax, by);
+                c.b.ins().fadd(s, k)
+            })
+            .collect()
+    };
+    let w = x.perspective_w.map(|w| eval(c, u32::from(w)));
+    for k in 0..u16::from(x.channels) {
+        let mut v = eval(c, u32::from(x.cf) + u32::from(k));
+        if let Some(w) = &w {
+            for j in 0..4 {
+                v[j] = c.b.ins().fdiv(v[j], w[j]);
+            }
+        }
+        // Each pair rounds to the low half of an F32X4; two pairs make four lanes.
+        let narrow: Vec<Value> = v.iter().map(|&p| c.b.ins().fvdemote(p)).collect();
+        let mut r = [narrow[0]; 2];
+        for (h, out) in r.iter_mut().enumerate() {
+            let lo = c.b.ins().bitcast(I32X4, MemFlagsData::new(), narrow[2 * h]);
+            let hi =
+                c.b.ins()
+                    .bitcast(I32X4, MemFlagsData::new(), narrow[2 * h + 1]);
+            let four = lanes_of_two(c.b, lo, hi);
+            let four = c.b.ins().bitcast(F32X4, MemFlagsData::new(), four);
+            let four = default_nan(c, four);
+            *out = c.b.ins().bitcast(I32X4, MemFlagsData::new(), four);
+        }
+        c.write32(x.dst.half + 2 * k, r);
+    }
 }
 
 /// Applies `f` to lanes 0-3 and 4-7.

@@ -18,6 +18,7 @@ mod emit;
 #[cfg(test)]
 mod tests;
 
+use super::graphics::Plane;
 use super::program::{Program, NO_TARGET};
 use crate::isa::{Instr, JumpCond, SIMD_WIDTH};
 use chunk::{Carry, Chunk, UniformRead, CHUNK_LANES};
@@ -127,6 +128,10 @@ pub struct Ctx {
     pub budget: u64,
     /// Times the region ran its instructions (more than 1 only for loop regions).
     pub passes: u64,
+    /// A fragment launch's coefficient registers, at least [`Region::planes`] of them, and
+    /// its lanes' pixel centres (x of every lane, then y); null for regions without `iter`.
+    pub planes: *const Plane,
+    pub centres: *const [f64; 2 * SIMD_WIDTH],
 }
 
 /// `fn(ctx) -> index of the next instruction`.
@@ -140,6 +145,10 @@ pub struct Region {
     pub len: u32,
     /// One past the highest register row it may write.
     pub rows: u16,
+    /// One past the highest coefficient register its `iter`s read; 0 if it has none. A
+    /// region with `iter`s runs only in a fragment launch with that many loaded, and the
+    /// interpreter (which faults where the interpreter does) runs the code otherwise.
+    pub planes: u32,
 }
 
 impl Region {
@@ -283,7 +292,7 @@ fn scratch<R>(
     let p = b.block_params(block)[0];
     let alive = b.ins().load(I16X8, MemFlagsData::new(), p, 0);
     let bits = b.ins().iconst(I32, 0xff);
-    let r = body(Chunk::new(&mut b, p, p, alive, bits))?;
+    let r = body(Chunk::new(&mut b, p, p, alive, bits).with_fragment(p, 0))?;
     if verify {
         let ret = b.ins().iconst(I32, 0);
         b.ins().return_(&[ret]);
@@ -403,10 +412,16 @@ fn compile(prog: &Program) -> Option<Compiled> {
             .map(rows_written)
             .max()
             .unwrap_or(0);
+        let planes = prog.instrs[first..end]
+            .iter()
+            .map(planes_read)
+            .max()
+            .unwrap_or(0);
         regions[first] = Some(Region {
             entry,
             len: (end - first) as u32,
             rows,
+            planes,
         });
     }
     Some(Compiled {
@@ -415,9 +430,23 @@ fn compile(prog: &Program) -> Option<Compiled> {
     })
 }
 
+/// One past the highest coefficient register an instruction reads.
+fn planes_read(i: &Instr) -> u32 {
+    match i {
+        Instr::Iter(x) => {
+            let w = x.perspective_w.map_or(0, |w| u32::from(w) + 1);
+            w.max(u32::from(x.cf) + u32::from(x.channels))
+        }
+        _ => 0,
+    }
+}
+
 /// One past the highest row an instruction the translator covers may write.
 fn rows_written(i: &Instr) -> u16 {
     use crate::isa::Size;
+    if let Instr::Iter(x) = i {
+        return x.dst.half + 2 * u16::from(x.channels);
+    }
     let dst = match i {
         Instr::MovImm(x) => Some(x.dst.reg),
         Instr::IAdd(x) => Some(x.dst.reg),
@@ -518,7 +547,8 @@ fn build(b: &mut FunctionBuilder, span: Span) {
         let lane0 = (k * CHUNK_LANES) as i64;
         let bits = b.ins().ushr_imm_s(e.exec, lane0);
         let bits = b.ins().band_imm_s(bits, 0xff);
-        let mut c = Chunk::new(b, e.chunk_regs[k], e.uni, e.alive[k], bits);
+        let mut c = Chunk::new(b, e.chunk_regs[k], e.uni, e.alive[k], bits)
+            .with_fragment(e.ctx, k * CHUNK_LANES);
         c.give_uniforms(uniforms);
         for i in &prog.instrs[first..end] {
             // `compile` planned the region from instructions `emit` accepted.
@@ -651,6 +681,7 @@ fn build_loop(isa: &OwnedTargetIsa, b: &mut FunctionBuilder, span: Span) {
             spilled: &spilled,
             regs: e.chunk_regs[k],
             uni: e.uni,
+            fragment: (e.ctx, k * CHUNK_LANES),
             head,
             pmax,
         };
@@ -714,6 +745,8 @@ struct ChunkPasses<'s> {
     /// The chunk's lane 0 in the register file, and the uniform file.
     regs: Value,
     uni: Value,
+    /// The region context and the chunk's first lane ([`Chunk::with_fragment`]).
+    fragment: (Value, usize),
     head: Block,
     /// One past the last pass the budget covers.
     pmax: Value,
@@ -760,7 +793,8 @@ impl ChunkPasses<'_> {
 
         b.switch_to_block(full);
         b.seal_block(full);
-        let c = Chunk::new_full(b, self.regs, self.uni, general, args(state, carried));
+        let c = Chunk::new_full(b, self.regs, self.uni, general, args(state, carried))
+            .with_fragment(self.fragment.0, self.fragment.1);
         let out = self.pass(c, carried, &[]);
         let next = [
             b.ins().iadd_imm_s(pos, 1),
@@ -776,7 +810,8 @@ impl ChunkPasses<'_> {
         b.switch_to_block(general);
         b.seal_block(general);
         let gp = b.block_params(general).to_vec();
-        let c = Chunk::new(b, self.regs, self.uni, alive, gp[1]);
+        let c = Chunk::new(b, self.regs, self.uni, alive, gp[1])
+            .with_fragment(self.fragment.0, self.fragment.1);
         let out = self.pass(c, &gp[3..], &[]);
         let next = [
             b.ins().iadd_imm_s(gp[0], 1),
@@ -851,7 +886,8 @@ impl ChunkPasses<'_> {
         b.switch_to_block(body);
         b.seal_block(body);
         let (values, bail) = inputs(b);
-        let c = Chunk::new_full(b, self.regs, self.uni, general, bail);
+        let c = Chunk::new_full(b, self.regs, self.uni, general, bail)
+            .with_fragment(self.fragment.0, self.fragment.1);
         let out = self.pass(c, &values, &first.flushed);
         let pos = b.ins().iadd_imm_s(pos, 1);
         let lanes = b.ins().iadd(lanes, out.n);

@@ -9,6 +9,7 @@
 //! random live lanes and random nesting counters, once per executor; registers, exec mask,
 //! state, counts and the outcome must all agree.
 
+use super::super::graphics::{FragmentContext, GraphicsContext, Plane};
 use super::super::group::{GroupState, Position, SimdGroup};
 use super::super::memops::MemCtx;
 use super::super::{run_one_workgroup, ExecStats, FlatMemory, Program};
@@ -137,12 +138,19 @@ struct Outcome {
 }
 
 fn run(prog: &Program, rng_seed: u64, jit: bool, budget: u64) -> Outcome {
-    run_from(prog, rng_seed, jit, budget, false)
+    run_from(prog, rng_seed, jit, budget, false, None)
 }
 
 /// As [`run`]; with `all_active`, every lane exists and starts active (counters zero), as a
 /// compute kernel's groups start.
-fn run_from(prog: &Program, rng_seed: u64, jit: bool, budget: u64, all_active: bool) -> Outcome {
+fn run_from(
+    prog: &Program,
+    rng_seed: u64,
+    jit: bool,
+    budget: u64,
+    all_active: bool,
+    graphics: Option<&mut GraphicsContext>,
+) -> Outcome {
     let mut rng = Rng(rng_seed);
     let alive = match rng.below(3) {
         _ if all_active => u32::MAX,
@@ -178,7 +186,7 @@ fn run_from(prog: &Program, rng_seed: u64, jit: bool, budget: u64, all_active: b
         shared: &mut [],
         stack_bytes: 0,
         uniforms: &uniforms,
-        graphics: None,
+        graphics,
         uniform_stores: None,
     };
     let mut stats = ExecStats::default();
@@ -321,8 +329,8 @@ fn loops_run_the_same(
         assert_eq!(region, Some(body), "loop {p}");
         let budget = 32 * (start + trailing + body * (1 + rng.below(most_passes)) as usize) as u64;
         let seed = rng.next();
-        let want = run_from(&prog, seed, false, budget, all_active);
-        let got = run_from(&prog, seed, true, budget, all_active);
+        let want = run_from(&prog, seed, false, budget, all_active, None);
+        let got = run_from(&prog, seed, true, budget, all_active, None);
         assert_same(&want, &got, &format!("loop {p}"), &code);
         passes += want.stats.group_instructions / body as u64;
     }
@@ -420,6 +428,92 @@ fn random_counted_loop(rng: &mut Rng) -> (Vec<Instr>, usize) {
 fn counted_loops_run_the_same_on_the_translator_and_the_interpreter() {
     let passes = loops_run_the_same(0x7f4a_7c15_9e37_79b9, true, 50, 2, random_counted_loop);
     eprintln!("{LOOPS} random counted loops translated whole, {passes} passes");
+}
+
+/// `iter` at pixel centres among random instructions, in a fragment launch with random
+/// planes (special values among them) and lane pixels: translated, it must give the
+/// interpreter's bits. With fewer planes loaded than an `iter` reads, the region is left to
+/// the interpreter, which faults the same way either way.
+#[test]
+fn iterated_varyings_run_the_same_on_the_translator_and_the_interpreter() {
+    let mut rng = Rng(0x1ee7_f00d_5eed_0001);
+    let isa = super::isa().expect("the host has a Cranelift back end");
+    let word = |rng: &mut Rng| f32::from_bits(random_word(rng));
+    // Full-precision values of scales far apart, so that the order of the sums shows in the
+    // rounding.
+    let wide = |rng: &mut Rng| {
+        let m = (rng.next() as u32 >> 8) as f32 / (1 << 24) as f32 + 0.5;
+        let sign = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+        sign * m * 2f32.powi(rng.below(41) as i32 - 20)
+    };
+    let mut translated = 0;
+    for p in 0..200 {
+        let mut code = Vec::new();
+        for _ in 0..1 + rng.below(4) {
+            let channels = 1 + rng.below(4) as u8;
+            code.push(Instr::Iter(Iter {
+                dst: Reg::r32(1 + rng.below(40) as u16),
+                channels,
+                cf: rng.below(12) as u8,
+                perspective_w: (rng.below(2) == 0).then(|| rng.below(16) as u8),
+                interp: Interpolation::Center,
+            }));
+            for _ in 0..rng.below(3) {
+                let i = loop {
+                    let i = random_alu(&mut rng);
+                    if super::covers(isa, &i) {
+                        break i;
+                    }
+                };
+                code.push(i);
+            }
+        }
+        code.push(Instr::Stop);
+        let prog = program_of(&code);
+        translated += compiled(&prog).expect("the program translates").covered();
+        let loaded = if p % 10 == 0 { 4 } else { 16 };
+        let mut f = FragmentContext::new([32, 32], 1, 4);
+        f.coefficients = (0..loaded)
+            .map(|_| match rng.below(4) {
+                0 => Plane {
+                    a: word(&mut rng),
+                    b: word(&mut rng),
+                    c: word(&mut rng),
+                },
+                1 => Plane {
+                    a: wide(&mut rng),
+                    b: wide(&mut rng),
+                    c: wide(&mut rng),
+                },
+                _ => Plane {
+                    a: (rng.below(2000) as f32 - 1000.0) / 256.0,
+                    b: (rng.below(2000) as f32 - 1000.0) / 256.0,
+                    c: (rng.below(2000) as f32) / 16.0,
+                },
+            })
+            .collect();
+        for l in 0..SIMD_WIDTH {
+            f.lane_pixels[l] = [rng.below(4096) as u32, rng.below(4096) as u32];
+        }
+        let seed = rng.next();
+        let outcome = |jit: bool| {
+            let mut gfx = GraphicsContext {
+                fragment: Some(f.clone()),
+                ..GraphicsContext::default()
+            };
+            run_from(&prog, seed, jit, 32 * 64, false, Some(&mut gfx))
+        };
+        assert_same(
+            &outcome(false),
+            &outcome(true),
+            &format!("iter program {p}"),
+            &code,
+        );
+    }
+    assert!(
+        translated > 200,
+        "iter programs translated: {translated} instructions"
+    );
 }
 
 /// Unsigned conversions of values known to fit in 31 bits (masked by a small constant,
