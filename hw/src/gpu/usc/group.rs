@@ -810,10 +810,9 @@ fn shl128(v: u64, s: u64) -> u128 {
     }
 }
 
-/// A single-precision ALU result as register bits: saturated when asked, then flushed.
+/// A 32-bit arithmetic result as register bits: saturated when asked, the default NaN for
+/// any NaN, flushed.
 #[inline]
-/// A 32-bit arithmetic result as register bits: saturated, the default NaN for any NaN,
-/// flushed.
 fn f32_out(r: f32, saturate: bool) -> u64 {
     let r = sat32(r, saturate);
     if r.is_nan() {

@@ -189,8 +189,8 @@ pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result
                 // where the previous one did takes those bytes again (a load changes no
                 // memory). If the access faults, the element-wise path below finds the
                 // faulting element, as it always did.
-                let run = x.mask >> x.mask.trailing_zeros();
-                if !x.store && x.mask != 0 && run & (run + 1) == 0 {
+                let run = x.mask.checked_shr(x.mask.trailing_zeros()).unwrap_or(0);
+                if !x.store && run != 0 && run & (run + 1) == 0 {
                     let first = i64::from(x.mask.trailing_zeros());
                     let n = x.mask.count_ones() as usize;
                     let size = size as usize;

@@ -3,8 +3,9 @@
 //! Each arm decides first whether it can express the instruction exactly as the interpreter
 //! (`usc::group`) executes it, and returns [`Unsupported`] before it emits anything when it
 //! cannot; the region planner asks this of every instruction, so these arms are the one home
-//! of what the translator covers. Semantics follow `SimdGroup::step_alu` bit for bit: the
-//! differential test (`usc::jit::tests`) holds them to it.
+//! of what the translator covers. Semantics follow the interpreter's (`SimdGroup::step_alu`,
+//! and `usc::graphics` for `iter`) bit for bit: the differential tests (`usc::jit::tests`)
+//! hold them to it.
 
 use super::chunk::{lanes32, lanes_of_two, split, Chunk, UniformRead};
 use crate::gpu::usc::float::float_immediate;

@@ -5,9 +5,11 @@
 //! one the interpreter must run) and ending at a branch, a `stop`, an uncovered instruction or
 //! the next leader. A region is one host function over the whole SIMD group: its lanes run in
 //! four chunks of eight as host vectors ([`chunk`]), exec-mask instructions included, and a
-//! closing branch is decided on the group's exec mask after the last chunk. Everything else
-//! (memory, textures, special registers, cross-lane operations) stays with the interpreter,
-//! which remains the reference: `AGX4_SIM_EXEC=interp` runs it alone, and the differential
+//! closing branch is decided on the group's exec mask after the last chunk. Derivatives (a
+//! quad is one host vector) and `iter` at pixel centres (reading the fragment state through
+//! [`Ctx`]) are covered too. Everything else (memory, textures, the tilebuffer, special
+//! registers, other cross-lane operations) stays with the interpreter, which remains the
+//! reference: `AGX4_SIM_EXEC=interp` runs it alone, and the differential
 //! test holds the two to identical registers, exec masks and counts.
 //!
 //! Programs are translated once, the first time they run on this executor, and the code lives
@@ -146,8 +148,8 @@ pub struct Region {
     /// One past the highest register row it may write.
     pub rows: u16,
     /// One past the highest coefficient register its `iter`s read; 0 if it has none. A
-    /// region with `iter`s runs only in a fragment launch with that many loaded, and the
-    /// interpreter (which faults where the interpreter does) runs the code otherwise.
+    /// region with `iter`s runs only in a fragment launch with that many loaded; otherwise
+    /// the interpreter runs its code, and faults as it always did.
     pub planes: u32,
 }
 
