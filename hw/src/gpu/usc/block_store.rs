@@ -6,7 +6,7 @@
 use super::graphics::GraphicsContext;
 use super::group::SimdGroup;
 use super::program::Program;
-use super::texture::{bind_pbe, fault, Descriptors};
+use super::texture::{fault, BoundPbe, Descriptors};
 use crate::g13::control::descriptors::{Channel, Channels, TextureType};
 use crate::gpu::texel::format;
 use crate::gpu::texel::minifloat::f16_to_f32;
@@ -270,7 +270,7 @@ pub fn step_block_store(
         }
     };
     let offset = g.reg(x.offset, lane) as u32;
-    let bound = Descriptors::new(x.texture, &gfx.textures, uniforms, prog, idx, bind_pbe)
+    let bound = Descriptors::<BoundPbe>::new(x.texture, &gfx.textures, uniforms, prog, idx)
         .for_lane(g, lane, &*mem)?;
     let (p, Some(surf)) = (&bound.pbe, &bound.surface) else {
         return Ok(());

@@ -329,9 +329,16 @@ fn uniform_value(
     Ok(run.iter().rev().fold(0, |a, &v| a << 16 | u64::from(v)))
 }
 
-/// Decodes descriptor bytes into a bound texture or PBE ([`bind`], [`bind_pbe`]).
-pub(super) type Binder<T> =
-    fn(&[u8; TEXTURE_DESCRIPTOR_BYTES], Source, &Program, usize) -> Result<Rc<T>, Fault>;
+/// What a descriptor binds to: a texture ([`Bound`]) or a PBE ([`BoundPbe`]), decoded from
+/// the descriptor's bytes (`src` names where they came from in a fault).
+pub(super) trait Binding: Sized {
+    fn bind(
+        bytes: &[u8; TEXTURE_DESCRIPTOR_BYTES],
+        src: Source,
+        prog: &Program,
+        idx: usize,
+    ) -> Result<Rc<Self>, Fault>;
+}
 
 /// The descriptors one texture, image or block-store instruction reads, lane by lane.
 ///
@@ -348,21 +355,19 @@ pub(super) struct Descriptors<'a, T> {
     uniforms: &'a [u16],
     prog: &'a Program,
     idx: usize,
-    bind_with: Binder<T>,
     /// Descriptors read from memory so far, by address.
     fetched: Vec<(u64, [u8; TEXTURE_DESCRIPTOR_BYTES])>,
     /// The binding of an immediate index, once read.
     shared: Option<Rc<T>>,
 }
 
-impl<'a, T> Descriptors<'a, T> {
+impl<'a, T: Binding> Descriptors<'a, T> {
     pub(super) fn new(
         t: TexIndex,
         state: &'a TextureState,
         uniforms: &'a [u16],
         prog: &'a Program,
         idx: usize,
-        bind_with: Binder<T>,
     ) -> Self {
         Descriptors {
             t,
@@ -370,7 +375,6 @@ impl<'a, T> Descriptors<'a, T> {
             uniforms,
             prog,
             idx,
-            bind_with,
             fetched: Vec::new(),
             shared: None,
         }
@@ -388,7 +392,7 @@ impl<'a, T> Descriptors<'a, T> {
             return Ok(b.clone());
         }
         let (bytes, src) = self.bytes(g, lane, mem)?;
-        let b = (self.bind_with)(&bytes, src, self.prog, self.idx)?;
+        let b = T::bind(&bytes, src, self.prog, self.idx)?;
         if matches!(self.t, TexIndex::Imm(_)) {
             self.shared = Some(b.clone());
         }
@@ -582,32 +586,38 @@ fn decoded<T>(
     Ok(d)
 }
 
-fn bind(
-    bytes: &[u8; TEXTURE_DESCRIPTOR_BYTES],
-    src: Source,
-    prog: &Program,
-    idx: usize,
-) -> Result<Rc<Bound>, Fault> {
-    decoded(&TEXTURES, bytes, || {
-        let desc = TexDesc::unpack(bytes).map_err(|e| fault(prog, idx, format!("{src}: {e}")))?;
-        let surface =
-            Surface::from_texture(&desc).map_err(|e| fault(prog, idx, format!("{src}: {e}")))?;
-        Ok(Bound { desc, surface })
-    })
+impl Binding for Bound {
+    fn bind(
+        bytes: &[u8; TEXTURE_DESCRIPTOR_BYTES],
+        src: Source,
+        prog: &Program,
+        idx: usize,
+    ) -> Result<Rc<Bound>, Fault> {
+        decoded(&TEXTURES, bytes, || {
+            let desc =
+                TexDesc::unpack(bytes).map_err(|e| fault(prog, idx, format!("{src}: {e}")))?;
+            let surface = Surface::from_texture(&desc)
+                .map_err(|e| fault(prog, idx, format!("{src}: {e}")))?;
+            Ok(Bound { desc, surface })
+        })
+    }
 }
 
-pub(super) fn bind_pbe(
-    bytes: &[u8; TEXTURE_DESCRIPTOR_BYTES],
-    src: Source,
-    prog: &Program,
-    idx: usize,
-) -> Result<Rc<BoundPbe>, Fault> {
-    decoded(&PBES, bytes, || {
-        let pbe = Pbe::unpack(bytes).map_err(|e| fault(prog, idx, format!("PBE in {src}: {e}")))?;
-        let surface =
-            Surface::from_pbe(&pbe).map_err(|e| fault(prog, idx, format!("PBE in {src}: {e}")))?;
-        Ok(BoundPbe { pbe, surface })
-    })
+impl Binding for BoundPbe {
+    fn bind(
+        bytes: &[u8; TEXTURE_DESCRIPTOR_BYTES],
+        src: Source,
+        prog: &Program,
+        idx: usize,
+    ) -> Result<Rc<BoundPbe>, Fault> {
+        decoded(&PBES, bytes, || {
+            let pbe =
+                Pbe::unpack(bytes).map_err(|e| fault(prog, idx, format!("PBE in {src}: {e}")))?;
+            let surface = Surface::from_pbe(&pbe)
+                .map_err(|e| fault(prog, idx, format!("PBE in {src}: {e}")))?;
+            Ok(BoundPbe { pbe, surface })
+        })
+    }
 }
 
 /// Reads the texel at (x, y, z, view level, sample), or `None` outside the image.
@@ -980,7 +990,7 @@ fn step_texture_op(
     let exec = g.exec;
     // The texels the lanes' filters read through one descriptor are kept for the others
     // (neighbouring lanes share taps).
-    let mut descriptors = Descriptors::new(x.texture, state, uniforms, prog, idx, bind);
+    let mut descriptors = Descriptors::<Bound>::new(x.texture, state, uniforms, prog, idx);
     let mut texels = TexelCache::default();
     let mut texels_of: Option<Rc<Bound>> = None;
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
@@ -1193,7 +1203,7 @@ fn step_image_write(
         return Err(fault(prog, idx, "image_write to a cube dimension"));
     }
     let exec = g.exec & !helpers;
-    let mut descriptors = Descriptors::new(x.texture, state, uniforms, prog, idx, bind_pbe);
+    let mut descriptors = Descriptors::<BoundPbe>::new(x.texture, state, uniforms, prog, idx);
     for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
         let bound = descriptors.for_lane(g, lane, &*mem)?;
         let (p, surf) = (&bound.pbe, &bound.surface);
