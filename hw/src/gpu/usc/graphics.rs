@@ -176,6 +176,32 @@ fn record(f: &FragmentContext, lane: usize, sample: u32) -> Option<usize> {
     Some((pixel * f.samples as usize + sample as usize) * f.bytes_per_sample as usize)
 }
 
+/// Each lane's record in a single-sample tilebuffer, for translated tile accesses
+/// ([`super::jit::Region::tile_bytes`]): `None` unless the tile has one sample and the lanes
+/// of `alive` are at distinct pixels inside the tile. Translated code runs the group's lanes
+/// in chunks of eight, each chunk through the whole region, so lanes sharing a pixel would
+/// see each other's accesses in another order than the interpreter's. Other lanes get
+/// record 0, which translated code may read but never writes.
+pub fn tile_records(f: &FragmentContext, alive: u32) -> Option<[u32; LANES]> {
+    if f.samples != 1 || f.tilebuffer.is_empty() {
+        return None;
+    }
+    let mut out = [0u32; LANES];
+    // Pixels seen, as bits of the pixel index: tiles are at most 64 x 64.
+    let mut seen = [0u64; 64];
+    for l in ExecLanes(alive) {
+        let at = record(f, l, 0)?;
+        let pixel = at / f.bytes_per_sample as usize;
+        let (word, bit) = (seen.get_mut(pixel / 64)?, 1u64 << (pixel % 64));
+        if *word & bit != 0 {
+            return None;
+        }
+        *word |= bit;
+        out[l] = at as u32;
+    }
+    Some(out)
+}
+
 /// Where centroid interpolation evaluates for `lane`: the pixel centre when every sample is
 /// covered (or none is, for helper lanes), else the first covered sample's position. Vulkan
 /// asks only for a point inside both the pixel and the primitive; a covered sample is one.

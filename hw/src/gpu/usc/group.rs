@@ -166,23 +166,35 @@ impl SimdGroup {
     /// Runs a translated region from the current instruction, whose first pass `budget`
     /// already paid for; returns the lane-instructions and passes it issued.
     /// `fragment` is the launch's fragment state, which a region with `iter`s reads (the
-    /// caller checked it holds [`Region::planes`](super::jit::Region::planes) coefficients).
+    /// caller checked it holds [`Region::planes`](super::jit::Region::planes) coefficients)
+    /// and a region with tile accesses reads and writes at `records` (the caller made them
+    /// with [`tile_records`](super::graphics::tile_records)).
     pub fn run_region(
         &mut self,
         r: &super::jit::Region,
         u: &[u16],
-        fragment: Option<&super::graphics::FragmentContext>,
+        fragment: Option<&mut super::graphics::FragmentContext>,
+        records: Option<&[u32; LANES]>,
         budget: &mut u64,
     ) -> (u64, u64) {
         let centres: [f64; 2 * LANES];
-        let (planes, centres) = match fragment {
-            Some(f) if r.planes > 0 => {
+        let mut planes = std::ptr::null();
+        let mut centres_at = std::ptr::null();
+        let (mut tile, mut records_at, mut coverage) =
+            (std::ptr::null_mut(), std::ptr::null(), std::ptr::null());
+        if let Some(f) = fragment {
+            if r.planes > 0 {
                 centres =
                     std::array::from_fn(|i| f64::from(f.lane_pixels[i % LANES][i / LANES]) + 0.5);
-                (f.coefficients.as_ptr(), &raw const centres)
+                planes = f.coefficients.as_ptr();
+                centres_at = &raw const centres;
             }
-            _ => (std::ptr::null(), std::ptr::null()),
-        };
+            if let Some(rec) = records.filter(|_| r.tile_bytes > 0) {
+                records_at = rec as *const [u32; LANES];
+                coverage = &raw const f.coverage;
+                tile = f.tilebuffer.as_mut_ptr();
+            }
+        }
         let mut ctx = super::jit::Ctx {
             regs: self.regs.as_mut_ptr(),
             uniforms: u.as_ptr(),
@@ -193,13 +205,19 @@ impl SimdGroup {
             budget: *budget,
             passes: 0,
             planes,
-            centres,
+            centres: centres_at,
+            tile,
+            records: records_at,
+            coverage,
         };
         // SAFETY: `regs` is the whole register file, which `Program::new` checked every
         // register of the program against, and `u` the whole uniform file (launches resize it
         // to `UNIFORM_HALVES`, the bound `Program::new` checks uniforms against). A region
         // with `iter`s reads `planes` below `r.planes`, which the caller checked exist, and
-        // `centres`, which lives until the call returns.
+        // `centres`, which lives until the call returns. A region with tile accesses touches
+        // bytes below `r.tile_bytes` of the records `records` names, which `tile_records`
+        // checked lie inside the tilebuffer, and reads the 32 lanes' coverage; the
+        // tilebuffer is not otherwise borrowed while the call runs.
         self.pc = unsafe { r.run(&mut ctx) } as usize;
         self.exec = ctx.exec;
         self.dirty_rows = self.dirty_rows.max(usize::from(r.rows));

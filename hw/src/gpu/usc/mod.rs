@@ -492,20 +492,35 @@ fn run_one_workgroup(
     stats: &mut ExecStats,
     budget: &mut u64,
 ) -> Result<(), Fault> {
+    // Each group's tile records, made when a region with tile accesses first runs in it (the
+    // lanes' pixels stay as the launch set them).
+    let mut records: Option<(usize, Option<[u32; SIMD_WIDTH]>)> = None;
     loop {
-        for (g, ids) in groups.iter_mut().zip(local_ids) {
+        for (gi, (g, ids)) in groups.iter_mut().zip(local_ids).enumerate() {
             while g.state == GroupState::Running {
                 // A region runs only when the budget covers all of it, so a budget that runs
                 // out faults at the same instruction as in the interpreter.
                 if let Some(r) = jit.and_then(|j| j.region(g.pc)) {
                     let steps = u64::from(r.len) * SIMD_WIDTH as u64;
-                    let fragment = m.graphics.as_deref().and_then(|c| c.fragment.as_ref());
-                    // Without the coefficients its `iter`s read, the interpreter runs the
-                    // region's code and faults as it does.
-                    let planes = fragment.map_or(0, |f| f.coefficients.len());
-                    if *budget >= steps && r.planes as usize <= planes {
+                    let mut fragment = m.graphics.as_deref_mut().and_then(|c| c.fragment.as_mut());
+                    // Without the coefficients its `iter`s read, or where a tile access could
+                    // fault, the interpreter runs the region's code and faults as it does.
+                    let planes = fragment.as_ref().map_or(0, |f| f.coefficients.len());
+                    let tile = match &fragment {
+                        _ if r.tile_bytes == 0 => None,
+                        Some(f) if f.bytes_per_sample >= r.tile_bytes => {
+                            if records.is_none_or(|(i, _)| i != gi) {
+                                records = Some((gi, graphics::tile_records(f, g.alive)));
+                            }
+                            records.and_then(|(_, r)| r)
+                        }
+                        _ => None,
+                    };
+                    let tile_ok = r.tile_bytes == 0 || tile.is_some();
+                    if *budget >= steps && r.planes as usize <= planes && tile_ok {
                         *budget -= steps;
-                        let (lanes, passes) = g.run_region(r, m.uniforms, fragment, budget);
+                        let (lanes, passes) =
+                            g.run_region(r, m.uniforms, fragment.take(), tile.as_ref(), budget);
                         stats.group_instructions += u64::from(r.len) * passes;
                         stats.lane_instructions += lanes;
                         continue;

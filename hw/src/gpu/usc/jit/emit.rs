@@ -293,6 +293,7 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
             let nv = c.b.ins().usub_sat(v, n);
             exec_counter(c, nv);
         }
+        Instr::TileMem(x) => super::tile::emit(c, x)?,
         Instr::Jump(_) | Instr::Stop | Instr::Wait(_) | Instr::MemoryBarrier => c.issue(),
         _ => return Err(Unsupported),
     }
@@ -865,7 +866,7 @@ fn ext_signed_cmp(c: &mut Chunk, o: Operand, signed: bool) -> V32 {
 
 /// `x & k` in every lane (`x` itself for an all-ones `k`: Cranelift keeps vector ands with
 /// an all-ones constant).
-fn andk(c: &mut Chunk, x: Value, k: impl Into<i64>) -> Value {
+pub(super) fn andk(c: &mut Chunk, x: Value, k: impl Into<i64>) -> Value {
     let k = k.into() as u32;
     if k == u32::MAX {
         return x;
@@ -888,12 +889,12 @@ fn shift_amount(c: &mut Chunk, s: impl Into<i64>) -> Value {
     c.b.ins().iconst(I32, s.into())
 }
 
-fn shlk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {
+pub(super) fn shlk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {
     let s = shift_amount(c, s);
     c.b.ins().ishl(x, s)
 }
 
-fn ushrk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {
+pub(super) fn ushrk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {
     let s = s.into();
     let amount = shift_amount(c, s);
     let r = c.b.ins().ushr(x, amount);
@@ -903,7 +904,7 @@ fn ushrk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {
     r
 }
 
-fn sshrk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {
+pub(super) fn sshrk(c: &mut Chunk, x: Value, s: impl Into<i64>) -> Value {
     let s = shift_amount(c, s);
     c.b.ins().sshr(x, s)
 }

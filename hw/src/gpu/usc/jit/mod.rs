@@ -6,11 +6,12 @@
 //! the next leader. A region is one host function over the whole SIMD group: its lanes run in
 //! four chunks of eight as host vectors ([`chunk`]), exec-mask instructions included, and a
 //! closing branch is decided on the group's exec mask after the last chunk. Derivatives (a
-//! quad is one host vector) and `iter` at pixel centres (reading the fragment state through
-//! [`Ctx`]) are covered too. Everything else (memory, textures, the tilebuffer, special
-//! registers, other cross-lane operations) stays with the interpreter, which remains the
-//! reference: `AGX4_SIM_EXEC=interp` runs it alone, and the differential
-//! test holds the two to identical registers, exec masks and counts.
+//! quad is one host vector), `iter` at pixel centres and `st_tile`/`ld_tile` in single-sample
+//! tiles ([`tile`]; both reach the fragment state through [`Ctx`]) are covered too.
+//! Everything else (memory, textures, special registers, other cross-lane operations) stays
+//! with the interpreter, which remains the reference: `AGX4_SIM_EXEC=interp` runs it alone,
+//! and the differential tests hold the two to identical registers, exec masks, counts and
+//! tilebuffer bytes.
 //!
 //! Programs are translated once, the first time they run on this executor, and the code lives
 //! as long as the [`Program`] does.
@@ -19,6 +20,7 @@ mod chunk;
 mod emit;
 #[cfg(test)]
 mod tests;
+mod tile;
 
 use super::graphics::Plane;
 use super::program::{Program, NO_TARGET};
@@ -134,6 +136,11 @@ pub struct Ctx {
     /// its lanes' pixel centres (x of every lane, then y); null for regions without `iter`.
     pub planes: *const Plane,
     pub centres: *const [f64; 2 * SIMD_WIDTH],
+    /// A single-sample fragment launch's tilebuffer, each lane's record in it (a byte
+    /// offset), and each lane's coverage; null for regions without tile accesses.
+    pub tile: *mut u8,
+    pub records: *const [u32; SIMD_WIDTH],
+    pub coverage: *const [u8; SIMD_WIDTH],
 }
 
 /// `fn(ctx) -> index of the next instruction`.
@@ -151,6 +158,10 @@ pub struct Region {
     /// region with `iter`s runs only in a fragment launch with that many loaded; otherwise
     /// the interpreter runs its code, and faults as it always did.
     pub planes: u32,
+    /// One past the highest byte of a tilebuffer sample its `st_tile`s and `ld_tile`s touch;
+    /// 0 if it has none. Such a region runs only where none of them can fault: a
+    /// single-sample tile whose samples hold that many bytes, every live lane inside it.
+    pub tile_bytes: u32,
 }
 
 impl Region {
@@ -361,7 +372,7 @@ fn compile(prog: &Program) -> Option<Compiled> {
             !(matches!(instr, Instr::Jump(_)) && prog.targets[i] == NO_TARGET) && covers(isa, instr)
         })
         .collect();
-    let ranges = plan(prog, &covered);
+    let ranges = plan_without_looped_stores(prog, covered);
     let mut regions = vec![None; prog.instrs.len()];
     if ranges.is_empty() {
         return Some(Compiled {
@@ -419,17 +430,49 @@ fn compile(prog: &Program) -> Option<Compiled> {
             .map(planes_read)
             .max()
             .unwrap_or(0);
+        let tile_bytes = prog.instrs[first..end]
+            .iter()
+            .map(|i| match i {
+                Instr::TileMem(x) => tile::bytes_touched(x),
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0);
         regions[first] = Some(Region {
             entry,
             len: (end - first) as u32,
             rows,
             planes,
+            tile_bytes,
         });
     }
     Some(Compiled {
         regions,
         module: Some(module),
     })
+}
+
+/// The regions of `prog`, with the tile stores of loop regions left to the interpreter: a
+/// loop pass may run twice from the same inputs ([`ChunkPasses`]), which a store must not.
+fn plan_without_looped_stores(prog: &Program, mut covered: Vec<bool>) -> Vec<(usize, usize)> {
+    loop {
+        let ranges = plan(prog, &covered);
+        let mut changed = false;
+        for &(first, end) in &ranges {
+            if !(Span { prog, first, end }).loops() {
+                continue;
+            }
+            for (i, instr) in prog.instrs.iter().enumerate().take(end).skip(first) {
+                if matches!(instr, Instr::TileMem(x) if x.store) {
+                    covered[i] = false;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return ranges;
+        }
+    }
 }
 
 /// One past the highest coefficient register an instruction reads.
@@ -448,6 +491,14 @@ fn rows_written(i: &Instr) -> u16 {
     use crate::isa::Size;
     if let Instr::Iter(x) = i {
         return x.dst.half + 2 * u16::from(x.channels);
+    }
+    if let Instr::TileMem(x) = i {
+        let n = x.mask.count_ones() as u16;
+        return match (x.store, x.reg.size) {
+            (true, _) => 0,
+            (false, Size::S16) => x.reg.half + n,
+            (false, _) => x.reg.half + 2 * n,
+        };
     }
     let dst = match i {
         Instr::MovImm(x) => Some(x.dst.reg),

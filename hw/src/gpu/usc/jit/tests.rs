@@ -87,8 +87,13 @@ fn random_word(rng: &mut Rng) -> u32 {
 }
 
 fn random_program(rng: &mut Rng) -> Vec<Instr> {
+    random_program_of(rng, random_alu)
+}
+
+/// A random program of instructions from `pick`, with random jumps among them.
+fn random_program_of(rng: &mut Rng, mut pick: impl FnMut(&mut Rng) -> Instr) -> Vec<Instr> {
     let n = 4 + rng.below(40) as usize;
-    let body: Vec<Instr> = (0..n).map(|_| random_alu(rng)).collect();
+    let body: Vec<Instr> = (0..n).map(|_| pick(rng)).collect();
     // Jumps inserted before original instruction `at`, to original instruction `to` (n is
     // the final `stop`): forward ones skip while no lane is active, backward ones loop while
     // any is.
@@ -514,6 +519,185 @@ fn iterated_varyings_run_the_same_on_the_translator_and_the_interpreter() {
         translated > 200,
         "iter programs translated: {translated} instructions"
     );
+}
+
+/// A random `st_tile` or `ld_tile` without coordinates: every format the tilebuffer holds,
+/// 16- and 32-bit registers, random masks, offsets and sample sets.
+fn random_tile_access(rng: &mut Rng) -> Instr {
+    const FORMATS: [MemFormat; 8] = [
+        MemFormat::I8,
+        MemFormat::I16,
+        MemFormat::I32,
+        MemFormat::F16,
+        MemFormat::U8Norm,
+        MemFormat::S8Norm,
+        MemFormat::U16Norm,
+        MemFormat::S16Norm,
+    ];
+    let format = FORMATS[rng.below(FORMATS.len() as u64) as usize];
+    // Halves hold elements of up to two bytes.
+    let size = if rng.below(3) == 0 && format.bytes() <= 2 {
+        Size::S16
+    } else {
+        Size::S32
+    };
+    let samples = match rng.below(6) {
+        0 => Small::Reg(Reg::r16(2 + rng.below(8) as u16)),
+        1 => Small::Imm(rng.next() as u8),
+        2 => Small::Imm(1),
+        _ => Small::Imm(0xff),
+    };
+    Instr::TileMem(TileMem {
+        store: rng.below(2) == 0,
+        reg: Reg {
+            half: 2 + 2 * rng.below(40) as u16,
+            size,
+        },
+        format,
+        mask: 1 + rng.below(15) as u8,
+        pixel_offset: 4 * rng.below(4) as u16,
+        samples,
+        coords: None,
+    })
+}
+
+/// A `mov_imm` of a float that a normalised store scales to exactly half-way between two
+/// integers (the rounding's tie), positive or negative.
+fn norm_tie(rng: &mut Rng) -> Instr {
+    let max = [255.0f32, 127.0, 65535.0, 32767.0][rng.below(4) as usize];
+    let imm = loop {
+        let k = rng.below(max as u64) as f32;
+        let f = (k + 0.5) / max;
+        if f * max == k + 0.5 {
+            let sign = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+            break (sign * f).to_bits();
+        }
+    };
+    Instr::MovImm(MovImm {
+        dst: Reg::r32(1 + rng.below(40) as u16).into(),
+        imm,
+    })
+}
+
+/// `st_tile` and `ld_tile` among random instructions and jumps, in a fragment launch with a
+/// random tilebuffer, lane pixels and coverage: translated, they must leave the
+/// interpreter's registers and tilebuffer bytes. Tiles of two samples, samples too small for
+/// an access, and lanes outside the tile or sharing a pixel leave the region to the
+/// interpreter.
+#[test]
+fn tile_accesses_run_the_same_on_the_translator_and_the_interpreter() {
+    let mut rng = Rng(0x711e_b0ff_e125_0002);
+    let isa = super::isa().expect("the host has a Cranelift back end");
+    let (mut translated, mut accesses) = (0, 0);
+    for p in 0..300 {
+        let code = random_program_of(&mut rng, |rng| {
+            match rng.below(6) {
+                0 | 1 => return random_tile_access(rng),
+                2 => return norm_tie(rng),
+                _ => {}
+            }
+            loop {
+                let i = random_alu(rng);
+                if super::covers(isa, &i) {
+                    return i;
+                }
+            }
+        });
+        let prog = program_of(&code);
+        let c = compiled(&prog).expect("the program translates");
+        translated += c.covered();
+        accesses += (0..code.len())
+            .filter(|&i| {
+                matches!(code[i], Instr::TileMem(_))
+                    && (0..=i).any(|s| c.region(s).is_some_and(|r| s + r.len as usize > i))
+            })
+            .count();
+        let samples = if p % 10 == 0 { 2 } else { 1 };
+        let bytes = if p % 10 == 1 { 8 } else { 32 };
+        let mut f = FragmentContext::new([16, 16], samples, bytes);
+        f.tile_origin = [32 * rng.below(4) as u32, 16 * rng.below(4) as u32];
+        for b in f.tilebuffer.iter_mut() {
+            *b = rng.next() as u8;
+        }
+        let (outside, shared) = (p % 10 == 2, p % 10 == 3);
+        // Distinct pixels, as a fragment launch's lanes have, but in some programs lanes
+        // outside the tile or sharing one.
+        let mut pixels: Vec<u32> = (0..256).collect();
+        for k in 0..SIMD_WIDTH {
+            let j = k + rng.below(256 - k as u64) as usize;
+            pixels.swap(k, j);
+        }
+        for l in 0..SIMD_WIDTH {
+            let [x, y] = f.tile_origin;
+            let k = if shared { rng.below(4) as usize } else { l };
+            f.lane_pixels[l] = [x + pixels[k] % 16, y + pixels[k] / 16];
+            if outside && rng.below(8) == 0 {
+                f.lane_pixels[l][0] += 16;
+            }
+            f.coverage[l] = match rng.below(4) {
+                0 => 0,
+                1 => rng.next() as u8,
+                _ => (1 << samples) - 1,
+            };
+        }
+        let seed = rng.next();
+        let outcome = |jit: bool| {
+            let mut gfx = GraphicsContext {
+                fragment: Some(f.clone()),
+                ..GraphicsContext::default()
+            };
+            let o = run_from(&prog, seed, jit, 32 * 256, false, Some(&mut gfx));
+            (o, gfx.fragment.map(|f| f.tilebuffer).unwrap_or_default())
+        };
+        let (want, want_tile) = outcome(false);
+        let (got, got_tile) = outcome(true);
+        let what = format!("tile program {p}");
+        assert_same(&want, &got, &what, &code);
+        if let Some(at) = (0..want_tile.len()).find(|&k| want_tile[k] != got_tile[k]) {
+            panic!(
+                "{what}: tilebuffer byte {at}: interpreter {:#04x}, translator {:#04x}\n{code:#?}",
+                want_tile[at], got_tile[at]
+            );
+        }
+    }
+    eprintln!("300 random tile programs, {accesses} tile accesses in translated regions");
+    assert!(
+        accesses > 300 && translated > 1000,
+        "tile programs translated: {translated} instructions, {accesses} tile accesses"
+    );
+}
+
+/// A loop pass may run twice from the same inputs (a full pass leaving for the general one),
+/// so tile stores inside loop regions stay with the interpreter; loads may be translated.
+#[test]
+fn tile_stores_in_loops_are_not_translated() {
+    let mut rng = Rng(0x5707_e10f_0000_0003);
+    for _ in 0..50 {
+        let (mut code, start) = random_counted_loop(&mut rng);
+        let access = |store| {
+            Instr::TileMem(TileMem {
+                store,
+                reg: Reg::r32(50),
+                format: MemFormat::I32,
+                mask: 1,
+                pixel_offset: 0,
+                samples: Small::Imm(0xff),
+                coords: None,
+            })
+        };
+        code.insert(start + 1, access(false));
+        code.insert(start + 2, access(true));
+        // The closing jump's offset counts the instructions of the body.
+        let jump = code.len() - 3;
+        if let Instr::Jump(j) = &mut code[jump] {
+            j.offset -= 16;
+        }
+        let prog = program_of(&code);
+        let c = compiled(&prog).expect("the program translates");
+        let spans = |i: usize| (0..=i).any(|s| c.region(s).is_some_and(|r| s + r.len as usize > i));
+        assert!(spans(start + 1), "the loop's tile load is translated");
+        assert!(!spans(start + 2), "the loop's tile store is not translated");
+    }
 }
 
 /// Unsigned conversions of values known to fit in 31 bits (masked by a small constant,
