@@ -435,6 +435,29 @@ impl Layout {
         }
     }
 
+    /// Byte offset of pixel (`x`, `y`) of `layer` at `level` when the `side` x `side` square
+    /// from there holds consecutive elements in Morton order (x in the low bit), as a
+    /// writer walking the square in that order can use: a twiddled single-sample layout of
+    /// 1x1 blocks, the square aligned to its side, inside one tile and inside the level.
+    /// Inside a tile an element's index is the tile's base plus the interleaved bits of x
+    /// and y within it, and aligning the square keeps its own bits apart from the corner's.
+    pub fn morton_square(&self, x: u32, y: u32, layer: u32, level: u32, side: u32) -> Option<u64> {
+        let fits = |t: &Tile| side <= t.width && side <= t.height;
+        let (lw, lh) = self.level_extent(level);
+        let ok = matches!(self.tiling, Tiling::Twiddled)
+            && (self.block_width, self.block_height, self.samples) == (1, 1, 1)
+            && side.is_power_of_two()
+            && x.is_multiple_of(side)
+            && y.is_multiple_of(side)
+            && self.tiles.get(level as usize).is_some_and(fits)
+            && x.checked_add(side).is_some_and(|e| e <= lw)
+            && y.checked_add(side).is_some_and(|e| e <= lh);
+        if !ok {
+            return None;
+        }
+        self.offset_of(x, y, layer, level, 0).ok()
+    }
+
     /// Byte offset, from the image base, of sample `sample` of pixel (`x`, `y`) of `layer`
     /// (or 3D slice) at mip `level`; for block-compressed formats, of the block holding that
     /// pixel.

@@ -374,3 +374,73 @@ fn levels_past_the_width_and_height_chain_are_1x1() {
     }
     assert!(l.level_offset(3).unwrap() < l.level_offset(4).unwrap());
 }
+
+/// A square `morton_square` accepts is its side squared consecutive elements in Morton
+/// order; squares it cannot promise that for (unaligned, past the level, wider than a tile,
+/// multisampled, linear) are refused.
+#[test]
+fn morton_squares_are_consecutive_elements() {
+    let morton = |k: u32, side: u32| {
+        let (mut x, mut y) = (0, 0);
+        for b in 0..side.trailing_zeros() {
+            x |= (k >> (2 * b) & 1) << b;
+            y |= (k >> (2 * b + 1) & 1) << b;
+        }
+        (x, y)
+    };
+    let mut accepted = 0;
+    for (w, h, bpp, levels) in [
+        (64, 64, 4, 1),
+        (200, 90, 4, 3),
+        (128, 40, 8, 1),
+        (128, 128, 8, 1),
+        (33, 64, 16, 1),
+    ] {
+        let l = twiddled(w, h, 2, levels, bpp, 1);
+        for level in 0..l.levels {
+            let (lw, lh) = l.level_extent(level);
+            for side in [1, 4, 16, 32, 64] {
+                for (x, y) in [(0, 0), (side, 0), (32, 32), (side, side * 2), (3, 0)] {
+                    let Some(base) = l.morton_square(x, y, 1, level, side) else {
+                        continue;
+                    };
+                    accepted += 1;
+                    assert!(x % side == 0 && y % side == 0 && x + side <= lw && y + side <= lh);
+                    for k in 0..side * side {
+                        let (dx, dy) = morton(k, side);
+                        let at = l.offset_of(x + dx, y + dy, 1, level, 0).unwrap();
+                        assert_eq!(
+                            at,
+                            base + u64::from(k * bpp),
+                            "{w}x{h} {bpp} B level {level}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(accepted > 20, "{accepted} squares accepted");
+    // 8-byte elements: tiles of 64 x 32.
+    assert_eq!(
+        twiddled(128, 128, 1, 1, 8, 1).morton_square(0, 0, 0, 0, 64),
+        None
+    );
+    assert_eq!(
+        twiddled(64, 64, 1, 1, 4, 1).morton_square(0, 0, 0, 0, 128),
+        None
+    );
+    assert_eq!(
+        twiddled(64, 64, 1, 1, 4, 1).morton_square(16, 0, 0, 0, 32),
+        None
+    );
+    assert_eq!(
+        twiddled(64, 64, 1, 1, 4, 1).morton_square(48, 0, 0, 0, 32),
+        None
+    );
+    assert_eq!(
+        twiddled(64, 64, 1, 1, 4, 4).morton_square(0, 0, 0, 0, 32),
+        None
+    );
+    let linear = Layout::new(64, 64, 1, 1, 4, Tiling::Linear { stride: None }, 1).unwrap();
+    assert_eq!(linear.morton_square(0, 0, 0, 0, 32), None);
+}

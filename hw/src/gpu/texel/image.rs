@@ -260,15 +260,27 @@ impl Surface {
         [minify(self.width, l), minify(self.height, l), d]
     }
 
-    /// Address of sample `sample` of texel (x, y) of layer or slice `z` at view level
-    /// `level` (of the block holding it, for block-compressed images); `None` outside the
-    /// image.
     /// Whether texels are stored twiddled (Morton order inside power-of-two tiles), so that
     /// a writer walking an aligned square in Morton order meets consecutive addresses.
     pub fn twiddled(&self) -> bool {
         matches!(self.kind, Kind::Twiddled(_))
     }
 
+    /// Address of texel (x, y) of layer 0 at view level 0 when the `side` x `side` square
+    /// from there is consecutive texels in Morton order (`Layout::morton_square`): a writer
+    /// walking it in that order can write it as one run.
+    pub fn morton_square(&self, x: u32, y: u32, side: u32) -> Option<u64> {
+        match &self.kind {
+            Kind::Twiddled(l) => l
+                .morton_square(x, y, 0, self.first_level, side)
+                .map(|off| self.base + off),
+            Kind::Linear { .. } => None,
+        }
+    }
+
+    /// Address of sample `sample` of texel (x, y) of layer or slice `z` at view level
+    /// `level` (of the block holding it, for block-compressed images); `None` outside the
+    /// image.
     pub fn address(&self, x: i64, y: i64, z: i64, level: u32, sample: u32) -> Option<u64> {
         if level >= self.levels || sample >= self.samples {
             return None;

@@ -184,6 +184,17 @@ impl Runs<'_> {
         Ok(())
     }
 
+    /// `len` bytes bound for `addr` onwards, to be filled in place.
+    fn claim(&mut self, addr: u64, len: usize) -> Result<&mut [u8], Fault> {
+        if addr != self.start.wrapping_add(self.bytes.len() as u64) {
+            self.flush()?;
+            self.start = addr;
+        }
+        let at = self.bytes.len();
+        self.bytes.resize(at + len, 0);
+        Ok(&mut self.bytes[at..])
+    }
+
     fn flush(&mut self) -> Result<(), Fault> {
         if !self.bytes.is_empty() {
             self.mem.write(self.start, &self.bytes)?;
@@ -303,21 +314,56 @@ pub fn step_block_store(
     } else {
         None
     };
-    for i in 0..tw * th {
-        let [xx, y] = match order {
-            Some(o) => o[i as usize].map(u32::from),
-            None => [i % tw, i / tw],
-        };
-        let (px, py) = (f.tile_origin[0] + xx, f.tile_origin[1] + y);
-        for s in 0..samples {
-            let Some(addr) = surf.address(i64::from(px), i64::from(py), 0, 0, s) else {
+    let record = |xx: u32, y: u32, s: u32| {
+        (((y * tw + xx) * f.samples + s) as usize) * stride + offset as usize
+    };
+    let convert = |at: usize, b: &mut [u8]| {
+        conv.texel(&f.tilebuffer[at..], b)
+            .map_err(|e| fault(prog, idx, format!("block_image_store: {e}")))
+    };
+    // A twiddled image takes the tile in squares of its smaller side, each in Morton order;
+    // a square whose texels are one run in memory is written without an address per pixel.
+    let side = tw.min(th);
+    let per_square = (side * side) as usize;
+    let squares = if order.is_some() {
+        tw * th / (side * side)
+    } else {
+        1
+    };
+    let per_square = if order.is_some() {
+        per_square
+    } else {
+        (tw * th) as usize
+    };
+    for sq in 0..squares as usize {
+        let pixels = sq * per_square..(sq + 1) * per_square;
+        if let (Some(o), 1) = (order, samples) {
+            let [sx, sy] = o[pixels.start].map(u32::from);
+            let (x0, y0) = (f.tile_origin[0] + sx, f.tile_origin[1] + sy);
+            if let Some(addr) = surf.morton_square(x0, y0, side) {
+                let run = out.claim(addr, per_square * texel)?;
+                for (i, b) in pixels.zip(run.chunks_exact_mut(texel)) {
+                    let [xx, y] = o[i].map(u32::from);
+                    convert(record(xx, y, 0), b)?;
+                }
                 continue;
+            }
+        }
+        for i in pixels {
+            let i = i as u32;
+            let [xx, y] = match order {
+                Some(o) => o[i as usize].map(u32::from),
+                None => [i % tw, i / tw],
             };
-            let at = (((y * tw + xx) * f.samples + s) as usize) * stride + offset as usize;
-            let b = &mut buf[..texel];
-            conv.texel(&f.tilebuffer[at..], b)
-                .map_err(|e| fault(prog, idx, format!("block_image_store: {e}")))?;
-            out.put(addr, b)?;
+            let (px, py) = (f.tile_origin[0] + xx, f.tile_origin[1] + y);
+            for s in 0..samples {
+                let Some(addr) = surf.address(i64::from(px), i64::from(py), 0, 0, s) else {
+                    continue;
+                };
+                let b = &mut buf[..texel];
+                convert(record(xx, y, s), b)?;
+                out.put(addr, b)?;
+            }
         }
     }
     out.flush()

@@ -747,7 +747,7 @@ fn default_nan(c: &mut Chunk, f: Value) -> Value {
 }
 
 /// `a` where the lane mask `m` (I32X4, from a float compare) is set, else `b` (both F32X4).
-fn fselect(c: &mut Chunk, m: Value, a: Value, b: Value) -> Value {
+pub(super) fn fselect(c: &mut Chunk, m: Value, a: Value, b: Value) -> Value {
     let m = c.b.ins().bitcast(F32X4, MemFlagsData::new(), m);
     c.b.ins().bitselect(m, a, b)
 }

@@ -7,7 +7,7 @@
 //! the code. Conversions are the interpreter's (`usc::graphics::tile_mem`) bit for bit.
 
 use super::chunk::Chunk;
-use super::emit::{andk, shlk, sshrk, ushrk, Unsupported};
+use super::emit::{andk, fselect, shlk, sshrk, ushrk, Unsupported};
 use super::Ctx;
 use crate::isa::*;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -184,28 +184,28 @@ fn store(
         c.b.ins().vhigh_bits(I32, set)
     };
     let storing = c.b.ins().band(c.bits, cover);
+    // Each lane writes back what its record held where it does not store: no branches, so
+    // the conversions stay in one block rather than being repeated in each lane's branch.
     let f = MemFlagsData::trusted();
     for l in 0..8 {
         let bit = c.b.ins().band_imm_s(storing, 1 << l);
-        let yes = c.b.create_block();
-        let next = c.b.create_block();
-        c.b.ins().brif(bit, yes, &[], next, &[]);
-        c.b.switch_to_block(yes);
-        c.b.seal_block(yes);
         let rec = c.b.ins().uload32(f, records, 4 * (lane0 + l) as i32);
         let at = c.b.ins().iadd(tile, rec);
         for (&(first, _, bytes), w) in pieces.iter().zip(&words) {
             let v = c.b.ins().extractlane(w[l / 4], (l % 4) as u8);
             let off = elems[first].0 as i32;
+            let old = match bytes {
+                1 => c.b.ins().uload8(I32, f, at, off),
+                2 => c.b.ins().uload16(I32, f, at, off),
+                _ => c.b.ins().load(I32, f, at, off),
+            };
+            let v = c.b.ins().select(bit, v, old);
             match bytes {
                 1 => c.b.ins().istore8(f, v, at, off),
                 2 => c.b.ins().istore16(f, v, at, off),
                 _ => c.b.ins().store(f, v, at, off),
             };
         }
-        c.b.ins().jump(next, &[]);
-        c.b.switch_to_block(next);
-        c.b.seal_block(next);
     }
 }
 
@@ -279,12 +279,14 @@ fn float_to_norm(c: &mut Chunk, v: V32, bits: u32, signed: bool) -> V32 {
         let x = c.b.ins().bitcast(F32X4, MemFlagsData::new(), h);
         let nan = c.b.ins().fcmp(FloatCC::Unordered, x, x);
         let zero = splat_f(c, 0.0);
-        let nan = c.b.ins().bitcast(F32X4, MemFlagsData::new(), nan);
-        let x = c.b.ins().bitselect(nan, zero, x);
+        let x = fselect(c, nan, zero, x);
+        // NaN is gone: a compare and a blend per bound clamp as `f32::clamp` does.
         let lo = splat_f(c, lo);
         let one = splat_f(c, 1.0);
-        let x = c.b.ins().fmax(x, lo);
-        let x = c.b.ins().fmin(x, one);
+        let below = c.b.ins().fcmp(FloatCC::LessThan, x, lo);
+        let x = fselect(c, below, lo, x);
+        let above = c.b.ins().fcmp(FloatCC::GreaterThan, x, one);
+        let x = fselect(c, above, one, x);
         let scale = splat_f(c, max);
         let x = c.b.ins().fmul(x, scale);
         // Truncated, then one step away from zero where the part cut off is at least half.
@@ -321,8 +323,10 @@ fn norm_to_float(c: &mut Chunk, v: V32, bits: u32, signed: bool) -> V32 {
         let max = splat_f(c, max);
         let mut f = c.b.ins().fdiv(f, max);
         if signed {
+            // No NaN here: `f32::max(-1.0)` is a compare and a blend.
             let m1 = splat_f(c, -1.0);
-            f = c.b.ins().fmax(f, m1);
+            let below = c.b.ins().fcmp(FloatCC::LessThan, f, m1);
+            f = fselect(c, below, m1, f);
         }
         c.b.ins().bitcast(I32X4, MemFlagsData::new(), f)
     })
