@@ -21,7 +21,7 @@ use crate::gpu::raster::coverage::SAMPLE_LOCATION_BITS;
 use crate::gpu::raster::Rect;
 use crate::gpu::usc::{self, FragmentContext, GraphicsContext, LaunchState, MAX_SAMPLES};
 use crate::gpu::{Fault, GpuMemory, RenderCommand, ZlsBuffer};
-use crate::isa::{Instr, SIMD_WIDTH};
+use crate::isa::{Instr, Small, SIMD_WIDTH};
 
 pub use super::fragment::{FragState, Visibility};
 
@@ -219,6 +219,50 @@ fn same_in_every_group(p: &crate::gpu::usc::Program) -> bool {
     })
 }
 
+/// Where every lane of a tile program writes the same bytes into its own pixel's records,
+/// the (sample, first byte, bytes) it writes: a straight program of arithmetic on
+/// immediates and uniforms (every register starts at zero in every lane, so registers
+/// written from those are the same in every lane too) whose only effects are tile stores at
+/// immediate sample sets (a background program that clears). Running one SIMD group and
+/// copying those bytes of its first pixel to the others then leaves the tile as running
+/// every group would: the lanes of a tile program cover all their samples.
+fn replicated_stores(p: &crate::gpu::usc::Program, samples: u32) -> Option<Vec<(u32, u32, u32)>> {
+    let all = (1u32 << samples) - 1;
+    let mut out = Vec::new();
+    for i in p.instrs() {
+        match i {
+            Instr::MovImm(_)
+            | Instr::IAdd(_)
+            | Instr::IMAdd(_)
+            | Instr::Bitop(_)
+            | Instr::Shift(_)
+            | Instr::Convert(_)
+            | Instr::FArith(_)
+            | Instr::CmpSel(_)
+            | Instr::Wait(_)
+            | Instr::Stop => {}
+            Instr::TileMem(x) if x.store && x.coords.is_none() => {
+                let Small::Imm(set) = x.samples else {
+                    return None;
+                };
+                let set = if set == 0xff {
+                    all
+                } else {
+                    u32::from(set) & all
+                };
+                let size = x.format.bytes();
+                for e in (0..4).filter(|e| x.mask & (1 << e) != 0) {
+                    for s in (0..samples).filter(|s| set & (1 << s) != 0) {
+                        out.push((s, u32::from(x.pixel_offset) + e * size, size));
+                    }
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
 /// Runs a tile program over every pixel of the tile at `origin`.
 fn run_tile_program(
     t: &Target,
@@ -233,13 +277,16 @@ fn run_tile_program(
         fragment: Some(fragment_context(t, origin, std::mem::take(tilebuffer))),
         vertex: None,
     };
-    let n = if same_in_every_group(&p.program) {
+    let mut launch = launch_of(p, SIMD_WIDTH as u32);
+    let pixels = t.tile_w * t.tile_h;
+    let replicated = replicated_stores(&p.program, t.samples.count() as u32)
+        .filter(|_| launch.preloads.is_empty() && pixels >= SIMD_WIDTH as u32);
+    let n = if same_in_every_group(&p.program) || replicated.is_some() {
         SIMD_WIDTH as u32
     } else {
-        t.tile_w * t.tile_h
+        pixels
     };
     let mut result = Ok(());
-    let mut launch = launch_of(p, SIMD_WIDTH as u32);
     for start in (0..n).step_by(SIMD_WIDTH) {
         let lanes = (n - start).min(SIMD_WIDTH as u32);
         if let Some(f) = gfx.fragment.as_mut() {
@@ -256,6 +303,19 @@ fn run_tile_program(
     }
     if let Some(f) = gfx.fragment.take() {
         *tilebuffer = f.tilebuffer;
+    }
+    if let (Ok(()), Some(stores)) = (&result, replicated) {
+        // The first group ran on pixels 0..32; pixel 0's written bytes go to the rest.
+        let record = t.sample_bytes as usize;
+        let pixel = t.samples.count() * record;
+        for (s, at, len) in stores {
+            let from = s as usize * record + at as usize;
+            let len = len as usize;
+            for k in 1..pixels as usize {
+                let to = k * pixel + from;
+                tilebuffer.copy_within(from..from + len, to);
+            }
+        }
     }
     result
 }

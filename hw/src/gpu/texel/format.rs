@@ -151,6 +151,12 @@ pub fn decode(
         let ch = |i: u32| ((v >> (9 * i)) & 0x1ff) as f32 * scale;
         return Ok(Texel::Float([ch(0), ch(1), ch(2), 1.0]));
     }
+    // The commonest texel (8-bit UNORM RGBA, linear) without the general walk: the same
+    // divisions `norm_to_float` makes.
+    if (channels, ty, srgb) == (Channels::R8G8B8A8, TextureType::Unorm, false) {
+        let c = |i: usize| f32::from(bytes[i]) / unorm_max(8);
+        return Ok(Texel::Float([c(0), c(1), c(2), c(3)]));
+    }
     let f =
         fields(channels).ok_or_else(|| format!("channel layout {channels:?} is not modelled"))?;
     // At most four channels: a fixed array, so a texel fetch does not allocate.

@@ -357,6 +357,41 @@ type Taps = Few<Tap, 8>;
 
 const NO_TAP: Tap = (At::Border, 0.0);
 
+/// The taps of a footprint, listed (seamless cube maps) or as the product of each axis's
+/// taps, which are enumerated without building the list: most filters read one tap, and
+/// the list is large (its corner taps hold three texels).
+enum Footprint {
+    Listed(Box<Taps>),
+    Axes([AxisTaps; 3]),
+}
+
+impl Footprint {
+    fn len(&self) -> usize {
+        match self {
+            Footprint::Listed(t) => t.len(),
+            Footprint::Axes(a) => a[0].len() * a[1].len() * a[2].len(),
+        }
+    }
+
+    /// Tap `k`, x slowest and z fastest.
+    fn get(&self, k: usize) -> Tap {
+        match self {
+            Footprint::Listed(t) => t[k],
+            Footprint::Axes(a) => {
+                let (n1, n2) = (a[1].len(), a[2].len());
+                let (x, wx) = a[0][k / (n1 * n2)];
+                let (y, wy) = a[1][k / n2 % n1];
+                let (z, wz) = a[2][k % n2];
+                let at = match (x, y, z) {
+                    (Some(x), Some(y), Some(z)) => At::Texel([x, y, z]),
+                    _ => At::Border,
+                };
+                (at, wx * wy * wz)
+            }
+        }
+    }
+}
+
 /// The texels `filter` reads at view level `level`, x slowest and z fastest.
 fn footprint(
     s: &Sampler,
@@ -365,10 +400,10 @@ fn footprint(
     level: u32,
     filter: Filter,
     size: &dyn Fn(u32) -> [u32; 3],
-) -> Taps {
+) -> Footprint {
     let [w, h, dz] = size(level);
     if req.shape == Shape::Cube && !s.seamful_cube_maps && filter == Filter::Linear && w == h {
-        return seamless_cube_footprint(s, ext, req, w);
+        return Footprint::Listed(Box::new(seamless_cube_footprint(s, ext, req, w)));
     }
     let (axes, coords, layer, wraps) = match req.shape {
         Shape::D1 => (1, [req.coords[0], 0.0, 0.0], req.layer, s.wrap),
@@ -409,19 +444,7 @@ fn footprint(
         let u = if u.is_nan() { 0.0 } else { u };
         *axis = taps(u, dims[a], req.offset[a], filter, wraps[a]);
     }
-    let mut out = Taps::new(NO_TAP);
-    for &(x, wx) in per_axis[0].iter() {
-        for &(y, wy) in per_axis[1].iter() {
-            for &(z, wz) in per_axis[2].iter() {
-                let at = match (x, y, z) {
-                    (Some(x), Some(y), Some(z)) => At::Texel([x, y, z]),
-                    _ => At::Border,
-                };
-                out.push((at, wx * wy * wz));
-            }
-        }
-    }
-    out
+    Footprint::Axes(per_axis)
 }
 
 /// The texel of one tap, compared with the reference when the sampler compares.
@@ -560,11 +583,11 @@ fn sample_level<E>(
     fetch: &mut Fetch<'_, E>,
 ) -> Result<Texel, SampleError<E>> {
     let taps = footprint(s, ext, req, level, filter, size);
-    if let [(at, _)] = taps[..] {
-        return tap_texel(s, ext, req, at, level, fetch);
+    if taps.len() == 1 {
+        return tap_texel(s, ext, req, taps.get(0).0, level, fetch);
     }
     let mut acc = [0.0f32; 4];
-    for &(at, weight) in taps.iter() {
+    for (at, weight) in (0..taps.len()).map(|k| taps.get(k)) {
         match tap_texel(s, ext, req, at, level, fetch)? {
             Texel::Float(f) => {
                 for (a, v) in acc.iter_mut().zip(f) {
@@ -595,7 +618,7 @@ pub fn gather<E>(
     // The footprint lists (i0, j0), (i0, j1), (i1, j0), (i1, j1).
     let mut out = [Texel::Float([0.0; 4]); 4];
     for (slot, k) in [1usize, 3, 2, 0].into_iter().enumerate() {
-        out[slot] = tap_texel(s, ext, req, taps[k].0, 0, fetch)?;
+        out[slot] = tap_texel(s, ext, req, taps.get(k).0, 0, fetch)?;
     }
     Ok(out)
 }

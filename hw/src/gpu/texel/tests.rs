@@ -570,3 +570,20 @@ fn texture_unit_finds_the_slices_of_a_3d_image_deeper_than_wide() {
         assert_3d_descriptor_agrees_with_layout(&l);
     }
 }
+
+/// 8-bit UNORM RGBA texels take a shorter path than other layouts; it must give what the
+/// general rule gives (each byte over 255) for every byte in every channel, and sRGB and
+/// two-byte layouts of the same bytes still take the general one.
+#[test]
+fn rgba8_unorm_texels_are_each_byte_over_255() {
+    for v in 0..=255u8 {
+        let bytes = [v, 255 - v, v ^ 0x5a, v / 3];
+        let want = bytes.map(|b| super::format::norm_to_float(u32::from(b), 8, false));
+        let got = floats(decode(C::R8G8B8A8, T::Unorm, false, false, &bytes).unwrap());
+        assert_eq!(fv(got), fv(want), "bytes {bytes:?}");
+        let srgb = floats(decode(C::R8G8B8A8, T::Unorm, true, false, &bytes).unwrap());
+        assert_eq!(srgb[0].to_bits(), srgb::to_linear(want[0]).to_bits());
+        let two = floats(decode(C::R8G8, T::Unorm, false, false, &bytes).unwrap());
+        assert_eq!(fv(two), fv([want[0], want[1], 0.0, 1.0]));
+    }
+}

@@ -359,6 +359,9 @@ pub(super) struct Descriptors<'a, T> {
     fetched: Vec<(u64, [u8; TEXTURE_DESCRIPTOR_BYTES])>,
     /// The binding of an immediate index, once read.
     shared: Option<Rc<T>>,
+    /// The last bindless address bound, and its binding: neighbouring lanes mostly name
+    /// the same descriptor.
+    last: Option<(u64, Rc<T>)>,
 }
 
 impl<'a, T: Binding> Descriptors<'a, T> {
@@ -377,6 +380,7 @@ impl<'a, T: Binding> Descriptors<'a, T> {
             idx,
             fetched: Vec::new(),
             shared: None,
+            last: None,
         }
     }
 
@@ -392,9 +396,16 @@ impl<'a, T: Binding> Descriptors<'a, T> {
             return Ok(b.clone());
         }
         let (bytes, src) = self.bytes(g, lane, mem)?;
+        if let (Source::Memory(va), Some((at, b))) = (src, &self.last) {
+            if *at == va {
+                return Ok(b.clone());
+            }
+        }
         let b = T::bind(&bytes, src, self.prog, self.idx)?;
-        if matches!(self.t, TexIndex::Imm(_)) {
-            self.shared = Some(b.clone());
+        match src {
+            _ if matches!(self.t, TexIndex::Imm(_)) => self.shared = Some(b.clone()),
+            Source::Memory(va) => self.last = Some((va, b.clone())),
+            Source::State(_) => {}
         }
         Ok(b)
     }
