@@ -308,12 +308,29 @@ fn run_tile_program(
         // The first group ran on pixels 0..32; pixel 0's written bytes go to the rest.
         let record = t.sample_bytes as usize;
         let pixel = t.samples.count() * record;
-        for (s, at, len) in stores {
-            let from = s as usize * record + at as usize;
-            let len = len as usize;
+        let mut runs: Vec<(usize, usize)> = stores
+            .iter()
+            .map(|&(s, at, len)| (s as usize * record + at as usize, len as usize))
+            .collect();
+        runs.sort_unstable();
+        runs.dedup();
+        // Neighbouring runs (a clear stores each channel of a pixel on its own) as one.
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(runs.len());
+        for (at, len) in runs {
+            match merged.last_mut() {
+                Some((a, l)) if *a + *l >= at => *l = (*l).max(at + len - *a),
+                _ => merged.push((at, len)),
+            }
+        }
+        for (from, len) in merged {
+            let bytes: Vec<u8> = tilebuffer[from..from + len].to_vec();
             for k in 1..pixels as usize {
-                let to = k * pixel + from;
-                tilebuffer.copy_within(from..from + len, to);
+                let to = &mut tilebuffer[k * pixel + from..][..len];
+                match (to, bytes.as_slice()) {
+                    // A whole RGBA8 or RG16 target: one word per pixel, not a copy call.
+                    (to, &[a, b, c, d]) => to.copy_from_slice(&[a, b, c, d]),
+                    (to, b) => to.copy_from_slice(b),
+                }
             }
         }
     }

@@ -342,9 +342,28 @@ pub fn step_block_store(
             let (x0, y0) = (f.tile_origin[0] + sx, f.tile_origin[1] + sy);
             if let Some(addr) = surf.morton_square(x0, y0, side) {
                 let run = out.claim(addr, per_square * texel)?;
-                for (i, b) in pixels.zip(run.chunks_exact_mut(texel)) {
-                    let [xx, y] = o[i].map(u32::from);
-                    convert(record(xx, y, 0), b)?;
+                match conv.copy {
+                    // Four bytes each picked from the pixel's elements (RGBA8 stored as
+                    // itself or with its channels swapped): the conversion's byte copy
+                    // without the call per pixel.
+                    Some(plan) if unit == 1 && texel == 4 && n == 4 => {
+                        for (i, b) in pixels.zip(run.chunks_exact_mut(4)) {
+                            let [xx, y] = o[i].map(u32::from);
+                            let at = record(xx, y, 0);
+                            let src: &[u8; 4] = f.tilebuffer[at..at + 4]
+                                .try_into()
+                                .map_err(|_| fault(prog, idx, "block_image_store: short tile"))?;
+                            for (d, &k) in b.iter_mut().zip(&plan) {
+                                *d = src[k];
+                            }
+                        }
+                    }
+                    _ => {
+                        for (i, b) in pixels.zip(run.chunks_exact_mut(texel)) {
+                            let [xx, y] = o[i].map(u32::from);
+                            convert(record(xx, y, 0), b)?;
+                        }
+                    }
                 }
                 continue;
             }
