@@ -420,27 +420,17 @@ fn morton_squares_are_consecutive_elements() {
         }
     }
     assert!(accepted > 20, "{accepted} squares accepted");
-    // 8-byte elements: tiles of 64 x 32.
-    assert_eq!(
-        twiddled(128, 128, 1, 1, 8, 1).morton_square(0, 0, 0, 0, 64),
-        None
-    );
-    assert_eq!(
-        twiddled(64, 64, 1, 1, 4, 1).morton_square(0, 0, 0, 0, 128),
-        None
-    );
-    assert_eq!(
-        twiddled(64, 64, 1, 1, 4, 1).morton_square(16, 0, 0, 0, 32),
-        None
-    );
-    assert_eq!(
-        twiddled(64, 64, 1, 1, 4, 1).morton_square(48, 0, 0, 0, 32),
-        None
-    );
-    assert_eq!(
-        twiddled(64, 64, 1, 1, 4, 4).morton_square(0, 0, 0, 0, 32),
-        None
-    );
+    let refused = [
+        // 8-byte elements: tiles of 64 x 32, so a 64-square spans two.
+        (twiddled(128, 128, 1, 1, 8, 1), 0, 64, "wider than a tile"),
+        (twiddled(64, 64, 1, 1, 4, 1), 0, 128, "past the level"),
+        (twiddled(64, 64, 1, 1, 4, 1), 16, 32, "unaligned"),
+        (twiddled(64, 64, 1, 1, 4, 1), 48, 32, "past the level"),
+        (twiddled(64, 64, 1, 1, 4, 4), 0, 32, "multisampled"),
+    ];
+    for (l, x, side, why) in refused {
+        assert_eq!(l.morton_square(x, 0, 0, 0, side), None, "{why}");
+    }
     let linear = Layout::new(64, 64, 1, 1, 4, Tiling::Linear { stride: None }, 1).unwrap();
     assert_eq!(linear.morton_square(0, 0, 0, 0, 32), None);
 }
