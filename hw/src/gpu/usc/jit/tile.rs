@@ -220,11 +220,14 @@ fn load(
     lane0: usize,
 ) {
     let size = x.format.bytes();
-    let f = MemFlagsData::trusted().with_readonly();
+    // The records never change during a region; the tilebuffer does (stores may come before
+    // or after in the same region), so its loads are not marked read-only.
+    let f = MemFlagsData::trusted();
+    let fixed = f.with_readonly();
     let zero = c.const32(0);
     let mut words: Vec<V32> = vec![zero; pieces.len()];
     for l in 0..8 {
-        let rec = c.b.ins().uload32(f, records, 4 * (lane0 + l) as i32);
+        let rec = c.b.ins().uload32(fixed, records, 4 * (lane0 + l) as i32);
         let at = c.b.ins().iadd(tile, rec);
         for (&(first, _, bytes), w) in pieces.iter().zip(words.iter_mut()) {
             let off = elems[first].0 as i32;
