@@ -183,7 +183,10 @@ fn record(f: &FragmentContext, lane: usize, sample: u32) -> Option<usize> {
 /// see each other's accesses in another order than the interpreter's. Other lanes get
 /// record 0, which translated code may read but never writes.
 pub fn tile_records(f: &FragmentContext, alive: u32) -> Option<[u32; LANES]> {
-    if f.samples != 1 || f.tilebuffer.is_empty() {
+    // Every record of the tile must lie inside the buffer: translated code does not check.
+    let records = f.tile_size[0] as usize * f.tile_size[1] as usize;
+    if f.samples != 1 || records == 0 || f.tilebuffer.len() < records * f.bytes_per_sample as usize
+    {
         return None;
     }
     let mut out = [0u32; LANES];
