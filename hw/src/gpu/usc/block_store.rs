@@ -324,16 +324,9 @@ pub fn step_block_store(
     // A twiddled image takes the tile in squares of its smaller side, each in Morton order;
     // a square whose texels are one run in memory is written without an address per pixel.
     let side = tw.min(th);
-    let per_square = (side * side) as usize;
-    let squares = if order.is_some() {
-        tw * th / (side * side)
-    } else {
-        1
-    };
-    let per_square = if order.is_some() {
-        per_square
-    } else {
-        (tw * th) as usize
+    let (squares, per_square) = match order {
+        Some(_) => (tw * th / (side * side), (side * side) as usize),
+        None => (1, (tw * th) as usize),
     };
     for sq in 0..squares as usize {
         let pixels = sq * per_square..(sq + 1) * per_square;
