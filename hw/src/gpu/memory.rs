@@ -72,11 +72,39 @@ pub trait GpuMemory {
         self.write(va, &v.to_le_bytes())
     }
 
+    /// Reads `buf.len() / addrs.len()` bytes at each of `addrs` into consecutive slots of
+    /// `buf`: what a SIMD group's load asks of memory at once. Fails as the first failing
+    /// [`read`](GpuMemory::read) of the slots in order would; `buf` is then unspecified.
+    fn gather(&self, addrs: &[u64], buf: &mut [u8]) -> Result<(), Fault> {
+        each_slot(addrs, buf.len(), |at, r| self.read(at, &mut buf[r]))
+    }
+
+    /// Writes consecutive slots of `data` to each of `addrs` in order: exactly the
+    /// [`write`](GpuMemory::write)s of the slots one after another, stopping at the first
+    /// that fails (the slots before it stay written).
+    fn scatter(&mut self, addrs: &[u64], data: &[u8]) -> Result<(), Fault> {
+        each_slot(addrs, data.len(), |at, r| self.write(at, &data[r]))
+    }
+
     /// The same memory for several host threads at once, when it can be shared (the USC
     /// then spreads workgroups over threads; see `usc::parallel`).
     fn shared(&self) -> Option<&dyn SharedGpuMemory> {
         None
     }
+}
+
+/// Calls `f(address, byte range of its slot)` for each address, in order, stopping at the
+/// first error; `bytes` is the whole buffer, split evenly between the addresses.
+fn each_slot(
+    addrs: &[u64],
+    bytes: usize,
+    mut f: impl FnMut(u64, std::ops::Range<usize>) -> Result<(), Fault>,
+) -> Result<(), Fault> {
+    let n = bytes.checked_div(addrs.len()).unwrap_or(0);
+    for (i, &at) in addrs.iter().enumerate() {
+        f(at, i * n..(i + 1) * n)?;
+    }
+    Ok(())
 }
 
 /// GPU memory several host threads access at once. Each access is whole for its thread but
@@ -85,6 +113,16 @@ pub trait GpuMemory {
 pub trait SharedGpuMemory: Sync {
     fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), Fault>;
     fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault>;
+
+    /// As [`GpuMemory::gather`].
+    fn gather(&self, addrs: &[u64], buf: &mut [u8]) -> Result<(), Fault> {
+        each_slot(addrs, buf.len(), |at, r| self.read(at, &mut buf[r]))
+    }
+
+    /// As [`GpuMemory::scatter`].
+    fn scatter(&self, addrs: &[u64], data: &[u8]) -> Result<(), Fault> {
+        each_slot(addrs, data.len(), |at, r| self.write(at, &data[r]))
+    }
 }
 
 /// A [`SharedGpuMemory`] as the [`GpuMemory`] one thread uses.
@@ -97,6 +135,14 @@ impl GpuMemory for SharedView<'_> {
 
     fn write(&mut self, va: u64, data: &[u8]) -> Result<(), Fault> {
         self.0.write(va, data)
+    }
+
+    fn gather(&self, addrs: &[u64], buf: &mut [u8]) -> Result<(), Fault> {
+        self.0.gather(addrs, buf)
+    }
+
+    fn scatter(&mut self, addrs: &[u64], data: &[u8]) -> Result<(), Fault> {
+        self.0.scatter(addrs, data)
     }
 
     fn shared(&self) -> Option<&dyn SharedGpuMemory> {

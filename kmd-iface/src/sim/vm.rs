@@ -354,6 +354,61 @@ impl VmView {
     }
 }
 
+/// GPU addresses `va` that reach one object's bytes consecutively from `ptr`, with the
+/// permission a [`VmView::window`] was asked for: where the lanes of one SIMD group's access
+/// usually all land, so they skip the page table.
+struct Window {
+    va: Range<u64>,
+    ptr: *mut u8,
+}
+
+impl Window {
+    /// The host address of `va..va + n`, if the window holds all of it.
+    fn at(&self, va: u64, n: usize) -> Option<*mut u8> {
+        let end = va.checked_add(n as u64)?;
+        (self.va.start <= va && end <= self.va.end)
+            .then(|| self.ptr.wrapping_add((va - self.va.start) as usize))
+    }
+}
+
+impl VmView {
+    /// The window around `va` for `access`: its whole run of pages (the page alone for a run
+    /// that repeats one page), cut where the object ends. `None` where `va` is unmapped or
+    /// the mapping refuses `access`; the caller then takes the checked path, which faults.
+    fn window(&self, va: u64, access: Access) -> Option<Window> {
+        let hint = self.hint.load(Ordering::Relaxed);
+        let (m, run, off) = self.pt.translate(va, hint)?;
+        if run != hint {
+            self.hint.store(run, Ordering::Relaxed);
+        }
+        let allowed = match access {
+            Access::Read => m.read,
+            Access::Write => m.write,
+        };
+        if !allowed {
+            return None;
+        }
+        // Object offsets from `off` onwards stay consecutive up to `contiguous` bytes.
+        let contiguous = if m.single_page {
+            PAGE_SIZE - va % PAGE_SIZE
+        } else {
+            m.end - va
+        };
+        let before = if m.single_page {
+            va % PAGE_SIZE
+        } else {
+            off - m.offset
+        };
+        let len = m.obj.mem.len() as u64;
+        let after = contiguous.min(len.checked_sub(off)?);
+        let ptr = m.obj.mem.ptr_at(usize::try_from(off).ok()?)?;
+        Some(Window {
+            va: va - before..va + after,
+            ptr: ptr.wrapping_sub(before as usize),
+        })
+    }
+}
+
 impl GpuMemory for VmView {
     fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), Fault> {
         let len = buf.len();
@@ -364,6 +419,14 @@ impl GpuMemory for VmView {
 
     fn write(&mut self, va: u64, data: &[u8]) -> Result<(), Fault> {
         SharedGpuMemory::write(self, va, data)
+    }
+
+    fn gather(&self, addrs: &[u64], buf: &mut [u8]) -> Result<(), Fault> {
+        SharedGpuMemory::gather(self, addrs, buf)
+    }
+
+    fn scatter(&mut self, addrs: &[u64], data: &[u8]) -> Result<(), Fault> {
+        SharedGpuMemory::scatter(self, addrs, data)
     }
 
     fn shared(&self) -> Option<&dyn SharedGpuMemory> {
@@ -382,6 +445,74 @@ impl SharedGpuMemory for VmView {
         self.access(va, data.len(), Access::Write, |obj, off, r| {
             obj.mem.write(off, &data[r])
         })
+    }
+
+    fn gather(&self, addrs: &[u64], buf: &mut [u8]) -> Result<(), Fault> {
+        let n = buf.len().checked_div(addrs.len()).unwrap_or(0);
+        let mut w: Option<Window> = None;
+        for (i, &va) in addrs.iter().enumerate() {
+            let at = i * n;
+            // Lanes often load where the lane before them did.
+            if i > 0 && addrs[i - 1] == va {
+                buf.copy_within(at - n..at, at);
+                continue;
+            }
+            let dst = &mut buf[at..at + n];
+            if w.as_ref().and_then(|w| w.at(va, n)).is_none() {
+                w = self.window(va, Access::Read);
+            }
+            match w.as_ref().and_then(|w| w.at(va, n)) {
+                // SAFETY: the window lies inside the mapping of an object this view's page
+                // table holds (so it outlives the call), and `dst` is a distinct Rust
+                // buffer; memory is copied raw, as `HostMem::read` does.
+                Some(p) => unsafe { copy_small(p, dst.as_mut_ptr(), n) },
+                None => GpuMemory::read(self, va, dst)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn scatter(&self, addrs: &[u64], data: &[u8]) -> Result<(), Fault> {
+        let n = data.len().checked_div(addrs.len()).unwrap_or(0);
+        let mut w: Option<Window> = None;
+        for (i, &va) in addrs.iter().enumerate() {
+            let src = &data[i * n..(i + 1) * n];
+            if w.as_ref().and_then(|w| w.at(va, n)).is_none() {
+                w = self.window(va, Access::Write);
+            }
+            match w.as_ref().and_then(|w| w.at(va, n)) {
+                // SAFETY: as in `gather`, with the copy going the other way (`HostMem::write`).
+                Some(p) => unsafe { copy_small(src.as_ptr(), p, n) },
+                None => SharedGpuMemory::write(self, va, src)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Copies `n` bytes, with the sizes a lane's access has as single moves.
+///
+/// # Safety
+/// As `std::ptr::copy_nonoverlapping`: both ranges valid for `n` bytes, not overlapping.
+#[inline]
+unsafe fn copy_small(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: the caller's guarantee; unaligned moves of exactly `n` bytes.
+    unsafe {
+        match n {
+            4 => dst
+                .cast::<u32>()
+                .write_unaligned(src.cast::<u32>().read_unaligned()),
+            8 => dst
+                .cast::<u64>()
+                .write_unaligned(src.cast::<u64>().read_unaligned()),
+            16 => dst
+                .cast::<u128>()
+                .write_unaligned(src.cast::<u128>().read_unaligned()),
+            2 => dst
+                .cast::<u16>()
+                .write_unaligned(src.cast::<u16>().read_unaligned()),
+            _ => std::ptr::copy_nonoverlapping(src, dst, n),
+        }
     }
 }
 
@@ -439,5 +570,104 @@ mod tests {
                 assert_eq!(got, model(&pt, va), "va {va:#x} hint {hint}");
             }
         }
+    }
+
+    /// `gather` and `scatter` go around the page table where they can; they must read,
+    /// write and fault exactly as `read` and `write` one slot after another do, over runs
+    /// of one page, read-only runs, holes and runs longer than their object.
+    #[test]
+    fn gather_and_scatter_are_reads_and_writes_in_order() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let pages = 16;
+        let object = |handle| {
+            Arc::new(GemObject {
+                handle,
+                size: pages * PAGE_SIZE,
+                vm_private: None,
+                mem: HostMem::new((pages * PAGE_SIZE) as usize).unwrap(),
+            })
+        };
+        let (a, b) = (object(1), object(2));
+        let fill: Vec<u8> = (0..pages * PAGE_SIZE).map(|_| next(256) as u8).collect();
+        assert!(a.mem.write(0, &fill) && b.mem.write(0, &fill));
+        let (mut pa, mut pb) = (PageTable::default(), PageTable::default());
+        for _ in 0..12 {
+            let start = next(40) * PAGE_SIZE;
+            let end = start + (1 + next(12)) * PAGE_SIZE;
+            let (offset, single_page, read, write) = (
+                next(8) * PAGE_SIZE,
+                next(4) == 0,
+                next(6) != 0,
+                next(3) != 0,
+            );
+            for (pt, obj) in [(&mut pa, &a), (&mut pb, &b)] {
+                let m = Mapping {
+                    end,
+                    obj: obj.clone(),
+                    offset,
+                    single_page,
+                    read,
+                    write,
+                };
+                pt.map(start, m);
+            }
+        }
+        let view = |pt: PageTable| VmView {
+            pt: Arc::new(pt),
+            hint: AtomicUsize::new(0),
+        };
+        let (mut va, mut vb) = (view(pa), view(pb));
+        let (mut faults, mut whole) = (0, 0);
+        for round in 0..3000 {
+            let n = 1usize << next(5);
+            let lanes = 1 + next(32) as usize;
+            let base = next(44) * PAGE_SIZE + next(PAGE_SIZE);
+            let mut addrs: Vec<u64> = Vec::new();
+            for _ in 0..lanes {
+                let va = match (next(5), addrs.last()) {
+                    (0, _) => next(48 * PAGE_SIZE),
+                    // At and across page edges, where runs and objects end.
+                    (1, _) => (1 + next(48)) * PAGE_SIZE - next(2 * n as u64),
+                    // Where the lane before went.
+                    (2, Some(&before)) => before,
+                    _ => (base + next(256) * n as u64) & !(n as u64 - 1),
+                };
+                addrs.push(va);
+            }
+            let mut got = vec![0u8; lanes * n];
+            let mut want = vec![0u8; lanes * n];
+            let g = GpuMemory::gather(&va, &addrs, &mut got);
+            let w = addrs
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, &at)| GpuMemory::read(&vb, at, &mut want[i * n..(i + 1) * n]));
+            assert_eq!(g, w, "round {round}: gather of {addrs:x?}");
+            if g.is_ok() {
+                assert_eq!(got, want, "round {round}: gathered bytes");
+                whole += 1;
+            } else {
+                faults += 1;
+            }
+            let data: Vec<u8> = (0..lanes * n).map(|_| next(256) as u8).collect();
+            let s = GpuMemory::scatter(&mut va, &addrs, &data);
+            let w = addrs
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, &at)| GpuMemory::write(&mut vb, at, &data[i * n..(i + 1) * n]));
+            assert_eq!(s, w, "round {round}: scatter to {addrs:x?}");
+        }
+        let (mut ma, mut mb) = (fill.clone(), fill);
+        assert!(a.mem.read(0, &mut ma) && b.mem.read(0, &mut mb));
+        assert!(ma == mb, "the objects differ after the scatters");
+        assert!(
+            faults > 100 && whole > 100,
+            "{faults} faulting and {whole} whole gathers"
+        );
     }
 }

@@ -191,8 +191,11 @@ pub fn shade(
                 }
             }
             f.backfacing = prim.backfacing;
-            f.depth = Default::default();
-            f.stencil = Default::default();
+            // Only the late test reads what the shader exported.
+            if !early {
+                f.depth = Default::default();
+                f.stencil = Default::default();
+            }
             let mut saved = Vec::new();
             for (q, quad) in chunk.iter().enumerate() {
                 for k in 0..QUAD_LANES {

@@ -100,6 +100,27 @@ pub(super) fn position(r: &[u32]) -> [f32; 4] {
     [f(r[0]), f(r[1]), f(r[2]), f(r[3])]
 }
 
+/// Record words of one vertex mixed from up to three by weights ([`DrawSetup::mix`]).
+const MIXED_INLINE: usize = 32;
+
+/// A mixed record: on the stack when it is as short as nearly all are, so setting up a
+/// small triangle allocates nothing for it.
+enum Mixed {
+    Inline([f32; MIXED_INLINE], usize),
+    Heap(Vec<f32>),
+}
+
+impl std::ops::Deref for Mixed {
+    type Target = [f32];
+
+    fn deref(&self) -> &[f32] {
+        match self {
+            Mixed::Inline(v, n) => &v[..*n],
+            Mixed::Heap(v) => v,
+        }
+    }
+}
+
 impl DrawSetup<'_> {
     pub(super) fn window(&self, p: [f32; 4]) -> Result<WindowVertex, Fault> {
         let inv_w = 1.0 / p[3];
@@ -180,10 +201,18 @@ impl DrawSetup<'_> {
         }
     }
 
-    fn mix(&self, recs: &[&[u32]; 3], weights: [f32; 3]) -> Vec<f32> {
-        (0..recs[0].len())
-            .map(|s| (0..3).map(|i| weights[i] * f(recs[i][s])).sum())
-            .collect()
+    fn mix(&self, recs: &[&[u32]; 3], weights: [f32; 3]) -> Mixed {
+        let word = |s: usize| (0..3).map(|i| weights[i] * f(recs[i][s])).sum();
+        let n = recs[0].len();
+        if n <= MIXED_INLINE {
+            let mut v = [0.0; MIXED_INLINE];
+            for (s, x) in v[..n].iter_mut().enumerate() {
+                *x = word(s);
+            }
+            Mixed::Inline(v, n)
+        } else {
+            Mixed::Heap((0..n).map(word).collect())
+        }
     }
 
     fn triangle(
@@ -205,15 +234,12 @@ impl DrawSetup<'_> {
             let Some(t) = Triangle::setup(win, &self.setup).map_err(raster_fault)? else {
                 continue;
             };
-            let persp: Vec<Vec<f32>> = tri.iter().map(|v| self.mix(&recs, v.weights)).collect();
+            let persp = tri.map(|v| self.mix(&recs, v.weights));
             // Without linear varyings the linear inputs are the perspective ones; borrowing
-            // them saves copying every record of every triangle.
-            let lin_own: Vec<Vec<f32>>;
+            // them saves mixing every record of every triangle twice.
+            let lin_own: [Mixed; 3];
             let lin = if linear {
-                lin_own = tri
-                    .iter()
-                    .map(|v: &ClipVertex| self.mix(&recs, v.screen_weights(input_w)))
-                    .collect();
+                lin_own = tri.map(|v: ClipVertex| self.mix(&recs, v.screen_weights(input_w)));
                 &lin_own
             } else {
                 &persp
@@ -272,11 +298,8 @@ impl DrawSetup<'_> {
         };
         let two = [recs[0], recs[1], recs[1]];
         let input_w = [position(recs[0])[3], position(recs[1])[3], 1.0];
-        let persp: Vec<Vec<f32>> = ends.iter().map(|v| self.mix(&two, v.weights)).collect();
-        let lin: Vec<Vec<f32>> = ends
-            .iter()
-            .map(|v| self.mix(&two, v.screen_weights(input_w)))
-            .collect();
+        let persp = ends.map(|v| self.mix(&two, v.weights));
+        let lin = ends.map(|v| self.mix(&two, v.screen_weights(input_w)));
         let (x0, y0) = (win[0].x_pixels(), win[0].y_pixels());
         let frame = Frame::Line {
             x0,

@@ -291,6 +291,27 @@ pub fn step_graphics(
             let v = gfx
                 .and_then(|c| c.vertex.as_mut())
                 .ok_or_else(|| fault(prog, idx, "st_vary needs a vertex context"))?;
+            if let (Small::Imm(slot), true) = (x.index, g.exec != 0) {
+                // One slot for every lane (the usual form): checked once, the source read
+                // as a row.
+                let slot = u32::from(slot);
+                if slot >= v.slots {
+                    return Err(fault(
+                        prog,
+                        idx,
+                        format!("st_vary to UVS slot {slot} of {}", v.slots),
+                    ));
+                }
+                let (values, _) = g.lanes(Operand::Reg(x.src), &[]);
+                for l in lanes {
+                    v.uvs[l * v.slots as usize + slot as usize] = values[l] as u32;
+                }
+                if x.last {
+                    v.finished |= g.exec;
+                }
+                g.pc = idx + 1;
+                return Ok(true);
+            }
             for l in lanes {
                 let slot = small_value(g, x.index, l);
                 if slot >= v.slots {

@@ -112,9 +112,16 @@ impl SimdGroup {
             .max(usize::from(r.half) + usize::from(r.size.halves()));
     }
 
+    /// An operand in every lane (zero-extended), with its width: for units that take a
+    /// whole group's operands at once.
+    #[inline]
+    pub(super) fn lanes(&self, o: Operand, uniforms: &[u16]) -> (Lanes, u32) {
+        lanes::read(&self.regs, o, uniforms)
+    }
+
     /// Writes `v` to register `r` in the lanes of `mask`.
     #[inline]
-    fn write_lanes(&mut self, r: Reg, v: &Lanes, mask: u32) {
+    pub(super) fn write_lanes(&mut self, r: Reg, v: &Lanes, mask: u32) {
         self.touch(r);
         lanes::write(&mut self.regs, r, v, mask);
     }

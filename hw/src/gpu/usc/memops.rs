@@ -5,6 +5,7 @@
 
 use super::graphics::{step_graphics, GraphicsContext};
 use super::group::{sext, SimdGroup};
+use super::lanes::Lanes;
 use super::program::{elem_halves, Program};
 use super::texture::{step_texture, TextureState};
 use crate::gpu::{Fault, GpuMemory};
@@ -170,6 +171,11 @@ pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result
     if writes_device {
         if let Some(f) = m.graphics.as_deref().and_then(|c| c.fragment.as_ref()) {
             lanes &= !f.helpers();
+        }
+    }
+    if let Instr::DeviceMem(x) = instr {
+        if device_run(g, &x, lanes, m)? {
+            return Ok(());
         }
     }
     // The address a device load last read whole, and its bytes.
@@ -340,6 +346,101 @@ pub fn step_mem(g: &mut SimdGroup, prog: &Program, m: &mut MemCtx<'_>) -> Result
         }
     }
     Ok(())
+}
+
+/// A device load or store of consecutive elements (the usual mask) for all of `lanes` at
+/// once: the lanes' addresses, then one [`GpuMemory::gather`] or [`GpuMemory::scatter`].
+/// A lane's run of elements is one access: the elements are aligned to their size, so a page
+/// edge inside the run falls between two of them, and a store faults where the element-wise
+/// path would, with the same bytes written before it. `Ok(false)` leaves the instruction to
+/// the element-wise path: other masks, and a load that faults (which that path reports at
+/// its element, with the registers of the lanes before it already written).
+fn device_run(
+    g: &mut SimdGroup,
+    x: &DeviceMem,
+    lanes: u32,
+    m: &mut MemCtx<'_>,
+) -> Result<bool, Fault> {
+    let size = format_ok(x.format)? as usize;
+    let run = x.mask.checked_shr(x.mask.trailing_zeros()).unwrap_or(0);
+    if lanes == 0 || run == 0 || run & (run + 1) != 0 {
+        return Ok(false);
+    }
+    let first = i64::from(x.mask.trailing_zeros());
+    let n = x.mask.count_ones() as usize;
+    let step = elem_halves(x.reg, x.format).unwrap_or(2);
+    let shift = if x.shift == 3 { 2 } else { x.shift };
+    let (base, _) = g.lanes(x.base, m.uniforms);
+    let index: Lanes = match x.index {
+        Index::Imm(v) => [i64::from(v) as u64; LANES],
+        Index::Reg(r) => {
+            let (mut v, _) = g.lanes(Operand::Reg(r), m.uniforms);
+            for i in &mut v {
+                *i = if x.index_unsigned {
+                    *i & 0xffff_ffff
+                } else {
+                    sext(*i & 0xffff_ffff, 32) as u64
+                };
+            }
+            v
+        }
+    };
+    let address = |l: usize| {
+        let off = (index[l] as i64) << shift;
+        base[l].wrapping_add(((off + first) * size as i64) as u64) & !(size as u64 - 1)
+    };
+    let uniform = !matches!(x.base, Operand::Reg(_)) && matches!(x.index, Index::Imm(_));
+    if !x.store && uniform {
+        // Every lane loads the same bytes (a descriptor, a push constant): read them once.
+        let mut buf = [0u8; 16];
+        let bytes = &mut buf[..n * size];
+        if m.device
+            .read(address(lanes.trailing_zeros() as usize), bytes)
+            .is_err()
+        {
+            return Ok(false);
+        }
+        for (e, b) in bytes.chunks_exact(size).enumerate() {
+            g.write_lanes(elem_reg(x.reg, e as u16, step), &[to_reg(b); LANES], lanes);
+        }
+        return Ok(true);
+    }
+    let mut addrs = [0u64; LANES];
+    let mut order = [0usize; LANES];
+    let mut k = 0;
+    let mut rest = lanes;
+    while rest != 0 {
+        let l = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        addrs[k] = address(l);
+        order[k] = l;
+        k += 1;
+    }
+    let mut buf = [0u8; LANES * 16];
+    let bytes = &mut buf[..k * n * size];
+    let stride = n * size;
+    let elements = (0..n).map(|e| (e * size, elem_reg(x.reg, e as u16, step)));
+    if x.store {
+        for (at, r) in elements {
+            let (v, _) = g.lanes(Operand::Reg(r), m.uniforms);
+            for (slot, &l) in bytes.chunks_exact_mut(stride).zip(&order[..k]) {
+                from_reg(v[l], &mut slot[at..at + size]);
+            }
+        }
+        m.device.scatter(&addrs[..k], bytes)?;
+    } else {
+        if m.device.gather(&addrs[..k], bytes).is_err() {
+            return Ok(false);
+        }
+        for (at, r) in elements {
+            let mut v = [0u64; LANES];
+            for (slot, &l) in bytes.chunks_exact(stride).zip(&order[..k]) {
+                v[l] = to_reg(&slot[at..at + size]);
+            }
+            g.write_lanes(r, &v, lanes);
+        }
+    }
+    Ok(true)
 }
 
 /// `uniform_store`: queues the halves of the lowest active lane (a preshader runs only lane

@@ -47,6 +47,16 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
                 }
             }
         }
+        Instr::IAdd(x) if x.dst.reg.size == Size::S64 => {
+            // 64-bit sums never saturate (the interpreter saturates 32 bits or fewer).
+            c.issue();
+            let a = int64(c, &x.a);
+            let b = int64(c, &x.b);
+            let b = shl64_small(c, b, x.shift);
+            let [lo, hi] = add_or_sub64(c, a, b, x.negate_b);
+            c.write32(x.dst.reg.half, lo);
+            c.write32(x.dst.reg.half + 2, hi);
+        }
         Instr::IAdd(x) => {
             let bits = x.dst.reg.size.bits();
             if bits > 32 || (x.saturate && x.shift == 0) {
@@ -454,6 +464,67 @@ fn ext32(c: &mut Chunk, o: Operand, signed: bool) -> V32 {
     }
 }
 
+/// An integer source extended to 64 bits, as its low and high words.
+fn int64(c: &mut Chunk, s: &ISrc) -> [V32; 2] {
+    match s.op {
+        Operand::Reg(r) if r.size == Size::S64 => [c.reg32(r.half), c.reg32(r.half + 2)],
+        Operand::Uniform(r) if r.size == Size::S64 => [
+            c.uniform(UniformRead::W32(r.half)),
+            c.uniform(UniformRead::W32(r.half + 2)),
+        ],
+        Operand::Imm(_) => {
+            let v = imm_of(s).unwrap_or(0);
+            [c.const32(v as u32), c.const32((v >> 32) as u32)]
+        }
+        _ => {
+            let lo = int32(c, s);
+            let hi = if s.sign_extend {
+                map2(c, lo, |c, x| sshrk(c, x, 31))
+            } else {
+                c.const32(0)
+            };
+            [lo, hi]
+        }
+    }
+}
+
+/// The 64-bit `shl` of the interpreter on a word pair: shifts of 5 or more give 0.
+fn shl64_small(c: &mut Chunk, [lo, hi]: [V32; 2], s: u8) -> [V32; 2] {
+    match s {
+        0 => [lo, hi],
+        1..=4 => {
+            let s = i64::from(s);
+            let carried = map2(c, lo, |c, x| ushrk(c, x, 32 - s));
+            let hi = map2(c, hi, |c, x| shlk(c, x, s));
+            let hi = lanes2(c, hi, carried, |c, h, k| c.b.ins().bor(h, k));
+            [map2(c, lo, |c, x| shlk(c, x, s)), hi]
+        }
+        _ => [c.const32(0), c.const32(0)],
+    }
+}
+
+/// `a + b` or `a - b` on word pairs, wrapping at 64 bits.
+fn add_or_sub64(c: &mut Chunk, [alo, ahi]: [V32; 2], [blo, bhi]: [V32; 2], negate: bool) -> V32x2 {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    let lo = add_or_sub(c, alo, blo, negate);
+    // All ones in lanes whose low word carried (or borrowed).
+    let carry = if negate {
+        lanes2(c, alo, blo, |c, a, b| {
+            c.b.ins().icmp(IntCC::UnsignedLessThan, a, b)
+        })
+    } else {
+        lanes2(c, lo, alo, |c, l, a| {
+            c.b.ins().icmp(IntCC::UnsignedLessThan, l, a)
+        })
+    };
+    let hi = add_or_sub(c, ahi, bhi, negate);
+    // Adding the carry subtracts all ones; a borrow adds them.
+    let hi = add_or_sub(c, hi, carry, !negate);
+    [lo, hi]
+}
+
+type V32x2 = [V32; 2];
+
 /// `shl` of the interpreter: shifts of 5 or more give 0.
 fn shl_small(c: &mut Chunk, v: V32, s: u8) -> V32 {
     match s {
@@ -542,6 +613,18 @@ fn shift(c: &mut Chunk, x: &Shift) -> R<()> {
     };
     let mask32 = mask as u32;
     let r = match x.op {
+        ShiftOp::Bfi | ShiftOp::Bfeil | ShiftOp::Extr if imm_of(&x.c).is_err() => {
+            if x.op == ShiftOp::Bfeil && !high_word_zero(&x.b) {
+                return Err(Unsupported);
+            }
+            c.issue();
+            let a = int32(c, &x.a);
+            let b = int32(c, &x.b);
+            let amount = int32(c, &x.c);
+            per_lane(c, [a, b, amount], |c, [a, b, amount]| {
+                variable_shift(c, x.op, mask32, a, b, amount)
+            })
+        }
         ShiftOp::Bfi => {
             let s = imm_of(&x.c)? & 0x7f;
             c.issue();
@@ -615,6 +698,80 @@ fn shift(c: &mut Chunk, x: &Shift) -> R<()> {
     };
     write_int(c, x.dst.reg, r);
     Ok(())
+}
+
+/// `f` on each lane's words as scalars (`I32`), for what vector instructions cannot say: a
+/// vector shift takes one amount for all its lanes.
+fn per_lane<const N: usize>(
+    c: &mut Chunk,
+    v: [V32; N],
+    f: impl Fn(&mut Chunk, [Value; N]) -> Value,
+) -> V32 {
+    let mut out = v[0];
+    for (h, acc) in out.iter_mut().enumerate() {
+        for i in 0..4u8 {
+            let words = v.map(|w| c.b.ins().extractlane(w[h], i));
+            let r = f(c, words);
+            *acc = c.b.ins().insertlane(*acc, r, i);
+        }
+    }
+    out
+}
+
+/// One lane of `bfi`, `bfeil` (B zero above 32 bits) or `extr` with the amount `c & 0x7f`
+/// known only at run time, on 32-bit words as the interpreter's 64-bit forms leave them.
+fn variable_shift(
+    c: &mut Chunk,
+    op: ShiftOp,
+    mask: u32,
+    a: Value,
+    b: Value,
+    amount: Value,
+) -> Value {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    let fb = &mut *c.b;
+    macro_rules! ins {
+        () => {
+            fb.ins()
+        };
+    }
+    let s = ins!().band_imm_u(amount, 0x7f);
+    let mask = ins!().iconst(I32, i64::from(mask));
+    let zero = ins!().iconst(I32, 0);
+    // Host shifts take the amount modulo the width; the interpreter's give 0 beyond it.
+    let narrow = ins!().icmp_imm_u(IntCC::UnsignedLessThan, s, 32);
+    match op {
+        ShiftOp::Bfi => {
+            let field = ins!().ishl(mask, s);
+            let keep = ins!().bnot(field);
+            let ones = ins!().iconst(I32, i64::from(u32::MAX));
+            let keep = ins!().select(narrow, keep, ones);
+            let kept = ins!().band(a, keep);
+            let bits = ins!().band(b, mask);
+            let moved = ins!().ishl(bits, s);
+            let moved = ins!().select(narrow, moved, zero);
+            ins!().bor(kept, moved)
+        }
+        ShiftOp::Bfeil => {
+            let kept = ins!().band_not(a, mask);
+            let moved = ins!().ushr(b, s);
+            let moved = ins!().band(moved, mask);
+            let moved = ins!().select(narrow, moved, zero);
+            ins!().bor(kept, moved)
+        }
+        _ => {
+            let lo = ins!().uextend(I64, a);
+            let hi = ins!().uextend(I64, b);
+            let hi = ins!().ishl_imm_u(hi, 32);
+            let pair = ins!().bor(hi, lo);
+            let s64 = ins!().uextend(I64, s);
+            let moved = ins!().ushr(pair, s64);
+            let moved = ins!().ireduce(I32, moved);
+            let inside = ins!().icmp_imm_u(IntCC::UnsignedLessThan, s, 64);
+            let moved = ins!().select(inside, moved, zero);
+            ins!().band(moved, mask)
+        }
+    }
 }
 
 fn map_pair(c: &mut Chunk, a: V32, b: V32, f: impl Fn(&mut Chunk, Value, Value) -> Value) -> V32 {

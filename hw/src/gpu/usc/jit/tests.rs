@@ -703,6 +703,77 @@ fn tile_stores_in_loops_are_not_translated() {
     }
 }
 
+/// A random 64-bit `iadd` or a bitfield shift whose amount is a register or uniform: the
+/// forms the translator takes word by word or lane by lane.
+fn wide_add_or_lane_shift(rng: &mut Rng) -> Instr {
+    let reg32 = |rng: &mut Rng| Reg::r32(rng.below(12) as u16);
+    let src = |rng: &mut Rng, wide: bool| {
+        let op = match rng.below(5) {
+            0 if wide => Operand::Reg(Reg::r64(2 * rng.below(6) as u16)),
+            1 if wide => Operand::Uniform(Reg::r64(2 * rng.below(8) as u16)),
+            2 => Operand::Uniform(Reg::r32(rng.below(16) as u16)),
+            3 => Operand::Imm(rng.next() as u32 >> rng.below(32)),
+            4 => Operand::Reg(Reg::r16(rng.below(24) as u16)),
+            _ => Operand::Reg(reg32(rng)),
+        };
+        ISrc {
+            op,
+            sign_extend: rng.below(2) == 0,
+            hint: Hint::None,
+        }
+    };
+    if rng.below(2) == 0 {
+        return Instr::IAdd(IAdd {
+            dst: Reg::r64(2 * rng.below(6) as u16).into(),
+            a: src(rng, true),
+            b: src(rng, true),
+            negate_b: rng.below(2) == 0,
+            shift: rng.below(7) as u8,
+            saturate: rng.below(4) == 0,
+        });
+    }
+    let op = [ShiftOp::Bfi, ShiftOp::Bfeil, ShiftOp::Extr][rng.below(3) as usize];
+    let mut b = src(rng, false);
+    if op == ShiftOp::Bfeil {
+        b.sign_extend = false;
+    }
+    // Registers hold random bits, so amounts (the low 7 bits) of 32 and more are common.
+    let c = match rng.below(3) {
+        0 => ISrc::new(Operand::Uniform(Reg::r32(rng.below(16) as u16))),
+        _ => ISrc::new(Operand::Reg(reg32(rng))),
+    };
+    Instr::Shift(Shift {
+        op,
+        dst: reg32(rng).into(),
+        a: src(rng, false),
+        b,
+        c,
+        mask_bits: rng.below(40) as u8,
+    })
+}
+
+#[test]
+fn wide_adds_and_lane_shift_amounts_run_the_same_on_the_translator_and_the_interpreter() {
+    let mut rng = Rng(0x0dd_ba11);
+    for p in 0..400 {
+        let code = random_program_of(&mut rng, wide_add_or_lane_shift);
+        let prog = program_of(&code);
+        let covered = compiled(&prog).expect("the program translates").covered();
+        let plain = code
+            .iter()
+            .filter(|i| !matches!(i, Instr::Stop | Instr::Jump(_)))
+            .count();
+        assert!(
+            covered >= plain,
+            "program {p}: {covered} of {plain} translated"
+        );
+        let seed = rng.next();
+        let want = run(&prog, seed, false, 32 * 400);
+        let got = run(&prog, seed, true, 32 * 400);
+        assert_same(&want, &got, &format!("program {p}"), &code);
+    }
+}
+
 /// Unsigned conversions of values known to fit in 31 bits (masked by a small constant,
 /// shifted right) take the signed conversion; values that may not fit (a large mask, a shift
 /// by 0) keep the unsigned one. Both must give the interpreter's floats.
