@@ -8,7 +8,7 @@ use super::vertex::ShadedVertices;
 use crate::g13::control::ppp::{PolygonMode, Viewport as PppViewport};
 use crate::g13::uvs;
 use crate::gpu::raster::clip::{
-    clip_line_user, clip_triangle_user, point_visible_user, ClipOptions, ClipVertex, UserClip,
+    clip_line_user, clip_triangle_user, point_visible_user, ClipOptions, UserClip,
 };
 use crate::gpu::raster::coverage::SampleCount;
 use crate::gpu::raster::line::Line;
@@ -100,24 +100,49 @@ pub(super) fn position(r: &[u32]) -> [f32; 4] {
     [f(r[0]), f(r[1]), f(r[2]), f(r[3])]
 }
 
-/// Record words of one vertex mixed from up to three by weights ([`DrawSetup::mix`]).
+/// Record words a vertex mixed from up to three holds without the heap ([`Mixed`]).
 const MIXED_INLINE: usize = 32;
 
-/// A mixed record: on the stack when it is as short as nearly all are, so setting up a
-/// small triangle allocates nothing for it.
-enum Mixed {
-    Inline([f32; MIXED_INLINE], usize),
-    Heap(Vec<f32>),
+/// The records of up to three vertices, each mixed from the primitive's records by weights:
+/// in place on the stack when they are as short as nearly all are, so setting up a small
+/// triangle neither allocates nor moves them.
+struct Mixed {
+    len: usize,
+    inline: [[f32; MIXED_INLINE]; 3],
+    heap: Vec<f32>,
 }
 
-impl std::ops::Deref for Mixed {
-    type Target = [f32];
-
-    fn deref(&self) -> &[f32] {
-        match self {
-            Mixed::Inline(v, n) => &v[..*n],
-            Mixed::Heap(v) => v,
+impl Mixed {
+    fn new(len: usize) -> Mixed {
+        Mixed {
+            len,
+            inline: [[0.0; MIXED_INLINE]; 3],
+            heap: if len > MIXED_INLINE {
+                vec![0.0; 3 * len]
+            } else {
+                Vec::new()
+            },
         }
+    }
+
+    fn vertex_mut(&mut self, i: usize) -> &mut [f32] {
+        if self.len > MIXED_INLINE {
+            &mut self.heap[i * self.len..][..self.len]
+        } else {
+            &mut self.inline[i][..self.len]
+        }
+    }
+
+    fn vertex(&self, i: usize) -> &[f32] {
+        if self.len > MIXED_INLINE {
+            &self.heap[i * self.len..][..self.len]
+        } else {
+            &self.inline[i][..self.len]
+        }
+    }
+
+    fn vertices(&self) -> [&[f32]; 3] {
+        [self.vertex(0), self.vertex(1), self.vertex(2)]
     }
 }
 
@@ -201,18 +226,15 @@ impl DrawSetup<'_> {
         }
     }
 
-    fn mix(&self, recs: &[&[u32]; 3], weights: [f32; 3]) -> Mixed {
-        let word = |s: usize| (0..3).map(|i| weights[i] * f(recs[i][s])).sum();
-        let n = recs[0].len();
-        if n <= MIXED_INLINE {
-            let mut v = [0.0; MIXED_INLINE];
-            for (s, x) in v[..n].iter_mut().enumerate() {
-                *x = word(s);
+    /// The records `recs` mixed by each vertex's weights.
+    fn mix(&self, recs: &[&[u32]; 3], weights: impl Iterator<Item = [f32; 3]>) -> Mixed {
+        let mut m = Mixed::new(recs[0].len());
+        for (v, w) in weights.enumerate() {
+            for (s, x) in m.vertex_mut(v).iter_mut().enumerate() {
+                *x = (0..3).map(|i| w[i] * f(recs[i][s])).sum();
             }
-            Mixed::Inline(v, n)
-        } else {
-            Mixed::Heap((0..n).map(word).collect())
         }
+        m
     }
 
     fn triangle(
@@ -234,12 +256,12 @@ impl DrawSetup<'_> {
             let Some(t) = Triangle::setup(win, &self.setup).map_err(raster_fault)? else {
                 continue;
             };
-            let persp = tri.map(|v| self.mix(&recs, v.weights));
+            let persp = self.mix(&recs, tri.iter().map(|v| v.weights));
             // Without linear varyings the linear inputs are the perspective ones; borrowing
             // them saves mixing every record of every triangle twice.
-            let lin_own: [Mixed; 3];
+            let lin_own: Mixed;
             let lin = if linear {
-                lin_own = tri.map(|v: ClipVertex| self.mix(&recs, v.screen_weights(input_w)));
+                lin_own = self.mix(&recs, tri.iter().map(|v| v.screen_weights(input_w)));
                 &lin_own
             } else {
                 &persp
@@ -254,8 +276,8 @@ impl DrawSetup<'_> {
                 frame,
                 z,
                 inv_w: win.map(|v| v.inv_w),
-                persp: [&persp[0], &persp[1], &persp[2]],
-                linear: [&lin[0], &lin[1], &lin[2]],
+                persp: persp.vertices(),
+                linear: lin.vertices(),
                 flat: p.flat_records(recs),
                 primitive_id: p.primitive_id,
             };
@@ -298,8 +320,8 @@ impl DrawSetup<'_> {
         };
         let two = [recs[0], recs[1], recs[1]];
         let input_w = [position(recs[0])[3], position(recs[1])[3], 1.0];
-        let persp = ends.map(|v| self.mix(&two, v.weights));
-        let lin = ends.map(|v| self.mix(&two, v.screen_weights(input_w)));
+        let persp = self.mix(&two, ends.iter().map(|v| v.weights));
+        let lin = self.mix(&two, ends.iter().map(|v| v.screen_weights(input_w)));
         let (x0, y0) = (win[0].x_pixels(), win[0].y_pixels());
         let frame = Frame::Line {
             x0,
@@ -311,8 +333,8 @@ impl DrawSetup<'_> {
             frame,
             z: [win[0].z, win[1].z, win[1].z],
             inv_w: [win[0].inv_w, win[1].inv_w, win[1].inv_w],
-            persp: [&persp[0], &persp[1], &persp[1]],
-            linear: [&lin[0], &lin[1], &lin[1]],
+            persp: [persp.vertex(0), persp.vertex(1), persp.vertex(1)],
+            linear: [lin.vertex(0), lin.vertex(1), lin.vertex(1)],
             flat,
             primitive_id: p.primitive_id,
         };

@@ -596,13 +596,30 @@ fn build(b: &mut FunctionBuilder, span: Span) {
     let mut count = b.ins().iconst(I64, 0);
     let mut new_exec = b.ins().iconst(I32, 0);
     let mut uniforms = BTreeMap::new();
+    // Without exec-mask instructions (which move even inactive lanes' nesting counters) a
+    // chunk with no active lane changes nothing: it is skipped, as most chunks of a small
+    // primitive's fragment group are. Its uniforms are then its own.
+    let skip_idle = !prog.instrs[first..end]
+        .iter()
+        .any(|i| matches!(i, Instr::ExecCmp(_) | Instr::PopExec(_)));
     for k in 0..CHUNKS {
         let lane0 = (k * CHUNK_LANES) as i64;
         let bits = b.ins().ushr_imm_s(e.exec, lane0);
         let bits = b.ins().band_imm_s(bits, 0xff);
+        let after = skip_idle.then(|| {
+            let body = b.create_block();
+            let after = b.create_block();
+            b.append_block_param(after, I64);
+            b.append_block_param(after, I32);
+            b.ins()
+                .brif(bits, body, &[], after, &[count.into(), new_exec.into()]);
+            b.switch_to_block(body);
+            b.seal_block(body);
+            after
+        });
         let mut c = Chunk::new(b, e.chunk_regs[k], e.uni, e.alive[k], bits)
             .with_fragment(e.ctx, k * CHUNK_LANES);
-        c.give_uniforms(uniforms);
+        c.give_uniforms(if skip_idle { BTreeMap::new() } else { uniforms });
         for i in &prog.instrs[first..end] {
             // `compile` planned the region from instructions `emit` accepted.
             let _ = emit::emit(&mut c, i);
@@ -612,6 +629,12 @@ fn build(b: &mut FunctionBuilder, span: Span) {
         count = b.ins().iadd(count, n);
         let bits = b.ins().ishl_imm_s(bits, lane0);
         new_exec = b.ins().bor(new_exec, bits);
+        if let Some(after) = after {
+            b.ins().jump(after, &[count.into(), new_exec.into()]);
+            b.switch_to_block(after);
+            b.seal_block(after);
+            (count, new_exec) = (b.block_params(after)[0], b.block_params(after)[1]);
+        }
     }
     let next = b.ins().iconst(I32, end as i64);
     let ret = match last {
