@@ -58,17 +58,30 @@ fn index_value(g: &SimdGroup, i: Index, unsigned: bool, lane: usize) -> i64 {
     }
 }
 
-/// Memory bytes <-> register value for one element.
+/// Memory bytes <-> register value for one element (little-endian; the element sizes as
+/// single moves, since every lane of every load and store goes through here).
 fn to_reg(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .rev()
-        .fold(0u64, |a, &b| (a << 8) | u64::from(b))
+    match *bytes {
+        [a] => u64::from(a),
+        [a, b] => u64::from(u16::from_le_bytes([a, b])),
+        [a, b, c, d] => u64::from(u32::from_le_bytes([a, b, c, d])),
+        _ => bytes
+            .iter()
+            .rev()
+            .fold(0u64, |a, &b| (a << 8) | u64::from(b)),
+    }
 }
 
 fn from_reg(v: u64, out: &mut [u8]) {
-    for (i, b) in out.iter_mut().enumerate() {
-        *b = (v >> (8 * i)) as u8;
+    match out.len() {
+        1 => out[0] = v as u8,
+        2 => out.copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => out.copy_from_slice(&(v as u32).to_le_bytes()),
+        _ => {
+            for (i, b) in out.iter_mut().enumerate() {
+                *b = (v >> (8 * i)) as u8;
+            }
+        }
     }
 }
 

@@ -443,6 +443,12 @@ fn start_workgroup(
     threads: u32,
     gfx: Option<&GraphicsContext>,
 ) {
+    // A thread is inside the grid when each local id is below what the grid has left past
+    // this workgroup's first thread.
+    let room: [u64; 3] = std::array::from_fn(|i| {
+        u64::from(launch.grid_threads[i])
+            .saturating_sub(u64::from(wg[i]) * u64::from(launch.local_size[i]))
+    });
     for (s, g) in groups.iter_mut().enumerate() {
         let mut alive = 0u32;
         for (lane, id) in local_ids[s].iter().enumerate() {
@@ -450,11 +456,7 @@ fn start_workgroup(
             if t >= threads {
                 break;
             }
-            let inside = (0..3).all(|i| {
-                u64::from(wg[i]) * u64::from(launch.local_size[i]) + u64::from(id[i])
-                    < u64::from(launch.grid_threads[i])
-            });
-            if inside {
+            if (0..3).all(|i| u64::from(id[i]) < room[i]) {
                 alive |= 1 << lane;
             }
         }
@@ -467,11 +469,10 @@ fn start_workgroup(
             },
         );
         for p in &launch.preloads {
-            for lane in 0..SIMD_WIDTH {
-                let t = s * SIMD_WIDTH + lane;
-                let v = p.values.get(t).copied().unwrap_or(0);
-                g.set_reg(p.reg, lane, u64::from(v));
-            }
+            let values: lanes::Lanes = std::array::from_fn(|lane| {
+                u64::from(p.values.get(s * SIMD_WIDTH + lane).copied().unwrap_or(0))
+            });
+            g.write_lanes(p.reg, &values, u32::MAX);
         }
         g.fragment = gfx
             .and_then(|c| c.fragment.as_ref())
