@@ -315,6 +315,21 @@ pub(crate) struct VmView {
 }
 
 impl VmView {
+    /// The mapping of `va` (found through the hint), the object offset `va` lands on, and
+    /// whether the mapping grants `access`.
+    fn lookup(&self, va: u64, access: Access) -> Option<(&Mapping, u64, bool)> {
+        let hint = self.hint.load(Ordering::Relaxed);
+        let (m, run, off) = self.pt.translate(va, hint)?;
+        if run != hint {
+            self.hint.store(run, Ordering::Relaxed);
+        }
+        let allowed = match access {
+            Access::Read => m.read,
+            Access::Write => m.write,
+        };
+        Some((m, off, allowed))
+    }
+
     fn access(
         &self,
         va: u64,
@@ -328,18 +343,9 @@ impl VmView {
                 va: u64::MAX,
                 access,
             })?;
-            let hint = self.hint.load(Ordering::Relaxed);
-            let (m, run, off) = self
-                .pt
-                .translate(cur, hint)
+            let (m, off, allowed) = self
+                .lookup(cur, access)
                 .ok_or(Fault::Unmapped { va: cur, access })?;
-            if run != hint {
-                self.hint.store(run, Ordering::Relaxed);
-            }
-            let allowed = match access {
-                Access::Read => m.read,
-                Access::Write => m.write,
-            };
             if !allowed {
                 return Err(Fault::Permission { va: cur, access });
             }
@@ -376,15 +382,7 @@ impl VmView {
     /// that repeats one page), cut where the object ends. `None` where `va` is unmapped or
     /// the mapping refuses `access`; the caller then takes the checked path, which faults.
     fn window(&self, va: u64, access: Access) -> Option<Window> {
-        let hint = self.hint.load(Ordering::Relaxed);
-        let (m, run, off) = self.pt.translate(va, hint)?;
-        if run != hint {
-            self.hint.store(run, Ordering::Relaxed);
-        }
-        let allowed = match access {
-            Access::Read => m.read,
-            Access::Write => m.write,
-        };
+        let (m, off, allowed) = self.lookup(va, access)?;
         if !allowed {
             return None;
         }
