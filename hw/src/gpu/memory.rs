@@ -91,6 +91,83 @@ pub trait GpuMemory {
     fn shared(&self) -> Option<&dyn SharedGpuMemory> {
         None
     }
+
+    /// The readable bytes around `va` that lie consecutively in host memory, for a unit
+    /// that reads many small pieces near each other; `None` where the memory has no such
+    /// view (then [`read`](GpuMemory::read) serves, and reports faults).
+    fn read_window(&self, _va: u64) -> Option<ReadWindow<'_>> {
+        None
+    }
+}
+
+/// GPU addresses whose bytes are readable and lie consecutively in host memory, borrowed
+/// from the memory that made the window: reads inside it skip the page table and give the
+/// bytes [`GpuMemory::read`] would.
+pub struct ReadWindow<'a> {
+    va: std::ops::Range<u64>,
+    ptr: *const u8,
+    _mem: std::marker::PhantomData<&'a ()>,
+}
+
+impl ReadWindow<'_> {
+    /// # Safety
+    /// `ptr` must hold the bytes of GPU addresses `va`, all readable by the GPU, and stay
+    /// valid for reads of `va.end - va.start` bytes for the window's lifetime. Other threads
+    /// may write them meanwhile, as GPU units race on hardware.
+    pub unsafe fn new(va: std::ops::Range<u64>, ptr: *const u8) -> Self {
+        ReadWindow {
+            va,
+            ptr,
+            _mem: std::marker::PhantomData,
+        }
+    }
+
+    /// Fills `buf` from `va` if the window holds all of it.
+    #[inline]
+    pub fn read(&self, va: u64, buf: &mut [u8]) -> bool {
+        let Some(end) = va.checked_add(buf.len() as u64) else {
+            return false;
+        };
+        if va < self.va.start || end > self.va.end {
+            return false;
+        }
+        // SAFETY: inside the window, which `new`'s caller vouched for; `buf` is a distinct
+        // Rust buffer.
+        unsafe {
+            copy_small(
+                self.ptr.add((va - self.va.start) as usize),
+                buf.as_mut_ptr(),
+                buf.len(),
+            )
+        };
+        true
+    }
+}
+
+/// Copies `n` bytes, with the sizes a lane's access has as single moves.
+///
+/// # Safety
+/// As `std::ptr::copy_nonoverlapping`: both ranges valid for `n` bytes, not overlapping.
+#[inline]
+pub unsafe fn copy_small(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: the caller's guarantee; unaligned moves of exactly `n` bytes.
+    unsafe {
+        match n {
+            4 => dst
+                .cast::<u32>()
+                .write_unaligned(src.cast::<u32>().read_unaligned()),
+            8 => dst
+                .cast::<u64>()
+                .write_unaligned(src.cast::<u64>().read_unaligned()),
+            16 => dst
+                .cast::<u128>()
+                .write_unaligned(src.cast::<u128>().read_unaligned()),
+            2 => dst
+                .cast::<u16>()
+                .write_unaligned(src.cast::<u16>().read_unaligned()),
+            _ => std::ptr::copy_nonoverlapping(src, dst, n),
+        }
+    }
 }
 
 /// Calls `f(address, byte range of its slot)` for each address, in order, stopping at the
@@ -123,6 +200,11 @@ pub trait SharedGpuMemory: Sync {
     fn scatter(&self, addrs: &[u64], data: &[u8]) -> Result<(), Fault> {
         each_slot(addrs, data.len(), |at, r| self.write(at, &data[r]))
     }
+
+    /// As [`GpuMemory::read_window`].
+    fn read_window(&self, _va: u64) -> Option<ReadWindow<'_>> {
+        None
+    }
 }
 
 /// A [`SharedGpuMemory`] as the [`GpuMemory`] one thread uses.
@@ -147,5 +229,9 @@ impl GpuMemory for SharedView<'_> {
 
     fn shared(&self) -> Option<&dyn SharedGpuMemory> {
         Some(self.0)
+    }
+
+    fn read_window(&self, va: u64) -> Option<ReadWindow<'_>> {
+        self.0.read_window(va)
     }
 }

@@ -19,5 +19,5 @@ pub mod usc_words;
 pub use cdm::{ComputeStats, MAX_BLOCKS};
 pub use command::{BgEotProgram, ComputeCommand, HelperProgram, RenderCommand, ZlsBuffer};
 pub use exec::{execute_compute, execute_render};
-pub use memory::{Access, Fault, GpuMemory, SharedGpuMemory, SharedView};
+pub use memory::{copy_small, Access, Fault, GpuMemory, ReadWindow, SharedGpuMemory, SharedView};
 pub use render::{RenderStats, TvbBudget, TvbFull};

@@ -9,7 +9,7 @@ use super::params::{VM_END, VM_KERNEL_MIN_SIZE, VM_START};
 use super::table;
 use crate::uapi::*;
 use crate::KmdResult;
-use hw::gpu::{Access, Fault, GpuMemory, SharedGpuMemory};
+use hw::gpu::{copy_small, Access, Fault, GpuMemory, ReadWindow, SharedGpuMemory};
 use hw::uat::{is_page_aligned, PAGE_SIZE};
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -430,6 +430,10 @@ impl GpuMemory for VmView {
     fn shared(&self) -> Option<&dyn SharedGpuMemory> {
         Some(self)
     }
+
+    fn read_window(&self, va: u64) -> Option<ReadWindow<'_>> {
+        SharedGpuMemory::read_window(self, va)
+    }
 }
 
 /// The page table is an immutable snapshot and object memory is written through raw copies
@@ -470,6 +474,13 @@ impl SharedGpuMemory for VmView {
         Ok(())
     }
 
+    fn read_window(&self, va: u64) -> Option<ReadWindow<'_>> {
+        let w = self.window(va, Access::Read)?;
+        // SAFETY: the window lies inside the mapping of an object this view's page table
+        // holds, so it stays readable while the view is borrowed, and it was made for reads.
+        Some(unsafe { ReadWindow::new(w.va, w.ptr) })
+    }
+
     fn scatter(&self, addrs: &[u64], data: &[u8]) -> Result<(), Fault> {
         let n = data.len().checked_div(addrs.len()).unwrap_or(0);
         let mut w: Option<Window> = None;
@@ -485,32 +496,6 @@ impl SharedGpuMemory for VmView {
             }
         }
         Ok(())
-    }
-}
-
-/// Copies `n` bytes, with the sizes a lane's access has as single moves.
-///
-/// # Safety
-/// As `std::ptr::copy_nonoverlapping`: both ranges valid for `n` bytes, not overlapping.
-#[inline]
-unsafe fn copy_small(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: the caller's guarantee; unaligned moves of exactly `n` bytes.
-    unsafe {
-        match n {
-            4 => dst
-                .cast::<u32>()
-                .write_unaligned(src.cast::<u32>().read_unaligned()),
-            8 => dst
-                .cast::<u64>()
-                .write_unaligned(src.cast::<u64>().read_unaligned()),
-            16 => dst
-                .cast::<u128>()
-                .write_unaligned(src.cast::<u128>().read_unaligned()),
-            2 => dst
-                .cast::<u16>()
-                .write_unaligned(src.cast::<u16>().read_unaligned()),
-            _ => std::ptr::copy_nonoverlapping(src, dst, n),
-        }
     }
 }
 
@@ -621,7 +606,7 @@ mod tests {
             hint: AtomicUsize::new(0),
         };
         let (mut va, mut vb) = (view(pa), view(pb));
-        let (mut faults, mut whole) = (0, 0);
+        let (mut faults, mut whole, mut windowed) = (0, 0, 0);
         for round in 0..3000 {
             let n = 1usize << next(5);
             let lanes = 1 + next(32) as usize;
@@ -646,6 +631,25 @@ mod tests {
                 .enumerate()
                 .try_for_each(|(i, &at)| GpuMemory::read(&vb, at, &mut want[i * n..(i + 1) * n]));
             assert_eq!(g, w, "round {round}: gather of {addrs:x?}");
+            // A read window gives, for every slot it holds, the bytes a plain read gives,
+            // and holds no slot a plain read refuses.
+            let window = GpuMemory::read_window(&va, addrs[0]);
+            for (i, &at) in addrs.iter().enumerate() {
+                let mut through = vec![0u8; n];
+                if window.as_ref().is_some_and(|w| w.read(at, &mut through)) {
+                    let mut plain = vec![0u8; n];
+                    assert!(
+                        GpuMemory::read(&vb, at, &mut plain).is_ok(),
+                        "round {round}: the window of {:#x} holds unreadable {at:#x}",
+                        addrs[0]
+                    );
+                    assert_eq!(
+                        through, plain,
+                        "round {round}: bytes at {at:#x} in a window"
+                    );
+                    windowed += usize::from(i > 0);
+                }
+            }
             if g.is_ok() {
                 assert_eq!(got, want, "round {round}: gathered bytes");
                 whole += 1;
@@ -664,8 +668,8 @@ mod tests {
         assert!(a.mem.read(0, &mut ma) && b.mem.read(0, &mut mb));
         assert!(ma == mb, "the objects differ after the scatters");
         assert!(
-            faults > 100 && whole > 100,
-            "{faults} faulting and {whole} whole gathers"
+            faults > 100 && whole > 100 && windowed > 1000,
+            "{faults} faulting and {whole} whole gathers, {windowed} slots read through windows"
         );
     }
 }

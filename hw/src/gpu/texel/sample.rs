@@ -63,7 +63,8 @@ pub struct Extent {
     pub custom_border: Option<Texel>,
 }
 
-fn border(b: BorderColour, ext: &Extent) -> Result<Texel, &'static str> {
+/// The border colour `b` for an image like `ext`.
+pub fn border(b: BorderColour, ext: &Extent) -> Result<Texel, &'static str> {
     let integer = ext.integer;
     let (rgb, a) = match b {
         BorderColour::TransparentBlack => (0, 0),
@@ -83,8 +84,35 @@ fn border(b: BorderColour, ext: &Extent) -> Result<Texel, &'static str> {
     })
 }
 
+/// `x.floor()`, exactly (the sign of zero and NaN included), without the libm call the
+/// baseline x86-64 target makes for it: every lane's filter floors its coordinates.
+#[inline]
+pub fn floor(x: f32) -> f32 {
+    // From 2^23 on every f32 is an integer; NaN and the infinities go there too.
+    if x.is_nan() || x.abs() >= 8_388_608.0 {
+        return x;
+    }
+    let t = x as i32 as f32;
+    if t > x {
+        t - 1.0
+    } else {
+        t.copysign(x)
+    }
+}
+
+/// `x.ceil()`, exactly, as [`floor`].
+#[inline]
+pub fn ceil(x: f32) -> f32 {
+    -floor(-x)
+}
+
 /// Texel index `i` of an axis of `size` texels under `mode`; `None` selects the border.
+#[inline]
 pub fn wrap(i: i64, size: i64, mode: Wrap) -> Option<i64> {
+    // Every mode keeps an index inside the axis (most are), so the division is skipped.
+    if (0..size).contains(&i) {
+        return Some(i);
+    }
     match mode {
         Wrap::Repeat => Some(i.rem_euclid(size)),
         Wrap::MirroredRepeat => {
@@ -166,8 +194,14 @@ pub fn cube_face_derivative(d: [f32; 3], dd: [f32; 3]) -> [f32; 2] {
 }
 
 /// The texel fetch a sample is built on: (x, y, z, view level) inside the level, z being the
-/// layer or slice.
-pub type Fetch<'a, E> = dyn FnMut(i64, i64, i64, u32) -> Result<Texel, E> + 'a;
+/// layer or slice. The filter is generic over it (and over `Size`), so that the texture
+/// unit's fetch is inlined into the filter that runs for every lane.
+pub trait Fetch<E>: FnMut(i64, i64, i64, u32) -> Result<Texel, E> {}
+impl<E, F: FnMut(i64, i64, i64, u32) -> Result<Texel, E> + ?Sized> Fetch<E> for F {}
+
+/// A view level's width, height and depth (depth: 3D slices).
+pub trait Size: Fn(u32) -> [u32; 3] {}
+impl<Z: Fn(u32) -> [u32; 3] + ?Sized> Size for Z {}
 
 /// Errors of a sample: the fetch's, or a sampler state the model does not handle.
 #[derive(Debug)]
@@ -176,21 +210,11 @@ pub enum SampleError<E> {
     Unmodelled(&'static str),
 }
 
-/// Samples one lane. `size(level)` gives the view level's width, height and depth (depth:
-/// 3D slices).
-pub fn sample<E>(
-    s: &Sampler,
-    ext: Extent,
-    req: &Request,
-    size: &dyn Fn(u32) -> [u32; 3],
-    fetch: &mut Fetch<'_, E>,
-) -> Result<Texel, SampleError<E>> {
-    if ext.levels == 0 {
-        return Ok(Texel::Float([0.0; 4]));
-    }
+/// The filter and the view levels (with their weights, one or two) a sample at level of
+/// detail `lod` (before the sampler's clamps) reads, for a view of `ext.levels` > 0 levels.
+pub fn select(s: &Sampler, ext: &Extent, lod: f32) -> Result<(Filter, Levels), &'static str> {
     let q = (ext.levels - 1) as f32;
-    let lod = req
-        .lod
+    let lod = lod
         .max(lod_from_fixed(s.min_lod))
         .min(lod_from_fixed(s.max_lod));
     let lod = if lod.is_nan() { 0.0 } else { lod };
@@ -207,18 +231,15 @@ pub fn sample<E>(
         }
     }
     if filter == Filter::Bicubic {
-        return Err(SampleError::Unmodelled("bicubic filtering"));
+        return Err("bicubic filtering");
     }
     let d = lod.clamp(0.0, q);
     let none = (0, 0.0);
-    let levels: Few<(u32, f32), 2> = match mip {
+    let levels = match mip {
         MipFilter::None => Few::of(&[(0, 1.0)], none),
-        MipFilter::Nearest => Few::of(
-            &[(((d + 0.5).ceil() - 1.0).clamp(0.0, q) as u32, 1.0)],
-            none,
-        ),
+        MipFilter::Nearest => Few::of(&[((ceil(d + 0.5) - 1.0).clamp(0.0, q) as u32, 1.0)], none),
         MipFilter::Linear => {
-            let hi = d.floor();
+            let hi = floor(d);
             let lo = (hi + 1.0).min(q);
             let t = d - hi;
             if t == 0.0 || lo == hi {
@@ -228,18 +249,41 @@ pub fn sample<E>(
             }
         }
     };
+    Ok((filter, levels))
+}
+
+/// The levels a sample reads and their weights.
+pub type Levels = Few<(u32, f32), 2>;
+
+/// Samples one lane. `size(level)` gives the view level's width, height and depth (depth:
+/// 3D slices).
+pub fn sample<E>(
+    s: &Sampler,
+    ext: Extent,
+    req: &Request,
+    size: &(impl Size + ?Sized),
+    fetch: &mut (impl Fetch<E> + ?Sized),
+) -> Result<Texel, SampleError<E>> {
+    if ext.levels == 0 {
+        return Ok(Texel::Float([0.0; 4]));
+    }
+    let (filter, levels) = select(s, &ext, req.lod).map_err(SampleError::Unmodelled)?;
     let mut acc: Option<Texel> = None;
     for &(level, weight) in levels.iter() {
         let t = sample_level(s, ext, req, level, filter, size, fetch)?;
-        acc = Some(match (acc, t) {
-            (None, t) => scale(t, weight),
-            (Some(Texel::Float(a)), Texel::Float(b)) => {
-                Texel::Float(std::array::from_fn(|i| a[i] + weight * b[i]))
-            }
-            (Some(a), _) => a,
-        });
+        acc = Some(accumulate(acc, t, weight));
     }
-    Ok(acc.unwrap_or(Texel::Float([0.0; 4])))
+    Ok(canonical(acc.unwrap_or(Texel::Float([0.0; 4]))))
+}
+
+/// A sample with its NaN components made the canonical quiet NaN (**agx4**): which NaN
+/// comes out of filter arithmetic depends on the order of the operands, which the host
+/// compiler may swap, so a sample does not keep NaN signs or payloads.
+pub fn canonical(t: Texel) -> Texel {
+    match t {
+        Texel::Float(f) => Texel::Float(f.map(|v| if v.is_nan() { f32::NAN } else { v })),
+        t => t,
+    }
 }
 
 /// An LOD query's pair for a lane whose LOD (bias and shader minimum included) is `lod`:
@@ -266,6 +310,18 @@ pub fn query_lod(s: &Sampler, ext: Extent, lod: f32) -> [f32; 2] {
     [level, lod]
 }
 
+/// A level's texel weighted into a sample: `t` scaled by the first level's weight, or
+/// `acc + weight * t` for the second.
+pub fn accumulate(acc: Option<Texel>, t: Texel, weight: f32) -> Texel {
+    match (acc, t) {
+        (None, t) => scale(t, weight),
+        (Some(Texel::Float(a)), Texel::Float(b)) => {
+            Texel::Float(std::array::from_fn(|i| a[i] + weight * b[i]))
+        }
+        (Some(a), _) => a,
+    }
+}
+
 fn scale(t: Texel, w: f32) -> Texel {
     match t {
         Texel::Float(f) if w != 1.0 => Texel::Float(f.map(|x| x * w)),
@@ -276,7 +332,7 @@ fn scale(t: Texel, w: f32) -> Texel {
 /// Up to `N` items kept in place: footprints and mip levels are built for every lane of
 /// every texture instruction, where heap vectors cost more than the filtering.
 #[derive(Debug, Clone, Copy)]
-struct Few<T: Copy, const N: usize> {
+pub struct Few<T: Copy, const N: usize> {
     items: [T; N],
     len: usize,
 }
@@ -310,8 +366,33 @@ impl<T: Copy, const N: usize> std::ops::Deref for Few<T, N> {
     }
 }
 
-/// The taps of one axis: (texel index, weight).
-type AxisTaps = Few<(Option<i64>, f32), 2>;
+/// The taps of one axis: (texel index, `None` for the border; weight).
+pub type AxisTaps = Few<(Option<i64>, f32), 2>;
+
+/// The taps along one axis of `size` texels for coordinate `c` (normalised unless the
+/// sampler takes pixel coordinates), wrapped by `mode`.
+#[inline]
+pub fn axis_taps(
+    s: &Sampler,
+    c: f32,
+    size: u32,
+    offset: i32,
+    filter: Filter,
+    mode: Wrap,
+) -> AxisTaps {
+    let c = if mode == Wrap::ClampGl && !s.pixel_coordinates {
+        c.clamp(0.0, 1.0)
+    } else {
+        c
+    };
+    let u = if s.pixel_coordinates {
+        c
+    } else {
+        c * size as f32
+    };
+    let u = if u.is_nan() { 0.0 } else { u };
+    taps(u, size, offset, filter, mode)
+}
 
 /// One axis: taps (texel index, weight).
 fn taps(u: f32, size: u32, offset: i32, filter: Filter, mode: Wrap) -> AxisTaps {
@@ -320,19 +401,28 @@ fn taps(u: f32, size: u32, offset: i32, filter: Filter, mode: Wrap) -> AxisTaps 
     match filter {
         Filter::Linear => {
             let v = u - 0.5;
-            let i0 = v.floor();
+            let i0 = floor(v);
             let a = v - i0;
-            let i0 = i0 as i64 + i64::from(offset);
+            // Infinite coordinates saturate to the ends of i64; the texel index wraps
+            // around there instead of overflowing.
+            let i0 = (i0 as i64).wrapping_add(i64::from(offset));
             Few::of(
                 &[
                     (wrap(i0, size, mode), 1.0 - a),
-                    (wrap(i0 + 1, size, mode), a),
+                    (wrap(i0.wrapping_add(1), size, mode), a),
                 ],
                 none,
             )
         }
         _ => Few::of(
-            &[(wrap(u.floor() as i64 + i64::from(offset), size, mode), 1.0)],
+            &[(
+                wrap(
+                    (floor(u) as i64).wrapping_add(i64::from(offset)),
+                    size,
+                    mode,
+                ),
+                1.0,
+            )],
             none,
         ),
     }
@@ -379,27 +469,35 @@ impl Footprint {
             Footprint::Listed(t) => t[k],
             Footprint::Axes(a) => {
                 let (n1, n2) = (a[1].len(), a[2].len());
-                let (x, wx) = a[0][k / (n1 * n2)];
-                let (y, wy) = a[1][k / n2 % n1];
-                let (z, wz) = a[2][k % n2];
-                let at = match (x, y, z) {
-                    (Some(x), Some(y), Some(z)) => At::Texel([x, y, z]),
-                    _ => At::Border,
-                };
-                (at, wx * wy * wz)
+                Footprint::tap(a[0][k / (n1 * n2)], a[1][k / n2 % n1], a[2][k % n2])
             }
         }
+    }
+
+    /// The tap of one axis tap each.
+    #[inline]
+    fn tap(
+        (x, wx): (Option<i64>, f32),
+        (y, wy): (Option<i64>, f32),
+        (z, wz): (Option<i64>, f32),
+    ) -> Tap {
+        let at = match (x, y, z) {
+            (Some(x), Some(y), Some(z)) => At::Texel([x, y, z]),
+            _ => At::Border,
+        };
+        (at, wx * wy * wz)
     }
 }
 
 /// The texels `filter` reads at view level `level`, x slowest and z fastest.
+#[inline]
 fn footprint(
     s: &Sampler,
     ext: Extent,
     req: &Request,
     level: u32,
     filter: Filter,
-    size: &dyn Fn(u32) -> [u32; 3],
+    size: &(impl Size + ?Sized),
 ) -> Footprint {
     let [w, h, dz] = size(level);
     if req.shape == Shape::Cube && !s.seamful_cube_maps && filter == Filter::Linear && w == h {
@@ -432,17 +530,7 @@ fn footprint(
             axis.push((Some(fixed), 1.0));
             continue;
         }
-        let mut c = coords[a];
-        if wraps[a] == Wrap::ClampGl && !s.pixel_coordinates {
-            c = c.clamp(0.0, 1.0);
-        }
-        let u = if s.pixel_coordinates {
-            c
-        } else {
-            c * dims[a] as f32
-        };
-        let u = if u.is_nan() { 0.0 } else { u };
-        *axis = taps(u, dims[a], req.offset[a], filter, wraps[a]);
+        *axis = axis_taps(s, coords[a], dims[a], req.offset[a], filter, wraps[a]);
     }
     Footprint::Axes(per_axis)
 }
@@ -454,7 +542,7 @@ fn tap_texel<E>(
     req: &Request,
     at: At,
     level: u32,
-    fetch: &mut Fetch<'_, E>,
+    fetch: &mut (impl Fetch<E> + ?Sized),
 ) -> Result<Texel, SampleError<E>> {
     let t = match at {
         At::Texel([x, y, z]) => fetch(x, y, z, level).map_err(SampleError::Fetch)?,
@@ -558,7 +646,7 @@ fn seamless_cube_footprint(s: &Sampler, ext: Extent, req: &Request, n: u32) -> T
     let axis = |c: f32| -> (i64, f32) {
         let u = if s.pixel_coordinates { c } else { c * n as f32 };
         let v = if u.is_nan() { 0.0 } else { u } - 0.5;
-        let i0 = v.floor();
+        let i0 = floor(v);
         // Never more than one texel off the face.
         ((i0 as i64).clamp(-1, n - 1), v - i0)
     };
@@ -579,23 +667,57 @@ fn sample_level<E>(
     req: &Request,
     level: u32,
     filter: Filter,
-    size: &dyn Fn(u32) -> [u32; 3],
-    fetch: &mut Fetch<'_, E>,
+    size: &(impl Size + ?Sized),
+    fetch: &mut (impl Fetch<E> + ?Sized),
 ) -> Result<Texel, SampleError<E>> {
     let taps = footprint(s, ext, req, level, filter, size);
+    if let Footprint::Axes([ax, ay, az]) = &taps {
+        if ax.len() == 1 && ay.len() == 1 && az.len() == 1 {
+            return tap_texel(
+                s,
+                ext,
+                req,
+                Footprint::tap(ax[0], ay[0], az[0]).0,
+                level,
+                fetch,
+            );
+        }
+    }
     if taps.len() == 1 {
         return tap_texel(s, ext, req, taps.get(0).0, level, fetch);
     }
     let mut acc = [0.0f32; 4];
-    for (at, weight) in (0..taps.len()).map(|k| taps.get(k)) {
+    let mut add = |(at, weight): Tap| -> Result<Option<Texel>, SampleError<E>> {
         match tap_texel(s, ext, req, at, level, fetch)? {
             Texel::Float(f) => {
                 for (a, v) in acc.iter_mut().zip(f) {
                     *a += weight * v;
                 }
+                Ok(None)
             }
             // Integer texels are never filtered (see `sample`); keep the first tap.
-            t => return Ok(t),
+            t => Ok(Some(t)),
+        }
+    };
+    match &taps {
+        Footprint::Listed(t) => {
+            for &tap in t.iter() {
+                if let Some(t) = add(tap)? {
+                    return Ok(t);
+                }
+            }
+        }
+        // The product of the axes in `Footprint::get`'s order, without its divisions.
+        Footprint::Axes([ax, ay, az]) => {
+            for &x in ax.iter() {
+                for &y in ay.iter() {
+                    for &z in az.iter() {
+                        if let Some(t) = add(Footprint::tap(x, y, z))? {
+                            return Ok(t);
+                        }
+                    }
+                }
+            }
         }
     }
     Ok(Texel::Float(acc))
@@ -608,8 +730,8 @@ pub fn gather<E>(
     s: &Sampler,
     ext: Extent,
     req: &Request,
-    size: &dyn Fn(u32) -> [u32; 3],
-    fetch: &mut Fetch<'_, E>,
+    size: &(impl Size + ?Sized),
+    fetch: &mut (impl Fetch<E> + ?Sized),
 ) -> Result<[Texel; 4], SampleError<E>> {
     if !matches!(req.shape, Shape::D2 | Shape::Cube) {
         return Err(SampleError::Unmodelled("gathers of 1D or 3D textures"));

@@ -587,3 +587,42 @@ fn rgba8_unorm_texels_are_each_byte_over_255() {
         assert_eq!(fv(two), fv([want[0], want[1], 0.0, 1.0]));
     }
 }
+
+#[test]
+fn floor_and_ceil_are_the_standard_library_s_bit_for_bit() {
+    // Every 251st bit pattern (all exponents, both signs, NaNs), and the values around the
+    // integers and the 2^23 edge where the fast path hands over.
+    let mut values: Vec<f32> = (0..=u32::MAX / 251)
+        .map(|i| f32::from_bits(i * 251))
+        .collect();
+    for k in -70i32..70 {
+        let base = k as f32 * 0.25;
+        values.extend([base, f32::from_bits(base.to_bits() + 1), -base]);
+    }
+    let edge = 8_388_608.0f32;
+    for v in [
+        edge,
+        -edge,
+        edge - 0.5,
+        -(edge - 0.5),
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ] {
+        values.push(v);
+    }
+    for v in values {
+        let (f, c) = (sample::floor(v), sample::ceil(v));
+        assert!(
+            f.to_bits() == v.floor().to_bits() || (f.is_nan() && v.is_nan()),
+            "floor({v:e}) = {f:e}, not {:e}",
+            v.floor()
+        );
+        assert!(
+            c.to_bits() == v.ceil().to_bits() || (c.is_nan() && v.is_nan()),
+            "ceil({v:e}) = {c:e}, not {:e}",
+            v.ceil()
+        );
+    }
+}

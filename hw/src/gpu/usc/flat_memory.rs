@@ -1,7 +1,7 @@
 //! A simple [`GpuMemory`] for tests and benchmarks: a few byte regions at fixed addresses,
 //! everything else unmapped.
 
-use crate::gpu::{Access, Fault, GpuMemory};
+use crate::gpu::{Access, Fault, GpuMemory, ReadWindow};
 
 #[derive(Debug, Clone, Default)]
 pub struct FlatMemory {
@@ -57,6 +57,14 @@ impl GpuMemory for FlatMemory {
         })?;
         self.regions[i].1[off..off + data.len()].copy_from_slice(data);
         Ok(())
+    }
+
+    fn read_window(&self, va: u64) -> Option<ReadWindow<'_>> {
+        let (i, _) = self.find(va, 1)?;
+        let (base, b) = &self.regions[i];
+        // SAFETY: the region's bytes, all readable, are borrowed with `self` for the
+        // window's lifetime.
+        Some(unsafe { ReadWindow::new(*base..*base + b.len() as u64, b.as_ptr()) })
     }
 }
 

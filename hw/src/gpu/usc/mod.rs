@@ -45,6 +45,7 @@ mod parallel;
 mod program;
 mod reduce;
 pub mod texture;
+mod texture_2d;
 
 #[cfg(test)]
 mod tests;

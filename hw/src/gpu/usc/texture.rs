@@ -68,6 +68,9 @@
 //!   descriptor swizzle, go to consecutive registers from `dst`: 32-bit destinations get
 //!   f32 bits (UNORM/SNORM/float types) or 32-bit integers, 16-bit destinations get f16 or
 //!   the low 16 bits of the integer.
+//! * Filtered samples give NaN components as the canonical quiet NaN (**agx4**,
+//!   `texel::sample::canonical`): which NaN filter arithmetic yields depends on operand
+//!   order, which the host compiler may swap. Loads and gathers keep the texel's bits.
 //! * `image_write`: four components from `src` (16-bit: f16 or 16-bit integers, sign-extended
 //!   for SINT; 32-bit: f32 or 32-bit integers); level = the PBE's level + `lod`; layers count
 //!   from the PBE's buffer. Stores outside the image are dropped.
@@ -118,6 +121,7 @@
 //! extended-range (XR) type, and the lossless-compressed (`Compressed`) memory layout.
 
 use super::group::SimdGroup;
+use super::lanes::Lanes;
 use super::program::Program;
 use crate::g13::control::descriptors::{
     BorderColour, Channel, Pbe, Sampler, Texture as TexDesc, TextureType,
@@ -127,7 +131,7 @@ use crate::gpu::texel::format::{self, Texel};
 use crate::gpu::texel::image::Surface;
 use crate::gpu::texel::minifloat::{f16_to_f32, f32_to_f16};
 use crate::gpu::texel::sample::{self, Extent, Request, SampleError, Shape};
-use crate::gpu::{Fault, GpuMemory};
+use crate::gpu::{Fault, GpuMemory, ReadWindow};
 use crate::isa::*;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -237,7 +241,7 @@ fn surface_z(d: TexDim, c: &IntCoords) -> i64 {
     }
 }
 
-fn apply_swizzle(t: Texel, sw: [Channel; 4]) -> Texel {
+pub(super) fn apply_swizzle(t: Texel, sw: [Channel; 4]) -> Texel {
     let pick = |c: Channel| -> usize {
         match c {
             Channel::R => 0,
@@ -292,9 +296,9 @@ fn custom_border(w: [u32; 4], ty: TextureType, swizzle: [Channel; 4]) -> Texel {
 }
 
 /// A decoded texture state register (see `decoded`).
-struct Bound {
-    desc: TexDesc,
-    surface: Option<Surface>,
+pub(super) struct Bound {
+    pub desc: TexDesc,
+    pub surface: Option<Surface>,
 }
 
 /// Where a descriptor came from, for fault messages.
@@ -362,6 +366,8 @@ pub(super) struct Descriptors<'a, T> {
     /// The last bindless address bound, and its binding: neighbouring lanes mostly name
     /// the same descriptor.
     last: Option<(u64, Rc<T>)>,
+    /// The bindless base, once read from the uniforms.
+    base: Option<u64>,
 }
 
 impl<'a, T: Binding> Descriptors<'a, T> {
@@ -381,7 +387,36 @@ impl<'a, T: Binding> Descriptors<'a, T> {
             fetched: Vec::new(),
             shared: None,
             last: None,
+            base: None,
         }
+    }
+
+    /// The address a bindless operand names for `lane`: the uniform base (read once) plus
+    /// the lane's unsigned 32-bit byte offset.
+    fn bindless_va(
+        &mut self,
+        g: &SimdGroup,
+        lane: usize,
+        base: u16,
+        index: Reg,
+    ) -> Result<u64, Fault> {
+        let (prog, idx) = (self.prog, self.idx);
+        check_run(prog, idx, "bindless index", index.half, 2)?;
+        let set = match self.base {
+            Some(b) => b,
+            None => {
+                let b = uniform_value(self.uniforms, base, 4, "bindless base", prog, idx)?;
+                *self.base.insert(b)
+            }
+        };
+        let offset = g.reg(
+            Reg {
+                half: index.half,
+                size: Size::S32,
+            },
+            lane,
+        ) as u32;
+        Ok(set.wrapping_add(u64::from(offset)))
     }
 
     /// The bound descriptor `lane` names. `mem` is passed per lane because image writes
@@ -394,6 +429,12 @@ impl<'a, T: Binding> Descriptors<'a, T> {
     ) -> Result<Rc<T>, Fault> {
         if let Some(b) = &self.shared {
             return Ok(b.clone());
+        }
+        if let (TexIndex::Bindless { base, index }, Some((at, b))) = (self.t, &self.last) {
+            let (at, b) = (*at, b.clone());
+            if self.bindless_va(g, lane, base, index)? == at {
+                return Ok(b);
+            }
         }
         let (bytes, src) = self.bytes(g, lane, mem)?;
         if let (Source::Memory(va), Some((at, b))) = (src, &self.last) {
@@ -424,16 +465,7 @@ impl<'a, T: Binding> Descriptors<'a, T> {
                 g.reg(r, lane) as u16 as usize
             }
             TexIndex::Bindless { base, index } => {
-                check_run(prog, idx, "bindless index", index.half, 2)?;
-                let set = uniform_value(self.uniforms, base, 4, "bindless base", prog, idx)?;
-                let offset = g.reg(
-                    Reg {
-                        half: index.half,
-                        size: Size::S32,
-                    },
-                    lane,
-                ) as u32;
-                let va = set.wrapping_add(u64::from(offset));
+                let va = self.bindless_va(g, lane, base, index)?;
                 if let Some((_, b)) = self.fetched.iter().find(|(a, _)| *a == va) {
                     return Ok((*b, Source::Memory(va)));
                 }
@@ -452,44 +484,50 @@ impl<'a, T: Binding> Descriptors<'a, T> {
 
 /// Which sampler a lane uses: a state register (immediate operand) or a heap entry.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum SamplerKey {
+pub(super) enum SamplerKey {
     State(usize),
     Heap(u32),
 }
 
-/// The sampler lane `lane` names. An immediate operand names a sampler state register; a
-/// register operand names sampler heap entry (value & 0xffff), read from GPU memory.
-/// `kept` remembers this instruction's samplers so a uniform one is decoded once.
-#[allow(clippy::too_many_arguments)]
 /// A sampler descriptor and, for a heap entry with a custom border colour, its four border
 /// words.
-type SamplerWithBorder = (Sampler, Option<[u32; 4]>);
+pub(super) type SamplerWithBorder = (Sampler, Option<[u32; 4]>);
 
-#[allow(clippy::too_many_arguments)]
-fn sampler(
+/// The sampler lane `lane` names. An immediate operand names a sampler state register; a
+/// register operand names sampler heap entry (value & 0xffff), read from GPU memory.
+pub(super) fn sampler_key(
     g: &SimdGroup,
     operand: Small,
     lane: usize,
+    prog: &Program,
+    idx: usize,
+) -> Result<SamplerKey, Fault> {
+    Ok(match operand {
+        Small::Imm(v) => SamplerKey::State(usize::from(v)),
+        Small::Reg(r) => {
+            check_run(prog, idx, "sampler index", r.half, 1)?;
+            SamplerKey::Heap(g.reg(r, lane) as u32 & 0xffff)
+        }
+    })
+}
+
+/// The sampler `key` names, decoded. `kept` remembers this instruction's samplers so a
+/// uniform one is decoded once.
+pub(super) fn sampler(
+    key: SamplerKey,
     state: &TextureState,
     mem: &dyn GpuMemory,
     kept: &mut Vec<(SamplerKey, SamplerWithBorder)>,
     prog: &Program,
     idx: usize,
 ) -> Result<SamplerWithBorder, Fault> {
-    let key = match operand {
-        Small::Imm(v) => SamplerKey::State(usize::from(v)),
-        Small::Reg(r) => {
-            check_run(prog, idx, "sampler index", r.half, 1)?;
-            SamplerKey::Heap(g.reg(r, lane) as u32 & 0xffff)
-        }
-    };
     if let Some((_, s)) = kept.iter().find(|(k, _)| *k == key) {
         return Ok(*s);
     }
     let s = match key {
         SamplerKey::State(n) => {
             let bytes = state_word(&state.samplers, n, "sampler", prog, idx)?;
-            let s = Sampler::unpack(bytes)
+            let s = unpack_sampler(bytes)
                 .map_err(|e| fault(prog, idx, format!("sampler state register {n}: {e}")))?;
             (s, None)
         }
@@ -517,7 +555,7 @@ fn sampler(
                 .wrapping_add(SAMPLER_DESCRIPTOR_BYTES as u64 * u64::from(i));
             let mut b = [0u8; SAMPLER_DESCRIPTOR_BYTES];
             mem.read(va, &mut b)?;
-            let s = Sampler::unpack(&b)
+            let s = unpack_sampler(&b)
                 .map_err(|e| fault(prog, idx, format!("sampler heap entry {i} at {va:#x}: {e}")))?;
             // The border table follows the heap's `count` descriptors.
             let border = if s.border_colour == BorderColour::Custom {
@@ -578,6 +616,28 @@ thread_local! {
     static PBES: Decoded<BoundPbe> = const { RefCell::new(Vec::new()) };
 }
 
+thread_local! {
+    // Samplers too: a fragment launch decodes its instruction's sampler once, and there are
+    // many small launches.
+    static SAMPLERS: RefCell<Vec<([u8; SAMPLER_DESCRIPTOR_BYTES], Sampler)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+/// `Sampler::unpack`, remembered for the last few descriptors (failures are not).
+fn unpack_sampler(bytes: &[u8; SAMPLER_DESCRIPTOR_BYTES]) -> Result<Sampler, Fault> {
+    if let Some(s) = SAMPLERS.with_borrow(|k| k.iter().find(|(b, _)| b == bytes).map(|e| e.1)) {
+        return Ok(s);
+    }
+    let s = Sampler::unpack(bytes)?;
+    SAMPLERS.with_borrow_mut(|k| {
+        if k.len() == DECODED_KEPT {
+            k.remove(0);
+        }
+        k.push((*bytes, s));
+    });
+    Ok(s)
+}
+
 fn decoded<T>(
     kept: &'static std::thread::LocalKey<Decoded<T>>,
     bytes: &[u8; TEXTURE_DESCRIPTOR_BYTES],
@@ -631,10 +691,35 @@ impl Binding for BoundPbe {
     }
 }
 
+/// Texel bytes for one instruction: through the read window of the last texel (the texels
+/// of one image mostly share one), else through the memory's checked reads.
+pub(super) struct Reader<'m> {
+    mem: &'m dyn GpuMemory,
+    window: Option<ReadWindow<'m>>,
+}
+
+impl<'m> Reader<'m> {
+    pub(super) fn new(mem: &'m dyn GpuMemory) -> Self {
+        Reader { mem, window: None }
+    }
+
+    pub(super) fn read(&mut self, va: u64, buf: &mut [u8]) -> Result<(), Fault> {
+        if self.window.as_ref().is_some_and(|w| w.read(va, buf)) {
+            return Ok(());
+        }
+        self.window = self.mem.read_window(va);
+        if self.window.as_ref().is_some_and(|w| w.read(va, buf)) {
+            return Ok(());
+        }
+        // Outside any window: the checked read, which reports the fault.
+        self.mem.read(va, buf)
+    }
+}
+
 /// Reads the texel at (x, y, z, view level, sample), or `None` outside the image.
 fn fetch(
     b: &Bound,
-    mem: &dyn GpuMemory,
+    mem: &mut Reader<'_>,
     xyz: [i64; 3],
     level: u32,
     sample: u32,
@@ -665,9 +750,19 @@ fn fetch(
 /// Texels one instruction has read through one descriptor, by (x, y, z, level): direct
 /// mapped, so a lookup is one compare. Nothing writes memory during the instruction, so a
 /// texel read again would be the same; a read that faults is never kept.
-#[derive(Default)]
 struct TexelCache {
-    entries: [Option<([i64; 3], u32, Texel)>; 32],
+    /// Packed (x, y, z, level) with bit 63 set; 0 for an empty entry.
+    keys: [u64; 32],
+    texels: [Texel; 32],
+}
+
+impl Default for TexelCache {
+    fn default() -> Self {
+        TexelCache {
+            keys: [0; 32],
+            texels: [Texel::Float([0.0; 4]); 32],
+        }
+    }
 }
 
 impl TexelCache {
@@ -677,15 +772,23 @@ impl TexelCache {
         level: u32,
         read: impl FnOnce() -> Result<Texel, Fault>,
     ) -> Result<Texel, Fault> {
+        let [x, y, z] = at;
+        let fits = (0..1 << 20).contains(&x)
+            && (0..1 << 20).contains(&y)
+            && (0..1 << 16).contains(&z)
+            && level < 1 << 7;
+        if !fits {
+            return read();
+        }
+        let key = 1 << 63 | u64::from(level) << 56 | (z as u64) << 40 | (y as u64) << 20 | x as u64;
         // Neighbouring texels land in different entries: x and y in the low bits.
-        let slot = ((at[0] & 3) | (at[1] & 3) << 2 | (at[2] & 1) << 4) as usize;
-        if let Some((a, l, t)) = self.entries[slot] {
-            if a == at && l == level {
-                return Ok(t);
-            }
+        let slot = ((x & 3) | (y & 3) << 2 | (z & 1) << 4) as usize;
+        if self.keys[slot] == key {
+            return Ok(self.texels[slot]);
         }
         let t = read()?;
-        self.entries[slot] = Some((at, level, t));
+        self.keys[slot] = key;
+        self.texels[slot] = t;
         Ok(t)
     }
 }
@@ -695,26 +798,6 @@ fn zero_texel(integer: bool) -> Texel {
         Texel::Int([0; 4])
     } else {
         Texel::Float([0.0; 4])
-    }
-}
-
-fn write_result(g: &mut SimdGroup, x: &Texture, lane: usize, t: Texel) {
-    let mut slot = 0u16;
-    for c in 0..4 {
-        if x.mask & (1 << c) == 0 {
-            continue;
-        }
-        let v = match (x.dst.size, t) {
-            (Size::S16, Texel::Float(f)) => u64::from(f32_to_f16(f[c])),
-            (Size::S16, Texel::Int(i)) => u64::from(i[c] & 0xffff),
-            (_, t) => u64::from(t.bits(c)),
-        };
-        let r = Reg {
-            half: x.dst.half + slot * x.dst.size.halves(),
-            size: x.dst.size,
-        };
-        g.set_reg(r, lane, v);
-        slot += 1;
     }
 }
 
@@ -741,15 +824,15 @@ fn gathered(taps: [Texel; 4], c: usize) -> Texel {
 }
 
 /// A 16-bit LOD operand run: registers or uniforms (both reach the unit).
-#[derive(Clone, Copy)]
-enum Halves {
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Halves {
     Reg(u16),
     Uniform(u16),
 }
 
 impl Halves {
     /// Half `k` of the run for `lane`.
-    fn get(self, g: &SimdGroup, uniforms: &[u16], k: u16, lane: usize) -> u16 {
+    pub(super) fn get(self, g: &SimdGroup, uniforms: &[u16], k: u16, lane: usize) -> u16 {
         match self {
             Halves::Reg(h) => g.reg(Reg::r16(h + k), lane) as u16,
             // `lod_operand` checked the run fits the uniform file.
@@ -782,8 +865,8 @@ fn lod_operand(
 }
 
 /// Where a lane's level of detail comes from.
-#[derive(Clone, Copy)]
-enum Lod {
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Lod {
     /// Level 0 of the view (`texture_load` with `Auto`, gathers).
     Zero,
     /// The 16-bit operand: u16 level for loads, f16 LOD for samples.
@@ -846,11 +929,11 @@ fn scale_factors(
 }
 
 /// A lane's LOD from its derivatives and, with anisotropic filtering, its taps.
-struct Footprint {
+pub(super) struct Footprint {
     /// lambda before bias and clamps.
-    lod: f32,
+    pub lod: f32,
     /// Samples to average (1: isotropic).
-    taps: u32,
+    pub taps: u32,
     /// The derivative of the coordinates along the major axis (in coordinate units).
     along: [f32; 3],
 }
@@ -860,7 +943,7 @@ struct Footprint {
 /// Pmin the longer and shorter scale factor, N = min(ceil(Pmax / Pmin), M) samples along
 /// the major axis, lambda = log2(Pmax / N). **agx4**: the hardware's anisotropic footprint
 /// is not documented; this is the approximation the Vulkan specification describes.
-fn footprint(
+pub(super) fn footprint(
     shape: Shape,
     coords: [f32; 3],
     dx: [f32; 3],
@@ -981,216 +1064,376 @@ fn step_texture_op(
     if !x.load && shape(x.dim).is_none() {
         return Err(Fault::Unimplemented("sampling multisampled textures"));
     }
-    // Implicit LOD differences the coordinates of every lane of the quad, active or not, as
-    // `dfdx`/`dfdy` do: read them all before any lane's result lands in the registers.
-    let axes = derivative_axes(x.dim);
-    let quad_coords: [[f32; 3]; LANES] = match lod_src {
-        Lod::Implicit { .. } => std::array::from_fn(|l| {
-            std::array::from_fn(|a| {
-                if a < axes {
-                    f32::from_bits(r32(g, x.coords.half, a as u16, l))
-                } else {
-                    0.0
-                }
-            })
-        }),
-        _ => [[0.0; 3]; LANES],
-    };
-
-    let mut samplers: Vec<(SamplerKey, SamplerWithBorder)> = Vec::new();
-    let exec = g.exec;
-    // The texels the lanes' filters read through one descriptor are kept for the others
-    // (neighbouring lanes share taps).
-    let mut descriptors = Descriptors::<Bound>::new(x.texture, state, uniforms, prog, idx);
-    let mut texels = TexelCache::default();
-    let mut texels_of: Option<Rc<Bound>> = None;
-    for lane in (0..LANES).filter(|l| exec & (1 << l) != 0) {
-        let bound = descriptors.for_lane(g, lane, mem)?;
-        // Lanes naming the same descriptor bytes get the same binding (`decoded` caches
-        // them); texels read through another descriptor are not this one's.
-        if !texels_of.as_ref().is_some_and(|t| Rc::ptr_eq(t, &bound)) {
-            if texels_of.is_some() {
-                texels = TexelCache::default();
+    // Each lane reads only its own operands, except the implicit LOD, which differences the
+    // coordinates of every lane of the quad, active or not, as `dfdx`/`dfdy` do. So operands
+    // are read as rows before any lane runs, results are kept as rows, and they land after
+    // the last lane: at a fault, only those of the lanes before it, as a unit stepping lane
+    // by lane would have left them.
+    let rows = Rows::read(g, x, uniforms, lod_src, extra, extra_words);
+    let (out, done, result) =
+        match super::texture_2d::sample(g, prog, idx, x, state, uniforms, mem, &rows) {
+            Some(out) => (out, g.exec, Ok(())),
+            None => {
+                let mut out = [[0u64; LANES]; 4];
+                let mut done = 0u32;
+                let r = sample_lanes(
+                    g, prog, idx, x, state, uniforms, mem, &rows, &mut out, &mut done,
+                );
+                (out, done, r)
             }
-            texels_of = Some(bound.clone());
-        }
-        let b = &*bound;
-        let integer = format::is_integer(b.desc.texture_type);
-        let c: [u32; 4] = std::array::from_fn(|i| {
+        };
+    let halves = x.dst.size.halves();
+    for (slot, row) in out.iter().take(results.into()).enumerate() {
+        let r = Reg {
+            half: x.dst.half + slot as u16 * halves,
+            size: x.dst.size,
+        };
+        g.write_lanes(r, row, done);
+    }
+    result
+}
+
+/// A texture instruction's operands, read as rows before any lane runs.
+pub(super) struct Rows {
+    pub lod_src: Lod,
+    pub coords: [Lanes; 4],
+    /// The depth reference and packed offsets (`extra`), as far as the instruction has them.
+    pub extra: [Lanes; 2],
+    /// Each lane's coordinates as floats, for implicit LODs (zero otherwise).
+    pub quad_coords: [[f32; 3]; LANES],
+}
+
+impl Rows {
+    pub(super) fn read(
+        g: &SimdGroup,
+        x: &Texture,
+        uniforms: &[u16],
+        lod_src: Lod,
+        extra: Option<Reg>,
+        extra_words: u16,
+    ) -> Rows {
+        let row32 = |half: u16, i: u16| -> Lanes {
+            g.lanes(
+                Operand::Reg(Reg {
+                    half: half + 2 * i,
+                    size: Size::S32,
+                }),
+                uniforms,
+            )
+            .0
+        };
+        let ncoords = coord_count(x.dim);
+        let coords: [Lanes; 4] = std::array::from_fn(|i| {
             if (i as u16) < ncoords {
-                r32(g, x.coords.half, i as u16, lane)
+                row32(x.coords.half, i as u16)
             } else {
-                0
+                [0; LANES]
             }
         });
-        let (reference, offsets) = match extra {
-            Some(r) => {
-                let first = r32(g, r.half, 0, lane);
-                let second = r32(g, r.half, 1, lane);
-                match (x.shadow, x.offset) {
-                    (true, true) => (Some(f32::from_bits(first)), nibble_offsets(second)),
-                    (true, false) => (Some(f32::from_bits(first)), [0; 3]),
-                    _ => (None, nibble_offsets(first)),
-                }
-            }
-            None => (None, [0; 3]),
+        let extra = std::array::from_fn(|i| match extra {
+            Some(r) if (i as u16) < extra_words => row32(r.half, i as u16),
+            _ => [0; LANES],
+        });
+        let axes = derivative_axes(x.dim);
+        let quad_coords = match lod_src {
+            Lod::Implicit { .. } => std::array::from_fn(|l| {
+                std::array::from_fn(|a| {
+                    if a < axes {
+                        f32::from_bits(coords[a][l] as u32)
+                    } else {
+                        0.0
+                    }
+                })
+            }),
+            _ => [[0.0; 3]; LANES],
         };
-        let lod_bits = match lod_src {
-            Lod::Explicit(h) => h.get(g, uniforms, 0, lane),
-            _ => 0,
-        };
+        Rows {
+            lod_src,
+            coords,
+            extra,
+            quad_coords,
+        }
+    }
 
-        let texel = if x.load {
-            if matches!(x.dim, TexDim::Cube | TexDim::CubeArray) {
-                return Err(Fault::Unimplemented("texture_load of cube dimensions"));
-            }
-            let mut ic = int_coords(x.dim, &c);
-            for (c, o) in ic.xyz.iter_mut().zip(offsets) {
-                *c += i64::from(o);
-            }
-            let z = surface_z(x.dim, &ic);
-            fetch(
-                b,
-                mem,
-                [ic.xyz[0], ic.xyz[1], z],
-                u32::from(lod_bits),
-                ic.sample,
-            )?
-            .unwrap_or(zero_texel(integer))
+    /// Lane `lane`'s implicit LOD inputs: the fine derivatives (`dfdx`/`dfdy`: the lane's row
+    /// and column pair of its quad), the f16 bias and the f16 minimum LOD of the operand.
+    pub(super) fn implicit(
+        &self,
+        g: &SimdGroup,
+        uniforms: &[u16],
+        lane: usize,
+        bias: Option<Halves>,
+        with_min: bool,
+    ) -> (([f32; 3], [f32; 3]), f32, Option<f32>) {
+        let quad = &self.quad_coords;
+        let diff = |bit: usize| -> [f32; 3] {
+            let (lo, hi) = (lane & !bit, lane | bit);
+            std::array::from_fn(|a| quad[hi][a] - quad[lo][a])
+        };
+        let half = |k| bias.map(|h| f16_to_f32(h.get(g, uniforms, k, lane)));
+        let min = if with_min { half(1) } else { None };
+        ((diff(1), diff(2)), half(0).unwrap_or(0.0), min)
+    }
+}
+
+/// The destination values of a texel (after the swizzle), by destination slot.
+pub(super) fn results(x: &Texture, t: Texel) -> [u64; 4] {
+    let mut out = [0u64; 4];
+    let mut slot = 0;
+    for c in 0..4 {
+        if x.mask & (1 << c) == 0 {
+            continue;
+        }
+        out[slot] = match (x.dst.size, t) {
+            (Size::S16, Texel::Float(f)) => u64::from(f32_to_f16(f[c])),
+            (Size::S16, Texel::Int(i)) => u64::from(i[c] & 0xffff),
+            (_, t) => u64::from(t.bits(c)),
+        };
+        slot += 1;
+    }
+    out
+}
+
+/// What the lanes sampling through one descriptor with one sampler share.
+struct Current {
+    bound: Rc<Bound>,
+    key: Option<SamplerKey>,
+    sampler: Option<(Sampler, Extent)>,
+    texels: TexelCache,
+}
+
+/// Runs the texture instruction `x` for every active lane, leaving each lane's result
+/// components in `out` (by destination slot) and its bit in `done`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn sample_lanes(
+    g: &SimdGroup,
+    prog: &Program,
+    idx: usize,
+    x: &Texture,
+    state: &TextureState,
+    uniforms: &[u16],
+    mem: &dyn GpuMemory,
+    rows: &Rows,
+    out: &mut [Lanes; 4],
+    done: &mut u32,
+) -> Result<(), Fault> {
+    let ncoords = coord_count(x.dim);
+    let mut reader = Reader::new(mem);
+    let mut samplers: Vec<(SamplerKey, SamplerWithBorder)> = Vec::new();
+    let mut descriptors = Descriptors::<Bound>::new(x.texture, state, uniforms, prog, idx);
+    // The binding of the previous lane: neighbouring lanes mostly share the descriptor and
+    // sampler, and the texels their filters read (kept in `texels` for the descriptor).
+    let mut cur: Option<Current> = None;
+    for lane in (0..LANES).filter(|l| g.exec & (1 << l) != 0) {
+        let bound = descriptors.for_lane(g, lane, mem)?;
+        let key = if x.load {
+            None
         } else {
-            let (s, border) = sampler(g, x.sampler, lane, state, mem, &mut samplers, prog, idx)?;
-            match &b.surface {
-                None => zero_texel(integer),
-                Some(surf) => {
-                    let sh = shape(x.dim).unwrap_or(Shape::D2);
-                    let layer = match x.dim {
-                        TexDim::D1Array => c[1],
-                        TexDim::D2Array => c[2],
-                        TexDim::CubeArray => c[3],
-                        _ => 0,
-                    };
-                    let coords = [
-                        f32::from_bits(c[0]),
-                        f32::from_bits(c[1]),
-                        f32::from_bits(c[2]),
-                    ];
-                    // The derivatives (gradients or quad differences), the bias and the
-                    // minimum LOD the operand adds to their LOD.
-                    let (derivs, bias, min) = match lod_src {
-                        Lod::Gradients {
-                            base,
-                            axes,
-                            with_min,
-                        } => {
-                            let w = |i: u16| f32::from_bits(r32(g, base, i, lane));
-                            let pick = |first: u16| -> [f32; 3] {
-                                std::array::from_fn(|a| {
-                                    if a < usize::from(axes) {
-                                        w(2 * a as u16 + first)
-                                    } else {
-                                        0.0
-                                    }
-                                })
-                            };
-                            let min =
-                                with_min.then(|| f16_to_f32(r32(g, base, 2 * axes, lane) as u16));
-                            (Some((pick(0), pick(1))), 0.0, min)
-                        }
-                        Lod::Implicit { bias, with_min } => {
-                            // Fine derivatives, as `dfdx`/`dfdy`: the lane's row (column)
-                            // pair of its quad.
-                            let diff = |bit: usize| -> [f32; 3] {
-                                let (lo, hi) = (lane & !bit, lane | bit);
-                                std::array::from_fn(|a| quad_coords[hi][a] - quad_coords[lo][a])
-                            };
-                            let half = |k| bias.map(|h| f16_to_f32(h.get(g, uniforms, k, lane)));
-                            let min = if with_min { half(1) } else { None };
-                            (Some((diff(1), diff(2))), half(0).unwrap_or(0.0), min)
-                        }
-                        _ => (None, 0.0, None),
-                    };
-                    let (lod, spread) = match derivs {
-                        Some((dx, dy)) => {
-                            let fp = footprint(sh, coords, dx, dy, surf.extent(0), &s);
-                            let lod = fp.lod + bias;
-                            let lod = min.map_or(lod, |m| lod.max(m));
-                            (lod, (fp.taps > 1).then_some((fp.taps, fp.along)))
-                        }
-                        None => (f16_to_f32(lod_bits), None),
-                    };
-                    let req = Request {
-                        shape: sh,
-                        coords,
-                        layer,
-                        lod,
-                        offset: offsets,
-                        compare: reference,
-                    };
-                    let ext = Extent {
+            Some(sampler_key(g, x.sampler, lane, prog, idx)?)
+        };
+        let same_bound = cur.as_ref().is_some_and(|c| Rc::ptr_eq(&c.bound, &bound));
+        if !same_bound || cur.as_ref().is_some_and(|c| c.key != key) {
+            let texels = match cur.take() {
+                // Texels read through another descriptor are not this one's.
+                Some(c) if same_bound => c.texels,
+                _ => TexelCache::default(),
+            };
+            let b = &*bound;
+            let sampler = match key {
+                Some(k) => {
+                    let (s, border) = sampler(k, state, mem, &mut samplers, prog, idx)?;
+                    let ext = b.surface.as_ref().map(|surf| Extent {
                         levels: surf.levels,
                         layers: surf.depth,
-                        integer,
+                        integer: format::is_integer(b.desc.texture_type),
                         unorm: b.desc.texture_type == TextureType::Unorm,
                         custom_border: border
                             .map(|w| custom_border(w, b.desc.texture_type, b.desc.swizzle)),
-                    };
-                    let size = |l: u32| surf.extent(l);
-                    let mut f = |x: i64, y: i64, z: i64, l: u32| -> Result<Texel, Fault> {
-                        texels.get([x, y, z], l, || {
-                            Ok(fetch(b, mem, [x, y, z], l, 0)?.unwrap_or(zero_texel(integer)))
-                        })
-                    };
-                    let unwrap = |e| match e {
-                        SampleError::Fetch(f) => f,
-                        SampleError::Unmodelled(what) => Fault::Unimplemented(what),
-                    };
-                    if x.query_lod {
-                        let [clamped, lod] = sample::query_lod(&s, ext, lod);
-                        Texel::Float([clamped, lod, 0.0, 0.0])
-                    } else if let (Some((n, along)), false, None) = (spread, integer, x.gather) {
-                        // Vulkan's anisotropic approximation: the mean of n samples at
-                        // i / (n + 1) - 1/2 of the major axis's derivative, i = 1..=n.
-                        let mut acc = [0f32; 4];
-                        for i in 1..=n {
-                            let t = i as f32 / (n + 1) as f32 - 0.5;
-                            let req = Request {
-                                coords: std::array::from_fn(|a| coords[a] + t * along[a]),
-                                ..req
-                            };
-                            let texel =
-                                sample::sample(&s, ext, &req, &size, &mut f).map_err(unwrap)?;
-                            if let Texel::Float(v) = texel {
-                                for (a, v) in acc.iter_mut().zip(v) {
-                                    *a += v / n as f32;
-                                }
-                            }
-                        }
-                        Texel::Float(acc)
-                    } else {
-                        match x.gather {
-                            Some(c) => {
-                                let taps =
-                                    sample::gather(&s, ext, &req, &size, &mut f).map_err(unwrap)?;
-                                let pick = |t: Texel| apply_swizzle(t, b.desc.swizzle);
-                                let c = usize::from(c & 3);
-                                // Each tap is swizzled here; the result is not swizzled again.
-                                gathered(taps.map(pick), c)
-                            }
-                            None => sample::sample(&s, ext, &req, &size, &mut f).map_err(unwrap)?,
-                        }
-                    }
+                    });
+                    ext.map(|e| (s, e))
                 }
-            }
+                None => None,
+            };
+            cur = Some(Current {
+                bound: bound.clone(),
+                key,
+                sampler,
+                texels,
+            });
+        }
+        let Some(bind) = cur.as_mut() else {
+            unreachable!("a binding was just made")
         };
+        let texel = sample_lane(g, x, uniforms, &mut reader, rows, ncoords, bind, lane)?;
+        let b = &*bind.bound;
         // Gathers swizzled each tap; LOD queries are no texel.
-        let out = if x.gather.is_some() || x.query_lod {
+        let t = if x.gather.is_some() || x.query_lod {
             texel
         } else {
             apply_swizzle(texel, b.desc.swizzle)
         };
-        write_result(g, x, lane, out);
+        for (row, v) in out.iter_mut().zip(results(x, t)) {
+            row[lane] = v;
+        }
+        *done |= 1 << lane;
     }
     Ok(())
+}
+
+/// One lane's texel (before the descriptor swizzle, except gathers).
+#[allow(clippy::too_many_arguments)]
+fn sample_lane(
+    g: &SimdGroup,
+    x: &Texture,
+    uniforms: &[u16],
+    mem: &mut Reader<'_>,
+    rows: &Rows,
+    ncoords: u16,
+    bind: &mut Current,
+    lane: usize,
+) -> Result<Texel, Fault> {
+    let b = &*bind.bound;
+    let integer = format::is_integer(b.desc.texture_type);
+    let c: [u32; 4] = std::array::from_fn(|i| {
+        if (i as u16) < ncoords {
+            rows.coords[i][lane] as u32
+        } else {
+            0
+        }
+    });
+    let (first, second) = (rows.extra[0][lane] as u32, rows.extra[1][lane] as u32);
+    let (reference, offsets) = match (x.shadow, x.offset) {
+        (true, true) => (Some(f32::from_bits(first)), nibble_offsets(second)),
+        (true, false) => (Some(f32::from_bits(first)), [0; 3]),
+        (false, true) => (None, nibble_offsets(first)),
+        (false, false) => (None, [0; 3]),
+    };
+    let lod_src = rows.lod_src;
+    let lod_bits = match lod_src {
+        Lod::Explicit(h) => h.get(g, uniforms, 0, lane),
+        _ => 0,
+    };
+
+    if x.load {
+        if matches!(x.dim, TexDim::Cube | TexDim::CubeArray) {
+            return Err(Fault::Unimplemented("texture_load of cube dimensions"));
+        }
+        let mut ic = int_coords(x.dim, &c);
+        for (c, o) in ic.xyz.iter_mut().zip(offsets) {
+            *c += i64::from(o);
+        }
+        let z = surface_z(x.dim, &ic);
+        return Ok(fetch(
+            b,
+            mem,
+            [ic.xyz[0], ic.xyz[1], z],
+            u32::from(lod_bits),
+            ic.sample,
+        )?
+        .unwrap_or(zero_texel(integer)));
+    }
+    let (Some(surf), Some((s, ext))) = (&b.surface, bind.sampler) else {
+        return Ok(zero_texel(integer));
+    };
+    let sh = shape(x.dim).unwrap_or(Shape::D2);
+    let layer = match x.dim {
+        TexDim::D1Array => c[1],
+        TexDim::D2Array => c[2],
+        TexDim::CubeArray => c[3],
+        _ => 0,
+    };
+    let coords = [
+        f32::from_bits(c[0]),
+        f32::from_bits(c[1]),
+        f32::from_bits(c[2]),
+    ];
+    // The derivatives (gradients or quad differences), the bias and the minimum LOD the
+    // operand adds to their LOD.
+    let (derivs, bias, min) = match lod_src {
+        Lod::Gradients {
+            base,
+            axes,
+            with_min,
+        } => {
+            let w = |i: u16| f32::from_bits(r32(g, base, i, lane));
+            let pick = |first: u16| -> [f32; 3] {
+                std::array::from_fn(|a| {
+                    if a < usize::from(axes) {
+                        w(2 * a as u16 + first)
+                    } else {
+                        0.0
+                    }
+                })
+            };
+            let min = with_min.then(|| f16_to_f32(r32(g, base, 2 * axes, lane) as u16));
+            (Some((pick(0), pick(1))), 0.0, min)
+        }
+        Lod::Implicit { bias, with_min } => {
+            let (d, bias, min) = rows.implicit(g, uniforms, lane, bias, with_min);
+            (Some(d), bias, min)
+        }
+        _ => (None, 0.0, None),
+    };
+    let (lod, spread) = match derivs {
+        Some((dx, dy)) => {
+            let fp = footprint(sh, coords, dx, dy, surf.extent(0), &s);
+            let lod = fp.lod + bias;
+            let lod = min.map_or(lod, |m| lod.max(m));
+            (lod, (fp.taps > 1).then_some((fp.taps, fp.along)))
+        }
+        None => (f16_to_f32(lod_bits), None),
+    };
+    let req = Request {
+        shape: sh,
+        coords,
+        layer,
+        lod,
+        offset: offsets,
+        compare: reference,
+    };
+    let size = |l: u32| surf.extent(l);
+    let texels = &mut bind.texels;
+    let mut f = |x: i64, y: i64, z: i64, l: u32| -> Result<Texel, Fault> {
+        texels.get([x, y, z], l, || {
+            Ok(fetch(b, mem, [x, y, z], l, 0)?.unwrap_or(zero_texel(integer)))
+        })
+    };
+    let unwrap = |e| match e {
+        SampleError::Fetch(f) => f,
+        SampleError::Unmodelled(what) => Fault::Unimplemented(what),
+    };
+    if x.query_lod {
+        let [clamped, lod] = sample::query_lod(&s, ext, lod);
+        return Ok(Texel::Float([clamped, lod, 0.0, 0.0]));
+    }
+    if let (Some((n, along)), false, None) = (spread, integer, x.gather) {
+        // Vulkan's anisotropic approximation: the mean of n samples at i / (n + 1) - 1/2
+        // of the major axis's derivative, i = 1..=n.
+        let mut acc = [0f32; 4];
+        for i in 1..=n {
+            let t = i as f32 / (n + 1) as f32 - 0.5;
+            let req = Request {
+                coords: std::array::from_fn(|a| coords[a] + t * along[a]),
+                ..req
+            };
+            let texel = sample::sample(&s, ext, &req, &size, &mut f).map_err(unwrap)?;
+            if let Texel::Float(v) = texel {
+                for (a, v) in acc.iter_mut().zip(v) {
+                    *a += v / n as f32;
+                }
+            }
+        }
+        return Ok(Texel::Float(acc));
+    }
+    Ok(match x.gather {
+        Some(c) => {
+            let taps = sample::gather(&s, ext, &req, &size, &mut f).map_err(unwrap)?;
+            let pick = |t: Texel| apply_swizzle(t, b.desc.swizzle);
+            // Each tap is swizzled here; the result is not swizzled again.
+            gathered(taps.map(pick), usize::from(c & 3))
+        }
+        None => sample::sample(&s, ext, &req, &size, &mut f).map_err(unwrap)?,
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

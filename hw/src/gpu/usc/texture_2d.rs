@@ -1,0 +1,202 @@
+//! The texture unit's common sample a SIMD group at a time: `texture_sample` of a 2D view of
+//! an uncompressed, non-integer image, one descriptor and one sampler for every lane, with
+//! nearest or linear filters, any mip filter and wrap mode, a built-in border colour, an
+//! explicit or implicit LOD, and no anisotropy, depth comparison, offsets, gathers or LOD
+//! queries: the sample of a textured triangle.
+//!
+//! The lane-by-lane path (`texture::sample_lanes`) resolves the descriptor and sampler, builds
+//! the filter's footprint and fetches its texels through the memory for every lane. Here the
+//! descriptor, sampler and format are resolved once for the group, each tap's texel is read
+//! through the image's read window and decoded once per address, and the per-lane arithmetic
+//! is `texel::sample`'s own pieces (`select`, `axis_taps`, `accumulate`, `canonical`) in its
+//! order, so the results are identical bit for bit; a differential test runs both over
+//! random images, samplers, coordinates and masks. Whatever falls outside, and every fault, goes to the lane-by-lane
+//! path, which reports faults in lane order: nothing here writes registers or memory.
+
+use super::group::SimdGroup;
+use super::lanes::Lanes;
+use super::program::Program;
+use super::texture::{
+    apply_swizzle, footprint, results, sampler, sampler_key, Bound, Descriptors, Lod, Reader, Rows,
+    TextureState,
+};
+use crate::g13::control::descriptors::{BorderColour, Filter, TextureType};
+use crate::gpu::texel::format::{self, Texel};
+use crate::gpu::texel::image::Surface;
+use crate::gpu::texel::minifloat::f16_to_f32;
+use crate::gpu::texel::sample::{self, accumulate, axis_taps, select, Extent, Shape};
+use crate::gpu::GpuMemory;
+use crate::isa::*;
+
+const LANES: usize = SIMD_WIDTH;
+
+/// The results of `x` for every active lane, by destination slot, if the instruction and
+/// the state it reaches are the common case and nothing faults; `None` sends the
+/// instruction to the lane-by-lane path.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn sample(
+    g: &SimdGroup,
+    prog: &Program,
+    idx: usize,
+    x: &Texture,
+    state: &TextureState,
+    uniforms: &[u16],
+    mem: &dyn GpuMemory,
+    rows: &Rows,
+) -> Option<[Lanes; 4]> {
+    let plain = !x.load
+        && x.gather.is_none()
+        && !x.query_lod
+        && !x.shadow
+        && !x.offset
+        && x.dim == TexDim::D2
+        && matches!(rows.lod_src, Lod::Implicit { .. } | Lod::Explicit(_));
+    if !plain || g.exec == 0 {
+        return None;
+    }
+    // One descriptor and one sampler for the whole group.
+    let mut descriptors = Descriptors::<Bound>::new(x.texture, state, uniforms, prog, idx);
+    let active = || (0..LANES).filter(|l| g.exec & (1 << l) != 0);
+    let first = g.exec.trailing_zeros() as usize;
+    let bound = descriptors.for_lane(g, first, mem).ok()?;
+    let key = sampler_key(g, x.sampler, first, prog, idx).ok()?;
+    for lane in active().skip(1) {
+        let b = descriptors.for_lane(g, lane, mem).ok()?;
+        if !std::rc::Rc::ptr_eq(&b, &bound)
+            || sampler_key(g, x.sampler, lane, prog, idx).ok()? != key
+        {
+            return None;
+        }
+    }
+    let (s, custom) = sampler(key, state, mem, &mut Vec::new(), prog, idx).ok()?;
+    let b = &*bound;
+    let surf = b.surface.as_ref()?;
+    let filters = |f: Filter| matches!(f, Filter::Nearest | Filter::Linear);
+    let common = custom.is_none()
+        && s.border_colour != BorderColour::Custom
+        && s.max_anisotropy.max(1) == 1
+        && !s.pixel_coordinates
+        && filters(s.magnify)
+        && filters(s.minify)
+        && surf.block == (1, 1)
+        && surf.samples == 1
+        && surf.levels > 0
+        && !format::is_integer(b.desc.texture_type);
+    if !common {
+        return None;
+    }
+    let ext = Extent {
+        levels: surf.levels,
+        layers: surf.depth,
+        integer: false,
+        unorm: b.desc.texture_type == TextureType::Unorm,
+        custom_border: None,
+    };
+    let border = sample::border(s.border_colour, &ext).ok()?;
+    let mut texels = Texels::new(b, surf, mem);
+    let mut out = [[0u64; LANES]; 4];
+    for lane in active() {
+        let coords = [
+            f32::from_bits(rows.coords[0][lane] as u32),
+            f32::from_bits(rows.coords[1][lane] as u32),
+            0.0,
+        ];
+        // The LOD exactly as `texture::sample_lane` makes it.
+        let lod = match rows.lod_src {
+            Lod::Implicit { bias, with_min } => {
+                let ((dx, dy), bias, min) = rows.implicit(g, uniforms, lane, bias, with_min);
+                let fp = footprint(Shape::D2, coords, dx, dy, surf.extent(0), &s);
+                let lod = fp.lod + bias;
+                min.map_or(lod, |m| lod.max(m))
+            }
+            Lod::Explicit(h) => f16_to_f32(h.get(g, uniforms, 0, lane)),
+            _ => return None,
+        };
+        // `sample::sample` for one layer of a 2D view: the levels, then per level the
+        // product of the two axes' taps, x slowest (`sample_level`).
+        let (filter, levels) = select(&s, &ext, lod).ok()?;
+        let mut acc: Option<Texel> = None;
+        for &(level, weight) in levels.iter() {
+            let [w, h, _] = surf.extent(level);
+            let ax = axis_taps(&s, coords[0], w, 0, filter, s.wrap[0]);
+            let ay = axis_taps(&s, coords[1], h, 0, filter, s.wrap[1]);
+            let mut tap = |x: Option<i64>, y: Option<i64>| match (x, y) {
+                (Some(x), Some(y)) => texels.get(x, y, level),
+                _ => Some(border),
+            };
+            let t = if ax.len() == 1 && ay.len() == 1 {
+                tap(ax[0].0, ay[0].0)?
+            } else {
+                let mut sum = [0f32; 4];
+                for &(x, wx) in ax.iter() {
+                    for &(y, wy) in ay.iter() {
+                        // The third axis is the layer, one tap of weight 1.
+                        let weight = wx * wy * 1.0;
+                        let Texel::Float(f) = tap(x, y)? else {
+                            return None;
+                        };
+                        for (a, v) in sum.iter_mut().zip(f) {
+                            *a += weight * v;
+                        }
+                    }
+                }
+                Texel::Float(sum)
+            };
+            acc = Some(accumulate(acc, t, weight));
+        }
+        let t = apply_swizzle(sample::canonical(acc?), b.desc.swizzle);
+        for (row, v) in out.iter_mut().zip(results(x, t)) {
+            row[lane] = v;
+        }
+    }
+    Some(out)
+}
+
+/// The texels of one image for one instruction: read through the memory's read window and
+/// decoded once per texel (lanes of a quad mostly read the same few).
+struct Texels<'a> {
+    b: &'a Bound,
+    surf: &'a Surface,
+    reader: Reader<'a>,
+    /// Direct mapped by (x, y, level), packed with bit 63 set; 0 for an empty entry.
+    kept: [(u64, Texel); 16],
+}
+
+impl<'a> Texels<'a> {
+    fn new(b: &'a Bound, surf: &'a Surface, mem: &'a dyn GpuMemory) -> Self {
+        Texels {
+            b,
+            surf,
+            reader: Reader::new(mem),
+            kept: [(0, Texel::Float([0.0; 4])); 16],
+        }
+    }
+
+    /// The texel at (x, y) of layer 0 of view level `level`: a zero texel outside the
+    /// image, as `texture::fetch`; `None` at a fault or a format that does not decode.
+    fn get(&mut self, x: i64, y: i64, level: u32) -> Option<Texel> {
+        let fits = (0..1 << 24).contains(&x) && (0..1 << 24).contains(&y) && level < 1 << 8;
+        let key = 1 << 63 | u64::from(level) << 48 | (y as u64) << 24 | x as u64;
+        // Neighbouring texels land in different entries.
+        let slot = ((x & 3) | (y & 3) << 2) as usize;
+        if fits && self.kept[slot].0 == key {
+            return Some(self.kept[slot].1);
+        }
+        let Some(addr) = self.surf.address(x, y, 0, level, 0) else {
+            return Some(Texel::Float([0.0; 4]));
+        };
+        let mut buf = [0u8; 16];
+        let bytes = &mut buf[..self.surf.bytes as usize];
+        self.reader.read(addr, bytes).ok()?;
+        let d = &self.b.desc;
+        let t = format::decode(d.channels, d.texture_type, d.srgb, d.srgb_2_channel, bytes).ok()?;
+        if fits {
+            self.kept[slot] = (key, t);
+        }
+        Some(t)
+    }
+}
+
+#[cfg(test)]
+#[path = "tests_texture_2d.rs"]
+mod tests;
