@@ -281,9 +281,15 @@ pub fn sample<E>(
 /// compiler may swap, so a sample does not keep NaN signs or payloads.
 pub fn canonical(t: Texel) -> Texel {
     match t {
-        Texel::Float(f) => Texel::Float(f.map(|v| if v.is_nan() { f32::NAN } else { v })),
+        Texel::Float(f) => Texel::Float(canonical_floats(f)),
         t => t,
     }
+}
+
+/// [`canonical`] of a float texel.
+#[inline]
+pub fn canonical_floats(f: [f32; 4]) -> [f32; 4] {
+    f.map(|v| if v.is_nan() { f32::NAN } else { v })
 }
 
 /// An LOD query's pair for a lane whose LOD (bias and shader minimum included) is `lod`:
@@ -314,18 +320,22 @@ pub fn query_lod(s: &Sampler, ext: Extent, lod: f32) -> [f32; 2] {
 /// `acc + weight * t` for the second.
 pub fn accumulate(acc: Option<Texel>, t: Texel, weight: f32) -> Texel {
     match (acc, t) {
-        (None, t) => scale(t, weight),
+        (None, Texel::Float(f)) => Texel::Float(accumulate_floats(None, f, weight)),
+        (None, t) => t,
         (Some(Texel::Float(a)), Texel::Float(b)) => {
-            Texel::Float(std::array::from_fn(|i| a[i] + weight * b[i]))
+            Texel::Float(accumulate_floats(Some(a), b, weight))
         }
         (Some(a), _) => a,
     }
 }
 
-fn scale(t: Texel, w: f32) -> Texel {
-    match t {
-        Texel::Float(f) if w != 1.0 => Texel::Float(f.map(|x| x * w)),
-        t => t,
+/// [`accumulate`] of float texels.
+#[inline]
+pub fn accumulate_floats(acc: Option<[f32; 4]>, t: [f32; 4], weight: f32) -> [f32; 4] {
+    match acc {
+        None if weight != 1.0 => t.map(|x| x * weight),
+        None => t,
+        Some(a) => std::array::from_fn(|i| a[i] + weight * t[i]),
     }
 }
 

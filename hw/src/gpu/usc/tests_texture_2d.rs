@@ -111,8 +111,17 @@ fn the_group_path_samples_as_the_lane_path_does() {
             ]),
             ..SamplerDesc::default()
         };
+        // State register 1: the same view, or (sometimes) the whole chain.
+        let other = if r.next(2) == 0 {
+            texture_descriptor(&img, 0, levels, 0, 1).unwrap()
+        } else {
+            texture_descriptor(&img, first, view_levels, 0, 1).unwrap()
+        };
         let state = TextureState {
-            textures: vec![texture_descriptor(&img, first, view_levels, 0, 1).unwrap()],
+            textures: vec![
+                texture_descriptor(&img, first, view_levels, 0, 1).unwrap(),
+                other,
+            ],
             samplers: vec![sampler_descriptor(&sampler)],
             ..TextureState::default()
         };
@@ -125,6 +134,15 @@ fn the_group_path_samples_as_the_lane_path_does() {
             _ => r.next(1 << 32) as u32 | 1,
         };
         let implicit = r.next(3) != 0;
+        // A texture index in r15l: state register 0, or in some lanes 1.
+        let by_register = r.next(3) == 0;
+        let mixed = r.next(3) == 0;
+        let mut names_other = false;
+        for lane in 0..LANES {
+            let n = mixed && r.next(8) == 0;
+            names_other |= n && g.exec & (1 << lane) != 0;
+            g.set_reg(Reg::r16(30), lane, u64::from(n));
+        }
         for lane in 0..LANES {
             // Quads move together, so implicit LODs take every value around 0.
             let (u, v) = (r.coord(), r.coord());
@@ -169,7 +187,11 @@ fn the_group_path_samples_as_the_lane_path_does() {
             coords: Reg::r32(4),
             lod_mode: LodMode::Min,
             lod: Operand::Reg(Reg::r16(16)),
-            texture: TexIndex::Imm(0),
+            texture: if by_register {
+                TexIndex::Reg(Reg::r16(30))
+            } else {
+                TexIndex::Imm(0)
+            },
             sampler: Small::Imm(0),
             dim: TexDim::D2,
             mask: 1 + r.next(15) as u8,
@@ -197,7 +219,8 @@ fn the_group_path_samples_as_the_lane_path_does() {
             &mut out,
             &mut done,
         );
-        let fits = vk != 98 && sampler.max_anisotropy == 1;
+        let two_views = by_register && names_other && state.textures[0] != state.textures[1];
+        let fits = vk != 98 && sampler.max_anisotropy == 1 && !two_views;
         fitting += usize::from(fits);
         let Some(group) = group else {
             continue;

@@ -24,7 +24,9 @@ use crate::g13::control::descriptors::{BorderColour, Filter, TextureType};
 use crate::gpu::texel::format::{self, Texel};
 use crate::gpu::texel::image::Surface;
 use crate::gpu::texel::minifloat::f16_to_f32;
-use crate::gpu::texel::sample::{self, accumulate, axis_taps, select, Extent, Shape};
+use crate::gpu::texel::sample::{
+    self, accumulate_floats, axis_taps, canonical_floats, select, Extent, Shape,
+};
 use crate::gpu::GpuMemory;
 use crate::isa::*;
 
@@ -60,12 +62,31 @@ pub(super) fn sample(
     let first = g.exec.trailing_zeros() as usize;
     let bound = descriptors.for_lane(g, first, mem).ok()?;
     let key = sampler_key(g, x.sampler, first, prog, idx).ok()?;
-    for lane in active().skip(1) {
-        let b = descriptors.for_lane(g, lane, mem).ok()?;
-        if !std::rc::Rc::ptr_eq(&b, &bound)
-            || sampler_key(g, x.sampler, lane, prog, idx).ok()? != key
-        {
-            return None;
+    // Lanes whose operands hold the first lane's index name its descriptor and sampler;
+    // otherwise each lane is asked.
+    let same = |r: Reg| {
+        let (row, _) = g.lanes(Operand::Reg(r), uniforms);
+        active().all(|l| row[l] == row[first])
+    };
+    let uniform_texture = match x.texture {
+        TexIndex::Imm(_) => true,
+        TexIndex::Reg(r) => same(r),
+        TexIndex::Bindless { index, .. } => same(Reg {
+            half: index.half,
+            size: Size::S32,
+        }),
+    };
+    let uniform_sampler = match x.sampler {
+        Small::Imm(_) => true,
+        Small::Reg(r) => same(r),
+    };
+    if !(uniform_texture && uniform_sampler) {
+        for lane in active().skip(1) {
+            let b = descriptors.for_lane(g, lane, mem).ok()?;
+            let k = sampler_key(g, x.sampler, lane, prog, idx).ok()?;
+            if !std::rc::Rc::ptr_eq(&b, &bound) || k != key {
+                return None;
+            }
         }
     }
     let (s, custom) = sampler(key, state, mem, &mut Vec::new(), prog, idx).ok()?;
@@ -92,7 +113,10 @@ pub(super) fn sample(
         unorm: b.desc.texture_type == TextureType::Unorm,
         custom_border: None,
     };
-    let border = sample::border(s.border_colour, &ext).ok()?;
+    // Float formats decode to float texels; the border of a float view is one too.
+    let Texel::Float(border) = sample::border(s.border_colour, &ext).ok()? else {
+        return None;
+    };
     let mut texels = Texels::new(b, surf, mem);
     let mut out = [[0u64; LANES]; 4];
     for lane in active() {
@@ -115,7 +139,7 @@ pub(super) fn sample(
         // `sample::sample` for one layer of a 2D view: the levels, then per level the
         // product of the two axes' taps, x slowest (`sample_level`).
         let (filter, levels) = select(&s, &ext, lod).ok()?;
-        let mut acc: Option<Texel> = None;
+        let mut acc: Option<[f32; 4]> = None;
         for &(level, weight) in levels.iter() {
             let [w, h, _] = surf.extent(level);
             let ax = axis_taps(&s, coords[0], w, 0, filter, s.wrap[0]);
@@ -132,19 +156,16 @@ pub(super) fn sample(
                     for &(y, wy) in ay.iter() {
                         // The third axis is the layer, one tap of weight 1.
                         let weight = wx * wy * 1.0;
-                        let Texel::Float(f) = tap(x, y)? else {
-                            return None;
-                        };
-                        for (a, v) in sum.iter_mut().zip(f) {
+                        for (a, v) in sum.iter_mut().zip(tap(x, y)?) {
                             *a += weight * v;
                         }
                     }
                 }
-                Texel::Float(sum)
+                sum
             };
-            acc = Some(accumulate(acc, t, weight));
+            acc = Some(accumulate_floats(acc, t, weight));
         }
-        let t = apply_swizzle(sample::canonical(acc?), b.desc.swizzle);
+        let t = apply_swizzle(Texel::Float(canonical_floats(acc?)), b.desc.swizzle);
         for (row, v) in out.iter_mut().zip(results(x, t)) {
             row[lane] = v;
         }
@@ -159,7 +180,7 @@ struct Texels<'a> {
     surf: &'a Surface,
     reader: Reader<'a>,
     /// Direct mapped by (x, y, level), packed with bit 63 set; 0 for an empty entry.
-    kept: [(u64, Texel); 16],
+    kept: [(u64, [f32; 4]); 16],
 }
 
 impl<'a> Texels<'a> {
@@ -168,13 +189,14 @@ impl<'a> Texels<'a> {
             b,
             surf,
             reader: Reader::new(mem),
-            kept: [(0, Texel::Float([0.0; 4])); 16],
+            kept: [(0, [0.0; 4]); 16],
         }
     }
 
     /// The texel at (x, y) of layer 0 of view level `level`: a zero texel outside the
-    /// image, as `texture::fetch`; `None` at a fault or a format that does not decode.
-    fn get(&mut self, x: i64, y: i64, level: u32) -> Option<Texel> {
+    /// image, as `texture::fetch`; `None` at a fault, or a format that does not decode to
+    /// floats.
+    fn get(&mut self, x: i64, y: i64, level: u32) -> Option<[f32; 4]> {
         let fits = (0..1 << 24).contains(&x) && (0..1 << 24).contains(&y) && level < 1 << 8;
         let key = 1 << 63 | u64::from(level) << 48 | (y as u64) << 24 | x as u64;
         // Neighbouring texels land in different entries.
@@ -183,13 +205,16 @@ impl<'a> Texels<'a> {
             return Some(self.kept[slot].1);
         }
         let Some(addr) = self.surf.address(x, y, 0, level, 0) else {
-            return Some(Texel::Float([0.0; 4]));
+            return Some([0.0; 4]);
         };
         let mut buf = [0u8; 16];
         let bytes = &mut buf[..self.surf.bytes as usize];
         self.reader.read(addr, bytes).ok()?;
         let d = &self.b.desc;
-        let t = format::decode(d.channels, d.texture_type, d.srgb, d.srgb_2_channel, bytes).ok()?;
+        let decoded = format::decode(d.channels, d.texture_type, d.srgb, d.srgb_2_channel, bytes);
+        let Ok(Texel::Float(t)) = decoded else {
+            return None;
+        };
         if fits {
             self.kept[slot] = (key, t);
         }
