@@ -208,12 +208,15 @@ pub fn detile_rect(
                 .unwrap_or(l.width)
                 .div_ceil(t.width) as usize;
             let tile_elems = (t.width * t.height) as usize;
+            // Tiles are powers of two (`Layout`): shifts and masks, not a division per pixel.
+            debug_assert!(t.width.is_power_of_two() && t.height.is_power_of_two());
+            let (tw, th) = (t.width.trailing_zeros(), t.height.trailing_zeros());
             for y in y0..h {
-                let tile_row = (y / t.height) as usize * per_row;
-                let inner_y = spread(y % t.height) << 1;
+                let tile_row = (y >> th) as usize * per_row;
+                let inner_y = spread(y & (t.height - 1)) << 1;
                 for x in x0..w {
-                    let tile = tile_row + (x / t.width) as usize;
-                    let element = tile * tile_elems + (spread(x % t.width) | inner_y);
+                    let tile = tile_row + (x >> tw) as usize;
+                    let element = tile * tile_elems + (spread(x & (t.width - 1)) | inner_y);
                     let s = base + element * 4;
                     let Some(p) = src.get(s..s + 4) else { return };
                     let d = y as usize * stride + x as usize * 4;
