@@ -7,7 +7,7 @@
 
 use super::super::group::SimdGroup;
 use super::super::program::Program;
-use super::super::texture::{sample_lanes, Halves, Lod, Rows, TextureState};
+use super::super::texture::{sample_lanes, Halves, Lod, Rows, TexOp, TextureState};
 use super::super::FlatMemory;
 use crate::g13::control::descriptors::{
     BorderColour, Filter, MipFilter, TextureDimension as Dim, Wrap,
@@ -204,21 +204,20 @@ fn the_group_path_samples_as_the_lane_path_does() {
         };
         let prog = Program::new(0x1_0000, vec![(0, Instr::Texture(x))]).unwrap();
         let rows = Rows::read(&g, &x, &[], lod_src, None, 0);
-        let group = super::sample(&g, &prog, 0, &x, &state, &[], &m, &rows);
+        let op = TexOp {
+            g: &g,
+            prog: &prog,
+            idx: 0,
+            x: &x,
+            state: &state,
+            uniforms: &[],
+            mem: &m,
+            rows: &rows,
+        };
+        let group = super::sample(&op);
         let mut out = [[0u64; LANES]; 4];
         let mut done = 0;
-        let lanes = sample_lanes(
-            &g,
-            &prog,
-            0,
-            &x,
-            &state,
-            &[],
-            &m,
-            &rows,
-            &mut out,
-            &mut done,
-        );
+        let lanes = sample_lanes(&op, &mut out, &mut done);
         let two_views = by_register && names_other && state.textures[0] != state.textures[1];
         let fits = vk != 98 && sampler.max_anisotropy == 1 && !two_views;
         fitting += usize::from(fits);

@@ -1070,18 +1070,25 @@ fn step_texture_op(
     // the last lane: at a fault, only those of the lanes before it, as a unit stepping lane
     // by lane would have left them.
     let rows = Rows::read(g, x, uniforms, lod_src, extra, extra_words);
-    let (out, done, result) =
-        match super::texture_2d::sample(g, prog, idx, x, state, uniforms, mem, &rows) {
-            Some(out) => (out, g.exec, Ok(())),
-            None => {
-                let mut out = [[0u64; LANES]; 4];
-                let mut done = 0u32;
-                let r = sample_lanes(
-                    g, prog, idx, x, state, uniforms, mem, &rows, &mut out, &mut done,
-                );
-                (out, done, r)
-            }
-        };
+    let op = TexOp {
+        g,
+        prog,
+        idx,
+        x,
+        state,
+        uniforms,
+        mem,
+        rows: &rows,
+    };
+    let (out, done, result) = match super::texture_2d::sample(&op) {
+        Some(out) => (out, g.exec, Ok(())),
+        None => {
+            let mut out = [[0u64; LANES]; 4];
+            let mut done = 0u32;
+            let r = sample_lanes(&op, &mut out, &mut done);
+            (out, done, r)
+        }
+    };
     let halves = x.dst.size.halves();
     for (slot, row) in out.iter().take(results.into()).enumerate() {
         let r = Reg {
@@ -1202,21 +1209,33 @@ struct Current {
     texels: TexelCache,
 }
 
-/// Runs the texture instruction `x` for every active lane, leaving each lane's result
+/// One `texture` instruction as the unit runs it: the group, the instruction and where it
+/// is, the state and memory it reaches, and its operands read as rows.
+#[derive(Clone, Copy)]
+pub(super) struct TexOp<'a> {
+    pub g: &'a SimdGroup,
+    pub prog: &'a Program,
+    pub idx: usize,
+    pub x: &'a Texture,
+    pub state: &'a TextureState,
+    pub uniforms: &'a [u16],
+    pub mem: &'a dyn GpuMemory,
+    pub rows: &'a Rows,
+}
+
+/// Runs the texture instruction for every active lane, leaving each lane's result
 /// components in `out` (by destination slot) and its bit in `done`.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn sample_lanes(
-    g: &SimdGroup,
-    prog: &Program,
-    idx: usize,
-    x: &Texture,
-    state: &TextureState,
-    uniforms: &[u16],
-    mem: &dyn GpuMemory,
-    rows: &Rows,
-    out: &mut [Lanes; 4],
-    done: &mut u32,
-) -> Result<(), Fault> {
+pub(super) fn sample_lanes(op: &TexOp, out: &mut [Lanes; 4], done: &mut u32) -> Result<(), Fault> {
+    let TexOp {
+        g,
+        prog,
+        idx,
+        x,
+        state,
+        uniforms,
+        mem,
+        rows,
+    } = *op;
     let ncoords = coord_count(x.dim);
     let mut reader = Reader::new(mem);
     let mut samplers: Vec<(SamplerKey, SamplerWithBorder)> = Vec::new();

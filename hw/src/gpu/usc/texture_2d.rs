@@ -13,12 +13,9 @@
 //! random images, samplers, coordinates and masks. Whatever falls outside, and every fault, goes to the lane-by-lane
 //! path, which reports faults in lane order: nothing here writes registers or memory.
 
-use super::group::SimdGroup;
 use super::lanes::Lanes;
-use super::program::Program;
 use super::texture::{
-    apply_swizzle, footprint, results, sampler, sampler_key, Bound, Descriptors, Lod, Reader, Rows,
-    TextureState,
+    apply_swizzle, footprint, results, sampler, sampler_key, Bound, Descriptors, Lod, Reader, TexOp,
 };
 use crate::g13::control::descriptors::{BorderColour, Filter, TextureType};
 use crate::gpu::texel::format::{self, Texel};
@@ -35,17 +32,17 @@ const LANES: usize = SIMD_WIDTH;
 /// The results of `x` for every active lane, by destination slot, if the instruction and
 /// the state it reaches are the common case and nothing faults; `None` sends the
 /// instruction to the lane-by-lane path.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn sample(
-    g: &SimdGroup,
-    prog: &Program,
-    idx: usize,
-    x: &Texture,
-    state: &TextureState,
-    uniforms: &[u16],
-    mem: &dyn GpuMemory,
-    rows: &Rows,
-) -> Option<[Lanes; 4]> {
+pub(super) fn sample(op: &TexOp) -> Option<[Lanes; 4]> {
+    let TexOp {
+        g,
+        prog,
+        idx,
+        x,
+        state,
+        uniforms,
+        mem,
+        rows,
+    } = *op;
     let plain = !x.load
         && x.gather.is_none()
         && !x.query_lod
