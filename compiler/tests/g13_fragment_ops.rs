@@ -165,7 +165,7 @@ fn run_full(code: &[u8], samples: u32, planes: Vec<Plane>, dst: u32) -> Fragment
         f.coverage[l] = c;
         f.input_coverage[l] = c;
     }
-    f.coefficients = planes;
+    f.set_planes(&planes);
     let mut gfx = GraphicsContext {
         textures: Default::default(),
         fragment: Some(f),

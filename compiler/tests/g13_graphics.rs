@@ -191,7 +191,7 @@ fn fragment(bytes_per_sample: u32, cf: Vec<Plane>) -> GraphicsContext {
             ORIGIN[1] + l as u32 / TILE[0],
         ];
     }
-    f.coefficients = cf;
+    f.set_planes(&cf);
     GraphicsContext {
         textures: Default::default(),
         fragment: Some(f),
@@ -415,7 +415,7 @@ void main() {
         cf[CF_W as usize] = w;
         let mut gfx = fragment(24, cf);
         if let Some(f) = gfx.fragment.as_mut() {
-            f.backfacing = !front;
+            f.backfacing = if front { 0 } else { u32::MAX };
         }
         run_fs(src, &VaryingLayout::default(), &outs, &mut gfx);
         let f = gfx.fragment.unwrap();

@@ -149,7 +149,7 @@ fn run(code: &[u8]) -> FragmentContext {
         b: 0.0,
         c: 1.0,
     };
-    f.coefficients = vec![w, Plane::default()];
+    f.set_planes(&[w, Plane::default()]);
     let mut gfx = GraphicsContext {
         textures: Default::default(),
         fragment: Some(f),

@@ -148,7 +148,7 @@ fn run(code: &[u8], samples: u32) -> FragmentContext {
         b: 0.0,
         c: 1.0,
     };
-    f.coefficients = vec![w, Plane::default(), V];
+    f.set_planes(&[w, Plane::default(), V]);
     let mut gfx = GraphicsContext {
         textures: Default::default(),
         fragment: Some(f),

@@ -153,7 +153,5 @@ pub fn touches(tri: &Triangle, samples: SampleCount, r: &Rect) -> bool {
     if all_in {
         return true;
     }
-    let mut found = false;
-    tri.rasterize(samples, r, |_, _, _| found = true);
-    found
+    tri.covers_any(samples, r)
 }

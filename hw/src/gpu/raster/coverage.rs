@@ -122,9 +122,27 @@ impl Triangle {
         scissor: &Rect,
         mut f: impl FnMut(u32, u32, u32),
     ) {
+        self.scan(samples, scissor, |x, y, m| {
+            f(x, y, m);
+            true
+        });
+    }
+
+    /// Whether some sample of `scissor` is covered; stops at the first covered pixel.
+    pub fn covers_any(&self, samples: SampleCount, scissor: &Rect) -> bool {
+        !self.scan(samples, scissor, |_, _, _| false)
+    }
+
+    /// [`Triangle::rasterize`] while `f` returns true; false when `f` stopped it.
+    fn scan(
+        &self,
+        samples: SampleCount,
+        scissor: &Rect,
+        mut f: impl FnMut(u32, u32, u32) -> bool,
+    ) -> bool {
         let r = self.pixel_bounds(scissor);
         if r.is_empty() {
-            return;
+            return true;
         }
         let n = samples.count();
         // Edge values relative to the pixel origin for each sample, so the inner loop only adds.
@@ -147,14 +165,15 @@ impl Triangle {
                         mask |= 1 << s;
                     }
                 }
-                if mask != 0 {
-                    f(x, y, mask);
+                if mask != 0 && !f(x, y, mask) {
+                    return false;
                 }
                 for k in 0..3 {
                     base[k] += step_x[k];
                 }
             }
         }
+        true
     }
 
     /// Window-space weights of the oriented vertices at subpixel point p (may be outside).

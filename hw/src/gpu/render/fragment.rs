@@ -4,6 +4,10 @@
 //! run as helper lanes with no coverage: they write no colour, depth or memory and count in
 //! no query, but their values feed the quad's derivatives.
 //!
+//! After an early test, quads of consecutive primitives of one shader share SIMD groups
+//! ([`Pending`]): each lane reads its own primitive's coefficient registers and facing, no two
+//! lanes of a group are at one pixel, and a pixel's primitives shade in order.
+//!
 //! With a late test (the shader discards or writes depth) the shader runs on every covered
 //! pixel first; its tilebuffer writes to samples that then fail the test are undone from a
 //! copy taken before it ran, so only passing samples change colour.
@@ -133,6 +137,7 @@ pub fn shade(
         pixels,
         raster,
         launch,
+        pending,
     } = scratch;
     pixels.clear();
     raster.clear();
@@ -154,6 +159,30 @@ pub fn shade(
     let bias = bias_offset(prim, state.bias.as_ref(), t.zls.depth_format);
     if let Some(fs) = &state.fs {
         let quads = quads_of(pixels, if early { Some(raster) } else { None });
+        // The tile's primitives mostly share their draw's shader: its launch state (with
+        // its uniform file) is built once and refitted per group.
+        let (launch, packs) = match launch {
+            Some((of, l, packs)) if Arc::ptr_eq(of, fs) => (l, *packs),
+            _ => {
+                flush(pending, launch, gfx, mem)?;
+                let packs = early_packable(&fs.program);
+                let (_, l, _) =
+                    launch.insert((fs.clone(), launch_of(fs, SIMD_WIDTH as u32), packs));
+                (l, packs)
+            }
+        };
+        if early && packs {
+            for quad in &quads {
+                lanes_run += u64::from(quad.live.iter().filter(|&&m| m != 0).count() as u32);
+            }
+            pending.queue(prim, state, bias, &quads, |p| {
+                run_pending(p, fs, launch, gfx, mem)
+            })?;
+            return finish_primitive(state, passed, visibility, lanes_run);
+        }
+        // Whatever is pending shades first: this primitive's shading and late test are in
+        // order after it.
+        run_pending(pending, fs, launch, gfx, mem)?;
         let record = t.samples.count() * t.sample_bytes as usize;
         gfx.textures.clone_from(&fs.words.textures);
         // Each primitive starts from the lanes of a fresh context (`fragment_context`), as
@@ -167,22 +196,12 @@ pub fn shade(
             f.coverage = [((1u16 << t.samples.count()) - 1) as u8; SIMD_WIDTH];
             f.input_coverage = f.coverage;
         }
-        // The tile's primitives mostly share their draw's shader: its launch state (with
-        // its uniform file) is built once and refitted per group.
-        let launch = match launch {
-            Some((of, l)) if Arc::ptr_eq(of, fs) => l,
-            _ => {
-                &mut launch
-                    .insert((fs.clone(), launch_of(fs, SIMD_WIDTH as u32)))
-                    .1
-            }
-        };
         for chunk in quads.chunks(SIMD_WIDTH / QUAD_LANES) {
             let f = gfx
                 .fragment
                 .as_mut()
                 .ok_or(Fault::Internal("fragment context lost"))?;
-            f.coefficients.clone_from(&prim.planes);
+            f.set_planes(&prim.planes);
             if bias != 0.0 {
                 for &r in &state.depth_registers {
                     if let Some(p) = f.coefficients.get_mut(r) {
@@ -190,7 +209,7 @@ pub fn shade(
                     }
                 }
             }
-            f.backfacing = prim.backfacing;
+            f.backfacing = if prim.backfacing { u32::MAX } else { 0 };
             // Only the late test reads what the shader exported.
             if !early {
                 f.depth = Default::default();
@@ -245,10 +264,65 @@ pub fn shade(
             }
         }
     }
+    finish_primitive(state, passed, visibility, lanes_run)
+}
+
+/// Counts a primitive's passing samples for its occlusion query; returns `lanes_run`.
+fn finish_primitive(
+    state: &FragState,
+    passed: u64,
+    visibility: &mut Visibility,
+    lanes_run: u64,
+) -> Result<u64, Fault> {
     if let Some((addr, mode)) = state.occlusion.filter(|_| passed > 0) {
         visibility.add(addr, mode, passed);
     }
     Ok(lanes_run)
+}
+
+/// Shades what is still pending; a tile calls it after its last primitive, before its
+/// end-of-tile program reads the tilebuffer.
+pub fn finish(
+    gfx: &mut GraphicsContext,
+    mem: &mut dyn GpuMemory,
+    scratch: &mut Scratch,
+) -> Result<(), Fault> {
+    flush(&mut scratch.pending, &mut scratch.launch, gfx, mem)
+}
+
+fn flush(
+    pending: &mut Pending,
+    launch: &mut Option<(Arc<Loaded>, LaunchState, bool)>,
+    gfx: &mut GraphicsContext,
+    mem: &mut dyn GpuMemory,
+) -> Result<(), Fault> {
+    match launch {
+        Some((fs, l, _)) => run_pending(pending, fs, l, gfx, mem),
+        None => Ok(()),
+    }
+}
+
+/// Whether quads of different primitives may share a SIMD group of `p` after an early
+/// depth/stencil test: it writes nothing but the tilebuffer and no lane reads past its quad,
+/// so shading the primitives together on distinct pixels leaves what shading them one after
+/// another does. A shader with device stores, atomics, image writes, threadgroup memory or
+/// whole-group operations (ballots, reductions, shuffles beyond the quad) shades each
+/// primitive in groups of its own, in order, as it always did.
+fn early_packable(p: &crate::gpu::usc::Program) -> bool {
+    use crate::isa::Instr;
+    !p.instrs().iter().any(|i| match i {
+        Instr::DeviceMem(m) => m.store,
+        Instr::Shuffle(s) => !s.quad,
+        Instr::Atomic(_)
+        | Instr::ThreadgroupMem(_)
+        | Instr::ThreadgroupAtomic(_)
+        | Instr::UniformStore(_)
+        | Instr::ImageWrite(_)
+        | Instr::BlockImageStore(_)
+        | Instr::Ballot(_)
+        | Instr::SimdReduce(_) => true,
+        _ => false,
+    })
 }
 
 /// Buffers [`shade`] reuses from one primitive of a tile to the next.
@@ -256,8 +330,122 @@ pub fn shade(
 pub struct Scratch {
     pixels: Vec<(u32, u32, u32)>,
     raster: Vec<u32>,
-    /// The launch state of the last fragment shader run, with that shader.
-    launch: Option<(Arc<Loaded>, LaunchState)>,
+    /// The launch state of the last fragment shader run, with that shader and whether it
+    /// packs primitives ([`early_packable`]).
+    launch: Option<(Arc<Loaded>, LaunchState, bool)>,
+    /// Early-tested quads of that shader not yet shaded.
+    pending: Pending,
+}
+
+/// Quads of consecutive primitives of one shader, early-tested, waiting to fill a SIMD group.
+/// Small primitives cover a quad or two of a tile, and a group of 32 lanes per primitive ran
+/// mostly empty. Quads in one group cover distinct pixels, so no two lanes touch one
+/// tilebuffer record; a quad at a pixel block already pending shades the pending ones first,
+/// which keeps each pixel's primitives in order.
+#[derive(Default)]
+struct Pending {
+    /// The quads, each with the index of its primitive among `backfacing`.
+    quads: Vec<(Quad, u8)>,
+    /// Each primitive's coefficient registers (depth bias applied), `per` each.
+    planes: Vec<crate::gpu::usc::Plane>,
+    per: usize,
+    backfacing: Vec<bool>,
+}
+
+impl Pending {
+    /// Adds the quads of `prim`, running the group (`run`) whenever it is full or a quad
+    /// meets a pending one.
+    fn queue(
+        &mut self,
+        prim: &RasterPrim,
+        state: &FragState,
+        bias: f32,
+        quads: &[Quad],
+        mut run: impl FnMut(&mut Pending) -> Result<(), Fault>,
+    ) -> Result<(), Fault> {
+        if !self.quads.is_empty() && self.per != prim.planes.len() {
+            run(self)?;
+        }
+        let mut index = None;
+        for quad in quads {
+            let full = self.quads.len() == SIMD_WIDTH / QUAD_LANES;
+            if full || self.quads.iter().any(|(q, _)| q.origin == quad.origin) {
+                run(self)?;
+                index = None;
+            }
+            let i = match index {
+                Some(i) => i,
+                None => {
+                    let i = self.backfacing.len() as u8;
+                    let at = self.planes.len();
+                    self.planes.extend_from_slice(&prim.planes);
+                    if bias != 0.0 {
+                        for &r in &state.depth_registers {
+                            if let Some(p) = self.planes[at..].get_mut(r) {
+                                p.c += bias;
+                            }
+                        }
+                    }
+                    self.per = prim.planes.len();
+                    self.backfacing.push(prim.backfacing);
+                    index = Some(i);
+                    i
+                }
+            };
+            self.quads.push((*quad, i));
+        }
+        Ok(())
+    }
+}
+
+/// SIMD groups that shaded quads of more than one primitive, so tests can tell they ran.
+#[cfg(test)]
+pub static GROUPS_OF_SEVERAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Shades the pending quads in one SIMD group of `fs` and empties the list.
+fn run_pending(
+    p: &mut Pending,
+    fs: &Loaded,
+    launch: &mut LaunchState,
+    gfx: &mut GraphicsContext,
+    mem: &mut dyn GpuMemory,
+) -> Result<(), Fault> {
+    if p.quads.is_empty() {
+        return Ok(());
+    }
+    gfx.textures.clone_from(&fs.words.textures);
+    let f = gfx
+        .fragment
+        .as_mut()
+        .ok_or(Fault::Internal("no fragment context"))?;
+    f.coefficients.clear();
+    f.coefficients.extend_from_slice(&p.planes);
+    f.planes_per_primitive = p.per;
+    f.backfacing = 0;
+    // Lanes past the quads start as in a fresh context (`fragment_context`).
+    f.lane_pixels = [f.tile_origin; SIMD_WIDTH];
+    f.coverage = [((1u16 << f.samples.min(8)) - 1) as u8; SIMD_WIDTH];
+    f.input_coverage = f.coverage;
+    f.lane_primitive = [0; SIMD_WIDTH];
+    for (q, (quad, prim)) in p.quads.iter().enumerate() {
+        for k in 0..QUAD_LANES {
+            let l = q * QUAD_LANES + k;
+            f.lane_pixels[l] = quad.pixel(k);
+            f.coverage[l] = quad.live[k];
+            f.input_coverage[l] = quad.raster[k];
+            f.lane_primitive[l] = *prim;
+            f.backfacing |= u32::from(p.backfacing[usize::from(*prim)]) << l;
+        }
+    }
+    set_lanes(launch, (p.quads.len() * QUAD_LANES) as u32);
+    #[cfg(test)]
+    if p.backfacing.len() > 1 {
+        GROUPS_OF_SEVERAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    p.quads.clear();
+    p.planes.clear();
+    p.backfacing.clear();
+    usc::run_graphics(&fs.program, launch, mem, gfx).map(|_| ())
 }
 
 /// The samples that passed the depth and stencil tests, per occlusion query result slot, as

@@ -179,12 +179,7 @@ impl Renderer<'_> {
 
     /// Bins one primitive into `tiles`, running a partial render first if the heap has no
     /// room.
-    fn bin(
-        &mut self,
-        p: RasterPrim,
-        tiles: Vec<u32>,
-        mem: &mut dyn GpuMemory,
-    ) -> Result<(), Fault> {
+    fn bin(&mut self, p: RasterPrim, tiles: &[u32], mem: &mut dyn GpuMemory) -> Result<(), Fault> {
         if tiles.is_empty() {
             return Ok(());
         }
@@ -206,7 +201,7 @@ impl Renderer<'_> {
         self.uses_stencil |= zs.stencil.test_enable;
         let index = self.prims.len() as u32;
         self.prims.push(p);
-        for t in tiles {
+        for &t in tiles {
             self.bins[t as usize].push(index);
         }
         Ok(())
@@ -491,8 +486,11 @@ impl DrawSink for Renderer<'_> {
             )?;
             for r in results {
                 let batch = r.into_inner().unwrap_or_else(|e| e.into_inner());
-                for (rp, tiles) in batch.binned {
-                    self.bin(rp, tiles, mem)?;
+                self.prims.reserve(batch.prims.len());
+                let mut from = 0;
+                for (rp, to) in batch.prims.into_iter().zip(batch.tile_ends) {
+                    self.bin(rp, &batch.tiles[from..to as usize], mem)?;
+                    from = to as usize;
                 }
                 if let Some(f) = batch.fault {
                     return Err(f);
@@ -510,11 +508,14 @@ const SETUP_BATCH: usize = if cfg!(test) { 64 } else { 512 };
 /// windows).
 const SETUP_WINDOW: usize = if cfg!(test) { 2 } else { 64 };
 
-/// A batch of a draw's primitives, set up: what to bin, with the tiles each touches, and the
-/// fault that stopped the batch, if one did.
+/// A batch of a draw's primitives, set up: what to bin, with the tiles each touches (those of
+/// primitive `i` end at `tile_ends[i]` in `tiles`), and the fault that stopped the batch, if
+/// one did.
 #[derive(Default)]
 struct SetupBatch {
-    binned: Vec<(RasterPrim, Vec<u32>)>,
+    prims: Vec<RasterPrim>,
+    tiles: Vec<u32>,
+    tile_ends: Vec<u32>,
     fault: Option<Fault>,
 }
 
@@ -526,7 +527,12 @@ fn setup_batch(
     target: &Target,
     states: &[FragState],
 ) -> SetupBatch {
-    let mut batch = SetupBatch::default();
+    let mut batch = SetupBatch {
+        prims: Vec::with_capacity(range.len()),
+        tiles: Vec::with_capacity(range.len()),
+        tile_ends: Vec::with_capacity(range.len()),
+        fault: None,
+    };
     let mut out = Vec::new();
     for k in range {
         let p = &prims[k];
@@ -539,15 +545,16 @@ fn setup_batch(
             break;
         }
         for rp in out.drain(..) {
-            let tiles = tiles_of(target, states, &rp);
-            batch.binned.push((rp, tiles));
+            tiles_of(target, states, &rp, &mut batch.tiles);
+            batch.tile_ends.push(batch.tiles.len() as u32);
+            batch.prims.push(rp);
         }
     }
     batch
 }
 
-/// Tiles the primitive covers a sample of.
-fn tiles_of(t: &Target, states: &[FragState], p: &RasterPrim) -> Vec<u32> {
+/// Appends to `out` the tiles the primitive covers a sample of.
+fn tiles_of(t: &Target, states: &[FragState], p: &RasterPrim, out: &mut Vec<u32>) {
     let fb = Rect::new(0, 0, t.width, t.height);
     let area = fb.intersect(&states[p.state as usize].scissor);
     let bounds = match &p.geom {
@@ -572,9 +579,8 @@ fn tiles_of(t: &Target, states: &[FragState], p: &RasterPrim) -> Vec<u32> {
             r.intersect(&area)
         }
     };
-    let mut out = Vec::new();
     if bounds.is_empty() {
-        return out;
+        return;
     }
     for ty in bounds.y / t.tile_h..=(bounds.y_end() - 1) / t.tile_h {
         for tx in bounds.x / t.tile_w..=(bounds.x_end() - 1) / t.tile_w {
@@ -597,5 +603,4 @@ fn tiles_of(t: &Target, states: &[FragState], p: &RasterPrim) -> Vec<u32> {
             }
         }
     }
-    out
 }

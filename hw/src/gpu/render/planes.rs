@@ -90,6 +90,34 @@ impl Frame {
     }
 }
 
+/// UVS words at the three vertices of a (clipped) primitive, each word mixed from the
+/// unclipped primitive's records by the vertex's weights when a binding reads it: a shader
+/// reads a few of a record's words, and mixing all of them was a visible share of setting up
+/// a small triangle.
+#[derive(Clone, Copy)]
+pub struct Mix<'a> {
+    pub recs: [&'a [u32]; 3],
+    /// Per vertex, the weight of each record; `None` when vertex `i` is record `i` itself,
+    /// word for word (points).
+    pub weights: Option<[[f32; 3]; 3]>,
+}
+
+impl Mix<'_> {
+    /// Word `slot` at vertex `v` (0 past the end of the records).
+    pub fn word(&self, v: usize, slot: u32) -> f32 {
+        let s = slot as usize;
+        if s >= self.recs[0].len() {
+            return 0.0;
+        }
+        match &self.weights {
+            None => f32::from_bits(self.recs[v][s]),
+            Some(w) => (0..3)
+                .map(|i| w[v][i] * f32::from_bits(self.recs[i][s]))
+                .sum(),
+        }
+    }
+}
+
 /// What the planes are built from: per vertex of the (clipped) primitive, its window depth,
 /// 1/W, and UVS words interpolated perspective-correctly (`persp`) and linearly in screen space
 /// (`linear`); and the unclipped primitive's own records for flat shading.
@@ -97,21 +125,25 @@ pub struct PlaneInputs<'a> {
     pub frame: Frame,
     pub z: [f32; 3],
     pub inv_w: [f32; 3],
-    pub persp: [&'a [f32]; 3],
-    pub linear: [&'a [f32]; 3],
+    pub persp: Mix<'a>,
+    pub linear: Mix<'a>,
     /// Records of the primitive's vertices in the order assembly numbers them (fewer than
     /// three for points and lines: the last one repeats).
     pub flat: [&'a [u32]; 3],
     pub primitive_id: u32,
 }
 
-fn word<T: Copy + Default>(r: &[T], slot: u32) -> T {
+fn word(r: &[u32], slot: u32) -> u32 {
     r.get(slot as usize).copied().unwrap_or_default()
 }
 
+/// A primitive's coefficient registers: inline up to the number most fragment shaders use, so
+/// setting up and binning a primitive does not allocate.
+pub type Planes = smallvec::SmallVec<[Plane; 8]>;
+
 /// The coefficient registers for one primitive.
-pub fn build(bindings: &Bindings, inp: &PlaneInputs) -> Result<Vec<Plane>, Fault> {
-    let mut out = vec![Plane::default(); bindings.registers];
+pub fn build(bindings: &Bindings, inp: &PlaneInputs) -> Result<Planes, Fault> {
+    let mut out = Planes::from_elem(Plane::default(), bindings.registers);
     for c in &bindings.list {
         for k in 0..c.components {
             let slot = c.base_slot + k;
@@ -122,11 +154,11 @@ pub fn build(bindings: &Bindings, inp: &PlaneInputs) -> Result<Vec<Plane>, Fault
                 }
                 CoefficientSource::Varying => match c.shade_model {
                     ShadeModel::Perspective => inp.frame.fit(std::array::from_fn(|i| {
-                        f64::from(word(inp.persp[i], slot)) * f64::from(inp.inv_w[i])
+                        f64::from(inp.persp.word(i, slot)) * f64::from(inp.inv_w[i])
                     })),
-                    ShadeModel::Linear => inp.frame.fit(std::array::from_fn(|i| {
-                        f64::from(word(inp.linear[i], slot))
-                    })),
+                    ShadeModel::Linear => inp
+                        .frame
+                        .fit(std::array::from_fn(|i| f64::from(inp.linear.word(i, slot)))),
                     ShadeModel::FlatVertex0 => flat(inp.flat[0], slot),
                     ShadeModel::FlatVertex1 => flat(inp.flat[1], slot),
                     ShadeModel::FlatVertex2 => flat(inp.flat[2], slot),

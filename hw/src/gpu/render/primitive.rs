@@ -3,7 +3,7 @@
 //! their coefficient planes.
 
 use super::assembly::{AssembledPrimitive, Shape};
-use super::planes::{self, Bindings, Frame, PlaneInputs};
+use super::planes::{self, Bindings, Frame, Mix, PlaneInputs, Planes};
 use super::vertex::ShadedVertices;
 use crate::g13::control::ppp::{PolygonMode, Viewport as PppViewport};
 use crate::g13::uvs;
@@ -16,19 +16,20 @@ use crate::gpu::raster::point::Point;
 use crate::gpu::raster::setup::{CullMode, FrontFace, SetupState, Triangle};
 use crate::gpu::raster::viewport::WindowVertex;
 use crate::gpu::raster::{RasterError, Rect};
-use crate::gpu::usc::Plane;
 use crate::gpu::Fault;
 
 /// UVS word of the point size, when the vertex shader writes one.
 pub const POINT_SIZE_SLOT: usize = 4;
 
-/// The rasterizable shape of a primitive. Binned primitives sit in one vector per pass and
-/// are never moved after, so the variants' size difference costs memory only.
+/// The rasterizable shape of a primitive. A line (two triangles) is boxed: binned
+/// primitives are moved from setup into the pass's list one at a time, on the one thread
+/// that bins them, and every primitive would otherwise be as large as a line. Triangles,
+/// the common case, stay inline (a box would allocate per primitive); points are smaller.
 #[derive(Debug, Clone)]
 #[allow(clippy::large_enum_variant)]
 pub enum Geometry {
     Triangle(Triangle),
-    Line(Line),
+    Line(Box<Line>),
     Point(Point),
 }
 
@@ -59,7 +60,7 @@ pub struct RasterPrim {
     pub state: u32,
     pub geom: Geometry,
     pub backfacing: bool,
-    pub planes: Vec<Plane>,
+    pub planes: Planes,
     /// Largest depth slope (per pixel) for depth bias.
     pub depth_slope: f32,
     /// Largest depth magnitude at the primitive's vertices, which sets the depth bias unit of
@@ -100,52 +101,6 @@ pub(super) fn position(r: &[u32]) -> [f32; 4] {
     [f(r[0]), f(r[1]), f(r[2]), f(r[3])]
 }
 
-/// Record words a vertex mixed from up to three holds without the heap ([`Mixed`]).
-const MIXED_INLINE: usize = 32;
-
-/// The records of up to three vertices, each mixed from the primitive's records by weights:
-/// in place on the stack when they are as short as nearly all are, so setting up a small
-/// triangle neither allocates nor moves them.
-struct Mixed {
-    len: usize,
-    inline: [[f32; MIXED_INLINE]; 3],
-    heap: Vec<f32>,
-}
-
-impl Mixed {
-    fn new(len: usize) -> Mixed {
-        Mixed {
-            len,
-            inline: [[0.0; MIXED_INLINE]; 3],
-            heap: if len > MIXED_INLINE {
-                vec![0.0; 3 * len]
-            } else {
-                Vec::new()
-            },
-        }
-    }
-
-    fn vertex_mut(&mut self, i: usize) -> &mut [f32] {
-        if self.len > MIXED_INLINE {
-            &mut self.heap[i * self.len..][..self.len]
-        } else {
-            &mut self.inline[i][..self.len]
-        }
-    }
-
-    fn vertex(&self, i: usize) -> &[f32] {
-        if self.len > MIXED_INLINE {
-            &self.heap[i * self.len..][..self.len]
-        } else {
-            &self.inline[i][..self.len]
-        }
-    }
-
-    fn vertices(&self) -> [&[f32]; 3] {
-        [self.vertex(0), self.vertex(1), self.vertex(2)]
-    }
-}
-
 impl DrawSetup<'_> {
     pub(super) fn window(&self, p: [f32; 4]) -> Result<WindowVertex, Fault> {
         let inv_w = 1.0 / p[3];
@@ -180,10 +135,10 @@ impl DrawSetup<'_> {
         Ok(u)
     }
 
-    fn planes(&self, inp: &PlaneInputs) -> Result<Vec<Plane>, Fault> {
+    fn planes(&self, inp: &PlaneInputs) -> Result<Planes, Fault> {
         match self.bindings {
             Some(b) => planes::build(b, inp),
-            None => Ok(Vec::new()),
+            None => Ok(Planes::new()),
         }
     }
 
@@ -226,17 +181,6 @@ impl DrawSetup<'_> {
         }
     }
 
-    /// The records `recs` mixed by each vertex's weights.
-    fn mix(&self, recs: &[&[u32]; 3], weights: impl Iterator<Item = [f32; 3]>) -> Mixed {
-        let mut m = Mixed::new(recs[0].len());
-        for (v, w) in weights.enumerate() {
-            for (s, x) in m.vertex_mut(v).iter_mut().enumerate() {
-                *x = (0..3).map(|i| w[i] * f(recs[i][s])).sum();
-            }
-        }
-        m
-    }
-
     fn triangle(
         &self,
         p: &AssembledPrimitive,
@@ -256,15 +200,18 @@ impl DrawSetup<'_> {
             let Some(t) = Triangle::setup(win, &self.setup).map_err(raster_fault)? else {
                 continue;
             };
-            let persp = self.mix(&recs, tri.iter().map(|v| v.weights));
-            // Without linear varyings the linear inputs are the perspective ones; borrowing
-            // them saves mixing every record of every triangle twice.
-            let lin_own: Mixed;
+            let persp = Mix {
+                recs,
+                weights: Some(tri.map(|v| v.weights)),
+            };
+            // Without linear varyings the linear inputs are never read.
             let lin = if linear {
-                lin_own = self.mix(&recs, tri.iter().map(|v| v.screen_weights(input_w)));
-                &lin_own
+                Mix {
+                    recs,
+                    weights: Some(tri.map(|v| v.screen_weights(input_w))),
+                }
             } else {
-                &persp
+                persp
             };
             let frame = Frame::Triangle {
                 x: win.map(|v| v.x_pixels()),
@@ -276,8 +223,8 @@ impl DrawSetup<'_> {
                 frame,
                 z,
                 inv_w: win.map(|v| v.inv_w),
-                persp: persp.vertices(),
-                linear: lin.vertices(),
+                persp,
+                linear: lin,
                 flat: p.flat_records(recs),
                 primitive_id: p.primitive_id,
             };
@@ -320,8 +267,15 @@ impl DrawSetup<'_> {
         };
         let two = [recs[0], recs[1], recs[1]];
         let input_w = [position(recs[0])[3], position(recs[1])[3], 1.0];
-        let persp = self.mix(&two, ends.iter().map(|v| v.weights));
-        let lin = self.mix(&two, ends.iter().map(|v| v.screen_weights(input_w)));
+        let ends = [ends[0], ends[1], ends[1]];
+        let persp = Mix {
+            recs: two,
+            weights: Some(ends.map(|v| v.weights)),
+        };
+        let lin = Mix {
+            recs: two,
+            weights: Some(ends.map(|v| v.screen_weights(input_w))),
+        };
         let (x0, y0) = (win[0].x_pixels(), win[0].y_pixels());
         let frame = Frame::Line {
             x0,
@@ -333,8 +287,8 @@ impl DrawSetup<'_> {
             frame,
             z: [win[0].z, win[1].z, win[1].z],
             inv_w: [win[0].inv_w, win[1].inv_w, win[1].inv_w],
-            persp: [persp.vertex(0), persp.vertex(1), persp.vertex(1)],
-            linear: [lin.vertex(0), lin.vertex(1), lin.vertex(1)],
+            persp,
+            linear: lin,
             flat,
             primitive_id: p.primitive_id,
         };
@@ -344,7 +298,7 @@ impl DrawSetup<'_> {
             planes: self.planes(&inp)?,
             depth_slope: 0.0,
             depth_max: win[0].z.abs().max(win[1].z.abs()),
-            geom: Geometry::Line(line),
+            geom: Geometry::Line(Box::new(line)),
         });
         Ok(())
     }
@@ -370,7 +324,10 @@ impl DrawSetup<'_> {
             size = 1.0;
         }
         let point = Point::setup(centre, size).map_err(raster_fault)?;
-        let values: Vec<f32> = rec.iter().map(|&w| f(w)).collect();
+        let values = Mix {
+            recs: [rec; 3],
+            weights: None,
+        };
         let frame = Frame::Point {
             x0: point.x0 as f64 / crate::gpu::raster::SUBPIXEL_ONE as f64,
             y0: point.y0 as f64 / crate::gpu::raster::SUBPIXEL_ONE as f64,
@@ -380,8 +337,8 @@ impl DrawSetup<'_> {
             frame,
             z: [centre.z; 3],
             inv_w: [centre.inv_w; 3],
-            persp: [&values, &values, &values],
-            linear: [&values, &values, &values],
+            persp: values,
+            linear: values,
             flat,
             primitive_id: p.primitive_id,
         };

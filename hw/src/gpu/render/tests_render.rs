@@ -834,6 +834,11 @@ impl TvbBudget for TinyTvb {
 
 /// Pseudo-random triangles with vertices on 1/32-pixel positions.
 fn scatter(n: usize, width: u32, height: u32) -> Vec<Tri> {
+    scatter_sized(n, width, height, 24)
+}
+
+/// [`scatter`] with vertices up to `spread / 2` pixels from a centre.
+fn scatter_sized(n: usize, width: u32, height: u32, spread: u32) -> Vec<Tri> {
     let mut seed = 0x1234_5678u32;
     let mut next = |m: u32| {
         seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
@@ -844,8 +849,9 @@ fn scatter(n: usize, width: u32, height: u32) -> Vec<Tri> {
             let cx = next(width) as f64;
             let cy = next(height) as f64;
             let v = std::array::from_fn(|_| {
-                let x = (cx + next(24) as f64 - 12.0).clamp(0.0, f64::from(width) - 1.0);
-                let y = (cy + next(24) as f64 - 12.0).clamp(0.0, f64::from(height) - 1.0);
+                let half = f64::from(spread / 2);
+                let x = (cx + next(spread) as f64 - half).clamp(0.0, f64::from(width) - 1.0);
+                let y = (cy + next(spread) as f64 - half).clamp(0.0, f64::from(height) - 1.0);
                 [
                     x + (2 * next(8) + 1) as f64 / 16.0,
                     y + (2 * next(8) + 1) as f64 / 32.0,
@@ -883,6 +889,48 @@ fn tiles_vertices_and_setup_on_several_threads_give_the_serial_render() {
     }
     let after = super::pass::THREADED_PASSES.load(std::sync::atomic::Ordering::Relaxed);
     assert!(after > before, "no pass ran on several threads");
+}
+
+/// Small triangles drawn over each other without a depth test, blending in draw order: each
+/// fragment makes its pixel `3 * pixel + colour`. Their quads share SIMD groups (groups of
+/// several primitives ran), and a quad at a pixel block already waiting to shade waits for
+/// the waiting ones, so each blend reads what the one before it wrote.
+#[test]
+fn small_triangles_sharing_groups_keep_draw_order() {
+    let mut s = Scene::new(64, 48, 1);
+    s.tris = scatter_sized(1500, 64, 48, 6);
+    // `ldcf` loads the flat colour plane's a, b, c into r4-r6; the colour is c.
+    let v = Reg::r32(8);
+    s.fs = Some(vec![
+        Instr::LdCf(LdCf {
+            dst: Reg::r32(4),
+            channels: 1,
+            cf: 0,
+        }),
+        tile(false, v, 0xff),
+        imadd(v, reg(v), imm(3), reg(Reg::r32(6))),
+        tile(true, v, 0xff),
+        Instr::Stop,
+    ]);
+    let before = super::fragment::GROUPS_OF_SEVERAL.load(std::sync::atomic::Ordering::Relaxed);
+    let (out, stats, _) = s.render(&mut UnlimitedTvb).expect("renders");
+    let after = super::fragment::GROUPS_OF_SEVERAL.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(after > before, "no group shaded several primitives");
+    let mut overdrawn = 0;
+    let mut fragments = 0;
+    for y in 0..48 {
+        for x in 0..64 {
+            let covering: Vec<&Tri> = s.tris.iter().filter(|t| inside(t, centre(x, y))).collect();
+            fragments += covering.len() as u64;
+            overdrawn += usize::from(covering.len() > 1);
+            let want = covering
+                .iter()
+                .fold(CLEAR, |v, t| v.wrapping_mul(3).wrapping_add(t.colour));
+            assert_eq!(s.at(&out, x, y, 0), want, "({x}, {y})");
+        }
+    }
+    assert!(overdrawn > 500, "{overdrawn} pixels drawn more than once");
+    assert_eq!(stats.fragments, fragments);
 }
 
 #[test]

@@ -173,6 +173,8 @@ pub fn fragment_context(t: &Target, origin: [u32; 2], tilebuffer: Vec<u8>) -> Fr
     let n = t.samples.count() as u32;
     FragmentContext {
         coefficients: Vec::new(),
+        planes_per_primitive: 0,
+        lane_primitive: [0; SIMD_WIDTH],
         tile_size: [t.tile_w, t.tile_h],
         samples: n,
         bytes_per_sample: t.sample_bytes,
@@ -184,7 +186,7 @@ pub fn fragment_context(t: &Target, origin: [u32; 2], tilebuffer: Vec<u8>) -> Fr
         input_coverage: [((1u16 << n) - 1) as u8; SIMD_WIDTH],
         depth: [[None; MAX_SAMPLES]; SIMD_WIDTH],
         stencil: [[None; MAX_SAMPLES]; SIMD_WIDTH],
-        backfacing: false,
+        backfacing: 0,
     }
 }
 
@@ -505,6 +507,7 @@ pub fn run_tile(
                 &mut scratch,
             )?;
         }
+        fragment::finish(&mut gfx, mem, &mut scratch)?;
         Ok(fragments)
     };
     let shaded = shade_all();

@@ -15,10 +15,8 @@ const LANES: usize = SIMD_WIDTH;
 /// Most samples per pixel the model keeps outputs for.
 pub const MAX_SAMPLES: usize = 8;
 
-/// Plane equation of one varying component: value(x, y) = a*x + b*y + c. `repr(C)`:
-/// translated code reads the fields at offsets 0, 4 and 8.
+/// Plane equation of one varying component: value(x, y) = a*x + b*y + c.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-#[repr(C)]
 pub struct Plane {
     pub a: f32,
     pub b: f32,
@@ -28,8 +26,12 @@ pub struct Plane {
 /// Per-SIMD-group fragment state.
 #[derive(Debug, Clone)]
 pub struct FragmentContext {
-    /// Coefficient registers, indexed by cf slot.
+    /// Coefficient registers of the primitives the group shades, `planes_per_primitive` for
+    /// each in turn; lane L reads those of primitive `lane_primitive[L]`, indexed by cf slot.
+    /// A group may shade quads of several primitives (see `render::fragment`).
     pub coefficients: Vec<Plane>,
+    pub planes_per_primitive: usize,
+    pub lane_primitive: [u8; LANES],
     /// Tile size in pixels; the tilebuffer holds `width * height * samples` records of
     /// `bytes_per_sample` bytes, pixel-major then sample.
     pub tile_size: [u32; 2],
@@ -51,8 +53,8 @@ pub struct FragmentContext {
     /// Depth and stencil written by `zs_emit`, per lane and sample.
     pub depth: [[Option<f32>; MAX_SAMPLES]; LANES],
     pub stencil: [[Option<u8>; MAX_SAMPLES]; LANES],
-    /// Whether the primitive being shaded is back-facing (`get_sr` 62).
-    pub backfacing: bool,
+    /// Lanes whose primitive is back-facing (`get_sr` 62), a bit per lane.
+    pub backfacing: u32,
 }
 
 impl FragmentContext {
@@ -66,11 +68,70 @@ impl FragmentContext {
         m
     }
 
+    /// One primitive's coefficient registers, for every lane.
+    pub fn set_planes(&mut self, planes: &[Plane]) {
+        self.coefficients.clear();
+        self.coefficients.extend_from_slice(planes);
+        self.planes_per_primitive = planes.len();
+        self.lane_primitive = [0; LANES];
+    }
+
+    /// The plane in cf slot `slot` that lane `lane` reads, if loaded.
+    pub fn plane(&self, lane: usize, slot: usize) -> Option<Plane> {
+        if slot >= self.planes_per_primitive {
+            return None;
+        }
+        let at = usize::from(self.lane_primitive[lane]) * self.planes_per_primitive + slot;
+        self.coefficients.get(at).copied()
+    }
+
+    /// The coefficient registers translated `iter`s may read ([`FragmentContext::plane_rows`]):
+    /// every slot of the primitives' when each lane names a primitive with planes and the
+    /// four lanes of each quad name the same one (as the render pipeline packs them); 0
+    /// otherwise, which leaves `iter`s to the interpreter.
+    pub fn translated_planes(&self) -> usize {
+        let n = self.planes_per_primitive;
+        let mut last = 0;
+        for q in self.lane_primitive.chunks_exact(QUAD_LANES) {
+            if q.iter().any(|&p| p != q[0]) {
+                return 0;
+            }
+            last = last.max(q[0]);
+        }
+        if (usize::from(last) + 1) * n <= self.coefficients.len() {
+            n
+        } else {
+            0
+        }
+    }
+
+    /// The planes of slots below `slots` as rows of quads, for translated `iter`s: row
+    /// `3 * slot + k` holds component k (a, b, c) of each quad's plane, in double precision.
+    /// The caller checked `slots <= translated_planes()`.
+    pub fn plane_rows(&self, slots: usize, out: &mut Vec<f64>) {
+        const QUADS: usize = LANES / QUAD_LANES;
+        let base: [usize; QUADS] = std::array::from_fn(|q| {
+            usize::from(self.lane_primitive[q * QUAD_LANES]) * self.planes_per_primitive
+        });
+        out.clear();
+        out.resize(slots * 3 * QUADS, 0.0);
+        for (q, &at) in base.iter().enumerate() {
+            let planes = &self.coefficients[at..at + slots];
+            for (rows, p) in out.chunks_exact_mut(3 * QUADS).zip(planes) {
+                rows[q] = f64::from(p.a);
+                rows[QUADS + q] = f64::from(p.b);
+                rows[2 * QUADS + q] = f64::from(p.c);
+            }
+        }
+    }
+
     /// A tile with zeroed tilebuffer, every lane at the tile origin and fully covered.
     pub fn new(tile_size: [u32; 2], samples: u32, bytes_per_sample: u32) -> FragmentContext {
         let n = tile_size[0] as usize * tile_size[1] as usize;
         FragmentContext {
             coefficients: Vec::new(),
+            planes_per_primitive: 0,
+            lane_primitive: [0; LANES],
             tile_size,
             samples,
             bytes_per_sample,
@@ -82,7 +143,7 @@ impl FragmentContext {
             input_coverage: [((1u16 << samples.min(8)) - 1) as u8; LANES],
             depth: [[None; MAX_SAMPLES]; LANES],
             stencil: [[None; MAX_SAMPLES]; LANES],
-            backfacing: false,
+            backfacing: 0,
         }
     }
 }
@@ -157,10 +218,14 @@ fn frag<'a>(
         .ok_or_else(|| fault(prog, idx, format!("{name} needs a fragment context")))
 }
 
-fn plane(f: &FragmentContext, slot: u32, prog: &Program, idx: usize) -> Result<Plane, Fault> {
-    f.coefficients
-        .get(slot as usize)
-        .copied()
+fn plane(
+    f: &FragmentContext,
+    lane: usize,
+    slot: u32,
+    prog: &Program,
+    idx: usize,
+) -> Result<Plane, Fault> {
+    f.plane(lane, slot as usize)
         .ok_or_else(|| fault(prog, idx, format!("coefficient slot {slot} is not loaded")))
 }
 
@@ -252,11 +317,11 @@ pub fn step_graphics(
                 let (fx, fy) = (f64::from(px) + f64::from(ox), f64::from(py) + f64::from(oy));
                 let eval = |p: Plane| f64::from(p.a) * fx + f64::from(p.b) * fy + f64::from(p.c);
                 let w = match x.perspective_w {
-                    Some(w) => eval(plane(f, u32::from(w), prog, idx)?),
+                    Some(w) => eval(plane(f, l, u32::from(w), prog, idx)?),
                     None => 1.0,
                 };
                 for k in 0..u16::from(x.channels) {
-                    let v = eval(plane(f, u32::from(x.cf) + u32::from(k), prog, idx)?) / w;
+                    let v = eval(plane(f, l, u32::from(x.cf) + u32::from(k), prog, idx)?) / w;
                     let r = Reg {
                         half: x.dst.half + k * x.dst.size.halves(),
                         size: x.dst.size,
@@ -272,18 +337,13 @@ pub fn step_graphics(
         }
         Instr::LdCf(x) => {
             let f = frag(gfx, prog, idx, "ldcf")?;
-            let mut vals = Vec::new();
-            for k in 0..u32::from(x.channels) {
-                let p = plane(f, u32::from(x.cf) + k, prog, idx)?;
-                vals.extend([p.a, p.b, p.c]);
-            }
             for l in lanes {
-                for (k, v) in vals.iter().enumerate() {
-                    g.set_reg(
-                        Reg::r32(x.dst.half / 2 + k as u16),
-                        l,
-                        u64::from(v.to_bits()),
-                    );
+                for k in 0..u32::from(x.channels) {
+                    let p = plane(f, l, u32::from(x.cf) + k, prog, idx)?;
+                    for (i, v) in [p.a, p.b, p.c].into_iter().enumerate() {
+                        let r = Reg::r32(x.dst.half / 2 + (3 * k) as u16 + i as u16);
+                        g.set_reg(r, l, u64::from(v.to_bits()));
+                    }
                 }
             }
         }

@@ -44,6 +44,9 @@ pub struct SimdGroup {
     pub stack: Vec<u8>,
     /// Fragment launches: what the pixel special registers read.
     pub fragment: Option<FragmentSr>,
+    /// The coefficient planes translated `iter`s read, as rows of lanes (reused from region
+    /// to region).
+    plane_rows: Vec<f64>,
 }
 
 /// The special registers of a fragment-stage group: the framebuffer pixel of each lane
@@ -53,7 +56,8 @@ pub struct SimdGroup {
 pub struct FragmentSr {
     pub pixels: [[u32; 2]; LANES],
     pub input_coverage: [u8; LANES],
-    pub backfacing: bool,
+    /// A bit per lane whose primitive is back-facing.
+    pub backfacing: u32,
 }
 
 impl SimdGroup {
@@ -68,6 +72,7 @@ impl SimdGroup {
             pos: Position::default(),
             stack: Vec::new(),
             fragment: None,
+            plane_rows: Vec::new(),
         }
     }
 
@@ -193,7 +198,8 @@ impl SimdGroup {
             if r.planes > 0 {
                 centres =
                     std::array::from_fn(|i| f64::from(f.lane_pixels[i % LANES][i / LANES]) + 0.5);
-                planes = f.coefficients.as_ptr();
+                f.plane_rows(r.planes as usize, &mut self.plane_rows);
+                planes = self.plane_rows.as_ptr();
                 centres_at = &raw const centres;
             }
             if let Some(rec) = records.filter(|_| r.tile_bytes > 0) {
@@ -710,7 +716,7 @@ impl SimdGroup {
         let flat = self.pos.simd_index * LANES as u32 + lane as u32;
         if let Some(f) = &self.fragment {
             match sr.0 {
-                62 => return Some(u32::from(f.backfacing)),
+                62 => return Some(f.backfacing >> lane & 1),
                 80 | 81 => return Some(f.pixels[lane][usize::from(sr.0 - 80)]),
                 124 => return Some(u32::from(f.input_coverage[lane])),
                 // Single-layer renders: the layer is 0.

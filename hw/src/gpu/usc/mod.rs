@@ -507,7 +507,7 @@ fn run_one_workgroup(
                     let mut fragment = m.graphics.as_deref_mut().and_then(|c| c.fragment.as_mut());
                     // Without the coefficients its `iter`s read, or where a tile access could
                     // fault, the interpreter runs the region's code and faults as it does.
-                    let planes = fragment.as_ref().map_or(0, |f| f.coefficients.len());
+                    let planes = fragment.as_ref().map_or(0, |f| f.translated_planes());
                     let tile = match &fragment {
                         _ if r.tile_bytes == 0 => None,
                         Some(f) if f.bytes_per_sample >= r.tile_bytes => {

@@ -131,7 +131,7 @@ fn iter_interpolates_plane_equations() {
     let p = prog(code);
     let (l, mut m) = launch(16);
     let mut f = FragmentContext::new([4, 4], 2, 4);
-    f.coefficients = vec![inv_w, u_over_w, v];
+    f.set_planes(&[inv_w, u_over_w, v]);
     f.sample_positions = vec![[0.25, 0.25], [0.75, 0.75]];
     for i in 0..16 {
         f.lane_pixels[i] = [10 + i as u32 % 4, 20 + i as u32 / 4];
@@ -178,14 +178,14 @@ fn ldcf_loads_raw_coefficients() {
     code.push(Instr::Stop);
     let (l, mut m) = launch(4);
     let mut f = FragmentContext::new([2, 2], 1, 4);
-    f.coefficients = vec![
+    f.set_planes(&[
         Plane::default(),
         Plane {
             a: 1.5,
             b: -2.0,
             c: 9.25,
         },
-    ];
+    ]);
     let mut gfx = GraphicsContext {
         textures: Default::default(),
         fragment: Some(f),
@@ -476,7 +476,8 @@ fn fragment_special_registers_read_pixels_and_facing() {
         code.extend(store(Reg::r32(2 + k), k));
     }
     code.push(Instr::Stop);
-    for backfacing in [false, true] {
+    // Facing is per lane: a group may shade quads of several primitives.
+    for backfacing in [0u32, u32::MAX, 0b1111_0000] {
         let (l, mut m) = launch(8);
         let mut f = FragmentContext::new([4, 4], 1, 4);
         f.tile_origin = [32, 64];
@@ -493,7 +494,7 @@ fn fragment_special_registers_read_pixels_and_facing() {
         for lane in 0..8 {
             assert_eq!(out(&m, 0, lane), 32 + (lane as u32 * 3) % 4);
             assert_eq!(out(&m, 1, lane), 64 + lane as u32 / 2);
-            assert_eq!(out(&m, 2, lane), u32::from(backfacing));
+            assert_eq!(out(&m, 2, lane), backfacing >> lane & 1);
         }
     }
 }
@@ -626,7 +627,7 @@ fn centroid_iter_stays_inside_partly_covered_pixels() {
     let p = prog(code);
     let (l, mut m) = launch(3);
     let mut f = FragmentContext::new([4, 4], 4, 4);
-    f.coefficients = vec![x_plane];
+    f.set_planes(&[x_plane]);
     f.sample_positions = vec![
         [0.375, 0.125],
         [0.875, 0.375],

@@ -342,16 +342,17 @@ fn iter(c: &mut Chunk, x: &Iter, ctx: Value, lane0: usize) {
     };
     let xs: Vec<Value> = (0..4).map(|j| pair(c, 0, j)).collect();
     let ys: Vec<Value> = (0..4).map(|j| pair(c, 1, j)).collect();
-    // The plane in `slot`, evaluated at the four pairs of lanes.
+    // The plane in `slot` of each pair's quad, evaluated at the four pairs of lanes.
     let eval = |c: &mut Chunk, slot: u32| -> Vec<Value> {
-        let term = |c: &mut Chunk, k: i32| {
-            let v = c.b.ins().load(F32, f, planes, 12 * slot as i32 + 4 * k);
-            let v = c.b.ins().fpromote(F64, v);
+        let term = |c: &mut Chunk, k: usize, j: usize| {
+            let quad = (lane0 + 2 * j) / QUAD_LANES;
+            let at = 8 * ((3 * slot as usize + k) * (SIMD_WIDTH / QUAD_LANES) + quad);
+            let v = c.b.ins().load(F64, f, planes, at as i32);
             c.b.ins().splat(F64X2, v)
         };
-        let (a, b, k) = (term(c, 0), term(c, 1), term(c, 2));
         (0..4)
             .map(|j| {
+                let (a, b, k) = (term(c, 0, j), term(c, 1, j), term(c, 2, j));
                 let ax = c.b.ins().fmul(a, xs[j]);
                 let by = c.b.ins().fmul(b, ys[j]);
                 let s = c.b.ins().fadd(ax, by);

@@ -22,7 +22,6 @@ mod emit;
 mod tests;
 mod tile;
 
-use super::graphics::Plane;
 use super::program::{Program, NO_TARGET};
 use crate::isa::{Instr, JumpCond, SIMD_WIDTH};
 use chunk::{Carry, Chunk, UniformRead, CHUNK_LANES};
@@ -132,9 +131,10 @@ pub struct Ctx {
     pub budget: u64,
     /// Times the region ran its instructions (more than 1 only for loop regions).
     pub passes: u64,
-    /// A fragment launch's coefficient registers, at least [`Region::planes`] of them, and
-    /// its lanes' pixel centres (x of every lane, then y); null for regions without `iter`.
-    pub planes: *const Plane,
+    /// A fragment launch's coefficient registers as rows of quads (`FragmentContext::
+    /// plane_rows`), at least [`Region::planes`] of them, and its lanes' pixel centres (x of
+    /// every lane, then y); null for regions without `iter`.
+    pub planes: *const f64,
     pub centres: *const [f64; 2 * SIMD_WIDTH],
     /// A single-sample fragment launch's tilebuffer, each lane's record in it (a byte
     /// offset), and each lane's coverage; null for regions without tile accesses.

@@ -477,8 +477,24 @@ fn iterated_varyings_run_the_same_on_the_translator_and_the_interpreter() {
         let prog = program_of(&code);
         translated += compiled(&prog).expect("the program translates").covered();
         let loaded = if p % 10 == 0 { 4 } else { 16 };
+        // Most groups shade quads of up to four primitives, each quad its own's planes. In
+        // some, a lane names a primitive without planes, or a quad's lanes name different
+        // primitives; the translator leaves those to the interpreter.
+        let prims = 1 + rng.below(4) as usize;
         let mut f = FragmentContext::new([32, 32], 1, 4);
-        f.coefficients = (0..loaded)
+        f.planes_per_primitive = loaded;
+        let named = (prims + usize::from(p % 25 == 1)) as u64;
+        for q in f.lane_primitive.chunks_exact_mut(QUAD_LANES) {
+            let prim = rng.below(named) as u8;
+            for l in q {
+                *l = if p % 25 == 2 {
+                    rng.below(named) as u8
+                } else {
+                    prim
+                };
+            }
+        }
+        f.coefficients = (0..loaded * prims)
             .map(|_| match rng.below(4) {
                 0 => Plane {
                     a: word(&mut rng),
