@@ -10,6 +10,7 @@ mod fragment;
 mod pass;
 mod pipeline;
 mod planes;
+mod prim_store;
 mod primitive;
 mod programs;
 mod tiles;

@@ -11,6 +11,7 @@ use super::budget::{RenderStats, TvbBudget, TvbFull};
 use super::fragment::FragState;
 use super::pass::run_pass;
 use super::planes::Bindings;
+use super::prim_store::PrimStore;
 use super::primitive::{setup_state, DrawSetup, Geometry, RasterPrim};
 use super::programs::Programs;
 use super::tiles::{Pass, PassInput, Target, TilePrograms};
@@ -27,6 +28,7 @@ use crate::gpu::raster::Rect;
 use crate::gpu::usc::texture::SamplerHeap;
 use crate::gpu::{Fault, GpuMemory, RenderCommand};
 use std::sync::Mutex;
+use std::time::Duration;
 
 /// Largest vertex count times instance count of one draw the model accepts: its primitives
 /// and vertices are held in memory at once.
@@ -72,7 +74,7 @@ pub fn execute_on(
         tvb,
         cost: TvbCostModel::default(),
         states: Vec::new(),
-        prims: Vec::new(),
+        prims: PrimStore::default(),
         bins: vec![Vec::new(); tiles],
         passes: 0,
         uses_depth: false,
@@ -81,7 +83,7 @@ pub fn execute_on(
         pool,
     };
     walk_vdm_stream(cmd, mem, &mut r)?;
-    r.pass(mem, true)?;
+    r.pass(mem, true, u32::MAX)?;
     Ok(r.stats)
 }
 
@@ -119,7 +121,7 @@ struct Renderer<'a> {
     tvb: &'a mut dyn TvbBudget,
     cost: TvbCostModel,
     states: Vec<FragState>,
-    prims: Vec<RasterPrim>,
+    prims: PrimStore,
     bins: Vec<Vec<u32>>,
     passes: u64,
     /// Some draw binned so far reads or writes depth (stencil), so a partial render must
@@ -131,8 +133,9 @@ struct Renderer<'a> {
 }
 
 impl Renderer<'_> {
-    /// Renders every tile with what is binned, then empties the bins.
-    fn pass(&mut self, mem: &mut dyn GpuMemory, last: bool) -> Result<(), Fault> {
+    /// Renders every tile with what is binned, then empties the bins and releases the
+    /// primitives numbered below `keep`.
+    fn pass(&mut self, mem: &mut dyn GpuMemory, last: bool, keep: u32) -> Result<(), Fault> {
         let pass = Pass {
             first: self.passes == 0,
             last,
@@ -145,14 +148,15 @@ impl Renderer<'_> {
         };
         self.stats.fragments += run_pass(&inp, &self.bins, pass, mem, self.pool)?;
         self.passes += 1;
-        self.prims.clear();
+        self.prims.release_below(keep);
         for b in &mut self.bins {
             b.clear();
         }
         Ok(())
     }
 
-    fn partial_render(&mut self, mem: &mut dyn GpuMemory) -> Result<(), Fault> {
+    /// A partial render before primitive `next` is binned.
+    fn partial_render(&mut self, mem: &mut dyn GpuMemory, next: u32) -> Result<(), Fault> {
         let t = &self.target;
         let lost = match (
             self.uses_depth && t.depth.is_none(),
@@ -171,7 +175,7 @@ impl Renderer<'_> {
                 ),
             });
         }
-        self.pass(mem, false)?;
+        self.pass(mem, false, next)?;
         self.stats.partial_renders += 1;
         self.tvb.flush_partial();
         Ok(())
@@ -179,7 +183,9 @@ impl Renderer<'_> {
 
     /// Bins one primitive into `tiles`, running a partial render first if the heap has no
     /// room.
-    fn bin(&mut self, p: RasterPrim, tiles: &[u32], mem: &mut dyn GpuMemory) -> Result<(), Fault> {
+    /// Bins primitive `index` of the store into `tiles`, running a partial render first if
+    /// the heap has no room.
+    fn bin(&mut self, index: u32, tiles: &[u32], mem: &mut dyn GpuMemory) -> Result<(), Fault> {
         if tiles.is_empty() {
             return Ok(());
         }
@@ -187,7 +193,7 @@ impl Renderer<'_> {
         match self.tvb.reserve(bytes) {
             Ok(()) => {}
             Err(TvbFull::Full) => {
-                self.partial_render(mem)?;
+                self.partial_render(mem, index)?;
                 self.tvb
                     .reserve(bytes)
                     .map_err(|e| bad(0, format!("TVB: {e}")))?;
@@ -195,12 +201,15 @@ impl Renderer<'_> {
             Err(e) => return Err(bad(0, format!("TVB: {e}"))),
         }
         self.stats.tvb_bytes += bytes;
-        let zs = &self.states[p.state as usize].zs;
+        let state = self
+            .prims
+            .get(index)
+            .ok_or(Fault::Internal("a primitive to bin was released"))?
+            .state;
+        let zs = &self.states[state as usize].zs;
         let d = &zs.depth;
         self.uses_depth |= d.test_enable && (d.compare_op != CompareOp::Always || d.write_enable);
         self.uses_stencil |= zs.stencil.test_enable;
-        let index = self.prims.len() as u32;
-        self.prims.push(p);
         for &t in tiles {
             self.bins[t as usize].push(index);
         }
@@ -468,10 +477,16 @@ impl DrawSink for Renderer<'_> {
             let n = (batches - window).min(SETUP_WINDOW);
             let (target, states) = (&self.target, &self.states[..]);
             let results: Vec<Mutex<SetupBatch>> = (0..n).map(|_| Mutex::default()).collect();
+            // A draw with a window after the first is long enough for helpers at once.
+            let alone = if window == 0 {
+                self.pool.alone
+            } else {
+                Duration::ZERO
+            };
             pool::run(
                 n as u64,
                 self.pool.threads,
-                self.pool.alone,
+                alone,
                 || (),
                 |_, i| {
                     let first = (window + i as usize) * SETUP_BATCH;
@@ -486,10 +501,10 @@ impl DrawSink for Renderer<'_> {
             )?;
             for r in results {
                 let batch = r.into_inner().unwrap_or_else(|e| e.into_inner());
-                self.prims.reserve(batch.prims.len());
+                let first = self.prims.append(batch.prims)?;
                 let mut from = 0;
-                for (rp, to) in batch.prims.into_iter().zip(batch.tile_ends) {
-                    self.bin(rp, &batch.tiles[from..to as usize], mem)?;
+                for (k, &to) in batch.tile_ends.iter().enumerate() {
+                    self.bin(first + k as u32, &batch.tiles[from..to as usize], mem)?;
                     from = to as usize;
                 }
                 if let Some(f) = batch.fault {

@@ -11,7 +11,7 @@
 //! loaded from the image, and the store writes those pixels back unchanged.
 
 use super::fragment;
-use super::primitive::RasterPrim;
+use super::prim_store::PrimStore;
 use super::programs::{Loaded, Programs};
 use crate::g13::layout::{Layout, Tiling, Usage};
 use crate::gpu::isp::{clear_values, ZlsPlan, ZsImage, ZsTile};
@@ -446,7 +446,7 @@ impl TilePrograms {
 pub struct PassInput<'a> {
     pub target: &'a Target,
     pub programs: &'a TilePrograms,
-    pub prims: &'a [RasterPrim],
+    pub prims: &'a PrimStore,
     pub states: &'a [FragState],
 }
 
@@ -492,7 +492,10 @@ pub fn run_tile(
     let mut shade_all = || -> Result<u64, Fault> {
         let mut fragments = 0;
         for &i in list {
-            let prim = &inp.prims[i as usize];
+            let prim = inp
+                .prims
+                .get(i)
+                .ok_or(Fault::Internal("a binned primitive was released"))?;
             let state = &inp.states[prim.state as usize];
             fragments += fragment::shade(
                 t,

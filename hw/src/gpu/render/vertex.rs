@@ -36,7 +36,91 @@ impl Hasher for KeyHasher {
     }
 }
 
-type VertexIndex = HashMap<(u32, u32), usize, BuildHasherDefault<KeyHasher>>;
+type VertexMap = HashMap<(u32, u32), usize, BuildHasherDefault<KeyHasher>>;
+
+/// The record number of each (vertex, instance) a draw's primitives use. Most draws number
+/// their vertices within a range not much larger than the vertices they use, and a table
+/// over that range finds a record with one index; the hash map serves the rest.
+enum VertexIndex {
+    Table {
+        min: u32,
+        span: u32,
+        /// `records[instance * span + vertex - min]`, `u32::MAX` where none.
+        records: Vec<u32>,
+    },
+    Map(VertexMap),
+}
+
+impl VertexIndex {
+    /// An index for the vertices of `prims`.
+    fn for_primitives(prims: &[AssembledPrimitive]) -> VertexIndex {
+        let (mut min, mut max, mut instances) = (u32::MAX, 0, 0);
+        for p in prims {
+            for &v in p.vertices() {
+                min = min.min(v);
+                max = max.max(v);
+            }
+            instances = instances.max(p.instance);
+        }
+        let span = u64::from(max.saturating_sub(min)) + 1;
+        let cells = span * (u64::from(instances) + 1);
+        if min <= max && cells <= 4 * 3 * prims.len() as u64 + 4096 {
+            VertexIndex::Table {
+                min,
+                span: span as u32,
+                records: vec![u32::MAX; cells as usize],
+            }
+        } else {
+            VertexIndex::Map(VertexMap::default())
+        }
+    }
+
+    fn cell(min: u32, span: u32, (v, instance): (u32, u32)) -> Option<usize> {
+        let dv = v.checked_sub(min).filter(|&d| d < span)?;
+        Some(instance as usize * span as usize + dv as usize)
+    }
+
+    fn get(&self, key: (u32, u32)) -> Option<usize> {
+        match self {
+            VertexIndex::Table { min, span, records } => {
+                let r = *records.get(Self::cell(*min, *span, key)?)?;
+                (r != u32::MAX).then_some(r as usize)
+            }
+            VertexIndex::Map(m) => m.get(&key).copied(),
+        }
+    }
+
+    /// The record of `key`, numbered next in `order` (which gets the key) if it has none yet.
+    fn get_or_insert(
+        &mut self,
+        key: (u32, u32),
+        order: &mut Vec<(u32, u32)>,
+    ) -> Result<usize, Fault> {
+        use std::collections::hash_map::Entry;
+        let next = order.len();
+        Ok(match self {
+            VertexIndex::Table { min, span, records } => {
+                // Every key of the primitives the table was made for is inside it.
+                let r = Self::cell(*min, *span, key)
+                    .and_then(|c| records.get_mut(c))
+                    .ok_or(Fault::Internal("a vertex outside its table's range"))?;
+                if *r == u32::MAX {
+                    *r = next as u32;
+                    order.push(key);
+                }
+                *r as usize
+            }
+            VertexIndex::Map(m) => match m.entry(key) {
+                Entry::Vacant(e) => {
+                    e.insert(next);
+                    order.push(key);
+                    next
+                }
+                Entry::Occupied(e) => *e.get(),
+            },
+        })
+    }
+}
 
 /// The UVS records of a draw's shaded vertices.
 pub struct ShadedVertices {
@@ -55,7 +139,7 @@ impl ShadedVertices {
     pub fn from_records(slots: usize, records: &[Vec<u32>]) -> ShadedVertices {
         ShadedVertices {
             slots,
-            index: (0..records.len()).map(|i| ((i as u32, 0), i)).collect(),
+            index: VertexIndex::Map((0..records.len()).map(|i| ((i as u32, 0), i)).collect()),
             uvs: records.iter().flat_map(|r| r.iter().copied()).collect(),
             by_primitive: Vec::new(),
         }
@@ -75,9 +159,9 @@ impl ShadedVertices {
     /// The record of vertex `v` of instance `instance`; every vertex a primitive of the draw
     /// uses has one.
     pub fn record(&self, v: u32, instance: u32) -> Result<&[u32], Fault> {
-        let i = *self
+        let i = self
             .index
-            .get(&(v, instance))
+            .get((v, instance))
             .ok_or(Fault::Internal("vertex used by a primitive was not shaded"))?;
         Ok(self.record_at(i))
     }
@@ -184,24 +268,14 @@ pub fn shade(
     mem: &mut dyn GpuMemory,
     pool: Pool,
 ) -> Result<ShadedVertices, Fault> {
-    use std::collections::hash_map::Entry;
     let mut order = Vec::new();
-    let mut index = VertexIndex::default();
+    let mut index = VertexIndex::for_primitives(prims);
     let mut by_primitive = Vec::with_capacity(prims.len());
     for p in prims {
         let mut records = [0u32; 3];
         let vs = p.vertices();
         for (i, &v) in vs.iter().enumerate() {
-            let key = (v, p.instance);
-            let at = match index.entry(key) {
-                Entry::Vacant(e) => {
-                    e.insert(order.len());
-                    order.push(key);
-                    order.len() - 1
-                }
-                Entry::Occupied(e) => *e.get(),
-            };
-            records[i] = at as u32;
+            records[i] = index.get_or_insert((v, p.instance), &mut order)? as u32;
         }
         for i in vs.len()..3 {
             records[i] = records[vs.len() - 1];
@@ -242,4 +316,48 @@ pub fn shade(
         uvs,
         by_primitive,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table and the map number (vertex, instance) keys alike: in order of first use, each
+    /// key once, and `get` finds what `get_or_insert` numbered.
+    #[test]
+    fn table_and_map_number_vertices_alike() {
+        let mut seed = 0x9e37_79b9u32;
+        let mut next = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed % n
+        };
+        let (min, span, instances) = (1000, 300, 3);
+        let keys: Vec<(u32, u32)> = (0..2000)
+            .map(|_| (min + next(span), next(instances)))
+            .collect();
+        let mut table = VertexIndex::Table {
+            min,
+            span,
+            records: vec![u32::MAX; (span * instances) as usize],
+        };
+        let mut map = VertexIndex::Map(VertexMap::default());
+        let (mut table_order, mut map_order) = (Vec::new(), Vec::new());
+        for &k in &keys {
+            let a = table.get_or_insert(k, &mut table_order).unwrap();
+            let b = map.get_or_insert(k, &mut map_order).unwrap();
+            assert_eq!(a, b, "{k:?}");
+            assert_eq!(table.get(k), Some(a));
+        }
+        assert_eq!(table_order, map_order);
+        assert!(table_order.len() > 500 && table_order.len() < keys.len());
+        // Keys outside the table: none found, and numbering one is an error, not a panic.
+        assert_eq!(table.get((min - 1, 0)), None);
+        assert_eq!(table.get((min + span, 0)), None);
+        assert_eq!(table.get((min, instances)), None);
+        assert!(table
+            .get_or_insert((min + span, 0), &mut table_order)
+            .is_err());
+    }
 }
