@@ -181,8 +181,6 @@ impl Renderer<'_> {
         Ok(())
     }
 
-    /// Bins one primitive into `tiles`, running a partial render first if the heap has no
-    /// room.
     /// Bins primitive `index` of the store into `tiles`, running a partial render first if
     /// the heap has no room.
     fn bin(&mut self, index: u32, tiles: &[u32], mem: &mut dyn GpuMemory) -> Result<(), Fault> {

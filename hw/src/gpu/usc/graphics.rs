@@ -116,7 +116,7 @@ impl FragmentContext {
         out.clear();
         out.resize(slots * 3 * QUADS, 0.0);
         for (q, &at) in base.iter().enumerate() {
-            let planes = &self.coefficients[at..at + slots];
+            let planes = self.coefficients.get(at..at + slots).unwrap_or_default();
             for (rows, p) in out.chunks_exact_mut(3 * QUADS).zip(planes) {
                 rows[q] = f64::from(p.a);
                 rows[QUADS + q] = f64::from(p.b);

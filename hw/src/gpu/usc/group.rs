@@ -44,8 +44,8 @@ pub struct SimdGroup {
     pub stack: Vec<u8>,
     /// Fragment launches: what the pixel special registers read.
     pub fragment: Option<FragmentSr>,
-    /// The coefficient planes translated `iter`s read, as rows of lanes (reused from region
-    /// to region).
+    /// The coefficient planes translated `iter`s read, as rows of quads
+    /// (`FragmentContext::plane_rows`; the buffer is reused from region to region).
     plane_rows: Vec<f64>,
 }
 
@@ -226,7 +226,8 @@ impl SimdGroup {
         // SAFETY: `regs` is the whole register file, which `Program::new` checked every
         // register of the program against, and `u` the whole uniform file (launches resize it
         // to `UNIFORM_HALVES`, the bound `Program::new` checks uniforms against). A region
-        // with `iter`s reads `planes` below `r.planes`, which the caller checked exist, and
+        // with `iter`s reads the rows of `r.planes` slots in `plane_rows`, filled above from
+        // planes the caller checked exist (`translated_planes`), and
         // `centres`, which lives until the call returns. A region with tile accesses touches
         // bytes below `r.tile_bytes` of the records `records` names, which `tile_records`
         // checked lie inside the tilebuffer, and reads the 32 lanes' coverage; the
