@@ -204,3 +204,163 @@ void main() {
         );
     }
 }
+
+/// `OpUMulExtended` / `OpSMulExtended` on 16- and 8-bit operands: the high half is bits w..2w
+/// of the product (GLSL offers no narrow form, so the module is assembled).
+const MUL_EXTENDED: &str = r#"
+OpCapability Shader
+OpCapability Int16
+OpCapability Int8
+OpCapability StorageBuffer16BitAccess
+OpCapability StorageBuffer8BitAccess
+OpExtension "SPV_KHR_16bit_storage"
+OpExtension "SPV_KHR_8bit_storage"
+OpExtension "SPV_KHR_storage_buffer_storage_class"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid
+OpExecutionMode %main LocalSize 8 1 1
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %a16 ArrayStride 4
+OpDecorate %a8 ArrayStride 2
+OpDecorate %In Block
+OpMemberDecorate %In 0 Offset 0
+OpMemberDecorate %In 1 Offset 32
+OpDecorate %Out Block
+OpMemberDecorate %Out 0 Offset 0
+OpMemberDecorate %Out 1 Offset 32
+OpMemberDecorate %Out 2 Offset 64
+OpMemberDecorate %Out 3 Offset 80
+OpDecorate %in DescriptorSet 0
+OpDecorate %in Binding 0
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%u32 = OpTypeInt 32 0
+%u16 = OpTypeInt 16 0
+%u8 = OpTypeInt 8 0
+%v3u32 = OpTypeVector %u32 3
+%v2u16 = OpTypeVector %u16 2
+%v2u8 = OpTypeVector %u8 2
+%c0 = OpConstant %u32 0
+%c1 = OpConstant %u32 1
+%c2 = OpConstant %u32 2
+%c3 = OpConstant %u32 3
+%c8 = OpConstant %u32 8
+%a16 = OpTypeArray %v2u16 %c8
+%a8 = OpTypeArray %v2u8 %c8
+%In = OpTypeStruct %a16 %a8
+%Out = OpTypeStruct %a16 %a16 %a8 %a8
+%pIn = OpTypePointer StorageBuffer %In
+%pOut = OpTypePointer StorageBuffer %Out
+%p16 = OpTypePointer StorageBuffer %v2u16
+%p8 = OpTypePointer StorageBuffer %v2u8
+%pgid = OpTypePointer Input %v3u32
+%r16 = OpTypeStruct %u16 %u16
+%r8 = OpTypeStruct %u8 %u8
+%in = OpVariable %pIn StorageBuffer
+%out = OpVariable %pOut StorageBuffer
+%gid = OpVariable %pgid Input
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%g = OpLoad %v3u32 %gid
+%k = OpCompositeExtract %u32 %g 0
+%pa = OpAccessChain %p16 %in %c0 %k
+%a = OpLoad %v2u16 %pa
+%ax = OpCompositeExtract %u16 %a 0
+%ay = OpCompositeExtract %u16 %a 1
+%um16 = OpUMulExtended %r16 %ax %ay
+%uml16 = OpCompositeExtract %u16 %um16 0
+%umh16 = OpCompositeExtract %u16 %um16 1
+%uv16 = OpCompositeConstruct %v2u16 %uml16 %umh16
+%pu16 = OpAccessChain %p16 %out %c0 %k
+OpStore %pu16 %uv16
+%sm16 = OpSMulExtended %r16 %ax %ay
+%sml16 = OpCompositeExtract %u16 %sm16 0
+%smh16 = OpCompositeExtract %u16 %sm16 1
+%sv16 = OpCompositeConstruct %v2u16 %sml16 %smh16
+%ps16 = OpAccessChain %p16 %out %c1 %k
+OpStore %ps16 %sv16
+%pb = OpAccessChain %p8 %in %c1 %k
+%b = OpLoad %v2u8 %pb
+%bx = OpCompositeExtract %u8 %b 0
+%by = OpCompositeExtract %u8 %b 1
+%um8 = OpUMulExtended %r8 %bx %by
+%uml8 = OpCompositeExtract %u8 %um8 0
+%umh8 = OpCompositeExtract %u8 %um8 1
+%uv8 = OpCompositeConstruct %v2u8 %uml8 %umh8
+%pu8 = OpAccessChain %p8 %out %c2 %k
+OpStore %pu8 %uv8
+%sm8 = OpSMulExtended %r8 %bx %by
+%sml8 = OpCompositeExtract %u8 %sm8 0
+%smh8 = OpCompositeExtract %u8 %sm8 1
+%sv8 = OpCompositeConstruct %v2u8 %sml8 %smh8
+%ps8 = OpAccessChain %p8 %out %c3 %k
+OpStore %ps8 %sv8
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn narrow_mul_extended_gives_the_high_half() {
+    let x16: [[u16; 2]; 8] = [
+        [0, 0],
+        [1, 1],
+        [0xffff, 0xffff],
+        [0x8000, 2],
+        [0x1234, 0x5678],
+        [0xfedc, 0x0123],
+        [0x8000, 0x8000],
+        [300, 0xff38],
+    ];
+    let x8: [[u8; 2]; 8] = [
+        [0, 0],
+        [1, 0xff],
+        [0xff, 0xff],
+        [0x80, 2],
+        [0x12, 0x34],
+        [0xfe, 0x7f],
+        [0x80, 0x80],
+        [13, 200],
+    ];
+    let mut input = Vec::new();
+    for p in x16 {
+        input.extend(halves(&p));
+    }
+    for p in x8 {
+        input.extend(p);
+    }
+    let spirv = common::spirv_as(MUL_EXTENDED);
+    let r = common::usc::run_spirv(&spirv, &[input, vec![0; 96]], [1, 1, 1], &[]);
+    let o = &r[1];
+    let u16s = as_u16(&o[..32]);
+    let s16s = as_u16(&o[32..64]);
+    for (k, [a, b]) in x16.into_iter().enumerate() {
+        let u = u32::from(a) * u32::from(b);
+        assert_eq!(
+            [u16s[2 * k], u16s[2 * k + 1]],
+            [u as u16, (u >> 16) as u16],
+            "umul {a:#x} {b:#x}"
+        );
+        let s = i32::from(a as i16) * i32::from(b as i16);
+        assert_eq!(
+            [s16s[2 * k], s16s[2 * k + 1]],
+            [s as u16, (s >> 16) as u16],
+            "smul {a:#x} {b:#x}"
+        );
+    }
+    for (k, [a, b]) in x8.into_iter().enumerate() {
+        let u = u16::from(a) * u16::from(b);
+        assert_eq!(
+            [o[64 + 2 * k], o[64 + 2 * k + 1]],
+            [u as u8, (u >> 8) as u8],
+            "umul {a:#x} {b:#x}"
+        );
+        let s = i16::from(a as i8) * i16::from(b as i8);
+        assert_eq!(
+            [o[80 + 2 * k], o[80 + 2 * k + 1]],
+            [s as u8, (s >> 8) as u8],
+            "smul {a:#x} {b:#x}"
+        );
+    }
+}

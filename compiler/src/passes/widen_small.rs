@@ -10,7 +10,7 @@
 //! sequence would be. There is no 8-bit ALU: 8-bit operations run on 16-bit operands (or
 //! 32-bit ones when 16 bits have no form either) and wrap to 8 bits, as SPIR-V defines.
 
-use crate::ir::{BinOp, CmpOp, ConvOp, Inst, Op, Scalar, Shader, Type, UnOp, Value};
+use crate::ir::{BinOp, CmpOp, Constant, ConvOp, Inst, Op, Scalar, Shader, Type, UnOp, Value};
 use crate::CompileError;
 
 use super::{rewrite, Out};
@@ -142,6 +142,26 @@ pub fn widen_small(sh: &mut Shader) -> Result<(), CompileError> {
             ));
         };
         let dt = sh.ty(dst);
+        if let Op::Binary(high @ (BinOp::UMulHigh | BinOp::SMulHigh), ..) = inst.op {
+            // The high half of a narrow product is bits w..2w of the whole product, which
+            // 32 bits hold: the 32-bit high word would be its sign or zero.
+            let t = Type::vec(Scalar::I32, dt.lanes);
+            let lanes = usize::from(dt.lanes);
+            let product = out.def(sh, t, Op::Binary(BinOp::IMul, wide_args[0], wide_args[1]));
+            let bits = if byte { 8 } else { 16 };
+            let by = out.def(sh, t, Op::Const(Constant(vec![bits; lanes])));
+            let shift = if high == BinOp::SMulHigh {
+                BinOp::SShr
+            } else {
+                BinOp::UShr
+            };
+            let r = out.def(sh, t, Op::Binary(shift, product, by));
+            out.inst(Inst {
+                dst: Some(dst),
+                op: Op::Conv(ConvOp::UToU, r),
+            });
+            return Ok(());
+        }
         let op = with_operands(&inst.op, &wide_args);
         if dt.scalar == Scalar::Bool {
             out.inst(Inst { dst: Some(dst), op });
