@@ -1476,6 +1476,102 @@ void main() {
     }
 }
 
+/// A switch inside a loop whose merge block defines a value (here a phi of the cases) that the
+/// loop's continue block uses, in a called function (CTS spirv_assembly.instruction.graphics.
+/// opphi.out_of_order_*): the continue block is translated only after the merge block.
+const SWITCH_MERGE_VALUE_IN_CONTINUE: &str = r#"
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %Buf BufferBlock
+OpMemberDecorate %Buf 0 Offset 0
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fnv = OpTypeFunction %void
+%f32 = OpTypeFloat 32
+%i32 = OpTypeInt 32 1
+%bool = OpTypeBool
+%v4f32 = OpTypeVector %f32 4
+%fn4 = OpTypeFunction %v4f32 %v4f32
+%Buf = OpTypeStruct %v4f32
+%pbuf = OpTypePointer Uniform %Buf
+%pv4u = OpTypePointer Uniform %v4f32
+%fp_i32 = OpTypePointer Function %i32
+%fp_v4f32 = OpTypePointer Function %v4f32
+%fp_f32 = OpTypePointer Function %f32
+%buf = OpVariable %pbuf Uniform
+%c0 = OpConstant %i32 0
+%c1 = OpConstant %i32 1
+%c4 = OpConstant %i32 4
+%f0 = OpConstant %f32 0
+%f2 = OpConstant %f32 0.2
+%f4 = OpConstant %f32 0.4
+%f5 = OpConstant %f32 0.5
+%main = OpFunction %void None %fnv
+%ml = OpLabel
+%p = OpAccessChain %pv4u %buf %c0
+%x = OpLoad %v4f32 %p
+%y = OpFunctionCall %v4f32 %test %x
+OpStore %p %y
+OpReturn
+OpFunctionEnd
+%test = OpFunction %v4f32 None %fn4
+%param = OpFunctionParameter %v4f32
+%lbl = OpLabel
+%iptr = OpVariable %fp_i32 Function
+%result = OpVariable %fp_v4f32 Function
+OpStore %iptr %c0
+OpStore %result %param
+OpBranch %loop
+%loop = OpLabel
+%ival = OpLoad %i32 %iptr
+%lt = OpSLessThan %bool %ival %c4
+OpLoopMerge %exit %cont None
+OpBranchConditional %lt %body %exit
+%body = OpLabel
+%loc = OpAccessChain %fp_f32 %result %ival
+%val = OpLoad %f32 %loc
+OpSelectionMerge %phi None
+OpSwitch %ival %default 0 %case0 1 %case1 2 %case2 3 %case3
+%case0 = OpLabel
+OpBranch %phi
+%case1 = OpLabel
+OpBranch %phi
+%case2 = OpLabel
+OpBranch %phi
+%case3 = OpLabel
+OpBranch %phi
+%default = OpLabel
+OpUnreachable
+%phi = OpLabel
+%operand = OpPhi %f32 %f4 %case2 %f5 %case1 %f2 %case0 %f0 %case3
+OpBranch %cont
+%cont = OpLabel
+%add = OpFAdd %f32 %val %operand
+OpStore %loc %add
+%next = OpIAdd %i32 %ival %c1
+OpStore %iptr %next
+OpBranch %loop
+%exit = OpLabel
+%ret = OpLoad %v4f32 %result
+OpReturnValue %ret
+OpFunctionEnd
+"#;
+
+#[test]
+fn switch_merge_value_used_in_the_loop_continue_block() {
+    let words = common::spirv_as(SWITCH_MERGE_VALUE_IN_CONTINUE);
+    let x = [1.0f32, 2.0, 3.0, 4.0];
+    let bufs = vec![buf(0, x.iter().flat_map(|v| v.to_le_bytes()).collect())];
+    for r in run(&words, &[], &bufs, &[], [1, 1, 1], [0; 3], true) {
+        let o: Vec<f32> = as_u32(&r[0]).into_iter().map(f32::from_bits).collect();
+        let want = [1.0f32 + 0.2, 2.0 + 0.5, 3.0 + 0.4, 4.0];
+        assert_eq!(o, want);
+    }
+}
+
 /// A switch of 200 cases (the cases are a flat sequence, not 200 nested else-ifs).
 #[test]
 fn switch_with_many_cases() {

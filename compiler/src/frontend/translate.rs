@@ -30,6 +30,10 @@ pub(super) struct LoopCtx {
     pub stops_len: usize,
     pub continue_flag: Option<Var>,
     pub break_flag: Option<Var>,
+    /// Whether a branch inside the switch wrapper set `continue_flag` / `break_flag`: only
+    /// then does the code after the wrapper test it (and translate the enclosing loop's
+    /// continue or merge blocks there, which may use values of blocks after the switch).
+    pub flags_set: [bool; 2],
 }
 
 /// Header and continue target of a switch wrapper: no block has this id.
@@ -470,16 +474,19 @@ impl<'m> Tr<'m> {
 
     /// Leaves a switch wrapper to continue or leave the enclosing loop (see `LoopCtx`).
     fn switch_continue(&mut self, fs: &mut FnState<'m>, t: Word) -> Result<bool, CompileError> {
-        let flag = if self.is_switch_continue(fs, t) {
-            fs.loops.last().and_then(|l| l.continue_flag)
+        let (flag, which) = if self.is_switch_continue(fs, t) {
+            (fs.loops.last().and_then(|l| l.continue_flag), 0)
         } else if self.is_switch_break(fs, t) {
-            fs.loops.last().and_then(|l| l.break_flag)
+            (fs.loops.last().and_then(|l| l.break_flag), 1)
         } else {
-            None
+            (None, 0)
         };
         let Some(flag) = flag else {
             return Ok(false);
         };
+        if let Some(l) = fs.loops.last_mut() {
+            l.flags_set[which] = true;
+        }
         let yes = self.konst(Type::BOOL, vec![1])?;
         self.effect(ir::Op::StoreVar(flag, yes))?;
         self.cur.push(Node::Break);
@@ -636,6 +643,7 @@ impl<'m> Tr<'m> {
                         stops_len: fs.stops.len(),
                         continue_flag: None,
                         break_flag: None,
+                        flags_set: [false; 2],
                     });
                     let r = self.chain(fs, label, true);
                     fs.loops.pop();
@@ -830,9 +838,10 @@ impl<'m> Tr<'m> {
                         stops_len: fs.stops.len(),
                         continue_flag: Some(flag),
                         break_flag: Some(break_flag),
+                        flags_set: [false; 2],
                     });
                     let r = self.switch_nodes(fs, label, sel, &groups, default);
-                    fs.loops.pop();
+                    let set = fs.loops.pop().map_or([false; 2], |l| l.flags_set);
                     let mut body = std::mem::replace(&mut self.cur, saved);
                     self.depth -= 1;
                     body.extend(r?);
@@ -841,7 +850,12 @@ impl<'m> Tr<'m> {
                     self.after_loop_return_check(fs)?;
                     let outer = self.real_loop(fs).map(|l| (l.cont, l.merge));
                     if let Some((cont, merge)) = outer {
-                        for (f, target) in [(flag, cont), (break_flag, merge)] {
+                        for ((f, target), set) in
+                            [(flag, cont), (break_flag, merge)].into_iter().zip(set)
+                        {
+                            if !set {
+                                continue;
+                            }
                             let c = self.emit(Type::BOOL, ir::Op::LoadVar(f))?;
                             self.enter()?;
                             let saved = std::mem::take(&mut self.cur);
