@@ -206,8 +206,11 @@ void main() {
 }
 
 /// `OpUMulExtended` / `OpSMulExtended` on 16- and 8-bit operands: the high half is bits w..2w
-/// of the product (GLSL offers no narrow form, so the module is assembled).
-const MUL_EXTENDED: &str = r#"
+/// of the product (GLSL offers no narrow form, so the module is assembled). Invocation k
+/// multiplies the two components of element k of input member 0 (16-bit) and 1 (8-bit),
+/// and stores (low, high) to output members 0 and 1 (16-bit unsigned, signed), 2 and 3
+/// (8-bit unsigned, signed).
+const MUL_EXTENDED_HEAD: &str = r#"
 OpCapability Shader
 OpCapability Int16
 OpCapability Int8
@@ -265,41 +268,35 @@ OpDecorate %out Binding 1
 %entry = OpLabel
 %g = OpLoad %v3u32 %gid
 %k = OpCompositeExtract %u32 %g 0
-%pa = OpAccessChain %p16 %in %c0 %k
-%a = OpLoad %v2u16 %pa
-%ax = OpCompositeExtract %u16 %a 0
-%ay = OpCompositeExtract %u16 %a 1
-%um16 = OpUMulExtended %r16 %ax %ay
-%uml16 = OpCompositeExtract %u16 %um16 0
-%umh16 = OpCompositeExtract %u16 %um16 1
-%uv16 = OpCompositeConstruct %v2u16 %uml16 %umh16
-%pu16 = OpAccessChain %p16 %out %c0 %k
-OpStore %pu16 %uv16
-%sm16 = OpSMulExtended %r16 %ax %ay
-%sml16 = OpCompositeExtract %u16 %sm16 0
-%smh16 = OpCompositeExtract %u16 %sm16 1
-%sv16 = OpCompositeConstruct %v2u16 %sml16 %smh16
-%ps16 = OpAccessChain %p16 %out %c1 %k
-OpStore %ps16 %sv16
-%pb = OpAccessChain %p8 %in %c1 %k
-%b = OpLoad %v2u8 %pb
-%bx = OpCompositeExtract %u8 %b 0
-%by = OpCompositeExtract %u8 %b 1
-%um8 = OpUMulExtended %r8 %bx %by
-%uml8 = OpCompositeExtract %u8 %um8 0
-%umh8 = OpCompositeExtract %u8 %um8 1
-%uv8 = OpCompositeConstruct %v2u8 %uml8 %umh8
-%pu8 = OpAccessChain %p8 %out %c2 %k
-OpStore %pu8 %uv8
-%sm8 = OpSMulExtended %r8 %bx %by
-%sml8 = OpCompositeExtract %u8 %sm8 0
-%smh8 = OpCompositeExtract %u8 %sm8 1
-%sv8 = OpCompositeConstruct %v2u8 %sml8 %smh8
-%ps8 = OpAccessChain %p8 %out %c3 %k
-OpStore %ps8 %sv8
-OpReturn
-OpFunctionEnd
 "#;
+
+/// [`MUL_EXTENDED_HEAD`] with its body: per width, a load and both products.
+fn mul_extended_module() -> String {
+    let mut src = MUL_EXTENDED_HEAD.to_string();
+    for (w, input, outputs) in [(16, "c0", ["c0", "c1"]), (8, "c1", ["c2", "c3"])] {
+        src += &format!(
+            "%in{w} = OpAccessChain %p{w} %in %{input} %k\n\
+             %x{w} = OpLoad %v2u{w} %in{w}\n\
+             %a{w} = OpCompositeExtract %u{w} %x{w} 0\n\
+             %b{w} = OpCompositeExtract %u{w} %x{w} 1\n"
+        );
+        for (op, out) in ["OpUMulExtended", "OpSMulExtended"]
+            .into_iter()
+            .zip(outputs)
+        {
+            let r = format!("{op}{w}");
+            src += &format!(
+                "%{r} = {op} %r{w} %a{w} %b{w}\n\
+                 %{r}lo = OpCompositeExtract %u{w} %{r} 0\n\
+                 %{r}hi = OpCompositeExtract %u{w} %{r} 1\n\
+                 %{r}v = OpCompositeConstruct %v2u{w} %{r}lo %{r}hi\n\
+                 %{r}p = OpAccessChain %p{w} %out %{out} %k\n\
+                 OpStore %{r}p %{r}v\n"
+            );
+        }
+    }
+    src + "OpReturn\nOpFunctionEnd\n"
+}
 
 #[test]
 fn narrow_mul_extended_gives_the_high_half() {
@@ -330,7 +327,7 @@ fn narrow_mul_extended_gives_the_high_half() {
     for p in x8 {
         input.extend(p);
     }
-    let spirv = common::spirv_as(MUL_EXTENDED);
+    let spirv = common::spirv_as(&mul_extended_module());
     let r = common::usc::run_spirv(&spirv, &[input, vec![0; 96]], [1, 1, 1], &[]);
     let o = &r[1];
     let u16s = as_u16(&o[..32]);

@@ -707,3 +707,32 @@ pub enum Instr {
     ImageWrite(ImageWrite),
     BlockImageStore(BlockImageStore),
 }
+
+/// What an instruction reaches beyond its lane's registers and its pixel's tilebuffer
+/// records: what decides whether the simulator may run lanes, groups or primitives in
+/// another order than one by one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Nothing else.
+    Own,
+    /// Writes memory at an address: device stores, image writes, block image stores.
+    Stores,
+    /// State other lanes or groups share, whose result depends on their order: atomics,
+    /// threadgroup memory, uniform stores.
+    Shared,
+}
+
+impl Instr {
+    /// See [`Reach`].
+    pub fn reach(&self) -> Reach {
+        match self {
+            Instr::DeviceMem(m) if m.store => Reach::Stores,
+            Instr::ImageWrite(_) | Instr::BlockImageStore(_) => Reach::Stores,
+            Instr::Atomic(_)
+            | Instr::ThreadgroupMem(_)
+            | Instr::ThreadgroupAtomic(_)
+            | Instr::UniformStore(_) => Reach::Shared,
+            _ => Reach::Own,
+        }
+    }
+}

@@ -309,19 +309,14 @@ fn flush(
 /// whole-group operations (ballots, reductions, shuffles beyond the quad) shades each
 /// primitive in groups of its own, in order, as it always did.
 fn early_packable(p: &crate::gpu::usc::Program) -> bool {
-    use crate::isa::Instr;
-    !p.instrs().iter().any(|i| match i {
-        Instr::DeviceMem(m) => m.store,
-        Instr::Shuffle(s) => !s.quad,
-        Instr::Atomic(_)
-        | Instr::ThreadgroupMem(_)
-        | Instr::ThreadgroupAtomic(_)
-        | Instr::UniformStore(_)
-        | Instr::ImageWrite(_)
-        | Instr::BlockImageStore(_)
-        | Instr::Ballot(_)
-        | Instr::SimdReduce(_) => true,
-        _ => false,
+    use crate::isa::{Instr, Reach};
+    p.instrs().iter().all(|i| {
+        let whole_group = match i {
+            Instr::Shuffle(s) => !s.quad,
+            Instr::Ballot(_) | Instr::SimdReduce(_) => true,
+            _ => false,
+        };
+        i.reach() == Reach::Own && !whole_group
     })
 }
 

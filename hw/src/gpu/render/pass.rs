@@ -18,7 +18,7 @@ use crate::gpu::pool::{self, Pool};
 use crate::gpu::raster::bin::TILE_SIZE;
 use crate::gpu::usc::Program;
 use crate::gpu::{Fault, GpuMemory, SharedView};
-use crate::isa::Instr;
+use crate::isa::Reach;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -29,14 +29,10 @@ pub static THREADED_PASSES: AtomicU64 = AtomicU64::new(0);
 /// Whether `p` writes no memory whose order could show: none at all, or with `tile_program`
 /// only plain stores and image writes, which a tile program aims at its tile's pixels.
 fn writes_only_own_pixels(p: &Program, tile_program: bool) -> bool {
-    !p.instrs().iter().any(|i| match i {
-        Instr::DeviceMem(m) => m.store && !tile_program,
-        Instr::ImageWrite(_) | Instr::BlockImageStore(_) => !tile_program,
-        Instr::Atomic(_)
-        | Instr::ThreadgroupMem(_)
-        | Instr::ThreadgroupAtomic(_)
-        | Instr::UniformStore(_) => true,
-        _ => false,
+    p.instrs().iter().all(|i| match i.reach() {
+        Reach::Own => true,
+        Reach::Stores => tile_program,
+        Reach::Shared => false,
     })
 }
 

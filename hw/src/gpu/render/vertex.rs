@@ -9,7 +9,7 @@ use super::programs::Loaded;
 use crate::gpu::pool::{self, Pool};
 use crate::gpu::usc::{self, GraphicsContext, LaunchState, Preload, Program, VertexContext};
 use crate::gpu::{Fault, GpuMemory, SharedView};
-use crate::isa::{Instr, Reg, SIMD_WIDTH};
+use crate::isa::{Reach, Reg, SIMD_WIDTH};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
@@ -171,16 +171,7 @@ impl ShadedVertices {
 /// be shaded on several threads in any order: no device stores, atomics, image writes or
 /// uniform stores (transform feedback is device stores).
 fn writes_only_records(p: &Program) -> bool {
-    !p.instrs().iter().any(|i| match i {
-        Instr::DeviceMem(m) => m.store,
-        Instr::Atomic(_)
-        | Instr::ThreadgroupMem(_)
-        | Instr::ThreadgroupAtomic(_)
-        | Instr::UniformStore(_)
-        | Instr::ImageWrite(_)
-        | Instr::BlockImageStore(_) => true,
-        _ => false,
-    })
+    p.instrs().iter().all(|i| i.reach() == Reach::Own)
 }
 
 /// What shading one group of up to 32 vertices needs. One launch state and one vertex
