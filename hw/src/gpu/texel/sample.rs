@@ -252,6 +252,16 @@ pub fn select(s: &Sampler, ext: &Extent, lod: f32) -> Result<(Filter, Levels), &
     Ok((filter, levels))
 }
 
+/// Whether [`select`] gives the same filter and levels at every LOD, so a sample need not
+/// work its LOD out: a sampler clamping the LOD to at most 0 (how applications ask for no
+/// mipmapping) always magnifies level 0; one filter over a single level is the same at
+/// any LOD.
+pub fn lod_free(s: &Sampler, ext: &Extent) -> bool {
+    let one_level = ext.levels == 1 || s.pixel_coordinates || s.mip_filter == MipFilter::None;
+    let one_filter = s.magnify == s.minify || ext.integer;
+    lod_from_fixed(s.max_lod) <= 0.0 || (one_level && one_filter)
+}
+
 /// The levels a sample reads and their weights.
 pub type Levels = Few<(u32, f32), 2>;
 
@@ -390,6 +400,18 @@ pub fn axis_taps(
     filter: Filter,
     mode: Wrap,
 ) -> AxisTaps {
+    taps(axis_coord(s, c, size, mode), size, offset, filter, mode)
+}
+
+/// The one tap of a nearest filter along an axis, as [`axis_taps`] makes it with no offset.
+#[inline]
+pub fn nearest_tap(s: &Sampler, c: f32, size: u32, mode: Wrap) -> Option<i64> {
+    nearest_index(axis_coord(s, c, size, mode), i64::from(size), 0, mode)
+}
+
+/// Coordinate `c` of an axis of `size` texels in texels.
+#[inline]
+fn axis_coord(s: &Sampler, c: f32, size: u32, mode: Wrap) -> f32 {
     let c = if mode == Wrap::ClampGl && !s.pixel_coordinates {
         c.clamp(0.0, 1.0)
     } else {
@@ -400,8 +422,21 @@ pub fn axis_taps(
     } else {
         c * size as f32
     };
-    let u = if u.is_nan() { 0.0 } else { u };
-    taps(u, size, offset, filter, mode)
+    if u.is_nan() {
+        0.0
+    } else {
+        u
+    }
+}
+
+/// The texel a nearest filter reads at `u` texels along an axis of `size`.
+#[inline]
+fn nearest_index(u: f32, size: i64, offset: i32, mode: Wrap) -> Option<i64> {
+    wrap(
+        (floor(u) as i64).wrapping_add(i64::from(offset)),
+        size,
+        mode,
+    )
 }
 
 /// One axis: taps (texel index, weight).
@@ -424,17 +459,7 @@ fn taps(u: f32, size: u32, offset: i32, filter: Filter, mode: Wrap) -> AxisTaps 
                 none,
             )
         }
-        _ => Few::of(
-            &[(
-                wrap(
-                    (floor(u) as i64).wrapping_add(i64::from(offset)),
-                    size,
-                    mode,
-                ),
-                1.0,
-            )],
-            none,
-        ),
+        _ => Few::of(&[(nearest_index(u, size, offset, mode), 1.0)], none),
     }
 }
 

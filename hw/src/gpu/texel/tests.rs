@@ -626,3 +626,61 @@ fn floor_and_ceil_are_the_standard_library_s_bit_for_bit() {
         );
     }
 }
+
+/// `lod_free` samplers select the same filter and levels at every LOD, NaN and infinities
+/// included, and the test finds samplers that are not LOD-free.
+#[test]
+fn lod_free_samplers_select_alike_at_every_lod() {
+    let lods = [
+        f32::NAN,
+        f32::NEG_INFINITY,
+        -3.0,
+        -0.0,
+        0.0,
+        0.3,
+        0.5,
+        1.0,
+        2.7,
+        9.0,
+        f32::INFINITY,
+    ];
+    let (mut free, mut not_free) = (0, 0);
+    for mag in [Filter::Nearest, Filter::Linear] {
+        for min in [Filter::Nearest, Filter::Linear] {
+            for mip in [MipFilter::None, MipFilter::Nearest, MipFilter::Linear] {
+                for (min_lod, max_lod) in [(0, 0), (0, 16), (64, 64), (0, 14 * 64)] {
+                    for levels in [1, 2, 5] {
+                        for integer in [false, true] {
+                            let mut s = sampler(mag, mip, Wrap::Repeat);
+                            s.minify = min;
+                            s.min_lod = min_lod;
+                            s.max_lod = max_lod;
+                            let ext = Extent {
+                                levels,
+                                layers: 1,
+                                integer,
+                                unorm: false,
+                                custom_border: None,
+                            };
+                            let at = |lod: f32| {
+                                let (f, l) = sample::select(&s, &ext, lod).unwrap();
+                                (f, l.to_vec())
+                            };
+                            let differs = lods.iter().any(|&lod| at(lod) != at(0.0));
+                            if sample::lod_free(&s, &ext) {
+                                free += 1;
+                                assert!(!differs, "{s:?} {ext:?} is not LOD-free");
+                            } else {
+                                not_free += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        free > 50 && not_free > 50,
+        "{free} LOD-free, {not_free} not"
+    );
+}

@@ -95,14 +95,20 @@ fn the_group_path_samples_as_the_lane_path_does() {
         let first = r.next(u64::from(levels)) as u32;
         let view_levels = 1 + r.next(u64::from(levels - first)) as u32;
         let filter = |r: &mut Rng| r.pick(&[Filter::Nearest, Filter::Linear]);
-        let min_lod = r.next(8) as f32 / 4.0;
+        // Sometimes the clamp of samplers that do not mipmap (vkcube's): the LOD is not needed.
+        let no_mips = r.next(4) == 0;
+        let min_lod = if no_mips { 0.0 } else { r.next(8) as f32 / 4.0 };
         let sampler = SamplerDesc {
             mag_filter: filter(&mut r),
             min_filter: filter(&mut r),
             mip_filter: r.pick(&[MipFilter::None, MipFilter::Nearest, MipFilter::Linear]),
             wrap: [r.pick(&WRAPS), r.pick(&WRAPS), r.pick(&WRAPS)],
             min_lod,
-            max_lod: min_lod + r.next(40) as f32 / 4.0,
+            max_lod: if no_mips {
+                0.0
+            } else {
+                min_lod + r.next(40) as f32 / 4.0
+            },
             max_anisotropy: if r.next(8) == 0 { 4 } else { 1 },
             border: r.pick(&[
                 BorderColour::TransparentBlack,

@@ -241,17 +241,19 @@ fn surface_z(d: TexDim, c: &IntCoords) -> i64 {
     }
 }
 
+/// Where a swizzle takes a component from: texel channels 0 to 3, then constants 0 and 1.
+fn pick(c: Channel) -> usize {
+    match c {
+        Channel::R => 0,
+        Channel::G => 1,
+        Channel::B => 2,
+        Channel::A => 3,
+        Channel::Zero => 4,
+        Channel::One => 5,
+    }
+}
+
 pub(super) fn apply_swizzle(t: Texel, sw: [Channel; 4]) -> Texel {
-    let pick = |c: Channel| -> usize {
-        match c {
-            Channel::R => 0,
-            Channel::G => 1,
-            Channel::B => 2,
-            Channel::A => 3,
-            Channel::Zero => 4,
-            Channel::One => 5,
-        }
-    };
     match t {
         Texel::Float(f) => {
             let ext = [f[0], f[1], f[2], f[3], 0.0, 1.0];
@@ -1199,6 +1201,47 @@ pub(super) fn results(x: &Texture, t: Texel) -> [u64; 4] {
         slot += 1;
     }
     out
+}
+
+/// [`results`] of a float texel after [`apply_swizzle`], worked out once per instruction:
+/// where each destination slot's value comes from, and its width.
+pub(super) struct Finish {
+    from: [usize; 4],
+    slots: usize,
+    half: bool,
+}
+
+impl Finish {
+    pub(super) fn new(x: &Texture, sw: [Channel; 4]) -> Finish {
+        let mut from = [0; 4];
+        let mut slots = 0;
+        for (c, &channel) in sw.iter().enumerate() {
+            if x.mask & (1 << c) != 0 {
+                from[slots] = pick(channel);
+                slots += 1;
+            }
+        }
+        Finish {
+            from,
+            slots,
+            half: x.dst.size == Size::S16,
+        }
+    }
+
+    /// `results(x, apply_swizzle(Texel::Float(f), sw))`.
+    #[inline]
+    pub(super) fn floats(&self, f: [f32; 4]) -> [u64; 4] {
+        let ext = [f[0], f[1], f[2], f[3], 0.0, 1.0];
+        let mut out = [0u64; 4];
+        for (o, &i) in out.iter_mut().zip(&self.from[..self.slots]) {
+            *o = if self.half {
+                u64::from(f32_to_f16(ext[i]))
+            } else {
+                u64::from(ext[i].to_bits())
+            };
+        }
+        out
+    }
 }
 
 /// What the lanes sampling through one descriptor with one sampler share.

@@ -9,20 +9,23 @@
 //! descriptor, sampler and format are resolved once for the group, each tap's texel is read
 //! through the image's read window and decoded once per address, and the per-lane arithmetic
 //! is `texel::sample`'s own pieces (`select`, `axis_taps`, `accumulate`, `canonical`) in its
-//! order, so the results are identical bit for bit; a differential test runs both over
-//! random images, samplers, coordinates and masks. Whatever falls outside, and every fault, goes to the lane-by-lane
-//! path, which reports faults in lane order: nothing here writes registers or memory.
+//! order, so the results are identical bit for bit. A sampler whose filter and level do not
+//! depend on the LOD (`sample::lod_free`) skips the LOD; with a nearest filter, a lane's
+//! results are its texel's, kept per texel. A differential test runs both paths over random
+//! images, samplers, coordinates and masks. Whatever falls outside, and every fault, goes to
+//! the lane-by-lane path, which reports faults in lane order: nothing here writes registers
+//! or memory.
 
 use super::lanes::Lanes;
 use super::texture::{
-    apply_swizzle, footprint, results, sampler, sampler_key, Bound, Descriptors, Lod, Reader, TexOp,
+    footprint, sampler, sampler_key, Bound, Descriptors, Finish, Lod, Reader, TexOp,
 };
-use crate::g13::control::descriptors::{BorderColour, Filter, TextureType};
+use crate::g13::control::descriptors::{BorderColour, Filter, Sampler, TextureType};
 use crate::gpu::texel::format::{self, Texel};
 use crate::gpu::texel::image::Surface;
 use crate::gpu::texel::minifloat::f16_to_f32;
 use crate::gpu::texel::sample::{
-    self, accumulate_floats, axis_taps, canonical_floats, select, Extent, Shape,
+    self, accumulate_floats, axis_taps, canonical_floats, select, Extent, Levels, Shape,
 };
 use crate::gpu::GpuMemory;
 use crate::isa::*;
@@ -115,6 +118,19 @@ pub(super) fn sample(op: &TexOp) -> Option<[Lanes; 4]> {
         return None;
     };
     let mut texels = Texels::new(b, surf, mem);
+    // A sampler that reads the same level with the same filter at every LOD (vkcube's) does
+    // not need the lanes' LODs.
+    let fixed = if sample::lod_free(&s, &ext) {
+        Some(select(&s, &ext, 0.0).ok()?)
+    } else {
+        None
+    };
+    if let Some((Filter::Nearest, levels)) = fixed {
+        if let [(level, 1.0)] = *levels {
+            return nearest(op, &s, level, border, &mut texels);
+        }
+    }
+    let finish = Finish::new(x, b.desc.swizzle);
     let mut out = [[0u64; LANES]; 4];
     for lane in active() {
         let coords = [
@@ -122,6 +138,13 @@ pub(super) fn sample(op: &TexOp) -> Option<[Lanes; 4]> {
             f32::from_bits(rows.coords[1][lane] as u32),
             0.0,
         ];
+        if let Some((filter, levels)) = fixed {
+            let t = filtered(&s, surf, coords, filter, &levels, border, &mut texels)?;
+            for (row, v) in out.iter_mut().zip(finish.floats(canonical_floats(t))) {
+                row[lane] = v;
+            }
+            continue;
+        }
         // The LOD exactly as `texture::sample_lane` makes it.
         let lod = match rows.lod_src {
             Lod::Implicit { bias, with_min } => {
@@ -133,37 +156,82 @@ pub(super) fn sample(op: &TexOp) -> Option<[Lanes; 4]> {
             Lod::Explicit(h) => f16_to_f32(h.get(g, uniforms, 0, lane)),
             _ => return None,
         };
-        // `sample::sample` for one layer of a 2D view: the levels, then per level the
-        // product of the two axes' taps, x slowest (`sample_level`).
         let (filter, levels) = select(&s, &ext, lod).ok()?;
-        let mut acc: Option<[f32; 4]> = None;
-        for &(level, weight) in levels.iter() {
-            let [w, h, _] = surf.extent(level);
-            let ax = axis_taps(&s, coords[0], w, 0, filter, s.wrap[0]);
-            let ay = axis_taps(&s, coords[1], h, 0, filter, s.wrap[1]);
-            let mut tap = |x: Option<i64>, y: Option<i64>| match (x, y) {
-                (Some(x), Some(y)) => texels.get(x, y, level),
-                _ => Some(border),
-            };
-            let t = if ax.len() == 1 && ay.len() == 1 {
-                tap(ax[0].0, ay[0].0)?
-            } else {
-                let mut sum = [0f32; 4];
-                for &(x, wx) in ax.iter() {
-                    for &(y, wy) in ay.iter() {
-                        // The third axis is the layer, one tap of weight 1.
-                        let weight = wx * wy * 1.0;
-                        for (a, v) in sum.iter_mut().zip(tap(x, y)?) {
-                            *a += weight * v;
-                        }
+        let t = filtered(&s, surf, coords, filter, &levels, border, &mut texels)?;
+        for (row, v) in out.iter_mut().zip(finish.floats(canonical_floats(t))) {
+            row[lane] = v;
+        }
+    }
+    Some(out)
+}
+
+/// One lane's filtered sample before the swizzle: `sample::sample` for one layer of a 2D
+/// view, the levels, then per level the product of the two axes' taps, x slowest
+/// (`sample_level`).
+fn filtered(
+    s: &Sampler,
+    surf: &Surface,
+    coords: [f32; 3],
+    filter: Filter,
+    levels: &Levels,
+    border: [f32; 4],
+    texels: &mut Texels,
+) -> Option<[f32; 4]> {
+    let mut acc: Option<[f32; 4]> = None;
+    for &(level, weight) in levels.iter() {
+        let [w, h, _] = surf.extent(level);
+        let ax = axis_taps(s, coords[0], w, 0, filter, s.wrap[0]);
+        let ay = axis_taps(s, coords[1], h, 0, filter, s.wrap[1]);
+        let mut tap = |x: Option<i64>, y: Option<i64>| match (x, y) {
+            (Some(x), Some(y)) => texels.get(x, y, level),
+            _ => Some(border),
+        };
+        let t = if ax.len() == 1 && ay.len() == 1 {
+            tap(ax[0].0, ay[0].0)?
+        } else {
+            let mut sum = [0f32; 4];
+            for &(x, wx) in ax.iter() {
+                for &(y, wy) in ay.iter() {
+                    // The third axis is the layer, one tap of weight 1.
+                    let weight = wx * wy * 1.0;
+                    for (a, v) in sum.iter_mut().zip(tap(x, y)?) {
+                        *a += weight * v;
                     }
                 }
-                sum
-            };
-            acc = Some(accumulate_floats(acc, t, weight));
-        }
-        let t = apply_swizzle(Texel::Float(canonical_floats(acc?)), b.desc.swizzle);
-        for (row, v) in out.iter_mut().zip(results(x, t)) {
+            }
+            sum
+        };
+        acc = Some(accumulate_floats(acc, t, weight));
+    }
+    acc
+}
+
+/// Every lane's sample through a nearest filter in one level at weight 1: one texel each,
+/// whose results (`filtered`'s texel made canonical, swizzled and converted) are worked out
+/// once for lanes reading the texel their predecessor read.
+fn nearest(
+    op: &TexOp,
+    s: &Sampler,
+    level: u32,
+    border: [f32; 4],
+    texels: &mut Texels,
+) -> Option<[Lanes; 4]> {
+    let (g, x, rows) = (op.g, op.x, op.rows);
+    let [w, h, _] = texels.surf.extent(level);
+    let finish = Finish::new(x, texels.b.desc.swizzle);
+    let border = finish.floats(canonical_floats(border));
+    let mut out = [[0u64; LANES]; 4];
+    for lane in (0..LANES).filter(|l| g.exec & (1 << l) != 0) {
+        let u = f32::from_bits(rows.coords[0][lane] as u32);
+        let v = f32::from_bits(rows.coords[1][lane] as u32);
+        let r = match (
+            sample::nearest_tap(s, u, w, s.wrap[0]),
+            sample::nearest_tap(s, v, h, s.wrap[1]),
+        ) {
+            (Some(x), Some(y)) => texels.finished(x, y, level, &finish)?,
+            _ => border,
+        };
+        for (row, v) in out.iter_mut().zip(r) {
             row[lane] = v;
         }
     }
@@ -176,8 +244,10 @@ struct Texels<'a> {
     b: &'a Bound,
     surf: &'a Surface,
     reader: Reader<'a>,
-    /// Direct mapped by (x, y, level), packed with bit 63 set; 0 for an empty entry.
+    /// Decoded texels, direct mapped by `Texels::key`; key 0 for an empty entry.
     kept: [(u64, [f32; 4]); 16],
+    /// A nearest filter's results (`Finish::floats` of the canonical texel), kept alike.
+    done: [(u64, [u64; 4]); 16],
 }
 
 impl<'a> Texels<'a> {
@@ -187,20 +257,60 @@ impl<'a> Texels<'a> {
             surf,
             reader: Reader::new(mem),
             kept: [(0, [0.0; 4]); 16],
+            done: [(0, [0; 4]); 16],
         }
+    }
+
+    /// The cache key of (x, y, level), packed with bit 63 set, and its entry; `None` for
+    /// coordinates too large to pack, which are not kept.
+    #[inline]
+    fn key(x: i64, y: i64, level: u32) -> Option<(u64, usize)> {
+        let fits = (0..1 << 24).contains(&x) && (0..1 << 24).contains(&y) && level < 1 << 8;
+        // Neighbouring texels land in different entries.
+        let slot = ((x & 3) | (y & 3) << 2) as usize;
+        fits.then(|| {
+            (
+                1 << 63 | u64::from(level) << 48 | (y as u64) << 24 | x as u64,
+                slot,
+            )
+        })
     }
 
     /// The texel at (x, y) of layer 0 of view level `level`: a zero texel outside the
     /// image, as `texture::fetch`; `None` at a fault, or a format that does not decode to
     /// floats.
     fn get(&mut self, x: i64, y: i64, level: u32) -> Option<[f32; 4]> {
-        let fits = (0..1 << 24).contains(&x) && (0..1 << 24).contains(&y) && level < 1 << 8;
-        let key = 1 << 63 | u64::from(level) << 48 | (y as u64) << 24 | x as u64;
-        // Neighbouring texels land in different entries.
-        let slot = ((x & 3) | (y & 3) << 2) as usize;
-        if fits && self.kept[slot].0 == key {
-            return Some(self.kept[slot].1);
+        let key = Self::key(x, y, level);
+        if let Some((k, slot)) = key {
+            if self.kept[slot].0 == k {
+                return Some(self.kept[slot].1);
+            }
         }
+        let t = self.fetch(x, y, level)?;
+        if let Some((k, slot)) = key {
+            self.kept[slot] = (k, t);
+        }
+        Some(t)
+    }
+
+    /// `finish.floats` of the canonical texel at (x, y) of level `level`.
+    #[inline]
+    fn finished(&mut self, x: i64, y: i64, level: u32, finish: &Finish) -> Option<[u64; 4]> {
+        let key = Self::key(x, y, level);
+        if let Some((k, slot)) = key {
+            if self.done[slot].0 == k {
+                return Some(self.done[slot].1);
+            }
+        }
+        let r = finish.floats(canonical_floats(self.fetch(x, y, level)?));
+        if let Some((k, slot)) = key {
+            self.done[slot] = (k, r);
+        }
+        Some(r)
+    }
+
+    /// The texel at (x, y) of level `level`, read and decoded.
+    fn fetch(&mut self, x: i64, y: i64, level: u32) -> Option<[f32; 4]> {
         let Some(addr) = self.surf.address(x, y, 0, level, 0) else {
             return Some([0.0; 4]);
         };
@@ -208,14 +318,10 @@ impl<'a> Texels<'a> {
         let bytes = &mut buf[..self.surf.bytes as usize];
         self.reader.read(addr, bytes).ok()?;
         let d = &self.b.desc;
-        let decoded = format::decode(d.channels, d.texture_type, d.srgb, d.srgb_2_channel, bytes);
-        let Ok(Texel::Float(t)) = decoded else {
-            return None;
-        };
-        if fits {
-            self.kept[slot] = (key, t);
+        match format::decode(d.channels, d.texture_type, d.srgb, d.srgb_2_channel, bytes) {
+            Ok(Texel::Float(t)) => Some(t),
+            _ => None,
         }
-        Some(t)
     }
 }
 
