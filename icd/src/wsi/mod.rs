@@ -168,15 +168,15 @@ pub fn detile_rect(
     let base = l.level_offsets.first().copied().unwrap_or(0) as usize;
     let src = image.bytes;
     let stride = width as usize * 4;
-    let convert = |p: &[u8]| -> [u8; 4] {
-        let (r, g, b) = if image.rgba {
-            (p[0], p[1], p[2])
-        } else {
-            (p[2], p[1], p[0])
-        };
-        let v = (u32::from(r) << fmt.red_shift)
-            | (u32::from(g) << fmt.green_shift)
-            | (u32::from(b) << fmt.blue_shift)
+    if x0 >= w {
+        return;
+    }
+    let (red_at, blue_at) = if image.rgba { (0, 16) } else { (16, 0) };
+    // A pixel's four bytes, read as a little-endian word, in the window system's format.
+    let convert = |p: u32| -> [u8; 4] {
+        let v = ((p >> red_at) & 0xff) << fmt.red_shift
+            | ((p >> 8) & 0xff) << fmt.green_shift
+            | ((p >> blue_at) & 0xff) << fmt.blue_shift
             | fmt.opaque_bits;
         if fmt.big_endian {
             v.to_be_bytes()
@@ -184,18 +184,19 @@ pub fn detile_rect(
             v.to_le_bytes()
         }
     };
+    let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    let span = (w - x0) as usize * 4;
     match l.tiling {
         hw::g13::layout::Tiling::Linear { .. } => {
             for y in y0 as usize..h as usize {
-                let row = base + y * l.linear_stride as usize;
-                for x in x0 as usize..w as usize {
-                    let s = row + x * 4;
-                    let Some(p) = src.get(s..s + 4) else { return };
-                    let d = y * stride + x * 4;
-                    let Some(o) = dst.get_mut(d..d + 4) else {
-                        return;
-                    };
-                    o.copy_from_slice(&convert(p));
+                let s = base + y * l.linear_stride as usize + x0 as usize * 4;
+                let d = y * stride + x0 as usize * 4;
+                let (Some(from), Some(to)) = (src.get(s..s + span), dst.get_mut(d..d + span))
+                else {
+                    return;
+                };
+                for (o, p) in to.chunks_exact_mut(4).zip(from.chunks_exact(4)) {
+                    o.copy_from_slice(&convert(word(p)));
                 }
             }
         }
@@ -207,23 +208,35 @@ pub fn detile_rect(
                 .copied()
                 .unwrap_or(l.width)
                 .div_ceil(t.width) as usize;
-            let tile_elems = (t.width * t.height) as usize;
+            let tile_bytes = (t.width * t.height) as usize * 4;
             // Tiles are powers of two (`Layout`): shifts and masks, not a division per pixel.
             debug_assert!(t.width.is_power_of_two() && t.height.is_power_of_two());
             let (tw, th) = (t.width.trailing_zeros(), t.height.trailing_zeros());
+            // The byte offset of each column inside a tile, for row 0.
+            let columns: Vec<usize> = (0..t.width).map(|x| spread(x) * 4).collect();
             for y in y0..h {
                 let tile_row = (y >> th) as usize * per_row;
-                let inner_y = spread(y & (t.height - 1)) << 1;
-                for x in x0..w {
-                    let tile = tile_row + (x >> tw) as usize;
-                    let element = tile * tile_elems + (spread(x & (t.width - 1)) | inner_y);
-                    let s = base + element * 4;
-                    let Some(p) = src.get(s..s + 4) else { return };
-                    let d = y as usize * stride + x as usize * 4;
-                    let Some(o) = dst.get_mut(d..d + 4) else {
+                let inner_y = (spread(y & (t.height - 1)) << 1) * 4;
+                let d = y as usize * stride + x0 as usize * 4;
+                let Some(mut to) = dst.get_mut(d..d + span) else {
+                    return;
+                };
+                // One tile's part of the row at a time.
+                let mut x = x0;
+                while x < w {
+                    let end = (((x >> tw) + 1) << tw).min(w);
+                    let s = base + (tile_row + (x >> tw) as usize) * tile_bytes;
+                    let Some(tile) = src.get(s..s + tile_bytes) else {
                         return;
                     };
-                    o.copy_from_slice(&convert(p));
+                    let (part, rest) = to.split_at_mut((end - x) as usize * 4);
+                    let cols = &columns[(x & (t.width - 1)) as usize..][..(end - x) as usize];
+                    for (o, &c) in part.chunks_exact_mut(4).zip(cols) {
+                        let at = c | inner_y;
+                        o.copy_from_slice(&convert(word(&tile[at..at + 4])));
+                    }
+                    to = rest;
+                    x = end;
                 }
             }
         }

@@ -85,7 +85,10 @@ pub fn unorm16_from_float(z: f32) -> u16 {
     }
     // Constant bounds and a NaN-free input: clamp cannot panic here.
     let c = f64::from(z).clamp(0.0, 1.0);
-    (c * 65535.0).round() as u16
+    // `(c * 65535.0).round()` without the libm call the baseline x86-64 target makes: the
+    // product has at most 40 significant bits below 2^16, so adding 0.5 is exact, and
+    // truncating the non-negative sum is rounding half away from zero.
+    (c * 65535.0 + 0.5) as u16
 }
 
 /// The depth a 16-bit unorm code stands for.

@@ -23,7 +23,7 @@ pub use compare::CompareOp;
 pub use depth::{float_from_unorm16, unorm16_from_float, DepthFormat, DepthRange, DepthState};
 pub use stencil::{Facing, StencilFace, StencilOp, StencilState};
 pub use test_unit::{test_sample, ZsState};
-pub use tile::{ZsImage, ZsTile};
+pub use tile::{DepthOnly, ZsImage, ZsTile};
 pub use zls::{clear_values, ZlsPlan};
 
 use crate::gpu::Fault;

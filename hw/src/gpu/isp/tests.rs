@@ -837,3 +837,65 @@ fn background_clear_values() {
     );
     assert!(clear_values(DepthFormat::D16Unorm, 0x1_0000, 0).is_err());
 }
+
+/// `ZsTile::depth_only` tests and writes as `ZsTile::test` does wherever it offers itself:
+/// random single-sample states (every op, writes, clamps, stencil planes with the test off,
+/// both formats) over random depths, on two copies of one tile.
+#[test]
+fn depth_only_tests_as_the_sample_walk() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let (mut offered, mut refused) = (0, 0);
+    for _ in 0..400 {
+        let format = [DepthFormat::D16Unorm, DepthFormat::D32Sfloat][next(2) as usize];
+        let samples = [1, 1, 1, 4][next(4) as usize];
+        let has_depth = next(8) != 0;
+        let has_stencil = next(2) == 0;
+        let mut state = depth_state(COMPARE_TABLE[next(8) as usize].0, next(2) == 0);
+        state.depth.test_enable = next(6) != 0;
+        if next(3) == 0 {
+            state.depth.clamp = Some(DepthRange {
+                min_depth: 0.25,
+                max_depth: 0.75,
+            });
+        }
+        state.stencil.test_enable = next(3) == 0;
+        let mut a = ZsTile::new(samples, has_depth.then_some(format), has_stencil).unwrap();
+        if has_depth {
+            a.clear_depth(next(100) as f32 / 99.0).unwrap();
+        }
+        let mut b = a.clone();
+        let Some(mut fast) = b.depth_only(&state) else {
+            refused += 1;
+            assert!(samples != 1 || (state.stencil.test_enable && has_stencil));
+            continue;
+        };
+        offered += 1;
+        let mut results = Vec::new();
+        for _ in 0..200 {
+            let (x, y) = (next(33) as u32, next(33) as u32);
+            let z = match next(10) {
+                0 => f32::NAN,
+                1 => -0.5,
+                2 => 1.5,
+                _ => next(1000) as f32 / 999.0,
+            };
+            results.push((x, y, z, fast.test((x, y), z).ok()));
+        }
+        drop(fast);
+        for (x, y, z, got) in results {
+            let want = a.test(&state, Facing::Front, (x, y, 0), z).ok();
+            assert_eq!(got, want, "{state:?} ({x}, {y}) z {z}");
+        }
+        assert_eq!(a, b, "{state:?}: the planes differ");
+    }
+    assert!(
+        offered > 150 && refused > 50,
+        "{offered} offered, {refused} refused"
+    );
+}

@@ -1,6 +1,6 @@
 //! A tile's depth and stencil storage, and its load and store through the ZLS images.
 
-use super::depth::DepthFormat;
+use super::depth::{DepthFormat, DepthState};
 use super::stencil::Facing;
 use super::test_unit::{test_sample, ZsState};
 use super::IspError;
@@ -113,6 +113,23 @@ impl ZsTile {
         let s = self.stencil.as_mut().ok_or(IspError::NoPlane("stencil"))?;
         s.fill(v);
         Ok(())
+    }
+
+    /// The tester of single-sample pixels with no stencil test, when this tile and `state`
+    /// are that: [`test_sample`]'s depth test without its walk over the stencil cases.
+    pub fn depth_only<'a>(&'a mut self, state: &'a ZsState) -> Option<DepthOnly<'a>> {
+        if self.samples != 1 || (state.stencil.test_enable && self.stencil.is_some()) {
+            return None;
+        }
+        let d = &state.depth;
+        Some(DepthOnly {
+            plane: self
+                .depth
+                .as_mut()
+                .filter(|_| d.test_enable)
+                .map(|(f, v)| (*f, v.as_mut_slice())),
+            state: d,
+        })
     }
 
     /// One covered sample through the depth/stencil unit; see [`test_sample`].
@@ -367,4 +384,32 @@ fn for_each_pixel(
         }
     }
     Ok(())
+}
+
+/// See [`ZsTile::depth_only`].
+pub struct DepthOnly<'a> {
+    /// The depth plane when the depth test is on.
+    plane: Option<(DepthFormat, &'a mut [u32])>,
+    state: &'a DepthState,
+}
+
+impl DepthOnly<'_> {
+    /// [`ZsTile::test`] of tile-relative pixel (`x`, `y`) at depth `z`.
+    #[inline]
+    pub fn test(&mut self, (x, y): (u32, u32), z: f32) -> Result<bool, IspError> {
+        if x >= TILE_SIZE || y >= TILE_SIZE {
+            return Err(IspError::OutsideTile { x, y, sample: 0 });
+        }
+        let Some((format, plane)) = &mut self.plane else {
+            return Ok(true);
+        };
+        let d = self.state;
+        let stored = &mut plane[(y * TILE_SIZE + x) as usize];
+        let incoming = format.encode(d.clamp.map_or(z, |range| range.clamp(z)));
+        let pass = format.compare(d.compare_op, incoming, *stored);
+        if pass && d.write_enable {
+            *stored = incoming;
+        }
+        Ok(pass)
+    }
 }

@@ -147,16 +147,30 @@ pub fn shade(
         return Ok(0);
     }
     let early = state.early_z || state.fs.is_none();
+    let bias = bias_offset(prim, state.bias.as_ref(), t.zls.depth_format);
     let mut passed = 0u64;
     if early {
-        for p in pixels.iter_mut() {
-            raster.push(p.2);
-            p.2 = test_pixel(t, zs, state, prim, origin, (p.0, p.1), p.2, &[])?;
-            passed += u64::from(p.2.count_ones());
+        match zs.depth_only(&state.zs).filter(|_| t.samples.count() == 1) {
+            // One sample and no stencil test: `test_pixel` without its walk over samples.
+            Some(mut d) => {
+                for p in pixels.iter_mut() {
+                    raster.push(p.2);
+                    let (px, py) = sample_point(p.0, p.1, t.samples, 0);
+                    let z = prim.geom.depth(px, py) + bias;
+                    p.2 = u32::from(d.test((p.0 - origin[0], p.1 - origin[1]), z)?);
+                    passed += u64::from(p.2);
+                }
+            }
+            None => {
+                for p in pixels.iter_mut() {
+                    raster.push(p.2);
+                    p.2 = test_pixel(t, zs, state, prim, origin, (p.0, p.1), p.2, &[])?;
+                    passed += u64::from(p.2.count_ones());
+                }
+            }
         }
     }
     let mut lanes_run = 0;
-    let bias = bias_offset(prim, state.bias.as_ref(), t.zls.depth_format);
     if let Some(fs) = &state.fs {
         let quads = quads_of(pixels, if early { Some(raster) } else { None });
         // The tile's primitives mostly share their draw's shader: its launch state (with
