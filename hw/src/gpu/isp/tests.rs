@@ -887,7 +887,6 @@ fn depth_only_tests_as_the_sample_walk() {
             };
             results.push((x, y, z, fast.test((x, y), z).ok()));
         }
-        drop(fast);
         for (x, y, z, got) in results {
             let want = a.test(&state, Facing::Front, (x, y, 0), z).ok();
             assert_eq!(got, want, "{state:?} ({x}, {y}) z {z}");
