@@ -372,7 +372,15 @@ fn zls_load(
     }
     let clear_z = !(load_z && t.depth.is_some());
     let clear_s = !(load_s && t.stencil.is_some());
-    if clear_z || clear_s {
+    if (t.tile_w, t.tile_h) == (TILE_SIZE, TILE_SIZE) {
+        // The whole tile: a plane is filled at once.
+        if clear_z {
+            zs.clear_depth_raw(t.clear_depth)?;
+        }
+        if clear_s {
+            zs.clear_stencil(t.clear_stencil)?;
+        }
+    } else if clear_z || clear_s {
         let n = t.samples.count() as u32;
         for y in 0..t.tile_h {
             for x in 0..t.tile_w {

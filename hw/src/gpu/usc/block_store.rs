@@ -340,15 +340,19 @@ pub fn step_block_store(
                     // itself or with its channels swapped): the conversion's byte copy
                     // without the call per pixel.
                     Some(plan) if unit == 1 && texel == 4 && n == 4 => {
+                        let short = || fault(prog, idx, "block_image_store: short tile");
+                        // Byte j of the texel is byte plan[j] of the pixel's word.
+                        let shifts = plan.map(|k| 8 * k as u32);
                         for (i, b) in pixels.zip(run.chunks_exact_mut(4)) {
                             let [xx, y] = o[i].map(u32::from);
                             let at = record(xx, y, 0);
-                            let src: &[u8; 4] = f.tilebuffer[at..at + 4]
-                                .try_into()
-                                .map_err(|_| fault(prog, idx, "block_image_store: short tile"))?;
-                            for (d, &k) in b.iter_mut().zip(&plan) {
-                                *d = src[k];
-                            }
+                            let src = f.tilebuffer.get(at..at + 4).ok_or_else(short)?;
+                            let v = u32::from_le_bytes([src[0], src[1], src[2], src[3]]);
+                            let out = shifts
+                                .iter()
+                                .enumerate()
+                                .fold(0, |a, (j, &s)| a | ((v >> s) & 0xff) << (8 * j));
+                            b.copy_from_slice(&u32::to_le_bytes(out));
                         }
                     }
                     _ => {

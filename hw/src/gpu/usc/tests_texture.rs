@@ -1266,8 +1266,10 @@ fn block_image_store_writes_the_tile_through_the_pbe() {
         (RGBA16F, MemFormat::F16, 8, 1),
         (RGBA8, MemFormat::U8Norm, 4, 2),
     ];
-    for (vk, format, bytes, samples) in cases {
-        let (w, h) = (24, 20);
+    // In the first image the tile hangs over the edges; in the second it is inside, where
+    // a twiddled square is written as one run.
+    let cases = cases.iter().flat_map(|&c| [(c, (24, 20)), (c, (32, 32))]);
+    for ((vk, format, bytes, samples), (w, h)) in cases {
         let layout = Layout::new(w, h, 1, 1, bytes, Tiling::Twiddled, samples).unwrap();
         let mut m = memory(&layout);
         let img = ImageDesc {
@@ -1281,8 +1283,7 @@ fn block_image_store_writes_the_tile_through_the_pbe() {
             },
         };
         let st = state(vec![pbe_descriptor(&img, 0, 0).unwrap()], vec![]);
-        // A 16x16 tile at (16, 16) hangs over the image's right and bottom edges. Each
-        // sample holds 12 bytes; the target starts at byte 4. Element values are kept
+        // A 16x16 tile at (16, 16). Each sample holds 12 bytes; the target starts at byte 4. Element values are kept
         // finite for the half floats (exponent below 31).
         let stride = 12usize;
         let mut f = FragmentContext::new([16, 16], samples, stride as u32);
