@@ -167,6 +167,28 @@ pub struct Layout {
     pub size: u64,
 }
 
+/// How a twiddled level numbers its elements: power-of-two tiles in rows, Morton order
+/// inside a tile (`Layout::twiddled_level`).
+#[derive(Debug, Clone, Copy)]
+pub struct TwiddledLevel {
+    /// log2 of the tile's width and height, in elements.
+    tw: u32,
+    th: u32,
+    /// Tiles in a row of the level.
+    per_row: u32,
+}
+
+impl TwiddledLevel {
+    /// The number of element (`x`, `y`) (in blocks) of the level.
+    #[inline]
+    pub fn element(&self, x: u32, y: u32) -> u64 {
+        let (tw, th) = (self.tw, self.th);
+        let tile = u64::from((y >> th) * self.per_row + (x >> tw));
+        let inner = spread(x & ((1 << tw) - 1)) | (spread(y & ((1 << th) - 1)) << 1);
+        (tile << (tw + th)) + inner
+    }
+}
+
 impl Layout {
     /// A layout for an ordinary sampled image (no usage that forces page-aligned layers).
     pub fn new(
@@ -309,6 +331,19 @@ impl Layout {
     }
 
     /// Bytes of one element: all samples of one pixel.
+    /// The element numbering of twiddled level `level` (< `levels`), for a unit that
+    /// addresses many of its elements.
+    pub fn twiddled_level(&self, level: u32) -> TwiddledLevel {
+        let t = self.tiles[level as usize];
+        debug_assert!(t.width.is_power_of_two() && t.height.is_power_of_two());
+        let (tw, th) = (t.width.trailing_zeros(), t.height.trailing_zeros());
+        TwiddledLevel {
+            tw,
+            th,
+            per_row: (self.stride_el[level as usize] + t.width - 1) >> tw,
+        }
+    }
+
     pub fn element_bytes(&self) -> u32 {
         self.bytes_per_block * self.samples
     }
@@ -497,13 +532,7 @@ impl Layout {
                 Ok(base + u64::from(y) * u64::from(self.linear_stride) + u64::from(x) * bpp)
             }
             Tiling::Twiddled => {
-                let t = self.tiles[level as usize];
-                debug_assert!(t.width.is_power_of_two() && t.height.is_power_of_two());
-                let (tw, th) = (t.width.trailing_zeros(), t.height.trailing_zeros());
-                let per_row = (self.stride_el[level as usize] + t.width - 1) >> tw;
-                let tile = u64::from((y >> th) * per_row + (x >> tw));
-                let inner = spread(x & (t.width - 1)) | (spread(y & (t.height - 1)) << 1);
-                let element = (tile << (tw + th)) + inner;
+                let element = self.twiddled_level(level).element(x, y);
                 Ok(base + element * u64::from(self.element_bytes()) + u64::from(sample) * bpp)
             }
         }

@@ -135,6 +135,17 @@ fn srgb_channel(c: usize, count: usize, two_channel: bool) -> bool {
 
 /// Decodes the texel in `bytes` (at least [`texel_bytes`] long). Channels the layout lacks
 /// read as 0, alpha as 1.
+/// Whether a format is 8-bit UNORM RGBA, linear: the commonest texel.
+pub fn is_unorm8x4(channels: Channels, ty: TextureType, srgb: bool) -> bool {
+    (channels, ty, srgb) == (Channels::R8G8B8A8, TextureType::Unorm, false)
+}
+
+/// [`decode`] of an 8-bit UNORM RGBA texel: the divisions `norm_to_float` makes.
+#[inline]
+pub fn unorm8x4(b: [u8; 4]) -> [f32; 4] {
+    b.map(|v| f32::from(v) / unorm_max(8))
+}
+
 pub fn decode(
     channels: Channels,
     ty: TextureType,
@@ -153,9 +164,10 @@ pub fn decode(
     }
     // The commonest texel (8-bit UNORM RGBA, linear) without the general walk: the same
     // divisions `norm_to_float` makes.
-    if (channels, ty, srgb) == (Channels::R8G8B8A8, TextureType::Unorm, false) {
-        let c = |i: usize| f32::from(bytes[i]) / unorm_max(8);
-        return Ok(Texel::Float([c(0), c(1), c(2), c(3)]));
+    if is_unorm8x4(channels, ty, srgb) {
+        return Ok(Texel::Float(unorm8x4([
+            bytes[0], bytes[1], bytes[2], bytes[3],
+        ])));
     }
     let f =
         fields(channels).ok_or_else(|| format!("channel layout {channels:?} is not modelled"))?;

@@ -17,7 +17,7 @@ use crate::g13::control::descriptors::{
     Layout as HwLayout, Pbe, SampleCount, Texture, TextureDimension,
 };
 use crate::g13::image_desc::{channels_block, linear_array_from_extension};
-use crate::g13::layout::{full_chain, Layout, Tiling, Usage, PAGE_SIZE};
+use crate::g13::layout::{full_chain, Layout, Tiling, TwiddledLevel, Usage, PAGE_SIZE};
 
 /// An image's addressing, shared by texture reads and PBE writes.
 #[derive(Debug, Clone)]
@@ -37,6 +37,43 @@ pub struct Surface {
     pub levels: u32,
     pub first_level: u32,
     kind: Kind,
+}
+
+/// [`Surface::level_address`].
+#[derive(Debug, Clone, Copy)]
+pub struct LevelAddress {
+    base: u64,
+    w: u32,
+    h: u32,
+    rule: Rule,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Rule {
+    Linear {
+        stride: u64,
+        bytes: u64,
+    },
+    /// The level's numbering, and the bytes of an element.
+    Twiddled(TwiddledLevel, u64),
+}
+
+impl LevelAddress {
+    /// [`Surface::address`] of texel (x, y) of layer 0, sample 0, at the level.
+    #[inline]
+    pub fn at(&self, x: i64, y: i64) -> Option<u64> {
+        if x < 0 || y < 0 || x >= i64::from(self.w) || y >= i64::from(self.h) {
+            return None;
+        }
+        let (x, y) = (x as u32, y as u32);
+        Some(
+            self.base
+                + match self.rule {
+                    Rule::Linear { stride, bytes } => u64::from(y) * stride + u64::from(x) * bytes,
+                    Rule::Twiddled(t, element) => t.element(x, y) * element,
+                },
+        )
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -276,6 +313,38 @@ impl Surface {
                 .map(|off| self.base + off),
             Kind::Linear { .. } => None,
         }
+    }
+
+    /// The addressing of layer 0, sample 0 of view level `level` of an uncompressed
+    /// image, worked out once for a unit that reads many of its texels; `None` for other
+    /// images and levels.
+    pub fn level_address(&self, level: u32) -> Option<LevelAddress> {
+        if level >= self.levels || self.block != (1, 1) {
+            return None;
+        }
+        let [mut w, mut h, _] = self.extent(level);
+        let (base, rule) = match &self.kind {
+            Kind::Linear { stride, .. } => (
+                self.base,
+                Rule::Linear {
+                    stride: *stride,
+                    bytes: u64::from(self.bytes),
+                },
+            ),
+            Kind::Twiddled(l) => {
+                let at = self.first_level + level;
+                let offset = *l.level_offsets.get(at as usize)?;
+                // `Layout::offset_of` refuses pixels outside its own level too.
+                let (lw, lh) = l.level_extent(at);
+                (w, h) = (w.min(lw), h.min(lh));
+                let element = u64::from(l.element_bytes());
+                (
+                    self.base + offset,
+                    Rule::Twiddled(l.twiddled_level(at), element),
+                )
+            }
+        };
+        Some(LevelAddress { base, w, h, rule })
     }
 
     /// Address of sample `sample` of texel (x, y) of layer or slice `z` at view level

@@ -100,6 +100,15 @@ pub fn floor(x: f32) -> f32 {
     }
 }
 
+/// `floor(x) as i64` (saturating; NaN gives 0) without forming the float floor: the
+/// truncation, one less where it rounded up.
+#[inline]
+pub fn floor_i64(x: f32) -> i64 {
+    let t = x as i64;
+    // Below i64::MIN the truncation saturated already.
+    t - i64::from(t as f32 > x && t != i64::MIN)
+}
+
 /// `x.ceil()`, exactly, as [`floor`].
 #[inline]
 pub fn ceil(x: f32) -> f32 {
@@ -432,11 +441,7 @@ fn axis_coord(s: &Sampler, c: f32, size: u32, mode: Wrap) -> f32 {
 /// The texel a nearest filter reads at `u` texels along an axis of `size`.
 #[inline]
 fn nearest_index(u: f32, size: i64, offset: i32, mode: Wrap) -> Option<i64> {
-    wrap(
-        (floor(u) as i64).wrapping_add(i64::from(offset)),
-        size,
-        mode,
-    )
+    wrap(floor_i64(u).wrapping_add(i64::from(offset)), size, mode)
 }
 
 /// One axis: taps (texel index, weight).

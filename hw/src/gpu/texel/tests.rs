@@ -684,3 +684,96 @@ fn lod_free_samplers_select_alike_at_every_lod() {
         "{free} LOD-free, {not_free} not"
     );
 }
+
+/// `Surface::level_address` addresses layer 0, sample 0 of a level as `Surface::address`
+/// does, outside the level included, for linear and twiddled 2D images of several sizes,
+/// formats, mip chains and views.
+#[test]
+fn level_addressing_agrees_with_surface_addresses() {
+    use super::image::Surface;
+    use crate::g13::control::descriptors::{Texture, TextureDimension};
+    use crate::g13::image_desc::{pixel_format, texture_descriptor, ImageDesc};
+    use crate::g13::layout::{Layout, Tiling};
+    let mut checked = 0;
+    // VkFormats R8G8B8A8_UNORM, R8_UNORM, R16G16B16A16_SFLOAT, R32G32B32A32_SFLOAT.
+    for (vk, bytes) in [(37, 4), (9, 1), (97, 8), (109, 16)] {
+        for (w, h, levels, linear) in [
+            (1, 1, 1, false),
+            (37, 19, 6, false),
+            (64, 64, 7, false),
+            (130, 3, 8, false),
+            (33, 7, 1, true),
+        ] {
+            let tiling = if linear {
+                Tiling::Linear { stride: None }
+            } else {
+                Tiling::Twiddled
+            };
+            let layout = Layout::new(w, h, 1, levels, bytes, tiling, 1).unwrap();
+            let desc = ImageDesc {
+                base: 0x10_0000,
+                layout: &layout,
+                format: pixel_format(vk).unwrap(),
+                dimension: TextureDimension::D2,
+            };
+            for first in 0..levels {
+                let words = texture_descriptor(&desc, first, levels - first, 0, 1).unwrap();
+                let s = Surface::from_texture(&Texture::unpack(&words).unwrap())
+                    .unwrap()
+                    .unwrap();
+                for level in 0..s.levels {
+                    let a = s.level_address(level).unwrap();
+                    let [lw, lh, _] = s.extent(level);
+                    for y in -2..i64::from(lh) + 2 {
+                        for x in -2..i64::from(lw) + 2 {
+                            assert_eq!(
+                                a.at(x, y),
+                                s.address(x, y, 0, level, 0),
+                                "({x}, {y}) of level {level} from {first} of {w}x{h} format {vk}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+                assert!(s.level_address(s.levels).is_none());
+            }
+        }
+    }
+    assert!(checked > 20_000, "{checked}");
+}
+
+/// `floor_i64` is `floor(x) as i64` everywhere: around zero and the integers, at the edges
+/// of exact integers in f32, of i64, at the infinities and NaN.
+#[test]
+fn floor_to_integer_agrees_with_the_float_floor() {
+    let mut xs = vec![
+        0.0f32,
+        -0.0,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MIN_POSITIVE,
+        -f32::MIN_POSITIVE,
+        8_388_607.5,
+        -8_388_607.5,
+        8_388_608.0,
+        -8_388_609.0,
+        9.223_372e18,
+        -9.223_372e18,
+        1e30,
+        -1e30,
+        f32::MAX,
+        f32::MIN,
+    ];
+    let mut seed = 0x1234_5678u32;
+    for _ in 0..100_000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        xs.push(f32::from_bits(seed));
+        xs.push((seed % 2000) as f32 / 64.0 - 15.6);
+    }
+    for x in xs {
+        assert_eq!(sample::floor_i64(x), sample::floor(x) as i64, "{x:e}");
+    }
+}

@@ -1231,16 +1231,18 @@ impl Finish {
     /// `results(x, apply_swizzle(Texel::Float(f), sw))`.
     #[inline]
     pub(super) fn floats(&self, f: [f32; 4]) -> [u64; 4] {
-        let ext = [f[0], f[1], f[2], f[3], 0.0, 1.0];
-        let mut out = [0u64; 4];
-        for (o, &i) in out.iter_mut().zip(&self.from[..self.slots]) {
-            *o = if self.half {
-                u64::from(f32_to_f16(ext[i]))
+        // Padded to eight, so the index needs no bounds check.
+        let ext = [f[0], f[1], f[2], f[3], 0.0, 1.0, 0.0, 0.0];
+        std::array::from_fn(|k| {
+            let v = ext[self.from[k] & 7];
+            if k >= self.slots {
+                0
+            } else if self.half {
+                u64::from(f32_to_f16(v))
             } else {
-                u64::from(ext[i].to_bits())
-            };
-        }
-        out
+                u64::from(v.to_bits())
+            }
+        })
     }
 }
 

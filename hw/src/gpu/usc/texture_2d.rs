@@ -207,8 +207,7 @@ fn filtered(
 }
 
 /// Every lane's sample through a nearest filter in one level at weight 1: one texel each,
-/// whose results (`filtered`'s texel made canonical, swizzled and converted) are worked out
-/// once for lanes reading the texel their predecessor read.
+/// `filtered`'s texel made canonical, swizzled and converted.
 fn nearest(
     op: &TexOp,
     s: &Sampler,
@@ -218,6 +217,7 @@ fn nearest(
 ) -> Option<[Lanes; 4]> {
     let (g, x, rows) = (op.g, op.x, op.rows);
     let [w, h, _] = texels.surf.extent(level);
+    let addr = texels.surf.level_address(level)?;
     let finish = Finish::new(x, texels.b.desc.swizzle);
     let border = finish.floats(canonical_floats(border));
     let mut out = [[0u64; LANES]; 4];
@@ -228,7 +228,9 @@ fn nearest(
             sample::nearest_tap(s, u, w, s.wrap[0]),
             sample::nearest_tap(s, v, h, s.wrap[1]),
         ) {
-            (Some(x), Some(y)) => texels.finished(x, y, level, &finish)?,
+            // Lanes rarely share a texel here (a quad's lanes do when the image is
+            // magnified), so nothing is kept.
+            (Some(x), Some(y)) => finish.floats(canonical_floats(texels.read(addr.at(x, y))?)),
             _ => border,
         };
         for (row, v) in out.iter_mut().zip(r) {
@@ -246,8 +248,8 @@ struct Texels<'a> {
     reader: Reader<'a>,
     /// Decoded texels, direct mapped by `Texels::key`; key 0 for an empty entry.
     kept: [(u64, [f32; 4]); 16],
-    /// A nearest filter's results (`Finish::floats` of the canonical texel), kept alike.
-    done: [(u64, [u64; 4]); 16],
+    /// Whether texels are 8-bit UNORM RGBA (`format::unorm8x4`).
+    unorm8x4: bool,
 }
 
 impl<'a> Texels<'a> {
@@ -257,7 +259,8 @@ impl<'a> Texels<'a> {
             surf,
             reader: Reader::new(mem),
             kept: [(0, [0.0; 4]); 16],
-            done: [(0, [0; 4]); 16],
+            unorm8x4: format::is_unorm8x4(b.desc.channels, b.desc.texture_type, b.desc.srgb)
+                && surf.bytes == 4,
         }
     }
 
@@ -293,31 +296,26 @@ impl<'a> Texels<'a> {
         Some(t)
     }
 
-    /// `finish.floats` of the canonical texel at (x, y) of level `level`.
-    #[inline]
-    fn finished(&mut self, x: i64, y: i64, level: u32, finish: &Finish) -> Option<[u64; 4]> {
-        let key = Self::key(x, y, level);
-        if let Some((k, slot)) = key {
-            if self.done[slot].0 == k {
-                return Some(self.done[slot].1);
-            }
-        }
-        let r = finish.floats(canonical_floats(self.fetch(x, y, level)?));
-        if let Some((k, slot)) = key {
-            self.done[slot] = (k, r);
-        }
-        Some(r)
-    }
-
     /// The texel at (x, y) of level `level`, read and decoded.
     fn fetch(&mut self, x: i64, y: i64, level: u32) -> Option<[f32; 4]> {
-        let Some(addr) = self.surf.address(x, y, 0, level, 0) else {
+        self.read(self.surf.address(x, y, 0, level, 0))
+    }
+
+    /// The texel at `addr`, read and decoded; a zero texel outside the image (`None`).
+    #[inline]
+    fn read(&mut self, addr: Option<u64>) -> Option<[f32; 4]> {
+        let Some(addr) = addr else {
             return Some([0.0; 4]);
         };
+        let d = &self.b.desc;
+        if self.unorm8x4 {
+            let mut b = [0u8; 4];
+            self.reader.read(addr, &mut b).ok()?;
+            return Some(format::unorm8x4(b));
+        }
         let mut buf = [0u8; 16];
         let bytes = &mut buf[..self.surf.bytes as usize];
         self.reader.read(addr, bytes).ok()?;
-        let d = &self.b.desc;
         match format::decode(d.channels, d.texture_type, d.srgb, d.srgb_2_channel, bytes) {
             Ok(Texel::Float(t)) => Some(t),
             _ => None,
