@@ -172,8 +172,14 @@ pub fn detile_rect(
         return;
     }
     let (red_at, blue_at) = if image.rgba { (0, 16) } else { (16, 0) };
+    // The pixels of a B, G, R, A image already are an X8R8G8B8 little-endian word.
+    let same =
+        !fmt.big_endian && (red_at, 8, blue_at) == (fmt.red_shift, fmt.green_shift, fmt.blue_shift);
     // A pixel's four bytes, read as a little-endian word, in the window system's format.
     let convert = |p: u32| -> [u8; 4] {
+        if same {
+            return (p & 0x00ff_ffff | fmt.opaque_bits).to_le_bytes();
+        }
         let v = ((p >> red_at) & 0xff) << fmt.red_shift
             | ((p >> 8) & 0xff) << fmt.green_shift
             | ((p >> blue_at) & 0xff) << fmt.blue_shift

@@ -204,6 +204,32 @@ impl Runs<'_> {
     }
 }
 
+/// The pixels of one Morton square of a tile of 8-bit RGBA elements, as words.
+struct Words<'a> {
+    /// The square's pixels (x, y) in the order the image stores them.
+    order: &'a [[u8; 2]],
+    /// Tile width, bytes per pixel, and the byte of the target in a pixel.
+    tw: usize,
+    stride: usize,
+    offset: usize,
+    tile: &'a [u8],
+}
+
+impl Words<'_> {
+    /// Writes each pixel's word through `permute` (its bytes to the texel's channel order)
+    /// into `run`, one word per pixel; `None` if the tile is short.
+    #[inline]
+    fn copy(&self, run: &mut [u8], permute: impl Fn(u32) -> u32) -> Option<()> {
+        for (b, &[x, y]) in run.chunks_exact_mut(4).zip(self.order) {
+            let at = (usize::from(y) * self.tw + usize::from(x)) * self.stride + self.offset;
+            let src = self.tile.get(at..at + 4)?;
+            let v = u32::from_le_bytes([src[0], src[1], src[2], src[3]]);
+            b.copy_from_slice(&permute(v).to_le_bytes());
+        }
+        Some(())
+    }
+}
+
 /// Pixel `i` of a `tw` x `th` tile (powers of two) walked in Morton order inside squares of
 /// the smaller side, the squares left to right then top to bottom: the order a twiddled
 /// image's texels follow in memory, so the stores of a tile coalesce into long runs.
@@ -336,24 +362,26 @@ pub fn step_block_store(
             if let Some(addr) = surf.morton_square(x0, y0, side) {
                 let run = out.claim(addr, per_square * texel)?;
                 match conv.copy {
-                    // Four bytes each picked from the pixel's elements (RGBA8 stored as
-                    // itself or with its channels swapped): the conversion's byte copy
-                    // without the call per pixel.
-                    Some(plan) if unit == 1 && texel == 4 && n == 4 => {
-                        let short = || fault(prog, idx, "block_image_store: short tile");
-                        // Byte j of the texel is byte plan[j] of the pixel's word.
-                        let shifts = plan.map(|k| 8 * k as u32);
-                        for (i, b) in pixels.zip(run.chunks_exact_mut(4)) {
-                            let [xx, y] = o[i].map(u32::from);
-                            let at = record(xx, y, 0);
-                            let src = f.tilebuffer.get(at..at + 4).ok_or_else(short)?;
-                            let v = u32::from_le_bytes([src[0], src[1], src[2], src[3]]);
-                            let out = shifts
-                                .iter()
-                                .enumerate()
-                                .fold(0, |a, (j, &s)| a | ((v >> s) & 0xff) << (8 * j));
-                            b.copy_from_slice(&u32::to_le_bytes(out));
-                        }
+                    // RGBA8 stored as itself or with R and B swapped: the conversion's
+                    // byte copy as whole words, without the call per pixel.
+                    Some(plan @ ([0, 1, 2, 3] | [2, 1, 0, 3]))
+                        if unit == 1 && texel == 4 && n == 4 =>
+                    {
+                        let words = Words {
+                            order: &o[pixels],
+                            tw: tw as usize,
+                            stride,
+                            offset: offset as usize,
+                            tile: &f.tilebuffer,
+                        };
+                        let done = if plan == [0, 1, 2, 3] {
+                            words.copy(run, |v| v)
+                        } else {
+                            words.copy(run, |v| {
+                                v & 0xff00_ff00 | (v >> 16) & 0xff | (v & 0xff) << 16
+                            })
+                        };
+                        done.ok_or_else(|| fault(prog, idx, "block_image_store: short tile"))?;
                     }
                     _ => {
                         for (i, b) in pixels.zip(run.chunks_exact_mut(texel)) {
