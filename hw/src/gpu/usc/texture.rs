@@ -1108,8 +1108,8 @@ pub(super) struct Rows {
     pub coords: [Lanes; 4],
     /// The depth reference and packed offsets (`extra`), as far as the instruction has them.
     pub extra: [Lanes; 2],
-    /// Each lane's coordinates as floats, for implicit LODs (zero otherwise).
-    pub quad_coords: [[f32; 3]; LANES],
+    /// Coordinate axes an implicit LOD differentiates.
+    pub axes: usize,
 }
 
 impl Rows {
@@ -1143,24 +1143,11 @@ impl Rows {
             Some(r) if (i as u16) < extra_words => row32(r.half, i as u16),
             _ => [0; LANES],
         });
-        let axes = derivative_axes(x.dim);
-        let quad_coords = match lod_src {
-            Lod::Implicit { .. } => std::array::from_fn(|l| {
-                std::array::from_fn(|a| {
-                    if a < axes {
-                        f32::from_bits(coords[a][l] as u32)
-                    } else {
-                        0.0
-                    }
-                })
-            }),
-            _ => [[0.0; 3]; LANES],
-        };
         Rows {
             lod_src,
             coords,
             extra,
-            quad_coords,
+            axes: derivative_axes(x.dim),
         }
     }
 
@@ -1174,10 +1161,17 @@ impl Rows {
         bias: Option<Halves>,
         with_min: bool,
     ) -> (([f32; 3], [f32; 3]), f32, Option<f32>) {
-        let quad = &self.quad_coords;
+        // Axes past `axes` differ by zero.
+        let at = |l: usize, a: usize| {
+            if a < self.axes {
+                f32::from_bits(self.coords[a][l] as u32)
+            } else {
+                0.0
+            }
+        };
         let diff = |bit: usize| -> [f32; 3] {
             let (lo, hi) = (lane & !bit, lane | bit);
-            std::array::from_fn(|a| quad[hi][a] - quad[lo][a])
+            std::array::from_fn(|a| at(hi, a) - at(lo, a))
         };
         let half = |k| bias.map(|h| f16_to_f32(h.get(g, uniforms, k, lane)));
         let min = if with_min { half(1) } else { None };
