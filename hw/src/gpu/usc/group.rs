@@ -2,6 +2,7 @@
 //! counter in `r0l`, and the ALU and control-flow semantics (applegpu's pseudocode).
 
 use super::float::{f16_to_f32, f64_to_f16, f64_to_f32, float_immediate, ftz, Rounding};
+use super::jit::SR_SLOTS;
 use super::lanes::{self, Lanes};
 use super::program::{Program, NO_TARGET};
 use crate::gpu::Fault;
@@ -187,6 +188,7 @@ impl SimdGroup {
         u: &[u16],
         fragment: Option<&mut super::graphics::FragmentContext>,
         records: Option<&[u32; LANES]>,
+        specials: Option<&Specials>,
         budget: &mut u64,
     ) -> (u64, u64) {
         let centres: [f64; 2 * LANES];
@@ -222,6 +224,7 @@ impl SimdGroup {
             tile,
             records: records_at,
             coverage,
+            specials: specials.map_or(std::ptr::null(), |s| s.as_ptr()),
         };
         // SAFETY: `regs` is the whole register file, which `Program::new` checked every
         // register of the program against, and `u` the whole uniform file (launches resize it
@@ -231,7 +234,8 @@ impl SimdGroup {
         // `centres`, which lives until the call returns. A region with tile accesses touches
         // bytes below `r.tile_bytes` of the records `records` names, which `tile_records`
         // checked lie inside the tilebuffer, and reads the 32 lanes' coverage; the
-        // tilebuffer is not otherwise borrowed while the call runs.
+        // tilebuffer is not otherwise borrowed while the call runs. A region with `get_sr`s
+        // reads the rows of `specials` its mask names, all of which a `Specials` holds.
         self.pc = unsafe { r.run(&mut ctx) } as usize;
         self.exec = ctx.exec;
         self.dirty_rows = self.dirty_rows.max(usize::from(r.rows));
@@ -711,6 +715,20 @@ impl SimdGroup {
         Ok(true)
     }
 
+    /// The special registers of `SR_SLOTS` that bit k of `mask` names, for every lane, as a
+    /// translated region reads them; `None` if the launch does not model one of them.
+    pub fn specials(&self, mask: u32, local: &[[u32; 3]; LANES]) -> Option<Specials> {
+        let mut rows = [[0u32; LANES]; SR_SLOTS.len()];
+        for (k, row) in rows.iter_mut().enumerate() {
+            if mask & (1 << k) != 0 {
+                for (lane, v) in row.iter_mut().enumerate() {
+                    *v = self.special(SpecialReg(SR_SLOTS[k]), lane, local)?;
+                }
+            }
+        }
+        Some(rows)
+    }
+
     fn special(&self, sr: SpecialReg, lane: usize, local: &[[u32; 3]; LANES]) -> Option<u32> {
         let p = &self.pos;
         let id = local[lane];
@@ -742,6 +760,9 @@ impl SimdGroup {
         })
     }
 }
+
+/// Rows of special-register values, one per `jit::SR_SLOTS` entry ([`SimdGroup::specials`]).
+pub type Specials = [[u32; LANES]; SR_SLOTS.len()];
 
 /// Apply an exec-mask step `f(old r0l, condition)` to the nesting counters of the lanes in
 /// `alive`; the others keep theirs.

@@ -136,6 +136,26 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
             }
             c.write32_flushed(x.dst.reg.half, r, true);
         }
+        Instr::GetSr(x) => {
+            let (Some(k), Some((ctx, lane0))) = (super::sr_slot(x.sr), c.fragment) else {
+                return Err(Unsupported);
+            };
+            if x.dst.reg.size != Size::S32 {
+                return Err(Unsupported);
+            }
+            c.issue();
+            let f = MemFlagsData::trusted().with_readonly().with_can_move();
+            let rows = c.b.ins().load(
+                I64,
+                f,
+                ctx,
+                std::mem::offset_of!(super::Ctx, specials) as i32,
+            );
+            let at = 4 * (k * SIMD_WIDTH + lane0);
+            let lo = c.b.ins().load(I32X4, f, rows, at as i32);
+            let hi = c.b.ins().load(I32X4, f, rows, at as i32 + 16);
+            c.write32(x.dst.reg.half, [lo, hi]);
+        }
         Instr::Iter(x) => {
             let Some((ctx, lane0)) = c.fragment else {
                 return Err(Unsupported);

@@ -141,6 +141,23 @@ pub struct Ctx {
     pub tile: *mut u8,
     pub records: *const [u32; SIMD_WIDTH],
     pub coverage: *const [u8; SIMD_WIDTH],
+    /// The group's special registers the region's `get_sr`s read, a row of 32 lanes per
+    /// [`SR_SLOTS`] entry; null for regions without `get_sr`.
+    pub specials: *const [u32; SIMD_WIDTH],
+}
+
+/// The special registers a translated `get_sr` reads, by row of [`Ctx::specials`]: those
+/// that hold still while a group runs (its workgroup, sizes, ids, lane, and a fragment's
+/// pixel, facing and rasterized coverage). Which of them the group's launch models is the
+/// interpreter's (`SimdGroup::special`); a region reading one it does not is left to the
+/// interpreter, which faults.
+pub const SR_SLOTS: [u8; 17] = [
+    0, 1, 2, 4, 5, 6, 48, 49, 50, 51, 52, 53, 62, 80, 81, 82, 124,
+];
+
+/// The row of [`Ctx::specials`] that holds `sr`.
+pub fn sr_slot(sr: crate::isa::SpecialReg) -> Option<usize> {
+    SR_SLOTS.iter().position(|&s| s == sr.0)
 }
 
 /// `fn(ctx) -> index of the next instruction`.
@@ -162,6 +179,8 @@ pub struct Region {
     /// 0 if it has none. Such a region runs only where none of them can fault: a
     /// single-sample tile whose samples hold that many bytes, every live lane inside it.
     pub tile_bytes: u32,
+    /// Bit k set when a `get_sr` reads special register `SR_SLOTS[k]`.
+    pub specials: u32,
 }
 
 impl Region {
@@ -438,12 +457,20 @@ fn compile(prog: &Program) -> Option<Compiled> {
             })
             .max()
             .unwrap_or(0);
+        let specials = prog.instrs[first..end]
+            .iter()
+            .filter_map(|i| match i {
+                Instr::GetSr(x) => sr_slot(x.sr),
+                _ => None,
+            })
+            .fold(0, |m, k| m | 1 << k);
         regions[first] = Some(Region {
             entry,
             len: (end - first) as u32,
             rows,
             planes,
             tile_bytes,
+            specials,
         });
     }
     Some(Compiled {
