@@ -48,6 +48,9 @@ pub struct SimdGroup {
     /// The coefficient planes translated `iter`s read, as rows of quads
     /// (`FragmentContext::plane_rows`; the buffer is reused from region to region).
     plane_rows: Vec<f64>,
+    /// The special registers translated `get_sr`s read, a row per `jit::SR_SLOTS` entry
+    /// ([`SimdGroup::fill_specials`]; the buffer is reused from region to region).
+    special_rows: Vec<[u32; LANES]>,
 }
 
 /// The special registers of a fragment-stage group: the framebuffer pixel of each lane
@@ -74,6 +77,7 @@ impl SimdGroup {
             stack: Vec::new(),
             fragment: None,
             plane_rows: Vec::new(),
+            special_rows: Vec::new(),
         }
     }
 
@@ -188,7 +192,6 @@ impl SimdGroup {
         u: &[u16],
         fragment: Option<&mut super::graphics::FragmentContext>,
         records: Option<&[u32; LANES]>,
-        specials: Option<&Specials>,
         budget: &mut u64,
     ) -> (u64, u64) {
         let centres: [f64; 2 * LANES];
@@ -224,7 +227,11 @@ impl SimdGroup {
             tile,
             records: records_at,
             coverage,
-            specials: specials.map_or(std::ptr::null(), |s| s.as_ptr()),
+            specials: if r.specials == 0 {
+                std::ptr::null()
+            } else {
+                self.special_rows.as_ptr()
+            },
         };
         // SAFETY: `regs` is the whole register file, which `Program::new` checked every
         // register of the program against, and `u` the whole uniform file (launches resize it
@@ -235,7 +242,7 @@ impl SimdGroup {
         // bytes below `r.tile_bytes` of the records `records` names, which `tile_records`
         // checked lie inside the tilebuffer, and reads the 32 lanes' coverage; the
         // tilebuffer is not otherwise borrowed while the call runs. A region with `get_sr`s
-        // reads the rows of `specials` its mask names, all of which a `Specials` holds.
+        // reads the rows its mask names, which the caller filled (`fill_specials`).
         self.pc = unsafe { r.run(&mut ctx) } as usize;
         self.exec = ctx.exec;
         self.dirty_rows = self.dirty_rows.max(usize::from(r.rows));
@@ -331,15 +338,13 @@ impl SimdGroup {
                 return Ok(false);
             }
             Instr::GetSr(x) => {
-                lanes!(|l| {
-                    let v = self
-                        .special(x.sr, l, local_ids)
-                        .ok_or_else(|| Fault::Shader {
-                            pc: prog.pc(here),
-                            reason: format!("special register {} is not modelled", x.sr.0),
-                        })?;
-                    self.set_reg(x.dst.reg, l, u64::from(v));
-                })
+                if exec != 0 {
+                    let row = self.special(x.sr, local_ids).ok_or_else(|| Fault::Shader {
+                        pc: prog.pc(here),
+                        reason: format!("special register {} is not modelled", x.sr.0),
+                    })?;
+                    lanes!(|l| self.set_reg(x.dst.reg, l, u64::from(row[l])))
+                }
             }
             Instr::IAdd(x) => {
                 let bits = x.dst.reg.size.bits();
@@ -715,54 +720,54 @@ impl SimdGroup {
         Ok(true)
     }
 
-    /// The special registers of `SR_SLOTS` that bit k of `mask` names, for every lane, as a
-    /// translated region reads them; `None` if the launch does not model one of them.
-    pub fn specials(&self, mask: u32, local: &[[u32; 3]; LANES]) -> Option<Specials> {
-        let mut rows = [[0u32; LANES]; SR_SLOTS.len()];
-        for (k, row) in rows.iter_mut().enumerate() {
+    /// Fills the rows of `SR_SLOTS` that bit k of `mask` names for a translated region;
+    /// false if the launch does not model one of them.
+    pub fn fill_specials(&mut self, mask: u32, local: &[[u32; 3]; LANES]) -> bool {
+        self.special_rows.resize(SR_SLOTS.len(), [0; LANES]);
+        for (k, &sr) in SR_SLOTS.iter().enumerate() {
             if mask & (1 << k) != 0 {
-                for (lane, v) in row.iter_mut().enumerate() {
-                    *v = self.special(SpecialReg(SR_SLOTS[k]), lane, local)?;
+                match self.special(SpecialReg(sr), local) {
+                    Some(row) => self.special_rows[k] = row,
+                    None => return false,
                 }
             }
         }
-        Some(rows)
+        true
     }
 
-    fn special(&self, sr: SpecialReg, lane: usize, local: &[[u32; 3]; LANES]) -> Option<u32> {
+    /// Special register `sr` of every lane; `None` where the launch does not model it.
+    fn special(&self, sr: SpecialReg, local: &[[u32; 3]; LANES]) -> Option<[u32; LANES]> {
+        use std::array::from_fn;
         let p = &self.pos;
-        let id = local[lane];
-        let flat = self.pos.simd_index * LANES as u32 + lane as u32;
         if let Some(f) = &self.fragment {
             match sr.0 {
-                62 => return Some(f.backfacing >> lane & 1),
-                80 | 81 => return Some(f.pixels[lane][usize::from(sr.0 - 80)]),
-                124 => return Some(u32::from(f.input_coverage[lane])),
+                62 => return Some(from_fn(|l| f.backfacing >> l & 1)),
+                80 | 81 => {
+                    let i = usize::from(sr.0 - 80);
+                    return Some(from_fn(|l| f.pixels[l][i]));
+                }
+                124 => return Some(from_fn(|l| u32::from(f.input_coverage[l]))),
                 // Single-layer renders: the layer is 0.
-                82 => return Some(0),
+                82 => return Some([0; LANES]),
                 _ => {}
             }
         }
         Some(match sr.0 {
-            0..=2 => p.workgroup[usize::from(sr.0)],
-            4..=6 => p.local_size[usize::from(sr.0 - 4)],
-            48..=50 => id[usize::from(sr.0 - 48)],
-            51 => flat,
-            52 => lane as u32,
-            53 => p.simd_index,
+            0..=2 => [p.workgroup[usize::from(sr.0)]; LANES],
+            4..=6 => [p.local_size[usize::from(sr.0 - 4)]; LANES],
+            48..=50 => from_fn(|l| local[l][usize::from(sr.0 - 48)]),
+            51 => from_fn(|l| p.simd_index * LANES as u32 + l as u32),
+            52 => from_fn(|l| l as u32),
+            53 => [p.simd_index; LANES],
             80..=82 => {
                 let i = usize::from(sr.0 - 80);
-                p.workgroup[i]
-                    .wrapping_mul(p.local_size[i])
-                    .wrapping_add(id[i])
+                let base = p.workgroup[i].wrapping_mul(p.local_size[i]);
+                from_fn(|l| base.wrapping_add(local[l][i]))
             }
             _ => return None,
         })
     }
 }
-
-/// Rows of special-register values, one per `jit::SR_SLOTS` entry ([`SimdGroup::specials`]).
-pub type Specials = [[u32; LANES]; SR_SLOTS.len()];
 
 /// Apply an exec-mask step `f(old r0l, condition)` to the nesting counters of the lanes in
 /// `alive`; the others keep theirs.

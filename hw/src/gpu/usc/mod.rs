@@ -521,18 +521,11 @@ fn run_one_workgroup(
                     let tile_ok = r.tile_bytes == 0 || tile.is_some();
                     // The special registers its `get_sr`s read; where the launch does not
                     // model one, the interpreter faults on it.
-                    let specials = (r.specials != 0).then(|| g.specials(r.specials, ids));
-                    let specials_ok = specials.as_ref().is_none_or(Option::is_some);
+                    let specials_ok = r.specials == 0 || g.fill_specials(r.specials, ids);
                     if *budget >= steps && r.planes as usize <= planes && tile_ok && specials_ok {
                         *budget -= steps;
-                        let (lanes, passes) = g.run_region(
-                            r,
-                            m.uniforms,
-                            fragment.take(),
-                            tile.as_ref(),
-                            specials.flatten().as_ref(),
-                            budget,
-                        );
+                        let (lanes, passes) =
+                            g.run_region(r, m.uniforms, fragment.take(), tile.as_ref(), budget);
                         stats.group_instructions += u64::from(r.len) * passes;
                         stats.lane_instructions += lanes;
                         continue;
