@@ -200,6 +200,8 @@ impl SpecialReg {
     /// Fragment shaders: the samples of the lane's pixel still covered now (after early
     /// tests and the discards so far; Mesa's gl_SampleMask-style reads use it).
     pub const COVERAGE_MASK: SpecialReg = SpecialReg(60);
+    /// Fragment shaders: 1 in lanes whose primitive is back-facing.
+    pub const BACKFACING: SpecialReg = SpecialReg(62);
     /// Fragment shaders: 0 in helper lanes (no sample left covered), else 1 (Mesa compares
     /// it with zero for gl_HelperInvocation).
     pub const IS_ACTIVE_THREAD: SpecialReg = SpecialReg(63);

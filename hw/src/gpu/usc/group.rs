@@ -726,7 +726,7 @@ impl SimdGroup {
         self.special_rows.resize(SR_SLOTS.len(), [0; LANES]);
         for (k, &sr) in SR_SLOTS.iter().enumerate() {
             if mask & (1 << k) != 0 {
-                match self.special(SpecialReg(sr), local) {
+                match self.special(sr, local) {
                     Some(row) => self.special_rows[k] = row,
                     None => return false,
                 }

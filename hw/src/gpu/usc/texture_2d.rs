@@ -10,8 +10,9 @@
 //! through the image's read window and decoded once per address, and the per-lane arithmetic
 //! is `texel::sample`'s own pieces (`select`, `axis_taps`, `accumulate`, `canonical`) in its
 //! order, so the results are identical bit for bit. A sampler whose filter and level do not
-//! depend on the LOD (`sample::lod_free`) skips the LOD; with a nearest filter, a lane's
-//! results are its texel's, kept per texel. A differential test runs both paths over random
+//! depend on the LOD (`sample::lod_free`) skips the LOD; with a nearest filter in one level,
+//! each lane reads its one texel through the level's addressing, worked out once
+//! (`Surface::level_address`). A differential test runs both paths over random
 //! images, samplers, coordinates and masks. Whatever falls outside, and every fault, goes to
 //! the lane-by-lane path, which reports faults in lane order: nothing here writes registers
 //! or memory.

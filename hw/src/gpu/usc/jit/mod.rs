@@ -7,11 +7,12 @@
 //! four chunks of eight as host vectors ([`chunk`]), exec-mask instructions included, and a
 //! closing branch is decided on the group's exec mask after the last chunk. Derivatives (a
 //! quad is one host vector), `iter` at pixel centres and `st_tile`/`ld_tile` in single-sample
-//! tiles ([`tile`]; both reach the fragment state through [`Ctx`]) are covered too.
-//! Everything else (memory, textures, special registers, other cross-lane operations) stays
-//! with the interpreter, which remains the reference: `AGX4_SIM_EXEC=interp` runs it alone,
-//! and the differential tests hold the two to identical registers, exec masks, counts and
-//! tilebuffer bytes.
+//! tiles ([`tile`]; both reach the fragment state through [`Ctx`]) are covered too, and
+//! `get_sr` of the special registers that hold still while a group runs ([`SR_SLOTS`], from
+//! rows the executor fills). Everything else (memory, textures, other special registers,
+//! other cross-lane operations) stays with the interpreter, which remains the reference:
+//! `AGX4_SIM_EXEC=interp` runs it alone, and the differential tests hold the two to identical
+//! registers, exec masks, counts and tilebuffer bytes.
 //!
 //! Programs are translated once, the first time they run on this executor, and the code lives
 //! as long as the [`Program`] does.
@@ -23,7 +24,7 @@ mod tests;
 mod tile;
 
 use super::program::{Program, NO_TARGET};
-use crate::isa::{Instr, JumpCond, SIMD_WIDTH};
+use crate::isa::{Instr, JumpCond, SpecialReg, SIMD_WIDTH};
 use chunk::{Carry, Chunk, UniformRead, CHUNK_LANES};
 use cranelift_codegen::ir::{
     types::*, AbiParam, Block, BlockArg, Function, InstBuilder, MemFlagsData, StackSlot,
@@ -151,13 +152,29 @@ pub struct Ctx {
 /// pixel, facing and rasterized coverage). Which of them the group's launch models is the
 /// interpreter's (`SimdGroup::special`); a region reading one it does not is left to the
 /// interpreter, which faults.
-pub const SR_SLOTS: [u8; 17] = [
-    0, 1, 2, 4, 5, 6, 48, 49, 50, 51, 52, 53, 62, 80, 81, 82, 124,
+pub const SR_SLOTS: [SpecialReg; 17] = [
+    SpecialReg::THREADGROUP_POSITION_IN_GRID_X,
+    SpecialReg::THREADGROUP_POSITION_IN_GRID_Y,
+    SpecialReg::THREADGROUP_POSITION_IN_GRID_Z,
+    SpecialReg::THREADS_PER_THREADGROUP_X,
+    SpecialReg::THREADS_PER_THREADGROUP_Y,
+    SpecialReg::THREADS_PER_THREADGROUP_Z,
+    SpecialReg::THREAD_POSITION_IN_THREADGROUP_X,
+    SpecialReg::THREAD_POSITION_IN_THREADGROUP_Y,
+    SpecialReg::THREAD_POSITION_IN_THREADGROUP_Z,
+    SpecialReg::THREAD_INDEX_IN_THREADGROUP,
+    SpecialReg::THREAD_INDEX_IN_SIMDGROUP,
+    SpecialReg::SIMDGROUP_INDEX_IN_THREADGROUP,
+    SpecialReg::BACKFACING,
+    SpecialReg::THREAD_POSITION_IN_GRID_X,
+    SpecialReg::THREAD_POSITION_IN_GRID_Y,
+    SpecialReg::THREAD_POSITION_IN_GRID_Z,
+    SpecialReg::INPUT_SAMPLE_MASK,
 ];
 
 /// The row of [`Ctx::specials`] that holds `sr`.
-pub fn sr_slot(sr: crate::isa::SpecialReg) -> Option<usize> {
-    SR_SLOTS.iter().position(|&s| s == sr.0)
+pub fn sr_slot(sr: SpecialReg) -> Option<usize> {
+    SR_SLOTS.iter().position(|&s| s == sr)
 }
 
 /// `fn(ctx) -> index of the next instruction`.

@@ -855,7 +855,7 @@ fn special_registers_run_the_same_on_the_translator_and_the_interpreter() {
         let sr = if p % 3 == 0 {
             others[rng.below(others.len() as u64) as usize]
         } else {
-            SR_SLOTS[rng.below(SR_SLOTS.len() as u64) as usize]
+            SR_SLOTS[rng.below(SR_SLOTS.len() as u64) as usize].0
         };
         let dst = if p % 7 == 0 { Reg::r16(9) } else { Reg::r32(4) };
         let get = Instr::GetSr(GetSr {
