@@ -843,13 +843,8 @@ fn background_clear_values() {
 /// both formats) over random depths, on two copies of one tile.
 #[test]
 fn depth_only_tests_as_the_sample_walk() {
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |n: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % n
-    };
+    let mut rng = crate::test_rng::Rng(0x2545_f491_4f6c_dd1d);
+    let mut next = |n: u64| rng.below(n);
     let (mut offered, mut refused) = (0, 0);
     for _ in 0..400 {
         let format = [DepthFormat::D16Unorm, DepthFormat::D32Sfloat][next(2) as usize];

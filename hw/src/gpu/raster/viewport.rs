@@ -145,11 +145,9 @@ mod rounding_tests {
             -2.5,
             0.499_999_999_999_999_94,
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = crate::test_rng::Rng(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let seed = rng.next();
             let k = (seed % (2 * 65536 * 256)) as f64 - 65536.0 * 256.0;
             xs.push(k + 0.5);
             xs.push(f64::from_bits(0x3fe0_0000_0000_0000 ^ (seed & 1)) + k);

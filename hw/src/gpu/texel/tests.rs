@@ -765,13 +765,11 @@ fn floor_to_integer_agrees_with_the_float_floor() {
         f32::MAX,
         f32::MIN,
     ];
-    let mut seed = 0x1234_5678u32;
+    let mut rng = crate::test_rng::Rng(0x1234_5678);
     for _ in 0..100_000 {
-        seed ^= seed << 13;
-        seed ^= seed >> 17;
-        seed ^= seed << 5;
-        xs.push(f32::from_bits(seed));
-        xs.push((seed % 2000) as f32 / 64.0 - 15.6);
+        let bits = rng.next() as u32;
+        xs.push(f32::from_bits(bits));
+        xs.push((bits % 2000) as f32 / 64.0 - 15.6);
     }
     for x in xs {
         assert_eq!(sample::floor_i64(x), sample::floor(x) as i64, "{x:e}");
