@@ -413,7 +413,7 @@ pub fn axis_taps(
 }
 
 /// The one tap of a nearest filter along an axis, as [`axis_taps`] makes it with no offset.
-#[inline]
+#[inline(always)]
 pub fn nearest_tap(s: &Sampler, c: f32, size: u32, mode: Wrap) -> Option<i64> {
     nearest_index(axis_coord(s, c, size, mode), i64::from(size), 0, mode)
 }
