@@ -317,13 +317,8 @@ mod tests {
     /// key once, and `get` finds what `get_or_insert` numbered.
     #[test]
     fn table_and_map_number_vertices_alike() {
-        let mut seed = 0x9e37_79b9u32;
-        let mut next = |n: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed % n
-        };
+        let mut rng = crate::test_rng::Rng(0x9e37_79b9);
+        let mut next = |n: u32| rng.below(u64::from(n)) as u32;
         let (min, span, instances) = (1000, 300, 3);
         let keys: Vec<(u32, u32)> = (0..2000)
             .map(|_| (min + next(span), next(instances)))

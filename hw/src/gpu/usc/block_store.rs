@@ -422,13 +422,8 @@ mod tests {
     /// scattered values for wider ones.
     fn inputs(unit: usize, elements: usize) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
-        let mut seed = 0x9e37_79b9u32;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
+        let mut rng = crate::test_rng::Rng(0x9e37_79b9);
+        let mut next = || rng.next() as u32;
         let edges: [u32; 8] = [0, 1, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff_ffff];
         for k in 0..elements {
             for v in 0..256u32 {
