@@ -12,6 +12,7 @@ mod memory;
 pub mod pool;
 pub mod raster;
 pub mod render;
+mod spare;
 pub mod texel;
 pub mod usc;
 pub mod usc_words;
@@ -21,3 +22,4 @@ pub use command::{BgEotProgram, ComputeCommand, HelperProgram, RenderCommand, Zl
 pub use exec::{execute_compute, execute_render};
 pub use memory::{copy_small, Access, Fault, GpuMemory, ReadWindow, SharedGpuMemory, SharedView};
 pub use render::{RenderStats, TvbBudget, TvbFull};
+pub(crate) use spare::Spare;

@@ -11,7 +11,7 @@ use super::budget::{RenderStats, TvbBudget, TvbFull};
 use super::fragment::FragState;
 use super::pass::run_pass;
 use super::planes::Bindings;
-use super::prim_store::PrimStore;
+use super::prim_store::{self, PrimStore};
 use super::primitive::{setup_state, DrawSetup, Geometry, RasterPrim};
 use super::programs::Programs;
 use super::tiles::{Pass, PassInput, Target, TilePrograms};
@@ -541,7 +541,7 @@ fn setup_batch(
     states: &[FragState],
 ) -> SetupBatch {
     let mut batch = SetupBatch {
-        prims: Vec::with_capacity(range.len()),
+        prims: prim_store::batch_vec(range.len()),
         tiles: Vec::with_capacity(range.len()),
         tile_ends: Vec::with_capacity(range.len()),
         fault: None,

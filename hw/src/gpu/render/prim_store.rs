@@ -1,7 +1,7 @@
 //! The primitives a render command has set up, by number, in the batches setup made them in.
 
 use super::primitive::RasterPrim;
-use crate::gpu::Fault;
+use crate::gpu::{Fault, Spare};
 use std::collections::VecDeque;
 
 /// Set-up primitives by number. Setup hands over whole batches, which stay where they are:
@@ -39,13 +39,59 @@ impl PrimStore {
         batch.get((i - first) as usize)
     }
 
+    /// Starts loading primitive `i` into the processor's caches. A tile's primitives lie
+    /// anywhere in the megabytes setup wrote, mostly out of cache: waiting for each when it
+    /// is shaded was a sixth of the tiles' time.
+    #[inline]
+    pub fn prefetch(&self, i: u32) {
+        if let Some(p) = self.get(i) {
+            prefetch(p);
+        }
+    }
+
     /// Drops the batches whose primitives are all numbered below `keep`.
     pub fn release_below(&mut self, keep: u32) {
         while let Some((first, batch)) = self.batches.front() {
             if *first as usize + batch.len() > keep as usize {
                 break;
             }
-            self.batches.pop_front();
+            if let Some((_, batch)) = self.batches.pop_front() {
+                SPARE.give(batch);
+            }
         }
     }
+}
+
+impl Drop for PrimStore {
+    fn drop(&mut self) {
+        for (_, batch) in self.batches.drain(..) {
+            SPARE.give(batch);
+        }
+    }
+}
+
+/// Starts loading the cache lines of `x`.
+#[inline]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p: *const i8 = (x as *const T).cast();
+        for at in (0..std::mem::size_of::<T>()).step_by(64) {
+            // SAFETY: a prefetch is a hint that never faults, and `at` stays inside `x`;
+            // SSE is part of every x86-64 processor.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(at)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// Emptied batch vectors for the batches of later renders: room for about 100,000
+/// triangles.
+static SPARE: Spare<RasterPrim> = Spare::new(48 << 20);
+
+/// An empty vector for a batch of about `n` primitives.
+pub fn batch_vec(n: usize) -> Vec<RasterPrim> {
+    SPARE.take(n)
 }

@@ -460,6 +460,9 @@ pub struct PassInput<'a> {
 
 /// One tile through one pass. Returns the fragment shader lanes run; occlusion counts go to
 /// `visibility`.
+/// How many primitives ahead of the one it shades a tile asks for a primitive's memory.
+const PREFETCH_AHEAD: usize = 4;
+
 pub fn run_tile(
     inp: &PassInput,
     tx: u32,
@@ -499,7 +502,10 @@ pub fn run_tile(
     let mut scratch = fragment::Scratch::default();
     let mut shade_all = || -> Result<u64, Fault> {
         let mut fragments = 0;
-        for &i in list {
+        for (k, &i) in list.iter().enumerate() {
+            if let Some(&ahead) = list.get(k + PREFETCH_AHEAD) {
+                inp.prims.prefetch(ahead);
+            }
             let prim = inp
                 .prims
                 .get(i)

@@ -8,7 +8,7 @@ use super::assembly::AssembledPrimitive;
 use super::programs::Loaded;
 use crate::gpu::pool::{self, Pool};
 use crate::gpu::usc::{self, GraphicsContext, LaunchState, Preload, Program, VertexContext};
-use crate::gpu::{Fault, GpuMemory, SharedView};
+use crate::gpu::{Fault, GpuMemory, SharedView, Spare};
 use crate::isa::{Reach, Reg, SIMD_WIDTH};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -131,6 +131,15 @@ pub struct ShadedVertices {
     /// (points and lines repeat their last vertex): found once while collecting the vertices,
     /// so setup does not look each one up again.
     by_primitive: Vec<[u32; 3]>,
+}
+
+/// Emptied record vectors for later draws: room for about 500,000 vertices of 8 words.
+static SPARE_RECORDS: Spare<u32> = Spare::new(16 << 20);
+
+impl Drop for ShadedVertices {
+    fn drop(&mut self) {
+        SPARE_RECORDS.give(std::mem::take(&mut self.uvs));
+    }
 }
 
 impl ShadedVertices {
@@ -274,7 +283,8 @@ pub fn shade(
         by_primitive.push(records);
     }
     let s = slots as usize;
-    let mut uvs = vec![0u32; order.len() * s];
+    let mut uvs = SPARE_RECORDS.take(order.len() * s);
+    uvs.resize(order.len() * s, 0);
     let chunks = order.len().div_ceil(SIMD_WIDTH) as u64;
     match mem.shared() {
         Some(shared) if pool.threads > 1 && chunks > 1 && writes_only_records(&vs.program) => {
