@@ -200,9 +200,9 @@ pub fn clip_triangle(pos: [[f32; 4]; 3], opts: ClipOptions) -> Polygon {
     clip_triangle_user(pos, opts, &UserClip::NONE)
 }
 
-/// Clips a triangle against the view volume and the enabled user planes.
-pub fn clip_triangle_user(pos: [[f32; 4]; 3], opts: ClipOptions, user: &UserClip) -> Polygon {
-    let mut poly = Polygon::empty();
+/// Per vertex, the planes it lies outside (bit k: the view volume's plane k, then bit n + k:
+/// enabled user plane k), and n, the number of view-volume planes.
+fn outcodes(pos: &[[f32; 4]; 3], opts: ClipOptions, user: &UserClip) -> ([u32; 3], usize) {
     let mut outcodes = [0u32; 3];
     let mut n = 0;
     for (i, p) in pos.iter().enumerate() {
@@ -214,9 +214,6 @@ pub fn clip_triangle_user(pos: [[f32; 4]; 3], opts: ClipOptions, user: &UserClip
                 outcodes[i] |= 1 << k;
             }
         }
-        let mut weights = [0.0; 3];
-        weights[i] = 1.0;
-        poly.push(ClipVertex { pos: *p, weights });
     }
     for k in 0..MAX_CLIP_DISTANCE_PLANES {
         if user.planes & (1 << k) == 0 {
@@ -228,6 +225,35 @@ pub fn clip_triangle_user(pos: [[f32; 4]; 3], opts: ClipOptions, user: &UserClip
                 *code |= 1 << (n + k);
             }
         }
+    }
+    (outcodes, n)
+}
+
+/// Whether the triangle lies inside the view volume and every enabled user plane, so that
+/// clipping gives it back unchanged (as [`clip_triangle_user`] would, one triangle with each
+/// vertex its own input). Most triangles are: this spares them building a polygon.
+pub fn triangle_inside(pos: &[[f32; 4]; 3], opts: ClipOptions, user: &UserClip) -> bool {
+    outcodes(pos, opts, user).0 == [0; 3]
+}
+
+/// A triangle's vertices as the clipper outputs them unclipped: each the whole of its input.
+pub fn unclipped(pos: [[f32; 4]; 3]) -> [ClipVertex; 3] {
+    std::array::from_fn(|i| {
+        let mut weights = [0.0; 3];
+        weights[i] = 1.0;
+        ClipVertex {
+            pos: pos[i],
+            weights,
+        }
+    })
+}
+
+/// Clips a triangle against the view volume and the enabled user planes.
+pub fn clip_triangle_user(pos: [[f32; 4]; 3], opts: ClipOptions, user: &UserClip) -> Polygon {
+    let mut poly = Polygon::empty();
+    let (outcodes, n) = outcodes(&pos, opts, user);
+    for v in unclipped(pos) {
+        poly.push(v);
     }
     if outcodes[0] & outcodes[1] & outcodes[2] != 0 {
         return Polygon::empty();

@@ -4,7 +4,7 @@
 use super::bin::{touches, BinMode, TileBins, TvbCostModel, TILE_SIZE};
 use super::clip::{
     clip_line, clip_line_user, clip_triangle, clip_triangle_user, point_visible,
-    point_visible_user, ClipOptions, UserClip,
+    point_visible_user, triangle_inside, unclipped, ClipOptions, UserClip,
 };
 use super::coverage::{pixel_centre, SampleCount};
 use super::line::{clamp_width, Line};
@@ -907,4 +907,35 @@ fn user_planes_cut_lines_and_drop_points() {
     assert!(point_visible_user(pos[0], opts, &u));
     assert!(!point_visible_user(pos[0], opts, &gone));
     assert!(point_visible(pos[0], opts));
+}
+
+/// The shortcut for triangles inside every plane gives what clipping gives, and is taken
+/// only where clipping leaves the triangle whole.
+#[test]
+fn inside_triangles_clip_to_themselves() {
+    let mut rng = Rng(0x1234_5678);
+    let mut inside = 0;
+    for case in 0..4000 {
+        // Coordinates mostly within w, sometimes beyond it or behind the eye.
+        let mut coord = |w: f32| (rng.below(2400) as f32 / 1000.0 - 1.2) * w;
+        let pos: [[f32; 4]; 3] = std::array::from_fn(|_| {
+            let w = 0.25 + (case % 7) as f32 * 0.5;
+            [coord(w), coord(w), coord(w).abs() * 0.5, w]
+        });
+        let opts = ClipOptions {
+            depth_clamp: case % 3 == 0,
+        };
+        let planes = if case % 2 == 0 { 0b101 } else { 0 };
+        let u = user(planes, std::array::from_fn(|_| [coord(1.0), coord(1.0)]));
+        let poly = clip_triangle_user(pos, opts, &u);
+        let whole = poly.triangles().collect::<Vec<_>>() == vec![unclipped(pos)];
+        if triangle_inside(&pos, opts, &u) {
+            inside += 1;
+            assert!(whole, "case {case}: {pos:?}");
+        } else {
+            // A vertex outside a plane is cut away.
+            assert!(!whole, "case {case}: {pos:?}");
+        }
+    }
+    assert!((500..3500).contains(&inside), "{inside} of 4000 inside");
 }

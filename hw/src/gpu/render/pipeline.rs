@@ -546,21 +546,23 @@ fn setup_batch(
         tile_ends: Vec::with_capacity(range.len()),
         fault: None,
     };
-    let mut out = Vec::new();
     for k in range {
         let p = &prims[k];
+        // Set up straight into the batch (a primitive is hundreds of bytes to move); a
+        // primitive that faults leaves nothing of itself behind.
+        let before = batch.prims.len();
         let r = match shaded.primitive_records(k) {
-            Some(recs) => setup.process_records(p, recs, &mut out),
-            None => setup.process(p, shaded, &mut out),
+            Some(recs) => setup.process_records(p, recs, &mut batch.prims),
+            None => setup.process(p, shaded, &mut batch.prims),
         };
         if let Err(f) = r {
+            batch.prims.truncate(before);
             batch.fault = Some(f);
             break;
         }
-        for rp in out.drain(..) {
-            tiles_of(target, states, &rp, &mut batch.tiles);
+        for rp in &batch.prims[before..] {
+            tiles_of(target, states, rp, &mut batch.tiles);
             batch.tile_ends.push(batch.tiles.len() as u32);
-            batch.prims.push(rp);
         }
     }
     batch

@@ -8,7 +8,8 @@ use super::vertex::ShadedVertices;
 use crate::g13::control::ppp::{PolygonMode, Viewport as PppViewport};
 use crate::g13::uvs;
 use crate::gpu::raster::clip::{
-    clip_line_user, clip_triangle_user, point_visible_user, ClipOptions, UserClip,
+    clip_line_user, clip_triangle_user, point_visible_user, triangle_inside, unclipped,
+    ClipOptions, ClipVertex, UserClip,
 };
 use crate::gpu::raster::coverage::SampleCount;
 use crate::gpu::raster::line::Line;
@@ -188,55 +189,73 @@ impl DrawSetup<'_> {
         out: &mut Vec<RasterPrim>,
     ) -> Result<(), Fault> {
         let pos = recs.map(position);
-        let poly = clip_triangle_user(pos, self.clip, &self.user_clip(&recs)?);
+        let user = self.user_clip(&recs)?;
+        if triangle_inside(&pos, self.clip, &user) {
+            return self.clipped_triangle(p, recs, pos, unclipped(pos), out);
+        }
+        let poly = clip_triangle_user(pos, self.clip, &user);
+        for tri in poly.triangles() {
+            self.clipped_triangle(p, recs, pos, tri, out)?;
+        }
+        Ok(())
+    }
+
+    /// Sets up `tri`, one triangle of what clipping the primitive at `pos` left.
+    fn clipped_triangle(
+        &self,
+        p: &AssembledPrimitive,
+        recs: [&[u32]; 3],
+        pos: [[f32; 4]; 3],
+        tri: [ClipVertex; 3],
+        out: &mut Vec<RasterPrim>,
+    ) -> Result<(), Fault> {
         let input_w = pos.map(|q| q[3]);
         let linear = self.bindings.is_some_and(|b| b.uses_linear());
-        for tri in poly.triangles() {
-            let win = [
-                self.window(tri[0].pos)?,
-                self.window(tri[1].pos)?,
-                self.window(tri[2].pos)?,
-            ];
-            let Some(t) = Triangle::setup(win, &self.setup).map_err(raster_fault)? else {
-                continue;
-            };
-            let persp = Mix {
+        let win = [
+            self.window(tri[0].pos)?,
+            self.window(tri[1].pos)?,
+            self.window(tri[2].pos)?,
+        ];
+        let Some(t) = Triangle::setup(win, &self.setup).map_err(raster_fault)? else {
+            return Ok(());
+        };
+        let persp = Mix {
+            recs,
+            weights: Some(tri.map(|v| v.weights)),
+        };
+        // Without linear varyings the linear inputs are never read.
+        let lin = if linear {
+            Mix {
                 recs,
-                weights: Some(tri.map(|v| v.weights)),
-            };
-            // Without linear varyings the linear inputs are never read.
-            let lin = if linear {
-                Mix {
-                    recs,
-                    weights: Some(tri.map(|v| v.screen_weights(input_w))),
-                }
-            } else {
-                persp
-            };
-            let frame = Frame::Triangle {
-                x: win.map(|v| v.x_pixels()),
-                y: win.map(|v| v.y_pixels()),
-            };
-            let z = win.map(|v| v.z);
-            let zp = frame.fit(z.map(f64::from));
-            let inp = PlaneInputs {
-                frame,
-                z,
-                inv_w: win.map(|v| v.inv_w),
-                persp,
-                linear: lin,
-                flat: p.flat_records(recs),
-                primitive_id: p.primitive_id,
-            };
-            out.push(RasterPrim {
-                state: self.state,
-                backfacing: !t.front_facing,
-                planes: self.planes(&inp)?,
-                depth_slope: zp.a.abs().max(zp.b.abs()),
-                depth_max: z.iter().fold(0.0f32, |m, z| m.max(z.abs())),
-                geom: Geometry::Triangle(t),
-            });
-        }
+                weights: Some(tri.map(|v| v.screen_weights(input_w))),
+            }
+        } else {
+            persp
+        };
+        let frame = Frame::Triangle {
+            x: win.map(|v| v.x_pixels()),
+            y: win.map(|v| v.y_pixels()),
+        };
+        let z = win.map(|v| v.z);
+        let zp = frame.fit(z.map(f64::from));
+        let inp = PlaneInputs {
+            frame,
+            z,
+            inv_w: win.map(|v| v.inv_w),
+            persp,
+            linear: lin,
+            flat: p.flat_records(recs),
+            primitive_id: p.primitive_id,
+        };
+        let planes = self.planes(&inp)?;
+        out.push(RasterPrim {
+            state: self.state,
+            backfacing: !t.front_facing,
+            planes,
+            depth_slope: zp.a.abs().max(zp.b.abs()),
+            depth_max: z.iter().fold(0.0f32, |m, z| m.max(z.abs())),
+            geom: Geometry::Triangle(t),
+        });
         Ok(())
     }
 
