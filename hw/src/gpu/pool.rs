@@ -13,7 +13,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// How long the calling thread runs a command alone before it starts helpers.
-pub const ALONE: Duration = Duration::from_millis(2);
+pub const ALONE: Duration = Duration::from_micros(500);
 
 /// Host threads a command may use: `AGX4_SIM_THREADS`, or the host's cores.
 pub fn threads() -> usize {

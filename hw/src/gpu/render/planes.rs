@@ -98,7 +98,7 @@ impl Frame {
 pub struct Mix<'a> {
     pub recs: [&'a [u32]; 3],
     /// Per vertex, the weight of each record; `None` when vertex `i` is record `i` itself,
-    /// word for word (points).
+    /// word for word (points, and triangles clipping left whole).
     pub weights: Option<[[f32; 3]; 3]>,
 }
 

@@ -191,22 +191,24 @@ impl DrawSetup<'_> {
         let pos = recs.map(position);
         let user = self.user_clip(&recs)?;
         if triangle_inside(&pos, self.clip, &user) {
-            return self.clipped_triangle(p, recs, pos, unclipped(pos), out);
+            return self.clipped_triangle(p, recs, pos, unclipped(pos), true, out);
         }
         let poly = clip_triangle_user(pos, self.clip, &user);
         for tri in poly.triangles() {
-            self.clipped_triangle(p, recs, pos, tri, out)?;
+            self.clipped_triangle(p, recs, pos, tri, false, out)?;
         }
         Ok(())
     }
 
-    /// Sets up `tri`, one triangle of what clipping the primitive at `pos` left.
+    /// Sets up `tri`, one triangle of what clipping the primitive at `pos` left; `whole` when
+    /// it is the primitive itself, whose vertices' words are the records' own.
     fn clipped_triangle(
         &self,
         p: &AssembledPrimitive,
         recs: [&[u32]; 3],
         pos: [[f32; 4]; 3],
         tri: [ClipVertex; 3],
+        whole: bool,
         out: &mut Vec<RasterPrim>,
     ) -> Result<(), Fault> {
         let input_w = pos.map(|q| q[3]);
@@ -221,10 +223,10 @@ impl DrawSetup<'_> {
         };
         let persp = Mix {
             recs,
-            weights: Some(tri.map(|v| v.weights)),
+            weights: (!whole).then(|| tri.map(|v| v.weights)),
         };
         // Without linear varyings the linear inputs are never read.
-        let lin = if linear {
+        let lin = if linear && !whole {
             Mix {
                 recs,
                 weights: Some(tri.map(|v| v.screen_weights(input_w))),
