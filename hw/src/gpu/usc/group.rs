@@ -51,6 +51,9 @@ pub struct SimdGroup {
     /// The special registers translated `get_sr`s read, a row per `jit::SR_SLOTS` entry
     /// ([`SimdGroup::fill_specials`]; the buffer is reused from region to region).
     special_rows: Vec<[u32; LANES]>,
+    /// Words of a translated region's uniform-address loads, four per load
+    /// ([`Self::fill_preloads`]).
+    preload_words: Vec<u32>,
 }
 
 /// The special registers of a fragment-stage group: the framebuffer pixel of each lane
@@ -78,6 +81,7 @@ impl SimdGroup {
             fragment: None,
             plane_rows: Vec::new(),
             special_rows: Vec::new(),
+            preload_words: Vec::new(),
         }
     }
 
@@ -232,6 +236,11 @@ impl SimdGroup {
             } else {
                 self.special_rows.as_ptr()
             },
+            preloaded: if r.preloads.0 == r.preloads.1 {
+                std::ptr::null()
+            } else {
+                self.preload_words.as_ptr()
+            },
         };
         // SAFETY: `regs` is the whole register file, which `Program::new` checked every
         // register of the program against, and `u` the whole uniform file (launches resize it
@@ -242,7 +251,8 @@ impl SimdGroup {
         // bytes below `r.tile_bytes` of the records `records` names, which `tile_records`
         // checked lie inside the tilebuffer, and reads the 32 lanes' coverage; the
         // tilebuffer is not otherwise borrowed while the call runs. A region with `get_sr`s
-        // reads the rows its mask names, which the caller filled (`fill_specials`).
+        // reads the rows its mask names, which the caller filled (`fill_specials`), and one
+        // with uniform-address loads the words the caller read for them (`fill_preloads`).
         self.pc = unsafe { r.run(&mut ctx) } as usize;
         self.exec = ctx.exec;
         self.dirty_rows = self.dirty_rows.max(usize::from(r.rows));
@@ -730,6 +740,39 @@ impl SimdGroup {
                     Some(row) => self.special_rows[k] = row,
                     None => return false,
                 }
+            }
+        }
+        true
+    }
+
+    /// Reads the words of the uniform-address loads at instructions `loads` of `prog` (see
+    /// `jit::Region::preloads`), four per load; false if one of them faults.
+    pub fn fill_preloads(
+        &mut self,
+        prog: &Program,
+        loads: &[u32],
+        uniforms: &[u16],
+        device: &dyn crate::gpu::GpuMemory,
+    ) -> bool {
+        self.preload_words.resize(4 * loads.len(), 0);
+        for (k, &at) in loads.iter().enumerate() {
+            let Some(x) = super::memops::uniform_load(&prog.instrs[at as usize]) else {
+                return false;
+            };
+            // Uniform and immediate operands read the same in every lane.
+            let (base, _) = self.operand(x.base, 0, uniforms);
+            let index = match x.index {
+                Index::Imm(v) => i64::from(v) as u64,
+                Index::Reg(_) => return false,
+            };
+            let address = super::memops::run_address(x, base, index);
+            let mut bytes = [0u8; 16];
+            let n = x.mask.count_ones() as usize;
+            if device.read(address, &mut bytes[..4 * n]).is_err() {
+                return false;
+            }
+            for (e, w) in bytes[..4 * n].chunks_exact(4).enumerate() {
+                self.preload_words[4 * k + e] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
             }
         }
         true

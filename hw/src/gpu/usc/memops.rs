@@ -379,10 +379,8 @@ fn device_run(
     if lanes == 0 || run == 0 || run & (run + 1) != 0 {
         return Ok(false);
     }
-    let first = i64::from(x.mask.trailing_zeros());
     let n = x.mask.count_ones() as usize;
     let step = elem_halves(x.reg, x.format).unwrap_or(2);
-    let shift = if x.shift == 3 { 2 } else { x.shift };
     let (base, _) = g.lanes(x.base, m.uniforms);
     let index: Lanes = match x.index {
         Index::Imm(v) => [i64::from(v) as u64; LANES],
@@ -398,10 +396,7 @@ fn device_run(
             v
         }
     };
-    let address = |l: usize| {
-        let off = (index[l] as i64) << shift;
-        base[l].wrapping_add(((off + first) * size as i64) as u64) & !(size as u64 - 1)
-    };
+    let address = |l: usize| run_address(x, base[l], index[l]);
     let uniform = !matches!(x.base, Operand::Reg(_)) && matches!(x.index, Index::Imm(_));
     if !x.store && uniform {
         // Every lane loads the same bytes (a descriptor, a push constant): read them once.
@@ -454,6 +449,35 @@ fn device_run(
         }
     }
     Ok(true)
+}
+
+/// Where a lane's run of consecutive elements (a contiguous `x.mask`) starts, for its base
+/// and its index (already extended as `x.index_unsigned` says).
+pub fn run_address(x: &DeviceMem, base: u64, index: u64) -> u64 {
+    let size = u64::from(x.format.bytes());
+    let shift = if x.shift == 3 { 2 } else { x.shift };
+    let first = i64::from(x.mask.trailing_zeros());
+    let off = (index as i64) << shift;
+    base.wrapping_add(((off + first) * size as i64) as u64) & !(size - 1)
+}
+
+/// A device load every lane makes from the same address, known before the group runs: a
+/// uniform or immediate base and an immediate index, loading a run of 32-bit elements into
+/// 32-bit registers (descriptors, push constants, uniform buffers). The translator reads
+/// its words before a region runs ([`super::jit`]).
+pub fn uniform_load(i: &Instr) -> Option<&DeviceMem> {
+    let Instr::DeviceMem(x) = i else {
+        return None;
+    };
+    let run = x.mask.checked_shr(x.mask.trailing_zeros()).unwrap_or(0);
+    let uniform = !matches!(x.base, Operand::Reg(_)) && matches!(x.index, Index::Imm(_));
+    (!x.store
+        && uniform
+        && run != 0
+        && run & (run + 1) == 0
+        && x.format == MemFormat::I32
+        && x.reg.size == Size::S32)
+        .then_some(x)
 }
 
 /// `uniform_store`: queues the halves of the lowest active lane (a preshader runs only lane

@@ -522,7 +522,17 @@ fn run_one_workgroup(
                     // The special registers its `get_sr`s read; where the launch does not
                     // model one, the interpreter faults on it.
                     let specials_ok = r.specials == 0 || g.fill_specials(r.specials, ids);
-                    if *budget >= steps && r.planes as usize <= planes && tile_ok && specials_ok {
+                    // Its uniform-address loads' words; where one faults, the interpreter
+                    // reaches that load and faults there.
+                    let loads = jit.map_or(&[][..], |j| j.preloads(r));
+                    let preloads_ok =
+                        loads.is_empty() || g.fill_preloads(prog, loads, m.uniforms, &*m.device);
+                    if *budget >= steps
+                        && r.planes as usize <= planes
+                        && tile_ok
+                        && specials_ok
+                        && preloads_ok
+                    {
                         *budget -= steps;
                         let (lanes, passes) =
                             g.run_region(r, m.uniforms, fragment.take(), tile.as_ref(), budget);

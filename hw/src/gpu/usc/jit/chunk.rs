@@ -74,6 +74,10 @@ pub struct Chunk<'a, 'b> {
     /// The region's context pointer and the chunk's first lane, for instructions that read
     /// the fragment state it points at ([`Chunk::with_fragment`]).
     pub fragment: Option<(Value, usize)>,
+    /// Uniform-address loads emitted so far: the next one reads its words from this slot of
+    /// [`super::Ctx::preloaded`]. Every chunk emits the region's instructions in the same
+    /// order, so slot k is the region's k-th such load in each.
+    pub preloads: usize,
 }
 
 /// How a loop region carries a register slot from one pass to the next in host registers:
@@ -174,6 +178,7 @@ impl<'a, 'b> Chunk<'a, 'b> {
             bail: None,
             zero16: None,
             fragment: None,
+            preloads: 0,
         }
     }
 

@@ -9,6 +9,7 @@
 
 use super::chunk::{lanes32, lanes_of_two, split, Chunk, UniformRead};
 use crate::gpu::usc::float::float_immediate;
+use crate::gpu::usc::memops;
 use crate::isa::*;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types::*, InstBuilder, MemFlagsData, Value};
@@ -155,6 +156,27 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
             let lo = c.b.ins().load(I32X4, f, rows, at as i32);
             let hi = c.b.ins().load(I32X4, f, rows, at as i32 + 16);
             c.write32(x.dst.reg.half, [lo, hi]);
+        }
+        Instr::DeviceMem(_) => {
+            let (Some(x), Some((ctx, _))) = (memops::uniform_load(i), c.fragment) else {
+                return Err(Unsupported);
+            };
+            let k = c.preloads;
+            c.preloads += 1;
+            c.issue();
+            let f = MemFlagsData::trusted().with_readonly().with_can_move();
+            let words = c.b.ins().load(
+                I64,
+                f,
+                ctx,
+                std::mem::offset_of!(super::Ctx, preloaded) as i32,
+            );
+            for e in 0..x.mask.count_ones() as u16 {
+                let at = 4 * (4 * k as i32 + i32::from(e));
+                let w = c.b.ins().load(I32, f, words, at);
+                let v = c.splat32(w);
+                c.write32(x.reg.half + 2 * e, v);
+            }
         }
         Instr::Iter(x) => {
             let Some((ctx, lane0)) = c.fragment else {

@@ -9,8 +9,10 @@
 //! quad is one host vector), `iter` at pixel centres and `st_tile`/`ld_tile` in single-sample
 //! tiles ([`tile`]; both reach the fragment state through [`Ctx`]) are covered too, and
 //! `get_sr` of the special registers that hold still while a group runs ([`SR_SLOTS`], from
-//! rows the executor fills). Everything else (memory, textures, other special registers,
-//! other cross-lane operations) stays with the interpreter, which remains the reference:
+//! rows the executor fills), and device loads from an address every lane shares (the
+//! executor reads their words first, [`Region::preloads`]). Everything else (other memory
+//! access, textures, other special registers, other cross-lane operations) stays with the
+//! interpreter, which remains the reference:
 //! `AGX4_SIM_EXEC=interp` runs it alone, and the differential tests hold the two to identical
 //! registers, exec masks, counts and tilebuffer bytes.
 //!
@@ -23,6 +25,7 @@ mod emit;
 mod tests;
 mod tile;
 
+use super::memops;
 use super::program::{Program, NO_TARGET};
 use crate::isa::{Instr, JumpCond, SpecialReg, SIMD_WIDTH};
 use chunk::{Carry, Chunk, UniformRead, CHUNK_LANES};
@@ -145,6 +148,10 @@ pub struct Ctx {
     /// The group's special registers the region's `get_sr`s read, a row of 32 lanes per
     /// [`SR_SLOTS`] entry; null for regions without `get_sr`.
     pub specials: *const [u32; SIMD_WIDTH],
+    /// The words of the region's uniform-address loads ([`Compiled::preloads`]), four per
+    /// load in region order, read by the executor before the region runs; null for regions
+    /// without such loads.
+    pub preloaded: *const u32,
 }
 
 /// The special registers a translated `get_sr` reads, by row of [`Ctx::specials`]: those
@@ -198,6 +205,12 @@ pub struct Region {
     pub tile_bytes: u32,
     /// Bit k set when a `get_sr` reads special register `SR_SLOTS[k]`.
     pub specials: u32,
+    /// Its uniform-address loads ([`memops::uniform_load`]): `Compiled::preloads[range]`.
+    /// The executor reads their words into [`Ctx::preloaded`] first, and where one of them
+    /// faults leaves the region to the interpreter, which faults at that load as always.
+    /// (No region writes device memory, and the address depends on uniforms alone, so
+    /// reading early reads what the load would.)
+    pub preloads: (u32, u32),
 }
 
 impl Region {
@@ -217,6 +230,8 @@ impl Region {
 /// A program's translated regions, by the index of their first instruction.
 pub struct Compiled {
     regions: Vec<Option<Region>>,
+    /// Instruction indices of the regions' uniform-address loads, region by region.
+    preloads: Vec<u32>,
     module: Option<JITModule>,
 }
 
@@ -240,6 +255,12 @@ impl Compiled {
     #[inline]
     pub fn region(&self, pc: usize) -> Option<&Region> {
         self.regions.get(pc).and_then(Option::as_ref)
+    }
+
+    /// The instruction indices of `r`'s uniform-address loads, in order.
+    #[inline]
+    pub fn preloads(&self, r: &Region) -> &[u32] {
+        &self.preloads[r.preloads.0 as usize..r.preloads.1 as usize]
     }
 
     /// Instructions covered by regions (for reports and tests).
@@ -413,6 +434,7 @@ fn compile(prog: &Program) -> Option<Compiled> {
     if ranges.is_empty() {
         return Some(Compiled {
             regions,
+            preloads: Vec::new(),
             module: None,
         });
     }
@@ -451,6 +473,7 @@ fn compile(prog: &Program) -> Option<Compiled> {
         ids.push(id);
     }
     module.finalize_definitions().ok()?;
+    let mut preloads = Vec::new();
     for (&(first, end), id) in ranges.iter().zip(ids) {
         let ptr = module.get_finalized_function(id);
         // SAFETY: `build` made this function with `signature`: one pointer in, one I32 out,
@@ -481,6 +504,9 @@ fn compile(prog: &Program) -> Option<Compiled> {
                 _ => None,
             })
             .fold(0, |m, k| m | 1 << k);
+        let from = preloads.len() as u32;
+        preloads.extend((first..end).filter(|&i| memops::uniform_load(&prog.instrs[i]).is_some()));
+        let preloads_of = (from, preloads.len() as u32);
         regions[first] = Some(Region {
             entry,
             len: (end - first) as u32,
@@ -488,16 +514,20 @@ fn compile(prog: &Program) -> Option<Compiled> {
             planes,
             tile_bytes,
             specials,
+            preloads: preloads_of,
         });
     }
     Some(Compiled {
         regions,
+        preloads: preloads.into_iter().map(|i| i as u32).collect(),
         module: Some(module),
     })
 }
 
 /// The regions of `prog`, with the tile stores of loop regions left to the interpreter: a
 /// loop pass may run twice from the same inputs ([`ChunkPasses`]), which a store must not.
+/// Their uniform-address loads are left to it too: a loop emits its body more than once,
+/// which the numbering of preloaded words ([`Chunk::preloads`]) does not allow for.
 fn plan_without_looped_stores(prog: &Program, mut covered: Vec<bool>) -> Vec<(usize, usize)> {
     loop {
         let ranges = plan(prog, &covered);
@@ -507,7 +537,9 @@ fn plan_without_looped_stores(prog: &Program, mut covered: Vec<bool>) -> Vec<(us
                 continue;
             }
             for (i, instr) in prog.instrs.iter().enumerate().take(end).skip(first) {
-                if matches!(instr, Instr::TileMem(x) if x.store) {
+                if matches!(instr, Instr::TileMem(x) if x.store)
+                    || memops::uniform_load(instr).is_some()
+                {
                     covered[i] = false;
                     changed = true;
                 }
@@ -535,6 +567,9 @@ fn rows_written(i: &Instr) -> u16 {
     use crate::isa::Size;
     if let Instr::Iter(x) = i {
         return x.dst.half + 2 * u16::from(x.channels);
+    }
+    if let Some(x) = memops::uniform_load(i) {
+        return x.reg.half + 2 * x.mask.count_ones() as u16;
     }
     if let Instr::TileMem(x) = i {
         let n = x.mask.count_ones() as u16;
