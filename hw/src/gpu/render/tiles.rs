@@ -502,12 +502,12 @@ pub fn run_tile(
     let mut scratch = fragment::Scratch::default();
     let mut shade_all = || -> Result<u64, Fault> {
         let mut fragments = 0;
+        let (mut ahead, mut at) = (inp.prims.cursor(), inp.prims.cursor());
         for (k, &i) in list.iter().enumerate() {
-            if let Some(&ahead) = list.get(k + PREFETCH_AHEAD) {
-                inp.prims.prefetch(ahead);
+            if let Some(&next) = list.get(k + PREFETCH_AHEAD) {
+                ahead.prefetch(next);
             }
-            let prim = inp
-                .prims
+            let prim = at
                 .get(i)
                 .ok_or(Fault::Internal("a binned primitive was released"))?;
             let state = &inp.states[prim.state as usize];

@@ -195,6 +195,7 @@ impl SimdGroup {
         r: &super::jit::Region,
         u: &[u16],
         fragment: Option<&mut super::graphics::FragmentContext>,
+        vertex: Option<&mut super::graphics::VertexContext>,
         records: Option<&[u32; LANES]>,
         budget: &mut u64,
     ) -> (u64, u64) {
@@ -241,7 +242,17 @@ impl SimdGroup {
             } else {
                 self.preload_words.as_ptr()
             },
+            uvs: std::ptr::null_mut(),
+            uvs_slots: 0,
+            finished: 0,
         };
+        let vertex = vertex.filter(|_| r.vary_slots > 0);
+        if let Some(v) = &vertex {
+            // Records of `slots` words for each of the 32 lanes (`VertexContext::new`).
+            debug_assert!(v.uvs.len() >= LANES * v.slots as usize);
+            ctx.uvs = v.uvs.as_ptr().cast_mut();
+            ctx.uvs_slots = v.slots;
+        }
         // SAFETY: `regs` is the whole register file, which `Program::new` checked every
         // register of the program against, and `u` the whole uniform file (launches resize it
         // to `UNIFORM_HALVES`, the bound `Program::new` checks uniforms against). A region
@@ -253,7 +264,13 @@ impl SimdGroup {
         // tilebuffer is not otherwise borrowed while the call runs. A region with `get_sr`s
         // reads the rows its mask names, which the caller filled (`fill_specials`), and one
         // with uniform-address loads the words the caller read for them (`fill_preloads`).
+        // A region with `st_vary`s writes slots below `r.vary_slots` of the 32 lanes'
+        // records in `uvs`, which the caller checked the records have; the records are not
+        // otherwise borrowed while the call runs.
         self.pc = unsafe { r.run(&mut ctx) } as usize;
+        if let Some(v) = vertex {
+            v.finished |= ctx.finished;
+        }
         self.exec = ctx.exec;
         self.dirty_rows = self.dirty_rows.max(usize::from(r.rows));
         if ctx.stopped != 0 {

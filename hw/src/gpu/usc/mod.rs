@@ -504,7 +504,13 @@ fn run_one_workgroup(
                 // out faults at the same instruction as in the interpreter.
                 if let Some(r) = jit.and_then(|j| j.region(g.pc)) {
                     let steps = u64::from(r.len) * SIMD_WIDTH as u64;
-                    let mut fragment = m.graphics.as_deref_mut().and_then(|c| c.fragment.as_mut());
+                    let (mut fragment, mut vertex) = match m.graphics.as_deref_mut() {
+                        Some(c) => (c.fragment.as_mut(), c.vertex.as_mut()),
+                        None => (None, None),
+                    };
+                    // Without the UVS slots its `st_vary`s write, the interpreter faults.
+                    let vary_ok = r.vary_slots == 0
+                        || vertex.as_ref().is_some_and(|v| v.slots >= r.vary_slots);
                     // Without the coefficients its `iter`s read, or where a tile access could
                     // fault, the interpreter runs the region's code and faults as it does.
                     let planes = fragment.as_ref().map_or(0, |f| f.translated_planes());
@@ -532,10 +538,17 @@ fn run_one_workgroup(
                         && tile_ok
                         && specials_ok
                         && preloads_ok
+                        && vary_ok
                     {
                         *budget -= steps;
-                        let (lanes, passes) =
-                            g.run_region(r, m.uniforms, fragment.take(), tile.as_ref(), budget);
+                        let (lanes, passes) = g.run_region(
+                            r,
+                            m.uniforms,
+                            fragment.take(),
+                            vertex.take(),
+                            tile.as_ref(),
+                            budget,
+                        );
                         stats.group_instructions += u64::from(r.len) * passes;
                         stats.lane_instructions += lanes;
                         continue;

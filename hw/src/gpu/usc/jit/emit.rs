@@ -346,6 +346,7 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
             exec_counter(c, nv);
         }
         Instr::TileMem(x) => super::tile::emit(c, x)?,
+        Instr::StVary(x) => super::vary::emit(c, x)?,
         Instr::Jump(_) | Instr::Stop | Instr::Wait(_) | Instr::MemoryBarrier => c.issue(),
         _ => return Err(Unsupported),
     }

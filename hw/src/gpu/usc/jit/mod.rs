@@ -7,12 +7,13 @@
 //! four chunks of eight as host vectors ([`chunk`]), exec-mask instructions included, and a
 //! closing branch is decided on the group's exec mask after the last chunk. Derivatives (a
 //! quad is one host vector), `iter` at pixel centres and `st_tile`/`ld_tile` in single-sample
-//! tiles ([`tile`]; both reach the fragment state through [`Ctx`]) are covered too, and
+//! tiles ([`tile`]; both reach the fragment state through [`Ctx`]) are covered too, as are
 //! `get_sr` of the special registers that hold still while a group runs ([`SR_SLOTS`], from
-//! rows the executor fills), and device loads from an address every lane shares (the
-//! executor reads their words first, [`Region::preloads`]). Everything else (other memory
-//! access, textures, other special registers, other cross-lane operations) stays with the
-//! interpreter, which remains the reference:
+//! rows the executor fills), a vertex group's `st_vary` ([`vary`]), and device loads from
+//! an address every lane shares (the executor reads their words first,
+//! [`Region::preloads`]). Everything else (other memory access, textures, other special
+//! registers, other cross-lane operations) stays with the interpreter, which remains the
+//! reference:
 //! `AGX4_SIM_EXEC=interp` runs it alone, and the differential tests hold the two to identical
 //! registers, exec masks, counts and tilebuffer bytes.
 //!
@@ -24,6 +25,7 @@ mod emit;
 #[cfg(test)]
 mod tests;
 mod tile;
+mod vary;
 
 use super::memops;
 use super::program::{Program, NO_TARGET};
@@ -152,6 +154,11 @@ pub struct Ctx {
     /// load in region order, read by the executor before the region runs; null for regions
     /// without such loads.
     pub preloaded: *const u32,
+    /// A vertex group's UVS records, `uvs_slots` words per lane, and the lanes whose
+    /// `st_vary.last` ran (the region ORs them in); null for regions without `st_vary`.
+    pub uvs: *mut u32,
+    pub uvs_slots: u32,
+    pub finished: u32,
 }
 
 /// The special registers a translated `get_sr` reads, by row of [`Ctx::specials`]: those
@@ -211,6 +218,10 @@ pub struct Region {
     /// (No region writes device memory, and the address depends on uniforms alone, so
     /// reading early reads what the load would.)
     pub preloads: (u32, u32),
+    /// One past the highest UVS slot its `st_vary`s write; 0 if it has none. Such a region
+    /// runs only in a vertex launch whose records have that many slots; otherwise the
+    /// interpreter runs its code and faults as it always did.
+    pub vary_slots: u32,
 }
 
 impl Region {
@@ -504,6 +515,14 @@ fn compile(prog: &Program) -> Option<Compiled> {
                 _ => None,
             })
             .fold(0, |m, k| m | 1 << k);
+        let vary_slots = prog.instrs[first..end]
+            .iter()
+            .filter_map(|i| match i {
+                Instr::StVary(x) => vary::slot(x).map(|s| s + 1),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
         let from = preloads.len() as u32;
         preloads.extend((first..end).filter(|&i| memops::uniform_load(&prog.instrs[i]).is_some()));
         let preloads_of = (from, preloads.len() as u32);
@@ -515,6 +534,7 @@ fn compile(prog: &Program) -> Option<Compiled> {
             tile_bytes,
             specials,
             preloads: preloads_of,
+            vary_slots,
         });
     }
     Some(Compiled {
@@ -524,8 +544,9 @@ fn compile(prog: &Program) -> Option<Compiled> {
     })
 }
 
-/// The regions of `prog`, with the tile stores of loop regions left to the interpreter: a
-/// loop pass may run twice from the same inputs ([`ChunkPasses`]), which a store must not.
+/// The regions of `prog`, with the tile stores and `st_vary`s of loop regions left to the
+/// interpreter: a loop pass may run twice from the same inputs ([`ChunkPasses`]), which a
+/// store must not.
 /// Their uniform-address loads are left to it too: a loop emits its body more than once,
 /// which the numbering of preloaded words ([`Chunk::preloads`]) does not allow for.
 fn plan_without_looped_stores(prog: &Program, mut covered: Vec<bool>) -> Vec<(usize, usize)> {
@@ -538,6 +559,7 @@ fn plan_without_looped_stores(prog: &Program, mut covered: Vec<bool>) -> Vec<(us
             }
             for (i, instr) in prog.instrs.iter().enumerate().take(end).skip(first) {
                 if matches!(instr, Instr::TileMem(x) if x.store)
+                    || matches!(instr, Instr::StVary(_))
                     || memops::uniform_load(instr).is_some()
                 {
                     covered[i] = false;
