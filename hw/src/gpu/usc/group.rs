@@ -246,11 +246,11 @@ impl SimdGroup {
             uvs_slots: 0,
             finished: 0,
         };
-        let vertex = vertex.filter(|_| r.vary_slots > 0);
-        if let Some(v) = &vertex {
+        let mut vertex = vertex.filter(|_| r.vary_slots > 0);
+        if let Some(v) = vertex.as_mut() {
             // Records of `slots` words for each of the 32 lanes (`VertexContext::new`).
             debug_assert!(v.uvs.len() >= LANES * v.slots as usize);
-            ctx.uvs = v.uvs.as_ptr().cast_mut();
+            ctx.uvs = v.uvs.as_mut_ptr();
             ctx.uvs_slots = v.slots;
         }
         // SAFETY: `regs` is the whole register file, which `Program::new` checked every
