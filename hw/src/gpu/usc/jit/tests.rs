@@ -91,6 +91,17 @@ fn random_program(rng: &mut Rng) -> Vec<Instr> {
     random_program_of(rng, random_alu)
 }
 
+/// A random program of ALU instructions with one in `one_in` drawn from `pick` instead.
+fn random_program_with(rng: &mut Rng, one_in: u64, pick: fn(&mut Rng) -> Instr) -> Vec<Instr> {
+    random_program_of(rng, |rng| {
+        if rng.below(one_in) == 0 {
+            pick(rng)
+        } else {
+            random_alu(rng)
+        }
+    })
+}
+
 /// A random program of instructions from `pick`, with random jumps among them.
 fn random_program_of(rng: &mut Rng, mut pick: impl FnMut(&mut Rng) -> Instr) -> Vec<Instr> {
     let n = 4 + rng.below(40) as usize;
@@ -951,13 +962,7 @@ fn uniform_loads_run_the_same_on_the_translator_and_the_interpreter() {
     let mut rng = Rng(0x5eed_10ad);
     let (mut preloaded, mut faulted) = (0, 0);
     for p in 0..600 {
-        let code = random_program_of(&mut rng, |rng| {
-            if rng.below(4) == 0 {
-                uniform_load(rng)
-            } else {
-                random_alu(rng)
-            }
-        });
+        let code = random_program_with(&mut rng, 4, uniform_load);
         let prog = program_of(&code);
         let c = compiled(&prog).expect("the program translates");
         preloaded += c.preloads.len();
@@ -1012,13 +1017,7 @@ fn vertex_outputs_run_the_same_on_the_translator_and_the_interpreter() {
     let mut rng = Rng(0x0075_7661);
     let (mut translated, mut faulted) = (0, 0);
     for p in 0..600 {
-        let code = random_program_of(&mut rng, |rng| {
-            if rng.below(3) == 0 {
-                random_st_vary(rng)
-            } else {
-                random_alu(rng)
-            }
-        });
+        let code = random_program_with(&mut rng, 3, random_st_vary);
         let prog = program_of(&code);
         let c = compiled(&prog).expect("the program translates");
         translated += (0..code.len())
