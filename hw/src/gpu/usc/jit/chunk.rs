@@ -211,6 +211,12 @@ impl<'a, 'b> Chunk<'a, 'b> {
         self
     }
 
+    /// As [`Chunk::with_fragment`], for a chunk that may not read fragment state.
+    pub fn with_fragment_of(mut self, fragment: Option<(Value, usize)>) -> Self {
+        self.fragment = fragment;
+        self
+    }
+
     /// Whether the chunk was made by [`Chunk::new_full`].
     pub fn is_full(&self) -> bool {
         self.bail.is_some()

@@ -132,8 +132,7 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
                     }
                     (FOp::MAdd, None) => unreachable!("MAdd reads C"),
                 };
-                let f = default_nan(c, f);
-                r[l] = f32_out(c, f, x.saturate);
+                r[l] = f32_arith_out(c, f, x.saturate);
             }
             c.write32_flushed(x.dst.reg.half, r, true);
         }
@@ -211,8 +210,7 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
                 let w = lanes32(c.b, a[l], lo);
                 let (h, w) = (to_f(c, h), to_f(c, w));
                 let f = c.b.ins().fsub(h, w);
-                let f = default_nan(c, f);
-                r[l] = f32_out(c, f, x.saturate);
+                r[l] = f32_arith_out(c, f, x.saturate);
             }
             c.write32_flushed(x.dst.reg.half, r, true);
         }
@@ -935,8 +933,10 @@ fn ftz(c: &mut Chunk, x: Value) -> Value {
     let e = andk(c, x, 0x7f80_0000);
     let zero = c.const32(0)[0];
     let den = c.b.ins().icmp(IntCC::Equal, e, zero);
-    let s = andk(c, x, 0x8000_0000u32 as i64);
-    c.b.ins().bitselect(den, s, x)
+    // All but the sign bit where denormal: one constant fewer than selecting `x & sign`,
+    // which matters in loops that hold their constants in registers.
+    let clear = c.b.ins().ushr_imm_s(den, 1);
+    c.b.ins().band_not(x, clear)
 }
 
 /// `f` (F32X4) with every NaN lane the default NaN (`float_mode::F32_DEFAULT_NAN`).
@@ -951,6 +951,20 @@ fn default_nan(c: &mut Chunk, f: Value) -> Value {
 pub(super) fn fselect(c: &mut Chunk, m: Value, a: Value, b: Value) -> Value {
     let m = c.b.ins().bitcast(F32X4, MemFlagsData::new(), m);
     c.b.ins().bitselect(m, a, b)
+}
+
+/// An arithmetic result as register bits: a NaN as the default NaN, then as [`f32_out`].
+/// Saturation turns a NaN into 0 anyway; otherwise the NaN test runs beside the flush
+/// rather than before it (a NaN is never flushed, a denormal is no NaN), which shortens the
+/// chain of a value a loop carries from pass to pass.
+fn f32_arith_out(c: &mut Chunk, f: Value, saturate: bool) -> Value {
+    if saturate {
+        return f32_out(c, f, true);
+    }
+    let nan = c.b.ins().fcmp(FloatCC::Unordered, f, f);
+    let v = f32_out(c, f, false);
+    let d = c.const32(crate::g13::float_mode::F32_DEFAULT_NAN)[0];
+    c.b.ins().bitselect(nan, d, v)
 }
 
 /// A single-precision result as register bits: saturated when asked (NaN to 0, then

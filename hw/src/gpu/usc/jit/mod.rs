@@ -286,6 +286,14 @@ fn isa() -> Option<&'static OwnedTargetIsa> {
         let mut flags = settings::builder();
         flags.set("opt_level", "speed").ok()?;
         flags.set("is_pic", "false").ok()?;
+        // The verifier checks the translator; debug builds (the tests) run it, release
+        // builds skip its share of translation time.
+        let verify = if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        };
+        flags.set("enable_verifier", verify).ok()?;
         let isa = cranelift_native::builder().ok()?;
         isa.finish(settings::Flags::new(flags)).ok()
     })
@@ -776,6 +784,11 @@ fn build(b: &mut FunctionBuilder, span: Span) {
 /// active lane still run its exec-mask instructions, which move its lanes' nesting counters
 /// as the group's passes would. Passes in which all of a chunk's lanes stay active run
 /// without exec masks ([`ChunkPasses`]).
+///
+/// The chunks take turns in one copy of the passes, their register rows and alive lanes
+/// found from the chunk number at run time, unless the body reads fragment state, which
+/// a chunk reaches by its first lane as a constant: then each chunk has its own copy.
+/// Translation time grows with the code, and a loop region's passes are most of it.
 fn build_loop(isa: &OwnedTargetIsa, b: &mut FunctionBuilder, span: Span) {
     use cranelift_codegen::ir::condcodes::IntCC;
     let Span { first, end, .. } = span;
@@ -803,76 +816,106 @@ fn build_loop(isa: &OwnedTargetIsa, b: &mut FunctionBuilder, span: Span) {
     let pmax = b.ins().iadd_imm_s(covered, 1);
     let zero = b.ins().iconst(I64, 0);
     let one = b.ins().iconst(I64, 1);
+    let chunk = ChunkLoop {
+        carries: &carries,
+        spilled: &spilled,
+        span,
+        uni: e.uni,
+        pmax,
+    };
 
-    // round(P, count, pos and bits per chunk)
+    // Each chunk's pass number and exec bits, between rounds: pass numbers at 8 k, bits at
+    // 8 CHUNKS + 4 k.
+    let state = b.create_sized_stack_slot(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        12 * CHUNKS as u32,
+        3,
+    ));
+    let bits_at = |k: usize| (8 * CHUNKS + 4 * k) as i32;
+    for k in 0..CHUNKS {
+        let bits = b.ins().ushr_imm_s(e.exec, (k * CHUNK_LANES) as i64);
+        let bits = b.ins().band_imm_s(bits, 0xff);
+        b.ins().stack_store(I64, zero, state, 8 * k as i32);
+        b.ins().stack_store(I64, bits, state, bits_at(k));
+    }
+    // round(P, count)
     let round = b.create_block();
     b.append_block_param(round, I64);
     b.append_block_param(round, I64);
-    let mut init: Vec<BlockArg> = vec![one.into(), zero.into()];
-    for k in 0..CHUNKS {
-        b.append_block_param(round, I64);
-        b.append_block_param(round, I32);
-        let bits = b.ins().ushr_imm_s(e.exec, (k * CHUNK_LANES) as i64);
-        let bits = b.ins().band_imm_s(bits, 0xff);
-        init.extend([BlockArg::from(zero), bits.into()]);
-    }
-    b.ins().jump(round, &init);
+    b.ins().jump(round, &[one.into(), zero.into()]);
     b.switch_to_block(round);
     let rp = b.block_params(round).to_vec();
     let (p, mut count) = (rp[0], rp[1]);
-    let mut after = Vec::with_capacity(CHUNKS);
-    for k in 0..CHUNKS {
-        let (pos0, bits0) = (rp[2 + 2 * k], rp[3 + 2 * k]);
-        // head(pos, bits, lanes counted, carried values)
-        let head = b.create_block();
-        b.append_block_param(head, I64);
-        b.append_block_param(head, I32);
-        b.append_block_param(head, I64);
-        let mut args: Vec<BlockArg> = vec![pos0.into(), bits0.into(), zero.into()];
-        for c in &carries {
-            for v in c.load(b, e.chunk_regs[k]) {
-                let t = b.func.dfg.value_type(v);
-                b.append_block_param(head, t);
-                args.push(v.into());
-            }
+    if needs_fragment(isa, span) {
+        // One copy of the passes per chunk: each reads the fragment state of its own lanes.
+        for k in 0..CHUNKS {
+            let pos0 = b.ins().stack_load(I64, I64, state, 8 * k as i32);
+            let bits0 = b.ins().stack_load(I64, I32, state, bits_at(k));
+            let fragment = Some((e.ctx, k * CHUNK_LANES));
+            let (pos, bits, lanes) =
+                chunk.emit(b, [e.chunk_regs[k], e.alive[k]], fragment, p, [pos0, bits0]);
+            b.ins().stack_store(I64, pos, state, 8 * k as i32);
+            b.ins().stack_store(I64, bits, state, bits_at(k));
+            count = b.ins().iadd(count, lanes);
         }
-        b.ins().jump(head, &args);
-        b.switch_to_block(head);
-        let hp = b.block_params(head).to_vec();
-        let (pos, bits, lanes) = (hp[0], hp[1], hp[2]);
-        let carried = &hp[3..];
-        let short = b.ins().icmp(IntCC::UnsignedLessThan, pos, p);
-        let active = b.ins().icmp_imm_s(IntCC::NotEqual, bits, 0);
-        let room = b.ins().icmp(IntCC::UnsignedLessThan, pos, pmax);
-        let go_on = b.ins().band(active, room);
-        let more = b.ins().bor(short, go_on);
-        let body = b.create_block();
-        let done = b.create_block();
-        b.ins().brif(more, body, &[], done, &[]);
-
-        b.switch_to_block(body);
-        b.seal_block(body);
-        let passes = ChunkPasses {
-            span,
-            carries: &carries,
-            spilled: &spilled,
-            regs: e.chunk_regs[k],
-            uni: e.uni,
-            fragment: (e.ctx, k * CHUNK_LANES),
-            head,
-            pmax,
-        };
-        passes.emit(b, [pos, bits, lanes], carried, e.alive[k]);
-        b.seal_block(head);
-
-        b.switch_to_block(done);
-        b.seal_block(done);
-        for (c, v) in carries.iter().zip(carried.chunks(2)) {
-            c.store(b, e.chunk_regs[k], [v[0], v[1]]);
-        }
-        count = b.ins().iadd(count, lanes);
-        after.push((pos, bits));
+    } else {
+        // One copy of the passes, which the chunks run in turn: a quarter of the code to
+        // translate.
+        let each = b.create_block();
+        b.append_block_param(each, I64);
+        b.append_block_param(each, I64);
+        b.ins().jump(each, &[zero.into(), count.into()]);
+        b.switch_to_block(each);
+        let ep = b.block_params(each).to_vec();
+        let (k, count_k) = (ep[0], ep[1]);
+        let slots = b.ins().stack_addr(I64, state, 0);
+        let at_pos = b.ins().ishl_imm_s(k, 3);
+        let at_pos = b.ins().iadd(slots, at_pos);
+        let at_bits = b.ins().ishl_imm_s(k, 2);
+        let at_bits = b.ins().iadd(slots, at_bits);
+        let f = MemFlagsData::trusted();
+        let pos0 = b.ins().load(I64, f, at_pos, 0);
+        let bits0 = b.ins().load(I32, f, at_bits, bits_at(0));
+        // Lane 0 of chunk k is 8 k lanes (2 bytes each) into a row, and into `alive16`.
+        let lane_bytes = b.ins().ishl_imm_s(k, 4);
+        let regs = b.ins().iadd(e.chunk_regs[0], lane_bytes);
+        let alive_at = b.ins().iadd(e.ctx, lane_bytes);
+        let alive = b.ins().load(
+            I16X8,
+            MemFlagsData::new().with_notrap(),
+            alive_at,
+            offset_of!(Ctx, alive16) as i32,
+        );
+        let (pos, bits, lanes) = chunk.emit(b, [regs, alive], None, p, [pos0, bits0]);
+        b.ins().store(f, pos, at_pos, 0);
+        b.ins().store(f, bits, at_bits, bits_at(0));
+        let count_next = b.ins().iadd(count_k, lanes);
+        let k_next = b.ins().iadd_imm_s(k, 1);
+        let more = b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, k_next, CHUNKS as i64);
+        let after = b.create_block();
+        b.append_block_param(after, I64);
+        b.ins().brif(
+            more,
+            each,
+            &[k_next.into(), count_next.into()],
+            after,
+            &[count_next.into()],
+        );
+        b.seal_block(each);
+        b.switch_to_block(after);
+        b.seal_block(after);
+        count = b.block_params(after)[0];
     }
+    let after: Vec<(Value, Value)> = (0..CHUNKS)
+        .map(|k| {
+            (
+                b.ins().stack_load(I64, I64, state, 8 * k as i32),
+                b.ins().stack_load(I64, I32, state, bits_at(k)),
+            )
+        })
+        .collect();
     let mut most = after[0].0;
     for &(pos, _) in &after[1..] {
         most = b.ins().umax(most, pos);
@@ -883,11 +926,8 @@ fn build_loop(isa: &OwnedTargetIsa, b: &mut FunctionBuilder, span: Span) {
         same = b.ins().band(same, eq);
     }
     let exit = b.create_block();
-    let mut again: Vec<BlockArg> = vec![most.into(), count.into()];
-    for &(pos, bits) in &after {
-        again.extend([BlockArg::from(pos), bits.into()]);
-    }
-    b.ins().brif(same, exit, &[], round, &again);
+    b.ins()
+        .brif(same, exit, &[], round, &[most.into(), count.into()]);
     b.seal_block(round);
 
     b.switch_to_block(exit);
@@ -907,6 +947,97 @@ fn build_loop(isa: &OwnedTargetIsa, b: &mut FunctionBuilder, span: Span) {
     finish_region(b, e.ctx, &[ret, new_exec, count, budget, most]);
 }
 
+/// Whether a loop body reads the fragment state through [`Ctx`] (special registers, `iter`),
+/// which a chunk reaches by its first lane, known when it is translated.
+fn needs_fragment(isa: &OwnedTargetIsa, span: Span) -> bool {
+    let body = &span.prog.instrs[span.first..span.end];
+    scratch(isa, false, |mut c| {
+        c.fragment = None;
+        body.iter()
+            .all(|i| emit::emit(&mut c, i).is_ok())
+            .then_some(())
+    })
+    .is_none()
+}
+
+/// What every chunk's passes of a loop region share.
+struct ChunkLoop<'s> {
+    carries: &'s [Carry],
+    spilled: &'s BTreeMap<UniformRead, (StackSlot, i32)>,
+    span: Span<'s>,
+    uni: Value,
+    /// One past the last pass the budget covers.
+    pmax: Value,
+}
+
+impl ChunkLoop<'_> {
+    /// Emits one chunk's passes, from its pass number and exec bits `state` (I64, I32)
+    /// until it has run at least `p` passes and has no active lane, or the budget's last
+    /// pass: the chunk's lane 0 in the register file and its alive lanes are `chunk`. The
+    /// carried registers go back to the file; returns the pass number, exec bits and lanes
+    /// counted, in the block the builder is left in.
+    fn emit(
+        &self,
+        b: &mut FunctionBuilder,
+        chunk: [Value; 2],
+        fragment: Option<(Value, usize)>,
+        p: Value,
+        state: [Value; 2],
+    ) -> (Value, Value, Value) {
+        use cranelift_codegen::ir::condcodes::IntCC;
+        let [regs, alive] = chunk;
+        let zero = b.ins().iconst(I64, 0);
+        // head(pos, bits, lanes counted, carried values)
+        let head = b.create_block();
+        b.append_block_param(head, I64);
+        b.append_block_param(head, I32);
+        b.append_block_param(head, I64);
+        let mut args: Vec<BlockArg> = vec![state[0].into(), state[1].into(), zero.into()];
+        for c in self.carries {
+            for v in c.load(b, regs) {
+                let t = b.func.dfg.value_type(v);
+                b.append_block_param(head, t);
+                args.push(v.into());
+            }
+        }
+        b.ins().jump(head, &args);
+        b.switch_to_block(head);
+        let hp = b.block_params(head).to_vec();
+        let (pos, bits, lanes) = (hp[0], hp[1], hp[2]);
+        let carried = &hp[3..];
+        let short = b.ins().icmp(IntCC::UnsignedLessThan, pos, p);
+        let active = b.ins().icmp_imm_s(IntCC::NotEqual, bits, 0);
+        let room = b.ins().icmp(IntCC::UnsignedLessThan, pos, self.pmax);
+        let go_on = b.ins().band(active, room);
+        let more = b.ins().bor(short, go_on);
+        let body = b.create_block();
+        let done = b.create_block();
+        b.ins().brif(more, body, &[], done, &[]);
+
+        b.switch_to_block(body);
+        b.seal_block(body);
+        let passes = ChunkPasses {
+            span: self.span,
+            carries: self.carries,
+            spilled: self.spilled,
+            regs,
+            uni: self.uni,
+            fragment,
+            head,
+            pmax: self.pmax,
+        };
+        passes.emit(b, [pos, bits, lanes], carried, alive);
+        b.seal_block(head);
+
+        b.switch_to_block(done);
+        b.seal_block(done);
+        for (c, v) in self.carries.iter().zip(carried.chunks(2)) {
+            c.store(b, regs, [v[0], v[1]]);
+        }
+        (pos, bits, lanes)
+    }
+}
+
 /// The passes of a loop region's body in one chunk, from its loop head back to it.
 ///
 /// A pass with every lane of the chunk active and its counter zero runs as a full chunk
@@ -922,8 +1053,9 @@ struct ChunkPasses<'s> {
     /// The chunk's lane 0 in the register file, and the uniform file.
     regs: Value,
     uni: Value,
-    /// The region context and the chunk's first lane ([`Chunk::with_fragment`]).
-    fragment: (Value, usize),
+    /// The region context and the chunk's first lane ([`Chunk::with_fragment`]), for a body
+    /// that reads fragment state.
+    fragment: Option<(Value, usize)>,
     head: Block,
     /// One past the last pass the budget covers.
     pmax: Value,
@@ -971,7 +1103,7 @@ impl ChunkPasses<'_> {
         b.switch_to_block(full);
         b.seal_block(full);
         let c = Chunk::new_full(b, self.regs, self.uni, general, args(state, carried))
-            .with_fragment(self.fragment.0, self.fragment.1);
+            .with_fragment_of(self.fragment);
         let out = self.pass(c, carried, &[]);
         let next = [
             b.ins().iadd_imm_s(pos, 1),
@@ -987,8 +1119,7 @@ impl ChunkPasses<'_> {
         b.switch_to_block(general);
         b.seal_block(general);
         let gp = b.block_params(general).to_vec();
-        let c = Chunk::new(b, self.regs, self.uni, alive, gp[1])
-            .with_fragment(self.fragment.0, self.fragment.1);
+        let c = Chunk::new(b, self.regs, self.uni, alive, gp[1]).with_fragment_of(self.fragment);
         let out = self.pass(c, &gp[3..], &[]);
         let next = [
             b.ins().iadd_imm_s(gp[0], 1),
@@ -1035,7 +1166,7 @@ impl ChunkPasses<'_> {
             b.append_block_param(inner, t);
         }
         let mut entry: Vec<BlockArg> = vec![next[0].into(), next[2].into()];
-        entry.extend(kept.iter().map(|&v| BlockArg::from(v)));
+        entry.extend(through_memory(b, &kept).into_iter().map(BlockArg::from));
         b.ins().jump(inner, &entry);
 
         b.switch_to_block(inner);
@@ -1054,17 +1185,27 @@ impl ChunkPasses<'_> {
             args.extend(values.iter().map(|&v| BlockArg::from(v)));
             (values, args)
         };
+        // Where the loop leaves, its values go through memory too.
+        let leaving = |b: &mut FunctionBuilder| -> Vec<BlockArg> {
+            let (values, _) = inputs(b);
+            let all = b.ins().iconst(I32, 0xff);
+            let mut args: Vec<BlockArg> = vec![pos.into(), all.into(), lanes.into()];
+            args.extend(through_memory(b, &values).into_iter().map(BlockArg::from));
+            args
+        };
 
         b.switch_to_block(exit);
         b.seal_block(exit);
-        let (_, back) = inputs(b);
+        let back = leaving(b);
         b.ins().jump(self.head, &back);
 
         b.switch_to_block(body);
         b.seal_block(body);
-        let (values, bail) = inputs(b);
-        let c = Chunk::new_full(b, self.regs, self.uni, general, bail)
-            .with_fragment(self.fragment.0, self.fragment.1);
+        let (values, _) = inputs(b);
+        // A pass that leaves makes its inputs there, so the passes that stay do not.
+        let bail = b.create_block();
+        let c = Chunk::new_full(b, self.regs, self.uni, bail, Vec::new())
+            .with_fragment_of(self.fragment);
         let out = self.pass(c, &values, &first.flushed);
         let pos = b.ins().iadd_imm_s(pos, 1);
         let lanes = b.ins().iadd(lanes, out.n);
@@ -1072,6 +1213,11 @@ impl ChunkPasses<'_> {
         again.extend(without_r0l(&out.values).into_iter().map(BlockArg::from));
         b.ins().jump(inner, &again);
         b.seal_block(inner);
+
+        b.switch_to_block(bail);
+        b.seal_block(bail);
+        let args = leaving(b);
+        b.ins().jump(general, &args);
     }
 
     /// One pass of the body in `c`, from `carried`; `flushed` marks carries whose values
@@ -1095,6 +1241,29 @@ impl ChunkPasses<'_> {
             r0l_zero: c.r0l_known_zero(),
         }
     }
+}
+
+/// `values` (16 bytes each) stored to a stack slot and loaded again. The register allocator
+/// joins a block's parameters with the values jumps pass them, and a loop nested in others
+/// then shares the outer loops' choice of stack slots for what it carries; values that go
+/// through memory at the loop's edges are its own.
+fn through_memory(b: &mut FunctionBuilder, values: &[Value]) -> Vec<Value> {
+    let slot = b.create_sized_stack_slot(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        16 * values.len() as u32,
+        4,
+    ));
+    for (j, &v) in values.iter().enumerate() {
+        b.ins().stack_store(I64, v, slot, 16 * j as i32);
+    }
+    values
+        .iter()
+        .enumerate()
+        .map(|(j, &v)| {
+            let t = b.func.dfg.value_type(v);
+            b.ins().stack_load(I64, t, slot, 16 * j as i32)
+        })
+        .collect()
 }
 
 /// An `I16X8` of zeros.

@@ -360,7 +360,7 @@ fn loops_run_the_same(
     all_active: bool,
     most_passes: u64,
     trailing: usize,
-    make: impl Fn(&mut Rng) -> (Vec<Instr>, usize),
+    mut make: impl FnMut(&mut Rng) -> (Vec<Instr>, usize),
 ) -> u64 {
     let mut rng = Rng(seed);
     let mut passes = 0u64;
@@ -400,6 +400,15 @@ fn loops_translated_whole_run_the_same_on_the_translator_and_the_interpreter() {
 /// nesting counters too.
 /// Returns the code and the index of the loop's first instruction.
 fn random_counted_loop(rng: &mut Rng) -> (Vec<Instr>, usize) {
+    random_counted_loop_with(rng, random_alu)
+}
+
+/// As [`random_counted_loop`], its body's instructions drawn by `pick` (those the translator
+/// covers).
+fn random_counted_loop_with(
+    rng: &mut Rng,
+    pick: impl Fn(&mut Rng) -> Instr,
+) -> (Vec<Instr>, usize) {
     let isa = super::isa().expect("the host has a Cranelift back end");
     let counter = Reg::r32(1 + rng.below(20) as u16);
     let trip = Reg::r32(21 + rng.below(20) as u16);
@@ -443,7 +452,7 @@ fn random_counted_loop(rng: &mut Rng) -> (Vec<Instr>, usize) {
     }));
     for _ in 0..1 + rng.below(8) {
         let i = loop {
-            let i = random_alu(rng);
+            let i = pick(rng);
             if super::covers(isa, &i) {
                 break i;
             }
@@ -472,6 +481,44 @@ fn random_counted_loop(rng: &mut Rng) -> (Vec<Instr>, usize) {
 fn counted_loops_run_the_same_on_the_translator_and_the_interpreter() {
     let passes = loops_run_the_same(0x7f4a_7c15_9e37_79b9, true, 50, 2, random_counted_loop);
     eprintln!("{LOOPS} random counted loops translated whole, {passes} passes");
+}
+
+/// Counted loops whose bodies read special registers: the fragment state a chunk reads by
+/// its own first lane, so each chunk gets its own copy of the passes where other loops share
+/// one. Both ways must give the interpreter's outcome.
+#[test]
+fn loops_reading_special_registers_run_the_same_on_the_translator_and_the_interpreter() {
+    let isa = super::isa().expect("the host has a Cranelift back end");
+    let pick = |rng: &mut Rng| {
+        if rng.below(3) == 0 {
+            Instr::GetSr(GetSr {
+                dst: Reg::r32(41 + rng.below(20) as u16).into(),
+                sr: SpecialReg(SR_SLOTS[rng.below(SR_SLOTS.len() as u64) as usize].0),
+            })
+        } else {
+            random_alu(rng)
+        }
+    };
+    let mut per_chunk = 0;
+    let passes = loops_run_the_same(0x3c6e_f372_fe94_f82b, true, 50, 2, |rng| {
+        let (code, start) = random_counted_loop_with(rng, pick);
+        let reads_sr = code.iter().any(|i| matches!(i, Instr::GetSr(_)));
+        let prog = program_of(&code);
+        let end = code.len() - 2;
+        let span = super::Span {
+            prog: &prog,
+            first: start,
+            end,
+        };
+        assert_eq!(super::needs_fragment(isa, span), reads_sr, "{code:?}");
+        per_chunk += usize::from(reads_sr);
+        (code, start)
+    });
+    assert!(
+        per_chunk > LOOPS / 3,
+        "{per_chunk} loops read a special register"
+    );
+    eprintln!("{LOOPS} random counted loops with special registers, {passes} passes");
 }
 
 /// `iter` at pixel centres among random instructions, in a fragment launch with random
