@@ -143,7 +143,13 @@ pub fn is_unorm8x4(channels: Channels, ty: TextureType, srgb: bool) -> bool {
 /// [`decode`] of an 8-bit UNORM RGBA texel: the divisions `norm_to_float` makes.
 #[inline]
 pub fn unorm8x4(b: [u8; 4]) -> [f32; 4] {
-    b.map(|v| f32::from(v) / unorm_max(8))
+    b.map(unorm8)
+}
+
+/// An 8-bit UNORM channel as a float: [`decode`]'s division.
+#[inline]
+pub fn unorm8(v: u8) -> f32 {
+    f32::from(v) / unorm_max(8)
 }
 
 pub fn decode(

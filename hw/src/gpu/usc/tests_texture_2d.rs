@@ -220,7 +220,8 @@ fn the_group_path_samples_as_the_lane_path_does() {
             mem: &m,
             rows: &rows,
         };
-        let group = super::sample(&op);
+        let mut group = [[0u64; LANES]; 4];
+        let group = super::sample(&op, &mut group).then_some(group);
         let mut out = [[0u64; LANES]; 4];
         let mut done = 0;
         let lanes = sample_lanes(&op, &mut out, &mut done);
@@ -251,5 +252,10 @@ fn the_group_path_samples_as_the_lane_path_does() {
     assert!(
         taken * 10 >= fitting * 9 && taken > 300,
         "the group path took {taken} of {fitting} cases that fit it"
+    );
+    let direct = super::UNORM8X4_LANES.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        direct > 200,
+        "only {direct} lanes took the direct path for 8-bit UNORM RGBA texels"
     );
 }

@@ -1082,14 +1082,17 @@ fn step_texture_op(
         mem,
         rows: &rows,
     };
-    let (out, done, result) = match super::texture_2d::sample(&op) {
-        Some(out) => (out, g.exec, Ok(())),
-        None => {
-            let mut out = [[0u64; LANES]; 4];
-            let mut done = 0u32;
-            let r = sample_lanes(&op, &mut out, &mut done);
-            (out, done, r)
-        }
+    // Results stay in one buffer, filled in place: at four rows of 32 words it is a
+    // visible share of a textured draw's time to move.
+    let mut out = [[0u64; LANES]; 4];
+    let (done, result) = if super::texture_2d::sample(&op, &mut out) {
+        (g.exec, Ok(()))
+    } else {
+        // The common path may have filled some lanes before it gave up.
+        out = [[0u64; LANES]; 4];
+        let mut done = 0u32;
+        let r = sample_lanes(&op, &mut out, &mut done);
+        (done, r)
     };
     let halves = x.dst.size.halves();
     for (slot, row) in out.iter().take(results.into()).enumerate() {
@@ -1237,6 +1240,55 @@ impl Finish {
                 u64::from(v.to_bits())
             }
         })
+    }
+}
+
+/// [`Finish::floats`] of an 8-bit UNORM RGBA texel, by table: the value of each destination
+/// slot is the table entry of one of the texel's bytes, or a constant.
+pub(super) struct Unorm8Finish {
+    /// Per slot, the byte it shows, or 4 for `constant`.
+    byte: [usize; 4],
+    constant: [u64; 4],
+    /// Each byte value's result, as an f32 or an f16 (`Finish::half`).
+    table: &'static [u64; 256],
+}
+
+impl Unorm8Finish {
+    /// `finish.floats(canonical_floats(format::unorm8x4(b)))`; decoded values are never NaN.
+    #[inline]
+    pub(super) fn values(&self, b: [u8; 4]) -> [u64; 4] {
+        let ext = [b[0], b[1], b[2], b[3], 0];
+        std::array::from_fn(|k| match self.byte[k] {
+            c @ 0..=3 => self.table[usize::from(ext[c])],
+            _ => self.constant[k],
+        })
+    }
+}
+
+impl Finish {
+    /// This finish of 8-bit UNORM RGBA texels as a table look-up.
+    pub(super) fn unorm8(&self) -> Unorm8Finish {
+        static TABLES: std::sync::OnceLock<[[u64; 256]; 2]> = std::sync::OnceLock::new();
+        let tables = TABLES.get_or_init(|| {
+            let f = |v: usize| format::unorm8(v as u8);
+            [
+                std::array::from_fn(|v| u64::from(f(v).to_bits())),
+                std::array::from_fn(|v| u64::from(f32_to_f16(f(v)))),
+            ]
+        });
+        // The constants are what `floats` makes of a texel whose channels show nothing.
+        let constant = self.floats([0.0; 4]);
+        Unorm8Finish {
+            byte: std::array::from_fn(|k| {
+                if k < self.slots && self.from[k] & 7 < 4 {
+                    self.from[k] & 7
+                } else {
+                    4
+                }
+            }),
+            constant,
+            table: &tables[usize::from(self.half)],
+        }
     }
 }
 

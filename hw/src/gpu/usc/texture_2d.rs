@@ -23,7 +23,7 @@ use super::texture::{
 };
 use crate::g13::control::descriptors::{BorderColour, Filter, Sampler, TextureType};
 use crate::gpu::texel::format::{self, Texel};
-use crate::gpu::texel::image::Surface;
+use crate::gpu::texel::image::{LevelAddress, Surface};
 use crate::gpu::texel::minifloat::f16_to_f32;
 use crate::gpu::texel::sample::{
     self, accumulate_floats, axis_taps, canonical_floats, select, Extent, Levels, Shape,
@@ -33,10 +33,14 @@ use crate::isa::*;
 
 const LANES: usize = SIMD_WIDTH;
 
-/// The results of `x` for every active lane, by destination slot, if the instruction and
-/// the state it reaches are the common case and nothing faults; `None` sends the
-/// instruction to the lane-by-lane path.
-pub(super) fn sample(op: &TexOp) -> Option<[Lanes; 4]> {
+/// Fills `out` with the results of `x` for every active lane, by destination slot, if the
+/// instruction and the state it reaches are the common case and nothing faults; `false`
+/// sends the instruction to the lane-by-lane path (`out` may hold some lanes' results).
+pub(super) fn sample(op: &TexOp, out: &mut [Lanes; 4]) -> bool {
+    sample_into(op, out).is_some()
+}
+
+fn sample_into(op: &TexOp, out: &mut [Lanes; 4]) -> Option<()> {
     let TexOp {
         g,
         prog,
@@ -128,11 +132,10 @@ pub(super) fn sample(op: &TexOp) -> Option<[Lanes; 4]> {
     };
     if let Some((Filter::Nearest, levels)) = fixed {
         if let [(level, 1.0)] = *levels {
-            return nearest(op, &s, level, border, &mut texels);
+            return nearest(op, &s, level, border, &mut texels, out);
         }
     }
     let finish = Finish::new(x, b.desc.swizzle);
-    let mut out = [[0u64; LANES]; 4];
     for lane in active() {
         let coords = [
             f32::from_bits(rows.coords[0][lane] as u32),
@@ -163,7 +166,7 @@ pub(super) fn sample(op: &TexOp) -> Option<[Lanes; 4]> {
             row[lane] = v;
         }
     }
-    Some(out)
+    Some(())
 }
 
 /// One lane's filtered sample before the swizzle: `sample::sample` for one layer of a 2D
@@ -215,13 +218,16 @@ fn nearest(
     level: u32,
     border: [f32; 4],
     texels: &mut Texels,
-) -> Option<[Lanes; 4]> {
+    out: &mut [Lanes; 4],
+) -> Option<()> {
     let (g, x, rows) = (op.g, op.x, op.rows);
     let [w, h, _] = texels.surf.extent(level);
     let addr = texels.surf.level_address(level)?;
     let finish = Finish::new(x, texels.b.desc.swizzle);
     let border = finish.floats(canonical_floats(border));
-    let mut out = [[0u64; LANES]; 4];
+    if texels.unorm8x4 && nearest_unorm8x4(op, s, [w, h], &addr, &finish, border, out).is_some() {
+        return Some(());
+    }
     for lane in (0..LANES).filter(|l| g.exec & (1 << l) != 0) {
         let u = f32::from_bits(rows.coords[0][lane] as u32);
         let v = f32::from_bits(rows.coords[1][lane] as u32);
@@ -238,7 +244,77 @@ fn nearest(
             row[lane] = v;
         }
     }
-    Some(out)
+    Some(())
+}
+
+/// Lanes sampled by [`nearest_unorm8x4`], so the tests can tell it ran.
+#[cfg(test)]
+pub(super) static UNORM8X4_LANES: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(0);
+
+/// [`nearest`] for 8-bit UNORM RGBA texels when the level's texels lie in one read window
+/// (a texture's level lies in one buffer object): each texel is one 4-byte load, and each
+/// destination value a table entry for one of its bytes (`Finish::unorm8`). `None` when a
+/// texel lies outside the window, before any fault: `nearest`'s own loop then redoes every
+/// lane.
+fn nearest_unorm8x4(
+    op: &TexOp,
+    s: &Sampler,
+    [w, h]: [u32; 2],
+    addr: &LevelAddress,
+    finish: &Finish,
+    border: [u64; 4],
+    out: &mut [Lanes; 4],
+) -> Option<()> {
+    let (g, rows) = (op.g, op.rows);
+    let window = op.mem.read_window(addr.at(0, 0)?)?;
+    let unorm8 = finish.unorm8();
+    // First every lane's texel address, then every load, then every conversion: the loads
+    // of a group are independent, and a texture read once per frame mostly misses the
+    // caches, so they are issued together rather than one per lane's arithmetic.
+    // Markers past any GPU address (descriptors hold 40-bit ones).
+    const BORDER: u64 = u64::MAX;
+    const ZERO: u64 = u64::MAX - 1;
+    let mut at = [BORDER; LANES];
+    for (lane, a) in at.iter_mut().enumerate() {
+        if g.exec & (1 << lane) == 0 {
+            continue;
+        }
+        let u = f32::from_bits(rows.coords[0][lane] as u32);
+        let v = f32::from_bits(rows.coords[1][lane] as u32);
+        if let (Some(x), Some(y)) = (
+            sample::nearest_tap(s, u, w, s.wrap[0]),
+            sample::nearest_tap(s, v, h, s.wrap[1]),
+        ) {
+            // Outside the level: a zero texel, as `Texels::read` gives.
+            *a = addr.at(x, y).unwrap_or(ZERO);
+        }
+    }
+    let mut texel = [[0u8; 4]; LANES];
+    for (a, b) in at.iter().zip(texel.iter_mut()) {
+        if *a < ZERO && !window.read(*a, b) {
+            return None;
+        }
+    }
+    for (lane, (a, b)) in at.iter().zip(texel).enumerate() {
+        if g.exec & (1 << lane) == 0 {
+            continue;
+        }
+        let r = if *a == BORDER {
+            border
+        } else {
+            unorm8.values(b)
+        };
+        for (row, v) in out.iter_mut().zip(r) {
+            row[lane] = v;
+        }
+    }
+    #[cfg(test)]
+    UNORM8X4_LANES.fetch_add(
+        u64::from(g.exec.count_ones()),
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    Some(())
 }
 
 /// The texels of one image for one instruction: read through the memory's read window and
