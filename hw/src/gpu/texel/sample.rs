@@ -116,12 +116,18 @@ pub fn ceil(x: f32) -> f32 {
 }
 
 /// Texel index `i` of an axis of `size` texels under `mode`; `None` selects the border.
-#[inline]
+#[inline(always)]
 pub fn wrap(i: i64, size: i64, mode: Wrap) -> Option<i64> {
     // Every mode keeps an index inside the axis (most are), so the division is skipped.
     if (0..size).contains(&i) {
         return Some(i);
     }
+    wrap_outside(i, size, mode)
+}
+
+/// [`wrap`] of an index outside the axis.
+#[inline(never)]
+fn wrap_outside(i: i64, size: i64, mode: Wrap) -> Option<i64> {
     match mode {
         Wrap::Repeat => Some(i.rem_euclid(size)),
         Wrap::MirroredRepeat => {
@@ -129,7 +135,7 @@ pub fn wrap(i: i64, size: i64, mode: Wrap) -> Option<i64> {
             Some(if p < size { p } else { 2 * size - 1 - p })
         }
         Wrap::ClampToEdge => Some(i.clamp(0, size - 1)),
-        Wrap::ClampToBorder | Wrap::ClampGl => (0..size).contains(&i).then_some(i),
+        Wrap::ClampToBorder | Wrap::ClampGl => None,
         Wrap::MirroredClampToEdge => Some(if i < 0 { -1 - i } else { i }.min(size - 1)),
     }
 }

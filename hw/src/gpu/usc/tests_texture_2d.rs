@@ -209,7 +209,7 @@ fn the_group_path_samples_as_the_lane_path_does() {
             wait_slot: 0,
         };
         let prog = Program::new(0x1_0000, vec![(0, Instr::Texture(x))]).unwrap();
-        let rows = Rows::read(&g, &x, &[], lod_src, None, 0);
+        let rows = Rows::read(&g, &x, lod_src, None, 0);
         let op = TexOp {
             g: &g,
             prog: &prog,

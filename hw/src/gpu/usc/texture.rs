@@ -1071,7 +1071,7 @@ fn step_texture_op(
     // are read as rows before any lane runs, results are kept as rows, and they land after
     // the last lane: at a fault, only those of the lanes before it, as a unit stepping lane
     // by lane would have left them.
-    let rows = Rows::read(g, x, uniforms, lod_src, extra, extra_words);
+    let rows = Rows::read(g, x, lod_src, extra, extra_words);
     let op = TexOp {
         g,
         prog,
@@ -1105,52 +1105,83 @@ fn step_texture_op(
     result
 }
 
-/// A texture instruction's operands, read as rows before any lane runs.
-pub(super) struct Rows {
+/// A texture instruction's operands, read from the register file before any lane's result
+/// is written: the instruction writes its destinations after its last lane, so every lane
+/// reads the operands as they were when it issued.
+pub(super) struct Rows<'g> {
     pub lod_src: Lod,
-    pub coords: [Lanes; 4],
-    /// The depth reference and packed offsets (`extra`), as far as the instruction has them.
-    pub extra: [Lanes; 2],
     /// Coordinate axes an implicit LOD differentiates.
     pub axes: usize,
+    g: &'g SimdGroup,
+    /// The first half of the coordinates, and how many 32-bit words they are.
+    coords: u16,
+    ncoords: u16,
+    /// The depth reference and packed offsets (`extra`), as far as the instruction has them:
+    /// first half and words.
+    extra: (u16, u16),
 }
 
-impl Rows {
+impl<'g> Rows<'g> {
     pub(super) fn read(
-        g: &SimdGroup,
+        g: &'g SimdGroup,
         x: &Texture,
-        uniforms: &[u16],
         lod_src: Lod,
         extra: Option<Reg>,
         extra_words: u16,
-    ) -> Rows {
-        let row32 = |half: u16, i: u16| -> Lanes {
-            g.lanes(
-                Operand::Reg(Reg {
-                    half: half + 2 * i,
-                    size: Size::S32,
-                }),
-                uniforms,
-            )
-            .0
-        };
-        let ncoords = coord_count(x.dim);
-        let coords: [Lanes; 4] = std::array::from_fn(|i| {
-            if (i as u16) < ncoords {
-                row32(x.coords.half, i as u16)
-            } else {
-                [0; LANES]
-            }
-        });
-        let extra = std::array::from_fn(|i| match extra {
-            Some(r) if (i as u16) < extra_words => row32(r.half, i as u16),
-            _ => [0; LANES],
-        });
+    ) -> Rows<'g> {
         Rows {
             lod_src,
-            coords,
-            extra,
             axes: derivative_axes(x.dim),
+            g,
+            coords: x.coords.half,
+            ncoords: coord_count(x.dim),
+            extra: extra.map_or((0, 0), |r| (r.half, extra_words)),
+        }
+    }
+
+    /// The 32-bit word at `half` of `lane`.
+    #[inline]
+    fn word(&self, half: u16, lane: usize) -> u32 {
+        self.g.reg(
+            Reg {
+                half,
+                size: Size::S32,
+            },
+            lane,
+        ) as u32
+    }
+
+    /// Coordinate `i` of `lane`; 0 past the instruction's coordinates.
+    #[inline]
+    pub(super) fn coord(&self, i: usize, lane: usize) -> u32 {
+        if i < usize::from(self.ncoords) {
+            self.word(self.coords + 2 * i as u16, lane)
+        } else {
+            0
+        }
+    }
+
+    /// Coordinate `i` of every lane (0 past the instruction's coordinates), as floats.
+    pub(super) fn coord_floats(&self, i: usize) -> [f32; LANES] {
+        if i >= usize::from(self.ncoords) {
+            return [0.0; LANES];
+        }
+        let r = Reg {
+            half: self.coords + 2 * i as u16,
+            size: Size::S32,
+        };
+        let (row, _) = self.g.lanes(Operand::Reg(r), &[]);
+        row.map(|v| f32::from_bits(v as u32))
+    }
+
+    /// Extra word `i` of `lane` (the depth reference, then the packed offsets); 0 past the
+    /// instruction's.
+    #[inline]
+    fn extra(&self, i: usize, lane: usize) -> u32 {
+        if i < usize::from(self.extra.1) {
+            self.word(self.extra.0 + 2 * i as u16, lane)
+        } else {
+            0
         }
     }
 
@@ -1167,7 +1198,7 @@ impl Rows {
         // Axes past `axes` differ by zero.
         let at = |l: usize, a: usize| {
             if a < self.axes {
-                f32::from_bits(self.coords[a][l] as u32)
+                f32::from_bits(self.coord(a, l))
             } else {
                 0.0
             }
@@ -1311,7 +1342,7 @@ pub(super) struct TexOp<'a> {
     pub state: &'a TextureState,
     pub uniforms: &'a [u16],
     pub mem: &'a dyn GpuMemory,
-    pub rows: &'a Rows,
+    pub rows: &'a Rows<'a>,
 }
 
 /// Runs the texture instruction for every active lane, leaving each lane's result
@@ -1327,7 +1358,6 @@ pub(super) fn sample_lanes(op: &TexOp, out: &mut [Lanes; 4], done: &mut u32) -> 
         mem,
         rows,
     } = *op;
-    let ncoords = coord_count(x.dim);
     let mut reader = Reader::new(mem);
     let mut samplers: Vec<(SamplerKey, SamplerWithBorder)> = Vec::new();
     let mut descriptors = Descriptors::<Bound>::new(x.texture, state, uniforms, prog, idx);
@@ -1374,7 +1404,7 @@ pub(super) fn sample_lanes(op: &TexOp, out: &mut [Lanes; 4], done: &mut u32) -> 
         let Some(bind) = cur.as_mut() else {
             unreachable!("a binding was just made")
         };
-        let texel = sample_lane(g, x, uniforms, &mut reader, rows, ncoords, bind, lane)?;
+        let texel = sample_lane(g, x, uniforms, &mut reader, rows, bind, lane)?;
         let b = &*bind.bound;
         // Gathers swizzled each tap; LOD queries are no texel.
         let t = if x.gather.is_some() || x.query_lod {
@@ -1398,20 +1428,13 @@ fn sample_lane(
     uniforms: &[u16],
     mem: &mut Reader<'_>,
     rows: &Rows,
-    ncoords: u16,
     bind: &mut Current,
     lane: usize,
 ) -> Result<Texel, Fault> {
     let b = &*bind.bound;
     let integer = format::is_integer(b.desc.texture_type);
-    let c: [u32; 4] = std::array::from_fn(|i| {
-        if (i as u16) < ncoords {
-            rows.coords[i][lane] as u32
-        } else {
-            0
-        }
-    });
-    let (first, second) = (rows.extra[0][lane] as u32, rows.extra[1][lane] as u32);
+    let c: [u32; 4] = std::array::from_fn(|i| rows.coord(i, lane));
+    let (first, second) = (rows.extra(0, lane), rows.extra(1, lane));
     let (reference, offsets) = match (x.shadow, x.offset) {
         (true, true) => (Some(f32::from_bits(first)), nibble_offsets(second)),
         (true, false) => (Some(f32::from_bits(first)), [0; 3]),

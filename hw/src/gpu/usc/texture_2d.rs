@@ -138,8 +138,8 @@ fn sample_into(op: &TexOp, out: &mut [Lanes; 4]) -> Option<()> {
     let finish = Finish::new(x, b.desc.swizzle);
     for lane in active() {
         let coords = [
-            f32::from_bits(rows.coords[0][lane] as u32),
-            f32::from_bits(rows.coords[1][lane] as u32),
+            f32::from_bits(rows.coord(0, lane)),
+            f32::from_bits(rows.coord(1, lane)),
             0.0,
         ];
         if let Some((filter, levels)) = fixed {
@@ -229,8 +229,8 @@ fn nearest(
         return Some(());
     }
     for lane in (0..LANES).filter(|l| g.exec & (1 << l) != 0) {
-        let u = f32::from_bits(rows.coords[0][lane] as u32);
-        let v = f32::from_bits(rows.coords[1][lane] as u32);
+        let u = f32::from_bits(rows.coord(0, lane));
+        let v = f32::from_bits(rows.coord(1, lane));
         let r = match (
             sample::nearest_tap(s, u, w, s.wrap[0]),
             sample::nearest_tap(s, v, h, s.wrap[1]),
@@ -275,19 +275,19 @@ fn nearest_unorm8x4(
     // Markers past any GPU address (descriptors hold 40-bit ones).
     const BORDER: u64 = u64::MAX;
     const ZERO: u64 = u64::MAX - 1;
+    let (us, vs) = (rows.coord_floats(0), rows.coord_floats(1));
     let mut at = [BORDER; LANES];
-    for (lane, a) in at.iter_mut().enumerate() {
-        if g.exec & (1 << lane) == 0 {
-            continue;
-        }
-        let u = f32::from_bits(rows.coords[0][lane] as u32);
-        let v = f32::from_bits(rows.coords[1][lane] as u32);
+    let mut exec = g.exec;
+    while exec != 0 {
+        let lane = exec.trailing_zeros() as usize;
+        exec &= exec - 1;
+        let (u, v) = (us[lane], vs[lane]);
         if let (Some(x), Some(y)) = (
             sample::nearest_tap(s, u, w, s.wrap[0]),
             sample::nearest_tap(s, v, h, s.wrap[1]),
         ) {
             // Outside the level: a zero texel, as `Texels::read` gives.
-            *a = addr.at(x, y).unwrap_or(ZERO);
+            at[lane] = addr.at(x, y).unwrap_or(ZERO);
         }
     }
     let mut texel = [[0u8; 4]; LANES];
@@ -296,14 +296,14 @@ fn nearest_unorm8x4(
             return None;
         }
     }
-    for (lane, (a, b)) in at.iter().zip(texel).enumerate() {
-        if g.exec & (1 << lane) == 0 {
-            continue;
-        }
-        let r = if *a == BORDER {
+    let mut exec = g.exec;
+    while exec != 0 {
+        let lane = exec.trailing_zeros() as usize;
+        exec &= exec - 1;
+        let r = if at[lane] == BORDER {
             border
         } else {
-            unorm8.values(b)
+            unorm8.values(texel[lane])
         };
         for (row, v) in out.iter_mut().zip(r) {
             row[lane] = v;
