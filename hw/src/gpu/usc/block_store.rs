@@ -220,6 +220,24 @@ impl Words<'_> {
     /// into `run`, one word per pixel; `None` if the tile is short.
     #[inline]
     fn copy(&self, run: &mut [u8], permute: impl Fn(u32) -> u32) -> Option<()> {
+        let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        if (self.stride, self.offset) == (4, 0) && self.order.len() % 4 == 0 {
+            // Pixels are whole words of the tile, and Morton order walks 2x2 quads (x first):
+            // each quad is two 8-byte reads, one per row.
+            let row = self.tw * 4;
+            for (b, quad) in run.chunks_exact_mut(16).zip(self.order.chunks_exact(4)) {
+                let [x, y] = quad[0];
+                debug_assert_eq!(quad[3], [x + 1, y + 1]);
+                let at = (usize::from(y) * self.tw + usize::from(x)) * 4;
+                let top = self.tile.get(at..at + 8)?;
+                let bottom = self.tile.get(at + row..at + row + 8)?;
+                let words = [word(top), word(&top[4..]), word(bottom), word(&bottom[4..])];
+                for (to, w) in b.chunks_exact_mut(4).zip(words) {
+                    to.copy_from_slice(&permute(w).to_le_bytes());
+                }
+            }
+            return Some(());
+        }
         for (b, &[x, y]) in run.chunks_exact_mut(4).zip(self.order) {
             let at = (usize::from(y) * self.tw + usize::from(x)) * self.stride + self.offset;
             let src = self.tile.get(at..at + 4)?;
@@ -347,6 +365,9 @@ pub fn step_block_store(
         conv.texel(&f.tilebuffer[at..], b)
             .map_err(|e| fault(prog, idx, format!("block_image_store: {e}")))
     };
+    // Single-sample pixels outside whole squares (the tiles along the image's right and
+    // bottom edges) through the level's addressing, worked out once.
+    let level = surf.level_address(0).filter(|_| samples == 1);
     // A twiddled image takes the tile in squares of its smaller side, each in Morton order;
     // a square whose texels are one run in memory is written without an address per pixel.
     let side = tw.min(th);
@@ -399,9 +420,16 @@ pub fn step_block_store(
                 Some(o) => o[i as usize].map(u32::from),
                 None => [i % tw, i / tw],
             };
-            let (px, py) = (f.tile_origin[0] + xx, f.tile_origin[1] + y);
+            let (px, py) = (
+                i64::from(f.tile_origin[0] + xx),
+                i64::from(f.tile_origin[1] + y),
+            );
             for s in 0..samples {
-                let Some(addr) = surf.address(i64::from(px), i64::from(py), 0, 0, s) else {
+                let addr = match &level {
+                    Some(l) => l.at(px, py),
+                    None => surf.address(px, py, 0, 0, s),
+                };
+                let Some(addr) = addr else {
                     continue;
                 };
                 let b = &mut buf[..texel];
