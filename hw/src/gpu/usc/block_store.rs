@@ -221,17 +221,21 @@ impl Words<'_> {
     #[inline]
     fn copy(&self, run: &mut [u8], permute: impl Fn(u32) -> u32) -> Option<()> {
         let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        if (self.stride, self.offset) == (4, 0) && self.order.len() % 4 == 0 {
-            // Pixels are whole words of the tile, and Morton order walks 2x2 quads (x first):
-            // each quad is two 8-byte reads, one per row.
-            let row = self.tw * 4;
+        if self.order.len() % 4 == 0 {
+            // Morton order walks 2x2 quads, x first: a quad's pixels are one address and
+            // three fixed steps from it, read through one checked slice.
+            let (pixel, row) = (self.stride, self.tw * self.stride);
             for (b, quad) in run.chunks_exact_mut(16).zip(self.order.chunks_exact(4)) {
                 let [x, y] = quad[0];
                 debug_assert_eq!(quad[3], [x + 1, y + 1]);
-                let at = (usize::from(y) * self.tw + usize::from(x)) * 4;
-                let top = self.tile.get(at..at + 8)?;
-                let bottom = self.tile.get(at + row..at + row + 8)?;
-                let words = [word(top), word(&top[4..]), word(bottom), word(&bottom[4..])];
+                let at = (usize::from(y) * self.tw + usize::from(x)) * pixel + self.offset;
+                let q = self.tile.get(at..at + row + pixel + 4)?;
+                let words = [
+                    word(q),
+                    word(&q[pixel..]),
+                    word(&q[row..]),
+                    word(&q[row + pixel..]),
+                ];
                 for (to, w) in b.chunks_exact_mut(4).zip(words) {
                     to.copy_from_slice(&permute(w).to_le_bytes());
                 }

@@ -133,6 +133,12 @@ impl SimdGroup {
         lanes::read(&self.regs, o, uniforms)
     }
 
+    /// The 32-bit register at `half` in every lane.
+    #[inline]
+    pub(super) fn row32(&self, half: u16) -> [u32; LANES] {
+        lanes::read_row32(&self.regs, usize::from(half))
+    }
+
     /// Writes `v` to register `r` in the lanes of `mask`.
     #[inline]
     pub(super) fn write_lanes(&mut self, r: Reg, v: &Lanes, mask: u32) {

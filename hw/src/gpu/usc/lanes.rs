@@ -16,6 +16,13 @@ fn row(regs: &[u16], half: usize) -> &[u16] {
     &regs[half * LANES..][..LANES]
 }
 
+/// The 32-bit register at `half` in every lane.
+#[inline(always)]
+pub fn read_row32(regs: &[u16], half: usize) -> [u32; LANES] {
+    let (lo, hi) = (row(regs, half), row(regs, half + 1));
+    std::array::from_fn(|l| u32::from(lo[l]) | u32::from(hi[l]) << 16)
+}
+
 /// A register's value in every lane, zero-extended.
 #[inline(always)]
 pub fn read_reg(regs: &[u16], r: Reg) -> Lanes {

@@ -200,7 +200,12 @@ fn the_group_path_samples_as_the_lane_path_does() {
             },
             sampler: Small::Imm(0),
             dim: TexDim::D2,
-            mask: 1 + r.next(15) as u8,
+            // Often all four results, the case whose slots show the texel's bytes in order.
+            mask: if r.next(2) == 0 {
+                0xf
+            } else {
+                1 + r.next(15) as u8
+            },
             shadow: false,
             offset: false,
             extra: None,
@@ -254,8 +259,10 @@ fn the_group_path_samples_as_the_lane_path_does() {
         "the group path took {taken} of {fitting} cases that fit it"
     );
     let direct = super::UNORM8X4_LANES.load(std::sync::atomic::Ordering::Relaxed);
+    let in_order = super::IN_ORDER_LANES.load(std::sync::atomic::Ordering::Relaxed);
     assert!(
-        direct > 200,
-        "only {direct} lanes took the direct path for 8-bit UNORM RGBA texels"
+        direct > 200 && in_order > 50,
+        "only {direct} lanes took the direct path for 8-bit UNORM RGBA texels, {in_order} \
+         of them with the slots in order"
     );
 }

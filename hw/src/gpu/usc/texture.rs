@@ -1166,12 +1166,7 @@ impl<'g> Rows<'g> {
         if i >= usize::from(self.ncoords) {
             return [0.0; LANES];
         }
-        let r = Reg {
-            half: self.coords + 2 * i as u16,
-            size: Size::S32,
-        };
-        let (row, _) = self.g.lanes(Operand::Reg(r), &[]);
-        row.map(|v| f32::from_bits(v as u32))
+        self.g.row32(self.coords + 2 * i as u16).map(f32::from_bits)
     }
 
     /// Extra word `i` of `lane` (the depth reference, then the packed offsets); 0 past the
@@ -1285,6 +1280,12 @@ pub(super) struct Unorm8Finish {
 }
 
 impl Unorm8Finish {
+    /// The table, when the four slots show bytes 0 to 3 in order.
+    #[inline]
+    pub(super) fn in_order(&self) -> Option<&'static [u64; 256]> {
+        (self.byte == [0, 1, 2, 3]).then_some(self.table)
+    }
+
     /// `finish.floats(canonical_floats(format::unorm8x4(b)))`; decoded values are never NaN.
     #[inline]
     pub(super) fn values(&self, b: [u8; 4]) -> [u64; 4] {

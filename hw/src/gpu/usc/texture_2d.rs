@@ -21,7 +21,7 @@ use super::lanes::Lanes;
 use super::texture::{
     footprint, sampler, sampler_key, Bound, Descriptors, Finish, Lod, Reader, TexOp,
 };
-use crate::g13::control::descriptors::{BorderColour, Filter, Sampler, TextureType};
+use crate::g13::control::descriptors::{BorderColour, Filter, Sampler, TextureType, Wrap};
 use crate::gpu::texel::format::{self, Texel};
 use crate::gpu::texel::image::{LevelAddress, Surface};
 use crate::gpu::texel::minifloat::f16_to_f32;
@@ -71,7 +71,11 @@ fn sample_into(op: &TexOp, out: &mut [Lanes; 4]) -> Option<()> {
     // otherwise each lane is asked.
     let same = |r: Reg| {
         let (row, _) = g.lanes(Operand::Reg(r), uniforms);
-        active().all(|l| row[l] == row[first])
+        let differ = row
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (l, &v)| m | u32::from(v != row[first]) << l);
+        differ & g.exec == 0
     };
     let uniform_texture = match x.texture {
         TexIndex::Imm(_) => true,
@@ -247,9 +251,13 @@ fn nearest(
     Some(())
 }
 
-/// Lanes sampled by [`nearest_unorm8x4`], so the tests can tell it ran.
+/// Lanes sampled by [`nearest_unorm8x4`], and those of them whose results were the texel's
+/// bytes in order, so the tests can tell both ran.
 #[cfg(test)]
 pub(super) static UNORM8X4_LANES: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(0);
+#[cfg(test)]
+pub(super) static IN_ORDER_LANES: std::sync::atomic::AtomicU64 =
     std::sync::atomic::AtomicU64::new(0);
 
 /// [`nearest`] for 8-bit UNORM RGBA texels when the level's texels lie in one read window
@@ -276,16 +284,13 @@ fn nearest_unorm8x4(
     const BORDER: u64 = u64::MAX;
     const ZERO: u64 = u64::MAX - 1;
     let (us, vs) = (rows.coord_floats(0), rows.coord_floats(1));
+    let (ax, ay) = (Axis::new(s, w, 0), Axis::new(s, h, 1));
     let mut at = [BORDER; LANES];
     let mut exec = g.exec;
     while exec != 0 {
         let lane = exec.trailing_zeros() as usize;
         exec &= exec - 1;
-        let (u, v) = (us[lane], vs[lane]);
-        if let (Some(x), Some(y)) = (
-            sample::nearest_tap(s, u, w, s.wrap[0]),
-            sample::nearest_tap(s, v, h, s.wrap[1]),
-        ) {
+        if let (Some(x), Some(y)) = (ax.tap(us[lane]), ay.tap(vs[lane])) {
             // Outside the level: a zero texel, as `Texels::read` gives.
             at[lane] = addr.at(x, y).unwrap_or(ZERO);
         }
@@ -295,6 +300,31 @@ fn nearest_unorm8x4(
         if *a < ZERO && !window.read(*a, b) {
             return None;
         }
+    }
+    if let Some(table) = unorm8.in_order() {
+        // Each slot shows its own byte: four table look-ups per lane.
+        let mut exec = g.exec;
+        while exec != 0 {
+            let lane = exec.trailing_zeros() as usize;
+            exec &= exec - 1;
+            let b = texel[lane];
+            let r = if at[lane] == BORDER {
+                border
+            } else {
+                b.map(|v| table[usize::from(v)])
+            };
+            for (row, v) in out.iter_mut().zip(r) {
+                row[lane] = v;
+            }
+        }
+        #[cfg(test)]
+        for lanes in [&UNORM8X4_LANES, &IN_ORDER_LANES] {
+            lanes.fetch_add(
+                u64::from(g.exec.count_ones()),
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
+        return Some(());
     }
     let mut exec = g.exec;
     while exec != 0 {
@@ -315,6 +345,43 @@ fn nearest_unorm8x4(
         std::sync::atomic::Ordering::Relaxed,
     );
     Some(())
+}
+
+/// One axis of a nearest filter, for [`nearest_unorm8x4`]'s lanes.
+struct Axis<'a> {
+    s: &'a Sampler,
+    size: u32,
+    /// `size` as a float, or NaN when the sampler takes pixel coordinates, which the fast
+    /// case of [`Axis::tap`] does not cover.
+    scale: f32,
+    mode: Wrap,
+}
+
+impl<'a> Axis<'a> {
+    fn new(s: &'a Sampler, size: u32, axis: usize) -> Self {
+        Axis {
+            s,
+            size,
+            scale: if s.pixel_coordinates {
+                f32::NAN
+            } else {
+                size as f32
+            },
+            mode: s.wrap[axis],
+        }
+    }
+
+    /// `sample::nearest_tap`. A coordinate that lands inside the axis needs neither the
+    /// wrap nor a floor: its texel is the truncation. That is every mode's result, ClampGl's
+    /// too (its clamp to 0..1 changes no such coordinate).
+    #[inline(always)]
+    fn tap(&self, c: f32) -> Option<i64> {
+        let u = c * self.scale;
+        if (0.0..self.scale).contains(&u) {
+            return Some(u as i64);
+        }
+        sample::nearest_tap(self.s, c, self.size, self.mode)
+    }
 }
 
 /// The texels of one image for one instruction: read through the memory's read window and
