@@ -221,7 +221,7 @@ impl Words<'_> {
     #[inline]
     fn copy(&self, run: &mut [u8], permute: impl Fn(u32) -> u32) -> Option<()> {
         let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        if self.order.len() % 4 == 0 {
+        if self.order.len().is_multiple_of(4) {
             // Morton order walks 2x2 quads, x first: a quad's pixels are one address and
             // three fixed steps from it, read through one checked slice.
             let (pixel, row) = (self.stride, self.tw * self.stride);
