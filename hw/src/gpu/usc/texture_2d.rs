@@ -280,9 +280,6 @@ fn nearest_unorm8x4(
     // First every lane's texel address, then every load, then every conversion: the loads
     // of a group are independent, and a texture read once per frame mostly misses the
     // caches, so they are issued together rather than one per lane's arithmetic.
-    // Markers past any GPU address (descriptors hold 40-bit ones).
-    const BORDER: u64 = u64::MAX;
-    const ZERO: u64 = u64::MAX - 1;
     let (us, vs) = (rows.coord_floats(0), rows.coord_floats(1));
     let (ax, ay) = (Axis::new(s, w, 0), Axis::new(s, h, 1));
     let mut at = [BORDER; LANES];
@@ -301,51 +298,54 @@ fn nearest_unorm8x4(
             return None;
         }
     }
-    if let Some(table) = unorm8.in_order() {
-        // Each slot shows its own byte: four table look-ups per lane.
-        let mut exec = g.exec;
-        while exec != 0 {
-            let lane = exec.trailing_zeros() as usize;
-            exec &= exec - 1;
-            let b = texel[lane];
-            let r = if at[lane] == BORDER {
-                border
-            } else {
-                b.map(|v| table[usize::from(v)])
-            };
-            for (row, v) in out.iter_mut().zip(r) {
-                row[lane] = v;
-            }
-        }
-        #[cfg(test)]
-        for lanes in [&UNORM8X4_LANES, &IN_ORDER_LANES] {
-            lanes.fetch_add(
-                u64::from(g.exec.count_ones()),
-                std::sync::atomic::Ordering::Relaxed,
-            );
-        }
-        return Some(());
+    // Each texel's results; when each slot shows its own byte, four table look-ups.
+    let in_order = unorm8.in_order();
+    match in_order {
+        Some(table) => fill(g.exec, &at, &texel, border, out, |b| {
+            b.map(|v| table[usize::from(v)])
+        }),
+        None => fill(g.exec, &at, &texel, border, out, |b| unorm8.values(b)),
     }
-    let mut exec = g.exec;
+    #[cfg(test)]
+    {
+        use std::sync::atomic::Ordering::Relaxed;
+        let n = u64::from(g.exec.count_ones());
+        UNORM8X4_LANES.fetch_add(n, Relaxed);
+        IN_ORDER_LANES.fetch_add(if in_order.is_some() { n } else { 0 }, Relaxed);
+    }
+    Some(())
+}
+
+/// The results of the lanes of `exec`: `border` where `at` is `BORDER`, else `values` of
+/// the lane's texel bytes.
+#[inline(always)]
+fn fill(
+    exec: u32,
+    at: &[u64; LANES],
+    texel: &[[u8; 4]; LANES],
+    border: [u64; 4],
+    out: &mut [Lanes; 4],
+    values: impl Fn([u8; 4]) -> [u64; 4],
+) {
+    let mut exec = exec;
     while exec != 0 {
         let lane = exec.trailing_zeros() as usize;
         exec &= exec - 1;
         let r = if at[lane] == BORDER {
             border
         } else {
-            unorm8.values(texel[lane])
+            values(texel[lane])
         };
         for (row, v) in out.iter_mut().zip(r) {
             row[lane] = v;
         }
     }
-    #[cfg(test)]
-    UNORM8X4_LANES.fetch_add(
-        u64::from(g.exec.count_ones()),
-        std::sync::atomic::Ordering::Relaxed,
-    );
-    Some(())
 }
+
+/// Markers in [`nearest_unorm8x4`]'s texel addresses, past any GPU address (descriptors
+/// hold 40-bit ones): the border colour, and a zero texel outside the level.
+const BORDER: u64 = u64::MAX;
+const ZERO: u64 = u64::MAX - 1;
 
 /// One axis of a nearest filter, for [`nearest_unorm8x4`]'s lanes.
 struct Axis<'a> {
