@@ -257,9 +257,17 @@ pub fn tile_records(f: &FragmentContext, alive: u32) -> Option<[u32; LANES]> {
     let mut out = [0u32; LANES];
     // Pixels seen, as bits of the pixel index: tiles are at most 64 x 64.
     let mut seen = [0u64; 64];
+    let ([ox, oy], [tw, th]) = (f.tile_origin, f.tile_size);
     for l in ExecLanes(alive) {
-        let at = record(f, l, 0)?;
-        let pixel = at / f.bytes_per_sample as usize;
+        // `record` of sample 0, from the pixel index: pixels left of or above the tile
+        // wrap to indices past its size.
+        let [px, py] = f.lane_pixels[l];
+        let (x, y) = (px.wrapping_sub(ox), py.wrapping_sub(oy));
+        if x >= tw || y >= th {
+            return None;
+        }
+        let pixel = (y * tw + x) as usize;
+        let at = pixel * f.bytes_per_sample as usize;
         let (word, bit) = (seen.get_mut(pixel / 64)?, 1u64 << (pixel % 64));
         if *word & bit != 0 {
             return None;
