@@ -326,13 +326,20 @@ fn run_tile_program(
         }
         for (from, len) in merged {
             let bytes: Vec<u8> = tilebuffer[from..from + len].to_vec();
-            for k in 1..pixels as usize {
-                let to = &mut tilebuffer[k * pixel + from..][..len];
-                match (to, bytes.as_slice()) {
-                    // A whole RGBA8 or RG16 target: one word per pixel, not a copy call.
-                    (to, &[a, b, c, d]) => to.copy_from_slice(&[a, b, c, d]),
-                    (to, b) => to.copy_from_slice(b),
+            // Pixels 1.. of the tile; a run as long as the record starts it.
+            let rest = tilebuffer[pixel..pixels as usize * pixel].chunks_exact_mut(pixel);
+            match (bytes.as_slice(), pixel) {
+                // The whole record of 4 or 8 bytes (one RGBA8 target, or two): one word per
+                // pixel, not a copy call.
+                (&[a, b, c, d], 4) => rest.for_each(|r| r.copy_from_slice(&[a, b, c, d])),
+                (b8, 8) if b8.len() == 8 => {
+                    let w: [u8; 8] = std::array::from_fn(|i| b8[i]);
+                    rest.for_each(|r| r.copy_from_slice(&w))
                 }
+                (&[a, b, c, d], _) => {
+                    rest.for_each(|r| r[from..from + 4].copy_from_slice(&[a, b, c, d]))
+                }
+                (b, _) => rest.for_each(|r| r[from..from + len].copy_from_slice(b)),
             }
         }
     }
