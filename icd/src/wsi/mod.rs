@@ -237,7 +237,17 @@ pub fn detile_rect(
                     };
                     let (part, rest) = to.split_at_mut((end - x) as usize * 4);
                     let cols = &columns[(x & (t.width - 1)) as usize..][..(end - x) as usize];
-                    for (o, &c) in part.chunks_exact_mut(4).zip(cols) {
+                    // From an even column, two neighbours are one 8-byte read: their Morton
+                    // numbers differ in the lowest bit only.
+                    let pairs = if x % 2 == 0 { cols.len() / 2 } else { 0 };
+                    let (two, one) = part.split_at_mut(pairs * 8);
+                    for (o, &c) in two.chunks_exact_mut(8).zip(cols.iter().step_by(2)) {
+                        let at = c | inner_y;
+                        let p = &tile[at..at + 8];
+                        o[..4].copy_from_slice(&convert(word(p)));
+                        o[4..].copy_from_slice(&convert(word(&p[4..])));
+                    }
+                    for (o, &c) in one.chunks_exact_mut(4).zip(&cols[pairs * 2..]) {
                         let at = c | inner_y;
                         o.copy_from_slice(&convert(word(&tile[at..at + 4])));
                     }
@@ -255,6 +265,12 @@ mod tests {
     use hw::g13::layout::{Tiling, Usage};
 
     fn check(tiling: Tiling, w: u32, h: u32) {
+        check_rect(tiling, w, h, [0, 0, w, h]);
+    }
+
+    /// [`detile_rect`] of `[x, y, width, height]`: the pixels inside as the layout stores
+    /// them, the others untouched.
+    fn check_rect(tiling: Tiling, w: u32, h: u32, [rx, ry, rw, rh]: [u32; 4]) {
         let layout = Layout::with_usage(w, h, 1, 1, 4, tiling, 1, Usage::default()).unwrap();
         // Every pixel's bytes name its position, stored where offset_of says.
         let mut bytes = vec![0u8; layout.size as usize];
@@ -277,18 +293,42 @@ mod tests {
             rgba: false,
             damage: &[],
         };
-        let mut out = vec![0u8; (w * h * 4) as usize];
-        detile(&img, fmt, &mut out, w, h);
+        let mut out = vec![0xeeu8; (w * h * 4) as usize];
+        let rect = vk::Rect2D {
+            offset: vk::Offset2D {
+                x: rx as i32,
+                y: ry as i32,
+            },
+            extent: vk::Extent2D {
+                width: rw,
+                height: rh,
+            },
+        };
+        detile_rect(&img, fmt, &mut out, w, rect);
         for y in 0..h {
             for x in 0..w {
                 let d = ((y * w + x) * 4) as usize;
+                let inside = (rx..rx + rw).contains(&x) && (ry..ry + rh).contains(&y);
                 // B, G, R in the image's bytes; the window's word is R<<16 | G<<8 | B.
-                assert_eq!(
-                    &out[d..d + 4],
-                    &[x as u8, y as u8, (x >> 8) as u8, 0],
-                    "pixel {x},{y}"
-                );
+                let want = if inside {
+                    [x as u8, y as u8, (x >> 8) as u8, 0]
+                } else {
+                    [0xee; 4]
+                };
+                assert_eq!(&out[d..d + 4], &want, "pixel {x},{y}");
             }
+        }
+    }
+
+    #[test]
+    fn detile_rect_from_odd_and_even_columns_matches_the_layout() {
+        for rect in [
+            [5, 3, 27, 9],
+            [6, 0, 64, 70],
+            [31, 1, 2, 2],
+            [199, 69, 1, 1],
+        ] {
+            check_rect(Tiling::Twiddled, 200, 70, rect);
         }
     }
 
