@@ -59,7 +59,11 @@ pub unsafe extern "system" fn destroy_buffer(
     buffer: vk::Buffer,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    crate::entry::guard_or("vkDestroyBuffer", (), || drop(Buffer::take(buffer)))
+    crate::entry::guard_or("vkDestroyBuffer", (), || {
+        // SAFETY: Vulkan valid usage: `buffer` is VK_NULL_HANDLE or a live buffer made by this
+        // driver, and this destroy command is its last use.
+        drop(unsafe { Buffer::take(buffer) })
+    })
 }
 
 /// What a buffer of `size` bytes needs.
@@ -77,7 +81,8 @@ pub unsafe extern "system" fn get_buffer_memory_requirements(
     p_requirements: *mut vk::MemoryRequirements,
 ) {
     crate::entry::guard_or("vkGetBufferMemoryRequirements", (), || {
-        let Some(buf) = Buffer::from_handle(buffer) else {
+        // SAFETY: Vulkan valid usage: `buffer` is a live buffer made by this driver.
+        let Some(buf) = (unsafe { Buffer::from_handle(buffer) }) else {
             return;
         };
         // SAFETY: valid usage: pMemoryRequirements is writable.
@@ -91,8 +96,8 @@ pub unsafe extern "system" fn get_buffer_memory_requirements2(
     p_requirements: *mut vk::MemoryRequirements2<'_>,
 ) {
     crate::entry::guard_or("vkGetBufferMemoryRequirements2", (), || {
-        // SAFETY: valid usage: pInfo is valid.
-        let Some(buf) = Buffer::from_handle(unsafe { (*p_info).buffer }) else {
+        // SAFETY: valid usage: pInfo is valid, and its `buffer` a live buffer made by this driver.
+        let Some(buf) = (unsafe { Buffer::from_handle((*p_info).buffer) }) else {
             return;
         };
         // SAFETY: valid usage: pMemoryRequirements is writable, with a valid pNext chain.
@@ -119,7 +124,9 @@ fn bind(
     memory: vk::DeviceMemory,
     offset: vk::DeviceSize,
 ) -> Result<(), vk::Result> {
-    let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: the bind command's `buffer` is a live buffer made by this
+    // driver.
+    let buf = unsafe { Buffer::from_handle(buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
     // Valid usage guarantees this; checking keeps a bad call from reaching the GPU.
     if !offset.is_multiple_of(BUFFER_ALIGNMENT)

@@ -86,7 +86,9 @@ pub fn format_features(format: vk::Format) -> vk::FormatFeatureFlags {
 
 /// The view a create info describes, or why it cannot be made.
 fn check(info: &vk::BufferViewCreateInfo<'_>) -> Result<BufferView, String> {
-    let buffer = Buffer::from_handle(info.buffer).ok_or("a null buffer")?;
+    // SAFETY: Vulkan valid usage: vkCreateBufferView's `buffer` is a live buffer made by this
+    // driver (as is the tests' buffer).
+    let buffer = unsafe { Buffer::from_handle(info.buffer) }.ok_or("a null buffer")?;
     let base = buffer.va.load(Ordering::Acquire);
     if base == 0 {
         return Err("the buffer is not bound to memory".into());
@@ -160,7 +162,11 @@ pub unsafe extern "system" fn destroy_buffer_view(
     view: vk::BufferView,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard_or("vkDestroyBufferView", (), || drop(BufferView::take(view)))
+    guard_or("vkDestroyBufferView", (), || {
+        // SAFETY: Vulkan valid usage: `bufferView` is VK_NULL_HANDLE or a live buffer view made
+        // by this driver, and this destroy command is its last use.
+        drop(unsafe { BufferView::take(view) })
+    })
 }
 
 #[cfg(test)]
@@ -253,7 +259,8 @@ mod tests {
             .offset(offset)
             .range(range);
         let v = check(&info);
-        drop(Buffer::take(buffer));
+        // SAFETY: `buffer` was made above by `into_handle` and is not used again.
+        drop(unsafe { Buffer::take(buffer) });
         v
     }
 

@@ -51,9 +51,14 @@ pub unsafe extern "system" fn destroy_command_pool(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard_or("vkDestroyCommandPool", (), || {
-        if let Some(pool) = CommandPool::take(pool) {
+        // SAFETY: Vulkan valid usage: `commandPool` is VK_NULL_HANDLE or a live command pool
+        // made by this driver, and this destroy command is its last use.
+        if let Some(pool) = unsafe { CommandPool::take(pool) } {
             for cb in pool.buffers().drain(..) {
-                drop(CommandBuffer::take(cb));
+                // SAFETY: the pool's list holds its live command buffers, made by `into_handle`
+                // when allocated and removed when freed; each is drained once, and valid usage
+                // forbids using them once their pool is destroyed.
+                drop(unsafe { CommandBuffer::take(cb) });
             }
         }
     })
@@ -65,9 +70,12 @@ pub unsafe extern "system" fn reset_command_pool(
     _flags: vk::CommandPoolResetFlags,
 ) -> vk::Result {
     guard("vkResetCommandPool", || {
-        let pool = CommandPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `commandPool` is a live command pool made by this driver.
+        let pool = unsafe { CommandPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         for &cb in pool.buffers().iter() {
-            if let Some(cb) = CommandBuffer::from_handle(cb) {
+            // SAFETY: the pool's list holds its live command buffers (made when allocated,
+            // removed when freed), and the list stays locked meanwhile.
+            if let Some(cb) = unsafe { CommandBuffer::from_handle(cb) } {
                 cb.lock()?.reset();
             }
         }
@@ -97,7 +105,10 @@ pub unsafe extern "system" fn allocate_command_buffers(
         let out = unsafe {
             std::slice::from_raw_parts_mut(p_buffers, info.command_buffer_count as usize)
         };
-        let pool = CommandPool::from_handle(info.command_pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `info.command_pool` is a live command pool made by this
+        // driver.
+        let pool = unsafe { CommandPool::from_handle(info.command_pool) }
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mut list = pool.buffers();
         for slot in out.iter_mut() {
             let cb = CommandBuffer::new(device, info.level).into_handle();
@@ -115,7 +126,8 @@ pub unsafe extern "system" fn free_command_buffers(
     p_buffers: *const vk::CommandBuffer,
 ) {
     guard_or("vkFreeCommandBuffers", (), || {
-        let Some(pool) = CommandPool::from_handle(pool) else {
+        // SAFETY: Vulkan valid usage: `commandPool` is a live command pool made by this driver.
+        let Some(pool) = (unsafe { CommandPool::from_handle(pool) }) else {
             return;
         };
         // SAFETY: valid usage: pCommandBuffers holds `count` handles (some may be null).
@@ -123,7 +135,10 @@ pub unsafe extern "system" fn free_command_buffers(
         let mut list = pool.buffers();
         for &cb in buffers.iter().filter(|b| **b != vk::CommandBuffer::null()) {
             list.retain(|&x| x != cb);
-            drop(CommandBuffer::take(cb));
+            // SAFETY: Vulkan valid usage: each non-null entry of `pCommandBuffers` is a live
+            // command buffer of this pool, made by this driver, and this free command is its
+            // last use (it is no longer in the pool's list either).
+            drop(unsafe { CommandBuffer::take(cb) });
         }
     })
 }

@@ -261,7 +261,10 @@ unsafe fn inline_block_overhead(
 }
 
 fn free_set(state: &mut PoolState, set: vk::DescriptorSet) {
-    if let Some(s) = DescriptorSet::take(set) {
+    // SAFETY: `set` is one of the pool's live sets, given once: either from the pool's own list
+    // (taken out of it by the caller), or from vkFreeDescriptorSets, whose valid usage makes it
+    // a live set of this pool that is not used again.
+    if let Some(s) = unsafe { DescriptorSet::take(set) } {
         state.space.free(s.offset, s.reserved);
     }
     state.sets.retain(|&x| x != set);
@@ -273,7 +276,9 @@ pub unsafe extern "system" fn destroy_descriptor_pool(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard_or("vkDestroyDescriptorPool", (), || {
-        if let Some(pool) = DescriptorPool::take(pool) {
+        // SAFETY: Vulkan valid usage: `pool` is VK_NULL_HANDLE or a live descriptor pool made by
+        // this driver, and this destroy command is its last use.
+        if let Some(pool) = unsafe { DescriptorPool::take(pool) } {
             let mut state = lock(&pool.state);
             for set in std::mem::take(&mut state.sets) {
                 free_set(&mut state, set);
@@ -288,7 +293,8 @@ pub unsafe extern "system" fn reset_descriptor_pool(
     _flags: vk::DescriptorPoolResetFlags,
 ) -> vk::Result {
     guard("vkResetDescriptorPool", || {
-        let pool = DescriptorPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `pool` is a live descriptor pool made by this driver.
+        let pool = unsafe { DescriptorPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mut state = lock(&pool.state);
         for set in std::mem::take(&mut state.sets) {
             free_set(&mut state, set);
@@ -312,13 +318,17 @@ pub unsafe extern "system" fn allocate_descriptor_sets(
         out.fill(vk::DescriptorSet::null());
         // SAFETY: valid usage: pAllocateInfo's pNext chain is valid.
         let variable = unsafe { variable_counts(info) };
-        let pool =
-            DescriptorPool::from_handle(info.descriptor_pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `info.descriptor_pool` is a live descriptor pool made by
+        // this driver.
+        let pool = unsafe { DescriptorPool::from_handle(info.descriptor_pool) }
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mut state = lock(&pool.state);
         let mut made = Vec::new();
         let mut result = Ok(());
         for (i, &l) in layouts.iter().enumerate() {
-            let layout = &DescriptorSetLayout::from_handle(l)
+            // SAFETY: Vulkan valid usage: each of `pSetLayouts` is a live descriptor set layout
+            // made by this driver.
+            let layout = &unsafe { DescriptorSetLayout::from_handle(l) }
                 .ok_or(vk::Result::ERROR_UNKNOWN)?
                 .info;
             // A set of a layout with a variable-count binding has its own view of the layout,
@@ -358,7 +368,9 @@ pub unsafe extern "system" fn allocate_descriptor_sets(
         }
         if let Err(e) = result {
             for set in made {
-                if let Some(s) = DescriptorSet::take(set) {
+                // SAFETY: `set` was made just above by `into_handle` and has not been given to
+                // the application; this is its only release.
+                if let Some(s) = unsafe { DescriptorSet::take(set) } {
                     state.space.free(s.offset, s.reserved);
                 }
             }
@@ -401,7 +413,8 @@ pub unsafe extern "system" fn free_descriptor_sets(
     p_sets: *const vk::DescriptorSet,
 ) -> vk::Result {
     guard("vkFreeDescriptorSets", || {
-        let pool = DescriptorPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `pool` is a live descriptor pool made by this driver.
+        let pool = unsafe { DescriptorPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         // SAFETY: valid usage: pDescriptorSets holds `count` handles (some may be null).
         let sets = unsafe { handle::slice(p_sets, count) };
         let mut state = lock(&pool.state);
@@ -428,7 +441,9 @@ pub fn write_immutable_samplers(set: &impl SetMemory) -> Result<(), vk::Result> 
 /// The texture descriptor a write of `view` stores (the null descriptor for a null view, or
 /// for a view without SAMPLED usage, which valid usage excludes).
 fn texture_of(view: vk::ImageView) -> [u8; 24] {
-    ImageView::from_handle(view)
+    // SAFETY: Vulkan valid usage: a descriptor write's image view is VK_NULL_HANDLE or a live
+    // image view made by this driver.
+    unsafe { ImageView::from_handle(view) }
         .and_then(|v| v.texture)
         .unwrap_or_else(hw::g13::image_desc::null_texture_descriptor)
 }
@@ -436,7 +451,9 @@ fn texture_of(view: vk::ImageView) -> [u8; 24] {
 /// The texture descriptor a storage image write of `view` stores, for its loads and size
 /// queries (the null descriptor for a null view or one without STORAGE usage).
 fn storage_texture_of(view: vk::ImageView) -> [u8; 24] {
-    ImageView::from_handle(view)
+    // SAFETY: Vulkan valid usage: a descriptor write's image view is VK_NULL_HANDLE or a live
+    // image view made by this driver.
+    unsafe { ImageView::from_handle(view) }
         .and_then(|v| v.storage_texture)
         .unwrap_or_else(hw::g13::image_desc::null_texture_descriptor)
 }
@@ -444,7 +461,9 @@ fn storage_texture_of(view: vk::ImageView) -> [u8; 24] {
 /// The PBE descriptor a storage image write of `view` stores (the null descriptor, whose
 /// writes are dropped, for a null view or one without STORAGE usage).
 fn pbe_of(view: vk::ImageView) -> [u8; 24] {
-    ImageView::from_handle(view)
+    // SAFETY: Vulkan valid usage: a descriptor write's image view is VK_NULL_HANDLE or a live
+    // image view made by this driver.
+    unsafe { ImageView::from_handle(view) }
         .and_then(|v| v.pbe)
         .unwrap_or_else(hw::g13::image_desc::null_pbe_descriptor)
 }
@@ -454,7 +473,9 @@ fn pbe_of(view: vk::ImageView) -> [u8; 24] {
 /// `STORAGE_PBE_OFFSET`. A null view (nullDescriptor) is the null texture descriptor, whose
 /// element count is 0, and a null PBE, whose writes are dropped.
 fn texel_buffer_descriptor(ty: vk::DescriptorType, view: vk::BufferView) -> Vec<u8> {
-    let view = BufferView::from_handle(view);
+    // SAFETY: Vulkan valid usage: a texel buffer descriptor write's view is VK_NULL_HANDLE or a
+    // live buffer view made by this driver.
+    let view = unsafe { BufferView::from_handle(view) };
     let mut d = vec![0u8; crate::descriptor_set_layout::stride(ty) as usize];
     d[..24].copy_from_slice(
         &view.map_or_else(hw::g13::image_desc::null_texture_descriptor, |v| v.texture),
@@ -474,7 +495,9 @@ fn texel_buffer_descriptor(ty: vk::DescriptorType, view: vk::BufferView) -> Vec<
 fn sampler_entry_of(binding: &LayoutBinding, e: u32, sampler: vk::Sampler) -> [u8; 8] {
     match binding.immutable.get(e as usize) {
         Some(s) => s.entry,
-        None => Sampler::from_handle(sampler).map_or([0; 8], Sampler::set_entry),
+        // SAFETY: Vulkan valid usage: a descriptor write's sampler, where the binding has no
+        // immutable samplers, is VK_NULL_HANDLE or a live sampler made by this driver.
+        None => unsafe { Sampler::from_handle(sampler) }.map_or([0; 8], Sampler::set_entry),
     }
 }
 
@@ -627,8 +650,16 @@ pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(),
 }
 
 fn copy_descriptors(c: &vk::CopyDescriptorSet<'_>) -> Result<(), vk::Result> {
-    let src = DescriptorSet::from_handle(c.src_set).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let dst = DescriptorSet::from_handle(c.dst_set).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: a copy's `srcSet` and `dstSet` are live descriptor sets made by
+    // this driver.
+    let (src, dst) = unsafe {
+        (
+            DescriptorSet::from_handle(c.src_set),
+            DescriptorSet::from_handle(c.dst_set),
+        )
+    };
+    let src = src.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let dst = dst.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let (first, _) = src
         .layout
         .locate(c.src_binding, c.src_array_element)
@@ -688,7 +719,9 @@ pub unsafe extern "system" fn update_descriptor_sets(
     if (write_count ^ 1) | copy_count == 0 {
         // SAFETY: valid usage: pDescriptorWrites holds writeCount (one) valid structures.
         let w = unsafe { &*p_writes };
-        if DescriptorSet::from_handle(w.dst_set).is_some_and(|s| s.write_one_buffer(w)) {
+        // SAFETY: Vulkan valid usage: the write's `dstSet` is a live descriptor set made by this
+        // driver.
+        if unsafe { DescriptorSet::from_handle(w.dst_set) }.is_some_and(|s| s.write_one_buffer(w)) {
             return;
         }
     }
@@ -725,7 +758,9 @@ unsafe extern "system" fn update_guarded(
 #[inline(never)]
 fn update(writes: &[vk::WriteDescriptorSet<'_>], copies: &[vk::CopyDescriptorSet<'_>]) {
     for w in writes {
-        let Some(set) = DescriptorSet::from_handle(w.dst_set) else {
+        // SAFETY: Vulkan valid usage: each write's `dstSet` is a live descriptor set made by this
+        // driver.
+        let Some(set) = (unsafe { DescriptorSet::from_handle(w.dst_set) }) else {
             update_failed("write", vk::Result::ERROR_UNKNOWN);
             continue;
         };
@@ -799,7 +834,9 @@ impl DescriptorSet {
 /// The descriptor of a buffer write's buffer range; zero for a null buffer (nullDescriptor).
 #[inline(always)]
 fn buffer_descriptor_of(info: &vk::DescriptorBufferInfo) -> [u8; 16] {
-    let Some(buf) = Buffer::from_handle(info.buffer) else {
+    // SAFETY: Vulkan valid usage: a buffer descriptor write's buffer is VK_NULL_HANDLE or a live
+    // buffer made by this driver.
+    let Some(buf) = (unsafe { Buffer::from_handle(info.buffer) }) else {
         return [0u8; 16];
     };
     let range = if info.range == vk::WHOLE_SIZE {

@@ -322,7 +322,9 @@ pub fn build(
             handles
                 .iter()
                 .map(|&h| {
-                    let s = Sampler::from_handle(h).ok_or(vk::Result::ERROR_UNKNOWN)?;
+                    // SAFETY: Vulkan valid usage: each of `pImmutableSamplers` is a live sampler
+                    // made by this driver.
+                    let s = unsafe { Sampler::from_handle(h) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
                     Ok(ImmutableSampler {
                         entry: s.set_entry(),
                         _heap_entry: s.entry.clone(),
@@ -471,7 +473,9 @@ pub unsafe extern "system" fn destroy_descriptor_set_layout(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard_or("vkDestroyDescriptorSetLayout", (), || {
-        drop(DescriptorSetLayout::take(layout))
+        // SAFETY: Vulkan valid usage: `descriptorSetLayout` is VK_NULL_HANDLE or a live layout
+        // made by this driver, and this destroy command is its last use.
+        drop(unsafe { DescriptorSetLayout::take(layout) })
     })
 }
 

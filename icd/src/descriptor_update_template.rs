@@ -97,7 +97,9 @@ pub unsafe extern "system" fn destroy_descriptor_update_template(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard_or("vkDestroyDescriptorUpdateTemplate", (), || {
-        drop(DescriptorUpdateTemplate::take(template))
+        // SAFETY: Vulkan valid usage: `descriptorUpdateTemplate` is VK_NULL_HANDLE or a live
+        // template made by this driver, and this destroy command is its last use.
+        drop(unsafe { DescriptorUpdateTemplate::take(template) })
     })
 }
 
@@ -162,10 +164,15 @@ pub unsafe extern "system" fn update_descriptor_set_with_template(
     p_data: *const std::ffi::c_void,
 ) {
     guard_or("vkUpdateDescriptorSetWithTemplate", (), || {
-        let (Some(set), Some(t)) = (
-            DescriptorSet::from_handle(set),
-            DescriptorUpdateTemplate::from_handle(template),
-        ) else {
+        // SAFETY: Vulkan valid usage: `descriptorSet` and `descriptorUpdateTemplate` are a live
+        // descriptor set and template made by this driver.
+        let (set, t) = unsafe {
+            (
+                DescriptorSet::from_handle(set),
+                DescriptorUpdateTemplate::from_handle(template),
+            )
+        };
+        let (Some(set), Some(t)) = (set, t) else {
             return;
         };
         // SAFETY: valid usage: pData holds every descriptor the template names.

@@ -195,7 +195,9 @@ impl Device {
 
     /// The device behind a handle an entry point was given.
     pub fn get<'a>(handle: vk::Device) -> Result<&'a Device, vk::Result> {
-        Device::from_handle(handle).ok_or(vk::Result::ERROR_UNKNOWN)
+        // SAFETY: Vulkan valid usage: the entry points this is given `device` parameters (or a
+        // device an object recorded at its creation) by pass a live device made by this driver.
+        unsafe { Device::from_handle(handle) }.ok_or(vk::Result::ERROR_UNKNOWN)
     }
 
     pub fn extension_enabled(&self, name: &str) -> bool {
@@ -246,7 +248,9 @@ impl Device {
     }
 
     pub fn queue(&self) -> Option<&Queue> {
-        self.queue.and_then(Queue::from_handle)
+        // SAFETY: `self.queue` is the queue made by `into_handle` in `Device::new`; it lives until
+        // the device is dropped, and the result borrows the device.
+        self.queue.and_then(|q| unsafe { Queue::from_handle(q) })
     }
 }
 
@@ -254,7 +258,10 @@ impl Drop for Device {
     fn drop(&mut self) {
         // The queue's worker must stop before the VM it submits to goes away.
         if let Some(q) = self.queue.take() {
-            drop(Queue::take(q));
+            // SAFETY: the device made its queue by `into_handle` and owns it; it is taken out of
+            // `self.queue` here, once, and valid usage allows no further use of it once the
+            // device is destroyed.
+            drop(unsafe { Queue::take(q) });
         }
         // Meta shader code is GPU memory in this VM: release it while the VM exists.
         self.meta.lock().unwrap_or_else(|e| e.into_inner()).clear();
@@ -266,7 +273,10 @@ impl Drop for Device {
             .unwrap_or_else(|e| e.into_inner())
             .drain()
         {
-            drop(crate::render_pass::RenderPass::take(pass));
+            // SAFETY: the device made its dynamic rendering passes by `into_handle` and owns
+            // them; each is drained from the map here, once, and valid usage allows no command
+            // buffer or pipeline that uses one to outlive the device.
+            drop(unsafe { crate::render_pass::RenderPass::take(pass) });
         }
         let _ = self.kmd.vm_destroy(&drm_asahi_vm_destroy {
             vm_id: self.vm_id,
@@ -345,7 +355,9 @@ pub unsafe extern "system" fn create_device(
     p_device: *mut vk::Device,
 ) -> vk::Result {
     guard("vkCreateDevice", || {
-        let pd = PhysicalDevice::from_handle(physical_device)
+        // SAFETY: Vulkan valid usage: `physicalDevice` is a live physical device made by this
+        // driver.
+        let pd = unsafe { PhysicalDevice::from_handle(physical_device) }
             .ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
@@ -394,7 +406,11 @@ pub unsafe extern "system" fn destroy_device(
     device: vk::Device,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard_or("vkDestroyDevice", (), || drop(Device::take(device)))
+    guard_or("vkDestroyDevice", (), || {
+        // SAFETY: Vulkan valid usage: `device` is VK_NULL_HANDLE or a live device made by this
+        // driver, and this destroy command is its last use.
+        drop(unsafe { Device::take(device) })
+    })
 }
 
 pub unsafe extern "system" fn get_device_queue(
@@ -404,7 +420,8 @@ pub unsafe extern "system" fn get_device_queue(
     p_queue: *mut vk::Queue,
 ) {
     guard_or("vkGetDeviceQueue", (), || {
-        let Some(dev) = Device::from_handle(device) else {
+        // SAFETY: Vulkan valid usage: `device` is a live device made by this driver.
+        let Some(dev) = (unsafe { Device::from_handle(device) }) else {
             return;
         };
         let queue = if family == 0 && index == 0 {
@@ -427,7 +444,8 @@ pub unsafe extern "system" fn get_device_queue2(
     guard_or("vkGetDeviceQueue2", (), || {
         // SAFETY: valid usage: pQueueInfo is valid.
         let info = unsafe { &*p_info };
-        let queue = Device::from_handle(device)
+        // SAFETY: Vulkan valid usage: `device` is a live device made by this driver.
+        let queue = unsafe { Device::from_handle(device) }
             .filter(|_| info.flags.is_empty())
             .and_then(|dev| {
                 (info.queue_family_index == 0 && info.queue_index == 0)

@@ -23,7 +23,8 @@ pub unsafe extern "system" fn get_buffer_device_address(
     guard_or("vkGetBufferDeviceAddress", 0, || {
         // SAFETY: valid usage: pInfo points to a valid structure.
         let info = unsafe { &*p_info };
-        Buffer::from_handle(info.buffer).map_or(0, |b| b.va.load(Ordering::Acquire))
+        // SAFETY: Vulkan valid usage: `info.buffer` is a live buffer made by this driver.
+        unsafe { Buffer::from_handle(info.buffer) }.map_or(0, |b| b.va.load(Ordering::Acquire))
     })
 }
 

@@ -406,7 +406,8 @@ unsafe extern "system" fn device_proc_addr(
     name: *const std::ffi::c_char,
 ) -> vk::PFN_vkVoidFunction {
     guard_or("vkGetDeviceProcAddr", None, || {
-        let dev = device::Device::from_handle(device)?;
+        // SAFETY: Vulkan valid usage: `device` is a live device made by this driver.
+        let dev = unsafe { device::Device::from_handle(device) }?;
         if name.is_null() {
             return None;
         }

@@ -47,7 +47,11 @@ pub unsafe extern "system" fn destroy_event(
     event: vk::Event,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard_or("vkDestroyEvent", (), || drop(Event::take(event)))
+    guard_or("vkDestroyEvent", (), || {
+        // SAFETY: Vulkan valid usage: `event` is VK_NULL_HANDLE or a live event made by this
+        // driver, and this destroy command is its last use.
+        drop(unsafe { Event::take(event) })
+    })
 }
 
 fn write(device: vk::Device, event: vk::Event, value: u32) -> Result<(), vk::Result> {
@@ -55,7 +59,9 @@ fn write(device: vk::Device, event: vk::Event, value: u32) -> Result<(), vk::Res
     if dev.is_lost() {
         return Err(vk::Result::ERROR_DEVICE_LOST);
     }
-    Event::from_handle(event)
+    // SAFETY: Vulkan valid usage: vkSetEvent's and vkResetEvent's `event` is a live event made
+    // by this driver.
+    unsafe { Event::from_handle(event) }
         .ok_or(vk::Result::ERROR_UNKNOWN)?
         .bo
         .write(0, &value.to_le_bytes())
@@ -75,7 +81,8 @@ pub unsafe extern "system" fn get_event_status(device: vk::Device, event: vk::Ev
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
-        let e = Event::from_handle(event).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `event` is a live event made by this driver.
+        let e = unsafe { Event::from_handle(event) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         match e.bo.read_u32(0)? {
             EVENT_RESET => Err(vk::Result::EVENT_RESET),
             _ => Err(vk::Result::EVENT_SET),

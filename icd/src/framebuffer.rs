@@ -39,7 +39,10 @@ fn check(info: &vk::FramebufferCreateInfo<'_>, views: &[vk::ImageView]) -> Resul
     if !(info.flags & !vk::FramebufferCreateFlags::IMAGELESS).is_empty() {
         return Err(format!("flags {:?} are not supported", info.flags));
     }
-    let pass = RenderPass::from_handle(info.render_pass).ok_or("renderPass is VK_NULL_HANDLE")?;
+    // SAFETY: Vulkan valid usage: vkCreateFramebuffer's `renderPass`, the only create info this
+    // is given, is a live render pass made by this driver.
+    let pass = unsafe { RenderPass::from_handle(info.render_pass) }
+        .ok_or("renderPass is VK_NULL_HANDLE")?;
     let count = pass.attachments.len();
     if imageless {
         // SAFETY: valid usage: the pNext chain is valid.
@@ -62,7 +65,9 @@ fn check(info: &vk::FramebufferCreateInfo<'_>, views: &[vk::ImageView]) -> Resul
         }
         if let Some(i) = views
             .iter()
-            .position(|&v| ImageView::from_handle(v).is_none())
+            // SAFETY: Vulkan valid usage: each of `pAttachments` is a live image view made by this
+            // driver (null is caught here).
+            .position(|&v| unsafe { ImageView::from_handle(v) }.is_none())
         {
             return Err(format!("attachment {i} is VK_NULL_HANDLE"));
         }
@@ -122,5 +127,9 @@ pub unsafe extern "system" fn destroy_framebuffer(
     fb: vk::Framebuffer,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard_or("vkDestroyFramebuffer", (), || drop(Framebuffer::take(fb)))
+    guard_or("vkDestroyFramebuffer", (), || {
+        // SAFETY: Vulkan valid usage: `fb` is VK_NULL_HANDLE or a live framebuffer made by this
+        // driver, and this destroy command is its last use.
+        drop(unsafe { Framebuffer::take(fb) })
+    })
 }

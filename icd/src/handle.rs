@@ -50,22 +50,33 @@ pub trait Object: Sized {
     }
 
     /// The object behind a handle; `None` for `VK_NULL_HANDLE`.
-    fn from_handle<'a>(handle: Self::Handle) -> Option<&'a Self> {
+    ///
+    /// # Safety
+    /// `handle` must be `VK_NULL_HANDLE` or a live handle of this object type made by this
+    /// driver (by `into_handle` or `into_handle_in`), and the object must not be destroyed
+    /// while the returned reference is in use. Vulkan's valid usage requires applications to
+    /// pass only such handles: every handle this driver makes is the address of a `Self`, and
+    /// the object lives until `take` is called for it by its destroy command, which valid usage
+    /// forbids while the object is still in use.
+    unsafe fn from_handle<'a>(handle: Self::Handle) -> Option<&'a Self> {
         let raw = vk::Handle::as_raw(handle);
-        // SAFETY: Vulkan's valid usage requires applications to pass only live handles made by
-        // this driver, and every such handle is the address of a `Self` from `into_handle` or
-        // `into_handle_in`; the object lives until `take` is called for it by its destroy
-        // command, which valid usage forbids while it is still in use.
+        // SAFETY: guaranteed by the caller: a non-null `raw` is the address of a live `Self`.
         (raw != 0).then(|| unsafe { &*(raw as *const Self) })
     }
 
     /// Takes back ownership from a handle, for its destroy command: the object is freed the
     /// way it was allocated when the result is dropped.
-    fn take(handle: Self::Handle) -> Option<crate::host_alloc::Owned<Self>> {
+    ///
+    /// # Safety
+    /// As for [`Object::from_handle`], and this must be the last use of the handle (its
+    /// destroy command): no reference from `from_handle` may outlive this call, and the handle
+    /// must not be used again. Vulkan's valid usage guarantees both for the handle a destroy
+    /// command is given.
+    unsafe fn take(handle: Self::Handle) -> Option<crate::host_alloc::Owned<Self>> {
         let raw = vk::Handle::as_raw(handle);
-        // SAFETY: as in `from_handle`; the destroy command is the last use of the handle, and
-        // both `into_handle` and `into_handle_in` allocate through `host_alloc::place`'s rules
-        // (a `Box`, or callback memory it records).
+        // SAFETY: guaranteed by the caller; both `into_handle` and `into_handle_in` allocate
+        // through `host_alloc::place`'s rules (a `Box`, or callback memory it records), which is
+        // what `Owned::from_raw` frees by.
         (raw != 0).then(|| unsafe { crate::host_alloc::Owned::from_raw(raw as *mut Self) })
     }
 }

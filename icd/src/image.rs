@@ -452,7 +452,11 @@ pub unsafe extern "system" fn destroy_image(
     image: vk::Image,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard_or("vkDestroyImage", (), || drop(Image::take(image)))
+    guard_or("vkDestroyImage", (), || {
+        // SAFETY: Vulkan valid usage: `image` is VK_NULL_HANDLE or a live image made by this
+        // driver (not a swapchain's), and this destroy command is its last use.
+        drop(unsafe { Image::take(image) })
+    })
 }
 
 /// What an image needs. Page alignment keeps every GPU-tiled layout's page-aligned layers
@@ -471,7 +475,8 @@ pub unsafe extern "system" fn get_image_memory_requirements(
     p_requirements: *mut vk::MemoryRequirements,
 ) {
     guard_or("vkGetImageMemoryRequirements", (), || {
-        let Some(img) = Image::from_handle(image) else {
+        // SAFETY: Vulkan valid usage: `image` is a live image made by this driver.
+        let Some(img) = (unsafe { Image::from_handle(image) }) else {
             return;
         };
         // SAFETY: valid usage: pMemoryRequirements is writable.
@@ -485,8 +490,8 @@ pub unsafe extern "system" fn get_image_memory_requirements2(
     p_requirements: *mut vk::MemoryRequirements2<'_>,
 ) {
     guard_or("vkGetImageMemoryRequirements2", (), || {
-        // SAFETY: valid usage: pInfo is valid.
-        let Some(img) = Image::from_handle(unsafe { (*p_info).image }) else {
+        // SAFETY: valid usage: pInfo is valid, and its `image` a live image made by this driver.
+        let Some(img) = (unsafe { Image::from_handle((*p_info).image) }) else {
             return;
         };
         // SAFETY: valid usage: pMemoryRequirements is writable, with a valid pNext chain.
@@ -543,7 +548,8 @@ fn bind(
     memory: vk::DeviceMemory,
     offset: vk::DeviceSize,
 ) -> Result<(), vk::Result> {
-    let img = Image::from_handle(image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: the bind command's `image` is a live image made by this driver.
+    let img = unsafe { Image::from_handle(image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
     if !offset.is_multiple_of(PAGE_SIZE)
         || offset
@@ -602,7 +608,8 @@ pub unsafe extern "system" fn get_image_subresource_layout(
     p_layout: *mut vk::SubresourceLayout,
 ) {
     guard_or("vkGetImageSubresourceLayout", (), || {
-        let Some(img) = Image::from_handle(image) else {
+        // SAFETY: Vulkan valid usage: `image` is a live image made by this driver.
+        let Some(img) = (unsafe { Image::from_handle(image) }) else {
             return;
         };
         // SAFETY: valid usage: pSubresource is valid, pLayout writable.

@@ -366,7 +366,8 @@ pub unsafe extern "system" fn create_image_view(
         crate::device::Device::get(device)?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
-        let image = Image::from_handle(info.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `info.image` is a live image made by this driver.
+        let image = unsafe { Image::from_handle(info.image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks; pView is
         // writable.
         unsafe { hand_out("vkCreateImageView", check(info, image), p_allocator, p_view) }
@@ -402,7 +403,11 @@ pub unsafe extern "system" fn destroy_image_view(
     view: vk::ImageView,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard_or("vkDestroyImageView", (), || drop(ImageView::take(view)))
+    guard_or("vkDestroyImageView", (), || {
+        // SAFETY: Vulkan valid usage: `imageView` is VK_NULL_HANDLE or a live image view made by
+        // this driver, and this destroy command is its last use.
+        drop(unsafe { ImageView::take(view) })
+    })
 }
 
 #[cfg(test)]

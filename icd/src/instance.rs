@@ -43,7 +43,10 @@ impl Instance {
 impl Drop for Instance {
     fn drop(&mut self) {
         for pd in self.physical_devices.take().unwrap_or_default() {
-            drop(PhysicalDevice::take(pd));
+            // SAFETY: the instance made `pd` by `into_handle` and owns it; it is taken out of
+            // the list here, once, when the instance is destroyed, which valid usage allows
+            // only once nothing uses its physical devices.
+            drop(unsafe { PhysicalDevice::take(pd) });
         }
     }
 }
@@ -125,7 +128,11 @@ pub unsafe extern "system" fn destroy_instance(
     instance: vk::Instance,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    crate::entry::guard_or("vkDestroyInstance", (), || drop(Instance::take(instance)))
+    crate::entry::guard_or("vkDestroyInstance", (), || {
+        // SAFETY: Vulkan valid usage: `instance` is VK_NULL_HANDLE or a live instance made by
+        // this driver, and this destroy command is its last use.
+        drop(unsafe { Instance::take(instance) })
+    })
 }
 
 pub unsafe extern "system" fn enumerate_physical_devices(
@@ -137,7 +144,8 @@ pub unsafe extern "system" fn enumerate_physical_devices(
         "vkEnumeratePhysicalDevices",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            let Some(inst) = Instance::from_handle(instance) else {
+            // SAFETY: Vulkan valid usage: `instance` is a live instance made by this driver.
+            let Some(inst) = (unsafe { Instance::from_handle(instance) }) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
             // SAFETY: valid usage: pPhysicalDeviceCount is valid, pPhysicalDevices null or sized.
@@ -212,7 +220,8 @@ pub unsafe extern "system" fn enumerate_physical_device_groups(
         "vkEnumeratePhysicalDeviceGroups",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            let Some(inst) = Instance::from_handle(instance) else {
+            // SAFETY: Vulkan valid usage: `instance` is a live instance made by this driver.
+            let Some(inst) = (unsafe { Instance::from_handle(instance) }) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
             let devices = inst.physical_devices();

@@ -51,7 +51,9 @@ pub unsafe extern "system" fn vk_icdGetInstanceProcAddr(
         }
         // SAFETY: the caller passes a NUL-terminated name.
         let name = unsafe { CStr::from_ptr(name) };
-        match Instance::from_handle(instance) {
+        // SAFETY: guaranteed by the caller: `instance` is null or a live instance of this
+        // driver.
+        match unsafe { Instance::from_handle(instance) } {
             // Without an instance only the global commands are available.
             None => entry::lookup(
                 name,
@@ -84,7 +86,7 @@ pub unsafe extern "system" fn vk_icdGetInstanceProcAddr(
 }
 
 /// # Safety
-/// `name` must be a NUL-terminated string.
+/// `name` must be a NUL-terminated string; `instance` null or a live instance of this driver.
 #[no_mangle]
 pub unsafe extern "system" fn vk_icdGetPhysicalDeviceProcAddr(
     instance: vk::Instance,
@@ -96,7 +98,9 @@ pub unsafe extern "system" fn vk_icdGetPhysicalDeviceProcAddr(
         }
         // SAFETY: the caller passes a NUL-terminated name.
         let name = unsafe { CStr::from_ptr(name) };
-        let inst = Instance::from_handle(instance);
+        // SAFETY: guaranteed by the caller (the loader): `instance` is null or a live instance of
+        // this driver.
+        let inst = unsafe { Instance::from_handle(instance) };
         let scope = Scope {
             api_minor: crate::advertised::API_MINOR,
             extensions: &|e| {

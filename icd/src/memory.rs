@@ -291,7 +291,9 @@ pub unsafe extern "system" fn free_memory(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     crate::entry::guard_or("vkFreeMemory", (), || {
-        if let (Ok(dev), Some(mem)) = (Device::get(device_h), Memory::take(memory)) {
+        // SAFETY: Vulkan valid usage: `memory` is VK_NULL_HANDLE or a live memory object made by
+        // this driver, and this free command is its last use.
+        if let (Ok(dev), Some(mem)) = (Device::get(device_h), unsafe { Memory::take(memory) }) {
             mem.into_inner().release(dev);
         }
     })
@@ -307,7 +309,9 @@ pub unsafe extern "system" fn map_memory(
 ) -> vk::Result {
     guard("vkMapMemory", || {
         let dev = Device::get(device_h)?;
-        let mem = Memory::from_handle(memory).ok_or(vk::Result::ERROR_MEMORY_MAP_FAILED)?;
+        // SAFETY: Vulkan valid usage: `memory` is a live memory object made by this driver.
+        let mem =
+            unsafe { Memory::from_handle(memory) }.ok_or(vk::Result::ERROR_MEMORY_MAP_FAILED)?;
         if offset >= mem.size {
             return Err(vk::Result::ERROR_MEMORY_MAP_FAILED);
         }
@@ -321,7 +325,10 @@ pub unsafe extern "system" fn map_memory(
 
 pub unsafe extern "system" fn unmap_memory(device_h: vk::Device, memory: vk::DeviceMemory) {
     crate::entry::guard_or("vkUnmapMemory", (), || {
-        if let (Ok(dev), Some(mem)) = (Device::get(device_h), Memory::from_handle(memory)) {
+        // SAFETY: Vulkan valid usage: `memory` is a live memory object made by this driver.
+        if let (Ok(dev), Some(mem)) = (Device::get(device_h), unsafe {
+            Memory::from_handle(memory)
+        }) {
             mem.unmap(dev);
         }
     })
@@ -355,7 +362,8 @@ pub unsafe extern "system" fn get_device_memory_commitment(
 ) {
     crate::entry::guard_or("vkGetDeviceMemoryCommitment", (), || {
         let _ = Device::get(device_h);
-        if let Some(mem) = Memory::from_handle(memory) {
+        // SAFETY: Vulkan valid usage: `memory` is a live memory object made by this driver.
+        if let Some(mem) = unsafe { Memory::from_handle(memory) } {
             // SAFETY: valid usage: pCommittedMemoryInBytes is writable.
             unsafe { *p_committed = mem.bound };
         }
@@ -364,7 +372,9 @@ pub unsafe extern "system" fn get_device_memory_commitment(
 
 /// The memory object behind a handle, for binding.
 pub fn get<'a>(memory: vk::DeviceMemory) -> Option<&'a Memory> {
-    Memory::from_handle(memory)
+    // SAFETY: Vulkan valid usage: the bind and address commands this is given memory by pass a
+    // live memory object made by this driver.
+    unsafe { Memory::from_handle(memory) }
 }
 
 /// Fills a VkMemoryRequirements2 and the structures chained to it.
@@ -398,7 +408,8 @@ pub unsafe extern "system" fn get_memory_fd(
         let dev = Device::get(device_h)?;
         // SAFETY: valid usage: pGetFdInfo points to a valid structure.
         let info = unsafe { &*p_get_fd_info };
-        let mem = Memory::from_handle(info.memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `info.memory` is a live memory object made by this driver.
+        let mem = unsafe { Memory::from_handle(info.memory) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         // Valid usage guarantees memory made for export; a private object cannot be.
         if !mem.shared || !crate::external::MEMORY_HANDLE_TYPES.contains(info.handle_type) {
             return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);

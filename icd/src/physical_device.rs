@@ -282,7 +282,9 @@ fn queue_family() -> vk::QueueFamilyProperties {
 }
 
 fn pd<'a>(h: vk::PhysicalDevice) -> &'a PhysicalDevice {
-    PhysicalDevice::from_handle(h).expect("VkPhysicalDevice must not be VK_NULL_HANDLE")
+    // SAFETY: Vulkan valid usage: the physical device commands this is given handles by pass a
+    // live physical device made by this driver (from vkEnumeratePhysicalDevices).
+    unsafe { PhysicalDevice::from_handle(h) }.expect("VkPhysicalDevice must not be VK_NULL_HANDLE")
 }
 
 pub unsafe extern "system" fn get_features(

@@ -106,14 +106,18 @@ object!(Pipeline, vk::Pipeline);
 
 impl Pipeline {
     pub fn compute<'a>(handle: vk::Pipeline) -> Option<&'a ComputePipeline> {
-        match Pipeline::from_handle(handle)? {
+        // SAFETY: callers pass a pipeline a command was given or bound, which Vulkan valid
+        // usage makes VK_NULL_HANDLE or a live pipeline made by this driver, kept alive while
+        // the command buffer that bound it records.
+        match unsafe { Pipeline::from_handle(handle) }? {
             Pipeline::Compute(p) => Some(p),
             Pipeline::Graphics(_) => None,
         }
     }
 
     pub fn graphics<'a>(handle: vk::Pipeline) -> Option<&'a GraphicsPipeline> {
-        match Pipeline::from_handle(handle)? {
+        // SAFETY: as in `compute`.
+        match unsafe { Pipeline::from_handle(handle) }? {
             Pipeline::Graphics(p) => Some(p),
             Pipeline::Compute(_) => None,
         }
@@ -142,7 +146,8 @@ pub fn meta(
 /// Compiles one VkComputePipelineCreateInfo.
 ///
 /// # Safety
-/// `info` must be valid, with a valid specialization info if any.
+/// `info` must be valid, with a valid specialization info if any, and live shader module and
+/// pipeline layout handles made by this driver.
 unsafe fn create_one(
     dev: &Device,
     cache: Option<&PipelineCache>,
@@ -152,8 +157,16 @@ unsafe fn create_one(
     if stage.stage != vk::ShaderStageFlags::COMPUTE {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    let module = ShaderModule::from_handle(stage.module).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let layout = PipelineLayout::from_handle(info.layout).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: guaranteed by the caller: `stage.module` and `info.layout` are a live shader
+    // module and pipeline layout made by this driver.
+    let (module, layout) = unsafe {
+        (
+            ShaderModule::from_handle(stage.module),
+            PipelineLayout::from_handle(info.layout),
+        )
+    };
+    let module = module.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let layout = layout.ok_or(vk::Result::ERROR_UNKNOWN)?;
     // SAFETY: valid usage: pName is a NUL-terminated string.
     let entry = unsafe { CStr::from_ptr(stage.p_name) }
         .to_str()
@@ -234,7 +247,9 @@ pub unsafe extern "system" fn create_compute_pipelines(
                 std::slice::from_raw_parts_mut(p_pipelines, count as usize),
             )
         };
-        let cache = PipelineCache::from_handle(pipeline_cache);
+        // SAFETY: Vulkan valid usage: `pipelineCache` is VK_NULL_HANDLE or a live pipeline cache
+        // made by this driver.
+        let cache = unsafe { PipelineCache::from_handle(pipeline_cache) };
         let flags: Vec<_> = infos.iter().map(|i| i.flags).collect();
         let chains: Vec<_> = infos.iter().map(|i| i.p_next).collect();
         create_each(&flags, &chains, out, |i| {
@@ -366,7 +381,11 @@ pub unsafe extern "system" fn destroy_pipeline(
     pipeline: vk::Pipeline,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard_or("vkDestroyPipeline", (), || drop(Pipeline::take(pipeline)))
+    guard_or("vkDestroyPipeline", (), || {
+        // SAFETY: Vulkan valid usage: `pipeline` is VK_NULL_HANDLE or a live pipeline made by
+        // this driver, and this destroy command is its last use.
+        drop(unsafe { Pipeline::take(pipeline) })
+    })
 }
 
 // VK_KHR_pipeline_executable_properties: one executable per shader (the compute shader; or
@@ -425,28 +444,30 @@ fn common_stats(
 }
 
 fn executables(pipeline: vk::Pipeline) -> Result<Vec<Executable>, vk::Result> {
-    Ok(
-        match Pipeline::from_handle(pipeline).ok_or(vk::Result::ERROR_UNKNOWN)? {
-            Pipeline::Compute(c) => {
-                let b = &c.program.binary;
-                let mut stats = common_stats(&b.stats, b.gpr_halves, b.uniform_halves);
-                stats.push((
-                    "Shared memory",
-                    "Bytes of workgroup memory",
-                    u64::from(b.shared_bytes),
-                ));
-                vec![Executable {
-                    name: "Compute shader",
-                    description: "The pipeline's compute shader",
-                    stage: vk::ShaderStageFlags::COMPUTE,
-                    stats,
-                }]
-            }
-            Pipeline::Graphics(g) => {
-                let b = &g.binary;
-                // A dynamic vertex input layout compiles a program per layout at draw time:
-                // the pipeline itself has no vertex code to describe.
-                let (mut vs, description) = match g.vertex.fixed() {
+    // SAFETY: Vulkan valid usage: the executable properties commands this is given pipelines by
+    // pass live pipelines made by this driver.
+    let pipeline = unsafe { Pipeline::from_handle(pipeline) };
+    Ok(match pipeline.ok_or(vk::Result::ERROR_UNKNOWN)? {
+        Pipeline::Compute(c) => {
+            let b = &c.program.binary;
+            let mut stats = common_stats(&b.stats, b.gpr_halves, b.uniform_halves);
+            stats.push((
+                "Shared memory",
+                "Bytes of workgroup memory",
+                u64::from(b.shared_bytes),
+            ));
+            vec![Executable {
+                name: "Compute shader",
+                description: "The pipeline's compute shader",
+                stage: vk::ShaderStageFlags::COMPUTE,
+                stats,
+            }]
+        }
+        Pipeline::Graphics(g) => {
+            let b = &g.binary;
+            // A dynamic vertex input layout compiles a program per layout at draw time:
+            // the pipeline itself has no vertex code to describe.
+            let (mut vs, description) = match g.vertex.fixed() {
                     Some(v) => (
                         common_stats(&v.binary.stats, v.binary.gpr_halves, v.binary.uniform_halves),
                         "The pipeline's vertex shader",
@@ -456,35 +477,34 @@ fn executables(pipeline: vk::Pipeline) -> Result<Vec<Executable>, vk::Result> {
                         "The pipeline's vertex shader, compiled for each vertex input layout at draw time",
                     ),
                 };
-                vs.push((
-                    "Varyings",
-                    "32-bit words of each vertex's output record",
-                    u64::from(b.uvs_words),
+            vs.push((
+                "Varyings",
+                "32-bit words of each vertex's output record",
+                u64::from(b.uvs_words),
+            ));
+            let mut list = vec![Executable {
+                name: "Vertex shader",
+                description,
+                stage: vk::ShaderStageFlags::VERTEX,
+                stats: vs,
+            }];
+            if let Some(f) = &b.fragment {
+                let mut fs = common_stats(&f.stats, f.gpr_halves, f.uniform_halves);
+                fs.push((
+                    "Coefficient registers",
+                    "Interpolation coefficient registers the launch fills",
+                    u64::from(b.cf_registers),
                 ));
-                let mut list = vec![Executable {
-                    name: "Vertex shader",
-                    description,
-                    stage: vk::ShaderStageFlags::VERTEX,
-                    stats: vs,
-                }];
-                if let Some(f) = &b.fragment {
-                    let mut fs = common_stats(&f.stats, f.gpr_halves, f.uniform_halves);
-                    fs.push((
-                        "Coefficient registers",
-                        "Interpolation coefficient registers the launch fills",
-                        u64::from(b.cf_registers),
-                    ));
-                    list.push(Executable {
-                        name: "Fragment shader",
-                        description: "The pipeline's fragment shader",
-                        stage: vk::ShaderStageFlags::FRAGMENT,
-                        stats: fs,
-                    });
-                }
-                list
+                list.push(Executable {
+                    name: "Fragment shader",
+                    description: "The pipeline's fragment shader",
+                    stage: vk::ShaderStageFlags::FRAGMENT,
+                    stats: fs,
+                });
             }
-        },
-    )
+            list
+        }
+    })
 }
 
 pub unsafe extern "system" fn get_pipeline_executable_properties(

@@ -245,7 +245,9 @@ pub unsafe extern "system" fn destroy_pipeline_cache(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard_or("vkDestroyPipelineCache", (), || {
-        drop(PipelineCache::take(cache))
+        // SAFETY: Vulkan valid usage: `cache` is VK_NULL_HANDLE or a live pipeline cache made by
+        // this driver, and this destroy command is its last use.
+        drop(unsafe { PipelineCache::take(cache) })
     })
 }
 
@@ -256,7 +258,9 @@ pub unsafe extern "system" fn get_pipeline_cache_data(
     p_data: *mut std::ffi::c_void,
 ) -> vk::Result {
     guard("vkGetPipelineCacheData", || {
-        let cache = PipelineCache::from_handle(cache).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `cache` is a live pipeline cache made by this driver.
+        let cache =
+            unsafe { PipelineCache::from_handle(cache) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let data = cache.serialize();
         // SAFETY: valid usage: pDataSize is valid; pData, if not null, holds *pDataSize bytes.
         unsafe {
@@ -302,10 +306,13 @@ pub unsafe extern "system" fn merge_pipeline_caches(
     p_src: *const vk::PipelineCache,
 ) -> vk::Result {
     guard("vkMergePipelineCaches", || {
-        let dst = PipelineCache::from_handle(dst).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `dstCache` is a live pipeline cache made by this driver.
+        let dst = unsafe { PipelineCache::from_handle(dst) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         // SAFETY: valid usage: pSrcCaches holds `count` handles.
         for &src in unsafe { handle::slice(p_src, count) } {
-            let Some(src) = PipelineCache::from_handle(src) else {
+            // SAFETY: Vulkan valid usage: each of `pSrcCaches` is a live pipeline cache made by
+            // this driver.
+            let Some(src) = (unsafe { PipelineCache::from_handle(src) }) else {
                 continue;
             };
             let entries: Vec<_> = src

@@ -444,11 +444,15 @@ struct StageSource<'a> {
 }
 
 /// # Safety
-/// `stage` must be valid, with a valid specialization info if any.
+/// `stage` must be valid, with a valid specialization info if any, and its `module` a live
+/// shader module made by this driver.
 unsafe fn stage_source<'a>(
     stage: &'a vk::PipelineShaderStageCreateInfo<'_>,
 ) -> Result<StageSource<'a>, vk::Result> {
-    let module = ShaderModule::from_handle(stage.module).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: guaranteed by the caller: `stage.module` is a live shader module made by this
+    // driver.
+    let module =
+        unsafe { ShaderModule::from_handle(stage.module) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     // SAFETY: valid usage: pName is a NUL-terminated string.
     let entry = unsafe { CStr::from_ptr(stage.p_name) }
         .to_str()
@@ -750,10 +754,15 @@ pub unsafe fn create_one(
     dev: &Device,
     info: &vk::GraphicsPipelineCreateInfo<'_>,
 ) -> Result<GraphicsPipeline, vk::Result> {
-    let layout = PipelineLayout::from_handle(info.layout).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: guaranteed by the caller (Vulkan valid usage): `info.layout` is a live pipeline
+    // layout made by this driver.
+    let layout =
+        unsafe { PipelineLayout::from_handle(info.layout) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     // A pipeline for dynamic rendering describes its one subpass in its pNext chain.
     let dynamic;
-    let (pass, subpass_index) = match RenderPass::from_handle(info.render_pass) {
+    // SAFETY: guaranteed by the caller (Vulkan valid usage): `info.render_pass` is
+    // VK_NULL_HANDLE or a live render pass made by this driver.
+    let (pass, subpass_index) = match unsafe { RenderPass::from_handle(info.render_pass) } {
         Some(p) => (p, info.subpass),
         None => {
             // SAFETY: guaranteed by the caller.

@@ -44,7 +44,9 @@ pub unsafe extern "system" fn create_pipeline_layout(
         }
         let set_layouts: Vec<_> = sets
             .iter()
-            .map(|&s| DescriptorSetLayout::from_handle(s).map(|l| l.info.clone()))
+            // SAFETY: Vulkan valid usage: each of `pSetLayouts` is VK_NULL_HANDLE or a live
+            // descriptor set layout made by this driver.
+            .map(|&s| unsafe { DescriptorSetLayout::from_handle(s) }.map(|l| l.info.clone()))
             .collect();
         let sets = set_layouts
             .iter()
@@ -75,6 +77,8 @@ pub unsafe extern "system" fn destroy_pipeline_layout(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard_or("vkDestroyPipelineLayout", (), || {
-        drop(PipelineLayout::take(layout))
+        // SAFETY: Vulkan valid usage: `layout` is VK_NULL_HANDLE or a live pipeline layout made
+        // by this driver, and this destroy command is its last use.
+        drop(unsafe { PipelineLayout::take(layout) })
     })
 }

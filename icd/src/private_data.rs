@@ -39,7 +39,9 @@ pub unsafe extern "system" fn destroy_private_data_slot(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard_or("vkDestroyPrivateDataSlot", (), || {
-        drop(PrivateDataSlot::take(slot))
+        // SAFETY: Vulkan valid usage: `privateDataSlot` is VK_NULL_HANDLE or a live slot made by
+        // this driver, and this destroy command is its last use.
+        drop(unsafe { PrivateDataSlot::take(slot) })
     })
 }
 
@@ -51,7 +53,9 @@ pub unsafe extern "system" fn set_private_data(
     data: u64,
 ) -> vk::Result {
     guard("vkSetPrivateData", || {
-        let slot = PrivateDataSlot::from_handle(slot).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `privateDataSlot` is a live slot made by this driver.
+        let slot =
+            unsafe { PrivateDataSlot::from_handle(slot) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mut values = slot.values.lock().map_err(|_| vk::Result::ERROR_UNKNOWN)?;
         values
             .try_reserve(1)
@@ -69,7 +73,8 @@ pub unsafe extern "system" fn get_private_data(
     p_data: *mut u64,
 ) {
     guard_or("vkGetPrivateData", (), || {
-        let value = PrivateDataSlot::from_handle(slot)
+        // SAFETY: Vulkan valid usage: `privateDataSlot` is a live slot made by this driver.
+        let value = unsafe { PrivateDataSlot::from_handle(slot) }
             .and_then(|s| {
                 let values = s.values.lock().ok()?;
                 values.get(&(object_type.as_raw(), object_handle)).copied()

@@ -244,7 +244,11 @@ pub unsafe extern "system" fn destroy_query_pool(
     pool: vk::QueryPool,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard_or("vkDestroyQueryPool", (), || drop(QueryPool::take(pool)))
+    guard_or("vkDestroyQueryPool", (), || {
+        // SAFETY: Vulkan valid usage: `queryPool` is VK_NULL_HANDLE or a live query pool made by
+        // this driver, and this destroy command is its last use.
+        drop(unsafe { QueryPool::take(pool) })
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -260,7 +264,8 @@ pub unsafe extern "system" fn get_query_pool_results(
 ) -> vk::Result {
     guard("vkGetQueryPoolResults", || {
         let dev = Device::get(device)?;
-        let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `queryPool` is a live query pool made by this driver.
+        let pool = unsafe { QueryPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         if first.checked_add(count).is_none_or(|end| end > pool.count) {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
@@ -322,7 +327,8 @@ pub unsafe extern "system" fn reset_query_pool(
 ) {
     guard_or("vkResetQueryPool", (), || {
         let Ok(_) = Device::get(device) else { return };
-        let Some(pool) = QueryPool::from_handle(pool) else {
+        // SAFETY: Vulkan valid usage: `queryPool` is a live query pool made by this driver.
+        let Some(pool) = (unsafe { QueryPool::from_handle(pool) }) else {
             return;
         };
         if first.checked_add(count).is_none_or(|end| end > pool.count) {

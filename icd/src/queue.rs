@@ -510,7 +510,8 @@ fn as_bytes<T: Copy>(v: &T) -> &[u8] {
 /// Reads one VkSubmitInfo into a job.
 ///
 /// # Safety
-/// `submit` must be a valid VkSubmitInfo with valid arrays and pNext chain.
+/// `submit` must be a valid VkSubmitInfo with valid arrays and pNext chain, whose semaphores
+/// and command buffers are live handles made by this driver.
 unsafe fn job_from_submit(submit: &vk::SubmitInfo<'_>) -> Result<Job, vk::Result> {
     // SAFETY: guaranteed by the caller.
     let (wait_sems, signal_sems, values) = unsafe {
@@ -525,7 +526,9 @@ unsafe fn job_from_submit(submit: &vk::SubmitInfo<'_>) -> Result<Job, vk::Result
     let mut cmds = Vec::new();
     for &cb in buffers {
         cmds.extend(
-            CommandBuffer::from_handle(cb)
+            // SAFETY: guaranteed by the caller: `cb` is a live command buffer made by this
+            // driver.
+            unsafe { CommandBuffer::from_handle(cb) }
                 .ok_or(vk::Result::ERROR_UNKNOWN)?
                 .commands()?,
         );
@@ -546,7 +549,8 @@ unsafe fn job_from_submit(submit: &vk::SubmitInfo<'_>) -> Result<Job, vk::Result
                      i: usize,
                      wait: bool|
      -> Result<SyncPoint, vk::Result> {
-        let s = Semaphore::from_handle(sem).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: guaranteed by the caller: `sem` is a live semaphore made by this driver.
+        let s = unsafe { Semaphore::from_handle(sem) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let value = if s.timeline {
             *values.get(i).ok_or(vk::Result::ERROR_UNKNOWN)?
         } else {
@@ -592,7 +596,8 @@ pub unsafe extern "system" fn queue_submit(
     fence: vk::Fence,
 ) -> vk::Result {
     guard("vkQueueSubmit", || {
-        let q = Queue::from_handle(queue).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `queue` is a live queue made by this driver.
+        let q = unsafe { Queue::from_handle(queue) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         // SAFETY: valid usage: pSubmits holds submit_count valid structures.
         let submits = unsafe { handle::slice(p_submits, submit_count) };
         let counts = submits
@@ -606,7 +611,9 @@ pub unsafe extern "system" fn queue_submit(
             .iter()
             .map(|s| unsafe { job_from_submit(s) })
             .collect::<Result<Vec<_>, _>>()?;
-        if let Some(f) = Fence::from_handle(fence) {
+        // SAFETY: Vulkan valid usage: `fence` is VK_NULL_HANDLE or a live fence made by this
+        // driver.
+        if let Some(f) = unsafe { Fence::from_handle(fence) } {
             if jobs.is_empty() {
                 jobs.push(Job::default());
             }
@@ -624,7 +631,8 @@ pub unsafe extern "system" fn queue_submit(
 /// Reads one VkSubmitInfo2 into a job.
 ///
 /// # Safety
-/// `submit` must be a valid VkSubmitInfo2 with valid arrays.
+/// `submit` must be a valid VkSubmitInfo2 with valid arrays, whose semaphores and command
+/// buffers are live handles made by this driver.
 unsafe fn job_from_submit2(submit: &vk::SubmitInfo2<'_>) -> Result<Job, vk::Result> {
     // SAFETY: guaranteed by the caller.
     let (waits, buffers, signals) = unsafe {
@@ -646,7 +654,10 @@ unsafe fn job_from_submit2(submit: &vk::SubmitInfo2<'_>) -> Result<Job, vk::Resu
     let mut consumed = Vec::new();
     let mut point =
         |info: &vk::SemaphoreSubmitInfo<'_>, wait: bool| -> Result<SyncPoint, vk::Result> {
-            let s = Semaphore::from_handle(info.semaphore).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            // SAFETY: guaranteed by the caller: `info.semaphore` is a live semaphore made by this
+            // driver.
+            let s = unsafe { Semaphore::from_handle(info.semaphore) }
+                .ok_or(vk::Result::ERROR_UNKNOWN)?;
             let syncobj = if wait {
                 let (h, temporary) = s.take_for_wait();
                 consumed.extend(temporary);
@@ -662,7 +673,9 @@ unsafe fn job_from_submit2(submit: &vk::SubmitInfo2<'_>) -> Result<Job, vk::Resu
     let mut cmds = Vec::new();
     for b in buffers {
         cmds.extend(
-            CommandBuffer::from_handle(b.command_buffer)
+            // SAFETY: guaranteed by the caller: `b.command_buffer` is a live command buffer made
+            // by this driver.
+            unsafe { CommandBuffer::from_handle(b.command_buffer) }
                 .ok_or(vk::Result::ERROR_UNKNOWN)?
                 .commands()?,
         );
@@ -690,7 +703,8 @@ pub unsafe extern "system" fn queue_submit2(
     fence: vk::Fence,
 ) -> vk::Result {
     guard("vkQueueSubmit2", || {
-        let q = Queue::from_handle(queue).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `queue` is a live queue made by this driver.
+        let q = unsafe { Queue::from_handle(queue) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         // SAFETY: valid usage: pSubmits holds submit_count valid structures.
         let submits = unsafe { handle::slice(p_submits, submit_count) };
         let counts = submits.iter().map(|s| {
@@ -706,7 +720,9 @@ pub unsafe extern "system" fn queue_submit2(
             .iter()
             .map(|s| unsafe { job_from_submit2(s) })
             .collect::<Result<Vec<_>, _>>()?;
-        if let Some(f) = Fence::from_handle(fence) {
+        // SAFETY: Vulkan valid usage: `fence` is VK_NULL_HANDLE or a live fence made by this
+        // driver.
+        if let Some(f) = unsafe { Fence::from_handle(fence) } {
             if jobs.is_empty() {
                 jobs.push(Job::default());
             }
@@ -723,7 +739,8 @@ pub unsafe extern "system" fn queue_submit2(
 
 pub unsafe extern "system" fn queue_wait_idle(queue: vk::Queue) -> vk::Result {
     guard("vkQueueWaitIdle", || {
-        Queue::from_handle(queue)
+        // SAFETY: Vulkan valid usage: `queue` is a live queue made by this driver.
+        unsafe { Queue::from_handle(queue) }
             .ok_or(vk::Result::ERROR_UNKNOWN)?
             .wait_idle()
     })

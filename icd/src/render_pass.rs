@@ -544,7 +544,11 @@ pub unsafe extern "system" fn destroy_render_pass(
     pass: vk::RenderPass,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard_or("vkDestroyRenderPass", (), || drop(RenderPass::take(pass)))
+    guard_or("vkDestroyRenderPass", (), || {
+        // SAFETY: Vulkan valid usage: `renderPass` is VK_NULL_HANDLE or a live render pass made
+        // by this driver, and this destroy command is its last use.
+        drop(unsafe { RenderPass::take(pass) })
+    })
 }
 
 pub unsafe extern "system" fn get_render_area_granularity(

@@ -365,7 +365,11 @@ pub unsafe extern "system" fn destroy_sampler(
     sampler: vk::Sampler,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard_or("vkDestroySampler", (), || drop(Sampler::take(sampler)))
+    guard_or("vkDestroySampler", (), || {
+        // SAFETY: Vulkan valid usage: `sampler` is VK_NULL_HANDLE or a live sampler made by this
+        // driver, and this destroy command is its last use.
+        drop(unsafe { Sampler::take(sampler) })
+    })
 }
 
 #[cfg(test)]

@@ -47,6 +47,8 @@ pub unsafe extern "system" fn destroy_shader_module(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard_or("vkDestroyShaderModule", (), || {
-        drop(ShaderModule::take(module))
+        // SAFETY: Vulkan valid usage: `shaderModule` is VK_NULL_HANDLE or a live shader module
+        // made by this driver, and this destroy command is its last use.
+        drop(unsafe { ShaderModule::take(module) })
     })
 }

@@ -176,7 +176,9 @@ pub unsafe extern "system" fn destroy_fence(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     crate::entry::guard_or("vkDestroyFence", (), || {
-        if let (Ok(dev), Some(f)) = (Device::get(device_h), Fence::take(fence)) {
+        // SAFETY: Vulkan valid usage: `fence` is VK_NULL_HANDLE or a live fence made by this
+        // driver, and this destroy command is its last use.
+        if let (Ok(dev), Some(f)) = (Device::get(device_h), unsafe { Fence::take(fence) }) {
             let f = f.into_inner();
             if let Some(t) = f.temporary.into_inner().unwrap_or_else(|e| e.into_inner()) {
                 let _ = kmd::syncobj_destroy(dev.kmd.as_ref(), t);
@@ -189,14 +191,15 @@ pub unsafe extern "system" fn destroy_fence(
 /// The syncobjs behind an array of fence handles.
 ///
 /// # Safety
-/// `p_fences` must hold `count` fence handles.
+/// `p_fences` must hold `count` fence handles, each a live fence made by this driver.
 unsafe fn fence_syncobjs(count: u32, p_fences: *const vk::Fence) -> Result<Vec<u32>, vk::Result> {
     // SAFETY: guaranteed by the caller.
     let fences = unsafe { handle::slice(p_fences, count) };
     fences
         .iter()
         .map(|&f| {
-            Fence::from_handle(f)
+            // SAFETY: guaranteed by the caller: `f` is a live fence made by this driver.
+            unsafe { Fence::from_handle(f) }
                 .map(|f| f.active())
                 .ok_or(vk::Result::ERROR_UNKNOWN)
         })
@@ -213,7 +216,9 @@ pub unsafe extern "system" fn reset_fences(
         // A reset first restores each fence's permanent payload.
         // SAFETY: valid usage: pFences holds `count` fences.
         for &f in unsafe { handle::slice(p_fences, count) } {
-            if let Some(t) = Fence::from_handle(f).and_then(|f| lock(&f.temporary).take()) {
+            // SAFETY: Vulkan valid usage: each of `pFences` is a live fence made by this driver.
+            let fence = unsafe { Fence::from_handle(f) };
+            if let Some(t) = fence.and_then(|f| lock(&f.temporary).take()) {
                 let _ = kmd::syncobj_destroy(dev.kmd.as_ref(), t);
             }
         }
@@ -233,7 +238,8 @@ pub unsafe extern "system" fn get_fence_status(
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
-        let f = Fence::from_handle(fence).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `fence` is a live fence made by this driver.
+        let f = unsafe { Fence::from_handle(fence) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         kmd::syncobj_wait(
             dev.kmd.as_ref(),
             &[f.active()],
@@ -316,7 +322,9 @@ pub unsafe extern "system" fn destroy_semaphore(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     crate::entry::guard_or("vkDestroySemaphore", (), || {
-        if let (Ok(dev), Some(s)) = (Device::get(device_h), Semaphore::take(semaphore)) {
+        // SAFETY: Vulkan valid usage: `semaphore` is VK_NULL_HANDLE or a live semaphore made by
+        // this driver, and this destroy command is its last use.
+        if let (Ok(dev), Some(s)) = (Device::get(device_h), unsafe { Semaphore::take(semaphore) }) {
             let s = s.into_inner();
             if let Some(t) = s.temporary.into_inner().unwrap_or_else(|e| e.into_inner()) {
                 let _ = kmd::syncobj_destroy(dev.kmd.as_ref(), t);
@@ -336,7 +344,8 @@ pub unsafe extern "system" fn get_semaphore_counter_value(
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
-        let s = Semaphore::from_handle(semaphore).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `semaphore` is a live semaphore made by this driver.
+        let s = unsafe { Semaphore::from_handle(semaphore) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let value = kmd::syncobj_query(dev.kmd.as_ref(), s.active())
             .map_err(|_| vk::Result::ERROR_DEVICE_LOST)?;
         // SAFETY: valid usage: pValue is writable.
@@ -367,7 +376,9 @@ pub unsafe extern "system" fn wait_semaphores(
         let handles = sems
             .iter()
             .map(|&s| {
-                Semaphore::from_handle(s)
+                // SAFETY: Vulkan valid usage: each of `pWaitInfo->pSemaphores` is a live
+                // semaphore made by this driver.
+                unsafe { Semaphore::from_handle(s) }
                     .map(|s| s.active())
                     .ok_or(vk::Result::ERROR_UNKNOWN)
             })
@@ -399,7 +410,9 @@ pub unsafe extern "system" fn signal_semaphore(
         }
         // SAFETY: valid usage: pSignalInfo points to a valid structure.
         let info = unsafe { &*p_signal_info };
-        let s = Semaphore::from_handle(info.semaphore).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `info.semaphore` is a live semaphore made by this driver.
+        let s =
+            unsafe { Semaphore::from_handle(info.semaphore) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         kmd::syncobj_timeline_signal(dev.kmd.as_ref(), &[s.active()], &[info.value])
             .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)
     })
@@ -414,7 +427,9 @@ pub unsafe extern "system" fn get_semaphore_fd(
         let dev = Device::get(device_h)?;
         // SAFETY: valid usage: pGetFdInfo points to a valid structure.
         let info = unsafe { &*p_get_fd_info };
-        let s = Semaphore::from_handle(info.semaphore).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `info.semaphore` is a live semaphore made by this driver.
+        let s =
+            unsafe { Semaphore::from_handle(info.semaphore) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let k = dev.kmd.as_ref();
         let fd = match info.handle_type {
             vk::ExternalSemaphoreHandleTypeFlags::OPAQUE_FD => syncobj_to_fd(k, s.active(), false)?,
@@ -450,7 +465,9 @@ pub unsafe extern "system" fn import_semaphore_fd(
         let dev = Device::get(device_h)?;
         // SAFETY: valid usage: pImportSemaphoreFdInfo points to a valid structure.
         let info = unsafe { &*p_import_info };
-        let s = Semaphore::from_handle(info.semaphore).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `info.semaphore` is a live semaphore made by this driver.
+        let s =
+            unsafe { Semaphore::from_handle(info.semaphore) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let k = dev.kmd.as_ref();
         let temporary = info.flags.contains(vk::SemaphoreImportFlags::TEMPORARY);
         match info.handle_type {
@@ -489,7 +506,8 @@ pub unsafe extern "system" fn get_fence_fd(
         let dev = Device::get(device_h)?;
         // SAFETY: valid usage: pGetFdInfo points to a valid structure.
         let info = unsafe { &*p_get_fd_info };
-        let f = Fence::from_handle(info.fence).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `info.fence` is a live fence made by this driver.
+        let f = unsafe { Fence::from_handle(info.fence) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let k = dev.kmd.as_ref();
         let fd = match info.handle_type {
             vk::ExternalFenceHandleTypeFlags::OPAQUE_FD => syncobj_to_fd(k, f.active(), false)?,
@@ -524,7 +542,8 @@ pub unsafe extern "system" fn import_fence_fd(
         let dev = Device::get(device_h)?;
         // SAFETY: valid usage: pImportFenceFdInfo points to a valid structure.
         let info = unsafe { &*p_import_info };
-        let f = Fence::from_handle(info.fence).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `info.fence` is a live fence made by this driver.
+        let f = unsafe { Fence::from_handle(info.fence) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let k = dev.kmd.as_ref();
         let temporary = info.flags.contains(vk::FenceImportFlags::TEMPORARY);
         match info.handle_type {

@@ -42,7 +42,9 @@ pub unsafe extern "system" fn cmd_pipeline_barrier(
 
 fn set_event(cb: vk::CommandBuffer, name: &'static str, event: vk::Event, value: u32) {
     record(name, cb, |dev, rec| {
-        let event = Event::from_handle(event).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: the set or reset command's `event` is a live event made by
+        // this driver.
+        let event = unsafe { Event::from_handle(event) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         // The event changes after the work before it.
         rec.barrier_pending = true;
         fill_words(dev, rec, event.va(), 1, value)
@@ -79,7 +81,9 @@ fn wait_events(cb: vk::CommandBuffer, name: &'static str, events: &[vk::Event]) 
         let bos = events
             .iter()
             .map(|&e| {
-                Event::from_handle(e)
+                // SAFETY: Vulkan valid usage: each of the wait command's `pEvents` is a live
+                // event made by this driver.
+                unsafe { Event::from_handle(e) }
                     .map(|e| e.bo.clone())
                     .ok_or(vk::Result::ERROR_UNKNOWN)
             })
@@ -117,7 +121,8 @@ pub unsafe extern "system" fn cmd_write_timestamp(
     query: u32,
 ) {
     record("vkCmdWriteTimestamp", cb, |dev, rec| {
-        let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `queryPool` is a live query pool made by this driver.
+        let pool = unsafe { QueryPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         if query >= pool.count || pool.kind != QueryKind::Timestamp {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
@@ -152,7 +157,8 @@ pub unsafe extern "system" fn cmd_reset_query_pool(
     count: u32,
 ) {
     record("vkCmdResetQueryPool", cb, |dev, rec| {
-        let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `queryPool` is a live query pool made by this driver.
+        let pool = unsafe { QueryPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         if first.checked_add(count).is_none_or(|end| end > pool.count) {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
@@ -185,8 +191,11 @@ pub unsafe extern "system" fn cmd_copy_query_pool_results(
     flags: vk::QueryResultFlags,
 ) {
     record("vkCmdCopyQueryPoolResults", cb, |dev, rec| {
-        let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let dst = Buffer::from_handle(dst).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `queryPool` is a live query pool and `dstBuffer` a live
+        // buffer, both made by this driver.
+        let (pool, dst) = unsafe { (QueryPool::from_handle(pool), Buffer::from_handle(dst)) };
+        let pool = pool.ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let dst = dst.ok_or(vk::Result::ERROR_UNKNOWN)?;
         if first.checked_add(count).is_none_or(|end| end > pool.count) {
             return Err(vk::Result::ERROR_UNKNOWN);
         }

@@ -381,7 +381,10 @@ pub fn clear_rects(
     condition: Option<Condition>,
 ) -> Result<(), vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `rs.pass` is the open render pass instance's pass: the application's, which valid
+    // usage keeps alive while the command buffer records, or the device's own for dynamic
+    // rendering, which lives as long as the device.
+    let pass = unsafe { RenderPass::from_handle(rs.pass) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let fb = &rs.fb;
     let key = ClearKey {
         subpass: rs.subpass,

@@ -104,7 +104,8 @@ pub unsafe extern "system" fn cmd_begin_conditional_rendering(
     record("vkCmdBeginConditionalRenderingEXT", cb, |_, rec| {
         // SAFETY: the application passes a valid begin info (Vulkan valid usage).
         let info = unsafe { info.as_ref() }.ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let buf = Buffer::from_handle(info.buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `info.buffer` is a live buffer made by this driver.
+        let buf = unsafe { Buffer::from_handle(info.buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         rec.condition = Some(Condition {
             va: buf.va.load(Ordering::Acquire) + info.offset,
             inverted: info

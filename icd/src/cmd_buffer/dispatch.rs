@@ -300,7 +300,8 @@ pub unsafe extern "system" fn cmd_dispatch_indirect(
     offset: vk::DeviceSize,
 ) {
     record("vkCmdDispatchIndirect", cb, |dev, rec| {
-        let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `buffer` is a live buffer made by this driver.
+        let buf = unsafe { Buffer::from_handle(buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mut args = buf.va.load(Ordering::Acquire) + offset;
         if let Some(c) = rec.condition {
             args = guard_dispatch(dev, rec, (args, 12), c)?;

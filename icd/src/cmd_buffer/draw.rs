@@ -1502,7 +1502,9 @@ fn draw_indirect(
     indexed: bool,
     count_va: Option<u64>,
 ) -> Result<(), vk::Result> {
-    let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: the indirect draw command's `buffer` is a live buffer made by
+    // this driver.
+    let buf = unsafe { Buffer::from_handle(buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let base = buf.va.load(Ordering::Acquire) + offset;
     draw_records(dev, rec, base, count, stride, indexed, count_va)
 }
@@ -1592,7 +1594,9 @@ fn draw_indirect_count(
     indexed: bool,
 ) {
     record(name, cb, |dev, rec| {
-        let counts = Buffer::from_handle(count_buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `countBuffer` is a live buffer made by this driver.
+        let counts =
+            unsafe { Buffer::from_handle(count_buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let count_va = counts.va.load(Ordering::Acquire) + count_offset;
         draw_indirect(
             dev,
@@ -1672,7 +1676,8 @@ pub unsafe extern "system" fn cmd_bind_vertex_buffers(
                 .vertex_buffers
                 .get_mut(first as usize + i)
                 .ok_or(vk::Result::ERROR_UNKNOWN)?;
-            let buf = Buffer::from_handle(b).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            // SAFETY: Vulkan valid usage: each of `pBuffers` is a live buffer made by this driver.
+            let buf = unsafe { Buffer::from_handle(b) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
             *slot = (
                 buf.va.load(Ordering::Acquire) + o,
                 buf.size.saturating_sub(o),
@@ -1689,7 +1694,8 @@ pub unsafe extern "system" fn cmd_bind_index_buffer(
     ty: vk::IndexType,
 ) {
     record("vkCmdBindIndexBuffer", cb, |_, rec| {
-        let buf = Buffer::from_handle(buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `buffer` is a live buffer made by this driver.
+        let buf = unsafe { Buffer::from_handle(buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let size = match ty {
             // VK_EXT_index_type_uint8: the VDM reads 8-bit indices natively.
             vk::IndexType::UINT8_EXT => IndexSize::U8,

@@ -297,7 +297,8 @@ pub unsafe extern "system" fn cmd_bind_vertex_buffers2(
         };
         for (i, (&b, &o)) in bufs.iter().zip(offsets).enumerate() {
             let slot = first as usize + i;
-            let buf = Buffer::from_handle(b).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            // SAFETY: Vulkan valid usage: each of `pBuffers` is a live buffer made by this driver.
+            let buf = unsafe { Buffer::from_handle(b) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
             let mut size = buf.size.saturating_sub(o);
             if let Some(&s) = sizes.and_then(|s| s.get(i)) {
                 if s != vk::WHOLE_SIZE {

@@ -331,7 +331,9 @@ pub fn record(
     body: impl FnOnce(&Device, &mut Recording) -> Result<(), vk::Result>,
 ) {
     guard_or(name, (), || {
-        let Some(cb) = CommandBuffer::from_handle(cb) else {
+        // SAFETY: Vulkan valid usage: the recording command this runs for was given a live
+        // command buffer made by this driver as `cb`.
+        let Some(cb) = (unsafe { CommandBuffer::from_handle(cb) }) else {
             return;
         };
         let Ok(dev) = Device::get(cb.device) else {
@@ -355,7 +357,9 @@ pub unsafe extern "system" fn begin_command_buffer(
     p_begin_info: *const vk::CommandBufferBeginInfo<'_>,
 ) -> vk::Result {
     guard("vkBeginCommandBuffer", || {
-        let cb = CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `commandBuffer` is a live command buffer made by this
+        // driver.
+        let cb = unsafe { CommandBuffer::from_handle(cb) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let dev = Device::get(cb.device)?;
         // Beginning resets implicitly; one-time-submit and simultaneous-use need nothing more,
         // since a recorded buffer is read-only GPU memory until the next reset.
@@ -377,7 +381,9 @@ pub unsafe extern "system" fn begin_command_buffer(
 
 pub unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Result {
     guard("vkEndCommandBuffer", || {
-        let cb = CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `commandBuffer` is a live command buffer made by this
+        // driver.
+        let cb = unsafe { CommandBuffer::from_handle(cb) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mut rec = cb.lock()?;
         if let Some(e) = rec.error {
             return Err(e);
@@ -399,7 +405,9 @@ pub unsafe extern "system" fn reset_command_buffer(
     _flags: vk::CommandBufferResetFlags,
 ) -> vk::Result {
     guard("vkResetCommandBuffer", || {
-        let cb = CommandBuffer::from_handle(cb).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `commandBuffer` is a live command buffer made by this
+        // driver.
+        let cb = unsafe { CommandBuffer::from_handle(cb) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         cb.lock()?.reset();
         Ok(())
     })
@@ -485,7 +493,9 @@ pub unsafe extern "system" fn cmd_bind_descriptor_sets(
             if index >= MAX_SETS as usize {
                 return Err(vk::Result::ERROR_UNKNOWN);
             }
-            let Some(set) = DescriptorSet::from_handle(s) else {
+            // SAFETY: Vulkan valid usage: each of `pDescriptorSets` is VK_NULL_HANDLE or a live
+            // descriptor set made by this driver.
+            let Some(set) = (unsafe { DescriptorSet::from_handle(s) }) else {
                 if graphics {
                     rec.bindings_mut().sets[index] = 0;
                 } else {
@@ -544,7 +554,10 @@ pub unsafe extern "system" fn cmd_execute_commands(
         rec.close_segment(None)?;
         // SAFETY: valid usage: pCommandBuffers holds `count` handles.
         for &s in unsafe { handle::slice(p_buffers, count) } {
-            let secondary = CommandBuffer::from_handle(s).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            // SAFETY: Vulkan valid usage: each of `pCommandBuffers` is a live command buffer made
+            // by this driver.
+            let secondary =
+                unsafe { CommandBuffer::from_handle(s) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
             let srec = secondary.read()?;
             if let Some(e) = srec.error {
                 return Err(e);

@@ -60,7 +60,9 @@ fn push(
     if set >= MAX_SETS {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    let set_layout = PipelineLayout::from_handle(layout)
+    // SAFETY: Vulkan valid usage: the push command's `layout` is a live pipeline layout made by
+    // this driver.
+    let set_layout = unsafe { PipelineLayout::from_handle(layout) }
         .and_then(|l| l.set_layouts.get(set as usize).cloned().flatten())
         .ok_or(vk::Result::ERROR_UNKNOWN)?;
     let slot = set as usize + if graphics { MAX_SETS as usize } else { 0 };
@@ -126,7 +128,10 @@ pub unsafe extern "system" fn cmd_push_descriptor_set_with_template(
     p_data: *const std::ffi::c_void,
 ) {
     record("vkCmdPushDescriptorSetWithTemplateKHR", cb, |dev, rec| {
-        let t = DescriptorUpdateTemplate::from_handle(template).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `descriptorUpdateTemplate` is a live template made by this
+        // driver.
+        let t = unsafe { DescriptorUpdateTemplate::from_handle(template) }
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
         let (bind_point, _, _) = t.push.ok_or(vk::Result::ERROR_UNKNOWN)?;
         push(dev, rec, bind_point, layout, set, |p| {
             // SAFETY: valid usage: pData holds every descriptor the template names.

@@ -112,7 +112,9 @@ fn pool_of<'a>(
     query: u32,
     kind: QueryKind,
 ) -> Result<Option<&'a QueryPool>, vk::Result> {
-    let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: the query command's `queryPool` is a live query pool made by
+    // this driver.
+    let pool = unsafe { QueryPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     if pool.kind != kind {
         return Ok(None);
     }
@@ -158,7 +160,9 @@ pub unsafe extern "system" fn cmd_end_query_indexed(
 }
 
 fn occlusion_pool<'a>(pool: vk::QueryPool, query: u32) -> Result<&'a QueryPool, vk::Result> {
-    let pool = QueryPool::from_handle(pool).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: the query command's `queryPool` is a live query pool made by
+    // this driver.
+    let pool = unsafe { QueryPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     if pool.kind != QueryKind::Occlusion {
         eprintln!("agx4: only occlusion queries are begun and ended");
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);

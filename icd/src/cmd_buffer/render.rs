@@ -286,13 +286,17 @@ fn colour_view(
     fb: &Framebuffer,
     index: u32,
 ) -> Result<(&ImageView, &Image, Renderable), vk::Result> {
-    let view = ImageView::from_handle(
-        *fb.attachments
-            .get(index as usize)
-            .ok_or(vk::Result::ERROR_UNKNOWN)?,
-    )
-    .ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let v = *fb
+        .attachments
+        .get(index as usize)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: a render pass instance's attachment views (the framebuffer's,
+    // or the begin command's for imageless framebuffers and dynamic rendering) are live image
+    // views made by this driver, kept alive while the command buffer records.
+    let view = unsafe { ImageView::from_handle(v) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `view.image` is the live image the view was made from, which valid usage keeps
+    // alive while the view is in use.
+    let image = unsafe { Image::from_handle(view.image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let format = format::renderable(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
     if !image.usage.contains(vk::ImageUsageFlags::COLOR_ATTACHMENT) || image.layout.levels == 0 {
         return Err(vk::Result::ERROR_UNKNOWN);
@@ -430,13 +434,17 @@ fn input_descriptors(
     index: u32,
     layer: u32,
 ) -> Result<([u8; 24], Option<[u8; 24]>), vk::Result> {
-    let view = ImageView::from_handle(
-        *fb.attachments
-            .get(index as usize)
-            .ok_or(vk::Result::ERROR_UNKNOWN)?,
-    )
-    .ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let v = *fb
+        .attachments
+        .get(index as usize)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: a render pass instance's attachment views (the framebuffer's,
+    // or the begin command's for imageless framebuffers and dynamic rendering) are live image
+    // views made by this driver, kept alive while the command buffer records.
+    let view = unsafe { ImageView::from_handle(v) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `view.image` is the live image the view was made from, which valid usage keeps
+    // alive while the view is in use.
+    let image = unsafe { Image::from_handle(view.image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     if !image.usage.contains(vk::ImageUsageFlags::INPUT_ATTACHMENT) || image.layout.levels == 0 {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
@@ -520,7 +528,10 @@ pub fn input_textures(
     expected: &[InputAttachmentSource],
 ) -> Result<Option<(u64, u32)>, vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `rs.pass` is the open render pass instance's pass: the application's, which valid
+    // usage keeps alive while the command buffer records, or the device's own for dynamic
+    // rendering, which lives as long as the device.
+    let pass = unsafe { RenderPass::from_handle(rs.pass) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let sp = pass
         .subpasses
         .get(rs.subpass as usize)
@@ -591,7 +602,10 @@ pub fn spilled_textures(
     if rs.tilebuffer.spilled().is_empty() {
         return Ok(None);
     }
-    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `rs.pass` is the open render pass instance's pass: the application's, which valid
+    // usage keeps alive while the command buffer records, or the device's own for dynamic
+    // rendering, which lives as long as the device.
+    let pass = unsafe { RenderPass::from_handle(rs.pass) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let (atts, _) = colour_attachments(pass, &rs.fb, rs)?;
     let layer = rs
         .streams
@@ -732,7 +746,10 @@ fn render_command(
     occlusion: u64,
 ) -> Result<drm_asahi_cmd_render, vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `rs.pass` is the open render pass instance's pass: the application's, which valid
+    // usage keeps alive while the command buffer records, or the device's own for dynamic
+    // rendering, which lives as long as the device.
+    let pass = unsafe { RenderPass::from_handle(rs.pass) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let fb = &rs.fb;
     let (atts, resolves) = colour_attachments(pass, fb, rs)?;
     let tib = rs.tilebuffer.clone();
@@ -1004,13 +1021,17 @@ fn depth_stencil_state(
         return Ok(out);
     };
     let desc = &pass.attachments[r.index as usize];
-    let view = ImageView::from_handle(
-        *fb.attachments
-            .get(r.index as usize)
-            .ok_or(vk::Result::ERROR_UNKNOWN)?,
-    )
-    .ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let v = *fb
+        .attachments
+        .get(r.index as usize)
+        .ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: a render pass instance's attachment views (the framebuffer's,
+    // or the begin command's for imageless framebuffers and dynamic rendering) are live image
+    // views made by this driver, kept alive while the command buffer records.
+    let view = unsafe { ImageView::from_handle(v) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `view.image` is the live image the view was made from, which valid usage keeps
+    // alive while the view is in use.
+    let image = unsafe { Image::from_handle(view.image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let kind = format::aspects(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
     // The render is the size of the attachment's level (`subpass_extent`), which the ZLS
     // unit addresses as a twiddled image of that size: level L of a twiddled image is laid
@@ -1110,7 +1131,10 @@ fn clears_at_start(pass: &RenderPass, subpass: u32) -> bool {
 /// Starts recording subpass `subpass` of the open render pass instance.
 fn start_subpass(dev: &Device, rec: &mut Recording, subpass: u32) -> Result<(), vk::Result> {
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `rs.pass` is the open render pass instance's pass: the application's, which valid
+    // usage keeps alive while the command buffer records, or the device's own for dynamic
+    // rendering, which lives as long as the device.
+    let pass = unsafe { RenderPass::from_handle(rs.pass) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let sp = pass
         .subpasses
         .get(subpass as usize)
@@ -1164,7 +1188,10 @@ pub fn adopt_samples(rs: &mut RenderState, tib: &TilebufferLayout) -> Result<(),
     if rs.tilebuffer == *tib {
         return Ok(());
     }
-    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `rs.pass` is the open render pass instance's pass: the application's, which valid
+    // usage keeps alive while the command buffer records, or the device's own for dynamic
+    // rendering, which lives as long as the device.
+    let pass = unsafe { RenderPass::from_handle(rs.pass) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     if attachmentless(pass, rs.subpass) && !rs.streams.iter().any(Stream::wrote) {
         rs.tilebuffer = tib.clone();
     }
@@ -1189,7 +1216,10 @@ pub fn barrier(dev: &Device, rec: &mut Recording, feedback_loop: bool) -> Result
     let Some(rs) = rec.render.as_ref() else {
         return Ok(());
     };
-    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `rs.pass` is the open render pass instance's pass: the application's, which valid
+    // usage keeps alive while the command buffer records, or the device's own for dynamic
+    // rendering, which lives as long as the device.
+    let pass = unsafe { RenderPass::from_handle(rs.pass) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     if (feedback_loop || depth_feedback(pass, rs.subpass)) && rs.streams.iter().any(Stream::wrote) {
         restart_streams(dev, rec)?;
     }
@@ -1231,9 +1261,15 @@ fn subpass_extent(
         let view = fb
             .attachments
             .get(index as usize)
-            .and_then(|&v| ImageView::from_handle(v))
+            // SAFETY: Vulkan valid usage: a render pass instance's attachment views (the
+            // framebuffer's, or the begin command's for imageless framebuffers and dynamic
+            // rendering) are live image views made by this driver, kept alive while the
+            // command buffer records.
+            .and_then(|&v| unsafe { ImageView::from_handle(v) })
             .ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: `view.image` is the live image the view was made from, which valid usage
+        // keeps alive while the view is in use.
+        let image = unsafe { Image::from_handle(view.image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         Ok((image, view.range.base_mip_level))
     };
     let mut size = (fb.width, fb.height);
@@ -1272,7 +1308,10 @@ fn subpass_extent(
 /// attachments this subpass clears are cleared by drawing the render area.
 fn clear_partial_area(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
     let rs = rec.render.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `rs.pass` is the open render pass instance's pass: the application's, which valid
+    // usage keeps alive while the command buffer records, or the device's own for dynamic
+    // rendering, which lives as long as the device.
+    let pass = unsafe { RenderPass::from_handle(rs.pass) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let a = rs.area;
     let whole = covers(a, rs.reach);
     // A resumed instance continues its suspended one, whose load ops have run already.
@@ -1371,7 +1410,10 @@ fn clear_area_rects(
 /// The attachment views a render pass instance renders: the framebuffer's, or for an
 /// imageless framebuffer the ones `VkRenderPassAttachmentBeginInfo` names.
 fn instance_framebuffer(begin: &vk::RenderPassBeginInfo<'_>) -> Result<Framebuffer, vk::Result> {
-    let fb = Framebuffer::from_handle(begin.framebuffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: the begin info's `framebuffer` is a live framebuffer made by
+    // this driver.
+    let fb =
+        unsafe { Framebuffer::from_handle(begin.framebuffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let mut out = fb.clone();
     if fb.imageless {
         // SAFETY: valid usage: the pNext chain is valid.
@@ -1382,7 +1424,9 @@ fn instance_framebuffer(begin: &vk::RenderPassBeginInfo<'_>) -> Result<Framebuff
         // SAFETY: valid usage: pAttachments holds attachmentCount views.
         let views = unsafe { handle::slice(info.p_attachments, info.attachment_count) };
         if views.len() != fb.attachment_count
-            || views.iter().any(|&v| ImageView::from_handle(v).is_none())
+            // SAFETY: Vulkan valid usage: each of `pAttachments` is a live image view made by
+            // this driver (null is caught here).
+            || views.iter().any(|&v| unsafe { ImageView::from_handle(v) }.is_none())
         {
             eprintln!("agx4: vkCmdBeginRenderPass: {} attachment views for an imageless framebuffer of {}", views.len(), fb.attachment_count);
             return Err(vk::Result::ERROR_UNKNOWN);
@@ -1443,7 +1487,10 @@ fn end_subpass(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
     if rs.suspending {
         return Ok(());
     }
-    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `rs.pass` is the open render pass instance's pass: the application's, which valid
+    // usage keeps alive while the command buffer records, or the device's own for dynamic
+    // rendering, which lives as long as the device.
+    let pass = unsafe { RenderPass::from_handle(rs.pass) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let sp = &pass.subpasses[rs.subpass as usize];
     let (Some(ds), Some(resolve)) = (sp.depth_stencil, sp.depth_stencil_resolve) else {
         return Ok(());
@@ -1452,13 +1499,20 @@ fn end_subpass(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
         rs.fb
             .attachments
             .get(i as usize)
-            .and_then(|&v| ImageView::from_handle(v))
+            // SAFETY: Vulkan valid usage: a render pass instance's attachment views (the
+            // framebuffer's, or the begin command's for imageless framebuffers and dynamic
+            // rendering) are live image views made by this driver, kept alive while the
+            // command buffer records.
+            .and_then(|&v| unsafe { ImageView::from_handle(v) })
             .ok_or(vk::Result::ERROR_UNKNOWN)
     };
     let (sv, dv) = (view(ds.index)?, view(resolve.attachment.index)?);
+    // SAFETY: each view's `image` is the live image it was made from, which valid usage keeps
+    // alive while the view is in use.
+    let (si, di) = unsafe { (Image::from_handle(sv.image), Image::from_handle(dv.image)) };
     let (si, di) = (
-        Image::from_handle(sv.image).ok_or(vk::Result::ERROR_UNKNOWN)?,
-        Image::from_handle(dv.image).ok_or(vk::Result::ERROR_UNKNOWN)?,
+        si.ok_or(vk::Result::ERROR_UNKNOWN)?,
+        di.ok_or(vk::Result::ERROR_UNKNOWN)?,
     );
     // An aspect the subpass does not resolve keeps what the resolve attachment's own load op
     // gives it: a clear, when this is the attachment's first use.
@@ -1632,7 +1686,10 @@ fn clear_attachments(
     rects: &[vk::ClearRect],
 ) -> Result<(), vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let pass = RenderPass::from_handle(rs.pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `rs.pass` is the open render pass instance's pass: the application's, which valid
+    // usage keeps alive while the command buffer records, or the device's own for dynamic
+    // rendering, which lives as long as the device.
+    let pass = unsafe { RenderPass::from_handle(rs.pass) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let sp = &pass.subpasses[rs.subpass as usize];
     let ds_format = sp
         .depth_stencil

@@ -255,8 +255,11 @@ struct Attachments {
 }
 
 fn view<'a>(v: vk::ImageView) -> Result<(&'a ImageView, &'a Image), vk::Result> {
-    let view = ImageView::from_handle(v).ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let image = Image::from_handle(view.image).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: a vkCmdBeginRendering attachment's view is a live image view
+    // made by this driver, and the image it was made for is live while the view is used.
+    let view = unsafe { ImageView::from_handle(v) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: as above: `view.image` was a live image when the view was made from it.
+    let image = unsafe { Image::from_handle(view.image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     Ok((view, image))
 }
 

@@ -55,7 +55,9 @@ pub unsafe fn begin(
         vk::Result::ERROR_UNKNOWN
     })?;
     let (pass, subpass, fb) = if inheritance.render_pass != vk::RenderPass::null() {
-        let fb = Framebuffer::from_handle(inheritance.framebuffer).cloned();
+        // SAFETY: guaranteed by the caller: the inheritance info's `framebuffer` is
+        // VK_NULL_HANDLE or a live framebuffer made by this driver.
+        let fb = unsafe { Framebuffer::from_handle(inheritance.framebuffer) }.cloned();
         (inheritance.render_pass, inheritance.subpass, fb)
     } else {
         // SAFETY: guaranteed by the caller.
@@ -75,7 +77,10 @@ pub unsafe fn begin(
             None,
         )
     };
-    let rp = RenderPass::from_handle(pass).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `pass` is the inheritance info's `renderPass`, a live render pass made by this
+    // driver by the caller's guarantee, or the device's own pass from `inherited_pass`, which
+    // lives as long as the device.
+    let rp = unsafe { RenderPass::from_handle(pass) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let sp = rp
         .subpasses
         .get(subpass as usize)

@@ -333,7 +333,8 @@ pub unsafe extern "system" fn cmd_bind_transform_feedback_buffers(
                 .buffers
                 .get_mut(first as usize + i)
                 .ok_or(vk::Result::ERROR_UNKNOWN)?;
-            let buf = Buffer::from_handle(b).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            // SAFETY: Vulkan valid usage: each of `pBuffers` is a live buffer made by this driver.
+            let buf = unsafe { Buffer::from_handle(b) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
             let left = buf.size.saturating_sub(o);
             let size = match sizes.map(|s| s[i]) {
                 Some(vk::WHOLE_SIZE) | None => left,
@@ -348,7 +349,8 @@ pub unsafe extern "system" fn cmd_bind_transform_feedback_buffers(
 /// The counter buffer addresses given to Begin or End, per transform feedback buffer.
 ///
 /// # Safety
-/// The arrays hold `count` entries or are null.
+/// The arrays hold `count` entries or are null; each buffer is VK_NULL_HANDLE or a live buffer
+/// made by this driver.
 unsafe fn counters(
     first: u32,
     count: u32,
@@ -371,7 +373,8 @@ unsafe fn counters(
         if b == vk::Buffer::null() {
             continue;
         }
-        let buf = Buffer::from_handle(b).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: the caller's contract: `b` is a live buffer made by this driver (not null here).
+        let buf = unsafe { Buffer::from_handle(b) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let o = offsets.map_or(0, |o| o[i]);
         let slot = out
             .get_mut(first as usize + i)
@@ -389,7 +392,8 @@ pub unsafe extern "system" fn cmd_begin_transform_feedback(
     p_offsets: *const vk::DeviceSize,
 ) {
     record("vkCmdBeginTransformFeedbackEXT", cb, |dev, rec| {
-        // SAFETY: valid usage: the arrays hold `count` entries or are null.
+        // SAFETY: valid usage: the arrays hold `count` entries or are null, and the counter
+        // buffers are null or live buffers made by this driver.
         let c = unsafe { counters(first, count, p_buffers, p_offsets)? };
         let (zero, _) = zero_words(dev, rec)?;
         for (b, counter) in c.iter().enumerate() {
@@ -409,7 +413,8 @@ pub unsafe extern "system" fn cmd_end_transform_feedback(
     p_offsets: *const vk::DeviceSize,
 ) {
     record("vkCmdEndTransformFeedbackEXT", cb, |dev, rec| {
-        // SAFETY: valid usage: the arrays hold `count` entries or are null.
+        // SAFETY: valid usage: the arrays hold `count` entries or are null, and the counter
+        // buffers are null or live buffers made by this driver.
         let c = unsafe { counters(first, count, p_buffers, p_offsets)? };
         for (b, counter) in c.iter().enumerate() {
             let Some(counter) = *counter else { continue };
@@ -471,7 +476,9 @@ pub unsafe extern "system" fn cmd_draw_indirect_byte_count(
     vertex_stride: u32,
 ) {
     record("vkCmdDrawIndirectByteCountEXT", cb, |dev, rec| {
-        let buf = Buffer::from_handle(counter_buffer).ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: `counterBuffer` is a live buffer made by this driver.
+        let buf =
+            unsafe { Buffer::from_handle(counter_buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let counter = buf.va.load(Ordering::Acquire) + counter_buffer_offset;
         let mut args = [0u8; 16];
         args[4..8].copy_from_slice(&instances.to_le_bytes());

@@ -57,7 +57,9 @@ pub fn image_usage() -> vk::ImageUsageFlags {
 
 impl Surface {
     pub fn get<'a>(h: vk::SurfaceKHR) -> Result<&'a Surface, vk::Result> {
-        Surface::from_handle(h).ok_or(vk::Result::ERROR_SURFACE_LOST_KHR)
+        // SAFETY: Vulkan valid usage: the surface queries and vkCreateSwapchainKHR, which give
+        // this their `surface`, pass a live surface made by this driver.
+        unsafe { Surface::from_handle(h) }.ok_or(vk::Result::ERROR_SURFACE_LOST_KHR)
     }
 
     /// The surface's size now, or `None` when the swapchain decides it (headless, and
@@ -203,7 +205,11 @@ pub unsafe extern "system" fn destroy_surface(
     surface: vk::SurfaceKHR,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard_or("vkDestroySurfaceKHR", (), || drop(Surface::take(surface)))
+    guard_or("vkDestroySurfaceKHR", (), || {
+        // SAFETY: Vulkan valid usage: `surface` is VK_NULL_HANDLE or a live surface made by this
+        // driver, and this destroy command is its last use.
+        drop(unsafe { Surface::take(surface) })
+    })
 }
 
 // --- Queries -------------------------------------------------------------------------------

@@ -298,7 +298,10 @@ impl Drop for Swapchain {
             let _ = p.join();
         }
         for &h in &self.handles {
-            drop(Image::take(h));
+            // SAFETY: the swapchain made its images (by vkCreateImage's code, which uses
+            // `into_handle_in`) and owns them; valid usage forbids the application to destroy
+            // them or to use them after the swapchain is destroyed, and this drop runs once.
+            drop(unsafe { Image::take(h) });
         }
         let _ = kmd::syncobj_destroy(self.shared.kmd.as_ref(), self.shared.timeline);
     }
@@ -349,7 +352,9 @@ fn make_images(
     let mut images = Vec::new();
     let fail = |handles: &[vk::Image], e: vk::Result| {
         for &h in handles {
-            drop(Image::take(h));
+            // SAFETY: `handles` are the images made below for this swapchain, live and never
+            // handed out: the swapchain is not made, and they are not used again.
+            drop(unsafe { Image::take(h) });
         }
         e
     };
@@ -363,7 +368,8 @@ fn make_images(
             return Err(fail(&handles, r));
         }
         handles.push(h);
-        let Some(img) = Image::from_handle(h) else {
+        // SAFETY: `h` is the image `create_image` made just above.
+        let Some(img) = (unsafe { Image::from_handle(h) }) else {
             return Err(fail(&handles, vk::Result::ERROR_OUT_OF_HOST_MEMORY));
         };
         // Cached CPU mapping: the presenter reads every presented image.
@@ -387,7 +393,9 @@ fn create(
 ) -> Result<Swapchain, vk::Result> {
     let dev = Device::get(device)?;
     // The old swapchain is retired even if this one cannot be made.
-    if let Some(old) = Swapchain::from_handle(info.old_swapchain) {
+    // SAFETY: Vulkan valid usage: `oldSwapchain` is VK_NULL_HANDLE or a live swapchain made by
+    // this driver.
+    if let Some(old) = unsafe { Swapchain::from_handle(info.old_swapchain) } {
         old.shared.state().retired = true;
         old.shared.changed.notify_all();
     }
@@ -474,7 +482,9 @@ pub unsafe extern "system" fn destroy_swapchain(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard_or("vkDestroySwapchainKHR", (), || {
-        drop(Swapchain::take(swapchain))
+        // SAFETY: Vulkan valid usage: `swapchain` is VK_NULL_HANDLE or a live swapchain made by
+        // this driver, and this destroy command is its last use.
+        drop(unsafe { Swapchain::take(swapchain) })
     })
 }
 
@@ -485,7 +495,8 @@ pub unsafe extern "system" fn get_swapchain_images(
     p_images: *mut vk::Image,
 ) -> vk::Result {
     guard_or("vkGetSwapchainImagesKHR", vk::Result::ERROR_UNKNOWN, || {
-        let Some(sc) = Swapchain::from_handle(swapchain) else {
+        // SAFETY: Vulkan valid usage: `swapchain` is a live swapchain made by this driver.
+        let Some(sc) = (unsafe { Swapchain::from_handle(swapchain) }) else {
             return vk::Result::ERROR_UNKNOWN;
         };
         // SAFETY: valid usage: the count pointer is valid, the array null or sized.
@@ -505,7 +516,9 @@ fn acquire(
     if dev.is_lost() {
         return Err(vk::Result::ERROR_DEVICE_LOST);
     }
-    let sc = Swapchain::from_handle(swapchain).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: the acquire command's `swapchain` is a live swapchain made by
+    // this driver.
+    let sc = unsafe { Swapchain::from_handle(swapchain) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let shared = &sc.shared;
     if shared.state().retired {
         return Err(vk::Result::ERROR_OUT_OF_DATE_KHR);
@@ -550,8 +563,12 @@ fn acquire(
     drop(st);
     // The image is free: nothing reads it any more, so its semaphore and fence signal now.
     let mut syncobjs = Vec::new();
-    syncobjs.extend(Semaphore::from_handle(semaphore).map(|s| s.active()));
-    syncobjs.extend(Fence::from_handle(fence).map(|f| f.active()));
+    // SAFETY: Vulkan valid usage: the acquire command's `semaphore` and `fence` are each
+    // VK_NULL_HANDLE or a live semaphore or fence made by this driver.
+    let (semaphore, fence) =
+        unsafe { (Semaphore::from_handle(semaphore), Fence::from_handle(fence)) };
+    syncobjs.extend(semaphore.map(|s| s.active()));
+    syncobjs.extend(fence.map(|f| f.active()));
     if let Err(e) = super::signal_binary(dev.kmd.as_ref(), &syncobjs) {
         shared.release(index);
         return Err(e);
@@ -624,7 +641,8 @@ pub unsafe extern "system" fn queue_present(
     p_info: *const vk::PresentInfoKHR<'_>,
 ) -> vk::Result {
     guard_or("vkQueuePresentKHR", vk::Result::ERROR_UNKNOWN, || {
-        let Some(q) = Queue::from_handle(queue) else {
+        // SAFETY: Vulkan valid usage: `queue` is a live queue made by this driver.
+        let Some(q) = (unsafe { Queue::from_handle(queue) }) else {
             return vk::Result::ERROR_UNKNOWN;
         };
         // SAFETY: valid usage: pPresentInfo is valid with arrays of the counts it gives.
@@ -663,7 +681,9 @@ pub unsafe extern "system" fn queue_present(
         let mut requests = Vec::with_capacity(chains.len());
         let mut signals = Vec::with_capacity(chains.len());
         for (i, (&h, &index)) in chains.iter().zip(indices).enumerate() {
-            let Some(sc) = Swapchain::from_handle(h) else {
+            // SAFETY: Vulkan valid usage: each of `pSwapchains` is a live swapchain made by this
+            // driver.
+            let Some(sc) = (unsafe { Swapchain::from_handle(h) }) else {
                 return vk::Result::ERROR_UNKNOWN;
             };
             let r = sc.shared.check();
@@ -688,7 +708,9 @@ pub unsafe extern "system" fn queue_present(
         }
         let wait_points: Vec<SyncPoint> = waits
             .iter()
-            .filter_map(|&s| Semaphore::from_handle(s))
+            // SAFETY: Vulkan valid usage: each of `pWaitSemaphores` is a live semaphore made by
+            // this driver.
+            .filter_map(|&s| unsafe { Semaphore::from_handle(s) })
             .map(|s| SyncPoint {
                 syncobj: s.active(),
                 value: 0,
