@@ -650,16 +650,12 @@ pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(),
 }
 
 fn copy_descriptors(c: &vk::CopyDescriptorSet<'_>) -> Result<(), vk::Result> {
-    // SAFETY: Vulkan valid usage: a copy's `srcSet` and `dstSet` are live descriptor sets made by
-    // this driver.
-    let (src, dst) = unsafe {
-        (
-            DescriptorSet::from_handle(c.src_set),
-            DescriptorSet::from_handle(c.dst_set),
-        )
-    };
-    let src = src.ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let dst = dst.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: a VkCopyDescriptorSet's `srcSet` is a live descriptor set made
+    // by this driver.
+    let src = unsafe { DescriptorSet::from_handle(c.src_set) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: Vulkan valid usage: a VkCopyDescriptorSet's `dstSet` is a live descriptor set made
+    // by this driver.
+    let dst = unsafe { DescriptorSet::from_handle(c.dst_set) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let (first, _) = src
         .layout
         .locate(c.src_binding, c.src_array_element)

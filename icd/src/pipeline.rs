@@ -157,16 +157,14 @@ unsafe fn create_one(
     if stage.stage != vk::ShaderStageFlags::COMPUTE {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    // SAFETY: guaranteed by the caller: `stage.module` and `info.layout` are a live shader
-    // module and pipeline layout made by this driver.
-    let (module, layout) = unsafe {
-        (
-            ShaderModule::from_handle(stage.module),
-            PipelineLayout::from_handle(info.layout),
-        )
-    };
-    let module = module.ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let layout = layout.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: guaranteed by the caller: `stage.module` is a live shader module made by this
+    // driver.
+    let module =
+        unsafe { ShaderModule::from_handle(stage.module) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: guaranteed by the caller: `info.layout` is a live pipeline layout made by this
+    // driver.
+    let layout =
+        unsafe { PipelineLayout::from_handle(info.layout) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     // SAFETY: valid usage: pName is a NUL-terminated string.
     let entry = unsafe { CStr::from_ptr(stage.p_name) }
         .to_str()

@@ -191,11 +191,12 @@ pub unsafe extern "system" fn cmd_copy_query_pool_results(
     flags: vk::QueryResultFlags,
 ) {
     record("vkCmdCopyQueryPoolResults", cb, |dev, rec| {
-        // SAFETY: Vulkan valid usage: `queryPool` is a live query pool and `dstBuffer` a live
-        // buffer, both made by this driver.
-        let (pool, dst) = unsafe { (QueryPool::from_handle(pool), Buffer::from_handle(dst)) };
-        let pool = pool.ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let dst = dst.ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: vkCmdCopyQueryPoolResults's `queryPool` is a live query
+        // pool made by this driver.
+        let pool = unsafe { QueryPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
+        // SAFETY: Vulkan valid usage: vkCmdCopyQueryPoolResults's `dstBuffer` is a live buffer
+        // made by this driver.
+        let dst = unsafe { Buffer::from_handle(dst) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         if first.checked_add(count).is_none_or(|end| end > pool.count) {
             return Err(vk::Result::ERROR_UNKNOWN);
         }

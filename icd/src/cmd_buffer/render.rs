@@ -1507,12 +1507,15 @@ fn end_subpass(dev: &Device, rec: &mut Recording) -> Result<(), vk::Result> {
             .ok_or(vk::Result::ERROR_UNKNOWN)
     };
     let (sv, dv) = (view(ds.index)?, view(resolve.attachment.index)?);
-    // SAFETY: each view's `image` is the live image it was made from, which valid usage keeps
-    // alive while the view is in use.
-    let (si, di) = unsafe { (Image::from_handle(sv.image), Image::from_handle(dv.image)) };
     let (si, di) = (
-        si.ok_or(vk::Result::ERROR_UNKNOWN)?,
-        di.ok_or(vk::Result::ERROR_UNKNOWN)?,
+        // SAFETY: `sv.image` is the image the depth/stencil attachment's view was made from; a
+        // view may only be used while its image lives (Vulkan object lifetime rules), and the
+        // view is in use by this render pass instance.
+        unsafe { Image::from_handle(sv.image) }.ok_or(vk::Result::ERROR_UNKNOWN)?,
+        // SAFETY: `dv.image` is the image the depth/stencil resolve attachment's view was made
+        // from; a view may only be used while its image lives (Vulkan object lifetime rules),
+        // and the view is in use by this render pass instance.
+        unsafe { Image::from_handle(dv.image) }.ok_or(vk::Result::ERROR_UNKNOWN)?,
     );
     // An aspect the subpass does not resolve keeps what the resolve attachment's own load op
     // gives it: a clear, when this is the attachment's first use.

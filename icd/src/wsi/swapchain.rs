@@ -563,12 +563,12 @@ fn acquire(
     drop(st);
     // The image is free: nothing reads it any more, so its semaphore and fence signal now.
     let mut syncobjs = Vec::new();
-    // SAFETY: Vulkan valid usage: the acquire command's `semaphore` and `fence` are each
-    // VK_NULL_HANDLE or a live semaphore or fence made by this driver.
-    let (semaphore, fence) =
-        unsafe { (Semaphore::from_handle(semaphore), Fence::from_handle(fence)) };
-    syncobjs.extend(semaphore.map(|s| s.active()));
-    syncobjs.extend(fence.map(|f| f.active()));
+    // SAFETY: Vulkan valid usage: the acquire command's `semaphore` is VK_NULL_HANDLE or a live
+    // semaphore made by this driver.
+    syncobjs.extend(unsafe { Semaphore::from_handle(semaphore) }.map(|s| s.active()));
+    // SAFETY: Vulkan valid usage: the acquire command's `fence` is VK_NULL_HANDLE or a live fence
+    // made by this driver.
+    syncobjs.extend(unsafe { Fence::from_handle(fence) }.map(|f| f.active()));
     if let Err(e) = super::signal_binary(dev.kmd.as_ref(), &syncobjs) {
         shared.release(index);
         return Err(e);
