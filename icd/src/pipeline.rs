@@ -442,30 +442,31 @@ fn common_stats(
 }
 
 fn executables(pipeline: vk::Pipeline) -> Result<Vec<Executable>, vk::Result> {
-    // SAFETY: Vulkan valid usage: the executable properties commands this is given pipelines by
-    // pass live pipelines made by this driver.
-    let pipeline = unsafe { Pipeline::from_handle(pipeline) };
-    Ok(match pipeline.ok_or(vk::Result::ERROR_UNKNOWN)? {
-        Pipeline::Compute(c) => {
-            let b = &c.program.binary;
-            let mut stats = common_stats(&b.stats, b.gpr_halves, b.uniform_halves);
-            stats.push((
-                "Shared memory",
-                "Bytes of workgroup memory",
-                u64::from(b.shared_bytes),
-            ));
-            vec![Executable {
-                name: "Compute shader",
-                description: "The pipeline's compute shader",
-                stage: vk::ShaderStageFlags::COMPUTE,
-                stats,
-            }]
-        }
-        Pipeline::Graphics(g) => {
-            let b = &g.binary;
-            // A dynamic vertex input layout compiles a program per layout at draw time:
-            // the pipeline itself has no vertex code to describe.
-            let (mut vs, description) = match g.vertex.fixed() {
+    Ok(
+        // SAFETY: `pipeline` is the `pipeline` of a vkGetPipelineExecutable*KHR command's info
+        // (this function's only callers), which Vulkan valid usage requires to be a live
+        // pipeline made by this driver.
+        match unsafe { Pipeline::from_handle(pipeline) }.ok_or(vk::Result::ERROR_UNKNOWN)? {
+            Pipeline::Compute(c) => {
+                let b = &c.program.binary;
+                let mut stats = common_stats(&b.stats, b.gpr_halves, b.uniform_halves);
+                stats.push((
+                    "Shared memory",
+                    "Bytes of workgroup memory",
+                    u64::from(b.shared_bytes),
+                ));
+                vec![Executable {
+                    name: "Compute shader",
+                    description: "The pipeline's compute shader",
+                    stage: vk::ShaderStageFlags::COMPUTE,
+                    stats,
+                }]
+            }
+            Pipeline::Graphics(g) => {
+                let b = &g.binary;
+                // A dynamic vertex input layout compiles a program per layout at draw time:
+                // the pipeline itself has no vertex code to describe.
+                let (mut vs, description) = match g.vertex.fixed() {
                     Some(v) => (
                         common_stats(&v.binary.stats, v.binary.gpr_halves, v.binary.uniform_halves),
                         "The pipeline's vertex shader",
@@ -475,34 +476,35 @@ fn executables(pipeline: vk::Pipeline) -> Result<Vec<Executable>, vk::Result> {
                         "The pipeline's vertex shader, compiled for each vertex input layout at draw time",
                     ),
                 };
-            vs.push((
-                "Varyings",
-                "32-bit words of each vertex's output record",
-                u64::from(b.uvs_words),
-            ));
-            let mut list = vec![Executable {
-                name: "Vertex shader",
-                description,
-                stage: vk::ShaderStageFlags::VERTEX,
-                stats: vs,
-            }];
-            if let Some(f) = &b.fragment {
-                let mut fs = common_stats(&f.stats, f.gpr_halves, f.uniform_halves);
-                fs.push((
-                    "Coefficient registers",
-                    "Interpolation coefficient registers the launch fills",
-                    u64::from(b.cf_registers),
+                vs.push((
+                    "Varyings",
+                    "32-bit words of each vertex's output record",
+                    u64::from(b.uvs_words),
                 ));
-                list.push(Executable {
-                    name: "Fragment shader",
-                    description: "The pipeline's fragment shader",
-                    stage: vk::ShaderStageFlags::FRAGMENT,
-                    stats: fs,
-                });
+                let mut list = vec![Executable {
+                    name: "Vertex shader",
+                    description,
+                    stage: vk::ShaderStageFlags::VERTEX,
+                    stats: vs,
+                }];
+                if let Some(f) = &b.fragment {
+                    let mut fs = common_stats(&f.stats, f.gpr_halves, f.uniform_halves);
+                    fs.push((
+                        "Coefficient registers",
+                        "Interpolation coefficient registers the launch fills",
+                        u64::from(b.cf_registers),
+                    ));
+                    list.push(Executable {
+                        name: "Fragment shader",
+                        description: "The pipeline's fragment shader",
+                        stage: vk::ShaderStageFlags::FRAGMENT,
+                        stats: fs,
+                    });
+                }
+                list
             }
-            list
-        }
-    })
+        },
+    )
 }
 
 pub unsafe extern "system" fn get_pipeline_executable_properties(
