@@ -86,8 +86,9 @@ pub fn format_features(format: vk::Format) -> vk::FormatFeatureFlags {
 
 /// The view a create info describes, or why it cannot be made.
 fn check(info: &vk::BufferViewCreateInfo<'_>) -> Result<BufferView, String> {
-    // SAFETY: Vulkan valid usage: vkCreateBufferView's `buffer` is a live buffer made by this
-    // driver (as is the tests' buffer).
+    // SAFETY: `info` is vkCreateBufferView's create info, whose `buffer` Vulkan valid usage
+    // requires to be a live buffer made by this driver, or one this file's tests build around a
+    // buffer they made and destroy only afterwards.
     let buffer = unsafe { Buffer::from_handle(info.buffer) }.ok_or("a null buffer")?;
     let base = buffer.va.load(Ordering::Acquire);
     if base == 0 {

@@ -195,8 +195,10 @@ impl Device {
 
     /// The device behind a handle an entry point was given.
     pub fn get<'a>(handle: vk::Device) -> Result<&'a Device, vk::Result> {
-        // SAFETY: Vulkan valid usage: the entry points this is given `device` parameters (or a
-        // device an object recorded at its creation) by pass a live device made by this driver.
+        // SAFETY: `handle` is either an entry point's `device` parameter, which Vulkan valid
+        // usage requires to be a live device made by this driver, or the device a command buffer
+        // was allocated from, which lives at least as long as the command buffer (valid usage
+        // requires every child object to be destroyed before its device).
         unsafe { Device::from_handle(handle) }.ok_or(vk::Result::ERROR_UNKNOWN)
     }
 

@@ -39,8 +39,8 @@ fn check(info: &vk::FramebufferCreateInfo<'_>, views: &[vk::ImageView]) -> Resul
     if !(info.flags & !vk::FramebufferCreateFlags::IMAGELESS).is_empty() {
         return Err(format!("flags {:?} are not supported", info.flags));
     }
-    // SAFETY: Vulkan valid usage: vkCreateFramebuffer's `renderPass`, the only create info this
-    // is given, is a live render pass made by this driver.
+    // SAFETY: `info` is vkCreateFramebuffer's create info, whose `renderPass` Vulkan valid usage
+    // requires to be a live render pass made by this driver.
     let pass = unsafe { RenderPass::from_handle(info.render_pass) }
         .ok_or("renderPass is VK_NULL_HANDLE")?;
     let count = pass.attachments.len();

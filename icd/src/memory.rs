@@ -372,7 +372,8 @@ pub unsafe extern "system" fn get_device_memory_commitment(
 
 /// The memory object behind a handle, for binding.
 pub fn get<'a>(memory: vk::DeviceMemory) -> Option<&'a Memory> {
-    // SAFETY: Vulkan valid usage: the bind and address commands this is given memory by pass a
+    // SAFETY: `memory` is the `memory` of a buffer or image bind info, or of
+    // vkGetDeviceMemoryOpaqueCaptureAddress's info, which Vulkan valid usage requires to be a
     // live memory object made by this driver.
     unsafe { Memory::from_handle(memory) }
 }

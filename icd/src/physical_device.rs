@@ -282,8 +282,9 @@ fn queue_family() -> vk::QueueFamilyProperties {
 }
 
 fn pd<'a>(h: vk::PhysicalDevice) -> &'a PhysicalDevice {
-    // SAFETY: Vulkan valid usage: the physical device commands this is given handles by pass a
-    // live physical device made by this driver (from vkEnumeratePhysicalDevices).
+    // SAFETY: `h` is a physical device command's `physicalDevice`, which Vulkan valid usage
+    // requires to be a live physical device of this driver (one vkEnumeratePhysicalDevices
+    // returned, owned by its instance).
     unsafe { PhysicalDevice::from_handle(h) }.expect("VkPhysicalDevice must not be VK_NULL_HANDLE")
 }
 

@@ -106,9 +106,9 @@ object!(Pipeline, vk::Pipeline);
 
 impl Pipeline {
     pub fn compute<'a>(handle: vk::Pipeline) -> Option<&'a ComputePipeline> {
-        // SAFETY: callers pass a pipeline a command was given or bound, which Vulkan valid
-        // usage makes VK_NULL_HANDLE or a live pipeline made by this driver, kept alive while
-        // the command buffer that bound it records.
+        // SAFETY: `handle` is a command buffer's bound compute pipeline: VK_NULL_HANDLE, or the
+        // live pipeline vkCmdBindPipeline was given, which Vulkan valid usage keeps alive while
+        // the command buffer records (destroying it would end the recording).
         match unsafe { Pipeline::from_handle(handle) }? {
             Pipeline::Compute(p) => Some(p),
             Pipeline::Graphics(_) => None,
@@ -116,7 +116,9 @@ impl Pipeline {
     }
 
     pub fn graphics<'a>(handle: vk::Pipeline) -> Option<&'a GraphicsPipeline> {
-        // SAFETY: as in `compute`.
+        // SAFETY: `handle` is a pipeline vkCmdBindPipeline is binding, or a command buffer's
+        // bound graphics pipeline: VK_NULL_HANDLE, or a live pipeline made by this driver, which
+        // Vulkan valid usage keeps alive while the command buffer records.
         match unsafe { Pipeline::from_handle(handle) }? {
             Pipeline::Graphics(p) => Some(p),
             Pipeline::Compute(_) => None,
@@ -251,7 +253,9 @@ pub unsafe extern "system" fn create_compute_pipelines(
         let flags: Vec<_> = infos.iter().map(|i| i.flags).collect();
         let chains: Vec<_> = infos.iter().map(|i| i.p_next).collect();
         create_each(&flags, &chains, out, |i| {
-            // SAFETY: each structure is valid, per valid usage.
+            // SAFETY: valid usage: each create info is valid, with a valid specialization info if
+            // any, and its stage's `module` and its `layout` are a live shader module and a live
+            // pipeline layout made by this driver.
             let (p, hit) = unsafe { create_one(dev, cache, &infos[i]) }?;
             // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
             let handle = unsafe {

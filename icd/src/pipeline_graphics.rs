@@ -1072,7 +1072,8 @@ pub unsafe fn create_one(
         eprintln!("agx4: no shader compiler for this GPU generation");
         vk::Result::ERROR_UNKNOWN
     })?;
-    // SAFETY: valid usage: the stage infos are valid.
+    // SAFETY: valid usage: the vertex stage's info is valid, with a valid specialization info if
+    // any, and its `module` a live shader module made by this driver.
     let vs_src = unsafe { stage_source(vs)? };
     // SAFETY: as above.
     let gs_src = match gs {

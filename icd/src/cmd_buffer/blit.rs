@@ -27,8 +27,9 @@ use hw::g13::image_desc::{self, filter_from_vk, ImageDesc, PixelFormat, SamplerD
 use std::sync::atomic::Ordering;
 
 fn image<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
-    // SAFETY: Vulkan valid usage: the blit, resolve and clear commands this is given images by
-    // pass live images made by this driver.
+    // SAFETY: `i` is the `srcImage` or `dstImage` of vkCmdBlitImage, vkCmdResolveImage or
+    // vkCmdClearDepthStencilImage, which Vulkan valid usage requires to be a live image made by
+    // this driver.
     unsafe { Image::from_handle(i) }.ok_or(vk::Result::ERROR_UNKNOWN)
 }
 

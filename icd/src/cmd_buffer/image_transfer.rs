@@ -217,8 +217,9 @@ fn copy_box(
 }
 
 fn image<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
-    // SAFETY: Vulkan valid usage: the copy commands this is given images by pass live images
-    // made by this driver.
+    // SAFETY: `i` is the `srcImage` or `dstImage` of an image copy command or of
+    // vkCmdClearColorImage, which Vulkan valid usage requires to be a live image made by this
+    // driver.
     unsafe { Image::from_handle(i) }.ok_or(vk::Result::ERROR_UNKNOWN)
 }
 
@@ -233,8 +234,9 @@ fn single_sampled<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
 }
 
 fn buffer<'a>(b: vk::Buffer) -> Result<&'a Buffer, vk::Result> {
-    // SAFETY: Vulkan valid usage: the copy commands this is given buffers by pass live buffers
-    // made by this driver.
+    // SAFETY: `b` is the `srcBuffer` or `dstBuffer` of vkCmdCopyBufferToImage or
+    // vkCmdCopyImageToBuffer, which Vulkan valid usage requires to be a live buffer made by this
+    // driver.
     unsafe { Buffer::from_handle(b) }.ok_or(vk::Result::ERROR_UNKNOWN)
 }
 

@@ -331,8 +331,8 @@ pub fn record(
     body: impl FnOnce(&Device, &mut Recording) -> Result<(), vk::Result>,
 ) {
     guard_or(name, (), || {
-        // SAFETY: Vulkan valid usage: the recording command this runs for was given a live
-        // command buffer made by this driver as `cb`.
+        // SAFETY: `cb` is the `commandBuffer` of the vkCmd* command being recorded, which Vulkan
+        // valid usage requires to be a live command buffer made by this driver.
         let Some(cb) = (unsafe { CommandBuffer::from_handle(cb) }) else {
             return;
         };

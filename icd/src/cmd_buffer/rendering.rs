@@ -255,10 +255,11 @@ struct Attachments {
 }
 
 fn view<'a>(v: vk::ImageView) -> Result<(&'a ImageView, &'a Image), vk::Result> {
-    // SAFETY: Vulkan valid usage: a vkCmdBeginRendering attachment's view is a live image view
-    // made by this driver, and the image it was made for is live while the view is used.
+    // SAFETY: `v` is an attachment view of vkCmdBeginRendering's rendering info, which Vulkan
+    // valid usage requires to be a live image view made by this driver.
     let view = unsafe { ImageView::from_handle(v) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
-    // SAFETY: as above: `view.image` was a live image when the view was made from it.
+    // SAFETY: `view.image` is the image the view was made from; a view may only be used while
+    // its image lives (Vulkan object lifetime rules), and vkCmdBeginRendering is using it.
     let image = unsafe { Image::from_handle(view.image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     Ok((view, image))
 }

@@ -95,8 +95,9 @@ pub fn fill_words(
 }
 
 fn buffer<'a>(b: vk::Buffer) -> Result<&'a Buffer, vk::Result> {
-    // SAFETY: Vulkan valid usage: the transfer commands this is given buffers by pass live
-    // buffers made by this driver.
+    // SAFETY: `b` is the `srcBuffer` or `dstBuffer` of vkCmdCopyBuffer, vkCmdFillBuffer or
+    // vkCmdUpdateBuffer, which Vulkan valid usage requires to be a live buffer made by this
+    // driver.
     unsafe { Buffer::from_handle(b) }.ok_or(vk::Result::ERROR_UNKNOWN)
 }
 

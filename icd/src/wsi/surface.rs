@@ -57,8 +57,8 @@ pub fn image_usage() -> vk::ImageUsageFlags {
 
 impl Surface {
     pub fn get<'a>(h: vk::SurfaceKHR) -> Result<&'a Surface, vk::Result> {
-        // SAFETY: Vulkan valid usage: the surface queries and vkCreateSwapchainKHR, which give
-        // this their `surface`, pass a live surface made by this driver.
+        // SAFETY: `h` is the `surface` of a surface query or of vkCreateSwapchainKHR, which
+        // Vulkan valid usage requires to be a live surface made by this driver.
         unsafe { Surface::from_handle(h) }.ok_or(vk::Result::ERROR_SURFACE_LOST_KHR)
     }
 
