@@ -374,10 +374,10 @@ pub unsafe extern "system" fn create_device(
         // SAFETY: as above, the structure and its chain are valid.
         let enabled = unsafe { check_features(pd, info)? };
         // A device group, if given, must be the one group agx4 reports: this device alone.
-        // SAFETY: as above.
-        if let Some(group) =
-            unsafe { handle::find_in_chain::<vk::DeviceGroupDeviceCreateInfo>(info.p_next) }
-        {
+        // SAFETY: valid usage: pCreateInfo's pNext chain is a valid chain of structures.
+        let group =
+            unsafe { handle::find_in_chain::<vk::DeviceGroupDeviceCreateInfo>(info.p_next) };
+        if let Some(group) = group {
             // SAFETY: valid usage: pPhysicalDevices holds physicalDeviceCount handles.
             let members =
                 unsafe { handle::slice(group.p_physical_devices, group.physical_device_count) };

@@ -93,13 +93,14 @@ pub unsafe extern "system" fn create_framebuffer(
 ) -> vk::Result {
     guard("vkCreateFramebuffer", || {
         Device::get(device)?;
-        // SAFETY: valid usage: pCreateInfo is valid and pAttachments holds attachmentCount views.
+        // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         let imageless = info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS);
-        // SAFETY: as above; an imageless framebuffer's pAttachments is ignored.
+        // An imageless framebuffer's pAttachments is ignored.
         let views = if imageless {
             &[]
         } else {
+            // SAFETY: valid usage: pAttachments holds attachmentCount image view handles.
             unsafe { handle::slice(info.p_attachments, info.attachment_count) }
         };
         let attachment_count = check(info, views).map_err(|why| {

@@ -1075,13 +1075,15 @@ pub unsafe fn create_one(
     // SAFETY: valid usage: the vertex stage's info is valid, with a valid specialization info if
     // any, and its `module` a live shader module made by this driver.
     let vs_src = unsafe { stage_source(vs)? };
-    // SAFETY: as above.
     let gs_src = match gs {
+        // SAFETY: valid usage: the geometry stage's info is valid, with a valid specialization
+        // info if any, and its `module` a live shader module made by this driver.
         Some(g) => Some(unsafe { stage_source(g)? }),
         None => None,
     };
-    // SAFETY: as above.
     let fs_src = match fs.filter(|_| !discard) {
+        // SAFETY: valid usage: the fragment stage's info is valid, with a valid specialization
+        // info if any, and its `module` a live shader module made by this driver.
         Some(f) => Some(unsafe { stage_source(f)? }),
         None => None,
     };

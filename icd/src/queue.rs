@@ -533,8 +533,8 @@ unsafe fn job_from_submit(submit: &vk::SubmitInfo<'_>) -> Result<Job, vk::Result
                 .commands()?,
         );
     }
-    // SAFETY: the value arrays are as long as their semaphore arrays, per valid usage.
     let (wait_values, signal_values) = match values {
+        // SAFETY: valid usage: the value arrays hold the counts the timeline submit info gives.
         Some(v) => unsafe {
             (
                 handle::slice(v.p_wait_semaphore_values, v.wait_semaphore_value_count),

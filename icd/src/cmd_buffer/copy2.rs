@@ -18,6 +18,7 @@ pub unsafe extern "system" fn cmd_copy_buffer2(
 ) {
     // SAFETY: valid usage: pCopyBufferInfo is valid with regionCount regions.
     let i = unsafe { &*p_info };
+    // SAFETY: valid usage: pRegions holds regionCount valid VkBufferCopy2 structures.
     let r = unsafe {
         regions(i.p_regions, i.region_count, |r| vk::BufferCopy {
             src_offset: r.src_offset,
@@ -45,6 +46,7 @@ pub unsafe extern "system" fn cmd_copy_image2(
 ) {
     // SAFETY: valid usage: pCopyImageInfo is valid with regionCount regions.
     let i = unsafe { &*p_info };
+    // SAFETY: valid usage: pRegions holds regionCount valid VkImageCopy2 structures.
     let r = unsafe { regions(i.p_regions, i.region_count, image_copy) };
     // SAFETY: the converted regions are `r.len()` valid structures.
     unsafe {
@@ -77,6 +79,7 @@ pub unsafe extern "system" fn cmd_copy_buffer_to_image2(
 ) {
     // SAFETY: valid usage: pCopyBufferToImageInfo is valid with regionCount regions.
     let i = unsafe { &*p_info };
+    // SAFETY: valid usage: pRegions holds regionCount valid VkBufferImageCopy2 structures.
     let r = unsafe { regions(i.p_regions, i.region_count, buffer_image_copy) };
     // SAFETY: the converted regions are `r.len()` valid structures.
     unsafe {
@@ -97,6 +100,7 @@ pub unsafe extern "system" fn cmd_copy_image_to_buffer2(
 ) {
     // SAFETY: valid usage: pCopyImageToBufferInfo is valid with regionCount regions.
     let i = unsafe { &*p_info };
+    // SAFETY: valid usage: pRegions holds regionCount valid VkBufferImageCopy2 structures.
     let r = unsafe { regions(i.p_regions, i.region_count, buffer_image_copy) };
     // SAFETY: the converted regions are `r.len()` valid structures.
     unsafe {
@@ -117,6 +121,7 @@ pub unsafe extern "system" fn cmd_blit_image2(
 ) {
     // SAFETY: valid usage: pBlitImageInfo is valid with regionCount regions.
     let i = unsafe { &*p_info };
+    // SAFETY: valid usage: pRegions holds regionCount valid VkImageBlit2 structures.
     let r = unsafe {
         regions(i.p_regions, i.region_count, |r| vk::ImageBlit {
             src_subresource: r.src_subresource,
@@ -146,6 +151,7 @@ pub unsafe extern "system" fn cmd_resolve_image2(
 ) {
     // SAFETY: valid usage: pResolveImageInfo is valid with regionCount regions.
     let i = unsafe { &*p_info };
+    // SAFETY: valid usage: pRegions holds regionCount valid VkImageResolve2 structures.
     let r = unsafe {
         regions(i.p_regions, i.region_count, |r| vk::ImageResolve {
             src_subresource: r.src_subresource,
