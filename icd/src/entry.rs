@@ -398,7 +398,10 @@ unsafe extern "system" fn instance_proc_addr(
     instance: vk::Instance,
     name: *const std::ffi::c_char,
 ) -> vk::PFN_vkVoidFunction {
-    crate::loader::vk_icdGetInstanceProcAddr(instance, name)
+    // SAFETY: this is vkGetInstanceProcAddr, whose valid usage gives the same guarantees
+    // vk_icdGetInstanceProcAddr needs: `instance` is null or a live instance of this driver, and
+    // `name` a NUL-terminated string.
+    unsafe { crate::loader::vk_icdGetInstanceProcAddr(instance, name) }
 }
 
 unsafe extern "system" fn device_proc_addr(
