@@ -4,6 +4,10 @@
 //! three `vk_icd*` exports in [`loader`]. Every Vulkan object family has its own module; all of
 //! them reach the GPU, real or simulated, only through `kmd_iface::Kmd`.
 
+// Every `unsafe` block says why it is sound, directly above it (the test command runs clippy
+// with warnings as errors).
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod advertised;
 mod bo;
 mod buffer;
