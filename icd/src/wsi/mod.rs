@@ -237,17 +237,7 @@ pub fn detile_rect(
                     };
                     let (part, rest) = to.split_at_mut((end - x) as usize * 4);
                     let cols = &columns[(x & (t.width - 1)) as usize..][..(end - x) as usize];
-                    // From an even column, two neighbours are one 8-byte read: their Morton
-                    // numbers differ in the lowest bit only.
-                    let pairs = if x % 2 == 0 { cols.len() / 2 } else { 0 };
-                    let (two, one) = part.split_at_mut(pairs * 8);
-                    for (o, &c) in two.chunks_exact_mut(8).zip(cols.iter().step_by(2)) {
-                        let at = c | inner_y;
-                        let p = &tile[at..at + 8];
-                        o[..4].copy_from_slice(&convert(word(p)));
-                        o[4..].copy_from_slice(&convert(word(&p[4..])));
-                    }
-                    for (o, &c) in one.chunks_exact_mut(4).zip(&cols[pairs * 2..]) {
+                    for (o, &c) in part.chunks_exact_mut(4).zip(cols) {
                         let at = c | inner_y;
                         o.copy_from_slice(&convert(word(&tile[at..at + 4])));
                     }
