@@ -280,12 +280,8 @@ struct ColourAttachment<'a> {
     source: usize,
 }
 
-/// The view, image and format of framebuffer attachment `index`, which must be a colour
-/// attachment agx4 renders to.
-fn colour_view(
-    fb: &Framebuffer,
-    index: u32,
-) -> Result<(&ImageView, &Image, Renderable), vk::Result> {
+/// The view of framebuffer attachment `index` and its image.
+fn attachment(fb: &Framebuffer, index: u32) -> Result<(&ImageView, &Image), vk::Result> {
     let v = *fb
         .attachments
         .get(index as usize)
@@ -297,6 +293,16 @@ fn colour_view(
     // SAFETY: `view.image` is the live image the view was made from, which valid usage keeps
     // alive while the view is in use.
     let image = unsafe { Image::from_handle(view.image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    Ok((view, image))
+}
+
+/// The view, image and format of framebuffer attachment `index`, which must be a colour
+/// attachment agx4 renders to.
+fn colour_view(
+    fb: &Framebuffer,
+    index: u32,
+) -> Result<(&ImageView, &Image, Renderable), vk::Result> {
+    let (view, image) = attachment(fb, index)?;
     let format = format::renderable(view.format).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
     if !image.usage.contains(vk::ImageUsageFlags::COLOR_ATTACHMENT) || image.layout.levels == 0 {
         return Err(vk::Result::ERROR_UNKNOWN);
@@ -434,17 +440,7 @@ fn input_descriptors(
     index: u32,
     layer: u32,
 ) -> Result<([u8; 24], Option<[u8; 24]>), vk::Result> {
-    let v = *fb
-        .attachments
-        .get(index as usize)
-        .ok_or(vk::Result::ERROR_UNKNOWN)?;
-    // SAFETY: Vulkan valid usage: a render pass instance's attachment views (the framebuffer's,
-    // or the begin command's for imageless framebuffers and dynamic rendering) are live image
-    // views made by this driver, kept alive while the command buffer records.
-    let view = unsafe { ImageView::from_handle(v) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
-    // SAFETY: `view.image` is the live image the view was made from, which valid usage keeps
-    // alive while the view is in use.
-    let image = unsafe { Image::from_handle(view.image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let (view, image) = attachment(fb, index)?;
     if !image.usage.contains(vk::ImageUsageFlags::INPUT_ATTACHMENT) || image.layout.levels == 0 {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
