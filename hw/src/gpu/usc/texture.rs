@@ -1289,9 +1289,8 @@ impl Unorm8Finish {
     /// `finish.floats(canonical_floats(format::unorm8x4(b)))`; decoded values are never NaN.
     #[inline]
     pub(super) fn values(&self, b: [u8; 4]) -> [u64; 4] {
-        let ext = [b[0], b[1], b[2], b[3], 0];
         std::array::from_fn(|k| match self.byte[k] {
-            c @ 0..=3 => self.table[usize::from(ext[c])],
+            c @ 0..=3 => self.table[usize::from(b[c])],
             _ => self.constant[k],
         })
     }
