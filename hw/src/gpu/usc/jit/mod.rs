@@ -839,13 +839,7 @@ fn build_loop(isa: &OwnedTargetIsa, b: &mut FunctionBuilder, span: Span) {
         b.ins().stack_store(I64, bits, state, bits_at(k));
     }
     // round(P, count)
-    let round = b.create_block();
-    b.append_block_param(round, I64);
-    b.append_block_param(round, I64);
-    b.ins().jump(round, &[one.into(), zero.into()]);
-    b.switch_to_block(round);
-    let rp = b.block_params(round).to_vec();
-    let (p, mut count) = (rp[0], rp[1]);
+    let (round, [p, mut count]) = enter_pair_block(b, [one, zero]);
     if needs_fragment(isa, span) {
         // One copy of the passes per chunk: each reads the fragment state of its own lanes.
         for k in 0..CHUNKS {
@@ -861,13 +855,7 @@ fn build_loop(isa: &OwnedTargetIsa, b: &mut FunctionBuilder, span: Span) {
     } else {
         // One copy of the passes, which the chunks run in turn: a quarter of the code to
         // translate.
-        let each = b.create_block();
-        b.append_block_param(each, I64);
-        b.append_block_param(each, I64);
-        b.ins().jump(each, &[zero.into(), count.into()]);
-        b.switch_to_block(each);
-        let ep = b.block_params(each).to_vec();
-        let (k, count_k) = (ep[0], ep[1]);
+        let (each, [k, count_k]) = enter_pair_block(b, [zero, count]);
         let slots = b.ins().stack_addr(I64, state, 0);
         let at_pos = b.ins().ishl_imm_s(k, 3);
         let at_pos = b.ins().iadd(slots, at_pos);
@@ -945,6 +933,19 @@ fn build_loop(isa: &OwnedTargetIsa, b: &mut FunctionBuilder, span: Span) {
     let next = b.ins().iconst(I32, end as i64);
     let ret = b.ins().select(taken, target, next);
     finish_region(b, e.ctx, &[ret, new_exec, count, budget, most]);
+}
+
+/// A new block with two I64 parameters, jumped to from the current block with `args` and
+/// switched to: the head of one of `build_loop`'s counted loops. The caller seals it once
+/// its back edges are in.
+fn enter_pair_block(b: &mut FunctionBuilder, args: [Value; 2]) -> (Block, [Value; 2]) {
+    let block = b.create_block();
+    b.append_block_param(block, I64);
+    b.append_block_param(block, I64);
+    b.ins().jump(block, &[args[0].into(), args[1].into()]);
+    b.switch_to_block(block);
+    let p = b.block_params(block);
+    (block, [p[0], p[1]])
 }
 
 /// Whether a loop body reads the fragment state through [`Ctx`] (special registers, `iter`),
