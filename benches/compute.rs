@@ -23,8 +23,8 @@ use compiler::abi::{
     BUFFER_DESCRIPTOR_SIZE, NUM_WORKGROUPS_OFFSET, PUSH_CONSTANTS_OFFSET, ROOT_TABLE_SIZE,
 };
 use compiler::{ComputeRequest, ResourceLayout, Target};
-use hw::gpu::usc::{run_preshader, run_workgroups, FlatMemory, LaunchState, Program};
-use hw::gpu::GpuMemory;
+use sim_gpu::usc::{run_preshader, run_workgroups, FlatMemory, LaunchState, Program};
+use sim_gpu::GpuMemory;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -18,7 +18,7 @@ cargo build --workspace --quiet
 cargo test --workspace -- --skip jit::tests
 
 echo "== the simulated USC's translated code against its interpreter: how much the differential tests covered"
-jit=$(cargo test --quiet -p hw --lib jit::tests -- --nocapture 2>&1) || { echo "$jit"; exit 1; }
+jit=$(cargo test --quiet -p sim-gpu --lib jit::tests -- --nocapture 2>&1) || { echo "$jit"; exit 1; }
 echo "$jit" | grep -E "random programs|random loops|random counted loops|random tile programs|test result"
 
 echo "== fuzz: mutated SPIR-V through the whole compiler, seeded with the corpus modules"

@@ -9,10 +9,10 @@ use common::glslang_stage;
 use compiler::ir::Stage;
 use compiler::*;
 use hw::g13::tilebuffer::{ColourFormat, Numeric};
-use hw::gpu::usc::{
+use hw::isa::quad_pixel;
+use sim_gpu::usc::{
     run_graphics, FlatMemory, FragmentContext, GraphicsContext, LaunchState, Plane, Program,
 };
-use hw::isa::quad_pixel;
 
 const TILE: [u32; 2] = [8, 4];
 const ORIGIN: [u32; 2] = [16, 4];

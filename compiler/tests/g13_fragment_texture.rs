@@ -17,10 +17,10 @@ use hw::g13::image_desc::{
 };
 use hw::g13::layout::{Layout, Tiling};
 use hw::g13::tilebuffer::{ColourFormat, Numeric};
-use hw::gpu::usc::texture::SamplerHeap;
-use hw::gpu::usc::Program;
-use hw::gpu::usc::{run_graphics, FlatMemory, FragmentContext, GraphicsContext, LaunchState};
-use hw::gpu::GpuMemory;
+use sim_gpu::usc::texture::SamplerHeap;
+use sim_gpu::usc::Program;
+use sim_gpu::usc::{run_graphics, FlatMemory, FragmentContext, GraphicsContext, LaunchState};
+use sim_gpu::GpuMemory;
 
 const TILE: [u32; 2] = [8, 4];
 const SET: u64 = 0x80_0000;

@@ -13,7 +13,7 @@ use compiler::g13::{
 use compiler::ir::{Interpolation, Stage};
 use compiler::{ResourceLayout, ShaderRequest, Target};
 use hw::g13::tilebuffer::{ColourFormat, Numeric};
-use hw::gpu::usc::{
+use sim_gpu::usc::{
     run_graphics, FlatMemory, FragmentContext, GraphicsContext, LaunchState, Plane, Preload,
     Program, VertexContext,
 };

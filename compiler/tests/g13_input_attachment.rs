@@ -17,8 +17,8 @@ use hw::g13::control::descriptors::TextureDimension;
 use hw::g13::image_desc::{null_texture_descriptor, pixel_format, texture_descriptor, ImageDesc};
 use hw::g13::layout::{Layout, Tiling};
 use hw::g13::tilebuffer::{ColourFormat, Numeric};
-use hw::gpu::usc::ExecStats;
-use hw::gpu::usc::{
+use sim_gpu::usc::ExecStats;
+use sim_gpu::usc::{
     run_graphics, FlatMemory, FragmentContext, GraphicsContext, LaunchState, Program,
 };
 

@@ -11,7 +11,7 @@ use compiler::g13::{PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX};
 use compiler::ir::Stage;
 use compiler::*;
 use hw::g13::tilebuffer::{ColourFormat, Numeric, TibFormat};
-use hw::gpu::usc::{
+use sim_gpu::usc::{
     run_graphics, FlatMemory, FragmentContext, GraphicsContext, LaunchState, Preload, Program,
     VertexContext,
 };
@@ -91,7 +91,7 @@ fn run_stage(
     let mut l = l.clone();
     if let Some(p) = stage.preamble {
         let pre = program(&stage.code[p.offset as usize..]);
-        let (uniforms, _) = hw::gpu::usc::run_preshader(&pre, &l, mem).expect("preamble");
+        let (uniforms, _) = sim_gpu::usc::run_preshader(&pre, &l, mem).expect("preamble");
         l.uniforms = uniforms;
     }
     run_graphics(&program(stage.main_code()), &l, mem, gfx).expect("run");
@@ -1652,7 +1652,7 @@ fn tile_round_trip_samples(
         *p = [l as u32 % TILE[0], l as u32 / TILE[0]];
     }
     let mut gfx = GraphicsContext {
-        textures: hw::gpu::usc::texture::TextureState {
+        textures: sim_gpu::usc::texture::TextureState {
             textures: vec![tex, pbe],
             samplers: Vec::new(),
             ..Default::default()

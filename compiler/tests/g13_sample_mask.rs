@@ -8,7 +8,7 @@ use common::glslang_stage;
 use compiler::ir::Stage;
 use compiler::*;
 use hw::g13::tilebuffer::{ColourFormat, Numeric};
-use hw::gpu::usc::{
+use sim_gpu::usc::{
     run_graphics, FlatMemory, FragmentContext, GraphicsContext, LaunchState, Plane, Program,
 };
 

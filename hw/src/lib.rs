@@ -1,21 +1,24 @@
-//! AGX hardware facts, one definition per generation, and the simulated GPU.
+//! AGX hardware facts, one definition per generation.
 //!
 //! Everything that differs between GPU generations lives here behind one interface, so the
 //! compiler, the ICD and the simulated kernel stay generation-neutral. Each generation says how
 //! much of what it states is backed by public evidence ([`Generation::evidence`]).
 //!
-//! This crate knows nothing about the kernel interface: `kmd-iface` depends on it, never the
-//! other way round. The simulated firmware translates UAPI structs into the register-level
-//! descriptions in [`gpu`] before the GPU model sees them.
+//! This crate knows nothing about the kernel interface or the simulated GPU: `kmd-iface` and
+//! `sim-gpu` depend on it, never the other way round. Where its readers need GPU memory, they
+//! take a [`WordSource`], and what they find wrong is a [`WordError`], which the simulated GPU
+//! turns into its own faults.
 
 pub mod g13;
 mod generation;
-pub mod gpu;
 mod identity;
 pub mod isa;
-#[cfg(test)]
-mod test_rng;
+#[cfg(any(test, feature = "test-rng"))]
+#[doc(hidden)]
+pub mod test_rng;
 pub mod uat;
+mod word;
 
 pub use generation::{Evidence, Generation, Variant};
 pub use identity::Identity;
+pub use word::{WordError, WordSource};

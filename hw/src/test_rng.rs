@@ -1,9 +1,11 @@
 //! The small deterministic generator (xorshift64*) the property and differential tests of
-//! this crate draw from, so they need no extra crate and repeat exactly.
+//! `hw` and `sim-gpu` draw from, so they need no extra crate and repeat exactly.
 
 pub struct Rng(pub u64);
 
 impl Rng {
+    // An endless stream has no use for `Iterator`'s adapters, and the tests' calls read well.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;

@@ -123,7 +123,7 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     // Vertex bindings and attributes set at record time: the vertex shader is compiled per
     // layout it reads, once (cmd_buffer/vertex_input.rs).
     "VK_EXT_vertex_input_dynamic_state",
-    // Bresenham lines are the rasterizer's lines (hw::gpu::raster::line).
+    // Bresenham lines are the rasterizer's lines (sim_gpu::raster::line).
     "VK_EXT_line_rasterization",
     // Flat varyings from the last vertex: the PPP Cull word and the CF bindings' shade model
     // (pipeline_graphics::flat_vertex).

@@ -304,7 +304,7 @@ pub fn supported() -> Features {
             ..Default::default()
         },
         // Lines cover the pixel nearest the segment in each column (row) of their major axis,
-        // `width` pixels thick along the minor axis (hw::gpu::raster::line): Bresenham lines,
+        // `width` pixels thick along the minor axis (sim_gpu::raster::line): Bresenham lines,
         // which are also the default mode. Rectangular and smooth lines and stipples are not
         // modelled.
         line_rasterization: vk::PhysicalDeviceLineRasterizationFeaturesEXT {

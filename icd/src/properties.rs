@@ -125,7 +125,7 @@ pub fn of(dev: &PhysicalDevice) -> Properties {
                 | vk::SubgroupFeatureFlags::CLUSTERED
                 | vk::SubgroupFeatureFlags::QUAD,
             // The rasterizer keeps or drops a point by its vertex against the view volume
-            // (hw::gpu::raster::clip::point_visible).
+            // (sim_gpu::raster::clip::point_visible).
             point_clipping_behavior: vk::PointClippingBehavior::ALL_CLIP_PLANES,
             max_multiview_view_count: crate::render_pass::MAX_VIEWS,
             // The instance number is a 32-bit register; the spec's minimum is reported.

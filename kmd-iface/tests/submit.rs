@@ -109,7 +109,7 @@ fn compute_faults_the_queue_but_signals_its_syncs() {
     assert!(
         matches!(
             fault,
-            hw::gpu::Fault::Unmapped {
+            sim_gpu::Fault::Unmapped {
                 va: 0x1_2340_0000,
                 ..
             }

@@ -3,8 +3,8 @@
 //! simulated USC. The addresses sit in the output buffer, as an application would put them in
 //! a buffer or push constants.
 
-use hw::gpu::usc::FlatMemory;
-use hw::gpu::GpuMemory;
+use sim_gpu::usc::FlatMemory;
+use sim_gpu::GpuMemory;
 
 use super::sim_harness::{bytes_of, memory, set0, words, Launch, OUT};
 use crate::DescriptorKind;

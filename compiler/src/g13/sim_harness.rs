@@ -2,8 +2,8 @@
 //! from a table, set memory whose binding 0 is the output buffer, and "compile, launch one
 //! workgroup with set 0 in the root table, read the output back".
 
-use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
-use hw::gpu::GpuMemory;
+use sim_gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
+use sim_gpu::GpuMemory;
 
 use super::tests::{glslang, glslang_env};
 use crate::ir;

@@ -10,8 +10,8 @@ use hw::g13::image_desc::{
     texture_descriptor, ImageDesc,
 };
 use hw::g13::layout::{Layout, Tiling, Usage};
-use hw::gpu::usc::FlatMemory;
-use hw::gpu::GpuMemory;
+use sim_gpu::usc::FlatMemory;
+use sim_gpu::GpuMemory;
 
 use super::sim_harness::{memory, set0, Launch, SET};
 use crate::ir::{self, AtomicTarget, Node, Op};

@@ -9,7 +9,7 @@
 use super::sim_harness::{memory, set0, Launch, OUT};
 use crate::ir::half;
 use crate::DescriptorKind;
-use hw::gpu::GpuMemory;
+use sim_gpu::GpuMemory;
 
 const N: usize = 64;
 const SLOTS: usize = 12;

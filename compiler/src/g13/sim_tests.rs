@@ -1,9 +1,9 @@
-//! Compiled shaders run on the simulated USC (`hw::gpu::usc`) and compared with results
+//! Compiled shaders run on the simulated USC (`sim_gpu::usc`) and compared with results
 //! computed here on the CPU.
 
-use hw::gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
-use hw::gpu::GpuMemory;
 use hw::isa::GPR_HALVES;
+use sim_gpu::usc::{run_workgroups, FlatMemory, LaunchState, Program};
+use sim_gpu::GpuMemory;
 
 use super::tests::{lcg_shader, loop_shader, swap_shader, wide_shader, Build};
 use super::*;

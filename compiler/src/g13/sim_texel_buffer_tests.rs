@@ -4,8 +4,8 @@
 
 use hw::g13::image_desc::buffer::TexelBufferDesc;
 use hw::g13::image_desc::pixel_format;
-use hw::gpu::usc::FlatMemory;
-use hw::gpu::GpuMemory;
+use sim_gpu::usc::FlatMemory;
+use sim_gpu::GpuMemory;
 
 use super::sim_harness::{bytes_of, memory, set0, words, Launch, SET};
 use crate::{abi, DescriptorKind, ResourceLayout};

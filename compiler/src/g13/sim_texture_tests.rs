@@ -9,9 +9,9 @@ use hw::g13::image_desc::{
     pbe_descriptor, pixel_format, sampler_descriptor, texture_descriptor, ImageDesc, SamplerDesc,
 };
 use hw::g13::layout::{Layout, Tiling};
-use hw::gpu::usc::texture::SamplerHeap;
-use hw::gpu::usc::FlatMemory;
-use hw::gpu::GpuMemory;
+use sim_gpu::usc::texture::SamplerHeap;
+use sim_gpu::usc::FlatMemory;
+use sim_gpu::GpuMemory;
 
 use super::sim_harness::{memory, set0, Launch, OUT, SET};
 use crate::{DescriptorKind, ResourceLayout};

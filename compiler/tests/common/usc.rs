@@ -6,9 +6,9 @@ use compiler::ir::interp::{self, Dispatch, Regions};
 use compiler::{
     abi, BindingLayout, ComputeRequest, DescriptorKind, ResourceLayout, SetLayout, Target,
 };
-use hw::gpu::usc::jit::Executor;
-use hw::gpu::usc::{run_preshader, run_workgroups, FlatMemory, LaunchState, Program};
-use hw::gpu::GpuMemory;
+use sim_gpu::usc::jit::Executor;
+use sim_gpu::usc::{run_preshader, run_workgroups, FlatMemory, LaunchState, Program};
+use sim_gpu::GpuMemory;
 
 const BUF_BASE: u64 = 0x10_0000;
 const SET_BASE: u64 = 0x1000;

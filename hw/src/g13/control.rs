@@ -24,6 +24,8 @@ pub use cdm::*;
 pub use usc::*;
 
 #[cfg(test)]
+mod flat;
+#[cfg(test)]
 mod graphics_tests;
 #[cfg(test)]
 mod tests;

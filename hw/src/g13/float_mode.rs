@@ -3,7 +3,7 @@
 //! flushed, 16-bit ones preserved, round to nearest even). The mode is fixed: no instruction
 //! bit or control word changes it, so a shader cannot ask for another one.
 //!
-//! The simulated USC applies these rules (`gpu::usc`), the compiler relies on them, and the
+//! The simulated USC applies these rules (`sim_gpu::usc`), the compiler relies on them, and the
 //! ICD reports them as Vulkan's float-controls properties.
 
 /// 32-bit float sources and results that are denormal read and write as zero of their sign.

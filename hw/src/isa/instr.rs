@@ -477,7 +477,7 @@ pub enum TexIndex {
     Reg(Reg),
     /// Bindless: the descriptor heap address is the 64-bit uniform at half `base` (a multiple
     /// of 4 below 128) and the 32-bit register `index` selects the descriptor: in agx4's
-    /// model, an unsigned byte offset from that address (see `gpu::usc::texture`).
+    /// model, an unsigned byte offset from that address (see `sim_gpu::usc::texture`).
     Bindless { base: u16, index: Reg },
 }
 

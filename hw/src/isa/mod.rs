@@ -3,7 +3,7 @@
 //! This is the contract between three users that never talk to each other directly: the
 //! compiler back end builds these values, a generation's encoder turns them into bytes
 //! (`crate::g13::encode`), and the simulated USC decodes bytes back into them
-//! (`crate::g13::decode`) and executes them (`crate::gpu::usc`). The disassembler prints them.
+//! (`crate::g13::decode`) and executes them (`sim_gpu::usc`). The disassembler prints them.
 //!
 //! Names and semantics follow dougallj/applegpu (applegpu.py), which documents each G13
 //! instruction's fields and pseudocode. Only the part of the ISA that agx4 uses or executes is

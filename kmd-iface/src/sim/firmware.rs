@@ -13,10 +13,10 @@ use super::timestamps::TimestampBuffer;
 use super::tvb::TvbHeap;
 use super::vm::Vm;
 use crate::uapi::*;
-use hw::gpu::{
-    self, BgEotProgram, ComputeCommand, Fault, HelperProgram, RenderCommand, RenderStats, ZlsBuffer,
-};
 use hw::Identity;
+use sim_gpu::{
+    BgEotProgram, ComputeCommand, Fault, HelperProgram, RenderCommand, RenderStats, ZlsBuffer,
+};
 use std::cell::RefCell;
 use std::io::Write;
 use std::panic::AssertUnwindSafe;
@@ -61,7 +61,7 @@ fn append_stats(path: &str, s: &RenderStats) {
 fn run_render(
     gpu: &'static Identity,
     cmd: &RenderCommand,
-    mem: &mut dyn hw::gpu::GpuMemory,
+    mem: &mut dyn sim_gpu::GpuMemory,
 ) -> Result<RenderStats, Fault> {
     TVB_HEAP.with(|cell| {
         let mut slot = cell.borrow_mut();
@@ -72,7 +72,7 @@ fn run_render(
         }
         let heap = slot.as_mut().ok_or(Fault::Internal("TVB heap missing"))?;
         let mut tvb = heap.begin_render();
-        let result = gpu::execute_render(gpu, cmd, mem, &mut tvb);
+        let result = sim_gpu::execute_render(gpu, cmd, mem, &mut tvb);
         tvb.end_render();
         result
     })
@@ -141,7 +141,7 @@ impl Worker {
         match &cmd.cmd {
             HwCmd::Compute(c) => {
                 stamp(&first.start);
-                gpu::execute_compute(self.gpu, &compute_regs(c, self.usc_exec_base), &mut mem)?;
+                sim_gpu::execute_compute(self.gpu, &compute_regs(c, self.usc_exec_base), &mut mem)?;
                 stamp(&first.end);
             }
             HwCmd::Render(r) => {

@@ -2,7 +2,7 @@
 //!
 //! It implements the same ioctls with the same validation and errno values as the kernel, keeps
 //! GEM objects in host memory, enforces the kernel carve-out and 4 GiB USC window, models DRM
-//! syncobjs, and runs each queue's jobs on a firmware thread that drives the GPU model in `hw`.
+//! syncobjs, and runs each queue's jobs on a firmware thread that drives the GPU model in `sim-gpu`.
 
 mod clock;
 mod cmdbuf;
@@ -29,10 +29,10 @@ use crate::uapi::*;
 use crate::{Kmd, KmdResult};
 use fence::SyncHub;
 use gem::GemTable;
-use hw::gpu::{Fault, GpuMemory};
 use hw::uat::USC_WINDOW_SIZE;
 use hw::Identity;
 use queue::Queue;
+use sim_gpu::{Fault, GpuMemory};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use table::lock;
@@ -104,7 +104,7 @@ impl SimKmd {
         let vm = lock(&self.vms).get(&vm_id).cloned();
         let vm = vm.ok_or(Fault::Unmapped {
             va,
-            access: hw::gpu::Access::Read,
+            access: sim_gpu::Access::Read,
         })?;
         let view = vm.view();
         view.read(va, buf)

@@ -20,7 +20,7 @@
 //!
 //! The cost model is a model parameter, not a hardware fact: the real TVB layout is not
 //! public. The GPU model's tiler prices each binned primitive with it and asks the render's
-//! heap for the bytes through [`hw::gpu::TvbBudget`], which [`RenderTvb`] implements.
+//! heap for the bytes through [`sim_gpu::TvbBudget`], which [`RenderTvb`] implements.
 //!
 //! Each queue's firmware worker keeps one heap for the queue's life (see `firmware.rs`).
 //! With the environment variable `AGX4_SIM_STATS=<path>` set, the simulated firmware appends
@@ -30,8 +30,8 @@
 // Some accessors exist for tests and tools only.
 #![allow(dead_code)]
 
-use hw::gpu::raster::bin::TvbCostModel;
-use hw::gpu::{TvbBudget, TvbFull};
+use sim_gpu::raster::bin::TvbCostModel;
+use sim_gpu::{TvbBudget, TvbFull};
 use std::sync::OnceLock;
 
 /// Size of one heap block.

@@ -4,7 +4,7 @@
 //! (the set's address in the root table as the base, the descriptor's byte offset in a
 //! register as the index) and the sampler by its heap index in a register.
 //!
-//! Register conventions are the simulator's (hw/src/gpu/usc/texture.rs, after Mesa): the
+//! Register conventions are the simulator's (sim-gpu/src/usc/texture.rs, after Mesa): the
 //! coordinates are a run of 32-bit registers (x, y, z or the layer, a cube array's cube; a
 //! multisampled load's sample, with the layer in its high half for arrays); the LOD is a
 //! 16-bit register (f16 for samples, the level for loads) or, for gradients, a run of 32-bit

@@ -657,7 +657,7 @@ impl Sel<'_> {
                 }
             }
             TibFormat::U8Norm | TibFormat::S8Norm | TibFormat::U16Norm | TibFormat::S16Norm => {
-                // `st_tile` converts the floats itself (hw::gpu::texel::format's rule).
+                // `st_tile` converts the floats itself (sim_gpu::texel::format's rule).
                 let format = match t {
                     TibFormat::U8Norm => MemFormat::U8Norm,
                     TibFormat::S8Norm => MemFormat::S8Norm,

@@ -2,7 +2,7 @@
 //! optional modifier, and one pair of functions packs and unpacks any of them. Word layouts
 //! elsewhere in this module are data (`const` tables), not hand-written shifts.
 
-use crate::gpu::Fault;
+use crate::WordError;
 
 /// How a field's value is stored in its bits (the genxml modifiers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,15 +188,15 @@ impl Field {
 
 /// A malformed word: `why` names the field or rule it broke. The address is filled in by the
 /// reader that knows where the word came from.
-pub fn bad(why: impl Into<String>) -> Fault {
-    Fault::BadControlWord {
+pub fn bad(why: impl Into<String>) -> WordError {
+    WordError::Malformed {
         va: 0,
         reason: why.into(),
     }
 }
 
 /// `bytes` must hold at least `n` bytes.
-pub fn need(bytes: &[u8], n: usize, what: &str) -> Result<(), Fault> {
+pub fn need(bytes: &[u8], n: usize, what: &str) -> Result<(), WordError> {
     if bytes.len() < n {
         Err(bad(format!(
             "{what}: {} bytes given, {n} needed",
@@ -208,9 +208,9 @@ pub fn need(bytes: &[u8], n: usize, what: &str) -> Result<(), Fault> {
 }
 
 /// Re-address a fault raised while unpacking bytes read from `va`.
-pub fn at(va: u64) -> impl Fn(Fault) -> Fault {
+pub fn at(va: u64) -> impl Fn(WordError) -> WordError {
     move |f| match f {
-        Fault::BadControlWord { reason, .. } => Fault::BadControlWord { va, reason },
+        WordError::Malformed { reason, .. } => WordError::Malformed { va, reason },
         other => other,
     }
 }

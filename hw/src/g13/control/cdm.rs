@@ -1,7 +1,7 @@
 //! CDM control stream blocks.
 
 use super::bits::{at, bad, need, Field, Modifier};
-use crate::gpu::{Fault, GpuMemory};
+use crate::{WordError, WordSource};
 
 /// Block types (bits 29..31 of a block's first word).
 const BLOCK_LAUNCH: u64 = 0;
@@ -50,7 +50,7 @@ impl CdmMode {
         }
     }
 
-    fn from_bits(v: u64) -> Result<CdmMode, Fault> {
+    fn from_bits(v: u64) -> Result<CdmMode, WordError> {
         match v {
             0 => Ok(CdmMode::Direct),
             1 => Ok(CdmMode::IndirectGlobal),
@@ -142,7 +142,7 @@ impl CdmLaunch {
         }
     }
 
-    pub fn unpack(b: &[u8]) -> Result<CdmLaunch, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<CdmLaunch, WordError> {
         need(b, 8, "CDM launch")?;
         if BLOCK_TYPE.get(b) != BLOCK_LAUNCH {
             return Err(bad("not a CDM launch block"));
@@ -222,7 +222,7 @@ impl CdmBarrier {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<CdmBarrier, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<CdmBarrier, WordError> {
         need(b, 4, "CDM barrier")?;
         if BLOCK_TYPE.get(b) != BLOCK_BARRIER {
             return Err(bad("not a CDM barrier block"));
@@ -266,7 +266,7 @@ impl CdmStreamLink {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<CdmStreamLink, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<CdmStreamLink, WordError> {
         need(b, 8, "CDM stream link")?;
         if BLOCK_TYPE.get(b) != BLOCK_LINK {
             return Err(bad("not a CDM stream link block"));
@@ -284,7 +284,7 @@ fn pack_bare(block: u64) -> [u8; 8] {
     b
 }
 
-fn unpack_bare(b: &[u8], block: u64, what: &str) -> Result<(), Fault> {
+fn unpack_bare(b: &[u8], block: u64, what: &str) -> Result<(), WordError> {
     need(b, 8, what)?;
     if BLOCK_TYPE.get(b) != block {
         return Err(bad(format!("not a {what} block")));
@@ -301,7 +301,7 @@ impl CdmStreamTerminate {
     pub fn pack(&self) -> [u8; 8] {
         pack_bare(BLOCK_TERMINATE)
     }
-    pub fn unpack(b: &[u8]) -> Result<CdmStreamTerminate, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<CdmStreamTerminate, WordError> {
         unpack_bare(b, BLOCK_TERMINATE, "CDM stream terminate").map(|()| CdmStreamTerminate)
     }
 }
@@ -315,7 +315,7 @@ impl CdmStreamReturn {
     pub fn pack(&self) -> [u8; 8] {
         pack_bare(BLOCK_RETURN)
     }
-    pub fn unpack(b: &[u8]) -> Result<CdmStreamReturn, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<CdmStreamReturn, WordError> {
         unpack_bare(b, BLOCK_RETURN, "CDM stream return").map(|()| CdmStreamReturn)
     }
 }
@@ -350,17 +350,17 @@ impl CdmBlock {
     }
 
     /// Read the block at `va`; returns it and its size in bytes.
-    pub fn read(mem: &dyn GpuMemory, va: u64) -> Result<(CdmBlock, u64), Fault> {
+    pub fn read<M: WordSource + ?Sized>(mem: &M, va: u64) -> Result<(CdmBlock, u64), M::Error> {
         let mut head = [0u8; 8];
-        mem.read(va, &mut head[..4])?;
+        mem.read_words(va, &mut head[..4])?;
         let block = BLOCK_TYPE.get(&head);
         let fix = at(va);
         match block {
             BLOCK_LAUNCH => {
-                mem.read(va.wrapping_add(4), &mut head[4..])?;
+                mem.read_words(va.wrapping_add(4), &mut head[4..])?;
                 let mode = CdmMode::from_bits(word0::MODE.get(&head)).map_err(&fix)?;
                 let mut b = vec![0u8; CdmLaunch::size(mode)];
-                mem.read(va, &mut b)?;
+                mem.read_words(va, &mut b)?;
                 let l = CdmLaunch::unpack(&b).map_err(&fix)?;
                 Ok((CdmBlock::Launch(l), b.len() as u64))
             }
@@ -369,7 +369,7 @@ impl CdmBlock {
                 Ok((CdmBlock::Barrier(b), CdmBarrier::SIZE as u64))
             }
             BLOCK_LINK | BLOCK_TERMINATE | BLOCK_RETURN => {
-                mem.read(va.wrapping_add(4), &mut head[4..])?;
+                mem.read_words(va.wrapping_add(4), &mut head[4..])?;
                 let blk = match block {
                     BLOCK_LINK => CdmBlock::Link(CdmStreamLink::unpack(&head).map_err(&fix)?),
                     BLOCK_TERMINATE => {
@@ -383,7 +383,7 @@ impl CdmBlock {
                 };
                 Ok((blk, 8))
             }
-            other => Err(fix(bad(format!("CDM block type {other} is not defined")))),
+            other => Err(fix(bad(format!("CDM block type {other} is not defined"))).into()),
         }
     }
 }

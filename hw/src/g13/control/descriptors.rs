@@ -7,7 +7,7 @@
 //! packer picks the encoding from the layout.
 
 use super::bits::{bad, need, Field, Modifier};
-use crate::gpu::Fault;
+use crate::WordError;
 
 /// Declares a hardware enum with its bit values; `from_bits` refuses values the description
 /// does not define.
@@ -24,7 +24,7 @@ macro_rules! hw_enum {
                 match self { $($name::$v => $n),+ }
             }
 
-            pub fn from_bits(v: u64) -> Result<$name, Fault> {
+            pub fn from_bits(v: u64) -> Result<$name, WordError> {
                 match v {
                     $(x if x == $n => Ok($name::$v),)+
                     _ => Err(bad(format!(concat!(stringify!($name), " value {} is not defined"), v))),
@@ -78,7 +78,12 @@ pub(super) fn stray_bits(b: &[u8], len: usize, fields: &[Field]) -> Option<u32> 
 }
 
 /// Fails when a bit outside `fields` is set: a word whose meaning agx4 cannot know.
-pub(super) fn no_stray(b: &[u8], len: usize, fields: &[Field], what: &str) -> Result<(), Fault> {
+pub(super) fn no_stray(
+    b: &[u8],
+    len: usize,
+    fields: &[Field],
+    what: &str,
+) -> Result<(), WordError> {
     match stray_bits(b, len, fields) {
         Some(bit) => Err(bad(format!(
             "{what}: bit {bit} is set but has no known meaning"
@@ -277,7 +282,7 @@ impl Texture {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<Texture, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<Texture, WordError> {
         use texture::*;
         need(b, Self::SIZE, "texture descriptor")?;
         let layout = Layout::from_bits(image::LAYOUT.get(b))?;
@@ -407,7 +412,7 @@ pub struct Pbe {
 impl Pbe {
     pub const SIZE: usize = 24;
 
-    pub fn pack(&self) -> Result<[u8; 24], Fault> {
+    pub fn pack(&self) -> Result<[u8; 24], WordError> {
         use pbe::*;
         let mut b = [0u8; 24];
         image::DIMENSION.put(&mut b, self.dimension.bits());
@@ -443,7 +448,7 @@ impl Pbe {
         Ok(b)
     }
 
-    pub fn unpack(b: &[u8]) -> Result<Pbe, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<Pbe, WordError> {
         use pbe::*;
         need(b, Self::SIZE, "PBE descriptor")?;
         let layout = Layout::from_bits(image::LAYOUT.get(b))?;
@@ -591,7 +596,7 @@ impl Sampler {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<Sampler, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<Sampler, WordError> {
         use sampler::*;
         need(b, Self::SIZE, "sampler descriptor")?;
         no_stray(b, Self::SIZE, &ALL, "sampler descriptor")?;
@@ -631,7 +636,7 @@ impl Border {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<Border, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<Border, WordError> {
         need(b, Self::SIZE, "border colour")?;
         let w = |i: usize| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
         Ok(Border {
@@ -677,7 +682,7 @@ impl Scissor {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<Scissor, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<Scissor, WordError> {
         use scissor::*;
         need(b, Self::SIZE, "scissor")?;
         Ok(Scissor {
@@ -710,7 +715,7 @@ impl DepthBias {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<DepthBias, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<DepthBias, WordError> {
         need(b, Self::SIZE, "depth bias")?;
         let f = |i: usize| {
             f32::from_bits(u32::from_le_bytes([
@@ -748,7 +753,7 @@ impl CfBindingHeader {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<CfBindingHeader, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<CfBindingHeader, WordError> {
         need(b, 4, "CF binding header")?;
         no_stray(b, 4, &[CFH_SLOTS, CFH_REGS], "CF binding header")?;
         Ok(CfBindingHeader {
@@ -792,7 +797,7 @@ impl CfBinding {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<CfBinding, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<CfBinding, WordError> {
         use cf::*;
         need(b, 4, "CF binding")?;
         no_stray(
@@ -887,7 +892,7 @@ impl ZlsControl {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<ZlsControl, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<ZlsControl, WordError> {
         need(b, Self::SIZE, "ZLS control")?;
         let mut all = zls::FLAGS.to_vec();
         all.push(zls::Z_FORMAT);

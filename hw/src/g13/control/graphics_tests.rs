@@ -2,10 +2,10 @@
 //! hand from cmdbuf.xml (and, where noted, from what Mesa writes).
 
 use super::descriptors::*;
+use super::flat::{Flat, FlatError};
 use super::ppp::*;
 use super::vdm::*;
-use crate::gpu::usc::FlatMemory;
-use crate::gpu::Fault;
+use crate::WordError;
 
 fn le32(b: &[u8], i: usize) -> u32 {
     u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
@@ -15,8 +15,8 @@ fn words(b: &[u8]) -> Vec<u32> {
     (0..b.len() / 4).map(|i| le32(b, i)).collect()
 }
 
-fn is_bad(r: Result<impl std::fmt::Debug, Fault>) -> bool {
-    matches!(r, Err(Fault::BadControlWord { .. }))
+fn is_bad(r: Result<impl std::fmt::Debug, WordError>) -> bool {
+    matches!(r, Err(WordError::Malformed { .. }))
 }
 
 fn counts() -> ShaderCounts {
@@ -757,13 +757,13 @@ fn full_ppp_update_walks_back_in_order() {
     assert_eq!(le32(&out, 10 + 4), 0);
     assert_eq!(PppUpdate::unpack(&out), Ok((u.clone(), expect)));
 
-    let m = FlatMemory::with(0x4000, &out);
+    let m = Flat::with(0x4000, &out);
     let (r, n) = PppUpdate::read(&m, 0x4000, (expect / 4) as u32).unwrap();
     assert_eq!((r, n), (u, expect as u64));
     // A PPP State block whose size disagrees with the header is malformed.
     assert!(matches!(
         PppUpdate::read(&m, 0x4000, (expect / 4 - 2) as u32),
-        Err(Fault::BadControlWord { va: 0x4000, .. })
+        Err(FlatError::Word(WordError::Malformed { va: 0x4000, .. }))
     ));
 }
 
@@ -829,7 +829,7 @@ fn vdm_stream_reads_block_by_block() {
         b.pack(&mut out).unwrap();
     }
     let sizes = [4, 8, 8, 24, 24, 8, 32];
-    let m = FlatMemory::with(0x10_0000, &out);
+    let m = Flat::with(0x10_0000, &out);
     let mut va = 0x10_0000;
     for (i, b) in blocks.iter().enumerate() {
         assert_eq!(va - 0x10_0000, starts[i] as u64);
@@ -843,19 +843,19 @@ fn vdm_stream_reads_block_by_block() {
 #[test]
 fn vdm_rejects_bad_blocks() {
     // Type 7 is not defined.
-    let m = FlatMemory::with(0, &[0, 0, 0, 0xe0, 0, 0, 0, 0]);
+    let m = Flat::with(0, &[0, 0, 0, 0xe0, 0, 0, 0, 0]);
     assert!(matches!(
         VdmBlock::read(&m, 0),
-        Err(Fault::BadControlWord { va: 0, .. })
+        Err(FlatError::Word(WordError::Malformed { va: 0, .. }))
     ));
     // Tessellate blocks and tessellation state are not modelled.
     assert!(matches!(
         VdmBlock::unpack(&[0, 0, 0, 0xa0]),
-        Err(Fault::Unimplemented(_))
+        Err(WordError::Unmodelled(_))
     ));
     assert!(matches!(
         VdmBlock::unpack(&[0x10, 0, 0, 0x40, 0, 0, 0, 0]),
-        Err(Fault::Unimplemented(_))
+        Err(WordError::Unmodelled(_))
     ));
     // An undefined barrier bit, an undefined state presence bit, a bad primitive.
     assert!(is_bad(VdmBarrier::unpack(&[1, 0, 0, 0x20])));

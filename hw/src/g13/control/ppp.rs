@@ -13,7 +13,7 @@ use super::descriptors::{
     get_bool, get_f32, get_m1, hw_enum, no_stray, put_bool, put_f32, put_m1, StencilOp, ZsFunc,
 };
 use super::vdm::ShaderCounts;
-use crate::gpu::{Fault, GpuMemory};
+use crate::{WordError, WordSource};
 
 hw_enum!(VisibilityMode { None = 0, Counting = 2, Boolean = 3 });
 hw_enum!(PolygonMode { Fill = 0, Line = 1, Point = 2 });
@@ -136,7 +136,7 @@ impl PppHeader {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<PppHeader, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<PppHeader, WordError> {
         need(b, 4, "PPP header")?;
         no_stray(b, 4, &header::FLAGS, "PPP header")?;
         let f = |i: usize| get_bool(header::FLAGS[i], b);
@@ -266,7 +266,7 @@ impl FragmentControl {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<FragmentControl, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<FragmentControl, WordError> {
         use fc::*;
         need(b, 4, "fragment control")?;
         no_stray(b, 4, &ALL, "fragment control")?;
@@ -338,7 +338,7 @@ impl FragmentFace {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<FragmentFace, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<FragmentFace, WordError> {
         use face::*;
         need(b, 4, "fragment face")?;
         no_stray(b, 4, &ALL, "fragment face")?;
@@ -382,7 +382,7 @@ impl FragmentFace2 {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<FragmentFace2, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<FragmentFace2, WordError> {
         use face2::*;
         need(b, 4, "fragment face 2")?;
         no_stray(
@@ -442,7 +442,7 @@ impl FragmentStencil {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<FragmentStencil, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<FragmentStencil, WordError> {
         use stencil::*;
         need(b, 4, "fragment stencil")?;
         no_stray(b, 4, &ALL, "fragment stencil")?;
@@ -497,7 +497,7 @@ macro_rules! simple_word {
                 b
             }
 
-            pub fn unpack(b: &[u8]) -> Result<$name, Fault> {
+            pub fn unpack(b: &[u8]) -> Result<$name, WordError> {
                 need(b, 4, $what)?;
                 no_stray(b, 4, Self::FIELDS, $what)?;
                 Ok($name { $($field: Raw::from_raw(Field::new(stringify!($field), $start, $width).get(b))),+ })
@@ -606,7 +606,7 @@ impl Cull {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<Cull, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<Cull, WordError> {
         use cull::*;
         need(b, 4, "cull")?;
         no_stray(b, 4, &ALL, "cull")?;
@@ -634,7 +634,7 @@ impl WClamp {
         self.w_clamp.to_bits().to_le_bytes()
     }
 
-    pub fn unpack(b: &[u8]) -> Result<WClamp, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<WClamp, WordError> {
         need(b, 4, "W clamp")?;
         Ok(WClamp {
             w_clamp: f32::from_bits(u32::from_le_bytes(w4(b))),
@@ -675,7 +675,7 @@ impl FragmentShader {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<FragmentShader, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<FragmentShader, WordError> {
         need(b, Self::SIZE, "fragment shader words")?;
         let mut w0 = w4(b);
         let cf_binding_count = FS_CF_BINDINGS_COUNT.get(&w0) as u32;
@@ -732,7 +732,7 @@ impl RegionClip {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<RegionClip, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<RegionClip, WordError> {
         use clip::*;
         need(b, 8, "region clip")?;
         no_stray(b, 8, &[MAX_X, MIN_X, ENABLE, MAX_Y, MIN_Y], "region clip")?;
@@ -788,7 +788,7 @@ impl Viewport {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<Viewport, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<Viewport, WordError> {
         need(b, Self::SIZE, "viewport")?;
         let v = |i: usize| get_f32(VP[i], b);
         Ok(Viewport {
@@ -959,7 +959,7 @@ impl PppUpdate {
 
     /// Append the update (header first). Fails if the viewport count is out of range or the
     /// region clip / viewport lists do not have that many entries.
-    pub fn pack(&self, out: &mut Vec<u8>) -> Result<(), Fault> {
+    pub fn pack(&self, out: &mut Vec<u8>) -> Result<(), WordError> {
         let n = self.viewport_count as usize;
         if !(1..=16).contains(&n) {
             return Err(bad(format!("PPP viewport count {n} is not 1..=16")));
@@ -1049,7 +1049,7 @@ impl PppUpdate {
     }
 
     /// Walk an update from its header; returns it and the bytes it occupies.
-    pub fn unpack(b: &[u8]) -> Result<(PppUpdate, usize), Fault> {
+    pub fn unpack(b: &[u8]) -> Result<(PppUpdate, usize), WordError> {
         let h = PppHeader::unpack(b)?;
         let size = h.update_size();
         need(b, size, "PPP update")?;
@@ -1115,18 +1115,23 @@ impl PppUpdate {
 
     /// Read the update a PPP State block points at: `size_words` must be exactly the size
     /// its header implies.
-    pub fn read(mem: &dyn GpuMemory, va: u64, size_words: u32) -> Result<(PppUpdate, u64), Fault> {
+    pub fn read<M: WordSource + ?Sized>(
+        mem: &M,
+        va: u64,
+        size_words: u32,
+    ) -> Result<(PppUpdate, u64), M::Error> {
         let len = size_words as usize * 4;
         if len < PppHeader::SIZE {
-            return Err(at(va)(bad("PPP update of fewer than one word")));
+            return Err(at(va)(bad("PPP update of fewer than one word")).into());
         }
         let mut b = vec![0u8; len];
-        mem.read(va, &mut b)?;
+        mem.read_words(va, &mut b)?;
         let (u, used) = PppUpdate::unpack(&b).map_err(at(va))?;
         if used != len {
             return Err(at(va)(bad(format!(
                 "PPP update: header implies {used} bytes, the PPP State block says {len}"
-            ))));
+            )))
+            .into());
         }
         Ok((u, len as u64))
     }
@@ -1139,7 +1144,11 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn take<T>(&mut self, n: usize, f: impl FnOnce(&[u8]) -> Result<T, Fault>) -> Result<T, Fault> {
+    fn take<T>(
+        &mut self,
+        n: usize,
+        f: impl FnOnce(&[u8]) -> Result<T, WordError>,
+    ) -> Result<T, WordError> {
         let s = self
             .b
             .get(self.pos..self.pos + n)
@@ -1153,8 +1162,8 @@ impl Reader<'_> {
         &mut self,
         present: bool,
         n: usize,
-        f: impl FnOnce(&[u8]) -> Result<T, Fault>,
-    ) -> Result<Option<T>, Fault> {
+        f: impl FnOnce(&[u8]) -> Result<T, WordError>,
+    ) -> Result<Option<T>, WordError> {
         if present {
             self.take(n, f).map(Some)
         } else {

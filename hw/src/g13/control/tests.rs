@@ -183,14 +183,17 @@ fn usc_words_round_trip() {
 fn bad_tags_and_block_types_fault() {
     assert!(matches!(
         UscWord::unpack(&[0x11, 0, 0, 0]),
-        Err(crate::gpu::Fault::BadControlWord { .. })
+        Err(crate::WordError::Malformed { .. })
     ));
     assert!(CdmStreamTerminate::unpack(&CdmStreamReturn.pack()).is_err());
     // Block type 5 is undefined.
-    let m = crate::gpu::usc::FlatMemory::with(0x1000, &[0, 0, 0, 0xa0, 0, 0, 0, 0]);
+    let m = super::flat::Flat::with(0x1000, &[0, 0, 0, 0xa0, 0, 0, 0, 0]);
     assert!(matches!(
         CdmBlock::read(&m, 0x1000),
-        Err(crate::gpu::Fault::BadControlWord { va: 0x1000, .. })
+        Err(super::flat::FlatError::Word(crate::WordError::Malformed {
+            va: 0x1000,
+            ..
+        }))
     ));
     // Barrier with a bit outside the description.
     assert!(CdmBarrier::unpack(&(0x6000_0000u32 | 1 << 22).to_le_bytes()).is_err());
@@ -239,7 +242,7 @@ fn blocks_read_from_memory_report_sizes() {
     })
     .pack(&mut s);
     CdmBlock::Terminate.pack(&mut s);
-    let m = crate::gpu::usc::FlatMemory::with(0x1000, &s);
+    let m = super::flat::Flat::with(0x1000, &s);
     assert_eq!(
         CdmBlock::read(&m, 0x1000),
         Ok((CdmBlock::Barrier(CdmBarrier::compute_to_compute()), 4))
@@ -277,7 +280,7 @@ fn indirect_local_launch_has_no_local_size_word() {
     assert_eq!(le32(&out, 0), 0x1000_1e12);
     assert_eq!(CdmLaunch::unpack(&out), Ok(l));
     assert_eq!(
-        CdmBlock::read(&crate::gpu::usc::FlatMemory::with(0, &out), 0),
+        CdmBlock::read(&super::flat::Flat::with(0, &out), 0),
         Ok((CdmBlock::Launch(l), 16))
     );
 }

@@ -1,7 +1,7 @@
 //! USC words: the per-launch shader state a CDM launch's `pipeline` address points at.
 
 use super::bits::{at, bad, need, Field, Modifier};
-use crate::gpu::{Fault, GpuMemory};
+use crate::{WordError, WordSource};
 
 /// Tags (byte 0 of every USC word).
 mod tag {
@@ -90,7 +90,7 @@ impl SharedLayout {
         }
     }
 
-    fn from_bits(v: u64) -> Result<SharedLayout, Fault> {
+    fn from_bits(v: u64) -> Result<SharedLayout, WordError> {
         Ok(match v {
             0x24 => SharedLayout::VertexCompute,
             0x2f => SharedLayout::Tile32x32,
@@ -295,7 +295,7 @@ impl UscWord {
     }
 
     /// Unpack one word from the start of `b`; returns it and its size.
-    pub fn unpack(b: &[u8]) -> Result<(UscWord, usize), Fault> {
+    pub fn unpack(b: &[u8]) -> Result<(UscWord, usize), WordError> {
         need(b, 1, "USC word")?;
         let t = b[0];
         let n = Self::size_for_tag(t)
@@ -372,13 +372,13 @@ impl UscWord {
     }
 
     /// Read the word at `va`; returns it and its size in bytes.
-    pub fn read(mem: &dyn GpuMemory, va: u64) -> Result<(UscWord, u64), Fault> {
+    pub fn read<M: WordSource + ?Sized>(mem: &M, va: u64) -> Result<(UscWord, u64), M::Error> {
         let mut t = [0u8; 1];
-        mem.read(va, &mut t)?;
+        mem.read_words(va, &mut t)?;
         let n = Self::size_for_tag(t[0])
             .ok_or_else(|| at(va)(bad(format!("USC word tag {:#x} is not defined", t[0]))))?;
         let mut b = [0u8; 8];
-        mem.read(va, &mut b[..n])?;
+        mem.read_words(va, &mut b[..n])?;
         let (w, n) = Self::unpack(&b[..n]).map_err(at(va))?;
         Ok((w, n as u64))
     }

@@ -7,7 +7,7 @@
 
 use super::bits::{at, bad, need, Field, Modifier};
 use super::descriptors::{get_bool, hw_enum, no_stray, put_bool};
-use crate::gpu::{Fault, GpuMemory};
+use crate::{WordError, WordSource};
 
 const BLOCK_PPP: u64 = 0;
 const BLOCK_BARRIER: u64 = 1;
@@ -35,7 +35,7 @@ fn w4(b: &[u8]) -> [u8; 4] {
     [b[0], b[1], b[2], b[3]]
 }
 
-fn check_type(b: &[u8], block: u64, what: &str) -> Result<(), Fault> {
+fn check_type(b: &[u8], block: u64, what: &str) -> Result<(), WordError> {
     if BLOCK_TYPE.get(b) != block {
         return Err(bad(format!("not a {what} block")));
     }
@@ -77,7 +77,7 @@ impl ShaderCounts {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<ShaderCounts, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<ShaderCounts, WordError> {
         use counts::*;
         need(b, 4, "shader counts")?;
         no_stray(
@@ -119,7 +119,7 @@ impl VertexShaderWord1 {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<VertexShaderWord1, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<VertexShaderWord1, WordError> {
         need(b, 4, "vertex shader word 1")?;
         no_stray(b, 4, &[VS1_UNKNOWN, VS1_PIPELINE], "vertex shader word 1")?;
         Ok(VertexShaderWord1 {
@@ -147,7 +147,7 @@ impl VertexOutputs {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<VertexOutputs, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<VertexOutputs, WordError> {
         need(b, 4, "vertex outputs")?;
         no_stray(b, 4, &[VO_COUNT_1, VO_COUNT_2], "vertex outputs")?;
         Ok(VertexOutputs {
@@ -181,7 +181,7 @@ impl VertexUnknown {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<VertexUnknown, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<VertexUnknown, WordError> {
         need(b, 4, "vertex unknown")?;
         no_stray(
             b,
@@ -213,7 +213,7 @@ mod state {
 }
 
 /// A VDM State block: the header and whichever optional words are present. Tessellation
-/// words are not modelled (reading one is a [`Fault::Unimplemented`]).
+/// words are not modelled (reading one is a [`WordError::Unmodelled`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct VdmState {
     pub restart_index: Option<u32>,
@@ -298,17 +298,17 @@ impl VdmState {
     }
 
     /// Unpack a block from `b`; returns it and its size (padding included).
-    pub fn unpack(b: &[u8]) -> Result<(VdmState, usize), Fault> {
+    pub fn unpack(b: &[u8]) -> Result<(VdmState, usize), WordError> {
         use state::*;
         need(b, 4, "VDM state")?;
         check_type(b, BLOCK_STATE, "VDM state")?;
         no_stray(b, 4, &ALL, "VDM state")?;
         if get_bool(TESS, b) || get_bool(TESS_SCALE, b) {
-            return Err(Fault::Unimplemented("VDM tessellation state words"));
+            return Err(WordError::Unmodelled("VDM tessellation state words"));
         }
         let mut s = VdmState::default();
         let mut pos = 4;
-        let mut next = |present: bool| -> Result<Option<[u8; 4]>, Fault> {
+        let mut next = |present: bool| -> Result<Option<[u8; 4]>, WordError> {
             if !present {
                 return Ok(None);
             }
@@ -441,16 +441,18 @@ impl IndexList {
         out.extend_from_slice(&block[..n]);
     }
 
-    pub fn unpack(b: &[u8]) -> Result<(IndexList, usize), Fault> {
+    pub fn unpack(b: &[u8]) -> Result<(IndexList, usize), WordError> {
         use index_list::*;
         need(b, 4, "index list")?;
         check_type(b, BLOCK_INDEX_LIST, "index list")?;
         no_stray(b, 4, &ALL, "index list")?;
         if get_bool(UNK1_PRESENT, b) || get_bool(UNK2_PRESENT, b) {
-            return Err(Fault::Unimplemented("index list words 'unk 1' and 'unk 2'"));
+            return Err(WordError::Unmodelled(
+                "index list words 'unk 1' and 'unk 2'",
+            ));
         }
         let mut pos = 4;
-        let mut word = |present: bool| -> Result<Option<u32>, Fault> {
+        let mut word = |present: bool| -> Result<Option<u32>, WordError> {
             if !present {
                 return Ok(None);
             }
@@ -523,7 +525,7 @@ impl VdmStreamLink {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<VdmStreamLink, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<VdmStreamLink, WordError> {
         need(b, 8, "VDM stream link")?;
         check_type(b, BLOCK_LINK, "VDM stream link")?;
         no_stray(
@@ -552,7 +554,7 @@ impl VdmStreamTerminate {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<VdmStreamTerminate, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<VdmStreamTerminate, WordError> {
         need(b, 4, "VDM stream terminate")?;
         check_type(b, BLOCK_TERMINATE, "VDM stream terminate")?;
         no_stray(b, 4, &[BLOCK_TYPE], "VDM stream terminate")?;
@@ -597,7 +599,7 @@ impl VdmBarrier {
         b
     }
 
-    pub fn unpack(b: &[u8]) -> Result<VdmBarrier, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<VdmBarrier, WordError> {
         need(b, 4, "VDM barrier")?;
         check_type(b, BLOCK_BARRIER, "VDM barrier")?;
         let w = u32::from_le_bytes(w4(b)) & !(7 << 29);
@@ -630,7 +632,7 @@ pub struct PppState {
 impl PppState {
     pub const SIZE: usize = 8;
 
-    pub fn pack(&self) -> Result<[u8; 8], Fault> {
+    pub fn pack(&self) -> Result<[u8; 8], WordError> {
         if self.size_words > 0xff || self.pointer >> 40 != 0 {
             return Err(bad(
                 "PPP state: size over 255 words or pointer over 40 bits",
@@ -644,7 +646,7 @@ impl PppState {
         Ok(b)
     }
 
-    pub fn unpack(b: &[u8]) -> Result<PppState, Fault> {
+    pub fn unpack(b: &[u8]) -> Result<PppState, WordError> {
         need(b, 8, "PPP state")?;
         check_type(b, BLOCK_PPP, "PPP state")?;
         no_stray(
@@ -677,7 +679,7 @@ const MAX_BLOCK: usize = 32;
 
 impl VdmBlock {
     /// Append the block's bytes.
-    pub fn pack(&self, out: &mut Vec<u8>) -> Result<(), Fault> {
+    pub fn pack(&self, out: &mut Vec<u8>) -> Result<(), WordError> {
         match self {
             VdmBlock::Ppp(p) => out.extend_from_slice(&p.pack()?),
             VdmBlock::Barrier(b) => out.extend_from_slice(&b.pack()),
@@ -690,7 +692,7 @@ impl VdmBlock {
     }
 
     /// Unpack the block at the start of `b`; returns it and its size.
-    pub fn unpack(b: &[u8]) -> Result<(VdmBlock, usize), Fault> {
+    pub fn unpack(b: &[u8]) -> Result<(VdmBlock, usize), WordError> {
         need(b, 4, "VDM block")?;
         match BLOCK_TYPE.get(b) {
             BLOCK_PPP => Ok((VdmBlock::Ppp(PppState::unpack(b)?), PppState::SIZE)),
@@ -705,15 +707,15 @@ impl VdmBlock {
                 VdmStreamTerminate::unpack(b)?;
                 Ok((VdmBlock::Terminate, VdmStreamTerminate::SIZE))
             }
-            BLOCK_TESSELLATE => Err(Fault::Unimplemented("VDM tessellate blocks")),
+            BLOCK_TESSELLATE => Err(WordError::Unmodelled("VDM tessellate blocks")),
             other => Err(bad(format!("VDM block type {other} is not defined"))),
         }
     }
 
     /// Read the block at `va`; returns it and its size in bytes.
-    pub fn read(mem: &dyn GpuMemory, va: u64) -> Result<(VdmBlock, u64), Fault> {
+    pub fn read<M: WordSource + ?Sized>(mem: &M, va: u64) -> Result<(VdmBlock, u64), M::Error> {
         let mut b = [0u8; MAX_BLOCK];
-        mem.read(va, &mut b[..4])?;
+        mem.read_words(va, &mut b[..4])?;
         // Read only as far as the header says, so a block at the end of a mapping does not
         // fault on bytes it does not own.
         let len = match BLOCK_TYPE.get(&b) {
@@ -734,7 +736,7 @@ impl VdmBlock {
             _ => 8,
         };
         let len = len.min(MAX_BLOCK);
-        mem.read(va.wrapping_add(4), &mut b[4..len])?;
+        mem.read_words(va.wrapping_add(4), &mut b[4..len])?;
         let (blk, n) = VdmBlock::unpack(&b[..len]).map_err(at(va))?;
         let size = if blk == VdmBlock::Terminate {
             VdmStreamTerminate::SIZE
