@@ -13,7 +13,7 @@
 //! Parameters are 32-bit uniforms, preloaded from a small buffer by a USC Uniform word; the
 //! `uniforms` module gives their indices (uniform `u<i>` is halves `2i`, `2i + 1`).
 
-use hw::g13::EncodeError;
+use hw::isa::EncodeError;
 use hw::isa::*;
 use thiserror::Error;
 

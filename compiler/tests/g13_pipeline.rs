@@ -2055,7 +2055,7 @@ void main() { gl_Position = pos; v_col = vec4(gl_VertexIndex); }
     assert!(
         copies.is_empty(),
         "{}",
-        hw::isa::disasm::disassemble(bin.vertex.main_code()).unwrap_or_default()
+        hw::isa::disasm::disassemble(&hw::g13::CODEC, bin.vertex.main_code()).unwrap_or_default()
     );
 }
 

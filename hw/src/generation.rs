@@ -1,5 +1,6 @@
 //! GPU generations and die variants, and how well each generation is publicly understood.
 
+use crate::isa::Codec;
 use std::fmt;
 
 /// An AGX architecture generation. The number is what GET_PARAMS reports as `gpu_generation`.
@@ -38,6 +39,15 @@ impl Generation {
             14 => Some(Generation::G14),
             16 => Some(Generation::G16),
             _ => None,
+        }
+    }
+
+    /// The encoding of the generation's machine code, where agx4 has one. G14 uses G13's, as
+    /// the compiler's targets assume.
+    pub fn codec(self) -> Option<&'static dyn Codec> {
+        match self {
+            Generation::G13 | Generation::G14 => Some(&crate::g13::CODEC),
+            Generation::G16 => None,
         }
     }
 

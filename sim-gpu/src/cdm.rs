@@ -18,6 +18,7 @@ use super::usc::{self, ExecStats, LaunchState};
 use super::usc_words::read_usc_words;
 use super::{ComputeCommand, Fault, GpuMemory};
 use hw::g13::control::{CdmBlock, CdmLaunch, CdmMode};
+use hw::isa::Codec;
 use std::collections::HashSet;
 
 /// Most blocks one stream may execute.
@@ -41,6 +42,7 @@ fn bad(va: u64, why: impl Into<String>) -> Fault {
 /// the shader's decoding) but no shader runs.
 pub fn run_stream(
     cmd: &ComputeCommand,
+    codec: &dyn Codec,
     mem: &mut dyn GpuMemory,
     execute: bool,
 ) -> Result<ComputeStats, Fault> {
@@ -53,7 +55,7 @@ pub fn run_stream(
         let next = va.wrapping_add(size);
         match block {
             CdmBlock::Launch(l) => {
-                launch(cmd, &l, va, mem, execute, &mut stats)?;
+                launch(cmd, codec, &l, va, mem, execute, &mut stats)?;
                 va = next;
             }
             CdmBlock::Barrier(b) => {
@@ -93,6 +95,7 @@ pub fn run_stream(
 
 fn launch(
     cmd: &ComputeCommand,
+    codec: &dyn Codec,
     l: &CdmLaunch,
     va: u64,
     mem: &mut dyn GpuMemory,
@@ -129,11 +132,11 @@ fn launch(
     if threads == 0 || threads > u64::from(usc::MAX_WORKGROUP_THREADS) {
         return Err(bad(va, format!("local size {local:?} is not allowed")));
     }
-    let program = usc::load_program(mem, cmd.usc_exec_base.wrapping_add(u64::from(code)))?;
+    let program = usc::load_program(mem, codec, cmd.usc_exec_base.wrapping_add(u64::from(code)))?;
     // Loaded (decoded and checked) in validation mode too, so a bad preshader faults there.
     let preshader = usc_state
         .preshader
-        .map(|p| usc::load_program(mem, cmd.usc_exec_base.wrapping_add(u64::from(p))))
+        .map(|p| usc::load_program(mem, codec, cmd.usc_exec_base.wrapping_add(u64::from(p))))
         .transpose()?;
     stats.launches += 1;
     if !execute || grid.contains(&0) {

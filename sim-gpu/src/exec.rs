@@ -9,6 +9,7 @@
 use super::cdm::{self, ComputeStats};
 use super::render::{RenderStats, TvbBudget};
 use super::{ComputeCommand, Fault, GpuMemory, RenderCommand};
+use hw::isa::Codec;
 use hw::{Generation, Identity};
 use std::sync::OnceLock;
 
@@ -33,7 +34,7 @@ pub fn execute_compute(
             ))
         }
     }
-    cdm::run_stream(cmd, mem, !no_execute())
+    cdm::run_stream(cmd, codec(gpu)?, mem, !no_execute())
 }
 
 /// Run a render command to completion, or to the first fault, binning into `tvb`.
@@ -48,10 +49,18 @@ pub fn execute_render(
             "VDM control streams of this GPU generation",
         ));
     }
+    let codec = codec(gpu)?;
     if no_execute() {
-        return super::render::walk_only(cmd, mem);
+        return super::render::walk_only(cmd, codec, mem);
     }
-    super::render::execute(cmd, mem, tvb)
+    super::render::execute(cmd, codec, mem, tvb)
+}
+
+/// How the GPU's machine code is encoded.
+fn codec(gpu: &Identity) -> Result<&'static dyn Codec, Fault> {
+    gpu.generation
+        .codec()
+        .ok_or(Fault::Unimplemented("machine code of this GPU generation"))
 }
 
 #[cfg(test)]
@@ -227,7 +236,7 @@ mod tests {
     #[test]
     fn linked_stream_runs_both_launches() {
         let mut m = memory();
-        let stats = cdm::run_stream(&command(), &mut m, true).expect("runs");
+        let stats = cdm::run_stream(&command(), &hw::g13::CODEC, &mut m, true).expect("runs");
         assert_eq!(stats.launches, 2);
         assert_eq!(stats.usc.workgroups, 3 + 1);
         let a = words(&m, OUT, 128);
@@ -270,7 +279,7 @@ mod tests {
             ctrl_stream_base: 0x9000,
             ..command()
         };
-        let stats = cdm::run_stream(&cmd, &mut m, true).expect("runs");
+        let stats = cdm::run_stream(&cmd, &hw::g13::CODEC, &mut m, true).expect("runs");
         assert_eq!(stats.usc.workgroups, 2);
         let a = words(&m, OUT, 64);
         for t in 0..64u32 {
@@ -288,7 +297,7 @@ mod tests {
     #[test]
     fn validation_only_runs_no_shader() {
         let mut m = memory();
-        let stats = cdm::run_stream(&command(), &mut m, false).expect("valid");
+        let stats = cdm::run_stream(&command(), &hw::g13::CODEC, &mut m, false).expect("valid");
         assert_eq!(stats.launches, 2);
         assert_eq!(stats.usc.lane_instructions, 0);
         assert!(words(&m, OUT, 128).iter().all(|&w| w == 0));
@@ -305,22 +314,22 @@ mod tests {
         .pack(&mut s);
         m.map(0x6000, s);
         assert!(matches!(
-            cdm::run_stream(&command(), &mut m, true),
+            cdm::run_stream(&command(), &hw::g13::CODEC, &mut m, true),
             Err(Fault::BadControlWord { va: 0x6000, .. })
         ));
         let mut m = FlatMemory::with(0x6000, &[0, 0, 0, 0xe0]);
         assert!(matches!(
-            cdm::run_stream(&command(), &mut m, true),
+            cdm::run_stream(&command(), &hw::g13::CODEC, &mut m, true),
             Err(Fault::BadControlWord { .. })
         ));
         let mut m = FlatMemory::with(0x6000, &CdmBlock::Return.pack_vec());
         assert!(matches!(
-            cdm::run_stream(&command(), &mut m, true),
+            cdm::run_stream(&command(), &hw::g13::CODEC, &mut m, true),
             Err(Fault::BadControlWord { .. })
         ));
         let mut m = FlatMemory::new();
         assert_eq!(
-            cdm::run_stream(&command(), &mut m, true),
+            cdm::run_stream(&command(), &hw::g13::CODEC, &mut m, true),
             Err(Fault::Unmapped {
                 va: 0x6000,
                 access: Access::Read
@@ -434,10 +443,10 @@ mod tests {
             sampler_count: 2,
             ..command()
         };
-        cdm::run_stream(&cmd, &mut m, true).expect("runs");
+        cdm::run_stream(&cmd, &hw::g13::CODEC, &mut m, true).expect("runs");
         assert_eq!(words(&m, OUT, 1), [0x1234]);
         // Without the heap the same shader faults.
-        let r = cdm::run_stream(&command(), &mut m, true);
+        let r = cdm::run_stream(&command(), &hw::g13::CODEC, &mut m, true);
         assert!(matches!(r, Err(Fault::Shader { .. })), "{r:?}");
     }
 
@@ -500,7 +509,7 @@ mod tests {
             Instr::Stop,
         ]);
         let mut m = preshader_memory(&pre);
-        let stats = cdm::run_stream(&command(), &mut m, true).expect("runs");
+        let stats = cdm::run_stream(&command(), &hw::g13::CODEC, &mut m, true).expect("runs");
         assert_eq!(stats.launches, 1);
         assert_eq!(stats.usc.workgroups, 2);
         // Four preshader instructions on one lane, four main ones on 64.
@@ -511,7 +520,7 @@ mod tests {
         }
         // Validation runs no shader, preshader included.
         let mut m = preshader_memory(&pre);
-        let stats = cdm::run_stream(&command(), &mut m, false).expect("valid");
+        let stats = cdm::run_stream(&command(), &hw::g13::CODEC, &mut m, false).expect("valid");
         assert_eq!(stats.usc.lane_instructions, 0);
         assert!(words(&m, OUT, 64).iter().all(|&w| w == 0));
     }
@@ -520,7 +529,7 @@ mod tests {
     fn cdm_bad_preshaders_fault() {
         // Undecodable: faults in validation too.
         let mut m = preshader_memory(&[0xff, 0xff]);
-        let r = cdm::run_stream(&command(), &mut m, false);
+        let r = cdm::run_stream(&command(), &hw::g13::CODEC, &mut m, false);
         assert!(matches!(r, Err(Fault::Shader { .. })), "{r:?}");
         // A store past the uniform file faults at the preshader's pc, before any workgroup.
         // (The budget test of an endless preshader is in the USC tests: the CDM's default
@@ -534,8 +543,8 @@ mod tests {
             Instr::Stop,
         ]);
         let mut m = preshader_memory(&past);
-        cdm::run_stream(&command(), &mut m, false).expect("decodes");
-        match cdm::run_stream(&command(), &mut m, true) {
+        cdm::run_stream(&command(), &hw::g13::CODEC, &mut m, false).expect("decodes");
+        match cdm::run_stream(&command(), &hw::g13::CODEC, &mut m, true) {
             Err(Fault::Shader { pc, reason }) => {
                 assert_eq!(pc, EXEC_BASE + 0x400);
                 assert!(reason.contains("uniform file"), "{reason}");

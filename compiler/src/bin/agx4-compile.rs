@@ -56,7 +56,7 @@ fn main() -> ExitCode {
     match compiler::compile_compute(&req) {
         Ok(bin) => {
             let s = bin.stats;
-            let text = match hw::isa::disasm::disassemble(&bin.code) {
+            let text = match hw::isa::disasm::disassemble(&hw::g13::CODEC, &bin.code) {
                 Ok(text) => text,
                 Err(e) => format!("(disassembly failed: {e})\n"),
             };

@@ -58,7 +58,7 @@ impl Stats {
             eprintln!("{}", self.line());
         }
         if flags.asm {
-            match hw::isa::disasm::disassemble(code) {
+            match hw::isa::disasm::disassemble(&hw::g13::CODEC, code) {
                 Ok(text) => eprint!("{text}"),
                 Err(e) => eprintln!("agx4-shader: disassembly failed: {e}"),
             }

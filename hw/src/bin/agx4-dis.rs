@@ -46,7 +46,7 @@ fn run(args: &[String]) -> Result<String, String> {
     } else {
         raw
     };
-    hw::isa::disasm::disassemble(&code).map_err(|e| e.to_string())
+    hw::isa::disasm::disassemble(&hw::g13::CODEC, &code).map_err(|e| e.to_string())
 }
 
 fn main() -> ExitCode {

@@ -1,8 +1,8 @@
 //! Instruction words as little-endian bit strings, and the opcode table that tells the
 //! decoder which family and length rule a byte sequence follows.
 
-use super::error::DecodeError;
 use super::{isa_alu, isa_float, isa_flow, isa_gfx, isa_lane, isa_mem, isa_tex};
+use crate::isa::DecodeError;
 use crate::isa::Instr;
 
 /// Bits of an encoded instruction (bit 0 is the low bit of the first byte) and its length.

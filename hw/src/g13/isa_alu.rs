@@ -2,9 +2,9 @@
 //! integer unary ops, convert and the compare-selects.
 
 use super::bits::{fit, get, put, Encoded};
-use super::error::{EncodeError, Problem};
 use super::operand_codec::*;
 use crate::isa::*;
+use crate::isa::{EncodeError, Problem};
 
 fn no_sx(cx: &Ctx, name: &'static str, s: ISrc) -> Result<(), EncodeError> {
     if s.sign_extend {

@@ -7,9 +7,9 @@
 //! decodes to an error (re-encoding it would not give the same bits).
 
 use super::bits::{fit, get, put, Encoded};
-use super::error::{EncodeError, Problem};
 use super::operand_codec::*;
 use crate::isa::*;
+use crate::isa::{EncodeError, Problem};
 
 fn put_fsrc(
     cx: &Ctx,

@@ -2,10 +2,10 @@
 //! fixed two-byte instructions.
 
 use super::bits::{fit, get, put, Encoded};
-use super::error::{EncodeError, Problem};
 use super::isa_alu::{fcond_code, fcond_from, icond_code, icond_from};
 use super::operand_codec::*;
 use crate::isa::*;
+use crate::isa::{EncodeError, Problem};
 
 const STOP: u128 = 0x0088;
 const THREADGROUP_BARRIER: u128 = 0x0068;

@@ -8,9 +8,9 @@
 //! zero, and the decoder rejects them through the re-encode check.
 
 use super::bits::{fit, get, put, Encoded};
-use super::error::{EncodeError, Problem};
 use super::operand_codec::Ctx;
 use crate::isa::*;
+use crate::isa::{EncodeError, Problem};
 
 /// Destination of `iter`/`ldcf`/tile loads: bit 8 says 32-bit, the half index is split into
 /// a low 6-bit field at 9 and a 2-bit extension at `hi`.

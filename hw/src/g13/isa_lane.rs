@@ -3,10 +3,10 @@
 //! per Mesa's agx_opcodes.py / agx_pack.c.
 
 use super::bits::{fit, get, put, Encoded};
-use super::error::{EncodeError, Problem};
 use super::isa_alu::{fcond_code, fcond_from, icond_code, icond_from};
 use super::operand_codec::*;
 use crate::isa::*;
+use crate::isa::{EncodeError, Problem};
 
 /// Bits 0..7 of `fcmp_ballot` / `icmp_ballot`.
 const FCMP_BALLOT: u64 = 0x22;

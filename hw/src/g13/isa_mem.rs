@@ -6,9 +6,9 @@
 //! "unknown" bits Mesa emits and accepts nothing else when decoding.
 
 use super::bits::{fit, get, put, Encoded};
-use super::error::{EncodeError, Problem};
 use super::operand_codec::Ctx;
 use crate::isa::*;
+use crate::isa::{EncodeError, Problem};
 
 const FORMATS: [(MemFormat, u64); 10] = [
     (MemFormat::I8, 0),

@@ -8,9 +8,9 @@
 //! Mesa's constant values (q3 = 0xc, image coherency 0x9/0xf) and nothing else decodes.
 
 use super::bits::{fit, get, put, Encoded};
-use super::error::{EncodeError, Problem};
 use super::operand_codec::Ctx;
 use crate::isa::*;
+use crate::isa::{EncodeError, Problem};
 
 const DIMS: [TexDim; 9] = [
     TexDim::D1,

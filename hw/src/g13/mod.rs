@@ -9,7 +9,6 @@
 
 mod bits;
 pub mod control;
-mod error;
 mod float_imm;
 pub mod float_mode;
 pub mod image_desc;
@@ -29,14 +28,43 @@ pub mod uvs;
 #[cfg(test)]
 mod tests;
 
-pub use error::{DecodeError, EncodeError, Problem};
 pub use float_imm::{float_imm_from_bits, float_imm_to_bits, float_imm_value};
 
-use crate::isa::Instr;
+use crate::isa::{Codec, DecodeError, EncodeError, Instr};
+use crate::Generation;
 use bits::Encoded;
 
 /// Longest instruction agx4 emits or decodes (long texture instructions).
 pub const MAX_INSTR_LEN: usize = 12;
+
+/// The G13 encoding as the generation-neutral code reaches it ([`Generation::codec`]). G13's
+/// own code (its compiler back end, its tests) calls [`encode`] and [`decode`] directly.
+pub static CODEC: G13Codec = G13Codec;
+
+/// See [`CODEC`].
+pub struct G13Codec;
+
+impl Codec for G13Codec {
+    fn generation(&self) -> Generation {
+        Generation::G13
+    }
+
+    fn max_instr_len(&self) -> usize {
+        MAX_INSTR_LEN
+    }
+
+    fn encode(&self, instr: &Instr, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        encode(instr, out)
+    }
+
+    fn encoded_len(&self, instr: &Instr) -> Result<usize, EncodeError> {
+        encoded_len(instr)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<(Instr, usize), DecodeError> {
+        decode(bytes)
+    }
+}
 
 fn encode_bits(instr: &Instr, force_long: bool) -> Result<Encoded, EncodeError> {
     match instr {

@@ -6,8 +6,8 @@
 //! (never 0 for a register) and bits 3..2 the width (00 = 16, 10 = 32, 11 = 64).
 
 use super::bits::{get, put};
-use super::error::{EncodeError, Problem};
 use crate::isa::{Dst, Hint, Operand, Reg, Size, GPR_HALVES, UNIFORM_HALVES};
+use crate::isa::{EncodeError, Problem};
 
 /// How wide a source's type field is and which widths it takes.
 #[derive(Debug, Clone, Copy)]

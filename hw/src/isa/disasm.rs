@@ -1,7 +1,8 @@
 //! Text form of instructions, close to applegpu's disassembly syntax.
 
 use super::*;
-use crate::g13::{decode, float_imm_value, DecodeError};
+use super::{Codec, DecodeError};
+use crate::g13::float_imm_value;
 use std::fmt::Write;
 
 fn reg_name(prefix: char, r: Reg) -> String {
@@ -621,13 +622,13 @@ fn reg_run(r: Reg, n: u8) -> String {
         .join("_")
 }
 
-/// Decodes and prints a whole program, one line per instruction: byte offset, bytes, text.
-/// Stops at the first undecodable instruction with its error.
-pub fn disassemble(code: &[u8]) -> Result<String, DecodeError> {
+/// Decodes `code` with `codec` and prints it, one line per instruction: byte offset, bytes,
+/// text. Stops at the first undecodable instruction with its error.
+pub fn disassemble(codec: &dyn Codec, code: &[u8]) -> Result<String, DecodeError> {
     let mut out = String::new();
     let mut at = 0;
     while at < code.len() {
-        let (instr, len) = decode(&code[at..])?;
+        let (instr, len) = codec.decode(&code[at..])?;
         let bytes: Vec<String> = code[at..at + len]
             .iter()
             .map(|b| format!("{b:02x}"))

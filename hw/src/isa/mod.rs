@@ -12,10 +12,12 @@
 //! Registers are numbered in 16-bit halves: `r3` (32-bit) is halves 6 and 7, `r3l` is half 6
 //! and `r3h` is half 7. Uniform registers (`u`) are numbered the same way.
 
+mod codec;
 pub mod disasm;
 mod instr;
 mod operand;
 
+pub use codec::{Codec, DecodeError, EncodeError, Problem};
 pub use instr::*;
 pub use operand::*;
 

@@ -27,6 +27,7 @@ use crate::{Fault, GpuMemory, RenderCommand};
 use hw::g13::control::descriptors::{CoefficientSource, DepthBias, Scissor, ZsFunc};
 use hw::g13::control::ppp::{PolygonMode, PppUpdate, PppVertex, VisibilityMode};
 use hw::g13::control::vdm::VdmVertex;
+use hw::isa::Codec;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -44,16 +45,18 @@ fn bad(va: u64, why: impl Into<String>) -> Fault {
 /// Runs a render command to completion.
 pub fn execute(
     cmd: &RenderCommand,
+    codec: &'static dyn Codec,
     mem: &mut dyn GpuMemory,
     tvb: &mut dyn TvbBudget,
 ) -> Result<RenderStats, Fault> {
-    execute_on(cmd, mem, tvb, Pool::host())
+    execute_on(cmd, codec, mem, tvb, Pool::host())
 }
 
 /// [`execute`] with vertices and tiles on up to `pool`'s threads (when `mem` can be shared
 /// and the shaders allow it; see `pass` and `vertex`).
 pub fn execute_on(
     cmd: &RenderCommand,
+    codec: &'static dyn Codec,
     mem: &mut dyn GpuMemory,
     tvb: &mut dyn TvbBudget,
     pool: Pool,
@@ -63,7 +66,7 @@ pub fn execute_on(
         base: cmd.sampler_heap,
         count: cmd.sampler_count,
     };
-    let mut programs = Programs::new(cmd.usc_exec_base, heap, true);
+    let mut programs = Programs::new(codec, cmd.usc_exec_base, heap, true);
     let tile_programs = TilePrograms::load(cmd, &mut programs, mem)?;
     let tiles = (target.tiles_x * target.tiles_y) as usize;
     let mut r = Renderer {
@@ -90,7 +93,11 @@ pub fn execute_on(
 /// Parses a render command as [`execute`] does (its target, tile programs and VDM stream with
 /// every state update and draw) without shading or rasterising anything: the no-execute mode
 /// that measures the driver apart from the simulated GPU.
-pub fn walk_only(cmd: &RenderCommand, mem: &mut dyn GpuMemory) -> Result<RenderStats, Fault> {
+pub fn walk_only(
+    cmd: &RenderCommand,
+    codec: &'static dyn Codec,
+    mem: &mut dyn GpuMemory,
+) -> Result<RenderStats, Fault> {
     struct Count(u64);
     impl DrawSink for Count {
         fn draw(&mut self, _: &DrawCall, _: &mut dyn GpuMemory) -> Result<(), Fault> {
@@ -103,7 +110,7 @@ pub fn walk_only(cmd: &RenderCommand, mem: &mut dyn GpuMemory) -> Result<RenderS
         base: cmd.sampler_heap,
         count: cmd.sampler_count,
     };
-    let mut programs = Programs::new(cmd.usc_exec_base, heap, false);
+    let mut programs = Programs::new(codec, cmd.usc_exec_base, heap, false);
     TilePrograms::load(cmd, &mut programs, mem)?;
     let mut count = Count(0);
     walk_vdm_stream(cmd, mem, &mut count)?;

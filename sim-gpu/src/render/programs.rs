@@ -12,6 +12,7 @@ use crate::usc::texture::SamplerHeap;
 use crate::usc::{self, LaunchState, Program};
 use crate::usc_words::{read_usc_words, UscState};
 use crate::{Fault, GpuMemory};
+use hw::isa::Codec;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -26,6 +27,7 @@ pub struct Loaded {
 
 /// The programs one render has loaded.
 pub struct Programs {
+    codec: &'static dyn Codec,
     exec_base: u64,
     sampler_heap: SamplerHeap,
     /// Whether preshaders run (false when the render is only parsed: they are still loaded
@@ -35,10 +37,16 @@ pub struct Programs {
 }
 
 impl Programs {
-    /// Programs at `exec_base`, every one of them given the render's sampler heap. With
-    /// `run_preshaders` false, preshaders are loaded but not run.
-    pub fn new(exec_base: u64, sampler_heap: SamplerHeap, run_preshaders: bool) -> Programs {
+    /// Programs at `exec_base`, in `codec`'s machine code, every one of them given the
+    /// render's sampler heap. With `run_preshaders` false, preshaders are loaded but not run.
+    pub fn new(
+        codec: &'static dyn Codec,
+        exec_base: u64,
+        sampler_heap: SamplerHeap,
+        run_preshaders: bool,
+    ) -> Programs {
         Programs {
+            codec,
             exec_base,
             sampler_heap,
             run_preshaders,
@@ -61,9 +69,14 @@ impl Programs {
             va,
             reason: "USC words name no shader".into(),
         })?;
-        let program = usc::load_program(mem, self.exec_base.wrapping_add(u64::from(code)))?;
+        let program = usc::load_program(
+            mem,
+            self.codec,
+            self.exec_base.wrapping_add(u64::from(code)),
+        )?;
         if let Some(pre) = words.preshader {
-            let pre = usc::load_program(mem, self.exec_base.wrapping_add(u64::from(pre)))?;
+            let pre =
+                usc::load_program(mem, self.codec, self.exec_base.wrapping_add(u64::from(pre)))?;
             if self.run_preshaders {
                 let mut launch = LaunchState::new([1, 1, 1], [1, 1, 1]);
                 launch.uniforms = std::mem::take(&mut words.uniforms);
@@ -107,7 +120,7 @@ mod tests {
             base: 0xdead_0000,
             count: 7,
         };
-        let p = Programs::new(BASE, heap, true)
+        let p = Programs::new(&hw::g13::CODEC, BASE, heap, true)
             .load(&mut m, 0)
             .expect("loads");
         assert_eq!(p.words.textures.sampler_heap, heap);
@@ -177,7 +190,7 @@ mod tests {
     #[test]
     fn preshader_runs_once_per_words() {
         let mut m = with_preshader(&counting_preshader());
-        let mut programs = Programs::new(BASE, SamplerHeap::default(), true);
+        let mut programs = Programs::new(&hw::g13::CODEC, BASE, SamplerHeap::default(), true);
         let p = programs.load(&mut m, 0).expect("loads");
         assert_eq!(p.words.uniforms[8], 0x4242);
         assert_eq!(p.words.preshader, Some(0x200));
@@ -185,7 +198,7 @@ mod tests {
         assert_eq!(m.read_u32(COUNTER), Ok(1));
         // Parsing only: loaded, not run.
         let mut m = with_preshader(&counting_preshader());
-        let p = Programs::new(BASE, SamplerHeap::default(), false)
+        let p = Programs::new(&hw::g13::CODEC, BASE, SamplerHeap::default(), false)
             .load(&mut m, 0)
             .expect("loads");
         assert_eq!(p.words.uniforms[8], 0);
@@ -203,12 +216,12 @@ mod tests {
             Instr::Stop,
         ];
         let mut m = with_preshader(&past_end);
-        let r = Programs::new(BASE, SamplerHeap::default(), true).load(&mut m, 0);
+        let r = Programs::new(&hw::g13::CODEC, BASE, SamplerHeap::default(), true).load(&mut m, 0);
         assert!(matches!(r, Err(Fault::Shader { .. })), "{r:?}");
         // Undecodable: faults even when not run.
         let mut m = with_preshader(&[]);
         m.write(BASE + 0x200, &[0xff, 0xff]).expect("mapped");
-        let r = Programs::new(BASE, SamplerHeap::default(), false).load(&mut m, 0);
+        let r = Programs::new(&hw::g13::CODEC, BASE, SamplerHeap::default(), false).load(&mut m, 0);
         assert!(matches!(r, Err(Fault::Shader { .. })), "{r:?}");
     }
 }

@@ -640,7 +640,7 @@ impl Scene {
         tvb: &mut dyn TvbBudget,
     ) -> Result<(Vec<u32>, RenderStats, FlatMemory), Fault> {
         let (mut m, cmd) = self.memory();
-        let stats = execute(&cmd, &mut m, tvb)?;
+        let stats = execute(&cmd, &hw::g13::CODEC, &mut m, tvb)?;
         Ok((self.output(&m), stats, m))
     }
 
@@ -657,7 +657,7 @@ impl Scene {
             threads,
             alone: std::time::Duration::ZERO,
         };
-        let stats = execute_on(&cmd, &mut m, tvb, pool)?;
+        let stats = execute_on(&cmd, &hw::g13::CODEC, &mut m, tvb, pool)?;
         Ok((self.output(&m.into_inner()), stats))
     }
 

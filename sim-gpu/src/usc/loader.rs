@@ -7,8 +7,8 @@
 
 use super::program::Program;
 use crate::{Fault, GpuMemory};
-use hw::g13::{decode, MAX_INSTR_LEN};
-use hw::isa::Instr;
+use hw::isa::{Codec, Instr};
+use hw::Generation;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -18,17 +18,23 @@ pub const MAX_CODE_BYTES: usize = 1 << 20;
 /// Cached programs kept before the cache is emptied.
 const CACHE_LIMIT: usize = 4096;
 
-type Cache = HashMap<u64, Vec<(Vec<u8>, Arc<Program>)>>;
+/// Programs by generation and address: the same bytes are different code on another one.
+type Cache = HashMap<(Generation, u64), Vec<(Vec<u8>, Arc<Program>)>>;
 
 fn cache() -> &'static Mutex<Cache> {
     static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// The program whose first instruction is at `va`.
-pub fn load_program(mem: &dyn GpuMemory, va: u64) -> Result<Arc<Program>, Fault> {
+/// The program in `codec`'s machine code whose first instruction is at `va`.
+pub fn load_program(
+    mem: &dyn GpuMemory,
+    codec: &dyn Codec,
+    va: u64,
+) -> Result<Arc<Program>, Fault> {
+    let key = (codec.generation(), va);
     if let Ok(c) = cache().lock() {
-        if let Some(entries) = c.get(&va) {
+        if let Some(entries) = c.get(&key) {
             for (bytes, prog) in entries {
                 let mut now = vec![0u8; bytes.len()];
                 if mem.read(va, &mut now).is_ok() && &now == bytes {
@@ -37,19 +43,19 @@ pub fn load_program(mem: &dyn GpuMemory, va: u64) -> Result<Arc<Program>, Fault>
             }
         }
     }
-    let (bytes, prog) = decode_from(mem, va)?;
+    let (bytes, prog) = decode_from(mem, codec, va)?;
     let prog = Arc::new(prog);
     if let Ok(mut c) = cache().lock() {
         if c.len() >= CACHE_LIMIT {
             c.clear();
         }
-        c.entry(va).or_default().push((bytes, prog.clone()));
+        c.entry(key).or_default().push((bytes, prog.clone()));
     }
     Ok(prog)
 }
 
 /// Bytes of code read so far, extended on demand; reads stop quietly at the end of mapped
-/// memory so the last instruction can be decoded from fewer than `MAX_INSTR_LEN` bytes.
+/// memory so the last instruction can be decoded from fewer than the longest encoding's bytes.
 struct Window<'a> {
     mem: &'a dyn GpuMemory,
     va: u64,
@@ -79,7 +85,12 @@ impl Window<'_> {
     }
 }
 
-fn decode_from(mem: &dyn GpuMemory, va: u64) -> Result<(Vec<u8>, Program), Fault> {
+fn decode_from(
+    mem: &dyn GpuMemory,
+    codec: &dyn Codec,
+    va: u64,
+) -> Result<(Vec<u8>, Program), Fault> {
+    let max_len = codec.max_instr_len();
     let mut w = Window {
         mem,
         va,
@@ -96,17 +107,19 @@ fn decode_from(mem: &dyn GpuMemory, va: u64) -> Result<(Vec<u8>, Program), Fault
                 reason: format!("no end of shader within {MAX_CODE_BYTES} bytes"),
             });
         }
-        w.want(off + MAX_INSTR_LEN);
+        w.want(off + max_len);
         if off >= w.bytes.len() {
             // The next instruction is not mapped: fetching it faults as on hardware.
             let mut probe = [0u8; 1];
             mem.read(va.wrapping_add(off as u64), &mut probe)?;
         }
-        let end = w.bytes.len().min(off + MAX_INSTR_LEN);
-        let (instr, len) = decode(&w.bytes[off..end]).map_err(|e| Fault::Shader {
-            pc: va.wrapping_add(off as u64),
-            reason: format!("undecodable instruction: {e}"),
-        })?;
+        let end = w.bytes.len().min(off + max_len);
+        let (instr, len) = codec
+            .decode(&w.bytes[off..end])
+            .map_err(|e| Fault::Shader {
+                pc: va.wrapping_add(off as u64),
+                reason: format!("undecodable instruction: {e}"),
+            })?;
         if let Instr::Jump(j) = instr {
             furthest_target = furthest_target.max(off as i64 + i64::from(j.offset));
         }
@@ -172,13 +185,13 @@ mod tests {
         let mut padded = bytes.clone();
         padded.extend_from_slice(&[0xff; 64]); // undecodable bytes after the end
         let mut m = FlatMemory::with(VA, &padded);
-        let a = load_program(&m, VA).unwrap();
+        let a = load_program(&m, &hw::g13::CODEC, VA).unwrap();
         assert_eq!(a.len(), 4);
-        let b = load_program(&m, VA).unwrap();
+        let b = load_program(&m, &hw::g13::CODEC, VA).unwrap();
         assert!(Arc::ptr_eq(&a, &b), "second load is served from the cache");
         let changed = code(7);
         crate::GpuMemory::write(&mut m, VA, &changed[..jump_at]).unwrap();
-        let c = load_program(&m, VA).unwrap();
+        let c = load_program(&m, &hw::g13::CODEC, VA).unwrap();
         assert!(!Arc::ptr_eq(&a, &c));
         assert_eq!(
             c.instrs[0],

@@ -1,7 +1,31 @@
-//! Why an instruction cannot be encoded or bytes cannot be decoded.
+//! What every generation's machine-code encoding provides ([`Codec`]), and why an instruction
+//! cannot be encoded or bytes cannot be decoded.
 
+use super::Instr;
+use crate::Generation;
 use std::fmt;
 use thiserror::Error;
+
+/// A generation's encoding of [`Instr`]: what the generation-neutral code (the simulated GPU's
+/// loader, the disassembler) uses to turn instructions into bytes and back.
+pub trait Codec: Send + Sync {
+    /// The generation whose machine code this is.
+    fn generation(&self) -> Generation;
+
+    /// The longest encoding of one instruction, in bytes: a decoder shown this many bytes (or
+    /// all that are left) can always tell the instruction and its length.
+    fn max_instr_len(&self) -> usize;
+
+    /// Appends the machine code of `instr` to `out`; on error nothing is appended.
+    fn encode(&self, instr: &Instr, out: &mut Vec<u8>) -> Result<(), EncodeError>;
+
+    /// The byte length [`encode`](Codec::encode) would produce.
+    fn encoded_len(&self, instr: &Instr) -> Result<usize, EncodeError>;
+
+    /// The instruction at the start of `bytes`, and its length in bytes. Bytes that would not
+    /// come back bit for bit from [`encode`](Codec::encode) are refused, never guessed at.
+    fn decode(&self, bytes: &[u8]) -> Result<(Instr, usize), DecodeError>;
+}
 
 /// What is wrong with one operand or field.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +61,7 @@ impl fmt::Display for Problem {
     }
 }
 
-/// An `Instr` the G13 encoding cannot express.
+/// An `Instr` a generation's encoding cannot express.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("cannot encode {instr}: operand {operand}: {problem}")]
 pub struct EncodeError {
