@@ -1930,7 +1930,6 @@ fn uniform_store_operands_are_checked() {
 /// as `encode`, the same decode, and no instruction longer than the length it promises.
 #[test]
 fn the_g13_codec_is_the_g13_encoding() {
-    use crate::isa::Codec;
     use crate::Generation;
     assert!(Generation::G16.codec().is_none());
     for generation in [Generation::G13, Generation::G14] {

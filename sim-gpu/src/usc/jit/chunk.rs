@@ -35,6 +35,9 @@ struct Slot {
     old: Option<[Value; 2]>,
     /// `w32` holds no denormal in an active lane (a float result or an integer's float).
     flushed: bool,
+    /// A float result not yet made canonical (no flush, no default NaN; [`super::daz`]), in
+    /// place of `w32`, `lo` and `hi`, which [`Chunk::materialize`] makes from it.
+    raw: Option<[Value; 2]>,
 }
 
 /// The state of one chunk while a region's instructions are emitted into it.
@@ -78,6 +81,8 @@ pub struct Chunk<'a, 'b> {
     /// [`super::Ctx::preloaded`]. Every chunk emits the region's instructions in the same
     /// order, so slot k is the region's k-th such load in each.
     pub preloads: usize,
+    /// Whether float arithmetic may read results not yet made canonical ([`super::daz`]).
+    pub lazy_floats: bool,
 }
 
 /// How a loop region carries a register slot from one pass to the next in host registers:
@@ -179,6 +184,7 @@ impl<'a, 'b> Chunk<'a, 'b> {
             zero16: None,
             fragment: None,
             preloads: 0,
+            lazy_floats: super::daz::lazy_floats(),
         }
     }
 
@@ -375,6 +381,7 @@ impl<'a, 'b> Chunk<'a, 'b> {
         }
         let m = self.m32();
         for k in open {
+            self.materialize(k);
             let s = self.slots[&k];
             let (Some(new), Some(old)) = (s.w32, s.old) else {
                 continue;
@@ -393,6 +400,7 @@ impl<'a, 'b> Chunk<'a, 'b> {
                     hi_dirty: true,
                     old: None,
                     flushed: false,
+                    raw: None,
                 },
             );
         }
@@ -447,6 +455,7 @@ impl<'a, 'b> Chunk<'a, 'b> {
     }
 
     fn row_any(&mut self, half: u16) -> Value {
+        self.materialize(half / 2);
         let s = self.slots.get(&(half / 2)).copied().unwrap_or_default();
         let cached = if half.is_multiple_of(2) { s.lo } else { s.hi };
         if let Some(v) = cached {
@@ -477,6 +486,7 @@ impl<'a, 'b> Chunk<'a, 'b> {
 
     /// The 32-bit register at `half` (even) as two `I32X4`.
     pub fn reg32(&mut self, half: u16) -> [Value; 2] {
+        self.materialize(half / 2);
         if let Some(w) = self.slots.get(&(half / 2)).and_then(|s| s.w32) {
             return w;
         }
@@ -518,8 +528,47 @@ impl<'a, 'b> Chunk<'a, 'b> {
                 hi_dirty: true,
                 old,
                 flushed,
+                raw: None,
             },
         );
+    }
+
+    /// The 32-bit register at `half` as float arithmetic reads it: a result not yet made
+    /// canonical as it is ([`super::daz`]), anything else as [`Chunk::reg32`] gives it.
+    pub fn reg32_arith(&mut self, half: u16) -> [Value; 2] {
+        match self.slots.get(&(half / 2)).and_then(|s| s.raw) {
+            Some(r) => r,
+            None => self.reg32(half),
+        }
+    }
+
+    /// Writes a float result in the active lanes without making it canonical: only where it
+    /// is read as anything but an operand of float arithmetic, or stored, is it flushed and
+    /// its NaNs made the default NaN. Needs [`Chunk::lazy_floats`].
+    pub fn write32_raw(&mut self, half: u16, v: [Value; 2]) {
+        debug_assert!(self.lazy_floats);
+        self.write32_flushed(half, v, false);
+        if let Some(s) = self.slots.get_mut(&(half / 2)) {
+            s.raw = Some(v);
+            s.w32 = None;
+        }
+    }
+
+    /// Makes slot `k`'s pending float result canonical, as every reader but float
+    /// arithmetic needs it.
+    fn materialize(&mut self, k: u16) {
+        let Some(raw) = self.slots.get(&k).and_then(|s| s.raw) else {
+            return;
+        };
+        let w = [
+            super::emit::canonical(self, raw[0]),
+            super::emit::canonical(self, raw[1]),
+        ];
+        if let Some(s) = self.slots.get_mut(&k) {
+            s.raw = None;
+            s.w32 = Some(w);
+            s.flushed = true;
+        }
     }
 
     /// Writes row `half` in the lanes of `mask` (I16X8), the active ones unless given.

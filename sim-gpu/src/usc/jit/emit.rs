@@ -112,10 +112,10 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
                 float_ok(x.c.op)?;
             }
             c.issue();
-            let a = fsrc(c, &x.a);
-            let b = fsrc(c, &x.b);
+            let a = fsrc_arith(c, &x.a);
+            let b = fsrc_arith(c, &x.b);
             let k = if x.op == FOp::MAdd {
-                Some(fsrc(c, &x.c))
+                Some(fsrc_arith(c, &x.c))
             } else {
                 None
             };
@@ -132,9 +132,9 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
                     }
                     (FOp::MAdd, None) => unreachable!("MAdd reads C"),
                 };
-                r[l] = f32_arith_out(c, f, x.saturate);
+                r[l] = f;
             }
-            c.write32_flushed(x.dst.reg.half, r, true);
+            write_arith(c, x.dst.reg.half, r, x.saturate);
         }
         Instr::GetSr(x) => {
             let (Some(k), Some((ctx, lane0))) = (super::sr_slot(x.sr), c.fragment) else {
@@ -195,7 +195,7 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
             c.issue();
             // Every lane of the quad is read, active or not: blend pending writes first.
             c.settle();
-            let a = fsrc(c, &x.src);
+            let a = fsrc_arith(c, &x.src);
             // A quad is four consecutive lanes, one I32X4 (`isa::quad_lane`): each lane's
             // pair across the axis differs in lane bit 0 (x) or 1 (y), and the difference is
             // the member with that bit set minus the one with it clear.
@@ -209,10 +209,9 @@ pub fn emit(c: &mut Chunk, i: &Instr) -> R<()> {
                 let h = lanes32(c.b, a[l], hi);
                 let w = lanes32(c.b, a[l], lo);
                 let (h, w) = (to_f(c, h), to_f(c, w));
-                let f = c.b.ins().fsub(h, w);
-                r[l] = f32_arith_out(c, f, x.saturate);
+                r[l] = c.b.ins().fsub(h, w);
             }
-            c.write32_flushed(x.dst.reg.half, r, true);
+            write_arith(c, x.dst.reg.half, r, x.saturate);
         }
         Instr::FUnary(x) => {
             if x.dst.reg.size != Size::S32
@@ -913,9 +912,33 @@ fn float_bits(c: &mut Chunk, o: Operand) -> V32 {
     map2(c, v, ftz)
 }
 
+/// A 32-bit float operand as float arithmetic and comparisons read it: where the host
+/// flushes operands itself ([`super::daz`]), neither flushed nor made canonical.
+fn float_bits_arith(c: &mut Chunk, o: Operand) -> V32 {
+    if !c.lazy_floats {
+        return float_bits(c, o);
+    }
+    match o {
+        Operand::Imm(v) => c.const32(float_immediate(v as u8).to_bits()),
+        Operand::Reg(r) if r.size != Size::S16 => c.reg32_arith(r.half),
+        _ => raw32(c, o),
+    }
+}
+
 /// A float source with its modifiers, as lane bits.
 fn fsrc(c: &mut Chunk, s: &FSrc) -> V32 {
-    let mut v = float_bits(c, s.op);
+    let v = float_bits(c, s.op);
+    modifiers(c, s, v)
+}
+
+/// As [`fsrc`], for float arithmetic ([`float_bits_arith`]). The modifiers touch only the
+/// sign bit, so they commute with the flush and the default NaN made later.
+fn fsrc_arith(c: &mut Chunk, s: &FSrc) -> V32 {
+    let v = float_bits_arith(c, s.op);
+    modifiers(c, s, v)
+}
+
+fn modifiers(c: &mut Chunk, s: &FSrc, mut v: V32) -> V32 {
     if s.abs {
         v = map2(c, v, |c, x| andk(c, x, 0x7fff_ffff));
     }
@@ -923,6 +946,27 @@ fn fsrc(c: &mut Chunk, s: &FSrc) -> V32 {
         v = map2(c, v, |c, x| xork(c, x, 0x8000_0000u32 as i64));
     }
     v
+}
+
+/// Writes the results `f` (F32X4) of float arithmetic: left for later to make canonical
+/// ([`Chunk::write32_raw`]) where the chunk may, else made canonical now.
+fn write_arith(c: &mut Chunk, half: u16, f: V32, saturate: bool) {
+    if c.lazy_floats && !saturate {
+        let r = map2(c, f, |c, f| {
+            c.b.ins().bitcast(I32X4, MemFlagsData::new(), f)
+        });
+        c.write32_raw(half, r);
+    } else {
+        let r = map2(c, f, |c, f| f32_arith_out(c, f, saturate));
+        c.write32_flushed(half, r, true);
+    }
+}
+
+/// An arithmetic result's lane bits (`I32X4`) as the register holds them: flushed, and a NaN
+/// as the default NaN (what [`f32_arith_out`] makes of it unsaturated).
+pub(super) fn canonical(c: &mut Chunk, v: Value) -> Value {
+    let f = to_f(c, v);
+    f32_arith_out(c, f, false)
 }
 
 /// Denormal lanes keep only their sign (`float::ftz`).
@@ -968,21 +1012,28 @@ fn f32_arith_out(c: &mut Chunk, f: Value, saturate: bool) -> Value {
 }
 
 /// A single-precision result as register bits: saturated when asked (NaN to 0, then
-/// clamped as `f32::clamp` does, so -0 stays -0), then flushed.
+/// clamped as `f32::clamp` does, so -0 stays -0), then flushed. The clamp compares the bits
+/// as integers, so a denormal result is clamped by its value even where the host treats
+/// denormal operands as zero ([`super::daz`]).
 fn f32_out(c: &mut Chunk, f: Value, saturate: bool) -> Value {
-    let f = if saturate {
-        let zero = fconst_splat(c, 0.0);
-        let one = fconst_splat(c, 1.0);
-        let nan = c.b.ins().fcmp(FloatCC::Unordered, f, f);
-        let f = fselect(c, nan, zero, f);
-        let lt = c.b.ins().fcmp(FloatCC::LessThan, f, zero);
-        let f = fselect(c, lt, zero, f);
-        let gt = c.b.ins().fcmp(FloatCC::GreaterThan, f, one);
-        fselect(c, gt, one, f)
-    } else {
-        f
-    };
     let v = c.b.ins().bitcast(I32X4, MemFlagsData::new(), f);
+    let v = if saturate {
+        let nan = c.b.ins().fcmp(FloatCC::Unordered, f, f);
+        // Ordered floats of one sign order as their bits: above 1.0 as signed integers
+        // above its bits, below zero (but not -0) as negative integers other than -0's.
+        let one = c.const32(1.0f32.to_bits())[0];
+        let zero = c.const32(0)[0];
+        let minus_zero = c.const32(0x8000_0000)[0];
+        let above = c.b.ins().icmp(IntCC::SignedGreaterThan, v, one);
+        let v = c.b.ins().bitselect(above, one, v);
+        let negative = c.b.ins().icmp(IntCC::SignedLessThan, v, zero);
+        let is_minus_zero = c.b.ins().icmp(IntCC::Equal, v, minus_zero);
+        let below = c.b.ins().band_not(negative, is_minus_zero);
+        let to_zero = c.b.ins().bor(below, nan);
+        c.b.ins().bitselect(to_zero, zero, v)
+    } else {
+        v
+    };
     ftz(c, v)
 }
 
@@ -1003,8 +1054,8 @@ fn compare(c: &mut Chunk, cond: Cond, a: Operand, b: Operand) -> V32 {
             lanes2(c, av, bv, |c, x, y| c.b.ins().icmp(cc, x, y))
         }
         Cond::Float(fc) => {
-            let av = float_bits(c, a);
-            let bv = float_bits(c, b);
+            let av = float_bits_arith(c, a);
+            let bv = float_bits_arith(c, b);
             lanes2(c, av, bv, |c, x, y| {
                 let x = to_f(c, x);
                 let y = to_f(c, y);

@@ -21,6 +21,7 @@
 //! as long as the [`Program`] does.
 
 mod chunk;
+mod daz;
 mod emit;
 #[cfg(test)]
 mod tests;
@@ -222,6 +223,9 @@ pub struct Region {
     /// runs only in a vertex launch whose records have that many slots; otherwise the
     /// interpreter runs its code and faults as it always did.
     pub vary_slots: u32,
+    /// Whether its float arithmetic reads results not yet made canonical, and so must run
+    /// with the host flushing float operands ([`daz`]).
+    daz: bool,
 }
 
 impl Region {
@@ -234,7 +238,13 @@ impl Region {
     pub unsafe fn run(&self, ctx: &mut Ctx) -> u32 {
         // SAFETY: the function was compiled for this signature and only touches the rows
         // and uniforms its instructions name, which the caller guarantees exist.
-        unsafe { (self.entry)(ctx) }
+        unsafe {
+            if self.daz {
+                daz::call(self.entry, ctx)
+            } else {
+                (self.entry)(ctx)
+            }
+        }
     }
 }
 
@@ -543,6 +553,7 @@ fn compile(prog: &Program) -> Option<Compiled> {
             specials,
             preloads: preloads_of,
             vary_slots,
+            daz: daz::lazy_floats(),
         });
     }
     Some(Compiled {
