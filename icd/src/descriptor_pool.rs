@@ -182,7 +182,9 @@ pub unsafe extern "system" fn create_descriptor_pool(
     p_pool: *mut vk::DescriptorPool,
 ) -> vk::Result {
     guard("vkCreateDescriptorPool", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkCreateDescriptorPool's device parameter, which valid usage requires
+        // to be a live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo is valid with pool_size_count sizes.
         let info = unsafe { &*p_create_info };
         // SAFETY: as above.

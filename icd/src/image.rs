@@ -435,7 +435,9 @@ pub unsafe extern "system" fn create_image(
     p_image: *mut vk::Image,
 ) -> vk::Result {
     guard("vkCreateImage", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkCreateImage's device parameter, which valid usage requires to be a
+        // live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let image = create(unsafe { &*p_create_info })?;
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
@@ -569,7 +571,9 @@ pub unsafe extern "system" fn bind_image_memory(
     offset: vk::DeviceSize,
 ) -> vk::Result {
     guard("vkBindImageMemory", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkBindImageMemory's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         bind(image, memory, offset)
     })
 }
@@ -582,7 +586,9 @@ pub unsafe extern "system" fn bind_image_memory2(
     p_infos: *const vk::BindImageMemoryInfo<'_>,
 ) -> vk::Result {
     guard("vkBindImageMemory2", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkBindImageMemory2's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pBindInfos holds `count` structures with valid pNext chains.
         for info in unsafe { handle::slice(p_infos, count) } {
             // SAFETY: as above.

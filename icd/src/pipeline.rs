@@ -239,7 +239,9 @@ pub unsafe extern "system" fn create_compute_pipelines(
     p_pipelines: *mut vk::Pipeline,
 ) -> vk::Result {
     guard("vkCreateComputePipelines", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkCreateComputePipelines's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfos holds `count` structures, pPipelines has room.
         let (infos, out) = unsafe {
             (
@@ -351,7 +353,9 @@ pub unsafe extern "system" fn create_graphics_pipelines(
     p_pipelines: *mut vk::Pipeline,
 ) -> vk::Result {
     guard("vkCreateGraphicsPipelines", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkCreateGraphicsPipelines's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfos holds `count` structures, pPipelines has room.
         let (infos, out) = unsafe {
             (
