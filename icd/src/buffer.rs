@@ -129,7 +129,10 @@ fn bind(
     // SAFETY: Vulkan valid usage: the bind command's `buffer` is a live buffer made by this
     // driver.
     let buf = unsafe { Buffer::from_handle(buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `memory` is the memory of vkBindBufferMemory or of a vkBindBufferMemory2 bind
+    // info, this function's callers; valid usage requires it to be a live memory object made by
+    // this driver.
+    let mem = unsafe { memory::get(memory) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     // Valid usage guarantees this; checking keeps a bad call from reaching the GPU.
     if !offset.is_multiple_of(BUFFER_ALIGNMENT)
         || offset

@@ -552,7 +552,10 @@ fn bind(
 ) -> Result<(), vk::Result> {
     // SAFETY: Vulkan valid usage: the bind command's `image` is a live image made by this driver.
     let img = unsafe { Image::from_handle(image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `memory` is the memory of vkBindImageMemory or of a vkBindImageMemory2 bind info,
+    // this function's callers; valid usage requires it to be a live memory object made by this
+    // driver.
+    let mem = unsafe { memory::get(memory) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     if !offset.is_multiple_of(PAGE_SIZE)
         || offset
             .checked_add(img.size)

@@ -388,11 +388,16 @@ pub unsafe extern "system" fn get_device_memory_commitment(
     })
 }
 
-/// The memory object behind a handle, for binding.
-pub fn get<'a>(memory: vk::DeviceMemory) -> Option<&'a Memory> {
-    // SAFETY: `memory` is the `memory` of a buffer or image bind info, or of
-    // vkGetDeviceMemoryOpaqueCaptureAddress's info, which Vulkan valid usage requires to be a
-    // live memory object made by this driver.
+/// The memory object behind a handle, for binding; `None` for `VK_NULL_HANDLE`.
+///
+/// # Safety
+/// `memory` must be `VK_NULL_HANDLE` or a live memory object made by this driver, and it must
+/// not be freed while the returned reference is in use. The `memory` of a buffer or image bind
+/// info, or of vkGetDeviceMemoryOpaqueCaptureAddress's info, is such a handle (Vulkan valid
+/// usage).
+pub unsafe fn get<'a>(memory: vk::DeviceMemory) -> Option<&'a Memory> {
+    // SAFETY: guaranteed by the caller: `memory` is null or a live memory object made by this
+    // driver that outlives the returned reference.
     unsafe { Memory::from_handle(memory) }
 }
 
