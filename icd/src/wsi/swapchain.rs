@@ -401,7 +401,10 @@ fn create(
         old.shared.state().retired = true;
         old.shared.changed.notify_all();
     }
-    let surface = Surface::get(info.surface)?;
+    // SAFETY: `info.surface` is the surface of vkCreateSwapchainKHR's create info, which valid
+    // usage requires to be a live surface made by this driver (and not destroyed before the
+    // swapchain).
+    let surface = unsafe { Surface::get(info.surface) }?;
     let e = info.image_extent;
     if !FORMATS.contains(&info.image_format)
         || e.width == 0
