@@ -427,7 +427,10 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
         match bind_point {
             vk::PipelineBindPoint::COMPUTE => rec.pipeline = pipeline,
             vk::PipelineBindPoint::GRAPHICS => {
-                crate::pipeline::Pipeline::graphics(pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
+                // SAFETY: `pipeline` is vkCmdBindPipeline's pipeline parameter, which valid
+                // usage requires to be a live pipeline made by this driver.
+                unsafe { crate::pipeline::Pipeline::graphics(pipeline) }
+                    .ok_or(vk::Result::ERROR_UNKNOWN)?;
                 rec.gfx_mut().pipeline = pipeline;
                 rec.gfx_mut().vertex_input.rebind();
                 rec.state_changed();
