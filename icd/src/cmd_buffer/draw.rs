@@ -478,9 +478,9 @@ fn rebind(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<bool, vk:
     if last.ff_epoch != ff_epoch {
         return Ok(false);
     }
-    // SAFETY: `rec.gfx().pipeline` is the graphics pipeline vkCmdBindPipeline bound to this
-    // recording. Destroying it would move the command buffer out of the recording state, and
-    // valid usage requires the recording state for the draw command being recorded.
+    // SAFETY: `rec.gfx().pipeline` is VK_NULL_HANDLE or the graphics pipeline vkCmdBindPipeline
+    // bound to this recording. Destroying that pipeline would move the command buffer out of the
+    // recording state, and valid usage requires the recording state for the draw being recorded.
     let p = unsafe { Pipeline::graphics(rec.gfx().pipeline) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let fx = super::dynamic_state::resolve(&p.fixed, rec.gfx());
     let mut table = [0u8; GRAPHICS_ROOT_TABLE_SIZE as usize];
