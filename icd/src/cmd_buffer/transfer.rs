@@ -170,8 +170,8 @@ pub unsafe extern "system" fn cmd_update_buffer(
     p_data: *const std::ffi::c_void,
 ) {
     record("vkCmdUpdateBuffer", cb, |dev, rec| {
-        // SAFETY: `dst` is vkCmdUpdateBuffer's dstBuffer parameter, which valid usage requires to be
-        // a live buffer made by this driver.
+        // SAFETY: `dst` is vkCmdUpdateBuffer's dstBuffer parameter, which valid usage requires to
+        // be a live buffer made by this driver.
         let dst = unsafe { buffer(dst) }?;
         // SAFETY: valid usage: pData holds `size` bytes (at most 65536).
         let data = unsafe {
