@@ -24,7 +24,9 @@ pub unsafe extern "system" fn create_buffer(
     p_buffer: *mut vk::Buffer,
 ) -> vk::Result {
     guard("vkCreateBuffer", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkCreateBuffer's device parameter, which valid usage requires to be a
+        // live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         // No memory object could hold it, and its aligned size would not fit 64 bits: the
@@ -127,7 +129,10 @@ fn bind(
     // SAFETY: Vulkan valid usage: the bind command's `buffer` is a live buffer made by this
     // driver.
     let buf = unsafe { Buffer::from_handle(buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `memory` is the memory of vkBindBufferMemory or of a vkBindBufferMemory2 bind
+    // info, this function's callers; valid usage requires it to be a live memory object made by
+    // this driver.
+    let mem = unsafe { memory::get(memory) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     // Valid usage guarantees this; checking keeps a bad call from reaching the GPU.
     if !offset.is_multiple_of(BUFFER_ALIGNMENT)
         || offset
@@ -147,7 +152,9 @@ pub unsafe extern "system" fn bind_buffer_memory(
     offset: vk::DeviceSize,
 ) -> vk::Result {
     guard("vkBindBufferMemory", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkBindBufferMemory's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         bind(buffer, memory, offset)
     })
 }
@@ -160,7 +167,9 @@ pub unsafe extern "system" fn bind_buffer_memory2(
     p_infos: *const vk::BindBufferMemoryInfo<'_>,
 ) -> vk::Result {
     guard("vkBindBufferMemory2", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkBindBufferMemory2's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pBindInfos holds `count` structures with valid pNext chains.
         for info in unsafe { handle::slice(p_infos, count) } {
             // SAFETY: as above.

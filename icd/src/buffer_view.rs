@@ -149,7 +149,9 @@ pub unsafe extern "system" fn create_buffer_view(
     p_view: *mut vk::BufferView,
 ) -> vk::Result {
     guard("vkCreateBufferView", || {
-        crate::device::Device::get(device)?;
+        // SAFETY: `device` is vkCreateBufferView's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        unsafe { crate::device::Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks; pView is

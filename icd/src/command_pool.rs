@@ -25,7 +25,9 @@ pub unsafe extern "system" fn create_command_pool(
     p_pool: *mut vk::CommandPool,
 ) -> vk::Result {
     guard("vkCreateCommandPool", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkCreateCommandPool's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo is valid.
         let info = unsafe { &*p_create_info };
         if info.queue_family_index != 0
@@ -98,7 +100,9 @@ pub unsafe extern "system" fn allocate_command_buffers(
     p_buffers: *mut vk::CommandBuffer,
 ) -> vk::Result {
     guard("vkAllocateCommandBuffers", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkAllocateCommandBuffers's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pAllocateInfo is valid; pCommandBuffers has room for the count.
         let info = unsafe { &*p_allocate_info };
         // SAFETY: as above.

@@ -182,7 +182,9 @@ pub unsafe extern "system" fn create_descriptor_pool(
     p_pool: *mut vk::DescriptorPool,
 ) -> vk::Result {
     guard("vkCreateDescriptorPool", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkCreateDescriptorPool's device parameter, which valid usage requires
+        // to be a live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo is valid with pool_size_count sizes.
         let info = unsafe { &*p_create_info };
         // SAFETY: as above.
@@ -260,10 +262,15 @@ unsafe fn inline_block_overhead(
     bindings * u64::from(2 * BUFFER_DESCRIPTOR_SIZE)
 }
 
-fn free_set(state: &mut PoolState, set: vk::DescriptorSet) {
-    // SAFETY: `set` is one of the pool's live sets, given once: either from the pool's own list
-    // (taken out of it by the caller), or from vkFreeDescriptorSets, whose valid usage makes it
-    // a live set of this pool that is not used again.
+/// Frees descriptor set `set` of the pool whose state is `state`: its space goes back to the
+/// pool and it leaves the pool's list.
+///
+/// # Safety
+/// `set` must be `VK_NULL_HANDLE` or a live descriptor set made by this driver from this pool,
+/// with no reference to it in use, and this must be its last use: the set is destroyed.
+unsafe fn free_set(state: &mut PoolState, set: vk::DescriptorSet) {
+    // SAFETY: guaranteed by the caller: `set` is null or a live set of this pool that is not
+    // used again.
     if let Some(s) = unsafe { DescriptorSet::take(set) } {
         state.space.free(s.offset, s.reserved);
     }
@@ -281,7 +288,10 @@ pub unsafe extern "system" fn destroy_descriptor_pool(
         if let Some(pool) = unsafe { DescriptorPool::take(pool) } {
             let mut state = lock(&pool.state);
             for set in std::mem::take(&mut state.sets) {
-                free_set(&mut state, set);
+                // SAFETY: `set` comes from the pool's own list of live sets, taken out of it
+                // whole so each is freed once; vkDestroyDescriptorPool's valid usage (the pool
+                // is no longer in use) means no reference to any of its sets is in use.
+                unsafe { free_set(&mut state, set) };
             }
         }
     })
@@ -297,7 +307,10 @@ pub unsafe extern "system" fn reset_descriptor_pool(
         let pool = unsafe { DescriptorPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let mut state = lock(&pool.state);
         for set in std::mem::take(&mut state.sets) {
-            free_set(&mut state, set);
+            // SAFETY: `set` comes from the pool's own list of live sets, taken out of it whole
+            // so each is freed once; vkResetDescriptorPool's valid usage (no submitted command
+            // uses the pool's sets) means no reference to any of them is in use.
+            unsafe { free_set(&mut state, set) };
         }
         Ok(())
     })
@@ -419,7 +432,10 @@ pub unsafe extern "system" fn free_descriptor_sets(
         let sets = unsafe { handle::slice(p_sets, count) };
         let mut state = lock(&pool.state);
         for &set in sets.iter().filter(|s| **s != vk::DescriptorSet::null()) {
-            free_set(&mut state, set);
+            // SAFETY: `set` is one of vkFreeDescriptorSets's pDescriptorSets, which valid usage
+            // requires to be a live set allocated from `pool`, not in use by any submitted
+            // command, and not used again.
+            unsafe { free_set(&mut state, set) };
         }
         Ok(())
     })

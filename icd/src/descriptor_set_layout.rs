@@ -358,7 +358,9 @@ pub unsafe extern "system" fn create_descriptor_set_layout(
     p_layout: *mut vk::DescriptorSetLayout,
 ) -> vk::Result {
     guard("vkCreateDescriptorSetLayout", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkCreateDescriptorSetLayout's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo is valid with binding_count bindings.
         let bindings =
             unsafe { handle::slice((*p_create_info).p_bindings, (*p_create_info).binding_count) };
@@ -438,7 +440,9 @@ pub unsafe extern "system" fn get_descriptor_set_layout_support(
     p_support: *mut vk::DescriptorSetLayoutSupport<'_>,
 ) {
     guard_or("vkGetDescriptorSetLayoutSupport", (), || {
-        let _ = Device::get(device);
+        // SAFETY: `device` is vkGetDescriptorSetLayoutSupport's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        let _ = unsafe { Device::get(device) };
         // SAFETY: valid usage: pCreateInfo is valid with binding_count bindings.
         let bindings =
             unsafe { handle::slice((*p_create_info).p_bindings, (*p_create_info).binding_count) };

@@ -56,7 +56,9 @@ pub unsafe extern "system" fn create_descriptor_update_template(
     p_template: *mut vk::DescriptorUpdateTemplate,
 ) -> vk::Result {
     guard("vkCreateDescriptorUpdateTemplate", || {
-        crate::device::Device::get(device)?;
+        // SAFETY: `device` is vkCreateDescriptorUpdateTemplate's device parameter, which valid
+        // usage requires to be a live device made by this driver.
+        unsafe { crate::device::Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         let push = match info.template_type {

@@ -193,12 +193,17 @@ impl Device {
         })
     }
 
-    /// The device behind a handle an entry point was given.
-    pub fn get<'a>(handle: vk::Device) -> Result<&'a Device, vk::Result> {
-        // SAFETY: `handle` is either an entry point's `device` parameter, which Vulkan valid
-        // usage requires to be a live device made by this driver, or the device a command buffer
-        // was allocated from, which lives at least as long as the command buffer (valid usage
-        // requires every child object to be destroyed before its device).
+    /// The device behind a handle an entry point was given; `VK_ERROR_UNKNOWN` for
+    /// `VK_NULL_HANDLE`.
+    ///
+    /// # Safety
+    /// `handle` must be `VK_NULL_HANDLE` or a live device made by this driver, and the device
+    /// must not be destroyed while the returned reference is in use. An entry point's `device`
+    /// parameter is such a handle (Vulkan valid usage), and so is the device a live child
+    /// object was made from (valid usage destroys children before their device).
+    pub unsafe fn get<'a>(handle: vk::Device) -> Result<&'a Device, vk::Result> {
+        // SAFETY: guaranteed by the caller: `handle` is null or a live device made by this
+        // driver that outlives the returned reference.
         unsafe { Device::from_handle(handle) }.ok_or(vk::Result::ERROR_UNKNOWN)
     }
 
@@ -481,7 +486,9 @@ pub unsafe extern "system" fn get_device_group_peer_memory_features(
 
 pub unsafe extern "system" fn device_wait_idle(device: vk::Device) -> vk::Result {
     guard("vkDeviceWaitIdle", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkDeviceWaitIdle's device parameter, which valid usage requires to be
+        // a live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         match dev.queue() {
             Some(q) => q.wait_idle(),
             None => Ok(()),

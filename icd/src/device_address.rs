@@ -44,6 +44,8 @@ pub unsafe extern "system" fn get_device_memory_opaque_capture_address(
     guard_or("vkGetDeviceMemoryOpaqueCaptureAddress", 0, || {
         // SAFETY: valid usage: pInfo points to a valid structure.
         let info = unsafe { &*p_info };
-        crate::memory::get(info.memory).map_or(0, |m| m.va)
+        // SAFETY: `info.memory` is the memory of vkGetDeviceMemoryOpaqueCaptureAddress's info,
+        // which valid usage requires to be a live memory object made by this driver.
+        unsafe { crate::memory::get(info.memory) }.map_or(0, |m| m.va)
     })
 }

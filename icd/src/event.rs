@@ -28,7 +28,9 @@ pub unsafe extern "system" fn create_event(
     p_event: *mut vk::Event,
 ) -> vk::Result {
     guard("vkCreateEvent", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkCreateEvent's device parameter, which valid usage requires to be a
+        // live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         // Cached memory: the host polls it.
         let bo = Bo::new(dev, 4, Place::Heap, true)?;
         bo.write(0, &EVENT_RESET.to_le_bytes())?;
@@ -55,7 +57,9 @@ pub unsafe extern "system" fn destroy_event(
 }
 
 fn write(device: vk::Device, event: vk::Event, value: u32) -> Result<(), vk::Result> {
-    let dev = Device::get(device)?;
+    // SAFETY: `device` is the device parameter of vkSetEvent or vkResetEvent, this function's
+    // only callers; valid usage requires it to be a live device made by this driver.
+    let dev = unsafe { Device::get(device) }?;
     if dev.is_lost() {
         return Err(vk::Result::ERROR_DEVICE_LOST);
     }
@@ -77,7 +81,9 @@ pub unsafe extern "system" fn reset_event(device: vk::Device, event: vk::Event) 
 
 pub unsafe extern "system" fn get_event_status(device: vk::Device, event: vk::Event) -> vk::Result {
     guard("vkGetEventStatus", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkGetEventStatus's device parameter, which valid usage requires to be
+        // a live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }

@@ -92,7 +92,9 @@ pub unsafe extern "system" fn create_framebuffer(
     p_framebuffer: *mut vk::Framebuffer,
 ) -> vk::Result {
     guard("vkCreateFramebuffer", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkCreateFramebuffer's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         let imageless = info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS);

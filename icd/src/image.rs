@@ -435,7 +435,9 @@ pub unsafe extern "system" fn create_image(
     p_image: *mut vk::Image,
 ) -> vk::Result {
     guard("vkCreateImage", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkCreateImage's device parameter, which valid usage requires to be a
+        // live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let image = create(unsafe { &*p_create_info })?;
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
@@ -550,7 +552,10 @@ fn bind(
 ) -> Result<(), vk::Result> {
     // SAFETY: Vulkan valid usage: the bind command's `image` is a live image made by this driver.
     let img = unsafe { Image::from_handle(image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let mem = memory::get(memory).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `memory` is the memory of vkBindImageMemory or of a vkBindImageMemory2 bind info,
+    // this function's callers; valid usage requires it to be a live memory object made by this
+    // driver.
+    let mem = unsafe { memory::get(memory) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     if !offset.is_multiple_of(PAGE_SIZE)
         || offset
             .checked_add(img.size)
@@ -569,7 +574,9 @@ pub unsafe extern "system" fn bind_image_memory(
     offset: vk::DeviceSize,
 ) -> vk::Result {
     guard("vkBindImageMemory", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkBindImageMemory's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         bind(image, memory, offset)
     })
 }
@@ -582,7 +589,9 @@ pub unsafe extern "system" fn bind_image_memory2(
     p_infos: *const vk::BindImageMemoryInfo<'_>,
 ) -> vk::Result {
     guard("vkBindImageMemory2", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkBindImageMemory2's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pBindInfos holds `count` structures with valid pNext chains.
         for info in unsafe { handle::slice(p_infos, count) } {
             // SAFETY: as above.

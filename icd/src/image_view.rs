@@ -363,7 +363,9 @@ pub unsafe extern "system" fn create_image_view(
     p_view: *mut vk::ImageView,
 ) -> vk::Result {
     guard("vkCreateImageView", || {
-        crate::device::Device::get(device)?;
+        // SAFETY: `device` is vkCreateImageView's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        unsafe { crate::device::Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         // SAFETY: Vulkan valid usage: `info.image` is a live image made by this driver.

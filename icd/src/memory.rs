@@ -248,7 +248,9 @@ pub unsafe extern "system" fn allocate_memory(
     p_memory: *mut vk::DeviceMemory,
 ) -> vk::Result {
     guard("vkAllocateMemory", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkAllocateMemory's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         // SAFETY: valid usage: pAllocateInfo points to a valid structure.
         let info = unsafe { &*p_allocate_info };
         // SAFETY: valid usage: the pNext chain is valid.
@@ -291,9 +293,14 @@ pub unsafe extern "system" fn free_memory(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     crate::entry::guard_or("vkFreeMemory", (), || {
-        // SAFETY: Vulkan valid usage: `memory` is VK_NULL_HANDLE or a live memory object made by
-        // this driver, and this free command is its last use.
-        if let (Ok(dev), Some(mem)) = (Device::get(device_h), unsafe { Memory::take(memory) }) {
+        if let (Ok(dev), Some(mem)) = (
+            // SAFETY: `device_h` is vkFreeMemory's device parameter, which valid usage requires
+            // to be a live device made by this driver.
+            unsafe { Device::get(device_h) },
+            // SAFETY: Vulkan valid usage: `memory` is VK_NULL_HANDLE or a live memory object made
+            // by this driver, and this free command is its last use.
+            unsafe { Memory::take(memory) },
+        ) {
             mem.into_inner().release(dev);
         }
     })
@@ -308,7 +315,9 @@ pub unsafe extern "system" fn map_memory(
     pp_data: *mut *mut std::ffi::c_void,
 ) -> vk::Result {
     guard("vkMapMemory", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkMapMemory's device parameter, which valid usage requires to be a
+        // live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         // SAFETY: Vulkan valid usage: `memory` is a live memory object made by this driver.
         let mem =
             unsafe { Memory::from_handle(memory) }.ok_or(vk::Result::ERROR_MEMORY_MAP_FAILED)?;
@@ -325,10 +334,13 @@ pub unsafe extern "system" fn map_memory(
 
 pub unsafe extern "system" fn unmap_memory(device_h: vk::Device, memory: vk::DeviceMemory) {
     crate::entry::guard_or("vkUnmapMemory", (), || {
-        // SAFETY: Vulkan valid usage: `memory` is a live memory object made by this driver.
-        if let (Ok(dev), Some(mem)) = (Device::get(device_h), unsafe {
-            Memory::from_handle(memory)
-        }) {
+        if let (Ok(dev), Some(mem)) = (
+            // SAFETY: `device_h` is vkUnmapMemory's device parameter, which valid usage requires
+            // to be a live device made by this driver.
+            unsafe { Device::get(device_h) },
+            // SAFETY: Vulkan valid usage: `memory` is a live memory object made by this driver.
+            unsafe { Memory::from_handle(memory) },
+        ) {
             mem.unmap(dev);
         }
     })
@@ -341,7 +353,9 @@ pub unsafe extern "system" fn flush_mapped_memory_ranges(
     _p_ranges: *const vk::MappedMemoryRange<'_>,
 ) -> vk::Result {
     guard("vkFlushMappedMemoryRanges", || {
-        Device::get(device_h).map(|_| ())
+        // SAFETY: `device_h` is vkFlushMappedMemoryRanges's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        unsafe { Device::get(device_h) }.map(|_| ())
     })
 }
 
@@ -351,7 +365,9 @@ pub unsafe extern "system" fn invalidate_mapped_memory_ranges(
     _p_ranges: *const vk::MappedMemoryRange<'_>,
 ) -> vk::Result {
     guard("vkInvalidateMappedMemoryRanges", || {
-        Device::get(device_h).map(|_| ())
+        // SAFETY: `device_h` is vkInvalidateMappedMemoryRanges's device parameter, which valid
+        // usage requires to be a live device made by this driver.
+        unsafe { Device::get(device_h) }.map(|_| ())
     })
 }
 
@@ -361,7 +377,9 @@ pub unsafe extern "system" fn get_device_memory_commitment(
     p_committed: *mut vk::DeviceSize,
 ) {
     crate::entry::guard_or("vkGetDeviceMemoryCommitment", (), || {
-        let _ = Device::get(device_h);
+        // SAFETY: `device_h` is vkGetDeviceMemoryCommitment's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        let _ = unsafe { Device::get(device_h) };
         // SAFETY: Vulkan valid usage: `memory` is a live memory object made by this driver.
         if let Some(mem) = unsafe { Memory::from_handle(memory) } {
             // SAFETY: valid usage: pCommittedMemoryInBytes is writable.
@@ -370,11 +388,16 @@ pub unsafe extern "system" fn get_device_memory_commitment(
     })
 }
 
-/// The memory object behind a handle, for binding.
-pub fn get<'a>(memory: vk::DeviceMemory) -> Option<&'a Memory> {
-    // SAFETY: `memory` is the `memory` of a buffer or image bind info, or of
-    // vkGetDeviceMemoryOpaqueCaptureAddress's info, which Vulkan valid usage requires to be a
-    // live memory object made by this driver.
+/// The memory object behind a handle, for binding; `None` for `VK_NULL_HANDLE`.
+///
+/// # Safety
+/// `memory` must be `VK_NULL_HANDLE` or a live memory object made by this driver, and it must
+/// not be freed while the returned reference is in use. The `memory` of a buffer or image bind
+/// info, or of vkGetDeviceMemoryOpaqueCaptureAddress's info, is such a handle (Vulkan valid
+/// usage).
+pub unsafe fn get<'a>(memory: vk::DeviceMemory) -> Option<&'a Memory> {
+    // SAFETY: guaranteed by the caller: `memory` is null or a live memory object made by this
+    // driver that outlives the returned reference.
     unsafe { Memory::from_handle(memory) }
 }
 
@@ -406,7 +429,9 @@ pub unsafe extern "system" fn get_memory_fd(
     p_fd: *mut i32,
 ) -> vk::Result {
     guard("vkGetMemoryFdKHR", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkGetMemoryFdKHR's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         // SAFETY: valid usage: pGetFdInfo points to a valid structure.
         let info = unsafe { &*p_get_fd_info };
         // SAFETY: Vulkan valid usage: `info.memory` is a live memory object made by this driver.
@@ -437,7 +462,9 @@ pub unsafe extern "system" fn get_memory_fd_properties(
     p_properties: *mut vk::MemoryFdPropertiesKHR<'_>,
 ) -> vk::Result {
     guard("vkGetMemoryFdPropertiesKHR", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkGetMemoryFdPropertiesKHR's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         // OPAQUE_FD is not asked about (valid usage); only a dma-buf is.
         if handle_type != vk::ExternalMemoryHandleTypeFlags::DMA_BUF_EXT {
             return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);

@@ -281,10 +281,16 @@ fn queue_family() -> vk::QueueFamilyProperties {
     }
 }
 
-fn pd<'a>(h: vk::PhysicalDevice) -> &'a PhysicalDevice {
-    // SAFETY: `h` is a physical device command's `physicalDevice`, which Vulkan valid usage
-    // requires to be a live physical device of this driver (one vkEnumeratePhysicalDevices
-    // returned, owned by its instance).
+/// The physical device behind a handle; panics on `VK_NULL_HANDLE`.
+///
+/// # Safety
+/// `h` must be `VK_NULL_HANDLE` or a live physical device of this driver (one
+/// vkEnumeratePhysicalDevices returned, owned by its instance), and its instance must not be
+/// destroyed while the returned reference is in use. A physical device command's
+/// `physicalDevice` is such a handle (Vulkan valid usage).
+unsafe fn pd<'a>(h: vk::PhysicalDevice) -> &'a PhysicalDevice {
+    // SAFETY: guaranteed by the caller: `h` is null or a live physical device of this driver
+    // that outlives the returned reference.
     unsafe { PhysicalDevice::from_handle(h) }.expect("VkPhysicalDevice must not be VK_NULL_HANDLE")
 }
 
@@ -293,7 +299,9 @@ pub unsafe extern "system" fn get_features(
     p_features: *mut vk::PhysicalDeviceFeatures,
 ) {
     guard_or("vkGetPhysicalDeviceFeatures", (), || {
-        let supported = features::supported_on(pd(physical_device).kmd.backend());
+        // SAFETY: `physical_device` is vkGetPhysicalDeviceFeatures's physicalDevice parameter,
+        // which valid usage requires to be a live physical device of this driver.
+        let supported = features::supported_on(unsafe { pd(physical_device) }.kmd.backend());
         // SAFETY: valid usage: pFeatures is writable.
         unsafe { *p_features = supported.v10 };
     })
@@ -304,7 +312,9 @@ pub unsafe extern "system" fn get_features2(
     p_features: *mut vk::PhysicalDeviceFeatures2<'_>,
 ) {
     guard_or("vkGetPhysicalDeviceFeatures2", (), || {
-        let supported = features::supported_on(pd(physical_device).kmd.backend());
+        // SAFETY: `physical_device` is vkGetPhysicalDeviceFeatures2's physicalDevice parameter,
+        // which valid usage requires to be a live physical device of this driver.
+        let supported = features::supported_on(unsafe { pd(physical_device) }.kmd.backend());
         // SAFETY: valid usage: pFeatures is a writable structure with a valid pNext chain.
         unsafe {
             (*p_features).features = supported.v10;
@@ -320,7 +330,9 @@ pub unsafe extern "system" fn get_properties(
     p_properties: *mut vk::PhysicalDeviceProperties,
 ) {
     guard_or("vkGetPhysicalDeviceProperties", (), || {
-        // SAFETY: valid usage: pProperties is writable.
+        // SAFETY: valid usage: pProperties is writable, and `physical_device`,
+        // vkGetPhysicalDeviceProperties's physicalDevice parameter, is a live physical device of
+        // this driver.
         unsafe { *p_properties = pd(physical_device).properties };
     })
 }
@@ -330,7 +342,9 @@ pub unsafe extern "system" fn get_properties2(
     p_properties: *mut vk::PhysicalDeviceProperties2<'_>,
 ) {
     guard_or("vkGetPhysicalDeviceProperties2", (), || {
-        let dev = pd(physical_device);
+        // SAFETY: `physical_device` is vkGetPhysicalDeviceProperties2's physicalDevice parameter,
+        // which valid usage requires to be a live physical device of this driver.
+        let dev = unsafe { pd(physical_device) };
         let model = properties::of(dev);
         // SAFETY: valid usage: pProperties is a writable structure with a valid pNext chain.
         unsafe {
@@ -348,7 +362,9 @@ pub unsafe extern "system" fn get_queue_family_properties(
     p_properties: *mut vk::QueueFamilyProperties,
 ) {
     guard_or("vkGetPhysicalDeviceQueueFamilyProperties", (), || {
-        let _ = pd(physical_device);
+        // SAFETY: `physical_device` is vkGetPhysicalDeviceQueueFamilyProperties's physicalDevice
+        // parameter, which valid usage requires to be a live physical device of this driver.
+        let _ = unsafe { pd(physical_device) };
         // SAFETY: valid usage: the count pointer is valid, the array null or sized.
         let _ = unsafe { handle::fill_array(&[queue_family()], p_count, p_properties) };
     })
@@ -360,7 +376,9 @@ pub unsafe extern "system" fn get_queue_family_properties2(
     p_properties: *mut vk::QueueFamilyProperties2<'_>,
 ) {
     guard_or("vkGetPhysicalDeviceQueueFamilyProperties2", (), || {
-        let _ = pd(physical_device);
+        // SAFETY: `physical_device` is vkGetPhysicalDeviceQueueFamilyProperties2's physicalDevice
+        // parameter, which valid usage requires to be a live physical device of this driver.
+        let _ = unsafe { pd(physical_device) };
         // SAFETY: valid usage: the count pointer is valid, the array null or sized, and each
         // element's sType/pNext are set by the caller, so only the payload is written.
         unsafe {
@@ -379,7 +397,9 @@ pub unsafe extern "system" fn get_memory_properties(
     p_properties: *mut vk::PhysicalDeviceMemoryProperties,
 ) {
     guard_or("vkGetPhysicalDeviceMemoryProperties", (), || {
-        // SAFETY: valid usage: pMemoryProperties is writable.
+        // SAFETY: valid usage: pMemoryProperties is writable, and `physical_device`,
+        // vkGetPhysicalDeviceMemoryProperties's physicalDevice parameter, is a live physical
+        // device of this driver.
         unsafe { *p_properties = pd(physical_device).memory_properties() };
     })
 }
@@ -389,7 +409,9 @@ pub unsafe extern "system" fn get_memory_properties2(
     p_properties: *mut vk::PhysicalDeviceMemoryProperties2<'_>,
 ) {
     guard_or("vkGetPhysicalDeviceMemoryProperties2", (), || {
-        // SAFETY: valid usage: pMemoryProperties is writable.
+        // SAFETY: valid usage: pMemoryProperties is writable, and `physical_device`,
+        // vkGetPhysicalDeviceMemoryProperties2's physicalDevice parameter, is a live physical
+        // device of this driver.
         unsafe { (*p_properties).memory_properties = pd(physical_device).memory_properties() };
     })
 }
@@ -498,7 +520,9 @@ pub unsafe extern "system" fn get_format_properties(
     p_properties: *mut vk::FormatProperties,
 ) {
     guard_or("vkGetPhysicalDeviceFormatProperties", (), || {
-        let _ = pd(physical_device);
+        // SAFETY: `physical_device` is vkGetPhysicalDeviceFormatProperties's physicalDevice
+        // parameter, which valid usage requires to be a live physical device of this driver.
+        let _ = unsafe { pd(physical_device) };
         // SAFETY: valid usage: pFormatProperties is writable.
         unsafe { *p_properties = format_properties(format) };
     })
@@ -510,7 +534,9 @@ pub unsafe extern "system" fn get_format_properties2(
     p_properties: *mut vk::FormatProperties2<'_>,
 ) {
     guard_or("vkGetPhysicalDeviceFormatProperties2", (), || {
-        let _ = pd(physical_device);
+        // SAFETY: `physical_device` is vkGetPhysicalDeviceFormatProperties2's physicalDevice
+        // parameter, which valid usage requires to be a live physical device of this driver.
+        let _ = unsafe { pd(physical_device) };
         let props = format_properties(format);
         // SAFETY: valid usage: pFormatProperties is writable, with a valid pNext chain.
         unsafe {
@@ -563,7 +589,10 @@ pub unsafe extern "system" fn get_image_format_properties(
         "vkGetPhysicalDeviceImageFormatProperties",
         vk::Result::ERROR_UNKNOWN,
         || {
-            let _ = pd(physical_device);
+            // SAFETY: `physical_device` is vkGetPhysicalDeviceImageFormatProperties's
+            // physicalDevice parameter, which valid usage requires to be a live physical device of
+            // this driver.
+            let _ = unsafe { pd(physical_device) };
             match crate::image::format_properties(format, ty, tiling, usage, flags) {
                 Some(p) => {
                     // SAFETY: valid usage: pImageFormatProperties is writable.
@@ -590,7 +619,10 @@ pub unsafe extern "system" fn get_image_format_properties2(
         "vkGetPhysicalDeviceImageFormatProperties2",
         vk::Result::ERROR_UNKNOWN,
         || {
-            let _ = pd(physical_device);
+            // SAFETY: `physical_device` is vkGetPhysicalDeviceImageFormatProperties2's
+            // physicalDevice parameter, which valid usage requires to be a live physical device of
+            // this driver.
+            let _ = unsafe { pd(physical_device) };
             // An unsupported combination reads as all zeros; a supported one overwrites them.
             // SAFETY: valid usage: pImageFormatProperties is writable.
             unsafe { (*p_properties).image_format_properties = Default::default() };
@@ -687,7 +719,10 @@ pub unsafe extern "system" fn get_sparse_image_format_properties(
     _p_properties: *mut vk::SparseImageFormatProperties,
 ) {
     guard_or("vkGetPhysicalDeviceSparseImageFormatProperties", (), || {
-        let _ = pd(physical_device);
+        // SAFETY: `physical_device` is vkGetPhysicalDeviceSparseImageFormatProperties's
+        // physicalDevice parameter, which valid usage requires to be a live physical device of this
+        // driver.
+        let _ = unsafe { pd(physical_device) };
         // SAFETY: valid usage: pPropertyCount is writable. No sparse support: zero entries.
         unsafe { *p_count = 0 };
     })
@@ -703,7 +738,10 @@ pub unsafe extern "system" fn get_sparse_image_format_properties2(
         "vkGetPhysicalDeviceSparseImageFormatProperties2",
         (),
         || {
-            let _ = pd(physical_device);
+            // SAFETY: `physical_device` is vkGetPhysicalDeviceSparseImageFormatProperties2's
+            // physicalDevice parameter, which valid usage requires to be a live physical device of
+            // this driver.
+            let _ = unsafe { pd(physical_device) };
             // SAFETY: valid usage: pPropertyCount is writable. No sparse support: zero entries.
             unsafe { *p_count = 0 };
         },
@@ -720,7 +758,9 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
         "vkEnumerateDeviceExtensionProperties",
         vk::Result::ERROR_UNKNOWN,
         || {
-            let _ = pd(physical_device);
+            // SAFETY: `physical_device` is vkEnumerateDeviceExtensionProperties's physicalDevice
+            // parameter, which valid usage requires to be a live physical device of this driver.
+            let _ = unsafe { pd(physical_device) };
             if !p_layer_name.is_null() {
                 return vk::Result::ERROR_LAYER_NOT_PRESENT;
             }
@@ -740,7 +780,9 @@ pub unsafe extern "system" fn enumerate_device_layer_properties(
         "vkEnumerateDeviceLayerProperties",
         vk::Result::ERROR_UNKNOWN,
         || {
-            let _ = pd(physical_device);
+            // SAFETY: `physical_device` is vkEnumerateDeviceLayerProperties's physicalDevice
+            // parameter, which valid usage requires to be a live physical device of this driver.
+            let _ = unsafe { pd(physical_device) };
             // SAFETY: valid usage: the count pointer is valid, the array null or sized.
             unsafe { handle::fill_array::<vk::LayerProperties>(&[], p_count, p_properties) }
         },

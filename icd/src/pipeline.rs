@@ -105,20 +105,37 @@ pub enum Pipeline {
 object!(Pipeline, vk::Pipeline);
 
 impl Pipeline {
-    pub fn compute<'a>(handle: vk::Pipeline) -> Option<&'a ComputePipeline> {
-        // SAFETY: `handle` is a command buffer's bound compute pipeline: VK_NULL_HANDLE, or the
-        // live pipeline vkCmdBindPipeline was given, which Vulkan valid usage keeps alive while
-        // the command buffer records (destroying it would end the recording).
+    /// The compute pipeline behind a handle; `None` for `VK_NULL_HANDLE` or a graphics
+    /// pipeline.
+    ///
+    /// # Safety
+    /// `handle` must be `VK_NULL_HANDLE` or a live pipeline made by this driver, and the
+    /// pipeline must not be destroyed while the returned reference is in use. A command
+    /// buffer's bound compute pipeline is such a handle while the command buffer records:
+    /// destroying it would move the command buffer out of the recording state, which valid
+    /// usage requires of every vkCmd* command.
+    pub unsafe fn compute<'a>(handle: vk::Pipeline) -> Option<&'a ComputePipeline> {
+        // SAFETY: guaranteed by the caller: `handle` is null or a live pipeline made by this
+        // driver that outlives the returned reference.
         match unsafe { Pipeline::from_handle(handle) }? {
             Pipeline::Compute(p) => Some(p),
             Pipeline::Graphics(_) => None,
         }
     }
 
-    pub fn graphics<'a>(handle: vk::Pipeline) -> Option<&'a GraphicsPipeline> {
-        // SAFETY: `handle` is a pipeline vkCmdBindPipeline is binding, or a command buffer's
-        // bound graphics pipeline: VK_NULL_HANDLE, or a live pipeline made by this driver, which
-        // Vulkan valid usage keeps alive while the command buffer records.
+    /// The graphics pipeline behind a handle; `None` for `VK_NULL_HANDLE` or a compute
+    /// pipeline.
+    ///
+    /// # Safety
+    /// `handle` must be `VK_NULL_HANDLE` or a live pipeline made by this driver, and the
+    /// pipeline must not be destroyed while the returned reference is in use. The pipeline
+    /// vkCmdBindPipeline is given is such a handle (Vulkan valid usage), and so is a command
+    /// buffer's bound graphics pipeline while the command buffer records: destroying it would
+    /// move the command buffer out of the recording state, which valid usage requires of every
+    /// vkCmd* command.
+    pub unsafe fn graphics<'a>(handle: vk::Pipeline) -> Option<&'a GraphicsPipeline> {
+        // SAFETY: guaranteed by the caller: `handle` is null or a live pipeline made by this
+        // driver that outlives the returned reference.
         match unsafe { Pipeline::from_handle(handle) }? {
             Pipeline::Graphics(p) => Some(p),
             Pipeline::Compute(_) => None,
@@ -239,7 +256,9 @@ pub unsafe extern "system" fn create_compute_pipelines(
     p_pipelines: *mut vk::Pipeline,
 ) -> vk::Result {
     guard("vkCreateComputePipelines", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkCreateComputePipelines's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfos holds `count` structures, pPipelines has room.
         let (infos, out) = unsafe {
             (
@@ -351,7 +370,9 @@ pub unsafe extern "system" fn create_graphics_pipelines(
     p_pipelines: *mut vk::Pipeline,
 ) -> vk::Result {
     guard("vkCreateGraphicsPipelines", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkCreateGraphicsPipelines's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfos holds `count` structures, pPipelines has room.
         let (infos, out) = unsafe {
             (

@@ -210,7 +210,9 @@ pub unsafe extern "system" fn create_pipeline_cache(
     p_cache: *mut vk::PipelineCache,
 ) -> vk::Result {
     guard("vkCreatePipelineCache", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkCreatePipelineCache's device parameter, which valid usage requires
+        // to be a live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo is valid, pInitialData holds initialDataSize bytes.
         let info = unsafe { &*p_create_info };
         let data: &[u8] = if info.initial_data_size == 0 || info.p_initial_data.is_null() {

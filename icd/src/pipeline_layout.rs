@@ -21,7 +21,9 @@ pub unsafe extern "system" fn create_pipeline_layout(
     p_layout: *mut vk::PipelineLayout,
 ) -> vk::Result {
     guard("vkCreatePipelineLayout", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkCreatePipelineLayout's device parameter, which valid usage requires
+        // to be a live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo is valid and its arrays hold their counts.
         let (sets, ranges) = unsafe {
             let info = &*p_create_info;

@@ -21,7 +21,9 @@ pub unsafe extern "system" fn create_private_data_slot(
     p_slot: *mut vk::PrivateDataSlot,
 ) -> vk::Result {
     guard("vkCreatePrivateDataSlot", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkCreatePrivateDataSlot's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks.
         let handle = unsafe {
             PrivateDataSlot::default()

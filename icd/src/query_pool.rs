@@ -110,7 +110,9 @@ pub unsafe extern "system" fn create_query_pool(
     p_pool: *mut vk::QueryPool,
 ) -> vk::Result {
     guard("vkCreateQueryPool", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkCreateQueryPool's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo is valid.
         let info = unsafe { &*p_create_info };
         if info.query_type == vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT {
@@ -263,7 +265,9 @@ pub unsafe extern "system" fn get_query_pool_results(
     flags: vk::QueryResultFlags,
 ) -> vk::Result {
     guard("vkGetQueryPoolResults", || {
-        let dev = Device::get(device)?;
+        // SAFETY: `device` is vkGetQueryPoolResults's device parameter, which valid usage requires
+        // to be a live device made by this driver.
+        let dev = unsafe { Device::get(device) }?;
         // SAFETY: Vulkan valid usage: `queryPool` is a live query pool made by this driver.
         let pool = unsafe { QueryPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         if first.checked_add(count).is_none_or(|end| end > pool.count) {
@@ -326,7 +330,11 @@ pub unsafe extern "system" fn reset_query_pool(
     count: u32,
 ) {
     guard_or("vkResetQueryPool", (), || {
-        let Ok(_) = Device::get(device) else { return };
+        // SAFETY: `device` is vkResetQueryPool's device parameter, which valid usage requires to be
+        // a live device made by this driver.
+        let Ok(_) = (unsafe { Device::get(device) }) else {
+            return;
+        };
         // SAFETY: Vulkan valid usage: `queryPool` is a live query pool made by this driver.
         let Some(pool) = (unsafe { QueryPool::from_handle(pool) }) else {
             return;

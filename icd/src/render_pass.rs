@@ -500,7 +500,9 @@ pub unsafe extern "system" fn create_render_pass(
     p_render_pass: *mut vk::RenderPass,
 ) -> vk::Result {
     guard("vkCreateRenderPass", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkCreateRenderPass's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure whose arrays hold their
         // counts.
         let pass = unsafe { RenderPass::from_info(&*p_create_info) }.map_err(|Invalid(why)| {
@@ -523,7 +525,9 @@ pub unsafe extern "system" fn create_render_pass2(
     p_render_pass: *mut vk::RenderPass,
 ) -> vk::Result {
     guard("vkCreateRenderPass2", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkCreateRenderPass2's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure whose arrays hold their
         // counts.
         let pass = unsafe { RenderPass::from_info2(&*p_create_info) }.map_err(|Invalid(why)| {

@@ -334,7 +334,9 @@ pub unsafe extern "system" fn create_sampler(
     p_sampler: *mut vk::Sampler,
 ) -> vk::Result {
     guard("vkCreateSampler", || {
-        let dev = crate::device::Device::get(device)?;
+        // SAFETY: `device` is vkCreateSampler's device parameter, which valid usage requires to be
+        // a live device made by this driver.
+        let dev = unsafe { crate::device::Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         let (desc, border) = describe(info).map_err(|why| {

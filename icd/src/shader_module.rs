@@ -17,7 +17,9 @@ pub unsafe extern "system" fn create_shader_module(
     p_module: *mut vk::ShaderModule,
 ) -> vk::Result {
     guard("vkCreateShaderModule", || {
-        Device::get(device)?;
+        // SAFETY: `device` is vkCreateShaderModule's device parameter, which valid usage requires
+        // to be a live device made by this driver.
+        unsafe { Device::get(device) }?;
         // SAFETY: valid usage: pCreateInfo is valid and pCode holds codeSize bytes.
         let info = unsafe { &*p_create_info };
         if info.code_size % 4 != 0 || info.p_code.is_null() {

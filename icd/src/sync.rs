@@ -150,7 +150,9 @@ pub unsafe extern "system" fn create_fence(
     p_fence: *mut vk::Fence,
 ) -> vk::Result {
     guard("vkCreateFence", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkCreateFence's device parameter, which valid usage requires to be
+        // a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         let signaled = info.flags.contains(vk::FenceCreateFlags::SIGNALED);
@@ -176,9 +178,14 @@ pub unsafe extern "system" fn destroy_fence(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     crate::entry::guard_or("vkDestroyFence", (), || {
-        // SAFETY: Vulkan valid usage: `fence` is VK_NULL_HANDLE or a live fence made by this
-        // driver, and this destroy command is its last use.
-        if let (Ok(dev), Some(f)) = (Device::get(device_h), unsafe { Fence::take(fence) }) {
+        if let (Ok(dev), Some(f)) = (
+            // SAFETY: `device_h` is vkDestroyFence's device parameter, which valid usage requires
+            // to be a live device made by this driver.
+            unsafe { Device::get(device_h) },
+            // SAFETY: Vulkan valid usage: `fence` is VK_NULL_HANDLE or a live fence made by this
+            // driver, and this destroy command is its last use.
+            unsafe { Fence::take(fence) },
+        ) {
             let f = f.into_inner();
             if let Some(t) = f.temporary.into_inner().unwrap_or_else(|e| e.into_inner()) {
                 let _ = kmd::syncobj_destroy(dev.kmd.as_ref(), t);
@@ -212,7 +219,9 @@ pub unsafe extern "system" fn reset_fences(
     p_fences: *const vk::Fence,
 ) -> vk::Result {
     guard("vkResetFences", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkResetFences's device parameter, which valid usage requires to be
+        // a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         // A reset first restores each fence's permanent payload.
         // SAFETY: valid usage: pFences holds `count` fences.
         for &f in unsafe { handle::slice(p_fences, count) } {
@@ -234,7 +243,9 @@ pub unsafe extern "system" fn get_fence_status(
     fence: vk::Fence,
 ) -> vk::Result {
     guard("vkGetFenceStatus", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkGetFenceStatus's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
@@ -259,7 +270,9 @@ pub unsafe extern "system" fn wait_for_fences(
     timeout: u64,
 ) -> vk::Result {
     guard("vkWaitForFences", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkWaitForFences's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
@@ -282,7 +295,9 @@ pub unsafe extern "system" fn create_semaphore(
     p_semaphore: *mut vk::Semaphore,
 ) -> vk::Result {
     guard("vkCreateSemaphore", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkCreateSemaphore's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         // SAFETY: valid usage: pCreateInfo points to a valid structure with a valid chain.
         let type_info = unsafe {
             handle::find_in_chain::<vk::SemaphoreTypeCreateInfo>((*p_create_info).p_next)
@@ -322,9 +337,14 @@ pub unsafe extern "system" fn destroy_semaphore(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     crate::entry::guard_or("vkDestroySemaphore", (), || {
-        // SAFETY: Vulkan valid usage: `semaphore` is VK_NULL_HANDLE or a live semaphore made by
-        // this driver, and this destroy command is its last use.
-        if let (Ok(dev), Some(s)) = (Device::get(device_h), unsafe { Semaphore::take(semaphore) }) {
+        if let (Ok(dev), Some(s)) = (
+            // SAFETY: `device_h` is vkDestroySemaphore's device parameter, which valid usage
+            // requires to be a live device made by this driver.
+            unsafe { Device::get(device_h) },
+            // SAFETY: Vulkan valid usage: `semaphore` is VK_NULL_HANDLE or a live semaphore made
+            // by this driver, and this destroy command is its last use.
+            unsafe { Semaphore::take(semaphore) },
+        ) {
             let s = s.into_inner();
             if let Some(t) = s.temporary.into_inner().unwrap_or_else(|e| e.into_inner()) {
                 let _ = kmd::syncobj_destroy(dev.kmd.as_ref(), t);
@@ -340,7 +360,9 @@ pub unsafe extern "system" fn get_semaphore_counter_value(
     p_value: *mut u64,
 ) -> vk::Result {
     guard("vkGetSemaphoreCounterValue", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkGetSemaphoreCounterValue's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
@@ -360,7 +382,9 @@ pub unsafe extern "system" fn wait_semaphores(
     timeout: u64,
 ) -> vk::Result {
     guard("vkWaitSemaphores", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkWaitSemaphores's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
@@ -404,7 +428,9 @@ pub unsafe extern "system" fn signal_semaphore(
     p_signal_info: *const vk::SemaphoreSignalInfo<'_>,
 ) -> vk::Result {
     guard("vkSignalSemaphore", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkSignalSemaphore's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         if dev.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
@@ -424,7 +450,9 @@ pub unsafe extern "system" fn get_semaphore_fd(
     p_fd: *mut i32,
 ) -> vk::Result {
     guard("vkGetSemaphoreFdKHR", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkGetSemaphoreFdKHR's device parameter, which valid usage requires
+        // to be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         // SAFETY: valid usage: pGetFdInfo points to a valid structure.
         let info = unsafe { &*p_get_fd_info };
         // SAFETY: Vulkan valid usage: `info.semaphore` is a live semaphore made by this driver.
@@ -462,7 +490,9 @@ pub unsafe extern "system" fn import_semaphore_fd(
     p_import_info: *const vk::ImportSemaphoreFdInfoKHR<'_>,
 ) -> vk::Result {
     guard("vkImportSemaphoreFdKHR", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkImportSemaphoreFdKHR's device parameter, which valid usage
+        // requires to be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         // SAFETY: valid usage: pImportSemaphoreFdInfo points to a valid structure.
         let info = unsafe { &*p_import_info };
         // SAFETY: Vulkan valid usage: `info.semaphore` is a live semaphore made by this driver.
@@ -503,7 +533,9 @@ pub unsafe extern "system" fn get_fence_fd(
     p_fd: *mut i32,
 ) -> vk::Result {
     guard("vkGetFenceFdKHR", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkGetFenceFdKHR's device parameter, which valid usage requires to
+        // be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         // SAFETY: valid usage: pGetFdInfo points to a valid structure.
         let info = unsafe { &*p_get_fd_info };
         // SAFETY: Vulkan valid usage: `info.fence` is a live fence made by this driver.
@@ -539,7 +571,9 @@ pub unsafe extern "system" fn import_fence_fd(
     p_import_info: *const vk::ImportFenceFdInfoKHR<'_>,
 ) -> vk::Result {
     guard("vkImportFenceFdKHR", || {
-        let dev = Device::get(device_h)?;
+        // SAFETY: `device_h` is vkImportFenceFdKHR's device parameter, which valid usage requires
+        // to be a live device made by this driver.
+        let dev = unsafe { Device::get(device_h) }?;
         // SAFETY: valid usage: pImportFenceFdInfo points to a valid structure.
         let info = unsafe { &*p_import_info };
         // SAFETY: Vulkan valid usage: `info.fence` is a live fence made by this driver.

@@ -26,10 +26,17 @@ use hw::g13::control::{
 use hw::g13::image_desc::{self, filter_from_vk, ImageDesc, PixelFormat, SamplerDesc};
 use std::sync::atomic::Ordering;
 
-fn image<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
-    // SAFETY: `i` is the `srcImage` or `dstImage` of vkCmdBlitImage, vkCmdResolveImage or
-    // vkCmdClearDepthStencilImage, which Vulkan valid usage requires to be a live image made by
-    // this driver.
+/// The image a blit, resolve or depth/stencil clear names; `VK_ERROR_UNKNOWN` for
+/// `VK_NULL_HANDLE`.
+///
+/// # Safety
+/// `i` must be `VK_NULL_HANDLE` or a live image made by this driver, and the image must not be
+/// destroyed while the returned reference is in use. The `srcImage` or `dstImage` of
+/// vkCmdBlitImage or vkCmdResolveImage, or the image of vkCmdClearDepthStencilImage, is such a
+/// handle (Vulkan valid usage).
+unsafe fn image<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
+    // SAFETY: guaranteed by the caller: `i` is null or a live image made by this driver that
+    // outlives the returned reference.
     unsafe { Image::from_handle(i) }.ok_or(vk::Result::ERROR_UNKNOWN)
 }
 
@@ -313,7 +320,14 @@ pub unsafe extern "system" fn cmd_blit_image(
     filter: vk::Filter,
 ) {
     record("vkCmdBlitImage", cb, |dev, rec| {
-        let (si, di) = (image(src)?, image(dst)?);
+        let (si, di) = (
+            // SAFETY: `src` is vkCmdBlitImage's srcImage parameter, which valid usage requires
+            // to be a live image made by this driver.
+            unsafe { image(src) }?,
+            // SAFETY: `dst` is vkCmdBlitImage's dstImage parameter, which valid usage requires
+            // to be a live image made by this driver.
+            unsafe { image(dst) }?,
+        );
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
             blit_region(dev, rec, si, di, r, filter)?;
@@ -390,7 +404,14 @@ pub unsafe extern "system" fn cmd_resolve_image(
     p_regions: *const vk::ImageResolve,
 ) {
     record("vkCmdResolveImage", cb, |dev, rec| {
-        let (si, di) = (image(src)?, image(dst)?);
+        let (si, di) = (
+            // SAFETY: `src` is vkCmdResolveImage's srcImage parameter, which valid usage requires
+            // to be a live image made by this driver.
+            unsafe { image(src) }?,
+            // SAFETY: `dst` is vkCmdResolveImage's dstImage parameter, which valid usage requires
+            // to be a live image made by this driver.
+            unsafe { image(dst) }?,
+        );
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
             resolve_region(dev, rec, si, di, r)?;
@@ -499,7 +520,9 @@ pub unsafe extern "system" fn cmd_clear_depth_stencil_image(
     p_ranges: *const vk::ImageSubresourceRange,
 ) {
     record("vkCmdClearDepthStencilImage", cb, |dev, rec| {
-        let img = image(dst)?;
+        // SAFETY: `dst` is vkCmdClearDepthStencilImage's image parameter, which valid usage
+        // requires to be a live image made by this driver.
+        let img = unsafe { image(dst) }?;
         // SAFETY: valid usage: pDepthStencil is valid and pRanges holds `count` ranges.
         let (value, ranges) = unsafe { (&*p_value, handle::slice(p_ranges, count)) };
         if img.layout.samples > 1 {

@@ -212,7 +212,11 @@ pub fn meta_launch_grid(
 }
 
 fn bound_pipeline<'a>(rec: &Recording) -> Result<&'a ComputePipeline, vk::Result> {
-    Pipeline::compute(rec.pipeline).ok_or_else(|| {
+    // SAFETY: `rec.pipeline` is VK_NULL_HANDLE (its value after a reset) or the pipeline
+    // vkCmdBindPipeline bound to this recording's compute bind point (the only code that sets
+    // it). Destroying that pipeline would move the command buffer out of the recording state,
+    // and valid usage requires the recording state for the dispatch command that called this.
+    unsafe { Pipeline::compute(rec.pipeline) }.ok_or_else(|| {
         eprintln!("agx4: dispatch without a bound compute pipeline");
         vk::Result::ERROR_UNKNOWN
     })

@@ -478,7 +478,10 @@ fn rebind(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<bool, vk:
     if last.ff_epoch != ff_epoch {
         return Ok(false);
     }
-    let p = Pipeline::graphics(rec.gfx().pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
+    // SAFETY: `rec.gfx().pipeline` is VK_NULL_HANDLE or the graphics pipeline vkCmdBindPipeline
+    // bound to this recording. Destroying that pipeline would move the command buffer out of the
+    // recording state, and valid usage requires the recording state for the draw being recorded.
+    let p = unsafe { Pipeline::graphics(rec.gfx().pipeline) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let fx = super::dynamic_state::resolve(&p.fixed, rec.gfx());
     let mut table = [0u8; GRAPHICS_ROOT_TABLE_SIZE as usize];
     root_table(&mut table, 0, rec, &fx, params, view);
@@ -690,7 +693,10 @@ pub fn draw(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk:
 
 /// Records one draw with the bound pipeline, whatever the conditional rendering.
 fn draw_unguarded(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk::Result> {
-    let p = Pipeline::graphics(rec.gfx().pipeline).ok_or_else(|| {
+    // SAFETY: `rec.gfx().pipeline` is VK_NULL_HANDLE or the graphics pipeline
+    // vkCmdBindPipeline bound to this recording; destroying that pipeline would move the
+    // command buffer out of the recording state, which valid usage requires for this draw.
+    let p = unsafe { Pipeline::graphics(rec.gfx().pipeline) }.ok_or_else(|| {
         eprintln!("agx4: draw without a bound graphics pipeline");
         vk::Result::ERROR_UNKNOWN
     })?;

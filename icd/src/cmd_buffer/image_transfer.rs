@@ -216,16 +216,28 @@ fn copy_box(
     Ok(())
 }
 
-fn image<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
-    // SAFETY: `i` is the `srcImage` or `dstImage` of an image copy command or of
-    // vkCmdClearColorImage, which Vulkan valid usage requires to be a live image made by this
-    // driver.
+/// The image a transfer command names; `VK_ERROR_UNKNOWN` for `VK_NULL_HANDLE`.
+///
+/// # Safety
+/// `i` must be `VK_NULL_HANDLE` or a live image made by this driver, and the image must not be
+/// destroyed while the returned reference is in use. The `srcImage` or `dstImage` of an image
+/// copy command or of vkCmdClearColorImage is such a handle (Vulkan valid usage).
+unsafe fn image<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
+    // SAFETY: guaranteed by the caller: `i` is null or a live image made by this driver that
+    // outlives the returned reference.
     unsafe { Image::from_handle(i) }.ok_or(vk::Result::ERROR_UNKNOWN)
 }
 
 /// An image a buffer copy reads or writes: single-sampled (Vulkan's valid usage).
-fn single_sampled<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
-    let img = image(i)?;
+///
+/// # Safety
+/// As for [`image`]: `i` must be `VK_NULL_HANDLE` or a live image made by this driver that
+/// outlives the returned reference, as the image of vkCmdCopyBufferToImage or
+/// vkCmdCopyImageToBuffer is (Vulkan valid usage).
+unsafe fn single_sampled<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
+    // SAFETY: guaranteed by the caller: `i` is null or a live image made by this driver that
+    // outlives the returned reference.
+    let img = unsafe { image(i) }?;
     if img.samples > 1 {
         eprintln!("agx4: buffer copies of multisampled images are invalid");
         return Err(vk::Result::ERROR_UNKNOWN);
@@ -233,10 +245,15 @@ fn single_sampled<'a>(i: vk::Image) -> Result<&'a Image, vk::Result> {
     Ok(img)
 }
 
-fn buffer<'a>(b: vk::Buffer) -> Result<&'a Buffer, vk::Result> {
-    // SAFETY: `b` is the `srcBuffer` or `dstBuffer` of vkCmdCopyBufferToImage or
-    // vkCmdCopyImageToBuffer, which Vulkan valid usage requires to be a live buffer made by this
-    // driver.
+/// The buffer a buffer-image copy names; `VK_ERROR_UNKNOWN` for `VK_NULL_HANDLE`.
+///
+/// # Safety
+/// `b` must be `VK_NULL_HANDLE` or a live buffer made by this driver, and the buffer must not
+/// be destroyed while the returned reference is in use. The `srcBuffer` or `dstBuffer` of
+/// vkCmdCopyBufferToImage or vkCmdCopyImageToBuffer is such a handle (Vulkan valid usage).
+unsafe fn buffer<'a>(b: vk::Buffer) -> Result<&'a Buffer, vk::Result> {
+    // SAFETY: guaranteed by the caller: `b` is null or a live buffer made by this driver that
+    // outlives the returned reference.
     unsafe { Buffer::from_handle(b) }.ok_or(vk::Result::ERROR_UNKNOWN)
 }
 
@@ -262,7 +279,14 @@ pub unsafe extern "system" fn cmd_copy_buffer_to_image(
     p_regions: *const vk::BufferImageCopy,
 ) {
     record("vkCmdCopyBufferToImage", cb, |dev, rec| {
-        let (buf, img) = (buffer(src)?, single_sampled(dst)?);
+        let (buf, img) = (
+            // SAFETY: `src` is vkCmdCopyBufferToImage's srcBuffer parameter, which valid usage
+            // requires to be a live buffer made by this driver.
+            unsafe { buffer(src) }?,
+            // SAFETY: `dst` is vkCmdCopyBufferToImage's dstImage parameter, which valid usage
+            // requires to be a live image made by this driver.
+            unsafe { single_sampled(dst) }?,
+        );
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
             let bpp = plane(img, r.image_subresource.aspect_mask).2;
@@ -296,7 +320,14 @@ pub unsafe extern "system" fn cmd_copy_image_to_buffer(
     p_regions: *const vk::BufferImageCopy,
 ) {
     record("vkCmdCopyImageToBuffer", cb, |dev, rec| {
-        let (img, buf) = (single_sampled(src)?, buffer(dst)?);
+        let (img, buf) = (
+            // SAFETY: `src` is vkCmdCopyImageToBuffer's srcImage parameter, which valid usage
+            // requires to be a live image made by this driver.
+            unsafe { single_sampled(src) }?,
+            // SAFETY: `dst` is vkCmdCopyImageToBuffer's dstBuffer parameter, which valid usage
+            // requires to be a live buffer made by this driver.
+            unsafe { buffer(dst) }?,
+        );
         // SAFETY: valid usage: pRegions holds `count` regions.
         for r in unsafe { handle::slice(p_regions, count) } {
             let bpp = plane(img, r.image_subresource.aspect_mask).2;
@@ -331,7 +362,14 @@ pub unsafe extern "system" fn cmd_copy_image(
     p_regions: *const vk::ImageCopy,
 ) {
     record("vkCmdCopyImage", cb, |dev, rec| {
-        let (si, di) = (image(src)?, image(dst)?);
+        let (si, di) = (
+            // SAFETY: `src` is vkCmdCopyImage's srcImage parameter, which valid usage requires
+            // to be a live image made by this driver.
+            unsafe { image(src) }?,
+            // SAFETY: `dst` is vkCmdCopyImage's dstImage parameter, which valid usage requires
+            // to be a live image made by this driver.
+            unsafe { image(dst) }?,
+        );
         if si.samples != di.samples {
             eprintln!(
                 "agx4: vkCmdCopyImage between images of {} and {} samples",
@@ -391,7 +429,9 @@ pub unsafe extern "system" fn cmd_clear_color_image(
     p_ranges: *const vk::ImageSubresourceRange,
 ) {
     record("vkCmdClearColorImage", cb, |dev, rec| {
-        let img = image(dst)?;
+        // SAFETY: `dst` is vkCmdClearColorImage's image parameter, which valid usage requires to
+        // be a live image made by this driver.
+        let img = unsafe { image(dst) }?;
         // SAFETY: valid usage: pColor is valid and pRanges holds `count` ranges.
         let (color, ranges) = unsafe { (&*p_color, handle::slice(p_ranges, count)) };
         let texel = crate::format::pack_clear(&img.format, color).ok_or_else(|| {

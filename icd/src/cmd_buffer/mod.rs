@@ -336,7 +336,9 @@ pub fn record(
         let Some(cb) = (unsafe { CommandBuffer::from_handle(cb) }) else {
             return;
         };
-        let Ok(dev) = Device::get(cb.device) else {
+        // SAFETY: `cb.device` is the device the live command buffer `cb` was allocated from; it
+        // outlives the command buffer, as valid usage destroys children before their device.
+        let Ok(dev) = (unsafe { Device::get(cb.device) }) else {
             return;
         };
         let Ok(mut rec) = cb.lock() else {
@@ -360,7 +362,10 @@ pub unsafe extern "system" fn begin_command_buffer(
         // SAFETY: Vulkan valid usage: `commandBuffer` is a live command buffer made by this
         // driver.
         let cb = unsafe { CommandBuffer::from_handle(cb) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let dev = Device::get(cb.device)?;
+        // SAFETY: `cb.device` is the device vkBeginCommandBuffer's command buffer was allocated
+        // from; it outlives the command buffer, as valid usage destroys children before their
+        // device.
+        let dev = unsafe { Device::get(cb.device) }?;
         // Beginning resets implicitly; one-time-submit and simultaneous-use need nothing more,
         // since a recorded buffer is read-only GPU memory until the next reset.
         let mut rec = cb.lock()?;
@@ -422,7 +427,10 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
         match bind_point {
             vk::PipelineBindPoint::COMPUTE => rec.pipeline = pipeline,
             vk::PipelineBindPoint::GRAPHICS => {
-                crate::pipeline::Pipeline::graphics(pipeline).ok_or(vk::Result::ERROR_UNKNOWN)?;
+                // SAFETY: `pipeline` is vkCmdBindPipeline's pipeline parameter, which valid
+                // usage requires to be a live pipeline made by this driver.
+                unsafe { crate::pipeline::Pipeline::graphics(pipeline) }
+                    .ok_or(vk::Result::ERROR_UNKNOWN)?;
                 rec.gfx_mut().pipeline = pipeline;
                 rec.gfx_mut().vertex_input.rebind();
                 rec.state_changed();

@@ -107,13 +107,18 @@ fn flag_word(pool: &QueryPool, q: u32) -> u64 {
 }
 
 /// `pool` if it is a query pool of `kind` holding `query`.
-fn pool_of<'a>(
+///
+/// # Safety
+/// `pool` must be `VK_NULL_HANDLE` or a live query pool made by this driver, and the pool must
+/// not be destroyed while the returned reference is in use. The `queryPool` of
+/// vkCmdBeginQuery or vkCmdEndQuery is such a handle (Vulkan valid usage).
+unsafe fn pool_of<'a>(
     pool: vk::QueryPool,
     query: u32,
     kind: QueryKind,
 ) -> Result<Option<&'a QueryPool>, vk::Result> {
-    // SAFETY: Vulkan valid usage: the query command's `queryPool` is a live query pool made by
-    // this driver.
+    // SAFETY: guaranteed by the caller: `pool` is null or a live query pool made by this driver
+    // that outlives the returned reference.
     let pool = unsafe { QueryPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     if pool.kind != kind {
         return Ok(None);
@@ -159,9 +164,15 @@ pub unsafe extern "system" fn cmd_end_query_indexed(
     unsafe { cmd_end_query(cb, pool, query) }
 }
 
-fn occlusion_pool<'a>(pool: vk::QueryPool, query: u32) -> Result<&'a QueryPool, vk::Result> {
-    // SAFETY: Vulkan valid usage: the query command's `queryPool` is a live query pool made by
-    // this driver.
+/// `pool`, which must be an occlusion query pool holding `query`.
+///
+/// # Safety
+/// `pool` must be `VK_NULL_HANDLE` or a live query pool made by this driver, and the pool must
+/// not be destroyed while the returned reference is in use. The `queryPool` of
+/// vkCmdBeginQuery or vkCmdEndQuery is such a handle (Vulkan valid usage).
+unsafe fn occlusion_pool<'a>(pool: vk::QueryPool, query: u32) -> Result<&'a QueryPool, vk::Result> {
+    // SAFETY: guaranteed by the caller: `pool` is null or a live query pool made by this driver
+    // that outlives the returned reference.
     let pool = unsafe { QueryPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     if pool.kind != QueryKind::Occlusion {
         eprintln!("agx4: only occlusion queries are begun and ended");
@@ -180,16 +191,24 @@ pub unsafe extern "system" fn cmd_begin_query(
     flags: vk::QueryControlFlags,
 ) {
     record("vkCmdBeginQuery", cb, |_, rec| {
-        if let Some(p) = pool_of(pool, query, QueryKind::TransformFeedback)? {
+        // SAFETY: `pool` is vkCmdBeginQuery's queryPool parameter, which valid usage requires
+        // to be a live query pool made by this driver.
+        if let Some(p) = unsafe { pool_of(pool, query, QueryKind::TransformFeedback) }? {
             return super::xfb::begin_query(rec, p, query);
         }
-        if let Some(p) = pool_of(pool, query, QueryKind::PrimitivesGenerated)? {
+        // SAFETY: `pool` is vkCmdBeginQuery's queryPool parameter, which valid usage requires
+        // to be a live query pool made by this driver.
+        if let Some(p) = unsafe { pool_of(pool, query, QueryKind::PrimitivesGenerated) }? {
             return super::primgen::begin_query(rec, p, query);
         }
-        if let Some(p) = pool_of(pool, query, QueryKind::PipelineStatistics)? {
+        // SAFETY: `pool` is vkCmdBeginQuery's queryPool parameter, which valid usage requires
+        // to be a live query pool made by this driver.
+        if let Some(p) = unsafe { pool_of(pool, query, QueryKind::PipelineStatistics) }? {
             return super::statistics::begin_query(rec, p, query);
         }
-        let pool = occlusion_pool(pool, query)?;
+        // SAFETY: `pool` is vkCmdBeginQuery's queryPool parameter, which valid usage requires to
+        // be a live query pool made by this driver.
+        let pool = unsafe { occlusion_pool(pool, query) }?;
         if rec.gfx().occlusion.active.is_some() {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
@@ -209,7 +228,9 @@ pub unsafe extern "system" fn cmd_end_query(
     query: u32,
 ) {
     record("vkCmdEndQuery", cb, |dev, rec| {
-        if let Some(p) = pool_of(pool, query, QueryKind::PipelineStatistics)? {
+        // SAFETY: `pool` is vkCmdEndQuery's queryPool parameter, which valid usage requires to
+        // be a live query pool made by this driver.
+        if let Some(p) = unsafe { pool_of(pool, query, QueryKind::PipelineStatistics) }? {
             super::statistics::end_query(rec)?;
             let Some(rs) = rec.render.as_ref() else {
                 return mark_available(dev, rec, flag_word(p, query));
@@ -228,8 +249,13 @@ pub unsafe extern "system" fn cmd_end_query(
             }
             return Ok(());
         }
-        let xfb = pool_of(pool, query, QueryKind::TransformFeedback)?;
-        let primgen = pool_of(pool, query, QueryKind::PrimitivesGenerated)?;
+        // SAFETY: `pool` is vkCmdEndQuery's queryPool parameter, which valid usage requires to
+        // be a live query pool made by this driver.
+        let xfb = unsafe { pool_of(pool, query, QueryKind::TransformFeedback) }?;
+        // SAFETY: `pool`, looked up again for the primitives-generated kind, is vkCmdEndQuery's
+        // queryPool parameter, which valid usage requires to be a live query pool made by this
+        // driver.
+        let primgen = unsafe { pool_of(pool, query, QueryKind::PrimitivesGenerated) }?;
         if let Some(p) = xfb.or(primgen) {
             if xfb.is_some() {
                 super::xfb::end_query(rec)?;
@@ -244,7 +270,9 @@ pub unsafe extern "system" fn cmd_end_query(
             }
             return mark_available(dev, rec, word);
         }
-        let pool = occlusion_pool(pool, query)?;
+        // SAFETY: `pool` is vkCmdEndQuery's queryPool parameter, which valid usage requires to
+        // be a live query pool made by this driver.
+        let pool = unsafe { occlusion_pool(pool, query) }?;
         if rec.gfx_mut().occlusion.active.take().is_none() {
             return Err(vk::Result::ERROR_UNKNOWN);
         }

@@ -254,9 +254,16 @@ struct Attachments {
     clears: Vec<vk::ClearValue>,
 }
 
-fn view<'a>(v: vk::ImageView) -> Result<(&'a ImageView, &'a Image), vk::Result> {
-    // SAFETY: `v` is an attachment view of vkCmdBeginRendering's rendering info, which Vulkan
-    // valid usage requires to be a live image view made by this driver.
+/// An attachment view of a dynamic render pass instance, and its image; `VK_ERROR_UNKNOWN`
+/// for `VK_NULL_HANDLE`.
+///
+/// # Safety
+/// `v` must be `VK_NULL_HANDLE` or a live image view made by this driver, and neither the view
+/// nor its image may be destroyed while the returned references are in use. An attachment
+/// view of vkCmdBeginRendering's rendering info is such a handle (Vulkan valid usage).
+unsafe fn view<'a>(v: vk::ImageView) -> Result<(&'a ImageView, &'a Image), vk::Result> {
+    // SAFETY: guaranteed by the caller: `v` is null or a live image view made by this driver
+    // that outlives the returned reference.
     let view = unsafe { ImageView::from_handle(v) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     // SAFETY: `view.image` is the image the view was made from; a view may only be used while
     // its image lives (Vulkan object lifetime rules), and vkCmdBeginRendering is using it.
@@ -309,7 +316,10 @@ unsafe fn attachments(
             out.key.colours.push(None);
             continue;
         }
-        let (v, image) = view(c.image_view)?;
+        // SAFETY: `c.image_view` is the (non-null) imageView of one of vkCmdBeginRendering's
+        // colour attachments, which valid usage requires to be a live image view made by this
+        // driver.
+        let (v, image) = unsafe { view(c.image_view) }?;
         let (load_op, store_op) = ops(Some(c), resuming, suspending);
         let key = AttachmentKey {
             format: v.format,
@@ -367,7 +377,10 @@ unsafe fn attachments(
         }
     }
     if let Some(ds_view) = depth.or(stencil).map(|a| a.image_view) {
-        let (v, image) = view(ds_view)?;
+        // SAFETY: `ds_view` is the (non-null) imageView of vkCmdBeginRendering's depth or
+        // stencil attachment, which valid usage requires to be a live image view made by this
+        // driver.
+        let (v, image) = unsafe { view(ds_view) }?;
         let (load_op, store_op) = ops(depth, resuming, suspending);
         let (stencil_load_op, stencil_store_op) = ops(stencil, resuming, suspending);
         out.key.depth_stencil = Some(AttachmentKey {
@@ -430,7 +443,10 @@ unsafe fn attachments(
 fn framebuffer_size(views: &[vk::ImageView], area: vk::Rect2D) -> Result<(u32, u32), vk::Result> {
     let mut size: Option<(u32, u32)> = None;
     for &v in views {
-        let (v, image) = view(v)?;
+        // SAFETY: `views` are the attachment and resolve image views `attachments` collected
+        // from vkCmdBeginRendering's rendering info (begin_rendering is this function's only
+        // caller); valid usage requires each to be a live image view made by this driver.
+        let (v, image) = unsafe { view(v) }?;
         let level = v.range.base_mip_level;
         let (w, h) = (
             (image.extent.width >> level).max(1),

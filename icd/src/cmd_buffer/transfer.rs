@@ -94,10 +94,16 @@ pub fn fill_words(
     Ok(())
 }
 
-fn buffer<'a>(b: vk::Buffer) -> Result<&'a Buffer, vk::Result> {
-    // SAFETY: `b` is the `srcBuffer` or `dstBuffer` of vkCmdCopyBuffer, vkCmdFillBuffer or
-    // vkCmdUpdateBuffer, which Vulkan valid usage requires to be a live buffer made by this
-    // driver.
+/// The buffer a buffer transfer command names; `VK_ERROR_UNKNOWN` for `VK_NULL_HANDLE`.
+///
+/// # Safety
+/// `b` must be `VK_NULL_HANDLE` or a live buffer made by this driver, and the buffer must not
+/// be destroyed while the returned reference is in use. The `srcBuffer` or `dstBuffer` of
+/// vkCmdCopyBuffer, vkCmdFillBuffer or vkCmdUpdateBuffer is such a handle (Vulkan valid
+/// usage).
+unsafe fn buffer<'a>(b: vk::Buffer) -> Result<&'a Buffer, vk::Result> {
+    // SAFETY: guaranteed by the caller: `b` is null or a live buffer made by this driver that
+    // outlives the returned reference.
     unsafe { Buffer::from_handle(b) }.ok_or(vk::Result::ERROR_UNKNOWN)
 }
 
@@ -109,7 +115,14 @@ pub unsafe extern "system" fn cmd_copy_buffer(
     p_regions: *const vk::BufferCopy,
 ) {
     record("vkCmdCopyBuffer", cb, |dev, rec| {
-        let (src, dst) = (buffer(src)?, buffer(dst)?);
+        let (src, dst) = (
+            // SAFETY: `src` is vkCmdCopyBuffer's srcBuffer parameter, which valid usage requires
+            // to be a live buffer made by this driver.
+            unsafe { buffer(src) }?,
+            // SAFETY: `dst` is vkCmdCopyBuffer's dstBuffer parameter, which valid usage requires
+            // to be a live buffer made by this driver.
+            unsafe { buffer(dst) }?,
+        );
         let (s, d) = (
             src.va.load(Ordering::Acquire),
             dst.va.load(Ordering::Acquire),
@@ -130,7 +143,9 @@ pub unsafe extern "system" fn cmd_fill_buffer(
     data: u32,
 ) {
     record("vkCmdFillBuffer", cb, |dev, rec| {
-        let dst = buffer(dst)?;
+        // SAFETY: `dst` is vkCmdFillBuffer's dstBuffer parameter, which valid usage requires to be
+        // a live buffer made by this driver.
+        let dst = unsafe { buffer(dst) }?;
         // VK_WHOLE_SIZE fills to the end, rounded down to whole words.
         let size = if size == vk::WHOLE_SIZE {
             dst.size.saturating_sub(offset) & !3
@@ -155,7 +170,9 @@ pub unsafe extern "system" fn cmd_update_buffer(
     p_data: *const std::ffi::c_void,
 ) {
     record("vkCmdUpdateBuffer", cb, |dev, rec| {
-        let dst = buffer(dst)?;
+        // SAFETY: `dst` is vkCmdUpdateBuffer's dstBuffer parameter, which valid usage requires to
+        // be a live buffer made by this driver.
+        let dst = unsafe { buffer(dst) }?;
         // SAFETY: valid usage: pData holds `size` bytes (at most 65536).
         let data = unsafe {
             handle::slice(

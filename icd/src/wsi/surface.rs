@@ -56,9 +56,15 @@ pub fn image_usage() -> vk::ImageUsageFlags {
 }
 
 impl Surface {
-    pub fn get<'a>(h: vk::SurfaceKHR) -> Result<&'a Surface, vk::Result> {
-        // SAFETY: `h` is the `surface` of a surface query or of vkCreateSwapchainKHR, which
-        // Vulkan valid usage requires to be a live surface made by this driver.
+    /// The surface behind a handle; `VK_ERROR_SURFACE_LOST_KHR` for `VK_NULL_HANDLE`.
+    ///
+    /// # Safety
+    /// `h` must be `VK_NULL_HANDLE` or a live surface made by this driver, and the surface must
+    /// not be destroyed while the returned reference is in use. The `surface` of a surface query
+    /// or of vkCreateSwapchainKHR is such a handle (Vulkan valid usage).
+    pub unsafe fn get<'a>(h: vk::SurfaceKHR) -> Result<&'a Surface, vk::Result> {
+        // SAFETY: guaranteed by the caller: `h` is null or a live surface made by this driver
+        // that outlives the returned reference.
         unsafe { Surface::from_handle(h) }.ok_or(vk::Result::ERROR_SURFACE_LOST_KHR)
     }
 
@@ -222,7 +228,10 @@ pub unsafe extern "system" fn get_surface_support(
 ) -> vk::Result {
     guard("vkGetPhysicalDeviceSurfaceSupportKHR", || {
         // The one queue family presents (its queue runs the presents' semaphore waits).
-        let ok = queue_family_index == 0 && Surface::get(surface)?.supported()?;
+        let ok = queue_family_index == 0
+            // SAFETY: `surface` is vkGetPhysicalDeviceSurfaceSupportKHR's surface parameter,
+            // which valid usage requires to be a live surface made by this driver.
+            && unsafe { Surface::get(surface) }?.supported()?;
         // SAFETY: valid usage: pSupported is writable.
         unsafe { *p_supported = ok.into() };
         Ok(())
@@ -235,7 +244,9 @@ pub unsafe extern "system" fn get_surface_capabilities(
     p_caps: *mut vk::SurfaceCapabilitiesKHR,
 ) -> vk::Result {
     guard("vkGetPhysicalDeviceSurfaceCapabilitiesKHR", || {
-        let caps = Surface::get(surface)?.capabilities()?;
+        // SAFETY: `surface` is vkGetPhysicalDeviceSurfaceCapabilitiesKHR's surface parameter,
+        // which valid usage requires to be a live surface made by this driver.
+        let caps = unsafe { Surface::get(surface) }?.capabilities()?;
         // SAFETY: valid usage: pSurfaceCapabilities is writable.
         unsafe { *p_caps = caps };
         Ok(())
@@ -248,9 +259,10 @@ pub unsafe extern "system" fn get_surface_capabilities2(
     p_caps: *mut vk::SurfaceCapabilities2KHR<'_>,
 ) -> vk::Result {
     guard("vkGetPhysicalDeviceSurfaceCapabilities2KHR", || {
-        // SAFETY: valid usage: pSurfaceInfo is valid. No extension structure agx4 knows can
-        // be chained to either structure, so only the core capabilities are written.
-        let caps = Surface::get(unsafe { (*p_info).surface })?.capabilities()?;
+        // SAFETY: valid usage: pSurfaceInfo is valid, and its `surface` is a live surface made
+        // by this driver. No extension structure agx4 knows can be chained to either
+        // structure, so only the core capabilities are written.
+        let caps = unsafe { Surface::get((*p_info).surface) }?.capabilities()?;
         // SAFETY: valid usage: pSurfaceCapabilities is writable.
         unsafe { (*p_caps).surface_capabilities = caps };
         Ok(())
@@ -277,7 +289,9 @@ pub unsafe extern "system" fn get_surface_formats(
         "vkGetPhysicalDeviceSurfaceFormatsKHR",
         vk::Result::ERROR_UNKNOWN,
         || {
-            if let Err(e) = Surface::get(surface) {
+            // SAFETY: `surface` is vkGetPhysicalDeviceSurfaceFormatsKHR's surface parameter,
+            // which valid usage requires to be a live surface made by this driver.
+            if let Err(e) = unsafe { Surface::get(surface) } {
                 return e;
             }
             // SAFETY: valid usage: the count pointer is valid, the array null or sized.
@@ -296,8 +310,9 @@ pub unsafe extern "system" fn get_surface_formats2(
         "vkGetPhysicalDeviceSurfaceFormats2KHR",
         vk::Result::ERROR_UNKNOWN,
         || {
-            // SAFETY: valid usage: pSurfaceInfo is valid.
-            if let Err(e) = Surface::get(unsafe { (*p_info).surface }) {
+            // SAFETY: valid usage: pSurfaceInfo is valid, and its `surface` is a live surface
+            // made by this driver.
+            if let Err(e) = unsafe { Surface::get((*p_info).surface) } {
                 return e;
             }
             let formats = surface_formats();
@@ -334,7 +349,9 @@ pub unsafe extern "system" fn get_surface_present_modes(
         "vkGetPhysicalDeviceSurfacePresentModesKHR",
         vk::Result::ERROR_UNKNOWN,
         || {
-            if let Err(e) = Surface::get(surface) {
+            // SAFETY: `surface` is vkGetPhysicalDeviceSurfacePresentModesKHR's surface
+            // parameter, which valid usage requires to be a live surface made by this driver.
+            if let Err(e) = unsafe { Surface::get(surface) } {
                 return e;
             }
             // SAFETY: valid usage: the count pointer is valid, the array null or sized.
@@ -355,7 +372,9 @@ pub unsafe extern "system" fn get_present_rectangles(
         "vkGetPhysicalDevicePresentRectanglesKHR",
         vk::Result::ERROR_UNKNOWN,
         || {
-            let extent = match Surface::get(surface).and_then(|s| s.current_extent()) {
+            // SAFETY: `surface` is vkGetPhysicalDevicePresentRectanglesKHR's surface parameter,
+            // which valid usage requires to be a live surface made by this driver.
+            let extent = match unsafe { Surface::get(surface) }.and_then(|s| s.current_extent()) {
                 Ok(e) => e,
                 Err(e) => return e,
             };
@@ -442,7 +461,9 @@ pub unsafe extern "system" fn get_device_group_surface_present_modes(
     p_modes: *mut vk::DeviceGroupPresentModeFlagsKHR,
 ) -> vk::Result {
     guard("vkGetDeviceGroupSurfacePresentModesKHR", || {
-        Surface::get(surface)?;
+        // SAFETY: `surface` is vkGetDeviceGroupSurfacePresentModesKHR's surface parameter,
+        // which valid usage requires to be a live surface made by this driver.
+        unsafe { Surface::get(surface) }?;
         // SAFETY: valid usage: pModes is writable.
         unsafe { *p_modes = vk::DeviceGroupPresentModeFlagsKHR::LOCAL };
         Ok(())

@@ -391,7 +391,9 @@ fn create(
     device: vk::Device,
     info: &vk::SwapchainCreateInfoKHR<'_>,
 ) -> Result<Swapchain, vk::Result> {
-    let dev = Device::get(device)?;
+    // SAFETY: `device` is vkCreateSwapchainKHR's device parameter (its only caller), which valid
+    // usage requires to be a live device made by this driver.
+    let dev = unsafe { Device::get(device) }?;
     // The old swapchain is retired even if this one cannot be made.
     // SAFETY: Vulkan valid usage: `oldSwapchain` is VK_NULL_HANDLE or a live swapchain made by
     // this driver.
@@ -399,7 +401,10 @@ fn create(
         old.shared.state().retired = true;
         old.shared.changed.notify_all();
     }
-    let surface = Surface::get(info.surface)?;
+    // SAFETY: `info.surface` is the surface of vkCreateSwapchainKHR's create info, which valid
+    // usage requires to be a live surface made by this driver (and not destroyed before the
+    // swapchain).
+    let surface = unsafe { Surface::get(info.surface) }?;
     let e = info.image_extent;
     if !FORMATS.contains(&info.image_format)
         || e.width == 0
@@ -512,7 +517,10 @@ fn acquire(
     semaphore: vk::Semaphore,
     fence: vk::Fence,
 ) -> Result<(vk::Result, u32), vk::Result> {
-    let dev = Device::get(device)?;
+    // SAFETY: `device` is the device parameter of vkAcquireNextImageKHR or
+    // vkAcquireNextImage2KHR, this function's callers; valid usage requires it to be a live
+    // device made by this driver.
+    let dev = unsafe { Device::get(device) }?;
     if dev.is_lost() {
         return Err(vk::Result::ERROR_DEVICE_LOST);
     }
