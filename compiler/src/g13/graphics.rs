@@ -14,6 +14,7 @@
 //! back-facing flag.
 
 use hw::g13::tilebuffer::{ColourFormat, TibFormat};
+use hw::g13::{preload, uvs};
 
 use super::isel::{self, GraphicsTarget};
 use super::{compile_vprog, encode, stats, Options};
@@ -22,9 +23,9 @@ use crate::ir::{GraphicsShader, Interpolation, Stage};
 use crate::{abi, CompileError, Stats};
 
 /// UVS word of clip-space position x (y, z, w follow).
-pub const UVS_POSITION: u8 = 0;
+pub const UVS_POSITION: u8 = uvs::POSITION_WORD as u8;
 /// UVS word of the point size, when the layout has one.
-pub const UVS_POINT_SIZE: u8 = 4;
+pub const UVS_POINT_SIZE: u8 = uvs::POINT_SIZE_WORD as u8;
 
 /// Coefficient slot holding the plane of 1/W.
 pub const CF_W: u8 = 0;
@@ -34,15 +35,12 @@ pub const CF_Z: u8 = 1;
 pub const CF_FIRST_VARYING: u8 = 2;
 
 /// UVS word of clip-space W: a coefficient binding with this base slot yields 1/W.
-pub const UVS_CLIP_W: u8 = 3;
+pub const UVS_CLIP_W: u8 = UVS_POSITION + 3;
 
 /// The preloaded register (in halves) holding the vertex index.
-pub const PRELOAD_VERTEX_INDEX: u16 = 10;
+pub const PRELOAD_VERTEX_INDEX: u16 = preload::VERTEX_INDEX.half;
 /// The preloaded register holding the instance number counted from 0.
-pub const PRELOAD_INSTANCE_NUMBER: u16 = 12;
-
-/// `get_sr` number of the back-facing flag.
-pub const SR_BACKFACING: u8 = 62;
+pub const PRELOAD_INSTANCE_NUMBER: u16 = preload::INSTANCE.half;
 
 /// One 32-bit varying component and where it lives on both sides of the rasterizer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -65,8 +65,7 @@ pub fn tib_element_layout(
 pub use graphics::{
     compile_graphics, compile_graphics_split, compile_graphics_with, ColourOutput, FragmentOutputs,
     GraphicsBinary, VaryingLayout, VaryingSlot, CF_FIRST_VARYING, CF_W, CF_Z,
-    PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX, SR_BACKFACING, UVS_CLIP_W, UVS_POINT_SIZE,
-    UVS_POSITION,
+    PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX, UVS_CLIP_W, UVS_POINT_SIZE, UVS_POSITION,
 };
 
 use crate::{abi, ir, ir::Shader, CompileError, ComputeBinary};

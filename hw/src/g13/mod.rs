@@ -22,6 +22,7 @@ mod isa_tex;
 pub mod layout;
 mod operand_codec;
 pub mod points;
+pub mod preload;
 pub mod tilebuffer;
 pub mod uvs;
 

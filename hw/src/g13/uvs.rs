@@ -1,5 +1,5 @@
 //! The vertex output (UVS) record facts the rasterizer itself reads: the clip-space
-//! position and the user clip distances.
+//! position, the point size and the user clip distances.
 //!
 //! From Mesa's asahi driver (`agx_uvs.h`, `agx_nir_lower_uvs.c`): the groups of a record
 //! follow a fixed hardware order and the clip distances are the last group, one word per
@@ -9,6 +9,10 @@
 
 /// Word of clip-space position x; y, z and w follow.
 pub const POSITION_WORD: usize = 0;
+
+/// Word of the point size, when Output Select says the record has one: the group after the
+/// position (Mesa's `agx_uvs.h` order).
+pub const POINT_SIZE_WORD: usize = POSITION_WORD + 4;
 
 /// Planes the Output Select word can enable (its `clip_distance_planes` field is 16 bits).
 pub const MAX_CLIP_DISTANCE_PLANES: usize = 16;

@@ -152,11 +152,7 @@ fn run(dev: &Device, rec: &mut Recording, l: &Launch) -> Result<(), vk::Result> 
         loads_varyings: false,
     }
     .pack(&mut w);
-    UscWord::Registers {
-        count_halves: prog.gpr_halves.div_ceil(8) * 8,
-        spill_size: 0,
-    }
-    .pack(&mut w);
+    UscWord::registers(prog.gpr_halves, 0).pack(&mut w);
     UscWord::NoPreshader.pack(&mut w);
     let words_va = rec.upload.push(dev, &w, 64)?;
     let pipeline = words_va

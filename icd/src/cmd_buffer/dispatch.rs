@@ -101,11 +101,7 @@ fn usc_words(program: &Program, root: u64, sets: &[u64]) -> Vec<u8> {
         loads_varyings: false,
     }
     .pack(&mut w);
-    UscWord::Registers {
-        count_halves: b.gpr_halves.max(8).div_ceil(8) * 8,
-        spill_size: program.spill_size,
-    }
-    .pack(&mut w);
+    UscWord::registers(b.gpr_halves, program.spill_size).pack(&mut w);
     match b.preamble {
         Some(p) => UscWord::Preshader {
             code: program.code_offset + p.offset,
@@ -144,7 +140,7 @@ pub fn launch(
         preshader_halves: program
             .binary
             .preamble
-            .map_or(0, |p| p.gpr_halves.div_ceil(16) * 16),
+            .map_or(0, |p| CdmLaunch::preshader_halves_for(p.gpr_halves)),
         mode,
         pipeline,
         global_size,

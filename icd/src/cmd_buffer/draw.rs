@@ -164,13 +164,6 @@ fn usc_offset(dev: &Device, va: u64) -> Result<u32, vk::Result> {
     u32::try_from(va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
 }
 
-fn registers(gpr_halves: u32, spill_size: u32) -> UscWord {
-    UscWord::Registers {
-        count_halves: gpr_halves.max(8).div_ceil(8) * 8,
-        spill_size,
-    }
-}
-
 fn object_type(p: Primitive) -> ObjectType {
     match p {
         Primitive::Points => ObjectType::PointSpriteUv01,
@@ -892,7 +885,7 @@ fn vertex_words(
         loads_varyings: false,
     }
     .pack(&mut vw);
-    registers(v.gpr_halves, v.spill).pack(&mut vw);
+    UscWord::registers(v.gpr_halves, v.spill).pack(&mut vw);
     preshader_word(v.code, v.preamble).pack(&mut vw);
     usc_offset(dev, rec.upload.push_shared(dev, &mut vw, 64, None)?)
 }
@@ -910,7 +903,7 @@ fn preshader_word(code: u32, preamble: Option<compiler::PreambleCode>) -> UscWor
 
 /// The preshader register count of a launch whose program has `preamble`.
 fn preshader_halves(preamble: Option<compiler::PreambleCode>) -> u32 {
-    preamble.map_or(0, |p| p.gpr_halves.div_ceil(16) * 16)
+    preamble.map_or(0, |p| ShaderCounts::preshader_halves_for(p.gpr_halves))
 }
 
 /// What a draw's fragment USC words say besides the root table's address and the per-draw
@@ -956,7 +949,7 @@ fn fragment_words(
         loads_varyings: f.loads_varyings,
     }
     .pack(&mut fw);
-    registers(f.prog.gpr_halves, f.prog.spill).pack(&mut fw);
+    UscWord::registers(f.prog.gpr_halves, f.prog.spill).pack(&mut fw);
     preshader_word(f.prog.code, f.prog.preamble).pack(&mut fw);
     usc_offset(dev, rec.upload.push_shared(dev, &mut fw, 64, None)?)
 }

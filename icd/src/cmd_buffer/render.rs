@@ -670,11 +670,7 @@ fn tile_words(
         loads_varyings: false,
     }
     .pack(&mut w);
-    UscWord::Registers {
-        count_halves: p.program.gpr_halves.max(8).div_ceil(8) * 8,
-        spill_size: 0,
-    }
-    .pack(&mut w);
+    UscWord::registers(p.program.gpr_halves, 0).pack(&mut w);
     UscWord::NoPreshader.pack(&mut w);
     let va = rec.upload.push(dev, &w, 64)?;
     u32::try_from(va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)

@@ -19,9 +19,6 @@ use crate::Fault;
 use hw::g13::control::ppp::{PolygonMode, Viewport as PppViewport};
 use hw::g13::uvs;
 
-/// UVS word of the point size, when the vertex shader writes one.
-pub const POINT_SIZE_SLOT: usize = 4;
-
 /// The rasterizable shape of a primitive. A line (two triangles) is boxed: binned
 /// primitives are moved from setup into the pass's list one at a time, on the one thread
 /// that bins them, and every primitive would otherwise be as large as a line. Triangles,
@@ -339,7 +336,7 @@ impl DrawSetup<'_> {
         let centre = self.window(pos)?;
         let mut size = 1.0f32;
         if self.point_size {
-            size = rec.get(POINT_SIZE_SLOT).map_or(1.0, |&w| f(w));
+            size = rec.get(uvs::POINT_SIZE_WORD).map_or(1.0, |&w| f(w));
         }
         if !(size.is_finite() && size > 0.0) {
             size = 1.0;

@@ -9,7 +9,8 @@ use super::programs::Loaded;
 use crate::pool::{self, Pool};
 use crate::usc::{self, GraphicsContext, LaunchState, Preload, Program, VertexContext};
 use crate::{Fault, GpuMemory, SharedView, Spare};
-use hw::isa::{Reach, Reg, SIMD_WIDTH};
+use hw::g13::preload;
+use hw::isa::{Reach, SIMD_WIDTH};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
@@ -201,11 +202,11 @@ impl Group {
         launch.shared_bytes = vs.words.shared_bytes;
         launch.preloads = vec![
             Preload {
-                reg: Reg::r32(5),
+                reg: preload::VERTEX_INDEX,
                 values: Vec::with_capacity(SIMD_WIDTH),
             },
             Preload {
-                reg: Reg::r32(6),
+                reg: preload::INSTANCE,
                 values: Vec::with_capacity(SIMD_WIDTH),
             },
         ];

@@ -805,31 +805,39 @@ impl SimdGroup {
     fn special(&self, sr: SpecialReg, local: &[[u32; 3]; LANES]) -> Option<[u32; LANES]> {
         use std::array::from_fn;
         let p = &self.pos;
+        type S = SpecialReg;
+        // Component `i` of the three-register group starting at `first`.
+        let axis = |first: S| (sr.0.wrapping_sub(first.0) < 3).then(|| usize::from(sr.0 - first.0));
         if let Some(f) = &self.fragment {
-            match sr.0 {
-                62 => return Some(from_fn(|l| f.backfacing >> l & 1)),
-                80 | 81 => {
-                    let i = usize::from(sr.0 - 80);
+            match sr {
+                S::BACKFACING => return Some(from_fn(|l| f.backfacing >> l & 1)),
+                S::THREAD_POSITION_IN_GRID_X | S::THREAD_POSITION_IN_GRID_Y => {
+                    let i = usize::from(sr.0 - S::THREAD_POSITION_IN_GRID_X.0);
                     return Some(from_fn(|l| f.pixels[l][i]));
                 }
-                124 => return Some(from_fn(|l| u32::from(f.input_coverage[l]))),
+                S::INPUT_SAMPLE_MASK => return Some(from_fn(|l| u32::from(f.input_coverage[l]))),
                 // Single-layer renders: the layer is 0.
-                82 => return Some([0; LANES]),
+                S::THREAD_POSITION_IN_GRID_Z => return Some([0; LANES]),
                 _ => {}
             }
         }
-        Some(match sr.0 {
-            0..=2 => [p.workgroup[usize::from(sr.0)]; LANES],
-            4..=6 => [p.local_size[usize::from(sr.0 - 4)]; LANES],
-            48..=50 => from_fn(|l| local[l][usize::from(sr.0 - 48)]),
-            51 => from_fn(|l| p.simd_index * LANES as u32 + l as u32),
-            52 => from_fn(|l| l as u32),
-            53 => [p.simd_index; LANES],
-            80..=82 => {
-                let i = usize::from(sr.0 - 80);
-                let base = p.workgroup[i].wrapping_mul(p.local_size[i]);
-                from_fn(|l| base.wrapping_add(local[l][i]))
-            }
+        if let Some(i) = axis(S::THREADGROUP_POSITION_IN_GRID_X) {
+            return Some([p.workgroup[i]; LANES]);
+        }
+        if let Some(i) = axis(S::THREADS_PER_THREADGROUP_X) {
+            return Some([p.local_size[i]; LANES]);
+        }
+        if let Some(i) = axis(S::THREAD_POSITION_IN_THREADGROUP_X) {
+            return Some(from_fn(|l| local[l][i]));
+        }
+        if let Some(i) = axis(S::THREAD_POSITION_IN_GRID_X) {
+            let base = p.workgroup[i].wrapping_mul(p.local_size[i]);
+            return Some(from_fn(|l| base.wrapping_add(local[l][i])));
+        }
+        Some(match sr {
+            S::THREAD_INDEX_IN_THREADGROUP => from_fn(|l| p.simd_index * LANES as u32 + l as u32),
+            S::THREAD_INDEX_IN_SIMDGROUP => from_fn(|l| l as u32),
+            S::SIMDGROUP_INDEX_IN_THREADGROUP => [p.simd_index; LANES],
             _ => return None,
         })
     }

@@ -11,7 +11,7 @@ use hw::isa::*;
 use super::{internal, isrc, size_of, unsupported, Sel, Val, AND, XOR};
 use crate::g13::graphics::{
     FragmentOutputs, VaryingLayout, CF_W, CF_Z, PRELOAD_INSTANCE_NUMBER, PRELOAD_VERTEX_INDEX,
-    SR_BACKFACING, UVS_POINT_SIZE, UVS_POSITION,
+    UVS_POINT_SIZE, UVS_POSITION,
 };
 use crate::g13::{vreg, word};
 use crate::graphics_api::CoverageOptions;
@@ -450,7 +450,7 @@ impl<'a> Sel<'a> {
                 let back = self.temp(Size::S32)?;
                 self.emit(Instr::GetSr(GetSr {
                     dst: back.into(),
-                    sr: SpecialReg(SR_BACKFACING),
+                    sr: SpecialReg::BACKFACING,
                 }));
                 let r = self.def32(d)?;
                 self.bitop(r, Operand::Reg(back), Operand::Imm(1), XOR);

@@ -91,6 +91,12 @@ impl Field {
         }
     }
 
+    /// The value the hardware reads back for `value`: a count rounded up to the field's
+    /// groups (at least one), an address with its low bits cleared.
+    pub fn stored(&self, value: u64) -> u64 {
+        self.decode(self.encode(value))
+    }
+
     /// Whether `value` is represented exactly.
     pub fn fits(&self, value: u64) -> bool {
         self.decode(self.encode(value)) == value

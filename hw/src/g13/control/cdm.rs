@@ -109,6 +109,12 @@ fn get_xyz(b: &[u8]) -> [u32; 3] {
 }
 
 impl CdmLaunch {
+    /// The preshader register count for a preshader using `gpr_halves` halves, as the word
+    /// holds it: rounded up to its groups of 16.
+    pub fn preshader_halves_for(gpr_halves: u32) -> u32 {
+        word0::PRESHADER.stored(gpr_halves.into()) as u32
+    }
+
     /// Bytes this launch occupies in the stream.
     pub fn size(mode: CdmMode) -> usize {
         match mode {

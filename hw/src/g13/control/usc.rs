@@ -168,6 +168,15 @@ pub enum UscWord {
 }
 
 impl UscWord {
+    /// The Registers word of a shader using `gpr_halves` register halves: the count as the
+    /// word holds it, rounded up to its groups of 8 (at least one group).
+    pub fn registers(gpr_halves: u32, spill_size: u32) -> UscWord {
+        UscWord::Registers {
+            count_halves: registers::COUNT.stored(gpr_halves.into()) as u32,
+            spill_size,
+        }
+    }
+
     /// The Shared word of a vertex or compute launch with `bytes` of threadgroup memory
     /// (a multiple of 256; 0 for none).
     pub fn vertex_compute_shared(bytes: u32) -> UscWord {

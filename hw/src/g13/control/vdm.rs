@@ -66,6 +66,12 @@ pub struct ShaderCounts {
 }
 
 impl ShaderCounts {
+    /// The preshader register count for a preshader using `gpr_halves` halves, as the word
+    /// holds it: rounded up to its groups of 16.
+    pub fn preshader_halves_for(gpr_halves: u32) -> u32 {
+        counts::PRESHADER.stored(gpr_halves.into()) as u32
+    }
+
     pub fn pack(&self) -> [u8; 4] {
         use counts::*;
         let mut b = [0u8; 4];
