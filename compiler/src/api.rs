@@ -283,19 +283,17 @@ pub fn check_module(words: &[u32]) -> Result<(), CompileError> {
 pub fn compile_compute(req: &ComputeRequest<'_>) -> Result<ComputeBinary, CompileError> {
     let mut shader = crate::frontend::translate(req)?;
     crate::passes::run_all(&mut shader, req.layout)?;
-    match req.target {
-        Target::G13 => {
-            if let Some(b) = compile_split(&shader, req.layout)? {
-                return Ok(b);
-            }
-            crate::g13::compile_with_preloads(&shader)
-        }
+    let backend = req.target.backend();
+    if let Some(b) = compile_split(backend, &shader, req.layout)? {
+        return Ok(b);
     }
+    backend.compile_with_preloads(&shader)
 }
 
 /// The shader as a uniform preamble and a main shader, when it has values worth moving
 /// and the preamble fits its launch.
 fn compile_split(
+    backend: &dyn crate::backend::Backend,
     shader: &crate::ir::Shader,
     layout: &ResourceLayout,
 ) -> Result<Option<ComputeBinary>, CompileError> {
@@ -303,10 +301,7 @@ fn compile_split(
     if flags.no_preamble {
         return Ok(None);
     }
-    let area = crate::passes::preamble::Area {
-        halves: crate::abi::PREAMBLE_UNIFORM_END - crate::abi::PREAMBLE_UNIFORM_START,
-        wide_halves: crate::abi::PREAMBLE_WIDE_HALVES,
-    };
+    let area = backend.preamble_area();
     let Some((preamble, main)) = crate::passes::preamble::split(shader, layout, area)? else {
         return Ok(None);
     };
@@ -318,7 +313,7 @@ fn compile_split(
             .and_then(|()| crate::ir::validate::backend_form(s))
             .map_err(|e| CompileError::Internal(format!("{name} after the split: {e}")))?;
     }
-    crate::g13::compile_with_preamble(&main, &preamble)
+    backend.compile_with_preamble(&main, &preamble)
 }
 
 /// Translates a vertex or fragment entry point to IR and runs every generation-neutral pass

@@ -1,8 +1,9 @@
 //! SPIR-V to AGX machine code.
 //!
 //! The pipeline: [`frontend`] parses SPIR-V (rspirv) into [`ir`], the generation-neutral
-//! [`passes`] run over it (one pass per file), and a generation's back end ([`g13`]) selects
-//! `hw::isa` instructions, allocates registers and encodes them with `hw`'s encoder.
+//! [`passes`] run over it (one pass per file), and a generation's back end ([`g13`], reached
+//! through `backend::Backend` for compute shaders) selects `hw::isa` instructions, allocates
+//! registers and encodes them with `hw`'s encoder.
 //!
 //! `AGX4_COMPILER_DEBUG` (comma-separated) turns on diagnostics on stderr:
 //! `ir` prints the IR after every pass (and validates it), `stats` prints one line of
@@ -10,6 +11,7 @@
 
 pub mod abi;
 mod api;
+mod backend;
 pub mod debug;
 pub mod frontend;
 pub mod g13;

@@ -323,9 +323,7 @@ pub fn build(kind: Meta) -> Shader {
 pub fn compile(kind: Meta, target: Target) -> Result<ComputeBinary, CompileError> {
     let mut shader = build(kind);
     crate::passes::run_all(&mut shader, &kind.layout())?;
-    match target {
-        Target::G13 => crate::g13::compile(&shader),
-    }
+    target.backend().compile(&shader)
 }
 
 /// A tiny IR builder: instructions go to the innermost open block.

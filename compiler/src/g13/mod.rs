@@ -223,6 +223,37 @@ pub(crate) fn compile_vprog(vprog: &VProgram, opts: Options) -> Result<Compiled,
     })
 }
 
+/// The G13 back end as generation-neutral code reaches it ([`crate::Target::backend`]).
+pub(crate) static BACKEND: G13 = G13;
+
+/// See [`BACKEND`].
+pub(crate) struct G13;
+
+impl crate::backend::Backend for G13 {
+    fn compile(&self, shader: &Shader) -> Result<ComputeBinary, CompileError> {
+        compile(shader)
+    }
+
+    fn compile_with_preloads(&self, shader: &Shader) -> Result<ComputeBinary, CompileError> {
+        compile_with_preloads(shader)
+    }
+
+    fn compile_with_preamble(
+        &self,
+        main: &Shader,
+        preamble: &Shader,
+    ) -> Result<Option<ComputeBinary>, CompileError> {
+        compile_with_preamble(main, preamble)
+    }
+
+    fn preamble_area(&self) -> crate::passes::preamble::Area {
+        crate::passes::preamble::Area {
+            halves: abi::PREAMBLE_UNIFORM_END - abi::PREAMBLE_UNIFORM_START,
+            wide_halves: abi::PREAMBLE_WIDE_HALVES,
+        }
+    }
+}
+
 pub fn compile(shader: &Shader) -> Result<ComputeBinary, CompileError> {
     compile_opts(shader, Options::default())
 }
