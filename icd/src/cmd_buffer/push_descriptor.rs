@@ -156,16 +156,20 @@ mod tests {
                 .descriptor_type(ty)
                 .descriptor_count(count)
         };
-        let layout = crate::descriptor_set_layout::build(
-            &[
-                b(0, T::SAMPLER, 1),
-                b(1, T::SAMPLED_IMAGE, 2),
-                b(2, T::SAMPLED_IMAGE, 1),
-                b(3, T::STORAGE_IMAGE, 1),
-                b(4, T::COMBINED_IMAGE_SAMPLER, 1),
-            ],
-            &[],
-        )
+        // SAFETY: these bindings are made here with `default()`: none has immutable samplers,
+        // so `build` dereferences no handle.
+        let layout = unsafe {
+            crate::descriptor_set_layout::build(
+                &[
+                    b(0, T::SAMPLER, 1),
+                    b(1, T::SAMPLED_IMAGE, 2),
+                    b(2, T::SAMPLED_IMAGE, 1),
+                    b(3, T::STORAGE_IMAGE, 1),
+                    b(4, T::COMBINED_IMAGE_SAMPLER, 1),
+                ],
+                &[],
+            )
+        }
         .unwrap();
         let set = PushSet {
             bytes: RefCell::new(vec![0xaa; layout.size as usize]),
