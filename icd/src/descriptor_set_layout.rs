@@ -540,9 +540,9 @@ mod tests {
         let (at, e) = info.locate(0, 2).unwrap();
         assert_eq!((at.binding, e), (3, 0));
         assert!(info.locate(3, 2).is_none());
-        // SAFETY: these bindings are made here with `default()`: none has immutable samplers,
-        // so `build` dereferences no handle.
         assert!(
+            // SAFETY: these bindings are made here with `default()`: none has immutable
+            // samplers, so `build` dereferences no handle.
             unsafe { build(&[b(0, vk::DescriptorType::INLINE_UNIFORM_BLOCK, 6)], &[]) }.is_err()
         );
     }
