@@ -121,17 +121,23 @@ pub unsafe extern "system" fn get_device_buffer_memory_requirements(
     })
 }
 
-fn bind(
+/// Binds `memory` at `offset` to `buffer`.
+///
+/// # Safety
+/// `buffer` must be `VK_NULL_HANDLE` or a live buffer made by this driver, and `memory`
+/// `VK_NULL_HANDLE` or a live memory object made by this driver; neither may be destroyed
+/// during the call. The buffer and memory of vkBindBufferMemory, or of a vkBindBufferMemory2
+/// bind info, are such handles (Vulkan valid usage).
+unsafe fn bind(
     buffer: vk::Buffer,
     memory: vk::DeviceMemory,
     offset: vk::DeviceSize,
 ) -> Result<(), vk::Result> {
-    // SAFETY: Vulkan valid usage: the bind command's `buffer` is a live buffer made by this
-    // driver.
+    // SAFETY: guaranteed by the caller: `buffer` is null or a live buffer made by this driver
+    // that outlives the call.
     let buf = unsafe { Buffer::from_handle(buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
-    // SAFETY: `memory` is the memory of vkBindBufferMemory or of a vkBindBufferMemory2 bind
-    // info, this function's callers; valid usage requires it to be a live memory object made by
-    // this driver.
+    // SAFETY: guaranteed by the caller: `memory` is null or a live memory object made by this
+    // driver that outlives the call.
     let mem = unsafe { memory::get(memory) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     // Valid usage guarantees this; checking keeps a bad call from reaching the GPU.
     if !offset.is_multiple_of(BUFFER_ALIGNMENT)
@@ -155,7 +161,10 @@ pub unsafe extern "system" fn bind_buffer_memory(
         // SAFETY: `device` is vkBindBufferMemory's device parameter, which valid usage requires to
         // be a live device made by this driver.
         unsafe { Device::get(device) }?;
-        bind(buffer, memory, offset)
+        // SAFETY: `buffer` and `memory` are vkBindBufferMemory's buffer and memory parameters,
+        // which valid usage requires to be a live buffer and a live memory object made by this
+        // driver.
+        unsafe { bind(buffer, memory, offset) }
     })
 }
 
@@ -184,7 +193,10 @@ pub unsafe extern "system" fn bind_buffer_memory2(
                     return Err(vk::Result::ERROR_UNKNOWN);
                 }
             }
-            bind(info.buffer, info.memory, info.memory_offset)?;
+            // SAFETY: `info.buffer` and `info.memory` are those of a vkBindBufferMemory2 bind
+            // info, which valid usage requires to be a live buffer and a live memory object made
+            // by this driver.
+            unsafe { bind(info.buffer, info.memory, info.memory_offset) }?;
         }
         Ok(())
     })

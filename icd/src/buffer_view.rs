@@ -85,10 +85,13 @@ pub fn format_features(format: vk::Format) -> vk::FormatFeatureFlags {
 }
 
 /// The view a create info describes, or why it cannot be made.
-fn check(info: &vk::BufferViewCreateInfo<'_>) -> Result<BufferView, String> {
-    // SAFETY: `info` is vkCreateBufferView's create info, whose `buffer` Vulkan valid usage
-    // requires to be a live buffer made by this driver, or one this file's tests build around a
-    // buffer they made and destroy only afterwards.
+///
+/// # Safety
+/// `info.buffer` must be `VK_NULL_HANDLE` or a live buffer made by this driver, not destroyed
+/// during the call. vkCreateBufferView's create info is such (Vulkan valid usage).
+unsafe fn check(info: &vk::BufferViewCreateInfo<'_>) -> Result<BufferView, String> {
+    // SAFETY: guaranteed by the caller: `info.buffer` is null or a live buffer made by this
+    // driver that outlives the call.
     let buffer = unsafe { Buffer::from_handle(info.buffer) }.ok_or("a null buffer")?;
     let base = buffer.va.load(Ordering::Acquire);
     if base == 0 {
@@ -155,7 +158,8 @@ pub unsafe extern "system" fn create_buffer_view(
         // SAFETY: valid usage: pCreateInfo points to a valid structure.
         let info = unsafe { &*p_create_info };
         // SAFETY: valid usage: pAllocator is null or valid allocation callbacks; pView is
-        // writable.
+        // writable; `info.buffer`, the buffer of vkCreateBufferView's create info, is a live
+        // buffer made by this driver.
         unsafe { hand_out("vkCreateBufferView", check(info), p_allocator, p_view) }
     })
 }
@@ -261,7 +265,9 @@ mod tests {
             .format(format)
             .offset(offset)
             .range(range);
-        let v = check(&info);
+        // SAFETY: `info.buffer` is the buffer made just above by `into_handle`, destroyed only
+        // after this call.
+        let v = unsafe { check(&info) };
         // SAFETY: `buffer` was made above by `into_handle` and is not used again.
         drop(unsafe { Buffer::take(buffer) });
         v

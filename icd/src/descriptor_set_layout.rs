@@ -262,7 +262,13 @@ pub unsafe fn binding_flags<'a>(
 ///
 /// Valid usage: each binding's pImmutableSamplers is null or holds descriptorCount live
 /// samplers of this driver.
-pub fn build(
+///
+/// # Safety
+/// Each binding's `p_immutable_samplers`, when the binding takes samplers and it is not null,
+/// must point to `descriptor_count` handles, each `VK_NULL_HANDLE` or a live sampler made by
+/// this driver, not destroyed during the call. The bindings of a descriptor set layout create
+/// info are such (Vulkan valid usage).
+pub unsafe fn build(
     bindings: &[vk::DescriptorSetLayoutBinding<'_>],
     flags: &[vk::DescriptorBindingFlags],
 ) -> Result<SetLayoutInfo, vk::Result> {
@@ -317,13 +323,13 @@ pub fn build(
             vk::DescriptorType::SAMPLER | vk::DescriptorType::COMBINED_IMAGE_SAMPLER
         );
         let immutable = if takes_samplers && !b.p_immutable_samplers.is_null() {
-            // SAFETY: valid usage: pImmutableSamplers holds descriptorCount samplers.
+            // SAFETY: guaranteed by the caller: pImmutableSamplers holds descriptorCount samplers.
             let handles = unsafe { handle::slice(b.p_immutable_samplers, b.descriptor_count) };
             handles
                 .iter()
                 .map(|&h| {
-                    // SAFETY: Vulkan valid usage: each of `pImmutableSamplers` is a live sampler
-                    // made by this driver.
+                    // SAFETY: guaranteed by the caller: each of `pImmutableSamplers` is null or a
+                    // live sampler made by this driver.
                     let s = unsafe { Sampler::from_handle(h) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
                     Ok(ImmutableSampler {
                         entry: s.set_entry(),
@@ -366,7 +372,10 @@ pub unsafe extern "system" fn create_descriptor_set_layout(
             unsafe { handle::slice((*p_create_info).p_bindings, (*p_create_info).binding_count) };
         // SAFETY: as above, with a valid pNext chain.
         let flags = unsafe { binding_flags(&*p_create_info) };
-        let info = build(bindings, flags)?;
+        // SAFETY: `bindings` are those of vkCreateDescriptorSetLayout's create info, whose
+        // pImmutableSamplers valid usage requires to be null or to hold descriptorCount live
+        // samplers made by this driver.
+        let info = unsafe { build(bindings, flags) }?;
         let layout = DescriptorSetLayout {
             info: Arc::new(info),
         };
@@ -448,7 +457,10 @@ pub unsafe extern "system" fn get_descriptor_set_layout_support(
             unsafe { handle::slice((*p_create_info).p_bindings, (*p_create_info).binding_count) };
         // SAFETY: as above, with a valid pNext chain.
         let flags = unsafe { binding_flags(&*p_create_info) };
-        let built = build(bindings, flags)
+        // SAFETY: `bindings` are those of vkGetDescriptorSetLayoutSupport's create info, whose
+        // pImmutableSamplers valid usage requires to be null or to hold descriptorCount live
+        // samplers made by this driver.
+        let built = unsafe { build(bindings, flags) }
             .ok()
             .filter(|_| within_limits(bindings));
         let variable_max = if built.is_some() {
@@ -500,15 +512,19 @@ mod tests {
 
     #[test]
     fn bindings_are_packed_in_binding_order() {
-        let info = build(
-            &[
-                b(3, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC, 2),
-                b(0, vk::DescriptorType::STORAGE_BUFFER, 1),
-                b(1, vk::DescriptorType::STORAGE_BUFFER_DYNAMIC, 1),
-                b(2, vk::DescriptorType::UNIFORM_BUFFER, 0),
-            ],
-            &[],
-        )
+        // SAFETY: these bindings are made here with `default()`: none has immutable samplers,
+        // so `build` dereferences no handle.
+        let info = unsafe {
+            build(
+                &[
+                    b(3, vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC, 2),
+                    b(0, vk::DescriptorType::STORAGE_BUFFER, 1),
+                    b(1, vk::DescriptorType::STORAGE_BUFFER_DYNAMIC, 1),
+                    b(2, vk::DescriptorType::UNIFORM_BUFFER, 0),
+                ],
+                &[],
+            )
+        }
         .unwrap();
         let offsets: Vec<_> = info
             .bindings
@@ -524,23 +540,31 @@ mod tests {
         let (at, e) = info.locate(0, 2).unwrap();
         assert_eq!((at.binding, e), (3, 0));
         assert!(info.locate(3, 2).is_none());
-        assert!(build(&[b(0, vk::DescriptorType::INLINE_UNIFORM_BLOCK, 6)], &[]).is_err());
+        assert!(
+            // SAFETY: these bindings are made here with `default()`: none has immutable
+            // samplers, so `build` dereferences no handle.
+            unsafe { build(&[b(0, vk::DescriptorType::INLINE_UNIFORM_BLOCK, 6)], &[]) }.is_err()
+        );
     }
 
     #[test]
     fn image_and_sampler_descriptors_use_the_abi_sizes_and_alignments() {
-        let info = build(
-            &[
-                b(0, vk::DescriptorType::SAMPLER, 3),
-                b(1, vk::DescriptorType::UNIFORM_BUFFER, 1),
-                b(2, vk::DescriptorType::SAMPLER, 1),
-                b(3, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, 2),
-                b(4, vk::DescriptorType::SAMPLER, 1),
-                b(5, vk::DescriptorType::SAMPLED_IMAGE, 4),
-                b(6, vk::DescriptorType::STORAGE_IMAGE, 2),
-            ],
-            &[],
-        )
+        // SAFETY: these bindings are made here with `default()`: none has immutable samplers,
+        // so `build` dereferences no handle.
+        let info = unsafe {
+            build(
+                &[
+                    b(0, vk::DescriptorType::SAMPLER, 3),
+                    b(1, vk::DescriptorType::UNIFORM_BUFFER, 1),
+                    b(2, vk::DescriptorType::SAMPLER, 1),
+                    b(3, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, 2),
+                    b(4, vk::DescriptorType::SAMPLER, 1),
+                    b(5, vk::DescriptorType::SAMPLED_IMAGE, 4),
+                    b(6, vk::DescriptorType::STORAGE_IMAGE, 2),
+                ],
+                &[],
+            )
+        }
         .unwrap();
         let layout: Vec<_> = info
             .bindings
@@ -593,7 +617,9 @@ mod tests {
             vk::DescriptorBindingFlags::empty(),
             vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT,
         ];
-        let info = build(&bindings, &variable).unwrap();
+        // SAFETY: these bindings are made here with `default()`: none has immutable samplers,
+        // so `build` dereferences no handle.
+        let info = unsafe { build(&bindings, &variable) }.unwrap();
         assert_eq!(info.size, 16 + 10 * 32);
         assert_eq!(info.variable_binding().map(|b| b.binding), Some(1));
         let set = info.with_variable_count(3);
@@ -613,23 +639,31 @@ mod tests {
             MAX_PER_SET_DESCRIPTORS - 1
         );
         // A layout without one keeps its size; only the highest binding may be variable.
-        let fixed = build(&bindings, &[]).unwrap();
+        // SAFETY: these bindings are made here with `default()`: none has immutable samplers,
+        // so `build` dereferences no handle.
+        let fixed = unsafe { build(&bindings, &[]) }.unwrap();
         assert!(fixed.variable_binding().is_none());
         assert_eq!(fixed.with_variable_count(3).size, fixed.size);
         assert_eq!(max_variable_count(&bindings, &[]), 0);
         let flipped = [variable[1], variable[0]];
-        assert!(build(&bindings, &flipped).is_err());
+        // SAFETY: these bindings are made here with `default()`: none has immutable samplers,
+        // so `build` dereferences no handle.
+        assert!(unsafe { build(&bindings, &flipped) }.is_err());
     }
 
     #[test]
     fn input_attachments_take_no_set_memory_and_are_hidden_from_the_compiler() {
-        let info = build(
-            &[
-                b(0, vk::DescriptorType::INPUT_ATTACHMENT, 2),
-                b(1, vk::DescriptorType::STORAGE_BUFFER, 1),
-            ],
-            &[],
-        )
+        // SAFETY: these bindings are made here with `default()`: none has immutable samplers,
+        // so `build` dereferences no handle.
+        let info = unsafe {
+            build(
+                &[
+                    b(0, vk::DescriptorType::INPUT_ATTACHMENT, 2),
+                    b(1, vk::DescriptorType::STORAGE_BUFFER, 1),
+                ],
+                &[],
+            )
+        }
         .unwrap();
         let offsets: Vec<_> = info
             .bindings
@@ -646,15 +680,19 @@ mod tests {
     #[test]
     fn inline_uniform_blocks_hold_a_descriptor_then_their_bytes() {
         use vk::DescriptorType as T;
-        let info = build(
-            &[
-                b(0, T::SAMPLER, 1),
-                b(1, T::INLINE_UNIFORM_BLOCK, 20),
-                b(2, T::INLINE_UNIFORM_BLOCK, 8),
-                b(3, T::STORAGE_BUFFER, 1),
-            ],
-            &[],
-        )
+        // SAFETY: these bindings are made here with `default()`: none has immutable samplers,
+        // so `build` dereferences no handle.
+        let info = unsafe {
+            build(
+                &[
+                    b(0, T::SAMPLER, 1),
+                    b(1, T::INLINE_UNIFORM_BLOCK, 20),
+                    b(2, T::INLINE_UNIFORM_BLOCK, 8),
+                    b(3, T::STORAGE_BUFFER, 1),
+                ],
+                &[],
+            )
+        }
         .unwrap();
         let layout: Vec<_> = info
             .bindings

@@ -56,15 +56,22 @@ pub unsafe extern "system" fn destroy_event(
     })
 }
 
-fn write(device: vk::Device, event: vk::Event, value: u32) -> Result<(), vk::Result> {
-    // SAFETY: `device` is the device parameter of vkSetEvent or vkResetEvent, this function's
-    // only callers; valid usage requires it to be a live device made by this driver.
+/// Writes `value` to an event's word, from the host.
+///
+/// # Safety
+/// `device` must be `VK_NULL_HANDLE` or a live device made by this driver, and `event`
+/// `VK_NULL_HANDLE` or a live event made by this driver; neither may be destroyed during the
+/// call. The `device` and `event` of vkSetEvent or vkResetEvent are such handles (Vulkan valid
+/// usage).
+unsafe fn write(device: vk::Device, event: vk::Event, value: u32) -> Result<(), vk::Result> {
+    // SAFETY: guaranteed by the caller: `device` is null or a live device made by this driver
+    // that outlives the call.
     let dev = unsafe { Device::get(device) }?;
     if dev.is_lost() {
         return Err(vk::Result::ERROR_DEVICE_LOST);
     }
-    // SAFETY: Vulkan valid usage: vkSetEvent's and vkResetEvent's `event` is a live event made
-    // by this driver.
+    // SAFETY: guaranteed by the caller: `event` is null or a live event made by this driver that
+    // outlives the call.
     unsafe { Event::from_handle(event) }
         .ok_or(vk::Result::ERROR_UNKNOWN)?
         .bo
@@ -72,11 +79,20 @@ fn write(device: vk::Device, event: vk::Event, value: u32) -> Result<(), vk::Res
 }
 
 pub unsafe extern "system" fn set_event(device: vk::Device, event: vk::Event) -> vk::Result {
-    guard("vkSetEvent", || write(device, event, EVENT_SET))
+    guard("vkSetEvent", || {
+        // SAFETY: `device` and `event` are vkSetEvent's device and event parameters, which valid
+        // usage requires to be a live device made by this driver and a live event made from it.
+        unsafe { write(device, event, EVENT_SET) }
+    })
 }
 
 pub unsafe extern "system" fn reset_event(device: vk::Device, event: vk::Event) -> vk::Result {
-    guard("vkResetEvent", || write(device, event, EVENT_RESET))
+    guard("vkResetEvent", || {
+        // SAFETY: `device` and `event` are vkResetEvent's device and event parameters, which
+        // valid usage requires to be a live device made by this driver and a live event made from
+        // it.
+        unsafe { write(device, event, EVENT_RESET) }
+    })
 }
 
 pub unsafe extern "system" fn get_event_status(device: vk::Device, event: vk::Event) -> vk::Result {

@@ -34,18 +34,27 @@ pub struct Framebuffer {
 object!(Framebuffer, vk::Framebuffer);
 
 /// Checks a create info and returns the render pass's attachment count.
-fn check(info: &vk::FramebufferCreateInfo<'_>, views: &[vk::ImageView]) -> Result<usize, String> {
+///
+/// # Safety
+/// `info.render_pass` must be `VK_NULL_HANDLE` or a live render pass made by this driver,
+/// `info`'s pNext chain null or a valid chain of Vulkan structures, and each of `views`
+/// `VK_NULL_HANDLE` or a live image view made by this driver; none may be destroyed during the
+/// call. vkCreateFramebuffer's create info and its pAttachments are such (Vulkan valid usage).
+unsafe fn check(
+    info: &vk::FramebufferCreateInfo<'_>,
+    views: &[vk::ImageView],
+) -> Result<usize, String> {
     let imageless = info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS);
     if !(info.flags & !vk::FramebufferCreateFlags::IMAGELESS).is_empty() {
         return Err(format!("flags {:?} are not supported", info.flags));
     }
-    // SAFETY: `info` is vkCreateFramebuffer's create info, whose `renderPass` Vulkan valid usage
-    // requires to be a live render pass made by this driver.
+    // SAFETY: guaranteed by the caller: `info.render_pass` is null or a live render pass made by
+    // this driver.
     let pass = unsafe { RenderPass::from_handle(info.render_pass) }
         .ok_or("renderPass is VK_NULL_HANDLE")?;
     let count = pass.attachments.len();
     if imageless {
-        // SAFETY: valid usage: the pNext chain is valid.
+        // SAFETY: guaranteed by the caller: the pNext chain is valid.
         let infos = unsafe {
             handle::find_in_chain::<vk::FramebufferAttachmentsCreateInfo<'_>>(info.p_next)
         }
@@ -65,8 +74,8 @@ fn check(info: &vk::FramebufferCreateInfo<'_>, views: &[vk::ImageView]) -> Resul
         }
         if let Some(i) = views
             .iter()
-            // SAFETY: Vulkan valid usage: each of `pAttachments` is a live image view made by this
-            // driver (null is caught here).
+            // SAFETY: guaranteed by the caller: each of `views` is null (caught here) or a live
+            // image view made by this driver.
             .position(|&v| unsafe { ImageView::from_handle(v) }.is_none())
         {
             return Err(format!("attachment {i} is VK_NULL_HANDLE"));
@@ -105,7 +114,11 @@ pub unsafe extern "system" fn create_framebuffer(
             // SAFETY: valid usage: pAttachments holds attachmentCount image view handles.
             unsafe { handle::slice(info.p_attachments, info.attachment_count) }
         };
-        let attachment_count = check(info, views).map_err(|why| {
+        // SAFETY: `info` is vkCreateFramebuffer's create info, whose renderPass valid usage
+        // requires to be a live render pass made by this driver and whose pNext chain to be
+        // valid; `views` is its pAttachments (or empty when imageless), each of which valid usage
+        // requires to be a live image view made by this driver.
+        let attachment_count = unsafe { check(info, views) }.map_err(|why| {
             eprintln!("agx4: vkCreateFramebuffer: invalid create info ({why}); returning VK_ERROR_OUT_OF_HOST_MEMORY");
             vk::Result::ERROR_OUT_OF_HOST_MEMORY
         })?;

@@ -545,16 +545,23 @@ pub unsafe extern "system" fn get_device_image_sparse_memory_requirements(
     })
 }
 
-fn bind(
+/// Binds `memory` at `offset` to `image`.
+///
+/// # Safety
+/// `image` must be `VK_NULL_HANDLE` or a live image made by this driver, and `memory`
+/// `VK_NULL_HANDLE` or a live memory object made by this driver; neither may be destroyed
+/// during the call. The image and memory of vkBindImageMemory, or of a vkBindImageMemory2 bind
+/// info, are such handles (Vulkan valid usage).
+unsafe fn bind(
     image: vk::Image,
     memory: vk::DeviceMemory,
     offset: vk::DeviceSize,
 ) -> Result<(), vk::Result> {
-    // SAFETY: Vulkan valid usage: the bind command's `image` is a live image made by this driver.
+    // SAFETY: guaranteed by the caller: `image` is null or a live image made by this driver that
+    // outlives the call.
     let img = unsafe { Image::from_handle(image) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
-    // SAFETY: `memory` is the memory of vkBindImageMemory or of a vkBindImageMemory2 bind info,
-    // this function's callers; valid usage requires it to be a live memory object made by this
-    // driver.
+    // SAFETY: guaranteed by the caller: `memory` is null or a live memory object made by this
+    // driver that outlives the call.
     let mem = unsafe { memory::get(memory) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     if !offset.is_multiple_of(PAGE_SIZE)
         || offset
@@ -577,7 +584,9 @@ pub unsafe extern "system" fn bind_image_memory(
         // SAFETY: `device` is vkBindImageMemory's device parameter, which valid usage requires to
         // be a live device made by this driver.
         unsafe { Device::get(device) }?;
-        bind(image, memory, offset)
+        // SAFETY: `image` and `memory` are vkBindImageMemory's image and memory parameters, which
+        // valid usage requires to be a live image and a live memory object made by this driver.
+        unsafe { bind(image, memory, offset) }
     })
 }
 
@@ -604,7 +613,10 @@ pub unsafe extern "system" fn bind_image_memory2(
                     return Err(vk::Result::ERROR_UNKNOWN);
                 }
             }
-            bind(info.image, info.memory, info.memory_offset)?;
+            // SAFETY: `info.image` and `info.memory` are those of a vkBindImageMemory2 bind info,
+            // which valid usage requires to be a live image and a live memory object made by
+            // this driver.
+            unsafe { bind(info.image, info.memory, info.memory_offset) }?;
         }
         Ok(())
     })

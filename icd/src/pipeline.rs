@@ -466,11 +466,16 @@ fn common_stats(
     ]
 }
 
-fn executables(pipeline: vk::Pipeline) -> Result<Vec<Executable>, vk::Result> {
+/// The executables of `pipeline`, with their statistics.
+///
+/// # Safety
+/// `pipeline` must be `VK_NULL_HANDLE` or a live pipeline made by this driver, not destroyed
+/// during the call. The pipeline of a vkGetPipelineExecutable*KHR command's info is such a
+/// handle (Vulkan valid usage).
+unsafe fn executables(pipeline: vk::Pipeline) -> Result<Vec<Executable>, vk::Result> {
     Ok(
-        // SAFETY: `pipeline` is the `pipeline` of a vkGetPipelineExecutable*KHR command's info
-        // (this function's only callers), which Vulkan valid usage requires to be a live
-        // pipeline made by this driver.
+        // SAFETY: guaranteed by the caller: `pipeline` is null or a live pipeline made by this
+        // driver that outlives the call.
         match unsafe { Pipeline::from_handle(pipeline) }.ok_or(vk::Result::ERROR_UNKNOWN)? {
             Pipeline::Compute(c) => {
                 let b = &c.program.binary;
@@ -539,8 +544,9 @@ pub unsafe extern "system" fn get_pipeline_executable_properties(
     p_properties: *mut vk::PipelineExecutablePropertiesKHR<'_>,
 ) -> vk::Result {
     guard("vkGetPipelineExecutablePropertiesKHR", || {
-        // SAFETY: valid usage: pPipelineInfo is valid; pExecutableCount is writable and
-        // pProperties, if not null, holds *pExecutableCount structures.
+        // SAFETY: valid usage: pPipelineInfo is valid, and its pipeline is a live pipeline made by
+        // this driver; pExecutableCount is writable and pProperties, if not null, holds
+        // *pExecutableCount structures.
         unsafe {
             let list = executables((*p_info).pipeline)?;
             if p_properties.is_null() {
@@ -571,8 +577,9 @@ pub unsafe extern "system" fn get_pipeline_executable_statistics(
     p_statistics: *mut vk::PipelineExecutableStatisticKHR<'_>,
 ) -> vk::Result {
     guard("vkGetPipelineExecutableStatisticsKHR", || {
-        // SAFETY: valid usage: pExecutableInfo is valid; pStatisticCount is writable and
-        // pStatistics, if not null, holds *pStatisticCount structures.
+        // SAFETY: valid usage: pExecutableInfo is valid, and its pipeline is a live pipeline made
+        // by this driver; pStatisticCount is writable and pStatistics, if not null, holds
+        // *pStatisticCount structures.
         unsafe {
             let info = &*p_info;
             let list = executables(info.pipeline)?;
@@ -608,7 +615,8 @@ pub unsafe extern "system" fn get_pipeline_executable_internal_representations(
     _p_representations: *mut vk::PipelineExecutableInternalRepresentationKHR<'_>,
 ) -> vk::Result {
     guard("vkGetPipelineExecutableInternalRepresentationsKHR", || {
-        // SAFETY: valid usage: pExecutableInfo is valid and pInternalRepresentationCount writable.
+        // SAFETY: valid usage: pExecutableInfo is valid, and its pipeline is a live pipeline made
+        // by this driver; pInternalRepresentationCount is writable.
         unsafe {
             let info = &*p_info;
             if info.executable_index as usize >= executables(info.pipeline)?.len() {

@@ -40,10 +40,16 @@ pub unsafe extern "system" fn cmd_pipeline_barrier(
     })
 }
 
-fn set_event(cb: vk::CommandBuffer, name: &'static str, event: vk::Event, value: u32) {
+/// Records a write of `value` to `event`'s word, for `name`.
+///
+/// # Safety
+/// `event` must be `VK_NULL_HANDLE` or a live event made by this driver, not destroyed during
+/// the call. The event of vkCmdSetEvent, vkCmdResetEvent, vkCmdSetEvent2 or vkCmdResetEvent2 is
+/// such a handle (Vulkan valid usage).
+unsafe fn set_event(cb: vk::CommandBuffer, name: &'static str, event: vk::Event, value: u32) {
     record(name, cb, |dev, rec| {
-        // SAFETY: Vulkan valid usage: the set or reset command's `event` is a live event made by
-        // this driver.
+        // SAFETY: guaranteed by the caller: `event` is null or a live event made by this driver
+        // that outlives the call.
         let event = unsafe { Event::from_handle(event) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         // The event changes after the work before it.
         rec.barrier_pending = true;
@@ -56,7 +62,9 @@ pub unsafe extern "system" fn cmd_set_event(
     event: vk::Event,
     _stages: vk::PipelineStageFlags,
 ) {
-    set_event(cb, "vkCmdSetEvent", event, EVENT_SET)
+    // SAFETY: `event` is vkCmdSetEvent's event parameter, which valid usage requires to be a live event
+    // made by this driver.
+    unsafe { set_event(cb, "vkCmdSetEvent", event, EVENT_SET) }
 }
 
 pub unsafe extern "system" fn cmd_reset_event(
@@ -64,7 +72,9 @@ pub unsafe extern "system" fn cmd_reset_event(
     event: vk::Event,
     _stages: vk::PipelineStageFlags,
 ) {
-    set_event(cb, "vkCmdResetEvent", event, EVENT_RESET)
+    // SAFETY: `event` is vkCmdResetEvent's event parameter, which valid usage requires to be a live event
+    // made by this driver.
+    unsafe { set_event(cb, "vkCmdResetEvent", event, EVENT_RESET) }
 }
 
 /// vkCmdWaitEvents: inside a render pass the events were set earlier in this queue (valid
@@ -72,7 +82,12 @@ pub unsafe extern "system" fn cmd_reset_event(
 /// wait. Outside one, the command buffer ends its hardware command there and the queue
 /// waits for the events (`HwCommand::WaitEvents`), which also covers events the host sets
 /// after submission.
-fn wait_events(cb: vk::CommandBuffer, name: &'static str, events: &[vk::Event]) {
+///
+/// # Safety
+/// Each of `events` must be `VK_NULL_HANDLE` or a live event made by this driver, not destroyed
+/// during the call. The pEvents of vkCmdWaitEvents or vkCmdWaitEvents2 are such handles (Vulkan
+/// valid usage).
+unsafe fn wait_events(cb: vk::CommandBuffer, name: &'static str, events: &[vk::Event]) {
     record(name, cb, |_, rec| {
         rec.barrier_pending = true;
         if rec.render.is_some() {
@@ -81,8 +96,8 @@ fn wait_events(cb: vk::CommandBuffer, name: &'static str, events: &[vk::Event]) 
         let bos = events
             .iter()
             .map(|&e| {
-                // SAFETY: Vulkan valid usage: each of the wait command's `pEvents` is a live
-                // event made by this driver.
+                // SAFETY: guaranteed by the caller: each of `events` is null or a live event made
+                // by this driver that outlives the call.
                 unsafe { Event::from_handle(e) }
                     .map(|e| e.bo.clone())
                     .ok_or(vk::Result::ERROR_UNKNOWN)
@@ -108,10 +123,15 @@ pub unsafe extern "system" fn cmd_wait_events(
     _image_count: u32,
     _p_image: *const vk::ImageMemoryBarrier<'_>,
 ) {
-    // SAFETY: valid usage: pEvents holds eventCount handles.
-    wait_events(cb, "vkCmdWaitEvents", unsafe {
-        crate::handle::slice(p_events, event_count)
-    })
+    // SAFETY: valid usage: vkCmdWaitEvents's pEvents holds eventCount handles, each a live event
+    // made by this driver.
+    unsafe {
+        wait_events(
+            cb,
+            "vkCmdWaitEvents",
+            crate::handle::slice(p_events, event_count),
+        )
+    }
 }
 
 pub unsafe extern "system" fn cmd_write_timestamp(
@@ -268,7 +288,9 @@ pub unsafe extern "system" fn cmd_set_event2(
     event: vk::Event,
     _p_dependency: *const vk::DependencyInfo<'_>,
 ) {
-    set_event(cb, "vkCmdSetEvent2", event, EVENT_SET)
+    // SAFETY: `event` is vkCmdSetEvent2's event parameter, which valid usage requires to be a live event
+    // made by this driver.
+    unsafe { set_event(cb, "vkCmdSetEvent2", event, EVENT_SET) }
 }
 
 pub unsafe extern "system" fn cmd_reset_event2(
@@ -276,7 +298,9 @@ pub unsafe extern "system" fn cmd_reset_event2(
     event: vk::Event,
     _stages: vk::PipelineStageFlags2,
 ) {
-    set_event(cb, "vkCmdResetEvent2", event, EVENT_RESET)
+    // SAFETY: `event` is vkCmdResetEvent2's event parameter, which valid usage requires to be a live event
+    // made by this driver.
+    unsafe { set_event(cb, "vkCmdResetEvent2", event, EVENT_RESET) }
 }
 
 pub unsafe extern "system" fn cmd_wait_events2(
@@ -285,10 +309,15 @@ pub unsafe extern "system" fn cmd_wait_events2(
     p_events: *const vk::Event,
     _p_dependencies: *const vk::DependencyInfo<'_>,
 ) {
-    // SAFETY: valid usage: pEvents holds eventCount handles.
-    wait_events(cb, "vkCmdWaitEvents2", unsafe {
-        crate::handle::slice(p_events, count)
-    })
+    // SAFETY: valid usage: vkCmdWaitEvents2's pEvents holds eventCount handles, each a live
+    // event made by this driver.
+    unsafe {
+        wait_events(
+            cb,
+            "vkCmdWaitEvents2",
+            crate::handle::slice(p_events, count),
+        )
+    }
 }
 
 pub unsafe extern "system" fn cmd_write_timestamp2(

@@ -1490,8 +1490,12 @@ pub unsafe extern "system" fn cmd_draw_indexed(
 
 /// `count` indirect draws from `buffer`, `stride` bytes apart; with `count_va`, only as many
 /// as the 32-bit word there says (vkCmdDraw*IndirectCount, `count` being the maximum).
+///
+/// # Safety
+/// `buffer` must be `VK_NULL_HANDLE` or a live buffer made by this driver, not destroyed during
+/// the call. The buffer of an indirect draw command is such a handle (Vulkan valid usage).
 #[allow(clippy::too_many_arguments)]
-fn draw_indirect(
+unsafe fn draw_indirect(
     dev: &Device,
     rec: &mut Recording,
     buffer: vk::Buffer,
@@ -1501,8 +1505,8 @@ fn draw_indirect(
     indexed: bool,
     count_va: Option<u64>,
 ) -> Result<(), vk::Result> {
-    // SAFETY: Vulkan valid usage: the indirect draw command's `buffer` is a live buffer made by
-    // this driver.
+    // SAFETY: guaranteed by the caller: `buffer` is null or a live buffer made by this driver
+    // that outlives the call.
     let buf = unsafe { Buffer::from_handle(buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let base = buf.va.load(Ordering::Acquire) + offset;
     draw_records(dev, rec, base, count, stride, indexed, count_va)
@@ -1563,7 +1567,9 @@ pub unsafe extern "system" fn cmd_draw_indirect(
     stride: u32,
 ) {
     record("vkCmdDrawIndirect", cb, |dev, rec| {
-        draw_indirect(dev, rec, buffer, offset, count, stride, false, None)
+        // SAFETY: `buffer` is vkCmdDrawIndirect's buffer parameter, which valid usage requires to
+        // be a live buffer made by this driver.
+        unsafe { draw_indirect(dev, rec, buffer, offset, count, stride, false, None) }
     })
 }
 
@@ -1575,13 +1581,21 @@ pub unsafe extern "system" fn cmd_draw_indexed_indirect(
     stride: u32,
 ) {
     record("vkCmdDrawIndexedIndirect", cb, |dev, rec| {
-        draw_indirect(dev, rec, buffer, offset, count, stride, true, None)
+        // SAFETY: `buffer` is vkCmdDrawIndexedIndirect's buffer parameter, which valid usage
+        // requires to be a live buffer made by this driver.
+        unsafe { draw_indirect(dev, rec, buffer, offset, count, stride, true, None) }
     })
 }
 
 /// vkCmdDrawIndirectCount and vkCmdDrawIndexedIndirectCount.
+///
+/// # Safety
+/// `buffer` and `count_buffer` must each be `VK_NULL_HANDLE` or a live buffer made by this
+/// driver, not destroyed during the call. The buffer and countBuffer of
+/// vkCmdDrawIndirectCount or vkCmdDrawIndexedIndirectCount are such handles (Vulkan valid
+/// usage).
 #[allow(clippy::too_many_arguments)]
-fn draw_indirect_count(
+unsafe fn draw_indirect_count(
     name: &'static str,
     cb: vk::CommandBuffer,
     buffer: vk::Buffer,
@@ -1593,20 +1607,25 @@ fn draw_indirect_count(
     indexed: bool,
 ) {
     record(name, cb, |dev, rec| {
-        // SAFETY: Vulkan valid usage: `countBuffer` is a live buffer made by this driver.
+        // SAFETY: guaranteed by the caller: `count_buffer` is null or a live buffer made by this
+        // driver that outlives the call.
         let counts =
             unsafe { Buffer::from_handle(count_buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let count_va = counts.va.load(Ordering::Acquire) + count_offset;
-        draw_indirect(
-            dev,
-            rec,
-            buffer,
-            offset,
-            max_draws,
-            stride,
-            indexed,
-            Some(count_va),
-        )
+        // SAFETY: guaranteed by the caller: `buffer` is null or a live buffer made by this
+        // driver that outlives the call.
+        unsafe {
+            draw_indirect(
+                dev,
+                rec,
+                buffer,
+                offset,
+                max_draws,
+                stride,
+                indexed,
+                Some(count_va),
+            )
+        }
     })
 }
 
@@ -1619,17 +1638,21 @@ pub unsafe extern "system" fn cmd_draw_indirect_count(
     max_draws: u32,
     stride: u32,
 ) {
-    draw_indirect_count(
-        "vkCmdDrawIndirectCount",
-        cb,
-        buffer,
-        offset,
-        count_buffer,
-        count_offset,
-        max_draws,
-        stride,
-        false,
-    )
+    // SAFETY: `buffer` and `count_buffer` are vkCmdDrawIndirectCount's buffer and countBuffer
+    // parameters, which valid usage requires to be live buffers made by this driver.
+    unsafe {
+        draw_indirect_count(
+            "vkCmdDrawIndirectCount",
+            cb,
+            buffer,
+            offset,
+            count_buffer,
+            count_offset,
+            max_draws,
+            stride,
+            false,
+        )
+    }
 }
 
 pub unsafe extern "system" fn cmd_draw_indexed_indirect_count(
@@ -1641,17 +1664,21 @@ pub unsafe extern "system" fn cmd_draw_indexed_indirect_count(
     max_draws: u32,
     stride: u32,
 ) {
-    draw_indirect_count(
-        "vkCmdDrawIndexedIndirectCount",
-        cb,
-        buffer,
-        offset,
-        count_buffer,
-        count_offset,
-        max_draws,
-        stride,
-        true,
-    )
+    // SAFETY: `buffer` and `count_buffer` are vkCmdDrawIndexedIndirectCount's buffer and countBuffer
+    // parameters, which valid usage requires to be live buffers made by this driver.
+    unsafe {
+        draw_indirect_count(
+            "vkCmdDrawIndexedIndirectCount",
+            cb,
+            buffer,
+            offset,
+            count_buffer,
+            count_offset,
+            max_draws,
+            stride,
+            true,
+        )
+    }
 }
 
 pub unsafe extern "system" fn cmd_bind_vertex_buffers(

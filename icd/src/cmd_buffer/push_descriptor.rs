@@ -44,7 +44,12 @@ impl SetMemory for PushSet {
 
 /// Applies `write` to the push set `set` of `bind_point` laid out as `layout`'s set, then
 /// uploads and binds it.
-fn push(
+///
+/// # Safety
+/// `layout` must be `VK_NULL_HANDLE` or a live pipeline layout made by this driver, not
+/// destroyed during the call. The layout of vkCmdPushDescriptorSetKHR or
+/// vkCmdPushDescriptorSetWithTemplateKHR is such a handle (Vulkan valid usage).
+unsafe fn push(
     dev: &Device,
     rec: &mut Recording,
     bind_point: vk::PipelineBindPoint,
@@ -60,8 +65,8 @@ fn push(
     if set >= MAX_SETS {
         return Err(vk::Result::ERROR_UNKNOWN);
     }
-    // SAFETY: Vulkan valid usage: the push command's `layout` is a live pipeline layout made by
-    // this driver.
+    // SAFETY: guaranteed by the caller: `layout` is null or a live pipeline layout made by this
+    // driver that outlives the call.
     let set_layout = unsafe { PipelineLayout::from_handle(layout) }
         .and_then(|l| l.set_layouts.get(set as usize).cloned().flatten())
         .ok_or(vk::Result::ERROR_UNKNOWN)?;
@@ -114,9 +119,13 @@ pub unsafe extern "system" fn cmd_push_descriptor_set(
     record("vkCmdPushDescriptorSetKHR", cb, |dev, rec| {
         // SAFETY: valid usage: pDescriptorWrites holds write_count structures.
         let writes = unsafe { handle::slice(p_writes, write_count) };
-        push(dev, rec, bind_point, layout, set, |p| {
-            writes.iter().try_for_each(|w| descriptor_pool::write(p, w))
-        })
+        // SAFETY: `layout` is vkCmdPushDescriptorSetKHR's layout parameter, which valid usage
+        // requires to be a live pipeline layout made by this driver.
+        unsafe {
+            push(dev, rec, bind_point, layout, set, |p| {
+                writes.iter().try_for_each(|w| descriptor_pool::write(p, w))
+            })
+        }
     })
 }
 
@@ -133,10 +142,14 @@ pub unsafe extern "system" fn cmd_push_descriptor_set_with_template(
         let t = unsafe { DescriptorUpdateTemplate::from_handle(template) }
             .ok_or(vk::Result::ERROR_UNKNOWN)?;
         let (bind_point, _, _) = t.push.ok_or(vk::Result::ERROR_UNKNOWN)?;
-        push(dev, rec, bind_point, layout, set, |p| {
-            // SAFETY: valid usage: pData holds every descriptor the template names.
-            unsafe { t.apply(p, p_data as *const u8) }
-        })
+        // SAFETY: `layout` is vkCmdPushDescriptorSetWithTemplateKHR's layout parameter, which
+        // valid usage requires to be a live pipeline layout made by this driver; valid usage:
+        // pData holds every descriptor the template names.
+        unsafe {
+            push(dev, rec, bind_point, layout, set, |p| {
+                t.apply(p, p_data as *const u8)
+            })
+        }
     })
 }
 
@@ -156,16 +169,20 @@ mod tests {
                 .descriptor_type(ty)
                 .descriptor_count(count)
         };
-        let layout = crate::descriptor_set_layout::build(
-            &[
-                b(0, T::SAMPLER, 1),
-                b(1, T::SAMPLED_IMAGE, 2),
-                b(2, T::SAMPLED_IMAGE, 1),
-                b(3, T::STORAGE_IMAGE, 1),
-                b(4, T::COMBINED_IMAGE_SAMPLER, 1),
-            ],
-            &[],
-        )
+        // SAFETY: these bindings are made here with `default()`: none has immutable samplers,
+        // so `build` dereferences no handle.
+        let layout = unsafe {
+            crate::descriptor_set_layout::build(
+                &[
+                    b(0, T::SAMPLER, 1),
+                    b(1, T::SAMPLED_IMAGE, 2),
+                    b(2, T::SAMPLED_IMAGE, 1),
+                    b(3, T::STORAGE_IMAGE, 1),
+                    b(4, T::COMBINED_IMAGE_SAMPLER, 1),
+                ],
+                &[],
+            )
+        }
         .unwrap();
         let set = PushSet {
             bytes: RefCell::new(vec![0xaa; layout.size as usize]),

@@ -1401,23 +1401,33 @@ fn clear_area_rects(
 
 /// The attachment views a render pass instance renders: the framebuffer's, or for an
 /// imageless framebuffer the ones `VkRenderPassAttachmentBeginInfo` names.
-fn instance_framebuffer(begin: &vk::RenderPassBeginInfo<'_>) -> Result<Framebuffer, vk::Result> {
-    // SAFETY: Vulkan valid usage: the begin info's `framebuffer` is a live framebuffer made by
-    // this driver.
+///
+/// # Safety
+/// `begin.framebuffer` must be `VK_NULL_HANDLE` or a live framebuffer made by this driver,
+/// `begin`'s pNext chain null or a valid chain of Vulkan structures, and the pAttachments of a
+/// `VkRenderPassAttachmentBeginInfo` in it must hold attachmentCount handles, each
+/// `VK_NULL_HANDLE` or a live image view made by this driver; none may be destroyed during the
+/// call. The begin info of vkCmdBeginRenderPass or vkCmdBeginRenderPass2 is such (Vulkan valid
+/// usage).
+unsafe fn instance_framebuffer(
+    begin: &vk::RenderPassBeginInfo<'_>,
+) -> Result<Framebuffer, vk::Result> {
+    // SAFETY: guaranteed by the caller: `begin.framebuffer` is null or a live framebuffer made
+    // by this driver.
     let fb =
         unsafe { Framebuffer::from_handle(begin.framebuffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let mut out = fb.clone();
     if fb.imageless {
-        // SAFETY: valid usage: the pNext chain is valid.
+        // SAFETY: guaranteed by the caller: the pNext chain is valid.
         let info = unsafe { handle::find_in_chain::<vk::RenderPassAttachmentBeginInfo<'_>>(begin.p_next) }.ok_or_else(|| {
             eprintln!("agx4: vkCmdBeginRenderPass: an imageless framebuffer without VkRenderPassAttachmentBeginInfo");
             vk::Result::ERROR_UNKNOWN
         })?;
-        // SAFETY: valid usage: pAttachments holds attachmentCount views.
+        // SAFETY: guaranteed by the caller: pAttachments holds attachmentCount views.
         let views = unsafe { handle::slice(info.p_attachments, info.attachment_count) };
         if views.len() != fb.attachment_count
-            // SAFETY: Vulkan valid usage: each of `pAttachments` is a live image view made by
-            // this driver (null is caught here).
+            // SAFETY: guaranteed by the caller: each of `pAttachments` is null (caught here) or
+            // a live image view made by this driver.
             || views.iter().any(|&v| unsafe { ImageView::from_handle(v) }.is_none())
         {
             eprintln!("agx4: vkCmdBeginRenderPass: {} attachment views for an imageless framebuffer of {}", views.len(), fb.attachment_count);
@@ -1593,7 +1603,11 @@ pub unsafe extern "system" fn cmd_begin_render_pass(
             dev,
             rec,
             b.render_pass,
-            instance_framebuffer(b)?,
+            // SAFETY: `b` is vkCmdBeginRenderPass's begin info, whose framebuffer valid usage requires
+            // to be a live framebuffer made by this driver, whose pNext chain to be valid, and
+            // the views of whose VkRenderPassAttachmentBeginInfo to be live image views made by
+            // this driver.
+            unsafe { instance_framebuffer(b) }?,
             b.render_area,
             clears,
             Continuation::default(),
@@ -1615,7 +1629,11 @@ pub unsafe extern "system" fn cmd_begin_render_pass2(
             dev,
             rec,
             b.render_pass,
-            instance_framebuffer(b)?,
+            // SAFETY: `b` is vkCmdBeginRenderPass2's begin info, whose framebuffer valid usage requires
+            // to be a live framebuffer made by this driver, whose pNext chain to be valid, and
+            // the views of whose VkRenderPassAttachmentBeginInfo to be live image views made by
+            // this driver.
+            unsafe { instance_framebuffer(b) }?,
             b.render_area,
             clears,
             Continuation::default(),

@@ -440,12 +440,19 @@ unsafe fn attachments(
 
 /// The size of the framebuffer a dynamic instance renders: the smallest attachment, or the
 /// render area's far corner without attachments.
-fn framebuffer_size(views: &[vk::ImageView], area: vk::Rect2D) -> Result<(u32, u32), vk::Result> {
+///
+/// # Safety
+/// Each of `views` must be `VK_NULL_HANDLE` or a live image view made by this driver, and
+/// neither a view nor its image may be destroyed during the call. The attachment and resolve
+/// views of vkCmdBeginRendering's rendering info are such handles (Vulkan valid usage).
+unsafe fn framebuffer_size(
+    views: &[vk::ImageView],
+    area: vk::Rect2D,
+) -> Result<(u32, u32), vk::Result> {
     let mut size: Option<(u32, u32)> = None;
     for &v in views {
-        // SAFETY: `views` are the attachment and resolve image views `attachments` collected
-        // from vkCmdBeginRendering's rendering info (begin_rendering is this function's only
-        // caller); valid usage requires each to be a live image view made by this driver.
+        // SAFETY: guaranteed by the caller: `v` is null or a live image view made by this driver
+        // that, with its image, outlives the call.
         let (v, image) = unsafe { view(v) }?;
         let level = v.range.base_mip_level;
         let (w, h) = (
@@ -484,7 +491,10 @@ fn begin_rendering(
     let suspending = info.flags.contains(vk::RenderingFlags::SUSPENDING);
     // SAFETY: valid usage: pRenderingInfo and what it points at are valid.
     let a = unsafe { attachments(info, resuming, suspending) }?;
-    let (width, height) = framebuffer_size(&a.views, info.render_area)?;
+    // SAFETY: `a.views` are the attachment and resolve image views `attachments` collected from
+    // `info`, vkCmdBeginRendering's rendering info (as the look-up above relies on); valid usage
+    // requires each to be a live image view made by this driver.
+    let (width, height) = unsafe { framebuffer_size(&a.views, info.render_area) }?;
     let fb = Framebuffer {
         attachment_count: a.views.len(),
         attachments: a.views,

@@ -308,12 +308,17 @@ impl Drop for Swapchain {
 }
 
 /// Makes the images of a swapchain; on failure the ones made so far are destroyed.
-fn make_images(
+///
+/// # Safety
+/// `device` must be a live device made by this driver (the one `dev` is), not destroyed
+/// during the call, and `info`'s pNext chain must be null or a valid chain of Vulkan
+/// structures. vkCreateSwapchainKHR's device and create info are such (Vulkan valid usage).
+unsafe fn make_images(
     dev: &Device,
     device: vk::Device,
     info: &vk::SwapchainCreateInfoKHR<'_>,
 ) -> Result<(Vec<vk::Image>, Vec<SwapImage>), vk::Result> {
-    // SAFETY: valid usage: the pNext chain is valid.
+    // SAFETY: guaranteed by the caller: the pNext chain is valid.
     let list = unsafe { handle::find_in_chain::<vk::ImageFormatListCreateInfo<'_>>(info.p_next) };
     let mutable = info
         .flags
@@ -361,7 +366,8 @@ fn make_images(
     for _ in 0..info.min_image_count {
         let mut h = vk::Image::null();
         // SAFETY: `image_info` is a valid create info (its chain is the application's format
-        // list or empty); `h` is writable.
+        // list or empty); `h` is writable; `device` is a live device made by this driver, as
+        // guaranteed by the caller.
         let r =
             unsafe { crate::image::create_image(device, &image_info, std::ptr::null(), &mut h) };
         if r != vk::Result::SUCCESS {
@@ -387,23 +393,31 @@ fn make_images(
     Ok((handles, images))
 }
 
-fn create(
+/// vkCreateSwapchainKHR's work: the swapchain `info` describes, on `device`.
+///
+/// # Safety
+/// `device` must be `VK_NULL_HANDLE` or a live device made by this driver; `info.surface` must
+/// be `VK_NULL_HANDLE` or a live surface made by this driver, not destroyed before the
+/// swapchain; `info.old_swapchain` must be `VK_NULL_HANDLE` or a live swapchain made by this
+/// driver; `info`'s pNext chain must be null or a valid chain of Vulkan structures. None may be
+/// destroyed during the call. vkCreateSwapchainKHR's device and create info are such (Vulkan
+/// valid usage).
+unsafe fn create(
     device: vk::Device,
     info: &vk::SwapchainCreateInfoKHR<'_>,
 ) -> Result<Swapchain, vk::Result> {
-    // SAFETY: `device` is vkCreateSwapchainKHR's device parameter (its only caller), which valid
-    // usage requires to be a live device made by this driver.
+    // SAFETY: guaranteed by the caller: `device` is null or a live device made by this driver
+    // that outlives the call.
     let dev = unsafe { Device::get(device) }?;
     // The old swapchain is retired even if this one cannot be made.
-    // SAFETY: Vulkan valid usage: `oldSwapchain` is VK_NULL_HANDLE or a live swapchain made by
-    // this driver.
+    // SAFETY: guaranteed by the caller: `info.old_swapchain` is VK_NULL_HANDLE or a live
+    // swapchain made by this driver.
     if let Some(old) = unsafe { Swapchain::from_handle(info.old_swapchain) } {
         old.shared.state().retired = true;
         old.shared.changed.notify_all();
     }
-    // SAFETY: `info.surface` is the surface of vkCreateSwapchainKHR's create info, which valid
-    // usage requires to be a live surface made by this driver (and not destroyed before the
-    // swapchain).
+    // SAFETY: guaranteed by the caller: `info.surface` is null or a live surface made by this
+    // driver, not destroyed before the swapchain.
     let surface = unsafe { Surface::get(info.surface) }?;
     let e = info.image_extent;
     if !FORMATS.contains(&info.image_format)
@@ -426,7 +440,10 @@ fn create(
     };
     let timeline = kmd::syncobj_create(dev.kmd.as_ref(), false)
         .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
-    let (handles, images) = match make_images(dev, device, info) {
+    // SAFETY: `device` is a live device made by this driver (`Device::get` found it non-null,
+    // and the caller guarantees such a handle live), and `dev` is it; the caller guarantees
+    // `info`'s pNext chain valid.
+    let (handles, images) = match unsafe { make_images(dev, device, info) } {
         Ok(v) => v,
         Err(err) => {
             let _ = kmd::syncobj_destroy(dev.kmd.as_ref(), timeline);
@@ -471,8 +488,12 @@ pub unsafe extern "system" fn create_swapchain(
     p_swapchain: *mut vk::SwapchainKHR,
 ) -> vk::Result {
     crate::entry::guard("vkCreateSwapchainKHR", || {
-        // SAFETY: valid usage: pCreateInfo points to a valid structure.
-        let sc = create(device, unsafe { &*p_create_info })?;
+        // SAFETY: valid usage: pCreateInfo points to a valid structure, whose surface and
+        // oldSwapchain are a live surface made by this driver and VK_NULL_HANDLE or a live
+        // swapchain made by this driver, and whose pNext chain is valid; `device` is
+        // vkCreateSwapchainKHR's device parameter, which valid usage requires to be a live device
+        // made by this driver.
+        let sc = unsafe { create(device, &*p_create_info) }?;
         // SAFETY: valid usage: pAllocator null or valid.
         let h = unsafe { sc.into_handle_in(p_allocator, vk::SystemAllocationScope::OBJECT) }?;
         // SAFETY: valid usage: pSwapchain is writable.
@@ -510,22 +531,28 @@ pub unsafe extern "system" fn get_swapchain_images(
 }
 
 /// vkAcquireNextImageKHR's work: SUCCESS or SUBOPTIMAL_KHR with an index, or the result.
-fn acquire(
+///
+/// # Safety
+/// `device` must be `VK_NULL_HANDLE` or a live device made by this driver, `swapchain`
+/// `VK_NULL_HANDLE` or a live swapchain made by this driver, and `semaphore` and `fence` each
+/// `VK_NULL_HANDLE` or a live semaphore or fence made by this driver; none may be destroyed
+/// during the call. The handles of vkAcquireNextImageKHR, or of vkAcquireNextImage2KHR's
+/// acquire info, are such (Vulkan valid usage).
+unsafe fn acquire(
     device: vk::Device,
     swapchain: vk::SwapchainKHR,
     timeout: u64,
     semaphore: vk::Semaphore,
     fence: vk::Fence,
 ) -> Result<(vk::Result, u32), vk::Result> {
-    // SAFETY: `device` is the device parameter of vkAcquireNextImageKHR or
-    // vkAcquireNextImage2KHR, this function's callers; valid usage requires it to be a live
-    // device made by this driver.
+    // SAFETY: guaranteed by the caller: `device` is null or a live device made by this driver
+    // that outlives the call.
     let dev = unsafe { Device::get(device) }?;
     if dev.is_lost() {
         return Err(vk::Result::ERROR_DEVICE_LOST);
     }
-    // SAFETY: Vulkan valid usage: the acquire command's `swapchain` is a live swapchain made by
-    // this driver.
+    // SAFETY: guaranteed by the caller: `swapchain` is null or a live swapchain made by this
+    // driver that outlives the call.
     let sc = unsafe { Swapchain::from_handle(swapchain) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let shared = &sc.shared;
     if shared.state().retired {
@@ -571,11 +598,11 @@ fn acquire(
     drop(st);
     // The image is free: nothing reads it any more, so its semaphore and fence signal now.
     let mut syncobjs = Vec::new();
-    // SAFETY: Vulkan valid usage: the acquire command's `semaphore` is VK_NULL_HANDLE or a live
-    // semaphore made by this driver.
+    // SAFETY: guaranteed by the caller: `semaphore` is VK_NULL_HANDLE or a live semaphore made
+    // by this driver.
     syncobjs.extend(unsafe { Semaphore::from_handle(semaphore) }.map(|s| s.active()));
-    // SAFETY: Vulkan valid usage: the acquire command's `fence` is VK_NULL_HANDLE or a live fence
-    // made by this driver.
+    // SAFETY: guaranteed by the caller: `fence` is VK_NULL_HANDLE or a live fence made by this
+    // driver.
     syncobjs.extend(unsafe { Fence::from_handle(fence) }.map(|f| f.active()));
     if let Err(e) = super::signal_binary(dev.kmd.as_ref(), &syncobjs) {
         shared.release(index);
@@ -593,7 +620,10 @@ pub unsafe extern "system" fn acquire_next_image(
     p_index: *mut u32,
 ) -> vk::Result {
     guard_or("vkAcquireNextImageKHR", vk::Result::ERROR_UNKNOWN, || {
-        match acquire(device, swapchain, timeout, semaphore, fence) {
+        // SAFETY: `device`, `swapchain`, `semaphore` and `fence` are vkAcquireNextImageKHR's
+        // parameters, which valid usage requires to be a live device made by this driver, a live
+        // swapchain made from it, and VK_NULL_HANDLE or a live semaphore and fence made from it.
+        match unsafe { acquire(device, swapchain, timeout, semaphore, fence) } {
             Ok((r, i)) => {
                 // SAFETY: valid usage: pImageIndex is writable.
                 unsafe { *p_index = i };
@@ -613,13 +643,19 @@ pub unsafe extern "system" fn acquire_next_image2(
     guard_or("vkAcquireNextImage2KHR", vk::Result::ERROR_UNKNOWN, || {
         // SAFETY: valid usage: pAcquireInfo points to a valid structure.
         let info = unsafe { &*p_info };
-        match acquire(
-            device,
-            info.swapchain,
-            info.timeout,
-            info.semaphore,
-            info.fence,
-        ) {
+        // SAFETY: `device` is vkAcquireNextImage2KHR's device parameter, and `info.swapchain`,
+        // `info.semaphore` and `info.fence` are those of its acquire info; valid usage requires
+        // them to be a live device made by this driver, a live swapchain made from it, and
+        // VK_NULL_HANDLE or a live semaphore and fence made from it.
+        match unsafe {
+            acquire(
+                device,
+                info.swapchain,
+                info.timeout,
+                info.semaphore,
+                info.fence,
+            )
+        } {
             Ok((r, i)) => {
                 // SAFETY: valid usage: pImageIndex is writable.
                 unsafe { *p_index = i };
