@@ -62,8 +62,8 @@ pub unsafe extern "system" fn cmd_set_event(
     event: vk::Event,
     _stages: vk::PipelineStageFlags,
 ) {
-    // SAFETY: `event` is vkCmdSetEvent's event parameter, which valid usage requires to be a live event
-    // made by this driver.
+    // SAFETY: `event` is vkCmdSetEvent's event parameter, which valid usage requires to be a live
+    // event made by this driver.
     unsafe { set_event(cb, "vkCmdSetEvent", event, EVENT_SET) }
 }
 
@@ -72,8 +72,8 @@ pub unsafe extern "system" fn cmd_reset_event(
     event: vk::Event,
     _stages: vk::PipelineStageFlags,
 ) {
-    // SAFETY: `event` is vkCmdResetEvent's event parameter, which valid usage requires to be a live event
-    // made by this driver.
+    // SAFETY: `event` is vkCmdResetEvent's event parameter, which valid usage requires to be a live
+    // event made by this driver.
     unsafe { set_event(cb, "vkCmdResetEvent", event, EVENT_RESET) }
 }
 
@@ -288,8 +288,8 @@ pub unsafe extern "system" fn cmd_set_event2(
     event: vk::Event,
     _p_dependency: *const vk::DependencyInfo<'_>,
 ) {
-    // SAFETY: `event` is vkCmdSetEvent2's event parameter, which valid usage requires to be a live event
-    // made by this driver.
+    // SAFETY: `event` is vkCmdSetEvent2's event parameter, which valid usage requires to be a live
+    // event made by this driver.
     unsafe { set_event(cb, "vkCmdSetEvent2", event, EVENT_SET) }
 }
 
@@ -298,8 +298,8 @@ pub unsafe extern "system" fn cmd_reset_event2(
     event: vk::Event,
     _stages: vk::PipelineStageFlags2,
 ) {
-    // SAFETY: `event` is vkCmdResetEvent2's event parameter, which valid usage requires to be a live event
-    // made by this driver.
+    // SAFETY: `event` is vkCmdResetEvent2's event parameter, which valid usage requires to be a
+    // live event made by this driver.
     unsafe { set_event(cb, "vkCmdResetEvent2", event, EVENT_RESET) }
 }
 

@@ -1664,8 +1664,8 @@ pub unsafe extern "system" fn cmd_draw_indexed_indirect_count(
     max_draws: u32,
     stride: u32,
 ) {
-    // SAFETY: `buffer` and `count_buffer` are vkCmdDrawIndexedIndirectCount's buffer and countBuffer
-    // parameters, which valid usage requires to be live buffers made by this driver.
+    // SAFETY: `buffer` and `count_buffer` are vkCmdDrawIndexedIndirectCount's buffer and
+    // countBuffer parameters, which valid usage requires to be live buffers made by this driver.
     unsafe {
         draw_indirect_count(
             "vkCmdDrawIndexedIndirectCount",

@@ -1603,9 +1603,9 @@ pub unsafe extern "system" fn cmd_begin_render_pass(
             dev,
             rec,
             b.render_pass,
-            // SAFETY: `b` is vkCmdBeginRenderPass's begin info, whose framebuffer valid usage requires
-            // to be a live framebuffer made by this driver, whose pNext chain to be valid, and
-            // the views of whose VkRenderPassAttachmentBeginInfo to be live image views made by
+            // SAFETY: `b` is vkCmdBeginRenderPass's begin info, whose framebuffer valid usage
+            // requires to be a live framebuffer made by this driver, whose pNext chain to be valid,
+            // and the views of whose VkRenderPassAttachmentBeginInfo to be live image views made by
             // this driver.
             unsafe { instance_framebuffer(b) }?,
             b.render_area,
@@ -1629,9 +1629,9 @@ pub unsafe extern "system" fn cmd_begin_render_pass2(
             dev,
             rec,
             b.render_pass,
-            // SAFETY: `b` is vkCmdBeginRenderPass2's begin info, whose framebuffer valid usage requires
-            // to be a live framebuffer made by this driver, whose pNext chain to be valid, and
-            // the views of whose VkRenderPassAttachmentBeginInfo to be live image views made by
+            // SAFETY: `b` is vkCmdBeginRenderPass2's begin info, whose framebuffer valid usage
+            // requires to be a live framebuffer made by this driver, whose pNext chain to be valid,
+            // and the views of whose VkRenderPassAttachmentBeginInfo to be live image views made by
             // this driver.
             unsafe { instance_framebuffer(b) }?,
             b.render_area,
