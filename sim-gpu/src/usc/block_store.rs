@@ -252,6 +252,11 @@ impl Words<'_> {
     }
 }
 
+/// An RGBA8 word with its first and third bytes exchanged.
+fn swap_red_blue(v: u32) -> u32 {
+    v & 0xff00_ff00 | (v >> 16) & 0xff | (v & 0xff) << 16
+}
+
 /// Pixel `i` of a `tw` x `th` tile (powers of two) walked in Morton order inside squares of
 /// the smaller side, the squares left to right then top to bottom: the order a twiddled
 /// image's texels follow in memory, so the stores of a tile coalesce into long runs.
@@ -365,9 +370,31 @@ pub fn step_block_store(
     let record = |xx: u32, y: u32, s: u32| {
         (((y * tw + xx) * f.samples + s) as usize) * stride + offset as usize
     };
+    // RGBA8 stored as itself or with R and B swapped: the conversion's byte copy as whole
+    // words, without the call per pixel.
+    let word_plan = match conv.copy {
+        Some(plan @ ([0, 1, 2, 3] | [2, 1, 0, 3])) if unit == 1 && texel == 4 && n == 4 => {
+            Some(plan)
+        }
+        _ => None,
+    };
     let convert = |at: usize, b: &mut [u8]| {
         conv.texel(&f.tilebuffer[at..], b)
             .map_err(|e| fault(prog, idx, format!("block_image_store: {e}")))
+    };
+    // `convert` for one pixel of an edge tile, through `word_plan` when there is one.
+    let convert_one = |at: usize, b: &mut [u8]| match (word_plan, f.tilebuffer.get(at..at + 4)) {
+        (Some(plan), Some(src)) => {
+            let v = u32::from_le_bytes([src[0], src[1], src[2], src[3]]);
+            let v = if plan == [0, 1, 2, 3] {
+                v
+            } else {
+                swap_red_blue(v)
+            };
+            b.copy_from_slice(&v.to_le_bytes());
+            Ok(())
+        }
+        _ => convert(at, b),
     };
     // Single-sample pixels outside whole squares (the tiles along the image's right and
     // bottom edges) through the level's addressing, worked out once.
@@ -386,12 +413,8 @@ pub fn step_block_store(
             let (x0, y0) = (f.tile_origin[0] + sx, f.tile_origin[1] + sy);
             if let Some(addr) = surf.morton_square(x0, y0, side) {
                 let run = out.claim(addr, per_square * texel)?;
-                match conv.copy {
-                    // RGBA8 stored as itself or with R and B swapped: the conversion's
-                    // byte copy as whole words, without the call per pixel.
-                    Some(plan @ ([0, 1, 2, 3] | [2, 1, 0, 3]))
-                        if unit == 1 && texel == 4 && n == 4 =>
-                    {
+                match word_plan {
+                    Some(plan) => {
                         let words = Words {
                             order: &o[pixels],
                             tw: tw as usize,
@@ -402,13 +425,11 @@ pub fn step_block_store(
                         let done = if plan == [0, 1, 2, 3] {
                             words.copy(run, |v| v)
                         } else {
-                            words.copy(run, |v| {
-                                v & 0xff00_ff00 | (v >> 16) & 0xff | (v & 0xff) << 16
-                            })
+                            words.copy(run, swap_red_blue)
                         };
                         done.ok_or_else(|| fault(prog, idx, "block_image_store: short tile"))?;
                     }
-                    _ => {
+                    None => {
                         for (i, b) in pixels.zip(run.chunks_exact_mut(texel)) {
                             let [xx, y] = o[i].map(u32::from);
                             convert(record(xx, y, 0), b)?;
@@ -437,7 +458,7 @@ pub fn step_block_store(
                     continue;
                 };
                 let b = &mut buf[..texel];
-                convert(record(xx, y, s), b)?;
+                convert_one(record(xx, y, s), b)?;
                 out.put(addr, b)?;
             }
         }
