@@ -76,6 +76,13 @@ pub struct Barycentrics {
     pub perspective: [f32; 3],
 }
 
+/// `Edge::eval` of the edge `[ax, ay, dx, dy]` at (px, py), in f64 (exact for what setup
+/// accepts; see [`Triangle::pixel_depths`]).
+#[inline(always)]
+pub(super) fn edge_f64(&[ax, ay, dx, dy]: &[f64; 4], px: f64, py: f64) -> f64 {
+    dx * (py - ay) - dy * (px - ax)
+}
+
 fn floor_div(a: i64, b: i64) -> i64 {
     a.div_euclid(b)
 }
@@ -203,6 +210,31 @@ impl Triangle {
         Barycentrics {
             linear: linear.map(|l| l as f32),
             perspective,
+        }
+    }
+
+    /// [`Triangle::depth`] without clamping at the point `offset` (in subpixels) into each
+    /// pixel of `pixels` (x, y, ...), into `out`, bit for bit.
+    ///
+    /// The edge values are computed in f64 rather than i64 so that the loop has no integer
+    /// multiplies and its divisions can overlap: setup bounds vertices to
+    /// `MAX_WINDOW_COORD` (2^24 subpixels), so every difference is below 2^25, every
+    /// product below 2^50 and every edge value below 2^51, all exact in f64's 53 bits: each
+    /// edge value is the same integer `Edge::eval` gives.
+    pub fn pixel_depths(&self, pixels: &[(u32, u32, u32)], offset: (i64, i64), out: &mut [f32]) {
+        let one = SUBPIXEL_ONE as f64;
+        let (ox, oy) = (offset.0 as f64, offset.1 as f64);
+        let a = self.area2 as f64;
+        let e: [[f64; 4]; 3] = self
+            .edges
+            .map(|e| [e.ax as f64, e.ay as f64, e.dx as f64, e.dy as f64]);
+        let z: [f64; 3] = self.order.map(|i| self.verts[i].z as f64);
+        for (d, &(x, y, _)) in out.iter_mut().zip(pixels) {
+            let px = f64::from(x) * one + ox;
+            let py = f64::from(y) * one + oy;
+            let o: [f64; 3] = core::array::from_fn(|k| edge_f64(&e[k], px, py) / a);
+            let sum: f64 = o.iter().zip(z).map(|(b, z)| b * z).sum();
+            *d = sum as f32;
         }
     }
 

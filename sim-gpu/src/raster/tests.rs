@@ -11,7 +11,7 @@ use super::line::{clamp_width, Line};
 use super::point::{clamp_size, Point};
 use super::setup::{CullMode, FrontFace, SetupState, Triangle};
 use super::viewport::{to_window, Viewport, WindowVertex};
-use super::Rect;
+use super::{Rect, SUBPIXEL_ONE};
 
 use hw::test_rng::Rng;
 
@@ -364,6 +364,56 @@ fn depth_and_barycentrics() {
     }
     let (cx, cy) = pixel_centre(3, 4);
     assert_eq!((cx, cy), (3 * 256 + 128, 4 * 256 + 128));
+}
+
+/// `pixel_depths` (f64 edge values) gives `depth` (i64 edge values) bit for bit, at the
+/// corners of the window range too, where the edge values are largest.
+#[test]
+fn pixel_depths_are_depth_at_each_pixel() {
+    let mut rng = Rng(0xdeb7_0000_5eed_0001);
+    let far = super::MAX_WINDOW_COORD;
+    let mut compared = 0;
+    for n in 0..2000 {
+        let pick = |rng: &mut Rng| {
+            let c = |rng: &mut Rng| match n % 3 {
+                0 => coord(rng, 64),
+                1 => coord(rng, 16384),
+                _ => (rng.below(2 * far as u64) as f64 - far) + rng.below(256) as f64 / 256.0,
+            };
+            let z = f32::from_bits(rng.next() as u32);
+            let z = if z.is_finite() {
+                z
+            } else {
+                rng.below(1 << 20) as f32 / 1048576.0
+            };
+            WindowVertex::from_pixels(c(rng), c(rng), z, 1.0).unwrap()
+        };
+        let v = [pick(&mut rng), pick(&mut rng), pick(&mut rng)];
+        let Some(t) = setup(v, &NONE) else { continue };
+        let pixels: Vec<(u32, u32, u32)> = (0..40)
+            .map(|_| (rng.below(16384) as u32, rng.below(16384) as u32, 1))
+            .collect();
+        for samples in [SampleCount::One, SampleCount::Four] {
+            let offset = samples.offset(samples.count() - 1);
+            let mut out = vec![0f32; pixels.len()];
+            t.pixel_depths(&pixels, offset, &mut out);
+            for (&(x, y, _), d) in pixels.iter().zip(&out) {
+                let (px, py) = (
+                    x as i64 * SUBPIXEL_ONE + offset.0,
+                    y as i64 * SUBPIXEL_ONE + offset.1,
+                );
+                for e in &t.edges {
+                    let f = [e.ax, e.ay, e.dx, e.dy].map(|v| v as f64);
+                    let exact = super::coverage::edge_f64(&f, px as f64, py as f64);
+                    assert_eq!(exact, e.eval(px, py) as f64);
+                }
+                let want = t.depth(px, py, None);
+                assert_eq!(d.to_bits(), want.to_bits(), "{v:?} at ({x}, {y})");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 100_000, "{compared}");
 }
 
 #[test]

@@ -136,6 +136,7 @@ pub fn shade(
     let Scratch {
         pixels,
         raster,
+        depths,
         launch,
         pending,
     } = scratch;
@@ -153,11 +154,13 @@ pub fn shade(
         match zs.depth_only(&state.zs).filter(|_| t.samples.count() == 1) {
             // One sample and no stencil test: `test_pixel` without its walk over samples.
             Some(mut d) => {
-                for p in pixels.iter_mut() {
+                // Every depth first: they are independent, and their divisions overlap.
+                depths.clear();
+                depths.resize(pixels.len(), 0.0);
+                prim.geom.pixel_depths(pixels, t.samples.offset(0), depths);
+                for (p, &z) in pixels.iter_mut().zip(depths.iter()) {
                     raster.push(p.2);
-                    let (px, py) = sample_point(p.0, p.1, t.samples, 0);
-                    let z = prim.geom.depth(px, py) + bias;
-                    p.2 = u32::from(d.test((p.0 - origin[0], p.1 - origin[1]), z)?);
+                    p.2 = u32::from(d.test((p.0 - origin[0], p.1 - origin[1]), z + bias)?);
                     passed += u64::from(p.2);
                 }
             }
@@ -339,6 +342,8 @@ fn early_packable(p: &crate::usc::Program) -> bool {
 pub struct Scratch {
     pixels: Vec<(u32, u32, u32)>,
     raster: Vec<u32>,
+    /// The early depth test's incoming depths, one per pixel.
+    depths: Vec<f32>,
     /// The launch state of the last fragment shader run, with that shader and whether it
     /// packs primitives ([`early_packable`]).
     launch: Option<(Arc<Loaded>, LaunchState, bool)>,

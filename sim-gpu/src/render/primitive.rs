@@ -14,7 +14,7 @@ use crate::raster::line::Line;
 use crate::raster::point::Point;
 use crate::raster::setup::{CullMode, FrontFace, SetupState, Triangle};
 use crate::raster::viewport::WindowVertex;
-use crate::raster::{RasterError, Rect};
+use crate::raster::{RasterError, Rect, SUBPIXEL_ONE};
 use crate::Fault;
 use hw::g13::control::ppp::{PolygonMode, Viewport as PppViewport};
 use hw::g13::uvs;
@@ -38,6 +38,23 @@ impl Geometry {
             Geometry::Triangle(t) => t.rasterize(samples, area, f),
             Geometry::Line(l) => l.rasterize(samples, area, f),
             Geometry::Point(p) => p.rasterize(samples, area, f),
+        }
+    }
+
+    /// [`Geometry::depth`] at the point `offset` (in subpixels) into each pixel of `pixels`
+    /// (x, y, ...), into `out`.
+    pub fn pixel_depths(&self, pixels: &[(u32, u32, u32)], offset: (i64, i64), out: &mut [f32]) {
+        match self {
+            Geometry::Triangle(t) => t.pixel_depths(pixels, offset, out),
+            _ => {
+                for (d, &(x, y, _)) in out.iter_mut().zip(pixels) {
+                    let at = (
+                        x as i64 * SUBPIXEL_ONE + offset.0,
+                        y as i64 * SUBPIXEL_ONE + offset.1,
+                    );
+                    *d = self.depth(at.0, at.1);
+                }
+            }
         }
     }
 
