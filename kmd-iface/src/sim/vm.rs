@@ -11,9 +11,9 @@ use crate::uapi::*;
 use crate::KmdResult;
 use hw::uat::{is_page_aligned, PAGE_SIZE};
 use sim_gpu::{copy_small, Access, Fault, GpuMemory, ReadWindow, SharedGpuMemory};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
 /// A run of pages `[key, end)` mapping object pages from `offset` on.
@@ -103,13 +103,13 @@ impl PageTable {
             .get_or_init(|| self.runs.iter().map(|(&k, m)| (k, m.clone())).collect())
     }
 
-    /// The run containing `va` (trying the run at index `hint` first), its index, and the
-    /// object offset `va` lands on.
-    fn translate(&self, va: u64, hint: usize) -> Option<(&Mapping, usize, u64)> {
+    /// The run containing `va` (trying the runs at the indices of `hints` first), its
+    /// index, and the object offset `va` lands on.
+    fn translate(&self, va: u64, hints: &[usize]) -> Option<(&Mapping, usize, u64)> {
         let flat = self.flat();
         let contains = |i: usize| flat.get(i).is_some_and(|(s, m)| *s <= va && va < m.end);
-        let i = if contains(hint) {
-            hint
+        let i = if let Some(&h) = hints.iter().find(|&&h| contains(h)) {
+            h
         } else {
             let i = flat.partition_point(|(s, _)| *s <= va).checked_sub(1)?;
             if !contains(i) {
@@ -297,7 +297,6 @@ impl Vm {
     pub(crate) fn view(&self) -> VmView {
         VmView {
             pt: Arc::clone(&table::read(&self.pt)),
-            hint: AtomicUsize::new(0),
         }
     }
 }
@@ -309,19 +308,35 @@ fn overlaps(r: &Range<u64>, start: u64, end: u64) -> bool {
 /// GPU memory of one VM as the GPU model reaches it.
 pub(crate) struct VmView {
     pt: Arc<PageTable>,
-    /// The run the last access landed in: accesses come in runs to one buffer or image.
-    /// Only a guess, so threads sharing the view may overwrite each other's.
-    hint: AtomicUsize,
+}
+
+/// How many runs [`HINTS`] keeps.
+const HINT_RUNS: usize = 4;
+
+thread_local! {
+    /// The runs this thread's last accesses landed in, the latest first. A shader group
+    /// reads its uniforms, descriptors, sampler and image, one run each, over and over.
+    /// They are only guesses, checked before use, so they need not belong to the view
+    /// being read; kept per thread, so the threads of one command do not write to one
+    /// shared cache line on every access.
+    static HINTS: Cell<[usize; HINT_RUNS]> = const { Cell::new([0; HINT_RUNS]) };
 }
 
 impl VmView {
     /// The mapping of `va` (found through the hint), the object offset `va` lands on, and
     /// whether the mapping grants `access`.
     fn lookup(&self, va: u64, access: Access) -> Option<(&Mapping, u64, bool)> {
-        let hint = self.hint.load(Ordering::Relaxed);
-        let (m, run, off) = self.pt.translate(va, hint)?;
-        if run != hint {
-            self.hint.store(run, Ordering::Relaxed);
+        let mut hints = HINTS.get();
+        let (m, run, off) = self.pt.translate(va, &hints)?;
+        if run != hints[0] {
+            // The run moves to the front; the ones before it move back by one.
+            let at = hints
+                .iter()
+                .position(|&h| h == run)
+                .unwrap_or(HINT_RUNS - 1);
+            hints.copy_within(0..at, 1);
+            hints[0] = run;
+            HINTS.set(hints);
         }
         let allowed = match access {
             Access::Read => m.read,
@@ -548,7 +563,7 @@ mod tests {
                 let va = next(230 * PAGE_SIZE);
                 let hint = next(runs as u64 + 2) as usize;
                 let got = pt
-                    .translate(va, hint)
+                    .translate(va, &[hint, next(runs as u64 + 2) as usize])
                     .map(|(m, i, _)| (pt.flat()[i].0, m.end));
                 assert_eq!(got, model(&pt, va), "va {va:#x} hint {hint}");
             }
@@ -601,10 +616,7 @@ mod tests {
                 pt.map(start, m);
             }
         }
-        let view = |pt: PageTable| VmView {
-            pt: Arc::new(pt),
-            hint: AtomicUsize::new(0),
-        };
+        let view = |pt: PageTable| VmView { pt: Arc::new(pt) };
         let (mut va, mut vb) = (view(pa), view(pb));
         let (mut faults, mut whole, mut windowed) = (0, 0, 0);
         for round in 0..3000 {
