@@ -351,6 +351,19 @@ pub struct Scratch {
     pending: Pending,
 }
 
+impl Scratch {
+    /// Forgets the last tile's launch and pending quads (a tile that faulted may leave
+    /// some), keeping the buffers.
+    pub fn begin_tile(&mut self) {
+        self.launch = None;
+        let p = &mut self.pending;
+        p.quads.clear();
+        p.planes.clear();
+        p.backfacing.clear();
+        p.per = 0;
+    }
+}
+
 /// Quads of consecutive primitives of one shader, early-tested, waiting to fill a SIMD group.
 /// Small primitives cover a quad or two of a tile, and a group of 32 lanes per primitive ran
 /// mostly empty. Quads in one group cover distinct pixels, so no two lanes touch one

@@ -13,7 +13,7 @@
 //! Everything else a tile reads (vertex records, its bins, textures) is fixed for the pass,
 //! so the images and counts do not depend on the thread count.
 
-use super::tiles::{run_tile, Pass, PassInput, Visibility};
+use super::tiles::{run_tile, Pass, PassInput, TileScratch, Visibility};
 use crate::pool::{self, Pool};
 use crate::raster::bin::TILE_SIZE;
 use crate::usc::Program;
@@ -92,8 +92,8 @@ pub fn run_pass(
                 tiles,
                 pool.threads,
                 pool.alone,
-                Visibility::default,
-                |v, i| {
+                || (Visibility::default(), TileScratch::default()),
+                |(v, reuse), i| {
                     let (tx, ty) = tile(i);
                     let n = run_tile(
                         inp,
@@ -103,20 +103,23 @@ pub fn run_pass(
                         pass,
                         &mut SharedView(shared),
                         v,
+                        reuse,
                     )?;
                     fragments.fetch_add(n, Ordering::Relaxed);
                     Ok(())
                 },
-                |v| counted.lock().unwrap_or_else(|e| e.into_inner()).merge(v),
+                |(v, _)| counted.lock().unwrap_or_else(|e| e.into_inner()).merge(v),
             )?;
             visibility = counted.into_inner().unwrap_or_else(|e| e.into_inner());
             fragments.into_inner()
         }
         _ => {
             let mut fragments = 0;
+            let mut reuse = TileScratch::default();
             for i in 0..tiles {
                 let (tx, ty) = tile(i);
-                fragments += run_tile(inp, tx, ty, &bins[i as usize], pass, mem, &mut visibility)?;
+                let list = &bins[i as usize];
+                fragments += run_tile(inp, tx, ty, list, pass, mem, &mut visibility, &mut reuse)?;
             }
             fragments
         }

@@ -470,6 +470,16 @@ pub struct PassInput<'a> {
 /// How many primitives ahead of the one it shades a tile asks for a primitive's memory.
 const PREFETCH_AHEAD: usize = 4;
 
+/// Buffers a thread reuses from one tile of a pass to the next, so that a tile does not
+/// allocate its tilebuffer and grow its pixel lists anew. Nothing in them carries over:
+/// each tile starts from a zeroed tilebuffer and a fresh fragment launch.
+#[derive(Default)]
+pub struct TileScratch {
+    fragment: fragment::Scratch,
+    tilebuffer: Vec<u8>,
+}
+
+#[allow(clippy::too_many_arguments)]
 pub fn run_tile(
     inp: &PassInput,
     tx: u32,
@@ -478,12 +488,17 @@ pub fn run_tile(
     pass: Pass,
     mem: &mut dyn GpuMemory,
     visibility: &mut Visibility,
+    reuse: &mut TileScratch,
 ) -> Result<u64, Fault> {
     let t = inp.target;
     let rect = t.tile_rect(tx, ty);
     let origin = [rect.x, rect.y];
-    let mut tilebuffer =
-        vec![0u8; (t.tile_w * t.tile_h) as usize * t.samples.count() * t.sample_bytes as usize];
+    let mut tilebuffer = std::mem::take(&mut reuse.tilebuffer);
+    tilebuffer.clear();
+    tilebuffer.resize(
+        (t.tile_w * t.tile_h) as usize * t.samples.count() * t.sample_bytes as usize,
+        0,
+    );
     let missing = |what| Fault::BadControlWord {
         va: 0,
         reason: format!("a partial render needs a {what} program"),
@@ -506,7 +521,8 @@ pub fn run_tile(
         fragment: Some(fragment_context(t, origin, std::mem::take(&mut tilebuffer))),
         ..GraphicsContext::default()
     };
-    let mut scratch = fragment::Scratch::default();
+    let scratch = &mut reuse.fragment;
+    scratch.begin_tile();
     let mut shade_all = || -> Result<u64, Fault> {
         let mut fragments = 0;
         let (mut ahead, mut at) = (inp.prims.cursor(), inp.prims.cursor());
@@ -519,19 +535,10 @@ pub fn run_tile(
                 .ok_or(Fault::Internal("a binned primitive was released"))?;
             let state = &inp.states[prim.state as usize];
             fragments += fragment::shade(
-                t,
-                &area,
-                origin,
-                &mut zs,
-                &mut gfx,
-                prim,
-                state,
-                mem,
-                visibility,
-                &mut scratch,
+                t, &area, origin, &mut zs, &mut gfx, prim, state, mem, visibility, scratch,
             )?;
         }
-        fragment::finish(&mut gfx, mem, &mut scratch)?;
+        fragment::finish(&mut gfx, mem, scratch)?;
         Ok(fragments)
     };
     let shaded = shade_all();
@@ -549,5 +556,6 @@ pub fn run_tile(
     };
     run_tile_program(t, eot, origin, &mut tilebuffer, mem)?;
     zls_store(t, &zs, origin, pass, mem)?;
+    reuse.tilebuffer = tilebuffer;
     Ok(fragments)
 }
