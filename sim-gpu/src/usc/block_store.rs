@@ -372,9 +372,10 @@ pub fn step_block_store(
     };
     // RGBA8 stored as itself or with R and B swapped: the conversion's byte copy as whole
     // words, without the call per pixel.
+    // `Some(swap)`: whether R and B swap.
     let word_plan = match conv.copy {
         Some(plan @ ([0, 1, 2, 3] | [2, 1, 0, 3])) if unit == 1 && texel == 4 && n == 4 => {
-            Some(plan)
+            Some(plan[0] == 2)
         }
         _ => None,
     };
@@ -384,13 +385,9 @@ pub fn step_block_store(
     };
     // `convert` for one pixel of an edge tile, through `word_plan` when there is one.
     let convert_one = |at: usize, b: &mut [u8]| match (word_plan, f.tilebuffer.get(at..at + 4)) {
-        (Some(plan), Some(src)) => {
+        (Some(swap), Some(src)) => {
             let v = u32::from_le_bytes([src[0], src[1], src[2], src[3]]);
-            let v = if plan == [0, 1, 2, 3] {
-                v
-            } else {
-                swap_red_blue(v)
-            };
+            let v = if swap { swap_red_blue(v) } else { v };
             b.copy_from_slice(&v.to_le_bytes());
             Ok(())
         }
@@ -414,7 +411,7 @@ pub fn step_block_store(
             if let Some(addr) = surf.morton_square(x0, y0, side) {
                 let run = out.claim(addr, per_square * texel)?;
                 match word_plan {
-                    Some(plan) => {
+                    Some(swap) => {
                         let words = Words {
                             order: &o[pixels],
                             tw: tw as usize,
@@ -422,10 +419,10 @@ pub fn step_block_store(
                             offset: offset as usize,
                             tile: &f.tilebuffer,
                         };
-                        let done = if plan == [0, 1, 2, 3] {
-                            words.copy(run, |v| v)
-                        } else {
+                        let done = if swap {
                             words.copy(run, swap_red_blue)
+                        } else {
+                            words.copy(run, |v| v)
                         };
                         done.ok_or_else(|| fault(prog, idx, "block_image_store: short tile"))?;
                     }
