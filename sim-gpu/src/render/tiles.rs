@@ -289,12 +289,16 @@ fn run_tile_program(
         pixels
     };
     let mut result = Ok(());
+    // Tile widths are powers of two (`Target::new`): a shift and a mask, not a division
+    // per lane.
+    let (shift, mask) = (t.tile_w.trailing_zeros(), t.tile_w - 1);
+    debug_assert!(t.tile_w.is_power_of_two());
     for start in (0..n).step_by(SIMD_WIDTH) {
         let lanes = (n - start).min(SIMD_WIDTH as u32);
         if let Some(f) = gfx.fragment.as_mut() {
             for l in 0..lanes {
                 let i = start + l;
-                f.lane_pixels[l as usize] = [origin[0] + i % t.tile_w, origin[1] + i / t.tile_w];
+                f.lane_pixels[l as usize] = [origin[0] + (i & mask), origin[1] + (i >> shift)];
             }
         }
         set_lanes(&mut launch, lanes);
@@ -337,7 +341,9 @@ fn run_tile_program(
                     rest.for_each(|r| r.copy_from_slice(&w))
                 }
                 (&[a, b, c, d], _) => {
-                    rest.for_each(|r| r[from..from + 4].copy_from_slice(&[a, b, c, d]))
+                    // As one word: stored byte by byte, this loop was most of the program.
+                    let w = u32::from_le_bytes([a, b, c, d]);
+                    rest.for_each(|r| r[from..from + 4].copy_from_slice(&w.to_le_bytes()))
                 }
                 (b, _) => rest.for_each(|r| r[from..from + len].copy_from_slice(b)),
             }
