@@ -142,8 +142,11 @@ pub fn shade(
     } = scratch;
     pixels.clear();
     raster.clear();
+    // Pushed to a local vector, whose length can stay in a register between pushes.
+    let mut covered = std::mem::take(pixels);
     prim.geom
-        .rasterize(t.samples, &region, |x, y, m| pixels.push((x, y, m)));
+        .rasterize(t.samples, &region, |x, y, m| covered.push((x, y, m)));
+    *pixels = covered;
     if pixels.is_empty() {
         return Ok(0);
     }
@@ -151,6 +154,9 @@ pub fn shade(
     let bias = bias_offset(prim, state.bias.as_ref(), t.zls.depth_format);
     let mut passed = 0u64;
     if early {
+        // The rasterized coverage, which the quads' lanes see as their input coverage,
+        // kept before the test overwrites the masks: one copy, not a push per pixel.
+        raster.extend(pixels.iter().map(|p| p.2));
         match zs.depth_only(&state.zs).filter(|_| t.samples.count() == 1) {
             // One sample and no stencil test: `test_pixel` without its walk over samples.
             Some(mut d) => {
@@ -159,14 +165,12 @@ pub fn shade(
                 depths.resize(pixels.len(), 0.0);
                 prim.geom.pixel_depths(pixels, t.samples.offset(0), depths);
                 for (p, &z) in pixels.iter_mut().zip(depths.iter()) {
-                    raster.push(p.2);
                     p.2 = u32::from(d.test((p.0 - origin[0], p.1 - origin[1]), z + bias)?);
                     passed += u64::from(p.2);
                 }
             }
             None => {
                 for p in pixels.iter_mut() {
-                    raster.push(p.2);
                     p.2 = test_pixel(t, zs, state, prim, origin, (p.0, p.1), p.2, &[])?;
                     passed += u64::from(p.2.count_ones());
                 }
