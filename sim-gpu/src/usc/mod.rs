@@ -63,7 +63,6 @@ use crate::{Fault, GpuMemory};
 use group::{GroupState, Position, SimdGroup};
 use hw::isa::{SIMD_WIDTH, UNIFORM_HALVES};
 use memops::MemCtx;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Most threads a workgroup may have.
 pub const MAX_WORKGROUP_THREADS: u32 = 1024;
@@ -141,14 +140,6 @@ impl std::ops::AddAssign for ExecStats {
         self.group_instructions += o.group_instructions;
         self.workgroups += o.workgroups;
     }
-}
-
-static TOTAL_LANE_INSTRUCTIONS: AtomicU64 = AtomicU64::new(0);
-
-/// Lane-instructions executed by every dispatch in this process so far (for benchmarks that
-/// drive the USC through the driver and never see [`ExecStats`]).
-pub fn total_lane_instructions() -> u64 {
-    TOTAL_LANE_INSTRUCTIONS.load(Ordering::Relaxed)
 }
 
 fn launch_fault(why: String) -> Fault {
@@ -242,7 +233,6 @@ pub fn run_preshader(
             break;
         }
     }
-    TOTAL_LANE_INSTRUCTIONS.fetch_add(stats.lane_instructions, Ordering::Relaxed);
     r.map(|()| (uniforms, stats))
 }
 
@@ -326,7 +316,7 @@ fn run_with(
 struct Scratch {
     groups: Vec<SimdGroup>,
     uniforms: Vec<u16>,
-    local_ids: Vec<[[u32; 3]; SIMD_WIDTH]>,
+    local_ids: LocalIds,
 }
 
 thread_local! {
@@ -364,9 +354,8 @@ fn run_in(
     while groups.len() < groups_per_wg {
         groups.push(SimdGroup::new());
     }
-    let local_ids = &mut scratch.local_ids;
-    fill_local_ids(local_ids, threads, lx, ly, groups_per_wg);
-    let local_ids = &local_ids[..];
+    fill_local_ids(&mut scratch.local_ids, threads, lx, ly, groups_per_wg);
+    let local_ids = &scratch.local_ids.ids[..];
     let mut tier = jit::Tiered::new(program, launch.executor);
     let mut stats = ExecStats::default();
     let mut budget = launch.max_lane_steps;
@@ -386,7 +375,6 @@ fn run_in(
                     graphics: gfx.as_deref_mut(),
                     uniform_stores: None,
                 };
-                let before = stats.lane_instructions;
                 let before_groups = stats.group_instructions;
                 let r = run_one_workgroup(
                     program,
@@ -397,8 +385,6 @@ fn run_in(
                     &mut stats,
                     &mut budget,
                 );
-                TOTAL_LANE_INSTRUCTIONS
-                    .fetch_add(stats.lane_instructions - before, Ordering::Relaxed);
                 tier.ran(stats.group_instructions - before_groups);
                 r?;
                 stats.workgroups += 1;
@@ -408,14 +394,24 @@ fn run_in(
     Ok(stats)
 }
 
-/// The local ids of a workgroup's threads, per SIMD group and lane.
-fn fill_local_ids(
-    local_ids: &mut Vec<[[u32; 3]; SIMD_WIDTH]>,
-    threads: u32,
-    lx: u32,
-    ly: u32,
-    groups_per_wg: usize,
-) {
+/// The local ids of a workgroup's threads, per SIMD group and lane, and the shape they were
+/// made for.
+#[derive(Default)]
+struct LocalIds {
+    ids: Vec<[[u32; 3]; SIMD_WIDTH]>,
+    shape: Option<(u32, u32, u32, usize)>,
+}
+
+/// Fills `local` for workgroups of `threads` threads, `lx` by `ly` by what remains, in
+/// `groups_per_wg` SIMD groups. A render makes a launch per group of pixels, all of one
+/// shape: the ids made for the last launch are kept when the shape is the same.
+fn fill_local_ids(local: &mut LocalIds, threads: u32, lx: u32, ly: u32, groups_per_wg: usize) {
+    let shape = Some((threads, lx, ly, groups_per_wg));
+    if local.shape == shape {
+        return;
+    }
+    local.shape = shape;
+    let local_ids = &mut local.ids;
     local_ids.clear();
     local_ids.resize(groups_per_wg, [[0u32; 3]; SIMD_WIDTH]);
     // Thread t sits at (t % lx, (t / lx) % ly, t / (lx * ly)), counted up without dividing.

@@ -16,7 +16,7 @@ use super::group::SimdGroup;
 use super::memops::MemCtx;
 use super::{
     jit, run_one_workgroup, start_workgroup, ExecStats, GraphicsContext, LaunchState, Program,
-    Scratch, SCRATCH, TOTAL_LANE_INSTRUCTIONS,
+    Scratch, SCRATCH,
 };
 use crate::{pool, Fault, SharedGpuMemory, SharedView};
 use hw::isa::{Instr, SIMD_WIDTH, UNIFORM_HALVES};
@@ -88,6 +88,7 @@ pub fn run(
             uniforms,
             local_ids,
         } = &mut w.scratch;
+        let local_ids = &local_ids.ids[..];
         start_workgroup(groups, local_ids, launch, wg, threads, None);
         let mut view = SharedView(mem);
         // Independent programs never touch threadgroup memory.
@@ -115,7 +116,6 @@ pub fn run(
             &mut budget,
         );
         spent.fetch_add(allowed - budget, Ordering::Relaxed);
-        TOTAL_LANE_INSTRUCTIONS.fetch_add(st.lane_instructions, Ordering::Relaxed);
         w.tier.ran(st.group_instructions);
         w.mine += st;
         r?;
