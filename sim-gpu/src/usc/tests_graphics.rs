@@ -849,3 +849,67 @@ fn quad_shuffles_agree_with_derivatives_and_read_helpers() {
         assert_eq!(got(2), dx, "dfdx against the shuffle, lane {lane}");
     }
 }
+
+/// `tile_records` gives records exactly when the live lanes sit at distinct pixels inside
+/// the tile: lanes laid out in quads as fragment groups place them, quads that share a
+/// block, lanes swapped out of their quads and lanes outside the tile.
+#[test]
+fn tile_records_need_distinct_pixels_inside_the_tile() {
+    let mut rng = hw::test_rng::Rng(0x7113_4ec0_5d5d_0001);
+    let (mut quads, mut shared, mut outside) = (0, 0, 0);
+    for round in 0..20_000 {
+        let tile = [[32, 32], [32, 16], [16, 16]][round % 3];
+        let mut f = graphics::FragmentContext::new(tile, 1, 8);
+        f.tile_origin = [32 * rng.below(4) as u32, 32 * rng.below(4) as u32];
+        let alive = match rng.below(4) {
+            0 => u32::MAX,
+            _ => rng.next() as u32,
+        };
+        // Blocks from a small range, so that quads sometimes share one.
+        let blocks = 1 + rng.below(64) as u32;
+        for q in 0..SIMD_WIDTH / 4 {
+            let b = rng.below(u64::from(blocks)) as u32;
+            let (bx, by) = (b % (tile[0] / 2), b / (tile[0] / 2) % (tile[1] / 2));
+            for k in 0..4 {
+                let [dx, dy] = quad_pixel(k);
+                f.lane_pixels[q * 4 + k] = [2 * bx + dx, 2 * by + dy];
+            }
+        }
+        // Sometimes lanes anywhere: swapped lanes, pixels outside the tile, odd blocks.
+        for _ in 0..rng.below(3) {
+            let (a, b) = (rng.below(32) as usize, rng.below(32) as usize);
+            f.lane_pixels.swap(a, b);
+        }
+        if rng.below(8) == 0 {
+            let l = rng.below(32) as usize;
+            f.lane_pixels[l] = [rng.below(40) as u32, rng.below(40) as u32];
+        }
+        for p in f.lane_pixels.iter_mut() {
+            *p = [p[0] + f.tile_origin[0], p[1] + f.tile_origin[1]];
+        }
+        let live: Vec<[u32; 2]> = (0..SIMD_WIDTH)
+            .filter(|l| alive >> l & 1 == 1)
+            .map(|l| f.lane_pixels[l])
+            .collect();
+        let inside = live.iter().all(|&[x, y]| {
+            x >= f.tile_origin[0]
+                && y >= f.tile_origin[1]
+                && x - f.tile_origin[0] < tile[0]
+                && y - f.tile_origin[1] < tile[1]
+        });
+        let apart = (0..live.len()).all(|a| (a + 1..live.len()).all(|b| live[a] != live[b]));
+        let got = graphics::tile_records(&f, alive);
+        assert_eq!(got.is_some(), inside && apart, "round {round}: {live:?}");
+        if let Some(r) = got {
+            for l in (0..SIMD_WIDTH).filter(|l| alive >> l & 1 == 1) {
+                let [x, y] = f.lane_pixels[l];
+                let pixel = (y - f.tile_origin[1]) * tile[0] + (x - f.tile_origin[0]);
+                assert_eq!(r[l], pixel * 8);
+            }
+        }
+        quads += usize::from(inside && apart);
+        shared += usize::from(inside && !apart);
+        outside += usize::from(!inside);
+    }
+    assert!(quads > 1000 && shared > 1000 && outside > 500, "{quads} {shared} {outside}");
+}
