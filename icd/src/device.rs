@@ -36,6 +36,9 @@ pub struct Device {
     pub usc_va: Arc<Mutex<VaAllocator>>,
     /// The compiler back end for this GPU, if agx4 has one.
     pub target: Option<compiler::Target>,
+    /// What the generation's command buffers record (`None`: agx4 does not know its
+    /// control streams).
+    pub emit: Option<&'static crate::emit::Emitter>,
     /// Whether shaders bounds-check buffer accesses: only when the application enabled a
     /// feature that defines out-of-range accesses (robustBufferAccess, robustBufferAccess2,
     /// nullDescriptor). Every pipeline layout carries it to the compiler.
@@ -178,6 +181,7 @@ impl Device {
                 layout.usc_base + USC_WINDOW,
             ))),
             target: compiler::Target::for_generation(pd.identity.generation),
+            emit: crate::emit::for_generation(pd.identity.generation),
             buffer_robustness: enabled.buffer_robustness,
             pipeline_statistics: enabled.pipeline_statistics,
             meta: Mutex::new(HashMap::new()),
@@ -190,6 +194,16 @@ impl Device {
             samplers: Some(samplers),
             lost,
             queue: Some(queue.into_handle()),
+        })
+    }
+
+    /// What this device's command buffers record; `VK_ERROR_UNKNOWN` for a generation whose
+    /// control streams agx4 does not know (where no pipeline can be made either, as for a
+    /// missing compiler back end).
+    pub fn emitter(&self) -> Result<&'static crate::emit::Emitter, vk::Result> {
+        self.emit.ok_or_else(|| {
+            eprintln!("agx4: no control stream encoding for this GPU generation");
+            vk::Result::ERROR_UNKNOWN
         })
     }
 

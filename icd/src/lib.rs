@@ -20,6 +20,7 @@ mod descriptor_set_layout;
 mod descriptor_update_template;
 mod device;
 mod device_address;
+mod emit;
 mod entry;
 mod event;
 mod external;

@@ -14,15 +14,13 @@
 
 use super::{record, Recording};
 use crate::device::Device;
+use crate::emit::{ComputeBinding, Grid, StateTable, UniformRange};
 use crate::format;
 use crate::handle::{self, Object};
 use crate::image::Image;
 use ash::vk;
 use compiler::meta_image::{self, uniforms as u, ImageMeta};
 use hw::g13::control::descriptors::{TextureDimension, TextureType};
-use hw::g13::control::{
-    pack_uniform_range, sampler_states, CdmBarrier, CdmLaunch, CdmMode, UscWord,
-};
 use hw::g13::image_desc::{self, filter_from_vk, ImageDesc, PixelFormat, SamplerDesc};
 use std::sync::atomic::Ordering;
 
@@ -131,59 +129,38 @@ fn run(dev: &Device, rec: &mut Recording, l: &Launch) -> Result<(), vk::Result> 
     let uniforms_va = rec.upload.push(dev, &uniforms, 16)?;
     let textures_va = rec.upload.push(dev, l.textures.as_flattened(), 16)?;
     let sampler_va = rec.upload.push(dev, &l.sampler, 16)?;
-
-    let mut w = Vec::new();
-    UscWord::vertex_compute_shared(0).pack(&mut w);
-    pack_uniform_range(0, prog.uniform_halves, uniforms_va, &mut w);
-    UscWord::Texture {
-        start: 0,
-        count: 2,
-        buffer: textures_va,
-    }
-    .pack(&mut w);
-    UscWord::Sampler {
-        start: 0,
-        count: 1,
-        buffer: sampler_va,
-    }
-    .pack(&mut w);
-    UscWord::Shader {
+    let binding = ComputeBinding {
+        shared_bytes: 0,
+        uniform_halves: prog.uniform_halves,
+        uniforms: &[UniformRange {
+            first_half: 0,
+            halves: prog.uniform_halves,
+            va: uniforms_va,
+        }],
+        textures: Some(StateTable {
+            count: 2,
+            va: textures_va,
+        }),
+        samplers: Some(StateTable {
+            count: 1,
+            va: sampler_va,
+        }),
         code,
-        loads_varyings: false,
-    }
-    .pack(&mut w);
-    UscWord::registers(prog.gpr_halves, 0).pack(&mut w);
-    UscWord::NoPreshader.pack(&mut w);
-    let words_va = rec.upload.push(dev, &w, 64)?;
-    let pipeline = words_va
-        .checked_sub(dev.usc_base)
-        .ok_or(vk::Result::ERROR_UNKNOWN)?;
-
+        gpr_halves: prog.gpr_halves,
+        spill_size: 0,
+        preamble: None,
+    };
     let local = prog.local_size;
     let global = [
         l.size[0].next_multiple_of(local[0]),
         l.size[1].next_multiple_of(local[1]),
         1,
     ];
-    let mut stream = Vec::new();
+    // Each launch reads what the one before it wrote.
     if rec.launches > 0 {
-        stream.extend_from_slice(&CdmBarrier::compute_to_compute().pack());
+        rec.barrier_pending = true;
     }
-    rec.barrier_pending = false;
-    CdmLaunch {
-        uniform_halves: prog.uniform_halves,
-        texture_states: 2,
-        sampler_states: sampler_states::COMPACT_4,
-        preshader_halves: 0,
-        mode: CdmMode::Direct,
-        pipeline,
-        global_size: global,
-        indirect: 0,
-        local_size: local,
-    }
-    .pack(&mut stream);
-    rec.emit(dev, &stream)?;
-    rec.launches += 1;
+    super::dispatch::launch_bound(dev, rec, &binding, Grid::Direct(global), local)?;
     // Whatever comes next may read what this wrote.
     rec.barrier_pending = true;
     Ok(())

@@ -7,16 +7,21 @@
 
 use super::upload::{Alloc, Upload};
 use crate::device::Device;
+use crate::emit::Compute;
 use ash::vk;
-use hw::g13::control::{CdmStreamLink, CdmStreamTerminate};
 
 const CHUNK: u64 = 16 * 1024;
+
 /// Bytes kept free at the end of a chunk, so a link (when the next blocks do not fit) or a
 /// terminate (when the segment ends) always fits.
-const RESERVE: u64 = (CdmStreamLink::SIZE + 8) as u64;
+fn reserve(c: &dyn Compute) -> u64 {
+    c.link_bytes() + c.terminate_bytes()
+}
 
 #[derive(Default)]
 pub struct Cdm {
+    /// The generation's stream blocks, from the device that opened the first segment.
+    compute: Option<&'static dyn Compute>,
     chunk: Option<Alloc>,
     /// Bytes used in the current chunk.
     pos: u64,
@@ -40,7 +45,7 @@ impl Cdm {
         dev: &Device,
         need: u64,
     ) -> Result<Alloc, vk::Result> {
-        let a = upload.alloc(dev, (need + RESERVE).max(CHUNK), 64)?;
+        let a = upload.alloc(dev, (need + reserve(self.compute()?)).max(CHUNK), 64)?;
         self.chunk = Some(a);
         self.pos = 0;
         Ok(a)
@@ -50,10 +55,16 @@ impl Cdm {
         self.start.is_some()
     }
 
+    fn compute(&self) -> Result<&'static dyn Compute, vk::Result> {
+        self.compute.ok_or(vk::Result::ERROR_UNKNOWN)
+    }
+
     /// Starts a segment at the current position.
     pub fn open(&mut self, upload: &mut Upload, dev: &Device) -> Result<(), vk::Result> {
+        let compute = dev.emitter()?.compute;
+        self.compute = Some(compute);
         let chunk = match self.chunk {
-            Some(c) if self.pos + RESERVE <= c.size => c,
+            Some(c) if self.pos + reserve(compute) <= c.size => c,
             _ => self.new_chunk(upload, dev, 0)?,
         };
         self.start = Some(chunk.va + self.pos);
@@ -70,13 +81,11 @@ impl Cdm {
     ) -> Result<(), vk::Result> {
         let len = bytes.len() as u64;
         let mut chunk = self.chunk.ok_or(vk::Result::ERROR_UNKNOWN)?;
-        if self.pos + len + RESERVE > chunk.size {
-            let next = upload.alloc(dev, (len + RESERVE).max(CHUNK), 64)?;
-            let link = CdmStreamLink {
-                target: next.va,
-                with_return: false,
-            }
-            .pack();
+        let compute = self.compute()?;
+        let reserve = reserve(compute);
+        if self.pos + len + reserve > chunk.size {
+            let next = upload.alloc(dev, (len + reserve).max(CHUNK), 64)?;
+            let link = compute.link(next.va);
             upload.write(&chunk, self.pos, &link)?;
             if self.first_end.is_none() {
                 self.first_end = Some(chunk.va + self.pos + link.len() as u64);
@@ -94,7 +103,7 @@ impl Cdm {
     pub fn close(&mut self, upload: &mut Upload) -> Result<Stream, vk::Result> {
         let start = self.start.take().ok_or(vk::Result::ERROR_UNKNOWN)?;
         let chunk = self.chunk.ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let end_block = CdmStreamTerminate.pack();
+        let end_block = self.compute()?.terminate();
         upload.write(&chunk, self.pos, &end_block)?;
         self.pos += end_block.len() as u64;
         let end = self.first_end.take().unwrap_or(chunk.va + self.pos);

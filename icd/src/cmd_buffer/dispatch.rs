@@ -5,6 +5,7 @@ use super::conditional::{guarded_copy, words_in_memory, Condition, Records};
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
+use crate::emit::{ComputeBinding, ComputeLaunch, Grid, UniformRange};
 use crate::handle::Object;
 use crate::pipeline::{ComputePipeline, Pipeline, Program};
 use ash::vk;
@@ -14,7 +15,6 @@ use compiler::abi::{
 };
 use compiler::meta::{self, Meta};
 use compiler::PreloadSource;
-use hw::g13::control::{pack_uniform_range, CdmBarrier, CdmLaunch, CdmMode, UscWord};
 use std::sync::atomic::Ordering;
 
 /// A root table that will live at GPU address `va`: bound set addresses, workgroup counts and
@@ -67,16 +67,15 @@ fn push_root(
     Ok(a.va)
 }
 
-/// The USC words of one launch of `program` with its root table at `root` and `sets` bound,
-/// in the order Mesa writes them: shared memory, uniforms (the root table, then the binary's
-/// preloads from set memory), shader, registers, then the preshader (the binary's uniform
-/// preamble) or none.
-fn usc_words(program: &Program, root: u64, sets: &[u64]) -> Vec<u8> {
+/// The uniform ranges of one launch of `program` with its root table at `root` and `sets`
+/// bound: the root table, then the binary's preloads from set memory and constants.
+fn uniform_ranges(program: &Program, root: u64, sets: &[u64]) -> Vec<UniformRange> {
     let b = &program.binary;
-    let mut w = Vec::new();
-    let shared = b.shared_bytes.div_ceil(256) * 256;
-    UscWord::vertex_compute_shared(shared).pack(&mut w);
-    pack_uniform_range(0, b.uniform_halves, root, &mut w);
+    let mut ranges = vec![UniformRange {
+        first_half: 0,
+        halves: b.uniform_halves,
+        va: root,
+    }];
     for p in &b.preloads {
         let base = match p.source {
             PreloadSource::Set { root_offset } => {
@@ -89,27 +88,47 @@ fn usc_words(program: &Program, root: u64, sets: &[u64]) -> Vec<u8> {
             }
             PreloadSource::Constants => program.constants_va,
         };
-        pack_uniform_range(
-            p.uniform_half,
-            p.halves,
-            base + u64::from(p.byte_offset),
-            &mut w,
-        );
+        ranges.push(UniformRange {
+            first_half: p.uniform_half,
+            halves: p.halves,
+            va: base + u64::from(p.byte_offset),
+        });
     }
-    UscWord::Shader {
-        code: program.code_offset,
-        loads_varyings: false,
+    ranges
+}
+
+/// Appends a launch of a shader bound as `binding` to the open segment (opening one if
+/// needed), after a barrier when one is pending.
+pub fn launch_bound(
+    dev: &Device,
+    rec: &mut Recording,
+    binding: &ComputeBinding,
+    grid: Grid,
+    local_size: [u32; 3],
+) -> Result<(), vk::Result> {
+    let emit = dev.emitter()?.compute;
+    rec.open_segment(dev)?;
+    let words = emit.binding_words(binding);
+    let words_va = rec.upload.push(dev, &words, 64)?;
+    let words = words_va
+        .checked_sub(dev.usc_base)
+        .and_then(|o| u32::try_from(o).ok())
+        .ok_or(vk::Result::ERROR_UNKNOWN)?;
+    let mut stream = Vec::new();
+    if rec.barrier_pending && rec.launches > 0 {
+        emit.barrier(&mut stream);
     }
-    .pack(&mut w);
-    UscWord::registers(b.gpr_halves, program.spill_size).pack(&mut w);
-    match b.preamble {
-        Some(p) => UscWord::Preshader {
-            code: program.code_offset + p.offset,
-        },
-        None => UscWord::NoPreshader,
-    }
-    .pack(&mut w);
-    w
+    rec.barrier_pending = false;
+    let l = ComputeLaunch {
+        binding,
+        words,
+        grid,
+        local_size,
+    };
+    emit.launch(&l, &mut stream);
+    rec.emit(dev, &stream)?;
+    rec.launches += 1;
+    Ok(())
 }
 
 /// Appends a launch of `program` to the open segment (opening one if needed).
@@ -118,39 +137,24 @@ pub fn launch(
     rec: &mut Recording,
     program: &Program,
     (root, sets): (u64, &[u64]),
-    mode: CdmMode,
-    global_size: [u32; 3],
-    indirect: u64,
+    grid: Grid,
 ) -> Result<(), vk::Result> {
-    rec.open_segment(dev)?;
-    let words = usc_words(program, root, sets);
-    let words_va = rec.upload.push(dev, &words, 64)?;
-    let pipeline = words_va
-        .checked_sub(dev.usc_base)
-        .ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let mut stream = Vec::new();
-    if rec.barrier_pending && rec.launches > 0 {
-        stream.extend_from_slice(&CdmBarrier::compute_to_compute().pack());
-    }
-    rec.barrier_pending = false;
-    CdmLaunch {
-        uniform_halves: program.binary.uniform_halves_used(),
-        texture_states: 0,
-        sampler_states: 0,
-        preshader_halves: program
-            .binary
+    let b = &program.binary;
+    let uniforms = uniform_ranges(program, root, sets);
+    let binding = ComputeBinding {
+        shared_bytes: b.shared_bytes,
+        uniform_halves: b.uniform_halves_used(),
+        uniforms: &uniforms,
+        textures: None,
+        samplers: None,
+        code: program.code_offset,
+        gpr_halves: b.gpr_halves,
+        spill_size: program.spill_size,
+        preamble: b
             .preamble
-            .map_or(0, |p| CdmLaunch::preshader_halves_for(p.gpr_halves)),
-        mode,
-        pipeline,
-        global_size,
-        indirect,
-        local_size: program.binary.local_size,
-    }
-    .pack(&mut stream);
-    rec.emit(dev, &stream)?;
-    rec.launches += 1;
-    Ok(())
+            .map(|p| (program.code_offset + p.offset, p.gpr_halves)),
+    };
+    launch_bound(dev, rec, &binding, grid, b.local_size)
 }
 
 /// Runs meta shader `kind` over `count` invocations with `push` as its push constants and
@@ -201,9 +205,7 @@ pub fn meta_launch_grid(
         rec,
         &program,
         (root_va, &[set_va]),
-        CdmMode::Direct,
-        [groups[0] * meta::LOCAL_SIZE, groups[1], groups[2]],
-        0,
+        Grid::Direct([groups[0] * meta::LOCAL_SIZE, groups[1], groups[2]]),
     )
 }
 
@@ -247,9 +249,7 @@ fn dispatch_base(
         rec,
         &pipeline.program,
         (root_va, &sets),
-        CdmMode::Direct,
-        threads,
-        0,
+        Grid::Direct(threads),
     )?;
     if super::statistics::counts_dispatches(rec) {
         let src = words_in_memory(dev, rec, &groups)?;
@@ -359,9 +359,7 @@ fn dispatch_indirect(
         rec,
         &pipeline.program,
         (root_va, &sets),
-        CdmMode::IndirectGlobal,
-        [0; 3],
-        grid_va,
+        Grid::Indirect(grid_va),
     )?;
     super::statistics::count_dispatch(dev, rec, args, invocations(pipeline))
 }
