@@ -911,5 +911,8 @@ fn tile_records_need_distinct_pixels_inside_the_tile() {
         shared += usize::from(inside && !apart);
         outside += usize::from(!inside);
     }
-    assert!(quads > 1000 && shared > 1000 && outside > 500, "{quads} {shared} {outside}");
+    assert!(
+        quads > 1000 && shared > 1000 && outside > 500,
+        "{quads} {shared} {outside}"
+    );
 }
