@@ -456,9 +456,11 @@ pub fn write_immutable_samplers(set: &impl SetMemory) -> Result<(), vk::Result> 
 
 /// The texture descriptor a write of `view` stores (the null descriptor for a null view, or
 /// for a view without SAMPLED usage, which valid usage excludes).
-fn texture_of(view: vk::ImageView) -> [u8; 24] {
-    // SAFETY: Vulkan valid usage: a descriptor write's image view is VK_NULL_HANDLE or a live
-    // image view made by this driver.
+///
+/// # Safety
+/// `view` must be VK_NULL_HANDLE or a live image view made by this driver.
+unsafe fn texture_of(view: vk::ImageView) -> [u8; 24] {
+    // SAFETY: guaranteed by the caller.
     unsafe { ImageView::from_handle(view) }
         .and_then(|v| v.texture)
         .unwrap_or_else(hw::g13::image_desc::null_texture_descriptor)
@@ -466,9 +468,11 @@ fn texture_of(view: vk::ImageView) -> [u8; 24] {
 
 /// The texture descriptor a storage image write of `view` stores, for its loads and size
 /// queries (the null descriptor for a null view or one without STORAGE usage).
-fn storage_texture_of(view: vk::ImageView) -> [u8; 24] {
-    // SAFETY: Vulkan valid usage: a descriptor write's image view is VK_NULL_HANDLE or a live
-    // image view made by this driver.
+///
+/// # Safety
+/// `view` must be VK_NULL_HANDLE or a live image view made by this driver.
+unsafe fn storage_texture_of(view: vk::ImageView) -> [u8; 24] {
+    // SAFETY: guaranteed by the caller.
     unsafe { ImageView::from_handle(view) }
         .and_then(|v| v.storage_texture)
         .unwrap_or_else(hw::g13::image_desc::null_texture_descriptor)
@@ -476,9 +480,11 @@ fn storage_texture_of(view: vk::ImageView) -> [u8; 24] {
 
 /// The PBE descriptor a storage image write of `view` stores (the null descriptor, whose
 /// writes are dropped, for a null view or one without STORAGE usage).
-fn pbe_of(view: vk::ImageView) -> [u8; 24] {
-    // SAFETY: Vulkan valid usage: a descriptor write's image view is VK_NULL_HANDLE or a live
-    // image view made by this driver.
+///
+/// # Safety
+/// `view` must be VK_NULL_HANDLE or a live image view made by this driver.
+unsafe fn pbe_of(view: vk::ImageView) -> [u8; 24] {
+    // SAFETY: guaranteed by the caller.
     unsafe { ImageView::from_handle(view) }
         .and_then(|v| v.pbe)
         .unwrap_or_else(hw::g13::image_desc::null_pbe_descriptor)
@@ -488,9 +494,11 @@ fn pbe_of(view: vk::ImageView) -> [u8; 24] {
 /// view's texture descriptor, and for storage texel buffers its PBE descriptor at
 /// `STORAGE_PBE_OFFSET`. A null view (nullDescriptor) is the null texture descriptor, whose
 /// element count is 0, and a null PBE, whose writes are dropped.
-fn texel_buffer_descriptor(ty: vk::DescriptorType, view: vk::BufferView) -> Vec<u8> {
-    // SAFETY: Vulkan valid usage: a texel buffer descriptor write's view is VK_NULL_HANDLE or a
-    // live buffer view made by this driver.
+///
+/// # Safety
+/// `view` must be VK_NULL_HANDLE or a live buffer view made by this driver.
+unsafe fn texel_buffer_descriptor(ty: vk::DescriptorType, view: vk::BufferView) -> Vec<u8> {
+    // SAFETY: guaranteed by the caller.
     let view = unsafe { BufferView::from_handle(view) };
     let mut d = vec![0u8; crate::descriptor_set_layout::stride(ty) as usize];
     d[..24].copy_from_slice(
@@ -508,11 +516,14 @@ fn texel_buffer_descriptor(ty: vk::DescriptorType, view: vk::BufferView) -> Vec<
 
 /// The sampler entry a write stores for `binding`'s element `e`: the immutable sampler's, if
 /// the binding has them, otherwise `sampler`'s (zero for a null one).
-fn sampler_entry_of(binding: &LayoutBinding, e: u32, sampler: vk::Sampler) -> [u8; 8] {
+///
+/// # Safety
+/// Where `binding` has no immutable samplers, `sampler` must be VK_NULL_HANDLE or a live
+/// sampler made by this driver.
+unsafe fn sampler_entry_of(binding: &LayoutBinding, e: u32, sampler: vk::Sampler) -> [u8; 8] {
     match binding.immutable.get(e as usize) {
         Some(s) => s.entry,
-        // SAFETY: Vulkan valid usage: a descriptor write's sampler, where the binding has no
-        // immutable samplers, is VK_NULL_HANDLE or a live sampler made by this driver.
+        // SAFETY: guaranteed by the caller: the binding has no immutable samplers here.
         None => unsafe { Sampler::from_handle(sampler) }.map_or([0; 8], Sampler::set_entry),
     }
 }
@@ -588,7 +599,15 @@ fn read_inline(
 }
 
 /// Writes the descriptors `w` describes into `set`.
-pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(), vk::Result> {
+///
+/// # Safety
+/// `w` must be a valid write for `set`'s layout, as vkUpdateDescriptorSets requires: its
+/// pNext chain valid, its image, buffer or texel buffer view array holding descriptorCount
+/// entries, and every handle in them VK_NULL_HANDLE or a live object made by this driver.
+pub unsafe fn write(
+    set: &impl SetMemory,
+    w: &vk::WriteDescriptorSet<'_>,
+) -> Result<(), vk::Result> {
     use vk::DescriptorType as T;
     if w.descriptor_type == T::INLINE_UNIFORM_BLOCK {
         // The bytes come in VkWriteDescriptorSetInlineUniformBlock; dstArrayElement is a byte
@@ -628,16 +647,25 @@ pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(),
                 let at = binding.element_offset(e);
                 let mut d = [0u8; 48];
                 if binding.ty == T::STORAGE_IMAGE {
-                    d[..24].copy_from_slice(&storage_texture_of(ii.image_view));
+                    // SAFETY: guaranteed by the caller, the info's view is VK_NULL_HANDLE or
+                    // a live image view made by this driver.
+                    let texture = unsafe { storage_texture_of(ii.image_view) };
+                    // SAFETY: as above.
+                    let pbe = unsafe { pbe_of(ii.image_view) };
+                    d[..24].copy_from_slice(&texture);
                     let at = compiler::abi::STORAGE_PBE_OFFSET as usize;
-                    d[at..at + 24].copy_from_slice(&pbe_of(ii.image_view));
+                    d[at..at + 24].copy_from_slice(&pbe);
                 } else if binding.ty != T::SAMPLER {
-                    d[..24].copy_from_slice(&texture_of(ii.image_view));
+                    // SAFETY: as above.
+                    let texture = unsafe { texture_of(ii.image_view) };
+                    d[..24].copy_from_slice(&texture);
                 }
                 if let Some(entry_at) = binding.sampler_entry_offset() {
                     let entry_at = entry_at as usize;
-                    d[entry_at..entry_at + 8]
-                        .copy_from_slice(&sampler_entry_of(binding, e, ii.sampler));
+                    // SAFETY: guaranteed by the caller, the info's sampler is VK_NULL_HANDLE
+                    // or a live sampler made by this driver.
+                    let entry = unsafe { sampler_entry_of(binding, e, ii.sampler) };
+                    d[entry_at..entry_at + 8].copy_from_slice(&entry);
                 }
                 set.put(at, &d[..binding.stride as usize])?;
             }
@@ -647,10 +675,10 @@ pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(),
             let views = unsafe { handle::slice(w.p_texel_buffer_view, w.descriptor_count) };
             for (i, &v) in views.iter().enumerate() {
                 let (binding, e) = locate(i as u32)?;
-                set.put(
-                    binding.element_offset(e),
-                    &texel_buffer_descriptor(binding.ty, v),
-                )?;
+                // SAFETY: guaranteed by the caller: `v` is VK_NULL_HANDLE or a live buffer
+                // view made by this driver.
+                let d = unsafe { texel_buffer_descriptor(binding.ty, v) };
+                set.put(binding.element_offset(e), &d)?;
             }
         }
         _ => {
@@ -658,19 +686,25 @@ pub fn write(set: &impl SetMemory, w: &vk::WriteDescriptorSet<'_>) -> Result<(),
             let infos = unsafe { handle::slice(w.p_buffer_info, w.descriptor_count) };
             for (i, bi) in infos.iter().enumerate() {
                 let (binding, e) = locate(i as u32)?;
-                set.put(binding.element_offset(e), &buffer_descriptor_of(bi))?;
+                // SAFETY: guaranteed by the caller: the info's buffer is VK_NULL_HANDLE or a
+                // live buffer made by this driver.
+                set.put(binding.element_offset(e), &unsafe {
+                    buffer_descriptor_of(bi)
+                })?;
             }
         }
     }
     Ok(())
 }
 
-fn copy_descriptors(c: &vk::CopyDescriptorSet<'_>) -> Result<(), vk::Result> {
-    // SAFETY: Vulkan valid usage: a VkCopyDescriptorSet's `srcSet` is a live descriptor set made
-    // by this driver.
+/// Carries out one VkCopyDescriptorSet.
+///
+/// # Safety
+/// `c.src_set` and `c.dst_set` must be live descriptor sets made by this driver.
+unsafe fn copy_descriptors(c: &vk::CopyDescriptorSet<'_>) -> Result<(), vk::Result> {
+    // SAFETY: guaranteed by the caller.
     let src = unsafe { DescriptorSet::from_handle(c.src_set) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
-    // SAFETY: Vulkan valid usage: a VkCopyDescriptorSet's `dstSet` is a live descriptor set made
-    // by this driver.
+    // SAFETY: guaranteed by the caller.
     let dst = unsafe { DescriptorSet::from_handle(c.dst_set) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
     let (first, _) = src
         .layout
@@ -733,7 +767,9 @@ pub unsafe extern "system" fn update_descriptor_sets(
         let w = unsafe { &*p_writes };
         // SAFETY: Vulkan valid usage: the write's `dstSet` is a live descriptor set made by this
         // driver.
-        if unsafe { DescriptorSet::from_handle(w.dst_set) }.is_some_and(|s| s.write_one_buffer(w)) {
+        let set = unsafe { DescriptorSet::from_handle(w.dst_set) };
+        // SAFETY: Vulkan valid usage: the write is valid for its set.
+        if set.is_some_and(|s| unsafe { s.write_one_buffer(w) }) {
             return;
         }
     }
@@ -762,42 +798,58 @@ unsafe extern "system" fn update_guarded(
                 handle::slice(p_copies, copy_count),
             )
         };
-        update(writes, copies);
+        // SAFETY: guaranteed by the caller: the structures are valid as
+        // vkUpdateDescriptorSets requires.
+        unsafe { update(writes, copies) };
     })
 }
 
 /// Every other call: each write by the common path if it can, else the general one.
+///
+/// # Safety
+/// The writes and copies must be valid as vkUpdateDescriptorSets requires (their sets live
+/// descriptor sets made by this driver; see [`write`] and [`copy_descriptors`]).
 #[inline(never)]
-fn update(writes: &[vk::WriteDescriptorSet<'_>], copies: &[vk::CopyDescriptorSet<'_>]) {
+unsafe fn update(writes: &[vk::WriteDescriptorSet<'_>], copies: &[vk::CopyDescriptorSet<'_>]) {
     for w in writes {
-        // SAFETY: Vulkan valid usage: each write's `dstSet` is a live descriptor set made by this
-        // driver.
+        // SAFETY: guaranteed by the caller: each write's `dstSet` is a live descriptor set
+        // made by this driver.
         let Some(set) = (unsafe { DescriptorSet::from_handle(w.dst_set) }) else {
             update_failed("write", vk::Result::ERROR_UNKNOWN);
             continue;
         };
-        if !set.write_one_buffer(w) {
-            write_general(set, w);
+        // SAFETY: guaranteed by the caller, the write is valid for `set`.
+        if !unsafe { set.write_one_buffer(w) } {
+            // SAFETY: as above.
+            unsafe { write_general(set, w) };
         }
     }
     if !copies.is_empty() {
-        copy_all(copies);
+        // SAFETY: guaranteed by the caller.
+        unsafe { copy_all(copies) };
     }
 }
 
 // Out of line, like `update`, so the common case in update_descriptor_sets keeps a small
 // frame.
+///
+/// # Safety
+/// As [`write`].
 #[inline(never)]
-fn write_general(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) {
-    if let Err(e) = write(set, w) {
+unsafe fn write_general(set: &DescriptorSet, w: &vk::WriteDescriptorSet<'_>) {
+    // SAFETY: guaranteed by the caller.
+    if let Err(e) = unsafe { write(set, w) } {
         update_failed("write", e);
     }
 }
 
+/// # Safety
+/// As [`copy_descriptors`], for each copy.
 #[inline(never)]
-fn copy_all(copies: &[vk::CopyDescriptorSet<'_>]) {
+unsafe fn copy_all(copies: &[vk::CopyDescriptorSet<'_>]) {
     for c in copies {
-        if let Err(e) = copy_descriptors(c) {
+        // SAFETY: guaranteed by the caller.
+        if let Err(e) = unsafe { copy_descriptors(c) } {
             update_failed("copy", e);
         }
     }
@@ -813,8 +865,13 @@ impl DescriptorSet {
     /// The most frequent write, one uniform or storage buffer descriptor, through the slot
     /// table. Returns `false`, having written nothing, for any other write; `write` then
     /// takes it.
+    ///
+    /// # Safety
+    /// `w` must be a valid write for this set: a buffer write's pBufferInfo holds
+    /// descriptorCount structures whose buffers are VK_NULL_HANDLE or live buffers made by
+    /// this driver.
     #[inline(always)]
-    fn write_one_buffer(&self, w: &vk::WriteDescriptorSet<'_>) -> bool {
+    unsafe fn write_one_buffer(&self, w: &vk::WriteDescriptorSet<'_>) -> bool {
         let Some(slot) = self.buffer_slots.get(w.dst_binding as usize) else {
             return false;
         };
@@ -824,10 +881,11 @@ impl DescriptorSet {
         {
             return false;
         }
-        // SAFETY: valid usage: a buffer write's pBufferInfo holds descriptorCount (one)
-        // valid structures.
+        // SAFETY: guaranteed by the caller: a buffer write's pBufferInfo holds
+        // descriptorCount (one) valid structures.
         let info = unsafe { &*w.p_buffer_info };
-        let descriptor = u128::from_le_bytes(buffer_descriptor_of(info));
+        // SAFETY: guaranteed by the caller: its buffer is VK_NULL_HANDLE or a live buffer.
+        let descriptor = u128::from_le_bytes(unsafe { buffer_descriptor_of(info) });
         // No overflow: the slot table was built only from elements that end inside the
         // set's reserved bytes, whose size fits 32 bits.
         let at = slot.offset + w.dst_array_element * BUFFER_DESCRIPTOR_SIZE;
@@ -844,10 +902,12 @@ impl DescriptorSet {
 }
 
 /// The descriptor of a buffer write's buffer range; zero for a null buffer (nullDescriptor).
+///
+/// # Safety
+/// `info.buffer` must be VK_NULL_HANDLE or a live buffer made by this driver.
 #[inline(always)]
-fn buffer_descriptor_of(info: &vk::DescriptorBufferInfo) -> [u8; 16] {
-    // SAFETY: Vulkan valid usage: a buffer descriptor write's buffer is VK_NULL_HANDLE or a live
-    // buffer made by this driver.
+unsafe fn buffer_descriptor_of(info: &vk::DescriptorBufferInfo) -> [u8; 16] {
+    // SAFETY: guaranteed by the caller.
     let Some(buf) = (unsafe { Buffer::from_handle(info.buffer) }) else {
         return [0u8; 16];
     };

@@ -108,7 +108,9 @@ pub unsafe extern "system" fn destroy_descriptor_update_template(
 /// Writes descriptor `i` of `entry`, read from the application's `data`.
 ///
 /// # Safety
-/// `data` must hold the structure the entry's type names at `offset + i * stride`.
+/// `data` must hold the structure the entry's type names at `offset + i * stride`, valid as
+/// a descriptor write of that type for `set` (its handles VK_NULL_HANDLE or live objects
+/// made by this driver).
 unsafe fn write_one(
     set: &impl SetMemory,
     entry: &vk::DescriptorUpdateTemplateEntry,
@@ -138,7 +140,8 @@ unsafe fn write_one(
             // SAFETY: as above: a VkDescriptorImageInfo is there.
             let info = unsafe { std::ptr::read_unaligned(p as *const vk::DescriptorImageInfo) };
             w.p_image_info = &info;
-            descriptor_pool::write(set, &w)
+            // SAFETY: guaranteed by the caller: `w` is a valid write for `set`.
+            unsafe { descriptor_pool::write(set, &w) }
         }
         T::STORAGE_BUFFER
         | T::UNIFORM_BUFFER
@@ -147,13 +150,15 @@ unsafe fn write_one(
             // SAFETY: as above: a VkDescriptorBufferInfo is there.
             let info = unsafe { std::ptr::read_unaligned(p as *const vk::DescriptorBufferInfo) };
             w.p_buffer_info = &info;
-            descriptor_pool::write(set, &w)
+            // SAFETY: guaranteed by the caller: `w` is a valid write for `set`.
+            unsafe { descriptor_pool::write(set, &w) }
         }
         T::UNIFORM_TEXEL_BUFFER | T::STORAGE_TEXEL_BUFFER => {
             // SAFETY: as above: a VkBufferView is there.
             let view = unsafe { std::ptr::read_unaligned(p as *const vk::BufferView) };
             w.p_texel_buffer_view = &view;
-            descriptor_pool::write(set, &w)
+            // SAFETY: guaranteed by the caller: `w` is a valid write for `set`.
+            unsafe { descriptor_pool::write(set, &w) }
         }
         _ => Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),
     }

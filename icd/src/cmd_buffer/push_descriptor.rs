@@ -120,7 +120,9 @@ pub unsafe extern "system" fn cmd_push_descriptor_set(
         // SAFETY: valid usage: pDescriptorWrites holds write_count structures.
         let writes = unsafe { handle::slice(p_writes, write_count) };
         // SAFETY: `layout` is vkCmdPushDescriptorSetKHR's layout parameter, which valid usage
-        // requires to be a live pipeline layout made by this driver.
+        // requires to be a live pipeline layout made by this driver; and valid usage makes
+        // each write valid for the pushed set's layout, its handles VK_NULL_HANDLE or live
+        // objects made by this driver, as `descriptor_pool::write` requires.
         unsafe {
             push(dev, rec, bind_point, layout, set, |p| {
                 writes.iter().try_for_each(|w| descriptor_pool::write(p, w))
@@ -198,11 +200,15 @@ mod tests {
             p_image_info: images.as_ptr(),
             ..Default::default()
         };
-        // Element 1 of binding 1 runs on into binding 2.
-        descriptor_pool::write(&set, &w(1, 1, T::SAMPLED_IMAGE, 2)).unwrap();
-        descriptor_pool::write(&set, &w(0, 0, T::SAMPLER, 1)).unwrap();
-        descriptor_pool::write(&set, &w(3, 0, T::STORAGE_IMAGE, 1)).unwrap();
-        descriptor_pool::write(&set, &w(4, 0, T::COMBINED_IMAGE_SAMPLER, 1)).unwrap();
+        // SAFETY: each write names `images`, which holds three infos of null handles, and
+        // asks for no more than that.
+        unsafe {
+            // Element 1 of binding 1 runs on into binding 2.
+            descriptor_pool::write(&set, &w(1, 1, T::SAMPLED_IMAGE, 2)).unwrap();
+            descriptor_pool::write(&set, &w(0, 0, T::SAMPLER, 1)).unwrap();
+            descriptor_pool::write(&set, &w(3, 0, T::STORAGE_IMAGE, 1)).unwrap();
+            descriptor_pool::write(&set, &w(4, 0, T::COMBINED_IMAGE_SAMPLER, 1)).unwrap();
+        }
         let bytes = set.bytes.borrow();
         let tex = null_texture_descriptor();
         // Binding 0: 8 bytes at 0; binding 1 at 16 (32-byte descriptors on 16).
