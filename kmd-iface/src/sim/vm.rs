@@ -323,7 +323,7 @@ thread_local! {
 }
 
 impl VmView {
-    /// The mapping of `va` (found through the hint), the object offset `va` lands on, and
+    /// The mapping of `va` (found through the hints), the object offset `va` lands on, and
     /// whether the mapping grants `access`.
     fn lookup(&self, va: u64, access: Access) -> Option<(&Mapping, u64, bool)> {
         let mut hints = HINTS.get();

@@ -471,8 +471,6 @@ pub struct PassInput<'a> {
     pub states: &'a [FragState],
 }
 
-/// One tile through one pass. Returns the fragment shader lanes run; occlusion counts go to
-/// `visibility`.
 /// How many primitives ahead of the one it shades a tile asks for a primitive's memory.
 const PREFETCH_AHEAD: usize = 4;
 
@@ -485,6 +483,8 @@ pub struct TileScratch {
     tilebuffer: Vec<u8>,
 }
 
+/// One tile through one pass, with the buffers of `reuse`. Returns the fragment shader
+/// lanes run; occlusion counts go to `visibility`.
 #[allow(clippy::too_many_arguments)]
 pub fn run_tile(
     inp: &PassInput,

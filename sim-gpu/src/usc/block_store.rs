@@ -370,9 +370,8 @@ pub fn step_block_store(
     let record = |xx: u32, y: u32, s: u32| {
         (((y * tw + xx) * f.samples + s) as usize) * stride + offset as usize
     };
-    // RGBA8 stored as itself or with R and B swapped: the conversion's byte copy as whole
-    // words, without the call per pixel.
-    // `Some(swap)`: whether R and B swap.
+    // RGBA8 stored as itself or with R and B swapped (`Some(swap)`): the conversion's byte
+    // copy as whole words, without the call per pixel.
     let word_plan = match conv.copy {
         Some(plan @ ([0, 1, 2, 3] | [2, 1, 0, 3])) if unit == 1 && texel == 4 && n == 4 => {
             Some(plan[0] == 2)

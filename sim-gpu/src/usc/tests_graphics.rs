@@ -875,7 +875,8 @@ fn tile_records_need_distinct_pixels_inside_the_tile() {
                 f.lane_pixels[q * 4 + k] = [2 * bx + dx, 2 * by + dy];
             }
         }
-        // Sometimes lanes anywhere: swapped lanes, pixels outside the tile, odd blocks.
+        // Sometimes lanes out of their quads, and pixels anywhere, inside or outside the
+        // tile.
         for _ in 0..rng.below(3) {
             let (a, b) = (rng.below(32) as usize, rng.below(32) as usize);
             f.lane_pixels.swap(a, b);
