@@ -49,6 +49,7 @@ mod render_pass;
 mod sampler;
 mod shader_module;
 mod sync;
+mod topology;
 mod va;
 mod wsi;
 

@@ -14,6 +14,7 @@ use crate::pipeline_blend::{
 use crate::pipeline_layout::PipelineLayout;
 use crate::render_pass::{RenderPass, MAX_COLOR_ATTACHMENTS};
 use crate::shader_module::ShaderModule;
+use crate::topology::Topology;
 use ash::vk;
 use compiler::{
     CfShade, CfSource, ColourTarget, FragmentState, GeometryBinary, GraphicsPipelineBinary,
@@ -21,11 +22,7 @@ use compiler::{
     VertexBindingDesc, VertexInputLayout, VertexVariant, XfbBinary,
 };
 use hashbrown::HashMap;
-use hw::g13::control::descriptors::{
-    CfBinding, CfBindingHeader, CoefficientSource, ShadeModel, StencilOp, ZsFunc,
-};
-use hw::g13::control::ppp::PolygonMode;
-use hw::g13::control::vdm::Primitive;
+use hw::g13::control::descriptors::{CfBinding, CfBindingHeader, CoefficientSource, ShadeModel};
 use hw::g13::tilebuffer::{Placement, TilebufferLayout};
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex};
@@ -89,13 +86,13 @@ pub struct Dynamic {
     pub alpha_to_one_enable: bool,
 }
 
-/// One face's stencil state, in hardware terms.
+/// One face's stencil state.
 #[derive(Clone, Copy, Debug)]
 pub struct StencilFace {
-    pub fail: StencilOp,
-    pub pass: StencilOp,
-    pub depth_fail: StencilOp,
-    pub compare: ZsFunc,
+    pub fail: vk::StencilOp,
+    pub pass: vk::StencilOp,
+    pub depth_fail: vk::StencilOp,
+    pub compare: vk::CompareOp,
     pub compare_mask: u32,
     pub write_mask: u32,
     pub reference: u32,
@@ -112,7 +109,7 @@ pub struct DepthBiasState {
 /// state (ignored when that state is dynamic).
 #[derive(Clone, Debug)]
 pub struct Fixed {
-    pub primitive: Primitive,
+    pub primitive: Topology,
     pub restart: bool,
     /// Stride of each vertex binding (indexed by binding number).
     pub strides: [u32; MAX_VERTEX_BINDINGS as usize],
@@ -126,14 +123,14 @@ pub struct Fixed {
     pub depth_bias: DepthBiasState,
     pub line_width: f32,
     /// How triangles are rasterized: filled, as their edges or as their vertices.
-    pub polygon_mode: PolygonMode,
+    pub polygon_mode: vk::PolygonMode,
     /// Whether the subpass has a depth aspect: without one the depth test is off whatever
     /// the (possibly dynamic) enable says.
     pub has_depth: bool,
     pub depth_test: bool,
     /// `depthWriteEnable` as given; writes also need the depth test on.
     pub depth_write: bool,
-    pub depth_compare: ZsFunc,
+    pub depth_compare: vk::CompareOp,
     /// The stencil faces if the subpass has a stencil aspect and the test can be on (its
     /// enable is static and true, or dynamic); `stencil_test` is the static enable.
     pub stencil: Option<[StencilFace; 2]>,
@@ -298,60 +295,22 @@ fn unsupported<T>(why: impl Into<String>) -> Result<T, vk::Result> {
     Err(vk::Result::ERROR_FEATURE_NOT_PRESENT)
 }
 
-pub fn zs_func(op: vk::CompareOp) -> ZsFunc {
-    match op {
-        vk::CompareOp::NEVER => ZsFunc::Never,
-        vk::CompareOp::LESS => ZsFunc::Less,
-        vk::CompareOp::EQUAL => ZsFunc::Equal,
-        vk::CompareOp::LESS_OR_EQUAL => ZsFunc::Lequal,
-        vk::CompareOp::GREATER => ZsFunc::Greater,
-        vk::CompareOp::NOT_EQUAL => ZsFunc::NotEqual,
-        vk::CompareOp::GREATER_OR_EQUAL => ZsFunc::Gequal,
-        _ => ZsFunc::Always,
-    }
-}
-
-pub fn stencil_op(op: vk::StencilOp) -> StencilOp {
-    match op {
-        vk::StencilOp::ZERO => StencilOp::Zero,
-        vk::StencilOp::REPLACE => StencilOp::Replace,
-        vk::StencilOp::INCREMENT_AND_CLAMP => StencilOp::IncrSat,
-        vk::StencilOp::DECREMENT_AND_CLAMP => StencilOp::DecrSat,
-        vk::StencilOp::INVERT => StencilOp::Invert,
-        vk::StencilOp::INCREMENT_AND_WRAP => StencilOp::IncrWrap,
-        vk::StencilOp::DECREMENT_AND_WRAP => StencilOp::DecrWrap,
-        _ => StencilOp::Keep,
-    }
-}
-
 fn stencil_face(s: &vk::StencilOpState) -> StencilFace {
     StencilFace {
-        fail: stencil_op(s.fail_op),
-        pass: stencil_op(s.pass_op),
-        depth_fail: stencil_op(s.depth_fail_op),
-        compare: zs_func(s.compare_op),
+        fail: s.fail_op,
+        pass: s.pass_op,
+        depth_fail: s.depth_fail_op,
+        compare: s.compare_op,
         compare_mask: s.compare_mask & 0xff,
         write_mask: s.write_mask & 0xff,
         reference: s.reference & 0xff,
     }
 }
 
-pub fn primitive(t: vk::PrimitiveTopology) -> Result<Primitive, vk::Result> {
-    Ok(match t {
-        vk::PrimitiveTopology::POINT_LIST => Primitive::Points,
-        vk::PrimitiveTopology::LINE_LIST => Primitive::Lines,
-        vk::PrimitiveTopology::LINE_STRIP => Primitive::LineStrip,
-        vk::PrimitiveTopology::TRIANGLE_LIST => Primitive::Triangles,
-        vk::PrimitiveTopology::TRIANGLE_STRIP => Primitive::TriangleStrip,
-        vk::PrimitiveTopology::TRIANGLE_FAN => Primitive::TriangleFan,
-        // Only a geometry shader sees the adjacent vertices; which topology of the class a
-        // draw has follows from the geometry shader's input primitive (cmd_buffer/geometry.rs).
-        vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY => Primitive::Lines,
-        vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY => Primitive::LineStrip,
-        vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY => Primitive::Triangles,
-        vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY => Primitive::TriangleStrip,
-        other => return unsupported(format!("topology {other:?}")),
-    })
+/// The class of topology `t` (cmd_buffer/geometry.rs works out the adjacency members' own
+/// from the geometry shader's input primitive).
+pub fn primitive(t: vk::PrimitiveTopology) -> Result<Topology, vk::Result> {
+    Topology::of(t).map_or_else(|| unsupported(format!("topology {t:?}")), Ok)
 }
 
 /// The tilebuffer layout of subpass `subpass` of `pass`: its colour attachments in order,
@@ -701,10 +660,10 @@ const CF_ALIGN: usize = 64;
 /// varyings come from. The hardware numbers a fan's triangle (0, i+1, i+2), so Vulkan's
 /// first vertex (i+1) is vertex 1 there and vertex 0 elsewhere; the last is always vertex 2.
 /// Mesa's asahi drivers program the same choice.
-pub fn flat_vertex(last: bool, primitive: Primitive) -> usize {
+pub fn flat_vertex(last: bool, primitive: Topology) -> usize {
     match (last, primitive) {
         (true, _) => 2,
-        (false, Primitive::TriangleFan) => 1,
+        (false, Topology::TriangleFan) => 1,
         (false, _) => 0,
     }
 }
@@ -876,11 +835,9 @@ pub unsafe fn create_one(
     // A dynamic discard enable ignores the static one: the pipeline must be able to draw.
     let discard = raster.rasterizer_discard_enable != 0 && !dynamic.rasterizer_discard_enable;
     let polygon_mode = match raster.polygon_mode {
-        vk::PolygonMode::FILL => PolygonMode::Fill,
-        vk::PolygonMode::LINE => PolygonMode::Line,
-        vk::PolygonMode::POINT => PolygonMode::Point,
+        m @ (vk::PolygonMode::FILL | vk::PolygonMode::LINE | vk::PolygonMode::POINT) => m,
         // A dynamic mode or one that never rasterizes: the static value does not matter.
-        _ if discard || dynamic.polygon_mode => PolygonMode::Fill,
+        _ if discard || dynamic.polygon_mode => vk::PolygonMode::FILL,
         other => return unsupported(format!("polygon mode {other:?}")),
     };
     let samples = ms.map(|m| m.rasterization_samples.as_raw()).unwrap_or(1);
@@ -940,12 +897,12 @@ pub unsafe fn create_one(
                 (
                     has_depth && d.depth_test_enable != 0,
                     has_depth && d.depth_write_enable != 0,
-                    zs_func(d.depth_compare_op),
+                    d.depth_compare_op,
                     stencil,
                     stencil_test,
                 )
             }
-            None => (false, false, ZsFunc::Always, None, false),
+            None => (false, false, vk::CompareOp::ALWAYS, None, false),
         };
     // Static viewports and scissors (validation guarantees them when not dynamic).
     let (viewports, scissors) = match vp.filter(|_| !discard) {

@@ -17,13 +17,12 @@ use crate::pipeline_graphics::{
     MAX_VERTEX_BINDINGS,
 };
 use crate::render_pass::RenderPass;
+use crate::topology::Topology;
 use ash::vk;
 use compiler::{
     AttribComponent, BlendAttachment, ColourTarget, FragmentState, GraphicsPipelineRequest,
     ShaderRequest, VertexAttribute, VertexBindingDesc, VertexFormat, VertexInputLayout,
 };
-use hw::g13::control::descriptors::{StencilOp, ZsFunc};
-use hw::g13::control::vdm::Primitive;
 use hw::g13::tilebuffer::{ColourFormat, Numeric, Placement};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -305,16 +304,16 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
     let mut strides = [0u32; MAX_VERTEX_BINDINGS as usize];
     strides[0] = VERTEX_BYTES;
     let replace = StencilFace {
-        fail: StencilOp::Replace,
-        pass: StencilOp::Replace,
-        depth_fail: StencilOp::Replace,
-        compare: ZsFunc::Always,
+        fail: vk::StencilOp::REPLACE,
+        pass: vk::StencilOp::REPLACE,
+        depth_fail: vk::StencilOp::REPLACE,
+        compare: vk::CompareOp::ALWAYS,
         compare_mask: 0xff,
         write_mask: 0xff,
         reference: 0,
     };
     let fixed = Fixed {
-        primitive: Primitive::Triangles,
+        primitive: Topology::Triangles,
         restart: false,
         strides,
         viewports: Vec::new(),
@@ -330,11 +329,11 @@ fn build(dev: &Device, pass: &RenderPass, key: ClearKey) -> Result<GraphicsPipel
             slope: 0.0,
         },
         line_width: 1.0,
-        polygon_mode: hw::g13::control::ppp::PolygonMode::Fill,
+        polygon_mode: vk::PolygonMode::FILL,
         has_depth: key.depth,
         depth_test: key.depth,
         depth_write: key.depth,
-        depth_compare: ZsFunc::Always,
+        depth_compare: vk::CompareOp::ALWAYS,
         stencil: key.stencil.then_some([replace; 2]),
         stencil_test: key.stencil,
         blend_constants: [0.0; 4],

@@ -14,11 +14,13 @@ use super::dynamic_state::Effective;
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
+use crate::emit::g13::state::{index_size, polygon_mode, primitive, stencil_op, zs_func};
 use crate::handle::{self, Object};
 use crate::pipeline::Pipeline;
 use crate::pipeline_graphics::{
     DepthBiasState, GraphicsPipeline, VertexProgram, MAX_VERTEX_BINDINGS,
 };
+use crate::topology::{IndexSize, Topology};
 use ash::vk;
 use compiler::abi::{
     BASE_VERTEX_OFFSET, BLEND_CONSTANTS_OFFSET, DRAW_INDEX_OFFSET, FIRST_INSTANCE_OFFSET,
@@ -26,8 +28,7 @@ use compiler::abi::{
     VERTEX_BUFFERS_OFFSET, VERTEX_BUFFER_ENTRY_SIZE, VIEW_INDEX_OFFSET,
 };
 use compiler::{CfShade, CfSource};
-use hw::g13::control::descriptors::{DepthBias, Scissor};
-use hw::g13::control::descriptors::{StencilOp, ZsFunc};
+use hw::g13::control::descriptors::{DepthBias, Scissor, StencilOp, ZsFunc};
 use hw::g13::control::ppp::{
     line_width_bits, ConservativeDepth, Cull, Cull2, DepthBiasScissor, FragmentControl,
     FragmentFace, FragmentFace2, FragmentShader, FragmentShaderWord3, FragmentStencil, ObjectType,
@@ -35,7 +36,7 @@ use hw::g13::control::ppp::{
     VisibilityMode, WClamp,
 };
 use hw::g13::control::vdm::{
-    IndexList, IndexSize, PppState, Primitive, ShaderCounts, VdmState, VdmVertex, VertexOutputs,
+    self, IndexList, PppState, Primitive, ShaderCounts, VdmState, VdmVertex, VertexOutputs,
     VertexShaderWord1, VertexUnknown,
 };
 use hw::g13::control::{pack_uniform_range, UscWord};
@@ -164,10 +165,10 @@ fn usc_offset(dev: &Device, va: u64) -> Result<u32, vk::Result> {
     u32::try_from(va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
 }
 
-fn object_type(p: Primitive) -> ObjectType {
+fn object_type(p: Topology) -> ObjectType {
     match p {
-        Primitive::Points => ObjectType::PointSpriteUv01,
-        Primitive::Lines | Primitive::LineStrip | Primitive::LineLoop => ObjectType::Line,
+        Topology::Points => ObjectType::PointSpriteUv01,
+        Topology::Lines | Topology::LineStrip => ObjectType::Line,
         _ => ObjectType::Triangle,
     }
 }
@@ -326,10 +327,10 @@ fn stencil_word(fx: &Effective, face: usize) -> FragmentStencil {
             FragmentStencil {
                 write_mask: f.write_mask,
                 read_mask: f.compare_mask,
-                depth_pass: f.pass,
-                depth_fail: f.depth_fail,
-                stencil_fail: f.fail,
-                compare: f.compare,
+                depth_pass: stencil_op(f.pass),
+                depth_fail: stencil_op(f.depth_fail),
+                stencil_fail: stencil_op(f.fail),
+                compare: zs_func(f.compare),
             }
         }
         None => FragmentStencil {
@@ -354,7 +355,7 @@ pub struct Repeatable {
     params: DrawParams,
     /// The draw was indexed (its VDM state has the index size's restart index).
     indexed: bool,
-    primitive: Primitive,
+    primitive: Topology,
     restart: bool,
     vertex: VertexLaunch,
     fragment: Option<FragmentLaunch>,
@@ -496,7 +497,7 @@ fn rebind(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<bool, vk:
     let index = rec.gfx().index;
     let indexed = matches!(kind, DrawKind::Indexed { .. });
     let restart_index = match (indexed, index) {
-        (true, Some((_, _, size))) => Some(restart_index(size)),
+        (true, Some((_, _, size))) => Some(size.restart_index()),
         _ => None,
     };
     let epoch = rec.epoch();
@@ -576,27 +577,24 @@ fn rebind(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<bool, vk:
     Ok(true)
 }
 
-/// The primitive restart index of an index size.
-fn restart_index(size: IndexSize) -> u32 {
+/// The primitive restart index of an index size: all ones.
+fn restart_index(size: vdm::IndexSize) -> u32 {
     match size {
-        IndexSize::U8 => 0xff,
-        IndexSize::U16 => 0xffff,
-        IndexSize::U32 => 0xffff_ffff,
+        vdm::IndexSize::U8 => IndexSize::U8,
+        vdm::IndexSize::U16 => IndexSize::U16,
+        vdm::IndexSize::U32 => IndexSize::U32,
     }
+    .restart_index()
 }
 
 /// The index list block of direct or indirect draw `kind` with bound index buffer `index`.
 fn index_list(
     kind: DrawKind,
-    primitive: Primitive,
+    topology: Topology,
     restart: bool,
     index: Option<(u64, u64, IndexSize)>,
 ) -> Result<IndexList, vk::Result> {
-    let index_bytes = |s: IndexSize| match s {
-        IndexSize::U8 => 1u64,
-        IndexSize::U16 => 2,
-        IndexSize::U32 => 4,
-    };
+    let primitive = primitive(topology);
     Ok(match kind {
         DrawKind::Direct {
             count,
@@ -606,7 +604,7 @@ fn index_list(
         } => IndexList {
             primitive,
             restart_enable: false,
-            index_size: IndexSize::U32,
+            index_size: vdm::IndexSize::U32,
             index_buffer: None,
             count: Some(count),
             instances: Some(instances),
@@ -622,11 +620,11 @@ fn index_list(
             ..
         } => {
             let (addr, size, isz) = index.ok_or(vk::Result::ERROR_UNKNOWN)?;
-            let skip = u64::from(first_index) * index_bytes(isz);
+            let skip = u64::from(first_index) * u64::from(isz.bytes());
             IndexList {
                 primitive,
                 restart_enable: restart,
-                index_size: isz,
+                index_size: index_size(isz),
                 index_buffer: Some(addr + skip),
                 count: Some(count),
                 instances: Some(instances),
@@ -648,7 +646,7 @@ fn index_list(
             IndexList {
                 primitive,
                 restart_enable: indexed && restart,
-                index_size: ix.map(|i| i.2).unwrap_or(IndexSize::U32),
+                index_size: index_size(ix.map_or(IndexSize::U32, |i| i.2)),
                 index_buffer: ix.map(|i| i.0),
                 count: None,
                 instances: None,
@@ -838,7 +836,7 @@ pub struct RasterDraw {
     /// Root table bytes from `abi::XFB_PARAMS_OFFSET` to `abi::GEOMETRY_ROOT_TABLE_SIZE`.
     pub params: Vec<u8>,
     /// The geometry shader's output topology.
-    pub primitive: Primitive,
+    pub primitive: Topology,
     /// The index list: `count` 32-bit indices.
     pub index: u64,
     pub count: u32,
@@ -1023,7 +1021,7 @@ fn draw_one(
     root_table(&mut table, 0, rec, &fx, params, view);
     if let Some(c) = cap {
         table.extend_from_slice(&c.params);
-        fx.primitive = Primitive::Points;
+        fx.primitive = Topology::Points;
         fx.rasterizer_discard = true;
     }
     if let Some(r) = raster {
@@ -1160,11 +1158,11 @@ fn draw_one(
     let face = |face: usize| FragmentFace {
         stencil_reference: reference(face),
         line_width: line_width_bits(line_width),
-        polygon_mode: fx.polygon_mode,
+        polygon_mode: polygon_mode(fx.polygon_mode),
         disable_depth_write: !fx.depth_write,
         unk_visibility: 0,
         depth_function: if fx.depth_test {
-            fx.depth_compare
+            zs_func(fx.depth_compare)
         } else {
             ZsFunc::Always
         },
@@ -1244,8 +1242,7 @@ fn draw_one(
             depth_clip: fx.depth_clip,
             depth_clamp: fx.depth_clamp,
             // Only Bresenham lines cover whole pixels; everything else is sampled per sample.
-            primitive_msaa: fx.bresenham_lines
-                && matches!(fx.primitive, Primitive::Lines | Primitive::LineStrip),
+            primitive_msaa: fx.bresenham_lines && fx.primitive.is_line(),
             front_face_ccw: fx.front_ccw,
             rasterizer_discard: fx.rasterizer_discard,
         }),
@@ -1326,9 +1323,9 @@ fn draw_one(
         (None, _) if raster.is_some() => {
             let r = raster.ok_or(vk::Result::ERROR_UNKNOWN)?;
             IndexList {
-                primitive: r.primitive,
+                primitive: primitive(r.primitive),
                 restart_enable: true,
-                index_size: IndexSize::U32,
+                index_size: vdm::IndexSize::U32,
                 index_buffer: Some(r.index),
                 count: r.indirect.is_none().then_some(r.count),
                 instances: r.indirect.is_none().then_some(1),
@@ -1344,7 +1341,7 @@ fn draw_one(
         (Some(c), _) => IndexList {
             primitive: Primitive::Points,
             restart_enable: false,
-            index_size: IndexSize::U32,
+            index_size: vdm::IndexSize::U32,
             index_buffer: None,
             count: c.indirect.is_none().then_some(c.count),
             instances: c.indirect.is_none().then_some(c.instances),
@@ -1722,13 +1719,8 @@ pub unsafe extern "system" fn cmd_bind_index_buffer(
     record("vkCmdBindIndexBuffer", cb, |_, rec| {
         // SAFETY: Vulkan valid usage: `buffer` is a live buffer made by this driver.
         let buf = unsafe { Buffer::from_handle(buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let size = match ty {
-            // VK_EXT_index_type_uint8: the VDM reads 8-bit indices natively.
-            vk::IndexType::UINT8_EXT => IndexSize::U8,
-            vk::IndexType::UINT16 => IndexSize::U16,
-            vk::IndexType::UINT32 => IndexSize::U32,
-            _ => return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT),
-        };
+        // VK_EXT_index_type_uint8 among them: the VDM reads 8-bit indices natively.
+        let size = IndexSize::of(ty).ok_or(vk::Result::ERROR_FEATURE_NOT_PRESENT)?;
         rec.bindings_mut().index = Some((
             buf.va.load(Ordering::Acquire) + offset,
             buf.size.saturating_sub(offset),

@@ -18,21 +18,19 @@ use crate::handle;
 use crate::handle::Object;
 use crate::pipeline_blend::{logic_op, BlendEquation, BlendValues};
 use crate::pipeline_graphics::{
-    primitive, stencil_op, zs_func, DepthBiasState, Fixed, StencilFace, MAX_VERTEX_BINDINGS,
+    primitive, DepthBiasState, Fixed, StencilFace, MAX_VERTEX_BINDINGS,
 };
+use crate::topology::Topology;
 use ash::vk;
-use hw::g13::control::descriptors::{StencilOp, ZsFunc};
-use hw::g13::control::ppp::PolygonMode;
-use hw::g13::control::vdm::Primitive;
 use std::sync::atomic::Ordering;
 
 /// One face's stencil operations as vkCmdSetStencilOp gives them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StencilOps {
-    pub fail: StencilOp,
-    pub pass: StencilOp,
-    pub depth_fail: StencilOp,
-    pub compare: ZsFunc,
+    pub fail: vk::StencilOp,
+    pub pass: vk::StencilOp,
+    pub depth_fail: vk::StencilOp,
+    pub compare: vk::CompareOp,
 }
 
 /// The values recorded by the commands of the two extensions (the 1.0 ones live in
@@ -43,13 +41,13 @@ pub struct DynamicValues {
     pub cull_front: bool,
     pub cull_back: bool,
     pub front_ccw: bool,
-    pub primitive: Primitive,
+    pub primitive: Topology,
     /// Stride of each vertex binding, from vkCmdBindVertexBuffers2 or vkCmdSetVertexInputEXT
     /// (whichever came last).
     pub strides: [u32; MAX_VERTEX_BINDINGS as usize],
     pub depth_test: bool,
     pub depth_write: bool,
-    pub depth_compare: ZsFunc,
+    pub depth_compare: vk::CompareOp,
     pub stencil_test: bool,
     /// Front, back.
     pub stencil_ops: [StencilOps; 2],
@@ -57,7 +55,7 @@ pub struct DynamicValues {
     pub depth_bias: bool,
     pub restart: bool,
     // VK_EXT_extended_dynamic_state3.
-    pub polygon_mode: PolygonMode,
+    pub polygon_mode: vk::PolygonMode,
     pub depth_clamp: bool,
     pub depth_clip: bool,
     pub provoking_last: bool,
@@ -71,26 +69,26 @@ pub struct DynamicValues {
 impl Default for DynamicValues {
     fn default() -> DynamicValues {
         let keep = StencilOps {
-            fail: StencilOp::Keep,
-            pass: StencilOp::Keep,
-            depth_fail: StencilOp::Keep,
-            compare: ZsFunc::Never,
+            fail: vk::StencilOp::KEEP,
+            pass: vk::StencilOp::KEEP,
+            depth_fail: vk::StencilOp::KEEP,
+            compare: vk::CompareOp::NEVER,
         };
         DynamicValues {
             cull_front: false,
             cull_back: false,
             front_ccw: false,
-            primitive: Primitive::Triangles,
+            primitive: Topology::Triangles,
             strides: [0; MAX_VERTEX_BINDINGS as usize],
             depth_test: false,
             depth_write: false,
-            depth_compare: ZsFunc::Never,
+            depth_compare: vk::CompareOp::NEVER,
             stencil_test: false,
             stencil_ops: [keep; 2],
             rasterizer_discard: false,
             depth_bias: false,
             restart: false,
-            polygon_mode: PolygonMode::Fill,
+            polygon_mode: vk::PolygonMode::FILL,
             depth_clamp: false,
             depth_clip: true,
             provoking_last: false,
@@ -103,7 +101,7 @@ impl Default for DynamicValues {
 /// The state one draw runs with, every dynamic choice made.
 #[derive(Clone, Debug)]
 pub struct Effective {
-    pub primitive: Primitive,
+    pub primitive: Topology,
     pub restart: bool,
     pub strides: [u32; MAX_VERTEX_BINDINGS as usize],
     pub viewport: Option<vk::Viewport>,
@@ -117,11 +115,11 @@ pub struct Effective {
     pub depth_test: bool,
     /// Already false when the depth test is off: Vulkan writes depth only under the test.
     pub depth_write: bool,
-    pub depth_compare: ZsFunc,
+    pub depth_compare: vk::CompareOp,
     /// Both faces with their masks and references, if the stencil test is on.
     pub stencil: Option<[StencilFace; 2]>,
     pub blend_constants: [f32; 4],
-    pub polygon_mode: PolygonMode,
+    pub polygon_mode: vk::PolygonMode,
     pub depth_clamp: bool,
     /// Clipping against the near and far planes.
     pub depth_clip: bool,
@@ -336,7 +334,7 @@ pub unsafe extern "system" fn cmd_set_depth_write_enable(cb: vk::CommandBuffer, 
 
 pub unsafe extern "system" fn cmd_set_depth_compare_op(cb: vk::CommandBuffer, op: vk::CompareOp) {
     set("vkCmdSetDepthCompareOp", cb, |v| {
-        v.depth_compare = zs_func(op);
+        v.depth_compare = op;
         Ok(())
     })
 }
@@ -373,10 +371,10 @@ pub unsafe extern "system" fn cmd_set_stencil_op(
 ) {
     set("vkCmdSetStencilOp", cb, |v| {
         let ops = StencilOps {
-            fail: stencil_op(fail),
-            pass: stencil_op(pass),
-            depth_fail: stencil_op(depth_fail),
-            compare: zs_func(compare),
+            fail,
+            pass,
+            depth_fail,
+            compare,
         };
         for (i, f) in [vk::StencilFaceFlags::FRONT, vk::StencilFaceFlags::BACK]
             .into_iter()
@@ -420,9 +418,7 @@ pub unsafe extern "system" fn cmd_set_primitive_restart_enable(
 pub unsafe extern "system" fn cmd_set_polygon_mode(cb: vk::CommandBuffer, mode: vk::PolygonMode) {
     set("vkCmdSetPolygonModeEXT", cb, |v| {
         v.polygon_mode = match mode {
-            vk::PolygonMode::FILL => PolygonMode::Fill,
-            vk::PolygonMode::LINE => PolygonMode::Line,
-            vk::PolygonMode::POINT => PolygonMode::Point,
+            m @ (vk::PolygonMode::FILL | vk::PolygonMode::LINE | vk::PolygonMode::POINT) => m,
             other => {
                 // FILL_RECTANGLE_NV needs VK_NV_fill_rectangle, which agx4 does not offer.
                 eprintln!("agx4: polygon mode {other:?} is not supported");
@@ -612,12 +608,12 @@ mod tests {
     use super::*;
     use crate::pipeline_graphics::Dynamic;
 
-    fn face(op: StencilOp, reference: u32) -> StencilFace {
+    fn face(op: vk::StencilOp, reference: u32) -> StencilFace {
         StencilFace {
             fail: op,
             pass: op,
             depth_fail: op,
-            compare: ZsFunc::Equal,
+            compare: vk::CompareOp::EQUAL,
             compare_mask: 0x0f,
             write_mask: 0xf0,
             reference,
@@ -629,7 +625,7 @@ mod tests {
         let mut strides = [0; MAX_VERTEX_BINDINGS as usize];
         strides[0] = 12;
         Fixed {
-            primitive: Primitive::LineStrip,
+            primitive: Topology::LineStrip,
             restart: true,
             strides,
             viewports: vec![vk::Viewport {
@@ -649,12 +645,12 @@ mod tests {
                 slope: 1.0,
             },
             line_width: 2.0,
-            polygon_mode: PolygonMode::Fill,
+            polygon_mode: vk::PolygonMode::FILL,
             has_depth: true,
             depth_test: true,
             depth_write: true,
-            depth_compare: ZsFunc::Less,
-            stencil: Some([face(StencilOp::Invert, 1), face(StencilOp::Zero, 2)]),
+            depth_compare: vk::CompareOp::LESS,
+            stencil: Some([face(vk::StencilOp::INVERT, 1), face(vk::StencilOp::ZERO, 2)]),
             stencil_test: true,
             blend_constants: [0.5; 4],
             depth_clamp: true,
@@ -723,23 +719,23 @@ mod tests {
     #[test]
     fn static_pipeline_state_overrides_the_command_buffer() {
         let mut g = GfxState::default();
-        g.ext.primitive = Primitive::Points;
+        g.ext.primitive = Topology::Points;
         g.ext.depth_test = false;
         g.ext.stencil_test = false;
         g.ext.strides[0] = 99;
         g.stencil_reference = [77, 77];
         let e = resolve(&fixed(), &g);
-        assert_eq!(e.primitive, Primitive::LineStrip);
+        assert_eq!(e.primitive, Topology::LineStrip);
         assert!(e.restart && e.cull_front && !e.cull_back && e.front_ccw);
         assert!(e.depth_test && e.depth_write);
-        assert_eq!(e.depth_compare, ZsFunc::Less);
+        assert_eq!(e.depth_compare, vk::CompareOp::LESS);
         assert_eq!(e.strides[0], 12);
         assert_eq!(e.viewport.map(|v| v.width), Some(7.0));
         let s = e.stencil.expect("static stencil test on");
         assert_eq!((s[0].reference, s[1].reference), (1, 2));
-        assert_eq!(s[0].fail, StencilOp::Invert);
+        assert_eq!(s[0].fail, vk::StencilOp::INVERT);
         assert_eq!(e.depth_bias.map(|b| b.constant), Some(3.0));
-        assert_eq!(e.polygon_mode, PolygonMode::Fill);
+        assert_eq!(e.polygon_mode, vk::PolygonMode::FILL);
         // Clamping turns clipping off when nothing else says.
         assert!(e.depth_clamp && !e.depth_clip);
         assert!(e.provoking_last && e.bresenham_lines);
@@ -753,10 +749,10 @@ mod tests {
             cull_front: false,
             cull_back: true,
             front_ccw: false,
-            primitive: Primitive::TriangleFan,
+            primitive: Topology::TriangleFan,
             depth_test: true,
             depth_write: false,
-            depth_compare: ZsFunc::Gequal,
+            depth_compare: vk::CompareOp::GREATER_OR_EQUAL,
             stencil_test: true,
             rasterizer_discard: true,
             depth_bias: false,
@@ -765,10 +761,10 @@ mod tests {
         };
         ext.strides[0] = 32;
         ext.stencil_ops[1] = StencilOps {
-            fail: StencilOp::IncrWrap,
-            pass: StencilOp::Replace,
-            depth_fail: StencilOp::DecrSat,
-            compare: ZsFunc::NotEqual,
+            fail: vk::StencilOp::INCREMENT_AND_WRAP,
+            pass: vk::StencilOp::REPLACE,
+            depth_fail: vk::StencilOp::DECREMENT_AND_CLAMP,
+            compare: vk::CompareOp::NOT_EQUAL,
         };
         let g = GfxState {
             ext,
@@ -778,22 +774,22 @@ mod tests {
             ..GfxState::default()
         };
         let e = resolve(&fx, &g);
-        assert_eq!(e.primitive, Primitive::TriangleFan);
+        assert_eq!(e.primitive, Topology::TriangleFan);
         assert!(!e.restart && !e.cull_front && e.cull_back && !e.front_ccw);
         assert!(e.rasterizer_discard);
         assert!(e.depth_test && !e.depth_write);
-        assert_eq!(e.depth_compare, ZsFunc::Gequal);
+        assert_eq!(e.depth_compare, vk::CompareOp::GREATER_OR_EQUAL);
         assert_eq!(e.strides[0], 32);
         assert!(e.viewport.is_none() && e.scissor.is_none());
         assert!(e.depth_bias.is_none());
         assert_eq!(e.line_width, 4.0);
         let s = e.stencil.expect("dynamic stencil test on");
-        assert_eq!(s[1].pass, StencilOp::Replace);
-        assert_eq!(s[1].compare, ZsFunc::NotEqual);
-        assert_eq!(s[0].fail, StencilOp::Keep);
+        assert_eq!(s[1].pass, vk::StencilOp::REPLACE);
+        assert_eq!(s[1].compare, vk::CompareOp::NOT_EQUAL);
+        assert_eq!(s[0].fail, vk::StencilOp::KEEP);
         assert_eq!((s[0].reference, s[1].write_mask), (5, 0x22));
         // The defaults of the extended_dynamic_state3 values.
-        assert_eq!(e.polygon_mode, PolygonMode::Fill);
+        assert_eq!(e.polygon_mode, vk::PolygonMode::FILL);
         assert!(!e.depth_clamp && e.depth_clip);
         assert!(!e.provoking_last && !e.bresenham_lines);
     }
@@ -805,11 +801,11 @@ mod tests {
         fx.dynamic.depth_clamp_enable = true;
         fx.dynamic.provoking_vertex_mode = true;
         let mut g = GfxState::default();
-        g.ext.polygon_mode = PolygonMode::Line;
+        g.ext.polygon_mode = vk::PolygonMode::LINE;
         g.ext.depth_clamp = false;
         g.ext.provoking_last = false;
         let e = resolve(&fx, &g);
-        assert_eq!(e.polygon_mode, PolygonMode::Line);
+        assert_eq!(e.polygon_mode, vk::PolygonMode::LINE);
         // Clipping follows the dynamic clamp enable unless the pipeline names it.
         assert!(!e.depth_clamp && e.depth_clip && !e.provoking_last);
         assert!(e.bresenham_lines, "the line mode stays static");

@@ -16,11 +16,11 @@ use super::draw::{draw_capture, draw_raster, CaptureDraw, DrawKind, RasterDraw};
 use super::Recording;
 use crate::device::Device;
 use crate::pipeline_graphics::{GraphicsPipeline, VertexProgram};
+use crate::topology::Topology;
 use ash::vk;
 use compiler::abi;
 use compiler::ir::{InputPrimitive, OutputPrimitive};
 use compiler::meta::{geometry_args, Meta};
-use hw::g13::control::vdm::{IndexSize, Primitive};
 
 /// The most bytes one draw's output vertex records and index list may take.
 const MAX_OUTPUT_BYTES: u64 = 1 << 30;
@@ -34,31 +34,31 @@ const INDIRECT_OUTPUT_BYTES: u64 = 256 << 10;
 /// `abi::XFB_ORDER_FAN`, `abi::GEOMETRY_ORDER_STRIP_ADJACENCY`), and (skip, divide) such
 /// that `count` vertices make `max(count - skip, 0) / divide` primitives. A pipeline's
 /// topology class must match its geometry shader's input, so the adjacency topologies
-/// (which `Primitive` names by their plain class) follow from that input.
-pub fn decomposition(p: Primitive, input: InputPrimitive) -> Option<(u32, u32, u32, u32, u32)> {
+/// (which `Topology` names by their plain class) follow from that input.
+pub fn decomposition(p: Topology, input: InputPrimitive) -> Option<(u32, u32, u32, u32, u32)> {
     use InputPrimitive as I;
     Some(match (input, p) {
-        (I::Points, Primitive::Points) => (1, 1, 0, 0, 1),
-        (I::Lines, Primitive::Lines) => (2, 2, 0, 0, 2),
-        (I::Lines, Primitive::LineStrip) => (2, 1, 0, 1, 1),
-        (I::Triangles, Primitive::Triangles) => (3, 3, 0, 0, 3),
-        (I::Triangles, Primitive::TriangleStrip) => (3, 1, abi::XFB_ORDER_SWAP_ODD, 2, 1),
-        (I::Triangles, Primitive::TriangleFan) => (3, 1, abi::XFB_ORDER_FAN, 2, 1),
-        (I::LinesAdjacency, Primitive::Lines) => (4, 4, 0, 0, 4),
-        (I::LinesAdjacency, Primitive::LineStrip) => (4, 1, 0, 3, 1),
-        (I::TrianglesAdjacency, Primitive::Triangles) => (6, 6, 0, 0, 6),
-        (I::TrianglesAdjacency, Primitive::TriangleStrip) => {
+        (I::Points, Topology::Points) => (1, 1, 0, 0, 1),
+        (I::Lines, Topology::Lines) => (2, 2, 0, 0, 2),
+        (I::Lines, Topology::LineStrip) => (2, 1, 0, 1, 1),
+        (I::Triangles, Topology::Triangles) => (3, 3, 0, 0, 3),
+        (I::Triangles, Topology::TriangleStrip) => (3, 1, abi::XFB_ORDER_SWAP_ODD, 2, 1),
+        (I::Triangles, Topology::TriangleFan) => (3, 1, abi::XFB_ORDER_FAN, 2, 1),
+        (I::LinesAdjacency, Topology::Lines) => (4, 4, 0, 0, 4),
+        (I::LinesAdjacency, Topology::LineStrip) => (4, 1, 0, 3, 1),
+        (I::TrianglesAdjacency, Topology::Triangles) => (6, 6, 0, 0, 6),
+        (I::TrianglesAdjacency, Topology::TriangleStrip) => {
             (6, 2, abi::GEOMETRY_ORDER_STRIP_ADJACENCY, 4, 2)
         }
         _ => return None,
     })
 }
 
-fn output_primitive(o: OutputPrimitive) -> Primitive {
+fn output_primitive(o: OutputPrimitive) -> Topology {
     match o {
-        OutputPrimitive::Points => Primitive::Points,
-        OutputPrimitive::LineStrip => Primitive::LineStrip,
-        OutputPrimitive::TriangleStrip => Primitive::TriangleStrip,
+        OutputPrimitive::Points => Topology::Points,
+        OutputPrimitive::LineStrip => Topology::LineStrip,
+        OutputPrimitive::TriangleStrip => Topology::TriangleStrip,
     }
 }
 
@@ -93,14 +93,9 @@ pub fn draw(
     } else {
         0
     };
-    let index_bytes = |size: IndexSize| match size {
-        IndexSize::U8 => 1u32,
-        IndexSize::U16 => 2,
-        IndexSize::U32 => 4,
-    };
     let bound_index = |rec: &Recording| -> Result<(u64, u32), vk::Result> {
         let (addr, _, size) = rec.gfx().index.ok_or(vk::Result::ERROR_UNKNOWN)?;
-        Ok((addr, index_bytes(size)))
+        Ok((addr, size.bytes()))
     };
     // Primitives per instance, instances, first vertex or vertex offset, first index, the
     // index buffer; an indirect draw's come from the GPU, which also writes the two draws'

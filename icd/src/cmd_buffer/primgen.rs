@@ -17,7 +17,6 @@ use crate::pipeline_graphics::GraphicsPipeline;
 use ash::vk;
 use compiler::meta::{primgen, Meta};
 use compiler::GeometryBinary;
-use hw::g13::control::vdm::IndexSize;
 
 /// Adds the primitives of the draw `kind` with pipeline `p` to the active query's counter
 /// at `counter`.
@@ -123,11 +122,7 @@ pub fn prepare(
     // Restart walks the index buffer from a word-aligned start; a binding is never empty.
     let (index, restart, index_bytes, index_offset) = match rec.gfx().index {
         Some((addr, bytes, size)) if indexed && fx.restart => {
-            let (width, all_ones) = match size {
-                IndexSize::U8 => (1, 0xff),
-                IndexSize::U16 => (2, 0xffff),
-                IndexSize::U32 => (4, u32::MAX),
-            };
+            let (width, all_ones) = (size.bytes(), size.restart_index());
             let offset = addr & 3;
             let span = (bytes + offset).next_multiple_of(4).max(4);
             ((addr - offset, span), all_ones, width, offset as u32)

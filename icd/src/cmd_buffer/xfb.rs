@@ -18,11 +18,11 @@ use crate::buffer::Buffer;
 use crate::device::Device;
 use crate::handle::{self, Object};
 use crate::pipeline_graphics::{GraphicsPipeline, VertexProgram};
+use crate::topology::Topology;
 use ash::vk;
 use compiler::abi;
 use compiler::ir::XFB_BUFFERS;
 use compiler::meta::{xfb_args, xfb_byte_count, Meta};
-use hw::g13::control::vdm::{IndexSize, Primitive};
 use std::sync::atomic::Ordering;
 
 /// Transform feedback state of a command buffer.
@@ -54,16 +54,15 @@ impl XfbState {
 /// How Vulkan's transform feedback writes a topology's primitives: vertices per primitive,
 /// vertex step between primitives, `abi::XFB_ORDER_*` bits, and (skip, divide) such that
 /// `count` vertices make `max(count - skip, 0) / divide` primitives.
-pub(super) fn decomposition(p: Primitive) -> Option<(u32, u32, u32, u32, u32)> {
+pub(super) fn decomposition(p: Topology) -> Option<(u32, u32, u32, u32, u32)> {
     Some(match p {
-        Primitive::Points => (1, 1, abi::XFB_ORDER_LIST, 0, 1),
-        Primitive::Lines => (2, 2, abi::XFB_ORDER_LIST, 0, 2),
-        Primitive::LineStrip => (2, 1, 0, 1, 1),
-        Primitive::Triangles => (3, 3, abi::XFB_ORDER_LIST, 0, 3),
-        Primitive::TriangleStrip => (3, 1, abi::XFB_ORDER_SWAP_ODD, 2, 1),
+        Topology::Points => (1, 1, abi::XFB_ORDER_LIST, 0, 1),
+        Topology::Lines => (2, 2, abi::XFB_ORDER_LIST, 0, 2),
+        Topology::LineStrip => (2, 1, 0, 1, 1),
+        Topology::Triangles => (3, 3, abi::XFB_ORDER_LIST, 0, 3),
+        Topology::TriangleStrip => (3, 1, abi::XFB_ORDER_SWAP_ODD, 2, 1),
         // Vulkan's fan triangle i is (i + 1, i + 2, 0).
-        Primitive::TriangleFan => (3, 1, abi::XFB_ORDER_SKIP_ONE | abi::XFB_ORDER_FAN, 2, 1),
-        _ => return None,
+        Topology::TriangleFan => (3, 1, abi::XFB_ORDER_SKIP_ONE | abi::XFB_ORDER_FAN, 2, 1),
     })
 }
 
@@ -94,7 +93,7 @@ pub fn capture(
         DrawKind::Direct { .. } | DrawKind::Indirect { indexed: false, .. } => None,
         DrawKind::Indexed { .. } | DrawKind::Indirect { indexed: true, .. } => {
             let (addr, _, size) = rec.gfx().index.ok_or(vk::Result::ERROR_UNKNOWN)?;
-            Some((addr, index_bytes(size)))
+            Some((addr, size.bytes()))
         }
     };
     capture_with(
@@ -110,14 +109,6 @@ pub fn capture(
     )
 }
 
-fn index_bytes(size: IndexSize) -> u32 {
-    match size {
-        IndexSize::U8 => 1,
-        IndexSize::U16 => 2,
-        IndexSize::U32 => 4,
-    }
-}
-
 /// Records the capture draw of a draw `kind` of `primitive`s with pipeline `p` and its
 /// vertex program `vertex`, reading
 /// the index buffer `index` (address, bytes per index) for indexed draws, with primitive
@@ -130,7 +121,7 @@ pub(super) fn capture_with(
     p: &GraphicsPipeline,
     vertex: &VertexProgram,
     kind: DrawKind,
-    primitive: Primitive,
+    primitive: Topology,
     restart: bool,
     index: Option<(u64, u32)>,
     extra: &[(u32, u64)],

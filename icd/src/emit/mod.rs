@@ -7,7 +7,7 @@
 //! launch, the barrier between launches, and the blocks that link and end a control stream.
 //! Render passes and draws still pack G13 words in `cmd_buffer/` (docs/generations.md).
 
-mod g13;
+pub(crate) mod g13;
 
 use hw::Generation;
 

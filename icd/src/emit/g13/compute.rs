@@ -2,15 +2,12 @@
 //! (shared memory, uniforms, textures, samplers, shader, registers, preshader); a CDM launch
 //! names them and carries the grid; CDM barrier, stream link and terminate blocks.
 
-use super::{Compute, ComputeBinding, ComputeLaunch, Emitter, Grid};
+use super::super::{Compute, ComputeBinding, ComputeLaunch, Grid};
+use super::G13;
 use hw::g13::control::{
     pack_uniform_range, sampler_states, CdmBarrier, CdmLaunch, CdmMode, CdmStreamLink,
     CdmStreamTerminate, UscWord,
 };
-
-pub static EMITTER: Emitter = Emitter { compute: &G13 };
-
-struct G13;
 
 /// The CDM launch's "sampler states" value for `count` samplers: the compact forms, in
 /// fours, cover up to 16.
