@@ -1,12 +1,14 @@
 //! Graphics bindings, dynamic state and draws.
 //!
 //! A draw writes its own root table (docs/render-abi.md section 5), so the vertex and
-//! fragment USC words that preload it are its own too; it records the VDM State and PPP words
-//! that differ from what the stream's last draw left, then its Index List block.
+//! fragment USC words that preload it are its own too. This file resolves the draw's state
+//! into Vulkan-level values (`emit::DrawState`); the generation's emitter (`emit::Graphics`)
+//! records the state words that differ from what the stream's last draw left, then the
+//! draw's index list.
 //!
 //! A draw that repeats the stream's last one, recorded in the same state epoch (no binding,
 //! dynamic state, push constant or query changed since: `Recording::gfx_mut` and friends
-//! count the changes) with the same draw parameters, is its Index List block alone: the root
+//! count the changes) with the same draw parameters, is its index list alone: the root
 //! table, the USC words and the state of the draw before it all still hold.
 
 use super::conditional::{guarded_copy, words_in_memory, Condition, Records};
@@ -14,7 +16,10 @@ use super::dynamic_state::Effective;
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
-use crate::emit::g13::state::{index_size, polygon_mode, primitive, stencil_op, zs_func};
+use crate::emit::{
+    DrawState, DrawTextures, FragmentLaunch, IndexBuffer, IndexList, Late, LateState, Rebind,
+    StateTable, VertexLaunch,
+};
 use crate::handle::{self, Object};
 use crate::pipeline::Pipeline;
 use crate::pipeline_graphics::{
@@ -27,19 +32,6 @@ use compiler::abi::{
     FRAGMENT_INVOCATIONS_COUNTER_OFFSET, GRAPHICS_ROOT_TABLE_SIZE, MAX_SETS, ROOT_ADDRESS_OFFSET,
     VERTEX_BUFFERS_OFFSET, VERTEX_BUFFER_ENTRY_SIZE, VIEW_INDEX_OFFSET,
 };
-use compiler::{CfShade, CfSource};
-use hw::g13::control::descriptors::{DepthBias, Scissor, StencilOp, ZsFunc};
-use hw::g13::control::ppp::{
-    line_width_bits, ConservativeDepth, Cull, Cull2, DepthBiasScissor, FragmentControl,
-    FragmentFace, FragmentFace2, FragmentShader, FragmentShaderWord3, FragmentStencil, ObjectType,
-    OutputSelect, OutputSize, PassType, PppUpdate, PppVertex, VaryingCounts, Viewport,
-    VisibilityMode, WClamp,
-};
-use hw::g13::control::vdm::{
-    self, IndexList, PppState, Primitive, ShaderCounts, VdmState, VdmVertex, VertexOutputs,
-    VertexShaderWord1, VertexUnknown,
-};
-use hw::g13::control::{pack_uniform_range, UscWord};
 use std::sync::atomic::Ordering;
 
 /// Graphics bindings and dynamic state of a command buffer.
@@ -165,14 +157,6 @@ fn usc_offset(dev: &Device, va: u64) -> Result<u32, vk::Result> {
     u32::try_from(va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
 }
 
-fn object_type(p: Topology) -> ObjectType {
-    match p {
-        Topology::Points => ObjectType::PointSpriteUv01,
-        Topology::Lines | Topology::LineStrip => ObjectType::Line,
-        _ => ObjectType::Triangle,
-    }
-}
-
 /// The scissor rectangle of a draw whose own scissor is `sc` (none: the whole framebuffer):
 /// within the render area and the framebuffer; max is exclusive.
 fn scissor_rect(area: vk::Rect2D, sc: Option<vk::Rect2D>, fb: (u32, u32)) -> [u32; 4] {
@@ -205,27 +189,14 @@ fn scissor_rect(area: vk::Rect2D, sc: Option<vk::Rect2D>, fb: (u32, u32)) -> [u3
     [x0, x1, y0, y1]
 }
 
-/// The part of a draw's state that depends on the render pass instance it runs in, beyond
-/// what the subpass says: the scissor is clipped to the render area and framebuffer, the
-/// scissor and depth-bias entries go into the render command's arrays, and the Fragment
-/// Control word carries the visibility mode of the occlusion query the draw counts into.
-/// A draw recorded in a secondary command buffer that continues a render pass instance gets
-/// these words when a primary executes it (secondary.rs).
-#[derive(Clone, Copy, Debug)]
-pub struct LateState {
-    /// The draw's scissor; none: the whole framebuffer.
-    pub scissor: Option<vk::Rect2D>,
-    /// The scissor entry's depth range.
-    pub depth_range: (f32, f32),
-    pub depth_bias: Option<DepthBias>,
-    /// The Fragment Control word, without its visibility mode.
-    pub control: FragmentControl,
-}
-
-/// A draw of a secondary command buffer's stream fragment waiting for its [`LateState`].
+/// A draw of a secondary command buffer's stream fragment waiting for its [`LateState`]: the
+/// part of its state that depends on the render pass instance it runs in, beyond what the
+/// subpass says. The scissor is clipped to the render area and framebuffer, and the draw
+/// counts into the occlusion query the executing primary has active when the secondary had
+/// none (secondary.rs).
 #[derive(Clone, Copy, Debug)]
 pub struct LateDraw {
-    /// Where in the fragment's VDM bytes the PPP update with the late words goes (just before
+    /// Where in the fragment's VDM bytes the block with the late words goes (just before
     /// the draw's Index List).
     pub at: usize,
     pub state: LateState,
@@ -234,114 +205,22 @@ pub struct LateDraw {
     pub query: Option<super::query::Active>,
 }
 
-/// The index of `entry` in `array`, a packed array of entries of its size: the last entry's if
-/// that is the same (consecutive draws mostly share their scissor and depth bias, and the
-/// PPP indexes at most 65536 entries), else a new one's.
-fn entry_index(array: &mut Vec<u8>, entry: &[u8]) -> u32 {
-    let n = array.len() / entry.len();
-    if n > 0 && array[(n - 1) * entry.len()..] == *entry {
-        return (n - 1) as u32;
-    }
-    array.extend_from_slice(entry);
-    n as u32
-}
-
-/// Puts a draw's late state into the current stream of the open render command: its
-/// scissor and depth-bias entries, and the PPP words that name them and the visibility of
-/// `query`.
-pub fn bind_late(
+/// Works out a draw's late state in the open render command: its scissor within the render
+/// area and framebuffer, and how it counts into `query` (which binds the render command to
+/// the query's pool).
+pub fn resolve_late(
     rec: &mut Recording,
-    late: &LateState,
+    state: &LateState,
     query: Option<super::query::Active>,
-) -> Result<PppUpdate, vk::Result> {
+) -> Result<Late, vk::Result> {
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
-    let [x0, x1, y0, y1] = scissor_rect(rs.area, late.scissor, (rs.fb.width, rs.fb.height));
-    let (visibility_mode, occlusion_query) =
-        super::query::draw_visibility(&mut rec.gfx_mut().occlusion, query)?;
-    let s = rec
-        .render
-        .as_mut()
-        .ok_or(vk::Result::ERROR_UNKNOWN)?
-        .stream()?;
-    let scissor = Scissor {
-        min_x: x0,
-        max_x: x1,
-        min_y: y0,
-        max_y: y1,
-        min_z: late.depth_range.0,
-        max_z: late.depth_range.1,
-    };
-    let scissor_index = entry_index(&mut s.scissors, &scissor.pack());
-    let bias_index = match late.depth_bias {
-        Some(b) => entry_index(&mut s.depth_biases, &b.pack()),
-        None => 0,
-    };
-    if scissor_index > 0xffff || bias_index > 0xffff {
-        eprintln!("agx4: more than 65536 different scissors or depth biases in one render command");
-        return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
-    }
-    Ok(PppUpdate {
-        fragment_control: Some(FragmentControl {
-            visibility_mode,
-            ..late.control
-        }),
-        depth_bias_scissor: Some(DepthBiasScissor {
-            scissor: scissor_index,
-            depth_bias: bias_index,
-        }),
-        occlusion_query,
-        viewport_count: 1,
-        ..Default::default()
+    let rect = scissor_rect(rs.area, state.scissor, (rs.fb.width, rs.fb.height));
+    let visibility = super::query::draw_visibility(&mut rec.gfx_mut().occlusion, query)?;
+    Ok(Late {
+        state: *state,
+        rect,
+        visibility,
     })
-}
-
-/// The varying counts the PPP wants, from the coefficient bindings.
-fn varying_counts(p: &GraphicsPipeline) -> VaryingCounts {
-    let mut c = VaryingCounts::default();
-    for b in &p.binary.cf_bindings {
-        // Only varyings from the UVS record count; 1/W, Z and the point sprite's
-        // coordinates come from the rasterizer.
-        if matches!(
-            b.source,
-            CfSource::Varying { base_slot: 3 }
-                | CfSource::FragcoordZ
-                | CfSource::PointCoord
-                | CfSource::PrimitiveId
-        ) {
-            continue;
-        }
-        let n = u32::from(b.components);
-        match b.shade {
-            CfShade::Perspective => c.smooth += n,
-            CfShade::Flat => c.flat += n,
-            CfShade::Linear => c.linear += n,
-        }
-    }
-    c
-}
-
-fn stencil_word(fx: &Effective, face: usize) -> FragmentStencil {
-    match &fx.stencil {
-        Some(s) => {
-            let f = &s[face];
-            FragmentStencil {
-                write_mask: f.write_mask,
-                read_mask: f.compare_mask,
-                depth_pass: stencil_op(f.pass),
-                depth_fail: stencil_op(f.depth_fail),
-                stencil_fail: stencil_op(f.fail),
-                compare: zs_func(f.compare),
-            }
-        }
-        None => FragmentStencil {
-            write_mask: 0,
-            read_mask: 0xff,
-            depth_pass: StencilOp::Keep,
-            depth_fail: StencilOp::Keep,
-            stencil_fail: StencilOp::Keep,
-            compare: ZsFunc::Always,
-        },
-    }
 }
 
 /// What a stream's last draw left for a next draw that differs from it only in its counts
@@ -371,8 +250,8 @@ struct Bound {
     /// Offsets of the vertex and fragment USC words.
     vs_words: u32,
     fs_words: Option<u32>,
-    /// The PPP update that points the fragment shader word at `fs_words` (address, size in
-    /// words), once a draw in the fixed-function epoch needed it.
+    /// What the emitter uploaded to point the stream's state at `fs_words`, once a draw in
+    /// the fixed-function epoch needed it (`emit::Graphics::rebind`).
     ppp: Option<(u64, u32)>,
 }
 
@@ -418,8 +297,8 @@ fn repeatable(rec: &Recording) -> bool {
 
 /// Records direct draw `kind` as an index list alone when the stream's last draw was recorded
 /// in the current state epoch with the same draw parameters: its root table, USC words and
-/// VDM and PPP state are all still in force. Returns whether it did.
-fn repeat(rec: &mut Recording, kind: DrawKind) -> Result<bool, vk::Result> {
+/// fixed-function state are all still in force. Returns whether it did.
+fn repeat(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<bool, vk::Result> {
     let Some(params) = direct_params(kind) else {
         return Ok(false);
     };
@@ -441,7 +320,8 @@ fn repeat(rec: &mut Recording, kind: DrawKind) -> Result<bool, vk::Result> {
     if last.epoch != epoch || last.params != params || last.indexed != indexed {
         return Ok(false);
     }
-    index_list(kind, last.primitive, last.restart, index)?.pack(&mut s.vdm);
+    let list = index_list(kind, last.primitive, last.restart, index)?;
+    dev.emitter()?.graphics.index_list(&list, &mut s.vdm);
     s.draws += 1;
     Ok(true)
 }
@@ -449,7 +329,7 @@ fn repeat(rec: &mut Recording, kind: DrawKind) -> Result<bool, vk::Result> {
 /// Records direct draw `kind` when the stream's last draw was recorded in the current
 /// fixed-function epoch: only its root table differs (other descriptor sets, vertex buffers,
 /// push constants or draw parameters), so the draw is a new root table, the USC words that
-/// load it, the VDM and PPP words that point at those, and its index list. Returns whether
+/// load it, the state words that point at those, and its index list. Returns whether
 /// it did.
 fn rebind(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<bool, vk::Result> {
     let Some(params) = direct_params(kind) else {
@@ -488,7 +368,13 @@ fn rebind(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<bool, vk:
             root_va,
             vs_words: vertex_words(dev, rec, last.vertex, root_va)?,
             fs_words: match last.fragment {
-                Some(f) => Some(fragment_words(dev, rec, f, [None, None], root_va)?),
+                Some(f) => Some(fragment_words(
+                    dev,
+                    rec,
+                    f,
+                    DrawTextures::default(),
+                    root_va,
+                )?),
                 None => None,
             },
             ppp: None,
@@ -496,71 +382,25 @@ fn rebind(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<bool, vk:
     };
     let index = rec.gfx().index;
     let indexed = matches!(kind, DrawKind::Indexed { .. });
-    let restart_index = match (indexed, index) {
-        (true, Some((_, _, size))) => Some(size.restart_index()),
-        _ => None,
-    };
     let epoch = rec.epoch();
+    let graphics = dev.emitter()?.graphics;
+    let rebind = Rebind {
+        vertex_words: bound.vs_words,
+        fragment_words: bound.fs_words,
+        index: index.filter(|_| indexed).map(|i| i.2),
+    };
+    let upload = &mut rec.upload;
     let rs = rec
         .render
         .as_mut()
         .ok_or(vk::Result::ERROR_UNKNOWN)?
         .stream()?;
-    let (vdm_now, ppp_now) = rs.emitted.as_mut().ok_or(vk::Result::ERROR_UNKNOWN)?;
-    // The PPP update that points the fragment shader word at this draw's USC words.
-    let ppp = match (bound.fs_words, ppp_now.fragment_shader) {
-        (Some(words), Some(f)) if f.pipeline != words => {
-            let shader = FragmentShader {
-                pipeline: words,
-                ..f
-            };
-            let (pointer, size_words) = match bound.ppp {
-                Some(p) => p,
-                None => {
-                    let mut bytes = Vec::with_capacity(64);
-                    PppUpdate {
-                        fragment_shader: Some(shader),
-                        viewport_count: 1,
-                        ..Default::default()
-                    }
-                    .pack(&mut bytes)
-                    .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
-                    let size =
-                        u32::try_from(bytes.len() / 4).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
-                    (rec.upload.push_shared(dev, &mut bytes, 64, None)?, size)
-                }
-            };
-            bound.ppp = Some((pointer, size_words));
-            Some((shader, pointer, size_words))
-        }
-        // The stream's state has no fragment shader word to repoint: record it in full.
-        (Some(_), None) => return Ok(false),
-        _ => None,
-    };
-    let state = VdmState {
-        restart_index,
-        vertex_shader_word_1: Some(VertexShaderWord1 {
-            unknown: 0,
-            pipeline: bound.vs_words,
-        }),
-        ..Default::default()
+    let mut push = |b: &mut Vec<u8>| upload.push_shared(dev, b, 64, None);
+    if !graphics.rebind(&rebind, &mut rs.words(), &mut bound.ppp, &mut push)? {
+        return Ok(false);
     }
-    .changes_from(vdm_now);
-    vdm_now.apply(&state);
-    if !state.is_empty() {
-        state.pack(&mut rs.vdm);
-    }
-    if let Some((shader, pointer, size_words)) = ppp {
-        ppp_now.fragment_shader = Some(shader);
-        let block = PppState {
-            pointer,
-            size_words,
-        }
-        .pack()
-        .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
-        rs.vdm.extend_from_slice(&block);
-    }
-    index_list(kind, last.primitive, last.restart, index)?.pack(&mut rs.vdm);
+    let list = index_list(kind, last.primitive, last.restart, index)?;
+    graphics.index_list(&list, &mut rs.vdm);
     rs.draws += 1;
     let other = last
         .bound
@@ -577,24 +417,13 @@ fn rebind(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<bool, vk:
     Ok(true)
 }
 
-/// The primitive restart index of an index size: all ones.
-fn restart_index(size: vdm::IndexSize) -> u32 {
-    match size {
-        vdm::IndexSize::U8 => IndexSize::U8,
-        vdm::IndexSize::U16 => IndexSize::U16,
-        vdm::IndexSize::U32 => IndexSize::U32,
-    }
-    .restart_index()
-}
-
-/// The index list block of direct or indirect draw `kind` with bound index buffer `index`.
+/// The index list of direct or indirect draw `kind` with bound index buffer `index`.
 fn index_list(
     kind: DrawKind,
-    topology: Topology,
+    primitive: Topology,
     restart: bool,
     index: Option<(u64, u64, IndexSize)>,
 ) -> Result<IndexList, vk::Result> {
-    let primitive = primitive(topology);
     Ok(match kind {
         DrawKind::Direct {
             count,
@@ -603,14 +432,12 @@ fn index_list(
             ..
         } => IndexList {
             primitive,
-            restart_enable: false,
-            index_size: vdm::IndexSize::U32,
-            index_buffer: None,
+            restart: false,
+            index: None,
             count: Some(count),
             instances: Some(instances),
             start: Some(first_vertex),
             indirect: None,
-            index_buffer_size: None,
         },
         DrawKind::Indexed {
             count,
@@ -619,40 +446,35 @@ fn index_list(
             vertex_offset,
             ..
         } => {
-            let (addr, size, isz) = index.ok_or(vk::Result::ERROR_UNKNOWN)?;
-            let skip = u64::from(first_index) * u64::from(isz.bytes());
+            let (va, bytes, size) = index.ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let skip = u64::from(first_index) * u64::from(size.bytes());
             IndexList {
                 primitive,
-                restart_enable: restart,
-                index_size: index_size(isz),
-                index_buffer: Some(addr + skip),
+                restart,
+                index: Some(IndexBuffer {
+                    va: va + skip,
+                    bytes: bytes.saturating_sub(skip),
+                    size,
+                }),
                 count: Some(count),
                 instances: Some(instances),
                 start: Some(vertex_offset as u32),
                 indirect: None,
-                index_buffer_size: Some(
-                    size.saturating_sub(skip)
-                        .next_multiple_of(4)
-                        .min(0xffff_fffc) as u32,
-                ),
             }
         }
         DrawKind::Indirect { args, indexed, .. } => {
-            let ix = if indexed {
-                Some(index.ok_or(vk::Result::ERROR_UNKNOWN)?)
-            } else {
-                None
+            let index = match indexed {
+                true => Some(index.ok_or(vk::Result::ERROR_UNKNOWN)?),
+                false => None,
             };
             IndexList {
                 primitive,
-                restart_enable: indexed && restart,
-                index_size: index_size(ix.map_or(IndexSize::U32, |i| i.2)),
-                index_buffer: ix.map(|i| i.0),
+                restart: indexed && restart,
+                index: index.map(|(va, bytes, size)| IndexBuffer { va, bytes, size }),
                 count: None,
                 instances: None,
                 start: None,
                 indirect: Some(args),
-                index_buffer_size: ix.map(|i| i.1.next_multiple_of(4).min(0xffff_fffc) as u32),
             }
         }
     })
@@ -660,7 +482,7 @@ fn index_list(
 
 /// Records one draw with the bound pipeline, under the conditional rendering in effect.
 pub fn draw(dev: &Device, rec: &mut Recording, kind: DrawKind) -> Result<(), vk::Result> {
-    if repeat(rec, kind)? || rebind(dev, rec, kind)? {
+    if repeat(dev, rec, kind)? || rebind(dev, rec, kind)? {
         return Ok(());
     }
     let Some(c) = rec.condition else {
@@ -857,16 +679,6 @@ pub fn draw_raster(
     draw_one(dev, rec, p, vertex, kind, None, Some(raster)).map(|_| ())
 }
 
-/// What a draw's vertex USC words say besides the root table's address.
-#[derive(Clone, Copy, Debug)]
-pub struct VertexLaunch {
-    code: u32,
-    uniform_halves: u32,
-    gpr_halves: u32,
-    spill: u32,
-    preamble: Option<compiler::PreambleCode>,
-}
-
 /// Uploads the vertex USC words of a draw (shared with an identical earlier draw's) and
 /// returns their offset in the shader window.
 fn vertex_words(
@@ -875,81 +687,23 @@ fn vertex_words(
     v: VertexLaunch,
     root_va: u64,
 ) -> Result<u32, vk::Result> {
-    let mut vw = Vec::with_capacity(128);
-    UscWord::vertex_compute_shared(0).pack(&mut vw);
-    pack_uniform_range(0, v.uniform_halves, root_va, &mut vw);
-    UscWord::Shader {
-        code: v.code,
-        loads_varyings: false,
-    }
-    .pack(&mut vw);
-    UscWord::registers(v.gpr_halves, v.spill).pack(&mut vw);
-    preshader_word(v.code, v.preamble).pack(&mut vw);
-    usc_offset(dev, rec.upload.push_shared(dev, &mut vw, 64, None)?)
-}
-
-/// The word that ends a program's USC words: its preamble (whose code follows the
-/// program's at `code`), or none.
-fn preshader_word(code: u32, preamble: Option<compiler::PreambleCode>) -> UscWord {
-    match preamble {
-        Some(p) => UscWord::Preshader {
-            code: code + p.offset,
-        },
-        None => UscWord::NoPreshader,
-    }
-}
-
-/// The preshader register count of a launch whose program has `preamble`.
-fn preshader_halves(preamble: Option<compiler::PreambleCode>) -> u32 {
-    preamble.map_or(0, |p| ShaderCounts::preshader_halves_for(p.gpr_halves))
-}
-
-/// What a draw's fragment USC words say besides the root table's address and the per-draw
-/// textures.
-#[derive(Clone, Copy, Debug)]
-pub struct FragmentLaunch {
-    prog: crate::pipeline_blend::FragmentProgram,
-    early_z: bool,
-    loads_varyings: bool,
+    let mut w = dev.emitter()?.graphics.vertex_words(&v, root_va);
+    usc_offset(dev, rec.upload.push_shared(dev, &mut w, 64, None)?)
 }
 
 /// Uploads the fragment USC words of a draw in the current render (shared with an identical
-/// earlier draw's) and returns their offset in the shader window. `textures`: the input
-/// attachment and spilled target texture tables, when the draw has them.
+/// earlier draw's) and returns their offset in the shader window.
 fn fragment_words(
     dev: &Device,
     rec: &mut Recording,
     f: FragmentLaunch,
-    textures: [Option<(u64, u32)>; 2],
+    textures: DrawTextures,
     root_va: u64,
 ) -> Result<u32, vk::Result> {
-    let mut fw = Vec::with_capacity(192);
     let rs = rec.render.as_ref().ok_or(vk::Result::ERROR_UNKNOWN)?;
-    super::render::tile_shared_word(&rs.tilebuffer, &mut fw);
-    pack_uniform_range(0, f.prog.uniform_halves, root_va, &mut fw);
-    let bases = [
-        compiler::abi::INPUT_ATTACHMENT_TEXTURE_BASE,
-        compiler::abi::SPILLED_TARGET_TEXTURE_BASE,
-    ];
-    for (t, start) in textures.into_iter().zip(bases) {
-        if let Some((buffer, count)) = t {
-            UscWord::Texture {
-                start,
-                count,
-                buffer,
-            }
-            .pack(&mut fw);
-        }
-    }
-    UscWord::FragmentProperties { early_z: f.early_z }.pack(&mut fw);
-    UscWord::Shader {
-        code: f.prog.code,
-        loads_varyings: f.loads_varyings,
-    }
-    .pack(&mut fw);
-    UscWord::registers(f.prog.gpr_halves, f.prog.spill).pack(&mut fw);
-    preshader_word(f.prog.code, f.prog.preamble).pack(&mut fw);
-    usc_offset(dev, rec.upload.push_shared(dev, &mut fw, 64, None)?)
+    let graphics = dev.emitter()?.graphics;
+    let mut w = graphics.fragment_words(&f, &rs.tilebuffer, &textures, root_va);
+    usc_offset(dev, rec.upload.push_shared(dev, &mut w, 64, None)?)
 }
 
 /// Records one draw into the current stream with vertex program `vertex` (a capture draw
@@ -1116,15 +870,16 @@ fn draw_one(
             };
             let spilled = super::render::spilled_textures(dev, rec)?;
             textures_per_draw = inputs.is_some() || spilled.is_some();
-            Some((
-                fragment_words(dev, rec, f, [inputs, spilled], root_va)?,
-                f.prog,
-            ))
+            let table = |t: Option<(u64, u32)>| t.map(|(va, count)| StateTable { count, va });
+            let textures = DrawTextures {
+                input_attachments: table(inputs),
+                spilled_targets: table(spilled),
+            };
+            Some((f.prog, fragment_words(dev, rec, f, textures, root_va)?))
         }
         None => None,
     };
 
-    // Scissor and depth bias entries of the render command.
     let vp = fx.viewport.unwrap_or(vk::Viewport {
         x: 0.0,
         y: 0.0,
@@ -1133,9 +888,8 @@ fn draw_one(
         min_depth: 0.0,
         max_depth: 1.0,
     });
-    let scissor = fx.scissor;
-    // The depth range works with the Cull word's clip and clamp bits: the viewport's range
-    // when clamping, all of [0, 1] otherwise (as Mesa's Honeykrisp sets it).
+    // The depth range fragments are clamped to: the viewport's when clamping, all of [0, 1]
+    // otherwise (as Mesa's Honeykrisp sets it).
     let depth_range = if fx.depth_clamp {
         (
             vp.min_depth.min(vp.max_depth),
@@ -1144,177 +898,26 @@ fn draw_one(
     } else {
         (0.0, 1.0)
     };
-    let depth_bias = fx.depth_bias.map(|s| DepthBias {
-        depth_bias: s.constant,
-        slope_scale: s.slope,
-        clamp: s.clamp,
-    });
-
-    // The PPP update: all of the draw's fixed-function state.
-    let flat = crate::pipeline_graphics::flat_vertex(fx.provoking_last, fx.primitive);
-    let stencil_on = fx.stencil.is_some();
-    let reference = |face: usize| -> u32 { fx.stencil.map_or(0, |s| s[face].reference) };
-    let line_width = fx.line_width;
-    let face = |face: usize| FragmentFace {
-        stencil_reference: reference(face),
-        line_width: line_width_bits(line_width),
-        polygon_mode: polygon_mode(fx.polygon_mode),
-        disable_depth_write: !fx.depth_write,
-        unk_visibility: 0,
-        depth_function: if fx.depth_test {
-            zs_func(fx.depth_compare)
-        } else {
-            ZsFunc::Always
-        },
-    };
-    let face2 = FragmentFace2 {
-        disable_depth_write: !fx.depth_write,
-        conservative_depth: ConservativeDepth::Any,
-        depth_function: ZsFunc::Always,
-        object_type: object_type(fx.primitive),
-    };
-    let control = FragmentControl {
-        visibility_mode: VisibilityMode::None,
-        scissor_enable: true,
-        // Vulkan biases polygons only (also when drawn as edges or vertices); the GPU would
-        // bias lines and points too, so the bias is off for those topologies (as in Mesa).
-        depth_bias_enable: fx.depth_bias.is_some()
-            && object_type(fx.primitive) == ObjectType::Triangle,
-        stencil_test_enable: stencil_on,
-        two_sided_stencil: stencil_on,
-        tag_write_disable: fx.rasterizer_discard,
-        sample_mask_after_depth_stencil: false,
-        disable_tri_merging: false,
-        pass_type: if discards || (b.writes_memory && !b.early_fragment_tests) {
-            PassType::PunchThrough
-        } else {
-            PassType::Opaque
-        },
-    };
     let late = LateState {
-        scissor,
+        scissor: fx.scissor,
         depth_range,
-        depth_bias,
-        control,
-    };
-    let counts = varying_counts(p);
-    // The fragment shader reads gl_PrimitiveID from the rasterizer (no geometry shader).
-    let primitive_id = b
-        .cf_bindings
-        .iter()
-        .any(|c| c.source == CfSource::PrimitiveId);
-    let mut ppp = PppUpdate {
-        front_face: Some(face(0)),
-        front_face_2: Some(face2),
-        front_stencil: Some(stencil_word(&fx, 0)),
-        back_face: Some(face(1)),
-        back_face_2: Some(face2),
-        back_stencil: Some(stencil_word(&fx, 1)),
-        viewport_count: 1,
-        viewports: Some(vec![Viewport {
-            translate_x: vp.x + vp.width / 2.0,
-            scale_x: vp.width / 2.0,
-            translate_y: vp.y + vp.height / 2.0,
-            scale_y: vp.height / 2.0,
-            translate_z: vp.min_depth,
-            scale_z: vp.max_depth - vp.min_depth,
-        }]),
-        w_clamp: Some(WClamp { w_clamp: 1e-10 }),
-        output_select: Some(OutputSelect {
-            varyings: b.uvs_words
-                > 4 + u32::from(b.writes_point_size) + b.clip_distance_planes.count_ones(),
-            point_size: b.writes_point_size,
-            clip_distance_planes: u32::from(b.clip_distance_planes),
-            frag_coord_z: b
-                .cf_bindings
-                .iter()
-                .any(|c| c.source == CfSource::FragcoordZ),
-            ..Default::default()
-        }),
-        varying_counts_32: Some(counts),
-        varying_counts_16: Some(VaryingCounts::default()),
-        cull: Some(Cull {
-            cull_front: fx.cull_front,
-            cull_back: fx.cull_back,
-            flat_shading_vertex: [PppVertex::V0, PppVertex::V1, PppVertex::V2][flat],
-            // depthClampEnable clamps depth to the viewport range; clipping against the near
-            // and far planes is off with it unless VK_EXT_depth_clip_enable turns it on.
-            depth_clip: fx.depth_clip,
-            depth_clamp: fx.depth_clamp,
-            // Only Bresenham lines cover whole pixels; everything else is sampled per sample.
-            primitive_msaa: fx.bresenham_lines && fx.primitive.is_line(),
-            front_face_ccw: fx.front_ccw,
-            rasterizer_discard: fx.rasterizer_discard,
-        }),
-        cull_2: Some(Cull2 {
-            rasterizer_discard: fx.rasterizer_discard,
-            needs_primitive_id: primitive_id,
-            ..Default::default()
-        }),
-        fragment_shader: fs_words.map(|(words, prog)| FragmentShader {
-            counts: ShaderCounts {
-                unknown_0: false,
-                uniform_halves: prog.launch_uniform_halves,
-                texture_states: 0,
-                sampler_states: 0,
-                preshader_halves: preshader_halves(prog.preamble),
-            },
-            cf_binding_count: p.cf_binding_count,
-            unknown_1: 0,
-            pipeline: words,
-            cf_bindings: p.cf_bindings[flat],
-            word_3: FragmentShaderWord3::default(),
-        }),
-        output_size: Some(OutputSize { count: b.uvs_words }),
-        ..Default::default()
+        depth_bias: fx.depth_bias,
+        primitive: fx.primitive,
+        stencil_test: fx.stencil.is_some(),
+        rasterizer_discard: fx.rasterizer_discard,
+        punch_through: discards || (b.writes_memory && !b.early_fragment_tests),
     };
     // A draw of a secondary command buffer continuing a render pass instance gets its late
-    // words when a primary executes it; any other draw gets them now, in the same update.
+    // words when a primary executes it; any other draw gets them now, with the rest.
     let query = rec.gfx().occlusion.active();
     let inherited = rec
         .render
         .as_ref()
         .ok_or(vk::Result::ERROR_UNKNOWN)?
         .inherited;
-    if !inherited {
-        let words = bind_late(rec, &late, query)?;
-        ppp.fragment_control = words.fragment_control;
-        ppp.depth_bias_scissor = words.depth_bias_scissor;
-        ppp.occlusion_query = words.occlusion_query;
-    }
-    // Only the words that change the state the stream's last draw left, when it is known.
-    let before = match inherited {
-        false => rec
-            .render
-            .as_mut()
-            .ok_or(vk::Result::ERROR_UNKNOWN)?
-            .stream()?
-            .emitted
-            .take(),
+    let resolved = match inherited {
+        false => Some(resolve_late(rec, &late, query)?),
         true => None,
-    };
-    let ppp_update = match &before {
-        Some((_, p0)) => ppp.changes_from(p0),
-        None => ppp.clone(),
-    };
-    let ppp_block = if ppp_update.is_empty() {
-        None
-    } else {
-        let mut ppp_bytes = Vec::with_capacity(256);
-        ppp_update
-            .pack(&mut ppp_bytes)
-            .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
-        let pointer = rec.upload.push_shared(dev, &mut ppp_bytes, 64, None)?;
-        let size_words =
-            u32::try_from(ppp_bytes.len() / 4).map_err(|_| vk::Result::ERROR_UNKNOWN)?;
-        Some(
-            PppState {
-                pointer,
-                size_words,
-            }
-            .pack()
-            .map_err(|_| vk::Result::ERROR_UNKNOWN)?,
-        )
     };
 
     // The index buffer and the draw block.
@@ -1323,58 +926,38 @@ fn draw_one(
         (None, _) if raster.is_some() => {
             let r = raster.ok_or(vk::Result::ERROR_UNKNOWN)?;
             IndexList {
-                primitive: primitive(r.primitive),
-                restart_enable: true,
-                index_size: vdm::IndexSize::U32,
-                index_buffer: Some(r.index),
+                primitive: r.primitive,
+                restart: true,
+                index: Some(IndexBuffer {
+                    va: r.index,
+                    bytes: u64::from(r.count) * 4,
+                    size: IndexSize::U32,
+                }),
                 count: r.indirect.is_none().then_some(r.count),
                 instances: r.indirect.is_none().then_some(1),
                 start: r.indirect.is_none().then_some(0),
                 indirect: r.indirect,
-                index_buffer_size: Some(
-                    (u64::from(r.count) * 4)
-                        .next_multiple_of(4)
-                        .min(0xffff_fffc) as u32,
-                ),
             }
         }
         (Some(c), _) => IndexList {
-            primitive: Primitive::Points,
-            restart_enable: false,
-            index_size: vdm::IndexSize::U32,
-            index_buffer: None,
+            primitive: Topology::Points,
+            restart: false,
+            index: None,
             count: c.indirect.is_none().then_some(c.count),
             instances: c.indirect.is_none().then_some(c.instances),
             start: c.indirect.is_none().then_some(0),
             indirect: c.indirect,
-            index_buffer_size: None,
         },
         (None, kind) => index_list(kind, fx.primitive, fx.restart, bound_index)?,
     };
-    let state = VdmState {
-        restart_index: list.index_buffer.map(|_| restart_index(list.index_size)),
-        vertex_shader_word_0: Some(ShaderCounts {
-            unknown_0: false,
-            uniform_halves: vs_bin.launch_uniform_halves(),
-            texture_states: 0,
-            sampler_states: 0,
-            preshader_halves: preshader_halves(vs_bin.preamble),
-        }),
-        vertex_shader_word_1: Some(VertexShaderWord1 {
-            unknown: 0,
-            pipeline: vs_words,
-        }),
-        vertex_outputs: Some(VertexOutputs {
-            count_1: b.uvs_words,
-            count_2: b.uvs_words,
-        }),
-        vertex_unknown: Some(VertexUnknown {
-            flat_shading_control: [VdmVertex::V0, VdmVertex::V1, VdmVertex::V2]
-                [crate::pipeline_graphics::flat_vertex(fx.provoking_last, fx.primitive)],
-            unknown_4: fx.rasterizer_discard,
-            unknown_5: fx.rasterizer_discard,
-            generate_primitive_id: primitive_id,
-        }),
+    let state = DrawState {
+        fx: &fx,
+        pipeline: p,
+        viewport: vp,
+        vertex: (vs_bin, vs_words),
+        fragment: fs_words,
+        list: &list,
+        late: resolved,
     };
     // Read after everything this draw changed in the state (the occlusion query binding).
     let repeatable = match direct_params(kind) {
@@ -1398,7 +981,7 @@ fn draw_one(
                     Some(Bound {
                         root_va,
                         vs_words,
-                        fs_words: fs_words.map(|(w, _)| w),
+                        fs_words: fs_words.map(|(_, w)| w),
                         ppp: None,
                     }),
                     None,
@@ -1407,28 +990,16 @@ fn draw_one(
         }
         _ => None,
     };
+    let graphics = dev.emitter()?.graphics;
+    let upload = &mut rec.upload;
     let rs = rec
         .render
         .as_mut()
         .ok_or(vk::Result::ERROR_UNKNOWN)?
         .stream()?;
     rs.repeatable = repeatable;
-    let state_update = match &before {
-        Some((v0, _)) => state.changes_from(v0),
-        None => state,
-    };
-    if !state_update.is_empty() {
-        state_update.pack(&mut rs.vdm);
-    }
-    if let Some(block) = ppp_block {
-        rs.vdm.extend_from_slice(&block);
-    }
-    if !inherited {
-        let (mut vdm_now, mut ppp_now) = before.unwrap_or_default();
-        vdm_now.apply(&state);
-        ppp_now.apply(ppp);
-        rs.emitted = Some((vdm_now, ppp_now));
-    }
+    let mut push = |b: &mut Vec<u8>| upload.push_shared(dev, b, 64, None);
+    graphics.draw_state(&state, &mut rs.words(), &mut push)?;
     if inherited {
         rs.late.push(LateDraw {
             at: rs.vdm.len(),
@@ -1436,7 +1007,7 @@ fn draw_one(
             query,
         });
     }
-    list.pack(&mut rs.vdm);
+    graphics.index_list(&list, &mut rs.vdm);
     rs.draws += 1;
     Ok(root)
 }

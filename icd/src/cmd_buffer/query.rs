@@ -17,11 +17,11 @@ use super::transfer::fill_words;
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
+use crate::emit::Visibility;
 use crate::handle::Object;
 use crate::query_pool::{QueryKind, QueryPool};
 use ash::vk;
 use compiler::meta::{query, Meta};
-use hw::g13::control::ppp::{FragmentOcclusionQuery, VisibilityMode};
 use std::sync::atomic::Ordering;
 
 /// An active occlusion query: where its counter lives and how it counts.
@@ -59,26 +59,23 @@ impl OcclusionState {
     }
 }
 
-/// The visibility mode and occlusion query word of a draw counting into `query`; binds the
-/// open render command to the query's pool.
+/// How a draw counts into `query`; binds the open render command to the query's pool.
 pub fn draw_visibility(
     s: &mut OcclusionState,
     query: Option<Active>,
-) -> Result<(VisibilityMode, Option<FragmentOcclusionQuery>), vk::Result> {
+) -> Result<Visibility, vk::Result> {
     let Some(a) = query else {
-        return Ok((VisibilityMode::None, None));
+        return Ok(Visibility::None);
     };
     if s.render_base.is_some_and(|b| b != a.results) {
         eprintln!("agx4: draws of one render command counting into two occlusion query pools are not supported");
         return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
     }
     s.render_base = Some(a.results);
-    let mode = if a.precise {
-        VisibilityMode::Counting
-    } else {
-        VisibilityMode::Boolean
-    };
-    Ok((mode, Some(FragmentOcclusionQuery { index: a.index })))
+    Ok(match a.precise {
+        true => Visibility::Counting(a.index),
+        false => Visibility::Boolean(a.index),
+    })
 }
 
 /// The `isp_oclqry_base` of the render command being closed.

@@ -29,8 +29,7 @@ use compiler::{
     InputAttachmentSource, TileLoad, TileProgram, TileProgramRequest, TileStore, TileTarget,
 };
 use hw::g13::control::descriptors::{TextureDimension, ZlsControl, ZlsFormat};
-use hw::g13::control::ppp::PppUpdate;
-use hw::g13::control::vdm::{VdmBarrier, VdmState, VdmStreamTerminate};
+use hw::g13::control::vdm::{VdmBarrier, VdmStreamTerminate};
 use hw::g13::control::{pack_uniform_range, UscWord};
 use hw::g13::image_desc::{self, ImageDesc};
 use hw::g13::tilebuffer::{Placement, TilebufferLayout};
@@ -64,18 +63,28 @@ pub struct Stream {
     pub cleared_depth: Option<f32>,
     pub cleared_stencil: Option<u32>,
     /// In a secondary command buffer's stream fragment: the draws whose late state the
-    /// executing primary supplies (draw.rs `LateState`, secondary.rs).
+    /// executing primary supplies (`emit::LateState`, secondary.rs).
     pub late: Vec<super::draw::LateDraw>,
-    /// The VDM and PPP state in force after the stream's last draw, when this recorder wrote
-    /// all of it: the next draw emits only the words that differ. `None` when unknown (a new
+    /// The draw state in force after the stream's last draw, in the emitter's terms, when
+    /// this recorder wrote all of it: the next draw emits only the words that differ. `None` when unknown (a new
     /// stream, or after a secondary's draws), so the next draw emits every word.
-    pub emitted: Option<(VdmState, PppUpdate)>,
+    pub emitted: Option<crate::emit::StreamState>,
     /// What the stream's last draw left for a draw that repeats it (draw.rs `repeat`); `None`
     /// after anything else was recorded into the stream.
     pub repeatable: Option<super::draw::Repeatable>,
 }
 
 impl Stream {
+    /// The parts draws add to, as a generation's emitter sees them.
+    pub fn words(&mut self) -> crate::emit::StreamWords<'_> {
+        crate::emit::StreamWords {
+            vdm: &mut self.vdm,
+            scissors: &mut self.scissors,
+            depth_biases: &mut self.depth_biases,
+            state: &mut self.emitted,
+        }
+    }
+
     /// Whether the stream changes its attachments besides the load ops: draws, or clears of
     /// whole targets.
     pub fn wrote(&self) -> bool {
@@ -628,19 +637,6 @@ pub fn spilled_textures(
     Ok(Some((rec.upload.push(dev, &bytes, 16)?, count)))
 }
 
-/// The USC Shared word of fragment-stage programs reading this tilebuffer.
-pub fn tile_shared_word(tib: &TilebufferLayout, out: &mut Vec<u8>) {
-    let s = tib.usc_shared();
-    UscWord::Shared {
-        uses_shared: true,
-        layout: s.layout,
-        bytes_per_threadgroup: s.bytes_per_threadgroup.next_multiple_of(256),
-        sample_count: s.sample_count,
-        sample_stride_bytes: s.sample_stride_in_8_bytes * 8,
-    }
-    .pack(out);
-}
-
 /// Uploads the USC words of a tile program and returns their USC address.
 fn tile_words(
     dev: &Device,
@@ -651,7 +647,7 @@ fn tile_words(
     textures: Option<(u64, u32)>,
 ) -> Result<u32, vk::Result> {
     let mut w = Vec::new();
-    tile_shared_word(tib, &mut w);
+    crate::emit::g13::tile_shared_word(tib, &mut w);
     if let Some(u) = uniforms {
         pack_uniform_range(0, p.program.uniform_halves, u, &mut w);
     }

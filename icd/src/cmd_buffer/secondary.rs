@@ -32,7 +32,6 @@ use crate::handle::{self, Object};
 use crate::pipeline_graphics::subpass_tilebuffer;
 use crate::render_pass::RenderPass;
 use ash::vk;
-use hw::g13::control::vdm::PppState;
 
 /// Opens the inherited subpass of a secondary command buffer begun with RENDER_PASS_CONTINUE.
 ///
@@ -188,25 +187,18 @@ fn splice(dev: &Device, rec: &mut Recording, f: &Stream) -> Result<(), vk::Resul
     // of a layered framebuffer) gets one that loads what is there.
     rs.current = rs.stream_for(f.layer);
     let mut from = 0;
+    let graphics = dev.emitter()?.graphics;
     for &LateDraw { at, state, query } in &f.late {
         let query = query.or(rec.gfx().occlusion.active());
-        let words = draw::bind_late(rec, &state, query)?;
-        let mut bytes = Vec::new();
-        words
-            .pack(&mut bytes)
-            .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
-        let pointer = rec.upload.push(dev, &bytes, 64)?;
-        let block = PppState {
-            pointer,
-            size_words: (bytes.len() / 4) as u32,
-        }
-        .pack()
-        .map_err(|_| vk::Result::ERROR_UNKNOWN)?;
+        let late = draw::resolve_late(rec, &state, query)?;
+        let upload = &mut rec.upload;
         let stream = rec
             .render
             .as_mut()
             .ok_or(vk::Result::ERROR_UNKNOWN)?
             .stream()?;
+        let mut push = |b: &mut Vec<u8>| upload.push(dev, b, 64);
+        let block = graphics.late_block(&late, &mut stream.words(), &mut push)?;
         let blocks = f.vdm.get(from..at).ok_or(vk::Result::ERROR_UNKNOWN)?;
         stream.vdm.extend_from_slice(blocks);
         stream.vdm.extend_from_slice(&block);

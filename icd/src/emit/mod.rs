@@ -3,11 +3,19 @@
 //! generation's encoding of them lives in its own file here (`g13.rs`), as Mesa panvk keeps
 //! its per-architecture emission files.
 //!
-//! Compute work is the first kind behind it: the words that bind a compute shader, the
-//! launch, the barrier between launches, and the blocks that link and end a control stream.
-//! Render passes and draws still pack G13 words in `cmd_buffer/` (docs/generations.md).
+//! Two kinds of work are behind it:
+//! - compute: the words that bind a compute shader, the launch, the barrier between
+//!   launches, and the blocks that link and end a control stream;
+//! - draws (`graphics.rs`): the words that bind a draw's programs, its fixed-function state
+//!   and its index list.
+//!
+//! Render passes (the render command, tile programs, attachments) still pack G13 words in
+//! `cmd_buffer/render.rs` (docs/generations.md).
 
 pub(crate) mod g13;
+mod graphics;
+
+pub use graphics::*;
 
 use hw::Generation;
 
@@ -89,6 +97,7 @@ pub trait Compute: Sync {
 /// What a generation records.
 pub struct Emitter {
     pub compute: &'static dyn Compute,
+    pub graphics: &'static dyn Graphics,
 }
 
 /// The emitter of `generation`, if agx4 knows its control streams: G13's serves G14 too,

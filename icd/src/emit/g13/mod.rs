@@ -1,12 +1,18 @@
-//! G13's (M1's) command words: its compute control stream (`compute.rs`) and its terms for
-//! Vulkan-level fixed-function values (`state.rs`).
+//! G13's (M1's) command words: its compute control stream (`compute.rs`), its draws
+//! (`draw.rs`) and its terms for Vulkan-level fixed-function values (`state.rs`).
 
 mod compute;
-pub(crate) mod state;
+mod draw;
+mod state;
+
+pub use draw::tile_shared_word;
 
 use super::Emitter;
 
-pub static EMITTER: Emitter = Emitter { compute: &G13 };
+pub static EMITTER: Emitter = Emitter {
+    compute: &G13,
+    graphics: &G13,
+};
 
 /// G13's emitter.
 pub struct G13;
