@@ -4,7 +4,7 @@
 
 use ash::vk;
 use compiler::{AttribComponent, VertexFormat};
-use hw::g13::control::descriptors::{Channels, TextureType, ZlsFormat};
+use hw::g13::control::descriptors::{Channels, TextureType};
 use hw::g13::image_desc::{pixel_format, PixelFormat};
 use hw::g13::tilebuffer::{ColourFormat, Numeric};
 
@@ -441,27 +441,44 @@ fn half_float_packed_bits(c: ColourFormat) -> Option<[u32; 4]> {
     }
 }
 
-/// The depth/stencil attachment formats, by their first plane: depth in the ZLS unit's
-/// format, or stencil.
+/// How a depth plane stores a depth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepthFormat {
+    Unorm16,
+    Float32,
+}
+
+impl DepthFormat {
+    /// The texel that stores depth `d` (clamped to [0, 1]): UNORM16 rounds to nearest.
+    pub fn texel(self, d: f32) -> u32 {
+        let d = d.clamp(0.0, 1.0);
+        match self {
+            DepthFormat::Unorm16 => (d * 65535.0).round() as u32,
+            DepthFormat::Float32 => d.to_bits(),
+        }
+    }
+}
+
+/// The depth/stencil attachment formats, by their first plane: depth, or stencil.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DepthStencil {
-    Depth(ZlsFormat),
+    Depth(DepthFormat),
     Stencil,
 }
 
-/// The aspects of a depth/stencil attachment format: the depth plane's ZLS format, if any,
+/// The aspects of a depth/stencil attachment format: the depth plane's format, if any,
 /// and whether it has stencil. D32_SFLOAT_S8_UINT is its depth plane for
 /// [`depth_stencil`], with the stencil in a second plane (image.rs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Aspects {
-    pub depth: Option<ZlsFormat>,
+    pub depth: Option<DepthFormat>,
     pub stencil: bool,
 }
 
 pub fn aspects(format: vk::Format) -> Option<Aspects> {
     match format {
         vk::Format::D32_SFLOAT_S8_UINT => Some(Aspects {
-            depth: Some(ZlsFormat::F32),
+            depth: Some(DepthFormat::Float32),
             stencil: true,
         }),
         f => match depth_stencil(f)? {
@@ -479,10 +496,10 @@ pub fn aspects(format: vk::Format) -> Option<Aspects> {
 
 pub fn depth_stencil(format: vk::Format) -> Option<DepthStencil> {
     match format {
-        vk::Format::D16_UNORM => Some(DepthStencil::Depth(ZlsFormat::U16)),
-        vk::Format::D32_SFLOAT => Some(DepthStencil::Depth(ZlsFormat::F32)),
+        vk::Format::D16_UNORM => Some(DepthStencil::Depth(DepthFormat::Unorm16)),
+        vk::Format::D32_SFLOAT => Some(DepthStencil::Depth(DepthFormat::Float32)),
         vk::Format::S8_UINT => Some(DepthStencil::Stencil),
-        vk::Format::D32_SFLOAT_S8_UINT => Some(DepthStencil::Depth(ZlsFormat::F32)),
+        vk::Format::D32_SFLOAT_S8_UINT => Some(DepthStencil::Depth(DepthFormat::Float32)),
         _ => None,
     }
 }
@@ -1094,7 +1111,7 @@ mod tests {
         assert_eq!(
             aspects(vk::Format::D32_SFLOAT_S8_UINT),
             Some(Aspects {
-                depth: Some(ZlsFormat::F32),
+                depth: Some(DepthFormat::Float32),
                 stencil: true
             })
         );

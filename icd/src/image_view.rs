@@ -96,7 +96,7 @@ fn plane<'a>(
     if aspect.contains(vk::ImageAspectFlags::DEPTH) {
         // A view of both aspects (only attachments may have one) samples depth.
         let depth = match aspects.depth {
-            Some(hw::g13::control::descriptors::ZlsFormat::U16) => vk::Format::D16_UNORM,
+            Some(crate::format::DepthFormat::Unorm16) => vk::Format::D16_UNORM,
             Some(_) => vk::Format::D32_SFLOAT,
             None => return Err(format!("{:?} has no depth aspect", view.format)),
         };

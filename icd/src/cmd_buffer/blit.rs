@@ -424,7 +424,7 @@ fn planes<'a>(
         .depth
         .filter(|_| aspects.contains(vk::ImageAspectFlags::DEPTH))
     {
-        let format = if z == hw::g13::control::descriptors::ZlsFormat::U16 {
+        let format = if z == format::DepthFormat::Unorm16 {
             raw(vk::Format::D16_UNORM)?
         } else {
             raw(vk::Format::D32_SFLOAT)?
@@ -466,12 +466,10 @@ fn depth_stencil_texels(
         .depth
         .filter(|_| aspects.contains(vk::ImageAspectFlags::DEPTH))
     {
-        let d = value.depth.clamp(0.0, 1.0);
+        let texel = z.texel(value.depth).to_le_bytes();
         let bytes = match z {
-            hw::g13::control::descriptors::ZlsFormat::U16 => {
-                ((d * 65535.0).round() as u16).to_le_bytes().to_vec()
-            }
-            hw::g13::control::descriptors::ZlsFormat::F32 => d.to_le_bytes().to_vec(),
+            format::DepthFormat::Unorm16 => texel[..2].to_vec(),
+            format::DepthFormat::Float32 => texel.to_vec(),
         };
         out.push((vk::ImageAspectFlags::DEPTH, bytes));
     }

@@ -17,6 +17,7 @@
 use super::{record, HwCommand, Recording};
 use crate::bo::{Bo, Place};
 use crate::device::Device;
+use crate::emit::{DepthPlane, RenderDesc, StateTable, StencilPlane, TileLaunch, ZsPlane};
 use crate::format::{self, Renderable};
 use crate::framebuffer::Framebuffer;
 use crate::handle::{self, Object};
@@ -28,9 +29,7 @@ use ash::vk;
 use compiler::{
     InputAttachmentSource, TileLoad, TileProgram, TileProgramRequest, TileStore, TileTarget,
 };
-use hw::g13::control::descriptors::{TextureDimension, ZlsControl, ZlsFormat};
-use hw::g13::control::vdm::{VdmBarrier, VdmStreamTerminate};
-use hw::g13::control::{pack_uniform_range, UscWord};
+use hw::g13::control::descriptors::TextureDimension;
 use hw::g13::image_desc::{self, ImageDesc};
 use hw::g13::tilebuffer::{Placement, TilebufferLayout};
 use kmd_iface::uapi::*;
@@ -46,7 +45,7 @@ pub struct Stream {
     /// The layer rendered, counted from each attachment view's base layer; in a multiview
     /// subpass this is also the view index.
     pub layer: u32,
-    /// The VDM stream, without its terminate block.
+    /// The draws' part of the control stream (`emit::Render::stream` adds its ends).
     pub vdm: Vec<u8>,
     /// Packed `Scissor` and `DepthBias` entries.
     pub scissors: Vec<u8>,
@@ -97,12 +96,7 @@ impl Stream {
     pub fn new(layer: u32, continued: bool) -> Stream {
         Stream {
             layer,
-            vdm: VdmBarrier {
-                usc_cache_invalidate: true,
-                ..Default::default()
-            }
-            .pack()
-            .to_vec(),
+            vdm: Vec::new(),
             scissors: Vec::new(),
             depth_biases: Vec::new(),
             draws: 0,
@@ -489,12 +483,12 @@ fn input_descriptors(
         }
         Some(kind) => {
             let depth = match kind.depth {
-                Some(ZlsFormat::U16) => Some(descriptor(
+                Some(format::DepthFormat::Unorm16) => Some(descriptor(
                     base,
                     &image.layout,
                     plane_format(vk::Format::D16_UNORM)?,
                 )?),
-                Some(ZlsFormat::F32) => Some(descriptor(
+                Some(format::DepthFormat::Float32) => Some(descriptor(
                     base,
                     &image.layout,
                     plane_format(vk::Format::D32_SFLOAT)?,
@@ -646,40 +640,17 @@ fn tile_words(
     uniforms: Option<u64>,
     textures: Option<(u64, u32)>,
 ) -> Result<u32, vk::Result> {
-    let mut w = Vec::new();
-    crate::emit::g13::tile_shared_word(tib, &mut w);
-    if let Some(u) = uniforms {
-        pack_uniform_range(0, p.program.uniform_halves, u, &mut w);
-    }
-    if let Some((buffer, count)) = textures {
-        if count > 0 {
-            UscWord::Texture {
-                start: 0,
-                count,
-                buffer,
-            }
-            .pack(&mut w);
-        }
-    }
-    UscWord::Shader {
+    let launch = TileLaunch {
+        tilebuffer: tib,
         code: p.code,
-        loads_varyings: false,
-    }
-    .pack(&mut w);
-    UscWord::registers(p.program.gpr_halves, 0).pack(&mut w);
-    UscWord::NoPreshader.pack(&mut w);
+        uniform_halves: p.program.uniform_halves,
+        gpr_halves: p.program.gpr_halves,
+        uniforms,
+        textures: textures.map(|(va, count)| StateTable { count, va }),
+    };
+    let w = dev.emitter()?.render.tile_words(&launch);
     let va = rec.upload.push(dev, &w, 64)?;
     u32::try_from(va - dev.usc_base).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
-}
-
-/// The `drm_asahi_cmd_render` fields that depend only on the sample count: the sample
-/// positions word Mesa's drivers write for 1, 2 and 4 samples.
-fn multisample_ctl(samples: u32) -> u64 {
-    match samples {
-        2 => 0x44cc,
-        4 => 0xeaa2_6e26,
-        _ => 0x88,
-    }
 }
 
 fn tile_request<Op>(
@@ -861,15 +832,16 @@ fn render_command(
     }
     let n = atts.len() as u32;
     let n_pbes = n + resolves.len() as u32 + spilled_sources.len() as u32;
-    let (width, height) = (rs.size.width, rs.size.height);
-    let zs = depth_stencil_state(rs, &stream, pass, store_all)?;
+    let size = rs.size;
+    let (depth, stencil) = depth_stencil_state(rs, &stream, pass, store_all)?;
     let Stream {
-        mut vdm,
+        vdm: draws,
         scissors,
         depth_biases: biases,
         ..
     } = stream;
-    vdm.extend_from_slice(&VdmStreamTerminate.pack());
+    let render = dev.emitter()?.render;
+    let vdm = render.stream(&draws);
 
     // Clear values are preloaded as 32-bit words, at least as many halves as the program reads.
     clear_words.resize(
@@ -912,101 +884,35 @@ fn render_command(
     } else {
         rec.upload.push(dev, &biases, 16)?
     };
-    let params = tib.render_params();
-    let tan_60 = 1.732_051f32;
-    Ok(drm_asahi_cmd_render {
-        // Empty tiles still run their background and end-of-tile programs, so clears and
-        // loads reach every pixel even without draws.
-        flags: DRM_ASAHI_RENDER_PROCESS_EMPTY_TILES | zs.flags,
-        depth: zs.depth,
-        stencil: zs.stencil,
-        zls_ctrl: zs.zls_ctrl,
-        vdm_ctrl_stream_base: vdm_va,
-        isp_scissor_base: scissor_va,
-        isp_dbias_base: dbias_va,
-        isp_oclqry_base: occlusion,
-        ppp_multisamplectl: multisample_ctl(tib.samples),
-        ppp_ctrl: 0x202,
-        width_px: width as u16,
-        height_px: height as u16,
-        layers: 1,
-        utile_width_px: params.utile_width_px,
-        utile_height_px: params.utile_height_px,
-        samples: params.samples,
-        sample_size_B: params.sample_size_bytes,
-        isp_merge_upper_x: (tan_60 / width as f32).to_bits(),
-        isp_merge_upper_y: (tan_60 / height as f32).to_bits(),
-        bg: drm_asahi_bg_eot {
-            usc: bg_usc,
-            rsrc_spec: 0,
-        },
-        eot: drm_asahi_bg_eot {
-            usc: eot_usc,
-            rsrc_spec: 0,
-        },
-        partial_bg: drm_asahi_bg_eot {
-            usc: partial_bg_usc,
-            rsrc_spec: 0,
-        },
-        partial_eot: drm_asahi_bg_eot {
-            usc: partial_eot_usc,
-            rsrc_spec: 0,
-        },
-        isp_bgobjdepth: zs.clear_depth,
-        isp_bgobjvals: zs.clear_stencil,
-        ..Default::default()
-    })
+    Ok(render.render_command(&RenderDesc {
+        size,
+        tilebuffer: &tib,
+        stream: vdm_va,
+        scissors: scissor_va,
+        depth_biases: dbias_va,
+        occlusion,
+        background: bg_usc,
+        end_of_tile: eot_usc,
+        partial_background: partial_bg_usc,
+        partial_end_of_tile: partial_eot_usc,
+        depth,
+        stencil,
+    }))
 }
 
-/// The render command's depth/stencil fields.
-struct ZsFields {
-    depth: drm_asahi_zls_buffer,
-    stencil: drm_asahi_zls_buffer,
-    zls_ctrl: u64,
-    clear_depth: u32,
-    clear_stencil: u32,
-    flags: u32,
-}
-
-/// The ZLS buffers, control word and clear values of the open subpass's depth/stencil
-/// attachment. The ZLS unit addresses level 0 of a twiddled image of the render's size
-/// (docs/render-abi.md; the simulator's reading), so the attachment must be exactly that.
+/// The depth plane (with its format and clear value) and the stencil plane (with its clear
+/// value) of the open subpass's depth/stencil attachment, if it has them. The ZLS unit
+/// addresses level 0 of a twiddled image of the render's size (docs/render-abi.md; the
+/// simulator's reading), so the attachment must be exactly that.
 fn depth_stencil_state(
     rs: &RenderState,
     stream: &Stream,
     pass: &RenderPass,
     store_all: bool,
-) -> Result<ZsFields, vk::Result> {
+) -> Result<(Option<DepthPlane>, Option<StencilPlane>), vk::Result> {
     let fb = &rs.fb;
-    let none = drm_asahi_zls_buffer::default();
-    let control = |z_format, z_load, z_store, s_load, s_store| ZlsControl {
-        unknown_0: false,
-        unknown_1: false,
-        z_compress_1: false,
-        unknown_3: false,
-        s_compress_1: false,
-        unknown_5: false,
-        z_compress_2: false,
-        unknown_7: false,
-        s_compress_2: false,
-        s_load,
-        z_load,
-        s_store,
-        z_store,
-        z_resolve: false,
-        s_resolve: false,
-        z_format,
-    };
-    let mut out = ZsFields {
-        depth: none,
-        stencil: none,
-        zls_ctrl: u64::from_le_bytes(control(ZlsFormat::F32, false, false, false, false).pack()),
-        clear_depth: 1.0f32.to_bits(),
-        clear_stencil: 0,
-        flags: 0,
-    };
     let Some(r) = pass.subpasses[rs.subpass as usize].depth_stencil else {
-        return Ok(out);
+        return Ok((None, None));
     };
     let desc = &pass.attachments[r.index as usize];
     let v = *fb
@@ -1062,41 +968,36 @@ fn depth_stencil_state(
     let resolved = |mode: fn(&DepthStencilResolve) -> vk::ResolveModeFlags| {
         !rs.suspending && resolve.is_some_and(|r| mode(&r) != vk::ResolveModeFlags::NONE)
     };
-    let (mut z_load, mut z_store, mut s_load, mut s_store) = (false, false, false, false);
-    let z_format = kind.depth.unwrap_or(ZlsFormat::F32);
-    if let Some(z) = kind.depth {
-        out.depth = drm_asahi_zls_buffer {
+    let depth = kind.depth.map(|format| {
+        let plane = ZsPlane {
             base,
-            ..Default::default()
+            load: load(desc.load_op, stream.cleared_depth.is_some()),
+            store: store(desc.store_op) || resolved(|r| r.depth_mode),
         };
-        z_load = load(desc.load_op, stream.cleared_depth.is_some());
-        z_store = store(desc.store_op) || resolved(|r| r.depth_mode);
-        let d = stream.cleared_depth.unwrap_or(clear.depth).clamp(0.0, 1.0);
-        out.clear_depth = match z {
-            ZlsFormat::U16 => (d * 65535.0).round() as u32,
-            ZlsFormat::F32 => d.to_bits(),
-        };
-        if z == ZlsFormat::U16 {
-            out.flags |= DRM_ASAHI_RENDER_DBIAS_IS_INT;
+        DepthPlane {
+            plane,
+            format,
+            clear: stream.cleared_depth.unwrap_or(clear.depth),
         }
-    }
-    if kind.stencil {
-        let (plane_offset, plane) = match &image.stencil_plane {
-            Some((offset, l)) => (*offset, l),
-            None => (0, &image.layout),
-        };
-        let s_level = plane.level_offset(level).ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let s_base = va + plane_offset + s_level + layer * plane.layer_stride;
-        out.stencil = drm_asahi_zls_buffer {
-            base: s_base,
-            ..Default::default()
-        };
-        s_load = load(desc.stencil_load_op, stream.cleared_stencil.is_some());
-        s_store = store(desc.stencil_store_op) || resolved(|r| r.stencil_mode);
-        out.clear_stencil = stream.cleared_stencil.unwrap_or(clear.stencil) & 0xff;
-    }
-    out.zls_ctrl = u64::from_le_bytes(control(z_format, z_load, z_store, s_load, s_store).pack());
-    Ok(out)
+    });
+    let stencil = match kind.stencil {
+        true => {
+            let (plane_offset, plane) = match &image.stencil_plane {
+                Some((offset, l)) => (*offset, l),
+                None => (0, &image.layout),
+            };
+            let s_level = plane.level_offset(level).ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let plane = ZsPlane {
+                base: va + plane_offset + s_level + layer * plane.layer_stride,
+                load: load(desc.stencil_load_op, stream.cleared_stencil.is_some()),
+                store: store(desc.stencil_store_op) || resolved(|r| r.stencil_mode),
+            };
+            let clear = stream.cleared_stencil.unwrap_or(clear.stencil) as u8;
+            Some(StencilPlane { plane, clear })
+        }
+        false => None,
+    };
+    Ok((depth, stencil))
 }
 
 /// Whether subpass `subpass` is the first to use an attachment it clears with its load op.

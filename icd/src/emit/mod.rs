@@ -3,19 +3,23 @@
 //! generation's encoding of them lives in its own file here (`g13.rs`), as Mesa panvk keeps
 //! its per-architecture emission files.
 //!
-//! Two kinds of work are behind it:
+//! Three kinds of work are behind it:
 //! - compute: the words that bind a compute shader, the launch, the barrier between
 //!   launches, and the blocks that link and end a control stream;
 //! - draws (`graphics.rs`): the words that bind a draw's programs, its fixed-function state
-//!   and its index list.
+//!   and its index list;
+//! - render commands (`render.rs`): the command itself, its control stream's ends, and the
+//!   words that launch its tile programs.
 //!
-//! Render passes (the render command, tile programs, attachments) still pack G13 words in
-//! `cmd_buffer/render.rs` (docs/generations.md).
+//! The attachments' texture and PBE descriptors are still G13's, packed by name
+//! (docs/generations.md).
 
-pub(crate) mod g13;
+mod g13;
 mod graphics;
+mod render;
 
 pub use graphics::*;
+pub use render::*;
 
 use hw::Generation;
 
@@ -98,6 +102,7 @@ pub trait Compute: Sync {
 pub struct Emitter {
     pub compute: &'static dyn Compute,
     pub graphics: &'static dyn Graphics,
+    pub render: &'static dyn Render,
 }
 
 /// The emitter of `generation`, if agx4 knows its control streams: G13's serves G14 too,
