@@ -8,6 +8,7 @@
 use super::dispatch::meta_launch;
 use super::record;
 use super::transfer::fill_words;
+use super::LiveCommandBuffer;
 use crate::buffer::Buffer;
 use crate::event::{Event, EVENT_RESET, EVENT_SET};
 use crate::handle::Object;
@@ -30,6 +31,9 @@ pub unsafe extern "system" fn cmd_pipeline_barrier(
     _image_count: u32,
     _p_image: *const vk::ImageMemoryBarrier<'_>,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdPipelineBarrier", cb, |dev, rec| {
         rec.barrier_pending = true;
         super::render::barrier(
@@ -43,10 +47,13 @@ pub unsafe extern "system" fn cmd_pipeline_barrier(
 /// Records a write of `value` to `event`'s word, for `name`.
 ///
 /// # Safety
-/// `event` must be `VK_NULL_HANDLE` or a live event made by this driver, not destroyed during
-/// the call. The event of vkCmdSetEvent, vkCmdResetEvent, vkCmdSetEvent2 or vkCmdResetEvent2 is
-/// such a handle (Vulkan valid usage).
+/// `cb` must be a live command buffer made by this driver, and `event` `VK_NULL_HANDLE` or a
+/// live event made by this driver, neither destroyed during the call. The commandBuffer and
+/// event of vkCmdSetEvent, vkCmdResetEvent, vkCmdSetEvent2 or vkCmdResetEvent2 are such
+/// handles (Vulkan valid usage).
 unsafe fn set_event(cb: vk::CommandBuffer, name: &'static str, event: vk::Event, value: u32) {
+    // SAFETY: guaranteed by the caller.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record(name, cb, |dev, rec| {
         // SAFETY: guaranteed by the caller: `event` is null or a live event made by this driver
         // that outlives the call.
@@ -62,8 +69,8 @@ pub unsafe extern "system" fn cmd_set_event(
     event: vk::Event,
     _stages: vk::PipelineStageFlags,
 ) {
-    // SAFETY: `event` is vkCmdSetEvent's event parameter, which valid usage requires to be a live
-    // event made by this driver.
+    // SAFETY: `cb` and `event` are vkCmdSetEvent's commandBuffer and event, which valid usage
+    // requires to be a live command buffer and a live event made by this driver.
     unsafe { set_event(cb, "vkCmdSetEvent", event, EVENT_SET) }
 }
 
@@ -72,8 +79,8 @@ pub unsafe extern "system" fn cmd_reset_event(
     event: vk::Event,
     _stages: vk::PipelineStageFlags,
 ) {
-    // SAFETY: `event` is vkCmdResetEvent's event parameter, which valid usage requires to be a live
-    // event made by this driver.
+    // SAFETY: `cb` and `event` are vkCmdResetEvent's commandBuffer and event, which valid usage
+    // requires to be a live command buffer and a live event made by this driver.
     unsafe { set_event(cb, "vkCmdResetEvent", event, EVENT_RESET) }
 }
 
@@ -84,10 +91,13 @@ pub unsafe extern "system" fn cmd_reset_event(
 /// after submission.
 ///
 /// # Safety
-/// Each of `events` must be `VK_NULL_HANDLE` or a live event made by this driver, not destroyed
-/// during the call. The pEvents of vkCmdWaitEvents or vkCmdWaitEvents2 are such handles (Vulkan
+/// `cb` must be a live command buffer made by this driver, and each of `events`
+/// `VK_NULL_HANDLE` or a live event made by this driver, none destroyed during the call. The
+/// commandBuffer and pEvents of vkCmdWaitEvents or vkCmdWaitEvents2 are such handles (Vulkan
 /// valid usage).
 unsafe fn wait_events(cb: vk::CommandBuffer, name: &'static str, events: &[vk::Event]) {
+    // SAFETY: guaranteed by the caller.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record(name, cb, |_, rec| {
         rec.barrier_pending = true;
         if rec.render.is_some() {
@@ -123,8 +133,8 @@ pub unsafe extern "system" fn cmd_wait_events(
     _image_count: u32,
     _p_image: *const vk::ImageMemoryBarrier<'_>,
 ) {
-    // SAFETY: valid usage: vkCmdWaitEvents's pEvents holds eventCount handles, each a live event
-    // made by this driver.
+    // SAFETY: valid usage: `cb` is vkCmdWaitEvents's live command buffer, and its pEvents holds
+    // eventCount handles, each a live event made by this driver.
     unsafe {
         wait_events(
             cb,
@@ -140,6 +150,9 @@ pub unsafe extern "system" fn cmd_write_timestamp(
     pool: vk::QueryPool,
     query: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdWriteTimestamp", cb, |dev, rec| {
         // SAFETY: Vulkan valid usage: `queryPool` is a live query pool made by this driver.
         let pool = unsafe { QueryPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
@@ -176,6 +189,9 @@ pub unsafe extern "system" fn cmd_reset_query_pool(
     first: u32,
     count: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdResetQueryPool", cb, |dev, rec| {
         // SAFETY: Vulkan valid usage: `queryPool` is a live query pool made by this driver.
         let pool = unsafe { QueryPool::from_handle(pool) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
@@ -210,6 +226,9 @@ pub unsafe extern "system" fn cmd_copy_query_pool_results(
     stride: vk::DeviceSize,
     flags: vk::QueryResultFlags,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdCopyQueryPoolResults", cb, |dev, rec| {
         // SAFETY: Vulkan valid usage: vkCmdCopyQueryPoolResults's `queryPool` is a live query
         // pool made by this driver.
@@ -271,6 +290,9 @@ pub unsafe extern "system" fn cmd_pipeline_barrier2(
     cb: vk::CommandBuffer,
     p_dependency: *const vk::DependencyInfo<'_>,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdPipelineBarrier2", cb, |dev, rec| {
         rec.barrier_pending = true;
         // SAFETY: valid usage: pDependencyInfo is valid.
@@ -288,8 +310,8 @@ pub unsafe extern "system" fn cmd_set_event2(
     event: vk::Event,
     _p_dependency: *const vk::DependencyInfo<'_>,
 ) {
-    // SAFETY: `event` is vkCmdSetEvent2's event parameter, which valid usage requires to be a live
-    // event made by this driver.
+    // SAFETY: `cb` and `event` are vkCmdSetEvent2's commandBuffer and event, which valid usage
+    // requires to be a live command buffer and a live event made by this driver.
     unsafe { set_event(cb, "vkCmdSetEvent2", event, EVENT_SET) }
 }
 
@@ -298,8 +320,8 @@ pub unsafe extern "system" fn cmd_reset_event2(
     event: vk::Event,
     _stages: vk::PipelineStageFlags2,
 ) {
-    // SAFETY: `event` is vkCmdResetEvent2's event parameter, which valid usage requires to be a
-    // live event made by this driver.
+    // SAFETY: `cb` and `event` are vkCmdResetEvent2's commandBuffer and event, which valid usage
+    // requires to be a live command buffer and a live event made by this driver.
     unsafe { set_event(cb, "vkCmdResetEvent2", event, EVENT_RESET) }
 }
 
@@ -309,8 +331,8 @@ pub unsafe extern "system" fn cmd_wait_events2(
     p_events: *const vk::Event,
     _p_dependencies: *const vk::DependencyInfo<'_>,
 ) {
-    // SAFETY: valid usage: vkCmdWaitEvents2's pEvents holds eventCount handles, each a live
-    // event made by this driver.
+    // SAFETY: valid usage: `cb` is vkCmdWaitEvents2's live command buffer, and its pEvents holds
+    // eventCount handles, each a live event made by this driver.
     unsafe {
         wait_events(
             cb,

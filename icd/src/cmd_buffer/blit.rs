@@ -12,6 +12,7 @@
 //! A blit's source may be its own destination (other regions, other levels), so every launch
 //! waits for the one before, as image copies do.
 
+use super::LiveCommandBuffer;
 use super::{record, Recording};
 use crate::device::Device;
 use crate::emit::{ComputeBinding, Grid, StateTable, UniformRange};
@@ -292,6 +293,9 @@ pub unsafe extern "system" fn cmd_blit_image(
     p_regions: *const vk::ImageBlit,
     filter: vk::Filter,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBlitImage", cb, |dev, rec| {
         let (si, di) = (
             // SAFETY: `src` is vkCmdBlitImage's srcImage parameter, which valid usage requires
@@ -376,6 +380,9 @@ pub unsafe extern "system" fn cmd_resolve_image(
     count: u32,
     p_regions: *const vk::ImageResolve,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdResolveImage", cb, |dev, rec| {
         let (si, di) = (
             // SAFETY: `src` is vkCmdResolveImage's srcImage parameter, which valid usage requires
@@ -490,6 +497,9 @@ pub unsafe extern "system" fn cmd_clear_depth_stencil_image(
     count: u32,
     p_ranges: *const vk::ImageSubresourceRange,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdClearDepthStencilImage", cb, |dev, rec| {
         // SAFETY: `dst` is vkCmdClearDepthStencilImage's image parameter, which valid usage
         // requires to be a live image made by this driver.

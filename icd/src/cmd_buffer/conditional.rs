@@ -10,6 +10,7 @@
 //! allows, since nothing inside a render pass instance may write the condition's buffer.
 
 use super::dispatch::meta_launch;
+use super::LiveCommandBuffer;
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -101,6 +102,9 @@ pub unsafe extern "system" fn cmd_begin_conditional_rendering(
     cb: vk::CommandBuffer,
     info: *const vk::ConditionalRenderingBeginInfoEXT<'_>,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBeginConditionalRenderingEXT", cb, |_, rec| {
         // SAFETY: the application passes a valid begin info (Vulkan valid usage).
         let info = unsafe { info.as_ref() }.ok_or(vk::Result::ERROR_UNKNOWN)?;
@@ -117,6 +121,9 @@ pub unsafe extern "system" fn cmd_begin_conditional_rendering(
 }
 
 pub unsafe extern "system" fn cmd_end_conditional_rendering(cb: vk::CommandBuffer) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdEndConditionalRenderingEXT", cb, |_, rec| {
         rec.condition = None;
         Ok(())

@@ -2,6 +2,7 @@
 //! with meta operations: a root table, the USC words that preload it, a CDM launch.
 
 use super::conditional::{guarded_copy, words_in_memory, Condition, Records};
+use super::LiveCommandBuffer;
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -264,6 +265,9 @@ fn invocations(pipeline: &ComputePipeline) -> u32 {
 }
 
 pub unsafe extern "system" fn cmd_dispatch(cb: vk::CommandBuffer, x: u32, y: u32, z: u32) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdDispatch", cb, |dev, rec| {
         dispatch_base(dev, rec, [0; 3], [x, y, z])
     })
@@ -278,6 +282,9 @@ pub unsafe extern "system" fn cmd_dispatch_base(
     y: u32,
     z: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdDispatchBase", cb, |dev, rec| {
         dispatch_base(dev, rec, [base_x, base_y, base_z], [x, y, z])
     })
@@ -285,6 +292,9 @@ pub unsafe extern "system" fn cmd_dispatch_base(
 
 /// vkCmdSetDeviceMask(KHR): the only device group has one device, so the only valid mask is 1.
 pub unsafe extern "system" fn cmd_set_device_mask(cb: vk::CommandBuffer, mask: u32) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetDeviceMask", cb, |_, _| {
         if mask != 1 {
             eprintln!("agx4: device mask {mask:#x} names devices that do not exist (the group has one device)");
@@ -299,6 +309,9 @@ pub unsafe extern "system" fn cmd_dispatch_indirect(
     buffer: vk::Buffer,
     offset: vk::DeviceSize,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdDispatchIndirect", cb, |dev, rec| {
         // SAFETY: Vulkan valid usage: `buffer` is a live buffer made by this driver.
         let buf = unsafe { Buffer::from_handle(buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;

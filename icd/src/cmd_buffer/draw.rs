@@ -13,6 +13,7 @@
 
 use super::conditional::{guarded_copy, words_in_memory, Condition, Records};
 use super::dynamic_state::Effective;
+use super::LiveCommandBuffer;
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -1019,6 +1020,9 @@ pub unsafe extern "system" fn cmd_draw(
     first_vertex: u32,
     first_instance: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdDraw", cb, |dev, rec| {
         draw(
             dev,
@@ -1041,6 +1045,9 @@ pub unsafe extern "system" fn cmd_draw_indexed(
     vertex_offset: i32,
     first_instance: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdDrawIndexed", cb, |dev, rec| {
         draw(
             dev,
@@ -1134,6 +1141,9 @@ pub unsafe extern "system" fn cmd_draw_indirect(
     count: u32,
     stride: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdDrawIndirect", cb, |dev, rec| {
         // SAFETY: `buffer` is vkCmdDrawIndirect's buffer parameter, which valid usage requires to
         // be a live buffer made by this driver.
@@ -1148,6 +1158,9 @@ pub unsafe extern "system" fn cmd_draw_indexed_indirect(
     count: u32,
     stride: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdDrawIndexedIndirect", cb, |dev, rec| {
         // SAFETY: `buffer` is vkCmdDrawIndexedIndirect's buffer parameter, which valid usage
         // requires to be a live buffer made by this driver.
@@ -1158,10 +1171,10 @@ pub unsafe extern "system" fn cmd_draw_indexed_indirect(
 /// vkCmdDrawIndirectCount and vkCmdDrawIndexedIndirectCount.
 ///
 /// # Safety
-/// `buffer` and `count_buffer` must each be `VK_NULL_HANDLE` or a live buffer made by this
-/// driver, not destroyed during the call. The buffer and countBuffer of
-/// vkCmdDrawIndirectCount or vkCmdDrawIndexedIndirectCount are such handles (Vulkan valid
-/// usage).
+/// `cb` must be a live command buffer made by this driver, and `buffer` and `count_buffer`
+/// each `VK_NULL_HANDLE` or a live buffer made by this driver, none destroyed during the call.
+/// The commandBuffer, buffer and countBuffer of vkCmdDrawIndirectCount or
+/// vkCmdDrawIndexedIndirectCount are such handles (Vulkan valid usage).
 #[allow(clippy::too_many_arguments)]
 unsafe fn draw_indirect_count(
     name: &'static str,
@@ -1174,6 +1187,8 @@ unsafe fn draw_indirect_count(
     stride: u32,
     indexed: bool,
 ) {
+    // SAFETY: guaranteed by the caller.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record(name, cb, |dev, rec| {
         // SAFETY: guaranteed by the caller: `count_buffer` is null or a live buffer made by this
         // driver that outlives the call.
@@ -1206,8 +1221,9 @@ pub unsafe extern "system" fn cmd_draw_indirect_count(
     max_draws: u32,
     stride: u32,
 ) {
-    // SAFETY: `buffer` and `count_buffer` are vkCmdDrawIndirectCount's buffer and countBuffer
-    // parameters, which valid usage requires to be live buffers made by this driver.
+    // SAFETY: `cb`, `buffer` and `count_buffer` are vkCmdDrawIndirectCount's commandBuffer,
+    // buffer and countBuffer, which valid usage requires to be a live command buffer and live
+    // buffers made by this driver.
     unsafe {
         draw_indirect_count(
             "vkCmdDrawIndirectCount",
@@ -1232,8 +1248,9 @@ pub unsafe extern "system" fn cmd_draw_indexed_indirect_count(
     max_draws: u32,
     stride: u32,
 ) {
-    // SAFETY: `buffer` and `count_buffer` are vkCmdDrawIndexedIndirectCount's buffer and
-    // countBuffer parameters, which valid usage requires to be live buffers made by this driver.
+    // SAFETY: `cb`, `buffer` and `count_buffer` are vkCmdDrawIndexedIndirectCount's
+    // commandBuffer, buffer and countBuffer, which valid usage requires to be a live command
+    // buffer and live buffers made by this driver.
     unsafe {
         draw_indirect_count(
             "vkCmdDrawIndexedIndirectCount",
@@ -1256,6 +1273,9 @@ pub unsafe extern "system" fn cmd_bind_vertex_buffers(
     p_buffers: *const vk::Buffer,
     p_offsets: *const vk::DeviceSize,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBindVertexBuffers", cb, |_, rec| {
         // SAFETY: valid usage: both arrays hold `count` entries.
         let (bufs, offsets) = unsafe {
@@ -1287,6 +1307,9 @@ pub unsafe extern "system" fn cmd_bind_index_buffer(
     offset: vk::DeviceSize,
     ty: vk::IndexType,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBindIndexBuffer", cb, |_, rec| {
         // SAFETY: Vulkan valid usage: `buffer` is a live buffer made by this driver.
         let buf = unsafe { Buffer::from_handle(buffer) }.ok_or(vk::Result::ERROR_UNKNOWN)?;
@@ -1307,6 +1330,9 @@ pub unsafe extern "system" fn cmd_set_viewport(
     count: u32,
     p_viewports: *const vk::Viewport,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetViewport", cb, |_, rec| {
         // SAFETY: valid usage: the array holds `count` viewports.
         let vps = unsafe { handle::slice(p_viewports, count) };
@@ -1323,6 +1349,9 @@ pub unsafe extern "system" fn cmd_set_scissor(
     count: u32,
     p_scissors: *const vk::Rect2D,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetScissor", cb, |_, rec| {
         // SAFETY: valid usage: the array holds `count` rectangles.
         let rects = unsafe { handle::slice(p_scissors, count) };
@@ -1334,6 +1363,9 @@ pub unsafe extern "system" fn cmd_set_scissor(
 }
 
 pub unsafe extern "system" fn cmd_set_line_width(cb: vk::CommandBuffer, width: f32) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetLineWidth", cb, |_, rec| {
         rec.gfx_mut().line_width = width;
         Ok(())
@@ -1348,6 +1380,9 @@ pub unsafe extern "system" fn cmd_set_line_stipple(
     _factor: u32,
     _pattern: u16,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetLineStippleEXT", cb, |_, _| Ok(()))
 }
 
@@ -1355,6 +1390,9 @@ pub unsafe extern "system" fn cmd_set_line_stipple(
 /// agx4 does not offer; valid usage still lets a pipeline make the state dynamic and a
 /// command buffer set it, so it is recorded as nothing.
 pub unsafe extern "system" fn cmd_set_depth_bounds(cb: vk::CommandBuffer, _min: f32, _max: f32) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetDepthBounds", cb, |_, _| Ok(()))
 }
 
@@ -1364,6 +1402,9 @@ pub unsafe extern "system" fn cmd_set_depth_bias(
     clamp: f32,
     slope: f32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetDepthBias", cb, |_, rec| {
         rec.gfx_mut().depth_bias = DepthBiasState {
             constant,
@@ -1378,6 +1419,9 @@ pub unsafe extern "system" fn cmd_set_blend_constants(
     cb: vk::CommandBuffer,
     constants: *const [f32; 4],
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetBlendConstants", cb, |_, rec| {
         // SAFETY: valid usage: four floats.
         rec.gfx_mut().blend_constants = unsafe { *constants };
@@ -1400,6 +1444,9 @@ pub unsafe extern "system" fn cmd_set_stencil_compare_mask(
     mask: vk::StencilFaceFlags,
     value: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetStencilCompareMask", cb, |_, rec| {
         for f in faces(mask) {
             rec.gfx_mut().stencil_compare_mask[f] = value & 0xff;
@@ -1413,6 +1460,9 @@ pub unsafe extern "system" fn cmd_set_stencil_write_mask(
     mask: vk::StencilFaceFlags,
     value: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetStencilWriteMask", cb, |_, rec| {
         for f in faces(mask) {
             rec.gfx_mut().stencil_write_mask[f] = value & 0xff;
@@ -1426,6 +1476,9 @@ pub unsafe extern "system" fn cmd_set_stencil_reference(
     mask: vk::StencilFaceFlags,
     value: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetStencilReference", cb, |_, rec| {
         for f in faces(mask) {
             rec.gfx_mut().stencil_reference[f] = value & 0xff;

@@ -13,6 +13,7 @@
 
 use super::draw::GfxState;
 use super::record;
+use super::LiveCommandBuffer;
 use crate::buffer::Buffer;
 use crate::handle;
 use crate::handle::Object;
@@ -213,15 +214,19 @@ pub fn resolve(fx: &Fixed, g: &GfxState) -> Effective {
     }
 }
 
+/// Records a change of the dynamic state values.
 fn set(
     name: &'static str,
-    cb: vk::CommandBuffer,
+    cb: LiveCommandBuffer,
     f: impl FnOnce(&mut DynamicValues) -> Result<(), vk::Result>,
 ) {
     record(name, cb, |_, rec| f(&mut rec.gfx_mut().ext))
 }
 
 pub unsafe extern "system" fn cmd_set_cull_mode(cb: vk::CommandBuffer, mode: vk::CullModeFlags) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetCullMode", cb, |v| {
         v.cull_front = mode.contains(vk::CullModeFlags::FRONT);
         v.cull_back = mode.contains(vk::CullModeFlags::BACK);
@@ -230,6 +235,9 @@ pub unsafe extern "system" fn cmd_set_cull_mode(cb: vk::CommandBuffer, mode: vk:
 }
 
 pub unsafe extern "system" fn cmd_set_front_face(cb: vk::CommandBuffer, face: vk::FrontFace) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetFrontFace", cb, |v| {
         v.front_ccw = face == vk::FrontFace::COUNTER_CLOCKWISE;
         Ok(())
@@ -240,6 +248,9 @@ pub unsafe extern "system" fn cmd_set_primitive_topology(
     cb: vk::CommandBuffer,
     topology: vk::PrimitiveTopology,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetPrimitiveTopology", cb, |v| {
         v.primitive = primitive(topology)?;
         Ok(())
@@ -251,6 +262,9 @@ pub unsafe extern "system" fn cmd_set_viewport_with_count(
     count: u32,
     p_viewports: *const vk::Viewport,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetViewportWithCount", cb, |_, rec| {
         // SAFETY: valid usage: the array holds `count` viewports (one: multiViewport is not
         // offered).
@@ -265,6 +279,9 @@ pub unsafe extern "system" fn cmd_set_scissor_with_count(
     count: u32,
     p_scissors: *const vk::Rect2D,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetScissorWithCount", cb, |_, rec| {
         // SAFETY: valid usage: the array holds `count` rectangles.
         let rects = unsafe { handle::slice(p_scissors, count) };
@@ -282,6 +299,9 @@ pub unsafe extern "system" fn cmd_bind_vertex_buffers2(
     p_sizes: *const vk::DeviceSize,
     p_strides: *const vk::DeviceSize,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBindVertexBuffers2", cb, |_, rec| {
         // SAFETY: valid usage: the buffers and offsets hold `count` entries, and so do the
         // sizes and strides when they are not null.
@@ -319,6 +339,9 @@ pub unsafe extern "system" fn cmd_bind_vertex_buffers2(
 }
 
 pub unsafe extern "system" fn cmd_set_depth_test_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetDepthTestEnable", cb, |v| {
         v.depth_test = on != 0;
         Ok(())
@@ -326,6 +349,9 @@ pub unsafe extern "system" fn cmd_set_depth_test_enable(cb: vk::CommandBuffer, o
 }
 
 pub unsafe extern "system" fn cmd_set_depth_write_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetDepthWriteEnable", cb, |v| {
         v.depth_write = on != 0;
         Ok(())
@@ -333,6 +359,9 @@ pub unsafe extern "system" fn cmd_set_depth_write_enable(cb: vk::CommandBuffer, 
 }
 
 pub unsafe extern "system" fn cmd_set_depth_compare_op(cb: vk::CommandBuffer, op: vk::CompareOp) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetDepthCompareOp", cb, |v| {
         v.depth_compare = op;
         Ok(())
@@ -345,6 +374,9 @@ pub unsafe extern "system" fn cmd_set_depth_bounds_test_enable(
     cb: vk::CommandBuffer,
     on: vk::Bool32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetDepthBoundsTestEnable", cb, |_| {
         if on != 0 {
             eprintln!("agx4: the depth bounds test is not supported");
@@ -355,6 +387,9 @@ pub unsafe extern "system" fn cmd_set_depth_bounds_test_enable(
 }
 
 pub unsafe extern "system" fn cmd_set_stencil_test_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetStencilTestEnable", cb, |v| {
         v.stencil_test = on != 0;
         Ok(())
@@ -369,6 +404,9 @@ pub unsafe extern "system" fn cmd_set_stencil_op(
     depth_fail: vk::StencilOp,
     compare: vk::CompareOp,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetStencilOp", cb, |v| {
         let ops = StencilOps {
             fail,
@@ -392,6 +430,9 @@ pub unsafe extern "system" fn cmd_set_rasterizer_discard_enable(
     cb: vk::CommandBuffer,
     on: vk::Bool32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetRasterizerDiscardEnable", cb, |v| {
         v.rasterizer_discard = on != 0;
         Ok(())
@@ -399,6 +440,9 @@ pub unsafe extern "system" fn cmd_set_rasterizer_discard_enable(
 }
 
 pub unsafe extern "system" fn cmd_set_depth_bias_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetDepthBiasEnable", cb, |v| {
         v.depth_bias = on != 0;
         Ok(())
@@ -409,6 +453,9 @@ pub unsafe extern "system" fn cmd_set_primitive_restart_enable(
     cb: vk::CommandBuffer,
     on: vk::Bool32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetPrimitiveRestartEnable", cb, |v| {
         v.restart = on != 0;
         Ok(())
@@ -416,6 +463,9 @@ pub unsafe extern "system" fn cmd_set_primitive_restart_enable(
 }
 
 pub unsafe extern "system" fn cmd_set_polygon_mode(cb: vk::CommandBuffer, mode: vk::PolygonMode) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetPolygonModeEXT", cb, |v| {
         v.polygon_mode = match mode {
             m @ (vk::PolygonMode::FILL | vk::PolygonMode::LINE | vk::PolygonMode::POINT) => m,
@@ -430,6 +480,9 @@ pub unsafe extern "system" fn cmd_set_polygon_mode(cb: vk::CommandBuffer, mode: 
 }
 
 pub unsafe extern "system" fn cmd_set_depth_clamp_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetDepthClampEnableEXT", cb, |v| {
         v.depth_clamp = on != 0;
         Ok(())
@@ -437,6 +490,9 @@ pub unsafe extern "system" fn cmd_set_depth_clamp_enable(cb: vk::CommandBuffer, 
 }
 
 pub unsafe extern "system" fn cmd_set_depth_clip_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetDepthClipEnableEXT", cb, |v| {
         v.depth_clip = on != 0;
         Ok(())
@@ -447,6 +503,9 @@ pub unsafe extern "system" fn cmd_set_provoking_vertex_mode(
     cb: vk::CommandBuffer,
     mode: vk::ProvokingVertexModeEXT,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetProvokingVertexModeEXT", cb, |v| {
         v.provoking_last = mode == vk::ProvokingVertexModeEXT::LAST_VERTEX;
         Ok(())
@@ -462,6 +521,9 @@ pub unsafe extern "system" fn cmd_set_line_rasterization_mode(
     cb: vk::CommandBuffer,
     mode: vk::LineRasterizationModeEXT,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetLineRasterizationModeEXT", cb, |v| {
         v.bresenham_lines = mode == vk::LineRasterizationModeEXT::BRESENHAM;
         Ok(())
@@ -476,6 +538,9 @@ pub unsafe extern "system" fn cmd_set_depth_clip_negative_one_to_one(
     cb: vk::CommandBuffer,
     _negative_one_to_one: vk::Bool32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetDepthClipNegativeOneToOneEXT", cb, |_| Ok(()))
 }
 
@@ -499,6 +564,9 @@ pub unsafe extern "system" fn cmd_set_color_write_enable(
     count: u32,
     p_enables: *const vk::Bool32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetColorWriteEnableEXT", cb, |v| {
         // SAFETY: valid usage: the array holds `count` values.
         let en = unsafe { handle::slice(p_enables, count) };
@@ -514,6 +582,9 @@ pub unsafe extern "system" fn cmd_set_color_blend_enable(
     count: u32,
     p_enables: *const vk::Bool32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetColorBlendEnableEXT", cb, |v| {
         // SAFETY: valid usage: the array holds `count` values.
         let en = unsafe { handle::slice(p_enables, count) };
@@ -528,6 +599,9 @@ pub unsafe extern "system" fn cmd_set_color_blend_equation(
     count: u32,
     p_equations: *const vk::ColorBlendEquationEXT,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetColorBlendEquationEXT", cb, |v| {
         // SAFETY: valid usage: the array holds `count` equations.
         let eqs = unsafe { handle::slice(p_equations, count) };
@@ -546,6 +620,9 @@ pub unsafe extern "system" fn cmd_set_color_write_mask(
     count: u32,
     p_masks: *const vk::ColorComponentFlags,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetColorWriteMaskEXT", cb, |v| {
         // SAFETY: valid usage: the array holds `count` masks.
         let masks = unsafe { handle::slice(p_masks, count) };
@@ -559,6 +636,9 @@ pub unsafe extern "system" fn cmd_set_color_write_mask(
 }
 
 pub unsafe extern "system" fn cmd_set_logic_op_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetLogicOpEnableEXT", cb, |v| {
         v.blend.logic_op_enable = on != 0;
         Ok(())
@@ -566,6 +646,9 @@ pub unsafe extern "system" fn cmd_set_logic_op_enable(cb: vk::CommandBuffer, on:
 }
 
 pub unsafe extern "system" fn cmd_set_logic_op(cb: vk::CommandBuffer, op: vk::LogicOp) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetLogicOpEXT", cb, |v| {
         v.blend.logic_op = logic_op(op);
         Ok(())
@@ -578,6 +661,9 @@ pub unsafe extern "system" fn cmd_set_sample_mask(
     samples: vk::SampleCountFlags,
     p_mask: *const vk::SampleMask,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetSampleMaskEXT", cb, |v| {
         // SAFETY: valid usage: the array holds ceil(samples / 32) words, at least one.
         let words = unsafe { handle::slice(p_mask, samples.as_raw().div_ceil(32)) };
@@ -590,6 +676,9 @@ pub unsafe extern "system" fn cmd_set_alpha_to_coverage_enable(
     cb: vk::CommandBuffer,
     on: vk::Bool32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetAlphaToCoverageEnableEXT", cb, |v| {
         v.blend.alpha_to_coverage = on != 0;
         Ok(())
@@ -597,6 +686,9 @@ pub unsafe extern "system" fn cmd_set_alpha_to_coverage_enable(
 }
 
 pub unsafe extern "system" fn cmd_set_alpha_to_one_enable(cb: vk::CommandBuffer, on: vk::Bool32) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     set("vkCmdSetAlphaToOneEnableEXT", cb, |v| {
         v.blend.alpha_to_one = on != 0;
         Ok(())

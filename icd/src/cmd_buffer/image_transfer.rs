@@ -11,6 +11,7 @@
 //! so regions are applied in order.
 
 use super::dispatch::meta_launch_grid;
+use super::LiveCommandBuffer;
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -278,6 +279,9 @@ pub unsafe extern "system" fn cmd_copy_buffer_to_image(
     count: u32,
     p_regions: *const vk::BufferImageCopy,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdCopyBufferToImage", cb, |dev, rec| {
         let (buf, img) = (
             // SAFETY: `src` is vkCmdCopyBufferToImage's srcBuffer parameter, which valid usage
@@ -319,6 +323,9 @@ pub unsafe extern "system" fn cmd_copy_image_to_buffer(
     count: u32,
     p_regions: *const vk::BufferImageCopy,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdCopyImageToBuffer", cb, |dev, rec| {
         let (img, buf) = (
             // SAFETY: `src` is vkCmdCopyImageToBuffer's srcImage parameter, which valid usage
@@ -361,6 +368,9 @@ pub unsafe extern "system" fn cmd_copy_image(
     count: u32,
     p_regions: *const vk::ImageCopy,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdCopyImage", cb, |dev, rec| {
         let (si, di) = (
             // SAFETY: `src` is vkCmdCopyImage's srcImage parameter, which valid usage requires
@@ -428,6 +438,9 @@ pub unsafe extern "system" fn cmd_clear_color_image(
     count: u32,
     p_ranges: *const vk::ImageSubresourceRange,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdClearColorImage", cb, |dev, rec| {
         // SAFETY: `dst` is vkCmdClearColorImage's image parameter, which valid usage requires to
         // be a live image made by this driver.

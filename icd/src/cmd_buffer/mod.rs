@@ -324,16 +324,31 @@ impl CommandBuffer {
     }
 }
 
+/// A command buffer handle that names a live command buffer made by this driver: what a
+/// vkCmd* command's `commandBuffer` is while the command runs.
+#[derive(Clone, Copy, Debug)]
+pub struct LiveCommandBuffer(vk::CommandBuffer);
+
+impl LiveCommandBuffer {
+    /// # Safety
+    /// `cb` must be a live command buffer made by this driver, not freed while the value is
+    /// in use. The `commandBuffer` of a vkCmd* command is such a handle during the command
+    /// (Vulkan valid usage).
+    pub unsafe fn new(cb: vk::CommandBuffer) -> LiveCommandBuffer {
+        LiveCommandBuffer(cb)
+    }
+}
+
 /// Runs a recording command: skips it after an earlier error, keeps the first error.
 pub fn record(
     name: &'static str,
-    cb: vk::CommandBuffer,
+    cb: LiveCommandBuffer,
     body: impl FnOnce(&Device, &mut Recording) -> Result<(), vk::Result>,
 ) {
     guard_or(name, (), || {
-        // SAFETY: `cb` is the `commandBuffer` of the vkCmd* command being recorded, which Vulkan
-        // valid usage requires to be a live command buffer made by this driver.
-        let Some(cb) = (unsafe { CommandBuffer::from_handle(cb) }) else {
+        // SAFETY: `LiveCommandBuffer::new`'s contract: `cb.0` is a live command buffer made by
+        // this driver.
+        let Some(cb) = (unsafe { CommandBuffer::from_handle(cb.0) }) else {
             return;
         };
         // SAFETY: `cb.device` is the device the live command buffer `cb` was allocated from; it
@@ -423,6 +438,9 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
     bind_point: vk::PipelineBindPoint,
     pipeline: vk::Pipeline,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBindPipeline", cb, |_, rec| {
         match bind_point {
             vk::PipelineBindPoint::COMPUTE => rec.pipeline = pipeline,
@@ -483,6 +501,9 @@ pub unsafe extern "system" fn cmd_bind_descriptor_sets(
     dynamic_count: u32,
     p_dynamic_offsets: *const u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBindDescriptorSets", cb, |dev, rec| {
         let graphics = match bind_point {
             vk::PipelineBindPoint::COMPUTE => false,
@@ -537,6 +558,9 @@ pub unsafe extern "system" fn cmd_push_constants(
     size: u32,
     p_values: *const std::ffi::c_void,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdPushConstants", cb, |_, rec| {
         // SAFETY: valid usage: pValues holds `size` bytes.
         let values = unsafe { handle::slice(p_values as *const u8, size) };
@@ -554,6 +578,9 @@ pub unsafe extern "system" fn cmd_execute_commands(
     count: u32,
     p_buffers: *const vk::CommandBuffer,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdExecuteCommands", cb, |dev, rec| {
         if rec.render.as_ref().is_some_and(|r| r.inherited) {
             eprintln!("agx4: vkCmdExecuteCommands in a secondary command buffer inside a render pass instance (nested command buffers are not supported)");

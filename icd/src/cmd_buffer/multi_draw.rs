@@ -5,6 +5,7 @@
 
 use super::draw::draw_records;
 use super::record;
+use super::LiveCommandBuffer;
 use ash::vk;
 
 /// Most draws one command takes (maxMultiDrawCount).
@@ -37,6 +38,9 @@ pub unsafe extern "system" fn cmd_draw_multi(
     first_instance: u32,
     stride: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdDrawMultiEXT", cb, |dev, rec| {
         if count == 0 || instances == 0 {
             return Ok(());
@@ -66,6 +70,9 @@ pub unsafe extern "system" fn cmd_draw_multi_indexed(
     stride: u32,
     p_vertex_offset: *const i32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdDrawMultiIndexedEXT", cb, |dev, rec| {
         if count == 0 || instances == 0 {
             return Ok(());

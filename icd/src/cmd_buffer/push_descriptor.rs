@@ -6,6 +6,7 @@
 //! into the command buffer's upload memory and binds that address, so draws and dispatches
 //! recorded earlier keep the contents they were recorded with.
 
+use super::LiveCommandBuffer;
 use super::{record, Recording};
 use crate::descriptor_pool::{self, SetMemory};
 use crate::descriptor_set_layout::SetLayoutInfo;
@@ -116,6 +117,9 @@ pub unsafe extern "system" fn cmd_push_descriptor_set(
     write_count: u32,
     p_writes: *const vk::WriteDescriptorSet<'_>,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdPushDescriptorSetKHR", cb, |dev, rec| {
         // SAFETY: valid usage: pDescriptorWrites holds write_count structures.
         let writes = unsafe { handle::slice(p_writes, write_count) };
@@ -138,6 +142,9 @@ pub unsafe extern "system" fn cmd_push_descriptor_set_with_template(
     set: u32,
     p_data: *const std::ffi::c_void,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdPushDescriptorSetWithTemplateKHR", cb, |dev, rec| {
         // SAFETY: Vulkan valid usage: `descriptorUpdateTemplate` is a live template made by this
         // driver.

@@ -14,6 +14,7 @@
 
 use super::dispatch::meta_launch;
 use super::transfer::fill_words;
+use super::LiveCommandBuffer;
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -135,6 +136,9 @@ pub unsafe extern "system" fn cmd_begin_query_indexed(
     index: u32,
 ) {
     if index != 0 {
+        // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+        // command buffer made by this driver.
+        let cb = unsafe { LiveCommandBuffer::new(cb) };
         record("vkCmdBeginQueryIndexedEXT", cb, |_, _| {
             Err(vk::Result::ERROR_FEATURE_NOT_PRESENT)
         });
@@ -152,6 +156,9 @@ pub unsafe extern "system" fn cmd_end_query_indexed(
     index: u32,
 ) {
     if index != 0 {
+        // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+        // command buffer made by this driver.
+        let cb = unsafe { LiveCommandBuffer::new(cb) };
         record("vkCmdEndQueryIndexedEXT", cb, |_, _| {
             Err(vk::Result::ERROR_FEATURE_NOT_PRESENT)
         });
@@ -187,6 +194,9 @@ pub unsafe extern "system" fn cmd_begin_query(
     query: u32,
     flags: vk::QueryControlFlags,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBeginQuery", cb, |_, rec| {
         // SAFETY: `pool` is vkCmdBeginQuery's queryPool parameter, which valid usage requires
         // to be a live query pool made by this driver.
@@ -224,6 +234,9 @@ pub unsafe extern "system" fn cmd_end_query(
     pool: vk::QueryPool,
     query: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdEndQuery", cb, |dev, rec| {
         // SAFETY: `pool` is vkCmdEndQuery's queryPool parameter, which valid usage requires to
         // be a live query pool made by this driver.

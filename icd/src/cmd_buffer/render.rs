@@ -14,6 +14,7 @@
 //! Attachment loads and stores move sRGB targets' bytes as they are: the tilebuffer holds them
 //! encoded, so their texture and PBE descriptors do no sRGB conversion.
 
+use super::LiveCommandBuffer;
 use super::{record, HwCommand, Recording};
 use crate::bo::{Bo, Place};
 use crate::device::Device;
@@ -1343,7 +1344,14 @@ pub struct Continuation {
 }
 
 /// Opens a render pass instance of `pass` on `fb` and starts its first subpass.
-pub fn begin(
+///
+/// # Safety
+/// `pass` must be a live render pass made by this driver and `fb`'s attachments live image
+/// views made by this driver, all kept alive while the command buffer records: the render
+/// pass instance reads them until it ends. The render pass and framebuffer (or attachment
+/// views) a render pass instance begins with are such handles (Vulkan valid usage), and so
+/// is a render pass the device made for dynamic rendering.
+pub unsafe fn begin(
     dev: &Device,
     rec: &mut Recording,
     pass: vk::RenderPass,
@@ -1491,24 +1499,32 @@ pub unsafe extern "system" fn cmd_begin_render_pass(
     p_begin: *const vk::RenderPassBeginInfo<'_>,
     _contents: vk::SubpassContents,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBeginRenderPass", cb, |dev, rec| {
         // SAFETY: valid usage: pRenderPassBegin is valid and pClearValues holds clearValueCount.
         let b = unsafe { &*p_begin };
         // SAFETY: as above.
         let clears = unsafe { handle::slice(b.p_clear_values, b.clear_value_count) }.to_vec();
-        begin(
-            dev,
-            rec,
-            b.render_pass,
-            // SAFETY: `b` is vkCmdBeginRenderPass's begin info, whose framebuffer valid usage
-            // requires to be a live framebuffer made by this driver, whose pNext chain to be valid,
-            // and the views of whose VkRenderPassAttachmentBeginInfo to be live image views made by
-            // this driver.
-            unsafe { instance_framebuffer(b) }?,
-            b.render_area,
-            clears,
-            Continuation::default(),
-        )
+        // SAFETY: `b` is vkCmdBeginRenderPass's begin info, whose framebuffer valid usage
+        // requires to be a live framebuffer made by this driver, whose pNext chain to be valid,
+        // and the views of whose VkRenderPassAttachmentBeginInfo to be live image views made by
+        // this driver.
+        let fb = unsafe { instance_framebuffer(b) }?;
+        // SAFETY: valid usage: the begin info's render pass and the framebuffer's attachments
+        // are live objects made by this driver, kept alive while the command buffer records.
+        unsafe {
+            begin(
+                dev,
+                rec,
+                b.render_pass,
+                fb,
+                b.render_area,
+                clears,
+                Continuation::default(),
+            )
+        }
     })
 }
 
@@ -1517,24 +1533,32 @@ pub unsafe extern "system" fn cmd_begin_render_pass2(
     p_begin: *const vk::RenderPassBeginInfo<'_>,
     _p_subpass: *const vk::SubpassBeginInfo<'_>,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBeginRenderPass2", cb, |dev, rec| {
         // SAFETY: valid usage: pRenderPassBegin is valid and pClearValues holds clearValueCount.
         let b = unsafe { &*p_begin };
         // SAFETY: as above.
         let clears = unsafe { handle::slice(b.p_clear_values, b.clear_value_count) }.to_vec();
-        begin(
-            dev,
-            rec,
-            b.render_pass,
-            // SAFETY: `b` is vkCmdBeginRenderPass2's begin info, whose framebuffer valid usage
-            // requires to be a live framebuffer made by this driver, whose pNext chain to be valid,
-            // and the views of whose VkRenderPassAttachmentBeginInfo to be live image views made by
-            // this driver.
-            unsafe { instance_framebuffer(b) }?,
-            b.render_area,
-            clears,
-            Continuation::default(),
-        )
+        // SAFETY: `b` is vkCmdBeginRenderPass2's begin info, whose framebuffer valid usage
+        // requires to be a live framebuffer made by this driver, whose pNext chain to be valid,
+        // and the views of whose VkRenderPassAttachmentBeginInfo to be live image views made by
+        // this driver.
+        let fb = unsafe { instance_framebuffer(b) }?;
+        // SAFETY: valid usage: the begin info's render pass and the framebuffer's attachments
+        // are live objects made by this driver, kept alive while the command buffer records.
+        unsafe {
+            begin(
+                dev,
+                rec,
+                b.render_pass,
+                fb,
+                b.render_area,
+                clears,
+                Continuation::default(),
+            )
+        }
     })
 }
 
@@ -1542,6 +1566,9 @@ pub unsafe extern "system" fn cmd_next_subpass(
     cb: vk::CommandBuffer,
     _contents: vk::SubpassContents,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdNextSubpass", cb, next_subpass)
 }
 
@@ -1550,10 +1577,16 @@ pub unsafe extern "system" fn cmd_next_subpass2(
     _p_begin: *const vk::SubpassBeginInfo<'_>,
     _p_end: *const vk::SubpassEndInfo<'_>,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdNextSubpass2", cb, next_subpass)
 }
 
 pub unsafe extern "system" fn cmd_end_render_pass(cb: vk::CommandBuffer) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdEndRenderPass", cb, end)
 }
 
@@ -1561,6 +1594,9 @@ pub unsafe extern "system" fn cmd_end_render_pass2(
     cb: vk::CommandBuffer,
     _p_end: *const vk::SubpassEndInfo<'_>,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdEndRenderPass2", cb, end)
 }
 
@@ -1707,6 +1743,9 @@ pub unsafe extern "system" fn cmd_clear_attachments(
     rect_count: u32,
     p_rects: *const vk::ClearRect,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdClearAttachments", cb, |dev, rec| {
         // SAFETY: valid usage: the arrays hold their counts.
         let (clears, rects) = unsafe {

@@ -8,6 +8,7 @@
 //! Suspended and resumed instances are one render pass instance split in parts: a
 //! suspending part stores everything and resolves nothing, a resuming part loads everything.
 
+use super::LiveCommandBuffer;
 use super::{record, render, Recording};
 use crate::device::Device;
 use crate::format;
@@ -482,14 +483,20 @@ fn cached_pass(dev: &Device, key: PassKey) -> Result<vk::RenderPass, vk::Result>
     Ok(pass)
 }
 
-fn begin_rendering(
+/// Opens the dynamic rendering instance `info` describes.
+///
+/// # Safety
+/// `info` and what it points at must be valid, and its image views live image views made by
+/// this driver, kept alive while the command buffer records. vkCmdBeginRendering's
+/// pRenderingInfo is such an info (Vulkan valid usage).
+unsafe fn begin_rendering(
     dev: &Device,
     rec: &mut Recording,
     info: &vk::RenderingInfo<'_>,
 ) -> Result<(), vk::Result> {
     let resuming = info.flags.contains(vk::RenderingFlags::RESUMING);
     let suspending = info.flags.contains(vk::RenderingFlags::SUSPENDING);
-    // SAFETY: valid usage: pRenderingInfo and what it points at are valid.
+    // SAFETY: guaranteed by the caller: `info` and what it points at are valid.
     let a = unsafe { attachments(info, resuming, suspending) }?;
     // SAFETY: `a.views` are the attachment and resolve image views `attachments` collected from
     // `info`, vkCmdBeginRendering's rendering info (as the look-up above relies on); valid usage
@@ -504,30 +511,43 @@ fn begin_rendering(
         layers: info.layer_count.max(1),
     };
     let pass = cached_pass(dev, a.key)?;
-    render::begin(
-        dev,
-        rec,
-        pass,
-        fb,
-        info.render_area,
-        a.clears,
-        render::Continuation {
-            resuming,
-            suspending,
-        },
-    )
+    // SAFETY: `pass` is the device's own render pass for these attachments, which lives as
+    // long as the device; the views are live and kept alive while the command buffer records
+    // (guaranteed by the caller).
+    unsafe {
+        render::begin(
+            dev,
+            rec,
+            pass,
+            fb,
+            info.render_area,
+            a.clears,
+            render::Continuation {
+                resuming,
+                suspending,
+            },
+        )
+    }
 }
 
 pub unsafe extern "system" fn cmd_begin_rendering(
     cb: vk::CommandBuffer,
     p_info: *const vk::RenderingInfo<'_>,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBeginRendering", cb, |dev, rec| {
-        // SAFETY: valid usage: pRenderingInfo is valid.
-        begin_rendering(dev, rec, unsafe { &*p_info })
+        // SAFETY: valid usage: pRenderingInfo is valid, and so is what it points at; its image
+        // views are live image views made by this driver, kept alive while the command buffer
+        // records.
+        unsafe { begin_rendering(dev, rec, &*p_info) }
     })
 }
 
 pub unsafe extern "system" fn cmd_end_rendering(cb: vk::CommandBuffer) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdEndRendering", cb, render::end)
 }

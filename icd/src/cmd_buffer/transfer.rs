@@ -1,6 +1,7 @@
 //! vkCmdCopyBuffer, vkCmdFillBuffer, vkCmdUpdateBuffer: meta compute shaders on the GPU.
 
 use super::dispatch::meta_launch;
+use super::LiveCommandBuffer;
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -114,6 +115,9 @@ pub unsafe extern "system" fn cmd_copy_buffer(
     count: u32,
     p_regions: *const vk::BufferCopy,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdCopyBuffer", cb, |dev, rec| {
         let (src, dst) = (
             // SAFETY: `src` is vkCmdCopyBuffer's srcBuffer parameter, which valid usage requires
@@ -142,6 +146,9 @@ pub unsafe extern "system" fn cmd_fill_buffer(
     size: vk::DeviceSize,
     data: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdFillBuffer", cb, |dev, rec| {
         // SAFETY: `dst` is vkCmdFillBuffer's dstBuffer parameter, which valid usage requires to be
         // a live buffer made by this driver.
@@ -169,6 +176,9 @@ pub unsafe extern "system" fn cmd_update_buffer(
     size: vk::DeviceSize,
     p_data: *const std::ffi::c_void,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdUpdateBuffer", cb, |dev, rec| {
         // SAFETY: `dst` is vkCmdUpdateBuffer's dstBuffer parameter, which valid usage requires to
         // be a live buffer made by this driver.

@@ -7,6 +7,7 @@
 //! remembers the program it chose, so draws that change neither the pipeline nor the layout
 //! look nothing up; a pipeline with a static layout has one program and pays nothing.
 
+use super::LiveCommandBuffer;
 use super::{record, Recording};
 use crate::device::Device;
 use crate::format;
@@ -200,6 +201,9 @@ pub unsafe extern "system" fn cmd_set_vertex_input(
     attribute_count: u32,
     p_attributes: *const vk::VertexInputAttributeDescription2EXT<'_>,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdSetVertexInputEXT", cb, |_, rec| {
         // SAFETY: valid usage: the arrays hold their counts of descriptions.
         let (bindings, attributes) = unsafe {

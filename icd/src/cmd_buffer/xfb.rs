@@ -13,6 +13,7 @@
 use super::dispatch::meta_launch;
 use super::draw::{draw_capture, CaptureDraw, DrawKind};
 use super::upload::Alloc;
+use super::LiveCommandBuffer;
 use super::{record, Recording};
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -304,6 +305,9 @@ pub unsafe extern "system" fn cmd_bind_transform_feedback_buffers(
     p_offsets: *const vk::DeviceSize,
     p_sizes: *const vk::DeviceSize,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBindTransformFeedbackBuffersEXT", cb, |_, rec| {
         // SAFETY: valid usage: the arrays hold `count` entries; pSizes may be null.
         let (bufs, offsets) = unsafe {
@@ -382,6 +386,9 @@ pub unsafe extern "system" fn cmd_begin_transform_feedback(
     p_buffers: *const vk::Buffer,
     p_offsets: *const vk::DeviceSize,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdBeginTransformFeedbackEXT", cb, |dev, rec| {
         // SAFETY: valid usage: the arrays hold `count` entries or are null, and the counter
         // buffers are null or live buffers made by this driver.
@@ -403,6 +410,9 @@ pub unsafe extern "system" fn cmd_end_transform_feedback(
     p_buffers: *const vk::Buffer,
     p_offsets: *const vk::DeviceSize,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdEndTransformFeedbackEXT", cb, |dev, rec| {
         // SAFETY: valid usage: the arrays hold `count` entries or are null, and the counter
         // buffers are null or live buffers made by this driver.
@@ -466,6 +476,9 @@ pub unsafe extern "system" fn cmd_draw_indirect_byte_count(
     counter_offset: u32,
     vertex_stride: u32,
 ) {
+    // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
+    // command buffer made by this driver.
+    let cb = unsafe { LiveCommandBuffer::new(cb) };
     record("vkCmdDrawIndirectByteCountEXT", cb, |dev, rec| {
         // SAFETY: Vulkan valid usage: `counterBuffer` is a live buffer made by this driver.
         let buf =
