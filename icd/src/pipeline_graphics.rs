@@ -1,7 +1,8 @@
 //! Graphics pipelines: the create info read into owned fixed-function state, the shaders
 //! compiled against the vertex input and the subpass's tilebuffer layout
 //! (`compiler::compile_graphics_pipeline`), and their code and coefficient bindings uploaded
-//! into the shader window. Draws turn the state into VDM and PPP words (cmd_buffer/draw.rs).
+//! into the shader window (the bindings in the generation's words: `emit::Graphics`). Draws
+//! turn the state into the generation's words too (cmd_buffer/draw.rs).
 
 use crate::bo::{Bo, Place};
 use crate::device::Device;
@@ -17,12 +18,11 @@ use crate::shader_module::ShaderModule;
 use crate::topology::Topology;
 use ash::vk;
 use compiler::{
-    CfShade, CfSource, ColourTarget, FragmentState, GeometryBinary, GraphicsPipelineBinary,
-    GraphicsPipelineRequest, InputAttachmentSource, ShaderRequest, StageBinary, VertexAttribute,
-    VertexBindingDesc, VertexInputLayout, VertexVariant, XfbBinary,
+    ColourTarget, FragmentState, GeometryBinary, GraphicsPipelineBinary, GraphicsPipelineRequest,
+    InputAttachmentSource, ShaderRequest, StageBinary, VertexAttribute, VertexBindingDesc,
+    VertexInputLayout, VertexVariant, XfbBinary,
 };
 use hashbrown::HashMap;
-use hw::g13::control::descriptors::{CfBinding, CfBindingHeader, CoefficientSource, ShadeModel};
 use hw::g13::tilebuffer::{Placement, TilebufferLayout};
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex};
@@ -646,12 +646,6 @@ fn upload(dev: &Device, bytes: &[u8]) -> Result<(Bo, u32), vk::Result> {
     Ok((bo, offset))
 }
 
-/// The shade model of flat varyings taken from hardware vertex 0, 1 or 2 of a primitive.
-const FLAT_MODELS: [ShadeModel; 3] = [
-    ShadeModel::FlatVertex0,
-    ShadeModel::FlatVertex1,
-    ShadeModel::FlatVertex2,
-];
 /// Alignment of each copy of the CF bindings (the bindings are 8-byte words; 64 keeps
 /// every copy on its own cache line, as the first one starts its buffer).
 const CF_ALIGN: usize = 64;
@@ -666,43 +660,6 @@ pub fn flat_vertex(last: bool, primitive: Topology) -> usize {
         (false, Topology::TriangleFan) => 1,
         (false, _) => 0,
     }
-}
-
-/// The CF binding header and bindings (docs/render-abi.md section 4), flat varyings shaded
-/// with `flat`.
-fn cf_words(b: &GraphicsPipelineBinary, flat: ShadeModel) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(
-        &CfBindingHeader {
-            slots: b.uvs_words,
-            coefficient_registers: b.cf_registers,
-        }
-        .pack(),
-    );
-    for c in &b.cf_bindings {
-        let (source, base_slot) = match c.source {
-            CfSource::Varying { base_slot } => (CoefficientSource::Varying, u32::from(base_slot)),
-            CfSource::FragcoordZ => (CoefficientSource::FragcoordZ, 0),
-            CfSource::PointCoord => (CoefficientSource::PointCoord, 0),
-            CfSource::PrimitiveId => (CoefficientSource::PrimitiveId, 0),
-        };
-        let shade_model = match c.shade {
-            CfShade::Perspective => ShadeModel::Perspective,
-            CfShade::Linear => ShadeModel::Linear,
-            CfShade::Flat => flat,
-        };
-        out.extend_from_slice(
-            &CfBinding {
-                components: u32::from(c.components),
-                shade_model,
-                source,
-                base_slot,
-                base_coefficient_register: u32::from(c.base_cf),
-            }
-            .pack(),
-        );
-    }
-    out
 }
 
 /// Reads and compiles one VkGraphicsPipelineCreateInfo.
@@ -1203,11 +1160,12 @@ impl GraphicsPipeline {
         let (cf_bo, cf_bindings) = if binary.fragment.is_some() {
             // The provoking vertex depends on the draw's topology (fans differ), so every
             // flat vertex gets its copy of the bindings; a draw points at the one it needs.
+            let graphics = dev.emitter()?.graphics;
             let mut words = Vec::new();
             let mut at = [0usize; 3];
-            for (i, flat) in FLAT_MODELS.into_iter().enumerate() {
-                at[i] = words.len();
-                words.extend(cf_words(&binary, flat));
+            for (flat, at) in at.iter_mut().enumerate() {
+                *at = words.len();
+                words.extend(graphics.coefficient_bindings(&binary, flat));
                 words.resize(words.len().next_multiple_of(CF_ALIGN), 0);
             }
             let (bo, off) = upload(dev, &words)?;

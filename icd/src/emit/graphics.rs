@@ -149,6 +149,10 @@ pub type Upload<'a> = dyn FnMut(&mut Vec<u8>) -> Result<u64, vk::Result> + 'a;
 
 /// A generation's draws.
 pub trait Graphics: Sync {
+    /// The coefficient bindings that interpolate a pipeline's varyings for its fragment
+    /// program (docs/render-abi.md section 4), flat varyings taken from vertex `flat` (0, 1
+    /// or 2) of each primitive (`pipeline_graphics::flat_vertex`).
+    fn coefficient_bindings(&self, b: &compiler::GraphicsPipelineBinary, flat: usize) -> Vec<u8>;
     /// The USC words that bind a draw's vertex program to its root table at `root_va`.
     fn vertex_words(&self, v: &VertexLaunch, root_va: u64) -> Vec<u8>;
     /// The USC words that bind a draw's fragment program, in a render of tilebuffer `tib`.

@@ -15,7 +15,10 @@ use crate::pipeline_graphics::{flat_vertex, GraphicsPipeline};
 use crate::topology::{IndexSize, Topology};
 use ash::vk;
 use compiler::{CfShade, CfSource};
-use hw::g13::control::descriptors::{DepthBias, Scissor, StencilOp, ZsFunc};
+use hw::g13::control::descriptors::{
+    CfBinding, CfBindingHeader, CoefficientSource, DepthBias, Scissor, ShadeModel, StencilOp,
+    ZsFunc,
+};
 use hw::g13::control::ppp::{
     line_width_bits, ConservativeDepth, Cull, Cull2, DepthBiasScissor, FragmentControl,
     FragmentFace, FragmentFace2, FragmentOcclusionQuery, FragmentShader, FragmentShaderWord3,
@@ -355,7 +358,48 @@ fn upload_ppp(ppp: &PppUpdate, upload: &mut Upload) -> Result<(u64, usize), vk::
     Ok((upload(&mut bytes)?, len))
 }
 
+/// The shade model of flat varyings taken from vertex 0, 1 or 2 of a primitive.
+const FLAT_MODELS: [ShadeModel; 3] = [
+    ShadeModel::FlatVertex0,
+    ShadeModel::FlatVertex1,
+    ShadeModel::FlatVertex2,
+];
+
 impl Graphics for G13 {
+    fn coefficient_bindings(&self, b: &compiler::GraphicsPipelineBinary, flat: usize) -> Vec<u8> {
+        let flat = FLAT_MODELS[flat.min(2)];
+        let mut out = Vec::new();
+        let header = CfBindingHeader {
+            slots: b.uvs_words,
+            coefficient_registers: b.cf_registers,
+        };
+        out.extend_from_slice(&header.pack());
+        for c in &b.cf_bindings {
+            let (source, base_slot) = match c.source {
+                CfSource::Varying { base_slot } => {
+                    (CoefficientSource::Varying, u32::from(base_slot))
+                }
+                CfSource::FragcoordZ => (CoefficientSource::FragcoordZ, 0),
+                CfSource::PointCoord => (CoefficientSource::PointCoord, 0),
+                CfSource::PrimitiveId => (CoefficientSource::PrimitiveId, 0),
+            };
+            let shade_model = match c.shade {
+                CfShade::Perspective => ShadeModel::Perspective,
+                CfShade::Linear => ShadeModel::Linear,
+                CfShade::Flat => flat,
+            };
+            let binding = CfBinding {
+                components: u32::from(c.components),
+                shade_model,
+                source,
+                base_slot,
+                base_coefficient_register: u32::from(c.base_cf),
+            };
+            out.extend_from_slice(&binding.pack());
+        }
+        out
+    }
+
     fn vertex_words(&self, v: &VertexLaunch, root_va: u64) -> Vec<u8> {
         let mut w = Vec::with_capacity(128);
         UscWord::vertex_compute_shared(0).pack(&mut w);
