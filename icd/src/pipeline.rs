@@ -11,7 +11,6 @@ use crate::pipeline_layout::PipelineLayout;
 use crate::shader_module::ShaderModule;
 use ash::vk;
 use compiler::ComputeBinary;
-use hw::g13::control::{spill_size_for_stack_bytes, stack_bytes_for_spill_size};
 use kmd_iface::Backend;
 use std::ffi::CStr;
 
@@ -24,13 +23,13 @@ pub struct Program {
     /// GPU address of the binary's constant data (after the code, in the same object), which
     /// `PreloadSource::Constants` preloads read.
     pub constants_va: u64,
-    /// The `spill size` field of the launch's USC Registers word: the per-thread stack.
-    pub spill_size: u32,
+    /// Stack bytes per thread the launch gives (`stack_bytes`).
+    pub stack_bytes: u32,
 }
 
 impl Program {
     pub fn new(dev: &Device, binary: ComputeBinary) -> Result<Program, vk::Result> {
-        let spill_size = scratch_spill_size(dev, binary.scratch_bytes)?;
+        let stack_bytes = stack_bytes(dev, binary.scratch_bytes)?;
         let threads: u64 = binary.local_size.iter().map(|&n| u64::from(n)).product();
         if threads == 0 || threads > 1024 {
             eprintln!(
@@ -51,13 +50,14 @@ impl Program {
             binary,
             _code: code,
             code_offset,
-            spill_size,
+            stack_bytes,
         })
     }
 }
 
-/// The USC Registers `spill size` that gives each thread at least `scratch` bytes of stack.
-pub(crate) fn scratch_spill_size(dev: &Device, scratch: u32) -> Result<u32, vk::Result> {
+/// The stack per thread a launch of a program that needs `scratch` bytes of it gives, once
+/// the device is known to give that much.
+pub(crate) fn stack_bytes(dev: &Device, scratch: u32) -> Result<u32, vk::Result> {
     if scratch == 0 {
         return Ok(0);
     }
@@ -70,10 +70,12 @@ pub(crate) fn scratch_spill_size(dev: &Device, scratch: u32) -> Result<u32, vk::
     }
     // OUT_OF_DEVICE_MEMORY is among the errors vkCreate*Pipelines may return, and it is
     // what this is: no launch can give a thread that much stack.
-    spill_size_for_stack_bytes(scratch).ok_or_else(|| {
-        eprintln!("agx4: the shader needs {scratch} bytes of stack per thread, more than the {} a launch can give", stack_bytes_for_spill_size(15));
-        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
-    })
+    let most = dev.emitter()?.max_stack_bytes;
+    if scratch > most {
+        eprintln!("agx4: the shader needs {scratch} bytes of stack per thread, more than the {most} a launch can give");
+        return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+    }
+    Ok(scratch)
 }
 
 /// The result for a shader the compiler refuses. vkCreate*Pipelines may fail only with the

@@ -187,7 +187,7 @@ pub struct FragmentProgram {
     pub gpr_halves: u32,
     /// Root table halves the launch preloads.
     pub uniform_halves: u32,
-    pub spill: u32,
+    pub stack_bytes: u32,
     /// The program may kill samples (late depth/stencil test, punch-through pass).
     pub discards: bool,
     /// Its uniform preamble, which follows the code.
@@ -332,14 +332,14 @@ impl FragmentVariants {
         bo.write(0, &bin.code)?;
         let code = u32::try_from(bo.va - dev.usc_base)
             .map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
-        let spill = crate::pipeline::scratch_spill_size(dev, bin.scratch_bytes)?;
+        let stack_bytes = crate::pipeline::stack_bytes(dev, bin.scratch_bytes)?;
         Ok(Variant {
             _bo: bo,
             program: FragmentProgram {
                 code,
                 gpr_halves: bin.gpr_halves,
                 uniform_halves: bin.uniform_halves,
-                spill,
+                stack_bytes,
                 discards,
                 preamble: bin.preamble,
                 launch_uniform_halves: bin.launch_uniform_halves(),

@@ -164,8 +164,8 @@ pub struct GraphicsPipeline {
     _cf: Option<Bo>,
     /// Offset from `usc_exec_base`.
     pub fragment_code: Option<u32>,
-    /// The USC Registers `spill size` of the fragment launch: the per-thread stack it gives.
-    pub fragment_spill: u32,
+    /// Stack bytes per thread the fragment launch gives.
+    pub fragment_stack_bytes: u32,
     /// USC address of the CF binding header and bindings, one copy per vertex that flat
     /// varyings come from (the binding's shade model names it; indexed by [`flat_vertex`]).
     pub cf_bindings: [u32; 3],
@@ -181,50 +181,51 @@ pub struct GraphicsPipeline {
 }
 
 /// A resident vertex shader compiled for one vertex input layout: its code's offset from
-/// `usc_exec_base`, the USC Registers `spill size` its launch gives, and its transform
+/// `usc_exec_base`, the stack per thread its launch gives, and its transform
 /// feedback capture variant (cmd_buffer/xfb.rs), which reads the same attributes.
 pub struct VertexProgram {
     pub binary: StageBinary,
     _bo: Bo,
     pub code: u32,
-    pub spill: u32,
+    pub stack_bytes: u32,
     pub xfb: Option<XfbCode>,
     /// With a geometry shader, the geometry draw's program (cmd_buffer/geometry.rs);
     /// `binary` is then the pass-through vertex shader of the rasterization draw.
     pub geometry: Option<GeometryCode>,
 }
 
-/// A resident geometry draw program: its code's offset from `usc_exec_base` and its spill
-/// size.
+/// A resident geometry draw program: its code's offset from `usc_exec_base` and the stack
+/// per thread its launch gives.
 pub struct GeometryCode {
     pub binary: GeometryBinary,
     _bo: Bo,
     pub code: u32,
-    pub spill: u32,
+    pub stack_bytes: u32,
 }
 
-/// A resident capture variant: its code's offset from `usc_exec_base` and its spill size.
+/// A resident capture variant: its code's offset from `usc_exec_base` and the stack per
+/// thread its launch gives.
 pub struct XfbCode {
     pub binary: XfbBinary,
     _bo: Bo,
     pub code: u32,
-    pub spill: u32,
+    pub stack_bytes: u32,
 }
 
 impl VertexProgram {
     /// Uploads the programs of `variant`.
     pub fn new(dev: &Device, variant: VertexVariant) -> Result<VertexProgram, vk::Result> {
         let (bo, code) = upload(dev, &variant.vertex.code)?;
-        let spill = crate::pipeline::scratch_spill_size(dev, variant.vertex.scratch_bytes)?;
+        let stack_bytes = crate::pipeline::stack_bytes(dev, variant.vertex.scratch_bytes)?;
         let xfb = match variant.xfb {
             Some(x) => {
                 let (bo, code) = upload(dev, &x.vertex.code)?;
-                let spill = crate::pipeline::scratch_spill_size(dev, x.vertex.scratch_bytes)?;
+                let stack_bytes = crate::pipeline::stack_bytes(dev, x.vertex.scratch_bytes)?;
                 Some(XfbCode {
                     binary: x,
                     _bo: bo,
                     code,
-                    spill,
+                    stack_bytes,
                 })
             }
             None => None,
@@ -232,12 +233,12 @@ impl VertexProgram {
         let geometry = match variant.geometry {
             Some(g) => {
                 let (bo, code) = upload(dev, &g.program.code)?;
-                let spill = crate::pipeline::scratch_spill_size(dev, g.program.scratch_bytes)?;
+                let stack_bytes = crate::pipeline::stack_bytes(dev, g.program.scratch_bytes)?;
                 Some(GeometryCode {
                     binary: g,
                     _bo: bo,
                     code,
-                    spill,
+                    stack_bytes,
                 })
             }
             None => None,
@@ -246,7 +247,7 @@ impl VertexProgram {
             binary: variant.vertex,
             _bo: bo,
             code,
-            spill,
+            stack_bytes,
             xfb,
             geometry,
         })
@@ -1174,8 +1175,8 @@ impl GraphicsPipeline {
             (None, [0; 3])
         };
         let cf_binding_count = binary.cf_bindings.len() as u32;
-        let fragment_spill = match &binary.fragment {
-            Some(f) => crate::pipeline::scratch_spill_size(dev, f.scratch_bytes)?,
+        let fragment_stack_bytes = match &binary.fragment {
+            Some(f) => crate::pipeline::stack_bytes(dev, f.scratch_bytes)?,
             None => 0,
         };
         Ok(GraphicsPipeline {
@@ -1184,7 +1185,7 @@ impl GraphicsPipeline {
             _fragment_code: fragment_bo,
             _cf: cf_bo,
             fragment_code,
-            fragment_spill,
+            fragment_stack_bytes,
             cf_bindings,
             cf_binding_count,
             fixed,

@@ -148,7 +148,7 @@ fn run(dev: &Device, rec: &mut Recording, l: &Launch) -> Result<(), vk::Result> 
         }),
         code,
         gpr_halves: prog.gpr_halves,
-        spill_size: 0,
+        stack_bytes: 0,
         preamble: None,
     };
     let local = prog.local_size;

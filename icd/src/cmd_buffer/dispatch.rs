@@ -150,7 +150,7 @@ pub fn launch(
         samplers: None,
         code: program.code_offset,
         gpr_halves: b.gpr_halves,
-        spill_size: program.spill_size,
+        stack_bytes: program.stack_bytes,
         preamble: b
             .preamble
             .map(|p| (program.code_offset + p.offset, p.gpr_halves)),

@@ -631,7 +631,7 @@ pub fn draw_with(
 pub struct CaptureDraw<'a> {
     pub binary: &'a compiler::StageBinary,
     pub code: u32,
-    pub spill: u32,
+    pub stack_bytes: u32,
     /// Root table bytes from `abi::XFB_PARAMS_OFFSET` to `abi::XFB_ROOT_TABLE_SIZE`.
     pub params: Vec<u8>,
     pub count: u32,
@@ -809,15 +809,15 @@ fn draw_one(
         )?;
     }
     let b = &p.binary;
-    let (vs_bin, vs_code, vs_spill) = match cap {
-        Some(c) => (c.binary, c.code, c.spill),
-        None => (&vertex.binary, vertex.code, vertex.spill),
+    let (vs_bin, vs_code, vs_stack_bytes) = match cap {
+        Some(c) => (c.binary, c.code, c.stack_bytes),
+        None => (&vertex.binary, vertex.code, vertex.stack_bytes),
     };
     let vertex_launch = VertexLaunch {
         code: vs_code,
         uniform_halves: vs_bin.uniform_halves,
         gpr_halves: vs_bin.gpr_halves,
-        spill: vs_spill,
+        stack_bytes: vs_stack_bytes,
         preamble: vs_bin.preamble,
     };
     let vs_words = vertex_words(dev, rec, vertex_launch, root_va)?;
@@ -829,7 +829,7 @@ fn draw_one(
                 code,
                 gpr_halves: f.gpr_halves,
                 uniform_halves: f.uniform_halves,
-                spill: p.fragment_spill,
+                stack_bytes: p.fragment_stack_bytes,
                 discards: b.discards,
                 preamble: f.preamble,
                 launch_uniform_halves: f.launch_uniform_halves(),

@@ -237,7 +237,7 @@ pub fn draw(
     let mut geometry_draw = CaptureDraw {
         binary: &g.program,
         code: code.code,
-        spill: code.spill,
+        stack_bytes: code.stack_bytes,
         params: params.clone(),
         count: prims * g.invocations,
         instances,

@@ -257,7 +257,7 @@ pub(super) fn capture_with(
     let cap = CaptureDraw {
         binary: &binary.vertex,
         code: code.code,
-        spill: code.spill,
+        stack_bytes: code.stack_bytes,
         params,
         count: verts,
         instances,

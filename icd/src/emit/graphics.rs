@@ -18,8 +18,8 @@ pub struct VertexLaunch {
     /// Root table halves the launch preloads.
     pub uniform_halves: u32,
     pub gpr_halves: u32,
-    /// The per-thread stack, as the binary's `Program::spill_size` encodes it.
-    pub spill: u32,
+    /// Stack bytes per thread.
+    pub stack_bytes: u32,
     pub preamble: Option<compiler::PreambleCode>,
 }
 

@@ -54,8 +54,8 @@ pub struct ComputeBinding<'a> {
     pub code: u32,
     /// General registers per thread, in 16-bit halves.
     pub gpr_halves: u32,
-    /// The per-thread stack, as the binary's `Program::spill_size` encodes it.
-    pub spill_size: u32,
+    /// Stack bytes per thread (at most [`Emitter::max_stack_bytes`]).
+    pub stack_bytes: u32,
     /// The uniform preamble run once per launch: its code offset and registers.
     pub preamble: Option<(u32, u32)>,
 }
@@ -103,6 +103,8 @@ pub struct Emitter {
     pub compute: &'static dyn Compute,
     pub graphics: &'static dyn Graphics,
     pub render: &'static dyn Render,
+    /// The most stack a launch can give each thread, in bytes.
+    pub max_stack_bytes: u32,
 }
 
 /// The emitter of `generation`, if agx4 knows its control streams: G13's serves G14 too,

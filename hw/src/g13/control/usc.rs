@@ -105,13 +105,16 @@ impl SharedLayout {
 ///
 /// agx4's encoding, following the bucket Mesa writes: 0 means no stack; `s` in 1..=15 means
 /// `16 << s` bytes per thread (32 bytes up to 512 KiB).
-pub fn stack_bytes_for_spill_size(s: u32) -> u32 {
-    if s == 0 {
-        0
-    } else {
-        16u32 << s.min(15)
+pub const fn stack_bytes_for_spill_size(s: u32) -> u32 {
+    match s {
+        0 => 0,
+        1..=15 => 16u32 << s,
+        _ => 16u32 << 15,
     }
 }
+
+/// The most stack a launch can give a thread: the largest `spill size`'s.
+pub const MAX_STACK_BYTES: u32 = stack_bytes_for_spill_size(15);
 
 /// The smallest `spill size` field value whose stack holds `bytes` per thread, or `None` when
 /// no encoding is large enough.

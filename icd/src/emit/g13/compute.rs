@@ -49,7 +49,7 @@ impl Compute for G13 {
             loads_varyings: false,
         }
         .pack(&mut w);
-        UscWord::registers(b.gpr_halves, b.spill_size).pack(&mut w);
+        super::registers(b.gpr_halves, b.stack_bytes).pack(&mut w);
         match b.preamble {
             Some((code, _)) => UscWord::Preshader { code },
             None => UscWord::NoPreshader,
@@ -140,7 +140,7 @@ mod tests {
             }),
             code: 0x1_0000,
             gpr_halves: 20,
-            spill_size: 3,
+            stack_bytes: 100,
             preamble: Some((0x1_0400, 10)),
         };
         let words = G13.binding_words(&b);
@@ -187,6 +187,7 @@ mod tests {
                 code: 0x1_0000,
                 loads_varyings: false,
             },
+            // 100 bytes of stack round up to the 128 of spill size 3.
             UscWord::registers(20, 3),
             UscWord::Preshader { code: 0x1_0400 },
         ];

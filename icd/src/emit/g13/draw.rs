@@ -409,7 +409,7 @@ impl Graphics for G13 {
             loads_varyings: false,
         }
         .pack(&mut w);
-        UscWord::registers(v.gpr_halves, v.spill).pack(&mut w);
+        super::registers(v.gpr_halves, v.stack_bytes).pack(&mut w);
         preshader_word(v.code, v.preamble).pack(&mut w);
         w
     }
@@ -450,7 +450,7 @@ impl Graphics for G13 {
             loads_varyings: f.loads_varyings,
         }
         .pack(&mut w);
-        UscWord::registers(f.prog.gpr_halves, f.prog.spill).pack(&mut w);
+        super::registers(f.prog.gpr_halves, f.prog.stack_bytes).pack(&mut w);
         preshader_word(f.prog.code, f.prog.preamble).pack(&mut w);
         w
     }
