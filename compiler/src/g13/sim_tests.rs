@@ -1006,3 +1006,56 @@ fn hoisted_constants_compute_the_same_results() {
         );
     }
 }
+
+/// atan2 of operands of 2^126 and more: the reciprocal of the larger magnitude would be
+/// denormal, which G13 flushes to zero, so the lowering scales both first. The pairs are
+/// samples dEQP-VK.glsl.builtin.precision.atan2.highp.vec2 failed on before it did.
+#[test]
+fn atan2_of_huge_operands_keeps_its_quotient() {
+    let pairs: [(u32, u32); 8] = [
+        (0x6688_b371, 0x7eed_b80a),
+        (0xff0a_81cd, 0x7f7c_9e40),
+        (0x57dd_45f4, 0x7ec8_535a),
+        (0xc07f_5c57, 0x7e94_b0d2),
+        (0x5380_0001, 0x7f02_d1fe),
+        (0x7eed_b80a, 0xb111_003f),
+        (0x7727_d3d6, 0xff61_835a),
+        (0x3f80_0000, 0x4000_0000),
+    ];
+    const N: u32 = 32;
+    let mut b = Build::new();
+    let base = b.set0();
+    let g = gid(&mut b);
+    let ay = b.element(base, g);
+    let yi = b.load_global(ay);
+    let y = b.op(Type::F32, Op::Conv(ConvOp::Bitcast, yi));
+    let n = b.c32(N);
+    let gx = b.bin(BinOp::IAdd, g, n);
+    let ax = b.element(base, gx);
+    let xi = b.load_global(ax);
+    let x = b.op(Type::F32, Op::Conv(ConvOp::Bitcast, xi));
+    let r = b.op(Type::F32, Op::Binary(BinOp::FAtan2, y, x));
+    let ri = b.op(Type::I32, Op::Conv(ConvOp::Bitcast, r));
+    let n2 = b.c32(2 * N);
+    let go = b.bin(BinOp::IAdd, g, n2);
+    let ao = b.element(base, go);
+    b.store_global(ao, ri);
+    let mut shader = b.finish();
+    crate::passes::lower_float(&mut shader).expect("lower");
+    let mut mem = vec![1.0f32.to_bits(); 3 * N as usize];
+    for (i, &(y, x)) in pairs.iter().enumerate() {
+        mem[i] = y;
+        mem[N as usize + i] = x;
+    }
+    let out = run(&shader, GPR_HALVES, N, 1, &mem);
+    for (i, &(y, x)) in pairs.iter().enumerate() {
+        let (y, x) = (f32::from_bits(y), f32::from_bits(x));
+        let want = f64::from(y).atan2(f64::from(x));
+        let got = f64::from(f32::from_bits(out[2 * N as usize + i]));
+        // The polynomial's error: about 1e-5 radians, relative for small angles.
+        assert!(
+            (got - want).abs() <= 2e-5 * want.abs().min(1.0),
+            "atan2({y:e}, {x:e}) = {got:e}, want {want:e}"
+        );
+    }
+}

@@ -41,7 +41,16 @@ impl E<'_> {
         let ay = self.u(UnOp::FAbs, y);
         let hi = self.b(BinOp::FMax, ax, ay);
         let lo = self.b(BinOp::FMin, ax, ay);
-        let t = self.div(lo, hi);
+        // The reciprocal of a magnitude of 2^126 or more is denormal, which f32 arithmetic
+        // flushes to zero: scaling both by 1/4 first (exact, as a power of two) keeps lo/hi.
+        let huge = self.c(2f32.powi(64));
+        let is_huge = self.cmp(CmpOp::FOGe, hi, huge);
+        let quarter = self.c(0.25);
+        let one = self.c(1.0);
+        let scale = self.sel(is_huge, quarter, one);
+        let hi_scaled = self.b(BinOp::FMul, hi, scale);
+        let lo_scaled = self.b(BinOp::FMul, lo, scale);
+        let t = self.div(lo_scaled, hi_scaled);
         let zero = self.c(0.0);
         let both_zero = self.cmp(CmpOp::FOEq, hi, zero);
         let t = self.sel(both_zero, zero, t);
