@@ -10,6 +10,7 @@
 //! turns into its own faults.
 
 pub mod g13;
+pub mod g16;
 mod generation;
 mod identity;
 pub mod isa;
