@@ -1,7 +1,7 @@
 //! VkDevice: a GPU VM with the driver's address-space layout, the queues, and the heap
 //! accounting.
 
-use crate::advertised::{API_MINOR, DEVICE_EXTENSIONS};
+use crate::advertised::API_MINOR;
 use crate::bo::Bo;
 use crate::entry::{guard, guard_or};
 use crate::features;
@@ -320,7 +320,7 @@ unsafe fn check_features(
     pd: &PhysicalDevice,
     info: &vk::DeviceCreateInfo<'_>,
 ) -> Result<EnabledFeatures, vk::Result> {
-    let supported = features::supported_on(pd.kmd.backend());
+    let supported = pd.features();
     // Shaders bounds-check buffer accesses only when some enabled feature defines what an
     // access out of range (or through a null descriptor) does.
     let mut robust = false;
@@ -387,7 +387,7 @@ pub unsafe extern "system" fn create_device(
             crate::instance::check_extensions(
                 info.pp_enabled_extension_names,
                 info.enabled_extension_count,
-                DEVICE_EXTENSIONS,
+                pd.extensions(),
             )?
         };
         // SAFETY: as above, the structure and its chain are valid.

@@ -7,6 +7,7 @@ use ash::vk;
 use ash::vk::TaggedStructure;
 
 /// Everything agx4 supports. A member not set in [`supported`] is false.
+#[derive(Default)]
 pub struct Features {
     pub v10: vk::PhysicalDeviceFeatures,
     pub v11: vk::PhysicalDeviceVulkan11Features<'static>,
@@ -37,8 +38,13 @@ pub struct Features {
     pub color_write_enable: vk::PhysicalDeviceColorWriteEnableFeaturesEXT<'static>,
 }
 
-/// The features agx4 supports on a device of `backend`.
-pub fn supported_on(backend: kmd_iface::Backend) -> Features {
+/// The features agx4 supports on a device of `backend` and `generation`. On a generation
+/// whose machine code or command streams agx4 cannot produce (G16 today:
+/// `PhysicalDevice::runs_shaders`), no shader runs, so it supports none.
+pub fn supported_on(backend: kmd_iface::Backend, generation: hw::Generation) -> Features {
+    if !crate::physical_device::runs_shaders(generation) {
+        return Features::default();
+    }
     let mut f = supported();
     if backend != kmd_iface::Backend::Sim {
         // Real G13 loads and stores carry a coherence bit agx4 does not set yet.
@@ -84,10 +90,13 @@ pub fn api_minor_met(f: &Features) -> u32 {
         && f.v12.vulkan_memory_model != 0
         && f.v12.vulkan_memory_model_device_scope != 0
         && f.v12.buffer_device_address != 0;
-    let met = match (v12, v13) {
-        (true, true) => 3,
-        (true, false) => 2,
-        _ => 1,
+    // Vulkan 1.1 requires multiview.
+    let v11 = f.v11.multiview != 0;
+    let met = match (v11, v12, v13) {
+        (true, true, true) => 3,
+        (true, true, false) => 2,
+        (true, false, _) => 1,
+        _ => 0,
     };
     met.min(crate::advertised::API_MINOR)
 }
@@ -595,11 +604,25 @@ mod tests {
 
     #[test]
     fn the_simulated_device_meets_vulkan_1_3_and_real_g13_1_2() {
+        use hw::Generation::G13;
         assert_eq!(api_minor_met(&supported()), 3);
-        assert_eq!(api_minor_met(&supported_on(kmd_iface::Backend::Sim)), 3);
-        assert_eq!(api_minor_met(&supported_on(kmd_iface::Backend::Drm)), 2);
+        assert_eq!(api_minor_met(&supported_on(kmd_iface::Backend::Sim, G13)), 3);
+        assert_eq!(api_minor_met(&supported_on(kmd_iface::Backend::Drm, G13)), 2);
         let mut f = supported();
         f.v12.timeline_semaphore = vk::FALSE;
         assert_eq!(api_minor_met(&f), 1);
+        f.v11.multiview = vk::FALSE;
+        assert_eq!(api_minor_met(&f), 0);
+    }
+
+    /// Where no shader runs, nothing is supported and the device is Vulkan 1.0.
+    #[test]
+    fn a_generation_without_machine_code_supports_nothing() {
+        let f = supported_on(kmd_iface::Backend::Sim, hw::Generation::G16);
+        assert_eq!(api_minor_met(&f), 0);
+        // Every 1.0 feature is false: the set is a subset of the empty one.
+        assert!(v10_subset(&f.v10, &vk::PhysicalDeviceFeatures::default()));
+        assert_eq!(f.v13.dynamic_rendering, vk::FALSE);
+        assert_eq!(f.transform_feedback.transform_feedback, vk::FALSE);
     }
 }

@@ -26,7 +26,27 @@ pub struct PhysicalDevice {
 }
 object!(PhysicalDevice, vk::PhysicalDevice);
 
+/// Whether agx4 can run shaders on `generation`: it has the generation's machine code and
+/// command streams.
+pub fn runs_shaders(generation: hw::Generation) -> bool {
+    generation.codec().is_some() && crate::emit::for_generation(generation).is_some()
+}
+
 impl PhysicalDevice {
+    /// The features agx4 supports on this device.
+    pub fn features(&self) -> features::Features {
+        features::supported_on(self.kmd.backend(), self.identity.generation)
+    }
+
+    /// The device extensions this device advertises: none where no shader runs, since every
+    /// one of them either needs shaders or is pointless without them.
+    pub fn extensions(&self) -> &'static [&'static str] {
+        match runs_shaders(self.identity.generation) {
+            true => DEVICE_EXTENSIONS,
+            false => &[],
+        }
+    }
+
     pub fn new(kmd: Arc<dyn Kmd>) -> Result<Self, String> {
         let mut params = drm_asahi_params_global::default();
         let mut args = drm_asahi_get_params {
@@ -48,7 +68,7 @@ impl PhysicalDevice {
         properties.api_version = vk::make_api_version(
             0,
             1,
-            features::api_minor_met(&features::supported_on(kmd.backend())),
+            features::api_minor_met(&features::supported_on(kmd.backend(), identity.generation)),
             HEADER_VERSION,
         );
         Ok(PhysicalDevice {
@@ -301,7 +321,7 @@ pub unsafe extern "system" fn get_features(
     guard_or("vkGetPhysicalDeviceFeatures", (), || {
         // SAFETY: `physical_device` is vkGetPhysicalDeviceFeatures's physicalDevice parameter,
         // which valid usage requires to be a live physical device of this driver.
-        let supported = features::supported_on(unsafe { pd(physical_device) }.kmd.backend());
+        let supported = unsafe { pd(physical_device) }.features();
         // SAFETY: valid usage: pFeatures is writable.
         unsafe { *p_features = supported.v10 };
     })
@@ -314,7 +334,7 @@ pub unsafe extern "system" fn get_features2(
     guard_or("vkGetPhysicalDeviceFeatures2", (), || {
         // SAFETY: `physical_device` is vkGetPhysicalDeviceFeatures2's physicalDevice parameter,
         // which valid usage requires to be a live physical device of this driver.
-        let supported = features::supported_on(unsafe { pd(physical_device) }.kmd.backend());
+        let supported = unsafe { pd(physical_device) }.features();
         // SAFETY: valid usage: pFeatures is a writable structure with a valid pNext chain.
         unsafe {
             (*p_features).features = supported.v10;
@@ -760,11 +780,11 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
         || {
             // SAFETY: `physical_device` is vkEnumerateDeviceExtensionProperties's physicalDevice
             // parameter, which valid usage requires to be a live physical device of this driver.
-            let _ = unsafe { pd(physical_device) };
+            let pd = unsafe { pd(physical_device) };
             if !p_layer_name.is_null() {
                 return vk::Result::ERROR_LAYER_NOT_PRESENT;
             }
-            let props = crate::instance::extension_properties(DEVICE_EXTENSIONS);
+            let props = crate::instance::extension_properties(pd.extensions());
             // SAFETY: valid usage: the count pointer is valid, the array null or sized.
             unsafe { handle::fill_array(&props, p_count, p_properties) }
         },
