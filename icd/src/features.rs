@@ -606,8 +606,14 @@ mod tests {
     fn the_simulated_device_meets_vulkan_1_3_and_real_g13_1_2() {
         use hw::Generation::G13;
         assert_eq!(api_minor_met(&supported()), 3);
-        assert_eq!(api_minor_met(&supported_on(kmd_iface::Backend::Sim, G13)), 3);
-        assert_eq!(api_minor_met(&supported_on(kmd_iface::Backend::Drm, G13)), 2);
+        assert_eq!(
+            api_minor_met(&supported_on(kmd_iface::Backend::Sim, G13)),
+            3
+        );
+        assert_eq!(
+            api_minor_met(&supported_on(kmd_iface::Backend::Drm, G13)),
+            2
+        );
         let mut f = supported();
         f.v12.timeline_semaphore = vk::FALSE;
         assert_eq!(api_minor_met(&f), 1);

@@ -18,6 +18,7 @@ pub mod encode;
 pub mod evidence;
 pub mod forms;
 pub mod length;
+pub mod needs;
 
 #[cfg(test)]
 mod tests;

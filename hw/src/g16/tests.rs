@@ -323,3 +323,22 @@ fn every_form_names_its_evidence_and_source() {
         assert!(!f.encoded || f.evidence.emittable(), "{}", f.name);
     }
 }
+
+/// Every form `needs` names is in the table (a misspelt name would report a form missing
+/// that the sources document).
+#[test]
+fn every_form_the_instruction_model_needs_is_in_the_table() {
+    let source = include_str!("needs.rs");
+    let mut named = 0;
+    for part in source.split("form(\"").skip(1) {
+        let name = &part[..part.find('"').unwrap()];
+        assert!(FORMS.iter().any(|f| f.name == name), "{name}");
+        named += 1;
+    }
+    assert!(named > 30, "{named}");
+    // And a decoded G13 program maps through: stop needs G16's stop.
+    let (stop, _) = crate::g13::decode(&[0x88, 0x00]).unwrap();
+    assert_eq!(stop, crate::isa::Instr::Stop);
+    let n = super::needs::needs(&stop);
+    assert!(matches!(n[..], [super::needs::Need::Form(f)] if f.name == "stop"));
+}
