@@ -1,11 +1,13 @@
 //! agx4-g16-forms: what agx4 knows of G16 (Apple M4) instruction forms, and where from.
 //!
-//! Usage: `agx4-g16-forms` prints every form with its lengths, evidence class and source, and
-//! how many forms each class holds. `agx4-g16-forms --hex FILE` frames G16 code (hex text; `-`
+//! Usage: `agx4-g16-forms` prints every form with its lengths, evidence class and source (a
+//! `*` marks those agx4 encodes), and how many forms each class holds. `agx4-g16-forms --hex FILE` frames G16 code (hex text; `-`
 //! reads standard input) with the published length rules and names each instruction's form
 //! where agx4 decodes it, with that form's evidence class.
 
-use hw::g16::encode::{Compact2, Fma, GetSr, MovImm, MovImm32};
+use hw::g16::encode::{
+    Compact2, Convert, ExecControl, Fma, GetSr, MovImm, MovImm32, PredicateCompare,
+};
 use hw::g16::forms::{tally, Form, FORMS};
 use hw::g16::length::frame;
 use std::io::Read;
@@ -54,6 +56,23 @@ fn identify(bytes: &[u8]) -> Option<(&'static Form, String)> {
         };
         return Some((form(name)?, format!("{i:?}")));
     }
+    if let Ok(i) = PredicateCompare::decode(bytes) {
+        return Some((form("predicate compare")?, format!("{i:?}")));
+    }
+    if let Ok(i) = Convert::decode(bytes) {
+        let name = if i.to_float { "i2f" } else { "f2i" };
+        return Some((form(name)?, format!("{i:?}")));
+    }
+    if let Ok(i) = ExecControl::decode(bytes) {
+        let name = match i {
+            ExecControl::Push { .. } => "execution mask push",
+            ExecControl::Else => "execution mask else",
+            ExecControl::Pop => "execution mask pop",
+            ExecControl::Jump { .. } => "jump",
+            _ => "loop push",
+        };
+        return Some((form(name)?, format!("{i:?}")));
+    }
     None
 }
 
@@ -62,7 +81,8 @@ fn table() -> String {
     for f in FORMS {
         let lengths: Vec<String> = f.lengths.iter().map(|n| n.to_string()).collect();
         out += &format!(
-            "{:<48} {:>12}  {:<24} {}:{}{}{}\n",
+            "{}{:<48} {:>12}  {:<24} {}:{}{}{}\n",
+            if f.encoded { "* " } else { "  " },
             f.name,
             lengths.join("/"),
             f.evidence.name(),
@@ -75,6 +95,8 @@ fn table() -> String {
     for (class, n) in tally() {
         out += &format!("{n:3} forms: {class}\n");
     }
+    let encoded = FORMS.iter().filter(|f| f.encoded).count();
+    out += &format!("{encoded:3} forms (*) encoded and decoded field by field by agx4\n");
     out
 }
 

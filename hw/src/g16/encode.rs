@@ -387,3 +387,248 @@ impl Fma {
         Ok(f)
     }
 }
+
+/// A compare of two 32-bit registers (r0 to r63) into predicate bank p0 to p5, 6 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PredicateCompare {
+    pub bank: u8,
+    pub cond: PredicateCond,
+    /// Write the comparison's negation.
+    pub invert: bool,
+    pub a: Source,
+    pub b: Source,
+}
+
+/// The short compare's conditions (byte 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PredicateCond {
+    FGt = 2,
+    FLt = 3,
+    UGt = 4,
+    ULt = 5,
+    SGt = 6,
+    SLt = 7,
+}
+
+impl PredicateCompare {
+    pub fn encode(&self) -> Result<Vec<u8>, FormError> {
+        if self.bank > 5 {
+            return Err(FormError::Field {
+                field: "predicate bank",
+                value: self.bank.into(),
+            });
+        }
+        let (a, b) = (reach(self.a.reg, 63)?, reach(self.b.reg, 63)?);
+        let control = 0x22 | u8::from(!self.a.keep) << 3 | u8::from(!self.b.keep) << 4;
+        Ok(vec![
+            0x0a | self.bank << 5 | u8::from(self.invert) << 4,
+            a << 1 | 1,
+            control,
+            b << 1 | 1,
+            self.cond as u8,
+            0xc0,
+        ])
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<PredicateCompare, FormError> {
+        let b = bytes.get(..6).ok_or(FormError::NotThisForm)?;
+        if b[0] & 0x0f != 0x0a || b[2] & 0xe7 != 0x22 || b[5] != 0xc0 {
+            return Err(FormError::NotThisForm);
+        }
+        let cond = match b[4] {
+            2 => PredicateCond::FGt,
+            3 => PredicateCond::FLt,
+            4 => PredicateCond::UGt,
+            5 => PredicateCond::ULt,
+            6 => PredicateCond::SGt,
+            7 => PredicateCond::SLt,
+            _ => return Err(FormError::NotThisForm),
+        };
+        let p = PredicateCompare {
+            bank: b[0] >> 5,
+            cond,
+            invert: b[0] & 0x10 != 0,
+            a: Source {
+                reg: b[1] >> 1,
+                wide: true,
+                keep: b[2] & 0x08 == 0,
+            },
+            b: Source {
+                reg: b[3] >> 1,
+                wide: true,
+                keep: b[2] & 0x10 == 0,
+            },
+        };
+        exact(b, &p.encode()?)?;
+        Ok(p)
+    }
+}
+
+/// Structured control flow on the execution mask (EXP-M4-46/53). Pushes and updates read a
+/// predicate bank (0 to 5), or 6 for "true" and 7 for "false".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExecControl {
+    /// Enter an `if`: lanes whose predicate (or its negation) holds stay active.
+    Push {
+        src: u8,
+        invert: bool,
+    },
+    Else,
+    /// Leave an `if` scope.
+    Pop,
+    /// Enter a loop scope.
+    LoopPush,
+    /// The loop's latch: lanes whose predicate holds go round again.
+    LoopUpdate {
+        bank: u8,
+        invert: bool,
+    },
+    /// Leave a loop scope.
+    LoopPop,
+    /// Unwind to loop depth `depth` from scope depth `scope`.
+    Break {
+        scope: u8,
+        depth: u8,
+    },
+    /// Branch by `offset` bytes from this instruction's start when any lane (or no lane)
+    /// is active.
+    Jump {
+        if_none: bool,
+        offset: i64,
+    },
+}
+
+impl ExecControl {
+    pub fn encode(&self) -> Result<Vec<u8>, FormError> {
+        let field = |field, value: u8, max| {
+            if value > max {
+                Err(FormError::Field {
+                    field,
+                    value: value.into(),
+                })
+            } else {
+                Ok(value)
+            }
+        };
+        Ok(match *self {
+            ExecControl::Push { src, invert } => {
+                let src = field("predicate", src, 7)?;
+                vec![0x0f, 0x05, 0x54, 0x01 | src << 2 | u8::from(invert) << 5]
+            }
+            ExecControl::Else => vec![0x0f, 0x04, 0x04, 0x19],
+            ExecControl::Pop => vec![0x0f, 0x06, 0x04, 0x01, 0x00, 0x00],
+            ExecControl::LoopPush => vec![0x0f, 0x05, 0x54, 0x1a],
+            ExecControl::LoopUpdate { bank, invert } => {
+                let bank = field("predicate bank", bank, 5)?;
+                vec![0x8f, 0x04, 0x54, 0x02 | bank << 2 | u8::from(invert) << 5]
+            }
+            ExecControl::LoopPop => vec![0x0f, 0x06, 0x04, 0x02, 0x00, 0x00],
+            ExecControl::Break { scope, depth } => vec![0x8f, 0x05, 0x54, scope, 0x00, depth],
+            ExecControl::Jump { if_none, offset } => {
+                if !(-(1i64 << 47)..1i64 << 47).contains(&offset) {
+                    return Err(FormError::Field {
+                        field: "jump offset",
+                        value: offset as u32,
+                    });
+                }
+                let mut v = vec![0x0f, u8::from(if_none), 0x54];
+                v.extend_from_slice(&offset.to_le_bytes()[..6]);
+                v.push(0x00);
+                v
+            }
+        })
+    }
+
+    pub fn decode(b: &[u8]) -> Result<ExecControl, FormError> {
+        let n = length::length(b).map_err(|_| FormError::NotThisForm)?;
+        let b = b.get(..n).ok_or(FormError::NotThisForm)?;
+        let c = match *b {
+            [0x0f, 0x05, 0x54, 0x1a] => ExecControl::LoopPush,
+            [0x0f, 0x05, 0x54, x] if x & 0x03 == 0x01 => ExecControl::Push {
+                src: x >> 2 & 7,
+                invert: x & 0x20 != 0,
+            },
+            [0x0f, 0x04, 0x04, 0x19] => ExecControl::Else,
+            [0x0f, 0x06, 0x04, 0x01, 0, 0] => ExecControl::Pop,
+            [0x0f, 0x06, 0x04, 0x02, 0, 0] => ExecControl::LoopPop,
+            [0x8f, 0x04, 0x54, x] if x & 0x03 == 0x02 => ExecControl::LoopUpdate {
+                bank: x >> 2 & 7,
+                invert: x & 0x20 != 0,
+            },
+            [0x8f, 0x05, 0x54, scope, 0x00, depth] => ExecControl::Break { scope, depth },
+            [0x0f, k @ (0x00 | 0x01), 0x54, o0, o1, o2, o3, o4, o5, 0x00] => {
+                let raw = i64::from_le_bytes([o0, o1, o2, o3, o4, o5, 0, 0]);
+                ExecControl::Jump {
+                    if_none: k == 1,
+                    offset: raw << 16 >> 16,
+                }
+            }
+            _ => return Err(FormError::NotThisForm),
+        };
+        exact(b, &c.encode()?)?;
+        Ok(c)
+    }
+}
+
+/// Integer to float and float to integer, 32-bit (i2f/u2f 8 bytes, f2i/f2u 10 bytes);
+/// registers r0 to r63. Float to integer truncates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Convert {
+    pub to_float: bool,
+    pub signed: bool,
+    pub dst: u8,
+    pub src: Source,
+}
+
+impl Convert {
+    pub fn encode(&self) -> Result<Vec<u8>, FormError> {
+        let (d, s) = (reach(self.dst, 63)?, reach(self.src.reg, 63)?);
+        Ok(match self.to_float {
+            true => vec![
+                0xa7,
+                0x07,
+                0x54,
+                d << 1,
+                0x03,
+                s << 2,
+                if self.src.keep { 0x8c } else { 0xac },
+                if self.signed { 0x60 } else { 0x20 },
+            ],
+            false => vec![
+                0x27,
+                0x07,
+                0x54,
+                d << 1,
+                0x03,
+                s << 2,
+                0xb4,
+                if self.signed { 0x48 } else { 0x08 },
+                0x03,
+                0x00,
+            ],
+        })
+    }
+
+    pub fn decode(b: &[u8]) -> Result<Convert, FormError> {
+        let to_float = match b {
+            [0xa7, 0x07, 0x54, ..] => true,
+            [0x27, 0x07, 0x54, ..] => false,
+            _ => return Err(FormError::NotThisForm),
+        };
+        let n = if to_float { 8 } else { 10 };
+        let b = b.get(..n).ok_or(FormError::NotThisForm)?;
+        let c = Convert {
+            to_float,
+            signed: b[7] & 0x40 != 0,
+            dst: b[3] >> 1,
+            src: Source {
+                reg: b[5] >> 2,
+                wide: true,
+                // Float to integer has no published keep bit; its sources are read as kept.
+                keep: !to_float || b[6] == 0x8c,
+            },
+        };
+        exact(b, &c.encode()?)?;
+        Ok(c)
+    }
+}

@@ -79,20 +79,20 @@ pub const FORMS: &[Form] = &[
         MESA_APPLE9_IR,
         "EXP-M4-56; a slot-1 pending result in a vertex shader",
     ),
-    form(
+    encoded(form(
         "i2f / u2f",
         &[8],
         RunOnHardware,
         MESA_APPLE9_IR,
         "pack_i2f32; r0-r63",
-    ),
-    form(
+    )),
+    encoded(form(
         "f2i / f2u",
         &[10],
         RunOnHardware,
         MESA_APPLE9_IR,
         "pack_f2i32, EXP-0238, EXP-M4-43; src r0-r63",
-    ),
+    )),
     form(
         "fspecial (rcp, rsqrt, exp2, log2, rounding)",
         &[10],
@@ -212,13 +212,13 @@ pub const FORMS: &[Form] = &[
         NK_ISA,
         "EXP-M4-16; dst r32-r63",
     ),
-    form(
+    encoded(form(
         "predicate compare",
         &[6],
         RunOnHardware,
         MESA_APPLE9_IR,
         "pack_predicate_compare, EXP-M4-45/53; p0-p5",
-    ),
+    )),
     form(
         "predicate compare, extended",
         &[10],
@@ -226,41 +226,41 @@ pub const FORMS: &[Form] = &[
         MESA_APPLE9_IR,
         "EXP-M4-45/46",
     ),
-    form(
+    encoded(form(
         "execution mask push",
         &[4],
         RunOnHardware,
         MESA_APPLE9_IR,
         "EXP-M4-53",
-    ),
-    form(
+    )),
+    encoded(form(
         "execution mask else",
         &[4],
         RunOnHardware,
         MESA_APPLE9_IR,
         "Mesa if/else tests",
-    ),
-    form(
+    )),
+    encoded(form(
         "execution mask pop",
         &[6],
         RunOnHardware,
         MESA_APPLE9_IR,
         "EXP-M4-46",
-    ),
-    form(
+    )),
+    encoded(form(
         "loop push / loop mask update / break",
         &[4, 6],
         RunOnHardware,
         MESA_APPLE9_IR,
         "EXP-M4-46/53",
-    ),
-    form(
+    )),
+    encoded(form(
         "jump if any / no lane is active",
         &[10],
         RunOnHardware,
         MESA_APPLE9_IR,
         "EXP-M4-46; offset from the branch's start",
-    ),
+    )),
     form(
         "device load",
         &[14],

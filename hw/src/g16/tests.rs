@@ -342,3 +342,141 @@ fn every_form_the_instruction_model_needs_is_in_the_table() {
     let n = super::needs::needs(&stop);
     assert!(matches!(n[..], [super::needs::Need::Form(f)] if f.name == "stop"));
 }
+
+/// Compares, conversions and control flow against the packer's bytes, both ways.
+#[test]
+fn control_flow_compares_and_conversions_match_the_packers_bytes() {
+    let cmp = |cond, invert, ka, kb| PredicateCompare {
+        bank: 0,
+        cond,
+        invert,
+        a: src(1, ka),
+        b: src(2, kb),
+    };
+    use PredicateCond::*;
+    for (p, bytes) in [
+        (cmp(SLt, false, false, false), "0a033a0507c0"),
+        (cmp(SLt, true, false, false), "1a033a0507c0"),
+        (cmp(SLt, false, true, false), "0a03320507c0"),
+        (cmp(SLt, false, false, true), "0a032a0507c0"),
+        (cmp(SLt, false, true, true), "0a03220507c0"),
+        (cmp(FGt, false, false, false), "0a033a0502c0"),
+        (cmp(UGt, false, false, false), "0a033a0504c0"),
+        (
+            PredicateCompare {
+                a: src(63, false),
+                b: src(62, false),
+                ..cmp(ULt, false, false, false)
+            },
+            "0a7f3a7d05c0",
+        ),
+        (
+            PredicateCompare {
+                bank: 5,
+                a: src(1, false),
+                b: src(2, false),
+                ..cmp(ULt, false, false, false)
+            },
+            "aa033a0505c0",
+        ),
+    ] {
+        assert_eq!(p.encode().unwrap(), hex(bytes), "{p:?}");
+        assert_eq!(PredicateCompare::decode(&hex(bytes)), Ok(p), "{bytes}");
+    }
+
+    use ExecControl::*;
+    for (c, bytes) in [
+        (
+            Push {
+                src: 0,
+                invert: false,
+            },
+            "0f055401",
+        ),
+        (
+            Push {
+                src: 0,
+                invert: true,
+            },
+            "0f055421",
+        ),
+        (
+            Push {
+                src: 5,
+                invert: false,
+            },
+            "0f055415",
+        ),
+        (
+            Push {
+                src: 7,
+                invert: false,
+            },
+            "0f05541d",
+        ),
+        (Else, "0f040419"),
+        (Pop, "0f0604010000"),
+        (LoopPush, "0f05541a"),
+        (
+            LoopUpdate {
+                bank: 0,
+                invert: true,
+            },
+            "8f045422",
+        ),
+        (
+            LoopUpdate {
+                bank: 1,
+                invert: true,
+            },
+            "8f045426",
+        ),
+        (
+            LoopUpdate {
+                bank: 2,
+                invert: true,
+            },
+            "8f04542a",
+        ),
+        (LoopPop, "0f0604020000"),
+        (Break { scope: 3, depth: 2 }, "8f0554030002"),
+        (Break { scope: 3, depth: 1 }, "8f0554030001"),
+        (
+            Jump {
+                if_none: false,
+                offset: -58,
+            },
+            "0f0054c6ffffffffff00",
+        ),
+        (
+            Jump {
+                if_none: true,
+                offset: 92,
+            },
+            "0f01545c000000000000",
+        ),
+    ] {
+        assert_eq!(c.encode().unwrap(), hex(bytes), "{c:?}");
+        assert_eq!(ExecControl::decode(&hex(bytes)), Ok(c), "{bytes}");
+    }
+    // The start of a direct call is not a push.
+    assert!(ExecControl::decode(&hex("0f05541a8f105454ffffffffff00")).is_err());
+
+    let conv = |to_float, signed, keep| Convert {
+        to_float,
+        signed,
+        dst: 16,
+        src: src(17, keep),
+    };
+    for (c, bytes) in [
+        (conv(true, true, false), "a707542003 44ac60"),
+        (conv(true, false, false), "a707542003 44ac20"),
+        (conv(true, false, true), "a707542003 448c20"),
+        (conv(true, true, true), "a707542003 448c60"),
+        (conv(false, true, true), "2707542003 44b4480300"),
+        (conv(false, false, true), "2707542003 44b4080300"),
+    ] {
+        assert_eq!(c.encode().unwrap(), hex(bytes), "{c:?}");
+        assert_eq!(Convert::decode(&hex(bytes)), Ok(c), "{bytes}");
+    }
+}
