@@ -7,25 +7,6 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    let cleaned: String = text
-        .replace("0x", " ")
-        .replace("0X", " ")
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != ',')
-        .collect();
-    if !cleaned.len().is_multiple_of(2) {
-        return Err("hex text has an odd number of digits".into());
-    }
-    (0..cleaned.len())
-        .step_by(2)
-        .map(|i| {
-            u8::from_str_radix(&cleaned[i..i + 2], 16)
-                .map_err(|_| format!("invalid hex digits {:?} at digit {i}", &cleaned[i..i + 2]))
-        })
-        .collect()
-}
-
 fn run(args: &[String]) -> Result<String, String> {
     let (hex, path) = match args {
         [flag, path] if flag == "--hex" => (true, path),
@@ -42,7 +23,7 @@ fn run(args: &[String]) -> Result<String, String> {
     }
     let code = if hex {
         let text = String::from_utf8(raw).map_err(|_| "hex input is not UTF-8 text".to_string())?;
-        parse_hex(&text)?
+        hw::isa::disasm::parse_hex(&text)?
     } else {
         raw
     };
@@ -97,7 +78,7 @@ mod tests {
                 && lines[4].starts_with("    16:")
                 && lines[4].ends_with("stop")
         );
-        let raw = write_tmp("raw", &parse_hex(PROGRAM).unwrap());
+        let raw = write_tmp("raw", &hw::isa::disasm::parse_hex(PROGRAM).unwrap());
         assert_eq!(run(&[raw]).unwrap(), text);
     }
 

@@ -13,21 +13,6 @@ use hw::g16::length::frame;
 use std::io::Read;
 use std::process::ExitCode;
 
-fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    let digits: String = text
-        .replace("0x", " ")
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != ',')
-        .collect();
-    if !digits.len().is_multiple_of(2) {
-        return Err("hex text has an odd number of digits".into());
-    }
-    (0..digits.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).map_err(|e| e.to_string()))
-        .collect()
-}
-
 fn form(name: &str) -> Option<&'static Form> {
     FORMS.iter().find(|f| f.name.starts_with(name))
 }
@@ -112,7 +97,7 @@ fn run(args: &[String]) -> Result<String, String> {
             } else {
                 text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
             }
-            let code = parse_hex(&text)?;
+            let code = hw::isa::disasm::parse_hex(&text)?;
             let lengths = frame(&code).map_err(|(at, e)| format!("at byte {at}: {e}"))?;
             let mut out = String::new();
             let mut at = 0;

@@ -638,3 +638,23 @@ pub fn disassemble(codec: &dyn Codec, code: &[u8]) -> Result<String, DecodeError
     }
     Ok(out)
 }
+
+/// Machine code written as hex text: whitespace, commas and `0x` prefixes are ignored.
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    let cleaned: String = text
+        .replace("0x", " ")
+        .replace("0X", " ")
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != ',')
+        .collect();
+    if !cleaned.len().is_multiple_of(2) {
+        return Err("hex text has an odd number of digits".into());
+    }
+    (0..cleaned.len())
+        .step_by(2)
+        .map(|i| {
+            u8::from_str_radix(&cleaned[i..i + 2], 16)
+                .map_err(|_| format!("invalid hex digits {:?} at digit {i}", &cleaned[i..i + 2]))
+        })
+        .collect()
+}

@@ -1502,30 +1502,9 @@ pub unsafe extern "system" fn cmd_begin_render_pass(
     // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
     // command buffer made by this driver.
     let cb = unsafe { LiveCommandBuffer::new(cb) };
-    record("vkCmdBeginRenderPass", cb, |dev, rec| {
-        // SAFETY: valid usage: pRenderPassBegin is valid and pClearValues holds clearValueCount.
-        let b = unsafe { &*p_begin };
-        // SAFETY: as above.
-        let clears = unsafe { handle::slice(b.p_clear_values, b.clear_value_count) }.to_vec();
-        // SAFETY: `b` is vkCmdBeginRenderPass's begin info, whose framebuffer valid usage
-        // requires to be a live framebuffer made by this driver, whose pNext chain to be valid,
-        // and the views of whose VkRenderPassAttachmentBeginInfo to be live image views made by
-        // this driver.
-        let fb = unsafe { instance_framebuffer(b) }?;
-        // SAFETY: valid usage: the begin info's render pass and the framebuffer's attachments
-        // are live objects made by this driver, kept alive while the command buffer records.
-        unsafe {
-            begin(
-                dev,
-                rec,
-                b.render_pass,
-                fb,
-                b.render_area,
-                clears,
-                Continuation::default(),
-            )
-        }
-    })
+    // SAFETY: valid usage: pRenderPassBegin points to a valid begin info, whose render pass
+    // and framebuffer (or attachment views) are live and stay alive while this records.
+    unsafe { begin_with_info("vkCmdBeginRenderPass", cb, p_begin) }
 }
 
 pub unsafe extern "system" fn cmd_begin_render_pass2(
@@ -1536,18 +1515,32 @@ pub unsafe extern "system" fn cmd_begin_render_pass2(
     // SAFETY: `cb` is the command's commandBuffer, which valid usage requires to be a live
     // command buffer made by this driver.
     let cb = unsafe { LiveCommandBuffer::new(cb) };
-    record("vkCmdBeginRenderPass2", cb, |dev, rec| {
-        // SAFETY: valid usage: pRenderPassBegin is valid and pClearValues holds clearValueCount.
+    // SAFETY: valid usage: pRenderPassBegin points to a valid begin info, whose render pass
+    // and framebuffer (or attachment views) are live and stay alive while this records.
+    unsafe { begin_with_info("vkCmdBeginRenderPass2", cb, p_begin) }
+}
+
+/// Records vkCmdBeginRenderPass or vkCmdBeginRenderPass2 (`name`) of begin info `p_begin`.
+///
+/// # Safety
+/// `p_begin` must point to a valid VkRenderPassBeginInfo whose render pass and framebuffer
+/// (or attachment views) are live objects made by this driver, kept alive while the command
+/// buffer records; valid usage requires that of the begin info of both commands.
+unsafe fn begin_with_info(
+    name: &'static str,
+    cb: LiveCommandBuffer,
+    p_begin: *const vk::RenderPassBeginInfo<'_>,
+) {
+    record(name, cb, |dev, rec| {
+        // SAFETY: guaranteed by the caller; pClearValues holds clearValueCount values.
         let b = unsafe { &*p_begin };
         // SAFETY: as above.
         let clears = unsafe { handle::slice(b.p_clear_values, b.clear_value_count) }.to_vec();
-        // SAFETY: `b` is vkCmdBeginRenderPass2's begin info, whose framebuffer valid usage
-        // requires to be a live framebuffer made by this driver, whose pNext chain to be valid,
-        // and the views of whose VkRenderPassAttachmentBeginInfo to be live image views made by
-        // this driver.
+        // SAFETY: guaranteed by the caller: the framebuffer is live, its pNext chain valid,
+        // and the views of its VkRenderPassAttachmentBeginInfo live image views.
         let fb = unsafe { instance_framebuffer(b) }?;
-        // SAFETY: valid usage: the begin info's render pass and the framebuffer's attachments
-        // are live objects made by this driver, kept alive while the command buffer records.
+        // SAFETY: guaranteed by the caller: the render pass and the framebuffer's attachments
+        // stay alive while the command buffer records.
         unsafe {
             begin(
                 dev,

@@ -29,12 +29,7 @@ impl Compute for G13 {
             pack_uniform_range(u.first_half, u.halves, u.va, &mut w);
         }
         if let Some(t) = b.textures {
-            UscWord::Texture {
-                start: 0,
-                count: t.count,
-                buffer: t.va,
-            }
-            .pack(&mut w);
+            super::texture_word(0, t).pack(&mut w);
         }
         if let Some(s) = b.samplers {
             UscWord::Sampler {

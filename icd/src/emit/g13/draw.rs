@@ -436,12 +436,7 @@ impl Graphics for G13 {
         ];
         for (t, start) in tables {
             if let Some(t) = t {
-                UscWord::Texture {
-                    start,
-                    count: t.count,
-                    buffer: t.va,
-                }
-                .pack(&mut w);
+                super::texture_word(start, t).pack(&mut w);
             }
         }
         UscWord::FragmentProperties { early_z: f.early_z }.pack(&mut w);

@@ -16,6 +16,15 @@ pub static EMITTER: Emitter = Emitter {
     max_stack_bytes: hw::g13::control::MAX_STACK_BYTES,
 };
 
+/// The USC word that loads the texture state table `t` into texture states from `start`.
+fn texture_word(start: u32, t: super::StateTable) -> hw::g13::control::UscWord {
+    hw::g13::control::UscWord::Texture {
+        start,
+        count: t.count,
+        buffer: t.va,
+    }
+}
+
 /// The USC Registers word of a program using `gpr_halves` registers and `stack_bytes` of
 /// stack per thread (at most `MAX_STACK_BYTES`, which pipeline creation checks).
 fn registers(gpr_halves: u32, stack_bytes: u32) -> hw::g13::control::UscWord {

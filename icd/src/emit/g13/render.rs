@@ -75,12 +75,7 @@ impl Render for G13 {
             pack_uniform_range(0, t.uniform_halves, u, &mut w);
         }
         if let Some(tex) = t.textures.filter(|tex| tex.count > 0) {
-            UscWord::Texture {
-                start: 0,
-                count: tex.count,
-                buffer: tex.va,
-            }
-            .pack(&mut w);
+            super::texture_word(0, tex).pack(&mut w);
         }
         UscWord::Shader {
             code: t.code,
