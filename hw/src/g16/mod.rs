@@ -10,9 +10,10 @@
 //!
 //! Every form carries the class of its evidence and its source (`forms.rs`). agx4 emits only
 //! forms run on an M4; the ones it encodes field by field are in `encode.rs`, each pinned to
-//! byte strings the sources publish (`tests.rs`). Control streams, descriptors and firmware
-//! interfaces have no public G16 description beyond captured programs, so nothing here
-//! defines them.
+//! byte strings the sources publish (`tests.rs`). The sources publish control streams,
+//! descriptors and image layout for the A18 and say the M4's are identical, which nobody has
+//! checked field by field; the launch programs exist only as captured binaries, and the
+//! firmware interfaces not at all. Nothing here defines them yet.
 
 pub mod encode;
 pub mod evidence;

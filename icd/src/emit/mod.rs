@@ -1,6 +1,6 @@
 //! The hardware words a command buffer records, behind an interface per kind of work. The
 //! recording code (`cmd_buffer/`) works out Vulkan-level and binary-level values; a
-//! generation's encoding of them lives in its own file here (`g13.rs`), as Mesa panvk keeps
+//! generation's encoding of them lives in its own folder here (`g13/`), as Mesa panvk keeps
 //! its per-architecture emission files.
 //!
 //! Three kinds of work are behind it:
