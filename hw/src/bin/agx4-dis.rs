@@ -31,17 +31,7 @@ fn run(args: &[String]) -> Result<String, String> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
-        Ok(text) => {
-            print!("{text}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("agx4-dis: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    hw::isa::disasm::tool_main("agx4-dis", run)
 }
 
 #[cfg(test)]

@@ -118,15 +118,5 @@ fn run(args: &[String]) -> Result<String, String> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
-        Ok(text) => {
-            print!("{text}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("agx4-g16-forms: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    hw::isa::disasm::tool_main("agx4-g16-forms", run)
 }

@@ -658,3 +658,22 @@ pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
         })
         .collect()
 }
+
+/// The `main` of agx4's machine code tools: runs `run` on the command line's arguments,
+/// prints its text, or the error after the tool's `name`, and exits accordingly.
+pub fn tool_main(
+    name: &str,
+    run: fn(&[String]) -> Result<String, String>,
+) -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(text) => {
+            print!("{text}");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

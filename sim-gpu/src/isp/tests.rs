@@ -759,24 +759,7 @@ fn tile_test_uses_its_planes() {
 }
 
 fn zls_control() -> ZlsControl {
-    ZlsControl {
-        unknown_0: false,
-        unknown_1: false,
-        z_compress_1: false,
-        unknown_3: false,
-        s_compress_1: false,
-        unknown_5: false,
-        z_compress_2: false,
-        unknown_7: false,
-        s_compress_2: false,
-        s_load: false,
-        z_load: false,
-        s_store: false,
-        z_store: false,
-        z_resolve: false,
-        s_resolve: false,
-        z_format: ZlsFormat::F32,
-    }
+    ZlsControl::nothing(ZlsFormat::F32)
 }
 
 #[test]

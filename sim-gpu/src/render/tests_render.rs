@@ -566,24 +566,7 @@ impl Scene {
         }
         m.map(STREAM, stream);
 
-        let zls = ZlsControl {
-            unknown_0: false,
-            unknown_1: false,
-            z_compress_1: false,
-            unknown_3: false,
-            s_compress_1: false,
-            unknown_5: false,
-            z_compress_2: false,
-            unknown_7: false,
-            s_compress_2: false,
-            s_load: false,
-            z_load: false,
-            s_store: false,
-            z_store: false,
-            z_resolve: false,
-            s_resolve: false,
-            z_format: ZlsFormat::F32,
-        };
+        let zls = ZlsControl::nothing(ZlsFormat::F32);
         let mut depth = ZlsBuffer::default();
         let mut stencil = ZlsBuffer::default();
         if self.depth_buffer {

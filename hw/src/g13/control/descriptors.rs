@@ -863,6 +863,29 @@ pub struct ZlsControl {
 impl ZlsControl {
     pub const SIZE: usize = 8;
 
+    /// A render that loads, stores and resolves nothing, uncompressed, with a depth plane of
+    /// `z_format` if it had one: the word to update with what a render does.
+    pub const fn nothing(z_format: ZlsFormat) -> ZlsControl {
+        ZlsControl {
+            unknown_0: false,
+            unknown_1: false,
+            z_compress_1: false,
+            unknown_3: false,
+            s_compress_1: false,
+            unknown_5: false,
+            z_compress_2: false,
+            unknown_7: false,
+            s_compress_2: false,
+            s_load: false,
+            z_load: false,
+            s_store: false,
+            z_store: false,
+            z_resolve: false,
+            s_resolve: false,
+            z_format,
+        }
+    }
+
     fn flags(&self) -> [bool; 15] {
         [
             self.unknown_0,

@@ -32,23 +32,13 @@ fn zls_format(f: DepthFormat) -> ZlsFormat {
 /// The ZLS control word of a render's depth and stencil planes.
 fn zls_control(r: &RenderDesc) -> u64 {
     let (z, s) = (r.depth.map(|d| d.plane), r.stencil.map(|s| s.plane));
+    let format = zls_format(r.depth.map_or(DepthFormat::Float32, |d| d.format));
     let word = ZlsControl {
-        unknown_0: false,
-        unknown_1: false,
-        z_compress_1: false,
-        unknown_3: false,
-        s_compress_1: false,
-        unknown_5: false,
-        z_compress_2: false,
-        unknown_7: false,
-        s_compress_2: false,
         s_load: s.is_some_and(|p| p.load),
         z_load: z.is_some_and(|p| p.load),
         s_store: s.is_some_and(|p| p.store),
         z_store: z.is_some_and(|p| p.store),
-        z_resolve: false,
-        s_resolve: false,
-        z_format: zls_format(r.depth.map_or(DepthFormat::Float32, |d| d.format)),
+        ..ZlsControl::nothing(format)
     };
     u64::from_le_bytes(word.pack())
 }
